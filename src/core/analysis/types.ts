@@ -1,0 +1,37 @@
+/**
+ * The analysis registry contract: each analysis is a small pure module over one parsed header.
+ * Analyses never do IO; data they need beyond the header (comfy_quant config bytes, config.json) is gathered by
+ * the worker first, driven by `tensorBytesWanted`, and handed in through AnalysisInput.
+ */
+import type { Finding, ParsedHeader } from '../model';
+
+export interface Sidecars {
+  /** Parsed `config.json` dropped or fetched alongside the file, if any. */
+  config?: unknown;
+  /** Parsed `adapter_config.json`, if any. */
+  adapterConfig?: unknown;
+}
+
+export interface AnalysisInput {
+  header: ParsedHeader;
+  /** Tensor names in row order, decoded once and shared by every analysis. */
+  names: readonly string[];
+  /** The source's file name (analyses may compare claims in the name with what the header says). */
+  fileName: string;
+  sidecars: Sidecars;
+  /** Data bytes of small tensors that an analysis asked for, keyed by row index. */
+  tensorBytes: ReadonlyMap<number, Uint8Array>;
+}
+
+export interface AnalysisOutput<Section> {
+  /** The analysis' report section, or null when it has nothing to say about this file. */
+  section: Section | null;
+  findings: Finding[];
+}
+
+export interface Analysis<Id extends string = string, Section = unknown> {
+  id: Id;
+  /** Row indices whose data bytes this analysis needs (each must be small); empty for header-only analyses. */
+  tensorBytesWanted?: (header: ParsedHeader, names: readonly string[]) => number[];
+  run: (input: AnalysisInput) => AnalysisOutput<Section>;
+}

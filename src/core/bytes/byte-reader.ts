@@ -1,0 +1,28 @@
+/**
+ * The one byte-source shape the header loader reads from: a local File (io/file-reader.ts) or an HTTP URL read
+ * with Range requests (io/http-reader.ts). Defined here so core code can drive reads without knowing the source.
+ */
+export interface ReadOptions {
+  signal?: AbortSignal;
+  /** Called as bytes arrive, with the bytes received so far for this read (streaming parse and progress). */
+  onChunk?: (received: Uint8Array, receivedSoFar: number) => void;
+}
+
+export interface ByteReader {
+  /** Display name (file name or last URL path segment). */
+  readonly name: string;
+  /** Total size in bytes; null until a remote source has answered its first request. */
+  readonly size: number | null;
+  /**
+   * How many bytes the first read should ask for: 8 for local files (so exactly 8 + N bytes are read), a
+   * speculative prefix for remote files (so most headers arrive in one request).
+   */
+  readonly preferredFirstRead: number;
+  /**
+   * Reads `length` bytes from `offset`. Returns fewer bytes only when the source ends first.
+   * Rejects with a SourceError (core/errors.ts) on IO failures.
+   */
+  read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array>;
+  /** Requests made and bytes received so far. */
+  stats(): { requests: number; bytesFetched: number };
+}

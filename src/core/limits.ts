@@ -1,0 +1,28 @@
+/** Every hard limit the app enforces, each with the reason it exists. */
+
+/** The reference loader's `MAX_HEADER_SIZE`: headers above it are refused by every conforming reader. */
+export const MAX_HEADER_LENGTH = 100_000_000;
+
+/**
+ * Above the spec cap a user may still ask to "parse anyway"; this bound keeps that inside the worker's memory
+ * budget (the header bytes plus a columnar copy a few times smaller) on a 32-bit-heap browser tab.
+ */
+export const MAX_HEADER_LENGTH_OVERRIDE = 512 * 1024 * 1024;
+
+/** Length prefix plus at least `{}`: anything shorter cannot be a safetensors file. */
+export const MIN_FILE_SIZE = 8;
+
+/** JSON nesting the scanner follows before refusing: real headers nest 3 deep; this stops stack-depth attacks. */
+export const MAX_JSON_DEPTH = 64;
+
+/** Tensors listed by index on a single finding; the count is kept exactly, the list is capped to stay small. */
+export const MAX_TENSORS_PER_FINDING = 1_000;
+
+/** Findings of one code before the rest are folded into a count, so a hostile header cannot flood the panel. */
+export const MAX_FINDINGS_PER_CODE = 200;
+
+/** Rank limit: the reference loader has none, but no real tensor exceeds 8 dims; 64 bounds the dims buffer. */
+export const MAX_TENSOR_RANK = 64;
+
+/** Metadata values longer than this are truncated in the UI (never in exports). */
+export const MAX_METADATA_VALUE_DISPLAY_CHARS = 4_000;
