@@ -1,10 +1,39 @@
 import react from '@vitejs/plugin-react';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The Content-Security-Policy of the built app (docs/security.md). Scripts and workers only from the app itself,
+ * no eval, no inline script. connect-src must allow any http(s) URL, because loading a URL the user pasted is
+ * the feature; the app itself never requests anything else.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "worker-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self' https: http:",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'none'",
+].join('; ');
+
+/** Dev mode injects inline styles for hot reload, so the policy goes into the built page only. */
+function contentSecurityPolicy(): Plugin {
+  return {
+    name: 'safetensors-lens-csp',
+    apply: 'build',
+    transformIndexHtml: (html) =>
+      html.replace('<meta charset="UTF-8" />', `<meta charset="UTF-8" />\n    <meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}" />`),
+  };
+}
 
 export default defineConfig({
   // Relative asset URLs let the built site run from any sub-path (GitHub Pages, a static HF Space, a folder).
   base: './',
-  plugins: [react()],
+  plugins: [react(), contentSecurityPolicy()],
   worker: { format: 'es' },
   build: {
     target: 'es2022',
@@ -13,7 +42,14 @@ export default defineConfig({
     chunkSizeWarningLimit: 1500,
   },
   server: { host: '127.0.0.1' },
-  preview: { host: '127.0.0.1' },
+  preview: {
+    host: '127.0.0.1',
+    headers: {
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+    },
+  },
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
     environment: 'node',

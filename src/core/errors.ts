@@ -16,6 +16,7 @@ export type SourceErrorCode =
   | 'http-403'
   | 'http-404'
   | 'http-416'
+  | 'http-429'
   | 'http-5xx'
   | 'http-other'
   | 'too-many-redirects'

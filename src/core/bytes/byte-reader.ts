@@ -4,8 +4,11 @@
  */
 export interface ReadOptions {
   signal?: AbortSignal;
-  /** Called as bytes arrive, with the bytes received so far for this read (streaming parse and progress). */
-  onChunk?: (received: Uint8Array, receivedSoFar: number) => void;
+  /**
+   * Called as bytes arrive (streaming parse and progress): `chunk` holds only the newly received bytes, and
+   * `receivedSoFar` counts every byte of this read so far, `chunk` included.
+   */
+  onChunk?: (chunk: Uint8Array, receivedSoFar: number) => void;
 }
 
 export interface ByteReader {

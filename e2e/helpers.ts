@@ -1,0 +1,69 @@
+/** Page-object helpers shared by the e2e specs. */
+import { expect, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { E2E_PORTS } from './ports';
+
+export const FIXTURES_DIR = join(process.cwd(), 'e2e', '.fixtures');
+export const ORIGIN_A = `http://127.0.0.1:${E2E_PORTS.originA}`;
+export const ORIGIN_B = `http://127.0.0.1:${E2E_PORTS.originB}`;
+export const APP_ORIGIN = `http://127.0.0.1:${E2E_PORTS.app}`;
+
+export function fixturePath(name: string): string {
+  return join(FIXTURES_DIR, name);
+}
+
+/** N from the 8-byte little-endian prefix of a fixture on disk. */
+export function headerLengthOf(name: string): number {
+  const prefix = readFileSync(fixturePath(name)).subarray(0, 8);
+  return Number(Buffer.from(prefix).readBigUInt64LE(0));
+}
+
+/**
+ * Collects uncaught page errors and console errors; `expectClean()` fails the test if any appeared, so no test
+ * passes with a console error.
+ */
+export function watchPage(page: Page): { errors: string[]; requests: string[]; expectClean: () => void } {
+  const errors: string[] = [];
+  const requests: string[] = [];
+  page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') {
+      errors.push(`console.error: ${message.text()}`);
+    }
+  });
+  page.on('request', (request) => requests.push(request.url()));
+  return {
+    errors,
+    requests,
+    expectClean: () => expect(errors, 'page errors and console errors').toEqual([]),
+  };
+}
+
+export async function openApp(page: Page, query = ''): Promise<void> {
+  await page.goto(`./${query}`);
+  await expect(page.getByRole('heading', { name: 'Safetensors Lens' })).toBeVisible();
+}
+
+export async function openLocalFile(page: Page, name: string): Promise<void> {
+  await page.getByTestId('file-input').setInputFiles(fixturePath(name));
+}
+
+/** Drops a file on the page the way a user's drag and drop does (a DataTransfer carrying a File). */
+export async function dropFile(page: Page, name: string, bytes: Buffer): Promise<void> {
+  const dataTransfer = await page.evaluateHandle(
+    ({ name, data }) => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File([new Uint8Array(data)], name));
+      return transfer;
+    },
+    { name, data: Array.from(bytes) },
+  );
+  await page.dispatchEvent('body', 'dragenter', { dataTransfer });
+  await page.dispatchEvent('body', 'drop', { dataTransfer });
+}
+
+export async function statValue(page: Page, testId: string): Promise<number> {
+  const value = await page.getByTestId(testId).getAttribute('data-value');
+  return Number(value);
+}

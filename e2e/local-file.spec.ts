@@ -1,0 +1,166 @@
+import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { FIXTURES, tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
+import { APP_ORIGIN, dropFile, fixturePath, headerLengthOf, openApp, openLocalFile, statValue, watchPage } from './helpers';
+
+const CLEAN_TENSORS = tinyLlamaTensors();
+const CLEAN_PARAMS = CLEAN_TENSORS.reduce((sum, t) => sum + t.shape.reduce((p, d) => p * d, 1), 0);
+
+test.describe('local file', () => {
+  test('dropping a file shows summary, table, chart, metadata and findings', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await expect(page.getByText('Private by design')).toBeVisible();
+    await dropFile(page, 'clean.safetensors', readFileSync(fixturePath('clean.safetensors')));
+
+    await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
+    const headerLength = headerLengthOf('clean.safetensors');
+    expect(await statValue(page, 'stat-tensors')).toBe(CLEAN_TENSORS.length);
+    expect(await statValue(page, 'stat-params')).toBe(CLEAN_PARAMS);
+    expect(await statValue(page, 'stat-header')).toBe(headerLength);
+    // Exactly the 8-byte prefix plus the header: the data region is never read.
+    expect(await statValue(page, 'stat-bytes-read')).toBe(8 + headerLength);
+    await expect(page.getByTestId('integrity')).toContainText('reference loader accepts');
+    await expect(page.getByText('No problems found')).toBeVisible();
+
+    // Table: header row plus rendered data rows; names and shapes as the Hub formats them.
+    const table = page.getByRole('table', { name: 'Tensors' });
+    await expect(table.getByRole('row').filter({ hasText: 'model.embed_tokens.weight' })).toContainText('[256, 64]');
+    await expect(page.getByTestId('row-count')).toContainText(`${CLEAN_TENSORS.length} shown`);
+
+    await page.getByRole('tab', { name: 'Dtypes' }).click();
+    const dtypeRow = page.getByRole('table', { name: 'Dtype totals' }).locator('tr[data-dtype="BF16"]');
+    await expect(dtypeRow).toContainText(String(CLEAN_TENSORS.length));
+    await expect(page.locator('.recharts-bar-rectangle').first()).toBeVisible();
+    await page.getByRole('radio', { name: 'tensors' }).check();
+    await expect(page.getByRole('radio', { name: 'tensors' })).toBeChecked();
+
+    await page.getByRole('tab', { name: /Metadata/ }).click();
+    const metadata = page.getByRole('region', { name: 'Metadata' });
+    await expect(metadata.getByText('modelspec.architecture')).toBeVisible();
+    // JSON-valued metadata is pretty-printed.
+    await expect(metadata.locator('pre')).toContainText('"optimizer": {');
+    await expect(metadata.getByRole('link', { name: 'https://example.com/tiny-llama' })).toBeVisible();
+
+    // Nothing but the app's own assets was requested.
+    const foreign = watch.requests.filter((url) => !url.startsWith(APP_ORIGIN) && !url.startsWith('blob:') && !url.startsWith('data:'));
+    expect(foreign).toEqual([]);
+    watch.expectClean();
+  });
+
+  test('a 1.9 GB file reads only 8 + N bytes', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'big-sparse.safetensors');
+    const headerLength = headerLengthOf('big-sparse.safetensors');
+    await expect(page.getByTestId('file-name')).toHaveText('big-sparse.safetensors');
+    expect(await statValue(page, 'stat-bytes-read')).toBe(8 + headerLength);
+    await expect(page.getByTestId('bytes-read')).toContainText(/read [\d.]+ KB of 1\.94 GB \(0\.\d+%\)/);
+    watch.expectClean();
+  });
+
+  test('filter, dtype filter and sort the table', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'clean.safetensors');
+    const filter = page.getByRole('searchbox', { name: 'Filter tensors' });
+    await filter.fill('/layers\\.1\\./');
+    await expect(page.getByTestId('row-count')).toContainText('9 shown');
+    await filter.fill('mlp');
+    await expect(page.getByTestId('row-count')).toContainText('6 shown');
+    await filter.fill('/[unclosed/');
+    await expect(page.getByRole('alert').filter({ hasText: 'Invalid regular expression' })).toBeVisible();
+    await filter.press('Escape');
+    await expect(page.getByTestId('row-count')).toContainText(`${CLEAN_TENSORS.length} shown`);
+
+    await page.getByRole('columnheader', { name: /Bytes/ }).getByRole('button').click();
+    const firstRow = page.getByRole('table', { name: 'Tensors' }).getByRole('rowgroup').nth(1).getByRole('row').first();
+    // The largest tensors first: embeddings and lm_head are 256 × 64.
+    await expect(firstRow).toContainText(/embed_tokens|lm_head/);
+    await expect(page.getByRole('columnheader', { name: /Bytes/ })).toHaveAttribute('aria-sort', 'descending');
+    watch.expectClean();
+  });
+
+  for (const fixture of FIXTURES.filter((f) => f.expectCodes.length > 0)) {
+    test(`damaged fixture ${fixture.file} shows ${fixture.expectCodes.join(', ')}`, async ({ page }) => {
+      const watch = watchPage(page);
+      await openApp(page);
+      await openLocalFile(page, fixture.file);
+      await expect(page.getByTestId('file-name').or(page.locator('.not-safetensors'))).toBeVisible();
+      for (const code of fixture.expectCodes) {
+        await expect(page.locator(`[data-code="${code}"]`).first()).toBeVisible();
+      }
+      if (!fixture.referenceAccepts) {
+        await expect(page.getByText(/reference loader would refuse/)).toBeVisible();
+      }
+      watch.expectClean();
+    });
+  }
+
+  test('clicking a finding selects its tensors', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'gap.safetensors');
+    const finding = page.locator('[data-code="gap"]');
+    await finding.getByRole('button', { name: /Show 2 tensors/ }).click();
+    await expect(page.getByTestId('row-count')).toContainText('2 shown');
+    await expect(page.getByRole('button', { name: /finding: gap/ })).toBeVisible();
+    await page.getByRole('button', { name: /finding: gap/ }).click();
+    watch.expectClean();
+  });
+
+  test('downloads the report, CSV and raw header', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'truncated.safetensors');
+    await expect(page.getByTestId('file-name')).toBeVisible();
+
+    const [reportDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /report/i }).click()]);
+    const report = JSON.parse(readFileSync(await reportDownload.path(), 'utf8'));
+    expect(report.schemaVersion).toBe(1);
+    expect(report.source).toEqual({ kind: 'file', name: 'truncated.safetensors' });
+    expect(report.file.headerLength).toBe(headerLengthOf('truncated.safetensors'));
+    expect(report.file.bytesRead).toBe(8 + headerLengthOf('truncated.safetensors'));
+    expect(report.tensors.count).toBe(tinyLlamaTensors(1).length);
+    expect(report.tensors.byDtype.BF16.tensors).toBe(tinyLlamaTensors(1).length);
+    expect(report.referenceLoader).toBe('refuses');
+    expect(report.findings.map((f: { code: string }) => f.code)).toContain('truncated');
+
+    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+    const csv = readFileSync(await csvDownload.path(), 'utf8').trim().split('\n');
+    expect(csv[0]).toBe('name,dtype,shape,elements,bytes,begin,end');
+    expect(csv).toHaveLength(tinyLlamaTensors(1).length + 1);
+
+    const [headerDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download header JSON' }).click()]);
+    const headerJson = JSON.parse(readFileSync(await headerDownload.path(), 'utf8'));
+    expect(Object.keys(headerJson)).toContain('model.embed_tokens.weight');
+    watch.expectClean();
+  });
+
+  test('samples open without a file of your own', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByRole('button', { name: 'Damaged file' }).click();
+    await expect(page.getByTestId('file-name')).toHaveText('damaged-truncated.safetensors');
+    await expect(page.getByText(/reference loader would refuse/)).toBeVisible();
+    watch.expectClean();
+  });
+
+  test('hostile names and metadata render as text, never as code or links', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'hostile-names.safetensors');
+    const table = page.getByRole('table', { name: 'Tensors' });
+    for (const name of ['__proto__', 'constructor', 'toString', '<script>window.__pwned=2</script>']) {
+      await expect(table.getByText(name, { exact: true })).toBeVisible();
+    }
+    await page.getByRole('tab', { name: /Metadata/ }).click();
+    const metadata = page.getByRole('region', { name: 'Metadata' });
+    await expect(metadata.getByText('javascript:window.__pwned=4')).toBeVisible();
+    await expect(metadata.getByRole('link')).toHaveCount(1);
+    await expect(metadata.getByRole('link')).toHaveAttribute('href', 'https://example.com/model');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => ({}) as Record<string, unknown>)).toEqual({});
+    watch.expectClean();
+  });
+});

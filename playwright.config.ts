@@ -1,0 +1,47 @@
+import { defineConfig } from '@playwright/test';
+import { E2E_PORTS } from './e2e/ports';
+
+// scripts/run-e2e.mjs resolves the browser (CHROMIUM_PATH, Debian's chromium, or Playwright's own) into this variable.
+const executablePath = process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || undefined;
+
+export default defineConfig({
+  testDir: 'e2e',
+  testMatch: '**/*.spec.ts',
+  timeout: 60_000,
+  expect: { timeout: 15_000 },
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  reporter: [['list'], ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT ?? '.ci-results/playwright.json' }]],
+  use: {
+    baseURL: `http://127.0.0.1:${E2E_PORTS.app}/`,
+    acceptDownloads: true,
+    launchOptions: {
+      executablePath,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-quic',
+      ],
+    },
+  },
+  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  webServer: [
+    {
+      command: `npx vite preview --port ${E2E_PORTS.app} --strictPort --host 127.0.0.1`,
+      url: `http://127.0.0.1:${E2E_PORTS.app}/`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `npx tsx e2e/servers/cli.ts --root e2e/.fixtures --port-a ${E2E_PORTS.originA} --port-b ${E2E_PORTS.originB}`,
+      url: `http://127.0.0.1:${E2E_PORTS.originA}/__log`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+  ],
+});

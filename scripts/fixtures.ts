@@ -1,0 +1,70 @@
+/**
+ * Regenerates every generated file: the "Try a sample" files in public/samples/ and the e2e fixtures in
+ * e2e/.fixtures/ (some are multi-GB sparse files: they cost no disk). Deterministic: same bytes every run.
+ * Usage: npm run fixtures [-- --samples-only]
+ */
+import { mkdirSync, openSync, closeSync, ftruncateSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildHeaderBytes, buildSafetensors } from '../src/core/testing/build-safetensors';
+import {
+  CLEAN_METADATA,
+  comfyInt8Sample,
+  damagedSample,
+  FIXTURES,
+  tinyLlamaTensors,
+} from '../src/core/testing/fixture-manifest';
+import { EXTRA_FIXTURE_WRITERS } from './fixtures-extra';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const SAMPLES_DIR = join(root, 'public', 'samples');
+export const E2E_FIXTURES_DIR = join(root, 'e2e', '.fixtures');
+
+/** Writes the header bytes and extends the file to its full size without writing the data (a sparse file). */
+export function writeSparse(path: string, head: Uint8Array, totalSize: number): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, head);
+    ftruncateSync(fd, totalSize);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function write(path: string, bytes: Uint8Array): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, bytes);
+}
+
+export function writeSamples(): void {
+  rmSync(SAMPLES_DIR, { recursive: true, force: true });
+  write(join(SAMPLES_DIR, 'tiny-llama-with-metadata.safetensors'), buildSafetensors(tinyLlamaTensors(), { metadata: CLEAN_METADATA }));
+  const comfy = comfyInt8Sample();
+  write(
+    join(SAMPLES_DIR, 'comfy-int8-quantized.safetensors'),
+    buildSafetensors(comfy.tensors, { metadata: { format: 'pt' }, tensorData: comfy.tensorData }),
+  );
+  write(join(SAMPLES_DIR, 'damaged-truncated.safetensors'), damagedSample());
+}
+
+export function writeE2eFixtures(): void {
+  rmSync(E2E_FIXTURES_DIR, { recursive: true, force: true });
+  for (const fixture of FIXTURES) {
+    write(join(E2E_FIXTURES_DIR, fixture.file), fixture.bytes());
+  }
+  // A 14 GB model whose header alone is on disk: proves the app reads 8 + N bytes, not the file.
+  const big = buildHeaderBytes(tinyLlamaTensors(4, 4096, 11008, 32000), { metadata: CLEAN_METADATA });
+  writeSparse(join(E2E_FIXTURES_DIR, 'big-sparse.safetensors'), big.head, big.head.length + big.dataLength);
+  for (const writer of EXTRA_FIXTURE_WRITERS) {
+    writer(E2E_FIXTURES_DIR, { writeSparse, write });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  writeSamples();
+  if (!process.argv.includes('--samples-only')) {
+    writeE2eFixtures();
+  }
+  console.log(`fixtures written to ${SAMPLES_DIR} and ${E2E_FIXTURES_DIR}`);
+}

@@ -1,0 +1,135 @@
+/** The shell: toolbar, drop target, and the view for the current load status. */
+import { useEffect } from 'react';
+import { DtypeChart } from '../features/charts/DtypeChart';
+import { ExportMenu } from '../features/export/ExportMenu';
+import { FindingsPanel } from '../features/findings/FindingsPanel';
+import { DropOverlay, FilePickerButton, useFileDrop } from '../features/load/DropZone';
+import { LoadError } from '../features/load/LoadError';
+import { LoadProgress } from '../features/load/LoadProgress';
+import { SampleButtons } from '../features/load/SampleButtons';
+import { ShareBar } from '../features/load/ShareBar';
+import { TokenControl, UrlForm } from '../features/load/UrlForm';
+import { MetadataPanel } from '../features/metadata/MetadataPanel';
+import { NotSafetensors } from '../features/summary/NotSafetensors';
+import { Summary } from '../features/summary/Summary';
+import { PreviewTable } from '../features/table/PreviewTable';
+import { TensorTable } from '../features/table/TensorTable';
+import { allFindings, selectResult } from '../state/selectors';
+import { useAppStore } from '../state/store';
+import type { Panel } from '../state/view-slice';
+import type { LoadResult } from '../worker/protocol';
+import { installTokenStorage } from './token-storage';
+import { installUrlSync } from './url-sync';
+
+export function App() {
+  const dragging = useFileDrop();
+  const load = useAppStore((state) => state.load);
+  const result = useAppStore(selectResult);
+  useEffect(() => {
+    const uninstallToken = installTokenStorage();
+    const uninstallUrl = installUrlSync();
+    return () => {
+      uninstallUrl();
+      uninstallToken();
+    };
+  }, []);
+  return (
+    <div className="app">
+      <header className="topbar">
+        <h1 className="brand">Safetensors Lens</h1>
+        <UrlForm />
+        <div className="topbar-actions">
+          <FilePickerButton />
+          <TokenControl />
+        </div>
+      </header>
+      <main>
+        <LoadProgress />
+        {load.status === 'loading' && load.preview && <PreviewTable rows={load.preview} />}
+        <LoadError />
+        {load.status === 'idle' && <EmptyState />}
+        {result && <ResultView result={result} />}
+      </main>
+      <DropOverlay visible={dragging} />
+    </div>
+  );
+}
+
+function EmptyState() {
+  return (
+    <section className="empty-state">
+      <h2>What is inside that .safetensors file?</h2>
+      <p>
+        Drop a <code>.safetensors</code> file anywhere on this page, choose one, or paste a URL. Safetensors Lens reads
+        only the header (usually a few kilobytes) and shows every tensor, dtype and shape, the parameter count, the
+        <code> __metadata__</code>, and everything that is wrong with the file.
+      </p>
+      <p className="privacy">
+        <strong>Private by design:</strong> files are read in your browser and never uploaded. The weights are never
+        read at all.
+      </p>
+      <div className="empty-actions">
+        <FilePickerButton label="Choose a .safetensors file" />
+      </div>
+      <SampleButtons />
+    </section>
+  );
+}
+
+const TABS: Array<{ id: Panel; label: string }> = [
+  { id: 'tensors', label: 'Tensors' },
+  { id: 'dtypes', label: 'Dtypes' },
+  { id: 'metadata', label: 'Metadata' },
+];
+
+function ResultView({ result }: { result: LoadResult }) {
+  const activePanel = useAppStore((state) => state.activePanel);
+  const setPanel = useAppStore((state) => state.setPanel);
+  const findings = allFindings(result);
+  if (result.outcome.kind === 'rejected') {
+    return (
+      <>
+        <NotSafetensors name={result.source.name} file={result.outcome.file} />
+        <ShareBar result={result} />
+        <ExportMenu result={result} />
+      </>
+    );
+  }
+  const header = result.outcome.header;
+  const panel = TABS.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
+  return (
+    <>
+      <div className="result-head">
+        <Summary result={result} header={header} />
+        <ExportMenu result={result} />
+      </div>
+      <ShareBar result={result} />
+      <div className="result-body">
+        <FindingsPanel findings={findings} />
+        <section className="panels">
+          <div role="tablist" aria-label="Views" className="tabs">
+            {TABS.map((tab) => (
+              <button
+                key={tab.id}
+                type="button"
+                role="tab"
+                id={`tab-${tab.id}`}
+                aria-selected={panel === tab.id}
+                aria-controls={`panel-${tab.id}`}
+                onClick={() => setPanel(tab.id)}
+              >
+                {tab.label}
+                {tab.id === 'metadata' && ` (${header.metadata.length})`}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
+            {panel === 'tensors' && <TensorTable header={header} />}
+            {panel === 'dtypes' && <DtypeChart header={header} />}
+            {panel === 'metadata' && <MetadataPanel header={header} />}
+          </div>
+        </section>
+      </div>
+    </>
+  );
+}

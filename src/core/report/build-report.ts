@@ -1,0 +1,99 @@
+/**
+ * The exported JSON report (docs/report-schema.md). Pure: everything it needs is passed in, so the same report
+ * comes out of the UI, tests and scripts. Findings carry tensor names here (the UI works with row indices).
+ */
+import { allTensorNames, referenceLoaderVerdict, type Finding, type ParseOutcome } from '../model';
+import { computeTotals, type HeaderTotals } from '../stats';
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export interface ReportSource {
+  kind: 'file' | 'url' | 'files' | 'repo';
+  name: string;
+  /** Only for remote sources; never contains a token. */
+  url?: string;
+}
+
+export interface ReportFinding {
+  code: string;
+  severity: Finding['severity'];
+  message: string;
+  tensors: string[];
+  tensorCount: number;
+  refusedByReference: boolean;
+  shard?: string;
+}
+
+export interface Report {
+  schemaVersion: number;
+  generator: string;
+  source: ReportSource;
+  file: { size: number | null; headerLength: number | null; dataBytes: number | null; bytesRead: number };
+  network?: { requests: number; bytesFetched: number };
+  tensors: HeaderTotals & { count: number };
+  /** `__metadata__` as key → value text; null when absent or JSON null. */
+  metadata: Record<string, string> | null;
+  findings: ReportFinding[];
+  referenceLoader: 'accepts' | 'refuses';
+  [section: string]: unknown;
+}
+
+export interface ReportInput {
+  source: ReportSource;
+  outcome: ParseOutcome;
+  bytesRead: number;
+  network?: { requests: number; bytesFetched: number };
+  /** Extra findings (analyses, shards) on top of the parser's. */
+  extraFindings?: readonly Finding[];
+  /** Extra sections from analyses (quantization, architecture, lora, shards, …), added verbatim. */
+  sections?: Record<string, unknown>;
+  names?: readonly string[];
+}
+
+export function buildReport(input: ReportInput): Report {
+  const { outcome } = input;
+  const parsed = outcome.kind === 'parsed' ? outcome.header : null;
+  const names = parsed ? (input.names ?? allTensorNames(parsed.tensors)) : [];
+  const findings = [...(parsed ? parsed.findings : outcome.kind === 'rejected' ? outcome.file.findings : [])];
+  findings.push(...(input.extraFindings ?? []));
+  const totals = parsed
+    ? computeTotals(parsed.tensors, parsed.unknownDtypes)
+    : { tensors: 0, elements: 0, bytes: 0, byDtype: {} };
+  const report: Report = {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: 'Safetensors Lens',
+    source: input.source,
+    file: {
+      size: parsed ? parsed.fileSize : outcome.kind === 'rejected' ? outcome.file.fileSize : null,
+      headerLength: parsed ? parsed.headerLength : outcome.kind === 'rejected' ? outcome.file.headerLength : null,
+      dataBytes: parsed ? parsed.dataBytes : null,
+      bytesRead: input.bytesRead,
+    },
+    tensors: { ...totals, count: totals.tensors },
+    metadata: parsed && parsed.metadataState === 'object' ? metadataRecord(parsed.metadata) : null,
+    findings: findings.map((finding) => ({
+      code: finding.code,
+      severity: finding.severity,
+      message: finding.message,
+      tensors: finding.tensors.map((row) => names[row] ?? `#${row}`),
+      tensorCount: finding.tensorCount,
+      refusedByReference: finding.refusedByReference,
+      ...(finding.shard !== undefined ? { shard: finding.shard } : {}),
+    })),
+    referenceLoader: referenceLoaderVerdict(findings),
+  };
+  if (input.network) {
+    report.network = input.network;
+  }
+  for (const [key, value] of Object.entries(input.sections ?? {})) {
+    if (value !== undefined && value !== null) {
+      report[key] = value;
+    }
+  }
+  return report;
+}
+
+/** Object.fromEntries defines own properties, so keys like `__proto__` stay plain data. */
+function metadataRecord(entries: ReadonlyArray<{ key: string; value: string }>): Record<string, string> {
+  return Object.fromEntries(entries.map((entry) => [entry.key, entry.value]));
+}

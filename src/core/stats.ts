@@ -1,0 +1,56 @@
+/** Totals per dtype: the numbers behind the summary, the dtype chart and the report. */
+import { DTYPES, UNKNOWN_DTYPE_CODE } from './dtypes';
+import type { ParsedHeader, TensorColumns } from './model';
+import { tensorBytes } from './table-query';
+
+export interface DtypeTotals {
+  tensors: number;
+  elements: number;
+  bytes: number;
+}
+
+export interface HeaderTotals {
+  tensors: number;
+  elements: number;
+  bytes: number;
+  /** Keyed by dtype name; non-spec dtypes are reported under their own string. */
+  byDtype: Record<string, DtypeTotals>;
+}
+
+export function computeTotals(columns: TensorColumns, unknownDtypes?: ReadonlyMap<number, string>): HeaderTotals {
+  const perCode: DtypeTotals[] = Array.from({ length: 256 }, () => ({ tensors: 0, elements: 0, bytes: 0 }));
+  const unknown = new Map<string, DtypeTotals>();
+  let elements = 0;
+  let bytes = 0;
+  for (let row = 0; row < columns.count; row++) {
+    const code = columns.dtype[row];
+    const rowElements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
+    const rowBytes = tensorBytes(columns, row);
+    const safeBytes = Number.isFinite(rowBytes) ? rowBytes : 0;
+    let bucket = perCode[code];
+    if (code === UNKNOWN_DTYPE_CODE) {
+      const name = unknownDtypes?.get(row) ?? 'unknown';
+      bucket = unknown.get(name) ?? { tensors: 0, elements: 0, bytes: 0 };
+      unknown.set(name, bucket);
+    }
+    bucket.tensors += 1;
+    bucket.elements += rowElements;
+    bucket.bytes += safeBytes;
+    elements += rowElements;
+    bytes += safeBytes;
+  }
+  const byDtype: Record<string, DtypeTotals> = {};
+  DTYPES.forEach((name, code) => {
+    if (perCode[code].tensors > 0) {
+      byDtype[name] = perCode[code];
+    }
+  });
+  for (const [name, totals] of unknown) {
+    Object.defineProperty(byDtype, name, { value: totals, enumerable: true, writable: true, configurable: true });
+  }
+  return { tensors: columns.count, elements, bytes, byDtype };
+}
+
+export function headerTotals(header: ParsedHeader): HeaderTotals {
+  return computeTotals(header.tensors, header.unknownDtypes);
+}

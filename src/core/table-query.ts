@@ -1,0 +1,185 @@
+/**
+ * Sorting and filtering of the tensor table, over the columnar model. Runs in the worker, so 250,000 rows never
+ * block the page; the result is a row-order Uint32Array that crosses back as a transferable.
+ */
+import { DTYPES, DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE } from './dtypes';
+import type { TensorColumns } from './model';
+
+export const SORT_KEYS = ['index', 'name', 'dtype', 'shape', 'elements', 'bytes', 'begin', 'end'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+
+export interface TableQuery {
+  sortKey: SortKey;
+  descending: boolean;
+  /** Substring (case-insensitive) or `/regex/flags`. */
+  filter: string;
+  /** Dtype names to keep; empty keeps all. */
+  dtypes: string[];
+  /** Keep only names starting with this prefix (module tree selection); empty keeps all. */
+  namePrefix: string;
+  /** Keep only these rows (a finding's tensors); null keeps all. */
+  rows: number[] | null;
+}
+
+export const DEFAULT_QUERY: TableQuery = {
+  sortKey: 'index',
+  descending: false,
+  filter: '',
+  dtypes: [],
+  namePrefix: '',
+  rows: null,
+};
+
+export type CompiledFilter = { ok: true; test: (name: string) => boolean } | { ok: false; error: string };
+
+/** `/…/flags` is a regex; anything else is a case-insensitive substring. Invalid regexes say why. */
+export function compileFilter(filter: string): CompiledFilter {
+  const trimmed = filter.trim();
+  if (trimmed === '') {
+    return { ok: true, test: () => true };
+  }
+  const regexMatch = /^\/(.*)\/([a-z]*)$/s.exec(trimmed);
+  if (regexMatch) {
+    try {
+      const flags = regexMatch[2].replace(/[gy]/g, '');
+      const regex = new RegExp(regexMatch[1], flags);
+      return { ok: true, test: (name) => regex.test(name) };
+    } catch (error) {
+      return { ok: false, error: `Invalid regular expression: ${(error as Error).message}` };
+    }
+  }
+  const needle = trimmed.toLowerCase();
+  return { ok: true, test: (name) => name.toLowerCase().includes(needle) };
+}
+
+/** Bytes a tensor occupies, from its offsets when they are valid, else from shape × dtype. */
+export function tensorBytes(columns: TensorColumns, row: number): number {
+  const span = columns.end[row] - columns.begin[row];
+  if (Number.isFinite(span) && span >= 0) {
+    return span;
+  }
+  const bits = DTYPE_BITS_BY_CODE[columns.dtype[row]];
+  return (columns.elements[row] * bits) / 8;
+}
+
+export interface QueryResult {
+  order: Uint32Array;
+  filterError: string | null;
+}
+
+export function queryRows(columns: TensorColumns, names: readonly string[], query: TableQuery): QueryResult {
+  const compiled = compileFilter(query.filter);
+  const filterError = compiled.ok ? null : compiled.error;
+  const test = compiled.ok ? compiled.test : () => true;
+  const dtypeCodes = new Set(query.dtypes.map((name) => (DTYPES as readonly string[]).indexOf(name)));
+  if (query.dtypes.some((name) => !(DTYPES as readonly string[]).includes(name))) {
+    dtypeCodes.add(UNKNOWN_DTYPE_CODE);
+  }
+  const candidates = query.rows ?? null;
+  const total = candidates ? candidates.length : columns.count;
+  let order = new Uint32Array(total);
+  let kept = 0;
+  for (let k = 0; k < total; k++) {
+    const row = candidates ? candidates[k] : k;
+    if (row >= columns.count) {
+      continue;
+    }
+    if (dtypeCodes.size > 0 && !dtypeCodes.has(columns.dtype[row])) {
+      continue;
+    }
+    const name = names[row];
+    if (query.namePrefix !== '' && !name.startsWith(query.namePrefix)) {
+      continue;
+    }
+    if (!test(name)) {
+      continue;
+    }
+    order[kept++] = row;
+  }
+  order = order.slice(0, kept);
+  sortOrder(order, columns, names, query.sortKey, query.descending);
+  return { order, filterError };
+}
+
+function sortOrder(
+  order: Uint32Array,
+  columns: TensorColumns,
+  names: readonly string[],
+  key: SortKey,
+  descending: boolean,
+): void {
+  if (key === 'index') {
+    order.sort();
+    if (descending) {
+      order.reverse();
+    }
+    return;
+  }
+  const sign = descending ? -1 : 1;
+  let numeric: Float64Array | null = null;
+  switch (key) {
+    case 'elements':
+      numeric = columns.elements;
+      break;
+    case 'begin':
+      numeric = columns.begin;
+      break;
+    case 'end':
+      numeric = columns.end;
+      break;
+    case 'bytes': {
+      numeric = new Float64Array(columns.count);
+      for (const row of order) {
+        numeric[row] = tensorBytes(columns, row);
+      }
+      break;
+    }
+    case 'dtype': {
+      numeric = new Float64Array(columns.count);
+      for (const row of order) {
+        numeric[row] = columns.dtype[row];
+      }
+      break;
+    }
+    case 'shape': {
+      // Rank first, then dims lexicographically: groups identical layer shapes together.
+      const compareShape = (a: number, b: number): number => {
+        const rankA = columns.shapeStarts[a + 1] - columns.shapeStarts[a];
+        const rankB = columns.shapeStarts[b + 1] - columns.shapeStarts[b];
+        if (rankA !== rankB) {
+          return rankA - rankB;
+        }
+        for (let d = 0; d < rankA; d++) {
+          const diff = columns.dims[columns.shapeStarts[a] + d] - columns.dims[columns.shapeStarts[b] + d];
+          if (diff !== 0) {
+            return diff;
+          }
+        }
+        return a - b;
+      };
+      order.sort((a, b) => sign * compareShape(a, b));
+      return;
+    }
+    case 'name': {
+      const collator = (a: number, b: number): number => {
+        const nameA = names[a];
+        const nameB = names[b];
+        return nameA < nameB ? -1 : nameA > nameB ? 1 : a - b;
+      };
+      order.sort((a, b) => sign * collator(a, b));
+      return;
+    }
+  }
+  const values = numeric;
+  // NaN (invalid entries) always sorts last, whichever the direction.
+  order.sort((a, b) => {
+    const va = values[a];
+    const vb = values[b];
+    const aNaN = Number.isNaN(va);
+    const bNaN = Number.isNaN(vb);
+    if (aNaN || bNaN) {
+      return aNaN === bNaN ? a - b : aNaN ? 1 : -1;
+    }
+    return va === vb ? a - b : sign * (va - vb);
+  });
+}

@@ -1,0 +1,74 @@
+/** Tensors, elements or bytes per dtype, with a switch between the three. Data is memoized per header. */
+import { useMemo } from 'react';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { headerTotals } from '../../core/stats';
+import type { ParsedHeader } from '../../core/model';
+import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
+import { useAppStore } from '../../state/store';
+
+const FORMATTERS: Record<ChartMetric, (value: number) => string> = {
+  tensors: groupDigits,
+  elements: formatCount,
+  bytes: formatBytes,
+};
+
+export function DtypeChart({ header }: { header: ParsedHeader }) {
+  const metric = useAppStore((state) => state.chartMetric);
+  const setMetric = useAppStore((state) => state.setChartMetric);
+  const data = useMemo(
+    () =>
+      Object.entries(headerTotals(header).byDtype)
+        .map(([dtype, totals]) => ({ dtype, ...totals }))
+        .sort((a, b) => b.bytes - a.bytes),
+    [header],
+  );
+  const format = FORMATTERS[metric];
+  return (
+    <section className="dtype-chart" aria-label="Dtype chart">
+      <div className="segmented" role="radiogroup" aria-label="Chart metric">
+        {CHART_METRICS.map((option) => (
+          <label key={option}>
+            <input type="radio" name="chart-metric" value={option} checked={metric === option} onChange={() => setMetric(option)} />
+            {option}
+          </label>
+        ))}
+      </div>
+      {data.length === 0 ? (
+        <p className="muted">No tensors, so nothing to chart.</p>
+      ) : (
+        <div className="chart-box">
+          <ResponsiveContainer width="100%" height={Math.max(160, 44 * data.length + 40)}>
+            <BarChart data={data} layout="vertical" margin={{ left: 24, right: 24, top: 8, bottom: 8 }}>
+              <CartesianGrid strokeDasharray="3 3" horizontal={false} />
+              <XAxis type="number" tickFormatter={format} />
+              <YAxis type="category" dataKey="dtype" width={110} />
+              <Tooltip formatter={(value) => format(Number(value))} />
+              <Bar dataKey={metric} fill="var(--accent)" isAnimationActive={false} name={metric} />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      )}
+      <table className="plain-table" aria-label="Dtype totals">
+        <thead>
+          <tr>
+            <th>Dtype</th>
+            <th className="num">Tensors</th>
+            <th className="num">Elements</th>
+            <th className="num">Bytes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {data.map((row) => (
+            <tr key={row.dtype} data-dtype={row.dtype}>
+              <td>{row.dtype}</td>
+              <td className="num">{groupDigits(row.tensors)}</td>
+              <td className="num">{groupDigits(row.elements)}</td>
+              <td className="num">{formatBytes(row.bytes)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,59 @@
+/** Downloads: the JSON report (docs/report-schema.md), the filtered table as CSV, and the raw header JSON. */
+import { buildReport } from '../../core/report/build-report';
+import { tableCsv } from '../../core/report/csv';
+import { baseName, downloadBlob } from '../../lib/download';
+import { useAppStore } from '../../state/store';
+import { fetchRawHeader } from '../../worker/client';
+import type { LoadResult } from '../../worker/protocol';
+
+export function reportFor(result: LoadResult) {
+  return buildReport({
+    source:
+      result.source.kind === 'url'
+        ? { kind: 'url', name: result.source.name, url: result.source.url }
+        : { kind: 'file', name: result.source.name },
+    outcome: result.outcome,
+    bytesRead: result.bytesRead,
+    network: result.network ?? undefined,
+    extraFindings: result.analysisFindings,
+    sections: result.sections as Record<string, unknown>,
+  });
+}
+
+export function ExportMenu({ result }: { result: LoadResult }) {
+  const order = useAppStore((state) => state.order);
+  const name = baseName(result.source.name);
+  const header = result.outcome.kind === 'parsed' ? result.outcome.header : null;
+  return (
+    <div className="export" role="group" aria-label="Export">
+      <button
+        type="button"
+        onClick={() => downloadBlob(JSON.stringify(reportFor(result), null, 2), `${name}.report.json`, 'application/json')}
+      >
+        Download report
+      </button>
+      {header && (
+        <button
+          type="button"
+          onClick={() => downloadBlob(tableCsv(header, order ?? []), `${name}.tensors.csv`, 'text/csv')}
+        >
+          Download CSV
+        </button>
+      )}
+      {header && (
+        <button
+          type="button"
+          onClick={() => {
+            void fetchRawHeader(result.loadId).then((bytes) => {
+              if (bytes) {
+                downloadBlob(new Uint8Array(bytes.subarray(8)), `${name}.header.json`, 'application/json');
+              }
+            });
+          }}
+        >
+          Download header JSON
+        </button>
+      )}
+    </div>
+  );
+}

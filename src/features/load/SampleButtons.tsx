@@ -1,0 +1,37 @@
+import { useState } from 'react';
+import { useAppStore } from '../../state/store';
+import { SAMPLES, sampleUrl } from './samples';
+
+/** Samples are app assets: fetched whole (they are tiny) and opened exactly like a dropped file. */
+export function SampleButtons() {
+  const openSource = useAppStore((state) => state.openSource);
+  const [error, setError] = useState<string | null>(null);
+  const open = async (file: string) => {
+    setError(null);
+    try {
+      const response = await fetch(sampleUrl(file));
+      if (!response.ok) {
+        throw new Error(`HTTP ${response.status}`);
+      }
+      const blob = await response.blob();
+      void openSource({ kind: 'file', file: new File([blob], file) });
+    } catch (cause) {
+      setError(`Could not load the sample (${String(cause)}). Run \`npm run fixtures\` to regenerate it.`);
+    }
+  };
+  return (
+    <div className="samples">
+      <span className="muted">Try a sample:</span>
+      {SAMPLES.map((sample) => (
+        <button key={sample.file} type="button" className="link-button" title={sample.description} onClick={() => void open(sample.file)}>
+          {sample.label}
+        </button>
+      ))}
+      {error && (
+        <span role="alert" className="error-text">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}

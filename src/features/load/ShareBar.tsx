@@ -1,0 +1,41 @@
+/** "Copy link" for URL sources; for local files, says why there is no link. Also shows ignored link parameters. */
+import { useState } from 'react';
+import { useAppStore } from '../../state/store';
+import type { LoadResult } from '../../worker/protocol';
+
+export function ShareBar({ result }: { result: LoadResult }) {
+  const warnings = useAppStore((state) => state.shareWarnings);
+  const [copied, setCopied] = useState(false);
+  const source = result.source;
+  return (
+    <div className="share-bar">
+      {source.kind === 'url' ? (
+        <>
+          <span className="muted" data-testid="normalized-url" title="The URL that was fetched">
+            {source.url}
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              void navigator.clipboard?.writeText(window.location.href).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              );
+            }}
+          >
+            {copied ? 'Link copied' : 'Copy link'}
+          </button>
+        </>
+      ) : (
+        <span className="muted" data-testid="no-share">
+          Local files cannot be shared by link: the file never leaves your machine, and its name is not put in the URL.
+        </span>
+      )}
+      {warnings.map((warning) => (
+        <span key={warning} className="error-text" role="status">
+          {warning}
+        </span>
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,36 @@
+/** When the file is not safetensors at all: say what it is and what to do, instead of an empty table. */
+import { codeSpec } from '../../core/findings/codes';
+import type { RejectedFile } from '../../core/model';
+import { formatBytes } from '../../lib/format';
+import { useAppStore } from '../../state/store';
+import { MAX_HEADER_LENGTH_OVERRIDE } from '../../core/limits';
+
+export function NotSafetensors({ name, file }: { name: string; file: RejectedFile }) {
+  const main = file.findings.find((finding) => finding.severity === 'error') ?? file.findings[0];
+  const lastSource = useAppStore((state) => state.lastSource);
+  const openSource = useAppStore((state) => state.openSource);
+  const canParseAnyway =
+    file.findings.some((finding) => finding.code === 'header-too-large') &&
+    file.headerLength !== null &&
+    file.headerLength <= MAX_HEADER_LENGTH_OVERRIDE &&
+    (file.fileSize === null || file.headerLength + 8 <= file.fileSize);
+  return (
+    <section className="not-safetensors" role="alert" aria-labelledby="not-st-title">
+      <h2 id="not-st-title">{main ? codeSpec(main.code).title : 'Not a safetensors file'}</h2>
+      <p className="file-name">
+        <strong>{name}</strong> · {formatBytes(file.fileSize)}
+      </p>
+      {file.findings.map((finding, index) => (
+        <p key={`${finding.code}-${index}`}>
+          <code>{finding.code}</code> {finding.message}
+        </p>
+      ))}
+      <p className="muted">The reference loader (safetensors) would refuse this file.</p>
+      {canParseAnyway && lastSource && (
+        <button type="button" onClick={() => void openSource(lastSource, { allowOversizedHeader: true })}>
+          Parse anyway ({formatBytes(file.headerLength)} header; the reference loader still refuses it)
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,27 @@
+/** The first rows of a big header, painted while the rest is still arriving or being parsed. */
+import { dtypeName } from '../../core/dtypes';
+import { tensorName, tensorShape, type TensorColumns } from '../../core/model';
+import { formatShape, groupDigits } from '../../lib/format';
+
+export function PreviewTable({ rows }: { rows: TensorColumns }) {
+  return (
+    <section className="preview" aria-label="First tensors (still loading)">
+      <p className="muted">First {groupDigits(rows.count)} tensors, while the rest of the header loads:</p>
+      <div className="tensor-table" role="table" aria-label="Tensor preview">
+        {Array.from({ length: rows.count }, (_, row) => (
+          <div className="tt-row" role="row" key={row}>
+            <div role="cell" className="tt-cell tt-name">
+              {tensorName(rows, row)}
+            </div>
+            <div role="cell" className="tt-cell tt-dtype">
+              {dtypeName(rows.dtype[row]) ?? '?'}
+            </div>
+            <div role="cell" className="tt-cell tt-shape">
+              {formatShape(tensorShape(rows, row))}
+            </div>
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}

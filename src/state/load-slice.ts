@@ -1,0 +1,106 @@
+/** Load lifecycle: idle → loading (progress, preview) → ready | error. One load at a time; a new one cancels. */
+import type { StateCreator } from 'zustand';
+import type { SerializedSourceError } from '../core/errors';
+import type { TensorColumns } from '../core/model';
+import type { LoadPhase, LoadResult, SourceSpec } from '../worker/protocol';
+import { LoadFailure, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
+import type { AppState } from './store';
+
+export type LoadState =
+  | { status: 'idle' }
+  | {
+      status: 'loading';
+      loadId: number;
+      label: string;
+      phase: LoadPhase;
+      bytesRead: number;
+      bytesTotal: number | null;
+      preview: TensorColumns | null;
+    }
+  | { status: 'ready'; result: LoadResult }
+  | { status: 'error'; label: string; error: SerializedSourceError };
+
+export interface LoadSlice {
+  load: LoadState;
+  /** The last source requested, so "parse anyway" and "retry" can repeat it. */
+  lastSource: SourceSpec | null;
+  openSource: (source: SourceSpec, options?: { allowOversizedHeader?: boolean }) => Promise<void>;
+  cancelLoad: () => void;
+  resetLoad: () => void;
+}
+
+let current: LoadHandle | null = null;
+
+function labelOf(source: SourceSpec): string {
+  return source.kind === 'file' ? source.file.name : source.url;
+}
+
+export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => ({
+  load: { status: 'idle' },
+  lastSource: null,
+
+  openSource: async (source, options = {}) => {
+    current?.cancel();
+    const previous = get().load;
+    if (previous.status === 'ready') {
+      releaseLoad(previous.result.loadId);
+    }
+    const handle = startLoad(source, options, {
+      onProgress: (phase, bytesRead, bytesTotal) => {
+        const load = get().load;
+        if (load.status === 'loading' && load.loadId === handle.id) {
+          set({ load: { ...load, phase, bytesRead, bytesTotal } });
+        }
+      },
+      onPreview: (rows) => {
+        const load = get().load;
+        if (load.status === 'loading' && load.loadId === handle.id) {
+          set({ load: { ...load, preview: rows } });
+        }
+      },
+    });
+    current = handle;
+    set({
+      lastSource: source,
+      load: {
+        status: 'loading',
+        loadId: handle.id,
+        label: labelOf(source),
+        phase: 'connect',
+        bytesRead: 0,
+        bytesTotal: null,
+        preview: null,
+      },
+    });
+    get().resetViewForNewSource();
+    try {
+      const result = await handle.promise;
+      if (current !== handle) {
+        return;
+      }
+      current = null;
+      set({ load: { status: 'ready', result } });
+      get().refreshTable();
+    } catch (error) {
+      if (current !== handle) {
+        return;
+      }
+      current = null;
+      const serialized: SerializedSourceError =
+        error instanceof LoadFailure
+          ? error.error
+          : { code: 'internal', message: `Unexpected error: ${String(error)}. This is a bug in Safetensors Lens.` };
+      set({ load: { status: 'error', label: labelOf(source), error: serialized } });
+    }
+  },
+
+  cancelLoad: () => {
+    current?.cancel();
+  },
+
+  resetLoad: () => {
+    current?.cancel();
+    current = null;
+    set({ load: { status: 'idle' } });
+  },
+});

@@ -1,0 +1,22 @@
+/** Named selectors; components select single fields and derive the rest here. */
+import { referenceLoaderVerdict, type Finding, type ParsedHeader } from '../core/model';
+import type { LoadResult } from '../worker/protocol';
+import type { AppState } from './store';
+
+export const selectResult = (state: AppState): LoadResult | null =>
+  state.load.status === 'ready' ? state.load.result : null;
+
+export function parsedHeaderOf(result: LoadResult | null): ParsedHeader | null {
+  return result && result.outcome.kind === 'parsed' ? result.outcome.header : null;
+}
+
+/** Parser findings plus analysis findings, errors first. */
+export function allFindings(result: LoadResult): Finding[] {
+  const parserFindings = result.outcome.kind === 'parsed' ? result.outcome.header.findings : result.outcome.file.findings;
+  const rank = { error: 0, warning: 1, info: 2 } as const;
+  return [...parserFindings, ...result.analysisFindings].sort((a, b) => rank[a.severity] - rank[b.severity]);
+}
+
+export function verdictOf(result: LoadResult): 'accepts' | 'refuses' {
+  return referenceLoaderVerdict(allFindings(result));
+}

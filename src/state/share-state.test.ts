@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { decodeShareState, encodeShareState } from './share-state';
+
+describe('share state', () => {
+  it('round-trips every field', () => {
+    const state = {
+      url: 'https://huggingface.co/org/model/resolve/main/model.safetensors',
+      filter: '/layers\\.1\\./',
+      sortKey: 'bytes' as const,
+      descending: true,
+      row: 12,
+      panel: 'metadata' as const,
+      dtype: 'BF16',
+    };
+    expect(decodeShareState(encodeShareState(state))).toEqual({ state, rejected: [] });
+  });
+
+  it('keeps good parameters when one is bad', () => {
+    const decoded = decodeShareState('?v=1&url=https%3A%2F%2Fexample.com%2Fa.safetensors&sort=nonsense&row=abc&panel=tensors');
+    expect(decoded.state).toEqual({ url: 'https://example.com/a.safetensors', panel: 'tensors' });
+    expect(decoded.rejected.map((r) => r.param)).toEqual(['sort', 'row']);
+  });
+
+  it.each([
+    ['javascript:alert(1)', 'javascript'],
+    ['data:text/html,<script>1</script>', 'data'],
+    ['file:///etc/passwd', 'file'],
+    ['ftp://example.com/x.safetensors', 'ftp'],
+    ['blob:http://x/y', 'blob'],
+  ])('refuses %s', (url, scheme) => {
+    const decoded = decodeShareState(`?url=${encodeURIComponent(url)}`);
+    expect(decoded.state.url).toBeUndefined();
+    expect(decoded.rejected[0].reason).toContain(`${scheme}:`);
+  });
+
+  it('accepts bare repo ids', () => {
+    expect(decodeShareState('?url=org%2Fname').state.url).toBe('org/name');
+  });
+
+  it('keeps only the source from an unknown future version', () => {
+    const decoded = decodeShareState('?v=9&url=https%3A%2F%2Fexample.com%2Fa&q=x&sort=bytes:desc');
+    expect(decoded.state).toEqual({ url: 'https://example.com/a' });
+    expect(decoded.rejected[0].param).toBe('v');
+  });
+
+  it('encodes nothing for local files (no url)', () => {
+    expect(encodeShareState({ filter: 'x' })).toBe('');
+  });
+
+  it('ignores garbage', () => {
+    expect(decodeShareState('').state).toEqual({});
+    expect(decodeShareState('?garbage').state).toEqual({});
+    expect(decodeShareState('#').state).toEqual({});
+  });
+});

@@ -1,0 +1,85 @@
+/** What the user is looking at: table query, selection, active panel, chart metric. Shareable parts go in URLs. */
+import type { StateCreator } from 'zustand';
+import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
+import { queryTable } from '../worker/client';
+import type { AppState } from './store';
+
+export const PANELS = ['tensors', 'modules', 'dtypes', 'quantization', 'metadata', 'layout'] as const;
+export type Panel = (typeof PANELS)[number];
+
+export const CHART_METRICS = ['tensors', 'elements', 'bytes'] as const;
+export type ChartMetric = (typeof CHART_METRICS)[number];
+
+export interface ViewSlice {
+  query: TableQuery;
+  /** Row order after filtering and sorting (from the worker); null until the first answer. */
+  order: Uint32Array | null;
+  filterError: string | null;
+  /** Rows selected by clicking a finding; highlighted and filtered to in the table. */
+  selectedRow: number | null;
+  activePanel: Panel;
+  chartMetric: ChartMetric;
+  /** The finding whose tensors currently restrict the table, for the "showing N tensors of finding X" chip. */
+  findingFilter: { code: string; count: number } | null;
+  setQuery: (patch: Partial<TableQuery>) => void;
+  selectRow: (row: number | null) => void;
+  setPanel: (panel: Panel) => void;
+  setChartMetric: (metric: ChartMetric) => void;
+  showFindingTensors: (code: string, rows: number[]) => void;
+  clearFindingFilter: () => void;
+  refreshTable: () => void;
+  resetViewForNewSource: () => void;
+}
+
+let queryVersion = 0;
+
+export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, get) => ({
+  query: DEFAULT_QUERY,
+  order: null,
+  filterError: null,
+  selectedRow: null,
+  activePanel: 'tensors',
+  chartMetric: 'bytes',
+  findingFilter: null,
+
+  setQuery: (patch) => {
+    set({ query: { ...get().query, ...patch } });
+    get().refreshTable();
+  },
+  selectRow: (row) => set({ selectedRow: row }),
+  setPanel: (panel) => set({ activePanel: panel }),
+  setChartMetric: (metric) => set({ chartMetric: metric }),
+  showFindingTensors: (code, rows) => {
+    set({
+      findingFilter: { code, count: rows.length },
+      query: { ...get().query, rows, filter: '', dtypes: [], namePrefix: '' },
+      selectedRow: rows[0] ?? null,
+      activePanel: 'tensors',
+    });
+    get().refreshTable();
+  },
+  clearFindingFilter: () => {
+    set({ findingFilter: null, query: { ...get().query, rows: null } });
+    get().refreshTable();
+  },
+  refreshTable: () => {
+    const load = get().load;
+    if (load.status !== 'ready' || load.result.outcome.kind !== 'parsed') {
+      return;
+    }
+    const version = ++queryVersion;
+    const loadId = load.result.loadId;
+    void queryTable(loadId, get().query).then(({ order, filterError }) => {
+      const now = get().load;
+      // Drop answers for an older query or a source that has since been replaced.
+      if (version !== queryVersion || now.status !== 'ready' || now.result.loadId !== loadId) {
+        return;
+      }
+      set({ order, filterError });
+    });
+  },
+  resetViewForNewSource: () => {
+    queryVersion++;
+    set({ order: null, filterError: null, selectedRow: null, findingFilter: null, query: DEFAULT_QUERY });
+  },
+});

@@ -1,0 +1,129 @@
+/**
+ * Main-thread side of the worker protocol: one lazily created worker, request ids, cancellation, and promises.
+ * Replies for requests nobody waits on any more (a newer load replaced them) are dropped here.
+ */
+import type { SerializedSourceError } from '../core/errors';
+import type { TableQuery } from '../core/table-query';
+import type { TensorColumns } from '../core/model';
+import type { LoadOptions, LoadPhase, LoadResult, SourceSpec, WorkerRequest, WorkerResponse } from './protocol';
+
+export interface LoadHandlers {
+  onProgress?: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
+  onPreview?: (rows: TensorColumns) => void;
+}
+
+export class LoadFailure extends Error {
+  readonly error: SerializedSourceError;
+  constructor(error: SerializedSourceError) {
+    super(error.message);
+    this.error = error;
+  }
+}
+
+interface Pending {
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  handlers?: LoadHandlers;
+}
+
+let worker: Worker | null = null;
+let nextId = 1;
+const pending = new Map<number, Pending>();
+
+function getWorker(): Worker {
+  if (worker) {
+    return worker;
+  }
+  // This expression must stay literal so Vite bundles the worker as its own chunk.
+  worker = new Worker(new URL('./parser.worker.ts', import.meta.url), { type: 'module', name: 'safetensors-parser' });
+  worker.onmessage = (event: MessageEvent<WorkerResponse>) => handle(event.data);
+  worker.onerror = (event) => {
+    const error: SerializedSourceError = {
+      code: 'internal',
+      message: `The parser worker crashed (${event.message || 'no details'}). Reload the page and try again.`,
+    };
+    for (const [id, entry] of pending) {
+      entry.reject(new LoadFailure(error));
+      pending.delete(id);
+    }
+    worker?.terminate();
+    worker = null;
+  };
+  return worker;
+}
+
+function handle(message: WorkerResponse): void {
+  const entry = pending.get(message.id);
+  if (!entry) {
+    return;
+  }
+  switch (message.type) {
+    case 'progress':
+      entry.handlers?.onProgress?.(message.phase, message.bytesRead, message.bytesTotal);
+      return;
+    case 'preview':
+      entry.handlers?.onPreview?.(message.rows);
+      return;
+    case 'result':
+      pending.delete(message.id);
+      entry.resolve(message.result);
+      return;
+    case 'error':
+      pending.delete(message.id);
+      entry.reject(new LoadFailure(message.error));
+      return;
+    case 'query-result':
+      pending.delete(message.id);
+      entry.resolve({ order: message.order, filterError: message.filterError });
+      return;
+    case 'raw-header':
+      pending.delete(message.id);
+      entry.resolve(message.bytes);
+      return;
+  }
+}
+
+function send(request: WorkerRequest): void {
+  getWorker().postMessage(request);
+}
+
+export interface LoadHandle {
+  id: number;
+  promise: Promise<LoadResult>;
+  cancel: () => void;
+}
+
+export function startLoad(source: SourceSpec, options: LoadOptions, handlers: LoadHandlers): LoadHandle {
+  const id = nextId++;
+  const promise = new Promise<LoadResult>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject, handlers });
+  });
+  send({ type: 'open', id, source, options });
+  return {
+    id,
+    promise,
+    cancel: () => send({ type: 'cancel', id }),
+  };
+}
+
+export function queryTable(loadId: number, query: TableQuery): Promise<{ order: Uint32Array; filterError: string | null }> {
+  const id = nextId++;
+  const promise = new Promise<{ order: Uint32Array; filterError: string | null }>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+  });
+  send({ type: 'query', id, loadId, query });
+  return promise;
+}
+
+export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
+  const id = nextId++;
+  const promise = new Promise<Uint8Array | null>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+  });
+  send({ type: 'raw-header', id, loadId });
+  return promise;
+}
+
+export function releaseLoad(loadId: number): void {
+  send({ type: 'release', loadId });
+}
