@@ -46,7 +46,7 @@ export async function openApp(page: Page, query = ''): Promise<void> {
 }
 
 export async function openLocalFile(page: Page, name: string): Promise<void> {
-  await page.getByTestId('file-input').setInputFiles(fixturePath(name));
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath(name));
 }
 
 /** Drops a file on the page the way a user's drag and drop does (a DataTransfer carrying a File). */

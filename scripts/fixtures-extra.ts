@@ -2,6 +2,11 @@
  * Fixture writers contributed by later features (huge headers, shards, quantization formats), kept apart from
  * scripts/fixtures.ts so each feature adds its own writer without touching the others.
  */
+import { join } from 'node:path';
+import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
+import { tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
+import { moePackedTensors, moeUnpackedTensors } from '../src/core/testing/moe-model';
+
 export interface FixtureWriters {
   writeSparse: (path: string, head: Uint8Array, totalSize: number) => void;
   write: (path: string, bytes: Uint8Array) => void;
@@ -9,4 +14,18 @@ export interface FixtureWriters {
 
 export type FixtureWriter = (dir: string, writers: FixtureWriters) => void;
 
-export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [];
+/** The 250,000-tensor, 30 MB-header MoE of seed 000, and its packed twin; both sparse (≈1.5 TB apparent size). */
+const writeMoeModels: FixtureWriter = (dir, { writeSparse }) => {
+  const unpacked = buildHeaderBytes(moeUnpackedTensors(), { metadata: { format: 'pt' } });
+  writeSparse(join(dir, 'moe-250k.safetensors'), unpacked.head, unpacked.head.length + unpacked.dataLength);
+  const packed = buildHeaderBytes(moePackedTensors(), { metadata: { format: 'pt' } });
+  writeSparse(join(dir, 'moe-packed.safetensors'), packed.head, packed.head.length + packed.dataLength);
+};
+
+/** A header of ≈200 KB: larger than the remote reader's speculative prefix, so it needs exactly a second request. */
+const writeMediumHeader: FixtureWriter = (dir, { writeSparse }) => {
+  const medium = buildHeaderBytes(tinyLlamaTensors(200, 4096, 11008, 32000), { metadata: { format: 'pt' } });
+  writeSparse(join(dir, 'medium-header.safetensors'), medium.head, medium.head.length + medium.dataLength);
+};
+
+export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [writeMoeModels, writeMediumHeader];

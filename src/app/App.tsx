@@ -7,7 +7,7 @@ import { DropOverlay, FilePickerButton, useFileDrop } from '../features/load/Dro
 import { LoadError } from '../features/load/LoadError';
 import { LoadProgress } from '../features/load/LoadProgress';
 import { SampleButtons } from '../features/load/SampleButtons';
-import { ShareBar } from '../features/load/ShareBar';
+import { ShareBar, ShareWarnings } from '../features/load/ShareBar';
 import { TokenControl, UrlForm } from '../features/load/UrlForm';
 import { MetadataPanel } from '../features/metadata/MetadataPanel';
 import { NotSafetensors } from '../features/summary/NotSafetensors';
@@ -44,8 +44,9 @@ export function App() {
         </div>
       </header>
       <main>
+        <ShareWarnings />
         <LoadProgress />
-        {load.status === 'loading' && load.preview && <PreviewTable rows={load.preview} />}
+        {load.status === 'loading' && load.preview && <PreviewTable rows={load.preview} loadId={load.loadId} />}
         <LoadError />
         {load.status === 'idle' && <EmptyState />}
         {result && <ResultView result={result} />}
@@ -124,7 +125,7 @@ function ResultView({ result }: { result: LoadResult }) {
             ))}
           </div>
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
-            {panel === 'tensors' && <TensorTable header={header} />}
+            {panel === 'tensors' && <TensorTable header={header} loadId={result.loadId} />}
             {panel === 'dtypes' && <DtypeChart header={header} />}
             {panel === 'metadata' && <MetadataPanel header={header} />}
           </div>

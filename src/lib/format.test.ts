@@ -23,7 +23,7 @@ describe('format', () => {
   });
   it('formats tiny percentages', () => {
     expect(formatPercent(145_000, 14_100_000_000)).toBe('0.001%');
-    expect(formatPercent(1, 14_100_000_000)).toBe('<0.001%');
+    expect(formatPercent(4690, 1_940_000_000)).toBe('0.00024%');
     expect(formatPercent(50, 100)).toBe('50%');
   });
 });

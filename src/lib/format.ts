@@ -63,9 +63,7 @@ export function formatPercent(part: number, whole: number | null): string {
   if (percent === 0) {
     return '0%';
   }
-  if (percent < 0.001) {
-    return '<0.001%';
-  }
-  const digits = percent >= 10 ? 1 : percent >= 1 ? 2 : 3;
+  // Tiny fractions are the point ("read 5 KB of 1.9 TB"): keep two significant digits instead of rounding to 0.
+  const digits = percent >= 10 ? 1 : percent >= 1 ? 2 : Math.max(3, 1 - Math.floor(Math.log10(percent)));
   return `${Number(percent.toFixed(digits))}%`;
 }

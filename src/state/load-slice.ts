@@ -5,6 +5,7 @@ import type { TensorColumns } from '../core/model';
 import type { LoadPhase, LoadResult, SourceSpec } from '../worker/protocol';
 import { LoadFailure, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
 import type { AppState } from './store';
+import { markLoadDone, markLoadStart } from '../lib/perf-marks';
 
 export type LoadState =
   | { status: 'idle' }
@@ -60,6 +61,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       },
     });
     current = handle;
+    markLoadStart(handle.id);
     set({
       lastSource: source,
       load: {
@@ -80,6 +82,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       }
       current = null;
       set({ load: { status: 'ready', result } });
+      markLoadDone(handle.id);
       get().refreshTable();
     } catch (error) {
       if (current !== handle) {

@@ -81,6 +81,12 @@ function openReader(source: SourceSpec, signal: AbortSignal): { reader: ByteRead
   if ('error' in normalized) {
     throw new SourceError('invalid-url', normalized.error);
   }
+  if (normalized.kind === 'hf-repo' || normalized.kind === 'hf-index') {
+    throw new SourceError(
+      'invalid-url',
+      `${normalized.display} is a ${normalized.kind === 'hf-repo' ? 'repository' : 'sharded index'}; open one .safetensors file of it (a blob/ or resolve/ link).`,
+    );
+  }
   const reader = createHttpReader(normalized.url, { token: source.token, signal });
   return { reader, ref: { kind: 'url', name: reader.name, url: normalized.url, input: source.url } };
 }

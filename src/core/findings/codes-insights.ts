@@ -1,4 +1,58 @@
 /** Finding codes raised by the model-insight analyses (quantization, architecture, LoRA, metadata). */
 import type { Severity } from '../model';
 
-export const INSIGHT_CODES = {} as const satisfies Record<string, { severity: Severity; refusedByReference: boolean; title: string }>;
+export const INSIGHT_CODES = {
+  // Quantization.
+  'quant-name-claim-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'File name claims a format the quantization configs lack',
+  },
+  'quant-config-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'config.json disagrees with the quantized tensors',
+  },
+  'quant-mixed-configs': { severity: 'info', refusedByReference: false, title: 'Layers use different quantization configs' },
+  'quant-config-unreadable': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'A quantization config tensor is not valid JSON',
+  },
+  'quant-incomplete-module': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Quantized layer is missing a sidecar tensor',
+  },
+  'fp8-unscaled-cast': { severity: 'info', refusedByReference: false, title: 'Plain FP8 cast without scales' },
+  // Architecture.
+  'layer-indices-gap': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'Layer numbers have gaps (a shard or a pruned model)',
+  },
+  // LoRA.
+  'lora-rank-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'LoRA rank differs from what the metadata or adapter_config says',
+  },
+  'lora-alpha-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'LoRA alpha differs from what the metadata or adapter_config says',
+  },
+  'lora-mixed-ranks': { severity: 'info', refusedByReference: false, title: 'LoRA modules have different ranks' },
+  'lora-incomplete-module': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'LoRA module is missing one of its factors',
+  },
+  // Metadata.
+  'total-parameters-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Declared total_parameters disagrees with the tensors',
+  },
+  'analysis-failed': { severity: 'warning', refusedByReference: false, title: 'An insight analysis could not finish' },
+} as const satisfies Record<string, { severity: Severity; refusedByReference: boolean; title: string }>;

@@ -4,7 +4,6 @@ import { useAppStore } from '../../state/store';
 import type { LoadResult } from '../../worker/protocol';
 
 export function ShareBar({ result }: { result: LoadResult }) {
-  const warnings = useAppStore((state) => state.shareWarnings);
   const [copied, setCopied] = useState(false);
   const source = result.source;
   return (
@@ -31,10 +30,22 @@ export function ShareBar({ result }: { result: LoadResult }) {
           Local files cannot be shared by link: the file never leaves your machine, and its name is not put in the URL.
         </span>
       )}
+    </div>
+  );
+}
+
+/** Parameters of the opened link that were invalid and ignored, so a bad link says so instead of failing silently. */
+export function ShareWarnings() {
+  const warnings = useAppStore((state) => state.shareWarnings);
+  if (warnings.length === 0) {
+    return null;
+  }
+  return (
+    <div className="share-warnings" role="status">
       {warnings.map((warning) => (
-        <span key={warning} className="error-text" role="status">
+        <p key={warning} className="error-text">
           {warning}
-        </span>
+        </p>
       ))}
     </div>
   );

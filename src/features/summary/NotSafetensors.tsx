@@ -21,11 +21,11 @@ export function NotSafetensors({ name, file }: { name: string; file: RejectedFil
         <strong>{name}</strong> · {formatBytes(file.fileSize)}
       </p>
       {file.findings.map((finding, index) => (
-        <p key={`${finding.code}-${index}`}>
+        <p key={`${finding.code}-${index}`} data-code={finding.code}>
           <code>{finding.code}</code> {finding.message}
         </p>
       ))}
-      <p className="muted">The reference loader (safetensors) would refuse this file.</p>
+      <p className="muted">The reference loader would refuse this file (safetensors' own loader).</p>
       {canParseAnyway && lastSource && (
         <button type="button" onClick={() => void openSource(lastSource, { allowOversizedHeader: true })}>
           Parse anyway ({formatBytes(file.headerLength)} header; the reference loader still refuses it)

@@ -1,9 +1,16 @@
 /** The first rows of a big header, painted while the rest is still arriving or being parsed. */
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, tensorShape, type TensorColumns } from '../../core/model';
+import { useEffect } from 'react';
 import { formatShape, groupDigits } from '../../lib/format';
+import { markFirstRowsPainted } from '../../lib/perf-marks';
 
-export function PreviewTable({ rows }: { rows: TensorColumns }) {
+export function PreviewTable({ rows, loadId }: { rows: TensorColumns; loadId: number }) {
+  useEffect(() => {
+    if (rows.count > 0) {
+      markFirstRowsPainted(loadId);
+    }
+  }, [rows, loadId]);
   return (
     <section className="preview" aria-label="First tensors (still loading)">
       <p className="muted">First {groupDigits(rows.count)} tensors, while the rest of the header loads:</p>

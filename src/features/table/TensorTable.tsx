@@ -5,7 +5,8 @@
  */
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
+import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { DTYPE_BITS_BY_CODE, dtypeName } from '../../core/dtypes';
 import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
 import type { SortKey } from '../../core/table-query';
@@ -80,7 +81,7 @@ const COLUMNS: Array<ColumnDef<number> & { id: SortKey; numeric?: boolean }> = [
   },
 ];
 
-export function TensorTable({ header }: { header: ParsedHeader }) {
+export function TensorTable({ header, loadId }: { header: ParsedHeader; loadId: number }) {
   const order = useAppStore((state) => state.order);
   const query = useAppStore((state) => state.query);
   const setQuery = useAppStore((state) => state.setQuery);
@@ -111,6 +112,11 @@ export function TensorTable({ header }: { header: ParsedHeader }) {
     meta: { header } satisfies TableMeta,
   });
   const rows = table.getRowModel().rows;
+  useEffect(() => {
+    if (rows.length > 0) {
+      markFirstRowsPainted(loadId);
+    }
+  }, [rows.length, loadId]);
 
   const toggleSort = (key: SortKey) => {
     if (query.sortKey !== key) {

@@ -1,0 +1,200 @@
+/**
+ * `npm run bench [-- --short]`: performance on the 250,000-tensor MoE header of seed 000, in one run.
+ * Every figure is printed with its ratio to plain JSON.parse of the same header bytes, measured in the same run
+ * (this machine is shared and noisy: ratios are stable where absolute times are not). Results go to
+ * docs/performance.md by hand.
+ *
+ * Node part: parse, analyses, sort by bytes, regex filter. Browser part (headless Chromium against the built app):
+ * drop → first rows painted, longest main-thread task, JS heap after the load.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { runAnalyses } from '../src/core/analysis/registry';
+import { allTensorNames } from '../src/core/model';
+import { parseFileHead } from '../src/core/parse/parse-header';
+import { queryRows, DEFAULT_QUERY } from '../src/core/table-query';
+import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
+import { moeUnpackedTensors } from '../src/core/testing/moe-model';
+import { findChromium } from './find-chromium.mjs';
+
+const SHORT = process.argv.includes('--short');
+const RUNS = SHORT ? 2 : 7;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function time(fn: () => void, runs = RUNS): number {
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    fn();
+    samples.push(performance.now() - started);
+  }
+  return median(samples);
+}
+
+function row(label: string, ms: number, baseline: number, target?: string): void {
+  const ratio = ms / baseline;
+  console.log(`${label.padEnd(44)} ${ms.toFixed(1).padStart(9)} ms   ${ratio.toFixed(3).padStart(6)}× JSON.parse${target ? `   (target ${target})` : ''}`);
+}
+
+async function nodeBench(): Promise<number> {
+  const { head } = buildHeaderBytes(moeUnpackedTensors(), { metadata: { format: 'pt' } });
+  const headerBytes = head.subarray(8);
+  const fileSize = head.length + 1e12;
+  console.log(`Header: ${(headerBytes.length / 1e6).toFixed(1)} MB, Node ${process.version}, runs: ${RUNS} (median)`);
+
+  const decoder = new TextDecoder();
+  // Warm both paths so neither pays for JIT tiers the other already got.
+  JSON.parse(decoder.decode(headerBytes));
+  parseFileHead(head, fileSize);
+  const jsonParseMs = time(() => JSON.parse(decoder.decode(headerBytes)));
+  row('JSON.parse(TextDecoder.decode(bytes)) baseline', jsonParseMs, jsonParseMs);
+
+  const parseMs = time(() => parseFileHead(head, fileSize));
+  row('parse + full validation (columnar)', parseMs, jsonParseMs, '≤ 0.35×');
+
+  const outcome = parseFileHead(head, fileSize);
+  if (outcome.kind !== 'parsed') {
+    throw new Error('benchmark header did not parse');
+  }
+  const header = outcome.header;
+  if (header.findings.some((finding) => finding.severity === 'error')) {
+    throw new Error(`benchmark header has findings: ${header.findings.map((f) => f.code).join(', ')}`);
+  }
+  let names: string[] = [];
+  const namesMs = time(() => {
+    names = allTensorNames(header.tensors);
+  });
+  row('decode all names', namesMs, jsonParseMs);
+  const analysisMs = time(() => runAnalyses({ header, names, fileName: 'moe.safetensors', sidecars: {}, tensorBytes: new Map() }), Math.max(1, Math.floor(RUNS / 2)));
+  row('analyses (quant, architecture, LoRA, tree)', analysisMs, jsonParseMs);
+  row('worker total: parse + names + analyses', parseMs + namesMs + analysisMs, jsonParseMs);
+
+  const sortMs = time(() => queryRows(header.tensors, names, { ...DEFAULT_QUERY, sortKey: 'bytes', descending: true }));
+  row(`sort ${header.tensors.count.toLocaleString()} rows by bytes`, sortMs, jsonParseMs, '≤ 150 ms');
+  const filterMs = time(() => queryRows(header.tensors, names, { ...DEFAULT_QUERY, filter: '/experts\\.(1|2)\\d\\.down/' }));
+  row('filter by regex', filterMs, jsonParseMs, '≤ 150 ms');
+  return jsonParseMs;
+}
+
+function startPreview(port: number): ChildProcess {
+  return spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
+}
+
+async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+async function browserBench(): Promise<void> {
+  const fixture = 'e2e/.fixtures/moe-250k.safetensors';
+  if (!existsSync('dist/index.html') || !existsSync(fixture)) {
+    console.log('\nBrowser part skipped: run `npm run build` and `npm run fixtures` first.');
+    return;
+  }
+  const chromium = findChromium();
+  const { chromium: playwright } = await import('@playwright/test');
+  const port = 4290;
+  const server = startPreview(port);
+  try {
+    await waitFor(`http://127.0.0.1:${port}/`);
+    const browser = await playwright.launch({
+      executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info', '--js-flags=--expose-gc'],
+    });
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${port}/`);
+    await page.evaluate(() => {
+      const state = window as unknown as { __longest: number; __tasks: number };
+      state.__longest = 0;
+      state.__tasks = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) {
+          state.__longest = Math.max(state.__longest, entry.duration);
+          state.__tasks++;
+        }
+      }).observe({ type: 'longtask', buffered: false });
+    });
+    const runs = SHORT ? 1 : 3;
+    const firstRows: number[] = [];
+    const loadDone: number[] = [];
+    let longest = 0;
+    for (let run = 0; run < runs; run++) {
+      await page.evaluate(() => {
+        (window as unknown as { __longest: number }).__longest = 0;
+      });
+      await page.getByTestId('file-input').first().setInputFiles(fixture);
+      await page.getByTestId('row-count').filter({ hasText: '250,638 tensors' }).or(page.getByTestId('row-count').filter({ hasText: /250.638 tensors/ })).waitFor({ timeout: 120_000 });
+      await page.waitForFunction(() => performance.getEntriesByName('lens:first-rows').length > 0);
+      const marks = await page.evaluate(() => {
+        const start = performance.getEntriesByName('lens:load-start')[0].startTime;
+        return {
+          firstRows: performance.getEntriesByName('lens:first-rows')[0].startTime - start,
+          done: performance.getEntriesByName('lens:load-done')[0].startTime - start,
+          longest: (window as unknown as { __longest: number }).__longest,
+        };
+      });
+      firstRows.push(marks.firstRows);
+      loadDone.push(marks.done);
+      longest = Math.max(longest, marks.longest);
+    }
+    // The baseline, in the same page: JSON.parse of the same header bytes, read from the same file.
+    const baseline = await page.evaluate(async () => {
+      const input = document.querySelector('[data-testid="file-input"]') as HTMLInputElement;
+      const file = input.files?.[0];
+      if (!file) {
+        return NaN;
+      }
+      const prefix = new DataView(await file.slice(0, 8).arrayBuffer());
+      const length = Number(prefix.getBigUint64(0, true));
+      const bytes = new Uint8Array(await file.slice(8, 8 + length).arrayBuffer());
+      const samples: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        JSON.parse(new TextDecoder().decode(bytes));
+        samples.push(performance.now() - started);
+      }
+      return samples.sort((a, b) => a - b)[1];
+    });
+    await page.evaluate(() => (window as unknown as { gc?: () => void }).gc?.());
+    const heap = await page.evaluate(() => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? NaN);
+    console.log(`\nBrowser (Chromium ${browser.version()}), header 33.0 MB; baseline JSON.parse in page: ${baseline.toFixed(1)} ms`);
+    row('drop → first table rows painted', median(firstRows), baseline, '≤ 0.5×');
+    row('drop → whole load done (parse + analyses)', median(loadDone), baseline);
+    row('longest main-thread task during load', longest, baseline, '≤ 50 ms');
+    console.log(`${'JS heap after load (main thread)'.padEnd(44)} ${(heap / 1e6).toFixed(1).padStart(9)} MB   ${(heap / 33.03e6).toFixed(2).padStart(6)}× header bytes   (target ≤ 3×)`);
+
+    // Sort and filter as the user does it: the worker answers, the page re-renders.
+    const sortMs = await page.evaluate(async () => {
+      const started = performance.now();
+      (document.querySelector('[role="columnheader"].tt-bytes button') as HTMLButtonElement).click();
+      await new Promise<void>((resolve) => {
+        const check = () => (document.querySelector('[role="columnheader"].tt-bytes')?.getAttribute('aria-sort') === 'descending' ? resolve() : requestAnimationFrame(check));
+        check();
+      });
+      return performance.now() - started;
+    });
+    row('UI: sort by bytes (click → sorted rows)', sortMs, baseline, '≤ 150 ms');
+    await browser.close();
+  } finally {
+    server.kill();
+  }
+}
+
+const baseline = await nodeBench();
+void baseline;
+await browserBench();

@@ -1,0 +1,71 @@
+/**
+ * Anchor dimensions (quant-signatures §0.2): norms are never quantized, so their length gives hidden_size even
+ * when every matrix is packed; modules whose input is the residual stream then pin in_features, and with it the
+ * bit width of packed formats whose shapes alone only fix bits × group size (MLX, compressed-tensors).
+ */
+import type { TensorIndex } from './tensor-index';
+
+/** Per-layer and final norms whose length is hidden_size. */
+const RE_HIDDEN_NORM =
+  /(?:^|\.)(?:input_layernorm|post_attention_layernorm|pre_feedforward_layernorm|post_feedforward_layernorm|attention_norm|ffn_norm|ln_1|ln_2|ln_f|norm|final_layernorm|final_norm|layernorm|layer_norm)\.weight$/;
+
+/** Norms whose length is something else (per-head or low-rank), and towers whose width differs from the LM's. */
+const RE_NOT_HIDDEN_NORM = /(?:q_norm|k_norm|q_a_layernorm|kv_a_layernorm|query_norm|key_norm|visual|vision|audio|image|mm_projector)/;
+
+/** Module names (last segment) whose input is the residual stream, so in_features == hidden_size. */
+export const INPUT_IS_HIDDEN = new Set([
+  'q_proj',
+  'k_proj',
+  'v_proj',
+  'qkv_proj',
+  'gate_proj',
+  'up_proj',
+  'gate_up_proj',
+  'w1',
+  'w3',
+  'wq',
+  'wk',
+  'wv',
+  'fc1',
+  'c_attn',
+  'c_fc',
+  'query_key_value',
+  'in_proj',
+  'q_a_proj',
+  'kv_a_proj_with_mqa',
+  'embed_tokens',
+  'wte',
+  'tok_embeddings',
+  'lm_head',
+]);
+
+export function lastSegment(name: string): string {
+  return name.slice(name.lastIndexOf('.') + 1);
+}
+
+/** The most common length among 1-D norm weights, or null. */
+export function hiddenSizeFromNorms(index: TensorIndex): { size: number; tensor: string } | null {
+  const counts = new Map<number, { count: number; tensor: string }>();
+  for (let row = 0; row < index.count; row++) {
+    const name = index.names[row];
+    if (index.rank(row) !== 1 || !RE_HIDDEN_NORM.test(name) || RE_NOT_HIDDEN_NORM.test(name)) {
+      continue;
+    }
+    const size = index.dim(row, 0);
+    const entry = counts.get(size);
+    if (entry) {
+      entry.count++;
+    } else {
+      counts.set(size, { count: 1, tensor: name });
+    }
+  }
+  let best: { size: number; tensor: string } | null = null;
+  let bestCount = 0;
+  for (const [size, entry] of counts) {
+    if (entry.count > bestCount) {
+      best = { size, tensor: entry.tensor };
+      bestCount = entry.count;
+    }
+  }
+  return best;
+}

@@ -1,0 +1,729 @@
+/**
+ * The architecture analysis: what kind of network the tensor names and shapes describe — layer count, widths,
+ * attention kind and heads, MoE experts, MLA, MTP layers, tied embeddings, extra towers, diffusion blocks.
+ * Every number says where it came from in `evidence`; numbers that need a head_dim the header cannot give are
+ * labelled with their source (`headDimSource`), down to an explicit `guess`.
+ * (quant-signatures §12; DeepSeek-V3 README_WEIGHTS for MTP; transformers conversion_mapping for packed experts.)
+ */
+import { makeFinding } from '../findings/make-finding';
+import type { Finding } from '../model';
+import { hiddenSizeFromNorms } from './anchors';
+import { MAX_EVIDENCE } from './limits';
+import { isAdapterFile } from './lora-markers';
+import { isHighPrecisionFloat } from './quant/types';
+import type { ArchitectureSection, AttentionKind, DiffusionInfo, HeadDimSource, MlaShape } from './report-sections';
+import { tensorIndex, type TensorIndex } from './tensor-index';
+import type { Analysis, AnalysisInput } from './types';
+import { asNumber, asString, decodeNumbers, isRecord, parseJsonBytes } from './values';
+
+/** Tensor-name endings that hold a module's (possibly packed) weight; the module path is what precedes them. */
+const WEIGHT_SUFFIXES = [
+  '.weight',
+  '.qweight',
+  '.weight_packed',
+  '.q_weight',
+  '.trellis',
+  '.W_q',
+  '.weight._data',
+  '._weight_qdata',
+  '.weight:qdata',
+  '.B',
+];
+
+const TOWER_RULES: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
+  {
+    kind: 'vision',
+    pattern:
+      /^(?:model\.)?(?:visual|vision_tower|vision_model|vision_encoder|image_encoder|vision_embed_tokens|multi_modal_projector|mm_projector|vision)\./,
+  },
+  { kind: 'audio', pattern: /^(?:model\.)?(?:audio_tower|audio_model|audio_encoder|audio)\./ },
+  { kind: 'text-encoder', pattern: /^(?:cond_stage_model|conditioner|text_encoders?|text_encoder_2|text_encoder_3)\./ },
+  { kind: 'vae', pattern: /^(?:first_stage_model|vae)\./ },
+];
+
+const DIT_CONTAINERS = ['double_blocks', 'single_blocks', 'joint_blocks', 'transformer_blocks', 'single_transformer_blocks'];
+const UNET_CONTAINERS = ['input_blocks', 'output_blocks', 'down_blocks', 'up_blocks'];
+
+/** Container names of transformer layer stacks. */
+const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layers|encoder_layers)\.$/;
+
+const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
+const RE_EMBEDDING = /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
+const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
+
+export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
+  id: 'architecture',
+  run: analyzeArchitecture,
+};
+
+interface Container {
+  prefix: string;
+  indices: Set<number>;
+  tensors: number;
+}
+
+interface ModelConfig {
+  modelType: string | null;
+  heads: number | null;
+  kvHeads: number | null;
+  headDim: number | null;
+  hidden: number | null;
+}
+
+function readConfig(config: unknown): ModelConfig | null {
+  if (!isRecord(config)) {
+    return null;
+  }
+  const text = isRecord(config.text_config) ? config.text_config : config;
+  const architectures = Array.isArray(config.architectures) ? asString(config.architectures[0]) : null;
+  const heads = asNumber(text.num_attention_heads) ?? asNumber(text.n_head);
+  const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model);
+  return {
+    modelType: asString(config.model_type) ?? architectures,
+    heads,
+    kvHeads: asNumber(text.num_key_value_heads),
+    headDim: asNumber(text.head_dim) ?? (heads !== null && hidden !== null ? hidden / heads : null),
+    hidden,
+  };
+}
+
+export function analyzeArchitecture(input: AnalysisInput): { section: ArchitectureSection | null; findings: Finding[] } {
+  const index = tensorIndex(input.header, input.names);
+  const names = index.names;
+  if (index.count === 0 || isAdapterFile(names)) {
+    return { section: null, findings: [] };
+  }
+  const findings: Finding[] = [];
+  const evidence: string[] = [];
+  const config = readConfig(input.sidecars.config);
+  // Bytes the quantization detectors asked for (bitsandbytes quant_state, HQQ shape) also give layer widths.
+  const bytes = input.tensorBytes;
+
+  // Towers: only when something else is in the file too (a bare CLIP text encoder is the model, not a tower).
+  const towerRows = new Map<string, { count: number; prefix: string }>();
+  const isTower = new Uint8Array(index.count);
+  for (let row = 0; row < index.count; row++) {
+    for (const { kind, pattern } of TOWER_RULES) {
+      const match = pattern.exec(names[row]);
+      if (match) {
+        isTower[row] = 1;
+        const entry = towerRows.get(kind) ?? { count: 0, prefix: match[0] };
+        entry.count++;
+        towerRows.set(kind, entry);
+        break;
+      }
+    }
+  }
+  const towerTotal = [...towerRows.values()].reduce((sum, entry) => sum + entry.count, 0);
+  const towers = towerTotal < index.count ? [...towerRows.keys()] : [];
+  for (const kind of towers) {
+    const entry = towerRows.get(kind);
+    if (entry) {
+      evidence.push(`${kind} tower: ${entry.count} tensors under ${entry.prefix}`);
+    }
+  }
+  if (towers.length === 0) {
+    isTower.fill(0);
+  }
+
+  // Numbered containers: the text before the first `.<n>.` segment.
+  const containers = new Map<string, Container>();
+  for (let row = 0; row < index.count; row++) {
+    if (isTower[row]) {
+      continue;
+    }
+    const name = names[row];
+    const match = /(^|\.)(\d+)\./.exec(name);
+    if (!match) {
+      continue;
+    }
+    const prefix = name.slice(0, match.index + match[1].length);
+    const entry = containers.get(prefix) ?? { prefix, indices: new Set<number>(), tensors: 0 };
+    entry.indices.add(Number(match[2]));
+    entry.tensors++;
+    containers.set(prefix, entry);
+  }
+
+  const diffusion = detectDiffusion(containers, names, evidence);
+  const family: string[] = [];
+  let mtpLayers = 0;
+  const mtpPrefix = [...containers.values()].find((c) => /^(?:model\.)?mtp\.(?:layers\.)?$/.test(c.prefix));
+  if (mtpPrefix) {
+    mtpLayers = mtpPrefix.indices.size;
+    evidence.push(`${mtpLayers} MTP layer(s) under ${mtpPrefix.prefix} (separate multi-token-prediction stack)`);
+  } else if (names.some((name) => /^(?:model\.)?mtp\./.test(name))) {
+    mtpLayers = 1;
+    evidence.push('MTP module under mtp. (separate multi-token-prediction head)');
+  }
+
+  let main: Container | null = null;
+  if (!diffusion) {
+    for (const container of containers.values()) {
+      if (container === mtpPrefix || /experts\.$/.test(container.prefix)) {
+        continue;
+      }
+      if (main === null || container.tensors > main.tensors) {
+        main = container;
+      }
+    }
+    // A layer stack is named like one (layers, h, blocks…) or holds attention; an nn.Sequential's `0.`, `2.` is not.
+    const prefix = main?.prefix ?? '';
+    if (main && !RE_STACK.test(prefix) && !names.some((n) => n.startsWith(prefix) && /attn|attention/i.test(n))) {
+      main = null;
+    }
+  }
+
+  // Embedding, lm_head, tied.
+  let embeddingRow = -1;
+  let lmHead = false;
+  for (let row = 0; row < index.count; row++) {
+    if (isTower[row]) {
+      continue;
+    }
+    const name = names[row];
+    if (embeddingRow < 0 && RE_EMBEDDING.test(name) && index.rank(row) === 2) {
+      embeddingRow = row;
+    }
+    if (RE_LM_HEAD.test(name)) {
+      lmHead = true;
+    }
+  }
+
+  const normHidden = hiddenSizeFromNorms(index);
+  let hiddenSize: number | null = null;
+  if (normHidden) {
+    hiddenSize = normHidden.size;
+    evidence.push(`hidden_size ${hiddenSize} from norm ${normHidden.tensor}`);
+  } else if (embeddingRow >= 0 && isHighPrecisionFloat(index.dtype(embeddingRow))) {
+    hiddenSize = index.dim(embeddingRow, 1);
+    evidence.push(`hidden_size ${hiddenSize} from ${names[embeddingRow]} columns`);
+  } else if (config?.hidden) {
+    hiddenSize = config.hidden;
+    evidence.push(`hidden_size ${hiddenSize} from config.json`);
+  }
+  const vocabSize = embeddingRow >= 0 ? index.dim(embeddingRow, 0) : null;
+  if (embeddingRow >= 0) {
+    evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
+  }
+  // An encoder-only file (T5 / CLIP text encoders) has no LM head to tie.
+  const encoderOnly = main !== null && /^encoder\./.test(main.prefix) && !names.some((name) => name.startsWith('decoder.'));
+  const tiedEmbeddings = diffusion || encoderOnly ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
+  if (encoderOnly) {
+    evidence.push('encoder-only stack (no decoder.*): no LM head expected');
+  }
+  if (tiedEmbeddings) {
+    evidence.push('no lm_head beside the token embedding: tied embeddings (safetensors stores a shared tensor once)');
+  }
+
+  let layers: number | null = null;
+  let partialLayers = false;
+  let intermediateSize: number | null = null;
+  let expertIntermediateSize: number | null = null;
+  let attention: AttentionKind | null = null;
+  let heads: number | undefined;
+  let kvHeads: number | undefined;
+  let headDim: number | undefined;
+  let headDimSource: HeadDimSource | undefined;
+  let experts = 0;
+  let expertsPacked = false;
+  let moeLayers = 0;
+  let sharedExperts = 0;
+  let mla: MlaShape | null = null;
+
+  if (main) {
+    const prefix = main.prefix;
+    const layerRows = new Map<number, number[]>();
+    for (let row = 0; row < index.count; row++) {
+      const name = names[row];
+      if (!name.startsWith(prefix)) {
+        continue;
+      }
+      const dot = name.indexOf('.', prefix.length);
+      const layer = Number(name.slice(prefix.length, dot));
+      if (dot < 0 || !Number.isInteger(layer)) {
+        continue;
+      }
+      const list = layerRows.get(layer);
+      if (list) {
+        list.push(row);
+      } else {
+        layerRows.set(layer, [row]);
+      }
+    }
+    const mtpIndices = [...layerRows.entries()].filter(([, rows]) => rows.some((row) => RE_MTP_TENSOR.test(names[row]))).map(([i]) => i);
+    mtpLayers += mtpIndices.length;
+    if (mtpIndices.length > 0) {
+      evidence.push(
+        `layer(s) ${mtpIndices.join(', ')} hold eh_proj/enorm/hnorm/shared_head: multi-token-prediction, not counted as layers`,
+      );
+    }
+    const indices = [...main.indices].filter((i) => !mtpIndices.includes(i)).sort((a, b) => a - b);
+    const max = indices.length > 0 ? indices[indices.length - 1] : -1;
+    layers = max + 1;
+    partialLayers = indices.length !== max + 1;
+    evidence.push(`${layers} layers: indices 0–${max} under ${prefix}${partialLayers ? ` (only ${indices.length} present)` : ''}`);
+    if (partialLayers) {
+      findings.push(
+        makeFinding(
+          'layer-indices-gap',
+          `Only ${indices.length} of the layer numbers 0–${max} under ${prefix} are in this file. Either it is one shard of a larger model (open the index or the other shards) or layers were pruned.`,
+        ),
+      );
+    }
+
+    const rep = indices[0];
+    const repRows = rep === undefined ? [] : (layerRows.get(rep) ?? []);
+    const layerPrefix = `${prefix}${rep}.`;
+    const modules = moduleMap(index, repRows);
+
+    // Attention.
+    const kvA = findModule(modules, /(?:^|\.)kv_a_proj_with_mqa$/);
+    if (kvA) {
+      attention = 'MLA';
+      const kvNorm = findTensor(index, repRows, /kv_a_layernorm\.weight$/);
+      const qNorm = findTensor(index, repRows, /q_a_layernorm\.weight$/);
+      const kvOut = outFeatures(index, kvA, hiddenSize, bytes);
+      const kvLoraRank = kvNorm >= 0 ? index.dim(kvNorm, 0) : null;
+      mla = {
+        qLoraRank: qNorm >= 0 ? index.dim(qNorm, 0) : null,
+        kvLoraRank,
+        ropeHeadDim: kvOut !== null && kvLoraRank !== null ? kvOut - kvLoraRank : null,
+      };
+      evidence.push(
+        `MLA: ${kvA.slice(layerPrefix.length)} + kv_a_layernorm (kv_lora_rank ${mla.kvLoraRank ?? '?'}, rope dim ${mla.ropeHeadDim ?? '?'}, q_lora_rank ${mla.qLoraRank ?? 'none'})`,
+      );
+      if (config?.heads) {
+        heads = config.heads;
+        headDimSource = 'config.json';
+      } else {
+        const qb = findModule(modules, /(?:^|\.)(?:q_b_proj|q_proj)$/);
+        const qOut = qb ? outFeatures(index, qb, null, bytes) : null;
+        if (qOut !== null && mla.ropeHeadDim) {
+          // DeepSeek-V2/V3 use qk_nope_head_dim = 2 × qk_rope_head_dim (128 / 64).
+          heads = qOut / (3 * mla.ropeHeadDim);
+          headDimSource = 'guess';
+          evidence.push(`heads ${heads} = q_b_proj rows / (3 × rope dim), assuming nope dim = 2 × rope dim as in DeepSeek-V2/V3`);
+        }
+      }
+    } else {
+      const attn = attentionWidths(index, modules, hiddenSize, bytes);
+      if (attn) {
+        evidence.push(attn.evidence);
+        let source: HeadDimSource | null = null;
+        let dim: number | null = null;
+        if (config?.headDim) {
+          dim = config.headDim;
+          source = 'config.json';
+        }
+        const qNorm = findTensor(index, repRows, /(?:^|\.)(?:q_norm|query_norm|q_layernorm)\.weight$/);
+        const kNorm = findTensor(index, repRows, /(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
+        const sinks = findTensor(index, repRows, /(?:^|\.)sinks$/);
+        const invFreq = findTensor(index, repRows, /rotary_emb\.inv_freq$/);
+        if (dim === null && qNorm >= 0 && index.rank(qNorm) === 1 && index.dim(qNorm, 0) < attn.q && attn.q % index.dim(qNorm, 0) === 0) {
+          dim = index.dim(qNorm, 0);
+          source = 'q_norm';
+        } else if (dim === null && kNorm >= 0 && index.rank(kNorm) === 1 && attn.kv % index.dim(kNorm, 0) === 0) {
+          dim = index.dim(kNorm, 0);
+          source = 'k_norm';
+        } else if (dim === null && sinks >= 0 && attn.q % index.dim(sinks, 0) === 0) {
+          dim = attn.q / index.dim(sinks, 0);
+          source = 'sinks';
+        } else if (dim === null && invFreq >= 0) {
+          dim = index.dim(invFreq, 0) * 2;
+          source = 'rotary inv_freq';
+        } else if (dim === null) {
+          // Most models up to hidden 2048 use 64-wide heads (GPT-2, TinyLlama, Llama-3.2-1B), larger ones 128.
+          const order = hiddenSize !== null && hiddenSize <= 2048 ? [64, 128] : [128, 64];
+          dim = order.find((d) => attn.q % d === 0 && attn.kv % d === 0) ?? null;
+          source = dim === null ? null : 'guess';
+        }
+        if (dim !== null && source !== null) {
+          headDim = dim;
+          headDimSource = source;
+          heads = attn.q / dim;
+          kvHeads = attn.kv / dim;
+          evidence.push(
+            source === 'guess'
+              ? `head_dim ${dim} is a guess (common value dividing q and kv widths); heads ${heads} / kv heads ${kvHeads} follow from it. config.json head_dim would settle it.`
+              : `head_dim ${dim} from ${source}${source === 'sinks' ? ' (one sink per head)' : ''}: ${heads} query heads, ${kvHeads} KV heads`,
+          );
+        }
+        attention = attn.kv === attn.q ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
+        if (config?.kvHeads && heads !== undefined && headDimSource === 'config.json') {
+          kvHeads = config.kvHeads;
+        }
+      }
+    }
+
+    // MLP widths.
+    const dense = findDenseMlp(index, layerRows, indices, hiddenSize, bytes);
+    if (dense) {
+      intermediateSize = dense.size;
+      evidence.push(`intermediate_size ${dense.size} from ${dense.module}`);
+    }
+
+    // Experts.
+    const perLayerExperts = new Map<number, number>();
+    let expertModule: string | null = null;
+    let packedIntermediate: number | null = null;
+    for (const [layer, rows] of layerRows) {
+      if (mtpIndices.includes(layer)) {
+        continue; // The MTP layer repeats a MoE block; it is not one of the model's layers.
+      }
+      let count = 0;
+      for (const row of rows) {
+        const name = names[row];
+        const numbered = /\.experts\.(\d+)\./.exec(name);
+        if (numbered) {
+          count = Math.max(count, Number(numbered[1]) + 1);
+          if (expertModule === null && /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/.test(name)) {
+            expertModule = stripWeightSuffix(name);
+          }
+          continue;
+        }
+        if ((/\.experts\.[^.0-9]/.test(name) || /\.switch_mlp\./.test(name)) && index.rank(row) >= 3) {
+          count = Math.max(count, index.dim(row, 0));
+          expertsPacked = true;
+          packedIntermediate ??= packedExpertWidth(index, row, hiddenSize);
+        }
+      }
+      if (count === 0) {
+        // A router without expert tensors (e.g. this shard holds only some of them) still tells E.
+        const router = rows.find((row) => /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/.test(names[row]) && index.rank(row) === 2);
+        count = router !== undefined ? index.dim(router, 0) : 0;
+      }
+      if (count > 0) {
+        perLayerExperts.set(layer, count);
+      }
+      if (rows.some((row) => /\.shared_experts?\./.test(names[row]))) {
+        const numberedShared = new Set<number>();
+        for (const row of rows) {
+          const match = /\.shared_experts\.(\d+)\./.exec(names[row]);
+          if (match) {
+            numberedShared.add(Number(match[1]));
+          }
+        }
+        sharedExperts = Math.max(sharedExperts, numberedShared.size || 1);
+      }
+    }
+    moeLayers = perLayerExperts.size;
+    experts = Math.max(0, ...perLayerExperts.values());
+    if (experts > 0) {
+      evidence.push(
+        `${experts} routed experts in ${moeLayers} MoE layer(s), ${expertsPacked ? 'packed as 3-D tensors [E, …] (shape[0] = E)' : 'one tensor set per expert (experts.N.)'}${sharedExperts > 0 ? `, ${sharedExperts} shared expert(s)` : ''}`,
+      );
+      if (expertModule) {
+        expertIntermediateSize = outFeatures(index, expertModule, hiddenSize, bytes);
+      } else if (packedIntermediate !== null) {
+        expertIntermediateSize = packedIntermediate;
+      }
+      if (intermediateSize === null) {
+        intermediateSize = expertIntermediateSize;
+      }
+    }
+
+    family.push(...guessFamily(names, modules, { mla: mla !== null, experts, expertsPacked, sinks: findTensor(index, repRows, /(?:^|\.)sinks$/) >= 0 }));
+  }
+
+  if (diffusion) {
+    family.push(diffusionFamily(diffusion, names));
+  }
+  const section: ArchitectureSection = {
+    layers,
+    layerPrefix: main ? main.prefix : null,
+    partialLayers,
+    hiddenSize,
+    intermediateSize,
+    ...(expertIntermediateSize !== null && expertIntermediateSize !== intermediateSize ? { expertIntermediateSize } : {}),
+    attention,
+    ...(heads !== undefined && Number.isInteger(heads) ? { heads } : {}),
+    ...(kvHeads !== undefined && Number.isInteger(kvHeads) ? { kvHeads } : {}),
+    ...(headDim !== undefined ? { headDim } : {}),
+    ...(headDimSource !== undefined ? { headDimSource } : {}),
+    experts,
+    expertsPacked,
+    moeLayers,
+    sharedExperts,
+    mla,
+    tiedEmbeddings,
+    mtpLayers,
+    vocabSize,
+    towers,
+    ...(diffusion ? { diffusion } : {}),
+    evidence: evidence.slice(0, MAX_EVIDENCE),
+  };
+  const modelType = config?.modelType ?? family[0];
+  if (modelType) {
+    section.family = modelType;
+  }
+  if (!main && !diffusion && embeddingRow < 0 && towers.length === 0) {
+    return { section: null, findings };
+  }
+  return { section, findings };
+}
+
+/**
+ * Per-expert FFN width from a packed expert tensor: gpt-oss MXFP4 `gate_up_proj_blocks [E, 2I, G, 16]`, BF16
+ * `gate_up_proj [E, H, 2I]` (in-major) or `[E, 2I, H]`, MLX `switch_mlp.gate_proj.weight [E, I, packed]`.
+ */
+function packedExpertWidth(index: TensorIndex, row: number, hidden: number | null): number | null {
+  const name = index.names[row];
+  if (/gate_up_proj_blocks$/.test(name)) {
+    return index.dim(row, 1) / 2;
+  }
+  if (/gate_up_proj$/.test(name) && index.rank(row) === 3) {
+    const width = index.dim(row, 1) === hidden ? index.dim(row, 2) : index.dim(row, 1);
+    return width / 2;
+  }
+  if (/switch_mlp\.(?:gate_proj|up_proj)\.weight$/.test(name)) {
+    return index.dim(row, 1);
+  }
+  return null;
+}
+
+function stripWeightSuffix(name: string): string {
+  for (const suffix of WEIGHT_SUFFIXES) {
+    if (name.endsWith(suffix)) {
+      return name.slice(0, name.length - suffix.length);
+    }
+  }
+  return name;
+}
+
+/** Module path → row of its (possibly packed) weight, for the rows of one layer. */
+function moduleMap(index: TensorIndex, rows: readonly number[]): Map<string, number> {
+  const modules = new Map<string, number>();
+  for (const row of rows) {
+    const name = index.names[row];
+    const module = stripWeightSuffix(name);
+    if (module !== name && !modules.has(module)) {
+      modules.set(module, row);
+    }
+  }
+  return modules;
+}
+
+function findModule(modules: ReadonlyMap<string, number>, pattern: RegExp): string | null {
+  for (const module of modules.keys()) {
+    if (pattern.test(module)) {
+      return module;
+    }
+  }
+  return null;
+}
+
+function findTensor(index: TensorIndex, rows: readonly number[], pattern: RegExp): number {
+  return rows.find((row) => pattern.test(index.names[row])) ?? -1;
+}
+
+/**
+ * Output width of a Linear whatever its storage: plain [out, in] (or GPT-2 Conv1D [in, out], told apart by which
+ * side equals hidden_size), GPTQ/AWQ via scales cols, MLX/FP8/NVFP4/compressed-tensors via rows.
+ */
+export function outFeatures(
+  index: TensorIndex,
+  module: string,
+  hidden: number | null,
+  tensorBytes?: ReadonlyMap<number, Uint8Array>,
+): number | null {
+  const scales = index.row(`${module}.scales`);
+  if (index.has(`${module}.qweight`) && scales >= 0 && index.rank(scales) === 2) {
+    return index.dim(scales, 1);
+  }
+  // Formats that keep the original shape in a tiny tensor the quantization analysis already fetched.
+  if (tensorBytes) {
+    for (const suffix of ['.weight.quant_state.bitsandbytes__nf4', '.weight.quant_state.bitsandbytes__fp4']) {
+      const state = parseJsonBytes(tensorBytes.get(index.row(module + suffix)));
+      if (isRecord(state) && Array.isArray(state.shape) && typeof state.shape[0] === 'number') {
+        return state.shape[0];
+      }
+    }
+    const hqqShape = index.row(`${module}.shape`);
+    if (hqqShape >= 0 && index.has(`${module}.W_q`)) {
+      const bytes = tensorBytes.get(hqqShape);
+      const dims = bytes ? decodeNumbers(index.dtype(hqqShape), bytes, 2) : null;
+      if (dims && dims.length === 2) {
+        return dims[0];
+      }
+    }
+  }
+  const quanto = index.row(`${module}.weight._data`);
+  if (quanto >= 0 && index.dtype(quanto) !== 'U8' && index.rank(quanto) >= 2) {
+    return index.dim(quanto, -2);
+  }
+  for (const suffix of ['.weight_packed', '.weight:qdata', '._weight_qdata']) {
+    const row = index.row(module + suffix);
+    if (row >= 0 && index.rank(row) >= 2) {
+      return index.dim(row, -2);
+    }
+  }
+  const qWeight = index.row(`${module}.q_weight`);
+  if (qWeight >= 0) {
+    return index.dim(qWeight, 1);
+  }
+  const trellis = index.row(`${module}.trellis`);
+  if (trellis >= 0) {
+    return index.dim(trellis, 1) * 16;
+  }
+  const weight = index.row(`${module}.weight`);
+  if (weight < 0 || index.rank(weight) < 2) {
+    return null;
+  }
+  if (index.dim(weight, -1) === 1 && index.has(`${module}.weight.absmax`)) {
+    return null; // bitsandbytes 4-bit: flattened, the shape lives in the quant_state JSON.
+  }
+  const rows = index.dim(weight, -2);
+  const cols = index.dim(weight, -1);
+  if (hidden !== null && cols !== hidden && rows === hidden && isHighPrecisionFloat(index.dtype(weight))) {
+    return cols; // Conv1D (GPT-2) stores [in, out].
+  }
+  return rows;
+}
+
+function attentionWidths(
+  index: TensorIndex,
+  modules: ReadonlyMap<string, number>,
+  hidden: number | null,
+  bytes: ReadonlyMap<number, Uint8Array>,
+): { q: number; kv: number; evidence: string } | null {
+  const fused = findModule(modules, /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$/);
+  if (fused && hidden !== null) {
+    const out = outFeatures(index, fused, hidden, bytes);
+    if (out !== null && out > hidden) {
+      const kv = (out - hidden) / 2;
+      return {
+        q: hidden,
+        kv,
+        evidence: `fused ${lastPart(fused)} width ${out} = q ${hidden} + 2 × kv ${kv} (q width assumed = hidden_size)`,
+      };
+    }
+  }
+  const q = findModule(modules, /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$/);
+  const k = findModule(modules, /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$/);
+  if (!q || !k) {
+    return null;
+  }
+  const qOut = outFeatures(index, q, hidden, bytes);
+  const kOut = outFeatures(index, k, hidden, bytes);
+  if (qOut === null || kOut === null) {
+    return null;
+  }
+  return { q: qOut, kv: kOut, evidence: `${lastPart(q)} width ${qOut}, ${lastPart(k)} width ${kOut}` };
+}
+
+function lastPart(module: string): string {
+  return module.split('.').slice(-2).join('.');
+}
+
+function findDenseMlp(
+  index: TensorIndex,
+  layerRows: ReadonlyMap<number, number[]>,
+  indices: readonly number[],
+  hidden: number | null,
+  bytes: ReadonlyMap<number, Uint8Array>,
+): { size: number; module: string } | null {
+  const pattern =
+    /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$/;
+  for (const layer of indices) {
+    const modules = moduleMap(index, layerRows.get(layer) ?? []);
+    for (const module of modules.keys()) {
+      if (pattern.test(module) && !/experts|shared_expert/.test(module)) {
+        const out = outFeatures(index, module, hidden, bytes);
+        if (out !== null) {
+          return { size: module.endsWith('gate_up_proj') ? out / 2 : out, module: lastPart(module) };
+        }
+      }
+    }
+  }
+  return null;
+}
+
+function detectDiffusion(containers: ReadonlyMap<string, Container>, names: readonly string[], evidence: string[]): DiffusionInfo | null {
+  const blocks: Record<string, number> = {};
+  let kind: DiffusionInfo['kind'] | null = null;
+  for (const container of containers.values()) {
+    const match = /(?:^|\.)([a-z_]+)\.$/.exec(container.prefix);
+    const segment = match ? match[1] : '';
+    // VAE encoders/decoders also have down_blocks/up_blocks; only a UNet sits outside encoder./decoder.
+    if (/(?:^|\.)(?:encoder|decoder|first_stage_model|vae)\./.test(container.prefix)) {
+      continue;
+    }
+    if (UNET_CONTAINERS.includes(segment)) {
+      blocks[segment] = container.indices.size;
+      kind = 'UNet';
+    } else if (DIT_CONTAINERS.includes(segment) && kind !== 'UNet') {
+      blocks[segment] = container.indices.size;
+      kind = 'DiT';
+    }
+  }
+  if (kind === 'UNet' && names.some((name) => /(?:^|\.)middle_block\./.test(name))) {
+    blocks.middle_block = 1;
+  }
+  if (kind === 'UNet' && names.some((name) => /(?:^|\.)mid_block\./.test(name))) {
+    blocks.mid_block = 1;
+  }
+  if (kind === 'DiT' && !names.some((name) => /(?:^|\.)(?:time_in|time_text_embed|t_embedder|timestep_embedder|time_embed|img_in|x_embedder|adaLN|norm_out|final_layer)/.test(name))) {
+    return null; // transformer_blocks alone may be an ordinary transformer.
+  }
+  if (kind === null) {
+    return null;
+  }
+  evidence.push(`${kind}: ${Object.entries(blocks).map(([name, count]) => `${count} ${name}`).join(', ')}`);
+  return { kind, blocks };
+}
+
+function diffusionFamily(diffusion: DiffusionInfo, names: readonly string[]): string {
+  const blocks = diffusion.blocks;
+  if (blocks.double_blocks !== undefined && blocks.single_blocks !== undefined) {
+    return 'flux-like';
+  }
+  if (blocks.transformer_blocks !== undefined && blocks.single_transformer_blocks !== undefined) {
+    return 'flux-like (diffusers)';
+  }
+  if (blocks.joint_blocks !== undefined) {
+    return 'sd3-like (MMDiT)';
+  }
+  if (diffusion.kind === 'UNet') {
+    if (names.some((name) => name.startsWith('conditioner.embedders.1.'))) {
+      return 'sdxl-like';
+    }
+    if (names.some((name) => name.startsWith('cond_stage_model.'))) {
+      return 'sd1/sd2-like';
+    }
+    return 'unet';
+  }
+  return 'dit';
+}
+
+function guessFamily(
+  names: readonly string[],
+  modules: ReadonlyMap<string, number>,
+  traits: { mla: boolean; experts: number; expertsPacked: boolean; sinks: boolean },
+): string[] {
+  const has = (pattern: RegExp): boolean => findModule(modules, pattern) !== null;
+  if (traits.mla) {
+    return [traits.experts > 0 ? 'deepseek-v3-like (MLA + MoE)' : 'deepseek-like (MLA)'];
+  }
+  if (traits.sinks && traits.expertsPacked) {
+    return ['gpt-oss-like'];
+  }
+  if (names.some((name) => name.includes('.block_sparse_moe.'))) {
+    return ['mixtral-like'];
+  }
+  if (has(/\.c_attn$/)) {
+    return ['gpt2-like'];
+  }
+  if (has(/\.query_key_value$/)) {
+    return ['bloom/falcon/neox-like'];
+  }
+  if (has(/SelfAttention\.q$/)) {
+    return ['t5-like'];
+  }
+  if (names.some((name) => /\.q_norm\.weight$/.test(name)) && has(/\.q_proj$/)) {
+    return [traits.experts > 0 ? 'qwen3-moe-like' : 'qwen3-like'];
+  }
+  if (has(/\.q_proj$/) && has(/\.gate_proj$|\.experts\./)) {
+    return [traits.experts > 0 ? 'llama-like MoE' : 'llama-like'];
+  }
+  return [];
+}

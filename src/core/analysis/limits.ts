@@ -1,0 +1,34 @@
+/** Caps for the insight analyses: each keeps a report section small and its work bounded on hostile headers. */
+
+/** Module names listed per layer list (quantized / high-precision); the count stays exact. */
+export const MAX_LAYER_NAMES = 200;
+
+/** Example layer names kept per distinct per-layer quantization config. */
+export const MAX_CONFIG_EXAMPLES = 8;
+
+/** Tensors whose data bytes the analyses may ask for in one file (comfy_quant JSON, LoRA alphas, shapes…). */
+export const MAX_WANTED_TENSORS = 4_096;
+
+/** Total data bytes the analyses may ask for in one file: small enough to fetch in one ranged read or two. */
+export const MAX_WANTED_BYTES = 1024 * 1024;
+
+/** A single wanted tensor larger than this is never fetched (configs and scalars are a few hundred bytes). */
+export const MAX_WANTED_TENSOR_BYTES = 64 * 1024;
+
+/** Tags kept from kohya's ss_tag_frequency (the chart shows the head; the count stays exact). */
+export const MAX_TAGS = 200;
+
+/** Children listed under one module-tree node before the rest fold into a `more` summary. */
+export const MAX_TREE_CHILDREN = 500;
+
+/** Numbered containers given a bytes-by-layer series. */
+export const MAX_LAYER_SERIES = 4;
+
+/** Entries in the bytes-by-top-level-module series. */
+export const MAX_TOP_LEVEL_SERIES = 24;
+
+/** Evidence lines kept per section. */
+export const MAX_EVIDENCE = 24;
+
+/** LoRA target kinds listed. */
+export const MAX_LORA_TARGETS = 64;

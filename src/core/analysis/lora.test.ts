@@ -1,0 +1,125 @@
+/** LoRA families: detection, rank, alpha and scale, with values written out from each fixture's trainer settings. */
+import { describe, expect, it } from 'vitest';
+import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
+import {
+  diffusersFluxLoraFixture,
+  kohyaSd15Fixture,
+  lohaSd15Fixture,
+  lokrFixture,
+  mlxLoraFixture,
+  peftDoraFixture,
+  peftGpt2Fixture,
+} from '../testing/models/lora';
+import { tinyLlamaFixture } from '../testing/models/plain-models';
+import { analyzeLora, loraAnalysis } from './lora';
+
+function lora(fixture: ModelFixture, wanted?: number[]) {
+  return analyzeLora(inputFromFixture(fixture, wanted));
+}
+
+describe('LoRA families', () => {
+  it('PEFT (anirudh-ak/peft-gpt2): rank from lora_A, alpha from adapter_config.json', () => {
+    const { section, findings } = lora(peftGpt2Fixture());
+    expect(section).toMatchObject({
+      family: 'peft',
+      naming: 'peft',
+      rank: 8,
+      ranks: { 8: 12 },
+      alpha: 8,
+      alphaSource: 'adapter_config.json',
+      scale: 1,
+      targets: ['c_attn'],
+      modules: 12,
+      fullTensors: 1,
+      adapterParams: 6 * 768 + 12 * (8 * 768 + 2304 * 8),
+      baseModel: 'gpt2',
+    });
+    expect(findings).toEqual([]);
+  });
+
+  it('PEFT DoRA: lora_magnitude_vector', () => {
+    const { section } = lora(peftDoraFixture());
+    expect(section).toMatchObject({ family: 'peft-dora', rank: 16, alpha: 32, scale: 2, targets: ['q_proj', 'v_proj'], modules: 4 });
+  });
+
+  it('kohya (SD1.5): lora_down/lora_up, alpha from the .alpha scalars', () => {
+    const { section, findings } = lora(kohyaSd15Fixture(16, 8));
+    expect(section).toMatchObject({
+      family: 'kohya',
+      naming: 'kohya',
+      rank: 16,
+      alpha: 8,
+      alphaSource: 'tensors',
+      scale: 0.5,
+      components: { unet: 3, text_encoder: 2 },
+      modules: 5,
+      baseModel: 'sd_v1',
+    });
+    expect(section?.targets).toEqual(['attn1_to_q', 'attn2_to_k', 'mlp_fc1', 'self_attn_q_proj']);
+    expect(findings).toEqual([]);
+  });
+
+  it('kohya without the alpha bytes falls back to ss_network_alpha', () => {
+    const { section } = lora(kohyaSd15Fixture(16, 8), []);
+    expect(section).toMatchObject({ alpha: 8, alphaSource: 'metadata', scale: 0.5 });
+  });
+
+  it('kohya: flags alpha tensors and rank that contradict the metadata', () => {
+    const fixture = kohyaSd15Fixture(16, 8);
+    fixture.metadata = { ...fixture.metadata, ss_network_dim: '32', ss_network_alpha: '16' };
+    const codes = lora(fixture).findings.map((f) => f.code).sort();
+    expect(codes).toEqual(['lora-alpha-mismatch', 'lora-rank-mismatch']);
+  });
+
+  it('diffusers (FLUX): transformer. prefix, alpha from lora_adapter_metadata', () => {
+    const { section } = lora(diffusersFluxLoraFixture(16));
+    expect(section).toMatchObject({
+      family: 'diffusers',
+      naming: 'diffusers',
+      rank: 16,
+      alpha: 16,
+      alphaSource: 'metadata',
+      scale: 1,
+      components: { transformer: 6 },
+      targets: ['to_k', 'to_q', 'to_v'],
+    });
+  });
+
+  it('LyCORIS LoHa: rank from hada_w1_b', () => {
+    const { section } = lora(lohaSd15Fixture(8, 4));
+    expect(section).toMatchObject({ family: 'lycoris-loha', naming: 'kohya', rank: 8, alpha: 4, scale: 0.5, modules: 5 });
+  });
+
+  it('LyCORIS LoKr: rank from lokr_w2_a', () => {
+    const { section } = lora(lokrFixture());
+    expect(section).toMatchObject({ family: 'lycoris-lokr', naming: 'kohya', rank: 4, ranks: { 4: 4 }, alpha: 4, scale: 1 });
+  });
+
+  it('MLX: lora_a [in, r], scale from adapter_config lora_parameters', () => {
+    const { section } = lora(mlxLoraFixture());
+    expect(section).toMatchObject({ family: 'mlx', rank: 8, scale: 20, alpha: null, modules: 4, baseModel: 'mlx-community/Qwen2.5-0.5B-Instruct-4bit' });
+  });
+
+  it('reports mixed ranks and incomplete modules', () => {
+    const fixture = kohyaSd15Fixture(16, 8);
+    fixture.specs = fixture.specs.map((spec) =>
+      spec.name.startsWith('lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down') ? { ...spec, shape: [8, 768] } : spec,
+    );
+    fixture.specs = fixture.specs.filter((spec) => spec.name !== 'lora_te_text_model_encoder_layers_0_self_attn_q_proj.lora_up.weight');
+    const { section, findings } = lora(fixture);
+    expect(section?.ranks).toEqual({ 16: 3, 8: 1 });
+    // The most common rank (16) still matches ss_network_dim, so no rank mismatch.
+    expect(findings.map((f) => f.code).sort()).toEqual(['lora-incomplete-module', 'lora-mixed-ranks']);
+  });
+
+  it('is silent on a model that is not an adapter', () => {
+    expect(lora(tinyLlamaFixture()).section).toBeNull();
+  });
+
+  it('asks for the .alpha scalars only', () => {
+    const input = inputFromFixture(kohyaSd15Fixture());
+    const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
+    expect(rows.map((row) => input.names[row]).every((name) => name.endsWith('.alpha'))).toBe(true);
+    expect(rows).toHaveLength(5);
+  });
+});

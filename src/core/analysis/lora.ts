@@ -1,0 +1,416 @@
+/**
+ * The LoRA analysis: which adapter family wrote the file, its rank(s), alpha and scale, what it targets, and which
+ * base model it belongs to (quant-signatures §11). Families differ in spelling and factor orientation:
+ * PEFT `lora_A [r, in]` / `lora_B [out, r]`; kohya `lora_down [r, in]` / `lora_up [out, r]` + `.alpha` (0-d);
+ * MLX `lora_a [in, r]` / `lora_b [r, out]`; LyCORIS LoHa `hada_w1_a [out, r]` / `hada_w1_b [r, in]`; LoKr
+ * `lokr_w1(_a/_b)`, `lokr_w2(_a/_b)` (rank = lokr_w2_a.shape[1] when factored, else full).
+ * Alpha is in the `.alpha` scalars' DATA (fetched via tensorBytesWanted), in adapter_config.json, or in kohya
+ * metadata; PEFT headers never carry it.
+ */
+import { makeFinding } from '../findings/make-finding';
+import type { Finding } from '../model';
+import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './limits';
+import { RE_LORA_TENSOR, isAdapterFile } from './lora-markers';
+import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
+import { tensorIndex, type TensorIndex } from './tensor-index';
+import type { Analysis, AnalysisInput } from './types';
+import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
+
+type Role = 'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'full';
+
+/** Suffix → role; the module name is what precedes the suffix. Longest suffixes first. */
+const SUFFIX_ROLES: ReadonlyArray<[string, Role]> = [
+  ['.lora_magnitude_vector.weight', 'magnitude'],
+  ['.lora_magnitude_vector', 'magnitude'],
+  ['.lora_embedding_A', 'down'],
+  ['.lora_embedding_B', 'up'],
+  ['.lora_A.weight', 'down'],
+  ['.lora_B.weight', 'up'],
+  ['.lora_down.weight', 'down'],
+  ['.lora_up.weight', 'up'],
+  ['.lora_mid.weight', 'mid'],
+  ['.lora.down.weight', 'down'],
+  ['.lora.up.weight', 'up'],
+  ['_lora.down.weight', 'down'],
+  ['_lora.up.weight', 'up'],
+  ['.lora_a', 'down'],
+  ['.lora_b', 'up'],
+  ['.dora_scale', 'magnitude'],
+  ['.alpha', 'alpha'],
+  ['.hada_w1_a', 'loha'],
+  ['.hada_w1_b', 'loha'],
+  ['.hada_w2_a', 'loha'],
+  ['.hada_w2_b', 'loha'],
+  ['.hada_t1', 'loha'],
+  ['.hada_t2', 'loha'],
+  ['.lokr_w1_a', 'lokr'],
+  ['.lokr_w1_b', 'lokr'],
+  ['.lokr_w2_a', 'lokr'],
+  ['.lokr_w2_b', 'lokr'],
+  ['.lokr_w1', 'lokr'],
+  ['.lokr_w2', 'lokr'],
+  ['.lokr_t2', 'lokr'],
+  ['.oft_blocks', 'oft'],
+  ['.oft_diag', 'oft'],
+  ['.diff', 'full'],
+  ['.diff_b', 'full'],
+];
+
+const RE_KOHYA_PREFIX = /^lora_(unet|te\d?|transformer)_/;
+const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
+  unet: 'unet',
+  te: 'text_encoder',
+  te1: 'text_encoder',
+  te2: 'text_encoder_2',
+  te3: 'text_encoder_3',
+  transformer: 'transformer',
+};
+const RE_DIFFUSERS_PREFIX = /^(unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
+
+interface ModuleParts {
+  rows: Map<string, number>;
+  role: Role;
+}
+
+function splitName(name: string): { module: string; suffix: string; role: Role } | null {
+  for (const [suffix, role] of SUFFIX_ROLES) {
+    if (name.endsWith(suffix)) {
+      return { module: name.slice(0, name.length - suffix.length), suffix, role };
+    }
+  }
+  return null;
+}
+
+function alphaRows(names: readonly string[]): number[] {
+  const rows: number[] = [];
+  for (let row = 0; row < names.length; row++) {
+    if (names[row].endsWith('.alpha')) {
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+export const loraAnalysis: Analysis<'lora', LoraSection> = {
+  id: 'lora',
+  tensorBytesWanted: (header, names) => {
+    const index = tensorIndex(header, names);
+    // Alphas are 0-d scalars (2–4 bytes); ask only when the file is an adapter.
+    return isAdapterFile(names) ? alphaRows(names).filter((row) => index.elements(row) <= 1) : [];
+  },
+  run: analyzeLora,
+};
+
+export function analyzeLora(input: AnalysisInput): { section: LoraSection | null; findings: Finding[] } {
+  const index = tensorIndex(input.header, input.names);
+  const names = index.names;
+  if (!isAdapterFile(names)) {
+    return { section: null, findings: [] };
+  }
+  const findings: Finding[] = [];
+  const evidence: string[] = [];
+  const metadata = index.metadata;
+  const adapterConfig = isRecord(input.sidecars.adapterConfig) ? input.sidecars.adapterConfig : null;
+
+  const modules = new Map<string, ModuleParts>();
+  let fullTensors = 0;
+  let adapterParams = 0;
+  for (let row = 0; row < index.count; row++) {
+    const name = names[row];
+    adapterParams += Number.isFinite(index.elements(row)) ? index.elements(row) : 0;
+    const parts = RE_LORA_TENSOR.test(name) || /\.(?:diff|diff_b|lokr_w[12](?:_[ab])?|lokr_t2)$/.test(name) ? splitName(name) : null;
+    if (!parts) {
+      fullTensors++;
+      continue;
+    }
+    const entry = modules.get(parts.module) ?? { rows: new Map<string, number>(), role: parts.role };
+    entry.rows.set(parts.suffix, row);
+    if (parts.role !== 'alpha' && parts.role !== 'magnitude') {
+      entry.role = parts.role;
+    }
+    modules.set(parts.module, entry);
+  }
+
+  // Family and naming.
+  const roleCounts = new Map<Role, number>();
+  for (const entry of modules.values()) {
+    roleCounts.set(entry.role, (roleCounts.get(entry.role) ?? 0) + 1);
+  }
+  const anyName = (pattern: RegExp): boolean => names.some((name) => pattern.test(name));
+  const moduleNames = [...modules.keys()];
+  const naming: LoraNaming = moduleNames.some((m) => RE_KOHYA_PREFIX.test(m))
+    ? 'kohya'
+    : moduleNames.some((m) => m.startsWith('base_model.model.'))
+      ? 'peft'
+      : moduleNames.some((m) => RE_DIFFUSERS_PREFIX.test(m)) || anyName(/\.lora\.(?:down|up)\.weight$|_lora\.(?:down|up)\.weight$/)
+        ? 'diffusers'
+        : anyName(/\.lora_[ab]$/)
+          ? 'mlx'
+          : 'plain';
+  const dominantRole = [...roleCounts.entries()].filter(([role]) => role !== 'alpha' && role !== 'magnitude').sort((a, b) => b[1] - a[1])[0]?.[0];
+  const hasDora = anyName(/\.lora_magnitude_vector(?:\.weight)?$|\.dora_scale$/);
+  const networkArgs = parseJsonText(metadata.get('ss_network_args'));
+  const algo = isRecord(networkArgs) ? asString(networkArgs.algo) : null;
+  let family: LoraFamily;
+  if (dominantRole === 'loha') {
+    family = 'lycoris-loha';
+  } else if (dominantRole === 'lokr') {
+    family = 'lycoris-lokr';
+  } else if (dominantRole === 'oft') {
+    family = anyName(/\.oft_blocks$/) && algo === 'boft' ? 'lycoris-boft' : 'lycoris-oft';
+  } else if (dominantRole === 'full') {
+    family = 'lycoris-full';
+  } else if (naming === 'kohya') {
+    family = algo === 'locon' || (metadata.get('ss_network_module') ?? '').startsWith('lycoris') ? 'lycoris-locon' : hasDora ? 'kohya-dora' : 'kohya';
+  } else if (naming === 'peft' || (naming === 'plain' && adapterConfig && 'peft_type' in adapterConfig)) {
+    family = hasDora ? 'peft-dora' : 'peft';
+  } else if (naming === 'diffusers') {
+    family = 'diffusers';
+  } else if (naming === 'mlx') {
+    family = 'mlx';
+  } else {
+    family = 'lora';
+  }
+  evidence.push(`${modules.size} adapted modules; ${describeFamily(family, naming)}`);
+  if (hasDora) {
+    evidence.push('magnitude vectors (lora_magnitude_vector / dora_scale): DoRA');
+  }
+
+  // Ranks.
+  const ranks: Record<string, number> = {};
+  const rankOf = new Map<string, string>();
+  const incomplete: number[] = [];
+  for (const [module, entry] of modules) {
+    const rank = moduleRank(index, entry);
+    if (rank === null) {
+      const first = entry.rows.values().next().value;
+      if (first !== undefined && entry.role !== 'alpha' && entry.role !== 'magnitude') {
+        incomplete.push(first);
+      }
+      continue;
+    }
+    rankOf.set(module, rank);
+    ranks[rank] = (ranks[rank] ?? 0) + 1;
+  }
+  if (incomplete.length > 0) {
+    findings.push(
+      makeFinding(
+        'lora-incomplete-module',
+        `${incomplete.length} adapter module(s) lack one of their factors (e.g. lora_A without lora_B); loaders will skip or reject them.`,
+        incomplete,
+      ),
+    );
+  }
+  const rankEntries = Object.entries(ranks).sort((a, b) => b[1] - a[1]);
+  const numericRanks = rankEntries.filter(([r]) => r !== 'full');
+  const rank = numericRanks.length > 0 ? Number(numericRanks[0][0]) : null;
+  if (numericRanks.length > 1) {
+    findings.push(
+      makeFinding(
+        'lora-mixed-ranks',
+        `Modules use ${numericRanks.length} different ranks (${numericRanks.map(([r, n]) => `${n}× r=${r}`).join(', ')}). That is normal for per-block dims or conv layers; tools that assume one rank will misreport it.`,
+      ),
+    );
+  }
+  evidence.push(`rank ${rank ?? 'full'} from ${rankSource(family, naming)}`);
+
+  // Alpha and scale.
+  let alpha: number | null = null;
+  let alphaSource: LoraSection['alphaSource'] = null;
+  const alphaValues: number[] = [];
+  for (const entry of modules.values()) {
+    const row = entry.rows.get('.alpha');
+    if (row !== undefined) {
+      const value = decodeScalar(index.dtype(row), input.tensorBytes.get(row));
+      if (value !== null) {
+        alphaValues.push(value);
+      }
+    }
+  }
+  const alphaRowsTotal = alphaRows(names).length;
+  if (alphaValues.length > 0) {
+    alpha = modeNumber(alphaValues);
+    alphaSource = 'tensors';
+    evidence.push(`alpha ${alpha} read from ${alphaValues.length} .alpha scalar tensor(s)`);
+  }
+  const configAlpha = adapterConfig ? asNumber(adapterConfig.lora_alpha) : null;
+  const configRank = adapterConfig ? asNumber(adapterConfig.r) : null;
+  const diffusersMeta = parseJsonText(metadata.get('lora_adapter_metadata'));
+  const metaAlpha = asNumber(metadata.get('ss_network_alpha')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null);
+  const metaRank = asNumber(metadata.get('ss_network_dim')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.r) : null);
+  if (alpha === null && configAlpha !== null) {
+    alpha = configAlpha;
+    alphaSource = 'adapter_config.json';
+    evidence.push(`alpha ${alpha} from adapter_config.json lora_alpha`);
+  } else if (alpha === null && metaAlpha !== null) {
+    alpha = metaAlpha;
+    alphaSource = 'metadata';
+    evidence.push(`alpha ${alpha} from __metadata__ ${metadata.has('ss_network_alpha') ? 'ss_network_alpha' : 'lora_adapter_metadata'}`);
+  } else if (alpha === null && alphaRowsTotal > 0) {
+    evidence.push(`${alphaRowsTotal} .alpha tensors present but their values were not read`);
+  }
+  const declaredAlpha = configAlpha ?? metaAlpha;
+  if (alphaSource === 'tensors' && alpha !== null && declaredAlpha !== null && Math.abs(alpha - declaredAlpha) > 1e-3 * Math.max(1, Math.abs(declaredAlpha))) {
+    findings.push(
+      makeFinding(
+        'lora-alpha-mismatch',
+        `The .alpha tensors hold ${alpha}, but ${configAlpha !== null ? 'adapter_config.json lora_alpha' : 'the metadata'} says ${declaredAlpha}. Loaders use the tensors; the strength you get differs from what the card says.`,
+      ),
+    );
+  }
+  const declaredRank = configRank ?? metaRank;
+  if (declaredRank !== null && rank !== null && declaredRank !== rank) {
+    findings.push(
+      makeFinding(
+        'lora-rank-mismatch',
+        `The factor shapes give rank ${rank}, but ${configRank !== null ? 'adapter_config.json r' : 'the metadata (ss_network_dim)'} says ${declaredRank}.${configRank !== null && isRecord(adapterConfig?.rank_pattern) && Object.keys(adapterConfig.rank_pattern).length > 0 ? ' rank_pattern overrides some modules.' : ''}`,
+      ),
+    );
+  }
+
+  let scale: number | null = null;
+  const mlxParams = adapterConfig && isRecord(adapterConfig.lora_parameters) ? adapterConfig.lora_parameters : null;
+  if (mlxParams && asNumber(mlxParams.scale) !== null) {
+    scale = asNumber(mlxParams.scale);
+    evidence.push(`scale ${scale} from adapter_config.json lora_parameters (MLX applies it directly)`);
+  } else if (alpha !== null && rank !== null && rank > 0) {
+    const rs = adapterConfig?.use_rslora === true;
+    scale = rs ? alpha / Math.sqrt(rank) : alpha / rank;
+    evidence.push(`scale = alpha / ${rs ? '√rank (rsLoRA)' : 'rank'} = ${round(scale)}`);
+  }
+
+  // Targets and components.
+  const targetCounts = new Map<string, number>();
+  const components: Record<string, number> = {};
+  for (const module of rankOf.keys()) {
+    const target = targetOf(module, naming);
+    targetCounts.set(target, (targetCounts.get(target) ?? 0) + 1);
+    const component = componentOf(module, naming);
+    components[component] = (components[component] ?? 0) + 1;
+  }
+  const targets = [...targetCounts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([t]) => t);
+
+  const baseModel =
+    (adapterConfig && (asString(adapterConfig.base_model_name_or_path) ?? asString(adapterConfig.model))) ??
+    metadata.get('ss_base_model_version') ??
+    metadata.get('modelspec.architecture') ??
+    metadata.get('ss_sd_model_name') ??
+    (isRecord(diffusersMeta) ? asString(diffusersMeta.base_model_name_or_path) : null) ??
+    undefined;
+
+  const section: LoraSection = {
+    family,
+    naming,
+    rank,
+    ranks,
+    alpha,
+    alphaSource,
+    scale,
+    targets: targets.slice(0, MAX_LORA_TARGETS),
+    components,
+    modules: rankOf.size,
+    adapterParams,
+    fullTensors,
+    ...(baseModel ? { baseModel } : {}),
+    evidence: evidence.slice(0, MAX_EVIDENCE),
+  };
+  return { section, findings };
+}
+
+/** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */
+function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
+  const get = (suffix: string): number => entry.rows.get(suffix) ?? -1;
+  const down = [get('.lora_A.weight'), get('.lora_down.weight'), get('.lora.down.weight'), get('_lora.down.weight'), get('.lora_embedding_A')].find((r) => r >= 0);
+  const up = [get('.lora_B.weight'), get('.lora_up.weight'), get('.lora.up.weight'), get('_lora.up.weight'), get('.lora_embedding_B')].find((r) => r >= 0);
+  if (down !== undefined && up !== undefined) {
+    return String(index.dim(down, 0));
+  }
+  const a = get('.lora_a');
+  const b = get('.lora_b');
+  if (a >= 0 && b >= 0) {
+    return String(index.dim(a, -1));
+  }
+  const hadaB = get('.hada_w1_b');
+  if (hadaB >= 0 && get('.hada_w1_a') >= 0) {
+    return String(index.dim(hadaB, 0));
+  }
+  if (entry.role === 'lokr') {
+    const w2a = get('.lokr_w2_a');
+    const w1a = get('.lokr_w1_a');
+    if (w2a >= 0) {
+      return String(index.dim(w2a, -1));
+    }
+    if (w1a >= 0) {
+      return String(index.dim(w1a, -1));
+    }
+    return get('.lokr_w1') >= 0 || get('.lokr_w2') >= 0 ? 'full' : null;
+  }
+  if (entry.role === 'oft' || entry.role === 'full') {
+    return 'full';
+  }
+  return null;
+}
+
+function targetOf(module: string, naming: LoraNaming): string {
+  if (naming === 'kohya') {
+    const tail = module.replace(RE_KOHYA_PREFIX, '');
+    const parts = tail.split(/_\d+_/);
+    return parts[parts.length - 1];
+  }
+  const last = module.slice(module.lastIndexOf('.') + 1);
+  return last.endsWith('_lora') ? last.slice(0, -'_lora'.length) : last === 'processor' ? module : last;
+}
+
+function componentOf(module: string, naming: LoraNaming): string {
+  if (naming === 'kohya') {
+    const match = RE_KOHYA_PREFIX.exec(module);
+    return match ? (KOHYA_COMPONENT[match[1]] ?? match[1]) : 'model';
+  }
+  if (naming === 'diffusers') {
+    const match = RE_DIFFUSERS_PREFIX.exec(module);
+    return match ? match[1] : 'model';
+  }
+  return 'model';
+}
+
+function describeFamily(family: LoraFamily, naming: LoraNaming): string {
+  const spelled = {
+    peft: 'PEFT names (base_model.model.…)',
+    kohya: 'kohya names (lora_unet_… / lora_te…_, dots as underscores)',
+    diffusers: 'diffusers component prefixes (unet. / transformer. / text_encoder.)',
+    mlx: 'MLX names (lora_a [in, r] / lora_b [r, out])',
+    plain: 'plain module names',
+  }[naming];
+  return `${family} with ${spelled}`;
+}
+
+function rankSource(family: LoraFamily, naming: LoraNaming): string {
+  if (family === 'lycoris-loha') {
+    return 'hada_w1_b.shape[0]';
+  }
+  if (family === 'lycoris-lokr') {
+    return 'lokr_w2_a.shape[1] (factored Kronecker parts)';
+  }
+  if (naming === 'mlx') {
+    return 'lora_a.shape[1]';
+  }
+  return naming === 'kohya' ? 'lora_down.shape[0]' : 'lora_A.shape[0]';
+}
+
+function modeNumber(values: readonly number[]): number {
+  const counts = new Map<number, number>();
+  let best = values[0];
+  for (const value of values) {
+    const rounded = Math.round(value * 1e6) / 1e6;
+    const count = (counts.get(rounded) ?? 0) + 1;
+    counts.set(rounded, count);
+    if (count > (counts.get(best) ?? 0)) {
+      best = rounded;
+    }
+  }
+  return best;
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

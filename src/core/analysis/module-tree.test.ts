@@ -1,0 +1,123 @@
+/** The module tree: collapsing identical numbered siblings, totals, name patterns, chart series and speed. */
+import { describe, expect, it } from 'vitest';
+import type { TensorSpec } from '../testing/build-safetensors';
+import { deepseekV3Fixture } from '../testing/models/fp8-deepseek-v3';
+import { headerFromSpecs, inputFromFixture } from '../testing/models/header-from-specs';
+import { tinyLlamaFixture } from '../testing/models/plain-models';
+import { allTensorNames } from '../model';
+import { buildModuleTree, moduleTreeAnalysis, modulePatternMatcher } from './module-tree';
+import type { ModuleNode } from './report-sections';
+import { tensorIndex } from './tensor-index';
+
+function child(node: ModuleNode | undefined, label: string): ModuleNode {
+  const found = node?.children?.find((c) => c.label === label);
+  if (!found) {
+    throw new Error(`no child ${label} under ${node?.pattern}; have ${node?.children?.map((c) => c.label).join(', ')}`);
+  }
+  return found;
+}
+
+describe('DeepSeek-V3 layout', () => {
+  const fixture = deepseekV3Fixture();
+  const input = inputFromFixture(fixture);
+  const section = moduleTreeAnalysis.run(input).section;
+  const root = section?.root;
+
+  it('collapses dense layers 0–2 into one run, keeps the MoE layer and the MTP layer apart', () => {
+    const layers = child(child(root, 'model'), 'layers');
+    expect(layers.pattern).toBe('model.layers.');
+    expect(layers.children?.map((c) => [c.label, c.repeat?.count ?? 1])).toEqual([
+      ['0–2', 3],
+      ['3', 1],
+      ['61', 1],
+    ]);
+    expect(child(layers, '0–2').pattern).toBe('model.layers.{0-2}.');
+  });
+
+  it('collapses 256 identical experts into one node with exact totals', () => {
+    const experts = child(child(child(child(child(root, 'model'), 'layers'), '3'), 'mlp'), 'experts');
+    expect(experts.children?.map((c) => c.label)).toEqual(['0–255']);
+    const run = child(experts, '0–255');
+    expect(run.repeat).toEqual({ count: 256, first: 0, last: 255 });
+    // Per expert: three F8 matrices 2048×7168 plus three F32 scales of 16×56.
+    expect(run.tensors).toBe(256 * 6);
+    expect(run.elements).toBe(256 * 3 * (2048 * 7168 + 16 * 56));
+    expect(run.bytes).toBe(256 * 3 * (2048 * 7168 + 4 * 16 * 56));
+    const gate = child(run, 'gate_proj');
+    expect(gate.pattern).toBe('model.layers.3.mlp.experts.{0-255}.gate_proj.');
+    expect(child(gate, 'weight')).toMatchObject({ dtype: 'F8_E4M3', shape: [2048, 7168], tensors: 256 });
+  });
+
+  it('root totals equal the header totals', () => {
+    const bytes = fixture.specs.reduce((t, s) => t + input.header.tensors.end[fixture.specs.indexOf(s)] - input.header.tensors.begin[fixture.specs.indexOf(s)], 0);
+    expect(root?.tensors).toBe(fixture.specs.length);
+    expect(root?.bytes).toBe(bytes);
+  });
+
+  it('patterns select exactly the rows of their node', () => {
+    const run = child(child(child(child(child(root, 'model'), 'layers'), '3'), 'mlp'), 'experts').children?.[0];
+    const matches = modulePatternMatcher(run?.pattern ?? '');
+    const selected = input.names.filter(matches);
+    expect(selected).toHaveLength(256 * 6);
+    expect(matches('model.layers.3.mlp.experts.255.down_proj.weight_scale_inv')).toBe(true);
+    expect(matches('model.layers.61.mlp.experts.0.down_proj.weight')).toBe(false);
+    expect(matches('model.layers.3.mlp.experts.256.down_proj.weight')).toBe(false);
+    const dense = modulePatternMatcher('model.layers.{0-2}.');
+    expect(input.names.filter(dense).length).toBe(3 * (2 * 5 + 4 + 2 * 3));
+  });
+
+  it('emits bytes-by-module and bytes-by-layer series', () => {
+    expect(section?.bytesByTopLevel.map((p) => p.label).sort()).toEqual(['lm_head', 'model.embed_tokens', 'model.layers', 'model.norm']);
+    expect(section?.bytesByLayer[0].prefix).toBe('model.layers.');
+    expect(section?.bytesByLayer[0].points.map((p) => p.index)).toEqual([0, 1, 2, 3, 61]);
+  });
+
+  it('is plain data (structured-clone and JSON safe)', () => {
+    expect(JSON.parse(JSON.stringify(section))).toEqual(section);
+  });
+});
+
+describe('structural identity', () => {
+  it('keeps numbered siblings apart when shapes differ', () => {
+    const fixture = tinyLlamaFixture(3);
+    fixture.specs = fixture.specs.map((spec) => (spec.name === 'model.layers.1.mlp.up_proj.weight' ? { ...spec, shape: [4096, 2048] } : spec));
+    const tree = buildModuleTree(tensorIndex(headerFromSpecs(fixture.specs), allTensorNames(headerFromSpecs(fixture.specs).tensors)));
+    const layers = child(child(tree?.root, 'model'), 'layers');
+    expect(layers.children?.map((c) => c.label)).toEqual(['0', '1', '2']);
+  });
+
+  it('handles a name that is both a tensor and a prefix (bitsandbytes `.weight` + `.weight.absmax`)', () => {
+    const specs: TensorSpec[] = [
+      { name: 'a.weight', dtype: 'U8', shape: [8, 1] },
+      { name: 'a.weight.absmax', dtype: 'F32', shape: [1] },
+    ];
+    const header = headerFromSpecs(specs);
+    const tree = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)));
+    const weight = child(child(tree?.root, 'a'), 'weight');
+    expect(weight.tensors).toBe(2);
+    expect(weight.children?.map((c) => c.label)).toEqual(['absmax']);
+  });
+});
+
+describe('speed', () => {
+  it('builds the tree for 250,000 tensors (93 layers × 896 experts × 3) quickly', () => {
+    const specs: TensorSpec[] = [];
+    for (let layer = 0; layer < 93; layer++) {
+      for (let expert = 0; expert < 896; expert++) {
+        for (const proj of ['gate_proj', 'up_proj', 'down_proj']) {
+          specs.push({ name: `model.layers.${layer}.mlp.experts.${expert}.${proj}.weight`, dtype: 'BF16', shape: [3072, 7168] });
+        }
+      }
+    }
+    const header = headerFromSpecs(specs);
+    const names = allTensorNames(header.tensors);
+    const index = tensorIndex(header, names);
+    const start = performance.now();
+    const tree = buildModuleTree(index);
+    const elapsed = performance.now() - start;
+    expect(tree?.root.tensors).toBe(249_984);
+    expect(tree?.nodeCount).toBeLessThan(20);
+    // Budget is ~300 ms on a developer machine; the bound here leaves room for slow CI runners.
+    expect(elapsed).toBeLessThan(1500);
+  });
+});

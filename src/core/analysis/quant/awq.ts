@@ -1,0 +1,79 @@
+/**
+ * AWQ (AutoAWQ; quant-signatures §2). GEMM packs along the OUTPUT dim: qweight [K, N·bits/32],
+ * qzeros [K/g, N·bits/32], scales [K/g, N], and has no g_idx. GEMV stores qweight [N, K/8] with scales [N, …];
+ * GEMV_fast stores I16 qweight [N/4, K] and F16 zeros. GPTQ claims its modules first, so every `.qweight` left
+ * here failed the GPTQ orientation test.
+ */
+import { CONTAINER_BITS, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+
+export const awqDetector: QuantDetector = {
+  family: 'awq',
+  detect(context) {
+    const { index, claimed } = context;
+    const modules: QuantModule[] = [];
+    const bitsSeen: number[] = [];
+    const groups: number[] = [];
+    const versions: string[] = [];
+    for (let row = 0; row < index.count; row++) {
+      const name = index.names[row];
+      if (claimed[row] || !name.endsWith('.qweight') || index.rank(row) !== 2) {
+        continue;
+      }
+      const base = stripSuffix(name, '.qweight');
+      const scales = index.row(`${base}.scales`);
+      const qzeros = index.row(`${base}.qzeros`);
+      const container = CONTAINER_BITS[index.dtype(row)];
+      if (scales < 0 || container === undefined || index.rank(scales) !== 2) {
+        continue;
+      }
+      const rows = siblingRows(context, base, ['.qweight', '.qzeros', '.scales']);
+      const cols = index.dim(row, 1);
+      if (qzeros >= 0 && index.dim(qzeros, 1) === cols && cols !== index.dim(scales, 1) && index.dtype(row) === 'I32') {
+        // GEMM: K = qweight rows, N = scales cols.
+        const k = index.dim(row, 0);
+        const n = index.dim(scales, 1);
+        bitsSeen.push((container * cols) / n);
+        groups.push(index.dim(scales, 0) === 1 ? -1 : k / index.dim(scales, 0));
+        versions.push('gemm');
+        modules.push({ name: base, weightRow: row, rows, logicalParams: k * n });
+      } else if (index.dtype(row) === 'I16' && index.dim(scales, 1) === index.dim(row, 0) * 4) {
+        // GEMV_fast: I16 [N/4, K] interleaved; 4-bit only.
+        const n = index.dim(scales, 1);
+        const k = index.dim(row, 1);
+        bitsSeen.push(4);
+        versions.push('gemv_fast');
+        modules.push({ name: base, weightRow: row, rows, logicalParams: n * k });
+      } else if (index.dim(row, 0) === index.dim(scales, 0)) {
+        // GEMV: I32 [N, K/8]; 4-bit only.
+        const n = index.dim(row, 0);
+        const k = (cols * container) / 4;
+        bitsSeen.push(4);
+        versions.push('gemv');
+        modules.push({ name: base, weightRow: row, rows, logicalParams: n * k });
+      }
+    }
+    if (modules.length === 0) {
+      return null;
+    }
+    const version = mode(versions) ?? 'gemm';
+    const groupSize = mode(groups);
+    return {
+      family: 'awq',
+      format: version,
+      bits: mode(bitsSeen),
+      groupSize: groupSize === -1 ? null : groupSize,
+      granularity: groupSize === -1 ? 'channel' : groupSize === null ? null : 'group',
+      weightDtype: index.dtype(modules[0].weightRow),
+      modules,
+      auxRows: [],
+      confidence: version === 'gemm' ? 'high' : 'medium',
+      evidence: [
+        version === 'gemm'
+          ? `${modules.length} modules with qweight.shape[1] == qzeros.shape[1] != scales.shape[1] and no g_idx: packed along the output dim (AWQ GEMM, not GPTQ)`
+          : `${modules.length} modules with AWQ ${version} packing (qweight rows follow the output dim)`,
+      ],
+      findings: [],
+      ...(version === 'gemm' ? {} : { needsConfig: ['AWQ kernel version and group size: config.json quantization_config.version/group_size'] }),
+    };
+  },
+};

@@ -1,0 +1,202 @@
+/**
+ * FP8 weights (quant-signatures §4):
+ * - block-wise (DeepSeek-V3/R1, `quant_method: fp8` + `weight_block_size`): F8 `.weight` [N, K] with
+ *   `.weight_scale_inv` F32 (or E8M0) [ceil(N/128), ceil(K/128)];
+ * - per-tensor / per-channel / MX (vLLM fp8, AutoFP8, ModelOpt FP8, compressed-tensors float-quantized):
+ *   F8 `.weight` with `.weight_scale` of rank 0/[1] (tensor), [N,1] (channel), [N, K/g] float (group) or
+ *   U8/E8M0 [N, K/32] (MXFP8); optional `.input_scale` means static activation scales;
+ * - an unscaled cast: F8 matrices with no scale at all (ComfyUI "fp8_e4m3fn" checkpoints). That is a storage
+ *   precision, not a quantization scheme: it is reported as family `none`, format `fp8-cast`.
+ */
+import { makeFinding } from '../../findings/make-finding';
+import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+
+/** DeepSeek's block edge; other block sizes come from config.json weight_block_size. */
+const DEFAULT_FP8_BLOCK = 128;
+
+/** KV-cache scales written by compressed-tensors (`self_attn.k_scale`) and ModelOpt (`k_proj.k_scale`). */
+const RE_KV_SCALE = /\.(?:k_scale|v_scale|kv_scale|q_scale|prob_scale)$/;
+
+export const fp8BlockDetector: QuantDetector = {
+  family: 'fp8-block',
+  detect(context) {
+    const { index, claimed, config } = context;
+    const modules: QuantModule[] = [];
+    const blocks: string[] = [];
+    let perRow = 0;
+    for (let row = 0; row < index.count; row++) {
+      const name = index.names[row];
+      if (claimed[row] || !name.endsWith('.weight_scale_inv')) {
+        continue;
+      }
+      const base = stripSuffix(name, '.weight_scale_inv');
+      const weight = index.row(`${base}.weight`);
+      if (weight < 0 || claimed[weight] || !isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
+        continue;
+      }
+      const n = index.dim(weight, -2);
+      const k = index.dim(weight, -1);
+      const s0 = index.rank(row) >= 2 ? index.dim(row, -2) : index.elements(row);
+      const s1 = index.rank(row) >= 2 ? index.dim(row, -1) : 1;
+      const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
+      if (Math.ceil(n / configured[0]) === s0 && Math.ceil(k / configured[1]) === s1) {
+        blocks.push(`${configured[0]}x${configured[1]}`);
+      } else if (s0 === n && s1 === 1) {
+        perRow++;
+        blocks.push('row');
+      } else {
+        blocks.push(`${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`);
+      }
+      modules.push({
+        name: base,
+        weightRow: weight,
+        rows: siblingRows(context, base, ['.weight', '.weight_scale_inv', '.input_scale']),
+        logicalParams: index.elements(weight),
+      });
+    }
+    if (modules.length === 0) {
+      return null;
+    }
+    const block = mode(blocks) ?? '';
+    const blockSize = /^(\d+)x(\d+)$/.exec(block);
+    return {
+      family: 'fp8-block',
+      format: block === 'row' ? 'per-row-scale-inv' : `block-${block}`,
+      bits: 8,
+      groupSize: blockSize ? Number(blockSize[2]) : null,
+      granularity: block === 'row' ? 'channel' : 'block',
+      ...(blockSize ? { blockSize: [Number(blockSize[1]), Number(blockSize[2])] as [number, number] } : {}),
+      weightDtype: index.dtype(modules[0].weightRow),
+      modules,
+      auxRows: [],
+      confidence: blockSize ? 'high' : 'medium',
+      evidence: [
+        `${modules.length} F8 weights with .weight_scale_inv (dequant multiplies by it despite the name)`,
+        block === 'row' || perRow > 0
+          ? `${perRow} scale(s) are per-row [N, 1], not 128×128 blocks (third-party layout)`
+          : `scale shape [ceil(N/${blockSize?.[1] ?? '?'}), ceil(K/${blockSize?.[2] ?? '?'})] → ${block} blocks`,
+      ],
+      findings: [],
+    };
+  },
+};
+
+export const fp8ScaledDetector: QuantDetector = {
+  family: 'fp8',
+  detect(context) {
+    const { index, claimed } = context;
+    const modules: QuantModule[] = [];
+    const kinds: string[] = [];
+    let staticActivations = 0;
+    for (let row = 0; row < index.count; row++) {
+      const name = index.names[row];
+      if (claimed[row] || !name.endsWith('.weight_scale')) {
+        continue;
+      }
+      const base = stripSuffix(name, '.weight_scale');
+      const weight = index.row(`${base}.weight`);
+      if (weight < 0 || claimed[weight] || !isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
+        continue;
+      }
+      const n = index.dim(weight, -2);
+      const k = index.dim(weight, -1);
+      const scaleDtype = index.dtype(row);
+      const elements = index.elements(row);
+      let kind: string;
+      if (elements === 1) {
+        kind = 'per-tensor';
+      } else if (index.rank(row) >= 2 && index.dim(row, -2) === n && index.dim(row, -1) === 1) {
+        kind = 'per-channel';
+      } else if (index.rank(row) === 1 && index.dim(row, 0) === n) {
+        kind = 'per-channel';
+      } else if (index.rank(row) >= 2 && index.dim(row, -2) === n && (scaleDtype === 'U8' || scaleDtype === 'F8_E8M0')) {
+        kind = `mxfp8-g${Math.round(k / index.dim(row, -1))}`;
+      } else if (index.rank(row) >= 2 && index.dim(row, -2) === n) {
+        kind = `group-${Math.round(k / index.dim(row, -1))}`;
+      } else {
+        kind = 'other';
+      }
+      kinds.push(kind);
+      const rows = siblingRows(context, base, ['.weight', '.weight_scale', '.input_scale', '.weight_zero_point']);
+      if (index.has(`${base}.input_scale`)) {
+        staticActivations++;
+      }
+      modules.push({ name: base, weightRow: weight, rows, logicalParams: index.elements(weight) });
+    }
+    if (modules.length === 0) {
+      return null;
+    }
+    const auxRows: number[] = [];
+    for (let row = 0; row < index.count; row++) {
+      if (!claimed[row] && RE_KV_SCALE.test(index.names[row]) && index.elements(row) <= 1) {
+        auxRows.push(row);
+      }
+    }
+    const kind = mode(kinds) ?? 'per-tensor';
+    const groupMatch = /(\d+)$/.exec(kind);
+    const isMx = kind.startsWith('mxfp8');
+    const evidence = [
+      `${modules.length} F8 weights with .weight_scale (${kind}${new Set(kinds).size > 1 ? `; also ${[...new Set(kinds)].filter((k) => k !== kind).join(', ')}` : ''})`,
+      staticActivations > 0
+        ? `${staticActivations} modules have .input_scale: static activation scales (W8A8)`
+        : 'no .input_scale: activations are quantized dynamically or not at all',
+    ];
+    if (auxRows.length > 0) {
+      evidence.push(`${auxRows.length} KV-cache scale tensors (k_scale/v_scale)`);
+    }
+    return {
+      family: 'fp8',
+      format: isMx ? 'mxfp8' : kind.startsWith('group') ? 'group' : kind,
+      bits: 8,
+      groupSize: groupMatch && (isMx || kind.startsWith('group')) ? Number(groupMatch[1]) : null,
+      granularity: kind === 'per-tensor' ? 'tensor' : kind === 'per-channel' ? 'channel' : kind === 'other' ? null : 'group',
+      weightDtype: index.dtype(modules[0].weightRow),
+      modules,
+      auxRows,
+      confidence: kind === 'other' ? 'medium' : 'high',
+      evidence,
+      findings: [],
+    };
+  },
+};
+
+/** Runs last: any F8 matrix still unclaimed has no scale sidecar of any known family. */
+export const fp8CastDetector: QuantDetector = {
+  family: 'none',
+  detect(context) {
+    const { index, claimed } = context;
+    const modules: QuantModule[] = [];
+    for (let row = 0; row < index.count; row++) {
+      if (claimed[row] || index.rank(row) < 2 || !isFloat8(index.dtype(row))) {
+        continue;
+      }
+      const name = index.names[row];
+      const base = name.endsWith('.weight') ? stripSuffix(name, '.weight') : name;
+      modules.push({ name: base, weightRow: row, rows: [row], logicalParams: index.elements(row) });
+    }
+    if (modules.length === 0) {
+      return null;
+    }
+    return {
+      family: 'none',
+      format: 'fp8-cast',
+      bits: 8,
+      groupSize: null,
+      granularity: null,
+      weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
+      modules,
+      auxRows: [],
+      confidence: 'high',
+      evidence: [
+        `${modules.length} F8 matrices with no scale tensor (.weight_scale, .weight_scale_inv, .scale_weight, comfy_quant): plain FP8 cast, no scales`,
+      ],
+      findings: [
+        makeFinding(
+          'fp8-unscaled-cast',
+          `${modules.length} matrices are stored as plain FP8 casts with no scale tensors. This is a storage precision, not a calibrated quantization: values outside the FP8 range were clipped when the file was written.`,
+          modules.map((m) => m.weightRow),
+        ),
+      ],
+    };
+  },
+};

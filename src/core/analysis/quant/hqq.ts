@@ -1,0 +1,90 @@
+/**
+ * HQQ (quant-signatures §10): `<m>.W_q` packed weights plus metadata stored as tiny tensors — `nbits` I32 [],
+ * `group_size` I32 [], `shape` I64 [2] — beside `scale`, `zero` and a handful of flags. Reading those ≤ 20 bytes
+ * gives the exact logical count and bit width.
+ */
+import { decodeNumbers, decodeScalar, product } from '../values';
+import { mode, stripSuffix, type QuantDetector, type QuantModule } from './types';
+
+/** HQQ's packers by bit width (hqq bitpack): values per stored byte of W_q. */
+const VALUES_PER_BYTE: Readonly<Record<number, number>> = { 8: 1, 4: 2, 2: 4, 1: 8 };
+
+function metaRows(names: readonly string[], has: (name: string) => boolean, row: (name: string) => number): number[] {
+  const rows: number[] = [];
+  for (const name of names) {
+    if (name.endsWith('.W_q')) {
+      const base = stripSuffix(name, '.W_q');
+      for (const suffix of ['.nbits', '.group_size', '.shape']) {
+        if (has(base + suffix)) {
+          rows.push(row(base + suffix));
+        }
+      }
+    }
+  }
+  return rows;
+}
+
+export const hqqDetector: QuantDetector = {
+  family: 'hqq',
+  tensorBytesWanted: (index) => metaRows(index.names, index.has, index.row),
+  detect(context) {
+    const { index, claimed, tensorBytes } = context;
+    const modules: QuantModule[] = [];
+    const bitsSeen: number[] = [];
+    const groups: number[] = [];
+    let exact = 0;
+    for (let row = 0; row < index.count; row++) {
+      const name = index.names[row];
+      if (claimed[row] || !name.endsWith('.W_q')) {
+        continue;
+      }
+      const base = stripSuffix(name, '.W_q');
+      if (!index.has(`${base}.scale`) && !index.has(`${base}.nbits`)) {
+        continue;
+      }
+      const nbitsRow = index.row(`${base}.nbits`);
+      const groupRow = index.row(`${base}.group_size`);
+      const shapeRow = index.row(`${base}.shape`);
+      const bits = nbitsRow >= 0 ? decodeScalar(index.dtype(nbitsRow), tensorBytes.get(nbitsRow)) : null;
+      const group = groupRow >= 0 ? decodeScalar(index.dtype(groupRow), tensorBytes.get(groupRow)) : null;
+      const shapeBytes = shapeRow >= 0 ? tensorBytes.get(shapeRow) : undefined;
+      const shape = shapeBytes ? decodeNumbers(index.dtype(shapeRow), shapeBytes, 4) : null;
+      let logical: number;
+      if (shape && shape.length >= 2) {
+        logical = product(shape);
+        exact++;
+      } else {
+        logical = index.elements(row) * (VALUES_PER_BYTE[bits ?? 4] ?? 2);
+      }
+      if (bits !== null) {
+        bitsSeen.push(bits);
+      }
+      if (group !== null) {
+        groups.push(group);
+      }
+      const rows = index.children(base).filter((child) => !claimed[child] && !index.names[child].endsWith('.bias'));
+      modules.push({ name: base, weightRow: row, rows, logicalParams: logical });
+    }
+    if (modules.length === 0) {
+      return null;
+    }
+    const needsConfig =
+      exact < modules.length
+        ? [`${modules.length - exact} module(s): the tiny .nbits/.shape tensors were not read; assumed 4-bit packing`]
+        : undefined;
+    return {
+      family: 'hqq',
+      format: 'hqq',
+      bits: mode(bitsSeen) ?? (exact === 0 ? 4 : null),
+      groupSize: mode(groups),
+      granularity: 'group',
+      weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
+      modules,
+      auxRows: [],
+      confidence: exact === modules.length ? 'high' : 'low',
+      evidence: [`${modules.length} modules with .W_q + .scale/.zero and metadata tensors (.nbits, .group_size, .shape): HQQ`],
+      findings: [],
+      ...(needsConfig ? { needsConfig } : {}),
+    };
+  },
+};

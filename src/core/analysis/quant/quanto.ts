@@ -1,0 +1,54 @@
+/**
+ * optimum-quanto (quant-signatures §10): `<m>.weight._data` (I8 qint8, F8 qfloat8, U8 packed qint4/qint2 along
+ * dim 0), `<m>.weight._scale`, `<m>.weight._shift` (qbits only), and `input_scale`/`output_scale` scalars on every
+ * QModule. The per-module qtype lives in quanto_qmap.json, not in the header, so packed U8 is assumed to be qint4.
+ */
+import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+
+export const quantoDetector: QuantDetector = {
+  family: 'quanto',
+  detect(context) {
+    const { index, claimed } = context;
+    const modules: QuantModule[] = [];
+    const formats: string[] = [];
+    for (let row = 0; row < index.count; row++) {
+      const name = index.names[row];
+      if (claimed[row] || !name.endsWith('.weight._data')) {
+        continue;
+      }
+      const base = stripSuffix(name, '.weight._data');
+      if (!index.has(`${base}.weight._scale`)) {
+        continue;
+      }
+      const dtype = index.dtype(row);
+      const packed = dtype === 'U8' && index.has(`${base}.weight._shift`);
+      formats.push(packed ? 'qint4' : isFloat8(dtype) ? 'qfloat8' : 'qint8');
+      modules.push({
+        name: base,
+        weightRow: row,
+        rows: siblingRows(context, base, ['.weight._data', '.weight._scale', '.weight._shift', '.input_scale', '.output_scale']),
+        logicalParams: index.elements(row) * (packed ? 2 : 1),
+      });
+    }
+    if (modules.length === 0) {
+      return null;
+    }
+    const format = mode(formats) ?? 'qint8';
+    return {
+      family: 'quanto',
+      format,
+      bits: format === 'qint4' ? 4 : 8,
+      groupSize: null,
+      granularity: format === 'qint4' ? 'group' : 'channel',
+      weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
+      modules,
+      auxRows: [],
+      confidence: format === 'qint4' ? 'low' : 'high',
+      evidence: [`${modules.length} modules with .weight._data + .weight._scale (optimum-quanto QTensor serialization)`],
+      findings: [],
+      ...(format === 'qint4'
+        ? { needsConfig: ['qint4 vs qint2 for packed U8 weights: quanto_qmap.json names each module’s qtype'] }
+        : {}),
+    };
+  },
+};

@@ -1,0 +1,329 @@
+/**
+ * The quantization analysis: runs the per-family detectors (quant/registry.ts) over one header, then measures
+ * every family the same way — logical (unpacked) parameters, stored elements, bits per weight including every
+ * sidecar tensor, quantized vs high-precision layers — and checks the verdict against config.json when supplied.
+ */
+import { DTYPE_BITS, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
+import { makeFinding } from '../findings/make-finding';
+import type { Finding } from '../model';
+import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './limits';
+import { isAdapterFile } from './lora-markers';
+import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
+import { QUANT_DETECTORS } from './quant/registry';
+import { isHighPrecisionFloat, type QuantDetection } from './quant/types';
+import type {
+  DtypeShare,
+  LayerList,
+  OtherFamily,
+  PrecisionSummary,
+  QuantFamily,
+  QuantizationSection,
+} from './report-sections';
+import { tensorIndex, type TensorIndex } from './tensor-index';
+import type { Analysis, AnalysisInput } from './types';
+
+const FAMILY_LABEL: Readonly<Record<QuantFamily, string>> = {
+  none: 'Not quantized',
+  'comfy-quant': 'ComfyUI mixed quantization',
+  'comfy-scaled-fp8': 'ComfyUI scaled FP8',
+  fp8: 'FP8',
+  'fp8-block': 'Block-scaled FP8',
+  'compressed-tensors': 'compressed-tensors',
+  modelopt: 'NVIDIA ModelOpt',
+  mxfp4: 'MXFP4',
+  gptq: 'GPTQ',
+  'gptq-marlin': 'GPTQ (Marlin)',
+  awq: 'AWQ',
+  'bnb-int8': 'bitsandbytes LLM.int8',
+  'bnb-4bit': 'bitsandbytes 4-bit',
+  mlx: 'MLX',
+  exl2: 'EXL2',
+  exl3: 'EXL3',
+  hqq: 'HQQ',
+  quanto: 'optimum-quanto',
+  torchao: 'torchao',
+};
+
+export function quantTensorBytesWanted(index: TensorIndex): number[] {
+  const rows: number[] = [];
+  for (const detector of QUANT_DETECTORS) {
+    if (detector.tensorBytesWanted) {
+      rows.push(...detector.tensorBytesWanted(index));
+    }
+  }
+  return rows;
+}
+
+export const quantizationAnalysis: Analysis<'quantization', QuantizationSection> = {
+  id: 'quantization',
+  tensorBytesWanted: (header, names) => quantTensorBytesWanted(tensorIndex(header, names)),
+  run: analyzeQuantization,
+};
+
+export function analyzeQuantization(input: AnalysisInput): { section: QuantizationSection | null; findings: Finding[] } {
+  const index = tensorIndex(input.header, input.names);
+  if (index.count === 0) {
+    return { section: null, findings: [] };
+  }
+  const hint = quantConfigHint(input.sidecars.config);
+  const claimed = new Uint8Array(index.count);
+  const aux = new Uint8Array(index.count);
+  const context = { index, claimed, fileName: input.fileName, config: hint, tensorBytes: input.tensorBytes };
+  const findings: Finding[] = [];
+  const detections: QuantDetection[] = [];
+  for (const detector of QUANT_DETECTORS) {
+    const detection = detector.detect(context);
+    if (!detection) {
+      continue;
+    }
+    findings.push(...detection.findings);
+    if (detection.modules.length === 0) {
+      continue;
+    }
+    for (const module of detection.modules) {
+      for (const row of module.rows) {
+        claimed[row] = 1;
+      }
+    }
+    for (const row of detection.auxRows) {
+      claimed[row] = 1;
+      aux[row] = 1;
+    }
+    detections.push(detection);
+  }
+
+  const moduleLogical = (d: QuantDetection): number => d.modules.reduce((sum, m) => sum + m.logicalParams, 0);
+  const real = detections.filter((d) => d.family !== 'none');
+  const pool = real.length > 0 ? real : detections;
+  const primary = pool.reduce<QuantDetection | null>(
+    (best, d) => (best === null || moduleLogical(d) > moduleLogical(best) ? d : best),
+    null,
+  );
+
+  // Totals over the whole file.
+  let storedElements = 0;
+  let allBytes = 0;
+  let logicalParams = 0;
+  const weightLogical = new Map<number, number>();
+  for (const detection of detections) {
+    for (const module of detection.modules) {
+      weightLogical.set(module.weightRow, module.logicalParams);
+      logicalParams += module.logicalParams;
+    }
+  }
+  const highPrecision: string[] = [];
+  for (let row = 0; row < index.count; row++) {
+    const elements = index.elements(row);
+    if (Number.isFinite(elements)) {
+      storedElements += elements;
+      if (!claimed[row] && !SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype)) {
+        logicalParams += elements;
+      }
+    }
+    allBytes += index.bytes(row);
+    if (!claimed[row] && index.rank(row) >= 2 && isHighPrecisionFloat(index.dtype(row)) && !/bias$/i.test(index.names[row])) {
+      const name = index.names[row];
+      highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
+    }
+  }
+  let quantBytes = 0;
+  let quantLogical = 0;
+  const quantizedNames: string[] = [];
+  for (const detection of detections) {
+    for (const module of detection.modules) {
+      quantizedNames.push(module.name);
+      quantLogical += module.logicalParams;
+      for (const row of module.rows) {
+        quantBytes += index.bytes(row);
+      }
+    }
+  }
+  const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
+  const precision = precisionSummary(index, claimed, aux, weightLogical, storedElements);
+
+  let section: QuantizationSection;
+  if (primary === null) {
+    const dominant = precision.dominant;
+    // LoRA factors are not layers of a model; listing 1,400 of them as "kept in high precision" would mislead.
+    const adapter = isAdapterFile(index.names);
+    section = {
+      family: 'none',
+      format: dominant ? dominant.toLowerCase() : 'unknown',
+      summary: plainSummary(precision),
+      bits: dominant ? (DTYPE_BITS[dominant as Dtype] ?? null) : null,
+      groupSize: null,
+      granularity: null,
+      weightDtype: dominant,
+      bitsPerWeight: overallBitsPerParam,
+      overallBitsPerParam,
+      quantizedLayers: layerList([]),
+      highPrecisionLayers: layerList(adapter ? [] : highPrecision),
+      logicalParams,
+      storedElements,
+      confidence: 'high',
+      evidence: [
+        adapter
+          ? `adapter file (LoRA factors): precision only, ${index.count} tensors`
+          : `no quantization signature among ${index.count} tensors (no packed weights, scale sidecars or quant configs)`,
+      ],
+      precision,
+    };
+  } else {
+    const others: OtherFamily[] = detections
+      .filter((d) => d !== primary)
+      .map((d) => ({ family: d.family, format: d.format, layers: d.modules.length, logicalParams: moduleLogical(d) }));
+    const evidence = [...primary.evidence];
+    for (const other of detections) {
+      if (other !== primary) {
+        evidence.push(...other.evidence.map((line) => `[${FAMILY_LABEL[other.family]}] ${line}`));
+      }
+    }
+    const needsConfig = detections.flatMap((d) => d.needsConfig ?? []);
+    section = {
+      family: primary.family,
+      format: primary.format,
+      summary: '',
+      bits: primary.bits,
+      groupSize: primary.groupSize,
+      granularity: primary.granularity,
+      ...(primary.blockSize ? { blockSize: primary.blockSize } : {}),
+      weightDtype: primary.weightDtype,
+      bitsPerWeight: quantLogical > 0 ? (quantBytes * 8) / quantLogical : null,
+      overallBitsPerParam,
+      quantizedLayers: layerList(quantizedNames),
+      highPrecisionLayers: layerList(highPrecision),
+      logicalParams,
+      storedElements,
+      confidence: primary.confidence,
+      evidence,
+      precision,
+      ...(primary.perLayerConfigs && primary.perLayerConfigs.length > 0 ? { perLayerConfigs: primary.perLayerConfigs } : {}),
+      ...(needsConfig.length > 0 ? { needsConfig } : {}),
+      ...(others.length > 0 ? { others } : {}),
+    };
+  }
+  if (hint) {
+    findings.push(...applyConfig(section, hint));
+  }
+  section.summary = summarize(section);
+  section.evidence = section.evidence.slice(0, MAX_EVIDENCE);
+  return { section, findings };
+}
+
+function layerList(names: string[]): LayerList {
+  return { count: names.length, names: names.slice(0, MAX_LAYER_NAMES) };
+}
+
+function precisionSummary(
+  index: TensorIndex,
+  claimed: Uint8Array,
+  aux: Uint8Array,
+  weightLogical: ReadonlyMap<number, number>,
+  storedElements: number,
+): PrecisionSummary {
+  const byDtype = new Map<string, DtypeShare>();
+  const params = new Map<string, number>();
+  for (let row = 0; row < index.count; row++) {
+    const dtype = index.dtype(row);
+    const elements = Number.isFinite(index.elements(row)) ? index.elements(row) : 0;
+    const entry = byDtype.get(dtype) ?? { dtype, tensors: 0, elements: 0, bytes: 0, share: 0 };
+    entry.tensors++;
+    entry.elements += elements;
+    entry.bytes += index.bytes(row);
+    byDtype.set(dtype, entry);
+    // Parameters: the logical count of quantized weights, plus every unclaimed tensor; sidecars carry none.
+    const logical = weightLogical.get(row) ?? (!claimed[row] && !aux[row] && !SCALE_ONLY_DTYPES.has(dtype as Dtype) ? elements : 0);
+    params.set(dtype, (params.get(dtype) ?? 0) + logical);
+  }
+  const list = [...byDtype.values()].sort((a, b) => b.bytes - a.bytes);
+  for (const entry of list) {
+    entry.share = storedElements > 0 ? entry.elements / storedElements : 0;
+  }
+  let dominant: string | null = null;
+  let most = 0;
+  for (const [dtype, count] of params) {
+    if (count > most) {
+      dominant = dtype;
+      most = count;
+    }
+  }
+  return { byDtype: list, dominant };
+}
+
+function plainSummary(precision: PrecisionSummary): string {
+  const dominant = precision.byDtype.find((d) => d.dtype === precision.dominant);
+  if (!dominant) {
+    return 'Not quantized.';
+  }
+  return `Not quantized: ${Math.round(dominant.share * 100)}% of stored elements are ${dominant.dtype}.`;
+}
+
+function summarize(section: QuantizationSection): string {
+  if (section.family === 'none') {
+    if (section.format === 'fp8-cast') {
+      return `Plain FP8 cast, no scales: ${section.quantizedLayers.count} matrices stored as ${section.weightDtype ?? 'F8'} without scale tensors; not a calibrated quantization.`;
+    }
+    return section.summary;
+  }
+  const shape: string[] = [];
+  if (section.bits !== null) {
+    shape.push(`${section.bits}-bit`);
+  }
+  if (section.blockSize) {
+    shape.push(`${section.blockSize[0]}×${section.blockSize[1]} blocks`);
+  } else if (section.groupSize !== null) {
+    shape.push(`group ${section.groupSize}`);
+  } else if (section.granularity === 'channel' || section.granularity === 'tensor') {
+    shape.push(`per-${section.granularity} scales`);
+  }
+  const details = [...shape];
+  if (section.bitsPerWeight !== null) {
+    details.push(`${section.bitsPerWeight.toFixed(3)} bits per weight with all scales and zeros`);
+  }
+  details.push(`${section.quantizedLayers.count} quantized modules, ${section.highPrecisionLayers.count} matrices kept in high precision`);
+  return `${FAMILY_LABEL[section.family]} (${section.format}): ${details.join('; ')}.`;
+}
+
+/** Confirms or fills bits / group size / method from config.json, and flags contradictions. */
+function applyConfig(section: QuantizationSection, hint: QuantConfigHint): Finding[] {
+  const findings: Finding[] = [];
+  const families = hint.method ? METHOD_FAMILIES[hint.method] : undefined;
+  const familyAgrees = families === undefined ? true : families.includes(section.family);
+  const bitsAgree = hint.bits === null || section.bits === null || hint.bits === section.bits;
+  const configGroup = hint.groupSize === -1 ? null : hint.groupSize;
+  const groupAgrees =
+    configGroup === null || section.groupSize === null || configGroup === section.groupSize || section.family === 'none';
+  if (section.family !== 'none') {
+    if (section.bits === null && hint.bits !== null && section.family !== 'exl2') {
+      section.bits = hint.bits;
+      section.evidence.push(`bits = ${hint.bits} from ${hint.source}`);
+    }
+    if (section.groupSize === null && configGroup !== null && section.granularity !== 'channel' && section.granularity !== 'tensor') {
+      section.groupSize = configGroup;
+      section.evidence.push(`group size = ${configGroup} from ${hint.source}`);
+    }
+  }
+  const agrees = familyAgrees && bitsAgree && groupAgrees;
+  section.config = { method: hint.method, bits: hint.bits, groupSize: hint.groupSize, agrees };
+  if (agrees) {
+    if (hint.method && section.family !== 'none') {
+      section.evidence.push(`${hint.source}: quant_method=${hint.method}${hint.bits !== null ? `, bits=${hint.bits}` : ''}${hint.groupSize !== null ? `, group_size=${hint.groupSize}` : ''} agrees with the tensors`);
+      section.confidence = 'high';
+    }
+    return findings;
+  }
+  const told = [hint.method && `method ${hint.method}`, hint.bits !== null && `${hint.bits} bits`, hint.groupSize !== null && `group ${hint.groupSize}`]
+    .filter(Boolean)
+    .join(', ');
+  const seen =
+    section.family === 'none'
+      ? 'no quantized tensors in this file (if it is one shard of a model, the quantized layers may live in other shards)'
+      : `${FAMILY_LABEL[section.family]} with ${section.bits ?? '?'} bits, group ${section.groupSize ?? '–'}`;
+  findings.push(
+    makeFinding(
+      'quant-config-mismatch',
+      `${hint.source} says ${told}, but the tensors show ${seen}. A loader that trusts config.json will misread these weights; use the config that matches the file.`,
+    ),
+  );
+  return findings;
+}

@@ -1,0 +1,101 @@
+/**
+ * The insight analyses the worker runs after parsing, and the two entry points it calls:
+ * `tensorBytesWanted` (which small tensors' data to fetch first, capped) and `runAnalyses` (every analysis over
+ * the header plus those bytes). An analysis that throws on a hostile header costs only its own section: the
+ * others still run and a finding says which one failed.
+ */
+import { makeFinding } from '../findings/make-finding';
+import type { Finding, ParsedHeader } from '../model';
+import { architectureAnalysis } from './architecture';
+import { MAX_WANTED_BYTES, MAX_WANTED_TENSOR_BYTES, MAX_WANTED_TENSORS } from './limits';
+import { loraAnalysis } from './lora';
+import { metadataInsightsAnalysis } from './metadata-insights';
+import { moduleTreeAnalysis } from './module-tree';
+import { quantizationAnalysis } from './quantization';
+import type {
+  ArchitectureSection,
+  LoraSection,
+  MetadataInsightsSection,
+  ModuleTreeSection,
+  QuantizationSection,
+} from './report-sections';
+import { tensorIndex } from './tensor-index';
+import type { Analysis, AnalysisInput } from './types';
+
+export interface AnalysisSections {
+  quantization?: QuantizationSection;
+  architecture?: ArchitectureSection;
+  lora?: LoraSection;
+  metadataInsights?: MetadataInsightsSection;
+  moduleTree?: ModuleTreeSection;
+}
+
+type SectionId = keyof AnalysisSections;
+
+export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[SectionId]>> = [
+  quantizationAnalysis,
+  architectureAnalysis,
+  loraAnalysis,
+  metadataInsightsAnalysis,
+  moduleTreeAnalysis,
+];
+
+/**
+ * Rows whose data bytes the analyses need, in analysis order, deduplicated and capped: at most
+ * MAX_WANTED_TENSORS rows, MAX_WANTED_BYTES in total, none larger than MAX_WANTED_TENSOR_BYTES.
+ */
+export function tensorBytesWanted(header: ParsedHeader, names: readonly string[]): number[] {
+  const index = tensorIndex(header, names);
+  const seen = new Set<number>();
+  const rows: number[] = [];
+  let bytes = 0;
+  for (const analysis of ANALYSES) {
+    if (!analysis.tensorBytesWanted) {
+      continue;
+    }
+    let wanted: number[];
+    try {
+      wanted = analysis.tensorBytesWanted(header, names);
+    } catch {
+      continue;
+    }
+    for (const row of wanted) {
+      if (seen.has(row) || row < 0 || row >= index.count) {
+        continue;
+      }
+      const size = index.bytes(row);
+      if (!Number.isFinite(size) || size > MAX_WANTED_TENSOR_BYTES) {
+        continue;
+      }
+      if (rows.length >= MAX_WANTED_TENSORS || bytes + size > MAX_WANTED_BYTES) {
+        return rows;
+      }
+      seen.add(row);
+      rows.push(row);
+      bytes += size;
+    }
+  }
+  return rows;
+}
+
+export function runAnalyses(input: AnalysisInput): { sections: AnalysisSections; findings: Finding[] } {
+  const sections: AnalysisSections = {};
+  const findings: Finding[] = [];
+  for (const analysis of ANALYSES) {
+    try {
+      const output = analysis.run(input);
+      if (output.section !== null) {
+        (sections as Record<SectionId, unknown>)[analysis.id] = output.section;
+      }
+      findings.push(...output.findings);
+    } catch (error) {
+      findings.push(
+        makeFinding(
+          'analysis-failed',
+          `The ${analysis.id} analysis stopped on this header (${error instanceof Error ? error.message : String(error)}); its section is missing. The rest of the report is unaffected.`,
+        ),
+      );
+    }
+  }
+  return { sections, findings };
+}

@@ -1,0 +1,52 @@
+/** Small helpers shared by the parser's tests (not used by app code). */
+import { expect } from 'vitest';
+import type { Finding, ParseOutcome, ParsedHeader } from '../model';
+import { referenceLoaderVerdict } from '../model';
+import type { FindingCode } from '../findings/codes';
+import { buildRaw } from '../testing/build-safetensors';
+import { parseFileHead } from './parse-header';
+
+/** Parses a whole in-memory file, its size known. */
+export function parseBytes(file: Uint8Array): ParseOutcome {
+  return parseFileHead(file, file.length);
+}
+
+/** A file whose header is exactly `text` (no padding), followed by `dataBytes` zero bytes. */
+export function rawFile(text: string | Uint8Array, dataBytes = 0): Uint8Array {
+  return buildRaw(text, { trailing: dataBytes });
+}
+
+export function findingsOf(outcome: ParseOutcome): Finding[] {
+  return outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
+}
+
+export function codesOf(outcome: ParseOutcome): FindingCode[] {
+  return findingsOf(outcome).map((finding) => finding.code);
+}
+
+/** Codes other than the purely informational padding note, which depends on the header's length only. */
+export function problemCodes(outcome: ParseOutcome): FindingCode[] {
+  return codesOf(outcome).filter((code) => code !== 'header-not-padded');
+}
+
+export function verdictOf(outcome: ParseOutcome): 'accepts' | 'refuses' {
+  return referenceLoaderVerdict(findingsOf(outcome));
+}
+
+export function finding(outcome: ParseOutcome, code: FindingCode): Finding {
+  const found = findingsOf(outcome).find((candidate) => candidate.code === code);
+  expect(found, `expected a ${code} finding, got ${codesOf(outcome).join(', ') || 'none'}`).toBeDefined();
+  return found as Finding;
+}
+
+export function parsedHeader(outcome: ParseOutcome): ParsedHeader {
+  if (outcome.kind !== 'parsed') {
+    throw new Error(`expected a parsed header, got rejected: ${codesOf(outcome).join(', ')}`);
+  }
+  return outcome.header;
+}
+
+/** A header entry as JSON text. */
+export function entry(dtype: string, shape: readonly number[], begin: number, end: number): string {
+  return `{"dtype":"${dtype}","shape":[${shape.join(',')}],"data_offsets":[${begin},${end}]}`;
+}

@@ -1,0 +1,721 @@
+/**
+ * Turns the headers of a sharded model (plus its index, when there is one) into one model: a merged tensor table,
+ * per-shard and per-dtype totals, and the consistency findings no loader reports by itself (huggingface_hub#4725
+ * declined to check index ↔ shard consistency and left it to downstream tools).
+ *
+ * Findings are grouped: at most one per code per shard, with a capped tensor list and the exact count, so an index
+ * with 500,000 problems still yields a short list. Tensor names are compared as UTF-8 bytes through hash tables;
+ * no per-tensor objects are built, so 163 shards × thousands of tensors, or one 500k-entry index, stay cheap.
+ */
+import { DTYPE_BITS_BY_CODE, DTYPES, SCALE_ONLY_DTYPES, UNKNOWN_DTYPE_CODE, dtypeName } from '../dtypes';
+import type { FindingCode } from '../findings/codes';
+import { makeFinding } from '../findings/make-finding';
+import { MAX_FINDINGS_PER_CODE, MAX_TENSORS_PER_FINDING } from '../limits';
+import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
+import { ByteSliceIndex } from './byte-table';
+import { formatCount, formatRanges, plural, quoteNames } from './format';
+import { indexEntryName, type ShardIndex } from './index-parser';
+import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
+import { MAX_NAMES_IN_MESSAGE, MAX_SHARD_FILES } from './shard-limits';
+import { parseShardPattern, validateShardName } from './shard-names';
+
+export interface ShardInput {
+  /** The shard's file name as the index spells it (a dropped path ending in `/` + that name also matches). */
+  file: string;
+  /** The parsed header; null when the file is absent, answered 404, or is not a safetensors file. */
+  header: ParsedHeader | null;
+  /** Tensor names in row order, if already decoded (used only for messages; the checks compare bytes). */
+  names?: readonly string[];
+  /** Why the header is null (`HTTP 404`, `Git LFS pointer`), quoted in the missing-shard finding. */
+  reason?: string;
+}
+
+export interface AggregateInput {
+  index: ShardIndex | null;
+  /** The index file's name, recorded on findings about the index as a whole. */
+  indexFile?: string;
+  /** The shards in display order (shard 1 first); index files not listed here are added as missing. */
+  shards: readonly ShardInput[];
+}
+
+export interface ShardedModel extends ShardsReport {
+  /** Every present shard's tensors, concatenated in shard order. */
+  columns: TensorColumns;
+  /** For each merged row, its shard (index into shardFiles). */
+  shardOfRow: Uint16Array;
+  /** Shard file per shard position, missing ones included (same order as `shards`). */
+  shardFiles: string[];
+  /** shardFiles.length + 1 entries: rows of shard s are [rowStarts[s], rowStarts[s + 1]). */
+  rowStarts: Uint32Array;
+  /** Dtype strings outside the spec, keyed by merged row. */
+  unknownDtypes: Map<number, string>;
+  /** Index and cross-shard findings; Finding.tensors are merged rows. */
+  findings: Finding[];
+  /** Each shard's own header findings, with rows remapped to the merged table and Finding.shard set. */
+  headerFindings: Finding[];
+}
+
+interface ShardSlot {
+  file: string;
+  header: ParsedHeader | null;
+  names?: readonly string[];
+  reason?: string;
+  unsafeReason?: string;
+}
+
+export function aggregateShards(input: AggregateInput): ShardedModel {
+  const findings: Finding[] = [];
+  const index = input.index;
+  const indexShardCount = index ? index.shardFiles.length : 0;
+
+  // 1. The shard list: the given shards, then index files nobody supplied (missing).
+  const slots: ShardSlot[] = [];
+  const seen = new Set<string>();
+  for (const shard of input.shards) {
+    if (!seen.has(shard.file)) {
+      seen.add(shard.file);
+      slots.push({ file: shard.file, header: shard.header, names: shard.names, reason: shard.reason });
+    }
+  }
+  const slotOfIndexShard = new Int32Array(indexShardCount).fill(-1);
+  if (index) {
+    const slotByFile = new Map(slots.map((slot, position) => [slot.file, position]));
+    const slotByBase = new Map<string, number>();
+    slots.forEach((slot, position) => {
+      const slash = slot.file.lastIndexOf('/');
+      if (slash >= 0 && !slotByBase.has(slot.file.slice(slash + 1))) {
+        slotByBase.set(slot.file.slice(slash + 1), position);
+      }
+    });
+    index.shardFiles.forEach((file, shard) => {
+      let position = slotByFile.get(file);
+      if (position === undefined) {
+        const candidate = slotByBase.get(file.slice(file.lastIndexOf('/') + 1));
+        if (candidate !== undefined && slots[candidate].file.endsWith(`/${file}`)) {
+          position = candidate;
+        }
+      }
+      if (position === undefined) {
+        position = slots.length;
+        slots.push({ file, header: null });
+      }
+      slotOfIndexShard[shard] = position;
+      const check = validateShardName(file);
+      if (!check.ok) {
+        slots[position].unsafeReason = check.reason;
+      }
+    });
+  }
+  if (slots.length > MAX_SHARD_FILES) {
+    findings.push(
+      makeFinding(
+        'too-many-shards',
+        `${formatCount(slots.length)} shard files were given; only the first ${formatCount(MAX_SHARD_FILES)} are ` +
+          `checked (real models use at most a few hundred). The rest are left out of every total.`,
+      ),
+    );
+    slots.length = MAX_SHARD_FILES;
+    for (let shard = 0; shard < indexShardCount; shard++) {
+      if (slotOfIndexShard[shard] >= MAX_SHARD_FILES) {
+        slotOfIndexShard[shard] = -1;
+      }
+    }
+  }
+
+  // 2. The merged table.
+  const merged = mergeColumns(slots);
+  const { columns, shardOfRow, rowStarts, unknownDtypes } = merged;
+  const rowName = (row: number): string => {
+    const slot = slots[shardOfRow[row]];
+    return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
+  };
+
+  // 3. Index ↔ header consistency and duplicates.
+  const groups = new FindingGroups();
+  const names = new ByteSliceIndex(columns.nameBytes, columns.nameStarts, columns.count);
+  const indexLookup = index ? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount) : null;
+  const matched = index ? new Uint8Array(index.entryCount) : null;
+  // Rows whose name appeared earlier in another shard, grouped by the first row: only these need a second look.
+  const repeats = new Map<number, number[]>();
+  for (let row = 0; row < columns.count; row++) {
+    const first = names.firstOf[row];
+    if (first !== row && shardOfRow[first] !== shardOfRow[row]) {
+      const list = repeats.get(first);
+      if (list) {
+        if (!list.some((other) => shardOfRow[other] === shardOfRow[row])) {
+          list.push(row);
+        }
+      } else {
+        repeats.set(first, [row]);
+      }
+    }
+  }
+  for (let row = 0; row < columns.count; row++) {
+    if (names.firstOf[row] !== row) {
+      continue;
+    }
+    const others = repeats.get(row);
+    const occurrences = others ? [row, ...others] : [row];
+    let canonical = row;
+    if (indexLookup && index && matched) {
+      const entry = indexLookup.find(columns.nameBytes, columns.nameStarts[row], columns.nameStarts[row + 1]);
+      if (entry < 0) {
+        for (const occurrence of occurrences) {
+          groups.add('unindexed-tensor', shardOfRow[occurrence], occurrence, rowName);
+        }
+      } else {
+        matched[entry] = 1;
+        const expected = slotOfIndexShard[index.shardOf[entry]];
+        const inExpected = occurrences.find((occurrence) => shardOfRow[occurrence] === expected);
+        if (inExpected !== undefined) {
+          canonical = inExpected;
+        } else {
+          groups.add('wrong-shard', shardOfRow[row], row, rowName, expected);
+        }
+      }
+    }
+    for (const occurrence of occurrences) {
+      if (occurrence !== canonical) {
+        groups.add(
+          'duplicate-tensor-across-shards',
+          shardOfRow[occurrence],
+          occurrence,
+          rowName,
+          shardOfRow[canonical],
+        );
+      }
+    }
+  }
+
+  // Index entries no header holds: charged to their shard (index-tensor-missing) or to its absence (missing-shard).
+  const absentEntries = new Map<number, { count: number; examples: string[] }>();
+  if (index && matched) {
+    for (let entry = 0; entry < index.entryCount; entry++) {
+      if (matched[entry]) {
+        continue;
+      }
+      const slot = slotOfIndexShard[index.shardOf[entry]];
+      if (slot < 0) {
+        continue;
+      }
+      if (slots[slot].header) {
+        groups.addName('index-tensor-missing', slot, indexEntryName(index, entry));
+      } else {
+        let absent = absentEntries.get(slot);
+        if (!absent) {
+          absent = { count: 0, examples: [] };
+          absentEntries.set(slot, absent);
+        }
+        absent.count++;
+        if (absent.examples.length < MAX_NAMES_IN_MESSAGE) {
+          absent.examples.push(indexEntryName(index, entry));
+        }
+      }
+    }
+  }
+
+  // 4. Findings about shard files: unsafe names, missing files, the shard count.
+  const indexedPerSlot = new Map<number, number>();
+  if (index) {
+    index.shardFiles.forEach((_file, shard) => {
+      const slot = slotOfIndexShard[shard];
+      if (slot >= 0) {
+        indexedPerSlot.set(slot, index.entriesPerShard[shard]);
+      }
+    });
+  }
+  slots.forEach((slot, position) => {
+    const indexed = indexedPerSlot.get(position) ?? 0;
+    if (slot.unsafeReason) {
+      findings.push(
+        makeFinding(
+          'unsafe-shard-name',
+          `The index names the shard file ${JSON.stringify(slot.file)}, which ${slot.unsafeReason}. A tool that ` +
+            `joins it to the model's folder or URL could read or write outside the model (path traversal, ` +
+            `huggingface_hub#4916); this app did not open it. ${plural(indexed, 'tensor')} of the index point at ` +
+            `it. Treat the repository as untrusted.`,
+          [],
+          { tensorCount: indexed, shard: slot.file },
+        ),
+      );
+    } else if (!slot.header) {
+      const absent = absentEntries.get(position);
+      const why = slot.reason ? ` (${slot.reason})` : '';
+      const lost = absent
+        ? ` The index assigns ${plural(absent.count, 'tensor')} to it (${quoteNames(absent.examples, absent.count)}),` +
+          ` so loaders will fail or leave those weights uninitialised.`
+        : ' Any tensors it holds are missing from this view.';
+      findings.push(
+        makeFinding(
+          'missing-shard',
+          `${slot.file} is missing or could not be read${why}.${lost} Download the file again.`,
+          [],
+          { tensorCount: absent?.count ?? 0, shard: slot.file },
+        ),
+      );
+    }
+  });
+  findings.push(...shardCountFindings(slots, index));
+
+  // 5. Findings about tensors, one per code per shard.
+  findings.push(...groups.findings(slots));
+
+  // 6. Totals and total_size.
+  const totals = computeTotals(slots, merged, index);
+  const allPresent = slots.every((slot) => slot.header !== null);
+  if (index && index.totalSize !== null && allPresent && totals.dataBytes !== index.totalSize) {
+    const difference = totals.dataBytes - index.totalSize;
+    findings.push(
+      makeFinding(
+        'total-size-mismatch',
+        `The index's metadata.total_size is ${formatCount(index.totalSize)} bytes, but the shards' data regions ` +
+          `add up to ${formatCount(totals.dataBytes)} bytes (${formatCount(Math.abs(difference))} bytes ` +
+          `${difference > 0 ? 'more' : 'fewer'} than declared). The index was probably written for other shard ` +
+          `files (a re-quantized or edited model); tools that size downloads or memory from total_size will be ` +
+          `off by that much.`,
+        [],
+        input.indexFile === undefined ? {} : { shard: input.indexFile },
+      ),
+    );
+  }
+  if (index) {
+    for (const finding of index.findings) {
+      findings.push(finding.shard === undefined && input.indexFile ? { ...finding, shard: input.indexFile } : finding);
+    }
+  }
+
+  const shards: ShardSummary[] = slots.map((slot, position) => ({
+    file: slot.file,
+    tensors: slot.header ? slot.header.tensors.count : 0,
+    dataBytes: slot.header ? slot.header.dataBytes : 0,
+    headerLength: slot.header ? slot.header.headerLength : 0,
+    present: slot.header !== null,
+    fileSize: slot.header ? slot.header.fileSize : null,
+    indexedTensors: index ? (indexedPerSlot.get(position) ?? 0) : null,
+  }));
+  const indexSummary: IndexSummary | null = index
+    ? {
+        file: input.indexFile ?? null,
+        totalSize: index.totalSize,
+        totalParameters: index.totalParameters,
+        weightMapEntries: index.entryCount,
+        shardFiles: index.shardFiles.length,
+        byteLength: index.byteLength,
+      }
+    : null;
+
+  return {
+    shards,
+    index: indexSummary,
+    totals,
+    columns,
+    shardOfRow,
+    shardFiles: slots.map((slot) => slot.file),
+    rowStarts,
+    unknownDtypes,
+    findings: capPerCode(findings),
+    headerFindings: remapHeaderFindings(slots, rowStarts),
+  };
+}
+
+/** The report section alone (plain data for exports). */
+export function shardsReport(model: ShardedModel): ShardsReport {
+  return { shards: model.shards, index: model.index, totals: model.totals };
+}
+
+interface Merged {
+  columns: TensorColumns;
+  shardOfRow: Uint16Array;
+  rowStarts: Uint32Array;
+  unknownDtypes: Map<number, string>;
+}
+
+/** Concatenates the present shards' columns; offsets into the shared buffers are shifted per shard. */
+function mergeColumns(slots: readonly ShardSlot[]): Merged {
+  let count = 0;
+  let nameBytesLength = 0;
+  let dimsLength = 0;
+  const rowStarts = new Uint32Array(slots.length + 1);
+  slots.forEach((slot, position) => {
+    rowStarts[position] = count;
+    const columns = slot.header?.tensors;
+    if (columns) {
+      count += columns.count;
+      nameBytesLength += columns.nameStarts[columns.count];
+      dimsLength += columns.shapeStarts[columns.count];
+    }
+  });
+  rowStarts[slots.length] = count;
+  const columns: TensorColumns = {
+    count,
+    nameBytes: new Uint8Array(nameBytesLength),
+    nameStarts: new Uint32Array(count + 1),
+    dtype: new Uint8Array(count),
+    shapeStarts: new Uint32Array(count + 1),
+    dims: new Float64Array(dimsLength),
+    begin: new Float64Array(count),
+    end: new Float64Array(count),
+    elements: new Float64Array(count),
+  };
+  const shardOfRow = new Uint16Array(count);
+  const unknownDtypes = new Map<number, string>();
+  let nameOffset = 0;
+  let dimsOffset = 0;
+  slots.forEach((slot, position) => {
+    const header = slot.header;
+    if (!header) {
+      return;
+    }
+    const source = header.tensors;
+    const row0 = rowStarts[position];
+    const n = source.count;
+    columns.nameBytes.set(source.nameBytes.subarray(0, source.nameStarts[n]), nameOffset);
+    columns.dims.set(source.dims.subarray(0, source.shapeStarts[n]), dimsOffset);
+    for (let i = 0; i < n; i++) {
+      columns.nameStarts[row0 + i] = source.nameStarts[i] + nameOffset;
+      columns.shapeStarts[row0 + i] = source.shapeStarts[i] + dimsOffset;
+    }
+    columns.dtype.set(source.dtype.subarray(0, n), row0);
+    columns.begin.set(source.begin.subarray(0, n), row0);
+    columns.end.set(source.end.subarray(0, n), row0);
+    columns.elements.set(source.elements.subarray(0, n), row0);
+    shardOfRow.fill(position, row0, row0 + n);
+    for (const [row, dtype] of header.unknownDtypes) {
+      unknownDtypes.set(row + row0, dtype);
+    }
+    nameOffset += source.nameStarts[n];
+    dimsOffset += source.shapeStarts[n];
+  });
+  columns.nameStarts[count] = nameOffset;
+  columns.shapeStarts[count] = dimsOffset;
+  return { columns, shardOfRow, rowStarts, unknownDtypes };
+}
+
+type TensorCode = 'unindexed-tensor' | 'wrong-shard' | 'duplicate-tensor-across-shards' | 'index-tensor-missing';
+
+interface Group {
+  rows: number[];
+  count: number;
+  examples: string[];
+  /** The other shard each example relates to (wrong-shard: where the index says; duplicates: the first copy). */
+  exampleOthers: number[];
+  others: Set<number>;
+}
+
+/** Per code and shard: capped row lists, exact counts and a few quoted names. */
+class FindingGroups {
+  private readonly groups = new Map<TensorCode, Map<number, Group>>();
+
+  add(code: TensorCode, slot: number, row: number, rowName: (row: number) => string, other = -1): void {
+    const group = this.group(code, slot);
+    group.count++;
+    if (group.rows.length < MAX_TENSORS_PER_FINDING) {
+      group.rows.push(row);
+    }
+    if (group.examples.length < MAX_NAMES_IN_MESSAGE) {
+      group.examples.push(rowName(row));
+      group.exampleOthers.push(other);
+    }
+    if (other >= 0) {
+      group.others.add(other);
+    }
+  }
+
+  addName(code: TensorCode, slot: number, name: string): void {
+    const group = this.group(code, slot);
+    group.count++;
+    if (group.examples.length < MAX_NAMES_IN_MESSAGE) {
+      group.examples.push(name);
+      group.exampleOthers.push(-1);
+    }
+  }
+
+  findings(slots: readonly ShardSlot[]): Finding[] {
+    const findings: Finding[] = [];
+    const order: TensorCode[] = [
+      'index-tensor-missing',
+      'wrong-shard',
+      'unindexed-tensor',
+      'duplicate-tensor-across-shards',
+    ];
+    for (const code of order) {
+      const byShard = this.groups.get(code);
+      if (!byShard) {
+        continue;
+      }
+      for (const slot of [...byShard.keys()].sort((a, b) => a - b)) {
+        const group = byShard.get(slot);
+        if (group) {
+          findings.push(groupFinding(code, slots, slot, group));
+        }
+      }
+    }
+    return findings;
+  }
+
+  private group(code: TensorCode, slot: number): Group {
+    let byShard = this.groups.get(code);
+    if (!byShard) {
+      byShard = new Map();
+      this.groups.set(code, byShard);
+    }
+    let group = byShard.get(slot);
+    if (!group) {
+      group = { rows: [], count: 0, examples: [], exampleOthers: [], others: new Set() };
+      byShard.set(slot, group);
+    }
+    return group;
+  }
+}
+
+function groupFinding(code: TensorCode, slots: readonly ShardSlot[], slot: number, group: Group): Finding {
+  const file = slots[slot].file;
+  const count = plural(group.count, 'tensor');
+  const names = quoteNames(group.examples, group.count);
+  const otherFiles = (): string => {
+    const others = [...group.others].sort((a, b) => a - b).map((other) => slots[other].file);
+    return others.length > 3 ? `${others.slice(0, 3).join(', ')} and ${others.length - 3} more` : others.join(', ');
+  };
+  let message: string;
+  switch (code) {
+    case 'index-tensor-missing':
+      message =
+        `The index says ${file} holds ${count} that its header does not contain (${names}). Loaders that follow ` +
+        `the index fail on them; transformers reports them as missing keys and leaves those weights randomly ` +
+        `initialised. The shard or the index is from a different upload: re-download both.`;
+      break;
+    case 'wrong-shard': {
+      const pairs = group.examples
+        .map((name, i) => `${JSON.stringify(name)} (index: ${slots[group.exampleOthers[i]]?.file ?? '?'})`)
+        .join(', ');
+      const rest = group.count - group.examples.length;
+      message =
+        `${count} in ${file} ${group.count === 1 ? 'is' : 'are'} listed under another shard in the index: ${pairs}` +
+        `${rest > 0 ? ` and ${formatCount(rest)} more` : ''}. Loaders that read every shard still find them; ` +
+        `tools that open only the shard the index names will not. Regenerate the index from the shards.`;
+      break;
+    }
+    case 'unindexed-tensor':
+      message =
+        `${file} holds ${count} that the index does not list (${names}). Tools that look tensors up through ` +
+        `the index never see them; loaders that read whole shards (transformers) load them, and warn about ` +
+        `unexpected keys if the model has no such weight. If they are real weights, regenerate the index; if ` +
+        `they are leftovers, they only cost disk space.`;
+      break;
+    case 'duplicate-tensor-across-shards':
+      message =
+        `${count} in ${file} also ${group.count === 1 ? 'appears' : 'appear'} in ${otherFiles()} (${names}). ` +
+        `Which copy a loader keeps depends on ` +
+        `the order it reads shards in; if the copies differ, results differ between tools. Keep one copy.`;
+      break;
+  }
+  const rows = code === 'index-tensor-missing' ? [] : group.rows;
+  return makeFinding(code, message, rows, { tensorCount: group.count, shard: file });
+}
+
+/**
+ * The `-NNNNN-of-NNNNN` names claim a shard count; compare it with the files known (given or named by the
+ * index). Numbers the index names but that failed to load are already missing-shard findings, so only numbers
+ * nobody mentions are listed here.
+ */
+function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | null): Finding[] {
+  const byPrefix = new Map<string, { totals: Map<number, number>; numbers: Set<number> }>();
+  for (const slot of slots) {
+    if (slot.unsafeReason) {
+      continue;
+    }
+    const pattern = parseShardPattern(slot.file);
+    if (!pattern) {
+      continue;
+    }
+    let group = byPrefix.get(pattern.prefix);
+    if (!group) {
+      group = { totals: new Map(), numbers: new Set() };
+      byPrefix.set(pattern.prefix, group);
+    }
+    group.totals.set(pattern.total, (group.totals.get(pattern.total) ?? 0) + 1);
+    group.numbers.add(pattern.number);
+  }
+  const findings: Finding[] = [];
+  for (const [prefix, group] of byPrefix) {
+    const totals = [...group.totals.keys()].sort((a, b) => a - b);
+    const claimed = totals[totals.length - 1];
+    const missing: number[] = [];
+    for (let number = 1; number <= claimed; number++) {
+      if (!group.numbers.has(number)) {
+        missing.push(number);
+      }
+    }
+    const outOfRange = [...group.numbers].filter((number) => number < 1 || number > claimed).sort((a, b) => a - b);
+    if (missing.length === 0 && outOfRange.length === 0 && totals.length === 1) {
+      continue;
+    }
+    const parts: string[] = [];
+    const pad = (value: number) => String(value).padStart(5, '0');
+    if (totals.length > 1) {
+      parts.push(`the names disagree on the count (-of-${totals.map(pad).join(', -of-')})`);
+    }
+    if (missing.length > 0) {
+      parts.push(`no file is known for ${plural(missing.length, 'number')}: ${formatRanges(missing)}`);
+    }
+    if (outOfRange.length > 0) {
+      parts.push(`numbers outside 1–${claimed}: ${formatRanges(outOfRange)}`);
+    }
+    const known = group.numbers.size;
+    const advice = index
+      ? 'Loaders follow the index, so this is harmless if the index lists every tensor; otherwise files are missing.'
+      : 'Without an index, this usually means shard files were not all dropped or downloaded.';
+    findings.push(
+      makeFinding(
+        'shard-count-mismatch',
+        `Shard names ${prefix}NNNNN-of-${pad(claimed)}.safetensors claim ${formatCount(claimed)} shards, but ` +
+          `${plural(known, 'file')} ${known === 1 ? 'is' : 'are'} known; ${parts.join('; ')}. ${advice}`,
+        [],
+        { tensorCount: 0 },
+      ),
+    );
+  }
+  return findings;
+}
+
+function computeTotals(slots: readonly ShardSlot[], merged: Merged, index: ShardIndex | null): ShardTotals {
+  const { columns, unknownDtypes } = merged;
+  const tensorsByCode = new Float64Array(256);
+  const elementsByCode = new Float64Array(256);
+  const bytesByCode = new Float64Array(256);
+  const unknown = new Map<string, DtypeTotal>();
+  let elements = 0;
+  for (let row = 0; row < columns.count; row++) {
+    const code = columns.dtype[row];
+    const rowElements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
+    const span = columns.end[row] - columns.begin[row];
+    const bytes = Number.isFinite(span) && span > 0 ? span : 0;
+    elements += rowElements;
+    if (code === UNKNOWN_DTYPE_CODE || code >= DTYPES.length) {
+      const key = unknownDtypes.get(row) ?? 'unknown';
+      const total = unknown.get(key) ?? { tensors: 0, elements: 0, bytes: 0 };
+      total.tensors++;
+      total.elements += rowElements;
+      total.bytes += bytes;
+      unknown.set(key, total);
+    } else {
+      tensorsByCode[code]++;
+      elementsByCode[code] += rowElements;
+      bytesByCode[code] += bytes;
+    }
+  }
+  const byDtype: Record<string, DtypeTotal> = {};
+  let parameterElements = 0;
+  for (let code = 0; code < DTYPES.length; code++) {
+    const name = dtypeName(code);
+    if (name && tensorsByCode[code] > 0) {
+      byDtype[name] = { tensors: tensorsByCode[code], elements: elementsByCode[code], bytes: bytesByCode[code] };
+      if (!SCALE_ONLY_DTYPES.has(name) && DTYPE_BITS_BY_CODE[code] > 0) {
+        parameterElements += elementsByCode[code];
+      }
+    }
+  }
+  for (const [name, total] of unknown) {
+    byDtype[name] = total;
+  }
+
+  let dataBytes = 0;
+  let presentShards = 0;
+  for (const slot of slots) {
+    if (slot.header) {
+      presentShards++;
+      dataBytes += slot.header.dataBytes;
+    }
+  }
+  const useIndex = index !== null && index.totalSize !== null;
+  const bytes = useIndex && index.totalSize !== null ? index.totalSize : dataBytes;
+  const missing = slots.length - presentShards;
+  const bitsPerParameter = missing === 0 && parameterElements > 0 ? (bytes * 8) / parameterElements : null;
+  return {
+    shards: slots.length,
+    presentShards,
+    tensors: columns.count,
+    elements,
+    parameterElements,
+    dataBytes,
+    byDtype,
+    bitsPerParameter,
+    bitsPerParameterBytes: useIndex ? 'index-total-size' : 'data-regions',
+    bitsPerParameterNote: bitsNote(bitsPerParameter, bytes, parameterElements, useIndex, missing),
+  };
+}
+
+function bitsNote(bits: number | null, bytes: number, parameters: number, fromIndex: boolean, missing: number): string {
+  const source = fromIndex
+    ? "the index's metadata.total_size (what the writer says all shards' tensor data adds up to)"
+    : "the shards' data regions added up (no index total_size was available)";
+  const reading =
+    'It is the average storage cost of one weight, scales and other overhead included: about 16 for BF16/F16, ' +
+    '8 for FP8, 4.25–4.5 for MXFP4/NVFP4 with their block scales. A value a little above the format ' +
+    '(4.49 on an MXFP4 model) means some layers were kept at higher precision. Packed containers (GPTQ/AWQ I32 ' +
+    'qweight, MLX U32, bitsandbytes U8) hold several weights per stored element, so for them this figure is ' +
+    'too high; the quantization summary counts their logical weights.';
+  if (missing > 0) {
+    return (
+      `Bits per parameter is not shown: ${plural(missing, 'shard')} ${missing === 1 ? 'is' : 'are'} missing, ` +
+      `so the parameter count is incomplete. When all shards are present it is bytes × 8 ÷ parameters, with ` +
+      `bytes from ${source}. ${reading}`
+    );
+  }
+  if (bits === null) {
+    return 'Bits per parameter is not shown: no tensor with a parameter-carrying dtype was found.';
+  }
+  return (
+    `Bits per parameter = ${formatCount(bytes)} bytes × 8 ÷ ${formatCount(parameters)} parameters = ` +
+    `${bits.toFixed(2)}. The bytes are ${source}; parameters are the tensors' element counts, not counting ` +
+    `exponent-only block scales (F8_E8M0). ${reading}`
+  );
+}
+
+/** Keeps at most MAX_FINDINGS_PER_CODE findings per code; the last kept one says how many more were folded. */
+function capPerCode(findings: readonly Finding[]): Finding[] {
+  const byCode = new Map<FindingCode, Finding[]>();
+  for (const finding of findings) {
+    const list = byCode.get(finding.code);
+    if (list) {
+      list.push(finding);
+    } else {
+      byCode.set(finding.code, [finding]);
+    }
+  }
+  const result: Finding[] = [];
+  for (const [code, list] of byCode) {
+    if (list.length <= MAX_FINDINGS_PER_CODE) {
+      result.push(...list);
+      continue;
+    }
+    const kept = list.slice(0, MAX_FINDINGS_PER_CODE - 1);
+    const folded = list.slice(MAX_FINDINGS_PER_CODE - 1);
+    const shards = folded.map((finding) => finding.shard).filter((shard): shard is string => shard !== undefined);
+    result.push(
+      ...kept,
+      makeFinding(
+        code,
+        `…and ${plural(folded.length, 'more shard')} with the same problem` +
+          `${shards.length > 0 ? ` (${quoteNames(shards)})` : ''}.`,
+        folded.flatMap((finding) => finding.tensors).slice(0, MAX_TENSORS_PER_FINDING),
+        { tensorCount: folded.reduce((sum, finding) => sum + finding.tensorCount, 0) },
+      ),
+    );
+  }
+  return result;
+}
+
+function remapHeaderFindings(slots: readonly ShardSlot[], rowStarts: Uint32Array): Finding[] {
+  const result: Finding[] = [];
+  slots.forEach((slot, position) => {
+    if (!slot.header) {
+      return;
+    }
+    const offset = rowStarts[position];
+    for (const finding of slot.header.findings) {
+      result.push({ ...finding, tensors: finding.tensors.map((row) => row + offset), shard: slot.file });
+    }
+  });
+  return result;
+}

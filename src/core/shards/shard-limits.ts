@@ -1,0 +1,33 @@
+/** Hard limits for sharded models and their index file, each with the reason it exists. */
+import { MAX_JSON_DEPTH } from '../limits';
+
+/**
+ * Largest index file we read: huggingface.js uses the same bound. The largest real index (Kimi-K3, ~497k tensors)
+ * is about 60 MB, so this leaves 4× headroom while keeping a hostile file from exhausting the worker's memory.
+ */
+export const MAX_INDEX_BYTES = 250_000_000;
+
+/** Distinct shard files one index may name (huggingface.js's bound); also keeps shard ids inside a Uint16Array. */
+export const MAX_SHARD_FILES = 10_000;
+
+/** weight_map entries: 10× the largest real index; bounds the compact name tables to about 100 MB. */
+export const MAX_INDEX_ENTRIES = 5_000_000;
+
+/** JSON nesting followed in an index; real ones nest 2 deep, as for headers this stops stack-depth attacks. */
+export const MAX_INDEX_DEPTH = MAX_JSON_DEPTH;
+
+/**
+ * Longest single JSON token (string, number, literal). The streaming scanner carries an unfinished token into the
+ * next chunk by copying it, so an unbounded token would make every chunk re-copy a growing tail (quadratic time);
+ * real tensor and shard names are a few hundred bytes.
+ */
+export const MAX_INDEX_TOKEN_BYTES = 1_000_000;
+
+/** `metadata` entries kept: real indexes carry one or two (total_size, total_parameters); the rest are ignored. */
+export const MAX_INDEX_METADATA_ENTRIES = 1_000;
+
+/** Source bytes kept of one non-string metadata value (an object or array shown as JSON text). */
+export const MAX_INDEX_METADATA_VALUE_BYTES = 100_000;
+
+/** Tensor or file names quoted in one finding message; the exact count is always given as well. */
+export const MAX_NAMES_IN_MESSAGE = 5;

@@ -1,0 +1,280 @@
+/**
+ * Shard file names: the safety check applied to every name an index asks us to open, the
+ * `prefix-NNNNN-of-NNNNN.safetensors` convention, and grouping a set of dropped files into models.
+ */
+import type { ShardIndex } from './index-parser';
+
+export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
+
+/** A URL scheme (`https:`, `data:`, `javascript:`) or a Windows drive (`C:`): either makes the name absolute. */
+const RE_SCHEME_OR_DRIVE = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** `..` written with percent-encoded dots: the URL parser treats `%2e%2e` exactly like `..` (WHATWG URL spec). */
+const RE_DOT_DOT_SEGMENT = /^(?:\.|%2e)(?:\.|%2e)$/i;
+
+/**
+ * Whether a shard name from weight_map is safe to resolve against the index's folder or URL. Refuses anything that
+ * could escape it (huggingface_hub#4916: path traversal through weight_map): empty names, NUL and other control
+ * characters, backslashes (a path separator on Windows, so `..\\x` would traverse), absolute paths, URLs and
+ * scheme-like prefixes, and `..` segments, also percent-encoded.
+ */
+export function validateShardName(name: string): ShardNameCheck {
+  if (name.length === 0) {
+    return { ok: false, reason: 'is empty' };
+  }
+  if (name.includes('\0')) {
+    return { ok: false, reason: 'contains a NUL character' };
+  }
+  // eslint-disable-next-line no-control-regex -- looking for control characters is the point.
+  if (/[\u0001-\u001f\u007f]/.test(name)) {
+    return { ok: false, reason: 'contains a control character' };
+  }
+  if (name.includes('\\')) {
+    return { ok: false, reason: 'contains a backslash (a path separator on Windows)' };
+  }
+  if (name.includes('://')) {
+    return { ok: false, reason: 'is a URL, not a file next to the index' };
+  }
+  if (name.startsWith('/')) {
+    return { ok: false, reason: 'is an absolute path' };
+  }
+  if (RE_SCHEME_OR_DRIVE.test(name)) {
+    return { ok: false, reason: 'starts with a scheme or drive letter, which makes it absolute' };
+  }
+  if (name.split('/').some((segment) => RE_DOT_DOT_SEGMENT.test(segment))) {
+    return { ok: false, reason: 'has a ".." segment that climbs out of the model folder' };
+  }
+  return { ok: true };
+}
+
+export interface ShardPattern {
+  /** Everything before the number, separator included: `model-`, `sub/diffusion_pytorch_model-`. */
+  prefix: string;
+  /** The prefix without its separator: `model`. */
+  basePrefix: string;
+  /** 1-based shard number. */
+  number: number;
+  /** Shard count the name claims. */
+  total: number;
+}
+
+/**
+ * The Hugging Face shard naming convention, as huggingface.js matches it: `prefix` + `-` or `_` + 5 or 6 digits +
+ * `-of-` + 5 or 6 digits + `.safetensors`. The prefix may contain folders.
+ */
+const RE_SHARD_FILE = /^((.*?)[_-])(\d{5,6})-of-(\d{5,6})\.safetensors$/;
+
+export function parseShardPattern(fileName: string): ShardPattern | null {
+  const match = RE_SHARD_FILE.exec(fileName);
+  if (!match) {
+    return null;
+  }
+  return { prefix: match[1], basePrefix: match[2], number: Number(match[3]), total: Number(match[4]) };
+}
+
+export type SidecarKind = 'config' | 'adapter-config';
+
+export interface Sidecar {
+  kind: SidecarKind;
+  file: string;
+}
+
+export type ModelGroup =
+  | {
+      kind: 'sharded';
+      /** The shard-name prefix (`model-`), or the index name without `.safetensors.index.json`. */
+      prefix: string;
+      /** Shard count: distinct files in the index, else the `-of-NNNNN` number. */
+      total: number;
+      /** The shard files among the given names, in shard order. */
+      files: string[];
+      indexFile?: string;
+      /** Shard files the index names that are not among the given names (index groups only). */
+      missing: string[];
+    }
+  | { kind: 'single'; file: string };
+
+export interface FileGrouping {
+  models: ModelGroup[];
+  /** config.json / adapter_config.json found among the names (match them to a model by folder). */
+  sidecars: Sidecar[];
+  /** Index files among the names: parse these and call groupFiles again with the results. */
+  indexFiles: string[];
+  /** Files that are not models (tokenizer, README, images, …): ignored. */
+  other: string[];
+}
+
+export interface ParsedIndexFile {
+  file: string;
+  /** null when the index could not be parsed: its group is then formed from the shard names alone. */
+  index: ShardIndex | null;
+}
+
+const INDEX_SUFFIX = '.safetensors.index.json';
+const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
+  ['config.json', 'config'],
+  ['adapter_config.json', 'adapter-config'],
+]);
+/**
+ * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is
+ * not a `.safetensors` file is still offered as a model, so a mis-named `.bin` or `.gguf` gets sniffed and explained.
+ */
+const COMPANION_EXTENSIONS: ReadonlySet<string> = new Set([
+  'json',
+  'jsonl',
+  'md',
+  'txt',
+  'py',
+  'yaml',
+  'yml',
+  'jinja',
+  'model',
+  'tiktoken',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'webp',
+  'svg',
+  'gitattributes',
+  'gitignore',
+]);
+
+function splitPath(path: string): { dir: string; base: string } {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? { dir: '', base: path } : { dir: path.slice(0, slash + 1), base: path.slice(slash + 1) };
+}
+
+function extensionOf(base: string): string | null {
+  const dot = base.lastIndexOf('.');
+  return dot < 0 ? null : base.slice(dot + 1).toLowerCase();
+}
+
+/**
+ * Groups dropped (or listed) files into models, in two steps:
+ *  1. `groupFiles(names)` groups by the `-NNNNN-of-NNNNN` pattern and lists the index files in `indexFiles`;
+ *  2. after parsing those, `groupFiles(names, parsed)` puts every file an index names into that index's group, so
+ *     shards with unconventional names still land in the right model.
+ * Files are matched to index entries relative to the index's folder (paths use `/`, as in webkitRelativePath).
+ */
+export function groupFiles(fileNames: readonly string[], indexes: readonly ParsedIndexFile[] = []): FileGrouping {
+  const unique = [...new Set(fileNames)];
+  const sidecars: Sidecar[] = [];
+  const indexFiles: string[] = [];
+  const other: string[] = [];
+  const candidates: string[] = [];
+  for (const name of unique) {
+    const { base } = splitPath(name);
+    const sidecar = SIDECARS.get(base);
+    if (sidecar) {
+      sidecars.push({ kind: sidecar, file: name });
+    } else if (base.endsWith(INDEX_SUFFIX)) {
+      indexFiles.push(name);
+    } else if (base.endsWith('.safetensors')) {
+      candidates.push(name);
+    } else {
+      const extension = extensionOf(base);
+      if (extension === null || COMPANION_EXTENSIONS.has(extension) || base.startsWith('.')) {
+        other.push(name);
+      } else {
+        candidates.push(name);
+      }
+    }
+  }
+
+  const models: ModelGroup[] = [];
+  const claimed = new Set<string>();
+  const available = new Set(candidates);
+  const parsedByFile = new Map(indexes.map((entry) => [entry.file, entry.index]));
+  const unparsedIndexes: string[] = [];
+
+  // Step 2: a parsed index claims every file its weight_map names.
+  for (const indexFile of indexFiles) {
+    const index = parsedByFile.get(indexFile);
+    if (!index) {
+      unparsedIndexes.push(indexFile);
+      continue;
+    }
+    const { dir, base } = splitPath(indexFile);
+    const files: string[] = [];
+    const missing: string[] = [];
+    for (const shard of index.shardFiles) {
+      const path = dir + shard;
+      if (validateShardName(shard).ok && available.has(path) && !claimed.has(path)) {
+        files.push(path);
+        claimed.add(path);
+      } else {
+        missing.push(shard);
+      }
+    }
+    files.sort(compareShardNames);
+    models.push({
+      kind: 'sharded',
+      prefix: dir + base.slice(0, -INDEX_SUFFIX.length),
+      total: index.shardFiles.length,
+      files,
+      indexFile,
+      missing,
+    });
+  }
+
+  // Step 1 (and files no index claimed): group by the shard-name pattern, per folder and prefix.
+  const patternGroups = new Map<string, { files: string[]; totals: Map<number, number> }>();
+  const order: Array<{ kind: 'pattern'; key: string } | { kind: 'single'; file: string }> = [];
+  for (const name of candidates) {
+    if (claimed.has(name)) {
+      continue;
+    }
+    const pattern = parseShardPattern(name);
+    if (!pattern) {
+      order.push({ kind: 'single', file: name });
+      continue;
+    }
+    let group = patternGroups.get(pattern.prefix);
+    if (!group) {
+      group = { files: [], totals: new Map() };
+      patternGroups.set(pattern.prefix, group);
+      order.push({ kind: 'pattern', key: pattern.prefix });
+    }
+    group.files.push(name);
+    group.totals.set(pattern.total, (group.totals.get(pattern.total) ?? 0) + 1);
+  }
+  for (const entry of order) {
+    if (entry.kind === 'single') {
+      models.push({ kind: 'single', file: entry.file });
+      continue;
+    }
+    const group = patternGroups.get(entry.key);
+    if (!group) {
+      continue;
+    }
+    // Mixed `-of-` counts stay in one group (the shard checks report them); the most common count is the claim.
+    const total = [...group.totals.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
+    const sharded: ModelGroup = {
+      kind: 'sharded',
+      prefix: entry.key,
+      total,
+      files: group.files.sort(compareShardNames),
+      missing: [],
+    };
+    // An unparsed index in the same folder whose name matches the prefix (model.safetensors.index.json ↔ model-).
+    const { dir, base } = splitPath(entry.key);
+    const stem = base.slice(0, -1);
+    const indexFile = unparsedIndexes.find((candidate) => candidate === `${dir}${stem}${INDEX_SUFFIX}`);
+    if (indexFile) {
+      sharded.indexFile = indexFile;
+    }
+    models.push(sharded);
+  }
+  return { models, sidecars, indexFiles, other };
+}
+
+/** Orders shard files by their shard number when both follow the pattern, else by name. */
+export function compareShardNames(a: string, b: string): number {
+  const left = parseShardPattern(a);
+  const right = parseShardPattern(b);
+  if (left && right && left.prefix === right.prefix && left.number !== right.number) {
+    return left.number - right.number;
+  }
+  return a < b ? -1 : a > b ? 1 : 0;
+}

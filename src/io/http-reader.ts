@@ -1,0 +1,719 @@
+/**
+ * ByteReader over an http(s) URL using single-range GET requests. Reads only the asked bytes (a header load is
+ * one request for most files, two for big headers) and refuses servers that would send the whole file.
+ *
+ * Every request is `GET` with `Range: bytes=a-b` and nothing else (plus `Authorization` for Hugging Face when a
+ * token is given). A single closed range is a CORS-safelisted header, so plain reads need no preflight (facts b7).
+ */
+import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
+import { SourceError } from '../core/errors';
+import { formatBytes } from '../lib/format';
+import { isHuggingFaceUrl, mayReceiveToken } from './token-policy';
+
+/**
+ * Speculative first read. huggingface_hub asks for bytes=0-100000 because "97% of safetensors headers are
+ * < 100 KB" (facts b2), and got the edge wrong for N in 99,994..100,000 (huggingface_hub#4602). We ask for
+ * 128 KiB: 8 + 100,000 = 100,008 bytes fit with room to spare, so every header the Hub's client reads in one
+ * request we also read in one, and the extra ~30 KB of tensor data costs nothing noticeable.
+ */
+export const DEFAULT_FIRST_READ_BYTES = 128 * 1024;
+
+/** Silence after which a request is abandoned: no response headers or no body bytes for this long. */
+export const DEFAULT_TIMEOUT_MS = 20_000;
+
+/** Extra attempts after a transient failure (network error, 5xx, 408, 429, dropped connection). */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** First backoff step; doubles per retry, plus up to the same again of random jitter. */
+export const DEFAULT_RETRY_BASE_MS = 500;
+
+/** No single backoff waits longer than this: a user is watching a progress bar. */
+const MAX_BACKOFF_MS = 8_000;
+
+/** `Retry-After` values above this are not waited out; the user gets the server's wait time instead. */
+const MAX_RETRY_AFTER_MS = 10_000;
+
+/**
+ * Bytes beyond the asked range we accept from a server that ignores Range (200), so a small file served whole
+ * still loads; anything bigger is cancelled before more than this arrives.
+ */
+export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
+
+/** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
+const MAX_SHORT_RANGE_FOLLOWUPS = 16;
+
+/** Server-provided error text (`X-Error-Message`) is quoted up to this length. */
+const MAX_SERVER_MESSAGE_CHARS = 200;
+
+export interface HttpReaderOptions {
+  /** Hugging Face access token; attached only when `mayReceiveToken(url)` (https huggingface.co / hf.co). */
+  token?: string;
+  fetchImpl?: typeof fetch;
+  /** Cancels every read of this reader. */
+  signal?: AbortSignal;
+  firstReadBytes?: number;
+  timeoutMs?: number;
+  maxRetries?: number;
+  retryBaseMs?: number;
+}
+
+export interface HttpByteReader extends ByteReader {
+  readonly url: string;
+  /** `response.url` of the latest response: where the redirects ended (e.g. the CDN), or null before any. */
+  readonly finalUrl: string | null;
+}
+
+/** What one HTTP attempt achieved; fatal problems are thrown as SourceError instead. */
+type Attempt =
+  | { kind: 'data'; eof: boolean }
+  | { kind: 'resized' }
+  | { kind: 'transient'; error: SourceError; retryAfterMs?: number };
+
+type ContentRange =
+  { kind: 'range'; start: number; end: number; total: number | null } | { kind: 'unsatisfied'; total: number };
+
+export function createHttpReader(url: string, options: HttpReaderOptions = {}): HttpByteReader {
+  const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+  const firstRead = options.firstReadBytes ?? DEFAULT_FIRST_READ_BYTES;
+  // The token is decided once, from the URL we were given. Browsers strip a script-set Authorization header on
+  // cross-origin redirects (whatwg/fetch#1544), so it reaches huggingface.co but never the CDN it redirects to.
+  const token = options.token && mayReceiveToken(url) ? options.token : undefined;
+  const tokenWithheld = Boolean(options.token) && token === undefined;
+  const isHub = isHuggingFaceUrl(url);
+
+  let size: number | null = null;
+  let finalUrl: string | null = null;
+  let requests = 0;
+  let bytesFetched = 0;
+
+  function userAborted(readSignal: AbortSignal | undefined): boolean {
+    return Boolean(options.signal?.aborted || readSignal?.aborted);
+  }
+
+  async function read(offset: number, length: number, readOptions: ReadOptions = {}): Promise<Uint8Array> {
+    if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
+      throw new SourceError('internal', `Invalid read range (offset ${offset}, length ${length}). This is a bug.`);
+    }
+    const readSignal = readOptions.signal;
+    if (userAborted(readSignal)) {
+      throw abortedError();
+    }
+    const chunks: Uint8Array[] = [];
+    let filled = 0;
+    const sink = (chunk: Uint8Array): void => {
+      chunks.push(chunk);
+      filled += chunk.length;
+      readOptions.onChunk?.(chunk, filled);
+    };
+    let retries = 0;
+    let followups = 0;
+    let corsSuspected = false;
+
+    // Recomputed each round: the first response (or a 416) may have taught us the size.
+    const wanted = (): number => (size === null ? length : Math.min(length, Math.max(0, size - offset)));
+    for (;;) {
+      const want = wanted();
+      if (filled >= want) {
+        break;
+      }
+      const start = offset + filled;
+      // After a shorter-than-asked range with an unknown total, a bare 416 for the rest means EOF.
+      const continuing = followups > 0 && size === null;
+      const outcome = await attempt(start, offset + want - 1, sink, readSignal, continuing);
+      if (outcome.kind === 'data') {
+        if (outcome.eof) {
+          break;
+        }
+        // A complete answer ends the loop above; a shorter range than asked (not at EOF) needs a follow-up.
+        if (filled < wanted() && ++followups > MAX_SHORT_RANGE_FOLLOWUPS) {
+          throw new SourceError(
+            'range-mismatch',
+            `The server keeps answering with shorter byte ranges than asked (${followups} times); giving up.`,
+            { url },
+          );
+        }
+        continue;
+      }
+      if (outcome.kind === 'resized') {
+        // A 416 taught us the size; re-plan. Counted so a server that keeps answering 416 cannot loop forever.
+        if (++followups > MAX_SHORT_RANGE_FOLLOWUPS) {
+          throw new SourceError('http-416', 'The server keeps refusing the byte range (HTTP 416).', {
+            url,
+            status: 416,
+          });
+        }
+        continue;
+      }
+      const { error } = outcome;
+      if (error.code === 'cors') {
+        // A no-cors probe reached the server, so the failure looks like CORS. Confirm once straight away: a
+        // connection dropped before the headers looks identical and deserves a normal retry.
+        if (corsSuspected || retries >= maxRetries) {
+          throw error;
+        }
+        corsSuspected = true;
+        retries++;
+        continue;
+      }
+      if (retries >= maxRetries) {
+        throw error;
+      }
+      retries++;
+      await sleep(outcome.retryAfterMs ?? backoff(retries, retryBaseMs), options.signal, readSignal);
+    }
+    return concat(chunks, filled);
+  }
+
+  /**
+   * One request for bytes `start..end` (inclusive). Bytes go to `sink` as they arrive, so a dropped connection
+   * still keeps what was received and the caller resumes from there.
+   */
+  async function attempt(
+    start: number,
+    end: number,
+    sink: (chunk: Uint8Array) => void,
+    readSignal: AbortSignal | undefined,
+    continuing: boolean,
+  ): Promise<Attempt> {
+    const controller = new AbortController();
+    const unlink = linkSignals(controller, [options.signal, readSignal]);
+    let timedOut = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, timeoutMs);
+    };
+    const interrupted = (): SourceError | null => {
+      if (userAborted(readSignal)) {
+        return abortedError();
+      }
+      if (timedOut) {
+        return new SourceError(
+          'timeout',
+          `The server sent nothing for ${formatDuration(timeoutMs)}, so the request was abandoned. ` +
+            'Check your connection and try again.',
+          { url },
+        );
+      }
+      return null;
+    };
+
+    const headers: Record<string, string> = { Range: `bytes=${start}-${end}` };
+    if (token !== undefined) {
+      headers.Authorization = `Bearer ${token}`;
+    }
+    arm();
+    try {
+      let response: Response;
+      try {
+        requests++;
+        // Redirects are followed: a cross-origin 302 from huggingface.co to its CDN is the normal path.
+        response = await fetchImpl(url, { method: 'GET', headers, signal: controller.signal, redirect: 'follow' });
+      } catch (error) {
+        const stopped = interrupted();
+        if (stopped) {
+          throw stopped;
+        }
+        return await classifyFetchFailure(error, readSignal);
+      }
+      finalUrl = response.url || url;
+
+      if (response.status === 206) {
+        return await readPartial(response, start, end, sink, arm, interrupted);
+      }
+      if (response.status === 200) {
+        return await readIgnoredRange(response, start, end, sink, arm, interrupted);
+      }
+      void response.body?.cancel().catch(() => undefined);
+      if (response.status === 416) {
+        const range = parseContentRange(response.headers.get('content-range'));
+        if (range?.kind === 'unsatisfied') {
+          size = range.total;
+          return { kind: 'resized' };
+        }
+        if (continuing) {
+          // A server that gave a shorter range with an unknown total and now refuses the rest: that was EOF.
+          return { kind: 'data', eof: true };
+        }
+        throw new SourceError(
+          'http-416',
+          `The server refused the byte range ${start}-${end} (HTTP 416) without saying how big the file is. ` +
+            'The file may be empty or shorter than 8 bytes.',
+          { url, status: 416 },
+        );
+      }
+      return statusOutcome(response);
+    } finally {
+      clearTimeout(timer);
+      unlink();
+    }
+  }
+
+  async function readPartial(
+    response: Response,
+    start: number,
+    end: number,
+    sink: (chunk: Uint8Array) => void,
+    arm: () => void,
+    interrupted: () => SourceError | null,
+  ): Promise<Attempt> {
+    const header = response.headers.get('content-range');
+    const range = parseContentRange(header);
+    const asked = `${start}-${end}`;
+    if (range === null || range.kind !== 'range') {
+      void response.body?.cancel().catch(() => undefined);
+      throw new SourceError(
+        'range-mismatch',
+        header === null
+          ? `The server answered the range ${asked} with partial content but no readable Content-Range header, so ` +
+              'the bytes cannot be placed. If the server is cross-origin it must list Content-Range in ' +
+              'Access-Control-Expose-Headers.'
+          : `The server answered the range ${asked} with an unreadable Content-Range “${header.slice(0, MAX_SERVER_MESSAGE_CHARS)}”.`,
+        { url, status: 206 },
+      );
+    }
+    if (range.start !== start || (range.total !== null && range.end >= range.total)) {
+      void response.body?.cancel().catch(() => undefined);
+      throw new SourceError(
+        'range-mismatch',
+        `Asked the server for bytes ${asked} but it sent bytes ${range.start}-${range.end}` +
+          `${range.total === null ? '' : ` of ${range.total}`}. A cache or proxy in between may be broken; try again later.`,
+        { url, status: 206 },
+      );
+    }
+    const encoding = response.headers.get('content-encoding');
+    if (encoding !== null && encoding.toLowerCase() !== 'identity') {
+      void response.body?.cancel().catch(() => undefined);
+      throw new SourceError(
+        'range-mismatch',
+        `The server compressed a partial response (${encoding}), so the bytes do not match the file's offsets.`,
+        { url, status: 206 },
+      );
+    }
+    if (range.total !== null) {
+      size = range.total;
+    }
+    // A longer range than asked (some CDNs round up) is fine: keep only what was asked and cancel the rest.
+    const take = Math.min(range.end, end) - start + 1;
+    const pumped = await pump(response, take, sink, arm);
+    if (pumped.error !== undefined || pumped.received < take) {
+      const stopped = interrupted();
+      if (stopped) {
+        throw stopped;
+      }
+      // Connection reset or body cut short: the caller resumes from the last received byte.
+      return {
+        kind: 'transient',
+        error: new SourceError(
+          'network',
+          'The connection kept dropping while downloading the header. Check your connection and try again.',
+          { url },
+        ),
+      };
+    }
+    const eof = range.total !== null && range.end + 1 >= range.total;
+    return { kind: 'data', eof };
+  }
+
+  /**
+   * A 200 means the server ignored Range and is sending the whole file. Accept it only when the whole file is
+   * small (it ends within the asked bytes plus IGNORED_RANGE_SLACK_BYTES); otherwise cancel at once.
+   */
+  async function readIgnoredRange(
+    response: Response,
+    start: number,
+    end: number,
+    sink: (chunk: Uint8Array) => void,
+    arm: () => void,
+    interrupted: () => SourceError | null,
+  ): Promise<Attempt> {
+    const bound = end + 1 + IGNORED_RANGE_SLACK_BYTES;
+    const declared = parseLength(response.headers.get('content-length'));
+    const refuse = (): SourceError =>
+      new SourceError(
+        'range-ignored',
+        `This server ignores Range requests; refusing to download ${declared === null ? 'the whole file' : formatBytes(declared)} ` +
+          `to read a ${formatBytes(end - start + 1)} header. Download the file and open it locally, or use a ` +
+          'server that supports Range requests.',
+        { url, status: 200 },
+      );
+    if (declared !== null && declared > bound) {
+      void response.body?.cancel().catch(() => undefined);
+      throw refuse();
+    }
+    const whole: Uint8Array[] = [];
+    // One byte past the bound tells "the file ended within the bound" from "there is more".
+    const pumped = await pump(response, bound + 1, (chunk) => whole.push(chunk), arm);
+    if (pumped.error !== undefined) {
+      const stopped = interrupted();
+      if (stopped) {
+        throw stopped;
+      }
+      return {
+        kind: 'transient',
+        error: new SourceError('network', 'The connection dropped while downloading. Try again.', { url }),
+      };
+    }
+    if (pumped.received > bound) {
+      throw refuse();
+    }
+    const body = concat(whole, pumped.received);
+    size = body.length;
+    if (start < body.length) {
+      sink(body.slice(start, Math.min(end + 1, body.length)));
+    }
+    return { kind: 'data', eof: true };
+  }
+
+  /**
+   * Streams at most `limit` bytes of the body into `sink`, re-arming the stall timer per chunk, then cancels the
+   * body so nothing past the asked length is downloaded.
+   */
+  async function pump(
+    response: Response,
+    limit: number,
+    sink: (chunk: Uint8Array) => void,
+    arm: () => void,
+  ): Promise<{ received: number; error?: unknown }> {
+    if (response.body === null) {
+      return { received: 0 };
+    }
+    const reader = response.body.getReader();
+    let received = 0;
+    let done = false;
+    try {
+      while (received < limit) {
+        let next: ReadableStreamReadResult<Uint8Array>;
+        try {
+          next = await reader.read();
+        } catch (error) {
+          // Reset, stall timer or user abort; the caller tells them apart. Errors thrown by `sink` propagate.
+          return { received, error };
+        }
+        if (next.done) {
+          done = true;
+          break;
+        }
+        const value = next.value;
+        bytesFetched += value.byteLength;
+        arm();
+        const take = Math.min(value.byteLength, limit - received);
+        received += take;
+        sink(take === value.byteLength ? value : value.slice(0, take));
+      }
+      return { received };
+    } finally {
+      if (!done) {
+        void reader.cancel().catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * `fetch` rejects with the same bare TypeError for a CORS refusal and for a network failure. A `no-cors` HEAD
+   * (no body, no custom headers, so no preflight) resolves with an opaque response whenever the server is
+   * reachable: then the real request was blocked by CORS.
+   */
+  async function classifyFetchFailure(error: unknown, readSignal: AbortSignal | undefined): Promise<Attempt> {
+    if (isRedirectLimit(error)) {
+      throw new SourceError(
+        'too-many-redirects',
+        'The server redirected too many times (a redirect loop). Check the link; if it works in a browser tab, ' +
+          'the site may need cookies this app does not send.',
+        { url },
+      );
+    }
+    const reachable = await probe(readSignal);
+    if (userAborted(readSignal)) {
+      throw abortedError();
+    }
+    if (reachable) {
+      return {
+        kind: 'transient',
+        error: new SourceError(
+          'cors',
+          'The server is reachable but does not allow this page to read the file: it does not send ' +
+            'Access-Control-Allow-Origin (and Access-Control-Expose-Headers: Content-Range) for Range requests. ' +
+            'Download the file and drop it here, or use a mirror that allows cross-origin requests.',
+          { url },
+        ),
+      };
+    }
+    return {
+      kind: 'transient',
+      error: new SourceError(
+        'network',
+        'Could not reach the server (network error, blocked request, or redirect loop). Check the address and ' +
+          'your connection, then try again.',
+        { url },
+      ),
+    };
+  }
+
+  async function probe(readSignal: AbortSignal | undefined): Promise<boolean> {
+    const controller = new AbortController();
+    const unlink = linkSignals(controller, [options.signal, readSignal]);
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      requests++;
+      const response = await fetchImpl(url, { method: 'HEAD', mode: 'no-cors', signal: controller.signal });
+      void response.body?.cancel().catch(() => undefined);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+      unlink();
+    }
+  }
+
+  function statusOutcome(response: Response): Attempt {
+    const status = response.status;
+    const extra = { url, status };
+    const serverSays = serverMessage(response);
+    if (status === 401) {
+      const text = token
+        ? 'The access token was rejected (HTTP 401). Check that it is valid, not expired, and has read access.'
+        : isHub
+          ? 'This repository is private or gated, or does not exist (HTTP 401). Add a Hugging Face access token ' +
+            'with read access and try again.'
+          : tokenWithheld
+            ? 'The server requires authentication (HTTP 401). Your access token was not sent: tokens go only to ' +
+              'huggingface.co. Download the file and open it locally.'
+            : 'The server requires authentication (HTTP 401). Download the file and open it locally.';
+      throw new SourceError('http-401', text + serverSays, extra);
+    }
+    if (status === 403) {
+      const text = isHub
+        ? 'Access denied (HTTP 403). This model is gated: open its page on huggingface.co and accept the ' +
+          'license with your account' +
+          (token
+            ? ', and make sure the token can read gated repositories (fine-grained tokens need that scope).'
+            : ', then add an access token.')
+        : 'Access denied (HTTP 403). The link may have expired (signed links do) or need permissions this app ' +
+          'does not have.';
+      throw new SourceError('http-403', text + serverSays, extra);
+    }
+    if (status === 404) {
+      throw new SourceError('http-404', notFoundMessage(response.headers.get('x-error-code')) + serverSays, extra);
+    }
+    if (status === 408) {
+      return {
+        kind: 'transient',
+        error: new SourceError('timeout', 'The server timed out (HTTP 408). Try again later.', extra),
+      };
+    }
+    if (status === 429 || status === 503) {
+      const waitMs = parseRetryAfter(response.headers.get('retry-after'));
+      if (waitMs !== null && waitMs > MAX_RETRY_AFTER_MS) {
+        const seconds = Math.ceil(waitMs / 1000);
+        throw new SourceError(
+          status === 429 ? 'http-429' : 'http-5xx',
+          `The server is ${status === 429 ? 'rate-limiting requests' : 'unavailable'} (HTTP ${status}) and asks to ` +
+            `wait ${seconds} s. Try again then.`,
+          extra,
+        );
+      }
+      if (status === 429) {
+        return {
+          kind: 'transient',
+          error: new SourceError('http-429', 'Too many requests (HTTP 429). Wait a minute and try again.', extra),
+          retryAfterMs: waitMs ?? undefined,
+        };
+      }
+      return { kind: 'transient', error: serverError(status, extra), retryAfterMs: waitMs ?? undefined };
+    }
+    if (status >= 500) {
+      return { kind: 'transient', error: serverError(status, extra) };
+    }
+    throw new SourceError(
+      'http-other',
+      `Unexpected answer from the server: HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}.${serverSays}`,
+      extra,
+    );
+  }
+
+  function serverError(status: number, extra: { url: string; status: number }): SourceError {
+    return new SourceError(
+      'http-5xx',
+      `The server failed (HTTP ${status}; tried ${maxRetries + 1} time${maxRetries === 0 ? '' : 's'}). Try again later.`,
+      extra,
+    );
+  }
+
+  function notFoundMessage(errorCode: string | null): string {
+    if (!isHub) {
+      return 'Not found (HTTP 404). Check the URL.';
+    }
+    // X-Error-Code is only readable when exposed to the page; without it, name everything that can be wrong.
+    switch (errorCode) {
+      case 'EntryNotFound':
+        return 'The file was not found in this repository revision (HTTP 404, EntryNotFound). Check the file path and the revision.';
+      case 'RevisionNotFound':
+        return 'The revision (branch, tag or commit) does not exist (HTTP 404, RevisionNotFound).';
+      case 'RepoNotFound':
+        return 'The repository was not found (HTTP 404, RepoNotFound). Check the repo id; private repos also need an access token.';
+      default:
+        return 'Not found (HTTP 404). Check the repository id, the revision and the file path.';
+    }
+  }
+
+  return {
+    name: nameFromUrl(url),
+    url,
+    get size() {
+      return size;
+    },
+    get finalUrl() {
+      return finalUrl;
+    },
+    preferredFirstRead: firstRead,
+    read,
+    stats: () => ({ requests, bytesFetched }),
+  };
+}
+
+/** Parses `bytes a-b/total`, `bytes a-b/*` and `bytes * /total` (416); anything else is null. */
+export function parseContentRange(header: string | null): ContentRange | null {
+  if (header === null) {
+    return null;
+  }
+  const satisfied = /^\s*bytes\s+(\d+)-(\d+)\/(\d+|\*)\s*$/i.exec(header);
+  if (satisfied) {
+    const start = Number(satisfied[1]);
+    const end = Number(satisfied[2]);
+    const total = satisfied[3] === '*' ? null : Number(satisfied[3]);
+    if (!Number.isSafeInteger(end) || end < start || (total !== null && !Number.isSafeInteger(total))) {
+      return null;
+    }
+    return { kind: 'range', start, end, total };
+  }
+  const unsatisfied = /^\s*bytes\s+\*\/(\d+)\s*$/i.exec(header);
+  if (unsatisfied) {
+    const total = Number(unsatisfied[1]);
+    return Number.isSafeInteger(total) ? { kind: 'unsatisfied', total } : null;
+  }
+  return null;
+}
+
+function parseLength(header: string | null): number | null {
+  if (header === null || !/^\s*\d+\s*$/.test(header)) {
+    return null;
+  }
+  const value = Number(header);
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/** `Retry-After` as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
+function parseRetryAfter(header: string | null): number | null {
+  if (header === null) {
+    return null;
+  }
+  if (/^\s*\d+\s*$/.test(header)) {
+    return Number(header) * 1000;
+  }
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
+
+function serverMessage(response: Response): string {
+  const text = response.headers.get('x-error-message');
+  return text ? ` The server says: “${text.slice(0, MAX_SERVER_MESSAGE_CHARS)}”.` : '';
+}
+
+/** undici (Node) reports the redirect limit as the cause; browsers give a bare TypeError, classed as network. */
+function isRedirectLimit(error: unknown): boolean {
+  const cause = error instanceof Error ? (error as Error & { cause?: unknown }).cause : undefined;
+  return cause instanceof Error && /redirect count exceeded/i.test(cause.message);
+}
+
+function formatDuration(ms: number): string {
+  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
+}
+
+function backoff(retry: number, baseMs: number): number {
+  return Math.min(MAX_BACKOFF_MS, baseMs * 2 ** (retry - 1) + Math.random() * baseMs);
+}
+
+function abortedError(): SourceError {
+  return new SourceError('aborted', 'Loading was cancelled.');
+}
+
+function linkSignals(controller: AbortController, signals: Array<AbortSignal | undefined>): () => void {
+  const onAbort = (): void => controller.abort();
+  const linked: AbortSignal[] = [];
+  for (const signal of signals) {
+    if (!signal) {
+      continue;
+    }
+    if (signal.aborted) {
+      controller.abort();
+      continue;
+    }
+    signal.addEventListener('abort', onAbort, { once: true });
+    linked.push(signal);
+  }
+  return () => linked.forEach((signal) => signal.removeEventListener('abort', onAbort));
+}
+
+function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const controller = new AbortController();
+    const unlink = linkSignals(controller, signals);
+    if (controller.signal.aborted) {
+      unlink();
+      reject(abortedError());
+      return;
+    }
+    const timer = setTimeout(() => {
+      unlink();
+      resolve();
+    }, ms);
+    controller.signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      unlink();
+      reject(abortedError());
+    });
+  });
+}
+
+/** Joins chunks into a fresh buffer (stream chunks may be views into a shared pool the caller must not keep). */
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const only = chunks.length === 1 ? chunks[0] : null;
+  if (only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.length === total) {
+    return only;
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+function nameFromUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const last = parsed.pathname
+      .split('/')
+      .filter((part) => part !== '')
+      .pop();
+    if (last === undefined) {
+      return parsed.host;
+    }
+    try {
+      return decodeURIComponent(last);
+    } catch {
+      return last;
+    }
+  } catch {
+    return url;
+  }
+}
