@@ -4,7 +4,18 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'public', 'test-results', 'playwright-report', 'e2e/.fixtures', '.ci-results'] },
+  {
+    ignores: [
+      '**/*.tmp.ts',
+      'dist',
+      'node_modules',
+      'public',
+      'test-results',
+      'playwright-report',
+      'e2e/.fixtures',
+      '.ci-results',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,7 +1,16 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { FIXTURES, tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
-import { APP_ORIGIN, dropFile, fixturePath, headerLengthOf, openApp, openLocalFile, statValue, watchPage } from './helpers';
+import {
+  APP_ORIGIN,
+  dropFile,
+  fixturePath,
+  headerLengthOf,
+  openApp,
+  openLocalFile,
+  statValue,
+  watchPage,
+} from './helpers';
 
 const CLEAN_TENSORS = tinyLlamaTensors();
 const CLEAN_PARAMS = CLEAN_TENSORS.reduce((sum, t) => sum + t.shape.reduce((p, d) => p * d, 1), 0);
@@ -43,7 +52,9 @@ test.describe('local file', () => {
     await expect(metadata.getByRole('link', { name: 'https://example.com/tiny-llama' })).toBeVisible();
 
     // Nothing but the app's own assets was requested.
-    const foreign = watch.requests.filter((url) => !url.startsWith(APP_ORIGIN) && !url.startsWith('blob:') && !url.startsWith('data:'));
+    const foreign = watch.requests.filter(
+      (url) => !url.startsWith(APP_ORIGIN) && !url.startsWith('blob:') && !url.startsWith('data:'),
+    );
     expect(foreign).toEqual([]);
     watch.expectClean();
   });
@@ -115,7 +126,10 @@ test.describe('local file', () => {
     await openLocalFile(page, 'truncated.safetensors');
     await expect(page.getByTestId('file-name')).toBeVisible();
 
-    const [reportDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /report/i }).click()]);
+    const [reportDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: /report/i }).click(),
+    ]);
     const report = JSON.parse(readFileSync(await reportDownload.path(), 'utf8'));
     expect(report.schemaVersion).toBe(1);
     expect(report.source).toEqual({ kind: 'file', name: 'truncated.safetensors' });
@@ -126,12 +140,20 @@ test.describe('local file', () => {
     expect(report.referenceLoader).toBe('refuses');
     expect(report.findings.map((f: { code: string }) => f.code)).toContain('truncated');
 
-    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
-    const csv = readFileSync(await csvDownload.path(), 'utf8').trim().split('\n');
+    const [csvDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download CSV' }).click(),
+    ]);
+    const csv = readFileSync(await csvDownload.path(), 'utf8')
+      .trim()
+      .split('\n');
     expect(csv[0]).toBe('name,dtype,shape,elements,bytes,begin,end');
     expect(csv).toHaveLength(tinyLlamaTensors(1).length + 1);
 
-    const [headerDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download header JSON' }).click()]);
+    const [headerDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download header JSON' }).click(),
+    ]);
     const headerJson = JSON.parse(readFileSync(await headerDownload.path(), 'utf8'));
     expect(Object.keys(headerJson)).toContain('model.embed_tokens.weight');
     watch.expectClean();

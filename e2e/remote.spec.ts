@@ -215,7 +215,10 @@ test.describe('remote files', () => {
     expect(page.url()).not.toContain('hf_secret');
     expect(await page.evaluate(() => JSON.stringify(localStorage))).not.toContain('hf_secret');
     expect(await page.evaluate(() => JSON.stringify(sessionStorage))).not.toContain('hf_secret');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: /report/i }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: /report/i }).click(),
+    ]);
     const { readFileSync } = await import('node:fs');
     const report = readFileSync(await download.path(), 'utf8');
     expect(report).not.toContain('hf_secret');

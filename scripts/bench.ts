@@ -37,7 +37,9 @@ function time(fn: () => void, runs = RUNS): number {
 
 function row(label: string, ms: number, baseline: number, target?: string): void {
   const ratio = ms / baseline;
-  console.log(`${label.padEnd(44)} ${ms.toFixed(1).padStart(9)} ms   ${ratio.toFixed(3).padStart(6)}× JSON.parse${target ? `   (target ${target})` : ''}`);
+  console.log(
+    `${label.padEnd(44)} ${ms.toFixed(1).padStart(9)} ms   ${ratio.toFixed(3).padStart(6)}× JSON.parse${target ? `   (target ${target})` : ''}`,
+  );
 }
 
 async function nodeBench(): Promise<number> {
@@ -69,19 +71,26 @@ async function nodeBench(): Promise<number> {
     names = allTensorNames(header.tensors);
   });
   row('decode all names', namesMs, jsonParseMs);
-  const analysisMs = time(() => runAnalyses({ header, names, fileName: 'moe.safetensors', sidecars: {}, tensorBytes: new Map() }), Math.max(1, Math.floor(RUNS / 2)));
+  const analysisMs = time(
+    () => runAnalyses({ header, names, fileName: 'moe.safetensors', sidecars: {}, tensorBytes: new Map() }),
+    Math.max(1, Math.floor(RUNS / 2)),
+  );
   row('analyses (quant, architecture, LoRA, tree)', analysisMs, jsonParseMs);
   row('worker total: parse + names + analyses', parseMs + namesMs + analysisMs, jsonParseMs);
 
   const sortMs = time(() => queryRows(header.tensors, names, { ...DEFAULT_QUERY, sortKey: 'bytes', descending: true }));
   row(`sort ${header.tensors.count.toLocaleString()} rows by bytes`, sortMs, jsonParseMs, '≤ 150 ms');
-  const filterMs = time(() => queryRows(header.tensors, names, { ...DEFAULT_QUERY, filter: '/experts\\.(1|2)\\d\\.down/' }));
+  const filterMs = time(() =>
+    queryRows(header.tensors, names, { ...DEFAULT_QUERY, filter: '/experts\\.(1|2)\\d\\.down/' }),
+  );
   row('filter by regex', filterMs, jsonParseMs, '≤ 150 ms');
   return jsonParseMs;
 }
 
 function startPreview(port: number): ChildProcess {
-  return spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
+  return spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
+    stdio: 'ignore',
+  });
 }
 
 async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
@@ -114,7 +123,16 @@ async function browserBench(): Promise<void> {
     await waitFor(`http://127.0.0.1:${port}/`);
     const browser = await playwright.launch({
       executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info', '--js-flags=--expose-gc'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--enable-precise-memory-info',
+        '--js-flags=--expose-gc',
+      ],
     });
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/`);
@@ -138,7 +156,11 @@ async function browserBench(): Promise<void> {
         (window as unknown as { __longest: number }).__longest = 0;
       });
       await page.getByTestId('file-input').first().setInputFiles(fixture);
-      await page.getByTestId('row-count').filter({ hasText: '250,638 tensors' }).or(page.getByTestId('row-count').filter({ hasText: /250.638 tensors/ })).waitFor({ timeout: 120_000 });
+      await page
+        .getByTestId('row-count')
+        .filter({ hasText: '250,638 tensors' })
+        .or(page.getByTestId('row-count').filter({ hasText: /250.638 tensors/ }))
+        .waitFor({ timeout: 120_000 });
       await page.waitForFunction(() => performance.getEntriesByName('lens:first-rows').length > 0);
       const marks = await page.evaluate(() => {
         const start = performance.getEntriesByName('lens:load-start')[0].startTime;
@@ -171,19 +193,28 @@ async function browserBench(): Promise<void> {
       return samples.sort((a, b) => a - b)[1];
     });
     await page.evaluate(() => (window as unknown as { gc?: () => void }).gc?.());
-    const heap = await page.evaluate(() => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? NaN);
-    console.log(`\nBrowser (Chromium ${browser.version()}), header 33.0 MB; baseline JSON.parse in page: ${baseline.toFixed(1)} ms`);
+    const heap = await page.evaluate(
+      () => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? NaN,
+    );
+    console.log(
+      `\nBrowser (Chromium ${browser.version()}), header 33.0 MB; baseline JSON.parse in page: ${baseline.toFixed(1)} ms`,
+    );
     row('drop → first table rows painted', median(firstRows), baseline, '≤ 0.5×');
     row('drop → whole load done (parse + analyses)', median(loadDone), baseline);
     row('longest main-thread task during load', longest, baseline, '≤ 50 ms');
-    console.log(`${'JS heap after load (main thread)'.padEnd(44)} ${(heap / 1e6).toFixed(1).padStart(9)} MB   ${(heap / 33.03e6).toFixed(2).padStart(6)}× header bytes   (target ≤ 3×)`);
+    console.log(
+      `${'JS heap after load (main thread)'.padEnd(44)} ${(heap / 1e6).toFixed(1).padStart(9)} MB   ${(heap / 33.03e6).toFixed(2).padStart(6)}× header bytes   (target ≤ 3×)`,
+    );
 
     // Sort and filter as the user does it: the worker answers, the page re-renders.
     const sortMs = await page.evaluate(async () => {
       const started = performance.now();
       (document.querySelector('[role="columnheader"].tt-bytes button') as HTMLButtonElement).click();
       await new Promise<void>((resolve) => {
-        const check = () => (document.querySelector('[role="columnheader"].tt-bytes')?.getAttribute('aria-sort') === 'descending' ? resolve() : requestAnimationFrame(check));
+        const check = () =>
+          document.querySelector('[role="columnheader"].tt-bytes')?.getAttribute('aria-sort') === 'descending'
+            ? resolve()
+            : requestAnimationFrame(check);
         check();
       });
       return performance.now() - started;

@@ -2,7 +2,10 @@
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-if (!existsSync('public/samples/tiny-llama-with-metadata.safetensors') || !existsSync('e2e/.fixtures/clean.safetensors')) {
+if (
+  !existsSync('public/samples/tiny-llama-with-metadata.safetensors') ||
+  !existsSync('e2e/.fixtures/clean.safetensors')
+) {
   const result = spawnSync('npx', ['tsx', 'scripts/fixtures.ts'], { stdio: 'inherit' });
   process.exit(result.status ?? 1);
 }

@@ -7,9 +7,13 @@ const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 function playwrightOwn() {
   try {
-    const result = spawnSync(process.execPath, ['-e', "process.stdout.write(require('playwright-core').chromium.executablePath())"], {
-      encoding: 'utf8',
-    });
+    const result = spawnSync(
+      process.execPath,
+      ['-e', "process.stdout.write(require('playwright-core').chromium.executablePath())"],
+      {
+        encoding: 'utf8',
+      },
+    );
     const path = result.stdout.trim();
     return path && existsSync(path) ? path : null;
   } catch {
@@ -40,11 +44,14 @@ export function ensureChromium() {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasApt = existsSync('/usr/bin/apt-get');
   if (isRoot && hasApt) {
-    console.log('No Chromium found: installing Debian\'s chromium with apt-get (needed for the end-to-end tests).');
+    console.log("No Chromium found: installing Debian's chromium with apt-get (needed for the end-to-end tests).");
     const update = spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
     const install =
       update.status === 0
-        ? spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+        ? spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], {
+            stdio: 'inherit',
+            env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+          })
         : update;
     if (install.status === 0 && existsSync(DEBIAN_CHROMIUM)) {
       return { path: DEBIAN_CHROMIUM, source: 'debian' };
@@ -54,7 +61,7 @@ export function ensureChromium() {
     [
       'No Chromium found for the end-to-end tests. Do one of:',
       '  sudo apt-get install -y chromium            # Debian/Ubuntu',
-      '  npx playwright install chromium             # Playwright\'s own build (needs internet)',
+      "  npx playwright install chromium             # Playwright's own build (needs internet)",
       '  export CHROMIUM_PATH=/path/to/chrome        # any Chromium or Chrome you already have',
     ].join('\n'),
   );

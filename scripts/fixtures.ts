@@ -39,7 +39,10 @@ function write(path: string, bytes: Uint8Array): void {
 
 export function writeSamples(): void {
   rmSync(SAMPLES_DIR, { recursive: true, force: true });
-  write(join(SAMPLES_DIR, 'tiny-llama-with-metadata.safetensors'), buildSafetensors(tinyLlamaTensors(), { metadata: CLEAN_METADATA }));
+  write(
+    join(SAMPLES_DIR, 'tiny-llama-with-metadata.safetensors'),
+    buildSafetensors(tinyLlamaTensors(), { metadata: CLEAN_METADATA }),
+  );
   const comfy = comfyInt8Sample();
   write(
     join(SAMPLES_DIR, 'comfy-int8-quantized.safetensors'),

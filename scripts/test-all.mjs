@@ -13,7 +13,10 @@ const steps = [
   ['typecheck', ['npm', 'run', 'typecheck']],
   ['lint', ['npm', 'run', 'lint']],
   ['format', ['npm', 'run', 'format:check']],
-  ['unit', ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS_DIR}/vitest.json`]],
+  [
+    'unit',
+    ['npx', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${RESULTS_DIR}/vitest.json`],
+  ],
   ['build', ['npm', 'run', 'build']],
   ['e2e', ['node', 'scripts/run-e2e.mjs']],
 ];
@@ -22,7 +25,10 @@ const failedSteps = [];
 for (const [name, [command, ...args]] of steps) {
   console.log(`\n=== ${name}: ${[command, ...args].join(' ')}`);
   const started = Date.now();
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT: `${RESULTS_DIR}/playwright.json` } });
+  const result = spawnSync(command, args, {
+    stdio: 'inherit',
+    env: { ...process.env, PLAYWRIGHT_JSON_OUTPUT: `${RESULTS_DIR}/playwright.json` },
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (result.status !== 0) {
     failedSteps.push(name);

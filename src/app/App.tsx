@@ -10,6 +10,10 @@ import { SampleButtons } from '../features/load/SampleButtons';
 import { ShareBar, ShareWarnings } from '../features/load/ShareBar';
 import { TokenControl, UrlForm } from '../features/load/UrlForm';
 import { MetadataPanel } from '../features/metadata/MetadataPanel';
+import { MetadataInsights } from '../features/insights/MetadataInsights';
+import { ArchitectureCard, LoraCard } from '../features/insights/ModelPanel';
+import { QuantizationPanel } from '../features/insights/QuantizationPanel';
+import { ModuleTree } from '../features/modules/ModuleTree';
 import { NotSafetensors } from '../features/summary/NotSafetensors';
 import { Summary } from '../features/summary/Summary';
 import { PreviewTable } from '../features/table/PreviewTable';
@@ -77,10 +81,26 @@ function EmptyState() {
   );
 }
 
-const TABS: Array<{ id: Panel; label: string }> = [
-  { id: 'tensors', label: 'Tensors' },
-  { id: 'dtypes', label: 'Dtypes' },
-  { id: 'metadata', label: 'Metadata' },
+interface Tab {
+  id: Panel;
+  label: string;
+  /** Tabs without content for this result are hidden rather than shown empty. */
+  available: (result: LoadResult) => boolean;
+}
+
+const ALWAYS = () => true;
+
+const TABS: Tab[] = [
+  { id: 'tensors', label: 'Tensors', available: ALWAYS },
+  { id: 'modules', label: 'Modules', available: (result) => result.sections.moduleTree !== undefined },
+  { id: 'dtypes', label: 'Dtypes', available: ALWAYS },
+  { id: 'quantization', label: 'Quantization', available: (result) => result.sections.quantization !== undefined },
+  {
+    id: 'model',
+    label: 'Model',
+    available: (result) => result.sections.architecture !== undefined || result.sections.lora !== undefined,
+  },
+  { id: 'metadata', label: 'Metadata', available: ALWAYS },
 ];
 
 function ResultView({ result }: { result: LoadResult }) {
@@ -97,7 +117,9 @@ function ResultView({ result }: { result: LoadResult }) {
     );
   }
   const header = result.outcome.header;
-  const panel = TABS.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
+  const tabs = TABS.filter((tab) => tab.available(result));
+  const panel = tabs.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
+  const { sections } = result;
   return (
     <>
       <div className="result-head">
@@ -109,7 +131,7 @@ function ResultView({ result }: { result: LoadResult }) {
         <FindingsPanel findings={findings} />
         <section className="panels">
           <div role="tablist" aria-label="Views" className="tabs">
-            {TABS.map((tab) => (
+            {tabs.map((tab) => (
               <button
                 key={tab.id}
                 type="button"
@@ -126,8 +148,21 @@ function ResultView({ result }: { result: LoadResult }) {
           </div>
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
             {panel === 'tensors' && <TensorTable header={header} loadId={result.loadId} />}
+            {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
             {panel === 'dtypes' && <DtypeChart header={header} />}
-            {panel === 'metadata' && <MetadataPanel header={header} />}
+            {panel === 'quantization' && sections.quantization && <QuantizationPanel section={sections.quantization} />}
+            {panel === 'model' && (
+              <>
+                {sections.lora && <LoraCard section={sections.lora} />}
+                {sections.architecture && <ArchitectureCard section={sections.architecture} />}
+              </>
+            )}
+            {panel === 'metadata' && (
+              <>
+                {sections.metadataInsights && <MetadataInsights section={sections.metadataInsights} />}
+                <MetadataPanel header={header} />
+              </>
+            )}
           </div>
         </section>
       </div>

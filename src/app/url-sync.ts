@@ -51,7 +51,8 @@ export function loadFromLocation(): void {
   if (!state.url) {
     return;
   }
-  const loadedInput = store.load.status === 'ready' && store.load.result.source.kind === 'url' ? store.load.result.source.input : null;
+  const loadedInput =
+    store.load.status === 'ready' && store.load.result.source.kind === 'url' ? store.load.result.source.input : null;
   if (loadedInput === state.url) {
     applyViewState(state);
     return;
@@ -70,7 +71,8 @@ export function installUrlSync(): () => void {
 
   const unsubscribe = useAppStore.subscribe((state, previous) => {
     const becameReady =
-      state.load.status === 'ready' && (previous.load.status !== 'ready' || previous.load.result.loadId !== state.load.result.loadId);
+      state.load.status === 'ready' &&
+      (previous.load.status !== 'ready' || previous.load.result.loadId !== state.load.result.loadId);
     if (becameReady && pendingView) {
       const view = pendingView;
       pendingView = null;

@@ -3,6 +3,7 @@
  * block the page; the result is a row-order Uint32Array that crosses back as a transferable.
  */
 import { DTYPES, DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE } from './dtypes';
+import { modulePatternMatcher } from './analysis/module-tree';
 import type { TensorColumns } from './model';
 
 export const SORT_KEYS = ['index', 'name', 'dtype', 'shape', 'elements', 'bytes', 'begin', 'end'] as const;
@@ -15,8 +16,8 @@ export interface TableQuery {
   filter: string;
   /** Dtype names to keep; empty keeps all. */
   dtypes: string[];
-  /** Keep only names starting with this prefix (module tree selection); empty keeps all. */
-  namePrefix: string;
+  /** Keep only tensors under this module-tree node (a module-tree pattern, e.g. `model.layers.{0-60}.mlp.`). */
+  module: string;
   /** Keep only these rows (a finding's tensors); null keeps all. */
   rows: number[] | null;
 }
@@ -26,7 +27,7 @@ export const DEFAULT_QUERY: TableQuery = {
   descending: false,
   filter: '',
   dtypes: [],
-  namePrefix: '',
+  module: '',
   rows: null,
 };
 
@@ -75,6 +76,7 @@ export function queryRows(columns: TensorColumns, names: readonly string[], quer
   if (query.dtypes.some((name) => !(DTYPES as readonly string[]).includes(name))) {
     dtypeCodes.add(UNKNOWN_DTYPE_CODE);
   }
+  const moduleTest = query.module !== '' ? modulePatternMatcher(query.module) : null;
   const candidates = query.rows ?? null;
   const total = candidates ? candidates.length : columns.count;
   let order = new Uint32Array(total);
@@ -88,7 +90,7 @@ export function queryRows(columns: TensorColumns, names: readonly string[], quer
       continue;
     }
     const name = names[row];
-    if (query.namePrefix !== '' && !name.startsWith(query.namePrefix)) {
+    if (moduleTest && !moduleTest(name)) {
       continue;
     }
     if (!test(name)) {

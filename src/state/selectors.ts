@@ -12,7 +12,8 @@ export function parsedHeaderOf(result: LoadResult | null): ParsedHeader | null {
 
 /** Parser findings plus analysis findings, errors first. */
 export function allFindings(result: LoadResult): Finding[] {
-  const parserFindings = result.outcome.kind === 'parsed' ? result.outcome.header.findings : result.outcome.file.findings;
+  const parserFindings =
+    result.outcome.kind === 'parsed' ? result.outcome.header.findings : result.outcome.file.findings;
   const rank = { error: 0, warning: 1, info: 2 } as const;
   return [...parserFindings, ...result.analysisFindings].sort((a, b) => rank[a.severity] - rank[b.severity]);
 }

@@ -16,7 +16,9 @@ describe('share state', () => {
   });
 
   it('keeps good parameters when one is bad', () => {
-    const decoded = decodeShareState('?v=1&url=https%3A%2F%2Fexample.com%2Fa.safetensors&sort=nonsense&row=abc&panel=tensors');
+    const decoded = decodeShareState(
+      '?v=1&url=https%3A%2F%2Fexample.com%2Fa.safetensors&sort=nonsense&row=abc&panel=tensors',
+    );
     expect(decoded.state).toEqual({ url: 'https://example.com/a.safetensors', panel: 'tensors' });
     expect(decoded.rejected.map((r) => r.param)).toEqual(['sort', 'row']);
   });

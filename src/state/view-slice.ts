@@ -4,7 +4,7 @@ import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
 import { queryTable } from '../worker/client';
 import type { AppState } from './store';
 
-export const PANELS = ['tensors', 'modules', 'dtypes', 'quantization', 'metadata', 'layout'] as const;
+export const PANELS = ['tensors', 'modules', 'dtypes', 'quantization', 'model', 'metadata', 'layout', 'shards'] as const;
 export type Panel = (typeof PANELS)[number];
 
 export const CHART_METRICS = ['tensors', 'elements', 'bytes'] as const;
@@ -26,6 +26,8 @@ export interface ViewSlice {
   setPanel: (panel: Panel) => void;
   setChartMetric: (metric: ChartMetric) => void;
   showFindingTensors: (code: string, rows: number[]) => void;
+  /** Filters the table to one module-tree node and switches to the table. */
+  showModule: (pattern: string) => void;
   clearFindingFilter: () => void;
   refreshTable: () => void;
   resetViewForNewSource: () => void;
@@ -52,10 +54,14 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
   showFindingTensors: (code, rows) => {
     set({
       findingFilter: { code, count: rows.length },
-      query: { ...get().query, rows, filter: '', dtypes: [], namePrefix: '' },
+      query: { ...get().query, rows, filter: '', dtypes: [], module: '' },
       selectedRow: rows[0] ?? null,
       activePanel: 'tensors',
     });
+    get().refreshTable();
+  },
+  showModule: (pattern) => {
+    set({ query: { ...get().query, module: pattern, rows: null }, findingFilter: null, activePanel: 'tensors' });
     get().refreshTable();
   },
   clearFindingFilter: () => {

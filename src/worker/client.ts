@@ -106,7 +106,10 @@ export function startLoad(source: SourceSpec, options: LoadOptions, handlers: Lo
   };
 }
 
-export function queryTable(loadId: number, query: TableQuery): Promise<{ order: Uint32Array; filterError: string | null }> {
+export function queryTable(
+  loadId: number,
+  query: TableQuery,
+): Promise<{ order: Uint32Array; filterError: string | null }> {
   const id = nextId++;
   const promise = new Promise<{ order: Uint32Array; filterError: string | null }>((resolve, reject) => {
     pending.set(id, { resolve: resolve as (value: unknown) => void, reject });

@@ -51,7 +51,13 @@ scope.onmessage = (event) => {
     case 'query': {
       const load = kept.get(request.loadId);
       if (!load) {
-        post({ type: 'query-result', id: request.id, loadId: request.loadId, order: new Uint32Array(0), filterError: null });
+        post({
+          type: 'query-result',
+          id: request.id,
+          loadId: request.loadId,
+          order: new Uint32Array(0),
+          filterError: null,
+        });
         break;
       }
       const { order, filterError } = queryRows(load.columns, load.names, request.query);
@@ -122,7 +128,10 @@ async function open(id: number, source: SourceSpec, options: { allowOversizedHea
     }
     const outcome =
       loaded.outcome.kind === 'parsed'
-        ? { kind: 'parsed' as const, header: { ...loaded.outcome.header, tensors: cloneColumns(loaded.outcome.header.tensors) } }
+        ? {
+            kind: 'parsed' as const,
+            header: { ...loaded.outcome.header, tensors: cloneColumns(loaded.outcome.header.tensors) },
+          }
         : loaded.outcome;
     if (loaded.outcome.kind !== 'parsed') {
       remember(id, { columns: emptyColumns(), names: [], head: loaded.head });
@@ -141,7 +150,11 @@ async function open(id: number, source: SourceSpec, options: { allowOversizedHea
     };
     post({ type: 'result', id, result }, outcomeBuffers(outcome));
   } catch (error) {
-    post({ type: 'error', id, error: signal.aborted ? { code: 'aborted', message: 'Loading was cancelled.' } : serializeError(error) });
+    post({
+      type: 'error',
+      id,
+      error: signal.aborted ? { code: 'aborted', message: 'Loading was cancelled.' } : serializeError(error),
+    });
   } finally {
     inFlight.delete(id);
   }

@@ -71,7 +71,7 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
   const groups = groupRows(index, parsed);
   hashInstances(root, groups, index.header.tensors);
   const state: RenderState = { index, groups, nodes: 0 };
-  const tree = render(state, root, [], '', 1, null);
+  const tree = render(state, root, [], '', 1, null, true);
   return {
     root: tree,
     nodeCount: state.nodes,
@@ -89,9 +89,12 @@ interface ParsedNames {
   indexValues: Int32Array;
 }
 
-/** One pass over the names: template id and index tuple per row. */
+/**
+ * One pass over the names: template id and index tuple per row. The template is hashed while scanning and only
+ * materialised as a string the first time it is seen, so the pass allocates almost nothing per row.
+ */
 function parseNames(names: readonly string[]): ParsedNames {
-  const ids = new Map<string, number>();
+  const byHash = new Map<number, Array<{ id: number; template: string }>>();
   const templates: string[] = [];
   const rowTemplate = new Int32Array(names.length);
   const indexStart = new Uint32Array(names.length + 1);
@@ -100,48 +103,118 @@ function parseNames(names: readonly string[]): ParsedNames {
   for (let row = 0; row < names.length; row++) {
     const name = names[row];
     indexStart[row] = used;
-    let template = '';
-    let copiedUpTo = 0;
+    let hash = 0x811c9dc5;
     let start = 0;
     while (start <= name.length) {
       let end = name.indexOf('.', start);
       if (end < 0) {
         end = name.length;
       }
-      const length = end - start;
-      let numeric = length > 0 && length <= MAX_INDEX_DIGITS;
-      let value = 0;
-      for (let i = start; numeric && i < end; i++) {
-        const c = name.charCodeAt(i);
-        if (c < 48 || c > 57) {
-          numeric = false;
-        } else {
-          value = value * 10 + (c - 48);
-        }
-      }
-      if (numeric) {
-        template += `${name.slice(copiedUpTo, start)}#`;
-        copiedUpTo = end;
+      const value = segmentIndex(name, start, end);
+      if (value >= 0) {
         if (used === values.length) {
           const grown = new Int32Array(values.length * 2);
           grown.set(values);
           values = grown;
         }
         values[used++] = value;
+        hash = Math.imul(hash ^ 35, 0x01000193); // '#'
+      } else {
+        for (let i = start; i < end; i++) {
+          hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
+        }
+      }
+      if (end < name.length) {
+        hash = Math.imul(hash ^ 46, 0x01000193); // '.'
       }
       start = end + 1;
     }
-    template = copiedUpTo === 0 ? name : template + name.slice(copiedUpTo);
-    let id = ids.get(template);
-    if (id === undefined) {
+    let bucket = byHash.get(hash);
+    let id = -1;
+    if (bucket) {
+      for (const entry of bucket) {
+        if (matchesTemplate(name, entry.template)) {
+          id = entry.id;
+          break;
+        }
+      }
+    } else {
+      bucket = [];
+      byHash.set(hash, bucket);
+    }
+    if (id < 0) {
       id = templates.length;
-      ids.set(template, id);
+      const template = templateOf(name);
       templates.push(template);
+      bucket.push({ id, template });
     }
     rowTemplate[row] = id;
   }
   indexStart[names.length] = used;
   return { templates, rowTemplate, indexStart, indexValues: values };
+}
+
+/** The segment's index value, or -1 when it is not a short run of ASCII digits. */
+function segmentIndex(name: string, start: number, end: number): number {
+  const length = end - start;
+  if (length === 0 || length > MAX_INDEX_DIGITS) {
+    return -1;
+  }
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const c = name.charCodeAt(i);
+    if (c < 48 || c > 57) {
+      return -1;
+    }
+    value = value * 10 + (c - 48);
+  }
+  return value;
+}
+
+function templateOf(name: string): string {
+  return name
+    .split('.')
+    .map((segment) => (segmentIndex(segment, 0, segment.length) >= 0 ? '#' : segment))
+    .join('.');
+}
+
+/** Whether `name` has template `template`, compared segment by segment without allocating. */
+function matchesTemplate(name: string, template: string): boolean {
+  let n = 0;
+  let t = 0;
+  while (n <= name.length && t <= template.length) {
+    let nEnd = name.indexOf('.', n);
+    if (nEnd < 0) {
+      nEnd = name.length;
+    }
+    let tEnd = template.indexOf('.', t);
+    if (tEnd < 0) {
+      tEnd = template.length;
+    }
+    const isHash = tEnd - t === 1 && template.charCodeAt(t) === 35;
+    const numeric = segmentIndex(name, n, nEnd) >= 0;
+    if (isHash !== numeric) {
+      return false;
+    }
+    if (!isHash) {
+      if (nEnd - n !== tEnd - t) {
+        return false;
+      }
+      for (let i = 0; i < nEnd - n; i++) {
+        if (name.charCodeAt(n + i) !== template.charCodeAt(t + i)) {
+          return false;
+        }
+      }
+    }
+    const nDone = nEnd === name.length;
+    const tDone = tEnd === template.length;
+    if (nDone || tDone) {
+      return nDone && tDone;
+    }
+    n = nEnd + 1;
+    t = tEnd + 1;
+  }
+  return false;
 }
 
 function newTemplateNode(segment: string, depth: number): TemplateNode {
@@ -182,18 +255,10 @@ function groupRows(index: TensorIndex, parsed: ParsedNames): TemplateRows[] {
   }
   const { indexStart, indexValues } = parsed;
   const columns = index.header.tensors;
-  return buckets.map((rows, t) => {
+  return buckets.map((rows) => {
     const depth = rows.length > 0 ? indexStart[rows[0] + 1] - indexStart[rows[0]] : 0;
     if (depth > 0 && rows.length > 1) {
-      rows.sort((a, b) => {
-        for (let i = 0; i < depth; i++) {
-          const diff = indexValues[indexStart[a] + i] - indexValues[indexStart[b] + i];
-          if (diff !== 0) {
-            return diff;
-          }
-        }
-        return 0;
-      });
+      sortByIndexTuple(rows, depth, indexStart, indexValues);
     }
     const keys = new Int32Array(rows.length * depth);
     const elements = new Float64Array(rows.length + 1);
@@ -207,9 +272,56 @@ function groupRows(index: TensorIndex, parsed: ParsedNames): TemplateRows[] {
       elements[i + 1] = elements[i] + (Number.isFinite(e) ? e : 0);
       bytes[i + 1] = bytes[i] + index.bytes(row);
     }
-    void t;
     return { depth, rows, keys, elements, bytes };
   });
+}
+
+/** Largest index for which the counting sort is used; beyond it a comparison sort takes over. */
+const MAX_COUNTING_SORT_INDEX = 1 << 20;
+
+/**
+ * Sorts rows by their index tuple. LSD counting sort, one stable pass per tuple position: linear in rows, which
+ * matters for 250,000 expert tensors whose names arrive in lexicographic (0, 1, 10, 100…) order.
+ */
+function sortByIndexTuple(rows: Int32Array, depth: number, indexStart: Uint32Array, indexValues: Int32Array): void {
+  let max = 0;
+  for (let i = 0; i < rows.length; i++) {
+    for (let d = 0; d < depth; d++) {
+      max = Math.max(max, indexValues[indexStart[rows[i]] + d]);
+    }
+  }
+  if (max >= MAX_COUNTING_SORT_INDEX) {
+    rows.sort((a, b) => {
+      for (let d = 0; d < depth; d++) {
+        const diff = indexValues[indexStart[a] + d] - indexValues[indexStart[b] + d];
+        if (diff !== 0) {
+          return diff;
+        }
+      }
+      return 0;
+    });
+    return;
+  }
+  const counts = new Int32Array(max + 2);
+  let source: Int32Array = rows;
+  let target: Int32Array = new Int32Array(rows.length);
+  for (let d = depth - 1; d >= 0; d--) {
+    counts.fill(0);
+    for (let i = 0; i < source.length; i++) {
+      counts[indexValues[indexStart[source[i]] + d] + 1]++;
+    }
+    for (let v = 1; v < counts.length; v++) {
+      counts[v] += counts[v - 1];
+    }
+    for (let i = 0; i < source.length; i++) {
+      const value = indexValues[indexStart[source[i]] + d];
+      target[counts[value]++] = source[i];
+    }
+    [source, target] = [target, source];
+  }
+  if (source !== rows) {
+    rows.set(source);
+  }
 }
 
 /** Index-tuple prefix → a Map key: exact numbers for the common short prefixes, text beyond. */
@@ -410,9 +522,9 @@ function render(
   parentPattern: string,
   scale: number,
   run: Run | null,
+  isRoot = false,
 ): ModuleNode {
   state.nodes++;
-  const isRoot = node.depth === 0 && node.segment === '' && parentPattern === '' && context.length === 0 && run === null && node.below.length > 0 && state.nodes === 1;
   const collapsed = run !== null && run.count > 1;
   const segment = run === null ? node.segment : collapsed ? `{${run.first}-${run.last}}` : String(run.first);
   const isTensor = node.template >= 0 && node.children.length === 0;

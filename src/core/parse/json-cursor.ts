@@ -79,7 +79,7 @@ export const PLAIN_STRING_BYTE: Uint8Array = (() => {
 const CONTAINER_OBJECT = 1;
 const CONTAINER_ARRAY = 2;
 
-function isJsonWhitespace(c: number): boolean {
+export function isJsonWhitespace(c: number): boolean {
   return c === BYTE.space || c === BYTE.lineFeed || c === BYTE.carriageReturn || c === BYTE.tab;
 }
 
@@ -514,9 +514,9 @@ function writeUtf8(codePoint: number, target: Uint8Array, at: number): number {
 }
 
 /** Returned by utf8SequenceLength when the bytes end inside a sequence. */
-export const UTF8_TRUNCATED = -1;
+const UTF8_TRUNCATED = -1;
 /** Returned by utf8SequenceLength for a byte sequence that is not UTF-8. */
-export const UTF8_INVALID = 0;
+const UTF8_INVALID = 0;
 
 /** Length of the strict UTF-8 sequence at `p` (lead byte ≥ 0x80), UTF8_INVALID, or UTF8_TRUNCATED. */
 export function utf8SequenceLength(bytes: Uint8Array, p: number, limit: number): number {
@@ -581,4 +581,3 @@ export function asciiText(bytes: Uint8Array, start: number, end: number): string
   return text;
 }
 
-export { isJsonWhitespace };

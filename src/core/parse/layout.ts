@@ -71,6 +71,7 @@ export function checkLayout(input: LayoutInput): LayoutFacts {
   let hasExact = false;
   const placed = new Uint32Array(count);
   let placedCount = 0;
+  const anyExact = exactByRow.size > 0;
   for (let row = 0; row < count; row++) {
     if (effective !== null && effective[row] === 0) {
       continue;
@@ -80,7 +81,7 @@ export function checkLayout(input: LayoutInput): LayoutFacts {
       anyUnplaceable = true;
       continue;
     }
-    const exact = exactByRow.get(row);
+    const exact = anyExact ? exactByRow.get(row) : undefined;
     if (exact && (exact.begin !== null || exact.end !== null)) {
       hasExact = true;
       if (exactEnd(columns, row, exact) < exactBegin(columns, row, exact)) {

@@ -403,6 +403,14 @@ describe('entry findings', () => {
     expect(problemCodes(parseFileHead(rawFile(offByOne), null))).toEqual(['unsafe-integer', 'size-mismatch']);
   });
 
+  it('layout beyond 2^53 is checked exactly: an overlap of one byte that doubles would round away', () => {
+    const big = 2n ** 53n;
+    // a ends at 2^53 + 1 and b begins at 2^53: as doubles both are 2^53, which would look seamless.
+    const text = `{"a":{"dtype":"U8","shape":[${big + 1n}],"data_offsets":[0,${big + 1n}]},"b":{"dtype":"U8","shape":[1],"data_offsets":[${big},${big + 1n}]}}`;
+    const outcome = parseFileHead(rawFile(text), null);
+    expect(problemCodes(outcome)).toEqual(['unsafe-integer', 'overlap']);
+  });
+
   it('numbers beyond u64 are invalid', () => {
     const text = `{"a":{"dtype":"U8","shape":[18446744073709551616],"data_offsets":[0,1]}}`;
     expect(problemCodes(parseBytes(rawFile(text, 1)))).toContain('invalid-shape');

@@ -113,7 +113,10 @@ export function buildSafetensors(tensors: readonly TensorSpec[], options: BuildO
 }
 
 /** A raw file from a declared length and arbitrary header bytes, for malformed-header cases. */
-export function buildRaw(headerBytes: Uint8Array | string, options: { declaredLength?: number | bigint; trailing?: number } = {}): Uint8Array {
+export function buildRaw(
+  headerBytes: Uint8Array | string,
+  options: { declaredLength?: number | bigint; trailing?: number } = {},
+): Uint8Array {
   const body = typeof headerBytes === 'string' ? new TextEncoder().encode(headerBytes) : headerBytes;
   const file = new Uint8Array(8 + body.length + (options.trailing ?? 0));
   file.set(lengthPrefix(options.declaredLength ?? body.length));

@@ -34,7 +34,10 @@ export function tinyLlamaTensors(layers = 2, hidden = 64, intermediate = 172, vo
       { name: `${prefix}.mlp.down_proj.weight`, dtype: 'BF16', shape: [hidden, intermediate] },
     );
   }
-  tensors.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [hidden] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [vocab, hidden] });
+  tensors.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [hidden] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [vocab, hidden] },
+  );
   return tensors;
 }
 
@@ -183,7 +186,10 @@ export const FIXTURES: readonly FixtureCase[] = [
   {
     file: 'html-page.safetensors',
     description: 'A saved web page, not the file',
-    bytes: () => encoder.encode('<!DOCTYPE html>\n<html><head><title>model.safetensors · Hugging Face</title></head><body></body></html>\n'),
+    bytes: () =>
+      encoder.encode(
+        '<!DOCTYPE html>\n<html><head><title>model.safetensors · Hugging Face</title></head><body></body></html>\n',
+      ),
     expectCodes: ['html-page'],
     referenceAccepts: false,
   },
@@ -290,7 +296,9 @@ export function comfyInt8Sample(): { tensors: TensorSpec[]; tensorData: Record<s
     }
     tensors.push({ name: `double_blocks.${block}.img_attn.norm.query_norm.scale`, dtype: 'BF16', shape: [hidden / 2] });
   }
-  tensors.push({ name: 'img_in.weight', dtype: 'BF16', shape: [hidden, 64] }, { name: 'final_layer.linear.weight', dtype: 'BF16', shape: [64, hidden] });
+  tensors.push(
+    { name: 'img_in.weight', dtype: 'BF16', shape: [hidden, 64] },
+    { name: 'final_layer.linear.weight', dtype: 'BF16', shape: [64, hidden] },
+  );
   return { tensors, tensorData };
 }
-

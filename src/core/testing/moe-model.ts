@@ -43,7 +43,9 @@ function attention(prefix: string, shape: MoeShape): TensorSpec[] {
 
 /** One tensor per expert and projection: what makes the header 30 MB. */
 export function moeUnpackedTensors(shape: MoeShape = SEED_MOE): TensorSpec[] {
-  const tensors: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [shape.vocab, shape.hidden] }];
+  const tensors: TensorSpec[] = [
+    { name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [shape.vocab, shape.hidden] },
+  ];
   for (let layer = 0; layer < shape.layers; layer++) {
     const prefix = `model.layers.${layer}`;
     tensors.push(...attention(prefix, shape));
@@ -65,7 +67,9 @@ export function moeUnpackedTensors(shape: MoeShape = SEED_MOE): TensorSpec[] {
 
 /** The same model with each layer's experts packed into 3-D tensors (gpt-oss / transformers fused style). */
 export function moePackedTensors(shape: MoeShape = SEED_MOE): TensorSpec[] {
-  const tensors: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [shape.vocab, shape.hidden] }];
+  const tensors: TensorSpec[] = [
+    { name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [shape.vocab, shape.hidden] },
+  ];
   for (let layer = 0; layer < shape.layers; layer++) {
     const prefix = `model.layers.${layer}`;
     tensors.push(
@@ -75,7 +79,11 @@ export function moePackedTensors(shape: MoeShape = SEED_MOE): TensorSpec[] {
         dtype: 'BF16',
         shape: [shape.experts, shape.hidden, 2 * shape.expertIntermediate],
       },
-      { name: `${prefix}.mlp.experts.down_proj`, dtype: 'BF16', shape: [shape.experts, shape.expertIntermediate, shape.hidden] },
+      {
+        name: `${prefix}.mlp.experts.down_proj`,
+        dtype: 'BF16',
+        shape: [shape.experts, shape.expertIntermediate, shape.hidden],
+      },
     );
   }
   tensors.push(

@@ -29,7 +29,13 @@ export function DtypeChart({ header }: { header: ParsedHeader }) {
       <div className="segmented" role="radiogroup" aria-label="Chart metric">
         {CHART_METRICS.map((option) => (
           <label key={option}>
-            <input type="radio" name="chart-metric" value={option} checked={metric === option} onChange={() => setMetric(option)} />
+            <input
+              type="radio"
+              name="chart-metric"
+              value={option}
+              checked={metric === option}
+              onChange={() => setMetric(option)}
+            />
             {option}
           </label>
         ))}

@@ -28,7 +28,9 @@ export function ExportMenu({ result }: { result: LoadResult }) {
     <div className="export" role="group" aria-label="Export">
       <button
         type="button"
-        onClick={() => downloadBlob(JSON.stringify(reportFor(result), null, 2), `${name}.report.json`, 'application/json')}
+        onClick={() =>
+          downloadBlob(JSON.stringify(reportFor(result), null, 2), `${name}.report.json`, 'application/json')
+        }
       >
         Download report
       </button>

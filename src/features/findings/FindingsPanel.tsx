@@ -34,7 +34,11 @@ export function FindingsPanel({ findings }: { findings: Finding[] }) {
                 const clickable = finding.tensors.length > 0;
                 const isActive = active?.code === finding.code;
                 return (
-                  <li key={`${finding.code}-${finding.shard ?? ''}-${index}`} className={isActive ? 'active' : undefined} data-code={finding.code}>
+                  <li
+                    key={`${finding.code}-${finding.shard ?? ''}-${index}`}
+                    className={isActive ? 'active' : undefined}
+                    data-code={finding.code}
+                  >
                     <div className="finding-head">
                       <code>{finding.code}</code> <strong>{codeSpec(finding.code)?.title ?? finding.code}</strong>
                       {finding.refusedByReference && <span className="badge bad">refused by reference loader</span>}
@@ -42,7 +46,11 @@ export function FindingsPanel({ findings }: { findings: Finding[] }) {
                     <p>{finding.message}</p>
                     {finding.shard && <p className="muted">Shard: {finding.shard}</p>}
                     {clickable && (
-                      <button type="button" className="link-button" onClick={() => showFindingTensors(finding.code, finding.tensors)}>
+                      <button
+                        type="button"
+                        className="link-button"
+                        onClick={() => showFindingTensors(finding.code, finding.tensors)}
+                      >
                         Show {groupDigits(finding.tensors.length)} tensor{finding.tensors.length === 1 ? '' : 's'}
                         {finding.tensorCount > finding.tensors.length && ` (of ${groupDigits(finding.tensorCount)})`}
                       </button>

@@ -19,7 +19,11 @@ export function LoadProgress() {
     <section className="load-progress" aria-live="polite">
       <div>
         {PHASE_LABEL[load.phase]} <strong>{load.label}</strong>
-        {total ? ` — ${formatBytes(load.bytesRead)} of ${formatBytes(total)}` : load.bytesRead > 0 ? ` — ${formatBytes(load.bytesRead)}` : ''}
+        {total
+          ? ` — ${formatBytes(load.bytesRead)} of ${formatBytes(total)}`
+          : load.bytesRead > 0
+            ? ` — ${formatBytes(load.bytesRead)}`
+            : ''}
       </div>
       <progress aria-label="Loading progress" max={total ?? undefined} value={total ? load.bytesRead : undefined} />
       <button type="button" onClick={cancel}>

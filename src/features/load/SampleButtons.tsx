@@ -23,7 +23,13 @@ export function SampleButtons() {
     <div className="samples">
       <span className="muted">Try a sample:</span>
       {SAMPLES.map((sample) => (
-        <button key={sample.file} type="button" className="link-button" title={sample.description} onClick={() => void open(sample.file)}>
+        <button
+          key={sample.file}
+          type="button"
+          className="link-button"
+          title={sample.description}
+          onClick={() => void open(sample.file)}
+        >
           {sample.label}
         </button>
       ))}

@@ -8,7 +8,11 @@ import { useAppStore } from '../../state/store';
 /** A pasted string that is plausibly a source: an http(s) URL or an `org/name` repo id. */
 export function looksLikeSource(text: string): boolean {
   const trimmed = text.trim();
-  return /^https?:\/\/\S+$/i.test(trimmed) || /^(hf\.co|huggingface\.co)\/\S+$/i.test(trimmed) || /^[\w.-]+\/[\w.-]+$/.test(trimmed);
+  return (
+    /^https?:\/\/\S+$/i.test(trimmed) ||
+    /^(hf\.co|huggingface\.co)\/\S+$/i.test(trimmed) ||
+    /^[\w.-]+\/[\w.-]+$/.test(trimmed)
+  );
 }
 
 export function UrlForm() {
@@ -69,7 +73,12 @@ export function TokenControl() {
   const [open, setOpen] = useState(false);
   return (
     <div className="token-control">
-      <button type="button" aria-expanded={open} onClick={() => setOpen(!open)} title="Access token for gated or private Hugging Face repos">
+      <button
+        type="button"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        title="Access token for gated or private Hugging Face repos"
+      >
         🔑 Token{token ? ' ✓' : ''}
       </button>
       {open && (
@@ -85,12 +94,12 @@ export function TokenControl() {
             />
           </label>
           <label className="inline">
-            <input type="checkbox" checked={remember} onChange={(event) => setRemember(event.target.checked)} /> Remember for
-            this tab (sessionStorage)
+            <input type="checkbox" checked={remember} onChange={(event) => setRemember(event.target.checked)} />{' '}
+            Remember for this tab (sessionStorage)
           </label>
           <p className="muted">
-            Sent only to huggingface.co and hf.co, never to other hosts. Never put in share links or reports. A read-only
-            token is enough.
+            Sent only to huggingface.co and hf.co, never to other hosts. Never put in share links or reports. A
+            read-only token is enough.
           </p>
           {token && (
             <button type="button" onClick={() => setToken('')}>

@@ -6,9 +6,21 @@ export interface Sample {
 }
 
 export const SAMPLES: readonly Sample[] = [
-  { file: 'tiny-llama-with-metadata.safetensors', label: 'Clean model with metadata', description: 'A small Llama-style model, BF16, with __metadata__.' },
-  { file: 'comfy-int8-quantized.safetensors', label: 'Quantized (ComfyUI int8)', description: 'Per-layer comfy_quant configs, kept-in-BF16 norms.' },
-  { file: 'damaged-truncated.safetensors', label: 'Damaged file', description: 'A truncated download with a gap and a bad dtype.' },
+  {
+    file: 'tiny-llama-with-metadata.safetensors',
+    label: 'Clean model with metadata',
+    description: 'A small Llama-style model, BF16, with __metadata__.',
+  },
+  {
+    file: 'comfy-int8-quantized.safetensors',
+    label: 'Quantized (ComfyUI int8)',
+    description: 'Per-layer comfy_quant configs, kept-in-BF16 norms.',
+  },
+  {
+    file: 'damaged-truncated.safetensors',
+    label: 'Damaged file',
+    description: 'A truncated download with a gap and a bad dtype.',
+  },
 ];
 
 export function sampleUrl(file: string): string {

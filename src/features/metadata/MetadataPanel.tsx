@@ -52,11 +52,21 @@ export function MetadataPanel({ header }: { header: ParsedHeader }) {
         <code>__metadata__</code> is a free-form string → string map stored beside the tensors. It is not a tensor and
         holds no weights.
       </p>
-      {header.metadataState === 'absent' && <p data-testid="no-metadata">This file has no <code>__metadata__</code>.</p>}
-      {header.metadataState === 'null' && <p data-testid="no-metadata">
+      {header.metadataState === 'absent' && (
+        <p data-testid="no-metadata">
+          This file has no <code>__metadata__</code>.
+        </p>
+      )}
+      {header.metadataState === 'null' && (
+        <p data-testid="no-metadata">
           <code>__metadata__</code> is <code>null</code> (MLX writes this): there is no metadata.
-        </p>}
-      {header.metadataState === 'object' && entries.length === 0 && <p data-testid="no-metadata"><code>__metadata__</code> is empty.</p>}
+        </p>
+      )}
+      {header.metadataState === 'object' && entries.length === 0 && (
+        <p data-testid="no-metadata">
+          <code>__metadata__</code> is empty.
+        </p>
+      )}
       {entries.length > 0 && (
         <dl className="meta-list">
           {entries.map((entry, index) => (

@@ -17,6 +17,10 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const overhead = fileSize ? formatPercent(header.headerLength + 8, fileSize) : '—';
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
   const network = result.network;
+  const quantization = result.sections.quantization;
+  // Packed formats store fewer elements than the model has parameters; the quantization analysis unpacks them.
+  const logicalParams = quantization?.logicalParams || totals.elements;
+  const bitsPerParam = logicalParams > 0 ? (header.dataBytes * 8) / logicalParams : null;
   const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})`;
   return (
     <section className="summary" aria-label="Summary">
@@ -25,30 +29,76 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       </h2>
       <p className="verdict-line" data-testid="verdict">
         <VerdictClauses result={result} />
-        {groupDigits(totals.tensors)} tensors · {formatCount(totals.elements)} params ·{' '}
+        {groupDigits(totals.tensors)} tensors · {formatCount(logicalParams)} params ·{' '}
+        {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
       <p className={`integrity ${verdict === 'accepts' ? 'ok' : 'bad'}`} data-testid="integrity">
-        {verdict === 'accepts' ? '✔ intact: the reference loader accepts it' : '✖ the reference loader would refuse this file'}
-        {errors + warnings > 0 && ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`}
+        {verdict === 'accepts'
+          ? '✔ intact: the reference loader accepts it'
+          : '✖ the reference loader would refuse this file'}
+        {errors + warnings > 0 &&
+          ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`}
         {' · '}
         <span data-testid="bytes-read">{readClause}</span>
         {network && ` in ${network.requests} request${network.requests === 1 ? '' : 's'}`}
       </p>
       <dl className="stats" data-testid="stats">
-        <Stat label="File size" value={formatBytes(fileSize)} title={fileSize === null ? 'unknown' : `${groupDigits(fileSize)} bytes`} testId="stat-file-size" raw={fileSize} />
+        <Stat
+          label="File size"
+          value={formatBytes(fileSize)}
+          title={fileSize === null ? 'unknown' : `${groupDigits(fileSize)} bytes`}
+          testId="stat-file-size"
+          raw={fileSize}
+        />
         <Stat label="Tensors" value={groupDigits(totals.tensors)} testId="stat-tensors" raw={totals.tensors} />
-        <Stat label="Parameters" value={formatCount(totals.elements)} title={`${groupDigits(totals.elements)} elements`} testId="stat-params" raw={totals.elements} />
-        <Stat label="Data bytes" value={formatBytes(header.dataBytes)} title={`${groupDigits(header.dataBytes)} bytes`} testId="stat-data-bytes" raw={header.dataBytes} />
-        <Stat label="Header" value={formatBytes(header.headerLength)} title={`${groupDigits(header.headerLength)} bytes`} testId="stat-header" raw={header.headerLength} />
+        <Stat
+          label="Parameters"
+          value={formatCount(totals.elements)}
+          title={`${groupDigits(totals.elements)} elements`}
+          testId="stat-params"
+          raw={totals.elements}
+        />
+        <Stat
+          label="Data bytes"
+          value={formatBytes(header.dataBytes)}
+          title={`${groupDigits(header.dataBytes)} bytes`}
+          testId="stat-data-bytes"
+          raw={header.dataBytes}
+        />
+        <Stat
+          label="Header"
+          value={formatBytes(header.headerLength)}
+          title={`${groupDigits(header.headerLength)} bytes`}
+          testId="stat-header"
+          raw={header.headerLength}
+        />
         <Stat label="Header overhead" value={overhead} />
-        <Stat label="Bytes read" value={formatBytes(result.bytesRead)} title={`${groupDigits(result.bytesRead)} bytes`} testId="stat-bytes-read" raw={result.bytesRead} />
+        <Stat
+          label="Bytes read"
+          value={formatBytes(result.bytesRead)}
+          title={`${groupDigits(result.bytesRead)} bytes`}
+          testId="stat-bytes-read"
+          raw={result.bytesRead}
+        />
       </dl>
     </section>
   );
 }
 
-function Stat({ label, value, title, testId, raw }: { label: string; value: string; title?: string; testId?: string; raw?: number | null }) {
+function Stat({
+  label,
+  value,
+  title,
+  testId,
+  raw,
+}: {
+  label: string;
+  value: string;
+  title?: string;
+  testId?: string;
+  raw?: number | null;
+}) {
   return (
     <div className="stat" title={title}>
       <dt>{label}</dt>

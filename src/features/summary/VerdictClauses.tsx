@@ -1,7 +1,82 @@
-/** Architecture and quantization clauses of the verdict line, from the analyses when they had something to say. */
+/**
+ * The "what is this file" clauses of the verdict line, built from the analyses: architecture, then quantization
+ * and what stayed in high precision, then the adapter. Each clause opens the tab with its evidence.
+ */
+import type { ArchitectureSection, LoraSection, QuantizationSection } from '../../core/analysis/report-sections';
+import { groupDigits } from '../../lib/format';
+import { useAppStore } from '../../state/store';
+import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../worker/protocol';
+import { familyLabel } from '../insights/QuantizationPanel';
+
+function architectureClause(arch: ArchitectureSection): string | null {
+  if (arch.diffusion) {
+    const blocks = Object.entries(arch.diffusion.blocks)
+      .map(([name, count]) => `${count} ${name.replace(/_/g, ' ')}`)
+      .join(' + ');
+    return `${arch.diffusion.kind}${arch.family ? ` (${arch.family})` : ''}${blocks ? `, ${blocks}` : ''}`;
+  }
+  if (arch.layers === null) {
+    return arch.family ?? null;
+  }
+  const parts = [`${arch.family ?? 'Transformer'}, ${arch.layers} layers`];
+  if (arch.hiddenSize) {
+    parts.push(`hidden ${groupDigits(arch.hiddenSize)}`);
+  }
+  if (arch.attention) {
+    parts.push(arch.attention);
+  }
+  if (arch.experts > 0) {
+    parts.push(`${groupDigits(arch.experts)} experts${arch.expertsPacked ? ' (packed)' : ''}`);
+  }
+  return parts.join(', ');
+}
+
+function quantizationClause(quant: QuantizationSection): string | null {
+  if (quant.family === 'none') {
+    return null;
+  }
+  const kept = quant.highPrecisionLayers.count;
+  const bpw = quant.bitsPerWeight !== null ? ` at ${quant.bitsPerWeight.toFixed(2)} bits/weight` : '';
+  return `${familyLabel(quant.family)} ${quant.format} on ${groupDigits(quant.quantizedLayers.count)} layers${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
+}
+
+function loraClause(lora: LoraSection): string {
+  return `${lora.family} adapter, rank ${lora.rank ?? 'full'} on ${groupDigits(lora.modules)} modules${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
+}
 
 export function VerdictClauses({ result }: { result: LoadResult }) {
-  void result;
-  return null;
+  const setPanel = useAppStore((state) => state.setPanel);
+  const { architecture, quantization, lora } = result.sections;
+  const clauses: Array<{ text: string; panel: Panel }> = [];
+  if (lora) {
+    clauses.push({ text: loraClause(lora), panel: 'model' });
+  } else if (architecture) {
+    const text = architectureClause(architecture);
+    if (text) {
+      clauses.push({ text, panel: 'model' });
+    }
+  }
+  if (quantization) {
+    const text = quantizationClause(quantization);
+    if (text) {
+      clauses.push({ text, panel: 'quantization' });
+    }
+  }
+  if (clauses.length === 0) {
+    return null;
+  }
+  return (
+    <span className="verdict-clauses" data-testid="verdict-clauses">
+      ●{' '}
+      {clauses.map((clause, index) => (
+        <span key={clause.panel}>
+          {index > 0 && ' · '}
+          <button type="button" className="link-button" onClick={() => setPanel(clause.panel)}>
+            {clause.text}
+          </button>
+        </span>
+      ))}
+    </span>
+  );
 }

@@ -31,7 +31,8 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null;
-      const typing = target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
+      const typing =
+        target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
       if (event.key === '/' && !typing) {
         event.preventDefault();
         input.current?.focus();
@@ -75,9 +76,9 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
           ))}
         </select>
       </label>
-      {query.namePrefix && (
-        <button type="button" className="chip" onClick={() => setQuery({ namePrefix: '' })}>
-          module: {query.namePrefix} ✕
+      {query.module && (
+        <button type="button" className="chip" onClick={() => setQuery({ module: '' })}>
+          module: {query.module} ✕
         </button>
       )}
       {findingFilter && (

@@ -50,7 +50,10 @@ export function TensorDetails({ header, row }: { header: ParsedHeader; row: numb
         <dt>File offset</dt>
         <dd>
           {groupDigits(absolute)} ({largestAlignment(absolute)}
-          {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0 ? `; not aligned to its ${elementBytes}-byte elements` : ''})
+          {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0
+            ? `; not aligned to its ${elementBytes}-byte elements`
+            : ''}
+          )
         </dd>
         <dt>Row</dt>
         <dd>#{row} in header order</dd>

@@ -49,13 +49,15 @@ const COLUMNS: Array<ColumnDef<number> & { id: SortKey; numeric?: boolean }> = [
   {
     id: 'shape',
     header: 'Shape',
-    cell: (context) => formatShape(tensorShape((context.table.options.meta as TableMeta).header.tensors, context.row.original)),
+    cell: (context) =>
+      formatShape(tensorShape((context.table.options.meta as TableMeta).header.tensors, context.row.original)),
   },
   {
     id: 'elements',
     header: 'Elements',
     numeric: true,
-    cell: (context) => groupDigits((context.table.options.meta as TableMeta).header.tensors.elements[context.row.original]),
+    cell: (context) =>
+      groupDigits((context.table.options.meta as TableMeta).header.tensors.elements[context.row.original]),
   },
   {
     id: 'bytes',
@@ -140,7 +142,12 @@ export function TensorTable({ header, loadId }: { header: ParsedHeader; loadId: 
                 const sorted = query.sortKey === key ? (query.descending ? 'descending' : 'ascending') : 'none';
                 const numeric = (column.column.columnDef as { numeric?: boolean }).numeric;
                 return (
-                  <div key={column.id} role="columnheader" aria-sort={sorted} className={`tt-cell tt-${key}${numeric ? ' num' : ''}`}>
+                  <div
+                    key={column.id}
+                    role="columnheader"
+                    aria-sort={sorted}
+                    className={`tt-cell tt-${key}${numeric ? ' num' : ''}`}
+                  >
                     <button type="button" onClick={() => toggleSort(key)} title={`Sort by ${key}`}>
                       {flexRender(column.column.columnDef.header, column.getContext())}
                       <span className="sort-mark" aria-hidden="true">
@@ -186,7 +193,9 @@ export function TensorTable({ header, loadId }: { header: ParsedHeader; loadId: 
           {order && rowCount === 0 && <p className="muted empty-rows">No tensors match.</p>}
         </div>
       </div>
-      {selectedRow !== null && selectedRow < header.tensors.count && <TensorDetails header={header} row={selectedRow} />}
+      {selectedRow !== null && selectedRow < header.tensors.count && (
+        <TensorDetails header={header} row={selectedRow} />
+      )}
     </div>
   );
 }

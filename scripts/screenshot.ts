@@ -1,0 +1,42 @@
+/**
+ * Takes the README screenshot (docs/screenshot.png) from the built app: `npx tsx scripts/screenshot.ts [sample]`.
+ * Also handy to look at the UI from a terminal session.
+ */
+import { spawn } from 'node:child_process';
+import { chromium } from '@playwright/test';
+import { findChromium } from './find-chromium.mjs';
+
+const sample = process.argv[2] ?? 'Quantized (ComfyUI int8)';
+const out = process.argv[3] ?? 'docs/screenshot.png';
+const port = 4291;
+const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
+try {
+  for (let i = 0; i < 100; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) {
+        break;
+      }
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+  const found = findChromium();
+  const browser = await chromium.launch({
+    executablePath: found?.source === 'playwright' ? undefined : found?.path,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
+  await page.goto(`http://127.0.0.1:${port}/`);
+  if (sample.endsWith('.safetensors')) {
+    await page.getByTestId('file-input').first().setInputFiles(sample);
+  } else {
+    await page.getByRole('button', { name: sample }).click();
+  }
+  await page.getByTestId('file-name').waitFor();
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: out });
+  await browser.close();
+  console.log(`wrote ${out}`);
+} finally {
+  server.kill();
+}

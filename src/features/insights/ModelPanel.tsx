@@ -1,0 +1,81 @@
+/** What the model is: architecture inferred from names and shapes, and, for adapters, what they adapt. */
+import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
+import { formatCount, groupDigits } from '../../lib/format';
+import { Evidence, Fact } from './QuantizationPanel';
+
+function orDash(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : groupDigits(value);
+}
+
+export function ArchitectureCard({ section }: { section: ArchitectureSection }) {
+  return (
+    <section className="insight architecture" aria-label="Architecture">
+      <h3>Architecture{section.family ? `: ${section.family}` : ''}</h3>
+      <dl className="facts">
+        {section.diffusion ? (
+          <Fact
+            label={`Diffusion ${section.diffusion.kind}`}
+            value={Object.entries(section.diffusion.blocks)
+              .map(([name, count]) => `${count} ${name}`)
+              .join(' + ')}
+          />
+        ) : (
+          <Fact label="Layers" value={`${orDash(section.layers)}${section.partialLayers ? ' (partial)' : ''}`} testId="arch-layers" />
+        )}
+        <Fact label="Hidden size" value={orDash(section.hiddenSize)} />
+        <Fact label="Intermediate size" value={orDash(section.intermediateSize)} />
+        <Fact
+          label="Attention"
+          value={
+            section.attention
+              ? `${section.attention}${section.heads ? ` · ${section.heads} heads` : ''}${section.kvHeads ? ` / ${section.kvHeads} KV` : ''}${section.headDim ? ` · head dim ${section.headDim}${section.headDimSource ? ` (from ${section.headDimSource})` : ''}` : ''}`
+              : '—'
+          }
+          testId="arch-attention"
+        />
+        {section.experts > 0 && (
+          <Fact
+            label="Experts"
+            value={`${groupDigits(section.experts)} per layer on ${groupDigits(section.moeLayers)} layers, ${section.expertsPacked ? 'packed (3-D tensors)' : 'one tensor per expert'}${section.sharedExperts ? `, ${section.sharedExperts} shared` : ''}`}
+            testId="arch-experts"
+          />
+        )}
+        {section.mla && (
+          <Fact label="MLA" value={`q rank ${orDash(section.mla.qLoraRank)}, kv rank ${orDash(section.mla.kvLoraRank)}, rope dim ${orDash(section.mla.ropeHeadDim)}`} />
+        )}
+        {section.mtpLayers > 0 && <Fact label="MTP layers (not counted)" value={String(section.mtpLayers)} />}
+        <Fact label="Vocabulary" value={orDash(section.vocabSize)} />
+        <Fact label="Tied embeddings" value={section.tiedEmbeddings === null ? '—' : section.tiedEmbeddings ? 'yes' : 'no'} />
+        {section.towers.length > 0 && <Fact label="Towers" value={section.towers.join(', ')} />}
+      </dl>
+      <Evidence items={section.evidence} />
+    </section>
+  );
+}
+
+export function LoraCard({ section }: { section: LoraSection }) {
+  const ranks = Object.entries(section.ranks).sort((a, b) => b[1] - a[1]);
+  return (
+    <section className="insight lora" aria-label="Adapter">
+      <h3>Adapter: {section.family}</h3>
+      <dl className="facts">
+        <Fact label="Rank" value={section.rank === null ? 'full' : String(section.rank)} testId="lora-rank" />
+        <Fact label="Rank distribution" value={ranks.map(([rank, count]) => `r=${rank}: ${count}`).join(', ')} />
+        <Fact label="Alpha" value={section.alpha === null ? '—' : `${section.alpha}${section.alphaSource ? ` (from ${section.alphaSource})` : ''}`} />
+        <Fact label="Scale (alpha / r)" value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))} />
+        <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
+        <Fact label="Targets" value={section.targets.join(', ') || '—'} />
+        <Fact
+          label="Components"
+          value={Object.entries(section.components)
+            .map(([name, count]) => `${name}: ${count}`)
+            .join(', ')}
+        />
+        <Fact label="Adapter parameters" value={formatCount(section.adapterParams)} />
+        {section.fullTensors > 0 && <Fact label="Full tensors (modules_to_save)" value={String(section.fullTensors)} />}
+        {section.baseModel && <Fact label="Base model" value={section.baseModel} />}
+      </dl>
+      <Evidence items={section.evidence} />
+    </section>
+  );
+}

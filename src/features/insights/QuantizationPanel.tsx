@@ -1,0 +1,192 @@
+/** How the file is quantized, per layer: family and format, bits, what stayed in high precision, and why we think so. */
+import type { LayerList, QuantizationSection } from '../../core/analysis/report-sections';
+import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { useAppStore } from '../../state/store';
+
+const FAMILY_LABEL: Record<string, string> = {
+  none: 'Not quantized',
+  'comfy-quant': 'ComfyUI mixed precision (comfy_quant)',
+  'comfy-scaled-fp8': 'ComfyUI scaled FP8 (legacy)',
+  fp8: 'FP8',
+  'fp8-block': 'FP8 with block scales',
+  'compressed-tensors': 'compressed-tensors',
+  modelopt: 'NVIDIA ModelOpt',
+  mxfp4: 'MXFP4',
+  gptq: 'GPTQ',
+  'gptq-marlin': 'GPTQ (Marlin)',
+  awq: 'AWQ',
+  'bnb-int8': 'bitsandbytes LLM.int8',
+  'bnb-4bit': 'bitsandbytes 4-bit',
+  mlx: 'MLX',
+  exl2: 'ExLlamaV2 (EXL2)',
+  exl3: 'ExLlamaV3 (EXL3)',
+  hqq: 'HQQ',
+  quanto: 'optimum-quanto',
+  torchao: 'torchao',
+};
+
+export function familyLabel(family: string): string {
+  return FAMILY_LABEL[family] ?? family;
+}
+
+function Layers({ title, list }: { title: string; list: LayerList }) {
+  if (list.count === 0) {
+    return null;
+  }
+  return (
+    <details className="layer-list">
+      <summary>
+        {title}: {groupDigits(list.count)}
+      </summary>
+      <ul>
+        {list.names.map((name) => (
+          <li key={name}>
+            <code>{name}</code>
+          </li>
+        ))}
+        {list.count > list.names.length && <li className="muted">… and {groupDigits(list.count - list.names.length)} more</li>}
+      </ul>
+    </details>
+  );
+}
+
+export function QuantizationPanel({ section }: { section: QuantizationSection }) {
+  const setQuery = useAppStore((state) => state.setQuery);
+  const setPanel = useAppStore((state) => state.setPanel);
+  return (
+    <section className="insight quantization" aria-label="Quantization">
+      <h3>{familyLabel(section.family)}</h3>
+      <p data-testid="quant-summary">{section.summary}</p>
+      <dl className="facts">
+        <Fact label="Format" value={section.format} />
+        <Fact label="Bits per weight value" value={section.bits === null ? '—' : String(section.bits)} />
+        <Fact label="Group size" value={section.groupSize === null ? (section.granularity ?? '—') : String(section.groupSize)} />
+        {section.blockSize && <Fact label="Block" value={`${section.blockSize[0]} × ${section.blockSize[1]}`} />}
+        <Fact label="Weight storage dtype" value={section.weightDtype ?? '—'} />
+        <Fact
+          label="Effective bits per weight (incl. scales, zeros, maps)"
+          value={section.bitsPerWeight === null ? '—' : section.bitsPerWeight.toFixed(3)}
+          testId="quant-bpw"
+        />
+        <Fact label="Whole file bits per parameter" value={section.overallBitsPerParam === null ? '—' : section.overallBitsPerParam.toFixed(3)} />
+        <Fact label="Logical parameters" value={formatCount(section.logicalParams)} title={groupDigits(section.logicalParams)} />
+        <Fact label="Stored elements" value={formatCount(section.storedElements)} title={groupDigits(section.storedElements)} />
+        <Fact label="Confidence" value={section.confidence} />
+      </dl>
+      {section.config && (
+        <p className={section.config.agrees ? 'muted' : 'error-text'}>
+          config.json says {section.config.method ?? '?'}
+          {section.config.bits !== null && `, ${section.config.bits} bits`}
+          {section.config.groupSize !== null && `, group ${section.config.groupSize}`} —{' '}
+          {section.config.agrees ? 'agrees with the header' : 'disagrees with the header'}.
+        </p>
+      )}
+      {section.perLayerConfigs && section.perLayerConfigs.length > 0 && (
+        <>
+          <h4>Per-layer configs</h4>
+          <table className="plain-table" aria-label="Per-layer quantization configs">
+            <thead>
+              <tr>
+                <th>Config</th>
+                <th className="num">Layers</th>
+                <th>Examples</th>
+              </tr>
+            </thead>
+            <tbody>
+              {section.perLayerConfigs.map((group) => (
+                <tr key={group.config}>
+                  <td>
+                    <code>{group.config}</code>
+                  </td>
+                  <td className="num">{groupDigits(group.count)}</td>
+                  <td>
+                    {group.examples.slice(0, 3).map((example) => (
+                      <button
+                        key={example}
+                        type="button"
+                        className="link-button"
+                        onClick={() => {
+                          setQuery({ filter: example, rows: null });
+                          setPanel('tensors');
+                        }}
+                      >
+                        {example}
+                      </button>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+      <Layers title="Quantized layers" list={section.quantizedLayers} />
+      <Layers title="Kept in high precision" list={section.highPrecisionLayers} />
+      {section.others && section.others.length > 0 && (
+        <p>
+          Also present:{' '}
+          {section.others.map((other) => `${familyLabel(other.family)} ${other.format} on ${groupDigits(other.layers)} layers`).join('; ')}
+        </p>
+      )}
+      <h4>Precision</h4>
+      <table className="plain-table" aria-label="Precision by dtype">
+        <thead>
+          <tr>
+            <th>Dtype</th>
+            <th className="num">Tensors</th>
+            <th className="num">Elements</th>
+            <th className="num">Bytes</th>
+            <th className="num">Share</th>
+          </tr>
+        </thead>
+        <tbody>
+          {section.precision.byDtype.map((share) => (
+            <tr key={share.dtype}>
+              <td>{share.dtype}</td>
+              <td className="num">{groupDigits(share.tensors)}</td>
+              <td className="num">{formatCount(share.elements)}</td>
+              <td className="num">{formatBytes(share.bytes)}</td>
+              <td className="num">{(share.share * 100).toFixed(1)}%</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {section.needsConfig && section.needsConfig.length > 0 && (
+        <>
+          <h4>What the header cannot tell (config.json would)</h4>
+          <ul>
+            {section.needsConfig.map((item) => (
+              <li key={item}>{item}</li>
+            ))}
+          </ul>
+        </>
+      )}
+      <Evidence items={section.evidence} />
+    </section>
+  );
+}
+
+export function Fact({ label, value, title, testId }: { label: string; value: string; title?: string; testId?: string }) {
+  return (
+    <div className="fact" title={title}>
+      <dt>{label}</dt>
+      <dd data-testid={testId}>{value}</dd>
+    </div>
+  );
+}
+
+export function Evidence({ items }: { items: string[] }) {
+  if (items.length === 0) {
+    return null;
+  }
+  return (
+    <details className="evidence">
+      <summary>Evidence ({items.length})</summary>
+      <ul>
+        {items.map((item, index) => (
+          <li key={`${index}-${item}`}>{item}</li>
+        ))}
+      </ul>
+    </details>
+  );
+}
