@@ -1,6 +1,6 @@
 /** Page-object helpers shared by the e2e specs. */
 import { expect, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E_PORTS } from './ports';
 
@@ -15,8 +15,15 @@ export function fixturePath(name: string): string {
 
 /** N from the 8-byte little-endian prefix of a fixture on disk. */
 export function headerLengthOf(name: string): number {
-  const prefix = readFileSync(fixturePath(name)).subarray(0, 8);
-  return Number(Buffer.from(prefix).readBigUInt64LE(0));
+  // Read only the prefix: fixtures can be multi-TB sparse files.
+  const prefix = Buffer.alloc(8);
+  const fd = openSync(fixturePath(name), 'r');
+  try {
+    readSync(fd, prefix, 0, 8, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return Number(prefix.readBigUInt64LE(0));
 }
 
 /**

@@ -21,6 +21,12 @@ const MAX_KEPT_LOADS = 8;
 /** Upper bound on data bytes an analysis may read (comfy_quant configs, LoRA alphas): a few KB in practice. */
 const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Remote sources pay a round trip per span, so tiny tensors scattered across a 20 GB file are read in at most this
+ * many requests; the analyses report what they could not read. Local slices are cheap and have no such cap.
+ */
+const MAX_REMOTE_ANALYSIS_SPANS = 8;
+
 interface KeptLoad {
   columns: TensorColumns;
   names: string[];
@@ -120,7 +126,7 @@ async function open(id: number, source: SourceSpec, options: { allowOversizedHea
       post({ type: 'progress', id, phase: 'analyze', bytesRead: loaded.bytesRead, bytesTotal: loaded.head.length });
       const header = loaded.outcome.header;
       names = allTensorNames(header.tensors);
-      const tensorBytes = await readAnalysisData(reader, header, names, signal);
+      const tensorBytes = await readAnalysisData(reader, header, names, signal, source.kind === 'url' ? MAX_REMOTE_ANALYSIS_SPANS : Infinity);
       const analyses = runAnalyses({ header, names, fileName: ref.name, sidecars: {}, tensorBytes });
       sections = analyses.sections;
       analysisFindings = analyses.findings;
@@ -166,6 +172,7 @@ async function readAnalysisData(
   header: ParsedHeader,
   names: readonly string[],
   signal: AbortSignal,
+  maxSpans: number,
 ): Promise<Map<number, Uint8Array>> {
   const wanted = tensorBytesWanted(header, names);
   const result = new Map<number, Uint8Array>();
@@ -181,7 +188,7 @@ async function readAnalysisData(
     return result;
   }
   try {
-    for (const span of coalesceRanges(ranges)) {
+    for (const span of coalesceRanges(ranges).slice(0, maxSpans)) {
       if (reader.size !== null && span.end > reader.size) {
         continue;
       }

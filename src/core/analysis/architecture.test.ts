@@ -8,7 +8,13 @@ import { gptOss20bFixture } from '../testing/models/gpt-oss-20b';
 import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
 import { peftGpt2Fixture } from '../testing/models/lora';
 import { mlxLlama32Fixture } from '../testing/models/mlx-llama32-1b';
-import { gpt2Fixture, mixtralFixture, qwen25VlFixture, sdxlBaseFixture, tinyLlamaFixture } from '../testing/models/plain-models';
+import {
+  gpt2Fixture,
+  mixtralFixture,
+  qwen25VlFixture,
+  sdxlBaseFixture,
+  tinyLlamaFixture,
+} from '../testing/models/plain-models';
 import { torchaoFloat8Fixture } from '../testing/models/torchao';
 import { analyzeArchitecture } from './architecture';
 
@@ -40,9 +46,17 @@ describe('dense decoders', () => {
 
   it('TinyLlama with config.json: heads from num_attention_heads', () => {
     const fixture = tinyLlamaFixture();
-    fixture.sidecars = { config: { model_type: 'llama', hidden_size: 2048, num_attention_heads: 32, num_key_value_heads: 4 } };
+    fixture.sidecars = {
+      config: { model_type: 'llama', hidden_size: 2048, num_attention_heads: 32, num_key_value_heads: 4 },
+    };
     const { section } = arch(fixture);
-    expect(section).toMatchObject({ heads: 32, kvHeads: 4, headDim: 64, headDimSource: 'config.json', family: 'llama' });
+    expect(section).toMatchObject({
+      heads: 32,
+      kvHeads: 4,
+      headDim: 64,
+      headDimSource: 'config.json',
+      family: 'llama',
+    });
   });
 
   it('Qwen3-0.6B: head_dim 128 from q_norm, tied embeddings', () => {
@@ -77,7 +91,13 @@ describe('dense decoders', () => {
 
   it('MLX 4-bit: widths of packed U32 weights come from rows', () => {
     const { section } = arch(mlxLlama32Fixture());
-    expect(section).toMatchObject({ hiddenSize: 2048, intermediateSize: 8192, attention: 'GQA', tiedEmbeddings: true, vocabSize: 128256 });
+    expect(section).toMatchObject({
+      hiddenSize: 2048,
+      intermediateSize: 8192,
+      attention: 'GQA',
+      tiedEmbeddings: true,
+      vocabSize: 128256,
+    });
   });
 
   it('bitsandbytes 4-bit: widths from the quant_state JSON the quantization analysis fetched', () => {
@@ -112,7 +132,14 @@ describe('MoE, MLA, MTP', () => {
 
   it('Mixtral: per-expert block_sparse_moe experts', () => {
     const { section } = arch(mixtralFixture());
-    expect(section).toMatchObject({ experts: 8, expertsPacked: false, moeLayers: 2, intermediateSize: 14336, attention: 'GQA', family: 'mixtral-like' });
+    expect(section).toMatchObject({
+      experts: 8,
+      expertsPacked: false,
+      moeLayers: 2,
+      intermediateSize: 14336,
+      attention: 'GQA',
+      family: 'mixtral-like',
+    });
   });
 
   it('gpt-oss: packed experts, heads from attention sinks', () => {
@@ -135,14 +162,28 @@ describe('MoE, MLA, MTP', () => {
 describe('towers and diffusion', () => {
   it('Qwen2.5-VL: vision tower under visual., text stack unaffected', () => {
     const fixture = qwen25VlFixture();
-    fixture.sidecars = { config: { model_type: 'qwen2_5_vl', hidden_size: 2048, num_attention_heads: 16, num_key_value_heads: 2 } };
+    fixture.sidecars = {
+      config: { model_type: 'qwen2_5_vl', hidden_size: 2048, num_attention_heads: 16, num_key_value_heads: 2 },
+    };
     const { section } = arch(fixture);
-    expect(section).toMatchObject({ towers: ['vision'], layers: 2, hiddenSize: 2048, heads: 16, kvHeads: 2, headDim: 128, tiedEmbeddings: true });
+    expect(section).toMatchObject({
+      towers: ['vision'],
+      layers: 2,
+      hiddenSize: 2048,
+      heads: 16,
+      kvHeads: 2,
+      headDim: 128,
+      tiedEmbeddings: true,
+    });
   });
 
   it('FLUX: DiT with double and single blocks', () => {
     const { section } = arch(fluxFp8CastFixture());
-    expect(section).toMatchObject({ layers: null, diffusion: { kind: 'DiT', blocks: { double_blocks: 2, single_blocks: 2 } }, family: 'flux-like' });
+    expect(section).toMatchObject({
+      layers: null,
+      diffusion: { kind: 'DiT', blocks: { double_blocks: 2, single_blocks: 2 } },
+      family: 'flux-like',
+    });
   });
 
   it('SDXL checkpoint: UNet blocks, text encoders and VAE as towers', () => {

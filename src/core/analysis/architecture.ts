@@ -41,14 +41,21 @@ const TOWER_RULES: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
   { kind: 'vae', pattern: /^(?:first_stage_model|vae)\./ },
 ];
 
-const DIT_CONTAINERS = ['double_blocks', 'single_blocks', 'joint_blocks', 'transformer_blocks', 'single_transformer_blocks'];
+const DIT_CONTAINERS = [
+  'double_blocks',
+  'single_blocks',
+  'joint_blocks',
+  'transformer_blocks',
+  'single_transformer_blocks',
+];
 const UNET_CONTAINERS = ['input_blocks', 'output_blocks', 'down_blocks', 'up_blocks'];
 
 /** Container names of transformer layer stacks. */
 const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layers|encoder_layers)\.$/;
 
 const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
-const RE_EMBEDDING = /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
+const RE_EMBEDDING =
+  /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
 const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
@@ -87,7 +94,10 @@ function readConfig(config: unknown): ModelConfig | null {
   };
 }
 
-export function analyzeArchitecture(input: AnalysisInput): { section: ArchitectureSection | null; findings: Finding[] } {
+export function analyzeArchitecture(input: AnalysisInput): {
+  section: ArchitectureSection | null;
+  findings: Finding[];
+} {
   const index = tensorIndex(input.header, input.names);
   const names = index.names;
   if (index.count === 0 || isAdapterFile(names)) {
@@ -206,7 +216,8 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
     evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
   }
   // An encoder-only file (T5 / CLIP text encoders) has no LM head to tie.
-  const encoderOnly = main !== null && /^encoder\./.test(main.prefix) && !names.some((name) => name.startsWith('decoder.'));
+  const encoderOnly =
+    main !== null && /^encoder\./.test(main.prefix) && !names.some((name) => name.startsWith('decoder.'));
   const tiedEmbeddings = diffusion || encoderOnly ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
   if (encoderOnly) {
     evidence.push('encoder-only stack (no decoder.*): no LM head expected');
@@ -250,7 +261,9 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
         layerRows.set(layer, [row]);
       }
     }
-    const mtpIndices = [...layerRows.entries()].filter(([, rows]) => rows.some((row) => RE_MTP_TENSOR.test(names[row]))).map(([i]) => i);
+    const mtpIndices = [...layerRows.entries()]
+      .filter(([, rows]) => rows.some((row) => RE_MTP_TENSOR.test(names[row])))
+      .map(([i]) => i);
     mtpLayers += mtpIndices.length;
     if (mtpIndices.length > 0) {
       evidence.push(
@@ -261,7 +274,9 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
     const max = indices.length > 0 ? indices[indices.length - 1] : -1;
     layers = max + 1;
     partialLayers = indices.length !== max + 1;
-    evidence.push(`${layers} layers: indices 0–${max} under ${prefix}${partialLayers ? ` (only ${indices.length} present)` : ''}`);
+    evidence.push(
+      `${layers} layers: indices 0–${max} under ${prefix}${partialLayers ? ` (only ${indices.length} present)` : ''}`,
+    );
     if (partialLayers) {
       findings.push(
         makeFinding(
@@ -302,7 +317,9 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
           // DeepSeek-V2/V3 use qk_nope_head_dim = 2 × qk_rope_head_dim (128 / 64).
           heads = qOut / (3 * mla.ropeHeadDim);
           headDimSource = 'guess';
-          evidence.push(`heads ${heads} = q_b_proj rows / (3 × rope dim), assuming nope dim = 2 × rope dim as in DeepSeek-V2/V3`);
+          evidence.push(
+            `heads ${heads} = q_b_proj rows / (3 × rope dim), assuming nope dim = 2 × rope dim as in DeepSeek-V2/V3`,
+          );
         }
       }
     } else {
@@ -319,7 +336,13 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
         const kNorm = findTensor(index, repRows, /(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
         const sinks = findTensor(index, repRows, /(?:^|\.)sinks$/);
         const invFreq = findTensor(index, repRows, /rotary_emb\.inv_freq$/);
-        if (dim === null && qNorm >= 0 && index.rank(qNorm) === 1 && index.dim(qNorm, 0) < attn.q && attn.q % index.dim(qNorm, 0) === 0) {
+        if (
+          dim === null &&
+          qNorm >= 0 &&
+          index.rank(qNorm) === 1 &&
+          index.dim(qNorm, 0) < attn.q &&
+          attn.q % index.dim(qNorm, 0) === 0
+        ) {
           dim = index.dim(qNorm, 0);
           source = 'q_norm';
         } else if (dim === null && kNorm >= 0 && index.rank(kNorm) === 1 && attn.kv % index.dim(kNorm, 0) === 0) {
@@ -376,7 +399,10 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
         const numbered = /\.experts\.(\d+)\./.exec(name);
         if (numbered) {
           count = Math.max(count, Number(numbered[1]) + 1);
-          if (expertModule === null && /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/.test(name)) {
+          if (
+            expertModule === null &&
+            /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/.test(name)
+          ) {
             expertModule = stripWeightSuffix(name);
           }
           continue;
@@ -389,7 +415,11 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
       }
       if (count === 0) {
         // A router without expert tensors (e.g. this shard holds only some of them) still tells E.
-        const router = rows.find((row) => /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/.test(names[row]) && index.rank(row) === 2);
+        const router = rows.find(
+          (row) =>
+            /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/.test(names[row]) &&
+            index.rank(row) === 2,
+        );
         count = router !== undefined ? index.dim(router, 0) : 0;
       }
       if (count > 0) {
@@ -422,7 +452,14 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
       }
     }
 
-    family.push(...guessFamily(names, modules, { mla: mla !== null, experts, expertsPacked, sinks: findTensor(index, repRows, /(?:^|\.)sinks$/) >= 0 }));
+    family.push(
+      ...guessFamily(names, modules, {
+        mla: mla !== null,
+        experts,
+        expertsPacked,
+        sinks: findTensor(index, repRows, /(?:^|\.)sinks$/) >= 0,
+      }),
+    );
   }
 
   if (diffusion) {
@@ -434,7 +471,9 @@ export function analyzeArchitecture(input: AnalysisInput): { section: Architectu
     partialLayers,
     hiddenSize,
     intermediateSize,
-    ...(expertIntermediateSize !== null && expertIntermediateSize !== intermediateSize ? { expertIntermediateSize } : {}),
+    ...(expertIntermediateSize !== null && expertIntermediateSize !== intermediateSize
+      ? { expertIntermediateSize }
+      : {}),
     attention,
     ...(heads !== undefined && Number.isInteger(heads) ? { heads } : {}),
     ...(kvHeads !== undefined && Number.isInteger(kvHeads) ? { kvHeads } : {}),
@@ -586,7 +625,10 @@ function attentionWidths(
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { q: number; kv: number; evidence: string } | null {
-  const fused = findModule(modules, /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$/);
+  const fused = findModule(
+    modules,
+    /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$/,
+  );
   if (fused && hidden !== null) {
     const out = outFeatures(index, fused, hidden, bytes);
     if (out !== null && out > hidden) {
@@ -598,8 +640,14 @@ function attentionWidths(
       };
     }
   }
-  const q = findModule(modules, /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$/);
-  const k = findModule(modules, /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$/);
+  const q = findModule(
+    modules,
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$/,
+  );
+  const k = findModule(
+    modules,
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$/,
+  );
   if (!q || !k) {
     return null;
   }
@@ -638,7 +686,11 @@ function findDenseMlp(
   return null;
 }
 
-function detectDiffusion(containers: ReadonlyMap<string, Container>, names: readonly string[], evidence: string[]): DiffusionInfo | null {
+function detectDiffusion(
+  containers: ReadonlyMap<string, Container>,
+  names: readonly string[],
+  evidence: string[],
+): DiffusionInfo | null {
   const blocks: Record<string, number> = {};
   let kind: DiffusionInfo['kind'] | null = null;
   for (const container of containers.values()) {
@@ -662,13 +714,24 @@ function detectDiffusion(containers: ReadonlyMap<string, Container>, names: read
   if (kind === 'UNet' && names.some((name) => /(?:^|\.)mid_block\./.test(name))) {
     blocks.mid_block = 1;
   }
-  if (kind === 'DiT' && !names.some((name) => /(?:^|\.)(?:time_in|time_text_embed|t_embedder|timestep_embedder|time_embed|img_in|x_embedder|adaLN|norm_out|final_layer)/.test(name))) {
+  if (
+    kind === 'DiT' &&
+    !names.some((name) =>
+      /(?:^|\.)(?:time_in|time_text_embed|t_embedder|timestep_embedder|time_embed|img_in|x_embedder|adaLN|norm_out|final_layer)/.test(
+        name,
+      ),
+    )
+  ) {
     return null; // transformer_blocks alone may be an ordinary transformer.
   }
   if (kind === null) {
     return null;
   }
-  evidence.push(`${kind}: ${Object.entries(blocks).map(([name, count]) => `${count} ${name}`).join(', ')}`);
+  evidence.push(
+    `${kind}: ${Object.entries(blocks)
+      .map(([name, count]) => `${count} ${name}`)
+      .join(', ')}`,
+  );
   return { kind, blocks };
 }
 

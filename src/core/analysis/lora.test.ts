@@ -39,7 +39,14 @@ describe('LoRA families', () => {
 
   it('PEFT DoRA: lora_magnitude_vector', () => {
     const { section } = lora(peftDoraFixture());
-    expect(section).toMatchObject({ family: 'peft-dora', rank: 16, alpha: 32, scale: 2, targets: ['q_proj', 'v_proj'], modules: 4 });
+    expect(section).toMatchObject({
+      family: 'peft-dora',
+      rank: 16,
+      alpha: 32,
+      scale: 2,
+      targets: ['q_proj', 'v_proj'],
+      modules: 4,
+    });
   });
 
   it('kohya (SD1.5): lora_down/lora_up, alpha from the .alpha scalars', () => {
@@ -67,7 +74,9 @@ describe('LoRA families', () => {
   it('kohya: flags alpha tensors and rank that contradict the metadata', () => {
     const fixture = kohyaSd15Fixture(16, 8);
     fixture.metadata = { ...fixture.metadata, ss_network_dim: '32', ss_network_alpha: '16' };
-    const codes = lora(fixture).findings.map((f) => f.code).sort();
+    const codes = lora(fixture)
+      .findings.map((f) => f.code)
+      .sort();
     expect(codes).toEqual(['lora-alpha-mismatch', 'lora-rank-mismatch']);
   });
 
@@ -87,25 +96,50 @@ describe('LoRA families', () => {
 
   it('LyCORIS LoHa: rank from hada_w1_b', () => {
     const { section } = lora(lohaSd15Fixture(8, 4));
-    expect(section).toMatchObject({ family: 'lycoris-loha', naming: 'kohya', rank: 8, alpha: 4, scale: 0.5, modules: 5 });
+    expect(section).toMatchObject({
+      family: 'lycoris-loha',
+      naming: 'kohya',
+      rank: 8,
+      alpha: 4,
+      scale: 0.5,
+      modules: 5,
+    });
   });
 
   it('LyCORIS LoKr: rank from lokr_w2_a', () => {
     const { section } = lora(lokrFixture());
-    expect(section).toMatchObject({ family: 'lycoris-lokr', naming: 'kohya', rank: 4, ranks: { 4: 4 }, alpha: 4, scale: 1 });
+    expect(section).toMatchObject({
+      family: 'lycoris-lokr',
+      naming: 'kohya',
+      rank: 4,
+      ranks: { 4: 4 },
+      alpha: 4,
+      scale: 1,
+    });
   });
 
   it('MLX: lora_a [in, r], scale from adapter_config lora_parameters', () => {
     const { section } = lora(mlxLoraFixture());
-    expect(section).toMatchObject({ family: 'mlx', rank: 8, scale: 20, alpha: null, modules: 4, baseModel: 'mlx-community/Qwen2.5-0.5B-Instruct-4bit' });
+    expect(section).toMatchObject({
+      family: 'mlx',
+      rank: 8,
+      scale: 20,
+      alpha: null,
+      modules: 4,
+      baseModel: 'mlx-community/Qwen2.5-0.5B-Instruct-4bit',
+    });
   });
 
   it('reports mixed ranks and incomplete modules', () => {
     const fixture = kohyaSd15Fixture(16, 8);
     fixture.specs = fixture.specs.map((spec) =>
-      spec.name.startsWith('lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down') ? { ...spec, shape: [8, 768] } : spec,
+      spec.name.startsWith('lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down')
+        ? { ...spec, shape: [8, 768] }
+        : spec,
     );
-    fixture.specs = fixture.specs.filter((spec) => spec.name !== 'lora_te_text_model_encoder_layers_0_self_attn_q_proj.lora_up.weight');
+    fixture.specs = fixture.specs.filter(
+      (spec) => spec.name !== 'lora_te_text_model_encoder_layers_0_self_attn_q_proj.lora_up.weight',
+    );
     const { section, findings } = lora(fixture);
     expect(section?.ranks).toEqual({ 16: 3, 8: 1 });
     // The most common rank (16) still matches ss_network_dim, so no rank mismatch.

@@ -118,7 +118,10 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   for (let row = 0; row < index.count; row++) {
     const name = names[row];
     adapterParams += Number.isFinite(index.elements(row)) ? index.elements(row) : 0;
-    const parts = RE_LORA_TENSOR.test(name) || /\.(?:diff|diff_b|lokr_w[12](?:_[ab])?|lokr_t2)$/.test(name) ? splitName(name) : null;
+    const parts =
+      RE_LORA_TENSOR.test(name) || /\.(?:diff|diff_b|lokr_w[12](?:_[ab])?|lokr_t2)$/.test(name)
+        ? splitName(name)
+        : null;
     if (!parts) {
       fullTensors++;
       continue;
@@ -142,12 +145,15 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     ? 'kohya'
     : moduleNames.some((m) => m.startsWith('base_model.model.'))
       ? 'peft'
-      : moduleNames.some((m) => RE_DIFFUSERS_PREFIX.test(m)) || anyName(/\.lora\.(?:down|up)\.weight$|_lora\.(?:down|up)\.weight$/)
+      : moduleNames.some((m) => RE_DIFFUSERS_PREFIX.test(m)) ||
+          anyName(/\.lora\.(?:down|up)\.weight$|_lora\.(?:down|up)\.weight$/)
         ? 'diffusers'
         : anyName(/\.lora_[ab]$/)
           ? 'mlx'
           : 'plain';
-  const dominantRole = [...roleCounts.entries()].filter(([role]) => role !== 'alpha' && role !== 'magnitude').sort((a, b) => b[1] - a[1])[0]?.[0];
+  const dominantRole = [...roleCounts.entries()]
+    .filter(([role]) => role !== 'alpha' && role !== 'magnitude')
+    .sort((a, b) => b[1] - a[1])[0]?.[0];
   const hasDora = anyName(/\.lora_magnitude_vector(?:\.weight)?$|\.dora_scale$/);
   const networkArgs = parseJsonText(metadata.get('ss_network_args'));
   const algo = isRecord(networkArgs) ? asString(networkArgs.algo) : null;
@@ -161,7 +167,12 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   } else if (dominantRole === 'full') {
     family = 'lycoris-full';
   } else if (naming === 'kohya') {
-    family = algo === 'locon' || (metadata.get('ss_network_module') ?? '').startsWith('lycoris') ? 'lycoris-locon' : hasDora ? 'kohya-dora' : 'kohya';
+    family =
+      algo === 'locon' || (metadata.get('ss_network_module') ?? '').startsWith('lycoris')
+        ? 'lycoris-locon'
+        : hasDora
+          ? 'kohya-dora'
+          : 'kohya';
   } else if (naming === 'peft' || (naming === 'plain' && adapterConfig && 'peft_type' in adapterConfig)) {
     family = hasDora ? 'peft-dora' : 'peft';
   } else if (naming === 'diffusers') {
@@ -236,8 +247,10 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   const configAlpha = adapterConfig ? asNumber(adapterConfig.lora_alpha) : null;
   const configRank = adapterConfig ? asNumber(adapterConfig.r) : null;
   const diffusersMeta = parseJsonText(metadata.get('lora_adapter_metadata'));
-  const metaAlpha = asNumber(metadata.get('ss_network_alpha')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null);
-  const metaRank = asNumber(metadata.get('ss_network_dim')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.r) : null);
+  const metaAlpha =
+    asNumber(metadata.get('ss_network_alpha')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null);
+  const metaRank =
+    asNumber(metadata.get('ss_network_dim')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.r) : null);
   if (alpha === null && configAlpha !== null) {
     alpha = configAlpha;
     alphaSource = 'adapter_config.json';
@@ -245,12 +258,19 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   } else if (alpha === null && metaAlpha !== null) {
     alpha = metaAlpha;
     alphaSource = 'metadata';
-    evidence.push(`alpha ${alpha} from __metadata__ ${metadata.has('ss_network_alpha') ? 'ss_network_alpha' : 'lora_adapter_metadata'}`);
+    evidence.push(
+      `alpha ${alpha} from __metadata__ ${metadata.has('ss_network_alpha') ? 'ss_network_alpha' : 'lora_adapter_metadata'}`,
+    );
   } else if (alpha === null && alphaRowsTotal > 0) {
     evidence.push(`${alphaRowsTotal} .alpha tensors present but their values were not read`);
   }
   const declaredAlpha = configAlpha ?? metaAlpha;
-  if (alphaSource === 'tensors' && alpha !== null && declaredAlpha !== null && Math.abs(alpha - declaredAlpha) > 1e-3 * Math.max(1, Math.abs(declaredAlpha))) {
+  if (
+    alphaSource === 'tensors' &&
+    alpha !== null &&
+    declaredAlpha !== null &&
+    Math.abs(alpha - declaredAlpha) > 1e-3 * Math.max(1, Math.abs(declaredAlpha))
+  ) {
     findings.push(
       makeFinding(
         'lora-alpha-mismatch',
@@ -263,7 +283,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     findings.push(
       makeFinding(
         'lora-rank-mismatch',
-        `The factor shapes give rank ${rank}, but ${configRank !== null ? 'adapter_config.json r' : 'the metadata (ss_network_dim)'} says ${declaredRank}.${configRank !== null && isRecord(adapterConfig?.rank_pattern) && Object.keys(adapterConfig.rank_pattern).length > 0 ? ' rank_pattern overrides some modules.' : ''}`,
+        `The factor shapes give rank ${rank}, but ${configRank !== null ? 'adapter_config.json r' : 'the metadata (ss_network_dim)'} says ${declaredRank}. Loaders follow the shapes; the declared value (and any scale computed from it) is stale.${configRank !== null && isRecord(adapterConfig?.rank_pattern) && Object.keys(adapterConfig.rank_pattern).length > 0 ? ' rank_pattern overrides some modules.' : ''}`,
       ),
     );
   }
@@ -320,8 +340,20 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
 /** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */
 function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
   const get = (suffix: string): number => entry.rows.get(suffix) ?? -1;
-  const down = [get('.lora_A.weight'), get('.lora_down.weight'), get('.lora.down.weight'), get('_lora.down.weight'), get('.lora_embedding_A')].find((r) => r >= 0);
-  const up = [get('.lora_B.weight'), get('.lora_up.weight'), get('.lora.up.weight'), get('_lora.up.weight'), get('.lora_embedding_B')].find((r) => r >= 0);
+  const down = [
+    get('.lora_A.weight'),
+    get('.lora_down.weight'),
+    get('.lora.down.weight'),
+    get('_lora.down.weight'),
+    get('.lora_embedding_A'),
+  ].find((r) => r >= 0);
+  const up = [
+    get('.lora_B.weight'),
+    get('.lora_up.weight'),
+    get('.lora.up.weight'),
+    get('_lora.up.weight'),
+    get('.lora_embedding_B'),
+  ].find((r) => r >= 0);
   if (down !== undefined && up !== undefined) {
     return String(index.dim(down, 0));
   }

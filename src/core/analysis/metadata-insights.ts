@@ -65,14 +65,18 @@ const MODELSPEC_LABELS: Readonly<Record<string, string>> = {
 const RE_DATASET_DIR = /^(\d+)_(.+)$/;
 
 /** "trigger word is X", "trigger: X", "activation token X" in free-text comments. */
-const RE_TRIGGER = /(?:trigger(?:\s*words?)?|activation\s*(?:token|words?)|instance\s*prompt)\s*(?:is|are|:|=)?\s*[:"'“]?\s*([^\n"'”]+)/i;
+const RE_TRIGGER =
+  /(?:trigger(?:\s*words?)?|activation\s*(?:token|words?)|instance\s*prompt)\s*(?:is|are|:|=)?\s*[:"'“]?\s*([^\n"'”]+)/i;
 
 export const metadataInsightsAnalysis: Analysis<'metadataInsights', MetadataInsightsSection> = {
   id: 'metadataInsights',
   run: analyzeMetadataInsights,
 };
 
-export function analyzeMetadataInsights(input: AnalysisInput): { section: MetadataInsightsSection | null; findings: Finding[] } {
+export function analyzeMetadataInsights(input: AnalysisInput): {
+  section: MetadataInsightsSection | null;
+  findings: Finding[];
+} {
   const index = tensorIndex(input.header, input.names);
   const metadata = index.metadata;
   const findings: Finding[] = [];

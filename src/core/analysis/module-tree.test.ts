@@ -49,7 +49,11 @@ describe('DeepSeek-V3 layout', () => {
   });
 
   it('root totals equal the header totals', () => {
-    const bytes = fixture.specs.reduce((t, s) => t + input.header.tensors.end[fixture.specs.indexOf(s)] - input.header.tensors.begin[fixture.specs.indexOf(s)], 0);
+    const bytes = fixture.specs.reduce(
+      (t, s) =>
+        t + input.header.tensors.end[fixture.specs.indexOf(s)] - input.header.tensors.begin[fixture.specs.indexOf(s)],
+      0,
+    );
     expect(root?.tensors).toBe(fixture.specs.length);
     expect(root?.bytes).toBe(bytes);
   });
@@ -67,7 +71,12 @@ describe('DeepSeek-V3 layout', () => {
   });
 
   it('emits bytes-by-module and bytes-by-layer series', () => {
-    expect(section?.bytesByTopLevel.map((p) => p.label).sort()).toEqual(['lm_head', 'model.embed_tokens', 'model.layers', 'model.norm']);
+    expect(section?.bytesByTopLevel.map((p) => p.label).sort()).toEqual([
+      'lm_head',
+      'model.embed_tokens',
+      'model.layers',
+      'model.norm',
+    ]);
     expect(section?.bytesByLayer[0].prefix).toBe('model.layers.');
     expect(section?.bytesByLayer[0].points.map((p) => p.index)).toEqual([0, 1, 2, 3, 61]);
   });
@@ -80,8 +89,12 @@ describe('DeepSeek-V3 layout', () => {
 describe('structural identity', () => {
   it('keeps numbered siblings apart when shapes differ', () => {
     const fixture = tinyLlamaFixture(3);
-    fixture.specs = fixture.specs.map((spec) => (spec.name === 'model.layers.1.mlp.up_proj.weight' ? { ...spec, shape: [4096, 2048] } : spec));
-    const tree = buildModuleTree(tensorIndex(headerFromSpecs(fixture.specs), allTensorNames(headerFromSpecs(fixture.specs).tensors)));
+    fixture.specs = fixture.specs.map((spec) =>
+      spec.name === 'model.layers.1.mlp.up_proj.weight' ? { ...spec, shape: [4096, 2048] } : spec,
+    );
+    const tree = buildModuleTree(
+      tensorIndex(headerFromSpecs(fixture.specs), allTensorNames(headerFromSpecs(fixture.specs).tensors)),
+    );
     const layers = child(child(tree?.root, 'model'), 'layers');
     expect(layers.children?.map((c) => c.label)).toEqual(['0', '1', '2']);
   });
@@ -105,7 +118,11 @@ describe('speed', () => {
     for (let layer = 0; layer < 93; layer++) {
       for (let expert = 0; expert < 896; expert++) {
         for (const proj of ['gate_proj', 'up_proj', 'down_proj']) {
-          specs.push({ name: `model.layers.${layer}.mlp.experts.${expert}.${proj}.weight`, dtype: 'BF16', shape: [3072, 7168] });
+          specs.push({
+            name: `model.layers.${layer}.mlp.experts.${expert}.${proj}.weight`,
+            dtype: 'BF16',
+            shape: [3072, 7168],
+          });
         }
       }
     }

@@ -369,7 +369,15 @@ function hashInstances(root: TemplateNode, groups: readonly TemplateRows[], colu
             currentKey = key;
             current = flat.get(key) ?? null;
             if (!current) {
-              current = { index: group.keys[at + k - 1], parent: prefixKey(group.keys, at, k - 1), tensors: 0, elements: 0, bytes: 0, h1: 0, h2: 0 };
+              current = {
+                index: group.keys[at + k - 1],
+                parent: prefixKey(group.keys, at, k - 1),
+                tensors: 0,
+                elements: 0,
+                bytes: 0,
+                h1: 0,
+                h2: 0,
+              };
               flat.set(key, current);
             }
           }
@@ -460,7 +468,11 @@ function range(group: TemplateRows, context: readonly number[]): [number, number
   return [from, lo];
 }
 
-function totalsOf(state: RenderState, node: TemplateNode, context: readonly number[]): { tensors: number; elements: number; bytes: number } {
+function totalsOf(
+  state: RenderState,
+  node: TemplateNode,
+  context: readonly number[],
+): { tensors: number; elements: number; bytes: number } {
   let tensors = 0;
   let elements = 0;
   let bytes = 0;
@@ -489,7 +501,14 @@ function runsOf(instances: readonly Instance[]): Run[] {
   let i = 0;
   while (i < instances.length) {
     const start = instances[i];
-    const run: Run = { first: start.index, last: start.index, count: 1, tensors: start.tensors, elements: start.elements, bytes: start.bytes };
+    const run: Run = {
+      first: start.index,
+      last: start.index,
+      count: 1,
+      tensors: start.tensors,
+      elements: start.elements,
+      bytes: start.bytes,
+    };
     let j = i + 1;
     while (
       j < instances.length &&
@@ -557,7 +576,9 @@ function render(
   const children: ModuleNode[] = [];
   let hidden = 0;
   const more = { nodes: 0, tensors: 0, elements: 0, bytes: 0 };
-  const named = node.children.filter((c) => !c.numeric).sort((a, b) => (a.segment < b.segment ? -1 : a.segment > b.segment ? 1 : 0));
+  const named = node.children
+    .filter((c) => !c.numeric)
+    .sort((a, b) => (a.segment < b.segment ? -1 : a.segment > b.segment ? 1 : 0));
   const fold = (t: { tensors: number; elements: number; bytes: number }): void => {
     more.nodes++;
     more.tensors += t.tensors * innerScale;
@@ -650,7 +671,8 @@ function topLevelSeries(root: ModuleNode): SeriesPoint[] {
   const all = root.bytes || 1;
   for (let expansions = 0; expansions < 3; expansions++) {
     const big = entries.find(
-      (node) => node.children !== undefined && node.bytes / all >= 0.8 && !node.children.every((c) => /^\d/.test(c.label)),
+      (node) =>
+        node.children !== undefined && node.bytes / all >= 0.8 && !node.children.every((c) => /^\d/.test(c.label)),
     );
     if (!big || !big.children) {
       break;

@@ -41,11 +41,51 @@ function layers(count: number, perLayer: ReadonlyArray<readonly [number, number]
 }
 
 // [out, in] of the seven linears per layer.
-const LLAMA2_7B = [[4096, 4096], [4096, 4096], [4096, 4096], [4096, 4096], [11008, 4096], [11008, 4096], [4096, 11008]] as const;
-const LLAMA3_8B = [[4096, 4096], [1024, 4096], [1024, 4096], [4096, 4096], [14336, 4096], [14336, 4096], [4096, 14336]] as const;
-const LLAMA32_1B = [[2048, 2048], [512, 2048], [512, 2048], [2048, 2048], [8192, 2048], [8192, 2048], [2048, 8192]] as const;
-const LLAMA33_70B = [[8192, 8192], [1024, 8192], [1024, 8192], [8192, 8192], [28672, 8192], [28672, 8192], [8192, 28672]] as const;
-const QWEN3_06B = [[2048, 1024], [1024, 1024], [1024, 1024], [1024, 2048], [3072, 1024], [3072, 1024], [1024, 3072]] as const;
+const LLAMA2_7B = [
+  [4096, 4096],
+  [4096, 4096],
+  [4096, 4096],
+  [4096, 4096],
+  [11008, 4096],
+  [11008, 4096],
+  [4096, 11008],
+] as const;
+const LLAMA3_8B = [
+  [4096, 4096],
+  [1024, 4096],
+  [1024, 4096],
+  [4096, 4096],
+  [14336, 4096],
+  [14336, 4096],
+  [4096, 14336],
+] as const;
+const LLAMA32_1B = [
+  [2048, 2048],
+  [512, 2048],
+  [512, 2048],
+  [2048, 2048],
+  [8192, 2048],
+  [8192, 2048],
+  [2048, 8192],
+] as const;
+const LLAMA33_70B = [
+  [8192, 8192],
+  [1024, 8192],
+  [1024, 8192],
+  [8192, 8192],
+  [28672, 8192],
+  [28672, 8192],
+  [8192, 28672],
+] as const;
+const QWEN3_06B = [
+  [2048, 1024],
+  [1024, 1024],
+  [1024, 1024],
+  [1024, 2048],
+  [3072, 1024],
+  [3072, 1024],
+  [1024, 3072],
+] as const;
 
 function expectFamily(section: QuantizationSection, family: string, format: string): void {
   expect(section.family).toBe(family);
@@ -72,7 +112,9 @@ describe('GPTQ (TheBloke/Llama-2-7B-GPTQ)', () => {
     expect(section.highPrecisionLayers.names).toEqual(['model.embed_tokens', 'lm_head']);
     const plain = 2 * 32000 * 4096 + 5 * 4096;
     expect(section.logicalParams).toBe(kn + plain);
-    expect(section.storedElements).toBe(sum(shapes, (n, k) => (k * n) / 8 + (k * n) / 1024 + (k * n) / 128 + k) + plain);
+    expect(section.storedElements).toBe(
+      sum(shapes, (n, k) => (k * n) / 8 + (k * n) / 1024 + (k * n) / 128 + k) + plain,
+    );
   });
 
   it('includes scales, zeros and g_idx in bits per weight', () => {
@@ -187,9 +229,23 @@ describe('FP8', () => {
     expectFamily(section, 'fp8-block', 'block-128x128');
     expect(section.blockSize).toEqual([128, 128]);
     expect(section.bits).toBe(8);
-    const attention = [[1536, 7168], [24576, 1536], [576, 7168], [32768, 512], [7168, 16384]] as const;
-    const dense = [[18432, 7168], [18432, 7168], [7168, 18432]] as const;
-    const expert = [[2048, 7168], [2048, 7168], [7168, 2048]] as const;
+    const attention = [
+      [1536, 7168],
+      [24576, 1536],
+      [576, 7168],
+      [32768, 512],
+      [7168, 16384],
+    ] as const;
+    const dense = [
+      [18432, 7168],
+      [18432, 7168],
+      [7168, 18432],
+    ] as const;
+    const expert = [
+      [2048, 7168],
+      [2048, 7168],
+      [7168, 2048],
+    ] as const;
     const shapes = [...layers(5, attention), ...layers(3, dense), ...layers(2 * 257, expert)];
     expect(section.quantizedLayers.count).toBe(shapes.length);
     const kn = sum(shapes, (n, k) => n * k);
@@ -214,8 +270,22 @@ describe('FP8', () => {
 describe('ComfyUI', () => {
   const convrotJson = '{"format": "int8_tensorwise", "per_row": true, "convrot": true, "convrot_groupsize": 256}';
   const fluxShapes = [
-    ...layers(2, [[18432, 3072], [9216, 3072], [3072, 3072], [12288, 3072], [3072, 12288], [18432, 3072], [9216, 3072], [3072, 3072], [12288, 3072], [3072, 12288]]),
-    ...layers(2, [[21504, 3072], [3072, 15360]]),
+    ...layers(2, [
+      [18432, 3072],
+      [9216, 3072],
+      [3072, 3072],
+      [12288, 3072],
+      [3072, 12288],
+      [18432, 3072],
+      [9216, 3072],
+      [3072, 3072],
+      [12288, 3072],
+      [3072, 12288],
+    ]),
+    ...layers(2, [
+      [21504, 3072],
+      [3072, 15360],
+    ]),
   ];
 
   it('comfy_quant int8 ConvRot (AX1Y2JP/FLUX.1-dev-INT8-ConvRot): configs read from tensor bytes', () => {
@@ -293,7 +363,15 @@ describe('ComfyUI', () => {
     const { section } = run(t5xxlScaledFp8Fixture());
     expectFamily(section, 'comfy-scaled-fp8', 'scaled_fp8');
     expect(section.quantizedLayers.count).toBe(14);
-    const shapes = layers(2, [[4096, 4096], [4096, 4096], [4096, 4096], [4096, 4096], [10240, 4096], [10240, 4096], [4096, 10240]]);
+    const shapes = layers(2, [
+      [4096, 4096],
+      [4096, 4096],
+      [4096, 4096],
+      [4096, 4096],
+      [10240, 4096],
+      [10240, 4096],
+      [4096, 10240],
+    ]);
     const kn = sum(shapes, (n, k) => n * k);
     expect(section.bitsPerWeight).toBeCloseTo(((kn + 4 * shapes.length) * 8) / kn, 12);
   });
@@ -437,7 +515,10 @@ describe('torchao Float8Tensor (pytorch/ao fp8_weights layout)', () => {
     expect(section.weightDtype).toBe('F8_E4M3');
     expect(section.granularity).toBe('channel');
     expect(section.quantizedLayers.names).toEqual(['0', '2']);
-    expect(section.bitsPerWeight).toBeCloseTo(((256 * 32 + 4 * 256 + 64 * 256 + 4 * 64) * 8) / (256 * 32 + 64 * 256), 12);
+    expect(section.bitsPerWeight).toBeCloseTo(
+      ((256 * 32 + 4 * 256 + 64 * 256 + 4 * 64) * 8) / (256 * 32 + 64 * 256),
+      12,
+    );
     expect(section.logicalParams).toBe(256 * 32 + 64 * 256 + 256 + 64);
   });
 });
@@ -466,13 +547,17 @@ describe('config.json cross-check', () => {
 
   it('flags a method that contradicts the tensors', () => {
     const fixture = gptqLlama2Fixture();
-    fixture.sidecars = { config: { text_config: { quantization_config: { quant_method: 'awq', bits: 4, group_size: 128 } } } };
+    fixture.sidecars = {
+      config: { text_config: { quantization_config: { quant_method: 'awq', bits: 4, group_size: 128 } } },
+    };
     expect(run(fixture).findings.map((f) => f.code)).toEqual(['quant-config-mismatch']);
   });
 
   it('confirms an agreeing config', () => {
     const fixture = gptqLlama2Fixture();
-    fixture.sidecars = { config: { quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128, desc_act: false } } };
+    fixture.sidecars = {
+      config: { quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128, desc_act: false } },
+    };
     const { section, findings } = run(fixture);
     expect(section.config).toEqual({ method: 'gptq', bits: 4, groupSize: 128, agrees: true });
     expect(findings).toEqual([]);

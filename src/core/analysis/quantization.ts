@@ -60,7 +60,10 @@ export const quantizationAnalysis: Analysis<'quantization', QuantizationSection>
   run: analyzeQuantization,
 };
 
-export function analyzeQuantization(input: AnalysisInput): { section: QuantizationSection | null; findings: Finding[] } {
+export function analyzeQuantization(input: AnalysisInput): {
+  section: QuantizationSection | null;
+  findings: Finding[];
+} {
   const index = tensorIndex(input.header, input.names);
   if (index.count === 0) {
     return { section: null, findings: [] };
@@ -121,7 +124,12 @@ export function analyzeQuantization(input: AnalysisInput): { section: Quantizati
       }
     }
     allBytes += index.bytes(row);
-    if (!claimed[row] && index.rank(row) >= 2 && isHighPrecisionFloat(index.dtype(row)) && !/bias$/i.test(index.names[row])) {
+    if (
+      !claimed[row] &&
+      index.rank(row) >= 2 &&
+      isHighPrecisionFloat(index.dtype(row)) &&
+      !/bias$/i.test(index.names[row])
+    ) {
       const name = index.names[row];
       highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
     }
@@ -197,7 +205,9 @@ export function analyzeQuantization(input: AnalysisInput): { section: Quantizati
       confidence: primary.confidence,
       evidence,
       precision,
-      ...(primary.perLayerConfigs && primary.perLayerConfigs.length > 0 ? { perLayerConfigs: primary.perLayerConfigs } : {}),
+      ...(primary.perLayerConfigs && primary.perLayerConfigs.length > 0
+        ? { perLayerConfigs: primary.perLayerConfigs }
+        : {}),
       ...(needsConfig.length > 0 ? { needsConfig } : {}),
       ...(others.length > 0 ? { others } : {}),
     };
@@ -232,7 +242,8 @@ function precisionSummary(
     entry.bytes += index.bytes(row);
     byDtype.set(dtype, entry);
     // Parameters: the logical count of quantized weights, plus every unclaimed tensor; sidecars carry none.
-    const logical = weightLogical.get(row) ?? (!claimed[row] && !aux[row] && !SCALE_ONLY_DTYPES.has(dtype as Dtype) ? elements : 0);
+    const logical =
+      weightLogical.get(row) ?? (!claimed[row] && !aux[row] && !SCALE_ONLY_DTYPES.has(dtype as Dtype) ? elements : 0);
     params.set(dtype, (params.get(dtype) ?? 0) + logical);
   }
   const list = [...byDtype.values()].sort((a, b) => b.bytes - a.bytes);
@@ -280,7 +291,9 @@ function summarize(section: QuantizationSection): string {
   if (section.bitsPerWeight !== null) {
     details.push(`${section.bitsPerWeight.toFixed(3)} bits per weight with all scales and zeros`);
   }
-  details.push(`${section.quantizedLayers.count} quantized modules, ${section.highPrecisionLayers.count} matrices kept in high precision`);
+  details.push(
+    `${section.quantizedLayers.count} quantized modules, ${section.highPrecisionLayers.count} matrices kept in high precision`,
+  );
   return `${FAMILY_LABEL[section.family]} (${section.format}): ${details.join('; ')}.`;
 }
 
@@ -292,13 +305,21 @@ function applyConfig(section: QuantizationSection, hint: QuantConfigHint): Findi
   const bitsAgree = hint.bits === null || section.bits === null || hint.bits === section.bits;
   const configGroup = hint.groupSize === -1 ? null : hint.groupSize;
   const groupAgrees =
-    configGroup === null || section.groupSize === null || configGroup === section.groupSize || section.family === 'none';
+    configGroup === null ||
+    section.groupSize === null ||
+    configGroup === section.groupSize ||
+    section.family === 'none';
   if (section.family !== 'none') {
     if (section.bits === null && hint.bits !== null && section.family !== 'exl2') {
       section.bits = hint.bits;
       section.evidence.push(`bits = ${hint.bits} from ${hint.source}`);
     }
-    if (section.groupSize === null && configGroup !== null && section.granularity !== 'channel' && section.granularity !== 'tensor') {
+    if (
+      section.groupSize === null &&
+      configGroup !== null &&
+      section.granularity !== 'channel' &&
+      section.granularity !== 'tensor'
+    ) {
       section.groupSize = configGroup;
       section.evidence.push(`group size = ${configGroup} from ${hint.source}`);
     }
@@ -307,12 +328,18 @@ function applyConfig(section: QuantizationSection, hint: QuantConfigHint): Findi
   section.config = { method: hint.method, bits: hint.bits, groupSize: hint.groupSize, agrees };
   if (agrees) {
     if (hint.method && section.family !== 'none') {
-      section.evidence.push(`${hint.source}: quant_method=${hint.method}${hint.bits !== null ? `, bits=${hint.bits}` : ''}${hint.groupSize !== null ? `, group_size=${hint.groupSize}` : ''} agrees with the tensors`);
+      section.evidence.push(
+        `${hint.source}: quant_method=${hint.method}${hint.bits !== null ? `, bits=${hint.bits}` : ''}${hint.groupSize !== null ? `, group_size=${hint.groupSize}` : ''} agrees with the tensors`,
+      );
       section.confidence = 'high';
     }
     return findings;
   }
-  const told = [hint.method && `method ${hint.method}`, hint.bits !== null && `${hint.bits} bits`, hint.groupSize !== null && `group ${hint.groupSize}`]
+  const told = [
+    hint.method && `method ${hint.method}`,
+    hint.bits !== null && `${hint.bits} bits`,
+    hint.groupSize !== null && `group ${hint.groupSize}`,
+  ]
     .filter(Boolean)
     .join(', ');
   const seen =

@@ -34,7 +34,10 @@ describe('tensorBytesWanted', () => {
   it('caps the number of tensors', () => {
     const specs: TensorSpec[] = [];
     for (let i = 0; i < MAX_WANTED_TENSORS + 500; i++) {
-      specs.push({ name: `l.${i}.weight`, dtype: 'I8', shape: [4, 4] }, { name: `l.${i}.comfy_quant`, dtype: 'U8', shape: [30] });
+      specs.push(
+        { name: `l.${i}.weight`, dtype: 'I8', shape: [4, 4] },
+        { name: `l.${i}.comfy_quant`, dtype: 'U8', shape: [30] },
+      );
     }
     const header = headerFromSpecs(specs);
     expect(tensorBytesWanted(header, allTensorNames(header.tensors))).toHaveLength(MAX_WANTED_TENSORS);
@@ -43,7 +46,10 @@ describe('tensorBytesWanted', () => {
   it('caps the total bytes', () => {
     const specs: TensorSpec[] = [];
     for (let i = 0; i < 300; i++) {
-      specs.push({ name: `l.${i}.weight`, dtype: 'I8', shape: [4, 4] }, { name: `l.${i}.comfy_quant`, dtype: 'U8', shape: [10_000] });
+      specs.push(
+        { name: `l.${i}.weight`, dtype: 'I8', shape: [4, 4] },
+        { name: `l.${i}.comfy_quant`, dtype: 'U8', shape: [10_000] },
+      );
     }
     const header = headerFromSpecs(specs);
     const rows = tensorBytesWanted(header, allTensorNames(header.tensors));
@@ -61,12 +67,38 @@ describe('runAnalyses', () => {
   });
 
   it('lists five analyses with distinct ids', () => {
-    expect(ANALYSES.map((a) => a.id)).toEqual(['quantization', 'architecture', 'lora', 'metadataInsights', 'moduleTree']);
+    expect(ANALYSES.map((a) => a.id)).toEqual([
+      'quantization',
+      'architecture',
+      'lora',
+      'metadataInsights',
+      'moduleTree',
+    ]);
   });
 
   it('never throws on arbitrary names, dtypes and shapes', () => {
     const segment = fc.oneof(
-      fc.constantFrom('model', 'layers', 'weight', 'qweight', 'scales', 'biases', 'qzeros', 'g_idx', 'comfy_quant', 'lora_A', 'lora_down', 'alpha', 'experts', 'weight_scale', 'weight_scale_inv', '_blocks', 'SCB', 'W_q', ''),
+      fc.constantFrom(
+        'model',
+        'layers',
+        'weight',
+        'qweight',
+        'scales',
+        'biases',
+        'qzeros',
+        'g_idx',
+        'comfy_quant',
+        'lora_A',
+        'lora_down',
+        'alpha',
+        'experts',
+        'weight_scale',
+        'weight_scale_inv',
+        '_blocks',
+        'SCB',
+        'W_q',
+        '',
+      ),
       fc.nat(40).map(String),
     );
     const name = fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => parts.join('.'));
@@ -76,18 +108,30 @@ describe('runAnalyses', () => {
       shape: fc.array(fc.nat(70), { maxLength: 4 }),
     });
     fc.assert(
-      fc.property(fc.uniqueArray(spec, { selector: (s) => s.name, maxLength: 40 }), fc.boolean(), (specs, withBytes) => {
-        const header = headerFromSpecs(specs, { metadata: { format: 'pt', ss_network_dim: '4', ss_tag_frequency: '{"a":{"b":"x"}}' } });
-        const names = allTensorNames(header.tensors);
-        const tensorBytes = new Map<number, Uint8Array>();
-        if (withBytes) {
-          for (const row of tensorBytesWanted(header, names)) {
-            tensorBytes.set(row, new Uint8Array([123, 34, 120, 34, 58, 49, 125]));
+      fc.property(
+        fc.uniqueArray(spec, { selector: (s) => s.name, maxLength: 40 }),
+        fc.boolean(),
+        (specs, withBytes) => {
+          const header = headerFromSpecs(specs, {
+            metadata: { format: 'pt', ss_network_dim: '4', ss_tag_frequency: '{"a":{"b":"x"}}' },
+          });
+          const names = allTensorNames(header.tensors);
+          const tensorBytes = new Map<number, Uint8Array>();
+          if (withBytes) {
+            for (const row of tensorBytesWanted(header, names)) {
+              tensorBytes.set(row, new Uint8Array([123, 34, 120, 34, 58, 49, 125]));
+            }
           }
-        }
-        const { findings } = runAnalyses({ header, names, fileName: 'x-int8cr.safetensors', sidecars: {}, tensorBytes });
-        expect(findings.filter((f) => f.code === 'analysis-failed')).toEqual([]);
-      }),
+          const { findings } = runAnalyses({
+            header,
+            names,
+            fileName: 'x-int8cr.safetensors',
+            sidecars: {},
+            tensorBytes,
+          });
+          expect(findings.filter((f) => f.code === 'analysis-failed')).toEqual([]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

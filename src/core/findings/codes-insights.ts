@@ -13,7 +13,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'config.json disagrees with the quantized tensors',
   },
-  'quant-mixed-configs': { severity: 'info', refusedByReference: false, title: 'Layers use different quantization configs' },
+  'quant-mixed-configs': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'Layers use different quantization configs',
+  },
   'quant-config-unreadable': {
     severity: 'info',
     refusedByReference: false,

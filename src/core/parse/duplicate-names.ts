@@ -3,6 +3,7 @@
  * (hashes were computed while the scanner copied the names), so no name is ever decoded to a string.
  */
 import type { TensorColumns } from '../model';
+import type { RowExact } from './entry-checks';
 
 /** Keeps the table at most half full so linear probing stays short. */
 const TABLE_LOAD_FACTOR_INVERSE = 2;
@@ -58,4 +59,77 @@ export function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32A
     }
   }
   return groups ? [...groups.values()] : [];
+}
+
+export interface DuplicateNameGroup {
+  /** Rows sharing one name, in header order; the last is the one the reference keeps. */
+  rows: number[];
+  /** Whether every earlier row describes the same tensor as the last (then dropping them changes nothing). */
+  identical: boolean;
+}
+
+/**
+ * The reference keeps the last entry of a repeated name (serde collects entries into a HashMap), so earlier ones
+ * never reach its validation. Returns the rows it does see (`effective`, null when every row counts) for the
+ * size and layout checks, and each group of repeats for the duplicate-key finding.
+ */
+export function resolveDuplicateNames(
+  columns: TensorColumns,
+  nameHash: Int32Array,
+  unknownDtypes: ReadonlyMap<number, string>,
+  exactByRow: ReadonlyMap<number, RowExact>,
+): { effective: Uint8Array | null; groups: DuplicateNameGroup[] } {
+  const nameGroups = findDuplicateNameGroups(columns, nameHash);
+  if (nameGroups.length === 0) {
+    return { effective: null, groups: [] };
+  }
+  const effective = new Uint8Array(columns.count).fill(1);
+  const groups = nameGroups.map((rows) => {
+    const last = rows[rows.length - 1];
+    let identical = true;
+    for (let i = 0; i < rows.length - 1; i++) {
+      effective[rows[i]] = 0;
+      identical &&= sameEntry(columns, rows[i], last, unknownDtypes, exactByRow);
+    }
+    return { rows, identical };
+  });
+  return { effective, groups };
+}
+
+/** Whether two rows describe the same tensor as the reference sees it (dtype, shape, offsets; extra fields ignored). */
+function sameEntry(
+  columns: TensorColumns,
+  a: number,
+  b: number,
+  unknownDtypes: ReadonlyMap<number, string>,
+  exactByRow: ReadonlyMap<number, RowExact>,
+): boolean {
+  if (columns.dtype[a] !== columns.dtype[b] || unknownDtypes.get(a) !== unknownDtypes.get(b)) {
+    return false;
+  }
+  if (!Object.is(columns.begin[a], columns.begin[b]) || !Object.is(columns.end[a], columns.end[b])) {
+    return false;
+  }
+  const startA = columns.shapeStarts[a];
+  const startB = columns.shapeStarts[b];
+  const rank = columns.shapeStarts[a + 1] - startA;
+  if (columns.shapeStarts[b + 1] - startB !== rank) {
+    return false;
+  }
+  for (let i = 0; i < rank; i++) {
+    if (!Object.is(columns.dims[startA + i], columns.dims[startB + i])) {
+      return false;
+    }
+  }
+  const exactA = exactByRow.get(a);
+  const exactB = exactByRow.get(b);
+  if (exactA === undefined && exactB === undefined) {
+    return true;
+  }
+  const dimsA = exactA?.dims ?? new Map<number, bigint>();
+  const dimsB = exactB?.dims ?? new Map<number, bigint>();
+  if (dimsA.size !== dimsB.size || [...dimsA].some(([index, value]) => dimsB.get(index) !== value)) {
+    return false;
+  }
+  return (exactA?.begin ?? null) === (exactB?.begin ?? null) && (exactA?.end ?? null) === (exactB?.end ?? null);
 }

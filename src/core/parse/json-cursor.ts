@@ -580,4 +580,3 @@ export function asciiText(bytes: Uint8Array, start: number, end: number): string
   }
   return text;
 }
-

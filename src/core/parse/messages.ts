@@ -13,6 +13,7 @@ import { withArticle } from './header-scanner';
 import type { ScanFailure } from './json-cursor';
 import type { LayoutFacts } from './layout';
 import type { EntryCheckResult } from './entry-checks';
+import type { DuplicateNameGroup } from './duplicate-names';
 import { MAX_EXAMPLES_PER_FINDING, RowGroup } from './row-group';
 
 /** Bytes of header text shown on each side of a JSON error. */
@@ -287,17 +288,12 @@ export function entryFindings(issueGroups: ReadonlyMap<EntryIssueCode, RowGroup>
   return findings;
 }
 
-export interface DuplicateNameGroupFacts {
-  rows: number[];
-  identical: boolean;
-}
-
 /**
  * Duplicate tensor names never refuse the file on their own: serde keeps the last entry (like JSON.parse and
  * Python) and the reference then validates the layout without the earlier ones, so whether it refuses is decided
  * by the layout findings computed on that same view.
  */
-export function duplicateNameFindings(groups: readonly DuplicateNameGroupFacts[], columns: TensorColumns): Finding[] {
+export function duplicateNameFindings(groups: readonly DuplicateNameGroup[], columns: TensorColumns): Finding[] {
   const findings: Finding[] = [];
   for (const identical of [true, false]) {
     const selected = groups.filter((group) => group.identical === identical);

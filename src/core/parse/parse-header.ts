@@ -4,10 +4,10 @@
  */
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MIN_FILE_SIZE } from '../limits';
 import { makeFinding } from '../findings/make-finding';
-import type { Finding, ParseOutcome, ParsedHeader, TensorColumns } from '../model';
+import type { Finding, ParseOutcome, ParsedHeader } from '../model';
 import { tensorName } from '../model';
-import { findDuplicateNameGroups } from './duplicate-names';
-import { checkEntries, indexExactIntegers, type RowExact } from './entry-checks';
+import { resolveDuplicateNames } from './duplicate-names';
+import { checkEntries, indexExactIntegers } from './entry-checks';
 import { formatCount, quoteName } from './format';
 import { HeaderScanner } from './header-scanner';
 import { ScanFailure, findInvalidUtf8 } from './json-cursor';
@@ -32,7 +32,6 @@ import {
   metadataNotStringFinding,
   nulPaddingFinding,
   unsafeIntegerFinding,
-  type DuplicateNameGroupFacts,
 } from './messages';
 import { sniffNotSafetensors } from './sniff';
 
@@ -100,7 +99,7 @@ export function parseFileHead(bytes: Uint8Array, fileSize: number | null, option
 }
 
 /**
- * Parses exactly the N header JSON bytes (without the 8-byte prefix). Never throws on any input: fatal problems
+ * Parses exactly the N header JSON bytes (without the 8-byte prefix). Never throws on malformed input: fatal problems
  * (invalid UTF-8 or JSON, not an object, too deep) give `rejected`; everything else gives `parsed` with the
  * table and all findings.
  */
@@ -130,22 +129,13 @@ export function parseSafetensorsHeader(
   }
 
   const exactByRow = indexExactIntegers(scanner.exactIntegers);
-  // The reference keeps the last entry of a repeated name (serde into a HashMap): earlier ones are invisible to
-  // its validation, so they are left out of the size and layout checks too.
-  const nameGroups = findDuplicateNameGroups(columns, scanner.builder.nameHash);
-  const effective = nameGroups.length > 0 ? new Uint8Array(columns.count).fill(1) : null;
-  const duplicateGroups: DuplicateNameGroupFacts[] = nameGroups.map((rows) => {
-    const last = rows[rows.length - 1];
-    let identical = true;
-    for (let i = 0; i < rows.length - 1; i++) {
-      if (effective) {
-        effective[rows[i]] = 0;
-      }
-      identical &&= sameEntry(columns, rows[i], last, scanner.unknownDtypes, exactByRow);
-    }
-    return { rows, identical };
-  });
-  findings.push(...duplicateNameFindings(duplicateGroups, columns));
+  const { effective, groups } = resolveDuplicateNames(
+    columns,
+    scanner.builder.nameHash,
+    scanner.unknownDtypes,
+    exactByRow,
+  );
+  findings.push(...duplicateNameFindings(groups, columns));
   const issueGroups = groupIssues(scanner.issues, columns);
   const duplicateFields = issueGroups.get('duplicate-key');
   if (duplicateFields) {
@@ -222,42 +212,4 @@ function fatalFinding(failure: ScanFailure, headerBytes: Uint8Array, scanner: He
     }
   }
   return fatalScanFinding(failure, headerBytes, failure.code === 'not-an-object' ? scanner.topLevelKind : null);
-}
-
-/** Whether two rows describe the same tensor as the reference sees it (dtype, shape, offsets; extra fields ignored). */
-function sameEntry(
-  columns: TensorColumns,
-  a: number,
-  b: number,
-  unknownDtypes: ReadonlyMap<number, string>,
-  exactByRow: ReadonlyMap<number, RowExact>,
-): boolean {
-  if (columns.dtype[a] !== columns.dtype[b] || unknownDtypes.get(a) !== unknownDtypes.get(b)) {
-    return false;
-  }
-  if (!Object.is(columns.begin[a], columns.begin[b]) || !Object.is(columns.end[a], columns.end[b])) {
-    return false;
-  }
-  const startA = columns.shapeStarts[a];
-  const startB = columns.shapeStarts[b];
-  const rank = columns.shapeStarts[a + 1] - startA;
-  if (columns.shapeStarts[b + 1] - startB !== rank) {
-    return false;
-  }
-  for (let i = 0; i < rank; i++) {
-    if (!Object.is(columns.dims[startA + i], columns.dims[startB + i])) {
-      return false;
-    }
-  }
-  const exactA = exactByRow.get(a);
-  const exactB = exactByRow.get(b);
-  if (exactA === undefined && exactB === undefined) {
-    return true;
-  }
-  const dimsA = exactA?.dims ?? new Map<number, bigint>();
-  const dimsB = exactB?.dims ?? new Map<number, bigint>();
-  if (dimsA.size !== dimsB.size || [...dimsA].some(([index, value]) => dimsB.get(index) !== value)) {
-    return false;
-  }
-  return (exactA?.begin ?? null) === (exactB?.begin ?? null) && (exactA?.end ?? null) === (exactB?.end ?? null);
 }

@@ -302,3 +302,52 @@ export function comfyInt8Sample(): { tensors: TensorSpec[]; tensorData: Record<s
   );
   return { tensors, tensorData };
 }
+
+/**
+ * A FLUX.1-dev-shaped ComfyUI int8 file at real width (hidden 3072; 19 double + 38 single blocks), as in seed 003's
+ * `flux1-dev-int8cr` conversion whose name claims ConvRot while its configs say plain `int8_tensorwise`. The
+ * comfy_quant tensors are laid out together at the end of the data region, so one Range request reads them all.
+ */
+export function comfyFluxTensors(): { tensors: TensorSpec[]; tensorData: Record<string, Uint8Array> } {
+  const hidden = 3072;
+  const config = encoder.encode(JSON.stringify({ format: 'int8_tensorwise' }));
+  const weights: TensorSpec[] = [];
+  const configs: TensorSpec[] = [];
+  const tensorData: Record<string, Uint8Array> = {};
+  const quantized = (layer: string, out: number, inner: number) => {
+    weights.push(
+      { name: `${layer}.weight`, dtype: 'I8', shape: [out, inner] },
+      { name: `${layer}.bias`, dtype: 'BF16', shape: [out] },
+      { name: `${layer}.weight_scale`, dtype: 'F32', shape: [] },
+    );
+    configs.push({ name: `${layer}.comfy_quant`, dtype: 'U8', shape: [config.length] });
+    tensorData[`${layer}.comfy_quant`] = config;
+  };
+  for (let block = 0; block < 19; block++) {
+    for (const stream of ['img', 'txt']) {
+      quantized(`double_blocks.${block}.${stream}_attn.qkv`, hidden * 3, hidden);
+      quantized(`double_blocks.${block}.${stream}_attn.proj`, hidden, hidden);
+      quantized(`double_blocks.${block}.${stream}_mlp.0`, hidden * 4, hidden);
+      quantized(`double_blocks.${block}.${stream}_mlp.2`, hidden, hidden * 4);
+      weights.push(
+        { name: `double_blocks.${block}.${stream}_attn.norm.query_norm.scale`, dtype: 'BF16', shape: [128] },
+        { name: `double_blocks.${block}.${stream}_attn.norm.key_norm.scale`, dtype: 'BF16', shape: [128] },
+        { name: `double_blocks.${block}.${stream}_mod.lin.weight`, dtype: 'BF16', shape: [hidden * 6, hidden] },
+      );
+    }
+  }
+  for (let block = 0; block < 38; block++) {
+    quantized(`single_blocks.${block}.linear1`, hidden * 7, hidden);
+    quantized(`single_blocks.${block}.linear2`, hidden, hidden * 5);
+    weights.push(
+      { name: `single_blocks.${block}.norm.query_norm.scale`, dtype: 'BF16', shape: [128] },
+      { name: `single_blocks.${block}.modulation.lin.weight`, dtype: 'BF16', shape: [hidden * 3, hidden] },
+    );
+  }
+  weights.push(
+    { name: 'img_in.weight', dtype: 'BF16', shape: [hidden, 64] },
+    { name: 'txt_in.weight', dtype: 'BF16', shape: [hidden, 4096] },
+    { name: 'final_layer.linear.weight', dtype: 'BF16', shape: [64, hidden] },
+  );
+  return { tensors: [...weights, ...configs], tensorData };
+}

@@ -79,7 +79,7 @@ export function TokenControl() {
         onClick={() => setOpen(!open)}
         title="Access token for gated or private Hugging Face repos"
       >
-        🔑 Token{token ? ' ✓' : ''}
+        Token{token ? ' (set)' : ''}
       </button>
       {open && (
         <div className="token-popover" role="dialog" aria-label="Hugging Face access token">

@@ -73,7 +73,9 @@ export const awqDetector: QuantDetector = {
           : `${modules.length} modules with AWQ ${version} packing (qweight rows follow the output dim)`,
       ],
       findings: [],
-      ...(version === 'gemm' ? {} : { needsConfig: ['AWQ kernel version and group size: config.json quantization_config.version/group_size'] }),
+      ...(version === 'gemm'
+        ? {}
+        : { needsConfig: ['AWQ kernel version and group size: config.json quantization_config.version/group_size'] }),
     };
   },
 };

@@ -55,7 +55,10 @@ export const bnb4bitDetector: QuantDetector = {
       const state = parseJsonBytes(tensorBytes.get(row));
       let logical: number | null = null;
       if (isRecord(state)) {
-        const shape = Array.isArray(state.shape) && state.shape.every((d) => typeof d === 'number') ? (state.shape as number[]) : null;
+        const shape =
+          Array.isArray(state.shape) && state.shape.every((d) => typeof d === 'number')
+            ? (state.shape as number[])
+            : null;
         logical = shape ? product(shape) : null;
         const blocksize = asNumber(state.blocksize);
         if (blocksize !== null) {

@@ -52,7 +52,11 @@ export function comfyQuantRows(names: readonly string[], rank: (row: number) => 
 }
 
 /** What a file name claims, as tests against the per-layer configs. */
-const NAME_CLAIMS: ReadonlyArray<{ claim: string; pattern: RegExp; satisfied: (config: Record<string, unknown>) => boolean }> = [
+const NAME_CLAIMS: ReadonlyArray<{
+  claim: string;
+  pattern: RegExp;
+  satisfied: (config: Record<string, unknown>) => boolean;
+}> = [
   {
     claim: 'convrot',
     pattern: /convrot|int8cr|int4cr|(?:^|[-_.])cr(?:[-_.]|$)/i,
@@ -143,9 +147,10 @@ export const comfyQuantDetector: QuantDetector = {
       if (scale >= 0 && /int8|float8/.test(format)) {
         granularities.push(index.elements(scale) === 1 ? 'tensor' : 'channel');
       }
-      const logical = isFourBitFormat(format) && index.rank(weight) === 2
-        ? index.dim(weight, 0) * 2 * index.dim(weight, 1)
-        : index.elements(weight);
+      const logical =
+        isFourBitFormat(format) && index.rank(weight) === 2
+          ? index.dim(weight, 0) * 2 * index.dim(weight, 1)
+          : index.elements(weight);
       modules.push({ name: layer, weightRow: weight, rows, logicalParams: logical });
       if (config) {
         const key = canonicalJson(config);
@@ -187,7 +192,9 @@ export const comfyQuantDetector: QuantDetector = {
     const format = mode(formats) ?? 'unknown';
     const distinctFormats = new Set(formats);
     const bits = distinctFormats.size === 1 ? bitsOfFormat(format) : null;
-    const configGroup = configs.map((c) => (typeof c.group_size === 'number' ? c.group_size : null)).find((g) => g !== null);
+    const configGroup = configs
+      .map((c) => (typeof c.group_size === 'number' ? c.group_size : null))
+      .find((g) => g !== null);
     const groupSize = FORMAT_GROUP[format] ?? configGroup ?? null;
     const granularity = groupSize !== null ? 'group' : (mode(granularities) as 'tensor' | 'channel' | null);
     const needsConfig: string[] = [];
@@ -237,7 +244,11 @@ function guessFormat(context: QuantContext, layer: string, weight: number): stri
   return 'unknown';
 }
 
-function nameClaimFindings(fileName: string, configs: ReadonlyArray<Record<string, unknown>>, rows: number[]): Finding[] {
+function nameClaimFindings(
+  fileName: string,
+  configs: ReadonlyArray<Record<string, unknown>>,
+  rows: number[],
+): Finding[] {
   if (configs.length === 0) {
     return [];
   }

@@ -111,7 +111,11 @@ export const compressedTensorsDetector: QuantDetector = {
       }
       formats.push('int-quantized');
       bitsSeen.push(8);
-      groups.push(index.elements(row) === index.dim(weight, 0) || index.elements(row) === 1 ? -1 : index.dim(weight, 1) / index.dim(row, -1));
+      groups.push(
+        index.elements(row) === index.dim(weight, 0) || index.elements(row) === 1
+          ? -1
+          : index.dim(weight, 1) / index.dim(row, -1),
+      );
       modules.push({
         name: base,
         weightRow: weight,

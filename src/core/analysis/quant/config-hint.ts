@@ -25,7 +25,10 @@ export function quantConfigHint(config: unknown): QuantConfigHint | null {
   }
   const candidates: Array<[unknown, string]> = [
     [config.quantization_config, 'config.json quantization_config'],
-    [isRecord(config.text_config) ? config.text_config.quantization_config : undefined, 'config.json text_config.quantization_config'],
+    [
+      isRecord(config.text_config) ? config.text_config.quantization_config : undefined,
+      'config.json text_config.quantization_config',
+    ],
     [config.quantization, 'config.json quantization (mlx-lm)'],
   ];
   for (const [block, source] of candidates) {

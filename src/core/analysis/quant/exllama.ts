@@ -29,7 +29,14 @@ export const exl2Detector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, ['.q_weight', '.q_invperm', '.q_perm', '.q_scale', '.q_scale_max', '.q_groups']),
+        rows: siblingRows(context, base, [
+          '.q_weight',
+          '.q_invperm',
+          '.q_perm',
+          '.q_scale',
+          '.q_scale_max',
+          '.q_groups',
+        ]),
         logicalParams: logical,
       });
     }

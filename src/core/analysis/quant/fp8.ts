@@ -109,7 +109,11 @@ export const fp8ScaledDetector: QuantDetector = {
         kind = 'per-channel';
       } else if (index.rank(row) === 1 && index.dim(row, 0) === n) {
         kind = 'per-channel';
-      } else if (index.rank(row) >= 2 && index.dim(row, -2) === n && (scaleDtype === 'U8' || scaleDtype === 'F8_E8M0')) {
+      } else if (
+        index.rank(row) >= 2 &&
+        index.dim(row, -2) === n &&
+        (scaleDtype === 'U8' || scaleDtype === 'F8_E8M0')
+      ) {
         kind = `mxfp8-g${Math.round(k / index.dim(row, -1))}`;
       } else if (index.rank(row) >= 2 && index.dim(row, -2) === n) {
         kind = `group-${Math.round(k / index.dim(row, -1))}`;
@@ -149,7 +153,8 @@ export const fp8ScaledDetector: QuantDetector = {
       format: isMx ? 'mxfp8' : kind.startsWith('group') ? 'group' : kind,
       bits: 8,
       groupSize: groupMatch && (isMx || kind.startsWith('group')) ? Number(groupMatch[1]) : null,
-      granularity: kind === 'per-tensor' ? 'tensor' : kind === 'per-channel' ? 'channel' : kind === 'other' ? null : 'group',
+      granularity:
+        kind === 'per-tensor' ? 'tensor' : kind === 'per-channel' ? 'channel' : kind === 'other' ? null : 'group',
       weightDtype: index.dtype(modules[0].weightRow),
       modules,
       auxRows,

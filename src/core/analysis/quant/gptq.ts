@@ -130,7 +130,9 @@ export const gptqDetector: QuantDetector = {
       confidence: bits !== null && groupSize !== null ? 'high' : 'medium',
       evidence,
       findings,
-      ...(bits === null ? { needsConfig: ['bits (no qzeros/g_idx to derive them): config.json quantization_config.bits'] } : {}),
+      ...(bits === null
+        ? { needsConfig: ['bits (no qzeros/g_idx to derive them): config.json quantization_config.bits'] }
+        : {}),
     };
   },
 };
@@ -205,7 +207,12 @@ export const gptqMarlinDetector: QuantDetector = {
       const n = index.dim(s, 1);
       bitsSeen.push((index.dim(row, 1) * 32) / (16 * n));
       groups.push(index.dim(s, 0) === 1 ? -1 : k / index.dim(s, 0));
-      modules.push({ name: base, weightRow: row, rows: siblingRows(context, base, ['.B', '.s', '.workspace']), logicalParams: k * n });
+      modules.push({
+        name: base,
+        weightRow: row,
+        rows: siblingRows(context, base, ['.B', '.s', '.workspace']),
+        logicalParams: k * n,
+      });
     }
     if (modules.length === 0) {
       return null;

@@ -82,7 +82,9 @@ export const hqqDetector: QuantDetector = {
       modules,
       auxRows: [],
       confidence: exact === modules.length ? 'high' : 'low',
-      evidence: [`${modules.length} modules with .W_q + .scale/.zero and metadata tensors (.nbits, .group_size, .shape): HQQ`],
+      evidence: [
+        `${modules.length} modules with .W_q + .scale/.zero and metadata tensors (.nbits, .group_size, .shape): HQQ`,
+      ],
       findings: [],
       ...(needsConfig ? { needsConfig } : {}),
     };

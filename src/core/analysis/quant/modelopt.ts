@@ -5,7 +5,15 @@
  * `pre_quant_scale`). ComfyUI NVFP4 has the same names but a `.comfy_quant` per layer and is claimed first.
  * ModelOpt FP8 is indistinguishable from other per-tensor FP8 and is left to the FP8 detector.
  */
-import { isFloat8, isHighPrecisionFloat, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import {
+  isFloat8,
+  isHighPrecisionFloat,
+  mode,
+  siblingRows,
+  stripSuffix,
+  type QuantDetector,
+  type QuantModule,
+} from './types';
 
 const SIDECARS = ['.weight', '.weight_scale', '.weight_scale_2', '.input_scale', '.pre_quant_scale'];
 
@@ -23,7 +31,13 @@ export const modeloptDetector: QuantDetector = {
       }
       const base = stripSuffix(name, '.weight_scale');
       const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || index.dtype(weight) !== 'U8' || index.rank(weight) !== 2 || index.rank(row) !== 2) {
+      if (
+        weight < 0 ||
+        claimed[weight] ||
+        index.dtype(weight) !== 'U8' ||
+        index.rank(weight) !== 2 ||
+        index.rank(row) !== 2
+      ) {
         continue;
       }
       const k = index.dim(weight, 1) * 2;
@@ -36,7 +50,12 @@ export const modeloptDetector: QuantDetector = {
         continue;
       }
       groups.push(k / index.dim(row, 1));
-      modules.push({ name: base, weightRow: weight, rows: siblingRows(context, base, SIDECARS), logicalParams: index.dim(weight, 0) * k });
+      modules.push({
+        name: base,
+        weightRow: weight,
+        rows: siblingRows(context, base, SIDECARS),
+        logicalParams: index.dim(weight, 0) * k,
+      });
     }
     if (modules.length === 0) {
       return null;

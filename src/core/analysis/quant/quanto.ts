@@ -26,7 +26,13 @@ export const quantoDetector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, ['.weight._data', '.weight._scale', '.weight._shift', '.input_scale', '.output_scale']),
+        rows: siblingRows(context, base, [
+          '.weight._data',
+          '.weight._scale',
+          '.weight._shift',
+          '.input_scale',
+          '.output_scale',
+        ]),
         logicalParams: index.elements(row) * (packed ? 2 : 1),
       });
     }
@@ -44,7 +50,9 @@ export const quantoDetector: QuantDetector = {
       modules,
       auxRows: [],
       confidence: format === 'qint4' ? 'low' : 'high',
-      evidence: [`${modules.length} modules with .weight._data + .weight._scale (optimum-quanto QTensor serialization)`],
+      evidence: [
+        `${modules.length} modules with .weight._data + .weight._scale (optimum-quanto QTensor serialization)`,
+      ],
       findings: [],
       ...(format === 'qint4'
         ? { needsConfig: ['qint4 vs qint2 for packed U8 weights: quanto_qmap.json names each module’s qtype'] }

@@ -93,7 +93,11 @@ export const torchaoDetector: QuantDetector = {
       if (Array.isArray(blockSize) && blockSize.length === 2 && index.rank(row) === 2) {
         const [b0, b1] = blockSize as number[];
         granularities.push(
-          b0 === index.dim(row, 0) && b1 === index.dim(row, 1) ? 'tensor' : b0 === 1 && b1 === index.dim(row, 1) ? 'channel' : 'group',
+          b0 === index.dim(row, 0) && b1 === index.dim(row, 1)
+            ? 'tensor'
+            : b0 === 1 && b1 === index.dim(row, 1)
+              ? 'channel'
+              : 'group',
         );
       }
       modules.push({

@@ -12,7 +12,12 @@ import { LLAMA3_8B } from './fp8-llama3-8b';
 import { LLAMA2_7B } from './gptq-llama2-7b';
 import type { ModelFixture } from './header-from-specs';
 
-export function nf4Linear(module: string, out: number, k: number, tensorData: Record<string, Uint8Array>): TensorSpec[] {
+export function nf4Linear(
+  module: string,
+  out: number,
+  k: number,
+  tensorData: Record<string, Uint8Array>,
+): TensorSpec[] {
   const n = out * k;
   const state = jsonBytes({
     quant_type: 'nf4',
@@ -43,7 +48,10 @@ export function bnbNf4Llama3Fixture(layers = 2): ModelFixture {
     }
     specs.push(...llamaNorms(layer, 4096, 'BF16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [4096] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 4096] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 4096] },
+  );
   return { fileName: 'model.safetensors', specs, metadata: { format: 'pt' }, tensorData };
 }
 
@@ -59,6 +67,9 @@ export function bnbInt8Llama2Fixture(layers = 2): ModelFixture {
     }
     specs.push(...llamaNorms(layer, 4096, 'F16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'F16', shape: [4096] }, { name: 'lm_head.weight', dtype: 'F16', shape: [32000, 4096] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'F16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'F16', shape: [32000, 4096] },
+  );
   return { fileName: 'model.safetensors', specs, metadata: { format: 'pt' } };
 }

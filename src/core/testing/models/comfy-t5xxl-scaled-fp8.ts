@@ -15,7 +15,10 @@ function scaled(module: string, out: number, inFeatures: number): TensorSpec[] {
 }
 
 export function t5xxlScaledFp8Fixture(blocks = 2): ModelFixture {
-  const specs: TensorSpec[] = [{ name: 'scaled_fp8', dtype: 'F8_E4M3', shape: [0] }, { name: 'shared.weight', dtype: 'F16', shape: [32128, 4096] }];
+  const specs: TensorSpec[] = [
+    { name: 'scaled_fp8', dtype: 'F8_E4M3', shape: [0] },
+    { name: 'shared.weight', dtype: 'F16', shape: [32128, 4096] },
+  ];
   for (let block = 0; block < blocks; block++) {
     const base = `encoder.block.${block}.layer.`;
     for (const proj of ['q', 'k', 'v', 'o']) {

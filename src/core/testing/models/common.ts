@@ -52,7 +52,14 @@ export function plainLlamaLayer(layer: number, dims: LlamaDims, dtype: string): 
 
 export function jsonBytes(value: unknown, pythonStyle = true): Uint8Array {
   // Python's json.dumps puts a space after ':' and ','; the ComfyUI and bitsandbytes writers use it.
-  const text = pythonStyle ? JSON.stringify(value, null, 1).replace(/\n\s*/g, ' ').replace(/\{ /g, '{').replace(/ \}/g, '}').replace(/\[ /g, '[').replace(/ \]/g, ']') : JSON.stringify(value);
+  const text = pythonStyle
+    ? JSON.stringify(value, null, 1)
+        .replace(/\n\s*/g, ' ')
+        .replace(/\{ /g, '{')
+        .replace(/ \}/g, '}')
+        .replace(/\[ /g, '[')
+        .replace(/ \]/g, ']')
+    : JSON.stringify(value);
   return new TextEncoder().encode(text);
 }
 

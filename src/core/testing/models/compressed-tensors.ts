@@ -19,7 +19,10 @@ function skeleton(layers: number, linear: (module: string, out: number, k: numbe
     }
     specs.push(...llamaNorms(layer, 4096, 'BF16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [4096] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 4096] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 4096] },
+  );
   return specs;
 }
 
@@ -44,7 +47,12 @@ export function ctW4a16Fixture(layers = 2): ModelFixture {
         quantization_config: {
           quant_method: 'compressed-tensors',
           format: 'pack-quantized',
-          config_groups: { group_0: { targets: ['Linear'], weights: { num_bits: 4, group_size: 128, strategy: 'group', symmetric: true, type: 'int' } } },
+          config_groups: {
+            group_0: {
+              targets: ['Linear'],
+              weights: { num_bits: 4, group_size: 128, strategy: 'group', symmetric: true, type: 'int' },
+            },
+          },
           ignore: ['lm_head'],
         },
       },

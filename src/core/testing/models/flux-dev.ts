@@ -11,7 +11,9 @@ import type { ModelFixture } from './header-from-specs';
 
 export type LinearWriter = (module: string, out: number, inFeatures: number) => TensorSpec[];
 
-export const bf16Linear: LinearWriter = (module, out, inFeatures) => [{ name: `${module}.weight`, dtype: 'BF16', shape: [out, inFeatures] }];
+export const bf16Linear: LinearWriter = (module, out, inFeatures) => [
+  { name: `${module}.weight`, dtype: 'BF16', shape: [out, inFeatures] },
+];
 
 /** Linears the ComfyUI quantizers convert (attention qkv/proj, MLPs, per-stream modulation, single-block linears). */
 const DOUBLE_LINEARS: ReadonlyArray<[string, number, number]> = [
@@ -76,7 +78,9 @@ export function fluxSpecs(linear: LinearWriter, blocks = 2): TensorSpec[] {
 
 /** Kijai/flux-fp8 flux1-dev-fp8.safetensors: the big linears cast to F8_E4M3 with no scale tensor at all. */
 export function fluxFp8CastFixture(): ModelFixture {
-  const cast: LinearWriter = (module, out, inFeatures) => [{ name: `${module}.weight`, dtype: 'F8_E4M3', shape: [out, inFeatures] }];
+  const cast: LinearWriter = (module, out, inFeatures) => [
+    { name: `${module}.weight`, dtype: 'F8_E4M3', shape: [out, inFeatures] },
+  ];
   return { fileName: 'flux1-dev-fp8.safetensors', specs: fluxSpecs(cast) };
 }
 
@@ -86,7 +90,10 @@ export const CONVROT_CONFIG = { format: 'int8_tensorwise', per_row: true, convro
  * AX1Y2JP/FLUX.1-dev-INT8-ConvRot flux1-dev-int8-convrot.safetensors: per quantized linear an I8 weight, an F32
  * per-row weight_scale [N, 1] and a U8 `.comfy_quant` holding the JSON config (seed 003 shows the config).
  */
-export function fluxInt8ConvrotFixture(config: Record<string, unknown> = CONVROT_CONFIG, fileName = 'flux1-dev-int8-convrot.safetensors'): ModelFixture {
+export function fluxInt8ConvrotFixture(
+  config: Record<string, unknown> = CONVROT_CONFIG,
+  fileName = 'flux1-dev-int8-convrot.safetensors',
+): ModelFixture {
   const tensorData: Record<string, Uint8Array> = {};
   const configBytes = jsonBytes(config);
   const int8: LinearWriter = (module, out, inFeatures) => {

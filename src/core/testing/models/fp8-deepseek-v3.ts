@@ -84,6 +84,9 @@ export function deepseekV3Fixture(): ModelFixture {
     { name: 'model.layers.61.shared_head.head.weight', dtype: 'BF16', shape: [129280, 7168] },
     { name: 'model.layers.61.embed_tokens.weight', dtype: 'BF16', shape: [129280, 7168] },
   );
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [7168] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [129280, 7168] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [7168] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [129280, 7168] },
+  );
   return { fileName: 'model-00001-of-000163.safetensors', specs, metadata: { format: 'pt' } };
 }

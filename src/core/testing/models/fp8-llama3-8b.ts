@@ -21,6 +21,9 @@ export function fp8Llama3Fixture(layers = 2): ModelFixture {
     }
     specs.push(...llamaNorms(layer, 4096, 'BF16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [4096] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 4096] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 4096] },
+  );
   return { fileName: 'model-00001-of-00002.safetensors', specs, metadata: { format: 'pt' } };
 }

@@ -36,6 +36,9 @@ export function gptOss20bFixture(layers = 2): ModelFixture {
       { name: `${base}post_attention_layernorm.weight`, dtype: 'BF16', shape: [2880] },
     );
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [2880] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [201088, 2880] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [2880] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [201088, 2880] },
+  );
   return { fileName: 'model-00000-of-00002.safetensors', specs, metadata: { format: 'pt' } };
 }

@@ -27,6 +27,9 @@ export function gptqLlama2Fixture(layers = 2): ModelFixture {
     }
     specs.push(...llamaNorms(layer, 4096, 'F16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'F16', shape: [4096] }, { name: 'lm_head.weight', dtype: 'F16', shape: [32000, 4096] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'F16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'F16', shape: [32000, 4096] },
+  );
   return { fileName: 'model.safetensors', specs, metadata: { format: 'pt' } };
 }

@@ -26,7 +26,14 @@ export function peftGpt2Fixture(layers = 12): ModelFixture {
     specs,
     metadata: { format: 'pt' },
     sidecars: {
-      adapterConfig: { peft_type: 'LORA', r: 8, lora_alpha: 8, target_modules: ['c_attn'], base_model_name_or_path: 'gpt2', use_dora: false },
+      adapterConfig: {
+        peft_type: 'LORA',
+        r: 8,
+        lora_alpha: 8,
+        target_modules: ['c_attn'],
+        base_model_name_or_path: 'gpt2',
+        use_dora: false,
+      },
     },
   };
 }
@@ -126,7 +133,10 @@ export function diffusersFluxLoraFixture(rank = 16): ModelFixture {
   return {
     fileName: 'pytorch_lora_weights.safetensors',
     specs,
-    metadata: { format: 'pt', lora_adapter_metadata: JSON.stringify({ r: rank, lora_alpha: rank, target_modules: ['to_q', 'to_k', 'to_v'] }) },
+    metadata: {
+      format: 'pt',
+      lora_adapter_metadata: JSON.stringify({ r: rank, lora_alpha: rank, target_modules: ['to_q', 'to_k', 'to_v'] }),
+    },
   };
 }
 
@@ -205,7 +215,11 @@ export function mlxLoraFixture(): ModelFixture {
     specs,
     metadata: null,
     sidecars: {
-      adapterConfig: { fine_tune_type: 'lora', lora_parameters: { rank: 8, dropout: 0, scale: 20 }, model: 'mlx-community/Qwen2.5-0.5B-Instruct-4bit' },
+      adapterConfig: {
+        fine_tune_type: 'lora',
+        lora_parameters: { rank: 8, dropout: 0, scale: 20 },
+        model: 'mlx-community/Qwen2.5-0.5B-Instruct-4bit',
+      },
     },
   };
 }

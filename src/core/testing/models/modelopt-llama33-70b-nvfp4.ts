@@ -22,6 +22,9 @@ export function modeloptNvfp4Fixture(layers = 2): ModelFixture {
     }
     specs.push(...llamaNorms(layer, 8192, 'BF16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [8192] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 8192] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [8192] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [128256, 8192] },
+  );
   return { fileName: 'model-00001-of-00009.safetensors', specs, metadata: { format: 'pt' } };
 }

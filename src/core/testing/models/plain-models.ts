@@ -19,7 +19,10 @@ export function tinyLlamaFixture(layers = 2): ModelFixture {
   for (let layer = 0; layer < layers; layer++) {
     specs.push(...plainLlamaLayer(layer, TINYLLAMA, 'BF16'));
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [2048] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [32000, 2048] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [2048] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [32000, 2048] },
+  );
   return { fileName: 'model.safetensors', specs, metadata: { format: 'pt' } };
 }
 
@@ -87,7 +90,10 @@ export function mixtralFixture(layers = 2): ModelFixture {
       );
     }
   }
-  specs.push({ name: 'model.norm.weight', dtype: 'BF16', shape: [4096] }, { name: 'lm_head.weight', dtype: 'BF16', shape: [32000, 4096] });
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'BF16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'BF16', shape: [32000, 4096] },
+  );
   return { fileName: 'model-00001-of-00019.safetensors', specs, metadata: { format: 'pt' } };
 }
 
@@ -142,9 +148,21 @@ export function sdxlBaseFixture(): ModelFixture {
   }
   specs.push(
     { name: `${unet}out.2.weight`, dtype: 'F16', shape: [4, 320, 3, 3] },
-    { name: 'conditioner.embedders.0.transformer.text_model.encoder.layers.0.self_attn.q_proj.weight', dtype: 'F16', shape: [768, 768] },
-    { name: 'conditioner.embedders.0.transformer.text_model.embeddings.token_embedding.weight', dtype: 'F16', shape: [49408, 768] },
-    { name: 'conditioner.embedders.1.model.transformer.resblocks.0.attn.in_proj_weight', dtype: 'F16', shape: [3840, 1280] },
+    {
+      name: 'conditioner.embedders.0.transformer.text_model.encoder.layers.0.self_attn.q_proj.weight',
+      dtype: 'F16',
+      shape: [768, 768],
+    },
+    {
+      name: 'conditioner.embedders.0.transformer.text_model.embeddings.token_embedding.weight',
+      dtype: 'F16',
+      shape: [49408, 768],
+    },
+    {
+      name: 'conditioner.embedders.1.model.transformer.resblocks.0.attn.in_proj_weight',
+      dtype: 'F16',
+      shape: [3840, 1280],
+    },
     { name: 'conditioner.embedders.1.model.token_embedding.weight', dtype: 'F16', shape: [49408, 1280] },
     { name: 'first_stage_model.encoder.down.0.block.0.conv1.weight', dtype: 'F16', shape: [128, 128, 3, 3] },
     { name: 'first_stage_model.decoder.up.0.block.0.conv1.weight', dtype: 'F16', shape: [128, 256, 3, 3] },

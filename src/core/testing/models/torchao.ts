@@ -9,7 +9,9 @@ import type { ModelFixture } from './header-from-specs';
 
 export function torchaoFloat8Fixture(): ModelFixture {
   const specs: TensorSpec[] = [];
-  const metadata: Record<string, string> = { tensor_names: JSON.stringify(['0.weight', '0.bias', '2.weight', '2.bias']) };
+  const metadata: Record<string, string> = {
+    tensor_names: JSON.stringify(['0.weight', '0.bias', '2.weight', '2.bias']),
+  };
   for (const [layer, out, k] of [
     [0, 256, 32],
     [2, 64, 256],

@@ -1,0 +1,54 @@
+import { expect, test } from '@playwright/test';
+import { comfyFluxTensors } from '../src/core/testing/fixture-manifest';
+import { layoutTensors } from '../src/core/testing/build-safetensors';
+import { headerLengthOf, openApp, openLocalFile, ORIGIN_A, watchPage } from './helpers';
+
+const FLUX = 'flux1-dev-int8cr.safetensors';
+const { tensors } = comfyFluxTensors();
+const CONFIG_LAYERS = tensors.filter((t) => t.name.endsWith('.comfy_quant')).length;
+
+test.describe('model insights', () => {
+  test('a ComfyUI int8 file: verdict, per-layer configs, and the lying file name', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, FLUX);
+    await expect(page.getByTestId('verdict-clauses')).toContainText('DiT');
+    await expect(page.getByTestId('verdict-clauses')).toContainText(`int8_tensorwise on ${CONFIG_LAYERS} layers`);
+    await expect(page.locator('[data-code="quant-name-claim-mismatch"]')).toContainText('int8cr');
+
+    await page.getByRole('tab', { name: 'Quantization' }).click();
+    const configs = page.getByRole('table', { name: 'Per-layer quantization configs' });
+    await expect(configs.getByRole('row').nth(1)).toContainText('int8_tensorwise');
+    await expect(configs.getByRole('row').nth(1)).toContainText(String(CONFIG_LAYERS));
+
+    await page.getByRole('tab', { name: 'Modules' }).click();
+    await page.getByRole('tree', { name: 'Module tree' }).getByRole('button', { name: 'single_blocks', exact: true }).click();
+    await expect(page.getByRole('tab', { name: 'Tensors' })).toHaveAttribute('aria-selected', 'true');
+    const singleBlockTensors = tensors.filter((t) => t.name.startsWith('single_blocks.')).length;
+    await expect(page.getByTestId('row-count')).toContainText(`${singleBlockTensors} shown`);
+    watch.expectClean();
+  });
+
+  test('remote: the comfy_quant config bytes come from exactly one extra Range request', async ({ page }) => {
+    const watch = watchPage(page);
+    const tag = `t=insights-${Date.now()}`;
+    await openApp(page);
+    await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(`${ORIGIN_A}/range/${FLUX}?${tag}`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.locator('[data-code="quant-name-claim-mismatch"]')).toBeVisible();
+    await expect(page.getByTestId('verdict-clauses')).toContainText(`int8_tensorwise on ${CONFIG_LAYERS} layers`);
+
+    const response = await fetch(`${ORIGIN_A}/__log?origin=A`);
+    const body = (await response.json()) as { entries?: Array<{ path: string; range: string; method: string }> };
+    const log = (body.entries ?? []).filter((entry) => entry.path.includes(tag) && entry.method === 'GET');
+    expect(log).toHaveLength(2);
+    // The second request spans exactly the config tensors at the end of the data region.
+    const dataStart = 8 + headerLengthOf(FLUX);
+    const configEntries = layoutTensors(tensors).entries.filter((entry) => entry.name.endsWith('.comfy_quant'));
+    const first = dataStart + Math.min(...configEntries.map((entry) => entry.data_offsets[0]));
+    const last = dataStart + Math.max(...configEntries.map((entry) => entry.data_offsets[1])) - 1;
+    expect(log[1].range).toBe(`bytes=${first}-${last}`);
+    await expect(page.getByTestId('integrity')).toContainText('in 2 requests');
+    watch.expectClean();
+  });
+});
