@@ -9,7 +9,7 @@ import type { Finding } from '../../model';
 import { asNumber } from '../values';
 import {
   CONTAINER_BITS,
-  isInteger,
+  isPositiveInteger,
   mode,
   siblingRows,
   stripSuffix,
@@ -54,8 +54,8 @@ export function readGptqModule(context: QuantContext, qweightRow: number, base: 
   }
   const k = gIdx >= 0 ? index.dim(gIdx, 0) : bits !== null ? (index.dim(qweightRow, 0) * container) / bits : null;
   const groups = index.dim(scales, 0);
-  const groupSize = k !== null && isInteger(k) ? (groups === 1 ? -1 : Math.ceil(k / groups)) : null;
-  const logical = k !== null && isInteger(k) ? k * n : (index.dim(qweightRow, 0) * container * n) / 4;
+  const groupSize = k !== null && isPositiveInteger(k) ? (groups === 1 ? -1 : Math.ceil(k / groups)) : null;
+  const logical = k !== null && isPositiveInteger(k) ? k * n : (index.dim(qweightRow, 0) * container * n) / 4;
   return {
     module: {
       name: base,

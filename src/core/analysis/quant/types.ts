@@ -101,6 +101,6 @@ export function mode<T>(values: Iterable<T>): T | null {
   return best;
 }
 
-export function isInteger(value: number): boolean {
+export function isPositiveInteger(value: number): boolean {
   return Number.isInteger(value) && value > 0;
 }
