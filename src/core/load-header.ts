@@ -1,7 +1,7 @@
 /**
  * Drives a ByteReader through the two reads a header needs: the length prefix (plus, for remote sources, a
  * speculative prefix that usually holds the whole header) and then exactly the rest of the header.
- * The data region is never read. Memory for the header is allocated only once the source has proven its size.
+ * The data region is never read. Memory for the header grows only with the bytes the source actually delivers.
  */
 import type { ByteReader } from './bytes/byte-reader';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from './limits';
@@ -37,7 +37,9 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
   const { signal } = options;
   const first = await reader.read(0, reader.preferredFirstRead, { signal });
   let bytesRead = first.length;
-  const size = reader.size;
+  // A reader returns fewer bytes than asked only at the end of the source: a short first read is the whole file,
+  // so a source that never said its size cannot claim a header it does not have.
+  const size = reader.size ?? (first.length < reader.preferredFirstRead ? first.length : null);
   options.onProgress?.(bytesRead, null);
 
   if (first.length < 8) {
@@ -66,8 +68,9 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
   if (first.length >= headLength) {
     head = first.subarray(0, headLength);
   } else {
-    head = new Uint8Array(headLength);
-    head.set(first);
+    // The buffer grows with the bytes that actually arrive, never ahead of them: a server (or a remote size it
+    // claimed) that promises a 100 MB header and then sends 16 bytes costs 16 bytes, not 100 MB.
+    const growing = new GrowingBytes(first, headLength);
     const alreadyHave = first.length;
     let lastPreviewAt = 0;
     const wantsPreview = options.onPreview !== undefined && prefix.length >= PREVIEW_MIN_HEADER_BYTES;
@@ -75,23 +78,61 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
       signal,
       onChunk: (chunk, receivedSoFar) => {
         // Copy as bytes arrive so the preview scan sees a growing prefix of the header.
-        head.set(chunk, alreadyHave + receivedSoFar - chunk.length);
+        growing.write(alreadyHave + receivedSoFar - chunk.length, chunk);
         options.onProgress?.(alreadyHave + receivedSoFar, headLength);
         if (wantsPreview && lastPreviewAt === 0 && receivedSoFar > 64 * 1024) {
           lastPreviewAt = receivedSoFar;
-          options.onPreview?.(previewEntries(head.subarray(8, alreadyHave + receivedSoFar), PREVIEW_ROWS));
+          options.onPreview?.(previewEntries(growing.bytes().subarray(8), PREVIEW_ROWS));
         }
       },
     });
-    head.set(rest, alreadyHave);
+    growing.write(alreadyHave, rest);
     bytesRead += rest.length;
+    // Fewer bytes than N when the source ended early: the parser then reports the header as running past the end.
+    head = growing.bytes(alreadyHave + rest.length);
     if (wantsPreview && lastPreviewAt === 0) {
       options.onPreview?.(previewEntries(head.subarray(8), PREVIEW_ROWS));
     }
   }
   options.onProgress?.(bytesRead, headLength);
-  const outcome = parseFileHead(head, size, { allowOversizedHeader: options.allowOversizedHeader });
+  const outcome = parseFileHead(head, reader.size ?? size, { allowOversizedHeader: options.allowOversizedHeader });
   return { outcome, head, bytesRead };
+}
+
+/**
+ * A byte buffer that is written at increasing offsets and grows (doubling, capped at `limit`) only as far as the
+ * bytes written so far, so its memory is at most twice what the source has delivered.
+ */
+class GrowingBytes {
+  private buffer: Uint8Array;
+  private written: number;
+
+  constructor(
+    initial: Uint8Array,
+    private readonly limit: number,
+  ) {
+    this.buffer = initial.slice();
+    this.written = initial.length;
+  }
+
+  write(at: number, chunk: Uint8Array): void {
+    const end = Math.min(this.limit, at + chunk.length);
+    if (end <= at) {
+      return;
+    }
+    if (end > this.buffer.length) {
+      const grown = new Uint8Array(Math.min(this.limit, Math.max(end, this.buffer.length * 2)));
+      grown.set(this.buffer.subarray(0, this.written));
+      this.buffer = grown;
+    }
+    this.buffer.set(end - at === chunk.length ? chunk : chunk.subarray(0, end - at), at);
+    this.written = Math.max(this.written, end);
+  }
+
+  /** The first `length` bytes written (all of them by default), without a copy. */
+  bytes(length = this.written): Uint8Array {
+    return this.buffer.subarray(0, Math.min(length, this.written));
+  }
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

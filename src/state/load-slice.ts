@@ -53,6 +53,26 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
           set({ load: { ...load, phase, bytesRead, bytesTotal } });
         }
       },
+      onAnalyses: (update) => {
+        const load = get().load;
+        if (load.status === 'ready' && load.result.loadId === handle.id) {
+          set({
+            load: {
+              status: 'ready',
+              result: {
+                ...load.result,
+                sections: update.sections,
+                analysisFindings: update.analysisFindings,
+                network: update.network ?? load.result.network,
+                bytesRead: load.result.source.kind === 'url' && update.network ? update.network.bytesFetched : load.result.bytesRead,
+                analysisPending: false,
+                timings: { ...load.result.timings, analyzeMs: update.analyzeMs },
+              },
+            },
+          });
+          markLoadDone(handle.id);
+        }
+      },
       onPreview: (rows) => {
         const load = get().load;
         if (load.status === 'loading' && load.loadId === handle.id) {
@@ -82,7 +102,9 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       }
       current = null;
       set({ load: { status: 'ready', result } });
-      markLoadDone(handle.id);
+      if (!result.analysisPending) {
+        markLoadDone(handle.id);
+      }
       get().refreshTable();
     } catch (error) {
       if (current !== handle) {

@@ -7,9 +7,18 @@ import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
 import type { LoadOptions, LoadPhase, LoadResult, SourceSpec, WorkerRequest, WorkerResponse } from './protocol';
 
+export interface AnalysesUpdate {
+  sections: LoadResult['sections'];
+  analysisFindings: LoadResult['analysisFindings'];
+  network: LoadResult['network'];
+  analyzeMs: number;
+}
+
 export interface LoadHandlers {
   onProgress?: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
   onPreview?: (rows: TensorColumns) => void;
+  /** The analyses finished after the result was delivered. */
+  onAnalyses?: (update: AnalysesUpdate) => void;
 }
 
 export class LoadFailure extends Error {
@@ -65,12 +74,26 @@ function handle(message: WorkerResponse): void {
       entry.handlers?.onPreview?.(message.rows);
       return;
     case 'result':
-      pending.delete(message.id);
+      // Keep listening when analyses are still to come for this load.
+      if (!message.result.analysisPending) {
+        pending.delete(message.id);
+      }
       entry.resolve(message.result);
+      return;
+    case 'analyses':
+      pending.delete(message.id);
+      entry.handlers?.onAnalyses?.({
+        sections: message.sections,
+        analysisFindings: message.analysisFindings,
+        network: message.network,
+        analyzeMs: message.analyzeMs,
+      });
       return;
     case 'error':
       pending.delete(message.id);
+      // An error after the result (a failed analysis data read) leaves the parsed result standing.
       entry.reject(new LoadFailure(message.error));
+      entry.handlers?.onAnalyses?.({ sections: {}, analysisFindings: [], network: null, analyzeMs: 0 });
       return;
     case 'query-result':
       pending.delete(message.id);

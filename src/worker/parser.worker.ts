@@ -118,43 +118,42 @@ async function open(id: number, source: SourceSpec, options: { allowOversizedHea
       onPreview: (rows) => post({ type: 'preview', id, rows }, columnBuffers(rows)),
     });
     const readAndParseMs = performance.now() - started;
-    const analyzeStarted = performance.now();
-    let sections: LoadResult['sections'] = {};
-    let analysisFindings: LoadResult['analysisFindings'] = [];
-    let names: string[] = [];
-    if (loaded.outcome.kind === 'parsed') {
-      post({ type: 'progress', id, phase: 'analyze', bytesRead: loaded.bytesRead, bytesTotal: loaded.head.length });
-      const header = loaded.outcome.header;
-      names = allTensorNames(header.tensors);
-      const tensorBytes = await readAnalysisData(reader, header, names, signal, source.kind === 'url' ? MAX_REMOTE_ANALYSIS_SPANS : Infinity);
-      const analyses = runAnalyses({ header, names, fileName: ref.name, sidecars: {}, tensorBytes });
-      sections = analyses.sections;
-      analysisFindings = analyses.findings;
-      remember(id, { columns: header.tensors, names, head: loaded.head });
-    }
-    const outcome =
-      loaded.outcome.kind === 'parsed'
-        ? {
-            kind: 'parsed' as const,
-            header: { ...loaded.outcome.header, tensors: cloneColumns(loaded.outcome.header.tensors) },
-          }
-        : loaded.outcome;
-    if (loaded.outcome.kind !== 'parsed') {
-      remember(id, { columns: emptyColumns(), names: [], head: loaded.head });
-    }
-    const stats = reader.stats();
+    const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
+    const names = parsed ? allTensorNames(parsed.tensors) : [];
+    remember(id, { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head });
+    const outcome = parsed
+      ? { kind: 'parsed' as const, header: { ...parsed, tensors: cloneColumns(parsed.tensors) } }
+      : loaded.outcome;
+    const networkStats = () => (source.kind === 'url' ? reader.stats() : null);
     const result: LoadResult = {
       loadId: id,
       source: ref,
       outcome,
-      bytesRead: source.kind === 'file' ? loaded.bytesRead : stats.bytesFetched,
+      bytesRead: source.kind === 'file' ? loaded.bytesRead : reader.stats().bytesFetched,
       fileSize: reader.size,
-      network: source.kind === 'url' ? stats : null,
-      sections,
-      analysisFindings,
-      timings: { readMs: readAndParseMs, parseMs: readAndParseMs, analyzeMs: performance.now() - analyzeStarted },
+      network: networkStats(),
+      analysisPending: parsed !== null,
+      sections: {},
+      analysisFindings: [],
+      timings: { readMs: readAndParseMs, parseMs: readAndParseMs, analyzeMs: 0 },
     };
     post({ type: 'result', id, result }, outcomeBuffers(outcome));
+    if (parsed) {
+      // Analyses run after the table is on screen; their data reads (a few KB) never delay the first paint.
+      post({ type: 'progress', id, phase: 'analyze', bytesRead: loaded.bytesRead, bytesTotal: loaded.head.length });
+      const analyzeStarted = performance.now();
+      const maxSpans = source.kind === 'url' ? MAX_REMOTE_ANALYSIS_SPANS : Infinity;
+      const tensorBytes = await readAnalysisData(reader, parsed, names, signal, maxSpans);
+      const analyses = runAnalyses({ header: parsed, names, fileName: ref.name, sidecars: {}, tensorBytes });
+      post({
+        type: 'analyses',
+        id,
+        sections: analyses.sections,
+        analysisFindings: analyses.findings,
+        network: networkStats(),
+        analyzeMs: performance.now() - analyzeStarted,
+      });
+    }
   } catch (error) {
     post({
       type: 'error',

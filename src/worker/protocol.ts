@@ -55,6 +55,11 @@ export interface LoadResult {
   /** File size as the source reported it. */
   fileSize: number | null;
   network: { requests: number; bytesFetched: number } | null;
+  /**
+   * True when the analyses are still running: the result is posted as soon as the header is parsed (so the table
+   * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later.
+   */
+  analysisPending: boolean;
   sections: AnalysisSections;
   /** Findings from the analyses (the parser's own are in outcome). */
   analysisFindings: Finding[];
@@ -65,6 +70,15 @@ export type WorkerResponse =
   | { type: 'progress'; id: number; phase: LoadPhase; bytesRead: number; bytesTotal: number | null }
   | { type: 'preview'; id: number; rows: TensorColumns }
   | { type: 'result'; id: number; result: LoadResult }
+  | {
+      type: 'analyses';
+      id: number;
+      sections: AnalysisSections;
+      analysisFindings: Finding[];
+      /** Network totals including the data reads the analyses made (comfy_quant configs, LoRA alphas). */
+      network: { requests: number; bytesFetched: number } | null;
+      analyzeMs: number;
+    }
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null };

@@ -30,16 +30,42 @@ const WEIGHT_SUFFIXES = [
   '.B',
 ];
 
-const TOWER_RULES: ReadonlyArray<{ kind: string; pattern: RegExp }> = [
-  {
-    kind: 'vision',
-    pattern:
-      /^(?:model\.)?(?:visual|vision_tower|vision_model|vision_encoder|image_encoder|vision_embed_tokens|multi_modal_projector|mm_projector|vision)\./,
-  },
-  { kind: 'audio', pattern: /^(?:model\.)?(?:audio_tower|audio_model|audio_encoder|audio)\./ },
-  { kind: 'text-encoder', pattern: /^(?:cond_stage_model|conditioner|text_encoders?|text_encoder_2|text_encoder_3)\./ },
-  { kind: 'vae', pattern: /^(?:first_stage_model|vae)\./ },
-];
+/** First name segments (or second, under `model.`) of non-text towers. */
+const TOWER_HEADS: ReadonlyMap<string, string> = new Map([
+  ...[
+    'visual',
+    'vision_tower',
+    'vision_model',
+    'vision_encoder',
+    'image_encoder',
+    'vision_embed_tokens',
+    'multi_modal_projector',
+    'mm_projector',
+    'vision',
+  ].map((head): [string, string] => [head, 'vision']),
+  ...['audio_tower', 'audio_model', 'audio_encoder', 'audio'].map((head): [string, string] => [head, 'audio']),
+  ...['cond_stage_model', 'conditioner', 'text_encoder', 'text_encoders', 'text_encoder_2', 'text_encoder_3'].map(
+    (head): [string, string] => [head, 'text-encoder'],
+  ),
+  ...['first_stage_model', 'vae'].map((head): [string, string] => [head, 'vae']),
+]);
+
+/** Towers that transformers nests under `model.` (`model.visual`, `model.vision_tower`…); encoders never are. */
+const MODEL_NESTED_TOWERS = new Set([
+  'visual',
+  'vision_tower',
+  'vision_model',
+  'vision_encoder',
+  'image_encoder',
+  'vision_embed_tokens',
+  'multi_modal_projector',
+  'mm_projector',
+  'vision',
+  'audio_tower',
+  'audio_model',
+  'audio_encoder',
+  'audio',
+]);
 
 const DIT_CONTAINERS = [
   'double_blocks',
@@ -113,15 +139,12 @@ export function analyzeArchitecture(input: AnalysisInput): {
   const towerRows = new Map<string, { count: number; prefix: string }>();
   const isTower = new Uint8Array(index.count);
   for (let row = 0; row < index.count; row++) {
-    for (const { kind, pattern } of TOWER_RULES) {
-      const match = pattern.exec(names[row]);
-      if (match) {
-        isTower[row] = 1;
-        const entry = towerRows.get(kind) ?? { count: 0, prefix: match[0] };
-        entry.count++;
-        towerRows.set(kind, entry);
-        break;
-      }
+    const tower = towerOf(names[row]);
+    if (tower) {
+      isTower[row] = 1;
+      const entry = towerRows.get(tower.kind) ?? { count: 0, prefix: tower.prefix };
+      entry.count++;
+      towerRows.set(tower.kind, entry);
     }
   }
   const towerTotal = [...towerRows.values()].reduce((sum, entry) => sum + entry.count, 0);
@@ -136,22 +159,34 @@ export function analyzeArchitecture(input: AnalysisInput): {
     isTower.fill(0);
   }
 
-  // Numbered containers: the text before the first `.<n>.` segment.
+  // Numbered containers: the text before the first `.<n>.` segment. Consecutive names mostly share it, so the
+  // previous prefix is reused instead of slicing a new string per row.
   const containers = new Map<string, Container>();
+  const inContainer = new Uint8Array(index.count);
+  let previous: Container | null = null;
   for (let row = 0; row < index.count; row++) {
     if (isTower[row]) {
       continue;
     }
     const name = names[row];
-    const match = /(^|\.)(\d+)\./.exec(name);
-    if (!match) {
+    const found = firstIndexSegment(name);
+    if (!found) {
       continue;
     }
-    const prefix = name.slice(0, match.index + match[1].length);
-    const entry = containers.get(prefix) ?? { prefix, indices: new Set<number>(), tensors: 0 };
-    entry.indices.add(Number(match[2]));
+    inContainer[row] = 1;
+    let entry: Container | null | undefined =
+      previous !== null && previous.prefix.length === found.start && name.startsWith(previous.prefix) ? previous : null;
+    if (!entry) {
+      const prefix = name.slice(0, found.start);
+      entry = containers.get(prefix);
+      if (!entry) {
+        entry = { prefix, indices: new Set<number>(), tensors: 0 };
+        containers.set(prefix, entry);
+      }
+    }
+    entry.indices.add(found.value);
     entry.tensors++;
-    containers.set(prefix, entry);
+    previous = entry;
   }
 
   const diffusion = detectDiffusion(containers, names, evidence);
@@ -187,8 +222,8 @@ export function analyzeArchitecture(input: AnalysisInput): {
   let embeddingRow = -1;
   let lmHead = false;
   for (let row = 0; row < index.count; row++) {
-    if (isTower[row]) {
-      continue;
+    if (isTower[row] || inContainer[row]) {
+      continue; // Embeddings and heads sit outside the layer stack.
     }
     const name = names[row];
     if (embeddingRow < 0 && RE_EMBEDDING.test(name) && index.rank(row) === 2) {
@@ -246,19 +281,18 @@ export function analyzeArchitecture(input: AnalysisInput): {
     const layerRows = new Map<number, number[]>();
     for (let row = 0; row < index.count; row++) {
       const name = names[row];
-      if (!name.startsWith(prefix)) {
+      if (!inContainer[row] || !name.startsWith(prefix)) {
         continue;
       }
-      const dot = name.indexOf('.', prefix.length);
-      const layer = Number(name.slice(prefix.length, dot));
-      if (dot < 0 || !Number.isInteger(layer)) {
+      const found = firstIndexSegment(name);
+      if (!found || found.start !== prefix.length) {
         continue;
       }
-      const list = layerRows.get(layer);
+      const list = layerRows.get(found.value);
       if (list) {
         list.push(row);
       } else {
-        layerRows.set(layer, [row]);
+        layerRows.set(found.value, [row]);
       }
     }
     const mtpIndices = [...layerRows.entries()]
@@ -396,9 +430,14 @@ export function analyzeArchitecture(input: AnalysisInput): {
       let count = 0;
       for (const row of rows) {
         const name = names[row];
-        const numbered = /\.experts\.(\d+)\./.exec(name);
-        if (numbered) {
-          count = Math.max(count, Number(numbered[1]) + 1);
+        const at = name.indexOf('.experts.');
+        const switchMlp = at < 0 && name.includes('.switch_mlp.');
+        if (at < 0 && !switchMlp) {
+          continue;
+        }
+        const expert = at >= 0 ? leadingIndex(name, at + '.experts.'.length) : -1;
+        if (expert >= 0) {
+          count = Math.max(count, expert + 1);
           if (
             expertModule === null &&
             /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/.test(name)
@@ -407,7 +446,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
           }
           continue;
         }
-        if ((/\.experts\.[^.0-9]/.test(name) || /\.switch_mlp\./.test(name)) && index.rank(row) >= 3) {
+        if (index.rank(row) >= 3) {
           count = Math.max(count, index.dim(row, 0));
           expertsPacked = true;
           packedIntermediate ??= packedExpertWidth(index, row, hiddenSize);
@@ -499,6 +538,65 @@ export function analyzeArchitecture(input: AnalysisInput): {
     return { section: null, findings };
   }
   return { section, findings };
+}
+
+/** Tower kind of a name by its first segment (or second, under `model.`), without a regex per row. */
+function towerOf(name: string): { kind: string; prefix: string } | null {
+  let dot = name.indexOf('.');
+  if (dot < 0) {
+    return null;
+  }
+  let head = name.slice(0, dot);
+  let skipped = '';
+  if (head === 'model') {
+    const next = name.indexOf('.', dot + 1);
+    if (next < 0) {
+      return null;
+    }
+    skipped = 'model.';
+    head = name.slice(dot + 1, next);
+    dot = next;
+  }
+  const kind = TOWER_HEADS.get(head);
+  if (kind === undefined || (skipped !== '' && !MODEL_NESTED_TOWERS.has(head))) {
+    return null;
+  }
+  return { kind, prefix: `${skipped}${head}.` };
+}
+
+/** Value of the run of digits at `at` when it forms a whole dotted segment, else -1. */
+function leadingIndex(name: string, at: number): number {
+  let value = 0;
+  let i = at;
+  while (i < name.length) {
+    const c = name.charCodeAt(i);
+    if (c === 46) {
+      break;
+    }
+    if (c < 48 || c > 57 || i - at >= 9) {
+      return -1;
+    }
+    value = value * 10 + (c - 48);
+    i++;
+  }
+  return i > at && i < name.length ? value : -1;
+}
+
+/** The first `<digits>.` segment of a name: where it starts and its value. */
+function firstIndexSegment(name: string): { start: number; value: number } | null {
+  let start = 0;
+  while (start < name.length) {
+    const value = leadingIndex(name, start);
+    if (value >= 0) {
+      return { start, value };
+    }
+    const dot = name.indexOf('.', start);
+    if (dot < 0) {
+      return null;
+    }
+    start = dot + 1;
+  }
+  return null;
 }
 
 /**
@@ -673,9 +771,13 @@ function findDenseMlp(
   const pattern =
     /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$/;
   for (const layer of indices) {
-    const modules = moduleMap(index, layerRows.get(layer) ?? []);
-    for (const module of modules.keys()) {
-      if (pattern.test(module) && !/experts|shared_expert/.test(module)) {
+    for (const row of layerRows.get(layer) ?? []) {
+      const name = index.names[row];
+      if (name.includes('expert')) {
+        continue;
+      }
+      const module = stripWeightSuffix(name);
+      if (module !== name && pattern.test(module)) {
         const out = outFeatures(index, module, hidden, bytes);
         if (out !== null) {
           return { size: module.endsWith('gate_up_proj') ? out / 2 : out, module: lastPart(module) };

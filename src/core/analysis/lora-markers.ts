@@ -4,17 +4,42 @@
 export const RE_LORA_TENSOR =
   /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:down|up|mid)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
 
-/** True when adapter tensors make up most of the file (a LoRA file carries no base weights). */
+/** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */
+function mayBeAdapterTensor(name: string): boolean {
+  return (
+    name.includes('lora') ||
+    name.includes('hada_') ||
+    name.includes('lokr_') ||
+    name.includes('oft_') ||
+    name.includes('dora_') ||
+    name.endsWith('.alpha')
+  );
+}
+
+export function isLoraTensor(name: string): boolean {
+  return mayBeAdapterTensor(name) && RE_LORA_TENSOR.test(name);
+}
+
+const adapterCache = new WeakMap<readonly string[], boolean>();
+
+/** True when adapter tensors make up most of the file (a LoRA file carries no base weights). Cached per names array. */
 export function isAdapterFile(names: readonly string[]): boolean {
-  if (names.length === 0) {
-    return false;
+  const cached = adapterCache.get(names);
+  if (cached !== undefined) {
+    return cached;
   }
   let hits = 0;
+  let factors = 0;
   for (const name of names) {
-    if (RE_LORA_TENSOR.test(name)) {
+    if (isLoraTensor(name)) {
       hits++;
+      if (!name.endsWith('.alpha')) {
+        factors++;
+      }
     }
   }
   // PEFT files may add full copies (modules_to_save), so "most", not "all"; `.alpha` alone never decides.
-  return hits * 2 >= names.length && names.some((name) => RE_LORA_TENSOR.test(name) && !name.endsWith('.alpha'));
+  const result = names.length > 0 && hits * 2 >= names.length && factors > 0;
+  adapterCache.set(names, result);
+  return result;
 }

@@ -10,7 +10,7 @@
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './limits';
-import { RE_LORA_TENSOR, isAdapterFile } from './lora-markers';
+import { isAdapterFile, isLoraTensor } from './lora-markers';
 import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
 import { tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
@@ -119,9 +119,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     const name = names[row];
     adapterParams += Number.isFinite(index.elements(row)) ? index.elements(row) : 0;
     const parts =
-      RE_LORA_TENSOR.test(name) || /\.(?:diff|diff_b|lokr_w[12](?:_[ab])?|lokr_t2)$/.test(name)
-        ? splitName(name)
-        : null;
+      isLoraTensor(name) || /\.(?:diff|diff_b|lokr_w[12](?:_[ab])?|lokr_t2)$/.test(name) ? splitName(name) : null;
     if (!parts) {
       fullTensors++;
       continue;

@@ -63,6 +63,13 @@ export function VerdictClauses({ result }: { result: LoadResult }) {
       clauses.push({ text, panel: 'quantization' });
     }
   }
+  if (result.analysisPending) {
+    return (
+      <span className="verdict-clauses muted" data-testid="verdict-pending">
+        Analysing quantization, architecture and adapters…
+      </span>
+    );
+  }
   if (clauses.length === 0) {
     return null;
   }

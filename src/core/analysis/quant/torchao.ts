@@ -52,7 +52,8 @@ export const torchaoDetector: QuantDetector = {
     let groups: Map<string, number[]> | null = null;
     for (let row = 0; row < index.count; row++) {
       const name = index.names[row];
-      if (claimed[row]) {
+      // Both spellings end in `qdata`; the regexes run only on those few names.
+      if (claimed[row] || !name.endsWith('qdata')) {
         continue;
       }
       let original: string;

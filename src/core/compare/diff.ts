@@ -1,0 +1,317 @@
+/**
+ * The key-set diff of two checkpoints (seed 004 by hand, done for you): after key alignment, every tensor is only in
+ * A, only in B, in both with a different shape, in both with a different dtype, or identical (same dtype and shape;
+ * the data itself is never read). Counts and parameter totals come per group and per module.
+ *
+ * Pure and columnar: it runs in the worker over the two kept loads' columns and names, and returns typed arrays
+ * (one entry per aligned key) plus small summaries, so 250,000 tensors per side cross the boundary as transferables.
+ */
+import { UNKNOWN_DTYPE_CODE } from '../dtypes';
+import type { TensorColumns } from '../model';
+import { tensorBytes } from '../table-query';
+import { alignmentSummary, alignSide, type AlignmentSummary, type AlignRule } from './align';
+
+/** A partition: a tensor whose shape and dtype both changed is in `shape` (and counted in `shapeAndDtype`). */
+export const DIFF_GROUPS = ['only-a', 'only-b', 'dtype', 'shape', 'identical'] as const;
+export type DiffGroup = (typeof DIFF_GROUPS)[number];
+
+/** Status codes in `DiffEntries.status`: the index of the group in DIFF_GROUPS. */
+export const STATUS_ONLY_A = 0;
+export const STATUS_ONLY_B = 1;
+export const STATUS_DTYPE = 2;
+export const STATUS_SHAPE = 3;
+export const STATUS_IDENTICAL = 4;
+
+/**
+ * Modules beyond this many fold into one `(other modules)` row: real checkpoints have tens to a few thousand, and a
+ * hostile header with 250,000 unrelated top-level names should not turn into 250,000 summary objects.
+ */
+export const MAX_COMPARE_MODULES = 20_000;
+export const OTHER_MODULES = '(other modules)';
+
+/** Longest digit run treated as a layer index (longer runs are hashes or dates, kept as names). */
+const MAX_INDEX_DIGITS = 9;
+
+export interface CompareSide {
+  columns: TensorColumns;
+  names: readonly string[];
+  /** Dtype strings outside the spec, by row; without it, two unknown dtypes compare equal. */
+  unknownDtypes?: ReadonlyMap<number, string>;
+}
+
+export interface GroupTotals {
+  tensors: number;
+  /** Parameters (elements) on each side; a tensor missing from a side contributes 0 there. */
+  elementsA: number;
+  elementsB: number;
+  bytesA: number;
+  bytesB: number;
+}
+
+export interface ModuleDiff {
+  /** Aligned module: the name up to its first numbered segment (`layers.5`), else the tensor's parent path. */
+  name: string;
+  tensors: number;
+  onlyA: number;
+  onlyB: number;
+  dtype: number;
+  shape: number;
+  identical: number;
+  elementsA: number;
+  elementsB: number;
+  status: 'only-a' | 'only-b' | 'changed' | 'identical';
+}
+
+export interface DiffEntries {
+  count: number;
+  /** Row in A's columns, or -1 when the key is only in B. */
+  rowA: Int32Array;
+  /** Row in B's columns, or -1 when the key is only in A. */
+  rowB: Int32Array;
+  /** Index into DIFF_GROUPS. */
+  status: Uint8Array;
+  /** Characters the alignment stripped from the side's name (the key is the rest). */
+  stripA: Uint32Array;
+  stripB: Uint32Array;
+  /** Index into `modules`. */
+  module: Uint32Array;
+}
+
+export interface DiffSummary {
+  alignment: AlignmentSummary;
+  groups: Record<DiffGroup, GroupTotals>;
+  /** Entries in `shape` whose dtype differs too. */
+  shapeAndDtype: number;
+  tensorsA: number;
+  tensorsB: number;
+  elementsA: number;
+  elementsB: number;
+  modules: ModuleDiff[];
+}
+
+export interface DiffResult extends DiffSummary {
+  entries: DiffEntries;
+}
+
+function emptyTotals(): GroupTotals {
+  return { tensors: 0, elementsA: 0, elementsB: 0, bytesA: 0, bytesB: 0 };
+}
+
+function finite(value: number): number {
+  return Number.isFinite(value) ? value : 0;
+}
+
+function sameShape(a: TensorColumns, rowA: number, b: TensorColumns, rowB: number): boolean {
+  const startA = a.shapeStarts[rowA];
+  const startB = b.shapeStarts[rowB];
+  const rank = a.shapeStarts[rowA + 1] - startA;
+  if (rank !== b.shapeStarts[rowB + 1] - startB) {
+    return false;
+  }
+  for (let d = 0; d < rank; d++) {
+    if (a.dims[startA + d] !== b.dims[startB + d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameDtype(a: CompareSide, rowA: number, b: CompareSide, rowB: number): boolean {
+  const codeA = a.columns.dtype[rowA];
+  const codeB = b.columns.dtype[rowB];
+  if (codeA !== codeB) {
+    return false;
+  }
+  return codeA !== UNKNOWN_DTYPE_CODE || a.unknownDtypes?.get(rowA) === b.unknownDtypes?.get(rowB);
+}
+
+function isIndexSegment(key: string, start: number, end: number): boolean {
+  if (end === start || end - start > MAX_INDEX_DIGITS) {
+    return false;
+  }
+  for (let i = start; i < end; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The module a key belongs to: everything up to and including its first numbered segment (`layers.5.mlp.up.weight`
+ * → `layers.5`, `down_blocks.1.resnets.0.conv1.weight` → `down_blocks.1`), else its parent path
+ * (`embed_tokens.weight` → `embed_tokens`), else the key itself (`lm_head`).
+ */
+export function moduleOf(key: string): string {
+  let start = 0;
+  let lastDot = -1;
+  while (start <= key.length) {
+    let end = key.indexOf('.', start);
+    if (end < 0) {
+      end = key.length;
+    }
+    if (isIndexSegment(key, start, end)) {
+      return key.slice(0, end);
+    }
+    if (end < key.length) {
+      lastDot = end;
+    }
+    start = end + 1;
+  }
+  return lastDot > 0 ? key.slice(0, lastDot) : key;
+}
+
+export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly AlignRule[]): DiffResult {
+  const alignedA = alignSide(a.names, enabled);
+  const alignedB = alignSide(b.names, enabled);
+  const countA = a.columns.count;
+  const countB = b.columns.count;
+
+  // Key → first B row. Duplicate keys within a side (duplicate names in a header) pair up first-come, first-served;
+  // leftovers are reported as only on their side.
+  const rowOfKeyB = new Map<string, number>();
+  for (let row = 0; row < countB; row++) {
+    if (!rowOfKeyB.has(alignedB.keys[row])) {
+      rowOfKeyB.set(alignedB.keys[row], row);
+    }
+  }
+  const matchedB = new Uint8Array(countB);
+  const capacity = countA + countB;
+  const rowA = new Int32Array(capacity);
+  const rowB = new Int32Array(capacity);
+  const status = new Uint8Array(capacity);
+  const stripA = new Uint32Array(capacity);
+  const stripB = new Uint32Array(capacity);
+  let n = 0;
+  let shapeAndDtype = 0;
+  for (let row = 0; row < countA; row++) {
+    const other = rowOfKeyB.get(alignedA.keys[row]);
+    rowA[n] = row;
+    stripA[n] = alignedA.strip[row];
+    if (other === undefined || matchedB[other]) {
+      rowB[n] = -1;
+      status[n] = STATUS_ONLY_A;
+    } else {
+      matchedB[other] = 1;
+      rowB[n] = other;
+      stripB[n] = alignedB.strip[other];
+      const shapeEqual = sameShape(a.columns, row, b.columns, other);
+      const dtypeEqual = sameDtype(a, row, b, other);
+      if (!shapeEqual) {
+        status[n] = STATUS_SHAPE;
+        if (!dtypeEqual) {
+          shapeAndDtype++;
+        }
+      } else {
+        status[n] = dtypeEqual ? STATUS_IDENTICAL : STATUS_DTYPE;
+      }
+    }
+    n++;
+  }
+  for (let row = 0; row < countB; row++) {
+    if (!matchedB[row]) {
+      rowA[n] = -1;
+      rowB[n] = row;
+      stripB[n] = alignedB.strip[row];
+      status[n] = STATUS_ONLY_B;
+      n++;
+    }
+  }
+
+  // Totals per group and per module.
+  const groups = Object.fromEntries(DIFF_GROUPS.map((group) => [group, emptyTotals()])) as Record<
+    DiffGroup,
+    GroupTotals
+  >;
+  const moduleIndex = new Map<string, number>();
+  const moduleNames: string[] = [];
+  const module = new Uint32Array(n);
+  const perModule: number[][] = [];
+  let elementsA = 0;
+  let elementsB = 0;
+  for (let i = 0; i < n; i++) {
+    const ra = rowA[i];
+    const rb = rowB[i];
+    const key = ra >= 0 ? alignedA.keys[ra] : alignedB.keys[rb];
+    let name = moduleOf(key);
+    let index = moduleIndex.get(name);
+    if (index === undefined) {
+      if (moduleNames.length >= MAX_COMPARE_MODULES) {
+        name = OTHER_MODULES;
+        index = moduleIndex.get(name);
+      }
+      if (index === undefined) {
+        index = moduleNames.length;
+        moduleIndex.set(name, index);
+        moduleNames.push(name);
+        // tensors, onlyA, onlyB, dtype, shape, identical, elementsA, elementsB
+        perModule.push([0, 0, 0, 0, 0, 0, 0, 0]);
+      }
+    }
+    module[i] = index;
+    const eA = ra >= 0 ? finite(a.columns.elements[ra]) : 0;
+    const eB = rb >= 0 ? finite(b.columns.elements[rb]) : 0;
+    const bA = ra >= 0 ? finite(tensorBytes(a.columns, ra)) : 0;
+    const bB = rb >= 0 ? finite(tensorBytes(b.columns, rb)) : 0;
+    const totals = groups[DIFF_GROUPS[status[i]]];
+    totals.tensors++;
+    totals.elementsA += eA;
+    totals.elementsB += eB;
+    totals.bytesA += bA;
+    totals.bytesB += bB;
+    elementsA += eA;
+    elementsB += eB;
+    const stats = perModule[index];
+    stats[0]++;
+    stats[1 + status[i]]++;
+    stats[6] += eA;
+    stats[7] += eB;
+  }
+  const modules: ModuleDiff[] = moduleNames.map((name, index) => {
+    const [tensors, onlyA, onlyB, dtype, shape, identical, mA, mB] = perModule[index];
+    return {
+      name,
+      tensors,
+      onlyA,
+      onlyB,
+      shape,
+      dtype,
+      identical,
+      elementsA: mA,
+      elementsB: mB,
+      status: onlyA === tensors ? 'only-a' : onlyB === tensors ? 'only-b' : identical === tensors ? 'identical' : 'changed',
+    };
+  });
+
+  return {
+    entries: {
+      count: n,
+      rowA: rowA.slice(0, n),
+      rowB: rowB.slice(0, n),
+      status: status.slice(0, n),
+      stripA: stripA.slice(0, n),
+      stripB: stripB.slice(0, n),
+      module,
+    },
+    alignment: alignmentSummary(alignedA, alignedB, enabled),
+    groups,
+    shapeAndDtype,
+    tensorsA: countA,
+    tensorsB: countB,
+    elementsA,
+    elementsB,
+    modules,
+  };
+}
+
+/** The aligned key of entry i, decoded from whichever side has it. */
+export function entryKey(
+  entries: DiffEntries,
+  i: number,
+  nameA: (row: number) => string,
+  nameB: (row: number) => string,
+): string {
+  const ra = entries.rowA[i];
+  return ra >= 0 ? nameA(ra).slice(entries.stripA[i]) : nameB(entries.rowB[i]).slice(entries.stripB[i]);
+}

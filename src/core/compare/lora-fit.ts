@@ -1,0 +1,428 @@
+/**
+ * LoRA against base: does this adapter fit this base model? Every adapted module must exist in the base, and the
+ * factors' feature sizes must match the base weight's shape [out, in, …]:
+ * - PEFT `base_model.model.X.lora_A.weight` [r, in] / `lora_B.weight` [out, r] → base `X.weight`;
+ * - kohya `lora_unet_down_blocks_0_…_to_q.lora_down.weight` [r, in, …] / `lora_up` [out, r, …] → base
+ *   `down_blocks.0.….to_q.weight`, found by comparing names with `.` and `_` unified;
+ * - diffusers `transformer.X.lora_A.weight` → `X.weight` (component prefix dropped when the base lacks it);
+ * - MLX `X.lora_a` [in, r] / `X.lora_b` [r, out]; LyCORIS LoHa `hada_w1_a` [out, r] / `hada_w1_b` [r, in·k·k];
+ * - PEFT embeddings `lora_embedding_A` [r, vocab] / `lora_embedding_B` [dim, r] against base [vocab, dim].
+ * Other LyCORIS forms (LoKr, OFT, full diffs) are checked for existence only. The key-alignment rules apply to both
+ * sides, so a base saved with `module.` or `model.` wrappers still matches.
+ */
+import { DTYPES } from '../dtypes';
+import type { TensorColumns } from '../model';
+import { stripPrefixes, type AlignRule } from './align';
+
+/** Problems listed by module; the counts stay exact. */
+export const MAX_LORA_FIT_PROBLEMS = 500;
+
+/** Examples of the name mapping shown with the verdict. */
+const MAX_MAPPING_EXAMPLES = 3;
+
+type Side = 'in' | 'out';
+
+interface FactorRule {
+  suffix: string;
+  /** Which base dimension this factor pins, and where the factor stores it. */
+  side: Side | null;
+  /** Dimension of the factor that holds the feature size (negative counts from the end). */
+  dim: number;
+  /** Embedding factors pin [vocab, dim] = base [0, 1] the other way round. */
+  embedding?: boolean;
+  /** LoHa `_b` factors flatten conv kernels: compare with the product of base dims 1…. */
+  flattened?: boolean;
+}
+
+/** Longest suffixes first; `side: null` marks a tensor that belongs to the module but pins no size. */
+const FACTORS: readonly FactorRule[] = [
+  { suffix: '.lora_magnitude_vector.weight', side: null, dim: 0 },
+  { suffix: '.lora_magnitude_vector', side: null, dim: 0 },
+  { suffix: '.lora_embedding_A', side: 'in', dim: 1, embedding: true },
+  { suffix: '.lora_embedding_B', side: 'out', dim: 0, embedding: true },
+  { suffix: '.lora_A.weight', side: 'in', dim: 1 },
+  { suffix: '.lora_B.weight', side: 'out', dim: 0 },
+  { suffix: '.lora_down.weight', side: 'in', dim: 1 },
+  { suffix: '.lora_up.weight', side: 'out', dim: 0 },
+  { suffix: '.lora_mid.weight', side: null, dim: 0 },
+  { suffix: '.lora.down.weight', side: 'in', dim: 1 },
+  { suffix: '.lora.up.weight', side: 'out', dim: 0 },
+  { suffix: '_lora.down.weight', side: 'in', dim: 1 },
+  { suffix: '_lora.up.weight', side: 'out', dim: 0 },
+  { suffix: '.lora_a', side: 'in', dim: 0 },
+  { suffix: '.lora_b', side: 'out', dim: -1 },
+  { suffix: '.hada_w1_a', side: 'out', dim: 0 },
+  { suffix: '.hada_w1_b', side: 'in', dim: 1, flattened: true },
+  { suffix: '.hada_w2_a', side: 'out', dim: 0 },
+  { suffix: '.hada_w2_b', side: 'in', dim: 1, flattened: true },
+  { suffix: '.hada_t1', side: null, dim: 0 },
+  { suffix: '.hada_t2', side: null, dim: 0 },
+  { suffix: '.lokr_w1_a', side: null, dim: 0 },
+  { suffix: '.lokr_w1_b', side: null, dim: 0 },
+  { suffix: '.lokr_w2_a', side: null, dim: 0 },
+  { suffix: '.lokr_w2_b', side: null, dim: 0 },
+  { suffix: '.lokr_w1', side: null, dim: 0 },
+  { suffix: '.lokr_w2', side: null, dim: 0 },
+  { suffix: '.lokr_t2', side: null, dim: 0 },
+  { suffix: '.oft_blocks', side: null, dim: 0 },
+  { suffix: '.oft_diag', side: null, dim: 0 },
+  { suffix: '.dora_scale', side: null, dim: 0 },
+  { suffix: '.diff_b', side: null, dim: 0 },
+  { suffix: '.diff', side: null, dim: 0 },
+  { suffix: '.alpha', side: null, dim: 0 },
+];
+
+const RE_KOHYA_PREFIX = /^lora_(?:unet|te\d?|transformer)_/;
+const RE_COMPONENT_PREFIX = /^(?:unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
+const RE_PEFT_WRAPPER = /^base_model\.model\./;
+
+/** Storage dtypes of packed quantized weights (bnb 4-bit U8 [n, 1], GPTQ/AWQ I32): their shape is not [out, in]. */
+const PACKED_DTYPES = new Set(
+  ['U8', 'I32', 'U32', 'I64', 'U64', 'I16', 'U16'].map((name) => (DTYPES as readonly string[]).indexOf(name)),
+);
+
+export type LoraNamingStyle = 'peft' | 'kohya' | 'diffusers' | 'mlx' | 'plain';
+
+export type LoraFitProblemKind = 'missing' | 'in-features' | 'out-features' | 'in-and-out-features';
+
+export interface LoraFitProblem {
+  /** The adapter's module name as written in the adapter file. */
+  module: string;
+  kind: LoraFitProblemKind;
+  /** The base tensor it maps to (null when missing). */
+  base: string | null;
+  /** Feature sizes the adapter implies, and those of the base weight. */
+  adapter?: { in: number | null; out: number | null };
+  baseShape?: number[];
+}
+
+export interface LoraFitSection {
+  /** Which side is the adapter. */
+  adapterSide: 'a' | 'b';
+  naming: LoraNamingStyle;
+  /** Adapted modules examined. */
+  modules: number;
+  /** Found in the base with matching in/out features. */
+  fits: number;
+  /** Found in the base, but the base weight's shape could not pin the sizes (packed quantized weight, LoKr, OFT). */
+  unchecked: number;
+  /** Of `fits`: base weights stored [in, out] (GPT-2 Conv1D) that match once transposed. */
+  transposed: number;
+  missing: number;
+  shapeMismatch: number;
+  /** True when no module is missing or mismatched. */
+  ok: boolean;
+  verdict: string;
+  /** How names mapped, e.g. `base_model.model.x.lora_A.weight → x.weight`. */
+  examples: string[];
+  problems: LoraFitProblem[];
+}
+
+interface AdapterModule {
+  name: string;
+  /** First tensor of the module, for the mapping example. */
+  firstTensor: string;
+  in: number | null;
+  out: number | null;
+  flattenedIn: boolean;
+  embedding: boolean;
+  /** At least one factor pins a size. */
+  sized: boolean;
+}
+
+function dimOf(columns: TensorColumns, row: number, dim: number): number | null {
+  const start = columns.shapeStarts[row];
+  const rank = columns.shapeStarts[row + 1] - start;
+  const d = dim < 0 ? rank + dim : dim;
+  return d >= 0 && d < rank ? columns.dims[start + d] : null;
+}
+
+function splitFactor(name: string): { module: string; rule: FactorRule } | null {
+  for (const rule of FACTORS) {
+    if (name.endsWith(rule.suffix) && name.length > rule.suffix.length) {
+      return { module: name.slice(0, name.length - rule.suffix.length), rule };
+    }
+  }
+  return null;
+}
+
+function unify(text: string): string {
+  return text.replace(/\./g, '_');
+}
+
+/** A dotted module name → its lookup key: alignment prefixes stripped, `.` and `_` unified. */
+function dottedKey(module: string, rules: readonly AlignRule[]): string {
+  return unify(module.slice(stripPrefixes(module, rules).length));
+}
+
+/** The same prefixes in their kohya spelling (`model.` → `model_`), for names that lost their dots. */
+function underscoreKey(module: string, rules: readonly AlignRule[]): string {
+  let key = module;
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const rule of rules) {
+      const spelled = unify(rule);
+      if (key.startsWith(spelled) && key.length > spelled.length) {
+        key = key.slice(spelled.length);
+        changed = true;
+      }
+    }
+  }
+  return key;
+}
+
+function namingOf(modules: readonly AdapterModule[]): LoraNamingStyle {
+  if (modules.some((m) => RE_KOHYA_PREFIX.test(m.name))) {
+    return 'kohya';
+  }
+  if (modules.some((m) => RE_PEFT_WRAPPER.test(m.name))) {
+    return 'peft';
+  }
+  if (modules.some((m) => RE_COMPONENT_PREFIX.test(m.name))) {
+    return 'diffusers';
+  }
+  return modules.some((m) => m.firstTensor.endsWith('.lora_a') || m.firstTensor.endsWith('.lora_b')) ? 'mlx' : 'plain';
+}
+
+/** The dotted path without its first segment, or null when that would leave fewer than two segments. */
+function dropFirstSegment(module: string): string | null {
+  const dot = module.indexOf('.');
+  return dot > 0 && module.indexOf('.', dot + 1) > 0 ? module.slice(dot + 1) : null;
+}
+
+/** Lookup keys for one adapter module: exact spellings first, then without the first segment (a fallback). */
+function candidateKeys(module: string, rules: readonly AlignRule[]): { exact: string[]; tail: string[] } {
+  if (RE_KOHYA_PREFIX.test(module)) {
+    return { exact: [underscoreKey(module.replace(RE_KOHYA_PREFIX, ''), rules)], tail: [] };
+  }
+  const unwrapped = module.replace(RE_PEFT_WRAPPER, '');
+  const stripped = unwrapped.slice(stripPrefixes(unwrapped, rules).length);
+  const exact = [unify(stripped)];
+  if (RE_COMPONENT_PREFIX.test(stripped)) {
+    exact.push(dottedKey(stripped.replace(RE_COMPONENT_PREFIX, ''), rules));
+  }
+  const tail = dropFirstSegment(stripped);
+  return { exact, tail: tail === null ? [] : [unify(tail)] };
+}
+
+interface BaseEntry {
+  row: number;
+  /** `.qweight` (GPTQ/AWQ) or a packed dtype: the module exists but its shape is not [out, in]. */
+  packed: boolean;
+}
+
+interface BaseIndex {
+  /** Lookup key of each weight's module path. */
+  exact: Map<string, BaseEntry>;
+  /** The same without the path's first segment (`transformer.h.0.attn` → `h_0_attn`), for the fallback. */
+  tail: Map<string, BaseEntry>;
+}
+
+function setPreferred(map: Map<string, BaseEntry>, key: string, entry: BaseEntry): void {
+  const existing = map.get(key);
+  // A real `.weight` wins over a packed stand-in; otherwise the first spelling wins (`a.b_c` vs `a_b.c`).
+  if (!existing || (existing.packed && !entry.packed)) {
+    map.set(key, entry);
+  }
+}
+
+function indexBase(columns: TensorColumns, names: readonly string[], rules: readonly AlignRule[]): BaseIndex {
+  const index: BaseIndex = { exact: new Map(), tail: new Map() };
+  for (let row = 0; row < columns.count; row++) {
+    const name = names[row];
+    let module: string;
+    let packed: boolean;
+    if (name.endsWith('.weight')) {
+      module = name.slice(0, -'.weight'.length);
+      const rank = columns.shapeStarts[row + 1] - columns.shapeStarts[row];
+      packed = PACKED_DTYPES.has(columns.dtype[row]) || rank < 2;
+    } else if (name.endsWith('.qweight')) {
+      module = name.slice(0, -'.qweight'.length);
+      packed = true;
+    } else {
+      continue;
+    }
+    if (module === '') {
+      continue;
+    }
+    const stripped = module.slice(stripPrefixes(module, rules).length);
+    setPreferred(index.exact, unify(stripped), { row, packed });
+    const tail = dropFirstSegment(stripped);
+    if (tail !== null) {
+      setPreferred(index.tail, unify(tail), { row, packed });
+    }
+  }
+  return index;
+}
+
+function lookup(index: BaseIndex, module: string, rules: readonly AlignRule[]): BaseEntry | undefined {
+  const { exact, tail } = candidateKeys(module, rules);
+  for (const key of exact) {
+    const found = index.exact.get(key);
+    if (found) {
+      return found;
+    }
+  }
+  // A model-class prefix on one side only (PEFT `transformer.h.0…` on gpt2's bare `h.0…`, or the other way round).
+  for (const key of tail) {
+    const found = index.exact.get(key);
+    if (found) {
+      return found;
+    }
+  }
+  for (const key of exact) {
+    const found = index.tail.get(key);
+    if (found) {
+      return found;
+    }
+  }
+  return undefined;
+}
+
+function collectModules(columns: TensorColumns, names: readonly string[]): AdapterModule[] {
+  const modules = new Map<string, AdapterModule & { hasFactor: boolean }>();
+  for (let row = 0; row < columns.count; row++) {
+    const parts = splitFactor(names[row]);
+    if (!parts) {
+      continue;
+    }
+    let entry = modules.get(parts.module);
+    if (!entry) {
+      entry = {
+        name: parts.module,
+        firstTensor: names[row],
+        in: null,
+        out: null,
+        flattenedIn: false,
+        embedding: false,
+        sized: false,
+        hasFactor: false,
+      };
+      modules.set(parts.module, entry);
+    }
+    const { rule } = parts;
+    if (rule.suffix !== '.alpha') {
+      if (!entry.hasFactor) {
+        entry.firstTensor = names[row];
+      }
+      entry.hasFactor = true;
+    }
+    if (rule.side === null) {
+      continue;
+    }
+    const size = dimOf(columns, row, rule.dim);
+    if (size === null) {
+      continue;
+    }
+    entry.sized = true;
+    entry.embedding ||= rule.embedding === true;
+    if (rule.side === 'in' && entry.in === null) {
+      entry.in = size;
+      entry.flattenedIn = rule.flattened === true;
+    } else if (rule.side === 'out' && entry.out === null) {
+      entry.out = size;
+    }
+  }
+  // `.alpha` alone (no factor) is not a module.
+  return [...modules.values()].filter((module) => module.hasFactor);
+}
+
+export function checkLoraFit(
+  adapter: { columns: TensorColumns; names: readonly string[] },
+  base: { columns: TensorColumns; names: readonly string[] },
+  rules: readonly AlignRule[],
+  adapterSide: 'a' | 'b',
+): LoraFitSection | null {
+  const modules = collectModules(adapter.columns, adapter.names);
+  if (modules.length === 0) {
+    return null;
+  }
+  const baseIndex = indexBase(base.columns, base.names, rules);
+  const problems: LoraFitProblem[] = [];
+  const examples: string[] = [];
+  let fits = 0;
+  let unchecked = 0;
+  let missing = 0;
+  let shapeMismatch = 0;
+  let transposed = 0;
+  for (const module of modules) {
+    const found = lookup(baseIndex, module.name, rules);
+    if (!found) {
+      missing++;
+      if (problems.length < MAX_LORA_FIT_PROBLEMS) {
+        problems.push({ module: module.name, kind: 'missing', base: null });
+      }
+      continue;
+    }
+    const baseName = base.names[found.row];
+    if (examples.length < MAX_MAPPING_EXAMPLES) {
+      examples.push(`${module.firstTensor} → ${baseName}`);
+    }
+    if (found.packed || !module.sized) {
+      unchecked++;
+      continue;
+    }
+    const columns = base.columns;
+    const start = columns.shapeStarts[found.row];
+    const rank = columns.shapeStarts[found.row + 1] - start;
+    const baseShape = Array.from(columns.dims.subarray(start, start + rank));
+    // Base weights are [out, in, …]; embeddings are [vocab, dim] with LoRA's "in" the vocabulary.
+    let expectedIn = module.embedding ? baseShape[0] : baseShape[1];
+    const expectedOut = module.embedding ? baseShape[1] : baseShape[0];
+    if (module.flattenedIn && rank > 2) {
+      expectedIn = baseShape.slice(1).reduce((product, dim) => product * dim, 1);
+    }
+    const inBad = module.in !== null && module.in !== expectedIn;
+    const outBad = module.out !== null && module.out !== expectedOut;
+    if (!inBad && !outBad) {
+      fits++;
+      continue;
+    }
+    // GPT-2's Conv1D stores its weight [in, out]; PEFT's factors keep the Linear orientation.
+    const transposedFits =
+      rank === 2 &&
+      !module.embedding &&
+      (module.in === null || module.in === baseShape[0]) &&
+      (module.out === null || module.out === baseShape[1]);
+    if (transposedFits) {
+      fits++;
+      transposed++;
+      continue;
+    }
+    shapeMismatch++;
+    if (problems.length < MAX_LORA_FIT_PROBLEMS) {
+      problems.push({
+        module: module.name,
+        kind: inBad && outBad ? 'in-and-out-features' : inBad ? 'in-features' : 'out-features',
+        base: baseName,
+        adapter: { in: module.in, out: module.out },
+        baseShape,
+      });
+    }
+  }
+  const bad = missing + shapeMismatch;
+  const ok = bad === 0;
+  const verdict = ok
+    ? `This adapter fits this base: all ${modules.length} adapted modules exist${unchecked > 0 ? ` (${unchecked} without a shape check: packed or factor-free weights)` : ' with matching in/out features'}.`
+    : `${bad === 1 ? 'This 1 module does' : `These ${bad} modules do`} not fit this base: ${[
+        missing > 0 ? `${missing} missing from the base` : '',
+        shapeMismatch > 0 ? `${shapeMismatch} with different in/out features` : '',
+      ]
+        .filter(Boolean)
+        .join(', ')}.`;
+  return {
+    adapterSide,
+    naming: namingOf(modules),
+    modules: modules.length,
+    fits,
+    unchecked,
+    transposed,
+    missing,
+    shapeMismatch,
+    ok,
+    verdict,
+    examples,
+    problems,
+  };
+}
