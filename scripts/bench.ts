@@ -147,10 +147,10 @@ async function browserBench(): Promise<void> {
         }
       }).observe({ type: 'longtask', buffered: false });
     });
-    const runs = SHORT ? 1 : 3;
+    const runs = SHORT ? 2 : 4;
     const firstRows: number[] = [];
     const loadDone: number[] = [];
-    let longest = 0;
+    const longestPerRun: number[] = [];
     for (let run = 0; run < runs; run++) {
       await page.evaluate(() => {
         (window as unknown as { __longest: number }).__longest = 0;
@@ -175,7 +175,7 @@ async function browserBench(): Promise<void> {
       });
       firstRows.push(marks.firstRows);
       loadDone.push(marks.done);
-      longest = Math.max(longest, marks.longest);
+      longestPerRun.push(marks.longest);
     }
     // The baseline, in the same page: JSON.parse of the same header bytes, read from the same file through a
     // separate input (the app clears its own input after each pick).
@@ -210,7 +210,9 @@ async function browserBench(): Promise<void> {
     );
     row('drop → first table rows painted', median(firstRows), baseline, '≤ 0.5×');
     row('drop → whole load done (parse + analyses)', median(loadDone), baseline);
-    row('longest main-thread task during load', longest, baseline, '≤ 50 ms');
+    // The first load in a fresh page also pays for V8 compiling the table and store code on first use.
+    row('longest main-thread task, first (cold) load', longestPerRun[0], baseline, '≤ 50 ms');
+    row('longest main-thread task, later (warm) loads', Math.max(...longestPerRun.slice(1)), baseline, '≤ 50 ms');
     console.log(
       `${'JS heap after load (main thread)'.padEnd(44)} ${(heap / 1e6).toFixed(1).padStart(9)} MB   ${(heap / 33.03e6).toFixed(2).padStart(6)}× header bytes   (target ≤ 3×)`,
     );

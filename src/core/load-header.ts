@@ -18,6 +18,9 @@ export const PREVIEW_ROWS = 200;
 /** Headers smaller than this parse faster than a preview round trip would paint, so no preview is sent. */
 export const PREVIEW_MIN_HEADER_BYTES = 1_000_000;
 
+/** For cheap (local) readers, the first slice of a big header read on its own, to paint its rows early. */
+export const PREVIEW_SLICE_BYTES = 256 * 1024;
+
 export interface LoadHeaderOptions {
   signal?: AbortSignal;
   allowOversizedHeader?: boolean;
@@ -71,26 +74,36 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
     // The buffer grows with the bytes that actually arrive, never ahead of them: a server (or a remote size it
     // claimed) that promises a 100 MB header and then sends 16 bytes costs 16 bytes, not 100 MB.
     const growing = new GrowingBytes(first, headLength);
-    const alreadyHave = first.length;
-    let lastPreviewAt = 0;
+    let alreadyHave = first.length;
+    let previewSent = false;
     const wantsPreview = options.onPreview !== undefined && prefix.length >= PREVIEW_MIN_HEADER_BYTES;
-    const rest = await reader.read(alreadyHave, headLength - alreadyHave, {
+    if (wantsPreview && reader.cheapReads) {
+      // Still exactly 8 + N bytes in total: the header is read in two slices, and the first one paints rows.
+      const slice = await reader.read(alreadyHave, PREVIEW_SLICE_BYTES, { signal });
+      growing.write(alreadyHave, slice);
+      alreadyHave += slice.length;
+      bytesRead += slice.length;
+      previewSent = true;
+      options.onPreview?.(previewEntries(growing.bytes().subarray(8), PREVIEW_ROWS));
+    }
+    const restStart = alreadyHave;
+    const rest = await reader.read(restStart, headLength - restStart, {
       signal,
       onChunk: (chunk, receivedSoFar) => {
         // Copy as bytes arrive so the preview scan sees a growing prefix of the header.
-        growing.write(alreadyHave + receivedSoFar - chunk.length, chunk);
-        options.onProgress?.(alreadyHave + receivedSoFar, headLength);
-        if (wantsPreview && lastPreviewAt === 0 && receivedSoFar > 64 * 1024) {
-          lastPreviewAt = receivedSoFar;
+        growing.write(restStart + receivedSoFar - chunk.length, chunk);
+        options.onProgress?.(restStart + receivedSoFar, headLength);
+        if (wantsPreview && !previewSent && receivedSoFar > 64 * 1024) {
+          previewSent = true;
           options.onPreview?.(previewEntries(growing.bytes().subarray(8), PREVIEW_ROWS));
         }
       },
     });
-    growing.write(alreadyHave, rest);
+    growing.write(restStart, rest);
     bytesRead += rest.length;
     // Fewer bytes than N when the source ended early: the parser then reports the header as running past the end.
-    head = growing.bytes(alreadyHave + rest.length);
-    if (wantsPreview && lastPreviewAt === 0) {
+    head = growing.bytes(restStart + rest.length);
+    if (wantsPreview && !previewSent) {
       options.onPreview?.(previewEntries(head.subarray(8), PREVIEW_ROWS));
     }
   }

@@ -51,6 +51,14 @@ export function computeTotals(columns: TensorColumns, unknownDtypes?: ReadonlyMa
   return { tensors: columns.count, elements, bytes, byDtype };
 }
 
+/** Several panels ask for the same header's totals; one pass over 250,000 rows is enough. */
+const totalsCache = new WeakMap<ParsedHeader, HeaderTotals>();
+
 export function headerTotals(header: ParsedHeader): HeaderTotals {
-  return computeTotals(header.tensors, header.unknownDtypes);
+  let totals = totalsCache.get(header);
+  if (!totals) {
+    totals = computeTotals(header.tensors, header.unknownDtypes);
+    totalsCache.set(header, totals);
+  }
+  return totals;
 }

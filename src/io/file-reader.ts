@@ -45,6 +45,7 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
     name,
     size: file.size,
     preferredFirstRead: LOCAL_FIRST_READ,
+    cheapReads: true,
     read,
     stats: () => ({ requests, bytesFetched }),
   };

@@ -22,6 +22,11 @@ export interface ByteReader {
    */
   readonly preferredFirstRead: number;
   /**
+   * True when an extra read costs nothing worth counting (a local slice), so the loader may split a big header
+   * read in two to paint the first rows early. Remote readers stream instead and leave this unset.
+   */
+  readonly cheapReads?: boolean;
+  /**
    * Reads `length` bytes from `offset`. Returns fewer bytes only when the source ends first.
    * Rejects with a SourceError (core/errors.ts) on IO failures.
    */

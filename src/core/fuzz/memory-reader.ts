@@ -108,6 +108,7 @@ export function memoryReader(
       return null;
     },
     preferredFirstRead: mode === 'local' ? 8 : REMOTE_FIRST_READ,
+    cheapReads: mode === 'local',
     read,
     stats: () => ({ requests: reads.length, bytesFetched }),
     reads,

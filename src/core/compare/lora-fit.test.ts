@@ -1,0 +1,163 @@
+/** LoRA against base: PEFT, kohya, diffusers, MLX and LoHa naming, Conv1D orientation, and what is listed. */
+import { describe, expect, it } from 'vitest';
+import type { TensorSpec } from '../testing/build-safetensors';
+import { compareBaseTensors, COMPARE_HIDDEN, COMPARE_LAYERS, LORA_TARGETS, peftAdapterTensors } from '../testing/compare-pairs';
+import { diffusersFluxLoraFixture, kohyaSd15Fixture, peftGpt2Fixture } from '../testing/models/lora';
+import { gpt2Fixture } from '../testing/models/plain-models';
+import { ALIGN_RULES } from './align';
+import { compareSides } from './compare';
+import { checkLoraFit } from './lora-fit';
+import { sideOf } from './testing';
+
+const MODULES = COMPARE_LAYERS * LORA_TARGETS.length;
+
+function fit(adapter: readonly TensorSpec[], base: readonly TensorSpec[], rules = ALIGN_RULES) {
+  const section = checkLoraFit(sideOf(adapter), sideOf(base), rules, 'a');
+  if (!section) {
+    throw new Error('expected a LoRA section');
+  }
+  return section;
+}
+
+describe('LoRA against base', () => {
+  it('PEFT adapter on its own base: fits', () => {
+    const section = fit(peftAdapterTensors(), compareBaseTensors());
+    expect(section).toMatchObject({ naming: 'peft', modules: MODULES, fits: MODULES, missing: 0, shapeMismatch: 0, ok: true });
+    expect(section.verdict).toMatch(/^This adapter fits this base/);
+    expect(section.examples[0]).toBe(
+      'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight → model.layers.0.self_attn.q_proj.weight',
+    );
+  });
+
+  it('PEFT adapter on a base with another hidden size: every module is listed with both sizes', () => {
+    const section = fit(peftAdapterTensors(), compareBaseTensors(COMPARE_HIDDEN * 2));
+    expect(section).toMatchObject({ ok: false, fits: 0, shapeMismatch: MODULES, missing: 0 });
+    expect(section.verdict).toBe(`These ${MODULES} modules do not fit this base: ${MODULES} with different in/out features.`);
+    expect(section.problems[0]).toEqual({
+      module: 'base_model.model.model.layers.0.self_attn.q_proj',
+      kind: 'in-and-out-features',
+      base: 'model.layers.0.self_attn.q_proj.weight',
+      adapter: { in: COMPARE_HIDDEN, out: COMPARE_HIDDEN },
+      baseShape: [COMPARE_HIDDEN * 2, COMPARE_HIDDEN * 2],
+    });
+  });
+
+  it('a base saved with a DDP `module.` prefix still matches', () => {
+    const ddpBase = compareBaseTensors().map((tensor) => ({ ...tensor, name: `module.${tensor.name}` }));
+    expect(fit(peftAdapterTensors(), ddpBase).ok).toBe(true);
+  });
+
+  it('modules the base lacks are listed as missing', () => {
+    const base = compareBaseTensors().filter((tensor) => !tensor.name.startsWith('model.layers.3.'));
+    const section = fit(peftAdapterTensors(), base);
+    expect(section).toMatchObject({ ok: false, missing: 2, fits: MODULES - 2 });
+    expect(section.verdict).toBe('These 2 modules do not fit this base: 2 missing from the base.');
+    expect(section.problems.map((problem) => problem.module)).toEqual([
+      'base_model.model.model.layers.3.self_attn.q_proj',
+      'base_model.model.model.layers.3.self_attn.v_proj',
+    ]);
+  });
+
+  it('a single bad module reads "This 1 module"', () => {
+    const adapter = peftAdapterTensors().map((tensor) =>
+      tensor.name === 'base_model.model.model.layers.1.self_attn.v_proj.lora_B.weight'
+        ? { ...tensor, shape: [99, 8] }
+        : tensor,
+    );
+    const section = fit(adapter, compareBaseTensors());
+    expect(section.verdict).toBe('This 1 module does not fit this base: 1 with different in/out features.');
+    expect(section.problems[0]).toMatchObject({ kind: 'out-features', adapter: { in: 64, out: 99 } });
+  });
+
+  it('kohya names map to the base by unifying `.` and `_`', () => {
+    const adapter = kohyaSd15Fixture().specs;
+    const base: TensorSpec[] = [
+      { name: 'down_blocks.0.attentions.0.transformer_blocks.0.attn1.to_q.weight', dtype: 'F16', shape: [320, 320] },
+      { name: 'down_blocks.0.attentions.0.transformer_blocks.0.attn2.to_k.weight', dtype: 'F16', shape: [320, 768] },
+      { name: 'mid_block.attentions.0.transformer_blocks.0.attn1.to_q.weight', dtype: 'F16', shape: [1280, 1280] },
+      { name: 'text_model.encoder.layers.0.self_attn.q_proj.weight', dtype: 'F16', shape: [768, 768] },
+      { name: 'text_model.encoder.layers.0.mlp.fc1.weight', dtype: 'F16', shape: [3072, 768] },
+    ];
+    const section = fit(adapter, base);
+    expect(section).toMatchObject({ naming: 'kohya', modules: 5, fits: 5, ok: true });
+    expect(section.examples[0]).toBe(
+      'lora_unet_down_blocks_0_attentions_0_transformer_blocks_0_attn1_to_q.lora_down.weight → down_blocks.0.attentions.0.transformer_blocks.0.attn1.to_q.weight',
+    );
+    // The SDXL-sized base: cross-attention reads 2048-wide text features, not 768.
+    const sdxl = base.map((tensor) => (tensor.name.includes('attn2.to_k') ? { ...tensor, shape: [320, 2048] } : tensor));
+    const mismatch = fit(adapter, sdxl);
+    expect(mismatch.problems).toEqual([
+      expect.objectContaining({
+        module: 'lora_unet_down_blocks_0_attentions_0_transformer_blocks_0_attn2_to_k',
+        kind: 'in-features',
+        adapter: { in: 768, out: 320 },
+      }),
+    ]);
+  });
+
+  it('kohya against a full pipeline file: a component prefix on the base still matches', () => {
+    const adapter = kohyaSd15Fixture().specs.filter((tensor) => tensor.name.startsWith('lora_te_'));
+    const base: TensorSpec[] = [
+      { name: 'text_encoder.text_model.encoder.layers.0.self_attn.q_proj.weight', dtype: 'F16', shape: [768, 768] },
+      { name: 'text_encoder.text_model.encoder.layers.0.mlp.fc1.weight', dtype: 'F16', shape: [3072, 768] },
+    ];
+    expect(fit(adapter, base)).toMatchObject({ modules: 2, fits: 2, ok: true });
+  });
+
+  it('PEFT on GPT-2: Conv1D weights are [in, out] and the model-class prefix differs', () => {
+    const section = fit(peftGpt2Fixture(2).specs, gpt2Fixture(2).specs);
+    expect(section).toMatchObject({ modules: 2, fits: 2, transposed: 2, ok: true });
+  });
+
+  it('diffusers LoRA: the `transformer.` component prefix is dropped when the base has none', () => {
+    const adapter = diffusersFluxLoraFixture().specs;
+    const base: TensorSpec[] = [];
+    for (const block of ['transformer_blocks.0', 'single_transformer_blocks.0']) {
+      for (const proj of ['to_q', 'to_k', 'to_v']) {
+        base.push({ name: `${block}.attn.${proj}.weight`, dtype: 'BF16', shape: [3072, 3072] });
+      }
+    }
+    expect(fit(adapter, base)).toMatchObject({ naming: 'diffusers', modules: 6, fits: 6, ok: true });
+  });
+
+  it('MLX factors are [in, r] and [r, out]', () => {
+    const adapter: TensorSpec[] = [
+      { name: 'model.layers.0.self_attn.q_proj.lora_a', dtype: 'F32', shape: [64, 8] },
+      { name: 'model.layers.0.self_attn.q_proj.lora_b', dtype: 'F32', shape: [8, 64] },
+      { name: 'model.layers.0.self_attn.k_proj.lora_a', dtype: 'F32', shape: [64, 8] },
+      { name: 'model.layers.0.self_attn.k_proj.lora_b', dtype: 'F32', shape: [8, 64] },
+    ];
+    const section = fit(adapter, compareBaseTensors());
+    expect(section.naming).toBe('mlx');
+    expect(section.fits).toBe(1);
+    expect(section.problems).toEqual([expect.objectContaining({ kind: 'out-features', adapter: { in: 64, out: 64 } })]);
+  });
+
+  it('PEFT embedding factors pin [vocab, dim]', () => {
+    const adapter: TensorSpec[] = [
+      { name: 'base_model.model.model.embed_tokens.lora_embedding_A', dtype: 'F32', shape: [8, 256] },
+      { name: 'base_model.model.model.embed_tokens.lora_embedding_B', dtype: 'F32', shape: [64, 8] },
+    ];
+    expect(fit(adapter, compareBaseTensors())).toMatchObject({ fits: 1, ok: true });
+  });
+
+  it('packed quantized base weights exist but are not shape-checked', () => {
+    const base: TensorSpec[] = [
+      { name: 'model.layers.0.self_attn.q_proj.qweight', dtype: 'I32', shape: [8, 64] },
+      { name: 'model.layers.0.self_attn.v_proj.weight', dtype: 'U8', shape: [512, 1] },
+    ];
+    const adapter = peftAdapterTensors().filter((tensor) => tensor.name.includes('layers.0.'));
+    const section = fit(adapter, base);
+    expect(section).toMatchObject({ modules: 2, unchecked: 2, fits: 0, ok: true });
+    expect(section.verdict).toMatch(/fits this base.*2 without a shape check/);
+  });
+
+  it('compareSides runs the check only when exactly one side is an adapter, from either side', () => {
+    const adapter = sideOf(peftAdapterTensors());
+    const base = sideOf(compareBaseTensors());
+    expect(compareSides(adapter, base, ALIGN_RULES).lora).toMatchObject({ adapterSide: 'a', ok: true });
+    expect(compareSides(base, adapter, ALIGN_RULES).lora).toMatchObject({ adapterSide: 'b', ok: true });
+    expect(compareSides(base, base, ALIGN_RULES).lora).toBeNull();
+    expect(compareSides(adapter, adapter, ALIGN_RULES).lora).toBeNull();
+  });
+});

@@ -1,0 +1,10 @@
+/** Test helper: one compare side straight from tensor specs (no bytes, no parser). Not used by app code. */
+import { allTensorNames } from '../model';
+import type { TensorSpec } from '../testing/build-safetensors';
+import { headerFromSpecs } from '../testing/models/header-from-specs';
+import type { CompareSide } from './diff';
+
+export function sideOf(specs: readonly TensorSpec[]): CompareSide {
+  const header = headerFromSpecs(specs);
+  return { columns: header.tensors, names: allTensorNames(header.tensors), unknownDtypes: header.unknownDtypes };
+}

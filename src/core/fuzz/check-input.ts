@@ -1,0 +1,288 @@
+/**
+ * The fuzz oracle: loads one input through `loadHeader` (prefix, sniff, streaming and parse, over the in-memory
+ * readers) and then through the rest of what the worker does with a header (analyses, report, CSV, table query),
+ * and says what went wrong, if anything. Shared by the CI fuzz test, the regression replay and `npm run fuzz`.
+ *
+ * "Right" means: it ends within CASE_TIME_LIMIT_MS; it resolves with a well-formed outcome whose findings all carry
+ * a known code, or rejects with a SourceError with a code; it never asks the source for more than the file offers
+ * or the length prefix legitimately claims; and local and remote reads agree.
+ */
+import { runAnalyses } from '../analysis/registry';
+import { SourceError } from '../errors';
+import { FINDING_CODES, type FindingCode } from '../findings/codes';
+import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_TENSORS_PER_FINDING } from '../limits';
+import { loadHeader, PREVIEW_ROWS, SNIFF_BYTES, type LoadedHeader } from '../load-header';
+import {
+  allTensorNames,
+  referenceLoaderVerdict,
+  type Finding,
+  type ParseOutcome,
+  type TensorColumns,
+} from '../model';
+import { readLengthPrefix } from '../parse/parse-header';
+import { previewEntries } from '../parse/prefix-preview';
+import { buildReport } from '../report/build-report';
+import { tableCsv } from '../report/csv';
+import { DEFAULT_QUERY, queryRows } from '../table-query';
+import { memoryReader, REMOTE_FIRST_READ, type ReaderMode } from './memory-reader';
+
+/**
+ * Wall-clock bound for one input through every reader mode and the analyses. Inputs are at most a few hundred KB
+ * and take milliseconds; anything near this bound means super-linear work a hostile header could exploit.
+ */
+export const CASE_TIME_LIMIT_MS = 3_000;
+
+export interface FuzzInput {
+  bytes: Uint8Array;
+  /** The user's "parse anyway" for headers over the spec cap. */
+  allowOversizedHeader: boolean;
+}
+
+const METADATA_KINDS = new Set(['string', 'number', 'boolean', 'null', 'object', 'array']);
+
+/** What is wrong with how the app handled `input`, or null when everything held. */
+export async function checkInput(input: FuzzInput): Promise<string | null> {
+  const started = performance.now();
+  const results = new Map<ReaderMode, ParseOutcome>();
+  for (const mode of ['local', 'remote', 'remote-unknown'] as const) {
+    const problem = await checkMode(input, mode, results);
+    if (problem) {
+      return `${mode}: ${problem}`;
+    }
+  }
+  const local = results.get('local');
+  const remote = results.get('remote');
+  if (local && remote) {
+    // Same bytes, same known size: the remote reader's bigger first read must not change the verdict.
+    const a = codesOf(local).join(',');
+    const b = codesOf(remote).join(',');
+    if (local.kind !== remote.kind || a !== b) {
+      return `local and remote disagree: ${local.kind} [${a}] vs ${remote.kind} [${b}]`;
+    }
+  }
+  const elapsed = performance.now() - started;
+  if (elapsed > CASE_TIME_LIMIT_MS) {
+    return `took ${Math.round(elapsed)} ms (limit ${CASE_TIME_LIMIT_MS} ms) for ${input.bytes.length} bytes`;
+  }
+  return null;
+}
+
+async function checkMode(
+  input: FuzzInput,
+  mode: ReaderMode,
+  results: Map<ReaderMode, ParseOutcome>,
+): Promise<string | null> {
+  const reader = memoryReader(input.bytes, mode);
+  const previewProblems: string[] = [];
+  let loaded: LoadedHeader;
+  try {
+    loaded = await loadHeader(reader, {
+      allowOversizedHeader: input.allowOversizedHeader,
+      onPreview: (rows) => {
+        const problem = columnsProblem(rows, Infinity) ?? (rows.count > PREVIEW_ROWS ? 'too many rows' : null);
+        if (problem) {
+          previewProblems.push(problem);
+        }
+      },
+    });
+  } catch (error) {
+    if (error instanceof SourceError && error.code !== 'internal') {
+      return null;
+    }
+    return `threw ${describe(error)}`;
+  }
+  if (previewProblems.length > 0) {
+    return `preview: ${previewProblems[0]}`;
+  }
+  const readProblem = readsProblem(input, reader.reads, reader.preferredFirstRead);
+  if (readProblem) {
+    return readProblem;
+  }
+  if (loaded.head.length > input.bytes.length || loaded.bytesRead > input.bytes.length) {
+    return `head ${loaded.head.length} / bytesRead ${loaded.bytesRead} exceed the file (${input.bytes.length})`;
+  }
+  const outcomeProblem = outcomeCheck(loaded.outcome, input.bytes.length);
+  if (outcomeProblem) {
+    return outcomeProblem;
+  }
+  results.set(mode, loaded.outcome);
+  if (mode === 'local') {
+    try {
+      return pipelineProblem(loaded);
+    } catch (error) {
+      return `worker pipeline threw ${describe(error)}`;
+    }
+  }
+  return null;
+}
+
+/** No read reaches past what the prefix may legitimately claim (or the sniff window / first read). */
+function readsProblem(
+  input: FuzzInput,
+  reads: ReadonlyArray<{ offset: number; length: number }>,
+  firstRead: number,
+): string | null {
+  let allowedEnd = Math.max(SNIFF_BYTES, firstRead);
+  if (input.bytes.length >= 8) {
+    const prefix = readLengthPrefix(input.bytes);
+    const limit = input.allowOversizedHeader ? MAX_HEADER_LENGTH_OVERRIDE : MAX_HEADER_LENGTH;
+    if (prefix.exact && prefix.length <= limit) {
+      allowedEnd = Math.max(allowedEnd, 8 + prefix.length);
+    }
+  }
+  for (const read of reads) {
+    if (read.offset + read.length > allowedEnd) {
+      return `read [${read.offset}, +${read.length}) past the allowed end ${allowedEnd}`;
+    }
+  }
+  if (reads.length > 3) {
+    return `${reads.length} reads for one header`;
+  }
+  return null;
+}
+
+function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null {
+  const findings = outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
+  const count = outcome.kind === 'parsed' ? outcome.header.tensors.count : 0;
+  for (const finding of findings) {
+    const problem = findingProblem(finding, count);
+    if (problem) {
+      return problem;
+    }
+  }
+  if (outcome.kind === 'rejected') {
+    if (findings.length === 0) {
+      return 'rejected without a finding';
+    }
+    if (referenceLoaderVerdict(findings) !== 'refuses') {
+      return `rejected, yet no finding says the reference refuses it: ${codesOf(outcome).join(', ')}`;
+    }
+    return null;
+  }
+  const header = outcome.header;
+  if (8 + header.headerLength > fileLength) {
+    return `parsed a ${header.headerLength}-byte header from a ${fileLength}-byte file`;
+  }
+  const columnProblem = columnsProblem(header.tensors, header.headerLength);
+  if (columnProblem) {
+    return columnProblem;
+  }
+  for (const row of header.unknownDtypes.keys()) {
+    if (!Number.isInteger(row) || row < 0 || row >= count) {
+      return `unknownDtypes row ${row} out of range`;
+    }
+  }
+  for (const entry of header.metadata) {
+    if (typeof entry.key !== 'string' || typeof entry.value !== 'string' || !METADATA_KINDS.has(entry.kind)) {
+      return `malformed metadata entry ${describe(entry)}`;
+    }
+  }
+  if (typeof header.dataBytes !== 'number' || Number.isNaN(header.dataBytes)) {
+    return `dataBytes is ${header.dataBytes}`;
+  }
+  return null;
+}
+
+function findingProblem(finding: Finding, count: number): string | null {
+  const spec = (FINDING_CODES as Record<string, { severity: string; refusedByReference: boolean }>)[finding.code];
+  if (!spec) {
+    return `unknown finding code ${describe(finding.code)}`;
+  }
+  if (finding.severity !== spec.severity || finding.refusedByReference !== spec.refusedByReference) {
+    return `${finding.code}: severity/verdict differ from its code`;
+  }
+  if (typeof finding.message !== 'string' || finding.message.trim() === '') {
+    return `${finding.code}: empty message`;
+  }
+  if (finding.tensors.length > MAX_TENSORS_PER_FINDING || finding.tensorCount < finding.tensors.length) {
+    return `${finding.code}: tensor list ${finding.tensors.length} / count ${finding.tensorCount}`;
+  }
+  for (const row of finding.tensors) {
+    if (!Number.isInteger(row) || row < 0 || row >= count) {
+      return `${finding.code}: tensor row ${row} out of range (count ${count})`;
+    }
+  }
+  return null;
+}
+
+/** The columnar model is internally consistent and no bigger than the header text it came from. */
+function columnsProblem(columns: TensorColumns, headerLength: number): string | null {
+  const { count } = columns;
+  if (!Number.isInteger(count) || count < 0 || count > headerLength) {
+    return `tensor count ${count} for a ${headerLength}-byte header`;
+  }
+  if (columns.nameStarts.length !== count + 1 || columns.shapeStarts.length !== count + 1) {
+    return 'nameStarts/shapeStarts length is not count + 1';
+  }
+  for (const array of [columns.dtype, columns.begin, columns.end, columns.elements]) {
+    if (array.length !== count) {
+      return 'a per-tensor column has the wrong length';
+    }
+  }
+  if (columns.nameStarts[0] !== 0 || columns.nameStarts[count] !== columns.nameBytes.length) {
+    return 'nameStarts do not span nameBytes';
+  }
+  if (columns.shapeStarts[0] !== 0 || columns.shapeStarts[count] !== columns.dims.length) {
+    return 'shapeStarts do not span dims';
+  }
+  for (let i = 0; i < count; i++) {
+    if (columns.nameStarts[i] > columns.nameStarts[i + 1] || columns.shapeStarts[i] > columns.shapeStarts[i + 1]) {
+      return `row ${i}: starts go backwards`;
+    }
+  }
+  if (columns.nameBytes.length > headerLength || columns.dims.length > headerLength) {
+    return 'columns larger than the header text';
+  }
+  return null;
+}
+
+/** What the worker does next with a parsed header: names, analyses, report, CSV, a table query. */
+function pipelineProblem(loaded: LoadedHeader): string | null {
+  const { outcome } = loaded;
+  const report = buildReport({ source: { kind: 'file', name: 'fuzz.safetensors' }, outcome, bytesRead: 0 });
+  JSON.stringify(report);
+  if (outcome.kind !== 'parsed') {
+    return null;
+  }
+  const header = outcome.header;
+  const names = allTensorNames(header.tensors);
+  const analyses = runAnalyses({ header, names, fileName: 'fuzz.safetensors', sidecars: {}, tensorBytes: new Map() });
+  for (const finding of analyses.findings) {
+    const problem = findingProblem(finding, header.tensors.count);
+    if (problem) {
+      return `analysis finding: ${problem}`;
+    }
+  }
+  JSON.stringify(buildReport({ source: { kind: 'file', name: 'f' }, outcome, bytesRead: 0, sections: analyses.sections as Record<string, unknown>, extraFindings: analyses.findings }));
+  const { order } = queryRows(header.tensors, names, { ...DEFAULT_QUERY, sortKey: 'name' });
+  if (order.length !== header.tensors.count) {
+    return `table query kept ${order.length} of ${header.tensors.count} rows`;
+  }
+  const csv = tableCsv(header, order);
+  if (csv.split('\n').length < header.tensors.count + 1) {
+    return 'CSV lost rows';
+  }
+  // The preview scanner on any prefix of the header never throws and never invents rows.
+  const body = loaded.head.subarray(8);
+  const cut = body.subarray(0, Math.floor(body.length / 2));
+  const preview = previewEntries(cut, PREVIEW_ROWS);
+  return columnsProblem(preview, cut.length);
+}
+
+function codesOf(outcome: ParseOutcome): FindingCode[] {
+  return (outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings).map((f) => f.code);
+}
+
+function describe(value: unknown): string {
+  if (value instanceof Error) {
+    return `${value.name}: ${value.message}`;
+  }
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** The memory reader's first read for remote modes, re-exported for arbitraries that straddle it. */
+export { REMOTE_FIRST_READ };
