@@ -5,7 +5,17 @@
 import type { SerializedSourceError } from '../core/errors';
 import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
-import type { LoadOptions, LoadPhase, LoadResult, SourceSpec, WorkerRequest, WorkerResponse } from './protocol';
+import type { AlignRule } from '../core/compare/align';
+import type { CompareQuery } from '../core/compare/compare-query';
+import type {
+  CompareResult,
+  LoadOptions,
+  LoadPhase,
+  LoadResult,
+  SourceSpec,
+  WorkerRequest,
+  WorkerResponse,
+} from './protocol';
 
 export interface AnalysesUpdate {
   sections: LoadResult['sections'];
@@ -103,6 +113,14 @@ function handle(message: WorkerResponse): void {
       pending.delete(message.id);
       entry.resolve(message.bytes);
       return;
+    case 'compare-result':
+      pending.delete(message.id);
+      entry.resolve(message.result);
+      return;
+    case 'compare-query-result':
+      pending.delete(message.id);
+      entry.resolve({ order: message.order, filterError: message.filterError });
+      return;
   }
 }
 
@@ -152,4 +170,30 @@ export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
 
 export function releaseLoad(loadId: number): void {
   send({ type: 'release', loadId });
+}
+
+/** Diffs two loads the worker keeps (see core/compare); the result's typed arrays arrive as transferables. */
+export function compareLoads(loadA: number, loadB: number, rules: readonly AlignRule[]): Promise<CompareResult> {
+  const id = nextId++;
+  const promise = new Promise<CompareResult>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+  });
+  send({ type: 'compare', id, loadA, loadB, rules: [...rules] });
+  return promise;
+}
+
+export function queryComparison(
+  compareId: number,
+  query: CompareQuery,
+): Promise<{ order: Uint32Array; filterError: string | null }> {
+  const id = nextId++;
+  const promise = new Promise<{ order: Uint32Array; filterError: string | null }>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+  });
+  send({ type: 'compare-query', id, compareId, query });
+  return promise;
+}
+
+export function releaseComparison(compareId: number): void {
+  send({ type: 'compare-release', compareId });
 }

@@ -12,6 +12,7 @@ import { queryRows } from '../core/table-query';
 import { createFileReader } from '../io/file-reader';
 import { normalizeSourceUrl } from '../io/hf-url';
 import { createHttpReader } from '../io/http-reader';
+import { handleCompareRequest } from './compare-handler';
 import type { LoadResult, SourceRef, SourceSpec, WorkerRequest, WorkerResponse } from './protocol';
 import { cloneColumns, columnBuffers, outcomeBuffers } from './transfer';
 
@@ -78,6 +79,11 @@ scope.onmessage = (event) => {
     }
     case 'release':
       kept.delete(request.loadId);
+      break;
+    case 'compare':
+    case 'compare-query':
+    case 'compare-release':
+      handleCompareRequest(request, (loadId) => kept.get(loadId), post);
       break;
   }
 };

@@ -7,6 +7,9 @@ import type { runAnalyses } from '../core/analysis/registry';
 import type { SerializedSourceError } from '../core/errors';
 import type { Finding, ParseOutcome, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
+import type { AlignRule } from '../core/compare/align';
+import type { CompareOutput } from '../core/compare/compare';
+import type { CompareQuery } from '../core/compare/compare-query';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -42,7 +45,11 @@ export type WorkerRequest =
   | { type: 'cancel'; id: number }
   | { type: 'query'; id: number; loadId: number; query: TableQuery }
   | { type: 'raw-header'; id: number; loadId: number }
-  | { type: 'release'; loadId: number };
+  | { type: 'release'; loadId: number }
+  /** Diff two kept loads (any two `open` results, whatever their SourceSpec kinds). */
+  | { type: 'compare'; id: number; loadA: number; loadB: number; rules: AlignRule[] }
+  | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
+  | { type: 'compare-release'; compareId: number };
 
 export type LoadPhase = 'connect' | 'header' | 'parse' | 'analyze';
 
@@ -81,4 +88,18 @@ export type WorkerResponse =
     }
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
-  | { type: 'raw-header'; id: number; bytes: Uint8Array | null };
+  | { type: 'raw-header'; id: number; bytes: Uint8Array | null }
+  | { type: 'compare-result'; id: number; result: CompareResult }
+  | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };
+
+/**
+ * A comparison of two kept loads. `entries` holds one row per aligned key as typed arrays (transferred, not cloned);
+ * the worker keeps its own copy under `compareId` to answer `compare-query` until `compare-release`.
+ */
+export interface CompareResult extends CompareOutput {
+  compareId: number;
+  loadA: number;
+  loadB: number;
+  rules: AlignRule[];
+  diffMs: number;
+}

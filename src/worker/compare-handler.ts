@@ -1,0 +1,149 @@
+/**
+ * Worker side of compare mode: diffs two kept loads with core/compare and answers sorting/filtering queries over the
+ * result it keeps. Lives apart from parser.worker.ts, which only routes the three compare messages here.
+ */
+import type { TensorColumns } from '../core/model';
+import { isAlignRule } from '../core/compare/align';
+import { compareSides } from '../core/compare/compare';
+import { entryKeys, queryCompare } from '../core/compare/compare-query';
+import type { DiffEntries } from '../core/compare/diff';
+import type { CompareResult, WorkerRequest, WorkerResponse } from './protocol';
+
+/** Comparisons kept for queries: the current one and the one being replaced. */
+const MAX_KEPT_COMPARES = 2;
+
+interface LoadView {
+  columns: TensorColumns;
+  names: readonly string[];
+}
+
+interface KeptCompare {
+  a: LoadView;
+  b: LoadView;
+  entries: DiffEntries;
+  moduleNames: string[];
+  /** Aligned key per entry, built on the first query that needs it. */
+  keys: string[] | null;
+}
+
+const compares = new Map<number, KeptCompare>();
+
+type Post = (message: WorkerResponse, transfer?: Transferable[]) => void;
+type CompareRequest = Extract<WorkerRequest, { type: 'compare' | 'compare-query' | 'compare-release' }>;
+
+function copyEntries(entries: DiffEntries): DiffEntries {
+  return {
+    count: entries.count,
+    rowA: entries.rowA.slice(),
+    rowB: entries.rowB.slice(),
+    status: entries.status.slice(),
+    stripA: entries.stripA.slice(),
+    stripB: entries.stripB.slice(),
+    module: entries.module.slice(),
+  };
+}
+
+function entryBuffers(entries: DiffEntries): ArrayBuffer[] {
+  return [entries.rowA, entries.rowB, entries.status, entries.stripA, entries.stripB, entries.module].map(
+    (array) => array.buffer as ArrayBuffer,
+  );
+}
+
+export function handleCompareRequest(
+  request: CompareRequest,
+  loadOf: (loadId: number) => LoadView | undefined,
+  post: Post,
+): void {
+  switch (request.type) {
+    case 'compare': {
+      const a = loadOf(request.loadA);
+      const b = loadOf(request.loadB);
+      if (!a || !b) {
+        post({
+          type: 'error',
+          id: request.id,
+          error: {
+            code: 'internal',
+            message: 'One of the two sources is no longer loaded in the worker. Open it again to compare.',
+          },
+        });
+        return;
+      }
+      try {
+        const rules = request.rules.filter(isAlignRule);
+        const started = performance.now();
+        const output = compareSides(a, b, rules);
+        const diffMs = performance.now() - started;
+        compares.set(request.id, {
+          a,
+          b,
+          entries: output.entries,
+          moduleNames: output.modules.map((module) => module.name),
+          keys: null,
+        });
+        while (compares.size > MAX_KEPT_COMPARES) {
+          const oldest = compares.keys().next().value;
+          if (oldest === undefined) {
+            break;
+          }
+          compares.delete(oldest);
+        }
+        const entries = copyEntries(output.entries);
+        const result: CompareResult = {
+          ...output,
+          entries,
+          compareId: request.id,
+          loadA: request.loadA,
+          loadB: request.loadB,
+          rules,
+          diffMs,
+        };
+        post({ type: 'compare-result', id: request.id, result }, entryBuffers(entries));
+      } catch (error) {
+        post({
+          type: 'error',
+          id: request.id,
+          error: {
+            code: 'internal',
+            message: `Comparing failed (${error instanceof Error ? error.message : String(error)}). This is a bug in Safetensors Lens.`,
+          },
+        });
+      }
+      return;
+    }
+    case 'compare-query': {
+      const kept = compares.get(request.compareId);
+      if (!kept) {
+        post({
+          type: 'compare-query-result',
+          id: request.id,
+          compareId: request.compareId,
+          order: new Uint32Array(0),
+          filterError: null,
+        });
+        return;
+      }
+      kept.keys ??= entryKeys(kept.entries, kept.a.names, kept.b.names);
+      const { order, filterError } = queryCompare(
+        {
+          entries: kept.entries,
+          moduleNames: kept.moduleNames,
+          columnsA: kept.a.columns,
+          columnsB: kept.b.columns,
+          namesA: kept.a.names,
+          namesB: kept.b.names,
+          keys: kept.keys,
+        },
+        request.query,
+      );
+      post(
+        { type: 'compare-query-result', id: request.id, compareId: request.compareId, order, filterError },
+        [order.buffer],
+      );
+      return;
+    }
+    case 'compare-release':
+      compares.delete(request.compareId);
+      return;
+  }
+}
