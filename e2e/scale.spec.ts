@@ -14,6 +14,8 @@ test.describe('scale: the 250,000-tensor MoE header', () => {
     await openLocalFile(page, 'moe-250k.safetensors');
     await expect(page.getByTestId('file-name')).toHaveText('moe-250k.safetensors', { timeout: 60_000 });
     expect(await statValue(page, 'stat-tensors')).toBe(COUNT);
+    // The row order comes from the worker after the header: wait for it before scrolling.
+    await expect(page.getByTestId('row-count')).toContainText(/250.638 shown/);
     const scroll = page.getByTestId('table-scroll');
     // Only about a viewport of rows is in the DOM, whatever the row count.
     expect(await scroll.getByRole('row').count()).toBeLessThan(80);
