@@ -3,22 +3,27 @@ import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The Content-Security-Policy of the built app (docs/security.md). Scripts and workers only from the app itself,
- * no eval, no inline script. connect-src must allow any http(s) URL, because loading a URL the user pasted is
- * the feature; the app itself never requests anything else.
+ * The Content-Security-Policy of the built app (docs/security.md). Nothing is allowed unless listed: scripts, workers,
+ * styles and images only from the app itself; no inline script, no eval, no fonts, frames, plugins or forms; and
+ * Trusted Types, so no code path can turn a string into HTML or script. connect-src must allow any http(s) URL,
+ * because loading a URL the user pasted is the feature; the app itself never requests anything else.
  */
 export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
+  "default-src 'none'",
   "script-src 'self'",
   "worker-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
+  "img-src 'self'",
   "connect-src 'self' https: http:",
-  "object-src 'none'",
-  "base-uri 'self'",
+  "base-uri 'none'",
   "form-action 'none'",
+  "require-trusted-types-for 'script'",
+  // The one policy allowed: src/app/trusted-types.ts, which lets only same-origin script URLs (the worker) through.
+  'trusted-types default',
 ].join('; ');
+
+/** Directives a <meta> policy may not carry (browsers ignore them there, with a console error): header only. */
+export const CONTENT_SECURITY_POLICY_HEADER = `${CONTENT_SECURITY_POLICY}; frame-ancestors 'none'`;
 
 /** Dev mode injects inline styles for hot reload, so the policy goes into the built page only. */
 function contentSecurityPolicy(): Plugin {
@@ -49,7 +54,7 @@ export default defineConfig({
   preview: {
     host: '127.0.0.1',
     headers: {
-      'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+      'Content-Security-Policy': CONTENT_SECURITY_POLICY_HEADER,
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': 'no-referrer',
     },

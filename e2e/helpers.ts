@@ -30,7 +30,12 @@ export function headerLengthOf(name: string): number {
  * Collects uncaught page errors and console errors; `expectClean()` fails the test if any appeared, so no test
  * passes with a console error.
  */
-export function watchPage(page: Page): { errors: string[]; requests: string[]; expectClean: () => void } {
+export function watchPage(page: Page): {
+  errors: string[];
+  requests: string[];
+  /** `expected`: messages the test provokes on purpose (Chromium logs every 404 a fetch receives). */
+  expectClean: (expected?: RegExp[]) => void;
+} {
   const errors: string[] = [];
   const requests: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
@@ -43,7 +48,11 @@ export function watchPage(page: Page): { errors: string[]; requests: string[]; e
   return {
     errors,
     requests,
-    expectClean: () => expect(errors, 'page errors and console errors').toEqual([]),
+    expectClean: (expected = []) =>
+      expect(
+        errors.filter((error) => !expected.some((pattern) => pattern.test(error))),
+        'page errors and console errors',
+      ).toEqual([]),
   };
 }
 

@@ -2,10 +2,19 @@
  * Fixture writers contributed by later features (huge headers, shards, quantization formats), kept apart from
  * scripts/fixtures.ts so each feature adds its own writer without touching the others.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildHeaderBytes, layoutTensors } from '../src/core/testing/build-safetensors';
+import { writeShardedModels } from './fixtures-shards';
+import { buildHeaderBytes, layoutTensors, lengthPrefix } from '../src/core/testing/build-safetensors';
+import { COMPARE_FIXTURES, SHARDED_BASE_DIR, shardedBaseFiles } from '../src/core/testing/compare-pairs';
 import { comfyFluxTensors, tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
+import {
+  HEADER_OVER_BUDGET,
+  HEADER_OVER_CAP,
+  HEADER_UNDER_CAP,
+  HOSTILE_FIXTURES,
+  type HugeHeaderLayout,
+} from '../src/core/testing/hostile-fixtures';
 import { moePackedTensors, moeUnpackedTensors } from '../src/core/testing/moe-model';
 
 export interface FixtureWriters {
@@ -52,4 +61,63 @@ const writeComfyFlux: FixtureWriter = (dir, { writeSparse }) => {
   }
 };
 
-export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [writeMoeModels, writeMediumHeader, writeComfyFlux];
+/** Compare mode's pairs (src/core/testing/compare-pairs.ts): DDP prefix, fp16 vs bf16, a removed layer, PEFT vs base. */
+const writeComparePairs: FixtureWriter = (dir, { writeSparse, write }) => {
+  for (const fixture of COMPARE_FIXTURES) {
+    const { head, dataLength } = buildHeaderBytes(fixture.tensors(), { metadata: { format: 'pt' } });
+    writeSparse(join(dir, fixture.file), head, head.length + dataLength);
+  }
+  for (const part of shardedBaseFiles()) {
+    const path = join(dir, SHARDED_BASE_DIR, part.file);
+    if ('json' in part) {
+      write(path, new TextEncoder().encode(part.json));
+    } else {
+      const { head, dataLength } = buildHeaderBytes(part.tensors, { metadata: { format: 'pt' } });
+      writeSparse(path, head, head.length + dataLength);
+    }
+  }
+};
+
+/** Bytes per write when streaming a huge header's filler: the 100 MB headers never exist as one buffer. */
+const HUGE_HEADER_CHUNK_BYTES = 1024 * 1024;
+
+function writeHugeHeader(path: string, layout: HugeHeaderLayout): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, layout.start);
+    const chunk = new Uint8Array(HUGE_HEADER_CHUNK_BYTES).fill(layout.fillByte);
+    for (let left = layout.fillLength; left > 0; left -= chunk.length) {
+      writeSync(fd, chunk, 0, Math.min(left, chunk.length));
+    }
+    writeSync(fd, layout.end);
+    // The one tensor's 4 data bytes are zeros: a sparse tail.
+    ftruncateSync(fd, 8 + layout.headerLength + layout.dataLength);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Issue #7's hostile catalog (src/core/testing/hostile-fixtures.ts): long values, deep nesting, unsafe integers,
+ * and real-JSON headers of 99,999,999 and 100,000,001 bytes (≈200 MB on disk), plus a sparse over-budget claim.
+ */
+const writeHostileFixtures: FixtureWriter = (dir, { write, writeSparse }) => {
+  for (const fixture of HOSTILE_FIXTURES) {
+    write(join(dir, fixture.file), fixture.bytes());
+  }
+  writeHugeHeader(join(dir, HEADER_UNDER_CAP.file), HEADER_UNDER_CAP);
+  writeHugeHeader(join(dir, HEADER_OVER_CAP.file), HEADER_OVER_CAP);
+  const claim = new Uint8Array(16).fill(0x20);
+  claim.set(lengthPrefix(HEADER_OVER_BUDGET.headerLength));
+  claim[8] = 0x7b;
+  writeSparse(join(dir, HEADER_OVER_BUDGET.file), claim, 8 + HEADER_OVER_BUDGET.headerLength + 4);
+};
+
+export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [
+  writeMoeModels,
+  writeMediumHeader,
+  writeComfyFlux,
+  writeComparePairs,
+  writeHostileFixtures,
+  writeShardedModels,
+];

@@ -7,6 +7,7 @@
  * Playwright can wait on `http://127.0.0.1:<port-a>/__log`.
  */
 import { existsSync, statSync } from 'node:fs';
+import { e2eRoutes } from './e2e-routes';
 import { startTestServers } from './range-server';
 
 function parseArgs(argv: string[]): { root: string; portA?: number; portB?: number; host?: string } {
@@ -46,7 +47,7 @@ function parseArgs(argv: string[]): { root: string; portA?: number; portB?: numb
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const servers = await startTestServers(args);
+  const servers = await startTestServers({ ...args, extraRoutes: e2eRoutes });
   console.log(JSON.stringify({ originA: servers.originA, originB: servers.originB }));
   const stop = (): void => {
     void servers.close().then(() => process.exit(0));

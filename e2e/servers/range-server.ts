@@ -15,6 +15,7 @@
  *   /longbody/<file>     206 with the right Content-Range but LONG_BODY_EXTRA_BYTES more body than asked
  *   /loop/<n>            302 to /loop/<n+1>, forever
  *   /hfapi/...           hook point for a fake Hub API (register it with `extraRoutes`)
+ *   /shards/…, /hub/…    added by e2e-routes.ts through `extraRoutes` (cli.ts): tagged shard reads, a fake Hub
  *   /__log, /__log/clear, /__reset   the request log as JSON (for tests running in another process)
  *
  * Every request (except /__*) is logged with the bytes actually written, so tests can assert that a client
@@ -35,6 +36,9 @@ export const SLOW_INTERVAL_MS = 50;
 
 /** Bytes /stall sends before going silent, so a client's "bytes arrived, then nothing" path is exercised. */
 export const STALL_SENT_BYTES = 1024;
+
+/** Pause between /drop's partial body and the reset: long enough for a client to read what arrived. */
+export const DROP_DELAY_MS = 100;
 
 /** Extra bytes /longbody appends (filler 0xEE) after the asked range. */
 export const LONG_BODY_EXTRA_BYTES = 64 * 1024;
@@ -68,6 +72,8 @@ export interface RequestLogEntry {
   /** The response is over (finished or aborted). */
   closed: boolean;
   startedAt: number;
+  /** When the response closed (ms since the epoch), so tests can compute how many requests overlapped. */
+  closedAt: number | null;
 }
 
 export class RequestLog {
@@ -113,6 +119,7 @@ export class RequestLog {
       abortedEarly: false,
       closed: false,
       startedAt: Date.now(),
+      closedAt: null,
     };
     this.entries.push(entry);
     return entry;
@@ -387,8 +394,9 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
     }
     if (behaviour.drop) {
       const bytes = await readBytes(filePath, start, Math.floor(length / 2));
-      // Destroy only after the partial bytes are flushed, so the client sees "some bytes, then a reset".
-      res.write(bytes, () => res.socket?.destroy());
+      // Destroy only after the partial bytes are flushed and the client has had time to read them, so it sees
+      // "some bytes, then a reset" (a stream that errors at once discards chunks nobody read yet).
+      res.write(bytes, () => setTimeout(() => res.socket?.destroy(), DROP_DELAY_MS));
       return;
     }
     if (behaviour.stall) {
@@ -469,6 +477,7 @@ function track(res: http.ServerResponse, entry: RequestLogEntry): void {
     entry.status = res.statusCode;
     entry.abortedEarly = !res.writableFinished;
     entry.closed = true;
+    entry.closedAt = Date.now();
   });
 }
 

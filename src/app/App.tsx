@@ -1,9 +1,10 @@
 /** The shell: toolbar, drop target, and the view for the current load status. */
 import { useEffect } from 'react';
 import { DtypeChart } from '../features/charts/DtypeChart';
+import { ComparePanel } from '../features/compare/ComparePanel';
 import { ExportMenu } from '../features/export/ExportMenu';
 import { FindingsPanel } from '../features/findings/FindingsPanel';
-import { DropOverlay, FilePickerButton, useFileDrop } from '../features/load/DropZone';
+import { DropOverlay, FilePickerButton, FolderPickerButton, useFileDrop } from '../features/load/DropZone';
 import { LoadError } from '../features/load/LoadError';
 import { LoadProgress } from '../features/load/LoadProgress';
 import { SampleButtons } from '../features/load/SampleButtons';
@@ -14,6 +15,7 @@ import { MetadataInsights } from '../features/insights/MetadataInsights';
 import { ArchitectureCard, LoraCard } from '../features/insights/ModelPanel';
 import { QuantizationPanel } from '../features/insights/QuantizationPanel';
 import { ModuleTree } from '../features/modules/ModuleTree';
+import { ModelSources, ShardsPanel } from '../features/shards/ShardsPanel';
 import { NotSafetensors } from '../features/summary/NotSafetensors';
 import { Summary } from '../features/summary/Summary';
 import { PreviewTable } from '../features/table/PreviewTable';
@@ -44,6 +46,7 @@ export function App() {
         <UrlForm />
         <div className="topbar-actions">
           <FilePickerButton />
+          <FolderPickerButton />
           <TokenControl />
         </div>
       </header>
@@ -75,6 +78,7 @@ function EmptyState() {
       </p>
       <div className="empty-actions">
         <FilePickerButton label="Choose a .safetensors file" />
+        <FolderPickerButton label="Choose a model folder" />
       </div>
       <SampleButtons />
     </section>
@@ -94,6 +98,7 @@ const TABS: Tab[] = [
   { id: 'tensors', label: 'Tensors', available: ALWAYS },
   { id: 'modules', label: 'Modules', available: (result) => result.sections.moduleTree !== undefined },
   { id: 'dtypes', label: 'Dtypes', available: ALWAYS },
+  { id: 'shards', label: 'Shards', available: (result) => result.shards !== undefined },
   { id: 'quantization', label: 'Quantization', available: (result) => result.sections.quantization !== undefined },
   {
     id: 'model',
@@ -101,6 +106,7 @@ const TABS: Tab[] = [
     available: (result) => result.sections.architecture !== undefined || result.sections.lora !== undefined,
   },
   { id: 'metadata', label: 'Metadata', available: ALWAYS },
+  { id: 'compare', label: 'Compare', available: ALWAYS },
 ];
 
 function ResultView({ result }: { result: LoadResult }) {
@@ -112,6 +118,7 @@ function ResultView({ result }: { result: LoadResult }) {
       <>
         <NotSafetensors name={result.source.name} file={result.outcome.file} />
         <ShareBar result={result} />
+        <ModelSources result={result} />
         <ExportMenu result={result} />
       </>
     );
@@ -127,6 +134,7 @@ function ResultView({ result }: { result: LoadResult }) {
         <ExportMenu result={result} />
       </div>
       <ShareBar result={result} />
+      <ModelSources result={result} />
       <div className="result-body">
         <FindingsPanel findings={findings} />
         <section className="panels">
@@ -147,9 +155,10 @@ function ResultView({ result }: { result: LoadResult }) {
             ))}
           </div>
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
-            {panel === 'tensors' && <TensorTable header={header} loadId={result.loadId} />}
+            {panel === 'tensors' && <TensorTable header={header} loadId={result.loadId} shards={result.shards} />}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
             {panel === 'dtypes' && <DtypeChart header={header} />}
+            {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}
             {panel === 'quantization' && sections.quantization && <QuantizationPanel section={sections.quantization} />}
             {panel === 'model' && (
               <>
@@ -163,6 +172,7 @@ function ResultView({ result }: { result: LoadResult }) {
                 <MetadataPanel header={header} />
               </>
             )}
+            {panel === 'compare' && <ComparePanel current={result} />}
           </div>
         </section>
       </div>

@@ -18,6 +18,8 @@ function currentShareState(state: AppState): ShareState | null {
   const { query } = state;
   return {
     url: state.load.result.source.input,
+    select: state.load.result.source.select,
+    compare: state.compareSpec?.kind === 'url' ? state.compareSpec.url : undefined,
     filter: query.filter || undefined,
     sortKey: query.sortKey,
     descending: query.descending,
@@ -51,14 +53,29 @@ export function loadFromLocation(): void {
   if (!state.url) {
     return;
   }
+  openCompareFromLink(state.compare);
   const loadedInput =
     store.load.status === 'ready' && store.load.result.source.kind === 'url' ? store.load.result.source.input : null;
-  if (loadedInput === state.url) {
+  const loadedSelect =
+    store.load.status === 'ready' && store.load.result.source.kind === 'url'
+      ? store.load.result.source.select
+      : undefined;
+  if (loadedInput === state.url && loadedSelect === state.select) {
     applyViewState(state);
     return;
   }
   pendingView = state;
-  void store.openSource({ kind: 'url', url: state.url, token: store.token || undefined });
+  void store.openSource({ kind: 'url', url: state.url, token: store.token || undefined, select: state.select });
+}
+
+/** `compare=` opens B (compare mode) once per distinct URL; it loads alongside A, and the diff runs when both are in. */
+function openCompareFromLink(compare: string | undefined): void {
+  const store = useAppStore.getState();
+  const open = store.compareSpec;
+  if (!compare || (open?.kind === 'url' && open.url === compare)) {
+    return;
+  }
+  void store.openCompareSource({ kind: 'url', url: compare, token: store.token || undefined });
 }
 
 let pendingView: ShareState | null = null;
@@ -91,8 +108,9 @@ export function installUrlSync(): () => void {
     if (search === window.location.search) {
       return;
     }
-    const previousUrl = decodeShareState(window.location.search).state.url;
-    if (becameReady && previousUrl !== share.url) {
+    const previousShare = decodeShareState(window.location.search).state;
+    // Another repository model (`model=`) is another source too: it gets its own history entry.
+    if (becameReady && (previousShare.url !== share.url || previousShare.select !== share.select)) {
       history.pushState(null, '', `${window.location.pathname}${search}`);
       return;
     }

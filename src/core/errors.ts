@@ -20,6 +20,8 @@ export type SourceErrorCode =
   | 'http-5xx'
   | 'http-other'
   | 'too-many-redirects'
+  /** A folder drop or repository holds no .safetensors file (nor index) to open. */
+  | 'no-model-files'
   | 'internal';
 
 export interface SerializedSourceError {

@@ -26,3 +26,9 @@ export const MAX_TENSOR_RANK = 64;
 
 /** Metadata values longer than this are truncated in the UI (never in exports). */
 export const MAX_METADATA_VALUE_DISPLAY_CHARS = 4_000;
+
+/**
+ * Tensor names and metadata keys longer than this are shortened on screen (never in the CSV or report): real names
+ * stay under 200 characters, and a hostile 100,000-character name would otherwise flood the table and details.
+ */
+export const MAX_NAME_DISPLAY_CHARS = 1_000;

@@ -42,7 +42,7 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
   let bytesRead = first.length;
   // A reader returns fewer bytes than asked only at the end of the source: a short first read is the whole file,
   // so a source that never said its size cannot claim a header it does not have.
-  const size = reader.size ?? (first.length < reader.preferredFirstRead ? first.length : null);
+  let size = reader.size ?? (first.length < reader.preferredFirstRead ? first.length : null);
   options.onProgress?.(bytesRead, null);
 
   if (first.length < 8) {
@@ -101,8 +101,12 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
     });
     growing.write(restStart, rest);
     bytesRead += rest.length;
-    // Fewer bytes than N when the source ended early: the parser then reports the header as running past the end.
+    // Fewer bytes than N when the source ended early: the parser then reports the header as running past the end,
+    // and a source that never said its size has now shown it.
     head = growing.bytes(restStart + rest.length);
+    if (head.length < headLength && size === null) {
+      size = head.length;
+    }
     if (wantsPreview && !previewSent) {
       options.onPreview?.(previewEntries(head.subarray(8), PREVIEW_ROWS));
     }

@@ -2,7 +2,8 @@
 import type { StateCreator } from 'zustand';
 import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
-import type { LoadPhase, LoadResult, SourceSpec } from '../worker/protocol';
+import type { LocalFileEntry } from '../io/dropped-files';
+import type { LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../worker/protocol';
 import { LoadFailure, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart } from '../lib/perf-marks';
@@ -17,6 +18,8 @@ export type LoadState =
       bytesRead: number;
       bytesTotal: number | null;
       preview: TensorColumns | null;
+      /** Shard headers done / total while a sharded model loads. */
+      shards: ShardProgress | null;
     }
   | { status: 'ready'; result: LoadResult }
   | { status: 'error'; label: string; error: SerializedSourceError };
@@ -26,6 +29,10 @@ export interface LoadSlice {
   /** The last source requested, so "parse anyway" and "retry" can repeat it. */
   lastSource: SourceSpec | null;
   openSource: (source: SourceSpec, options?: { allowOversizedHeader?: boolean }) => Promise<void>;
+  /** Opens dropped or picked files: one file as itself, several (a folder) as a group the worker sorts into models. */
+  openFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
+  /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
+  switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
   resetLoad: () => void;
 }
@@ -33,7 +40,19 @@ export interface LoadSlice {
 let current: LoadHandle | null = null;
 
 function labelOf(source: SourceSpec): string {
-  return source.kind === 'file' ? source.file.name : source.url;
+  switch (source.kind) {
+    case 'file':
+      return source.file.name;
+    case 'files':
+      return `${source.files.length} files`;
+    case 'url':
+      return source.url;
+  }
+}
+
+/** A lone file opens as itself unless it is an index or sidecar, which only make sense as part of a group. */
+function isLoneModelFile(name: string): boolean {
+  return !name.toLowerCase().endsWith('.json');
 }
 
 export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => ({
@@ -47,10 +66,10 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       releaseLoad(previous.result.loadId);
     }
     const handle = startLoad(source, options, {
-      onProgress: (phase, bytesRead, bytesTotal) => {
+      onProgress: (phase, bytesRead, bytesTotal, shards) => {
         const load = get().load;
         if (load.status === 'loading' && load.loadId === handle.id) {
-          set({ load: { ...load, phase, bytesRead, bytesTotal } });
+          set({ load: { ...load, phase, bytesRead, bytesTotal, shards: shards ?? null } });
         }
       },
       onAnalyses: (update) => {
@@ -64,7 +83,10 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
                 sections: update.sections,
                 analysisFindings: update.analysisFindings,
                 network: update.network ?? load.result.network,
-                bytesRead: load.result.source.kind === 'url' && update.network ? update.network.bytesFetched : load.result.bytesRead,
+                bytesRead:
+                  load.result.source.kind === 'url' && update.network
+                    ? update.network.bytesFetched
+                    : load.result.bytesRead,
                 analysisPending: false,
                 timings: { ...load.result.timings, analyzeMs: update.analyzeMs },
               },
@@ -92,6 +114,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
         bytesRead: 0,
         bytesTotal: null,
         preview: null,
+        shards: null,
       },
     });
     get().resetViewForNewSource();
@@ -116,6 +139,26 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
           ? error.error
           : { code: 'internal', message: `Unexpected error: ${String(error)}. This is a bug in Safetensors Lens.` };
       set({ load: { status: 'error', label: labelOf(source), error: serialized } });
+    }
+  },
+
+  openFiles: async (files) => {
+    if (files.length === 0) {
+      return;
+    }
+    if (files.length === 1 && isLoneModelFile(files[0].file.name)) {
+      return get().openSource({ kind: 'file', file: files[0].file });
+    }
+    return get().openSource({ kind: 'files', files: [...files] });
+  },
+
+  switchModel: async (key) => {
+    const source = get().lastSource;
+    if (source?.kind === 'files') {
+      return get().openSource({ ...source, select: key });
+    }
+    if (source?.kind === 'url') {
+      return get().openSource({ ...source, select: key, token: get().token || undefined });
     }
   },
 

@@ -45,6 +45,19 @@ describe('share state', () => {
     expect(decoded.rejected[0].param).toBe('v');
   });
 
+  it('carries the model chosen in a repository, and refuses a broken one', () => {
+    const search = encodeShareState({ url: 'org/name', select: 'vae/diffusion_pytorch_model.safetensors' });
+    expect(search).toBe('?v=1&url=org%2Fname&model=vae%2Fdiffusion_pytorch_model.safetensors');
+    expect(decodeShareState(search).state).toEqual({
+      url: 'org/name',
+      select: 'vae/diffusion_pytorch_model.safetensors',
+    });
+    const broken = decodeShareState(`?url=org%2Fname&model=${encodeURIComponent('a\nb')}`);
+    expect(broken.state).toEqual({ url: 'org/name' });
+    expect(broken.rejected).toEqual([{ param: 'model', reason: 'contains control characters' }]);
+    expect(decodeShareState(`?url=x%2Fy&model=${'a'.repeat(1001)}`).rejected[0].param).toBe('model');
+  });
+
   it('encodes nothing for local files (no url)', () => {
     expect(encodeShareState({ filter: 'x' })).toBe('');
   });

@@ -15,6 +15,8 @@ const MAX_URL_CHARS = 4_000;
 
 export interface ShareState {
   url?: string;
+  /** For a repository or folder-like source: which of its models is open (a ModelChoice key, a path in the repo). */
+  select?: string;
   compare?: string;
   filter?: string;
   sortKey?: SortKey;
@@ -44,6 +46,17 @@ export function validateSourceUrl(value: string): string | null {
   return null;
 }
 
+/** Repository paths are short; control characters never belong in one. */
+const MAX_MODEL_KEY_CHARS = 1_000;
+
+function validateModelKey(value: string): string | null {
+  if (value === '' || value.length > MAX_MODEL_KEY_CHARS) {
+    return value === '' ? 'empty' : `longer than ${MAX_MODEL_KEY_CHARS} characters`;
+  }
+  // eslint-disable-next-line no-control-regex -- looking for control characters is the point.
+  return /[\u0000-\u001f\u007f]/.test(value) ? 'contains control characters' : null;
+}
+
 export function decodeShareState(search: string): DecodedShareState {
   const params = new URLSearchParams(search);
   const state: ShareState = {};
@@ -65,6 +78,15 @@ export function decodeShareState(search: string): DecodedShareState {
       rejected.push({ param: name, reason: problem });
     } else {
       state[name] = value.trim();
+    }
+  }
+  const select = params.get('model');
+  if (select !== null) {
+    const problem = validateModelKey(select);
+    if (problem) {
+      rejected.push({ param: 'model', reason: problem });
+    } else {
+      state.select = select;
     }
   }
   if (futureVersion) {
@@ -124,6 +146,9 @@ export function encodeShareState(state: ShareState): string {
   }
   params.set('v', String(SHARE_STATE_VERSION));
   params.set('url', state.url);
+  if (state.select) {
+    params.set('model', state.select);
+  }
   if (state.compare) {
     params.set('compare', state.compare);
   }

@@ -4,7 +4,17 @@ import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
 import { queryTable } from '../worker/client';
 import type { AppState } from './store';
 
-export const PANELS = ['tensors', 'modules', 'dtypes', 'quantization', 'model', 'metadata', 'layout', 'shards'] as const;
+export const PANELS = [
+  'tensors',
+  'modules',
+  'dtypes',
+  'quantization',
+  'model',
+  'metadata',
+  'layout',
+  'shards',
+  'compare',
+] as const;
 export type Panel = (typeof PANELS)[number];
 
 export const CHART_METRICS = ['tensors', 'elements', 'bytes'] as const;

@@ -12,6 +12,7 @@ import type {
   LoadOptions,
   LoadPhase,
   LoadResult,
+  ShardProgress,
   SourceSpec,
   WorkerRequest,
   WorkerResponse,
@@ -25,7 +26,8 @@ export interface AnalysesUpdate {
 }
 
 export interface LoadHandlers {
-  onProgress?: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
+  /** `shards` is set while the shard headers of a sharded model load. */
+  onProgress?: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null, shards?: ShardProgress) => void;
   onPreview?: (rows: TensorColumns) => void;
   /** The analyses finished after the result was delivered. */
   onAnalyses?: (update: AnalysesUpdate) => void;
@@ -78,7 +80,7 @@ function handle(message: WorkerResponse): void {
   }
   switch (message.type) {
     case 'progress':
-      entry.handlers?.onProgress?.(message.phase, message.bytesRead, message.bytesTotal);
+      entry.handlers?.onProgress?.(message.phase, message.bytesRead, message.bytesTotal, message.shards);
       return;
     case 'preview':
       entry.handlers?.onPreview?.(message.rows);

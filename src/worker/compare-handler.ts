@@ -136,10 +136,9 @@ export function handleCompareRequest(
         },
         request.query,
       );
-      post(
-        { type: 'compare-query-result', id: request.id, compareId: request.compareId, order, filterError },
-        [order.buffer],
-      );
+      post({ type: 'compare-query-result', id: request.id, compareId: request.compareId, order, filterError }, [
+        order.buffer,
+      ]);
       return;
     }
     case 'compare-release':

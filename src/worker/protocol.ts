@@ -10,6 +10,10 @@ import type { TableQuery } from '../core/table-query';
 import type { AlignRule } from '../core/compare/align';
 import type { CompareOutput } from '../core/compare/compare';
 import type { CompareQuery } from '../core/compare/compare-query';
+import type { ModelChoice } from '../core/shards/choose-model';
+import type { ShardsReport } from '../core/shards/report-types';
+import type { LocalFileEntry } from '../io/dropped-files';
+import type { RepoFile } from '../io/hub-api';
 
 export const PROTOCOL_VERSION = 1;
 
@@ -18,21 +22,40 @@ export type AnalysisSections = ReturnType<typeof runAnalyses>['sections'];
 export type SourceSpec =
   | { kind: 'file'; file: File }
   | {
+      /** Several dropped or picked files (a folder): the worker groups them into models (core/shards). */
+      kind: 'files';
+      files: LocalFileEntry[];
+      /** ModelChoice.key of the model to open; the default pick (core/shards/choose-model.ts) when absent. */
+      select?: string;
+    }
+  | {
+      /** One file, a shard index (`….index.json`), or a repository (Hub repo id, tree link or API listing URL). */
       kind: 'url';
       url: string;
       /** Sent only to Hugging Face hosts (io/token-policy.ts); never echoed back. */
       token?: string;
+      /** For a repository: ModelChoice.key (a path in the repo) of the model to open instead of the default. */
+      select?: string;
     };
 
 export type SourceRef =
   | { kind: 'file'; name: string; size: number }
   | {
+      kind: 'files';
+      /** The opened model's label (index or shard prefix, or the file). */
+      name: string;
+      /** Files dropped or picked together. */
+      count: number;
+    }
+  | {
       kind: 'url';
       name: string;
-      /** The normalized URL actually fetched. */
+      /** The normalized URL actually fetched (the index, the file, or the repository's listing). */
       url: string;
       /** What the user typed or pasted. */
       input: string;
+      /** The `select` the source was opened with (a repository model other than the default), for share links. */
+      select?: string;
     };
 
 export interface LoadOptions {
@@ -51,7 +74,40 @@ export type WorkerRequest =
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
   | { type: 'compare-release'; compareId: number };
 
-export type LoadPhase = 'connect' | 'header' | 'parse' | 'analyze';
+/** `list`: the repository's file listing; `index`: the shard index; `shards`: the shard headers. */
+export type LoadPhase = 'connect' | 'list' | 'index' | 'header' | 'shards' | 'parse' | 'analyze';
+
+/** Progress over the shard headers of a sharded model. */
+export interface ShardProgress {
+  /** Shards finished (loaded or failed). */
+  done: number;
+  total: number;
+  failed: number;
+}
+
+/** A sharded model's shard-level facts; the merged table itself is `outcome.header`. */
+export interface ShardInfo {
+  /** Per-shard summaries, the index summary and the totals (plain data; the report's `shards` and `index`). */
+  report: ShardsReport;
+  /** For each row of the merged table, its shard (index into report.shards). Transferred, not cloned. */
+  shardOfRow: Uint16Array;
+}
+
+/** The models a source holds (a folder drop, a repository), and which one this result shows. */
+export interface SourceChoices {
+  items: ModelChoice[];
+  selected: string;
+}
+
+/** A repository's listing, for the list of its other safetensors files. */
+export interface RepoInfo {
+  /** `org/name`, with ` @ rev` and `/folder` when not the defaults. */
+  display: string;
+  /** Every `.safetensors` file (and index) of the listing, with sizes. */
+  files: RepoFile[];
+  /** The listing stopped at MAX_REPO_FILES. */
+  truncated: boolean;
+}
 
 export interface LoadResult {
   loadId: number;
@@ -71,10 +127,26 @@ export interface LoadResult {
   /** Findings from the analyses (the parser's own are in outcome). */
   analysisFindings: Finding[];
   timings: { readMs: number; parseMs: number; analyzeMs: number };
+  /** Present when the source is a sharded model: outcome.header is then the merged table of every shard. */
+  shards?: ShardInfo;
+  /** Present when the source holds several models (a folder drop, a repository). */
+  choices?: SourceChoices;
+  /** Present when the source is a repository. */
+  repo?: RepoInfo;
+  /** config.json / adapter_config.json files read and passed to the analyses. */
+  sidecarsRead?: string[];
 }
 
 export type WorkerResponse =
-  | { type: 'progress'; id: number; phase: LoadPhase; bytesRead: number; bytesTotal: number | null }
+  | {
+      type: 'progress';
+      id: number;
+      phase: LoadPhase;
+      bytesRead: number;
+      bytesTotal: number | null;
+      /** Set while the shard headers of a sharded model load. */
+      shards?: ShardProgress;
+    }
   | { type: 'preview'; id: number; rows: TensorColumns }
   | { type: 'result'; id: number; result: LoadResult }
   | {

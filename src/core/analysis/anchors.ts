@@ -44,12 +44,28 @@ export function lastSegment(name: string): string {
   return name.slice(name.lastIndexOf('.') + 1);
 }
 
-/** The most common length among 1-D norm weights, or null. */
+const hiddenCache = new WeakMap<TensorIndex, { size: number; tensor: string } | null>();
+
+/** The most common length among 1-D norm weights (ties: the first seen), or null. Cached per index. */
 export function hiddenSizeFromNorms(index: TensorIndex): { size: number; tensor: string } | null {
+  const cached = hiddenCache.get(index);
+  if (cached !== undefined) {
+    return cached;
+  }
+  // Both patterns match literal segments only, so they are decided once per name shape.
+  const shapes = index.shapes();
+  const isNorm = new Uint8Array(shapes.count);
+  let any = false;
+  for (let s = 0; s < shapes.count; s++) {
+    const text = shapes.text[s];
+    if (RE_HIDDEN_NORM.test(text) && !RE_NOT_HIDDEN_NORM.test(text)) {
+      isNorm[s] = 1;
+      any = true;
+    }
+  }
   const counts = new Map<number, { count: number; tensor: string }>();
-  for (let row = 0; row < index.count; row++) {
-    const name = index.names[row];
-    if (index.rank(row) !== 1 || !RE_HIDDEN_NORM.test(name) || RE_NOT_HIDDEN_NORM.test(name)) {
+  for (let row = 0; any && row < index.count; row++) {
+    if (isNorm[shapes.rowShape[row]] === 0 || index.rank(row) !== 1) {
       continue;
     }
     const size = index.dim(row, 0);
@@ -57,7 +73,7 @@ export function hiddenSizeFromNorms(index: TensorIndex): { size: number; tensor:
     if (entry) {
       entry.count++;
     } else {
-      counts.set(size, { count: 1, tensor: name });
+      counts.set(size, { count: 1, tensor: index.names[row] });
     }
   }
   let best: { size: number; tensor: string } | null = null;
@@ -68,5 +84,6 @@ export function hiddenSizeFromNorms(index: TensorIndex): { size: number; tensor:
       bestCount = entry.count;
     }
   }
+  hiddenCache.set(index, best);
   return best;
 }

@@ -9,10 +9,10 @@ import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
 import { hiddenSizeFromNorms } from './anchors';
 import { MAX_EVIDENCE } from './limits';
-import { isAdapterFile } from './lora-markers';
+import { isAdapterIndex } from './lora-markers';
 import { isHighPrecisionFloat } from './quant/types';
 import type { ArchitectureSection, AttentionKind, DiffusionInfo, HeadDimSource, MlaShape } from './report-sections';
-import { tensorIndex, type TensorIndex } from './tensor-index';
+import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 import { asNumber, asString, decodeNumbers, isRecord, parseJsonBytes } from './values';
 
@@ -83,6 +83,11 @@ const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
 const RE_EMBEDDING =
   /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
 const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
+const RE_ROUTER = /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/;
+/** The first expert's gate/up weight, whose module gives the expert FFN width. */
+const RE_EXPERT_MODULE = /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/;
+/** RE_EXPERT_MODULE with the index written as a shape writes it: which shapes can hold such a name. */
+const RE_EXPERT_MODULE_SHAPE = /\.experts\.#\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/;
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
   id: 'architecture',
@@ -126,7 +131,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
 } {
   const index = tensorIndex(input.header, input.names);
   const names = index.names;
-  if (index.count === 0 || isAdapterFile(names)) {
+  if (index.count === 0 || isAdapterIndex(index)) {
     return { section: null, findings: [] };
   }
   const findings: Finding[] = [];
@@ -134,16 +139,22 @@ export function analyzeArchitecture(input: AnalysisInput): {
   const config = readConfig(input.sidecars.config);
   // Bytes the quantization detectors asked for (bitsandbytes quant_state, HQQ shape) also give layer widths.
   const bytes = input.tensorBytes;
+  // Name patterns below are decided per name shape (see tensor-index.ts): a 250,000-tensor MoE header has a dozen.
+  const shapes = index.shapes();
+  const { rowShape, indexStart, indexValues } = shapes;
+  const shapeRows = (s: number): number => shapes.rowStart[s + 1] - shapes.rowStart[s];
+  const anyName = (pattern: RegExp): boolean => shapes.text.some((text) => pattern.test(text));
 
   // Towers: only when something else is in the file too (a bare CLIP text encoder is the model, not a tower).
+  // Shapes are numbered in order of first appearance, so walking them meets each tower kind at its first row.
   const towerRows = new Map<string, { count: number; prefix: string }>();
-  const isTower = new Uint8Array(index.count);
-  for (let row = 0; row < index.count; row++) {
-    const tower = towerOf(names[row]);
+  const isTower = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    const tower = towerOf(shapes.text[s]);
     if (tower) {
-      isTower[row] = 1;
+      isTower[s] = 1;
       const entry = towerRows.get(tower.kind) ?? { count: 0, prefix: tower.prefix };
-      entry.count++;
+      entry.count += shapeRows(s);
       towerRows.set(tower.kind, entry);
     }
   }
@@ -159,44 +170,42 @@ export function analyzeArchitecture(input: AnalysisInput): {
     isTower.fill(0);
   }
 
-  // Numbered containers: the text before the first `.<n>.` segment. Consecutive names mostly share it, so the
-  // previous prefix is reused instead of slicing a new string per row.
+  // Numbered containers: the text before the first index segment that is not the last segment (`model.layers.`),
+  // keyed per shape; the container's indices are the rows' first index values.
   const containers = new Map<string, Container>();
-  const inContainer = new Uint8Array(index.count);
-  let previous: Container | null = null;
-  for (let row = 0; row < index.count; row++) {
-    if (isTower[row]) {
+  const containerOf: Array<Container | null> = new Array<Container | null>(shapes.count).fill(null);
+  for (let s = 0; s < shapes.count; s++) {
+    const pieces = shapes.pieces[s];
+    // The first index segment is followed by more text unless it is the only one and ends the name.
+    if (isTower[s] || pieces.length < 2 || (pieces.length === 2 && pieces[1] === '')) {
       continue;
     }
-    const name = names[row];
-    const found = firstIndexSegment(name);
-    if (!found) {
-      continue;
-    }
-    inContainer[row] = 1;
-    let entry: Container | null | undefined =
-      previous !== null && previous.prefix.length === found.start && name.startsWith(previous.prefix) ? previous : null;
+    const prefix = pieces[0];
+    let entry = containers.get(prefix);
     if (!entry) {
-      const prefix = name.slice(0, found.start);
-      entry = containers.get(prefix);
-      if (!entry) {
-        entry = { prefix, indices: new Set<number>(), tensors: 0 };
-        containers.set(prefix, entry);
+      entry = { prefix, indices: new Set<number>(), tensors: 0 };
+      containers.set(prefix, entry);
+    }
+    entry.tensors += shapeRows(s);
+    let last = -1;
+    for (let i = shapes.rowStart[s]; i < shapes.rowStart[s + 1]; i++) {
+      const value = indexValues[indexStart[shapes.rowList[i]]];
+      if (value !== last) {
+        entry.indices.add(value);
+        last = value;
       }
     }
-    entry.indices.add(found.value);
-    entry.tensors++;
-    previous = entry;
+    containerOf[s] = entry;
   }
 
-  const diffusion = detectDiffusion(containers, names, evidence);
+  const diffusion = detectDiffusion(containers, anyName, evidence);
   const family: string[] = [];
   let mtpLayers = 0;
   const mtpPrefix = [...containers.values()].find((c) => /^(?:model\.)?mtp\.(?:layers\.)?$/.test(c.prefix));
   if (mtpPrefix) {
     mtpLayers = mtpPrefix.indices.size;
     evidence.push(`${mtpLayers} MTP layer(s) under ${mtpPrefix.prefix} (separate multi-token-prediction stack)`);
-  } else if (names.some((name) => /^(?:model\.)?mtp\./.test(name))) {
+  } else if (anyName(/^(?:model\.)?mtp\./)) {
     mtpLayers = 1;
     evidence.push('MTP module under mtp. (separate multi-token-prediction head)');
   }
@@ -221,16 +230,19 @@ export function analyzeArchitecture(input: AnalysisInput): {
   // Embedding, lm_head, tied.
   let embeddingRow = -1;
   let lmHead = false;
+  const isEmbedding = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    // Embeddings and heads sit outside the layer stack.
+    if (isTower[s] || containerOf[s] !== null) {
+      continue;
+    }
+    isEmbedding[s] = RE_EMBEDDING.test(shapes.text[s]) ? 1 : 0;
+    lmHead ||= RE_LM_HEAD.test(shapes.text[s]);
+  }
   for (let row = 0; row < index.count; row++) {
-    if (isTower[row] || inContainer[row]) {
-      continue; // Embeddings and heads sit outside the layer stack.
-    }
-    const name = names[row];
-    if (embeddingRow < 0 && RE_EMBEDDING.test(name) && index.rank(row) === 2) {
+    if (isEmbedding[rowShape[row]] === 1 && index.rank(row) === 2) {
       embeddingRow = row;
-    }
-    if (RE_LM_HEAD.test(name)) {
-      lmHead = true;
+      break;
     }
   }
 
@@ -251,8 +263,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
   }
   // An encoder-only file (T5 / CLIP text encoders) has no LM head to tie.
-  const encoderOnly =
-    main !== null && /^encoder\./.test(main.prefix) && !names.some((name) => name.startsWith('decoder.'));
+  const encoderOnly = main !== null && /^encoder\./.test(main.prefix) && !anyName(/^decoder\./);
   const tiedEmbeddings = diffusion || encoderOnly ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
   if (encoderOnly) {
     evidence.push('encoder-only stack (no decoder.*): no LM head expected');
@@ -278,26 +289,11 @@ export function analyzeArchitecture(input: AnalysisInput): {
 
   if (main) {
     const prefix = main.prefix;
-    const layerRows = new Map<number, number[]>();
-    for (let row = 0; row < index.count; row++) {
-      const name = names[row];
-      if (!inContainer[row] || !name.startsWith(prefix)) {
-        continue;
-      }
-      const found = firstIndexSegment(name);
-      if (!found || found.start !== prefix.length) {
-        continue;
-      }
-      const list = layerRows.get(found.value);
-      if (list) {
-        list.push(row);
-      } else {
-        layerRows.set(found.value, [row]);
-      }
-    }
-    const mtpIndices = [...layerRows.entries()]
-      .filter(([, rows]) => rows.some((row) => RE_MTP_TENSOR.test(names[row])))
-      .map(([i]) => i);
+    const layerRows = rowsByLayer(index, (row) => containerOf[rowShape[row]] === main);
+    const isMtp = shapeFlags(shapes, (text) => RE_MTP_TENSOR.test(text));
+    const mtpIndices = isMtp.includes(1)
+      ? [...layerRows.entries()].filter(([, rows]) => rows.some((row) => isMtp[rowShape[row]] === 1)).map(([i]) => i)
+      : [];
     mtpLayers += mtpIndices.length;
     if (mtpIndices.length > 0) {
       evidence.push(
@@ -321,16 +317,16 @@ export function analyzeArchitecture(input: AnalysisInput): {
     }
 
     const rep = indices[0];
-    const repRows = rep === undefined ? [] : (layerRows.get(rep) ?? []);
+    const repRows = rep === undefined ? new Int32Array(0) : (layerRows.get(rep) ?? new Int32Array(0));
     const layerPrefix = `${prefix}${rep}.`;
-    const modules = moduleMap(index, repRows);
+    const modules = new LayerModules(index, repRows);
 
     // Attention.
-    const kvA = findModule(modules, /(?:^|\.)kv_a_proj_with_mqa$/);
+    const kvA = modules.findModule(/(?:^|\.)kv_a_proj_with_mqa$/);
     if (kvA) {
       attention = 'MLA';
-      const kvNorm = findTensor(index, repRows, /kv_a_layernorm\.weight$/);
-      const qNorm = findTensor(index, repRows, /q_a_layernorm\.weight$/);
+      const kvNorm = modules.findTensor(/kv_a_layernorm\.weight$/);
+      const qNorm = modules.findTensor(/q_a_layernorm\.weight$/);
       const kvOut = outFeatures(index, kvA, hiddenSize, bytes);
       const kvLoraRank = kvNorm >= 0 ? index.dim(kvNorm, 0) : null;
       mla = {
@@ -345,7 +341,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
         heads = config.heads;
         headDimSource = 'config.json';
       } else {
-        const qb = findModule(modules, /(?:^|\.)(?:q_b_proj|q_proj)$/);
+        const qb = modules.findModule(/(?:^|\.)(?:q_b_proj|q_proj)$/);
         const qOut = qb ? outFeatures(index, qb, null, bytes) : null;
         if (qOut !== null && mla.ropeHeadDim) {
           // DeepSeek-V2/V3 use qk_nope_head_dim = 2 × qk_rope_head_dim (128 / 64).
@@ -366,10 +362,10 @@ export function analyzeArchitecture(input: AnalysisInput): {
           dim = config.headDim;
           source = 'config.json';
         }
-        const qNorm = findTensor(index, repRows, /(?:^|\.)(?:q_norm|query_norm|q_layernorm)\.weight$/);
-        const kNorm = findTensor(index, repRows, /(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
-        const sinks = findTensor(index, repRows, /(?:^|\.)sinks$/);
-        const invFreq = findTensor(index, repRows, /rotary_emb\.inv_freq$/);
+        const qNorm = modules.findTensor(/(?:^|\.)(?:q_norm|query_norm|q_layernorm)\.weight$/);
+        const kNorm = modules.findTensor(/(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
+        const sinks = modules.findTensor(/(?:^|\.)sinks$/);
+        const invFreq = modules.findTensor(/rotary_emb\.inv_freq$/);
         if (
           dim === null &&
           qNorm >= 0 &&
@@ -423,26 +419,34 @@ export function analyzeArchitecture(input: AnalysisInput): {
     const perLayerExperts = new Map<number, number>();
     let expertModule: string | null = null;
     let packedIntermediate: number | null = null;
+    const expertSlot = shapes.pieces.map((pieces, s) => expertSlotOf(pieces, shapes.text[s]));
+    // Candidates for the first expert's gate/up weight; the regex itself still runs on the (few) names.
+    const mayBeExpertModule = shapeFlags(shapes, (text) => RE_EXPERT_MODULE_SHAPE.test(text));
+    const isRouter = shapeFlags(shapes, (text) => RE_ROUTER.test(text));
+    const isShared = shapeFlags(shapes, (text) => /\.shared_experts?\./.test(text));
+    const anyShared = isShared.includes(1);
+    const mayBeNumberedShared = shapeFlags(shapes, (text) => text.includes('.shared_experts.'));
     for (const [layer, rows] of layerRows) {
       if (mtpIndices.includes(layer)) {
         continue; // The MTP layer repeats a MoE block; it is not one of the model's layers.
       }
       let count = 0;
       for (const row of rows) {
-        const name = names[row];
-        const at = name.indexOf('.experts.');
-        const switchMlp = at < 0 && name.includes('.switch_mlp.');
-        if (at < 0 && !switchMlp) {
+        const shape = rowShape[row];
+        const slot = expertSlot[shape];
+        if (slot === NOT_EXPERT) {
           continue;
         }
-        const expert = at >= 0 ? leadingIndex(name, at + '.experts.'.length) : -1;
-        if (expert >= 0) {
+        if (slot >= 0) {
+          const expert = indexValues[indexStart[row] + slot];
           count = Math.max(count, expert + 1);
           if (
             expertModule === null &&
-            /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/.test(name)
+            mayBeExpertModule[shape] === 1 &&
+            indexValues[indexStart[row + 1] - 1] === 0 &&
+            RE_EXPERT_MODULE.test(names[row])
           ) {
-            expertModule = stripWeightSuffix(name);
+            expertModule = stripWeightSuffix(names[row]);
           }
           continue;
         }
@@ -454,20 +458,16 @@ export function analyzeArchitecture(input: AnalysisInput): {
       }
       if (count === 0) {
         // A router without expert tensors (e.g. this shard holds only some of them) still tells E.
-        const router = rows.find(
-          (row) =>
-            /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/.test(names[row]) &&
-            index.rank(row) === 2,
-        );
+        const router = rows.find((row) => isRouter[rowShape[row]] === 1 && index.rank(row) === 2);
         count = router !== undefined ? index.dim(router, 0) : 0;
       }
       if (count > 0) {
         perLayerExperts.set(layer, count);
       }
-      if (rows.some((row) => /\.shared_experts?\./.test(names[row]))) {
+      if (anyShared && rows.some((row) => isShared[rowShape[row]] === 1)) {
         const numberedShared = new Set<number>();
         for (const row of rows) {
-          const match = /\.shared_experts\.(\d+)\./.exec(names[row]);
+          const match = mayBeNumberedShared[rowShape[row]] === 1 ? /\.shared_experts\.(\d+)\./.exec(names[row]) : null;
           if (match) {
             numberedShared.add(Number(match[1]));
           }
@@ -492,11 +492,11 @@ export function analyzeArchitecture(input: AnalysisInput): {
     }
 
     family.push(
-      ...guessFamily(names, modules, {
+      ...guessFamily(anyName, modules, {
         mla: mla !== null,
         experts,
         expertsPacked,
-        sinks: findTensor(index, repRows, /(?:^|\.)sinks$/) >= 0,
+        sinks: modules.findTensor(/(?:^|\.)sinks$/) >= 0,
       }),
     );
   }
@@ -564,39 +564,82 @@ function towerOf(name: string): { kind: string; prefix: string } | null {
   return { kind, prefix: `${skipped}${head}.` };
 }
 
-/** Value of the run of digits at `at` when it forms a whole dotted segment, else -1. */
-function leadingIndex(name: string, at: number): number {
-  let value = 0;
-  let i = at;
-  while (i < name.length) {
-    const c = name.charCodeAt(i);
-    if (c === 46) {
-      break;
+/** `expertSlotOf` for shapes with neither `.experts.` nor `.switch_mlp.`. */
+const NOT_EXPERT = -2;
+
+/**
+ * Where a shape's expert index is: the index-tuple position of the segment after the first `.experts.` when that
+ * segment is an index followed by more name (`experts.17.up_proj`), -1 for other expert tensors (packed
+ * `experts.gate_up_proj`, MLX `switch_mlp.*`), NOT_EXPERT for the rest.
+ */
+function expertSlotOf(pieces: readonly string[], text: string): number {
+  for (let j = 0; j < pieces.length; j++) {
+    // '.experts.' holds no digits, so it lies inside one literal piece; the first piece holding it is the first
+    // occurrence in every name of the shape.
+    const at = pieces[j].indexOf('.experts.');
+    if (at >= 0) {
+      const slotFollows = at + '.experts.'.length === pieces[j].length && j + 1 < pieces.length;
+      return slotFollows && pieces[j + 1] !== '' ? j : -1;
     }
-    if (c < 48 || c > 57 || i - at >= 9) {
-      return -1;
-    }
-    value = value * 10 + (c - 48);
-    i++;
   }
-  return i > at && i < name.length ? value : -1;
+  return text.includes('.switch_mlp.') ? -1 : NOT_EXPERT;
 }
 
-/** The first `<digits>.` segment of a name: where it starts and its value. */
-function firstIndexSegment(name: string): { start: number; value: number } | null {
-  let start = 0;
-  while (start < name.length) {
-    const value = leadingIndex(name, start);
-    if (value >= 0) {
-      return { start, value };
-    }
-    const dot = name.indexOf('.', start);
-    if (dot < 0) {
-      return null;
-    }
-    start = dot + 1;
+/** One flag per shape. */
+function shapeFlags(shapes: NameShapes, test: (text: string) => boolean): Uint8Array {
+  const flags = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    flags[s] = test(shapes.text[s]) ? 1 : 0;
   }
-  return null;
+  return flags;
+}
+
+/**
+ * Rows of the layer stack grouped by layer (their first index value), layers in order of first appearance and rows
+ * in header order: what filling a Map<layer, rows[]> row by row gives, without a Map lookup per row.
+ */
+function rowsByLayer(index: TensorIndex, inStack: (row: number) => boolean): Map<number, Int32Array> {
+  const { indexStart, indexValues } = index.shapes();
+  const layerIds = new Map<number, number>();
+  const values: number[] = [];
+  const counts: number[] = [];
+  const rowLayer = new Int32Array(index.count).fill(-1);
+  let lastValue = -1;
+  let lastId = -1;
+  for (let row = 0; row < index.count; row++) {
+    if (!inStack(row)) {
+      continue;
+    }
+    const value = indexValues[indexStart[row]];
+    if (value !== lastValue) {
+      let id = layerIds.get(value);
+      if (id === undefined) {
+        id = values.length;
+        layerIds.set(value, id);
+        values.push(value);
+        counts.push(0);
+      }
+      lastValue = value;
+      lastId = id;
+    }
+    rowLayer[row] = lastId;
+    counts[lastId]++;
+  }
+  const starts = new Int32Array(values.length + 1);
+  for (let id = 0; id < values.length; id++) {
+    starts[id + 1] = starts[id] + counts[id];
+  }
+  const fill = starts.slice(0, values.length);
+  const rows = new Int32Array(starts[values.length]);
+  for (let row = 0; row < index.count; row++) {
+    const id = rowLayer[row];
+    if (id >= 0) {
+      rows[fill[id]++] = row;
+    }
+  }
+  const layers = new Map<number, Int32Array>();
+  values.forEach((value, id) => layers.set(value, rows.subarray(starts[id], starts[id + 1])));
+  return layers;
 }
 
 /**
@@ -627,30 +670,49 @@ function stripWeightSuffix(name: string): string {
   return name;
 }
 
-/** Module path → row of its (possibly packed) weight, for the rows of one layer. */
-function moduleMap(index: TensorIndex, rows: readonly number[]): Map<string, number> {
-  const modules = new Map<string, number>();
-  for (const row of rows) {
-    const name = index.names[row];
-    const module = stripWeightSuffix(name);
-    if (module !== name && !modules.has(module)) {
-      modules.set(module, row);
+/**
+ * The modules and tensors of one layer, searched by name pattern. A MoE layer holds thousands of expert tensors
+ * but a dozen name shapes, and every pattern used here matches literal segments only, so each pattern is tested
+ * once per shape. The answer is the one a scan of the layer's rows in header order gives: the first row whose
+ * name (or module path) matches.
+ */
+class LayerModules {
+  /** Distinct shapes of the layer's rows, each with its first row, in order of that row. */
+  private readonly firsts: Array<{ shape: number; row: number; module: string | null }> = [];
+
+  constructor(
+    private readonly index: TensorIndex,
+    rows: ArrayLike<number>,
+  ) {
+    const shapes = index.shapes();
+    const seen = new Uint8Array(shapes.count);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      const shape = shapes.rowShape[row];
+      if (seen[shape] === 0) {
+        seen[shape] = 1;
+        const text = shapes.text[shape];
+        const module = stripWeightSuffix(text);
+        this.firsts.push({ shape, row, module: module === text ? null : module });
+      }
     }
   }
-  return modules;
-}
 
-function findModule(modules: ReadonlyMap<string, number>, pattern: RegExp): string | null {
-  for (const module of modules.keys()) {
-    if (pattern.test(module)) {
-      return module;
+  /** Module path (name minus its weight suffix) of the first row whose module path matches. */
+  findModule(pattern: RegExp): string | null {
+    for (const first of this.firsts) {
+      if (first.module !== null && pattern.test(first.module)) {
+        return stripWeightSuffix(this.index.names[first.row]);
+      }
     }
+    return null;
   }
-  return null;
-}
 
-function findTensor(index: TensorIndex, rows: readonly number[], pattern: RegExp): number {
-  return rows.find((row) => pattern.test(index.names[row])) ?? -1;
+  /** First row whose name matches, or -1. */
+  findTensor(pattern: RegExp): number {
+    const text = this.index.shapes().text;
+    return this.firsts.find((first) => pattern.test(text[first.shape]))?.row ?? -1;
+  }
 }
 
 /**
@@ -719,12 +781,11 @@ export function outFeatures(
 
 function attentionWidths(
   index: TensorIndex,
-  modules: ReadonlyMap<string, number>,
+  modules: LayerModules,
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { q: number; kv: number; evidence: string } | null {
-  const fused = findModule(
-    modules,
+  const fused = modules.findModule(
     /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$/,
   );
   if (fused && hidden !== null) {
@@ -738,12 +799,10 @@ function attentionWidths(
       };
     }
   }
-  const q = findModule(
-    modules,
+  const q = modules.findModule(
     /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$/,
   );
-  const k = findModule(
-    modules,
+  const k = modules.findModule(
     /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$/,
   );
   if (!q || !k) {
@@ -763,25 +822,31 @@ function lastPart(module: string): string {
 
 function findDenseMlp(
   index: TensorIndex,
-  layerRows: ReadonlyMap<number, number[]>,
+  layerRows: ReadonlyMap<number, Int32Array>,
   indices: readonly number[],
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { size: number; module: string } | null {
   const pattern =
     /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$/;
+  // Which shapes are candidates (not an expert, a weight of a dense MLP input projection) is a per-shape question.
+  const shapes = index.shapes();
+  const candidate = shapeFlags(shapes, (text) => {
+    const module = stripWeightSuffix(text);
+    return !text.includes('expert') && module !== text && pattern.test(module);
+  });
+  if (!candidate.includes(1)) {
+    return null;
+  }
   for (const layer of indices) {
     for (const row of layerRows.get(layer) ?? []) {
-      const name = index.names[row];
-      if (name.includes('expert')) {
+      if (candidate[shapes.rowShape[row]] === 0) {
         continue;
       }
-      const module = stripWeightSuffix(name);
-      if (module !== name && pattern.test(module)) {
-        const out = outFeatures(index, module, hidden, bytes);
-        if (out !== null) {
-          return { size: module.endsWith('gate_up_proj') ? out / 2 : out, module: lastPart(module) };
-        }
+      const module = stripWeightSuffix(index.names[row]);
+      const out = outFeatures(index, module, hidden, bytes);
+      if (out !== null) {
+        return { size: module.endsWith('gate_up_proj') ? out / 2 : out, module: lastPart(module) };
       }
     }
   }
@@ -790,7 +855,7 @@ function findDenseMlp(
 
 function detectDiffusion(
   containers: ReadonlyMap<string, Container>,
-  names: readonly string[],
+  anyName: (pattern: RegExp) => boolean,
   evidence: string[],
 ): DiffusionInfo | null {
   const blocks: Record<string, number> = {};
@@ -810,18 +875,16 @@ function detectDiffusion(
       kind = 'DiT';
     }
   }
-  if (kind === 'UNet' && names.some((name) => /(?:^|\.)middle_block\./.test(name))) {
+  if (kind === 'UNet' && anyName(/(?:^|\.)middle_block\./)) {
     blocks.middle_block = 1;
   }
-  if (kind === 'UNet' && names.some((name) => /(?:^|\.)mid_block\./.test(name))) {
+  if (kind === 'UNet' && anyName(/(?:^|\.)mid_block\./)) {
     blocks.mid_block = 1;
   }
   if (
     kind === 'DiT' &&
-    !names.some((name) =>
-      /(?:^|\.)(?:time_in|time_text_embed|t_embedder|timestep_embedder|time_embed|img_in|x_embedder|adaLN|norm_out|final_layer)/.test(
-        name,
-      ),
+    !anyName(
+      /(?:^|\.)(?:time_in|time_text_embed|t_embedder|timestep_embedder|time_embed|img_in|x_embedder|adaLN|norm_out|final_layer)/,
     )
   ) {
     return null; // transformer_blocks alone may be an ordinary transformer.
@@ -861,18 +924,18 @@ function diffusionFamily(diffusion: DiffusionInfo, names: readonly string[]): st
 }
 
 function guessFamily(
-  names: readonly string[],
-  modules: ReadonlyMap<string, number>,
+  anyName: (pattern: RegExp) => boolean,
+  modules: LayerModules,
   traits: { mla: boolean; experts: number; expertsPacked: boolean; sinks: boolean },
 ): string[] {
-  const has = (pattern: RegExp): boolean => findModule(modules, pattern) !== null;
+  const has = (pattern: RegExp): boolean => modules.findModule(pattern) !== null;
   if (traits.mla) {
     return [traits.experts > 0 ? 'deepseek-v3-like (MLA + MoE)' : 'deepseek-like (MLA)'];
   }
   if (traits.sinks && traits.expertsPacked) {
     return ['gpt-oss-like'];
   }
-  if (names.some((name) => name.includes('.block_sparse_moe.'))) {
+  if (anyName(/\.block_sparse_moe\./)) {
     return ['mixtral-like'];
   }
   if (has(/\.c_attn$/)) {
@@ -884,7 +947,7 @@ function guessFamily(
   if (has(/SelfAttention\.q$/)) {
     return ['t5-like'];
   }
-  if (names.some((name) => /\.q_norm\.weight$/.test(name)) && has(/\.q_proj$/)) {
+  if (anyName(/\.q_norm\.weight$/) && has(/\.q_proj$/)) {
     return [traits.experts > 0 ? 'qwen3-moe-like' : 'qwen3-like'];
   }
   if (has(/\.q_proj$/) && has(/\.gate_proj$|\.experts\./)) {

@@ -1,4 +1,5 @@
 /** Name patterns that mark adapter (LoRA / LyCORIS) tensors; shared by the LoRA analysis and the others that defer to it. */
+import type { TensorIndex } from './tensor-index';
 
 /** Suffixes of low-rank factors and LyCORIS module tensors. */
 export const RE_LORA_TENSOR =
@@ -41,5 +42,32 @@ export function isAdapterFile(names: readonly string[]): boolean {
   // PEFT files may add full copies (modules_to_save), so "most", not "all"; `.alpha` alone never decides.
   const result = names.length > 0 && hits * 2 >= names.length && factors > 0;
   adapterCache.set(names, result);
+  return result;
+}
+
+/**
+ * isAdapterFile over a shared index: the adapter patterns match literal segments only (no index digits), so they
+ * are tested once per name shape rather than once per tensor. Same answer, same cache.
+ */
+export function isAdapterIndex(index: TensorIndex): boolean {
+  const cached = adapterCache.get(index.names);
+  if (cached !== undefined) {
+    return cached;
+  }
+  const shapes = index.shapes();
+  let hits = 0;
+  let factors = 0;
+  for (let s = 0; s < shapes.count; s++) {
+    const text = shapes.text[s];
+    if (isLoraTensor(text)) {
+      const rows = shapes.rowStart[s + 1] - shapes.rowStart[s];
+      hits += rows;
+      if (!text.endsWith('.alpha')) {
+        factors += rows;
+      }
+    }
+  }
+  const result = index.names.length > 0 && hits * 2 >= index.names.length && factors > 0;
+  adapterCache.set(index.names, result);
   return result;
 }

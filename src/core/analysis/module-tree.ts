@@ -17,11 +17,8 @@
 import type { TensorColumns } from '../model';
 import { MAX_LAYER_SERIES, MAX_TOP_LEVEL_SERIES, MAX_TREE_CHILDREN } from './limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
-import { tensorIndex, type TensorIndex } from './tensor-index';
+import { sortByIndexTuple, storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
-
-/** Longest digit run treated as an index; longer ones (hashes, dates) stay literal names. */
-const MAX_INDEX_DIGITS = 9;
 
 /** One node of the template tree: a literal segment, or `#` standing for every numbered sibling. */
 interface TemplateNode {
@@ -34,17 +31,23 @@ interface TemplateNode {
   template: number;
   /** Every template id at or below this node. */
   below: number[];
-  /** For `#` nodes: instance statistics grouped by parent prefix key. */
-  instances: Map<number | string, Instance[]> | null;
+  /** For `#` nodes: per-instance statistics, grouped by parent prefix key. */
+  instances: Instances | null;
 }
 
-interface Instance {
-  index: number;
-  tensors: number;
-  elements: number;
-  bytes: number;
-  h1: number;
-  h2: number;
+/**
+ * The numbered instances under one `#` node (layer 3; expert (3, 17)) as columns, sorted by parent prefix then
+ * index, so each parent's instances are one contiguous range.
+ */
+interface Instances {
+  index: Int32Array;
+  tensors: Float64Array;
+  elements: Float64Array;
+  bytes: Float64Array;
+  h1: Int32Array;
+  h2: Int32Array;
+  /** Parent prefix key → [from, to) into the columns. */
+  byParent: Map<number | string, [number, number]>;
 }
 
 /** Rows of one template, sorted by their index tuple, with prefix sums for range totals. */
@@ -66,10 +69,11 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
   if (index.count === 0) {
     return null;
   }
-  const parsed = parseNames(index.names);
-  const root = buildTemplateTree(parsed.templates);
-  const groups = groupRows(index, parsed);
-  hashInstances(root, groups, index.header.tensors);
+  // Templates are the shared name shapes (tensor-index.ts): one pass over the names serves every analysis.
+  const shapes = index.shapes();
+  const root = buildTemplateTree(shapes);
+  const groups = groupRows(index, shapes);
+  hashInstances(root, groups, index.header.tensors, shapes);
   const state: RenderState = { index, groups, nodes: 0 };
   const tree = render(state, root, [], '', 1, null, true);
   return {
@@ -80,186 +84,65 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
   };
 }
 
-interface ParsedNames {
-  /** Distinct templates, by id. */
-  templates: string[];
-  rowTemplate: Int32Array;
-  /** count + 1 offsets into `indexValues`. */
-  indexStart: Uint32Array;
-  indexValues: Int32Array;
-}
-
 /**
- * One pass over the names: template id and index tuple per row. The template is hashed while scanning and only
- * materialised as a string the first time it is seen, so the pass allocates almost nothing per row.
+ * A shape's segments in order, null standing for an index segment. Built from the literal pieces rather than by
+ * splitting the shape text, so a literal `#` segment stays a named segment.
  */
-function parseNames(names: readonly string[]): ParsedNames {
-  const byHash = new Map<number, Array<{ id: number; template: string }>>();
-  const templates: string[] = [];
-  const rowTemplate = new Int32Array(names.length);
-  const indexStart = new Uint32Array(names.length + 1);
-  let values = new Int32Array(Math.max(16, names.length * 2));
-  let used = 0;
-  for (let row = 0; row < names.length; row++) {
-    const name = names[row];
-    indexStart[row] = used;
-    let hash = 0x811c9dc5;
-    let start = 0;
-    while (start <= name.length) {
-      let end = name.indexOf('.', start);
-      if (end < 0) {
-        end = name.length;
-      }
-      const value = segmentIndex(name, start, end);
-      if (value >= 0) {
-        if (used === values.length) {
-          const grown = new Int32Array(values.length * 2);
-          grown.set(values);
-          values = grown;
-        }
-        values[used++] = value;
-        hash = Math.imul(hash ^ 35, 0x01000193); // '#'
-      } else {
-        for (let i = start; i < end; i++) {
-          hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
-        }
-      }
-      if (end < name.length) {
-        hash = Math.imul(hash ^ 46, 0x01000193); // '.'
-      }
-      start = end + 1;
+function segmentsOf(pieces: readonly string[]): Array<string | null> {
+  const segments: Array<string | null> = [];
+  const last = pieces.length - 1;
+  for (let j = 0; j <= last; j++) {
+    let piece = pieces[j];
+    // Pieces between index segments start with the dot after the previous index and end with the dot before the
+    // next one.
+    if (j > 0 && piece.length > 0) {
+      piece = piece.slice(1);
     }
-    let bucket = byHash.get(hash);
-    let id = -1;
-    if (bucket) {
-      for (const entry of bucket) {
-        if (matchesTemplate(name, entry.template)) {
-          id = entry.id;
-          break;
-        }
+    if (j < last) {
+      if (piece.length > 0) {
+        segments.push(...piece.slice(0, -1).split('.'));
       }
-    } else {
-      bucket = [];
-      byHash.set(hash, bucket);
+      segments.push(null);
+    } else if (j === 0 || pieces[j].length > 0) {
+      segments.push(...piece.split('.'));
     }
-    if (id < 0) {
-      id = templates.length;
-      const template = templateOf(name);
-      templates.push(template);
-      bucket.push({ id, template });
-    }
-    rowTemplate[row] = id;
   }
-  indexStart[names.length] = used;
-  return { templates, rowTemplate, indexStart, indexValues: values };
+  return segments;
 }
 
-/** The segment's index value, or -1 when it is not a short run of ASCII digits. */
-function segmentIndex(name: string, start: number, end: number): number {
-  const length = end - start;
-  if (length === 0 || length > MAX_INDEX_DIGITS) {
-    return -1;
-  }
-  let value = 0;
-  for (let i = start; i < end; i++) {
-    const c = name.charCodeAt(i);
-    if (c < 48 || c > 57) {
-      return -1;
-    }
-    value = value * 10 + (c - 48);
-  }
-  return value;
+function newTemplateNode(segment: string, numeric: boolean, depth: number): TemplateNode {
+  return { segment, numeric, children: [], depth, template: -1, below: [], instances: null };
 }
 
-function templateOf(name: string): string {
-  return name
-    .split('.')
-    .map((segment) => (segmentIndex(segment, 0, segment.length) >= 0 ? '#' : segment))
-    .join('.');
-}
-
-/** Whether `name` has template `template`, compared segment by segment without allocating. */
-function matchesTemplate(name: string, template: string): boolean {
-  let n = 0;
-  let t = 0;
-  while (n <= name.length && t <= template.length) {
-    let nEnd = name.indexOf('.', n);
-    if (nEnd < 0) {
-      nEnd = name.length;
-    }
-    let tEnd = template.indexOf('.', t);
-    if (tEnd < 0) {
-      tEnd = template.length;
-    }
-    const isHash = tEnd - t === 1 && template.charCodeAt(t) === 35;
-    const numeric = segmentIndex(name, n, nEnd) >= 0;
-    if (isHash !== numeric) {
-      return false;
-    }
-    if (!isHash) {
-      if (nEnd - n !== tEnd - t) {
-        return false;
-      }
-      for (let i = 0; i < nEnd - n; i++) {
-        if (name.charCodeAt(n + i) !== template.charCodeAt(t + i)) {
-          return false;
-        }
-      }
-    }
-    const nDone = nEnd === name.length;
-    const tDone = tEnd === template.length;
-    if (nDone || tDone) {
-      return nDone && tDone;
-    }
-    n = nEnd + 1;
-    t = tEnd + 1;
-  }
-  return false;
-}
-
-function newTemplateNode(segment: string, depth: number): TemplateNode {
-  const numeric = segment === '#';
-  return { segment, numeric, children: [], depth, template: -1, below: [], instances: numeric ? new Map() : null };
-}
-
-function buildTemplateTree(templates: readonly string[]): TemplateNode {
-  const root = newTemplateNode('', 0);
-  templates.forEach((template, id) => {
+function buildTemplateTree(shapes: NameShapes): TemplateNode {
+  const root = newTemplateNode('', false, 0);
+  for (let id = 0; id < shapes.count; id++) {
     let node = root;
     node.below.push(id);
-    for (const segment of template.split('.')) {
-      let child = node.children.find((c) => c.segment === segment);
+    for (const part of segmentsOf(shapes.pieces[id])) {
+      const numeric = part === null;
+      const segment = part ?? '#';
+      let child = node.children.find((c) => c.segment === segment && c.numeric === numeric);
       if (!child) {
-        child = newTemplateNode(segment, node.depth + (segment === '#' ? 1 : 0));
+        child = newTemplateNode(segment, numeric, node.depth + (numeric ? 1 : 0));
         node.children.push(child);
       }
       node = child;
       node.below.push(id);
     }
     node.template = id;
-  });
+  }
   return root;
 }
 
 /** Rows per template, sorted by index tuple, with prefix sums. */
-function groupRows(index: TensorIndex, parsed: ParsedNames): TemplateRows[] {
-  const counts = new Int32Array(parsed.templates.length);
-  for (let row = 0; row < index.count; row++) {
-    counts[parsed.rowTemplate[row]]++;
-  }
-  const buckets = Array.from(counts, (count) => new Int32Array(count));
-  const fill = new Int32Array(parsed.templates.length);
-  for (let row = 0; row < index.count; row++) {
-    const t = parsed.rowTemplate[row];
-    buckets[t][fill[t]++] = row;
-  }
-  const { indexStart, indexValues } = parsed;
+function groupRows(index: TensorIndex, shapes: NameShapes): TemplateRows[] {
+  const { indexStart, indexValues } = shapes;
   const columns = index.header.tensors;
-  return buckets.map((rows) => {
-    const depth = rows.length > 0 ? indexStart[rows[0] + 1] - indexStart[rows[0]] : 0;
-    if (depth > 0 && rows.length > 1) {
-      sortByIndexTuple(rows, depth, indexStart, indexValues);
-    }
+  const groups: TemplateRows[] = [];
+  for (let t = 0; t < shapes.count; t++) {
+    const rows = index.sortedShapeRows(t);
+    const depth = shapes.slots[t];
     const keys = new Int32Array(rows.length * depth);
     const elements = new Float64Array(rows.length + 1);
     const bytes = new Float64Array(rows.length + 1);
@@ -270,62 +153,15 @@ function groupRows(index: TensorIndex, parsed: ParsedNames): TemplateRows[] {
       }
       const e = columns.elements[row];
       elements[i + 1] = elements[i] + (Number.isFinite(e) ? e : 0);
-      bytes[i + 1] = bytes[i] + index.bytes(row);
+      bytes[i + 1] = bytes[i] + storedBytes(columns, row);
     }
-    return { depth, rows, keys, elements, bytes };
-  });
-}
-
-/** Largest index for which the counting sort is used; beyond it a comparison sort takes over. */
-const MAX_COUNTING_SORT_INDEX = 1 << 20;
-
-/**
- * Sorts rows by their index tuple. LSD counting sort, one stable pass per tuple position: linear in rows, which
- * matters for 250,000 expert tensors whose names arrive in lexicographic (0, 1, 10, 100…) order.
- */
-function sortByIndexTuple(rows: Int32Array, depth: number, indexStart: Uint32Array, indexValues: Int32Array): void {
-  let max = 0;
-  for (let i = 0; i < rows.length; i++) {
-    for (let d = 0; d < depth; d++) {
-      max = Math.max(max, indexValues[indexStart[rows[i]] + d]);
-    }
+    groups.push({ depth, rows, keys, elements, bytes });
   }
-  if (max >= MAX_COUNTING_SORT_INDEX) {
-    rows.sort((a, b) => {
-      for (let d = 0; d < depth; d++) {
-        const diff = indexValues[indexStart[a] + d] - indexValues[indexStart[b] + d];
-        if (diff !== 0) {
-          return diff;
-        }
-      }
-      return 0;
-    });
-    return;
-  }
-  const counts = new Int32Array(max + 2);
-  let source: Int32Array = rows;
-  let target: Int32Array = new Int32Array(rows.length);
-  for (let d = depth - 1; d >= 0; d--) {
-    counts.fill(0);
-    for (let i = 0; i < source.length; i++) {
-      counts[indexValues[indexStart[source[i]] + d] + 1]++;
-    }
-    for (let v = 1; v < counts.length; v++) {
-      counts[v] += counts[v - 1];
-    }
-    for (let i = 0; i < source.length; i++) {
-      const value = indexValues[indexStart[source[i]] + d];
-      target[counts[value]++] = source[i];
-    }
-    [source, target] = [target, source];
-  }
-  if (source !== rows) {
-    rows.set(source);
-  }
+  return groups;
 }
 
 /** Index-tuple prefix → a Map key: exact numbers for the common short prefixes, text beyond. */
-function prefixKey(keys: Int32Array, at: number, length: number): number | string {
+function prefixKey(keys: ArrayLike<number>, at: number, length: number): number | string {
   if (length === 0) {
     return 0;
   }
@@ -348,79 +184,229 @@ function mix(h: number): number {
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
+  return h ^ (h >>> 16);
 }
 
-/** Per-instance totals and content hashes for every `#` node. */
-function hashInstances(root: TemplateNode, groups: readonly TemplateRows[], columns: TensorColumns): void {
+/**
+ * Per-instance totals and content hashes for every `#` node. A row's identity relative to its instance is its
+ * template, its deeper indices, dtype and shape; the template/dtype/shape part is hashed once per row, and only
+ * the deeper indices are mixed in per `#` ancestor. Instances are found by sorting the rows below the node by
+ * their index prefix (linear counting sort) instead of a Map lookup per row: a 250,000-tensor MoE has 83,000
+ * expert instances.
+ */
+function hashInstances(
+  root: TemplateNode,
+  groups: readonly TemplateRows[],
+  columns: TensorColumns,
+  shapes: NameShapes,
+): void {
+  const count = columns.count;
+  const base1 = new Int32Array(count);
+  const base2 = new Int32Array(count);
+  for (let t = 0; t < groups.length; t++) {
+    const rows = groups[t].rows;
+    const seed1 = mix(t + 0x9e3779b9);
+    const seed2 = mix(Math.imul(t, 31) + 7);
+    let previous = -1;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      if (previous >= 0 && sameDtypeAndShape(columns, row, previous)) {
+        // Repeated structure (896 experts of one shape): equal inputs, equal hash.
+        base1[row] = base1[previous];
+        base2[row] = base2[previous];
+        continue;
+      }
+      let h1 = mix(seed1 ^ columns.dtype[row]);
+      let h2 = mix(seed2 + columns.dtype[row]);
+      for (let d = columns.shapeStarts[row]; d < columns.shapeStarts[row + 1]; d++) {
+        const dim = columns.dims[d];
+        h1 = mix(h1 ^ (dim >>> 0) ^ Math.floor(dim / 2 ** 32));
+        h2 = mix(h2 + Math.imul(dim >>> 0, 0x165667b1));
+      }
+      base1[row] = h1;
+      base2[row] = h2;
+      previous = row;
+    }
+  }
+  const slotOfRow = new Int32Array(count);
+  const { indexStart, indexValues } = shapes;
+
   const visit = (node: TemplateNode): void => {
-    if (node.numeric && node.instances) {
-      const k = node.depth;
-      const flat = new Map<number | string, Instance & { parent: number | string }>();
-      for (const t of node.below) {
-        const group = groups[t];
-        const depth = group.depth;
-        let current: (Instance & { parent: number | string }) | null = null;
-        let currentKey: number | string | null = null;
-        for (let i = 0; i < group.rows.length; i++) {
-          const at = i * depth;
-          const key = prefixKey(group.keys, at, k);
-          if (key !== currentKey) {
-            currentKey = key;
-            current = flat.get(key) ?? null;
-            if (!current) {
-              current = {
-                index: group.keys[at + k - 1],
-                parent: prefixKey(group.keys, at, k - 1),
-                tensors: 0,
-                elements: 0,
-                bytes: 0,
-                h1: 0,
-                h2: 0,
-              };
-              flat.set(key, current);
-            }
-          }
-          if (!current) {
-            continue;
-          }
-          // The row's identity relative to its instance: template, deeper indices, dtype, dims.
-          const row = group.rows[i];
-          let h1 = mix(t + 0x9e3779b9);
-          let h2 = mix(t * 31 + 7);
-          for (let d = k; d < depth; d++) {
-            h1 = mix(h1 ^ group.keys[at + d]);
-            h2 = mix(h2 + group.keys[at + d] * 0x27d4eb2d);
-          }
-          h1 = mix(h1 ^ columns.dtype[row]);
-          h2 = mix(h2 + columns.dtype[row]);
-          for (let d = columns.shapeStarts[row]; d < columns.shapeStarts[row + 1]; d++) {
-            const dim = columns.dims[d];
-            h1 = mix(h1 ^ (dim >>> 0) ^ Math.floor(dim / 2 ** 32));
-            h2 = mix(h2 + Math.imul(dim >>> 0, 0x165667b1));
-          }
-          current.h1 = (current.h1 + h1) >>> 0;
-          current.h2 = (current.h2 + h2) >>> 0;
-          current.tensors++;
-          current.elements += group.elements[i + 1] - group.elements[i];
-          current.bytes += group.bytes[i + 1] - group.bytes[i];
-        }
-      }
-      for (const instance of flat.values()) {
-        const list = node.instances.get(instance.parent);
-        if (list) {
-          list.push(instance);
-        } else {
-          node.instances.set(instance.parent, [instance]);
-        }
-      }
-      for (const list of node.instances.values()) {
-        list.sort((a, b) => a.index - b.index);
-      }
+    if (node.numeric) {
+      node.instances = collectInstances(node, groups, base1, base2, slotOfRow, indexStart, indexValues);
     }
     node.children.forEach(visit);
   };
   visit(root);
+}
+
+function collectInstances(
+  node: TemplateNode,
+  groups: readonly TemplateRows[],
+  base1: Int32Array,
+  base2: Int32Array,
+  slotOfRow: Int32Array,
+  indexStart: Uint32Array,
+  indexValues: Int32Array,
+): Instances {
+  const k = node.depth;
+  const reps =
+    slotsFromLargestGroup(node, groups, slotOfRow, indexStart, indexValues) ??
+    slotsBySorting(node, groups, slotOfRow, indexStart, indexValues);
+  const instances = reps.length;
+  const out: Instances = {
+    index: new Int32Array(instances),
+    tensors: new Float64Array(instances),
+    elements: new Float64Array(instances),
+    bytes: new Float64Array(instances),
+    h1: new Int32Array(instances),
+    h2: new Int32Array(instances),
+    byParent: new Map(),
+  };
+  let parentFrom = 0;
+  for (let slot = 0; slot < instances; slot++) {
+    const start = indexStart[reps[slot]];
+    out.index[slot] = indexValues[start + k - 1];
+    if (slot + 1 === instances || comparePrefix(reps[slot], reps[slot + 1], k - 1, indexStart, indexValues) !== 0) {
+      out.byParent.set(prefixKey(indexValues, start, k - 1), [parentFrom, slot + 1]);
+      parentFrom = slot + 1;
+    }
+  }
+  // Totals in the same order as before (template by template, rows in index order), so sums round the same way.
+  for (const t of node.below) {
+    const group = groups[t];
+    const depth = group.depth;
+    for (let i = 0; i < group.rows.length; i++) {
+      const row = group.rows[i];
+      const slot = slotOfRow[row];
+      let h1 = base1[row];
+      let h2 = base2[row];
+      for (let d = k; d < depth; d++) {
+        const key = group.keys[i * depth + d];
+        h1 = mix(h1 ^ key);
+        h2 = mix(h2 + Math.imul(key, 0x27d4eb2d));
+      }
+      out.h1[slot] = (out.h1[slot] + h1) | 0;
+      out.h2[slot] = (out.h2[slot] + h2) | 0;
+      out.tensors[slot]++;
+      out.elements[slot] += group.elements[i + 1] - group.elements[i];
+      out.bytes[slot] += group.bytes[i + 1] - group.bytes[i];
+    }
+  }
+  return out;
+}
+
+/**
+ * The usual case, in linear time: one template below the node has every instance (every layer has an
+ * input_layernorm, every expert a gate_proj). Its rows, sorted by index tuple, list the instances in order; the
+ * other templates' rows are matched against that list in one merge step each. Returns the instances'
+ * representative rows (sorted by index prefix) and fills slotOfRow, or null when some template has an instance
+ * the largest one lacks.
+ */
+function slotsFromLargestGroup(
+  node: TemplateNode,
+  groups: readonly TemplateRows[],
+  slotOfRow: Int32Array,
+  indexStart: Uint32Array,
+  indexValues: Int32Array,
+): Int32Array | null {
+  const k = node.depth;
+  let largest = node.below[0];
+  for (const t of node.below) {
+    if (groups[t].rows.length > groups[largest].rows.length) {
+      largest = t;
+    }
+  }
+  const baseRows = groups[largest].rows;
+  const reps = new Int32Array(baseRows.length);
+  let count = 0;
+  for (let i = 0; i < baseRows.length; i++) {
+    if (i === 0 || comparePrefix(baseRows[i], baseRows[i - 1], k, indexStart, indexValues) !== 0) {
+      reps[count++] = baseRows[i];
+    }
+    slotOfRow[baseRows[i]] = count - 1;
+  }
+  for (const t of node.below) {
+    if (t === largest) {
+      continue;
+    }
+    const rows = groups[t].rows;
+    let slot = -1;
+    for (let i = 0; i < rows.length; i++) {
+      if (i === 0 || comparePrefix(rows[i], rows[i - 1], k, indexStart, indexValues) !== 0) {
+        // The next instance of this template: advance through the base list (both are sorted) until it is found.
+        let order = 1;
+        while (slot + 1 < count && (order = comparePrefix(reps[slot + 1], rows[i], k, indexStart, indexValues)) < 0) {
+          slot++;
+        }
+        if (slot + 1 === count || order !== 0) {
+          return null;
+        }
+        slot++;
+      }
+      slotOfRow[rows[i]] = slot;
+    }
+  }
+  return reps.subarray(0, count);
+}
+
+/** The general case: every row below the node sorted by its index prefix (linear counting sort). */
+function slotsBySorting(
+  node: TemplateNode,
+  groups: readonly TemplateRows[],
+  slotOfRow: Int32Array,
+  indexStart: Uint32Array,
+  indexValues: Int32Array,
+): Int32Array {
+  const k = node.depth;
+  let total = 0;
+  for (const t of node.below) {
+    total += groups[t].rows.length;
+  }
+  const rows = new Int32Array(total);
+  let at = 0;
+  for (const t of node.below) {
+    rows.set(groups[t].rows, at);
+    at += groups[t].rows.length;
+  }
+  sortByIndexTuple(rows, k, indexStart, indexValues);
+  const reps = new Int32Array(total);
+  let count = 0;
+  for (let i = 0; i < total; i++) {
+    if (i === 0 || comparePrefix(rows[i], rows[i - 1], k, indexStart, indexValues) !== 0) {
+      reps[count++] = rows[i];
+    }
+    slotOfRow[rows[i]] = count - 1;
+  }
+  return reps.subarray(0, count);
+}
+
+function sameDtypeAndShape(columns: TensorColumns, a: number, b: number): boolean {
+  const from = columns.shapeStarts[a];
+  const rank = columns.shapeStarts[a + 1] - from;
+  const other = columns.shapeStarts[b];
+  if (columns.dtype[a] !== columns.dtype[b] || columns.shapeStarts[b + 1] - other !== rank) {
+    return false;
+  }
+  for (let d = 0; d < rank; d++) {
+    if (columns.dims[from + d] !== columns.dims[other + d]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Compares the first `length` indices of two rows. */
+function comparePrefix(a: number, b: number, length: number, indexStart: Uint32Array, indexValues: Int32Array): number {
+  const at = indexStart[a];
+  const bt = indexStart[b];
+  for (let d = 0; d < length; d++) {
+    const diff = indexValues[at + d] - indexValues[bt + d];
+    if (diff !== 0) {
+      return diff;
+    }
+  }
+  return 0;
 }
 
 interface RenderState {
@@ -495,32 +481,27 @@ interface Run {
   bytes: number;
 }
 
-/** Runs of consecutive indices with equal content hashes. */
-function runsOf(instances: readonly Instance[]): Run[] {
+/** Runs of consecutive indices with equal content hashes, over instances [from, to). */
+function runsOf(instances: Instances, from: number, to: number): Run[] {
   const runs: Run[] = [];
-  let i = 0;
-  while (i < instances.length) {
-    const start = instances[i];
+  const { index, h1, h2 } = instances;
+  let i = from;
+  while (i < to) {
     const run: Run = {
-      first: start.index,
-      last: start.index,
+      first: index[i],
+      last: index[i],
       count: 1,
-      tensors: start.tensors,
-      elements: start.elements,
-      bytes: start.bytes,
+      tensors: instances.tensors[i],
+      elements: instances.elements[i],
+      bytes: instances.bytes[i],
     };
     let j = i + 1;
-    while (
-      j < instances.length &&
-      instances[j].index === run.last + 1 &&
-      instances[j].h1 === start.h1 &&
-      instances[j].h2 === start.h2
-    ) {
+    while (j < to && index[j] === run.last + 1 && h1[j] === h1[i] && h2[j] === h2[i]) {
       run.last++;
       run.count++;
-      run.tensors += instances[j].tensors;
-      run.elements += instances[j].elements;
-      run.bytes += instances[j].bytes;
+      run.tensors += instances.tensors[j];
+      run.elements += instances.elements[j];
+      run.bytes += instances.bytes[j];
       j++;
     }
     runs.push(run);
@@ -601,8 +582,8 @@ function render(
     if (!child.numeric || !child.instances) {
       continue;
     }
-    const key = prefixKey(Int32Array.from(inner), 0, inner.length);
-    for (const r of runsOf(child.instances.get(key) ?? [])) {
+    const [from, to] = child.instances.byParent.get(prefixKey(inner, 0, inner.length)) ?? [0, 0];
+    for (const r of runsOf(child.instances, from, to)) {
       if (children.length >= MAX_TREE_CHILDREN) {
         fold(r);
         hidden++;
@@ -696,13 +677,18 @@ function topLevelSeries(root: ModuleNode): SeriesPoint[] {
 
 /** Numbered containers not nested in another one (layers, blocks), largest first, with bytes per index. */
 function layerSeries(root: TemplateNode): LayerSeries[] {
-  const found: Array<{ prefix: string; instances: Instance[]; bytes: number }> = [];
+  const found: Array<{ prefix: string; instances: Instances; from: number; to: number; bytes: number }> = [];
   const visit = (node: TemplateNode, path: string): void => {
     for (const child of node.children) {
       if (child.numeric) {
-        const instances = child.instances?.get(0) ?? [];
-        if (instances.length >= 2) {
-          found.push({ prefix: path, instances, bytes: instances.reduce((sum, i) => sum + i.bytes, 0) });
+        const instances = child.instances;
+        const [from, to] = instances?.byParent.get(0) ?? [0, 0];
+        if (instances && to - from >= 2) {
+          let bytes = 0;
+          for (let i = from; i < to; i++) {
+            bytes += instances.bytes[i];
+          }
+          found.push({ prefix: path, instances, from, to, bytes });
         }
       } else {
         visit(child, `${path}${child.segment}.`);
@@ -711,8 +697,16 @@ function layerSeries(root: TemplateNode): LayerSeries[] {
   };
   visit(root, '');
   found.sort((a, b) => b.bytes - a.bytes);
-  return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances }) => ({
-    prefix,
-    points: instances.map((i) => ({ index: i.index, bytes: i.bytes, elements: i.elements, tensors: i.tensors })),
-  }));
+  return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances, from, to }) => {
+    const points = [];
+    for (let i = from; i < to; i++) {
+      points.push({
+        index: instances.index[i],
+        bytes: instances.bytes[i],
+        elements: instances.elements[i],
+        tensors: instances.tensors[i],
+      });
+    }
+    return { prefix, points };
+  });
 }

@@ -3,11 +3,11 @@
  * every family the same way — logical (unpacked) parameters, stored elements, bits per weight including every
  * sidecar tensor, quantized vs high-precision layers — and checks the verdict against config.json when supplied.
  */
-import { DTYPE_BITS, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
+import { DTYPE_BITS, DTYPES, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './limits';
-import { isAdapterFile } from './lora-markers';
+import { isAdapterIndex } from './lora-markers';
 import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
 import { QUANT_DETECTORS } from './quant/registry';
 import { isHighPrecisionFloat, type QuantDetection } from './quant/types';
@@ -19,7 +19,7 @@ import type {
   QuantFamily,
   QuantizationSection,
 } from './report-sections';
-import { tensorIndex, type TensorIndex } from './tensor-index';
+import { storedBytes, tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 
 const FAMILY_LABEL: Readonly<Record<QuantFamily, string>> = {
@@ -114,24 +114,39 @@ export function analyzeQuantization(input: AnalysisInput): {
       logicalParams += module.logicalParams;
     }
   }
+  // Per-row tests by dtype code and by name shape (a `bias` ending is literal text), not per name; the loop reads
+  // the columns directly.
+  const columns = index.header.tensors;
+  const scaleOnly = dtypeTest(index, (dtype) => SCALE_ONLY_DTYPES.has(dtype as Dtype));
+  const highFloat = dtypeTest(index, isHighPrecisionFloat);
+  const shapes = index.shapes();
+  const isBias = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    isBias[s] = /bias$/i.test(shapes.text[s]) ? 1 : 0;
+  }
+  // Only the first MAX_LAYER_NAMES names are made; the count stays exact.
   const highPrecision: string[] = [];
+  let highPrecisionCount = 0;
   for (let row = 0; row < index.count; row++) {
-    const elements = index.elements(row);
+    const elements = columns.elements[row];
     if (Number.isFinite(elements)) {
       storedElements += elements;
-      if (!claimed[row] && !SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype)) {
+      if (!claimed[row] && !scaleOnly(row)) {
         logicalParams += elements;
       }
     }
-    allBytes += index.bytes(row);
+    allBytes += storedBytes(columns, row);
     if (
       !claimed[row] &&
-      index.rank(row) >= 2 &&
-      isHighPrecisionFloat(index.dtype(row)) &&
-      !/bias$/i.test(index.names[row])
+      columns.shapeStarts[row + 1] - columns.shapeStarts[row] >= 2 &&
+      highFloat(row) &&
+      isBias[shapes.rowShape[row]] === 0
     ) {
-      const name = index.names[row];
-      highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
+      if (highPrecisionCount < MAX_LAYER_NAMES) {
+        const name = index.names[row];
+        highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
+      }
+      highPrecisionCount++;
     }
   }
   let quantBytes = 0;
@@ -153,7 +168,7 @@ export function analyzeQuantization(input: AnalysisInput): {
   if (primary === null) {
     const dominant = precision.dominant;
     // LoRA factors are not layers of a model; listing 1,400 of them as "kept in high precision" would mislead.
-    const adapter = isAdapterFile(index.names);
+    const adapter = isAdapterIndex(index);
     section = {
       family: 'none',
       format: dominant ? dominant.toLowerCase() : 'unknown',
@@ -165,7 +180,7 @@ export function analyzeQuantization(input: AnalysisInput): {
       bitsPerWeight: overallBitsPerParam,
       overallBitsPerParam,
       quantizedLayers: layerList([]),
-      highPrecisionLayers: layerList(adapter ? [] : highPrecision),
+      highPrecisionLayers: adapter ? layerList([]) : layerList(highPrecision, highPrecisionCount),
       logicalParams,
       storedElements,
       confidence: 'high',
@@ -199,7 +214,7 @@ export function analyzeQuantization(input: AnalysisInput): {
       bitsPerWeight: quantLogical > 0 ? (quantBytes * 8) / quantLogical : null,
       overallBitsPerParam,
       quantizedLayers: layerList(quantizedNames),
-      highPrecisionLayers: layerList(highPrecision),
+      highPrecisionLayers: layerList(highPrecision, highPrecisionCount),
       logicalParams,
       storedElements,
       confidence: primary.confidence,
@@ -220,8 +235,21 @@ export function analyzeQuantization(input: AnalysisInput): {
   return { section, findings };
 }
 
-function layerList(names: string[]): LayerList {
-  return { count: names.length, names: names.slice(0, MAX_LAYER_NAMES) };
+function layerList(names: string[], count = names.length): LayerList {
+  return { count, names: names.slice(0, MAX_LAYER_NAMES) };
+}
+
+/** A dtype test answered once per dtype code; rows whose code is outside the spec are tested on their spelling. */
+function dtypeTest(index: TensorIndex, test: (dtype: string) => boolean): (row: number) => boolean {
+  const flags = new Uint8Array(256).fill(2);
+  DTYPES.forEach((dtype, code) => {
+    flags[code] = test(dtype) ? 1 : 0;
+  });
+  const codes = index.header.tensors.dtype;
+  return (row) => {
+    const flag = flags[codes[row]];
+    return flag === 2 ? test(index.dtype(row)) : flag === 1;
+  };
 }
 
 function precisionSummary(
@@ -231,31 +259,67 @@ function precisionSummary(
   weightLogical: ReadonlyMap<number, number>,
   storedElements: number,
 ): PrecisionSummary {
-  const byDtype = new Map<string, DtypeShare>();
-  const params = new Map<string, number>();
+  // Accumulators per dtype in order of first appearance; rows reach them through their dtype code (known dtypes)
+  // or their spelling (codes outside the spec), so the loop does no string work for the common case.
+  const dtypes: string[] = [];
+  const tensors: number[] = [];
+  const elementSums: number[] = [];
+  const byteSums: number[] = [];
+  const params: number[] = [];
+  const scaleOnly: boolean[] = [];
+  const slotByCode = new Int32Array(256).fill(-1);
+  const slotByText = new Map<string, number>();
+  const columns = index.header.tensors;
+  const codes = columns.dtype;
+  const known = DTYPES.length;
+  const hasWeights = weightLogical.size > 0;
   for (let row = 0; row < index.count; row++) {
-    const dtype = index.dtype(row);
-    const elements = Number.isFinite(index.elements(row)) ? index.elements(row) : 0;
-    const entry = byDtype.get(dtype) ?? { dtype, tensors: 0, elements: 0, bytes: 0, share: 0 };
-    entry.tensors++;
-    entry.elements += elements;
-    entry.bytes += index.bytes(row);
-    byDtype.set(dtype, entry);
+    const code = codes[row];
+    let slot = code < known ? slotByCode[code] : -1;
+    if (slot < 0) {
+      const dtype = index.dtype(row);
+      slot = slotByText.get(dtype) ?? -1;
+      if (slot < 0) {
+        slot = dtypes.length;
+        dtypes.push(dtype);
+        tensors.push(0);
+        elementSums.push(0);
+        byteSums.push(0);
+        params.push(0);
+        scaleOnly.push(SCALE_ONLY_DTYPES.has(dtype as Dtype));
+        slotByText.set(dtype, slot);
+      }
+      if (code < known) {
+        slotByCode[code] = slot;
+      }
+    }
+    const stored = columns.elements[row];
+    const elements = Number.isFinite(stored) ? stored : 0;
+    tensors[slot]++;
+    elementSums[slot] += elements;
+    byteSums[slot] += storedBytes(columns, row);
     // Parameters: the logical count of quantized weights, plus every unclaimed tensor; sidecars carry none.
-    const logical =
-      weightLogical.get(row) ?? (!claimed[row] && !aux[row] && !SCALE_ONLY_DTYPES.has(dtype as Dtype) ? elements : 0);
-    params.set(dtype, (params.get(dtype) ?? 0) + logical);
+    const weight = hasWeights ? weightLogical.get(row) : undefined;
+    params[slot] += weight ?? (!claimed[row] && !aux[row] && !scaleOnly[slot] ? elements : 0);
   }
-  const list = [...byDtype.values()].sort((a, b) => b.bytes - a.bytes);
+  // Dtypes in order of first appearance, then by bytes (a stable sort keeps that order among equals).
+  const entries: DtypeShare[] = dtypes.map((dtype, slot) => ({
+    dtype,
+    tensors: tensors[slot],
+    elements: elementSums[slot],
+    bytes: byteSums[slot],
+    share: 0,
+  }));
+  const list = [...entries].sort((a, b) => b.bytes - a.bytes);
   for (const entry of list) {
     entry.share = storedElements > 0 ? entry.elements / storedElements : 0;
   }
   let dominant: string | null = null;
   let most = 0;
-  for (const [dtype, count] of params) {
-    if (count > most) {
-      dominant = dtype;
-      most = count;
+  for (let slot = 0; slot < dtypes.length; slot++) {
+    if (params[slot] > most) {
+      dominant = dtypes[slot];
+      most = params[slot];
     }
   }
   return { byDtype: list, dominant };

@@ -134,11 +134,7 @@ export function alignSide(names: readonly string[], enabled: readonly AlignRule[
   return { strip, keys, ruleCounts, collisions };
 }
 
-export function alignmentSummary(
-  a: AlignedSide,
-  b: AlignedSide,
-  enabled: readonly AlignRule[],
-): AlignmentSummary {
+export function alignmentSummary(a: AlignedSide, b: AlignedSide, enabled: readonly AlignRule[]): AlignmentSummary {
   return {
     rules: ALIGN_RULES.map((rule, r) => ({
       rule,

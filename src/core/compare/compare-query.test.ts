@@ -32,7 +32,13 @@ const keysOf = (patch: Partial<CompareQuery>) => Array.from(run(patch).order).ma
 
 describe('queryCompare', () => {
   it('keys are the aligned names, A order then B-only', () => {
-    expect(input.keys).toEqual(['layers.0.a.weight', 'layers.0.b.weight', 'layers.1.a.weight', 'norm.weight', 'lm_head.weight']);
+    expect(input.keys).toEqual([
+      'layers.0.a.weight',
+      'layers.0.b.weight',
+      'layers.1.a.weight',
+      'norm.weight',
+      'lm_head.weight',
+    ]);
   });
 
   it('filters by group and by module', () => {

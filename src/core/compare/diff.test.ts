@@ -144,7 +144,11 @@ describe('diffSides', () => {
     for (let layer = 0; specs.length < 250_000; layer++) {
       for (let expert = 0; expert < 256; expert++) {
         for (const proj of ['gate_proj', 'up_proj', 'down_proj']) {
-          specs.push({ name: `model.layers.${layer}.mlp.experts.${expert}.${proj}.weight`, dtype: 'BF16', shape: [2048, 7168] });
+          specs.push({
+            name: `model.layers.${layer}.mlp.experts.${expert}.${proj}.weight`,
+            dtype: 'BF16',
+            shape: [2048, 7168],
+          });
         }
       }
     }
@@ -176,9 +180,7 @@ describe('property: a set against a permuted, prefixed copy of itself is all ide
     dtype: fc.constantFrom(...DTYPES),
     shape: fc.array(fc.integer({ min: 0, max: 6 }), { maxLength: 3 }),
   });
-  const wrapper = fc
-    .array(fc.constantFrom(...ALIGN_RULES), { maxLength: 3 })
-    .map((prefixes) => prefixes.join(''));
+  const wrapper = fc.array(fc.constantFrom(...ALIGN_RULES), { maxLength: 3 }).map((prefixes) => prefixes.join(''));
 
   it('holds for any prefix stack on either side', () => {
     fc.assert(

@@ -280,7 +280,8 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
       identical,
       elementsA: mA,
       elementsB: mB,
-      status: onlyA === tensors ? 'only-a' : onlyB === tensors ? 'only-b' : identical === tensors ? 'identical' : 'changed',
+      status:
+        onlyA === tensors ? 'only-a' : onlyB === tensors ? 'only-b' : identical === tensors ? 'identical' : 'changed',
     };
   });
 

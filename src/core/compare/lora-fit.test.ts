@@ -1,7 +1,13 @@
 /** LoRA against base: PEFT, kohya, diffusers, MLX and LoHa naming, Conv1D orientation, and what is listed. */
 import { describe, expect, it } from 'vitest';
 import type { TensorSpec } from '../testing/build-safetensors';
-import { compareBaseTensors, COMPARE_HIDDEN, COMPARE_LAYERS, LORA_TARGETS, peftAdapterTensors } from '../testing/compare-pairs';
+import {
+  compareBaseTensors,
+  COMPARE_HIDDEN,
+  COMPARE_LAYERS,
+  LORA_TARGETS,
+  peftAdapterTensors,
+} from '../testing/compare-pairs';
 import { diffusersFluxLoraFixture, kohyaSd15Fixture, peftGpt2Fixture } from '../testing/models/lora';
 import { gpt2Fixture } from '../testing/models/plain-models';
 import { ALIGN_RULES } from './align';
@@ -22,7 +28,14 @@ function fit(adapter: readonly TensorSpec[], base: readonly TensorSpec[], rules 
 describe('LoRA against base', () => {
   it('PEFT adapter on its own base: fits', () => {
     const section = fit(peftAdapterTensors(), compareBaseTensors());
-    expect(section).toMatchObject({ naming: 'peft', modules: MODULES, fits: MODULES, missing: 0, shapeMismatch: 0, ok: true });
+    expect(section).toMatchObject({
+      naming: 'peft',
+      modules: MODULES,
+      fits: MODULES,
+      missing: 0,
+      shapeMismatch: 0,
+      ok: true,
+    });
     expect(section.verdict).toMatch(/^This adapter fits this base/);
     expect(section.examples[0]).toBe(
       'base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight → model.layers.0.self_attn.q_proj.weight',
@@ -32,7 +45,9 @@ describe('LoRA against base', () => {
   it('PEFT adapter on a base with another hidden size: every module is listed with both sizes', () => {
     const section = fit(peftAdapterTensors(), compareBaseTensors(COMPARE_HIDDEN * 2));
     expect(section).toMatchObject({ ok: false, fits: 0, shapeMismatch: MODULES, missing: 0 });
-    expect(section.verdict).toBe(`These ${MODULES} modules do not fit this base: ${MODULES} with different in/out features.`);
+    expect(section.verdict).toBe(
+      `These ${MODULES} modules do not fit this base: ${MODULES} with different in/out features.`,
+    );
     expect(section.problems[0]).toEqual({
       module: 'base_model.model.model.layers.0.self_attn.q_proj',
       kind: 'in-and-out-features',
@@ -84,7 +99,9 @@ describe('LoRA against base', () => {
       'lora_unet_down_blocks_0_attentions_0_transformer_blocks_0_attn1_to_q.lora_down.weight → down_blocks.0.attentions.0.transformer_blocks.0.attn1.to_q.weight',
     );
     // The SDXL-sized base: cross-attention reads 2048-wide text features, not 768.
-    const sdxl = base.map((tensor) => (tensor.name.includes('attn2.to_k') ? { ...tensor, shape: [320, 2048] } : tensor));
+    const sdxl = base.map((tensor) =>
+      tensor.name.includes('attn2.to_k') ? { ...tensor, shape: [320, 2048] } : tensor,
+    );
     const mismatch = fit(adapter, sdxl);
     expect(mismatch.problems).toEqual([
       expect.objectContaining({

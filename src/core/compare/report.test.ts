@@ -13,7 +13,11 @@ describe('compare report section', () => {
     const a = sideOf(compareBaseTensors());
     const b = sideOf(
       minusLayerTensors().map((tensor) =>
-        tensor.name === 'lm_head.weight' ? { ...tensor, dtype: 'F32' } : tensor.name === 'model.norm.weight' ? { ...tensor, shape: [65] } : tensor,
+        tensor.name === 'lm_head.weight'
+          ? { ...tensor, dtype: 'F32' }
+          : tensor.name === 'model.norm.weight'
+            ? { ...tensor, shape: [65] }
+            : tensor,
       ),
     );
     const section = buildCompareSection(
@@ -26,7 +30,9 @@ describe('compare report section', () => {
     expect(section.groups['only-a'].tensors).toBe(9);
     expect(section.tensors.onlyA.every((name) => name.startsWith(`model.layers.${REMOVED_LAYER}.`))).toBe(true);
     expect(section.tensors.dtype).toEqual([{ name: 'lm_head.weight', a: 'BF16', b: 'F32' }]);
-    expect(section.tensors.shape).toEqual([{ name: 'model.norm.weight', a: [64], b: [65], dtypeA: 'BF16', dtypeB: 'BF16' }]);
+    expect(section.tensors.shape).toEqual([
+      { name: 'model.norm.weight', a: [64], b: [65], dtypeA: 'BF16', dtypeB: 'BF16' },
+    ]);
     expect(section.parameterDelta).toBe(section.b.parameters - section.a.parameters);
     expect(section.parameterDelta).toBe(-section.groups['only-a'].elementsA + 1);
     // Changed modules first.

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { FUZZ_PROPERTIES } from './arbitraries';
 import { checkInput } from './check-input';
 
@@ -19,7 +19,15 @@ const CI_FUZZ_CASES = 10_000;
 const REGRESSIONS_DIR = join(fileURLToPath(new URL('.', import.meta.url)), 'regressions');
 const seed = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
 
+const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort().join();
+
 describe('fuzz: hostile files never crash, hang or escape the typed results', () => {
+  afterAll(() => {
+    // Thousands of `__proto__`, `constructor` and `toString` names and keys went through every stage.
+    expect(Object.getOwnPropertyNames(Object.prototype).sort().join()).toBe(prototypeBefore);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it(`runs at least ${CI_FUZZ_CASES} cases`, () => {
     expect(FUZZ_PROPERTIES.reduce((sum, property) => sum + property.ciRuns, 0)).toBeGreaterThanOrEqual(CI_FUZZ_CASES);
   });

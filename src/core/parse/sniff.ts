@@ -101,7 +101,14 @@ export function sniffNotSafetensors(firstBytes: Uint8Array, fileSize: number | n
       `The file is only ${formatCount(size)} bytes (${hexBytes(firstBytes) || 'unreadable'}); a safetensors file starts with an 8-byte header length followed by the header itself. This is a placeholder or a failed download: download the file again.`,
     );
   }
-  if (firstBytes.length < MIN_FILE_SIZE || lengthPrefixIsPlausible(firstBytes, fileSize)) {
+  // A prefix that reads as a header length followed by `{` is safetensors-shaped even when that length runs past the
+  // end of the file (a cut-off download): its first bytes are not another format's magic (0x80 0x02 is also
+  // pickle's PROTO 2), and the parser reports the length instead. Real pickles, zips and GGUFs never look like this.
+  if (
+    firstBytes.length < MIN_FILE_SIZE ||
+    lengthPrefixIsPlausible(firstBytes, fileSize) ||
+    (firstBytes.length > MIN_FILE_SIZE && lengthPrefixIsPlausible(firstBytes, null))
+  ) {
     return null;
   }
   if (startsWithText(firstBytes, LFS_POINTER_PREFIX)) {

@@ -55,3 +55,26 @@ export const COMPARE_FIXTURES: ReadonlyArray<{ file: string; tensors: () => Tens
   { file: 'cmp-base-wide.safetensors', tensors: () => compareBaseTensors(COMPARE_HIDDEN * 2) },
   { file: 'cmp-peft-adapter.safetensors', tensors: () => peftAdapterTensors() },
 ];
+
+/** The base model cut into two shards plus `model.safetensors.index.json`, as `save_pretrained` writes it. */
+export function shardedBaseFiles(): Array<{ file: string; tensors: TensorSpec[] } | { file: string; json: string }> {
+  const tensors = compareBaseTensors();
+  const half = Math.ceil(tensors.length / 2);
+  const shards = [tensors.slice(0, half), tensors.slice(half)].map((part, i) => ({
+    file: `model-0000${i + 1}-of-00002.safetensors`,
+    tensors: part,
+  }));
+  const weightMap: Record<string, string> = {};
+  let totalSize = 0;
+  for (const shard of shards) {
+    for (const tensor of shard.tensors) {
+      weightMap[tensor.name] = shard.file;
+      totalSize += tensor.shape.reduce((product, dim) => product * dim, 1) * 2;
+    }
+  }
+  const index = JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap }, null, 2);
+  return [...shards, { file: 'model.safetensors.index.json', json: index }];
+}
+
+/** The folder under e2e/.fixtures that holds shardedBaseFiles(). */
+export const SHARDED_BASE_DIR = 'cmp-sharded';

@@ -1,22 +1,21 @@
 /** Downloads: the JSON report (docs/report-schema.md), the filtered table as CSV, and the raw header JSON. */
 import { buildReport } from '../../core/report/build-report';
+import { compareSectionFor } from '../compare/compare-report';
 import { tableCsv } from '../../core/report/csv';
 import { baseName, downloadBlob } from '../../lib/download';
 import { useAppStore } from '../../state/store';
 import { fetchRawHeader } from '../../worker/client';
 import type { LoadResult } from '../../worker/protocol';
+import { reportSourceOf, shardSections } from '../shards/shard-report';
 
-export function reportFor(result: LoadResult) {
+export function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
   return buildReport({
-    source:
-      result.source.kind === 'url'
-        ? { kind: 'url', name: result.source.name, url: result.source.url }
-        : { kind: 'file', name: result.source.name },
+    source: reportSourceOf(result),
     outcome: result.outcome,
     bytesRead: result.bytesRead,
     network: result.network ?? undefined,
     extraFindings: result.analysisFindings,
-    sections: result.sections as Record<string, unknown>,
+    sections: { ...(result.sections as Record<string, unknown>), ...shardSections(result), ...extraSections },
   });
 }
 
@@ -29,7 +28,15 @@ export function ExportMenu({ result }: { result: LoadResult }) {
       <button
         type="button"
         onClick={() =>
-          downloadBlob(JSON.stringify(reportFor(result), null, 2), `${name}.report.json`, 'application/json')
+          downloadBlob(
+            JSON.stringify(
+              reportFor(result, { compare: compareSectionFor(useAppStore.getState(), result) ?? undefined }),
+              null,
+              2,
+            ),
+            `${name}.report.json`,
+            'application/json',
+          )
         }
       >
         Download report

@@ -1,5 +1,9 @@
-/** Drag-and-drop anywhere on the page, plus a keyboard-accessible file picker. A new drop replaces the view. */
+/**
+ * Drag-and-drop anywhere on the page (files or whole folders), plus keyboard-accessible file and folder pickers.
+ * A new drop replaces the view; several files (a model folder) are grouped into models by the worker.
+ */
 import { useEffect, useRef, useState } from 'react';
+import { collectDrop, filesFromInput } from '../../io/dropped-files';
 import { useAppStore } from '../../state/store';
 
 function hasFiles(event: DragEvent): boolean {
@@ -7,7 +11,7 @@ function hasFiles(event: DragEvent): boolean {
 }
 
 export function useFileDrop(): boolean {
-  const openSource = useAppStore((state) => state.openSource);
+  const openFiles = useAppStore((state) => state.openFiles);
   const [dragging, setDragging] = useState(false);
   useEffect(() => {
     let depth = 0;
@@ -40,9 +44,9 @@ export function useFileDrop(): boolean {
       event.preventDefault();
       depth = 0;
       setDragging(false);
-      const file = event.dataTransfer?.files[0];
-      if (file) {
-        void openSource({ kind: 'file', file });
+      if (event.dataTransfer) {
+        // Entries must be taken during the event; walking folders happens afterwards.
+        void collectDrop(event.dataTransfer).then((files) => openFiles(files));
       }
     };
     window.addEventListener('dragenter', onEnter);
@@ -55,7 +59,7 @@ export function useFileDrop(): boolean {
       window.removeEventListener('dragleave', onLeave);
       window.removeEventListener('drop', onDrop);
     };
-  }, [openSource]);
+  }, [openFiles]);
   return dragging;
 }
 
@@ -65,14 +69,14 @@ export function DropOverlay({ visible }: { visible: boolean }) {
   }
   return (
     <div className="drop-overlay" aria-hidden="true">
-      <div>Drop a .safetensors file to inspect its header</div>
+      <div>Drop a .safetensors file (or a model folder) to inspect its header</div>
       <small>Only the header is read. Nothing leaves your machine.</small>
     </div>
   );
 }
 
 export function FilePickerButton({ label = 'Choose file' }: { label?: string }) {
-  const openSource = useAppStore((state) => state.openSource);
+  const openFiles = useAppStore((state) => state.openFiles);
   const input = useRef<HTMLInputElement>(null);
   return (
     <>
@@ -82,13 +86,42 @@ export function FilePickerButton({ label = 'Choose file' }: { label?: string }) 
       <input
         ref={input}
         type="file"
-        accept=".safetensors,.sft,application/octet-stream"
+        multiple
+        accept=".safetensors,.sft,.json,application/octet-stream"
         data-testid="file-input"
         hidden
         onChange={(event) => {
-          const file = event.target.files?.[0];
-          if (file) {
-            void openSource({ kind: 'file', file });
+          if (event.target.files) {
+            void openFiles(filesFromInput(event.target.files));
+          }
+          event.target.value = '';
+        }}
+      />
+    </>
+  );
+}
+
+/** Picks a whole folder (a sharded model with its index and config.json) through `<input webkitdirectory>`. */
+export function FolderPickerButton({ label = 'Choose folder' }: { label?: string }) {
+  const openFiles = useAppStore((state) => state.openFiles);
+  const input = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <button type="button" onClick={() => input.current?.click()}>
+        {label}
+      </button>
+      <input
+        ref={(element) => {
+          input.current = element;
+          // Not in React's attribute types; every current browser supports it.
+          element?.setAttribute('webkitdirectory', '');
+        }}
+        type="file"
+        data-testid="folder-input"
+        hidden
+        onChange={(event) => {
+          if (event.target.files) {
+            void openFiles(filesFromInput(event.target.files));
           }
           event.target.value = '';
         }}

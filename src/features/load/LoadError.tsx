@@ -17,6 +17,7 @@ const TITLES: Partial<Record<SourceErrorCode, string>> = {
   'http-416': 'Range not satisfiable (416)',
   'http-5xx': 'Server error',
   'too-many-redirects': 'Too many redirects',
+  'no-model-files': 'No model files found',
   internal: 'Internal error',
 };
 

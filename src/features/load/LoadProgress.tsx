@@ -1,12 +1,16 @@
-import { formatBytes } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
+import type { LoadPhase } from '../../worker/protocol';
 
-const PHASE_LABEL = {
+const PHASE_LABEL: Record<LoadPhase, string> = {
   connect: 'Opening',
+  list: 'Listing the repository',
+  index: 'Reading the shard index',
   header: 'Reading the header',
+  shards: 'Reading shard headers',
   parse: 'Parsing',
   analyze: 'Analysing',
-} as const;
+};
 
 export function LoadProgress() {
   const load = useAppStore((state) => state.load);
@@ -15,17 +19,29 @@ export function LoadProgress() {
     return null;
   }
   const total = load.bytesTotal;
+  const shards = load.shards;
   return (
     <section className="load-progress" aria-live="polite">
       <div>
         {PHASE_LABEL[load.phase]} <strong>{load.label}</strong>
+        {shards && (
+          <span data-testid="shard-progress-text">
+            {' — '}
+            {groupDigits(shards.done)} of {groupDigits(shards.total)} shards
+            {shards.failed > 0 && ` (${groupDigits(shards.failed)} failed)`}
+          </span>
+        )}
         {total
           ? ` — ${formatBytes(load.bytesRead)} of ${formatBytes(total)}`
           : load.bytesRead > 0
             ? ` — ${formatBytes(load.bytesRead)}`
             : ''}
       </div>
-      <progress aria-label="Loading progress" max={total ?? undefined} value={total ? load.bytesRead : undefined} />
+      {shards ? (
+        <progress aria-label="Shard progress" max={Math.max(1, shards.total)} value={shards.done} />
+      ) : (
+        <progress aria-label="Loading progress" max={total ?? undefined} value={total ? load.bytesRead : undefined} />
+      )}
       <button type="button" onClick={cancel}>
         Cancel
       </button>

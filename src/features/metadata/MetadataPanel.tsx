@@ -1,7 +1,8 @@
 /** Every `__metadata__` key and value. JSON values are pretty-printed; long values fold; only http(s) links. */
 import { useState } from 'react';
-import { MAX_METADATA_VALUE_DISPLAY_CHARS } from '../../core/limits';
+import { MAX_METADATA_VALUE_DISPLAY_CHARS, MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import type { MetadataEntry, ParsedHeader } from '../../core/model';
+import { shortenForDisplay } from '../../lib/display-text';
 import { safeHttpUrl } from '../../lib/safe-link';
 
 function prettyJson(value: string): string | null {
@@ -70,8 +71,8 @@ export function MetadataPanel({ header }: { header: ParsedHeader }) {
       {entries.length > 0 && (
         <dl className="meta-list">
           {entries.map((entry, index) => (
-            <div key={`${index}-${entry.key}`} className="meta-row">
-              <dt>{entry.key}</dt>
+            <div key={index} className="meta-row">
+              <dt>{shortenForDisplay(entry.key, MAX_NAME_DISPLAY_CHARS)}</dt>
               <MetadataValue entry={entry} />
             </div>
           ))}

@@ -5,6 +5,8 @@
 import { useState } from 'react';
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ModuleNode, ModuleTreeSection } from '../../core/analysis/report-sections';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
+import { shortenForDisplay } from '../../lib/display-text';
 import { formatBytes, formatCount, formatShape, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 
@@ -25,8 +27,13 @@ function TreeNode({ node, depth }: { node: ModuleNode; depth: number }) {
         ) : (
           <span className="tree-toggle" />
         )}
-        <button type="button" className="link-button tree-label" title={`Show the tensors under ${node.pattern}`} onClick={() => showModule(node.pattern)}>
-          {node.label}
+        <button
+          type="button"
+          className="link-button tree-label"
+          title={`Show the tensors under ${shortenForDisplay(node.pattern, MAX_NAME_DISPLAY_CHARS)}`}
+          onClick={() => showModule(node.pattern)}
+        >
+          {shortenForDisplay(node.label, MAX_NAME_DISPLAY_CHARS)}
         </button>
         {node.repeat && <span className="badge">×{groupDigits(node.repeat.count)}</span>}
         {node.dtype && (

@@ -5,6 +5,7 @@ import type { ParsedHeader } from '../../core/model';
 import { formatBytes, formatCount, formatPercent, groupDigits } from '../../lib/format';
 import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../worker/protocol';
+import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
@@ -20,7 +21,24 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const quantization = result.sections.quantization;
   // Packed formats store fewer elements than the model has parameters; the quantization analysis unpacks them.
   const logicalParams = quantization?.logicalParams || totals.elements;
-  const bitsPerParam = logicalParams > 0 ? (header.dataBytes * 8) / logicalParams : null;
+  const shardReport = result.shards?.report;
+  const shardsMissing = shardReport !== undefined && shardReport.totals.presentShards < shardReport.totals.shards;
+  // Sharded models: the figure the Shards tab explains (index total_size based), none while shards are missing,
+  // and over the logical weights when the quantization analysis found packed ones.
+  const packed = quantization !== undefined && quantization.logicalParams > quantization.storedElements;
+  const bitsPerParam = shardReport
+    ? shardsMissing
+      ? null
+      : packed
+        ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
+        : shardReport.totals.bitsPerParameter
+    : logicalParams > 0
+      ? (header.dataBytes * 8) / logicalParams
+      : null;
+  // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
+  const shardProblem =
+    shardReport !== undefined &&
+    findings.some((finding) => finding.severity === 'error' && finding.code in SHARD_CODES);
   const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})`;
   return (
     <section className="summary" aria-label="Summary">
@@ -29,14 +47,23 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       </h2>
       <p className="verdict-line" data-testid="verdict">
         <VerdictClauses result={result} />
+        {shardReport && (
+          <span data-testid="shard-count">
+            {groupDigits(shardReport.totals.shards)} shard{shardReport.totals.shards === 1 ? '' : 's'} ·{' '}
+          </span>
+        )}
         {groupDigits(totals.tensors)} tensors · {formatCount(logicalParams)} params ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
-      <p className={`integrity ${verdict === 'accepts' ? 'ok' : 'bad'}`} data-testid="integrity">
-        {verdict === 'accepts'
-          ? '✔ intact: the reference loader accepts it'
-          : '✖ the reference loader would refuse this file'}
+      <p className={`integrity ${verdict === 'accepts' && !shardProblem ? 'ok' : 'bad'}`} data-testid="integrity">
+        {verdict !== 'accepts'
+          ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
+          : shardProblem
+            ? '✖ incomplete: the reference loader accepts each shard present, but the shards do not form the whole model'
+            : shardReport
+              ? '✔ intact: the reference loader accepts every shard'
+              : '✔ intact: the reference loader accepts it'}
         {errors + warnings > 0 &&
           ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`}
         {' · '}

@@ -2,6 +2,8 @@
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, tensorShape, type TensorColumns } from '../../core/model';
 import { useEffect } from 'react';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
+import { shortenForDisplay } from '../../lib/display-text';
 import { formatShape, groupDigits } from '../../lib/format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 
@@ -18,7 +20,7 @@ export function PreviewTable({ rows, loadId }: { rows: TensorColumns; loadId: nu
         {Array.from({ length: rows.count }, (_, row) => (
           <div className="tt-row" role="row" key={row}>
             <div role="cell" className="tt-cell tt-name">
-              {tensorName(rows, row)}
+              {shortenForDisplay(tensorName(rows, row), MAX_NAME_DISPLAY_CHARS)}
             </div>
             <div role="cell" className="tt-cell tt-dtype">
               {dtypeName(rows.dtype[row]) ?? '?'}

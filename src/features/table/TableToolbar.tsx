@@ -4,6 +4,8 @@ import { headerTotals } from '../../core/stats';
 import type { ParsedHeader } from '../../core/model';
 import { groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
+import { shortenForDisplay } from '../../lib/display-text';
 
 /** Typing into a 250,000-row filter re-queries the worker; waiting for a pause keeps the worker queue short. */
 const FILTER_DEBOUNCE_MS = 120;
@@ -78,7 +80,7 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
       </label>
       {query.module && (
         <button type="button" className="chip" onClick={() => setQuery({ module: '' })}>
-          module: {query.module} ✕
+          module: {shortenForDisplay(query.module, MAX_NAME_DISPLAY_CHARS)} ✕
         </button>
       )}
       {findingFilter && (

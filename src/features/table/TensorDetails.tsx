@@ -2,6 +2,8 @@
 import { DTYPE_BITS_BY_CODE, dtypeName } from '../../core/dtypes';
 import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
 import { tensorBytes } from '../../core/table-query';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
+import { shortenForDisplay } from '../../lib/display-text';
 import { formatBytes, formatShape, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 
@@ -24,15 +26,22 @@ export function TensorDetails({ header, row }: { header: ParsedHeader; row: numb
   const absolute = dataStart + columns.begin[row];
   const bits = DTYPE_BITS_BY_CODE[columns.dtype[row]];
   const elementBytes = bits / 8;
+  const name = tensorName(columns, row);
   return (
     <section className="tensor-details" aria-label="Tensor details">
       <header>
-        <h3>{tensorName(columns, row)}</h3>
+        <h3>{shortenForDisplay(name, MAX_NAME_DISPLAY_CHARS)}</h3>
         <button type="button" className="link-button" onClick={() => selectRow(null)} aria-label="Close details">
           ✕
         </button>
       </header>
       <dl>
+        {name.length > MAX_NAME_DISPLAY_CHARS && (
+          <>
+            <dt>Name</dt>
+            <dd>{name.length.toLocaleString()} characters, shortened here; the CSV export has it in full</dd>
+          </>
+        )}
         <dt>Dtype</dt>
         <dd>
           {dtypeName(columns.dtype[row]) ?? header.unknownDtypes.get(row) ?? '?'} ({bits || '?'} bits)

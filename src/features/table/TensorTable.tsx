@@ -8,11 +8,14 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { DTYPE_BITS_BY_CODE, dtypeName } from '../../core/dtypes';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
 import type { SortKey } from '../../core/table-query';
 import { tensorBytes } from '../../core/table-query';
+import { shortenForDisplay } from '../../lib/display-text';
 import { formatBytes, formatShape, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
+import type { ShardInfo } from '../../worker/protocol';
 import { TableToolbar } from './TableToolbar';
 import { TensorDetails } from './TensorDetails';
 
@@ -21,7 +24,24 @@ const ROW_HEIGHT = 28;
 
 interface TableMeta {
   header: ParsedHeader;
+  /** Sharded models: the shard file of each row. */
+  shards?: ShardInfo;
 }
+
+/**
+ * The Shard column, shown only for sharded models. Rows are concatenated in shard order, so sorting by shard is
+ * sorting by row index (`sortKey`).
+ */
+const SHARD_COLUMN: ColumnDef<number> & { id: string; sortKey: SortKey } = {
+  id: 'shard',
+  sortKey: 'index',
+  header: 'Shard',
+  cell: (context) => {
+    const { shards } = context.table.options.meta as TableMeta;
+    const file = shards?.report.shards[shards.shardOfRow[context.row.original]]?.file ?? '';
+    return <span title={file}>{file}</span>;
+  },
+};
 
 function dtypeLabel(header: ParsedHeader, row: number): string {
   return dtypeName(header.tensors.dtype[row]) ?? header.unknownDtypes.get(row) ?? '?';
@@ -37,7 +57,7 @@ const COLUMNS: Array<ColumnDef<number> & { id: SortKey; numeric?: boolean }> = [
     header: 'Name',
     cell: (context) => {
       const { header } = context.table.options.meta as TableMeta;
-      const name = tensorName(header.tensors, context.row.original);
+      const name = shortenForDisplay(tensorName(header.tensors, context.row.original), MAX_NAME_DISPLAY_CHARS);
       return <span title={name}>{name}</span>;
     },
   },
@@ -83,7 +103,7 @@ const COLUMNS: Array<ColumnDef<number> & { id: SortKey; numeric?: boolean }> = [
   },
 ];
 
-export function TensorTable({ header, loadId }: { header: ParsedHeader; loadId: number }) {
+export function TensorTable({ header, loadId, shards }: { header: ParsedHeader; loadId: number; shards?: ShardInfo }) {
   const order = useAppStore((state) => state.order);
   const query = useAppStore((state) => state.query);
   const setQuery = useAppStore((state) => state.setQuery);
@@ -105,13 +125,17 @@ export function TensorTable({ header, loadId }: { header: ParsedHeader; loadId: 
     [order, virtualRows],
   );
 
+  const columns = useMemo(
+    () => (shards ? [COLUMNS[0], SHARD_COLUMN, ...COLUMNS.slice(1)] : COLUMNS) as Array<ColumnDef<number>>,
+    [shards],
+  );
   const table = useReactTable<number>({
     data: visibleData,
-    columns: COLUMNS,
+    columns,
     getCoreRowModel: getCoreRowModel(),
     manualSorting: true,
     manualFiltering: true,
-    meta: { header } satisfies TableMeta,
+    meta: { header, shards } satisfies TableMeta,
   });
   const rows = table.getRowModel().rows;
   useEffect(() => {
@@ -133,12 +157,17 @@ export function TensorTable({ header, loadId }: { header: ParsedHeader; loadId: 
   return (
     <div className="tensor-table-wrap">
       <TableToolbar header={header} shown={rowCount} />
-      <div className="tensor-table" role="table" aria-label="Tensors" aria-rowcount={rowCount + 1}>
+      <div
+        className={shards ? 'tensor-table tt-sharded' : 'tensor-table'}
+        role="table"
+        aria-label="Tensors"
+        aria-rowcount={rowCount + 1}
+      >
         <div className="tt-head" role="rowgroup">
           {table.getHeaderGroups().map((group) => (
             <div className="tt-row" role="row" key={group.id}>
               {group.headers.map((column) => {
-                const key = column.column.id as SortKey;
+                const key = ((column.column.columnDef as { sortKey?: SortKey }).sortKey ?? column.column.id) as SortKey;
                 const sorted = query.sortKey === key ? (query.descending ? 'descending' : 'ascending') : 'none';
                 const numeric = (column.column.columnDef as { numeric?: boolean }).numeric;
                 return (

@@ -14,9 +14,9 @@ export const awqDetector: QuantDetector = {
     const bitsSeen: number[] = [];
     const groups: number[] = [];
     const versions: string[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.qweight')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.qweight') || index.rank(row) !== 2) {
+      if (claimed[row] || index.rank(row) !== 2) {
         continue;
       }
       const base = stripSuffix(name, '.qweight');

@@ -7,6 +7,7 @@
  * blocksize. The JSON is fetched (tensorBytesWanted) so the logical count is exact rather than 2 × numel.
  */
 import { DTYPE_BITS, type Dtype } from '../../dtypes';
+import type { TensorIndex } from '../tensor-index';
 import { asNumber, asString, isRecord, parseJsonBytes, product } from '../values';
 import { mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
 
@@ -20,19 +21,13 @@ const FOUR_BIT_SIDECARS = [
   '.weight.nested_quant_map',
 ];
 
-function quantStateRows(names: readonly string[]): number[] {
-  const rows: number[] = [];
-  for (let row = 0; row < names.length; row++) {
-    if (names[row].includes(QUANT_STATE_MARKER)) {
-      rows.push(row);
-    }
-  }
-  return rows;
+function quantStateRows(index: TensorIndex): number[] {
+  return [...index.rowsContaining(QUANT_STATE_MARKER)];
 }
 
 export const bnb4bitDetector: QuantDetector = {
   family: 'bnb-4bit',
-  tensorBytesWanted: (index) => quantStateRows(index.names),
+  tensorBytesWanted: (index) => quantStateRows(index),
   detect(context) {
     const { index, claimed, tensorBytes } = context;
     const modules: QuantModule[] = [];
@@ -40,7 +35,7 @@ export const bnb4bitDetector: QuantDetector = {
     const blocksizes: number[] = [];
     let fromJson = 0;
     let nested = 0;
-    for (const row of quantStateRows(index.names)) {
+    for (const row of quantStateRows(index)) {
       if (claimed[row]) {
         continue;
       }
@@ -126,9 +121,9 @@ export const bnbInt8Detector: QuantDetector = {
   detect(context) {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.SCB')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.SCB')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.SCB');

@@ -13,6 +13,7 @@ import { makeFinding } from '../../findings/make-finding';
 import { MAX_CONFIG_EXAMPLES } from '../limits';
 import type { Finding } from '../../model';
 import type { LayerConfigGroup } from '../report-sections';
+import type { TensorIndex } from '../tensor-index';
 import { asString, canonicalJson, isRecord, parseJsonBytes, parseJsonText } from '../values';
 import { isFloat8, mode, stripSuffix, type QuantContext, type QuantDetector, type QuantModule } from './types';
 
@@ -41,14 +42,8 @@ interface LayerConfig {
   config: Record<string, unknown> | null;
 }
 
-export function comfyQuantRows(names: readonly string[], rank: (row: number) => number): number[] {
-  const rows: number[] = [];
-  for (let row = 0; row < names.length; row++) {
-    if (names[row].endsWith(COMFY_SUFFIX) && rank(row) === 1) {
-      rows.push(row);
-    }
-  }
-  return rows;
+export function comfyQuantRows(index: TensorIndex): number[] {
+  return index.rowsEndingWith(COMFY_SUFFIX).filter((row) => index.rank(row) === 1);
 }
 
 /** What a file name claims, as tests against the per-layer configs. */
@@ -75,7 +70,7 @@ const NAME_CLAIMS: ReadonlyArray<{
 
 export const comfyQuantDetector: QuantDetector = {
   family: 'comfy-quant',
-  tensorBytesWanted: (index) => comfyQuantRows(index.names, index.rank),
+  tensorBytesWanted: (index) => comfyQuantRows(index),
   detect(context) {
     const { index, claimed, tensorBytes } = context;
     const layers: LayerConfig[] = [];
@@ -83,7 +78,7 @@ export const comfyQuantDetector: QuantDetector = {
     const findings: Finding[] = [];
     const unreadable: number[] = [];
     let unread = 0;
-    for (const row of comfyQuantRows(index.names, index.rank)) {
+    for (const row of comfyQuantRows(index)) {
       if (claimed[row]) {
         continue;
       }
@@ -278,18 +273,17 @@ export const comfyScaledFp8Detector: QuantDetector = {
     const markers: number[] = [];
     const modules: QuantModule[] = [];
     let staticInputs = 0;
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('scaled_fp8')) {
+      const name = index.names[row];
+      if (!claimed[row] && (name === 'scaled_fp8' || name.endsWith('.scaled_fp8'))) {
+        markers.push(row);
+      }
+    }
+    for (const row of index.rowsEndingWith('.scale_weight')) {
       if (claimed[row]) {
         continue;
       }
       const name = index.names[row];
-      if (name === 'scaled_fp8' || name.endsWith('.scaled_fp8')) {
-        markers.push(row);
-        continue;
-      }
-      if (!name.endsWith('.scale_weight')) {
-        continue;
-      }
       const base = stripSuffix(name, '.scale_weight');
       const weight = index.row(`${base}.weight`);
       if (weight < 0 || claimed[weight] || !isFloat8(index.dtype(weight))) {

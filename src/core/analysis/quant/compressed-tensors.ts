@@ -25,19 +25,11 @@ const SIDECARS = [
 
 const INT_BITS = new Set([2, 3, 4, 8]);
 
-function weightShapeRows(names: readonly string[]): number[] {
-  const rows: number[] = [];
-  for (let row = 0; row < names.length; row++) {
-    if (names[row].endsWith('.weight_shape')) {
-      rows.push(row);
-    }
-  }
-  return rows;
-}
+
 
 export const compressedTensorsDetector: QuantDetector = {
   family: 'compressed-tensors',
-  tensorBytesWanted: (index) => weightShapeRows(index.names).filter((row) => index.elements(row) <= 4),
+  tensorBytesWanted: (index) => index.rowsEndingWith('.weight_shape').filter((row) => index.elements(row) <= 4),
   detect(context) {
     const { index, claimed, tensorBytes, config } = context;
     const modules: QuantModule[] = [];
@@ -49,9 +41,9 @@ export const compressedTensorsDetector: QuantDetector = {
     let shapesRead = 0;
     let assumed = 0;
     const hidden = hiddenSizeFromNorms(index);
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.weight_packed')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.weight_packed') || index.rank(row) !== 2) {
+      if (claimed[row] || index.rank(row) !== 2) {
         continue;
       }
       const base = stripSuffix(name, '.weight_packed');
@@ -99,9 +91,9 @@ export const compressedTensorsDetector: QuantDetector = {
       modules.push({ name: base, weightRow: row, rows, logicalParams: n * inFeatures });
     }
     // int-quantized W8A8: I8 weight + weight_scale (bitsandbytes SCB and ComfyUI comfy_quant were claimed earlier).
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.weight_scale')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.weight_scale')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.weight_scale');

@@ -13,9 +13,9 @@ export const exl2Detector: QuantDetector = {
     const modules: QuantModule[] = [];
     let packedBits = 0;
     let logicalTotal = 0;
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.q_weight')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.q_weight') || index.rank(row) !== 2) {
+      if (claimed[row] || index.rank(row) !== 2) {
         continue;
       }
       const base = stripSuffix(name, '.q_weight');
@@ -69,9 +69,9 @@ export const exl3Detector: QuantDetector = {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
     const bitsSeen: number[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.trellis')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.trellis') || index.rank(row) !== 3 || index.dtype(row) !== 'I16') {
+      if (claimed[row] || index.rank(row) !== 3 || index.dtype(row) !== 'I16') {
         continue;
       }
       const base = stripSuffix(name, '.trellis');

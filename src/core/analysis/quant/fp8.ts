@@ -8,6 +8,7 @@
  * - an unscaled cast: F8 matrices with no scale at all (ComfyUI "fp8_e4m3fn" checkpoints). That is a storage
  *   precision, not a quantization scheme: it is reported as family `none`, format `fp8-cast`.
  */
+import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
 import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
 
@@ -24,9 +25,9 @@ export const fp8BlockDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const blocks: string[] = [];
     let perRow = 0;
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.weight_scale_inv')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.weight_scale_inv')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.weight_scale_inv');
@@ -88,9 +89,9 @@ export const fp8ScaledDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const kinds: string[] = [];
     let staticActivations = 0;
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.weight_scale')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.weight_scale')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.weight_scale');
@@ -131,7 +132,8 @@ export const fp8ScaledDetector: QuantDetector = {
       return null;
     }
     const auxRows: number[] = [];
-    for (let row = 0; row < index.count; row++) {
+    // Every KV-scale name ends in `_scale`: the regex runs only on those rows.
+    for (const row of index.rowsEndingWith('_scale')) {
       if (!claimed[row] && RE_KV_SCALE.test(index.names[row]) && index.elements(row) <= 1) {
         auxRows.push(row);
       }
@@ -165,14 +167,26 @@ export const fp8ScaledDetector: QuantDetector = {
   },
 };
 
+/** isFloat8 per dtype code: 1 yes, 0 no, 2 when only the row's own dtype string can tell (codes outside the spec). */
+function float8ByCode(): Uint8Array {
+  const flags = new Uint8Array(256).fill(2);
+  DTYPES.forEach((dtype, code) => {
+    flags[code] = isFloat8(dtype) ? 1 : 0;
+  });
+  return flags;
+}
+
 /** Runs last: any F8 matrix still unclaimed has no scale sidecar of any known family. */
 export const fp8CastDetector: QuantDetector = {
   family: 'none',
   detect(context) {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
+    const float8 = float8ByCode();
+    const codes = index.header.tensors.dtype;
     for (let row = 0; row < index.count; row++) {
-      if (claimed[row] || index.rank(row) < 2 || !isFloat8(index.dtype(row))) {
+      const known = float8[codes[row]];
+      if (claimed[row] || known === 0 || index.rank(row) < 2 || (known === 2 && !isFloat8(index.dtype(row)))) {
         continue;
       }
       const name = index.names[row];

@@ -76,9 +76,9 @@ export const gptqDetector: QuantDetector = {
     const readings: PackedModuleShape[] = [];
     const findings: Finding[] = [];
     const orphans: number[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.qweight')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.qweight')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.qweight');
@@ -193,9 +193,9 @@ export const gptqMarlinDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const bitsSeen: number[] = [];
     const groups: number[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.B')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.B') || index.dtype(row) !== 'I32' || index.rank(row) !== 2) {
+      if (claimed[row] || index.dtype(row) !== 'I32' || index.rank(row) !== 2) {
         continue;
       }
       const base = stripSuffix(name, '.B');

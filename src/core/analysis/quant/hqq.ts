@@ -3,21 +3,21 @@
  * `group_size` I32 [], `shape` I64 [2] — beside `scale`, `zero` and a handful of flags. Reading those ≤ 20 bytes
  * gives the exact logical count and bit width.
  */
+import type { TensorIndex } from '../tensor-index';
 import { decodeNumbers, decodeScalar, product } from '../values';
 import { mode, stripSuffix, type QuantDetector, type QuantModule } from './types';
 
 /** HQQ's packers by bit width (hqq bitpack): values per stored byte of W_q. */
 const VALUES_PER_BYTE: Readonly<Record<number, number>> = { 8: 1, 4: 2, 2: 4, 1: 8 };
 
-function metaRows(names: readonly string[], has: (name: string) => boolean, row: (name: string) => number): number[] {
+function metaRows(index: TensorIndex): number[] {
   const rows: number[] = [];
-  for (const name of names) {
-    if (name.endsWith('.W_q')) {
-      const base = stripSuffix(name, '.W_q');
-      for (const suffix of ['.nbits', '.group_size', '.shape']) {
-        if (has(base + suffix)) {
-          rows.push(row(base + suffix));
-        }
+  for (const weight of index.rowsEndingWith('.W_q')) {
+    const base = stripSuffix(index.names[weight], '.W_q');
+    for (const suffix of ['.nbits', '.group_size', '.shape']) {
+      const row = index.row(base + suffix);
+      if (row >= 0) {
+        rows.push(row);
       }
     }
   }
@@ -26,16 +26,16 @@ function metaRows(names: readonly string[], has: (name: string) => boolean, row:
 
 export const hqqDetector: QuantDetector = {
   family: 'hqq',
-  tensorBytesWanted: (index) => metaRows(index.names, index.has, index.row),
+  tensorBytesWanted: (index) => metaRows(index),
   detect(context) {
     const { index, claimed, tensorBytes } = context;
     const modules: QuantModule[] = [];
     const bitsSeen: number[] = [];
     const groups: number[] = [];
     let exact = 0;
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.W_q')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.W_q')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.W_q');

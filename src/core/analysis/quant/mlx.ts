@@ -36,9 +36,9 @@ export const mlxDetector: QuantDetector = {
   detect(context) {
     const { index, claimed, config } = context;
     const candidates: Candidate[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.scales')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.scales')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.scales');

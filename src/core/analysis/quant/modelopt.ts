@@ -24,9 +24,9 @@ export const modeloptDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const formats: string[] = [];
     const groups: number[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.weight_scale')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.weight_scale')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.weight_scale');

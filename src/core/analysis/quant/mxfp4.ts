@@ -14,7 +14,8 @@ export const mxfp4Detector: QuantDetector = {
   detect(context) {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
-    for (let row = 0; row < index.count; row++) {
+    // `_blocks` and `.blocks` both end in `blocks`.
+    for (const row of index.rowsEndingWith('blocks')) {
       const name = index.names[row];
       if (claimed[row] || index.dtype(row) !== 'U8') {
         continue;

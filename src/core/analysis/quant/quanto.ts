@@ -11,9 +11,9 @@ export const quantoDetector: QuantDetector = {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
     const formats: string[] = [];
-    for (let row = 0; row < index.count; row++) {
+    for (const row of index.rowsEndingWith('.weight._data')) {
       const name = index.names[row];
-      if (claimed[row] || !name.endsWith('.weight._data')) {
+      if (claimed[row]) {
         continue;
       }
       const base = stripSuffix(name, '.weight._data');

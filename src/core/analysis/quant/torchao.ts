@@ -50,10 +50,10 @@ export const torchaoDetector: QuantDetector = {
     const granularities: string[] = [];
     let spelling = '';
     let groups: Map<string, number[]> | null = null;
-    for (let row = 0; row < index.count; row++) {
+    // Both spellings end in `qdata`; the regexes run only on those few names.
+    for (const row of index.rowsEndingWith('qdata')) {
       const name = index.names[row];
-      // Both spellings end in `qdata`; the regexes run only on those few names.
-      if (claimed[row] || !name.endsWith('qdata')) {
+      if (claimed[row]) {
         continue;
       }
       let original: string;

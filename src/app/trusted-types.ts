@@ -1,0 +1,26 @@
+/**
+ * Trusted Types (the CSP's `require-trusted-types-for 'script'`, docs/security.md): the browser refuses every
+ * string-to-HTML and string-to-script sink (innerHTML, script text, script URLs) unless a policy allows it, so no
+ * tensor name or metadata value can ever be turned into markup or code, whatever a future component does.
+ * The app needs exactly one such sink: `new Worker(url)` for the parser worker, a same-origin asset. This default
+ * policy allows same-origin script URLs and nothing else: no HTML, no script text, no other origin.
+ * It must be installed before the first worker is created; main.tsx imports it first.
+ */
+interface TrustedTypePolicyFactory {
+  createPolicy(name: string, rules: { createScriptURL?: (input: string) => string }): unknown;
+}
+
+export function allowSameOriginScriptUrl(input: string, base: string, origin: string): string {
+  const url = new URL(input, base);
+  if (url.origin !== origin) {
+    throw new TypeError(`Refused to load a script from ${url.origin}: only this app's own scripts run.`);
+  }
+  return url.href;
+}
+
+const factory = (globalThis as { trustedTypes?: TrustedTypePolicyFactory }).trustedTypes;
+if (factory && typeof document !== 'undefined') {
+  factory.createPolicy('default', {
+    createScriptURL: (input) => allowSameOriginScriptUrl(input, document.baseURI, window.location.origin),
+  });
+}

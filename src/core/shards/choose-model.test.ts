@@ -1,0 +1,170 @@
+import { describe, expect, it } from 'vitest';
+import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from './choose-model';
+import { parseShardIndex, type ShardIndex } from './index-parser';
+import { groupFiles } from './shard-names';
+
+function shards(prefix: string, count: number): string[] {
+  const pad = (n: number) => String(n).padStart(5, '0');
+  return Array.from({ length: count }, (_, i) => `${prefix}-${pad(i + 1)}-of-${pad(count)}.safetensors`);
+}
+
+function index(weightMap: Record<string, string>): ShardIndex {
+  const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
+  if (!result.ok) {
+    throw new Error(result.finding.message);
+  }
+  return result.index;
+}
+
+function choicesOf(paths: string[], sizes?: Record<string, number>): ModelChoice[] {
+  return modelChoices(groupFiles(paths), sizes ? new Map(Object.entries(sizes)) : undefined);
+}
+
+describe('modelChoices', () => {
+  it('makes one choice of a sharded model with its index, and one per unrelated file', () => {
+    const choices = choicesOf([
+      'model.safetensors.index.json',
+      ...shards('model', 3),
+      'vae.safetensors',
+      'config.json',
+      'README.md',
+    ]);
+    expect(choices.map((choice) => [choice.key, choice.kind, choice.shardCount])).toEqual([
+      ['model.safetensors.index.json', 'sharded', 3],
+      ['vae.safetensors', 'single', 1],
+    ]);
+    expect(choices[0].files).toEqual(shards('model', 3));
+    expect(choices[0].indexFile).toBe('model.safetensors.index.json');
+    expect(choices[0].label).toBe('model');
+  });
+
+  it('keys a pattern group without an index by its prefix', () => {
+    const [choice] = choicesOf(shards('sub/model', 2));
+    expect(choice).toMatchObject({
+      key: 'sub/model-*',
+      kind: 'sharded',
+      folder: 'sub/',
+      label: 'sub/model',
+      shardCount: 2,
+    });
+  });
+
+  it('sums sizes only when every size is known', () => {
+    const files = shards('model', 2);
+    expect(choicesOf(files, { [files[0]]: 10, [files[1]]: 32 })[0].bytes).toBe(42);
+    expect(choicesOf(files, { [files[0]]: 10 })[0].bytes).toBeNull();
+    expect(choicesOf(files)[0].bytes).toBeNull();
+  });
+
+  it('offers an index whose shards do not follow the naming pattern', () => {
+    const choices = choicesOf(['weights.safetensors.index.json', 'a.safetensors', 'b.safetensors']);
+    expect(choices.map((choice) => choice.key)).toEqual([
+      'a.safetensors',
+      'b.safetensors',
+      'weights.safetensors.index.json',
+    ]);
+    expect(choices[2]).toMatchObject({ kind: 'sharded', indexFile: 'weights.safetensors.index.json', shardCount: 0 });
+  });
+
+  it('uses parsed indexes to claim unconventionally named shards', () => {
+    const paths = ['m/model.safetensors.index.json', 'm/a.safetensors', 'm/b.safetensors', 'other.safetensors'];
+    const grouping = groupFiles(paths, [
+      { file: 'm/model.safetensors.index.json', index: index({ x: 'a.safetensors', y: 'b.safetensors' }) },
+    ]);
+    const choices = modelChoices(grouping);
+    expect(choices.map((choice) => [choice.key, choice.files])).toEqual([
+      ['other.safetensors', ['other.safetensors']],
+      ['m/model.safetensors.index.json', ['m/a.safetensors', 'm/b.safetensors']],
+    ]);
+  });
+
+  it('lists the root first, then folders by name', () => {
+    const choices = choicesOf(['vae/x.safetensors', 'unet/y.safetensors', 'z.safetensors']);
+    expect(choices.map((choice) => choice.key)).toEqual(['z.safetensors', 'unet/y.safetensors', 'vae/x.safetensors']);
+  });
+});
+
+describe('defaultChoice', () => {
+  it('is null when there is nothing to open', () => {
+    expect(defaultChoice([])).toBeNull();
+  });
+
+  it('prefers the root over subfolders', () => {
+    const choices = choicesOf(['transformer/model.safetensors', 'adapter.safetensors']);
+    expect(defaultChoice(choices)?.key).toBe('adapter.safetensors');
+  });
+
+  it('in a diffusers pipeline, opens the denoiser before text encoders and the VAE', () => {
+    const flux = choicesOf([
+      'model_index.json',
+      'text_encoder/model.safetensors',
+      'text_encoder_2/model.safetensors.index.json',
+      ...shards('text_encoder_2/model', 2),
+      'transformer/diffusion_pytorch_model.safetensors.index.json',
+      ...shards('transformer/diffusion_pytorch_model', 3),
+      'vae/diffusion_pytorch_model.safetensors',
+    ]);
+    expect(defaultChoice(flux)?.key).toBe('transformer/diffusion_pytorch_model.safetensors.index.json');
+    const sd = choicesOf([
+      'vae/diffusion_pytorch_model.safetensors',
+      'unet/diffusion_pytorch_model.safetensors',
+      'text_encoder/model.safetensors',
+    ]);
+    expect(defaultChoice(sd)?.key).toBe('unet/diffusion_pytorch_model.safetensors');
+  });
+
+  it('in one folder: a sharded model with index, then canonical names, then the largest file', () => {
+    expect(
+      defaultChoice(choicesOf(['a.safetensors', 'model.safetensors.index.json', ...shards('model', 2)]))?.key,
+    ).toBe('model.safetensors.index.json');
+    expect(defaultChoice(choicesOf(['zzz.safetensors', 'model.safetensors', 'model.fp16.safetensors']))?.key).toBe(
+      'model.safetensors',
+    );
+    const sizes = { 'small.safetensors': 10, 'big.safetensors': 1000, 'mid.safetensors': 100 };
+    expect(defaultChoice(choicesOf(Object.keys(sizes), sizes))?.key).toBe('big.safetensors');
+  });
+
+  it('places unknown folders after the diffusers ones', () => {
+    const choices = choicesOf(['checkpoints/a.safetensors', 'vae/b.safetensors']);
+    expect(defaultChoice(choices)?.key).toBe('vae/b.safetensors');
+  });
+});
+
+describe('sidecarsFor', () => {
+  const paths = [
+    'config.json',
+    'adapter_config.json',
+    'transformer/config.json',
+    'transformer/diffusion_pytorch_model.safetensors',
+    'vae/diffusion_pytorch_model.safetensors',
+    'model.safetensors',
+  ];
+  const grouping = groupFiles(paths);
+  const choices = modelChoices(grouping);
+  const byKey = (key: string) => {
+    const choice = choices.find((candidate) => candidate.key === key);
+    if (!choice) {
+      throw new Error(key);
+    }
+    return choice;
+  };
+
+  it('takes the sidecar in the model folder over one further up', () => {
+    expect(sidecarsFor(byKey('transformer/diffusion_pytorch_model.safetensors'), grouping.sidecars)).toEqual({
+      config: 'transformer/config.json',
+      adapterConfig: 'adapter_config.json',
+    });
+  });
+
+  it('falls back to the nearest folder above', () => {
+    expect(sidecarsFor(byKey('vae/diffusion_pytorch_model.safetensors'), grouping.sidecars)).toEqual({
+      config: 'config.json',
+      adapterConfig: 'adapter_config.json',
+    });
+  });
+
+  it('never takes a sidecar from a sibling folder', () => {
+    const only = groupFiles(['vae/config.json', 'model.safetensors']);
+    expect(sidecarsFor(modelChoices(only)[0], only.sidecars)).toEqual({});
+  });
+});

@@ -1,0 +1,221 @@
+/**
+ * Which model of a set of files to show. A folder drop or a repository listing becomes a list of choices (one per
+ * sharded model or single file, from groupFiles), one of which is opened by default; the config sidecars that
+ * belong to a choice are found by folder. Pure: works on paths (`/`-separated) and optional sizes.
+ */
+import { compareShardNames, type FileGrouping, type Sidecar } from './shard-names';
+
+export interface ModelChoice {
+  /** Stable within one source: the index path, the shard-name prefix followed by `*`, or the file path. */
+  key: string;
+  kind: 'sharded' | 'single';
+  /** Short human label: the folder-qualified prefix or file name. */
+  label: string;
+  /** Folder of the model: `''` at the root, else ending in `/`. */
+  folder: string;
+  /** Member files: shards in shard order, or the one file. The index is in `indexFile`. */
+  files: string[];
+  indexFile?: string;
+  /** Shard count the index or the names claim (1 for a single file, 0 for an index not yet read). */
+  shardCount: number;
+  /** Sum of the member files' sizes, when every size is known. */
+  bytes: number | null;
+}
+
+/**
+ * Top-level folders of a diffusers pipeline, most telling first: the denoiser holds most of the parameters and is
+ * what people mean by "the model"; text encoders and the VAE are supporting parts.
+ */
+export const DIFFUSERS_FOLDERS: readonly string[] = [
+  'transformer',
+  'unet',
+  'prior',
+  'decoder',
+  'transformer_2',
+  'text_encoder',
+  'text_encoder_2',
+  'text_encoder_3',
+  'image_encoder',
+  'vae',
+  'movq',
+];
+
+/** File names the Hub's libraries write for a whole model, preferred over other single files in one folder. */
+const CANONICAL_SINGLE_FILES: readonly string[] = [
+  'model.safetensors',
+  'diffusion_pytorch_model.safetensors',
+  'adapter_model.safetensors',
+  'consolidated.safetensors',
+];
+
+const INDEX_SUFFIX = '.safetensors.index.json';
+
+function folderOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash < 0 ? '' : path.slice(0, slash + 1);
+}
+
+function baseOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function sumSizes(files: readonly string[], sizes: ReadonlyMap<string, number> | undefined): number | null {
+  if (!sizes || files.length === 0) {
+    return null;
+  }
+  let total = 0;
+  for (const file of files) {
+    const size = sizes.get(file);
+    if (size === undefined) {
+      return null;
+    }
+    total += size;
+  }
+  return total;
+}
+
+/** One choice per model of the grouping, in path order (root first). Index files no group claimed get their own. */
+export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string, number>): ModelChoice[] {
+  const choices: ModelChoice[] = [];
+  const claimedIndexes = new Set<string>();
+  for (const model of grouping.models) {
+    if (model.kind === 'single') {
+      choices.push({
+        key: model.file,
+        kind: 'single',
+        label: model.file,
+        folder: folderOf(model.file),
+        files: [model.file],
+        shardCount: 1,
+        bytes: sumSizes([model.file], sizes),
+      });
+      continue;
+    }
+    const stem = model.prefix.replace(/[-_]$/, '');
+    const folder = model.indexFile !== undefined ? folderOf(model.indexFile) : folderOf(model.prefix);
+    const choice: ModelChoice = {
+      key: model.indexFile ?? `${model.prefix}*`,
+      kind: 'sharded',
+      label: stem,
+      folder,
+      files: [...model.files],
+      shardCount: model.total,
+      bytes: sumSizes(model.files, sizes),
+    };
+    if (model.indexFile !== undefined) {
+      choice.indexFile = model.indexFile;
+      claimedIndexes.add(model.indexFile);
+    }
+    choices.push(choice);
+  }
+  for (const indexFile of grouping.indexFiles) {
+    if (claimedIndexes.has(indexFile)) {
+      continue;
+    }
+    // An index whose shards do not follow the naming pattern: what it holds is known only once it is read.
+    choices.push({
+      key: indexFile,
+      kind: 'sharded',
+      label: indexFile.slice(0, -INDEX_SUFFIX.length),
+      folder: folderOf(indexFile),
+      files: [],
+      indexFile,
+      shardCount: 0,
+      bytes: null,
+    });
+  }
+  return choices.sort(compareChoices);
+}
+
+function compareChoices(a: ModelChoice, b: ModelChoice): number {
+  if (a.folder !== b.folder) {
+    // The root first, then folders by name.
+    if (a.folder === '') {
+      return -1;
+    }
+    if (b.folder === '') {
+      return 1;
+    }
+    return a.folder < b.folder ? -1 : 1;
+  }
+  return compareShardNames(a.key, b.key);
+}
+
+/** Lower is better: the root, then the diffusers folders in DIFFUSERS_FOLDERS order, then everything else. */
+function folderRank(folder: string): number {
+  if (folder === '') {
+    return 0;
+  }
+  const parts = folder.split('/').filter((part) => part !== '');
+  const position = DIFFUSERS_FOLDERS.indexOf(parts[0]);
+  if (parts.length === 1 && position >= 0) {
+    return 1 + position;
+  }
+  return 100 + parts.length;
+}
+
+/** Within one folder: a sharded model with an index, then one without, then canonical names, then the largest. */
+function choiceRank(choice: ModelChoice): number {
+  if (choice.kind === 'sharded') {
+    return choice.indexFile !== undefined ? 0 : 1;
+  }
+  const canonical = CANONICAL_SINGLE_FILES.indexOf(baseOf(choice.key));
+  return canonical >= 0 ? 2 + canonical : 2 + CANONICAL_SINGLE_FILES.length;
+}
+
+/**
+ * The choice to open first: the best folder (root first, then diffusers subfolders such as `transformer/`,
+ * `unet/`, `text_encoder/`), and in it a sharded model over a single file, canonical file names over others, and
+ * the largest file among the rest. Null when there is nothing to open.
+ */
+export function defaultChoice(choices: readonly ModelChoice[]): ModelChoice | null {
+  let best: ModelChoice | null = null;
+  for (const choice of choices) {
+    if (best === null || isBetter(choice, best)) {
+      best = choice;
+    }
+  }
+  return best;
+}
+
+function isBetter(candidate: ModelChoice, current: ModelChoice): boolean {
+  const folder = folderRank(candidate.folder) - folderRank(current.folder);
+  if (folder !== 0) {
+    return folder < 0;
+  }
+  const rank = choiceRank(candidate) - choiceRank(current);
+  if (rank !== 0) {
+    return rank < 0;
+  }
+  return (candidate.bytes ?? -1) > (current.bytes ?? -1);
+}
+
+export interface ChoiceSidecars {
+  config?: string;
+  adapterConfig?: string;
+}
+
+/**
+ * The config.json / adapter_config.json that describe a choice: the one in its own folder, else the one in the
+ * nearest folder above it (a diffusers `transformer/config.json` describes `transformer/`, not the VAE).
+ */
+export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): ChoiceSidecars {
+  const result: ChoiceSidecars = {};
+  let configDepth = -1;
+  let adapterDepth = -1;
+  for (const sidecar of sidecars) {
+    const folder = folderOf(sidecar.file);
+    if (!choice.folder.startsWith(folder)) {
+      continue;
+    }
+    const depth = folder.length;
+    if (sidecar.kind === 'config' && depth > configDepth) {
+      result.config = sidecar.file;
+      configDepth = depth;
+    } else if (sidecar.kind === 'adapter-config' && depth > adapterDepth) {
+      result.adapterConfig = sidecar.file;
+      adapterDepth = depth;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,52 @@
+/** The five groups with tensor counts and parameters on each side; clicking a group filters the table to it. */
+import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
+import { formatCount, groupDigits } from '../../lib/format';
+import { useAppStore } from '../../state/store';
+import type { CompareResult } from '../../worker/protocol';
+import { GROUP_LABELS, signed } from './labels';
+
+export function DiffSummary({ result }: { result: CompareResult }) {
+  const groups = useAppStore((state) => state.compareQuery.groups);
+  const setQuery = useAppStore((state) => state.setCompareQuery);
+  const setView = useAppStore((state) => state.setCompareView);
+  const toggle = (group: DiffGroup) => {
+    setQuery({ groups: groups.length === 1 && groups[0] === group ? [] : [group] });
+    setView('tensors');
+  };
+  return (
+    <div className="diff-groups" role="group" aria-label="Diff groups">
+      {DIFF_GROUPS.map((group) => {
+        const totals = result.groups[group];
+        const delta = totals.elementsB - totals.elementsA;
+        return (
+          <button
+            key={group}
+            type="button"
+            className={`diff-group diff-${group}`}
+            aria-pressed={groups.includes(group)}
+            data-testid={`group-${group}`}
+            data-count={totals.tensors}
+            data-elements-a={totals.elementsA}
+            data-elements-b={totals.elementsB}
+            onClick={() => toggle(group)}
+            title={`Show only tensors ${GROUP_LABELS[group]}`}
+          >
+            <span className="diff-group-label">{GROUP_LABELS[group]}</span>
+            <strong className="diff-group-count">{groupDigits(totals.tensors)}</strong>
+            <span className="muted">
+              {group === 'only-a'
+                ? `${formatCount(totals.elementsA)} params`
+                : group === 'only-b'
+                  ? `${formatCount(totals.elementsB)} params`
+                  : `${formatCount(totals.elementsA)} → ${formatCount(totals.elementsB)} params`}
+              {delta !== 0 && ` (${signed(delta, formatCount)})`}
+            </span>
+            {group === 'shape' && result.shapeAndDtype > 0 && (
+              <span className="muted">{groupDigits(result.shapeAndDtype)} with a new dtype too</span>
+            )}
+          </button>
+        );
+      })}
+    </div>
+  );
+}

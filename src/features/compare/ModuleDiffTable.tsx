@@ -1,0 +1,159 @@
+/**
+ * The diff per module (a top-level module, or one numbered layer: `layers.5`): tensors per group and parameters on
+ * each side. Modules number a few hundred at most (capped in core), so they sort and filter here on the page, in
+ * the same virtualized table. Clicking a module shows its tensors.
+ */
+import { useMemo, useState } from 'react';
+import type { ModuleDiff } from '../../core/compare/diff';
+import { compileFilter } from '../../core/table-query';
+import { formatCount, groupDigits } from '../../lib/format';
+import { useAppStore } from '../../state/store';
+import { MODULE_STATUS_LABELS, signed } from './labels';
+import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
+
+type ModuleKey =
+  | 'index'
+  | 'name'
+  | 'status'
+  | 'tensors'
+  | 'onlyA'
+  | 'onlyB'
+  | 'dtype'
+  | 'shape'
+  | 'identical'
+  | 'elementsA'
+  | 'elementsB'
+  | 'delta';
+
+const STATUS_ORDER: Record<ModuleDiff['status'], number> = { 'only-a': 0, 'only-b': 1, changed: 2, identical: 3 };
+
+function sortValue(module: ModuleDiff, key: ModuleKey): number | string {
+  switch (key) {
+    case 'name':
+      return module.name;
+    case 'status':
+      return STATUS_ORDER[module.status];
+    case 'delta':
+      return module.elementsB - module.elementsA;
+    case 'index':
+      return 0;
+    default:
+      return module[key];
+  }
+}
+
+export function ModuleDiffTable({ modules }: { modules: readonly ModuleDiff[] }) {
+  const [filter, setFilter] = useState('');
+  const [onlyChanged, setOnlyChanged] = useState(false);
+  const [sort, setSort] = useState<{ sortKey: ModuleKey; descending: boolean }>({
+    sortKey: 'index',
+    descending: false,
+  });
+  const setCompareQuery = useAppStore((state) => state.setCompareQuery);
+  const setCompareView = useAppStore((state) => state.setCompareView);
+  const compiled = useMemo(() => compileFilter(filter), [filter]);
+
+  const order = useMemo(() => {
+    const test = compiled.ok ? compiled.test : () => true;
+    const rows: number[] = [];
+    modules.forEach((module, index) => {
+      if ((!onlyChanged || module.status !== 'identical') && test(module.name)) {
+        rows.push(index);
+      }
+    });
+    if (sort.sortKey !== 'index') {
+      const sign = sort.descending ? -1 : 1;
+      const key = sort.sortKey;
+      rows.sort((x, y) => {
+        const vx = sortValue(modules[x], key);
+        const vy = sortValue(modules[y], key);
+        return vx === vy ? x - y : sign * (vx < vy ? -1 : 1);
+      });
+    } else if (sort.descending) {
+      rows.reverse();
+    }
+    return rows;
+  }, [modules, compiled, onlyChanged, sort]);
+
+  const columns = useMemo((): Array<VirtualColumn<ModuleKey>> => {
+    const count = (key: 'tensors' | 'onlyA' | 'onlyB' | 'dtype' | 'shape' | 'identical', header: string) => ({
+      id: key,
+      header,
+      numeric: true,
+      cell: (i: number) => groupDigits(modules[i][key]),
+    });
+    return [
+      { id: 'name', header: 'Module (aligned)', cell: (i) => <span>{modules[i].name}</span> },
+      {
+        id: 'status',
+        header: 'Status',
+        cell: (i) => (
+          <span className={`diff-status diff-${modules[i].status}`}>{MODULE_STATUS_LABELS[modules[i].status]}</span>
+        ),
+      },
+      count('tensors', 'Tensors'),
+      count('onlyA', 'Only A'),
+      count('onlyB', 'Only B'),
+      count('dtype', 'Dtype ≠'),
+      count('shape', 'Shape ≠'),
+      count('identical', 'Same'),
+      { id: 'elementsA', header: 'Params A', numeric: true, cell: (i) => formatCount(modules[i].elementsA) },
+      { id: 'elementsB', header: 'Params B', numeric: true, cell: (i) => formatCount(modules[i].elementsB) },
+      {
+        id: 'delta',
+        header: 'Δ params',
+        numeric: true,
+        cell: (i) => signed(modules[i].elementsB - modules[i].elementsA, groupDigits),
+      },
+    ];
+  }, [modules]);
+
+  return (
+    <div className="tensor-table-wrap">
+      <div className="table-toolbar">
+        <label>
+          <span className="visually-hidden">Filter modules</span>
+          <input
+            type="search"
+            placeholder="filter modules: substring or /regex/"
+            value={filter}
+            aria-invalid={!compiled.ok}
+            onChange={(event) => setFilter(event.target.value)}
+          />
+        </label>
+        <label className="inline">
+          <input type="checkbox" checked={onlyChanged} onChange={(event) => setOnlyChanged(event.target.checked)} />{' '}
+          only modules that differ
+        </label>
+        <span className="muted" data-testid="module-row-count">
+          {groupDigits(modules.length)} modules · {groupDigits(order.length)} shown
+        </span>
+        {!compiled.ok && (
+          <span className="error-text" role="alert">
+            {compiled.error}
+          </span>
+        )}
+      </div>
+      <VirtualTable
+        label="Compared modules"
+        columns={columns}
+        order={order}
+        sortKey={sort.sortKey}
+        descending={sort.descending}
+        onSort={(key) =>
+          setSort(
+            nextSort(sort, key, key !== 'name' && key !== 'status') as { sortKey: ModuleKey; descending: boolean },
+          )
+        }
+        className="module-diff-table"
+        testId="module-table-scroll"
+        rowTitle={(i) => `Show the tensors of ${modules[i].name}`}
+        onRowClick={(i) => {
+          setCompareQuery({ module: modules[i].name, groups: [] });
+          setCompareView('tensors');
+        }}
+        emptyText="No modules match."
+      />
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+/** The report's `compare` section for the open source, when a comparison of it is on screen (else nothing). */
+import { buildCompareSection, type CompareReportSection, type CompareSideInfo } from '../../core/compare/report';
+import type { AppState } from '../../state/store';
+import type { LoadResult } from '../../worker/protocol';
+
+function sideInfo(result: LoadResult): CompareSideInfo | null {
+  if (result.outcome.kind !== 'parsed') {
+    return null;
+  }
+  const { header } = result.outcome;
+  return {
+    name: result.source.name,
+    ...(result.source.kind === 'url' ? { url: result.source.url } : {}),
+    columns: header.tensors,
+    unknownDtypes: header.unknownDtypes,
+  };
+}
+
+export function compareSectionFor(state: AppState, current: LoadResult): CompareReportSection | null {
+  const { diff } = state;
+  if (diff.status !== 'ready' || diff.result.loadA !== current.loadId) {
+    return null;
+  }
+  const a = sideInfo(diff.a);
+  const b = sideInfo(diff.b);
+  return a && b ? buildCompareSection(a, b, diff.result) : null;
+}

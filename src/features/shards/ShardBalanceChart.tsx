@@ -1,0 +1,86 @@
+/**
+ * How evenly the model is split: data bytes (or tensors) per shard, in shard order. Writers cut shards at a size
+ * limit, so a healthy split is flat with a smaller last shard; a tall or empty bar is worth a look.
+ */
+import { useMemo, useState } from 'react';
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { ShardSummary } from '../../core/shards/report-types';
+import { formatBytes, groupDigits } from '../../lib/format';
+
+type BalanceMetric = 'dataBytes' | 'tensors';
+
+const METRICS: Array<{ id: BalanceMetric; label: string; format: (value: number) => string }> = [
+  { id: 'dataBytes', label: 'bytes', format: formatBytes },
+  { id: 'tensors', label: 'tensors', format: groupDigits },
+];
+
+function median(values: number[]): number {
+  if (values.length === 0) {
+    return 0;
+  }
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+export function ShardBalanceChart({ shards }: { shards: readonly ShardSummary[] }) {
+  const [metric, setMetric] = useState<BalanceMetric>('dataBytes');
+  const data = useMemo(
+    () =>
+      shards.map((shard, position) => ({
+        shard: position + 1,
+        file: shard.file,
+        dataBytes: shard.dataBytes,
+        tensors: shard.tensors,
+      })),
+    [shards],
+  );
+  const format = METRICS.find((entry) => entry.id === metric)?.format ?? groupDigits;
+  const present = shards.filter((shard) => shard.present);
+  const values = present.map((shard) => (metric === 'dataBytes' ? shard.dataBytes : shard.tensors));
+  const largest = values.length > 0 ? Math.max(...values) : 0;
+  const smallest = values.length > 0 ? Math.min(...values) : 0;
+  const typical = median(values);
+  return (
+    <section className="shard-balance" aria-label="Shard balance">
+      <h3>Balance between shards</h3>
+      <div className="segmented" role="radiogroup" aria-label="Balance metric">
+        {METRICS.map((entry) => (
+          <label key={entry.id}>
+            <input
+              type="radio"
+              name="balance-metric"
+              value={entry.id}
+              checked={metric === entry.id}
+              onChange={() => setMetric(entry.id)}
+            />
+            {entry.label}
+          </label>
+        ))}
+      </div>
+      <p className="muted" data-testid="balance-summary">
+        Smallest {format(smallest)}, median {format(typical)}, largest {format(largest)}
+        {typical > 0 && ` (${(largest / typical).toFixed(2)}× the median)`}.
+      </p>
+      <div className="chart-box">
+        <ResponsiveContainer width="100%" height={240}>
+          <BarChart data={data} margin={{ left: 24, right: 24, top: 8, bottom: 8 }}>
+            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <XAxis dataKey="shard" interval="preserveStartEnd" />
+            <YAxis tickFormatter={format} width={80} />
+            <Tooltip
+              formatter={(value) => format(Number(value))}
+              labelFormatter={(_label, payload) => String(payload?.[0]?.payload?.file ?? '')}
+            />
+            <Bar
+              dataKey={metric}
+              fill="var(--accent)"
+              isAnimationActive={false}
+              name={metric === 'dataBytes' ? 'bytes' : 'tensors'}
+            />
+          </BarChart>
+        </ResponsiveContainer>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * The sharded model at a glance: totals across every shard (tensors, parameters, bytes per dtype, bits per
+ * parameter with what it means), the index's claims, and one row per shard file.
+ */
+import type { ShardsReport } from '../../core/shards/report-types';
+import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { Fact } from '../insights/QuantizationPanel';
+
+export function ShardSummary({ report }: { report: ShardsReport }) {
+  const { totals, index, shards } = report;
+  const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
+  return (
+    <section className="insight shard-summary" aria-label="Shard summary">
+      <h3>
+        {groupDigits(totals.shards)} shard{totals.shards === 1 ? '' : 's'}
+        {totals.presentShards < totals.shards && ` (${groupDigits(totals.shards - totals.presentShards)} missing)`}
+      </h3>
+      <dl className="facts">
+        <Fact
+          label="Shards present"
+          value={`${groupDigits(totals.presentShards)} of ${groupDigits(totals.shards)}`}
+          testId="shards-present"
+        />
+        <Fact label="Tensors" value={groupDigits(totals.tensors)} testId="shards-tensors" />
+        <Fact
+          label="Parameters (elements)"
+          value={formatCount(totals.elements)}
+          title={`${groupDigits(totals.elements)} elements`}
+          testId="shards-elements"
+        />
+        <Fact
+          label="Data bytes (all shards)"
+          value={formatBytes(totals.dataBytes)}
+          title={`${groupDigits(totals.dataBytes)} bytes`}
+          testId="shards-data-bytes"
+        />
+        <Fact
+          label="Bits per parameter"
+          value={totals.bitsPerParameter === null ? '—' : totals.bitsPerParameter.toFixed(2)}
+          testId="shards-bits-per-param"
+        />
+        {index && (
+          <Fact
+            label="Index total_size"
+            value={index.totalSize === null ? 'not recorded' : formatBytes(index.totalSize)}
+            title={index.totalSize === null ? undefined : `${groupDigits(index.totalSize)} bytes`}
+            testId="index-total-size"
+          />
+        )}
+        {index && (
+          <Fact label="weight_map entries" value={groupDigits(index.weightMapEntries)} testId="index-entries" />
+        )}
+        {index && <Fact label="Index file" value={`${index.file ?? 'index'} · ${formatBytes(index.byteLength)}`} />}
+      </dl>
+      <p className="muted bits-note" data-testid="bits-note">
+        {totals.bitsPerParameterNote}
+      </p>
+      <h4>Bytes per dtype</h4>
+      <table className="plain-table" aria-label="Dtype totals across shards">
+        <thead>
+          <tr>
+            <th>Dtype</th>
+            <th className="num">Tensors</th>
+            <th className="num">Elements</th>
+            <th className="num">Bytes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {dtypes.map(([dtype, total]) => (
+            <tr key={dtype} data-dtype={dtype}>
+              <td>{dtype}</td>
+              <td className="num">{groupDigits(total.tensors)}</td>
+              <td className="num" title={groupDigits(total.elements)}>
+                {formatCount(total.elements)}
+              </td>
+              <td className="num" title={`${groupDigits(total.bytes)} bytes`}>
+                {formatBytes(total.bytes)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h4>Shard files</h4>
+      <div className="shard-table-wrap">
+        <table className="plain-table shard-table" aria-label="Shards">
+          <thead>
+            <tr>
+              <th className="num">#</th>
+              <th>File</th>
+              <th className="num">Tensors</th>
+              {index && <th className="num">In index</th>}
+              <th className="num">Data bytes</th>
+              <th className="num">Header</th>
+              <th>Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shards.map((shard, position) => (
+              <tr key={shard.file} data-shard={shard.file} className={shard.present ? undefined : 'missing'}>
+                <td className="num">{position + 1}</td>
+                <td className="shard-file" title={shard.file}>
+                  {shard.file}
+                </td>
+                <td className="num">{groupDigits(shard.tensors)}</td>
+                {index && (
+                  <td className="num">{shard.indexedTensors === null ? '—' : groupDigits(shard.indexedTensors)}</td>
+                )}
+                <td className="num" title={`${groupDigits(shard.dataBytes)} bytes`}>
+                  {formatBytes(shard.dataBytes)}
+                </td>
+                <td className="num" title={`${groupDigits(shard.headerLength)} bytes`}>
+                  {formatBytes(shard.headerLength)}
+                </td>
+                <td>{shard.present ? 'ok' : 'missing'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,33 @@
+/** The Shards tab of a sharded model, and the model switcher / repository file list shown above any result. */
+import type { LoadResult, ShardInfo } from '../../worker/protocol';
+import { RepoFiles } from './RepoFiles';
+import { ShardBalanceChart } from './ShardBalanceChart';
+import { ShardSummary } from './ShardSummary';
+import { SourceSwitcher } from './SourceSwitcher';
+
+export function ShardsPanel({ shards }: { shards: ShardInfo }) {
+  return (
+    <div className="shards-panel">
+      <ShardSummary report={shards.report} />
+      <ShardBalanceChart shards={shards.report.shards} />
+    </div>
+  );
+}
+
+/** The other models of this folder drop or repository, and the config files read alongside; nothing otherwise. */
+export function ModelSources({ result }: { result: LoadResult }) {
+  if (!result.choices && !result.repo && !result.sidecarsRead) {
+    return null;
+  }
+  return (
+    <div className="model-sources">
+      {result.choices && <SourceSwitcher choices={result.choices} />}
+      {result.repo && <RepoFiles repo={result.repo} choices={result.choices} />}
+      {result.sidecarsRead && (
+        <p className="muted" data-testid="sidecars-read">
+          Also read: {result.sidecarsRead.join(', ')} (passed to the analyses).
+        </p>
+      )}
+    </div>
+  );
+}

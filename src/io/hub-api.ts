@@ -1,0 +1,439 @@
+/**
+ * The Hugging Face Hub's file-listing API: which files a repository holds at a revision, with their sizes, so a
+ * pasted repo id can open its model (`GET {base}/api/models/{id}/tree/{rev}?recursive=true`, a JSON array of
+ * `{type, path, size, lfs?}` paginated through the `Link: <…>; rel="next"` header).
+ *
+ * The Hub's address is a parameter (`HubRepo.base`), so tests point the same code at a fake Hub. In the app the base
+ * is never taken from a query parameter: it is `https://huggingface.co` for Hub links and repo ids, or, for a pasted
+ * URL whose path is itself a listing (`…/api/models/<org>/<name>/tree/<rev>`), the part of that URL before `/api/`.
+ * Such a URL is just another URL the user chose to open: it gets no token unless it is on huggingface.co (the
+ * token policy is checked per request, pagination included), and pagination never leaves its origin.
+ */
+import { SourceError } from '../core/errors';
+import { validateShardName } from '../core/shards/shard-names';
+import type { HfRepoRef, HfRepoType } from './hf-url';
+import { mayReceiveToken } from './token-policy';
+
+export const HF_HUB_BASE = 'https://huggingface.co';
+
+/** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
+export const MAX_REPO_FILES = 100_000;
+
+/** Pages followed. The Hub pages recursive listings by 1,000 entries, so this covers MAX_REPO_FILES with room. */
+export const MAX_LISTING_PAGES = 200;
+
+/** Bytes read of one page: 1,000 entries with LFS details are ~300 KB; more is not a listing. */
+export const MAX_LISTING_PAGE_BYTES = 16 * 1024 * 1024;
+
+/** Extra attempts after a network error, 429 or 5xx (the Hub's API sheds load with 429/503 at peaks). */
+const DEFAULT_MAX_RETRIES = 2;
+
+/** First backoff step; doubles per retry. */
+const RETRY_BASE_MS = 500;
+
+export interface HubRepo {
+  /** Where the Hub answers: `https://huggingface.co`, or a fake Hub's base in tests. No trailing slash. */
+  base: string;
+  type: HfRepoType;
+  /** `org/name` (or a legacy single-segment id). */
+  id: string;
+  /** Branch, tag or commit; unencoded. */
+  revision: string;
+  /** Subfolder to list, unencoded, without leading or trailing slash. */
+  path?: string;
+}
+
+export interface RepoFile {
+  /** Path inside the repository, `/`-separated. */
+  path: string;
+  /** Size in bytes (the LFS object's size for LFS files); null when the listing did not say. */
+  size: number | null;
+}
+
+export interface RepoListing {
+  files: RepoFile[];
+  /** True when the listing had more than MAX_REPO_FILES files (or pages) and the rest were not read. */
+  truncated: boolean;
+  /** Entries skipped because their path could escape the repository (`..`, absolute, URL-like). */
+  unsafePaths: number;
+  requests: number;
+  bytesFetched: number;
+}
+
+export interface ListOptions {
+  /** Sent only where `mayReceiveToken` allows (https huggingface.co / hf.co). */
+  token?: string;
+  signal?: AbortSignal;
+  fetchImpl?: typeof fetch;
+  maxRetries?: number;
+  /** Test hook: how to wait between retries. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+const TYPE_SEGMENTS: Readonly<Record<string, HfRepoType>> = { models: 'model', datasets: 'dataset', spaces: 'space' };
+const REPO_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** The Hub's repo-name limit (huggingface_hub `validate_repo_id`). */
+const MAX_REPO_PART_LENGTH = 96;
+
+export function hubRepoFromRef(ref: HfRepoRef): HubRepo {
+  const repo: HubRepo = { base: HF_HUB_BASE, type: ref.type, id: ref.id, revision: ref.revision };
+  if (ref.path !== undefined && ref.path !== '') {
+    repo.path = ref.path;
+  }
+  return repo;
+}
+
+/**
+ * Recognises a listing URL: any http(s) URL whose path ends in `/api/<models|datasets|spaces>/<org>/<name>/tree/
+ * <rev>` (optionally followed by a subfolder). Returns null for anything else.
+ */
+export function parseHubApiTreeUrl(url: string): HubRepo | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password) {
+    return null;
+  }
+  const raw = parsed.pathname.split('/').filter((segment) => segment !== '');
+  let segments: string[];
+  try {
+    segments = raw.map((segment) => decodeURIComponent(segment));
+  } catch {
+    return null;
+  }
+  for (let at = 0; at < segments.length; at++) {
+    if (segments[at] !== 'api' || !(segments[at + 1] in TYPE_SEGMENTS)) {
+      continue;
+    }
+    const type = TYPE_SEGMENTS[segments[at + 1]];
+    // `org/name/tree/…` is preferred; a legacy single-segment id reads `name/tree/…`.
+    for (const idLength of [2, 1]) {
+      const treeAt = at + 2 + idLength;
+      if (segments[treeAt] !== 'tree' || segments.length <= treeAt + 1) {
+        continue;
+      }
+      const idParts = segments.slice(at + 2, treeAt);
+      if (!idParts.every(isRepoPart)) {
+        return null;
+      }
+      const revision = segments[treeAt + 1];
+      const pathParts = segments.slice(treeAt + 2).flatMap((segment) => segment.split('/'));
+      if (revision === '' || revision.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+        return null;
+      }
+      if (pathParts.some((part) => part === '' || part === '.' || part === '..')) {
+        return null;
+      }
+      const prefix = raw.slice(0, at).join('/');
+      const repo: HubRepo = {
+        base: `${parsed.origin}${prefix === '' ? '' : `/${prefix}`}`,
+        type,
+        id: idParts.join('/'),
+        revision,
+      };
+      if (pathParts.length > 0) {
+        repo.path = pathParts.join('/');
+      }
+      return repo;
+    }
+    return null;
+  }
+  return null;
+}
+
+function isRepoPart(part: string): boolean {
+  return REPO_PART.test(part) && part.length <= MAX_REPO_PART_LENGTH && !part.includes('..');
+}
+
+function typeSegment(type: HfRepoType): string {
+  return `${type}s`;
+}
+
+function typePrefix(type: HfRepoType): string {
+  return type === 'model' ? '' : `${type}s/`;
+}
+
+function encodePath(path: string): string {
+  return path
+    .split('/')
+    .map((part) => encodeURIComponent(part))
+    .join('/');
+}
+
+/** The first listing page: recursive, without the expensive per-file commit details (`expand=false`). */
+export function treeUrl(repo: HubRepo): string {
+  const folder = repo.path ? `/${encodePath(repo.path)}` : '';
+  return (
+    `${repo.base}/api/${typeSegment(repo.type)}/${repo.id}/tree/${encodeURIComponent(repo.revision)}${folder}` +
+    '?recursive=true&expand=false'
+  );
+}
+
+/** Where a file of the repository is downloaded: the `resolve/` endpoint, which answers Range requests. */
+export function resolveUrl(repo: HubRepo, filePath: string): string {
+  return `${repo.base}/${typePrefix(repo.type)}${repo.id}/resolve/${encodeURIComponent(repo.revision)}/${encodePath(filePath)}`;
+}
+
+/** `org/name`, plus ` @ rev` and `/subfolder` when not the defaults. */
+export function repoDisplay(repo: HubRepo): string {
+  const base = `${typePrefix(repo.type)}${repo.id}${repo.path ? `/${repo.path}` : ''}`;
+  return repo.revision === 'main' ? base : `${base} @ ${repo.revision}`;
+}
+
+/** Lists every file of the repository (or of `repo.path`), following pagination. Throws SourceError. */
+export async function listRepoFiles(repo: HubRepo, options: ListOptions = {}): Promise<RepoListing> {
+  const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
+  const first = treeUrl(repo);
+  const origin = new URL(first).origin;
+  const listing: RepoListing = { files: [], truncated: false, unsafePaths: 0, requests: 0, bytesFetched: 0 };
+  let url: string | null = first;
+  for (let page = 0; url !== null; page++) {
+    if (page >= MAX_LISTING_PAGES) {
+      listing.truncated = true;
+      break;
+    }
+    const { body, link } = await fetchPage(url, repo, options, fetchImpl, listing);
+    if (!addEntries(listing, body, url)) {
+      break;
+    }
+    const next = nextLink(link, url);
+    if (next !== null && new URL(next).origin !== origin) {
+      throw new SourceError(
+        'http-other',
+        `The Hub API pointed its next page at another host (${new URL(next).host}); the listing was stopped there.`,
+        { url },
+      );
+    }
+    url = next;
+  }
+  return listing;
+}
+
+/** Adds one page's files; false when MAX_REPO_FILES was reached. */
+function addEntries(listing: RepoListing, body: unknown, url: string): boolean {
+  if (!Array.isArray(body)) {
+    throw new SourceError(
+      'http-other',
+      'The Hub API answered with something other than a file list. Check the repository id and revision.',
+      { url },
+    );
+  }
+  for (const entry of body) {
+    if (!isRecord(entry) || entry.type !== 'file' || typeof entry.path !== 'string') {
+      continue;
+    }
+    if (!validateShardName(entry.path).ok) {
+      listing.unsafePaths++;
+      continue;
+    }
+    if (listing.files.length >= MAX_REPO_FILES) {
+      listing.truncated = true;
+      return false;
+    }
+    const lfsSize = isRecord(entry.lfs) ? sizeOf(entry.lfs.size) : null;
+    listing.files.push({ path: entry.path, size: lfsSize ?? sizeOf(entry.size) });
+  }
+  return true;
+}
+
+function sizeOf(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The `rel="next"` target of a Link header, resolved against the page URL; null when there is none. */
+export function nextLink(header: string | null, pageUrl: string): string | null {
+  if (!header) {
+    return null;
+  }
+  for (const part of header.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>\s*(.*)$/.exec(part);
+    if (!match) {
+      continue;
+    }
+    const rels = /(?:^|;)\s*rel\s*=\s*"?([^";]*)"?/i.exec(match[2]);
+    if (rels && rels[1].split(/\s+/).includes('next')) {
+      try {
+        return new URL(match[1], pageUrl).href;
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+async function fetchPage(
+  url: string,
+  repo: HubRepo,
+  options: ListOptions,
+  fetchImpl: typeof fetch,
+  listing: RepoListing,
+): Promise<{ body: unknown; link: string | null }> {
+  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const sleep = options.sleep ?? defaultSleep;
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (options.token && mayReceiveToken(url)) {
+    headers.Authorization = `Bearer ${options.token}`;
+  }
+  for (let attempt = 0; ; attempt++) {
+    if (options.signal?.aborted) {
+      throw aborted();
+    }
+    let response: Response;
+    try {
+      listing.requests++;
+      response = await fetchImpl(url, { headers, signal: options.signal, redirect: 'follow' });
+    } catch (error) {
+      if (options.signal?.aborted) {
+        throw aborted();
+      }
+      if (attempt < maxRetries) {
+        await sleep(RETRY_BASE_MS * 2 ** attempt, options.signal);
+        continue;
+      }
+      throw new SourceError(
+        'network',
+        `Could not reach the Hub API at ${new URL(url).host} (network error, or the server does not allow ` +
+          `cross-origin requests). Check your connection and try again.${error instanceof Error && error.message ? ` (${error.message})` : ''}`,
+        { url },
+      );
+    }
+    if (response.ok) {
+      const text = await readCapped(response, url, options.signal, listing);
+      try {
+        return { body: JSON.parse(text) as unknown, link: response.headers.get('link') };
+      } catch {
+        throw new SourceError('http-other', 'The Hub API answered with text that is not JSON.', { url });
+      }
+    }
+    void response.body?.cancel().catch(() => undefined);
+    const transient = response.status === 429 || response.status >= 500;
+    if (transient && attempt < maxRetries) {
+      await sleep(RETRY_BASE_MS * 2 ** attempt, options.signal);
+      continue;
+    }
+    throw statusError(response.status, url, repo, Boolean(headers.Authorization));
+  }
+}
+
+function statusError(status: number, url: string, repo: HubRepo, sentToken: boolean): SourceError {
+  const extra = { url, status };
+  const name = repoDisplay(repo);
+  switch (status) {
+    case 401:
+      return new SourceError(
+        'http-401',
+        sentToken
+          ? `The access token was rejected while listing ${name} (HTTP 401). Check that it is valid and can read the repository.`
+          : `${name} is private, gated or does not exist (HTTP 401). Add a Hugging Face access token with read access and try again.`,
+        extra,
+      );
+    case 403:
+      return new SourceError(
+        'http-403',
+        `Access to ${name} was denied (HTTP 403). If the model is gated, accept its license on huggingface.co with your account and add an access token.`,
+        extra,
+      );
+    case 404:
+      return new SourceError(
+        'http-404',
+        `The Hub has no ${repo.type} repository ${repo.id} with revision “${repo.revision}”${repo.path ? ` and folder “${repo.path}”` : ''} (HTTP 404). Check the repo id, the revision and the folder; private repos also need an access token.`,
+        extra,
+      );
+    case 429:
+      return new SourceError(
+        'http-429',
+        'The Hub is rate-limiting requests (HTTP 429). Wait a minute and try again.',
+        extra,
+      );
+    default:
+      return status >= 500
+        ? new SourceError('http-5xx', `The Hub API failed (HTTP ${status}). Try again later.`, extra)
+        : new SourceError('http-other', `Unexpected answer from the Hub API: HTTP ${status}.`, extra);
+  }
+}
+
+async function readCapped(
+  response: Response,
+  url: string,
+  signal: AbortSignal | undefined,
+  listing: RepoListing,
+): Promise<string> {
+  const tooBig = (): SourceError =>
+    new SourceError(
+      'http-other',
+      `The Hub API sent more than ${MAX_LISTING_PAGE_BYTES / (1024 * 1024)} MB for one page of the listing; that is not a file list.`,
+      { url },
+    );
+  if (response.body === null) {
+    return '';
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      let next: ReadableStreamReadResult<Uint8Array>;
+      try {
+        next = await reader.read();
+      } catch (error) {
+        if (signal?.aborted) {
+          throw aborted();
+        }
+        throw new SourceError(
+          'network',
+          `The connection dropped while reading the Hub listing${error instanceof Error ? ` (${error.message})` : ''}.`,
+          { url },
+        );
+      }
+      if (next.done) {
+        break;
+      }
+      total += next.value.byteLength;
+      listing.bytesFetched += next.value.byteLength;
+      if (total > MAX_LISTING_PAGE_BYTES) {
+        void reader.cancel().catch(() => undefined);
+        throw tooBig();
+      }
+      chunks.push(next.value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+  const joined = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.length;
+  }
+  return new TextDecoder().decode(joined);
+}
+
+function aborted(): SourceError {
+  return new SourceError('aborted', 'Loading was cancelled.');
+}
+
+function defaultSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(aborted());
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(aborted());
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,142 @@
+/**
+ * Compare mode's state: B loads through the worker's `open`, the diff runs when A and B are both parsed, re-runs when
+ * A or the alignment rules change, and closing releases what the worker keeps. The worker client is mocked.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as WorkerClient from '../worker/client';
+import type { CompareResult, LoadResult } from '../worker/protocol';
+import { headerFromSpecs } from '../core/testing/models/header-from-specs';
+import { compareBaseTensors } from '../core/testing/compare-pairs';
+import { ALIGN_RULES } from '../core/compare/align';
+import { decodeShareState, encodeShareState } from './share-state';
+
+const client = vi.hoisted(() => ({
+  startLoad: vi.fn(),
+  compareLoads: vi.fn(),
+  queryComparison: vi.fn(),
+  releaseComparison: vi.fn(),
+  releaseLoad: vi.fn(),
+  queryTable: vi.fn(),
+}));
+
+vi.mock('../worker/client', async (importOriginal) => ({
+  ...(await importOriginal<typeof WorkerClient>()),
+  ...client,
+}));
+
+const { useAppStore } = await import('./store');
+
+function loadResult(loadId: number, name: string): LoadResult {
+  return {
+    loadId,
+    source: { kind: 'file', name, size: 1 },
+    outcome: { kind: 'parsed', header: headerFromSpecs(compareBaseTensors()) },
+    bytesRead: 1,
+    fileSize: 1,
+    network: null,
+    analysisPending: false,
+    sections: {},
+    analysisFindings: [],
+    timings: { readMs: 0, parseMs: 0, analyzeMs: 0 },
+  } as LoadResult;
+}
+
+let nextCompareId = 100;
+
+beforeEach(() => {
+  vi.clearAllMocks();
+  useAppStore.setState(useAppStore.getInitialState(), true);
+  client.queryTable.mockResolvedValue({ order: new Uint32Array(0), filterError: null });
+  client.queryComparison.mockResolvedValue({ order: new Uint32Array([0, 1]), filterError: null });
+  client.compareLoads.mockImplementation(
+    async (loadA: number, loadB: number) => ({ compareId: nextCompareId++, loadA, loadB }) as unknown as CompareResult,
+  );
+});
+
+async function openB(loadId: number, waitForDiff = true) {
+  client.startLoad.mockReturnValueOnce({
+    id: loadId,
+    promise: Promise.resolve(loadResult(loadId, 'b.safetensors')),
+    cancel: vi.fn(),
+  });
+  await useAppStore.getState().openCompareSource({ kind: 'url', url: 'https://example.com/b.safetensors' });
+  if (waitForDiff) {
+    await vi.waitFor(() => expect(useAppStore.getState().diff.status).toBe('ready'));
+  }
+}
+
+describe('compare slice', () => {
+  it('loads B through the worker open path and diffs it against A', async () => {
+    useAppStore.setState({ load: { status: 'ready', result: loadResult(1, 'a.safetensors') } });
+    await openB(2);
+    expect(client.startLoad).toHaveBeenCalledWith(
+      { kind: 'url', url: 'https://example.com/b.safetensors' },
+      {},
+      expect.any(Object),
+    );
+    expect(client.compareLoads).toHaveBeenLastCalledWith(1, 2, [...ALIGN_RULES]);
+    await vi.waitFor(() => expect(useAppStore.getState().compareOrder).toEqual(new Uint32Array([0, 1])));
+  });
+
+  it('waits for A, and re-runs when A changes', async () => {
+    await openB(3, false);
+    expect(useAppStore.getState().compareSource.status).toBe('ready');
+    expect(client.compareLoads).not.toHaveBeenCalled();
+    useAppStore.setState({ load: { status: 'ready', result: loadResult(4, 'a.safetensors') } });
+    await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(4, 3, [...ALIGN_RULES]));
+    useAppStore.setState({ load: { status: 'ready', result: loadResult(5, 'a2.safetensors') } });
+    await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(5, 3, [...ALIGN_RULES]));
+    await vi.waitFor(() => expect(useAppStore.getState().diff.status).toBe('ready'));
+    // The comparison that A replaced is released in the worker.
+    expect(client.releaseComparison).toHaveBeenCalled();
+  });
+
+  it('re-runs with the rules the user leaves on, in rule order', async () => {
+    useAppStore.setState({ load: { status: 'ready', result: loadResult(6, 'a.safetensors') } });
+    await openB(7);
+    useAppStore.getState().setAlignRule('module.', false);
+    expect(client.compareLoads).toHaveBeenLastCalledWith(
+      6,
+      7,
+      ALIGN_RULES.filter((rule) => rule !== 'module.'),
+    );
+    useAppStore.getState().setAlignRule('module.', true);
+    expect(client.compareLoads).toHaveBeenLastCalledWith(6, 7, [...ALIGN_RULES]);
+  });
+
+  it('closing releases B and the comparison', async () => {
+    useAppStore.setState({ load: { status: 'ready', result: loadResult(8, 'a.safetensors') } });
+    await openB(9);
+    const compareId = (useAppStore.getState().diff as { result: CompareResult }).result.compareId;
+    useAppStore.getState().closeCompare();
+    expect(client.releaseLoad).toHaveBeenCalledWith(9);
+    expect(client.releaseComparison).toHaveBeenCalledWith(compareId);
+    expect(useAppStore.getState()).toMatchObject({ compareSource: { status: 'idle' }, diff: { status: 'idle' } });
+  });
+
+  it('a B that fails to load says why', async () => {
+    useAppStore.setState({ load: { status: 'ready', result: loadResult(10, 'a.safetensors') } });
+    const { LoadFailure } = await import('../worker/client');
+    client.startLoad.mockReturnValueOnce({
+      id: 11,
+      promise: Promise.reject(new LoadFailure({ code: 'http-404', message: 'Not found' })),
+      cancel: vi.fn(),
+    });
+    await useAppStore.getState().openCompareSource({ kind: 'url', url: 'https://example.com/missing.safetensors' });
+    expect(useAppStore.getState().compareSource).toMatchObject({ status: 'error', error: { code: 'http-404' } });
+  });
+});
+
+describe('share link with a comparison', () => {
+  it('round-trips both URLs and refuses a non-http compare URL', () => {
+    const state = {
+      url: 'https://example.com/a.safetensors',
+      compare: 'https://example.com/b.safetensors',
+      panel: 'compare' as const,
+    };
+    expect(decodeShareState(encodeShareState(state))).toEqual({ state, rejected: [] });
+    const decoded = decodeShareState(`?v=1&url=${encodeURIComponent(state.url)}&compare=javascript%3Aalert(1)`);
+    expect(decoded.state.compare).toBeUndefined();
+    expect(decoded.rejected.map((entry) => entry.param)).toEqual(['compare']);
+  });
+});

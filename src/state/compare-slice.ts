@@ -1,0 +1,294 @@
+/**
+ * Compare mode: a second source (B) loaded through the same worker `open` path as the main one (A), whatever its
+ * SourceSpec kind, and the diff of A against B, re-run whenever A, B or the alignment rules change. The comparison
+ * table's rows are sorted and filtered in the worker, like the tensor table's.
+ */
+import type { StateCreator } from 'zustand';
+import { ALIGN_RULES, DEFAULT_ALIGN_RULES, type AlignRule } from '../core/compare/align';
+import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
+import type { SerializedSourceError } from '../core/errors';
+import type { LocalFileEntry } from '../io/dropped-files';
+import {
+  compareLoads,
+  LoadFailure,
+  queryComparison,
+  releaseComparison,
+  releaseLoad,
+  startLoad,
+  type LoadHandle,
+} from '../worker/client';
+import type { CompareResult, LoadPhase, LoadResult, SourceSpec } from '../worker/protocol';
+import type { AppState } from './store';
+
+export type CompareSourceState =
+  | { status: 'idle' }
+  | { status: 'loading'; loadId: number; label: string; phase: LoadPhase; bytesRead: number; bytesTotal: number | null }
+  | { status: 'ready'; result: LoadResult }
+  | { status: 'error'; label: string; error: SerializedSourceError };
+
+export type DiffState =
+  | { status: 'idle' }
+  | { status: 'running'; loadA: number; loadB: number }
+  /** `a` and `b` are the loads the diff was computed from: the table decodes names from their columns. */
+  | { status: 'ready'; result: CompareResult; a: LoadResult; b: LoadResult }
+  | { status: 'error'; message: string };
+
+export type CompareView = 'tensors' | 'modules';
+
+export interface CompareSlice {
+  compareSource: CompareSourceState;
+  /** The SourceSpec B was opened with (its URL goes into share links; a File never does). */
+  compareSpec: SourceSpec | null;
+  /** Enabled alignment rules, in ALIGN_RULES order. */
+  alignRules: AlignRule[];
+  diff: DiffState;
+  compareQuery: CompareQuery;
+  compareOrder: Uint32Array | null;
+  compareFilterError: string | null;
+  compareView: CompareView;
+  openCompareSource: (source: SourceSpec) => Promise<void>;
+  /** Picked files: one model file opens as itself; several (shards, an index, a folder) as one `files` source. */
+  openCompareFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
+  cancelCompareSource: () => void;
+  closeCompare: () => void;
+  setAlignRule: (rule: AlignRule, enabled: boolean) => void;
+  /** (Re)computes the diff of the current A and B; a no-op while either is not a parsed safetensors header. */
+  runDiff: () => void;
+  setCompareQuery: (patch: Partial<CompareQuery>) => void;
+  setCompareView: (view: CompareView) => void;
+  refreshCompareTable: () => void;
+}
+
+let currentB: LoadHandle | null = null;
+let diffVersion = 0;
+let queryVersion = 0;
+
+function labelOf(source: SourceSpec): string {
+  if (source.kind === 'url') {
+    return source.url;
+  }
+  // Structural, so every local kind (one file, a dropped folder of shards) gets a label.
+  const local = source as { file?: File; files?: ReadonlyArray<unknown> };
+  return local.file?.name ?? (local.files ? `${local.files.length} files` : 'second source');
+}
+
+function parsedLoadId(result: LoadResult | null): number | null {
+  return result && result.outcome.kind === 'parsed' ? result.loadId : null;
+}
+
+export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = (set, get, api) => {
+  // A new main source (A) re-runs the comparison against the B already open.
+  api.subscribe((state, previous) => {
+    if (state.load === previous.load || state.load.status !== 'ready' || state.compareSource.status !== 'ready') {
+      return;
+    }
+    const loadA = state.load.result.loadId;
+    const diff = state.diff;
+    const current =
+      (diff.status === 'running' && diff.loadA === loadA) || (diff.status === 'ready' && diff.result.loadA === loadA);
+    if (!current) {
+      state.runDiff();
+    }
+  });
+
+  const releaseDiff = () => {
+    const diff = get().diff;
+    if (diff.status === 'ready') {
+      releaseComparison(diff.result.compareId);
+    }
+  };
+
+  return {
+    compareSource: { status: 'idle' },
+    compareSpec: null,
+    alignRules: [...DEFAULT_ALIGN_RULES],
+    diff: { status: 'idle' },
+    compareQuery: DEFAULT_COMPARE_QUERY,
+    compareOrder: null,
+    compareFilterError: null,
+    compareView: 'tensors',
+
+    openCompareSource: async (source) => {
+      currentB?.cancel();
+      const previous = get().compareSource;
+      if (previous.status === 'ready') {
+        releaseLoad(previous.result.loadId);
+      }
+      releaseDiff();
+      diffVersion++;
+      queryVersion++;
+      const handle = startLoad(
+        source,
+        {},
+        {
+          onProgress: (phase, bytesRead, bytesTotal) => {
+            const state = get().compareSource;
+            if (state.status === 'loading' && state.loadId === handle.id) {
+              set({ compareSource: { ...state, phase, bytesRead, bytesTotal } });
+            }
+          },
+          onAnalyses: (update) => {
+            const state = get().compareSource;
+            if (state.status === 'ready' && state.result.loadId === handle.id) {
+              set({
+                compareSource: {
+                  status: 'ready',
+                  result: {
+                    ...state.result,
+                    sections: update.sections,
+                    analysisFindings: update.analysisFindings,
+                    network: update.network ?? state.result.network,
+                    analysisPending: false,
+                  },
+                },
+              });
+            }
+          },
+        },
+      );
+      currentB = handle;
+      set({
+        compareSpec: source,
+        compareSource: {
+          status: 'loading',
+          loadId: handle.id,
+          label: labelOf(source),
+          phase: 'connect',
+          bytesRead: 0,
+          bytesTotal: null,
+        },
+        diff: { status: 'idle' },
+        compareQuery: DEFAULT_COMPARE_QUERY,
+        compareOrder: null,
+        compareFilterError: null,
+      });
+      try {
+        const result = await handle.promise;
+        if (currentB !== handle) {
+          return;
+        }
+        currentB = null;
+        set({ compareSource: { status: 'ready', result } });
+        get().runDiff();
+      } catch (error) {
+        if (currentB !== handle) {
+          return;
+        }
+        currentB = null;
+        const serialized: SerializedSourceError =
+          error instanceof LoadFailure
+            ? error.error
+            : { code: 'internal', message: `Unexpected error: ${String(error)}. This is a bug in Safetensors Lens.` };
+        set({ compareSource: { status: 'error', label: labelOf(source), error: serialized } });
+      }
+    },
+
+    openCompareFiles: async (files) => {
+      if (files.length === 0) {
+        return;
+      }
+      // The same grouping rule as the main picker: a lone index or sidecar only makes sense with its shards.
+      if (files.length === 1 && !files[0].file.name.toLowerCase().endsWith('.json')) {
+        return get().openCompareSource({ kind: 'file', file: files[0].file });
+      }
+      return get().openCompareSource({ kind: 'files', files: [...files] });
+    },
+
+    cancelCompareSource: () => {
+      currentB?.cancel();
+    },
+
+    closeCompare: () => {
+      currentB?.cancel();
+      currentB = null;
+      const previous = get().compareSource;
+      if (previous.status === 'ready') {
+        releaseLoad(previous.result.loadId);
+      }
+      releaseDiff();
+      diffVersion++;
+      queryVersion++;
+      set({
+        compareSource: { status: 'idle' },
+        compareSpec: null,
+        diff: { status: 'idle' },
+        compareQuery: DEFAULT_COMPARE_QUERY,
+        compareOrder: null,
+        compareFilterError: null,
+      });
+    },
+
+    setAlignRule: (rule, enabled) => {
+      const rules = new Set(get().alignRules);
+      if (enabled) {
+        rules.add(rule);
+      } else {
+        rules.delete(rule);
+      }
+      set({ alignRules: ALIGN_RULES.filter((candidate) => rules.has(candidate)) });
+      get().runDiff();
+    },
+
+    runDiff: () => {
+      const { load, compareSource, alignRules } = get();
+      const a = load.status === 'ready' ? load.result : null;
+      const b = compareSource.status === 'ready' ? compareSource.result : null;
+      const loadA = parsedLoadId(a);
+      const loadB = parsedLoadId(b);
+      const version = ++diffVersion;
+      if (a === null || b === null || loadA === null || loadB === null) {
+        releaseDiff();
+        set({ diff: { status: 'idle' }, compareOrder: null });
+        return;
+      }
+      releaseDiff();
+      set({ diff: { status: 'running', loadA, loadB } });
+      compareLoads(loadA, loadB, alignRules).then(
+        (result) => {
+          if (version !== diffVersion) {
+            releaseComparison(result.compareId);
+            return;
+          }
+          queryVersion++;
+          set({ diff: { status: 'ready', result, a, b }, compareOrder: null, compareFilterError: null });
+          get().refreshCompareTable();
+        },
+        (error: unknown) => {
+          if (version !== diffVersion) {
+            return;
+          }
+          set({
+            diff: {
+              status: 'error',
+              message: error instanceof LoadFailure ? error.error.message : String(error),
+            },
+          });
+        },
+      );
+    },
+
+    setCompareQuery: (patch) => {
+      set({ compareQuery: { ...get().compareQuery, ...patch } });
+      get().refreshCompareTable();
+    },
+
+    setCompareView: (view) => set({ compareView: view }),
+
+    refreshCompareTable: () => {
+      const diff = get().diff;
+      if (diff.status !== 'ready') {
+        return;
+      }
+      const version = ++queryVersion;
+      const compareId = diff.result.compareId;
+      void queryComparison(compareId, get().compareQuery).then(({ order, filterError }) => {
+        const now = get().diff;
+        // Drop answers for an older query or a comparison that has since been replaced.
+        if (version !== queryVersion || now.status !== 'ready' || now.result.compareId !== compareId) {
+          return;
+        }
+        set({ compareOrder: order, compareFilterError: filterError });
+      });
+    },
+  };
+};

@@ -1,0 +1,336 @@
+/**
+ * The load orchestration end to end in Node: remote indexes and repositories against the e2e test servers (real
+ * HTTP, Range, the fake Hub), local folder groups from in-memory Files. Messages are collected as posted.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { e2eRoutes } from '../../e2e/servers/e2e-routes';
+import { startTestServers, type RequestLogEntry, type TestServers } from '../../e2e/servers/range-server';
+import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../core/testing/build-safetensors';
+import { buildShardedModel, type ShardedBuildOptions } from '../core/testing/build-sharded';
+import { tinyLlamaTensors } from '../core/testing/fixture-manifest';
+import { createFixtureDir, type FixtureDir } from '../io/test-fixtures';
+import { loadSource, SHARD_HEADER_CONCURRENCY, type KeptLoad } from './load-model';
+import type { LoadResult, SourceSpec, WorkerResponse } from './protocol';
+
+let fixtures: FixtureDir;
+
+/** A copy on a plain ArrayBuffer, as File parts must be. */
+function bytes(view: Uint8Array): Uint8Array<ArrayBuffer> {
+  return new Uint8Array(view);
+}
+let servers: TestServers;
+
+async function writeSharded(
+  folder: string,
+  options: ShardedBuildOptions,
+): Promise<ReturnType<typeof buildShardedModel>> {
+  const built = buildShardedModel(options);
+  await mkdir(path.join(fixtures.root, folder), { recursive: true });
+  for (const file of built.files) {
+    const name = `${folder}/${file.name}`;
+    await fixtures.sparse(name, file.head.length + file.dataLength);
+    const { open } = await import('node:fs/promises');
+    const handle = await open(path.join(fixtures.root, name), 'r+');
+    await handle.write(file.head, 0, file.head.length, 0);
+    await handle.close();
+  }
+  await fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(built.indexJson));
+  return built;
+}
+
+interface Run {
+  messages: WorkerResponse[];
+  result: LoadResult | null;
+  error: Extract<WorkerResponse, { type: 'error' }>['error'] | null;
+  kept: KeptLoad | null;
+  analyses: Extract<WorkerResponse, { type: 'analyses' }> | null;
+}
+
+async function run(source: SourceSpec): Promise<Run> {
+  const messages: WorkerResponse[] = [];
+  let kept: KeptLoad | null = null;
+  await loadSource(
+    {
+      id: 1,
+      signal: new AbortController().signal,
+      post: (message) => messages.push(message),
+      remember: (load) => {
+        kept = load;
+      },
+    },
+    source,
+    {},
+  );
+  const result = messages.find((message) => message.type === 'result');
+  const error = messages.find((message) => message.type === 'error');
+  const analyses = messages.find((message) => message.type === 'analyses');
+  return {
+    messages,
+    result: result?.type === 'result' ? result.result : null,
+    error: error?.type === 'error' ? error.error : null,
+    kept,
+    analyses: analyses?.type === 'analyses' ? analyses : null,
+  };
+}
+
+function logFor(fragment: string): RequestLogEntry[] {
+  return servers.log.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');
+}
+
+/** Most requests open at one instant, from the log's start and close times. */
+function maxInFlight(entries: readonly RequestLogEntry[]): number {
+  const events = entries.flatMap((entry) => [
+    { at: entry.startedAt, delta: 1 },
+    { at: entry.closedAt ?? Number.POSITIVE_INFINITY, delta: -1 },
+  ]);
+  // Closing before opening at the same millisecond: a response that ended as the next began did not overlap it.
+  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
+  let open = 0;
+  let most = 0;
+  for (const event of events) {
+    open += event.delta;
+    most = Math.max(most, open);
+  }
+  return most;
+}
+
+beforeAll(async () => {
+  fixtures = await createFixtureDir();
+  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
+});
+
+afterAll(async () => {
+  await servers?.close();
+  await fixtures?.remove();
+});
+
+describe('a remote shard index', () => {
+  it('loads every shard header with bounded concurrency into one merged table', async () => {
+    const built = await writeSharded('clean', { shards: 24 });
+    const outcome = await run({
+      kind: 'url',
+      url: `${servers.originA}/slowshards/t-clean/clean/model.safetensors.index.json`,
+    });
+    expect(outcome.error).toBeNull();
+    const result = outcome.result;
+    expect(result?.outcome.kind).toBe('parsed');
+    if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
+      throw new Error('no sharded result');
+    }
+    expect(result.outcome.header.tensors.count).toBe(built.expected.tensors);
+    expect(result.outcome.header.findings).toEqual([]);
+    expect(result.shards.report.shards).toHaveLength(24);
+    expect(result.shards.report.index).toMatchObject({ totalSize: built.expected.totalSize, weightMapEntries: 723 });
+    expect(result.shards.report.totals.bitsPerParameter).toBeCloseTo(16, 6);
+    expect(result.shards.shardOfRow).toHaveLength(built.expected.tensors);
+    expect(outcome.kept?.names).toHaveLength(built.expected.tensors);
+    expect(outcome.analyses).not.toBeNull();
+
+    const log = logFor('/t-clean/');
+    expect(log.filter((entry) => entry.path.endsWith('.safetensors'))).toHaveLength(24);
+    const most = maxInFlight(log.filter((entry) => entry.path.endsWith('.safetensors')));
+    expect(most).toBeLessThanOrEqual(SHARD_HEADER_CONCURRENCY);
+    expect(most).toBeGreaterThan(1);
+    // Once one header is known, the others ask for a smaller prefix than the 128 KiB default.
+    expect(log.some((entry) => entry.range === 'bytes=0-16383')).toBe(true);
+    expect(result.network?.requests).toBe(log.length);
+
+    const progress = outcome.messages.filter((message) => message.type === 'progress' && message.shards);
+    const last = progress[progress.length - 1];
+    expect(last?.type === 'progress' && last.shards).toEqual({ done: 24, total: 24, failed: 0 });
+  });
+
+  it('reports a missing shard with its HTTP status and keeps the others', async () => {
+    await writeSharded('missing', { shards: 6, missingShard: 2 });
+    const { result } = await run({
+      kind: 'url',
+      url: `${servers.originA}/shards/t-missing/missing/model.safetensors.index.json`,
+    });
+    if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
+      throw new Error('no sharded result');
+    }
+    const missing = result.outcome.header.findings.find((finding) => finding.code === 'missing-shard');
+    expect(missing?.shard).toBe('model-00002-of-00006.safetensors');
+    expect(missing?.message).toMatch(/HTTP 404/);
+    expect(result.shards.report.totals.presentShards).toBe(5);
+  });
+
+  it('never requests a shard whose name is unsafe', async () => {
+    await writeSharded('unsafe', { shards: 4, unsafeName: '../clean/model-00004-of-00024.safetensors' });
+    const { result } = await run({
+      kind: 'url',
+      url: `${servers.originA}/shards/t-unsafe/unsafe/model.safetensors.index.json`,
+    });
+    if (!result || result.outcome.kind !== 'parsed') {
+      throw new Error('no result');
+    }
+    const unsafe = result.outcome.header.findings.find((finding) => finding.code === 'unsafe-shard-name');
+    expect(unsafe?.shard).toBe('../clean/model-00004-of-00024.safetensors');
+    expect(logFor('/t-unsafe/').some((entry) => entry.path.includes('/clean/'))).toBe(false);
+    expect(logFor('/t-unsafe/')).toHaveLength(1 + 3);
+  });
+
+  it('turns an index that is not JSON into an invalid-index answer', async () => {
+    await mkdir(path.join(fixtures.root, 'bad'), { recursive: true });
+    await fixtures.write('bad/model.safetensors.index.json', new TextEncoder().encode('<html>nope</html>'));
+    const { result } = await run({ kind: 'url', url: `${servers.originA}/range/bad/model.safetensors.index.json` });
+    expect(result?.outcome.kind).toBe('rejected');
+    expect(result?.outcome.kind === 'rejected' && result.outcome.file.findings[0].code).toBe('invalid-index');
+  });
+
+  it('fails the load when the index itself is missing', async () => {
+    const { error } = await run({ kind: 'url', url: `${servers.originA}/range/none/model.safetensors.index.json` });
+    expect(error?.code).toBe('http-404');
+  });
+});
+
+describe('a repository on the fake Hub', () => {
+  beforeAll(async () => {
+    const repo = 'hub/org/pipe';
+    const built = buildShardedModel({ shards: 2, prefix: 'diffusion_pytorch_model', tensorsPerShard: 3 });
+    await mkdir(path.join(fixtures.root, repo, 'transformer'), { recursive: true });
+    await mkdir(path.join(fixtures.root, repo, 'vae'), { recursive: true });
+    for (const file of built.files) {
+      await fixtures.write(`${repo}/transformer/${file.name}`, file.head);
+    }
+    await fixtures.write(
+      `${repo}/transformer/diffusion_pytorch_model.safetensors.index.json`,
+      new TextEncoder().encode(built.indexJson),
+    );
+    await fixtures.write(`${repo}/transformer/config.json`, new TextEncoder().encode('{"hidden_size": 8192}'));
+    await fixtures.write(`${repo}/vae/diffusion_pytorch_model.safetensors`, buildSafetensors(tinyLlamaTensors()));
+    await fixtures.write(`${repo}/README.md`, new TextEncoder().encode('# pipe'));
+  });
+
+  it('lists the repository, opens the denoiser, reads its config.json and offers the other models', async () => {
+    const url = `${servers.originA}/hub/api/models/org/pipe/tree/main`;
+    const { result, error } = await run({ kind: 'url', url });
+    expect(error).toBeNull();
+    if (!result) {
+      throw new Error('no result');
+    }
+    expect(result.source).toMatchObject({
+      kind: 'url',
+      name: 'diffusion_pytorch_model.safetensors.index.json',
+      input: url,
+      url: `${servers.originA}/hub/org/pipe/resolve/main/transformer/diffusion_pytorch_model.safetensors.index.json`,
+    });
+    expect(result.shards?.report.shards).toHaveLength(2);
+    expect(result.choices?.selected).toBe('transformer/diffusion_pytorch_model.safetensors.index.json');
+    expect(result.choices?.items.map((item) => item.key)).toEqual([
+      'transformer/diffusion_pytorch_model.safetensors.index.json',
+      'vae/diffusion_pytorch_model.safetensors',
+    ]);
+    expect(result.repo?.display).toBe('org/pipe');
+    expect(result.repo?.files.map((file) => file.path)).toContain('vae/diffusion_pytorch_model.safetensors');
+    expect(result.sidecarsRead).toEqual(['transformer/config.json']);
+  });
+
+  it('opens another model of the repository on request', async () => {
+    const url = `${servers.originA}/hub/api/models/org/pipe/tree/main`;
+    const { result } = await run({ kind: 'url', url, select: 'vae/diffusion_pytorch_model.safetensors' });
+    expect(result?.source).toMatchObject({
+      name: 'diffusion_pytorch_model.safetensors',
+      select: 'vae/diffusion_pytorch_model.safetensors',
+    });
+    expect(result?.shards).toBeUndefined();
+    expect(result?.outcome.kind === 'parsed' && result.outcome.header.tensors.count).toBe(tinyLlamaTensors().length);
+  });
+
+  it('says so when the repository has no safetensors file', async () => {
+    await mkdir(path.join(fixtures.root, 'hub/org/empty'), { recursive: true });
+    await fixtures.write('hub/org/empty/README.md', new TextEncoder().encode('# empty'));
+    const { error } = await run({ kind: 'url', url: `${servers.originA}/hub/api/models/org/empty/tree/main` });
+    expect(error?.code).toBe('no-model-files');
+  });
+});
+
+describe('local files', () => {
+  /** A tiny model split into shards by hand, with an index, as in-memory Files. */
+  function localShards(folder: string, count: number, tensors: TensorSpec[]): Array<{ file: File; path: string }> {
+    const pad = (n: number) => String(n).padStart(5, '0');
+    const names = Array.from({ length: count }, (_, i) => `model-${pad(i + 1)}-of-${pad(count)}.safetensors`);
+    const weightMap: Record<string, string> = {};
+    let totalSize = 0;
+    const files = names.map((name, k) => {
+      const part = tensors.slice(
+        Math.floor((k * tensors.length) / count),
+        Math.floor(((k + 1) * tensors.length) / count),
+      );
+      part.forEach((tensor) => (weightMap[tensor.name] = name));
+      totalSize += buildHeaderBytes(part).dataLength;
+      return {
+        file: new File([bytes(buildSafetensors(part, { metadata: { format: 'pt' } }))], name),
+        path: `${folder}/${name}`,
+      };
+    });
+    const index = JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap });
+    files.push({
+      file: new File([index], 'model.safetensors.index.json'),
+      path: `${folder}/model.safetensors.index.json`,
+    });
+    return files;
+  }
+
+  it('groups a folder into a sharded model, reads config.json, and offers the unrelated file too', async () => {
+    const tensors = tinyLlamaTensors();
+    const files = [
+      ...localShards('llama', 3, tensors),
+      { file: new File(['{"num_attention_heads": 4, "hidden_size": 64}'], 'config.json'), path: 'llama/config.json' },
+      {
+        file: new File([bytes(buildSafetensors(tinyLlamaTensors(1)))], 'other.safetensors'),
+        path: 'other.safetensors',
+      },
+    ];
+    // The root comes first in the default pick: the loose file.
+    expect((await run({ kind: 'files', files })).result?.choices?.selected).toBe('other.safetensors');
+    const { result, error } = await run({ kind: 'files', files, select: 'llama/model.safetensors.index.json' });
+    expect(error).toBeNull();
+    if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
+      throw new Error('no sharded result');
+    }
+    expect(result.source).toEqual({ kind: 'files', name: 'model.safetensors.index.json', count: 6 });
+    expect(result.outcome.header.tensors.count).toBe(tensors.length);
+    expect(result.outcome.header.findings).toEqual([]);
+    expect(result.shards.report.index?.weightMapEntries).toBe(tensors.length);
+    expect(result.sidecarsRead).toEqual(['llama/config.json']);
+    expect(result.choices?.items.map((item) => item.key)).toEqual([
+      'other.safetensors',
+      'llama/model.safetensors.index.json',
+    ]);
+    expect(result.choices?.selected).toBe('llama/model.safetensors.index.json');
+  });
+
+  it('opens the selected model of a group', async () => {
+    const files = [
+      ...localShards('llama', 2, tinyLlamaTensors()),
+      {
+        file: new File([bytes(buildSafetensors(tinyLlamaTensors(1)))], 'other.safetensors'),
+        path: 'other.safetensors',
+      },
+    ];
+    const { result } = await run({ kind: 'files', files, select: 'other.safetensors' });
+    expect(result?.source).toEqual({ kind: 'files', name: 'other.safetensors', count: 4 });
+    expect(result?.shards).toBeUndefined();
+  });
+
+  it('reports shards the index names but the drop lacks, in their place', async () => {
+    const files = localShards('m', 4, tinyLlamaTensors()).filter(
+      (entry) => !entry.path.endsWith('00003-of-00004.safetensors'),
+    );
+    const { result } = await run({ kind: 'files', files });
+    if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
+      throw new Error('no sharded result');
+    }
+    expect(result.shards.report.shards.map((shard) => shard.present)).toEqual([true, true, false, true]);
+    const missing = result.outcome.header.findings.find((finding) => finding.code === 'missing-shard');
+    expect(missing?.message).toMatch(/not among the dropped files/);
+  });
+
+  it('fails with a clear error when no file is a model', async () => {
+    const { error } = await run({ kind: 'files', files: [{ file: new File(['x'], 'README.md'), path: 'README.md' }] });
+    expect(error?.code).toBe('no-model-files');
+  });
+});
