@@ -168,3 +168,19 @@ test.describe('local file', () => {
     watch.expectClean();
   });
 });
+
+test('a filter regex that hangs is stopped, and the file comes back without it', async ({ page }) => {
+  test.setTimeout(60_000);
+  const watch = watchPage(page);
+  await openApp(page);
+  await openLocalFile(page, 'redos-bait.safetensors');
+  await expect(page.getByTestId('row-count')).toContainText('2 shown');
+  await page.getByRole('searchbox', { name: 'Filter tensors' }).fill('/(a+)+$/');
+  await expect(page.getByTestId('table-notice')).toContainText('was stopped', { timeout: 20_000 });
+  await expect(page.getByTestId('row-count')).toContainText('2 shown');
+  await expect(page.getByRole('searchbox', { name: 'Filter tensors' })).toHaveValue('');
+  // The replacement worker answers new queries.
+  await page.getByRole('searchbox', { name: 'Filter tensors' }).fill('norm');
+  await expect(page.getByTestId('row-count')).toContainText('1 shown');
+  watch.expectClean();
+});

@@ -1,7 +1,7 @@
 /** What the user is looking at: table query, selection, active panel, chart metric. Shareable parts go in URLs. */
 import type { StateCreator } from 'zustand';
 import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
-import { queryTable } from '../worker/client';
+import { QUERY_TIMEOUT_MS, QueryTimeout, queryTable } from '../worker/client';
 import type { AppState } from './store';
 
 export const PANELS = [
@@ -25,6 +25,8 @@ export interface ViewSlice {
   /** Row order after filtering and sorting (from the worker); null until the first answer. */
   order: Uint32Array | null;
   filterError: string | null;
+  /** A message about the table that outlives one query (a filter that hung and was stopped). */
+  tableNotice: string | null;
   /** Rows selected by clicking a finding; highlighted and filtered to in the table. */
   selectedRow: number | null;
   activePanel: Panel;
@@ -49,13 +51,14 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
   query: DEFAULT_QUERY,
   order: null,
   filterError: null,
+  tableNotice: null,
   selectedRow: null,
   activePanel: 'tensors',
   chartMetric: 'bytes',
   findingFilter: null,
 
   setQuery: (patch) => {
-    set({ query: { ...get().query, ...patch } });
+    set({ query: { ...get().query, ...patch }, tableNotice: null });
     get().refreshTable();
   },
   selectRow: (row) => set({ selectedRow: row }),
@@ -92,6 +95,19 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         return;
       }
       set({ order, filterError });
+    }, (error: unknown) => {
+      if (!(error instanceof QueryTimeout) || version !== queryVersion) {
+        return;
+      }
+      // The worker was replaced and its rows are gone: reopen the source without the filter that hung.
+      const hungFilter = get().query.filter;
+      const source = get().lastSource;
+      if (source) {
+        void get().openSource(source);
+      }
+      set({
+        tableNotice: `The filter ${hungFilter} took longer than ${QUERY_TIMEOUT_MS / 1000} s (a regular expression with nested repetition can run for hours) and was stopped; the file was reopened without it.`,
+      });
     });
   },
   resetViewForNewSource: () => {

@@ -149,13 +149,55 @@ export function startLoad(source: SourceSpec, options: LoadOptions, handlers: Lo
   };
 }
 
+/**
+ * A table query (sort, filter) should take milliseconds even on 250,000 rows; one that runs this long is a
+ * catastrophic-backtracking regex (`/(a+)+$/`, perhaps from a share link), which no code can interrupt inside
+ * RegExp.test. The only way out is to replace the worker.
+ */
+export const QUERY_TIMEOUT_MS = 5_000;
+
+export class QueryTimeout extends Error {
+  constructor() {
+    super(`The filter took longer than ${QUERY_TIMEOUT_MS / 1000} s and was stopped.`);
+    this.name = 'QueryTimeout';
+  }
+}
+
+/** Ends a stuck worker: every request in flight fails, and the next request starts a fresh worker. */
+function restartWorker(reason: string): void {
+  const stuck = worker;
+  worker = null;
+  stuck?.terminate();
+  const error: SerializedSourceError = { code: 'internal', message: reason };
+  for (const [id, entry] of pending) {
+    pending.delete(id);
+    entry.reject(new LoadFailure(error));
+  }
+}
+
 export function queryTable(
   loadId: number,
   query: TableQuery,
 ): Promise<{ order: Uint32Array; filterError: string | null }> {
   const id = nextId++;
   const promise = new Promise<{ order: Uint32Array; filterError: string | null }>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    const timer = setTimeout(() => {
+      if (pending.has(id)) {
+        pending.delete(id);
+        reject(new QueryTimeout());
+        restartWorker('The worker was restarted because a table filter hung; reopen the file to continue.');
+      }
+    }, QUERY_TIMEOUT_MS);
+    pending.set(id, {
+      resolve: (value) => {
+        clearTimeout(timer);
+        resolve(value as { order: Uint32Array; filterError: string | null });
+      },
+      reject: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    });
   });
   send({ type: 'query', id, loadId, query });
   return promise;

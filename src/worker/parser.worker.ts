@@ -10,6 +10,19 @@ import type { LoadOptions, SourceSpec, WorkerRequest, WorkerResponse } from './p
 /** Loads kept for queries; older ones are dropped so switching sources cannot grow memory without bound. */
 const MAX_KEPT_LOADS = 8;
 
+/**
+ * Memory the kept loads may hold together. Eight "parse anyway" headers near 512 MB would exhaust a tab, so the
+ * oldest loads go first once their bytes pass this; the newest load is always kept, whatever its size.
+ */
+const MAX_KEPT_BYTES = 1_000_000_000;
+
+/** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
+function keptBytes(load: KeptLoad): number {
+  const columns = load.columns;
+  const typed = [columns.nameBytes, columns.nameStarts, columns.dtype, columns.shapeStarts, columns.dims, columns.begin, columns.end, columns.elements];
+  return load.head.byteLength + typed.reduce((sum, array) => sum + array.byteLength, 0) + columns.nameBytes.byteLength * 2;
+}
+
 const kept = new Map<number, KeptLoad>();
 const inFlight = new Map<number, AbortController>();
 
@@ -77,7 +90,8 @@ async function open(id: number, source: SourceSpec, options: LoadOptions): Promi
 
 function remember(loadId: number, load: KeptLoad): void {
   kept.set(loadId, load);
-  while (kept.size > MAX_KEPT_LOADS) {
+  const total = () => [...kept.values()].reduce((sum, entry) => sum + keptBytes(entry), 0);
+  while (kept.size > MAX_KEPT_LOADS || (kept.size > 1 && total() > MAX_KEPT_BYTES)) {
     const oldest = kept.keys().next().value;
     if (oldest === undefined) {
       break;

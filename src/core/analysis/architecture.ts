@@ -289,11 +289,12 @@ export function analyzeArchitecture(input: AnalysisInput): {
 
   if (main) {
     const prefix = main.prefix;
-    const layerRows = rowsByLayer(index, (row) => containerOf[rowShape[row]] === main);
-    const isMtp = shapeFlags(shapes, (text) => RE_MTP_TENSOR.test(text));
-    const mtpIndices = isMtp.includes(1)
-      ? [...layerRows.entries()].filter(([, rows]) => rows.some((row) => isMtp[rowShape[row]] === 1)).map(([i]) => i)
-      : [];
+    const inStack = new Uint8Array(shapes.count);
+    containerOf.forEach((container, s) => {
+      inStack[s] = container === main ? 1 : 0;
+    });
+    const stack = scanStack(index, inStack, hiddenSize);
+    const mtpIndices = stack.layers.filter((_, id) => stack.mtp[id]);
     mtpLayers += mtpIndices.length;
     if (mtpIndices.length > 0) {
       evidence.push(
@@ -317,7 +318,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     }
 
     const rep = indices[0];
-    const repRows = rep === undefined ? new Int32Array(0) : (layerRows.get(rep) ?? new Int32Array(0));
+    const repRows = rep === undefined ? [] : stack.rowsOf(rep);
     const layerPrefix = `${prefix}${rep}.`;
     const modules = new LayerModules(index, repRows);
 
@@ -409,72 +410,38 @@ export function analyzeArchitecture(input: AnalysisInput): {
     }
 
     // MLP widths.
-    const dense = findDenseMlp(index, layerRows, indices, hiddenSize, bytes);
+    const dense = findDenseMlp(index, inStack, indices, hiddenSize, bytes);
     if (dense) {
       intermediateSize = dense.size;
       evidence.push(`intermediate_size ${dense.size} from ${dense.module}`);
     }
 
-    // Experts.
+    // Experts, per layer in order of first appearance; the MTP layer repeats a MoE block and is not one of them.
     const perLayerExperts = new Map<number, number>();
     let expertModule: string | null = null;
     let packedIntermediate: number | null = null;
-    const expertSlot = shapes.pieces.map((pieces, s) => expertSlotOf(pieces, shapes.text[s]));
-    // Candidates for the first expert's gate/up weight; the regex itself still runs on the (few) names.
-    const mayBeExpertModule = shapeFlags(shapes, (text) => RE_EXPERT_MODULE_SHAPE.test(text));
-    const isRouter = shapeFlags(shapes, (text) => RE_ROUTER.test(text));
-    const isShared = shapeFlags(shapes, (text) => /\.shared_experts?\./.test(text));
-    const anyShared = isShared.includes(1);
-    const mayBeNumberedShared = shapeFlags(shapes, (text) => text.includes('.shared_experts.'));
-    for (const [layer, rows] of layerRows) {
-      if (mtpIndices.includes(layer)) {
-        continue; // The MTP layer repeats a MoE block; it is not one of the model's layers.
+    stack.layers.forEach((layer, id) => {
+      if (stack.mtp[id]) {
+        return;
       }
-      let count = 0;
-      for (const row of rows) {
-        const shape = rowShape[row];
-        const slot = expertSlot[shape];
-        if (slot === NOT_EXPERT) {
-          continue;
-        }
-        if (slot >= 0) {
-          const expert = indexValues[indexStart[row] + slot];
-          count = Math.max(count, expert + 1);
-          if (
-            expertModule === null &&
-            mayBeExpertModule[shape] === 1 &&
-            indexValues[indexStart[row + 1] - 1] === 0 &&
-            RE_EXPERT_MODULE.test(names[row])
-          ) {
-            expertModule = stripWeightSuffix(names[row]);
-          }
-          continue;
-        }
-        if (index.rank(row) >= 3) {
-          count = Math.max(count, index.dim(row, 0));
-          expertsPacked = true;
-          packedIntermediate ??= packedExpertWidth(index, row, hiddenSize);
-        }
-      }
+      let count = stack.count[id];
       if (count === 0) {
         // A router without expert tensors (e.g. this shard holds only some of them) still tells E.
-        const router = rows.find((row) => isRouter[rowShape[row]] === 1 && index.rank(row) === 2);
-        count = router !== undefined ? index.dim(router, 0) : 0;
+        const router = stack.routerRow[id];
+        count = router >= 0 ? index.dim(router, 0) : 0;
       }
       if (count > 0) {
         perLayerExperts.set(layer, count);
       }
-      if (anyShared && rows.some((row) => isShared[rowShape[row]] === 1)) {
-        const numberedShared = new Set<number>();
-        for (const row of rows) {
-          const match = mayBeNumberedShared[rowShape[row]] === 1 ? /\.shared_experts\.(\d+)\./.exec(names[row]) : null;
-          if (match) {
-            numberedShared.add(Number(match[1]));
-          }
-        }
-        sharedExperts = Math.max(sharedExperts, numberedShared.size || 1);
+      expertsPacked ||= stack.packed[id];
+      if (expertModule === null && stack.expertModuleRow[id] >= 0) {
+        expertModule = stripWeightSuffix(names[stack.expertModuleRow[id]]);
       }
-    }
+      packedIntermediate ??= stack.packedWidth[id];
+      if (stack.shared[id]) {
+        sharedExperts = Math.max(sharedExperts, stack.numberedShared[id]?.size || 1);
+      }
+    });
     moeLayers = perLayerExperts.size;
     experts = Math.max(0, ...perLayerExperts.values());
     if (experts > 0) {
@@ -586,60 +553,136 @@ function expertSlotOf(pieces: readonly string[], text: string): number {
 }
 
 /** One flag per shape. */
-function shapeFlags(shapes: NameShapes, test: (text: string) => boolean): Uint8Array {
+function shapeFlags(shapes: NameShapes, test: (text: string, shape: number) => boolean): Uint8Array {
   const flags = new Uint8Array(shapes.count);
   for (let s = 0; s < shapes.count; s++) {
-    flags[s] = test(shapes.text[s]) ? 1 : 0;
+    flags[s] = test(shapes.text[s], s) ? 1 : 0;
   }
   return flags;
 }
 
+/** What the expert / MTP / shared-expert checks need from every layer of the stack, gathered in one pass. */
+interface StackScan {
+  /** Layer indices in order of first appearance. */
+  layers: number[];
+  /** Per layer (same order): holds MTP tensors. */
+  mtp: boolean[];
+  /** Largest expert index + 1 and packed expert counts (shape[0]); 0 when none. */
+  count: number[];
+  /** Holds packed (rank ≥ 3) expert tensors. */
+  packed: boolean[];
+  /** First non-null packedExpertWidth in header order. */
+  packedWidth: Array<number | null>;
+  /** First row naming expert 0's gate/up weight, or -1. */
+  expertModuleRow: number[];
+  /** First 2-D router weight, or -1. */
+  routerRow: number[];
+  shared: boolean[];
+  /** Numbers of `shared_experts.<n>.` modules. */
+  numberedShared: Array<Set<number> | null>;
+  /** Rows of one layer, in header order. */
+  rowsOf(layer: number): number[];
+}
+
 /**
- * Rows of the layer stack grouped by layer (their first index value), layers in order of first appearance and rows
- * in header order: what filling a Map<layer, rows[]> row by row gives, without a Map lookup per row.
+ * One pass over the rows of the layer stack (shapes flagged in `inStack`), in header order: per layer, what a
+ * loop over that layer's rows would find first or at most. Name tests are per shape (see tensor-index.ts); the
+ * two regexes that read digits run only on the few names their shape lets through.
  */
-function rowsByLayer(index: TensorIndex, inStack: (row: number) => boolean): Map<number, Int32Array> {
-  const { indexStart, indexValues } = index.shapes();
-  const layerIds = new Map<number, number>();
-  const values: number[] = [];
-  const counts: number[] = [];
-  const rowLayer = new Int32Array(index.count).fill(-1);
-  let lastValue = -1;
-  let lastId = -1;
+function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: number | null): StackScan {
+  const shapes = index.shapes();
+  const { rowShape, indexStart, indexValues } = shapes;
+  const names = index.names;
+  const isMtp = shapeFlags(shapes, (text) => RE_MTP_TENSOR.test(text));
+  const expertSlot = Int32Array.from(shapes.pieces, (pieces, s) => expertSlotOf(pieces, shapes.text[s]));
+  // Candidates for the first expert's gate/up weight; the regex itself still runs on their names.
+  const mayBeExpertModule = shapeFlags(shapes, (text) => RE_EXPERT_MODULE_SHAPE.test(text));
+  const isRouter = shapeFlags(shapes, (text) => RE_ROUTER.test(text));
+  const isShared = shapeFlags(shapes, (text) => /\.shared_experts?\./.test(text));
+  const mayBeNumberedShared = shapeFlags(shapes, (text) => text.includes('.shared_experts.'));
+  const scan: StackScan = {
+    layers: [],
+    mtp: [],
+    count: [],
+    packed: [],
+    packedWidth: [],
+    expertModuleRow: [],
+    routerRow: [],
+    shared: [],
+    numberedShared: [],
+    rowsOf(layer) {
+      const rows: number[] = [];
+      for (let row = 0; row < index.count; row++) {
+        if (inStack[rowShape[row]] === 1 && indexValues[indexStart[row]] === layer) {
+          rows.push(row);
+        }
+      }
+      return rows;
+    },
+  };
+  const ids = new Map<number, number>();
+  let lastLayer = -1;
+  let id = -1;
   for (let row = 0; row < index.count; row++) {
-    if (!inStack(row)) {
+    const shape = rowShape[row];
+    if (inStack[shape] === 0) {
       continue;
     }
-    const value = indexValues[indexStart[row]];
-    if (value !== lastValue) {
-      let id = layerIds.get(value);
-      if (id === undefined) {
-        id = values.length;
-        layerIds.set(value, id);
-        values.push(value);
-        counts.push(0);
+    const layer = indexValues[indexStart[row]];
+    if (layer !== lastLayer) {
+      let known = ids.get(layer);
+      if (known === undefined) {
+        known = scan.layers.length;
+        ids.set(layer, known);
+        scan.layers.push(layer);
+        scan.mtp.push(false);
+        scan.count.push(0);
+        scan.packed.push(false);
+        scan.packedWidth.push(null);
+        scan.expertModuleRow.push(-1);
+        scan.routerRow.push(-1);
+        scan.shared.push(false);
+        scan.numberedShared.push(null);
       }
-      lastValue = value;
-      lastId = id;
+      id = known;
+      lastLayer = layer;
     }
-    rowLayer[row] = lastId;
-    counts[lastId]++;
-  }
-  const starts = new Int32Array(values.length + 1);
-  for (let id = 0; id < values.length; id++) {
-    starts[id + 1] = starts[id] + counts[id];
-  }
-  const fill = starts.slice(0, values.length);
-  const rows = new Int32Array(starts[values.length]);
-  for (let row = 0; row < index.count; row++) {
-    const id = rowLayer[row];
-    if (id >= 0) {
-      rows[fill[id]++] = row;
+    if (isMtp[shape] === 1) {
+      scan.mtp[id] = true;
+    }
+    if (isShared[shape] === 1) {
+      scan.shared[id] = true;
+      const match = mayBeNumberedShared[shape] === 1 ? /\.shared_experts\.(\d+)\./.exec(names[row]) : null;
+      if (match) {
+        (scan.numberedShared[id] ??= new Set()).add(Number(match[1]));
+      }
+    }
+    if (scan.routerRow[id] < 0 && isRouter[shape] === 1 && index.rank(row) === 2) {
+      scan.routerRow[id] = row;
+    }
+    const slot = expertSlot[shape];
+    if (slot === NOT_EXPERT) {
+      continue;
+    }
+    if (slot >= 0) {
+      scan.count[id] = Math.max(scan.count[id], indexValues[indexStart[row] + slot] + 1);
+      if (
+        scan.expertModuleRow[id] < 0 &&
+        mayBeExpertModule[shape] === 1 &&
+        indexValues[indexStart[row + 1] - 1] === 0 &&
+        RE_EXPERT_MODULE.test(names[row])
+      ) {
+        scan.expertModuleRow[id] = row;
+      }
+      continue;
+    }
+    if (index.rank(row) >= 3) {
+      scan.count[id] = Math.max(scan.count[id], index.dim(row, 0));
+      scan.packed[id] = true;
+      scan.packedWidth[id] ??= packedExpertWidth(index, row, hidden);
     }
   }
-  const layers = new Map<number, Int32Array>();
-  values.forEach((value, id) => layers.set(value, rows.subarray(starts[id], starts[id + 1])));
-  return layers;
+  return scan;
 }
 
 /**
@@ -822,7 +865,7 @@ function lastPart(module: string): string {
 
 function findDenseMlp(
   index: TensorIndex,
-  layerRows: ReadonlyMap<number, Int32Array>,
+  inStack: Uint8Array,
   indices: readonly number[],
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
@@ -831,18 +874,28 @@ function findDenseMlp(
     /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$/;
   // Which shapes are candidates (not an expert, a weight of a dense MLP input projection) is a per-shape question.
   const shapes = index.shapes();
-  const candidate = shapeFlags(shapes, (text) => {
+  const candidate = shapeFlags(shapes, (text, shape) => {
     const module = stripWeightSuffix(text);
-    return !text.includes('expert') && module !== text && pattern.test(module);
+    return inStack[shape] === 1 && !text.includes('expert') && module !== text && pattern.test(module);
   });
   if (!candidate.includes(1)) {
     return null;
   }
-  for (const layer of indices) {
-    for (const row of layerRows.get(layer) ?? []) {
-      if (candidate[shapes.rowShape[row]] === 0) {
-        continue;
+  // Candidate rows by layer (in `indices` order), each layer's in header order.
+  const byLayer = new Map<number, number[]>();
+  for (let row = 0; row < index.count; row++) {
+    if (candidate[shapes.rowShape[row]] === 1) {
+      const layer = shapes.indexValues[shapes.indexStart[row]];
+      const rows = byLayer.get(layer);
+      if (rows) {
+        rows.push(row);
+      } else {
+        byLayer.set(layer, [row]);
       }
+    }
+  }
+  for (const layer of indices) {
+    for (const row of byLayer.get(layer) ?? []) {
       const module = stripWeightSuffix(index.names[row]);
       const out = outFeatures(index, module, hidden, bytes);
       if (out !== null) {

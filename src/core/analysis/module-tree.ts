@@ -17,7 +17,7 @@
 import type { TensorColumns } from '../model';
 import { MAX_LAYER_SERIES, MAX_TOP_LEVEL_SERIES, MAX_TREE_CHILDREN } from './limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
-import { sortByIndexTuple, storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
+import { storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 
 /** One node of the template tree: a literal segment, or `#` standing for every numbered sibling. */
@@ -31,14 +31,11 @@ interface TemplateNode {
   template: number;
   /** Every template id at or below this node. */
   below: number[];
-  /** For `#` nodes: per-instance statistics, grouped by parent prefix key. */
-  instances: Instances | null;
+  /** For `#` nodes: the instances under each parent (keyed by its index prefix), computed when first needed. */
+  instances: Map<number | string, Instances> | null;
 }
 
-/**
- * The numbered instances under one `#` node (layer 3; expert (3, 17)) as columns, sorted by parent prefix then
- * index, so each parent's instances are one contiguous range.
- */
+/** The numbered instances of one `#` node under one parent (layer 3 of `layers.#`; expert 17 of layer 3), as columns sorted by index. */
 interface Instances {
   index: Int32Array;
   tensors: Float64Array;
@@ -46,8 +43,6 @@ interface Instances {
   bytes: Float64Array;
   h1: Int32Array;
   h2: Int32Array;
-  /** Parent prefix key → [from, to) into the columns. */
-  byParent: Map<number | string, [number, number]>;
 }
 
 /** Rows of one template, sorted by their index tuple, with prefix sums for range totals. */
@@ -73,14 +68,13 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
   const shapes = index.shapes();
   const root = buildTemplateTree(shapes);
   const groups = groupRows(index, shapes);
-  hashInstances(root, groups, index.header.tensors, shapes);
   const state: RenderState = { index, groups, nodes: 0 };
   const tree = render(state, root, [], '', 1, null, true);
   return {
     root: tree,
     nodeCount: state.nodes,
     bytesByTopLevel: topLevelSeries(tree),
-    bytesByLayer: layerSeries(root),
+    bytesByLayer: layerSeries(state, root),
   };
 }
 
@@ -111,7 +105,7 @@ function segmentsOf(pieces: readonly string[]): Array<string | null> {
 }
 
 function newTemplateNode(segment: string, numeric: boolean, depth: number): TemplateNode {
-  return { segment, numeric, children: [], depth, template: -1, below: [], instances: null };
+  return { segment, numeric, children: [], depth, template: -1, below: [], instances: numeric ? new Map() : null };
 }
 
 function buildTemplateTree(shapes: NameShapes): TemplateNode {
@@ -188,103 +182,76 @@ function mix(h: number): number {
 }
 
 /**
- * Per-instance totals and content hashes for every `#` node. A row's identity relative to its instance is its
- * template, its deeper indices, dtype and shape; the template/dtype/shape part is hashed once per row, and only
- * the deeper indices are mixed in per `#` ancestor. Instances are found by sorting the rows below the node by
- * their index prefix (linear counting sort) instead of a Map lookup per row: a 250,000-tensor MoE has 83,000
- * expert instances.
+ * The instances of `#` node `node` under one parent (index prefix `context`): totals and a content hash each.
+ * Computed only for the parents the tree renders — a collapsed run of 93 layers renders the experts of its
+ * first layer, so the other 92 × 896 expert instances are never built. A row's identity relative to its instance
+ * is its template, its deeper indices, dtype and shape; an instance's hash is the sum over its rows.
  */
-function hashInstances(
-  root: TemplateNode,
-  groups: readonly TemplateRows[],
-  columns: TensorColumns,
-  shapes: NameShapes,
-): void {
-  const count = columns.count;
-  const base1 = new Int32Array(count);
-  const base2 = new Int32Array(count);
-  for (let t = 0; t < groups.length; t++) {
-    const rows = groups[t].rows;
-    const seed1 = mix(t + 0x9e3779b9);
-    const seed2 = mix(Math.imul(t, 31) + 7);
-    let previous = -1;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      if (previous >= 0 && sameDtypeAndShape(columns, row, previous)) {
-        // Repeated structure (896 experts of one shape): equal inputs, equal hash.
-        base1[row] = base1[previous];
-        base2[row] = base2[previous];
-        continue;
-      }
-      let h1 = mix(seed1 ^ columns.dtype[row]);
-      let h2 = mix(seed2 + columns.dtype[row]);
-      for (let d = columns.shapeStarts[row]; d < columns.shapeStarts[row + 1]; d++) {
-        const dim = columns.dims[d];
-        h1 = mix(h1 ^ (dim >>> 0) ^ Math.floor(dim / 2 ** 32));
-        h2 = mix(h2 + Math.imul(dim >>> 0, 0x165667b1));
-      }
-      base1[row] = h1;
-      base2[row] = h2;
-      previous = row;
-    }
+function instancesOf(state: RenderState, node: TemplateNode, context: readonly number[]): Instances {
+  const cache = node.instances ?? new Map<number | string, Instances>();
+  node.instances = cache;
+  const key = prefixKey(context, 0, context.length);
+  const cached = cache.get(key);
+  if (cached) {
+    return cached;
   }
-  const slotOfRow = new Int32Array(count);
-  const { indexStart, indexValues } = shapes;
-
-  const visit = (node: TemplateNode): void => {
-    if (node.numeric) {
-      node.instances = collectInstances(node, groups, base1, base2, slotOfRow, indexStart, indexValues);
-    }
-    node.children.forEach(visit);
-  };
-  visit(root);
-}
-
-function collectInstances(
-  node: TemplateNode,
-  groups: readonly TemplateRows[],
-  base1: Int32Array,
-  base2: Int32Array,
-  slotOfRow: Int32Array,
-  indexStart: Uint32Array,
-  indexValues: Int32Array,
-): Instances {
-  const k = node.depth;
-  const reps =
-    slotsFromLargestGroup(node, groups, slotOfRow, indexStart, indexValues) ??
-    slotsBySorting(node, groups, slotOfRow, indexStart, indexValues);
-  const instances = reps.length;
-  const out: Instances = {
-    index: new Int32Array(instances),
-    tensors: new Float64Array(instances),
-    elements: new Float64Array(instances),
-    bytes: new Float64Array(instances),
-    h1: new Int32Array(instances),
-    h2: new Int32Array(instances),
-    byParent: new Map(),
-  };
-  let parentFrom = 0;
-  for (let slot = 0; slot < instances; slot++) {
-    const start = indexStart[reps[slot]];
-    out.index[slot] = indexValues[start + k - 1];
-    if (slot + 1 === instances || comparePrefix(reps[slot], reps[slot + 1], k - 1, indexStart, indexValues) !== 0) {
-      out.byParent.set(prefixKey(indexValues, start, k - 1), [parentFrom, slot + 1]);
-      parentFrom = slot + 1;
-    }
-  }
-  // Totals in the same order as before (template by template, rows in index order), so sums round the same way.
+  const { groups } = state;
+  const columns = state.index.header.tensors;
+  const at = node.depth - 1;
+  // Each template's rows under this parent, sorted by index tuple: their instance index (tuple position `at`)
+  // never decreases within a range.
+  const ranges: Array<{ group: TemplateRows; from: number; to: number; t: number }> = [];
   for (const t of node.below) {
     const group = groups[t];
+    const [from, to] = range(group, context);
+    if (to > from) {
+      ranges.push({ group, from, to, t });
+    }
+  }
+  const indices = instanceIndices(ranges, at);
+  const count = indices.length;
+  const out: Instances = {
+    index: indices,
+    tensors: new Float64Array(count),
+    elements: new Float64Array(count),
+    bytes: new Float64Array(count),
+    h1: new Int32Array(count),
+    h2: new Int32Array(count),
+  };
+  // Totals in template order, rows in index order, as the sums have always been taken (so they round alike).
+  for (const { group, from, to, t } of ranges) {
     const depth = group.depth;
-    for (let i = 0; i < group.rows.length; i++) {
+    const seed1 = mix(t + 0x9e3779b9);
+    const seed2 = mix(Math.imul(t, 31) + 7);
+    let slot = 0;
+    let value = -1;
+    let previous = -1;
+    let base1 = 0;
+    let base2 = 0;
+    for (let i = from; i < to; i++) {
       const row = group.rows[i];
-      const slot = slotOfRow[row];
-      let h1 = base1[row];
-      let h2 = base2[row];
-      for (let d = k; d < depth; d++) {
-        const key = group.keys[i * depth + d];
-        h1 = mix(h1 ^ key);
-        h2 = mix(h2 + Math.imul(key, 0x27d4eb2d));
+      const index = group.keys[i * depth + at];
+      if (index !== value) {
+        slot = lowerBound(indices, index, slot);
+        value = index;
+      }
+      if (previous < 0 || !sameDtypeAndShape(columns, row, previous)) {
+        // Repeated structure (896 experts of one shape) reuses the hash: equal inputs, equal hash.
+        base1 = mix(seed1 ^ columns.dtype[row]);
+        base2 = mix(seed2 + columns.dtype[row]);
+        for (let d = columns.shapeStarts[row]; d < columns.shapeStarts[row + 1]; d++) {
+          const dim = columns.dims[d];
+          base1 = mix(base1 ^ (dim >>> 0) ^ Math.floor(dim / 2 ** 32));
+          base2 = mix(base2 + Math.imul(dim >>> 0, 0x165667b1));
+        }
+        previous = row;
+      }
+      let h1 = base1;
+      let h2 = base2;
+      for (let d = at + 1; d < depth; d++) {
+        const deeper = group.keys[i * depth + d];
+        h1 = mix(h1 ^ deeper);
+        h2 = mix(h2 + Math.imul(deeper, 0x27d4eb2d));
       }
       out.h1[slot] = (out.h1[slot] + h1) | 0;
       out.h2[slot] = (out.h2[slot] + h2) | 0;
@@ -293,92 +260,90 @@ function collectInstances(
       out.bytes[slot] += group.bytes[i + 1] - group.bytes[i];
     }
   }
+  cache.set(key, out);
   return out;
 }
 
 /**
- * The usual case, in linear time: one template below the node has every instance (every layer has an
- * input_layernorm, every expert a gate_proj). Its rows, sorted by index tuple, list the instances in order; the
- * other templates' rows are matched against that list in one merge step each. Returns the instances'
- * representative rows (sorted by index prefix) and fills slotOfRow, or null when some template has an instance
- * the largest one lacks.
+ * The distinct instance indices (tuple position `at`) over all ranges, ascending. Usually one template has every
+ * instance (every layer has an input_layernorm, every expert a gate_proj): its distinct indices are the answer
+ * once the other ranges are checked against them in one merge step each; otherwise all indices are sorted.
  */
-function slotsFromLargestGroup(
-  node: TemplateNode,
-  groups: readonly TemplateRows[],
-  slotOfRow: Int32Array,
-  indexStart: Uint32Array,
-  indexValues: Int32Array,
-): Int32Array | null {
-  const k = node.depth;
-  let largest = node.below[0];
-  for (const t of node.below) {
-    if (groups[t].rows.length > groups[largest].rows.length) {
-      largest = t;
-    }
-  }
-  const baseRows = groups[largest].rows;
-  const reps = new Int32Array(baseRows.length);
-  let count = 0;
-  for (let i = 0; i < baseRows.length; i++) {
-    if (i === 0 || comparePrefix(baseRows[i], baseRows[i - 1], k, indexStart, indexValues) !== 0) {
-      reps[count++] = baseRows[i];
-    }
-    slotOfRow[baseRows[i]] = count - 1;
-  }
-  for (const t of node.below) {
-    if (t === largest) {
-      continue;
-    }
-    const rows = groups[t].rows;
-    let slot = -1;
-    for (let i = 0; i < rows.length; i++) {
-      if (i === 0 || comparePrefix(rows[i], rows[i - 1], k, indexStart, indexValues) !== 0) {
-        // The next instance of this template: advance through the base list (both are sorted) until it is found.
-        let order = 1;
-        while (slot + 1 < count && (order = comparePrefix(reps[slot + 1], rows[i], k, indexStart, indexValues)) < 0) {
-          slot++;
-        }
-        if (slot + 1 === count || order !== 0) {
-          return null;
-        }
-        slot++;
+function instanceIndices(
+  ranges: ReadonlyArray<{ group: TemplateRows; from: number; to: number }>,
+  at: number,
+): Int32Array {
+  const distinct = (list: ArrayLike<number>, length: number): Int32Array => {
+    const out = new Int32Array(length);
+    let count = 0;
+    for (let i = 0; i < length; i++) {
+      if (count === 0 || list[i] !== out[count - 1]) {
+        out[count++] = list[i];
       }
-      slotOfRow[rows[i]] = slot;
+    }
+    return out.slice(0, count);
+  };
+  const valuesOf = (r: { group: TemplateRows; from: number; to: number }): Int32Array => {
+    const values = new Int32Array(r.to - r.from);
+    for (let i = r.from; i < r.to; i++) {
+      values[i - r.from] = r.group.keys[i * r.group.depth + at];
+    }
+    return values;
+  };
+  if (ranges.length === 0) {
+    return new Int32Array(0); // The numbered branch exists under other parents only.
+  }
+  let largest = ranges[0];
+  for (const r of ranges) {
+    if (r.to - r.from > largest.to - largest.from) {
+      largest = r;
     }
   }
-  return reps.subarray(0, count);
+  const base = distinct(valuesOf(largest), largest.to - largest.from);
+  const covered = ranges.every((r) => {
+    let slot = 0;
+    for (let i = r.from; i < r.to; i++) {
+      slot = lowerBound(base, r.group.keys[i * r.group.depth + at], slot);
+      if (slot === base.length || base[slot] !== r.group.keys[i * r.group.depth + at]) {
+        return false;
+      }
+    }
+    return true;
+  });
+  if (covered) {
+    return base;
+  }
+  let total = 0;
+  for (const r of ranges) {
+    total += r.to - r.from;
+  }
+  const all = new Int32Array(total);
+  let fill = 0;
+  for (const r of ranges) {
+    all.set(valuesOf(r), fill);
+    fill += r.to - r.from;
+  }
+  all.sort();
+  return distinct(all, total);
 }
 
-/** The general case: every row below the node sorted by its index prefix (linear counting sort). */
-function slotsBySorting(
-  node: TemplateNode,
-  groups: readonly TemplateRows[],
-  slotOfRow: Int32Array,
-  indexStart: Uint32Array,
-  indexValues: Int32Array,
-): Int32Array {
-  const k = node.depth;
-  let total = 0;
-  for (const t of node.below) {
-    total += groups[t].rows.length;
+/** First position ≥ `from` in sorted `values` whose value is ≥ `value`. */
+function lowerBound(values: Int32Array, value: number, from: number): number {
+  let lo = from;
+  let hi = values.length;
+  // Instances are usually visited in order: try the next slot before bisecting.
+  if (lo < hi && values[lo] >= value) {
+    return lo;
   }
-  const rows = new Int32Array(total);
-  let at = 0;
-  for (const t of node.below) {
-    rows.set(groups[t].rows, at);
-    at += groups[t].rows.length;
-  }
-  sortByIndexTuple(rows, k, indexStart, indexValues);
-  const reps = new Int32Array(total);
-  let count = 0;
-  for (let i = 0; i < total; i++) {
-    if (i === 0 || comparePrefix(rows[i], rows[i - 1], k, indexStart, indexValues) !== 0) {
-      reps[count++] = rows[i];
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid] < value) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
     }
-    slotOfRow[rows[i]] = count - 1;
   }
-  return reps.subarray(0, count);
+  return lo;
 }
 
 function sameDtypeAndShape(columns: TensorColumns, a: number, b: number): boolean {
@@ -394,19 +359,6 @@ function sameDtypeAndShape(columns: TensorColumns, a: number, b: number): boolea
     }
   }
   return true;
-}
-
-/** Compares the first `length` indices of two rows. */
-function comparePrefix(a: number, b: number, length: number, indexStart: Uint32Array, indexValues: Int32Array): number {
-  const at = indexStart[a];
-  const bt = indexStart[b];
-  for (let d = 0; d < length; d++) {
-    const diff = indexValues[at + d] - indexValues[bt + d];
-    if (diff !== 0) {
-      return diff;
-    }
-  }
-  return 0;
 }
 
 interface RenderState {
@@ -579,11 +531,11 @@ function render(
     children.push(render(state, child, inner, childPattern, innerScale, null));
   }
   for (const child of node.children) {
-    if (!child.numeric || !child.instances) {
+    if (!child.numeric) {
       continue;
     }
-    const [from, to] = child.instances.byParent.get(prefixKey(inner, 0, inner.length)) ?? [0, 0];
-    for (const r of runsOf(child.instances, from, to)) {
+    const instances = instancesOf(state, child, inner);
+    for (const r of runsOf(instances, 0, instances.index.length)) {
       if (children.length >= MAX_TREE_CHILDREN) {
         fold(r);
         hidden++;
@@ -676,19 +628,18 @@ function topLevelSeries(root: ModuleNode): SeriesPoint[] {
 }
 
 /** Numbered containers not nested in another one (layers, blocks), largest first, with bytes per index. */
-function layerSeries(root: TemplateNode): LayerSeries[] {
-  const found: Array<{ prefix: string; instances: Instances; from: number; to: number; bytes: number }> = [];
+function layerSeries(state: RenderState, root: TemplateNode): LayerSeries[] {
+  const found: Array<{ prefix: string; instances: Instances; bytes: number }> = [];
   const visit = (node: TemplateNode, path: string): void => {
     for (const child of node.children) {
       if (child.numeric) {
-        const instances = child.instances;
-        const [from, to] = instances?.byParent.get(0) ?? [0, 0];
-        if (instances && to - from >= 2) {
+        const instances = instancesOf(state, child, []);
+        if (instances.index.length >= 2) {
           let bytes = 0;
-          for (let i = from; i < to; i++) {
+          for (let i = 0; i < instances.index.length; i++) {
             bytes += instances.bytes[i];
           }
-          found.push({ prefix: path, instances, from, to, bytes });
+          found.push({ prefix: path, instances, bytes });
         }
       } else {
         visit(child, `${path}${child.segment}.`);
@@ -697,16 +648,13 @@ function layerSeries(root: TemplateNode): LayerSeries[] {
   };
   visit(root, '');
   found.sort((a, b) => b.bytes - a.bytes);
-  return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances, from, to }) => {
-    const points = [];
-    for (let i = from; i < to; i++) {
-      points.push({
-        index: instances.index[i],
-        bytes: instances.bytes[i],
-        elements: instances.elements[i],
-        tensors: instances.tensors[i],
-      });
-    }
-    return { prefix, points };
-  });
+  return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances }) => ({
+    prefix,
+    points: Array.from(instances.index, (index, i) => ({
+      index,
+      bytes: instances.bytes[i],
+      elements: instances.elements[i],
+      tensors: instances.tensors[i],
+    })),
+  }));
 }

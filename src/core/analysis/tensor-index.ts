@@ -17,7 +17,7 @@ import { DTYPE_BITS_BY_CODE, dtypeName } from '../dtypes';
 import type { ParsedHeader, TensorColumns } from '../model';
 
 /** Longest digit run treated as an index; longer ones (hashes, dates) stay literal text. */
-export const MAX_INDEX_DIGITS = 9;
+const MAX_INDEX_DIGITS = 9;
 
 export interface NameShapes {
   /** Number of distinct shapes; ids run in order of first appearance. */
@@ -39,8 +39,6 @@ export interface NameShapes {
   /** Rows of shape s in row order: rowList[rowStart[s], rowStart[s + 1]). */
   readonly rowStart: Int32Array;
   readonly rowList: Int32Array;
-  /** True when some name has a literal `#` segment (then `text` can be equal for two different shapes). */
-  readonly literalHash: boolean;
 }
 
 export interface TensorIndex {
@@ -103,11 +101,8 @@ export function shapeSafe(literal: string): boolean {
   return literal.split('.').every((part) => part === '' || (part !== '#' && !/^[0-9]+$/.test(part)));
 }
 
-/**
- * Rows of every shape that passes `test`, in row order. `test` must not be able to match a digit or a `#`
- * (see the file comment); callers with such a test use `rowsWhereName`.
- */
-export function rowsWhereShape(shapes: NameShapes, test: (shape: number) => boolean): number[] {
+/** Rows of every shape that passes `test`, in row order (the test must be shapeSafe: see the file comment). */
+function rowsWhereShape(shapes: NameShapes, test: (shape: number) => boolean): number[] {
   const matched: number[] = [];
   for (let s = 0; s < shapes.count; s++) {
     if (test(s)) {
@@ -277,47 +272,8 @@ interface Scratch {
   starts: Int32Array;
   ends: Int32Array;
   values: Int32Array;
-  /** Whether the name has a literal `#` segment. */
-  hashSegment: boolean;
   /** Whether the name has a unit outside ASCII. */
   wide: boolean;
-}
-
-/** Finds the index segments of `name` into `scratch`; returns how many there are. */
-function scanName(name: string, scratch: Scratch): number {
-  let k = 0;
-  let segStart = 0;
-  let numeric = true;
-  let value = 0;
-  scratch.hashSegment = false;
-  const length = name.length;
-  for (let i = 0; i <= length; i++) {
-    const c = i < length ? name.charCodeAt(i) : 46;
-    if (c === 46) {
-      const segLength = i - segStart;
-      if (numeric && segLength > 0 && segLength <= MAX_INDEX_DIGITS) {
-        if (k === scratch.starts.length) {
-          growScratch(scratch);
-        }
-        scratch.starts[k] = segStart;
-        scratch.ends[k] = i;
-        scratch.values[k] = value;
-        k++;
-      } else if (segLength === 1 && name.charCodeAt(segStart) === 35) {
-        scratch.hashSegment = true;
-      }
-      segStart = i + 1;
-      numeric = true;
-      value = 0;
-    } else if (numeric) {
-      if (c >= 48 && c <= 57) {
-        value = value * 10 + (c - 48);
-      } else {
-        numeric = false;
-      }
-    }
-  }
-  return k;
 }
 
 function growScratch(scratch: Scratch): void {
@@ -331,21 +287,6 @@ function growScratch(scratch: Scratch): void {
   scratch.starts = starts;
   scratch.ends = ends;
   scratch.values = values;
-}
-
-/** FNV-style hash of the literal text and slot positions of a scanned name. */
-function shapeHash(name: string, k: number, scratch: Scratch): number {
-  let hash = 0x811c9dc5 ^ k;
-  let from = 0;
-  for (let j = 0; j <= k; j++) {
-    const to = j < k ? scratch.starts[j] : name.length;
-    for (let i = from; i < to; i++) {
-      hash = Math.imul(hash ^ name.charCodeAt(i), 0x01000193);
-    }
-    hash = Math.imul(hash ^ 0x2a3, 0x01000193);
-    from = j < k ? scratch.ends[j] : to;
-  }
-  return hash & 0x3fffffff;
 }
 
 /** Whether a scanned name (k index segments in `scratch`) has the literal pieces `pieces`. */
@@ -413,14 +354,13 @@ function namesMatchBytes(names: readonly string[], columns: TensorColumns): bool
   return true;
 }
 
-/** scanName over code units [from, end): index segments with absolute positions. */
+/** Finds the index segments of the name at code units [from, end) into `scratch` (absolute positions); returns how many. */
 function scanUnits(units: Uint8Array | Uint16Array, from: number, end: number, scratch: Scratch): number {
   let bits = 0;
   let k = 0;
   let segStart = from;
   let numeric = true;
   let value = 0;
-  scratch.hashSegment = false;
   for (let i = from; i <= end; i++) {
     const c = i < end ? units[i] : 46;
     bits |= c;
@@ -434,8 +374,6 @@ function scanUnits(units: Uint8Array | Uint16Array, from: number, end: number, s
         scratch.ends[k] = i;
         scratch.values[k] = value;
         k++;
-      } else if (segLength === 1 && units[segStart] === 35) {
-        scratch.hashSegment = true;
       }
       segStart = i + 1;
       numeric = true;
@@ -452,7 +390,7 @@ function scanUnits(units: Uint8Array | Uint16Array, from: number, end: number, s
   return k;
 }
 
-/** shapeHash over code units: the same value shapeHash gives for the same name as a string. */
+/** Hash of a scanned name's literal text and index positions (FNV-1a over the literal code units). */
 function unitsHash(units: Uint8Array | Uint16Array, from: number, end: number, k: number, scratch: Scratch): number {
   let hash = 0x811c9dc5 ^ k;
   let at = from;
@@ -617,10 +555,8 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     starts: new Int32Array(16),
     ends: new Int32Array(16),
     values: new Int32Array(16),
-    hashSegment: false,
     wide: false,
   };
-  let literalHash = false;
   // The shapes of the last few rows: headers list a layer's tensors together, so most rows repeat one of them.
   const recent = new Int32Array(RECENT).fill(-1);
   let previous = -1;
@@ -648,7 +584,6 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
       if (scratch.wide && useBytes) {
         return null; // UTF-8 bytes are not characters: read the names themselves instead.
       }
-      literalHash ||= scratch.hashSegment;
       for (let r = 0; r < RECENT; r++) {
         const candidate = recent[r];
         if (candidate >= 0 && candidate !== guess && matches(from, end, k, candidate)) {
@@ -738,10 +673,13 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     indexValues: values,
     rowStart,
     rowList,
-    literalHash,
     query(name) {
-      const k = scanName(name, scratch);
-      const hash = shapeHash(name, k, scratch);
+      const queryUnits = new Uint16Array(name.length);
+      for (let i = 0; i < name.length; i++) {
+        queryUnits[i] = name.charCodeAt(i);
+      }
+      const k = scanUnits(queryUnits, 0, queryUnits.length, scratch);
+      const hash = unitsHash(queryUnits, 0, queryUnits.length, k, scratch);
       for (let s = byHash.get(hash) ?? -1; s >= 0; s = next[s]) {
         if (matchesPieces(name, k, scratch, pieces[s])) {
           return { shape: s, values: Array.from(scratch.values.subarray(0, k)) };

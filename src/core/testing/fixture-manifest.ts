@@ -236,6 +236,17 @@ export const FIXTURES: readonly FixtureCase[] = [
     referenceAccepts: false,
   },
   {
+    file: 'redos-bait.safetensors',
+    description: 'A name that makes /(a+)+$/ backtrack for hours',
+    bytes: () =>
+      buildSafetensors([
+        { name: `${'a'.repeat(48)}!`, dtype: 'F32', shape: [1] },
+        { name: 'model.norm.weight', dtype: 'F32', shape: [4] },
+      ]),
+    expectCodes: [],
+    referenceAccepts: true,
+  },
+  {
     file: 'hostile-names.safetensors',
     description: 'Prototype keys and HTML/script payloads as names and metadata',
     bytes: () =>

@@ -14,6 +14,7 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
   const query = useAppStore((state) => state.query);
   const setQuery = useAppStore((state) => state.setQuery);
   const filterError = useAppStore((state) => state.filterError);
+  const tableNotice = useAppStore((state) => state.tableNotice);
   const findingFilter = useAppStore((state) => state.findingFilter);
   const clearFindingFilter = useAppStore((state) => state.clearFindingFilter);
   const [text, setText] = useState(query.filter);
@@ -91,6 +92,11 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
       <span className="muted" data-testid="row-count">
         {groupDigits(header.tensors.count)} tensors · {groupDigits(shown)} shown
       </span>
+      {tableNotice && (
+        <span className="error-text" role="alert" data-testid="table-notice">
+          {tableNotice}
+        </span>
+      )}
       {filterError && (
         <span className="error-text" role="alert">
           {filterError}

@@ -1,0 +1,143 @@
+/** The shared index: name shapes, exact lookups and suffix queries, checked against plain scans of the names. */
+import { describe, expect, it } from 'vitest';
+import { allTensorNames } from '../model';
+import type { TensorSpec } from '../testing/build-safetensors';
+import { headerFromSpecs } from '../testing/models/header-from-specs';
+import { shapeSafe, tensorIndex, type TensorIndex } from './tensor-index';
+
+function indexOf(names: readonly string[]): TensorIndex {
+  const specs: TensorSpec[] = names.map((name, i) => ({ name, dtype: 'F32', shape: [i + 1] }));
+  const header = headerFromSpecs(specs);
+  return tensorIndex(header, allTensorNames(header.tensors));
+}
+
+/** What the index answers must equal: a Map filled in row order (the last of repeated names wins). */
+function naiveRow(names: readonly string[], name: string): number {
+  return names.lastIndexOf(name);
+}
+
+const AWKWARD = [
+  'model.layers.0.self_attn.q_proj.weight',
+  'model.layers.1.self_attn.q_proj.weight',
+  'model.layers.10.self_attn.q_proj.weight',
+  'model.layers.2.mlp.experts.17.up_proj.weight',
+  'model.layers.2.mlp.experts.017.up_proj.weight', // same index tuple as the name above, different name
+  'model.layers.2.mlp.experts.17.up_proj.weight', // repeated name: the last row wins
+  'blocks.1234567890.weight', // 10 digits: a literal segment, not an index
+  'blocks.123456789.weight', // 9 digits: an index
+  'a.#.b', // a literal `#` segment is not an index
+  'a.5.b',
+  '0.weight',
+  'x.0',
+  'x..1..y',
+  '.lead',
+  'trail.',
+  '',
+  'scaled_fp8',
+  'model.scaled_fp8',
+  'vision.层.3.w', // non-ASCII names are read from the strings, not the bytes
+  'vision.层.4.w',
+  'emoji.😀.2.w', // a surrogate pair: two UTF-16 code units
+];
+
+describe('name shapes', () => {
+  it('writes index segments as # and keeps everything else literal', () => {
+    const index = indexOf(AWKWARD);
+    const shapes = index.shapes();
+    const shapeText = (row: number): string => shapes.text[shapes.rowShape[row]];
+    const tuple = (row: number): number[] =>
+      Array.from(shapes.indexValues.subarray(shapes.indexStart[row], shapes.indexStart[row + 1]));
+    expect(shapeText(0)).toBe('model.layers.#.self_attn.q_proj.weight');
+    expect(shapes.rowShape[2]).toBe(shapes.rowShape[0]);
+    expect(tuple(2)).toEqual([10]);
+    expect(tuple(3)).toEqual([2, 17]);
+    expect(tuple(4)).toEqual([2, 17]);
+    expect(shapeText(6)).toBe('blocks.1234567890.weight');
+    expect(shapeText(7)).toBe('blocks.#.weight');
+    expect(tuple(7)).toEqual([123456789]);
+    // `a.#.b` and `a.5.b` print alike but are different shapes.
+    expect(shapeText(8)).toBe('a.#.b');
+    expect(shapeText(9)).toBe('a.#.b');
+    expect(shapes.rowShape[8]).not.toBe(shapes.rowShape[9]);
+    expect(shapes.pieces[shapes.rowShape[8]]).toEqual(['a.#.b']);
+    expect(shapes.pieces[shapes.rowShape[9]]).toEqual(['a.', '.b']);
+    expect(shapeText(10)).toBe('#.weight');
+    expect(shapeText(11)).toBe('x.#');
+    expect(shapeText(12)).toBe('x..#..y');
+    expect(shapeText(18)).toBe('vision.层.#.w');
+    expect(shapes.rowShape[19]).toBe(shapes.rowShape[18]);
+    expect(tuple(19)).toEqual([4]);
+  });
+
+  it('groups rows by shape in row order', () => {
+    const index = indexOf(AWKWARD);
+    const shapes = index.shapes();
+    for (let s = 0; s < shapes.count; s++) {
+      const rows = Array.from(shapes.rowList.subarray(shapes.rowStart[s], shapes.rowStart[s + 1]));
+      expect(rows).toEqual(AWKWARD.map((_, row) => row).filter((row) => shapes.rowShape[row] === s));
+    }
+  });
+});
+
+const ASCII_ONLY = AWKWARD.filter((name) => /^[\x20-\x7e]*$/.test(name));
+
+// All-ASCII headers are read straight from the name bytes; others from the name strings. Both must agree.
+describe.each([
+  ['name bytes', ASCII_ONLY],
+  ['name strings', AWKWARD],
+])('lookups (%s)', (_, names) => {
+  it('row() equals a Map of the names, for present, repeated and absent names', () => {
+    const index = indexOf(names);
+    const queries = [
+      ...AWKWARD,
+      'model.layers.3.self_attn.q_proj.weight',
+      'model.layers.00.self_attn.q_proj.weight',
+      'model.layers.2.mlp.experts.0017.up_proj.weight',
+      'a.6.b',
+      'a.#',
+      'blocks.1234567891.weight',
+      'vision.层.5.w',
+      'emoji.😀.2.w',
+      'emoji.😀.3.w',
+      'nope',
+    ];
+    for (const name of queries) {
+      expect([name, index.row(name)]).toEqual([name, naiveRow(names, name)]);
+      expect(index.has(name)).toBe(naiveRow(names, name) >= 0);
+    }
+  });
+
+  it('rowsEndingWith / rowsContaining equal a scan of the names', () => {
+    const index = indexOf(names);
+    for (const text of ['.weight', 'weight', 'fp8', 'scaled_fp8', '.b', '#.b', '5.b', '17.up_proj.weight', '.', '']) {
+      const ending = names.map((_, row) => row).filter((row) => names[row].endsWith(text));
+      const containing = names.map((_, row) => row).filter((row) => names[row].includes(text));
+      expect([text, [...index.rowsEndingWith(text)]]).toEqual([text, ending]);
+      expect([text, [...index.rowsContaining(text)]]).toEqual([text, containing]);
+    }
+  });
+});
+
+describe('lookups', () => {
+  it('row() agrees with a Map on a header listed in lexicographic order', () => {
+    const names: string[] = [];
+    for (let layer = 0; layer < 12; layer++) {
+      for (let expert = 0; expert < 11; expert++) {
+        names.push(`model.layers.${layer}.mlp.experts.${expert}.down_proj.weight`);
+      }
+    }
+    names.sort();
+    const index = indexOf(names);
+    names.forEach((name, row) => expect(index.row(name)).toBe(row));
+    expect(index.row('model.layers.12.mlp.experts.0.down_proj.weight')).toBe(-1);
+  });
+
+  it('knows which literals a shape text answers for', () => {
+    expect(shapeSafe('.weight_scale_inv')).toBe(true);
+    expect(shapeSafe('scaled_fp8')).toBe(true);
+    expect(shapeSafe('.experts.')).toBe(true);
+    expect(shapeSafe('.0.weight')).toBe(false);
+    expect(shapeSafe('5')).toBe(false);
+    expect(shapeSafe('.#.')).toBe(false);
+  });
+});
