@@ -22,7 +22,10 @@ test.describe('model insights', () => {
     await expect(configs.getByRole('row').nth(1)).toContainText(String(CONFIG_LAYERS));
 
     await page.getByRole('tab', { name: 'Modules' }).click();
-    await page.getByRole('tree', { name: 'Module tree' }).getByRole('button', { name: 'single_blocks', exact: true }).click();
+    await page
+      .getByRole('tree', { name: 'Module tree' })
+      .getByRole('button', { name: 'single_blocks', exact: true })
+      .click();
     await expect(page.getByRole('tab', { name: 'Tensors' })).toHaveAttribute('aria-selected', 'true');
     const singleBlockTensors = tensors.filter((t) => t.name.startsWith('single_blocks.')).length;
     await expect(page.getByTestId('row-count')).toContainText(`${singleBlockTensors} shown`);

@@ -53,7 +53,9 @@ test.describe('scale: the 250,000-tensor MoE header', () => {
     const params = TENSORS.reduce((sum, t) => sum + t.shape.reduce((p, d) => p * d, 1), 0);
     expect(await statValue(page, 'stat-params')).toBe(params);
     await page.getByRole('tab', { name: 'Model' }).click();
-    await expect(page.getByTestId('arch-experts')).toContainText(`${SEED_MOE.experts.toLocaleString('en').replace(/,/g, '\u2009')} per layer`);
+    await expect(page.getByTestId('arch-experts')).toContainText(
+      `${SEED_MOE.experts.toLocaleString('en').replace(/,/g, '\u2009')} per layer`,
+    );
     await expect(page.getByTestId('arch-experts')).toContainText('packed');
     watch.expectClean();
   });

@@ -9,7 +9,9 @@ import { findChromium } from './find-chromium.mjs';
 const sample = process.argv[2] ?? 'Quantized (ComfyUI int8)';
 const out = process.argv[3] ?? 'docs/screenshot.png';
 const port = 4291;
-const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], { stdio: 'ignore' });
+const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
+  stdio: 'ignore',
+});
 try {
   for (let i = 0; i < 100; i++) {
     try {
@@ -23,7 +25,14 @@ try {
   const found = findChromium();
   const browser = await chromium.launch({
     executablePath: found?.source === 'playwright' ? undefined : found?.path,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
   await page.goto(`http://127.0.0.1:${port}/`);

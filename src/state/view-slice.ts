@@ -88,27 +88,30 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
     }
     const version = ++queryVersion;
     const loadId = load.result.loadId;
-    void queryTable(loadId, get().query).then(({ order, filterError }) => {
-      const now = get().load;
-      // Drop answers for an older query or a source that has since been replaced.
-      if (version !== queryVersion || now.status !== 'ready' || now.result.loadId !== loadId) {
-        return;
-      }
-      set({ order, filterError });
-    }, (error: unknown) => {
-      if (!(error instanceof QueryTimeout) || version !== queryVersion) {
-        return;
-      }
-      // The worker was replaced and its rows are gone: reopen the source without the filter that hung.
-      const hungFilter = get().query.filter;
-      const source = get().lastSource;
-      if (source) {
-        void get().openSource(source);
-      }
-      set({
-        tableNotice: `The filter ${hungFilter} took longer than ${QUERY_TIMEOUT_MS / 1000} s (a regular expression with nested repetition can run for hours) and was stopped; the file was reopened without it.`,
-      });
-    });
+    void queryTable(loadId, get().query).then(
+      ({ order, filterError }) => {
+        const now = get().load;
+        // Drop answers for an older query or a source that has since been replaced.
+        if (version !== queryVersion || now.status !== 'ready' || now.result.loadId !== loadId) {
+          return;
+        }
+        set({ order, filterError });
+      },
+      (error: unknown) => {
+        if (!(error instanceof QueryTimeout) || version !== queryVersion) {
+          return;
+        }
+        // The worker was replaced and its rows are gone: reopen the source without the filter that hung.
+        const hungFilter = get().query.filter;
+        const source = get().lastSource;
+        if (source) {
+          void get().openSource(source);
+        }
+        set({
+          tableNotice: `The filter ${hungFilter} took longer than ${QUERY_TIMEOUT_MS / 1000} s (a regular expression with nested repetition can run for hours) and was stopped; the file was reopened without it.`,
+        });
+      },
+    );
   },
   resetViewForNewSource: () => {
     queryVersion++;

@@ -19,8 +19,19 @@ const MAX_KEPT_BYTES = 1_000_000_000;
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {
   const columns = load.columns;
-  const typed = [columns.nameBytes, columns.nameStarts, columns.dtype, columns.shapeStarts, columns.dims, columns.begin, columns.end, columns.elements];
-  return load.head.byteLength + typed.reduce((sum, array) => sum + array.byteLength, 0) + columns.nameBytes.byteLength * 2;
+  const typed = [
+    columns.nameBytes,
+    columns.nameStarts,
+    columns.dtype,
+    columns.shapeStarts,
+    columns.dims,
+    columns.begin,
+    columns.end,
+    columns.elements,
+  ];
+  return (
+    load.head.byteLength + typed.reduce((sum, array) => sum + array.byteLength, 0) + columns.nameBytes.byteLength * 2
+  );
 }
 
 const kept = new Map<number, KeptLoad>();

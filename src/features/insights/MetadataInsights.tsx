@@ -48,20 +48,26 @@ export function MetadataInsights({ section }: { section: MetadataInsightsSection
             {section.kohya.training.map((entry) => (
               <Fact key={entry.key} label={entry.label} value={entry.value} />
             ))}
-            {section.kohya.trainingMinutes !== undefined && <Fact label="Training time" value={`${section.kohya.trainingMinutes.toFixed(0)} min`} />}
+            {section.kohya.trainingMinutes !== undefined && (
+              <Fact label="Training time" value={`${section.kohya.trainingMinutes.toFixed(0)} min`} />
+            )}
           </dl>
           {section.kohya.datasets.length > 0 && (
             <p>
               Datasets:{' '}
               {section.kohya.datasets
-                .map((dataset) => `${dataset.name}${dataset.images !== null ? ` (${dataset.images} images` : ''}${dataset.repeats !== null ? `, ×${dataset.repeats})` : dataset.images !== null ? ')' : ''}`)
+                .map(
+                  (dataset) =>
+                    `${dataset.name}${dataset.images !== null ? ` (${dataset.images} images` : ''}${dataset.repeats !== null ? `, ×${dataset.repeats})` : dataset.images !== null ? ')' : ''}`,
+                )
                 .join(', ')}
             </p>
           )}
           {tags.length > 0 && (
             <>
               <h4>
-                Tag frequency ({groupDigits(section.kohya.tagCount)} tags{section.kohya.tagCount > tags.length ? `, top ${tags.length}` : ''})
+                Tag frequency ({groupDigits(section.kohya.tagCount)} tags
+                {section.kohya.tagCount > tags.length ? `, top ${tags.length}` : ''})
               </h4>
               <div className="chart-box">
                 <ResponsiveContainer width="100%" height={Math.max(160, tags.length * 22 + 30)}>

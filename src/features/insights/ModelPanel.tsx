@@ -20,7 +20,11 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
               .join(' + ')}
           />
         ) : (
-          <Fact label="Layers" value={`${orDash(section.layers)}${section.partialLayers ? ' (partial)' : ''}`} testId="arch-layers" />
+          <Fact
+            label="Layers"
+            value={`${orDash(section.layers)}${section.partialLayers ? ' (partial)' : ''}`}
+            testId="arch-layers"
+          />
         )}
         <Fact label="Hidden size" value={orDash(section.hiddenSize)} />
         <Fact label="Intermediate size" value={orDash(section.intermediateSize)} />
@@ -41,11 +45,17 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
           />
         )}
         {section.mla && (
-          <Fact label="MLA" value={`q rank ${orDash(section.mla.qLoraRank)}, kv rank ${orDash(section.mla.kvLoraRank)}, rope dim ${orDash(section.mla.ropeHeadDim)}`} />
+          <Fact
+            label="MLA"
+            value={`q rank ${orDash(section.mla.qLoraRank)}, kv rank ${orDash(section.mla.kvLoraRank)}, rope dim ${orDash(section.mla.ropeHeadDim)}`}
+          />
         )}
         {section.mtpLayers > 0 && <Fact label="MTP layers (not counted)" value={String(section.mtpLayers)} />}
         <Fact label="Vocabulary" value={orDash(section.vocabSize)} />
-        <Fact label="Tied embeddings" value={section.tiedEmbeddings === null ? '—' : section.tiedEmbeddings ? 'yes' : 'no'} />
+        <Fact
+          label="Tied embeddings"
+          value={section.tiedEmbeddings === null ? '—' : section.tiedEmbeddings ? 'yes' : 'no'}
+        />
         {section.towers.length > 0 && <Fact label="Towers" value={section.towers.join(', ')} />}
       </dl>
       <Evidence items={section.evidence} />
@@ -61,8 +71,18 @@ export function LoraCard({ section }: { section: LoraSection }) {
       <dl className="facts">
         <Fact label="Rank" value={section.rank === null ? 'full' : String(section.rank)} testId="lora-rank" />
         <Fact label="Rank distribution" value={ranks.map(([rank, count]) => `r=${rank}: ${count}`).join(', ')} />
-        <Fact label="Alpha" value={section.alpha === null ? '—' : `${section.alpha}${section.alphaSource ? ` (from ${section.alphaSource})` : ''}`} />
-        <Fact label="Scale (alpha / r)" value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))} />
+        <Fact
+          label="Alpha"
+          value={
+            section.alpha === null
+              ? '—'
+              : `${section.alpha}${section.alphaSource ? ` (from ${section.alphaSource})` : ''}`
+          }
+        />
+        <Fact
+          label="Scale (alpha / r)"
+          value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))}
+        />
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
         <Fact label="Targets" value={section.targets.join(', ') || '—'} />
         <Fact

@@ -44,7 +44,9 @@ function Layers({ title, list }: { title: string; list: LayerList }) {
             <code>{name}</code>
           </li>
         ))}
-        {list.count > list.names.length && <li className="muted">… and {groupDigits(list.count - list.names.length)} more</li>}
+        {list.count > list.names.length && (
+          <li className="muted">… and {groupDigits(list.count - list.names.length)} more</li>
+        )}
       </ul>
     </details>
   );
@@ -60,7 +62,10 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
       <dl className="facts">
         <Fact label="Format" value={section.format} />
         <Fact label="Bits per weight value" value={section.bits === null ? '—' : String(section.bits)} />
-        <Fact label="Group size" value={section.groupSize === null ? (section.granularity ?? '—') : String(section.groupSize)} />
+        <Fact
+          label="Group size"
+          value={section.groupSize === null ? (section.granularity ?? '—') : String(section.groupSize)}
+        />
         {section.blockSize && <Fact label="Block" value={`${section.blockSize[0]} × ${section.blockSize[1]}`} />}
         <Fact label="Weight storage dtype" value={section.weightDtype ?? '—'} />
         <Fact
@@ -68,9 +73,20 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
           value={section.bitsPerWeight === null ? '—' : section.bitsPerWeight.toFixed(3)}
           testId="quant-bpw"
         />
-        <Fact label="Whole file bits per parameter" value={section.overallBitsPerParam === null ? '—' : section.overallBitsPerParam.toFixed(3)} />
-        <Fact label="Logical parameters" value={formatCount(section.logicalParams)} title={groupDigits(section.logicalParams)} />
-        <Fact label="Stored elements" value={formatCount(section.storedElements)} title={groupDigits(section.storedElements)} />
+        <Fact
+          label="Whole file bits per parameter"
+          value={section.overallBitsPerParam === null ? '—' : section.overallBitsPerParam.toFixed(3)}
+        />
+        <Fact
+          label="Logical parameters"
+          value={formatCount(section.logicalParams)}
+          title={groupDigits(section.logicalParams)}
+        />
+        <Fact
+          label="Stored elements"
+          value={formatCount(section.storedElements)}
+          title={groupDigits(section.storedElements)}
+        />
         <Fact label="Confidence" value={section.confidence} />
       </dl>
       {section.config && (
@@ -125,7 +141,9 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
       {section.others && section.others.length > 0 && (
         <p>
           Also present:{' '}
-          {section.others.map((other) => `${familyLabel(other.family)} ${other.format} on ${groupDigits(other.layers)} layers`).join('; ')}
+          {section.others
+            .map((other) => `${familyLabel(other.family)} ${other.format} on ${groupDigits(other.layers)} layers`)
+            .join('; ')}
         </p>
       )}
       <h4>Precision</h4>
@@ -166,7 +184,17 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
   );
 }
 
-export function Fact({ label, value, title, testId }: { label: string; value: string; title?: string; testId?: string }) {
+export function Fact({
+  label,
+  value,
+  title,
+  testId,
+}: {
+  label: string;
+  value: string;
+  title?: string;
+  testId?: string;
+}) {
   return (
     <div className="fact" title={title}>
       <dt>{label}</dt>

@@ -21,7 +21,12 @@ function TreeNode({ node, depth }: { node: ModuleNode; depth: number }) {
     <li role="treeitem" aria-expanded={hasChildren ? open : undefined} aria-selected={false}>
       <div className="tree-row">
         {hasChildren ? (
-          <button type="button" className="tree-toggle" aria-label={open ? 'Collapse' : 'Expand'} onClick={() => setOpen(!open)}>
+          <button
+            type="button"
+            className="tree-toggle"
+            aria-label={open ? 'Collapse' : 'Expand'}
+            onClick={() => setOpen(!open)}
+          >
             {open ? '▾' : '▸'}
           </button>
         ) : (
@@ -52,7 +57,8 @@ function TreeNode({ node, depth }: { node: ModuleNode; depth: number }) {
           ))}
           {node.more && (
             <li className="muted">
-              … {groupDigits(node.more.nodes)} more nodes ({groupDigits(node.more.tensors)} tensors, {formatBytes(node.more.bytes)})
+              … {groupDigits(node.more.nodes)} more nodes ({groupDigits(node.more.tensors)} tensors,{' '}
+              {formatBytes(node.more.bytes)})
             </li>
           )}
         </ul>
@@ -106,7 +112,10 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
               <BarChart data={layerSeries.points} margin={{ left: 24, right: 24 }}>
                 <XAxis dataKey="index" />
                 <YAxis tickFormatter={formatBytes} width={80} />
-                <Tooltip formatter={(value) => formatBytes(Number(value))} labelFormatter={(label) => `${layerSeries.prefix}${label}`} />
+                <Tooltip
+                  formatter={(value) => formatBytes(Number(value))}
+                  labelFormatter={(label) => `${layerSeries.prefix}${label}`}
+                />
                 <Bar dataKey="bytes" fill="var(--accent)" isAnimationActive={false} />
               </BarChart>
             </ResponsiveContainer>
