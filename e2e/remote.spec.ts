@@ -164,6 +164,11 @@ test.describe('remote files', () => {
     const progress = page.getByRole('progressbar', { name: 'Loading progress' });
     await expect(progress).toBeVisible();
     await expect(page.locator('.load-progress')).toContainText(/of 33\.0 MB/);
+    // The header streams: its first rows are on screen long before the last of its 33 MB arrives.
+    const preview = page.getByRole('region', { name: 'First tensors (still loading)' });
+    await expect(preview).toContainText('model.embed_tokens.weight');
+    await expect(preview).toContainText('model.layers.0.mlp.experts.0.gate_proj.weight');
+    await expect(progress).toBeVisible();
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect(page.getByRole('alert')).toContainText('Loading cancelled');
     watch.expectClean();

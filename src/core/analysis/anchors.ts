@@ -3,7 +3,7 @@
  * when every matrix is packed; modules whose input is the residual stream then pin in_features, and with it the
  * bit width of packed formats whose shapes alone only fix bits × group size (MLX, compressed-tensors).
  */
-import type { TensorIndex } from './tensor-index';
+import { rowsOfShapes, type TensorIndex } from './tensor-index';
 
 /** Per-layer and final norms whose length is hidden_size. */
 const RE_HIDDEN_NORM =
@@ -54,18 +54,16 @@ export function hiddenSizeFromNorms(index: TensorIndex): { size: number; tensor:
   }
   // Both patterns match literal segments only, so they are decided once per name shape.
   const shapes = index.shapes();
-  const isNorm = new Uint8Array(shapes.count);
-  let any = false;
+  const normShapes: number[] = [];
   for (let s = 0; s < shapes.count; s++) {
     const text = shapes.text[s];
     if (RE_HIDDEN_NORM.test(text) && !RE_NOT_HIDDEN_NORM.test(text)) {
-      isNorm[s] = 1;
-      any = true;
+      normShapes.push(s);
     }
   }
   const counts = new Map<number, { count: number; tensor: string }>();
-  for (let row = 0; any && row < index.count; row++) {
-    if (isNorm[shapes.rowShape[row]] === 0 || index.rank(row) !== 1) {
+  for (const row of rowsOfShapes(shapes, normShapes)) {
+    if (index.rank(row) !== 1) {
       continue;
     }
     const size = index.dim(row, 0);

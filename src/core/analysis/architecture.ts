@@ -141,7 +141,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
   const bytes = input.tensorBytes;
   // Name patterns below are decided per name shape (see tensor-index.ts): a 250,000-tensor MoE header has a dozen.
   const shapes = index.shapes();
-  const { rowShape, indexStart, indexValues } = shapes;
+  const { rowShape } = shapes;
   const shapeRows = (s: number): number => shapes.rowStart[s + 1] - shapes.rowStart[s];
   const anyName = (pattern: RegExp): boolean => shapes.text.some((text) => pattern.test(text));
 
@@ -187,13 +187,10 @@ export function analyzeArchitecture(input: AnalysisInput): {
       containers.set(prefix, entry);
     }
     entry.tensors += shapeRows(s);
-    let last = -1;
-    for (let i = shapes.rowStart[s]; i < shapes.rowStart[s + 1]; i++) {
-      const value = indexValues[indexStart[shapes.rowList[i]]];
-      if (value !== last) {
-        entry.indices.add(value);
-        last = value;
-      }
+    // The first index values in sorted order: one binary search per distinct value, not a look at every row.
+    const { keys, depth, rows } = index.sortedShape(s);
+    for (let i = 0; i < rows.length; i = firstIndexBound(keys, depth, keys[i * depth], i + 1, true)) {
+      entry.indices.add(keys[i * depth]);
     }
     containerOf[s] = entry;
   }
@@ -561,6 +558,29 @@ function shapeFlags(shapes: NameShapes, test: (text: string, shape: number) => b
   return flags;
 }
 
+/**
+ * In flat index tuples sorted by tuple (`depth` keys each), the first entry at or after `from` whose first index
+ * is above `value` (`strictly`) or at least `value`.
+ */
+function firstIndexBound(keys: Int32Array, depth: number, value: number, from: number, strictly: boolean): number {
+  let lo = from;
+  let hi = keys.length / depth;
+  // Runs are usually long or the next entry is the answer: check it before bisecting.
+  if (lo < hi && (strictly ? keys[lo * depth] > value : keys[lo * depth] >= value)) {
+    return lo;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const first = keys[mid * depth];
+    if (strictly ? first <= value : first < value) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 /** What the expert / MTP / shared-expert checks need from every layer of the stack, gathered in one pass. */
 interface StackScan {
   /** Layer indices in order of first appearance. */
@@ -611,13 +631,18 @@ function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: number | nul
     shared: [],
     numberedShared: [],
     rowsOf(layer) {
+      // Each stack shape's rows of that layer are one run of its sorted rows.
       const rows: number[] = [];
-      for (let row = 0; row < index.count; row++) {
-        if (inStack[rowShape[row]] === 1 && indexValues[indexStart[row]] === layer) {
-          rows.push(row);
+      for (let s = 0; s < shapes.count; s++) {
+        if (inStack[s] === 1) {
+          const sorted = index.sortedShape(s);
+          let i = firstIndexBound(sorted.keys, sorted.depth, layer, 0, false);
+          for (; i < sorted.rows.length && sorted.keys[i * sorted.depth] === layer; i++) {
+            rows.push(sorted.rows[i]);
+          }
         }
       }
-      return rows;
+      return rows.sort((a, b) => a - b);
     },
   };
   const ids = new Map<number, number>();

@@ -10,7 +10,7 @@
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './limits';
-import { isAdapterFile, isLoraTensor } from './lora-markers';
+import { isAdapterIndex, isLoraTensor } from './lora-markers';
 import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
 import { tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
@@ -81,22 +81,12 @@ function splitName(name: string): { module: string; suffix: string; role: Role }
   return null;
 }
 
-function alphaRows(names: readonly string[]): number[] {
-  const rows: number[] = [];
-  for (let row = 0; row < names.length; row++) {
-    if (names[row].endsWith('.alpha')) {
-      rows.push(row);
-    }
-  }
-  return rows;
-}
-
 export const loraAnalysis: Analysis<'lora', LoraSection> = {
   id: 'lora',
   tensorBytesWanted: (header, names) => {
     const index = tensorIndex(header, names);
     // Alphas are 0-d scalars (2–4 bytes); ask only when the file is an adapter.
-    return isAdapterFile(names) ? alphaRows(names).filter((row) => index.elements(row) <= 1) : [];
+    return isAdapterIndex(index) ? index.rowsEndingWith('.alpha').filter((row) => index.elements(row) <= 1) : [];
   },
   run: analyzeLora,
 };
@@ -104,7 +94,7 @@ export const loraAnalysis: Analysis<'lora', LoraSection> = {
 export function analyzeLora(input: AnalysisInput): { section: LoraSection | null; findings: Finding[] } {
   const index = tensorIndex(input.header, input.names);
   const names = index.names;
-  if (!isAdapterFile(names)) {
+  if (!isAdapterIndex(index)) {
     return { section: null, findings: [] };
   }
   const findings: Finding[] = [];
@@ -236,7 +226,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
       }
     }
   }
-  const alphaRowsTotal = alphaRows(names).length;
+  const alphaRowsTotal = index.rowsEndingWith('.alpha').length;
   if (alphaValues.length > 0) {
     alpha = modeNumber(alphaValues);
     alphaSource = 'tensors';

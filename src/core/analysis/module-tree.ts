@@ -5,12 +5,14 @@
  * nodes. Siblings that differ (dense vs MoE layers, an MTP layer) stay separate runs.
  *
  * Why not a plain trie: a trie of 250,000 names holds ~600,000 long-lived nodes, and building it costs seconds of
- * garbage collection. Instead every name is parsed once into a TEMPLATE (numeric segments replaced by `#`) plus
- * its index tuple. Templates are few (hundreds), so the structural tree is small; per-row data lives in typed
- * arrays. Each numbered instance (layer 3, expert (3, 17)) gets exact totals and an order-independent 64-bit
- * content hash (sum of per-row hashes over template, sub-indices, dtype and shape); equal hashes on consecutive
- * indices collapse. A crafted header could in principle force a hash collision and merge two different layers in
- * this VIEW; totals stay exact and no finding depends on it.
+ * garbage collection. Instead the templates are the name shapes of the shared index (tensor-index.ts: every name
+ * parsed once, numeric segments written `#`, plus its index tuple). Templates are few (hundreds), so the
+ * structural tree is small; per-row data lives in typed arrays. Each numbered instance (layer 3, expert (3, 17))
+ * gets exact totals and an order-independent 64-bit content hash (sum of per-row hashes over template,
+ * sub-indices, dtype and shape); equal hashes on consecutive indices collapse. Instances are computed per parent
+ * and only for the parents the tree shows: a run of 93 identical layers shows the experts of its first layer, so
+ * the experts of the other 92 are never gathered. A crafted header could in principle force a hash collision and
+ * merge two different layers in this VIEW; totals stay exact and no finding depends on it.
  *
  * Nodes identify their rows by a name pattern, not index arrays: see modulePatternMatcher.
  */
@@ -129,22 +131,16 @@ function buildTemplateTree(shapes: NameShapes): TemplateNode {
   return root;
 }
 
-/** Rows per template, sorted by index tuple, with prefix sums. */
+/** Rows per template, sorted by index tuple (shared with the index's lookups), with prefix sums. */
 function groupRows(index: TensorIndex, shapes: NameShapes): TemplateRows[] {
-  const { indexStart, indexValues } = shapes;
   const columns = index.header.tensors;
   const groups: TemplateRows[] = [];
   for (let t = 0; t < shapes.count; t++) {
-    const rows = index.sortedShapeRows(t);
-    const depth = shapes.slots[t];
-    const keys = new Int32Array(rows.length * depth);
+    const { rows, keys, depth } = index.sortedShape(t);
     const elements = new Float64Array(rows.length + 1);
     const bytes = new Float64Array(rows.length + 1);
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
-      for (let d = 0; d < depth; d++) {
-        keys[i * depth + d] = indexValues[indexStart[row] + d];
-      }
       const e = columns.elements[row];
       elements[i + 1] = elements[i] + (Number.isFinite(e) ? e : 0);
       bytes[i + 1] = bytes[i] + storedBytes(columns, row);
@@ -196,11 +192,10 @@ function instancesOf(state: RenderState, node: TemplateNode, context: readonly n
     return cached;
   }
   const { groups } = state;
-  const columns = state.index.header.tensors;
   const at = node.depth - 1;
   // Each template's rows under this parent, sorted by index tuple: their instance index (tuple position `at`)
   // never decreases within a range.
-  const ranges: Array<{ group: TemplateRows; from: number; to: number; t: number }> = [];
+  const ranges: Range[] = [];
   for (const t of node.below) {
     const group = groups[t];
     const [from, to] = range(group, context);
@@ -208,7 +203,26 @@ function instancesOf(state: RenderState, node: TemplateNode, context: readonly n
       ranges.push({ group, from, to, t });
     }
   }
-  const indices = instanceIndices(ranges, at);
+  // Usually one template has every instance (every layer has an input_layernorm, every expert a gate_proj): its
+  // distinct indices are the instances, unless another template turns out to have one it lacks.
+  const out =
+    accumulate(state, ranges, at, largestIndices(ranges, at)) ?? accumulate(state, ranges, at, allIndices(ranges, at));
+  if (out === null) {
+    throw new Error('module tree: an instance index went missing'); // Unreachable: allIndices holds every index.
+  }
+  cache.set(key, out);
+  return out;
+}
+
+type Range = { group: TemplateRows; from: number; to: number; t: number };
+
+/**
+ * Totals and content hashes of the instances `indices` over the ranges, or null when a row's instance index is
+ * not among `indices`. Sums run in template order, rows in index order, as they always have (so they round
+ * alike); an instance's running totals live in locals while its rows go by.
+ */
+function accumulate(state: RenderState, ranges: readonly Range[], at: number, indices: Int32Array): Instances | null {
+  const columns = state.index.header.tensors;
   const count = indices.length;
   const out: Instances = {
     index: indices,
@@ -218,22 +232,44 @@ function instancesOf(state: RenderState, node: TemplateNode, context: readonly n
     h1: new Int32Array(count),
     h2: new Int32Array(count),
   };
-  // Totals in template order, rows in index order, as the sums have always been taken (so they round alike).
+  const { h1: outH1, h2: outH2, tensors: outTensors, elements: outElements, bytes: outBytes } = out;
   for (const { group, from, to, t } of ranges) {
-    const depth = group.depth;
+    const { depth, rows, keys } = group;
+    const elementSums = group.elements;
+    const byteSums = group.bytes;
     const seed1 = mix(t + 0x9e3779b9);
     const seed2 = mix(Math.imul(t, 31) + 7);
-    let slot = 0;
+    let slot = -1;
     let value = -1;
     let previous = -1;
     let base1 = 0;
     let base2 = 0;
+    let h1Sum = 0;
+    let h2Sum = 0;
+    let tensors = 0;
+    let elements = 0;
+    let bytes = 0;
     for (let i = from; i < to; i++) {
-      const row = group.rows[i];
-      const index = group.keys[i * depth + at];
+      const row = rows[i];
+      const index = keys[i * depth + at];
       if (index !== value) {
-        slot = lowerBound(indices, index, slot);
+        if (slot >= 0) {
+          outH1[slot] = h1Sum;
+          outH2[slot] = h2Sum;
+          outTensors[slot] = tensors;
+          outElements[slot] = elements;
+          outBytes[slot] = bytes;
+        }
+        slot = lowerBound(indices, index, slot < 0 ? 0 : slot);
+        if (slot === count || indices[slot] !== index) {
+          return null;
+        }
         value = index;
+        h1Sum = outH1[slot];
+        h2Sum = outH2[slot];
+        tensors = outTensors[slot];
+        elements = outElements[slot];
+        bytes = outBytes[slot];
       }
       if (previous < 0 || !sameDtypeAndShape(columns, row, previous)) {
         // Repeated structure (896 experts of one shape) reuses the hash: equal inputs, equal hash.
@@ -249,82 +285,67 @@ function instancesOf(state: RenderState, node: TemplateNode, context: readonly n
       let h1 = base1;
       let h2 = base2;
       for (let d = at + 1; d < depth; d++) {
-        const deeper = group.keys[i * depth + d];
+        const deeper = keys[i * depth + d];
         h1 = mix(h1 ^ deeper);
         h2 = mix(h2 + Math.imul(deeper, 0x27d4eb2d));
       }
-      out.h1[slot] = (out.h1[slot] + h1) | 0;
-      out.h2[slot] = (out.h2[slot] + h2) | 0;
-      out.tensors[slot]++;
-      out.elements[slot] += group.elements[i + 1] - group.elements[i];
-      out.bytes[slot] += group.bytes[i + 1] - group.bytes[i];
+      h1Sum = (h1Sum + h1) | 0;
+      h2Sum = (h2Sum + h2) | 0;
+      tensors++;
+      elements += elementSums[i + 1] - elementSums[i];
+      bytes += byteSums[i + 1] - byteSums[i];
+    }
+    if (slot >= 0) {
+      outH1[slot] = h1Sum;
+      outH2[slot] = h2Sum;
+      outTensors[slot] = tensors;
+      outElements[slot] = elements;
+      outBytes[slot] = bytes;
     }
   }
-  cache.set(key, out);
   return out;
 }
 
-/**
- * The distinct instance indices (tuple position `at`) over all ranges, ascending. Usually one template has every
- * instance (every layer has an input_layernorm, every expert a gate_proj): its distinct indices are the answer
- * once the other ranges are checked against them in one merge step each; otherwise all indices are sorted.
- */
-function instanceIndices(
-  ranges: ReadonlyArray<{ group: TemplateRows; from: number; to: number }>,
-  at: number,
-): Int32Array {
-  const distinct = (list: ArrayLike<number>, length: number): Int32Array => {
-    const out = new Int32Array(length);
-    let count = 0;
-    for (let i = 0; i < length; i++) {
-      if (count === 0 || list[i] !== out[count - 1]) {
-        out[count++] = list[i];
-      }
-    }
-    return out.slice(0, count);
-  };
-  const valuesOf = (r: { group: TemplateRows; from: number; to: number }): Int32Array => {
-    const values = new Int32Array(r.to - r.from);
-    for (let i = r.from; i < r.to; i++) {
-      values[i - r.from] = r.group.keys[i * r.group.depth + at];
-    }
-    return values;
-  };
-  if (ranges.length === 0) {
-    return new Int32Array(0); // The numbered branch exists under other parents only.
-  }
-  let largest = ranges[0];
+/** The distinct instance indices (tuple position `at`) of the largest range, ascending. */
+function largestIndices(ranges: readonly Range[], at: number): Int32Array {
+  let largest: Range | null = null;
   for (const r of ranges) {
-    if (r.to - r.from > largest.to - largest.from) {
+    if (largest === null || r.to - r.from > largest.to - largest.from) {
       largest = r;
     }
   }
-  const base = distinct(valuesOf(largest), largest.to - largest.from);
-  const covered = ranges.every((r) => {
-    let slot = 0;
-    for (let i = r.from; i < r.to; i++) {
-      slot = lowerBound(base, r.group.keys[i * r.group.depth + at], slot);
-      if (slot === base.length || base[slot] !== r.group.keys[i * r.group.depth + at]) {
-        return false;
-      }
+  return largest === null ? new Int32Array(0) : distinctIndices([largest], at);
+}
+
+/** Every distinct instance index (tuple position `at`) over all ranges, ascending. */
+function allIndices(ranges: readonly Range[], at: number): Int32Array {
+  const all = distinctIndices(ranges, at).sort();
+  let count = 0;
+  for (let i = 0; i < all.length; i++) {
+    if (count === 0 || all[count - 1] !== all[i]) {
+      all[count++] = all[i];
     }
-    return true;
-  });
-  if (covered) {
-    return base;
   }
+  return all.slice(0, count);
+}
+
+/** Index `at` of every row of the ranges, consecutive repeats dropped (one range's are ascending). */
+function distinctIndices(ranges: readonly Range[], at: number): Int32Array {
   let total = 0;
   for (const r of ranges) {
     total += r.to - r.from;
   }
-  const all = new Int32Array(total);
-  let fill = 0;
-  for (const r of ranges) {
-    all.set(valuesOf(r), fill);
-    fill += r.to - r.from;
+  const out = new Int32Array(total);
+  let count = 0;
+  for (const { group, from, to } of ranges) {
+    for (let i = from; i < to; i++) {
+      const index = group.keys[i * group.depth + at];
+      if (count === 0 || out[count - 1] !== index) {
+        out[count++] = index;
+      }
+    }
   }
-  all.sort();
-  return distinct(all, total);
+  return out.slice(0, count);
 }
 
 /** First position ≥ `from` in sorted `values` whose value is ≥ `value`. */

@@ -104,51 +104,21 @@ export function analyzeQuantization(input: AnalysisInput): {
   );
 
   // Totals over the whole file.
-  let storedElements = 0;
-  let allBytes = 0;
-  let logicalParams = 0;
+  let modulesLogical = 0;
   const weightLogical = new Map<number, number>();
   for (const detection of detections) {
     for (const module of detection.modules) {
       weightLogical.set(module.weightRow, module.logicalParams);
-      logicalParams += module.logicalParams;
+      modulesLogical += module.logicalParams;
     }
   }
-  // Per-row tests by dtype code and by name shape (a `bias` ending is literal text), not per name; the loop reads
-  // the columns directly.
-  const columns = index.header.tensors;
-  const scaleOnly = dtypeTest(index, (dtype) => SCALE_ONLY_DTYPES.has(dtype as Dtype));
-  const highFloat = dtypeTest(index, isHighPrecisionFloat);
-  const shapes = index.shapes();
-  const isBias = new Uint8Array(shapes.count);
-  for (let s = 0; s < shapes.count; s++) {
-    isBias[s] = /bias$/i.test(shapes.text[s]) ? 1 : 0;
-  }
-  // Only the first MAX_LAYER_NAMES names are made; the count stays exact.
-  const highPrecision: string[] = [];
-  let highPrecisionCount = 0;
-  for (let row = 0; row < index.count; row++) {
-    const elements = columns.elements[row];
-    if (Number.isFinite(elements)) {
-      storedElements += elements;
-      if (!claimed[row] && !scaleOnly(row)) {
-        logicalParams += elements;
-      }
-    }
-    allBytes += storedBytes(columns, row);
-    if (
-      !claimed[row] &&
-      columns.shapeStarts[row + 1] - columns.shapeStarts[row] >= 2 &&
-      highFloat(row) &&
-      isBias[shapes.rowShape[row]] === 0
-    ) {
-      if (highPrecisionCount < MAX_LAYER_NAMES) {
-        const name = index.names[row];
-        highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
-      }
-      highPrecisionCount++;
-    }
-  }
+  const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, precision } = measureRows(
+    index,
+    claimed,
+    aux,
+    weightLogical,
+    modulesLogical,
+  );
   let quantBytes = 0;
   let quantLogical = 0;
   const quantizedNames: string[] = [];
@@ -162,7 +132,6 @@ export function analyzeQuantization(input: AnalysisInput): {
     }
   }
   const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
-  const precision = precisionSummary(index, claimed, aux, weightLogical, storedElements);
 
   let section: QuantizationSection;
   if (primary === null) {
@@ -239,40 +208,50 @@ function layerList(names: string[], count = names.length): LayerList {
   return { count, names: names.slice(0, MAX_LAYER_NAMES) };
 }
 
-/** A dtype test answered once per dtype code; rows whose code is outside the spec are tested on their spelling. */
-function dtypeTest(index: TensorIndex, test: (dtype: string) => boolean): (row: number) => boolean {
-  const flags = new Uint8Array(256).fill(2);
-  DTYPES.forEach((dtype, code) => {
-    flags[code] = test(dtype) ? 1 : 0;
-  });
-  const codes = index.header.tensors.dtype;
-  return (row) => {
-    const flag = flags[codes[row]];
-    return flag === 2 ? test(index.dtype(row)) : flag === 1;
-  };
-}
-
-function precisionSummary(
+/**
+ * One pass over every row: stored elements and bytes, the logical parameter count (added row by row to the
+ * quantized modules' `logicalParams`), the high-precision matrices (only the first MAX_LAYER_NAMES names are
+ * made; the count stays exact) and the per-dtype precision summary. Rows reach their dtype's accumulators through
+ * the dtype code (or the spelling, for codes outside the spec), and the `bias` test is per name shape.
+ */
+function measureRows(
   index: TensorIndex,
   claimed: Uint8Array,
   aux: Uint8Array,
   weightLogical: ReadonlyMap<number, number>,
-  storedElements: number,
-): PrecisionSummary {
-  // Accumulators per dtype in order of first appearance; rows reach them through their dtype code (known dtypes)
-  // or their spelling (codes outside the spec), so the loop does no string work for the common case.
+  modulesLogical: number,
+): {
+  storedElements: number;
+  allBytes: number;
+  logicalParams: number;
+  highPrecision: string[];
+  highPrecisionCount: number;
+  precision: PrecisionSummary;
+} {
+  const columns = index.header.tensors;
+  const shapes = index.shapes();
+  const isBias = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    isBias[s] = /bias$/i.test(shapes.text[s]) ? 1 : 0;
+  }
+  // Accumulators per dtype, in order of first appearance.
   const dtypes: string[] = [];
   const tensors: number[] = [];
   const elementSums: number[] = [];
   const byteSums: number[] = [];
   const params: number[] = [];
   const scaleOnly: boolean[] = [];
+  const highFloat: boolean[] = [];
   const slotByCode = new Int32Array(256).fill(-1);
   const slotByText = new Map<string, number>();
-  const columns = index.header.tensors;
   const codes = columns.dtype;
   const known = DTYPES.length;
   const hasWeights = weightLogical.size > 0;
+  let storedElements = 0;
+  let allBytes = 0;
+  let logicalParams = modulesLogical;
+  const highPrecision: string[] = [];
+  let highPrecisionCount = 0;
   for (let row = 0; row < index.count; row++) {
     const code = codes[row];
     let slot = code < known ? slotByCode[code] : -1;
@@ -287,6 +266,7 @@ function precisionSummary(
         byteSums.push(0);
         params.push(0);
         scaleOnly.push(SCALE_ONLY_DTYPES.has(dtype as Dtype));
+        highFloat.push(isHighPrecisionFloat(dtype));
         slotByText.set(dtype, slot);
       }
       if (code < known) {
@@ -294,10 +274,31 @@ function precisionSummary(
       }
     }
     const stored = columns.elements[row];
-    const elements = Number.isFinite(stored) ? stored : 0;
+    const finite = Number.isFinite(stored);
+    const elements = finite ? stored : 0;
+    const bytes = storedBytes(columns, row);
+    if (finite) {
+      storedElements += stored;
+      if (!claimed[row] && !scaleOnly[slot]) {
+        logicalParams += stored;
+      }
+    }
+    allBytes += bytes;
+    if (
+      !claimed[row] &&
+      highFloat[slot] &&
+      columns.shapeStarts[row + 1] - columns.shapeStarts[row] >= 2 &&
+      isBias[shapes.rowShape[row]] === 0
+    ) {
+      if (highPrecisionCount < MAX_LAYER_NAMES) {
+        const name = index.names[row];
+        highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
+      }
+      highPrecisionCount++;
+    }
     tensors[slot]++;
     elementSums[slot] += elements;
-    byteSums[slot] += storedBytes(columns, row);
+    byteSums[slot] += bytes;
     // Parameters: the logical count of quantized weights, plus every unclaimed tensor; sidecars carry none.
     const weight = hasWeights ? weightLogical.get(row) : undefined;
     params[slot] += weight ?? (!claimed[row] && !aux[row] && !scaleOnly[slot] ? elements : 0);
@@ -322,7 +323,14 @@ function precisionSummary(
       most = params[slot];
     }
   }
-  return { byDtype: list, dominant };
+  return {
+    storedElements,
+    allBytes,
+    logicalParams,
+    highPrecision,
+    highPrecisionCount,
+    precision: { byDtype: list, dominant },
+  };
 }
 
 function plainSummary(precision: PrecisionSummary): string {

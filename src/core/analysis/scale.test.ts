@@ -174,7 +174,12 @@ describe('250,638-tensor MoE header (one tensor per expert projection)', () => {
     expect(series?.points.map((p) => p.index)).toEqual(Array.from({ length: layers }, (_, i) => i));
     const layerElements = elementsOf(specs.filter((spec) => spec.name.startsWith('model.layers.0.')));
     for (const point of series?.points ?? []) {
-      expect(point).toEqual({ index: point.index, tensors: perLayer, elements: layerElements, bytes: 2 * layerElements });
+      expect(point).toEqual({
+        index: point.index,
+        tensors: perLayer,
+        elements: layerElements,
+        bytes: 2 * layerElements,
+      });
     }
   });
 });

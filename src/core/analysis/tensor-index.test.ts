@@ -107,6 +107,16 @@ describe.each([
     }
   });
 
+  it('row() keeps answering the same after enough lookups to switch to a map of every name', () => {
+    const index = indexOf(names);
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 500; i++) {
+        const name = i % 3 === 0 ? `missing.${i}` : names[i % names.length];
+        expect(index.row(name)).toBe(naiveRow(names, name));
+      }
+    }
+  });
+
   it('rowsEndingWith / rowsContaining equal a scan of the names', () => {
     const index = indexOf(names);
     for (const text of ['.weight', 'weight', 'fp8', 'scaled_fp8', '.b', '#.b', '5.b', '17.up_proj.weight', '.', '']) {

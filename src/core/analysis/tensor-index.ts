@@ -41,6 +41,14 @@ export interface NameShapes {
   readonly rowList: Int32Array;
 }
 
+export interface SortedShape {
+  /** Index segments per row. */
+  depth: number;
+  rows: Int32Array;
+  /** keys[i * depth + d]: index d of rows[i]. */
+  keys: Int32Array;
+}
+
 export interface TensorIndex {
   readonly header: ParsedHeader;
   readonly names: readonly string[];
@@ -62,8 +70,10 @@ export interface TensorIndex {
   children(parent: string): readonly number[];
   /** The names parsed into shapes and index tuples (built on first use, then shared). */
   shapes(): NameShapes;
-  /** Rows of shape s sorted by index tuple (ties in row order). */
-  sortedShapeRows(shape: number): Int32Array;
+  /** Rows of a shape sorted by index tuple (ties in row order), with the tuples laid out flat in that order. */
+  sortedShape(shape: number): SortedShape;
+  /** Rows per dtype code (index DTYPES; codes outside the spec count under their code too). */
+  dtypeCounts(): Uint32Array;
   /** Rows whose name ends with `suffix`, in row order. */
   rowsEndingWith(suffix: string): readonly number[];
   /** Rows whose name contains `text`, in row order. */
@@ -109,25 +119,35 @@ function rowsWhereShape(shapes: NameShapes, test: (shape: number) => boolean): n
       matched.push(s);
     }
   }
-  if (matched.length === 0) {
-    return [];
-  }
-  if (matched.length === 1) {
-    const s = matched[0];
-    return Array.from(shapes.rowList.subarray(shapes.rowStart[s], shapes.rowStart[s + 1]));
-  }
-  const wanted = new Uint8Array(shapes.count);
+  return Array.from(rowsOfShapes(shapes, matched));
+}
+
+/** Rows of the given shapes, in row order: their row lists merged, or one pass over all rows when that is cheaper. */
+export function rowsOfShapes(shapes: NameShapes, ids: readonly number[]): Int32Array {
   let total = 0;
-  for (const s of matched) {
-    wanted[s] = 1;
+  for (const s of ids) {
     total += shapes.rowStart[s + 1] - shapes.rowStart[s];
   }
-  const rows = new Array<number>(total);
-  let at = 0;
-  const rowShape = shapes.rowShape;
-  for (let row = 0; row < rowShape.length; row++) {
-    if (wanted[rowShape[row]] === 1) {
-      rows[at++] = row;
+  const rows = new Int32Array(total);
+  if (ids.length === 1) {
+    rows.set(shapes.rowList.subarray(shapes.rowStart[ids[0]], shapes.rowStart[ids[0] + 1]));
+  } else if (total * Math.log2(total + 1) < shapes.rowShape.length) {
+    let at = 0;
+    for (const s of ids) {
+      rows.set(shapes.rowList.subarray(shapes.rowStart[s], shapes.rowStart[s + 1]), at);
+      at += shapes.rowStart[s + 1] - shapes.rowStart[s];
+    }
+    rows.sort();
+  } else if (total > 0) {
+    const wanted = new Uint8Array(shapes.count);
+    for (const s of ids) {
+      wanted[s] = 1;
+    }
+    let at = 0;
+    for (let row = 0; row < shapes.rowShape.length; row++) {
+      if (wanted[shapes.rowShape[row]] === 1) {
+        rows[at++] = row;
+      }
     }
   }
   return rows;
@@ -144,31 +164,40 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
   const rank = (row: number): number => columns.shapeStarts[row + 1] - columns.shapeStarts[row];
   let parsed: ParsedShapes | null = null;
   const shapes = (): ParsedShapes => (parsed ??= shapesOf(names, columns));
-  const sorted: Array<Int32Array | undefined> = [];
-  const sortedShapeRows = (shape: number): Int32Array => {
-    let rows = sorted[shape];
-    if (rows === undefined) {
-      const s = shapes();
-      rows = s.rowList.slice(s.rowStart[shape], s.rowStart[shape + 1]);
-      if (s.slots[shape] > 0 && rows.length > 1) {
-        sortByIndexTuple(rows, s.slots[shape], s.indexStart, s.indexValues);
-      }
-      sorted[shape] = rows;
+  const sorted: Array<SortedShape | undefined> = [];
+  const sortedShape = (shape: number): SortedShape => {
+    let entry = sorted[shape];
+    if (entry === undefined) {
+      entry = sortShape(shapes(), shape);
+      sorted[shape] = entry;
     }
-    return rows;
+    return entry;
   };
+  // Lookups go through the shapes (no per-name structure at all) until a file asks for many — a quantized model
+  // checks a few sidecars per module — and then through a plain Map of every name, built once.
+  let byName: Map<string, number> | null = null;
+  let lookups = 0;
+  const lookupLimit = Math.max(1024, names.length >> 4);
   const lookup = (name: string): number => {
-    const s = shapes();
-    const query = s.query(name);
+    if (byName === null && ++lookups > lookupLimit) {
+      byName = new Map();
+      for (let i = 0; i < names.length; i++) {
+        byName.set(names[i], i);
+      }
+    }
+    if (byName !== null) {
+      return byName.get(name) ?? -1;
+    }
+    const query = shapes().query(name);
     if (query === null) {
       return -1;
     }
-    const rows = sortedShapeRows(query.shape);
-    if (query.values.length === 0) {
+    const { rows, keys, depth } = sortedShape(query.shape);
+    if (depth === 0) {
       // No index segments: every row of the shape has exactly this name; the last one wins, as in a Map.
       return rows.length > 0 ? rows[rows.length - 1] : -1;
     }
-    const [from, to] = tupleRange(rows, query.values, s.indexStart, s.indexValues);
+    const [from, to] = tupleRange(keys, depth, query.values);
     // Equal tuples can still be different names (`05` and `5`), or the same name twice.
     for (let i = to - 1; i >= from; i--) {
       if (names[rows[i]] === name) {
@@ -177,6 +206,7 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
     }
     return -1;
   };
+  let dtypeCounts: Uint32Array | null = null;
   const suffixRows = new Map<string, readonly number[]>();
   const containsRows = new Map<string, readonly number[]>();
   // Built on first use: only detectors that group a layer's direct children (ComfyUI, HQQ) need it.
@@ -219,7 +249,16 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
       return childMap.get(parent) ?? noRows;
     },
     shapes,
-    sortedShapeRows,
+    sortedShape,
+    dtypeCounts() {
+      if (dtypeCounts === null) {
+        dtypeCounts = new Uint32Array(256);
+        for (let row = 0; row < columns.count; row++) {
+          dtypeCounts[columns.dtype[row]]++;
+        }
+      }
+      return dtypeCounts;
+    },
     rowsEndingWith(suffix) {
       let rows = suffixRows.get(suffix);
       if (rows === undefined) {
@@ -690,6 +729,41 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   };
 }
 
+/**
+ * A shape's rows sorted by index tuple, with the tuples gathered flat. Headers usually list a shape's rows in
+ * numeric order already; the gather doubles as the check, and only an unsorted shape is sorted (then gathered
+ * again).
+ */
+function sortShape(shapes: NameShapes, shape: number): SortedShape {
+  const { indexStart, indexValues } = shapes;
+  const depth = shapes.slots[shape];
+  const rows = shapes.rowList.slice(shapes.rowStart[shape], shapes.rowStart[shape + 1]);
+  const keys = new Int32Array(rows.length * depth);
+  let ordered = true;
+  for (let i = 0; i < rows.length; i++) {
+    const at = indexStart[rows[i]];
+    let diff = 0;
+    for (let d = 0; d < depth; d++) {
+      const value = indexValues[at + d];
+      keys[i * depth + d] = value;
+      if (diff === 0 && i > 0) {
+        diff = value - keys[(i - 1) * depth + d];
+      }
+    }
+    ordered &&= diff >= 0;
+  }
+  if (!ordered) {
+    sortByIndexTuple(rows, depth, indexStart, indexValues);
+    for (let i = 0; i < rows.length; i++) {
+      const at = indexStart[rows[i]];
+      for (let d = 0; d < depth; d++) {
+        keys[i * depth + d] = indexValues[at + d];
+      }
+    }
+  }
+  return { depth, rows, keys };
+}
+
 /** Largest index for which the counting sort is used; beyond it a comparison sort takes over. */
 const MAX_COUNTING_SORT_INDEX = 1 << 20;
 
@@ -698,33 +772,13 @@ const MAX_COUNTING_SORT_INDEX = 1 << 20;
  * position: linear in rows, which matters for 250,000 expert tensors whose names arrive in lexicographic
  * (0, 1, 10, 100…) order.
  */
-export function sortByIndexTuple(
-  rows: Int32Array,
-  depth: number,
-  indexStart: Uint32Array,
-  indexValues: Int32Array,
-): void {
+function sortByIndexTuple(rows: Int32Array, depth: number, indexStart: Uint32Array, indexValues: Int32Array): void {
   let max = 0;
-  let sorted = true;
   for (let i = 0; i < rows.length; i++) {
     const at = indexStart[rows[i]];
     for (let d = 0; d < depth; d++) {
       max = Math.max(max, indexValues[at + d]);
     }
-    if (sorted && i > 0) {
-      // Headers written in numeric order need no sorting at all.
-      const before = indexStart[rows[i - 1]];
-      for (let d = 0; d < depth; d++) {
-        const diff = indexValues[at + d] - indexValues[before + d];
-        if (diff !== 0) {
-          sorted = diff > 0;
-          break;
-        }
-      }
-    }
-  }
-  if (sorted) {
-    return;
   }
   if (max >= MAX_COUNTING_SORT_INDEX) {
     const sorted = Array.from(rows).sort((a, b) => {
@@ -761,17 +815,13 @@ export function sortByIndexTuple(
   }
 }
 
-/** [from, to) of the rows (sorted by tuple) whose tuple starts with `tuple`. */
-function tupleRange(
-  rows: Int32Array,
-  tuple: readonly number[],
-  indexStart: Uint32Array,
-  indexValues: Int32Array,
-): [number, number] {
+/** [from, to) of the flat sorted tuples `keys` (depth per entry) that start with `tuple`. */
+function tupleRange(keys: Int32Array, depth: number, tuple: readonly number[]): [number, number] {
+  const count = depth === 0 ? 0 : keys.length / depth;
+  const length = Math.min(tuple.length, depth);
   const compare = (i: number): number => {
-    const at = indexStart[rows[i]];
-    for (let d = 0; d < tuple.length; d++) {
-      const diff = indexValues[at + d] - tuple[d];
+    for (let d = 0; d < length; d++) {
+      const diff = keys[i * depth + d] - tuple[d];
       if (diff !== 0) {
         return diff;
       }
@@ -779,7 +829,7 @@ function tupleRange(
     return 0;
   };
   let lo = 0;
-  let hi = rows.length;
+  let hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (compare(mid) < 0) {
@@ -789,7 +839,7 @@ function tupleRange(
     }
   }
   const from = lo;
-  hi = rows.length;
+  hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (compare(mid) <= 0) {

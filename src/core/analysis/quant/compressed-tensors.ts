@@ -25,8 +25,6 @@ const SIDECARS = [
 
 const INT_BITS = new Set([2, 3, 4, 8]);
 
-
-
 export const compressedTensorsDetector: QuantDetector = {
   family: 'compressed-tensors',
   tensorBytesWanted: (index) => index.rowsEndingWith('.weight_shape').filter((row) => index.elements(row) <= 4),

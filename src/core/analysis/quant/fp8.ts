@@ -183,6 +183,11 @@ export const fp8CastDetector: QuantDetector = {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
     const float8 = float8ByCode();
+    // Most files hold no F8 tensor at all: then there is nothing to scan.
+    const present = index.dtypeCounts();
+    if (!float8.some((known, code) => known !== 0 && present[code] > 0)) {
+      return null;
+    }
     const codes = index.header.tensors.dtype;
     for (let row = 0; row < index.count; row++) {
       const known = float8[codes[row]];
