@@ -157,7 +157,7 @@ function ResultView({ result }: { result: LoadResult }) {
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
             {panel === 'tensors' && <TensorTable header={header} loadId={result.loadId} shards={result.shards} />}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
-            {panel === 'dtypes' && <DtypeChart header={header} />}
+            {panel === 'dtypes' && <DtypeChart totals={result.totals} />}
             {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}
             {panel === 'quantization' && sections.quantization && <QuantizationPanel section={sections.quantization} />}
             {panel === 'model' && (

@@ -37,6 +37,7 @@ function loadResult(loadId: number, name: string): LoadResult {
     analysisPending: false,
     sections: {},
     analysisFindings: [],
+    totals: { tensors: 0, elements: 0, bytes: 0, byDtype: {} },
     timings: { readMs: 0, parseMs: 0, analyzeMs: 0 },
   } as LoadResult;
 }

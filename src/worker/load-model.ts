@@ -15,6 +15,7 @@ import { SourceError, serializeError, type SourceErrorCode } from '../core/error
 import { codeSpec } from '../core/findings/codes';
 import { loadHeader } from '../core/load-header';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
+import { computeTotals, type HeaderTotals } from '../core/stats';
 import { aggregateShards, shardsReport, type ShardInput } from '../core/shards/aggregate';
 import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../core/shards/choose-model';
 import { ShardIndexScanner, type ShardIndex, type ShardIndexResult } from '../core/shards/index-parser';
@@ -794,6 +795,8 @@ function shardFailureReason(error: SourceError): string {
 // ---------------------------------------------------------------------------------------------------------------
 // Posting.
 
+const EMPTY_TOTALS: HeaderTotals = { tensors: 0, elements: 0, bytes: 0, byDtype: {} };
+
 async function publish(ctx: LoadContext, loaded: Loaded): Promise<void> {
   const { signal } = ctx;
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
@@ -812,6 +815,7 @@ async function publish(ctx: LoadContext, loaded: Loaded): Promise<void> {
     analysisPending: parsed !== null,
     sections: {},
     analysisFindings: [],
+    totals: parsed ? computeTotals(parsed.tensors, parsed.unknownDtypes) : EMPTY_TOTALS,
     timings: { readMs: loaded.readMs, parseMs: loaded.readMs, analyzeMs: 0 },
   };
   const transfer: Transferable[] = outcomeBuffers(outcome);

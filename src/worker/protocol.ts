@@ -5,6 +5,7 @@
  */
 import type { runAnalyses } from '../core/analysis/registry';
 import type { SerializedSourceError } from '../core/errors';
+import type { HeaderTotals } from '../core/stats';
 import type { Finding, ParseOutcome, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
 import type { AlignRule } from '../core/compare/align';
@@ -126,6 +127,8 @@ export interface LoadResult {
   sections: AnalysisSections;
   /** Findings from the analyses (the parser's own are in outcome). */
   analysisFindings: Finding[];
+  /** Totals per dtype, computed in the worker so the page never loops over 250,000 rows for them. */
+  totals: HeaderTotals;
   timings: { readMs: number; parseMs: number; analyzeMs: number };
   /** Present when the source is a sharded model: outcome.header is then the merged table of every shard. */
   shards?: ShardInfo;

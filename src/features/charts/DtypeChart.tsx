@@ -1,8 +1,7 @@
-/** Tensors, elements or bytes per dtype, with a switch between the three. Data is memoized per header. */
+/** Tensors, elements or bytes per dtype, with a switch between the three. Totals come from the worker. */
 import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { headerTotals } from '../../core/stats';
-import type { ParsedHeader } from '../../core/model';
+import type { HeaderTotals } from '../../core/stats';
 import { formatBytes, formatCount, groupDigits } from '../../lib/format';
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
 import { useAppStore } from '../../state/store';
@@ -13,15 +12,15 @@ const FORMATTERS: Record<ChartMetric, (value: number) => string> = {
   bytes: formatBytes,
 };
 
-export function DtypeChart({ header }: { header: ParsedHeader }) {
+export function DtypeChart({ totals }: { totals: HeaderTotals }) {
   const metric = useAppStore((state) => state.chartMetric);
   const setMetric = useAppStore((state) => state.setChartMetric);
   const data = useMemo(
     () =>
-      Object.entries(headerTotals(header).byDtype)
+      Object.entries(totals.byDtype)
         .map(([dtype, totals]) => ({ dtype, ...totals }))
         .sort((a, b) => b.bytes - a.bytes),
-    [header],
+    [totals],
   );
   const format = FORMATTERS[metric];
   return (

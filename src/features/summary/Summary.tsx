@@ -1,6 +1,4 @@
 /** The verdict first (what the file is, whether it is intact, how little was read), then the numbers. */
-import { useMemo } from 'react';
-import { headerTotals } from '../../core/stats';
 import type { ParsedHeader } from '../../core/model';
 import { formatBytes, formatCount, formatPercent, groupDigits } from '../../lib/format';
 import { allFindings, verdictOf } from '../../state/selectors';
@@ -9,7 +7,7 @@ import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
-  const totals = useMemo(() => headerTotals(header), [header]);
+  const totals = result.totals;
   const findings = allFindings(result);
   const verdict = verdictOf(result);
   const errors = findings.filter((finding) => finding.severity === 'error').length;

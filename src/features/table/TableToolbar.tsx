@@ -1,6 +1,5 @@
 /** Filter by substring or /regex/, by dtype; `/` focuses the filter and Esc clears it. */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { headerTotals } from '../../core/stats';
 import type { ParsedHeader } from '../../core/model';
 import { groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
@@ -19,7 +18,8 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
   const clearFindingFilter = useAppStore((state) => state.clearFindingFilter);
   const [text, setText] = useState(query.filter);
   const input = useRef<HTMLInputElement>(null);
-  const dtypes = useMemo(() => Object.keys(headerTotals(header).byDtype), [header]);
+  const totals = useAppStore((state) => (state.load.status === 'ready' ? state.load.result.totals : null));
+  const dtypes = useMemo(() => Object.keys(totals?.byDtype ?? {}), [totals]);
 
   useEffect(() => setText(query.filter), [query.filter]);
 
