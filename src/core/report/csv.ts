@@ -9,14 +9,18 @@ function quote(value: string): string {
   return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function tableCsv(header: ParsedHeader, rows: ArrayLike<number>): string {
-  const lines = ['name,dtype,shape,elements,bytes,begin,end'];
+/** For sharded models: each row's shard file, so the CSV carries the table's Shard column too. */
+export type ShardOfRow = (row: number) => string;
+
+export function tableCsv(header: ParsedHeader, rows: ArrayLike<number>, shardOf?: ShardOfRow): string {
+  const lines = [`name,${shardOf ? 'shard,' : ''}dtype,shape,elements,bytes,begin,end`];
   const columns = header.tensors;
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i];
     lines.push(
       [
         quote(tensorName(columns, row)),
+        ...(shardOf ? [quote(shardOf(row))] : []),
         quote(dtypeName(columns.dtype[row]) ?? header.unknownDtypes.get(row) ?? ''),
         quote(`[${tensorShape(columns, row).join(', ')}]`),
         String(columns.elements[row]),

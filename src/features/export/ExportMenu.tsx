@@ -44,7 +44,13 @@ export function ExportMenu({ result }: { result: LoadResult }) {
       {header && (
         <button
           type="button"
-          onClick={() => downloadBlob(tableCsv(header, order ?? []), `${name}.tensors.csv`, 'text/csv')}
+          onClick={() => {
+            const shards = result.shards;
+            const shardOf = shards
+              ? (row: number) => shards.report.shards[shards.shardOfRow[row]]?.file ?? ''
+              : undefined;
+            downloadBlob(tableCsv(header, order ?? [], shardOf), `${name}.tensors.csv`, 'text/csv');
+          }}
         >
           Download CSV
         </button>
