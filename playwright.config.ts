@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { E2E_PORTS } from './e2e/ports';
+import { CHROMIUM_ARGS } from './scripts/find-chromium.mjs';
 
 // scripts/run-e2e.mjs resolves the browser (CHROMIUM_PATH, Debian's chromium, or Playwright's own) into this variable.
 const executablePath = process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || undefined;
@@ -18,15 +19,7 @@ export default defineConfig({
     acceptDownloads: true,
     launchOptions: {
       executablePath,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--disable-quic',
-      ],
+      args: CHROMIUM_ARGS,
     },
   },
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],

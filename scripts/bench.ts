@@ -15,7 +15,7 @@ import { parseFileHead } from '../src/core/parse/parse-header';
 import { queryRows, DEFAULT_QUERY } from '../src/core/table-query';
 import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
 import { moeUnpackedTensors } from '../src/core/testing/moe-model';
-import { findChromium } from './find-chromium.mjs';
+import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 
 const SHORT = process.argv.includes('--short');
 const RUNS = SHORT ? 2 : 7;
@@ -123,16 +123,7 @@ async function browserBench(): Promise<void> {
     await waitFor(`http://127.0.0.1:${port}/`);
     const browser = await playwright.launch({
       executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--enable-precise-memory-info',
-        '--js-flags=--expose-gc',
-      ],
+      args: [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'],
     });
     const page = await browser.newPage();
     await page.goto(`http://127.0.0.1:${port}/`);

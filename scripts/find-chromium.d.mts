@@ -4,3 +4,4 @@ export interface FoundChromium {
 }
 export function findChromium(): FoundChromium | null;
 export function ensureChromium(): FoundChromium | null;
+export const CHROMIUM_ARGS: string[];

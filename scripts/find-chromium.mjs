@@ -5,6 +5,20 @@ import { spawnSync } from 'node:child_process';
 
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
+/**
+ * Flags for every headless Chromium we start (tests, benchmark, screenshots). The network ones stop Chromium's own
+ * background requests, which this machine's closed network refuses (and which no test should make anyway).
+ */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
 function playwrightOwn() {
   try {
     const result = spawnSync(

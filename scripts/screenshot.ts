@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { chromium } from '@playwright/test';
-import { findChromium } from './find-chromium.mjs';
+import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 
 const sample = process.argv[2] ?? 'Quantized (ComfyUI int8)';
 const out = process.argv[3] ?? 'docs/screenshot.png';
@@ -25,14 +25,7 @@ try {
   const found = findChromium();
   const browser = await chromium.launch({
     executablePath: found?.source === 'playwright' ? undefined : found?.path,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: CHROMIUM_ARGS,
   });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, colorScheme: 'light' });
   await page.goto(`http://127.0.0.1:${port}/`);

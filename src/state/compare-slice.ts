@@ -10,7 +10,7 @@ import type { SerializedSourceError } from '../core/errors';
 import type { LocalFileEntry } from '../io/dropped-files';
 import {
   compareLoads,
-  LoadFailure,
+  failureOf,
   queryComparison,
   releaseComparison,
   releaseLoad,
@@ -175,10 +175,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
           return;
         }
         currentB = null;
-        const serialized: SerializedSourceError =
-          error instanceof LoadFailure
-            ? error.error
-            : { code: 'internal', message: `Unexpected error: ${String(error)}. This is a bug in Safetensors Lens.` };
+        const serialized = failureOf(error);
         set({ compareSource: { status: 'error', label: labelOf(source), error: serialized } });
       }
     },
@@ -260,7 +257,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
           set({
             diff: {
               status: 'error',
-              message: error instanceof LoadFailure ? error.error.message : String(error),
+              message: failureOf(error).message,
             },
           });
         },

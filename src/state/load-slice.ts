@@ -4,7 +4,7 @@ import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
 import type { LocalFileEntry } from '../io/dropped-files';
 import type { LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../worker/protocol';
-import { LoadFailure, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
+import { failureOf, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart } from '../lib/perf-marks';
 
@@ -134,10 +134,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
         return;
       }
       current = null;
-      const serialized: SerializedSourceError =
-        error instanceof LoadFailure
-          ? error.error
-          : { code: 'internal', message: `Unexpected error: ${String(error)}. This is a bug in Safetensors Lens.` };
+      const serialized = failureOf(error);
       set({ load: { status: 'error', label: labelOf(source), error: serialized } });
     }
   },

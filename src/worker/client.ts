@@ -33,6 +33,13 @@ export interface LoadHandlers {
   onAnalyses?: (update: AnalysesUpdate) => void;
 }
 
+/** Whatever a load promise rejected with, as the plain error the UI shows. */
+export function failureOf(error: unknown): SerializedSourceError {
+  return error instanceof LoadFailure
+    ? error.error
+    : { code: 'internal', message: `Unexpected error: ${String(error)}. This is a bug in Safetensors Lens.` };
+}
+
 export class LoadFailure extends Error {
   readonly error: SerializedSourceError;
   constructor(error: SerializedSourceError) {

@@ -6,6 +6,7 @@ import { queryRows } from '../core/table-query';
 import { handleCompareRequest } from './compare-handler';
 import { loadSource, type KeptLoad } from './load-model';
 import type { LoadOptions, SourceSpec, WorkerRequest, WorkerResponse } from './protocol';
+import { columnBuffers } from './transfer';
 
 /** Loads kept for queries; older ones are dropped so switching sources cannot grow memory without bound. */
 const MAX_KEPT_LOADS = 8;
@@ -18,20 +19,8 @@ const MAX_KEPT_BYTES = 1_000_000_000;
 
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {
-  const columns = load.columns;
-  const typed = [
-    columns.nameBytes,
-    columns.nameStarts,
-    columns.dtype,
-    columns.shapeStarts,
-    columns.dims,
-    columns.begin,
-    columns.end,
-    columns.elements,
-  ];
-  return (
-    load.head.byteLength + typed.reduce((sum, array) => sum + array.byteLength, 0) + columns.nameBytes.byteLength * 2
-  );
+  const columnBytes = columnBuffers(load.columns).reduce((sum, buffer) => sum + buffer.byteLength, 0);
+  return load.head.byteLength + columnBytes + load.columns.nameBytes.byteLength * 2;
 }
 
 const kept = new Map<number, KeptLoad>();
