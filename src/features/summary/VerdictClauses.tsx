@@ -14,7 +14,9 @@ function architectureClause(arch: ArchitectureSection): string | null {
     const blocks = Object.entries(arch.diffusion.blocks)
       .map(([name, count]) => `${count} ${name.replace(/_/g, ' ')}`)
       .join(' + ');
-    return `${arch.diffusion.kind}${arch.family ? ` (${arch.family})` : ''}${blocks ? `, ${blocks}` : ''}`;
+    const family =
+      arch.family && arch.family.toLowerCase() !== arch.diffusion.kind.toLowerCase() ? ` (${arch.family})` : '';
+    return `${arch.diffusion.kind}${family}${blocks ? `, ${blocks}` : ''}`;
   }
   if (arch.layers === null) {
     return arch.family ?? null;
