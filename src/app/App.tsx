@@ -1,5 +1,5 @@
 /** The shell: toolbar, drop target, and the view for the current load status. */
-import { useEffect } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { DtypeChart } from '../features/charts/DtypeChart';
 import { ComparePanel } from '../features/compare/ComparePanel';
 import { ExportMenu } from '../features/export/ExportMenu';
@@ -109,6 +109,19 @@ const TABS: Tab[] = [
   { id: 'compare', label: 'Compare', available: ALWAYS },
 ];
 
+/**
+ * Mounts its children one frame late. The verdict, summary and findings of a new result paint first; the table,
+ * the heaviest part, follows in its own task, so neither task blocks the page for long.
+ */
+function NextFrame({ children }: { children: ReactNode }) {
+  const [ready, setReady] = useState(false);
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => setReady(true));
+    return () => cancelAnimationFrame(frame);
+  }, []);
+  return ready ? children : null;
+}
+
 function ResultView({ result }: { result: LoadResult }) {
   const activePanel = useAppStore((state) => state.activePanel);
   const setPanel = useAppStore((state) => state.setPanel);
@@ -155,7 +168,11 @@ function ResultView({ result }: { result: LoadResult }) {
             ))}
           </div>
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
-            {panel === 'tensors' && <TensorTable header={header} loadId={result.loadId} shards={result.shards} />}
+            {panel === 'tensors' && (
+              <NextFrame key={result.loadId}>
+                <TensorTable header={header} loadId={result.loadId} shards={result.shards} />
+              </NextFrame>
+            )}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
             {panel === 'dtypes' && <DtypeChart totals={result.totals} />}
             {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}

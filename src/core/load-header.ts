@@ -12,8 +12,8 @@ import { previewEntries } from './parse/prefix-preview';
 /** Bytes read for content sniffing when the length prefix is implausible (LFS pointers, HTML, zip, GGUF…). */
 export const SNIFF_BYTES = 512;
 
-/** Rows sent ahead as a preview while a big header is still arriving or being parsed. */
-export const PREVIEW_ROWS = 200;
+/** Rows sent ahead as a preview while a big header is still arriving or being parsed: about two screens. */
+export const PREVIEW_ROWS = 60;
 
 /** Headers smaller than this parse faster than a preview round trip would paint, so no preview is sent. */
 export const PREVIEW_MIN_HEADER_BYTES = 1_000_000;
