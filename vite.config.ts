@@ -46,7 +46,6 @@ export default defineConfig({
   build: {
     target: 'es2022',
     sourcemap: true,
-    minify: process.env.LENS_NO_MINIFY ? false : undefined,
     // Recharts alone is ~400 KB; the warning adds noise without telling us anything new.
     chunkSizeWarningLimit: 1500,
   },

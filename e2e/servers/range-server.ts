@@ -14,7 +14,6 @@
  *   /badrange/<file>     206 whose Content-Range names a different range than asked
  *   /longbody/<file>     206 with the right Content-Range but LONG_BODY_EXTRA_BYTES more body than asked
  *   /loop/<n>            302 to /loop/<n+1>, forever
- *   /hfapi/...           hook point for a fake Hub API (register it with `extraRoutes`)
  *   /shards/…, /hub/…    added by e2e-routes.ts through `extraRoutes` (cli.ts): tagged shard reads, a fake Hub
  *   /__log, /__log/clear, /__reset   the request log as JSON (for tests running in another process)
  *
@@ -289,12 +288,6 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
         res.end();
         return;
       }
-      case 'hfapi':
-        // TODO(fake Hub API): another engineer registers /hfapi/... through `extraRoutes`; nothing built in yet.
-        applyCors(res);
-        res.writeHead(501, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ error: 'No fake Hub API registered (pass extraRoutes to startTestServers).' }));
-        return;
       default:
         return notFound(res, `unknown route ${url.pathname}`);
     }

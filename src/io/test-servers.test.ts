@@ -219,9 +219,9 @@ describe('test servers', () => {
     expect(String((error as Error & { cause?: Error }).cause?.message)).toMatch(/redirect count exceeded/);
   });
 
-  it('/hfapi is a hook point: 501 by default, extraRoutes can answer', async () => {
+  it('extraRoutes answer before the built-in routes; unknown routes are 404', async () => {
     const fallback = await fetch(`${a}/hfapi/models/other`);
-    expect(fallback.status).toBe(501);
+    expect(fallback.status).toBe(404);
     await fallback.arrayBuffer();
     const registered = await fetch(`${a}/hfapi/models/org/name`);
     expect(await registered.json()).toEqual({ id: 'org/name' });
