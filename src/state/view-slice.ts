@@ -11,7 +11,6 @@ export const PANELS = [
   'quantization',
   'model',
   'metadata',
-  'layout',
   'shards',
   'compare',
 ] as const;
