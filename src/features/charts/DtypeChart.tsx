@@ -1,7 +1,8 @@
 /** Tensors, elements or bytes per dtype, with a switch between the three. Totals come from the worker. */
 import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { HeaderTotals } from '../../core/stats';
+import type { DtypeTotals, HeaderTotals } from '../../core/stats';
+import { DtypeTotalsTable } from './DtypeTotalsTable';
 import { formatBytes, formatCount, groupDigits } from '../../lib/format';
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
 import { useAppStore } from '../../state/store';
@@ -54,26 +55,7 @@ export function DtypeChart({ totals }: { totals: HeaderTotals }) {
           </ResponsiveContainer>
         </div>
       )}
-      <table className="plain-table" aria-label="Dtype totals">
-        <thead>
-          <tr>
-            <th>Dtype</th>
-            <th className="num">Tensors</th>
-            <th className="num">Elements</th>
-            <th className="num">Bytes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {data.map((row) => (
-            <tr key={row.dtype} data-dtype={row.dtype}>
-              <td>{row.dtype}</td>
-              <td className="num">{groupDigits(row.tensors)}</td>
-              <td className="num">{groupDigits(row.elements)}</td>
-              <td className="num">{formatBytes(row.bytes)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DtypeTotalsTable label="Dtype totals" rows={data.map((row) => [row.dtype, row] as [string, DtypeTotals])} />
     </section>
   );
 }

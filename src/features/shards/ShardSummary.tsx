@@ -4,6 +4,7 @@
  */
 import type { ShardsReport } from '../../core/shards/report-types';
 import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { Fact } from '../insights/QuantizationPanel';
 
 export function ShardSummary({ report }: { report: ShardsReport }) {
@@ -56,30 +57,7 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
         {totals.bitsPerParameterNote}
       </p>
       <h4>Bytes per dtype</h4>
-      <table className="plain-table" aria-label="Dtype totals across shards">
-        <thead>
-          <tr>
-            <th>Dtype</th>
-            <th className="num">Tensors</th>
-            <th className="num">Elements</th>
-            <th className="num">Bytes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {dtypes.map(([dtype, total]) => (
-            <tr key={dtype} data-dtype={dtype}>
-              <td>{dtype}</td>
-              <td className="num">{groupDigits(total.tensors)}</td>
-              <td className="num" title={groupDigits(total.elements)}>
-                {formatCount(total.elements)}
-              </td>
-              <td className="num" title={`${groupDigits(total.bytes)} bytes`}>
-                {formatBytes(total.bytes)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DtypeTotalsTable label="Dtype totals across shards" rows={dtypes} />
       <h4>Shard files</h4>
       <div className="shard-table-wrap">
         <table className="plain-table shard-table" aria-label="Shards">
