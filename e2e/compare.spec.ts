@@ -9,7 +9,7 @@ import {
   shardedBaseFiles,
 } from '../src/core/testing/compare-pairs';
 import { moeUnpackedTensors, SEED_MOE } from '../src/core/testing/moe-model';
-import { fixturePath, openApp, openLocalFile, ORIGIN_A, watchPage } from './helpers';
+import { fixturePath, openApp, openLocalFile, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 
 const BASE = compareBaseTensors();
 const TENSORS = BASE.length;
@@ -23,22 +23,7 @@ const MOE_COUNT = moeUnpackedTensors().length;
 
 /** Each test tags its URLs with a unique query so parallel tests read only their own server log entries. */
 function tagged(name: string): string {
-  return `t=${encodeURIComponent(name)}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-async function serverLog(
-  tag: string,
-): Promise<Array<{ status: number | null; range: string | null; bytesSent: number; method: string; path: string }>> {
-  const response = await fetch(`${ORIGIN_A}/__log?origin=A`);
-  const body = (await response.json()) as { entries?: unknown[] } | unknown[];
-  const list = (Array.isArray(body) ? body : (body.entries ?? [])) as Array<{
-    status: number | null;
-    range: string | null;
-    bytesSent: number;
-    method: string;
-    path: string;
-  }>;
-  return list.filter((entry) => entry.path.includes(tag) && entry.method !== 'OPTIONS');
+  return `t=${uniqueTag(name)}`;
 }
 
 async function openCompareTab(page: Page): Promise<void> {

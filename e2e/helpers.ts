@@ -83,3 +83,30 @@ export async function statValue(page: Page, testId: string): Promise<number> {
   const value = await page.getByTestId(testId).getAttribute('data-value');
   return Number(value);
 }
+
+/** One request as the loopback test servers logged it (e2e/servers/range-server.ts). */
+export interface ServerLogEntry {
+  origin: 'A' | 'B';
+  method: string;
+  path: string;
+  range: string | null;
+  authorization: string | null;
+  status: number | null;
+  bytesSent: number;
+  abortedEarly: boolean;
+  startedAt: number;
+  closedAt: number | null;
+}
+
+/** A tag unique to one test, put in its URLs so parallel tests read only their own server log entries. */
+export function uniqueTag(name: string): string {
+  return `${encodeURIComponent(name)}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Requests both test origins logged (preflights left out) whose path contains `match`, or that pass it. */
+export async function serverLog(match: string | ((entry: ServerLogEntry) => boolean)): Promise<ServerLogEntry[]> {
+  const response = await fetch(`${ORIGIN_A}/__log`);
+  const body = (await response.json()) as { entries: ServerLogEntry[] };
+  const test = typeof match === 'string' ? (entry: ServerLogEntry) => entry.path.includes(match) : match;
+  return body.entries.filter((entry) => entry.method !== 'OPTIONS' && test(entry));
+}

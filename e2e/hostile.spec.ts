@@ -20,29 +20,14 @@ import {
   openLocalFile,
   ORIGIN_A,
   ORIGIN_B,
+  serverLog,
   statValue,
+  uniqueTag,
   watchPage,
 } from './helpers';
 
-interface LogEntry {
-  origin: 'A' | 'B';
-  method: string;
-  path: string;
-  range: string | null;
-  authorization: string | null;
-  status: number | null;
-  bytesSent: number;
-  abortedEarly: boolean;
-}
-
 function tagged(name: string): string {
-  return `t=${encodeURIComponent(name)}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-async function serverLog(match: (entry: LogEntry) => boolean): Promise<LogEntry[]> {
-  const response = await fetch(`${ORIGIN_A}/__log`);
-  const body = (await response.json()) as { entries: LogEntry[] };
-  return body.entries.filter((entry) => entry.method !== 'OPTIONS' && match(entry));
+  return `t=${uniqueTag(name)}`;
 }
 
 async function openUrl(page: Page, url: string): Promise<void> {

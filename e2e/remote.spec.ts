@@ -1,31 +1,9 @@
 import { expect, test, type Page } from '@playwright/test';
-import { headerLengthOf, openApp, ORIGIN_A, ORIGIN_B, statValue, watchPage } from './helpers';
-
-interface LogEntry {
-  origin: 'A' | 'B';
-  method: string;
-  path: string;
-  range: string | null;
-  authorization: string | null;
-  status: number | null;
-  bytesSent: number;
-  abortedEarly: boolean;
-}
+import { headerLengthOf, openApp, ORIGIN_A, ORIGIN_B, serverLog, statValue, uniqueTag, watchPage } from './helpers';
 
 /** Each test tags its URLs with a unique query so parallel tests read only their own server log entries. */
 function tagged(testName: string): string {
-  return `t=${encodeURIComponent(testName)}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
-
-async function serverLog(tag: string): Promise<LogEntry[]> {
-  const entries: LogEntry[] = [];
-  for (const origin of ['A', 'B'] as const) {
-    const response = await fetch(`${ORIGIN_A}/__log?origin=${origin}`);
-    const body = (await response.json()) as { entries?: LogEntry[] } | LogEntry[];
-    const list = Array.isArray(body) ? body : (body.entries ?? []);
-    entries.push(...list.filter((entry) => entry.path.includes(tag) && entry.method !== 'OPTIONS'));
-  }
-  return entries;
+  return `t=${uniqueTag(testName)}`;
 }
 
 async function openUrl(page: Page, url: string): Promise<void> {

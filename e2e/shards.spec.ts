@@ -7,33 +7,31 @@ import { readFileSync } from 'node:fs';
 import { buildShardedModel } from '../src/core/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/core/testing/shard-fixtures';
 import { SHARD_HEADER_CONCURRENCY } from '../src/worker/load-model';
-import { APP_ORIGIN, dropFile, fixturePath, openApp, ORIGIN_A, statValue, watchPage } from './helpers';
-
-interface LogEntry {
-  method: string;
-  path: string;
-  range: string | null;
-  authorization: string | null;
-  status: number | null;
-  startedAt: number;
-  closedAt: number | null;
-}
+import {
+  APP_ORIGIN,
+  dropFile,
+  fixturePath,
+  openApp,
+  ORIGIN_A,
+  serverLog,
+  statValue,
+  uniqueTag,
+  watchPage,
+  type ServerLogEntry,
+} from './helpers';
 
 const CLEAN = buildShardedModel(SHARD_FIXTURES.clean.options).expected;
 
 /** Each test tags its URLs with a unique path segment so parallel tests read only their own log entries. */
-function tagged(name: string): string {
-  return `${name}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
-}
+const tagged = uniqueTag;
 
-async function serverLog(fragment: string): Promise<LogEntry[]> {
-  const response = await fetch(`${ORIGIN_A}/__log?origin=A`);
-  const body = (await response.json()) as { entries: LogEntry[] };
-  return body.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');
+/** The GET requests a test's tagged URLs made. */
+async function shardLog(fragment: string): Promise<ServerLogEntry[]> {
+  return (await serverLog(fragment)).filter((entry) => entry.method === 'GET');
 }
 
 /** Most requests open at one instant; a response that closed in the millisecond the next one began did not overlap. */
-function maxInFlight(entries: readonly LogEntry[]): number {
+function maxInFlight(entries: readonly ServerLogEntry[]): number {
   const events = entries.flatMap((entry) => [
     { at: entry.startedAt, delta: 1 },
     { at: entry.closedAt ?? Number.POSITIVE_INFINITY, delta: -1 },
@@ -159,7 +157,7 @@ test.describe('sharded models', () => {
     await expect(page.getByText('No problems found')).toBeVisible();
     await expect(page.getByTestId('integrity')).toContainText('in 164 requests');
 
-    const log = await serverLog(`/${tag}/`);
+    const log = await shardLog(`/${tag}/`);
     const shardRequests = log.filter((entry) => entry.path.endsWith('.safetensors'));
     expect(log.filter((entry) => entry.path.endsWith('.index.json'))).toHaveLength(1);
     expect(shardRequests).toHaveLength(163);
@@ -180,9 +178,9 @@ test.describe('sharded models', () => {
     await expect(page.getByTestId('shard-progress-text')).toContainText('of 163 shards');
     await page.getByRole('button', { name: 'Cancel' }).click();
     await expect(page.getByRole('alert')).toContainText('Loading cancelled');
-    const before = (await serverLog(`/${tag}/`)).length;
+    const before = (await shardLog(`/${tag}/`)).length;
     await page.waitForTimeout(300);
-    const after = (await serverLog(`/${tag}/`)).length;
+    const after = (await shardLog(`/${tag}/`)).length;
     expect(after).toBe(before);
     expect(after).toBeLessThan(164);
     watch.expectClean();
@@ -201,7 +199,7 @@ test.describe('sharded models', () => {
     await expect(page.getByTestId('shards-present')).toHaveText('162 of 163');
     await expect(page.locator('tr[data-shard="model-00005-of-00163.safetensors"]')).toContainText('missing');
     await expect(page.getByTestId('shards-bits-per-param')).toHaveText('—');
-    const log = await serverLog(`/${tag}/`);
+    const log = await shardLog(`/${tag}/`);
     expect(log.find((entry) => entry.path.includes('model-00005-of-00163'))?.status).toBe(404);
 
     // The report carries the shards, the index summary and the finding with its shard.
@@ -265,7 +263,7 @@ test.describe('sharded models', () => {
     const unsafe = finding(page, 'unsafe-shard-name');
     await expect(unsafe).toContainText(JSON.stringify(UNSAFE_SHARD_NAME));
     await expect(unsafe).toContainText('this app did not open it');
-    const log = await serverLog(`/${tag}/`);
+    const log = await shardLog(`/${tag}/`);
     expect(log.some((entry) => entry.path.includes('shards-clean') || entry.path.includes('00163-of-00163'))).toBe(
       false,
     );
@@ -283,7 +281,7 @@ test.describe('sharded models', () => {
     await expect(page.getByTestId('file-name')).toHaveText('diffusion_pytorch_model.safetensors.index.json');
     await expect(page.getByTestId('shard-count')).toHaveText(/3 shards/);
     await expect(page.getByTestId('sidecars-read')).toContainText('transformer/config.json');
-    const listing = (await serverLog(`/hub/api/models/${HUB_REPO.org}/${HUB_REPO.name}/`)).length;
+    const listing = (await shardLog(`/hub/api/models/${HUB_REPO.org}/${HUB_REPO.name}/`)).length;
     expect(listing).toBeGreaterThanOrEqual(2);
 
     const files = page.getByTestId('repo-files');
