@@ -1,6 +1,6 @@
 /** Totals per dtype: the numbers behind the summary, the dtype chart and the report. */
 import { DTYPES, UNKNOWN_DTYPE_CODE } from './dtypes';
-import type { ParsedHeader, TensorColumns } from './model';
+import type { TensorColumns } from './model';
 import { tensorBytes } from './table-query';
 
 export interface DtypeTotals {
@@ -49,16 +49,4 @@ export function computeTotals(columns: TensorColumns, unknownDtypes?: ReadonlyMa
     Object.defineProperty(byDtype, name, { value: totals, enumerable: true, writable: true, configurable: true });
   }
   return { tensors: columns.count, elements, bytes, byDtype };
-}
-
-/** Several panels ask for the same header's totals; one pass over 250,000 rows is enough. */
-const totalsCache = new WeakMap<ParsedHeader, HeaderTotals>();
-
-export function headerTotals(header: ParsedHeader): HeaderTotals {
-  let totals = totalsCache.get(header);
-  if (!totals) {
-    totals = computeTotals(header.tensors, header.unknownDtypes);
-    totalsCache.set(header, totals);
-  }
-  return totals;
 }

@@ -48,6 +48,8 @@ export interface ReportInput {
   /** Extra sections from analyses (quantization, architecture, lora, shards, …), added verbatim. */
   sections?: Record<string, unknown>;
   names?: readonly string[];
+  /** Totals the worker already computed for this header; computed here only when absent. */
+  totals?: HeaderTotals;
 }
 
 export function buildReport(input: ReportInput): Report {
@@ -57,7 +59,7 @@ export function buildReport(input: ReportInput): Report {
   const findings = [...(parsed ? parsed.findings : outcome.kind === 'rejected' ? outcome.file.findings : [])];
   findings.push(...(input.extraFindings ?? []));
   const totals = parsed
-    ? computeTotals(parsed.tensors, parsed.unknownDtypes)
+    ? (input.totals ?? computeTotals(parsed.tensors, parsed.unknownDtypes))
     : { tensors: 0, elements: 0, bytes: 0, byDtype: {} };
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,

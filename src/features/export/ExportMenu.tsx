@@ -15,6 +15,7 @@ export function reportFor(result: LoadResult, extraSections: Record<string, unkn
     bytesRead: result.bytesRead,
     network: result.network ?? undefined,
     extraFindings: result.analysisFindings,
+    totals: result.totals,
     sections: { ...(result.sections as Record<string, unknown>), ...shardSections(result), ...extraSections },
   });
 }
