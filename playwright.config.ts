@@ -4,6 +4,8 @@ import { CHROMIUM_ARGS } from './scripts/find-chromium.mjs';
 
 // scripts/run-e2e.mjs resolves the browser (CHROMIUM_PATH, Debian's chromium, or Playwright's own) into this variable.
 const executablePath = process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || undefined;
+// E2E_DIST serves another build folder, so several developers' suites can run side by side with E2E_PORT_OFFSET.
+const distDir = process.env.E2E_DIST ?? 'dist';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -25,7 +27,7 @@ export default defineConfig({
   projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
   webServer: [
     {
-      command: `npx vite preview --port ${E2E_PORTS.app} --strictPort --host 127.0.0.1`,
+      command: `npx vite preview --outDir ${distDir} --port ${E2E_PORTS.app} --strictPort --host 127.0.0.1`,
       url: `http://127.0.0.1:${E2E_PORTS.app}/`,
       reuseExistingServer: false,
       timeout: 60_000,
