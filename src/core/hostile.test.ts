@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAnalyses } from './analysis/registry';
 import { memoryReader, type ReaderMode } from './fuzz/memory-reader';
-import { MAX_HEADER_LENGTH, MAX_JSON_DEPTH } from './limits';
+import { MAX_HEADER_LENGTH, REFERENCE_JSON_RECURSION_LIMIT } from './limits';
 import { loadHeader, SNIFF_BYTES } from './load-header';
 import { allTensorNames, type ParsedHeader, type ParseOutcome } from './model';
 import { buildReport } from './report/build-report';
@@ -143,7 +143,7 @@ describe('hostile catalog: nesting and numbers', () => {
       expect(loaded.outcome.kind).toBe('rejected');
       expect(codes(loaded.outcome)).toEqual(['too-deep']);
       const message = loaded.outcome.kind === 'rejected' ? loaded.outcome.file.findings[0].message : '';
-      expect(message).toContain(`deeper than ${MAX_JSON_DEPTH} levels`);
+      expect(message).toContain(`recursion limit of ${REFERENCE_JSON_RECURSION_LIMIT}`);
     },
   );
 

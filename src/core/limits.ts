@@ -12,7 +12,18 @@ export const MAX_HEADER_LENGTH_OVERRIDE = 512 * 1024 * 1024;
 /** Length prefix plus at least `{}`: anything shorter cannot be a safetensors file. */
 export const MIN_FILE_SIZE = 8;
 
-/** JSON nesting the scanner follows before refusing: real headers nest 3 deep; this stops stack-depth attacks. */
+/**
+ * serde_json's recursion limit, inherited by the reference loader: every `[` or `{` (the top-level object included)
+ * takes one of 128 levels and opening the 128th fails, so 127 nested containers load and 128 do not. The header
+ * scanner skips nesting without recursion, so it needs no lower limit of its own and refuses exactly where the
+ * reference does (docs/findings.md, `too-deep`).
+ */
+export const REFERENCE_JSON_RECURSION_LIMIT = 128;
+
+/** The deepest nesting the reference loads (the top-level object is level 1). */
+export const REFERENCE_MAX_JSON_DEPTH = REFERENCE_JSON_RECURSION_LIMIT - 1;
+
+/** Our own nesting limit for sharded index files (real ones nest 3 deep; no reference loader defines one). */
 export const MAX_JSON_DEPTH = 64;
 
 /** Tensors listed by index on a single finding; the count is kept exactly, the list is capped to stay small. */

@@ -194,7 +194,8 @@ export class HeaderScanner extends JsonCursor {
     padded[this.limit] = 0x20;
     const cursor = new JsonCursor(padded);
     cursor.pos = start;
-    cursor.skipValue(0);
+    // serde refuses a non-object by its first byte without descending, so depth cannot matter here.
+    cursor.skipValue(0, Infinity);
     cursor.skipWhitespace();
     if (cursor.pos < padded.length) {
       cursor.fail(cursor.pos, 'unexpected bytes after the top-level value');
@@ -715,7 +716,8 @@ export class HeaderScanner extends JsonCursor {
       return;
     }
     const start = this.pos;
-    this.skipValue(TOP_LEVEL_DEPTH);
+    // serde refuses a non-object `__metadata__` by its type without descending: no depth limit applies.
+    this.skipValue(TOP_LEVEL_DEPTH, Infinity);
     this.metadataState = 'invalid';
     this.metadataInvalid = { kind: describeValueStart(c), excerpt: this.sourceText(start, this.pos) };
   }
@@ -746,7 +748,8 @@ export class HeaderScanner extends JsonCursor {
         entry = { key, value: this.stringAt(valueStart, valueEnd, this.stringHadEscapes), kind: 'string' };
       } else {
         const valueStart = this.pos;
-        this.skipValue(ENTRY_DEPTH);
+        // serde refuses a non-string value by its type without descending: no depth limit applies.
+        this.skipValue(ENTRY_DEPTH, Infinity);
         entry = { key, value: this.sourceText(valueStart, this.pos), kind: describeValueStart(c) };
       }
       if (seenKeys.has(key)) {

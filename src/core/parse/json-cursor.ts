@@ -6,7 +6,7 @@
  * Strictness follows serde_json (what the reference loader uses), not JSON.parse: lone surrogate escapes and
  * numbers outside the f64 range are errors.
  */
-import { MAX_JSON_DEPTH } from '../limits';
+import { REFERENCE_JSON_RECURSION_LIMIT, REFERENCE_MAX_JSON_DEPTH } from '../limits';
 
 export const BYTE = {
   tab: 0x09,
@@ -101,7 +101,8 @@ export class JsonCursor {
   /** Set by scanNumber. */
   numberKind: NumberKind = NumberKind.exactUnsigned;
   numberStart = 0;
-  private readonly containerStack = new Uint8Array(MAX_JSON_DEPTH + 1);
+  /** Kinds of the open containers while skipping; grows only as deep as the input nests. */
+  private containerStack = new Uint8Array(REFERENCE_MAX_JSON_DEPTH + 1);
 
   constructor(
     readonly bytes: Uint8Array,
@@ -412,7 +413,7 @@ export class JsonCursor {
     throw new ScanFailure(
       'too-deep',
       offset,
-      `JSON nests deeper than ${MAX_JSON_DEPTH} levels (a real header nests 3 deep)`,
+      `JSON nests ${REFERENCE_JSON_RECURSION_LIMIT} levels deep, past serde_json's recursion limit (a real header nests 3 deep)`,
       false,
     );
   }
@@ -420,17 +421,24 @@ export class JsonCursor {
   /**
    * Skips one JSON value at `pos`, validating it, without recursion: an explicit container stack bounds the work
    * for hostile nesting. `depth` is the nesting level of the container that holds this value (the top-level
-   * object is level 1).
+   * object is level 1). `maxDepth` is where the reference stops: serde_json counts every container it descends
+   * into; where serde refuses a value by its type without descending (a non-string metadata value), callers pass
+   * Infinity and the stack grows with the input instead.
    */
-  skipValue(depth: number): void {
-    const stack = this.containerStack;
+  skipValue(depth: number, maxDepth: number = REFERENCE_MAX_JSON_DEPTH): void {
+    let stack = this.containerStack;
     let top = 0;
     for (;;) {
       // At a value start.
       const c = this.peekSignificant('a value');
       if (c === BYTE.openBrace || c === BYTE.openBracket) {
-        if (depth + top + 1 > MAX_JSON_DEPTH) {
+        if (depth + top + 1 > maxDepth) {
           this.tooDeep(this.pos);
+        }
+        if (top + 1 >= stack.length) {
+          stack = new Uint8Array(stack.length * 2);
+          stack.set(this.containerStack);
+          this.containerStack = stack;
         }
         stack[++top] = c === BYTE.openBrace ? CONTAINER_OBJECT : CONTAINER_ARRAY;
         this.pos++;

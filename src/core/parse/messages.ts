@@ -4,7 +4,13 @@
  */
 import { DTYPES } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
-import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_JSON_DEPTH, MAX_TENSOR_RANK } from '../limits';
+import {
+  MAX_HEADER_LENGTH,
+  MAX_HEADER_LENGTH_OVERRIDE,
+  MAX_TENSOR_RANK,
+  REFERENCE_JSON_RECURSION_LIMIT,
+  REFERENCE_MAX_JSON_DEPTH,
+} from '../limits';
 import type { Finding, MetadataEntry, MetadataValueKind, TensorColumns } from '../model';
 import { tensorName } from '../model';
 import { formatBytes, formatBytesExact, formatCount, listNames, plural, quoteName } from './format';
@@ -54,7 +60,7 @@ export function fatalScanFinding(
   if (failure.code === 'too-deep') {
     return makeFinding(
       'too-deep',
-      `The header nests JSON deeper than ${MAX_JSON_DEPTH} levels at ${fileOffsetNote(failure.offset)}; a real header nests 3 deep (object, tensor entry, shape). This looks crafted to crash parsers (the reference's JSON parser gives up at 128 levels). Do not load this file.`,
+      `The header nests JSON ${REFERENCE_JSON_RECURSION_LIMIT} levels deep at ${fileOffsetNote(failure.offset)} (counting the top-level object as level 1). The reference loader's JSON parser (serde_json) stops at its recursion limit of ${REFERENCE_JSON_RECURSION_LIMIT}, so it refuses this file; it loads at most ${REFERENCE_MAX_JSON_DEPTH} levels. A real header nests 3 deep (object, tensor entry, shape): nesting this deep is crafted to crash parsers. Do not load this file.`,
     );
   }
   if (topLevelKind !== null) {

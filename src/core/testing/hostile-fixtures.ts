@@ -16,7 +16,7 @@ export const LONG_NAME = `long.${'abcdefghij'.repeat(9_999)}.tail`;
 export const LONG_METADATA_VALUE = `${'value-'.repeat(166_666)}LAST`;
 /** A 10,000-character metadata key. */
 export const LONG_METADATA_KEY = `key_${'k'.repeat(9_992)}_end`;
-/** Nesting depth of the deep-nesting fixture: far past the parser's MAX_JSON_DEPTH. */
+/** Nesting depth of the deep-nesting fixture: far past the reference's JSON recursion limit (128). */
 export const DEEP_NESTING_LEVELS = 10_000;
 /** A dimension one past 2^53: JSON.parse rounds it to 2^53, so every JavaScript reader gets it wrong silently. */
 export const UNSAFE_DIM = '9007199254740993';
