@@ -1,7 +1,7 @@
 /** What the user is looking at: table query, selection, active panel, chart metric. Shareable parts go in URLs. */
 import type { StateCreator } from 'zustand';
 import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
-import { QUERY_TIMEOUT_MS, QueryTimeout, queryTable } from '../worker/client';
+import { LoadFailure, QUERY_TIMEOUT_MS, QueryTimeout, queryTable } from '../worker/client';
 import type { AppState } from './store';
 
 export const PANELS = [
@@ -24,6 +24,8 @@ export interface ViewSlice {
   /** Row order after filtering and sorting (from the worker); null until the first answer. */
   order: Uint32Array | null;
   filterError: string | null;
+  /** A table query is in flight: the table keeps its previous rows and says it is working. */
+  tableBusy: boolean;
   /** A message about the table that outlives one query (a filter that hung and was stopped). */
   tableNotice: string | null;
   /** Rows selected by clicking a finding; highlighted and filtered to in the table. */
@@ -45,11 +47,14 @@ export interface ViewSlice {
 }
 
 let queryVersion = 0;
+/** The filter of the last query the watchdog stopped, for the notice a newer query may have to give. */
+let stoppedFilter: string | null = null;
 
 export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, get) => ({
   query: DEFAULT_QUERY,
   order: null,
   filterError: null,
+  tableBusy: false,
   tableNotice: null,
   selectedRow: null,
   activePanel: 'tensors',
@@ -87,6 +92,7 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
     }
     const version = ++queryVersion;
     const loadId = load.result.loadId;
+    const sentFilter = get().query.filter;
     void queryTable(loadId, get().query).then(
       ({ order, filterError }) => {
         const now = get().load;
@@ -97,11 +103,18 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         set({ order, filterError });
       },
       (error: unknown) => {
-        if (!(error instanceof QueryTimeout) || version !== queryVersion) {
+        if (error instanceof QueryTimeout) {
+          stoppedFilter = sentFilter;
+        }
+        // Only the latest query recovers. When an older query hangs (a share link's filter applied twice, say), the
+        // watchdog's worker restart fails the latest one with a LoadFailure instead: it must recover just the same,
+        // or the table waits forever on a worker that no longer exists.
+        if (version !== queryVersion || !(error instanceof QueryTimeout || error instanceof LoadFailure)) {
           return;
         }
+        const hungFilter = stoppedFilter ?? sentFilter;
+        stoppedFilter = null;
         // The worker was replaced and its rows are gone: reopen the source without the filter that hung.
-        const hungFilter = get().query.filter;
         const source = get().lastSource;
         if (source) {
           void get().openSource(source);
@@ -114,6 +127,13 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
   },
   resetViewForNewSource: () => {
     queryVersion++;
-    set({ order: null, filterError: null, selectedRow: null, findingFilter: null, query: DEFAULT_QUERY });
+    set({
+      order: null,
+      filterError: null,
+      tableBusy: false,
+      selectedRow: null,
+      findingFilter: null,
+      query: DEFAULT_QUERY,
+    });
   },
 });
