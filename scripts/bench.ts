@@ -80,6 +80,8 @@ async function nodeBench(): Promise<number> {
 
   const sortMs = time(() => queryRows(header.tensors, names, { ...DEFAULT_QUERY, sortKey: 'bytes', descending: true }));
   row(`sort ${header.tensors.count.toLocaleString()} rows by bytes`, sortMs, jsonParseMs, '≤ 150 ms');
+  const nameSortMs = time(() => queryRows(header.tensors, [...names], { ...DEFAULT_QUERY, sortKey: 'name' }));
+  row('sort by name, natural order (cold keys)', nameSortMs, jsonParseMs);
   const filterMs = time(() =>
     queryRows(header.tensors, names, { ...DEFAULT_QUERY, filter: '/experts\\.(1|2)\\d\\.down/' }),
   );

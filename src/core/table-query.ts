@@ -5,6 +5,7 @@
 import { DTYPES, DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE } from './dtypes';
 import { modulePatternMatcher } from './analysis/module-tree';
 import type { TensorColumns } from './model';
+import { naturalKeys } from './natural-order';
 
 export const SORT_KEYS = ['index', 'name', 'dtype', 'shape', 'elements', 'bytes', 'begin', 'end'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -163,7 +164,14 @@ function sortOrder(
       return;
     }
     case 'name': {
+      // Natural order (`layers.2` < `layers.10`) from keys built once per file, so each comparison stays a plain `<`.
+      const keys = naturalKeys(names);
       const collator = (a: number, b: number): number => {
+        const keyA = keys[a];
+        const keyB = keys[b];
+        if (keyA !== keyB) {
+          return keyA < keyB ? -1 : 1;
+        }
         const nameA = names[a];
         const nameB = names[b];
         return nameA < nameB ? -1 : nameA > nameB ? 1 : a - b;

@@ -21,6 +21,7 @@ import { MAX_LAYER_SERIES, MAX_TOP_LEVEL_SERIES, MAX_TREE_CHILDREN } from './lim
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
 import { storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
+import { compareNatural } from '../natural-order';
 
 /** One node of the template tree: a literal segment, or `#` standing for every numbered sibling. */
 interface TemplateNode {
@@ -530,9 +531,7 @@ function render(
   const children: ModuleNode[] = [];
   let hidden = 0;
   const more = { nodes: 0, tensors: 0, elements: 0, bytes: 0 };
-  const named = node.children
-    .filter((c) => !c.numeric)
-    .sort((a, b) => (a.segment < b.segment ? -1 : a.segment > b.segment ? 1 : 0));
+  const named = node.children.filter((c) => !c.numeric).sort((a, b) => compareNatural(a.segment, b.segment));
   const fold = (t: { tensors: number; elements: number; bytes: number }): void => {
     more.nodes++;
     more.tensors += t.tensors * innerScale;

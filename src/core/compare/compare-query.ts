@@ -5,6 +5,7 @@
 import type { TensorColumns } from '../model';
 import { compileFilter } from '../table-query';
 import { DIFF_GROUPS, type DiffEntries, type DiffGroup } from './diff';
+import { naturalKeys } from '../natural-order';
 
 export const COMPARE_SORT_KEYS = ['index', 'name', 'status', 'dtype', 'shape', 'paramsA', 'paramsB', 'delta'] as const;
 export type CompareSortKey = (typeof COMPARE_SORT_KEYS)[number];
@@ -105,7 +106,14 @@ function sortEntries(order: Uint32Array, input: CompareQueryInput, key: CompareS
   }
   const sign = descending ? -1 : 1;
   if (key === 'name') {
+    // Natural order (`layers.2` < `layers.10`), as the single-file table sorts.
+    const natural = naturalKeys(keys);
     order.sort((x, y) => {
+      const nx = natural[x];
+      const ny = natural[y];
+      if (nx !== ny) {
+        return sign * (nx < ny ? -1 : 1);
+      }
       const kx = keys[x];
       const ky = keys[y];
       return sign * (kx < ky ? -1 : kx > ky ? 1 : x - y);

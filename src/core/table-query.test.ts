@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { allTensorNames } from './model';
+import { parseFileHead } from './parse/parse-header';
+import { DEFAULT_QUERY, queryRows } from './table-query';
+import { buildHeaderBytes } from './testing/build-safetensors';
+
+function loaded(names: string[]) {
+  const { head, dataLength } = buildHeaderBytes(names.map((name) => ({ name, dtype: 'F16', shape: [2] })));
+  const outcome = parseFileHead(head, head.length + dataLength);
+  if (outcome.kind !== 'parsed') {
+    throw new Error('test header did not parse');
+  }
+  return { columns: outcome.header.tensors, names: allTensorNames(outcome.header.tensors) };
+}
+
+describe('queryRows name sort', () => {
+  it('sorts numbers inside names as numbers, both directions', () => {
+    const { columns, names } = loaded([
+      'model.layers.10.mlp.weight',
+      'model.layers.2.mlp.weight',
+      'model.layers.1.mlp.experts.869.weight',
+      'model.layers.1.mlp.experts.87.weight',
+      'model.layers.1.mlp.experts.870.weight',
+      'h.10.attn',
+      'h.2.attn',
+    ]);
+    const sortedNames = (descending: boolean) =>
+      Array.from(queryRows(columns, names, { ...DEFAULT_QUERY, sortKey: 'name', descending }).order).map(
+        (row) => names[row],
+      );
+    const ascending = [
+      'h.2.attn',
+      'h.10.attn',
+      'model.layers.1.mlp.experts.87.weight',
+      'model.layers.1.mlp.experts.869.weight',
+      'model.layers.1.mlp.experts.870.weight',
+      'model.layers.2.mlp.weight',
+      'model.layers.10.mlp.weight',
+    ];
+    expect(sortedNames(false)).toEqual(ascending);
+    expect(sortedNames(true)).toEqual([...ascending].reverse());
+  });
+});
