@@ -4,7 +4,8 @@ Writes the PyTorch checkpoint fixtures under fixtures/torch/ with real torch (De
 hostile pickles written by Python's own pickle through __reduce__ (never loaded), plus expected.json: what torch
 itself says about every tensor, so the TypeScript readers are tested against torch rather than against themselves.
 
-Usage: /usr/bin/python3 scripts/torch-fixtures.py   (deterministic: same bytes every run)
+Usage: /usr/bin/python3 scripts/torch-fixtures.py   (same bytes every run, except legacy.pt: the legacy format
+names storages by their memory addresses)
 The outputs are committed so CI never needs torch; `npx tsx scripts/fixtures.ts` copies them into e2e/.fixtures.
 """
 import collections
@@ -236,8 +237,10 @@ def main():
     save(tied, 'tied_views.pt')
 
     # A whole nn.Module pickled (not a state dict): its class globals are 'unknown', never 'safe'.
-    save(torch.nn.Linear(2, 2), 'whole_module.pt')
-    expected['whole_module.pt'] = []
+    linear = torch.nn.Linear(2, 2)
+    save(linear, 'whole_module.pt')
+    # Named the way the app walks an object: through the state BUILD gives it (the module's __dict__).
+    expected['whole_module.pt'] = describe({'_parameters': dict(linear._parameters)})
 
     # A bare pickle of training metadata (no torch at all): the pickle path without a zip.
     with open(path('training_meta.pkl'), 'wb') as f:

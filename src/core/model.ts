@@ -5,6 +5,7 @@
  * so a 250,000-tensor header costs a few megabytes and crosses the worker boundary as transferables.
  */
 import type { FindingCode } from './findings/codes';
+import type { CheckpointSummary, FileFormat, PickleSummary } from './formats/pytorch/checkpoint-types';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -65,6 +66,12 @@ export interface ParsedHeader {
   /** Sum of data spans as the header lays them out: the end of the last tensor. */
   dataBytes: number;
   findings: Finding[];
+  /** Absent means safetensors; PyTorch checkpoints say which container they came in. */
+  format?: FileFormat;
+  /** PyTorch checkpoints: what the pickle imports and whether torch's weights-only loader would accept it. */
+  pickle?: PickleSummary;
+  /** PyTorch checkpoints: where the weights are, the other sections, tied weights and views. */
+  checkpoint?: CheckpointSummary;
 }
 
 /** A file that could not be read as safetensors at all: the findings explain what it is instead. */

@@ -4,6 +4,7 @@
  * docs/findings.md documents each code with an example; a test keeps the two in step.
  */
 import type { Severity } from '../model';
+import { CHECKPOINT_CODES } from './codes-checkpoint';
 import { INSIGHT_CODES } from './codes-insights';
 import { SHARD_CODES } from './codes-shards';
 
@@ -39,6 +40,7 @@ export const FINDING_CODES = {
   'nul-padding': spec('error', true, 'NUL bytes pad the header'),
   bom: spec('error', true, 'Byte-order mark before the header'),
   'unsafe-integer': spec('warning', false, 'Number beyond 2^53'),
+  'invisible-characters': spec('warning', false, 'Invisible characters in names'),
   // Entries.
   'invalid-entry': spec('error', true, 'Malformed tensor entry'),
   'unknown-dtype': spec('error', true, 'Dtype outside the spec'),
@@ -60,6 +62,7 @@ export const FINDING_CODES = {
   'empty-header': spec('info', false, 'No tensors'),
   ...SHARD_CODES,
   ...INSIGHT_CODES,
+  ...CHECKPOINT_CODES,
 } as const satisfies Record<string, CodeSpec>;
 
 export type FindingCode = keyof typeof FINDING_CODES;

@@ -1,0 +1,43 @@
+/**
+ * Finding codes for PyTorch checkpoints (.bin, .pt, .pth, .ckpt, .pkl) read by src/core/formats/pytorch/.
+ * For these files "the reference loader" is `torch.load(..., weights_only=True)`: refusedByReference says whether
+ * that loader refuses a file with the finding. docs/findings-checkpoints.md documents each code.
+ */
+import type { Severity } from '../model';
+
+export const CHECKPOINT_CODES = {
+  'pickle-dangerous-global': {
+    severity: 'error',
+    refusedByReference: true,
+    title: 'Pickle imports something that can run code',
+  },
+  'pickle-unknown-global': {
+    severity: 'warning',
+    refusedByReference: true,
+    title: "Pickle imports something outside torch's weights-only allowlist",
+  },
+  'pickle-unreadable': { severity: 'error', refusedByReference: true, title: 'Pickle could not be read to its end' },
+  'zip-unreadable': { severity: 'error', refusedByReference: true, title: 'Zip archive could not be read' },
+  'zip-anomaly': { severity: 'error', refusedByReference: false, title: 'Zip archive has shapes scanners disagree on' },
+  'torchscript-archive': {
+    severity: 'warning',
+    refusedByReference: true,
+    title: 'TorchScript archive (torch.jit.save), not torch.save',
+  },
+  'tied-weights': { severity: 'info', refusedByReference: false, title: 'Tensors share one storage (tied weights)' },
+  'noncontiguous-view': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'Views: tensors that are not a whole row-major storage',
+  },
+  'storage-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'A tensor names a storage the archive lacks or sizes differently',
+  },
+  'checkpoint-walk-truncated': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Object graph too large or deep to list completely',
+  },
+} as const satisfies Record<string, { severity: Severity; refusedByReference: boolean; title: string }>;

@@ -1,0 +1,376 @@
+/**
+ * Checkpoint anatomy: names every tensor by its path through dicts and lists (`state_dict.model.0.weight`,
+ * `optimizer_states.0.state.0.exp_avg`), finds the model weights among the other sections (optimizer, scheduler,
+ * EMA, scalars), and flags tied weights (two names, one storage) and views (not row-major, or a part of a larger
+ * storage), the two things a conversion to safetensors must handle.
+ */
+import { MAX_CHECKPOINT_TENSORS, MAX_WALK_DEPTH, MAX_WALK_NODES } from './limits';
+import type { PyTensor, PyValue } from './pickle-values';
+
+export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'scalars' | 'other';
+
+export interface NamedTensor {
+  name: string;
+  tensor: PyTensor;
+  /** Top-level key the tensor sits under ('' for tensors at the root). */
+  section: string;
+}
+
+export interface CheckpointSection {
+  path: string;
+  kind: SectionKind;
+  tensors: number;
+  bytes: number;
+}
+
+export interface ScalarEntry {
+  path: string;
+  value: string;
+  kind: 'number' | 'string' | 'boolean' | 'null';
+}
+
+export interface CheckpointAnatomy {
+  /** Section path of the model weights: '' for the root, null when no section holds tensors. */
+  weights: string | null;
+  /** A prefix every weight name shares inside the weights section (`model.`, `module.`), to strip on conversion. */
+  weightsPrefix: string;
+  sections: CheckpointSection[];
+  epoch?: number;
+  globalStep?: number;
+  scalars: ScalarEntry[];
+  tied: Array<[string, string]>;
+  views: string[];
+  /** The walk stopped at MAX_WALK_NODES or MAX_WALK_DEPTH (a hostile or cyclic structure). */
+  truncated: boolean;
+}
+
+/** Scalars shown in the panel and report; deeper or later ones are left out (they are rarely what a user needs). */
+const MAX_SCALARS = 200;
+const MAX_SCALAR_DEPTH = 3;
+
+interface Pending {
+  value: PyValue;
+  path: string;
+  depth: number;
+  section: string;
+}
+
+function keySegment(key: PyValue): string {
+  if (typeof key === 'string') {
+    return key;
+  }
+  if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean') {
+    return String(key);
+  }
+  if (key === null) {
+    return 'None';
+  }
+  if (key.kind === 'global') {
+    return `${key.module}.${key.name}`;
+  }
+  if (key.kind === 'tuple') {
+    return key.items.map(keySegment).join(',');
+  }
+  return '?';
+}
+
+function join(path: string, segment: string): string {
+  return path === '' ? segment : `${path}.${segment}`;
+}
+
+/** Children of a container, in pickle order, with their path segments. */
+function children(value: PyValue): Array<[string, PyValue]> {
+  if (typeof value !== 'object' || value === null) {
+    return [];
+  }
+  switch (value.kind) {
+    case 'dict':
+      return value.entries.map(([key, child]) => [keySegment(key), child]);
+    case 'list':
+    case 'tuple':
+      return value.items.map((child, index) => [String(index), child]);
+    case 'call': {
+      // An object: what BUILD, SETITEMS and APPENDS gave it (argparse.Namespace, dataclasses, DictConfig…).
+      const result: Array<[string, PyValue]> = [];
+      const state = value.state;
+      if (state !== undefined) {
+        if (typeof state === 'object' && state !== null && state.kind === 'tuple') {
+          for (const part of state.items) {
+            result.push(...children(part));
+          }
+        } else {
+          result.push(...children(state));
+        }
+      }
+      for (const [key, child] of value.entries ?? []) {
+        result.push([keySegment(key), child]);
+      }
+      (value.items ?? []).forEach((child, index) => result.push([String(index), child]));
+      return result;
+    }
+    default:
+      return [];
+  }
+}
+
+function scalarOf(value: PyValue): ScalarEntry['kind'] | null {
+  if (value === null) {
+    return 'null';
+  }
+  switch (typeof value) {
+    case 'number':
+    case 'bigint':
+      return 'number';
+    case 'string':
+      return 'string';
+    case 'boolean':
+      return 'boolean';
+    default:
+      return null;
+  }
+}
+
+function scalarText(value: PyValue): string {
+  if (value === null) {
+    return 'None';
+  }
+  if (typeof value === 'boolean') {
+    return value ? 'True' : 'False';
+  }
+  return String(value);
+}
+
+export interface WalkResult {
+  tensors: NamedTensor[];
+  scalars: ScalarEntry[];
+  truncated: boolean;
+}
+
+/** Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack). */
+export function walkTensors(root: PyValue): WalkResult {
+  const tensors: NamedTensor[] = [];
+  const scalars: ScalarEntry[] = [];
+  let truncated = false;
+  let visited = 0;
+  const stack: Pending[] = [{ value: root, path: '', depth: 0, section: '' }];
+  while (stack.length > 0) {
+    const { value, path, depth, section } = stack.pop() as Pending;
+    if (++visited > MAX_WALK_NODES || tensors.length >= MAX_CHECKPOINT_TENSORS) {
+      truncated = true;
+      break;
+    }
+    const scalarKind = scalarOf(value);
+    if (scalarKind) {
+      if (path !== '' && depth <= MAX_SCALAR_DEPTH && scalars.length < MAX_SCALARS) {
+        scalars.push({ path, value: scalarText(value), kind: scalarKind });
+      }
+      continue;
+    }
+    if (typeof value === 'object' && value !== null && value.kind === 'tensor') {
+      tensors.push({ name: path === '' ? '(root)' : path, tensor: value, section });
+      continue;
+    }
+    if (depth >= MAX_WALK_DEPTH) {
+      truncated = true;
+      continue;
+    }
+    const kids = children(value);
+    for (let i = kids.length - 1; i >= 0; i--) {
+      const [segment, child] = kids[i];
+      stack.push({
+        value: child,
+        path: join(path, segment),
+        depth: depth + 1,
+        section: depth === 0 ? segment : section,
+      });
+    }
+  }
+  return { tensors, scalars, truncated };
+}
+
+const WEIGHT_KEYS = /^(state_dict|model_state_dict|model_state|model|module|net|network|params|weights|generator)$/i;
+const EMA_KEYS = /ema|averaged|shadow/i;
+const OPTIMIZER_KEYS = /optim/i;
+const SCHEDULER_KEYS = /sched/i;
+const STRIPPABLE_PREFIXES = new Set(['model', 'module', '_orig_mod', 'net', 'network', 'model_ema']);
+
+function tensorBytes(tensor: PyTensor): number {
+  const elements = tensor.shape.reduce((product, dim) => product * dim, 1);
+  return (elements * tensor.itemBits) / 8;
+}
+
+function isScalarValue(value: PyValue): boolean {
+  return scalarOf(value) !== null;
+}
+
+function topLevelEntries(root: PyValue): Array<[string, PyValue]> {
+  if (typeof root === 'object' && root !== null && (root.kind === 'dict' || root.kind === 'call')) {
+    return children(root);
+  }
+  return [];
+}
+
+export function checkpointAnatomy(root: PyValue, walk: WalkResult): CheckpointAnatomy {
+  const entries = topLevelEntries(root);
+  const bySection = new Map<string, { tensors: number; bytes: number }>();
+  for (const { section, tensor } of walk.tensors) {
+    const totals = bySection.get(section) ?? { tensors: 0, bytes: 0 };
+    totals.tensors++;
+    totals.bytes += tensorBytes(tensor);
+    bySection.set(section, totals);
+  }
+  // A state dict at the root: every top-level value is a tensor.
+  const rootIsWeights =
+    walk.tensors.length > 0 && (entries.length === 0 || entries.every(([, value]) => isTensorValue(value)));
+  const sections: CheckpointSection[] = [];
+  let weights: string | null = rootIsWeights ? '' : null;
+  if (rootIsWeights) {
+    sections.push({ path: '', kind: 'weights', tensors: walk.tensors.length, bytes: sumBytes(walk.tensors) });
+  } else {
+    const kinds = new Map<string, SectionKind>();
+    for (const [key, value] of entries) {
+      const totals = bySection.get(key);
+      let kind: SectionKind = 'other';
+      if (!totals && isScalarValue(value)) {
+        kind = 'scalars';
+      } else if (totals && EMA_KEYS.test(key)) {
+        kind = 'ema';
+      } else if (OPTIMIZER_KEYS.test(key)) {
+        kind = 'optimizer';
+      } else if (SCHEDULER_KEYS.test(key)) {
+        kind = 'scheduler';
+      } else if (totals && weights === null && WEIGHT_KEYS.test(key)) {
+        kind = 'weights';
+        weights = key;
+      }
+      kinds.set(key, kind);
+    }
+    if (weights === null) {
+      // No conventional name: the section with the most tensors that is not training state.
+      let best: string | null = null;
+      for (const [key, kind] of kinds) {
+        const totals = bySection.get(key);
+        if (kind === 'other' && totals && (best === null || totals.tensors > (bySection.get(best)?.tensors ?? 0))) {
+          best = key;
+        }
+      }
+      if (best !== null) {
+        kinds.set(best, 'weights');
+        weights = best;
+      }
+    }
+    for (const [key, kind] of kinds) {
+      const totals = bySection.get(key) ?? { tensors: 0, bytes: 0 };
+      sections.push({ path: key, kind, tensors: totals.tensors, bytes: totals.bytes });
+    }
+  }
+  const weightNames = walk.tensors
+    .filter((entry) => weights !== null && entry.section === (weights === '' ? entry.section : weights))
+    .map((entry) => (weights ? entry.name.slice(weights.length + 1) : entry.name));
+  const anatomy: CheckpointAnatomy = {
+    weights,
+    weightsPrefix: commonStrippablePrefix(weightNames),
+    sections,
+    scalars: walk.scalars,
+    tied: tiedPairs(walk.tensors),
+    views: viewNames(walk.tensors),
+    truncated: walk.truncated,
+  };
+  for (const [key, value] of entries) {
+    if (typeof value === 'number' && key === 'epoch') {
+      anatomy.epoch = value;
+    }
+    if (typeof value === 'number' && (key === 'global_step' || key === 'step' || key === 'iteration')) {
+      anatomy.globalStep ??= value;
+    }
+  }
+  return anatomy;
+}
+
+function isTensorValue(value: PyValue): boolean {
+  return typeof value === 'object' && value !== null && value.kind === 'tensor';
+}
+
+function sumBytes(tensors: readonly NamedTensor[]): number {
+  return tensors.reduce((total, entry) => total + tensorBytes(entry.tensor), 0);
+}
+
+function commonStrippablePrefix(names: readonly string[]): string {
+  if (names.length === 0) {
+    return '';
+  }
+  const first = names[0].split('.')[0];
+  if (!STRIPPABLE_PREFIXES.has(first)) {
+    return '';
+  }
+  return names.every((name) => name.startsWith(`${first}.`)) ? `${first}.` : '';
+}
+
+/** Element span [start, end) a tensor covers in its storage; empty when any dim is 0. */
+function elementSpan(tensor: PyTensor): [number, number] {
+  if (tensor.shape.some((dim) => dim === 0)) {
+    return [tensor.offset, tensor.offset];
+  }
+  let last = tensor.offset;
+  tensor.shape.forEach((dim, axis) => {
+    last += (dim - 1) * (tensor.stride[axis] ?? 0);
+  });
+  return [tensor.offset, last + 1];
+}
+
+/** Pairs of names whose spans overlap in one storage: the same object reached twice, or two views of one region. */
+function tiedPairs(tensors: readonly NamedTensor[]): Array<[string, string]> {
+  const byStorage = new Map<string, NamedTensor[]>();
+  for (const entry of tensors) {
+    if (entry.tensor.storageKey === null) {
+      continue;
+    }
+    const group = byStorage.get(entry.tensor.storageKey);
+    if (group) {
+      group.push(entry);
+    } else {
+      byStorage.set(entry.tensor.storageKey, [entry]);
+    }
+  }
+  const pairs: Array<[string, string]> = [];
+  for (const group of byStorage.values()) {
+    for (let i = 1; i < group.length; i++) {
+      const [start, end] = elementSpan(group[i].tensor);
+      const partner = group.slice(0, i).find((other) => {
+        const [otherStart, otherEnd] = elementSpan(other.tensor);
+        return start < otherEnd && otherStart < end;
+      });
+      if (partner) {
+        pairs.push([partner.name, group[i].name]);
+      }
+    }
+  }
+  return pairs;
+}
+
+export function isRowMajor(shape: readonly number[], stride: readonly number[]): boolean {
+  let expected = 1;
+  for (let axis = shape.length - 1; axis >= 0; axis--) {
+    if (shape[axis] !== 1 && stride[axis] !== expected) {
+      return false;
+    }
+    expected *= shape[axis];
+  }
+  return true;
+}
+
+/** Tensors that are not a whole, row-major storage: `.contiguous()` (or a clone) is needed before save_file. */
+function viewNames(tensors: readonly NamedTensor[]): string[] {
+  const views: string[] = [];
+  for (const { name, tensor } of tensors) {
+    if (tensor.storageKey === null) {
+      continue;
+    }
+    const bytes = tensorBytes(tensor);
+    const partial = Number.isFinite(tensor.storageBytes) && bytes < tensor.storageBytes;
+    if (!isRowMajor(tensor.shape, tensor.stride) || tensor.offset !== 0 || partial) {
+      views.push(name);
+    }
+  }
+  return views;
+}

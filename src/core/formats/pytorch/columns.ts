@@ -1,0 +1,57 @@
+/** Turns named tensors into the common columnar model (model.ts), so every view and analysis works unchanged. */
+import { dtypeCode, UNKNOWN_DTYPE_CODE } from '../../dtypes';
+import type { TensorColumns } from '../../model';
+import type { NamedTensor } from './anatomy';
+
+export interface BuiltColumns {
+  columns: TensorColumns;
+  /** Dtypes outside the safetensors set (QINT8, C128…), keyed by row. */
+  unknownDtypes: Map<number, string>;
+  /** First row of each name. */
+  rowOf: Map<string, number>;
+}
+
+const utf8 = new TextEncoder();
+
+export function buildTensorColumns(tensors: readonly NamedTensor[]): BuiltColumns {
+  const count = tensors.length;
+  const encoded = tensors.map((entry) => utf8.encode(entry.name));
+  const nameBytes = new Uint8Array(encoded.reduce((total, bytes) => total + bytes.length, 0));
+  const nameStarts = new Uint32Array(count + 1);
+  const shapeStarts = new Uint32Array(count + 1);
+  const dims = new Float64Array(tensors.reduce((total, entry) => total + entry.tensor.shape.length, 0));
+  const dtype = new Uint8Array(count);
+  const elements = new Float64Array(count);
+  // Checkpoint tensors have no offsets in a flat data region: NaN makes every consumer use shape × dtype instead.
+  const begin = new Float64Array(count).fill(Number.NaN);
+  const end = new Float64Array(count).fill(Number.NaN);
+  const unknownDtypes = new Map<number, string>();
+  const rowOf = new Map<string, number>();
+  let nameAt = 0;
+  let dimAt = 0;
+  tensors.forEach((entry, row) => {
+    nameBytes.set(encoded[row], nameAt);
+    nameAt += encoded[row].length;
+    nameStarts[row + 1] = nameAt;
+    let product = 1;
+    for (const dim of entry.tensor.shape) {
+      dims[dimAt++] = dim;
+      product *= dim;
+    }
+    shapeStarts[row + 1] = dimAt;
+    elements[row] = product;
+    const code = dtypeCode(entry.tensor.dtype);
+    dtype[row] = code;
+    if (code === UNKNOWN_DTYPE_CODE) {
+      unknownDtypes.set(row, entry.tensor.dtype);
+    }
+    if (!rowOf.has(entry.name)) {
+      rowOf.set(entry.name, row);
+    }
+  });
+  return {
+    columns: { count, nameBytes, nameStarts, dtype, shapeStarts, dims, begin, end, elements },
+    unknownDtypes,
+    rowOf,
+  };
+}

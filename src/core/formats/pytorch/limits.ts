@@ -1,0 +1,52 @@
+/** Bounds that keep a hostile checkpoint's cost proportional to the bytes it actually sends, each with its reason. */
+
+/**
+ * Largest pickle read and parsed: a 7B model's data.pkl is ~36 KB and a 20,000-tensor one ~2 MB; 128 MiB leaves two
+ * orders of magnitude for huge optimizer checkpoints while keeping the worker's memory bounded.
+ */
+export const MAX_PICKLE_BYTES = 128 * 1024 * 1024;
+
+/** Strings longer than this are kept truncated (names and scalars are short; a 100 MB string is an attack). */
+export const MAX_KEPT_STRING_BYTES = 64 * 1024;
+
+/** Text-line opcodes (GLOBAL, INT, LONG, FLOAT, STRING, GET/PUT, PERSID) longer than this are refused. */
+export const MAX_LINE_BYTES = 1024 * 1024;
+
+/** LONG1/LONG4 integers over this many bytes are kept as "a big integer" (real pickles use at most 9). */
+export const MAX_LONG_BYTES = 64;
+
+/**
+ * Container nodes visited when naming tensors: memoised containers can form a DAG with exponentially many paths,
+ * so the walk stops here and says so (a 20,000-tensor state dict visits ~40,000 nodes).
+ */
+export const MAX_WALK_NODES = 4_000_000;
+
+/** Path depth followed when naming tensors: real checkpoints nest under 10 deep. */
+export const MAX_WALK_DEPTH = 128;
+
+/** Tensors listed from one file: bounds the columns a hostile pickle can make us allocate. */
+export const MAX_CHECKPOINT_TENSORS = 2_000_000;
+
+/**
+ * Bytes read from the end of a zip in one request: the 98-byte torch tail plus a central directory of ~700
+ * entries. Bigger directories cost one more read of exactly the missing part.
+ */
+export const ZIP_TAIL_READ_BYTES = 64 * 1024;
+
+/** Local tail read: the 98-byte torch tail and a short directory; a longer one is read exactly afterwards. */
+export const LOCAL_TAIL_READ_BYTES = 4 * 1024;
+
+/** The EOCD may be followed by a comment of up to 65,535 bytes; it is searched for no further back than this. */
+export const MAX_EOCD_SEARCH_BYTES = 22 + 65_535;
+
+/** Central directory entries accepted (torch writes one per storage plus four). */
+export const MAX_ZIP_ENTRIES = 4_000_000;
+
+/** Central directory bytes accepted (~70 bytes per entry). */
+export const MAX_CENTRAL_DIRECTORY_BYTES = 256 * 1024 * 1024;
+
+/** First read of a pickle that has no directory to size it (legacy or bare): grows by doubling from here. */
+export const PICKLE_FIRST_READ_BYTES = 64 * 1024;
+
+/** Distinct globals listed in the report and the safety panel (each with a count); the rest are counted. */
+export const MAX_LISTED_GLOBALS = 500;

@@ -1,0 +1,226 @@
+import { describe, expect, it } from 'vitest';
+import { memoryReader, type ReaderMode } from '../../fuzz/memory-reader';
+import { tensorName, tensorShape, type ParsedHeader } from '../../model';
+import { dtypeName } from '../../dtypes';
+import { expectedTensors, HOSTILE_PICKLES, manyTensorsFixture, torchFixture } from '../../testing/torch-fixtures';
+import { walkTensors } from './anatomy';
+import { runPickle } from './pickle-machine';
+import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
+import { rebuildTensors } from './torch-rebuild';
+import { locateDirectory, readCentralDirectory, readLocalHeader, torchArchive } from './zip-directory';
+
+async function load(bytes: Uint8Array, mode: ReaderMode = 'local') {
+  const reader = memoryReader(bytes, mode);
+  const first = await reader.read(0, reader.preferredFirstRead);
+  // The loader sniffs at least 512 bytes (load-header SNIFF_BYTES): protocol-0 pickles need a whole GLOBAL line.
+  const kind = sniffCheckpoint(bytes.subarray(0, 512));
+  if (!kind) {
+    throw new Error('not sniffed as a checkpoint');
+  }
+  const loaded = await readCheckpoint(reader, first, kind);
+  return { loaded, reader };
+}
+
+async function parsed(name: string, mode: ReaderMode = 'local'): Promise<ParsedHeader> {
+  const { loaded } = await load(torchFixture(name), mode);
+  if (loaded.outcome.kind !== 'parsed') {
+    throw new Error(`${name} was rejected: ${loaded.outcome.file.findings[0]?.message}`);
+  }
+  return loaded.outcome.header;
+}
+
+function rows(header: ParsedHeader) {
+  return Array.from({ length: header.tensors.count }, (_, row) => ({
+    name: tensorName(header.tensors, row),
+    dtype: dtypeName(header.tensors.dtype[row]) ?? header.unknownDtypes.get(row),
+    shape: tensorShape(header.tensors, row),
+  }));
+}
+
+/** data.pkl of a torch.save zip, found through the central directory as the reader does. */
+function dataPickle(bytes: Uint8Array): Uint8Array {
+  const location = locateDirectory(bytes, bytes.length);
+  if ('zip64RecordAt' in location) {
+    throw new Error('unexpected');
+  }
+  const entries = readCentralDirectory(
+    bytes.subarray(location.offset, location.offset + location.size),
+    location.entries,
+  );
+  const entry = torchArchive(entries).pickle;
+  const local = readLocalHeader(bytes.subarray(entry.localHeaderOffset));
+  const start = entry.localHeaderOffset + local.dataOffset;
+  return bytes.subarray(start, start + entry.compressedSize);
+}
+
+const expected = expectedTensors();
+const zipFixtures = Object.keys(expected).filter((name) => name !== 'legacy.pt');
+
+describe('real torch fixtures: names, dtypes and shapes agree with torch itself', () => {
+  for (const name of Object.keys(expected)) {
+    for (const mode of ['local', 'remote'] as const) {
+      it(`${name} (${mode})`, async () => {
+        const header = await parsed(name, mode);
+        expect(rows(header)).toEqual(expected[name].map(({ name: n, dtype, shape }) => ({ name: n, dtype, shape })));
+      });
+    }
+  }
+
+  for (const name of zipFixtures) {
+    it(`${name}: strides and storage offsets agree with torch`, () => {
+      const run = runPickle(dataPickle(torchFixture(name)), 0, rebuildTensors);
+      expect(run.complete).toBe(true);
+      const walked = walkTensors(run.root ?? null).tensors;
+      expect(walked.map(({ name: n, tensor }) => ({ name: n, stride: tensor.stride, offset: tensor.offset }))).toEqual(
+        expected[name].map(({ name: n, stride, offset }) => ({ name: n, stride, offset })),
+      );
+    });
+  }
+
+  it('reports the container format', async () => {
+    expect((await parsed('pytorch_model.bin')).format).toBe('pytorch-zip');
+    expect((await parsed('legacy.pt')).format).toBe('pytorch-legacy');
+    expect((await parsed('training_meta.pkl')).format).toBe('pickle');
+  });
+
+  it('spells quantized dtypes as their torch names and keeps the rest in safetensors spelling', async () => {
+    const header = await parsed('mixed_dtypes.pt');
+    const dtypes = Object.fromEntries(rows(header).map((row) => [row.name, row.dtype]));
+    expect(dtypes).toMatchObject({
+      q_per_tensor: 'QINT8',
+      q_per_channel: 'QUINT8',
+      bf16: 'BF16',
+      bool: 'BOOL',
+      c64: 'C64',
+    });
+  });
+
+  it('lists 20,000 tensors from the big pickle', async () => {
+    const { loaded } = await load(manyTensorsFixture(), 'remote');
+    expect(loaded.outcome.kind === 'parsed' && loaded.outcome.header.tensors.count).toBe(20_000);
+  });
+});
+
+describe('anatomy', () => {
+  it('finds the weights, optimizer, scheduler, scalars and step counters of a Lightning checkpoint', async () => {
+    const checkpoint = (await parsed('lightning.ckpt')).checkpoint;
+    expect(checkpoint?.weights).toBe('state_dict');
+    expect(checkpoint?.weightsPrefix).toBe('model.');
+    expect(checkpoint?.epoch).toBe(3);
+    expect(checkpoint?.globalStep).toBe(1200);
+    const kinds = Object.fromEntries(checkpoint?.sections.map((section) => [section.path, section.kind]) ?? []);
+    expect(kinds).toMatchObject({
+      epoch: 'scalars',
+      global_step: 'scalars',
+      state_dict: 'weights',
+      optimizer_states: 'optimizer',
+      lr_schedulers: 'scheduler',
+      hyper_parameters: 'other',
+    });
+    const weights = checkpoint?.sections.find((section) => section.kind === 'weights');
+    const optimizer = checkpoint?.sections.find((section) => section.kind === 'optimizer');
+    // Adam keeps two moments per parameter (plus a step counter each): about twice the weights.
+    const ratio = (optimizer?.bytes ?? 0) / (weights?.bytes ?? 1);
+    expect(ratio).toBeGreaterThan(2);
+    expect(ratio).toBeLessThan(2.2);
+    expect(checkpoint?.scalars).toContainEqual({ path: 'hyper_parameters.lr', value: '0.001', kind: 'number' });
+  });
+
+  it('tells an EMA copy from the model weights', async () => {
+    const checkpoint = (await parsed('train_state.pt')).checkpoint;
+    expect(checkpoint?.weights).toBe('model');
+    expect(checkpoint?.sections.find((section) => section.path === 'model_ema')?.kind).toBe('ema');
+    expect(checkpoint?.globalStep).toBe(2800);
+  });
+
+  it('flags tied weights and views, with findings naming them', async () => {
+    const header = await parsed('tied_views.pt');
+    expect(header.checkpoint?.tied).toEqual([['embed.weight', 'lm_head.weight']]);
+    expect(header.checkpoint?.views).toEqual(['proj.weight_t', 'slice.first', 'slice.rest']);
+    expect(header.findings.map((finding) => finding.code)).toEqual(
+      expect.arrayContaining(['tied-weights', 'noncontiguous-view']),
+    );
+  });
+
+  it('a plain state dict is weights at the root, with nothing to flag', async () => {
+    const header = await parsed('pytorch_model.bin');
+    expect(header.checkpoint?.weights).toBe('');
+    expect(header.checkpoint?.tied).toEqual([]);
+    expect(header.checkpoint?.views).toEqual([]);
+    expect(header.findings).toEqual([]);
+  });
+});
+
+describe('safety verdict', () => {
+  for (const name of [
+    'pytorch_model.bin',
+    'lightning.ckpt',
+    'legacy.pt',
+    'mixed_dtypes.pt',
+    'adapter/adapter_model.bin',
+  ]) {
+    it(`${name}: only allowlisted globals, weights_only accepts`, async () => {
+      const pickle = (await parsed(name)).pickle;
+      expect(pickle?.weightsOnly).toBe('accepts');
+      expect(pickle?.globals.every((use) => use.risk === 'safe')).toBe(true);
+      expect(pickle?.dangerous).toBe(0);
+    });
+  }
+
+  it('a pickled nn.Module imports classes that are unknown, so weights_only refuses', async () => {
+    const header = await parsed('whole_module.pt');
+    expect(header.pickle?.weightsOnly).toBe('refuses');
+    expect(header.pickle?.globals).toContainEqual(
+      expect.objectContaining({ module: 'torch.nn.modules.linear', name: 'Linear', risk: 'unknown' }),
+    );
+    expect(header.findings.map((finding) => finding.code)).toContain('pickle-unknown-global');
+  });
+
+  const dangerousGlobal: Record<string, string> = {
+    'hostile-os-system.pkl': 'posix.system',
+    'hostile-eval.pkl': 'builtins.eval',
+    'hostile-subprocess.pkl': 'subprocess.Popen',
+    'hostile-exec.pkl': 'builtins.exec',
+    'hostile-nested-import.pkl': 'builtins.__import__',
+    'hostile-memo-stack-global.pkl': 'posix.system',
+    'hostile-checkpoint.bin': 'posix.system',
+  };
+  for (const name of HOSTILE_PICKLES) {
+    it(`${name}: a dangerous-global error naming ${dangerousGlobal[name]}, and the file still shown`, async () => {
+      const header = await parsed(name);
+      expect(header.pickle?.weightsOnly).toBe('refuses');
+      const dangerous = header.pickle?.globals
+        .filter((use) => use.risk === 'dangerous')
+        .map((use) => `${use.module}.${use.name}`);
+      expect(dangerous).toContain(dangerousGlobal[name]);
+      const finding = header.findings.find((item) => item.code === 'pickle-dangerous-global');
+      expect(finding?.severity).toBe('error');
+      expect(finding?.message).toContain(dangerousGlobal[name]);
+    });
+  }
+
+  it('the malicious checkpoint still lists its weights', async () => {
+    expect(rows(await parsed('hostile-checkpoint.bin')).map((row) => row.name)).toEqual(['state_dict.w']);
+  });
+});
+
+describe('reads only what it needs', () => {
+  it('a remote zip whose pickle fits the first read costs at most 3 reads, none of them a storage', async () => {
+    const bytes = manyTensorsFixture();
+    const { reader, loaded } = await load(bytes, 'remote');
+    expect(reader.reads.length).toBeLessThanOrEqual(4);
+    expect(loaded.bytesRead).toBe(reader.reads.reduce((total, read) => total + read.returned, 0));
+    // A small checkpoint arrives whole in the first read: one request.
+    const small = await load(torchFixture('lightning.ckpt'), 'remote');
+    expect(small.reader.reads.length).toBe(1);
+  });
+
+  it('a local zip reads the tail, the directory and data.pkl, not the storages', async () => {
+    const bytes = torchFixture('pytorch_model.bin');
+    const { reader, loaded } = await load(bytes, 'local');
+    const pickleLength = dataPickle(bytes).length;
+    expect(loaded.bytesRead).toBeLessThan(pickleLength + 8192);
+    expect(loaded.bytesRead).toBeLessThan(bytes.length / 2);
+    expect(reader.reads.length).toBeLessThanOrEqual(3);
+  });
+});

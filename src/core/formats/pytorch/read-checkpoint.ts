@@ -1,0 +1,529 @@
+/**
+ * Reads a PyTorch checkpoint header-only and never runs its pickle: a torch.save zip (tail → central directory →
+ * data.pkl, never the storages), the legacy stream (magic, protocol, sys_info, object, storage keys) or a bare
+ * pickle. The result is the same ParsedHeader a safetensors file produces (columnar tensors, findings), plus the
+ * `format`, `pickle` and `checkpoint` sections.
+ *
+ * Over HTTP a zip costs the first speculative read (which usually holds data.pkl, and the whole file when small),
+ * one read of the tail with the directory, and one more only when the directory or data.pkl did not fit. The file
+ * size comes from the first response's Content-Range: a suffix range (`bytes=-N`) is never sent.
+ */
+import type { ByteReader } from '../../bytes/byte-reader';
+import { makeFinding } from '../../findings/make-finding';
+import type { Finding, ParsedHeader, ParseOutcome } from '../../model';
+import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
+import type { CheckpointSummary, FileFormat, PickleSummary } from './checkpoint-types';
+import { buildTensorColumns } from './columns';
+import {
+  LOCAL_TAIL_READ_BYTES,
+  MAX_LISTED_GLOBALS,
+  MAX_PICKLE_BYTES,
+  PICKLE_FIRST_READ_BYTES,
+  ZIP_TAIL_READ_BYTES,
+} from './limits';
+import { runPickle, type PickleRun } from './pickle-machine';
+import type { PyValue } from './pickle-values';
+import { classifyGlobals, weightsOnlyVerdict } from './safety';
+import { rebuildTensors } from './torch-rebuild';
+import {
+  checkDirectoryBounds,
+  LOCAL_HEADER_SIZE,
+  locateDirectory,
+  readCentralDirectory,
+  readLocalHeader,
+  readZip64Record,
+  torchArchive,
+  ZipError,
+  type TorchArchive,
+} from './zip-directory';
+
+export type CheckpointKind = 'zip' | 'legacy' | 'pickle';
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+const PROTO = 0x80;
+const LONG1 = 0x8a;
+/** torch.serialization.MAGIC_NUMBER, pickled as LONG1 of 10 bytes. */
+const LEGACY_MAGIC = 0x1950a86a20f9469cfc6cn;
+const LEGACY_PROTOCOL_VERSION = 1001;
+/** Protocol-0 pickles have no PROTO opcode: a GLOBAL line or a MARK followed by a container opcode. */
+const PROTOCOL_0_START = /^(c[A-Za-z_][\w.]*\n[A-Za-z_][\w.]*\n|\((d|l|t|lp|dp)|\}|\])/;
+
+/** Which checkpoint reader the first bytes call for, or null when they are not a torch checkpoint or a pickle. */
+export function sniffCheckpoint(first: Uint8Array): CheckpointKind | null {
+  if (first.length >= 4 && ZIP_MAGIC.every((byte, index) => first[index] === byte)) {
+    return 'zip';
+  }
+  if (first.length >= 4 && first[0] === PROTO && first[2] === LONG1 && first[3] === 0x0a) {
+    return 'legacy';
+  }
+  if (first.length >= 2 && first[0] === PROTO && first[1] <= 5) {
+    return 'pickle';
+  }
+  const text = new TextDecoder('latin1').decode(first.subarray(0, 200));
+  return PROTOCOL_0_START.test(text) ? 'pickle' : null;
+}
+
+export interface LoadedCheckpoint {
+  outcome: ParseOutcome;
+  /** The pickle bytes parsed (data.pkl for a zip), for "download raw header". */
+  head: Uint8Array;
+  bytesRead: number;
+}
+
+/** Byte ranges of one source, each fetched once: later reads inside an earlier range cost nothing. */
+class RangeCache {
+  private readonly chunks: Array<{ start: number; bytes: Uint8Array }> = [];
+  bytesRead = 0;
+  readonly cheap: boolean;
+
+  constructor(
+    private readonly reader: ByteReader,
+    first: Uint8Array,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.chunks.push({ start: 0, bytes: first });
+    this.cheap = reader.cheapReads === true;
+  }
+
+  async read(offset: number, length: number): Promise<Uint8Array> {
+    for (const chunk of this.chunks) {
+      if (offset >= chunk.start && offset + length <= chunk.start + chunk.bytes.length) {
+        return chunk.bytes.subarray(offset - chunk.start, offset - chunk.start + length);
+      }
+    }
+    const bytes = await this.reader.read(offset, length, { signal: this.signal });
+    this.bytesRead += bytes.length;
+    this.chunks.push({ start: offset, bytes });
+    return bytes;
+  }
+
+  /** Bytes from 0, as many as are already held contiguously (the first read, possibly extended). */
+  held(): Uint8Array {
+    return this.chunks[0].bytes;
+  }
+
+  /** Extends the bytes held from 0 to `length` (fewer at the end of the source), reading only what is missing. */
+  async prefix(length: number): Promise<Uint8Array> {
+    const have = this.chunks[0].bytes;
+    if (have.length >= length) {
+      return have.subarray(0, length);
+    }
+    const more = await this.reader.read(have.length, length - have.length, { signal: this.signal });
+    this.bytesRead += more.length;
+    const joined = new Uint8Array(have.length + more.length);
+    joined.set(have);
+    joined.set(more, have.length);
+    this.chunks[0] = { start: 0, bytes: joined };
+    return joined;
+  }
+}
+
+interface PickleStream {
+  runs: PickleRun[];
+  /** The run whose root is the checkpoint object. */
+  main: PickleRun | null;
+  bytes: Uint8Array;
+  findings: Finding[];
+  storageSizes: Map<string, number> | null;
+  zip?: TorchArchive;
+}
+
+export async function readCheckpoint(
+  reader: ByteReader,
+  first: Uint8Array,
+  kind: CheckpointKind,
+  options: { signal?: AbortSignal } = {},
+): Promise<LoadedCheckpoint> {
+  const cache = new RangeCache(reader, first, options.signal);
+  // A first read shorter than asked for is the whole file, so its length is the size even when no server said so.
+  const size = reader.size ?? (first.length < reader.preferredFirstRead ? first.length : null);
+  let stream: PickleStream;
+  let format: FileFormat;
+  try {
+    if (kind === 'zip') {
+      format = 'pytorch-zip';
+      if (size === null) {
+        throw new ZipError(
+          'the server did not say how large the file is (no Content-Range total), and a zip keeps its directory at the end',
+        );
+      }
+      stream = await readZipPickle(cache, size);
+    } else {
+      format = kind === 'legacy' ? 'pytorch-legacy' : 'pickle';
+      stream = await readPickleStream(cache, size, kind);
+    }
+  } catch (error) {
+    if (!(error instanceof ZipError)) {
+      throw error;
+    }
+    const finding = makeFinding(
+      'zip-unreadable',
+      `This looks like a PyTorch zip checkpoint, but ${error.message}. Nothing was loaded or run; download the file again, or check that it is really a .bin/.pt/.ckpt from torch.save.`,
+    );
+    return {
+      outcome: { kind: 'rejected', file: { headerLength: null, fileSize: reader.size, findings: [finding] } },
+      head: first,
+      bytesRead: first.length + cache.bytesRead,
+    };
+  }
+  const header = buildHeader(stream, format, reader.size);
+  return { outcome: { kind: 'parsed', header }, head: stream.bytes, bytesRead: first.length + cache.bytesRead };
+}
+
+async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStream> {
+  // Local slices cost nothing per read, so they take the exact ranges; over HTTP one generous tail saves a round trip.
+  const tailLength = Math.min(size, cache.cheap ? LOCAL_TAIL_READ_BYTES : ZIP_TAIL_READ_BYTES);
+  const tail = await cache.read(size - tailLength, tailLength);
+  let location = locateDirectory(tail, size);
+  if ('zip64RecordAt' in location) {
+    location = readZip64Record(await cache.read(location.zip64RecordAt, 56));
+  }
+  checkDirectoryBounds(location, size);
+  const tailStart = size - tailLength;
+  const directory =
+    location.offset >= tailStart
+      ? tail.subarray(location.offset - tailStart, location.offset - tailStart + location.size)
+      : await cache.read(location.offset, location.size);
+  const archive = torchArchive(readCentralDirectory(directory, location.entries));
+  const entry = archive.pickle;
+  if (entry.compressedSize > MAX_PICKLE_BYTES || entry.uncompressedSize > MAX_PICKLE_BYTES) {
+    throw new ZipError(`${entry.name} is ${entry.uncompressedSize} bytes (the limit is ${MAX_PICKLE_BYTES})`);
+  }
+  // torch pads the local extra to a 64-byte boundary, so 30 + name + 128 covers it; a longer extra costs one more read.
+  const guess = LOCAL_HEADER_SIZE + entry.name.length * 3 + 128;
+  const span = Math.min(size - entry.localHeaderOffset, guess + entry.compressedSize);
+  let record = await cache.read(entry.localHeaderOffset, span);
+  const local = readLocalHeader(record);
+  if (local.dataOffset + entry.compressedSize > record.length) {
+    record = await cache.read(entry.localHeaderOffset, local.dataOffset + entry.compressedSize);
+  }
+  if (local.dataOffset + entry.compressedSize > record.length) {
+    throw new ZipError(`${entry.name} runs past the end of the file`);
+  }
+  const anomalies = [...archive.anomalies];
+  if (local.name !== entry.name) {
+    anomalies.push(
+      `the local header names ${JSON.stringify(local.name)} but the directory says ${JSON.stringify(entry.name)}`,
+    );
+  }
+  if (local.flags & 0x1) {
+    anomalies.push(`the local header of ${entry.name} is flagged as encrypted`);
+  }
+  const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
+  const bytes = entry.method === 8 ? await inflate(stored) : stored;
+  const run = runPickle(bytes, 0, rebuildTensors);
+  if (run.complete && run.end < bytes.length) {
+    anomalies.push(`${bytes.length - run.end} bytes follow the pickle's STOP inside ${entry.name}`);
+  }
+  const findings: Finding[] = [];
+  if (anomalies.length > 0) {
+    findings.push(
+      makeFinding(
+        'zip-anomaly',
+        `The archive has shapes torch ignores but scanners read differently, a known way to hide a payload from a scan: ${anomalies.slice(0, 5).join('; ')}${anomalies.length > 5 ? `; and ${anomalies.length - 5} more` : ''}. Treat the file as untrusted.`,
+      ),
+    );
+  }
+  if (archive.torchScript) {
+    findings.push(
+      makeFinding(
+        'torchscript-archive',
+        `This archive has ${archive.prefix}/constants.pkl: it was written by torch.jit.save (TorchScript), which torch.load hands to torch.jit.load. It carries code as well as weights; the tensors listed come from data.pkl only.`,
+      ),
+    );
+  }
+  return { runs: [run], main: run, bytes, findings, storageSizes: archive.storages, zip: archive };
+}
+
+async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
+  if (typeof DecompressionStream === 'undefined') {
+    throw new ZipError('data.pkl is deflate-compressed and this browser cannot decompress it');
+  }
+  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const streamReader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await streamReader.read();
+      if (done) {
+        break;
+      }
+      total += value.length;
+      if (total > MAX_PICKLE_BYTES) {
+        throw new ZipError(`data.pkl inflates past ${MAX_PICKLE_BYTES} bytes`);
+      }
+      chunks.push(value);
+    }
+  } catch (error) {
+    if (error instanceof ZipError) {
+      throw error;
+    }
+    throw new ZipError(`data.pkl does not inflate: ${(error as Error).message}`);
+  }
+  const joined = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.length;
+  }
+  return joined;
+}
+
+/**
+ * Legacy streams and bare pickles have no directory to size them: parse what is held, and when a pickle runs past
+ * it, read twice as much and parse again (linear overall, since each parse is linear and sizes double).
+ */
+async function readPickleStream(
+  cache: RangeCache,
+  size: number | null,
+  kind: 'legacy' | 'pickle',
+): Promise<PickleStream> {
+  const limit = Math.min(size ?? Number.MAX_SAFE_INTEGER, MAX_PICKLE_BYTES);
+  let want = Math.min(limit, Math.max(PICKLE_FIRST_READ_BYTES, cache.held().length));
+  for (;;) {
+    const bytes = await cache.prefix(want);
+    const parsed = kind === 'legacy' ? parseLegacy(bytes) : parseBare(bytes);
+    const last = parsed.runs[parsed.runs.length - 1];
+    const sourceEnded = bytes.length < want || (size !== null && bytes.length >= size);
+    const needMore = last?.error?.needMoreBytes === true && !sourceEnded;
+    if (!needMore || want >= limit) {
+      return { ...parsed, bytes, storageSizes: null };
+    }
+    want = Math.min(limit, want * 2);
+  }
+}
+
+function parseLegacy(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSizes'> {
+  const runs: PickleRun[] = [];
+  const findings: Finding[] = [];
+  let at = 0;
+  // magic, protocol version, sys_info, the object, the storage keys
+  for (let index = 0; index < 5; index++) {
+    const run = runPickle(bytes, at, index === 3 ? rebuildTensors : undefined);
+    runs.push(run);
+    if (!run.complete) {
+      break;
+    }
+    at = run.end;
+  }
+  const magic = runs[0]?.root;
+  const version = runs[1]?.root;
+  const literal = runs[0]?.globals.size === 0 && runs[1]?.globals.size === 0;
+  if (magic !== LEGACY_MAGIC || version !== LEGACY_PROTOCOL_VERSION || !literal) {
+    runs[0]?.hazards.push({
+      reason: 'the legacy magic number or protocol version is not a plain literal (it can be computed by a call)',
+      offset: 0,
+    });
+  }
+  return { runs, main: runs[3] ?? null, findings };
+}
+
+function parseBare(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSizes'> {
+  const runs: PickleRun[] = [runPickle(bytes, 0, rebuildTensors)];
+  // Concatenated pickles: pickle.load reads one, but a second one can hide a payload from a scanner that stops.
+  while (runs[runs.length - 1].complete && runs[runs.length - 1].end < bytes.length && runs.length < 64) {
+    const next = runPickle(bytes, runs[runs.length - 1].end, rebuildTensors);
+    if (!next.complete && next.globals.size === 0) {
+      break;
+    }
+    runs.push(next);
+  }
+  return { runs, main: runs[0], findings: [] };
+}
+
+function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number | null): ParsedHeader {
+  const findings = [...stream.findings];
+  const main = stream.main;
+  const root: PyValue = main?.root ?? null;
+  const walk = walkTensors(root);
+  const anatomy = checkpointAnatomy(root, walk);
+  const built = buildTensorColumns(walk.tensors);
+  const pickle = pickleSummary(stream, walk.tensors);
+  findings.push(...safetyFindings(pickle, stream.runs));
+  findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf));
+  const storageBytes = new Map<string, number>();
+  for (const { tensor } of walk.tensors) {
+    if (tensor.storageKey !== null) {
+      storageBytes.set(tensor.storageKey, stream.storageSizes?.get(tensor.storageKey) ?? tensor.storageBytes);
+    }
+  }
+  const checkpoint: CheckpointSummary = {
+    weights: anatomy.weights,
+    weightsPrefix: anatomy.weightsPrefix,
+    sections: anatomy.sections,
+    scalars: anatomy.scalars,
+    tied: anatomy.tied,
+    views: anatomy.views,
+  };
+  if (anatomy.epoch !== undefined) {
+    checkpoint.epoch = anatomy.epoch;
+  }
+  if (anatomy.globalStep !== undefined) {
+    checkpoint.globalStep = anatomy.globalStep;
+  }
+  if (stream.zip) {
+    checkpoint.zipPrefix = stream.zip.prefix;
+  }
+  return {
+    headerLength: stream.bytes.length,
+    fileSize,
+    tensors: built.columns,
+    unknownDtypes: built.unknownDtypes,
+    metadataState: anatomy.scalars.length > 0 ? 'object' : 'absent',
+    metadata: anatomy.scalars.map((scalar) => ({
+      key: scalar.path,
+      value: scalar.value,
+      kind: scalar.kind === 'null' ? 'null' : scalar.kind,
+    })),
+    dataBytes: [...storageBytes.values()].reduce((total, bytes) => total + (Number.isFinite(bytes) ? bytes : 0), 0),
+    findings,
+    format,
+    pickle,
+    checkpoint,
+  };
+}
+
+function pickleSummary(stream: PickleStream, tensors: readonly NamedTensor[]): PickleSummary {
+  const merged = new Map<string, { module: string; name: string; count: number; offset: number }>();
+  const opcodes: Record<string, number> = {};
+  for (const run of stream.runs) {
+    for (const [key, use] of run.globals) {
+      const existing = merged.get(key);
+      if (existing) {
+        existing.count += use.count;
+      } else {
+        merged.set(key, { ...use });
+      }
+    }
+    for (const [name, count] of run.opcodeCounts) {
+      opcodes[name] = (opcodes[name] ?? 0) + count;
+    }
+  }
+  const globals = classifyGlobals(merged.values());
+  const hazards = stream.runs.flatMap((run) => run.hazards);
+  const storages = new Set(tensors.map((entry) => entry.tensor.storageKey).filter((key) => key !== null));
+  return {
+    weightsOnly: weightsOnlyVerdict(globals, stream.runs),
+    globals: globals.slice(0, MAX_LISTED_GLOBALS).map((use) => {
+      const summary: PickleSummary['globals'][number] = {
+        module: use.module,
+        name: use.name,
+        count: use.count,
+        risk: use.risk,
+        offset: use.offset,
+      };
+      if (use.reason !== undefined) {
+        summary.reason = use.reason;
+      }
+      return summary;
+    }),
+    dangerous: globals.filter((use) => use.risk === 'dangerous').length + hazards.length,
+    hazards,
+    opcodes,
+    storages: storages.size,
+    protocol: stream.main?.protocol ?? 0,
+    pickleBytes: stream.bytes.length,
+  };
+}
+
+function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Finding[] {
+  const findings: Finding[] = [];
+  const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous');
+  if (dangerous.length > 0 || pickle.hazards.length > 0) {
+    const listed = [
+      ...dangerous.map((use) => `${use.module}.${use.name} (${use.reason}; at byte ${use.offset})`),
+      ...pickle.hazards.map((hazard) => `${hazard.reason} (at byte ${hazard.offset})`),
+    ];
+    findings.push(
+      makeFinding(
+        'pickle-dangerous-global',
+        `Do not load this file: unpickling it would call ${listed.slice(0, 6).join('; ')}${listed.length > 6 ? `; and ${listed.length - 6} more` : ''}. Nothing was run here; the tensors below were read as data. If you need the weights, ask the author for a .safetensors file.`,
+      ),
+    );
+  }
+  const unknown = pickle.globals.filter((use) => use.risk === 'unknown');
+  if (unknown.length > 0) {
+    findings.push(
+      makeFinding(
+        'pickle-unknown-global',
+        `torch.load(..., weights_only=True) refuses this file: it imports ${unknown
+          .slice(0, 6)
+          .map((use) => `${use.module}.${use.name}`)
+          .join(
+            ', ',
+          )}${unknown.length > 6 ? ` and ${unknown.length - 6} more` : ''}, which are outside torch's allowlist. Loading without weights_only runs their code; that is usually benign for well-known libraries, but cannot be proven.`,
+      ),
+    );
+  }
+  const broken = runs.find((run) => !run.complete);
+  if (broken?.error) {
+    findings.push(
+      makeFinding(
+        'pickle-unreadable',
+        `The pickle could not be read to its end: ${broken.error.reason} (at byte ${broken.error.offset}). torch.load would fail too, possibly after running part of it; the tensors and imports listed are those read before that point.`,
+      ),
+    );
+  }
+  return findings;
+}
+
+function structureFindings(
+  anatomy: CheckpointAnatomy,
+  tensors: readonly NamedTensor[],
+  storageSizes: Map<string, number> | null,
+  rowOf: Map<string, number>,
+): Finding[] {
+  const findings: Finding[] = [];
+  const rows = (names: readonly string[]): number[] =>
+    names.map((name) => rowOf.get(name)).filter((row): row is number => row !== undefined);
+  if (anatomy.tied.length > 0) {
+    const names = anatomy.tied.flat();
+    findings.push(
+      makeFinding(
+        'tied-weights',
+        `${anatomy.tied.length} pair${anatomy.tied.length === 1 ? '' : 's'} of names share one storage, e.g. ${anatomy.tied[0][0]} and ${anatomy.tied[0][1]}. safetensors' save_file refuses shared tensors: keep one name per group (or clone the others) when converting.`,
+        rows(names),
+      ),
+    );
+  }
+  if (anatomy.views.length > 0) {
+    findings.push(
+      makeFinding(
+        'noncontiguous-view',
+        `${anatomy.views.length} tensor${anatomy.views.length === 1 ? ' is a view' : 's are views'} (not row-major, or a part of a larger storage), e.g. ${anatomy.views[0]}. torch.save stores the whole storage behind a view; call .contiguous() (or .clone()) before save_file.`,
+        rows(anatomy.views),
+      ),
+    );
+  }
+  if (storageSizes) {
+    const mismatched: string[] = [];
+    for (const { name, tensor } of tensors) {
+      if (tensor.storageKey === null) {
+        continue;
+      }
+      const actual = storageSizes.get(tensor.storageKey);
+      if (actual === undefined || (Number.isFinite(tensor.storageBytes) && actual !== tensor.storageBytes)) {
+        mismatched.push(name);
+      }
+    }
+    if (mismatched.length > 0) {
+      findings.push(
+        makeFinding(
+          'storage-mismatch',
+          `${mismatched.length} tensor${mismatched.length === 1 ? '' : 's'} name a storage that is missing from the archive or has a different size than the pickle says, e.g. ${mismatched[0]}. torch.load would fail on them.`,
+          rows(mismatched),
+        ),
+      );
+    }
+  }
+  if (anatomy.truncated) {
+    findings.push(
+      makeFinding(
+        'checkpoint-walk-truncated',
+        'The object graph is too large or too deep to list completely (a hostile or cyclic structure); the tensors shown are those found before the limit.',
+      ),
+    );
+  }
+  return findings;
+}

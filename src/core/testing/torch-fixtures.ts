@@ -1,0 +1,47 @@
+/**
+ * The committed checkpoint fixtures written by real torch (scripts/torch-fixtures.py) and what torch said about
+ * each tensor (fixtures/torch/expected.json). Test-only: reads from disk with node:fs.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+export const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../fixtures/torch');
+
+export interface ExpectedTensor {
+  name: string;
+  dtype: string;
+  shape: number[];
+  stride: number[];
+  offset: number;
+  contiguous: boolean;
+}
+
+export function torchFixture(name: string): Uint8Array {
+  const bytes = readFileSync(join(TORCH_FIXTURES_DIR, name.endsWith('.gz') ? name : name));
+  return new Uint8Array(name.endsWith('.gz') ? gunzipSync(bytes) : bytes);
+}
+
+/** The 20,000-tensor torch.save zip, stored gzipped in the repository. */
+export function manyTensorsFixture(): Uint8Array {
+  return torchFixture('many_tensors.bin.gz');
+}
+
+export function expectedTensors(): Record<string, ExpectedTensor[]> {
+  const all = JSON.parse(readFileSync(join(TORCH_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(all).filter(([, value]) => Array.isArray(value))) as Record<
+    string,
+    ExpectedTensor[]
+  >;
+}
+
+export const HOSTILE_PICKLES = [
+  'hostile-os-system.pkl',
+  'hostile-eval.pkl',
+  'hostile-subprocess.pkl',
+  'hostile-exec.pkl',
+  'hostile-nested-import.pkl',
+  'hostile-memo-stack-global.pkl',
+  'hostile-checkpoint.bin',
+] as const;
