@@ -23,7 +23,7 @@ import { TensorTable } from '../features/table/TensorTable';
 import { allFindings, selectResult } from '../state/selectors';
 import { useAppStore } from '../state/store';
 import type { Panel } from '../state/view-slice';
-import type { LoadResult } from '../worker/protocol';
+import type { LoadResult } from '../core/result';
 import { installTokenStorage } from './token-storage';
 import { installUrlSync } from './url-sync';
 

@@ -11,6 +11,7 @@
  */
 import { SourceError } from '../core/errors';
 import { validateShardName } from '../core/shards/shard-names';
+import type { RepoFile } from '../core/result';
 import type { HfRepoRef, HfRepoType } from './hf-url';
 import { mayReceiveToken } from './token-policy';
 
@@ -41,13 +42,6 @@ export interface HubRepo {
   revision: string;
   /** Subfolder to list, unencoded, without leading or trailing slash. */
   path?: string;
-}
-
-export interface RepoFile {
-  /** Path inside the repository, `/`-separated. */
-  path: string;
-  /** Size in bytes (the LFS object's size for LFS files); null when the listing did not say. */
-  size: number | null;
 }
 
 export interface RepoListing {

@@ -4,7 +4,7 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
-import type { CompareResult, LoadResult } from '../worker/protocol';
+import type { CompareResult, LoadResult } from '../core/result';
 import { headerFromSpecs } from '../core/testing/models/header-from-specs';
 import { compareBaseTensors } from '../core/testing/compare-pairs';
 import { ALIGN_RULES } from '../core/compare/align';

@@ -7,7 +7,8 @@ import type { StateCreator } from 'zustand';
 import { ALIGN_RULES, DEFAULT_ALIGN_RULES, type AlignRule } from '../core/compare/align';
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
 import type { SerializedSourceError } from '../core/errors';
-import type { LocalFileEntry } from '../io/dropped-files';
+import type { LocalFileEntry } from '../core/result';
+import { sourceForFiles } from './source-loader';
 import {
   compareLoads,
   failureOf,
@@ -17,7 +18,7 @@ import {
   startLoad,
   type LoadHandle,
 } from '../worker/client';
-import type { CompareResult, LoadPhase, LoadResult, SourceSpec } from '../worker/protocol';
+import type { CompareResult, LoadPhase, LoadResult, SourceSpec } from '../core/result';
 import type { AppState } from './store';
 
 export type CompareSourceState =
@@ -181,14 +182,10 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     },
 
     openCompareFiles: async (files) => {
-      if (files.length === 0) {
-        return;
+      const source = sourceForFiles(files);
+      if (source) {
+        return get().openCompareSource(source);
       }
-      // The same grouping rule as the main picker: a lone index or sidecar only makes sense with its shards.
-      if (files.length === 1 && !files[0].file.name.toLowerCase().endsWith('.json')) {
-        return get().openCompareSource({ kind: 'file', file: files[0].file });
-      }
-      return get().openCompareSource({ kind: 'files', files: [...files] });
     },
 
     cancelCompareSource: () => {

@@ -2,8 +2,9 @@
 import type { StateCreator } from 'zustand';
 import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
-import type { LocalFileEntry } from '../io/dropped-files';
-import type { LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../worker/protocol';
+import type { LocalFileEntry } from '../core/result';
+import { sourceForFiles } from './source-loader';
+import type { LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../core/result';
 import { failureOf, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart } from '../lib/perf-marks';
@@ -48,11 +49,6 @@ function labelOf(source: SourceSpec): string {
     case 'url':
       return source.url;
   }
-}
-
-/** A lone file opens as itself unless it is an index or sidecar, which only make sense as part of a group. */
-function isLoneModelFile(name: string): boolean {
-  return !name.toLowerCase().endsWith('.json');
 }
 
 export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => ({
@@ -140,13 +136,10 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
   },
 
   openFiles: async (files) => {
-    if (files.length === 0) {
-      return;
+    const source = sourceForFiles(files);
+    if (source) {
+      return get().openSource(source);
     }
-    if (files.length === 1 && isLoneModelFile(files[0].file.name)) {
-      return get().openSource({ kind: 'file', file: files[0].file });
-    }
-    return get().openSource({ kind: 'files', files: [...files] });
   },
 
   switchModel: async (key) => {

@@ -1,6 +1,6 @@
 /** Named selectors; components select single fields and derive the rest here. */
 import { referenceLoaderVerdict, type Finding, type ParsedHeader } from '../core/model';
-import type { LoadResult } from '../worker/protocol';
+import type { LoadResult } from '../core/result';
 import type { AppState } from './store';
 
 export const selectResult = (state: AppState): LoadResult | null =>

@@ -7,16 +7,8 @@ import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
 import type { AlignRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
-import type {
-  CompareResult,
-  LoadOptions,
-  LoadPhase,
-  LoadResult,
-  ShardProgress,
-  SourceSpec,
-  WorkerRequest,
-  WorkerResponse,
-} from './protocol';
+import type { CompareResult, LoadOptions, LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../core/result';
+import type { WorkerRequest, WorkerResponse } from './protocol';
 
 export interface AnalysesUpdate {
   sections: LoadResult['sections'];

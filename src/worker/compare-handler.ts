@@ -7,7 +7,8 @@ import { isAlignRule } from '../core/compare/align';
 import { compareSides } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import type { DiffEntries } from '../core/compare/diff';
-import type { CompareResult, WorkerRequest, WorkerResponse } from './protocol';
+import type { CompareResult } from '../core/result';
+import type { WorkerRequest, WorkerResponse } from './protocol';
 
 /** Comparisons kept for queries: the current one and the one being replaced. */
 const MAX_KEPT_COMPARES = 2;

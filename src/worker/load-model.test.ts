@@ -12,7 +12,8 @@ import { buildShardedModel, type ShardedBuildOptions } from '../core/testing/bui
 import { tinyLlamaTensors } from '../core/testing/fixture-manifest';
 import { createFixtureDir, type FixtureDir } from '../io/test-fixtures';
 import { loadSource, SHARD_HEADER_CONCURRENCY, type KeptLoad } from './load-model';
-import type { LoadResult, SourceSpec, WorkerResponse } from './protocol';
+import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
+import type { WorkerResponse } from './protocol';
 
 let fixtures: FixtureDir;
 
@@ -249,7 +250,7 @@ describe('a repository on the fake Hub', () => {
 
 describe('local files', () => {
   /** A tiny model split into shards by hand, with an index, as in-memory Files. */
-  function localShards(folder: string, count: number, tensors: TensorSpec[]): Array<{ file: File; path: string }> {
+  function localShards(folder: string, count: number, tensors: TensorSpec[]): LocalFileEntry[] {
     const pad = (n: number) => String(n).padStart(5, '0');
     const names = Array.from({ length: count }, (_, i) => `model-${pad(i + 1)}-of-${pad(count)}.safetensors`);
     const weightMap: Record<string, string> = {};
@@ -262,13 +263,13 @@ describe('local files', () => {
       part.forEach((tensor) => (weightMap[tensor.name] = name));
       totalSize += buildHeaderBytes(part).dataLength;
       return {
-        file: new File([bytes(buildSafetensors(part, { metadata: { format: 'pt' } }))], name),
+        blob: new File([bytes(buildSafetensors(part, { metadata: { format: 'pt' } }))], name),
         path: `${folder}/${name}`,
       };
     });
     const index = JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap });
     files.push({
-      file: new File([index], 'model.safetensors.index.json'),
+      blob: new File([index], 'model.safetensors.index.json'),
       path: `${folder}/model.safetensors.index.json`,
     });
     return files;
@@ -278,9 +279,9 @@ describe('local files', () => {
     const tensors = tinyLlamaTensors();
     const files = [
       ...localShards('llama', 3, tensors),
-      { file: new File(['{"num_attention_heads": 4, "hidden_size": 64}'], 'config.json'), path: 'llama/config.json' },
+      { blob: new File(['{"num_attention_heads": 4, "hidden_size": 64}'], 'config.json'), path: 'llama/config.json' },
       {
-        file: new File([bytes(buildSafetensors(tinyLlamaTensors(1)))], 'other.safetensors'),
+        blob: new File([bytes(buildSafetensors(tinyLlamaTensors(1)))], 'other.safetensors'),
         path: 'other.safetensors',
       },
     ];
@@ -307,7 +308,7 @@ describe('local files', () => {
     const files = [
       ...localShards('llama', 2, tinyLlamaTensors()),
       {
-        file: new File([bytes(buildSafetensors(tinyLlamaTensors(1)))], 'other.safetensors'),
+        blob: new File([bytes(buildSafetensors(tinyLlamaTensors(1)))], 'other.safetensors'),
         path: 'other.safetensors',
       },
     ];
@@ -330,7 +331,7 @@ describe('local files', () => {
   });
 
   it('fails with a clear error when no file is a model', async () => {
-    const { error } = await run({ kind: 'files', files: [{ file: new File(['x'], 'README.md'), path: 'README.md' }] });
+    const { error } = await run({ kind: 'files', files: [{ blob: new File(['x'], 'README.md'), path: 'README.md' }] });
     expect(error?.code).toBe('no-model-files');
   });
 });

@@ -44,8 +44,8 @@ import type {
   SourceChoices,
   SourceRef,
   SourceSpec,
-  WorkerResponse,
-} from './protocol';
+} from '../core/result';
+import type { WorkerResponse } from './protocol';
 import { cloneColumns, columnBuffers, outcomeBuffers } from './transfer';
 
 /** Upper bound on data bytes an analysis may read (comfy_quant configs, LoRA alphas): a few KB in practice. */
@@ -502,10 +502,10 @@ async function loadLocalGroup(
   options: LoadOptions,
 ): Promise<Loaded> {
   const started = performance.now();
-  const byPath = new Map<string, File>();
+  const byPath = new Map<string, Blob>();
   for (const entry of source.files) {
     if (!byPath.has(entry.path)) {
-      byPath.set(entry.path, entry.file);
+      byPath.set(entry.path, entry.blob);
     }
   }
   const paths = [...byPath.keys()];
@@ -575,7 +575,7 @@ async function loadLocalGroup(
   return { ...loaded, sidecars, sidecarsRead, choices };
 }
 
-async function readLocalIndex(ctx: LoadContext, file: File, name: string): Promise<ShardIndexResult> {
+async function readLocalIndex(ctx: LoadContext, file: Blob, name: string): Promise<ShardIndexResult> {
   progress(ctx, 'index', 0, file.size);
   const scanner = new ShardIndexScanner({ fileName: name, expectedBytes: file.size });
   const end = Math.min(file.size, MAX_INDEX_BYTES + 1);
@@ -598,7 +598,7 @@ async function readLocalIndex(ctx: LoadContext, file: File, name: string): Promi
 
 async function readLocalSidecars(
   wanted: { config?: string; adapterConfig?: string },
-  byPath: ReadonlyMap<string, File>,
+  byPath: ReadonlyMap<string, Blob>,
 ): Promise<{ sidecars: Sidecars; sidecarsRead: string[] }> {
   const sidecars: Sidecars = {};
   const sidecarsRead: string[] = [];

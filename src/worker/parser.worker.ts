@@ -5,7 +5,8 @@
 import { queryRows } from '../core/table-query';
 import { handleCompareRequest } from './compare-handler';
 import { loadSource, type KeptLoad } from './load-model';
-import type { LoadOptions, SourceSpec, WorkerRequest, WorkerResponse } from './protocol';
+import type { LoadOptions, SourceSpec } from '../core/result';
+import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
 
 /** Loads kept for queries; older ones are dropped so switching sources cannot grow memory without bound. */

@@ -1,68 +1,23 @@
 /**
  * The typed message protocol between the page and the parser worker — the app's only thread boundary.
- * Types only. Every request carries an id; replies echo it so the client can drop stale ones. Typed arrays in
- * results travel as transferables, never as structured clones of per-tensor objects.
+ * Messages only (the data they carry is described in core/result.ts). Every request carries an id; replies echo
+ * it so the client can drop stale ones. Typed arrays in results travel as transferables, never as structured
+ * clones of per-tensor objects.
  */
-import type { runAnalyses } from '../core/analysis/registry';
 import type { SerializedSourceError } from '../core/errors';
-import type { HeaderTotals } from '../core/stats';
-import type { Finding, ParseOutcome, TensorColumns } from '../core/model';
+import type { Finding, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
 import type { AlignRule } from '../core/compare/align';
-import type { CompareOutput } from '../core/compare/compare';
 import type { CompareQuery } from '../core/compare/compare-query';
-import type { ModelChoice } from '../core/shards/choose-model';
-import type { ShardsReport } from '../core/shards/report-types';
-import type { LocalFileEntry } from '../io/dropped-files';
-import type { RepoFile } from '../io/hub-api';
-
-export const PROTOCOL_VERSION = 1;
-
-export type AnalysisSections = ReturnType<typeof runAnalyses>['sections'];
-
-export type SourceSpec =
-  | { kind: 'file'; file: File }
-  | {
-      /** Several dropped or picked files (a folder): the worker groups them into models (core/shards). */
-      kind: 'files';
-      files: LocalFileEntry[];
-      /** ModelChoice.key of the model to open; the default pick (core/shards/choose-model.ts) when absent. */
-      select?: string;
-    }
-  | {
-      /** One file, a shard index (`….index.json`), or a repository (Hub repo id, tree link or API listing URL). */
-      kind: 'url';
-      url: string;
-      /** Sent only to Hugging Face hosts (io/token-policy.ts); never echoed back. */
-      token?: string;
-      /** For a repository: ModelChoice.key (a path in the repo) of the model to open instead of the default. */
-      select?: string;
-    };
-
-export type SourceRef =
-  | { kind: 'file'; name: string; size: number }
-  | {
-      kind: 'files';
-      /** The opened model's label (index or shard prefix, or the file). */
-      name: string;
-      /** Files dropped or picked together. */
-      count: number;
-    }
-  | {
-      kind: 'url';
-      name: string;
-      /** The normalized URL actually fetched (the index, the file, or the repository's listing). */
-      url: string;
-      /** What the user typed or pasted. */
-      input: string;
-      /** The `select` the source was opened with (a repository model other than the default), for share links. */
-      select?: string;
-    };
-
-export interface LoadOptions {
-  /** The user chose "parse anyway" for a header above the 100 MB spec cap. */
-  allowOversizedHeader?: boolean;
-}
+import type {
+  AnalysisSections,
+  CompareResult,
+  LoadOptions,
+  LoadPhase,
+  LoadResult,
+  ShardProgress,
+  SourceSpec,
+} from '../core/result';
 
 export type WorkerRequest =
   | { type: 'open'; id: number; source: SourceSpec; options: LoadOptions }
@@ -74,71 +29,6 @@ export type WorkerRequest =
   | { type: 'compare'; id: number; loadA: number; loadB: number; rules: AlignRule[] }
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
   | { type: 'compare-release'; compareId: number };
-
-/** `list`: the repository's file listing; `index`: the shard index; `shards`: the shard headers. */
-export type LoadPhase = 'connect' | 'list' | 'index' | 'header' | 'shards' | 'parse' | 'analyze';
-
-/** Progress over the shard headers of a sharded model. */
-export interface ShardProgress {
-  /** Shards finished (loaded or failed). */
-  done: number;
-  total: number;
-  failed: number;
-}
-
-/** A sharded model's shard-level facts; the merged table itself is `outcome.header`. */
-export interface ShardInfo {
-  /** Per-shard summaries, the index summary and the totals (plain data; the report's `shards` and `index`). */
-  report: ShardsReport;
-  /** For each row of the merged table, its shard (index into report.shards). Transferred, not cloned. */
-  shardOfRow: Uint16Array;
-}
-
-/** The models a source holds (a folder drop, a repository), and which one this result shows. */
-export interface SourceChoices {
-  items: ModelChoice[];
-  selected: string;
-}
-
-/** A repository's listing, for the list of its other safetensors files. */
-export interface RepoInfo {
-  /** `org/name`, with ` @ rev` and `/folder` when not the defaults. */
-  display: string;
-  /** Every `.safetensors` file (and index) of the listing, with sizes. */
-  files: RepoFile[];
-  /** The listing stopped at MAX_REPO_FILES. */
-  truncated: boolean;
-}
-
-export interface LoadResult {
-  loadId: number;
-  source: SourceRef;
-  outcome: ParseOutcome;
-  /** Bytes read from the source: 8 + N for a valid local file. */
-  bytesRead: number;
-  /** File size as the source reported it. */
-  fileSize: number | null;
-  network: { requests: number; bytesFetched: number } | null;
-  /**
-   * True when the analyses are still running: the result is posted as soon as the header is parsed (so the table
-   * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later.
-   */
-  analysisPending: boolean;
-  sections: AnalysisSections;
-  /** Findings from the analyses (the parser's own are in outcome). */
-  analysisFindings: Finding[];
-  /** Totals per dtype, computed in the worker so the page never loops over 250,000 rows for them. */
-  totals: HeaderTotals;
-  timings: { readMs: number; parseMs: number; analyzeMs: number };
-  /** Present when the source is a sharded model: outcome.header is then the merged table of every shard. */
-  shards?: ShardInfo;
-  /** Present when the source holds several models (a folder drop, a repository). */
-  choices?: SourceChoices;
-  /** Present when the source is a repository. */
-  repo?: RepoInfo;
-  /** config.json / adapter_config.json files read and passed to the analyses. */
-  sidecarsRead?: string[];
-}
 
 export type WorkerResponse =
   | {
@@ -166,15 +56,3 @@ export type WorkerResponse =
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }
   | { type: 'compare-result'; id: number; result: CompareResult }
   | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };
-
-/**
- * A comparison of two kept loads. `entries` holds one row per aligned key as typed arrays (transferred, not cloned);
- * the worker keeps its own copy under `compareId` to answer `compare-query` until `compare-release`.
- */
-export interface CompareResult extends CompareOutput {
-  compareId: number;
-  loadA: number;
-  loadB: number;
-  rules: AlignRule[];
-  diffMs: number;
-}

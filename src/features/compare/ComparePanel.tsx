@@ -5,7 +5,7 @@
  */
 import { formatCount, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { CompareResult, LoadResult } from '../../worker/protocol';
+import type { CompareResult, LoadResult } from '../../core/result';
 import { AlignmentRules } from './AlignmentRules';
 import { CompareSourcePicker } from './CompareSourcePicker';
 import { CompareTable } from './CompareTable';

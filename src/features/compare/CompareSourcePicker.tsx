@@ -4,7 +4,7 @@
  * main source, so everything the app can open can be compared.
  */
 import { useRef, useState } from 'react';
-import { filesFromInput } from '../../io/dropped-files';
+import { filesFromInput } from '../load/dropped-files';
 import { formatBytes, formatPercent } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 

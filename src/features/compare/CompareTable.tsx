@@ -9,7 +9,7 @@ import { dtypeName } from '../../core/dtypes';
 import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
 import { formatShape, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { CompareResult, LoadResult } from '../../worker/protocol';
+import type { CompareResult, LoadResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';
 import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
 

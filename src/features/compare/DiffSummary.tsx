@@ -2,7 +2,7 @@
 import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
 import { formatCount, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { CompareResult } from '../../worker/protocol';
+import type { CompareResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';
 
 export function DiffSummary({ result }: { result: CompareResult }) {

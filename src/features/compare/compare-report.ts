@@ -1,7 +1,7 @@
 /** The report's `compare` section for the open source, when a comparison of it is on screen (else nothing). */
 import { buildCompareSection, type CompareReportSection, type CompareSideInfo } from '../../core/compare/report';
 import type { AppState } from '../../state/store';
-import type { LoadResult } from '../../worker/protocol';
+import type { LoadResult } from '../../core/result';
 
 function sideInfo(result: LoadResult): CompareSideInfo | null {
   if (result.outcome.kind !== 'parsed') {

@@ -5,7 +5,7 @@ import { tableCsv } from '../../core/report/csv';
 import { baseName, downloadBlob } from '../../lib/download';
 import { useAppStore } from '../../state/store';
 import { fetchRawHeader } from '../../worker/client';
-import type { LoadResult } from '../../worker/protocol';
+import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
 
 export function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {

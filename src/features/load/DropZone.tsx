@@ -3,7 +3,7 @@
  * A new drop replaces the view; several files (a model folder) are grouped into models by the worker.
  */
 import { useEffect, useRef, useState } from 'react';
-import { collectDrop, filesFromInput } from '../../io/dropped-files';
+import { collectDrop, filesFromInput } from './dropped-files';
 import { useAppStore } from '../../state/store';
 
 function hasFiles(event: DragEvent): boolean {

@@ -1,6 +1,6 @@
 import { formatBytes, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { LoadPhase } from '../../worker/protocol';
+import type { LoadPhase } from '../../core/result';
 
 const PHASE_LABEL: Record<LoadPhase, string> = {
   connect: 'Opening',

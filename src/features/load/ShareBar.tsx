@@ -1,7 +1,7 @@
 /** "Copy link" for URL sources; for local files, says why there is no link. Also shows ignored link parameters. */
 import { useState } from 'react';
 import { useAppStore } from '../../state/store';
-import type { LoadResult } from '../../worker/protocol';
+import type { LoadResult } from '../../core/result';
 
 export function ShareBar({ result }: { result: LoadResult }) {
   const [copied, setCopied] = useState(false);

@@ -2,7 +2,7 @@
 import { useMemo } from 'react';
 import { formatBytes, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { RepoInfo, SourceChoices } from '../../worker/protocol';
+import type { RepoInfo, SourceChoices } from '../../core/result';
 
 export function RepoFiles({ repo, choices }: { repo: RepoInfo; choices: SourceChoices | undefined }) {
   const switchModel = useAppStore((state) => state.switchModel);

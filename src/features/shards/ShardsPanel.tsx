@@ -1,5 +1,5 @@
 /** The Shards tab of a sharded model, and the model switcher / repository file list shown above any result. */
-import type { LoadResult, ShardInfo } from '../../worker/protocol';
+import type { LoadResult, ShardInfo } from '../../core/result';
 import { RepoFiles } from './RepoFiles';
 import { ShardBalanceChart } from './ShardBalanceChart';
 import { ShardSummary } from './ShardSummary';

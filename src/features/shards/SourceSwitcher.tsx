@@ -5,7 +5,7 @@
 import type { ModelChoice } from '../../core/shards/choose-model';
 import { formatBytes, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { SourceChoices } from '../../worker/protocol';
+import type { SourceChoices } from '../../core/result';
 
 export function choiceLabel(choice: ModelChoice): string {
   const size = choice.bytes === null ? '' : ` · ${formatBytes(choice.bytes)}`;

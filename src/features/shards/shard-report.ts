@@ -1,6 +1,6 @@
 /** What a sharded or multi-file source adds to the JSON report (docs/report-schema.md). */
 import type { ReportSource } from '../../core/report/build-report';
-import type { LoadResult } from '../../worker/protocol';
+import type { LoadResult } from '../../core/result';
 
 /** `shards`, `index` and `shardTotals` for sharded models (core/shards/report-types.ts); nothing otherwise. */
 export function shardSections(result: LoadResult): Record<string, unknown> {

@@ -2,7 +2,7 @@
 import type { ParsedHeader } from '../../core/model';
 import { formatBytes, formatCount, formatPercent, groupDigits } from '../../lib/format';
 import { allFindings, verdictOf } from '../../state/selectors';
-import type { LoadResult } from '../../worker/protocol';
+import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
 

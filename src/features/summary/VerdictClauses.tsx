@@ -6,7 +6,7 @@ import type { ArchitectureSection, LoraSection, QuantizationSection } from '../.
 import { groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
-import type { LoadResult } from '../../worker/protocol';
+import type { LoadResult } from '../../core/result';
 import { familyLabel } from '../insights/QuantizationPanel';
 
 function architectureClause(arch: ArchitectureSection): string | null {

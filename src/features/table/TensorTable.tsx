@@ -15,7 +15,7 @@ import { tensorBytes } from '../../core/table-query';
 import { shortenForDisplay } from '../../lib/display-text';
 import { formatBytes, formatShape, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import type { ShardInfo } from '../../worker/protocol';
+import type { ShardInfo } from '../../core/result';
 import { TableToolbar } from './TableToolbar';
 import { TensorDetails } from './TensorDetails';
 

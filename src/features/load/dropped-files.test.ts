@@ -70,7 +70,7 @@ describe('collectDrop', () => {
       'model/sub/config.json',
       'vae.safetensors',
     ]);
-    expect(files.find((entry) => entry.path === 'vae.safetensors')?.file).toBe(loose);
+    expect(files.find((entry) => entry.path === 'vae.safetensors')?.blob).toBe(loose);
   });
 
   it('falls back to the plain file list when items give nothing', async () => {

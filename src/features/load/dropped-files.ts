@@ -4,12 +4,7 @@
  * `DataTransferItem.webkitGetAsEntry()` (every current browser), or `getAsFileSystemHandle()` where only that
  * exists; `<input webkitdirectory>` gives `File.webkitRelativePath` directly. Nothing is read here but names.
  */
-
-export interface LocalFileEntry {
-  file: File;
-  /** Path relative to what was dropped or picked, `/`-separated (`model/model-00001-of-00002.safetensors`). */
-  path: string;
-}
+import type { LocalFileEntry } from '../../core/result';
 
 /**
  * Files taken from one drop or pick. A model folder holds a few hundred files at most; dropping a home folder by
@@ -33,7 +28,7 @@ export function filesFromInput(list: FileList | readonly File[]): LocalFileEntry
     if (path.split('/').slice(0, -1).some(isHidden)) {
       continue;
     }
-    entries.push({ file, path });
+    entries.push({ blob: file, path });
     if (entries.length >= MAX_DROPPED_FILES) {
       break;
     }
@@ -89,7 +84,7 @@ export function collectDrop(transfer: DataTransfer): Promise<LocalFileEntry[]> {
     loose.push(...Array.from(transfer.files));
   }
   return (async () => {
-    const result: LocalFileEntry[] = loose.map((file) => ({ file, path: file.name }));
+    const result: LocalFileEntry[] = loose.map((file) => ({ blob: file, path: file.name }));
     for (const entry of entries) {
       await walkEntry(entry, result);
     }
@@ -109,7 +104,7 @@ async function walkEntry(entry: FileSystemEntry, out: LocalFileEntry[]): Promise
   }
   if (entry.isFile) {
     const file = await new Promise<File>((resolve, reject) => (entry as FileSystemFileEntry).file(resolve, reject));
-    out.push({ file, path: entry.fullPath.replace(/^\/+/, '') });
+    out.push({ blob: file, path: entry.fullPath.replace(/^\/+/, '') });
     return;
   }
   if (!entry.isDirectory) {
@@ -143,7 +138,7 @@ async function walkHandle(
     return;
   }
   if (handle.kind === 'file') {
-    out.push({ file: await handle.getFile(), path: `${prefix}${handle.name}` });
+    out.push({ blob: await handle.getFile(), path: `${prefix}${handle.name}` });
     return;
   }
   for await (const child of handle.values()) {
