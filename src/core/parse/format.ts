@@ -1,4 +1,5 @@
 /** Tiny, locale-independent number and name formatting for finding messages (the core has no UI helpers). */
+import { revealInvisible } from '../invisible-chars';
 
 const BYTE_UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'] as const;
 /** Decimal units, as the Hugging Face Hub shows file sizes. */
@@ -49,14 +50,10 @@ export function plural(count: number, singular: string, pluralForm = `${singular
   return `${formatCount(count)} ${count === 1 ? singular : pluralForm}`;
 }
 
-/** A tensor or key name as code, shortened and with control characters made visible. */
+/** A tensor or key name as code, shortened and with control, bidi and other invisible characters made visible. */
 export function quoteName(name: string): string {
   const shown = name.length > MAX_NAME_CHARS_IN_MESSAGE ? `${name.slice(0, MAX_NAME_CHARS_IN_MESSAGE - 1)}…` : name;
-  // eslint-disable-next-line no-control-regex
-  const visible = shown.replace(/[\u0000-\u001f\u007f`]/g, (c) =>
-    c === '`' ? "'" : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-  return `\`${visible}\``;
+  return `\`${revealInvisible(shown).replace(/`/g, "'")}\``;
 }
 
 /** "`a`, `b`, `c` and 7 more" from the first few names and the exact total. */

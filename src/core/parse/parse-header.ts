@@ -10,6 +10,7 @@ import { resolveDuplicateNames } from './duplicate-names';
 import { checkEntries, indexExactIntegers } from './entry-checks';
 import { formatCount, quoteName } from './format';
 import { HeaderScanner } from './header-scanner';
+import { invisibleNamesFinding } from './invisible-names';
 import { ScanFailure, findInvalidUtf8 } from './json-cursor';
 import { checkLayout } from './layout';
 import { readLengthPrefix } from './length-prefix';
@@ -146,6 +147,10 @@ export function parseSafetensorsHeader(
   }
   if (scanner.metadataDuplicateKeys.length > 0) {
     findings.push(duplicateMetadataKeysFinding(scanner.metadataDuplicateKeys));
+  }
+  const invisible = invisibleNamesFinding(columns, scanner.metadata);
+  if (invisible) {
+    findings.push(invisible);
   }
 
   if (scanner.exactIntegers.length > 0) {
