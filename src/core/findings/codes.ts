@@ -41,7 +41,6 @@ export const FINDING_CODES = {
   bom: spec('error', true, 'Byte-order mark before the header'),
   'unsafe-integer': spec('warning', false, 'Number beyond 2^53'),
   'invisible-characters': spec('warning', false, 'Invisible characters in names'),
-  'invisible-characters': spec('warning', false, 'Invisible characters in names'),
   // Entries.
   'invalid-entry': spec('error', true, 'Malformed tensor entry'),
   'unknown-dtype': spec('error', true, 'Dtype outside the spec'),
