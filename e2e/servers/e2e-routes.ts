@@ -7,6 +7,7 @@
  *                              a fake Hugging Face Hub file listing of <root>/hub/<org>/<name>/: a JSON array of
  *                              {type, oid, size, path, lfs?}, recursive, paginated by HUB_PAGE_SIZE entries with a
  *                              `Link: <…&cursor=N>; rel="next"` header, as the real API pages
+ *   /swap/…, /drip/…, /gzip206/…   servers that change the file mid-load, drip, or gzip a 206 (source-change-routes.ts)
  *   /hub/<org>/<name>/resolve/<rev>/<path>
  *                              a file of that fake repository, with Range, like the Hub's resolve endpoint
  *
@@ -18,6 +19,7 @@ import { readdir, stat } from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';
 import type { ExtraRoute, RouteContext } from './range-server';
+import { sourceChangeRoutes } from './source-change-routes';
 
 /** Each /slowshards answer waits this long before its headers, so a client's parallel requests really overlap. */
 export const SLOW_SHARD_DELAY_MS = 40;
@@ -29,6 +31,9 @@ export const HUB_PAGE_SIZE = 4;
 const HUB_REVISION = 'main';
 
 export const e2eRoutes: ExtraRoute = (req, res, ctx) => {
+  if (sourceChangeRoutes(req, res, ctx)) {
+    return true;
+  }
   const segments = ctx.url.pathname.split('/').filter((segment) => segment !== '');
   const route = segments[0];
   if (route === 'shards' || route === 'slowshards') {

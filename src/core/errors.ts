@@ -20,6 +20,10 @@ export type SourceErrorCode =
   | 'http-5xx'
   | 'http-other'
   | 'too-many-redirects'
+  /** Two answers of one load named different versions of the file (ETag, size or Last-Modified changed). */
+  | 'source-changed'
+  /** The server compressed a byte-range answer (Content-Encoding on a 206), so offsets cannot be trusted. */
+  | 'compressed-response'
   /** A folder drop or repository holds no .safetensors file (nor index) to open. */
   | 'no-model-files'
   | 'internal';

@@ -8,7 +8,25 @@
 import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import { formatBytes } from '../lib/format';
+import {
+  abortedError,
+  backoff,
+  concat,
+  formatDuration,
+  isRedirectLimit,
+  linkSignals,
+  MAX_SERVER_MESSAGE_CHARS,
+  nameFromUrl,
+  parseContentRange,
+  parseLength,
+  parseRetryAfter,
+  serverMessage,
+  sleep,
+} from './http-util';
+import { createSameFileGuard, currentPageOrigin, ifRangeAllowed, type FileVersion } from './same-file-guard';
 import { isHuggingFaceUrl, mayReceiveToken } from './token-policy';
+
+export { parseContentRange } from './http-util';
 
 /**
  * Speculative first read. huggingface_hub asks for bytes=0-100000 because "97% of safetensors headers are
@@ -27,9 +45,6 @@ export const DEFAULT_MAX_RETRIES = 2;
 /** First backoff step; doubles per retry, plus up to the same again of random jitter. */
 export const DEFAULT_RETRY_BASE_MS = 500;
 
-/** No single backoff waits longer than this: a user is watching a progress bar. */
-const MAX_BACKOFF_MS = 8_000;
-
 /** `Retry-After` values above this are not waited out; the user gets the server's wait time instead. */
 const MAX_RETRY_AFTER_MS = 10_000;
 
@@ -42,8 +57,18 @@ export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
 /** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
 const MAX_SHORT_RANGE_FOLLOWUPS = 16;
 
-/** Server-provided error text (`X-Error-Message`) is quoted up to this length. */
-const MAX_SERVER_MESSAGE_CHARS = 200;
+/**
+ * A request that has run this long and still delivers under STALL_RATE_BYTES_PER_S is reported as crawling (with
+ * Retry and Cancel in the UI). A header read normally finishes in well under a second even on a slow line, so six
+ * seconds rules out a hiccup while the user is still watching; the read itself goes on (a slow server may finish).
+ */
+export const STALL_NOTICE_MS = 6_000;
+
+/** Below this average rate a request counts as crawling: 1 KiB/s would take over two minutes for a 128 KiB read. */
+export const STALL_RATE_BYTES_PER_S = 1024;
+
+/** How often a running request re-checks its rate, so the notice's byte count and seconds keep moving. */
+const STALL_CHECK_INTERVAL_MS = 1_000;
 
 export interface HttpReaderOptions {
   /** Hugging Face access token; attached only when `mayReceiveToken(url)` (https huggingface.co / hf.co). */
@@ -55,22 +80,44 @@ export interface HttpReaderOptions {
   timeoutMs?: number;
   maxRetries?: number;
   retryBaseMs?: number;
+  /** Bytes as they arrive, and a notice while a request crawls (see STALL_NOTICE_MS). */
+  onActivity?: (activity: ReaderActivity) => void;
+  /** Defaults to STALL_NOTICE_MS; unit tests shorten it to keep their drip servers quick. */
+  stallNoticeMs?: number;
+  /** The page's origin, for the same-origin `If-Range` rule; defaults to `location.origin` (none in Node). */
+  pageOrigin?: string | null;
+}
+
+/** A request that has delivered `bytes` in `elapsedMs` and is still running, far below a usable rate. */
+export interface StallNotice {
+  bytes: number;
+  elapsedMs: number;
+}
+
+export interface ReaderActivity {
+  requests: number;
+  bytesFetched: number;
+  /** Set while the current request crawls; null once it finishes or speeds up. */
+  stall: StallNotice | null;
 }
 
 export interface HttpByteReader extends ByteReader {
   readonly url: string;
   /** `response.url` of the latest response: where the redirects ended (e.g. the CDN), or null before any. */
   readonly finalUrl: string | null;
+  /** The first answer's validators (ETag, Last-Modified, size) that every later answer was checked against. */
+  readonly version: FileVersion | null;
+  /** `X-Repo-Commit` when the Hub answered it readably (same-origin answers, or exposed), else null. */
+  readonly repoCommit: string | null;
 }
 
 /** What one HTTP attempt achieved; fatal problems are thrown as SourceError instead. */
 type Attempt =
   | { kind: 'data'; eof: boolean }
   | { kind: 'resized' }
+  /** A redirected read was refused (an expired presigned URL): ask the front door for a fresh redirect. */
+  | { kind: 're-resolve'; error: SourceError }
   | { kind: 'transient'; error: SourceError; retryAfterMs?: number };
-
-type ContentRange =
-  { kind: 'range'; start: number; end: number; total: number | null } | { kind: 'unsatisfied'; total: number };
 
 export function createHttpReader(url: string, options: HttpReaderOptions = {}): HttpByteReader {
   const fetchImpl = options.fetchImpl ?? globalThis.fetch.bind(globalThis);
@@ -78,16 +125,28 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const retryBaseMs = options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
   const firstRead = options.firstReadBytes ?? DEFAULT_FIRST_READ_BYTES;
+  const stallNoticeMs = options.stallNoticeMs ?? STALL_NOTICE_MS;
   // The token is decided once, from the URL we were given. Browsers strip a script-set Authorization header on
   // cross-origin redirects (whatwg/fetch#1544), so it reaches huggingface.co but never the CDN it redirects to.
   const token = options.token && mayReceiveToken(url) ? options.token : undefined;
   const tokenWithheld = Boolean(options.token) && token === undefined;
   const isHub = isHuggingFaceUrl(url);
+  const pageOrigin = options.pageOrigin === undefined ? currentPageOrigin() : options.pageOrigin;
+  const guard = createSameFileGuard();
 
   let size: number | null = null;
   let finalUrl: string | null = null;
+  let repoCommit: string | null = null;
   let requests = 0;
   let bytesFetched = 0;
+  let stall: StallNotice | null = null;
+  /** Set after one fresh redirect was fetched for a refused presigned URL; a second refusal is final. */
+  let reResolved = false;
+
+  function report(nextStall: StallNotice | null = stall): void {
+    stall = nextStall;
+    options.onActivity?.({ requests, bytesFetched, stall });
+  }
 
   function userAborted(readSignal: AbortSignal | undefined): boolean {
     return Boolean(options.signal?.aborted || readSignal?.aborted);
@@ -145,6 +204,13 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
             status: 416,
           });
         }
+        continue;
+      }
+      if (outcome.kind === 're-resolve') {
+        if (reResolved) {
+          throw outcome.error;
+        }
+        reResolved = true;
         continue;
       }
       const { error } = outcome;
@@ -208,13 +274,30 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     if (token !== undefined) {
       headers.Authorization = `Bearer ${token}`;
     }
+    // If-Range only where it needs no preflight (same origin, no cross-origin redirect seen): see same-file-guard.
+    const ifRange =
+      ifRangeAllowed(url, pageOrigin) && (finalUrl === null || ifRangeAllowed(finalUrl, pageOrigin))
+        ? guard.ifRangeValue()
+        : null;
+    if (ifRange !== null) {
+      headers['If-Range'] = ifRange;
+    }
+    const watch = watchRate();
     arm();
     try {
       let response: Response;
       try {
         requests++;
-        // Redirects are followed: a cross-origin 302 from huggingface.co to its CDN is the normal path.
-        response = await fetchImpl(url, { method: 'GET', headers, signal: controller.signal, redirect: 'follow' });
+        report();
+        // Redirects are followed: a cross-origin 302 from huggingface.co to its CDN is the normal path. After a
+        // refused presigned URL the redirect itself is fetched again, bypassing any cached copy.
+        response = await fetchImpl(url, {
+          method: 'GET',
+          headers,
+          signal: controller.signal,
+          redirect: 'follow',
+          ...(reResolved ? { cache: 'reload' as const } : {}),
+        });
       } catch (error) {
         const stopped = interrupted();
         if (stopped) {
@@ -223,17 +306,25 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
         return await classifyFetchFailure(error, readSignal);
       }
       finalUrl = response.url || url;
+      repoCommit = response.headers.get('x-repo-commit') ?? repoCommit;
 
       if (response.status === 206) {
-        return await readPartial(response, start, end, sink, arm, interrupted);
+        return await readPartial(response, start, end, sink, arm, interrupted, watch.count);
       }
       if (response.status === 200) {
-        return await readIgnoredRange(response, start, end, sink, arm, interrupted);
+        if (ifRange !== null) {
+          // RFC 9110 §13.1.5: a 200 to If-Range means the validator no longer matches: the file was replaced.
+          void response.body?.cancel().catch(() => undefined);
+          guard.check(versionOf(response, null), url);
+          throw changedWithoutValidators();
+        }
+        return await readIgnoredRange(response, start, end, sink, arm, interrupted, watch.count);
       }
       void response.body?.cancel().catch(() => undefined);
       if (response.status === 416) {
         const range = parseContentRange(response.headers.get('content-range'));
         if (range?.kind === 'unsatisfied') {
+          guard.check(versionOf(response, range.total), url);
           size = range.total;
           return { kind: 'resized' };
         }
@@ -251,8 +342,50 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       return statusOutcome(response);
     } finally {
       clearTimeout(timer);
+      watch.stop();
       unlink();
     }
+  }
+
+  /**
+   * Watches one request's delivery rate: after stallNoticeMs below STALL_RATE_BYTES_PER_S it reports a stall
+   * notice every STALL_CHECK_INTERVAL_MS (bytes and seconds so far), and clears it when the request ends.
+   */
+  function watchRate(): { count: (bytes: number) => void; stop: () => void } {
+    const startedAt = Date.now();
+    let received = 0;
+    let noticed = false;
+    const timer = setInterval(() => {
+      const elapsedMs = Date.now() - startedAt;
+      if (elapsedMs >= stallNoticeMs && (received * 1000) / elapsedMs < STALL_RATE_BYTES_PER_S) {
+        noticed = true;
+        report({ bytes: received, elapsedMs });
+      } else if (noticed) {
+        noticed = false;
+        report(null);
+      }
+    }, STALL_CHECK_INTERVAL_MS);
+    return {
+      count: (bytes) => {
+        received += bytes;
+        report();
+      },
+      stop: () => {
+        clearInterval(timer);
+        if (noticed) {
+          report(null);
+        }
+      },
+    };
+  }
+
+  function changedWithoutValidators(): SourceError {
+    return new SourceError(
+      'source-changed',
+      'The file changed on the server while it was being read (the server answered a conditional range request ' +
+        'with the whole new file), so its parts may come from two different versions.',
+      { url },
+    );
   }
 
   async function readPartial(
@@ -262,6 +395,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     sink: (chunk: Uint8Array) => void,
     arm: () => void,
     interrupted: () => SourceError | null,
+    count: (bytes: number) => void,
   ): Promise<Attempt> {
     const header = response.headers.get('content-range');
     const range = parseContentRange(header);
@@ -290,18 +424,20 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     const encoding = response.headers.get('content-encoding');
     if (encoding !== null && encoding.toLowerCase() !== 'identity') {
       void response.body?.cancel().catch(() => undefined);
-      throw new SourceError(
-        'range-mismatch',
-        `The server compressed a partial response (${encoding}), so the bytes do not match the file's offsets.`,
-        { url, status: 206 },
-      );
+      throw compressedError(encoding);
+    }
+    try {
+      guard.check(versionOf(response, range.total), url);
+    } catch (error) {
+      void response.body?.cancel().catch(() => undefined);
+      throw error;
     }
     if (range.total !== null) {
       size = range.total;
     }
     // A longer range than asked (some CDNs round up) is fine: keep only what was asked and cancel the rest.
     const take = Math.min(range.end, end) - start + 1;
-    const pumped = await pump(response, take, sink, arm);
+    const pumped = await pump(response, take, sink, arm, count);
     if (pumped.error !== undefined || pumped.received < take) {
       const stopped = interrupted();
       if (stopped) {
@@ -332,6 +468,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     sink: (chunk: Uint8Array) => void,
     arm: () => void,
     interrupted: () => SourceError | null,
+    count: (bytes: number) => void,
   ): Promise<Attempt> {
     const bound = end + 1 + IGNORED_RANGE_SLACK_BYTES;
     const declared = parseLength(response.headers.get('content-length'));
@@ -349,7 +486,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     }
     const whole: Uint8Array[] = [];
     // One byte past the bound tells "the file ended within the bound" from "there is more".
-    const pumped = await pump(response, bound + 1, (chunk) => whole.push(chunk), arm);
+    const pumped = await pump(response, bound + 1, (chunk) => whole.push(chunk), arm, count);
     if (pumped.error !== undefined) {
       const stopped = interrupted();
       if (stopped) {
@@ -364,6 +501,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       throw refuse();
     }
     const body = concat(whole, pumped.received);
+    guard.check(versionOf(response, body.length), url);
     size = body.length;
     if (start < body.length) {
       sink(body.slice(start, Math.min(end + 1, body.length)));
@@ -380,6 +518,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     limit: number,
     sink: (chunk: Uint8Array) => void,
     arm: () => void,
+    count: (bytes: number) => void,
   ): Promise<{ received: number; error?: unknown }> {
     if (response.body === null) {
       return { received: 0 };
@@ -402,6 +541,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
         }
         const value = next.value;
         bytesFetched += value.byteLength;
+        count(value.byteLength);
         arm();
         const take = Math.min(value.byteLength, limit - received);
         received += take;
@@ -429,7 +569,30 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
         { url },
       );
     }
-    const reachable = await probe(readSignal);
+    // A CORS-mode HEAD carries no Range, so it needs no preflight either. If it is readable, CORS is not the
+    // problem: Chromium fails a compressed 206 (Content-Encoding on a partial response) exactly like a CORS refusal.
+    const readable = await probe(readSignal, 'cors');
+    if (userAborted(readSignal)) {
+      throw abortedError();
+    }
+    if (readable.reached) {
+      const encoding = readable.encoding;
+      if (encoding !== null && encoding.toLowerCase() !== 'identity') {
+        throw compressedError(encoding);
+      }
+      return {
+        kind: 'transient',
+        error: new SourceError(
+          'network',
+          'The server answers this page, but every byte-range request failed before any byte arrived. The usual ' +
+            'cause is a server that compresses partial responses (Content-Encoding: gzip on a 206), which browsers ' +
+            'cannot decode; it is not a CORS problem. Ask the host to serve the file uncompressed, or download it ' +
+            'and open it locally.',
+          { url },
+        ),
+      };
+    }
+    const reachable = (await probe(readSignal, 'no-cors')).reached;
     if (userAborted(readSignal)) {
       throw abortedError();
     }
@@ -456,17 +619,25 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     };
   }
 
-  async function probe(readSignal: AbortSignal | undefined): Promise<boolean> {
+  /**
+   * A HEAD without custom headers (no preflight). `cors` mode resolves only when the page may read the answer;
+   * `no-cors` resolves with an opaque answer whenever the server is reachable at all.
+   */
+  async function probe(
+    readSignal: AbortSignal | undefined,
+    mode: 'cors' | 'no-cors',
+  ): Promise<{ reached: boolean; encoding: string | null }> {
     const controller = new AbortController();
     const unlink = linkSignals(controller, [options.signal, readSignal]);
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     try {
       requests++;
-      const response = await fetchImpl(url, { method: 'HEAD', mode: 'no-cors', signal: controller.signal });
+      const response = await fetchImpl(url, { method: 'HEAD', mode, signal: controller.signal });
       void response.body?.cancel().catch(() => undefined);
-      return true;
+      // An opaque (no-cors) answer has status 0 and no headers; a cors answer with an error status still counts.
+      return { reached: true, encoding: response.headers.get('content-encoding') };
     } catch {
-      return false;
+      return { reached: false, encoding: null };
     } finally {
       clearTimeout(timer);
       unlink();
@@ -488,6 +659,20 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
               'huggingface.co. Download the file and open it locally.'
             : 'The server requires authentication (HTTP 401). Download the file and open it locally.';
       throw new SourceError('http-401', text + serverSays, extra);
+    }
+    if (status === 403 && response.redirected) {
+      // Presigned CDN links expire (X-Amz-Expires=3600 on the Hub's bridge); the front door hands out a fresh one.
+      const refused = new SourceError(
+        'http-403',
+        'The download link the server redirected to was refused twice (HTTP 403), even after asking for a fresh ' +
+          'one. The file may have been made private or gated; open it on its site, or try again later.' +
+          serverSays,
+        extra,
+      );
+      if (reResolved) {
+        throw refused;
+      }
+      return { kind: 're-resolve', error: refused };
     }
     if (status === 403) {
       const text = isHub
@@ -573,147 +758,28 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     get finalUrl() {
       return finalUrl;
     },
+    get version() {
+      return guard.pinned;
+    },
+    get repoCommit() {
+      return repoCommit;
+    },
     preferredFirstRead: firstRead,
     read,
     stats: () => ({ requests, bytesFetched }),
   };
 }
 
-/** Parses `bytes a-b/total`, `bytes a-b/*` and `bytes * /total` (416); anything else is null. */
-export function parseContentRange(header: string | null): ContentRange | null {
-  if (header === null) {
-    return null;
-  }
-  const satisfied = /^\s*bytes\s+(\d+)-(\d+)\/(\d+|\*)\s*$/i.exec(header);
-  if (satisfied) {
-    const start = Number(satisfied[1]);
-    const end = Number(satisfied[2]);
-    const total = satisfied[3] === '*' ? null : Number(satisfied[3]);
-    if (!Number.isSafeInteger(end) || end < start || (total !== null && !Number.isSafeInteger(total))) {
-      return null;
-    }
-    return { kind: 'range', start, end, total };
-  }
-  const unsatisfied = /^\s*bytes\s+\*\/(\d+)\s*$/i.exec(header);
-  if (unsatisfied) {
-    const total = Number(unsatisfied[1]);
-    return Number.isSafeInteger(total) ? { kind: 'unsatisfied', total } : null;
-  }
-  return null;
+/** The validators of one answer; `total` is what its Content-Range (or whole body) said the size is. */
+function versionOf(response: Response, total: number | null): FileVersion {
+  return { etag: response.headers.get('etag'), lastModified: response.headers.get('last-modified'), total };
 }
 
-function parseLength(header: string | null): number | null {
-  if (header === null || !/^\s*\d+\s*$/.test(header)) {
-    return null;
-  }
-  const value = Number(header);
-  return Number.isSafeInteger(value) ? value : null;
-}
-
-/** `Retry-After` as seconds or an HTTP date, in ms from now; null when absent or unreadable. */
-function parseRetryAfter(header: string | null): number | null {
-  if (header === null) {
-    return null;
-  }
-  if (/^\s*\d+\s*$/.test(header)) {
-    return Number(header) * 1000;
-  }
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
-}
-
-function serverMessage(response: Response): string {
-  const text = response.headers.get('x-error-message');
-  return text ? ` The server says: “${text.slice(0, MAX_SERVER_MESSAGE_CHARS)}”.` : '';
-}
-
-/** undici (Node) reports the redirect limit as the cause; browsers give a bare TypeError, classed as network. */
-function isRedirectLimit(error: unknown): boolean {
-  const cause = error instanceof Error ? (error as Error & { cause?: unknown }).cause : undefined;
-  return cause instanceof Error && /redirect count exceeded/i.test(cause.message);
-}
-
-function formatDuration(ms: number): string {
-  return ms >= 1000 ? `${Math.round(ms / 1000)} s` : `${ms} ms`;
-}
-
-function backoff(retry: number, baseMs: number): number {
-  return Math.min(MAX_BACKOFF_MS, baseMs * 2 ** (retry - 1) + Math.random() * baseMs);
-}
-
-function abortedError(): SourceError {
-  return new SourceError('aborted', 'Loading was cancelled.');
-}
-
-function linkSignals(controller: AbortController, signals: Array<AbortSignal | undefined>): () => void {
-  const onAbort = (): void => controller.abort();
-  const linked: AbortSignal[] = [];
-  for (const signal of signals) {
-    if (!signal) {
-      continue;
-    }
-    if (signal.aborted) {
-      controller.abort();
-      continue;
-    }
-    signal.addEventListener('abort', onAbort, { once: true });
-    linked.push(signal);
-  }
-  return () => linked.forEach((signal) => signal.removeEventListener('abort', onAbort));
-}
-
-function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const controller = new AbortController();
-    const unlink = linkSignals(controller, signals);
-    if (controller.signal.aborted) {
-      unlink();
-      reject(abortedError());
-      return;
-    }
-    const timer = setTimeout(() => {
-      unlink();
-      resolve();
-    }, ms);
-    controller.signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      unlink();
-      reject(abortedError());
-    });
-  });
-}
-
-/** Joins chunks into a fresh buffer (stream chunks may be views into a shared pool the caller must not keep). */
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const only = chunks.length === 1 ? chunks[0] : null;
-  if (only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.length === total) {
-    return only;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
-
-function nameFromUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    const last = parsed.pathname
-      .split('/')
-      .filter((part) => part !== '')
-      .pop();
-    if (last === undefined) {
-      return parsed.host;
-    }
-    try {
-      return decodeURIComponent(last);
-    } catch {
-      return last;
-    }
-  } catch {
-    return url;
-  }
+function compressedError(encoding: string): SourceError {
+  return new SourceError(
+    'compressed-response',
+    `The server compresses its byte-range answers (Content-Encoding: ${encoding.slice(0, MAX_SERVER_MESSAGE_CHARS)}), ` +
+      'so the bytes cannot be placed at their offsets in the file. This is a server setting, not a CORS problem: ' +
+      'ask the host to serve .safetensors files uncompressed, or download the file and open it locally.',
+  );
 }

@@ -17,6 +17,8 @@ const TITLES: Partial<Record<SourceErrorCode, string>> = {
   'http-416': 'Range not satisfiable (416)',
   'http-5xx': 'Server error',
   'too-many-redirects': 'Too many redirects',
+  'source-changed': 'The file changed on the server while it was read',
+  'compressed-response': 'The server compresses byte ranges',
   'no-model-files': 'No model files found',
   internal: 'Internal error',
 };
