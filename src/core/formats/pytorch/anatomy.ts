@@ -4,7 +4,7 @@
  * EMA, scalars), and flags tied weights (two names, one storage) and views (not row-major, or a part of a larger
  * storage), the two things a conversion to safetensors must handle.
  */
-import { MAX_CHECKPOINT_TENSORS, MAX_WALK_DEPTH, MAX_WALK_NODES } from './limits';
+import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './limits';
 import type { PyTensor, PyValue } from './pickle-values';
 
 export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'scalars' | 'other';
@@ -152,6 +152,7 @@ export function walkTensors(root: PyValue): WalkResult {
   const scalars: ScalarEntry[] = [];
   let truncated = false;
   let visited = 0;
+  let nameBytes = 0;
   const stack: Pending[] = [{ value: root, path: '', depth: 0, section: '' }];
   while (stack.length > 0) {
     const { value, path, depth, section } = stack.pop() as Pending;
@@ -167,6 +168,12 @@ export function walkTensors(root: PyValue): WalkResult {
       continue;
     }
     if (typeof value === 'object' && value !== null && value.kind === 'tensor') {
+      // UTF-16 length bounds UTF-8 bytes within 3×, which is all a budget needs.
+      nameBytes += path.length;
+      if (nameBytes > MAX_TENSOR_NAME_BYTES) {
+        truncated = true;
+        break;
+      }
       tensors.push({ name: path === '' ? '(root)' : path, tensor: value, section });
       continue;
     }

@@ -24,6 +24,12 @@ export const MAX_WALK_NODES = 4_000_000;
 /** Path depth followed when naming tensors: real checkpoints nest under 10 deep. */
 export const MAX_WALK_DEPTH = 128;
 
+/**
+ * Total bytes of tensor names from one file: names are paths, and a memoised container reached through many paths
+ * (a DAG) could otherwise make names far longer than the pickle. Real checkpoints use ~60 bytes per name.
+ */
+export const MAX_TENSOR_NAME_BYTES = 64 * 1024 * 1024;
+
 /** Tensors listed from one file: bounds the columns a hostile pickle can make us allocate. */
 export const MAX_CHECKPOINT_TENSORS = 2_000_000;
 

@@ -91,6 +91,24 @@ class RangeCache {
         return chunk.bytes.subarray(offset - chunk.start, offset - chunk.start + length);
       }
     }
+    const held = this.chunks[0].bytes.length;
+    if (offset <= held) {
+      // Overlaps the bytes held from 0: read only the missing end.
+      return (await this.prefix(offset + length)).subarray(offset, offset + length);
+    }
+    const end = offset + length;
+    const after = this.chunks.find(
+      (chunk) => chunk.start > offset && chunk.start < end && chunk.start + chunk.bytes.length >= end,
+    );
+    if (after) {
+      // The end is already held (the directory running into the tail read): read only the missing start.
+      const missing = await this.reader.read(offset, after.start - offset, { signal: this.signal });
+      this.bytesRead += missing.length;
+      const joined = new Uint8Array(length);
+      joined.set(missing);
+      joined.set(after.bytes.subarray(0, end - after.start), after.start - offset);
+      return missing.length === after.start - offset ? joined : missing;
+    }
     const bytes = await this.reader.read(offset, length, { signal: this.signal });
     this.bytesRead += bytes.length;
     this.chunks.push({ start: offset, bytes });
