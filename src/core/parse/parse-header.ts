@@ -34,7 +34,7 @@ import {
   nulPaddingFinding,
   unsafeIntegerFinding,
 } from './messages';
-import { sniffNotSafetensors } from './sniff';
+import { sniffNotSafetensors } from '../formats/not-safetensors';
 
 export { readLengthPrefix } from './length-prefix';
 

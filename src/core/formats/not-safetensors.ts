@@ -1,16 +1,19 @@
 /**
  * Recognises files that are not safetensors at all (an LFS pointer, a saved web page, a PyTorch archive…) from
- * their first bytes, so the user hears what the file is instead of "header too large".
+ * their first bytes, so the user hears what the file is instead of "header too large". Each is a FormatDiagnosis
+ * (types.ts) listed in NOT_SAFETENSORS_DIAGNOSES; the registry (registry.ts) consults format readers first, so a
+ * reader for one of these formats takes its files over and its diagnosis entry can go.
  *
  * Magic bytes are only trusted when the length prefix is implausible: a real header length makes bytes 4..7 zero
  * and is followed by `{`, while every format below puts text or magic in those bytes. That keeps a valid file
  * whose length happens to start 0x80 0x02 (pickle's magic) from ever being misread.
  */
+import { makeFinding } from '../findings/make-finding';
 import { MAX_HEADER_LENGTH_OVERRIDE, MIN_FILE_SIZE } from '../limits';
 import type { Finding } from '../model';
-import { makeFinding } from '../findings/make-finding';
-import { formatBytes, formatCount } from './format';
-import { readLengthPrefix } from './length-prefix';
+import { formatBytes, formatCount } from '../parse/format';
+import { readLengthPrefix } from '../parse/length-prefix';
+import type { FormatDiagnosis } from './types';
 
 /** The smallest header JSON, `{}`. */
 const MIN_HEADER_JSON_BYTES = 2;
@@ -111,41 +114,69 @@ export function sniffNotSafetensors(firstBytes: Uint8Array, fileSize: number | n
   ) {
     return null;
   }
-  if (startsWithText(firstBytes, LFS_POINTER_PREFIX)) {
-    const realSize = lfsPointerSize(firstBytes);
-    const sizeNote = realSize === null ? '' : ` (the real file is ${formatBytes(realSize)})`;
-    return makeFinding(
-      'git-lfs-pointer',
-      `This is a Git LFS pointer: the real file was never downloaded; run \`git lfs pull\` or download via the resolve/ URL. The pointer is a small text file that stands in for the model${sizeNote}.`,
-    );
-  }
-  if (isHtml(firstBytes)) {
-    return makeFinding(
-      'html-page',
-      'This is an HTML page, not a model file: you saved a web page, use the resolve/ download link (on the Hugging Face Hub, the "download" button or a /resolve/main/… URL, not /blob/main/…).',
-    );
-  }
-  if (startsWith(firstBytes, ZIP_LOCAL_FILE_MAGIC)) {
-    return makeFinding(
-      'zip-archive',
-      "This is a ZIP archive: a PyTorch .bin/.pt/.ckpt zip archive (pickled tensors), not safetensors. Loading it with torch.load can run code. Convert with safetensors' convert script or open the .safetensors version of the model if the repository has one.",
-    );
-  }
-  if (
-    firstBytes[0] === PICKLE_PROTO_OPCODE &&
-    firstBytes[1] >= PICKLE_MIN_PROTOCOL &&
-    firstBytes[1] <= PICKLE_MAX_PROTOCOL
-  ) {
-    return makeFinding(
-      'pickle',
-      `This is a Python pickle (protocol ${firstBytes[1]}), as in legacy PyTorch .bin/.pt files: unpickling can run arbitrary code. Convert it with safetensors' convert script in a sandbox, or open the .safetensors version of the model.`,
-    );
-  }
-  if (startsWith(firstBytes, GGUF_MAGIC)) {
-    return makeFinding(
-      'gguf',
-      'This is a GGUF file (llama.cpp format), not safetensors. Open it with a GGUF viewer; the Hugging Face Hub shows GGUF headers on the file page.',
-    );
+  for (const diagnosis of NOT_SAFETENSORS_DIAGNOSES) {
+    const finding = diagnosis.diagnose(firstBytes);
+    if (finding) {
+      return finding;
+    }
   }
   return null;
 }
+
+/** In the order they are tried; each looks for its format's signature in the first bytes. */
+export const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
+  {
+    id: 'git-lfs-pointer',
+    diagnose: (bytes) => {
+      if (!startsWithText(bytes, LFS_POINTER_PREFIX)) {
+        return null;
+      }
+      const realSize = lfsPointerSize(bytes);
+      const sizeNote = realSize === null ? '' : ` (the real file is ${formatBytes(realSize)})`;
+      return makeFinding(
+        'git-lfs-pointer',
+        `This is a Git LFS pointer: the real file was never downloaded; run \`git lfs pull\` or download via the resolve/ URL. The pointer is a small text file that stands in for the model${sizeNote}.`,
+      );
+    },
+  },
+  {
+    id: 'html-page',
+    diagnose: (bytes) =>
+      isHtml(bytes)
+        ? makeFinding(
+            'html-page',
+            'This is an HTML page, not a model file: you saved a web page, use the resolve/ download link (on the Hugging Face Hub, the "download" button or a /resolve/main/… URL, not /blob/main/…).',
+          )
+        : null,
+  },
+  {
+    id: 'zip-archive',
+    diagnose: (bytes) =>
+      startsWith(bytes, ZIP_LOCAL_FILE_MAGIC)
+        ? makeFinding(
+            'zip-archive',
+            "This is a ZIP archive: a PyTorch .bin/.pt/.ckpt zip archive (pickled tensors), not safetensors. Loading it with torch.load can run code. Convert with safetensors' convert script or open the .safetensors version of the model if the repository has one.",
+          )
+        : null,
+  },
+  {
+    id: 'pickle',
+    diagnose: (bytes) =>
+      bytes[0] === PICKLE_PROTO_OPCODE && bytes[1] >= PICKLE_MIN_PROTOCOL && bytes[1] <= PICKLE_MAX_PROTOCOL
+        ? makeFinding(
+            'pickle',
+            `This is a Python pickle (protocol ${bytes[1]}), as in legacy PyTorch .bin/.pt files: unpickling can run arbitrary code. Convert it with safetensors' convert script in a sandbox, or open the .safetensors version of the model.`,
+          )
+        : null,
+  },
+  {
+    id: 'gguf',
+    diagnose: (bytes) =>
+      startsWith(bytes, GGUF_MAGIC)
+        ? makeFinding(
+            'gguf',
+            'This is a GGUF file (llama.cpp format), not safetensors. Open it with a GGUF viewer; the Hugging Face Hub shows GGUF headers on the file page.',
+          )
+        : null,
+  },
+];

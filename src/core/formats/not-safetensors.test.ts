@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { buildSafetensors, lengthPrefix } from '../testing/build-safetensors';
-import { parseFileHead } from './parse-header';
-import { codesOf } from './parse-test-helpers';
-import { sniffNotSafetensors } from './sniff';
+import { parseFileHead } from '../parse/parse-header';
+import { codesOf } from '../parse/parse-test-helpers';
+import { sniffNotSafetensors } from './not-safetensors';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
 

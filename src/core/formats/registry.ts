@@ -1,0 +1,43 @@
+/**
+ * Which reader opens a file. Dispatch is by content first (each reader's cheap sniff over the first bytes, in the
+ * order below), then by name (a reader whose extension the file has), and finally the safetensors reader's own
+ * diagnosis: the "not safetensors" sniffers (not-safetensors.ts) say what the file is instead, or the safetensors
+ * parser says why its header cannot be read. To add a format, see types.ts.
+ */
+import { safetensorsFormat } from './safetensors';
+import type { FormatReader } from './types';
+
+/** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
+export const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat];
+
+export interface SniffContext {
+  /** The file's size; null when unknown. */
+  size: number | null;
+  /** The file name (or last URL segment), for dispatch by name. */
+  name: string;
+  /** The user chose "parse anyway" for an oversized safetensors header. */
+  allowOversizedHeader?: boolean;
+}
+
+/**
+ * The reader whose sniff matches `head`, considering only readers that need at most `head.length` bytes unless
+ * `complete` says no more bytes will come; null when none does yet.
+ */
+export function sniffFormat(head: Uint8Array, context: SniffContext, complete: boolean): FormatReader | null {
+  for (const reader of FORMAT_READERS) {
+    if ((complete || head.length >= reader.sniffBytes) && reader.sniff(head, context.size, context)) {
+      return reader;
+    }
+  }
+  return null;
+}
+
+/** A reader other than safetensors that claims the file by its name; safetensors is the fallback anyway. */
+export function formatByName(name: string): FormatReader | null {
+  const lower = name.toLowerCase();
+  return (
+    FORMAT_READERS.find(
+      (reader) => reader !== safetensorsFormat && reader.extensions.some((extension) => lower.endsWith(extension)),
+    ) ?? null
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * The shape every file format plugs into: a cheap sniff over the first bytes, then a read that asks the source for
+ * the byte ranges it needs (at the start, in the middle or at the end of the file, in as many sequential steps as
+ * the format needs) and parses them into the common columnar tensor model (core/model.ts) plus the format's own
+ * sections. The registry (registry.ts) picks the reader: by content first, then by file name.
+ *
+ * ## Adding a format (for example the PyTorch zip / legacy / pickle reader)
+ *
+ * 1. Write `src/core/formats/<format>/…` with one exported `FormatReader`:
+ *    - `sniff(head, size)` looks only at the bytes it is given (at least `sniffBytes` of them, or the whole file
+ *      when it is shorter) and never reads. Return true only on a signature: magic bytes, a structure that cannot be
+ *      a safetensors length prefix. The safetensors reader is consulted first, so a file whose first 8 bytes read
+ *      as a plausible header length never reaches another reader.
+ *    - `read(source)` drives `source` (a SourceBytes, source-bytes.ts) to get its bytes:
+ *      `source.head` holds what is already read from offset 0 (never read it again); `source.prefix(n)` extends it;
+ *      `source.read(offset, length)` reads any range and serves ranges already held for free;
+ *      `source.readTail(length)` reads the last `length` bytes, e.g. a zip's end-of-central-directory record.
+ *      `source.size` is known once the first response arrived (a local file always; a remote one from its
+ *      Content-Range), so the tail, then the central directory it points to, then one member, are three awaited
+ *      calls in a row. Every byte goes through the ByteReader, so request and byte counts in the UI and the report
+ *      stay exact; `source.bytesRead` is what this load read and what `read` returns as `bytesRead`.
+ *    - `read` returns a `LoadedHeader`: `outcome` is `parsed` (a ParsedHeader: the tensor columns, findings, and
+ *      format-specific sections such as `format`, `pickle`, `checkpoint`) or `rejected` with findings saying why;
+ *      `head` is what "download raw header" saves. It throws only SourceErrors from the reader (IO failures,
+ *      cancellation); a malformed file is a `rejected` outcome, never an exception.
+ * 2. Add it to `FORMAT_READERS` in registry.ts (order matters only between readers whose sniffs could overlap).
+ * 3. If a "not safetensors" diagnosis (not-safetensors.ts) named the format, the reader now wins over it in the
+ *    loader; delete the diagnosis entry once nothing else relies on its message.
+ * 4. Put the format's limits (bytes it may read, entries it may list) in its own module, each with its reason.
+ */
+import type { Finding, ParseOutcome, TensorColumns } from '../model';
+import type { SourceBytes } from './source-bytes';
+
+export interface LoadHeaderOptions {
+  signal?: AbortSignal;
+  /** The user chose "parse anyway" for a safetensors header above the spec cap. */
+  allowOversizedHeader?: boolean;
+  onProgress?: (bytesRead: number, bytesTotal: number | null) => void;
+  /** A few rows sent ahead while a big header is still arriving (only formats that can stream a preview). */
+  onPreview?: (rows: TensorColumns) => void;
+}
+
+export interface LoadedHeader {
+  outcome: ParseOutcome;
+  /** The header bytes actually used (for "download raw header"), or what was read of a rejected file. */
+  head: Uint8Array;
+  /** Bytes this load read from the source (8 + N for a valid local safetensors file). */
+  bytesRead: number;
+}
+
+export interface FormatReader {
+  /** Stable id (`safetensors`, `pytorch`), used in tests and logs. */
+  readonly id: string;
+  /** Lower-case file name endings, for dispatch by name when no reader's sniff matched the content. */
+  readonly extensions: readonly string[];
+  /** Bytes from offset 0 the sniff needs; the loader reads up to SNIFF_BYTES before asking readers that need more. */
+  readonly sniffBytes: number;
+  /**
+   * Cheap and synchronous: whether `head` (the file's first bytes) is this format and this reader will read it.
+   * `size` null means unknown.
+   */
+  sniff(head: Uint8Array, size: number | null, options: { allowOversizedHeader?: boolean }): boolean;
+  /** Reads and parses the header through `source`. See the module comment for the contract. */
+  read(source: SourceBytes, options: LoadHeaderOptions): Promise<LoadedHeader>;
+}
+
+/**
+ * A format the app recognises only to say what a file is instead (an LFS pointer, a saved web page, a GGUF file):
+ * a finding, and no reader. A reader for the same format replaces it.
+ */
+export interface FormatDiagnosis {
+  readonly id: string;
+  /** The finding saying what the file is and what to do, or null when these first bytes are not this format. */
+  diagnose(head: Uint8Array): Finding | null;
+}
