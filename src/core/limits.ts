@@ -5,9 +5,10 @@ export const MAX_HEADER_LENGTH = 100_000_000;
 
 /**
  * Above the spec cap a user may still ask to "parse anyway"; this bound keeps that inside the worker's memory
- * budget (the header bytes plus a columnar copy a few times smaller) on a 32-bit-heap browser tab.
+ * budget (the header bytes plus a columnar copy a few times smaller) on a 32-bit-heap browser tab. Decimal, like
+ * every size the app shows, so the README, the button and the message all say "512 MB".
  */
-export const MAX_HEADER_LENGTH_OVERRIDE = 512 * 1024 * 1024;
+export const MAX_HEADER_LENGTH_OVERRIDE = 512_000_000;
 
 /** Length prefix plus at least `{}`: anything shorter cannot be a safetensors file. */
 export const MIN_FILE_SIZE = 8;

@@ -1,58 +1,105 @@
-/** Number formatting for people: thin-space digit groups, binary-free SI units, shapes as the Hub shows them. */
+/**
+ * The one number formatter, for the screen, the report and the finding messages alike: decimal SI units
+ * (1 KB = 1000 B, as model hubs and disk vendors report sizes), three significant digits for every rounded
+ * figure, exact digit groups (BigInt past 2^53), and words that agree with their count ("1 layer", "2 layers").
+ * The screen groups digits with thin spaces; finding messages pass "," because they are copied into plain text.
+ */
 
-const THIN_SPACE = '\u2009';
+export const THIN_SPACE = '\u2009';
 
-export function groupDigits(value: number): string {
-  if (!Number.isFinite(value)) {
+/** 4096 → "4 096". Exact for every integer, bigints included; a double past 2^53 prints the integer it holds. */
+export function groupDigits(value: number | bigint, separator: string = THIN_SPACE): string {
+  let text: string;
+  if (typeof value === 'bigint') {
+    text = value.toString();
+  } else if (!Number.isFinite(value)) {
     return String(value);
+  } else if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    // String(2 ** 62) is "4611686018427388000": shortest round-trip digits, not the integer the double holds.
+    text = BigInt(value).toString();
+  } else {
+    text = String(value);
   }
-  const [whole, fraction] = Math.abs(value).toString().split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, THIN_SPACE);
-  return `${value < 0 ? '-' : ''}${grouped}${fraction ? `.${fraction}` : ''}`;
+  const negative = text.startsWith('-');
+  const [whole, fraction] = (negative ? text.slice(1) : text).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
+  return `${negative ? '-' : ''}${grouped}${fraction ? `.${fraction}` : ''}`;
 }
 
-const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+/** Three significant digits: 6.74, 20.9, 685. The single rounding rule for every scaled figure. */
+function threeDigits(value: number): string {
+  const magnitude = Math.abs(value);
+  return value.toFixed(magnitude >= 99.95 ? 0 : magnitude >= 9.995 ? 1 : 2);
+}
 
-/** Decimal units (1 KB = 1000 B), as model hubs and disk vendors report sizes. */
-export function formatBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) {
-    return '—';
-  }
-  if (Math.abs(bytes) < 1000) {
-    return `${bytes} B`;
-  }
-  let value = bytes;
+const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+
+function scaled(value: number, units: readonly string[], step = 1000): string {
+  let amount = value;
   let unit = 0;
-  while (Math.abs(value) >= 1000 && unit < BYTE_UNITS.length - 1) {
-    value /= 1000;
+  // Round first, so 999 950 reads "1.00 MB", never "1000 KB".
+  while (unit < units.length - 1 && Math.abs(Number(threeDigits(amount))) >= step) {
+    amount /= step;
     unit++;
   }
-  return `${value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2)} ${BYTE_UNITS[unit]}`;
+  return `${threeDigits(amount)} ${units[unit]}`;
 }
 
-const COUNT_UNITS: Array<[number, string]> = [
-  [1e12, 'T'],
-  [1e9, 'B'],
-  [1e6, 'M'],
-  [1e3, 'K'],
-];
+/** Bytes in decimal units: "512 B", "145 KB", "14.1 GB", "4.61 EB". */
+export function formatBytes(bytes: number | bigint | null | undefined): string {
+  if (bytes === null || bytes === undefined) {
+    return '—';
+  }
+  const value = Number(bytes);
+  if (!Number.isFinite(value)) {
+    return '—';
+  }
+  if (Math.abs(value) < 1000) {
+    return `${groupDigits(bytes)} B`;
+  }
+  return scaled(value, BYTE_UNITS);
+}
 
-/** Parameter counts: 11.9 B, 28.3 M. */
+/** "4.61 EB (4 611 686 018 427 387 904 bytes)": the exact figure where it matters (limits, offsets, prefixes). */
+export function formatBytesExact(bytes: number | bigint, separator: string = THIN_SPACE): string {
+  const value = Number(bytes);
+  if (Math.abs(value) < 1000) {
+    return plural(bytes, 'byte', 'bytes', separator);
+  }
+  return `${formatBytes(bytes)} (${groupDigits(bytes, separator)} bytes)`;
+}
+
+const COUNT_UNITS = ['', 'K', 'M', 'B', 'T'];
+
+/** Parameter and element counts: "845", "8.45 K", "28.3 M", "6.74 B". Below 1000 the count is exact. */
 export function formatCount(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) {
     return '—';
   }
-  for (const [scale, unit] of COUNT_UNITS) {
-    if (Math.abs(value) >= scale) {
-      const scaled = value / scale;
-      return `${scaled >= 100 ? scaled.toFixed(0) : scaled >= 10 ? scaled.toFixed(1) : scaled.toFixed(2)} ${unit}`;
-    }
+  if (Math.abs(value) < 1000) {
+    return groupDigits(value);
   }
-  return String(value);
+  return scaled(value, COUNT_UNITS).trimEnd();
+}
+
+/** "1 layer", "2 layers", "12 345 tensors": the count grouped, the word agreeing with it. */
+export function plural(
+  count: number | bigint,
+  singular: string,
+  pluralForm = `${singular}s`,
+  separator: string = THIN_SPACE,
+): string {
+  const one = typeof count === 'bigint' ? count === 1n : count === 1;
+  return `${groupDigits(count, separator)} ${one ? singular : pluralForm}`;
+}
+
+/** Only the word: "layer" or "layers". */
+export function pluralWord(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return count === 1 ? singular : pluralForm;
 }
 
 export function formatShape(dims: readonly number[]): string {
-  return `[${dims.map(groupDigits).join(', ')}]`;
+  return `[${dims.map((dim) => groupDigits(dim)).join(', ')}]`;
 }
 
 export function formatPercent(part: number, whole: number | null): string {

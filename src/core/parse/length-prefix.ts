@@ -17,3 +17,8 @@ export function readLengthPrefix(first8: Uint8Array): { length: number; exact: b
   const high = view.getUint32(4, true);
   return { length: high * TWO_POW_32 + low, exact: high < FIRST_UNSAFE_HIGH_WORD };
 }
+
+/** N exactly, as a bigint: messages quote it digit for digit even past 2^53. */
+export function readLengthPrefixExact(first8: Uint8Array): bigint {
+  return new DataView(first8.buffer, first8.byteOffset, 8).getBigUint64(0, true);
+}

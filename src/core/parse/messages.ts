@@ -85,11 +85,11 @@ export function fatalScanFinding(
   );
 }
 
-export function headerTooLargeFinding(length: number, exact: boolean, parsedAnyway: boolean): Finding {
-  const stated = exact ? `${formatCount(length)} bytes (${formatBytes(length)})` : `more than 2^53 bytes`;
+export function headerTooLargeFinding(length: number | bigint, parsedAnyway: boolean): Finding {
+  const stated = `${formatCount(length)} bytes (${formatBytes(length)})`;
   const consequence = parsedAnyway
     ? 'Parsed anyway on request; every conforming reader will refuse this file.'
-    : length > MAX_HEADER_LENGTH_OVERRIDE || !exact
+    : length > MAX_HEADER_LENGTH_OVERRIDE
       ? `That is beyond even the "parse anyway" bound (${formatBytes(MAX_HEADER_LENGTH_OVERRIDE)}): the length is corrupt or this is not a safetensors file.`
       : 'A 250,000-tensor model needs about 30 MB of header, so the length is corrupt or the file is not safetensors. If you trust it, use "parse anyway".';
   return makeFinding(
@@ -98,7 +98,11 @@ export function headerTooLargeFinding(length: number, exact: boolean, parsedAnyw
   );
 }
 
-export function headerLengthExceedsFileFinding(length: number, fileSize: number | null, available: number): Finding {
+export function headerLengthExceedsFileFinding(
+  length: number | bigint,
+  fileSize: number | null,
+  available: number,
+): Finding {
   const have =
     fileSize !== null
       ? `the file has only ${formatBytesExact(Math.max(0, fileSize - PREFIX_BYTES))} after the 8-byte prefix`

@@ -147,6 +147,16 @@ describe('file-level findings', () => {
     expect(finding(outcome, 'header-length-exceeds-file').message).toContain('100 bytes');
   });
 
+  it('quotes a length prefix past 2^53 digit for digit', () => {
+    const head = new Uint8Array(16);
+    head.set(lengthPrefix(2n ** 62n + 3n));
+    const outcome = parseFileHead(head, 1_000);
+    expect(finding(outcome, 'header-too-large').message).toContain('4,611,686,018,427,387,907 bytes (4.61 EB)');
+    expect(finding(outcome, 'header-length-exceeds-file').message).toContain(
+      '4.61 EB (4,611,686,018,427,387,907 bytes)',
+    );
+  });
+
   it('header-length-exceeds-file when fewer bytes arrived than the prefix promises', () => {
     const file = buildRaw('{}', { declaredLength: 100 });
     expect(codesOf(parseFileHead(file, null))).toEqual(['header-length-exceeds-file']);
