@@ -66,13 +66,14 @@ describe('runAnalyses', () => {
     expect(JSON.parse(JSON.stringify(sections))).toEqual(sections);
   });
 
-  it('lists five analyses with distinct ids', () => {
+  it('lists six analyses with distinct ids', () => {
     expect(ANALYSES.map((a) => a.id)).toEqual([
       'quantization',
       'architecture',
       'lora',
       'metadataInsights',
       'moduleTree',
+      'memory',
     ]);
   });
 

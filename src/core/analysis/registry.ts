@@ -9,6 +9,8 @@ import type { Finding, ParsedHeader } from '../model';
 import { architectureAnalysis } from './architecture';
 import { MAX_WANTED_BYTES, MAX_WANTED_TENSOR_BYTES, MAX_WANTED_TENSORS } from './limits';
 import { loraAnalysis } from './lora';
+import { memoryAnalysis } from './memory/memory';
+import type { MemorySection } from './memory/types';
 import { metadataInsightsAnalysis } from './metadata-insights';
 import { moduleTreeAnalysis } from './module-tree';
 import { quantizationAnalysis } from './quantization';
@@ -28,6 +30,7 @@ export interface AnalysisSections {
   lora?: LoraSection;
   metadataInsights?: MetadataInsightsSection;
   moduleTree?: ModuleTreeSection;
+  memory?: MemorySection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -38,6 +41,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   loraAnalysis,
   metadataInsightsAnalysis,
   moduleTreeAnalysis,
+  memoryAnalysis,
 ];
 
 /**

@@ -1,0 +1,110 @@
+/**
+ * config.json → the fields the memory estimate needs. Multimodal configs nest the language model in `text_config`
+ * (Gemma 3, Llama 4, LLaVA, Mistral 3); field names differ by family, so each value is the first of its aliases
+ * (the order vLLM's model_arch_config_convertor and transformers' get_text_config use; memory-facts §0).
+ */
+import { asNumber, asString, isRecord } from '../values';
+
+type Json = Record<string, unknown>;
+
+export interface MemoryConfig {
+  modelType: string | null;
+  layers: number | null;
+  hidden: number | null;
+  heads: number | null;
+  kvHeads: number | null;
+  /** head_dim as given, else hidden / heads (flagged in headDimSource). */
+  headDim: number | null;
+  headDimSource: 'head_dim' | 'hidden_size / num_attention_heads' | null;
+  maxContext: number | null;
+  maxContextSource: string | null;
+  torchDtype: string | null;
+  /** The text config (or the root), for family-specific fields. */
+  text: Json;
+  root: Json;
+}
+
+/** Sub-configs that hold the language model, most common first (transformers get_text_config, plus a few VLMs). */
+const TEXT_CONFIG_KEYS = ['text_config', 'llm_config', 'language_config', 'decoder', 'generator'];
+
+const MAX_CONTEXT_FIELDS = [
+  'max_position_embeddings',
+  'n_positions',
+  'max_seq_len',
+  'seq_length',
+  'max_sequence_length',
+  'model_max_length',
+];
+
+export function first(record: Json, keys: readonly string[]): number | null {
+  for (const key of keys) {
+    const value = asNumber(record[key]);
+    if (value !== null && Number.isFinite(value)) {
+      return value;
+    }
+  }
+  return null;
+}
+
+/** A positive integer field, or null. */
+export function count(record: Json, keys: readonly string[]): number | null {
+  const value = first(record, keys);
+  return value !== null && Number.isInteger(value) && value > 0 ? value : null;
+}
+
+export function readMemoryConfig(raw: unknown): MemoryConfig | null {
+  if (!isRecord(raw)) {
+    return null;
+  }
+  const nestedKey = TEXT_CONFIG_KEYS.find((key) => isRecord(raw[key]));
+  const text = (nestedKey ? raw[nestedKey] : raw) as Json;
+  const layers = count(text, ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
+  const hidden = count(text, ['hidden_size', 'n_embd', 'd_model']);
+  const heads = count(text, ['num_attention_heads', 'n_head', 'num_heads']);
+  const kvHeads = count(text, ['n_head_kv', 'num_kv_heads', 'num_key_value_heads', 'multi_query_group_num']) ?? heads;
+  const givenHeadDim = count(text, ['head_dim', 'hidden_size_per_head']);
+  const headDim = givenHeadDim ?? (hidden !== null && heads !== null ? hidden / heads : null);
+  let maxContext: number | null = null;
+  let maxContextSource: string | null = null;
+  for (const source of [text, raw]) {
+    for (const field of MAX_CONTEXT_FIELDS) {
+      const value = count(source, [field]);
+      if (value !== null && maxContext === null) {
+        maxContext = value;
+        maxContextSource = field;
+      }
+    }
+  }
+  return {
+    modelType: asString(text.model_type) ?? asString(raw.model_type),
+    layers,
+    hidden,
+    heads,
+    kvHeads,
+    headDim: headDim !== null && Number.isInteger(headDim) ? headDim : null,
+    headDimSource: givenHeadDim !== null ? 'head_dim' : headDim !== null ? 'hidden_size / num_attention_heads' : null,
+    maxContext,
+    maxContextSource,
+    torchDtype: asString(raw.torch_dtype) ?? asString(raw.dtype) ?? asString(text.torch_dtype) ?? asString(text.dtype),
+    text,
+    root: raw,
+  };
+}
+
+/** Routed experts per MoE layer, from the family's field name (memory-facts §6). */
+export function expertCount(config: MemoryConfig): number | null {
+  return count(config.text, ['num_local_experts', 'n_routed_experts', 'num_experts', 'moe_num_experts']);
+}
+
+/** Experts each token is routed to. */
+export function expertsPerToken(config: MemoryConfig): number | null {
+  return count(config.text, ['num_experts_per_tok', 'num_experts_per_token', 'experts_per_token', 'top_k', 'moe_topk']);
+}
+
+export function sharedExpertCount(config: MemoryConfig): number {
+  const shared = count(config.text, ['n_shared_experts', 'num_shared_experts']);
+  if (shared !== null) {
+    return shared;
+  }
+  return count(config.text, ['shared_expert_intermediate_size']) !== null ? 1 : 0;
+}

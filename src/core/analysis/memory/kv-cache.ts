@@ -1,0 +1,321 @@
+/**
+ * The KV cache layout from config.json: which layers hold keys and values, how many elements per token each,
+ * which are capped at a window, and the fixed state of linear-attention / state-space layers (memory-facts §1–4).
+ * Sizes are in elements; estimate.ts multiplies by the cache dtype the user picks.
+ */
+import { asNumber, asString, isRecord } from '../values';
+import { count, first, type MemoryConfig } from './config';
+import type { KvLayerGroup, KvModel, RecurrentState } from './types';
+
+type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear' | 'mamba' | 'none';
+
+const KIND_BY_NAME: ReadonlyMap<string, LayerKind> = new Map([
+  ['full_attention', 'full'],
+  ['attention', 'full'],
+  ['global_attention', 'full'],
+  ['global', 'full'],
+  ['full', 'full'],
+  ['sliding_attention', 'sliding'],
+  ['sliding_window', 'sliding'],
+  ['local_attention', 'sliding'],
+  ['local', 'sliding'],
+  ['sliding', 'sliding'],
+  ['chunked_attention', 'chunked'],
+  ['linear_attention', 'linear'],
+  ['mamba', 'mamba'],
+  ['mamba2', 'mamba'],
+  ['ssm', 'mamba'],
+]);
+
+/** Families whose `sliding_window`, when set, applies to every layer (Mistral v0.1 rule, memory-facts §1). */
+const ALL_LAYERS_SLIDING = new Set(['mistral', 'mixtral', 'starcoder2']);
+
+interface LayerPlan {
+  kinds: LayerKind[];
+  /** Where the plan came from, for the evidence. */
+  source: string;
+  /** Every layer also holds a Mamba2 mixer beside its attention (Falcon-H1). */
+  parallelMamba: boolean;
+}
+
+function kindsFromNames(values: readonly unknown[]): LayerKind[] {
+  return values.map((value) => KIND_BY_NAME.get((asString(value) ?? '').toLowerCase()) ?? 'none');
+}
+
+function layerPlan(config: MemoryConfig, layers: number, notes: string[]): LayerPlan {
+  const text = config.text;
+  const type = config.modelType ?? '';
+  const each = (rule: (i: number) => LayerKind): LayerKind[] => Array.from({ length: layers }, (_, i) => rule(i));
+  for (const field of ['layer_types', 'layers_block_type']) {
+    const value = text[field];
+    if (Array.isArray(value) && value.length > 0) {
+      return { kinds: kindsFromNames(value.slice(0, layers)), source: field, parallelMamba: false };
+    }
+  }
+  const pattern = asString(text.hybrid_override_pattern);
+  if (pattern) {
+    const kinds = [...pattern]
+      .slice(0, layers)
+      .map((char): LayerKind => (char === '*' ? 'full' : char === 'M' ? 'mamba' : 'none'));
+    return { kinds, source: 'hybrid_override_pattern (* attention, M Mamba2)', parallelMamba: false };
+  }
+  const window = count(text, ['sliding_window']);
+  switch (type) {
+    case 'qwen3_next': {
+      const interval = count(text, ['full_attention_interval']) ?? 4;
+      return {
+        kinds: each((i) => ((i + 1) % interval === 0 ? 'full' : 'linear')),
+        source: `every ${interval}th layer full attention (full_attention_interval), the rest Gated DeltaNet`,
+        parallelMamba: false,
+      };
+    }
+    case 'jamba': {
+      const period = count(text, ['attn_layer_period']) ?? 8;
+      const offset = first(text, ['attn_layer_offset']) ?? 4;
+      return {
+        kinds: each((i) => (i % period === offset ? 'full' : 'mamba')),
+        source: `attention where layer % ${period} = ${offset} (attn_layer_period/offset), the rest Mamba`,
+        parallelMamba: false,
+      };
+    }
+    case 'falcon_h1':
+      return { kinds: each(() => 'full'), source: 'attention and Mamba2 in every layer', parallelMamba: true };
+    case 'gemma2':
+      return {
+        kinds: each((i) => (i % 2 === 0 ? 'sliding' : 'full')),
+        source: 'even layers sliding, odd layers full (Gemma 2)',
+        parallelMamba: false,
+      };
+    case 'gpt_oss':
+      return {
+        kinds: each((i) => (i % 2 === 0 ? 'sliding' : 'full')),
+        source: 'even layers sliding, odd layers full (gpt-oss default)',
+        parallelMamba: false,
+      };
+    case 'gemma3':
+    case 'gemma3_text':
+    case 'cohere2': {
+      const every = count(text, ['sliding_window_pattern', '_sliding_window_pattern']) ?? (type === 'cohere2' ? 4 : 6);
+      return {
+        kinds: each((i) => ((i + 1) % every === 0 ? 'full' : 'sliding')),
+        source: `every ${every}th layer full, the rest sliding (sliding_window_pattern)`,
+        parallelMamba: false,
+      };
+    }
+    case 'llama4':
+    case 'llama4_text': {
+      const noRope = Array.isArray(text.no_rope_layers) ? text.no_rope_layers : null;
+      return {
+        kinds: noRope
+          ? each((i) => (asNumber(noRope[i]) === 0 ? 'full' : 'chunked'))
+          : each((i) => ((i + 1) % 4 === 0 ? 'full' : 'chunked')),
+        source: noRope ? 'no_rope_layers (RoPE layers chunked)' : 'every 4th layer global, the rest chunked (Llama 4)',
+        parallelMamba: false,
+      };
+    }
+  }
+  if (text.use_sliding_window === true && window !== null) {
+    const from = count(text, ['max_window_layers']) ?? 0;
+    return {
+      kinds: each((i) => (i >= from ? 'sliding' : 'full')),
+      source: `use_sliding_window: layers from ${from} (max_window_layers) slide`,
+      parallelMamba: false,
+    };
+  }
+  if (text.use_sliding_window === false || text.use_sliding_window === undefined) {
+    if (window !== null && ALL_LAYERS_SLIDING.has(type)) {
+      return { kinds: each(() => 'sliding'), source: 'sliding_window set: every layer slides', parallelMamba: false };
+    }
+    if (window !== null && text.use_sliding_window === undefined) {
+      notes.push(
+        `sliding_window ${window} is set but ${type || 'this model type'} has no known rule for which layers use it: every layer is counted as full attention (an upper bound).`,
+      );
+    }
+  }
+  return { kinds: each(() => 'full'), source: 'every layer full attention', parallelMamba: false };
+}
+
+const DTYPE_BYTES: Readonly<Record<string, number>> = { float32: 4, float16: 2, bfloat16: 2 };
+
+function recurrentState(config: MemoryConfig, kind: 'linear' | 'mamba', layers: number): RecurrentState | null {
+  const text = config.text;
+  const modelBytes = DTYPE_BYTES[config.torchDtype ?? ''] ?? 2;
+  if (kind === 'linear') {
+    const k = count(text, ['linear_conv_kernel_dim']) ?? 4;
+    const nk = count(text, ['linear_num_key_heads']);
+    const dk = count(text, ['linear_key_head_dim']);
+    const nv = count(text, ['linear_num_value_heads']);
+    const dv = count(text, ['linear_value_head_dim']);
+    if (nk === null || dk === null || nv === null || dv === null) {
+      return null;
+    }
+    const conv = (k - 1) * (2 * nk * dk + nv * dv);
+    const recurrent = nv * dv * dk;
+    return finishState('Gated DeltaNet', layers, conv, recurrent, modelBytes, modelBytes, [
+      `conv (${k} − 1) × (2 × ${nk} × ${dk} + ${nv} × ${dv}) = ${conv}`,
+      `recurrent ${nv} × ${dv} × ${dk} = ${recurrent}`,
+    ]);
+  }
+  const hidden = config.hidden;
+  const heads = count(text, ['mamba_num_heads', 'mamba_n_heads']);
+  const headDim = count(text, ['mamba_head_dim', 'mamba_d_head']);
+  const dState = count(text, ['ssm_state_size', 'mamba_d_state', 'state_size']);
+  const dConv = count(text, ['conv_kernel', 'mamba_d_conv', 'd_conv']) ?? 4;
+  const expand = first(text, ['mamba_expand', 'expand']);
+  const ssmDtype = asString(text.mamba_ssm_cache_dtype) ?? (config.modelType === 'nemotron_h' ? 'float32' : null);
+  const recurrentBytes = ssmDtype !== null ? (DTYPE_BYTES[ssmDtype] ?? modelBytes) : modelBytes;
+  if (dState === null) {
+    return null;
+  }
+  if (heads !== null && headDim !== null) {
+    const groups = count(text, ['n_groups', 'mamba_n_groups']) ?? 1;
+    const inner = count(text, ['mamba_d_ssm']) ?? heads * headDim;
+    const conv = (dConv - 1) * (inner + 2 * groups * dState);
+    const recurrent = heads * headDim * dState;
+    return finishState('Mamba2', layers, conv, recurrent, modelBytes, recurrentBytes, [
+      `conv (${dConv} − 1) × (${inner} + 2 × ${groups} × ${dState}) = ${conv}`,
+      `SSM ${heads} heads × ${headDim} × ${dState} = ${recurrent}`,
+    ]);
+  }
+  if (expand === null || hidden === null) {
+    return null;
+  }
+  const inner = expand * hidden;
+  const conv = (dConv - 1) * inner;
+  const recurrent = inner * dState;
+  return finishState('Mamba', layers, conv, recurrent, modelBytes, recurrentBytes, [
+    `d_inner ${expand} × ${hidden} = ${inner}`,
+    `conv (${dConv} − 1) × ${inner} = ${conv}`,
+    `SSM ${inner} × ${dState} = ${recurrent}`,
+  ]);
+}
+
+function finishState(
+  kind: string,
+  layers: number,
+  convElements: number,
+  recurrentElements: number,
+  convBytes: number,
+  recurrentBytes: number,
+  parts: string[],
+): RecurrentState {
+  const bytesPerSequence = layers * (convElements * convBytes + recurrentElements * recurrentBytes);
+  return {
+    kind,
+    layers,
+    convElements,
+    recurrentElements,
+    convBytes,
+    recurrentBytes,
+    bytesPerSequence,
+    formula:
+      `${layers} ${kind} layers × (${parts.join('; ')}; conv × ${convBytes} B + recurrent × ${recurrentBytes} B) ` +
+      `= ${bytesPerSequence} B per sequence, whatever the context`,
+  };
+}
+
+/** The KV layout config.json describes, or null when it lacks the layer count or the attention widths. */
+export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
+  const text = config.text;
+  const layers = config.layers;
+  if (layers === null) {
+    return null;
+  }
+  const notes: string[] = [];
+  const plan = layerPlan(config, layers, notes);
+  const kvLoraRank = count(text, ['kv_lora_rank']);
+  const ropeDim = count(text, ['qk_rope_head_dim']);
+  const mla = kvLoraRank !== null && ropeDim !== null;
+  let elements: number;
+  let formula: string;
+  let attention: KvModel['attention'];
+  if (mla) {
+    elements = kvLoraRank + ropeDim;
+    formula = `MLA latent: kv_lora_rank ${kvLoraRank} + qk_rope_head_dim ${ropeDim} = ${elements} (one latent, no ×2)`;
+    attention = 'MLA';
+    const mtp = count(text, ['num_nextn_predict_layers']);
+    if (mtp !== null) {
+      notes.push(
+        `The ${mtp} MTP layer${mtp === 1 ? '' : 's'} (num_nextn_predict_layers) add KV only when used for speculative decoding; not counted.`,
+      );
+    }
+  } else {
+    const { kvHeads, headDim, heads } = config;
+    if (kvHeads === null || headDim === null) {
+      return null;
+    }
+    elements = 2 * kvHeads * headDim;
+    formula = `2 (K and V) × ${kvHeads} KV heads × ${headDim} head dim${config.headDimSource === 'head_dim' ? '' : ' (hidden_size / num_attention_heads)'} = ${elements}`;
+    attention = kvHeads === heads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
+  }
+  const groups: KvLayerGroup[] = [];
+  const full = plan.kinds.filter((kind) => kind === 'full').length;
+  const sliding = plan.kinds.filter((kind) => kind === 'sliding').length;
+  const chunked = plan.kinds.filter((kind) => kind === 'chunked').length;
+  const slidingWindow = count(text, ['sliding_window']);
+  const chunk = count(text, ['attention_chunk_size']) ?? 8192;
+  let uncappedSliding = 0;
+  if (full > 0) {
+    groups.push({
+      label: mla ? 'MLA latent' : 'full attention',
+      layers: full,
+      elementsPerToken: elements,
+      window: null,
+      formula,
+    });
+  }
+  if (sliding > 0) {
+    if (slidingWindow === null) {
+      uncappedSliding = sliding;
+      notes.push(`${sliding} layers are marked sliding but sliding_window is not set: counted as full attention.`);
+    } else {
+      groups.push({
+        label: `sliding window (${slidingWindow} tokens)`,
+        layers: sliding,
+        elementsPerToken: elements,
+        window: slidingWindow,
+        formula: `${formula}; capped at sliding_window ${slidingWindow} tokens`,
+      });
+    }
+  }
+  if (uncappedSliding > 0) {
+    if (groups[0]?.window === null) {
+      groups[0].layers += uncappedSliding;
+    } else {
+      groups.unshift({
+        label: 'full attention',
+        layers: uncappedSliding,
+        elementsPerToken: elements,
+        window: null,
+        formula,
+      });
+    }
+  }
+  if (chunked > 0) {
+    groups.push({
+      label: `chunked attention (${chunk} tokens)`,
+      layers: chunked,
+      elementsPerToken: elements,
+      window: chunk,
+      formula: `${formula}; capped at attention_chunk_size ${chunk} tokens`,
+    });
+  }
+  let state: RecurrentState | null = null;
+  const linearLayers = plan.kinds.filter((kind) => kind === 'linear').length;
+  const mambaLayers = plan.parallelMamba ? layers : plan.kinds.filter((kind) => kind === 'mamba').length;
+  if (linearLayers > 0 || mambaLayers > 0) {
+    const kind = linearLayers > 0 ? 'linear' : 'mamba';
+    const stateLayers = linearLayers > 0 ? linearLayers : mambaLayers;
+    state = recurrentState(config, kind, stateLayers);
+    if (!state) {
+      notes.push(
+        `${stateLayers} ${kind === 'linear' ? 'linear-attention' : 'state-space'} layers keep a fixed state per sequence, but config.json lacks the fields to size it; not counted.`,
+      );
+    }
+  }
+  notes.unshift(`Layer layout: ${plan.source}.`);
+  if (isRecord(text.rope_scaling) && config.maxContextSource !== null) {
+    notes.push(`rope_scaling is set; the maximum context is taken as ${config.maxContextSource} without scaling.`);
+  }
+  return { attention, groups, state, notes };
+}

@@ -1,0 +1,208 @@
+/**
+ * The memory analysis against published configs. Every expectation is computed by hand in the test, with its
+ * formula: KV/token = Σ layers × 2 × KV heads × head dim × cache bytes (MLA: layers × (kv_lora_rank + rope) ×
+ * bytes), windows capped, recurrent state once per sequence (memory-facts §1–4, §9).
+ */
+import { describe, expect, it } from 'vitest';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { plainLlamaLayer } from '../../testing/models/common';
+import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
+import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
+import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
+import {
+  DEEPSEEK_V3_CONFIG,
+  GEMMA3_27B_CONFIG,
+  GPT_OSS_20B_CONFIG,
+  JAMBA_V01_CONFIG,
+  LLAMA2_7B_CONFIG,
+  MISTRAL_7B_V01_CONFIG,
+  QWEN3_06B_CONFIG,
+  QWEN3_8B_CONFIG,
+  QWEN3_NEXT_80B_CONFIG,
+} from '../../testing/models/published-configs';
+import { tinyLlamaFixture } from '../../testing/models/plain-models';
+import { estimateMemory } from './estimate';
+import { analyzeMemory } from './memory';
+
+/** Llama-2-7B's published tensors: 32 MHA layers, hidden 4096, intermediate 11008, vocab 32000, F16. */
+function llama2Fixture(config?: unknown): ModelFixture {
+  const dims = { hidden: 4096, intermediate: 11008, q: 4096, kv: 4096 };
+  const specs: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'F16', shape: [32000, 4096] }];
+  for (let layer = 0; layer < 32; layer++) {
+    specs.push(...plainLlamaLayer(layer, dims, 'F16'));
+  }
+  specs.push(
+    { name: 'model.norm.weight', dtype: 'F16', shape: [4096] },
+    { name: 'lm_head.weight', dtype: 'F16', shape: [32000, 4096] },
+  );
+  return { fileName: 'model.safetensors', specs, sidecars: config ? { config } : {} };
+}
+
+/** A small stand-in header (two TinyLlama layers): the config, not the header, sizes the cache. */
+function withConfig(config: unknown): ModelFixture {
+  return { ...tinyLlamaFixture(2), sidecars: { config } };
+}
+
+function memory(fixture: ModelFixture) {
+  const section = analyzeMemory(inputFromFixture(fixture));
+  if (!section) {
+    throw new Error('no memory section');
+  }
+  return section;
+}
+
+describe('KV cache per token from config.json', () => {
+  it('Llama-2-7B (MHA): 32 layers × 2 × 32 heads × 128 × 2 B = 524,288 B; 2 GiB at 4096', () => {
+    const section = memory(llama2Fixture(LLAMA2_7B_CONFIG));
+    expect(section.config).toBe('config.json');
+    expect(section.cacheDtype).toBe('fp16');
+    expect(section.kv?.attention).toBe('MHA');
+    expect(section.kvBytesPerToken).toBe(32 * 2 * 32 * 128 * 2);
+    expect(section.kvBytesPerToken).toBe(524_288);
+    // Weights: 6,738,415,616 params × 2 B (the published Llama-2-7B parameter count).
+    expect(section.weightsBytes).toBe(6_738_415_616 * 2);
+    expect(section.weights.params).toBe(6_738_415_616);
+    // max_position_embeddings 4096 is already one of the fixed contexts: no duplicate.
+    expect(section.contexts.map((c) => c.tokens)).toEqual([4096, 8192, 32768]);
+    expect(section.contexts[0]).toMatchObject({ tokens: 4096, batch: 1, kvBytes: 524_288 * 4096 });
+    expect(section.contexts[0].kvBytes).toBe(2 * 2 ** 30);
+    // total = weights + KV + 2 GiB stated overhead.
+    expect(section.contexts[0].totalBytes).toBe(6_738_415_616 * 2 + 2 * 2 ** 30 + 2 * 2 ** 30);
+  });
+
+  it('Qwen3-8B (GQA): 36 × 2 × 8 KV heads × 128 × 2 B = 147,456 B; sliding_window null ignored', () => {
+    const section = memory(withConfig(QWEN3_8B_CONFIG));
+    expect(section.kv?.attention).toBe('GQA');
+    expect(section.kvBytesPerToken).toBe(36 * 2 * 8 * 128 * 2);
+    expect(section.kv?.groups).toEqual([expect.objectContaining({ layers: 36, window: null, elementsPerToken: 2048 })]);
+    expect(section.maxContext).toBe(40960);
+    expect(section.contexts.map((c) => c.tokens)).toEqual([4096, 8192, 32768, 40960]);
+    expect(section.contexts[3].kvBytes).toBe(147_456 * 40960);
+  });
+
+  it('Qwen3-0.6B: head_dim 128 from the config, not hidden / heads = 64', () => {
+    const section = memory(withConfig(QWEN3_06B_CONFIG));
+    // 28 × 2 × 8 × 128 × 2 = 114,688; at 40960 tokens 4,697,620,480 B (memory-facts §9).
+    expect(section.kvBytesPerToken).toBe(114_688);
+    expect(section.contexts[3]).toMatchObject({ tokens: 40960, kvBytes: 4_697_620_480 });
+  });
+
+  it('gpt-oss-20b: alternating 128-token windows; 8192 tokens → 204,472,320 B', () => {
+    const section = memory({ ...gptOss20bFixture(24), sidecars: { config: GPT_OSS_20B_CONFIG } });
+    const perLayer = 2 * 8 * 64 * 2; // 2,048 B per token per layer
+    expect(section.kvBytesPerToken).toBe(24 * perLayer);
+    expect(section.kv?.groups).toEqual([
+      expect.objectContaining({ label: 'full attention', layers: 12, window: null }),
+      expect.objectContaining({ layers: 12, window: 128 }),
+    ]);
+    const at8k = estimateMemory(section, { tokens: 8192, batch: 1, cacheDtype: 'bf16' });
+    // 12 full layers × 8192 tokens + 12 sliding layers × 128 tokens, × 2,048 B.
+    expect(at8k.kvBytes).toBe(12 * perLayer * 8192 + 12 * perLayer * 128);
+    expect(at8k.kvBytes).toBe(204_472_320);
+    // Batch 4 and fp8 (1 B): every line scales.
+    const batched = estimateMemory(section, { tokens: 8192, batch: 4, cacheDtype: 'fp8' });
+    expect(batched.kvBytes).toBe((4 * 204_472_320) / 2);
+  });
+
+  it('gpt-oss-20b weights and MoE: 20,914,757,184 params; active = total − routed × (1 − 4/32)', () => {
+    const section = memory({ ...gptOss20bFixture(24), sidecars: { config: GPT_OSS_20B_CONFIG } });
+    // Total as published (memory-facts §6): MXFP4 blocks count 2 params per byte, scales none.
+    expect(section.weights.params).toBe(20_914_757_184);
+    // Routed experts per layer: gate_up 32 × 5760 × 2880 + bias 32 × 5760; down 32 × 2880 × 2880 + bias 32 × 2880.
+    const routedPerLayer = 32 * 5760 * 2880 + 32 * 5760 + 32 * 2880 * 2880 + 32 * 2880;
+    expect(section.moe).toMatchObject({ experts: 32, topK: 4, routedParams: 24 * routedPerLayer });
+    expect(section.activeParams).toBe(20_914_757_184 - 24 * routedPerLayer * (1 - 4 / 32));
+    // ≈ 4.19 B with both embeddings (memory-facts §6: 4.187 B).
+    expect(Math.round((section.activeParams ?? 0) / 1e6)).toBe(4187);
+  });
+
+  it('DeepSeek-V3 (MLA): 61 × (512 + 64) × 2 B = 70,272 B per token; fp8 35,136; MTP layer apart', () => {
+    const section = memory({ ...deepseekV3Fixture(), sidecars: { config: DEEPSEEK_V3_CONFIG } });
+    expect(section.kv?.attention).toBe('MLA');
+    expect(section.kvBytesPerToken).toBe(61 * (512 + 64) * 2);
+    expect(section.kvBytesPerToken).toBe(70_272);
+    const fp8 = estimateMemory(section, { tokens: 1, batch: 1, cacheDtype: 'fp8' });
+    expect(fp8.kvBytes).toBe(35_136);
+    // Layer 61 (≥ num_hidden_layers) is the MTP layer: its bytes are reported on their own.
+    const mtp = section.weights.byPart.find((part) => part.part === 'mtp');
+    expect(mtp?.tensors).toBeGreaterThan(0);
+    expect(section.moe).toMatchObject({ experts: 256, topK: 8, sharedExperts: 1 });
+    expect(section.maxContext).toBe(163840);
+  });
+
+  it('Qwen3-Next-80B-A3B (hybrid): 12 full layers × 2 × 2 × 256 × 2 B + a fixed Gated DeltaNet state', () => {
+    const section = memory(withConfig(QWEN3_NEXT_80B_CONFIG));
+    expect(section.kvBytesPerToken).toBe(12 * 2 * 2 * 256 * 2);
+    expect(section.kvBytesPerToken).toBe(24_576);
+    // 36 GDN layers × (conv 3 × (2·16·128 + 32·128) + recurrent 32 × 128 × 128) × 2 B = 39,518,208 B per sequence.
+    const perSequence = 36 * (3 * (2 * 16 * 128 + 32 * 128) + 32 * 128 * 128) * 2;
+    expect(section.kv?.state).toMatchObject({ kind: 'Gated DeltaNet', layers: 36, bytesPerSequence: perSequence });
+    expect(perSequence).toBe(39_518_208);
+    const at = estimateMemory(section, { tokens: 4096, batch: 2, cacheDtype: 'bf16' });
+    expect(at.kvBytes).toBe(2 * 4096 * 24_576);
+    expect(at.stateBytes).toBe(2 * perSequence);
+    expect(section.contexts[0].kvBytes).toBe(4096 * 24_576 + perSequence);
+  });
+
+  it('Jamba-v0.1 (hybrid): 4 attention layers × 2 × 8 × 128 × 2 B; 28 Mamba layers of fixed state', () => {
+    const section = memory(withConfig(JAMBA_V01_CONFIG));
+    expect(section.kvBytesPerToken).toBe(4 * 2 * 8 * 128 * 2);
+    // d_inner = 2 × 4096; per layer conv (4 − 1) × 8192 + SSM 8192 × 16, × 2 B; 28 layers → 8.3 MiB.
+    expect(section.kv?.state?.bytesPerSequence).toBe(28 * (3 * 8192 + 8192 * 16) * 2);
+  });
+
+  it('Gemma-3-27B (text_config): 10 full + 52 sliding layers of 1024 tokens; 8192 → 1,107,296,256 B', () => {
+    const section = memory(withConfig(GEMMA3_27B_CONFIG));
+    const perLayer = 2 * 16 * 128 * 2; // 8,192 B per token per layer
+    const at = estimateMemory(section, { tokens: 8192, batch: 1, cacheDtype: 'bf16' });
+    expect(at.kvBytes).toBe(10 * perLayer * 8192 + 52 * perLayer * 1024);
+    expect(at.kvBytes).toBe(1_107_296_256);
+    expect(section.maxContext).toBe(131072);
+  });
+
+  it('Mistral-7B v0.1: every layer slides over 4096 tokens, so 32K costs what 4096 does', () => {
+    const section = memory(withConfig(MISTRAL_7B_V01_CONFIG));
+    const at32k = estimateMemory(section, { tokens: 32768, batch: 1, cacheDtype: 'bf16' });
+    // 32 × 2 × 8 × 128 × 2 B × 4096 tokens = 536,870,912 B.
+    expect(at32k.kvBytes).toBe(32 * 2 * 8 * 128 * 2 * 4096);
+  });
+});
+
+describe('without config.json', () => {
+  it('infers 2 × KV heads × head dim from k_proj / v_proj out features and says it is inferred', () => {
+    const section = memory(tinyLlamaFixture(2));
+    expect(section.config).toBe('inferred');
+    // TinyLlama: k_proj and v_proj out features 256 (4 KV heads × 64) in each of 2 layers.
+    expect(section.kv?.groups).toEqual([expect.objectContaining({ layers: 2, elementsPerToken: 256 + 256 })]);
+    expect(section.kvBytesPerToken).toBe(2 * 512 * 2);
+    expect(section.maxContext).toBeNull();
+    expect(section.contexts.map((c) => c.tokens)).toEqual([4096, 8192, 32768]);
+    expect(section.kv?.notes[0]).toMatch(/No config.json/);
+  });
+
+  it('infers the MLA latent from kv_a_proj_with_mqa and leaves the MTP layer out', () => {
+    const section = memory(deepseekV3Fixture());
+    expect(section.config).toBe('inferred');
+    // Four main layers (0–3) in the fixture, each 576 latent elements; layer 61 is MTP.
+    expect(section.kv?.groups).toEqual([expect.objectContaining({ layers: 4, elementsPerToken: 576 })]);
+  });
+});
+
+describe('fit and training', () => {
+  it('counts GPUs with usable = capacity × 0.9 − 2 GiB, and full fine-tuning at 16 B per parameter', () => {
+    const section = memory(llama2Fixture(LLAMA2_7B_CONFIG));
+    const estimate = estimateMemory(section, { tokens: 4096, batch: 1, cacheDtype: 'fp16' });
+    const rtx = estimate.gpus.find((gpu) => gpu.id === '24');
+    // 24,564 MiB × 0.9 − 2 GiB = 21.59 GiB − 2 GiB ≈ 19.6 GiB ≥ 12.55 GiB weights + 2 GiB KV: one card.
+    expect(rtx?.usableBytes).toBeCloseTo(24_564 * 2 ** 20 * 0.9 - 2 * 2 ** 30, 0);
+    expect(rtx?.count).toBe(1);
+    const full = estimate.training.find((row) => row.id === 'full');
+    expect(full?.totalBytes).toBe(6_738_415_616 * 16 + 2 * 2 ** 30);
+    // 107.8 GB of training state / (79.65 GiB × 0.9 − 2 GiB) per H100 → 2 cards.
+    expect(full?.gpus.find((gpu) => gpu.id === '80')?.count).toBe(2);
+    const lora = estimate.training.find((row) => row.id === 'lora');
+    // r = 16 on 7 projections × 32 layers: 4 × 16 × (4096 + 4096) + 3 × 16 × (4096 + 11008) per layer.
+    expect(section.lora?.trainableParams).toBe(32 * (4 * 16 * 8192 + 3 * 16 * 15104));
+    expect(lora?.totalBytes).toBe(6_738_415_616 * 2 + (section.lora?.trainableParams ?? 0) * 16 + 2 * 2 ** 30);
+  });
+});

@@ -1,0 +1,179 @@
+/**
+ * The memory analysis: weights from the header, KV cache from config.json (or inferred from the header and
+ * labelled so), MoE active parameters, a LoRA size, and the report's fixed contexts. Pure; the Memory view
+ * recomputes other contexts with estimateMemory.
+ */
+import { isAdapterIndex } from '../lora-markers';
+import { tensorIndex, type TensorIndex } from '../tensor-index';
+import type { Analysis, AnalysisInput } from '../types';
+import { asNumber, isRecord } from '../values';
+import { expertCount, expertsPerToken, readMemoryConfig, sharedExpertCount, type MemoryConfig } from './config';
+import { kvBytesPerToken, reportContexts } from './estimate';
+import { inferKvModel } from './infer';
+import { kvModelFromConfig } from './kv-cache';
+import type { CacheDtype, LoraEstimate, MemorySection, MoeSummary } from './types';
+import { partOfName, weightsSummary, type WeightsResult } from './weights';
+
+/** LoRA rank the training estimate assumes (the most common choice in PEFT recipes). */
+export const LORA_RANK = 16;
+
+/** Linear weights a LoRA usually adapts: attention and dense MLP projections, across naming conventions. */
+const LORA_TARGET =
+  /\.(q_proj|k_proj|v_proj|o_proj|qkv_proj|gate_proj|up_proj|down_proj|gate_up_proj|query_key_value|c_attn|c_proj|c_fc|wq|wk|wv|wo|w1|w2|w3|fc1|fc2|out_proj|in_proj)\.weight$/;
+
+function loraEstimate(index: TensorIndex, mainLayers: number | null): LoraEstimate | null {
+  const shapes = index.shapes();
+  let modules = 0;
+  let trainable = 0;
+  for (let s = 0; s < shapes.count; s++) {
+    const text = shapes.text[s];
+    const part = partOfName(text);
+    if (!LORA_TARGET.test(text) || (part !== 'attention' && part !== 'mlp' && part !== 'shared-experts')) {
+      continue;
+    }
+    for (let i = shapes.rowStart[s]; i < shapes.rowStart[s + 1]; i++) {
+      const row = shapes.rowList[i];
+      if (index.rank(row) !== 2) {
+        continue;
+      }
+      if (mainLayers !== null && shapes.slots[s] > 0 && shapes.indexValues[shapes.indexStart[row]] >= mainLayers) {
+        continue;
+      }
+      modules++;
+      trainable += LORA_RANK * (index.dim(row, 0) + index.dim(row, 1));
+    }
+  }
+  if (modules === 0) {
+    return null;
+  }
+  return {
+    rank: LORA_RANK,
+    modules,
+    trainableParams: trainable,
+    formula: `Σ over ${modules} attention and MLP projections of r × (in + out), r = ${LORA_RANK}; experts, embeddings and towers frozen`,
+  };
+}
+
+/** Highest expert index + 1 in `….experts.<i>.…` names, or the leading dim of fused `[E, …]` expert tensors. */
+function expertsInHeader(index: TensorIndex): number | null {
+  const shapes = index.shapes();
+  let most = 0;
+  for (let s = 0; s < shapes.count; s++) {
+    const pieces = shapes.pieces[s];
+    const at = pieces.findIndex((piece, i) => i > 0 && /\.experts\.$/.test(pieces[i - 1]) && piece.startsWith('.'));
+    if (at > 0) {
+      // Experts are numbered 0…E−1: the highest index + 1, without a set over 250,000 rows.
+      for (let i = shapes.rowStart[s]; i < shapes.rowStart[s + 1]; i++) {
+        const row = shapes.rowList[i];
+        most = Math.max(most, shapes.indexValues[shapes.indexStart[row] + at - 1] + 1);
+      }
+    } else if (/\.experts\.[a-z_]+$/.test(shapes.text[s]) && partOfName(shapes.text[s]) === 'experts') {
+      const row = shapes.rowList[shapes.rowStart[s]];
+      if (index.rank(row) >= 2) {
+        most = Math.max(most, index.dim(row, 0));
+      }
+    }
+  }
+  return most > 0 ? most : null;
+}
+
+function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: TensorIndex): MoeSummary | undefined {
+  const routed = weights.params.experts;
+  if (routed === 0) {
+    return undefined;
+  }
+  const experts = (config ? expertCount(config) : null) ?? expertsInHeader(index);
+  const topK = config ? expertsPerToken(config) : null;
+  const totalParams = weights.summary.params - weights.params.mtp - weights.params.vision;
+  if (experts === null) {
+    return undefined;
+  }
+  const activeParams = topK !== null ? Math.round(totalParams - routed * (1 - topK / experts)) : null;
+  return {
+    experts,
+    topK,
+    sharedExperts: config ? sharedExpertCount(config) : 0,
+    routedParams: routed,
+    totalParams,
+    activeParams,
+    formula:
+      activeParams !== null
+        ? `${totalParams} params (MTP layers and towers excluded) − ${routed} routed-expert params × (1 − ${topK} of ${experts} experts per token); shared experts, attention and both embeddings count in full`
+        : `num_experts_per_tok is needed for active parameters (config.json)`,
+  };
+}
+
+function defaultCacheDtype(config: MemoryConfig | null): CacheDtype {
+  const quant = config && isRecord(config.root.quantization_config) ? config.root.quantization_config : null;
+  const kvScheme = quant && isRecord(quant.kv_cache_scheme) ? quant.kv_cache_scheme : null;
+  if (kvScheme && asNumber(kvScheme.num_bits) === 8) {
+    return 'fp8';
+  }
+  return config?.torchDtype === 'float16' ? 'fp16' : 'bf16';
+}
+
+export function analyzeMemory(input: AnalysisInput): MemorySection | null {
+  const index = tensorIndex(input.header, input.names);
+  if (index.count === 0 || isAdapterIndex(index)) {
+    return null;
+  }
+  const config = readMemoryConfig(input.sidecars.config);
+  const evidence: string[] = [];
+  let kv = config ? kvModelFromConfig(config) : null;
+  let source: MemorySection['config'] = 'config.json';
+  let mainLayers = config?.layers ?? null;
+  if (!kv) {
+    if (config) {
+      evidence.push(
+        'config.json does not give the layer count and attention widths; the KV cache is inferred from the header.',
+      );
+    }
+    const inferred = inferKvModel(input, index);
+    kv = inferred.kv;
+    mainLayers = mainLayers ?? inferred.mainLayers;
+    source = 'inferred';
+  }
+  if (!kv) {
+    return null;
+  }
+  const quant = config && isRecord(config.root.quantization_config) ? config.root.quantization_config : null;
+  const quantBits = quant ? asNumber(quant.bits) : null;
+  const weights = weightsSummary(index, mainLayers, quantBits);
+  const cacheDtype = defaultCacheDtype(config);
+  evidence.push(`Weights: ${weights.summary.bytes} B, the sum of every tensor's data span in the header(s).`);
+  evidence.push(weights.summary.paramsNote);
+  if (source === 'config.json') {
+    evidence.push(
+      `KV cache from config.json${config?.modelType ? ` (model_type ${config.modelType})` : ''}; cache dtype ${cacheDtype} by default${cacheDtype === 'fp8' ? ' (kv_cache_scheme in quantization_config)' : ' (engines cache in the model dtype)'}.`,
+    );
+  }
+  const section: MemorySection = {
+    weightsBytes: weights.summary.bytes,
+    kvBytesPerToken: 0,
+    cacheDtype,
+    contexts: [],
+    config: source,
+    maxContext: config?.maxContext ?? null,
+    maxContextSource: config?.maxContextSource ?? null,
+    modelType: config?.modelType ?? null,
+    weights: weights.summary,
+    kv,
+    lora: loraEstimate(index, mainLayers),
+    evidence,
+  };
+  const moe = moeSummary(weights, config, index);
+  if (moe) {
+    section.moe = moe;
+    if (moe.activeParams !== null) {
+      section.activeParams = moe.activeParams;
+    }
+  }
+  section.kvBytesPerToken = kvBytesPerToken(section, cacheDtype);
+  section.contexts = reportContexts(section);
+  return section;
+}
+
+export const memoryAnalysis: Analysis<'memory', MemorySection> = {
+  id: 'memory',
+  run: (input) => ({ section: analyzeMemory(input), findings: [] }),
+};

@@ -1,0 +1,122 @@
+/**
+ * The memory section: what the model needs to run and train, from the header's exact weight bytes and config.json's
+ * attention layout. Plain serializable data (it crosses the worker boundary and is exported as JSON). The fields the
+ * report schema promises come first; the rest is what the Memory view needs to recompute at other contexts, batch
+ * sizes and cache dtypes with `estimateMemory` (estimate.ts), without the header.
+ */
+
+/** The KV cache element type. bf16/fp16: 2 bytes; fp8 (e4m3/e5m2, per-tensor scales outside the cache): 1 byte. */
+export type CacheDtype = 'bf16' | 'fp16' | 'fp8';
+
+export const CACHE_DTYPE_BYTES: Readonly<Record<CacheDtype, number>> = { bf16: 2, fp16: 2, fp8: 1 };
+
+/** Where the weights go: the sections of the weight bytes. */
+export type WeightPart = 'embeddings' | 'attention' | 'mlp' | 'experts' | 'shared-experts' | 'vision' | 'mtp' | 'other';
+
+export interface WeightPartTotal {
+  part: WeightPart;
+  tensors: number;
+  bytes: number;
+  /** Logical parameters: packed containers unpacked, quantization scales and zeros not counted. */
+  params: number;
+}
+
+export interface WeightDtypeTotal {
+  dtype: string;
+  tensors: number;
+  bytes: number;
+}
+
+export interface WeightsSummary {
+  /** Stored bytes of every tensor in the header(s): the exact size of the weights once loaded as stored. */
+  bytes: number;
+  params: number;
+  byDtype: WeightDtypeTotal[];
+  byPart: WeightPartTotal[];
+  /** How the parameters were counted (packed formats). */
+  paramsNote: string;
+}
+
+/** Attention layers that share one per-token cost and one window. */
+export interface KvLayerGroup {
+  /** e.g. `full attention`, `sliding window (128 tokens)`, `MLA latent`. */
+  label: string;
+  layers: number;
+  /** Cache elements per token per layer: 2 × kv heads × head dim, or kv_lora_rank + qk_rope_head_dim for MLA. */
+  elementsPerToken: number;
+  /** Tokens kept at most (sliding or chunked attention); null = the whole context. */
+  window: number | null;
+  /** How elementsPerToken was computed, with the numbers. */
+  formula: string;
+}
+
+/** Fixed-size state of linear-attention / state-space layers: per sequence, whatever the context. */
+export interface RecurrentState {
+  /** e.g. `Mamba2`, `Gated DeltaNet`. */
+  kind: string;
+  layers: number;
+  /** Elements per layer per sequence kept in the model dtype (conv state). */
+  convElements: number;
+  /** Elements per layer per sequence of the recurrent (SSM) state. */
+  recurrentElements: number;
+  /** Bytes per element: 2 (model dtype) or 4 (fp32 SSM state, when the config asks for it). */
+  convBytes: number;
+  recurrentBytes: number;
+  bytesPerSequence: number;
+  formula: string;
+}
+
+export interface KvModel {
+  attention: 'MHA' | 'GQA' | 'MQA' | 'MLA' | 'mixed' | 'none';
+  groups: KvLayerGroup[];
+  state: RecurrentState | null;
+  /** Statements about what was assumed or left out (MTP layer, unknown sliding rule…). */
+  notes: string[];
+}
+
+export interface MoeSummary {
+  experts: number;
+  topK: number | null;
+  sharedExperts: number;
+  /** Parameters of the routed experts (MTP layers excluded). */
+  routedParams: number;
+  totalParams: number;
+  activeParams: number | null;
+  formula: string;
+}
+
+export interface LoraEstimate {
+  rank: number;
+  /** Linear weights adapted: attention and dense MLP projections (experts left frozen). */
+  modules: number;
+  trainableParams: number;
+  formula: string;
+}
+
+export interface MemoryContext {
+  tokens: number;
+  batch: number;
+  kvBytes: number;
+  totalBytes: number;
+}
+
+export interface MemorySection {
+  weightsBytes: number;
+  /** KV bytes one more token costs while every attention layer still grows (windows not yet full), in cacheDtype. */
+  kvBytesPerToken: number;
+  cacheDtype: CacheDtype;
+  contexts: MemoryContext[];
+  activeParams?: number;
+  config: 'config.json' | 'inferred';
+  /** Model's maximum context and the field it came from; null when unknown. */
+  maxContext: number | null;
+  maxContextSource: string | null;
+  modelType: string | null;
+  weights: WeightsSummary;
+  /** null when neither config.json nor the header says how attention is laid out (not a decoder, a diffusion model). */
+  kv: KvModel | null;
+  moe?: MoeSummary;
+  lora: LoraEstimate | null;
+  /** How each figure was obtained, in plain sentences. */
+  evidence: string[];
+}

@@ -1,0 +1,197 @@
+/**
+ * Weight bytes per dtype and per part of the model (embeddings, attention, MLP, experts, towers, MTP layers), and
+ * logical parameter counts, from the header alone. Bytes are exact (data_offsets spans); parameters unpack the
+ * packed containers (MXFP4 blocks, GPTQ/AWQ int32 words) and skip scales and zero points, which are not parameters.
+ * Name tests run once per name shape (tensor-index.ts), so a 250,000-tensor MoE header costs a dozen regex runs.
+ */
+import { dtypeCode, dtypeName } from '../../dtypes';
+import { storedBytes, type TensorIndex } from '../tensor-index';
+import type { WeightPart, WeightPartTotal, WeightsSummary } from './types';
+
+/** Name segments of vision / audio towers (first segment, or second under `model.`). */
+const TOWERS = new Set([
+  'visual',
+  'vision_tower',
+  'vision_model',
+  'vision_encoder',
+  'image_encoder',
+  'vision_embed_tokens',
+  'multi_modal_projector',
+  'mm_projector',
+  'vision',
+  'audio_tower',
+  'audio_model',
+  'audio_encoder',
+  'audio',
+  'embed_vision',
+  'embed_audio',
+]);
+
+const EMBEDDING_SEGMENTS = new Set([
+  'embed_tokens',
+  'wte',
+  'wpe',
+  'word_embeddings',
+  'lm_head',
+  'embed_out',
+  'tok_embeddings',
+  'embeddings',
+  'shared',
+]);
+
+/** Sidecars of quantized weights: stored bytes, not parameters. */
+const NOT_PARAMS =
+  /(?:_scales?|\.scales?|_scale_inv|\.qzeros|\.zeros|\.g_idx|\.absmax|\.quant_map|\.quant_state\..*|_zero_point|\.input_scale|\.k_scale|\.v_scale|\.weight_scale|\.weight_global_scale|\.input_global_scale|\.nested_absmax|\.nested_quant_map|\.SCB|\.weight_format)$/;
+
+export const PART_LABELS: Readonly<Record<WeightPart, string>> = {
+  embeddings: 'Embeddings and LM head',
+  attention: 'Attention / token mixers',
+  mlp: 'Dense MLP and routers',
+  experts: 'Routed experts',
+  'shared-experts': 'Shared experts',
+  vision: 'Vision / audio towers',
+  mtp: 'MTP layers',
+  other: 'Norms and other',
+};
+
+export function partOfName(shapeText: string): WeightPart {
+  const segments = shapeText.split('.');
+  const head = segments[0] === 'model' || segments[0] === 'language_model' ? segments[1] : segments[0];
+  if (TOWERS.has(segments[0]) || TOWERS.has(head ?? '')) {
+    return 'vision';
+  }
+  if (/(^|\.)(mtp|nextn)(_|\.|$)/.test(shapeText)) {
+    return 'mtp';
+  }
+  if (/\.shared_experts?[._]|shared_expert_gate/.test(shapeText)) {
+    return 'shared-experts';
+  }
+  if (/\.experts[._]|\.switch_mlp\./.test(shapeText)) {
+    return 'experts';
+  }
+  if (segments.some((segment) => EMBEDDING_SEGMENTS.has(segment)) || shapeText === 'output.weight') {
+    return 'embeddings';
+  }
+  if (/(layernorm|_norm|\.norm)(\.|$)/.test(shapeText)) {
+    return 'other';
+  }
+  if (/attn|attention|\.mixer\.|\.mamba\.|\.ssm\./.test(shapeText)) {
+    return 'attention';
+  }
+  if (/\.(mlp|feed_forward|ffn|ff|block_sparse_moe|moe)\./.test(shapeText)) {
+    return 'mlp';
+  }
+  return 'other';
+}
+
+const U8 = dtypeCode('U8');
+const I32 = dtypeCode('I32');
+const U32 = dtypeCode('U32');
+
+/**
+ * How a name's elements become parameters: `none` for quantization sidecars, `blocks` for MXFP4 `*_blocks` (two
+ * per U8 byte), `words` for GPTQ/AWQ/compressed-tensors int32 words (32 / bits each), else `plain`. Decided on
+ * the name shape: none of these tests can match an index segment.
+ */
+export function paramRule(name: string): 'none' | 'blocks' | 'words' | 'plain' {
+  if (NOT_PARAMS.test(name)) {
+    return 'none';
+  }
+  if (name.endsWith('_blocks')) {
+    return 'blocks';
+  }
+  return /\.(qweight|weight_packed)$/.test(name) ? 'words' : 'plain';
+}
+
+/** Layer stacks whose indices past the model's layer count are MTP layers (DeepSeek-V3 `model.layers.61`). */
+const LAYER_STACK = /(^|\.)layers\.$/;
+
+export interface WeightsResult {
+  summary: WeightsSummary;
+  /** Parameters per part, for the MoE arithmetic. */
+  params: Record<WeightPart, number>;
+}
+
+export function weightsSummary(index: TensorIndex, mainLayers: number | null, quantBits: number | null): WeightsResult {
+  const shapes = index.shapes();
+  const columns = index.header.tensors;
+  const parts: WeightPart[] = shapes.text.map((text) => partOfName(text));
+  const totals = new Map<WeightPart, WeightPartTotal>();
+  const byDtype = new Map<string, { tensors: number; bytes: number }>();
+  let bytes = 0;
+  let params = 0;
+  let packed = 0;
+  let sidecars = 0;
+  // Per name shape: its part, whether its names can sit past the main layer stack, and its parameter rule.
+  const mtpCandidate = shapes.pieces.map(
+    (pieces, s) => mainLayers !== null && shapes.slots[s] > 0 && LAYER_STACK.test(pieces[0]),
+  );
+  const rule = shapes.text.map((text) => paramRule(text));
+  const partIds = Object.keys(PART_LABELS) as WeightPart[];
+  const partOf = parts.map((part) => partIds.indexOf(part));
+  const mtpId = partIds.indexOf('mtp');
+  const partTensors = new Float64Array(partIds.length);
+  const partBytes = new Float64Array(partIds.length);
+  const partParams = new Float64Array(partIds.length);
+  const dtypeTensors = new Float64Array(256);
+  const dtypeBytes = new Float64Array(256);
+  const wordFactor = 32 / (quantBits ?? 4);
+  for (let row = 0; row < index.count; row++) {
+    const s = shapes.rowShape[row];
+    const part =
+      mtpCandidate[s] && shapes.indexValues[shapes.indexStart[row]] >= (mainLayers ?? Infinity) ? mtpId : partOf[s];
+    const rowBytes = storedBytes(columns, row);
+    const code = columns.dtype[row];
+    const elements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
+    let rowParams = elements;
+    if (rule[s] === 'none') {
+      rowParams = 0;
+      sidecars += elements > 0 ? 1 : 0;
+    } else if (rule[s] === 'blocks' && code === U8) {
+      rowParams = elements * 2; // MXFP4: two 4-bit values per byte.
+      packed++;
+    } else if (rule[s] === 'words' && (code === I32 || code === U32)) {
+      rowParams = elements * wordFactor;
+      packed++;
+    }
+    bytes += rowBytes;
+    params += rowParams;
+    partTensors[part]++;
+    partBytes[part] += rowBytes;
+    partParams[part] += rowParams;
+    dtypeTensors[code]++;
+    dtypeBytes[code] += rowBytes;
+  }
+  partIds.forEach((part, id) => {
+    if (partTensors[id] > 0) {
+      totals.set(part, { part, tensors: partTensors[id], bytes: partBytes[id], params: partParams[id] });
+    }
+  });
+  for (let code = 0; code < 256; code++) {
+    if (dtypeTensors[code] > 0) {
+      byDtype.set(dtypeName(code) ?? 'unknown', { tensors: dtypeTensors[code], bytes: dtypeBytes[code] });
+    }
+  }
+  const paramsByPart = Object.fromEntries(
+    (Object.keys(PART_LABELS) as WeightPart[]).map((part) => [part, totals.get(part)?.params ?? 0]),
+  ) as Record<WeightPart, number>;
+  const notes: string[] = ['Parameters are tensor elements'];
+  if (packed > 0) {
+    notes.push(
+      `${packed} packed tensors unpacked (MXFP4 blocks × 2, int32 words × ${32 / (quantBits ?? 4)} at ${quantBits ?? 4} bits)`,
+    );
+  }
+  if (sidecars > 0) {
+    notes.push(`${sidecars} quantization scale / zero-point tensors not counted as parameters`);
+  }
+  return {
+    summary: {
+      bytes,
+      params,
+      byDtype: [...byDtype.entries()].map(([dtype, total]) => ({ dtype, ...total })).sort((a, b) => b.bytes - a.bytes),
+      byPart: [...totals.values()].sort((a, b) => b.bytes - a.bytes),
+      paramsNote: `${notes.join('; ')}.`,
+    },
+    params: paramsByPart,
+  };
+}

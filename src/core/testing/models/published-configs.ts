@@ -1,0 +1,222 @@
+/**
+ * config.json files as published on the Hub (the fields that size the KV cache and experts; tokenizer ids and
+ * other fields the estimate never reads are left out). Used by the memory tests and e2e fixtures.
+ */
+
+/** meta-llama/Llama-2-7b-hf */
+export const LLAMA2_7B_CONFIG = {
+  architectures: ['LlamaForCausalLM'],
+  hidden_act: 'silu',
+  hidden_size: 4096,
+  intermediate_size: 11008,
+  max_position_embeddings: 4096,
+  model_type: 'llama',
+  num_attention_heads: 32,
+  num_hidden_layers: 32,
+  num_key_value_heads: 32,
+  rms_norm_eps: 1e-5,
+  rope_scaling: null,
+  tie_word_embeddings: false,
+  torch_dtype: 'float16',
+  vocab_size: 32000,
+};
+
+/** Qwen/Qwen3-8B */
+export const QWEN3_8B_CONFIG = {
+  architectures: ['Qwen3ForCausalLM'],
+  head_dim: 128,
+  hidden_size: 4096,
+  intermediate_size: 12288,
+  max_position_embeddings: 40960,
+  max_window_layers: 36,
+  model_type: 'qwen3',
+  num_attention_heads: 32,
+  num_hidden_layers: 36,
+  num_key_value_heads: 8,
+  rope_theta: 1000000,
+  sliding_window: null,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  use_sliding_window: false,
+  vocab_size: 151936,
+};
+
+/** Qwen/Qwen3-0.6B: head_dim 128 while hidden_size / heads is 64. */
+export const QWEN3_06B_CONFIG = {
+  architectures: ['Qwen3ForCausalLM'],
+  head_dim: 128,
+  hidden_size: 1024,
+  intermediate_size: 3072,
+  max_position_embeddings: 40960,
+  max_window_layers: 28,
+  model_type: 'qwen3',
+  num_attention_heads: 16,
+  num_hidden_layers: 28,
+  num_key_value_heads: 8,
+  sliding_window: null,
+  tie_word_embeddings: true,
+  torch_dtype: 'bfloat16',
+  use_sliding_window: false,
+  vocab_size: 151936,
+};
+
+/** openai/gpt-oss-20b */
+export const GPT_OSS_20B_CONFIG = {
+  architectures: ['GptOssForCausalLM'],
+  experts_per_token: 4,
+  head_dim: 64,
+  hidden_size: 2880,
+  initial_context_length: 4096,
+  intermediate_size: 2880,
+  layer_types: Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? 'sliding_attention' : 'full_attention')),
+  max_position_embeddings: 131072,
+  model_type: 'gpt_oss',
+  num_attention_heads: 64,
+  num_experts_per_tok: 4,
+  num_hidden_layers: 24,
+  num_key_value_heads: 8,
+  num_local_experts: 32,
+  quantization_config: {
+    modules_to_not_convert: ['model.layers.*.self_attn', 'model.layers.*.mlp.router', 'model.embed_tokens', 'lm_head'],
+    quant_method: 'mxfp4',
+  },
+  rope_scaling: {
+    beta_fast: 32.0,
+    beta_slow: 1.0,
+    factor: 32.0,
+    original_max_position_embeddings: 4096,
+    rope_type: 'yarn',
+    truncate: false,
+  },
+  sliding_window: 128,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  vocab_size: 201088,
+};
+
+/** deepseek-ai/DeepSeek-V3 */
+export const DEEPSEEK_V3_CONFIG = {
+  architectures: ['DeepseekV3ForCausalLM'],
+  first_k_dense_replace: 3,
+  hidden_size: 7168,
+  intermediate_size: 18432,
+  kv_lora_rank: 512,
+  max_position_embeddings: 163840,
+  model_type: 'deepseek_v3',
+  moe_intermediate_size: 2048,
+  n_routed_experts: 256,
+  n_shared_experts: 1,
+  num_attention_heads: 128,
+  num_experts_per_tok: 8,
+  num_hidden_layers: 61,
+  num_key_value_heads: 128,
+  num_nextn_predict_layers: 1,
+  q_lora_rank: 1536,
+  qk_nope_head_dim: 128,
+  qk_rope_head_dim: 64,
+  quantization_config: {
+    activation_scheme: 'dynamic',
+    fmt: 'e4m3',
+    quant_method: 'fp8',
+    weight_block_size: [128, 128],
+  },
+  rope_scaling: {
+    beta_fast: 32,
+    beta_slow: 1,
+    factor: 40,
+    mscale: 1.0,
+    mscale_all_dim: 1.0,
+    original_max_position_embeddings: 4096,
+    type: 'yarn',
+  },
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  v_head_dim: 128,
+  vocab_size: 129280,
+};
+
+/** Qwen/Qwen3-Next-80B-A3B-Instruct: 3 Gated DeltaNet layers per full-attention layer. */
+export const QWEN3_NEXT_80B_CONFIG = {
+  architectures: ['Qwen3NextForCausalLM'],
+  full_attention_interval: 4,
+  head_dim: 256,
+  hidden_size: 2048,
+  intermediate_size: 5120,
+  linear_conv_kernel_dim: 4,
+  linear_key_head_dim: 128,
+  linear_num_key_heads: 16,
+  linear_num_value_heads: 32,
+  linear_value_head_dim: 128,
+  max_position_embeddings: 262144,
+  model_type: 'qwen3_next',
+  moe_intermediate_size: 512,
+  num_attention_heads: 16,
+  num_experts: 512,
+  num_experts_per_tok: 10,
+  num_hidden_layers: 48,
+  num_key_value_heads: 2,
+  shared_expert_intermediate_size: 512,
+  torch_dtype: 'bfloat16',
+  vocab_size: 151936,
+};
+
+/** ai21labs/Jamba-v0.1: one attention layer in eight, the rest Mamba. */
+export const JAMBA_V01_CONFIG = {
+  architectures: ['JambaForCausalLM'],
+  attn_layer_offset: 4,
+  attn_layer_period: 8,
+  expert_layer_offset: 1,
+  expert_layer_period: 2,
+  hidden_size: 4096,
+  intermediate_size: 14336,
+  mamba_conv_bias: true,
+  mamba_d_conv: 4,
+  mamba_d_state: 16,
+  mamba_dt_rank: 256,
+  mamba_expand: 2,
+  max_position_embeddings: 262144,
+  model_type: 'jamba',
+  num_attention_heads: 32,
+  num_experts: 16,
+  num_experts_per_tok: 2,
+  num_hidden_layers: 32,
+  num_key_value_heads: 8,
+  torch_dtype: 'bfloat16',
+  vocab_size: 65536,
+};
+
+/** google/gemma-3-27b-it: the language model nested in text_config. */
+export const GEMMA3_27B_CONFIG = {
+  architectures: ['Gemma3ForConditionalGeneration'],
+  model_type: 'gemma3',
+  text_config: {
+    head_dim: 128,
+    hidden_size: 5376,
+    intermediate_size: 21504,
+    max_position_embeddings: 131072,
+    model_type: 'gemma3_text',
+    num_attention_heads: 32,
+    num_hidden_layers: 62,
+    num_key_value_heads: 16,
+    query_pre_attn_scalar: 168,
+    rope_scaling: { factor: 8.0, rope_type: 'linear' },
+    sliding_window: 1024,
+  },
+  torch_dtype: 'bfloat16',
+  vision_config: { hidden_size: 1152, model_type: 'siglip_vision_model', num_hidden_layers: 27 },
+};
+
+/** mistralai/Mistral-7B-v0.1: every layer slides over 4096 tokens. */
+export const MISTRAL_7B_V01_CONFIG = {
+  architectures: ['MistralForCausalLM'],
+  hidden_size: 4096,
+  intermediate_size: 14336,
+  max_position_embeddings: 32768,
+  model_type: 'mistral',
+  num_attention_heads: 32,
+  num_hidden_layers: 32,
+  num_key_value_heads: 8,
+  sliding_window: 4096,
+  torch_dtype: 'bfloat16',
+  vocab_size: 32000,
+};
