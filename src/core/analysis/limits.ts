@@ -21,6 +21,19 @@ export const MAX_TAGS = 200;
 /** Children listed under one module-tree node before the rest fold into a `more` summary. */
 export const MAX_TREE_CHILDREN = 500;
 
+/**
+ * Nodes in one module tree: past it every further child folds into its parent's "… N more" entry, so a header of a
+ * million distinct module paths yields a section of bounded size (real models, folded, stay under a few hundred).
+ */
+export const MAX_TREE_NODES = 5_000;
+
+/**
+ * Distinct name shapes (names with numbers as `#`) the module tree folds; above it the tree gives up and says so.
+ * A 250,000-tensor MoE has about a dozen shapes and real models a few thousand at most, while each 100,000 shapes
+ * cost seconds of worker time: a header of that many distinct module paths has no structure to show.
+ */
+export const MAX_TREE_TEMPLATES = 50_000;
+
 /** Numbered containers given a bytes-by-layer series. */
 export const MAX_LAYER_SERIES = 4;
 

@@ -8,6 +8,8 @@ import { allTensorNames } from '../model';
 import { buildModuleTree, moduleTreeAnalysis, modulePatternMatcher } from './module-tree';
 import type { ModuleNode } from './report-sections';
 import { tensorIndex } from './tensor-index';
+import { MAX_TREE_NODES, MAX_TREE_TEMPLATES } from './limits';
+import { letterSegment } from '../testing/huge-fixtures';
 
 function child(node: ModuleNode | undefined, label: string): ModuleNode {
   const found = node?.children?.find((c) => c.label === label);
@@ -136,5 +138,51 @@ describe('speed', () => {
     expect(tree?.nodeCount).toBeLessThan(20);
     // Budget is ~300 ms on a developer machine; the bound here leaves room for slow CI runners.
     expect(elapsed).toBeLessThan(1500);
+  });
+});
+
+describe('hostile numbers of distinct module paths', () => {
+  function distinctPaths(count: number, levels: 1 | 2): TensorSpec[] {
+    return Array.from({ length: count }, (_, i) => ({
+      name:
+        levels === 1
+          ? `enc.${letterSegment(i)}.weight`
+          : `enc.${letterSegment(Math.floor(i / 100))}.${letterSegment(i % 100)}.weight`,
+      dtype: 'U8',
+      shape: [1],
+    }));
+  }
+
+  function countNodes(node: ModuleNode): number {
+    return 1 + (node.children ?? []).reduce((sum, c) => sum + countNodes(c), 0);
+  }
+
+  /** At every node, the children shown plus the folded `more` account for all its tensors. */
+  function expectTotalsAddUp(node: ModuleNode): void {
+    if (!node.children) {
+      return;
+    }
+    const shown = node.children.reduce((sum, c) => sum + c.tensors, 0);
+    expect(shown + (node.more?.tensors ?? 0)).toBe(node.tensors);
+    node.children.forEach(expectTotalsAddUp);
+  }
+
+  it('stops growing at MAX_TREE_NODES and folds the rest with exact totals', () => {
+    const header = headerFromSpecs(distinctPaths(12_000, 2));
+    const section = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)));
+    expect(section?.nodeBudgetReached).toBe(true);
+    expect(countNodes(section!.root)).toBeLessThanOrEqual(MAX_TREE_NODES + 1);
+    expect(section?.root.tensors).toBe(12_000);
+    expectTotalsAddUp(section!.root);
+  });
+
+  it('gives up, with exact totals, above MAX_TREE_TEMPLATES distinct paths', () => {
+    const count = MAX_TREE_TEMPLATES + 1;
+    const header = headerFromSpecs(distinctPaths(count, 1));
+    const section = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)));
+    expect(section?.gaveUp).toEqual({ distinctPaths: count, limit: MAX_TREE_TEMPLATES });
+    expect(section?.root.tensors).toBe(count);
+    expect(section?.root.bytes).toBe(count);
+    expect(section?.root.children).toBeUndefined();
   });
 });

@@ -17,7 +17,14 @@
  * Nodes identify their rows by a name pattern, not index arrays: see modulePatternMatcher.
  */
 import type { TensorColumns } from '../model';
-import { MAX_LAYER_SERIES, MAX_TOP_LEVEL_SERIES, MAX_TREE_CHILDREN } from './limits';
+import { MAX_TENSOR_RANK } from '../limits';
+import {
+  MAX_LAYER_SERIES,
+  MAX_TOP_LEVEL_SERIES,
+  MAX_TREE_CHILDREN,
+  MAX_TREE_NODES,
+  MAX_TREE_TEMPLATES,
+} from './limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
 import { storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
@@ -36,6 +43,9 @@ interface TemplateNode {
   below: number[];
   /** For `#` nodes: the instances under each parent (keyed by its index prefix), computed when first needed. */
   instances: Map<number | string, Instances> | null;
+  /** Children by segment (`#` for the numeric child), created with the first child: a million distinct paths must
+   * not scan sibling lists, and leaves should not pay for a Map. */
+  childIndex: Map<string, TemplateNode> | null;
 }
 
 /** The numbered instances of one `#` node under one parent (layer 3 of `layers.#`; expert 17 of layer 3), as columns sorted by index. */
@@ -54,8 +64,9 @@ interface TemplateRows {
   rows: Int32Array;
   /** Flattened index tuples (depth per row), in `rows` order. */
   keys: Int32Array;
-  elements: Float64Array;
-  bytes: Float64Array;
+  /** Plain arrays: typed arrays cost far more to allocate, and a header of distinct paths has a template per row. */
+  elements: number[];
+  bytes: number[];
 }
 
 export const moduleTreeAnalysis: Analysis<'moduleTree', ModuleTreeSection> = {
@@ -69,6 +80,9 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
   }
   // Templates are the shared name shapes (tensor-index.ts): one pass over the names serves every analysis.
   const shapes = index.shapes();
+  if (shapes.count > MAX_TREE_TEMPLATES) {
+    return gaveUp(index, shapes.count);
+  }
   const root = buildTemplateTree(shapes);
   const groups = groupRows(index, shapes);
   const state: RenderState = { index, groups, nodes: 0 };
@@ -76,8 +90,31 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
   return {
     root: tree,
     nodeCount: state.nodes,
+    nodeBudgetReached: !underBudget(state),
     bytesByTopLevel: topLevelSeries(tree),
     bytesByLayer: layerSeries(state, root),
+  };
+}
+
+/**
+ * The tree for a header with more distinct name shapes than MAX_TREE_TEMPLATES: no repeated structure to fold, and
+ * building it would cost seconds per 100,000 paths. The section keeps the exact totals and says why it stopped.
+ */
+function gaveUp(index: TensorIndex, templates: number): ModuleTreeSection {
+  const columns = index.header.tensors;
+  let elements = 0;
+  let bytes = 0;
+  for (let row = 0; row < columns.count; row++) {
+    const e = columns.elements[row];
+    elements += Number.isFinite(e) ? e : 0;
+    bytes += storedBytes(columns, row);
+  }
+  return {
+    root: { label: '', pattern: '', prefix: '', tensors: columns.count, elements, bytes },
+    nodeCount: 1,
+    bytesByTopLevel: [],
+    bytesByLayer: [],
+    gaveUp: { distinctPaths: templates, limit: MAX_TREE_TEMPLATES },
   };
 }
 
@@ -108,7 +145,16 @@ function segmentsOf(pieces: readonly string[]): Array<string | null> {
 }
 
 function newTemplateNode(segment: string, numeric: boolean, depth: number): TemplateNode {
-  return { segment, numeric, children: [], depth, template: -1, below: [], instances: numeric ? new Map() : null };
+  return {
+    segment,
+    numeric,
+    children: [],
+    depth,
+    template: -1,
+    below: [],
+    instances: numeric ? new Map() : null,
+    childIndex: null,
+  };
 }
 
 function buildTemplateTree(shapes: NameShapes): TemplateNode {
@@ -119,10 +165,14 @@ function buildTemplateTree(shapes: NameShapes): TemplateNode {
     for (const part of segmentsOf(shapes.pieces[id])) {
       const numeric = part === null;
       const segment = part ?? '#';
-      let child = node.children.find((c) => c.segment === segment && c.numeric === numeric);
+      // A literal segment spelled `#` and the numeric child must stay apart: the key carries the kind.
+      const key = numeric ? '#' : `.${segment}`;
+      node.childIndex ??= new Map();
+      let child = node.childIndex.get(key);
       if (!child) {
         child = newTemplateNode(segment, numeric, node.depth + (numeric ? 1 : 0));
         node.children.push(child);
+        node.childIndex.set(key, child);
       }
       node = child;
       node.below.push(id);
@@ -138,8 +188,10 @@ function groupRows(index: TensorIndex, shapes: NameShapes): TemplateRows[] {
   const groups: TemplateRows[] = [];
   for (let t = 0; t < shapes.count; t++) {
     const { rows, keys, depth } = index.sortedShape(t);
-    const elements = new Float64Array(rows.length + 1);
-    const bytes = new Float64Array(rows.length + 1);
+    const elements = new Array<number>(rows.length + 1);
+    const bytes = new Array<number>(rows.length + 1);
+    elements[0] = 0;
+    bytes[0] = 0;
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
       const e = columns.elements[row];
@@ -389,6 +441,11 @@ interface RenderState {
   nodes: number;
 }
 
+/** Whether the tree may still grow: past MAX_TREE_NODES every further child folds into its parent's `more`. */
+function underBudget(state: RenderState): boolean {
+  return state.nodes < MAX_TREE_NODES;
+}
+
 /** Row range of a template whose index tuple starts with `context`. */
 function range(group: TemplateRows, context: readonly number[]): [number, number] {
   const depth = group.depth;
@@ -524,7 +581,11 @@ function render(
     if (to - from === 1) {
       const row = group.rows[from];
       out.dtype = state.index.dtype(row);
-      out.shape = state.index.shape(row);
+      const columns = state.index.header.tensors;
+      // A hostile rank (20,000,000 dims) would make this section as large as the header: the table shows it.
+      if (columns.shapeStarts[row + 1] - columns.shapeStarts[row] <= MAX_TENSOR_RANK) {
+        out.shape = state.index.shape(row);
+      }
     }
   }
   const childPattern = isRoot ? '' : pattern.endsWith('.') ? pattern : `${pattern}.`;
@@ -543,7 +604,7 @@ function render(
     if (totalsHere.tensors === 0) {
       continue; // This template branch exists for other instances only.
     }
-    if (children.length >= MAX_TREE_CHILDREN) {
+    if (children.length >= MAX_TREE_CHILDREN || !underBudget(state)) {
       fold(totalsHere);
       hidden++;
       continue;
@@ -556,7 +617,7 @@ function render(
     }
     const instances = instancesOf(state, child, inner);
     for (const r of runsOf(instances, 0, instances.index.length)) {
-      if (children.length >= MAX_TREE_CHILDREN) {
+      if (children.length >= MAX_TREE_CHILDREN || !underBudget(state)) {
         fold(r);
         hidden++;
         continue;

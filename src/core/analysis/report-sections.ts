@@ -300,6 +300,10 @@ export interface ModuleTreeSection {
   root: ModuleNode;
   /** Nodes in the output tree (after collapsing). */
   nodeCount: number;
+  /** True when the tree hit MAX_TREE_NODES and the remaining children were folded into `more` entries. */
+  nodeBudgetReached?: boolean;
+  /** Set when the header has more distinct module paths than the tree folds: `root` then holds only the totals. */
+  gaveUp?: { distinctPaths: number; limit: number };
   bytesByTopLevel: SeriesPoint[];
   /** One series per numbered container (largest first, capped at MAX_LAYER_SERIES). */
   bytesByLayer: LayerSeries[];

@@ -1,11 +1,27 @@
-/** Every `__metadata__` key and value. JSON values are pretty-printed; long values fold; only http(s) links. */
-import { useState } from 'react';
+/**
+ * Every `__metadata__` key and value. JSON values are pretty-printed when their row is drawn; long values fold; only
+ * http(s) links. Long lists are virtualized: a million entries draw no more rows than fit on screen.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useMemo, useRef } from 'react';
 import { MAX_METADATA_VALUE_DISPLAY_CHARS, MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import type { MetadataEntry, ParsedHeader } from '../../core/model';
 import { shortenForDisplay } from '../../lib/display-text';
+import { LongText } from '../../lib/LongText';
 import { safeHttpUrl } from '../../lib/safe-link';
+import './metadata.css';
+
+/** Up to this many entries every row is in the DOM (find-in-page works); beyond it only the visible ones. */
+const VIRTUALIZE_FROM_ENTRIES = 200;
+/** JSON longer than this is shown as written: pretty-printing it would cost the main thread more than a frame. */
+const MAX_PRETTY_JSON_CHARS = 64 * 1024;
+const ESTIMATED_ROW_PX = 34;
+const LIST_MAX_HEIGHT = '70vh';
 
 function prettyJson(value: string): string | null {
+  if (value.length > MAX_PRETTY_JSON_CHARS) {
+    return null;
+  }
   const trimmed = value.trim();
   if (!(trimmed.startsWith('{') || trimmed.startsWith('['))) {
     return null;
@@ -18,30 +34,74 @@ function prettyJson(value: string): string | null {
 }
 
 function MetadataValue({ entry }: { entry: MetadataEntry }) {
-  const [expanded, setExpanded] = useState(false);
-  const pretty = entry.kind === 'string' ? prettyJson(entry.value) : null;
-  const text = pretty ?? entry.value;
-  const long = text.length > MAX_METADATA_VALUE_DISPLAY_CHARS;
-  const shown = long && !expanded ? `${text.slice(0, MAX_METADATA_VALUE_DISPLAY_CHARS)}…` : text;
+  // Only rows on screen mount, so only they pay for pretty-printing.
+  const pretty = useMemo(() => (entry.kind === 'string' ? prettyJson(entry.value) : null), [entry]);
   const link = entry.kind === 'string' ? safeHttpUrl(entry.value) : null;
   return (
     <dd>
-      {link ? (
-        <a href={link} target="_blank" rel="noopener noreferrer nofollow">
-          {shown}
-        </a>
-      ) : pretty ? (
-        <pre>{shown}</pre>
-      ) : (
-        <span className="meta-text">{shown}</span>
-      )}
+      <LongText
+        text={pretty ?? entry.value}
+        max={MAX_METADATA_VALUE_DISPLAY_CHARS}
+        label={`Value of ${shortenForDisplay(entry.key, 80)}`}
+        render={(shown) =>
+          link ? (
+            <a href={link} target="_blank" rel="noopener noreferrer nofollow">
+              {shown}
+            </a>
+          ) : pretty ? (
+            <pre>{shown}</pre>
+          ) : (
+            <span className="meta-text">{shown}</span>
+          )
+        }
+      />
       {entry.kind !== 'string' && <span className="badge bad">not a string ({entry.kind})</span>}
-      {long && (
-        <button type="button" className="link-button" onClick={() => setExpanded(!expanded)}>
-          {expanded ? 'Show less' : `Show all ${text.length.toLocaleString()} characters`}
-        </button>
-      )}
     </dd>
+  );
+}
+
+const MetadataRow = memo(function MetadataRow({ entry }: { entry: MetadataEntry }) {
+  return (
+    <>
+      <dt>{shortenForDisplay(entry.key, MAX_NAME_DISPLAY_CHARS)}</dt>
+      <MetadataValue entry={entry} />
+    </>
+  );
+});
+
+function VirtualMetadataList({ entries }: { entries: readonly MetadataEntry[] }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: entries.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ESTIMATED_ROW_PX,
+    overscan: 6,
+  });
+  const items = virtualizer.getVirtualItems();
+  return (
+    <div
+      ref={scrollRef}
+      className="meta-scroll"
+      style={{ maxHeight: LIST_MAX_HEIGHT }}
+      tabIndex={0}
+      role="group"
+      aria-label={`${entries.length.toLocaleString('en')} metadata entries`}
+      data-testid="metadata-virtual-list"
+    >
+      <dl className="meta-list" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {items.map((item) => (
+          <div
+            key={item.key}
+            data-index={item.index}
+            ref={virtualizer.measureElement}
+            className="meta-row meta-row-virtual"
+            style={{ transform: `translateY(${item.start}px)` }}
+          >
+            <MetadataRow entry={entries[item.index]} />
+          </div>
+        ))}
+      </dl>
+    </div>
   );
 }
 
@@ -52,6 +112,7 @@ export function MetadataPanel({ header }: { header: ParsedHeader }) {
       <p className="muted">
         <code>__metadata__</code> is a free-form string → string map stored beside the tensors. It is not a tensor and
         holds no weights.
+        {entries.length > VIRTUALIZE_FROM_ENTRIES && ` This file has ${entries.length.toLocaleString('en')} entries.`}
       </p>
       {header.metadataState === 'absent' && (
         <p data-testid="no-metadata">
@@ -68,15 +129,18 @@ export function MetadataPanel({ header }: { header: ParsedHeader }) {
           <code>__metadata__</code> is empty.
         </p>
       )}
-      {entries.length > 0 && (
-        <dl className="meta-list">
-          {entries.map((entry, index) => (
-            <div key={index} className="meta-row">
-              <dt>{shortenForDisplay(entry.key, MAX_NAME_DISPLAY_CHARS)}</dt>
-              <MetadataValue entry={entry} />
-            </div>
-          ))}
-        </dl>
+      {entries.length > VIRTUALIZE_FROM_ENTRIES ? (
+        <VirtualMetadataList entries={entries} />
+      ) : (
+        entries.length > 0 && (
+          <dl className="meta-list">
+            {entries.map((entry, index) => (
+              <div key={index} className="meta-row">
+                <MetadataRow entry={entry} />
+              </div>
+            ))}
+          </dl>
+        )
       )}
     </section>
   );
