@@ -170,10 +170,13 @@ describe('hostile numbers of distinct module paths', () => {
   it('stops growing at MAX_TREE_NODES and folds the rest with exact totals', () => {
     const header = headerFromSpecs(distinctPaths(12_000, 2));
     const section = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)));
-    expect(section?.nodeBudgetReached).toBe(true);
-    expect(countNodes(section!.root)).toBeLessThanOrEqual(MAX_TREE_NODES + 1);
-    expect(section?.root.tensors).toBe(12_000);
-    expectTotalsAddUp(section!.root);
+    if (!section) {
+      throw new Error('no module tree');
+    }
+    expect(section.nodeBudgetReached).toBe(true);
+    expect(countNodes(section.root)).toBeLessThanOrEqual(MAX_TREE_NODES + 1);
+    expect(section.root.tensors).toBe(12_000);
+    expectTotalsAddUp(section.root);
   });
 
   it('gives up, with exact totals, above MAX_TREE_TEMPLATES distinct paths', () => {
