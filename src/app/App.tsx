@@ -1,6 +1,7 @@
 /** The shell: toolbar, drop target, and the view for the current load status. */
 import { useEffect, useState, type ReactNode } from 'react';
 import { DtypeChart } from '../features/charts/DtypeChart';
+import { CheckpointPanel } from '../features/checkpoint/CheckpointPanel';
 import { ComparePanel } from '../features/compare/ComparePanel';
 import { ExportMenu } from '../features/export/ExportMenu';
 import { FindingsPanel } from '../features/findings/FindingsPanel';
@@ -96,6 +97,11 @@ const ALWAYS = () => true;
 
 const TABS: Tab[] = [
   { id: 'tensors', label: 'Tensors', available: ALWAYS },
+  {
+    id: 'checkpoint',
+    label: 'Checkpoint',
+    available: (result) => result.outcome.kind === 'parsed' && result.outcome.header.pickle !== undefined,
+  },
   { id: 'modules', label: 'Modules', available: (result) => result.sections.moduleTree !== undefined },
   { id: 'dtypes', label: 'Dtypes', available: ALWAYS },
   { id: 'shards', label: 'Shards', available: (result) => result.shards !== undefined },
@@ -173,6 +179,7 @@ function ResultView({ result }: { result: LoadResult }) {
                 <TensorTable header={header} loadId={result.loadId} shards={result.shards} />
               </NextFrame>
             )}
+            {panel === 'checkpoint' && <CheckpointPanel header={header} fileName={result.source.name} />}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
             {panel === 'dtypes' && <DtypeChart totals={result.totals} />}
             {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}

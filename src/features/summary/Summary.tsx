@@ -5,6 +5,7 @@ import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
+import { checkpointIntegrity, formatLabel } from '../checkpoint/format-label';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
   const totals = result.totals;
@@ -44,6 +45,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {result.source.name}
       </h2>
       <p className="verdict-line" data-testid="verdict">
+        {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
         <VerdictClauses result={result} />
         {shardReport && (
           <span data-testid="shard-count">
@@ -55,13 +57,14 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
       <p className={`integrity ${verdict === 'accepts' && !shardProblem ? 'ok' : 'bad'}`} data-testid="integrity">
-        {verdict !== 'accepts'
-          ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
-          : shardProblem
-            ? '✖ incomplete: the reference loader accepts each shard present, but the shards do not form the whole model'
-            : shardReport
-              ? '✔ intact: the reference loader accepts every shard'
-              : '✔ intact: the reference loader accepts it'}
+        {checkpointIntegrity(header) ??
+          (verdict !== 'accepts'
+            ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
+            : shardProblem
+              ? '✖ incomplete: the reference loader accepts each shard present, but the shards do not form the whole model'
+              : shardReport
+                ? '✔ intact: the reference loader accepts every shard'
+                : '✔ intact: the reference loader accepts it')}
         {errors + warnings > 0 &&
           ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`}
         {' · '}

@@ -1,0 +1,257 @@
+/**
+ * The Checkpoint tab for PyTorch files: the safety verdict (every global the pickle imports, with its count and
+ * risk), the anatomy (where the weights are, the other sections, epoch and step, scalars, tied weights and views)
+ * and the exact Python that converts the file to safetensors without running code from it.
+ */
+import { useState } from 'react';
+import type { ParsedHeader } from '../../core/model';
+import { formatBytes, groupDigits } from '../../lib/format';
+import { Fact } from '../insights/QuantizationPanel';
+import { convertAdvice } from './convert-script';
+import { formatLabel } from './format-label';
+import './checkpoint.css';
+
+/** Rows shown before a list folds behind "show all": keeps the panel short on 20,000-global hostile files. */
+const FOLDED_ROWS = 12;
+
+export function CheckpointPanel({ header, fileName }: { header: ParsedHeader; fileName: string }) {
+  if (!header.pickle || !header.checkpoint) {
+    return null;
+  }
+  return (
+    <div className="checkpoint-panel">
+      <SafetyCard header={header} />
+      <AnatomyCard header={header} />
+      <ConvertCard header={header} fileName={fileName} />
+    </div>
+  );
+}
+
+function SafetyCard({ header }: { header: ParsedHeader }) {
+  const pickle = header.pickle;
+  const [showAll, setShowAll] = useState(false);
+  if (!pickle) {
+    return null;
+  }
+  const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous').length;
+  const unknown = pickle.globals.filter((use) => use.risk === 'unknown').length;
+  const level = pickle.dangerous > 0 ? 'dangerous' : unknown > 0 ? 'unknown' : 'safe';
+  const headline =
+    level === 'dangerous'
+      ? `Dangerous: loading this file would run code (${dangerous + pickle.hazards.length} dangerous import${dangerous + pickle.hazards.length === 1 ? '' : 's'} or shapes)`
+      : level === 'unknown'
+        ? `Unknown: ${unknown} import${unknown === 1 ? '' : 's'} outside torch's allowlist`
+        : 'Safe: only tensors and plain containers';
+  const shown = showAll ? pickle.globals : pickle.globals.slice(0, FOLDED_ROWS);
+  return (
+    <section className="insight checkpoint-safety" aria-label="Pickle safety">
+      <h3>Safety</h3>
+      <p className={`safety-verdict risk-${level}`} data-testid="safety-verdict">
+        {headline}
+      </p>
+      <p data-testid="weights-only">
+        <code>torch.load(…, weights_only=True)</code>{' '}
+        {pickle.weightsOnly === 'accepts' ? 'would accept this file.' : 'would refuse this file.'} Nothing was run here:
+        the pickle was read as data by a stack machine that imports nothing.
+      </p>
+      {pickle.hazards.length > 0 && (
+        <ul className="hazards" data-testid="pickle-hazards">
+          {pickle.hazards.map((hazard, index) => (
+            <li key={`${index}-${hazard.offset}`}>
+              {hazard.reason} <span className="muted">(byte {groupDigits(hazard.offset)})</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="table-scroll">
+        <table className="globals-table" data-testid="globals-table">
+          <caption>
+            {groupDigits(pickle.globals.length)} global{pickle.globals.length === 1 ? '' : 's'} imported ·{' '}
+            {groupDigits(pickle.storages)} storage{pickle.storages === 1 ? '' : 's'} · protocol {pickle.protocol}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Global</th>
+              <th scope="col" className="num">
+                Uses
+              </th>
+              <th scope="col">Risk</th>
+              <th scope="col">Why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((use) => (
+              <tr key={`${use.module}.${use.name}`}>
+                <td className="mono">
+                  {use.module}.{use.name}
+                </td>
+                <td className="num">{groupDigits(use.count)}</td>
+                <td>
+                  <span className={`risk-badge risk-${use.risk}`}>{use.risk}</span>
+                </td>
+                <td>{use.reason ?? (use.risk === 'safe' ? 'torch.save emits it; weights_only allows it' : '')}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {pickle.globals.length > FOLDED_ROWS && (
+        <button type="button" className="link-button" onClick={() => setShowAll(!showAll)}>
+          {showAll ? 'Show fewer' : `Show all ${groupDigits(pickle.globals.length)}`}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function AnatomyCard({ header }: { header: ParsedHeader }) {
+  const checkpoint = header.checkpoint;
+  if (!checkpoint) {
+    return null;
+  }
+  const weights =
+    checkpoint.weights === null
+      ? 'none found'
+      : checkpoint.weights === ''
+        ? 'the root (a plain state dict)'
+        : checkpoint.weights;
+  const scalars = checkpoint.scalars.filter(
+    (scalar) => !scalar.path.includes('.') || scalar.path.split('.').length <= 2,
+  );
+  return (
+    <section className="insight checkpoint-anatomy" aria-label="Checkpoint anatomy">
+      <h3>Anatomy: {formatLabel(header.format)}</h3>
+      <dl className="facts">
+        <Fact label="Model weights" value={weights} testId="checkpoint-weights" />
+        {checkpoint.weightsPrefix && <Fact label="Name prefix" value={checkpoint.weightsPrefix} />}
+        {checkpoint.epoch !== undefined && (
+          <Fact label="Epoch" value={groupDigits(checkpoint.epoch)} testId="checkpoint-epoch" />
+        )}
+        {checkpoint.globalStep !== undefined && (
+          <Fact label="Global step" value={groupDigits(checkpoint.globalStep)} testId="checkpoint-step" />
+        )}
+        <Fact
+          label="Tied weights"
+          value={
+            checkpoint.tied.length === 0
+              ? 'none'
+              : `${checkpoint.tied.length} pair${checkpoint.tied.length === 1 ? '' : 's'}`
+          }
+          testId="checkpoint-tied"
+        />
+        <Fact
+          label="Views"
+          value={checkpoint.views.length === 0 ? 'none' : `${groupDigits(checkpoint.views.length)} tensors`}
+          testId="checkpoint-views"
+        />
+      </dl>
+      {checkpoint.sections.length > 0 && (
+        <div className="table-scroll">
+          <table className="sections-table" data-testid="sections-table">
+            <caption>Sections</caption>
+            <thead>
+              <tr>
+                <th scope="col">Key</th>
+                <th scope="col">Kind</th>
+                <th scope="col" className="num">
+                  Tensors
+                </th>
+                <th scope="col" className="num">
+                  Bytes
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {checkpoint.sections.map((section) => (
+                <tr key={section.path || '(root)'}>
+                  <td className="mono">{section.path || '(root)'}</td>
+                  <td>{section.kind}</td>
+                  <td className="num">{groupDigits(section.tensors)}</td>
+                  <td className="num">{section.tensors > 0 ? formatBytes(section.bytes) : '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {scalars.length > 0 && (
+        <details className="evidence" open={scalars.length <= 8}>
+          <summary>Scalars ({scalars.length})</summary>
+          <dl className="scalars" data-testid="checkpoint-scalars">
+            {scalars.map((scalar) => (
+              <div key={scalar.path}>
+                <dt className="mono">{scalar.path}</dt>
+                <dd className="mono">{scalar.kind === 'string' ? JSON.stringify(scalar.value) : scalar.value}</dd>
+              </div>
+            ))}
+          </dl>
+        </details>
+      )}
+      {checkpoint.tied.length > 0 && (
+        <details className="evidence">
+          <summary>Tied pairs ({checkpoint.tied.length})</summary>
+          <ul>
+            {checkpoint.tied.slice(0, 200).map(([a, b]) => (
+              <li key={`${a}|${b}`} className="mono">
+                {a} = {b}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+      {checkpoint.views.length > 0 && (
+        <details className="evidence">
+          <summary>Views ({checkpoint.views.length})</summary>
+          <ul>
+            {checkpoint.views.slice(0, 200).map((name) => (
+              <li key={name} className="mono">
+                {name}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </section>
+  );
+}
+
+function ConvertCard({ header, fileName }: { header: ParsedHeader; fileName: string }) {
+  const advice = convertAdvice(fileName, header);
+  const [copied, setCopied] = useState(false);
+  return (
+    <section className="insight checkpoint-convert" aria-label="How to convert safely">
+      <h3>How to convert safely</h3>
+      {advice.kind === 'refuse' && (
+        <p className="safety-verdict risk-dangerous" data-testid="convert-refused">
+          {advice.reason}
+        </p>
+      )}
+      {advice.kind === 'no-weights' && <p data-testid="convert-none">{advice.reason}</p>}
+      {advice.kind === 'script' && (
+        <>
+          <div className="code-head">
+            <span className="muted">Python, for this file</span>
+            <button
+              type="button"
+              onClick={() => {
+                void navigator.clipboard?.writeText(advice.code).then(() => setCopied(true));
+              }}
+            >
+              {copied ? 'Copied' : 'Copy'}
+            </button>
+          </div>
+          <pre className="convert-code" data-testid="convert-script">
+            <code>{advice.code}</code>
+          </pre>
+          {advice.notes.length > 0 && (
+            <ul className="convert-notes">
+              {advice.notes.map((note) => (
+                <li key={note}>{note}</li>
+              ))}
+            </ul>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { memoryReader } from '../../core/fuzz/memory-reader';
+import { readCheckpoint, sniffCheckpoint } from '../../core/formats/pytorch/read-checkpoint';
+import type { ParsedHeader } from '../../core/model';
+import { torchFixture } from '../../core/testing/torch-fixtures';
+import { convertAdvice, safetensorsName } from './convert-script';
+
+async function header(name: string): Promise<ParsedHeader> {
+  const bytes = torchFixture(name);
+  const reader = memoryReader(bytes, 'local');
+  const first = await reader.read(0, 512);
+  const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
+  if (loaded.outcome.kind !== 'parsed') {
+    throw new Error('rejected');
+  }
+  return loaded.outcome.header;
+}
+
+describe('how to convert safely', () => {
+  it('a Lightning checkpoint: weights path, prefix stripped, training state left out', async () => {
+    const advice = convertAdvice('lightning.ckpt', await header('lightning.ckpt'));
+    expect(advice.kind).toBe('script');
+    if (advice.kind !== 'script') {
+      return;
+    }
+    expect(advice.code).toContain('torch.load("lightning.ckpt", map_location="cpu", weights_only=True)');
+    expect(advice.code).toContain('state_dict = ckpt["state_dict"]');
+    expect(advice.code).toContain('k.removeprefix("model.")');
+    expect(advice.code).toContain('save_file(state_dict, "lightning.safetensors", metadata={"format": "pt"})');
+    expect(advice.notes.join(' ')).toMatch(/optimizer_states \(optimizer\).*lr_schedulers \(scheduler\)/);
+  });
+
+  it('tied weights are popped and views cloned contiguous', async () => {
+    const advice = convertAdvice('tied_views.pt', await header('tied_views.pt'));
+    if (advice.kind !== 'script') {
+      throw new Error(advice.kind);
+    }
+    expect(advice.code).toContain('state_dict.pop("lm_head.weight")  # same storage as embed.weight');
+    expect(advice.code).toContain('for name in ["proj.weight_t", "slice.first", "slice.rest"]:');
+    expect(advice.code).toContain('.contiguous().clone()');
+  });
+
+  it('a plain state dict: the root is the weights, named model.safetensors like the Hub does', async () => {
+    const advice = convertAdvice('pytorch_model.bin', await header('pytorch_model.bin'));
+    if (advice.kind !== 'script') {
+      throw new Error(advice.kind);
+    }
+    expect(advice.code).toContain('state_dict = ckpt\n');
+    expect(advice.code).toContain('"model.safetensors"');
+    expect(safetensorsName('pytorch_model-00001-of-00002.bin')).toBe('model-00001-of-00002.safetensors');
+  });
+
+  it('quantized tensors are dequantized, with a note', async () => {
+    const advice = convertAdvice('mixed_dtypes.pt', await header('mixed_dtypes.pt'));
+    if (advice.kind !== 'script') {
+      throw new Error(advice.kind);
+    }
+    expect(advice.code).toContain('v.dequantize() if v.is_quantized');
+    expect(advice.notes.join(' ')).toContain('QINT8');
+  });
+
+  it('refuses to suggest loading a file with a dangerous global', async () => {
+    for (const name of ['hostile-checkpoint.bin', 'hostile-memo-stack-global.pkl']) {
+      const advice = convertAdvice(name, await header(name));
+      expect(advice.kind).toBe('refuse');
+      expect(advice.kind === 'refuse' && advice.reason).toContain('posix.system');
+    }
+  });
+
+  it('unknown globals: the load is explained, not silently weakened', async () => {
+    const advice = convertAdvice('whole_module.pt', await header('whole_module.pt'));
+    if (advice.kind !== 'script') {
+      throw new Error(advice.kind);
+    }
+    expect(advice.code).toContain('# weights_only=True refuses this file: it imports torch.nn.modules.linear.Linear');
+    expect(advice.code).not.toContain('weights_only=False');
+  });
+});

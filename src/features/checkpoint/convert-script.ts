@@ -1,0 +1,155 @@
+/**
+ * The exact Python that converts this checkpoint to safetensors without running code from it: load with
+ * weights_only=True, take the weights section, strip the training wrapper's prefix, keep tensors only (dropping
+ * optimizer state and scalars), drop tied duplicates, make views contiguous, then save_file. A file with a
+ * dangerous global gets no loading code at all.
+ */
+import type { ParsedHeader } from '../../core/model';
+
+export type ConvertAdvice =
+  | { kind: 'refuse'; reason: string }
+  | { kind: 'no-weights'; reason: string }
+  | { kind: 'script'; code: string; notes: string[] };
+
+/** Lists of names written into the script stay readable; longer ones become a rule applied to every tensor. */
+const MAX_LISTED_NAMES = 20;
+
+function py(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** HF names its conversions model.safetensors; everything else keeps its stem. */
+export function safetensorsName(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  if (/^pytorch_model(-\d+-of-\d+)?\.bin$/i.test(base)) {
+    return base.replace(/^pytorch_model/i, 'model').replace(/\.bin$/i, '.safetensors');
+  }
+  const stem = base.replace(/\.(bin|pt|pth|ckpt|pkl)$/i, '');
+  return `${stem}.safetensors`;
+}
+
+/** `state_dict.model.0.weight` → `0.weight` for weights path `state_dict` and prefix `model.`; null outside it. */
+function weightKey(name: string, weights: string, prefix: string): string | null {
+  let key = name;
+  if (weights !== '') {
+    if (!key.startsWith(`${weights}.`)) {
+      return null;
+    }
+    key = key.slice(weights.length + 1);
+  }
+  return prefix && key.startsWith(prefix) ? key.slice(prefix.length) : key;
+}
+
+export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAdvice {
+  const pickle = header.pickle;
+  const checkpoint = header.checkpoint;
+  if (!pickle || !checkpoint) {
+    return { kind: 'no-weights', reason: 'This is not a PyTorch checkpoint.' };
+  }
+  const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous');
+  if (dangerous.length > 0 || pickle.dangerous > 0) {
+    const names = dangerous.map((use) => `${use.module}.${use.name}`);
+    return {
+      kind: 'refuse',
+      reason: `Do not load this file, not even to convert it: unpickling it would call ${names.length > 0 ? names.join(', ') : 'code hidden behind a computed import'}. No loader option makes that safe. Ask the author for a .safetensors file.`,
+    };
+  }
+  if (header.format === 'pickle') {
+    return {
+      kind: 'no-weights',
+      reason:
+        'This is a bare pickle, not a torch.save file: torch.load cannot read it, and pickle.load runs whatever it imports. There is no safe way to load it in Python; recreate it from its source.',
+    };
+  }
+  if (checkpoint.weights === null) {
+    return {
+      kind: 'no-weights',
+      reason: 'No section of this checkpoint holds tensors, so there is nothing to convert.',
+    };
+  }
+  const weights = checkpoint.weights;
+  const prefix = checkpoint.weightsPrefix;
+  const target = safetensorsName(fileName);
+  const notes: string[] = [];
+  const lines: string[] = [
+    '# Converts the weights to safetensors; weights_only=True refuses anything but tensors and plain containers.',
+    'import torch',
+    'from safetensors.torch import save_file',
+    '',
+  ];
+  const unknown = pickle.globals.filter((use) => use.risk === 'unknown');
+  if (pickle.weightsOnly === 'refuses' && unknown.length > 0) {
+    const listed = unknown.map((use) => `${use.module}.${use.name}`).join(', ');
+    notes.push(
+      `weights_only=True refuses this file because it imports ${listed}. Only if you trust its source: import those classes and wrap the load in torch.serialization.safe_globals([...]) (torch ≥ 2.5), never weights_only=False outside a sandbox.`,
+    );
+    lines.push(`# weights_only=True refuses this file: it imports ${listed}.`);
+    lines.push('# Only if you trust the source, allow exactly those classes:');
+    lines.push('#   with torch.serialization.safe_globals([...]):');
+  }
+  lines.push(`ckpt = torch.load(${py(fileName)}, map_location="cpu", weights_only=True)`);
+  if (weights === '') {
+    lines.push('state_dict = ckpt');
+  } else {
+    lines.push(`state_dict = ckpt[${py(weights)}]  # the model weights; other sections are training state`);
+  }
+  const others = checkpoint.sections.filter((section) => section.kind !== 'weights' && section.path !== '');
+  if (others.length > 0) {
+    notes.push(
+      `Left out: ${others.map((section) => `${section.path} (${section.kind})`).join(', ')}. Only the weights go into the safetensors file.`,
+    );
+  }
+  lines.push('# Tensors only: drops non-tensor entries such as step counters.');
+  if (prefix) {
+    lines.push(`# Strips the ${py(prefix)} prefix the training wrapper added to every name.`);
+    lines.push(
+      `state_dict = {k.removeprefix(${py(prefix)}): v for k, v in state_dict.items() if isinstance(v, torch.Tensor)}`,
+    );
+  } else {
+    lines.push('state_dict = {k: v for k, v in state_dict.items() if isinstance(v, torch.Tensor)}');
+  }
+  const tied = checkpoint.tied
+    .map(([kept, dropped]) => [weightKey(kept, weights, prefix), weightKey(dropped, weights, prefix)])
+    .filter((pair): pair is [string, string] => pair[0] !== null && pair[1] !== null);
+  if (tied.length > 0) {
+    lines.push('# Tied weights: save_file refuses two names on one storage; keep the first name of each pair.');
+    lines.push('# (transformers re-ties them on load from the model config.)');
+    if (tied.length <= MAX_LISTED_NAMES) {
+      for (const [kept, dropped] of tied) {
+        lines.push(`state_dict.pop(${py(dropped)})  # same storage as ${kept}`);
+      }
+    } else {
+      lines.push(`for name in ${pyList(tied.map(([, dropped]) => dropped))}:`);
+      lines.push('    state_dict.pop(name)');
+    }
+  }
+  const tiedDropped = new Set(tied.map(([, dropped]) => dropped));
+  const views = checkpoint.views
+    .map((name) => weightKey(name, weights, prefix))
+    .filter((key): key is string => key !== null && !tiedDropped.has(key));
+  if (views.length > 0) {
+    lines.push('# Views (transposed, sliced or part of a larger storage): give each its own compact storage.');
+    if (views.length <= MAX_LISTED_NAMES) {
+      lines.push(`for name in ${pyList(views)}:`);
+      lines.push('    state_dict[name] = state_dict[name].contiguous().clone()');
+    } else {
+      lines.push('state_dict = {k: v.contiguous().clone() for k, v in state_dict.items()}');
+    }
+  } else {
+    lines.push('state_dict = {k: v.contiguous() for k, v in state_dict.items()}');
+  }
+  const quantized = [...header.unknownDtypes.values()].filter((dtype) => dtype.startsWith('Q'));
+  if (quantized.length > 0) {
+    notes.push(
+      `${quantized.length} tensor${quantized.length === 1 ? ' is' : 's are'} quantized (${[...new Set(quantized)].join(', ')}): safetensors has no quantized dtype, so save_file refuses them. Dequantize them (t.dequantize()) or store their int_repr() with the scale and zero point as separate tensors.`,
+    );
+    lines.push('# Quantized tensors: safetensors has no quantized dtype; store their dequantized values.');
+    lines.push('state_dict = {k: v.dequantize() if v.is_quantized else v for k, v in state_dict.items()}');
+  }
+  lines.push(`save_file(state_dict, ${py(target)}, metadata={"format": "pt"})`);
+  return { kind: 'script', code: lines.join('\n'), notes };
+}
+
+function pyList(names: readonly string[]): string {
+  return `[${names.map(py).join(', ')}]`;
+}

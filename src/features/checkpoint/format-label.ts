@@ -1,0 +1,30 @@
+import type { ParsedHeader } from '../../core/model';
+import type { FileFormat } from '../../core/formats/pytorch/checkpoint-types';
+
+/** How the verdict line and the Checkpoint tab name the container. */
+export function formatLabel(format: FileFormat | undefined): string {
+  switch (format) {
+    case 'pytorch-zip':
+      return 'PyTorch checkpoint (torch.save zip)';
+    case 'pytorch-legacy':
+      return 'PyTorch checkpoint (legacy, torch < 1.6)';
+    case 'pickle':
+      return 'Python pickle';
+    default:
+      return 'safetensors';
+  }
+}
+
+/** The integrity line for a checkpoint: what torch's weights-only loader would do, and whether loading runs code. */
+export function checkpointIntegrity(header: ParsedHeader): string | null {
+  const pickle = header.pickle;
+  if (!pickle) {
+    return null;
+  }
+  if (pickle.dangerous > 0) {
+    return '✖ dangerous: loading this file would run code; torch.load(weights_only=True) refuses it';
+  }
+  return pickle.weightsOnly === 'accepts'
+    ? '✔ torch.load(weights_only=True) would accept it; nothing was run to read it'
+    : '✖ torch.load(weights_only=True) would refuse it';
+}
