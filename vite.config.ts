@@ -45,7 +45,9 @@ export default defineConfig({
   worker: { format: 'es' },
   build: {
     target: 'es2022',
-    sourcemap: true,
+    // No source maps in a build meant for hosting (they would publish ~5 MB of source); SOURCEMAP=1 adds them for
+    // debugging a production build locally.
+    sourcemap: process.env.SOURCEMAP === '1',
     // Recharts alone is ~400 KB; the warning adds noise without telling us anything new.
     chunkSizeWarningLimit: 1500,
   },

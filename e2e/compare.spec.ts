@@ -70,7 +70,7 @@ test.describe('compare mode', () => {
     await expect(page.getByTestId('compare-delta')).toHaveAttribute('data-value', '0');
 
     // The table shows aligned keys, and each row says what both sides call it.
-    const table = page.getByRole('table', { name: 'Compared tensors' });
+    const table = page.getByRole('grid', { name: 'Compared tensors' });
     const row = table.getByRole('row').filter({ hasText: 'layers.0.mlp.up_proj.weight' });
     await expect(row).toContainText('identical');
     await expect(row).toHaveAttribute(
@@ -87,7 +87,7 @@ test.describe('compare mode', () => {
 
     // Per module: every module identical.
     await page.getByRole('radio', { name: /per module/ }).check();
-    const modules = page.getByRole('table', { name: 'Compared modules' });
+    const modules = page.getByRole('grid', { name: 'Compared modules' });
     await expect(page.getByTestId('module-row-count')).toContainText(`${COMPARE_LAYERS + 3} modules`);
     await expect(modules.getByRole('row').filter({ hasText: 'embed_tokens' })).toContainText('identical');
 
@@ -111,7 +111,7 @@ test.describe('compare mode', () => {
     await page.getByTestId('group-dtype').click();
     await expect(page.getByTestId('group-dtype')).toHaveAttribute('aria-pressed', 'true');
     await expect(page.getByTestId('compare-row-count')).toContainText(`${TENSORS} shown`);
-    const table = page.getByRole('table', { name: 'Compared tensors' });
+    const table = page.getByRole('grid', { name: 'Compared tensors' });
     await expect(table.getByRole('row').filter({ hasText: 'embed_tokens.weight' })).toContainText('F16 → BF16');
     await page.getByRole('searchbox', { name: 'Filter compared tensors' }).fill('lm_head');
     await expect(page.getByTestId('compare-row-count')).toContainText('1 shown');
@@ -144,7 +144,7 @@ test.describe('compare mode', () => {
       .getByRole('button')
       .click();
     await expect(page.getByRole('columnheader', { name: /Δ params/ })).toHaveAttribute('aria-sort', 'ascending');
-    const firstRow = page.getByRole('table', { name: 'Compared tensors' }).getByRole('row').nth(1);
+    const firstRow = page.getByRole('grid', { name: 'Compared tensors' }).getByRole('row').nth(1);
     await expect(firstRow).toContainText(`layers.${REMOVED_LAYER}.mlp.`);
     await expect(firstRow).toContainText('only in A');
 
@@ -153,7 +153,7 @@ test.describe('compare mode', () => {
     await page.getByRole('searchbox', { name: 'Filter modules' }).fill(`layers.${REMOVED_LAYER}`);
     await expect(page.getByTestId('module-row-count')).toContainText('1 shown');
     const moduleRow = page
-      .getByRole('table', { name: 'Compared modules' })
+      .getByRole('grid', { name: 'Compared modules' })
       .getByRole('row')
       .filter({ hasText: `layers.${REMOVED_LAYER}` });
     await expect(moduleRow).toContainText('only in A');

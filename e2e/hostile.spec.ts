@@ -118,9 +118,9 @@ test.describe('Content-Security-Policy', () => {
       page
         .locator('.recharts-bar-rectangle')
         .first()
-        .or(page.getByRole('table', { name: 'Tensors' })),
+        .or(page.getByRole('grid', { name: 'Tensors' })),
     ).toBeVisible();
-    await page.getByRole('table', { name: 'Tensors' }).getByRole('row').nth(1).click();
+    await page.getByRole('grid', { name: 'Tensors' }).getByRole('row').nth(1).click();
     await expect(page.getByRole('region', { name: 'Tensor details' })).toBeVisible();
     await download(page, /report/i);
     await download(page, 'Download CSV');
@@ -251,7 +251,7 @@ test.describe('hostile files', () => {
     const workerPromise = page.waitForEvent('worker');
     await openLocalFile(page, 'hostile-names.safetensors');
     const worker = await workerPromise;
-    const table = page.getByRole('table', { name: 'Tensors' });
+    const table = page.getByRole('grid', { name: 'Tensors' });
     for (const name of [
       '__proto__',
       'constructor',
@@ -303,7 +303,7 @@ test.describe('hostile files', () => {
     await openApp(page);
     await openLocalFile(page, 'long-values.safetensors');
     await expect(page.getByTestId('file-name')).toHaveText('long-values.safetensors');
-    const cell = page.getByRole('table', { name: 'Tensors' }).getByRole('row').nth(1).getByRole('cell').first();
+    const cell = page.getByRole('grid', { name: 'Tensors' }).getByRole('row').nth(1).getByRole('gridcell').first();
     await expect(cell).toContainText('long.abcdefghij');
     expect((await cell.innerText()).length).toBeLessThanOrEqual(1_000);
     expect((await cell.locator('span').getAttribute('title'))?.length).toBeLessThanOrEqual(1_000);

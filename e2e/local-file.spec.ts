@@ -33,7 +33,7 @@ test.describe('local file', () => {
     await expect(page.getByText('No problems found')).toBeVisible();
 
     // Table: header row plus rendered data rows; names and shapes as the Hub formats them.
-    const table = page.getByRole('table', { name: 'Tensors' });
+    const table = page.getByRole('grid', { name: 'Tensors' });
     await expect(table.getByRole('row').filter({ hasText: 'model.embed_tokens.weight' })).toContainText('[256, 64]');
     await expect(page.getByTestId('row-count')).toContainText(`${CLEAN_TENSORS.length} shown`);
 
@@ -85,7 +85,7 @@ test.describe('local file', () => {
     await expect(page.getByTestId('row-count')).toContainText(`${CLEAN_TENSORS.length} shown`);
 
     await page.getByRole('columnheader', { name: /Bytes/ }).getByRole('button').click();
-    const firstRow = page.getByRole('table', { name: 'Tensors' }).getByRole('rowgroup').nth(1).getByRole('row').first();
+    const firstRow = page.getByRole('grid', { name: 'Tensors' }).getByRole('rowgroup').nth(1).getByRole('row').first();
     // The largest tensors first: embeddings and lm_head are 256 × 64.
     await expect(firstRow).toContainText(/embed_tokens|lm_head/);
     await expect(page.getByRole('columnheader', { name: /Bytes/ })).toHaveAttribute('aria-sort', 'descending');

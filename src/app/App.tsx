@@ -25,8 +25,10 @@ import { allFindings, selectResult } from '../state/selectors';
 import { useAppStore } from '../state/store';
 import type { Panel } from '../state/view-slice';
 import type { LoadResult } from '../core/result';
+import { ThemeSelect } from './ThemeSelect';
 import { installTokenStorage } from './token-storage';
 import { installUrlSync } from './url-sync';
+import { ViewTabs } from './ViewTabs';
 
 export function App() {
   const dragging = useFileDrop();
@@ -49,6 +51,7 @@ export function App() {
           <FilePickerButton />
           <FolderPickerButton />
           <TokenControl />
+          <ThemeSelect />
         </div>
       </header>
       <main>
@@ -135,10 +138,12 @@ function ResultView({ result }: { result: LoadResult }) {
   if (result.outcome.kind === 'rejected') {
     return (
       <>
-        <NotSafetensors name={result.source.name} file={result.outcome.file} />
+        <div className="result-head">
+          <NotSafetensors name={result.source.name} file={result.outcome.file} />
+          <ExportMenu result={result} />
+        </div>
         <ShareBar result={result} />
         <ModelSources result={result} />
-        <ExportMenu result={result} />
       </>
     );
   }
@@ -157,22 +162,14 @@ function ResultView({ result }: { result: LoadResult }) {
       <div className="result-body">
         <FindingsPanel findings={findings} />
         <section className="panels">
-          <div role="tablist" aria-label="Views" className="tabs">
-            {tabs.map((tab) => (
-              <button
-                key={tab.id}
-                type="button"
-                role="tab"
-                id={`tab-${tab.id}`}
-                aria-selected={panel === tab.id}
-                aria-controls={`panel-${tab.id}`}
-                onClick={() => setPanel(tab.id)}
-              >
-                {tab.label}
-                {tab.id === 'metadata' && ` (${header.metadata.length})`}
-              </button>
-            ))}
-          </div>
+          <ViewTabs
+            tabs={tabs.map((tab) => ({
+              id: tab.id,
+              label: tab.id === 'metadata' ? `${tab.label} (${header.metadata.length})` : tab.label,
+            }))}
+            selected={panel}
+            onSelect={setPanel}
+          />
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
             {panel === 'tensors' && (
               <NextFrame key={result.loadId}>

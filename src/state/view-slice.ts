@@ -94,6 +94,7 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
     const version = ++queryVersion;
     const loadId = load.result.loadId;
     const sentFilter = get().query.filter;
+    set({ tableBusy: true });
     void queryTable(loadId, get().query).then(
       ({ order, filterError }) => {
         const now = get().load;
@@ -101,11 +102,14 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         if (version !== queryVersion || now.status !== 'ready' || now.result.loadId !== loadId) {
           return;
         }
-        set({ order, filterError });
+        set({ order, filterError, tableBusy: false });
       },
       (error: unknown) => {
         if (error instanceof QueryTimeout) {
           stoppedFilter = sentFilter;
+        }
+        if (version === queryVersion) {
+          set({ tableBusy: false });
         }
         // Only the latest query recovers. When an older query hangs (a share link's filter applied twice, say), the
         // watchdog's worker restart fails the latest one with a LoadFailure instead: it must recover just the same,

@@ -2,19 +2,22 @@
  * Every aligned key with its group, dtypes, shapes and parameters on both sides. Sorting and filtering run in the
  * worker (core/compare/compare-query.ts); cells decode names and shapes on demand from each side's columns.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
 import type { CompareSortKey } from '../../core/compare/compare-query';
 import { dtypeName } from '../../core/dtypes';
-import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
-import { formatShape, groupDigits } from '../../lib/format';
+import { tensorName, type ParsedHeader } from '../../core/model';
+import { groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import type { CompareResult, LoadResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';
-import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
-
-/** Typing into a 250,000-row filter re-queries the worker; waiting for a pause keeps the worker queue short. */
-const FILTER_DEBOUNCE_MS = 120;
+import { widestShapeChars } from '../table/column-widths';
+import { ElidedName } from '../table/ElidedName';
+import { MAX_TAIL_CHARS } from '../table/name-elision';
+import { FilterInput } from '../table/FilterInput';
+import { RowCount } from '../table/TableToolbar';
+import { nextSort, VirtualTable, type VirtualColumn } from '../table/VirtualTable';
+import { formatTensorShape } from '../../lib/shape-text';
 
 const NUMERIC_KEYS: ReadonlySet<CompareSortKey> = new Set(['paramsA', 'paramsB', 'delta']);
 
@@ -39,41 +42,42 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
   const query = useAppStore((state) => state.compareQuery);
   const setQuery = useAppStore((state) => state.setCompareQuery);
   const filterError = useAppStore((state) => state.compareFilterError);
-  const [text, setText] = useState(query.filter);
+  const commitFilter = useMemo(() => (filter: string) => setQuery({ filter }), [setQuery]);
 
-  useEffect(() => setText(query.filter), [query.filter]);
-  useEffect(() => {
-    if (text === query.filter) {
-      return;
-    }
-    const timer = setTimeout(() => setQuery({ filter: text }), FILTER_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [text, query.filter, setQuery]);
-
-  const columns = useMemo((): Array<VirtualColumn<CompareSortKey>> => {
+  const { columns, fullNames } = useMemo((): {
+    columns: Array<VirtualColumn<CompareSortKey>>;
+    fullNames?: (i: number) => string;
+  } => {
     const headerA = headerOf(a);
     const headerB = headerOf(b);
     const { entries } = result;
     if (!headerA || !headerB) {
-      return [];
+      return { columns: [] };
     }
     const nameA = (i: number) => tensorName(headerA.tensors, entries.rowA[i]);
     const nameB = (i: number) => tensorName(headerB.tensors, entries.rowB[i]);
     const elementsA = (i: number) => (entries.rowA[i] >= 0 ? headerA.tensors.elements[entries.rowA[i]] : null);
     const elementsB = (i: number) => (entries.rowB[i] >= 0 ? headerB.tensors.elements[entries.rowB[i]] : null);
     const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : 0);
-    return [
+    const alignedKey = (i: number) =>
+      entries.rowA[i] >= 0 ? nameA(i).slice(entries.stripA[i]) : nameB(i).slice(entries.stripB[i]);
+    const fullNames = (i: number) =>
+      [entries.rowA[i] >= 0 ? `A: ${nameA(i)}` : '', entries.rowB[i] >= 0 ? `B: ${nameB(i)}` : '']
+        .filter(Boolean)
+        .join('\n');
+    const columns: Array<VirtualColumn<CompareSortKey>> = [
       {
         id: 'name',
         header: 'Tensor (aligned)',
-        cell: (i) => {
-          const key = entries.rowA[i] >= 0 ? nameA(i).slice(entries.stripA[i]) : nameB(i).slice(entries.stripB[i]);
-          return <span>{key}</span>;
-        },
+        flexible: true,
+        widthCh: MAX_TAIL_CHARS + 4,
+        cell: (i) => <ElidedName name={alignedKey(i)} title={fullNames(i)} />,
+        text: alignedKey,
       },
       {
         id: 'status',
         header: 'Status',
+        widthCh: 14,
         cell: (i) => {
           const group = DIFF_GROUPS[entries.status[i]];
           return <span className={`diff-status diff-${group}`}>{GROUP_LABELS[group]}</span>;
@@ -82,6 +86,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
       {
         id: 'dtype',
         header: 'Dtype A → B',
+        widthCh: 18,
         cell: (i) => {
           const dA = entries.rowA[i] >= 0 ? dtypeOf(headerA, entries.rowA[i]) : null;
           const dB = entries.rowB[i] >= 0 ? dtypeOf(headerB, entries.rowB[i]) : null;
@@ -91,16 +96,19 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
       {
         id: 'shape',
         header: 'Shape A → B',
+        widthCh: Math.min(48, Math.max(widestShapeChars(headerA.tensors), widestShapeChars(headerB.tensors))),
         cell: (i) => {
-          const sA = entries.rowA[i] >= 0 ? formatShape(tensorShape(headerA.tensors, entries.rowA[i])) : null;
-          const sB = entries.rowB[i] >= 0 ? formatShape(tensorShape(headerB.tensors, entries.rowB[i])) : null;
-          return bothSides(sA, sB);
+          const sA = entries.rowA[i] >= 0 ? formatTensorShape(headerA.tensors, entries.rowA[i]) : null;
+          const sB = entries.rowB[i] >= 0 ? formatTensorShape(headerB.tensors, entries.rowB[i]) : null;
+          const text = bothSides(sA, sB);
+          return <span title={text}>{text}</span>;
         },
       },
       {
         id: 'paramsA',
         header: 'Params A',
         numeric: true,
+        widthCh: 15,
         cell: (i) => {
           const value = elementsA(i);
           return value === null ? '—' : groupDigits(value);
@@ -110,6 +118,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
         id: 'paramsB',
         header: 'Params B',
         numeric: true,
+        widthCh: 15,
         cell: (i) => {
           const value = elementsB(i);
           return value === null ? '—' : groupDigits(value);
@@ -119,25 +128,11 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
         id: 'delta',
         header: 'Δ params',
         numeric: true,
+        widthCh: 16,
         cell: (i) => signed(finite(elementsB(i)) - finite(elementsA(i)), groupDigits),
       },
     ];
-  }, [result, a, b]);
-
-  const rowTitle = useMemo(() => {
-    const headerA = headerOf(a);
-    const headerB = headerOf(b);
-    const { entries } = result;
-    return (i: number) => {
-      const parts: string[] = [];
-      if (headerA && entries.rowA[i] >= 0) {
-        parts.push(`A: ${tensorName(headerA.tensors, entries.rowA[i])}`);
-      }
-      if (headerB && entries.rowB[i] >= 0) {
-        parts.push(`B: ${tensorName(headerB.tensors, entries.rowB[i])}`);
-      }
-      return parts.join('\n');
-    };
+    return { columns, fullNames };
   }, [result, a, b]);
 
   const toggleGroup = (group: DiffGroup) => {
@@ -148,22 +143,13 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
   return (
     <div className="tensor-table-wrap">
       <div className="table-toolbar">
-        <label>
-          <span className="visually-hidden">Filter compared tensors</span>
-          <input
-            type="search"
-            placeholder="filter: substring or /regex/ (aligned or full names)"
-            value={text}
-            aria-invalid={filterError !== null}
-            onChange={(event) => setText(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === 'Escape') {
-                setText('');
-                setQuery({ filter: '' });
-              }
-            }}
-          />
-        </label>
+        <FilterInput
+          value={query.filter}
+          onCommit={commitFilter}
+          label="Filter compared tensors"
+          placeholder="Filter names (aligned or full): text or /regex/"
+          invalid={filterError !== null}
+        />
         {query.groups.map((group) => (
           <button key={group} type="button" className="chip" onClick={() => toggleGroup(group)}>
             {GROUP_LABELS[group]} ✕
@@ -174,9 +160,13 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
             module: {query.module} ✕
           </button>
         )}
-        <span className="muted" data-testid="compare-row-count">
-          {groupDigits(result.entries.count)} keys · {groupDigits(order?.length ?? 0)} shown
-        </span>
+        <RowCount
+          total={result.entries.count}
+          noun={['key', 'keys']}
+          shown={order ? order.length : null}
+          busy={order === null}
+          testId="compare-row-count"
+        />
         {filterError && (
           <span className="error-text" role="alert">
             {filterError}
@@ -192,7 +182,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
         onSort={(key) => setQuery(nextSort(query, key, NUMERIC_KEYS.has(key)))}
         className="compare-table"
         testId="compare-table-scroll"
-        rowTitle={rowTitle}
+        rowTitle={fullNames}
         emptyText="No tensors match."
       />
     </div>

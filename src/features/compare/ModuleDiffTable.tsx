@@ -9,7 +9,10 @@ import { compileFilter } from '../../core/table-query';
 import { formatCount, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import { MODULE_STATUS_LABELS, signed } from './labels';
-import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
+import { ElidedName } from '../table/ElidedName';
+import { FilterInput } from '../table/FilterInput';
+import { RowCount } from '../table/TableToolbar';
+import { nextSort, VirtualTable, type VirtualColumn } from '../table/VirtualTable';
 
 type ModuleKey =
   | 'index'
@@ -80,13 +83,22 @@ export function ModuleDiffTable({ modules }: { modules: readonly ModuleDiff[] })
       id: key,
       header,
       numeric: true,
+      widthCh: Math.max(header.length + 2, 6),
       cell: (i: number) => groupDigits(modules[i][key]),
     });
     return [
-      { id: 'name', header: 'Module (aligned)', cell: (i) => <span>{modules[i].name}</span> },
+      {
+        id: 'name',
+        header: 'Module (aligned)',
+        flexible: true,
+        widthCh: 24,
+        cell: (i) => <ElidedName name={modules[i].name} />,
+        text: (i) => modules[i].name,
+      },
       {
         id: 'status',
         header: 'Status',
+        widthCh: 12,
         cell: (i) => (
           <span className={`diff-status diff-${modules[i].status}`}>{MODULE_STATUS_LABELS[modules[i].status]}</span>
         ),
@@ -97,12 +109,25 @@ export function ModuleDiffTable({ modules }: { modules: readonly ModuleDiff[] })
       count('dtype', 'Dtype ≠'),
       count('shape', 'Shape ≠'),
       count('identical', 'Same'),
-      { id: 'elementsA', header: 'Params A', numeric: true, cell: (i) => formatCount(modules[i].elementsA) },
-      { id: 'elementsB', header: 'Params B', numeric: true, cell: (i) => formatCount(modules[i].elementsB) },
+      {
+        id: 'elementsA',
+        header: 'Params A',
+        numeric: true,
+        widthCh: 10,
+        cell: (i) => formatCount(modules[i].elementsA),
+      },
+      {
+        id: 'elementsB',
+        header: 'Params B',
+        numeric: true,
+        widthCh: 10,
+        cell: (i) => formatCount(modules[i].elementsB),
+      },
       {
         id: 'delta',
         header: 'Δ params',
         numeric: true,
+        widthCh: 16,
         cell: (i) => signed(modules[i].elementsB - modules[i].elementsA, groupDigits),
       },
     ];
@@ -111,23 +136,25 @@ export function ModuleDiffTable({ modules }: { modules: readonly ModuleDiff[] })
   return (
     <div className="tensor-table-wrap">
       <div className="table-toolbar">
-        <label>
-          <span className="visually-hidden">Filter modules</span>
-          <input
-            type="search"
-            placeholder="filter modules: substring or /regex/"
-            value={filter}
-            aria-invalid={!compiled.ok}
-            onChange={(event) => setFilter(event.target.value)}
-          />
-        </label>
+        <FilterInput
+          value={filter}
+          onCommit={setFilter}
+          label="Filter modules"
+          placeholder="Filter modules: text or /regex/"
+          invalid={!compiled.ok}
+          immediate
+        />
         <label className="inline">
           <input type="checkbox" checked={onlyChanged} onChange={(event) => setOnlyChanged(event.target.checked)} />{' '}
           only modules that differ
         </label>
-        <span className="muted" data-testid="module-row-count">
-          {groupDigits(modules.length)} modules · {groupDigits(order.length)} shown
-        </span>
+        <RowCount
+          total={modules.length}
+          noun={['module', 'modules']}
+          shown={order.length}
+          busy={false}
+          testId="module-row-count"
+        />
         {!compiled.ok && (
           <span className="error-text" role="alert">
             {compiled.error}
@@ -148,7 +175,7 @@ export function ModuleDiffTable({ modules }: { modules: readonly ModuleDiff[] })
         className="module-diff-table"
         testId="module-table-scroll"
         rowTitle={(i) => `Show the tensors of ${modules[i].name}`}
-        onRowClick={(i) => {
+        onActivate={(i) => {
           setCompareQuery({ module: modules[i].name, groups: [] });
           setCompareView('tensors');
         }}

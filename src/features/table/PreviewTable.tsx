@@ -1,11 +1,11 @@
 /** The first rows of a big header, painted while the rest is still arriving or being parsed. */
 import { dtypeName } from '../../core/dtypes';
-import { tensorName, tensorShape, type TensorColumns } from '../../core/model';
+import { tensorName, type TensorColumns } from '../../core/model';
 import { useEffect } from 'react';
-import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
-import { shortenForDisplay } from '../../lib/display-text';
-import { formatShape, groupDigits } from '../../lib/format';
+import { groupDigits } from '../../lib/format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
+import { ElidedName } from './ElidedName';
+import { formatTensorShape } from '../../lib/shape-text';
 
 export function PreviewTable({ rows, loadId }: { rows: TensorColumns; loadId: number }) {
   useEffect(() => {
@@ -20,13 +20,13 @@ export function PreviewTable({ rows, loadId }: { rows: TensorColumns; loadId: nu
         {Array.from({ length: rows.count }, (_, row) => (
           <div className="tt-row" role="row" key={row}>
             <div role="cell" className="tt-cell tt-name">
-              {shortenForDisplay(tensorName(rows, row), MAX_NAME_DISPLAY_CHARS)}
+              <ElidedName name={tensorName(rows, row)} />
             </div>
             <div role="cell" className="tt-cell tt-dtype">
               {dtypeName(rows.dtype[row]) ?? '?'}
             </div>
             <div role="cell" className="tt-cell tt-shape">
-              {formatShape(tensorShape(rows, row))}
+              {formatTensorShape(rows, row)}
             </div>
           </div>
         ))}

@@ -1,69 +1,57 @@
-/** Filter by substring or /regex/, by dtype; `/` focuses the filter and Esc clears it. */
-import { useEffect, useMemo, useRef, useState } from 'react';
+/** The tensor table's toolbar: filter by substring or /regex/ and by dtype, the chips that restrict it, the count. */
+import { useMemo } from 'react';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import type { ParsedHeader } from '../../core/model';
+import { shortenForDisplay } from '../../lib/display-text';
 import { groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
-import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
-import { shortenForDisplay } from '../../lib/display-text';
+import { FilterInput } from './FilterInput';
 
-/** Typing into a 250,000-row filter re-queries the worker; waiting for a pause keeps the worker queue short. */
-const FILTER_DEBOUNCE_MS = 120;
+/** "250 638 tensors · 40 shown", and "working…" instead of a count that is about to change. */
+export function RowCount({
+  total,
+  noun,
+  shown,
+  busy,
+  testId,
+}: {
+  total: number;
+  /** Singular and plural. */
+  noun: readonly [string, string];
+  shown: number | null;
+  busy: boolean;
+  testId: string;
+}) {
+  return (
+    <span className="muted row-count" data-testid={testId} aria-live="polite">
+      {groupDigits(total)} {total === 1 ? noun[0] : noun[1]}
+      {shown !== null && ` · ${groupDigits(shown)} shown`}
+      {busy && <span className="working"> · working…</span>}
+    </span>
+  );
+}
 
-export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: number }) {
+export function TableToolbar({ header, shown, busy }: { header: ParsedHeader; shown: number | null; busy: boolean }) {
   const query = useAppStore((state) => state.query);
   const setQuery = useAppStore((state) => state.setQuery);
   const filterError = useAppStore((state) => state.filterError);
   const tableNotice = useAppStore((state) => state.tableNotice);
   const findingFilter = useAppStore((state) => state.findingFilter);
   const clearFindingFilter = useAppStore((state) => state.clearFindingFilter);
-  const [text, setText] = useState(query.filter);
-  const input = useRef<HTMLInputElement>(null);
   const totals = useAppStore((state) => (state.load.status === 'ready' ? state.load.result.totals : null));
   const dtypes = useMemo(() => Object.keys(totals?.byDtype ?? {}), [totals]);
-
-  useEffect(() => setText(query.filter), [query.filter]);
-
-  useEffect(() => {
-    if (text === query.filter) {
-      return;
-    }
-    const timer = setTimeout(() => setQuery({ filter: text }), FILTER_DEBOUNCE_MS);
-    return () => clearTimeout(timer);
-  }, [text, query.filter, setQuery]);
-
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      const target = event.target as HTMLElement | null;
-      const typing =
-        target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable);
-      if (event.key === '/' && !typing) {
-        event.preventDefault();
-        input.current?.focus();
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
+  const commitFilter = useMemo(() => (filter: string) => setQuery({ filter }), [setQuery]);
 
   return (
     <div className="table-toolbar">
-      <label>
-        <span className="visually-hidden">Filter tensors</span>
-        <input
-          ref={input}
-          type="search"
-          placeholder="filter: substring or /regex/   (press / to focus)"
-          value={text}
-          aria-invalid={filterError !== null}
-          onChange={(event) => setText(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') {
-              setText('');
-              setQuery({ filter: '' });
-            }
-          }}
-        />
-      </label>
+      <FilterInput
+        value={query.filter}
+        onCommit={commitFilter}
+        label="Filter tensors"
+        placeholder="Filter names: text or /regex/"
+        invalid={filterError !== null}
+        slashFocuses
+      />
       <label>
         <span className="visually-hidden">Dtype</span>
         <select
@@ -89,9 +77,13 @@ export function TableToolbar({ header, shown }: { header: ParsedHeader; shown: n
           finding: {findingFilter.code} ✕
         </button>
       )}
-      <span className="muted" data-testid="row-count">
-        {groupDigits(header.tensors.count)} tensors · {groupDigits(shown)} shown
-      </span>
+      <RowCount
+        total={header.tensors.count}
+        noun={['tensor', 'tensors']}
+        shown={shown}
+        busy={busy}
+        testId="row-count"
+      />
       {tableNotice && (
         <span className="error-text" role="alert" data-testid="table-notice">
           {tableNotice}

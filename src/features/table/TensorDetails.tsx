@@ -1,11 +1,17 @@
-/** Details of the selected tensor: absolute offsets and how its start aligns (mmap/zero-copy friendliness). */
+/**
+ * Details of the selected tensor, shown above the table: the full name (wrapped, copyable), its shard, absolute
+ * offsets and how its start aligns (mmap/zero-copy friendliness).
+ */
+import { useEffect, useState } from 'react';
 import { DTYPE_BITS_BY_CODE, dtypeName } from '../../core/dtypes';
-import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
-import { tensorBytes } from '../../core/table-query';
 import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
+import { tensorName, type ParsedHeader } from '../../core/model';
+import type { ShardInfo } from '../../core/result';
+import { tensorBytes } from '../../core/table-query';
 import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, formatShape, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
+import { ShapeText } from '../../lib/ShapeText';
 
 function largestAlignment(offset: number): string {
   if (!Number.isFinite(offset)) {
@@ -19,53 +25,91 @@ function largestAlignment(offset: number): string {
   return `not 8-byte aligned (offset mod 8 = ${offset % 8})`;
 }
 
-export function TensorDetails({ header, row }: { header: ParsedHeader; row: number }) {
+export function TensorDetails({ header, row, shards }: { header: ParsedHeader; row: number; shards?: ShardInfo }) {
   const selectRow = useAppStore((state) => state.selectRow);
+  const [copied, setCopied] = useState(false);
+  useEffect(() => setCopied(false), [row]);
   const columns = header.tensors;
   const dataStart = 8 + header.headerLength;
   const absolute = dataStart + columns.begin[row];
   const bits = DTYPE_BITS_BY_CODE[columns.dtype[row]];
   const elementBytes = bits / 8;
   const name = tensorName(columns, row);
+  const shardFile = shards?.report.shards[shards.shardOfRow[row]]?.file;
   return (
-    <section className="tensor-details" aria-label="Tensor details">
+    <section className="tensor-details" aria-label="Tensor details" data-testid="tensor-details">
       <header>
         <h3>{shortenForDisplay(name, MAX_NAME_DISPLAY_CHARS)}</h3>
-        <button type="button" className="link-button" onClick={() => selectRow(null)} aria-label="Close details">
-          ✕
-        </button>
+        <div className="tensor-details-actions">
+          <button
+            type="button"
+            onClick={() => {
+              void navigator.clipboard?.writeText(name).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              );
+            }}
+          >
+            {copied ? 'Name copied' : 'Copy name'}
+          </button>
+          <button type="button" onClick={() => selectRow(null)} aria-label="Close details" title="Close (Esc)">
+            ✕
+          </button>
+        </div>
       </header>
       <dl>
         {name.length > MAX_NAME_DISPLAY_CHARS && (
-          <>
+          <div className="wide">
             <dt>Name</dt>
             <dd>{name.length.toLocaleString()} characters, shortened here; the CSV export has it in full</dd>
-          </>
+          </div>
         )}
-        <dt>Dtype</dt>
-        <dd>
-          {dtypeName(columns.dtype[row]) ?? header.unknownDtypes.get(row) ?? '?'} ({bits || '?'} bits)
-        </dd>
-        <dt>Shape</dt>
-        <dd>{formatShape(tensorShape(columns, row))}</dd>
-        <dt>Elements</dt>
-        <dd>{groupDigits(columns.elements[row])}</dd>
-        <dt>Bytes</dt>
-        <dd>{formatBytes(tensorBytes(columns, row))}</dd>
-        <dt>data_offsets</dt>
-        <dd>
-          [{groupDigits(columns.begin[row])}, {groupDigits(columns.end[row])}) relative to the data region
-        </dd>
-        <dt>File offset</dt>
-        <dd>
-          {groupDigits(absolute)} ({largestAlignment(absolute)}
-          {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0
-            ? `; not aligned to its ${elementBytes}-byte elements`
-            : ''}
-          )
-        </dd>
-        <dt>Row</dt>
-        <dd>#{row} in header order</dd>
+        {shardFile !== undefined && (
+          <div className="wide">
+            <dt>Shard</dt>
+            <dd className="mono">{shardFile}</dd>
+          </div>
+        )}
+        <div>
+          <dt>Dtype</dt>
+          <dd>
+            {dtypeName(columns.dtype[row]) ?? header.unknownDtypes.get(row) ?? '?'} ({bits || '?'} bits)
+          </dd>
+        </div>
+        <div>
+          <dt>Shape</dt>
+          <dd>
+            <ShapeText columns={columns} row={row} />
+          </dd>
+        </div>
+        <div>
+          <dt>Elements</dt>
+          <dd>{groupDigits(columns.elements[row])}</dd>
+        </div>
+        <div>
+          <dt>Bytes</dt>
+          <dd>{formatBytes(tensorBytes(columns, row))}</dd>
+        </div>
+        <div className="wide">
+          <dt>data_offsets</dt>
+          <dd>
+            [{groupDigits(columns.begin[row])}, {groupDigits(columns.end[row])}) relative to the data region
+          </dd>
+        </div>
+        <div className="wide">
+          <dt>File offset</dt>
+          <dd>
+            {groupDigits(absolute)} ({largestAlignment(absolute)}
+            {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0
+              ? `; not aligned to its ${elementBytes}-byte elements`
+              : ''}
+            )
+          </dd>
+        </div>
+        <div>
+          <dt>Row</dt>
+          <dd>#{row} in header order</dd>
+        </div>
       </dl>
     </section>
   );

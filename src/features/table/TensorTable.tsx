@@ -1,47 +1,31 @@
 /**
- * The tensor table: @tanstack/react-table (v8) for columns and headers, @tanstack/react-virtual for rows.
- * Sorting and filtering run in the worker (core/table-query.ts); this component renders only the rows in view,
- * decoding each visible name on demand from the columnar model.
+ * The tensor table. Sorting and filtering run in the worker (core/table-query.ts); the shared VirtualTable renders
+ * only the rows in view, decoding each visible name on demand from the columnar model. The details of the row the
+ * user opens (click or Enter) show above the table, where they are seen without scrolling.
  */
-import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef } from 'react';
-import { markFirstRowsPainted } from '../../lib/perf-marks';
-import { DTYPE_BITS_BY_CODE, dtypeName } from '../../core/dtypes';
-import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
-import { tensorName, tensorShape, type ParsedHeader } from '../../core/model';
+import { useEffect, useMemo } from 'react';
+import { dtypeName } from '../../core/dtypes';
+import { tensorName, type ParsedHeader } from '../../core/model';
+import type { ShardInfo } from '../../core/result';
 import type { SortKey } from '../../core/table-query';
 import { tensorBytes } from '../../core/table-query';
-import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, formatShape, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../lib/format';
+import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { useAppStore } from '../../state/store';
-import type { ShardInfo } from '../../core/result';
+import { widestNumberChars, widestShapeChars } from './column-widths';
+import { ElidedName } from './ElidedName';
+import { MAX_TAIL_CHARS, shardLabel } from './name-elision';
 import { TableToolbar } from './TableToolbar';
 import { TensorDetails } from './TensorDetails';
+import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
+import { formatTensorShape } from '../../lib/shape-text';
 
-/** Fixed row height: the virtualizer can then place any of 250,000 rows without measuring. */
-const ROW_HEIGHT = 28;
-
-interface TableMeta {
-  header: ParsedHeader;
-  /** Sharded models: the shard file of each row. */
-  shards?: ShardInfo;
-}
-
-/**
- * The Shard column, shown only for sharded models. Rows are concatenated in shard order, so sorting by shard is
- * sorting by row index (`sortKey`).
- */
-const SHARD_COLUMN: ColumnDef<number> & { id: string; sortKey: SortKey } = {
-  id: 'shard',
-  sortKey: 'index',
-  header: 'Shard',
-  cell: (context) => {
-    const { shards } = context.table.options.meta as TableMeta;
-    const file = shards?.report.shards[shards.shardOfRow[context.row.original]]?.file ?? '';
-    return <span title={file}>{file}</span>;
-  },
-};
+/** The name column's minimum: the longest kept tail (name-elision.ts) plus a few characters of the head. */
+const NAME_MIN_CH = MAX_TAIL_CHARS + 4;
+/** Room for the sort mark after a header label. */
+const SORT_MARK_CH = 2;
+/** A byte size as formatBytes prints it is at most `999.9 MB`. */
+const BYTES_CH = 9;
 
 function dtypeLabel(header: ParsedHeader, row: number): string {
   return dtypeName(header.tensors.dtype[row]) ?? header.unknownDtypes.get(row) ?? '?';
@@ -51,184 +35,141 @@ function offset(value: number): string {
   return Number.isNaN(value) ? '—' : groupDigits(value);
 }
 
-const COLUMNS: Array<ColumnDef<number> & { id: SortKey; numeric?: boolean }> = [
-  {
+const fit = (label: string, content: number) => Math.max(label.length + SORT_MARK_CH, content);
+
+function tensorColumns(header: ParsedHeader, shards: ShardInfo | undefined): Array<VirtualColumn<SortKey | 'shard'>> {
+  const tensors = header.tensors;
+  const name: VirtualColumn<SortKey> = {
     id: 'name',
     header: 'Name',
-    cell: (context) => {
-      const { header } = context.table.options.meta as TableMeta;
-      const name = shortenForDisplay(tensorName(header.tensors, context.row.original), MAX_NAME_DISPLAY_CHARS);
-      return <span title={name}>{name}</span>;
+    flexible: true,
+    widthCh: NAME_MIN_CH,
+    cell: (row) => <ElidedName name={tensorName(tensors, row)} />,
+    text: (row) => tensorName(tensors, row),
+  };
+  const rest: Array<VirtualColumn<SortKey>> = [
+    {
+      id: 'dtype',
+      header: 'Dtype',
+      widthCh: fit('Dtype', 7),
+      cell: (row) => {
+        const label = dtypeLabel(header, row);
+        return label.length > 7 ? <span title={label}>{label}</span> : label;
+      },
+      text: (row) => dtypeLabel(header, row),
     },
-  },
-  {
-    id: 'dtype',
-    header: 'Dtype',
-    cell: (context) => dtypeLabel((context.table.options.meta as TableMeta).header, context.row.original),
-  },
-  {
-    id: 'shape',
-    header: 'Shape',
-    cell: (context) =>
-      formatShape(tensorShape((context.table.options.meta as TableMeta).header.tensors, context.row.original)),
-  },
-  {
-    id: 'elements',
-    header: 'Elements',
-    numeric: true,
-    cell: (context) =>
-      groupDigits((context.table.options.meta as TableMeta).header.tensors.elements[context.row.original]),
-  },
-  {
-    id: 'bytes',
-    header: 'Bytes',
-    numeric: true,
-    cell: (context) => {
-      const { header } = context.table.options.meta as TableMeta;
-      const bytes = tensorBytes(header.tensors, context.row.original);
-      return <span title={`${groupDigits(bytes)} bytes`}>{formatBytes(bytes)}</span>;
+    {
+      id: 'shape',
+      header: 'Shape',
+      widthCh: fit('Shape', Math.min(widestShapeChars(tensors), 48)),
+      cell: (row) => {
+        const shape = formatTensorShape(tensors, row);
+        return <span title={shape}>{shape}</span>;
+      },
+      text: (row) => formatTensorShape(tensors, row),
     },
-  },
-  {
-    id: 'begin',
-    header: 'Begin',
-    numeric: true,
-    cell: (context) => offset((context.table.options.meta as TableMeta).header.tensors.begin[context.row.original]),
-  },
-  {
-    id: 'end',
-    header: 'End',
-    numeric: true,
-    cell: (context) => offset((context.table.options.meta as TableMeta).header.tensors.end[context.row.original]),
-  },
-];
+    {
+      id: 'elements',
+      header: 'Elements',
+      numeric: true,
+      widthCh: fit('Elements', widestNumberChars(tensors.elements)),
+      cell: (row) => groupDigits(tensors.elements[row]),
+    },
+    {
+      id: 'bytes',
+      header: 'Bytes',
+      numeric: true,
+      widthCh: fit('Bytes', BYTES_CH),
+      cell: (row) => {
+        const bytes = tensorBytes(tensors, row);
+        return <span title={`${groupDigits(bytes)} bytes`}>{formatBytes(bytes)}</span>;
+      },
+      text: (row) => String(tensorBytes(tensors, row)),
+    },
+    {
+      id: 'begin',
+      header: 'Begin',
+      numeric: true,
+      widthCh: fit('Begin', widestNumberChars(tensors.begin)),
+      cell: (row) => offset(tensors.begin[row]),
+    },
+    {
+      id: 'end',
+      header: 'End',
+      numeric: true,
+      widthCh: fit('End', widestNumberChars(tensors.end)),
+      cell: (row) => offset(tensors.end[row]),
+    },
+  ];
+  if (!shards) {
+    return [name, ...rest];
+  }
+  const fileOf = (row: number) => shards.report.shards[shards.shardOfRow[row]]?.file ?? '';
+  let widestShard = 0;
+  for (const shard of shards.report.shards) {
+    widestShard = Math.max(widestShard, shardLabel(shard.file).length);
+  }
+  // Rows are concatenated in shard order, so sorting by shard is sorting by row index.
+  const shard: VirtualColumn<'shard'> = {
+    id: 'shard',
+    header: 'Shard',
+    widthCh: fit('Shard', Math.min(widestShard, 24)),
+    cell: (row) => {
+      const file = fileOf(row);
+      return <span title={file}>{shardLabel(file)}</span>;
+    },
+    text: fileOf,
+  };
+  return [name, shard, ...rest];
+}
 
 export function TensorTable({ header, loadId, shards }: { header: ParsedHeader; loadId: number; shards?: ShardInfo }) {
   const order = useAppStore((state) => state.order);
   const query = useAppStore((state) => state.query);
   const setQuery = useAppStore((state) => state.setQuery);
+  const busy = useAppStore((state) => state.tableBusy);
   const selectedRow = useAppStore((state) => state.selectedRow);
   const selectRow = useAppStore((state) => state.selectRow);
-  const scrollRef = useRef<HTMLDivElement>(null);
+  const columns = useMemo(() => tensorColumns(header, shards), [header, shards]);
   const rowCount = order?.length ?? 0;
 
-  const virtualizer = useVirtualizer({
-    count: rowCount,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
-  const virtualRows = virtualizer.getVirtualItems();
-  const visibleData = useMemo(
-    () => (order ? virtualRows.map((item) => order[item.index]) : []),
-    // The virtual items array changes identity on every scroll step, which is exactly when rows change.
-    [order, virtualRows],
-  );
-
-  const columns = useMemo(
-    () => (shards ? [COLUMNS[0], SHARD_COLUMN, ...COLUMNS.slice(1)] : COLUMNS) as Array<ColumnDef<number>>,
-    [shards],
-  );
-  const table = useReactTable<number>({
-    data: visibleData,
-    columns,
-    getCoreRowModel: getCoreRowModel(),
-    manualSorting: true,
-    manualFiltering: true,
-    meta: { header, shards } satisfies TableMeta,
-  });
-  const rows = table.getRowModel().rows;
   useEffect(() => {
-    if (rows.length > 0) {
+    if (rowCount > 0) {
       markFirstRowsPainted(loadId);
     }
-  }, [rows.length, loadId]);
-
-  const toggleSort = (key: SortKey) => {
-    if (query.sortKey !== key) {
-      setQuery({ sortKey: key, descending: key === 'bytes' || key === 'elements' });
-    } else if (query.descending === (key === 'bytes' || key === 'elements')) {
-      setQuery({ descending: !query.descending });
-    } else {
-      setQuery({ sortKey: 'index', descending: false });
-    }
-  };
+  }, [rowCount, loadId]);
 
   return (
-    <div className="tensor-table-wrap">
-      <TableToolbar header={header} shown={rowCount} />
-      <div
-        className={shards ? 'tensor-table tt-sharded' : 'tensor-table'}
-        role="table"
-        aria-label="Tensors"
-        aria-rowcount={rowCount + 1}
-      >
-        <div className="tt-head" role="rowgroup">
-          {table.getHeaderGroups().map((group) => (
-            <div className="tt-row" role="row" key={group.id}>
-              {group.headers.map((column) => {
-                const key = ((column.column.columnDef as { sortKey?: SortKey }).sortKey ?? column.column.id) as SortKey;
-                const sorted = query.sortKey === key ? (query.descending ? 'descending' : 'ascending') : 'none';
-                const numeric = (column.column.columnDef as { numeric?: boolean }).numeric;
-                return (
-                  <div
-                    key={column.id}
-                    role="columnheader"
-                    aria-sort={sorted}
-                    className={`tt-cell tt-${key}${numeric ? ' num' : ''}`}
-                  >
-                    <button type="button" onClick={() => toggleSort(key)} title={`Sort by ${key}`}>
-                      {flexRender(column.column.columnDef.header, column.getContext())}
-                      <span className="sort-mark" aria-hidden="true">
-                        {sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : ''}
-                      </span>
-                    </button>
-                  </div>
-                );
-              })}
-            </div>
-          ))}
-        </div>
-        <div className="tt-body" ref={scrollRef} role="rowgroup" data-testid="table-scroll">
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {rows.map((row, i) => {
-              const item = virtualRows[i];
-              if (!item) {
-                return null;
-              }
-              const tensorRow = row.original;
-              return (
-                <div
-                  key={item.key}
-                  role="row"
-                  aria-rowindex={item.index + 2}
-                  aria-selected={selectedRow === tensorRow}
-                  className={`tt-row${selectedRow === tensorRow ? ' selected' : ''}`}
-                  style={{ height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
-                  onClick={() => selectRow(tensorRow)}
-                >
-                  {row.getVisibleCells().map((cell) => {
-                    const numeric = (cell.column.columnDef as { numeric?: boolean }).numeric;
-                    return (
-                      <div key={cell.id} role="cell" className={`tt-cell tt-${cell.column.id}${numeric ? ' num' : ''}`}>
-                        {flexRender(cell.column.columnDef.cell, cell.getContext())}
-                      </div>
-                    );
-                  })}
-                </div>
-              );
-            })}
-          </div>
-          {order && rowCount === 0 && <p className="muted empty-rows">No tensors match.</p>}
-        </div>
-      </div>
+    <div
+      className="tensor-table-wrap"
+      onKeyDown={(event) => {
+        // Esc in the table closes the details it opened; Esc in the filter clears the filter instead.
+        if (event.key === 'Escape' && (event.target as HTMLElement).getAttribute('role') === 'grid') {
+          selectRow(null);
+        }
+      }}
+    >
+      <TableToolbar header={header} shown={order ? rowCount : null} busy={busy} />
       {selectedRow !== null && selectedRow < header.tensors.count && (
-        <TensorDetails header={header} row={selectedRow} />
+        <TensorDetails header={header} row={selectedRow} shards={shards} />
       )}
+      <VirtualTable
+        label="Tensors"
+        columns={columns}
+        order={order}
+        sortKey={query.sortKey === 'index' && shards ? 'shard' : query.sortKey}
+        descending={query.descending}
+        onSort={(key) => {
+          const sortKey: SortKey = key === 'shard' ? 'index' : key;
+          setQuery(nextSort(query, sortKey, sortKey === 'bytes' || sortKey === 'elements'));
+        }}
+        className={shards ? 'tt-sharded' : undefined}
+        testId="table-scroll"
+        onActivate={(row) => selectRow(row)}
+        selectedRow={selectedRow}
+        emptyText="No tensors match."
+        busy={busy}
+      />
     </div>
   );
-}
-
-export function bitsOf(header: ParsedHeader, row: number): number {
-  return DTYPE_BITS_BY_CODE[header.tensors.dtype[row]];
 }

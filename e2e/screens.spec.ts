@@ -1,0 +1,227 @@
+/**
+ * The screen a user reads all day, at 1440 and 800 px, on four models that used to break it: a kohya LoRA (long
+ * underscore names), a GPTQ Llama (packed I32 tensors), a 161-shard FP8 DeepSeek (names that differ only at the end,
+ * a Shard column, `[129 280, 7 168]` shapes) and the 250,000-tensor MoE. Each screen is saved under
+ * test-results/screens/ (CI artifacts) and checked: no visible name cut without its full text one hover or Enter
+ * away, the distinguishing tail of every name visible, no horizontal page scroll, the End column reachable inside the
+ * table, and the table usable from the keyboard alone.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
+import { deepseekV3Fixture } from '../src/core/testing/models/fp8-deepseek-v3';
+import { gptqLlama2Fixture } from '../src/core/testing/models/gptq-llama2-7b';
+import { kohyaSd15Fixture } from '../src/core/testing/models/lora';
+import type { ModelFixture } from '../src/core/testing/models/header-from-specs';
+import { fixturePath, openApp, watchPage } from './helpers';
+
+const SCREENS_DIR = join(process.cwd(), 'test-results', 'screens');
+const WIDTHS = [1440, 800] as const;
+const SHARDS = 161;
+
+/** Header bytes, then a sparse data region: multi-GB models cost no disk. */
+function writeSparse(path: string, head: Uint8Array, dataLength: number): void {
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, head);
+    ftruncateSync(fd, head.length + dataLength);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeModel(dir: string, fixture: ModelFixture, name: string): string {
+  const { head, dataLength } = buildHeaderBytes(fixture.specs, { metadata: fixture.metadata ?? undefined });
+  writeSparse(join(dir, name), head, dataLength);
+  return join(dir, name);
+}
+
+/** A DeepSeek-V3-like FP8 model split over 161 sparse shards plus its index. */
+function writeShardedDeepseek(dir: string): string {
+  const model = join(dir, 'DeepSeek-V3-like');
+  mkdirSync(model);
+  const specs = deepseekV3Fixture().specs;
+  const weightMap: Record<string, string> = {};
+  let totalSize = 0;
+  for (let k = 0; k < SHARDS; k++) {
+    const name = `model-${String(k + 1).padStart(5, '0')}-of-${String(SHARDS).padStart(5, '0')}.safetensors`;
+    const part = specs.slice(Math.floor((k * specs.length) / SHARDS), Math.floor(((k + 1) * specs.length) / SHARDS));
+    const { head, dataLength } = buildHeaderBytes(part, { metadata: { format: 'pt' } });
+    writeSparse(join(model, name), head, dataLength);
+    totalSize += dataLength;
+    for (const tensor of part) {
+      weightMap[tensor.name] = name;
+    }
+  }
+  writeFileSync(
+    join(model, 'model.safetensors.index.json'),
+    JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap }),
+  );
+  return model;
+}
+
+interface Subject {
+  id: string;
+  open: (page: Page) => Promise<void>;
+}
+
+const files = { dir: '', kohya: '', gptq: '', sharded: '' };
+test.beforeAll(() => {
+  files.dir = mkdtempSync(join(tmpdir(), 'screens-'));
+  files.kohya = writeModel(files.dir, kohyaSd15Fixture(), 'sd15-kohya-lora.safetensors');
+  files.gptq = writeModel(files.dir, gptqLlama2Fixture(), 'llama-2-7b-gptq.safetensors');
+  files.sharded = writeShardedDeepseek(files.dir);
+});
+test.afterAll(() => {
+  if (files.dir) {
+    rmSync(files.dir, { recursive: true, force: true });
+  }
+});
+
+const SUBJECTS: Subject[] = [
+  {
+    id: 'kohya-lora',
+    open: (page) => page.getByTestId('file-input').first().setInputFiles(files.kohya),
+  },
+  {
+    id: 'gptq-llama2-7b',
+    open: (page) => page.getByTestId('file-input').first().setInputFiles(files.gptq),
+  },
+  {
+    id: 'deepseek-161-shards',
+    open: (page) => page.getByTestId('folder-input').first().setInputFiles(files.sharded),
+  },
+  {
+    id: 'moe-250k',
+    open: (page) => page.getByTestId('file-input').first().setInputFiles(fixturePath('moe-250k.safetensors')),
+  },
+];
+
+/** Every name cell inside the visible part of the table, measured in the page. */
+async function nameCellReport(page: Page) {
+  return page.getByTestId('table-scroll').evaluate((scroll) => {
+    const box = scroll.getBoundingClientRect();
+    const cells = [...scroll.querySelectorAll<HTMLElement>('[role="rowgroup"] [role="row"] [role="gridcell"].tt-name')];
+    return cells
+      .filter((cell) => {
+        const rect = cell.getBoundingClientRect();
+        return rect.bottom > box.top + 28 && rect.top < box.bottom && rect.width > 0;
+      })
+      .map((cell) => {
+        const holder = cell.querySelector<HTMLElement>('.elided');
+        const head = cell.querySelector<HTMLElement>('.elided-head');
+        const tail = cell.querySelector<HTMLElement>('.elided-tail');
+        const overflows = (element: HTMLElement | null) => !!element && element.scrollWidth > element.clientWidth + 1;
+        return {
+          text: cell.textContent ?? '',
+          title: holder?.getAttribute('title') ?? null,
+          cellOverflows: overflows(cell),
+          headCut: overflows(head),
+          tailCut: overflows(tail),
+        };
+      });
+  });
+}
+
+for (const subject of SUBJECTS) {
+  for (const width of WIDTHS) {
+    test(`${subject.id} at ${width} px: names readable, no page scroll, keyboard reaches details`, async ({ page }) => {
+      test.setTimeout(120_000);
+      const watch = watchPage(page);
+      await page.setViewportSize({ width, height: 900 });
+      await openApp(page);
+      await subject.open(page);
+      const grid = page.getByRole('grid', { name: 'Tensors' });
+      await expect(grid.locator('[role="rowgroup"]').nth(1).getByRole('row').first()).toBeVisible({
+        timeout: 60_000,
+      });
+      await expect(page.getByTestId('row-count')).toContainText('shown');
+      await expect(page.getByTestId('row-count')).not.toContainText('working');
+      mkdirSync(SCREENS_DIR, { recursive: true });
+      await page.screenshot({ path: join(SCREENS_DIR, `${subject.id}-${width}.png`) });
+
+      // No horizontal scroll of the page.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, 'page wider than the window').toBeLessThanOrEqual(0);
+
+      // Every visible name: whole, or cut in the middle with its tail whole and the full name as the tooltip.
+      const cells = await nameCellReport(page);
+      expect(cells.length).toBeGreaterThan(3);
+      for (const cell of cells) {
+        expect(cell.cellOverflows, `name cell overflows: ${cell.text}`).toBe(false);
+        expect(cell.tailCut, `the end of the name is cut: ${cell.text}`).toBe(false);
+        if (cell.headCut) {
+          expect(cell.title, `a cut name has no tooltip: ${cell.text}`).toBe(cell.text);
+        }
+      }
+
+      // The End column can be reached inside the table.
+      const endReachable = await page.getByTestId('table-scroll').evaluate((scroll) => {
+        scroll.scrollLeft = scroll.scrollWidth;
+        const end = scroll.querySelector<HTMLElement>('[role="columnheader"].tt-end');
+        if (!end) {
+          return false;
+        }
+        const box = scroll.getBoundingClientRect();
+        const rect = end.getBoundingClientRect();
+        const reachable = rect.right <= box.right + 1 && rect.left >= box.left - 1;
+        scroll.scrollLeft = 0;
+        return reachable;
+      });
+      expect(endReachable, 'End column reachable').toBe(true);
+
+      // Keyboard only: `/` to the filter, Tab to the grid, arrows to a row, Enter opens its details above the fold.
+      await page.locator('body').click({ position: { x: 2, y: 2 } });
+      await page.keyboard.press('/');
+      await expect(page.getByRole('searchbox', { name: 'Filter tensors' })).toBeFocused();
+      for (let i = 0; i < 12; i++) {
+        if ((await page.evaluate(() => document.activeElement?.getAttribute('role'))) === 'grid') {
+          break;
+        }
+        await page.keyboard.press('Tab');
+      }
+      await expect(grid).toBeFocused();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowDown');
+      const activeId = await grid.getAttribute('aria-activedescendant');
+      expect(activeId).toBeTruthy();
+      const activeName = await page.evaluate(
+        (id) => document.getElementById(id)?.closest('[role="row"]')?.querySelector('.tt-name')?.textContent ?? '',
+        activeId ?? '',
+      );
+      await page.keyboard.press('Enter');
+      const details = page.getByRole('region', { name: 'Tensor details' });
+      await expect(details.getByRole('heading')).toHaveText(activeName);
+      const detailsBox = await details.boundingBox();
+      expect(detailsBox && detailsBox.y + 40 < 900, 'details start above the fold').toBe(true);
+      await page.screenshot({ path: join(SCREENS_DIR, `${subject.id}-${width}-details.png`) });
+      await page.keyboard.press('Escape');
+      await expect(details).toHaveCount(0);
+
+      // Tabs: arrow keys move between views.
+      await page.getByRole('tab', { name: 'Tensors' }).focus();
+      await page.keyboard.press('ArrowRight');
+      const second = page.getByRole('tab').nth(1);
+      await expect(second).toBeFocused();
+      await expect(second).toHaveAttribute('aria-selected', 'true');
+      watch.expectClean();
+    });
+  }
+}
+
+test('dark mode by hand is remembered across reloads', async ({ page }) => {
+  await page.emulateMedia({ colorScheme: 'light' });
+  await openApp(page);
+  await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('dark');
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  const background = () => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+  expect(await background()).toBe('rgb(15, 18, 22)');
+  await page.reload();
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  expect(await background()).toBe('rgb(15, 18, 22)');
+  await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('system');
+  await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
+  expect(await background()).toBe('rgb(255, 255, 255)');
+});
