@@ -3,6 +3,7 @@
  * comes out of the UI, tests and scripts. Findings carry tensor names here (the UI works with row indices).
  */
 import { allTensorNames, referenceLoaderVerdict, type Finding, type ParseOutcome } from '../model';
+import type { FileFormat } from '../formats/pytorch/checkpoint-types';
 import { computeTotals, type HeaderTotals } from '../stats';
 
 export const REPORT_SCHEMA_VERSION = 1;
@@ -28,6 +29,8 @@ export interface Report {
   schemaVersion: number;
   generator: string;
   source: ReportSource;
+  /** The container the header was read from: safetensors, or a PyTorch checkpoint (zip, legacy stream, bare pickle). */
+  format: FileFormat;
   file: { size: number | null; headerLength: number | null; dataBytes: number | null; bytesRead: number };
   network?: { requests: number; bytesFetched: number };
   tensors: HeaderTotals & { count: number };
@@ -65,6 +68,8 @@ export function buildReport(input: ReportInput): Report {
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: 'Safetensors Lens',
     source: input.source,
+    format:
+      parsed?.format ?? (findings.some((finding) => finding.code === 'zip-unreadable') ? 'pytorch-zip' : 'safetensors'),
     file: {
       size: parsed ? parsed.fileSize : outcome.kind === 'rejected' ? outcome.file.fileSize : null,
       headerLength: parsed ? parsed.headerLength : outcome.kind === 'rejected' ? outcome.file.headerLength : null,
@@ -86,6 +91,13 @@ export function buildReport(input: ReportInput): Report {
   };
   if (input.network) {
     report.network = input.network;
+  }
+  if (parsed?.pickle) {
+    const { weightsOnly, globals, dangerous, hazards, opcodes, storages, protocol } = parsed.pickle;
+    report.pickle = { weightsOnly, globals, dangerous, hazards, opcodes, storages, protocol };
+  }
+  if (parsed?.checkpoint) {
+    report.checkpoint = parsed.checkpoint;
   }
   for (const [key, value] of Object.entries(input.sections ?? {})) {
     if (value !== undefined && value !== null) {

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { memoryReader } from '../../fuzz/memory-reader';
+import { buildReport } from '../../report/build-report';
+import { torchFixture } from '../../testing/torch-fixtures';
+import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
+
+async function report(name: string) {
+  const bytes = torchFixture(name);
+  const reader = memoryReader(bytes, 'local');
+  const first = await reader.read(0, 512);
+  const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
+  return JSON.parse(
+    JSON.stringify(
+      buildReport({ source: { kind: 'file', name }, outcome: loaded.outcome, bytesRead: loaded.bytesRead }),
+    ),
+  ) as Record<string, unknown> & { pickle: Record<string, unknown>; checkpoint: Record<string, unknown> };
+}
+
+describe('report sections for checkpoints', () => {
+  it('format, pickle and checkpoint for a Lightning checkpoint', async () => {
+    const json = await report('lightning.ckpt');
+    expect(json.format).toBe('pytorch-zip');
+    expect(json.referenceLoader).toBe('accepts');
+    expect(json.pickle).toMatchObject({ weightsOnly: 'accepts', dangerous: 0, protocol: 2 });
+    expect(json.pickle.globals).toContainEqual(
+      expect.objectContaining({ module: 'torch._utils', name: '_rebuild_tensor_v2', risk: 'safe' }),
+    );
+    expect((json.pickle.opcodes as Record<string, number>).STOP).toBe(1);
+    expect(json.checkpoint).toMatchObject({ weights: 'state_dict', epoch: 3, globalStep: 1200, tied: [], views: [] });
+    expect(json.checkpoint.sections).toContainEqual(
+      // 4 parameters × (exp_avg, exp_avg_sq, step): 2 × 212 floats + 4 step scalars, 4 bytes each.
+      { path: 'optimizer_states', kind: 'optimizer', tensors: 12, bytes: 1712 },
+    );
+  });
+
+  it('a hostile pickle: refuses, with the dangerous global and its reason', async () => {
+    const json = await report('hostile-eval.pkl');
+    expect(json.format).toBe('pickle');
+    expect(json.referenceLoader).toBe('refuses');
+    expect(json.pickle.globals).toContainEqual(
+      expect.objectContaining({
+        module: 'builtins',
+        name: 'eval',
+        risk: 'dangerous',
+        reason: 'evaluates a string as Python code',
+      }),
+    );
+  });
+
+  it('legacy files say so', async () => {
+    expect((await report('legacy.pt')).format).toBe('pytorch-legacy');
+  });
+});
