@@ -36,9 +36,14 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
   const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous').length;
   const unknown = pickle.globals.filter((use) => use.risk === 'unknown').length;
   const level = pickle.dangerous > 0 ? 'dangerous' : unknown > 0 ? 'unknown' : 'safe';
+  const hazards = pickle.hazards.length;
+  const dangerParts = [
+    dangerous > 0 ? `${dangerous} dangerous import${dangerous === 1 ? '' : 's'}` : '',
+    hazards > 0 ? `${hazards} exploit-shaped construct${hazards === 1 ? '' : 's'}` : '',
+  ].filter(Boolean);
   const headline =
     level === 'dangerous'
-      ? `Dangerous: loading this file would run code (${dangerous + pickle.hazards.length} dangerous import${dangerous + pickle.hazards.length === 1 ? '' : 's'} or shapes)`
+      ? `Dangerous: loading this file would run code (${dangerParts.join(', ')})`
       : level === 'unknown'
         ? `Unknown: ${unknown} import${unknown === 1 ? '' : 's'} outside torch's allowlist`
         : 'Safe: only tensors and plain containers';
@@ -72,8 +77,8 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
           <thead>
             <tr>
               <th scope="col">Global</th>
-              <th scope="col" className="num">
-                Uses
+              <th scope="col" className="num" title="How many times the pickle names it (GLOBAL, STACK_GLOBAL, INST)">
+                Named
               </th>
               <th scope="col">Risk</th>
               <th scope="col">Why</th>
