@@ -15,6 +15,7 @@ import { MetadataPanel } from '../features/metadata/MetadataPanel';
 import { MetadataInsights } from '../features/insights/MetadataInsights';
 import { ArchitectureCard, LoraCard } from '../features/insights/ModelPanel';
 import { QuantizationPanel } from '../features/insights/QuantizationPanel';
+import { MemoryPanel } from '../features/memory/MemoryPanel';
 import { ModuleTree } from '../features/modules/ModuleTree';
 import { ModelSources, ShardsPanel } from '../features/shards/ShardsPanel';
 import { NotSafetensors } from '../features/summary/NotSafetensors';
@@ -114,6 +115,7 @@ const TABS: Tab[] = [
     label: 'Model',
     available: (result) => result.sections.architecture !== undefined || result.sections.lora !== undefined,
   },
+  { id: 'memory', label: 'Memory', available: (result) => result.sections.memory !== undefined },
   { id: 'metadata', label: 'Metadata', available: ALWAYS },
   { id: 'compare', label: 'Compare', available: ALWAYS },
 ];
@@ -187,6 +189,7 @@ function ResultView({ result }: { result: LoadResult }) {
                 {sections.architecture && <ArchitectureCard section={sections.architecture} />}
               </>
             )}
+            {panel === 'memory' && sections.memory && <MemoryPanel key={result.loadId} section={sections.memory} />}
             {panel === 'metadata' && (
               <>
                 {sections.metadataInsights && <MetadataInsights section={sections.metadataInsights} />}

@@ -11,6 +11,7 @@ export const PANELS = [
   'dtypes',
   'quantization',
   'model',
+  'memory',
   'metadata',
   'shards',
   'compare',
