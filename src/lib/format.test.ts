@@ -6,6 +6,7 @@ import {
   formatPercent,
   formatShape,
   groupDigits,
+  groupDigitsWith,
   plural,
   pluralWord,
 } from './format';
@@ -17,12 +18,12 @@ describe('format', () => {
     expect(groupDigits(4096)).toBe(`4${T}096`);
     expect(groupDigits(14336)).toBe(`14${T}336`);
     expect(groupDigits(999)).toBe('999');
-    expect(groupDigits(-1234567, ',')).toBe('-1,234,567');
+    expect(groupDigitsWith(-1234567, ',')).toBe('-1,234,567');
   });
   it('groups integers past 2^53 exactly (BigInt), never as rounded shortest digits', () => {
-    expect(groupDigits(2n ** 64n - 1n, ',')).toBe('18,446,744,073,709,551,615');
+    expect(groupDigitsWith(2n ** 64n - 1n, ',')).toBe('18,446,744,073,709,551,615');
     // String(2 ** 62) is "4611686018427388000"; the double holds 4 611 686 018 427 387 904.
-    expect(groupDigits(2 ** 62, ',')).toBe('4,611,686,018,427,387,904');
+    expect(groupDigitsWith(2 ** 62, ',')).toBe('4,611,686,018,427,387,904');
   });
   it('formats shapes as the Hub does', () => {
     expect(formatShape([4096, 14336])).toBe(`[4${T}096, 14${T}336]`);

@@ -2,7 +2,7 @@
 import {
   formatBytes as formatBytesForScreen,
   formatBytesExact as formatBytesExactForScreen,
-  groupDigits,
+  groupDigitsWith,
   plural as pluralForScreen,
 } from '../../lib/format';
 import { revealInvisible } from '../invisible-chars';
@@ -16,7 +16,7 @@ const MESSAGE_SEPARATOR = ',';
 
 /** 1234 → "1,234"; exact for every integer and for bigints. */
 export function formatCount(value: number | bigint): string {
-  return groupDigits(value, MESSAGE_SEPARATOR);
+  return groupDigitsWith(value, MESSAGE_SEPARATOR);
 }
 
 /** 1234 → "1.23 KB"; small values stay exact ("12 bytes"). */
