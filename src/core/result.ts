@@ -74,6 +74,12 @@ export interface LoadOptions {
 /** `list`: the repository's file listing; `index`: the shard index; `shards`: the shard headers. */
 export type LoadPhase = 'connect' | 'list' | 'index' | 'header' | 'shards' | 'parse' | 'analyze';
 
+/** A remote request that is still running far below a usable rate: `bytes` arrived in `elapsedMs`. */
+export interface StallNotice {
+  bytes: number;
+  elapsedMs: number;
+}
+
 /** Progress over the shard headers of a sharded model. */
 export interface ShardProgress {
   /** Shards finished (loaded or failed). */

@@ -7,6 +7,7 @@
  */
 import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
+import type { StallNotice } from '../core/result';
 import { formatBytes } from '../lib/format';
 import {
   abortedError,
@@ -27,6 +28,7 @@ import { createSameFileGuard, currentPageOrigin, ifRangeAllowed, type FileVersio
 import { isHuggingFaceUrl, mayReceiveToken } from './token-policy';
 
 export { parseContentRange } from './http-util';
+export type { StallNotice } from '../core/result';
 
 /**
  * Speculative first read. huggingface_hub asks for bytes=0-100000 because "97% of safetensors headers are
@@ -86,12 +88,6 @@ export interface HttpReaderOptions {
   stallNoticeMs?: number;
   /** The page's origin, for the same-origin `If-Range` rule; defaults to `location.origin` (none in Node). */
   pageOrigin?: string | null;
-}
-
-/** A request that has delivered `bytes` in `elapsedMs` and is still running, far below a usable rate. */
-export interface StallNotice {
-  bytes: number;
-  elapsedMs: number;
 }
 
 export interface ReaderActivity {
@@ -296,7 +292,11 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
           headers,
           signal: controller.signal,
           redirect: 'follow',
-          ...(reResolved ? { cache: 'reload' as const } : {}),
+          // Not from the HTTP cache: Chromium assembles range requests from cached pieces and revalidates them
+          // with its own If-Range, so one answer could mix versions behind the validators the guard checks.
+          // `no-store` also makes a refused presigned link's redirect be fetched afresh. Costs nothing that
+          // matters: a header is read once per load.
+          cache: 'no-store',
         });
       } catch (error) {
         const stopped = interrupted();
@@ -472,6 +472,13 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
   ): Promise<Attempt> {
     const bound = end + 1 + IGNORED_RANGE_SLACK_BYTES;
     const declared = parseLength(response.headers.get('content-length'));
+    // A 200 from a server that honoured earlier ranges usually means a stale validator: the file was replaced.
+    try {
+      guard.check(versionOf(response, declared), url);
+    } catch (error) {
+      void response.body?.cancel().catch(() => undefined);
+      throw error;
+    }
     const refuse = (): SourceError =>
       new SourceError(
         'range-ignored',

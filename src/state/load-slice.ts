@@ -4,7 +4,7 @@ import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
 import type { LocalFileEntry } from '../core/result';
 import { sourceForFiles } from './source-loader';
-import type { LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../core/result';
+import type { LoadPhase, LoadResult, ShardProgress, SourceSpec, StallNotice } from '../core/result';
 import { failureOf, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart } from '../lib/perf-marks';
@@ -21,6 +21,8 @@ export type LoadState =
       preview: TensorColumns | null;
       /** Shard headers done / total while a sharded model loads. */
       shards: ShardProgress | null;
+      /** Set while the current request crawls (bytes so far and for how long), for "the server sent 48 bytes in 35 s". */
+      stall: StallNotice | null;
     }
   | { status: 'ready'; result: LoadResult }
   | { status: 'error'; label: string; error: SerializedSourceError };
@@ -62,10 +64,19 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       releaseLoad(previous.result.loadId);
     }
     const handle = startLoad(source, options, {
-      onProgress: (phase, bytesRead, bytesTotal, shards) => {
+      onProgress: (phase, bytesRead, bytesTotal, shards, stall) => {
         const load = get().load;
         if (load.status === 'loading' && load.loadId === handle.id) {
-          set({ load: { ...load, phase, bytesRead, bytesTotal, shards: shards ?? null } });
+          set({
+            load: {
+              ...load,
+              phase,
+              bytesRead,
+              bytesTotal,
+              shards: shards ?? null,
+              stall: stall === undefined ? load.stall : stall,
+            },
+          });
         }
       },
       onAnalyses: (update) => {
@@ -111,6 +122,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
         bytesTotal: null,
         preview: null,
         shards: null,
+        stall: null,
       },
     });
     get().resetViewForNewSource();

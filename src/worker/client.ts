@@ -7,7 +7,15 @@ import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
 import type { AlignRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
-import type { CompareResult, LoadOptions, LoadPhase, LoadResult, ShardProgress, SourceSpec } from '../core/result';
+import type {
+  CompareResult,
+  LoadOptions,
+  LoadPhase,
+  LoadResult,
+  ShardProgress,
+  SourceSpec,
+  StallNotice,
+} from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 
 export interface AnalysesUpdate {
@@ -18,8 +26,14 @@ export interface AnalysesUpdate {
 }
 
 export interface LoadHandlers {
-  /** `shards` is set while the shard headers of a sharded model load. */
-  onProgress?: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null, shards?: ShardProgress) => void;
+  /** `shards` is set while the shard headers of a sharded model load; `stall` as in the progress message. */
+  onProgress?: (
+    phase: LoadPhase,
+    bytesRead: number,
+    bytesTotal: number | null,
+    shards?: ShardProgress,
+    stall?: StallNotice | null,
+  ) => void;
   onPreview?: (rows: TensorColumns) => void;
   /** The analyses finished after the result was delivered. */
   onAnalyses?: (update: AnalysesUpdate) => void;
@@ -79,7 +93,7 @@ function handle(message: WorkerResponse): void {
   }
   switch (message.type) {
     case 'progress':
-      entry.handlers?.onProgress?.(message.phase, message.bytesRead, message.bytesTotal, message.shards);
+      entry.handlers?.onProgress?.(message.phase, message.bytesRead, message.bytesTotal, message.shards, message.stall);
       return;
     case 'preview':
       entry.handlers?.onPreview?.(message.rows);

@@ -17,6 +17,7 @@ import type {
   LoadResult,
   ShardProgress,
   SourceSpec,
+  StallNotice,
 } from '../core/result';
 
 export type WorkerRequest =
@@ -39,6 +40,8 @@ export type WorkerResponse =
       bytesTotal: number | null;
       /** Set while the shard headers of a sharded model load. */
       shards?: ShardProgress;
+      /** A crawling request (null: it recovered or ended); absent: unchanged since the last progress. */
+      stall?: StallNotice | null;
     }
   | { type: 'preview'; id: number; rows: TensorColumns }
   | { type: 'result'; id: number; result: LoadResult }

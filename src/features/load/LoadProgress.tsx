@@ -1,4 +1,4 @@
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, formatBytesExact, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import type { LoadPhase } from '../../core/result';
 
@@ -15,9 +15,18 @@ const PHASE_LABEL: Record<LoadPhase, string> = {
 export function LoadProgress() {
   const load = useAppStore((state) => state.load);
   const cancel = useAppStore((state) => state.cancelLoad);
+  const lastSource = useAppStore((state) => state.lastSource);
+  const openSource = useAppStore((state) => state.openSource);
+  const token = useAppStore((state) => state.token);
   if (load.status !== 'loading') {
     return null;
   }
+  const stall = load.stall;
+  const retry = (): void => {
+    if (lastSource) {
+      void openSource(lastSource.kind === 'url' ? { ...lastSource, token: token || undefined } : lastSource);
+    }
+  };
   const total = load.bytesTotal;
   const shards = load.shards;
   return (
@@ -41,6 +50,17 @@ export function LoadProgress() {
         <progress aria-label="Shard progress" max={Math.max(1, shards.total)} value={shards.done} />
       ) : (
         <progress aria-label="Loading progress" max={total ?? undefined} value={total ? load.bytesRead : undefined} />
+      )}
+      {stall && (
+        <p className="load-stall" role="status" data-testid="stall-notice">
+          The server sent {formatBytesExact(stall.bytes, ' ')} in {Math.round(stall.elapsedMs / 1000)} s. It may be
+          overloaded or throttling this connection; the read goes on.{' '}
+          {lastSource && (
+            <button type="button" onClick={retry}>
+              Retry
+            </button>
+          )}
+        </p>
       )}
       <button type="button" onClick={cancel}>
         Cancel
