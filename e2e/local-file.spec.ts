@@ -25,7 +25,7 @@ test.describe('local file', () => {
     await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
     const headerLength = headerLengthOf('clean.safetensors');
     expect(await statValue(page, 'stat-tensors')).toBe(CLEAN_TENSORS.length);
-    expect(await statValue(page, 'stat-params')).toBe(CLEAN_PARAMS);
+    expect(await statValue(page, 'stat-stored-elements')).toBe(CLEAN_PARAMS);
     expect(await statValue(page, 'stat-header')).toBe(headerLength);
     // Exactly the 8-byte prefix plus the header: the data region is never read.
     expect(await statValue(page, 'stat-bytes-read')).toBe(8 + headerLength);

@@ -51,7 +51,7 @@ test.describe('scale: the 250,000-tensor MoE header', () => {
     await openLocalFile(page, 'moe-packed.safetensors');
     await expect(page.getByTestId('file-name')).toHaveText('moe-packed.safetensors');
     const params = TENSORS.reduce((sum, t) => sum + t.shape.reduce((p, d) => p * d, 1), 0);
-    expect(await statValue(page, 'stat-params')).toBe(params);
+    expect(await statValue(page, 'stat-stored-elements')).toBe(params);
     await page.getByRole('tab', { name: 'Model' }).click();
     await expect(page.getByTestId('arch-experts')).toContainText(
       `${SEED_MOE.experts.toLocaleString('en').replace(/,/g, '\u2009')} per layer`,

@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { buildShardedModel } from '../src/core/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/core/testing/shard-fixtures';
-import { SHARD_HEADER_CONCURRENCY } from '../src/worker/load-model';
+import { SHARD_HEADER_CONCURRENCY } from '../src/core/limits';
 import {
   APP_ORIGIN,
   dropFile,
@@ -71,7 +71,7 @@ test.describe('sharded models', () => {
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors.index.json', { timeout: 30_000 });
     await expect(page.getByTestId('shard-count')).toHaveText(/163 shards/);
     expect(await statValue(page, 'stat-tensors')).toBe(CLEAN.tensors);
-    expect(await statValue(page, 'stat-params')).toBe(CLEAN.elements);
+    expect(await statValue(page, 'stat-stored-elements')).toBe(CLEAN.elements);
     expect(await statValue(page, 'stat-data-bytes')).toBe(CLEAN.dataBytes);
     // Headers only: 8 + N per shard plus the index, a few hundred KB of a 141 GB model.
     expect(await statValue(page, 'stat-bytes-read')).toBeLessThan(1_000_000);

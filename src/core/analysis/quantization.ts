@@ -5,12 +5,16 @@
  */
 import { DTYPE_BITS, DTYPES, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
+import { formatCount, plural } from '../../lib/format';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './limits';
 import { isAdapterIndex } from './lora-markers';
 import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
 import { QUANT_DETECTORS } from './quant/registry';
 import { isHighPrecisionFloat, type QuantDetection } from './quant/types';
+import { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
+
+export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 import type {
   DtypeShare,
   LayerList,
@@ -132,6 +136,8 @@ export function analyzeQuantization(input: AnalysisInput): {
     }
   }
   const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
+  const paramsBasis = describeParamsBasis(index, detections, claimed, logicalParams, storedElements);
+  const packedUnknown = primary === null ? packedWithoutScheme(index, precision) : null;
 
   let section: QuantizationSection;
   if (primary === null) {
@@ -140,24 +146,32 @@ export function analyzeQuantization(input: AnalysisInput): {
     const adapter = isAdapterIndex(index);
     section = {
       family: 'none',
-      format: dominant ? dominant.toLowerCase() : 'unknown',
-      summary: plainSummary(precision),
+      format: packedUnknown ? PACKED_UNKNOWN_FORMAT : dominant ? dominant.toLowerCase() : 'unknown',
+      summary: packedUnknown ? packedUnknown.summary : plainSummary(precision),
       bits: dominant ? (DTYPE_BITS[dominant as Dtype] ?? null) : null,
       groupSize: null,
       granularity: null,
-      weightDtype: dominant,
+      weightDtype: packedUnknown ? packedUnknown.dtype : dominant,
       bitsPerWeight: overallBitsPerParam,
       overallBitsPerParam,
       quantizedLayers: layerList([]),
       highPrecisionLayers: adapter ? layerList([]) : layerList(highPrecision, highPrecisionCount),
       logicalParams,
       storedElements,
-      confidence: 'high',
-      evidence: [
-        adapter
-          ? `adapter file (LoRA factors): precision only, ${index.count} tensors`
-          : `no quantization signature among ${index.count} tensors (no packed weights, scale sidecars or quant configs)`,
-      ],
+      paramsBasis: packedUnknown
+        ? [
+            ...paramsBasis,
+            'packed weights are counted as stored: without a known scheme the values per element are unknown',
+          ]
+        : paramsBasis,
+      confidence: packedUnknown ? 'low' : 'high',
+      evidence: packedUnknown
+        ? packedUnknown.evidence
+        : [
+            adapter
+              ? `adapter file (LoRA factors): precision only, ${index.count} tensors`
+              : `no quantization signature among ${index.count} tensors (no packed weights, scale sidecars or quant configs)`,
+          ],
       precision,
     };
   } else {
@@ -186,6 +200,7 @@ export function analyzeQuantization(input: AnalysisInput): {
       highPrecisionLayers: layerList(highPrecision, highPrecisionCount),
       logicalParams,
       storedElements,
+      paramsBasis,
       confidence: primary.confidence,
       evidence,
       precision,
@@ -341,7 +356,144 @@ function plainSummary(precision: PrecisionSummary): string {
   return `Not quantized: ${Math.round(dominant.share * 100)}% of stored elements are ${dominant.dtype}.`;
 }
 
+/** Integer storage dtypes a packer uses for weights, with what the seed articles say they usually hold. */
+const PACKED_CONTAINERS: Readonly<Record<string, string>> = {
+  U8: 'U8 weights usually hold packed 4-bit or lower values',
+  I8: 'I8 weights hold 8-bit integers or packed 4-bit values',
+  U16: 'U16 weights hold packed low-bit values',
+  I16: 'I16 weights hold packed low-bit values',
+  U32: 'U32 weights hold 2 to 8 packed low-bit values each',
+  I32: 'I32 weights hold 2 to 8 packed low-bit values each',
+};
+
+/**
+ * A file whose dominant storage is integer matrices (rank ≥ 2) no detector claimed: "not quantized" would
+ * contradict the evidence. Returns the verdict and its evidence, or null when integer matrices are a minority.
+ */
+function packedWithoutScheme(
+  index: TensorIndex,
+  precision: PrecisionSummary,
+): { dtype: string; summary: string; evidence: string[] } | null {
+  const top = precision.byDtype.reduce<DtypeShare | null>(
+    (best, share) => (best === null || share.elements > best.elements ? share : best),
+    null,
+  );
+  if (!top || !(top.dtype in PACKED_CONTAINERS) || top.share < 0.5) {
+    return null;
+  }
+  const columns = index.header.tensors;
+  let matrices = 0;
+  const examples: string[] = [];
+  for (let row = 0; row < index.count; row++) {
+    if (index.dtype(row) !== top.dtype || columns.shapeStarts[row + 1] - columns.shapeStarts[row] < 2) {
+      continue;
+    }
+    matrices++;
+    if (examples.length < 3) {
+      examples.push(`\`${index.names[row]}\` ${top.dtype} [${index.shape(row).join(', ')}]`);
+    }
+  }
+  if (matrices === 0) {
+    return null;
+  }
+  const percent = Math.round(top.share * 100);
+  return {
+    dtype: top.dtype,
+    summary: `Packed low-bit weights, scheme not identified: ${percent}% of stored elements are ${top.dtype}, in ${plural(matrices, 'matrix', 'matrices')}, with no scale, zero or config tensors of a known scheme. ${PACKED_CONTAINERS[top.dtype]}; the bits per weight and the unpacked parameter count need the model's config.json or its loader.`,
+    evidence: [
+      `${percent}% of stored elements are ${top.dtype} (${plural(top.tensors, 'tensor')}, ${plural(matrices, 'matrix', 'matrices')} of rank 2 or more)`,
+      `e.g. ${examples.join('; ')}`,
+      PACKED_CONTAINERS[top.dtype],
+      'no GPTQ, AWQ, MXFP4, NVFP4, bitsandbytes, MLX, HQQ, EXL2/3, quanto, torchao, compressed-tensors or ComfyUI signature matched',
+    ],
+  };
+}
+
+/** How the logical parameter count was reached: unpacked weights per family, sidecars left out, the rest as stored. */
+function describeParamsBasis(
+  index: TensorIndex,
+  detections: readonly QuantDetection[],
+  claimed: Uint8Array,
+  logicalParams: number,
+  storedElements: number,
+): string[] {
+  const elements = index.header.tensors.elements;
+  const finite = (row: number): number => (Number.isFinite(elements[row]) ? elements[row] : 0);
+  const lines: string[] = [];
+  let sidecarTensors = 0;
+  let sidecarElements = 0;
+  let quantLogical = 0;
+  for (const detection of detections) {
+    if (detection.modules.length === 0) {
+      continue;
+    }
+    let stored = 0;
+    let logical = 0;
+    for (const module of detection.modules) {
+      stored += finite(module.weightRow);
+      logical += module.logicalParams;
+      for (const row of module.rows) {
+        if (row !== module.weightRow) {
+          sidecarTensors++;
+          sidecarElements += finite(row);
+        }
+      }
+    }
+    for (const row of detection.auxRows) {
+      sidecarTensors++;
+      sidecarElements += finite(row);
+    }
+    quantLogical += logical;
+    const label = FAMILY_LABEL[detection.family];
+    const weights = plural(detection.modules.length, 'quantized weight');
+    const ratio = stored > 0 ? logical / stored : 1;
+    lines.push(
+      Math.abs(ratio - 1) < 1e-9
+        ? `${label}: ${weights}, ${formatCount(logical)} values, one per stored element`
+        : `${label}: ${weights} stored as ${formatCount(stored)} ${detection.weightDtype ?? ''} elements, unpacked to ${formatCount(logical)} values (${Number.isInteger(ratio) ? ratio : ratio.toFixed(2)} per element)`.replace(
+            '  ',
+            ' ',
+          ),
+    );
+  }
+  let rest = 0;
+  let restTensors = 0;
+  let scaleOnly = 0;
+  for (let row = 0; row < index.count; row++) {
+    if (claimed[row]) {
+      continue;
+    }
+    if (SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype)) {
+      scaleOnly++;
+      sidecarElements += finite(row);
+      continue;
+    }
+    restTensors++;
+    rest += finite(row);
+  }
+  sidecarTensors += scaleOnly;
+  if (sidecarTensors > 0) {
+    lines.push(
+      `${plural(sidecarTensors, 'scale, zero, index or config tensor', 'scale, zero, index and config tensors')} (${formatCount(sidecarElements)} elements) not counted`,
+    );
+  }
+  if (restTensors > 0) {
+    lines.push(
+      quantLogical > 0
+        ? `${plural(restTensors, 'other tensor')} counted as stored: ${formatCount(rest)}`
+        : `every tensor counted as stored: ${formatCount(rest)} parameters`,
+    );
+  }
+  if (formatCount(logicalParams) !== formatCount(storedElements)) {
+    lines.push(`parameters ${formatCount(logicalParams)} vs stored elements ${formatCount(storedElements)}`);
+  }
+  return lines;
+}
+
 function summarize(section: QuantizationSection): string {
+  if (section.format === PACKED_UNKNOWN_FORMAT) {
+    return section.summary;
+  }
   if (section.family === 'none') {
     if (section.format === 'fp8-cast') {
       return `Plain FP8 cast, no scales: ${section.quantizedLayers.count} matrices stored as ${section.weightDtype ?? 'F8'} without scale tensors; not a calibrated quantization.`;
@@ -366,7 +518,7 @@ function summarize(section: QuantizationSection): string {
   details.push(
     `${section.quantizedLayers.count} quantized modules, ${section.highPrecisionLayers.count} matrices kept in high precision`,
   );
-  return `${FAMILY_LABEL[section.family]} (${section.format}): ${details.join('; ')}.`;
+  return `${withFormat(FAMILY_LABEL[section.family], section.family, section.format)}: ${details.join('; ')}.`;
 }
 
 /** Confirms or fills bits / group size / method from config.json, and flags contradictions. */

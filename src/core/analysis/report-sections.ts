@@ -99,6 +99,8 @@ export interface QuantizationSection {
   logicalParams: number;
   /** Sum of header shape products, as stored. */
   storedElements: number;
+  /** How `logicalParams` was derived from the stored tensors, one plain line per part. */
+  paramsBasis: string[];
   confidence: Confidence;
   perLayerConfigs?: LayerConfigGroup[];
   /** What the header cannot settle and config.json (or another side file) would. */

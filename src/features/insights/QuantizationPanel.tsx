@@ -1,6 +1,7 @@
 /** How the file is quantized, per layer: family and format, bits, what stayed in high precision, and why we think so. */
 import type { LayerList, QuantizationSection } from '../../core/analysis/report-sections';
-import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
+import { formatBytes, formatCount, groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 
 const FAMILY_LABEL: Record<string, string> = {
@@ -57,7 +58,11 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
   const setPanel = useAppStore((state) => state.setPanel);
   return (
     <section className="insight quantization" aria-label="Quantization">
-      <h3>{familyLabel(section.family)}</h3>
+      <h3>
+        {section.format === PACKED_UNKNOWN_FORMAT
+          ? 'Packed low-bit weights, scheme not identified'
+          : familyLabel(section.family)}
+      </h3>
       <p data-testid="quant-summary">{section.summary}</p>
       <dl className="facts">
         <Fact label="Format" value={section.format} />
@@ -78,17 +83,29 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
           value={section.overallBitsPerParam === null ? '—' : section.overallBitsPerParam.toFixed(3)}
         />
         <Fact
-          label="Logical parameters"
+          label="Parameters (logical)"
           value={formatCount(section.logicalParams)}
-          title={groupDigits(section.logicalParams)}
+          title={`${groupDigits(section.logicalParams)} parameters`}
+          testId="quant-params"
         />
         <Fact
           label="Stored elements"
           value={formatCount(section.storedElements)}
-          title={groupDigits(section.storedElements)}
+          title={`${groupDigits(section.storedElements)} elements`}
+          testId="quant-stored-elements"
         />
         <Fact label="Confidence" value={section.confidence} />
       </dl>
+      {section.paramsBasis.length > 0 && (
+        <div className="params-basis" data-testid="quant-params-basis">
+          <h4>How the parameters were counted</h4>
+          <ul>
+            {section.paramsBasis.map((line) => (
+              <li key={line}>{line}</li>
+            ))}
+          </ul>
+        </div>
+      )}
       {section.config && (
         <p className={section.config.agrees ? 'muted' : 'error-text'}>
           config.json says {section.config.method ?? '?'}
@@ -142,7 +159,10 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
         <p>
           Also present:{' '}
           {section.others
-            .map((other) => `${familyLabel(other.family)} ${other.format} on ${groupDigits(other.layers)} layers`)
+            .map(
+              (other) =>
+                `${withFormat(familyLabel(other.family), other.family, other.format)} on ${plural(other.layers, 'layer')}`,
+            )
             .join('; ')}
         </p>
       )}

@@ -10,7 +10,7 @@ import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recha
 import type { ModuleNode, ModuleTreeSection } from '../../core/analysis/report-sections';
 import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, formatCount, formatShape, groupDigits } from '../../lib/format';
+import { formatBytes, formatCount, formatShape, groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import './module-tree.css';
 
@@ -84,7 +84,7 @@ function NodeRow({ row, onToggle }: { row: Extract<TreeRow, { kind: 'node' }>; o
         </span>
       )}
       <span className="tree-stats muted">
-        {groupDigits(node.tensors)} tensors · {formatCount(node.elements)} · {formatBytes(node.bytes)}
+        {plural(node.tensors, 'tensor')} · {formatCount(node.elements)} stored elements · {formatBytes(node.bytes)}
       </span>
     </div>
   );
@@ -160,7 +160,7 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
         <p className="notice" data-testid="module-tree-gave-up">
           This header has {groupDigits(section.gaveUp.distinctPaths)} distinct module paths and no repeated structure to
           fold; the module tree stops above {groupDigits(section.gaveUp.limit)}. Together they hold{' '}
-          {groupDigits(section.root.tensors)} tensors, {formatCount(section.root.elements)} elements and{' '}
+          {plural(section.root.tensors, 'tensor')}, {formatCount(section.root.elements)} stored elements and{' '}
           {formatBytes(section.root.bytes)}. Filter the tensor table by name to explore them.
         </p>
       ) : (

@@ -3,17 +3,22 @@
  * parameter with what it means), the index's claims, and one row per shard file.
  */
 import type { ShardsReport } from '../../core/shards/report-types';
-import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { formatBytes, formatCount, groupDigits, plural } from '../../lib/format';
+import { useAppStore } from '../../state/store';
 import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { Fact } from '../insights/QuantizationPanel';
 
 export function ShardSummary({ report }: { report: ShardsReport }) {
   const { totals, index, shards } = report;
+  // The logical count over the whole model, from the quantization analysis of the merged header.
+  const parameters = useAppStore((state) =>
+    state.load.status === 'ready' ? state.load.result.sections.quantization?.logicalParams : undefined,
+  );
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
   return (
     <section className="insight shard-summary" aria-label="Shard summary">
       <h3>
-        {groupDigits(totals.shards)} shard{totals.shards === 1 ? '' : 's'}
+        {plural(totals.shards, 'shard')}
         {totals.presentShards < totals.shards && ` (${groupDigits(totals.shards - totals.presentShards)} missing)`}
       </h3>
       <dl className="facts">
@@ -24,7 +29,15 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
         />
         <Fact label="Tensors" value={groupDigits(totals.tensors)} testId="shards-tensors" />
         <Fact
-          label="Parameters (elements)"
+          label="Parameters"
+          value={parameters === undefined ? 'counting…' : formatCount(parameters)}
+          title={
+            parameters === undefined ? undefined : `${groupDigits(parameters)} parameters (packed weights unpacked)`
+          }
+          testId="shards-params"
+        />
+        <Fact
+          label="Stored elements"
           value={formatCount(totals.elements)}
           title={`${groupDigits(totals.elements)} elements`}
           testId="shards-elements"

@@ -1,6 +1,6 @@
 /** The verdict first (what the file is, whether it is intact, how little was read), then the numbers. */
 import type { ParsedHeader } from '../../core/model';
-import { formatBytes, formatCount, formatPercent, groupDigits } from '../../lib/format';
+import { formatBytes, formatCount, formatPercent, groupDigits, plural } from '../../lib/format';
 import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
@@ -19,7 +19,9 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const network = result.network;
   const quantization = result.sections.quantization;
   // Packed formats store fewer elements than the model has parameters; the quantization analysis unpacks them.
-  const logicalParams = quantization?.logicalParams || totals.elements;
+  // Until it has run, only the stored elements are known, and the verdict says exactly that.
+  const parameters = quantization ? quantization.logicalParams : null;
+  const logicalParams = parameters || totals.elements;
   const shardReport = result.shards?.report;
   const shardsMissing = shardReport !== undefined && shardReport.totals.presentShards < shardReport.totals.shards;
   // Sharded models: the figure the Shards tab explains (index total_size based), none while shards are missing,
@@ -47,12 +49,8 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       <p className="verdict-line" data-testid="verdict">
         {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
         <VerdictClauses result={result} />
-        {shardReport && (
-          <span data-testid="shard-count">
-            {groupDigits(shardReport.totals.shards)} shard{shardReport.totals.shards === 1 ? '' : 's'} ·{' '}
-          </span>
-        )}
-        {groupDigits(totals.tensors)} tensors · {formatCount(logicalParams)} params ·{' '}
+        {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
+        {plural(totals.tensors, 'tensor')} · <ParameterClause parameters={parameters} stored={totals.elements} /> ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
@@ -65,11 +63,10 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
               : shardReport
                 ? '✔ intact: the reference loader accepts every shard'
                 : '✔ intact: the reference loader accepts it')}
-        {errors + warnings > 0 &&
-          ` · ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`}
+        {errors + warnings > 0 && ` · ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`}
         {' · '}
         <span data-testid="bytes-read">{readClause}</span>
-        {network && ` in ${network.requests} request${network.requests === 1 ? '' : 's'}`}
+        {network && ` in ${plural(network.requests, 'request')}`}
       </p>
       <dl className="stats" data-testid="stats">
         <Stat
@@ -82,9 +79,20 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         <Stat label="Tensors" value={groupDigits(totals.tensors)} testId="stat-tensors" raw={totals.tensors} />
         <Stat
           label="Parameters"
-          value={formatCount(totals.elements)}
-          title={`${groupDigits(totals.elements)} elements`}
+          value={parameters === null ? (result.analysisPending ? 'counting…' : '—') : formatCount(parameters)}
+          title={
+            parameters === null
+              ? 'The logical count (packed weights unpacked) comes from the quantization analysis.'
+              : `${groupDigits(parameters)} parameters: ${quantization?.paramsBasis.join('; ')}`
+          }
           testId="stat-params"
+          raw={parameters}
+        />
+        <Stat
+          label="Stored elements"
+          value={formatCount(totals.elements)}
+          title={`${groupDigits(totals.elements)} elements: the sum of the header's shape products, as stored`}
+          testId="stat-stored-elements"
           raw={totals.elements}
         />
         <Stat
@@ -110,7 +118,28 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           raw={result.bytesRead}
         />
       </dl>
+      {quantization && parameters !== null && formatCount(parameters) !== formatCount(totals.elements) && (
+        <p className="muted params-basis" data-testid="params-basis">
+          Parameters unpack the packed weights: {quantization.paramsBasis.join('; ')}.
+        </p>
+      )}
     </section>
+  );
+}
+
+/**
+ * "6.74 B parameters (1.13 B stored elements)": the logical count a model card gives, and the stored one only
+ * when packing makes them differ (same rounding, so equal figures are never shown twice).
+ */
+function ParameterClause({ parameters, stored }: { parameters: number | null; stored: number }) {
+  if (parameters === null) {
+    return <span data-testid="verdict-params">{formatCount(stored)} stored elements</span>;
+  }
+  const differ = formatCount(parameters) !== formatCount(stored);
+  return (
+    <span data-testid="verdict-params">
+      {formatCount(parameters)} parameters{differ && ` (${formatCount(stored)} stored elements)`}
+    </span>
   );
 }
 

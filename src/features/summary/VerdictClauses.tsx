@@ -3,7 +3,8 @@
  * and what stayed in high precision, then the adapter. Each clause opens the tab with its evidence.
  */
 import type { ArchitectureSection, LoraSection, QuantizationSection } from '../../core/analysis/report-sections';
-import { groupDigits } from '../../lib/format';
+import { PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
+import { groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
@@ -21,7 +22,7 @@ function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.layers === null) {
     return arch.family ?? null;
   }
-  const parts = [`${arch.family ?? 'Transformer'}, ${arch.layers} layers`];
+  const parts = [`${arch.family ?? 'Transformer'}, ${plural(arch.layers, 'layer')}`];
   if (arch.hiddenSize) {
     parts.push(`hidden ${groupDigits(arch.hiddenSize)}`);
   }
@@ -35,16 +36,19 @@ function architectureClause(arch: ArchitectureSection): string | null {
 }
 
 function quantizationClause(quant: QuantizationSection): string | null {
+  if (quant.format === PACKED_UNKNOWN_FORMAT) {
+    return `packed low-bit weights${quant.weightDtype ? ` (${quant.weightDtype})` : ''}, scheme not identified`;
+  }
   if (quant.family === 'none') {
     return null;
   }
   const kept = quant.highPrecisionLayers.count;
   const bpw = quant.bitsPerWeight !== null ? ` at ${quant.bitsPerWeight.toFixed(2)} bits/weight` : '';
-  return `${familyLabel(quant.family)} ${quant.format} on ${groupDigits(quant.quantizedLayers.count)} layers${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
+  return `${withFormat(familyLabel(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
 }
 
 function loraClause(lora: LoraSection): string {
-  return `${lora.family} adapter, rank ${lora.rank ?? 'full'} on ${groupDigits(lora.modules)} modules${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
+  return `${lora.family} adapter, rank ${lora.rank ?? 'full'} on ${plural(lora.modules, 'module')}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
 }
 
 export function VerdictClauses({ result }: { result: LoadResult }) {
