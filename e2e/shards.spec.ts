@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { buildShardedModel } from '../src/core/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/core/testing/shard-fixtures';
-import { SHARD_HEADER_CONCURRENCY } from '../src/worker/load-model';
+import { SHARD_HEADER_CONCURRENCY } from '../src/core/limits';
 import {
   APP_ORIGIN,
   dropFile,

@@ -11,7 +11,8 @@ import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../core/tes
 import { buildShardedModel, type ShardedBuildOptions } from '../core/testing/build-sharded';
 import { tinyLlamaTensors } from '../core/testing/fixture-manifest';
 import { createFixtureDir, type FixtureDir } from '../io/test-fixtures';
-import { loadSource, SHARD_HEADER_CONCURRENCY, type KeptLoad } from './load-model';
+import { SHARD_HEADER_CONCURRENCY } from '../core/limits';
+import { loadSource, type KeptLoad } from './load-model';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
 

@@ -1,21 +1,14 @@
 /**
  * The Hugging Face Hub's file-listing API: which files a repository holds at a revision, with their sizes, so a
  * pasted repo id can open its model (`GET {base}/api/models/{id}/tree/{rev}?recursive=true`, a JSON array of
- * `{type, path, size, lfs?}` paginated through the `Link: <…>; rel="next"` header).
- *
- * The Hub's address is a parameter (`HubRepo.base`), so tests point the same code at a fake Hub. In the app the base
- * is never taken from a query parameter: it is `https://huggingface.co` for Hub links and repo ids, or, for a pasted
- * URL whose path is itself a listing (`…/api/models/<org>/<name>/tree/<rev>`), the part of that URL before `/api/`.
- * Such a URL is just another URL the user chose to open: it gets no token unless it is on huggingface.co (the
- * token policy is checked per request, pagination included), and pagination never leaves its origin.
+ * `{type, path, size, lfs?}` paginated through the `Link: <…>; rel="next"` header). The token policy is checked per
+ * request, pagination included, and pagination never leaves its origin. The addresses themselves: hub.ts.
  */
-import { SourceError } from '../core/errors';
-import { validateShardName } from '../core/shards/shard-names';
-import type { RepoFile } from '../core/result';
-import type { HfRepoRef, HfRepoType } from './hf-url';
-import { mayReceiveToken } from './token-policy';
-
-export const HF_HUB_BASE = 'https://huggingface.co';
+import { SourceError } from '../../core/errors';
+import type { RepoFile } from '../../core/result';
+import { validateShardName } from '../../core/shards/shard-names';
+import { mayReceiveToken } from '../token-policy';
+import { repoDisplay, treeUrl, type HubRepo } from './hub';
 
 /** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
 export const MAX_REPO_FILES = 100_000;
@@ -31,18 +24,6 @@ const DEFAULT_MAX_RETRIES = 2;
 
 /** First backoff step; doubles per retry. */
 const RETRY_BASE_MS = 500;
-
-export interface HubRepo {
-  /** Where the Hub answers: `https://huggingface.co`, or a fake Hub's base in tests. No trailing slash. */
-  base: string;
-  type: HfRepoType;
-  /** `org/name` (or a legacy single-segment id). */
-  id: string;
-  /** Branch, tag or commit; unencoded. */
-  revision: string;
-  /** Subfolder to list, unencoded, without leading or trailing slash. */
-  path?: string;
-}
 
 export interface RepoListing {
   files: RepoFile[];
@@ -62,119 +43,6 @@ export interface ListOptions {
   maxRetries?: number;
   /** Test hook: how to wait between retries. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-const TYPE_SEGMENTS: Readonly<Record<string, HfRepoType>> = { models: 'model', datasets: 'dataset', spaces: 'space' };
-const REPO_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
-/** The Hub's repo-name limit (huggingface_hub `validate_repo_id`). */
-const MAX_REPO_PART_LENGTH = 96;
-
-export function hubRepoFromRef(ref: HfRepoRef): HubRepo {
-  const repo: HubRepo = { base: HF_HUB_BASE, type: ref.type, id: ref.id, revision: ref.revision };
-  if (ref.path !== undefined && ref.path !== '') {
-    repo.path = ref.path;
-  }
-  return repo;
-}
-
-/**
- * Recognises a listing URL: any http(s) URL whose path ends in `/api/<models|datasets|spaces>/<org>/<name>/tree/
- * <rev>` (optionally followed by a subfolder). Returns null for anything else.
- */
-export function parseHubApiTreeUrl(url: string): HubRepo | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password) {
-    return null;
-  }
-  const raw = parsed.pathname.split('/').filter((segment) => segment !== '');
-  let segments: string[];
-  try {
-    segments = raw.map((segment) => decodeURIComponent(segment));
-  } catch {
-    return null;
-  }
-  for (let at = 0; at < segments.length; at++) {
-    if (segments[at] !== 'api' || !(segments[at + 1] in TYPE_SEGMENTS)) {
-      continue;
-    }
-    const type = TYPE_SEGMENTS[segments[at + 1]];
-    // `org/name/tree/…` is preferred; a legacy single-segment id reads `name/tree/…`.
-    for (const idLength of [2, 1]) {
-      const treeAt = at + 2 + idLength;
-      if (segments[treeAt] !== 'tree' || segments.length <= treeAt + 1) {
-        continue;
-      }
-      const idParts = segments.slice(at + 2, treeAt);
-      if (!idParts.every(isRepoPart)) {
-        return null;
-      }
-      const revision = segments[treeAt + 1];
-      const pathParts = segments.slice(treeAt + 2).flatMap((segment) => segment.split('/'));
-      if (revision === '' || revision.split('/').some((part) => part === '' || part === '.' || part === '..')) {
-        return null;
-      }
-      if (pathParts.some((part) => part === '' || part === '.' || part === '..')) {
-        return null;
-      }
-      const prefix = raw.slice(0, at).join('/');
-      const repo: HubRepo = {
-        base: `${parsed.origin}${prefix === '' ? '' : `/${prefix}`}`,
-        type,
-        id: idParts.join('/'),
-        revision,
-      };
-      if (pathParts.length > 0) {
-        repo.path = pathParts.join('/');
-      }
-      return repo;
-    }
-    return null;
-  }
-  return null;
-}
-
-function isRepoPart(part: string): boolean {
-  return REPO_PART.test(part) && part.length <= MAX_REPO_PART_LENGTH && !part.includes('..');
-}
-
-function typeSegment(type: HfRepoType): string {
-  return `${type}s`;
-}
-
-function typePrefix(type: HfRepoType): string {
-  return type === 'model' ? '' : `${type}s/`;
-}
-
-function encodePath(path: string): string {
-  return path
-    .split('/')
-    .map((part) => encodeURIComponent(part))
-    .join('/');
-}
-
-/** The first listing page: recursive, without the expensive per-file commit details (`expand=false`). */
-export function treeUrl(repo: HubRepo): string {
-  const folder = repo.path ? `/${encodePath(repo.path)}` : '';
-  return (
-    `${repo.base}/api/${typeSegment(repo.type)}/${repo.id}/tree/${encodeURIComponent(repo.revision)}${folder}` +
-    '?recursive=true&expand=false'
-  );
-}
-
-/** Where a file of the repository is downloaded: the `resolve/` endpoint, which answers Range requests. */
-export function resolveUrl(repo: HubRepo, filePath: string): string {
-  return `${repo.base}/${typePrefix(repo.type)}${repo.id}/resolve/${encodeURIComponent(repo.revision)}/${encodePath(filePath)}`;
-}
-
-/** `org/name`, plus ` @ rev` and `/subfolder` when not the defaults. */
-export function repoDisplay(repo: HubRepo): string {
-  const base = `${typePrefix(repo.type)}${repo.id}${repo.path ? `/${repo.path}` : ''}`;
-  return repo.revision === 'main' ? base : `${base} @ ${repo.revision}`;
 }
 
 /** Lists every file of the repository (or of `repo.path`), following pagination. Throws SourceError. */

@@ -1,21 +1,33 @@
 /**
- * Turns whatever a user pastes (a Hub page link, a `blob/` or `raw/` link, a repo id, a model page with
- * `?show_file_info=`, any https URL) into the one URL the reader fetches. Pure: no network, no globals.
+ * Everything about Hugging Face Hub addresses, in one place and pure (no network, no globals): turning whatever a
+ * user pastes (a Hub page link, a `blob/` or `raw/` link, a repo id, a model page with `?show_file_info=`, a listing
+ * URL `…/api/models/<org>/<name>/tree/<rev>`, any https URL) into the one URL the reader fetches; the `HubRepo` a
+ * repository link names; the listing and `resolve/` URLs of a repository; its display name; and where the shards an
+ * index names live.
  *
  * Why normalize: Hub HTML pages have no CORS headers and `raw/` serves the LFS pointer instead of the file, so a
  * pasted page link would fail in confusing ways (facts b7, huggingface-estimate#2). `resolve/` is the only form
  * that answers Range requests with the file's bytes (through a redirect to the CDN).
+ *
+ * The Hub's address is a field (`HubRepo.base`), so tests point the same code at a fake Hub. In the app the base is
+ * never taken from a query parameter: it is `https://huggingface.co` for Hub links and repo ids, or, for a pasted
+ * URL whose path is itself a listing, the part of that URL before `/api/`. Such a URL is just another URL the user
+ * chose to open: it gets no token unless it is on huggingface.co (io/token-policy.ts, checked per request).
  */
+import { validateShardName } from '../../core/shards/shard-names';
 
 export type HfRepoType = 'model' | 'dataset' | 'space';
 
-export interface HfRepoRef {
+/** A repository at a revision, optionally one folder or file of it. */
+export interface HubRepo {
+  /** Where the Hub answers: `https://huggingface.co`, or a fake Hub's base in tests. No trailing slash. */
+  base: string;
   type: HfRepoType;
   /** `org/name`, or a legacy single-segment id such as `gpt2`. */
   id: string;
   /** Branch, tag, 40-hex commit, or `refs/pr/N` / `refs/convert/<name>`; unencoded. */
   revision: string;
-  /** File path (hf-file, hf-index) or optional subfolder (hf-repo); unencoded, `/`-separated. */
+  /** File path (hf-file, hf-index) or optional subfolder (hf-repo, listings); unencoded, `/`-separated. */
   path?: string;
 }
 
@@ -24,16 +36,15 @@ export type SourceUrlKind = 'hf-file' | 'hf-repo' | 'hf-index' | 'generic';
 export interface NormalizedSourceUrl {
   url: string;
   kind: SourceUrlKind;
-  repo?: HfRepoRef;
-  /** Short human label: `org/name/model.safetensors @ v1.0`, or host + path for other URLs. */
+  repo?: HubRepo;
+  /** Short human label: repoDisplay for Hub links, host + path for other URLs. */
   display: string;
 }
 
 export type NormalizeResult = NormalizedSourceUrl | { error: string };
 
 /** Canonical origin every Hub URL is rewritten to (hf.co and www. redirect there anyway). */
-const HF_ORIGIN = 'https://huggingface.co';
-
+export const HF_HUB_BASE = 'https://huggingface.co';
 /** Host names that serve the Hub's repo pages and resolve endpoints (CDN hosts are deliberately absent). */
 const HF_HOSTS: ReadonlySet<string> = new Set(['huggingface.co', 'www.huggingface.co', 'hf.co', 'www.hf.co']);
 
@@ -168,7 +179,7 @@ function toAbsolute(text: string): { url: string } | { error: string } {
     return { url: `http://${text}` };
   }
   // `org/name`, `datasets/org/name/blob/main/x.safetensors`, `gpt2`: Hub paths without the host.
-  return { url: `${HF_ORIGIN}/${text}` };
+  return { url: `${HF_HUB_BASE}/${text}` };
 }
 
 function schemeError(scheme: string): { error: string } {
@@ -209,7 +220,7 @@ function normalizeHubUrl(parsed: URL): NormalizeResult {
   const single = segments.length === index + 1 || isAction(segments[index + 1]);
   const idParts = single ? [segments[index]] : [segments[index], segments[index + 1]];
   for (const part of idParts) {
-    if (!REPO_PART.test(part) || part.length > MAX_REPO_PART_LENGTH || part.includes('..')) {
+    if (!isRepoPart(part)) {
       return { error: `“${shorten(part)}” is not a valid Hugging Face repository name.` };
     }
   }
@@ -316,12 +327,8 @@ function fileResult(type: HfRepoType, id: string, revision: string, pathSegments
   }
   const path = parts.join('/');
   const kind: SourceUrlKind = path.toLowerCase().endsWith('.safetensors.index.json') ? 'hf-index' : 'hf-file';
-  return {
-    url: `${HF_ORIGIN}/${typePrefix(type)}${id}/resolve/${encodeURIComponent(revision)}/${encodePath(parts)}`,
-    kind,
-    repo: { type, id, revision, path },
-    display: hubDisplay(type, id, revision, path),
-  };
+  const repo: HubRepo = { base: HF_HUB_BASE, type, id, revision, path };
+  return { url: resolveUrl(repo, path), kind, repo, display: repoDisplay(repo) };
 }
 
 function repoResult(type: HfRepoType, id: string, revision: string, pathSegments: string[]): NormalizeResult {
@@ -329,32 +336,17 @@ function repoResult(type: HfRepoType, id: string, revision: string, pathSegments
   if ('error' in parts) {
     return parts;
   }
-  const path = parts.length > 0 ? parts.join('/') : undefined;
-  const tail = path === undefined ? '' : `/${encodePath(parts)}`;
-  const repo: HfRepoRef = path === undefined ? { type, id, revision } : { type, id, revision, path };
+  const repo: HubRepo = { base: HF_HUB_BASE, type, id, revision };
+  if (parts.length > 0) {
+    repo.path = parts.join('/');
+  }
+  const tail = repo.path === undefined ? '' : `/${encodePath(repo.path)}`;
   return {
-    url: `${HF_ORIGIN}/${typePrefix(type)}${id}/tree/${encodeURIComponent(revision)}${tail}`,
+    url: `${HF_HUB_BASE}/${typePrefix(type)}${id}/tree/${encodeURIComponent(revision)}${tail}`,
     kind: 'hf-repo',
     repo,
-    display: hubDisplay(type, id, revision, path),
+    display: repoDisplay(repo),
   };
-}
-
-function typePrefix(type: HfRepoType): string {
-  return type === 'dataset' ? 'datasets/' : type === 'space' ? 'spaces/' : '';
-}
-
-/** Each segment fully percent-encoded (spaces, `#`, `?`, `%`, `+`), joined by literal slashes. */
-function encodePath(parts: string[]): string {
-  return parts.map((part) => encodeURIComponent(part)).join('/');
-}
-
-function hubDisplay(type: HfRepoType, id: string, revision: string, path: string | undefined): string {
-  const base = `${typePrefix(type)}${id}${path === undefined ? '' : `/${path}`}`;
-  if (revision === DEFAULT_REVISION) {
-    return base;
-  }
-  return `${base} @ ${SHA40.test(revision) ? revision.slice(0, SHORT_SHA_LENGTH) : revision}`;
 }
 
 function genericDisplay(parsed: URL): string {
@@ -370,4 +362,154 @@ function genericDisplay(parsed: URL): string {
 /** Keeps quoted user input short in messages. */
 function shorten(text: string): string {
   return text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS - 1)}…` : text;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Repositories: listing URLs, file URLs, display names.
+
+const TYPE_SEGMENTS: Readonly<Record<string, HfRepoType>> = { models: 'model', datasets: 'dataset', spaces: 'space' };
+
+/**
+ * Recognises a listing URL: any http(s) URL whose path ends in `/api/<models|datasets|spaces>/<org>/<name>/tree/
+ * <rev>` (optionally followed by a subfolder). Returns null for anything else.
+ */
+export function parseHubApiTreeUrl(url: string): HubRepo | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password) {
+    return null;
+  }
+  const raw = parsed.pathname.split('/').filter((segment) => segment !== '');
+  let segments: string[];
+  try {
+    segments = raw.map((segment) => decodeURIComponent(segment));
+  } catch {
+    return null;
+  }
+  for (let at = 0; at < segments.length; at++) {
+    if (segments[at] !== 'api' || !(segments[at + 1] in TYPE_SEGMENTS)) {
+      continue;
+    }
+    const type = TYPE_SEGMENTS[segments[at + 1]];
+    // `org/name/tree/…` is preferred; a legacy single-segment id reads `name/tree/…`.
+    for (const idLength of [2, 1]) {
+      const treeAt = at + 2 + idLength;
+      if (segments[treeAt] !== 'tree' || segments.length <= treeAt + 1) {
+        continue;
+      }
+      const idParts = segments.slice(at + 2, treeAt);
+      if (!idParts.every(isRepoPart)) {
+        return null;
+      }
+      const revision = segments[treeAt + 1];
+      const pathParts = segments.slice(treeAt + 2).flatMap((segment) => segment.split('/'));
+      if (revision === '' || revision.split('/').some((part) => part === '' || part === '.' || part === '..')) {
+        return null;
+      }
+      if (pathParts.some((part) => part === '' || part === '.' || part === '..')) {
+        return null;
+      }
+      const prefix = raw.slice(0, at).join('/');
+      const repo: HubRepo = {
+        base: `${parsed.origin}${prefix === '' ? '' : `/${prefix}`}`,
+        type,
+        id: idParts.join('/'),
+        revision,
+      };
+      if (pathParts.length > 0) {
+        repo.path = pathParts.join('/');
+      }
+      return repo;
+    }
+    return null;
+  }
+  return null;
+}
+
+function isRepoPart(part: string): boolean {
+  return REPO_PART.test(part) && part.length <= MAX_REPO_PART_LENGTH && !part.includes('..');
+}
+
+function typeSegment(type: HfRepoType): string {
+  return `${type}s`;
+}
+
+function typePrefix(type: HfRepoType): string {
+  return type === 'model' ? '' : `${type}s/`;
+}
+
+function encodePath(path: string): string {
+  return path
+    .split('/')
+    .map((part) => encodeURIComponent(part))
+    .join('/');
+}
+
+/** The first listing page: recursive, without the expensive per-file commit details (`expand=false`). */
+export function treeUrl(repo: HubRepo): string {
+  const folder = repo.path ? `/${encodePath(repo.path)}` : '';
+  return (
+    `${repo.base}/api/${typeSegment(repo.type)}/${repo.id}/tree/${encodeURIComponent(repo.revision)}${folder}` +
+    '?recursive=true&expand=false'
+  );
+}
+
+/** Where a file of the repository is downloaded: the `resolve/` endpoint, which answers Range requests. */
+export function resolveUrl(repo: HubRepo, filePath: string): string {
+  return `${repo.base}/${typePrefix(repo.type)}${repo.id}/resolve/${encodeURIComponent(repo.revision)}/${encodePath(filePath)}`;
+}
+
+/**
+ * The one display name of a repository, folder or file: `org/name`, then `/path` when there is one, then
+ * ` @ revision` when it is not `main` (a commit shortened to 7 digits, as the Hub UI does).
+ */
+export function repoDisplay(repo: HubRepo): string {
+  const base = `${typePrefix(repo.type)}${repo.id}${repo.path ? `/${repo.path}` : ''}`;
+  if (repo.revision === DEFAULT_REVISION) {
+    return base;
+  }
+  return `${base} @ ${SHA40.test(repo.revision) ? repo.revision.slice(0, SHORT_SHA_LENGTH) : repo.revision}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shards named by a remote index: resolved against the index's folder, as transformers and huggingface_hub do.
+
+/**
+ * The shard's URL, or null when the name is unsafe (validateShardName: `..`, absolute paths, URLs, backslashes,
+ * control characters) or would resolve outside the index's folder. Each path segment is percent-encoded, so `#`,
+ * `?`, `%` and spaces in a name stay part of the path. The index URL's query and fragment are not carried over.
+ */
+export function resolveShardUrl(indexUrl: string, shardName: string): string | null {
+  if (!validateShardName(shardName).ok) {
+    return null;
+  }
+  let folder: URL;
+  try {
+    folder = new URL('.', indexUrl);
+  } catch {
+    return null;
+  }
+  const encoded = shardName
+    .split('/')
+    .map((part) => encodeURIComponent(part))
+    .join('/');
+  const resolved = new URL(encoded, folder);
+  // Defence in depth: whatever the name, the result stays under the index's folder on the same origin.
+  if (resolved.origin !== folder.origin || !resolved.pathname.startsWith(folder.pathname)) {
+    return null;
+  }
+  return resolved.href;
+}
+
+/** Whether a URL names a shard index (`….index.json`), judged by its path alone. */
+export function isIndexUrl(url: string): boolean {
+  try {
+    return new URL(url).pathname.toLowerCase().endsWith('.index.json');
+  } catch {
+    return false;
+  }
 }

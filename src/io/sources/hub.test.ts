@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeSourceUrl, type NormalizedSourceUrl } from './hf-url';
+import { normalizeSourceUrl, type HubRepo, type NormalizedSourceUrl } from './hub';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
 const FILE = 'https://huggingface.co/org/name/resolve/main/model.safetensors';
 
-type Row = [input: string, expected: Partial<NormalizedSourceUrl>];
+/** `repo` without `base`: every Hub link resolves against https://huggingface.co (checked below). */
+type Row = [input: string, expected: Omit<Partial<NormalizedSourceUrl>, 'repo'> & { repo?: Partial<HubRepo> }];
 
 /** Every Hub link form that names a file, and the one resolve URL it must become. */
 const FILE_LINKS: Row[] = [
@@ -327,7 +328,13 @@ describe('normalizeSourceUrl', () => {
     expect(normalizeSourceUrl('https://huggingface.co/org/name/blob/main/model.safetensors')).toEqual({
       url: FILE,
       kind: 'hf-file',
-      repo: { type: 'model', id: 'org/name', revision: 'main', path: 'model.safetensors' },
+      repo: {
+        base: 'https://huggingface.co',
+        type: 'model',
+        id: 'org/name',
+        revision: 'main',
+        path: 'model.safetensors',
+      },
       display: 'org/name/model.safetensors',
     });
   });

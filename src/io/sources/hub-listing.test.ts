@@ -1,20 +1,10 @@
 /** The Hub listing client against a fake fetch (edge cases) and against the e2e fake Hub (pagination for real). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eRoutes, HUB_PAGE_SIZE } from '../../e2e/servers/e2e-routes';
-import { startTestServers, type TestServers } from '../../e2e/servers/range-server';
-import {
-  HF_HUB_BASE,
-  hubRepoFromRef,
-  listRepoFiles,
-  MAX_REPO_FILES,
-  nextLink,
-  parseHubApiTreeUrl,
-  repoDisplay,
-  resolveUrl,
-  treeUrl,
-  type HubRepo,
-} from './hub-api';
-import { createFixtureDir, type FixtureDir } from './test-fixtures';
+import { e2eRoutes, HUB_PAGE_SIZE } from '../../../e2e/servers/e2e-routes';
+import { startTestServers, type TestServers } from '../../../e2e/servers/range-server';
+import { HF_HUB_BASE, parseHubApiTreeUrl, repoDisplay, resolveUrl, treeUrl, type HubRepo } from './hub';
+import { listRepoFiles, MAX_REPO_FILES, nextLink } from './hub-listing';
+import { createFixtureDir, type FixtureDir } from '../test-fixtures';
 
 const REPO: HubRepo = { base: HF_HUB_BASE, type: 'model', id: 'org/name', revision: 'main' };
 
@@ -97,13 +87,10 @@ describe('URLs', () => {
     );
   });
 
-  it('turns a normalized repo reference into a Hub repo', () => {
-    expect(hubRepoFromRef({ type: 'model', id: 'org/name', revision: 'v2', path: 'unet' })).toEqual({
-      ...REPO,
-      revision: 'v2',
-      path: 'unet',
-    });
+  it('names a repository one way: folder, then a revision other than main, a commit shortened', () => {
     expect(repoDisplay({ ...REPO, revision: 'v2', path: 'unet' })).toBe('org/name/unet @ v2');
+    expect(repoDisplay({ ...REPO, revision: '0123456789abcdef0123456789abcdef01234567' })).toBe('org/name @ 0123456');
+    expect(repoDisplay({ ...REPO, type: 'dataset' })).toBe('datasets/org/name');
   });
 
   it('reads rel="next" from a Link header', () => {

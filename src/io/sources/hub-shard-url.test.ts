@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isIndexUrl, resolveShardUrl } from './shard-url';
+import { isIndexUrl, resolveShardUrl } from './hub';
 
 const HF_INDEX = 'https://huggingface.co/org/name/resolve/main/model.safetensors.index.json';
 

@@ -1,0 +1,397 @@
+/**
+ * Turns what the user gave (a File, several files or a folder, a URL, a Hub repo id or link, an index URL) into a
+ * source plan: which readers, which files, which sidecars. Everything that decides "what is this source and how do
+ * I open it" is here; the worker then parses (one file) or aggregates (a shard set) and publishes.
+ *
+ * Resolving may read: a repository's listing, a shard index, the sidecars next to the chosen model. The headers
+ * themselves are read by the worker through the readers the plan holds.
+ */
+import type { Sidecars } from '../../core/analysis/types';
+import type { ByteReader } from '../../core/bytes/byte-reader';
+import { SourceError } from '../../core/errors';
+import type { Finding } from '../../core/model';
+import type { LoadPhase, LocalFileEntry, RepoInfo, SourceChoices, SourceRef, SourceSpec } from '../../core/result';
+import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
+import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
+import { compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
+import { createFileReader } from '../file-reader';
+import { createHttpReader } from '../http-reader';
+import {
+  isIndexUrl,
+  normalizeSourceUrl,
+  parseHubApiTreeUrl,
+  repoDisplay,
+  resolveShardUrl,
+  resolveUrl,
+  type HubRepo,
+} from './hub';
+import { listRepoFiles } from './hub-listing';
+import { Meter } from './meter';
+import { localIndexBytes, readLocalIndex, readRemoteIndex } from './shard-index';
+import { readLocalSidecars, readRemoteSidecars } from './sidecars';
+
+/** One shard of a shard set: how to open it, or why it cannot be. */
+export interface ShardTarget {
+  /** The shard's name as the index spells it (relative to the index's folder). */
+  file: string;
+  /** Opens a reader; null when the shard is not available (not dropped, or an unsafe name that is never opened). */
+  open: ((firstReadBytes?: number) => ByteReader) | null;
+  /** Why `open` is null, quoted in the missing-shard finding. */
+  reason?: string;
+}
+
+interface PlanBase {
+  ref: SourceRef;
+  /** Counts every request of this load (the listing, the index, sidecars, headers). */
+  meter: Meter;
+  remote: boolean;
+  sidecars: Sidecars;
+  sidecarsRead: string[];
+  /** Present when the source holds several models (a folder drop, a repository). */
+  choices?: SourceChoices;
+  /** Present when the source is a repository. */
+  repo?: RepoInfo;
+}
+
+export type SourcePlan = PlanBase &
+  (
+    | {
+        /** One file: its header is parsed by the format registry. */
+        kind: 'file';
+        reader: ByteReader;
+      }
+    | {
+        /** Several shards (with or without an index): each header is parsed, then the set is aggregated. */
+        kind: 'shards';
+        targets: ShardTarget[];
+        index: ShardIndex | null;
+        indexFile: string | undefined;
+        /** An unusable index's finding, when the shards are loaded without it. */
+        indexFindings: Finding[];
+        /** Bytes already read for this load before the shards (a local index). */
+        extraBytesRead: number;
+        /** When resolving started, for the read time. */
+        started: number;
+      }
+    | {
+        /** A remote index that is not one: shown as a rejected file with the scanner's finding. */
+        kind: 'invalid-index';
+        finding: Finding;
+        size: number | null;
+        started: number;
+      }
+  );
+
+export interface ResolveContext {
+  signal: AbortSignal;
+  progress: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
+}
+
+/** The plan for `source`. Throws SourceError when the source cannot be opened at all (a bad URL, no model). */
+export async function resolveSource(source: SourceSpec, ctx: ResolveContext): Promise<SourcePlan> {
+  switch (source.kind) {
+    case 'file': {
+      const meter = new Meter();
+      return {
+        kind: 'file',
+        reader: meter.add(createFileReader(source.file)),
+        ref: { kind: 'file', name: source.file.name, size: source.file.size },
+        meter,
+        remote: false,
+        sidecars: {},
+        sidecarsRead: [],
+      };
+    }
+    case 'files':
+      return resolveLocalGroup(source.files, source.select, ctx);
+    case 'url':
+      return resolveUrlSource(source, ctx);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// URLs: a file, an index, or a repository.
+
+type UrlSpec = Extract<SourceSpec, { kind: 'url' }>;
+
+async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<SourcePlan> {
+  const normalized = normalizeSourceUrl(source.url);
+  if ('error' in normalized) {
+    throw new SourceError('invalid-url', normalized.error);
+  }
+  const repo =
+    normalized.kind === 'hf-repo' && normalized.repo
+      ? normalized.repo
+      : normalized.kind === 'generic'
+        ? parseHubApiTreeUrl(normalized.url)
+        : null;
+  if (repo) {
+    return resolveRepo(source, repo, ctx);
+  }
+  const meter = new Meter();
+  if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
+    const name = lastSegment(normalized.url);
+    return resolveRemoteIndex(ctx, {
+      indexUrl: normalized.url,
+      indexName: name,
+      token: source.token,
+      ref: { kind: 'url', name, url: normalized.url, input: source.url },
+      meter,
+    });
+  }
+  const reader = meter.add(createHttpReader(normalized.url, { token: source.token, signal: ctx.signal }));
+  return {
+    kind: 'file',
+    reader,
+    ref: { kind: 'url', name: reader.name, url: normalized.url, input: source.url },
+    meter,
+    remote: true,
+    sidecars: {},
+    sidecarsRead: [],
+  };
+}
+
+async function resolveRemoteIndex(
+  ctx: ResolveContext,
+  args: { indexUrl: string; indexName: string; token: string | undefined; ref: SourceRef; meter: Meter },
+): Promise<SourcePlan> {
+  const { indexUrl, token, meter } = args;
+  const started = performance.now();
+  ctx.progress('index', 0, null);
+  const { result, size } = await readRemoteIndex(indexUrl, args.indexName, {
+    token,
+    signal: ctx.signal,
+    meter,
+    progress: (bytesRead, bytesTotal) => ctx.progress('index', bytesRead, bytesTotal),
+  });
+  const common = { ref: args.ref, meter, remote: true, sidecars: {}, sidecarsRead: [], started };
+  if (!result.ok) {
+    return { ...common, kind: 'invalid-index', finding: result.finding, size };
+  }
+  const index = result.index;
+  const targets: ShardTarget[] = sortedShardNames(index.shardFiles).map((file) => {
+    const url = resolveShardUrl(indexUrl, file);
+    return {
+      file,
+      // Unsafe names are never resolved nor fetched: aggregateShards reports them as unsafe-shard-name.
+      open:
+        url === null
+          ? null
+          : (firstRead) => createHttpReader(url, { token, signal: ctx.signal, firstReadBytes: firstRead }),
+    };
+  });
+  return {
+    ...common,
+    kind: 'shards',
+    targets,
+    index,
+    indexFile: args.indexName,
+    indexFindings: [],
+    extraBytesRead: 0,
+  };
+}
+
+async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext): Promise<SourcePlan> {
+  const meter = new Meter();
+  ctx.progress('list', 0, null);
+  const listing = await listRepoFiles(repo, { token: source.token, signal: ctx.signal });
+  meter.addDirect(listing.requests, listing.bytesFetched);
+  const display = repoDisplay(repo);
+  const sizes = new Map<string, number>();
+  for (const file of listing.files) {
+    if (file.size !== null) {
+      sizes.set(file.path, file.size);
+    }
+  }
+  const grouping = groupFiles(listing.files.map((file) => file.path));
+  const items = modelChoices(grouping, sizes);
+  const chosen = pickChoice(items, source.select);
+  if (!chosen) {
+    throw new SourceError(
+      'no-model-files',
+      `${display} has no .safetensors file${listing.truncated ? ' among the first files listed' : ''} ` +
+        `(${listing.files.length} files listed). It may hold weights in another format (.bin, .gguf), or in a ` +
+        'different revision or folder.',
+    );
+  }
+  const repoInfo: RepoInfo = {
+    display,
+    files: listing.files.filter((file) => /\.safetensors(\.index\.json)?$/i.test(file.path)),
+    truncated: listing.truncated,
+  };
+  const choices: SourceChoices = { items, selected: chosen.key };
+
+  // Sidecars the listing shows next to the model: fetched before the headers so the analyses can use them.
+  const { sidecars, sidecarsRead } = await readRemoteSidecars(
+    sidecarsFor(chosen, grouping.sidecars),
+    (path) => resolveUrl(repo, path),
+    source.token,
+    ctx.signal,
+    meter,
+  );
+
+  const mainPath = chosen.indexFile ?? chosen.files[0];
+  const ref: SourceRef = { kind: 'url', name: titleOf(chosen), url: resolveUrl(repo, mainPath), input: source.url };
+  if (source.select !== undefined) {
+    ref.select = source.select;
+  }
+  const extra = { sidecars, sidecarsRead, choices, repo: repoInfo };
+  const open = (path: string, firstReadBytes?: number) =>
+    createHttpReader(resolveUrl(repo, path), { token: source.token, signal: ctx.signal, firstReadBytes });
+  if (chosen.kind === 'single') {
+    return { kind: 'file', reader: meter.add(open(mainPath)), ref, meter, remote: true, ...extra };
+  }
+  if (chosen.indexFile !== undefined) {
+    const plan = await resolveRemoteIndex(ctx, {
+      indexUrl: resolveUrl(repo, chosen.indexFile),
+      indexName: baseName(chosen.indexFile),
+      token: source.token,
+      ref,
+      meter,
+    });
+    return { ...plan, ...extra };
+  }
+  const folder = chosen.folder;
+  return {
+    kind: 'shards',
+    targets: sortedShardNames(chosen.files.map((path) => path.slice(folder.length))).map((file) => ({
+      file,
+      open: (firstRead) => open(folder + file, firstRead),
+    })),
+    index: null,
+    indexFile: undefined,
+    indexFindings: [],
+    extraBytesRead: 0,
+    started: performance.now(),
+    ref,
+    meter,
+    remote: true,
+    ...extra,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Several local files.
+
+async function resolveLocalGroup(
+  files: readonly LocalFileEntry[],
+  select: string | undefined,
+  ctx: ResolveContext,
+): Promise<SourcePlan> {
+  const started = performance.now();
+  const byPath = new Map<string, Blob>();
+  for (const entry of files) {
+    if (!byPath.has(entry.path)) {
+      byPath.set(entry.path, entry.blob);
+    }
+  }
+  const paths = [...byPath.keys()];
+  const firstPass = groupFiles(paths);
+  const indexResults = new Map<string, ShardIndexResult>();
+  const parsedIndexes: ParsedIndexFile[] = [];
+  let indexBytes = 0;
+  for (const indexPath of firstPass.indexFiles) {
+    const file = byPath.get(indexPath);
+    if (!file) {
+      continue;
+    }
+    const result = await readLocalIndex(file, baseName(indexPath), ctx.signal, (bytesRead, bytesTotal) =>
+      ctx.progress('index', bytesRead, bytesTotal),
+    );
+    indexBytes += localIndexBytes(file);
+    indexResults.set(indexPath, result);
+    parsedIndexes.push({ file: indexPath, index: result.ok ? result.index : null });
+  }
+  const grouping = parsedIndexes.length > 0 ? groupFiles(paths, parsedIndexes) : firstPass;
+  const sizes = new Map(paths.map((path) => [path, byPath.get(path)?.size ?? 0]));
+  const items = modelChoices(grouping, sizes);
+  const chosen = pickChoice(items, select);
+  if (!chosen) {
+    throw new SourceError(
+      'no-model-files',
+      `None of the ${paths.length} files is a model: no .safetensors file or shard index was among them.`,
+    );
+  }
+  const choices: SourceChoices = { items, selected: chosen.key };
+  const { sidecars, sidecarsRead } = await readLocalSidecars(sidecarsFor(chosen, grouping.sidecars), byPath);
+  const ref: SourceRef = { kind: 'files', name: titleOf(chosen), count: byPath.size };
+  const meter = new Meter();
+  const common = { ref, meter, remote: false, sidecars, sidecarsRead, choices };
+
+  if (chosen.kind === 'single') {
+    const file = byPath.get(chosen.files[0]);
+    if (!file) {
+      throw new SourceError('internal', `The dropped file ${chosen.files[0]} went missing. This is a bug.`);
+    }
+    return { ...common, kind: 'file', reader: meter.add(createFileReader(file)) };
+  }
+  const indexResult = chosen.indexFile !== undefined ? indexResults.get(chosen.indexFile) : undefined;
+  const index = indexResult?.ok ? indexResult.index : null;
+  const folder = chosen.folder;
+  const present = new Map(chosen.files.map((path) => [path.slice(folder.length), path]));
+  // Every shard the index names, supplied or not, in shard order, so a missing one shows in its place.
+  const names = new Set([...present.keys(), ...(index ? index.shardFiles : [])]);
+  const targets: ShardTarget[] = sortedShardNames([...names]).map((file) => {
+    const path = present.get(file);
+    const blob = path === undefined ? undefined : byPath.get(path);
+    return blob
+      ? { file, open: () => createFileReader(blob) }
+      : { file, open: null, reason: 'not among the dropped files' };
+  });
+  return {
+    ...common,
+    kind: 'shards',
+    targets,
+    index,
+    indexFile: chosen.indexFile !== undefined ? baseName(chosen.indexFile) : undefined,
+    indexFindings: indexResult && !indexResult.ok ? [indexResult.finding] : [],
+    extraBytesRead: indexBytes,
+    started,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Helpers.
+
+function pickChoice(items: readonly ModelChoice[], select: string | undefined): ModelChoice | null {
+  if (select !== undefined) {
+    const selected = items.find((item) => item.key === select);
+    if (selected) {
+      return selected;
+    }
+  }
+  return defaultChoice(items);
+}
+
+/** The title shown for a choice: the file, the index, or `prefix-NNNNN-of-NNNNN` for shards without an index. */
+function titleOf(choice: ModelChoice): string {
+  if (choice.kind === 'single') {
+    return baseName(choice.key);
+  }
+  if (choice.indexFile !== undefined) {
+    return baseName(choice.indexFile);
+  }
+  return `${baseName(choice.label)} (${choice.files.length} of ${choice.shardCount} shards)`;
+}
+
+function sortedShardNames(names: readonly string[]): string[] {
+  return [...new Set(names)].sort(compareShardNames);
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+function lastSegment(url: string): string {
+  try {
+    const segments = new URL(url).pathname.split('/').filter((segment) => segment !== '');
+    const last = segments[segments.length - 1] ?? url;
+    try {
+      return decodeURIComponent(last);
+    } catch {
+      return last;
+    }
+  } catch {
+    return url;
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * config.json and adapter_config.json next to a model: read whole, parsed, and handed to the analyses. A missing,
+ * oversized or broken sidecar only costs the hints it would have given, never the load.
+ */
+import type { Sidecars } from '../../core/analysis/types';
+import { createHttpReader } from '../http-reader';
+import type { Meter } from './meter';
+
+/** config.json and adapter_config.json are a few KB (quantization maps make some a few hundred); more is not one. */
+const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+
+/** Paths of the sidecars the grouping found for the chosen model (core/shards/choose-model.ts `sidecarsFor`). */
+export interface WantedSidecars {
+  config?: string;
+  adapterConfig?: string;
+}
+
+export interface ReadSidecars {
+  sidecars: Sidecars;
+  /** The paths actually read and parsed, in order. */
+  sidecarsRead: string[];
+}
+
+/** Reads the wanted sidecars of a repository, one request each. */
+export async function readRemoteSidecars(
+  wanted: WantedSidecars,
+  urlOf: (path: string) => string,
+  token: string | undefined,
+  signal: AbortSignal,
+  meter: Meter,
+): Promise<ReadSidecars> {
+  return readEach(wanted, (path) => readRemoteJson(urlOf(path), token, signal, meter));
+}
+
+/** Reads the wanted sidecars among dropped files. */
+export async function readLocalSidecars(
+  wanted: WantedSidecars,
+  byPath: ReadonlyMap<string, Blob>,
+): Promise<ReadSidecars> {
+  return readEach(wanted, async (path) => {
+    const file = byPath.get(path);
+    if (!file || file.size > MAX_SIDECAR_BYTES) {
+      return undefined;
+    }
+    try {
+      return parseJson(new Uint8Array(await file.arrayBuffer()));
+    } catch {
+      // An unreadable sidecar only costs the hints it would have given.
+      return undefined;
+    }
+  });
+}
+
+async function readEach(wanted: WantedSidecars, read: (path: string) => Promise<unknown>): Promise<ReadSidecars> {
+  const sidecars: Sidecars = {};
+  const sidecarsRead: string[] = [];
+  for (const [key, path] of [
+    ['config', wanted.config],
+    ['adapterConfig', wanted.adapterConfig],
+  ] as const) {
+    if (path === undefined) {
+      continue;
+    }
+    const value = await read(path);
+    if (value !== undefined) {
+      sidecars[key] = value;
+      sidecarsRead.push(path);
+    }
+  }
+  return { sidecars, sidecarsRead };
+}
+
+/** A small JSON file read whole; undefined when it is missing, too big or not JSON. */
+async function readRemoteJson(
+  url: string,
+  token: string | undefined,
+  signal: AbortSignal,
+  meter: Meter,
+): Promise<unknown> {
+  const reader = meter.add(createHttpReader(url, { token, signal, maxRetries: 0 }));
+  try {
+    const bytes = await reader.read(0, MAX_SIDECAR_BYTES + 1, { signal });
+    return bytes.length > MAX_SIDECAR_BYTES ? undefined : parseJson(bytes);
+  } catch (error) {
+    if (signal.aborted) {
+      throw error;
+    }
+    return undefined;
+  }
+}
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+  } catch {
+    return undefined;
+  }
+}
