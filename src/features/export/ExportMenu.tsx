@@ -1,4 +1,5 @@
 /** Downloads: the JSON report (docs/report-schema.md), the filtered table as CSV, and the raw header JSON. */
+import { useState } from 'react';
 import { buildReport } from '../../core/report/build-report';
 import { compareSectionFor } from '../compare/compare-report';
 import { tableCsv } from '../../core/report/csv';
@@ -7,8 +8,11 @@ import { useAppStore } from '../../state/store';
 import { fetchRawHeader } from '../../worker/client';
 import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
+import { PENDING_WHILE_ANALYSING, whenSettled } from './settled';
 
 export function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
+  // Taken before the analyses landed (they never did within EXPORT_WAIT_MS): say which sections are missing.
+  const pending = result.analysisPending ? { pendingSections: PENDING_WHILE_ANALYSING } : {};
   return buildReport({
     source: reportSourceOf(result),
     outcome: result.outcome,
@@ -16,43 +20,57 @@ export function reportFor(result: LoadResult, extraSections: Record<string, unkn
     network: result.network ?? undefined,
     extraFindings: result.analysisFindings,
     totals: result.totals,
-    sections: { ...(result.sections as Record<string, unknown>), ...shardSections(result), ...extraSections },
+    sections: {
+      ...(result.sections as Record<string, unknown>),
+      ...shardSections(result),
+      ...extraSections,
+      ...pending,
+    },
   });
 }
 
+type Download = 'report' | 'csv';
+
 export function ExportMenu({ result }: { result: LoadResult }) {
-  const order = useAppStore((state) => state.order);
+  const [waiting, setWaiting] = useState<Download | null>(null);
   const name = baseName(result.source.name);
   const header = result.outcome.kind === 'parsed' ? result.outcome.header : null;
+  // Both wait for the analyses (and the CSV for the table's current query), then download what the screen shows.
+  const download = (kind: Download) => {
+    setWaiting(kind);
+    void whenSettled(result.loadId, { table: kind === 'csv' }).then((settled) => {
+      setWaiting(null);
+      if (!settled) {
+        return;
+      }
+      if (kind === 'report') {
+        const report = reportFor(settled, {
+          compare: compareSectionFor(useAppStore.getState(), settled) ?? undefined,
+        });
+        downloadBlob(JSON.stringify(report, null, 2), `${name}.report.json`, 'application/json');
+        return;
+      }
+      const parsed = settled.outcome.kind === 'parsed' ? settled.outcome.header : null;
+      if (!parsed) {
+        return;
+      }
+      const shards = settled.shards;
+      const shardOf = shards ? (row: number) => shards.report.shards[shards.shardOfRow[row]]?.file ?? '' : undefined;
+      downloadBlob(tableCsv(parsed, useAppStore.getState().order ?? [], shardOf), `${name}.tensors.csv`, 'text/csv');
+    });
+  };
+  const pendingNote = waiting && (
+    <span className="muted" role="status" data-testid="export-waiting">
+      {waiting === 'report' ? 'Waiting for the analyses to finish…' : 'Waiting for the table…'}
+    </span>
+  );
   return (
     <div className="export" role="group" aria-label="Export">
-      <button
-        type="button"
-        onClick={() =>
-          downloadBlob(
-            JSON.stringify(
-              reportFor(result, { compare: compareSectionFor(useAppStore.getState(), result) ?? undefined }),
-              null,
-              2,
-            ),
-            `${name}.report.json`,
-            'application/json',
-          )
-        }
-      >
+      <button type="button" aria-busy={waiting === 'report'} onClick={() => download('report')}>
         Download report
       </button>
       {header && (
-        <button
-          type="button"
-          onClick={() => {
-            const shards = result.shards;
-            const shardOf = shards
-              ? (row: number) => shards.report.shards[shards.shardOfRow[row]]?.file ?? ''
-              : undefined;
-            downloadBlob(tableCsv(header, order ?? [], shardOf), `${name}.tensors.csv`, 'text/csv');
-          }}
-        >
+        <button type="button" aria-busy={waiting === 'csv'} onClick={() => download('csv')}>
           Download CSV
         </button>
       )}
@@ -70,6 +88,7 @@ export function ExportMenu({ result }: { result: LoadResult }) {
           Download header JSON
         </button>
       )}
+      {pendingNote}
     </div>
   );
 }
