@@ -33,6 +33,8 @@ const HEADER_HEIGHT = ROW_HEIGHT;
 const CELL_PADDING_PX = 17;
 /** The flexible column never gets narrower than this by dragging. */
 const MIN_FLEX_WIDTH_PX = 120;
+/** The resize handle's upper bound (a name column wider than a 4K screen helps no one). */
+const MAX_FLEX_WIDTH_PX = 4000;
 /** One arrow press on the resize handle. */
 const RESIZE_STEP_PX = 24;
 
@@ -75,6 +77,10 @@ interface VirtualTableProps<Key extends string> {
   busy?: boolean;
 }
 
+function clampFlex(width: number): number {
+  return Math.min(MAX_FLEX_WIDTH_PX, Math.max(MIN_FLEX_WIDTH_PX, Math.round(width)));
+}
+
 function trackOf(column: VirtualColumn<string>, flexWidth: number | null): string {
   const width = `calc(${column.widthCh}ch + ${CELL_PADDING_PX}px)`;
   if (!column.flexible) {
@@ -104,6 +110,18 @@ export function VirtualTable<Key extends string>({
   const [cursor, setCursor] = useState<GridCursor | null>(null);
   const [flexWidth, setFlexWidth] = useState<number | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
+  const flexHeader = useRef<HTMLDivElement>(null);
+  // The flexible column's rendered width, for the resize handle's aria-valuenow (it changes with the window).
+  const [flexRendered, setFlexRendered] = useState(0);
+  useEffect(() => {
+    const cell = flexHeader.current;
+    if (!cell || typeof ResizeObserver === 'undefined') {
+      return;
+    }
+    const observer = new ResizeObserver(() => setFlexRendered(Math.round(cell.getBoundingClientRect().width)));
+    observer.observe(cell);
+    return () => observer.disconnect();
+  }, []);
 
   const virtualizer = useVirtualizer({
     count: rowCount,
@@ -205,8 +223,7 @@ export function VirtualTable<Key extends string>({
     const startWidth = headerCell.getBoundingClientRect().width;
     const handle = event.currentTarget;
     handle.setPointerCapture(event.pointerId);
-    const onMove = (move: PointerEvent) =>
-      setFlexWidth(Math.max(MIN_FLEX_WIDTH_PX, Math.round(startWidth + move.clientX - startX)));
+    const onMove = (move: PointerEvent) => setFlexWidth(clampFlex(startWidth + move.clientX - startX));
     const onUp = () => {
       handle.removeEventListener('pointermove', onMove);
       handle.removeEventListener('pointerup', onUp);
@@ -217,7 +234,7 @@ export function VirtualTable<Key extends string>({
 
   const resizeBy = (delta: number, headerCell: HTMLElement | null) => {
     const current = flexWidth ?? headerCell?.getBoundingClientRect().width ?? 300;
-    setFlexWidth(Math.max(MIN_FLEX_WIDTH_PX, Math.round(current + delta)));
+    setFlexWidth(clampFlex(current + delta));
   };
 
   return (
@@ -252,6 +269,7 @@ export function VirtualTable<Key extends string>({
                   return (
                     <div
                       key={header.id}
+                      ref={column.flexible ? flexHeader : undefined}
                       role="columnheader"
                       aria-colindex={col + 1}
                       aria-sort={sortable ? sorted : undefined}
@@ -273,8 +291,10 @@ export function VirtualTable<Key extends string>({
                           role="separator"
                           aria-orientation="vertical"
                           aria-label={`Resize the ${column.header} column`}
-                          aria-valuenow={flexWidth ?? undefined}
+                          aria-valuenow={flexWidth ?? flexRendered}
+                          aria-valuetext={`${flexWidth ?? flexRendered} pixels`}
                           aria-valuemin={MIN_FLEX_WIDTH_PX}
+                          aria-valuemax={MAX_FLEX_WIDTH_PX}
                           tabIndex={0}
                           title="Drag to resize (double-click resets); arrow keys work too"
                           onPointerDown={(event) => startResize(event, event.currentTarget.parentElement)}
