@@ -195,7 +195,7 @@ test.describe('compare mode', () => {
     const card = page.getByRole('region', { name: 'Adapter against base' });
     await expect(card).toContainText('B is a peft adapter, A the base');
     await expect(page.getByTestId('lora-fit-verdict')).toHaveText(
-      `These ${LORA_MODULES} modules do not fit this base: ${LORA_MODULES} with different in/out features.`,
+      `These ${LORA_MODULES} modules do not fit this base: ${LORA_MODULES} with different in/out features. In short: this adapter was trained for hidden size 64; the base has 128 (all ${LORA_MODULES} mismatched modules).`,
     );
     await expect(page.getByTestId('lora-fit-mismatch')).toHaveText(String(LORA_MODULES));
     const problems = card.getByRole('table', { name: 'Modules that do not fit' });

@@ -42,11 +42,11 @@ describe('LoRA against base', () => {
     );
   });
 
-  it('PEFT adapter on a base with another hidden size: every module is listed with both sizes', () => {
+  it('PEFT adapter on a base with another hidden size: summed up once, every module listed with both sizes', () => {
     const section = fit(peftAdapterTensors(), compareBaseTensors(COMPARE_HIDDEN * 2));
     expect(section).toMatchObject({ ok: false, fits: 0, shapeMismatch: MODULES, missing: 0 });
     expect(section.verdict).toBe(
-      `These ${MODULES} modules do not fit this base: ${MODULES} with different in/out features.`,
+      `These ${MODULES} modules do not fit this base: ${MODULES} with different in/out features. In short: this adapter was trained for hidden size ${COMPARE_HIDDEN}; the base has ${COMPARE_HIDDEN * 2} (all ${MODULES} mismatched modules).`,
     );
     expect(section.problems[0]).toEqual({
       module: 'base_model.model.model.layers.0.self_attn.q_proj',
