@@ -5,6 +5,7 @@
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeShardedModels } from './fixtures-shards';
+import { writeTorchFixtures } from './fixtures-torch';
 import { writeHugeFixtures } from './fixtures-huge';
 import { buildHeaderBytes, layoutTensors, lengthPrefix } from '../src/core/testing/build-safetensors';
 import { COMPARE_FIXTURES, SHARDED_BASE_DIR, shardedBaseFiles } from '../src/core/testing/compare-pairs';
@@ -122,4 +123,5 @@ export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [
   writeHostileFixtures,
   writeShardedModels,
   (dir) => writeHugeFixtures(dir),
+  writeTorchFixtures,
 ];

@@ -298,7 +298,9 @@ async function readPickleStream(
   kind: 'legacy' | 'pickle',
 ): Promise<PickleStream> {
   const limit = Math.min(size ?? Number.MAX_SAFE_INTEGER, MAX_PICKLE_BYTES);
-  let want = Math.min(limit, Math.max(PICKLE_FIRST_READ_BYTES, cache.held().length));
+  // Local slices are free per read, so start small and double: a legacy file's storages follow its pickles.
+  const firstRead = cache.cheap ? LOCAL_TAIL_READ_BYTES : PICKLE_FIRST_READ_BYTES;
+  let want = Math.min(limit, Math.max(firstRead, cache.held().length));
   for (;;) {
     const bytes = await cache.prefix(want);
     const parsed = kind === 'legacy' ? parseLegacy(bytes) : parseBare(bytes);

@@ -1,0 +1,192 @@
+/**
+ * PyTorch checkpoints (.bin, .pt, .ckpt, .pkl) written by real torch (fixtures/torch/, copied to e2e/.fixtures/torch
+ * by scripts/fixtures-torch.ts): opened locally and over HTTP, header-only, with the safety verdict on screen and the
+ * compare against the file's safetensors conversion.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { fixturePath, openApp, ORIGIN_A, serverLog, statValue, uniqueTag, watchPage } from './helpers';
+
+const expected = JSON.parse(readFileSync(fixturePath('torch/expected.json'), 'utf8')) as Record<
+  string,
+  Array<{ name: string }> | { count: number }
+>;
+
+function tensorCount(name: string): number {
+  const entry = expected[name];
+  return Array.isArray(entry) ? entry.length : entry.count;
+}
+
+async function openUrl(page: Page, url: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+}
+
+const LOCAL: Array<[string, string]> = [
+  ['pytorch_model.bin', 'PyTorch checkpoint (torch.save zip)'],
+  ['lightning.ckpt', 'PyTorch checkpoint (torch.save zip)'],
+  ['train_state.pt', 'PyTorch checkpoint (torch.save zip)'],
+  ['legacy.pt', 'PyTorch checkpoint (legacy, torch < 1.6)'],
+  ['mixed_dtypes.pt', 'PyTorch checkpoint (torch.save zip)'],
+  ['tied_views.pt', 'PyTorch checkpoint (torch.save zip)'],
+  ['adapter/adapter_model.bin', 'PyTorch checkpoint (torch.save zip)'],
+  ['many_tensors.bin', 'PyTorch checkpoint (torch.save zip)'],
+];
+
+test.describe('PyTorch checkpoints', () => {
+  for (const [name, format] of LOCAL) {
+    test(`${name} opens locally with its format, tensors and a safe verdict`, async ({ page }) => {
+      const watch = watchPage(page);
+      await openApp(page);
+      await page
+        .getByTestId('file-input')
+        .first()
+        .setInputFiles(fixturePath(`torch/${name}`));
+      await expect(page.getByTestId('file-name')).toHaveText(name.split('/').pop() ?? name);
+      await expect(page.getByTestId('file-format')).toContainText(format);
+      expect(await statValue(page, 'stat-tensors')).toBe(tensorCount(name));
+      await expect(page.getByTestId('integrity')).toContainText('torch.load(weights_only=True) would accept it');
+      // Header-only: far less than the file for anything bigger than a few kilobytes. The 20,000 one-element
+      // tensors of many_tensors.bin make its pickle and directory most of the file.
+      const fileSize = readFileSync(fixturePath(`torch/${name}`)).length;
+      if (fileSize > 20_000) {
+        const share = name === 'many_tensors.bin' ? 0.8 : 0.5;
+        expect(await statValue(page, 'stat-bytes-read')).toBeLessThan(fileSize * share);
+      }
+      watch.expectClean();
+    });
+  }
+
+  test('the Checkpoint tab shows anatomy, scalars and the conversion script of a Lightning checkpoint', async ({
+    page,
+  }) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/lightning.ckpt'));
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    await expect(page.getByTestId('safety-verdict')).toHaveText('Safe: only tensors and plain containers');
+    await expect(page.getByTestId('checkpoint-weights')).toHaveText('state_dict');
+    await expect(page.getByTestId('checkpoint-epoch')).toHaveText('3');
+    await expect(page.getByTestId('sections-table')).toContainText('optimizer_states');
+    await expect(page.getByTestId('checkpoint-scalars')).toContainText('hyper_parameters.lr');
+    await expect(page.getByTestId('convert-script')).toContainText(
+      'torch.load("lightning.ckpt", map_location="cpu", weights_only=True)',
+    );
+    await expect(page.getByTestId('convert-script')).toContainText('k.removeprefix("model.")');
+  });
+
+  test('tied weights and views are flagged', async ({ page }) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/tied_views.pt'));
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    await expect(page.getByTestId('checkpoint-tied')).toHaveText('1 pair');
+    await expect(page.getByTestId('checkpoint-views')).toHaveText('3 tensors');
+    await expect(page.getByTestId('convert-script')).toContainText('state_dict.pop("lm_head.weight")');
+  });
+
+  for (const [name, global] of [
+    ['hostile-checkpoint.bin', 'posix.system'],
+    ['hostile-eval.pkl', 'builtins.eval'],
+    ['hostile-memo-stack-global.pkl', 'posix.system'],
+    ['hostile-exec.pkl', 'builtins.exec'],
+  ] as const) {
+    test(`${name}: the dangerous global is on screen, nothing is suggested for loading`, async ({ page }) => {
+      const watch = watchPage(page);
+      await openApp(page);
+      await page
+        .getByTestId('file-input')
+        .first()
+        .setInputFiles(fixturePath(`torch/${name}`));
+      await expect(page.getByTestId('integrity')).toContainText('dangerous: loading this file would run code');
+      await expect(page.getByText('pickle-dangerous-global')).toBeVisible();
+      await page.getByRole('tab', { name: 'Checkpoint' }).click();
+      await expect(page.getByTestId('safety-verdict')).toContainText('Dangerous');
+      await expect(page.getByTestId('globals-table')).toContainText(global);
+      await expect(page.getByTestId('convert-refused')).toContainText('Do not load this file');
+      await expect(page.getByTestId('convert-script')).toHaveCount(0);
+      watch.expectClean();
+    });
+  }
+
+  test('a whole pickled module: unknown imports, weights_only refuses', async ({ page }) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/whole_module.pt'));
+    await expect(page.getByTestId('integrity')).toContainText('would refuse it');
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    await expect(page.getByTestId('safety-verdict')).toContainText('Unknown');
+    await expect(page.getByTestId('globals-table')).toContainText('torch.nn.modules.linear.Linear');
+  });
+
+  for (const name of ['lightning.ckpt', 'pytorch_model.bin', 'legacy.pt', 'hostile-eval.pkl']) {
+    test(`${name} over HTTP: a few sequential Range requests, no suffix range, bytes counted`, async ({ page }) => {
+      const watch = watchPage(page);
+      await openApp(page);
+      const tag = `t=${uniqueTag(name)}`;
+      await openUrl(page, `${ORIGIN_A}/range/torch/${name}?${tag}`);
+      await expect(page.getByTestId('file-name')).toHaveText(name);
+      await expect(page.getByTestId('file-format')).toBeVisible();
+      const log = await serverLog(tag);
+      expect(log.length).toBeGreaterThan(0);
+      expect(log.length).toBeLessThanOrEqual(3);
+      for (const entry of log) {
+        expect(entry.range).toMatch(/^bytes=\d+-\d+$/);
+      }
+      const sent = log.reduce((total, entry) => total + entry.bytesSent, 0);
+      expect(await statValue(page, 'stat-bytes-read')).toBe(sent);
+      watch.expectClean();
+    });
+  }
+
+  test('the 20,000-tensor zip over HTTP reads the tail, the directory and data.pkl, never the storages', async ({
+    page,
+  }) => {
+    await openApp(page);
+    const tag = `t=${uniqueTag('many')}`;
+    await openUrl(page, `${ORIGIN_A}/range/torch/many_tensors.bin?${tag}`);
+    expect(await statValue(page, 'stat-tensors')).toBe(20_000);
+    const log = await serverLog(tag);
+    // Head, tail, the rest of a 1.5 MB directory, the rest of a 2 MB data.pkl: see docs/performance.md.
+    expect(log.length).toBeLessThanOrEqual(4);
+    for (const entry of log) {
+      expect(entry.range).toMatch(/^bytes=\d+-\d+$/);
+    }
+    const fileSize = readFileSync(fixturePath('torch/many_tensors.bin')).length;
+    expect(log.reduce((total, entry) => total + entry.bytesSent, 0)).toBeLessThan(fileSize * 0.8);
+  });
+
+  test('compare: a .bin against its .safetensors conversion aligns every tensor', async ({ page }) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/pytorch_model.bin'));
+    await expect(page.getByTestId('file-name')).toHaveText('pytorch_model.bin');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(fixturePath('torch/model.safetensors'));
+    await expect(page.getByTestId('compare-b-name')).toHaveText('model.safetensors');
+    await expect(page.getByTestId('group-identical')).toHaveAttribute(
+      'data-count',
+      String(tensorCount('pytorch_model.bin')),
+    );
+    for (const group of ['only-a', 'only-b', 'dtype', 'shape']) {
+      await expect(page.getByTestId(`group-${group}`)).toHaveAttribute('data-count', '0');
+    }
+  });
+
+  test('a PEFT adapter_model.bin is recognised as a LoRA adapter', async ({ page }) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/adapter/adapter_model.bin'));
+    await expect(page.getByTestId('verdict-clauses')).toContainText('adapter, rank 4');
+  });
+
+  test('the report carries format, pickle and checkpoint', async ({ page }) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/lightning.ckpt'));
+    await expect(page.getByTestId('file-format')).toBeVisible();
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report' }).click(),
+    ]);
+    const report = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    expect(report.format).toBe('pytorch-zip');
+    expect(report.pickle.weightsOnly).toBe('accepts');
+    expect(report.checkpoint.weights).toBe('state_dict');
+    expect(report.checkpoint.globalStep).toBe(1200);
+  });
+});
