@@ -50,7 +50,7 @@ export function CompareSourcePicker() {
         ref={input}
         type="file"
         multiple
-        accept=".safetensors,.sft,.json,application/octet-stream"
+        accept=".safetensors,.sft,.json,.bin,.pt,.pth,.ckpt,.pkl,application/octet-stream"
         data-testid="compare-file-input"
         hidden
         onChange={(event) => {

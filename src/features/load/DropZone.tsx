@@ -87,7 +87,7 @@ export function FilePickerButton({ label = 'Choose file' }: { label?: string }) 
         ref={input}
         type="file"
         multiple
-        accept=".safetensors,.sft,.json,application/octet-stream"
+        accept=".safetensors,.sft,.json,.bin,.pt,.pth,.ckpt,.pkl,application/octet-stream"
         data-testid="file-input"
         hidden
         onChange={(event) => {
