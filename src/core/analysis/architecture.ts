@@ -248,6 +248,11 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (normHidden) {
     hiddenSize = normHidden.size;
     evidence.push(`hidden_size ${hiddenSize} from norm ${normHidden.tensor}`);
+  } else if (diffusion?.kind === 'DiT' && ditEmbedderBias(index) >= 0) {
+    // A DiT's patch embedder maps latents to the hidden size: FLUX `img_in.bias` [3072], SD3 `pos_embed.proj.bias`.
+    const row = ditEmbedderBias(index);
+    hiddenSize = index.dim(row, 0);
+    evidence.push(`hidden_size ${hiddenSize} from ${names[row]} (the patch embedder's output)`);
   } else if (embeddingRow >= 0 && isHighPrecisionFloat(index.dtype(embeddingRow))) {
     hiddenSize = index.dim(embeddingRow, 1);
     evidence.push(`hidden_size ${hiddenSize} from ${names[embeddingRow]} columns`);
@@ -323,8 +328,9 @@ export function analyzeArchitecture(input: AnalysisInput): {
     const kvA = modules.findModule(/(?:^|\.)kv_a_proj_with_mqa$/);
     if (kvA) {
       attention = 'MLA';
-      const kvNorm = modules.findTensor(/kv_a_layernorm\.weight$/);
-      const qNorm = modules.findTensor(/q_a_layernorm\.weight$/);
+      // One shard of a sharded model may hold only part of its first layer: take the norms from any layer then.
+      const kvNorm = orAnyLayer(index, modules.findTensor(/kv_a_layernorm\.weight$/), '.kv_a_layernorm.weight');
+      const qNorm = orAnyLayer(index, modules.findTensor(/q_a_layernorm\.weight$/), '.q_a_layernorm.weight');
       const kvOut = outFeatures(index, kvA, hiddenSize, bytes);
       const kvLoraRank = kvNorm >= 0 ? index.dim(kvNorm, 0) : null;
       mla = {
@@ -1032,4 +1038,28 @@ function guessFamily(
     return [traits.experts > 0 ? 'llama-like MoE' : 'llama-like'];
   }
   return [];
+}
+
+/** Bias of a DiT's patch embedder (FLUX, SD3, PixArt/DiT; ComfyUI and diffusers names), or -1. */
+function ditEmbedderBias(index: TensorIndex): number {
+  for (const suffix of ['img_in.bias', 'x_embedder.bias', 'pos_embed.proj.bias', 'x_embedder.proj.bias']) {
+    const rows = index.rowsEndingWith(suffix);
+    const row = rows.find((r) => {
+      const name = index.names[r];
+      return (name === suffix || name.endsWith(`.${suffix}`)) && index.rank(r) === 1;
+    });
+    if (row !== undefined) {
+      return row;
+    }
+  }
+  return -1;
+}
+
+/** `row` when found in the representative layer, else the first row of any layer with that name ending. */
+function orAnyLayer(index: TensorIndex, row: number, suffix: string): number {
+  if (row >= 0) {
+    return row;
+  }
+  const rows = index.rowsEndingWith(suffix);
+  return rows.length > 0 ? rows[0] : -1;
 }
