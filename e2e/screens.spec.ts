@@ -157,6 +157,20 @@ for (const subject of SUBJECTS) {
         }
       }
 
+      // Shapes and shard labels are never cut.
+      const cut = await page
+        .getByTestId('table-scroll')
+        .evaluate((scroll) =>
+          [...scroll.querySelectorAll<HTMLElement>('[role="gridcell"].tt-shape, [role="gridcell"].tt-shard')]
+            .filter((cell) => cell.scrollWidth > cell.clientWidth + 1)
+            .map((cell) => cell.textContent),
+        );
+      expect(cut, 'shape or shard cells cut').toEqual([]);
+      if (subject.id === 'deepseek-161-shards') {
+        await expect(grid.locator('[role="gridcell"].tt-shard').first()).toHaveText('00001/00161');
+        await expect(grid.getByText('[129 280, 7 168]').first()).toBeVisible();
+      }
+
       // The End column can be reached inside the table.
       const endReachable = await page.getByTestId('table-scroll').evaluate((scroll) => {
         scroll.scrollLeft = scroll.scrollWidth;
@@ -211,6 +225,33 @@ for (const subject of SUBJECTS) {
   }
 }
 
+test('the name column resizes from the keyboard and by dragging', async ({ page }) => {
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(files.kohya);
+  const header = page.getByRole('columnheader', { name: /Name/ });
+  await expect(header).toBeVisible();
+  const before = (await header.boundingBox())?.width ?? 0;
+  const handle = page.getByRole('separator', { name: 'Resize the Name column' });
+  await handle.focus();
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await expect.poll(async () => Math.round((await header.boundingBox())?.width ?? 0)).toBe(Math.round(before + 48));
+  const box = await handle.boundingBox();
+  if (!box) {
+    throw new Error('no resize handle');
+  }
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 - 100, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await expect
+    .poll(async () => Math.round((await header.boundingBox())?.width ?? 0))
+    .toBe(Math.round(before + 48 - 100));
+  // Its cells follow the header.
+  const cell = page.getByRole('grid', { name: 'Tensors' }).locator('[role="gridcell"].tt-name').first();
+  expect(Math.round((await cell.boundingBox())?.width ?? 0)).toBe(Math.round(before + 48 - 100));
+});
+
 test('dark mode by hand is remembered across reloads', async ({ page }) => {
   await page.emulateMedia({ colorScheme: 'light' });
   await openApp(page);
@@ -224,4 +265,43 @@ test('dark mode by hand is remembered across reloads', async ({ page }) => {
   await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('system');
   await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
   expect(await background()).toBe('rgb(255, 255, 255)');
+});
+
+test('250k tensors: while a sort or filter runs, the previous rows stay and the count says working', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const watch = watchPage(page);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath('moe-250k.safetensors'));
+  const count = page.getByTestId('row-count');
+  await expect(count).toContainText(/250.638 shown/, { timeout: 60_000 });
+  // Record every state the count and the table pass through, from inside the page (no sampling gaps).
+  await page.evaluate(() => {
+    const seen: Array<{ text: string; rows: number }> = [];
+    (window as unknown as { __seen: typeof seen }).__seen = seen;
+    const scroll = document.querySelector('[data-testid="table-scroll"]');
+    const record = () =>
+      seen.push({
+        text: document.querySelector('[data-testid="row-count"]')?.textContent ?? '',
+        rows: scroll?.querySelectorAll('[role="rowgroup"] + [role="rowgroup"] [role="row"]').length ?? 0,
+      });
+    new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
+  await page.getByRole('columnheader', { name: /Name/ }).getByRole('button').click();
+  await expect(page.getByRole('columnheader', { name: /Name/ })).toHaveAttribute('aria-sort', 'ascending');
+  await expect(count).not.toContainText('working');
+  await page.getByRole('searchbox', { name: 'Filter tensors' }).fill('experts.87.');
+  await expect(count).toContainText(/ 279 shown/);
+  await expect(count).not.toContainText('working');
+  const seen = await page.evaluate(
+    () => (window as unknown as { __seen: Array<{ text: string; rows: number }> }).__seen,
+  );
+  expect(
+    seen.some((state) => state.text.includes('working')),
+    'the count said working at some point',
+  ).toBe(true);
+  const empty = seen.filter((state) => / 0 shown/.test(state.text) || state.rows === 0);
+  expect(empty, 'no empty table or "0 shown" on the way').toEqual([]);
+  watch.expectClean();
 });

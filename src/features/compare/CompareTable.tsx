@@ -146,8 +146,8 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
         <FilterInput
           value={query.filter}
           onCommit={commitFilter}
-          label="Filter compared tensors"
-          placeholder="Filter names (aligned or full): text or /regex/"
+          label="Filter compared tensors (aligned or full names)"
+          placeholder="Filter names: text or /regex/"
           invalid={filterError !== null}
         />
         {query.groups.map((group) => (
