@@ -4,10 +4,10 @@
  * parser.worker.ts only dispatches `open` here and keeps the rows publish hands it for table queries.
  */
 import type { ByteReader } from '../core/bytes/byte-reader';
-import { serializeError } from '../core/errors';
+import { serializeError, SourceError } from '../core/errors';
 import { loadHeader } from '../core/load-header';
 import type { TensorColumns } from '../core/model';
-import type { LoadOptions, LoadPhase, ShardProgress, SourceRef, SourceSpec } from '../core/result';
+import type { LoadOptions, LoadPhase, ShardProgress, SourceRef, SourceSpec, StallNotice } from '../core/result';
 import type { Meter } from '../io/sources/meter';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
 import { loadShardSet } from './load-shards';
@@ -32,14 +32,20 @@ export interface LoadContext {
 /** A LoadContext as the load steps use it: with progress posting. */
 export interface LoadSession extends LoadContext {
   progress: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null, shards?: ShardProgress) => void;
+  /** Bytes of a first request as they arrive, and a crawl notice whenever it starts, moves or ends (null). */
+  activity: (phase: LoadPhase, bytesRead: number, stall: StallNotice | null) => void;
 }
 
 /** Loads `source`, posts progress, the result and the analyses; failures are posted as `error`, never thrown. */
 export async function loadSource(ctx: LoadContext, source: SourceSpec, options: LoadOptions): Promise<void> {
-  const session: LoadSession = { ...ctx, progress: (...args) => postProgress(ctx, ...args) };
+  const session: LoadSession = {
+    ...ctx,
+    progress: (...args) => postProgress(ctx, ...args),
+    activity: (phase, bytesRead, stall) =>
+      ctx.post({ type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal: null, stall }),
+  };
   try {
-    const plan = await resolveSource(source, session);
-    const loaded = await openPlan(session, plan, options);
+    const loaded = await loadRestartingOnce(session, source, options);
     await publish(session, loaded);
   } catch (error) {
     ctx.post({
@@ -47,6 +53,35 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
       id: ctx.id,
       error: ctx.signal.aborted ? { code: 'aborted', message: 'Loading was cancelled.' } : serializeError(error),
     });
+  }
+}
+
+/**
+ * A remote file that changed between two requests of this load (io/same-file-guard.ts) is read again from byte 0,
+ * once; if it changes again, the load is refused rather than showing a header stitched from two versions.
+ */
+async function loadRestartingOnce(session: LoadSession, source: SourceSpec, options: LoadOptions): Promise<Loaded> {
+  const load = async () => openPlan(session, await resolveSource(source, session), options);
+  try {
+    return await load();
+  } catch (error) {
+    if (!(error instanceof SourceError) || error.code !== 'source-changed' || session.signal.aborted) {
+      throw error;
+    }
+  }
+  session.progress('connect', 0, null);
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof SourceError && error.code === 'source-changed') {
+      throw new SourceError(
+        'source-changed',
+        `${error.message} It changed again after the load restarted, so it is refused rather than shown as a ` +
+          'header stitched from two versions. Try again once the file has stopped changing.',
+        { url: error.url },
+      );
+    }
+    throw error;
   }
 }
 

@@ -10,7 +10,15 @@ import type { Sidecars } from '../../core/analysis/types';
 import type { ByteReader } from '../../core/bytes/byte-reader';
 import { SourceError } from '../../core/errors';
 import type { Finding } from '../../core/model';
-import type { LoadPhase, LocalFileEntry, RepoInfo, SourceChoices, SourceRef, SourceSpec } from '../../core/result';
+import type {
+  LoadPhase,
+  LocalFileEntry,
+  RepoInfo,
+  SourceChoices,
+  SourceRef,
+  SourceSpec,
+  StallNotice,
+} from '../../core/result';
 import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
 import { compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
@@ -28,7 +36,7 @@ import {
 import { listRepoFiles } from './hub-listing';
 import { Meter } from './meter';
 import { localIndexBytes, readLocalIndex, readRemoteIndex } from './shard-index';
-import { readLocalSidecars, readRemoteSidecars } from './sidecars';
+import { readConfigBeside, readLocalSidecars, readRemoteSidecars } from './sidecars';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -85,6 +93,8 @@ export type SourcePlan = PlanBase &
 export interface ResolveContext {
   signal: AbortSignal;
   progress: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
+  /** Bytes of a first request as they arrive, and a crawl notice whenever it starts, moves or ends (null). */
+  activity: (phase: LoadPhase, bytesRead: number, stall: StallNotice | null) => void;
 }
 
 /** The plan for `source`. Throws SourceError when the source cannot be opened at all (a bad URL, no model). */
@@ -129,25 +139,42 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     return resolveRepo(source, repo, ctx);
   }
   const meter = new Meter();
+  // A Hub file or index: its config.json (same folder and revision) for the memory and architecture analyses.
+  const beside = await readConfigBeside(normalized.url, source.token, ctx.signal, meter);
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
     const name = lastSegment(normalized.url);
-    return resolveRemoteIndex(ctx, {
+    const plan = await resolveRemoteIndex(ctx, {
       indexUrl: normalized.url,
       indexName: name,
       token: source.token,
       ref: { kind: 'url', name, url: normalized.url, input: source.url },
       meter,
     });
+    return { ...plan, ...beside };
   }
-  const reader = meter.add(createHttpReader(normalized.url, { token: source.token, signal: ctx.signal }));
+  let stalled = false;
+  const reader = meter.add(
+    createHttpReader(normalized.url, {
+      token: source.token,
+      signal: ctx.signal,
+      // Bytes of the first request as they arrive (loadHeader reports the later ones; a dripping server shows them
+      // one by one), and the crawl notice whenever it starts, moves or ends.
+      onActivity: (activity) => {
+        if (activity.requests > 1 && activity.stall === null && !stalled) {
+          return;
+        }
+        stalled = activity.stall !== null;
+        ctx.activity(activity.bytesFetched > 0 ? 'header' : 'connect', activity.bytesFetched, activity.stall);
+      },
+    }),
+  );
   return {
     kind: 'file',
     reader,
     ref: { kind: 'url', name: reader.name, url: normalized.url, input: source.url },
     meter,
     remote: true,
-    sidecars: {},
-    sidecarsRead: [],
+    ...beside,
   };
 }
 
