@@ -3,6 +3,7 @@
  * oversized or broken sidecar only costs the hints it would have given, never the load.
  */
 import type { Sidecars } from '../../core/analysis/types';
+import { configUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
 
@@ -30,6 +31,23 @@ export async function readRemoteSidecars(
   meter: Meter,
 ): Promise<ReadSidecars> {
   return readEach(wanted, (path) => readRemoteJson(urlOf(path), token, signal, meter));
+}
+
+/**
+ * The config.json beside a Hub file or index URL (io/config-beside.ts): one small request, none off the Hub. A
+ * missing one (404) costs that request only.
+ */
+export async function readConfigBeside(
+  fileUrl: string,
+  token: string | undefined,
+  signal: AbortSignal,
+  meter: Meter,
+): Promise<ReadSidecars> {
+  const url = configUrlBeside(fileUrl);
+  const config = url === null ? undefined : await readRemoteJson(url, token, signal, meter);
+  return config === undefined
+    ? { sidecars: {}, sidecarsRead: [] }
+    : { sidecars: { config }, sidecarsRead: ['config.json'] };
 }
 
 /** Reads the wanted sidecars among dropped files. */
