@@ -1,0 +1,193 @@
+/**
+ * The Memory tab and the report's memory section, for each place config.json comes from: a dropped folder of
+ * shards, a single file dropped with its config.json, a repository on the fake Hub (config fetched once), a Hub
+ * file URL (one extra request beside the file), and a file with no config at all (labelled inferred).
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSafetensors } from '../src/core/testing/build-safetensors';
+import { tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
+import { SHARD_FIXTURES } from '../src/core/testing/shard-fixtures';
+import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
+
+const GiB = 2 ** 30;
+/** The stated runtime overhead every total includes (core/analysis/memory/estimate.ts). */
+const OVERHEAD = 2 * GiB;
+
+/** config.json of the tiny Llama the fixtures write (hidden 64: 4 query heads and 1 KV head of 16). */
+const TINY_CONFIG = {
+  architectures: ['LlamaForCausalLM'],
+  model_type: 'llama',
+  hidden_size: 64,
+  intermediate_size: 172,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 1,
+  head_dim: 16,
+  max_position_embeddings: 2048,
+  torch_dtype: 'bfloat16',
+  vocab_size: 256,
+};
+/** 2 layers × 2 (K and V) × 1 KV head × 16 head dim × 2 B. */
+const TINY_KV_PER_TOKEN = 2 * 2 * 1 * 16 * 2;
+const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
+
+/** Fake-Hub repositories only this spec reads, so the server log counts are this spec's own. */
+const HUB_ORG = 'lens-e2e';
+const REPO_FOR_LISTING = 'memory-repo';
+const REPO_FOR_FILE_URL = 'memory-file';
+
+interface MemoryReport {
+  tensors: { bytes: number };
+  memory: {
+    weightsBytes: number;
+    kvBytesPerToken: number;
+    cacheDtype: string;
+    contexts: Array<{ tokens: number; batch: number; kvBytes: number; totalBytes: number }>;
+    config: string;
+    activeParams?: number;
+  };
+}
+
+test.beforeAll(() => {
+  for (const repo of [REPO_FOR_LISTING, REPO_FOR_FILE_URL]) {
+    const dir = join(FIXTURES_DIR, 'hub', HUB_ORG, repo);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'model.safetensors'), TINY_MODEL);
+    writeFileSync(join(dir, 'config.json'), `${JSON.stringify(TINY_CONFIG, null, 2)}\n`);
+  }
+});
+
+async function openMemoryTab(page: Page): Promise<void> {
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByRole('region', { name: 'Memory' })).toBeVisible();
+}
+
+async function downloadReport(page: Page): Promise<MemoryReport> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download report' }).click(),
+  ]);
+  return JSON.parse(readFileSync(await download.path(), 'utf8')) as MemoryReport;
+}
+
+async function openUrl(page: Page, url: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+}
+
+async function expectTinyFromConfig(page: Page): Promise<void> {
+  await openMemoryTab(page);
+  await expect(page.getByTestId('memory-config')).toContainText('config.json');
+  // Defaults to the model's max_position_embeddings: 2048 tokens × 2 layers × 32 elements × 2 B.
+  await expect(page.getByTestId('memory-tokens')).toHaveValue('2048');
+  await expect(page.getByTestId('memory-kv-line')).toContainText(
+    '1 × 2048 tokens × 2 layers × 32 elements × 2 B (bf16)',
+  );
+}
+
+test.describe('memory estimate', () => {
+  test('a folder of 163 shards with config.json: Llama-3.1-70B KV from the config; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath(SHARD_FIXTURES.clean.dir));
+    await expect(page.getByTestId('shard-count')).toHaveText(/163 shards/);
+    await openMemoryTab(page);
+    await expect(page.getByTestId('memory-config')).toContainText('config.json');
+    // No max_position_embeddings in this config: the context starts at 4096 tokens.
+    await expect(page.getByTestId('memory-tokens')).toHaveValue('4096');
+    // 80 layers × 2 × 8 KV heads × 128 head dim = 2048 elements per token per layer.
+    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 4096 tokens × 80 layers × 2048 elements × 2 B');
+    await page.getByRole('button', { name: '32k' }).click();
+    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 32768 tokens × 80 layers');
+    await page.getByTestId('memory-batch').fill('4');
+    await page.getByTestId('memory-cache-dtype').selectOption('fp8');
+    // 4 × 32768 × 80 × 2048 × 1 B = 20 GiB of cache.
+    await expect(page.getByTestId('memory-kv-line')).toContainText(
+      '4 × 32768 tokens × 80 layers × 2048 elements × 1 B (fp8)',
+    );
+    await expect(page.getByTestId('memory-kv-line').locator('td.num')).toHaveText('20.00 GiB');
+    await expect(page.getByTestId('memory-gpus').getByTestId('gpu-80')).toContainText(/needs \d+/);
+
+    const report = await downloadReport(page);
+    expect(report.memory.config).toBe('config.json');
+    expect(report.memory.weightsBytes).toBe(report.tensors.bytes);
+    expect(report.memory.kvBytesPerToken).toBe(80 * 2 * 8 * 128 * 2);
+    expect(report.memory.cacheDtype).toBe('bf16');
+    expect(report.memory.contexts.map((context) => context.tokens)).toEqual([4096, 8192, 32768]);
+    expect(report.memory.contexts[0]).toEqual({
+      tokens: 4096,
+      batch: 1,
+      kvBytes: 4096 * 327_680,
+      totalBytes: report.memory.weightsBytes + 4096 * 327_680 + OVERHEAD,
+    });
+
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1400 });
+      await page.screenshot({ path: testInfo.outputPath(`memory-${width}.png`), fullPage: true });
+    }
+    watch.expectClean();
+  });
+
+  test('a single file dropped with its config.json', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles([
+        { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: TINY_MODEL },
+        { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(TINY_CONFIG)) },
+      ]);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expectTinyFromConfig(page);
+    const report = await downloadReport(page);
+    expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
+    expect(report.memory.contexts.map((context) => context.tokens)).toEqual([4096, 8192, 32768, 2048]);
+    watch.expectClean();
+  });
+
+  test('a repository on the fake Hub: config.json fetched once', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${REPO_FOR_LISTING}/tree/main`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expectTinyFromConfig(page);
+    const configGets = (await serverLog(`/hub/${HUB_ORG}/${REPO_FOR_LISTING}/resolve/main/config.json`)).filter(
+      (entry) => entry.method === 'GET',
+    );
+    expect(configGets).toHaveLength(1);
+    expect([200, 206]).toContain(configGets[0].status);
+    watch.expectClean();
+  });
+
+  test('a Hub file URL: config.json beside the file, one extra request', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${REPO_FOR_FILE_URL}/resolve/main/model.safetensors`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expectTinyFromConfig(page);
+    const configGets = (await serverLog(`/hub/${HUB_ORG}/${REPO_FOR_FILE_URL}/resolve/main/config.json`)).filter(
+      (entry) => entry.method === 'GET',
+    );
+    expect(configGets).toHaveLength(1);
+    watch.expectClean();
+  });
+
+  test('a file without config.json: the KV cache is inferred from k_proj and labelled so', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('clean.safetensors'));
+    await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
+    await openMemoryTab(page);
+    await expect(page.getByTestId('memory-config')).toContainText('Inferred from the header');
+    // k_proj and v_proj out features 16 + 16 per layer, 2 layers, bf16.
+    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 4096 tokens × 2 layers × 32 elements × 2 B');
+    const report = await downloadReport(page);
+    expect(report.memory).toMatchObject({ config: 'inferred', kvBytesPerToken: 2 * 32 * 2 });
+    watch.expectClean();
+  });
+});
