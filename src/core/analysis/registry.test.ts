@@ -61,12 +61,19 @@ describe('tensorBytesWanted', () => {
 describe('runAnalyses', () => {
   it('fills every section it can and keeps them serializable', () => {
     const { sections, findings } = runAnalyses(inputFromFixture(kohyaSd15Fixture()));
-    expect(Object.keys(sections).sort()).toEqual(['lora', 'metadataInsights', 'moduleTree', 'quantization']);
+    // The kohya alphas were handed in as data bytes, so dataReads says they were read.
+    expect(Object.keys(sections).sort()).toEqual([
+      'dataReads',
+      'lora',
+      'metadataInsights',
+      'moduleTree',
+      'quantization',
+    ]);
     expect(findings).toEqual([]);
     expect(JSON.parse(JSON.stringify(sections))).toEqual(sections);
   });
 
-  it('lists six analyses with distinct ids', () => {
+  it('lists seven analyses with distinct ids', () => {
     expect(ANALYSES.map((a) => a.id)).toEqual([
       'quantization',
       'architecture',
@@ -74,6 +81,7 @@ describe('runAnalyses', () => {
       'metadataInsights',
       'moduleTree',
       'memory',
+      'dataReads',
     ]);
   });
 

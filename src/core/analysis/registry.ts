@@ -7,6 +7,7 @@
 import { makeFinding } from '../findings/make-finding';
 import type { Finding, ParsedHeader } from '../model';
 import { architectureAnalysis } from './architecture';
+import { dataReadsAnalysis, type DataReadsSection } from './data-reads';
 import { MAX_WANTED_BYTES, MAX_WANTED_TENSOR_BYTES, MAX_WANTED_TENSORS } from './limits';
 import { loraAnalysis } from './lora';
 import { memoryAnalysis } from './memory/memory';
@@ -31,6 +32,7 @@ export interface AnalysisSections {
   metadataInsights?: MetadataInsightsSection;
   moduleTree?: ModuleTreeSection;
   memory?: MemorySection;
+  dataReads?: DataReadsSection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -42,6 +44,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   metadataInsightsAnalysis,
   moduleTreeAnalysis,
   memoryAnalysis,
+  dataReadsAnalysis,
 ];
 
 /**

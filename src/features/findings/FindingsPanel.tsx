@@ -1,7 +1,8 @@
 /** Findings grouped by severity. Clicking one restricts the table to the tensors it involves. */
 import { codeSpec } from '../../core/findings/codes';
+import { CodeText } from '../../lib/CodeText';
 import type { Finding, Severity } from '../../core/model';
-import { groupDigits } from '../../lib/format';
+import { groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 
 const SEVERITIES: Array<{ severity: Severity; label: string; icon: string }> = [
@@ -43,7 +44,9 @@ export function FindingsPanel({ findings }: { findings: Finding[] }) {
                       <code>{finding.code}</code> <strong>{codeSpec(finding.code)?.title ?? finding.code}</strong>
                       {finding.refusedByReference && <span className="badge bad">refused by reference loader</span>}
                     </div>
-                    <p>{finding.message}</p>
+                    <p>
+                      <CodeText text={finding.message} />
+                    </p>
                     {finding.shard && <p className="muted">Shard: {finding.shard}</p>}
                     {clickable && (
                       <button
@@ -51,7 +54,7 @@ export function FindingsPanel({ findings }: { findings: Finding[] }) {
                         className="link-button"
                         onClick={() => showFindingTensors(finding.code, finding.tensors)}
                       >
-                        Show {groupDigits(finding.tensors.length)} tensor{finding.tensors.length === 1 ? '' : 's'}
+                        Show {plural(finding.tensors.length, 'tensor')}
                         {finding.tensorCount > finding.tensors.length && ` (of ${groupDigits(finding.tensorCount)})`}
                       </button>
                     )}

@@ -3,6 +3,7 @@ import type { LayerList, QuantizationSection } from '../../core/analysis/report-
 import { PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
 import { formatBytes, formatCount, groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
+import { CodeText } from '../../lib/CodeText';
 
 const FAMILY_LABEL: Record<string, string> = {
   none: 'Not quantized',
@@ -63,7 +64,9 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
           ? 'Packed low-bit weights, scheme not identified'
           : familyLabel(section.family)}
       </h3>
-      <p data-testid="quant-summary">{section.summary}</p>
+      <p data-testid="quant-summary">
+        <CodeText text={section.summary} />
+      </p>
       <dl className="facts">
         <Fact label="Format" value={section.format} />
         <Fact label="Bits per weight value" value={section.bits === null ? '—' : String(section.bits)} />
@@ -232,7 +235,9 @@ export function Evidence({ items }: { items: string[] }) {
       <summary>Evidence ({items.length})</summary>
       <ul>
         {items.map((item, index) => (
-          <li key={`${index}-${item}`}>{item}</li>
+          <li key={`${index}-${item}`}>
+            <CodeText text={item} />
+          </li>
         ))}
       </ul>
     </details>

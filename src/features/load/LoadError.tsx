@@ -1,5 +1,6 @@
 import type { SourceErrorCode } from '../../core/errors';
 import { useAppStore } from '../../state/store';
+import { CodeText } from '../../lib/CodeText';
 
 const TITLES: Partial<Record<SourceErrorCode, string>> = {
   aborted: 'Loading cancelled',
@@ -34,7 +35,9 @@ export function LoadError() {
   return (
     <section className="load-error" role="alert">
       <h2>{TITLES[error.code] ?? 'Loading failed'}</h2>
-      <p>{error.message}</p>
+      <p>
+        <CodeText text={error.message} />
+      </p>
       <p className="muted">
         Source: <code>{load.label}</code> · code <code>{error.code}</code>
       </p>

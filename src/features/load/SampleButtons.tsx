@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useAppStore } from '../../state/store';
-import { SAMPLES, sampleUrl } from './samples';
+import { SAMPLES, markSample, sampleUrl } from './samples';
 
 /** Samples are app assets: fetched whole (they are tiny) and opened exactly like a dropped file. */
 export function SampleButtons() {
@@ -14,7 +14,7 @@ export function SampleButtons() {
         throw new Error(`HTTP ${response.status}`);
       }
       const blob = await response.blob();
-      void openSource({ kind: 'file', file: new File([blob], file) });
+      void openSource({ kind: 'file', file: markSample(new File([blob], file)) });
     } catch (cause) {
       setError(`Could not load the sample (${String(cause)}). Run \`npm run fixtures\` to regenerate it.`);
     }

@@ -2,10 +2,37 @@
 import { useState } from 'react';
 import { useAppStore } from '../../state/store';
 import type { LoadResult } from '../../core/result';
+import { encodeShareState } from '../../state/share-state';
+import { isSample, sampleUrl } from './samples';
 
 export function ShareBar({ result }: { result: LoadResult }) {
   const [copied, setCopied] = useState(false);
   const source = result.source;
+  // A bundled sample is an asset of this page: anyone can open it, so it gets a link like any URL.
+  const sample = useAppStore((state) =>
+    state.lastSource?.kind === 'file' && isSample(state.lastSource.file) && state.lastSource.file.name === source.name
+      ? state.lastSource.file.name
+      : null,
+  );
+  const copy = (link: string) => {
+    void navigator.clipboard?.writeText(link).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  };
+  if (source.kind === 'file' && sample !== null) {
+    const link = `${window.location.origin}${window.location.pathname}?${encodeShareState({ url: sampleUrl(sample) })}`;
+    return (
+      <div className="share-bar">
+        <span className="muted" data-testid="sample-share">
+          Bundled sample: anyone can open it from this link.
+        </span>
+        <button type="button" onClick={() => copy(link)}>
+          {copied ? 'Link copied' : 'Copy link'}
+        </button>
+      </div>
+    );
+  }
   return (
     <div className="share-bar">
       {source.kind === 'url' ? (
@@ -13,15 +40,7 @@ export function ShareBar({ result }: { result: LoadResult }) {
           <span className="muted" data-testid="normalized-url" title="The URL that was fetched">
             {source.url}
           </span>
-          <button
-            type="button"
-            onClick={() => {
-              void navigator.clipboard?.writeText(window.location.href).then(
-                () => setCopied(true),
-                () => setCopied(false),
-              );
-            }}
-          >
+          <button type="button" onClick={() => copy(window.location.href)}>
             {copied ? 'Link copied' : 'Copy link'}
           </button>
         </>

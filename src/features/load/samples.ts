@@ -26,3 +26,15 @@ export const SAMPLES: readonly Sample[] = [
 export function sampleUrl(file: string): string {
   return new URL(`samples/${file}`, document.baseURI).toString();
 }
+
+/** Files the sample buttons made, so the share bar can offer a link to the sample instead of "local file". */
+const sampleFiles = new WeakSet<File>();
+
+export function markSample(file: File): File {
+  sampleFiles.add(file);
+  return file;
+}
+
+export function isSample(file: File): boolean {
+  return sampleFiles.has(file);
+}

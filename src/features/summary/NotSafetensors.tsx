@@ -4,6 +4,7 @@ import type { RejectedFile } from '../../core/model';
 import { formatBytes } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import { MAX_HEADER_LENGTH_OVERRIDE } from '../../core/limits';
+import { CodeText } from '../../lib/CodeText';
 
 export function NotSafetensors({ name, file }: { name: string; file: RejectedFile }) {
   const main = file.findings.find((finding) => finding.severity === 'error') ?? file.findings[0];
@@ -22,7 +23,7 @@ export function NotSafetensors({ name, file }: { name: string; file: RejectedFil
       </p>
       {file.findings.map((finding, index) => (
         <p key={`${finding.code}-${index}`} data-code={finding.code}>
-          <code>{finding.code}</code> {finding.message}
+          <code>{finding.code}</code> <CodeText text={finding.message} />
         </p>
       ))}
       <p className="muted">The reference loader would refuse this file (safetensors' own loader).</p>

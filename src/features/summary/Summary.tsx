@@ -5,10 +5,14 @@ import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
+import { modelTitle } from './model-title';
+import './summary.css';
 import { checkpointIntegrity, formatLabel } from '../checkpoint/format-label';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
   const totals = result.totals;
+  // A sharded model is named after its repository or folder; the index file name follows in small type.
+  const title = modelTitle(result);
   const findings = allFindings(result);
   const verdict = verdictOf(result);
   const errors = findings.filter((finding) => finding.severity === 'error').length;
@@ -40,12 +44,21 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const shardProblem =
     shardReport !== undefined &&
     findings.some((finding) => finding.severity === 'error' && finding.code in SHARD_CODES);
-  const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})`;
+  const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})${dataReadsClause(result, header)}`;
   return (
     <section className="summary" aria-label="Summary">
-      <h2 className="file-title" data-testid="file-name">
-        {result.source.name}
-      </h2>
+      {title === null ? (
+        <h2 className="file-title" data-testid="file-name">
+          {result.source.name}
+        </h2>
+      ) : (
+        <h2 className="file-title" data-testid="model-title">
+          {title}{' '}
+          <span className="muted file-subtitle" data-testid="file-name">
+            {result.source.name}
+          </span>
+        </h2>
+      )}
       <p className="verdict-line" data-testid="verdict">
         {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
         <VerdictClauses result={result} />
@@ -125,6 +138,21 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       )}
     </section>
   );
+}
+
+/**
+ * ": header 145 KB + 8 configs 656 B": what was read beyond the header, and what for, whenever an analysis needed
+ * the bytes of tiny tensors (comfy_quant configs, LoRA alphas). Empty when only the header was read.
+ */
+function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
+  const reads = result.sections.dataReads;
+  if (!reads) {
+    return '';
+  }
+  const files = result.shards ? result.shards.report.totals.presentShards : 1;
+  const headerBytes = header.headerLength + 8 * files;
+  const parts = reads.groups.map((group) => `${plural(group.tensors, group.noun)} ${formatBytes(group.bytes)}`);
+  return `: header ${formatBytes(headerBytes)} + ${parts.join(' + ')} from the data region (never weights)`;
 }
 
 /**
