@@ -4,6 +4,7 @@
  * as JSON text); lying length prefixes; and deep nesting. Shared by the CI fuzz test and `npm run fuzz`.
  */
 import fc from 'fast-check';
+import { CHECKPOINT_FUZZ_PROPERTIES } from './checkpoint-arbitraries';
 import { DTYPES } from '../dtypes';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../limits';
 import { buildSafetensors, lengthPrefix, type TensorSpec } from '../testing/build-safetensors';
@@ -562,4 +563,5 @@ export const FUZZ_PROPERTIES: readonly FuzzProperty[] = [
   { name: 'lying length prefixes and tiny or foreign files', arbitrary: withOption(prefixFileArb), ciRuns: 1_500 },
   { name: 'deep nesting', arbitrary: withOption(deepNestingFileArb), ciRuns: 500 },
   { name: 'headers larger than the first remote read, damaged', arbitrary: withOption(bigHeaderFileArb), ciRuns: 300 },
+  ...CHECKPOINT_FUZZ_PROPERTIES,
 ];

@@ -10,6 +10,7 @@
 import { runAnalyses } from '../analysis/registry';
 import { SourceError } from '../errors';
 import { FINDING_CODES, type FindingCode } from '../findings/codes';
+import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES } from '../formats/pytorch/limits';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { PREVIEW_ROWS } from '../formats/safetensors';
 import type { LoadedHeader } from '../formats/types';
@@ -105,7 +106,13 @@ async function checkMode(
   if (previewProblems.length > 0) {
     return `preview: ${previewProblems[0]}`;
   }
-  const readProblem = readsProblem(input, reader.reads, reader.preferredFirstRead);
+  const checkpoint =
+    loaded.outcome.kind === 'parsed'
+      ? loaded.outcome.header.format !== undefined
+      : loaded.outcome.file.findings.some((finding) => finding.code === 'zip-unreadable');
+  const readProblem = checkpoint
+    ? checkpointReadsProblem(input, reader.reads)
+    : readsProblem(input, reader.reads, reader.preferredFirstRead);
   if (readProblem) {
     return readProblem;
   }
@@ -152,6 +159,22 @@ function readsProblem(
   return null;
 }
 
+/** A checkpoint reads inside the file, a bounded number of times (head, tail, directory, data.pkl, growth). */
+function checkpointReadsProblem(
+  input: FuzzInput,
+  reads: ReadonlyArray<{ offset: number; length: number }>,
+): string | null {
+  for (const read of reads) {
+    if (read.offset + read.length > Math.max(input.bytes.length, SNIFF_BYTES, REMOTE_FIRST_READ)) {
+      return `checkpoint read [${read.offset}, +${read.length}) past the file`;
+    }
+  }
+  return reads.length > MAX_CHECKPOINT_READS ? `${reads.length} reads for one checkpoint` : null;
+}
+
+/** Head, sniff, tail, directory, ZIP64 record, local header + data.pkl, and a few doublings of a bare pickle. */
+const MAX_CHECKPOINT_READS = 12;
+
 function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null {
   const findings = outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
   const count = outcome.kind === 'parsed' ? outcome.header.tensors.count : 0;
@@ -171,10 +194,16 @@ function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null 
     return null;
   }
   const header = outcome.header;
-  if (8 + header.headerLength > fileLength) {
+  // A checkpoint's "header" is its pickle, which has no 8-byte prefix; its names are paths through the object graph,
+  // so they are bounded by the reader's named limits rather than by the pickle's length.
+  const checkpoint = header.format !== undefined;
+  if ((checkpoint ? 0 : 8) + header.headerLength > fileLength) {
     return `parsed a ${header.headerLength}-byte header from a ${fileLength}-byte file`;
   }
-  const columnProblem = columnsProblem(header.tensors, header.headerLength);
+  const columnProblem = columnsProblem(
+    header.tensors,
+    checkpoint ? Math.max(MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES) : header.headerLength,
+  );
   if (columnProblem) {
     return columnProblem;
   }

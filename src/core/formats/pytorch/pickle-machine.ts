@@ -125,6 +125,8 @@ class Stop extends Error {
 }
 
 const NL = 0x0a;
+/** Strings up to this length are tried as plain ASCII before a TextDecoder is used. */
+const SHORT_ASCII_MAX = 64;
 const latin1 = new TextDecoder('latin1');
 const utf8 = new TextDecoder('utf-8');
 
@@ -155,7 +157,9 @@ class Machine {
   private pos: number;
   private stack: PyValue[] = [];
   private marks: number[] = [];
-  private memo = new Map<number, PyValue>();
+  /** Memo indices are dense in real pickles (0, 1, 2…), so an array; hostile sparse indices make it a dictionary. */
+  private memo: Array<PyValue | undefined> = [];
+  private memoSize = 0;
   private readonly view: DataView;
   private readonly counts = new Uint32Array(256);
   private readonly globals = new Map<string, GlobalUse>();
@@ -510,16 +514,16 @@ class Machine {
           this.stack.push(this.memoGet(this.u32(), at));
           break;
         case 0x70: // PUT
-          this.memo.set(Number(parseIntText(this.line(at), at)), this.top(at));
+          this.memoPut(Number(parseIntText(this.line(at), at)), this.top(at));
           break;
         case 0x71: // BINPUT
-          this.memo.set(this.u8(), this.top(at));
+          this.memoPut(this.u8(), this.top(at));
           break;
         case 0x72: // LONG_BINPUT
-          this.memo.set(this.u32(), this.top(at));
+          this.memoPut(this.u32(), this.top(at));
           break;
         case 0x94: // MEMOIZE
-          this.memo.set(this.memo.size, this.top(at));
+          this.memoPut(this.memoSize, this.top(at));
           break;
         case 0x82: // EXT1
         case 0x83: // EXT2
@@ -600,8 +604,16 @@ class Machine {
     throw new Stop('SETITEM on something that is not a dict', at);
   }
 
+  private memoPut(key: number, value: PyValue): void {
+    if (this.memo[key] === undefined) {
+      this.memoSize++;
+    }
+    this.memo[key] = value;
+  }
+
   private memoGet(key: number | bigint, at: number): PyValue {
-    const value = this.memo.get(Number(key));
+    const index = Number(key);
+    const value = Number.isSafeInteger(index) && index >= 0 ? this.memo[index] : undefined;
     if (value === undefined) {
       throw new Stop(`memo key ${key} was never stored`, at);
     }
@@ -683,6 +695,23 @@ class Machine {
 
   private text(length: number, decoder: TextDecoder): string {
     this.need(length);
+    if (length <= SHORT_ASCII_MAX) {
+      // Names, keys and 'storage'/'cpu' are short ASCII: building them directly skips a TextDecoder call each.
+      let ascii = '';
+      let i = this.pos;
+      const end = this.pos + length;
+      for (; i < end; i++) {
+        const byte = this.bytes[i];
+        if (byte >= 0x80) {
+          break;
+        }
+        ascii += String.fromCharCode(byte);
+      }
+      if (i === end) {
+        this.pos = end;
+        return ascii;
+      }
+    }
     const kept = Math.min(length, MAX_KEPT_STRING_BYTES);
     const text = decoder.decode(this.bytes.subarray(this.pos, this.pos + kept));
     this.pos += length;

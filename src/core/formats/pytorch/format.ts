@@ -1,0 +1,43 @@
+/**
+ * The PyTorch checkpoint entry of the format registry (formats/registry.ts): torch.save zips, legacy (torch < 1.6)
+ * streams and bare pickles, read header-only by read-checkpoint.ts and never executed.
+ */
+import { lengthPrefixIsPlausible, sniffNotSafetensors } from '../not-safetensors';
+import type { FormatReader } from '../types';
+import { readCheckpoint, sniffCheckpoint, type CheckpointKind } from './read-checkpoint';
+
+/** Enough for a protocol-0 pickle's first GLOBAL line and for the not-safetensors sniffers it defers to. */
+const SNIFF_BYTES = 512;
+
+/**
+ * Zip or pickle by content only. A safetensors-shaped prefix always stays with the safetensors reader (0x80 0x02 is
+ * both pickle's PROTO 2 and a plausible header length), and a protocol-0 pickle (no magic) is claimed only when its
+ * first bytes cannot be a length prefix.
+ */
+function checkpointKind(head: Uint8Array, size: number | null): CheckpointKind | null {
+  const kind = sniffCheckpoint(head);
+  if (kind === null) {
+    return null;
+  }
+  const diagnosis = sniffNotSafetensors(head, size ?? head.length);
+  if (diagnosis?.code === 'zip-archive' || diagnosis?.code === 'pickle') {
+    return kind;
+  }
+  const plausible = lengthPrefixIsPlausible(head, size) || lengthPrefixIsPlausible(head, null);
+  return diagnosis === null && !plausible && kind === 'pickle' ? kind : null;
+}
+
+export const pytorchFormat: FormatReader = {
+  id: 'pytorch',
+  // No dispatch by name: `.bin` is also GGUF, TorchScript or anything else, and a file whose bytes are not a zip or
+  // a pickle is better served by the not-safetensors diagnoses than by a pickle parse error.
+  extensions: [],
+  sniffBytes: SNIFF_BYTES,
+  sniff: (head, size) => checkpointKind(head, size) !== null,
+  read: async (source, options) => {
+    const kind = checkpointKind(source.head, source.size) ?? 'pickle';
+    const loaded = await readCheckpoint(source.reader, source.head, kind, { signal: options.signal });
+    // readCheckpoint counts the head it was given plus its own reads; the source may have read more before.
+    return { ...loaded, bytesRead: source.bytesRead - source.head.length + loaded.bytesRead };
+  },
+};
