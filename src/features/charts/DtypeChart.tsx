@@ -45,7 +45,7 @@ export function DtypeChart({ totals }: { totals: HeaderTotals }) {
       ) : (
         <div className="chart-box">
           <ResponsiveContainer width="100%" height={Math.max(160, 44 * data.length + 40)}>
-            <BarChart data={data} layout="vertical" margin={{ left: 24, right: 24, top: 8, bottom: 8 }}>
+            <BarChart data={data} layout="vertical" margin={{ left: 24, right: 48, top: 8, bottom: 8 }}>
               <CartesianGrid strokeDasharray="3 3" horizontal={false} />
               <XAxis type="number" tickFormatter={format} />
               <YAxis type="category" dataKey="dtype" width={110} />
