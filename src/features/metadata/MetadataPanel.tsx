@@ -3,7 +3,7 @@
  * http(s) links. Long lists are virtualized: a million entries draw no more rows than fit on screen.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useMemo, useRef } from 'react';
+import { memo, useMemo, useRef, useState } from 'react';
 import { MAX_METADATA_VALUE_DISPLAY_CHARS, MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import type { MetadataEntry, ParsedHeader } from '../../core/model';
 import { shortenForDisplay } from '../../lib/display-text';
@@ -16,6 +16,11 @@ const VIRTUALIZE_FROM_ENTRIES = 200;
 /** JSON longer than this is shown as written: pretty-printing it would cost the main thread more than a frame. */
 const MAX_PRETTY_JSON_CHARS = 64 * 1024;
 const ESTIMATED_ROW_PX = 34;
+/**
+ * Entries per page of a huge list: browsers cap an element's height near 33,500,000 px, so a million rows cannot
+ * share one scroll box; 100,000 rows of ~34 px stay far below it.
+ */
+const PAGE_ENTRIES = 100_000;
 const LIST_MAX_HEIGHT = '70vh';
 
 function prettyJson(value: string): string | null {
@@ -71,37 +76,67 @@ const MetadataRow = memo(function MetadataRow({ entry }: { entry: MetadataEntry 
 
 function VirtualMetadataList({ entries }: { entries: readonly MetadataEntry[] }) {
   const scrollRef = useRef<HTMLDivElement>(null);
+  const [page, setPage] = useState(0);
+  const pages = Math.ceil(entries.length / PAGE_ENTRIES);
+  const first = page * PAGE_ENTRIES;
+  const count = Math.min(PAGE_ENTRIES, entries.length - first);
   const virtualizer = useVirtualizer({
-    count: entries.length,
+    count,
     getScrollElement: () => scrollRef.current,
     estimateSize: () => ESTIMATED_ROW_PX,
     overscan: 6,
   });
   const items = virtualizer.getVirtualItems();
+  const goTo = (next: number) => {
+    setPage(next);
+    scrollRef.current?.scrollTo(0, 0);
+  };
   return (
-    <div
-      ref={scrollRef}
-      className="meta-scroll"
-      style={{ maxHeight: LIST_MAX_HEIGHT }}
-      tabIndex={0}
-      role="group"
-      aria-label={`${entries.length.toLocaleString('en')} metadata entries`}
-      data-testid="metadata-virtual-list"
-    >
-      <dl className="meta-list" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-        {items.map((item) => (
-          <div
-            key={item.key}
-            data-index={item.index}
-            ref={virtualizer.measureElement}
-            className="meta-row meta-row-virtual"
-            style={{ transform: `translateY(${item.start}px)` }}
-          >
-            <MetadataRow entry={entries[item.index]} />
-          </div>
-        ))}
-      </dl>
-    </div>
+    <>
+      {pages > 1 && (
+        <nav className="meta-pages" aria-label="Metadata pages">
+          <button type="button" disabled={page === 0} onClick={() => goTo(0)}>
+            First
+          </button>
+          <button type="button" disabled={page === 0} onClick={() => goTo(page - 1)}>
+            Previous
+          </button>
+          <span data-testid="metadata-page">
+            Entries {(first + 1).toLocaleString('en')}–{(first + count).toLocaleString('en')} of{' '}
+            {entries.length.toLocaleString('en')}
+          </span>
+          <button type="button" disabled={page === pages - 1} onClick={() => goTo(page + 1)}>
+            Next
+          </button>
+          <button type="button" disabled={page === pages - 1} onClick={() => goTo(pages - 1)}>
+            Last
+          </button>
+        </nav>
+      )}
+      <div
+        ref={scrollRef}
+        className="meta-scroll"
+        style={{ maxHeight: LIST_MAX_HEIGHT }}
+        tabIndex={0}
+        role="group"
+        aria-label={`${entries.length.toLocaleString('en')} metadata entries`}
+        data-testid="metadata-virtual-list"
+      >
+        <dl className="meta-list" style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {items.map((item) => (
+            <div
+              key={item.key}
+              data-index={item.index}
+              ref={virtualizer.measureElement}
+              className="meta-row meta-row-virtual"
+              style={{ transform: `translateY(${item.start}px)` }}
+            >
+              <MetadataRow entry={entries[first + item.index]} />
+            </div>
+          ))}
+        </dl>
+      </div>
+    </>
   );
 }
 
