@@ -15,6 +15,7 @@ import { parseFileHead } from '../src/core/parse/parse-header';
 import { queryRows, DEFAULT_QUERY } from '../src/core/table-query';
 import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
 import { moeUnpackedTensors } from '../src/core/testing/moe-model';
+import { checkpointBench } from './bench-checkpoint';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 
 const SHORT = process.argv.includes('--short');
@@ -233,4 +234,5 @@ async function browserBench(): Promise<void> {
 
 const baseline = await nodeBench();
 void baseline;
+checkpointBench(RUNS);
 await browserBench();
