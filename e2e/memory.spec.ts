@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { buildSafetensors } from '../src/core/testing/build-safetensors';
 import { tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
 import { SHARD_FIXTURES } from '../src/core/testing/shard-fixtures';
+import { groupDigits as g } from '../src/lib/format';
 import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 const GiB = 2 ** 30;
@@ -83,7 +84,7 @@ async function expectTinyFromConfig(page: Page): Promise<void> {
   // Defaults to the model's max_position_embeddings: 2048 tokens × 2 layers × 32 elements × 2 B.
   await expect(page.getByTestId('memory-tokens')).toHaveValue('2048');
   await expect(page.getByTestId('memory-kv-line')).toContainText(
-    '1 × 2048 tokens × 2 layers × 32 elements × 2 B (bf16)',
+    `1 × ${g(2048)} tokens × 2 layers × 32 elements × 2 B (bf16)`,
   );
 }
 
@@ -99,15 +100,18 @@ test.describe('memory estimate', () => {
     await expect(page.getByTestId('memory-config')).toContainText('config.json');
     // No max_position_embeddings in this config: the context starts at 4096 tokens.
     await expect(page.getByTestId('memory-tokens')).toHaveValue('4096');
+    await expect(page.getByTestId('memory-kv-line')).toContainText('2 (K and V) × 8 KV heads × 128 head dim');
     // 80 layers × 2 × 8 KV heads × 128 head dim = 2048 elements per token per layer.
-    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 4096 tokens × 80 layers × 2048 elements × 2 B');
+    await expect(page.getByTestId('memory-kv-line')).toContainText(
+      `1 × ${g(4096)} tokens × 80 layers × ${g(2048)} elements × 2 B`,
+    );
     await page.getByRole('button', { name: '32k' }).click();
-    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 32768 tokens × 80 layers');
+    await expect(page.getByTestId('memory-kv-line')).toContainText(`1 × ${g(32768)} tokens × 80 layers`);
     await page.getByTestId('memory-batch').fill('4');
     await page.getByTestId('memory-cache-dtype').selectOption('fp8');
     // 4 × 32768 × 80 × 2048 × 1 B = 20 GiB of cache.
     await expect(page.getByTestId('memory-kv-line')).toContainText(
-      '4 × 32768 tokens × 80 layers × 2048 elements × 1 B (fp8)',
+      `4 × ${g(32768)} tokens × 80 layers × ${g(2048)} elements × 1 B (fp8)`,
     );
     await expect(page.getByTestId('memory-kv-line').locator('td.num')).toHaveText('20.00 GiB');
     await expect(page.getByTestId('memory-gpus').getByTestId('gpu-80')).toContainText(/needs \d+/);
@@ -185,7 +189,9 @@ test.describe('memory estimate', () => {
     await openMemoryTab(page);
     await expect(page.getByTestId('memory-config')).toContainText('Inferred from the header');
     // k_proj and v_proj out features 16 + 16 per layer, 2 layers, bf16.
-    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 4096 tokens × 2 layers × 32 elements × 2 B');
+    await expect(page.getByTestId('memory-kv-line')).toContainText(
+      `1 × ${g(4096)} tokens × 2 layers × 32 elements × 2 B`,
+    );
     const report = await downloadReport(page);
     expect(report.memory).toMatchObject({ config: 'inferred', kvBytesPerToken: 2 * 32 * 2 });
     watch.expectClean();

@@ -72,6 +72,7 @@ export function MemoryPanel({ section }: { section: MemorySection }) {
         cacheDtype={cacheDtype}
         maxContext={section.maxContext}
         maxContextSource={section.maxContextSource}
+        configSource={section.config}
         onTokens={setTokens}
         onBatch={setBatch}
         onCacheDtype={setCacheDtype}
@@ -114,6 +115,7 @@ function Inputs(props: {
   cacheDtype: CacheDtype;
   maxContext: number | null;
   maxContextSource: string | null;
+  configSource: MemorySection['config'];
   onTokens: (value: number) => void;
   onBatch: (value: number) => void;
   onCacheDtype: (value: CacheDtype) => void;
@@ -180,7 +182,7 @@ function Inputs(props: {
       <span className="memory-max">
         {props.maxContext !== null
           ? `Model maximum: ${groupDigits(props.maxContext)} tokens (${props.maxContextSource ?? 'config.json'})`
-          : 'Model maximum: unknown without config.json'}
+          : `Model maximum: unknown (${props.configSource === 'config.json' ? 'config.json has no max_position_embeddings' : 'needs config.json'})`}
       </span>
     </div>
   );

@@ -3,6 +3,7 @@
  * state) + a stated runtime overhead, how many of each common GPU that takes, and the same for training. Pure and
  * cheap, so the Memory view calls it on every input change; the report calls it for its fixed contexts.
  */
+import { groupDigits } from '../../../lib/format';
 import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './types';
 
 const MiB = 2 ** 20;
@@ -123,7 +124,9 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
       layers: group.layers,
       tokensKept,
       bytes,
-      formula: `${batch} × ${tokensKept} tokens × ${group.layers} layers × ${group.elementsPerToken} elements × ${cacheBytes} B (${inputs.cacheDtype})`,
+      formula:
+        `${batch} × ${groupDigits(tokensKept)} tokens × ${group.layers} layers × ${groupDigits(group.elementsPerToken)} ` +
+        `elements × ${cacheBytes} B (${inputs.cacheDtype}); elements per token and layer: ${group.formula}`,
     };
   });
   const kvBytes = kvLines.reduce((sum, line) => sum + line.bytes, 0);
@@ -137,7 +140,7 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
     kvLines,
     kvBytes,
     stateBytes,
-    stateFormula: state ? `${batch} sequences × ${state.bytesPerSequence} B (${state.formula})` : null,
+    stateFormula: state ? `${batch} sequences × ${groupDigits(state.bytesPerSequence)} B (${state.formula})` : null,
     overheadBytes: RUNTIME_OVERHEAD_BYTES,
     totalBytes,
     gpus: gpuFits(weightsBytes + kvBytes + stateBytes),
@@ -149,10 +152,10 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
   const params = section.weights.params;
   const out: TrainingEstimate[] = [];
   const full: MemoryLine[] = [
-    { label: 'bf16 weights', bytes: params * 2, formula: `${params} params × 2 B` },
-    { label: 'bf16 gradients', bytes: params * 2, formula: `${params} params × 2 B` },
-    { label: 'fp32 master weights', bytes: params * 4, formula: `${params} params × 4 B` },
-    { label: 'fp32 Adam moments (m, v)', bytes: params * 8, formula: `${params} params × 8 B` },
+    { label: 'bf16 weights', bytes: params * 2, formula: `${groupDigits(params)} params × 2 B` },
+    { label: 'bf16 gradients', bytes: params * 2, formula: `${groupDigits(params)} params × 2 B` },
+    { label: 'fp32 master weights', bytes: params * 4, formula: `${groupDigits(params)} params × 4 B` },
+    { label: 'fp32 Adam moments (m, v)', bytes: params * 8, formula: `${groupDigits(params)} params × 8 B` },
   ];
   const fullPayload = params * FULL_FINETUNE_BYTES_PER_PARAM;
   out.push({
@@ -174,7 +177,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
         {
           label: 'adapter weights, gradients, Adam moments (fp32)',
           bytes: adapter,
-          formula: `${trainableParams} trainable params × 16 B (4 weight + 4 grad + 8 Adam)`,
+          formula: `${groupDigits(trainableParams)} trainable params × 16 B (4 weight + 4 grad + 8 Adam)`,
         },
         overheadLine(),
       ],

@@ -3,6 +3,7 @@
  * labelled so), MoE active parameters, a LoRA size, and the report's fixed contexts. Pure; the Memory view
  * recomputes other contexts with estimateMemory.
  */
+import { groupDigits } from '../../../lib/format';
 import { isAdapterIndex } from '../lora-markers';
 import { tensorIndex, type TensorIndex } from '../tensor-index';
 import type { Analysis, AnalysisInput } from '../types';
@@ -98,7 +99,7 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
     activeParams,
     formula:
       activeParams !== null
-        ? `${totalParams} params (MTP layers and towers excluded) − ${routed} routed-expert params × (1 − ${topK} of ${experts} experts per token); shared experts, attention and both embeddings count in full`
+        ? `${groupDigits(totalParams)} params (MTP layers and towers excluded) − ${groupDigits(routed)} routed-expert params × (1 − ${topK} of ${experts} experts per token); shared experts, attention and both embeddings count in full`
         : `num_experts_per_tok is needed for active parameters (config.json)`,
   };
 }
@@ -140,7 +141,9 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   const quantBits = quant ? asNumber(quant.bits) : null;
   const weights = weightsSummary(index, mainLayers, quantBits);
   const cacheDtype = defaultCacheDtype(config);
-  evidence.push(`Weights: ${weights.summary.bytes} B, the sum of every tensor's data span in the header(s).`);
+  evidence.push(
+    `Weights: ${groupDigits(weights.summary.bytes)} B, the sum of every tensor's data span in the header(s).`,
+  );
   evidence.push(weights.summary.paramsNote);
   if (source === 'config.json') {
     evidence.push(
