@@ -63,6 +63,12 @@ export interface ParsedHeader {
   /** `absent` when the header has no `__metadata__` key; `null` when its value is JSON null. */
   metadataState: 'absent' | 'null' | 'object' | 'invalid';
   metadata: MetadataEntry[];
+  /**
+   * Rows whose tensor name a later entry repeats. The reference collects entries into a map and keeps only the last
+   * of each name, so totals skip these rows (the table still lists them, with a duplicate-key finding). Absent when
+   * every name is unique.
+   */
+  shadowedRows?: Uint32Array;
   /** Sum of data spans as the header lays them out: the end of the last tensor. */
   dataBytes: number;
   findings: Finding[];

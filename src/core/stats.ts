@@ -17,12 +17,38 @@ export interface HeaderTotals {
   byDtype: Record<string, DtypeTotals>;
 }
 
-export function computeTotals(columns: TensorColumns, unknownDtypes?: ReadonlyMap<number, string>): HeaderTotals {
+/** A row mask of `shadowedRows` (1 = the reference drops the row), or null when there are none. */
+export function shadowedMask(count: number, shadowedRows: ArrayLike<number> | undefined): Uint8Array | null {
+  if (!shadowedRows || shadowedRows.length === 0) {
+    return null;
+  }
+  const mask = new Uint8Array(count);
+  for (let i = 0; i < shadowedRows.length; i++) {
+    mask[shadowedRows[i]] = 1;
+  }
+  return mask;
+}
+
+/**
+ * Totals as the reference loader sees the file: `shadowedRows` (earlier entries of a repeated name, which it drops)
+ * are not counted, so a name written twice counts once.
+ */
+export function computeTotals(
+  columns: TensorColumns,
+  unknownDtypes?: ReadonlyMap<number, string>,
+  shadowedRows?: ArrayLike<number>,
+): HeaderTotals {
   const perCode: DtypeTotals[] = Array.from({ length: 256 }, () => ({ tensors: 0, elements: 0, bytes: 0 }));
   const unknown = new Map<string, DtypeTotals>();
   let elements = 0;
   let bytes = 0;
+  const skip = shadowedMask(columns.count, shadowedRows);
+  let tensors = 0;
   for (let row = 0; row < columns.count; row++) {
+    if (skip !== null && skip[row] === 1) {
+      continue;
+    }
+    tensors++;
     const code = columns.dtype[row];
     const rowElements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
     const rowBytes = tensorBytes(columns, row);
@@ -48,5 +74,5 @@ export function computeTotals(columns: TensorColumns, unknownDtypes?: ReadonlyMa
   for (const [name, totals] of unknown) {
     Object.defineProperty(byDtype, name, { value: totals, enumerable: true, writable: true, configurable: true });
   }
-  return { tensors: columns.count, elements, bytes, byDtype };
+  return { tensors, elements, bytes, byDtype };
 }

@@ -67,7 +67,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
     analysisPending: parsed !== null,
     sections: {},
     analysisFindings: [],
-    totals: parsed ? computeTotals(parsed.tensors, parsed.unknownDtypes) : EMPTY_TOTALS,
+    totals: parsed ? computeTotals(parsed.tensors, parsed.unknownDtypes, parsed.shadowedRows) : EMPTY_TOTALS,
     timings: { readMs: loaded.readMs, parseMs: loaded.readMs, analyzeMs: 0 },
   };
   const transfer: Transferable[] = outcomeBuffers(outcome);

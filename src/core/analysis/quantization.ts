@@ -25,6 +25,7 @@ import type {
 } from './report-sections';
 import { storedBytes, tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
+import { shadowedMask } from '../stats';
 
 const FAMILY_LABEL: Readonly<Record<QuantFamily, string>> = {
   none: 'Not quantized',
@@ -267,7 +268,12 @@ function measureRows(
   let logicalParams = modulesLogical;
   const highPrecision: string[] = [];
   let highPrecisionCount = 0;
+  // A repeated name counts once, as the reference keeps only its last entry.
+  const shadowed = shadowedMask(columns.count, index.header.shadowedRows);
   for (let row = 0; row < index.count; row++) {
+    if (shadowed !== null && shadowed[row] === 1) {
+      continue;
+    }
     const code = codes[row];
     let slot = code < known ? slotByCode[code] : -1;
     if (slot < 0) {

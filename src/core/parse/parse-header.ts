@@ -241,6 +241,7 @@ export function parseSafetensorsHeader(
   }
 
   const header: ParsedHeader = {
+    ...(effective ? { shadowedRows: shadowedRows(effective) } : {}),
     headerLength: info.headerLength,
     fileSize: info.fileSize,
     tensors: columns,
@@ -251,6 +252,17 @@ export function parseSafetensorsHeader(
     findings,
   };
   return { kind: "parsed", header };
+}
+
+/** Rows the reference never sees: every earlier entry of a repeated name. */
+function shadowedRows(effective: Uint8Array): Uint32Array {
+  const rows: number[] = [];
+  for (let row = 0; row < effective.length; row++) {
+    if (effective[row] === 0) {
+      rows.push(row);
+    }
+  }
+  return Uint32Array.from(rows);
 }
 
 /**

@@ -62,7 +62,7 @@ export function buildReport(input: ReportInput): Report {
   const findings = [...(parsed ? parsed.findings : outcome.kind === 'rejected' ? outcome.file.findings : [])];
   findings.push(...(input.extraFindings ?? []));
   const totals = parsed
-    ? (input.totals ?? computeTotals(parsed.tensors, parsed.unknownDtypes))
+    ? (input.totals ?? computeTotals(parsed.tensors, parsed.unknownDtypes, parsed.shadowedRows))
     : { tensors: 0, elements: 0, bytes: 0, byDtype: {} };
   const report: Report = {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { entry, parseBytes, parsedHeader, rawFile, verdictOf } from './parse/parse-test-helpers';
+import { computeTotals } from './stats';
+
+describe('computeTotals', () => {
+  it('counts a repeated tensor name once, as the reference loader keeps only its last entry', () => {
+    // "a" twice with identical entries: the reference sees two tensors, a and b, and two parameters.
+    const text = `{"a":${entry('F32', [1], 0, 4)},"b":${entry('F32', [1], 4, 8)},"a":${entry('F32', [1], 0, 4)}}`;
+    const outcome = parseBytes(rawFile(text, 8));
+    expect(verdictOf(outcome)).toBe('accepts');
+    const header = parsedHeader(outcome);
+    expect(header.tensors.count).toBe(3);
+    expect(Array.from(header.shadowedRows ?? [])).toEqual([0]);
+    const totals = computeTotals(header.tensors, header.unknownDtypes, header.shadowedRows);
+    expect(totals.tensors).toBe(2);
+    expect(totals.elements).toBe(2);
+    expect(totals.bytes).toBe(8);
+    expect(totals.byDtype.F32).toEqual({ tensors: 2, elements: 2, bytes: 8 });
+  });
+
+  it('counts every row when names are unique', () => {
+    const header = parsedHeader(
+      parseBytes(rawFile(`{"a":${entry('F32', [2], 0, 8)},"b":${entry('U8', [3], 8, 11)}}`, 11)),
+    );
+    expect(header.shadowedRows).toBeUndefined();
+    expect(computeTotals(header.tensors, header.unknownDtypes, header.shadowedRows)).toMatchObject({
+      tensors: 2,
+      elements: 5,
+      bytes: 11,
+    });
+  });
+});
+
+describe('a repeated name in the parameter count', () => {
+  it('is counted once by the quantization analysis too (the summary shows its logical count)', async () => {
+    const { analyzeQuantization } = await import('./analysis/quantization');
+    const { allTensorNames } = await import('./model');
+    const text = `{"a":${entry('F32', [1], 0, 4)},"b":${entry('F32', [1], 4, 8)},"a":${entry('F32', [1], 0, 4)}}`;
+    const header = parsedHeader(parseBytes(rawFile(text, 8)));
+    const input = {
+      header,
+      names: allTensorNames(header.tensors),
+      fileName: 'x',
+      sidecars: {},
+      tensorBytes: new Map(),
+    };
+    expect(analyzeQuantization(input as never).section?.logicalParams).toBe(2);
+  });
+});
