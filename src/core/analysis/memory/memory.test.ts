@@ -168,6 +168,19 @@ describe('KV cache per token from config.json', () => {
   });
 });
 
+describe('models that keep no KV cache', () => {
+  it('an encoder-only config (BertForMaskedLM) gives no memory section', () => {
+    const config = {
+      architectures: ['BertForMaskedLM'],
+      model_type: 'bert',
+      hidden_size: 768,
+      num_hidden_layers: 12,
+      num_attention_heads: 12,
+    };
+    expect(analyzeMemory(inputFromFixture(withConfig(config)))).toBeNull();
+  });
+});
+
 describe('without config.json', () => {
   it('infers 2 × KV heads × head dim from k_proj / v_proj out features and says it is inferred', () => {
     const section = memory(tinyLlamaFixture(2));

@@ -104,6 +104,20 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
   };
 }
 
+/**
+ * Models that never generate, so keep no KV cache: every listed architecture is an encoder head (BertForMaskedLM,
+ * CLIPModel, T5EncoderModel…). Decoders and encoder-decoders name a generating class.
+ */
+const GENERATING_CLASS = /CausalLM|ConditionalGeneration|LMHeadModel|ImageTextToText|Seq2SeqLM|ForGeneration/;
+
+function isEncoderOnly(config: MemoryConfig): boolean {
+  const architectures = config.root.architectures;
+  if (!Array.isArray(architectures) || architectures.length === 0) {
+    return false;
+  }
+  return !architectures.some((name) => typeof name === 'string' && GENERATING_CLASS.test(name));
+}
+
 function defaultCacheDtype(config: MemoryConfig | null): CacheDtype {
   const quant = config && isRecord(config.root.quantization_config) ? config.root.quantization_config : null;
   const kvScheme = quant && isRecord(quant.kv_cache_scheme) ? quant.kv_cache_scheme : null;
@@ -119,6 +133,9 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
     return null;
   }
   const config = readMemoryConfig(input.sidecars.config);
+  if (config && isEncoderOnly(config)) {
+    return null;
+  }
   const evidence: string[] = [];
   let kv = config ? kvModelFromConfig(config) : null;
   let source: MemorySection['config'] = 'config.json';
