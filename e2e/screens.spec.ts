@@ -220,6 +220,20 @@ for (const subject of SUBJECTS) {
       const second = page.getByRole('tab').nth(1);
       await expect(second).toBeFocused();
       await expect(second).toHaveAttribute('aria-selected', 'true');
+
+      // No view scrolls the page sideways.
+      const wide: string[] = [];
+      for (const name of await page.getByRole('tab').allTextContents()) {
+        await page.getByRole('tab', { name, exact: true }).click();
+        await page.waitForTimeout(150);
+        if ((await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)) > 0) {
+          wide.push(name);
+          await page.screenshot({
+            path: join(SCREENS_DIR, `${subject.id}-${width}-wide-${name.replace(/\W+/g, '')}.png`),
+          });
+        }
+      }
+      expect(wide, 'views wider than the window').toEqual([]);
       watch.expectClean();
     });
   }
