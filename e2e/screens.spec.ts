@@ -266,6 +266,27 @@ test('the name column resizes from the keyboard and by dragging', async ({ page 
   expect(Math.round((await cell.boundingBox())?.width ?? 0)).toBe(Math.round(before + 48 - 100));
 });
 
+test('the full name is copyable: Copy name in the details, Ctrl+C on a name cell', async ({ page, context }) => {
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(files.kohya);
+  const grid = page.getByRole('grid', { name: 'Tensors' });
+  const row = grid.locator('[role="row"][aria-rowindex="3"]');
+  const name = (await row.locator('.tt-name').textContent()) ?? '';
+  expect(name.length).toBeGreaterThan(40);
+  await row.click();
+  await page.getByRole('button', { name: 'Copy name' }).click();
+  await expect(page.getByRole('button', { name: 'Name copied' })).toBeVisible();
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(name);
+
+  await page.evaluate(() => navigator.clipboard.writeText(''));
+  await grid.focus();
+  await page.keyboard.press('ArrowDown');
+  const next = (await grid.locator('[role="row"][aria-rowindex="4"] .tt-name').textContent()) ?? '';
+  await page.keyboard.press('ControlOrMeta+c');
+  await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(next);
+});
+
 test('dark mode by hand is remembered across reloads', async ({ page }) => {
   await page.emulateMedia({ colorScheme: 'light' });
   await openApp(page);
