@@ -1,0 +1,254 @@
+/**
+ * `npm run bench` remote part (also `npx tsx scripts/bench-remote.ts`): the 163-shard DeepSeek-V3-layout model
+ * (index + 163 sparse shards with real headers, scripts/bench-deepseek-shards.ts) through a local HTTP/2 (TLS) server and an HTTP/1.1 (TLS)
+ * server, both BENCH_LATENCY_MS away, timed in headless Chromium from "Open" to a complete report
+ * (`lens:load-done`), next to huggingface.js `parseSafetensorsMetadata` on the same server in the same run (its
+ * own browser context, so neither inherits the other's connections). Then the ComfyUI int8 file and a kohya LoRA
+ * over the HTTP/1.1 server: requests, sequential round trips and bytes beyond 8 + N.
+ *
+ * Prints ratios (ours / huggingface.js) and the issue 14 targets; figures go to docs/performance.md by hand.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from '@playwright/test';
+import { buildSafetensors } from '../src/core/testing/build-safetensors';
+import { kohyaSd15Fixture } from '../src/core/testing/models/lora';
+import { writeDeepseekShards } from './bench-deepseek-shards';
+import { BENCH_LATENCY_MS, sequentialRoundTrips, startBenchServer, type BenchServer } from './bench-remote-servers';
+import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+
+const FIXTURES = path.resolve('e2e/.fixtures');
+const INDEX = 'model.safetensors.index.json';
+const DIST = process.env.BENCH_DIST ?? 'dist';
+const APP_PORT = Number(process.env.BENCH_APP_PORT ?? 4291);
+/** Alternating runs per contestant and protocol; the median is reported. */
+const RUNS = process.argv.includes('--short') ? 1 : 3;
+
+interface Timed {
+  ms: number;
+  requests: number;
+  bytes: number;
+}
+
+function headerEnd(file: string): number {
+  const prefix = Buffer.alloc(8);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, prefix, 0, 8, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return 8 + Number(prefix.readBigUInt64LE(0));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** huggingface.js bundled for the page; Node built-ins (its file-system paths, unused here) become empty modules. */
+async function bundleHuggingfaceJs(): Promise<string> {
+  const { build } = await import('esbuild');
+  const builtins = new Set(builtinModules);
+  const result = await build({
+    stdin: {
+      contents:
+        "import { parseSafetensorsMetadata } from '@huggingface/hub'; globalThis.parseSafetensorsMetadata = parseSafetensorsMetadata;",
+      resolveDir: process.cwd(),
+      loader: 'js',
+    },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    logLevel: 'error',
+    plugins: [
+      {
+        name: 'node-builtins-empty',
+        setup(context) {
+          context.onResolve({ filter: /.*/ }, (args) =>
+            builtins.has(args.path.replace(/^node:/, '')) ? { path: args.path, namespace: 'empty' } : undefined,
+          );
+          context.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'module.exports = {};' }));
+        },
+      },
+    ],
+  });
+  return result.outputFiles[0].text;
+}
+
+function startPreview(): ChildProcess {
+  return spawn(
+    'npx',
+    ['vite', 'preview', '--outDir', DIST, '--port', String(APP_PORT), '--strictPort', '--host', '127.0.0.1'],
+    { stdio: 'ignore' },
+  );
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** The app, in a fresh context: type the URL, Open, wait for the complete report (analyses included). */
+async function timeApp(browser: Browser, server: BenchServer, url: string): Promise<Timed> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const page = await context.newPage();
+  await page.goto(`http://127.0.0.1:${APP_PORT}/`);
+  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  const first = server.log.length;
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.waitForFunction(
+    () => performance.getEntriesByName('lens:load-done').length > 0 || document.querySelector('.load-error') !== null,
+    undefined,
+    { timeout: 180_000 },
+  );
+  const failed = await page.locator('.load-error').count();
+  if (failed > 0) {
+    throw new Error(`the app failed to load ${url}: ${await page.locator('.load-error').innerText()}`);
+  }
+  const ms = await page.evaluate(
+    () =>
+      performance.getEntriesByName('lens:load-done')[0].startTime -
+      performance.getEntriesByName('lens:load-start')[0].startTime,
+  );
+  await context.close();
+  const log = server.log.slice(first);
+  return { ms, requests: log.length, bytes: log.reduce((sum, entry) => sum + entry.bytes, 0) };
+}
+
+/** huggingface.js in a fresh context on the same page origin, with parameter counts (its "complete" result). */
+async function timeHuggingfaceJs(browser: Browser, server: BenchServer, bundle: string): Promise<Timed> {
+  // bypassCSP: the app page's Trusted Types policy would refuse the injected bundle.
+  const context = await browser.newContext({ ignoreHTTPSErrors: true, bypassCSP: true });
+  const page = await context.newPage();
+  await page.goto(`http://127.0.0.1:${APP_PORT}/`);
+  await page.addScriptTag({ content: bundle });
+  const first = server.log.length;
+  // A string, so tsx does not wrap helpers the page lacks.
+  const ms = (await page.evaluate(`(async () => {
+    const started = performance.now();
+    const result = await globalThis.parseSafetensorsMetadata({
+      repo: 'bench/deepseek-v3-layout',
+      revision: 'main',
+      path: ${JSON.stringify(INDEX)},
+      hubUrl: ${JSON.stringify(server.origin)},
+      computeParametersCount: true,
+    });
+    if (!result.sharded || Object.keys(result.headers).length === 0) throw new Error('huggingface.js read nothing');
+    return performance.now() - started;
+  })()`)) as number;
+  await context.close();
+  const log = server.log.slice(first);
+  return { ms, requests: log.length, bytes: log.reduce((sum, entry) => sum + entry.bytes, 0) };
+}
+
+async function remoteShards(browser: Browser, bundle: string): Promise<void> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'st-lens-bench-ds-'));
+  const model = writeDeepseekShards(root);
+  const floor = { files: model.shards, bytes: model.headerBytes };
+  console.log(
+    `\nRemote: DeepSeek-V3 layout, index + ${floor.files} shards (sum of 8 + N: ${(floor.bytes / 1e6).toFixed(2)} MB), ` +
+      `${BENCH_LATENCY_MS} ms added per answer, median of ${RUNS}`,
+  );
+  for (const protocol of ['h2', 'http/1.1'] as const) {
+    const server = await startBenchServer(protocol, root);
+    try {
+      const url = `${server.origin}/bench/deepseek-v3-layout/resolve/main/${INDEX}`;
+      const ours: Timed[] = [];
+      const theirs: Timed[] = [];
+      for (let run = 0; run < RUNS; run++) {
+        ours.push(await timeApp(browser, server, url));
+        theirs.push(await timeHuggingfaceJs(browser, server, bundle));
+      }
+      const a = median(ours.map((t) => t.ms));
+      const b = median(theirs.map((t) => t.ms));
+      const last = ours[ours.length - 1];
+      const hf = theirs[theirs.length - 1];
+      console.log(
+        `  ${protocol.padEnd(8)} app ${a.toFixed(0).padStart(6)} ms, huggingface.js ${b.toFixed(0).padStart(6)} ms: ` +
+          `${(a / b).toFixed(2)}×${protocol === 'h2' ? ' (target ≤ 0.8×)' : ''}`,
+      );
+      console.log(
+        `           requests ${last.requests} vs ${hf.requests} (target ≤ ${floor.files + 1}); bytes ` +
+          `${(last.bytes / 1e6).toFixed(2)} MB vs ${(hf.bytes / 1e6).toFixed(2)} MB; ` +
+          `${(last.bytes / floor.bytes).toFixed(2)}× the 8 + N floor (target ≤ 1.1× plus one first read)`,
+      );
+    } finally {
+      await server.close();
+    }
+  }
+}
+
+async function analysisReads(browser: Browser): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'st-lens-bench-'));
+  const kohya = kohyaSd15Fixture();
+  writeFileSync(
+    path.join(dir, kohya.fileName),
+    buildSafetensors(kohya.specs, { metadata: kohya.metadata ?? undefined, tensorData: kohya.tensorData }),
+  );
+  const cases = [
+    { label: 'ComfyUI int8 (FLUX, comfy_quant configs)', root: FIXTURES, file: 'flux1-dev-int8cr.safetensors' },
+    { label: 'kohya LoRA (SD1.5, .alpha scalars)', root: dir, file: kohya.fileName },
+  ];
+  console.log(`\nAnalysis data reads over HTTP/1.1, ${BENCH_LATENCY_MS} ms away (targets: ≤ 3 round trips, ≤ 256 KiB)`);
+  for (const entry of cases) {
+    const server = await startBenchServer('http/1.1', entry.root);
+    try {
+      const first = server.log.length;
+      const timed = await timeApp(browser, server, `${server.origin}/files/${entry.file}`);
+      const log = server.log.slice(first);
+      const beyond = timed.bytes - headerEnd(path.join(entry.root, entry.file));
+      console.log(
+        `  ${entry.label.padEnd(42)} ${timed.ms.toFixed(0).padStart(5)} ms, ${timed.requests} requests, ` +
+          `${sequentialRoundTrips(log)} sequential round trips, ${(beyond / 1024).toFixed(1)} KiB beyond 8 + N`,
+      );
+    } finally {
+      await server.close();
+    }
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(path.join(DIST, 'index.html')) || !existsSync(path.join(FIXTURES, 'flux1-dev-int8cr.safetensors'))) {
+    console.log('\nRemote part skipped: run `npm run build` and `npm run fixtures` first.');
+    return;
+  }
+  const bundle = await bundleHuggingfaceJs();
+  const preview = startPreview();
+  const chromium = findChromium();
+  const { chromium: playwright } = await import('@playwright/test');
+  try {
+    await waitFor(`http://127.0.0.1:${APP_PORT}/`);
+    const browser = await playwright.launch({
+      executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
+      args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
+    });
+    console.log(`Chromium ${browser.version()}, huggingface.js ${await hubVersion()}`);
+    await remoteShards(browser, bundle);
+    await analysisReads(browser);
+    await browser.close();
+  } finally {
+    preview.kill();
+  }
+}
+
+async function hubVersion(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  return (JSON.parse(await readFile('node_modules/@huggingface/hub/package.json', 'utf8')) as { version: string })
+    .version;
+}
+
+await main();
