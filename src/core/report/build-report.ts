@@ -97,7 +97,10 @@ export function buildReport(input: ReportInput): Report {
     report.pickle = { weightsOnly, globals, dangerous, hazards, opcodes, storages, protocol };
   }
   if (parsed?.checkpoint) {
-    report.checkpoint = parsed.checkpoint;
+    // Per-row storage details stay on screen; the report keeps the checkpoint's summary.
+    const { rows, ...summary } = parsed.checkpoint;
+    void rows;
+    report.checkpoint = summary;
   }
   for (const [key, value] of Object.entries(input.sections ?? {})) {
     if (value !== undefined && value !== null) {

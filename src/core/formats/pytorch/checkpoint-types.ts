@@ -41,6 +41,11 @@ export interface CheckpointSummary {
   scalars: ScalarEntry[];
   tied: Array<[string, string]>;
   views: string[];
+  /**
+   * Per tensor row (parallel to the tensor columns): the storage key (`data/<key>`; null for meta tensors), the
+   * element offset into it and the strides. Shown in the tensor details; left out of the report to keep it small.
+   */
+  rows: { storage: Array<string | null>; offset: number[]; stride: number[][] };
   /** The archive's folder name (`archive`, `pytorch_model`), for zip checkpoints. */
   zipPrefix?: string;
 }

@@ -375,6 +375,11 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     scalars: anatomy.scalars,
     tied: anatomy.tied,
     views: anatomy.views,
+    rows: {
+      storage: walk.tensors.map((entry) => entry.tensor.storageKey),
+      offset: walk.tensors.map((entry) => entry.tensor.offset),
+      stride: walk.tensors.map((entry) => entry.tensor.stride),
+    },
   };
   if (anatomy.epoch !== undefined) {
     checkpoint.epoch = anatomy.epoch;
