@@ -116,7 +116,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           raw={header.dataBytes}
         />
         <Stat
-          label="Header"
+          label={header.format ? 'Pickle (data.pkl)' : 'Header'}
           value={formatBytes(header.headerLength)}
           title={`${groupDigits(header.headerLength)} bytes`}
           testId="stat-header"

@@ -25,6 +25,23 @@ function largestAlignment(offset: number): string {
   return `not 8-byte aligned (offset mod 8 = ${offset % 8})`;
 }
 
+/** Where a checkpoint tensor lives: its storage, element offset and strides (checkpoints have no flat data region). */
+function CheckpointStorage({ header, row }: { header: ParsedHeader; row: number }) {
+  const rows = header.checkpoint?.rows;
+  const storage = rows?.storage[row];
+  const stride = rows?.stride[row] ?? [];
+  return (
+    <div className="wide" data-testid="tensor-storage">
+      <dt>Storage</dt>
+      <dd>
+        {storage === null || storage === undefined ? 'none (meta tensor)' : `data/${storage}`}, offset{' '}
+        {groupDigits(rows?.offset[row] ?? 0)} elements, stride [{stride.join(', ')}]
+        {header.checkpoint?.views.includes(tensorName(header.tensors, row)) ? ' (a view: needs .contiguous())' : ''}
+      </dd>
+    </div>
+  );
+}
+
 export function TensorDetails({ header, row, shards }: { header: ParsedHeader; row: number; shards?: ShardInfo }) {
   const selectRow = useAppStore((state) => state.selectRow);
   const [copied, setCopied] = useState(false);
@@ -90,22 +107,29 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
           <dt>Bytes</dt>
           <dd>{formatBytes(tensorBytes(columns, row))}</dd>
         </div>
-        <div className="wide">
-          <dt>data_offsets</dt>
-          <dd>
-            [{groupDigits(columns.begin[row])}, {groupDigits(columns.end[row])}) relative to the data region
-          </dd>
-        </div>
-        <div className="wide">
-          <dt>File offset</dt>
-          <dd>
-            {groupDigits(absolute)} ({largestAlignment(absolute)}
-            {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0
-              ? `; not aligned to its ${elementBytes}-byte elements`
-              : ''}
-            )
-          </dd>
-        </div>
+        {header.format !== undefined ? (
+          // PyTorch checkpoints keep tensors in separate storages, not in one flat data region.
+          <CheckpointStorage header={header} row={row} />
+        ) : (
+          <>
+            <div className="wide">
+              <dt>data_offsets</dt>
+              <dd>
+                [{groupDigits(columns.begin[row])}, {groupDigits(columns.end[row])}) relative to the data region
+              </dd>
+            </div>
+            <div className="wide">
+              <dt>File offset</dt>
+              <dd>
+                {groupDigits(absolute)} ({largestAlignment(absolute)}
+                {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0
+                  ? `; not aligned to its ${elementBytes}-byte elements`
+                  : ''}
+                )
+              </dd>
+            </div>
+          </>
+        )}
         <div>
           <dt>Row</dt>
           <dd>#{row} in header order</dd>
