@@ -8,10 +8,14 @@ import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 
 const sample = process.argv[2] ?? 'Quantized (ComfyUI int8)';
 const out = process.argv[3] ?? 'docs/screenshot.png';
-const port = 4291;
-const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
-  stdio: 'ignore',
-});
+const port = Number(process.env.SCREENSHOT_PORT ?? 4291);
+// SCREENSHOT_DIST: another build folder (several developers build side by side, like E2E_DIST).
+const dist = process.env.SCREENSHOT_DIST ?? 'dist';
+const server = spawn(
+  'npx',
+  ['vite', 'preview', '--outDir', dist, '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
+  { stdio: 'ignore' },
+);
 try {
   for (let i = 0; i < 100; i++) {
     try {
