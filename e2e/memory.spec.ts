@@ -181,7 +181,9 @@ test.describe('memory estimate', () => {
     watch.expectClean();
   });
 
-  test('a file without config.json: the KV cache is inferred from k_proj and labelled so', async ({ page }) => {
+  test('a file without config.json: the KV cache is inferred from k_proj and labelled so', async ({
+    page,
+  }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(fixturePath('clean.safetensors'));
@@ -194,6 +196,10 @@ test.describe('memory estimate', () => {
     );
     const report = await downloadReport(page);
     expect(report.memory).toMatchObject({ config: 'inferred', kvBytesPerToken: 2 * 32 * 2 });
+    await page.getByText('Weights by part and dtype').click();
+    await expect(page.getByRole('rowheader', { name: 'Embeddings and LM head' })).toBeVisible();
+    await page.setViewportSize({ width: 800, height: 1400 });
+    await page.screenshot({ path: testInfo.outputPath('memory-inferred-800.png'), fullPage: true });
     watch.expectClean();
   });
 });

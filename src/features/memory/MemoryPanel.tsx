@@ -337,6 +337,11 @@ function WeightsDetail({ section }: { section: MemorySection }) {
               </td>
             </tr>
           ))}
+          <tr>
+            <th scope="colgroup" colSpan={4}>
+              By dtype
+            </th>
+          </tr>
           {weights.byDtype.map((dtype) => (
             <tr key={`dtype-${dtype.dtype}`} className="memory-dtype-row">
               <th scope="row">{dtype.dtype}</th>

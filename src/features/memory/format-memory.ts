@@ -8,6 +8,13 @@ export function formatGiB(bytes: number): string {
   if (!Number.isFinite(bytes)) {
     return '—';
   }
+  if (bytes < 1024) {
+    return `${Math.round(bytes)} B`;
+  }
+  if (bytes < MiB) {
+    const kib = bytes / 1024;
+    return `${kib >= 100 ? kib.toFixed(0) : kib >= 10 ? kib.toFixed(1) : kib.toFixed(2)} KiB`;
+  }
   if (bytes < GiB) {
     const mib = bytes / MiB;
     return `${mib >= 100 ? mib.toFixed(0) : mib >= 10 ? mib.toFixed(1) : mib.toFixed(2)} MiB`;
