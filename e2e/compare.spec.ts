@@ -336,3 +336,23 @@ test.describe('compare mode', () => {
     watch.expectClean();
   });
 });
+
+test('a compare filter regex that hangs is stopped by the watchdog, and both sources come back without it', async ({
+  page,
+}) => {
+  test.setTimeout(60_000);
+  const watch = watchPage(page);
+  await compareFiles(page, 'redos-bait.safetensors', 'redos-bait.safetensors');
+  const filter = page.getByRole('searchbox', { name: 'Filter compared tensors' });
+  await expect(page.getByTestId('compare-row-count')).toContainText('2 shown');
+  await filter.fill('/(a+)+$/');
+  await expect(page.getByTestId('compare-notice')).toContainText('was stopped', { timeout: 20_000 });
+  await expect(page.getByTestId('compare-notice')).toContainText('/(a+)+$/');
+  // The worker was replaced: both sources are reopened and compared again, without the filter.
+  await expect(page.getByTestId('compare-row-count')).toContainText('2 shown', { timeout: 20_000 });
+  await expect(filter).toHaveValue('');
+  // The replacement worker answers new compare queries.
+  await filter.fill('norm');
+  await expect(page.getByTestId('compare-row-count')).toContainText('1 shown');
+  watch.expectClean();
+});

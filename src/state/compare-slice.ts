@@ -8,16 +8,8 @@ import { ALIGN_RULES, DEFAULT_ALIGN_RULES, type AlignRule } from '../core/compar
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
 import type { SerializedSourceError } from '../core/errors';
 import type { LocalFileEntry } from '../core/result';
-import { sourceForFiles } from './source-loader';
-import {
-  compareLoads,
-  failureOf,
-  queryComparison,
-  releaseComparison,
-  releaseLoad,
-  startLoad,
-  type LoadHandle,
-} from '../worker/client';
+import { compareLoads, failureOf, queryComparison, releaseComparison, releaseLoad } from '../worker/client';
+import { createSourceLoader, hungFilterNotice, queryHung } from './source-loader';
 import type { CompareResult, LoadPhase, LoadResult, SourceSpec } from '../core/result';
 import type { AppState } from './store';
 
@@ -46,6 +38,8 @@ export interface CompareSlice {
   compareQuery: CompareQuery;
   compareOrder: Uint32Array | null;
   compareFilterError: string | null;
+  /** Set when a compare filter hung and was stopped (the worker was replaced and both sources reopened). */
+  compareNotice: string | null;
   compareView: CompareView;
   openCompareSource: (source: SourceSpec) => Promise<void>;
   /** Picked files: one model file opens as itself; several (shards, an index, a folder) as one `files` source. */
@@ -60,18 +54,8 @@ export interface CompareSlice {
   refreshCompareTable: () => void;
 }
 
-let currentB: LoadHandle | null = null;
 let diffVersion = 0;
 let queryVersion = 0;
-
-function labelOf(source: SourceSpec): string {
-  if (source.kind === 'url') {
-    return source.url;
-  }
-  // Structural, so every local kind (one file, a dropped folder of shards) gets a label.
-  const local = source as { file?: File; files?: ReadonlyArray<unknown> };
-  return local.file?.name ?? (local.files ? `${local.files.length} files` : 'second source');
-}
 
 function parsedLoadId(result: LoadResult | null): number | null {
   return result && result.outcome.kind === 'parsed' ? result.loadId : null;
@@ -92,6 +76,46 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     }
   });
 
+  const loader = createSourceLoader('compare', {
+    started: (loadId, source, label) =>
+      set({
+        compareSpec: source,
+        compareSource: { status: 'loading', loadId, label, phase: 'connect', bytesRead: 0, bytesTotal: null },
+        diff: { status: 'idle' },
+        compareQuery: DEFAULT_COMPARE_QUERY,
+        compareOrder: null,
+        compareFilterError: null,
+      }),
+    progress: (loadId, { phase, bytesRead, bytesTotal }) => {
+      const state = get().compareSource;
+      if (state.status === 'loading' && state.loadId === loadId) {
+        set({ compareSource: { ...state, phase, bytesRead, bytesTotal } });
+      }
+    },
+    ready: (result) => {
+      set({ compareSource: { status: 'ready', result } });
+      get().runDiff();
+    },
+    analyses: (loadId, update) => {
+      const state = get().compareSource;
+      if (state.status === 'ready' && state.result.loadId === loadId) {
+        set({
+          compareSource: {
+            status: 'ready',
+            result: {
+              ...state.result,
+              sections: update.sections,
+              analysisFindings: update.analysisFindings,
+              network: update.network ?? state.result.network,
+              analysisPending: false,
+            },
+          },
+        });
+      }
+    },
+    failed: (label, error) => set({ compareSource: { status: 'error', label, error } }),
+  });
+
   const releaseDiff = () => {
     const diff = get().diff;
     if (diff.status === 'ready') {
@@ -107,10 +131,10 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     compareQuery: DEFAULT_COMPARE_QUERY,
     compareOrder: null,
     compareFilterError: null,
+    compareNotice: null,
     compareView: 'tensors',
 
     openCompareSource: async (source) => {
-      currentB?.cancel();
       const previous = get().compareSource;
       if (previous.status === 'ready') {
         releaseLoad(previous.result.loadId);
@@ -118,83 +142,15 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
       releaseDiff();
       diffVersion++;
       queryVersion++;
-      const handle = startLoad(
-        source,
-        {},
-        {
-          onProgress: (phase, bytesRead, bytesTotal) => {
-            const state = get().compareSource;
-            if (state.status === 'loading' && state.loadId === handle.id) {
-              set({ compareSource: { ...state, phase, bytesRead, bytesTotal } });
-            }
-          },
-          onAnalyses: (update) => {
-            const state = get().compareSource;
-            if (state.status === 'ready' && state.result.loadId === handle.id) {
-              set({
-                compareSource: {
-                  status: 'ready',
-                  result: {
-                    ...state.result,
-                    sections: update.sections,
-                    analysisFindings: update.analysisFindings,
-                    network: update.network ?? state.result.network,
-                    analysisPending: false,
-                  },
-                },
-              });
-            }
-          },
-        },
-      );
-      currentB = handle;
-      set({
-        compareSpec: source,
-        compareSource: {
-          status: 'loading',
-          loadId: handle.id,
-          label: labelOf(source),
-          phase: 'connect',
-          bytesRead: 0,
-          bytesTotal: null,
-        },
-        diff: { status: 'idle' },
-        compareQuery: DEFAULT_COMPARE_QUERY,
-        compareOrder: null,
-        compareFilterError: null,
-      });
-      try {
-        const result = await handle.promise;
-        if (currentB !== handle) {
-          return;
-        }
-        currentB = null;
-        set({ compareSource: { status: 'ready', result } });
-        get().runDiff();
-      } catch (error) {
-        if (currentB !== handle) {
-          return;
-        }
-        currentB = null;
-        const serialized = failureOf(error);
-        set({ compareSource: { status: 'error', label: labelOf(source), error: serialized } });
-      }
+      return loader.open(source);
     },
 
-    openCompareFiles: async (files) => {
-      const source = sourceForFiles(files);
-      if (source) {
-        return get().openCompareSource(source);
-      }
-    },
+    openCompareFiles: loader.openFiles,
 
-    cancelCompareSource: () => {
-      currentB?.cancel();
-    },
+    cancelCompareSource: loader.cancel,
 
     closeCompare: () => {
-      currentB?.cancel();
-      currentB = null;
+      loader.reset();
       const previous = get().compareSource;
       if (previous.status === 'ready') {
         releaseLoad(previous.result.loadId);
@@ -209,6 +165,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
         compareQuery: DEFAULT_COMPARE_QUERY,
         compareOrder: null,
         compareFilterError: null,
+        compareNotice: null,
       });
     },
 
@@ -262,7 +219,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     },
 
     setCompareQuery: (patch) => {
-      set({ compareQuery: { ...get().compareQuery, ...patch } });
+      set({ compareQuery: { ...get().compareQuery, ...patch }, compareNotice: null });
       get().refreshCompareTable();
     },
 
@@ -275,14 +232,32 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
       }
       const version = ++queryVersion;
       const compareId = diff.result.compareId;
-      void queryComparison(compareId, get().compareQuery).then(({ order, filterError }) => {
-        const now = get().diff;
-        // Drop answers for an older query or a comparison that has since been replaced.
-        if (version !== queryVersion || now.status !== 'ready' || now.result.compareId !== compareId) {
-          return;
-        }
-        set({ compareOrder: order, compareFilterError: filterError });
-      });
+      const sentFilter = get().compareQuery.filter;
+      queryComparison(compareId, get().compareQuery).then(
+        ({ order, filterError }) => {
+          const now = get().diff;
+          // Drop answers for an older query or a comparison that has since been replaced.
+          if (version !== queryVersion || now.status !== 'ready' || now.result.compareId !== compareId) {
+            return;
+          }
+          set({ compareOrder: order, compareFilterError: filterError });
+        },
+        (error: unknown) => {
+          // The watchdog replaced the worker (a filter hung): both loads are gone, so both sources reopen, without
+          // the filter. Only the latest query recovers; an older one's failure is already superseded.
+          if (version !== queryVersion || !queryHung(error)) {
+            return;
+          }
+          const { lastSource, compareSpec } = get();
+          if (lastSource) {
+            void get().openSource(lastSource);
+          }
+          if (compareSpec) {
+            void get().openCompareSource(compareSpec);
+          }
+          set({ compareNotice: hungFilterNotice(sentFilter, 'both sources were') });
+        },
+      );
     },
   };
 };

@@ -3,9 +3,9 @@ import type { StateCreator } from 'zustand';
 import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
 import type { LocalFileEntry } from '../core/result';
-import { sourceForFiles } from './source-loader';
 import type { LoadPhase, LoadResult, ShardProgress, SourceSpec, StallNotice } from '../core/result';
-import { failureOf, releaseLoad, startLoad, type LoadHandle } from '../worker/client';
+import { fetchRawHeader, releaseLoad } from '../worker/client';
+import { createSourceLoader } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart } from '../lib/perf-marks';
 
@@ -34,143 +34,129 @@ export interface LoadSlice {
   openSource: (source: SourceSpec, options?: { allowOversizedHeader?: boolean }) => Promise<void>;
   /** Opens dropped or picked files: one file as itself, several (a folder) as a group the worker sorts into models. */
   openFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
+  /**
+   * Opens a bundled sample (an app asset, fetched whole: they are tiny) exactly like a dropped file; `mark` lets the
+   * caller tag the File (the share bar links to samples). Rejects when the sample cannot be fetched.
+   */
+  openSample: (url: string, name: string, mark?: (file: File) => File) => Promise<void>;
+  /** The current load's raw header bytes (8 + N), kept by the worker; null when there are none. */
+  rawHeader: () => Promise<Uint8Array | null>;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
   switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
   resetLoad: () => void;
 }
 
-let current: LoadHandle | null = null;
-
-function labelOf(source: SourceSpec): string {
-  switch (source.kind) {
-    case 'file':
-      return source.file.name;
-    case 'files':
-      return `${source.files.length} files`;
-    case 'url':
-      return source.url;
-  }
-}
-
-export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => ({
-  load: { status: 'idle' },
-  lastSource: null,
-
-  openSource: async (source, options = {}) => {
-    current?.cancel();
-    const previous = get().load;
-    if (previous.status === 'ready') {
-      releaseLoad(previous.result.loadId);
-    }
-    const handle = startLoad(source, options, {
-      onProgress: (phase, bytesRead, bytesTotal, shards, stall) => {
-        const load = get().load;
-        if (load.status === 'loading' && load.loadId === handle.id) {
-          set({
-            load: {
-              ...load,
-              phase,
-              bytesRead,
-              bytesTotal,
-              shards: shards ?? null,
-              stall: stall === undefined ? load.stall : stall,
-            },
-          });
-        }
-      },
-      onAnalyses: (update) => {
-        const load = get().load;
-        if (load.status === 'ready' && load.result.loadId === handle.id) {
-          set({
-            load: {
-              status: 'ready',
-              result: {
-                ...load.result,
-                sections: update.sections,
-                analysisFindings: update.analysisFindings,
-                network: update.network ?? load.result.network,
-                bytesRead:
-                  load.result.source.kind === 'url' && update.network
-                    ? update.network.bytesFetched
-                    : load.result.bytesRead,
-                analysisPending: false,
-                timings: { ...load.result.timings, analyzeMs: update.analyzeMs },
-              },
-            },
-          });
-          markLoadDone(handle.id);
-        }
-      },
-      onPreview: (rows) => {
-        const load = get().load;
-        if (load.status === 'loading' && load.loadId === handle.id) {
-          set({ load: { ...load, preview: rows } });
-        }
-      },
-    });
-    current = handle;
-    markLoadStart(handle.id);
-    set({
-      lastSource: source,
-      load: {
-        status: 'loading',
-        loadId: handle.id,
-        label: labelOf(source),
-        phase: 'connect',
-        bytesRead: 0,
-        bytesTotal: null,
-        preview: null,
-        shards: null,
-        stall: null,
-      },
-    });
-    get().resetViewForNewSource();
-    try {
-      const result = await handle.promise;
-      if (current !== handle) {
-        return;
+export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => {
+  const loader = createSourceLoader('main', {
+    started: (loadId, source, label) => {
+      markLoadStart(loadId);
+      set({
+        lastSource: source,
+        load: {
+          status: 'loading',
+          loadId,
+          label,
+          phase: 'connect',
+          bytesRead: 0,
+          bytesTotal: null,
+          preview: null,
+          shards: null,
+          stall: null,
+        },
+      });
+      get().resetViewForNewSource();
+    },
+    progress: (loadId, { phase, bytesRead, bytesTotal, shards, stall }) => {
+      const load = get().load;
+      if (load.status === 'loading' && load.loadId === loadId) {
+        set({
+          load: { ...load, phase, bytesRead, bytesTotal, shards, stall: stall === undefined ? load.stall : stall },
+        });
       }
-      current = null;
+    },
+    preview: (loadId, rows) => {
+      const load = get().load;
+      if (load.status === 'loading' && load.loadId === loadId) {
+        set({ load: { ...load, preview: rows } });
+      }
+    },
+    ready: (result) => {
       set({ load: { status: 'ready', result } });
       if (!result.analysisPending) {
-        markLoadDone(handle.id);
+        markLoadDone(result.loadId);
       }
       get().refreshTable();
-    } catch (error) {
-      if (current !== handle) {
-        return;
+    },
+    analyses: (loadId, update) => {
+      const load = get().load;
+      if (load.status === 'ready' && load.result.loadId === loadId) {
+        set({
+          load: {
+            status: 'ready',
+            result: {
+              ...load.result,
+              sections: update.sections,
+              analysisFindings: update.analysisFindings,
+              network: update.network ?? load.result.network,
+              bytesRead:
+                load.result.source.kind === 'url' && update.network
+                  ? update.network.bytesFetched
+                  : load.result.bytesRead,
+              analysisPending: false,
+              timings: { ...load.result.timings, analyzeMs: update.analyzeMs },
+            },
+          },
+        });
+        markLoadDone(loadId);
       }
-      current = null;
-      const serialized = failureOf(error);
-      set({ load: { status: 'error', label: labelOf(source), error: serialized } });
-    }
-  },
+    },
+    failed: (label, error) => set({ load: { status: 'error', label, error } }),
+  });
 
-  openFiles: async (files) => {
-    const source = sourceForFiles(files);
-    if (source) {
-      return get().openSource(source);
-    }
-  },
+  return {
+    load: { status: 'idle' },
+    lastSource: null,
 
-  switchModel: async (key) => {
-    const source = get().lastSource;
-    if (source?.kind === 'files') {
-      return get().openSource({ ...source, select: key });
-    }
-    if (source?.kind === 'url') {
-      return get().openSource({ ...source, select: key, token: get().token || undefined });
-    }
-  },
+    openSource: async (source, options = {}) => {
+      const previous = get().load;
+      if (previous.status === 'ready') {
+        releaseLoad(previous.result.loadId);
+      }
+      return loader.open(source, options);
+    },
 
-  cancelLoad: () => {
-    current?.cancel();
-  },
+    openFiles: loader.openFiles,
 
-  resetLoad: () => {
-    current?.cancel();
-    current = null;
-    set({ load: { status: 'idle' } });
-  },
-});
+    openSample: async (url, name, mark = (file) => file) => {
+      const response = await fetch(url);
+      if (!response.ok) {
+        throw new Error(`HTTP ${response.status}`);
+      }
+      const file = mark(new File([await response.blob()], name));
+      void get().openSource({ kind: 'file', file });
+    },
+
+    rawHeader: async () => {
+      const load = get().load;
+      return load.status === 'ready' ? fetchRawHeader(load.result.loadId) : null;
+    },
+
+    switchModel: async (key) => {
+      const source = get().lastSource;
+      if (source?.kind === 'files') {
+        return get().openSource({ ...source, select: key });
+      }
+      if (source?.kind === 'url') {
+        return get().openSource({ ...source, select: key, token: get().token || undefined });
+      }
+    },
+
+    cancelLoad: loader.cancel,
+
+    resetLoad: () => {
+      loader.reset();
+      set({ load: { status: 'idle' } });
+    },
+  };
+};

@@ -1,6 +1,7 @@
 /**
- * The single app store, built from typed slices (zustand slices pattern). Actions talk to the worker client only;
- * no slice does IO itself.
+ * The single app store, built from typed slices (zustand slices pattern). Actions talk to the worker client
+ * (src/worker/client.ts) and nothing else of io/ or the worker; the one fetch is a bundled sample (an app asset),
+ * in openSample. Components call these actions and never the worker or fetch themselves.
  */
 import { create } from 'zustand';
 import { createCompareSlice, type CompareSlice } from './compare-slice';

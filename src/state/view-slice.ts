@@ -1,7 +1,8 @@
 /** What the user is looking at: table query, selection, active panel, chart metric. Shareable parts go in URLs. */
 import type { StateCreator } from 'zustand';
 import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
-import { LoadFailure, QUERY_TIMEOUT_MS, QueryTimeout, queryTable } from '../worker/client';
+import { QueryTimeout, queryTable } from '../worker/client';
+import { hungFilterNotice, queryHung } from './source-loader';
 import type { AppState } from './store';
 
 export const PANELS = [
@@ -115,7 +116,7 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         // Only the latest query recovers. When an older query hangs (a share link's filter applied twice, say), the
         // watchdog's worker restart fails the latest one with a LoadFailure instead: it must recover just the same,
         // or the table waits forever on a worker that no longer exists.
-        if (version !== queryVersion || !(error instanceof QueryTimeout || error instanceof LoadFailure)) {
+        if (version !== queryVersion || !queryHung(error)) {
           return;
         }
         const hungFilter = stoppedFilter ?? sentFilter;
@@ -125,9 +126,7 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         if (source) {
           void get().openSource(source);
         }
-        set({
-          tableNotice: `The filter ${hungFilter} took longer than ${QUERY_TIMEOUT_MS / 1000} s (a regular expression with nested repetition can run for hours) and was stopped; the file was reopened without it.`,
-        });
+        set({ tableNotice: hungFilterNotice(hungFilter, 'the file was') });
       },
     );
   },

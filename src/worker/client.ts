@@ -188,12 +188,19 @@ function restartWorker(reason: string): void {
   }
 }
 
-export function queryTable(
-  loadId: number,
-  query: TableQuery,
-): Promise<{ order: Uint32Array; filterError: string | null }> {
-  const id = nextId++;
-  const promise = new Promise<{ order: Uint32Array; filterError: string | null }>((resolve, reject) => {
+/** Sorted and filtered row order for a table (tensor rows or compare rows). */
+export interface QueryAnswer {
+  order: Uint32Array;
+  filterError: string | null;
+}
+
+/**
+ * Sends a query under the watchdog: after QUERY_TIMEOUT_MS it rejects with QueryTimeout and replaces the worker
+ * (every kept load is gone then; the caller reopens its sources).
+ */
+function watchedQuery(request: Extract<WorkerRequest, { type: 'query' | 'compare-query' }>): Promise<QueryAnswer> {
+  const { id } = request;
+  const promise = new Promise<QueryAnswer>((resolve, reject) => {
     const timer = setTimeout(() => {
       if (pending.has(id)) {
         pending.delete(id);
@@ -204,7 +211,7 @@ export function queryTable(
     pending.set(id, {
       resolve: (value) => {
         clearTimeout(timer);
-        resolve(value as { order: Uint32Array; filterError: string | null });
+        resolve(value as QueryAnswer);
       },
       reject: (error) => {
         clearTimeout(timer);
@@ -212,8 +219,12 @@ export function queryTable(
       },
     });
   });
-  send({ type: 'query', id, loadId, query });
+  send(request);
   return promise;
+}
+
+export function queryTable(loadId: number, query: TableQuery): Promise<QueryAnswer> {
+  return watchedQuery({ type: 'query', id: nextId++, loadId, query });
 }
 
 export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
@@ -239,16 +250,9 @@ export function compareLoads(loadA: number, loadB: number, rules: readonly Align
   return promise;
 }
 
-export function queryComparison(
-  compareId: number,
-  query: CompareQuery,
-): Promise<{ order: Uint32Array; filterError: string | null }> {
-  const id = nextId++;
-  const promise = new Promise<{ order: Uint32Array; filterError: string | null }>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-  });
-  send({ type: 'compare-query', id, compareId, query });
-  return promise;
+/** The compare table's row order, under the same watchdog as the tensor table's. */
+export function queryComparison(compareId: number, query: CompareQuery): Promise<QueryAnswer> {
+  return watchedQuery({ type: 'compare-query', id: nextId++, compareId, query });
 }
 
 export function releaseComparison(compareId: number): void {

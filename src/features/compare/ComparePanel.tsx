@@ -93,6 +93,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
 export function ComparePanel({ current }: { current: LoadResult }) {
   const source = useAppStore((state) => state.compareSource);
   const diff = useAppStore((state) => state.diff);
+  const notice = useAppStore((state) => state.compareNotice);
   // A diff computed for a previous A (or B) is never shown against the current one.
   const fresh =
     diff.status === 'ready' &&
@@ -106,6 +107,11 @@ export function ComparePanel({ current }: { current: LoadResult }) {
         only on one side, which changed dtype or shape, and whether a LoRA adapter fits a base. Only headers are read.
       </p>
       <CompareSourcePicker />
+      {notice && (
+        <p className="error-text" role="alert" data-testid="compare-notice">
+          {notice}
+        </p>
+      )}
       {source.status === 'ready' && source.result.outcome.kind === 'rejected' && (
         <div className="load-error" role="alert">
           <strong>B ({source.result.source.name}) is not a safetensors file:</strong>{' '}

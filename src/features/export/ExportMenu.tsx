@@ -5,7 +5,6 @@ import { compareSectionFor } from '../compare/compare-report';
 import { tableCsv } from '../../core/report/csv';
 import { baseName, downloadBlob } from '../../lib/download';
 import { useAppStore } from '../../state/store';
-import { fetchRawHeader } from '../../worker/client';
 import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
 import { PENDING_WHILE_ANALYSING, whenSettled } from './settled';
@@ -78,11 +77,14 @@ export function ExportMenu({ result }: { result: LoadResult }) {
         <button
           type="button"
           onClick={() => {
-            void fetchRawHeader(result.loadId).then((bytes) => {
-              if (bytes) {
-                downloadBlob(new Uint8Array(bytes.subarray(8)), `${name}.header.json`, 'application/json');
-              }
-            });
+            void useAppStore
+              .getState()
+              .rawHeader()
+              .then((bytes) => {
+                if (bytes) {
+                  downloadBlob(new Uint8Array(bytes.subarray(8)), `${name}.header.json`, 'application/json');
+                }
+              });
           }}
         >
           Download header JSON

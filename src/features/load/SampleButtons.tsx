@@ -4,17 +4,12 @@ import { SAMPLES, markSample, sampleUrl } from './samples';
 
 /** Samples are app assets: fetched whole (they are tiny) and opened exactly like a dropped file. */
 export function SampleButtons() {
-  const openSource = useAppStore((state) => state.openSource);
+  const openSample = useAppStore((state) => state.openSample);
   const [error, setError] = useState<string | null>(null);
   const open = async (file: string) => {
     setError(null);
     try {
-      const response = await fetch(sampleUrl(file));
-      if (!response.ok) {
-        throw new Error(`HTTP ${response.status}`);
-      }
-      const blob = await response.blob();
-      void openSource({ kind: 'file', file: markSample(new File([blob], file)) });
+      await openSample(sampleUrl(file), file, markSample);
     } catch (cause) {
       setError(`Could not load the sample (${String(cause)}). Run \`npm run fixtures\` to regenerate it.`);
     }

@@ -1,0 +1,99 @@
+/**
+ * The pipeline's layering (docs/architecture.md), checked on the import statements of every source file:
+ * - views, state and the app shell never reach into the worker or io/ (the store's slices may use the worker
+ *   client, src/worker/client.ts, the one door to the worker);
+ * - core/ imports nothing outside itself, so it stays pure and runs anywhere (worker, Node, tests).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = path.dirname(fileURLToPath(import.meta.url));
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      return sourceFiles(full);
+    }
+    return /\.(ts|tsx)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+/** Every relative module a file imports or re-exports (static and dynamic), resolved to a path under src/. */
+export function relativeImports(file: string, text: string): string[] {
+  const specifiers = [
+    ...text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/(?:^|[\s;])import\s*['"]([^'"]+)['"]/g),
+    ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+  ].map((match) => match[1]);
+  return specifiers
+    .filter((specifier) => specifier.startsWith('.'))
+    .map((specifier) =>
+      path
+        .relative(SRC, path.resolve(path.dirname(file), specifier))
+        .split(path.sep)
+        .join('/'),
+    );
+}
+
+interface Violation {
+  file: string;
+  imports: string;
+}
+
+function violations(rule: (file: string, target: string) => boolean): Violation[] {
+  const found: Violation[] = [];
+  for (const full of sourceFiles(SRC)) {
+    const file = path.relative(SRC, full).split(path.sep).join('/');
+    for (const target of relativeImports(full, readFileSync(full, 'utf8'))) {
+      if (rule(file, target)) {
+        found.push({ file, imports: target });
+      }
+    }
+  }
+  return found;
+}
+
+const under = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
+
+/**
+ * The one module outside core/ that core/ may use: the number formatter, a pure module with no imports of its own,
+ * shared with the views so a byte count reads the same in a finding and on screen. Nothing else may join it.
+ */
+const CORE_MAY_IMPORT: ReadonlySet<string> = new Set(['lib/format']);
+
+describe('architecture', () => {
+  it('finds the imports it checks (the checker itself works)', () => {
+    const sample = `import { a } from '../worker/client';\nimport type { B } from "./b";\nexport { c } from '../io/x';\nconst d = await import('../core/y');\nimport '../app/app.css';`;
+    expect(relativeImports(path.join(SRC, 'state', 'z.ts'), sample)).toEqual([
+      'worker/client',
+      'state/b',
+      'io/x',
+      'app/app.css',
+      'core/y',
+    ]);
+  });
+
+  it('views, state and the app shell never import the worker or io/ (only slices use the worker client)', () => {
+    const found = violations((file, target) => {
+      if (!['features', 'state', 'app'].some((folder) => under(file, folder))) {
+        return false;
+      }
+      if (under(file, 'state') && target === 'worker/client') {
+        return false;
+      }
+      return under(target, 'worker') || under(target, 'io');
+    });
+    expect(found).toEqual([]);
+  });
+
+  it('core/ imports nothing outside core/ but the pure number formatter', () => {
+    expect(readFileSync(path.join(SRC, 'lib', 'format.ts'), 'utf8')).not.toMatch(/^\s*import\s/m);
+    const found = violations(
+      (file, target) => under(file, 'core') && !under(target, 'core') && !CORE_MAY_IMPORT.has(target),
+    );
+    expect(found).toEqual([]);
+  });
+});
