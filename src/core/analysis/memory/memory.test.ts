@@ -168,6 +168,58 @@ describe('KV cache per token from config.json', () => {
   });
 });
 
+describe('more layer layouts', () => {
+  it('Llama 4 Scout (text_config): every 4th layer global, the rest chunked at 8192 tokens', () => {
+    const config = {
+      architectures: ['Llama4ForConditionalGeneration'],
+      model_type: 'llama4',
+      text_config: {
+        model_type: 'llama4_text',
+        attention_chunk_size: 8192,
+        head_dim: 128,
+        hidden_size: 5120,
+        max_position_embeddings: 10485760,
+        num_attention_heads: 40,
+        num_hidden_layers: 48,
+        num_key_value_heads: 8,
+      },
+      torch_dtype: 'bfloat16',
+    };
+    const section = memory(withConfig(config));
+    const perLayer = 2 * 8 * 128 * 2; // 4,096 B per token per layer
+    const at = estimateMemory(section, { tokens: 131072, batch: 1, cacheDtype: 'bf16' });
+    // 12 global layers keep all 131072 tokens, 36 chunked layers keep 8192.
+    expect(at.kvBytes).toBe(12 * perLayer * 131072 + 36 * perLayer * 8192);
+    expect(section.maxContext).toBe(10485760);
+  });
+
+  it('a Nemotron-H-shaped hybrid: * attention, M Mamba2 with an fp32 SSM state by default', () => {
+    const config = {
+      architectures: ['NemotronHForCausalLM'],
+      model_type: 'nemotron_h',
+      hidden_size: 4096,
+      num_hidden_layers: 8,
+      hybrid_override_pattern: 'M-M*M-M-',
+      num_attention_heads: 32,
+      num_key_value_heads: 8,
+      head_dim: 128,
+      mamba_num_heads: 128,
+      mamba_head_dim: 64,
+      ssm_state_size: 128,
+      n_groups: 8,
+      conv_kernel: 4,
+      torch_dtype: 'bfloat16',
+    };
+    const section = memory(withConfig(config));
+    // One '*' layer: 1 × 2 × 8 × 128 × 2 B per token.
+    expect(section.kvBytesPerToken).toBe(1 * 2 * 8 * 128 * 2);
+    // Four 'M' layers: conv (4 − 1) × (128·64 + 2·8·128) × 2 B + SSM 128 × 64 × 128 × 4 B (fp32).
+    const conv = 3 * (128 * 64 + 2 * 8 * 128);
+    const ssm = 128 * 64 * 128;
+    expect(section.kv?.state).toMatchObject({ kind: 'Mamba2', layers: 4, bytesPerSequence: 4 * (conv * 2 + ssm * 4) });
+  });
+});
+
 describe('models that keep no KV cache', () => {
   it('an encoder-only config (BertForMaskedLM) gives no memory section', () => {
     const config = {
