@@ -2,7 +2,7 @@
  * Every aligned key with its group, dtypes, shapes and parameters on both sides. Sorting and filtering run in the
  * worker (core/compare/compare-query.ts); cells decode names and shapes on demand from each side's columns.
  */
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
 import type { CompareSortKey } from '../../core/compare/compare-query';
 import { dtypeName } from '../../core/dtypes';
@@ -43,6 +43,13 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
   const setQuery = useAppStore((state) => state.setCompareQuery);
   const filterError = useAppStore((state) => state.compareFilterError);
   const commitFilter = useMemo(() => (filter: string) => setQuery({ filter }), [setQuery]);
+  // Which query the rows on screen answer: every query change re-queries the worker, and every answer is a new
+  // array, so the table is working from a query change until a new order arrives (the rows on screen stay).
+  const [answered, setAnswered] = useState({ order, query });
+  if (answered.order !== order) {
+    setAnswered({ order, query });
+  }
+  const busy = order === null || answered.query !== query;
 
   const { columns, fullNames } = useMemo((): {
     columns: Array<VirtualColumn<CompareSortKey>>;
@@ -164,7 +171,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
           total={result.entries.count}
           noun={['key', 'keys']}
           shown={order ? order.length : null}
-          busy={order === null}
+          busy={busy}
           testId="compare-row-count"
         />
         {filterError && (
@@ -183,6 +190,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
         className="compare-table"
         testId="compare-table-scroll"
         rowTitle={fullNames}
+        busy={busy}
         emptyText="No tensors match."
       />
     </div>
