@@ -89,6 +89,9 @@ describe('family and format wording', () => {
     expect(withFormat('GPTQ', 'gptq', 'gptq')).toBe('GPTQ');
     expect(withFormat('MXFP4', 'mxfp4', 'mxfp4')).toBe('MXFP4');
     expect(withFormat('AWQ', 'awq', 'gemm')).toBe('AWQ (gemm)');
+    expect(withFormat('ComfyUI mixed precision (comfy_quant)', 'comfy-quant', 'int8_tensorwise')).toBe(
+      'ComfyUI mixed precision (comfy_quant, int8_tensorwise)',
+    );
     expect(withFormat('FP8 with block scales', 'fp8-block', 'block-128x128')).toBe(
       'FP8 with block scales (block-128x128)',
     );

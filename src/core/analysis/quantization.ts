@@ -137,7 +137,7 @@ export function analyzeQuantization(input: AnalysisInput): {
     }
   }
   const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
-  const paramsBasis = describeParamsBasis(index, detections, claimed, logicalParams, storedElements);
+  const paramsBasis = describeParamsBasis(index, detections, claimed);
   const packedUnknown = primary === null ? packedWithoutScheme(index, precision) : null;
 
   let section: QuantizationSection;
@@ -416,13 +416,7 @@ function packedWithoutScheme(
 }
 
 /** How the logical parameter count was reached: unpacked weights per family, sidecars left out, the rest as stored. */
-function describeParamsBasis(
-  index: TensorIndex,
-  detections: readonly QuantDetection[],
-  claimed: Uint8Array,
-  logicalParams: number,
-  storedElements: number,
-): string[] {
+function describeParamsBasis(index: TensorIndex, detections: readonly QuantDetection[], claimed: Uint8Array): string[] {
   const elements = index.header.tensors.elements;
   const finite = (row: number): number => (Number.isFinite(elements[row]) ? elements[row] : 0);
   const lines: string[] = [];
@@ -489,9 +483,6 @@ function describeParamsBasis(
         ? `${plural(restTensors, 'other tensor')} counted as stored: ${formatCount(rest)}`
         : `every tensor counted as stored: ${formatCount(rest)} parameters`,
     );
-  }
-  if (formatCount(logicalParams) !== formatCount(storedElements)) {
-    lines.push(`parameters ${formatCount(logicalParams)} vs stored elements ${formatCount(storedElements)}`);
   }
   return lines;
 }

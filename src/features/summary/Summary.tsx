@@ -1,11 +1,12 @@
 /** The verdict first (what the file is, whether it is intact, how little was read), then the numbers. */
 import type { ParsedHeader } from '../../core/model';
-import { formatBytes, formatCount, formatPercent, groupDigits, plural } from '../../lib/format';
+import { formatBytes, formatBytesExact, formatCount, formatPercent, groupDigits, plural } from '../../lib/format';
 import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
 import { modelTitle } from './model-title';
+import { PACKED_UNKNOWN_FORMAT } from '../../core/analysis/quant/wording';
 import './summary.css';
 import { checkpointIntegrity, formatLabel } from '../checkpoint/format-label';
 
@@ -24,7 +25,9 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const quantization = result.sections.quantization;
   // Packed formats store fewer elements than the model has parameters; the quantization analysis unpacks them.
   // Until it has run, only the stored elements are known, and the verdict says exactly that.
-  const parameters = quantization ? quantization.logicalParams : null;
+  // Integer-packed weights of an unknown scheme hold an unknown number of values each: no parameter count then.
+  const packedUnknown = quantization?.format === PACKED_UNKNOWN_FORMAT;
+  const parameters = quantization && !packedUnknown ? quantization.logicalParams : null;
   const logicalParams = parameters || totals.elements;
   const shardReport = result.shards?.report;
   const shardsMissing = shardReport !== undefined && shardReport.totals.presentShards < shardReport.totals.shards;
@@ -37,7 +40,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       : packed
         ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
         : shardReport.totals.bitsPerParameter
-    : logicalParams > 0
+    : logicalParams > 0 && !packedUnknown
       ? (header.dataBytes * 8) / logicalParams
       : null;
   // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
@@ -63,7 +66,8 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
         <VerdictClauses result={result} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
-        {plural(totals.tensors, 'tensor')} · <ParameterClause parameters={parameters} stored={totals.elements} /> ·{' '}
+        {plural(totals.tensors, 'tensor')} ·{' '}
+        <ParameterClause parameters={parameters} stored={totals.elements} packedUnknown={packedUnknown} /> ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
@@ -78,7 +82,16 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
                 : '✔ intact: the reference loader accepts it')}
         {errors + warnings > 0 && ` · ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`}
         {' · '}
-        <span data-testid="bytes-read">{readClause}</span>
+        <span
+          data-testid="bytes-read"
+          title={
+            result.sections.dataReads
+              ? `Beyond the header, the analyses read tiny tensors from the data region whose meaning is in their bytes (never weights): ${result.sections.dataReads.groups.map((group) => `${group.what}, ${plural(group.tensors, 'tensor')}, ${formatBytesExact(group.bytes)}`).join('; ')}.`
+              : 'Only the 8-byte length prefix and the JSON header: no byte of the data region.'
+          }
+        >
+          {readClause}
+        </span>
         {network && ` in ${plural(network.requests, 'request')}`}
       </p>
       <dl className="stats" data-testid="stats">
@@ -92,10 +105,20 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         <Stat label="Tensors" value={groupDigits(totals.tensors)} testId="stat-tensors" raw={totals.tensors} />
         <Stat
           label="Parameters"
-          value={parameters === null ? (result.analysisPending ? 'counting…' : '—') : formatCount(parameters)}
+          value={
+            parameters === null
+              ? result.analysisPending
+                ? 'counting…'
+                : packedUnknown
+                  ? 'unknown (packed)'
+                  : '—'
+              : formatCount(parameters)
+          }
           title={
             parameters === null
-              ? 'The logical count (packed weights unpacked) comes from the quantization analysis.'
+              ? packedUnknown
+                ? 'The weights are packed into integers by a scheme the header does not identify, so how many values each element holds is unknown.'
+                : 'The logical count (packed weights unpacked) comes from the quantization analysis.'
               : `${groupDigits(parameters)} parameters: ${quantization?.paramsBasis.join('; ')}`
           }
           testId="stat-params"
@@ -152,16 +175,28 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
   const files = result.shards ? result.shards.report.totals.presentShards : 1;
   const headerBytes = header.headerLength + 8 * files;
   const parts = reads.groups.map((group) => `${plural(group.tensors, group.noun)} ${formatBytes(group.bytes)}`);
-  return `: header ${formatBytes(headerBytes)} + ${parts.join(' + ')} from the data region (never weights)`;
+  return `: header ${formatBytes(headerBytes)} + ${parts.join(' + ')}`;
 }
 
 /**
  * "6.74 B parameters (1.13 B stored elements)": the logical count a model card gives, and the stored one only
  * when packing makes them differ (same rounding, so equal figures are never shown twice).
  */
-function ParameterClause({ parameters, stored }: { parameters: number | null; stored: number }) {
+function ParameterClause({
+  parameters,
+  stored,
+  packedUnknown,
+}: {
+  parameters: number | null;
+  stored: number;
+  packedUnknown: boolean;
+}) {
   if (parameters === null) {
-    return <span data-testid="verdict-params">{formatCount(stored)} stored elements</span>;
+    return (
+      <span data-testid="verdict-params">
+        {formatCount(stored)} stored elements{packedUnknown && ' (packed: parameter count unknown)'}
+      </span>
+    );
   }
   const differ = formatCount(parameters) !== formatCount(stored);
   return (

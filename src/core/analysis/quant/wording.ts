@@ -11,5 +11,9 @@ export function withFormat(label: string, family: string, format: string): strin
   const squash = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]/g, '');
   const redundant =
     squash(format) === '' || squash(label).includes(squash(format)) || squash(format) === squash(family);
-  return redundant ? label : `${label} (${format})`;
+  if (redundant) {
+    return label;
+  }
+  // "ComfyUI mixed precision (comfy_quant)" + int8_tensorwise → "… (comfy_quant, int8_tensorwise)", not "(…) (…)".
+  return label.endsWith(')') ? `${label.slice(0, -1)}, ${format})` : `${label} (${format})`;
 }
