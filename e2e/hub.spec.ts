@@ -81,6 +81,32 @@ test.describe('the Hub as it really answers', () => {
     await page.context().close();
   });
 
+  test('a branch link shows the commit it resolved to and offers a link pinned to it', async () => {
+    const page = await newPage();
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: APP_ORIGIN });
+    const watch = watchPage(page);
+    const name = repo('pinned-model', 'pinned');
+    const [org, repoName] = name.split('/');
+    const sha = pair.commitOf(org, repoName);
+    await openUrl(page, `https://huggingface.co/${name}/resolve/main/clean.safetensors`);
+    await expect(page.getByTestId('resolved-commit')).toHaveText(`main is commit ${sha.slice(0, 7)}`);
+    // The file's own answer came through a cross-origin 302 (unreadable X-Repo-Commit): one revision lookup.
+    const lookups = entriesOf(name).filter((entry) => entry.path.startsWith(`/api/models/${name}/revision/main`));
+    expect(lookups).toHaveLength(1);
+    await page.getByTestId('copy-pinned-link').click();
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    const pinned = `https://huggingface.co/${name}/resolve/${sha}/clean.safetensors`;
+    expect(new URL(link).searchParams.get('url')).toBe(pinned);
+    await page.goto(link);
+    await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
+    await expect(page.getByTestId('normalized-url')).toHaveText(pinned);
+    // Already pinned: nothing more to resolve, so no lookup and no "is commit" line.
+    await expect(page.getByTestId('resolved-commit')).toHaveCount(0);
+    expect(entriesOf(name).filter((entry) => entry.path.includes('/revision/'))).toHaveLength(1);
+    watch.expectClean();
+    await page.context().close();
+  });
+
   test('a gated repo: refused without a token; with one, the token reaches only huggingface.co', async () => {
     const page = await newPage();
     const watch = watchPage(page);
@@ -170,6 +196,12 @@ test.describe('the Hub as it really answers', () => {
     ).toBe(true);
     expectNoPreflightAndOnlySafelistedRanges(bridgeEntriesSince(start));
     expect(BRIDGE_HOST).toBe('cas-bridge.xethub.hf.co');
+    // The index is answered by huggingface.co itself, with a readable X-Repo-Commit: no revision lookup needed.
+    const [org, repoName] = name.split('/');
+    await expect(page.getByTestId('resolved-commit')).toHaveText(
+      `main is commit ${pair.commitOf(org, repoName).slice(0, 7)}`,
+    );
+    expect(since.some((entry) => entry.path.includes('/revision/'))).toBe(false);
     watch.expectClean([/Failed to load resource/]);
     await page.context().close();
   });

@@ -71,7 +71,7 @@ test.describe('remote answers that must not be trusted blindly', () => {
     await expect.poll(async () => (await serverLog(tag)).filter((entry) => entry.method === 'GET').length).toBe(2);
     await page.locator('.load-progress').getByRole('button', { name: 'Cancel' }).click();
     await expect(page.getByRole('alert')).toContainText('Loading cancelled');
-    await expect.poll(async () => (await serverLog(tag)).every((entry) => entry.closed)).toBe(true);
+    await expect.poll(async () => (await serverLog(tag)).every((entry) => entry.closedAt !== null)).toBe(true);
     await expectUsable(page, 'drip');
     watch.expectClean(networkNoise);
   });

@@ -64,6 +64,8 @@ export type SourceRef =
       input: string;
       /** The `select` the source was opened with (a repository model other than the default), for share links. */
       select?: string;
+      /** A Hub branch/tag link's commit (X-Repo-Commit or the revision API), and the link pinned to it. */
+      commit?: { sha: string; revision: string; url: string };
     };
 
 export interface LoadOptions {

@@ -9,6 +9,7 @@ import { loadHeader } from '../core/load-header';
 import type { TensorColumns } from '../core/model';
 import type { LoadOptions, LoadPhase, ShardProgress, SourceRef, SourceSpec, StallNotice } from '../core/result';
 import type { Meter } from '../io/sources/meter';
+import { pinToCommit } from '../io/sources/pin-commit';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
 import { loadShardSet } from './load-shards';
 import type { WorkerResponse } from './protocol';
@@ -61,7 +62,12 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
  * once; if it changes again, the load is refused rather than showing a header stitched from two versions.
  */
 async function loadRestartingOnce(session: LoadSession, source: SourceSpec, options: LoadOptions): Promise<Loaded> {
-  const load = async () => openPlan(session, await resolveSource(source, session), options);
+  const load = async (): Promise<Loaded> => {
+    const plan = await resolveSource(source, session);
+    const loaded = await openPlan(session, plan, options);
+    const token = source.kind === 'url' ? source.token : undefined;
+    return { ...loaded, ref: await pinToCommit(loaded.ref, plan.meter, token, session.signal) };
+  };
   try {
     return await load();
   } catch (error) {

@@ -7,6 +7,7 @@ import { isSample, sampleUrl } from './samples';
 
 export function ShareBar({ result }: { result: LoadResult }) {
   const [copied, setCopied] = useState(false);
+  const [pinnedCopied, setPinnedCopied] = useState(false);
   const source = result.source;
   // A bundled sample is an asset of this page: anyone can open it, so it gets a link like any URL.
   const sample = useAppStore((state) =>
@@ -43,6 +44,26 @@ export function ShareBar({ result }: { result: LoadResult }) {
           <button type="button" onClick={() => copy(window.location.href)}>
             {copied ? 'Link copied' : 'Copy link'}
           </button>
+          {source.commit && (
+            <>
+              <span className="muted" data-testid="resolved-commit" title={source.commit.sha}>
+                {source.commit.revision} is commit <code>{source.commit.sha.slice(0, SHORT_SHA_DIGITS)}</code>
+              </span>
+              <button
+                type="button"
+                data-testid="copy-pinned-link"
+                title="A link to this commit: it keeps showing these bytes after the branch moves"
+                onClick={() => {
+                  void navigator.clipboard?.writeText(pinnedLink(source.commit?.url ?? source.url)).then(
+                    () => setPinnedCopied(true),
+                    () => setPinnedCopied(false),
+                  );
+                }}
+              >
+                {pinnedCopied ? 'Pinned link copied' : 'Copy pinned link'}
+              </button>
+            </>
+          )}
         </>
       ) : (
         <span className="muted" data-testid="no-share">
@@ -51,6 +72,16 @@ export function ShareBar({ result }: { result: LoadResult }) {
       )}
     </div>
   );
+}
+
+/** Commit ids are shown shortened, as the Hub does. */
+const SHORT_SHA_DIGITS = 7;
+
+/** This page's share link with its `url` replaced by the commit-pinned URL (every other view setting kept). */
+function pinnedLink(url: string): string {
+  const link = new URL(window.location.href);
+  link.searchParams.set('url', url);
+  return link.href;
 }
 
 /** Parameters of the opened link that were invalid and ignored, so a bad link says so instead of failing silently. */

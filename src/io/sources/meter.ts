@@ -21,6 +21,17 @@ export class Meter {
     this.bytes += bytes;
   }
 
+  /** `X-Repo-Commit` of the first reader that could read one (a Hub answer), else null. */
+  repoCommit(): string | null {
+    for (const reader of this.readers) {
+      const commit = (reader as { repoCommit?: string | null }).repoCommit;
+      if (typeof commit === 'string') {
+        return commit;
+      }
+    }
+    return null;
+  }
+
   stats(): NetworkStats {
     let requests = this.requests;
     let bytesFetched = this.bytes;
