@@ -1,6 +1,6 @@
 /** What the model is: architecture inferred from names and shapes, and, for adapters, what they adapt. */
 import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
-import { formatCount, groupDigits } from '../../lib/format';
+import { formatCount, groupDigits, plural } from '../../lib/format';
 import { Evidence, Fact } from './QuantizationPanel';
 
 function orDash(value: number | null | undefined): string {
@@ -40,7 +40,7 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
         {section.experts > 0 && (
           <Fact
             label="Experts"
-            value={`${groupDigits(section.experts)} per layer on ${groupDigits(section.moeLayers)} layers, ${section.expertsPacked ? 'packed (3-D tensors)' : 'one tensor per expert'}${section.sharedExperts ? `, ${section.sharedExperts} shared` : ''}`}
+            value={`${groupDigits(section.experts)} per layer on ${plural(section.moeLayers, 'layer')}, ${section.expertsPacked ? 'packed (3-D tensors)' : 'one tensor per expert'}${section.sharedExperts ? `, ${section.sharedExperts} shared` : ''}`}
             testId="arch-experts"
           />
         )}

@@ -123,8 +123,8 @@ function VirtualTree({ roots }: { roots: readonly ModuleNode[] }) {
             return (
               <div key={item.key} role="treeitem" aria-level={row.level} className="tree-item muted" style={style}>
                 <div className="tree-row" style={{ paddingLeft: (row.level - 1) * 16 + 26 }}>
-                  … {groupDigits(more.nodes)} more nodes ({groupDigits(more.tensors)} tensors, {formatBytes(more.bytes)}
-                  )
+                  … {groupDigits(more.nodes)} more {more.nodes === 1 ? 'node' : 'nodes'} (
+                  {plural(more.tensors, 'tensor')}, {formatBytes(more.bytes)})
                 </div>
               </div>
             );

@@ -30,7 +30,7 @@ function architectureClause(arch: ArchitectureSection): string | null {
     parts.push(arch.attention);
   }
   if (arch.experts > 0) {
-    parts.push(`${groupDigits(arch.experts)} experts${arch.expertsPacked ? ' (packed)' : ''}`);
+    parts.push(`${plural(arch.experts, 'expert')}${arch.expertsPacked ? ' (packed)' : ''}`);
   }
   return parts.join(', ');
 }
