@@ -297,6 +297,11 @@ test('dark mode by hand is remembered across reloads', async ({ page }) => {
   await page.reload();
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
   expect(await background()).toBe('rgb(15, 18, 22)');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.getByTestId('file-input').first().setInputFiles(files.gptq);
+  await expect(page.getByRole('grid', { name: 'Tensors' }).getByRole('row').nth(1)).toBeVisible();
+  mkdirSync(SCREENS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENS_DIR, 'gptq-llama2-7b-1440-dark.png') });
   await page.getByRole('combobox', { name: 'Colour theme' }).selectOption('system');
   await expect(page.locator('html')).not.toHaveAttribute('data-theme', /./);
   expect(await background()).toBe('rgb(255, 255, 255)');
