@@ -22,9 +22,9 @@ export function checkpointIntegrity(header: ParsedHeader): string | null {
     return null;
   }
   if (pickle.dangerous > 0) {
-    return '✖ dangerous: loading this file would run code; torch.load(weights_only=True) refuses it';
+    return '✖ dangerous: loading this file would run code; the reference loader would refuse it (torch.load with weights_only=True)';
   }
   return pickle.weightsOnly === 'accepts'
-    ? '✔ torch.load(weights_only=True) would accept it; nothing was run to read it'
-    : '✖ torch.load(weights_only=True) would refuse it';
+    ? '✔ the reference loader would accept it (torch.load with weights_only=True); nothing was run to read it'
+    : '✖ the reference loader would refuse it (torch.load with weights_only=True)';
 }
