@@ -2,7 +2,8 @@
  * The pipeline's layering (docs/architecture.md), checked on the import statements of every source file:
  * - views, state and the app shell never reach into the worker or io/ (the store's slices may use the worker
  *   client, src/worker/client.ts, the one door to the worker);
- * - core/ imports nothing outside itself, so it stays pure and runs anywhere (worker, Node, tests).
+ * - core/ imports nothing outside itself, so it stays pure and runs anywhere (worker, Node, tests);
+ * - test scaffolding (core/testing/, core/fuzz/, vitest, fast-check) is never imported by code that ships.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,14 +22,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Every relative module a file imports or re-exports (static and dynamic), resolved to a path under src/. */
-export function relativeImports(file: string, text: string): string[] {
-  const specifiers = [
+/** Every module a file imports or re-exports, as written. */
+function specifiersOf(text: string): string[] {
+  return [
     ...text.matchAll(/(?:^|[\s;])(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]/g),
     ...text.matchAll(/(?:^|[\s;])import\s*['"]([^'"]+)['"]/g),
     ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
   ].map((match) => match[1]);
-  return specifiers
+}
+
+/** Every relative module a file imports or re-exports (static and dynamic), resolved to a path under src/. */
+function relativeImports(file: string, text: string): string[] {
+  return specifiersOf(text)
     .filter((specifier) => specifier.startsWith('.'))
     .map((specifier) =>
       path
@@ -94,6 +99,30 @@ describe('architecture', () => {
     const found = violations(
       (file, target) => under(file, 'core') && !under(target, 'core') && !CORE_MAY_IMPORT.has(target),
     );
+    expect(found).toEqual([]);
+  });
+
+  it('code that ships never imports test scaffolding', () => {
+    const scaffolding = (file: string) =>
+      /\.test\.tsx?$/.test(file) || under(file, 'core/testing') || under(file, 'core/fuzz') || file === 'test-setup.ts';
+    const found: Violation[] = [];
+    for (const full of sourceFiles(SRC)) {
+      const file = path.relative(SRC, full).split(path.sep).join('/');
+      if (scaffolding(file)) {
+        continue;
+      }
+      const text = readFileSync(full, 'utf8');
+      for (const specifier of specifiersOf(text)) {
+        if (specifier === 'vitest' || specifier === 'fast-check' || specifier.startsWith('node:')) {
+          found.push({ file, imports: specifier });
+        }
+      }
+      for (const target of relativeImports(full, text)) {
+        if (under(target, 'core/testing') || under(target, 'core/fuzz')) {
+          found.push({ file, imports: target });
+        }
+      }
+    }
     expect(found).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { startTestServers, type TestServers } from '../../e2e/servers/range-serv
 import { resetSourceChangeRoutes, sourceChangeRoutes } from '../../e2e/servers/source-change-routes';
 import { SourceError } from '../core/errors';
 import { createHttpReader, type ReaderActivity } from './http-reader';
-import { createFixtureDir, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from './test-fixtures';
+import { createFixtureDir, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../core/testing/fixture-dir';
 
 let fixtures: FixtureDir;
 let servers: TestServers;

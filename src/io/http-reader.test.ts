@@ -20,7 +20,7 @@ import {
   patternBytes,
   SMALL_FILE_BYTES,
   type FixtureDir,
-} from './test-fixtures';
+} from '../core/testing/fixture-dir';
 
 /** Fast retries so retry paths stay well under the per-test budget. */
 const FAST: HttpReaderOptions = { retryBaseMs: 5 };

@@ -8,7 +8,13 @@ import {
   startTestServers,
   type TestServers,
 } from '../../e2e/servers/range-server';
-import { createFixtureDir, HUGE_FILE_BYTES, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from './test-fixtures';
+import {
+  createFixtureDir,
+  HUGE_FILE_BYTES,
+  patternBytes,
+  SMALL_FILE_BYTES,
+  type FixtureDir,
+} from '../core/testing/fixture-dir';
 
 let fixtures: FixtureDir;
 let servers: TestServers;

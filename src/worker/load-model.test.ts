@@ -10,7 +10,7 @@ import { startTestServers, type RequestLogEntry, type TestServers } from '../../
 import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../core/testing/build-safetensors';
 import { buildShardedModel, type ShardedBuildOptions } from '../core/testing/build-sharded';
 import { tinyLlamaTensors } from '../core/testing/fixture-manifest';
-import { createFixtureDir, type FixtureDir } from '../io/test-fixtures';
+import { createFixtureDir, type FixtureDir } from '../core/testing/fixture-dir';
 import { SHARD_HEADER_CONCURRENCY } from '../core/limits';
 import { loadSource, type KeptLoad } from './load-model';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';

@@ -12,7 +12,7 @@ import {
 } from '../testing/compare-pairs';
 import { ALIGN_RULES } from './align';
 import { diffSides, moduleOf, MAX_COMPARE_MODULES, OTHER_MODULES, STATUS_IDENTICAL } from './diff';
-import { sideOf } from './testing';
+import { sideOf } from '../testing/compare-builders';
 
 const params = (specs: readonly TensorSpec[]) =>
   specs.reduce((sum, spec) => sum + spec.shape.reduce((product, dim) => product * dim, 1), 0);

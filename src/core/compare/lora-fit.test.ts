@@ -13,7 +13,7 @@ import { gpt2Fixture } from '../testing/models/plain-models';
 import { ALIGN_RULES } from './align';
 import { compareSides } from './compare';
 import { checkLoraFit } from './lora-fit';
-import { sideOf } from './testing';
+import { sideOf } from '../testing/compare-builders';
 
 const MODULES = COMPARE_LAYERS * LORA_TARGETS.length;
 

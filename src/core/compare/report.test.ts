@@ -6,7 +6,7 @@ import { compareBaseTensors, minusLayerTensors, peftAdapterTensors, REMOVED_LAYE
 import { ALIGN_RULES } from './align';
 import { compareSides } from './compare';
 import { buildCompareSection } from './report';
-import { sideOf } from './testing';
+import { sideOf } from '../testing/compare-builders';
 
 describe('compare report section', () => {
   it('lists what changed with exact counts and the parameter delta', () => {

@@ -13,7 +13,7 @@ import {
   problemCodes,
   rawFile,
   verdictOf,
-} from './parse-test-helpers';
+} from '../testing/parse-helpers';
 
 const utf8 = new TextEncoder();
 

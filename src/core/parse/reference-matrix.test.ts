@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_HEADER_LENGTH } from '../limits';
 import { buildRaw, buildSafetensors, lengthPrefix } from '../testing/build-safetensors';
 import { parseFileHead } from './parse-header';
-import { codesOf, entry, rawFile, verdictOf } from './parse-test-helpers';
+import { codesOf, entry, rawFile, verdictOf } from '../testing/parse-helpers';
 
 interface MatrixCase {
   name: string;

@@ -4,7 +4,7 @@ import { e2eRoutes, HUB_PAGE_SIZE } from '../../../e2e/servers/e2e-routes';
 import { startTestServers, type TestServers } from '../../../e2e/servers/range-server';
 import { HF_HUB_BASE, parseHubApiTreeUrl, repoDisplay, resolveUrl, treeUrl, type HubRepo } from './hub';
 import { listRepoFiles, MAX_REPO_FILES, nextLink } from './hub-listing';
-import { createFixtureDir, type FixtureDir } from '../test-fixtures';
+import { createFixtureDir, type FixtureDir } from '../../core/testing/fixture-dir';
 
 const REPO: HubRepo = { base: HF_HUB_BASE, type: 'model', id: 'org/name', revision: 'main' };
 

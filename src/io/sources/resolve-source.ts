@@ -24,6 +24,7 @@ import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parse
 import { compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
 import { createFileReader } from '../file-reader';
 import { createHttpReader } from '../http-reader';
+import { nameFromUrl } from '../http-util';
 import {
   isIndexUrl,
   normalizeSourceUrl,
@@ -142,7 +143,8 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
   // A Hub file or index: its config.json (same folder and revision) for the memory and architecture analyses.
   const beside = await readConfigBeside(normalized.url, source.token, ctx.signal, meter);
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
-    const name = lastSegment(normalized.url);
+    // An index URL's path ends in `.index.json`, so its last segment is the index's name.
+    const name = nameFromUrl(normalized.url);
     const plan = await resolveRemoteIndex(ctx, {
       indexUrl: normalized.url,
       indexName: name,
@@ -407,18 +409,4 @@ function sortedShardNames(names: readonly string[]): string[] {
 
 function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
-}
-
-function lastSegment(url: string): string {
-  try {
-    const segments = new URL(url).pathname.split('/').filter((segment) => segment !== '');
-    const last = segments[segments.length - 1] ?? url;
-    try {
-      return decodeURIComponent(last);
-    } catch {
-      return last;
-    }
-  } catch {
-    return url;
-  }
 }

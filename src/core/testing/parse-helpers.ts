@@ -3,8 +3,8 @@ import { expect } from 'vitest';
 import type { Finding, ParseOutcome, ParsedHeader } from '../model';
 import { referenceLoaderVerdict } from '../model';
 import type { FindingCode } from '../findings/codes';
-import { buildRaw } from '../testing/build-safetensors';
-import { parseFileHead } from './parse-header';
+import { buildRaw } from './build-safetensors';
+import { parseFileHead } from '../parse/parse-header';
 
 /** Parses a whole in-memory file, its size known. */
 export function parseBytes(file: Uint8Array): ParseOutcome {
