@@ -46,8 +46,7 @@ export const MAX_METADATA_VALUE_DISPLAY_CHARS = 4_000;
 export const MAX_NAME_DISPLAY_CHARS = 1_000;
 
 /**
- * Shard headers read at once. Each is one small, latency-bound request, so a few in flight already hide most of
- * the round trips (163 shards in ~41 rounds); staying under the browser's 6 connections per host (HTTP/1.1) leaves
- * a connection free for the user's next action, and keeps a Hub that rate-limits per client from answering 429.
+ * Local shard headers read at once (File slices: a few in flight keep the disk busy). Remote shards are paced by
+ * the connection instead: 16 on HTTP/2 and HTTP/3, 6 on HTTP/1.1 (src/io/connection.ts).
  */
 export const SHARD_HEADER_CONCURRENCY = 4;

@@ -13,17 +13,11 @@ import type { ParsedHeader } from '../core/model';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { aggregateShards, shardsReport, type ShardInput } from '../core/shards/aggregate';
 import { mergedHeader } from '../core/shards/merged-header';
-import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
+import { observedProtocol, shardPacing, sizedFirstRead } from '../io/connection';
+import type { HttpByteReader } from '../io/http-reader';
 import type { SourcePlan } from '../io/sources/resolve-source';
 import type { LoadSession } from './load-model';
 import type { DataLocation, Loaded } from './publish';
-
-/**
- * Once one shard's header size is known, the others' first request asks for twice that (at least this much)
- * instead of the 128 KiB speculative prefix: shards of one model have headers of similar size, so they still
- * arrive in one request, and 163 shards cost ~2.6 MB instead of ~21 MB.
- */
-const MIN_SHARD_FIRST_READ = 16 * 1024;
 
 interface ShardOutcome {
   header: ParsedHeader | null;
@@ -66,21 +60,21 @@ export async function loadShardSet(
   report();
 
   let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < targets.length) {
+  /** Reads shard headers one after another until none is left, or after `budget` opened shards. */
+  const worker = async (budget = Infinity): Promise<void> => {
+    let opened = 0;
+    while (next < targets.length && opened < budget) {
       const position = next++;
       const target = targets[position];
       if (target.open === null) {
         continue;
       }
+      opened++;
       if (ctx.signal.aborted) {
         throw new SourceError('aborted', 'Loading was cancelled.');
       }
-      const firstRead =
-        remote && largestHead > 0
-          ? Math.min(DEFAULT_FIRST_READ_BYTES, Math.max(MIN_SHARD_FIRST_READ, 2 * largestHead))
-          : undefined;
-      const reader = meter.add(target.open(firstRead));
+      // Remote shards after the first ask for about the largest header seen, so most cost one request of ~8 + N.
+      const reader = meter.add(target.open(remote ? sizedFirstRead(largestHead) : undefined));
       const outcome = outcomes[position];
       outcome.reader = reader;
       try {
@@ -115,7 +109,17 @@ export async function loadShardSet(
       report();
     }
   };
-  await Promise.all(Array.from({ length: Math.min(SHARD_HEADER_CONCURRENCY, targets.length) }, () => worker()));
+  let concurrency = SHARD_HEADER_CONCURRENCY;
+  if (remote) {
+    // One shard alone first: its answer tells the protocol (Resource Timing) and a header size to size the rest by.
+    await worker(1);
+    const probe = outcomes.find((outcome) => outcome.reader !== null)?.reader as HttpByteReader | undefined;
+    if (probe?.url !== undefined) {
+      const urls = probe.finalUrl ? [probe.url, probe.finalUrl] : [probe.url];
+      concurrency = shardPacing(observedProtocol(urls), probe.finalUrl ?? probe.url).concurrency;
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, () => worker()));
 
   const presentCount = outcomes.filter((outcome) => outcome.header !== null).length;
   const sourceWide = outcomes.find((outcome) => outcome.error && SOURCE_WIDE_ERRORS.has(outcome.error.code));

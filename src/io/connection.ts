@@ -1,0 +1,81 @@
+/**
+ * How many shard headers to read at once, from the protocol the server answered with (Resource Timing's
+ * `nextHopProtocol`), and how big each shard's first read should be, from the headers already measured.
+ */
+import { DEFAULT_FIRST_READ_BYTES } from './http-reader';
+
+/**
+ * HTTP/2 and HTTP/3 multiplex every request over one connection, so latency-bound header reads overlap freely;
+ * 16 hides 50 ms round trips for a 163-shard model (~11 rounds) without looking like a flood to a rate limiter.
+ */
+export const MULTIPLEXED_SHARD_CONCURRENCY = 16;
+
+/** HTTP/1.1: browsers open at most 6 connections per host, so more in flight would only queue in the browser. */
+export const HTTP1_SHARD_CONCURRENCY = 6;
+
+/**
+ * Hosts known to answer over HTTP/2 or HTTP/3 (the Hub and its CDNs). Used only when Resource Timing cannot say:
+ * cross-origin answers without `Timing-Allow-Origin` report an empty protocol.
+ */
+const KNOWN_MULTIPLEXED_HOSTS = /(^|\.)(huggingface\.co|hf\.co)$/;
+
+/** Headroom over the largest shard header seen: shards of one model differ by a few names at most. */
+const SHARD_HEADER_MARGIN = 0.03;
+
+/** First reads are rounded up to this, so a few bytes of difference never cost a second request. */
+const FIRST_READ_ROUNDING = 512;
+
+export interface ShardPacing {
+  concurrency: number;
+  /** `h2`, `h3`, `http/1.1`, or `unknown` (then the host decided). */
+  protocol: string;
+}
+
+/** The protocol of the latest finished request to any of `urls`, from this thread's Resource Timing buffer. */
+export function observedProtocol(urls: readonly string[]): string {
+  const timeline = (globalThis as { performance?: Performance }).performance;
+  if (typeof timeline?.getEntriesByName !== 'function') {
+    return '';
+  }
+  let latest: PerformanceResourceTiming | null = null;
+  for (const url of urls) {
+    for (const entry of timeline.getEntriesByName(url, 'resource') as PerformanceResourceTiming[]) {
+      if (entry.nextHopProtocol && (latest === null || entry.startTime > latest.startTime)) {
+        latest = entry;
+      }
+    }
+  }
+  return latest?.nextHopProtocol ?? '';
+}
+
+export function shardPacing(protocol: string, url: string): ShardPacing {
+  const known = protocol.toLowerCase();
+  if (known === 'h2' || known.startsWith('h3')) {
+    return { concurrency: MULTIPLEXED_SHARD_CONCURRENCY, protocol: known };
+  }
+  if (known.startsWith('http/1')) {
+    return { concurrency: HTTP1_SHARD_CONCURRENCY, protocol: known };
+  }
+  let host = '';
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    // an unparsable URL is not a known host
+  }
+  return {
+    concurrency: KNOWN_MULTIPLEXED_HOSTS.test(host) ? MULTIPLEXED_SHARD_CONCURRENCY : HTTP1_SHARD_CONCURRENCY,
+    protocol: 'unknown',
+  };
+}
+
+/**
+ * A shard's first read once other shards' headers are known: the largest 8 + N seen plus a small margin, so most
+ * shards arrive in one request of close to 8 + N bytes. Capped at 1 MiB: a bigger header takes a second request.
+ */
+export function sizedFirstRead(largestHead: number): number | undefined {
+  if (largestHead <= 0) {
+    return undefined;
+  }
+  const wanted = Math.ceil((largestHead * (1 + SHARD_HEADER_MARGIN)) / FIRST_READ_ROUNDING) * FIRST_READ_ROUNDING;
+  return Math.min(DEFAULT_FIRST_READ_BYTES * 8, wanted);
+}
