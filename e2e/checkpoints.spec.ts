@@ -188,6 +188,21 @@ test.describe('PyTorch checkpoints', () => {
     await expect(page.getByTestId('verdict-clauses')).toContainText('adapter, rank 4');
   });
 
+  test('adapter_model.bin opened with its adapter_config.json: alpha comes from the config', async ({ page }) => {
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles([
+        fixturePath('torch/adapter/adapter_model.bin'),
+        fixturePath('torch/adapter/adapter_config.json'),
+      ]);
+    await expect(page.getByTestId('file-format')).toBeVisible();
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByTestId('lora-rank')).toHaveText('4');
+    await expect(page.getByText(/8 \(from adapter_config\.json\)/)).toBeVisible();
+  });
+
   test('the report carries format, pickle and checkpoint', async ({ page }) => {
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/lightning.ckpt'));
