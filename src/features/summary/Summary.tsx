@@ -156,7 +156,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       </dl>
       {quantization && parameters !== null && formatCount(parameters) !== formatCount(totals.elements) && (
         <p className="muted params-basis" data-testid="params-basis">
-          Parameters unpack the packed weights: {quantization.paramsBasis.join('; ')}.
+          How the parameters were counted: {quantization.paramsBasis.join('; ')}.
         </p>
       )}
     </section>
