@@ -12,7 +12,7 @@
  *                              a file of that fake repository, with Range, like the Hub's resolve endpoint
  *
  * The app reaches the fake Hub only because the user (the test) pastes a listing URL on this server
- * (`http://127.0.0.1:<port>/hub/api/models/<org>/<name>/tree/main`): src/io/hub-api.ts recognises any URL of that
+ * (`http://127.0.0.1:<port>/hub/api/models/<org>/<name>/tree/main`): src/io/sources/hub.ts recognises any URL of that
  * shape and uses the part before `/api/` as the Hub's base. No app setting points it here.
  */
 import { readdir, stat } from 'node:fs/promises';

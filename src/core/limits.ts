@@ -50,3 +50,43 @@ export const MAX_NAME_DISPLAY_CHARS = 1_000;
  * the connection instead: 16 on HTTP/2 and HTTP/3, 6 on HTTP/1.1 (src/io/connection.ts).
  */
 export const SHARD_HEADER_CONCURRENCY = 4;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sources, the worker and the table: memory and time the app spends on one session.
+
+/** Loads kept for queries; older ones are dropped so switching sources cannot grow memory without bound. */
+export const MAX_KEPT_LOADS = 8;
+
+/**
+ * Memory the kept loads may hold together. Eight "parse anyway" headers near 512 MB would exhaust a tab, so the
+ * oldest loads go first once their bytes pass this; the newest load is always kept, whatever its size.
+ */
+export const MAX_KEPT_BYTES = 1_000_000_000;
+
+/** Comparisons kept for queries: the current one and the one being replaced. */
+export const MAX_KEPT_COMPARES = 2;
+
+/**
+ * A table query (sort, filter) should take milliseconds even on 250,000 rows; one that runs this long is a
+ * catastrophic-backtracking regex (`/(a+)+$/`, perhaps from a share link), which no code can interrupt inside
+ * RegExp.test. The only way out is to replace the worker.
+ */
+export const QUERY_TIMEOUT_MS = 5_000;
+
+/**
+ * Files taken from one drop or pick. A model folder holds a few hundred files at most; dropping a home folder by
+ * mistake must not walk (and list) millions of entries.
+ */
+export const MAX_DROPPED_FILES = 20_000;
+
+/** config.json and adapter_config.json are a few KB (quantization maps make some a few hundred); more is not one. */
+export const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+
+/** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
+export const MAX_REPO_FILES = 100_000;
+
+/** Pages followed. The Hub pages recursive listings by 1,000 entries, so this covers MAX_REPO_FILES with room. */
+export const MAX_LISTING_PAGES = 200;
+
+/** Bytes read of one page: 1,000 entries with LFS details are ~300 KB; more is not a listing. */
+export const MAX_LISTING_PAGE_BYTES = 16 * 1024 * 1024;

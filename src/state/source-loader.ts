@@ -5,6 +5,7 @@
  * reopened). Each slice keeps its own state shape and is told what happened through the hooks.
  */
 import type { SerializedSourceError } from '../core/errors';
+import { QUERY_TIMEOUT_MS } from '../core/limits';
 import type { TensorColumns } from '../core/model';
 import type {
   LoadOptions,
@@ -18,7 +19,6 @@ import type {
 import {
   failureOf,
   LoadFailure,
-  QUERY_TIMEOUT_MS,
   QueryTimeout,
   startLoad,
   type AnalysesUpdate,
@@ -60,7 +60,7 @@ export interface SourceLoader {
 }
 
 /** The label a loading or failed source shows. */
-export function labelOf(source: SourceSpec): string {
+function labelOf(source: SourceSpec): string {
   switch (source.kind) {
     case 'file':
       return source.file.name;
@@ -75,7 +75,7 @@ export function labelOf(source: SourceSpec): string {
  * A lone model file opens as itself; anything else (several files, a folder, a lone index or sidecar, which only
  * makes sense with its shards) opens as a group the worker sorts into models. Null for an empty drop.
  */
-export function sourceForFiles(files: readonly LocalFileEntry[]): SourceSpec | null {
+function sourceForFiles(files: readonly LocalFileEntry[]): SourceSpec | null {
   if (files.length === 0) {
     return null;
   }

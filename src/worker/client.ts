@@ -17,6 +17,7 @@ import type {
   StallNotice,
 } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
+import { QUERY_TIMEOUT_MS } from '../core/limits';
 
 export interface AnalysesUpdate {
   sections: LoadResult['sections'];
@@ -161,13 +162,6 @@ export function startLoad(source: SourceSpec, options: LoadOptions, handlers: Lo
     cancel: () => send({ type: 'cancel', id }),
   };
 }
-
-/**
- * A table query (sort, filter) should take milliseconds even on 250,000 rows; one that runs this long is a
- * catastrophic-backtracking regex (`/(a+)+$/`, perhaps from a share link), which no code can interrupt inside
- * RegExp.test. The only way out is to replace the worker.
- */
-export const QUERY_TIMEOUT_MS = 5_000;
 
 export class QueryTimeout extends Error {
   constructor() {

@@ -9,9 +9,7 @@ import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import type { DiffEntries } from '../core/compare/diff';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
-
-/** Comparisons kept for queries: the current one and the one being replaced. */
-const MAX_KEPT_COMPARES = 2;
+import { MAX_KEPT_COMPARES } from '../core/limits';
 
 interface LoadView {
   columns: TensorColumns;

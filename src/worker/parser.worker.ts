@@ -8,15 +8,7 @@ import { loadSource, type KeptLoad } from './load-model';
 import type { LoadOptions, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
-
-/** Loads kept for queries; older ones are dropped so switching sources cannot grow memory without bound. */
-const MAX_KEPT_LOADS = 8;
-
-/**
- * Memory the kept loads may hold together. Eight "parse anyway" headers near 512 MB would exhaust a tab, so the
- * oldest loads go first once their bytes pass this; the newest load is always kept, whatever its size.
- */
-const MAX_KEPT_BYTES = 1_000_000_000;
+import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
 
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {

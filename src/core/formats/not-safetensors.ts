@@ -124,7 +124,7 @@ export function sniffNotSafetensors(firstBytes: Uint8Array, fileSize: number | n
 }
 
 /** In the order they are tried; each looks for its format's signature in the first bytes. */
-export const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
+const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
   {
     id: 'git-lfs-pointer',
     diagnose: (bytes) => {

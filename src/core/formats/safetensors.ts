@@ -37,7 +37,7 @@ export const safetensorsFormat: FormatReader = {
  * Whether the first 8 bytes give a header length this reader will read: exact, within the cap (the larger
  * "parse anyway" cap when the user asked for it), and inside the file when its size is known.
  */
-export function claimsHeader(head: Uint8Array, size: number | null, allowOversized = false): boolean {
+function claimsHeader(head: Uint8Array, size: number | null, allowOversized = false): boolean {
   if (head.length < PREFIX_BYTES) {
     return false;
   }

@@ -1,6 +1,7 @@
 /** Folder walking for drops and pickers, with fake DataTransfer items and FileSystem entries (no DOM in Node). */
 import { describe, expect, it } from 'vitest';
-import { collectDrop, filesFromInput, MAX_DROPPED_FILES } from './dropped-files';
+import { MAX_DROPPED_FILES } from '../../core/limits';
+import { collectDrop, filesFromInput } from './dropped-files';
 
 type FakeEntry = {
   name: string;
@@ -76,7 +77,7 @@ describe('collectDrop', () => {
   it('falls back to the plain file list when items give nothing', async () => {
     const file = new File(['z'], 'a.safetensors');
     const dropped = { items: [], files: [file] } as unknown as DataTransfer;
-    expect(await collectDrop(dropped)).toEqual([{ file, path: 'a.safetensors' }]);
+    expect(await collectDrop(dropped)).toEqual([{ blob: file, path: 'a.safetensors' }]);
   });
 
   it(`stops at ${MAX_DROPPED_FILES} files`, async () => {

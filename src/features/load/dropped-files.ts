@@ -5,12 +5,7 @@
  * exists; `<input webkitdirectory>` gives `File.webkitRelativePath` directly. Nothing is read here but names.
  */
 import type { LocalFileEntry } from '../../core/result';
-
-/**
- * Files taken from one drop or pick. A model folder holds a few hundred files at most; dropping a home folder by
- * mistake must not walk (and list) millions of entries.
- */
-export const MAX_DROPPED_FILES = 20_000;
+import { MAX_DROPPED_FILES } from '../../core/limits';
 
 /**
  * Hidden folders (`.git`, `.cache/huggingface` in a downloaded snapshot) hold thousands of bookkeeping files and

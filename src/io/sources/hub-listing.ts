@@ -9,15 +9,7 @@ import type { RepoFile } from '../../core/result';
 import { validateShardName } from '../../core/shards/shard-names';
 import { mayReceiveToken } from '../token-policy';
 import { repoDisplay, treeUrl, type HubRepo } from './hub';
-
-/** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
-export const MAX_REPO_FILES = 100_000;
-
-/** Pages followed. The Hub pages recursive listings by 1,000 entries, so this covers MAX_REPO_FILES with room. */
-export const MAX_LISTING_PAGES = 200;
-
-/** Bytes read of one page: 1,000 entries with LFS details are ~300 KB; more is not a listing. */
-export const MAX_LISTING_PAGE_BYTES = 16 * 1024 * 1024;
+import { MAX_LISTING_PAGE_BYTES, MAX_LISTING_PAGES, MAX_REPO_FILES } from '../../core/limits';
 
 /** Extra attempts after a network error, 429 or 5xx (the Hub's API sheds load with 429/503 at peaks). */
 const DEFAULT_MAX_RETRIES = 2;

@@ -6,9 +6,7 @@ import type { Sidecars } from '../../core/analysis/types';
 import { configUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
-
-/** config.json and adapter_config.json are a few KB (quantization maps make some a few hundred); more is not one. */
-const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
+import { MAX_SIDECAR_BYTES } from '../../core/limits';
 
 /** Paths of the sidecars the grouping found for the chosen model (core/shards/choose-model.ts `sidecarsFor`). */
 export interface WantedSidecars {
