@@ -74,5 +74,6 @@ describe('how to convert safely', () => {
     }
     expect(advice.code).toContain('# weights_only=True refuses this file: it imports torch.nn.modules.linear.Linear');
     expect(advice.code).not.toContain('weights_only=False');
+    expect(advice.code).toContain('state_dict = ckpt.state_dict()');
   });
 });

@@ -69,6 +69,7 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   }
   const weights = checkpoint.weights;
   const prefix = checkpoint.weightsPrefix;
+
   const target = safetensorsName(fileName);
   const notes: string[] = [];
   const lines: string[] = [
@@ -88,13 +89,20 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('#   with torch.serialization.safe_globals([...]):');
   }
   lines.push(`ckpt = torch.load(${py(fileName)}, map_location="cpu", weights_only=True)`);
-  if (weights === '') {
+  // A whole pickled nn.Module (torch.save(model)): its weights come from state_dict(), not from a key.
+  const wholeModule = ['_parameters', '_modules'].every((key) => checkpoint.sections.some((s) => s.path === key));
+  if (wholeModule) {
+    notes.push(
+      'A whole nn.Module was pickled (torch.save(model)), so loading it imports its class; its weights come from state_dict().',
+    );
+    lines.push('state_dict = ckpt.state_dict()  # a whole nn.Module was pickled, not a state dict');
+  } else if (weights === '') {
     lines.push('state_dict = ckpt');
   } else {
     lines.push(`state_dict = ckpt[${py(weights)}]  # the model weights; other sections are training state`);
   }
   const others = checkpoint.sections.filter((section) => section.kind !== 'weights' && section.path !== '');
-  if (others.length > 0) {
+  if (others.length > 0 && !wholeModule) {
     notes.push(
       `Left out: ${others.map((section) => `${section.path} (${section.kind})`).join(', ')}. Only the weights go into the safetensors file.`,
     );
