@@ -10,7 +10,7 @@ import { groupDigits } from './format';
 export const MAX_SHAPE_DIMS_SHOWN = 16;
 const TAIL_DIMS = 2;
 /** Dims per row of the "show all" viewer. */
-export const SHAPE_DIMS_PER_ROW = 12;
+export const SHAPE_DIMS_PER_ROW = 6;
 
 export function shapeRank(columns: TensorColumns, row: number): number {
   return columns.shapeStarts[row + 1] - columns.shapeStarts[row];

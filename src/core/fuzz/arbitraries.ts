@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { CHECKPOINT_FUZZ_PROPERTIES } from './checkpoint-arbitraries';
+import { HUGE_FUZZ_PROPERTIES } from './huge-arbitraries';
 import { DTYPES } from '../dtypes';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../limits';
 import { buildSafetensors, lengthPrefix, type TensorSpec } from '../testing/build-safetensors';
@@ -564,4 +565,5 @@ export const FUZZ_PROPERTIES: readonly FuzzProperty[] = [
   { name: 'deep nesting', arbitrary: withOption(deepNestingFileArb), ciRuns: 500 },
   { name: 'headers larger than the first remote read, damaged', arbitrary: withOption(bigHeaderFileArb), ciRuns: 300 },
   ...CHECKPOINT_FUZZ_PROPERTIES,
+  ...HUGE_FUZZ_PROPERTIES,
 ];

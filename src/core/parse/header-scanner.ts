@@ -8,6 +8,7 @@ import { MAX_TENSOR_RANK } from '../limits';
 import type { MetadataEntry, MetadataValueKind } from '../model';
 import { ColumnsBuilder } from './columns-builder';
 import { dtypeCodeFromBytes, suggestDtype } from './dtype-lookup';
+import { formatCount } from './format';
 import { BYTE, JsonCursor, NumberKind, ScanFailure, asciiText, isJsonWhitespace } from './json-cursor';
 
 /**
@@ -584,7 +585,7 @@ export class HeaderScanner extends JsonCursor {
       c = this.peekSignificant('a dimension');
     }
     if (rank > MAX_TENSOR_RANK) {
-      this.note('rank-over-limit', row, `has ${rank} dimensions`);
+      this.note('rank-over-limit', row, `has ${formatCount(rank)} dimensions`);
     }
     return valid;
   }

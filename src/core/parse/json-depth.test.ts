@@ -5,6 +5,7 @@
  * must be a string, the top level must be a map), depth never matters. Each expected verdict below is derived from
  * that rule, restated here independently of the parser's constants; docs/findings.md (`too-deep`) has the table.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_JSON_RECURSION_LIMIT } from '../limits';
 import { codesOf, entry, parseBytes, problemCodes, rawFile, verdictOf } from '../testing/parse-helpers';
@@ -106,5 +107,35 @@ describe('reference verdicts on nested JSON (serde_json recursion limit 128)', (
     expect(message).toContain('serde_json');
     expect(message).toContain('128');
     expect(message).toContain('at most 127');
+  });
+});
+
+describe('random nesting near the limit agrees with the reference rule', () => {
+  it('an unknown field of any container mix loads iff the total depth is at most 127', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 160 }),
+        fc.array(fc.constantFrom('[', '{"k":', '[0,', '{"a":[],"k":'), { minLength: 1, maxLength: 5 }),
+        (levels, kinds) => {
+          let open = '';
+          let close = '';
+          for (let i = 0; i < levels; i++) {
+            const kind = kinds[i % kinds.length];
+            open += kind;
+            close = (kind.startsWith('[') ? ']' : '}') + close;
+          }
+          const text = `{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":${open}1${close}}}`;
+          // The deepest container, counted bracket by bracket (no string here holds a bracket).
+          let depth = 0;
+          let level = 0;
+          for (const c of text) {
+            level += c === '[' || c === '{' ? 1 : c === ']' || c === '}' ? -1 : 0;
+            depth = Math.max(depth, level);
+          }
+          expect(verdictOf(parseBytes(rawFile(text, 4)))).toBe(depth <= DEEPEST_ACCEPTED ? 'accepts' : 'refuses');
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
