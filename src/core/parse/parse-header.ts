@@ -2,22 +2,18 @@
  * The header engine's entry points: from the first bytes of a file (or the exact header JSON) to a ParseOutcome
  * with the columnar tensor table and every finding. Pure: no IO, no DOM.
  */
-import {
-  MAX_HEADER_LENGTH,
-  MAX_HEADER_LENGTH_OVERRIDE,
-  MIN_FILE_SIZE,
-} from "../limits";
-import { makeFinding } from "../findings/make-finding";
-import type { Finding, ParseOutcome, ParsedHeader } from "../model";
-import { tensorName } from "../model";
-import { resolveDuplicateNames } from "./duplicate-names";
-import { checkEntries, indexExactIntegers } from "./entry-checks";
-import { formatCount, quoteName } from "./format";
-import { HeaderScanner } from "./header-scanner";
-import { invisibleNamesFinding } from "./invisible-names";
-import { ScanFailure, findInvalidUtf8 } from "./json-cursor";
-import { checkLayout } from "./layout";
-import { readLengthPrefix, readLengthPrefixExact } from "./length-prefix";
+import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MIN_FILE_SIZE } from '../limits';
+import { makeFinding } from '../findings/make-finding';
+import type { Finding, ParseOutcome, ParsedHeader } from '../model';
+import { tensorName } from '../model';
+import { resolveDuplicateNames } from './duplicate-names';
+import { checkEntries, indexExactIntegers } from './entry-checks';
+import { formatCount, quoteName } from './format';
+import { HeaderScanner } from './header-scanner';
+import { invisibleNamesFinding } from './invisible-names';
+import { ScanFailure, findInvalidUtf8 } from './json-cursor';
+import { checkLayout } from './layout';
+import { readLengthPrefix, readLengthPrefixExact } from './length-prefix';
 import {
   bomFinding,
   duplicateFieldFinding,
@@ -37,10 +33,10 @@ import {
   metadataNotStringFinding,
   nulPaddingFinding,
   unsafeIntegerFinding,
-} from "./messages";
-import { sniffNotSafetensors } from "./sniff";
+} from './messages';
+import { sniffNotSafetensors } from '../formats/not-safetensors';
 
-export { readLengthPrefix } from "./length-prefix";
+export { readLengthPrefix } from './length-prefix';
 
 export interface ParseOptions {
   /** The user's explicit "parse anyway" for headers above MAX_HEADER_LENGTH (still bounded by the override). */
@@ -50,35 +46,23 @@ export interface ParseOptions {
 /** Headers are padded so tensor data starts on this boundary (the reference writer's choice). */
 const HEADER_ALIGNMENT = 8;
 
-function rejected(
-  headerLength: number | null,
-  fileSize: number | null,
-  findings: Finding[],
-): ParseOutcome {
-  return { kind: "rejected", file: { headerLength, fileSize, findings } };
+function rejected(headerLength: number | null, fileSize: number | null, findings: Finding[]): ParseOutcome {
+  return { kind: 'rejected', file: { headerLength, fileSize, findings } };
 }
 
 /**
  * Parses a file from its first bytes: the 8-byte prefix plus the N header bytes (fewer when the file is short
  * or not safetensors; the findings then say so). `fileSize` is null when unknown.
  */
-export function parseFileHead(
-  bytes: Uint8Array,
-  fileSize: number | null,
-  options: ParseOptions = {},
-): ParseOutcome {
+export function parseFileHead(bytes: Uint8Array, fileSize: number | null, options: ParseOptions = {}): ParseOutcome {
   const sniffed = sniffNotSafetensors(bytes, fileSize);
   if (sniffed) {
-    return rejected(
-      bytes.length >= MIN_FILE_SIZE ? readLengthPrefix(bytes).length : null,
-      fileSize,
-      [sniffed],
-    );
+    return rejected(bytes.length >= MIN_FILE_SIZE ? readLengthPrefix(bytes).length : null, fileSize, [sniffed]);
   }
   if (bytes.length < MIN_FILE_SIZE) {
     return rejected(null, fileSize, [
       makeFinding(
-        "too-short",
+        'too-short',
         `Only ${formatCount(bytes.length)} bytes of the file could be read; a safetensors file starts with an 8-byte header length. Try loading it again.`,
       ),
     ]);
@@ -86,47 +70,32 @@ export function parseFileHead(
   const prefix = readLengthPrefix(bytes);
   const headerLength = prefix.length;
   // Messages quote the prefix digit for digit; past 2^53 only the bigint holds it.
-  const statedLength = prefix.exact
-    ? headerLength
-    : readLengthPrefixExact(bytes);
+  const statedLength = prefix.exact ? headerLength : readLengthPrefixExact(bytes);
   const findings: Finding[] = [];
   const available = bytes.length - MIN_FILE_SIZE;
-  const exceedsFileSize =
-    fileSize !== null && MIN_FILE_SIZE + headerLength > fileSize;
+  const exceedsFileSize = fileSize !== null && MIN_FILE_SIZE + headerLength > fileSize;
   if (!prefix.exact || headerLength > MAX_HEADER_LENGTH) {
     const parseAnyway =
-      options.allowOversizedHeader === true &&
-      prefix.exact &&
-      headerLength <= MAX_HEADER_LENGTH_OVERRIDE;
+      options.allowOversizedHeader === true && prefix.exact && headerLength <= MAX_HEADER_LENGTH_OVERRIDE;
     findings.push(headerTooLargeFinding(statedLength, parseAnyway));
     if (!parseAnyway) {
       if (exceedsFileSize) {
-        findings.push(
-          headerLengthExceedsFileFinding(statedLength, fileSize, available),
-        );
+        findings.push(headerLengthExceedsFileFinding(statedLength, fileSize, available));
       }
       return rejected(headerLength, fileSize, findings);
     }
   }
   // Fewer bytes than N with the file big enough means the source ended early: the same problem for the user.
   if (exceedsFileSize || available < headerLength) {
-    findings.push(
-      headerLengthExceedsFileFinding(headerLength, fileSize, available),
-    );
+    findings.push(headerLengthExceedsFileFinding(headerLength, fileSize, available));
     return rejected(headerLength, fileSize, findings);
   }
-  const outcome = parseSafetensorsHeader(
-    bytes.subarray(MIN_FILE_SIZE, MIN_FILE_SIZE + headerLength),
-    {
-      headerLength,
-      fileSize,
-    },
-  );
+  const outcome = parseSafetensorsHeader(bytes.subarray(MIN_FILE_SIZE, MIN_FILE_SIZE + headerLength), {
+    headerLength,
+    fileSize,
+  });
   if (findings.length > 0) {
-    const target =
-      outcome.kind === "parsed"
-        ? outcome.header.findings
-        : outcome.file.findings;
+    const target = outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
     target.unshift(...findings);
   }
   return outcome;
@@ -148,9 +117,7 @@ export function parseSafetensorsHeader(
     if (!(error instanceof ScanFailure)) {
       throw error;
     }
-    return rejected(info.headerLength, info.fileSize, [
-      fatalFinding(error, headerBytes, scanner),
-    ]);
+    return rejected(info.headerLength, info.fileSize, [fatalFinding(error, headerBytes, scanner)]);
   }
   const columns = scanner.builder.finish();
   const findings: Finding[] = [];
@@ -173,7 +140,7 @@ export function parseSafetensorsHeader(
   );
   findings.push(...duplicateNameFindings(groups, columns));
   const issueGroups = groupIssues(scanner.issues, columns);
-  const duplicateFields = issueGroups.get("duplicate-key");
+  const duplicateFields = issueGroups.get('duplicate-key');
   if (duplicateFields) {
     findings.push(duplicateFieldFinding(duplicateFields));
   }
@@ -190,10 +157,7 @@ export function parseSafetensorsHeader(
 
   if (scanner.exactIntegers.length > 0) {
     const first = scanner.exactIntegers[0];
-    const what =
-      first.field === "dim"
-        ? `dimension ${first.index + 1}`
-        : `data_offsets ${first.field}`;
+    const what = first.field === 'dim' ? `dimension ${first.index + 1}` : `data_offsets ${first.field}`;
     findings.push(
       unsafeIntegerFinding(
         [...new Set(scanner.exactIntegers.map((integer) => integer.row))],
@@ -203,12 +167,7 @@ export function parseSafetensorsHeader(
     );
   }
 
-  const checks = checkEntries(
-    columns,
-    effective,
-    exactByRow,
-    scanner.builder.rowsNeedingExactMath,
-  );
+  const checks = checkEntries(columns, effective, exactByRow, scanner.builder.rowsNeedingExactMath);
   findings.push(...entryFindings(issueGroups, checks));
   const layout = checkLayout({
     columns,
@@ -220,16 +179,9 @@ export function parseSafetensorsHeader(
   findings.push(...layoutFindings(layout, columns, info.fileSize));
 
   if (scanner.metadataInvalid) {
-    findings.push(
-      metadataNotObjectFinding(
-        scanner.metadataInvalid.kind,
-        scanner.metadataInvalid.excerpt,
-      ),
-    );
+    findings.push(metadataNotObjectFinding(scanner.metadataInvalid.kind, scanner.metadataInvalid.excerpt));
   }
-  const nonStringMetadata = scanner.metadata.filter(
-    (entry) => entry.kind !== "string",
-  );
+  const nonStringMetadata = scanner.metadata.filter((entry) => entry.kind !== 'string');
   if (nonStringMetadata.length > 0) {
     findings.push(metadataNotStringFinding(nonStringMetadata));
   }
@@ -237,7 +189,7 @@ export function parseSafetensorsHeader(
     findings.push(headerNotPaddedFinding(info.headerLength));
   }
   if (columns.count === 0) {
-    findings.push(emptyHeaderFinding(scanner.metadataState !== "absent"));
+    findings.push(emptyHeaderFinding(scanner.metadataState !== 'absent'));
   }
 
   const header: ParsedHeader = {
@@ -251,7 +203,7 @@ export function parseSafetensorsHeader(
     dataBytes: layout.dataEnd,
     findings,
   };
-  return { kind: "parsed", header };
+  return { kind: 'parsed', header };
 }
 
 /** Rows the reference never sees: every earlier entry of a repeated name. */
@@ -269,26 +221,14 @@ function shadowedRows(effective: Uint8Array): Uint32Array {
  * The reference validates UTF-8 over the whole header before any JSON, so a later invalid byte outranks an
  * earlier JSON error: report what it would report.
  */
-function fatalFinding(
-  failure: ScanFailure,
-  headerBytes: Uint8Array,
-  scanner: HeaderScanner,
-): Finding {
-  if (failure.code !== "invalid-utf8") {
+function fatalFinding(failure: ScanFailure, headerBytes: Uint8Array, scanner: HeaderScanner): Finding {
+  if (failure.code !== 'invalid-utf8') {
     const invalidAt = findInvalidUtf8(headerBytes);
     if (invalidAt >= 0) {
-      const byte = headerBytes[invalidAt].toString(16).padStart(2, "0");
+      const byte = headerBytes[invalidAt].toString(16).padStart(2, '0');
       const reason = `byte 0x${byte} does not continue or start a UTF-8 character`;
-      return fatalScanFinding(
-        new ScanFailure("invalid-utf8", invalidAt, reason, false),
-        headerBytes,
-        null,
-      );
+      return fatalScanFinding(new ScanFailure('invalid-utf8', invalidAt, reason, false), headerBytes, null);
     }
   }
-  return fatalScanFinding(
-    failure,
-    headerBytes,
-    failure.code === "not-an-object" ? scanner.topLevelKind : null,
-  );
+  return fatalScanFinding(failure, headerBytes, failure.code === 'not-an-object' ? scanner.topLevelKind : null);
 }
