@@ -6,6 +6,7 @@ import { runAnalyses, tensorBytesWanted } from '../core/analysis/registry';
 import type { Sidecars } from '../core/analysis/types';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { coalesceRanges } from '../core/bytes/coalesce';
+import { planSpans, REMOTE_MAX_SPANS, type PlannedSpan } from '../io/analysis-spans';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
@@ -15,12 +16,6 @@ import { cloneColumns, outcomeBuffers } from './transfer';
 
 /** Upper bound on data bytes an analysis may read (comfy_quant configs, LoRA alphas): a few KB in practice. */
 const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;
-
-/**
- * Remote sources pay a round trip per span, so tiny tensors scattered across a 20 GB file are read in at most this
- * many requests; the analyses report what they could not read. Local slices are cheap and have no such cap.
- */
-const MAX_REMOTE_ANALYSIS_SPANS = 8;
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
 export interface DataLocation {
@@ -92,8 +87,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   // Analyses run after the table is on screen; their data reads (a few KB) never delay the first paint.
   ctx.progress('analyze', loaded.bytesRead, loaded.head.length);
   const analyzeStarted = performance.now();
-  const maxSpans = loaded.remote ? MAX_REMOTE_ANALYSIS_SPANS : Infinity;
-  const tensorBytes = await readAnalysisData(parsed, names, signal, loaded.locate, maxSpans);
+  const tensorBytes = await readAnalysisData(parsed, names, signal, loaded.locate, loaded.remote);
   const analyses = runAnalyses({
     header: parsed,
     names,
@@ -117,7 +111,7 @@ async function readAnalysisData(
   names: readonly string[],
   signal: AbortSignal,
   locate: (row: number) => DataLocation | null,
-  maxSpans: number,
+  remote: boolean,
 ): Promise<Map<number, Uint8Array>> {
   const wanted = tensorBytesWanted(header, names);
   const result = new Map<number, Uint8Array>();
@@ -141,25 +135,49 @@ async function readAnalysisData(
     group.ranges.push({ start: location.dataStart + columns.begin[row], end: location.dataStart + columns.end[row] });
     total += columns.end[row] - columns.begin[row];
   }
-  if (total > MAX_ANALYSIS_DATA_BYTES) {
+  if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
     return result;
   }
-  let spans = 0;
+  // Remote: spans of at most 64 KiB, at most 256 KiB per file (a spread sample beyond), all read in parallel in
+  // one extra round trip (io/analysis-spans.ts). Local slices are cheap: nearby ranges coalesce, read in turn.
+  const reads: Array<{
+    reader: ByteReader;
+    group: { rows: number[]; ranges: Array<{ start: number; end: number }> };
+    span: PlannedSpan;
+  }> = [];
+  for (const [reader, group] of byReader) {
+    const spans = remote ? planSpans(group.ranges) : coalesceRanges(group.ranges);
+    for (const span of spans) {
+      if (reader.size === null || span.end <= reader.size) {
+        reads.push({ reader, group, span });
+      }
+    }
+  }
+  if (remote && reads.length > REMOTE_MAX_SPANS) {
+    // Many shards each wanting a little: one spread sample across the whole model, still one round trip.
+    const spread = Array.from(
+      { length: REMOTE_MAX_SPANS },
+      (_, i) => reads[Math.floor((i * reads.length) / REMOTE_MAX_SPANS)],
+    );
+    reads.splice(0, reads.length, ...spread);
+  }
+  const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
+    const bytes = await reader.read(span.start, span.end - span.start, { signal });
+    for (const member of span.members) {
+      const range = group.ranges[member];
+      result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
+    }
+  };
   try {
-    for (const [reader, group] of byReader) {
-      for (const span of coalesceRanges(group.ranges)) {
-        if (spans >= maxSpans) {
-          return result;
-        }
-        if (reader.size !== null && span.end > reader.size) {
-          continue;
-        }
-        spans++;
-        const bytes = await reader.read(span.start, span.end - span.start, { signal });
-        for (const member of span.members) {
-          const range = group.ranges[member];
-          result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
-        }
+    if (remote) {
+      // One failed span leaves its rows unread; the others still count as evidence.
+      const settled = await Promise.allSettled(reads.map(readOne));
+      if (signal.aborted) {
+        throw settled.find((outcome) => outcome.status === 'rejected')?.reason ?? new Error('aborted');
+      }
+    } else {
+      for (const read of reads) {
+        await readOne(read);
       }
     }
   } catch (error) {
