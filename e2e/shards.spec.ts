@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { buildShardedModel } from '../src/core/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/core/testing/shard-fixtures';
-import { SHARD_HEADER_CONCURRENCY } from '../src/core/limits';
+import { HTTP1_SHARD_CONCURRENCY } from '../src/io/connection';
 import {
   APP_ORIGIN,
   dropFile,
@@ -163,7 +163,8 @@ test.describe('sharded models', () => {
     expect(shardRequests).toHaveLength(163);
     expect(shardRequests.every((entry) => entry.status === 206)).toBe(true);
     const most = maxInFlight(shardRequests);
-    expect(most).toBeLessThanOrEqual(SHARD_HEADER_CONCURRENCY);
+    // HTTP/1.1 on loopback: the browser's 6 per host (16 only when the answer says h2 or h3).
+    expect(most).toBeLessThanOrEqual(HTTP1_SHARD_CONCURRENCY);
     expect(most).toBeGreaterThan(1);
     // The share link carries the index URL.
     await expect(page).toHaveURL(new RegExp(`url=${encodeURIComponent(url).replace(/[.?*+()]/g, '\\$&')}`));

@@ -25,6 +25,12 @@ const SHARD_HEADER_MARGIN = 0.03;
 /** First reads are rounded up to this, so a few bytes of difference never cost a second request. */
 const FIRST_READ_ROUNDING = 512;
 
+/**
+ * Sized first reads are at least this: small headers vary by more than the margin (one shard holds the embeddings,
+ * names lengthen with layer numbers), and a few KB cost nothing next to a second round trip.
+ */
+const MIN_SIZED_FIRST_READ = 4 * 1024;
+
 export interface ShardPacing {
   concurrency: number;
   /** `h2`, `h3`, `http/1.1`, or `unknown` (then the host decided). */
@@ -77,5 +83,5 @@ export function sizedFirstRead(largestHead: number): number | undefined {
     return undefined;
   }
   const wanted = Math.ceil((largestHead * (1 + SHARD_HEADER_MARGIN)) / FIRST_READ_ROUNDING) * FIRST_READ_ROUNDING;
-  return Math.min(DEFAULT_FIRST_READ_BYTES * 8, wanted);
+  return Math.min(DEFAULT_FIRST_READ_BYTES * 8, Math.max(MIN_SIZED_FIRST_READ, wanted));
 }
