@@ -182,7 +182,6 @@ test.describe('huge headers: every tab opens without a main-thread task over 200
     await recordLongTasks(page);
     await openHuge(page, 'huge-shape-20m.safetensors');
     const tasks = await openEveryTab(page, async () => {});
-    expectNoLongTask(tasks);
     await page.getByRole('tab', { name: /^Tensors/ }).click();
     await page.waitForTimeout(300);
     await takeLongTasks(page);
@@ -197,7 +196,7 @@ test.describe('huge headers: every tab opens without a main-thread task over 200
     await expect(all).toBeVisible();
     await all.evaluate((element) => element.scrollTo(0, element.scrollHeight));
     await expect(all).toContainText('1]');
-    expectNoLongTask(await takeLongTasks(page));
+    tasks.push(...(await takeLongTasks(page)));
     // No text node on the page holds the whole shape.
     const longest = await page.evaluate(() => {
       let max = 0;
@@ -208,6 +207,7 @@ test.describe('huge headers: every tab opens without a main-thread task over 200
       return max;
     });
     expect(longest).toBeLessThan(10_000);
+    expectNoLongTask(tasks);
     watch.expectClean();
   });
 });

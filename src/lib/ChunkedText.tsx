@@ -11,6 +11,11 @@ const ROW_HEIGHT_PX = 20;
 const MAX_HEIGHT_PX = 400;
 /** Characters per row of a plain string: fits an 800 px layout in the monospace font without wrapping. */
 export const TEXT_ROW_CHARS = 80;
+/**
+ * Rows one viewer may hold: browsers cap an element's height near 33,500,000 px, so longer texts get wider rows
+ * instead (a 100,000,000-character value: 100 characters a row) and the last row stays reachable.
+ */
+export const MAX_VIEWER_ROWS = 1_000_000;
 
 export interface ChunkedTextProps {
   rowCount: number;
@@ -54,11 +59,12 @@ export function ChunkedText({ rowCount, rowText, label, testId }: ChunkedTextPro
 
 /** Rows of a plain string: line breaks and tabs show as ↵ and → so each row stays one line high. */
 export function stringRows(text: string): { rowCount: number; rowText: (row: number) => string } {
+  const perRow = Math.max(TEXT_ROW_CHARS, Math.ceil(text.length / MAX_VIEWER_ROWS));
   return {
-    rowCount: Math.ceil(text.length / TEXT_ROW_CHARS),
+    rowCount: Math.ceil(text.length / perRow),
     rowText: (row) =>
       text
-        .slice(row * TEXT_ROW_CHARS, (row + 1) * TEXT_ROW_CHARS)
+        .slice(row * perRow, (row + 1) * perRow)
         .replace(/\r?\n|\r/g, '↵')
         .replace(/\t/g, '→'),
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tensorShape } from '../core/model';
 import { headerFromSpecs } from '../core/testing/models/header-from-specs';
+import { MAX_VIEWER_ROWS } from './ChunkedText';
 import { formatShape, groupDigits } from './format';
 import { MAX_SHAPE_DIMS_SHOWN, SHAPE_DIMS_PER_ROW, formatTensorShape, shapeRows } from './shape-text';
 
@@ -32,5 +33,16 @@ describe('shapeRows', () => {
     expect(rows.rowCount).toBe(4);
     const all = Array.from({ length: rows.rowCount }, (_, i) => rows.rowText(i)).join('');
     expect(all).toBe(formatShape(shape));
+  });
+});
+
+describe('shapeRows for a hostile rank', () => {
+  it('keeps the viewer within MAX_VIEWER_ROWS rows, still covering every dim', () => {
+    const rank = MAX_VIEWER_ROWS * SHAPE_DIMS_PER_ROW + 7;
+    const dims = new Array<number>(rank).fill(1);
+    dims[rank - 1] = 9;
+    const rows = shapeRows(columnsWith(dims), 0);
+    expect(rows.rowCount).toBeLessThanOrEqual(MAX_VIEWER_ROWS);
+    expect(rows.rowText(rows.rowCount - 1).endsWith('9]')).toBe(true);
   });
 });

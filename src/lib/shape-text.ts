@@ -4,6 +4,7 @@
  * the shape is never copied into an array either.
  */
 import type { TensorColumns } from '../core/model';
+import { MAX_VIEWER_ROWS } from './ChunkedText';
 import { groupDigits } from './format';
 
 /** Dims printed before a shape is shortened: the first ones, "…", the last two, and the rank. */
@@ -44,12 +45,14 @@ export function shapeRows(
 ): { rowCount: number; rowText: (index: number) => string } {
   const start = columns.shapeStarts[row];
   const rank = shapeRank(columns, row);
-  const rowCount = Math.ceil(rank / SHAPE_DIMS_PER_ROW);
+  // Wider rows past MAX_VIEWER_ROWS keep the viewer under the browser's element-height cap.
+  const perRow = Math.max(SHAPE_DIMS_PER_ROW, Math.ceil(rank / MAX_VIEWER_ROWS));
+  const rowCount = Math.ceil(rank / perRow);
   return {
     rowCount,
     rowText: (index) => {
-      const from = start + index * SHAPE_DIMS_PER_ROW;
-      const to = Math.min(start + rank, from + SHAPE_DIMS_PER_ROW);
+      const from = start + index * perRow;
+      const to = Math.min(start + rank, from + perRow);
       const text = dimsText(columns, from, to);
       return `${index === 0 ? '[' : ' '}${text}${index === rowCount - 1 ? ']' : ','}`;
     },
