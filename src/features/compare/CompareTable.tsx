@@ -11,7 +11,7 @@ import { groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import type { CompareResult, LoadResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';
-import { widestShapeChars } from '../table/column-widths';
+import { FIRST_MEASURE_ROWS, widestShapeChars } from '../table/column-widths';
 import { ElidedName } from '../table/ElidedName';
 import { MAX_TAIL_CHARS } from '../table/name-elision';
 import { FilterInput } from '../table/FilterInput';
@@ -103,7 +103,15 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
       {
         id: 'shape',
         header: 'Shape A → B',
-        widthCh: Math.min(48, Math.max(widestShapeChars(headerA.tensors), widestShapeChars(headerB.tensors))),
+        // Sized from the first rows of each side (a cut shape keeps its full text as the tooltip).
+        widthCh: Math.min(
+          48,
+          Math.max(
+            20,
+            widestShapeChars(headerA.tensors, FIRST_MEASURE_ROWS),
+            widestShapeChars(headerB.tensors, FIRST_MEASURE_ROWS),
+          ),
+        ),
         cell: (i) => {
           const sA = entries.rowA[i] >= 0 ? formatTensorShape(headerA.tensors, entries.rowA[i]) : null;
           const sB = entries.rowB[i] >= 0 ? formatTensorShape(headerB.tensors, entries.rowB[i]) : null;

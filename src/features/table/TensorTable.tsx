@@ -3,7 +3,7 @@
  * only the rows in view, decoding each visible name on demand from the columnar model. The details of the row the
  * user opens (click or Enter) show above the table, where they are seen without scrolling.
  */
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
@@ -12,7 +12,7 @@ import { tensorBytes } from '../../core/table-query';
 import { formatBytes, groupDigits } from '../../lib/format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { useAppStore } from '../../state/store';
-import { widestNumberChars, widestShapeChars } from './column-widths';
+import { FIRST_MEASURE_ROWS, tensorColumnWidths, type TensorColumnWidths } from './column-widths';
 import { ElidedName } from './ElidedName';
 import { MAX_TAIL_CHARS, shardLabel } from './name-elision';
 import { TableToolbar } from './TableToolbar';
@@ -37,7 +37,11 @@ function offset(value: number): string {
 
 const fit = (label: string, content: number) => Math.max(label.length + SORT_MARK_CH, content);
 
-function tensorColumns(header: ParsedHeader, shards: ShardInfo | undefined): Array<VirtualColumn<SortKey | 'shard'>> {
+function tensorColumns(
+  header: ParsedHeader,
+  shards: ShardInfo | undefined,
+  widths: TensorColumnWidths,
+): Array<VirtualColumn<SortKey | 'shard'>> {
   const tensors = header.tensors;
   const name: VirtualColumn<SortKey> = {
     id: 'name',
@@ -61,7 +65,7 @@ function tensorColumns(header: ParsedHeader, shards: ShardInfo | undefined): Arr
     {
       id: 'shape',
       header: 'Shape',
-      widthCh: fit('Shape', Math.min(widestShapeChars(tensors), 48)),
+      widthCh: fit('Shape', Math.min(widths.shape, 48)),
       cell: (row) => {
         const shape = formatTensorShape(tensors, row);
         return <span title={shape}>{shape}</span>;
@@ -72,7 +76,7 @@ function tensorColumns(header: ParsedHeader, shards: ShardInfo | undefined): Arr
       id: 'elements',
       header: 'Elements',
       numeric: true,
-      widthCh: fit('Elements', widestNumberChars(tensors.elements)),
+      widthCh: fit('Elements', widths.elements),
       cell: (row) => groupDigits(tensors.elements[row]),
     },
     {
@@ -90,14 +94,14 @@ function tensorColumns(header: ParsedHeader, shards: ShardInfo | undefined): Arr
       id: 'begin',
       header: 'Begin',
       numeric: true,
-      widthCh: fit('Begin', widestNumberChars(tensors.begin)),
+      widthCh: fit('Begin', widths.begin),
       cell: (row) => offset(tensors.begin[row]),
     },
     {
       id: 'end',
       header: 'End',
       numeric: true,
-      widthCh: fit('End', widestNumberChars(tensors.end)),
+      widthCh: fit('End', widths.end),
       cell: (row) => offset(tensors.end[row]),
     },
   ];
@@ -130,7 +134,20 @@ export function TensorTable({ header, loadId, shards }: { header: ParsedHeader; 
   const busy = useAppStore((state) => state.tableBusy);
   const selectedRow = useAppStore((state) => state.selectedRow);
   const selectRow = useAppStore((state) => state.selectRow);
-  const columns = useMemo(() => tensorColumns(header, shards), [header, shards]);
+  // Widths from the first rows at once, from every row a task later (a 250k scan would lengthen the mount task).
+  const [measured, setMeasured] = useState<{ header: ParsedHeader; widths: TensorColumnWidths } | null>(null);
+  useEffect(() => {
+    if (header.tensors.count <= FIRST_MEASURE_ROWS) {
+      return;
+    }
+    const timer = setTimeout(() => setMeasured({ header, widths: tensorColumnWidths(header.tensors) }));
+    return () => clearTimeout(timer);
+  }, [header]);
+  const widths = useMemo(
+    () => (measured?.header === header ? measured.widths : tensorColumnWidths(header.tensors, FIRST_MEASURE_ROWS)),
+    [header, measured],
+  );
+  const columns = useMemo(() => tensorColumns(header, shards, widths), [header, shards, widths]);
   const rowCount = order?.length ?? 0;
 
   useEffect(() => {

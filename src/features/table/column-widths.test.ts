@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { headerFromSpecs } from '../../core/testing/models/header-from-specs';
 import { tensorShape } from '../../core/model';
 import { formatShape, groupDigits } from '../../lib/format';
-import { widestNumberChars, widestShapeChars } from './column-widths';
+import { tensorColumnWidths, widestNumberChars, widestShapeChars } from './column-widths';
 
 describe('column widths', () => {
   it('measure the widest shape exactly as formatShape prints it', () => {
@@ -23,5 +23,15 @@ describe('column widths', () => {
     expect(widestNumberChars([1, 999, 1000])).toBe(groupDigits(1000).length);
     expect(widestNumberChars([12_345_678_901, 5])).toBe(groupDigits(12_345_678_901).length);
     expect(widestNumberChars([NaN, 3])).toBe(3);
+  });
+
+  it('measure a prefix of the rows, or all of them', () => {
+    const { tensors: columns } = headerFromSpecs([
+      { name: 'a', dtype: 'F32', shape: [3] },
+      { name: 'b', dtype: 'F32', shape: [129280, 7168] },
+    ]);
+    expect(tensorColumnWidths(columns, 1).shape).toBe('[3]'.length);
+    expect(tensorColumnWidths(columns).shape).toBe('[129 280, 7 168]'.length);
+    expect(tensorColumnWidths(columns).elements).toBe(groupDigits(129280 * 7168).length);
   });
 });
