@@ -81,9 +81,20 @@ async function bundleHuggingfaceJs(): Promise<string> {
 }
 
 function startPreview(): ChildProcess {
+  // Vite itself, not through npx: killing an npx wrapper leaves its vite child serving the port.
   return spawn(
-    'npx',
-    ['vite', 'preview', '--outDir', DIST, '--port', String(APP_PORT), '--strictPort', '--host', '127.0.0.1'],
+    process.execPath,
+    [
+      'node_modules/vite/bin/vite.js',
+      'preview',
+      '--outDir',
+      DIST,
+      '--port',
+      String(APP_PORT),
+      '--strictPort',
+      '--host',
+      '127.0.0.1',
+    ],
     { stdio: 'ignore' },
   );
 }
