@@ -214,7 +214,9 @@ describe('reads only what it needs', () => {
     const read = reader.read.bind(reader);
     const counting = Object.create(reader) as typeof reader;
     counting.read = async (offset, length, options) => {
-      if (inFlight++ === 0) {rounds++;}
+      if (inFlight++ === 0) {
+        rounds++;
+      }
       try {
         return await read(offset, length, options);
       } finally {
