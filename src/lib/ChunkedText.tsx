@@ -3,12 +3,13 @@
  * dozen characters, with only the rows in view in the DOM: "show all" stays responsive however long the text is.
  * Rows are produced on demand, so the full text never has to exist as one string.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { useState } from 'react';
 import './long-text.css';
 
 const ROW_HEIGHT_PX = 20;
 const MAX_HEIGHT_PX = 400;
+/** Rows rendered above and below the view, so a fast scroll shows text rather than blank rows. */
+const OVERSCAN_ROWS = 8;
 /** Characters per row of a plain string: fits an 800 px layout in the monospace font without wrapping. */
 export const TEXT_ROW_CHARS = 80;
 /**
@@ -25,31 +26,33 @@ export interface ChunkedTextProps {
 }
 
 export function ChunkedText({ rowCount, rowText, label, testId }: ChunkedTextProps) {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rowCount,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT_PX,
-    overscan: 8,
-  });
+  // Every row has the same height, so the rows in view follow from scrollTop alone. A general virtualizer would
+  // build one measurement object per row: a million of them is a half-second task on the main thread.
+  const [scrollTop, setScrollTop] = useState(0);
+  const first = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT_PX) - OVERSCAN_ROWS);
+  const last = Math.min(rowCount, Math.ceil((scrollTop + MAX_HEIGHT_PX) / ROW_HEIGHT_PX) + OVERSCAN_ROWS);
+  const rows: number[] = [];
+  for (let row = first; row < last; row++) {
+    rows.push(row);
+  }
   return (
     <div
-      ref={scrollRef}
       className="chunked-text"
       style={{ height: Math.min(rowCount * ROW_HEIGHT_PX, MAX_HEIGHT_PX) }}
       role="region"
       aria-label={label}
       tabIndex={0}
       data-testid={testId}
+      onScroll={(event) => setScrollTop(event.currentTarget.scrollTop)}
     >
-      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-        {virtualizer.getVirtualItems().map((item) => (
+      <div style={{ height: rowCount * ROW_HEIGHT_PX, position: 'relative' }}>
+        {rows.map((row) => (
           <div
-            key={item.key}
+            key={row}
             className="chunked-text-row"
-            style={{ height: ROW_HEIGHT_PX, transform: `translateY(${item.start}px)` }}
+            style={{ height: ROW_HEIGHT_PX, transform: `translateY(${row * ROW_HEIGHT_PX}px)` }}
           >
-            {rowText(item.index)}
+            {rowText(row)}
           </div>
         ))}
       </div>
