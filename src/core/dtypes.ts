@@ -3,6 +3,7 @@
  * Sub-byte dtypes (F4, F6_*) store logical element counts in `shape`; bytes = ceil(elements × bits / 8) only
  * when elements × bits is a multiple of 8, otherwise the reference loader refuses the tensor (MisalignedSlice).
  */
+import type { TensorColumns } from './model';
 export const DTYPES = [
   'BOOL',
   'F4',
@@ -82,3 +83,12 @@ export const HIGH_PRECISION_DTYPES: ReadonlySet<Dtype> = new Set(['F16', 'BF16',
 
 /** Dtypes that hold only exponents (block scales): they carry no parameters of their own. */
 export const SCALE_ONLY_DTYPES: ReadonlySet<Dtype> = new Set(['F8_E8M0']);
+
+/** Bits per element of a row's dtype: the spec's, else the format's for a known non-spec dtype (QINT8), else 0. */
+export function elementBits(columns: TensorColumns, row: number): number {
+  const code = columns.dtype[row];
+  if (code === UNKNOWN_DTYPE_CODE && columns.unknownDtypeBits !== undefined) {
+    return columns.unknownDtypeBits[row] ?? 0;
+  }
+  return DTYPE_BITS_BY_CODE[code];
+}

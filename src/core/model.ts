@@ -41,6 +41,11 @@ export interface TensorColumns {
   end: Float64Array;
   /** Product of dims; NaN when the shape is invalid, Infinity when it overflows 2^53. */
   elements: Float64Array;
+  /**
+   * Bits per element of rows whose dtype is outside the spec but known to the format (PyTorch's quantized QINT8,
+   * QUINT8, QINT32, QUINT4X2…), 0 elsewhere; absent when no row has one. Sizes use it where DTYPE_BITS has none.
+   */
+  unknownDtypeBits?: Uint8Array;
 }
 
 export type MetadataValueKind = 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';

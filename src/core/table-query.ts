@@ -2,7 +2,7 @@
  * Sorting and filtering of the tensor table, over the columnar model. Runs in the worker, so 250,000 rows never
  * block the page; the result is a row-order Uint32Array that crosses back as a transferable.
  */
-import { DTYPES, DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE } from './dtypes';
+import { DTYPES, UNKNOWN_DTYPE_CODE, elementBits } from './dtypes';
 import { modulePatternMatcher } from './analysis/module-tree';
 import type { TensorColumns } from './model';
 import { naturalKeys } from './natural-order';
@@ -60,8 +60,7 @@ export function tensorBytes(columns: TensorColumns, row: number): number {
   if (Number.isFinite(span) && span >= 0) {
     return span;
   }
-  const bits = DTYPE_BITS_BY_CODE[columns.dtype[row]];
-  return (columns.elements[row] * bits) / 8;
+  return (columns.elements[row] * elementBits(columns, row)) / 8;
 }
 
 export interface QueryResult {

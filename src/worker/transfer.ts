@@ -11,6 +11,7 @@ export function columnBuffers(columns: TensorColumns): ArrayBuffer[] {
     columns.begin,
     columns.end,
     columns.elements,
+    ...(columns.unknownDtypeBits ? [columns.unknownDtypeBits] : []),
   ];
   const unique = new Set<ArrayBuffer>();
   for (const array of arrays) {
@@ -40,5 +41,6 @@ export function cloneColumns(columns: TensorColumns): TensorColumns {
     begin: columns.begin.slice(),
     end: columns.end.slice(),
     elements: columns.elements.slice(),
+    ...(columns.unknownDtypeBits ? { unknownDtypeBits: columns.unknownDtypeBits.slice() } : {}),
   };
 }

@@ -13,7 +13,7 @@
  * once per shape instead of once per tensor. Tests that do read digits (an expert index, `\d+`) use the index
  * tuple or run on the few names a shape-level test let through.
  */
-import { DTYPE_BITS_BY_CODE, dtypeName } from '../dtypes';
+import { dtypeName, elementBits } from '../dtypes';
 import type { ParsedHeader, TensorColumns } from '../model';
 
 /** Longest digit run treated as an index; longer ones (hashes, dates) stay literal text. */
@@ -99,7 +99,7 @@ export function storedBytes(columns: TensorColumns, row: number): number {
     return span;
   }
   const elements = columns.elements[row];
-  return Number.isFinite(elements) ? Math.ceil((elements * DTYPE_BITS_BY_CODE[columns.dtype[row]]) / 8) : 0;
+  return Number.isFinite(elements) ? Math.ceil((elements * elementBits(columns, row)) / 8) : 0;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { FindingCode } from '../findings/codes';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
+import { tensorBytes } from '../table-query';
 import { ByteSliceIndex } from './byte-table';
 import { formatCount, formatRanges, plural, quoteNames } from './format';
 import { indexEntryName, type ShardIndex } from './index-parser';
@@ -357,6 +358,9 @@ function mergeColumns(slots: readonly ShardSlot[]): Merged {
     end: new Float64Array(count),
     elements: new Float64Array(count),
   };
+  if (slots.some((slot) => slot.header?.tensors.unknownDtypeBits !== undefined)) {
+    columns.unknownDtypeBits = new Uint8Array(count);
+  }
   const shardOfRow = new Uint16Array(count);
   const unknownDtypes = new Map<number, string>();
   let nameOffset = 0;
@@ -379,6 +383,9 @@ function mergeColumns(slots: readonly ShardSlot[]): Merged {
     columns.begin.set(source.begin.subarray(0, n), row0);
     columns.end.set(source.end.subarray(0, n), row0);
     columns.elements.set(source.elements.subarray(0, n), row0);
+    if (source.unknownDtypeBits !== undefined) {
+      columns.unknownDtypeBits?.set(source.unknownDtypeBits.subarray(0, n), row0);
+    }
     shardOfRow.fill(position, row0, row0 + n);
     for (const [row, dtype] of header.unknownDtypes) {
       unknownDtypes.set(row + row0, dtype);
@@ -588,8 +595,9 @@ function computeTotals(slots: readonly ShardSlot[], merged: Merged, index: Shard
   for (let row = 0; row < columns.count; row++) {
     const code = columns.dtype[row];
     const rowElements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
-    const span = columns.end[row] - columns.begin[row];
-    const bytes = Number.isFinite(span) && span > 0 ? span : 0;
+    // Offsets when the shard has them (safetensors), else shape × dtype (checkpoint shards have no data offsets).
+    const rowBytes = tensorBytes(columns, row);
+    const bytes = Number.isFinite(rowBytes) && rowBytes > 0 ? rowBytes : 0;
     elements += rowElements;
     if (code === UNKNOWN_DTYPE_CODE || code >= DTYPES.length) {
       const key = unknownDtypes.get(row) ?? 'unknown';

@@ -168,3 +168,44 @@ describe('sidecarsFor', () => {
     expect(sidecarsFor(modelChoices(only)[0], only.sidecars)).toEqual({});
   });
 });
+
+describe('PyTorch .bin models among the choices', () => {
+  const binShards = ['pytorch_model-00001-of-00002.bin', 'pytorch_model-00002-of-00002.bin'];
+
+  it('opens a repo that ships only .bin shards and their index like a safetensors repo', () => {
+    const choices = choicesOf([...binShards, 'pytorch_model.bin.index.json', 'config.json']);
+    expect(choices.map((choice) => [choice.key, choice.kind, choice.shardCount, choice.label])).toEqual([
+      ['pytorch_model.bin.index.json', 'sharded', 2, 'pytorch_model'],
+    ]);
+    expect(defaultChoice(choices)?.files).toEqual(binShards);
+  });
+
+  it('prefers safetensors when a folder has both, and keeps the .bin model as another choice', () => {
+    const choices = choicesOf([
+      ...binShards,
+      'pytorch_model.bin.index.json',
+      ...shards('model', 2),
+      'model.safetensors.index.json',
+    ]);
+    expect(defaultChoice(choices)?.key).toBe('model.safetensors.index.json');
+    expect(choices.map((choice) => choice.key).sort()).toEqual([
+      'model.safetensors.index.json',
+      'pytorch_model.bin.index.json',
+    ]);
+    // A single safetensors file still wins over .bin shards with an index.
+    const single = choicesOf([...binShards, 'pytorch_model.bin.index.json', 'weights.safetensors']);
+    expect(defaultChoice(single)?.key).toBe('weights.safetensors');
+  });
+
+  it('prefers pytorch_model.bin over other .bin files, and any safetensors over it', () => {
+    const sizes = { 'pytorch_model.bin': 10, 'optimizer.bin': 1000, 'training_args.bin': 5 };
+    expect(defaultChoice(choicesOf(Object.keys(sizes), sizes))?.key).toBe('pytorch_model.bin');
+    expect(defaultChoice(choicesOf(['pytorch_model.bin', 'model.safetensors']))?.key).toBe('model.safetensors');
+  });
+
+  it('.bin shards without an index get a key of their own', () => {
+    const choices = choicesOf([...binShards, ...shards('pytorch_model', 2)]);
+    expect(choices.map((choice) => choice.key).sort()).toEqual(['pytorch_model-*', 'pytorch_model-*.bin']);
+    expect(defaultChoice(choices)?.key).toBe('pytorch_model-*');
+  });
+});

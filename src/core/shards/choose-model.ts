@@ -3,7 +3,7 @@
  * sharded model or single file, from groupFiles), one of which is opened by default; the config sidecars that
  * belong to a choice are found by folder. Pure: works on paths (`/`-separated) and optional sizes.
  */
-import { compareShardNames, type FileGrouping, type Sidecar } from './shard-names';
+import { compareShardNames, indexStem, type FileGrouping, type Sidecar } from './shard-names';
 
 export interface ModelChoice {
   /** Stable within one source: the index path, the shard-name prefix followed by `*`, or the file path. */
@@ -46,9 +46,16 @@ const CANONICAL_SINGLE_FILES: readonly string[] = [
   'diffusion_pytorch_model.safetensors',
   'adapter_model.safetensors',
   'consolidated.safetensors',
+  'pytorch_model.bin',
+  'diffusion_pytorch_model.bin',
+  'adapter_model.bin',
 ];
 
-const INDEX_SUFFIX = '.safetensors.index.json';
+/**
+ * Added to the rank of a model that is not safetensors (PyTorch `.bin` shards or checkpoints), so a folder with both
+ * opens the safetensors model, as the Hub's libraries load it; the `.bin` model stays in the list of choices.
+ */
+const NOT_SAFETENSORS_RANK = 50;
 
 function folderOf(path: string): string {
   const slash = path.lastIndexOf('/');
@@ -94,7 +101,8 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
     const stem = model.prefix.replace(/[-_]$/, '');
     const folder = model.indexFile !== undefined ? folderOf(model.indexFile) : folderOf(model.prefix);
     const choice: ModelChoice = {
-      key: model.indexFile ?? `${model.prefix}*`,
+      // `.bin` shards without an index get their own key, so they never share one with safetensors shards.
+      key: model.indexFile ?? (model.extension === 'bin' ? `${model.prefix}*.bin` : `${model.prefix}*`),
       kind: 'sharded',
       label: stem,
       folder,
@@ -116,7 +124,7 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
     choices.push({
       key: indexFile,
       kind: 'sharded',
-      label: indexFile.slice(0, -INDEX_SUFFIX.length),
+      label: indexStem(indexFile)?.stem ?? indexFile,
       folder: folderOf(indexFile),
       files: [],
       indexFile,
@@ -154,13 +162,26 @@ function folderRank(folder: string): number {
   return 100 + parts.length;
 }
 
-/** Within one folder: a sharded model with an index, then one without, then canonical names, then the largest. */
+/**
+ * Within one folder: safetensors before anything else, and in each, a sharded model with an index, then one
+ * without, then canonical names, then the largest.
+ */
 function choiceRank(choice: ModelChoice): number {
+  const format = isSafetensors(choice) ? 0 : NOT_SAFETENSORS_RANK;
   if (choice.kind === 'sharded') {
-    return choice.indexFile !== undefined ? 0 : 1;
+    return format + (choice.indexFile !== undefined ? 0 : 1);
   }
   const canonical = CANONICAL_SINGLE_FILES.indexOf(baseOf(choice.key));
-  return canonical >= 0 ? 2 + canonical : 2 + CANONICAL_SINGLE_FILES.length;
+  return format + (canonical >= 0 ? 2 + canonical : 2 + CANONICAL_SINGLE_FILES.length);
+}
+
+/** Whether a choice's files are safetensors: by its index's name, else by its files' extension. */
+export function isSafetensors(choice: ModelChoice): boolean {
+  if (choice.indexFile !== undefined) {
+    return indexStem(choice.indexFile)?.extension === 'safetensors';
+  }
+  const first = choice.files[0] ?? choice.key;
+  return first.toLowerCase().endsWith('.safetensors');
 }
 
 /**

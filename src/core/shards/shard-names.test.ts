@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { compareShardNames, groupFiles, parseShardPattern, validateShardName } from './shard-names';
+import { compareShardNames, groupFiles, indexStem, parseShardPattern, validateShardName } from './shard-names';
 
 function index(weightMap: Record<string, string>): ShardIndex {
   const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
@@ -54,9 +54,18 @@ describe('validateShardName', () => {
 
 describe('parseShardPattern', () => {
   it.each([
-    ['model-00001-of-00163.safetensors', { prefix: 'model-', basePrefix: 'model', number: 1, total: 163 }],
-    ['model_00002-of-00003.safetensors', { prefix: 'model_', basePrefix: 'model', number: 2, total: 3 }],
-    ['model-000010-of-000200.safetensors', { prefix: 'model-', basePrefix: 'model', number: 10, total: 200 }],
+    [
+      'model-00001-of-00163.safetensors',
+      { prefix: 'model-', basePrefix: 'model', number: 1, total: 163, extension: 'safetensors' },
+    ],
+    [
+      'model_00002-of-00003.safetensors',
+      { prefix: 'model_', basePrefix: 'model', number: 2, total: 3, extension: 'safetensors' },
+    ],
+    [
+      'model-000010-of-000200.safetensors',
+      { prefix: 'model-', basePrefix: 'model', number: 10, total: 200, extension: 'safetensors' },
+    ],
     [
       'transformer/diffusion_pytorch_model-00001-of-00003.safetensors',
       {
@@ -64,10 +73,18 @@ describe('parseShardPattern', () => {
         basePrefix: 'transformer/diffusion_pytorch_model',
         number: 1,
         total: 3,
+        extension: 'safetensors',
       },
     ],
-    ['-00001-of-00002.safetensors', { prefix: '-', basePrefix: '', number: 1, total: 2 }],
-    ['a-b-00001-of-00002.safetensors', { prefix: 'a-b-', basePrefix: 'a-b', number: 1, total: 2 }],
+    ['-00001-of-00002.safetensors', { prefix: '-', basePrefix: '', number: 1, total: 2, extension: 'safetensors' }],
+    [
+      'pytorch_model-00001-of-00002.bin',
+      { prefix: 'pytorch_model-', basePrefix: 'pytorch_model', number: 1, total: 2, extension: 'bin' },
+    ],
+    [
+      'a-b-00001-of-00002.safetensors',
+      { prefix: 'a-b-', basePrefix: 'a-b', number: 1, total: 2, extension: 'safetensors' },
+    ],
   ])('parses %s', (name, expected) => {
     expect(parseShardPattern(name)).toEqual(expected);
   });
@@ -77,7 +94,7 @@ describe('parseShardPattern', () => {
     'model-1-of-2.safetensors',
     'model-0001-of-0002.safetensors',
     'model-0000001-of-0000002.safetensors',
-    'model-00001-of-00002.bin',
+    'model-00001-of-00002.pt',
     '00001-of-00002.safetensors',
     'model-00001-of-00002.safetensors.index.json',
     'model.00001-of-00002.safetensors',
@@ -117,6 +134,7 @@ describe('groupFiles', () => {
         {
           kind: 'sharded',
           prefix: 'model-',
+          extension: 'safetensors',
           total: 3,
           files: [
             'model-00001-of-00003.safetensors',
@@ -156,6 +174,7 @@ describe('groupFiles', () => {
       {
         kind: 'sharded',
         prefix: 'weights/model',
+        extension: 'safetensors',
         total: 4,
         files: ['weights/part-a.safetensors', 'weights/part-b.safetensors'],
         indexFile: 'weights/model.safetensors.index.json',
@@ -177,12 +196,20 @@ describe('groupFiles', () => {
       {
         kind: 'sharded',
         prefix: 'a/model-',
+        extension: 'safetensors',
         total: 2,
         files: ['a/model-00001-of-00002.safetensors', 'a/model-00002-of-00002.safetensors'],
         indexFile: 'a/model.safetensors.index.json',
         missing: [],
       },
-      { kind: 'sharded', prefix: 'b/model-', total: 2, files: ['b/model-00001-of-00002.safetensors'], missing: [] },
+      {
+        kind: 'sharded',
+        prefix: 'b/model-',
+        extension: 'safetensors',
+        total: 2,
+        files: ['b/model-00001-of-00002.safetensors'],
+        missing: [],
+      },
     ]);
   });
 
@@ -198,5 +225,76 @@ describe('groupFiles', () => {
 
   it('ignores repeated names', () => {
     expect(groupFiles(['x.safetensors', 'x.safetensors']).models).toEqual([{ kind: 'single', file: 'x.safetensors' }]);
+  });
+});
+
+describe('groupFiles with PyTorch .bin shards', () => {
+  const binShards = ['pytorch_model-00002-of-00002.bin', 'pytorch_model-00001-of-00002.bin'];
+
+  it('groups .bin shards by the pattern and pairs them with pytorch_model.bin.index.json', () => {
+    const grouping = groupFiles([...binShards, 'pytorch_model.bin.index.json', 'config.json']);
+    expect(grouping.indexFiles).toEqual(['pytorch_model.bin.index.json']);
+    expect(grouping.models).toEqual([
+      {
+        kind: 'sharded',
+        prefix: 'pytorch_model-',
+        extension: 'bin',
+        total: 2,
+        files: ['pytorch_model-00001-of-00002.bin', 'pytorch_model-00002-of-00002.bin'],
+        indexFile: 'pytorch_model.bin.index.json',
+        missing: [],
+      },
+    ]);
+  });
+
+  it('keeps .bin and .safetensors shards with the same prefix apart, each with its own index', () => {
+    const names = [
+      ...binShards,
+      'model-00001-of-00002.bin',
+      'model-00001-of-00002.safetensors',
+      'model-00002-of-00002.safetensors',
+      'model.safetensors.index.json',
+    ];
+    const models = groupFiles(names).models;
+    expect(
+      models.map((model) =>
+        model.kind === 'sharded' ? [model.prefix, model.extension, model.files.length, model.indexFile] : model.file,
+      ),
+    ).toEqual([
+      ['pytorch_model-', 'bin', 2, undefined],
+      ['model-', 'bin', 1, undefined],
+      ['model-', 'safetensors', 2, 'model.safetensors.index.json'],
+    ]);
+  });
+
+  it('a parsed .bin index claims its shards and reports the missing ones; unsafe names are never claimed', () => {
+    const weightMap = {
+      'a.weight': 'pytorch_model-00001-of-00002.bin',
+      'b.weight': 'pytorch_model-00002-of-00002.bin',
+      'c.weight': '../escape.bin',
+    };
+    const parsed = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
+    if (!parsed.ok) {
+      throw new Error(parsed.finding.message);
+    }
+    const names = ['sub/pytorch_model-00001-of-00002.bin', 'sub/pytorch_model.bin.index.json', 'escape.bin'];
+    const grouping = groupFiles(names, [{ file: 'sub/pytorch_model.bin.index.json', index: parsed.index }]);
+    expect(grouping.models[0]).toEqual({
+      kind: 'sharded',
+      prefix: 'sub/pytorch_model',
+      extension: 'bin',
+      total: 3,
+      files: ['sub/pytorch_model-00001-of-00002.bin'],
+      indexFile: 'sub/pytorch_model.bin.index.json',
+      missing: ['pytorch_model-00002-of-00002.bin', '../escape.bin'],
+    });
+    expect(grouping.models[1]).toEqual({ kind: 'single', file: 'escape.bin' });
+  });
+
+  it('indexStem knows both index endings and nothing else', () => {
+    expect(indexStem('a/pytorch_model.bin.index.json')).toEqual({ stem: 'a/pytorch_model', extension: 'bin' });
+    expect(indexStem('model.safetensors.index.json')).toEqual({ stem: 'model', extension: 'safetensors' });
+    expect(indexStem('model.index.json')).toBeNull();
+    expect(indexStem('pytorch_model.bin')).toBeNull();
   });
 });

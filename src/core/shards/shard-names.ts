@@ -1,6 +1,7 @@
 /**
  * Shard file names: the safety check applied to every name an index asks us to open, the
- * `prefix-NNNNN-of-NNNNN.safetensors` convention, and grouping a set of dropped files into models.
+ * `prefix-NNNNN-of-NNNNN.safetensors` convention (and its `.bin` twin, which transformers writes for PyTorch
+ * checkpoints with `pytorch_model.bin.index.json`), and grouping a set of dropped files into models.
  */
 import type { ShardIndex } from './index-parser';
 
@@ -56,20 +57,47 @@ export interface ShardPattern {
   number: number;
   /** Shard count the name claims. */
   total: number;
+  /** `safetensors`, or `bin` for PyTorch checkpoint shards. */
+  extension: ShardExtension;
+}
+
+export type ShardExtension = 'safetensors' | 'bin';
+
+/** Index file endings, one per shard extension: `model.safetensors.index.json`, `pytorch_model.bin.index.json`. */
+const INDEX_SUFFIXES: ReadonlyArray<readonly [ShardExtension, string]> = [
+  ['safetensors', '.safetensors.index.json'],
+  ['bin', '.bin.index.json'],
+];
+
+/** The index's name without its `.safetensors.index.json` / `.bin.index.json` ending, and which shards it names. */
+export function indexStem(path: string): { stem: string; extension: ShardExtension } | null {
+  const lower = path.toLowerCase();
+  for (const [extension, suffix] of INDEX_SUFFIXES) {
+    if (lower.endsWith(suffix)) {
+      return { stem: path.slice(0, -suffix.length), extension };
+    }
+  }
+  return null;
 }
 
 /**
  * The Hugging Face shard naming convention, as huggingface.js matches it: `prefix` + `-` or `_` + 5 or 6 digits +
- * `-of-` + 5 or 6 digits + `.safetensors`. The prefix may contain folders.
+ * `-of-` + 5 or 6 digits + `.safetensors` (or `.bin`, transformers' PyTorch shards). The prefix may contain folders.
  */
-const RE_SHARD_FILE = /^((.*?)[_-])(\d{5,6})-of-(\d{5,6})\.safetensors$/;
+const RE_SHARD_FILE = /^((.*?)[_-])(\d{5,6})-of-(\d{5,6})\.(safetensors|bin)$/;
 
 export function parseShardPattern(fileName: string): ShardPattern | null {
   const match = RE_SHARD_FILE.exec(fileName);
   if (!match) {
     return null;
   }
-  return { prefix: match[1], basePrefix: match[2], number: Number(match[3]), total: Number(match[4]) };
+  return {
+    prefix: match[1],
+    basePrefix: match[2],
+    number: Number(match[3]),
+    total: Number(match[4]),
+    extension: match[5] === 'bin' ? 'bin' : 'safetensors',
+  };
 }
 
 export type SidecarKind = 'config' | 'adapter-config';
@@ -84,6 +112,8 @@ export type ModelGroup =
       kind: 'sharded';
       /** The shard-name prefix (`model-`), or the index name without `.safetensors.index.json`. */
       prefix: string;
+      /** Which files the shards are: safetensors, or PyTorch checkpoints (`.bin`). */
+      extension: ShardExtension;
       /** Shard count: distinct files in the index, else the `-of-NNNNN` number. */
       total: number;
       /** The shard files among the given names, in shard order. */
@@ -110,7 +140,6 @@ export interface ParsedIndexFile {
   index: ShardIndex | null;
 }
 
-const INDEX_SUFFIX = '.safetensors.index.json';
 const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   ['config.json', 'config'],
   ['adapter_config.json', 'adapter-config'],
@@ -168,7 +197,7 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
     const sidecar = SIDECARS.get(base);
     if (sidecar) {
       sidecars.push({ kind: sidecar, file: name });
-    } else if (base.endsWith(INDEX_SUFFIX)) {
+    } else if (indexStem(base) !== null) {
       indexFiles.push(name);
     } else if (base.endsWith('.safetensors')) {
       candidates.push(name);
@@ -196,6 +225,7 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
       continue;
     }
     const { dir, base } = splitPath(indexFile);
+    const stem = indexStem(base);
     const files: string[] = [];
     const missing: string[] = [];
     for (const shard of index.shardFiles) {
@@ -210,7 +240,8 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
     files.sort(compareShardNames);
     models.push({
       kind: 'sharded',
-      prefix: dir + base.slice(0, -INDEX_SUFFIX.length),
+      prefix: dir + (stem?.stem ?? base),
+      extension: stem?.extension ?? 'safetensors',
       total: index.shardFiles.length,
       files,
       indexFile,
@@ -219,7 +250,11 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
   }
 
   // Step 1 (and files no index claimed): group by the shard-name pattern, per folder and prefix.
-  const patternGroups = new Map<string, { files: string[]; totals: Map<number, number> }>();
+  // Keyed by prefix and extension: `model-00001-of-00002.safetensors` and `model-00001-of-00002.bin` are two models.
+  const patternGroups = new Map<
+    string,
+    { prefix: string; extension: ShardExtension; files: string[]; totals: Map<number, number> }
+  >();
   const order: Array<{ kind: 'pattern'; key: string } | { kind: 'single'; file: string }> = [];
   for (const name of candidates) {
     if (claimed.has(name)) {
@@ -230,11 +265,12 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
       order.push({ kind: 'single', file: name });
       continue;
     }
-    let group = patternGroups.get(pattern.prefix);
+    const key = `${pattern.prefix}\0${pattern.extension}`;
+    let group = patternGroups.get(key);
     if (!group) {
-      group = { files: [], totals: new Map() };
-      patternGroups.set(pattern.prefix, group);
-      order.push({ kind: 'pattern', key: pattern.prefix });
+      group = { prefix: pattern.prefix, extension: pattern.extension, files: [], totals: new Map() };
+      patternGroups.set(key, group);
+      order.push({ kind: 'pattern', key });
     }
     group.files.push(name);
     group.totals.set(pattern.total, (group.totals.get(pattern.total) ?? 0) + 1);
@@ -252,15 +288,20 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
     const total = [...group.totals.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0])[0][0];
     const sharded: ModelGroup = {
       kind: 'sharded',
-      prefix: entry.key,
+      prefix: group.prefix,
+      extension: group.extension,
       total,
       files: group.files.sort(compareShardNames),
       missing: [],
     };
-    // An unparsed index in the same folder whose name matches the prefix (model.safetensors.index.json ↔ model-).
-    const { dir, base } = splitPath(entry.key);
-    const stem = base.slice(0, -1);
-    const indexFile = unparsedIndexes.find((candidate) => candidate === `${dir}${stem}${INDEX_SUFFIX}`);
+    // An unparsed index in the same folder whose name matches the prefix (model.safetensors.index.json ↔ model-,
+    // pytorch_model.bin.index.json ↔ pytorch_model-).
+    const { dir, base } = splitPath(group.prefix);
+    const stem = dir + base.slice(0, -1);
+    const indexFile = unparsedIndexes.find((candidate) => {
+      const parsed = indexStem(candidate);
+      return parsed !== null && parsed.stem === stem && parsed.extension === group.extension;
+    });
     if (indexFile) {
       sharded.indexFile = indexFile;
     }
@@ -273,7 +314,13 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
 export function compareShardNames(a: string, b: string): number {
   const left = parseShardPattern(a);
   const right = parseShardPattern(b);
-  if (left && right && left.prefix === right.prefix && left.number !== right.number) {
+  if (
+    left &&
+    right &&
+    left.prefix === right.prefix &&
+    left.extension === right.extension &&
+    left.number !== right.number
+  ) {
     return left.number - right.number;
   }
   return a < b ? -1 : a > b ? 1 : 0;

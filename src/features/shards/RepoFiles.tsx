@@ -1,4 +1,4 @@
-/** The repository's safetensors files, with sizes; any of them opens with one click (its model, if sharded). */
+/** The repository's model files (safetensors and PyTorch .bin), with sizes; any of them opens with one click (its model, if sharded). */
 import { useMemo } from 'react';
 import { formatBytes, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
@@ -21,7 +21,7 @@ export function RepoFiles({ repo, choices }: { repo: RepoInfo; choices: SourceCh
   return (
     <details className="repo-files" data-testid="repo-files">
       <summary>
-        Repository <strong>{repo.display}</strong>: {groupDigits(repo.files.length)} safetensors file
+        Repository <strong>{repo.display}</strong>: {groupDigits(repo.files.length)} model file
         {repo.files.length === 1 ? '' : 's'}
         {repo.truncated && ' (listing truncated)'}
       </summary>

@@ -3,7 +3,7 @@
  * offsets and how its start aligns (mmap/zero-copy friendliness).
  */
 import { useEffect, useState } from 'react';
-import { DTYPE_BITS_BY_CODE, dtypeName } from '../../core/dtypes';
+import { dtypeName, elementBits } from '../../core/dtypes';
 import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
@@ -49,7 +49,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
   const columns = header.tensors;
   const dataStart = 8 + header.headerLength;
   const absolute = dataStart + columns.begin[row];
-  const bits = DTYPE_BITS_BY_CODE[columns.dtype[row]];
+  const bits = elementBits(columns, row);
   const elementBytes = bits / 8;
   const name = tensorName(columns, row);
   const shardFile = shards?.report.shards[shards.shardOfRow[row]]?.file;

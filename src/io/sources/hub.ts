@@ -14,7 +14,7 @@
  * URL whose path is itself a listing, the part of that URL before `/api/`. Such a URL is just another URL the user
  * chose to open: it gets no token unless it is on huggingface.co (io/token-policy.ts, checked per request).
  */
-import { validateShardName } from '../../core/shards/shard-names';
+import { indexStem, validateShardName } from '../../core/shards/shard-names';
 
 export type HfRepoType = 'model' | 'dataset' | 'space';
 
@@ -326,7 +326,7 @@ function fileResult(type: HfRepoType, id: string, revision: string, pathSegments
     return { error: `The link names no file in ${id}.` };
   }
   const path = parts.join('/');
-  const kind: SourceUrlKind = path.toLowerCase().endsWith('.safetensors.index.json') ? 'hf-index' : 'hf-file';
+  const kind: SourceUrlKind = indexStem(path) !== null ? 'hf-index' : 'hf-file';
   const repo: HubRepo = { base: HF_HUB_BASE, type, id, revision, path };
   return { url: resolveUrl(repo, path), kind, repo, display: repoDisplay(repo) };
 }

@@ -238,14 +238,14 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   if (!chosen) {
     throw new SourceError(
       'no-model-files',
-      `${display} has no .safetensors file${listing.truncated ? ' among the first files listed' : ''} ` +
-        `(${listing.files.length} files listed). It may hold weights in another format (.bin, .gguf), or in a ` +
+      `${display} has no .safetensors or PyTorch .bin file${listing.truncated ? ' among the first files listed' : ''} ` +
+        `(${listing.files.length} files listed). It may hold weights in another format (.gguf), or in a ` +
         'different revision or folder.',
     );
   }
   const repoInfo: RepoInfo = {
     display,
-    files: listing.files.filter((file) => /\.safetensors(\.index\.json)?$/i.test(file.path)),
+    files: listing.files.filter((file) => /\.(safetensors|bin)(\.index\.json)?$/i.test(file.path)),
     truncated: listing.truncated,
   };
   const choices: SourceChoices = { items, selected: chosen.key };
@@ -338,7 +338,7 @@ async function resolveLocalGroup(
   if (!chosen) {
     throw new SourceError(
       'no-model-files',
-      `None of the ${paths.length} files is a model: no .safetensors file or shard index was among them.`,
+      `None of the ${paths.length} files is a model: no .safetensors or .bin file or shard index was among them.`,
     );
   }
   const choices: SourceChoices = { items, selected: chosen.key };

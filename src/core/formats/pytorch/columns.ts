@@ -13,6 +13,20 @@ export interface BuiltColumns {
 
 const utf8 = new TextEncoder();
 
+/**
+ * Bits per element of the torch dtypes outside the safetensors set, so their sizes are not 0 B: quantized tensors
+ * store one byte per element (qint8, quint8), four (qint32), or pack two 4-bit or four 2-bit values per byte
+ * (quint4x2, quint2x4); complex128 is two float64s.
+ */
+export const CHECKPOINT_DTYPE_BITS: Readonly<Record<string, number>> = {
+  QINT8: 8,
+  QUINT8: 8,
+  QINT32: 32,
+  QUINT4X2: 4,
+  QUINT2X4: 2,
+  C128: 128,
+};
+
 export function buildTensorColumns(tensors: readonly NamedTensor[]): BuiltColumns {
   const count = tensors.length;
   const encoded = tensors.map((entry) => utf8.encode(entry.name));
@@ -26,6 +40,7 @@ export function buildTensorColumns(tensors: readonly NamedTensor[]): BuiltColumn
   const begin = new Float64Array(count).fill(Number.NaN);
   const end = new Float64Array(count).fill(Number.NaN);
   const unknownDtypes = new Map<number, string>();
+  let unknownDtypeBits: Uint8Array | undefined;
   const rowOf = new Map<string, number>();
   let nameAt = 0;
   let dimAt = 0;
@@ -44,13 +59,22 @@ export function buildTensorColumns(tensors: readonly NamedTensor[]): BuiltColumn
     dtype[row] = code;
     if (code === UNKNOWN_DTYPE_CODE) {
       unknownDtypes.set(row, entry.tensor.dtype);
+      const bits = CHECKPOINT_DTYPE_BITS[entry.tensor.dtype];
+      if (bits !== undefined) {
+        unknownDtypeBits ??= new Uint8Array(count);
+        unknownDtypeBits[row] = bits;
+      }
     }
     if (!rowOf.has(entry.name)) {
       rowOf.set(entry.name, row);
     }
   });
+  const columns: TensorColumns = { count, nameBytes, nameStarts, dtype, shapeStarts, dims, begin, end, elements };
+  if (unknownDtypeBits !== undefined) {
+    columns.unknownDtypeBits = unknownDtypeBits;
+  }
   return {
-    columns: { count, nameBytes, nameStarts, dtype, shapeStarts, dims, begin, end, elements },
+    columns,
     unknownDtypes,
     rowOf,
   };
