@@ -191,6 +191,10 @@ test.describe('remote files', () => {
     await openApp(page);
     await page.getByRole('button', { name: /Token/ }).click();
     await page.getByPlaceholder('hf_…').fill('hf_secretTOKEN123');
+    // The token popover floats over the results; Escape puts it away (the token stays set).
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog', { name: 'Hugging Face access token' })).toBeHidden();
+    await expect(page.getByRole('button', { name: 'Token (set)' })).toBeVisible();
     await openUrl(page, `${ORIGIN_A}/range/clean.safetensors?${tag}`);
     await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
     const log = await serverLog(tag);

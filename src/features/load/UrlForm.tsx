@@ -2,7 +2,7 @@
  * The URL box: a Hugging Face link, repo id, or any Range-capable http(s) URL; pasting a URL anywhere on the page
  * (outside text fields) loads it too. The optional token is held in memory and sent only to Hugging Face hosts.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useAppStore } from '../../state/store';
 
 /** A pasted string that is plausibly a source: an http(s) URL or an `org/name` repo id. */
@@ -71,8 +71,31 @@ export function TokenControl() {
   const remember = useAppStore((state) => state.rememberToken);
   const setRemember = useAppStore((state) => state.setRememberToken);
   const [open, setOpen] = useState(false);
+  const controlRef = useRef<HTMLDivElement>(null);
+  // A popover floats over the results: Escape or a click anywhere else puts it away, as users expect.
+  useEffect(() => {
+    if (!open) {
+      return;
+    }
+    const closeOnOutside = (event: PointerEvent) => {
+      if (!controlRef.current?.contains(event.target as Node)) {
+        setOpen(false);
+      }
+    };
+    const closeOnEscape = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') {
+        setOpen(false);
+      }
+    };
+    document.addEventListener('pointerdown', closeOnOutside);
+    document.addEventListener('keydown', closeOnEscape);
+    return () => {
+      document.removeEventListener('pointerdown', closeOnOutside);
+      document.removeEventListener('keydown', closeOnEscape);
+    };
+  }, [open]);
   return (
-    <div className="token-control">
+    <div className="token-control" ref={controlRef}>
       <button
         type="button"
         aria-expanded={open}
