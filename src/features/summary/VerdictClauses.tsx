@@ -81,10 +81,10 @@ export function VerdictClauses({ result }: { result: LoadResult }) {
   }
   return (
     <span className="verdict-clauses" data-testid="verdict-clauses">
-      ●{' '}
       {clauses.map((clause, index) => (
-        <span key={clause.panel}>
-          {index > 0 && ' · '}
+        // Each clause carries its own bullet, so a narrow window wraps whole clauses and never leaves a lone "·".
+        <span key={clause.panel} className="verdict-clause">
+          <span aria-hidden="true">{index === 0 ? '●' : '·'}</span>
           <button type="button" className="link-button" onClick={() => setPanel(clause.panel)}>
             {clause.text}
           </button>
