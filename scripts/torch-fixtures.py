@@ -157,6 +157,35 @@ def write_hostile():
     expected['hostile-checkpoint.bin'] = describe({'state_dict': sd})
 
 
+def write_bin_shards():
+    """A 2-shard PyTorch model the way transformers' save_pretrained(safe_serialization=False) splits one: shards
+    pytorch_model-0000K-of-00002.bin plus pytorch_model.bin.index.json (metadata.total_size and weight_map).
+    Deterministic tensors (no RNG), so the other fixtures' bytes do not depend on this one."""
+    os.makedirs(path('sharded'), exist_ok=True)
+    names = ['pytorch_model-00001-of-00002.bin', 'pytorch_model-00002-of-00002.bin']
+    parts = [
+        collections.OrderedDict([
+            ('model.embed_tokens.weight', torch.arange(32, dtype=torch.float32).reshape(8, 4)),
+            ('model.layers.0.self_attn.q_proj.weight', torch.ones(4, 4, dtype=torch.float16)),
+        ]),
+        collections.OrderedDict([
+            ('model.layers.0.mlp.up_proj.weight', torch.zeros(6, 4, dtype=torch.bfloat16)),
+            ('model.norm.weight', torch.ones(4, dtype=torch.float32)),
+            ('lm_head.weight', torch.arange(32, dtype=torch.float32).reshape(8, 4)),
+        ]),
+    ]
+    weight_map = {}
+    total_size = 0
+    for name, part in zip(names, parts):
+        save(part, f'sharded/{name}')
+        for key, tensor in part.items():
+            weight_map[key] = name
+            total_size += tensor.numel() * tensor.element_size()
+    with open(path('sharded/pytorch_model.bin.index.json'), 'w') as f:
+        json.dump({'metadata': {'total_size': total_size}, 'weight_map': weight_map}, f, indent=2, sort_keys=True)
+        f.write('\n')
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
@@ -257,6 +286,7 @@ def main():
     expected['many_tensors.bin'] = {'count': 20_000}
 
     write_hostile()
+    write_bin_shards()
     with open(path('expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
 

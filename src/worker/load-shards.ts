@@ -12,6 +12,7 @@ import { loadHeader } from '../core/load-header';
 import type { ParsedHeader } from '../core/model';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { aggregateShards, shardsReport, type ShardInput } from '../core/shards/aggregate';
+import { mergeCheckpointSections } from '../core/shards/merge-checkpoints';
 import { mergedHeader } from '../core/shards/merged-header';
 import { observedProtocol, shardPacing, sizedFirstRead } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -90,7 +91,7 @@ export async function loadShardSet(
           largestHead = Math.max(largestHead, loaded.head.length);
         } else {
           const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
-          outcome.reason = main ? `not a safetensors file: ${codeSpec(main.code).title}` : 'not a safetensors file';
+          outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';
           state.failed++;
         }
       } catch (error) {
@@ -142,6 +143,8 @@ export async function loadShardSet(
   if (args.indexFindings.length > 0) {
     header.findings = [...args.indexFindings, ...header.findings];
   }
+  // PyTorch .bin shards (read by the checkpoint reader through the format registry): one safety verdict and anatomy.
+  Object.assign(header, mergeCheckpointSections(outcomes.map((outcome) => outcome.header)) ?? {});
   const locations = new Map<string, DataLocation>();
   targets.forEach((target, position) => {
     const outcome = outcomes[position];
