@@ -131,19 +131,19 @@ test.describe('compare mode', () => {
     await expect(page.getByTestId('group-only-a')).toHaveAttribute('data-elements-a', String(params(removed)));
     await expect(page.getByTestId('compare-delta')).toHaveAttribute('data-value', String(-params(removed)));
 
-    // Sort by Δ params: the removed layer's biggest tensor comes first.
+    // Sort by Δ elements: the removed layer's biggest tensor comes first.
     await page.getByTestId('group-only-a').click();
     await expect(page.getByTestId('compare-row-count')).toContainText(`${removedCount} shown`);
     await page
-      .getByRole('columnheader', { name: /Δ params/ })
+      .getByRole('columnheader', { name: /Δ elements/ })
       .getByRole('button')
       .click();
-    await expect(page.getByRole('columnheader', { name: /Δ params/ })).toHaveAttribute('aria-sort', 'descending');
+    await expect(page.getByRole('columnheader', { name: /Δ elements/ })).toHaveAttribute('aria-sort', 'descending');
     await page
-      .getByRole('columnheader', { name: /Δ params/ })
+      .getByRole('columnheader', { name: /Δ elements/ })
       .getByRole('button')
       .click();
-    await expect(page.getByRole('columnheader', { name: /Δ params/ })).toHaveAttribute('aria-sort', 'ascending');
+    await expect(page.getByRole('columnheader', { name: /Δ elements/ })).toHaveAttribute('aria-sort', 'ascending');
     const firstRow = page.getByRole('grid', { name: 'Compared tensors' }).getByRole('row').nth(1);
     await expect(firstRow).toContainText(`layers.${REMOVED_LAYER}.mlp.`);
     await expect(firstRow).toContainText('only in A');

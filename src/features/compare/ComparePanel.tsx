@@ -44,7 +44,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
             {a.source.name}
           </dd>
           <dd className="muted">
-            {groupDigits(result.tensorsA)} tensors · {formatCount(result.elementsA)} params
+            {groupDigits(result.tensorsA)} tensors · {formatCount(result.elementsA)} stored elements
           </dd>
         </div>
         <div>
@@ -53,11 +53,11 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
             {b.source.name}
           </dd>
           <dd className="muted">
-            {groupDigits(result.tensorsB)} tensors · {formatCount(result.elementsB)} params
+            {groupDigits(result.tensorsB)} tensors · {formatCount(result.elementsB)} stored elements
           </dd>
         </div>
         <div>
-          <dt>Δ params (B − A)</dt>
+          <dt>Δ stored elements (B − A)</dt>
           <dd data-testid="compare-delta" data-value={delta}>
             {signed(delta, groupDigits)}
           </dd>

@@ -121,7 +121,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
       },
       {
         id: 'paramsA',
-        header: 'Params A',
+        header: 'Elements A',
         numeric: true,
         widthCh: 15,
         cell: (i) => {
@@ -131,7 +131,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
       },
       {
         id: 'paramsB',
-        header: 'Params B',
+        header: 'Elements B',
         numeric: true,
         widthCh: 15,
         cell: (i) => {
@@ -141,7 +141,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
       },
       {
         id: 'delta',
-        header: 'Δ params',
+        header: 'Δ elements',
         numeric: true,
         widthCh: 16,
         cell: (i) => signed(finite(elementsB(i)) - finite(elementsA(i)), groupDigits),

@@ -35,10 +35,10 @@ export function DiffSummary({ result }: { result: CompareResult }) {
             <strong className="diff-group-count">{groupDigits(totals.tensors)}</strong>
             <span className="muted">
               {group === 'only-a'
-                ? `${formatCount(totals.elementsA)} params`
+                ? `${formatCount(totals.elementsA)} stored elements`
                 : group === 'only-b'
-                  ? `${formatCount(totals.elementsB)} params`
-                  : `${formatCount(totals.elementsA)} → ${formatCount(totals.elementsB)} params`}
+                  ? `${formatCount(totals.elementsB)} stored elements`
+                  : `${formatCount(totals.elementsA)} → ${formatCount(totals.elementsB)} stored elements`}
               {delta !== 0 && ` (${signed(delta, formatCount)})`}
             </span>
             {group === 'shape' && result.shapeAndDtype > 0 && (
