@@ -1,0 +1,224 @@
+/**
+ * Module widths for the architecture analysis: a layer's modules searched by name shape, and the output width of a
+ * Linear whatever its storage (plain, Conv1D, GPTQ/AWQ, bitsandbytes, HQQ, quanto, MLX, FP8, NVFP4, EXL3).
+ */
+import { shapeFlags } from './architecture-stack';
+import { isHighPrecisionFloat } from './quant/types';
+import type { TensorIndex } from './tensor-index';
+import { decodeNumbers, isRecord, parseJsonBytes } from './values';
+
+/** Tensor-name endings that hold a module's (possibly packed) weight; the module path is what precedes them. */
+const WEIGHT_SUFFIXES = [
+  '.weight',
+  '.qweight',
+  '.weight_packed',
+  '.q_weight',
+  '.trellis',
+  '.W_q',
+  '.weight._data',
+  '._weight_qdata',
+  '.weight:qdata',
+  '.B',
+];
+
+export function stripWeightSuffix(name: string): string {
+  for (const suffix of WEIGHT_SUFFIXES) {
+    if (name.endsWith(suffix)) {
+      return name.slice(0, name.length - suffix.length);
+    }
+  }
+  return name;
+}
+
+/**
+ * The modules and tensors of one layer, searched by name pattern. A MoE layer holds thousands of expert tensors
+ * but a dozen name shapes, and every pattern used here matches literal segments only, so each pattern is tested
+ * once per shape. The answer is the one a scan of the layer's rows in header order gives: the first row whose
+ * name (or module path) matches.
+ */
+export class LayerModules {
+  /** Distinct shapes of the layer's rows, each with its first row, in order of that row. */
+  private readonly firsts: Array<{ shape: number; row: number; module: string | null }> = [];
+
+  constructor(
+    private readonly index: TensorIndex,
+    rows: ArrayLike<number>,
+  ) {
+    const shapes = index.shapes();
+    const seen = new Uint8Array(shapes.count);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      const shape = shapes.rowShape[row];
+      if (seen[shape] === 0) {
+        seen[shape] = 1;
+        const text = shapes.text[shape];
+        const module = stripWeightSuffix(text);
+        this.firsts.push({ shape, row, module: module === text ? null : module });
+      }
+    }
+  }
+
+  /** Module path (name minus its weight suffix) of the first row whose module path matches. */
+  findModule(pattern: RegExp): string | null {
+    for (const first of this.firsts) {
+      if (first.module !== null && pattern.test(first.module)) {
+        return stripWeightSuffix(this.index.names[first.row]);
+      }
+    }
+    return null;
+  }
+
+  /** First row whose name matches, or -1. */
+  findTensor(pattern: RegExp): number {
+    const text = this.index.shapes().text;
+    return this.firsts.find((first) => pattern.test(text[first.shape]))?.row ?? -1;
+  }
+}
+
+/**
+ * Output width of a Linear whatever its storage: plain [out, in] (or GPT-2 Conv1D [in, out], told apart by which
+ * side equals hidden_size), GPTQ/AWQ via scales cols, MLX/FP8/NVFP4/compressed-tensors via rows.
+ */
+export function outFeatures(
+  index: TensorIndex,
+  module: string,
+  hidden: number | null,
+  tensorBytes?: ReadonlyMap<number, Uint8Array>,
+): number | null {
+  const scales = index.row(`${module}.scales`);
+  if (index.has(`${module}.qweight`) && scales >= 0 && index.rank(scales) === 2) {
+    return index.dim(scales, 1);
+  }
+  // Formats that keep the original shape in a tiny tensor the quantization analysis already fetched.
+  if (tensorBytes) {
+    for (const suffix of ['.weight.quant_state.bitsandbytes__nf4', '.weight.quant_state.bitsandbytes__fp4']) {
+      const state = parseJsonBytes(tensorBytes.get(index.row(module + suffix)));
+      if (isRecord(state) && Array.isArray(state.shape) && typeof state.shape[0] === 'number') {
+        return state.shape[0];
+      }
+    }
+    const hqqShape = index.row(`${module}.shape`);
+    if (hqqShape >= 0 && index.has(`${module}.W_q`)) {
+      const bytes = tensorBytes.get(hqqShape);
+      const dims = bytes ? decodeNumbers(index.dtype(hqqShape), bytes, 2) : null;
+      if (dims && dims.length === 2) {
+        return dims[0];
+      }
+    }
+  }
+  const quanto = index.row(`${module}.weight._data`);
+  if (quanto >= 0 && index.dtype(quanto) !== 'U8' && index.rank(quanto) >= 2) {
+    return index.dim(quanto, -2);
+  }
+  for (const suffix of ['.weight_packed', '.weight:qdata', '._weight_qdata']) {
+    const row = index.row(module + suffix);
+    if (row >= 0 && index.rank(row) >= 2) {
+      return index.dim(row, -2);
+    }
+  }
+  const qWeight = index.row(`${module}.q_weight`);
+  if (qWeight >= 0) {
+    return index.dim(qWeight, 1);
+  }
+  const trellis = index.row(`${module}.trellis`);
+  if (trellis >= 0) {
+    return index.dim(trellis, 1) * 16;
+  }
+  const weight = index.row(`${module}.weight`);
+  if (weight < 0 || index.rank(weight) < 2) {
+    return null;
+  }
+  if (index.dim(weight, -1) === 1 && index.has(`${module}.weight.absmax`)) {
+    return null; // bitsandbytes 4-bit: flattened, the shape lives in the quant_state JSON.
+  }
+  const rows = index.dim(weight, -2);
+  const cols = index.dim(weight, -1);
+  if (hidden !== null && cols !== hidden && rows === hidden && isHighPrecisionFloat(index.dtype(weight))) {
+    return cols; // Conv1D (GPT-2) stores [in, out].
+  }
+  return rows;
+}
+
+export function attentionWidths(
+  index: TensorIndex,
+  modules: LayerModules,
+  hidden: number | null,
+  bytes: ReadonlyMap<number, Uint8Array>,
+): { q: number; kv: number; evidence: string } | null {
+  const fused = modules.findModule(
+    /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$/,
+  );
+  if (fused && hidden !== null) {
+    const out = outFeatures(index, fused, hidden, bytes);
+    if (out !== null && out > hidden) {
+      const kv = (out - hidden) / 2;
+      return {
+        q: hidden,
+        kv,
+        evidence: `fused ${lastPart(fused)} width ${out} = q ${hidden} + 2 × kv ${kv} (q width assumed = hidden_size)`,
+      };
+    }
+  }
+  const q = modules.findModule(
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$/,
+  );
+  const k = modules.findModule(
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$/,
+  );
+  if (!q || !k) {
+    return null;
+  }
+  const qOut = outFeatures(index, q, hidden, bytes);
+  const kOut = outFeatures(index, k, hidden, bytes);
+  if (qOut === null || kOut === null) {
+    return null;
+  }
+  return { q: qOut, kv: kOut, evidence: `${lastPart(q)} width ${qOut}, ${lastPart(k)} width ${kOut}` };
+}
+
+function lastPart(module: string): string {
+  return module.split('.').slice(-2).join('.');
+}
+
+export function findDenseMlp(
+  index: TensorIndex,
+  inStack: Uint8Array,
+  indices: readonly number[],
+  hidden: number | null,
+  bytes: ReadonlyMap<number, Uint8Array>,
+): { size: number; module: string } | null {
+  const pattern =
+    /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$/;
+  // Which shapes are candidates (not an expert, a weight of a dense MLP input projection) is a per-shape question.
+  const shapes = index.shapes();
+  const candidate = shapeFlags(shapes, (text, shape) => {
+    const module = stripWeightSuffix(text);
+    return inStack[shape] === 1 && !text.includes('expert') && module !== text && pattern.test(module);
+  });
+  if (!candidate.includes(1)) {
+    return null;
+  }
+  // Candidate rows by layer (in `indices` order), each layer's in header order.
+  const byLayer = new Map<number, number[]>();
+  for (let row = 0; row < index.count; row++) {
+    if (candidate[shapes.rowShape[row]] === 1) {
+      const layer = shapes.indexValues[shapes.indexStart[row]];
+      const rows = byLayer.get(layer);
+      if (rows) {
+        rows.push(row);
+      } else {
+        byLayer.set(layer, [row]);
+      }
+    }
+  }
+  for (const layer of indices) {
+    for (const row of byLayer.get(layer) ?? []) {
+      const module = stripWeightSuffix(index.names[row]);
+      const out = outFeatures(index, module, hidden, bytes);
+      if (out !== null) {
+        return { size: module.endsWith('gate_up_proj') ? out / 2 : out, module: lastPart(module) };
+      }
+    }
+  }
+  return null;
+}

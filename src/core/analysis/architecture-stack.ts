@@ -1,0 +1,219 @@
+/**
+ * The architecture analysis' one pass over the layer stack: per layer, its experts (numbered or packed), MTP
+ * tensors, router and shared experts, found by testing each name shape once rather than each name.
+ */
+import type { NameShapes, TensorIndex } from './tensor-index';
+
+const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
+const RE_ROUTER = /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/;
+/** The first expert's gate/up weight, whose module gives the expert FFN width. */
+const RE_EXPERT_MODULE = /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/;
+/** RE_EXPERT_MODULE with the index written as a shape writes it: which shapes can hold such a name. */
+const RE_EXPERT_MODULE_SHAPE = /\.experts\.#\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/;
+
+/** `expertSlotOf` for shapes with neither `.experts.` nor `.switch_mlp.`. */
+const NOT_EXPERT = -2;
+
+/**
+ * Where a shape's expert index is: the index-tuple position of the segment after the first `.experts.` when that
+ * segment is an index followed by more name (`experts.17.up_proj`), -1 for other expert tensors (packed
+ * `experts.gate_up_proj`, MLX `switch_mlp.*`), NOT_EXPERT for the rest.
+ */
+function expertSlotOf(pieces: readonly string[], text: string): number {
+  for (let j = 0; j < pieces.length; j++) {
+    // '.experts.' holds no digits, so it lies inside one literal piece; the first piece holding it is the first
+    // occurrence in every name of the shape.
+    const at = pieces[j].indexOf('.experts.');
+    if (at >= 0) {
+      const slotFollows = at + '.experts.'.length === pieces[j].length && j + 1 < pieces.length;
+      return slotFollows && pieces[j + 1] !== '' ? j : -1;
+    }
+  }
+  return text.includes('.switch_mlp.') ? -1 : NOT_EXPERT;
+}
+
+/** One flag per shape. */
+export function shapeFlags(shapes: NameShapes, test: (text: string, shape: number) => boolean): Uint8Array {
+  const flags = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    flags[s] = test(shapes.text[s], s) ? 1 : 0;
+  }
+  return flags;
+}
+
+/**
+ * In flat index tuples sorted by tuple (`depth` keys each), the first entry at or after `from` whose first index
+ * is above `value` (`strictly`) or at least `value`.
+ */
+export function firstIndexBound(
+  keys: Int32Array,
+  depth: number,
+  value: number,
+  from: number,
+  strictly: boolean,
+): number {
+  let lo = from;
+  let hi = keys.length / depth;
+  // Runs are usually long or the next entry is the answer: check it before bisecting.
+  if (lo < hi && (strictly ? keys[lo * depth] > value : keys[lo * depth] >= value)) {
+    return lo;
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const first = keys[mid * depth];
+    if (strictly ? first <= value : first < value) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+/** What the expert / MTP / shared-expert checks need from every layer of the stack, gathered in one pass. */
+export interface StackScan {
+  /** Layer indices in order of first appearance. */
+  layers: number[];
+  /** Per layer (same order): holds MTP tensors. */
+  mtp: boolean[];
+  /** Largest expert index + 1 and packed expert counts (shape[0]); 0 when none. */
+  count: number[];
+  /** Holds packed (rank ≥ 3) expert tensors. */
+  packed: boolean[];
+  /** First non-null packedExpertWidth in header order. */
+  packedWidth: Array<number | null>;
+  /** First row naming expert 0's gate/up weight, or -1. */
+  expertModuleRow: number[];
+  /** First 2-D router weight, or -1. */
+  routerRow: number[];
+  shared: boolean[];
+  /** Numbers of `shared_experts.<n>.` modules. */
+  numberedShared: Array<Set<number> | null>;
+  /** Rows of one layer, in header order. */
+  rowsOf(layer: number): number[];
+}
+
+/**
+ * One pass over the rows of the layer stack (shapes flagged in `inStack`), in header order: per layer, what a
+ * loop over that layer's rows would find first or at most. Name tests are per shape (see tensor-index.ts); the
+ * two regexes that read digits run only on the few names their shape lets through.
+ */
+export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: number | null): StackScan {
+  const shapes = index.shapes();
+  const { rowShape, indexStart, indexValues } = shapes;
+  const names = index.names;
+  const isMtp = shapeFlags(shapes, (text) => RE_MTP_TENSOR.test(text));
+  const expertSlot = Int32Array.from(shapes.pieces, (pieces, s) => expertSlotOf(pieces, shapes.text[s]));
+  // Candidates for the first expert's gate/up weight; the regex itself still runs on their names.
+  const mayBeExpertModule = shapeFlags(shapes, (text) => RE_EXPERT_MODULE_SHAPE.test(text));
+  const isRouter = shapeFlags(shapes, (text) => RE_ROUTER.test(text));
+  const isShared = shapeFlags(shapes, (text) => /\.shared_experts?\./.test(text));
+  const mayBeNumberedShared = shapeFlags(shapes, (text) => text.includes('.shared_experts.'));
+  const scan: StackScan = {
+    layers: [],
+    mtp: [],
+    count: [],
+    packed: [],
+    packedWidth: [],
+    expertModuleRow: [],
+    routerRow: [],
+    shared: [],
+    numberedShared: [],
+    rowsOf(layer) {
+      // Each stack shape's rows of that layer are one run of its sorted rows.
+      const rows: number[] = [];
+      for (let s = 0; s < shapes.count; s++) {
+        if (inStack[s] === 1) {
+          const sorted = index.sortedShape(s);
+          let i = firstIndexBound(sorted.keys, sorted.depth, layer, 0, false);
+          for (; i < sorted.rows.length && sorted.keys[i * sorted.depth] === layer; i++) {
+            rows.push(sorted.rows[i]);
+          }
+        }
+      }
+      return rows.sort((a, b) => a - b);
+    },
+  };
+  const ids = new Map<number, number>();
+  let lastLayer = -1;
+  let id = -1;
+  for (let row = 0; row < index.count; row++) {
+    const shape = rowShape[row];
+    if (inStack[shape] === 0) {
+      continue;
+    }
+    const layer = indexValues[indexStart[row]];
+    if (layer !== lastLayer) {
+      let known = ids.get(layer);
+      if (known === undefined) {
+        known = scan.layers.length;
+        ids.set(layer, known);
+        scan.layers.push(layer);
+        scan.mtp.push(false);
+        scan.count.push(0);
+        scan.packed.push(false);
+        scan.packedWidth.push(null);
+        scan.expertModuleRow.push(-1);
+        scan.routerRow.push(-1);
+        scan.shared.push(false);
+        scan.numberedShared.push(null);
+      }
+      id = known;
+      lastLayer = layer;
+    }
+    if (isMtp[shape] === 1) {
+      scan.mtp[id] = true;
+    }
+    if (isShared[shape] === 1) {
+      scan.shared[id] = true;
+      const match = mayBeNumberedShared[shape] === 1 ? /\.shared_experts\.(\d+)\./.exec(names[row]) : null;
+      if (match) {
+        (scan.numberedShared[id] ??= new Set()).add(Number(match[1]));
+      }
+    }
+    if (scan.routerRow[id] < 0 && isRouter[shape] === 1 && index.rank(row) === 2) {
+      scan.routerRow[id] = row;
+    }
+    const slot = expertSlot[shape];
+    if (slot === NOT_EXPERT) {
+      continue;
+    }
+    if (slot >= 0) {
+      scan.count[id] = Math.max(scan.count[id], indexValues[indexStart[row] + slot] + 1);
+      if (
+        scan.expertModuleRow[id] < 0 &&
+        mayBeExpertModule[shape] === 1 &&
+        indexValues[indexStart[row + 1] - 1] === 0 &&
+        RE_EXPERT_MODULE.test(names[row])
+      ) {
+        scan.expertModuleRow[id] = row;
+      }
+      continue;
+    }
+    if (index.rank(row) >= 3) {
+      scan.count[id] = Math.max(scan.count[id], index.dim(row, 0));
+      scan.packed[id] = true;
+      scan.packedWidth[id] ??= packedExpertWidth(index, row, hidden);
+    }
+  }
+  return scan;
+}
+
+/**
+ * Per-expert FFN width from a packed expert tensor: gpt-oss MXFP4 `gate_up_proj_blocks [E, 2I, G, 16]`, BF16
+ * `gate_up_proj [E, H, 2I]` (in-major) or `[E, 2I, H]`, MLX `switch_mlp.gate_proj.weight [E, I, packed]`.
+ */
+function packedExpertWidth(index: TensorIndex, row: number, hidden: number | null): number | null {
+  const name = index.names[row];
+  if (/gate_up_proj_blocks$/.test(name)) {
+    return index.dim(row, 1) / 2;
+  }
+  if (/gate_up_proj$/.test(name) && index.rank(row) === 3) {
+    const width = index.dim(row, 1) === hidden ? index.dim(row, 2) : index.dim(row, 1);
+    return width / 2;
+  }
+  if (/switch_mlp\.(?:gate_proj|up_proj)\.weight$/.test(name)) {
+    return index.dim(row, 1);
+  }
+  return null;
+}
