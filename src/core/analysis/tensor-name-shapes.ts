@@ -1,0 +1,438 @@
+/**
+ * The one pass over a header's names that finds their shapes and index tuples (see tensor-index.ts for what a
+ * name shape is). It reads the names' code units straight from the header bytes when they match the decoded
+ * names, and falls back to the strings otherwise; both give the same shapes.
+ */
+import type { TensorColumns } from '../model';
+import type { NameShapes } from './tensor-index';
+
+/** Longest digit run treated as an index; longer ones (hashes, dates) stay literal text. */
+const MAX_INDEX_DIGITS = 9;
+
+export interface ParsedShapes extends NameShapes {
+  /** Shape and index tuple of an arbitrary name, or null when no row has its shape. */
+  query(name: string): { shape: number; values: number[] } | null;
+}
+
+/** Index segments of the name being scanned: start, end and value of each. */
+interface Scratch {
+  starts: Int32Array;
+  ends: Int32Array;
+  values: Int32Array;
+  /** Whether the name has a unit outside ASCII. */
+  wide: boolean;
+}
+
+function growScratch(scratch: Scratch): void {
+  const size = scratch.starts.length * 2;
+  const starts = new Int32Array(size);
+  const ends = new Int32Array(size);
+  const values = new Int32Array(size);
+  starts.set(scratch.starts);
+  ends.set(scratch.ends);
+  values.set(scratch.values);
+  scratch.starts = starts;
+  scratch.ends = ends;
+  scratch.values = values;
+}
+
+/** Whether a scanned name (k index segments in `scratch`) has the literal pieces `pieces`. */
+function matchesPieces(name: string, k: number, scratch: Scratch, pieces: readonly string[]): boolean {
+  if (pieces.length !== k + 1) {
+    return false;
+  }
+  // Lengths first (cheap), then the text of each piece.
+  let from = 0;
+  for (let j = 0; j <= k; j++) {
+    const to = j < k ? scratch.starts[j] : name.length;
+    if (to - from !== pieces[j].length) {
+      return false;
+    }
+    from = j < k ? scratch.ends[j] : to;
+  }
+  from = 0;
+  for (let j = 0; j <= k; j++) {
+    const piece = pieces[j];
+    if (piece.length > 0 && !name.startsWith(piece, from)) {
+      return false;
+    }
+    from = j < k ? scratch.ends[j] : from;
+  }
+  return true;
+}
+
+/**
+ * The names as one array of UTF-16 code units plus offsets. For the usual all-ASCII header that is the header's own
+ * name bytes (no copy); otherwise the names are copied once.
+ */
+function codeUnits(
+  names: readonly string[],
+  columns: TensorColumns,
+  ascii: boolean,
+): { units: Uint8Array | Uint16Array; starts: Uint32Array } {
+  if (ascii) {
+    return { units: columns.nameBytes, starts: columns.nameStarts };
+  }
+  const starts = new Uint32Array(names.length + 1);
+  for (let row = 0; row < names.length; row++) {
+    starts[row + 1] = starts[row] + names[row].length;
+  }
+  const units = new Uint16Array(starts[names.length]);
+  for (let row = 0; row < names.length; row++) {
+    const name = names[row];
+    const at = starts[row];
+    for (let i = 0; i < name.length; i++) {
+      units[at + i] = name.charCodeAt(i);
+    }
+  }
+  return { units, starts };
+}
+
+/** Whether the names can be read straight from the header's name bytes: one byte per character. */
+function namesMatchBytes(names: readonly string[], columns: TensorColumns): boolean {
+  if (columns.count !== names.length || columns.nameBytes.length !== columns.nameStarts[columns.count]) {
+    return false;
+  }
+  for (let row = 0; row < names.length; row++) {
+    if (names[row].length !== columns.nameStarts[row + 1] - columns.nameStarts[row]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** Finds the index segments of the name at code units [from, end) into `scratch` (absolute positions); returns how many. */
+function scanUnits(units: Uint8Array | Uint16Array, from: number, end: number, scratch: Scratch): number {
+  let bits = 0;
+  let k = 0;
+  let segStart = from;
+  let numeric = true;
+  let value = 0;
+  for (let i = from; i <= end; i++) {
+    const c = i < end ? units[i] : 46;
+    bits |= c;
+    if (c === 46) {
+      const segLength = i - segStart;
+      if (numeric && segLength > 0 && segLength <= MAX_INDEX_DIGITS) {
+        if (k === scratch.starts.length) {
+          growScratch(scratch);
+        }
+        scratch.starts[k] = segStart;
+        scratch.ends[k] = i;
+        scratch.values[k] = value;
+        k++;
+      }
+      segStart = i + 1;
+      numeric = true;
+      value = 0;
+    } else if (numeric) {
+      if (c >= 48 && c <= 57) {
+        value = value * 10 + (c - 48);
+      } else {
+        numeric = false;
+      }
+    }
+  }
+  scratch.wide = bits >= 0x80;
+  return k;
+}
+
+/** Hash of a scanned name's literal text and index positions (FNV-1a over the literal code units). */
+function unitsHash(units: Uint8Array | Uint16Array, from: number, end: number, k: number, scratch: Scratch): number {
+  let hash = 0x811c9dc5 ^ k;
+  let at = from;
+  for (let j = 0; j <= k; j++) {
+    const to = j < k ? scratch.starts[j] : end;
+    for (let i = at; i < to; i++) {
+      hash = Math.imul(hash ^ units[i], 0x01000193);
+    }
+    hash = Math.imul(hash ^ 0x2a3, 0x01000193);
+    at = j < k ? scratch.ends[j] : to;
+  }
+  return hash & 0x3fffffff;
+}
+
+/**
+ * Whether the scanned name [from, end) has the literal pieces of shape s, compared against the code units of the
+ * row that created the shape (`rep`, whose index segments are `repSlots` = start, end, start, end…).
+ */
+function matchesRow(
+  units: Uint8Array | Uint16Array,
+  words: DataView | null,
+  from: number,
+  end: number,
+  k: number,
+  scratch: Scratch,
+  repFrom: number,
+  repEnd: number,
+  repSlots: Int32Array,
+): boolean {
+  if (repSlots.length !== 2 * k) {
+    return false;
+  }
+  let at = from;
+  let repAt = repFrom;
+  for (let j = 0; j <= k; j++) {
+    const to = j < k ? scratch.starts[j] : end;
+    const repTo = j < k ? repSlots[2 * j] : repEnd;
+    if (to - at !== repTo - repAt) {
+      return false;
+    }
+    at = j < k ? scratch.ends[j] : to;
+    repAt = j < k ? repSlots[2 * j + 1] : repTo;
+  }
+  at = from;
+  repAt = repFrom;
+  for (let j = 0; j <= k; j++) {
+    const to = j < k ? scratch.starts[j] : end;
+    if (!sameUnits(units, words, at, repAt, to - at)) {
+      return false;
+    }
+    at = j < k ? scratch.ends[j] : to;
+    repAt = j < k ? repSlots[2 * j + 1] : repEnd;
+  }
+  return true;
+}
+
+/**
+ * Reads the name [from, end) along a known shape: its literal pieces must equal the shape's (compared with the
+ * code units of the row that created the shape, whose index segments are `repSlots`), and between them must stand
+ * runs of 1–9 digits. Then the name has exactly that shape — the pieces carry the dots around each run, so each
+ * run is a whole segment, and the literal segments are the shape's own — and its index values are in
+ * scratch.values. Returns the number of index segments, or -1 when the name does not have the shape.
+ */
+function readAlong(
+  units: Uint8Array | Uint16Array,
+  words: DataView | null,
+  from: number,
+  end: number,
+  repFrom: number,
+  repEnd: number,
+  repSlots: Int32Array,
+  scratch: Scratch,
+): number {
+  const k = repSlots.length >> 1;
+  while (scratch.values.length < k) {
+    growScratch(scratch);
+  }
+  let at = from;
+  let repAt = repFrom;
+  for (let j = 0; j <= k; j++) {
+    const length = (j < k ? repSlots[2 * j] : repEnd) - repAt;
+    if (at + length > end || !sameUnits(units, words, at, repAt, length)) {
+      return -1;
+    }
+    at += length;
+    if (j === k) {
+      return at === end ? k : -1;
+    }
+    const digits = at;
+    let value = 0;
+    while (at < end) {
+      const c = units[at];
+      if (c < 48 || c > 57) {
+        break;
+      }
+      value = value * 10 + (c - 48);
+      at++;
+    }
+    if (at === digits || at - digits > MAX_INDEX_DIGITS) {
+      return -1;
+    }
+    scratch.values[j] = value;
+    repAt = repSlots[2 * j + 1];
+  }
+  return -1;
+}
+
+/** Whether units [a, a + length) equal units [b, b + length); bytes are compared four at a time. */
+function sameUnits(
+  units: Uint8Array | Uint16Array,
+  words: DataView | null,
+  a: number,
+  b: number,
+  length: number,
+): boolean {
+  let i = 0;
+  if (words !== null) {
+    for (; i + 4 <= length; i += 4) {
+      if (words.getInt32(a + i, true) !== words.getInt32(b + i, true)) {
+        return false;
+      }
+    }
+  }
+  for (; i < length; i++) {
+    if (units[a + i] !== units[b + i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+const RECENT = 4;
+
+export function shapesOf(names: readonly string[], columns: TensorColumns): ParsedShapes {
+  const fromBytes = namesMatchBytes(names, columns) ? parseShapes(names, columns, true) : null;
+  return fromBytes ?? parseShapes(names, columns, false);
+}
+
+/** The pass itself; with `useBytes` it gives up (null) at the first non-ASCII name. */
+function parseShapes(names: readonly string[], columns: TensorColumns, useBytes: true): ParsedShapes | null;
+function parseShapes(names: readonly string[], columns: TensorColumns, useBytes: false): ParsedShapes;
+function parseShapes(names: readonly string[], columns: TensorColumns, useBytes: boolean): ParsedShapes | null {
+  const count = names.length;
+  const { units, starts } = codeUnits(names, columns, useBytes);
+  const rowShape = new Int32Array(count);
+  const indexStart = new Uint32Array(count + 1);
+  let values = new Int32Array(Math.max(16, count * 2));
+  let used = 0;
+  const text: string[] = [];
+  const pieces: string[][] = [];
+  const slotList: number[] = [];
+  const sizes: number[] = [];
+  /** The row that created each shape, and its index segments as absolute unit positions. */
+  const repRow: number[] = [];
+  const repSlots: Int32Array[] = [];
+  /** Shape of the row that followed each shape last time: the first guess for the next row. */
+  const successor: number[] = [];
+  /** First shape per hash; further shapes with the same hash chain through `next`. */
+  const byHash = new Map<number, number>();
+  const next: number[] = [];
+  const scratch: Scratch = {
+    starts: new Int32Array(16),
+    ends: new Int32Array(16),
+    values: new Int32Array(16),
+    wide: false,
+  };
+  // The shapes of the last few rows: headers list a layer's tensors together, so most rows repeat one of them.
+  const recent = new Int32Array(RECENT).fill(-1);
+  let previous = -1;
+
+  const words = useBytes ? new DataView(units.buffer, units.byteOffset, units.byteLength) : null;
+  const matches = (from: number, end: number, k: number, s: number): boolean =>
+    matchesRow(units, words, from, end, k, scratch, starts[repRow[s]], starts[repRow[s] + 1], repSlots[s]);
+
+  for (let row = 0; row < count; row++) {
+    const from = starts[row];
+    const end = starts[row + 1];
+    indexStart[row] = used;
+    // Most rows have the shape that followed the previous row's shape last time (gate → up → down → gate…):
+    // reading the name along that shape's literal text settles it without scanning it byte by byte.
+    const guess = previous >= 0 ? successor[previous] : -1;
+    let shape = -1;
+    let k =
+      guess >= 0
+        ? readAlong(units, words, from, end, starts[repRow[guess]], starts[repRow[guess] + 1], repSlots[guess], scratch)
+        : -1;
+    if (k >= 0) {
+      shape = guess;
+    } else {
+      k = scanUnits(units, from, end, scratch);
+      if (scratch.wide && useBytes) {
+        return null; // UTF-8 bytes are not characters: read the names themselves instead.
+      }
+      for (let r = 0; r < RECENT; r++) {
+        const candidate = recent[r];
+        if (candidate >= 0 && candidate !== guess && matches(from, end, k, candidate)) {
+          shape = candidate;
+          break;
+        }
+      }
+      if (shape < 0) {
+        const hash = unitsHash(units, from, end, k, scratch);
+        for (let s = byHash.get(hash) ?? -1; s >= 0; s = next[s]) {
+          if (matches(from, end, k, s)) {
+            shape = s;
+            break;
+          }
+        }
+        if (shape < 0) {
+          shape = text.length;
+          const name = names[row];
+          const own: string[] = [];
+          const slots = new Int32Array(2 * k);
+          let at = 0;
+          for (let j = 0; j <= k; j++) {
+            const to = j < k ? scratch.starts[j] - from : name.length;
+            own.push(name.slice(at, to));
+            if (j < k) {
+              slots[2 * j] = scratch.starts[j];
+              slots[2 * j + 1] = scratch.ends[j];
+              at = scratch.ends[j] - from;
+            }
+          }
+          pieces.push(own);
+          text.push(own.join('#'));
+          slotList.push(k);
+          sizes.push(0);
+          repRow.push(row);
+          repSlots.push(slots);
+          successor.push(-1);
+          next.push(byHash.get(hash) ?? -1);
+          byHash.set(hash, shape);
+        }
+      }
+      if (recent[0] !== shape) {
+        let q = RECENT - 1;
+        while (q > 0 && recent[q] !== shape) {
+          q--;
+        }
+        for (; q > 0; q--) {
+          recent[q] = recent[q - 1];
+        }
+        recent[0] = shape;
+      }
+    }
+    if (used + k > values.length) {
+      const grown = new Int32Array(Math.max(values.length * 2, used + k));
+      grown.set(values);
+      values = grown;
+    }
+    for (let j = 0; j < k; j++) {
+      values[used++] = scratch.values[j];
+    }
+    if (previous >= 0) {
+      successor[previous] = shape;
+    }
+    previous = shape;
+    rowShape[row] = shape;
+    sizes[shape]++;
+  }
+  indexStart[count] = used;
+
+  const shapeCount = text.length;
+  const rowStart = new Int32Array(shapeCount + 1);
+  for (let s = 0; s < shapeCount; s++) {
+    rowStart[s + 1] = rowStart[s] + sizes[s];
+  }
+  const fill = rowStart.slice(0, shapeCount);
+  const rowList = new Int32Array(count);
+  for (let row = 0; row < count; row++) {
+    rowList[fill[rowShape[row]]++] = row;
+  }
+  return {
+    count: shapeCount,
+    text,
+    pieces,
+    slots: Int32Array.from(slotList),
+    rowShape,
+    indexStart,
+    indexValues: values,
+    rowStart,
+    rowList,
+    query(name) {
+      const queryUnits = new Uint16Array(name.length);
+      for (let i = 0; i < name.length; i++) {
+        queryUnits[i] = name.charCodeAt(i);
+      }
+      const k = scanUnits(queryUnits, 0, queryUnits.length, scratch);
+      const hash = unitsHash(queryUnits, 0, queryUnits.length, k, scratch);
+      for (let s = byHash.get(hash) ?? -1; s >= 0; s = next[s]) {
+        if (matchesPieces(name, k, scratch, pieces[s])) {
+          return { shape: s, values: Array.from(scratch.values.subarray(0, k)) };
+        }
+      }
+      return null;
+    },
+  };
+}
