@@ -34,7 +34,7 @@ describe('a sharded PyTorch .bin model written by torch', () => {
   it('its index parses and groups the dropped folder into one model, chosen by default', () => {
     const parsed = index();
     expect([...parsed.shardFiles].sort()).toEqual(SHARDS);
-    expect(parsed.totalSize).toBe(352);
+    expect(parsed.totalSize).toBe(131_296);
     const paths = ['m/config.json', `m/${INDEX}`, ...SHARDS.map((name) => `m/${name}`)];
     const grouping = groupFiles(paths, [{ file: `m/${INDEX}`, index: parsed }]);
     const choice = defaultChoice(modelChoices(grouping));
@@ -62,8 +62,8 @@ describe('a sharded PyTorch .bin model written by torch', () => {
       ].sort(),
     );
     // The index's total_size (numel × element size, as transformers writes it) matches the shards: no size finding.
-    expect(model.totals.dataBytes).toBe(352);
-    expect(Object.values(model.totals.byDtype).reduce((sum, total) => sum + total.bytes, 0)).toBe(352);
+    expect(model.totals.dataBytes).toBe(131_296);
+    expect(Object.values(model.totals.byDtype).reduce((sum, total) => sum + total.bytes, 0)).toBe(131_296);
     expect(merged.findings.filter((finding) => finding.severity !== 'info')).toEqual([]);
 
     const sections = mergeCheckpointSections(headers);
