@@ -6,28 +6,8 @@ import type { LayerModules } from './architecture-layer';
 import type { DiffusionInfo } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
-/** First name segments (or second, under `model.`) of non-text towers. */
-const TOWER_HEADS: ReadonlyMap<string, string> = new Map([
-  ...[
-    'visual',
-    'vision_tower',
-    'vision_model',
-    'vision_encoder',
-    'image_encoder',
-    'vision_embed_tokens',
-    'multi_modal_projector',
-    'mm_projector',
-    'vision',
-  ].map((head): [string, string] => [head, 'vision']),
-  ...['audio_tower', 'audio_model', 'audio_encoder', 'audio'].map((head): [string, string] => [head, 'audio']),
-  ...['cond_stage_model', 'conditioner', 'text_encoder', 'text_encoders', 'text_encoder_2', 'text_encoder_3'].map(
-    (head): [string, string] => [head, 'text-encoder'],
-  ),
-  ...['first_stage_model', 'vae'].map((head): [string, string] => [head, 'vae']),
-]);
-
-/** Towers that transformers nests under `model.` (`model.visual`, `model.vision_tower`…); encoders never are. */
-const MODEL_NESTED_TOWERS = new Set([
+/** Heads of vision and audio towers; transformers also nests these under `model.` (encoders it never does). */
+const VISION_HEADS = [
   'visual',
   'vision_tower',
   'vision_model',
@@ -37,11 +17,21 @@ const MODEL_NESTED_TOWERS = new Set([
   'multi_modal_projector',
   'mm_projector',
   'vision',
-  'audio_tower',
-  'audio_model',
-  'audio_encoder',
-  'audio',
+];
+const AUDIO_HEADS = ['audio_tower', 'audio_model', 'audio_encoder', 'audio'];
+
+/** First name segments (or second, under `model.`) of non-text towers. */
+const TOWER_HEADS: ReadonlyMap<string, string> = new Map([
+  ...VISION_HEADS.map((head): [string, string] => [head, 'vision']),
+  ...AUDIO_HEADS.map((head): [string, string] => [head, 'audio']),
+  ...['cond_stage_model', 'conditioner', 'text_encoder', 'text_encoders', 'text_encoder_2', 'text_encoder_3'].map(
+    (head): [string, string] => [head, 'text-encoder'],
+  ),
+  ...['first_stage_model', 'vae'].map((head): [string, string] => [head, 'vae']),
 ]);
+
+/** Towers that transformers nests under `model.` (`model.visual`, `model.vision_tower`…). */
+const MODEL_NESTED_TOWERS = new Set([...VISION_HEADS, ...AUDIO_HEADS]);
 
 const DIT_CONTAINERS = [
   'double_blocks',

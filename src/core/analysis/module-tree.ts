@@ -26,7 +26,7 @@ import {
   MAX_TREE_TEMPLATES,
 } from './limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
-import { storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
+import { storedBytes, tensorIndex, tupleRange, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 import { compareNatural } from '../natural-order';
 
@@ -453,36 +453,7 @@ function range(group: TemplateRows, context: readonly number[]): [number, number
   if (length === 0) {
     return [0, group.rows.length];
   }
-  const compare = (i: number): number => {
-    for (let d = 0; d < length; d++) {
-      const diff = group.keys[i * depth + d] - context[d];
-      if (diff !== 0) {
-        return diff;
-      }
-    }
-    return 0;
-  };
-  let lo = 0;
-  let hi = group.rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compare(mid) < 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  const from = lo;
-  hi = group.rows.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compare(mid) <= 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return [from, lo];
+  return tupleRange(group.keys, depth, context);
 }
 
 function totalsOf(

@@ -383,7 +383,7 @@ function sortByIndexTuple(rows: Int32Array, depth: number, indexStart: Uint32Arr
 }
 
 /** [from, to) of the flat sorted tuples `keys` (depth per entry) that start with `tuple`. */
-function tupleRange(keys: Int32Array, depth: number, tuple: readonly number[]): [number, number] {
+export function tupleRange(keys: Int32Array, depth: number, tuple: readonly number[]): [number, number] {
   const count = depth === 0 ? 0 : keys.length / depth;
   const length = Math.min(tuple.length, depth);
   const compare = (i: number): number => {
