@@ -40,6 +40,22 @@ describe('how to convert safely', () => {
     expect(advice.code).toContain('.contiguous().clone()');
   });
 
+  it('a .bin shard set: every shard converted in a loop, a new index written, tied pops tolerate absent names', async () => {
+    const advice = convertAdvice('pytorch_model.bin.index.json', await header('tied_views.pt'));
+    if (advice.kind !== 'script') {
+      throw new Error(advice.kind);
+    }
+    expect(advice.code).toContain('index = json.load(open("pytorch_model.bin.index.json"))');
+    expect(advice.code).toContain('for shard, converted in sorted(renamed.items()):');
+    expect(advice.code).toContain('    ckpt = torch.load(shard, map_location="cpu", weights_only=True)');
+    expect(advice.code).toContain('    state_dict.pop("lm_head.weight", None)');
+    expect(advice.code).toContain('        if name in state_dict:');
+    expect(advice.code).toContain('    save_file(state_dict, converted, metadata={"format": "pt"})');
+    expect(advice.code).toContain('json.dump(index, open("model.safetensors.index.json", "w"), indent=2)');
+    expect(advice.code).not.toContain('torch.load("pytorch_model.bin.index.json"');
+    expect(safetensorsName('pytorch_model.bin.index.json')).toBe('model.safetensors.index.json');
+  });
+
   it('a plain state dict: the root is the weights, named model.safetensors like the Hub does', async () => {
     const advice = convertAdvice('pytorch_model.bin', await header('pytorch_model.bin'));
     if (advice.kind !== 'script') {

@@ -21,6 +21,10 @@ function py(text: string): string {
 /** HF names its conversions model.safetensors; everything else keeps its stem. */
 export function safetensorsName(fileName: string): string {
   const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  const index = /^(.*)\.bin\.index\.json$/i.exec(base);
+  if (index) {
+    return `${index[1].replace(/^pytorch_model/i, 'model')}.safetensors.index.json`;
+  }
   if (/^pytorch_model(-\d+-of-\d+)?\.bin$/i.test(base)) {
     return base.replace(/^pytorch_model/i, 'model').replace(/\.bin$/i, '.safetensors');
   }
@@ -70,6 +74,8 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   const weights = checkpoint.weights;
   const prefix = checkpoint.weightsPrefix;
 
+  // A shard set (`pytorch_model.bin.index.json`): the same steps run on every shard, and a new index is written.
+  const sharded = /\.index\.json$/i.test(fileName);
   const target = safetensorsName(fileName);
   const notes: string[] = [];
   const lines: string[] = [
@@ -88,7 +94,8 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('# Only if you trust the source, allow exactly those classes:');
     lines.push('#   with torch.serialization.safe_globals([...]):');
   }
-  lines.push(`ckpt = torch.load(${py(fileName)}, map_location="cpu", weights_only=True)`);
+  const preamble = lines.length;
+  lines.push(`ckpt = torch.load(${sharded ? 'shard' : py(fileName)}, map_location="cpu", weights_only=True)`);
   // A whole pickled nn.Module (torch.save(model)): its weights come from state_dict(), not from a key.
   const wholeModule = ['_parameters', '_modules'].every((key) => checkpoint.sections.some((s) => s.path === key));
   if (wholeModule) {
@@ -124,11 +131,11 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('# (transformers re-ties them on load from the model config.)');
     if (tied.length <= MAX_LISTED_NAMES) {
       for (const [kept, dropped] of tied) {
-        lines.push(`state_dict.pop(${py(dropped)})  # same storage as ${kept}`);
+        lines.push(`state_dict.pop(${py(dropped)}${sharded ? ', None' : ''})  # same storage as ${kept}`);
       }
     } else {
       lines.push(`for name in ${pyList(tied.map(([, dropped]) => dropped))}:`);
-      lines.push('    state_dict.pop(name)');
+      lines.push(sharded ? '    state_dict.pop(name, None)' : '    state_dict.pop(name)');
     }
   }
   const tiedDropped = new Set(tied.map(([, dropped]) => dropped));
@@ -139,7 +146,12 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('# Views (transposed, sliced or part of a larger storage): give each its own compact storage.');
     if (views.length <= MAX_LISTED_NAMES) {
       lines.push(`for name in ${pyList(views)}:`);
-      lines.push('    state_dict[name] = state_dict[name].contiguous().clone()');
+      if (sharded) {
+        lines.push('    if name in state_dict:  # each shard holds some of them');
+        lines.push('        state_dict[name] = state_dict[name].contiguous().clone()');
+      } else {
+        lines.push('    state_dict[name] = state_dict[name].contiguous().clone()');
+      }
     } else {
       lines.push('state_dict = {k: v.contiguous().clone() for k, v in state_dict.items()}');
     }
@@ -154,7 +166,23 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('# Quantized tensors: safetensors has no quantized dtype; store their dequantized values.');
     lines.push('state_dict = {k: v.dequantize() if v.is_quantized else v for k, v in state_dict.items()}');
   }
-  lines.push(`save_file(state_dict, ${py(target)}, metadata={"format": "pt"})`);
+  if (!sharded) {
+    lines.push(`save_file(state_dict, ${py(target)}, metadata={"format": "pt"})`);
+    return { kind: 'script', code: lines.join('\n'), notes };
+  }
+  const perShard = lines.splice(preamble).map((line) => `    ${line}`);
+  lines.splice(1, 0, 'import json');
+  lines.push(
+    `index = json.load(open(${py(fileName)}))`,
+    '# pytorch_model-00001-of-00002.bin → model-00001-of-00002.safetensors, as the Hub names conversions.',
+    'renamed = {shard: shard.replace("pytorch_model", "model").replace(".bin", ".safetensors") for shard in set(index["weight_map"].values())}',
+    'for shard, converted in sorted(renamed.items()):',
+    ...perShard,
+    '    save_file(state_dict, converted, metadata={"format": "pt"})',
+    'index["weight_map"] = {name: renamed[shard] for name, shard in index["weight_map"].items()}',
+    `json.dump(index, open(${py(target)}, "w"), indent=2)`,
+  );
+  notes.push('A shard set: each shard is converted on its own, and a new index names the converted shards.');
   return { kind: 'script', code: lines.join('\n'), notes };
 }
 
