@@ -136,8 +136,9 @@ describe('speed', () => {
     const elapsed = performance.now() - start;
     expect(tree?.root.tensors).toBe(249_984);
     expect(tree?.nodeCount).toBeLessThan(20);
-    // Budget is ~300 ms on a developer machine; the bound here leaves room for slow CI runners.
-    expect(elapsed).toBeLessThan(1500);
+    // ~300 ms on a quiet machine (npm run bench measures speed); the bound only catches an accidental quadratic,
+    // with room for a busy two-core runner.
+    expect(elapsed).toBeLessThan(10_000);
   });
 });
 
