@@ -7,7 +7,7 @@ import type { DiffusionInfo } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
 /** Heads of vision and audio towers; transformers also nests these under `model.` (encoders it never does). */
-const VISION_HEADS = [
+export const VISION_HEADS = [
   'visual',
   'vision_tower',
   'vision_model',
@@ -18,7 +18,7 @@ const VISION_HEADS = [
   'mm_projector',
   'vision',
 ];
-const AUDIO_HEADS = ['audio_tower', 'audio_model', 'audio_encoder', 'audio'];
+export const AUDIO_HEADS = ['audio_tower', 'audio_model', 'audio_encoder', 'audio'];
 
 /** First name segments (or second, under `model.`) of non-text towers. */
 const TOWER_HEADS: ReadonlyMap<string, string> = new Map([

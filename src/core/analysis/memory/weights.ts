@@ -5,27 +5,13 @@
  * Name tests run once per name shape (tensor-index.ts), so a 250,000-tensor MoE header costs a dozen regex runs.
  */
 import { dtypeCode, dtypeName } from '../../dtypes';
+import { AUDIO_HEADS, VISION_HEADS } from '../architecture-family';
 import { storedBytes, type TensorIndex } from '../tensor-index';
 import type { WeightPart, WeightPartTotal, WeightsSummary } from './types';
 
-/** Name segments of vision / audio towers (first segment, or second under `model.`). */
-const TOWERS = new Set([
-  'visual',
-  'vision_tower',
-  'vision_model',
-  'vision_encoder',
-  'image_encoder',
-  'vision_embed_tokens',
-  'multi_modal_projector',
-  'mm_projector',
-  'vision',
-  'audio_tower',
-  'audio_model',
-  'audio_encoder',
-  'audio',
-  'embed_vision',
-  'embed_audio',
-]);
+/** Name segments of vision / audio towers (first segment, or second under `model.`): the architecture's tower heads,
+ * plus Gemma 3n's multimodal embedders. */
+const TOWERS = new Set([...VISION_HEADS, ...AUDIO_HEADS, 'embed_vision', 'embed_audio']);
 
 const EMBEDDING_SEGMENTS = new Set([
   'embed_tokens',
