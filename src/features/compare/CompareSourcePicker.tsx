@@ -3,8 +3,7 @@
  * a URL (a file, a shard index, a repository). B goes through the same worker `open` path and SourceSpec kinds as any
  * main source, so everything the app can open can be compared.
  */
-import { useRef, useState } from 'react';
-import { filesFromInput } from '../load/dropped-files';
+import { FilesPickerButton, SourceUrlForm } from '../load/SourceInputs';
 import { formatBytes, formatPercent } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 
@@ -14,70 +13,21 @@ export function CompareSourcePicker() {
   const cancel = useAppStore((state) => state.cancelCompareSource);
   const close = useAppStore((state) => state.closeCompare);
   const source = useAppStore((state) => state.compareSource);
-  const [url, setUrl] = useState('');
-  const input = useRef<HTMLInputElement>(null);
-  const folder = useRef<HTMLInputElement | null>(null);
   return (
     <div className="compare-picker">
-      <form
-        className="url-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (url.trim()) {
-            void openCompareSource({ kind: 'url', url: url.trim(), token: useAppStore.getState().token || undefined });
-          }
-        }}
-      >
-        <label className="visually-hidden" htmlFor="compare-url-input">
-          URL to compare with
-        </label>
-        <input
-          id="compare-url-input"
-          type="text"
-          inputMode="url"
-          autoComplete="off"
-          spellCheck={false}
-          placeholder="B: a Hugging Face URL, repo id or any Range URL"
-          value={url}
-          onChange={(event) => setUrl(event.target.value)}
-        />
-        <button type="submit">Compare URL</button>
-      </form>
-      <button type="button" onClick={() => input.current?.click()}>
-        Compare with files…
-      </button>
-      <input
-        ref={input}
-        type="file"
-        multiple
-        accept=".safetensors,.sft,.json,.bin,.pt,.pth,.ckpt,.pkl,application/octet-stream"
-        data-testid="compare-file-input"
-        hidden
-        onChange={(event) => {
-          if (event.target.files) {
-            void openCompareFiles(filesFromInput(event.target.files));
-          }
-          event.target.value = '';
-        }}
+      <SourceUrlForm
+        inputId="compare-url-input"
+        label="URL to compare with"
+        placeholder="B: a Hugging Face URL, repo id or any Range URL"
+        submitLabel="Compare URL"
+        onOpen={openCompareSource}
       />
-      <button type="button" onClick={() => folder.current?.click()}>
-        Compare with a folder…
-      </button>
-      <input
-        ref={(element) => {
-          folder.current = element;
-          // Not in React's attribute types; every current browser supports it.
-          element?.setAttribute('webkitdirectory', '');
-        }}
-        type="file"
-        data-testid="compare-folder-input"
-        hidden
-        onChange={(event) => {
-          if (event.target.files) {
-            void openCompareFiles(filesFromInput(event.target.files));
-          }
-          event.target.value = '';
-        }}
+      <FilesPickerButton label="Compare with files…" testId="compare-file-input" onFiles={openCompareFiles} />
+      <FilesPickerButton
+        folder
+        label="Compare with a folder…"
+        testId="compare-folder-input"
+        onFiles={openCompareFiles}
       />
       {source.status !== 'idle' && (
         <button type="button" onClick={close}>

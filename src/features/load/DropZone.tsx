@@ -2,8 +2,9 @@
  * Drag-and-drop anywhere on the page (files or whole folders), plus keyboard-accessible file and folder pickers.
  * A new drop replaces the view; several files (a model folder) are grouped into models by the worker.
  */
-import { useEffect, useRef, useState } from 'react';
-import { collectDrop, filesFromInput } from './dropped-files';
+import { useEffect, useState } from 'react';
+import { collectDrop } from './dropped-files';
+import { FilesPickerButton } from './SourceInputs';
 import { useAppStore } from '../../state/store';
 
 function hasFiles(event: DragEvent): boolean {
@@ -75,57 +76,14 @@ export function DropOverlay({ visible }: { visible: boolean }) {
   );
 }
 
+/** Opens the picked files as the main source (A). */
 export function FilePickerButton({ label = 'Choose file' }: { label?: string }) {
   const openFiles = useAppStore((state) => state.openFiles);
-  const input = useRef<HTMLInputElement>(null);
-  return (
-    <>
-      <button type="button" onClick={() => input.current?.click()}>
-        {label}
-      </button>
-      <input
-        ref={input}
-        type="file"
-        multiple
-        accept=".safetensors,.sft,.json,.bin,.pt,.pth,.ckpt,.pkl,application/octet-stream"
-        data-testid="file-input"
-        hidden
-        onChange={(event) => {
-          if (event.target.files) {
-            void openFiles(filesFromInput(event.target.files));
-          }
-          event.target.value = '';
-        }}
-      />
-    </>
-  );
+  return <FilesPickerButton label={label} testId="file-input" onFiles={openFiles} />;
 }
 
-/** Picks a whole folder (a sharded model with its index and config.json) through `<input webkitdirectory>`. */
+/** Opens a picked folder (a sharded model with its index and config.json) as the main source (A). */
 export function FolderPickerButton({ label = 'Choose folder' }: { label?: string }) {
   const openFiles = useAppStore((state) => state.openFiles);
-  const input = useRef<HTMLInputElement>(null);
-  return (
-    <>
-      <button type="button" onClick={() => input.current?.click()}>
-        {label}
-      </button>
-      <input
-        ref={(element) => {
-          input.current = element;
-          // Not in React's attribute types; every current browser supports it.
-          element?.setAttribute('webkitdirectory', '');
-        }}
-        type="file"
-        data-testid="folder-input"
-        hidden
-        onChange={(event) => {
-          if (event.target.files) {
-            void openFiles(filesFromInput(event.target.files));
-          }
-          event.target.value = '';
-        }}
-      />
-    </>
-  );
+  return <FilesPickerButton folder label={label} testId="folder-input" onFiles={openFiles} />;
 }

@@ -4,64 +4,20 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useAppStore } from '../../state/store';
+import { SourceUrlForm } from './SourceInputs';
 
-/** A pasted string that is plausibly a source: an http(s) URL or an `org/name` repo id. */
-export function looksLikeSource(text: string): boolean {
-  const trimmed = text.trim();
-  return (
-    /^https?:\/\/\S+$/i.test(trimmed) ||
-    /^(hf\.co|huggingface\.co)\/\S+$/i.test(trimmed) ||
-    /^[\w.-]+\/[\w.-]+$/.test(trimmed)
-  );
-}
-
+/** The main URL box; a source pasted anywhere on the page (outside text fields) opens through it too. */
 export function UrlForm() {
   const openSource = useAppStore((state) => state.openSource);
-  const token = useAppStore((state) => state.token);
-  const [url, setUrl] = useState('');
-
-  useEffect(() => {
-    const onPaste = (event: ClipboardEvent) => {
-      const target = event.target as HTMLElement | null;
-      if (target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.isContentEditable)) {
-        return;
-      }
-      const text = event.clipboardData?.getData('text/plain') ?? '';
-      if (looksLikeSource(text)) {
-        event.preventDefault();
-        setUrl(text.trim());
-        void openSource({ kind: 'url', url: text.trim(), token: useAppStore.getState().token || undefined });
-      }
-    };
-    window.addEventListener('paste', onPaste);
-    return () => window.removeEventListener('paste', onPaste);
-  }, [openSource]);
-
   return (
-    <form
-      className="url-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (url.trim()) {
-          void openSource({ kind: 'url', url: url.trim(), token: token || undefined });
-        }
-      }}
-    >
-      <label className="visually-hidden" htmlFor="url-input">
-        URL of a .safetensors file
-      </label>
-      <input
-        id="url-input"
-        type="text"
-        inputMode="url"
-        autoComplete="off"
-        spellCheck={false}
-        placeholder="Paste a Hugging Face URL, repo id or any Range URL"
-        value={url}
-        onChange={(event) => setUrl(event.target.value)}
-      />
-      <button type="submit">Open</button>
-    </form>
+    <SourceUrlForm
+      inputId="url-input"
+      label="URL of a .safetensors file"
+      placeholder="Paste a Hugging Face URL, repo id or any Range URL"
+      submitLabel="Open"
+      onOpen={openSource}
+      openOnPaste
+    />
   );
 }
 
