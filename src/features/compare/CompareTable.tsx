@@ -14,8 +14,7 @@ import { GROUP_LABELS, signed } from './labels';
 import { FIRST_MEASURE_ROWS, widestShapeChars } from '../table/column-widths';
 import { ElidedName } from '../table/ElidedName';
 import { MAX_TAIL_CHARS } from '../table/name-elision';
-import { FilterInput } from '../table/FilterInput';
-import { RowCount } from '../table/TableToolbar';
+import { FilterChip, QueryToolbar } from '../table/TableToolbar';
 import { nextSort, VirtualTable, type VirtualColumn } from '../table/VirtualTable';
 import { formatTensorShape } from '../../lib/shape-text';
 
@@ -35,6 +34,24 @@ function bothSides(a: string | null, b: string | null): string {
     return a ?? b ?? '—';
   }
   return `${a} → ${b}`;
+}
+
+/** One side's element count; a dash where that side does not have the tensor. */
+function elementsColumn(
+  id: 'paramsA' | 'paramsB',
+  header: string,
+  elementsOf: (i: number) => number | null,
+): VirtualColumn<CompareSortKey> {
+  return {
+    id,
+    header,
+    numeric: true,
+    widthCh: 15,
+    cell: (i) => {
+      const value = elementsOf(i);
+      return value === null ? '—' : groupDigits(value);
+    },
+  };
 }
 
 export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadResult; b: LoadResult }) {
@@ -119,26 +136,8 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
           return <span title={text}>{text}</span>;
         },
       },
-      {
-        id: 'paramsA',
-        header: 'Elements A',
-        numeric: true,
-        widthCh: 15,
-        cell: (i) => {
-          const value = elementsA(i);
-          return value === null ? '—' : groupDigits(value);
-        },
-      },
-      {
-        id: 'paramsB',
-        header: 'Elements B',
-        numeric: true,
-        widthCh: 15,
-        cell: (i) => {
-          const value = elementsB(i);
-          return value === null ? '—' : groupDigits(value);
-        },
-      },
+      elementsColumn('paramsA', 'Elements A', elementsA),
+      elementsColumn('paramsB', 'Elements B', elementsB),
       {
         id: 'delta',
         header: 'Δ elements',
@@ -157,43 +156,34 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
 
   return (
     <div className="tensor-table-wrap">
-      <div className="table-toolbar">
-        <FilterInput
-          value={query.filter}
-          onCommit={commitFilter}
-          label="Filter compared tensors (aligned or full names)"
-          placeholder="Filter names: text or /regex/"
-          invalid={filterError !== null}
-        />
+      <QueryToolbar
+        filter={{
+          value: query.filter,
+          onCommit: commitFilter,
+          label: 'Filter compared tensors (aligned or full names)',
+          placeholder: 'Filter names: text or /regex/',
+          error: filterError,
+        }}
+        count={{
+          total: result.entries.count,
+          noun: ['key', 'keys'],
+          shown: order ? order.length : null,
+          busy,
+          testId: 'compare-row-count',
+        }}
+      >
         {query.groups.map((group) => (
-          <button key={group} type="button" className="chip" onClick={() => toggleGroup(group)}>
-            {GROUP_LABELS[group]} ✕
-          </button>
+          <FilterChip key={group} onRemove={() => toggleGroup(group)}>
+            {GROUP_LABELS[group]}
+          </FilterChip>
         ))}
-        {query.module && (
-          <button type="button" className="chip" onClick={() => setQuery({ module: '' })}>
-            module: {query.module} ✕
-          </button>
-        )}
-        <RowCount
-          total={result.entries.count}
-          noun={['key', 'keys']}
-          shown={order ? order.length : null}
-          busy={busy}
-          testId="compare-row-count"
-        />
-        {filterError && (
-          <span className="error-text" role="alert">
-            {filterError}
-          </span>
-        )}
-      </div>
+        {query.module && <FilterChip onRemove={() => setQuery({ module: '' })}>module: {query.module}</FilterChip>}
+      </QueryToolbar>
       <VirtualTable
         label="Compared tensors"
         columns={columns}
         order={order}
-        sortKey={query.sortKey}
-        descending={query.descending}
+        sort={query}
         onSort={(key) => setQuery(nextSort(query, key, NUMERIC_KEYS.has(key)))}
         className="compare-table"
         testId="compare-table-scroll"

@@ -10,8 +10,7 @@ import { formatCount, groupDigits } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import { MODULE_STATUS_LABELS, signed } from './labels';
 import { ElidedName } from '../table/ElidedName';
-import { FilterInput } from '../table/FilterInput';
-import { RowCount } from '../table/TableToolbar';
+import { QueryToolbar } from '../table/TableToolbar';
 import { nextSort, VirtualTable, type VirtualColumn } from '../table/VirtualTable';
 
 type ModuleKey =
@@ -135,38 +134,33 @@ export function ModuleDiffTable({ modules }: { modules: readonly ModuleDiff[] })
 
   return (
     <div className="tensor-table-wrap">
-      <div className="table-toolbar">
-        <FilterInput
-          value={filter}
-          onCommit={setFilter}
-          label="Filter modules"
-          placeholder="Filter modules: text or /regex/"
-          invalid={!compiled.ok}
-          immediate
-        />
+      <QueryToolbar
+        filter={{
+          value: filter,
+          onCommit: setFilter,
+          label: 'Filter modules',
+          placeholder: 'Filter modules: text or /regex/',
+          error: compiled.ok ? null : compiled.error,
+          immediate: true,
+        }}
+        count={{
+          total: modules.length,
+          noun: ['module', 'modules'],
+          shown: order.length,
+          busy: false,
+          testId: 'module-row-count',
+        }}
+      >
         <label className="inline">
           <input type="checkbox" checked={onlyChanged} onChange={(event) => setOnlyChanged(event.target.checked)} />{' '}
           only modules that differ
         </label>
-        <RowCount
-          total={modules.length}
-          noun={['module', 'modules']}
-          shown={order.length}
-          busy={false}
-          testId="module-row-count"
-        />
-        {!compiled.ok && (
-          <span className="error-text" role="alert">
-            {compiled.error}
-          </span>
-        )}
-      </div>
+      </QueryToolbar>
       <VirtualTable
         label="Compared modules"
         columns={columns}
         order={order}
-        sortKey={sort.sortKey}
-        descending={sort.descending}
+        sort={sort}
         onSort={(key) =>
           setSort(
             nextSort(sort, key, key !== 'name' && key !== 'status') as { sortKey: ModuleKey; descending: boolean },

@@ -174,8 +174,7 @@ export function TensorTable({ header, loadId, shards }: { header: ParsedHeader; 
         label="Tensors"
         columns={columns}
         order={order}
-        sortKey={query.sortKey === 'index' && shards ? 'shard' : query.sortKey}
-        descending={query.descending}
+        sort={{ sortKey: query.sortKey === 'index' && shards ? 'shard' : query.sortKey, descending: query.descending }}
         onSort={(key) => {
           const sortKey: SortKey = key === 'shard' ? 'index' : key;
           setQuery(nextSort(query, sortKey, sortKey === 'bytes' || sortKey === 'elements'));

@@ -55,13 +55,19 @@ export interface VirtualColumn<Key extends string> {
   text?: (row: number) => string;
 }
 
+/** Which column the rows are sorted by (`index`: file order) and which way. */
+export interface TableSort {
+  sortKey: string;
+  descending: boolean;
+}
+
 interface VirtualTableProps<Key extends string> {
   label: string;
   columns: ReadonlyArray<VirtualColumn<Key>>;
   /** Row ids in display order; null while the first answer is pending. */
   order: ArrayLike<number> | null;
-  sortKey: string;
-  descending: boolean;
+  /** The sort in effect (a table's query or sort state, as `nextSort` takes and returns it). */
+  sort: TableSort;
   onSort: (key: Key) => void;
   /** Extra class on the frame, for per-table styling. */
   className?: string;
@@ -93,8 +99,7 @@ export function VirtualTable<Key extends string>({
   label,
   columns,
   order,
-  sortKey,
-  descending,
+  sort,
   onSort,
   className,
   testId,
@@ -265,7 +270,7 @@ export function VirtualTable<Key extends string>({
                 {group.headers.map((header, col) => {
                   const column = columns[col];
                   const sortable = column.sortable !== false;
-                  const sorted = sortKey === column.id ? (descending ? 'descending' : 'ascending') : 'none';
+                  const sorted = sort.sortKey === column.id ? (sort.descending ? 'descending' : 'ascending') : 'none';
                   return (
                     <div
                       key={header.id}
@@ -377,7 +382,7 @@ export function VirtualTable<Key extends string>({
 
 /** The table's sort cycle: first click sorts (big numbers descending), second flips, third resets. */
 export function nextSort<Key extends string>(
-  current: { sortKey: string; descending: boolean },
+  current: TableSort,
   key: Key,
   numericDescending: boolean,
 ): { sortKey: Key | 'index'; descending: boolean } {
