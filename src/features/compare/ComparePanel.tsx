@@ -31,6 +31,33 @@ function headline(result: CompareResult): string {
   return `${groupDigits(groups.identical.tensors)} identical, ${groupDigits(changed)} changed, ${groupDigits(groups['only-a'].tensors)} only in A, ${groupDigits(groups['only-b'].tensors)} only in B.`;
 }
 
+/** One side's name (the full URL or path as its tooltip) and size. */
+function SideFacts({
+  term,
+  side,
+  tensors,
+  elements,
+  testId,
+}: {
+  term: string;
+  side: LoadResult;
+  tensors: number;
+  elements: number;
+  testId: string;
+}) {
+  return (
+    <div>
+      <dt>{term}</dt>
+      <dd data-testid={testId} title={sideLabel(side)}>
+        {side.source.name}
+      </dd>
+      <dd className="muted">
+        {groupDigits(tensors)} tensors · {formatCount(elements)} stored elements
+      </dd>
+    </div>
+  );
+}
+
 function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult; b: LoadResult }) {
   const view = useAppStore((state) => state.compareView);
   const setView = useAppStore((state) => state.setCompareView);
@@ -38,24 +65,14 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
   return (
     <>
       <dl className="compare-sides">
-        <div>
-          <dt>A (open)</dt>
-          <dd data-testid="compare-a-name" title={sideLabel(a)}>
-            {a.source.name}
-          </dd>
-          <dd className="muted">
-            {groupDigits(result.tensorsA)} tensors · {formatCount(result.elementsA)} stored elements
-          </dd>
-        </div>
-        <div>
-          <dt>B</dt>
-          <dd data-testid="compare-b-name" title={sideLabel(b)}>
-            {b.source.name}
-          </dd>
-          <dd className="muted">
-            {groupDigits(result.tensorsB)} tensors · {formatCount(result.elementsB)} stored elements
-          </dd>
-        </div>
+        <SideFacts
+          term="A (open)"
+          side={a}
+          tensors={result.tensorsA}
+          elements={result.elementsA}
+          testId="compare-a-name"
+        />
+        <SideFacts term="B" side={b} tensors={result.tensorsB} elements={result.elementsB} testId="compare-b-name" />
         <div>
           <dt>Δ stored elements (B − A)</dt>
           <dd data-testid="compare-delta" data-value={delta}>
