@@ -91,9 +91,7 @@ export function MemoryPanel({ section }: { section: MemorySection }) {
               {row.lines.map((line) => (
                 <tr key={line.label}>
                   <th scope="row">{line.label}</th>
-                  <td className="num" title={exactBytes(line.bytes)}>
-                    {formatGiB(line.bytes)}
-                  </td>
+                  <GiBCell bytes={line.bytes} />
                   <td className="formula">{line.formula}</td>
                 </tr>
               ))}
@@ -106,6 +104,49 @@ export function MemoryPanel({ section }: { section: MemorySection }) {
       <WeightsDetail section={section} />
       <Notes section={section} />
     </section>
+  );
+}
+
+/** A whole number from 1 to `max`; a blank or non-numeric entry changes nothing, one out of range is clamped. */
+function CountInput({
+  label,
+  value,
+  max,
+  testId,
+  onChange,
+}: {
+  label: string;
+  value: number;
+  max: number;
+  testId: string;
+  onChange: (value: number) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <input
+        type="number"
+        min={1}
+        max={max}
+        value={value}
+        data-testid={testId}
+        onChange={(event) => {
+          const next = clampInt(event.target.value, 1, max);
+          if (next !== null) {
+            onChange(next);
+          }
+        }}
+      />
+    </label>
+  );
+}
+
+/** A byte figure in GiB, with the exact byte count as its tooltip. */
+function GiBCell({ bytes, testId }: { bytes: number; testId?: string }) {
+  return (
+    <td className="num" title={exactBytes(bytes)} data-testid={testId}>
+      {formatGiB(bytes)}
+    </td>
   );
 }
 
@@ -126,22 +167,13 @@ function Inputs(props: {
   }
   return (
     <div className="memory-inputs">
-      <label>
-        Context (tokens)
-        <input
-          type="number"
-          min={1}
-          max={MAX_TOKENS}
-          value={props.tokens}
-          data-testid="memory-tokens"
-          onChange={(event) => {
-            const value = clampInt(event.target.value, 1, MAX_TOKENS);
-            if (value !== null) {
-              props.onTokens(value);
-            }
-          }}
-        />
-      </label>
+      <CountInput
+        label="Context (tokens)"
+        value={props.tokens}
+        max={MAX_TOKENS}
+        testId="memory-tokens"
+        onChange={props.onTokens}
+      />
       <span className="memory-presets" role="group" aria-label="Context presets">
         {presets.map(([label, value]) => (
           <button key={label} type="button" aria-pressed={props.tokens === value} onClick={() => props.onTokens(value)}>
@@ -149,22 +181,13 @@ function Inputs(props: {
           </button>
         ))}
       </span>
-      <label>
-        Batch (sequences)
-        <input
-          type="number"
-          min={1}
-          max={MAX_BATCH}
-          value={props.batch}
-          data-testid="memory-batch"
-          onChange={(event) => {
-            const value = clampInt(event.target.value, 1, MAX_BATCH);
-            if (value !== null) {
-              props.onBatch(value);
-            }
-          }}
-        />
-      </label>
+      <CountInput
+        label="Batch (sequences)"
+        value={props.batch}
+        max={MAX_BATCH}
+        testId="memory-batch"
+        onChange={props.onBatch}
+      />
       <label>
         KV cache dtype
         <select
@@ -207,9 +230,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
       <tbody>
         <tr>
           <th scope="row">Weights</th>
-          <td className="num" title={exactBytes(estimate.weightsBytes)} data-testid="memory-weights">
-            {formatGiB(estimate.weightsBytes)}
-          </td>
+          <GiBCell bytes={estimate.weightsBytes} testId="memory-weights" />
           <td className="formula">
             {exactBytes(estimate.weightsBytes)}: every tensor&apos;s bytes as stored in the header
             {section.moe?.activeParams != null
@@ -222,9 +243,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
             <th scope="row">
               KV cache: {line.label}, {line.layers} {line.layers === 1 ? 'layer' : 'layers'}
             </th>
-            <td className="num" title={exactBytes(line.bytes)}>
-              {formatGiB(line.bytes)}
-            </td>
+            <GiBCell bytes={line.bytes} />
             <td className="formula">{line.formula}</td>
           </tr>
         ))}
@@ -233,9 +252,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
             <th scope="row">
               {section.kv?.state?.kind} state, {section.kv?.state?.layers} layers
             </th>
-            <td className="num" title={exactBytes(estimate.stateBytes)}>
-              {formatGiB(estimate.stateBytes)}
-            </td>
+            <GiBCell bytes={estimate.stateBytes} />
             <td className="formula">{estimate.stateFormula}</td>
           </tr>
         )}
@@ -248,9 +265,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
         </tr>
         <tr className="memory-total-row">
           <th scope="row">Total</th>
-          <td className="num" title={exactBytes(estimate.totalBytes)}>
-            {formatGiB(estimate.totalBytes)}
-          </td>
+          <GiBCell bytes={estimate.totalBytes} />
           <td className="formula">weights + KV cache{estimate.stateFormula ? ' + state' : ''} + overhead</td>
         </tr>
       </tbody>
@@ -332,9 +347,7 @@ function WeightsDetail({ section }: { section: MemorySection }) {
               <th scope="row">{PART_LABELS[part.part]}</th>
               <td className="num">{groupDigits(part.tensors)}</td>
               <td className="num">{formatCount(part.params)}</td>
-              <td className="num" title={exactBytes(part.bytes)}>
-                {formatGiB(part.bytes)}
-              </td>
+              <GiBCell bytes={part.bytes} />
             </tr>
           ))}
           <tr>
@@ -347,9 +360,7 @@ function WeightsDetail({ section }: { section: MemorySection }) {
               <th scope="row">{dtype.dtype}</th>
               <td className="num">{groupDigits(dtype.tensors)}</td>
               <td className="num" />
-              <td className="num" title={exactBytes(dtype.bytes)}>
-                {formatGiB(dtype.bytes)}
-              </td>
+              <GiBCell bytes={dtype.bytes} />
             </tr>
           ))}
         </tbody>
