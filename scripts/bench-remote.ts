@@ -18,6 +18,7 @@ import { buildSafetensors } from '../src/core/testing/build-safetensors';
 import { kohyaSd15Fixture } from '../src/core/testing/models/lora';
 import { writeDeepseekShards } from './bench-deepseek-shards';
 import { BENCH_LATENCY_MS, sequentialRoundTrips, startBenchServer, type BenchServer } from './bench-remote-servers';
+import { collectMarks, printTimeline } from './bench-timeline';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 
 const FIXTURES = path.resolve('e2e/.fixtures');
@@ -26,6 +27,8 @@ const DIST = process.env.BENCH_DIST ?? 'dist';
 const APP_PORT = Number(process.env.BENCH_APP_PORT ?? 4291);
 /** Alternating runs per contestant and protocol; the median is reported. */
 const RUNS = process.argv.includes('--short') ? 1 : 3;
+/** `BENCH_TIMELINE=1`: print where each app load of the shard model spent its time (scripts/bench-timeline.ts). */
+const TIMELINE = process.env.BENCH_TIMELINE === '1';
 
 interface Timed {
   ms: number;
@@ -114,7 +117,7 @@ async function waitFor(url: string): Promise<void> {
 }
 
 /** The app, in a fresh context: type the URL, Open, wait for the complete report (analyses included). */
-async function timeApp(browser: Browser, server: BenchServer, url: string): Promise<Timed> {
+async function timeApp(browser: Browser, server: BenchServer, url: string, timeline = false): Promise<Timed> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const page = await context.newPage();
   await page.goto(`http://127.0.0.1:${APP_PORT}/`);
@@ -135,8 +138,13 @@ async function timeApp(browser: Browser, server: BenchServer, url: string): Prom
       performance.getEntriesByName('lens:load-done')[0].startTime -
       performance.getEntriesByName('lens:load-start')[0].startTime,
   );
+  const marks = timeline ? await collectMarks(page) : [];
   await context.close();
   const log = server.log.slice(first);
+  if (timeline) {
+    console.log(`  timeline (${server.protocol}, ${ms.toFixed(0)} ms):`);
+    printTimeline(marks, log);
+  }
   return { ms, requests: log.length, bytes: log.reduce((sum, entry) => sum + entry.bytes, 0) };
 }
 
@@ -182,7 +190,7 @@ async function remoteShards(browser: Browser, bundle: string): Promise<void> {
       const ours: Timed[] = [];
       const theirs: Timed[] = [];
       for (let run = 0; run < RUNS; run++) {
-        ours.push(await timeApp(browser, server, url));
+        ours.push(await timeApp(browser, server, url, TIMELINE));
         theirs.push(await timeHuggingfaceJs(browser, server, bundle));
       }
       const a = median(ours.map((t) => t.ms));

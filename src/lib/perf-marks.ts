@@ -28,3 +28,23 @@ export function markFirstRowsPainted(loadId: number): void {
 export function markLoadDone(loadId: number): void {
   performance.mark(MARK_LOAD_DONE, { detail: { loadId } });
 }
+
+/** Prefix of the load-step marks the remote benchmark prints as a timeline (`BENCH_TIMELINE=1`). */
+export const STEP_MARK_PREFIX = 'lens:step:';
+
+/**
+ * A User Timing mark for one step of a load (index parsed, a shard's header, each analysis, publish), in whichever
+ * thread it runs; the remote benchmark reads the page's and the worker's marks to print where the time goes.
+ */
+export function markStep(step: string): void {
+  performance.mark(STEP_MARK_PREFIX + step);
+}
+
+/** Forgets the previous load's step marks, so a long-lived worker does not collect them without end. */
+export function clearStepMarks(): void {
+  for (const entry of performance.getEntriesByType('mark')) {
+    if (entry.name.startsWith(STEP_MARK_PREFIX)) {
+      performance.clearMarks(entry.name);
+    }
+  }
+}

@@ -7,7 +7,7 @@ import type { LoadPhase, LoadResult, ShardProgress, SourceSpec, StallNotice } fr
 import { fetchRawHeader, releaseLoad } from '../worker/client';
 import { createSourceLoader } from './source-loader';
 import type { AppState } from './store';
-import { markLoadDone, markLoadStart } from '../lib/perf-marks';
+import { markLoadDone, markLoadStart, markStep } from '../lib/perf-marks';
 
 export type LoadState =
   | { status: 'idle' }
@@ -82,6 +82,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       }
     },
     ready: (result) => {
+      markStep('result-received');
       set({ load: { status: 'ready', result } });
       if (!result.analysisPending) {
         markLoadDone(result.loadId);
@@ -91,6 +92,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     analyses: (loadId, update) => {
       const load = get().load;
       if (load.status === 'ready' && load.result.loadId === loadId) {
+        markStep('analyses-received');
         set({
           load: {
             status: 'ready',

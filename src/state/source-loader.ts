@@ -21,6 +21,7 @@ import {
   LoadFailure,
   QueryTimeout,
   startLoad,
+  warmUpWorker,
   type AnalysesUpdate,
   type LoadHandle,
 } from '../worker/client';
@@ -99,6 +100,10 @@ export function hungFilterNotice(filter: string, reopened: string): string {
 
 export function createSourceLoader(slot: SourceSlot, hooks: SourceLoaderHooks): SourceLoader {
   let current: LoadHandle | null = null;
+  if (slot === 'main') {
+    // The store is created with the page: have the worker ready by the time the first source is chosen.
+    warmUpWorker();
+  }
 
   const open = async (source: SourceSpec, options: LoadOptions = {}): Promise<void> => {
     current?.cancel();

@@ -5,6 +5,7 @@
  */
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { serializeError, SourceError } from '../core/errors';
+import { clearStepMarks, markStep } from '../lib/perf-marks';
 import { loadHeader } from '../core/load-header';
 import type { TensorColumns } from '../core/model';
 import type { LoadOptions, LoadPhase, ShardProgress, SourceRef, SourceSpec, StallNotice } from '../core/result';
@@ -45,6 +46,8 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
     activity: (phase, bytesRead, stall) =>
       ctx.post({ type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal: null, stall }),
   };
+  clearStepMarks();
+  markStep('open');
   try {
     const loaded = await loadRestartingOnce(session, source, options);
     await publish(session, loaded);
@@ -107,6 +110,11 @@ function postProgress(
 
 /** Parses the plan's one file, aggregates its shard set, or turns an invalid index into a rejected file. */
 async function openPlan(session: LoadSession, plan: SourcePlan, options: LoadOptions): Promise<Loaded> {
+  const loaded = await openPlanNow(session, plan, options);
+  return plan.sidecarsLater ? { ...loaded, ...(await plan.sidecarsLater) } : loaded;
+}
+
+async function openPlanNow(session: LoadSession, plan: SourcePlan, options: LoadOptions): Promise<Loaded> {
   const extra = { sidecars: plan.sidecars, sidecarsRead: plan.sidecarsRead, choices: plan.choices, repo: plan.repo };
   switch (plan.kind) {
     case 'file':

@@ -16,6 +16,7 @@ import { mergeCheckpointSections } from '../core/shards/merge-checkpoints';
 import { mergedHeader } from '../core/shards/merged-header';
 import { observedProtocol, shardPacing, sizedFirstRead } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
+import { markStep } from '../lib/perf-marks';
 import type { SourcePlan } from '../io/sources/resolve-source';
 import type { LoadSession } from './load-model';
 import type { DataLocation, Loaded } from './publish';
@@ -107,6 +108,7 @@ export async function loadShardSet(
         state.failed++;
       }
       state.done++;
+      markStep('shard-header');
       report();
     }
   };
@@ -114,6 +116,7 @@ export async function loadShardSet(
   if (remote) {
     // One shard alone first: its answer tells the protocol (Resource Timing) and a header size to size the rest by.
     await worker(1);
+    markStep('probe-done');
     const probe = outcomes.find((outcome) => outcome.reader !== null)?.reader as HttpByteReader | undefined;
     if (probe?.url !== undefined) {
       const urls = probe.finalUrl ? [probe.url, probe.finalUrl] : [probe.url];
@@ -122,6 +125,7 @@ export async function loadShardSet(
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, targets.length) }, () => worker()));
 
+  markStep('shards-done');
   const presentCount = outcomes.filter((outcome) => outcome.header !== null).length;
   const sourceWide = outcomes.find((outcome) => outcome.error && SOURCE_WIDE_ERRORS.has(outcome.error.code));
   if (presentCount === 0 && sourceWide?.error) {
@@ -138,8 +142,10 @@ export async function loadShardSet(
     return input;
   });
   const model = aggregateShards({ index: args.index, indexFile: args.indexFile, shards: inputs });
+  markStep('aggregated');
   const first = outcomes.find((outcome) => outcome.header !== null);
   const header = mergedHeader(model, first?.header ?? null);
+  markStep('merged');
   if (args.indexFindings.length > 0) {
     header.findings = [...args.indexFindings, ...header.findings];
   }

@@ -11,6 +11,7 @@ import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumn
 import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
+import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-model';
 import { cloneColumns, outcomeBuffers } from './transfer';
 
@@ -80,7 +81,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   if (loaded.sidecarsRead.length > 0) {
     result.sidecarsRead = loaded.sidecarsRead;
   }
+  markStep('result-built');
   ctx.post({ type: 'result', id: ctx.id, result }, transfer);
+  markStep('result-posted');
   if (!parsed) {
     return;
   }
@@ -88,13 +91,17 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   ctx.progress('analyze', loaded.bytesRead, loaded.head.length);
   const analyzeStarted = performance.now();
   const tensorBytes = await readAnalysisData(parsed, names, signal, loaded.locate, loaded.remote);
-  const analyses = runAnalyses({
-    header: parsed,
-    names,
-    fileName: loaded.ref.name,
-    sidecars: loaded.sidecars,
-    tensorBytes,
-  });
+  markStep('analysis-data-read');
+  const analyses = runAnalyses(
+    {
+      header: parsed,
+      names,
+      fileName: loaded.ref.name,
+      sidecars: loaded.sidecars,
+      tensorBytes,
+    },
+    (id) => markStep(`analysis:${id}`),
+  );
   ctx.post({
     type: 'analyses',
     id: ctx.id,
@@ -103,6 +110,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
     network: loaded.network?.() ?? null,
     analyzeMs: performance.now() - analyzeStarted,
   });
+  markStep('analyses-posted');
 }
 
 /** Reads the few small tensors the analyses asked for, coalescing nearby ones of one file into one read. */

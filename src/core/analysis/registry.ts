@@ -85,12 +85,17 @@ export function tensorBytesWanted(header: ParsedHeader, names: readonly string[]
   return rows;
 }
 
-export function runAnalyses(input: AnalysisInput): { sections: AnalysisSections; findings: Finding[] } {
+export function runAnalyses(
+  input: AnalysisInput,
+  /** Called after each analysis, for the benchmark's timeline. */
+  onDone?: (id: SectionId) => void,
+): { sections: AnalysisSections; findings: Finding[] } {
   const sections: AnalysisSections = {};
   const findings: Finding[] = [];
   for (const analysis of ANALYSES) {
     try {
       const output = analysis.run(input);
+      onDone?.(analysis.id);
       if (output.section !== null) {
         (sections as Record<SectionId, unknown>)[analysis.id] = output.section;
       }

@@ -35,9 +35,10 @@ import {
   type HubRepo,
 } from './hub';
 import { listRepoFiles } from './hub-listing';
+import { markStep } from '../../lib/perf-marks';
 import { Meter } from './meter';
 import { localIndexBytes, readLocalIndex, readRemoteIndex } from './shard-index';
-import { readConfigBeside, readLocalSidecars, readRemoteSidecars } from './sidecars';
+import { readConfigBeside, readLocalSidecars, readRemoteSidecars, type ReadSidecars } from './sidecars';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -60,6 +61,11 @@ interface PlanBase {
   choices?: SourceChoices;
   /** Present when the source is a repository. */
   repo?: RepoInfo;
+  /**
+   * Sidecars still being read, alongside the header or index (the config.json beside a Hub URL): they replace
+   * `sidecars` and `sidecarsRead` once read, before the analyses. Rejects only when the load is cancelled.
+   */
+  sidecarsLater?: Promise<ReadSidecars>;
 }
 
 export type SourcePlan = PlanBase &
@@ -140,8 +146,14 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     return resolveRepo(source, repo, ctx);
   }
   const meter = new Meter();
-  // A Hub file or index: its config.json (same folder and revision) for the memory and architecture analyses.
-  const beside = await readConfigBeside(normalized.url, source.token, ctx.signal, meter);
+  // A Hub file or index: its config.json (same folder and revision) for the memory and architecture analyses,
+  // read in parallel with the index or header rather than one round trip before them.
+  const sidecarsLater = readConfigBeside(normalized.url, source.token, ctx.signal, meter);
+  sidecarsLater.then(
+    () => markStep('config-read'),
+    () => undefined, // cancelled: the load itself reports that
+  );
+  const beside = { sidecars: {}, sidecarsRead: [], sidecarsLater };
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
     // An index URL's path ends in `.index.json`, so its last segment is the index's name.
     const name = nameFromUrl(normalized.url);
@@ -193,6 +205,7 @@ async function resolveRemoteIndex(
     meter,
     progress: (bytesRead, bytesTotal) => ctx.progress('index', bytesRead, bytesTotal),
   });
+  markStep('index-parsed');
   const common = { ref: args.ref, meter, remote: true, sidecars: {}, sidecarsRead: [], started };
   if (!result.ok) {
     return { ...common, kind: 'invalid-index', finding: result.finding, size };

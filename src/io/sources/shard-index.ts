@@ -7,6 +7,7 @@ import { SourceError } from '../../core/errors';
 import { ShardIndexScanner, type ShardIndexResult } from '../../core/shards/index-parser';
 import { MAX_INDEX_BYTES } from '../../core/shards/shard-limits';
 import { createHttpReader } from '../http-reader';
+import { markStep } from '../../lib/perf-marks';
 import type { Meter } from './meter';
 
 /** Local index files are read in slices of this size, so a 60 MB MoE index reports progress as it is scanned. */
@@ -30,6 +31,9 @@ export async function readRemoteIndex(
     await reader.read(0, MAX_INDEX_BYTES + 1, {
       signal: stop.signal,
       onChunk: (chunk, receivedSoFar) => {
+        if (receivedSoFar === chunk.length) {
+          markStep('index-first-bytes');
+        }
         scanner.push(chunk);
         options.progress(meter.stats().bytesFetched, reader.size);
         if (scanner.failure && receivedSoFar > 0) {
