@@ -33,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'e2e/**', 'src/testing/servers/cli.ts'],
+    files: ['scripts/**', 'e2e/**'],
     rules: { 'no-console': 'off' },
   },
 );

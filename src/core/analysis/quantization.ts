@@ -11,43 +11,14 @@ import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './limits';
 import { isAdapterIndex } from './lora-markers';
 import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
 import { QUANT_DETECTORS } from './quant/registry';
-import { isHighPrecisionFloat, type QuantDetection } from './quant/types';
-import { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
+import { isHighPrecisionFloat, PER_CHANNEL_GROUP, type QuantDetection } from './quant/types';
+import { FAMILY_LABEL, PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 
 export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
-import type {
-  DtypeShare,
-  LayerList,
-  OtherFamily,
-  PrecisionSummary,
-  QuantFamily,
-  QuantizationSection,
-} from './report-sections';
+import type { DtypeShare, LayerList, OtherFamily, PrecisionSummary, QuantizationSection } from './report-sections';
 import { storedBytes, tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 import { shadowedMask } from '../stats';
-
-const FAMILY_LABEL: Readonly<Record<QuantFamily, string>> = {
-  none: 'Not quantized',
-  'comfy-quant': 'ComfyUI mixed quantization',
-  'comfy-scaled-fp8': 'ComfyUI scaled FP8',
-  fp8: 'FP8',
-  'fp8-block': 'Block-scaled FP8',
-  'compressed-tensors': 'compressed-tensors',
-  modelopt: 'NVIDIA ModelOpt',
-  mxfp4: 'MXFP4',
-  gptq: 'GPTQ',
-  'gptq-marlin': 'GPTQ (Marlin)',
-  awq: 'AWQ',
-  'bnb-int8': 'bitsandbytes LLM.int8',
-  'bnb-4bit': 'bitsandbytes 4-bit',
-  mlx: 'MLX',
-  exl2: 'EXL2',
-  exl3: 'EXL3',
-  hqq: 'HQQ',
-  quanto: 'optimum-quanto',
-  torchao: 'torchao',
-};
 
 export function quantTensorBytesWanted(index: TensorIndex): number[] {
   const rows: number[] = [];
@@ -524,7 +495,7 @@ function applyConfig(section: QuantizationSection, hint: QuantConfigHint): Findi
   const families = hint.method ? METHOD_FAMILIES[hint.method] : undefined;
   const familyAgrees = families === undefined ? true : families.includes(section.family);
   const bitsAgree = hint.bits === null || section.bits === null || hint.bits === section.bits;
-  const configGroup = hint.groupSize === -1 ? null : hint.groupSize;
+  const configGroup = hint.groupSize === PER_CHANNEL_GROUP ? null : hint.groupSize;
   const groupAgrees =
     configGroup === null ||
     section.groupSize === null ||

@@ -1,35 +1,9 @@
 /** How the file is quantized, per layer: family and format, bits, what stayed in high precision, and why we think so. */
 import type { LayerList, QuantizationSection } from '../../core/analysis/report-sections';
-import { PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
+import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
 import { formatBytes, formatCount, groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import { CodeText } from '../../lib/CodeText';
-
-const FAMILY_LABEL: Record<string, string> = {
-  none: 'Not quantized',
-  'comfy-quant': 'ComfyUI mixed precision (comfy_quant)',
-  'comfy-scaled-fp8': 'ComfyUI scaled FP8 (legacy)',
-  fp8: 'FP8',
-  'fp8-block': 'FP8 with block scales',
-  'compressed-tensors': 'compressed-tensors',
-  modelopt: 'NVIDIA ModelOpt',
-  mxfp4: 'MXFP4',
-  gptq: 'GPTQ',
-  'gptq-marlin': 'GPTQ (Marlin)',
-  awq: 'AWQ',
-  'bnb-int8': 'bitsandbytes LLM.int8',
-  'bnb-4bit': 'bitsandbytes 4-bit',
-  mlx: 'MLX',
-  exl2: 'ExLlamaV2 (EXL2)',
-  exl3: 'ExLlamaV3 (EXL3)',
-  hqq: 'HQQ',
-  quanto: 'optimum-quanto',
-  torchao: 'torchao',
-};
-
-export function familyLabel(family: string): string {
-  return FAMILY_LABEL[family] ?? family;
-}
 
 function Layers({ title, list }: { title: string; list: LayerList }) {
   if (list.count === 0) {
@@ -62,7 +36,7 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
       <h3>
         {section.format === PACKED_UNKNOWN_FORMAT
           ? 'Packed low-bit weights, scheme not identified'
-          : familyLabel(section.family)}
+          : familyTitle(section.family)}
       </h3>
       <p data-testid="quant-summary">
         <CodeText text={section.summary} />
@@ -164,7 +138,7 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
           {section.others
             .map(
               (other) =>
-                `${withFormat(familyLabel(other.family), other.family, other.format)} on ${plural(other.layers, 'layer')}`,
+                `${withFormat(familyTitle(other.family), other.family, other.format)} on ${plural(other.layers, 'layer')}`,
             )
             .join('; ')}
         </p>

@@ -3,12 +3,11 @@
  * and what stayed in high precision, then the adapter. Each clause opens the tab with its evidence.
  */
 import type { ArchitectureSection, LoraSection, QuantizationSection } from '../../core/analysis/report-sections';
-import { PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
+import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
 import { groupDigits, plural } from '../../lib/format';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
-import { familyLabel } from '../insights/QuantizationPanel';
 
 function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.diffusion) {
@@ -44,7 +43,7 @@ function quantizationClause(quant: QuantizationSection): string | null {
   }
   const kept = quant.highPrecisionLayers.count;
   const bpw = quant.bitsPerWeight !== null ? ` at ${quant.bitsPerWeight.toFixed(2)} bits/weight` : '';
-  return `${withFormat(familyLabel(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
+  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
 }
 
 function loraClause(lora: LoraSection): string {

@@ -4,22 +4,29 @@
  * GEMV_fast stores I16 qweight [N/4, K] and F16 zeros. GPTQ claims its modules first, so every `.qweight` left
  * here failed the GPTQ orientation test.
  */
-import { CONTAINER_BITS, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import {
+  CONTAINER_BITS,
+  grouping,
+  mode,
+  PER_CHANNEL_GROUP,
+  siblingRows,
+  type QuantDetector,
+  type QuantModule,
+} from './types';
+import { freeRowsEndingWith } from './scan';
 
 export const awqDetector: QuantDetector = {
   family: 'awq',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     const bitsSeen: number[] = [];
     const groups: number[] = [];
     const versions: string[] = [];
-    for (const row of index.rowsEndingWith('.qweight')) {
-      const name = index.names[row];
-      if (claimed[row] || index.rank(row) !== 2) {
+    for (const { row, base } of freeRowsEndingWith(context, '.qweight')) {
+      if (index.rank(row) !== 2) {
         continue;
       }
-      const base = stripSuffix(name, '.qweight');
       const scales = index.row(`${base}.scales`);
       const qzeros = index.row(`${base}.qzeros`);
       const container = CONTAINER_BITS[index.dtype(row)];
@@ -33,7 +40,7 @@ export const awqDetector: QuantDetector = {
         const k = index.dim(row, 0);
         const n = index.dim(scales, 1);
         bitsSeen.push((container * cols) / n);
-        groups.push(index.dim(scales, 0) === 1 ? -1 : k / index.dim(scales, 0));
+        groups.push(index.dim(scales, 0) === 1 ? PER_CHANNEL_GROUP : k / index.dim(scales, 0));
         versions.push('gemm');
         modules.push({ name: base, weightRow: row, rows, logicalParams: k * n });
       } else if (index.dtype(row) === 'I16' && index.dim(scales, 1) === index.dim(row, 0) * 4) {
@@ -61,8 +68,7 @@ export const awqDetector: QuantDetector = {
       family: 'awq',
       format: version,
       bits: mode(bitsSeen),
-      groupSize: groupSize === -1 ? null : groupSize,
-      granularity: groupSize === -1 ? 'channel' : groupSize === null ? null : 'group',
+      ...grouping(groupSize),
       weightDtype: index.dtype(modules[0].weightRow),
       modules,
       auxRows: [],

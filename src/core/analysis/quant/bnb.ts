@@ -9,7 +9,8 @@
 import { DTYPE_BITS, type Dtype } from '../../dtypes';
 import type { TensorIndex } from '../tensor-index';
 import { asNumber, asString, isRecord, parseJsonBytes, product } from '../values';
-import { mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { freeWeightsWithSidecar } from './scan';
 
 const QUANT_STATE_MARKER = '.weight.quant_state.bitsandbytes__';
 
@@ -119,16 +120,10 @@ export const bnb4bitDetector: QuantDetector = {
 export const bnbInt8Detector: QuantDetector = {
   family: 'bnb-int8',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
-    for (const row of index.rowsEndingWith('.SCB')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.SCB');
-      const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || index.dtype(weight) !== 'I8') {
+    for (const { base, weight } of freeWeightsWithSidecar(context, '.SCB')) {
+      if (index.dtype(weight) !== 'I8') {
         continue;
       }
       modules.push({

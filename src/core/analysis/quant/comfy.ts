@@ -16,6 +16,7 @@ import type { LayerConfigGroup } from '../report-sections';
 import type { TensorIndex } from '../tensor-index';
 import { asString, canonicalJson, isRecord, parseJsonBytes, parseJsonText } from '../values';
 import { isFloat8, mode, stripSuffix, type QuantContext, type QuantDetector, type QuantModule } from './types';
+import { freeWeightsWithSidecar } from './scan';
 
 const COMFY_SUFFIX = '.comfy_quant';
 
@@ -279,14 +280,8 @@ export const comfyScaledFp8Detector: QuantDetector = {
         markers.push(row);
       }
     }
-    for (const row of index.rowsEndingWith('.scale_weight')) {
-      if (claimed[row]) {
-        continue;
-      }
-      const name = index.names[row];
-      const base = stripSuffix(name, '.scale_weight');
-      const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || !isFloat8(index.dtype(weight))) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.scale_weight')) {
+      if (!isFloat8(index.dtype(weight))) {
         continue;
       }
       const rows = [weight, row];

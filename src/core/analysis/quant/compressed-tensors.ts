@@ -10,7 +10,16 @@
  */
 import { hiddenSizeFromNorms, INPUT_IS_HIDDEN, lastSegment } from '../anchors';
 import { decodeNumbers } from '../values';
-import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import {
+  grouping,
+  isFloat8,
+  mode,
+  PER_CHANNEL_GROUP,
+  siblingRows,
+  type QuantDetector,
+  type QuantModule,
+} from './types';
+import { freeRowsEndingWith, freeWeightsWithSidecar } from './scan';
 
 const SIDECARS = [
   '.weight_packed',
@@ -29,7 +38,7 @@ export const compressedTensorsDetector: QuantDetector = {
   family: 'compressed-tensors',
   tensorBytesWanted: (index) => index.rowsEndingWith('.weight_shape').filter((row) => index.elements(row) <= 4),
   detect(context) {
-    const { index, claimed, tensorBytes, config } = context;
+    const { index, tensorBytes, config } = context;
     const modules: QuantModule[] = [];
     const formats: string[] = [];
     const bitsSeen: number[] = [];
@@ -39,12 +48,10 @@ export const compressedTensorsDetector: QuantDetector = {
     let shapesRead = 0;
     let assumed = 0;
     const hidden = hiddenSizeFromNorms(index);
-    for (const row of index.rowsEndingWith('.weight_packed')) {
-      const name = index.names[row];
-      if (claimed[row] || index.rank(row) !== 2) {
+    for (const { row, base } of freeRowsEndingWith(context, '.weight_packed')) {
+      if (index.rank(row) !== 2) {
         continue;
       }
-      const base = stripSuffix(name, '.weight_packed');
       const scale = index.row(`${base}.weight_scale`);
       const n = index.dim(row, 0);
       const packedCols = index.dim(row, 1);
@@ -84,26 +91,20 @@ export const compressedTensorsDetector: QuantDetector = {
       formats.push('pack-quantized');
       bitsSeen.push(bits);
       if (scale >= 0 && index.rank(scale) === 2) {
-        groups.push(index.dim(scale, 1) === 1 ? -1 : inFeatures / index.dim(scale, 1));
+        groups.push(index.dim(scale, 1) === 1 ? PER_CHANNEL_GROUP : inFeatures / index.dim(scale, 1));
       }
       modules.push({ name: base, weightRow: row, rows, logicalParams: n * inFeatures });
     }
     // int-quantized W8A8: I8 weight + weight_scale (bitsandbytes SCB and ComfyUI comfy_quant were claimed earlier).
-    for (const row of index.rowsEndingWith('.weight_scale')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.weight_scale');
-      const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || index.dtype(weight) !== 'I8' || index.rank(weight) !== 2) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale')) {
+      if (index.dtype(weight) !== 'I8' || index.rank(weight) !== 2) {
         continue;
       }
       formats.push('int-quantized');
       bitsSeen.push(8);
       groups.push(
         index.elements(row) === index.dim(weight, 0) || index.elements(row) === 1
-          ? -1
+          ? PER_CHANNEL_GROUP
           : index.dim(weight, 1) / index.dim(row, -1),
       );
       modules.push({
@@ -131,8 +132,7 @@ export const compressedTensorsDetector: QuantDetector = {
       family: 'compressed-tensors',
       format,
       bits: mode(bitsSeen),
-      groupSize: groupSize === -1 ? null : groupSize,
-      granularity: groupSize === -1 ? 'channel' : groupSize === null ? null : 'group',
+      ...grouping(groupSize),
       weightDtype: index.dtype(modules[0].weightRow),
       modules,
       auxRows: [],

@@ -4,21 +4,20 @@
  * `q_groups` I16; K = q_invperm length, N = q_weight cols; bits vary per row group, so bpw is bytes-based.
  * EXL3: `trellis` I16 [K/16, N/16, 16·bits] + `suh` [K] / `svh` [N] (or packed `su`/`sv`), optional `mcg`/`mul1`.
  */
-import { mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { freeRowsEndingWith } from './scan';
 
 export const exl2Detector: QuantDetector = {
   family: 'exl2',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     let packedBits = 0;
     let logicalTotal = 0;
-    for (const row of index.rowsEndingWith('.q_weight')) {
-      const name = index.names[row];
-      if (claimed[row] || index.rank(row) !== 2) {
+    for (const { row, base } of freeRowsEndingWith(context, '.q_weight')) {
+      if (index.rank(row) !== 2) {
         continue;
       }
-      const base = stripSuffix(name, '.q_weight');
       const invperm = index.row(`${base}.q_invperm`);
       if (invperm < 0) {
         continue;
@@ -66,15 +65,13 @@ export const exl2Detector: QuantDetector = {
 export const exl3Detector: QuantDetector = {
   family: 'exl3',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     const bitsSeen: number[] = [];
-    for (const row of index.rowsEndingWith('.trellis')) {
-      const name = index.names[row];
-      if (claimed[row] || index.rank(row) !== 3 || index.dtype(row) !== 'I16') {
+    for (const { row, base } of freeRowsEndingWith(context, '.trellis')) {
+      if (index.rank(row) !== 3 || index.dtype(row) !== 'I16') {
         continue;
       }
-      const base = stripSuffix(name, '.trellis');
       if (!index.has(`${base}.suh`) && !index.has(`${base}.su`)) {
         continue;
       }

@@ -11,6 +11,7 @@
 import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
 import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { freeWeightsWithSidecar } from './scan';
 
 /** DeepSeek's block edge; other block sizes come from config.json weight_block_size. */
 const DEFAULT_FP8_BLOCK = 128;
@@ -21,18 +22,12 @@ const RE_KV_SCALE = /\.(?:k_scale|v_scale|kv_scale|q_scale|prob_scale)$/;
 export const fp8BlockDetector: QuantDetector = {
   family: 'fp8-block',
   detect(context) {
-    const { index, claimed, config } = context;
+    const { index, config } = context;
     const modules: QuantModule[] = [];
     const blocks: string[] = [];
     let perRow = 0;
-    for (const row of index.rowsEndingWith('.weight_scale_inv')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.weight_scale_inv');
-      const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || !isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale_inv')) {
+      if (!isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
         continue;
       }
       const n = index.dim(weight, -2);
@@ -89,14 +84,8 @@ export const fp8ScaledDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const kinds: string[] = [];
     let staticActivations = 0;
-    for (const row of index.rowsEndingWith('.weight_scale')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.weight_scale');
-      const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || !isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale')) {
+      if (!isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
         continue;
       }
       const n = index.dim(weight, -2);

@@ -9,15 +9,17 @@ import type { Finding } from '../../model';
 import { asNumber } from '../values';
 import {
   CONTAINER_BITS,
+  grouping,
   isPositiveInteger,
   mode,
+  PER_CHANNEL_GROUP,
   siblingRows,
-  stripSuffix,
   type QuantContext,
   type QuantDetection,
   type QuantDetector,
   type QuantModule,
 } from './types';
+import { freeRowsEndingWith } from './scan';
 
 /** Bit widths GPTQ kernels implement (GPTQModel adds 5–7 via its planar packer). */
 const GPTQ_BITS = new Set([2, 3, 4, 5, 6, 7, 8]);
@@ -54,7 +56,8 @@ export function readGptqModule(context: QuantContext, qweightRow: number, base: 
   }
   const k = gIdx >= 0 ? index.dim(gIdx, 0) : bits !== null ? (index.dim(qweightRow, 0) * container) / bits : null;
   const groups = index.dim(scales, 0);
-  const groupSize = k !== null && isPositiveInteger(k) ? (groups === 1 ? -1 : Math.ceil(k / groups)) : null;
+  const groupSize =
+    k !== null && isPositiveInteger(k) ? (groups === 1 ? PER_CHANNEL_GROUP : Math.ceil(k / groups)) : null;
   const logical = k !== null && isPositiveInteger(k) ? k * n : (index.dim(qweightRow, 0) * container * n) / 4;
   return {
     module: {
@@ -72,16 +75,11 @@ export function readGptqModule(context: QuantContext, qweightRow: number, base: 
 export const gptqDetector: QuantDetector = {
   family: 'gptq',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const readings: PackedModuleShape[] = [];
     const findings: Finding[] = [];
     const orphans: number[] = [];
-    for (const row of index.rowsEndingWith('.qweight')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.qweight');
+    for (const { row, base } of freeRowsEndingWith(context, '.qweight')) {
       if (index.row(`${base}.scales`) < 0) {
         orphans.push(row);
         continue;
@@ -122,8 +120,7 @@ export const gptqDetector: QuantDetector = {
       family: 'gptq',
       format: checkpointFormat ?? 'gptq',
       bits,
-      groupSize: groupSize === -1 ? null : groupSize,
-      granularity: groupSize === -1 ? 'channel' : groupSize === null ? null : 'group',
+      ...grouping(groupSize),
       weightDtype: index.dtype(first.module.weightRow),
       modules: readings.map((r) => r.module),
       auxRows: [],
@@ -189,16 +186,14 @@ export function emptyDetection(family: QuantDetection['family'], findings: Findi
 export const gptqMarlinDetector: QuantDetector = {
   family: 'gptq-marlin',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     const bitsSeen: number[] = [];
     const groups: number[] = [];
-    for (const row of index.rowsEndingWith('.B')) {
-      const name = index.names[row];
-      if (claimed[row] || index.dtype(row) !== 'I32' || index.rank(row) !== 2) {
+    for (const { row, base } of freeRowsEndingWith(context, '.B')) {
+      if (index.dtype(row) !== 'I32' || index.rank(row) !== 2) {
         continue;
       }
-      const base = stripSuffix(name, '.B');
       const s = index.row(`${base}.s`);
       if (s < 0 || index.rank(s) !== 2) {
         continue;
@@ -206,7 +201,7 @@ export const gptqMarlinDetector: QuantDetector = {
       const k = 16 * index.dim(row, 0);
       const n = index.dim(s, 1);
       bitsSeen.push((index.dim(row, 1) * 32) / (16 * n));
-      groups.push(index.dim(s, 0) === 1 ? -1 : k / index.dim(s, 0));
+      groups.push(index.dim(s, 0) === 1 ? PER_CHANNEL_GROUP : k / index.dim(s, 0));
       modules.push({
         name: base,
         weightRow: row,
@@ -222,8 +217,7 @@ export const gptqMarlinDetector: QuantDetector = {
       family: 'gptq-marlin',
       format: 'marlin',
       bits: mode(bitsSeen),
-      groupSize: groupSize === -1 ? null : groupSize,
-      granularity: groupSize === -1 ? 'channel' : 'group',
+      ...grouping(groupSize),
       weightDtype: 'I32',
       modules,
       auxRows: [],

@@ -6,6 +6,7 @@
 import type { TensorIndex } from '../tensor-index';
 import { decodeNumbers, decodeScalar, product } from '../values';
 import { mode, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { freeRowsEndingWith } from './scan';
 
 /** HQQ's packers by bit width (hqq bitpack): values per stored byte of W_q. */
 const VALUES_PER_BYTE: Readonly<Record<number, number>> = { 8: 1, 4: 2, 2: 4, 1: 8 };
@@ -33,12 +34,7 @@ export const hqqDetector: QuantDetector = {
     const bitsSeen: number[] = [];
     const groups: number[] = [];
     let exact = 0;
-    for (const row of index.rowsEndingWith('.W_q')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.W_q');
+    for (const { row, base } of freeRowsEndingWith(context, '.W_q')) {
       if (!index.has(`${base}.scale`) && !index.has(`${base}.nbits`)) {
         continue;
       }

@@ -9,7 +9,8 @@
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { hiddenSizeFromNorms, INPUT_IS_HIDDEN, lastSegment } from '../anchors';
-import { mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { freeWeightsWithSidecar } from './scan';
 
 const AFFINE_BITS = new Set([2, 3, 4, 5, 6, 8]);
 /** mlx-lm's default group size, used only when nothing else settles bits vs group. */
@@ -34,16 +35,10 @@ interface Candidate {
 export const mlxDetector: QuantDetector = {
   family: 'mlx',
   detect(context) {
-    const { index, claimed, config } = context;
+    const { index, config } = context;
     const candidates: Candidate[] = [];
-    for (const row of index.rowsEndingWith('.scales')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.scales');
-      const weight = index.row(`${base}.weight`);
-      if (weight < 0 || claimed[weight] || index.dtype(weight) !== 'U32' || index.rank(weight) < 2) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.scales')) {
+      if (index.dtype(weight) !== 'U32' || index.rank(weight) < 2) {
         continue;
       }
       const biases = index.row(`${base}.biases`);

@@ -5,39 +5,20 @@
  * `pre_quant_scale`). ComfyUI NVFP4 has the same names but a `.comfy_quant` per layer and is claimed first.
  * ModelOpt FP8 is indistinguishable from other per-tensor FP8 and is left to the FP8 detector.
  */
-import {
-  isFloat8,
-  isHighPrecisionFloat,
-  mode,
-  siblingRows,
-  stripSuffix,
-  type QuantDetector,
-  type QuantModule,
-} from './types';
+import { isFloat8, isHighPrecisionFloat, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { freeWeightsWithSidecar } from './scan';
 
 const SIDECARS = ['.weight', '.weight_scale', '.weight_scale_2', '.input_scale', '.pre_quant_scale'];
 
 export const modeloptDetector: QuantDetector = {
   family: 'modelopt',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     const formats: string[] = [];
     const groups: number[] = [];
-    for (const row of index.rowsEndingWith('.weight_scale')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.weight_scale');
-      const weight = index.row(`${base}.weight`);
-      if (
-        weight < 0 ||
-        claimed[weight] ||
-        index.dtype(weight) !== 'U8' ||
-        index.rank(weight) !== 2 ||
-        index.rank(row) !== 2
-      ) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale')) {
+      if (index.dtype(weight) !== 'U8' || index.rank(weight) !== 2 || index.rank(row) !== 2) {
         continue;
       }
       const k = index.dim(weight, 1) * 2;

@@ -5,6 +5,7 @@
  * OpenAI's original layout spells the same pair `<m>.blocks` / `<m>.scales`.
  */
 import { siblingRows, type QuantDetector, type QuantModule } from './types';
+import { freeRowsEndingWith } from './scan';
 
 /** OCP MX block: 32 elements share one E8M0 scale; 16 bytes hold them at 4 bits each. */
 const MX_BLOCK_BYTES = 16;
@@ -12,19 +13,15 @@ const MX_BLOCK_BYTES = 16;
 export const mxfp4Detector: QuantDetector = {
   family: 'mxfp4',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     // `_blocks` and `.blocks` both end in `blocks`.
-    for (const row of index.rowsEndingWith('blocks')) {
-      const name = index.names[row];
-      if (claimed[row] || index.dtype(row) !== 'U8') {
+    for (const { row, base: stem } of freeRowsEndingWith(context, 'blocks')) {
+      const separator = stem.at(-1);
+      if (index.dtype(row) !== 'U8' || (separator !== '_' && separator !== '.')) {
         continue;
       }
-      const separator = name.endsWith('_blocks') ? '_' : name.endsWith('.blocks') ? '.' : null;
-      if (separator === null) {
-        continue;
-      }
-      const base = name.slice(0, name.length - 'blocks'.length - 1);
+      const base = stem.slice(0, -1);
       const scales = index.row(`${base}${separator}scales`);
       const rank = index.rank(row);
       if (scales < 0 || rank < 2 || index.dim(row, -1) !== MX_BLOCK_BYTES || index.rank(scales) !== rank - 1) {

@@ -3,20 +3,16 @@
  * dim 0), `<m>.weight._scale`, `<m>.weight._shift` (qbits only), and `input_scale`/`output_scale` scalars on every
  * QModule. The per-module qtype lives in quanto_qmap.json, not in the header, so packed U8 is assumed to be qint4.
  */
-import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { isFloat8, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { freeRowsEndingWith } from './scan';
 
 export const quantoDetector: QuantDetector = {
   family: 'quanto',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     const formats: string[] = [];
-    for (const row of index.rowsEndingWith('.weight._data')) {
-      const name = index.names[row];
-      if (claimed[row]) {
-        continue;
-      }
-      const base = stripSuffix(name, '.weight._data');
+    for (const { row, base } of freeRowsEndingWith(context, '.weight._data')) {
       if (!index.has(`${base}.weight._scale`)) {
         continue;
       }

@@ -85,6 +85,17 @@ export function siblingRows(context: QuantContext, base: string, suffixes: reado
   return rows;
 }
 
+/** A group size that stands for one scale per output channel (GPTQ's `group_size: -1`; the detectors use it too). */
+export const PER_CHANNEL_GROUP = -1;
+
+/** What a detection reports for its most-seen group size: PER_CHANNEL_GROUP is channel-wise, with no group size. */
+export function grouping(groupSize: number | null): Pick<QuantDetection, 'groupSize' | 'granularity'> {
+  if (groupSize === PER_CHANNEL_GROUP) {
+    return { groupSize: null, granularity: 'channel' };
+  }
+  return { groupSize, granularity: groupSize === null ? null : 'group' };
+}
+
 /** Most frequent value (ties: the first seen); null for an empty list. */
 export function mode<T>(values: Iterable<T>): T | null {
   const counts = new Map<T, number>();

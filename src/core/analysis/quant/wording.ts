@@ -1,4 +1,42 @@
 /** Quantization wording shared by the analysis and the views (kept apart so the page bundle stays small). */
+import type { QuantFamily } from '../report-sections';
+
+/** Each family's name in the report's sentences and evidence, where a format and figures follow it. */
+export const FAMILY_LABEL: Readonly<Record<QuantFamily, string>> = {
+  none: 'Not quantized',
+  'comfy-quant': 'ComfyUI mixed quantization',
+  'comfy-scaled-fp8': 'ComfyUI scaled FP8',
+  fp8: 'FP8',
+  'fp8-block': 'Block-scaled FP8',
+  'compressed-tensors': 'compressed-tensors',
+  modelopt: 'NVIDIA ModelOpt',
+  mxfp4: 'MXFP4',
+  gptq: 'GPTQ',
+  'gptq-marlin': 'GPTQ (Marlin)',
+  awq: 'AWQ',
+  'bnb-int8': 'bitsandbytes LLM.int8',
+  'bnb-4bit': 'bitsandbytes 4-bit',
+  mlx: 'MLX',
+  exl2: 'EXL2',
+  exl3: 'EXL3',
+  hqq: 'HQQ',
+  quanto: 'optimum-quanto',
+  torchao: 'torchao',
+};
+
+/** Where a family is named on its own (the Quantization panel, the verdict), these read better in full. */
+const FAMILY_TITLE: Readonly<Partial<Record<QuantFamily, string>>> = {
+  'comfy-quant': 'ComfyUI mixed precision (comfy_quant)',
+  'comfy-scaled-fp8': 'ComfyUI scaled FP8 (legacy)',
+  'fp8-block': 'FP8 with block scales',
+  exl2: 'ExLlamaV2 (EXL2)',
+  exl3: 'ExLlamaV3 (EXL3)',
+};
+
+/** A family's name for the views; an unknown family (a newer report) shows as it is spelled. */
+export function familyTitle(family: string): string {
+  return FAMILY_TITLE[family as QuantFamily] ?? FAMILY_LABEL[family as QuantFamily] ?? family;
+}
 
 /** Format of a file whose weights are integer containers without any known scheme's signature. */
 export const PACKED_UNKNOWN_FORMAT = 'packed-unknown';
