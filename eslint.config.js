@@ -33,7 +33,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**', 'e2e/**'],
+    files: ['scripts/**', 'e2e/**', 'src/testing/servers/cli.ts'],
     rules: { 'no-console': 'off' },
   },
 );

@@ -33,7 +33,7 @@ export default defineConfig({
       timeout: 60_000,
     },
     {
-      command: `npx tsx e2e/servers/cli.ts --root e2e/.fixtures --port-a ${E2E_PORTS.originA} --port-b ${E2E_PORTS.originB}`,
+      command: `npx tsx src/testing/servers/cli.ts --root e2e/.fixtures --port-a ${E2E_PORTS.originA} --port-b ${E2E_PORTS.originB}`,
       url: `http://127.0.0.1:${E2E_PORTS.originA}/__log`,
       reuseExistingServer: false,
       timeout: 60_000,

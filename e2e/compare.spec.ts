@@ -7,8 +7,8 @@ import {
   REMOVED_LAYER,
   SHARDED_BASE_DIR,
   shardedBaseFiles,
-} from '../src/core/testing/compare-pairs';
-import { moeUnpackedTensors, SEED_MOE } from '../src/core/testing/moe-model';
+} from '../src/testing/compare-pairs';
+import { moeUnpackedTensors, SEED_MOE } from '../src/testing/moe-model';
 import { fixturePath, openApp, openLocalFile, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 
 const BASE = compareBaseTensors();

@@ -84,7 +84,7 @@ export async function statValue(page: Page, testId: string): Promise<number> {
   return Number(value);
 }
 
-/** One request as the loopback test servers logged it (e2e/servers/range-server.ts). */
+/** One request as the loopback test servers logged it (src/testing/servers/range-server.ts). */
 export interface ServerLogEntry {
   origin: 'A' | 'B';
   method: string;

@@ -1,6 +1,6 @@
 /**
  * Issue #7 end to end: hostile files, hostile servers and hostile links in the built app (docs/security.md).
- * Unit-level twins: src/core/hostile.test.ts, src/core/load-header.test.ts, src/core/fuzz/, src/worker/token-leak.test.ts.
+ * Unit-level twins: src/core/hostile.test.ts, src/core/load-header.test.ts, src/testing/fuzz/, src/worker/token-leak.test.ts.
  */
 import { expect, test, type Page, type Request } from '@playwright/test';
 import { readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import {
   LONG_METADATA_KEY,
   LONG_METADATA_VALUE,
   LONG_NAME,
-} from '../src/core/testing/hostile-fixtures';
+} from '../src/testing/hostile-fixtures';
 import {
   APP_ORIGIN,
   headerLengthOf,

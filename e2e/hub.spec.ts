@@ -1,11 +1,17 @@
 /**
  * The Hub as it really answers: huggingface.co's resolve/ redirects (302) to a second origin (the Xet/LFS bridge)
  * with a presigned query, and that origin's CORS allows `*` and exposes Content-Range but does not allow `Range` in
- * a preflight. Chromium is launched with both host names mapped to local HTTPS servers (e2e/servers/hub-pair.ts),
+ * a preflight. Chromium is launched with both host names mapped to local HTTPS servers (src/testing/servers/hub-pair.ts),
  * so the app runs its real Hub code paths (token policy, https, cross-origin redirect) and nothing leaves the host.
  */
 import { chromium, expect, test, type Browser, type Page } from '@playwright/test';
-import { BRIDGE_HOST, HUB_PAIR_TOKEN, startHubPair, type HubPair, type PairLogEntry } from './servers/hub-pair';
+import {
+  BRIDGE_HOST,
+  HUB_PAIR_TOKEN,
+  startHubPair,
+  type HubPair,
+  type PairLogEntry,
+} from '../src/testing/servers/hub-pair';
 import { CHROMIUM_ARGS } from '../scripts/find-chromium.mjs';
 import { APP_ORIGIN, FIXTURES_DIR, uniqueTag, watchPage } from './helpers';
 

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
-import { comfyFluxTensors } from '../src/core/testing/fixture-manifest';
-import { layoutTensors } from '../src/core/testing/build-safetensors';
+import { comfyFluxTensors } from '../src/testing/fixture-manifest';
+import { layoutTensors } from '../src/testing/build-safetensors';
 import { headerLengthOf, openApp, openLocalFile, ORIGIN_A, watchPage } from './helpers';
 
 const FLUX = 'flux1-dev-int8cr.safetensors';

@@ -1,6 +1,6 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
-import { FIXTURES, tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
+import { FIXTURES, tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import {
   APP_ORIGIN,
   dropFile,

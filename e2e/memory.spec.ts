@@ -6,9 +6,9 @@
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildSafetensors } from '../src/core/testing/build-safetensors';
-import { tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
-import { SHARD_FIXTURES } from '../src/core/testing/shard-fixtures';
+import { buildSafetensors } from '../src/testing/build-safetensors';
+import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
+import { SHARD_FIXTURES } from '../src/testing/shard-fixtures';
 import { groupDigits as g } from '../src/lib/format';
 import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
 

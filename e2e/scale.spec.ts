@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { moeUnpackedTensors, SEED_MOE } from '../src/core/testing/moe-model';
+import { moeUnpackedTensors, SEED_MOE } from '../src/testing/moe-model';
 import { openApp, openLocalFile, statValue, watchPage } from './helpers';
 
 const TENSORS = moeUnpackedTensors();

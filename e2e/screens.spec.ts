@@ -10,11 +10,11 @@ import { expect, test, type Page } from '@playwright/test';
 import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
-import { deepseekV3Fixture } from '../src/core/testing/models/fp8-deepseek-v3';
-import { gptqLlama2Fixture } from '../src/core/testing/models/gptq-llama2-7b';
-import { kohyaSd15Fixture } from '../src/core/testing/models/lora';
-import type { ModelFixture } from '../src/core/testing/models/header-from-specs';
+import { buildHeaderBytes } from '../src/testing/build-safetensors';
+import { deepseekV3Fixture } from '../src/testing/models/fp8-deepseek-v3';
+import { gptqLlama2Fixture } from '../src/testing/models/gptq-llama2-7b';
+import { kohyaSd15Fixture } from '../src/testing/models/lora';
+import type { ModelFixture } from '../src/testing/models/header-from-specs';
 import { fixturePath, openApp, watchPage } from './helpers';
 
 const SCREENS_DIR = join(process.cwd(), 'test-results', 'screens');

@@ -16,8 +16,8 @@ import {
   readLocalHeader,
   torchArchive,
 } from '../src/core/formats/pytorch/zip-directory';
-import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
-import { manyTensorsFixture } from '../src/core/testing/torch-fixtures';
+import { buildHeaderBytes } from '../src/testing/build-safetensors';
+import { manyTensorsFixture } from '../src/testing/torch-fixtures';
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -6,8 +6,8 @@
  */
 import { closeSync, mkdirSync, openSync, ftruncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { buildHeaderBytes, layoutTensors, type TensorSpec } from '../src/core/testing/build-safetensors';
-import { DEEPSEEK_ATTENTION, fp8BlockLinear } from '../src/core/testing/models/fp8-deepseek-v3';
+import { buildHeaderBytes, layoutTensors, type TensorSpec } from '../src/testing/build-safetensors';
+import { DEEPSEEK_ATTENTION, fp8BlockLinear } from '../src/testing/models/fp8-deepseek-v3';
 
 export const DEEPSEEK_SHARDS = 163;
 const LAYERS = 61;

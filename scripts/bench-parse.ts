@@ -9,7 +9,7 @@
  */
 import { parseSafetensorsHeader } from '../src/core/parse/parse-header';
 import { previewEntries } from '../src/core/parse/prefix-preview';
-import { buildHeaderBytes, tensorByteLength, type TensorSpec } from '../src/core/testing/build-safetensors';
+import { buildHeaderBytes, tensorByteLength, type TensorSpec } from '../src/testing/build-safetensors';
 
 const short = process.argv.includes('--short');
 const LAYERS = short ? 16 : 93;

@@ -12,7 +12,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { selfSignedCert } from '../e2e/servers/tls-cert';
+import { selfSignedCert } from '../src/testing/servers/tls-cert';
 
 /** Added to every answer: a server ~50 ms away, as in issue 14. */
 export const BENCH_LATENCY_MS = 50;

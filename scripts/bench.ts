@@ -13,8 +13,8 @@ import { runAnalyses } from '../src/core/analysis/registry';
 import { allTensorNames } from '../src/core/model';
 import { parseFileHead } from '../src/core/parse/parse-header';
 import { queryRows, DEFAULT_QUERY } from '../src/core/table-query';
-import { buildHeaderBytes } from '../src/core/testing/build-safetensors';
-import { moeUnpackedTensors } from '../src/core/testing/moe-model';
+import { buildHeaderBytes } from '../src/testing/build-safetensors';
+import { moeUnpackedTensors } from '../src/testing/moe-model';
 import { checkpointBench } from './bench-checkpoint';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 

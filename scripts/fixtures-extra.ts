@@ -7,17 +7,17 @@ import { join } from 'node:path';
 import { writeShardedModels } from './fixtures-shards';
 import { writeTorchFixtures } from './fixtures-torch';
 import { writeHugeFixtures } from './fixtures-huge';
-import { buildHeaderBytes, layoutTensors, lengthPrefix } from '../src/core/testing/build-safetensors';
-import { COMPARE_FIXTURES, SHARDED_BASE_DIR, shardedBaseFiles } from '../src/core/testing/compare-pairs';
-import { comfyFluxTensors, tinyLlamaTensors } from '../src/core/testing/fixture-manifest';
+import { buildHeaderBytes, layoutTensors, lengthPrefix } from '../src/testing/build-safetensors';
+import { COMPARE_FIXTURES, SHARDED_BASE_DIR, shardedBaseFiles } from '../src/testing/compare-pairs';
+import { comfyFluxTensors, tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import {
   HEADER_OVER_BUDGET,
   HEADER_OVER_CAP,
   HEADER_UNDER_CAP,
   HOSTILE_FIXTURES,
   type HugeHeaderLayout,
-} from '../src/core/testing/hostile-fixtures';
-import { moePackedTensors, moeUnpackedTensors } from '../src/core/testing/moe-model';
+} from '../src/testing/hostile-fixtures';
+import { moePackedTensors, moeUnpackedTensors } from '../src/testing/moe-model';
 
 export interface FixtureWriters {
   writeSparse: (path: string, head: Uint8Array, totalSize: number) => void;
@@ -63,7 +63,7 @@ const writeComfyFlux: FixtureWriter = (dir, { writeSparse }) => {
   }
 };
 
-/** Compare mode's pairs (src/core/testing/compare-pairs.ts): DDP prefix, fp16 vs bf16, a removed layer, PEFT vs base. */
+/** Compare mode's pairs (src/testing/compare-pairs.ts): DDP prefix, fp16 vs bf16, a removed layer, PEFT vs base. */
 const writeComparePairs: FixtureWriter = (dir, { writeSparse, write }) => {
   for (const fixture of COMPARE_FIXTURES) {
     const { head, dataLength } = buildHeaderBytes(fixture.tensors(), { metadata: { format: 'pt' } });
@@ -100,7 +100,7 @@ function writeHugeHeader(path: string, layout: HugeHeaderLayout): void {
 }
 
 /**
- * Issue #7's hostile catalog (src/core/testing/hostile-fixtures.ts): long values, deep nesting, unsafe integers,
+ * Issue #7's hostile catalog (src/testing/hostile-fixtures.ts): long values, deep nesting, unsafe integers,
  * and real-JSON headers of 99,999,999 and 100,000,001 bytes (≈200 MB on disk), plus a sparse over-budget claim.
  */
 const writeHostileFixtures: FixtureWriter = (dir, { write, writeSparse }) => {

@@ -1,12 +1,12 @@
 /**
- * Issue 16's huge-header fixtures (src/core/testing/huge-fixtures.ts), streamed to disk piece by piece with sparse
+ * Issue 16's huge-header fixtures (src/testing/huge-fixtures.ts), streamed to disk piece by piece with sparse
  * data regions. Registered in fixtures-extra.ts; `npx tsx scripts/fixtures-huge.ts` writes only these.
  */
 import { closeSync, ftruncateSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lengthPrefix } from '../src/core/testing/build-safetensors';
-import { HUGE_FIXTURES, type HugeFixture } from '../src/core/testing/huge-fixtures';
+import { lengthPrefix } from '../src/testing/build-safetensors';
+import { HUGE_FIXTURES, type HugeFixture } from '../src/testing/huge-fixtures';
 
 /** Pieces are gathered into writes of about this many characters. */
 const WRITE_CHARS = 1 << 20;

@@ -1,11 +1,11 @@
 /**
- * Writes the sharded-model fixtures of src/core/testing/shard-fixtures.ts: every shard as a sparse file (its
+ * Writes the sharded-model fixtures of src/testing/shard-fixtures.ts: every shard as a sparse file (its
  * header, then ftruncate to the full size), the index, config.json, and the fake Hub repository.
  */
 import { join } from 'node:path';
-import { buildHeaderBytes, buildSafetensors } from '../src/core/testing/build-safetensors';
-import { buildShardedModel } from '../src/core/testing/build-sharded';
-import { HUB_REPO, INDEX_FILE, LLAMA_70B_CONFIG, SHARD_FIXTURES } from '../src/core/testing/shard-fixtures';
+import { buildHeaderBytes, buildSafetensors } from '../src/testing/build-safetensors';
+import { buildShardedModel } from '../src/testing/build-sharded';
+import { HUB_REPO, INDEX_FILE, LLAMA_70B_CONFIG, SHARD_FIXTURES } from '../src/testing/shard-fixtures';
 import type { FixtureWriter } from './fixtures-extra';
 
 const encoder = new TextEncoder();

@@ -6,14 +6,14 @@
 import { mkdirSync, openSync, closeSync, ftruncateSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildHeaderBytes, buildSafetensors } from '../src/core/testing/build-safetensors';
+import { buildHeaderBytes, buildSafetensors } from '../src/testing/build-safetensors';
 import {
   CLEAN_METADATA,
   comfyInt8Sample,
   damagedSample,
   FIXTURES,
   tinyLlamaTensors,
-} from '../src/core/testing/fixture-manifest';
+} from '../src/testing/fixture-manifest';
 import { EXTRA_FIXTURE_WRITERS } from './fixtures-extra';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,7 +1,7 @@
 /**
- * The long fuzz campaign (issue #7): the CI fuzz properties (src/core/fuzz/arbitraries.ts) for as many cases or
+ * The long fuzz campaign (issue #7): the CI fuzz properties (src/testing/fuzz/arbitraries.ts) for as many cases or
  * seconds as asked. Any failing input — a crash, an untyped error, a malformed result, too many bytes read, or a
- * case that hangs — is saved to src/core/fuzz/regressions/<hash>.bin, which `npx vitest run src/core/fuzz` replays.
+ * case that hangs — is saved to src/testing/fuzz/regressions/<hash>.bin, which `npx vitest run src/testing/fuzz` replays.
  *
  *   npm run fuzz -- [--cases N] [--seconds S] [--seed X]
  *
@@ -14,14 +14,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import fc from 'fast-check';
-import { FUZZ_PROPERTIES } from '../src/core/fuzz/arbitraries';
-import { checkInput, type FuzzInput } from '../src/core/fuzz/check-input';
+import { FUZZ_PROPERTIES } from '../src/testing/fuzz/arbitraries';
+import { checkInput, type FuzzInput } from '../src/testing/fuzz/check-input';
 
 export const REGRESSIONS_DIR = join(
   fileURLToPath(new URL('.', import.meta.url)),
   '..',
   'src',
-  'core',
+  'testing',
   'fuzz',
   'regressions',
 );

@@ -2,8 +2,11 @@
  * The pipeline's layering (docs/architecture.md), checked on the import statements of every source file:
  * - views, state and the app shell never reach into the worker or io/ (the store's slices may use the worker
  *   client, src/worker/client.ts, the one door to the worker);
- * - core/ imports nothing outside itself, so it stays pure and runs anywhere (worker, Node, tests);
- * - test scaffolding (core/testing/, core/fuzz/, vitest, fast-check) is never imported by code that ships.
+ * - core/ imports nothing outside itself, so it stays pure and runs anywhere (worker, Node, tests); its tests may
+ *   also use the test scaffolding in testing/;
+ * - test scaffolding (testing/: builders, fakes, fuzz properties, the HTTP test servers; vitest, fast-check) is never
+ *   imported by code that ships;
+ * - unit tests and e2e specs share one set of test servers, in testing/servers/: nothing under src/ imports e2e/.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -63,6 +66,8 @@ function violations(rule: (file: string, target: string) => boolean): Violation[
 
 const under = (target: string, folder: string) => target === folder || target.startsWith(`${folder}/`);
 
+const isTest = (file: string) => /\.test\.tsx?$/.test(file);
+
 /**
  * The one module outside core/ that core/ may use: the number formatter, a pure module with no imports of its own,
  * shared with the views so a byte count reads the same in a finding and on screen. Nothing else may join it.
@@ -97,14 +102,17 @@ describe('architecture', () => {
   it('core/ imports nothing outside core/ but the pure number formatter', () => {
     expect(readFileSync(path.join(SRC, 'lib', 'format.ts'), 'utf8')).not.toMatch(/^\s*import\s/m);
     const found = violations(
-      (file, target) => under(file, 'core') && !under(target, 'core') && !CORE_MAY_IMPORT.has(target),
+      (file, target) =>
+        under(file, 'core') &&
+        !under(target, 'core') &&
+        !CORE_MAY_IMPORT.has(target) &&
+        !(isTest(file) && under(target, 'testing')),
     );
     expect(found).toEqual([]);
   });
 
   it('code that ships never imports test scaffolding', () => {
-    const scaffolding = (file: string) =>
-      /\.test\.tsx?$/.test(file) || under(file, 'core/testing') || under(file, 'core/fuzz') || file === 'test-setup.ts';
+    const scaffolding = (file: string) => isTest(file) || under(file, 'testing') || file === 'test-setup.ts';
     const found: Violation[] = [];
     for (const full of sourceFiles(SRC)) {
       const file = path.relative(SRC, full).split(path.sep).join('/');
@@ -118,8 +126,27 @@ describe('architecture', () => {
         }
       }
       for (const target of relativeImports(full, text)) {
-        if (under(target, 'core/testing') || under(target, 'core/fuzz')) {
+        if (under(target, 'testing')) {
           found.push({ file, imports: target });
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('unit tests use the test servers in testing/servers/, never anything under e2e/', () => {
+    expect(violations((_file, target) => under(target, '../e2e'))).toEqual([]);
+  });
+
+  it('e2e specs never import worker internals (they drive the app, and share only testing/ and core/)', () => {
+    const e2e = path.join(SRC, '..', 'e2e');
+    const found: Violation[] = [];
+    // Top level only: e2e/.fixtures holds hundreds of MB of generated files.
+    const specs = readdirSync(e2e).filter((name) => name.endsWith('.ts'));
+    for (const full of specs.map((name) => path.join(e2e, name))) {
+      for (const target of relativeImports(full, readFileSync(full, 'utf8'))) {
+        if (under(target, 'worker')) {
+          found.push({ file: path.relative(e2e, full), imports: target });
         }
       }
     }

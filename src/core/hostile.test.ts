@@ -5,13 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAnalyses } from './analysis/registry';
-import { memoryReader, type ReaderMode } from './fuzz/memory-reader';
+import { memoryReader, type ReaderMode } from '../testing/fuzz/memory-reader';
 import { MAX_HEADER_LENGTH, REFERENCE_JSON_RECURSION_LIMIT } from './limits';
 import { loadHeader, SNIFF_BYTES } from './load-header';
 import { allTensorNames, type ParsedHeader, type ParseOutcome } from './model';
 import { buildReport } from './report/build-report';
 import { tableCsv } from './report/csv';
-import { FIXTURES } from './testing/fixture-manifest';
+import { FIXTURES } from '../testing/fixture-manifest';
 import {
   DEEP_NESTING_LEVELS,
   HEADER_OVER_CAP,
@@ -21,7 +21,7 @@ import {
   LONG_METADATA_KEY,
   LONG_METADATA_VALUE,
   LONG_NAME,
-} from './testing/hostile-fixtures';
+} from '../testing/hostile-fixtures';
 
 const MODES: readonly ReaderMode[] = ['local', 'remote'];
 
@@ -192,7 +192,7 @@ describe('hostile catalog: headers at the 100,000,000-byte cap', () => {
 
 describe('parser regressions found by `npm run fuzz`', () => {
   it('a truncated safetensors file whose length prefix starts 0x80 0x02 is not reported as a Python pickle', async () => {
-    // src/core/fuzz/regressions/ed093275c98c59ff.bin, reduced: N = 0x40280 (262,784) starts with pickle's PROTO 2
+    // src/testing/fuzz/regressions/ed093275c98c59ff.bin, reduced: N = 0x40280 (262,784) starts with pickle's PROTO 2
     // bytes, the header starts with `{`, and the file ends before the header does (a cut-off download).
     const file = new Uint8Array(4096).fill(0x20);
     file.set([0x80, 0x02, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00]);

@@ -3,12 +3,12 @@
  * claim is allocated or read before the source has delivered the bytes (issue #7, "memory stays bounded").
  */
 import { describe, expect, it } from 'vitest';
-import { memoryReader, REMOTE_FIRST_READ, sparseSource, type ReaderMode } from './fuzz/memory-reader';
+import { memoryReader, REMOTE_FIRST_READ, sparseSource, type ReaderMode } from '../testing/fuzz/memory-reader';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from './limits';
 import { loadHeader, SNIFF_BYTES } from './load-header';
 import type { ParseOutcome } from './model';
-import { buildSafetensors, lengthPrefix } from './testing/build-safetensors';
-import { tinyLlamaTensors } from './testing/fixture-manifest';
+import { buildSafetensors, lengthPrefix } from '../testing/build-safetensors';
+import { tinyLlamaTensors } from '../testing/fixture-manifest';
 
 const MB = 1024 * 1024;
 /** A claimed header length that would hurt if allocated up front. */

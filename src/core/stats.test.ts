@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { entry, parseBytes, parsedHeader, rawFile, verdictOf } from './testing/parse-helpers';
+import { entry, parseBytes, parsedHeader, rawFile, verdictOf } from '../testing/parse-helpers';
 import { computeTotals } from './stats';
 
 describe('computeTotals', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { allTensorNames } from './model';
 import { parseFileHead } from './parse/parse-header';
 import { DEFAULT_QUERY, queryRows } from './table-query';
-import { buildHeaderBytes } from './testing/build-safetensors';
+import { buildHeaderBytes } from '../testing/build-safetensors';
 
 function loaded(names: string[]) {
   const { head, dataLength } = buildHeaderBytes(names.map((name) => ({ name, dtype: 'F16', shape: [2] })));

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SourceError } from '../core/errors';
 import { createFileReader } from './file-reader';
-import { headerFile, patternBytes } from '../core/testing/fixture-dir';
+import { headerFile, patternBytes } from '../testing/fixture-dir';
 
 async function failure(promise: Promise<unknown>): Promise<SourceError> {
   const error = await promise.then(

@@ -1,14 +1,14 @@
 /**
  * The reader proves every answer of one load comes from the same file version, tells a crawling server from a
  * dead one, names a compressed 206 for what it is, and asks for a fresh redirect once when a presigned link is
- * refused. Real node:http servers on 127.0.0.1 (e2e/servers), Node's fetch.
+ * refused. Real node:http servers on 127.0.0.1 (src/testing/servers), Node's fetch.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServers, type TestServers } from '../../e2e/servers/range-server';
-import { resetSourceChangeRoutes, sourceChangeRoutes } from '../../e2e/servers/source-change-routes';
+import { startTestServers, type TestServers } from '../testing/servers/range-server';
+import { resetSourceChangeRoutes, sourceChangeRoutes } from '../testing/servers/source-change-routes';
 import { SourceError } from '../core/errors';
 import { createHttpReader, type ReaderActivity } from './http-reader';
-import { createFixtureDir, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../core/testing/fixture-dir';
+import { createFixtureDir, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../testing/fixture-dir';
 
 let fixtures: FixtureDir;
 let servers: TestServers;

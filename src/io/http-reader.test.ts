@@ -3,7 +3,7 @@
  * using Node's global fetch. Browser-only behaviour (CORS) is emulated by a fetch wrapper over the real server.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServers, type TestServers } from '../../e2e/servers/range-server';
+import { startTestServers, type TestServers } from '../testing/servers/range-server';
 import { SourceError } from '../core/errors';
 import {
   createHttpReader,
@@ -20,7 +20,7 @@ import {
   patternBytes,
   SMALL_FILE_BYTES,
   type FixtureDir,
-} from '../core/testing/fixture-dir';
+} from '../testing/fixture-dir';
 
 /** Fast retries so retry paths stay well under the per-test budget. */
 const FAST: HttpReaderOptions = { retryBaseMs: 5 };

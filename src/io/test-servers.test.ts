@@ -7,14 +7,14 @@ import {
   STALL_SENT_BYTES,
   startTestServers,
   type TestServers,
-} from '../../e2e/servers/range-server';
+} from '../testing/servers/range-server';
 import {
   createFixtureDir,
   HUGE_FILE_BYTES,
   patternBytes,
   SMALL_FILE_BYTES,
   type FixtureDir,
-} from '../core/testing/fixture-dir';
+} from '../testing/fixture-dir';
 
 let fixtures: FixtureDir;
 let servers: TestServers;

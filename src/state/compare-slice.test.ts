@@ -5,8 +5,8 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
 import type { CompareResult, LoadResult } from '../core/result';
-import { headerFromSpecs } from '../core/testing/models/header-from-specs';
-import { compareBaseTensors } from '../core/testing/compare-pairs';
+import { headerFromSpecs } from '../testing/models/header-from-specs';
+import { compareBaseTensors } from '../testing/compare-pairs';
 import { ALIGN_RULES } from '../core/compare/align';
 import { decodeShareState, encodeShareState } from './share-state';
 

@@ -5,12 +5,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eRoutes } from '../../e2e/servers/e2e-routes';
-import { startTestServers, type RequestLogEntry, type TestServers } from '../../e2e/servers/range-server';
-import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../core/testing/build-safetensors';
-import { buildShardedModel, type ShardedBuildOptions } from '../core/testing/build-sharded';
-import { tinyLlamaTensors } from '../core/testing/fixture-manifest';
-import { createFixtureDir, type FixtureDir } from '../core/testing/fixture-dir';
+import { e2eRoutes } from '../testing/servers/e2e-routes';
+import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
+import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
+import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
+import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { createFixtureDir, type FixtureDir } from '../testing/fixture-dir';
 import { HTTP1_SHARD_CONCURRENCY } from '../io/connection';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadSource, type KeptLoad } from './load-model';

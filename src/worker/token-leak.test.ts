@@ -4,8 +4,8 @@
  * anything the worker posts back (progress, results, errors, reports are built from those) or logs.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildSafetensors } from '../core/testing/build-safetensors';
-import { tinyLlamaTensors } from '../core/testing/fixture-manifest';
+import { buildSafetensors } from '../testing/build-safetensors';
+import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 
 const TOKEN = 'hf_TESTtokenNEVERleak0123456789';

@@ -1,8 +1,8 @@
 /** Model-tab fields the header pins down even when the usual anchor is absent. */
 import { describe, expect, it } from 'vitest';
-import { deepseekV3Fixture } from '../testing/models/fp8-deepseek-v3';
-import { fluxFp8CastFixture, fluxInt8ConvrotFixture } from '../testing/models/flux-dev';
-import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
+import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
+import { fluxFp8CastFixture, fluxInt8ConvrotFixture } from '../../testing/models/flux-dev';
+import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
 import { architectureAnalysis } from './architecture';
 import type { ArchitectureSection } from './report-sections';
 

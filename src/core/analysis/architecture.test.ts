@@ -1,21 +1,21 @@
 /** Architecture inference on real model layouts; each expected number comes from the model's published config. */
 import { describe, expect, it } from 'vitest';
-import { bnbNf4Llama3Fixture } from '../testing/models/bnb-llama';
-import { qwen3PlainFixture } from '../testing/models/comfy-qwen3-int8cr';
-import { deepseekV3Fixture } from '../testing/models/fp8-deepseek-v3';
-import { fluxFp8CastFixture } from '../testing/models/flux-dev';
-import { gptOss20bFixture } from '../testing/models/gpt-oss-20b';
-import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
-import { peftGpt2Fixture } from '../testing/models/lora';
-import { mlxLlama32Fixture } from '../testing/models/mlx-llama32-1b';
+import { bnbNf4Llama3Fixture } from '../../testing/models/bnb-llama';
+import { qwen3PlainFixture } from '../../testing/models/comfy-qwen3-int8cr';
+import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
+import { fluxFp8CastFixture } from '../../testing/models/flux-dev';
+import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
+import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
+import { peftGpt2Fixture } from '../../testing/models/lora';
+import { mlxLlama32Fixture } from '../../testing/models/mlx-llama32-1b';
 import {
   gpt2Fixture,
   mixtralFixture,
   qwen25VlFixture,
   sdxlBaseFixture,
   tinyLlamaFixture,
-} from '../testing/models/plain-models';
-import { torchaoFloat8Fixture } from '../testing/models/torchao';
+} from '../../testing/models/plain-models';
+import { torchaoFloat8Fixture } from '../../testing/models/torchao';
 import { analyzeArchitecture } from './architecture';
 
 function arch(fixture: ModelFixture) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { qwen3Int8crFixture } from '../testing/models/comfy-qwen3-int8cr';
-import { inputFromFixture } from '../testing/models/header-from-specs';
+import { qwen3Int8crFixture } from '../../testing/models/comfy-qwen3-int8cr';
+import { inputFromFixture } from '../../testing/models/header-from-specs';
 import { runAnalyses, tensorBytesWanted } from './registry';
 import { describeDataReads } from './data-reads';
 

@@ -1,6 +1,6 @@
 /** LoRA families: detection, rank, alpha and scale, with values written out from each fixture's trainer settings. */
 import { describe, expect, it } from 'vitest';
-import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
+import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
 import {
   diffusersFluxLoraFixture,
   kohyaSd15Fixture,
@@ -9,8 +9,8 @@ import {
   mlxLoraFixture,
   peftDoraFixture,
   peftGpt2Fixture,
-} from '../testing/models/lora';
-import { tinyLlamaFixture } from '../testing/models/plain-models';
+} from '../../testing/models/lora';
+import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { analyzeLora, loraAnalysis } from './lora';
 
 function lora(fixture: ModelFixture, wanted?: number[]) {

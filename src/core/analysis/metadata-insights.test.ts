@@ -1,9 +1,9 @@
 /** kohya ss_* records, modelspec, format and total_parameters. */
 import { describe, expect, it } from 'vitest';
-import { inputFromFixture } from '../testing/models/header-from-specs';
-import { kohyaSd15Fixture, mlxLoraFixture } from '../testing/models/lora';
-import { mlxLlama32Fixture } from '../testing/models/mlx-llama32-1b';
-import { tinyLlamaFixture } from '../testing/models/plain-models';
+import { inputFromFixture } from '../../testing/models/header-from-specs';
+import { kohyaSd15Fixture, mlxLoraFixture } from '../../testing/models/lora';
+import { mlxLlama32Fixture } from '../../testing/models/mlx-llama32-1b';
+import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { analyzeMetadataInsights } from './metadata-insights';
 
 describe('kohya training metadata', () => {

@@ -1,15 +1,15 @@
 /** The module tree: collapsing identical numbered siblings, totals, name patterns, chart series and speed. */
 import { describe, expect, it } from 'vitest';
-import type { TensorSpec } from '../testing/build-safetensors';
-import { deepseekV3Fixture } from '../testing/models/fp8-deepseek-v3';
-import { headerFromSpecs, inputFromFixture } from '../testing/models/header-from-specs';
-import { tinyLlamaFixture } from '../testing/models/plain-models';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
+import { headerFromSpecs, inputFromFixture } from '../../testing/models/header-from-specs';
+import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { allTensorNames } from '../model';
 import { buildModuleTree, moduleTreeAnalysis, modulePatternMatcher } from './module-tree';
 import type { ModuleNode } from './report-sections';
 import { tensorIndex } from './tensor-index';
 import { MAX_TREE_NODES, MAX_TREE_TEMPLATES } from './limits';
-import { letterSegment } from '../testing/huge-fixtures';
+import { letterSegment } from '../../testing/huge-fixtures';
 
 function child(node: ModuleNode | undefined, label: string): ModuleNode {
   const found = node?.children?.find((c) => c.label === label);

@@ -3,12 +3,12 @@
  * came from the second; plus the verdict for integer-packed weights no detector recognises.
  */
 import { describe, expect, it } from 'vitest';
-import { deepseekV3Fixture } from '../testing/models/fp8-deepseek-v3';
-import { gptOss20bFixture } from '../testing/models/gpt-oss-20b';
-import { gptqLlama2Fixture } from '../testing/models/gptq-llama2-7b';
-import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
-import { tinyLlamaFixture } from '../testing/models/plain-models';
-import { torchaoFloat8Fixture } from '../testing/models/torchao';
+import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
+import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
+import { gptqLlama2Fixture } from '../../testing/models/gptq-llama2-7b';
+import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
+import { tinyLlamaFixture } from '../../testing/models/plain-models';
+import { torchaoFloat8Fixture } from '../../testing/models/torchao';
 import { PACKED_UNKNOWN_FORMAT, analyzeQuantization, withFormat } from './quantization';
 
 function section(fixture: ModelFixture) {

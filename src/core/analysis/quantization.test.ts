@@ -3,23 +3,23 @@
  * numbers are written out from the format's byte layout (quant-signatures), never taken from the code under test.
  */
 import { describe, expect, it } from 'vitest';
-import { awqLlama2Fixture } from '../testing/models/awq-llama2-7b';
-import { bnbInt8Llama2Fixture, bnbNf4Llama3Fixture } from '../testing/models/bnb-llama';
-import { jsonBytes } from '../testing/models/common';
-import { qwen3Int8crFixture } from '../testing/models/comfy-qwen3-int8cr';
-import { t5xxlScaledFp8Fixture } from '../testing/models/comfy-t5xxl-scaled-fp8';
-import { ctMxfp4Fixture, ctNvfp4Fixture, ctW4a16Fixture } from '../testing/models/compressed-tensors';
-import { deepseekV3Fixture } from '../testing/models/fp8-deepseek-v3';
-import { fp8Llama3Fixture } from '../testing/models/fp8-llama3-8b';
-import { CONVROT_CONFIG, fluxFp8CastFixture, fluxInt8ConvrotFixture } from '../testing/models/flux-dev';
-import { gptOss20bFixture } from '../testing/models/gpt-oss-20b';
-import { gptqLlama2Fixture } from '../testing/models/gptq-llama2-7b';
-import { inputFromFixture, type ModelFixture } from '../testing/models/header-from-specs';
-import { mlxLlama32Fixture } from '../testing/models/mlx-llama32-1b';
-import { modeloptNvfp4Fixture } from '../testing/models/modelopt-llama33-70b-nvfp4';
-import { exl2Fixture, exl3Fixture, hqqFixture, quantoQint8Fixture } from '../testing/models/other-engines';
-import { plainWithScalesFixture, tinyLlamaFixture } from '../testing/models/plain-models';
-import { torchaoFloat8Fixture } from '../testing/models/torchao';
+import { awqLlama2Fixture } from '../../testing/models/awq-llama2-7b';
+import { bnbInt8Llama2Fixture, bnbNf4Llama3Fixture } from '../../testing/models/bnb-llama';
+import { jsonBytes } from '../../testing/models/common';
+import { qwen3Int8crFixture } from '../../testing/models/comfy-qwen3-int8cr';
+import { t5xxlScaledFp8Fixture } from '../../testing/models/comfy-t5xxl-scaled-fp8';
+import { ctMxfp4Fixture, ctNvfp4Fixture, ctW4a16Fixture } from '../../testing/models/compressed-tensors';
+import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
+import { fp8Llama3Fixture } from '../../testing/models/fp8-llama3-8b';
+import { CONVROT_CONFIG, fluxFp8CastFixture, fluxInt8ConvrotFixture } from '../../testing/models/flux-dev';
+import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
+import { gptqLlama2Fixture } from '../../testing/models/gptq-llama2-7b';
+import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
+import { mlxLlama32Fixture } from '../../testing/models/mlx-llama32-1b';
+import { modeloptNvfp4Fixture } from '../../testing/models/modelopt-llama33-70b-nvfp4';
+import { exl2Fixture, exl3Fixture, hqqFixture, quantoQint8Fixture } from '../../testing/models/other-engines';
+import { plainWithScalesFixture, tinyLlamaFixture } from '../../testing/models/plain-models';
+import { torchaoFloat8Fixture } from '../../testing/models/torchao';
 import { analyzeQuantization } from './quantization';
 import type { QuantizationSection } from './report-sections';
 

@@ -6,8 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TensorSpec } from '../testing/build-safetensors';
-import { headerFromSpecs } from '../testing/models/header-from-specs';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { allTensorNames } from '../model';
 import { runAnalyses, tensorBytesWanted } from './registry';
 import type { Sidecars } from './types';

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { allTensorNames } from '../model';
-import type { TensorSpec } from '../testing/build-safetensors';
-import { headerFromSpecs } from '../testing/models/header-from-specs';
-import { moePackedTensors, moeUnpackedTensors, SEED_MOE, type MoeShape } from '../testing/moe-model';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
+import { moePackedTensors, moeUnpackedTensors, SEED_MOE, type MoeShape } from '../../testing/moe-model';
 import { runAnalyses, type AnalysisSections } from './registry';
 import type { ModuleNode } from './report-sections';
 

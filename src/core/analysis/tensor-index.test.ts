@@ -1,8 +1,8 @@
 /** The shared index: name shapes, exact lookups and suffix queries, checked against plain scans of the names. */
 import { describe, expect, it } from 'vitest';
 import { allTensorNames } from '../model';
-import type { TensorSpec } from '../testing/build-safetensors';
-import { headerFromSpecs } from '../testing/models/header-from-specs';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { shapeSafe, tensorIndex, type TensorIndex } from './tensor-index';
 
 function indexOf(names: readonly string[]): TensorIndex {

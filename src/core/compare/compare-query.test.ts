@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ALIGN_RULES } from './align';
 import { DEFAULT_COMPARE_QUERY, entryKeys, queryCompare, type CompareQuery } from './compare-query';
 import { diffSides } from './diff';
-import { sideOf } from '../testing/compare-builders';
+import { sideOf } from '../../testing/compare-builders';
 
 const a = sideOf([
   { name: 'model.layers.0.a.weight', dtype: 'F32', shape: [2, 3] },

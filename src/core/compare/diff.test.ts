@@ -2,17 +2,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DTYPES } from '../dtypes';
-import type { TensorSpec } from '../testing/build-safetensors';
+import type { TensorSpec } from '../../testing/build-safetensors';
 import {
   compareBaseTensors,
   ddpTensors,
   fp16Tensors,
   minusLayerTensors,
   REMOVED_LAYER,
-} from '../testing/compare-pairs';
+} from '../../testing/compare-pairs';
 import { ALIGN_RULES } from './align';
 import { diffSides, moduleOf, MAX_COMPARE_MODULES, OTHER_MODULES, STATUS_IDENTICAL } from './diff';
-import { sideOf } from '../testing/compare-builders';
+import { sideOf } from '../../testing/compare-builders';
 
 const params = (specs: readonly TensorSpec[]) =>
   specs.reduce((sum, spec) => sum + spec.shape.reduce((product, dim) => product * dim, 1), 0);

@@ -1,19 +1,19 @@
 /** LoRA against base: PEFT, kohya, diffusers, MLX and LoHa naming, Conv1D orientation, and what is listed. */
 import { describe, expect, it } from 'vitest';
-import type { TensorSpec } from '../testing/build-safetensors';
+import type { TensorSpec } from '../../testing/build-safetensors';
 import {
   compareBaseTensors,
   COMPARE_HIDDEN,
   COMPARE_LAYERS,
   LORA_TARGETS,
   peftAdapterTensors,
-} from '../testing/compare-pairs';
-import { diffusersFluxLoraFixture, kohyaSd15Fixture, peftGpt2Fixture } from '../testing/models/lora';
-import { gpt2Fixture } from '../testing/models/plain-models';
+} from '../../testing/compare-pairs';
+import { diffusersFluxLoraFixture, kohyaSd15Fixture, peftGpt2Fixture } from '../../testing/models/lora';
+import { gpt2Fixture } from '../../testing/models/plain-models';
 import { ALIGN_RULES } from './align';
 import { compareSides } from './compare';
 import { checkLoraFit } from './lora-fit';
-import { sideOf } from '../testing/compare-builders';
+import { sideOf } from '../../testing/compare-builders';
 
 const MODULES = COMPARE_LAYERS * LORA_TARGETS.length;
 

@@ -1,12 +1,12 @@
 /** The report's `compare` section: names decoded, groups exact, lists capped, LoRA verdict included. */
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../report/build-report';
-import { headerFromSpecs } from '../testing/models/header-from-specs';
-import { compareBaseTensors, minusLayerTensors, peftAdapterTensors, REMOVED_LAYER } from '../testing/compare-pairs';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
+import { compareBaseTensors, minusLayerTensors, peftAdapterTensors, REMOVED_LAYER } from '../../testing/compare-pairs';
 import { ALIGN_RULES } from './align';
 import { compareSides } from './compare';
 import { buildCompareSection } from './report';
-import { sideOf } from '../testing/compare-builders';
+import { sideOf } from '../../testing/compare-builders';
 
 describe('compare report section', () => {
   it('lists what changed with exact counts and the parameter delta', () => {

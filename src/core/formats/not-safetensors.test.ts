@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildSafetensors, lengthPrefix } from '../testing/build-safetensors';
+import { buildSafetensors, lengthPrefix } from '../../testing/build-safetensors';
 import { parseFileHead } from '../parse/parse-header';
-import { codesOf } from '../testing/parse-helpers';
+import { codesOf } from '../../testing/parse-helpers';
 import { sniffNotSafetensors } from './not-safetensors';
 
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

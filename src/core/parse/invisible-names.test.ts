@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { hasInvisible, revealInvisible } from '../invisible-chars';
-import { buildSafetensors } from '../testing/build-safetensors';
-import { finding, parseBytes, problemCodes, verdictOf } from '../testing/parse-helpers';
+import { buildSafetensors } from '../../testing/build-safetensors';
+import { finding, parseBytes, problemCodes, verdictOf } from '../../testing/parse-helpers';
 
 function fileWith(names: string[], metadata?: Record<string, string>): Uint8Array {
   return buildSafetensors(

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_JSON_RECURSION_LIMIT } from '../limits';
-import { codesOf, entry, parseBytes, problemCodes, rawFile, verdictOf } from '../testing/parse-helpers';
+import { codesOf, entry, parseBytes, problemCodes, rawFile, verdictOf } from '../../testing/parse-helpers';
 
 /** serde_json's `remaining_depth` starts at 128; the container that brings it to 0 is refused. */
 const SERDE_JSON_START_DEPTH = 128;

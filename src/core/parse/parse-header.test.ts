@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DTYPES, UNKNOWN_DTYPE_CODE, dtypeCode } from '../dtypes';
 import { MAX_HEADER_LENGTH, MAX_TENSORS_PER_FINDING } from '../limits';
 import { allTensorNames, tensorShape } from '../model';
-import { buildRaw, buildSafetensors, lengthPrefix } from '../testing/build-safetensors';
+import { buildRaw, buildSafetensors, lengthPrefix } from '../../testing/build-safetensors';
 import { parseFileHead, parseSafetensorsHeader, readLengthPrefix } from './parse-header';
 import {
   codesOf,
@@ -13,7 +13,7 @@ import {
   problemCodes,
   rawFile,
   verdictOf,
-} from '../testing/parse-helpers';
+} from '../../testing/parse-helpers';
 
 const utf8 = new TextEncoder();
 

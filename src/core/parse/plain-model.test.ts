@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DTYPE_BITS, type Dtype } from '../dtypes';
 import { allTensorNames, referenceLoaderVerdict, tensorShape, type ParseOutcome } from '../model';
-import { buildRaw, lengthPrefix } from '../testing/build-safetensors';
-import { FIXTURES } from '../testing/fixture-manifest';
+import { buildRaw, lengthPrefix } from '../../testing/build-safetensors';
+import { FIXTURES } from '../../testing/fixture-manifest';
 import { dtypeName } from '../dtypes';
 import { parseFileHead } from './parse-header';
 

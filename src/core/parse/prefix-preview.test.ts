@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { dtypeCode } from '../dtypes';
 import { allTensorNames, tensorShape } from '../model';
-import { buildHeaderBytes } from '../testing/build-safetensors';
+import { buildHeaderBytes } from '../../testing/build-safetensors';
 import { previewEntries } from './prefix-preview';
 
 const tensors = Array.from({ length: 20 }, (_, i) => ({ name: `layer.${i}.weight`, dtype: 'F16', shape: [i + 1, 4] }));

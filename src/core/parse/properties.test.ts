@@ -10,10 +10,10 @@ import { FINDING_CODES } from '../findings/codes';
 import type { FindingCode } from '../findings/codes';
 import type { ParseOutcome } from '../model';
 import { allTensorNames, tensorShape } from '../model';
-import { buildSafetensors, layoutTensors, type TensorSpec } from '../testing/build-safetensors';
+import { buildSafetensors, layoutTensors, type TensorSpec } from '../../testing/build-safetensors';
 import { U64_MAX } from './header-scanner';
 import { parseFileHead } from './parse-header';
-import { codesOf, findingsOf, parseBytes, parsedHeader, rawFile } from '../testing/parse-helpers';
+import { codesOf, findingsOf, parseBytes, parsedHeader, rawFile } from '../../testing/parse-helpers';
 import { previewEntries } from './prefix-preview';
 
 /** "never throws" must hold for at least this many generated files per property. */

@@ -4,9 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_HEADER_LENGTH } from '../limits';
-import { buildRaw, buildSafetensors, lengthPrefix } from '../testing/build-safetensors';
+import { buildRaw, buildSafetensors, lengthPrefix } from '../../testing/build-safetensors';
 import { parseFileHead } from './parse-header';
-import { codesOf, entry, rawFile, verdictOf } from '../testing/parse-helpers';
+import { codesOf, entry, rawFile, verdictOf } from '../../testing/parse-helpers';
 
 interface MatrixCase {
   name: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFileHead } from '../parse/parse-header';
-import { buildSafetensors } from '../testing/build-safetensors';
+import { buildSafetensors } from '../../testing/build-safetensors';
 import { csvCell, tableCsv } from './csv';
 
 function header(names: string[]) {

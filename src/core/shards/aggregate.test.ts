@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, tensorShape, type Finding } from '../model';
-import type { TensorSpec } from '../testing/build-safetensors';
+import type { TensorSpec } from '../../testing/build-safetensors';
 import {
   buildShardedModel,
   llama70bTensors,
   parsedHeaderFromSpecs,
   parsedShardHeaders,
   type ShardedBuildOptions,
-} from '../testing/build-sharded';
+} from '../../testing/build-sharded';
 import { aggregateShards, shardsReport, type ShardedModel } from './aggregate';
 import { parseShardIndex, type ShardIndex } from './index-parser';
 

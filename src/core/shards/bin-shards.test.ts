@@ -1,9 +1,9 @@
 /** The 2-shard PyTorch model torch wrote (fixtures/torch/sharded/): index, grouping, loading and merging. */
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../fuzz/memory-reader';
+import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { loadHeader } from '../load-header';
 import { tensorName, type ParsedHeader } from '../model';
-import { torchFixture } from '../testing/torch-fixtures';
+import { torchFixture } from '../../testing/torch-fixtures';
 import { aggregateShards } from './aggregate';
 import { defaultChoice, modelChoices } from './choose-model';
 import { parseShardIndex } from './index-parser';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildShardedModel } from '../testing/build-sharded';
+import { buildShardedModel } from '../../testing/build-sharded';
 import { indexEntryName, indexEntryNames, parseShardIndex, ShardIndexScanner, type ShardIndex } from './index-parser';
 import { MAX_INDEX_DEPTH, MAX_INDEX_TOKEN_BYTES, MAX_SHARD_FILES } from './shard-limits';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeFinding } from '../findings/make-finding';
-import { buildShardedModel, parsedShardHeaders } from '../testing/build-sharded';
+import { buildShardedModel, parsedShardHeaders } from '../../testing/build-sharded';
 import { aggregateShards } from './aggregate';
 import { parseShardIndex } from './index-parser';
 import { foldHeaderFindings, mergedHeader, MAX_SHARD_HEADER_FINDINGS_PER_CODE } from './merged-header';

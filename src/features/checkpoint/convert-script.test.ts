@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../../core/fuzz/memory-reader';
+import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { readCheckpoint, sniffCheckpoint } from '../../core/formats/pytorch/read-checkpoint';
 import type { ParsedHeader } from '../../core/model';
-import { torchFixture } from '../../core/testing/torch-fixtures';
+import { torchFixture } from '../../testing/torch-fixtures';
 import { convertAdvice, safetensorsName } from './convert-script';
 
 async function header(name: string): Promise<ParsedHeader> {

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { MAX_METADATA_VALUE_DISPLAY_CHARS, MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import type { ParsedHeader } from '../../core/model';
 import { parseFileHead } from '../../core/parse/parse-header';
-import { FIXTURES } from '../../core/testing/fixture-manifest';
-import { HOSTILE_FIXTURES, LONG_METADATA_KEY, LONG_METADATA_VALUE } from '../../core/testing/hostile-fixtures';
+import { FIXTURES } from '../../testing/fixture-manifest';
+import { HOSTILE_FIXTURES, LONG_METADATA_KEY, LONG_METADATA_VALUE } from '../../testing/hostile-fixtures';
 import { MetadataPanel } from './MetadataPanel';
 
 function header(file: string): ParsedHeader {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerFromSpecs } from '../../core/testing/models/header-from-specs';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { tensorShape } from '../../core/model';
 import { formatShape, groupDigits } from '../../lib/format';
 import { tensorColumnWidths, widestNumberChars, widestShapeChars } from './column-widths';

@@ -1,11 +1,11 @@
 /** The Hub listing client against a fake fetch (edge cases) and against the e2e fake Hub (pagination for real). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { e2eRoutes, HUB_PAGE_SIZE } from '../../../e2e/servers/e2e-routes';
-import { startTestServers, type TestServers } from '../../../e2e/servers/range-server';
+import { e2eRoutes, HUB_PAGE_SIZE } from '../../testing/servers/e2e-routes';
+import { startTestServers, type TestServers } from '../../testing/servers/range-server';
 import { HF_HUB_BASE, parseHubApiTreeUrl, repoDisplay, resolveUrl, treeUrl, type HubRepo } from './hub';
 import { MAX_REPO_FILES } from '../../core/limits';
 import { listRepoFiles, nextLink } from './hub-listing';
-import { createFixtureDir, type FixtureDir } from '../../core/testing/fixture-dir';
+import { createFixtureDir, type FixtureDir } from '../../testing/fixture-dir';
 
 const REPO: HubRepo = { base: HF_HUB_BASE, type: 'model', id: 'org/name', revision: 'main' };
 

@@ -4,11 +4,11 @@
  * bytes), windows capped, recurrent state once per sequence (memory-facts §1–4, §9).
  */
 import { describe, expect, it } from 'vitest';
-import type { TensorSpec } from '../../testing/build-safetensors';
-import { plainLlamaLayer } from '../../testing/models/common';
-import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
-import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
-import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
+import type { TensorSpec } from '../../../testing/build-safetensors';
+import { plainLlamaLayer } from '../../../testing/models/common';
+import { deepseekV3Fixture } from '../../../testing/models/fp8-deepseek-v3';
+import { gptOss20bFixture } from '../../../testing/models/gpt-oss-20b';
+import { inputFromFixture, type ModelFixture } from '../../../testing/models/header-from-specs';
 import {
   DEEPSEEK_V3_CONFIG,
   GEMMA3_27B_CONFIG,
@@ -19,8 +19,8 @@ import {
   QWEN3_06B_CONFIG,
   QWEN3_8B_CONFIG,
   QWEN3_NEXT_80B_CONFIG,
-} from '../../testing/models/published-configs';
-import { tinyLlamaFixture } from '../../testing/models/plain-models';
+} from '../../../testing/models/published-configs';
+import { tinyLlamaFixture } from '../../../testing/models/plain-models';
 import { estimateMemory } from './estimate';
 import { analyzeMemory } from './memory';
 

@@ -1,7 +1,7 @@
 /** The shared scan: claimed rows and claimed or missing weights are skipped, and the module path is the name minus the suffix. */
 import { describe, expect, it } from 'vitest';
 import { allTensorNames } from '../../model';
-import { headerFromSpecs } from '../../testing/models/header-from-specs';
+import { headerFromSpecs } from '../../../testing/models/header-from-specs';
 import { tensorIndex } from '../tensor-index';
 import { freeRowsEndingWith, freeWeightsWithSidecar } from './scan';
 import type { QuantContext } from './types';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../../fuzz/memory-reader';
-import { torchFixture } from '../../testing/torch-fixtures';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
+import { torchFixture } from '../../../testing/torch-fixtures';
 import { OPCODE_NAMES, runPickle } from './pickle-machine';
 import type { PyValue } from './pickle-values';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../../fuzz/memory-reader';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { loadHeader } from '../../load-header';
 import { tensorName, type ParsedHeader } from '../../model';
 import { aggregateShards } from '../../shards/aggregate';
 import { computeTotals } from '../../stats';
 import { tensorBytes } from '../../table-query';
-import { torchFixture } from '../../testing/torch-fixtures';
+import { torchFixture } from '../../../testing/torch-fixtures';
 import { buildTensorColumns } from './columns';
 import type { PyTensor } from './pickle-values';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReader, type ReaderMode } from '../../fuzz/memory-reader';
+import { memoryReader, type ReaderMode } from '../../../testing/fuzz/memory-reader';
 import { tensorName, tensorShape, type ParsedHeader } from '../../model';
 import { dtypeName } from '../../dtypes';
-import { expectedTensors, HOSTILE_PICKLES, manyTensorsFixture, torchFixture } from '../../testing/torch-fixtures';
+import { expectedTensors, HOSTILE_PICKLES, manyTensorsFixture, torchFixture } from '../../../testing/torch-fixtures';
 import { walkTensors } from './anatomy';
 import { runPickle } from './pickle-machine';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../../fuzz/memory-reader';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { buildReport } from '../../report/build-report';
-import { torchFixture } from '../../testing/torch-fixtures';
+import { torchFixture } from '../../../testing/torch-fixtures';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
 
 async function report(name: string) {

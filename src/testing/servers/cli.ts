@@ -1,7 +1,7 @@
 /**
  * Runs the test servers standalone (for Playwright's `webServer`, or by hand):
  *
- *   npx tsx e2e/servers/cli.ts --root <dir> [--port-a 4601] [--port-b 4602] [--host 127.0.0.1]
+ *   npx tsx src/testing/servers/cli.ts --root <dir> [--port-a 4601] [--port-b 4602] [--host 127.0.0.1]
  *
  * Prints one JSON line `{"originA": …, "originB": …}` once both servers listen; stops on SIGINT/SIGTERM.
  * Playwright can wait on `http://127.0.0.1:<port-a>/__log`.

@@ -1,10 +1,10 @@
 /** Small helpers shared by the parser's tests (not used by app code). */
 import { expect } from 'vitest';
-import type { Finding, ParseOutcome, ParsedHeader } from '../model';
-import { referenceLoaderVerdict } from '../model';
-import type { FindingCode } from '../findings/codes';
+import type { Finding, ParseOutcome, ParsedHeader } from '../core/model';
+import { referenceLoaderVerdict } from '../core/model';
+import type { FindingCode } from '../core/findings/codes';
 import { buildRaw } from './build-safetensors';
-import { parseFileHead } from '../parse/parse-header';
+import { parseFileHead } from '../core/parse/parse-header';
 
 /** Parses a whole in-memory file, its size known. */
 export function parseBytes(file: Uint8Array): ParseOutcome {

@@ -4,8 +4,8 @@
  * MAX_TENSOR_RANK) and many distinct module paths. Sizes stay CI-friendly; `npm run fuzz` runs them longer.
  */
 import fc from 'fast-check';
-import { lengthPrefix } from '../testing/build-safetensors';
-import { letterSegment } from '../testing/huge-fixtures';
+import { lengthPrefix } from '../build-safetensors';
+import { letterSegment } from '../huge-fixtures';
 import type { FuzzInput } from './check-input';
 import type { FuzzProperty } from './arbitraries';
 

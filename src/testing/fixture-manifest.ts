@@ -2,7 +2,7 @@
  * Every generated fixture, in one list: the fixtures script writes them, unit tests parse them, and e2e tests open
  * them in the browser and check the finding each one must show. One place, so the three never drift apart.
  */
-import type { FindingCode } from '../findings/codes';
+import type { FindingCode } from '../core/findings/codes';
 import { buildRaw, buildSafetensors, lengthPrefix, type TensorSpec } from './build-safetensors';
 
 export interface FixtureCase {

@@ -4,7 +4,7 @@
  * 100,000,000-byte cap. Unit tests build them in memory; scripts/fixtures-extra.ts writes them for the e2e suite
  * (the huge headers streamed in chunks, their data regions sparse).
  */
-import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../limits';
+import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../core/limits';
 import { buildSafetensors, lengthPrefix } from './build-safetensors';
 import type { FixtureCase } from './fixture-manifest';
 

@@ -2,7 +2,7 @@
  * Byte builders for safetensors files: valid ones laid out like the reference writer, and crafted broken ones.
  * Used by unit tests, the fixtures script and benchmarks, so every generated file comes from this one place.
  */
-import { DTYPE_BITS, type Dtype } from '../dtypes';
+import { DTYPE_BITS, type Dtype } from '../core/dtypes';
 
 export interface TensorSpec {
   name: string;

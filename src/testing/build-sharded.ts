@@ -4,8 +4,8 @@
  * Shards come back as header bytes plus a data length, so the fixtures script can write sparse files
  * (head, then ftruncate to head.length + dataLength) and tests never allocate weight data.
  */
-import { dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../dtypes';
-import type { MetadataEntry, ParsedHeader, TensorColumns } from '../model';
+import { dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../core/dtypes';
+import type { MetadataEntry, ParsedHeader, TensorColumns } from '../core/model';
 import { buildHeaderBytes, headerJson, layoutTensors, padHeader, type TensorSpec } from './build-safetensors';
 
 /** Llama-3.1-70B dimensions: 80 layers, hidden 8192, MLP 28672, 8 KV heads of 128, vocabulary 128256. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildShardedModel, llama70bTensors, parsedHeaderFromSpecs } from './build-sharded';
-import { tensorName, tensorShape } from '../model';
+import { tensorName, tensorShape } from '../core/model';
 
 function readHead(
   head: Uint8Array,

@@ -5,7 +5,7 @@
  * `npm run fuzz` and by CI.
  */
 import fc from 'fast-check';
-import { torchFixture } from '../testing/torch-fixtures';
+import { torchFixture } from '../torch-fixtures';
 import type { FuzzInput } from './check-input';
 
 /** Small fixtures (every container shape and a hostile one of each kind), read once. */

@@ -3,9 +3,9 @@
  * buildSafetensors writes for the same specs, and therefore the same analysis results.
  */
 import { describe, expect, it } from 'vitest';
-import { runAnalyses } from '../../analysis/registry';
-import { allTensorNames, type ParsedHeader } from '../../model';
-import { parseFileHead } from '../../parse/parse-header';
+import { runAnalyses } from '../../core/analysis/registry';
+import { allTensorNames, type ParsedHeader } from '../../core/model';
+import { parseFileHead } from '../../core/parse/parse-header';
 import { buildHeaderBytes } from '../build-safetensors';
 import { fluxInt8ConvrotFixture } from './flux-dev';
 import { deepseekV3Fixture } from './fp8-deepseek-v3';

@@ -3,8 +3,8 @@
  * record every read, so tests can drive `loadHeader` through the length-prefix, sniff and streaming paths without
  * a browser, and assert what was asked for.
  */
-import type { ByteReader, ReadOptions } from '../bytes/byte-reader';
-import { SourceError } from '../errors';
+import type { ByteReader, ReadOptions } from '../../core/bytes/byte-reader';
+import { SourceError } from '../../core/errors';
 
 /**
  * - `local`: a File — size known up front, first read 8 bytes (io/file-reader.ts).

@@ -6,9 +6,9 @@
 import fc from 'fast-check';
 import { CHECKPOINT_FUZZ_PROPERTIES } from './checkpoint-arbitraries';
 import { HUGE_FUZZ_PROPERTIES } from './huge-arbitraries';
-import { DTYPES } from '../dtypes';
-import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../limits';
-import { buildSafetensors, lengthPrefix, type TensorSpec } from '../testing/build-safetensors';
+import { DTYPES } from '../../core/dtypes';
+import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../../core/limits';
+import { buildSafetensors, lengthPrefix, type TensorSpec } from '../build-safetensors';
 import type { FuzzInput } from './check-input';
 
 const encoder = new TextEncoder();

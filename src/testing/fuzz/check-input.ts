@@ -7,20 +7,26 @@
  * a known code, or rejects with a SourceError with a code; it never asks the source for more than the file offers
  * or the length prefix legitimately claims; and local and remote reads agree.
  */
-import { runAnalyses } from '../analysis/registry';
-import { SourceError } from '../errors';
-import { FINDING_CODES, type FindingCode } from '../findings/codes';
-import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES } from '../formats/pytorch/limits';
-import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_TENSORS_PER_FINDING } from '../limits';
-import { PREVIEW_ROWS } from '../formats/safetensors';
-import type { LoadedHeader } from '../formats/types';
-import { loadHeader, SNIFF_BYTES } from '../load-header';
-import { allTensorNames, referenceLoaderVerdict, type Finding, type ParseOutcome, type TensorColumns } from '../model';
-import { readLengthPrefix } from '../parse/parse-header';
-import { previewEntries } from '../parse/prefix-preview';
-import { buildReport } from '../report/build-report';
-import { tableCsv } from '../report/csv';
-import { DEFAULT_QUERY, queryRows } from '../table-query';
+import { runAnalyses } from '../../core/analysis/registry';
+import { SourceError } from '../../core/errors';
+import { FINDING_CODES, type FindingCode } from '../../core/findings/codes';
+import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES } from '../../core/formats/pytorch/limits';
+import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_TENSORS_PER_FINDING } from '../../core/limits';
+import { PREVIEW_ROWS } from '../../core/formats/safetensors';
+import type { LoadedHeader } from '../../core/formats/types';
+import { loadHeader, SNIFF_BYTES } from '../../core/load-header';
+import {
+  allTensorNames,
+  referenceLoaderVerdict,
+  type Finding,
+  type ParseOutcome,
+  type TensorColumns,
+} from '../../core/model';
+import { readLengthPrefix } from '../../core/parse/parse-header';
+import { previewEntries } from '../../core/parse/prefix-preview';
+import { buildReport } from '../../core/report/build-report';
+import { tableCsv } from '../../core/report/csv';
+import { DEFAULT_QUERY, queryRows } from '../../core/table-query';
 import { memoryReader, REMOTE_FIRST_READ, type ReaderMode } from './memory-reader';
 
 /**

@@ -3,9 +3,9 @@
  * header parser. Offsets are laid out back to back like the reference writer unless a spec carries its own.
  * The real parser is cross-checked against this helper elsewhere; keep the two producing identical columns.
  */
-import { DTYPE_BITS, dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../../dtypes';
-import type { AnalysisInput, Sidecars } from '../../analysis/types';
-import { allTensorNames, type MetadataEntry, type ParsedHeader } from '../../model';
+import { DTYPE_BITS, dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../../core/dtypes';
+import type { AnalysisInput, Sidecars } from '../../core/analysis/types';
+import { allTensorNames, type MetadataEntry, type ParsedHeader } from '../../core/model';
 import { tensorByteLength, type TensorSpec } from '../build-safetensors';
 
 export interface HeaderFromSpecsOptions {
