@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import { SHARD_FIXTURES } from '../src/testing/shard-fixtures';
-import { groupDigits as g } from '../src/lib/format';
+import { groupDigits as g } from '../src/core/number-format';
 import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 const GiB = 2 ** 30;

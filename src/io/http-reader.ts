@@ -8,7 +8,7 @@
 import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import type { StallNotice } from '../core/result';
-import { formatBytes } from '../lib/format';
+import { formatBytes } from '../core/number-format';
 import {
   abortedError,
   backoff,

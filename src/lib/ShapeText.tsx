@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { TensorColumns } from '../core/model';
 import { ChunkedText } from './ChunkedText';
-import { groupDigits } from './format';
+import { groupDigits } from '../core/number-format';
 import { MAX_SHAPE_DIMS_SHOWN, formatTensorShape, shapeRank, shapeRows } from './shape-text';
 
 export function ShapeText({ columns, row }: { columns: TensorColumns; row: number }) {

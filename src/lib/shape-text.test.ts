@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { tensorShape } from '../core/model';
 import { headerFromSpecs } from '../testing/models/header-from-specs';
 import { MAX_VIEWER_ROWS } from './ChunkedText';
-import { formatShape, groupDigits } from './format';
+import { formatShape, groupDigits } from '../core/number-format';
 import { MAX_SHAPE_DIMS_SHOWN, SHAPE_DIMS_PER_ROW, formatTensorShape, shapeRows } from './shape-text';
 
 function columnsWith(shape: number[]) {

@@ -5,7 +5,7 @@
  */
 import type { TensorColumns } from '../core/model';
 import { MAX_VIEWER_ROWS } from './ChunkedText';
-import { groupDigits } from './format';
+import { groupDigits } from '../core/number-format';
 
 /** Dims printed before a shape is shortened: the first ones, "…", the last two, and the rank. */
 export const MAX_SHAPE_DIMS_SHOWN = 16;

@@ -5,7 +5,7 @@
  */
 import { DTYPE_BITS, DTYPES, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
-import { formatCount, plural } from '../../lib/format';
+import { formatCount, plural } from '../number-format';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './limits';
 import { isAdapterIndex } from './lora-markers';

@@ -1,10 +1,10 @@
-/** Number and name formatting for finding messages: the numbers come from the one formatter, `src/lib/format.ts`. */
+/** Number and name formatting for finding messages: the numbers come from the one formatter, `src/core/number-format.ts`. */
 import {
   formatBytes as formatBytesForScreen,
   formatBytesExact as formatBytesExactForScreen,
   groupDigitsWith,
   plural as pluralForScreen,
-} from '../../lib/format';
+} from '../number-format';
 import { revealInvisible } from '../invisible-chars';
 
 /** Names longer than this are shortened in messages; the table shows them in full. */

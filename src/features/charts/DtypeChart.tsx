@@ -3,7 +3,7 @@ import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { DtypeTotals, HeaderTotals } from '../../core/stats';
 import { DtypeTotalsTable } from './DtypeTotalsTable';
-import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
 import { useAppStore } from '../../state/store';
 

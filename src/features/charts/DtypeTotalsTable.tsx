@@ -1,6 +1,6 @@
 /** Tensors, elements and bytes per dtype as a table: beside the dtype chart, and for a sharded model's totals. */
 import type { DtypeTotals } from '../../core/stats';
-import { formatBytes, formatCount, groupDigits } from '../../lib/format';
+import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
 
 export function DtypeTotalsTable({ label, rows }: { label: string; rows: ReadonlyArray<[string, DtypeTotals]> }) {
   return (

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { ParsedHeader } from '../../core/model';
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { convertAdvice } from './convert-script';
 import { formatLabel } from './format-label';

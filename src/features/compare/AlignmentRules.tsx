@@ -1,6 +1,6 @@
 /** The key-alignment rules: which wrapper prefixes are stripped, how many names each stripped per side, and a switch each. */
 import type { AlignmentSummary } from '../../core/compare/align';
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 
 export function AlignmentRules({ alignment }: { alignment: AlignmentSummary }) {

@@ -3,7 +3,7 @@
  * applied, the diff groups with parameter deltas, the LoRA-against-base verdict when one side is an adapter, and the
  * diff per tensor or per module in virtualized tables.
  */
-import { formatCount, groupDigits } from '../../lib/format';
+import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { CompareResult, LoadResult } from '../../core/result';
 import { AlignmentRules } from './AlignmentRules';

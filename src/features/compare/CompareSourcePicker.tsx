@@ -4,7 +4,7 @@
  * main source, so everything the app can open can be compared.
  */
 import { FilesPickerButton, SourceUrlForm } from '../load/SourceInputs';
-import { formatBytes, formatPercent } from '../../lib/format';
+import { formatBytes, formatPercent } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 
 export function CompareSourcePicker() {

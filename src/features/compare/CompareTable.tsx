@@ -7,7 +7,7 @@ import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
 import type { CompareSortKey } from '../../core/compare/compare-query';
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type ParsedHeader } from '../../core/model';
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { CompareResult, LoadResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';

@@ -1,6 +1,6 @@
 /** The five groups with tensor counts and parameters on each side; clicking a group filters the table to it. */
 import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
-import { formatCount, groupDigits } from '../../lib/format';
+import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { CompareResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';

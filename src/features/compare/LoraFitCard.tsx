@@ -1,6 +1,6 @@
 /** LoRA against base: the verdict, how names mapped, and every module that does not fit (capped, count exact). */
 import type { LoraFitSection } from '../../core/compare/lora-fit';
-import { formatShape, groupDigits } from '../../lib/format';
+import { formatShape, groupDigits } from '../../core/number-format';
 
 /** Problems rendered; the report lists up to MAX_LORA_FIT_PROBLEMS and the counts stay exact. */
 const MAX_SHOWN_PROBLEMS = 200;

@@ -6,7 +6,7 @@
 import { useMemo, useState } from 'react';
 import type { ModuleDiff } from '../../core/compare/diff';
 import { compileFilter } from '../../core/table-query';
-import { formatCount, groupDigits } from '../../lib/format';
+import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { MODULE_STATUS_LABELS, signed } from './labels';
 import { ElidedName } from '../table/ElidedName';

@@ -2,7 +2,7 @@
 import { codeSpec } from '../../core/findings/codes';
 import { CodeText } from '../../lib/CodeText';
 import type { Finding, Severity } from '../../core/model';
-import { groupDigits, plural } from '../../lib/format';
+import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 
 const SEVERITIES: Array<{ severity: Severity; label: string; icon: string }> = [

@@ -1,7 +1,7 @@
 /** Metadata, rendered smartly: who wrote the file, kohya training parameters, tag frequencies, modelspec. */
 import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { MetadataInsightsSection } from '../../core/analysis/report-sections';
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 import { Fact } from './QuantizationPanel';
 
 /** More bars than this are unreadable; the full list stays in the raw metadata below. */

@@ -1,6 +1,6 @@
 /** What the model is: architecture inferred from names and shapes, and, for adapters, what they adapt. */
 import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
-import { formatCount, groupDigits, plural } from '../../lib/format';
+import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
 
 function orDash(value: number | null | undefined): string {

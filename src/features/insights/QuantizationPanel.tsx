@@ -1,7 +1,7 @@
 /** How the file is quantized, per layer: family and format, bits, what stayed in high precision, and why we think so. */
 import type { LayerList, QuantizationSection } from '../../core/analysis/report-sections';
 import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
-import { formatBytes, formatCount, groupDigits, plural } from '../../lib/format';
+import { formatBytes, formatCount, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { CodeText } from '../../lib/CodeText';
 

@@ -1,4 +1,4 @@
-import { formatBytes, formatBytesExact, groupDigits } from '../../lib/format';
+import { formatBytes, formatBytesExact, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { LoadPhase } from '../../core/result';
 

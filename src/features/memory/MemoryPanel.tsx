@@ -12,7 +12,7 @@ import {
 } from '../../core/analysis/memory/estimate';
 import type { CacheDtype, MemorySection } from '../../core/analysis/memory/types';
 import { PART_LABELS } from '../../core/analysis/memory/weights';
-import { formatCount, groupDigits } from '../../lib/format';
+import { formatCount, groupDigits } from '../../core/number-format';
 import { exactBytes, formatGiB } from './format-memory';
 import './memory.css';
 

@@ -1,5 +1,5 @@
 /** Memory figures as GPU people read them: GiB (2^30 B), as nvidia-smi and the engines' logs report memory. */
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 
 const GiB = 2 ** 30;
 const MiB = 2 ** 20;

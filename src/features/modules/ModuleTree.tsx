@@ -10,7 +10,7 @@ import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recha
 import type { ModuleNode, ModuleTreeSection } from '../../core/analysis/report-sections';
 import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, formatCount, formatShape, groupDigits, plural } from '../../lib/format';
+import { formatBytes, formatCount, formatShape, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import './module-tree.css';
 

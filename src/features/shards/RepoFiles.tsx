@@ -1,6 +1,6 @@
 /** The repository's model files (safetensors and PyTorch .bin), with sizes; any of them opens with one click (its model, if sharded). */
 import { useMemo } from 'react';
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { RepoInfo, SourceChoices } from '../../core/result';
 

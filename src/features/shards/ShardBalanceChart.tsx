@@ -5,7 +5,7 @@
 import { useMemo, useState } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ShardSummary } from '../../core/shards/report-types';
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../core/number-format';
 
 type BalanceMetric = 'dataBytes' | 'tensors';
 

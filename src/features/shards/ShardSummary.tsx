@@ -3,7 +3,7 @@
  * parameter with what it means), the index's claims, and one row per shard file.
  */
 import type { ShardsReport } from '../../core/shards/report-types';
-import { formatBytes, formatCount, groupDigits, plural } from '../../lib/format';
+import { formatBytes, formatCount, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { Fact } from '../insights/QuantizationPanel';

@@ -3,7 +3,7 @@
  * parts); this switches between them. Each choice re-opens the same source with another model selected.
  */
 import type { ModelChoice } from '../../core/shards/choose-model';
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { SourceChoices } from '../../core/result';
 

@@ -1,7 +1,7 @@
 /** When the file is not safetensors at all: say what it is and what to do, instead of an empty table. */
 import { codeSpec } from '../../core/findings/codes';
 import type { RejectedFile } from '../../core/model';
-import { formatBytes } from '../../lib/format';
+import { formatBytes } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { MAX_HEADER_LENGTH_OVERRIDE } from '../../core/limits';
 import { CodeText } from '../../lib/CodeText';

@@ -1,6 +1,13 @@
 /** The verdict first (what the file is, whether it is intact, how little was read), then the numbers. */
 import type { ParsedHeader } from '../../core/model';
-import { formatBytes, formatBytesExact, formatCount, formatPercent, groupDigits, plural } from '../../lib/format';
+import {
+  formatBytes,
+  formatBytesExact,
+  formatCount,
+  formatPercent,
+  groupDigits,
+  plural,
+} from '../../core/number-format';
 import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';

@@ -4,7 +4,7 @@
  */
 import type { ArchitectureSection, LoraSection, QuantizationSection } from '../../core/analysis/report-sections';
 import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
-import { groupDigits, plural } from '../../lib/format';
+import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';

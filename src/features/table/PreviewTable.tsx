@@ -2,7 +2,7 @@
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type TensorColumns } from '../../core/model';
 import { useEffect } from 'react';
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { ElidedName } from './ElidedName';
 import { formatTensorShape } from '../../lib/shape-text';

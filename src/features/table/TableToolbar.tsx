@@ -3,7 +3,7 @@ import { useMemo, type ComponentProps, type ReactNode } from 'react';
 import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import type { ParsedHeader } from '../../core/model';
 import { shortenForDisplay } from '../../lib/display-text';
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { FilterInput } from './FilterInput';
 

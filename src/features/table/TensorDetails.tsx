@@ -9,7 +9,7 @@ import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
 import { tensorBytes } from '../../core/table-query';
 import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { ShapeText } from '../../lib/ShapeText';
 

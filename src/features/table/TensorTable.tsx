@@ -9,7 +9,7 @@ import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
 import type { SortKey } from '../../core/table-query';
 import { tensorBytes } from '../../core/table-query';
-import { formatBytes, groupDigits } from '../../lib/format';
+import { formatBytes, groupDigits } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { useAppStore } from '../../state/store';
 import { FIRST_MEASURE_ROWS, tensorColumnWidths, type TensorColumnWidths } from './column-widths';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { tensorShape } from '../../core/model';
-import { formatShape, groupDigits } from '../../lib/format';
+import { formatShape, groupDigits } from '../../core/number-format';
 import { tensorColumnWidths, widestNumberChars, widestShapeChars } from './column-widths';
 
 describe('column widths', () => {

@@ -4,7 +4,7 @@
  * model, no string building (250,000 rows cost a few milliseconds).
  */
 import type { TensorColumns } from '../../core/model';
-import { groupDigits } from '../../lib/format';
+import { groupDigits } from '../../core/number-format';
 import { MAX_SHAPE_DIMS_SHOWN, formatTensorShape } from '../../lib/shape-text';
 
 /** 10^0 … 10^21: digit counts by comparison, far cheaper than Math.log10 over a million dims. */

@@ -3,7 +3,7 @@
  * state) + a stated runtime overhead, how many of each common GPU that takes, and the same for training. Pure and
  * cheap, so the Memory view calls it on every input change; the report calls it for its fixed contexts.
  */
-import { groupDigits } from '../../../lib/format';
+import { groupDigits } from '../../number-format';
 import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './types';
 
 const MiB = 2 ** 20;

@@ -3,7 +3,7 @@
  * which are capped at a window, and the fixed state of linear-attention / state-space layers (memory-facts §1–4).
  * Sizes are in elements; estimate.ts multiplies by the cache dtype the user picks.
  */
-import { groupDigits } from '../../../lib/format';
+import { groupDigits } from '../../number-format';
 import { asNumber, asString, isRecord } from '../values';
 import { count, first, type MemoryConfig } from './config';
 import type { KvLayerGroup, KvModel, RecurrentState } from './types';

@@ -3,7 +3,7 @@
  * labelled so), MoE active parameters, a LoRA size, and the report's fixed contexts. Pure; the Memory view
  * recomputes other contexts with estimateMemory.
  */
-import { groupDigits } from '../../../lib/format';
+import { groupDigits } from '../../number-format';
 import { isAdapterIndex } from '../lora-markers';
 import { tensorIndex, type TensorIndex } from '../tensor-index';
 import type { Analysis, AnalysisInput } from '../types';

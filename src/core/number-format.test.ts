@@ -9,7 +9,7 @@ import {
   groupDigitsWith,
   plural,
   pluralWord,
-} from './format';
+} from './number-format';
 
 const T = '\u2009';
 
