@@ -18,6 +18,7 @@ import {
   type HugeHeaderLayout,
 } from '../src/testing/hostile-fixtures';
 import { moePackedTensors, moeUnpackedTensors } from '../src/testing/moe-model';
+import { comfyManyConfigsFixture, kohyaSpreadFixture } from '../src/testing/remote-sampling-fixtures';
 
 export interface FixtureWriters {
   writeSparse: (path: string, head: Uint8Array, totalSize: number) => void;
@@ -62,6 +63,39 @@ const writeComfyFlux: FixtureWriter = (dir, { writeSparse }) => {
     closeSync(fd);
   }
 };
+
+/**
+ * Remote analysis reads over budget (src/testing/remote-sampling-fixtures.ts): a ComfyUI file with 266 configs
+ * 256 KiB apart, and a kohya LoRA with 40 alphas, with and without ss_network_alpha. Weights sparse.
+ */
+const writeSamplingFixtures: FixtureWriter = (dir, { writeSparse }) => {
+  for (const fixture of [comfyManyConfigsFixture(), kohyaSpreadFixture(true), kohyaSpreadFixture(false)]) {
+    const { head, dataLength } = buildHeaderBytes(fixture.specs, { metadata: fixture.metadata });
+    const path = join(dir, fixture.fileName);
+    writeSparse(path, head, head.length + dataLength);
+    writeTensorData(path, head.length, fixture.specs, fixture.tensorData ?? {});
+  }
+};
+
+/** Writes the given tensors' bytes in place (the rest of the data region stays sparse). */
+function writeTensorData(
+  path: string,
+  dataStart: number,
+  specs: Parameters<typeof layoutTensors>[0],
+  tensorData: Record<string, Uint8Array>,
+): void {
+  const fd = openSync(path, 'r+');
+  try {
+    for (const entry of layoutTensors(specs).entries) {
+      const data = tensorData[entry.name];
+      if (data) {
+        writeSync(fd, data, 0, data.length, dataStart + entry.data_offsets[0]);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** Compare mode's pairs (src/testing/compare-pairs.ts): DDP prefix, fp16 vs bf16, a removed layer, PEFT vs base. */
 const writeComparePairs: FixtureWriter = (dir, { writeSparse, write }) => {
@@ -119,6 +153,7 @@ export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [
   writeMoeModels,
   writeMediumHeader,
   writeComfyFlux,
+  writeSamplingFixtures,
   writeComparePairs,
   writeHostileFixtures,
   writeShardedModels,

@@ -2,7 +2,7 @@
  * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the analyses, which
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
-import { runAnalyses, tensorBytesWanted } from '../core/analysis/registry';
+import { runAnalyses, tensorBytesRequest } from '../core/analysis/registry';
 import type { Sidecars } from '../core/analysis/types';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { coalesceRanges } from '../core/bytes/coalesce';
@@ -90,7 +90,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   // Analyses run after the table is on screen; their data reads (a few KB) never delay the first paint.
   ctx.progress('analyze', loaded.bytesRead, loaded.head.length);
   const analyzeStarted = performance.now();
-  const tensorBytes = await readAnalysisData(parsed, names, signal, loaded.locate, loaded.remote);
+  const data = await readAnalysisData(parsed, names, signal, loaded.locate, loaded.remote);
   markStep('analysis-data-read');
   const analyses = runAnalyses(
     {
@@ -98,7 +98,8 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       names,
       fileName: loaded.ref.name,
       sidecars: loaded.sidecars,
-      tensorBytes,
+      tensorBytes: data.bytes,
+      tensorBytesSampled: data.sampled,
     },
     (id) => markStep(`analysis:${id}`),
   );
@@ -113,18 +114,22 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   markStep('analyses-posted');
 }
 
-/** Reads the few small tensors the analyses asked for, coalescing nearby ones of one file into one read. */
+/**
+ * Reads the few small tensors the analyses asked for, coalescing nearby ones of one file into one read.
+ * `sampled` is true when some were left unread on purpose (the registry's caps, the remote budget, the local
+ * budget), so the analyses word their verdicts as a sample.
+ */
 async function readAnalysisData(
   header: ParsedHeader,
   names: readonly string[],
   signal: AbortSignal,
   locate: (row: number) => DataLocation | null,
   remote: boolean,
-): Promise<Map<number, Uint8Array>> {
-  const wanted = tensorBytesWanted(header, names);
+): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean }> {
+  const { rows: wanted, capped } = tensorBytesRequest(header, names);
   const result = new Map<number, Uint8Array>();
   if (wanted.length === 0) {
-    return result;
+    return { bytes: result, sampled: capped };
   }
   const columns = header.tensors;
   const byReader = new Map<ByteReader, { rows: number[]; ranges: Array<{ start: number; end: number }> }>();
@@ -144,7 +149,7 @@ async function readAnalysisData(
     total += columns.end[row] - columns.begin[row];
   }
   if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
-    return result;
+    return { bytes: result, sampled: true };
   }
   // Remote: spans of at most 64 KiB, at most 256 KiB per file (a spread sample beyond), all read in parallel in
   // one extra round trip (io/analysis-spans.ts). Local slices are cheap: nearby ranges coalesce, read in turn.
@@ -172,6 +177,9 @@ async function readAnalysisData(
   const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
     const bytes = await reader.read(span.start, span.end - span.start, { signal });
     for (const member of span.members) {
+  const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);
+  const planned = reads.reduce((sum, read) => sum + read.span.members.length, 0);
+  const sampled = capped || planned < located;
       const range = group.ranges[member];
       result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
     }
@@ -194,7 +202,7 @@ async function readAnalysisData(
     }
     // Analyses degrade to header-only evidence when the data read fails; the header itself is already loaded.
   }
-  return result;
+  return { bytes: result, sampled };
 }
 
 function emptyColumns(): TensorColumns {

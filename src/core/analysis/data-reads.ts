@@ -23,6 +23,11 @@ export interface DataReadsSection {
   /** Their data bytes (a coalesced read may fetch the few bytes between neighbours too; `bytesRead` counts them). */
   bytes: number;
   groups: DataReadGroup[];
+  /**
+   * Present when the reads were bounded and the analyses saw a sample (the remote budget, io/analysis-spans.ts);
+   * the sections that used them say how many of how many (e.g. quantization.configSample).
+   */
+  sampled?: true;
 }
 
 const MAX_READ_EXAMPLES = 3;
@@ -35,7 +40,9 @@ const PURPOSES: ReadonlyArray<{ test: (name: string) => boolean; what: string; n
   { test: (name) => /\.(?:nbits|group_size|shape)$/.test(name), what: 'HQQ bit widths and shapes', noun: 'HQQ field' },
 ];
 
-export function describeDataReads(input: Pick<AnalysisInput, 'names' | 'tensorBytes'>): DataReadsSection | null {
+export function describeDataReads(
+  input: Pick<AnalysisInput, 'names' | 'tensorBytes' | 'tensorBytesSampled'>,
+): DataReadsSection | null {
   if (input.tensorBytes.size === 0) {
     return null;
   }
@@ -61,7 +68,12 @@ export function describeDataReads(input: Pick<AnalysisInput, 'names' | 'tensorBy
     }
     bytes += size;
   }
-  return { tensors: input.tensorBytes.size, bytes, groups: [...groups.values()] };
+  return {
+    tensors: input.tensorBytes.size,
+    bytes,
+    groups: [...groups.values()],
+    ...(input.tensorBytesSampled === true ? { sampled: true as const } : {}),
+  };
 }
 
 export const dataReadsAnalysis: Analysis<'dataReads', DataReadsSection> = {

@@ -10,11 +10,33 @@ import {
   peftDoraFixture,
   peftGpt2Fixture,
 } from '../../testing/models/lora';
+import { f16Bytes } from '../../testing/models/common';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
-import { analyzeLora, loraAnalysis } from './lora';
+import { ALPHA_CONFIRM_SAMPLE, analyzeLora, loraAnalysis } from './lora';
 
 function lora(fixture: ModelFixture, wanted?: number[]) {
   return analyzeLora(inputFromFixture(fixture, wanted));
+}
+
+/** A kohya LoRA of `modules` modules, rank 8, whose .alpha tensors hold `alpha` and metadata says `declared`. */
+function manyModuleKohya(modules: number, declared: number, alpha: number): ModelFixture {
+  const specs: ModelFixture['specs'] = [];
+  const tensorData: Record<string, Uint8Array> = {};
+  for (let i = 0; i < modules; i++) {
+    const module = `lora_unet_block_${i}_to_q`;
+    specs.push(
+      { name: `${module}.alpha`, dtype: 'F16', shape: [] },
+      { name: `${module}.lora_down.weight`, dtype: 'F16', shape: [8, 320] },
+      { name: `${module}.lora_up.weight`, dtype: 'F16', shape: [320, 8] },
+    );
+    tensorData[`${module}.alpha`] = f16Bytes(alpha);
+  }
+  return {
+    fileName: 'many.safetensors',
+    specs,
+    tensorData,
+    metadata: { ss_network_module: 'networks.lora', ss_network_dim: '8', ss_network_alpha: String(declared) },
+  };
 }
 
 describe('LoRA families', () => {
@@ -49,14 +71,15 @@ describe('LoRA families', () => {
     });
   });
 
-  it('kohya (SD1.5): lora_down/lora_up, alpha from the .alpha scalars', () => {
+  it('kohya (SD1.5): lora_down/lora_up, alpha from ss_network_alpha, confirmed by the .alpha scalars', () => {
     const { section, findings } = lora(kohyaSd15Fixture(16, 8));
     expect(section).toMatchObject({
       family: 'kohya',
       naming: 'kohya',
       rank: 16,
       alpha: 8,
-      alphaSource: 'tensors',
+      alphaSource: 'metadata',
+      alphaSample: { read: 5, of: 5, noun: 'alpha', sampled: true },
       scale: 0.5,
       components: { unet: 3, text_encoder: 2 },
       modules: 5,
@@ -69,6 +92,61 @@ describe('LoRA families', () => {
   it('kohya without the alpha bytes falls back to ss_network_alpha', () => {
     const { section } = lora(kohyaSd15Fixture(16, 8), []);
     expect(section).toMatchObject({ alpha: 8, alphaSource: 'metadata', scale: 0.5 });
+  });
+
+  it('kohya without ss_network_alpha reads every .alpha scalar to discover alpha', () => {
+    const fixture = kohyaSd15Fixture(16, 4);
+    delete fixture.metadata?.ss_network_alpha;
+    const input = inputFromFixture(fixture);
+    expect(loraAnalysis.tensorBytesWanted?.(input.header, input.names)).toHaveLength(5);
+    expect(analyzeLora(input).section).toMatchObject({
+      alpha: 4,
+      alphaSource: 'tensors',
+      scale: 0.25,
+      alphaSample: { read: 5, of: 5, sampled: false },
+    });
+  });
+
+  it('kohya with ss_network_alpha asks for a spread sample of the .alpha scalars, not all of them', () => {
+    const fixture = manyModuleKohya(40, 8, 8);
+    const input = inputFromFixture(fixture);
+    const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
+    expect(rows).toHaveLength(ALPHA_CONFIRM_SAMPLE);
+    expect(rows.every((row) => input.names[row].endsWith('.alpha'))).toBe(true);
+    // Spread over the file: the first and one of the last modules' alphas.
+    expect(input.names[rows[0]]).toBe('lora_unet_block_0_to_q.alpha');
+    expect(input.names[rows[rows.length - 1]]).toBe('lora_unet_block_35_to_q.alpha');
+    const { section, findings } = analyzeLora(inputFromFixture(fixture, rows));
+    expect(section).toMatchObject({
+      alpha: 8,
+      alphaSource: 'metadata',
+      scale: 1,
+      alphaSample: { read: 8, of: 40, noun: 'alpha', sampled: true },
+    });
+    expect(section?.evidence).toContain(
+      'alpha 8 from __metadata__ ss_network_alpha, confirmed by the .alpha tensors (sampled 8 of 40 alphas: all agree)',
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('kohya: a sampled .alpha that disagrees with ss_network_alpha is a finding naming the sample, and alpha follows the tensors', () => {
+    const fixture = manyModuleKohya(40, 8, 16);
+    const input = inputFromFixture(fixture);
+    const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
+    const { section, findings } = analyzeLora(inputFromFixture(fixture, rows));
+    expect(section).toMatchObject({ alpha: 16, alphaSource: 'tensors', scale: 2 });
+    const mismatch = findings.find((f) => f.code === 'lora-alpha-mismatch');
+    expect(mismatch?.message).toBe(
+      '8 of the .alpha tensors read (sampled 8 of 40 alphas) hold 16, but __metadata__ ss_network_alpha says 8. Loaders use the tensors; the strength you get differs from what the card says.',
+    );
+    expect(mismatch?.tensors).toHaveLength(8);
+  });
+
+  it('kohya LoCon: alphas equal to conv_alpha (ss_network_args) agree with the declared values', () => {
+    const fixture = manyModuleKohya(8, 8, 8);
+    fixture.tensorData = { ...fixture.tensorData, 'lora_unet_block_3_to_q.alpha': f16Bytes(1) };
+    fixture.metadata = { ...fixture.metadata, ss_network_args: JSON.stringify({ conv_alpha: 1, conv_dim: 4 }) };
+    expect(lora(fixture).findings.map((f) => f.code)).toEqual([]);
   });
 
   it('kohya: flags alpha tensors and rank that contradict the metadata', () => {

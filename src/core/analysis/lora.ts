@@ -11,6 +11,7 @@ import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './limits';
 import { isAdapterIndex, isLoraTensor } from './lora-markers';
+import { dataSample, sampleWords } from './sampling';
 import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
 import { tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
@@ -81,15 +82,43 @@ function splitName(name: string): { module: string; suffix: string; role: Role }
   return null;
 }
 
+/**
+ * `.alpha` tensors read to confirm kohya's `ss_network_alpha`: a spread sample, one span each over the network
+ * (a real SDXL LoRA has ~700 alphas spread over 200 MB); a disagreement anywhere in it is enough to flag.
+ */
+export const ALPHA_CONFIRM_SAMPLE = 8;
+
 export const loraAnalysis: Analysis<'lora', LoraSection> = {
   id: 'lora',
   tensorBytesWanted: (header, names) => {
     const index = tensorIndex(header, names);
     // Alphas are 0-d scalars (2–4 bytes); ask only when the file is an adapter.
-    return isAdapterIndex(index) ? index.rowsEndingWith('.alpha').filter((row) => index.elements(row) <= 1) : [];
+    if (!isAdapterIndex(index)) {
+      return [];
+    }
+    const rows = alphaRows(index);
+    // The header already says alpha (kohya metadata): read a few tensors to confirm it, not all to discover it.
+    return declaredKohyaAlpha(index) !== null ? spreadSample(rows, ALPHA_CONFIRM_SAMPLE) : rows;
   },
   run: analyzeLora,
 };
+
+function alphaRows(index: TensorIndex): number[] {
+  return index.rowsEndingWith('.alpha').filter((row) => index.elements(row) <= 1);
+}
+
+/** kohya's `ss_network_alpha`, when the metadata holds a number there. */
+function declaredKohyaAlpha(index: TensorIndex): number | null {
+  return asNumber(index.metadata.get('ss_network_alpha'));
+}
+
+/** `count` rows spread evenly over `rows` (all of them when there are no more). */
+export function spreadSample(rows: readonly number[], count: number): number[] {
+  if (rows.length <= count) {
+    return [...rows];
+  }
+  return Array.from({ length: count }, (_, i) => rows[Math.floor((i * rows.length) / count)]);
+}
 
 export function analyzeLora(input: AnalysisInput): { section: LoraSection | null; findings: Finding[] } {
   const index = tensorIndex(input.header, input.names);
@@ -213,56 +242,82 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   }
   evidence.push(`rank ${rank ?? 'full'} from ${rankSource(family, naming)}`);
 
-  // Alpha and scale.
+  // Alpha and scale. kohya's metadata states alpha (ss_network_alpha): it is used, and a sample of the .alpha
+  // tensors confirms it. Without a declared alpha, the tensors are read to discover it.
   let alpha: number | null = null;
   let alphaSource: LoraSection['alphaSource'] = null;
-  const alphaValues: number[] = [];
+  const alphaValues: Array<{ row: number; value: number }> = [];
   for (const entry of modules.values()) {
     const row = entry.rows.get('.alpha');
     if (row !== undefined) {
       const value = decodeScalar(index.dtype(row), input.tensorBytes.get(row));
       if (value !== null) {
-        alphaValues.push(value);
+        alphaValues.push({ row, value });
       }
     }
   }
-  const alphaRowsTotal = index.rowsEndingWith('.alpha').length;
-  if (alphaValues.length > 0) {
-    alpha = modeNumber(alphaValues);
-    alphaSource = 'tensors';
-    evidence.push(`alpha ${alpha} read from ${alphaValues.length} .alpha scalar tensor(s)`);
-  }
+  const alphaRowsTotal = alphaRows(index).length;
   const configAlpha = adapterConfig ? asNumber(adapterConfig.lora_alpha) : null;
   const configRank = adapterConfig ? asNumber(adapterConfig.r) : null;
   const diffusersMeta = parseJsonText(metadata.get('lora_adapter_metadata'));
-  const metaAlpha =
-    asNumber(metadata.get('ss_network_alpha')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null);
+  const kohyaAlpha = declaredKohyaAlpha(index);
+  const metaAlpha = kohyaAlpha ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null);
   const metaRank =
     asNumber(metadata.get('ss_network_dim')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.r) : null);
-  if (alpha === null && configAlpha !== null) {
+  // Confirming (kohya metadata present) reads a sample on purpose; otherwise only the read budget samples.
+  const confirming = kohyaAlpha !== null;
+  const alphaSample =
+    alphaRowsTotal > 0
+      ? dataSample(alphaValues.length, alphaRowsTotal, 'alpha', confirming || input.tensorBytesSampled === true)
+      : null;
+  const declaredAlpha = configAlpha ?? metaAlpha;
+  // LoCon's conv layers carry conv_alpha (ss_network_args), not ss_network_alpha: both are declared values.
+  const convAlpha = isRecord(networkArgs) ? asNumber(networkArgs.conv_alpha) : null;
+  const differs = (value: number, declared: number): boolean =>
+    Math.abs(value - declared) > 1e-3 * Math.max(1, Math.abs(declared));
+  const disagreeing =
+    declaredAlpha === null
+      ? []
+      : alphaValues.filter(
+          ({ value }) => differs(value, declaredAlpha) && (convAlpha === null || differs(value, convAlpha)),
+        );
+  const declaredName =
+    configAlpha !== null
+      ? 'adapter_config.json lora_alpha'
+      : kohyaAlpha !== null
+        ? '__metadata__ ss_network_alpha'
+        : 'the metadata';
+  if (confirming && configAlpha === null && disagreeing.length === 0) {
+    alpha = kohyaAlpha;
+    alphaSource = 'metadata';
+    evidence.push(
+      `alpha ${alpha} from __metadata__ ss_network_alpha${alphaSample && alphaSample.read > 0 ? `, confirmed by the .alpha tensors (${sampleWords(alphaSample)}: all agree)` : ''}`,
+    );
+  } else if (alphaValues.length > 0 && alphaSample !== null) {
+    alpha = modeNumber(alphaValues.map(({ value }) => value));
+    alphaSource = 'tensors';
+    evidence.push(`alpha ${alpha} from the .alpha scalar tensors (${sampleWords(alphaSample)})`);
+  } else if (configAlpha !== null) {
     alpha = configAlpha;
     alphaSource = 'adapter_config.json';
     evidence.push(`alpha ${alpha} from adapter_config.json lora_alpha`);
-  } else if (alpha === null && metaAlpha !== null) {
+  } else if (metaAlpha !== null) {
     alpha = metaAlpha;
     alphaSource = 'metadata';
     evidence.push(
-      `alpha ${alpha} from __metadata__ ${metadata.has('ss_network_alpha') ? 'ss_network_alpha' : 'lora_adapter_metadata'}`,
+      `alpha ${alpha} from __metadata__ ${kohyaAlpha !== null ? 'ss_network_alpha' : 'lora_adapter_metadata'}${alphaSample ? ` (.alpha tensors: ${sampleWords(alphaSample)})` : ''}`,
     );
-  } else if (alpha === null && alphaRowsTotal > 0) {
+  } else if (alphaRowsTotal > 0) {
     evidence.push(`${alphaRowsTotal} .alpha tensors present but their values were not read`);
   }
-  const declaredAlpha = configAlpha ?? metaAlpha;
-  if (
-    alphaSource === 'tensors' &&
-    alpha !== null &&
-    declaredAlpha !== null &&
-    Math.abs(alpha - declaredAlpha) > 1e-3 * Math.max(1, Math.abs(declaredAlpha))
-  ) {
+  if (declaredAlpha !== null && disagreeing.length > 0) {
+    const held = modeNumber(disagreeing.map(({ value }) => value));
+    const partial = alphaSample !== null && alphaSample.read < alphaSample.of ? alphaSample : null;
     findings.push(
       makeFinding(
         'lora-alpha-mismatch',
-        `The .alpha tensors hold ${alpha}, but ${configAlpha !== null ? 'adapter_config.json lora_alpha' : 'the metadata'} says ${declaredAlpha}. Loaders use the tensors; the strength you get differs from what the card says.`,
+        `${partial ? `${disagreeing.length} of the .alpha tensors read (${sampleWords(partial)})` : `${disagreeing.length} of the ${alphaValues.length} .alpha tensors`} hold ${held}, but ${declaredName} says ${declaredAlpha}. Loaders use the tensors; the strength you get differs from what the card says.`,
+        disagreeing.map(({ row }) => row),
       ),
     );
   }
@@ -313,6 +368,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     ranks,
     alpha,
     alphaSource,
+    ...(alphaSample !== null ? { alphaSample } : {}),
     scale,
     targets: targets.slice(0, MAX_LORA_TARGETS),
     components,

@@ -343,8 +343,30 @@ describe('ComfyUI', () => {
     expect(section.family).toBe('comfy-quant');
     expect(section.format).toBe('int8_tensorwise');
     expect(section.confidence).toBe('medium');
-    expect(section.needsConfig?.[0]).toContain('not read');
+    expect(section.needsConfig?.[0]).toContain('none of the 14 configs read');
     expect(findings.filter((f) => f.code === 'quant-name-claim-mismatch')).toEqual([]);
+  });
+
+  it('with a sample of the configs (the remote read budget) every sentence speaks of the sample', () => {
+    const fixture = qwen3Int8crFixture(2);
+    const all = inputFromFixture(fixture);
+    const configRows = all.names.flatMap((name, row) => (name.endsWith('.comfy_quant') ? [row] : []));
+    const sample = [configRows[0], configRows[7], configRows[13]];
+    const input = { ...inputFromFixture(fixture, sample), tensorBytesSampled: true };
+    const { section, findings } = analyzeQuantization(input);
+    if (!section) {
+      throw new Error('no section');
+    }
+    expect(section.configSample).toEqual({ read: 3, of: 14, noun: 'config', sampled: true });
+    expect(section.confidence).toBe('medium');
+    expect(section.evidence[0]).toContain('sampled 3 of 14 configs');
+    expect(section.needsConfig?.[0]).toBe(
+      'sampled 3 of 14 configs (the remote read budget: 256 KiB per file); the formats of the other 11 layers were guessed from their weight dtypes, and the per-layer table counts only the layers read',
+    );
+    expect(section.perLayerConfigs?.reduce((sum, group) => sum + group.count, 0)).toBe(3);
+    const claim = findings.find((f) => f.code === 'quant-name-claim-mismatch');
+    expect(claim?.message).toContain('none of the 3 per-layer configs read has it (sampled 3 of 14 configs;');
+    expect(claim?.message).toContain('The unread layers may differ');
   });
 
   it('reports mixed per-layer configs as a distribution', () => {

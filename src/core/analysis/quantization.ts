@@ -47,7 +47,14 @@ export function analyzeQuantization(input: AnalysisInput): {
   const hint = quantConfigHint(input.sidecars.config);
   const claimed = new Uint8Array(index.count);
   const aux = new Uint8Array(index.count);
-  const context = { index, claimed, fileName: input.fileName, config: hint, tensorBytes: input.tensorBytes };
+  const context = {
+    index,
+    claimed,
+    fileName: input.fileName,
+    config: hint,
+    tensorBytes: input.tensorBytes,
+    tensorBytesSampled: input.tensorBytesSampled,
+  };
   const findings: Finding[] = [];
   const detections: QuantDetection[] = [];
   for (const detector of QUANT_DETECTORS) {
@@ -179,6 +186,7 @@ export function analyzeQuantization(input: AnalysisInput): {
       ...(primary.perLayerConfigs && primary.perLayerConfigs.length > 0
         ? { perLayerConfigs: primary.perLayerConfigs }
         : {}),
+      ...(primary.configSample ? { configSample: primary.configSample } : {}),
       ...(needsConfig.length > 0 ? { needsConfig } : {}),
       ...(others.length > 0 ? { others } : {}),
     };

@@ -52,6 +52,17 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
  * MAX_WANTED_TENSORS rows, MAX_WANTED_BYTES in total, none larger than MAX_WANTED_TENSOR_BYTES.
  */
 export function tensorBytesWanted(header: ParsedHeader, names: readonly string[]): number[] {
+  return tensorBytesRequest(header, names).rows;
+}
+
+/**
+ * `rows` as tensorBytesWanted gives them, and `capped`: true when the caps left some asked rows out, so what the
+ * analyses get is a sample (AnalysisInput.tensorBytesSampled).
+ */
+export function tensorBytesRequest(
+  header: ParsedHeader,
+  names: readonly string[],
+): { rows: number[]; capped: boolean } {
   const index = tensorIndex(header, names);
   const seen = new Set<number>();
   const rows: number[] = [];
@@ -75,14 +86,14 @@ export function tensorBytesWanted(header: ParsedHeader, names: readonly string[]
         continue;
       }
       if (rows.length >= MAX_WANTED_TENSORS || bytes + size > MAX_WANTED_BYTES) {
-        return rows;
+        return { rows, capped: true };
       }
       seen.add(row);
       rows.push(row);
       bytes += size;
     }
   }
-  return rows;
+  return { rows, capped: false };
 }
 
 export function runAnalyses(

@@ -2,6 +2,7 @@
  * The report sections the insight analyses produce: plain serializable data (no Maps, no class instances), so they
  * cross the worker boundary by structured clone and can be exported as JSON unchanged.
  */
+import type { DataSample } from './sampling';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -103,6 +104,8 @@ export interface QuantizationSection {
   paramsBasis: string[];
   confidence: Confidence;
   perLayerConfigs?: LayerConfigGroup[];
+  /** ComfyUI: per-layer configs read of those the file holds; `perLayerConfigs` counts only the ones read. */
+  configSample?: DataSample;
   /** What the header cannot settle and config.json (or another side file) would. */
   needsConfig?: string[];
   /** Which tensors, shapes and metadata led to the verdict. */
@@ -198,6 +201,11 @@ export interface LoraSection {
   ranks: Record<string, number>;
   alpha: number | null;
   alphaSource: 'tensors' | 'adapter_config.json' | 'metadata' | null;
+  /**
+   * `.alpha` tensors read of those present. kohya's ss_network_alpha is used when present and a spread sample of
+   * the tensors confirms it (`sampled: true`); without it every alpha is read, within the remote read budget.
+   */
+  alphaSample?: DataSample;
   /** Multiplier applied to the delta: alpha / rank (or alpha / √rank for rsLoRA, or MLX `scale`). */
   scale: number | null;
   /** Target module kinds (last name component, e.g. q_proj, to_k, attn1_to_q), sorted by count. */

@@ -21,6 +21,12 @@ export interface AnalysisInput {
   sidecars: Sidecars;
   /** Data bytes of small tensors that an analysis asked for, keyed by row index. */
   tensorBytes: ReadonlyMap<number, Uint8Array>;
+  /**
+   * True when some rows asked for were left unread on purpose (the remote read budget, io/analysis-spans.ts, or
+   * the registry's caps): an analysis then words its verdict as a sample (sampling.ts). A wanted row missing
+   * while this is false failed to arrive.
+   */
+  tensorBytesSampled?: boolean;
 }
 
 export interface AnalysisOutput<Section> {

@@ -2,6 +2,7 @@
 import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
+import { sampleWords } from '../../core/analysis/sampling';
 
 function orDash(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : groupDigits(value);
@@ -78,7 +79,15 @@ export function LoraCard({ section }: { section: LoraSection }) {
               ? '—'
               : `${section.alpha}${section.alphaSource ? ` (from ${section.alphaSource})` : ''}`
           }
+          testId="lora-alpha"
         />
+        {section.alphaSample && (
+          <Fact
+            label=".alpha tensors"
+            value={`${sampleWords(section.alphaSample)}${section.alphaSource === 'metadata' && section.alphaSample.read > 0 ? ', to confirm the metadata' : ''}`}
+            testId="lora-alpha-sample"
+          />
+        )}
         <Fact
           label="Scale (alpha / r)"
           value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))}

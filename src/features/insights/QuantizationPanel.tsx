@@ -4,6 +4,7 @@ import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analy
 import { formatBytes, formatCount, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { CodeText } from '../../lib/CodeText';
+import { isPartial, sampleWords } from '../../core/analysis/sampling';
 
 function Layers({ title, list }: { title: string; list: LayerList }) {
   if (list.count === 0) {
@@ -94,6 +95,13 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
       {section.perLayerConfigs && section.perLayerConfigs.length > 0 && (
         <>
           <h4>Per-layer configs</h4>
+          {section.configSample && isPartial(section.configSample) && (
+            <p className="muted" data-testid="quant-config-sample">
+              Read over the network within a bounded budget: {sampleWords(section.configSample)}. The table counts only
+              the {plural(section.configSample.read, 'layer')} whose config was read; the other layers&apos; formats
+              were guessed from their weight dtypes.
+            </p>
+          )}
           <table className="plain-table" aria-label="Per-layer quantization configs">
             <thead>
               <tr>

@@ -14,6 +14,7 @@ import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
 import { modelTitle } from './model-title';
 import { PACKED_UNKNOWN_FORMAT } from '../../core/analysis/quant/wording';
+import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
 import './summary.css';
 import { checkpointIntegrity, formatLabel } from '../checkpoint/format-label';
 
@@ -181,7 +182,19 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
   }
   const files = result.shards ? result.shards.report.totals.presentShards : 1;
   const headerBytes = header.headerLength + 8 * files;
-  const parts = reads.groups.map((group) => `${plural(group.tensors, group.noun)} ${formatBytes(group.bytes)}`);
+  // A bounded sample says how many of how many ("sampled 32 of 266 configs"), never just the count read.
+  const samples: Record<string, DataSample | undefined> = {
+    config: result.sections.quantization?.configSample,
+    alpha: result.sections.lora?.alphaSample,
+  };
+  const parts = reads.groups.map((group) => {
+    const sample = samples[group.noun];
+    const count =
+      sample && isPartial(sample) && sample.read === group.tensors
+        ? sampleWords(sample)
+        : plural(group.tensors, group.noun);
+    return `${count} ${formatBytes(group.bytes)}`;
+  });
   return `: header ${formatBytes(headerBytes)} + ${parts.join(' + ')}`;
 }
 

@@ -4,6 +4,7 @@
  */
 import type { ArchitectureSection, LoraSection, QuantizationSection } from '../../core/analysis/report-sections';
 import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
+import { isPartial, sampleWords } from '../../core/analysis/sampling';
 import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
@@ -43,7 +44,10 @@ function quantizationClause(quant: QuantizationSection): string | null {
   }
   const kept = quant.highPrecisionLayers.count;
   const bpw = quant.bitsPerWeight !== null ? ` at ${quant.bitsPerWeight.toFixed(2)} bits/weight` : '';
-  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
+  // A sampled read (remote budget) settles the format only for the configs read: say so rather than imply all.
+  const sample =
+    quant.configSample && isPartial(quant.configSample) ? `, format from ${sampleWords(quant.configSample)}` : '';
+  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${sample}${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
 }
 
 function loraClause(lora: LoraSection): string {

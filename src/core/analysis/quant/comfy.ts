@@ -11,6 +11,7 @@
  */
 import { makeFinding } from '../../findings/make-finding';
 import { MAX_CONFIG_EXAMPLES } from '../limits';
+import { dataSample, isPartial, sampleWords, type DataSample } from '../sampling';
 import type { Finding } from '../../model';
 import type { LayerConfigGroup } from '../report-sections';
 import type { TensorIndex } from '../tensor-index';
@@ -74,6 +75,7 @@ export const comfyQuantDetector: QuantDetector = {
   tensorBytesWanted: (index) => comfyQuantRows(index),
   detect(context) {
     const { index, claimed, tensorBytes } = context;
+    const sampled = context.tensorBytesSampled === true;
     const layers: LayerConfig[] = [];
     const jsonRows = new Map<string, number>();
     const findings: Finding[] = [];
@@ -166,9 +168,13 @@ export const comfyQuantDetector: QuantDetector = {
     }
     const perLayerConfigs = [...groups.values()].sort((a, b) => b.count - a.count);
     const configs = layers.map((l) => l.config).filter((c): c is Record<string, unknown> => c !== null);
+    // Over the network the configs may be a sample (io/analysis-spans.ts): every sentence below then speaks of it.
+    const configSample =
+      source === 'tensors' ? dataSample(jsonRows.size - unread, jsonRows.size, 'config', sampled) : null;
+    const partial = configSample !== null && isPartial(configSample);
     const evidence = [
       source === 'tensors'
-        ? `${jsonRows.size} per-layer \`.comfy_quant\` U8 tensors (JSON configs in the data)${configs.length < jsonRows.size ? `; ${configs.length} read` : ''}`
+        ? `${jsonRows.size} per-layer \`.comfy_quant\` U8 tensors (JSON configs in the data)${partial ? `; ${sampleWords(configSample)}` : ''}`
         : `__metadata__._quantization_metadata lists ${layers.length} layers`,
     ];
     for (const group of perLayerConfigs.slice(0, 3)) {
@@ -178,12 +184,14 @@ export const comfyQuantDetector: QuantDetector = {
       findings.push(
         makeFinding(
           'quant-mixed-configs',
-          `Layers use ${perLayerConfigs.length} different quantization configs (${perLayerConfigs.map((g) => `${g.count}× ${g.format ?? '?'}`).join(', ')}). That is allowed; it means precision differs by layer.`,
+          `${partial ? `The ${configs.length} layers whose configs were read (${sampleWords(configSample)})` : 'Layers'} use ${perLayerConfigs.length} different quantization configs (${perLayerConfigs.map((g) => `${g.count}× ${g.format ?? '?'}`).join(', ')}). That is allowed; it means precision differs by layer.`,
           perLayerConfigs.map((g) => jsonRows.get(g.examples[0]) ?? -1).filter((row) => row >= 0),
         ),
       );
     }
-    findings.push(...nameClaimFindings(context.fileName, configs, [...jsonRows.values()]));
+    findings.push(
+      ...nameClaimFindings(context.fileName, configs, [...jsonRows.values()], partial ? configSample : null),
+    );
 
     const format = mode(formats) ?? 'unknown';
     const distinctFormats = new Set(formats);
@@ -194,9 +202,9 @@ export const comfyQuantDetector: QuantDetector = {
     const groupSize = FORMAT_GROUP[format] ?? configGroup ?? null;
     const granularity = groupSize !== null ? 'group' : (mode(granularities) as 'tensor' | 'channel' | null);
     const needsConfig: string[] = [];
-    if (unread > 0 && source === 'tensors') {
+    if (partial) {
       needsConfig.push(
-        `${unread} comfy_quant config(s) were not read (their bytes were not fetched); formats were guessed from weight dtypes`,
+        `${sampleWords(configSample)}${sampled ? ' (the remote read budget: 256 KiB per file)' : ''}; the formats of the other ${unread} layers were guessed from their weight dtypes, and the per-layer table counts only the layers read`,
       );
     }
     return {
@@ -211,6 +219,7 @@ export const comfyQuantDetector: QuantDetector = {
       confidence: configs.length === layers.length ? 'high' : 'medium',
       evidence,
       perLayerConfigs,
+      ...(configSample !== null ? { configSample } : {}),
       findings,
       ...(needsConfig.length > 0 ? { needsConfig } : {}),
     };
@@ -244,6 +253,7 @@ function nameClaimFindings(
   fileName: string,
   configs: ReadonlyArray<Record<string, unknown>>,
   rows: number[],
+  sample: DataSample | null,
 ): Finding[] {
   if (configs.length === 0) {
     return [];
@@ -256,7 +266,9 @@ function nameClaimFindings(
       findings.push(
         makeFinding(
           'quant-name-claim-mismatch',
-          `The file name "${fileName}" suggests ${claim}, but none of the ${configs.length} per-layer configs read has it (formats: ${seen}). Trust the configs, not the name: a loader will run ${seen}.`,
+          sample === null
+            ? `The file name "${fileName}" suggests ${claim}, but none of the ${configs.length} per-layer configs read has it (formats: ${seen}). Trust the configs, not the name: a loader will run ${seen}.`
+            : `The file name "${fileName}" suggests ${claim}, but none of the ${configs.length} per-layer configs read has it (${sampleWords(sample)}; formats seen: ${seen}). The unread layers may differ; on the sample, trust the configs, not the name.`,
           rows,
           { tensorCount: rows.length },
         ),

@@ -5,6 +5,7 @@
  * arithmetic (bits per weight, layer lists, precision summary) lives in the orchestrator so every family is
  * measured the same way.
  */
+import type { DataSample } from '../sampling';
 import type { Finding } from '../../model';
 import type { Confidence, LayerConfigGroup, QuantFamily, QuantGranularity } from '../report-sections';
 import type { TensorIndex } from '../tensor-index';
@@ -36,6 +37,8 @@ export interface QuantDetection {
   evidence: string[];
   needsConfig?: string[];
   perLayerConfigs?: LayerConfigGroup[];
+  /** How many per-layer configs were read of how many the file holds (ComfyUI comfy_quant). */
+  configSample?: DataSample;
   findings: Finding[];
   /** Set when bits / group size came from config.json rather than the header. */
   fromConfig?: boolean;
@@ -48,6 +51,8 @@ export interface QuantContext {
   fileName: string;
   config: QuantConfigHint | null;
   tensorBytes: ReadonlyMap<number, Uint8Array>;
+  /** AnalysisInput.tensorBytesSampled: unread rows were left out on purpose. */
+  tensorBytesSampled?: boolean;
 }
 
 export interface QuantDetector {

@@ -1,0 +1,98 @@
+/**
+ * Issue 14, what the remote reads were for: analyses that want more of the data region than the remote budget
+ * allows say "sampled N of M" on screen and in the report, the server sees only bounded reads, and kohya's declared
+ * alpha is confirmed by a sample instead of read from every tensor.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { COMFY_SAMPLED_LAYERS, KOHYA_SPREAD_MODULES } from '../src/testing/remote-sampling-fixtures';
+import { openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+
+/** io/analysis-spans.ts: spans per load, bytes per span, bytes per file. */
+const MAX_SPANS = 32;
+const MAX_SPAN_BYTES = 64 * 1024;
+const MAX_FILE_BYTES = 256 * 1024;
+
+async function openUrl(page: Page, url: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+}
+
+async function downloadReport(page: Page): Promise<Record<string, unknown>> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download report' }).click(),
+  ]);
+  return JSON.parse(readFileSync(await download.path(), 'utf8')) as Record<string, unknown>;
+}
+
+test.describe('remote analysis reads', () => {
+  test('266 comfy_quant configs 256 KiB apart: "sampled 32 of 266 configs" on screen, in the report, bounded on the wire', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const tag = uniqueTag('comfy-sampled');
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/range/comfy-int8-266-configs.safetensors?t=${tag}`);
+    const words = `sampled ${MAX_SPANS} of ${COMFY_SAMPLED_LAYERS} configs`;
+    await expect(page.getByTestId('verdict-clauses')).toContainText(
+      `on ${COMFY_SAMPLED_LAYERS} layers, format from ${words}`,
+    );
+    await expect(page.getByTestId('bytes-read')).toContainText(words);
+
+    await page.getByRole('tab', { name: 'Quantization' }).click();
+    await expect(page.getByTestId('quant-config-sample')).toContainText(words);
+    const configs = page.getByRole('table', { name: 'Per-layer quantization configs' });
+    await expect(configs.getByRole('row').nth(1)).toContainText(String(MAX_SPANS));
+
+    const report = await downloadReport(page);
+    expect(report.quantization).toMatchObject({
+      configSample: { read: MAX_SPANS, of: COMFY_SAMPLED_LAYERS, noun: 'config', sampled: true },
+      confidence: 'medium',
+    });
+    expect(report.dataReads).toMatchObject({ tensors: MAX_SPANS, sampled: true });
+
+    // The server saw the header read(s), then one bounded request per sampled config.
+    const log = await serverLog((entry) => entry.path.includes(tag) && entry.method === 'GET');
+    const dataReads = log.filter((entry) => entry.bytesSent < 1024);
+    expect(dataReads).toHaveLength(MAX_SPANS);
+    expect(log.length - MAX_SPANS).toBeLessThanOrEqual(2);
+    for (const entry of dataReads) {
+      const [start, end] = (entry.range ?? '').replace('bytes=', '').split('-').map(Number);
+      expect(end - start + 1).toBeLessThanOrEqual(MAX_SPAN_BYTES);
+    }
+    expect(dataReads.reduce((sum, entry) => sum + entry.bytesSent, 0)).toBeLessThanOrEqual(MAX_FILE_BYTES);
+    watch.expectClean();
+  });
+
+  test('a kohya LoRA: ss_network_alpha is used and 8 alphas confirm it; without it the alphas are read', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const declaredTag = uniqueTag('kohya-declared');
+    await openUrl(page, `${ORIGIN_A}/range/kohya-40-alphas.safetensors?t=${declaredTag}`);
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByTestId('lora-alpha')).toHaveText('32 (from metadata)');
+    await expect(page.getByTestId('lora-alpha-sample')).toHaveText(
+      `sampled 8 of ${KOHYA_SPREAD_MODULES} alphas, to confirm the metadata`,
+    );
+    const declared = await serverLog((entry) => entry.path.includes(declaredTag) && entry.method === 'GET');
+
+    const undeclaredTag = uniqueTag('kohya-undeclared');
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/range/kohya-40-alphas-undeclared.safetensors?t=${undeclaredTag}`);
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByTestId('lora-alpha')).toHaveText('32 (from tensors)');
+    await expect(page.getByTestId('lora-alpha-sample')).toHaveText(
+      `sampled ${MAX_SPANS} of ${KOHYA_SPREAD_MODULES} alphas`,
+    );
+    const undeclared = await serverLog((entry) => entry.path.includes(undeclaredTag) && entry.method === 'GET');
+
+    // Header request(s) plus 8 confirming reads, against plus 32 (the span cap) when alpha must be discovered.
+    expect(declared.length).toBeLessThanOrEqual(2 + 8);
+    expect(undeclared.length).toBeGreaterThanOrEqual(1 + MAX_SPANS);
+    expect(declared.length).toBeLessThan(undeclared.length);
+    watch.expectClean();
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Remote analysis reads beyond the budget, worker end to end against the test servers (real HTTP and Range): the
+ * analyses say "sampled N of M" when the reads were bounded, and kohya's declared alpha is confirmed by a sample
+ * instead of read from every tensor (issue 14).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QuantizationSection, LoraSection } from '../core/analysis/report-sections';
+import type { DataReadsSection } from '../core/analysis/data-reads';
+import type { LoadResult, SourceSpec } from '../core/result';
+import { REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPANS } from '../io/analysis-spans';
+import { ALPHA_CONFIRM_SAMPLE } from '../core/analysis/lora';
+import { buildHeaderBytes, layoutTensors } from '../testing/build-safetensors';
+import { createFixtureDir, type FixtureDir } from '../testing/fixture-dir';
+import type { ModelFixture } from '../testing/models/header-from-specs';
+import {
+  COMFY_SAMPLED_LAYERS,
+  comfyManyConfigsFixture,
+  KOHYA_SPREAD_MODULES,
+  kohyaSpreadFixture,
+} from '../testing/remote-sampling-fixtures';
+import { e2eRoutes } from '../testing/servers/e2e-routes';
+import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
+import { loadSource } from './load-model';
+import type { WorkerResponse } from './protocol';
+
+let fixtures: FixtureDir;
+let servers: TestServers;
+
+beforeAll(async () => {
+  fixtures = await createFixtureDir();
+  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
+});
+
+afterAll(async () => {
+  await servers?.close();
+  await fixtures?.remove();
+});
+
+/** Writes the fixture sparse, with its small tensors' bytes in place; returns the data region's offset. */
+async function writeFixture(fixture: ModelFixture): Promise<number> {
+  const { head, dataLength } = buildHeaderBytes(fixture.specs, { metadata: fixture.metadata });
+  const bytes = new Uint8Array(head.length + dataLength);
+  bytes.set(head);
+  for (const entry of layoutTensors(fixture.specs).entries) {
+    const data = fixture.tensorData?.[entry.name];
+    if (data) {
+      bytes.set(data, head.length + entry.data_offsets[0]);
+    }
+  }
+  await fixtures.write(fixture.fileName, bytes);
+  return head.length;
+}
+
+interface Loaded {
+  result: LoadResult;
+  analyses: Extract<WorkerResponse, { type: 'analyses' }>;
+  log: RequestLogEntry[];
+}
+
+async function load(file: string): Promise<Loaded> {
+  const tag = `t=${file}-${Math.random().toString(36).slice(2)}`;
+  const messages: WorkerResponse[] = [];
+  const source: SourceSpec = { kind: 'url', url: `${servers.originA}/range/${file}?${tag}` };
+  await loadSource(
+    { id: 1, signal: new AbortController().signal, post: (message) => messages.push(message), remember: () => {} },
+    source,
+    {},
+  );
+  const result = messages.find((message) => message.type === 'result');
+  const analyses = messages.find((message) => message.type === 'analyses');
+  const error = messages.find((message) => message.type === 'error');
+  if (result?.type !== 'result' || analyses?.type !== 'analyses') {
+    throw new Error(`load failed: ${JSON.stringify(error)}`);
+  }
+  const log = servers.log.entries.filter((entry) => entry.path.includes(tag) && entry.method === 'GET');
+  return { result: result.result, analyses, log };
+}
+
+describe('remote analysis reads over the budget', () => {
+  it('a ComfyUI file with 266 configs 256 KiB apart: a bounded sample, worded as one', async () => {
+    const fixture = comfyManyConfigsFixture();
+    await writeFixture(fixture);
+    const { result, analyses, log } = await load(fixture.fileName);
+    const quantization = analyses.sections.quantization as QuantizationSection;
+    // Every config is its own span (256 KiB apart): at most REMOTE_MAX_SPANS are read, in parallel.
+    expect(quantization.configSample).toEqual({
+      read: REMOTE_MAX_SPANS,
+      of: COMFY_SAMPLED_LAYERS,
+      noun: 'config',
+      sampled: true,
+    });
+    expect(quantization.evidence[0]).toContain(`sampled ${REMOTE_MAX_SPANS} of ${COMFY_SAMPLED_LAYERS} configs`);
+    expect(quantization.needsConfig?.[0]).toMatch(/^sampled 32 of 266 configs \(the remote read budget/);
+    expect(quantization.confidence).toBe('medium');
+    const dataReads = analyses.sections.dataReads as DataReadsSection;
+    expect(dataReads).toMatchObject({ tensors: REMOTE_MAX_SPANS, sampled: true });
+    // The server saw the header request(s) and one bounded request per sampled config, nothing more.
+    const headerRequests = log.length - REMOTE_MAX_SPANS;
+    expect(headerRequests).toBeGreaterThanOrEqual(1);
+    expect(headerRequests).toBeLessThanOrEqual(2);
+    const dataReadBytes = log.slice(headerRequests).reduce((sum, entry) => sum + entry.bytesSent, 0);
+    expect(dataReadBytes).toBeLessThanOrEqual(REMOTE_MAX_FILE_BYTES);
+    expect(result.outcome.kind).toBe('parsed');
+  });
+
+  it('a kohya LoRA with ss_network_alpha: alpha from the metadata, 8 alphas read to confirm it', async () => {
+    const fixture = kohyaSpreadFixture(true);
+    await writeFixture(fixture);
+    const { analyses, log } = await load(fixture.fileName);
+    const lora = analyses.sections.lora as LoraSection;
+    expect(lora).toMatchObject({
+      alpha: 32,
+      alphaSource: 'metadata',
+      rank: 64,
+      scale: 0.5,
+      alphaSample: { read: ALPHA_CONFIRM_SAMPLE, of: KOHYA_SPREAD_MODULES, sampled: true },
+    });
+    expect(analyses.analysisFindings.map((finding) => finding.code)).not.toContain('lora-alpha-mismatch');
+    const alphaRequests = log.filter((entry) => /^bytes=\d+-\d+$/.test(entry.range ?? '')).length;
+    // One or two header requests, then one per confirming alpha.
+    expect(alphaRequests - ALPHA_CONFIRM_SAMPLE).toBeLessThanOrEqual(2);
+  });
+
+  it('the same LoRA without ss_network_alpha reads the alphas to discover it, within the span budget', async () => {
+    const fixture = kohyaSpreadFixture(false);
+    await writeFixture(fixture);
+    const { analyses, log } = await load(fixture.fileName);
+    const lora = analyses.sections.lora as LoraSection;
+    expect(lora).toMatchObject({
+      alpha: 32,
+      alphaSource: 'tensors',
+      alphaSample: { read: REMOTE_MAX_SPANS, of: KOHYA_SPREAD_MODULES, sampled: true },
+    });
+    expect(lora.evidence).toContain(`alpha 32 from the .alpha scalar tensors (sampled 32 of 40 alphas)`);
+    expect(log.length - REMOTE_MAX_SPANS).toBeLessThanOrEqual(2);
+  });
+});
