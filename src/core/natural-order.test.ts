@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareNatural, naturalKey, naturalKeys } from './natural-order';
+import { compareNatural, naturalKey, naturalKeys, naturalRowOrder } from './natural-order';
 
 const sorted = (names: string[]): string[] => [...names].sort(compareNatural);
 
@@ -101,5 +101,13 @@ describe('natural name order', () => {
   it('computes keys once per names array', () => {
     const names = ['b.10', 'b.2'];
     expect(naturalKeys(names)).toBe(naturalKeys(names));
+  });
+});
+
+describe('naturalRowOrder', () => {
+  it('orders rows by their names naturally, then by the plain string, then by row', () => {
+    const names = ['layers.10', 'layers.2', 'layers.02', 'layers.2', 'a'];
+    const rows = [0, 1, 2, 3, 4].sort(naturalRowOrder(names));
+    expect(rows).toEqual([4, 2, 1, 3, 0]);
   });
 });

@@ -37,6 +37,24 @@ export function compareNatural(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/**
+ * Compares rows by the natural order of their names (keys built once per array, so each comparison is a plain `<`);
+ * equal keys fall back to the plain string order, then to the row.
+ */
+export function naturalRowOrder(names: readonly string[]): (a: number, b: number) => number {
+  const keys = naturalKeys(names);
+  return (a, b) => {
+    const keyA = keys[a];
+    const keyB = keys[b];
+    if (keyA !== keyB) {
+      return keyA < keyB ? -1 : 1;
+    }
+    const nameA = names[a];
+    const nameB = names[b];
+    return nameA < nameB ? -1 : nameA > nameB ? 1 : a - b;
+  };
+}
+
 const keyCache = new WeakMap<readonly string[], string[]>();
 
 /** The natural keys of a names array, computed once per array (the worker keeps one array per loaded file). */

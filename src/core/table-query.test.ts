@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allTensorNames } from './model';
 import { parseFileHead } from './parse/parse-header';
-import { DEFAULT_QUERY, queryRows } from './table-query';
+import { DEFAULT_QUERY, nameFilter, queryRows } from './table-query';
 import { buildHeaderBytes } from '../testing/build-safetensors';
 
 function loaded(names: string[]) {
@@ -39,5 +39,19 @@ describe('queryRows name sort', () => {
     ];
     expect(sortedNames(false)).toEqual(ascending);
     expect(sortedNames(true)).toEqual([...ascending].reverse());
+  });
+});
+
+describe('nameFilter', () => {
+  it('keeps every row for an empty filter and for an invalid regex, whose error it returns', () => {
+    expect(nameFilter('  ')).toEqual({ test: null, filterError: null });
+    const invalid = nameFilter('/(/');
+    expect(invalid.test).toBeNull();
+    expect(invalid.filterError).toMatch(/^Invalid regular expression/);
+  });
+
+  it('tests substrings case-insensitively and regexes as written', () => {
+    expect(nameFilter('Q_PROJ').test?.('model.q_proj.weight')).toBe(true);
+    expect(nameFilter('/^model\\.k/').test?.('model.q_proj.weight')).toBe(false);
   });
 });

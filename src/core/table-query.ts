@@ -5,16 +5,20 @@
 import { DTYPES, UNKNOWN_DTYPE_CODE, elementBits } from './dtypes';
 import { modulePatternMatcher } from './analysis/module-tree';
 import type { TensorColumns } from './model';
-import { naturalKeys } from './natural-order';
+import { naturalRowOrder } from './natural-order';
 
 export const SORT_KEYS = ['index', 'name', 'dtype', 'shape', 'elements', 'bytes', 'begin', 'end'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 
-export interface TableQuery {
-  sortKey: SortKey;
+/** What the tensor table's and the comparison table's queries share: a sort column and direction, a name filter. */
+export interface SortedFilterQuery<Key extends string> {
+  sortKey: Key;
   descending: boolean;
-  /** Substring (case-insensitive) or `/regex/flags`. */
+  /** Substring (case-insensitive) or `/regex/flags` (see nameFilter). */
   filter: string;
+}
+
+export interface TableQuery extends SortedFilterQuery<SortKey> {
   /** Dtype names to keep; empty keeps all. */
   dtypes: string[];
   /** Keep only tensors under this module-tree node (a module-tree pattern, e.g. `model.layers.{0-60}.mlp.`). */
@@ -54,6 +58,39 @@ export function compileFilter(filter: string): CompiledFilter {
   return { ok: true, test: (name) => name.toLowerCase().includes(needle) };
 }
 
+/** The name test of a query: null keeps every row (an empty filter, or an invalid one, whose error is returned). */
+export function nameFilter(filter: string): { test: ((name: string) => boolean) | null; filterError: string | null } {
+  const compiled = compileFilter(filter);
+  if (!compiled.ok) {
+    return { test: null, filterError: compiled.error };
+  }
+  return { test: filter.trim() === '' ? null : compiled.test, filterError: null };
+}
+
+/** File order, or its reverse. */
+export function sortByIndex(order: Uint32Array, descending: boolean): void {
+  order.sort();
+  if (descending) {
+    order.reverse();
+  }
+}
+
+/** Rank first, then dims lexicographically (groups identical layer shapes together); 0 for the same shape. */
+export function compareShapes(columnsA: TensorColumns, rowA: number, columnsB: TensorColumns, rowB: number): number {
+  const rankA = columnsA.shapeStarts[rowA + 1] - columnsA.shapeStarts[rowA];
+  const rankB = columnsB.shapeStarts[rowB + 1] - columnsB.shapeStarts[rowB];
+  if (rankA !== rankB) {
+    return rankA - rankB;
+  }
+  for (let d = 0; d < rankA; d++) {
+    const diff = columnsA.dims[columnsA.shapeStarts[rowA] + d] - columnsB.dims[columnsB.shapeStarts[rowB] + d];
+    if (diff !== 0) {
+      return diff;
+    }
+  }
+  return 0;
+}
+
 /** Bytes a tensor occupies, from its offsets when they are valid, else from shape × dtype. */
 export function tensorBytes(columns: TensorColumns, row: number): number {
   const span = columns.end[row] - columns.begin[row];
@@ -69,9 +106,7 @@ export interface QueryResult {
 }
 
 export function queryRows(columns: TensorColumns, names: readonly string[], query: TableQuery): QueryResult {
-  const compiled = compileFilter(query.filter);
-  const filterError = compiled.ok ? null : compiled.error;
-  const test = compiled.ok ? compiled.test : () => true;
+  const { test, filterError } = nameFilter(query.filter);
   const dtypeCodes = new Set(query.dtypes.map((name) => (DTYPES as readonly string[]).indexOf(name)));
   if (query.dtypes.some((name) => !(DTYPES as readonly string[]).includes(name))) {
     dtypeCodes.add(UNKNOWN_DTYPE_CODE);
@@ -93,7 +128,7 @@ export function queryRows(columns: TensorColumns, names: readonly string[], quer
     if (moduleTest && !moduleTest(name)) {
       continue;
     }
-    if (!test(name)) {
+    if (test && !test(name)) {
       continue;
     }
     order[kept++] = row;
@@ -111,10 +146,7 @@ function sortOrder(
   descending: boolean,
 ): void {
   if (key === 'index') {
-    order.sort();
-    if (descending) {
-      order.reverse();
-    }
+    sortByIndex(order, descending);
     return;
   }
   const sign = descending ? -1 : 1;
@@ -143,39 +175,13 @@ function sortOrder(
       }
       break;
     }
-    case 'shape': {
-      // Rank first, then dims lexicographically: groups identical layer shapes together.
-      const compareShape = (a: number, b: number): number => {
-        const rankA = columns.shapeStarts[a + 1] - columns.shapeStarts[a];
-        const rankB = columns.shapeStarts[b + 1] - columns.shapeStarts[b];
-        if (rankA !== rankB) {
-          return rankA - rankB;
-        }
-        for (let d = 0; d < rankA; d++) {
-          const diff = columns.dims[columns.shapeStarts[a] + d] - columns.dims[columns.shapeStarts[b] + d];
-          if (diff !== 0) {
-            return diff;
-          }
-        }
-        return a - b;
-      };
-      order.sort((a, b) => sign * compareShape(a, b));
+    case 'shape':
+      order.sort((a, b) => sign * (compareShapes(columns, a, columns, b) || a - b));
       return;
-    }
     case 'name': {
-      // Natural order (`layers.2` < `layers.10`) from keys built once per file, so each comparison stays a plain `<`.
-      const keys = naturalKeys(names);
-      const collator = (a: number, b: number): number => {
-        const keyA = keys[a];
-        const keyB = keys[b];
-        if (keyA !== keyB) {
-          return keyA < keyB ? -1 : 1;
-        }
-        const nameA = names[a];
-        const nameB = names[b];
-        return nameA < nameB ? -1 : nameA > nameB ? 1 : a - b;
-      };
-      order.sort((a, b) => sign * collator(a, b));
+      // Natural order: `layers.2` < `layers.10`.
+      const byName = naturalRowOrder(names);
+      order.sort((a, b) => sign * byName(a, b));
       return;
     }
   }

@@ -3,18 +3,15 @@
  * loads (like core/table-query.ts for one file) and answers with a row order as a Uint32Array.
  */
 import type { TensorColumns } from '../model';
-import { compileFilter } from '../table-query';
+import { compareShapes, nameFilter, sortByIndex, type SortedFilterQuery } from '../table-query';
 import { DIFF_GROUPS, type DiffEntries, type DiffGroup } from './diff';
-import { naturalKeys } from '../natural-order';
+import { naturalRowOrder } from '../natural-order';
 
 export const COMPARE_SORT_KEYS = ['index', 'name', 'status', 'dtype', 'shape', 'paramsA', 'paramsB', 'delta'] as const;
 export type CompareSortKey = (typeof COMPARE_SORT_KEYS)[number];
 
-export interface CompareQuery {
-  sortKey: CompareSortKey;
-  descending: boolean;
-  /** Substring (case-insensitive) or `/regex/flags`, tested against the aligned key and both full names. */
-  filter: string;
+/** The filter is tested against the aligned key and both full names. */
+export interface CompareQuery extends SortedFilterQuery<CompareSortKey> {
   /** Groups to keep; empty keeps all. */
   groups: DiffGroup[];
   /** Keep only this module (a ModuleDiff name); empty keeps all. */
@@ -62,10 +59,7 @@ export function queryCompare(
   query: CompareQuery,
 ): { order: Uint32Array; filterError: string | null } {
   const { entries, keys, namesA, namesB } = input;
-  const compiled = compileFilter(query.filter);
-  const filterError = compiled.ok ? null : compiled.error;
-  const test = compiled.ok ? compiled.test : () => true;
-  const filtering = compiled.ok && query.filter.trim() !== '';
+  const { test, filterError } = nameFilter(query.filter);
   const groupCodes = new Set(query.groups.map((group) => DIFF_GROUPS.indexOf(group)).filter((code) => code >= 0));
   const moduleCode = query.module !== '' ? input.moduleNames.indexOf(query.module) : -1;
   let order = new Uint32Array(entries.count);
@@ -77,7 +71,7 @@ export function queryCompare(
     if (query.module !== '' && entries.module[i] !== moduleCode) {
       continue;
     }
-    if (filtering) {
+    if (test) {
       const ra = entries.rowA[i];
       const rb = entries.rowB[i];
       const hit =
@@ -98,26 +92,14 @@ export function queryCompare(
 function sortEntries(order: Uint32Array, input: CompareQueryInput, key: CompareSortKey, descending: boolean): void {
   const { entries, columnsA, columnsB, keys } = input;
   if (key === 'index') {
-    order.sort();
-    if (descending) {
-      order.reverse();
-    }
+    sortByIndex(order, descending);
     return;
   }
   const sign = descending ? -1 : 1;
   if (key === 'name') {
     // Natural order (`layers.2` < `layers.10`), as the single-file table sorts.
-    const natural = naturalKeys(keys);
-    order.sort((x, y) => {
-      const nx = natural[x];
-      const ny = natural[y];
-      if (nx !== ny) {
-        return sign * (nx < ny ? -1 : 1);
-      }
-      const kx = keys[x];
-      const ky = keys[y];
-      return sign * (kx < ky ? -1 : kx > ky ? 1 : x - y);
-    });
+    const byKey = naturalRowOrder(keys);
+    order.sort((x, y) => sign * byKey(x, y));
     return;
   }
   if (key === 'shape') {
@@ -127,18 +109,8 @@ function sortEntries(order: Uint32Array, input: CompareQueryInput, key: CompareS
     order.sort((x, y) => {
       const [cx, rx] = shapeOf(x);
       const [cy, ry] = shapeOf(y);
-      const rankX = cx.shapeStarts[rx + 1] - cx.shapeStarts[rx];
-      const rankY = cy.shapeStarts[ry + 1] - cy.shapeStarts[ry];
-      if (rankX !== rankY) {
-        return sign * (rankX - rankY);
-      }
-      for (let d = 0; d < rankX; d++) {
-        const diff = cx.dims[cx.shapeStarts[rx] + d] - cy.dims[cy.shapeStarts[ry] + d];
-        if (diff !== 0) {
-          return sign * diff;
-        }
-      }
-      return x - y;
+      // Equal shapes keep the aligned order whichever the direction.
+      return sign * compareShapes(cx, rx, cy, ry) || x - y;
     });
     return;
   }
