@@ -6,6 +6,7 @@ import { DtypeTotalsTable } from './DtypeTotalsTable';
 import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
 import { useAppStore } from '../../state/store';
+import { Segmented } from '../../lib/Segmented';
 
 const FORMATTERS: Record<ChartMetric, (value: number) => string> = {
   tensors: groupDigits,
@@ -26,20 +27,7 @@ export function DtypeChart({ totals }: { totals: HeaderTotals }) {
   const format = FORMATTERS[metric];
   return (
     <section className="dtype-chart" aria-label="Dtype chart">
-      <div className="segmented" role="radiogroup" aria-label="Chart metric">
-        {CHART_METRICS.map((option) => (
-          <label key={option}>
-            <input
-              type="radio"
-              name="chart-metric"
-              value={option}
-              checked={metric === option}
-              onChange={() => setMetric(option)}
-            />
-            {option}
-          </label>
-        ))}
-      </div>
+      <Segmented label="Chart metric" name="chart-metric" options={CHART_METRICS} value={metric} onChange={setMetric} />
       {data.length === 0 ? (
         <p className="muted">No tensors, so nothing to chart.</p>
       ) : (

@@ -5,6 +5,7 @@
  */
 import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
+import { Segmented } from '../../lib/Segmented';
 import type { CompareResult, LoadResult } from '../../core/result';
 import { AlignmentRules } from './AlignmentRules';
 import { CompareSourcePicker } from './CompareSourcePicker';
@@ -14,6 +15,8 @@ import { signed } from './labels';
 import { LoraFitCard } from './LoraFitCard';
 import { ModuleDiffTable } from './ModuleDiffTable';
 import './compare.css';
+
+const COMPARE_VIEWS = ['tensors', 'modules'] as const;
 
 function sideLabel(result: LoadResult): string {
   return result.source.kind === 'url' ? result.source.url : result.source.name;
@@ -86,22 +89,18 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       <AlignmentRules alignment={result.alignment} />
       <DiffSummary result={result} />
       {result.lora && <LoraFitCard section={result.lora} />}
-      <div className="segmented" role="radiogroup" aria-label="Compare view">
-        {(['tensors', 'modules'] as const).map((option) => (
-          <label key={option} className="inline">
-            <input
-              type="radio"
-              name="compare-view"
-              value={option}
-              checked={view === option}
-              onChange={() => setView(option)}
-            />{' '}
-            {option === 'tensors'
-              ? `per tensor (${groupDigits(result.entries.count)})`
-              : `per module (${groupDigits(result.modules.length)})`}
-          </label>
-        ))}
-      </div>
+      <Segmented
+        label="Compare view"
+        name="compare-view"
+        options={COMPARE_VIEWS}
+        value={view}
+        onChange={setView}
+        optionLabel={(option) =>
+          option === 'tensors'
+            ? `per tensor (${groupDigits(result.entries.count)})`
+            : `per module (${groupDigits(result.modules.length)})`
+        }
+      />
       {view === 'tensors' ? <CompareTable result={result} a={a} b={b} /> : <ModuleDiffTable modules={result.modules} />}
     </>
   );
