@@ -13,6 +13,7 @@ import {
   abortedError,
   backoff,
   concat,
+  discardBody,
   formatDuration,
   isRedirectLimit,
   linkSignals,
@@ -105,6 +106,16 @@ export interface HttpByteReader extends ByteReader {
   readonly version: FileVersion | null;
   /** `X-Repo-Commit` when the Hub answered it readably (same-origin answers, or exposed), else null. */
   readonly repoCommit: string | null;
+}
+
+/** One ranged request's bytes: where they go, and the hooks that re-arm its timeout, tell why it stopped and count. */
+interface Transfer {
+  start: number;
+  end: number;
+  sink: (chunk: Uint8Array) => void;
+  arm: () => void;
+  interrupted: () => SourceError | null;
+  count: (bytes: number) => void;
 }
 
 /** What one HTTP attempt achieved; fatal problems are thrown as SourceError instead. */
@@ -308,19 +319,20 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       finalUrl = response.url || url;
       repoCommit = response.headers.get('x-repo-commit') ?? repoCommit;
 
+      const transfer: Transfer = { start, end, sink, arm, interrupted, count: watch.count };
       if (response.status === 206) {
-        return await readPartial(response, start, end, sink, arm, interrupted, watch.count);
+        return await readPartial(response, transfer);
       }
       if (response.status === 200) {
         if (ifRange !== null) {
           // RFC 9110 §13.1.5: a 200 to If-Range means the validator no longer matches: the file was replaced.
-          void response.body?.cancel().catch(() => undefined);
+          discardBody(response);
           guard.check(versionOf(response, null), url);
           throw changedWithoutValidators();
         }
-        return await readIgnoredRange(response, start, end, sink, arm, interrupted, watch.count);
+        return await readIgnoredRange(response, transfer);
       }
-      void response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       if (response.status === 416) {
         const range = parseContentRange(response.headers.get('content-range'));
         if (range?.kind === 'unsatisfied') {
@@ -388,20 +400,32 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     );
   }
 
-  async function readPartial(
-    response: Response,
-    start: number,
-    end: number,
-    sink: (chunk: Uint8Array) => void,
-    arm: () => void,
-    interrupted: () => SourceError | null,
-    count: (bytes: number) => void,
-  ): Promise<Attempt> {
+  /** The version check of an answer; a changed file also cancels the body, which nobody will read. */
+  function checkVersion(response: Response, total: number | null): void {
+    try {
+      guard.check(versionOf(response, total), url);
+    } catch (error) {
+      discardBody(response);
+      throw error;
+    }
+  }
+
+  /** A body that stopped early: the user's cancel or the silence timeout ends the read; anything else is retried. */
+  function dropped(transfer: Transfer, message: string): Attempt {
+    const stopped = transfer.interrupted();
+    if (stopped) {
+      throw stopped;
+    }
+    return { kind: 'transient', error: new SourceError('network', message, { url }) };
+  }
+
+  async function readPartial(response: Response, transfer: Transfer): Promise<Attempt> {
+    const { start, end, sink, arm, count } = transfer;
     const header = response.headers.get('content-range');
     const range = parseContentRange(header);
     const asked = `${start}-${end}`;
     if (range === null || range.kind !== 'range') {
-      void response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       throw new SourceError(
         'range-mismatch',
         header === null
@@ -413,7 +437,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       );
     }
     if (range.start !== start || (range.total !== null && range.end >= range.total)) {
-      void response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       throw new SourceError(
         'range-mismatch',
         `Asked the server for bytes ${asked} but it sent bytes ${range.start}-${range.end}` +
@@ -423,15 +447,10 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     }
     const encoding = response.headers.get('content-encoding');
     if (encoding !== null && encoding.toLowerCase() !== 'identity') {
-      void response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       throw compressedError(encoding);
     }
-    try {
-      guard.check(versionOf(response, range.total), url);
-    } catch (error) {
-      void response.body?.cancel().catch(() => undefined);
-      throw error;
-    }
+    checkVersion(response, range.total);
     if (range.total !== null) {
       size = range.total;
     }
@@ -439,19 +458,11 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     const take = Math.min(range.end, end) - start + 1;
     const pumped = await pump(response, take, sink, arm, count);
     if (pumped.error !== undefined || pumped.received < take) {
-      const stopped = interrupted();
-      if (stopped) {
-        throw stopped;
-      }
       // Connection reset or body cut short: the caller resumes from the last received byte.
-      return {
-        kind: 'transient',
-        error: new SourceError(
-          'network',
-          'The connection kept dropping while downloading the header. Check your connection and try again.',
-          { url },
-        ),
-      };
+      return dropped(
+        transfer,
+        'The connection kept dropping while downloading the header. Check your connection and try again.',
+      );
     }
     const eof = range.total !== null && range.end + 1 >= range.total;
     return { kind: 'data', eof };
@@ -461,24 +472,12 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
    * A 200 means the server ignored Range and is sending the whole file. Accept it only when the whole file is
    * small (it ends within the asked bytes plus IGNORED_RANGE_SLACK_BYTES); otherwise cancel at once.
    */
-  async function readIgnoredRange(
-    response: Response,
-    start: number,
-    end: number,
-    sink: (chunk: Uint8Array) => void,
-    arm: () => void,
-    interrupted: () => SourceError | null,
-    count: (bytes: number) => void,
-  ): Promise<Attempt> {
+  async function readIgnoredRange(response: Response, transfer: Transfer): Promise<Attempt> {
+    const { start, end, sink, arm, count } = transfer;
     const bound = end + 1 + IGNORED_RANGE_SLACK_BYTES;
     const declared = parseLength(response.headers.get('content-length'));
     // A 200 from a server that honoured earlier ranges usually means a stale validator: the file was replaced.
-    try {
-      guard.check(versionOf(response, declared), url);
-    } catch (error) {
-      void response.body?.cancel().catch(() => undefined);
-      throw error;
-    }
+    checkVersion(response, declared);
     const refuse = (): SourceError =>
       new SourceError(
         'range-ignored',
@@ -488,21 +487,14 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
         { url, status: 200 },
       );
     if (declared !== null && declared > bound) {
-      void response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       throw refuse();
     }
     const whole: Uint8Array[] = [];
     // One byte past the bound tells "the file ended within the bound" from "there is more".
     const pumped = await pump(response, bound + 1, (chunk) => whole.push(chunk), arm, count);
     if (pumped.error !== undefined) {
-      const stopped = interrupted();
-      if (stopped) {
-        throw stopped;
-      }
-      return {
-        kind: 'transient',
-        error: new SourceError('network', 'The connection dropped while downloading. Try again.', { url }),
-      };
+      return dropped(transfer, 'The connection dropped while downloading. Try again.');
     }
     if (pumped.received > bound) {
       throw refuse();
@@ -640,7 +632,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     try {
       requests++;
       const response = await fetchImpl(url, { method: 'HEAD', mode, signal: controller.signal });
-      void response.body?.cancel().catch(() => undefined);
+      discardBody(response);
       // An opaque (no-cors) answer has status 0 and no headers; a cors answer with an error status still counts.
       return { reached: true, encoding: response.headers.get('content-encoding') };
     } catch {

@@ -114,6 +114,11 @@ export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): P
   });
 }
 
+/** Cancels a body nobody will read, so the connection stops downloading it; a failed cancel changes nothing. */
+export function discardBody(response: Response): void {
+  void response.body?.cancel().catch(() => undefined);
+}
+
 /** Joins chunks into a fresh buffer (stream chunks may be views into a shared pool the caller must not keep). */
 export function concat(chunks: Uint8Array[], total: number): Uint8Array {
   const only = chunks.length === 1 ? chunks[0] : null;

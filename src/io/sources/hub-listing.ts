@@ -7,6 +7,7 @@
 import { SourceError } from '../../core/errors';
 import type { RepoFile } from '../../core/result';
 import { validateShardName } from '../../core/shards/shard-names';
+import { discardBody } from '../http-util';
 import { mayReceiveToken } from '../token-policy';
 import { repoDisplay, treeUrl, type HubRepo } from './hub';
 import { MAX_LISTING_PAGE_BYTES, MAX_LISTING_PAGES, MAX_REPO_FILES } from '../../core/limits';
@@ -167,7 +168,7 @@ async function fetchPage(
         throw new SourceError('http-other', 'The Hub API answered with text that is not JSON.', { url });
       }
     }
-    void response.body?.cancel().catch(() => undefined);
+    discardBody(response);
     const transient = response.status === 429 || response.status >= 500;
     if (transient && attempt < maxRetries) {
       await sleep(RETRY_BASE_MS * 2 ** attempt, options.signal);
