@@ -1,0 +1,293 @@
+/**
+ * Finds what runs in the page's long main-thread tasks on the huge-input cases of e2e/hostile-huge.spec.ts.
+ *
+ *   npx vite build --minify false --outDir dist-profile && npx tsx scripts/profile-huge.ts [--dist dist-profile]
+ *     [--port 4290] [--case metadata-1m]
+ *
+ * For each case it opens the file as the spec does (a small file and every tab first, to warm up), then clicks every
+ * tab while recording a Chrome trace and a CPU profile, and prints, for each task over 50 ms: its duration, the
+ * trace events inside it (script, GC, style, layout, paint) and the functions with the most self time. The test
+ * servers run on 127.0.0.1 only. Prints findings; asserts nothing (the spec asserts the bound).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS } from './find-chromium.mjs';
+
+interface Options {
+  dist: string;
+  port: number;
+  only: string | null;
+}
+
+function parseOptions(argv: string[]): Options {
+  const value = (flag: string) => {
+    const at = argv.indexOf(flag);
+    return at >= 0 ? argv[at + 1] : undefined;
+  };
+  return {
+    dist: value('--dist') ?? 'dist-profile',
+    port: Number(value('--port') ?? 4290),
+    only: value('--case') ?? null,
+  };
+}
+
+const CASES: { id: string; file?: string; link?: string }[] = [
+  { id: 'metadata-1m', file: 'huge-metadata-1m.safetensors' },
+  { id: 'metadata-1m-link', link: 'huge-metadata-1m.safetensors' },
+  { id: 'metadata-json-20k', file: 'huge-metadata-json-20k.safetensors' },
+  { id: 'modules-50k', file: 'huge-modules-50k.safetensors' },
+  { id: 'modules-250k', file: 'huge-modules-250k.safetensors' },
+  { id: 'modules-1m', file: 'huge-modules-1m.safetensors' },
+  { id: 'shape-20m', file: 'huge-shape-20m.safetensors' },
+];
+
+async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  pid: number;
+  tid: number;
+  args?: { name?: string };
+}
+
+/** Sums, per long task, the time of the trace events nested in it by name (outermost events only, per name). */
+function summarizeTrace(events: TraceEvent[]): string[] {
+  const threadNames = events.filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain');
+  const lines: string[] = [];
+  for (const thread of threadNames) {
+    const onThread = events.filter(
+      (event) => event.pid === thread.pid && event.tid === thread.tid && event.ph === 'X' && event.dur !== undefined,
+    );
+    const tasks = onThread.filter((event) => event.name === 'RunTask' && (event.dur ?? 0) > 50_000);
+    for (const task of tasks) {
+      const end = task.ts + (task.dur ?? 0);
+      const byName = new Map<string, number>();
+      const open = new Map<string, number>();
+      const inside = onThread
+        .filter((event) => event !== task && event.ts >= task.ts && event.ts < end)
+        .sort((a, b) => a.ts - b.ts);
+      for (const event of inside) {
+        // Count an event only when no event of the same name encloses it, so nested repeats are not summed twice.
+        const openUntil = open.get(event.name) ?? -1;
+        if (event.ts < openUntil) {
+          continue;
+        }
+        open.set(event.name, event.ts + (event.dur ?? 0));
+        byName.set(event.name, (byName.get(event.name) ?? 0) + (event.dur ?? 0));
+      }
+      const parts = [...byName]
+        .filter(([, dur]) => dur >= 5_000)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 12)
+        .map(([name, dur]) => `${name} ${(dur / 1000).toFixed(0)}`);
+      lines.push(`  task ${((task.dur ?? 0) / 1000).toFixed(0)} ms: ${parts.join(', ')}`);
+    }
+  }
+  return lines;
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+
+/** Self time per function over the samples that fall into a long task (intervals in profile microseconds). */
+function summarizeProfile(
+  profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number },
+  windows: { start: number; end: number }[],
+): string[] {
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const self = new Map<string, number>();
+  let time = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    time += profile.timeDeltas[i];
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    if (!windows.some((window) => time >= window.start && time < window.end)) {
+      continue;
+    }
+    const frame = nodes.get(profile.samples[i])?.callFrame;
+    if (!frame) {
+      continue;
+    }
+    const file = frame.url.split('/').pop() ?? '';
+    const key = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + delta);
+  }
+  return [...self]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 14)
+    .filter(([, us]) => us >= 3_000)
+    .map(([key, us]) => `    ${(us / 1000).toFixed(0).padStart(5)} ms  ${key}`);
+}
+
+async function recordLongTasks(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const tasks: number[] = [];
+    (window as unknown as { __longTasks: number[] }).__longTasks = tasks;
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        tasks.push(Math.round(entry.duration));
+      }
+    }).observe({ type: 'longtask', buffered: true });
+  });
+}
+
+const takeLongTasks = (page: Page) =>
+  page.evaluate(() => {
+    const tasks = (window as unknown as { __longTasks?: number[] }).__longTasks;
+    return tasks ? tasks.splice(0, tasks.length) : [];
+  });
+
+async function clickEveryTab(page: Page, onTab: (tab: string) => Promise<void>): Promise<void> {
+  const tabs = page.getByRole('tablist', { name: 'Views' }).getByRole('tab');
+  for (const name of await tabs.allTextContents()) {
+    await tabs.filter({ hasText: name }).first().click();
+    await page.waitForTimeout(400);
+    await onTab(name);
+  }
+}
+
+async function profiled<T>(
+  browser: Browser,
+  page: Page,
+  cdp: CDPSession,
+  label: string,
+  action: () => Promise<T>,
+): Promise<void> {
+  await takeLongTasks(page);
+  await browser.startTracing(page, {
+    categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'blink'],
+  });
+  await cdp.send('Profiler.start');
+  await action();
+  const { profile } = await cdp.send('Profiler.stop');
+  const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] };
+  const tasks = await takeLongTasks(page);
+  const summary = summarizeTrace(trace.traceEvents);
+  console.log(`${label}: long tasks ${tasks.length ? tasks.join(', ') + ' ms' : 'none'}`);
+  for (const line of summary) {
+    console.log(line);
+  }
+  const windows = trace.traceEvents
+    .filter((event) => event.name === 'RunTask' && (event.dur ?? 0) > 50_000)
+    .map((event) => ({ start: event.ts, end: event.ts + (event.dur ?? 0) }));
+  if (windows.length > 0) {
+    for (const line of summarizeProfile(
+      { ...profile, samples: profile.samples ?? [], timeDeltas: profile.timeDeltas ?? [] },
+      windows,
+    )) {
+      console.log(line);
+    }
+  }
+}
+
+async function runCase(browser: Browser, options: Options, fixtures: string, item: (typeof CASES)[number]) {
+  const app = `http://127.0.0.1:${options.port}/`;
+  const page = await browser.newPage();
+  await recordLongTasks(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
+  console.log(`\n== ${item.id}`);
+  if (item.link) {
+    const url = `http://127.0.0.1:${options.port + 371}/range/${item.link}`;
+    await profiled(browser, page, cdp, 'open link with panel=metadata', async () => {
+      await page.goto(`${app}?url=${encodeURIComponent(url)}&panel=metadata`);
+      await page.getByTestId('metadata-virtual-list').locator('dt').first().waitFor({ timeout: 120_000 });
+      await page.getByTestId('verdict-pending').waitFor({ state: 'detached', timeout: 120_000 });
+      await page.waitForTimeout(500);
+    });
+    const list = page.getByTestId('metadata-virtual-list');
+    await profiled(browser, page, cdp, 'scroll half way', async () => {
+      await list.evaluate((element) => element.scrollTo(0, element.scrollHeight / 2));
+      await page.waitForTimeout(500);
+    });
+    await page.close();
+    return;
+  }
+  await page.goto(app);
+  await page.getByTestId('file-input').first().setInputFiles(join(fixtures, 'clean.safetensors'));
+  await page.getByTestId('verdict-pending').waitFor({ state: 'detached', timeout: 30_000 });
+  await clickEveryTab(page, async () => {});
+  await page.getByRole('tab', { name: /^Tensors/ }).click();
+  await profiled(browser, page, cdp, 'open the file (until analyses are in)', async () => {
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(fixtures, item.file ?? ''));
+    await page.getByTestId('file-name').filter({ hasText: item.file }).waitFor({ timeout: 120_000 });
+    await page.getByTestId('verdict-pending').waitFor({ state: 'detached', timeout: 120_000 });
+    await page.waitForTimeout(500);
+  });
+  const tabs = page.getByRole('tablist', { name: 'Views' }).getByRole('tab');
+  for (const name of await tabs.allTextContents()) {
+    await profiled(browser, page, cdp, `tab ${name}`, async () => {
+      await tabs.filter({ hasText: name }).first().click();
+      await page.waitForTimeout(400);
+    });
+  }
+  await page.close();
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const fixtures = join(process.cwd(), 'e2e', '.fixtures');
+  const children: ChildProcess[] = [
+    spawn(
+      'node_modules/.bin/vite',
+      ['preview', '--outDir', options.dist, '--port', String(options.port), '--strictPort', '--host', '127.0.0.1'],
+      { stdio: 'ignore' },
+    ),
+    spawn(
+      'node_modules/.bin/tsx',
+      [
+        'src/testing/servers/cli.ts',
+        '--root',
+        fixtures,
+        '--port-a',
+        String(options.port + 371),
+        '--port-b',
+        String(options.port + 372),
+      ],
+      { stdio: 'ignore' },
+    ),
+  ];
+  try {
+    await waitFor(`http://127.0.0.1:${options.port}/`);
+    await waitFor(`http://127.0.0.1:${options.port + 371}/__log`);
+    const browser = await chromium.launch({
+      executablePath: process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || '/usr/bin/chromium',
+      args: CHROMIUM_ARGS,
+    });
+    try {
+      for (const item of CASES.filter((entry) => !options.only || entry.id === options.only)) {
+        await runCase(browser, options, fixtures, item);
+      }
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    for (const child of children) {
+      child.kill('SIGTERM');
+    }
+  }
+}
+
+await main();
