@@ -1,7 +1,7 @@
 /** Tensors, elements or bytes per dtype, with a switch between the three. Totals come from the worker. */
 import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import type { DtypeTotals, HeaderTotals } from '../../core/stats';
+import type { HeaderTotals } from '../../core/stats';
 import { DtypeTotalsTable } from './DtypeTotalsTable';
 import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
@@ -43,7 +43,7 @@ export function DtypeChart({ totals }: { totals: HeaderTotals }) {
           </ResponsiveContainer>
         </div>
       )}
-      <DtypeTotalsTable label="Dtype totals" rows={data.map((row) => [row.dtype, row] as [string, DtypeTotals])} />
+      <DtypeTotalsTable label="Dtype totals" rows={data} />
     </section>
   );
 }

@@ -1,8 +1,25 @@
-/** Tensors, elements and bytes per dtype as a table: beside the dtype chart, and for a sharded model's totals. */
+/**
+ * Tensors, elements and bytes per dtype as a table: beside the dtype chart, for a sharded model's totals, and (with
+ * each dtype's share of the stored elements) as the quantization panel's precision table.
+ */
 import type { DtypeTotals } from '../../core/stats';
 import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
 
-export function DtypeTotalsTable({ label, rows }: { label: string; rows: ReadonlyArray<[string, DtypeTotals]> }) {
+export interface DtypeTotalsRow extends DtypeTotals {
+  dtype: string;
+  /** Share of all stored elements, 0..1; shown when the table is given `withShare`. */
+  share?: number;
+}
+
+export function DtypeTotalsTable({
+  label,
+  rows,
+  withShare = false,
+}: {
+  label: string;
+  rows: readonly DtypeTotalsRow[];
+  withShare?: boolean;
+}) {
   return (
     <table className="plain-table" aria-label={label}>
       <thead>
@@ -11,19 +28,21 @@ export function DtypeTotalsTable({ label, rows }: { label: string; rows: Readonl
           <th className="num">Tensors</th>
           <th className="num">Elements</th>
           <th className="num">Bytes</th>
+          {withShare && <th className="num">Share</th>}
         </tr>
       </thead>
       <tbody>
-        {rows.map(([dtype, total]) => (
-          <tr key={dtype} data-dtype={dtype}>
-            <td>{dtype}</td>
-            <td className="num">{groupDigits(total.tensors)}</td>
-            <td className="num" title={groupDigits(total.elements)}>
-              {formatCount(total.elements)}
+        {rows.map((row) => (
+          <tr key={row.dtype} data-dtype={row.dtype}>
+            <td>{row.dtype}</td>
+            <td className="num">{groupDigits(row.tensors)}</td>
+            <td className="num" title={groupDigits(row.elements)}>
+              {formatCount(row.elements)}
             </td>
-            <td className="num" title={`${groupDigits(total.bytes)} bytes`}>
-              {formatBytes(total.bytes)}
+            <td className="num" title={`${groupDigits(row.bytes)} bytes`}>
+              {formatBytes(row.bytes)}
             </td>
+            {withShare && <td className="num">{((row.share ?? 0) * 100).toFixed(1)}%</td>}
           </tr>
         ))}
       </tbody>

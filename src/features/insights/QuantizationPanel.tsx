@@ -1,9 +1,11 @@
 /** How the file is quantized, per layer: family and format, bits, what stayed in high precision, and why we think so. */
 import type { LayerList, QuantizationSection } from '../../core/analysis/report-sections';
 import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
-import { formatBytes, formatCount, groupDigits, plural } from '../../core/number-format';
+import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { CodeText } from '../../lib/CodeText';
+import { countFigure } from '../../lib/figure';
+import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { isPartial, sampleWords } from '../../core/analysis/sampling';
 
 function Layers({ title, list }: { title: string; list: LayerList }) {
@@ -62,14 +64,12 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
         />
         <Fact
           label="Parameters (logical)"
-          value={formatCount(section.logicalParams)}
-          title={`${groupDigits(section.logicalParams)} parameters`}
+          {...countFigure(section.logicalParams, 'parameters')}
           testId="quant-params"
         />
         <Fact
           label="Stored elements"
-          value={formatCount(section.storedElements)}
-          title={`${groupDigits(section.storedElements)} elements`}
+          {...countFigure(section.storedElements, 'elements')}
           testId="quant-stored-elements"
         />
         <Fact label="Confidence" value={section.confidence} />
@@ -152,28 +152,7 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
         </p>
       )}
       <h4>Precision</h4>
-      <table className="plain-table" aria-label="Precision by dtype">
-        <thead>
-          <tr>
-            <th>Dtype</th>
-            <th className="num">Tensors</th>
-            <th className="num">Elements</th>
-            <th className="num">Bytes</th>
-            <th className="num">Share</th>
-          </tr>
-        </thead>
-        <tbody>
-          {section.precision.byDtype.map((share) => (
-            <tr key={share.dtype}>
-              <td>{share.dtype}</td>
-              <td className="num">{groupDigits(share.tensors)}</td>
-              <td className="num">{formatCount(share.elements)}</td>
-              <td className="num">{formatBytes(share.bytes)}</td>
-              <td className="num">{(share.share * 100).toFixed(1)}%</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DtypeTotalsTable label="Precision by dtype" rows={section.precision.byDtype} withShare />
       {section.needsConfig && section.needsConfig.length > 0 && (
         <>
           <h4>What the header cannot tell (config.json would)</h4>

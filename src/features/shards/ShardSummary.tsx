@@ -5,6 +5,7 @@
 import type { ShardsReport } from '../../core/shards/report-types';
 import { formatBytes, formatCount, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
+import { bytesFigure, countFigure } from '../../lib/figure';
 import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { Fact } from '../insights/QuantizationPanel';
 
@@ -14,7 +15,9 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
   const parameters = useAppStore((state) =>
     state.load.status === 'ready' ? state.load.result.sections.quantization?.logicalParams : undefined,
   );
-  const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
+  const dtypes = Object.entries(totals.byDtype)
+    .map(([dtype, total]) => ({ dtype, ...total }))
+    .sort((a, b) => b.bytes - a.bytes);
   return (
     <section className="insight shard-summary" aria-label="Shard summary">
       <h3>
@@ -36,18 +39,8 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
           }
           testId="shards-params"
         />
-        <Fact
-          label="Stored elements"
-          value={formatCount(totals.elements)}
-          title={`${groupDigits(totals.elements)} elements`}
-          testId="shards-elements"
-        />
-        <Fact
-          label="Data bytes (all shards)"
-          value={formatBytes(totals.dataBytes)}
-          title={`${groupDigits(totals.dataBytes)} bytes`}
-          testId="shards-data-bytes"
-        />
+        <Fact label="Stored elements" {...countFigure(totals.elements, 'elements')} testId="shards-elements" />
+        <Fact label="Data bytes (all shards)" {...bytesFigure(totals.dataBytes)} testId="shards-data-bytes" />
         <Fact
           label="Bits per parameter"
           value={totals.bitsPerParameter === null ? '—' : totals.bitsPerParameter.toFixed(2)}
