@@ -8,12 +8,12 @@
  * no per-tensor objects are built, so 163 shards × thousands of tensors, or one 500k-entry index, stay cheap.
  */
 import { DTYPE_BITS_BY_CODE, DTYPES, SCALE_ONLY_DTYPES, UNKNOWN_DTYPE_CODE, dtypeName } from '../dtypes';
-import type { FindingCode } from '../findings/codes';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
 import { ByteSliceIndex } from './byte-table';
+import { foldFindingsPerCode } from './fold-findings';
 import { formatCount, formatRanges, plural, quoteNames } from './format';
 import { indexEntryName, type ShardIndex } from './index-parser';
 import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
@@ -682,36 +682,13 @@ function bitsNote(bits: number | null, bytes: number, parameters: number, fromIn
 
 /** Keeps at most MAX_FINDINGS_PER_CODE findings per code; the last kept one says how many more were folded. */
 function capPerCode(findings: readonly Finding[]): Finding[] {
-  const byCode = new Map<FindingCode, Finding[]>();
-  for (const finding of findings) {
-    const list = byCode.get(finding.code);
-    if (list) {
-      list.push(finding);
-    } else {
-      byCode.set(finding.code, [finding]);
-    }
-  }
-  const result: Finding[] = [];
-  for (const [code, list] of byCode) {
-    if (list.length <= MAX_FINDINGS_PER_CODE) {
-      result.push(...list);
-      continue;
-    }
-    const kept = list.slice(0, MAX_FINDINGS_PER_CODE - 1);
-    const folded = list.slice(MAX_FINDINGS_PER_CODE - 1);
-    const shards = folded.map((finding) => finding.shard).filter((shard): shard is string => shard !== undefined);
-    result.push(
-      ...kept,
-      makeFinding(
-        code,
-        `…and ${plural(folded.length, 'more shard')} with the same problem` +
-          `${shards.length > 0 ? ` (${quoteNames(shards)})` : ''}.`,
-        folded.flatMap((finding) => finding.tensors).slice(0, MAX_TENSORS_PER_FINDING),
-        { tensorCount: folded.reduce((sum, finding) => sum + finding.tensorCount, 0) },
-      ),
-    );
-  }
-  return result;
+  return foldFindingsPerCode(
+    findings,
+    MAX_FINDINGS_PER_CODE,
+    (folded, shards) =>
+      `…and ${plural(folded.length, 'more shard')} with the same problem` +
+      `${shards.length > 0 ? ` (${quoteNames(shards)})` : ''}.`,
+  );
 }
 
 function remapHeaderFindings(slots: readonly ShardSlot[], rowStarts: Uint32Array): Finding[] {

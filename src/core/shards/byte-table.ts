@@ -39,6 +39,36 @@ function sameBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, b
   return true;
 }
 
+/**
+ * The linear probe both tables share: slots hold id + 1 (0 is empty), `hashes[id]` is key id's hash and its bytes
+ * are keyBytes[keyStarts[id], keyStarts[id + 1]). Returns the id whose bytes equal src[start, end), or, when none
+ * does, -(slot + 1) of the empty slot where they belong.
+ */
+function probe(
+  slots: Int32Array,
+  hashes: Uint32Array,
+  keyBytes: Uint8Array,
+  keyStarts: Uint32Array,
+  hash: number,
+  src: Uint8Array,
+  start: number,
+  end: number,
+): number {
+  const mask = slots.length - 1;
+  let slot = hash & mask;
+  for (;;) {
+    const stored = slots[slot];
+    if (stored === 0) {
+      return -(slot + 1);
+    }
+    const id = stored - 1;
+    if (hashes[id] === hash && sameBytes(keyBytes, keyStarts[id], keyStarts[id + 1], src, start, end)) {
+      return id;
+    }
+    slot = (slot + 1) & mask;
+  }
+}
+
 function slotCountFor(count: number): number {
   let slots = INITIAL_SLOTS;
   while (slots < count * 2) {
@@ -74,22 +104,13 @@ export class ByteStringInterner {
   /** The id of src[start, end), adding it when new. */
   intern(src: Uint8Array, start: number, end: number): number {
     const hash = hashBytes(src, start, end, this.seed);
-    const mask = this.slots.length - 1;
-    let slot = hash & mask;
-    for (;;) {
-      const stored = this.slots[slot];
-      if (stored === 0) {
-        break;
-      }
-      const id = stored - 1;
-      if (this.hashes[id] === hash && sameBytes(this.bytes, this.starts[id], this.starts[id + 1], src, start, end)) {
-        this.added = false;
-        return id;
-      }
-      slot = (slot + 1) & mask;
+    const found = probe(this.slots, this.hashes, this.bytes, this.starts, hash, src, start, end);
+    if (found >= 0) {
+      this.added = false;
+      return found;
     }
     const id = this.append(src, start, end, hash);
-    this.slots[slot] = id + 1;
+    this.slots[-found - 1] = id + 1;
     if (this.count * 2 > this.slots.length) {
       this.rehash();
     }
@@ -175,49 +196,33 @@ export class ByteSliceIndex {
     this.firstOf = new Int32Array(count);
     this.hashes = new Uint32Array(count);
     this.slots = new Int32Array(slotCountFor(count));
-    const mask = this.slots.length - 1;
     for (let row = 0; row < count; row++) {
       const start = starts[row];
       const end = starts[row + 1];
       const hash = hashBytes(bytes, start, end, this.seed);
       this.hashes[row] = hash;
-      let slot = hash & mask;
-      let first = -1;
-      for (;;) {
-        const stored = this.slots[slot];
-        if (stored === 0) {
-          break;
-        }
-        const other = stored - 1;
-        if (this.hashes[other] === hash && sameBytes(bytes, starts[other], starts[other + 1], bytes, start, end)) {
-          first = other;
-          break;
-        }
-        slot = (slot + 1) & mask;
+      const found = probe(this.slots, this.hashes, bytes, starts, hash, bytes, start, end);
+      if (found >= 0) {
+        this.firstOf[row] = found;
+      } else {
+        this.slots[-found - 1] = row + 1;
+        this.firstOf[row] = row;
       }
-      if (first === -1) {
-        this.slots[slot] = row + 1;
-        first = row;
-      }
-      this.firstOf[row] = first;
     }
   }
 
   /** The first row whose bytes equal src[start, end), or -1. */
   find(src: Uint8Array, start: number, end: number): number {
-    const hash = hashBytes(src, start, end, this.seed);
-    const mask = this.slots.length - 1;
-    let slot = hash & mask;
-    for (;;) {
-      const stored = this.slots[slot];
-      if (stored === 0) {
-        return -1;
-      }
-      const row = stored - 1;
-      if (this.hashes[row] === hash && sameBytes(this.bytes, this.starts[row], this.starts[row + 1], src, start, end)) {
-        return row;
-      }
-      slot = (slot + 1) & mask;
-    }
+    const found = probe(
+      this.slots,
+      this.hashes,
+      this.bytes,
+      this.starts,
+      hashBytes(src, start, end, this.seed),
+      src,
+      start,
+      end,
+    );
+    return found >= 0 ? found : -1;
   }
 }

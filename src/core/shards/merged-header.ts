@@ -4,11 +4,9 @@
  * that 163 shards with the same quirk do not list it 163 times). The table, summary, charts and analyses then work
  * on it exactly as on a single file.
  */
-import { makeFinding } from '../findings/make-finding';
-import type { FindingCode } from '../findings/codes';
-import { MAX_TENSORS_PER_FINDING } from '../limits';
 import type { Finding, ParsedHeader } from '../model';
 import type { ShardedModel } from './aggregate';
+import { foldFindingsPerCode } from './fold-findings';
 import { plural, quoteNames } from './format';
 
 /**
@@ -45,32 +43,11 @@ export function mergedHeader(model: ShardedModel, firstHeader: ParsedHeader | nu
 
 /** Keeps MAX_SHARD_HEADER_FINDINGS_PER_CODE findings per code; the rest become one finding naming their shards. */
 export function foldHeaderFindings(findings: readonly Finding[]): Finding[] {
-  const byCode = new Map<FindingCode, Finding[]>();
-  for (const finding of findings) {
-    const list = byCode.get(finding.code);
-    if (list) {
-      list.push(finding);
-    } else {
-      byCode.set(finding.code, [finding]);
-    }
-  }
-  const result: Finding[] = [];
-  for (const [code, list] of byCode) {
-    if (list.length <= MAX_SHARD_HEADER_FINDINGS_PER_CODE) {
-      result.push(...list);
-      continue;
-    }
-    const kept = list.slice(0, MAX_SHARD_HEADER_FINDINGS_PER_CODE - 1);
-    const folded = list.slice(MAX_SHARD_HEADER_FINDINGS_PER_CODE - 1);
-    const shards = folded.map((finding) => finding.shard).filter((shard): shard is string => shard !== undefined);
-    const folding = makeFinding(
-      code,
+  return foldFindingsPerCode(
+    findings,
+    MAX_SHARD_HEADER_FINDINGS_PER_CODE,
+    (folded, shards) =>
       `…and ${plural(folded.length, 'more shard')} with the same finding (${quoteNames(shards.slice(0, 5), shards.length)}). ` +
-        `The first one says: ${folded[0].message}`,
-      folded.flatMap((finding) => finding.tensors).slice(0, MAX_TENSORS_PER_FINDING),
-      { tensorCount: folded.reduce((sum, finding) => sum + finding.tensorCount, 0) },
-    );
-    result.push(...kept, folding);
-  }
-  return result;
+      `The first one says: ${folded[0].message}`,
+  );
 }
