@@ -83,7 +83,8 @@ export function isJsonWhitespace(c: number): boolean {
   return c === BYTE.space || c === BYTE.lineFeed || c === BYTE.carriageReturn || c === BYTE.tab;
 }
 
-function hexValue(c: number): number {
+/** The value of a hex digit byte, or -1 for any other byte. */
+export function hexValue(c: number): number {
   if (c >= 0x30 && c <= 0x39) {
     return c - 0x30;
   }
@@ -488,7 +489,8 @@ export class JsonCursor {
   }
 }
 
-const SIMPLE_ESCAPES: Uint8Array = (() => {
+/** Escape letter → byte, for the one-letter escapes (\" \\ \/ \b \f \n \r \t); 0 for any other letter. */
+export const SIMPLE_ESCAPES: Uint8Array = (() => {
   const table = new Uint8Array(128);
   table[BYTE.quote] = BYTE.quote;
   table[BYTE.backslash] = BYTE.backslash;
@@ -501,7 +503,8 @@ const SIMPLE_ESCAPES: Uint8Array = (() => {
   return table;
 })();
 
-function writeUtf8(codePoint: number, target: Uint8Array, at: number): number {
+/** Writes a code point's UTF-8 bytes into `target` at `at`; returns the offset after them. */
+export function writeUtf8(codePoint: number, target: Uint8Array, at: number): number {
   let w = at;
   if (codePoint < 0x80) {
     target[w++] = codePoint;
@@ -522,9 +525,9 @@ function writeUtf8(codePoint: number, target: Uint8Array, at: number): number {
 }
 
 /** Returned by utf8SequenceLength when the bytes end inside a sequence. */
-const UTF8_TRUNCATED = -1;
+export const UTF8_TRUNCATED = -1;
 /** Returned by utf8SequenceLength for a byte sequence that is not UTF-8. */
-const UTF8_INVALID = 0;
+export const UTF8_INVALID = 0;
 
 /** Length of the strict UTF-8 sequence at `p` (lead byte ≥ 0x80), UTF8_INVALID, or UTF8_TRUNCATED. */
 export function utf8SequenceLength(bytes: Uint8Array, p: number, limit: number): number {
