@@ -167,7 +167,7 @@ function ResultView({ result }: { result: LoadResult }) {
           <ViewTabs
             tabs={tabs.map((tab) => ({
               id: tab.id,
-              label: tab.id === 'metadata' ? `${tab.label} (${header.metadata.length})` : tab.label,
+              label: tab.id === 'metadata' ? `${tab.label} (${header.metadata.count})` : tab.label,
             }))}
             selected={panel}
             onSelect={setPanel}

@@ -8,7 +8,7 @@ import { runAnalyses } from './analysis/registry';
 import { memoryReader, type ReaderMode } from '../testing/fuzz/memory-reader';
 import { MAX_HEADER_LENGTH, REFERENCE_JSON_RECURSION_LIMIT } from './limits';
 import { loadHeader, SNIFF_BYTES } from './load-header';
-import { allTensorNames, type ParsedHeader, type ParseOutcome } from './model';
+import { allTensorNames, metadataEntries, type ParsedHeader, type ParseOutcome } from './model';
 import { buildReport } from './report/build-report';
 import { tableCsv } from './report/csv';
 import { FIXTURES } from '../testing/fixture-manifest';
@@ -71,7 +71,7 @@ describe('hostile catalog: prototype keys', () => {
     const header = parsed(loaded.outcome);
     const names = allTensorNames(header.tensors);
     expect(names.slice(0, 3)).toEqual(['__proto__', 'constructor', 'toString']);
-    const metadata = new Map(header.metadata.map((entry) => [entry.key, entry.value]));
+    const metadata = new Map(metadataEntries(header.metadata).map((entry) => [entry.key, entry.value]));
     expect(metadata.get('__proto__')).toBe('polluted?');
     expect(metadata.get('constructor')).toBe('ctor');
     expect(metadata.get('toString')).toBe('not a function');
@@ -108,7 +108,9 @@ describe('hostile catalog: prototype keys', () => {
   it('HTML and script payloads reach the model verbatim, as data', async () => {
     const header = parsed((await loadHeader(memoryReader(fixtureBytes('hostile-names.safetensors'), 'local'))).outcome);
     expect(allTensorNames(header.tensors)).toContain('<script>window.__pwned=2</script>');
-    expect(header.metadata.find((entry) => entry.key === 'xss')?.value).toBe('<img src=x onerror="window.__pwned=3">');
+    expect(metadataEntries(header.metadata).find((entry) => entry.key === 'xss')?.value).toBe(
+      '<img src=x onerror="window.__pwned=3">',
+    );
     expect((globalThis as { __pwned?: unknown }).__pwned).toBeUndefined();
   });
 });
@@ -165,7 +167,9 @@ describe('hostile catalog: headers at the 100,000,000-byte cap', () => {
     const header = parsed(loaded.outcome);
     expect(header.headerLength).toBe(99_999_999);
     expect(allTensorNames(header.tensors)).toEqual(['weight']);
-    expect(header.metadata.find((entry) => entry.key === 'padding')?.value).toHaveLength(HEADER_UNDER_CAP.fillLength);
+    expect(metadataEntries(header.metadata).find((entry) => entry.key === 'padding')?.value).toHaveLength(
+      HEADER_UNDER_CAP.fillLength,
+    );
     expect(codes(loaded.outcome)).toEqual(['header-not-padded']);
     expect(loaded.bytesRead).toBe(8 + 99_999_999);
   });

@@ -57,6 +57,34 @@ export interface MetadataEntry {
   kind: MetadataValueKind;
 }
 
+/**
+ * Every `__metadata__` entry, column by column: the text of all keys and values back to back in one typed array,
+ * with typed-array bounds. A million entries cross the worker boundary as three transferred buffers instead of a
+ * million objects (or two long strings) that the page would deserialize and garbage-collect on its main thread.
+ */
+export interface MetadataColumns {
+  count: number;
+  /**
+   * Key i, then value i, for every entry: UTF-8 bytes, or UTF-16 code units when some key or value holds a lone
+   * surrogate (a JSON `\ud800` escape), which UTF-8 cannot carry. Values are strings verbatim, anything else as
+   * its JSON source.
+   */
+  text: Uint8Array | Uint16Array;
+  /** 2 * count + 1 entries: key i is text[bounds[2i], bounds[2i + 1]), its value text[bounds[2i + 1], bounds[2i + 2]). */
+  bounds: Uint32Array;
+  /** Index into METADATA_VALUE_KINDS. */
+  kinds: Uint8Array;
+}
+
+export const METADATA_VALUE_KINDS: readonly MetadataValueKind[] = [
+  'string',
+  'number',
+  'boolean',
+  'null',
+  'object',
+  'array',
+];
+
 export interface ParsedHeader {
   /** N, from the 8-byte little-endian prefix. */
   headerLength: number;
@@ -67,7 +95,7 @@ export interface ParsedHeader {
   unknownDtypes: Map<number, string>;
   /** `absent` when the header has no `__metadata__` key; `null` when its value is JSON null. */
   metadataState: 'absent' | 'null' | 'object' | 'invalid';
-  metadata: MetadataEntry[];
+  metadata: MetadataColumns;
   /**
    * Rows whose tensor name a later entry repeats. The reference collects entries into a map and keeps only the last
    * of each name, so totals skip these rows (the table still lists them, with a duplicate-key finding). Absent when
@@ -123,4 +151,112 @@ export function allTensorNames(columns: TensorColumns): string[] {
     }
   }
   return names;
+}
+
+const utf8Encoder = new TextEncoder();
+const NON_ASCII = /[\u0080-\uffff]/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Code units per String.fromCharCode call when rebuilding UTF-16 text (engines cap argument counts). */
+const CHAR_CODE_CHUNK = 8_192;
+
+/** Packs entries into columns (in the worker, once per header). */
+export function metadataColumns(entries: readonly MetadataEntry[]): MetadataColumns {
+  const count = entries.length;
+  const strings = new Array<string>(2 * count);
+  const kinds = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    strings[2 * i] = entries[i].key;
+    strings[2 * i + 1] = entries[i].value;
+    kinds[i] = METADATA_VALUE_KINDS.indexOf(entries[i].kind);
+  }
+  const joined = strings.join('');
+  const bounds = new Uint32Array(2 * count + 1);
+  if (!NON_ASCII.test(joined)) {
+    // ASCII: one encode, and byte bounds equal string lengths.
+    let end = 0;
+    for (let i = 0; i < strings.length; i++) {
+      end += strings[i].length;
+      bounds[i + 1] = end;
+    }
+    return { count, text: utf8Encoder.encode(joined), bounds, kinds };
+  }
+  if (!strings.some((text) => LONE_SURROGATE.test(text))) {
+    const bytes = new Uint8Array(joined.length * 3);
+    let end = 0;
+    for (let i = 0; i < strings.length; i++) {
+      end += utf8Encoder.encodeInto(strings[i], bytes.subarray(end)).written;
+      bounds[i + 1] = end;
+    }
+    return { count, text: bytes.slice(0, end), bounds, kinds };
+  }
+  const units = new Uint16Array(joined.length);
+  for (let i = 0; i < joined.length; i++) {
+    units[i] = joined.charCodeAt(i);
+  }
+  let end = 0;
+  for (let i = 0; i < strings.length; i++) {
+    end += strings[i].length;
+    bounds[i + 1] = end;
+  }
+  return { count, text: units, bounds, kinds };
+}
+
+const metadataDecoder = new TextDecoder('utf-8');
+
+function decodeMetadataText(text: Uint8Array | Uint16Array, begin: number, end: number): string {
+  if (text instanceof Uint8Array) {
+    return metadataDecoder.decode(text.subarray(begin, end));
+  }
+  let decoded = '';
+  for (let at = begin; at < end; at += CHAR_CODE_CHUNK) {
+    decoded += String.fromCharCode(...text.subarray(at, Math.min(end, at + CHAR_CODE_CHUNK)));
+  }
+  return decoded;
+}
+
+export function metadataKey(metadata: MetadataColumns, index: number): string {
+  return decodeMetadataText(metadata.text, metadata.bounds[2 * index], metadata.bounds[2 * index + 1]);
+}
+
+export function metadataValue(metadata: MetadataColumns, index: number): string {
+  return decodeMetadataText(metadata.text, metadata.bounds[2 * index + 1], metadata.bounds[2 * index + 2]);
+}
+
+export function metadataEntry(metadata: MetadataColumns, index: number): MetadataEntry {
+  return {
+    key: metadataKey(metadata, index),
+    value: metadataValue(metadata, index),
+    kind: METADATA_VALUE_KINDS[metadata.kinds[index]],
+  };
+}
+
+/**
+ * Every key and value as strings, key i at 2i and its value at 2i + 1, decoding the text once where it is ASCII or
+ * UTF-16 (for the worker's analyses and the report; views read only the rows they draw).
+ */
+export function allMetadataTexts(metadata: MetadataColumns): string[] {
+  const { text, bounds } = metadata;
+  const texts = new Array<string>(2 * metadata.count);
+  const whole = text instanceof Uint16Array ? decodeMetadataText(text, 0, text.length) : metadataDecoder.decode(text);
+  if (whole.length === text.length) {
+    // Bounds index the decoded string 1:1: one unit per character (ASCII bytes, or UTF-16 code units).
+    for (let i = 0; i < texts.length; i++) {
+      texts[i] = whole.slice(bounds[i], bounds[i + 1]);
+    }
+  } else {
+    for (let i = 0; i < texts.length; i++) {
+      texts[i] = decodeMetadataText(text, bounds[i], bounds[i + 1]);
+    }
+  }
+  return texts;
+}
+
+/** Unpacks every entry: for tests and small metadata; views read only the rows they draw. */
+export function metadataEntries(metadata: MetadataColumns): MetadataEntry[] {
+  const texts = allMetadataTexts(metadata);
+  return Array.from({ length: metadata.count }, (_, index) => ({
+    key: texts[2 * index],
+    value: texts[2 * index + 1],
+    kind: METADATA_VALUE_KINDS[metadata.kinds[index]],
+  }));
 }

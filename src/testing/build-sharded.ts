@@ -5,7 +5,7 @@
  * (head, then ftruncate to head.length + dataLength) and tests never allocate weight data.
  */
 import { dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../core/dtypes';
-import type { MetadataEntry, ParsedHeader, TensorColumns } from '../core/model';
+import { metadataColumns, type MetadataEntry, type ParsedHeader, type TensorColumns } from '../core/model';
 import { buildHeaderBytes, headerJson, layoutTensors, padHeader, type TensorSpec } from './build-safetensors';
 
 /** Llama-3.1-70B dimensions: 80 layers, hidden 8192, MLP 28672, 8 KV heads of 128, vocabulary 128256. */
@@ -268,7 +268,7 @@ export function parsedHeaderFromSpecs(
     tensors: columns,
     unknownDtypes,
     metadataState: options.metadata === undefined ? 'absent' : options.metadata === null ? 'null' : 'object',
-    metadata,
+    metadata: metadataColumns(metadata),
     dataBytes: dataLength,
     findings: [],
   };

@@ -13,7 +13,7 @@ import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-model';
-import { cloneColumns, outcomeBuffers } from './transfer';
+import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 
 /** Upper bound on data bytes an analysis may read (comfy_quant configs, LoRA alphas): a few KB in practice. */
 const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;
@@ -51,7 +51,10 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const names = parsed ? allTensorNames(parsed.tensors) : [];
   ctx.remember({ columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head });
   const outcome: ParseOutcome = parsed
-    ? { kind: 'parsed', header: { ...parsed, tensors: cloneColumns(parsed.tensors) } }
+    ? {
+        kind: 'parsed',
+        header: { ...parsed, tensors: cloneColumns(parsed.tensors), metadata: cloneMetadata(parsed.metadata) },
+      }
     : loaded.outcome;
   const result: LoadResult = {
     loadId: ctx.id,

@@ -1,5 +1,5 @@
 /** Lists the buffers of a result so postMessage moves them instead of copying. */
-import type { ParseOutcome, TensorColumns } from '../core/model';
+import type { MetadataColumns, ParseOutcome, TensorColumns } from '../core/model';
 
 export function columnBuffers(columns: TensorColumns): ArrayBuffer[] {
   const arrays = [
@@ -23,7 +23,17 @@ export function columnBuffers(columns: TensorColumns): ArrayBuffer[] {
 }
 
 export function outcomeBuffers(outcome: ParseOutcome): ArrayBuffer[] {
-  return outcome.kind === 'parsed' ? columnBuffers(outcome.header.tensors) : [];
+  if (outcome.kind !== 'parsed') {
+    return [];
+  }
+  const { metadata } = outcome.header;
+  const unique = new Set<ArrayBuffer>(columnBuffers(outcome.header.tensors));
+  for (const array of [metadata.text, metadata.bounds, metadata.kinds]) {
+    if (array.buffer instanceof ArrayBuffer && array.buffer.byteLength > 0) {
+      unique.add(array.buffer);
+    }
+  }
+  return [...unique];
 }
 
 /**
@@ -42,5 +52,15 @@ export function cloneColumns(columns: TensorColumns): TensorColumns {
     end: columns.end.slice(),
     elements: columns.elements.slice(),
     ...(columns.unknownDtypeBits ? { unknownDtypeBits: columns.unknownDtypeBits.slice() } : {}),
+  };
+}
+
+/** The page's copy of the metadata columns (the analyses still read the worker's after the result is posted). */
+export function cloneMetadata(metadata: MetadataColumns): MetadataColumns {
+  return {
+    ...metadata,
+    text: metadata.text.slice(),
+    bounds: metadata.bounds.slice(),
+    kinds: metadata.kinds.slice(),
   };
 }

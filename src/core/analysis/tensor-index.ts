@@ -14,7 +14,7 @@
  * tuple or run on the few names a shape-level test let through.
  */
 import { dtypeName, elementBits } from '../dtypes';
-import type { ParsedHeader, TensorColumns } from '../model';
+import { allMetadataTexts, type ParsedHeader, type TensorColumns } from '../model';
 import { shapesOf, type ParsedShapes } from './tensor-name-shapes';
 
 export interface NameShapes {
@@ -154,8 +154,9 @@ export function rowsOfShapes(shapes: NameShapes, ids: readonly number[]): Int32A
 function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex {
   const columns = header.tensors;
   const metadata = new Map<string, string>();
-  for (const entry of header.metadata) {
-    metadata.set(entry.key, entry.value);
+  const metadataTexts = allMetadataTexts(header.metadata);
+  for (let text = 0; text < metadataTexts.length; text += 2) {
+    metadata.set(metadataTexts[text], metadataTexts[text + 1]);
   }
   const dtypeText = (row: number): string =>
     dtypeName(columns.dtype[row]) ?? header.unknownDtypes.get(row) ?? 'unknown';

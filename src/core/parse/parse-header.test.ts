@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DTYPES, UNKNOWN_DTYPE_CODE, dtypeCode } from '../dtypes';
 import { MAX_HEADER_LENGTH, MAX_TENSORS_PER_FINDING } from '../limits';
-import { allTensorNames, tensorShape } from '../model';
+import { allTensorNames, metadataEntries, tensorShape } from '../model';
 import { buildRaw, buildSafetensors, lengthPrefix } from '../../testing/build-safetensors';
 import { parseFileHead, parseSafetensorsHeader, readLengthPrefix } from './parse-header';
 import {
@@ -56,7 +56,7 @@ describe('a valid file', () => {
     expect(Array.from(header.tensors.end)).toEqual([24, 28, 28]);
     expect(header.dataBytes).toBe(28);
     expect(header.metadataState).toBe('object');
-    expect(header.metadata).toEqual([{ key: 'format', value: 'pt', kind: 'string' }]);
+    expect(metadataEntries(header.metadata)).toEqual([{ key: 'format', value: 'pt', kind: 'string' }]);
   });
 
   it('decodes escaped names, keys and metadata exactly', () => {
@@ -66,7 +66,7 @@ describe('a valid file', () => {
     expect(problemCodes({ kind: 'parsed', header })).toEqual(['invisible-characters']);
     expect(allTensorNames(header.tensors)).toEqual(['naïve\t/', '日本']);
     expect(header.tensors.dtype[0]).toBe(dtypeCode('F32'));
-    expect(header.metadata).toEqual([
+    expect(metadataEntries(header.metadata)).toEqual([
       { key: 'k"ey', value: 'vé\n', kind: 'string' },
       { key: '😀', value: 'x', kind: 'string' },
     ]);
@@ -75,7 +75,7 @@ describe('a valid file', () => {
   it('keeps __proto__ and constructor metadata keys as plain data', () => {
     const text = `{"__metadata__":{"__proto__":"a","constructor":"b","toString":"c"}}`;
     const header = parsedHeader(parseBytes(rawFile(text)));
-    expect(header.metadata.map((item) => item.key)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(metadataEntries(header.metadata).map((item) => item.key)).toEqual(['__proto__', 'constructor', 'toString']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -315,7 +315,7 @@ describe('duplicate-key', () => {
     const text = `{"__metadata__":{"a":"1"},"__metadata__":{"b":"2"}}`;
     const outcome = parseBytes(rawFile(text));
     expect(finding(outcome, 'duplicate-key').refusedByReference).toBe(true);
-    expect(parsedHeader(outcome).metadata).toEqual([{ key: 'b', value: '2', kind: 'string' }]);
+    expect(metadataEntries(parsedHeader(outcome).metadata)).toEqual([{ key: 'b', value: '2', kind: 'string' }]);
   });
 
   it('repeated keys inside __metadata__ are flagged but not refused', () => {
@@ -526,7 +526,7 @@ describe('metadata findings', () => {
     const notString = finding(outcome, 'metadata-not-string');
     expect(notString.message).toContain('3 `__metadata__` values are not strings');
     expect(notString.message).toContain('`a` is a number');
-    expect(parsedHeader(outcome).metadata).toEqual([
+    expect(metadataEntries(parsedHeader(outcome).metadata)).toEqual([
       { key: 'a', value: '1', kind: 'number' },
       { key: 'b', value: 'ok', kind: 'string' },
       { key: 'c', value: '{"x":[1]}', kind: 'object' },

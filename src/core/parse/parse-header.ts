@@ -5,7 +5,7 @@
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MIN_FILE_SIZE } from '../limits';
 import { makeFinding } from '../findings/make-finding';
 import type { Finding, ParseOutcome, ParsedHeader } from '../model';
-import { tensorName } from '../model';
+import { metadataColumns, tensorName } from '../model';
 import { resolveDuplicateNames } from './duplicate-names';
 import { checkEntries, indexExactIntegers } from './entry-checks';
 import { formatCount, quoteName } from './format';
@@ -199,7 +199,7 @@ export function parseSafetensorsHeader(
     tensors: columns,
     unknownDtypes: scanner.unknownDtypes,
     metadataState: scanner.metadataState,
-    metadata: scanner.metadata,
+    metadata: metadataColumns(scanner.metadata),
     dataBytes: layout.dataEnd,
     findings,
   };

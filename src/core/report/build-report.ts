@@ -2,7 +2,14 @@
  * The exported JSON report (docs/report-schema.md). Pure: everything it needs is passed in, so the same report
  * comes out of the UI, tests and scripts. Findings carry tensor names here (the UI works with row indices).
  */
-import { allTensorNames, referenceLoaderVerdict, type Finding, type ParseOutcome } from '../model';
+import {
+  allTensorNames,
+  allMetadataTexts,
+  referenceLoaderVerdict,
+  type Finding,
+  type MetadataColumns,
+  type ParseOutcome,
+} from '../model';
 import type { FileFormat } from '../formats/pytorch/checkpoint-types';
 import { computeTotals, type HeaderTotals } from '../stats';
 
@@ -111,6 +118,9 @@ export function buildReport(input: ReportInput): Report {
 }
 
 /** Object.fromEntries defines own properties, so keys like `__proto__` stay plain data. */
-function metadataRecord(entries: ReadonlyArray<{ key: string; value: string }>): Record<string, string> {
-  return Object.fromEntries(entries.map((entry) => [entry.key, entry.value]));
+function metadataRecord(metadata: MetadataColumns): Record<string, string> {
+  const texts = allMetadataTexts(metadata);
+  return Object.fromEntries(
+    Array.from({ length: metadata.count }, (_, entry) => [texts[2 * entry], texts[2 * entry + 1]]),
+  );
 }

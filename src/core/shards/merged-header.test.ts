@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeFinding } from '../findings/make-finding';
 import { buildShardedModel, parsedShardHeaders } from '../../testing/build-sharded';
+import { metadataEntries } from '../model';
 import { aggregateShards } from './aggregate';
 import { parseShardIndex } from './index-parser';
 import { foldHeaderFindings, mergedHeader, MAX_SHARD_HEADER_FINDINGS_PER_CODE } from './merged-header';
@@ -27,7 +28,7 @@ describe('mergedHeader', () => {
     expect(header.headerLength).toBe(headers.reduce((sum, entry) => sum + entry.header.headerLength, 0));
     expect(header.fileSize).toBe(headers.reduce((sum, entry) => sum + (entry.header.fileSize ?? 0), 0));
     expect(header.metadataState).toBe('object');
-    expect(header.metadata).toEqual([{ key: 'format', value: 'pt', kind: 'string' }]);
+    expect(metadataEntries(header.metadata)).toEqual([{ key: 'format', value: 'pt', kind: 'string' }]);
     expect(header.findings).toEqual([]);
   });
 

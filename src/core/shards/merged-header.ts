@@ -4,7 +4,7 @@
  * that 163 shards with the same quirk do not list it 163 times). The table, summary, charts and analyses then work
  * on it exactly as on a single file.
  */
-import type { Finding, ParsedHeader } from '../model';
+import { metadataColumns, type Finding, type ParsedHeader } from '../model';
 import type { ShardedModel } from './aggregate';
 import { foldFindingsPerCode } from './fold-findings';
 import { plural, quoteNames } from './format';
@@ -35,7 +35,7 @@ export function mergedHeader(model: ShardedModel, firstHeader: ParsedHeader | nu
     tensors: model.columns,
     unknownDtypes: model.unknownDtypes,
     metadataState: firstHeader?.metadataState ?? 'absent',
-    metadata: firstHeader?.metadata ?? [],
+    metadata: firstHeader?.metadata ?? metadataColumns([]),
     dataBytes: model.totals.dataBytes,
     findings: [...model.findings, ...foldHeaderFindings(model.headerFindings)],
   };

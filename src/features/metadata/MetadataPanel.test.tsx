@@ -5,7 +5,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { MAX_METADATA_VALUE_DISPLAY_CHARS, MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
-import type { ParsedHeader } from '../../core/model';
+import { metadataEntries, type ParsedHeader } from '../../core/model';
 import { parseFileHead } from '../../core/parse/parse-header';
 import { FIXTURES } from '../../testing/fixture-manifest';
 import { HOSTILE_FIXTURES, LONG_METADATA_KEY, LONG_METADATA_VALUE } from '../../testing/hostile-fixtures';
@@ -56,7 +56,9 @@ describe('MetadataPanel with hostile lengths', () => {
   const html = renderToStaticMarkup(<MetadataPanel header={parsed} />);
 
   it('keeps the full value in the model and shows a shortened one with a "show all" control', () => {
-    expect(parsed.metadata.find((entry) => entry.key === 'long_value')?.value).toBe(LONG_METADATA_VALUE);
+    expect(metadataEntries(parsed.metadata).find((entry) => entry.key === 'long_value')?.value).toBe(
+      LONG_METADATA_VALUE,
+    );
     expect(html).not.toContain(LONG_METADATA_VALUE);
     expect(html).toContain(`${LONG_METADATA_VALUE.slice(0, MAX_METADATA_VALUE_DISPLAY_CHARS)}…`);
     expect(html).toContain('Show all 1,000,000 characters');

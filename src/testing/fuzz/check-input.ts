@@ -17,8 +17,10 @@ import type { LoadedHeader } from '../../core/formats/types';
 import { loadHeader, SNIFF_BYTES } from '../../core/load-header';
 import {
   allTensorNames,
+  METADATA_VALUE_KINDS,
   referenceLoaderVerdict,
   type Finding,
+  type MetadataColumns,
   type ParseOutcome,
   type TensorColumns,
 } from '../../core/model';
@@ -40,8 +42,6 @@ export interface FuzzInput {
   /** The user's "parse anyway" for headers over the spec cap. */
   allowOversizedHeader: boolean;
 }
-
-const METADATA_KINDS = new Set(['string', 'number', 'boolean', 'null', 'object', 'array']);
 
 /** Findings that need the file size, which a remote source answering `bytes a-b/*` never gives. */
 const SIZE_CODES: ReadonlySet<string> = new Set(['truncated', 'trailing-bytes']);
@@ -218,10 +218,9 @@ function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null 
       return `unknownDtypes row ${row} out of range`;
     }
   }
-  for (const entry of header.metadata) {
-    if (typeof entry.key !== 'string' || typeof entry.value !== 'string' || !METADATA_KINDS.has(entry.kind)) {
-      return `malformed metadata entry ${describe(entry)}`;
-    }
+  const metadataProblem = metadataColumnsProblem(header.metadata);
+  if (metadataProblem) {
+    return metadataProblem;
   }
   if (typeof header.dataBytes !== 'number' || Number.isNaN(header.dataBytes)) {
     return `dataBytes is ${header.dataBytes}`;
@@ -341,3 +340,25 @@ function describe(value: unknown): string {
 
 /** The memory reader's first read for remote modes, re-exported for arbitraries that straddle it. */
 export { REMOTE_FIRST_READ };
+
+/** Bounds that cover their text exactly, in order, and kinds that name a JSON type. */
+function metadataColumnsProblem(metadata: MetadataColumns): string | null {
+  const { count, text, bounds, kinds } = metadata;
+  if (bounds.length !== 2 * count + 1 || kinds.length !== count) {
+    return `metadata columns of ${bounds.length} bounds and ${kinds.length} kinds for ${count} entries`;
+  }
+  if (bounds[0] !== 0 || bounds[2 * count] !== text.length) {
+    return 'metadata bounds do not cover their text';
+  }
+  for (let bound = 0; bound < 2 * count; bound++) {
+    if (bounds[bound + 1] < bounds[bound]) {
+      return `metadata bound ${bound} out of order`;
+    }
+  }
+  for (let entry = 0; entry < count; entry++) {
+    if (kinds[entry] >= METADATA_VALUE_KINDS.length) {
+      return `metadata entry ${entry} has kind code ${kinds[entry]}`;
+    }
+  }
+  return null;
+}

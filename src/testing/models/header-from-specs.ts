@@ -5,7 +5,7 @@
  */
 import { DTYPE_BITS, dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../../core/dtypes';
 import type { AnalysisInput, Sidecars } from '../../core/analysis/types';
-import { allTensorNames, type MetadataEntry, type ParsedHeader } from '../../core/model';
+import { allTensorNames, metadataColumns, type MetadataEntry, type ParsedHeader } from '../../core/model';
 import { tensorByteLength, type TensorSpec } from '../build-safetensors';
 
 export interface HeaderFromSpecsOptions {
@@ -72,7 +72,7 @@ export function headerFromSpecs(specs: readonly TensorSpec[], options: HeaderFro
     tensors: { count, nameBytes, nameStarts, dtype, shapeStarts, dims, begin, end, elements },
     unknownDtypes,
     metadataState: options.metadata === undefined ? 'absent' : options.metadata === null ? 'null' : 'object',
-    metadata,
+    metadata: metadataColumns(metadata),
     dataBytes,
     findings: [],
   };

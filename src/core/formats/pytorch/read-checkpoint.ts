@@ -10,7 +10,7 @@
  */
 import type { ByteReader } from '../../bytes/byte-reader';
 import { makeFinding } from '../../findings/make-finding';
-import type { Finding, ParsedHeader, ParseOutcome } from '../../model';
+import { metadataColumns, type Finding, type ParsedHeader, type ParseOutcome } from '../../model';
 import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
 import type { CheckpointSummary, FileFormat, PickleSummary } from './checkpoint-types';
 import { buildTensorColumns } from './columns';
@@ -437,11 +437,13 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     tensors: built.columns,
     unknownDtypes: built.unknownDtypes,
     metadataState: anatomy.scalars.length > 0 ? 'object' : 'absent',
-    metadata: anatomy.scalars.map((scalar) => ({
-      key: scalar.path,
-      value: scalar.value,
-      kind: scalar.kind === 'null' ? 'null' : scalar.kind,
-    })),
+    metadata: metadataColumns(
+      anatomy.scalars.map((scalar) => ({
+        key: scalar.path,
+        value: scalar.value,
+        kind: scalar.kind === 'null' ? 'null' : scalar.kind,
+      })),
+    ),
     dataBytes: [...storageBytes.values()].reduce((total, bytes) => total + (Number.isFinite(bytes) ? bytes : 0), 0),
     findings,
     format,
