@@ -35,9 +35,8 @@ test.describe('remote analysis reads', () => {
     await openApp(page);
     await openUrl(page, `${ORIGIN_A}/range/comfy-int8-266-configs.safetensors?t=${tag}`);
     const words = `sampled ${MAX_SPANS} of ${COMFY_SAMPLED_LAYERS} configs`;
-    await expect(page.getByTestId('verdict-clauses')).toContainText(
-      `on ${COMFY_SAMPLED_LAYERS} layers, format from ${words}`,
-    );
+    await expect(page.getByTestId('verdict-clauses')).toContainText(`on ${COMFY_SAMPLED_LAYERS} layers`);
+    await expect(page.getByTestId('verdict-clauses')).toContainText(`bits/weight, format from ${words}`);
     await expect(page.getByTestId('bytes-read')).toContainText(words);
 
     await page.getByRole('tab', { name: 'Quantization' }).click();
@@ -93,6 +92,42 @@ test.describe('remote analysis reads', () => {
     expect(declared.length).toBeLessThanOrEqual(2 + 8);
     expect(undeclared.length).toBeGreaterThanOrEqual(1 + MAX_SPANS);
     expect(declared.length).toBeLessThan(undeclared.length);
+    watch.expectClean();
+  });
+
+  test('a remote shard set: what each request was for, on screen and in the report, sums to the server log', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const tag = uniqueTag('purposes');
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/shards/${tag}/shards-clean/model.safetensors.index.json`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors.index.json', { timeout: 30_000 });
+    await expect(page.getByTestId('verdict-pending')).toHaveCount(0, { timeout: 30_000 });
+
+    await page.getByTestId('network-breakdown-toggle').click();
+    const table = page.getByTestId('network-breakdown');
+    await expect(table.locator('[data-purpose="index"]')).toContainText('1 request');
+    await expect(table.locator('[data-purpose="header"]')).toContainText('163 requests');
+
+    const report = await downloadReport(page);
+    const log = await serverLog(tag);
+    const network = report.network as {
+      requests: number;
+      bytesFetched: number;
+      roundTrips: number;
+      byPurpose: Record<string, { requests: number; bytesFetched: number; roundTrips: number }>;
+    };
+    expect(network.requests).toBe(log.length);
+    expect(network.bytesFetched).toBe(log.reduce((sum, entry) => sum + entry.bytesSent, 0));
+    const purposes = Object.values(network.byPurpose);
+    expect(purposes.reduce((sum, p) => sum + p.requests, 0)).toBe(log.length);
+    expect(purposes.reduce((sum, p) => sum + p.bytesFetched, 0)).toBe(network.bytesFetched);
+    expect(network.byPurpose.index.requests).toBe(log.filter((entry) => entry.path.endsWith('.index.json')).length);
+    expect(network.byPurpose.header.requests).toBe(log.filter((entry) => entry.path.endsWith('.safetensors')).length);
+    await expect(page.getByTestId('integrity')).toContainText(
+      `in ${log.length} requests, ${network.roundTrips} round trips`,
+    );
     watch.expectClean();
   });
 });

@@ -3,6 +3,7 @@
  * builds it), the store (which keeps it) and the views (which show it). Types only; no code, no IO.
  */
 import type { runAnalyses } from './analysis/registry';
+import type { ReadPurpose } from './bytes/byte-reader';
 import type { AlignRule } from './compare/align';
 import type { CompareOutput } from './compare/compare';
 import type { Finding, ParseOutcome } from './model';
@@ -114,6 +115,26 @@ export interface RepoInfo {
   truncated: boolean;
 }
 
+/** Requests, bytes and sequential round trips of one purpose (or of the whole load). */
+export interface PurposeFigures {
+  requests: number;
+  bytesFetched: number;
+  /**
+   * Sequential round trips: the longest chain of requests each sent after the one before it had fully arrived.
+   * Per purpose: how many of the load's round trips had a request of that purpose.
+   */
+  roundTrips: number;
+}
+
+/** A remote load's network figures: totals, and the same broken down by what the reads were for. */
+export interface NetworkFigures {
+  requests: number;
+  bytesFetched: number;
+  roundTrips?: number;
+  /** Sums to the totals (requests and bytes); round trips overlap between purposes. */
+  byPurpose?: Partial<Record<ReadPurpose, PurposeFigures>>;
+}
+
 export interface LoadResult {
   loadId: number;
   source: SourceRef;
@@ -122,7 +143,7 @@ export interface LoadResult {
   bytesRead: number;
   /** File size as the source reported it. */
   fileSize: number | null;
-  network: { requests: number; bytesFetched: number } | null;
+  network: NetworkFigures | null;
   /**
    * True when the analyses are still running: the result is posted as soon as the header is parsed (so the table
    * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later.

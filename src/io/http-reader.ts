@@ -5,7 +5,7 @@
  * Every request is `GET` with `Range: bytes=a-b` and nothing else (plus `Authorization` for Hugging Face when a
  * token is given). A single closed range is a CORS-safelisted header, so plain reads need no preflight (facts b7).
  */
-import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
+import type { ByteReader, ReadOptions, ReadPurpose, RequestObserver, RequestTally } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import type { StallNotice } from '../core/result';
 import { formatBytes } from '../core/number-format';
@@ -149,6 +149,8 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
   let stall: StallNotice | null = null;
   /** Set after one fresh redirect was fetched for a refused presigned URL; a second refusal is final. */
   let reResolved = false;
+  /** The load's meter (io/sources/meter.ts), told of every request with what it was for. */
+  let observer: RequestObserver | null = null;
 
   function report(nextStall: StallNotice | null = stall): void {
     stall = nextStall;
@@ -188,7 +190,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       const start = offset + filled;
       // After a shorter-than-asked range with an unknown total, a bare 416 for the rest means EOF.
       const continuing = followups > 0 && size === null;
-      const outcome = await attempt(start, offset + want - 1, sink, readSignal, continuing);
+      const outcome = await attempt(start, offset + want - 1, sink, readSignal, continuing, readOptions.purpose);
       if (outcome.kind === 'data') {
         if (outcome.eof) {
           break;
@@ -250,6 +252,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     sink: (chunk: Uint8Array) => void,
     readSignal: AbortSignal | undefined,
     continuing: boolean,
+    purpose: ReadPurpose | undefined,
   ): Promise<Attempt> {
     const controller = new AbortController();
     const unlink = linkSignals(controller, [options.signal, readSignal]);
@@ -290,11 +293,17 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       headers['If-Range'] = ifRange;
     }
     const watch = watchRate();
+    let tally: RequestTally | null = null;
+    const count = (bytes: number): void => {
+      tally?.bytes(bytes);
+      watch.count(bytes);
+    };
     arm();
     try {
       let response: Response;
       try {
         requests++;
+        tally = observer?.(purpose ?? null) ?? null;
         report();
         // Redirects are followed: a cross-origin 302 from huggingface.co to its CDN is the normal path. After a
         // refused presigned URL the redirect itself is fetched again, bypassing any cached copy.
@@ -319,7 +328,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       finalUrl = response.url || url;
       repoCommit = response.headers.get('x-repo-commit') ?? repoCommit;
 
-      const transfer: Transfer = { start, end, sink, arm, interrupted, count: watch.count };
+      const transfer: Transfer = { start, end, sink, arm, interrupted, count };
       if (response.status === 206) {
         return await readPartial(response, transfer);
       }
@@ -355,6 +364,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     } finally {
       clearTimeout(timer);
       watch.stop();
+      tally?.end();
       unlink();
     }
   }
@@ -629,8 +639,10 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     const controller = new AbortController();
     const unlink = linkSignals(controller, [options.signal, readSignal]);
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let tally: RequestTally | null = null;
     try {
       requests++;
+      tally = observer?.(null) ?? null;
       const response = await fetchImpl(url, { method: 'HEAD', mode, signal: controller.signal });
       discardBody(response);
       // An opaque (no-cors) answer has status 0 and no headers; a cors answer with an error status still counts.
@@ -638,6 +650,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     } catch {
       return { reached: false, encoding: null };
     } finally {
+      tally?.end();
       clearTimeout(timer);
       unlink();
     }
@@ -766,6 +779,9 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     preferredFirstRead: firstRead,
     read,
     stats: () => ({ requests, bytesFetched }),
+    observe: (next) => {
+      observer = next;
+    },
   };
 }
 

@@ -15,6 +15,7 @@ import type {
   LoadOptions,
   LoadPhase,
   LoadResult,
+  NetworkFigures,
   ShardProgress,
   SourceSpec,
   StallNotice,
@@ -51,7 +52,7 @@ export type WorkerResponse =
       sections: AnalysisSections;
       analysisFindings: Finding[];
       /** Network totals including the data reads the analyses made (comfy_quant configs, LoRA alphas). */
-      network: { requests: number; bytesFetched: number } | null;
+      network: NetworkFigures | null;
       analyzeMs: number;
     }
   | { type: 'error'; id: number; error: SerializedSourceError }

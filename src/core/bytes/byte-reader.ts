@@ -2,8 +2,26 @@
  * The one byte-source shape the header loader reads from: a local File (io/file-reader.ts) or an HTTP URL read
  * with Range requests (io/http-reader.ts). Defined here so core code can drive reads without knowing the source.
  */
+/**
+ * What a request was for, so the remote figures can say it (io/sources/meter.ts): the model's header, a shard
+ * index, sidecars (config.json, adapter_config.json), the analyses' data reads, the Hub's API (repository listing,
+ * commit lookup), and a first attempt abandoned because the file changed mid-load.
+ */
+export type ReadPurpose = 'header' | 'index' | 'sidecars' | 'analysis' | 'hub-api' | 'restart';
+
+/** One request as a meter sees it: bytes as they arrive, then its end (answered, failed or cancelled). */
+export interface RequestTally {
+  bytes(count: number): void;
+  end(): void;
+}
+
+/** Told of every request a reader sends: `purpose` is the read's own, or null for the reader's default. */
+export type RequestObserver = (purpose: ReadPurpose | null) => RequestTally;
+
 export interface ReadOptions {
   signal?: AbortSignal;
+  /** What this read is for when it differs from the reader's own purpose (an analysis reading tensor data). */
+  purpose?: ReadPurpose;
   /**
    * Called as bytes arrive (streaming parse and progress): `chunk` holds only the newly received bytes, and
    * `receivedSoFar` counts every byte of this read so far, `chunk` included.
@@ -33,4 +51,6 @@ export interface ByteReader {
   read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array>;
   /** Requests made and bytes received so far. */
   stats(): { requests: number; bytesFetched: number };
+  /** Remote readers: reports each request to `observer` (one observer; a later call replaces it). */
+  observe?(observer: RequestObserver): void;
 }

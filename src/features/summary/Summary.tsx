@@ -12,6 +12,7 @@ import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { VerdictClauses } from './VerdictClauses';
+import { networkClause, useNetworkBreakdown } from './NetworkBreakdown';
 import { modelTitle } from './model-title';
 import { PACKED_UNKNOWN_FORMAT } from '../../core/analysis/quant/wording';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
@@ -30,6 +31,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const overhead = fileSize ? formatPercent(header.headerLength + 8, fileSize) : '—';
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
   const network = result.network;
+  const breakdown = useNetworkBreakdown(network);
   const quantization = result.sections.quantization;
   // Packed formats store fewer elements than the model has parameters; the quantization analysis unpacks them.
   // Until it has run, only the stored elements are known, and the verdict says exactly that.
@@ -100,8 +102,10 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         >
           {readClause}
         </span>
-        {network && ` in ${plural(network.requests, 'request')}`}
+        {network && networkClause(network)}
+        {breakdown.toggle && <span className="network-toggle"> · {breakdown.toggle}</span>}
       </p>
+      {breakdown.table}
       <dl className="stats" data-testid="stats">
         <Stat
           label="File size"

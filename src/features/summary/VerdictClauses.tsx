@@ -47,7 +47,7 @@ function quantizationClause(quant: QuantizationSection): string | null {
   // A sampled read (remote budget) settles the format only for the configs read: say so rather than imply all.
   const sample =
     quant.configSample && isPartial(quant.configSample) ? `, format from ${sampleWords(quant.configSample)}` : '';
-  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${sample}${bpw}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
+  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${bpw}${sample}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
 }
 
 function loraClause(lora: LoraSection): string {

@@ -22,7 +22,7 @@ export async function readRemoteIndex(
   options: { token: string | undefined; signal: AbortSignal; meter: Meter; progress: IndexProgress },
 ): Promise<{ result: ShardIndexResult; size: number | null }> {
   const { meter, signal } = options;
-  const reader = meter.add(createHttpReader(url, { token: options.token, signal }));
+  const reader = meter.add(createHttpReader(url, { token: options.token, signal }), 'index');
   const scanner = new ShardIndexScanner({ fileName: name });
   // Stops the download as soon as the scanner knows the file is not an index (an HTML page, a binary).
   const stop = new AbortController();

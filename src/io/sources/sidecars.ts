@@ -93,7 +93,7 @@ async function readRemoteJson(
   signal: AbortSignal,
   meter: Meter,
 ): Promise<unknown> {
-  const reader = meter.add(createHttpReader(url, { token, signal, maxRetries: 0 }));
+  const reader = meter.add(createHttpReader(url, { token, signal, maxRetries: 0 }), 'sidecars');
   try {
     const bytes = await reader.read(0, MAX_SIDECAR_BYTES + 1, { signal });
     return bytes.length > MAX_SIDECAR_BYTES ? undefined : parseJson(bytes);
