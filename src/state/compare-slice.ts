@@ -123,6 +123,17 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     }
   };
 
+  /** Frees B's load and the diff in the worker; diffs and queries still in flight for them are then ignored. */
+  const dropSourceB = (): void => {
+    const previous = get().compareSource;
+    if (previous.status === 'ready') {
+      releaseLoad(previous.result.loadId);
+    }
+    releaseDiff();
+    diffVersion++;
+    queryVersion++;
+  };
+
   return {
     compareSource: { status: 'idle' },
     compareSpec: null,
@@ -135,13 +146,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     compareView: 'tensors',
 
     openCompareSource: async (source) => {
-      const previous = get().compareSource;
-      if (previous.status === 'ready') {
-        releaseLoad(previous.result.loadId);
-      }
-      releaseDiff();
-      diffVersion++;
-      queryVersion++;
+      dropSourceB();
       return loader.open(source);
     },
 
@@ -151,13 +156,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
 
     closeCompare: () => {
       loader.reset();
-      const previous = get().compareSource;
-      if (previous.status === 'ready') {
-        releaseLoad(previous.result.loadId);
-      }
-      releaseDiff();
-      diffVersion++;
-      queryVersion++;
+      dropSourceB();
       set({
         compareSource: { status: 'idle' },
         compareSpec: null,

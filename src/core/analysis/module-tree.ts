@@ -306,13 +306,6 @@ function accumulate(state: RenderState, ranges: readonly Range[], at: number, in
       const row = rows[i];
       const index = keys[i * depth + at];
       if (index !== value) {
-        if (slot >= 0) {
-          outH1[slot] = h1Sum;
-          outH2[slot] = h2Sum;
-          outTensors[slot] = tensors;
-          outElements[slot] = elements;
-          outBytes[slot] = bytes;
-        }
         slot = lowerBound(indices, index, slot < 0 ? 0 : slot);
         if (slot === count || indices[slot] !== index) {
           return null;
@@ -347,13 +340,14 @@ function accumulate(state: RenderState, ranges: readonly Range[], at: number, in
       tensors++;
       elements += elementSums[i + 1] - elementSums[i];
       bytes += byteSums[i + 1] - byteSums[i];
-    }
-    if (slot >= 0) {
-      outH1[slot] = h1Sum;
-      outH2[slot] = h2Sum;
-      outTensors[slot] = tensors;
-      outElements[slot] = elements;
-      outBytes[slot] = bytes;
+      // The last row of this index's run stores the run's sums.
+      if (i + 1 === to || keys[(i + 1) * depth + at] !== index) {
+        outH1[slot] = h1Sum;
+        outH2[slot] = h2Sum;
+        outTensors[slot] = tensors;
+        outElements[slot] = elements;
+        outBytes[slot] = bytes;
+      }
     }
   }
   return out;

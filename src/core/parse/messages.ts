@@ -196,13 +196,16 @@ function merged(...groups: Array<RowGroup | undefined>): { rows: number[]; count
   return { rows: [...rows].sort((a, b) => a - b), count, examples: examples.slice(0, MAX_EXAMPLES_PER_FINDING) };
 }
 
-function rowFinding(
-  code: Parameters<typeof makeFinding>[0],
-  parts: { rows: number[]; count: number; examples: string[] },
-  lead: (count: number) => string,
-  advice: string,
-  refusedByReference?: boolean,
-): Finding {
+/** One finding over a group of rows: its code, the rows, a lead sentence for their count, and what to do. */
+interface RowMessage {
+  code: Parameters<typeof makeFinding>[0];
+  parts: { rows: number[]; count: number; examples: string[] };
+  lead: (count: number) => string;
+  advice: string;
+  refusedByReference?: boolean;
+}
+
+function rowFinding({ code, parts, lead, advice, refusedByReference }: RowMessage): Finding {
   const finding = makeFinding(
     code,
     `${lead(parts.count)}: ${parts.examples.join('; ')}${andMore(parts.examples.length, parts.count)}. ${advice}`,
@@ -216,86 +219,58 @@ function rowFinding(
 }
 
 export function entryFindings(issueGroups: ReadonlyMap<EntryIssueCode, RowGroup>, checks: EntryCheckResult): Finding[] {
-  const findings: Finding[] = [];
-  const invalidEntry = merged(issueGroups.get('invalid-entry'));
-  if (invalidEntry.count > 0) {
-    findings.push(
-      rowFinding(
-        'invalid-entry',
-        invalidEntry,
-        (n) => `${plural(n, 'tensor entry', 'tensor entries')} ${n === 1 ? 'is' : 'are'} malformed`,
+  const messages: RowMessage[] = [
+    {
+      code: 'invalid-entry',
+      parts: merged(issueGroups.get('invalid-entry')),
+      lead: (n) => `${plural(n, 'tensor entry', 'tensor entries')} ${n === 1 ? 'is' : 'are'} malformed`,
+      advice:
         'Each entry must be an object with `dtype` (a string), `shape` (an array of integers) and `data_offsets` ([begin, end]); extra fields are ignored. The reference loader refuses the file: fix the writer or re-export.',
-      ),
-    );
-  }
-  const unknownDtype = merged(issueGroups.get('unknown-dtype'));
-  if (unknownDtype.count > 0) {
-    findings.push(
-      rowFinding(
-        'unknown-dtype',
-        unknownDtype,
-        (n) => `${plural(n, 'tensor')} ${n === 1 ? 'uses' : 'use'} a dtype outside the safetensors spec`,
-        `The reference loader refuses the whole file ("unknown variant"). The spec's 22 dtypes are ${DTYPES.join(', ')}. Rename the dtype to its spec name, or re-export with a current safetensors.`,
-      ),
-    );
-  }
-  const invalidShape = merged(issueGroups.get('invalid-shape'), checks.overflow);
-  if (invalidShape.count > 0) {
-    findings.push(
-      rowFinding(
-        'invalid-shape',
-        invalidShape,
-        (n) => `${plural(n, 'tensor')} ${n === 1 ? 'has' : 'have'} a malformed shape`,
+    },
+    {
+      code: 'unknown-dtype',
+      parts: merged(issueGroups.get('unknown-dtype')),
+      lead: (n) => `${plural(n, 'tensor')} ${n === 1 ? 'uses' : 'use'} a dtype outside the safetensors spec`,
+      advice: `The reference loader refuses the whole file ("unknown variant"). The spec's 22 dtypes are ${DTYPES.join(', ')}. Rename the dtype to its spec name, or re-export with a current safetensors.`,
+    },
+    {
+      code: 'invalid-shape',
+      parts: merged(issueGroups.get('invalid-shape'), checks.overflow),
+      lead: (n) => `${plural(n, 'tensor')} ${n === 1 ? 'has' : 'have'} a malformed shape`,
+      advice:
         'A shape is an array of non-negative integers written without fraction or exponent (2.0 is refused), whose product and size in bits fit in 64 bits. The reference loader refuses the file: re-export it.',
-      ),
-    );
-  }
-  const overRank = merged(issueGroups.get('rank-over-limit'));
-  if (overRank.count > 0) {
-    findings.push(
-      rowFinding(
-        'invalid-shape',
-        overRank,
-        (n) => `${plural(n, 'tensor')} ${n === 1 ? 'has' : 'have'} more than ${MAX_TENSOR_RANK} dimensions`,
+    },
+    {
+      code: 'invalid-shape',
+      parts: merged(issueGroups.get('rank-over-limit')),
+      lead: (n) => `${plural(n, 'tensor')} ${n === 1 ? 'has' : 'have'} more than ${MAX_TENSOR_RANK} dimensions`,
+      advice:
         'The reference loader has no rank limit and accepts this, but no real model tensor has more than 8 dimensions: the header is likely corrupt or crafted.',
-        false,
-      ),
-    );
-  }
-  const invalidOffsets = merged(issueGroups.get('invalid-offsets'), checks.endBeforeBegin);
-  if (invalidOffsets.count > 0) {
-    findings.push(
-      rowFinding(
-        'invalid-offsets',
-        invalidOffsets,
-        (n) => `${plural(n, 'tensor')} ${n === 1 ? 'has' : 'have'} malformed data_offsets`,
+      refusedByReference: false,
+    },
+    {
+      code: 'invalid-offsets',
+      parts: merged(issueGroups.get('invalid-offsets'), checks.endBeforeBegin),
+      lead: (n) => `${plural(n, 'tensor')} ${n === 1 ? 'has' : 'have'} malformed data_offsets`,
+      advice:
         'data_offsets must be [begin, end]: two non-negative integers with end ≥ begin, counted from the start of the data region. The reference loader refuses the file: re-export it.',
-      ),
-    );
-  }
-  const sizeMismatch = merged(checks.sizeMismatch);
-  if (sizeMismatch.count > 0) {
-    findings.push(
-      rowFinding(
-        'size-mismatch',
-        sizeMismatch,
-        (n) => `${plural(n, 'tensor')}' shape and dtype disagree with ${n === 1 ? 'its' : 'their'} byte span`,
+    },
+    {
+      code: 'size-mismatch',
+      parts: merged(checks.sizeMismatch),
+      lead: (n) => `${plural(n, 'tensor')}' shape and dtype disagree with ${n === 1 ? 'its' : 'their'} byte span`,
+      advice:
         'The reference loader refuses the file ("invalid shape, data type, or offset"); a reader that trusts data_offsets would read the wrong bytes. Re-export the file; a writer must set end = begin + elements × bits / 8.',
-      ),
-    );
-  }
-  const misaligned = merged(checks.misaligned);
-  if (misaligned.count > 0) {
-    findings.push(
-      rowFinding(
-        'misaligned-subbyte',
-        misaligned,
-        (n) => `${plural(n, 'sub-byte tensor')} ${n === 1 ? 'does' : 'do'} not end on a byte boundary`,
+    },
+    {
+      code: 'misaligned-subbyte',
+      parts: merged(checks.misaligned),
+      lead: (n) => `${plural(n, 'sub-byte tensor')} ${n === 1 ? 'does' : 'do'} not end on a byte boundary`,
+      advice:
         'For F4 and F6 dtypes the element count × bits must be a multiple of 8 (F4: an even count; F6: a multiple of 4); the reference loader refuses the file (MisalignedSlice). Pad the tensor and re-export.',
-      ),
-    );
-  }
-  return findings;
+    },
+  ];
+  return messages.filter((message) => message.parts.count > 0).map(rowFinding);
 }
 
 /**
@@ -393,42 +368,38 @@ export function layoutFindings(facts: LayoutFacts, columns: TensorColumns, fileS
   }
   if (!facts.gap.isEmpty) {
     findings.push(
-      makeFinding(
+      groupFinding(
         'gap',
+        facts.gap,
         `${plural(facts.gap.occurrences, 'gap')}, ${formatBytes(facts.gapBytes)} in total; first: ${examplesText(facts.gap)}. The spec requires the data region to be fully covered, without holes; the reference loader refuses the file (InvalidOffset). Holes can smuggle hidden data: re-export the file.`,
-        sortedRows(facts.gap),
-        { tensorCount: facts.gap.rowCount },
       ),
     );
   }
   if (!facts.overlap.isEmpty) {
     findings.push(
-      makeFinding(
+      groupFinding(
         'overlap',
+        facts.overlap,
         `${plural(facts.overlap.occurrences, 'overlap')}, ${formatBytes(facts.overlapBytes)} shared in total; first: ${examplesText(facts.overlap)}. Overlapping tensors share bytes, so one cannot change without corrupting the other; the reference loader refuses the file (InvalidOffset). Re-export the file.`,
-        sortedRows(facts.overlap),
-        { tensorCount: facts.overlap.rowCount },
       ),
     );
   }
   if (!facts.duplicateRange.isEmpty) {
     findings.push(
-      makeFinding(
+      groupFinding(
         'duplicate-range',
+        facts.duplicateRange,
         `${plural(facts.duplicateRange.occurrences, 'tensor pair')} use exactly the same bytes: ${examplesText(facts.duplicateRange)}. This is how tied weights look when a writer aliases them; the reference loader refuses shared ranges (InvalidOffset). Re-save with safetensors' save_model, which stores shared tensors once under one name.`,
-        sortedRows(facts.duplicateRange),
-        { tensorCount: facts.duplicateRange.rowCount },
       ),
     );
   }
   if (fileSize !== null && facts.missingBytes > 0) {
     const names = facts.truncated.rows.slice(0, MAX_EXAMPLES_PER_FINDING).map((row) => tensorName(columns, row));
     findings.push(
-      makeFinding(
+      groupFinding(
         'truncated',
+        facts.truncated,
         `The file is truncated: the header describes ${formatBytes(facts.dataEnd)} of tensor data, but ${formatBytesExact(facts.missingBytes)} of it ${facts.missingBytes === 1 ? 'is' : 'are'} missing at the end; ${plural(facts.truncated.rowCount, 'tensor')} (${listNames(names, facts.truncated.rowCount)}) ${facts.truncated.rowCount === 1 ? 'extends' : 'extend'} past the end of the file. The reference loader refuses it (MetadataIncompleteBuffer). The download was interrupted or the file was cut: download it again.`,
-        sortedRows(facts.truncated),
-        { tensorCount: facts.truncated.rowCount },
       ),
     );
   }
@@ -443,6 +414,12 @@ export function layoutFindings(facts: LayoutFacts, columns: TensorColumns, fileS
   return findings;
 }
 
-function sortedRows(group: RowGroup): number[] {
-  return [...group.rows].sort((a, b) => a - b);
+/** A finding over every row of a group, which counts its tensors. */
+function groupFinding(code: Parameters<typeof makeFinding>[0], group: RowGroup, message: string): Finding {
+  return makeFinding(
+    code,
+    message,
+    [...group.rows].sort((a, b) => a - b),
+    { tensorCount: group.rowCount },
+  );
 }

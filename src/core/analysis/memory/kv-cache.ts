@@ -250,6 +250,14 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
     attention = kvHeads === heads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
   }
   const groups: KvLayerGroup[] = [];
+  // A capped group keeps at most `cap.tokens` per layer, and its formula says which config field caps it.
+  const group = (label: string, layerCount: number, cap: { tokens: number; field: string } | null): KvLayerGroup => ({
+    label,
+    layers: layerCount,
+    elementsPerToken: elements,
+    window: cap?.tokens ?? null,
+    formula: cap ? `${formula}; capped at ${cap.field} ${cap.tokens} tokens` : formula,
+  });
   const full = plan.kinds.filter((kind) => kind === 'full').length;
   const sliding = plan.kinds.filter((kind) => kind === 'sliding').length;
   const chunked = plan.kinds.filter((kind) => kind === 'chunked').length;
@@ -257,49 +265,29 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   const chunk = count(text, ['attention_chunk_size']) ?? 8192;
   let uncappedSliding = 0;
   if (full > 0) {
-    groups.push({
-      label: mla ? 'MLA latent' : 'full attention',
-      layers: full,
-      elementsPerToken: elements,
-      window: null,
-      formula,
-    });
+    groups.push(group(mla ? 'MLA latent' : 'full attention', full, null));
   }
   if (sliding > 0) {
     if (slidingWindow === null) {
       uncappedSliding = sliding;
       notes.push(`${sliding} layers are marked sliding but sliding_window is not set: counted as full attention.`);
     } else {
-      groups.push({
-        label: `sliding window (${slidingWindow} tokens)`,
-        layers: sliding,
-        elementsPerToken: elements,
-        window: slidingWindow,
-        formula: `${formula}; capped at sliding_window ${slidingWindow} tokens`,
-      });
+      groups.push(
+        group(`sliding window (${slidingWindow} tokens)`, sliding, { tokens: slidingWindow, field: 'sliding_window' }),
+      );
     }
   }
   if (uncappedSliding > 0) {
     if (groups[0]?.window === null) {
       groups[0].layers += uncappedSliding;
     } else {
-      groups.unshift({
-        label: 'full attention',
-        layers: uncappedSliding,
-        elementsPerToken: elements,
-        window: null,
-        formula,
-      });
+      groups.unshift(group('full attention', uncappedSliding, null));
     }
   }
   if (chunked > 0) {
-    groups.push({
-      label: `chunked attention (${chunk} tokens)`,
-      layers: chunked,
-      elementsPerToken: elements,
-      window: chunk,
-      formula: `${formula}; capped at attention_chunk_size ${chunk} tokens`,
-    });
+    groups.push(
+      group(`chunked attention (${chunk} tokens)`, chunked, { tokens: chunk, field: 'attention_chunk_size' }),
+    );
   }
   let state: RecurrentState | null = null;
   const linearLayers = plan.kinds.filter((kind) => kind === 'linear').length;

@@ -93,7 +93,12 @@ describe('KV cache per token from config.json', () => {
     expect(section.kvBytesPerToken).toBe(24 * perLayer);
     expect(section.kv?.groups).toEqual([
       expect.objectContaining({ label: 'full attention', layers: 12, window: null }),
-      expect.objectContaining({ layers: 12, window: 128 }),
+      expect.objectContaining({
+        label: 'sliding window (128 tokens)',
+        layers: 12,
+        window: 128,
+        formula: expect.stringMatching(/^2 \(K and V\) .*; capped at sliding_window 128 tokens$/),
+      }),
     ]);
     const at8k = estimateMemory(section, { tokens: 8192, batch: 1, cacheDtype: 'bf16' });
     // 12 full layers × 8192 tokens + 12 sliding layers × 128 tokens, × 2,048 B.
@@ -188,6 +193,15 @@ describe('more layer layouts', () => {
     const section = memory(withConfig(config));
     const perLayer = 2 * 8 * 128 * 2; // 4,096 B per token per layer
     const at = estimateMemory(section, { tokens: 131072, batch: 1, cacheDtype: 'bf16' });
+    expect(section.kv?.groups).toEqual([
+      expect.objectContaining({ label: 'full attention', layers: 12, window: null }),
+      expect.objectContaining({
+        label: 'chunked attention (8192 tokens)',
+        layers: 36,
+        window: 8192,
+        formula: expect.stringMatching(/; capped at attention_chunk_size 8192 tokens$/),
+      }),
+    ]);
     // 12 global layers keep all 131072 tokens, 36 chunked layers keep 8192.
     expect(at.kvBytes).toBe(12 * perLayer * 131072 + 36 * perLayer * 8192);
     expect(section.maxContext).toBe(10485760);
