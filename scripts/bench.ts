@@ -13,7 +13,9 @@ import { runAnalyses } from '../src/core/analysis/registry';
 import { allTensorNames } from '../src/core/model';
 import { parseFileHead } from '../src/core/parse/parse-header';
 import { queryRows, DEFAULT_QUERY } from '../src/core/table-query';
+import { shapesOf } from '../src/core/analysis/tensor-name-shapes';
 import { buildHeaderBytes } from '../src/testing/build-safetensors';
+import { distinctModulePieces } from '../src/testing/huge-fixtures';
 import { moeUnpackedTensors } from '../src/testing/moe-model';
 import { checkpointBench } from './bench-checkpoint';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
@@ -88,6 +90,40 @@ async function nodeBench(): Promise<number> {
   );
   row('filter by regex', filterMs, jsonParseMs, '≤ 150 ms');
   return jsonParseMs;
+}
+
+/**
+ * Issue 16's 250,000 distinct module paths (`enc.<a>.<b>.proj.weight`, no index segment to fold): every name is its
+ * own shape, the worst case of the name-shape pass, against JSON.parse of the same header.
+ */
+function distinctPathsBench(): void {
+  const text = [...distinctModulePieces(250_000)()].join('');
+  const headerBytes = new TextEncoder().encode(text);
+  const head = new Uint8Array(8 + headerBytes.length);
+  new DataView(head.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
+  head.set(headerBytes, 8);
+  const outcome = parseFileHead(head, head.length + 250_000);
+  if (outcome.kind !== 'parsed') {
+    throw new Error('distinct-paths header did not parse');
+  }
+  const { header } = outcome;
+  const names = allTensorNames(header.tensors);
+  console.log(`\n250,000 distinct module paths: header ${(headerBytes.length / 1e6).toFixed(1)} MB`);
+  const decoder = new TextDecoder();
+  JSON.parse(decoder.decode(headerBytes));
+  shapesOf(names, header.tensors);
+  const jsonParseMs = time(() => JSON.parse(decoder.decode(headerBytes)));
+  row('JSON.parse(TextDecoder.decode(bytes)) baseline', jsonParseMs, jsonParseMs);
+  row(
+    'name shapes, 250,000 distinct paths',
+    time(() => shapesOf(names, header.tensors)),
+    jsonParseMs,
+  );
+  const analysisMs = time(
+    () => runAnalyses({ header, names, fileName: 'distinct.safetensors', sidecars: {}, tensorBytes: new Map() }),
+    Math.max(1, Math.floor(RUNS / 2)),
+  );
+  row('analyses, 250,000 distinct paths', analysisMs, jsonParseMs);
 }
 
 function startPreview(port: number): ChildProcess {
@@ -234,5 +270,6 @@ async function browserBench(): Promise<void> {
 
 const baseline = await nodeBench();
 void baseline;
+distinctPathsBench();
 checkpointBench(RUNS);
 await browserBench();

@@ -41,6 +41,29 @@ const AWKWARD = [
 ];
 
 describe('name shapes', () => {
+  it('keeps thousands of distinct shapes apart as the shape table grows, and finds each again', () => {
+    // Letters only: no index segment, so every path is its own shape (issue 16's distinct module paths), with
+    // an indexed twin per path that must land on one shared shape per path.
+    const letters = (value: number) => value.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)]);
+    const names: string[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      names.push(`enc.${letters(i)}.proj.weight`, `enc.${letters(i)}.${i}.w`);
+    }
+    const shapes = indexOf(names).shapes();
+    expect(shapes.count).toBe(6_000);
+    expect(new Set(Array.from(shapes.rowShape)).size).toBe(6_000);
+    for (let i = 0; i < 3_000; i += 97) {
+      expect(shapes.text[shapes.rowShape[2 * i]]).toBe(names[2 * i]);
+      expect(shapes.text[shapes.rowShape[2 * i + 1]]).toBe(`enc.${letters(i)}.#.w`);
+      expect(shapes.query(`enc.${letters(i)}.${i + 5}.w`)).toEqual({
+        shape: shapes.rowShape[2 * i + 1],
+        values: [i + 5],
+      });
+      expect(shapes.query(names[2 * i])).toEqual({ shape: shapes.rowShape[2 * i], values: [] });
+    }
+    expect(shapes.query('enc.nowhere.proj.weight')).toBeNull();
+  });
+
   it('writes index segments as # and keeps everything else literal', () => {
     const index = indexOf(AWKWARD);
     const shapes = index.shapes();

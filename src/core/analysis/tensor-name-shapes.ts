@@ -153,8 +153,74 @@ function unitsHash(units: Uint8Array | Uint16Array, from: number, end: number, k
 }
 
 /**
+ * Where the rows that created the shapes have their index segments: shape s has `count[s]` of them, as absolute
+ * unit positions start, end, start, end… at positions[first[s]…]. Flat typed arrays for all shapes: a header of
+ * 250,000 distinct paths would otherwise allocate 250,000 small arrays, and collecting them cost more than the pass.
+ */
+interface RepSlots {
+  positions: Int32Array;
+  first: Int32Array;
+  count: Int32Array;
+}
+
+/** Per-shape columns, grown together (doubling) as shapes appear. */
+interface ShapeTable {
+  reps: RepSlots;
+  /** The row that created each shape. */
+  repRow: Int32Array;
+  /** Rows of each shape. */
+  sizes: Int32Array;
+  /** Shape of the row that followed each shape last time: the first guess for the next row. */
+  successor: Int32Array;
+  /** The next shape in the same hash bucket, or -1. */
+  next: Int32Array;
+  /** Each shape's hash, to rehash when the buckets grow. */
+  hashes: Int32Array;
+  /** First shape per bucket (hash & (buckets.length - 1)), or -1; open hashing through `next`. */
+  buckets: Int32Array;
+}
+
+function newShapeTable(capacity: number): ShapeTable {
+  return {
+    reps: { positions: new Int32Array(64), first: new Int32Array(capacity), count: new Int32Array(capacity) },
+    repRow: new Int32Array(capacity),
+    sizes: new Int32Array(capacity),
+    successor: new Int32Array(capacity),
+    next: new Int32Array(capacity),
+    hashes: new Int32Array(capacity),
+    buckets: new Int32Array(2 * capacity).fill(-1),
+  };
+}
+
+function grown(array: Int32Array, size: number): Int32Array {
+  const copy = new Int32Array(size);
+  copy.set(array);
+  return copy;
+}
+
+/** Doubles the per-shape columns and the buckets (rehashing the `shapes` shapes already there). */
+function growShapeTable(table: ShapeTable, shapes: number): void {
+  const size = table.repRow.length * 2;
+  table.reps.first = grown(table.reps.first, size);
+  table.reps.count = grown(table.reps.count, size);
+  table.repRow = grown(table.repRow, size);
+  table.sizes = grown(table.sizes, size);
+  table.successor = grown(table.successor, size);
+  table.next = grown(table.next, size);
+  table.hashes = grown(table.hashes, size);
+  const buckets = new Int32Array(2 * size).fill(-1);
+  const mask = buckets.length - 1;
+  for (let s = 0; s < shapes; s++) {
+    const bucket = table.hashes[s] & mask;
+    table.next[s] = buckets[bucket];
+    buckets[bucket] = s;
+  }
+  table.buckets = buckets;
+}
+
+/**
  * Whether the scanned name [from, end) has the literal pieces of shape s, compared against the code units of the
- * row that created the shape (`rep`, whose index segments are `repSlots` = start, end, start, end…).
+ * row that created the shape (`rep`, whose index segments are at reps.positions[reps.first[s]…]).
  */
 function matchesRow(
   units: Uint8Array | Uint16Array,
@@ -165,21 +231,24 @@ function matchesRow(
   scratch: Scratch,
   repFrom: number,
   repEnd: number,
-  repSlots: Int32Array,
+  reps: RepSlots,
+  s: number,
 ): boolean {
-  if (repSlots.length !== 2 * k) {
+  if (reps.count[s] !== k) {
     return false;
   }
+  const slots = reps.positions;
+  const base = reps.first[s];
   let at = from;
   let repAt = repFrom;
   for (let j = 0; j <= k; j++) {
     const to = j < k ? scratch.starts[j] : end;
-    const repTo = j < k ? repSlots[2 * j] : repEnd;
+    const repTo = j < k ? slots[base + 2 * j] : repEnd;
     if (to - at !== repTo - repAt) {
       return false;
     }
     at = j < k ? scratch.ends[j] : to;
-    repAt = j < k ? repSlots[2 * j + 1] : repTo;
+    repAt = j < k ? slots[base + 2 * j + 1] : repTo;
   }
   at = from;
   repAt = repFrom;
@@ -189,14 +258,14 @@ function matchesRow(
       return false;
     }
     at = j < k ? scratch.ends[j] : to;
-    repAt = j < k ? repSlots[2 * j + 1] : repEnd;
+    repAt = j < k ? slots[base + 2 * j + 1] : repEnd;
   }
   return true;
 }
 
 /**
- * Reads the name [from, end) along a known shape: its literal pieces must equal the shape's (compared with the
- * code units of the row that created the shape, whose index segments are `repSlots`), and between them must stand
+ * Reads the name [from, end) along a known shape s: its literal pieces must equal the shape's (compared with the
+ * code units of the row that created the shape, whose index segments are in `reps`), and between them must stand
  * runs of 1–9 digits. Then the name has exactly that shape — the pieces carry the dots around each run, so each
  * run is a whole segment, and the literal segments are the shape's own — and its index values are in
  * scratch.values. Returns the number of index segments, or -1 when the name does not have the shape.
@@ -208,17 +277,20 @@ function readAlong(
   end: number,
   repFrom: number,
   repEnd: number,
-  repSlots: Int32Array,
+  reps: RepSlots,
+  s: number,
   scratch: Scratch,
 ): number {
-  const k = repSlots.length >> 1;
+  const k = reps.count[s];
+  const slots = reps.positions;
+  const base = reps.first[s];
   while (scratch.values.length < k) {
     growScratch(scratch);
   }
   let at = from;
   let repAt = repFrom;
   for (let j = 0; j <= k; j++) {
-    const length = (j < k ? repSlots[2 * j] : repEnd) - repAt;
+    const length = (j < k ? slots[base + 2 * j] : repEnd) - repAt;
     if (at + length > end || !sameUnits(units, words, at, repAt, length)) {
       return -1;
     }
@@ -240,7 +312,7 @@ function readAlong(
       return -1;
     }
     scratch.values[j] = value;
-    repAt = repSlots[2 * j + 1];
+    repAt = slots[base + 2 * j + 1];
   }
   return -1;
 }
@@ -288,16 +360,8 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   let used = 0;
   const text: string[] = [];
   const pieces: string[][] = [];
-  const slotList: number[] = [];
-  const sizes: number[] = [];
-  /** The row that created each shape, and its index segments as absolute unit positions. */
-  const repRow: number[] = [];
-  const repSlots: Int32Array[] = [];
-  /** Shape of the row that followed each shape last time: the first guess for the next row. */
-  const successor: number[] = [];
-  /** First shape per hash; further shapes with the same hash chain through `next`. */
-  const byHash = new Map<number, number>();
-  const next: number[] = [];
+  const table = newShapeTable(64);
+  let repUsed = 0;
   const scratch: Scratch = {
     starts: new Int32Array(16),
     ends: new Int32Array(16),
@@ -310,7 +374,18 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
 
   const words = useBytes ? new DataView(units.buffer, units.byteOffset, units.byteLength) : null;
   const matches = (from: number, end: number, k: number, s: number): boolean =>
-    matchesRow(units, words, from, end, k, scratch, starts[repRow[s]], starts[repRow[s] + 1], repSlots[s]);
+    matchesRow(
+      units,
+      words,
+      from,
+      end,
+      k,
+      scratch,
+      starts[table.repRow[s]],
+      starts[table.repRow[s] + 1],
+      table.reps,
+      s,
+    );
 
   for (let row = 0; row < count; row++) {
     const from = starts[row];
@@ -318,11 +393,21 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     indexStart[row] = used;
     // Most rows have the shape that followed the previous row's shape last time (gate → up → down → gate…):
     // reading the name along that shape's literal text settles it without scanning it byte by byte.
-    const guess = previous >= 0 ? successor[previous] : -1;
+    const guess = previous >= 0 ? table.successor[previous] : -1;
     let shape = -1;
     let k =
       guess >= 0
-        ? readAlong(units, words, from, end, starts[repRow[guess]], starts[repRow[guess] + 1], repSlots[guess], scratch)
+        ? readAlong(
+            units,
+            words,
+            from,
+            end,
+            starts[table.repRow[guess]],
+            starts[table.repRow[guess] + 1],
+            table.reps,
+            guess,
+            scratch,
+          )
         : -1;
     if (k >= 0) {
       shape = guess;
@@ -340,36 +425,43 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
       }
       if (shape < 0) {
         const hash = unitsHash(units, from, end, k, scratch);
-        for (let s = byHash.get(hash) ?? -1; s >= 0; s = next[s]) {
-          if (matches(from, end, k, s)) {
+        for (let s = table.buckets[hash & (table.buckets.length - 1)]; s >= 0; s = table.next[s]) {
+          if (table.hashes[s] === hash && matches(from, end, k, s)) {
             shape = s;
             break;
           }
         }
         if (shape < 0) {
           shape = text.length;
+          if (shape === table.repRow.length) {
+            growShapeTable(table, shape);
+          }
           const name = names[row];
           const own: string[] = [];
-          const slots = new Int32Array(2 * k);
+          const reps = table.reps;
+          if (repUsed + 2 * k > reps.positions.length) {
+            reps.positions = grown(reps.positions, Math.max(reps.positions.length * 2, repUsed + 2 * k));
+          }
+          reps.first[shape] = repUsed;
+          reps.count[shape] = k;
           let at = 0;
           for (let j = 0; j <= k; j++) {
             const to = j < k ? scratch.starts[j] - from : name.length;
             own.push(name.slice(at, to));
             if (j < k) {
-              slots[2 * j] = scratch.starts[j];
-              slots[2 * j + 1] = scratch.ends[j];
+              reps.positions[repUsed++] = scratch.starts[j];
+              reps.positions[repUsed++] = scratch.ends[j];
               at = scratch.ends[j] - from;
             }
           }
           pieces.push(own);
-          text.push(own.join('#'));
-          slotList.push(k);
-          sizes.push(0);
-          repRow.push(row);
-          repSlots.push(slots);
-          successor.push(-1);
-          next.push(byHash.get(hash) ?? -1);
-          byHash.set(hash, shape);
+          text.push(k === 0 ? name : own.join('#'));
+          table.repRow[shape] = row;
+          table.successor[shape] = -1;
+          table.hashes[shape] = hash;
+          const bucket = hash & (table.buckets.length - 1);
+          table.next[shape] = table.buckets[bucket];
+          table.buckets[bucket] = shape;
         }
       }
       if (recent[0] !== shape) {
@@ -392,18 +484,18 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
       values[used++] = scratch.values[j];
     }
     if (previous >= 0) {
-      successor[previous] = shape;
+      table.successor[previous] = shape;
     }
     previous = shape;
     rowShape[row] = shape;
-    sizes[shape]++;
+    table.sizes[shape]++;
   }
   indexStart[count] = used;
 
   const shapeCount = text.length;
   const rowStart = new Int32Array(shapeCount + 1);
   for (let s = 0; s < shapeCount; s++) {
-    rowStart[s + 1] = rowStart[s] + sizes[s];
+    rowStart[s + 1] = rowStart[s] + table.sizes[s];
   }
   const fill = rowStart.slice(0, shapeCount);
   const rowList = new Int32Array(count);
@@ -414,7 +506,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     count: shapeCount,
     text,
     pieces,
-    slots: Int32Array.from(slotList),
+    slots: table.reps.count.slice(0, shapeCount),
     rowShape,
     indexStart,
     indexValues: values,
@@ -427,8 +519,8 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
       }
       const k = scanUnits(queryUnits, 0, queryUnits.length, scratch);
       const hash = unitsHash(queryUnits, 0, queryUnits.length, k, scratch);
-      for (let s = byHash.get(hash) ?? -1; s >= 0; s = next[s]) {
-        if (matchesPieces(name, k, scratch, pieces[s])) {
+      for (let s = table.buckets[hash & (table.buckets.length - 1)]; s >= 0; s = table.next[s]) {
+        if (table.hashes[s] === hash && matchesPieces(name, k, scratch, pieces[s])) {
           return { shape: s, values: Array.from(scratch.values.subarray(0, k)) };
         }
       }
