@@ -33,6 +33,13 @@ test.describe('remote answers that must not be trusted blindly', () => {
     const gets = (await serverLog(tag)).filter((entry) => entry.method === 'GET');
     // A (prefix), B (rest: mismatch), then B, B after the restart from byte 0.
     expect(gets.map((entry) => entry.range?.startsWith('bytes=0-'))).toEqual([true, false, true, false]);
+    // Both attempts are counted, the abandoned first one as its own line of the breakdown.
+    await expect(page.getByTestId('integrity')).toContainText('in 4 requests');
+    await page.getByTestId('network-breakdown-toggle').click();
+    await expect(page.getByTestId('network-breakdown').locator('[data-purpose="restart"]')).toContainText(
+      'first attempt (file changed, restarted)2 requests',
+    );
+    await expect(page.getByTestId('network-breakdown').locator('[data-purpose="header"]')).toContainText('2 requests');
     watch.expectClean(networkNoise);
   });
 

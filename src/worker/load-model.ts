@@ -9,7 +9,7 @@ import { clearStepMarks, markStep } from '../lib/perf-marks';
 import { loadHeader } from '../core/load-header';
 import type { TensorColumns } from '../core/model';
 import type { LoadOptions, LoadPhase, ShardProgress, SourceRef, SourceSpec, StallNotice } from '../core/result';
-import type { Meter } from '../io/sources/meter';
+import { Meter } from '../io/sources/meter';
 import { pinToCommit } from '../io/sources/pin-commit';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
 import { loadShardSet } from './load-shards';
@@ -65,8 +65,10 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
  * once; if it changes again, the load is refused rather than showing a header stitched from two versions.
  */
 async function loadRestartingOnce(session: LoadSession, source: SourceSpec, options: LoadOptions): Promise<Loaded> {
+  // One meter per attempt; the second carries the first's figures as its `restart` line (io/sources/meter.ts).
+  let meter = new Meter();
   const load = async (): Promise<Loaded> => {
-    const plan = await resolveSource(source, session);
+    const plan = await resolveSource(source, { ...session, meter });
     const loaded = await openPlan(session, plan, options);
     const token = source.kind === 'url' ? source.token : undefined;
     return { ...loaded, ref: await pinToCommit(loaded.ref, plan.meter, token, session.signal) };
@@ -78,6 +80,9 @@ async function loadRestartingOnce(session: LoadSession, source: SourceSpec, opti
       throw error;
     }
   }
+  const firstAttempt = meter.stats();
+  meter = new Meter();
+  meter.carryRestart(firstAttempt);
   session.progress('connect', 0, null);
   try {
     return await load();

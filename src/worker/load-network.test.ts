@@ -10,6 +10,11 @@ import type { LoadResult, SourceSpec } from '../core/result';
 import { REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPANS } from '../io/analysis-spans';
 import { ALPHA_CONFIRM_SAMPLE } from '../core/analysis/lora';
 import { buildHeaderBytes, layoutTensors } from '../testing/build-safetensors';
+import { buildShardedModel } from '../testing/build-sharded';
+import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { mkdir, open } from 'node:fs/promises';
+import path from 'node:path';
+import type { NetworkFigures } from '../core/result';
 import { createFixtureDir, type FixtureDir } from '../testing/fixture-dir';
 import type { ModelFixture } from '../testing/models/header-from-specs';
 import {
@@ -57,10 +62,10 @@ interface Loaded {
   log: RequestLogEntry[];
 }
 
-async function load(file: string): Promise<Loaded> {
-  const tag = `t=${file}-${Math.random().toString(36).slice(2)}`;
+async function load(file: string, route = 'range'): Promise<Loaded> {
+  const tag = `t=${file.replace(/\W/g, '-')}-${Math.random().toString(36).slice(2)}`;
   const messages: WorkerResponse[] = [];
-  const source: SourceSpec = { kind: 'url', url: `${servers.originA}/range/${file}?${tag}` };
+  const source: SourceSpec = { kind: 'url', url: `${servers.originA}/${route}/${file}?${tag}` };
   await loadSource(
     { id: 1, signal: new AbortController().signal, post: (message) => messages.push(message), remember: () => {} },
     source,
@@ -72,7 +77,9 @@ async function load(file: string): Promise<Loaded> {
   if (result?.type !== 'result' || analyses?.type !== 'analyses') {
     throw new Error(`load failed: ${JSON.stringify(error)}`);
   }
-  const log = servers.log.entries.filter((entry) => entry.path.includes(tag) && entry.method === 'GET');
+  // Shard URLs are resolved from the index URL without its query: match the folder or file instead.
+  const match = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : tag;
+  const log = servers.log.entries.filter((entry) => entry.path.includes(match) && entry.method === 'GET');
   return { result: result.result, analyses, log };
 }
 
@@ -133,5 +140,78 @@ describe('remote analysis reads over the budget', () => {
     });
     expect(lora.evidence).toContain(`alpha 32 from the .alpha scalar tensors (sampled 32 of 40 alphas)`);
     expect(log.length - REMOTE_MAX_SPANS).toBeLessThanOrEqual(2);
+  });
+});
+
+/** Requests and bytes of every purpose, summed. */
+function sums(network: NetworkFigures | null): { requests: number; bytesFetched: number } {
+  const purposes = Object.values(network?.byPurpose ?? {});
+  return {
+    requests: purposes.reduce((sum, figures) => sum + figures.requests, 0),
+    bytesFetched: purposes.reduce((sum, figures) => sum + figures.bytesFetched, 0),
+  };
+}
+
+describe('which reads were for what', () => {
+  it('a remote shard set: index, headers and their sums equal the server log', async () => {
+    const folder = `purposes-${Math.random().toString(36).slice(2)}`;
+    const built = buildShardedModel({ shards: 6 });
+    await mkdir(path.join(fixtures.root, folder), { recursive: true });
+    for (const file of built.files) {
+      // Sparse: the shards' data regions are gigabytes of zeros that are never read.
+      const name = `${folder}/${file.name}`;
+      await fixtures.sparse(name, file.head.length + file.dataLength);
+      const handle = await open(path.join(fixtures.root, name), 'r+');
+      await handle.write(file.head, 0, file.head.length, 0);
+      await handle.close();
+    }
+    await fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(built.indexJson));
+    const { analyses, log } = await load(`${folder}/model.safetensors.index.json`);
+    const network = analyses.network;
+    expect(network?.requests).toBe(log.length);
+    expect(network?.bytesFetched).toBe(log.reduce((sum, entry) => sum + entry.bytesSent, 0));
+    expect(sums(network)).toEqual({ requests: network?.requests, bytesFetched: network?.bytesFetched });
+    const indexEntries = log.filter((entry) => entry.path.includes('.index.json'));
+    expect(network?.byPurpose?.index).toMatchObject({
+      requests: indexEntries.length,
+      bytesFetched: indexEntries.reduce((sum, entry) => sum + entry.bytesSent, 0),
+    });
+    expect(network?.byPurpose?.header?.requests).toBe(log.length - indexEntries.length);
+    // Shards start while the index streams in, the first alone, then the rest in parallel: a few round trips, not
+    // one per shard.
+    expect(network?.roundTrips).toBeGreaterThanOrEqual(2);
+    expect(network?.roundTrips).toBeLessThan(6);
+  });
+
+  it('analysis reads are their own line', async () => {
+    const fixture = kohyaSpreadFixture(true, 12);
+    fixture.fileName = 'kohya-12-purposes.safetensors';
+    await writeFixture(fixture);
+    const { analyses, log } = await load(fixture.fileName);
+    const byPurpose = analyses.network?.byPurpose;
+    expect(byPurpose?.analysis?.requests).toBe(ALPHA_CONFIRM_SAMPLE);
+    expect(byPurpose?.analysis?.roundTrips).toBe(1);
+    expect((byPurpose?.header?.requests ?? 0) + ALPHA_CONFIRM_SAMPLE).toBe(log.length);
+    expect(analyses.network?.bytesFetched).toBe(log.reduce((sum, entry) => sum + entry.bytesSent, 0));
+  });
+
+  it('a file swapped mid-load: both attempts counted, the first as the restart line', async () => {
+    const medium = buildHeaderBytes(tinyLlamaTensors(200, 4096, 11008, 32000), { metadata: { format: 'pt' } });
+    const bytes = new Uint8Array(medium.head.length + 1024);
+    bytes.set(medium.head);
+    await fixtures.write('swap-medium.safetensors', bytes);
+    const { result, analyses, log } = await load('swap-medium.safetensors', 'swap/once');
+    expect(result.outcome.kind).toBe('parsed');
+    // A (prefix), B (rest: mismatch), then B, B after the restart from byte 0.
+    expect(log).toHaveLength(4);
+    const network = analyses.network;
+    expect(network?.requests).toBe(4);
+    expect(network?.byPurpose?.restart?.requests).toBe(2);
+    expect(network?.byPurpose?.header?.requests).toBe(2);
+    expect(sums(network)).toEqual({ requests: 4, bytesFetched: network?.bytesFetched });
+    // The mismatching answer is cancelled once its validators are read: the client keeps at most what was sent.
+    expect(network?.bytesFetched).toBeLessThanOrEqual(log.reduce((sum, entry) => sum + entry.bytesSent, 0));
+    expect(network?.byPurpose?.header?.bytesFetched).toBe(log[2].bytesSent + log[3].bytesSent);
+    expect(network?.roundTrips).toBe(4);
   });
 });

@@ -177,12 +177,12 @@ async function readAnalysisData(
     );
     reads.splice(0, reads.length, ...spread);
   }
-  const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
-    const bytes = await reader.read(span.start, span.end - span.start, { signal });
-    for (const member of span.members) {
   const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);
   const planned = reads.reduce((sum, read) => sum + read.span.members.length, 0);
   const sampled = capped || planned < located;
+  const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
+    const bytes = await reader.read(span.start, span.end - span.start, { signal, purpose: 'analysis' });
+    for (const member of span.members) {
       const range = group.ranges[member];
       result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
     }

@@ -102,13 +102,15 @@ export interface ResolveContext {
   progress: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
   /** Bytes of a first request as they arrive, and a crawl notice whenever it starts, moves or ends (null). */
   activity: (phase: LoadPhase, bytesRead: number, stall: StallNotice | null) => void;
+  /** Counts this load's requests; load-model passes one per attempt so a restart keeps the first one's figures. */
+  meter?: Meter;
 }
 
 /** The plan for `source`. Throws SourceError when the source cannot be opened at all (a bad URL, no model). */
 export async function resolveSource(source: SourceSpec, ctx: ResolveContext): Promise<SourcePlan> {
   switch (source.kind) {
     case 'file': {
-      const meter = new Meter();
+      const meter = ctx.meter ?? new Meter();
       return {
         kind: 'file',
         reader: meter.add(createFileReader(source.file)),
@@ -145,7 +147,7 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
   if (repo) {
     return resolveRepo(source, repo, ctx);
   }
-  const meter = new Meter();
+  const meter = ctx.meter ?? new Meter();
   // A Hub file or index: its config.json (same folder and revision) for the memory and architecture analyses,
   // read in parallel with the index or header rather than one round trip before them.
   const sidecarsLater = readConfigBeside(normalized.url, source.token, ctx.signal, meter);
@@ -234,7 +236,7 @@ async function resolveRemoteIndex(
 }
 
 async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext): Promise<SourcePlan> {
-  const meter = new Meter();
+  const meter = ctx.meter ?? new Meter();
   ctx.progress('list', 0, null);
   const listing = await listRepoFiles(repo, { token: source.token, signal: ctx.signal });
   meter.addDirect(listing.requests, listing.bytesFetched);
@@ -357,7 +359,7 @@ async function resolveLocalGroup(
   const choices: SourceChoices = { items, selected: chosen.key };
   const { sidecars, sidecarsRead } = await readLocalSidecars(sidecarsFor(chosen, grouping.sidecars), byPath);
   const ref: SourceRef = { kind: 'files', name: titleOf(chosen), count: byPath.size };
-  const meter = new Meter();
+  const meter = ctx.meter ?? new Meter();
   const common = { ref, meter, remote: false, sidecars, sidecarsRead, choices };
 
   if (chosen.kind === 'single') {
