@@ -6,13 +6,13 @@
  * token is given). A single closed range is a CORS-safelisted header, so plain reads need no preflight (facts b7).
  */
 import type { ByteReader, ReadOptions, ReadPurpose, RequestObserver, RequestTally } from '../core/bytes/byte-reader';
+import { concatChunks } from '../core/bytes/concat';
 import { SourceError } from '../core/errors';
 import type { StallNotice } from '../core/result';
 import { formatBytes } from '../core/number-format';
 import {
   abortedError,
   backoff,
-  concat,
   discardBody,
   formatDuration,
   isRedirectLimit,
@@ -239,7 +239,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       retries++;
       await sleep(outcome.retryAfterMs ?? backoff(retries, retryBaseMs), options.signal, readSignal);
     }
-    return concat(chunks, filled);
+    return concatChunks(chunks, filled);
   }
 
   /**
@@ -509,7 +509,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     if (pumped.received > bound) {
       throw refuse();
     }
-    const body = concat(whole, pumped.received);
+    const body = concatChunks(whole, pumped.received);
     guard.check(versionOf(response, body.length), url);
     size = body.length;
     if (start < body.length) {

@@ -119,21 +119,6 @@ export function discardBody(response: Response): void {
   void response.body?.cancel().catch(() => undefined);
 }
 
-/** Joins chunks into a fresh buffer (stream chunks may be views into a shared pool the caller must not keep). */
-export function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const only = chunks.length === 1 ? chunks[0] : null;
-  if (only && only.byteOffset === 0 && only.byteLength === only.buffer.byteLength && only.length === total) {
-    return only;
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
-}
-
 export function nameFromUrl(url: string): string {
   try {
     const parsed = new URL(url);

@@ -9,6 +9,7 @@
  * size comes from the first response's Content-Range: a suffix range (`bytes=-N`) is never sent.
  */
 import type { ByteReader } from '../../bytes/byte-reader';
+import { concatChunks } from '../../bytes/concat';
 import { makeFinding } from '../../findings/make-finding';
 import { metadataColumns, type Finding, type ParsedHeader, type ParseOutcome } from '../../model';
 import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
@@ -320,13 +321,7 @@ async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
     }
     throw new ZipError(`data.pkl does not inflate: ${(error as Error).message}`);
   }
-  const joined = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, at);
-    at += chunk.length;
-  }
-  return joined;
+  return concatChunks(chunks, total);
 }
 
 /**
