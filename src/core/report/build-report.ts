@@ -11,6 +11,7 @@ import {
   type ParseOutcome,
 } from '../model';
 import type { FileFormat } from '../formats/pytorch/checkpoint-types';
+import type { NetworkFigures } from '../result';
 import { computeTotals, type HeaderTotals } from '../stats';
 
 export const REPORT_SCHEMA_VERSION = 1;
@@ -39,7 +40,7 @@ export interface Report {
   /** The container the header was read from: safetensors, or a PyTorch checkpoint (zip, legacy stream, bare pickle). */
   format: FileFormat;
   file: { size: number | null; headerLength: number | null; dataBytes: number | null; bytesRead: number };
-  network?: { requests: number; bytesFetched: number };
+  network?: NetworkFigures;
   tensors: HeaderTotals & { count: number };
   /** `__metadata__` as key → value text; null when absent or JSON null. */
   metadata: Record<string, string> | null;
@@ -52,7 +53,7 @@ export interface ReportInput {
   source: ReportSource;
   outcome: ParseOutcome;
   bytesRead: number;
-  network?: { requests: number; bytesFetched: number };
+  network?: NetworkFigures;
   /** Extra findings (analyses, shards) on top of the parser's. */
   extraFindings?: readonly Finding[];
   /** Extra sections from analyses (quantization, architecture, lora, shards, …), added verbatim. */
