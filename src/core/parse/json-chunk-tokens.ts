@@ -4,15 +4,7 @@
  * the buffer is not an error: it returns INCOMPLETE, so the caller can carry it over and rescan it with the next
  * chunk. Every scanner returns the offset after the token, INCOMPLETE, or -(errorOffset + 2) for malformed input.
  */
-import {
-  BYTE,
-  hexValue,
-  PLAIN_STRING_BYTE,
-  SIMPLE_ESCAPES,
-  UTF8_TRUNCATED,
-  utf8SequenceLength,
-  writeUtf8,
-} from './json-cursor';
+import { BYTE, hexValue, PLAIN_STRING_BYTE, SIMPLE_ESCAPES, UTF8_TRUNCATED, utf8SequenceLength } from './json-cursor';
 
 /** The token runs past the end of the buffer: wait for the next chunk. */
 export const INCOMPLETE = -1;
@@ -23,7 +15,7 @@ export let lastStringEscaped = false;
 /**
  * Scans a JSON string from its opening quote at `pos`. Validates escapes (four hex digits after \u) and strict
  * UTF-8, so parts of a file the caller skips are held to the same grammar as the parts it keeps. Lone surrogate
- * escapes are refused only when the content is decoded (unescapeInto), as before.
+ * escapes are refused only when the content is decoded (decodeJsonStringInto in json-cursor.ts).
  */
 export function scanStringToken(buffer: Uint8Array, pos: number, end: number): number {
   lastStringEscaped = false;
@@ -143,54 +135,4 @@ export function scanLiteralToken(buffer: Uint8Array, pos: number, end: number, f
     }
   }
   return pos + literal.length;
-}
-
-function hex4(buffer: Uint8Array, at: number): number {
-  return (
-    (hexValue(buffer[at]) << 12) |
-    (hexValue(buffer[at + 1]) << 8) |
-    (hexValue(buffer[at + 2]) << 4) |
-    hexValue(buffer[at + 3])
-  );
-}
-
-/**
- * Writes the UTF-8 bytes that the content buffer[from, to) of a string scanStringToken accepted stands for into
- * `out`. Returns the length, or -(offset + 1) of a lone UTF-16 surrogate escape (not valid Unicode; serde_json and
- * this app refuse it). The output never exceeds the input: every escape shrinks or keeps its size.
- */
-export function unescapeInto(buffer: Uint8Array, from: number, to: number, out: Uint8Array): number {
-  let length = 0;
-  let i = from;
-  while (i < to) {
-    const byte = buffer[i];
-    if (byte !== BYTE.backslash) {
-      out[length++] = byte;
-      i++;
-      continue;
-    }
-    const escape = buffer[i + 1];
-    if (escape !== BYTE.lowerU) {
-      out[length++] = SIMPLE_ESCAPES[escape];
-      i += 2;
-      continue;
-    }
-    let code = hex4(buffer, i + 2);
-    const start = i;
-    i += 6;
-    if (code >= 0xdc00 && code <= 0xdfff) {
-      return -(start + 1);
-    }
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const low =
-        i + 6 <= to && buffer[i] === BYTE.backslash && buffer[i + 1] === BYTE.lowerU ? hex4(buffer, i + 2) : -1;
-      if (low < 0xdc00 || low > 0xdfff) {
-        return -(start + 1);
-      }
-      code = 0x10000 + ((code - 0xd800) << 10) + (low - 0xdc00);
-      i += 6;
-    }
-    length = writeUtf8(code, out, length);
-  }
-  return length;
 }

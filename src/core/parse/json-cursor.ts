@@ -248,32 +248,7 @@ export class JsonCursor {
    * `end - start` bytes of room suffice.
    */
   decodeStringInto(start: number, end: number, target: Uint8Array, at: number): number {
-    const bytes = this.bytes;
-    let w = at;
-    let p = start;
-    while (p < end) {
-      const c = bytes[p];
-      if (c !== BYTE.backslash) {
-        target[w++] = c;
-        p++;
-        continue;
-      }
-      const kind = bytes[p + 1];
-      if (kind !== BYTE.lowerU) {
-        target[w++] = SIMPLE_ESCAPES[kind];
-        p += 2;
-        continue;
-      }
-      let codePoint = this.readHex4(p + 2, p);
-      p += 6;
-      if (codePoint >= 0xd800 && codePoint <= 0xdbff) {
-        const low = this.readHex4(p + 2, p);
-        codePoint = 0x10000 + ((codePoint - 0xd800) << 10) + (low - 0xdc00);
-        p += 6;
-      }
-      w = writeUtf8(codePoint, target, w);
-    }
-    return w;
+    return decodeJsonStringInto(this.bytes, start, end, target, at);
   }
 
   /**
@@ -489,6 +464,62 @@ export class JsonCursor {
   }
 }
 
+function hex4(bytes: Uint8Array, at: number): number {
+  return (
+    (hexValue(bytes[at]) << 12) |
+    (hexValue(bytes[at + 1]) << 8) |
+    (hexValue(bytes[at + 2]) << 4) |
+    hexValue(bytes[at + 3])
+  );
+}
+
+/**
+ * Writes the UTF-8 bytes that the content bytes[start, end) of a string whose escapes are well formed stands for
+ * into `target` at `at`; returns the new write position, or -(offset + 1) of a lone UTF-16 surrogate escape (not
+ * valid Unicode: scanStringBody refuses those while scanning, the chunked index scanner when it decodes).
+ * Decoding never grows the text, so `end - start` bytes of room suffice.
+ */
+export function decodeJsonStringInto(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  target: Uint8Array,
+  at: number,
+): number {
+  let w = at;
+  let p = start;
+  while (p < end) {
+    const c = bytes[p];
+    if (c !== BYTE.backslash) {
+      target[w++] = c;
+      p++;
+      continue;
+    }
+    const kind = bytes[p + 1];
+    if (kind !== BYTE.lowerU) {
+      target[w++] = SIMPLE_ESCAPES[kind];
+      p += 2;
+      continue;
+    }
+    const escapeStart = p;
+    let codePoint = hex4(bytes, p + 2);
+    p += 6;
+    if (codePoint >= 0xdc00 && codePoint <= 0xdfff) {
+      return -(escapeStart + 1);
+    }
+    if (codePoint >= 0xd800 && codePoint <= 0xdbff) {
+      const low = p + 6 <= end && bytes[p] === BYTE.backslash && bytes[p + 1] === BYTE.lowerU ? hex4(bytes, p + 2) : -1;
+      if (low < 0xdc00 || low > 0xdfff) {
+        return -(escapeStart + 1);
+      }
+      codePoint = 0x10000 + ((codePoint - 0xd800) << 10) + (low - 0xdc00);
+      p += 6;
+    }
+    w = writeUtf8(codePoint, target, w);
+  }
+  return w;
+}
+
 /** Escape letter → byte, for the one-letter escapes (\" \\ \/ \b \f \n \r \t); 0 for any other letter. */
 export const SIMPLE_ESCAPES: Uint8Array = (() => {
   const table = new Uint8Array(128);
@@ -504,7 +535,7 @@ export const SIMPLE_ESCAPES: Uint8Array = (() => {
 })();
 
 /** Writes a code point's UTF-8 bytes into `target` at `at`; returns the offset after them. */
-export function writeUtf8(codePoint: number, target: Uint8Array, at: number): number {
+function writeUtf8(codePoint: number, target: Uint8Array, at: number): number {
   let w = at;
   if (codePoint < 0x80) {
     target[w++] = codePoint;
@@ -527,7 +558,7 @@ export function writeUtf8(codePoint: number, target: Uint8Array, at: number): nu
 /** Returned by utf8SequenceLength when the bytes end inside a sequence. */
 export const UTF8_TRUNCATED = -1;
 /** Returned by utf8SequenceLength for a byte sequence that is not UTF-8. */
-export const UTF8_INVALID = 0;
+const UTF8_INVALID = 0;
 
 /** Length of the strict UTF-8 sequence at `p` (lead byte ≥ 0x80), UTF8_INVALID, or UTF8_TRUNCATED. */
 export function utf8SequenceLength(bytes: Uint8Array, p: number, limit: number): number {

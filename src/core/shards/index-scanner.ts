@@ -9,14 +9,13 @@
  * carry stays small.
  */
 import type { Finding, MetadataValueKind } from '../model';
-import { asciiText, BYTE, isJsonWhitespace } from '../parse/json-cursor';
+import { asciiText, BYTE, decodeJsonStringInto, isJsonWhitespace } from '../parse/json-cursor';
 import {
   INCOMPLETE,
   lastStringEscaped,
   scanLiteralToken,
   scanNumberToken,
   scanStringToken,
-  unescapeInto,
 } from '../parse/json-chunk-tokens';
 import { formatCount } from './format';
 import { IndexContents, indexFinding, utf8 } from './index-contents';
@@ -511,7 +510,7 @@ export class ShardIndexScanner {
     if (this.scratch.length < to - from) {
       this.scratch = new Uint8Array(to - from);
     }
-    const length = unescapeInto(buffer, from, to, this.scratch);
+    const length = decodeJsonStringInto(buffer, from, to, this.scratch, 0);
     if (length < 0) {
       throw this.syntax(-length - 1, 'a \\u escape is a lone UTF-16 surrogate, which is not valid Unicode');
     }
