@@ -4,13 +4,12 @@
  * analysis. Only Hub-shaped URLs (`…/resolve/<revision>/<path>`) are probed: on any other server a sibling
  * config.json is a guess about someone else's layout. Pure: no network.
  */
+import { parseUrl } from './http-util';
 
 /** The config.json URL beside `fileUrl`, or null when the URL is not a Hub-style resolve URL. */
 export function configUrlBeside(fileUrl: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(fileUrl);
-  } catch {
+  const url = parseUrl(fileUrl);
+  if (url === null) {
     return null;
   }
   const segments = url.pathname.split('/');

@@ -114,6 +114,15 @@ export function sleep(ms: number, ...signals: Array<AbortSignal | undefined>): P
   });
 }
 
+/** `new URL(text, base)`, or null where that throws (not a URL, or relative without a base). */
+export function parseUrl(text: string, base?: string): URL | null {
+  try {
+    return new URL(text, base);
+  } catch {
+    return null;
+  }
+}
+
 /** Cancels a body nobody will read, so the connection stops downloading it; a failed cancel changes nothing. */
 export function discardBody(response: Response): void {
   void response.body?.cancel().catch(() => undefined);

@@ -2,6 +2,7 @@
  * Decides which URLs may carry the user's Hugging Face access token. A token is a credential for the whole
  * account, so it goes only to the Hub itself over TLS, never to mirrors, CDNs or lookalike hosts.
  */
+import { parseUrl } from './http-util';
 
 /**
  * Hosts that are the Hub's own API/resolve front door. Exact match only: `huggingface.co.evil.com`,
@@ -12,10 +13,8 @@ const TOKEN_HOSTS: ReadonlySet<string> = new Set(['huggingface.co', 'hf.co']);
 
 /** True only for `https://huggingface.co/...` and `https://hf.co/...` on the default port, without credentials. */
 export function mayReceiveToken(url: string): boolean {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
+  const parsed = parseUrl(url);
+  if (parsed === null) {
     return false;
   }
   return (

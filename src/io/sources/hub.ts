@@ -15,6 +15,7 @@
  * chose to open: it gets no token unless it is on huggingface.co (io/token-policy.ts, checked per request).
  */
 import { indexStem, validateShardName } from '../../core/shards/shard-names';
+import { parseUrl } from '../http-util';
 
 export type HfRepoType = 'model' | 'dataset' | 'space';
 
@@ -126,10 +127,8 @@ export function normalizeSourceUrl(input: string): NormalizeResult {
   if ('error' in absolute) {
     return absolute;
   }
-  let parsed: URL;
-  try {
-    parsed = new URL(absolute.url);
-  } catch {
+  const parsed = parseUrl(absolute.url);
+  if (parsed === null) {
     return { error: `“${shorten(text)}” is not a valid address. ${HINT}` };
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
@@ -374,10 +373,8 @@ const TYPE_SEGMENTS: Readonly<Record<string, HfRepoType>> = { models: 'model', d
  * <rev>` (optionally followed by a subfolder). Returns null for anything else.
  */
 export function parseHubApiTreeUrl(url: string): HubRepo | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
+  const parsed = parseUrl(url);
+  if (parsed === null) {
     return null;
   }
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.username || parsed.password) {
@@ -487,10 +484,8 @@ export function resolveShardUrl(indexUrl: string, shardName: string): string | n
   if (!validateShardName(shardName).ok) {
     return null;
   }
-  let folder: URL;
-  try {
-    folder = new URL('.', indexUrl);
-  } catch {
+  const folder = parseUrl('.', indexUrl);
+  if (folder === null) {
     return null;
   }
   const encoded = shardName
