@@ -11,6 +11,7 @@ import {
 import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
+import { bytesFigure } from '../../lib/figure';
 import { VerdictClauses } from './VerdictClauses';
 import { networkClause, useNetworkBreakdown } from './NetworkBreakdown';
 import { modelTitle } from './model-title';
@@ -143,28 +144,15 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           testId="stat-stored-elements"
           raw={totals.elements}
         />
-        <Stat
-          label="Data bytes"
-          value={formatBytes(header.dataBytes)}
-          title={`${groupDigits(header.dataBytes)} bytes`}
-          testId="stat-data-bytes"
-          raw={header.dataBytes}
-        />
+        <Stat label="Data bytes" {...bytesFigure(header.dataBytes)} testId="stat-data-bytes" raw={header.dataBytes} />
         <Stat
           label={header.format ? 'Pickle (data.pkl)' : 'Header'}
-          value={formatBytes(header.headerLength)}
-          title={`${groupDigits(header.headerLength)} bytes`}
+          {...bytesFigure(header.headerLength)}
           testId="stat-header"
           raw={header.headerLength}
         />
         <Stat label="Header overhead" value={overhead} />
-        <Stat
-          label="Bytes read"
-          value={formatBytes(result.bytesRead)}
-          title={`${groupDigits(result.bytesRead)} bytes`}
-          testId="stat-bytes-read"
-          raw={result.bytesRead}
-        />
+        <Stat label="Bytes read" {...bytesFigure(result.bytesRead)} testId="stat-bytes-read" raw={result.bytesRead} />
       </dl>
       {quantization && parameters !== null && formatCount(parameters) !== formatCount(totals.elements) && (
         <p className="muted params-basis" data-testid="params-basis">
