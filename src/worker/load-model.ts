@@ -15,6 +15,7 @@ import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
 import { loadShardSet } from './load-shards';
 import type { WorkerResponse } from './protocol';
 import { publish, type DataLocation, type Loaded } from './publish';
+import { createShardReading, type ShardReading } from './shard-reading';
 import { columnBuffers } from './transfer';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
@@ -68,8 +69,20 @@ async function loadRestartingOnce(session: LoadSession, source: SourceSpec, opti
   // One meter per attempt; the second carries the first's figures as its `restart` line (io/sources/meter.ts).
   let meter = new Meter();
   const load = async (): Promise<Loaded> => {
-    const plan = await resolveSource(source, { ...session, meter });
-    const loaded = await openPlan(session, plan, options);
+    // Shards a streaming remote index names start loading before the index has fully arrived.
+    const early = createShardReading(session, options, true);
+    let plan: SourcePlan;
+    try {
+      plan = await resolveSource(source, { ...session, shardNamed: early.add, meter });
+    } catch (error) {
+      early.stop();
+      throw error;
+    }
+    if (plan.kind !== 'shards') {
+      // An invalid index: the shards it named are not shown, so nothing more is read for them.
+      early.stop();
+    }
+    const loaded = await openPlan(session, plan, options, early);
     const token = source.kind === 'url' ? source.token : undefined;
     return { ...loaded, ref: await pinToCommit(loaded.ref, plan.meter, token, session.signal) };
   };
@@ -114,18 +127,28 @@ function postProgress(
 }
 
 /** Parses the plan's one file, aggregates its shard set, or turns an invalid index into a rejected file. */
-async function openPlan(session: LoadSession, plan: SourcePlan, options: LoadOptions): Promise<Loaded> {
-  const loaded = await openPlanNow(session, plan, options);
+async function openPlan(
+  session: LoadSession,
+  plan: SourcePlan,
+  options: LoadOptions,
+  early: ShardReading,
+): Promise<Loaded> {
+  const loaded = await openPlanNow(session, plan, options, early);
   return plan.sidecarsLater ? { ...loaded, ...(await plan.sidecarsLater) } : loaded;
 }
 
-async function openPlanNow(session: LoadSession, plan: SourcePlan, options: LoadOptions): Promise<Loaded> {
+async function openPlanNow(
+  session: LoadSession,
+  plan: SourcePlan,
+  options: LoadOptions,
+  early: ShardReading,
+): Promise<Loaded> {
   const extra = { sidecars: plan.sidecars, sidecarsRead: plan.sidecarsRead, choices: plan.choices, repo: plan.repo };
   switch (plan.kind) {
     case 'file':
       return { ...(await loadSingle(session, plan.reader, plan.ref, options, plan)), ...extra };
     case 'shards':
-      return loadShardSet(session, plan, options);
+      return loadShardSet(session, plan, options, early);
     case 'invalid-index': {
       const { meter } = plan;
       return {

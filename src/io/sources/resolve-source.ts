@@ -102,6 +102,11 @@ export interface ResolveContext {
   progress: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null) => void;
   /** Bytes of a first request as they arrive, and a crawl notice whenever it starts, moves or ends (null). */
   activity: (phase: LoadPhase, bytesRead: number, stall: StallNotice | null) => void;
+  /**
+   * A shard a remote index names, as soon as the streaming index names it: its header can be read while the rest
+   * of the index arrives. The plan's `targets` list it again once the index is complete and valid.
+   */
+  shardNamed?: (target: ShardTarget, meter: Meter) => void;
   /** Counts this load's requests; load-model passes one per attempt so a restart keeps the first one's figures. */
   meter?: Meter;
 }
@@ -201,19 +206,7 @@ async function resolveRemoteIndex(
   const { indexUrl, token, meter } = args;
   const started = performance.now();
   ctx.progress('index', 0, null);
-  const { result, size } = await readRemoteIndex(indexUrl, args.indexName, {
-    token,
-    signal: ctx.signal,
-    meter,
-    progress: (bytesRead, bytesTotal) => ctx.progress('index', bytesRead, bytesTotal),
-  });
-  markStep('index-parsed');
-  const common = { ref: args.ref, meter, remote: true, sidecars: {}, sidecarsRead: [], started };
-  if (!result.ok) {
-    return { ...common, kind: 'invalid-index', finding: result.finding, size };
-  }
-  const index = result.index;
-  const targets: ShardTarget[] = sortedShardNames(index.shardFiles).map((file) => {
+  const targetFor = (file: string): ShardTarget => {
     const url = resolveShardUrl(indexUrl, file);
     return {
       file,
@@ -223,7 +216,22 @@ async function resolveRemoteIndex(
           ? null
           : (firstRead) => createHttpReader(url, { token, signal: ctx.signal, firstReadBytes: firstRead }),
     };
+  };
+  const { shardNamed } = ctx;
+  const { result, size } = await readRemoteIndex(indexUrl, args.indexName, {
+    token,
+    signal: ctx.signal,
+    meter,
+    progress: (bytesRead, bytesTotal) => ctx.progress('index', bytesRead, bytesTotal),
+    onShardNamed: shardNamed && ((file) => shardNamed(targetFor(file), meter)),
   });
+  markStep('index-parsed');
+  const common = { ref: args.ref, meter, remote: true, sidecars: {}, sidecarsRead: [], started };
+  if (!result.ok) {
+    return { ...common, kind: 'invalid-index', finding: result.finding, size };
+  }
+  const index = result.index;
+  const targets: ShardTarget[] = sortedShardNames(index.shardFiles).map(targetFor);
   return {
     ...common,
     kind: 'shards',

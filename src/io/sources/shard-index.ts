@@ -15,17 +15,55 @@ const LOCAL_INDEX_SLICE_BYTES = 4 * 1024 * 1024;
 
 export type IndexProgress = (bytesRead: number, bytesTotal: number | null) => void;
 
+/** Index bytes are scanned in slices of about this long before other work (arriving shard headers) gets a turn. */
+const INDEX_SCAN_SLICE_MS = 8;
+
 /** The index at `url`, scanned as it arrives; `size` is what the server reported. */
 export async function readRemoteIndex(
   url: string,
   name: string,
-  options: { token: string | undefined; signal: AbortSignal; meter: Meter; progress: IndexProgress },
+  options: {
+    token: string | undefined;
+    signal: AbortSignal;
+    meter: Meter;
+    progress: IndexProgress;
+    /** Each shard file as the weight_map first names it, while the rest of the index is still arriving. */
+    onShardNamed?: (file: string) => void;
+  },
 ): Promise<{ result: ShardIndexResult; size: number | null }> {
-  const { meter, signal } = options;
+  const { meter, signal, onShardNamed } = options;
   const reader = meter.add(createHttpReader(url, { token: options.token, signal }), 'index');
   const scanner = new ShardIndexScanner({ fileName: name });
   // Stops the download as soon as the scanner knows the file is not an index (an HTML page, a binary).
   const stop = new AbortController();
+  // Chunks are scanned apart from their arrival, yielding every few ms: a buffered body's chunks otherwise arrive
+  // as one unbroken run of microtasks, and the shard headers read meanwhile could not be parsed until the end.
+  const pending: Uint8Array[] = [];
+  let announced = 0;
+  let draining = false;
+  let drained = Promise.resolve();
+  const drain = async (): Promise<void> => {
+    try {
+      let sliceStart = performance.now();
+      while (pending.length > 0 && !scanner.failure) {
+        scanner.push(pending.shift() as Uint8Array);
+        if (scanner.failure) {
+          stop.abort();
+          break;
+        }
+        for (; onShardNamed && announced < scanner.shardsNamed; announced++) {
+          onShardNamed(scanner.shardName(announced));
+        }
+        if (performance.now() - sliceStart > INDEX_SCAN_SLICE_MS) {
+          await yieldToEventLoop();
+          sliceStart = performance.now();
+        }
+      }
+      pending.length = 0;
+    } finally {
+      draining = false;
+    }
+  };
   try {
     // One byte past the limit lets the scanner say "too large" instead of "cut short".
     await reader.read(0, MAX_INDEX_BYTES + 1, {
@@ -34,10 +72,11 @@ export async function readRemoteIndex(
         if (receivedSoFar === chunk.length) {
           markStep('index-first-bytes');
         }
-        scanner.push(chunk);
+        pending.push(chunk);
         options.progress(meter.stats().bytesFetched, reader.size);
-        if (scanner.failure && receivedSoFar > 0) {
-          stop.abort();
+        if (!draining) {
+          draining = true;
+          drained = drain();
         }
       },
     });
@@ -46,7 +85,32 @@ export async function readRemoteIndex(
       throw error;
     }
   }
+  await drained;
   return { result: scanner.finish(), size: reader.size };
+}
+
+interface TaskScheduler {
+  postTask(callback: () => void, options: { priority: 'background' }): Promise<void>;
+}
+
+/**
+ * Lets queued tasks run first. Where the Prioritized Task Scheduling API exists (Chromium), the scan resumes as a
+ * background task, after every arriving answer was handled; elsewhere after one MessageChannel round trip (nested
+ * setTimeout calls are clamped to 4 ms).
+ */
+function yieldToEventLoop(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: Partial<TaskScheduler> }).scheduler;
+  if (typeof scheduler?.postTask === 'function') {
+    return scheduler.postTask(() => undefined, { priority: 'background' });
+  }
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
 }
 
 /** A dropped index file, scanned slice by slice. */

@@ -1,0 +1,84 @@
+/**
+ * The shard header reading behind loadShardSet: shards queued early (as a streaming index names them) and the
+ * plan's targets join one paced reading, each file read once, outcomes in the targets' order.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ByteReader } from '../core/bytes/byte-reader';
+import type { ShardProgress } from '../core/result';
+import { createFileReader } from '../io/file-reader';
+import type { ShardTarget } from '../io/sources/resolve-source';
+import { Meter } from '../io/sources/meter';
+import { buildSafetensors } from '../testing/build-safetensors';
+import type { LoadSession } from './load-model';
+import { createShardReading } from './shard-reading';
+
+function session(signal = new AbortController().signal): LoadSession {
+  return {
+    id: 1,
+    signal,
+    post: () => undefined,
+    remember: () => undefined,
+    progress: () => undefined,
+    activity: () => undefined,
+  };
+}
+
+/** A shard target over an in-memory file, counting how often it was opened. */
+function target(file: string, opened: Map<string, number>): ShardTarget {
+  const bytes = new Uint8Array(buildSafetensors([{ name: `${file}.weight`, dtype: 'F16', shape: [2, 2] }]));
+  return {
+    file,
+    open: (): ByteReader => {
+      opened.set(file, (opened.get(file) ?? 0) + 1);
+      return createFileReader(new File([bytes], file));
+    },
+  };
+}
+
+describe('createShardReading', () => {
+  it('reads shards queued early once, and returns every outcome in the order of the final targets', async () => {
+    const opened = new Map<string, number>();
+    const meter = new Meter();
+    const reading = createShardReading(session(), {}, false);
+    expect(reading.started).toBe(false);
+    // A streaming index names shards in its own order, one of them twice.
+    reading.add(target('b.safetensors', opened), meter);
+    reading.add(target('a.safetensors', opened), meter);
+    reading.add(target('b.safetensors', opened), meter);
+    expect(reading.started).toBe(true);
+    const targets = ['a', 'b', 'c'].map((name) => target(`${name}.safetensors`, opened));
+    const missing: ShardTarget = { file: 'd.safetensors', open: null, reason: 'not among the dropped files' };
+    const reports: ShardProgress[] = [];
+    const outcomes = await reading.finish([...targets, missing], meter, (progress) => reports.push(progress));
+    expect(outcomes.map((outcome) => outcome.header?.tensors.count ?? null)).toEqual([1, 1, 1, null]);
+    expect(outcomes[3].reason).toBe('not among the dropped files');
+    expect([...opened.entries()].sort()).toEqual([
+      ['a.safetensors', 1],
+      ['b.safetensors', 1],
+      ['c.safetensors', 1],
+    ]);
+    // Progress counts the final targets that can be opened; shards read before finish() count as done at once.
+    expect(reports[reports.length - 1]).toEqual({ done: 3, total: 3, failed: 0 });
+    expect(reports[0].total).toBe(3);
+  });
+
+  it('queues nothing more once stopped (an index that proved invalid)', async () => {
+    const opened = new Map<string, number>();
+    const meter = new Meter();
+    const reading = createShardReading(session(), {}, false);
+    reading.stop();
+    reading.add(target('a.safetensors', opened), meter);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(opened.size).toBe(0);
+  });
+
+  it('fails the whole reading when the load is cancelled', async () => {
+    const controller = new AbortController();
+    const opened = new Map<string, number>();
+    const reading = createShardReading(session(controller.signal), {}, false);
+    controller.abort();
+    await expect(reading.finish([target('a.safetensors', opened)], new Meter(), () => undefined)).rejects.toThrow(
+      /cancelled/,
+    );
+  });
+});

@@ -1,0 +1,242 @@
+/**
+ * Reads the headers of a shard set with paced concurrency, as shards become known: a remote index names them while
+ * it streams in (so header reads overlap the index's download and scan), a plan lists the rest. Each header is
+ * parsed as it arrives. Remote: the first shard is read alone; its answer tells the protocol (Resource Timing),
+ * hence how many reads go at once, and a header size to size every later first read by (io/connection.ts).
+ */
+import type { ByteReader } from '../core/bytes/byte-reader';
+import { SourceError } from '../core/errors';
+import { codeSpec } from '../core/findings/codes';
+import { SHARD_HEADER_CONCURRENCY } from '../core/limits';
+import { loadHeader } from '../core/load-header';
+import type { ParsedHeader } from '../core/model';
+import type { LoadOptions, ShardProgress } from '../core/result';
+import { observedProtocol, shardPacing, sizedFirstRead } from '../io/connection';
+import type { HttpByteReader } from '../io/http-reader';
+import type { ShardTarget } from '../io/sources/resolve-source';
+import type { Meter } from '../io/sources/meter';
+import { markStep } from '../lib/perf-marks';
+import type { LoadSession } from './load-model';
+
+/** Answers asked for the protocol before the host alone decides the pace. */
+const PACE_ATTEMPTS = 8;
+
+export interface ShardOutcome {
+  header: ParsedHeader | null;
+  reader: ByteReader | null;
+  head: Uint8Array | null;
+  bytesRead: number;
+  reason?: string;
+  error?: SourceError;
+}
+
+export interface ShardReading {
+  /** Queues one shard's header read; a file already queued or read is ignored. */
+  add(target: ShardTarget, meter: Meter): void;
+  /** Whether any shard was queued (a streaming index named one). */
+  readonly started: boolean;
+  /** Queues nothing more: the index proved invalid or the load failed. Reads in flight finish and are dropped. */
+  stop(): void;
+  /**
+   * Reads every target not read yet, waits for all, and returns their outcomes in `targets` order. Progress is
+   * reported over `targets` from here on (`report` gets the counts and the header bytes read locally).
+   */
+  finish(
+    targets: readonly ShardTarget[],
+    meter: Meter,
+    report: (progress: ShardProgress, localBytes: number) => void,
+  ): Promise<ShardOutcome[]>;
+}
+
+interface Entry {
+  target: ShardTarget;
+  meter: Meter;
+  outcome: ShardOutcome;
+  done: boolean;
+  /** Counted in the progress once finish() knows the targets. */
+  counted: boolean;
+}
+
+export function createShardReading(ctx: LoadSession, options: LoadOptions, remote: boolean): ShardReading {
+  const entries = new Map<string, Entry>();
+  const queue: Entry[] = [];
+  let queued = 0;
+  let active = 0;
+  /** Remote: one read until the first answer set the pace. */
+  let limit = remote ? 1 : SHARD_HEADER_CONCURRENCY;
+  let paced = !remote;
+  let paceAttempts = 0;
+  let largestHead = 0;
+  let localBytes = 0;
+  let stopped = false;
+  let fatal: unknown = null;
+  let wake: (() => void) | null = null;
+  let progress: { state: ShardProgress; report: (progress: ShardProgress, localBytes: number) => void } | null = null;
+
+  const settle = (): void => {
+    if (wake && (fatal !== null || (active === 0 && queued === queue.length))) {
+      const resolve = wake;
+      wake = null;
+      resolve();
+    }
+  };
+
+  const pump = (): void => {
+    while (!stopped && fatal === null && queued < queue.length && active < limit) {
+      const entry = queue[queued++];
+      active++;
+      void read(entry).then(
+        () => {
+          active--;
+          pump();
+        },
+        (error: unknown) => {
+          active--;
+          fatal ??= error;
+          settle();
+        },
+      );
+    }
+    settle();
+  };
+
+  const setPace = (entry: Entry): void => {
+    paceAttempts++;
+    const reader = entry.outcome.reader as HttpByteReader | null;
+    if (reader?.url === undefined) {
+      paced = true;
+      limit = SHARD_HEADER_CONCURRENCY;
+      return;
+    }
+    const urls = reader.finalUrl ? [reader.url, reader.finalUrl] : [reader.url];
+    const protocol = observedProtocol(urls);
+    const pacing = shardPacing(protocol, reader.finalUrl ?? reader.url);
+    limit = pacing.concurrency;
+    // A read's Resource Timing entry can land a moment after its body: until one says the protocol, the host
+    // decides, and the next few answers are asked again.
+    if (pacing.protocol !== 'unknown' || paceAttempts >= PACE_ATTEMPTS) {
+      paced = true;
+      markStep('probe-done');
+    }
+  };
+
+  const read = async (entry: Entry): Promise<void> => {
+    const { target, outcome } = entry;
+    if (ctx.signal.aborted) {
+      throw new SourceError('aborted', 'Loading was cancelled.');
+    }
+    if (target.open === null) {
+      return;
+    }
+    // Remote shards after the first ask for about the largest header seen, so most cost one request of ~8 + N.
+    const reader = entry.meter.add(target.open(remote ? sizedFirstRead(largestHead) : undefined));
+    outcome.reader = reader;
+    try {
+      const loaded = await loadHeader(reader, {
+        signal: ctx.signal,
+        allowOversizedHeader: options.allowOversizedHeader,
+      });
+      outcome.bytesRead = loaded.bytesRead;
+      localBytes += loaded.bytesRead;
+      if (loaded.outcome.kind === 'parsed') {
+        outcome.header = loaded.outcome.header;
+        outcome.head = loaded.head;
+        largestHead = Math.max(largestHead, loaded.head.length);
+      } else {
+        const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
+        outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';
+      }
+    } catch (error) {
+      if (ctx.signal.aborted) {
+        throw error;
+      }
+      const sourceError =
+        error instanceof SourceError
+          ? error
+          : new SourceError('internal', error instanceof Error ? error.message : String(error));
+      outcome.error = sourceError;
+      outcome.reason = shardFailureReason(sourceError);
+    }
+    entry.done = true;
+    markStep('shard-header');
+    if (!paced) {
+      setPace(entry);
+    }
+    if (progress && entry.counted) {
+      progress.state.done++;
+      if (outcome.header === null) {
+        progress.state.failed++;
+      }
+      progress.report({ ...progress.state }, localBytes);
+    }
+  };
+
+  const add = (target: ShardTarget, meter: Meter): void => {
+    if (entries.has(target.file)) {
+      return;
+    }
+    const entry: Entry = {
+      target,
+      meter,
+      outcome: { header: null, reader: null, head: null, bytesRead: 0, reason: target.reason },
+      done: target.open === null,
+      counted: false,
+    };
+    entries.set(target.file, entry);
+    if (target.open !== null) {
+      queue.push(entry);
+      pump();
+    }
+  };
+
+  return {
+    add,
+    get started() {
+      return entries.size > 0;
+    },
+    stop() {
+      stopped = true;
+      queue.length = queued;
+    },
+    async finish(targets, meter, report) {
+      for (const target of targets) {
+        add(target, meter);
+      }
+      const state: ShardProgress = { done: 0, total: 0, failed: 0 };
+      for (const target of targets) {
+        const entry = entries.get(target.file);
+        if (!entry || target.open === null || entry.counted) {
+          continue;
+        }
+        entry.counted = true;
+        state.total++;
+        if (entry.done) {
+          state.done++;
+          if (entry.outcome.header === null) {
+            state.failed++;
+          }
+        }
+      }
+      progress = { state, report };
+      report({ ...state }, localBytes);
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        settle();
+      });
+      if (fatal !== null) {
+        throw fatal;
+      }
+      return targets.map(
+        (target) => entries.get(target.file)?.outcome ?? { header: null, reader: null, head: null, bytesRead: 0 },
+      );
+    },
+  };
+}
+
+/** Short reason for the missing-shard finding: the HTTP status when there is one, else the error's own words. */
+function shardFailureReason(error: SourceError): string {
+  if (error.status !== undefined && error.code.startsWith('http-')) {
+    return `HTTP ${error.status}`;
+  }
+  return error.message;
+}
