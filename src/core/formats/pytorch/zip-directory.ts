@@ -42,6 +42,18 @@ function view(bytes: Uint8Array): DataView {
   return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** A view over a fixed-size record that must open with its 4-byte signature; each failure throws its own message. */
+function signedRecord(bytes: Uint8Array, size: number, signature: number, cutShort: string, notIt: string): DataView {
+  if (bytes.length < size) {
+    throw new ZipError(cutShort);
+  }
+  const data = view(bytes);
+  if (data.getUint32(0, true) !== signature) {
+    throw new ZipError(notIt);
+  }
+  return data;
+}
+
 function u64(data: DataView, at: number): number {
   const value = data.getBigUint64(at, true);
   if (value > BigInt(Number.MAX_SAFE_INTEGER)) {
@@ -88,13 +100,13 @@ export function locateDirectory(tail: Uint8Array, fileSize: number): DirectoryLo
 }
 
 export function readZip64Record(bytes: Uint8Array): DirectoryLocation {
-  if (bytes.length < ZIP64_EOCD_SIZE) {
-    throw new ZipError('the ZIP64 end-of-central-directory record is cut short');
-  }
-  const data = view(bytes);
-  if (data.getUint32(0, true) !== ZIP64_EOCD_SIGNATURE) {
-    throw new ZipError('the ZIP64 locator points at something that is not a ZIP64 record');
-  }
+  const data = signedRecord(
+    bytes,
+    ZIP64_EOCD_SIZE,
+    ZIP64_EOCD_SIGNATURE,
+    'the ZIP64 end-of-central-directory record is cut short',
+    'the ZIP64 locator points at something that is not a ZIP64 record',
+  );
   return { entries: u64(data, 32), size: u64(data, 40), offset: u64(data, 48) };
 }
 
@@ -199,13 +211,13 @@ export interface LocalHeader {
 
 /** Reads a local file header from at least its first 30 bytes (the name needs 30 + nameLength). */
 export function readLocalHeader(bytes: Uint8Array): LocalHeader {
-  if (bytes.length < LOCAL_HEADER_SIZE) {
-    throw new ZipError('the local file header is cut short');
-  }
-  const data = view(bytes);
-  if (data.getUint32(0, true) !== LOCAL_HEADER_SIGNATURE) {
-    throw new ZipError('the central directory points at something that is not a local file header');
-  }
+  const data = signedRecord(
+    bytes,
+    LOCAL_HEADER_SIZE,
+    LOCAL_HEADER_SIGNATURE,
+    'the local file header is cut short',
+    'the central directory points at something that is not a local file header',
+  );
   const nameLength = data.getUint16(26, true);
   const extraLength = data.getUint16(28, true);
   const nameEnd = Math.min(bytes.length, LOCAL_HEADER_SIZE + nameLength);
