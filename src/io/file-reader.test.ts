@@ -3,18 +3,9 @@ import { unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SourceError } from '../core/errors';
 import { createFileReader } from './file-reader';
 import { headerFile, patternBytes } from '../testing/fixture-dir';
-
-async function failure(promise: Promise<unknown>): Promise<SourceError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return error as SourceError;
-}
+import { sourceErrorOf } from '../testing/test-server-setup';
 
 describe('createFileReader', () => {
   it('reads exactly 8 + N bytes for a header load', async () => {
@@ -54,7 +45,7 @@ describe('createFileReader', () => {
     const reader = createFileReader(Object.assign(blob, { name: 'gone.safetensors' }));
     expect((await reader.read(0, 8)).length).toBe(8);
     await unlink(file);
-    const error = await failure(reader.read(8, 100));
+    const error = await sourceErrorOf(reader.read(8, 100));
     expect(error.code).toBe('file-unreadable');
     expect(error.message).toContain('gone.safetensors');
     expect(error.message).toMatch(/moved, deleted or changed/);
@@ -64,7 +55,7 @@ describe('createFileReader', () => {
     const controller = new AbortController();
     controller.abort();
     const reader = createFileReader(new Blob([patternBytes(0, 100)]));
-    expect((await failure(reader.read(0, 8, { signal: controller.signal }))).code).toBe('aborted');
+    expect((await sourceErrorOf(reader.read(0, 8, { signal: controller.signal }))).code).toBe('aborted');
 
     // A Blob whose read never completes: only the signal can end the wait.
     const hanging = {
@@ -74,12 +65,12 @@ describe('createFileReader', () => {
     const live = new AbortController();
     const pending = createFileReader(hanging).read(0, 8, { signal: live.signal });
     setTimeout(() => live.abort(), 20);
-    expect((await failure(pending)).code).toBe('aborted');
+    expect((await sourceErrorOf(pending)).code).toBe('aborted');
   });
 
   it('rejects invalid ranges as a bug', async () => {
     const reader = createFileReader(new Blob([]));
-    expect((await failure(reader.read(-1, 8))).code).toBe('internal');
-    expect((await failure(reader.read(0, 1.5))).code).toBe('internal');
+    expect((await sourceErrorOf(reader.read(-1, 8))).code).toBe('internal');
+    expect((await sourceErrorOf(reader.read(0, 1.5))).code).toBe('internal');
   });
 });

@@ -3,12 +3,12 @@
  * dead one, names a compressed 206 for what it is, and asks for a fresh redirect once when a presigned link is
  * refused. Real node:http servers on 127.0.0.1 (src/testing/servers), Node's fetch.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
 import { resetSourceChangeRoutes, sourceChangeRoutes } from '../testing/servers/source-change-routes';
-import { SourceError } from '../core/errors';
 import { createHttpReader, type ReaderActivity } from './http-reader';
-import { createFixtureDir, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../testing/fixture-dir';
+import { patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../testing/fixture-dir';
+import { sourceErrorOf, setUpTestServers } from '../testing/test-server-setup';
 
 let fixtures: FixtureDir;
 let servers: TestServers;
@@ -16,69 +16,56 @@ let a: string;
 let b: string;
 const hits = new Map<string, number>();
 
-beforeAll(async () => {
-  fixtures = await createFixtureDir();
-  // A second version of small.bin: same size, other bytes.
-  await fixtures.write('small-v2.bin', patternBytes(7, SMALL_FILE_BYTES));
-  servers = await startTestServers({
-    root: fixtures.root,
-    extraRoutes: (req, res, ctx) => {
-      if (sourceChangeRoutes(req, res, ctx)) {
-        return true;
-      }
-      const route = ctx.url.pathname.split('/')[1];
-      const count = (hits.get(ctx.url.pathname) ?? 0) + 1;
-      hits.set(ctx.url.pathname, count);
-      if (route === 'x-total') {
-        // The size changes between answers while no ETag is sent: only Content-Range's total tells.
-        const asked = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-        const start = Number(asked?.[1] ?? 0);
-        const end = Math.min(Number(asked?.[2] ?? 0), SMALL_FILE_BYTES - 1);
-        ctx.applyCors(res);
-        res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/${SMALL_FILE_BYTES + (count > 1 ? 10 : 0)}` });
-        res.end(patternBytes(start, end - start + 1));
-        return true;
-      }
-      if (route === 'x-presigned') {
-        // Redirects to the other origin; the first presigned link is refused as expired (403), later ones work.
-        ctx.applyCors(res);
-        const target = count === 1 ? `${ctx.originB}/status/403/small.bin` : `${ctx.originB}/range/small.bin`;
-        res.writeHead(302, { Location: `${target}?n=${count}` });
-        res.end();
-        return true;
-      }
-      if (route === 'x-presigned-dead') {
-        ctx.applyCors(res);
-        res.writeHead(302, { Location: `${ctx.originB}/status/403/small.bin?n=${count}` });
-        res.end();
-        return true;
-      }
-      return false;
-    },
-  });
-  a = servers.originA;
-  b = servers.originB;
-});
-
-afterAll(async () => {
-  await servers?.close();
-  await fixtures?.remove();
-});
-
-afterEach(() => {
-  servers.log.clear();
-  hits.clear();
-  resetSourceChangeRoutes();
-});
-
-async function failure(promise: Promise<unknown>): Promise<SourceError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return error as SourceError;
-}
+setUpTestServers(
+  async (dir) => {
+    fixtures = dir;
+    // A second version of small.bin: same size, other bytes.
+    await fixtures.write('small-v2.bin', patternBytes(7, SMALL_FILE_BYTES));
+    servers = await startTestServers({
+      root: fixtures.root,
+      extraRoutes: (req, res, ctx) => {
+        if (sourceChangeRoutes(req, res, ctx)) {
+          return true;
+        }
+        const route = ctx.url.pathname.split('/')[1];
+        const count = (hits.get(ctx.url.pathname) ?? 0) + 1;
+        hits.set(ctx.url.pathname, count);
+        if (route === 'x-total') {
+          // The size changes between answers while no ETag is sent: only Content-Range's total tells.
+          const asked = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+          const start = Number(asked?.[1] ?? 0);
+          const end = Math.min(Number(asked?.[2] ?? 0), SMALL_FILE_BYTES - 1);
+          ctx.applyCors(res);
+          res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/${SMALL_FILE_BYTES + (count > 1 ? 10 : 0)}` });
+          res.end(patternBytes(start, end - start + 1));
+          return true;
+        }
+        if (route === 'x-presigned') {
+          // Redirects to the other origin; the first presigned link is refused as expired (403), later ones work.
+          ctx.applyCors(res);
+          const target = count === 1 ? `${ctx.originB}/status/403/small.bin` : `${ctx.originB}/range/small.bin`;
+          res.writeHead(302, { Location: `${target}?n=${count}` });
+          res.end();
+          return true;
+        }
+        if (route === 'x-presigned-dead') {
+          ctx.applyCors(res);
+          res.writeHead(302, { Location: `${ctx.originB}/status/403/small.bin?n=${count}` });
+          res.end();
+          return true;
+        }
+        return false;
+      },
+    });
+    a = servers.originA;
+    b = servers.originB;
+    return servers;
+  },
+  () => {
+    hits.clear();
+    resetSourceChangeRoutes();
+  },
+);
 
 async function waitUntil(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) {
@@ -91,7 +78,7 @@ describe('createHttpReader: one load reads one version of the file', () => {
     const reader = createHttpReader(`${a}/swap/once/small.bin?other=small-v2.bin`, { firstReadBytes: 1000 });
     expect(await reader.read(0, 1000)).toEqual(patternBytes(0, 1000));
     expect(reader.version).toMatchObject({ etag: '"A"', total: SMALL_FILE_BYTES });
-    const error = await failure(reader.read(1000, 1000));
+    const error = await sourceErrorOf(reader.read(1000, 1000));
     expect(error.code).toBe('source-changed');
     expect(error.message).toContain('ETag “"A"”, then “"B"”');
   });
@@ -99,7 +86,7 @@ describe('createHttpReader: one load reads one version of the file', () => {
   it('refuses a changed Content-Range total when the server sends no validators', async () => {
     const reader = createHttpReader(`${a}/x-total/small.bin`);
     await reader.read(0, 100);
-    const error = await failure(reader.read(100, 100));
+    const error = await sourceErrorOf(reader.read(100, 100));
     expect(error.code).toBe('source-changed');
     expect(error.message).toContain(`size ${SMALL_FILE_BYTES} bytes, then ${SMALL_FILE_BYTES + 10} bytes`);
   });
@@ -117,10 +104,10 @@ describe('createHttpReader: one load reads one version of the file', () => {
   it('sends no If-Range cross-origin (it would force a preflight), and If-Range with the ETag same-origin', async () => {
     const cross = createHttpReader(`${a}/swap/always/small.bin?t=cross`, { pageOrigin: 'https://app.example' });
     await cross.read(0, 100);
-    await failure(cross.read(100, 100));
+    await sourceErrorOf(cross.read(100, 100));
     const sameOrigin = createHttpReader(`${a}/swap/once/small.bin?t=same`, { pageOrigin: a });
     await sameOrigin.read(0, 100);
-    const error = await failure(sameOrigin.read(100, 100));
+    const error = await sourceErrorOf(sameOrigin.read(100, 100));
     expect(error.code).toBe('source-changed');
     await waitUntil(() => servers.log.entries.every((entry) => entry.closed));
     const log = servers.log.entries.filter((entry) => entry.method === 'GET');
@@ -160,7 +147,7 @@ describe('createHttpReader: a dripping server', () => {
 
 describe('createHttpReader: compressed and refused answers', () => {
   it('names a gzip-encoded 206 as compression, not CORS', async () => {
-    const error = await failure(createHttpReader(`${a}/gzip206/small.bin`).read(0, 100));
+    const error = await sourceErrorOf(createHttpReader(`${a}/gzip206/small.bin`).read(0, 100));
     expect(error.code).toBe('compressed-response');
     expect(error.message).toContain('Content-Encoding: gzip');
     expect(error.message).toContain('not a CORS problem');
@@ -173,7 +160,7 @@ describe('createHttpReader: compressed and refused answers', () => {
   });
 
   it('gives up after one fresh redirect is refused too', async () => {
-    const error = await failure(createHttpReader(`${a}/x-presigned-dead/small.bin`).read(0, 100));
+    const error = await sourceErrorOf(createHttpReader(`${a}/x-presigned-dead/small.bin`).read(0, 100));
     expect(error.code).toBe('http-403');
     expect(error.message).toContain('even after asking for a fresh one');
     expect(servers.log.entries.filter((entry) => entry.origin === 'A').length).toBe(2);

@@ -2,9 +2,8 @@
  * HttpReader against real node:http servers on 127.0.0.1 (the e2e test servers plus a few extra routes),
  * using Node's global fetch. Browser-only behaviour (CORS) is emulated by a fetch wrapper over the real server.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
-import { SourceError } from '../core/errors';
 import {
   createHttpReader,
   DEFAULT_FIRST_READ_BYTES,
@@ -13,7 +12,6 @@ import {
   type HttpReaderOptions,
 } from './http-reader';
 import {
-  createFixtureDir,
   firstDifference,
   headerFile,
   HUGE_FILE_BYTES,
@@ -21,6 +19,7 @@ import {
   SMALL_FILE_BYTES,
   type FixtureDir,
 } from '../testing/fixture-dir';
+import { sourceErrorOf, setUpTestServers } from '../testing/test-server-setup';
 
 /** Fast retries so retry paths stay well under the per-test budget. */
 const FAST: HttpReaderOptions = { retryBaseMs: 5 };
@@ -34,121 +33,105 @@ let a: string;
 /** Per-path request counters for the extra routes below. */
 const hits = new Map<string, number>();
 
-beforeAll(async () => {
-  fixtures = await createFixtureDir();
-  await fixtures.sparse('huge.bin', HUGE_FILE_BYTES);
-  servers = await startTestServers({
-    root: fixtures.root,
-    extraRoutes: (req, res, ctx) => {
-      const route = ctx.url.pathname.split('/')[1];
-      const count = (hits.get(ctx.url.pathname) ?? 0) + 1;
-      hits.set(ctx.url.pathname, count);
-      const asked = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
-      const start = asked ? Number(asked[1]) : 0;
-      const end = asked ? Math.min(Number(asked[2]), SMALL_FILE_BYTES - 1) : SMALL_FILE_BYTES - 1;
-      switch (route) {
-        case 'x-chunked200': {
-          // Ignores Range and streams the 5 GiB file without Content-Length.
-          res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
-          const zeros = new Uint8Array(64 * 1024);
-          const pump = (): void => {
-            while (!res.destroyed && res.write(zeros)) {
-              // Fill until backpressure.
-            }
-            if (!res.destroyed) {
-              res.once('drain', pump);
-            }
-          };
-          pump();
-          return true;
-        }
-        case 'x-short': {
-          // Answers at most 1000 bytes per request (not at EOF): the reader must follow up.
-          const shortEnd = Math.min(end, start + 999);
-          res.writeHead(206, { 'Content-Range': `bytes ${start}-${shortEnd}/${SMALL_FILE_BYTES}` });
-          res.end(patternBytes(start, shortEnd - start + 1));
-          return true;
-        }
-        case 'x-star': {
-          res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/*` });
-          res.end(patternBytes(start, end - start + 1));
-          return true;
-        }
-        case 'x-nocontentrange': {
-          res.writeHead(206);
-          res.end(patternBytes(start, end - start + 1));
-          return true;
-        }
-        case 'x-429': {
-          const wait = ctx.url.searchParams.get('wait') ?? '0';
-          if (count === 1 || wait !== '0') {
-            res.writeHead(429, { 'Retry-After': wait });
-            res.end('slow down');
+setUpTestServers(
+  async (dir) => {
+    fixtures = dir;
+    await fixtures.sparse('huge.bin', HUGE_FILE_BYTES);
+    servers = await startTestServers({
+      root: fixtures.root,
+      extraRoutes: (req, res, ctx) => {
+        const route = ctx.url.pathname.split('/')[1];
+        const count = (hits.get(ctx.url.pathname) ?? 0) + 1;
+        hits.set(ctx.url.pathname, count);
+        const asked = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+        const start = asked ? Number(asked[1]) : 0;
+        const end = asked ? Math.min(Number(asked[2]), SMALL_FILE_BYTES - 1) : SMALL_FILE_BYTES - 1;
+        switch (route) {
+          case 'x-chunked200': {
+            // Ignores Range and streams the 5 GiB file without Content-Length.
+            res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+            const zeros = new Uint8Array(64 * 1024);
+            const pump = (): void => {
+              while (!res.destroyed && res.write(zeros)) {
+                // Fill until backpressure.
+              }
+              if (!res.destroyed) {
+                res.once('drain', pump);
+              }
+            };
+            pump();
             return true;
           }
-          void ctx.serveFile(req, res, 'small.bin');
-          return true;
-        }
-        case 'x-strict416': {
-          // A strict server: any range reaching past EOF is refused (416 with the size), not clamped.
-          if (asked && Number(asked[2]) >= 16) {
-            res.writeHead(416, { 'Content-Range': 'bytes */16' });
+          case 'x-short': {
+            // Answers at most 1000 bytes per request (not at EOF): the reader must follow up.
+            const shortEnd = Math.min(end, start + 999);
+            res.writeHead(206, { 'Content-Range': `bytes ${start}-${shortEnd}/${SMALL_FILE_BYTES}` });
+            res.end(patternBytes(start, shortEnd - start + 1));
+            return true;
+          }
+          case 'x-star': {
+            res.writeHead(206, { 'Content-Range': `bytes ${start}-${end}/*` });
+            res.end(patternBytes(start, end - start + 1));
+            return true;
+          }
+          case 'x-nocontentrange': {
+            res.writeHead(206);
+            res.end(patternBytes(start, end - start + 1));
+            return true;
+          }
+          case 'x-429': {
+            const wait = ctx.url.searchParams.get('wait') ?? '0';
+            if (count === 1 || wait !== '0') {
+              res.writeHead(429, { 'Retry-After': wait });
+              res.end('slow down');
+              return true;
+            }
+            void ctx.serveFile(req, res, 'small.bin');
+            return true;
+          }
+          case 'x-strict416': {
+            // A strict server: any range reaching past EOF is refused (416 with the size), not clamped.
+            if (asked && Number(asked[2]) >= 16) {
+              res.writeHead(416, { 'Content-Range': 'bytes */16' });
+              res.end();
+              return true;
+            }
+            void ctx.serveFile(req, res, 'tiny.bin');
+            return true;
+          }
+          case 'x-silent':
+            // Accepts the request and never answers (not even headers).
+            return true;
+          case 'x-416-bare': {
+            res.writeHead(416);
             res.end();
             return true;
           }
-          void ctx.serveFile(req, res, 'tiny.bin');
-          return true;
-        }
-        case 'x-silent':
-          // Accepts the request and never answers (not even headers).
-          return true;
-        case 'x-416-bare': {
-          res.writeHead(416);
-          res.end();
-          return true;
-        }
-        case 'x-hub': {
-          // Stands in for huggingface.co (the test fetch maps https://huggingface.co/... here).
-          res.setHeader('X-Error-Message', 'Access to model org/gated is restricted.');
-          const status = Number(ctx.url.searchParams.get('status') ?? '200');
-          if (status === 404) {
-            res.setHeader('X-Error-Code', ctx.url.searchParams.get('code') ?? 'EntryNotFound');
-          }
-          if (status !== 200) {
-            res.writeHead(status);
-            res.end();
+          case 'x-hub': {
+            // Stands in for huggingface.co (the test fetch maps https://huggingface.co/... here).
+            res.setHeader('X-Error-Message', 'Access to model org/gated is restricted.');
+            const status = Number(ctx.url.searchParams.get('status') ?? '200');
+            if (status === 404) {
+              res.setHeader('X-Error-Code', ctx.url.searchParams.get('code') ?? 'EntryNotFound');
+            }
+            if (status !== 200) {
+              res.writeHead(status);
+              res.end();
+              return true;
+            }
+            void ctx.serveFile(req, res, 'small.bin');
             return true;
           }
-          void ctx.serveFile(req, res, 'small.bin');
-          return true;
+          default:
+            return false;
         }
-        default:
-          return false;
-      }
-    },
-  });
-  a = servers.originA;
-});
-
-afterAll(async () => {
-  await servers?.close();
-  await fixtures?.remove();
-});
-
-afterEach(() => {
-  servers.log.clear();
-  servers.resetFaults();
-  hits.clear();
-});
-
-async function failure(promise: Promise<unknown>): Promise<SourceError> {
-  const error = await promise.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return error as SourceError;
-}
+      },
+    });
+    a = servers.originA;
+    return servers;
+  },
+  () => hits.clear(),
+);
 
 /** Maps https://huggingface.co/<path> to the local /x-hub route (keeping the query), then real fetch. */
 function hubFetch(status?: number, code?: string): typeof fetch {
@@ -297,7 +280,7 @@ describe('createHttpReader: the speculative-prefix edge', () => {
 describe('createHttpReader: servers that ignore Range', () => {
   it('cancels a 200 for a 5 GiB file at once and says how much it refused', async () => {
     const reader = createHttpReader(`${a}/norange/huge.bin`);
-    const error = await failure(reader.read(0, reader.preferredFirstRead));
+    const error = await sourceErrorOf(reader.read(0, reader.preferredFirstRead));
     expect(error.code).toBe('range-ignored');
     expect(error.message).toContain('This server ignores Range requests; refusing to download 5.37 GB');
     expect(error.message).toContain('131 KB header');
@@ -310,7 +293,7 @@ describe('createHttpReader: servers that ignore Range', () => {
 
   it('stops a 200 without Content-Length after the bound', async () => {
     const reader = createHttpReader(`${a}/x-chunked200/huge.bin`);
-    const error = await failure(reader.read(0, reader.preferredFirstRead));
+    const error = await sourceErrorOf(reader.read(0, reader.preferredFirstRead));
     expect(error.code).toBe('range-ignored');
     expect(error.message).toContain('the whole file');
     expect(reader.stats().bytesFetched).toBeLessThanOrEqual(
@@ -330,14 +313,14 @@ describe('createHttpReader: servers that ignore Range', () => {
 
 describe('createHttpReader: protocol violations', () => {
   it('rejects a Content-Range for a different range', async () => {
-    const error = await failure(createHttpReader(`${a}/badrange/small.bin`).read(100, 100));
+    const error = await sourceErrorOf(createHttpReader(`${a}/badrange/small.bin`).read(100, 100));
     expect(error.code).toBe('range-mismatch');
     expect(error.message).toContain('bytes 100-199');
     expect(error.message).toContain('101-200');
   });
 
   it('treats a 206 without Content-Range as a mismatch and hints at Expose-Headers', async () => {
-    const error = await failure(createHttpReader(`${a}/x-nocontentrange/small.bin`).read(0, 100));
+    const error = await sourceErrorOf(createHttpReader(`${a}/x-nocontentrange/small.bin`).read(0, 100));
     expect(error.code).toBe('range-mismatch');
     expect(error.message).toContain('Access-Control-Expose-Headers');
   });
@@ -359,7 +342,7 @@ describe('createHttpReader: failures and retries', () => {
 
   it('gives up on a persistent 500 after maxRetries', async () => {
     const reader = createHttpReader(`${a}/status/500/small.bin`, { ...FAST, maxRetries: 2 });
-    const error = await failure(reader.read(0, 10));
+    const error = await sourceErrorOf(reader.read(0, 10));
     expect(error.code).toBe('http-5xx');
     expect(error.status).toBe(500);
     expect(error.message).toContain('tried 3 times');
@@ -371,7 +354,7 @@ describe('createHttpReader: failures and retries', () => {
     expect(firstDifference(await ok.read(0, 10), patternBytes(0, 10))).toBe(-1);
     expect(ok.stats().requests).toBe(2);
     const reader = createHttpReader(`${a}/x-429/small.bin?wait=3600`, FAST);
-    const error = await failure(reader.read(0, 10));
+    const error = await sourceErrorOf(reader.read(0, 10));
     expect(error.code).toBe('http-429');
     expect(error.message).toContain('3600 s');
     expect(reader.stats().requests).toBe(1);
@@ -390,7 +373,7 @@ describe('createHttpReader: failures and retries', () => {
   it('times out a stalled body without retrying', async () => {
     const reader = createHttpReader(`${a}/stall/small.bin`, { ...FAST, timeoutMs: 300 });
     const started = Date.now();
-    const error = await failure(reader.read(0, 100_000));
+    const error = await sourceErrorOf(reader.read(0, 100_000));
     expect(error.code).toBe('timeout');
     expect(error.message).toContain('300 ms');
     expect(Date.now() - started).toBeLessThan(3_000);
@@ -400,7 +383,7 @@ describe('createHttpReader: failures and retries', () => {
   });
 
   it('maps an endless redirect chain to too-many-redirects', async () => {
-    const error = await failure(createHttpReader(`${a}/loop/0`, FAST).read(0, 10));
+    const error = await sourceErrorOf(createHttpReader(`${a}/loop/0`, FAST).read(0, 10));
     expect(error.code).toBe('too-many-redirects');
   });
 
@@ -422,24 +405,24 @@ describe('createHttpReader: failures and retries', () => {
 
   it('times out a server that never sends headers', async () => {
     const reader = createHttpReader(`${a}/x-silent/small.bin`, { ...FAST, timeoutMs: 200 });
-    const error = await failure(reader.read(0, 10));
+    const error = await sourceErrorOf(reader.read(0, 10));
     expect(error.code).toBe('timeout');
     expect(reader.stats().requests).toBe(1);
   });
 
   it('maps a 416 without a size to http-416', async () => {
-    const error = await failure(createHttpReader(`${a}/x-416-bare/small.bin`).read(0, 10));
+    const error = await sourceErrorOf(createHttpReader(`${a}/x-416-bare/small.bin`).read(0, 10));
     expect(error.code).toBe('http-416');
   });
 
   it('words 401, 403 and 404 for generic hosts', async () => {
-    const e401 = await failure(createHttpReader(`${a}/status/401/x.bin`, { token: 'hf_secret' }).read(0, 10));
+    const e401 = await sourceErrorOf(createHttpReader(`${a}/status/401/x.bin`, { token: 'hf_secret' }).read(0, 10));
     expect(e401.code).toBe('http-401');
     expect(e401.message).toContain('not sent');
     expect(e401.message).not.toContain('hf_secret');
-    const e403 = await failure(createHttpReader(`${a}/status/403/x.bin`).read(0, 10));
+    const e403 = await sourceErrorOf(createHttpReader(`${a}/status/403/x.bin`).read(0, 10));
     expect(e403.code).toBe('http-403');
-    const e404 = await failure(createHttpReader(`${a}/status/404/x.bin`).read(0, 10));
+    const e404 = await sourceErrorOf(createHttpReader(`${a}/status/404/x.bin`).read(0, 10));
     expect(e404.code).toBe('http-404');
     expect(e404.message).toContain('Check the URL');
     expect(servers.log.entries.every((e) => e.authorization === null)).toBe(true);
@@ -450,7 +433,7 @@ describe('createHttpReader: failures and retries', () => {
     const closed = probeServer.originA;
     await probeServer.close();
     const reader = createHttpReader(`${closed}/range/small.bin`, { ...FAST, maxRetries: 1 });
-    const error = await failure(reader.read(0, 10));
+    const error = await sourceErrorOf(reader.read(0, 10));
     expect(error.code).toBe('network');
   });
 });
@@ -475,10 +458,10 @@ describe('createHttpReader: Hugging Face URLs and tokens', () => {
   });
 
   it('explains 401 with and without a token, without echoing it', async () => {
-    const without = await failure(createHttpReader(hubUrl, { fetchImpl: hubFetch(401) }).read(0, 10));
+    const without = await sourceErrorOf(createHttpReader(hubUrl, { fetchImpl: hubFetch(401) }).read(0, 10));
     expect(without.code).toBe('http-401');
     expect(without.message).toMatch(/private or gated.*access token/);
-    const withToken = await failure(
+    const withToken = await sourceErrorOf(
       createHttpReader(hubUrl, { token: 'hf_zzz', fetchImpl: hubFetch(401) }).read(0, 10),
     );
     expect(withToken.message).toContain('token was rejected');
@@ -487,18 +470,24 @@ describe('createHttpReader: Hugging Face URLs and tokens', () => {
   });
 
   it('explains 403 as gated and quotes X-Error-Message', async () => {
-    const error = await failure(createHttpReader(hubUrl, { token: 'hf_x', fetchImpl: hubFetch(403) }).read(0, 10));
+    const error = await sourceErrorOf(
+      createHttpReader(hubUrl, { token: 'hf_x', fetchImpl: hubFetch(403) }).read(0, 10),
+    );
     expect(error.code).toBe('http-403');
     expect(error.message).toContain('accept the license');
     expect(error.message).toContain('Access to model org/gated is restricted.');
   });
 
   it('uses X-Error-Code on 404', async () => {
-    const entry = await failure(createHttpReader(hubUrl, { fetchImpl: hubFetch(404, 'EntryNotFound') }).read(0, 10));
+    const entry = await sourceErrorOf(
+      createHttpReader(hubUrl, { fetchImpl: hubFetch(404, 'EntryNotFound') }).read(0, 10),
+    );
     expect(entry.message).toContain('file was not found');
-    const repo = await failure(createHttpReader(hubUrl, { fetchImpl: hubFetch(404, 'RepoNotFound') }).read(0, 10));
+    const repo = await sourceErrorOf(
+      createHttpReader(hubUrl, { fetchImpl: hubFetch(404, 'RepoNotFound') }).read(0, 10),
+    );
     expect(repo.message).toContain('repository was not found');
-    const revision = await failure(
+    const revision = await sourceErrorOf(
       createHttpReader(hubUrl, { fetchImpl: hubFetch(404, 'RevisionNotFound') }).read(0, 10),
     );
     expect(revision.message).toContain('revision');
@@ -518,7 +507,7 @@ describe('createHttpReader: CORS vs network (browser fetch emulated over the rea
 
   it('classifies a server without CORS headers as cors, after one confirming attempt', async () => {
     const reader = createHttpReader(`${a}/nocors/small.bin`, { ...FAST, fetchImpl: browserFetch });
-    const error = await failure(reader.read(0, 10));
+    const error = await sourceErrorOf(reader.read(0, 10));
     expect(error.code).toBe('cors');
     expect(error.message).toContain('Access-Control-Allow-Origin');
     expect(error.message).toContain('drop it here');
@@ -532,7 +521,7 @@ describe('createHttpReader: CORS vs network (browser fetch emulated over the rea
     const closed = probeServer.originA;
     await probeServer.close();
     const reader = createHttpReader(`${closed}/nocors/small.bin`, { ...FAST, maxRetries: 0, fetchImpl: browserFetch });
-    const error = await failure(reader.read(0, 10));
+    const error = await sourceErrorOf(reader.read(0, 10));
     expect(error.code).toBe('network');
   });
 });
@@ -545,7 +534,7 @@ describe('createHttpReader: cancellation', () => {
       signal: controller.signal,
       onChunk: () => controller.abort(),
     });
-    const error = await failure(pending);
+    const error = await sourceErrorOf(pending);
     expect(error.code).toBe('aborted');
     const entry = await servers.log.waitFor((e) => e.closed);
     expect(entry.abortedEarly).toBe(true);
@@ -557,8 +546,8 @@ describe('createHttpReader: cancellation', () => {
     const reader = createHttpReader(`${a}/stall/small.bin`, { signal: controller.signal });
     const pending = reader.read(0, 100_000);
     setTimeout(() => controller.abort(), 100);
-    expect((await failure(pending)).code).toBe('aborted');
-    expect((await failure(reader.read(0, 10))).code).toBe('aborted');
+    expect((await sourceErrorOf(pending)).code).toBe('aborted');
+    expect((await sourceErrorOf(reader.read(0, 10))).code).toBe('aborted');
   });
 
   it('aborts during a retry backoff', async () => {
@@ -567,7 +556,7 @@ describe('createHttpReader: cancellation', () => {
     const pending = reader.read(0, 10);
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
-    expect((await failure(pending)).code).toBe('aborted');
+    expect((await sourceErrorOf(pending)).code).toBe('aborted');
     expect(Date.now() - started).toBeLessThan(2_000);
   });
 });

@@ -1,5 +1,5 @@
 /** Smoke test of the e2e test servers: every route behaves as documented, checked with Node's fetch. */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   LONG_BODY_EXTRA_BYTES,
   SLOW_CHUNK_BYTES,
@@ -8,21 +8,16 @@ import {
   startTestServers,
   type TestServers,
 } from '../testing/servers/range-server';
-import {
-  createFixtureDir,
-  HUGE_FILE_BYTES,
-  patternBytes,
-  SMALL_FILE_BYTES,
-  type FixtureDir,
-} from '../testing/fixture-dir';
+import { HUGE_FILE_BYTES, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../testing/fixture-dir';
+import { setUpTestServers } from '../testing/test-server-setup';
 
 let fixtures: FixtureDir;
 let servers: TestServers;
 let a: string;
 let b: string;
 
-beforeAll(async () => {
-  fixtures = await createFixtureDir();
+setUpTestServers(async (dir) => {
+  fixtures = dir;
   await fixtures.sparse('huge.bin', HUGE_FILE_BYTES);
   servers = await startTestServers({
     root: fixtures.root,
@@ -38,16 +33,7 @@ beforeAll(async () => {
   });
   a = servers.originA;
   b = servers.originB;
-});
-
-afterAll(async () => {
-  await servers?.close();
-  await fixtures?.remove();
-});
-
-afterEach(() => {
-  servers.log.clear();
-  servers.resetFaults();
+  return servers;
 });
 
 async function body(response: Response): Promise<Uint8Array> {
