@@ -26,6 +26,7 @@ import {
   sleep,
 } from './http-util';
 import { createSameFileGuard, currentPageOrigin, ifRangeAllowed, type FileVersion } from './same-file-guard';
+import { STALL_NOTICE_MS, watchRate } from './stall-watch';
 import { isHuggingFaceUrl, mayReceiveToken } from './token-policy';
 
 export { parseContentRange } from './http-util';
@@ -59,19 +60,6 @@ export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
 
 /** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
 const MAX_SHORT_RANGE_FOLLOWUPS = 16;
-
-/**
- * A request that has run this long and still delivers under STALL_RATE_BYTES_PER_S is reported as crawling (with
- * Retry and Cancel in the UI). A header read normally finishes in well under a second even on a slow line, so six
- * seconds rules out a hiccup while the user is still watching; the read itself goes on (a slow server may finish).
- */
-export const STALL_NOTICE_MS = 6_000;
-
-/** Below this average rate a request counts as crawling: 1 KiB/s would take over two minutes for a 128 KiB read. */
-export const STALL_RATE_BYTES_PER_S = 1024;
-
-/** How often a running request re-checks its rate, so the notice's byte count and seconds keep moving. */
-const STALL_CHECK_INTERVAL_MS = 1_000;
 
 export interface HttpReaderOptions {
   /** Hugging Face access token; attached only when `mayReceiveToken(url)` (https huggingface.co / hf.co). */
@@ -292,7 +280,7 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
     if (ifRange !== null) {
       headers['If-Range'] = ifRange;
     }
-    const watch = watchRate();
+    const watch = watchRate(stallNoticeMs, report);
     let tally: RequestTally | null = null;
     const count = (bytes: number): void => {
       tally?.bytes(bytes);
@@ -367,38 +355,6 @@ export function createHttpReader(url: string, options: HttpReaderOptions = {}): 
       tally?.end();
       unlink();
     }
-  }
-
-  /**
-   * Watches one request's delivery rate: after stallNoticeMs below STALL_RATE_BYTES_PER_S it reports a stall
-   * notice every STALL_CHECK_INTERVAL_MS (bytes and seconds so far), and clears it when the request ends.
-   */
-  function watchRate(): { count: (bytes: number) => void; stop: () => void } {
-    const startedAt = Date.now();
-    let received = 0;
-    let noticed = false;
-    const timer = setInterval(() => {
-      const elapsedMs = Date.now() - startedAt;
-      if (elapsedMs >= stallNoticeMs && (received * 1000) / elapsedMs < STALL_RATE_BYTES_PER_S) {
-        noticed = true;
-        report({ bytes: received, elapsedMs });
-      } else if (noticed) {
-        noticed = false;
-        report(null);
-      }
-    }, STALL_CHECK_INTERVAL_MS);
-    return {
-      count: (bytes) => {
-        received += bytes;
-        report();
-      },
-      stop: () => {
-        clearInterval(timer);
-        if (noticed) {
-          report(null);
-        }
-      },
-    };
   }
 
   function changedWithoutValidators(): SourceError {
