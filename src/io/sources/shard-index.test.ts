@@ -56,13 +56,39 @@ describe('readRemoteIndex', () => {
       },
     });
     expect(result.ok).toBe(true);
+    // Shards first named in the index's last bytes are left to the plan, which lists them once the index is whole.
     expect(announced.map((entry) => entry.file)).toEqual([
       'model-00002-of-00003.safetensors',
       'model-00001-of-00003.safetensors',
-      'model-00003-of-00003.safetensors',
     ]);
+    expect(result.ok && result.index.shardFiles).toHaveLength(3);
     expect(secondPartSent).not.toBeNull();
     expect(announced[0].at).toBeLessThan(secondPartSent ?? 0);
     expect(announced[1].at).toBeLessThan(secondPartSent ?? 0);
+  });
+
+  it('names nothing early when the index arrives whole (the plan then reads the shards in its own order)', async () => {
+    const body = Buffer.from(
+      '{"weight_map": {"a.weight": "model-00002-of-00002.safetensors", "b.weight": "model-00001-of-00002.safetensors"}}',
+    );
+    server = http.createServer((req, res) => {
+      res.writeHead(206, {
+        'Content-Length': String(body.length),
+        'Content-Range': `bytes 0-${body.length - 1}/${body.length}`,
+      });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    const announced: string[] = [];
+    const { result } = await readRemoteIndex(`http://127.0.0.1:${port}/model.safetensors.index.json`, 'index', {
+      token: undefined,
+      signal: new AbortController().signal,
+      meter: new Meter(),
+      progress: () => undefined,
+      onShardNamed: (file) => announced.push(file),
+    });
+    expect(result.ok && result.index.shardFiles).toHaveLength(2);
+    expect(announced).toEqual([]);
   });
 });

@@ -40,18 +40,23 @@ export async function readRemoteIndex(
   // as one unbroken run of microtasks, and the shard headers read meanwhile could not be parsed until the end.
   const pending: Uint8Array[] = [];
   let announced = 0;
+  let scanned = 0;
   let draining = false;
   let drained = Promise.resolve();
   const drain = async (): Promise<void> => {
     try {
       let sliceStart = performance.now();
       while (pending.length > 0 && !scanner.failure) {
-        scanner.push(pending.shift() as Uint8Array);
+        const chunk = pending.shift() as Uint8Array;
+        scanner.push(chunk);
+        scanned += chunk.length;
         if (scanner.failure) {
           stop.abort();
           break;
         }
-        for (; onShardNamed && announced < scanner.shardsNamed; announced++) {
+        // Only while more is to come: an index that arrived whole is read in the plan's shard order, as before.
+        const more = reader.size === null || scanned < reader.size;
+        for (; onShardNamed && more && announced < scanner.shardsNamed; announced++) {
           onShardNamed(scanner.shardName(announced));
         }
         if (performance.now() - sliceStart > INDEX_SCAN_SLICE_MS) {
