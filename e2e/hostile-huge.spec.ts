@@ -1,5 +1,5 @@
 /**
- * Issue 16, from outside: huge user-controlled lists and strings never block the main thread for long (target 200 ms; asserted with CI headroom, see MAX_TASK_MS)
+ * Issue 16, from outside: huge user-controlled lists and strings never block the main thread for more than 200 ms
  * while every tab is opened, hostile filters from share links are stopped and dropped, and invisible characters in
  * names are shown. Fixtures come from `npx tsx scripts/fixtures.ts` (e2e/.fixtures).
  */
@@ -9,20 +9,42 @@ import { ORIGIN_A, openApp, openLocalFile, watchPage } from './helpers';
 const filterBox = (page: Page) => page.getByRole('searchbox', { name: 'Filter tensors' });
 
 /**
- * The issue's target is 200 ms. Two Playwright workers share CI's two cores with the app server and the test servers,
- * and there the same first renders measure 160–330 ms run to run, so the assertion allows 500 ms: still far below
- * what unbounded rendering costs (seconds to minutes for these inputs), so a regression to it fails here.
+ * The issue's bound: no main-thread task over 200 ms while opening every tab. Unbounded rendering of these inputs
+ * costs seconds to minutes, and the million-entry metadata cost 2–3 s to deserialize, so a regression fails here.
  */
-const MAX_TASK_MS = 500;
+const MAX_TASK_MS = 200;
+
+/**
+ * Known gap (issue 16 stays open for it): the Dtypes tab mounts a recharts bar chart, a cost that does not grow with
+ * the input (95 ms on a 5-tensor file at load average 11) but measured 87–495 ms on these cases at load average
+ * 15–20, over the 200 ms bound. Held to the 500 ms this spec asserted for every tab before, until the chart is
+ * lighter; every other tab is held to MAX_TASK_MS.
+ */
+const DTYPE_CHART_MAX_TASK_MS = 500;
+
+/**
+ * Known gap (issue 16 stays open for it): with 50,000 distinct module paths the Modules tab draws the virtualized
+ * tree and the test filters the table from it; those tasks measured 195–213 ms at load average 9–15 (235–275 ms
+ * with another browser busy beside it), at the 200 ms bound. Held to the 500 ms asserted before.
+ */
+const MODULE_TREE_50K_MAX_TASK_MS = 500;
+
+function tabBound(tab: string, gaps: Record<string, number>): number {
+  const gap = Object.entries({ Dtypes: DTYPE_CHART_MAX_TASK_MS, ...gaps }).find(([prefix]) => tab.startsWith(prefix));
+  return gap ? gap[1] : MAX_TASK_MS;
+}
 
 /** Records every long task (over 50 ms) the page's main thread runs, from the first script on. */
 async function recordLongTasks(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const tasks: number[] = [];
-    (window as unknown as { __longTasks: number[] }).__longTasks = tasks;
+    const state = window as unknown as { __longTasks: number[]; __lastLongTaskEnd: number };
+    state.__longTasks = tasks;
+    state.__lastLongTaskEnd = 0;
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
         tasks.push(Math.round(entry.duration));
+        state.__lastLongTaskEnd = Math.max(state.__lastLongTaskEnd, entry.startTime + entry.duration);
       }
     }).observe({ type: 'longtask', buffered: true });
   });
@@ -60,15 +82,30 @@ async function openHuge(page: Page, file: string): Promise<void> {
 }
 
 /**
- * Clicks every tab in turn, letting each view settle, and returns the long tasks seen meanwhile; `check` runs on
- * each tab after it opened, to prove the view is usable.
+ * Waits until the load's own work is over (no long task for a second): a million-row table still measures column
+ * widths and takes the analyses after the verdict, and those tasks belong to the load, not to a tab.
  */
-async function openEveryTab(page: Page, check: (tab: string) => Promise<void>): Promise<number[]> {
-  await page.waitForTimeout(500);
+async function waitUntilQuiet(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => performance.now() - (window as unknown as { __lastLongTaskEnd: number }).__lastLongTaskEnd > 1_000,
+    undefined,
+    { timeout: 60_000, polling: 200 },
+  );
+}
+
+/**
+ * Clicks every tab in turn, letting each view settle, and returns the long tasks seen meanwhile, per tab; `check`
+ * runs on each tab after it opened, to prove the view is usable.
+ */
+async function openEveryTab(
+  page: Page,
+  check: (tab: string) => Promise<void>,
+): Promise<{ tab: string; tasks: number[] }[]> {
+  await waitUntilQuiet(page);
   await takeLongTasks(page);
   const tabs = page.getByRole('tablist', { name: 'Views' }).getByRole('tab');
   const names = await tabs.allTextContents();
-  const seen: number[] = [];
+  const seen: { tab: string; tasks: number[] }[] = [];
   for (const name of names) {
     await tabs.filter({ hasText: name }).first().click();
     await page.waitForTimeout(400);
@@ -77,21 +114,20 @@ async function openEveryTab(page: Page, check: (tab: string) => Promise<void>): 
     if (tasks.length > 0) {
       console.log(`${name}: long tasks ${tasks.join(', ')} ms`);
     }
-    seen.push(...tasks);
+    seen.push({ tab: name, tasks });
   }
   return seen;
 }
 
-/**
- * Known gap (issue 16 stays open for it): with a million metadata entries the main thread holds a million entry
- * objects, and opening the Metadata tab has measured from under 200 ms to 3.3 s on a loaded CI machine (a garbage
- * collection pause is the suspect; a columnar metadata transfer would remove it). The bound still fails on the
- * 400-second freeze this replaced.
- */
-const MILLION_METADATA_MAX_TASK_MS = 5_000;
+function expectNoLongTask(tasks: number[], bound = MAX_TASK_MS, what = 'long tasks'): void {
+  expect(Math.max(0, ...tasks), `${what}: ${tasks.join(', ')} ms`).toBeLessThanOrEqual(bound);
+}
 
-function expectNoLongTask(tasks: number[], bound = MAX_TASK_MS): void {
-  expect(Math.max(0, ...tasks), `long tasks while opening tabs: ${tasks.join(', ')} ms`).toBeLessThanOrEqual(bound);
+/** Every tab within MAX_TASK_MS, except the known gaps (tab label prefix → bound) named above. */
+function expectTabsWithinBounds(perTab: { tab: string; tasks: number[] }[], gaps: Record<string, number> = {}): void {
+  for (const { tab, tasks } of perTab) {
+    expectNoLongTask(tasks, tabBound(tab, gaps), `long tasks while opening ${tab}`);
+  }
 }
 
 test.describe('huge headers: every tab opens without a long main-thread task', () => {
@@ -121,7 +157,7 @@ test.describe('huge headers: every tab opens without a long main-thread task', (
           .toBe(1);
       }
     });
-    expectNoLongTask(tasks, MILLION_METADATA_MAX_TASK_MS);
+    expectTabsWithinBounds(tasks);
     watch.expectClean();
   });
 
@@ -133,11 +169,11 @@ test.describe('huge headers: every tab opens without a long main-thread task', (
     const list = page.getByTestId('metadata-virtual-list');
     await expect(list.locator('dt').first()).toHaveText('key_0000000', { timeout: 90_000 });
     await expect(page.getByTestId('verdict-pending')).toHaveCount(0, { timeout: 120_000 });
-    await page.waitForTimeout(500);
+    await waitUntilQuiet(page);
     await takeLongTasks(page);
     await list.evaluate((element) => element.scrollTo(0, element.scrollHeight / 2));
     await expect(list.locator('dt').first()).not.toHaveText('key_0000000');
-    expectNoLongTask(await takeLongTasks(page), MILLION_METADATA_MAX_TASK_MS);
+    expectNoLongTask(await takeLongTasks(page), MAX_TASK_MS, 'long tasks while scrolling');
     watch.expectClean();
   });
 
@@ -153,7 +189,7 @@ test.describe('huge headers: every tab opens without a long main-thread task', (
         expect(await list.locator('pre').count()).toBeLessThan(50);
       }
     });
-    expectNoLongTask(tasks);
+    expectTabsWithinBounds(tasks);
     watch.expectClean();
   });
 
@@ -184,7 +220,7 @@ test.describe('huge headers: every tab opens without a long main-thread task', (
           }
         }
       });
-      expectNoLongTask(tasks);
+      expectTabsWithinBounds(tasks, count === 50_000 ? { Modules: MODULE_TREE_50K_MAX_TASK_MS } : {});
       watch.expectClean();
     });
   }
@@ -208,7 +244,7 @@ test.describe('huge headers: every tab opens without a long main-thread task', (
     await expect(all).toBeVisible();
     await all.evaluate((element) => element.scrollTo(0, element.scrollHeight));
     await expect(all).toContainText('1]');
-    tasks.push(...(await takeLongTasks(page)));
+    const showAllTasks = await takeLongTasks(page);
     // No text node on the page holds the whole shape.
     const longest = await page.evaluate(() => {
       let max = 0;
@@ -219,7 +255,8 @@ test.describe('huge headers: every tab opens without a long main-thread task', (
       return max;
     });
     expect(longest).toBeLessThan(10_000);
-    expectNoLongTask(tasks);
+    expectTabsWithinBounds(tasks);
+    expectNoLongTask(showAllTasks, MAX_TASK_MS, 'long tasks on a row click and "Show all"');
     watch.expectClean();
   });
 });

@@ -33,6 +33,8 @@ function parseOptions(argv: string[]): Options {
 }
 
 const CASES: { id: string; file?: string; link?: string }[] = [
+  // The same steps on a small file: what a tab costs whatever the input.
+  { id: 'baseline-clean', file: 'clean.safetensors' },
   { id: 'metadata-1m', file: 'huge-metadata-1m.safetensors' },
   { id: 'metadata-1m-link', link: 'huge-metadata-1m.safetensors' },
   { id: 'metadata-json-20k', file: 'huge-metadata-json-20k.safetensors' },
