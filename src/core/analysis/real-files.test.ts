@@ -48,10 +48,12 @@ describe.skipIf(!existsSync(REAL))('real files', () => {
       ranks: { 4: 350 },
       modules: 350,
       alpha: 4,
-      alphaSource: 'tensors',
+      // ss_network_alpha states it; the .alpha tensors only confirm it (issue 14: prefer what the header says).
+      alphaSource: 'metadata',
       scale: 1,
       components: { text_encoder: 72, unet: 278 },
     });
+    expect(sections.lora?.evidence.join('\n')).toMatch(/alpha 4 from __metadata__ ss_network_alpha, confirmed/);
     expect(sections.architecture).toBeUndefined();
     expect(sections.quantization?.family).toBe('none');
     const meta = sections.metadataInsights;
