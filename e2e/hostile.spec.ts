@@ -249,9 +249,9 @@ test.describe('hostile files', () => {
     const watch = watchPage(page);
     await openApp(page);
     const prototypeBefore = await page.evaluate(prototypeSnapshot);
-    const workerPromise = page.waitForEvent('worker');
     await openLocalFile(page, 'hostile-names.safetensors');
-    const worker = await workerPromise;
+    // The worker starts with the page (warmed up before the first Open), so it usually exists already.
+    const worker = page.workers()[0] ?? (await page.waitForEvent('worker'));
     const table = page.getByRole('grid', { name: 'Tensors' });
     for (const name of [
       '__proto__',
