@@ -9,7 +9,7 @@ import path from 'node:path';
 import { buildHeaderBytes, layoutTensors, type TensorSpec } from '../src/testing/build-safetensors';
 import { DEEPSEEK_ATTENTION, fp8BlockLinear } from '../src/testing/models/fp8-deepseek-v3';
 
-export const DEEPSEEK_SHARDS = 163;
+const DEEPSEEK_SHARDS = 163;
 const LAYERS = 61;
 const DENSE_LAYERS = 3;
 

@@ -5,7 +5,7 @@
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
-export const THEME_KEY = 'safetensors-lens:theme';
+const THEME_KEY = 'safetensors-lens:theme';
 
 export function parseTheme(value: string | null | undefined): Theme {
   return THEMES.includes(value as Theme) ? (value as Theme) : 'system';

@@ -46,7 +46,7 @@ function applyViewState(view: ShareState): void {
 }
 
 /** Rejected parameters are reported once, so a bad share link says what it ignored instead of failing silently. */
-export function loadFromLocation(): void {
+function loadFromLocation(): void {
   const { state, rejected } = decodeShareState(window.location.search);
   const store = useAppStore.getState();
   store.setShareWarnings(rejected.map((entry) => `Ignored "${entry.param}" in the link: ${entry.reason}.`));

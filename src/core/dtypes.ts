@@ -78,9 +78,6 @@ export function dtypeName(code: number): Dtype | null {
   return code < DTYPES.length ? DTYPES[code] : null;
 }
 
-/** Floating-point dtypes wider than 8 bits: what "kept in high precision" means for quantization summaries. */
-export const HIGH_PRECISION_DTYPES: ReadonlySet<Dtype> = new Set(['F16', 'BF16', 'F32', 'F64', 'C64']);
-
 /** Dtypes that hold only exponents (block scales): they carry no parameters of their own. */
 export const SCALE_ONLY_DTYPES: ReadonlySet<Dtype> = new Set(['F8_E8M0']);
 

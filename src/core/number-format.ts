@@ -5,7 +5,7 @@
  * The screen groups digits with thin spaces; finding messages pass "," because they are copied into plain text.
  */
 
-export const THIN_SPACE = '\u2009';
+const THIN_SPACE = '\u2009';
 
 /** 4096 → "4 096" (thin space). One argument, so it can be passed as a chart's tick formatter. */
 export function groupDigits(value: number | bigint): string {

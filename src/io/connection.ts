@@ -9,7 +9,7 @@ import { DEFAULT_FIRST_READ_BYTES } from './http-reader';
  * 64 reads a 163-shard model in three rounds (16 took eleven: 0.5 s of waiting at 50 ms) and stays under the
  * 100 concurrent streams servers commonly allow per connection, leaving room for the page's other requests.
  */
-export const MULTIPLEXED_SHARD_CONCURRENCY = 64;
+const MULTIPLEXED_SHARD_CONCURRENCY = 64;
 
 /** HTTP/1.1: browsers open at most 6 connections per host, so more in flight would only queue in the browser. */
 export const HTTP1_SHARD_CONCURRENCY = 6;

@@ -41,13 +41,13 @@ export type { StallNotice } from '../core/result';
 export const DEFAULT_FIRST_READ_BYTES = 128 * 1024;
 
 /** Silence after which a request is abandoned: no response headers or no body bytes for this long. */
-export const DEFAULT_TIMEOUT_MS = 20_000;
+const DEFAULT_TIMEOUT_MS = 20_000;
 
 /** Extra attempts after a transient failure (network error, 5xx, 408, 429, dropped connection). */
-export const DEFAULT_MAX_RETRIES = 2;
+const DEFAULT_MAX_RETRIES = 2;
 
 /** First backoff step; doubles per retry, plus up to the same again of random jitter. */
-export const DEFAULT_RETRY_BASE_MS = 500;
+const DEFAULT_RETRY_BASE_MS = 500;
 
 /** `Retry-After` values above this are not waited out; the user gets the server's wait time instead. */
 const MAX_RETRY_AFTER_MS = 10_000;

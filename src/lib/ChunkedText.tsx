@@ -11,7 +11,7 @@ const MAX_HEIGHT_PX = 400;
 /** Rows rendered above and below the view, so a fast scroll shows text rather than blank rows. */
 const OVERSCAN_ROWS = 8;
 /** Characters per row of a plain string: fits an 800 px layout in the monospace font without wrapping. */
-export const TEXT_ROW_CHARS = 80;
+const TEXT_ROW_CHARS = 80;
 /**
  * Rows one viewer may hold: browsers cap an element's height near 33,500,000 px, so longer texts get wider rows
  * instead (a 100,000,000-character value: 100 characters a row) and the last row stays reachable.

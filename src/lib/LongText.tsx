@@ -6,7 +6,7 @@ import { useState, type ReactNode } from 'react';
 import { ChunkedText, stringRows } from './ChunkedText';
 
 /** Longest text "Show all" renders as a single text node (lays out in well under 100 ms). */
-export const PLAIN_SHOW_ALL_CHARS = 100_000;
+const PLAIN_SHOW_ALL_CHARS = 100_000;
 
 export interface LongTextProps {
   text: string;

@@ -2,9 +2,9 @@
  * User Timing marks for the benchmark (scripts/bench.ts reads them): when a load starts and when its first table
  * rows are painted. Marks are cheap and invisible; nothing else reads them.
  */
-export const MARK_LOAD_START = 'lens:load-start';
-export const MARK_FIRST_ROWS = 'lens:first-rows';
-export const MARK_LOAD_DONE = 'lens:load-done';
+const MARK_LOAD_START = 'lens:load-start';
+const MARK_FIRST_ROWS = 'lens:first-rows';
+const MARK_LOAD_DONE = 'lens:load-done';
 
 let firstRowsMarkedFor: number | null = null;
 
@@ -30,7 +30,7 @@ export function markLoadDone(loadId: number): void {
 }
 
 /** Prefix of the load-step marks the remote benchmark prints as a timeline (`BENCH_TIMELINE=1`). */
-export const STEP_MARK_PREFIX = 'lens:step:';
+const STEP_MARK_PREFIX = 'lens:step:';
 
 /**
  * A User Timing mark for one step of a load (index parsed, a shard's header, each analysis, publish), in whichever

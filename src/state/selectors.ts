@@ -1,14 +1,10 @@
 /** Named selectors; components select single fields and derive the rest here. */
-import { referenceLoaderVerdict, type Finding, type ParsedHeader } from '../core/model';
+import { referenceLoaderVerdict, type Finding } from '../core/model';
 import type { LoadResult } from '../core/result';
 import type { AppState } from './store';
 
 export const selectResult = (state: AppState): LoadResult | null =>
   state.load.status === 'ready' ? state.load.result : null;
-
-export function parsedHeaderOf(result: LoadResult | null): ParsedHeader | null {
-  return result && result.outcome.kind === 'parsed' ? result.outcome.header : null;
-}
 
 /** Parser findings plus analysis findings, errors first. */
 export function allFindings(result: LoadResult): Finding[] {

@@ -5,7 +5,7 @@
 import { SORT_KEYS, type SortKey } from '../core/table-query';
 import { PANELS, type Panel } from './view-slice';
 
-export const SHARE_STATE_VERSION = 1;
+const SHARE_STATE_VERSION = 1;
 
 /** Long filters are almost certainly pasted garbage; capping keeps share links usable. */
 const MAX_FILTER_CHARS = 500;
@@ -34,7 +34,7 @@ export interface DecodedShareState {
 
 const ALLOWED_SCHEMES = new Set(['http:', 'https:']);
 
-export function validateSourceUrl(value: string): string | null {
+function validateSourceUrl(value: string): string | null {
   if (value.length > MAX_URL_CHARS) {
     return `longer than ${MAX_URL_CHARS} characters`;
   }

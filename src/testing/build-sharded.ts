@@ -9,7 +9,7 @@ import { metadataColumns, type MetadataEntry, type ParsedHeader, type TensorColu
 import { buildHeaderBytes, headerJson, layoutTensors, padHeader, type TensorSpec } from './build-safetensors';
 
 /** Llama-3.1-70B dimensions: 80 layers, hidden 8192, MLP 28672, 8 KV heads of 128, vocabulary 128256. */
-export const LLAMA_70B = { layers: 80, hidden: 8192, intermediate: 28672, kv: 1024, vocab: 128_256 } as const;
+const LLAMA_70B = { layers: 80, hidden: 8192, intermediate: 28672, kv: 1024, vocab: 128_256 } as const;
 
 /** The 723 tensors of Llama-3.1-70B in the order transformers saves them. */
 export function llama70bTensors(dtype: Dtype = 'BF16', layers: number = LLAMA_70B.layers): TensorSpec[] {

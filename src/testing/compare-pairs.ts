@@ -10,7 +10,7 @@ export const COMPARE_LAYERS = 4;
 export const COMPARE_HIDDEN = 64;
 /** The layer `cmp-minus-layer` lacks. */
 export const REMOVED_LAYER = 2;
-export const LORA_RANK = 8;
+const LORA_RANK = 8;
 export const LORA_TARGETS = ['q_proj', 'v_proj'] as const;
 
 export function compareBaseTensors(hidden = COMPARE_HIDDEN): TensorSpec[] {

@@ -13,7 +13,7 @@ export const SMALL_FILE_BYTES = 300_000;
 export const HUGE_FILE_BYTES = 5 * 1024 * 1024 * 1024;
 
 /** Byte at `offset` of every pattern file: position-dependent, so a shifted or repeated range is caught. */
-export function patternByte(offset: number): number {
+function patternByte(offset: number): number {
   return (offset * 31 + Math.floor(offset / 251)) & 0xff;
 }
 

@@ -19,7 +19,7 @@ export const LONG_METADATA_KEY = `key_${'k'.repeat(9_992)}_end`;
 /** Nesting depth of the deep-nesting fixture: far past the reference's JSON recursion limit (128). */
 export const DEEP_NESTING_LEVELS = 10_000;
 /** A dimension one past 2^53: JSON.parse rounds it to 2^53, so every JavaScript reader gets it wrong silently. */
-export const UNSAFE_DIM = '9007199254740993';
+const UNSAFE_DIM = '9007199254740993';
 
 function withHeader(text: string, dataLength: number): Uint8Array {
   const body = encoder.encode(text);
@@ -84,7 +84,7 @@ export interface HugeHeaderLayout {
 
 const TENSOR = '"weight":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}';
 
-export function hugeHeaderLayout(file: string, headerLength: number, style: 'metadata' | 'padding'): HugeHeaderLayout {
+function hugeHeaderLayout(file: string, headerLength: number, style: 'metadata' | 'padding'): HugeHeaderLayout {
   const open = style === 'metadata' ? `{${TENSOR},"__metadata__":{"format":"pt","padding":"` : `{${TENSOR}}`;
   const close = style === 'metadata' ? '"}}' : '';
   const start = new Uint8Array([...lengthPrefix(headerLength), ...encoder.encode(open)]);

@@ -40,12 +40,12 @@ export function distinctModulePieces(count: number): () => Iterable<string> {
   };
 }
 
-export const METADATA_ENTRIES_HUGE = 1_000_000;
-export const METADATA_JSON_VALUES = 20_000;
-export const SHAPE_HUGE_DIMS = 20_000_000;
+const METADATA_ENTRIES_HUGE = 1_000_000;
+const METADATA_JSON_VALUES = 20_000;
+const SHAPE_HUGE_DIMS = 20_000_000;
 
 /** A kohya-like 2 KB JSON value, written as a JSON string (so every quote is escaped). */
-export function jsonMetadataValue(i: number): string {
+function jsonMetadataValue(i: number): string {
   const parts: string[] = [];
   let length = 2;
   for (let tag = 0; length < 2000; tag++) {

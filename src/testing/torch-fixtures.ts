@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 
-export const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/torch');
+const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/torch');
 
 export interface ExpectedTensor {
   name: string;

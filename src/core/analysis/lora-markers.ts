@@ -2,7 +2,7 @@
 import type { TensorIndex } from './tensor-index';
 
 /** Suffixes of low-rank factors and LyCORIS module tensors. */
-export const RE_LORA_TENSOR =
+const RE_LORA_TENSOR =
   /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:down|up|mid)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
 
 /** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */

@@ -113,7 +113,7 @@ function declaredKohyaAlpha(index: TensorIndex): number | null {
 }
 
 /** `count` rows spread evenly over `rows` (all of them when there are no more). */
-export function spreadSample(rows: readonly number[], count: number): number[] {
+function spreadSample(rows: readonly number[], count: number): number[] {
   if (rows.length <= count) {
     return [...rows];
   }

@@ -20,7 +20,7 @@ import { storedBytes, tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 import { shadowedMask } from '../stats';
 
-export function quantTensorBytesWanted(index: TensorIndex): number[] {
+function quantTensorBytesWanted(index: TensorIndex): number[] {
   const rows: number[] = [];
   for (const detector of QUANT_DETECTORS) {
     if (detector.tensorBytesWanted) {

@@ -291,12 +291,6 @@ function rowsWhereName(names: readonly string[], test: (name: string) => boolean
   return rows;
 }
 
-/** Row of `name` when it exists and is not yet claimed by another detector. */
-export function freeRow(index: TensorIndex, claimed: Uint8Array, name: string): number {
-  const row = index.row(name);
-  return row >= 0 && claimed[row] === 0 ? row : -1;
-}
-
 /**
  * A shape's rows sorted by index tuple, with the tuples gathered flat. Headers usually list a shape's rows in
  * numeric order already; the gather doubles as the check, and only an unsorted shape is sorted (then gathered

@@ -4,7 +4,7 @@
  */
 
 /** Ranges closer than this are read in one span: re-reading 256 KB of weights is cheaper than a round trip. */
-export const MAX_COALESCE_GAP = 256 * 1024;
+const MAX_COALESCE_GAP = 256 * 1024;
 
 export interface ByteRange {
   start: number;

@@ -305,14 +305,3 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
     modules,
   };
 }
-
-/** The aligned key of entry i, decoded from whichever side has it. */
-export function entryKey(
-  entries: DiffEntries,
-  i: number,
-  nameA: (row: number) => string,
-  nameB: (row: number) => string,
-): string {
-  const ra = entries.rowA[i];
-  return ra >= 0 ? nameA(ra).slice(entries.stripA[i]) : nameB(entries.rowB[i]).slice(entries.stripB[i]);
-}

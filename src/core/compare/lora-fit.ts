@@ -15,7 +15,7 @@ import type { TensorColumns } from '../model';
 import { stripPrefixes, type AlignRule } from './align';
 
 /** Problems listed by module; the counts stay exact. */
-export const MAX_LORA_FIT_PROBLEMS = 500;
+const MAX_LORA_FIT_PROBLEMS = 500;
 
 /** Mismatched modules from which the verdict sums up the size they disagree on. */
 const MIN_MISMATCHES_TO_SUMMARISE = 3;

@@ -20,10 +20,10 @@ import {
 import type { LoraFitSection } from './lora-fit';
 
 /** Tensors listed per group in the report; `groups.<group>.tensors` keeps the exact count. */
-export const MAX_REPORT_TENSORS_PER_GROUP = 1_000;
+const MAX_REPORT_TENSORS_PER_GROUP = 1_000;
 
 /** Modules listed in the report, changed ones first. */
-export const MAX_REPORT_MODULES = 2_000;
+const MAX_REPORT_MODULES = 2_000;
 
 export interface CompareSideInfo {
   name: string;

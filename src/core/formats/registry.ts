@@ -9,7 +9,7 @@ import { safetensorsFormat } from './safetensors';
 import type { FormatReader } from './types';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
-export const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, pytorchFormat];
+const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, pytorchFormat];
 
 export interface SniffContext {
   /** The file's size; null when unknown. */

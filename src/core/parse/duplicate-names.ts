@@ -26,7 +26,7 @@ function sameName(columns: TensorColumns, a: number, b: number): boolean {
 }
 
 /** Groups of rows sharing one name, each in header order; empty when every name is unique. */
-export function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32Array): number[][] {
+function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32Array): number[][] {
   const count = columns.count;
   let size = MIN_TABLE_SIZE;
   while (size < count * TABLE_LOAD_FACTOR_INVERSE) {

@@ -10,7 +10,7 @@ import { revealInvisible } from '../invisible-chars';
 /** Names longer than this are shortened in messages; the table shows them in full. */
 const MAX_NAME_CHARS_IN_MESSAGE = 80;
 /** Tensors named one by one in a message before "and N more". */
-export const MAX_NAMES_IN_MESSAGE = 3;
+const MAX_NAMES_IN_MESSAGE = 3;
 /** Messages are copied into plain text (issues, chats), so digit groups there use commas. */
 const MESSAGE_SEPARATOR = ',';
 

@@ -81,7 +81,7 @@ const OFFSETS_KEY = new TextEncoder().encode('data_offsets"');
 const utf8 = new TextDecoder('utf-8');
 
 /** What a value starting with byte `c` is, for messages ("is a number, not an object"). */
-export function describeValueStart(c: number): MetadataValueKind {
+function describeValueStart(c: number): MetadataValueKind {
   if (c === OPEN_BRACE) {
     return 'object';
   }

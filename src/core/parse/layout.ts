@@ -221,12 +221,7 @@ function checkFileEnd(
  * is checked first; otherwise an LSD radix sort on begin (offsets are integers below 2^53) avoids four million
  * comparator calls on a 250,000-tensor header.
  */
-export function sortRowsByOffsets(
-  rows: Uint32Array,
-  begin: Float64Array,
-  end: Float64Array,
-  rowCount: number,
-): Uint32Array {
+function sortRowsByOffsets(rows: Uint32Array, begin: Float64Array, end: Float64Array, rowCount: number): Uint32Array {
   const n = rows.length;
   let sorted = true;
   for (let k = 1; k < n; k++) {

@@ -32,7 +32,7 @@ function fileOffsetNote(headerOffset: number): string {
 }
 
 /** Header text around `offset` with the position marked by », control characters made visible. */
-export function excerptAround(bytes: Uint8Array, offset: number): string {
+function excerptAround(bytes: Uint8Array, offset: number): string {
   const start = Math.max(0, offset - EXCERPT_RADIUS);
   const end = Math.min(bytes.length, offset + EXCERPT_RADIUS);
   const decoder = new TextDecoder('utf-8');

@@ -14,7 +14,7 @@ import type { FileFormat } from '../formats/pytorch/checkpoint-types';
 import type { NetworkFigures } from '../result';
 import { computeTotals, type HeaderTotals } from '../stats';
 
-export const REPORT_SCHEMA_VERSION = 1;
+const REPORT_SCHEMA_VERSION = 1;
 
 export interface ReportSource {
   kind: 'file' | 'url' | 'files' | 'repo';

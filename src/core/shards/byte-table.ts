@@ -14,7 +14,7 @@ function randomSeed(): number {
 }
 
 /** FNV-1a over the slice from a seeded basis, then murmur3's finalizer so the low bits (the slot) are well mixed. */
-export function hashBytes(src: Uint8Array, start: number, end: number, seed: number): number {
+function hashBytes(src: Uint8Array, start: number, end: number, seed: number): number {
   let h = (0x811c9dc5 ^ seed) >>> 0;
   for (let i = start; i < end; i++) {
     h = Math.imul(h ^ src[i], 0x01000193);

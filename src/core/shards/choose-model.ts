@@ -26,7 +26,7 @@ export interface ModelChoice {
  * Top-level folders of a diffusers pipeline, most telling first: the denoiser holds most of the parameters and is
  * what people mean by "the model"; text encoders and the VAE are supporting parts.
  */
-export const DIFFUSERS_FOLDERS: readonly string[] = [
+const DIFFUSERS_FOLDERS: readonly string[] = [
   'transformer',
   'unet',
   'prior',
@@ -176,7 +176,7 @@ function choiceRank(choice: ModelChoice): number {
 }
 
 /** Whether a choice's files are safetensors: by its index's name, else by its files' extension. */
-export function isSafetensors(choice: ModelChoice): boolean {
+function isSafetensors(choice: ModelChoice): boolean {
   if (choice.indexFile !== undefined) {
     return indexStem(choice.indexFile)?.extension === 'safetensors';
   }

@@ -9,7 +9,7 @@ import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
 import { PENDING_WHILE_ANALYSING, whenSettled } from './settled';
 
-export function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
+function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
   // Taken before the analyses landed (they never did within EXPORT_WAIT_MS): say which sections are missing.
   const pending = result.analysisPending ? { pendingSections: PENDING_WHILE_ANALYSING } : {};
   return buildReport({

@@ -8,7 +8,7 @@ import type { LoadResult } from '../../core/result';
 import { useAppStore } from '../../state/store';
 
 /** Longest wait before exporting what there is: the analyses of a 250,000-tensor header take about a second. */
-export const EXPORT_WAIT_MS = 20_000;
+const EXPORT_WAIT_MS = 20_000;
 
 /** The analysis sections a report lacks while `analysisPending` is set. */
 export const PENDING_WHILE_ANALYSING = ['quantization', 'architecture', 'lora', 'metadataInsights', 'moduleTree'];

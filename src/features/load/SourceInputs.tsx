@@ -58,7 +58,7 @@ export function FilesPickerButton({
 }
 
 /** A pasted string that is plausibly a source: an http(s) URL or an `org/name` repo id. */
-export function looksLikeSource(text: string): boolean {
+function looksLikeSource(text: string): boolean {
   const trimmed = text.trim();
   return (
     /^https?:\/\/\S+$/i.test(trimmed) ||

@@ -7,7 +7,7 @@ import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { SourceChoices } from '../../core/result';
 
-export function choiceLabel(choice: ModelChoice): string {
+function choiceLabel(choice: ModelChoice): string {
   const size = choice.bytes === null ? '' : ` · ${formatBytes(choice.bytes)}`;
   if (choice.kind === 'single') {
     return `${choice.label}${size}`;

@@ -26,7 +26,7 @@ import {
 import { moveGridCursor, type GridCursor } from './grid-keys';
 
 /** Fixed row height: the virtualizer can then place any of 250,000 rows without measuring. */
-export const ROW_HEIGHT = 28;
+const ROW_HEIGHT = 28;
 /** The sticky header row is one row high; rows start below it. */
 const HEADER_HEIGHT = ROW_HEIGHT;
 /** Horizontal padding of a cell (8 px each side) plus a pixel of border. */

@@ -72,7 +72,7 @@ const INTERESTING_LENGTHS: ReadonlyArray<number | bigint> = [
   2n ** 64n - 1n,
 ];
 
-export const nameArb = fc.oneof(
+const nameArb = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 12 }),
   fc.string({ unit: 'binary', maxLength: 8 }),
   fc.constantFrom(
@@ -115,7 +115,7 @@ const tensorsArb = fc
   .map((tensors) => tensors.filter((tensor) => tensor.name !== '__metadata__') as TensorSpec[]);
 
 /** A file the reference writer could have produced (any dtype string, any names), data region included. */
-export const validFileArb = fc
+const validFileArb = fc
   .record({
     tensors: tensorsArb,
     metadata: metadataArb,
@@ -236,7 +236,7 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 }
 
 /** Valid files with one to five mutations, and the prefix fixed up half the time so the JSON gets parsed. */
-export const mutatedFileArb = fc
+const mutatedFileArb = fc
   .tuple(validFileArb, fc.array(mutationArb, { minLength: 1, maxLength: 5 }), fc.boolean())
   .map(([file, mutations, fixPrefix]) => {
     let bytes = file;
@@ -255,7 +255,7 @@ export const mutatedFileArb = fc
   });
 
 /** Any JSON value as the whole header, with a correct prefix, optional padding and a few data bytes. */
-export const randomJsonFileArb = fc
+const randomJsonFileArb = fc
   .tuple(
     fc.json({ maxDepth: 5 }),
     fc.constantFrom('', ' ', '   ', '\n', '\u0000'),
@@ -369,7 +369,7 @@ function mutateText(text: string, mutation: TextMutation): string {
  * Valid files mutated at the JSON-token level (numbers, strings, whole entries, whitespace), with the prefix and
  * data region kept consistent, so most cases get past the JSON scanner into the entry and layout checks.
  */
-export const structuredMutationArb = fc
+const structuredMutationArb = fc
   .tuple(validFileArb, fc.array(textMutationArb, { minLength: 1, maxLength: 4 }), fc.integer({ min: -4, max: 4 }))
   .map(([file, mutations, dataDelta]) => {
     const end = headerEnd(file);
@@ -440,7 +440,7 @@ const metadataTextArb = fc.oneof(
 );
 
 /** Headers of entries with random fields, sometimes a (duplicated) __metadata__, and a data region of any size. */
-export const randomEntriesFileArb = fc
+const randomEntriesFileArb = fc
   .record({
     entries: fc.array(
       fc.tuple(nameArb, fc.oneof({ weight: 6, arbitrary: entryTextArb }, { weight: 1, arbitrary: jsonTextArb })),
@@ -462,7 +462,7 @@ export const randomEntriesFileArb = fc
   });
 
 /** Tiny files, non-safetensors magic, and length prefixes that lie about sizes of every scale. */
-export const prefixFileArb = fc
+const prefixFileArb = fc
   .record({
     length: fc.oneof(fc.constantFrom(...INTERESTING_LENGTHS), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })),
     body: fc.oneof(
@@ -475,7 +475,7 @@ export const prefixFileArb = fc
   .map(({ length, body, raw }) => (raw ? body : concat(lengthPrefix(length), body)));
 
 /** JSON nested up to 20,000 levels, in the entry list, inside an entry field, or inside __metadata__. */
-export const deepNestingFileArb = fc
+const deepNestingFileArb = fc
   .record({
     depth: fc.oneof(fc.integer({ min: 0, max: 80 }), fc.integer({ min: 60, max: 20_000 })),
     open: fc.constantFrom('[', '{"a":'),
@@ -501,7 +501,7 @@ export const deepNestingFileArb = fc
  * Files whose header straddles the remote reader's 128 KiB first read (a long metadata value or space padding), so
  * the second read, the streaming buffer and the preview run; then truncated or given a lying prefix half the time.
  */
-export const bigHeaderFileArb = fc
+const bigHeaderFileArb = fc
   .record({
     tensors: tensorsArb,
     filler: fc.integer({ min: 100 * 1024, max: 300 * 1024 }),

@@ -35,7 +35,7 @@ import { memoryReader, REMOTE_FIRST_READ, type ReaderMode } from './memory-reade
  * Wall-clock bound for one input through every reader mode and the analyses. Inputs are at most a few hundred KB
  * and take milliseconds; anything near this bound means super-linear work a hostile header could exploit.
  */
-export const CASE_TIME_LIMIT_MS = 3_000;
+const CASE_TIME_LIMIT_MS = 3_000;
 
 export interface FuzzInput {
   bytes: Uint8Array;
@@ -337,9 +337,6 @@ function describe(value: unknown): string {
     return String(value);
   }
 }
-
-/** The memory reader's first read for remote modes, re-exported for arbitraries that straddle it. */
-export { REMOTE_FIRST_READ };
 
 /** Bounds that cover their text exactly, in order, and kinds that name a JSON type. */
 function metadataColumnsProblem(metadata: MetadataColumns): string | null {

@@ -59,7 +59,7 @@ function mutate(file: Uint8Array, change: Mutation): Uint8Array {
   }
 }
 
-export const mutatedCheckpointArb: fc.Arbitrary<Uint8Array> = fc
+const mutatedCheckpointArb: fc.Arbitrary<Uint8Array> = fc
   .tuple(fc.integer({ min: 0, max: SEED_FILES.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }))
   .map(([index, changes]) => changes.reduce(mutate, SEED_FILES[index]));
 
@@ -82,11 +82,11 @@ const token = fc.oneof(
   },
 );
 
-export const opcodeSoupArb: fc.Arbitrary<Uint8Array> = fc
+const opcodeSoupArb: fc.Arbitrary<Uint8Array> = fc
   .tuple(fc.integer({ min: 0, max: 5 }), fc.array(token, { maxLength: 200 }))
   .map(([protocol, tokens]) => new Uint8Array([0x80, protocol, ...tokens.flat(), 0x2e]));
 
-export const magicThenNoiseArb: fc.Arbitrary<Uint8Array> = fc
+const magicThenNoiseArb: fc.Arbitrary<Uint8Array> = fc
   .tuple(
     fc.constantFrom([0x50, 0x4b, 0x03, 0x04], [0x80, 0x02, 0x8a, 0x0a], [0x80, 0x02], [0x63]),
     fc.uint8Array({ maxLength: 2048 }),

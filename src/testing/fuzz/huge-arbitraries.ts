@@ -25,7 +25,7 @@ const asInput = (bytes: fc.Arbitrary<Uint8Array>): fc.Arbitrary<FuzzInput> =>
 const ENTRY = '{"dtype":"F32","shape":[1],"data_offsets":[0,4]}';
 
 /** Containers of random kinds nested `levels` deep around a scalar, in every place a header can hold them. */
-export const nearReferenceDepthArb = fc
+const nearReferenceDepthArb = fc
   .record({
     levels: fc.integer({ min: 115, max: 140 }),
     kinds: fc.array(fc.constantFrom('[', '{"k":', '[1,', '{"a":1,"k":'), { minLength: 1, maxLength: 4 }),
@@ -67,7 +67,7 @@ const valueArb = fc.oneof(
 );
 
 /** Thousands of metadata entries (some not strings), with long, JSON-looking and hostile keys and values. */
-export const hugeMetadataFileArb = fc
+const hugeMetadataFileArb = fc
   .record({
     count: fc.integer({ min: 200, max: 5_000 }),
     samples: fc.array(fc.tuple(keyArb, valueArb, fc.boolean()), { minLength: 1, maxLength: 8 }),
@@ -83,7 +83,7 @@ export const hugeMetadataFileArb = fc
   });
 
 /** A tensor whose rank is far past MAX_TENSOR_RANK (up to 50,000 dims), its product sometimes matching the span. */
-export const hugeShapeFileArb = fc
+const hugeShapeFileArb = fc
   .record({
     rank: fc.integer({ min: 65, max: 50_000 }),
     dim: fc.constantFrom(0, 1, 2, 4_294_967_296),
@@ -98,7 +98,7 @@ export const hugeShapeFileArb = fc
   });
 
 /** Thousands of one-byte tensors whose module paths are all distinct, at one to four levels. */
-export const manyModulePathsFileArb = fc
+const manyModulePathsFileArb = fc
   .record({
     count: fc.integer({ min: 500, max: 5_000 }),
     levels: fc.integer({ min: 1, max: 4 }),

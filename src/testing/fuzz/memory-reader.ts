@@ -13,8 +13,6 @@ import { SourceError } from '../../core/errors';
  */
 export type ReaderMode = 'local' | 'remote' | 'remote-unknown';
 
-export const READER_MODES: readonly ReaderMode[] = ['local', 'remote', 'remote-unknown'];
-
 /** The remote reader's speculative first read (io/http-reader.ts DEFAULT_FIRST_READ_BYTES). */
 export const REMOTE_FIRST_READ = 128 * 1024;
 
@@ -27,7 +25,7 @@ export interface ByteSource {
   slice(start: number, end: number): Uint8Array;
 }
 
-export function bytesSource(bytes: Uint8Array): ByteSource {
+function bytesSource(bytes: Uint8Array): ByteSource {
   return { size: bytes.length, slice: (start, end) => bytes.slice(start, end) };
 }
 

@@ -7,7 +7,7 @@ import { llamaLinears, llamaNorms } from './common';
 import { LLAMA2_7B } from './gptq-llama2-7b';
 import type { ModelFixture } from './header-from-specs';
 
-export function awqLinear(module: string, out: number, inFeatures: number, bits = 4, group = 128): TensorSpec[] {
+function awqLinear(module: string, out: number, inFeatures: number, bits = 4, group = 128): TensorSpec[] {
   return [
     { name: `${module}.qweight`, dtype: 'I32', shape: [inFeatures, (out * bits) / 32] },
     { name: `${module}.qzeros`, dtype: 'I32', shape: [inFeatures / group, (out * bits) / 32] },

@@ -12,12 +12,7 @@ import { LLAMA3_8B } from './fp8-llama3-8b';
 import { LLAMA2_7B } from './gptq-llama2-7b';
 import type { ModelFixture } from './header-from-specs';
 
-export function nf4Linear(
-  module: string,
-  out: number,
-  k: number,
-  tensorData: Record<string, Uint8Array>,
-): TensorSpec[] {
+function nf4Linear(module: string, out: number, k: number, tensorData: Record<string, Uint8Array>): TensorSpec[] {
   const n = out * k;
   const state = jsonBytes({
     quant_type: 'nf4',

@@ -9,7 +9,7 @@ import type { TensorSpec } from '../build-safetensors';
 import { f32Bytes, jsonBytes, llamaLinears, llamaNorms, type LlamaDims } from './common';
 import type { ModelFixture } from './header-from-specs';
 
-export const QWEN3_06B: LlamaDims = { hidden: 1024, intermediate: 3072, q: 2048, kv: 1024 };
+const QWEN3_06B: LlamaDims = { hidden: 1024, intermediate: 3072, q: 2048, kv: 1024 };
 
 export function qwen3Int8crFixture(layers = 28): ModelFixture {
   const config = jsonBytes({ format: 'int8_tensorwise' });

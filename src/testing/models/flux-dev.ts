@@ -11,10 +11,6 @@ import type { ModelFixture } from './header-from-specs';
 
 export type LinearWriter = (module: string, out: number, inFeatures: number) => TensorSpec[];
 
-export const bf16Linear: LinearWriter = (module, out, inFeatures) => [
-  { name: `${module}.weight`, dtype: 'BF16', shape: [out, inFeatures] },
-];
-
 /** Linears the ComfyUI quantizers convert (attention qkv/proj, MLPs, per-stream modulation, single-block linears). */
 const DOUBLE_LINEARS: ReadonlyArray<[string, number, number]> = [
   ['img_mod.lin', 18432, 3072],
@@ -33,7 +29,7 @@ const SINGLE_LINEARS: ReadonlyArray<[string, number, number]> = [
   ['linear2', 3072, 15360],
 ];
 
-export function fluxSpecs(linear: LinearWriter, blocks = 2): TensorSpec[] {
+function fluxSpecs(linear: LinearWriter, blocks = 2): TensorSpec[] {
   const specs: TensorSpec[] = [];
   const plain = (module: string, out: number, inFeatures: number): TensorSpec[] => [
     { name: `${module}.weight`, dtype: 'BF16', shape: [out, inFeatures] },

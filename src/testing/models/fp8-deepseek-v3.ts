@@ -7,7 +7,7 @@
 import type { TensorSpec } from '../build-safetensors';
 import type { ModelFixture } from './header-from-specs';
 
-export const DEEPSEEK = {
+const DEEPSEEK = {
   hidden: 7168,
   denseIntermediate: 18432,
   expertIntermediate: 2048,

@@ -9,7 +9,7 @@ import type { ModelFixture } from './header-from-specs';
 
 export const LLAMA2_7B: LlamaDims = { hidden: 4096, intermediate: 11008, q: 4096, kv: 4096 };
 
-export function gptqLinear(module: string, out: number, inFeatures: number, bits = 4, group = 128): TensorSpec[] {
+function gptqLinear(module: string, out: number, inFeatures: number, bits = 4, group = 128): TensorSpec[] {
   const groups = Math.ceil(inFeatures / group);
   return [
     { name: `${module}.qweight`, dtype: 'I32', shape: [(inFeatures * bits) / 32, out] },

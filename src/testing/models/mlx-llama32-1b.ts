@@ -7,9 +7,9 @@ import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms, type LlamaDims } from './common';
 import type { ModelFixture } from './header-from-specs';
 
-export const LLAMA32_1B: LlamaDims = { hidden: 2048, intermediate: 8192, q: 2048, kv: 512 };
+const LLAMA32_1B: LlamaDims = { hidden: 2048, intermediate: 8192, q: 2048, kv: 512 };
 
-export function mlxLinear(module: string, out: number, inFeatures: number, bits = 4, group = 64): TensorSpec[] {
+function mlxLinear(module: string, out: number, inFeatures: number, bits = 4, group = 64): TensorSpec[] {
   return [
     { name: `${module}.weight`, dtype: 'U32', shape: [out, (inFeatures * bits) / 32] },
     { name: `${module}.scales`, dtype: 'BF16', shape: [out, inFeatures / group] },

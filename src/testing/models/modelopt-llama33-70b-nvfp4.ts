@@ -7,7 +7,7 @@ import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms, type LlamaDims } from './common';
 import type { ModelFixture } from './header-from-specs';
 
-export const LLAMA33_70B: LlamaDims = { hidden: 8192, intermediate: 28672, q: 8192, kv: 1024 };
+const LLAMA33_70B: LlamaDims = { hidden: 8192, intermediate: 28672, q: 8192, kv: 1024 };
 
 export function modeloptNvfp4Fixture(layers = 2): ModelFixture {
   const specs: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [128256, 8192] }];

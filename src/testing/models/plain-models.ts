@@ -12,7 +12,7 @@ import type { TensorSpec } from '../build-safetensors';
 import { plainLlamaLayer, type LlamaDims } from './common';
 import type { ModelFixture } from './header-from-specs';
 
-export const TINYLLAMA: LlamaDims = { hidden: 2048, intermediate: 5632, q: 2048, kv: 256 };
+const TINYLLAMA: LlamaDims = { hidden: 2048, intermediate: 5632, q: 2048, kv: 256 };
 
 export function tinyLlamaFixture(layers = 2): ModelFixture {
   const specs: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [32000, 2048] }];

@@ -22,7 +22,7 @@ import type { ExtraRoute, RouteContext } from './range-server';
 import { sourceChangeRoutes } from './source-change-routes';
 
 /** Each /slowshards answer waits this long before its headers, so a client's parallel requests really overlap. */
-export const SLOW_SHARD_DELAY_MS = 40;
+const SLOW_SHARD_DELAY_MS = 40;
 
 /** Entries per listing page: small, so a repository of a dozen files already spans several pages. */
 export const HUB_PAGE_SIZE = 4;

@@ -30,7 +30,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { selfSignedCert } from './tls-cert';
 
-export const HUB_HOST = 'huggingface.co';
+const HUB_HOST = 'huggingface.co';
 export const BRIDGE_HOST = 'cas-bridge.xethub.hf.co';
 
 /** The token the fake Hub accepts for gated repos. */

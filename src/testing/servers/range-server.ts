@@ -37,13 +37,13 @@ export const SLOW_INTERVAL_MS = 50;
 export const STALL_SENT_BYTES = 1024;
 
 /** Pause between /drop's partial body and the reset: long enough for a client to read what arrived. */
-export const DROP_DELAY_MS = 100;
+const DROP_DELAY_MS = 100;
 
 /**
  * Added before every /far/ answer: a far server. Requests the app sends together then overlap in the log, so a
  * test can count sequential round trips without depending on how fast loopback answers.
  */
-export const FAR_LATENCY_MS = 50;
+const FAR_LATENCY_MS = 50;
 
 /** Extra bytes /longbody appends (filler 0xEE) after the asked range. */
 export const LONG_BODY_EXTRA_BYTES = 64 * 1024;

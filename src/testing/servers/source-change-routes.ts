@@ -17,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import type { ExtraRoute, RouteContext } from './range-server';
 
 /** Pause between /drip bytes: the 1 byte per second of issue 16's dripping server. */
-export const DRIP_INTERVAL_MS = 1_000;
+const DRIP_INTERVAL_MS = 1_000;
 
 /** Last-Modified of each version, so a client comparing either validator sees the change. */
 const VERSION_DATES = { A: 'Mon, 01 Jun 2026 10:00:00 GMT', B: 'Tue, 02 Jun 2026 11:00:00 GMT' } as const;

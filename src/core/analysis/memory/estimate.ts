@@ -10,7 +10,7 @@ const MiB = 2 ** 20;
 const GiB = 2 ** 30;
 
 /** One card per marketed size; capacity is what nvidia-smi reports (memory-facts §8), not the marketing number. */
-export const GPUS: ReadonlyArray<{ id: string; name: string; marketedGB: number; capacityBytes: number }> = [
+const GPUS: ReadonlyArray<{ id: string; name: string; marketedGB: number; capacityBytes: number }> = [
   { id: '24', name: 'RTX 4090 / L4 / A10 (24 GB)', marketedGB: 24, capacityBytes: 24_564 * MiB },
   { id: '48', name: 'L40S / RTX 6000 Ada (48 GB)', marketedGB: 48, capacityBytes: 46_068 * MiB },
   { id: '80', name: 'H100 / A100 (80 GB)', marketedGB: 80, capacityBytes: 81_559 * MiB },
@@ -28,15 +28,15 @@ export const GPU_MEMORY_UTILIZATION = 0.9;
 export const RUNTIME_OVERHEAD_BYTES = 2 * GiB;
 
 /** Past this many GPUs the count is shown as "more than" (multi-node territory). */
-export const MAX_GPU_COUNT = 64;
+const MAX_GPU_COUNT = 64;
 
 /** Mixed-precision AdamW per parameter: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 moments 8 (ZeRO). */
-export const FULL_FINETUNE_BYTES_PER_PARAM = 16;
+const FULL_FINETUNE_BYTES_PER_PARAM = 16;
 
 /** Per trainable LoRA parameter: fp32 weight 4 + grad 4 + Adam moments 8. */
-export const LORA_BYTES_PER_TRAINABLE = 16;
+const LORA_BYTES_PER_TRAINABLE = 16;
 
-export const DEFAULT_CONTEXTS = [4096, 8192, 32768];
+const DEFAULT_CONTEXTS = [4096, 8192, 32768];
 
 export interface MemoryInputs {
   tokens: number;
@@ -92,7 +92,7 @@ export interface MemoryEstimate {
   training: TrainingEstimate[];
 }
 
-export function gpuFits(payloadBytes: number): GpuFit[] {
+function gpuFits(payloadBytes: number): GpuFit[] {
   return GPUS.map((gpu) => {
     const usableBytes = gpu.capacityBytes * GPU_MEMORY_UTILIZATION - RUNTIME_OVERHEAD_BYTES;
     const needed = Math.max(1, Math.ceil(payloadBytes / usableBytes));

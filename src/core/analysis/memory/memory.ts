@@ -16,7 +16,7 @@ import type { CacheDtype, LoraEstimate, MemorySection, MoeSummary } from './type
 import { partOfName, weightsSummary, type WeightsResult } from './weights';
 
 /** LoRA rank the training estimate assumes (the most common choice in PEFT recipes). */
-export const LORA_RANK = 16;
+const LORA_RANK = 16;
 
 /** Linear weights a LoRA usually adapts: attention and dense MLP projections, across naming conventions. */
 const LORA_TARGET =

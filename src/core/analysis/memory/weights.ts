@@ -79,7 +79,7 @@ const U32 = dtypeCode('U32');
  * per U8 byte), `words` for GPTQ/AWQ/compressed-tensors int32 words (32 / bits each), else `plain`. Decided on
  * the name shape: none of these tests can match an index segment.
  */
-export function paramRule(name: string): 'none' | 'blocks' | 'words' | 'plain' {
+function paramRule(name: string): 'none' | 'blocks' | 'words' | 'plain' {
   if (NOT_PARAMS.test(name)) {
     return 'none';
   }

@@ -44,7 +44,7 @@ interface LayerConfig {
   config: Record<string, unknown> | null;
 }
 
-export function comfyQuantRows(index: TensorIndex): number[] {
+function comfyQuantRows(index: TensorIndex): number[] {
   return index.rowsEndingWith(COMFY_SUFFIX).filter((row) => index.rank(row) === 1);
 }
 

@@ -32,7 +32,7 @@ export interface PackedModuleShape {
 }
 
 /** The GPTQ reading of one `.qweight`, or null when the shapes are not GPTQ-oriented. */
-export function readGptqModule(context: QuantContext, qweightRow: number, base: string): PackedModuleShape | null {
+function readGptqModule(context: QuantContext, qweightRow: number, base: string): PackedModuleShape | null {
   const { index } = context;
   const scales = index.row(`${base}.scales`);
   if (scales < 0 || index.rank(qweightRow) !== 2 || index.rank(scales) !== 2) {
@@ -163,7 +163,7 @@ function metadataEvidence(
   }
 }
 
-export function emptyDetection(family: QuantDetection['family'], findings: Finding[]): QuantDetection {
+function emptyDetection(family: QuantDetection['family'], findings: Finding[]): QuantDetection {
   return {
     family,
     format: family,

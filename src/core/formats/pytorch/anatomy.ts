@@ -355,7 +355,7 @@ function tiedPairs(tensors: readonly NamedTensor[]): Array<[string, string]> {
   return pairs;
 }
 
-export function isRowMajor(shape: readonly number[], stride: readonly number[]): boolean {
+function isRowMajor(shape: readonly number[], stride: readonly number[]): boolean {
   let expected = 1;
   for (let axis = shape.length - 1; axis >= 0; axis--) {
     if (shape[axis] !== 1 && stride[axis] !== expected) {

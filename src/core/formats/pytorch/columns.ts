@@ -18,7 +18,7 @@ const utf8 = new TextEncoder();
  * store one byte per element (qint8, quint8), four (qint32), or pack two 4-bit or four 2-bit values per byte
  * (quint4x2, quint2x4); complex128 is two float64s.
  */
-export const CHECKPOINT_DTYPE_BITS: Readonly<Record<string, number>> = {
+const CHECKPOINT_DTYPE_BITS: Readonly<Record<string, number>> = {
   QINT8: 8,
   QUINT8: 8,
   QINT32: 32,

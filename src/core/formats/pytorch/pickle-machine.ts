@@ -144,7 +144,7 @@ const MODULE_ALIASES: Readonly<Record<string, string>> = {
   UserDict: 'collections',
 };
 
-export function normaliseModule(module: string): string {
+function normaliseModule(module: string): string {
   return MODULE_ALIASES[module] ?? module;
 }
 

@@ -93,16 +93,3 @@ export interface PyOpaque {
   kind: 'opaque';
   label: string;
 }
-
-export function isGlobal(value: PyValue): value is PyGlobal {
-  return typeof value === 'object' && value !== null && value.kind === 'global';
-}
-
-export function isTensor(value: PyValue): value is PyTensor {
-  return typeof value === 'object' && value !== null && value.kind === 'tensor';
-}
-
-/** The `module.name` spelling used in the report and on screen. */
-export function globalName(value: PyGlobal): string {
-  return `${value.module}.${value.name}`;
-}
