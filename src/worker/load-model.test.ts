@@ -4,13 +4,14 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
+import { setUpTestServers } from '../testing/test-server-setup';
 import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
-import { createFixtureDir, type FixtureDir } from '../testing/fixture-dir';
+import type { FixtureDir } from '../testing/fixture-dir';
 import { HTTP1_SHARD_CONCURRENCY } from '../io/connection';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadSource, type KeptLoad } from './load-model';
@@ -99,14 +100,10 @@ function maxInFlight(entries: readonly RequestLogEntry[]): number {
   return most;
 }
 
-beforeAll(async () => {
-  fixtures = await createFixtureDir();
+setUpTestServers(async (dir) => {
+  fixtures = dir;
   servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
-});
-
-afterAll(async () => {
-  await servers?.close();
-  await fixtures?.remove();
+  return servers;
 });
 
 describe('a remote shard index', () => {

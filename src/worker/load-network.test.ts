@@ -3,7 +3,7 @@
  * analyses say "sampled N of M" when the reads were bounded, and kohya's declared alpha is confirmed by a sample
  * instead of read from every tensor (issue 14).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { QuantizationSection, LoraSection } from '../core/analysis/report-sections';
 import type { DataReadsSection } from '../core/analysis/data-reads';
 import type { LoadResult, SourceSpec } from '../core/result';
@@ -15,7 +15,7 @@ import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { NetworkFigures } from '../core/result';
-import { createFixtureDir, type FixtureDir } from '../testing/fixture-dir';
+import type { FixtureDir } from '../testing/fixture-dir';
 import type { ModelFixture } from '../testing/models/header-from-specs';
 import {
   COMFY_SAMPLED_LAYERS,
@@ -25,20 +25,17 @@ import {
 } from '../testing/remote-sampling-fixtures';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
+import { setUpTestServers } from '../testing/test-server-setup';
 import { loadSource } from './load-model';
 import type { WorkerResponse } from './protocol';
 
 let fixtures: FixtureDir;
 let servers: TestServers;
 
-beforeAll(async () => {
-  fixtures = await createFixtureDir();
+setUpTestServers(async (dir) => {
+  fixtures = dir;
   servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
-});
-
-afterAll(async () => {
-  await servers?.close();
-  await fixtures?.remove();
+  return servers;
 });
 
 /** Writes the fixture sparse, with its small tensors' bytes in place; returns the data region's offset. */
