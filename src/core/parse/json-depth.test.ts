@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REFERENCE_JSON_RECURSION_LIMIT } from '../limits';
+import { nestedJson } from '../../testing/json-nesting';
 import { codesOf, entry, parseBytes, problemCodes, rawFile, verdictOf } from '../../testing/parse-helpers';
 
 /** serde_json's `remaining_depth` starts at 128; the container that brings it to 0 is refused. */
@@ -117,13 +118,7 @@ describe('random nesting near the limit agrees with the reference rule', () => {
         fc.integer({ min: 100, max: 160 }),
         fc.array(fc.constantFrom('[', '{"k":', '[0,', '{"a":[],"k":'), { minLength: 1, maxLength: 5 }),
         (levels, kinds) => {
-          let open = '';
-          let close = '';
-          for (let i = 0; i < levels; i++) {
-            const kind = kinds[i % kinds.length];
-            open += kind;
-            close = (kind.startsWith('[') ? ']' : '}') + close;
-          }
+          const { open, close } = nestedJson(levels, kinds);
           const text = `{"t":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"x":${open}1${close}}}`;
           // The deepest container, counted bracket by bracket (no string here holds a bracket).
           let depth = 0;

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { lengthPrefix } from '../build-safetensors';
 import { letterSegment } from '../huge-fixtures';
+import { nestedJson } from '../json-nesting';
 import type { FuzzInput } from './check-input';
 import type { FuzzProperty } from './arbitraries';
 
@@ -33,13 +34,7 @@ const nearReferenceDepthArb = fc
     empty: fc.boolean(),
   })
   .map(({ levels, kinds, where, empty }) => {
-    let open = '';
-    let close = '';
-    for (let i = 0; i < levels; i++) {
-      const kind = kinds[i % kinds.length];
-      open += kind;
-      close = (kind.startsWith('[') ? ']' : '}') + close;
-    }
+    const { open, close } = nestedJson(levels, kinds);
     const nested =
       empty && kinds[(levels - 1) % kinds.length] === '['
         ? `${open.slice(0, -1)}[]${close.slice(1)}`
