@@ -48,6 +48,13 @@ const BRIDGE_EXPOSED = 'Accept-Ranges, Content-Range, Content-Type, Content-Disp
 /** Presigned links live this long (X-Amz-Expires on the real bridge). */
 const PRESIGNED_LIFETIME_S = 3600;
 
+/**
+ * How long a truncated answer waits after its half body before the reset. The browser's network process must have
+ * taken the half in by then, or the page sees fewer bytes than the log says were sent (50 ms was too short on a
+ * loaded CI machine: the resume then rightly started at 0).
+ */
+const TRUNCATE_RESET_DELAY_MS = 1_000;
+
 export interface PairLogEntry {
   server: 'hub' | 'bridge';
   method: string;
@@ -316,7 +323,7 @@ async function serveRange(
     const half = Math.max(1, Math.floor(length / 2));
     const stream = createReadStream(found.filePath, { start, end: start + half - 1 });
     stream.on('data', (chunk) => res.write(chunk));
-    stream.on('end', () => setTimeout(() => res.socket?.destroy(), 50));
+    stream.on('end', () => setTimeout(() => res.socket?.destroy(), TRUNCATE_RESET_DELAY_MS));
     return;
   }
   createReadStream(found.filePath, { start, end }).pipe(res);
