@@ -2,7 +2,19 @@
 import type { MetadataColumns, ParseOutcome, TensorColumns } from '../core/model';
 
 export function columnBuffers(columns: TensorColumns): ArrayBuffer[] {
-  const arrays = [
+  return uniqueBuffers(columnArrays(columns));
+}
+
+export function outcomeBuffers(outcome: ParseOutcome): ArrayBuffer[] {
+  if (outcome.kind !== 'parsed') {
+    return [];
+  }
+  const { tensors, metadata } = outcome.header;
+  return uniqueBuffers([...columnArrays(tensors), metadata.text, metadata.bounds, metadata.kinds]);
+}
+
+function columnArrays(columns: TensorColumns): ArrayBufferView[] {
+  return [
     columns.nameBytes,
     columns.nameStarts,
     columns.dtype,
@@ -13,22 +25,12 @@ export function columnBuffers(columns: TensorColumns): ArrayBuffer[] {
     columns.elements,
     ...(columns.unknownDtypeBits ? [columns.unknownDtypeBits] : []),
   ];
-  const unique = new Set<ArrayBuffer>();
-  for (const array of arrays) {
-    if (array.buffer instanceof ArrayBuffer && array.buffer.byteLength > 0) {
-      unique.add(array.buffer);
-    }
-  }
-  return [...unique];
 }
 
-export function outcomeBuffers(outcome: ParseOutcome): ArrayBuffer[] {
-  if (outcome.kind !== 'parsed') {
-    return [];
-  }
-  const { metadata } = outcome.header;
-  const unique = new Set<ArrayBuffer>(columnBuffers(outcome.header.tensors));
-  for (const array of [metadata.text, metadata.bounds, metadata.kinds]) {
+/** Each non-empty ArrayBuffer behind `arrays` once: postMessage refuses a buffer listed twice. */
+function uniqueBuffers(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
+  const unique = new Set<ArrayBuffer>();
+  for (const array of arrays) {
     if (array.buffer instanceof ArrayBuffer && array.buffer.byteLength > 0) {
       unique.add(array.buffer);
     }
