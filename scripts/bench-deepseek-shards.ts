@@ -41,7 +41,7 @@ function layerSpecs(layer: number): TensorSpec[] {
   return specs;
 }
 
-function allSpecs(): TensorSpec[] {
+export function deepseekV3Specs(): TensorSpec[] {
   const specs: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [129280, 7168] }];
   for (let layer = 0; layer <= LAYERS; layer++) {
     specs.push(...layerSpecs(layer));
@@ -61,7 +61,7 @@ function allSpecs(): TensorSpec[] {
 /** Writes `<dir>/model-0000k-of-000163.safetensors` and the index; returns the index path and the 8 + N sum. */
 export function writeDeepseekShards(dir: string): { index: string; shards: number; headerBytes: number } {
   mkdirSync(dir, { recursive: true });
-  const specs = allSpecs();
+  const specs = deepseekV3Specs();
   const perShard = Math.ceil(specs.length / DEEPSEEK_SHARDS);
   const weightMap: Record<string, string> = {};
   let headerBytes = 0;

@@ -9,6 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { quantizationAnalysis } from '../src/core/analysis/quantization';
 import { runAnalyses } from '../src/core/analysis/registry';
 import { allTensorNames } from '../src/core/model';
 import { parseFileHead } from '../src/core/parse/parse-header';
@@ -18,6 +19,7 @@ import { buildHeaderBytes } from '../src/testing/build-safetensors';
 import { distinctModulePieces } from '../src/testing/huge-fixtures';
 import { moeUnpackedTensors } from '../src/testing/moe-model';
 import { checkpointBench } from './bench-checkpoint';
+import { deepseekV3Specs } from './bench-deepseek-shards';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 
 const SHORT = process.argv.includes('--short');
@@ -124,6 +126,42 @@ function distinctPathsBench(): void {
     Math.max(1, Math.floor(RUNS / 2)),
   );
   row('analyses, 250,000 distinct paths', analysisMs, jsonParseMs);
+}
+
+/**
+ * The quantization analysis where it has the most to do: DeepSeek-V3's whole block-FP8 layout (~92,000 tensors,
+ * ~46,000 quantized modules, scripts/bench-deepseek-shards.ts) as one header. Each run gets a fresh TensorIndex
+ * (a copy of the header misses the index cache), as the worker's first analysis of a load does: it pays for the
+ * name shapes and every sidecar lookup.
+ */
+function deepseekQuantBench(): void {
+  const { head, dataLength } = buildHeaderBytes(deepseekV3Specs(), { metadata: { format: 'pt' } });
+  const headerBytes = head.subarray(8);
+  const outcome = parseFileHead(head, head.length + dataLength);
+  if (outcome.kind !== 'parsed') {
+    throw new Error('DeepSeek-V3 header did not parse');
+  }
+  const { header } = outcome;
+  const names = allTensorNames(header.tensors);
+  console.log(
+    `\nDeepSeek-V3 FP8 layout: ${header.tensors.count.toLocaleString()} tensors, header ${(headerBytes.length / 1e6).toFixed(1)} MB`,
+  );
+  const decoder = new TextDecoder();
+  const quantize = () =>
+    quantizationAnalysis.run({
+      header: { ...header },
+      names,
+      fileName: 'model.safetensors',
+      sidecars: {},
+      tensorBytes: new Map(),
+    });
+  if (quantize().section?.family !== 'fp8-block') {
+    throw new Error('DeepSeek-V3 layout not read as block FP8');
+  }
+  JSON.parse(decoder.decode(headerBytes));
+  const jsonParseMs = time(() => JSON.parse(decoder.decode(headerBytes)));
+  row('JSON.parse(TextDecoder.decode(bytes)) baseline', jsonParseMs, jsonParseMs);
+  row('quantization analysis, fresh index', time(quantize), jsonParseMs);
 }
 
 function startPreview(port: number): ChildProcess {
@@ -271,5 +309,6 @@ async function browserBench(): Promise<void> {
 const baseline = await nodeBench();
 void baseline;
 distinctPathsBench();
+deepseekQuantBench();
 checkpointBench(RUNS);
 await browserBench();

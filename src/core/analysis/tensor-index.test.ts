@@ -176,3 +176,115 @@ describe('lookups', () => {
     expect(shapeSafe('.#.')).toBe(false);
   });
 });
+
+/** Module paths whose sidecars the sibling tests look up: index segments of every kind, and the same twists. */
+const MODULES = [
+  'model.layers.0.mlp',
+  'model.layers.1.mlp',
+  'model.layers.10.mlp',
+  'model.layers.010.mlp', // same tuple as the one above, different name
+  'model.layers.2.mlp.experts.17.up_proj',
+  'model.layers.2.mlp.experts.017.up_proj',
+  'blocks.1234567890.attn', // 10 digits: literal
+  'blocks.123456789.attn',
+  'a.#',
+  'a.5',
+  '0',
+  'x..1..y',
+  'vision.层.3',
+  'emoji.😀.2',
+  '',
+];
+
+function sidecarNames(modules: readonly string[]): string[] {
+  const names: string[] = [];
+  modules.forEach((module, i) => {
+    names.push(`${module}.weight_scale_inv`);
+    if (i % 4 !== 1) {
+      names.push(`${module}.weight`); // every fourth module has no weight
+    }
+    if (i % 3 === 0) {
+      names.push(`${module}.weight.absmax`, `${module}_blocks`, `${module}_scales`);
+    }
+  });
+  // Only the zero-padded twin has an input scale: the plain one must not find it by its equal tuple.
+  names.push('model.layers.010.mlp.input_scale', 'model.layers.2.mlp.experts.017.up_proj.input_scale');
+  // A repeated name: the last row wins.
+  names.push('model.layers.0.mlp.weight');
+  names.push('x.0', 'x.0.weight', 'x.0.0'); // names ending in an index segment
+  names.push('b.5x', 'b.5'); // `b.5x` minus `x` is `b.5`, whose 5 is an index segment
+  return names;
+}
+
+const SUFFIX_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['.weight_scale_inv', '.weight'],
+  ['.weight', '.weight_scale_inv'],
+  ['.weight_scale_inv', '.input_scale'],
+  ['.weight', '.weight.absmax'],
+  ['.weight.absmax', '.weight'],
+  ['_blocks', '_scales'], // not dotted: asked by name
+  ['blocks', 'scales'],
+  ['.weight', '.0'], // not shapeSafe: asked by name
+  ['.weight', ''],
+  ['.0', '.0.weight'],
+  ['x', ''],
+];
+
+/** Every sibling answer must equal row() of the built name, for every row that ends with the suffix. */
+function expectSiblingsMatchNames(names: readonly string[]): void {
+  const index = indexOf(names);
+  const rowOf = new Map(names.map((name, row) => [name, row])); // filled in row order: the last repeat wins
+  const answers: string[] = [];
+  const expected: string[] = [];
+  for (const [suffix, siblingSuffix] of SUFFIX_PAIRS) {
+    names.forEach((name, row) => {
+      if (name.endsWith(suffix)) {
+        const wanted = name.slice(0, name.length - suffix.length) + siblingSuffix;
+        answers.push(`${name} ${suffix}→${siblingSuffix}: ${index.sibling(row, suffix, siblingSuffix)}`);
+        expected.push(`${name} ${suffix}→${siblingSuffix}: ${rowOf.get(wanted) ?? -1}`);
+      }
+    });
+  }
+  expect(answers.length).toBeGreaterThan(names.length);
+  expect(answers).toEqual(expected);
+}
+
+describe.each([
+  ['name bytes', MODULES.filter((name) => /^[\x20-\x7e]*$/.test(name))],
+  ['name strings', MODULES],
+])('sibling (%s)', (_, modules) => {
+  it('equals row() of the name with its suffix swapped: zero-padded twins, repeats, absent siblings', () => {
+    expectSiblingsMatchNames(sidecarNames(modules));
+  });
+
+  it('equals row() on a header listed in lexicographic order (shapes sorted by tuple first)', () => {
+    expectSiblingsMatchNames(sidecarNames(modules).sort());
+  });
+});
+
+describe('sibling', () => {
+  it('keeps answering the same past the number of shapes it resolves, when it asks by name', () => {
+    const letters = (value: number) => value.toString(26).replace(/[0-9]/g, (digit) => 'qrstuvwxyz'[Number(digit)]);
+    const modules: string[] = [];
+    for (let i = 0; i < 1_500; i++) {
+      modules.push(`enc.${letters(i)}.proj`); // no index segment: every module its own shapes
+    }
+    expectSiblingsMatchNames(sidecarNames(modules));
+  });
+
+  it('finds each expert projection of a many-layer MoE header, and nothing for the missing ones', () => {
+    const names: string[] = [];
+    for (let layer = 0; layer < 8; layer++) {
+      for (let expert = 0; expert < 40; expert++) {
+        for (const projection of ['gate_proj', 'up_proj', 'down_proj']) {
+          const module = `model.layers.${layer}.mlp.experts.${expert}.${projection}`;
+          names.push(`${module}.weight`);
+          if ((layer * 40 + expert) % 7 !== 3) {
+            names.push(`${module}.weight_scale_inv`);
+          }
+        }
+      }
+    }
+    expectSiblingsMatchNames(names);
+  });
+});

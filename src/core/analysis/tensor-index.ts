@@ -55,6 +55,12 @@ export interface TensorIndex {
   /** Row of an exact tensor name, or -1 (the last row when a name repeats). */
   row(name: string): number;
   has(name: string): boolean;
+  /**
+   * The row named like `row` with its `suffix` replaced by `siblingSuffix` (`<module>.weight` beside the row
+   * `<module>.weight_scale_inv`), or -1: the answer of row(name minus suffix + siblingSuffix), found without
+   * building that name. `row`'s name must end with `suffix`.
+   */
+  sibling(row: number, suffix: string, siblingSuffix: string): number;
   /** Dtype string as written in the header (unknown dtypes keep their original spelling). */
   dtype(row: number): string;
   rank(row: number): number;
@@ -205,6 +211,7 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
     }
     return -1;
   };
+  const sibling = siblingLookup(names, shapes, sortedShape, lookup);
   let dtypeCounts: Uint32Array | null = null;
   const suffixRows = new Map<string, readonly number[]>();
   const containsRows = new Map<string, readonly number[]>();
@@ -218,6 +225,7 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
     metadata,
     row: lookup,
     has: (name) => lookup(name) >= 0,
+    sibling,
     dtype: dtypeText,
     rank,
     dim(row, i) {
@@ -279,6 +287,151 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
       return rows;
     },
   };
+}
+
+/** Entries of a sibling table besides a shape id: not resolved yet, no row has the sibling's shape, ask by name. */
+const UNRESOLVED = -2;
+const NO_SHAPE = -1;
+const BY_NAME = -3;
+
+/**
+ * TensorIndex.sibling. A quantized model asks for a few sidecars of every module (`.weight` beside each
+ * `.weight_scale_inv`: ~180,000 questions on DeepSeek-V3's 92,000 tensors), and building each name to look it up
+ * cost more than the rest of the quantization analysis. Instead the sibling's name shape is found once per shape
+ * and suffix pair — when both suffixes are dotted literals (shapeSafe, starting with `.`), swapping them changes
+ * only the shape's last literal piece and keeps every index segment, so all rows of a shape have their siblings
+ * in one shape, under the same index tuple — and each question is then a binary search over that shape's sorted
+ * tuples. Other suffix pairs, and files with so many shapes that resolving each costs more than it saves, are
+ * asked by name.
+ */
+function siblingLookup(
+  names: readonly string[],
+  shapes: () => ParsedShapes,
+  sortedShape: (shape: number) => SortedShape,
+  lookup: (name: string) => number,
+): (row: number, suffix: string, siblingSuffix: string) => number {
+  const tables = new Map<string, Map<string, Int32Array | null>>();
+  let literalLengths: Int32Array | null = null;
+  let resolutions = 0;
+  const resolutionLimit = Math.max(1024, names.length >> 4);
+  const siblingName = (row: number, suffix: string, siblingSuffix: string): string =>
+    names[row].slice(0, names[row].length - suffix.length) + siblingSuffix;
+
+  const tableFor = (suffix: string, siblingSuffix: string): Int32Array | null => {
+    let bySibling = tables.get(suffix);
+    if (bySibling === undefined) {
+      bySibling = new Map();
+      tables.set(suffix, bySibling);
+    }
+    let table = bySibling.get(siblingSuffix);
+    if (table === undefined) {
+      const dotted = (literal: string): boolean => literal.startsWith('.') && shapeSafe(literal);
+      table = dotted(suffix) && dotted(siblingSuffix) ? new Int32Array(shapes().count).fill(UNRESOLVED) : null;
+      bySibling.set(siblingSuffix, table);
+    }
+    return table;
+  };
+
+  /** The shape holding the siblings of shape s's rows, found by parsing the sibling name of one of its rows. */
+  const resolve = (parsed: ParsedShapes, s: number, suffix: string, siblingSuffix: string): number => {
+    // A name that ends with a dotted literal has it in its last piece; this only answers a caller's slip by name.
+    if (!parsed.pieces[s][parsed.slots[s]].endsWith(suffix)) {
+      return BY_NAME;
+    }
+    const found = parsed.query(siblingName(parsed.rowList[parsed.rowStart[s]], suffix, siblingSuffix));
+    return found === null ? NO_SHAPE : found.shape;
+  };
+
+  /**
+   * Whether the row's name is spelled by its shape and index tuple (no index written with leading zeros): two
+   * such rows with the same pieces and tuple have the same name.
+   */
+  const plainlySpelled = (parsed: ParsedShapes, row: number, shape: number): boolean => {
+    literalLengths ??= new Int32Array(parsed.count).fill(-1);
+    let length = literalLengths[shape];
+    if (length < 0) {
+      length = parsed.pieces[shape].reduce((sum, piece) => sum + piece.length, 0);
+      literalLengths[shape] = length;
+    }
+    for (let i = parsed.indexStart[row]; i < parsed.indexStart[row + 1]; i++) {
+      length += decimalDigits(parsed.indexValues[i]);
+    }
+    return names[row].length === length;
+  };
+
+  return (row, suffix, siblingSuffix) => {
+    const table = tableFor(suffix, siblingSuffix);
+    if (table === null) {
+      return lookup(siblingName(row, suffix, siblingSuffix));
+    }
+    const parsed = shapes();
+    const shape = parsed.rowShape[row];
+    let target = table[shape];
+    if (target === UNRESOLVED) {
+      if (resolutions >= resolutionLimit) {
+        return lookup(siblingName(row, suffix, siblingSuffix));
+      }
+      resolutions++;
+      target = resolve(parsed, shape, suffix, siblingSuffix);
+      table[shape] = target;
+    }
+    if (target === NO_SHAPE) {
+      return -1;
+    }
+    if (target === BY_NAME) {
+      return lookup(siblingName(row, suffix, siblingSuffix));
+    }
+    const { rows, keys, depth } = sortedShape(target);
+    const values = parsed.indexValues;
+    const at = parsed.indexStart[row];
+    // Rows with equal tuples are in row order: the last one that has the name wins, as in row().
+    const wanted = plainlySpelled(parsed, row, shape) ? null : siblingName(row, suffix, siblingSuffix);
+    for (let i = tupleUpperBound(keys, depth, rows.length, values, at) - 1; i >= 0; i--) {
+      if (compareTuple(keys, i, depth, values, at) !== 0) {
+        break;
+      }
+      const candidate = rows[i];
+      if (wanted === null ? plainlySpelled(parsed, candidate, target) : names[candidate] === wanted) {
+        return candidate;
+      }
+    }
+    return -1;
+  };
+}
+
+function decimalDigits(value: number): number {
+  let digits = 1;
+  while (value >= 10) {
+    value = Math.floor(value / 10);
+    digits++;
+  }
+  return digits;
+}
+
+/** Sign of tuple i of the flat sorted `keys` minus the tuple values[at, at + depth). */
+function compareTuple(keys: Int32Array, i: number, depth: number, values: Int32Array, at: number): number {
+  for (let d = 0; d < depth; d++) {
+    const diff = keys[i * depth + d] - values[at + d];
+    if (diff !== 0) {
+      return diff;
+    }
+  }
+  return 0;
+}
+
+/** First of the `count` sorted tuples in `keys` that is greater than the tuple values[at, at + depth). */
+function tupleUpperBound(keys: Int32Array, depth: number, count: number, values: Int32Array, at: number): number {
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareTuple(keys, mid, depth, values, at) <= 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
 }
 
 function rowsWhereName(names: readonly string[], test: (name: string) => boolean): number[] {

@@ -27,13 +27,13 @@ export const awqDetector: QuantDetector = {
       if (index.rank(row) !== 2) {
         continue;
       }
-      const scales = index.row(`${base}.scales`);
-      const qzeros = index.row(`${base}.qzeros`);
+      const scales = index.sibling(row, '.qweight', '.scales');
+      const qzeros = index.sibling(row, '.qweight', '.qzeros');
       const container = CONTAINER_BITS[index.dtype(row)];
       if (scales < 0 || container === undefined || index.rank(scales) !== 2) {
         continue;
       }
-      const rows = siblingRows(context, base, ['.qweight', '.qzeros', '.scales']);
+      const rows = siblingRows(context, row, '.qweight', ['.qweight', '.qzeros', '.scales']);
       const cols = index.dim(row, 1);
       if (qzeros >= 0 && index.dim(qzeros, 1) === cols && cols !== index.dim(scales, 1) && index.dtype(row) === 'I32') {
         // GEMM: K = qweight rows, N = scales cols.

@@ -72,18 +72,18 @@ export const bnb4bitDetector: QuantDetector = {
         // Header-only fallback: each storage element holds (bits of storage dtype / 4) values.
         const storageBits = DTYPE_BITS[index.dtype(weight) as Dtype] ?? 8;
         logical = index.elements(weight) * (storageBits / 4);
-        const absmax = index.row(`${base}.weight.absmax`);
+        const absmax = index.sibling(weight, '.weight', '.weight.absmax');
         if (absmax >= 0 && index.elements(absmax) > 0) {
           blocksizes.push(2 ** Math.round(Math.log2(logical / index.elements(absmax))));
         }
       }
-      if (index.has(`${base}.weight.nested_absmax`)) {
+      if (index.sibling(weight, '.weight', '.weight.nested_absmax') >= 0) {
         nested++;
       }
       modules.push({
         name: base,
         weightRow: weight,
-        rows: [...siblingRows(context, base, FOUR_BIT_SIDECARS), row],
+        rows: [...siblingRows(context, weight, '.weight', FOUR_BIT_SIDECARS), row],
         logicalParams: logical,
       });
     }
@@ -122,14 +122,14 @@ export const bnbInt8Detector: QuantDetector = {
   detect(context) {
     const { index } = context;
     const modules: QuantModule[] = [];
-    for (const { base, weight } of freeWeightsWithSidecar(context, '.SCB')) {
+    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.SCB')) {
       if (index.dtype(weight) !== 'I8') {
         continue;
       }
       modules.push({
         name: base,
         weightRow: weight,
-        rows: siblingRows(context, base, ['.weight', '.SCB', '.weight_format']),
+        rows: siblingRows(context, row, '.SCB', ['.weight', '.SCB', '.weight_format']),
         logicalParams: index.elements(weight),
       });
     }

@@ -132,7 +132,7 @@ export const comfyQuantDetector: QuantDetector = {
       if (weight < 0 || claimed[weight]) {
         continue;
       }
-      const format = (config && asString(config.format)) ?? guessFormat(context, layer, weight);
+      const format = (config && asString(config.format)) ?? guessFormat(context, weight);
       formats.push(format);
       const rows: number[] = [];
       for (const child of index.children(layer)) {
@@ -141,7 +141,7 @@ export const comfyQuantDetector: QuantDetector = {
           rows.push(child);
         }
       }
-      const scale = index.row(`${layer}.weight_scale`);
+      const scale = index.sibling(weight, '.weight', '.weight_scale');
       if (scale >= 0 && /int8|float8/.test(format)) {
         granularities.push(index.elements(scale) === 1 ? 'tensor' : 'channel');
       }
@@ -227,21 +227,21 @@ export const comfyQuantDetector: QuantDetector = {
 };
 
 /** Without its JSON, a layer's format is guessed from the storage dtype and sidecar names. */
-function guessFormat(context: QuantContext, layer: string, weight: number): string {
+function guessFormat(context: QuantContext, weight: number): string {
   const { index } = context;
   const dtype = index.dtype(weight);
   if (isFloat8(dtype)) {
-    const scale = index.row(`${layer}.weight_scale`);
+    const scale = index.sibling(weight, '.weight', '.weight_scale');
     return scale >= 0 && (index.dtype(scale) === 'U8' || index.dtype(scale) === 'F8_E8M0') ? 'mxfp8' : 'float8_e4m3fn';
   }
   if (dtype === 'U8') {
     return 'nvfp4';
   }
   if (dtype === 'I8') {
-    if (index.has(`${layer}.weight_s_rel`)) {
+    if (index.sibling(weight, '.weight', '.weight_s_rel') >= 0) {
       return 'asym_w4a8_int8';
     }
-    if (index.has(`${layer}.weight_zeros`)) {
+    if (index.sibling(weight, '.weight', '.weight_zeros') >= 0) {
       return 'awq_w4a16';
     }
     return 'int8_tensorwise';
@@ -297,7 +297,7 @@ export const comfyScaledFp8Detector: QuantDetector = {
         continue;
       }
       const rows = [weight, row];
-      const input = index.row(`${base}.scale_input`);
+      const input = index.sibling(row, '.scale_weight', '.scale_input');
       if (input >= 0 && !claimed[input]) {
         rows.push(input);
         staticInputs++;

@@ -52,14 +52,14 @@ export const compressedTensorsDetector: QuantDetector = {
       if (index.rank(row) !== 2) {
         continue;
       }
-      const scale = index.row(`${base}.weight_scale`);
+      const scale = index.sibling(row, '.weight_packed', '.weight_scale');
       const n = index.dim(row, 0);
       const packedCols = index.dim(row, 1);
-      const rows = siblingRows(context, base, SIDECARS);
+      const rows = siblingRows(context, row, '.weight_packed', SIDECARS);
       if (index.dtype(row) === 'U8') {
         const scaleDtype = scale >= 0 ? index.dtype(scale) : '';
         const k = packedCols * 2;
-        const nvfp4 = isFloat8(scaleDtype) || index.has(`${base}.weight_global_scale`);
+        const nvfp4 = isFloat8(scaleDtype) || index.sibling(row, '.weight_packed', '.weight_global_scale') >= 0;
         formats.push(nvfp4 ? 'nvfp4-pack-quantized' : 'mxfp4-pack-quantized');
         bitsSeen.push(4);
         if (scale >= 0 && index.rank(scale) === 2) {
@@ -70,7 +70,7 @@ export const compressedTensorsDetector: QuantDetector = {
       }
       // Integer pack: K from the weight_shape bytes, else from config group × scale cols, else from anchors.
       let k: number | null = null;
-      const shapeRow = index.row(`${base}.weight_shape`);
+      const shapeRow = index.sibling(row, '.weight_packed', '.weight_shape');
       const shapeBytes = shapeRow >= 0 ? tensorBytes.get(shapeRow) : undefined;
       const shapeValues = shapeBytes ? decodeNumbers(index.dtype(shapeRow), shapeBytes, 2) : null;
       if (shapeValues && shapeValues.length === 2 && shapeValues[0] === n) {
@@ -110,7 +110,12 @@ export const compressedTensorsDetector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: weight,
-        rows: siblingRows(context, base, ['.weight', '.weight_scale', '.weight_zero_point', '.input_scale']),
+        rows: siblingRows(context, row, '.weight_scale', [
+          '.weight',
+          '.weight_scale',
+          '.weight_zero_point',
+          '.input_scale',
+        ]),
         logicalParams: index.elements(weight),
       });
     }

@@ -18,7 +18,7 @@ export const exl2Detector: QuantDetector = {
       if (index.rank(row) !== 2) {
         continue;
       }
-      const invperm = index.row(`${base}.q_invperm`);
+      const invperm = index.sibling(row, '.q_weight', '.q_invperm');
       if (invperm < 0) {
         continue;
       }
@@ -28,7 +28,7 @@ export const exl2Detector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, [
+        rows: siblingRows(context, row, '.q_weight', [
           '.q_weight',
           '.q_invperm',
           '.q_perm',
@@ -72,14 +72,14 @@ export const exl3Detector: QuantDetector = {
       if (index.rank(row) !== 3 || index.dtype(row) !== 'I16') {
         continue;
       }
-      if (!index.has(`${base}.suh`) && !index.has(`${base}.su`)) {
+      if (index.sibling(row, '.trellis', '.suh') < 0 && index.sibling(row, '.trellis', '.su') < 0) {
         continue;
       }
       bitsSeen.push(index.dim(row, 2) / 16);
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, ['.trellis', '.suh', '.svh', '.su', '.sv', '.mcg', '.mul1']),
+        rows: siblingRows(context, row, '.trellis', ['.trellis', '.suh', '.svh', '.su', '.sv', '.mcg', '.mul1']),
         // Each 16×16 tile holds 256 weights.
         logicalParams: index.dim(row, 0) * index.dim(row, 1) * 256,
       });

@@ -46,7 +46,7 @@ export const fp8BlockDetector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: weight,
-        rows: siblingRows(context, base, ['.weight', '.weight_scale_inv', '.input_scale']),
+        rows: siblingRows(context, row, '.weight_scale_inv', ['.weight', '.weight_scale_inv', '.input_scale']),
         logicalParams: index.elements(weight),
       });
     }
@@ -111,8 +111,13 @@ export const fp8ScaledDetector: QuantDetector = {
         kind = 'other';
       }
       kinds.push(kind);
-      const rows = siblingRows(context, base, ['.weight', '.weight_scale', '.input_scale', '.weight_zero_point']);
-      if (index.has(`${base}.input_scale`)) {
+      const rows = siblingRows(context, row, '.weight_scale', [
+        '.weight',
+        '.weight_scale',
+        '.input_scale',
+        '.weight_zero_point',
+      ]);
+      if (index.sibling(row, '.weight_scale', '.input_scale') >= 0) {
         staticActivations++;
       }
       modules.push({ name: base, weightRow: weight, rows, logicalParams: index.elements(weight) });

@@ -34,7 +34,7 @@ export interface PackedModuleShape {
 /** The GPTQ reading of one `.qweight`, or null when the shapes are not GPTQ-oriented. */
 function readGptqModule(context: QuantContext, qweightRow: number, base: string): PackedModuleShape | null {
   const { index } = context;
-  const scales = index.row(`${base}.scales`);
+  const scales = index.sibling(qweightRow, '.qweight', '.scales');
   if (scales < 0 || index.rank(qweightRow) !== 2 || index.rank(scales) !== 2) {
     return null;
   }
@@ -43,8 +43,8 @@ function readGptqModule(context: QuantContext, qweightRow: number, base: string)
   if (container === undefined || index.dim(qweightRow, 1) !== n) {
     return null;
   }
-  const qzeros = index.row(`${base}.qzeros`);
-  const gIdx = index.row(`${base}.g_idx`);
+  const qzeros = index.sibling(qweightRow, '.qweight', '.qzeros');
+  const gIdx = index.sibling(qweightRow, '.qweight', '.g_idx');
   let bits: number | null = null;
   if (qzeros >= 0 && index.rank(qzeros) === 2) {
     const candidate = (index.dim(qzeros, 1) * container) / n;
@@ -63,7 +63,7 @@ function readGptqModule(context: QuantContext, qweightRow: number, base: string)
     module: {
       name: base,
       weightRow: qweightRow,
-      rows: siblingRows(context, base, ['.qweight', '.qzeros', '.scales', '.g_idx']),
+      rows: siblingRows(context, qweightRow, '.qweight', ['.qweight', '.qzeros', '.scales', '.g_idx']),
       logicalParams: logical,
     },
     bits,
@@ -80,7 +80,7 @@ export const gptqDetector: QuantDetector = {
     const findings: Finding[] = [];
     const orphans: number[] = [];
     for (const { row, base } of freeRowsEndingWith(context, '.qweight')) {
-      if (index.row(`${base}.scales`) < 0) {
+      if (index.sibling(row, '.qweight', '.scales') < 0) {
         orphans.push(row);
         continue;
       }
@@ -194,7 +194,7 @@ export const gptqMarlinDetector: QuantDetector = {
       if (index.dtype(row) !== 'I32' || index.rank(row) !== 2) {
         continue;
       }
-      const s = index.row(`${base}.s`);
+      const s = index.sibling(row, '.B', '.s');
       if (s < 0 || index.rank(s) !== 2) {
         continue;
       }
@@ -205,7 +205,7 @@ export const gptqMarlinDetector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, ['.B', '.s', '.workspace']),
+        rows: siblingRows(context, row, '.B', ['.B', '.s', '.workspace']),
         logicalParams: k * n,
       });
     }

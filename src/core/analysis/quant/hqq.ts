@@ -35,12 +35,12 @@ export const hqqDetector: QuantDetector = {
     const groups: number[] = [];
     let exact = 0;
     for (const { row, base } of freeRowsEndingWith(context, '.W_q')) {
-      if (!index.has(`${base}.scale`) && !index.has(`${base}.nbits`)) {
+      const nbitsRow = index.sibling(row, '.W_q', '.nbits');
+      if (nbitsRow < 0 && index.sibling(row, '.W_q', '.scale') < 0) {
         continue;
       }
-      const nbitsRow = index.row(`${base}.nbits`);
-      const groupRow = index.row(`${base}.group_size`);
-      const shapeRow = index.row(`${base}.shape`);
+      const groupRow = index.sibling(row, '.W_q', '.group_size');
+      const shapeRow = index.sibling(row, '.W_q', '.shape');
       const bits = nbitsRow >= 0 ? decodeScalar(index.dtype(nbitsRow), tensorBytes.get(nbitsRow)) : null;
       const group = groupRow >= 0 ? decodeScalar(index.dtype(groupRow), tensorBytes.get(groupRow)) : null;
       const shapeBytes = shapeRow >= 0 ? tensorBytes.get(shapeRow) : undefined;

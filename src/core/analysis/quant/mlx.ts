@@ -41,7 +41,7 @@ export const mlxDetector: QuantDetector = {
       if (index.dtype(weight) !== 'U32' || index.rank(weight) < 2) {
         continue;
       }
-      const biases = index.row(`${base}.biases`);
+      const biases = index.sibling(row, '.scales', '.biases');
       const scaleDtype = index.dtype(row);
       const affine = biases >= 0 && scaleDtype !== 'U8';
       if (!affine && scaleDtype !== 'U8') {
@@ -146,7 +146,7 @@ export const mlxDetector: QuantDetector = {
       modules.push({
         name: candidate.base,
         weightRow: candidate.weight,
-        rows: siblingRows(context, candidate.base, ['.weight', '.scales', '.biases']),
+        rows: siblingRows(context, candidate.scales, '.scales', ['.weight', '.scales', '.biases']),
         logicalParams: (index.elements(candidate.weight) * 32) / bits,
       });
     }

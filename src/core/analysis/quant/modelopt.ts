@@ -23,7 +23,7 @@ export const modeloptDetector: QuantDetector = {
       }
       const k = index.dim(weight, 1) * 2;
       const scaleDtype = index.dtype(row);
-      if (isFloat8(scaleDtype) && index.has(`${base}.weight_scale_2`)) {
+      if (isFloat8(scaleDtype) && index.sibling(row, '.weight_scale', '.weight_scale_2') >= 0) {
         formats.push('nvfp4');
       } else if (isHighPrecisionFloat(scaleDtype)) {
         formats.push('int4-awq');
@@ -34,7 +34,7 @@ export const modeloptDetector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: weight,
-        rows: siblingRows(context, base, SIDECARS),
+        rows: siblingRows(context, row, '.weight_scale', SIDECARS),
         logicalParams: index.dim(weight, 0) * k,
       });
     }

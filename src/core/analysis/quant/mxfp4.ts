@@ -22,7 +22,7 @@ export const mxfp4Detector: QuantDetector = {
         continue;
       }
       const base = stem.slice(0, -1);
-      const scales = index.row(`${base}${separator}scales`);
+      const scales = index.sibling(row, 'blocks', 'scales');
       const rank = index.rank(row);
       if (scales < 0 || rank < 2 || index.dim(row, -1) !== MX_BLOCK_BYTES || index.rank(scales) !== rank - 1) {
         continue;
@@ -37,7 +37,7 @@ export const mxfp4Detector: QuantDetector = {
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, [`${separator}blocks`, `${separator}scales`]),
+        rows: siblingRows(context, row, 'blocks', ['blocks', 'scales']),
         logicalParams: index.elements(row) * 2,
       });
     }

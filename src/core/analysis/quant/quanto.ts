@@ -13,16 +13,16 @@ export const quantoDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const formats: string[] = [];
     for (const { row, base } of freeRowsEndingWith(context, '.weight._data')) {
-      if (!index.has(`${base}.weight._scale`)) {
+      if (index.sibling(row, '.weight._data', '.weight._scale') < 0) {
         continue;
       }
       const dtype = index.dtype(row);
-      const packed = dtype === 'U8' && index.has(`${base}.weight._shift`);
+      const packed = dtype === 'U8' && index.sibling(row, '.weight._data', '.weight._shift') >= 0;
       formats.push(packed ? 'qint4' : isFloat8(dtype) ? 'qfloat8' : 'qint8');
       modules.push({
         name: base,
         weightRow: row,
-        rows: siblingRows(context, base, [
+        rows: siblingRows(context, row, '.weight._data', [
           '.weight._data',
           '.weight._scale',
           '.weight._shift',

@@ -36,7 +36,7 @@ export function freeWeightsWithSidecar(context: QuantContext, sidecarSuffix: str
   const { index, claimed } = context;
   const matches: ScaledWeight[] = [];
   for (const { row, base } of freeRowsEndingWith(context, sidecarSuffix)) {
-    const weight = index.row(`${base}.weight`);
+    const weight = index.sibling(row, sidecarSuffix, '.weight');
     if (weight >= 0 && !claimed[weight]) {
       matches.push({ row, base, weight });
     }

@@ -78,13 +78,21 @@ export function isHighPrecisionFloat(dtype: string): boolean {
 /** Integer container widths GPTQ-style packers use. */
 export const CONTAINER_BITS: Readonly<Record<string, number>> = { I8: 8, U8: 8, I16: 16, I32: 32, U32: 32, I64: 64 };
 
-/** Rows of `base + suffix` for each suffix that exists and is free; the order follows `suffixes`. */
-export function siblingRows(context: QuantContext, base: string, suffixes: readonly string[]): number[] {
+/**
+ * For `row`, named `<module><suffix>`: the rows `<module><sibling suffix>` for each of `siblingSuffixes` that exists
+ * and is free; the order follows `siblingSuffixes`.
+ */
+export function siblingRows(
+  context: QuantContext,
+  row: number,
+  suffix: string,
+  siblingSuffixes: readonly string[],
+): number[] {
   const rows: number[] = [];
-  for (const suffix of suffixes) {
-    const row = context.index.row(base + suffix);
-    if (row >= 0 && context.claimed[row] === 0) {
-      rows.push(row);
+  for (const siblingSuffix of siblingSuffixes) {
+    const sibling = context.index.sibling(row, suffix, siblingSuffix);
+    if (sibling >= 0 && context.claimed[sibling] === 0) {
+      rows.push(sibling);
     }
   }
   return rows;
