@@ -1,5 +1,5 @@
 /** Tensors, elements or bytes per dtype, with a switch between the three. Totals come from the worker. */
-import { startTransition, useEffect, useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { HeaderTotals } from '../../core/stats';
 import { DtypeTotalsTable } from './DtypeTotalsTable';
@@ -7,26 +7,13 @@ import { formatBytes, formatCount, groupDigits } from '../../core/number-format'
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
 import { useAppStore } from '../../state/store';
 import { Segmented } from '../../lib/Segmented';
+import { useMountedAfterFirstPaint } from '../../lib/mount-after-paint';
 
 const FORMATTERS: Record<ChartMetric, (value: number) => string> = {
   tensors: groupDigits,
   elements: formatCount,
   bytes: formatBytes,
 };
-
-/**
- * Mounting the recharts tree costs about 100 ms whatever the input (its store, axes and grid in one commit), so the
- * tab's own click task draws the totals table and a box of the chart's height, and the chart follows in a transition
- * a task later: no single task blocks the page for the whole mount.
- */
-function useMountedAfterFirstPaint(): boolean {
-  const [mounted, setMounted] = useState(false);
-  useEffect(() => {
-    const timer = setTimeout(() => startTransition(() => setMounted(true)), 0);
-    return () => clearTimeout(timer);
-  }, []);
-  return mounted;
-}
 
 function chartHeight(dtypes: number): number {
   return Math.max(160, 44 * dtypes + 40);
