@@ -125,8 +125,8 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
           48,
           Math.max(
             20,
-            widestShapeChars(headerA.tensors, FIRST_MEASURE_ROWS),
-            widestShapeChars(headerB.tensors, FIRST_MEASURE_ROWS),
+            widestShapeChars(headerA.tensors, 0, FIRST_MEASURE_ROWS),
+            widestShapeChars(headerB.tensors, 0, FIRST_MEASURE_ROWS),
           ),
         ),
         cell: (i) => {

@@ -12,7 +12,13 @@ import { tensorBytes } from '../../core/table-query';
 import { formatBytes, groupDigits } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { useAppStore } from '../../state/store';
-import { FIRST_MEASURE_ROWS, tensorColumnWidths, type TensorColumnWidths } from './column-widths';
+import {
+  FIRST_MEASURE_ROWS,
+  MEASURE_SLICE_ROWS,
+  tensorColumnWidths,
+  widerColumns,
+  type TensorColumnWidths,
+} from './column-widths';
 import { ElidedName } from './ElidedName';
 import { MAX_TAIL_CHARS, shardLabel } from './name-elision';
 import { TableToolbar } from './TableToolbar';
@@ -134,17 +140,30 @@ export function TensorTable({ header, loadId, shards }: { header: ParsedHeader; 
   const busy = useAppStore((state) => state.tableBusy);
   const selectedRow = useAppStore((state) => state.selectedRow);
   const selectRow = useAppStore((state) => state.selectRow);
-  // Widths from the first rows at once, from every row a task later (a 250k scan would lengthen the mount task).
+  // Widths from the first rows at once, then one slice per task (a million-row pass in one go is a long
+  // task); the table takes the whole measurement when the last slice is in.
   const [measured, setMeasured] = useState<{ header: ParsedHeader; widths: TensorColumnWidths } | null>(null);
   useEffect(() => {
     if (header.tensors.count <= FIRST_MEASURE_ROWS) {
       return;
     }
-    const timer = setTimeout(() => setMeasured({ header, widths: tensorColumnWidths(header.tensors) }));
+    let widths = tensorColumnWidths(header.tensors, 0, FIRST_MEASURE_ROWS);
+    let from = FIRST_MEASURE_ROWS;
+    let timer: ReturnType<typeof setTimeout>;
+    const measureSlice = () => {
+      widths = widerColumns(widths, tensorColumnWidths(header.tensors, from, from + MEASURE_SLICE_ROWS));
+      from += MEASURE_SLICE_ROWS;
+      if (from < header.tensors.count) {
+        timer = setTimeout(measureSlice);
+      } else {
+        setMeasured({ header, widths });
+      }
+    };
+    timer = setTimeout(measureSlice);
     return () => clearTimeout(timer);
   }, [header]);
   const widths = useMemo(
-    () => (measured?.header === header ? measured.widths : tensorColumnWidths(header.tensors, FIRST_MEASURE_ROWS)),
+    () => (measured?.header === header ? measured.widths : tensorColumnWidths(header.tensors, 0, FIRST_MEASURE_ROWS)),
     [header, measured],
   );
   const columns = useMemo(() => tensorColumns(header, shards, widths), [header, shards, widths]);

@@ -1,6 +1,6 @@
 /**
  * The one virtualized table of the app (tensors, compared tensors, compared modules): @tanstack/react-table v8 for
- * headers and cells, @tanstack/react-virtual for rows, a fixed row height. Rows are whatever `order` lists; sorting
+ * headers and cells, lib/fixed-row-window for rows (a fixed row height, so nothing is kept per row). Rows are whatever `order` lists; sorting
  * and filtering happen elsewhere (the worker, or the caller).
  *
  * - Keyboard: a WAI-ARIA grid. The grid is one Tab stop; arrows, PageUp/PageDown, Home/End move the active cell
@@ -12,7 +12,6 @@
  * - `busy`: a query is running. The previous rows stay and a "working" note shows, instead of an empty table.
  */
 import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
-import { useVirtualizer } from '@tanstack/react-virtual';
 import {
   useEffect,
   useId,
@@ -24,8 +23,9 @@ import {
   type ReactNode,
 } from 'react';
 import { moveGridCursor, type GridCursor } from './grid-keys';
+import { useFixedRowWindow } from '../../lib/fixed-row-window';
 
-/** Fixed row height: the virtualizer can then place any of 250,000 rows without measuring. */
+/** Fixed row height: any of a million rows is placed by one multiplication, with nothing measured or kept per row. */
 const ROW_HEIGHT = 28;
 /** The sticky header row is one row high; rows start below it. */
 const HEADER_HEIGHT = ROW_HEIGHT;
@@ -128,18 +128,17 @@ export function VirtualTable<Key extends string>({
     return () => observer.disconnect();
   }, []);
 
-  const virtualizer = useVirtualizer({
+  const rowWindow = useFixedRowWindow({
     count: rowCount,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    rowHeight: ROW_HEIGHT,
     overscan: 12,
-    scrollMargin: HEADER_HEIGHT,
-    scrollPaddingStart: HEADER_HEIGHT,
+    bodyOffset: HEADER_HEIGHT,
+    scrollRef,
   });
-  const virtualRows = virtualizer.getVirtualItems();
+  const virtualRows = rowWindow.rows;
   const visibleData = useMemo(
     () => (order ? virtualRows.map((item) => order[item.index]) : []),
-    // The virtual items array changes identity on every scroll step, which is exactly when rows change.
+    // The window's rows change identity exactly when the rows in view change.
     [order, virtualRows],
   );
   const columnDefs = useMemo<Array<ColumnDef<number>>>(
@@ -179,7 +178,7 @@ export function VirtualTable<Key extends string>({
 
   const moveTo = (next: GridCursor) => {
     setCursor(next);
-    virtualizer.scrollToIndex(next.row, { align: 'auto' });
+    rowWindow.scrollToIndex(next.row);
     // Bring the active column into view when the table scrolls sideways.
     requestAnimationFrame(() => {
       document.getElementById(cellId(next.row, next.col))?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
@@ -322,7 +321,7 @@ export function VirtualTable<Key extends string>({
               </div>
             ))}
           </div>
-          <div className="tt-body" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          <div className="tt-body" role="rowgroup" style={{ height: rowWindow.totalHeight }}>
             {rows.map((row, i) => {
               const item = virtualRows[i];
               if (!item) {
@@ -332,13 +331,13 @@ export function VirtualTable<Key extends string>({
               const activeRow = activeCursor?.row === item.index;
               return (
                 <div
-                  key={item.key}
+                  key={item.index}
                   role="row"
                   aria-rowindex={item.index + 2}
                   aria-selected={onActivate ? selected : undefined}
                   className={`tt-row${selected ? ' selected' : ''}${activeRow ? ' active' : ''}`}
                   title={rowTitle?.(row.original)}
-                  style={{ height: ROW_HEIGHT, transform: `translateY(${item.start - HEADER_HEIGHT}px)` }}
+                  style={{ height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
                   onClick={() => {
                     setCursor((now) => ({ row: item.index, col: now?.col ?? 0 }));
                     onActivate?.(row.original);

@@ -22,10 +22,10 @@ function groupedLength(value: number): number {
   return digits + Math.floor((digits - 1) / 3);
 }
 
-/** Width of the widest `formatShape` of the first `rows` tensors (all by default): `[129 280, 7 168]` is 16. */
-export function widestShapeChars(columns: TensorColumns, rows = columns.count): number {
+/** Width of the widest `formatShape` of tensors `from` to `to` (all by default): `[129 280, 7 168]` is 16. */
+export function widestShapeChars(columns: TensorColumns, from = 0, to = columns.count): number {
   let widest = 2;
-  for (let row = 0; row < Math.min(rows, columns.count); row++) {
+  for (let row = from; row < Math.min(to, columns.count); row++) {
     const from = columns.shapeStarts[row];
     const to = columns.shapeStarts[row + 1];
     if (to - from > MAX_SHAPE_DIMS_SHOWN) {
@@ -42,16 +42,23 @@ export function widestShapeChars(columns: TensorColumns, rows = columns.count): 
   return widest;
 }
 
-/** Width of the widest grouped integer in `values` (elements, offsets); NaN and Infinity print as words. */
-export function widestNumberChars(values: ArrayLike<number>, count = values.length): number {
+/** Width of the widest grouped integer in `values[from, to)` (elements, offsets); NaN and Infinity print as words. */
+export function widestNumberChars(values: ArrayLike<number>, from = 0, to = values.length): number {
   let largest = 0;
   let special = 1;
-  for (let i = 0; i < Math.min(count, values.length); i++) {
+  const last = Math.min(to, values.length);
+  // One comparison per value on the common path: a million-row table is measured in a few milliseconds per slice.
+  for (let i = from; i < last; i++) {
     const value = values[i];
-    if (Number.isFinite(value)) {
-      largest = Math.max(largest, Math.abs(value));
-    } else {
-      special = Math.max(special, String(value).length);
+    const magnitude = value < 0 ? -value : value;
+    if (magnitude > largest) {
+      if (magnitude === Infinity) {
+        special = Math.max(special, String(value).length);
+      } else {
+        largest = magnitude;
+      }
+    } else if (magnitude !== magnitude) {
+      special = Math.max(special, 3); // NaN
     }
   }
   return Math.max(special, groupDigits(largest).length);
@@ -65,17 +72,33 @@ export interface TensorColumnWidths {
 }
 
 /**
- * Rows measured at once when a table mounts. A 250,000-row scan costs ~30 ms, which would lengthen the mount task
- * past the 50 ms long-task budget (docs/performance.md); the rest is measured in a task of its own.
+ * Rows measured in the task that mounts a table, while the measuring code is still cold (interpreted); the rest is
+ * measured a slice per task after that.
  */
 export const FIRST_MEASURE_ROWS = 5_000;
 
-/** The content widths of the tensor table's measured columns, over the first `rows` tensors (all by default). */
-export function tensorColumnWidths(columns: TensorColumns, rows = columns.count): TensorColumnWidths {
+/**
+ * Rows measured per later task. A 1,000,000-row pass in one go costs 100–150 ms, a long task; slices of 100,000
+ * keep each task near 10 ms (docs/performance.md).
+ */
+export const MEASURE_SLICE_ROWS = 100_000;
+
+/** The content widths of the tensor table's measured columns over tensors `from` to `to` (all by default). */
+export function tensorColumnWidths(columns: TensorColumns, from = 0, to = columns.count): TensorColumnWidths {
   return {
-    shape: widestShapeChars(columns, rows),
-    elements: widestNumberChars(columns.elements, rows),
-    begin: widestNumberChars(columns.begin, rows),
-    end: widestNumberChars(columns.end, rows),
+    shape: widestShapeChars(columns, from, to),
+    elements: widestNumberChars(columns.elements, from, to),
+    begin: widestNumberChars(columns.begin, from, to),
+    end: widestNumberChars(columns.end, from, to),
+  };
+}
+
+/** The wider of two measurements, column by column: slices of one table merge into the whole. */
+export function widerColumns(a: TensorColumnWidths, b: TensorColumnWidths): TensorColumnWidths {
+  return {
+    shape: Math.max(a.shape, b.shape),
+    elements: Math.max(a.elements, b.elements),
+    begin: Math.max(a.begin, b.begin),
+    end: Math.max(a.end, b.end),
   };
 }
