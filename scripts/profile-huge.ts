@@ -108,35 +108,60 @@ function summarizeTrace(events: TraceEvent[]): string[] {
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 
-/** Self time per function over the samples that fall into a long task (intervals in profile microseconds). */
+/**
+ * Self and inclusive time per function over the samples that fall into one long task (profile microseconds). The
+ * inclusive figures name the app function a task spends its time under (a React render, a message handler).
+ */
 function summarizeProfile(
   profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number },
-  windows: { start: number; end: number }[],
+  window: { start: number; end: number },
 ): string[] {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) {
+    for (const child of node.children ?? []) {
+      parents.set(child, node.id);
+    }
+  }
+  const keyOf = (frame: ProfileNode['callFrame']) =>
+    `${frame.functionName || '(anonymous)'} ${frame.url.split('/').pop() ?? ''}:${frame.lineNumber + 1}`;
   const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
   let time = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     time += profile.timeDeltas[i];
     const delta = profile.timeDeltas[i + 1] ?? 0;
-    if (!windows.some((window) => time >= window.start && time < window.end)) {
+    if (time < window.start || time >= window.end) {
       continue;
     }
     const frame = nodes.get(profile.samples[i])?.callFrame;
     if (!frame) {
       continue;
     }
-    const file = frame.url.split('/').pop() ?? '';
-    const key = `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
-    self.set(key, (self.get(key) ?? 0) + delta);
+    self.set(keyOf(frame), (self.get(keyOf(frame)) ?? 0) + delta);
+    const seen = new Set<string>();
+    for (let id: number | undefined = profile.samples[i]; id !== undefined; id = parents.get(id)) {
+      const node = nodes.get(id);
+      if (!node || !node.callFrame.url) {
+        continue;
+      }
+      const key = keyOf(node.callFrame);
+      if (!seen.has(key)) {
+        seen.add(key);
+        inclusive.set(key, (inclusive.get(key) ?? 0) + delta);
+      }
+    }
   }
-  return [...self]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, 14)
-    .filter(([, us]) => us >= 3_000)
-    .map(([key, us]) => `    ${(us / 1000).toFixed(0).padStart(5)} ms  ${key}`);
+  const top = (times: Map<string, number>, label: string) =>
+    [...times]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .filter(([, us]) => us >= 3_000)
+      .map(([key, us]) => `    ${label} ${(us / 1000).toFixed(0).padStart(5)} ms  ${key}`);
+  return [...top(self, 'self'), ...top(inclusive, 'incl')];
 }
 
 async function recordLongTasks(page: Page): Promise<void> {
@@ -187,13 +212,21 @@ async function profiled<T>(
   for (const line of summary) {
     console.log(line);
   }
+  const mainThreads = new Set(
+    trace.traceEvents
+      .filter((event) => event.name === 'thread_name' && event.args?.name === 'CrRendererMain')
+      .map((event) => `${event.pid}:${event.tid}`),
+  );
   const windows = trace.traceEvents
-    .filter((event) => event.name === 'RunTask' && (event.dur ?? 0) > 50_000)
+    .filter(
+      (event) => event.name === 'RunTask' && (event.dur ?? 0) > 50_000 && mainThreads.has(`${event.pid}:${event.tid}`),
+    )
     .map((event) => ({ start: event.ts, end: event.ts + (event.dur ?? 0) }));
-  if (windows.length > 0) {
+  for (const window of windows) {
+    console.log(`  in the ${((window.end - window.start) / 1000).toFixed(0)} ms task:`);
     for (const line of summarizeProfile(
       { ...profile, samples: profile.samples ?? [], timeDeltas: profile.timeDeltas ?? [] },
-      windows,
+      window,
     )) {
       console.log(line);
     }
@@ -209,7 +242,7 @@ async function runCase(browser: Browser, options: Options, fixtures: string, ite
   await cdp.send('Profiler.setSamplingInterval', { interval: 250 });
   console.log(`\n== ${item.id}`);
   if (item.link) {
-    const url = `http://127.0.0.1:${options.port + 371}/range/${item.link}`;
+    const url = `http://127.0.0.1:${options.port + 400}/range/${item.link}`;
     await profiled(browser, page, cdp, 'open link with panel=metadata', async () => {
       await page.goto(`${app}?url=${encodeURIComponent(url)}&panel=metadata`);
       await page.getByTestId('metadata-virtual-list').locator('dt').first().waitFor({ timeout: 120_000 });
@@ -264,16 +297,16 @@ async function main(): Promise<void> {
         '--root',
         fixtures,
         '--port-a',
-        String(options.port + 371),
+        String(options.port + 400),
         '--port-b',
-        String(options.port + 372),
+        String(options.port + 401),
       ],
       { stdio: 'ignore' },
     ),
   ];
   try {
     await waitFor(`http://127.0.0.1:${options.port}/`);
-    await waitFor(`http://127.0.0.1:${options.port + 371}/__log`);
+    await waitFor(`http://127.0.0.1:${options.port + 400}/__log`);
     const browser = await chromium.launch({
       executablePath: process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || '/usr/bin/chromium',
       args: CHROMIUM_ARGS,
