@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { buildShardedModel } from '../src/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/testing/shard-fixtures';
-import { HTTP1_SHARD_CONCURRENCY } from '../src/io/connection';
+import { HTTP1_SHARD_CONCURRENCY } from '../src/core/limits';
 import {
   APP_ORIGIN,
   dropFile,

@@ -47,9 +47,23 @@ export const MAX_NAME_DISPLAY_CHARS = 1_000;
 
 /**
  * Local shard headers read at once (File slices: a few in flight keep the disk busy). Remote shards are paced by
- * the connection instead: 16 on HTTP/2 and HTTP/3, 6 on HTTP/1.1 (src/io/connection.ts).
+ * the connection instead: MULTIPLEXED_SHARD_CONCURRENCY or HTTP1_SHARD_CONCURRENCY (src/io/connection.ts).
  */
 export const SHARD_HEADER_CONCURRENCY = 4;
+
+/**
+ * Remote shard headers in flight over HTTP/2 and HTTP/3, which multiplex every request over one connection, so
+ * latency-bound header reads overlap freely. 64 reads a 163-shard model in three rounds (16 took eleven: 0.5 s of
+ * waiting at 50 ms) and stays under the 100 concurrent streams servers commonly allow per connection, leaving room
+ * for the page's other requests.
+ */
+export const MULTIPLEXED_SHARD_CONCURRENCY = 64;
+
+/** Remote shard headers in flight over HTTP/1.1: browsers open at most 6 connections per host, more would queue. */
+export const HTTP1_SHARD_CONCURRENCY = 6;
+
+/** Shard header answers asked for their protocol (Resource Timing) before the host alone decides the pace. */
+export const PACE_ATTEMPTS = 8;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Sources, the worker and the table: memory and time the app spends on one session.
@@ -90,3 +104,63 @@ export const MAX_LISTING_PAGES = 200;
 
 /** Bytes read of one page: 1,000 entries with LFS details are ~300 KB; more is not a listing. */
 export const MAX_LISTING_PAGE_BYTES = 16 * 1024 * 1024;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Remote reads: how long and how often a request is tried, and what the app takes from a server.
+
+/** Silence after which a range request is abandoned: no response headers or no body bytes for this long. */
+export const DEFAULT_TIMEOUT_MS = 20_000;
+
+/** Extra attempts of a range read after a transient failure (network error, 5xx, 408, 429, dropped connection). */
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** Extra attempts of a Hub listing page after a network error, 429 or 5xx (the API sheds load with 429/503). */
+export const MAX_LISTING_RETRIES = 2;
+
+/** No single backoff waits longer than this: a user is watching a progress bar. */
+export const MAX_BACKOFF_MS = 8_000;
+
+/** `Retry-After` values above this are not waited out; the user gets the server's wait time instead. */
+export const MAX_RETRY_AFTER_MS = 10_000;
+
+/**
+ * Bytes beyond the asked range we accept from a server that ignores Range (200), so a small file served whole
+ * still loads; anything bigger is cancelled before more than this arrives.
+ */
+export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
+
+/** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
+export const MAX_SHORT_RANGE_FOLLOWUPS = 16;
+
+/** One coalesced analysis read may cover this much: a span is latency-bound up to here, bandwidth-bound beyond. */
+export const REMOTE_MAX_SPAN_BYTES = 64 * 1024;
+
+/** Extra bytes read per file for analyses; past it, the analyses work from a sample (an evenly spread subset). */
+export const REMOTE_MAX_FILE_BYTES = 256 * 1024;
+
+/** Requests of one load's analysis round trip: the browser queues more anyway, and the evidence is a sample. */
+export const REMOTE_MAX_SPANS = 32;
+
+/** Upper bound on data bytes the analyses may read of a local file (comfy_quant configs, LoRA alphas): a few KB. */
+export const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;
+
+/** The Hub revision lookup is a nicety: it never holds up a load longer than this. */
+export const REVISION_LOOKUP_TIMEOUT_MS = 10_000;
+
+/** The revision lookup's API answer is a few KB of model info; a longer one is not read. */
+export const MAX_REVISION_ANSWER_BYTES = 1024 * 1024;
+
+/** Server-provided error text (`X-Error-Message`) is quoted up to this length. */
+export const MAX_SERVER_MESSAGE_CHARS = 200;
+
+/** Quoted validators (ETag, Last-Modified) are cut to this in messages: a hostile server can send a megabyte. */
+export const MAX_VALIDATOR_CHARS = 80;
+
+/** A typed or pasted address longer than this is not a link; the bound keeps parsing cheap on a pasted blob. */
+export const MAX_INPUT_LENGTH = 8_192;
+
+/** The Hub's repo-name limit (huggingface_hub `validate_repo_id`); longer parts cannot be a repo id. */
+export const MAX_REPO_PART_LENGTH = 96;
+
+/** Quoted user input in error messages is cut here so a pasted paragraph does not flood the message. */
+export const MAX_QUOTED_CHARS = 80;

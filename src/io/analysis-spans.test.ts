@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planSpans, REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPAN_BYTES } from './analysis-spans';
+import { REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPAN_BYTES } from '../core/limits';
+import { planSpans } from './analysis-spans';
 
 describe('planSpans', () => {
   it('coalesces neighbours but never beyond the span cap', () => {

@@ -4,15 +4,7 @@
  * this, nearby ranges coalesced with no cap on the span (a kohya LoRA's alphas became one span of most of the file)
  * and spans were read one after another (a ComfyUI file: 8 sequential round trips).
  */
-
-/** One coalesced request may cover this much: a span is latency-bound up to here, bandwidth-bound beyond. */
-export const REMOTE_MAX_SPAN_BYTES = 64 * 1024;
-
-/** Extra bytes read per file for analyses; past it, the analyses work from a sample (an evenly spread subset). */
-export const REMOTE_MAX_FILE_BYTES = 256 * 1024;
-
-/** Requests of one load's analysis round trip: the browser queues more anyway, and the evidence is a sample. */
-export const REMOTE_MAX_SPANS = 32;
+import { REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPANS, REMOTE_MAX_SPAN_BYTES } from '../core/limits';
 
 export interface WantedRange {
   start: number;

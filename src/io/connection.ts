@@ -3,16 +3,7 @@
  * `nextHopProtocol`), and how big each shard's first read should be, from the headers already measured.
  */
 import { DEFAULT_FIRST_READ_BYTES } from './http-reader';
-
-/**
- * HTTP/2 and HTTP/3 multiplex every request over one connection, so latency-bound header reads overlap freely.
- * 64 reads a 163-shard model in three rounds (16 took eleven: 0.5 s of waiting at 50 ms) and stays under the
- * 100 concurrent streams servers commonly allow per connection, leaving room for the page's other requests.
- */
-const MULTIPLEXED_SHARD_CONCURRENCY = 64;
-
-/** HTTP/1.1: browsers open at most 6 connections per host, so more in flight would only queue in the browser. */
-export const HTTP1_SHARD_CONCURRENCY = 6;
+import { HTTP1_SHARD_CONCURRENCY, MULTIPLEXED_SHARD_CONCURRENCY } from '../core/limits';
 
 /**
  * Hosts known to answer over HTTP/2 or HTTP/3 (the Hub and its CDNs). Used only when Resource Timing cannot say:

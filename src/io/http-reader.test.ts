@@ -4,13 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
-import {
-  createHttpReader,
-  DEFAULT_FIRST_READ_BYTES,
-  IGNORED_RANGE_SLACK_BYTES,
-  parseContentRange,
-  type HttpReaderOptions,
-} from './http-reader';
+import { IGNORED_RANGE_SLACK_BYTES } from '../core/limits';
+import { createHttpReader, DEFAULT_FIRST_READ_BYTES, parseContentRange, type HttpReaderOptions } from './http-reader';
 import {
   firstDifference,
   headerFile,

@@ -17,7 +17,6 @@ import {
   formatDuration,
   isRedirectLimit,
   linkSignals,
-  MAX_SERVER_MESSAGE_CHARS,
   nameFromUrl,
   parseContentRange,
   parseLength,
@@ -28,6 +27,14 @@ import {
 import { createSameFileGuard, currentPageOrigin, ifRangeAllowed, type FileVersion } from './same-file-guard';
 import { STALL_NOTICE_MS, watchRate } from './stall-watch';
 import { isHuggingFaceUrl, mayReceiveToken } from './token-policy';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  IGNORED_RANGE_SLACK_BYTES,
+  MAX_RETRY_AFTER_MS,
+  MAX_SERVER_MESSAGE_CHARS,
+  MAX_SHORT_RANGE_FOLLOWUPS,
+} from '../core/limits';
 
 export { parseContentRange } from './http-util';
 export type { StallNotice } from '../core/result';
@@ -40,26 +47,8 @@ export type { StallNotice } from '../core/result';
  */
 export const DEFAULT_FIRST_READ_BYTES = 128 * 1024;
 
-/** Silence after which a request is abandoned: no response headers or no body bytes for this long. */
-const DEFAULT_TIMEOUT_MS = 20_000;
-
-/** Extra attempts after a transient failure (network error, 5xx, 408, 429, dropped connection). */
-const DEFAULT_MAX_RETRIES = 2;
-
 /** First backoff step; doubles per retry, plus up to the same again of random jitter. */
 const DEFAULT_RETRY_BASE_MS = 500;
-
-/** `Retry-After` values above this are not waited out; the user gets the server's wait time instead. */
-const MAX_RETRY_AFTER_MS = 10_000;
-
-/**
- * Bytes beyond the asked range we accept from a server that ignores Range (200), so a small file served whole
- * still loads; anything bigger is cancelled before more than this arrives.
- */
-export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
-
-/** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
-const MAX_SHORT_RANGE_FOLLOWUPS = 16;
 
 export interface HttpReaderOptions {
   /** Hugging Face access token; attached only when `mayReceiveToken(url)` (https huggingface.co / hf.co). */

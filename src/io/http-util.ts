@@ -1,14 +1,9 @@
 /** Small helpers of the HTTP reader: header parsing, signals, sleeping, buffers. Pure except for timers. */
 import { SourceError } from '../core/errors';
+import { MAX_BACKOFF_MS, MAX_SERVER_MESSAGE_CHARS } from '../core/limits';
 
 export type ContentRange =
   { kind: 'range'; start: number; end: number; total: number | null } | { kind: 'unsatisfied'; total: number };
-
-/** Server-provided error text (`X-Error-Message`) is quoted up to this length. */
-export const MAX_SERVER_MESSAGE_CHARS = 200;
-
-/** No single backoff waits longer than this: a user is watching a progress bar. */
-const MAX_BACKOFF_MS = 8_000;
 
 /** Parses `bytes a-b/total`, `bytes a-b/*` and `bytes * /total` (416); anything else is null. */
 export function parseContentRange(header: string | null): ContentRange | null {

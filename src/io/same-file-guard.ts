@@ -13,6 +13,7 @@
  * fail. It is sent only where it costs nothing: same-origin requests (see `ifRangeAllowed`). docs/security.md.
  */
 import { SourceError } from '../core/errors';
+import { MAX_VALIDATOR_CHARS } from '../core/limits';
 
 /** What identifies one version of a remote file. */
 export interface FileVersion {
@@ -21,9 +22,6 @@ export interface FileVersion {
   /** Total size from `Content-Range` (or a whole-file 200), when the server said it. */
   total: number | null;
 }
-
-/** Quoted validators are cut to this length in messages: a hostile server can send a megabyte-long ETag. */
-const MAX_VALIDATOR_CHARS = 80;
 
 export interface SameFileGuard {
   /** The first answer's validators, or null before any answer. */

@@ -12,7 +12,7 @@ import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
-import { HTTP1_SHARD_CONCURRENCY } from '../io/connection';
+import { HTTP1_SHARD_CONCURRENCY } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadSource, type KeptLoad } from './load-model';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { QuantizationSection, LoraSection } from '../core/analysis/report-sections';
 import type { DataReadsSection } from '../core/analysis/data-reads';
 import type { LoadResult, SourceSpec } from '../core/result';
-import { REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPANS } from '../io/analysis-spans';
+import { REMOTE_MAX_FILE_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
 import { ALPHA_CONFIRM_SAMPLE } from '../core/analysis/lora';
 import { buildHeaderBytes, layoutTensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';

@@ -6,7 +6,8 @@ import { runAnalyses, tensorBytesRequest } from '../core/analysis/registry';
 import type { Sidecars } from '../core/analysis/types';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { coalesceRanges } from '../core/bytes/coalesce';
-import { planSpans, REMOTE_MAX_SPANS, type PlannedSpan } from '../io/analysis-spans';
+import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
+import { planSpans, type PlannedSpan } from '../io/analysis-spans';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
@@ -14,9 +15,6 @@ import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-model';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
-
-/** Upper bound on data bytes an analysis may read (comfy_quant configs, LoRA alphas): a few KB in practice. */
-const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
 export interface DataLocation {

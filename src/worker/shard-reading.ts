@@ -7,7 +7,7 @@
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
-import { SHARD_HEADER_CONCURRENCY } from '../core/limits';
+import { PACE_ATTEMPTS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
 import { loadHeader } from '../core/load-header';
 import type { ParsedHeader } from '../core/model';
 import type { LoadOptions, ShardProgress } from '../core/result';
@@ -17,9 +17,6 @@ import type { ShardTarget } from '../io/sources/resolve-source';
 import type { Meter } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-model';
-
-/** Answers asked for the protocol before the host alone decides the pace. */
-const PACE_ATTEMPTS = 8;
 
 export interface ShardOutcome {
   header: ParsedHeader | null;

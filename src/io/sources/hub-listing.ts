@@ -10,10 +10,7 @@ import { validateShardName } from '../../core/shards/shard-names';
 import { discardBody } from '../http-util';
 import { mayReceiveToken } from '../token-policy';
 import { repoDisplay, treeUrl, type HubRepo } from './hub';
-import { MAX_LISTING_PAGE_BYTES, MAX_LISTING_PAGES, MAX_REPO_FILES } from '../../core/limits';
-
-/** Extra attempts after a network error, 429 or 5xx (the Hub's API sheds load with 429/503 at peaks). */
-const DEFAULT_MAX_RETRIES = 2;
+import { MAX_LISTING_PAGES, MAX_LISTING_PAGE_BYTES, MAX_LISTING_RETRIES, MAX_REPO_FILES } from '../../core/limits';
 
 /** First backoff step; doubles per retry. */
 const RETRY_BASE_MS = 500;
@@ -131,7 +128,7 @@ async function fetchPage(
   fetchImpl: typeof fetch,
   listing: RepoListing,
 ): Promise<{ body: unknown; link: string | null }> {
-  const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
+  const maxRetries = options.maxRetries ?? MAX_LISTING_RETRIES;
   const sleep = options.sleep ?? defaultSleep;
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.token && mayReceiveToken(url)) {

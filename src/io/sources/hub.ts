@@ -16,6 +16,7 @@
  */
 import { indexStem, validateShardName } from '../../core/shards/shard-names';
 import { parseUrl } from '../http-util';
+import { MAX_INPUT_LENGTH, MAX_QUOTED_CHARS, MAX_REPO_PART_LENGTH } from '../../core/limits';
 
 export type HfRepoType = 'model' | 'dataset' | 'space';
 
@@ -51,15 +52,6 @@ const HF_HOSTS: ReadonlySet<string> = new Set(['huggingface.co', 'www.huggingfac
 
 /** The Hub's default branch; used when a link names no revision. */
 const DEFAULT_REVISION = 'main';
-
-/** Longer input is not a link anyone pastes; the bound keeps parsing cheap on a pasted blob of text. */
-const MAX_INPUT_LENGTH = 8_192;
-
-/** The Hub's repo-name limit (huggingface_hub `validate_repo_id`); longer parts cannot be a repo id. */
-const MAX_REPO_PART_LENGTH = 96;
-
-/** Quoted user input in error messages is cut here so a pasted paragraph does not flood the message. */
-const MAX_QUOTED_CHARS = 80;
 
 /** Shown digits of a commit SHA in `display`, as the Hub UI does. */
 const SHORT_SHA_LENGTH = 7;

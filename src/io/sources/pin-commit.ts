@@ -11,15 +11,10 @@ import type { SourceRef } from '../../core/result';
 import { normalizeSourceUrl, resolveUrl, type HubRepo } from './hub';
 import type { Meter } from './meter';
 import { mayReceiveToken } from '../token-policy';
+import { MAX_REVISION_ANSWER_BYTES, REVISION_LOOKUP_TIMEOUT_MS } from '../../core/limits';
 
 /** A Hub commit id: the only revision form that never moves. */
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
-
-/** The revision lookup is a nicety: it never holds up a load longer than this. */
-const REVISION_LOOKUP_TIMEOUT_MS = 10_000;
-
-/** The API answer is a few KB of model info; a longer one is not read. */
-const MAX_REVISION_ANSWER_BYTES = 1024 * 1024;
 
 /** `ref` with `commit` set when it is a Hub file or index on a moving revision whose commit could be learned. */
 export async function pinToCommit(
