@@ -289,10 +289,9 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
   };
 }
 
-/** Entries of a sibling table besides a shape id: not resolved yet, no row has the sibling's shape, ask by name. */
-const UNRESOLVED = -2;
+/** What a shape resolves to besides a shape id: no row has the sibling's shape, or ask by name. */
 const NO_SHAPE = -1;
-const BY_NAME = -3;
+const BY_NAME = -2;
 
 /**
  * TensorIndex.sibling. A quantized model asks for a few sidecars of every module (`.weight` beside each
@@ -310,14 +309,16 @@ function siblingLookup(
   sortedShape: (shape: number) => SortedShape,
   lookup: (name: string) => number,
 ): (row: number, suffix: string, siblingSuffix: string) => number {
-  const tables = new Map<string, Map<string, Int32Array | null>>();
+  // Per suffix pair, shape → sibling shape; a Map, not an array per shape, so a header of a million distinct paths
+  // costs only the shapes resolved (at most resolutionLimit in all), whatever the number of pairs asked.
+  const tables = new Map<string, Map<string, Map<number, number> | null>>();
   let literalLengths: Int32Array | null = null;
   let resolutions = 0;
   const resolutionLimit = Math.max(1024, names.length >> 4);
   const siblingName = (row: number, suffix: string, siblingSuffix: string): string =>
     names[row].slice(0, names[row].length - suffix.length) + siblingSuffix;
 
-  const tableFor = (suffix: string, siblingSuffix: string): Int32Array | null => {
+  const tableFor = (suffix: string, siblingSuffix: string): Map<number, number> | null => {
     let bySibling = tables.get(suffix);
     if (bySibling === undefined) {
       bySibling = new Map();
@@ -326,7 +327,7 @@ function siblingLookup(
     let table = bySibling.get(siblingSuffix);
     if (table === undefined) {
       const dotted = (literal: string): boolean => literal.startsWith('.') && shapeSafe(literal);
-      table = dotted(suffix) && dotted(siblingSuffix) ? new Int32Array(shapes().count).fill(UNRESOLVED) : null;
+      table = dotted(suffix) && dotted(siblingSuffix) ? new Map() : null;
       bySibling.set(siblingSuffix, table);
     }
     return table;
@@ -366,14 +367,14 @@ function siblingLookup(
     }
     const parsed = shapes();
     const shape = parsed.rowShape[row];
-    let target = table[shape];
-    if (target === UNRESOLVED) {
+    let target = table.get(shape);
+    if (target === undefined) {
       if (resolutions >= resolutionLimit) {
         return lookup(siblingName(row, suffix, siblingSuffix));
       }
       resolutions++;
       target = resolve(parsed, shape, suffix, siblingSuffix);
-      table[shape] = target;
+      table.set(shape, target);
     }
     if (target === NO_SHAPE) {
       return -1;
