@@ -1,13 +1,12 @@
 /** Tensors, elements or bytes per dtype, with a switch between the three. Totals come from the worker. */
 import { useMemo } from 'react';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { HeaderTotals } from '../../core/stats';
 import { DtypeTotalsTable } from './DtypeTotalsTable';
 import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
 import { CHART_METRICS, type ChartMetric } from '../../state/view-slice';
 import { useAppStore } from '../../state/store';
 import { Segmented } from '../../lib/Segmented';
-import { useMountedAfterFirstPaint } from '../../lib/mount-after-paint';
+import { BarsChart } from '../../lib/bars/LazyBars';
 
 const FORMATTERS: Record<ChartMetric, (value: number) => string> = {
   tensors: groupDigits,
@@ -20,7 +19,6 @@ function chartHeight(dtypes: number): number {
 }
 
 export function DtypeChart({ totals }: { totals: HeaderTotals }) {
-  const chartMounted = useMountedAfterFirstPaint();
   const metric = useAppStore((state) => state.chartMetric);
   const setMetric = useAppStore((state) => state.setChartMetric);
   const data = useMemo(
@@ -37,21 +35,18 @@ export function DtypeChart({ totals }: { totals: HeaderTotals }) {
       {data.length === 0 ? (
         <p className="muted">No tensors, so nothing to chart.</p>
       ) : (
-        <div className="chart-box" style={{ height: chartHeight(data.length) }}>
-          {chartMounted && (
-            <ResponsiveContainer width="100%" height={chartHeight(data.length)}>
-              <BarChart data={data} layout="vertical" margin={{ left: 24, right: 48, top: 8, bottom: 8 }}>
-                <CartesianGrid strokeDasharray="3 3" horizontal={false} />
-                {/* interval 0: every tick is drawn without measuring each label's width in the DOM first, the
-                  single largest cost of the mount (about 40 ms); there are a handful of ticks, all fit. */}
-                <XAxis type="number" tickFormatter={format} interval={0} />
-                <YAxis type="category" dataKey="dtype" width={110} interval={0} />
-                <Tooltip formatter={(value) => format(Number(value))} />
-                <Bar dataKey={metric} fill="var(--accent)" isAnimationActive={false} name={metric} />
-              </BarChart>
-            </ResponsiveContainer>
-          )}
-        </div>
+        <BarsChart
+          data={data}
+          height={chartHeight(data.length)}
+          layout="vertical"
+          categoryKey="dtype"
+          valueKey={metric}
+          formatValue={format}
+          labelWidth={110}
+          everyValueTick
+          grid
+          rightMargin={48}
+        />
       )}
       <DtypeTotalsTable label="Dtype totals" rows={data} />
     </section>

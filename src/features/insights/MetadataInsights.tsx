@@ -1,5 +1,5 @@
 /** Metadata, rendered smartly: who wrote the file, kohya training parameters, tag frequencies, modelspec. */
-import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { BarsChart } from '../../lib/bars/LazyBars';
 import type { MetadataInsightsSection } from '../../core/analysis/report-sections';
 import { groupDigits } from '../../core/number-format';
 import { Fact } from './QuantizationPanel';
@@ -69,16 +69,14 @@ export function MetadataInsights({ section }: { section: MetadataInsightsSection
                 Tag frequency ({groupDigits(section.kohya.tagCount)} tags
                 {section.kohya.tagCount > tags.length ? `, top ${tags.length}` : ''})
               </h4>
-              <div className="chart-box">
-                <ResponsiveContainer width="100%" height={Math.max(160, tags.length * 22 + 30)}>
-                  <BarChart data={tags} layout="vertical" margin={{ left: 24, right: 24 }}>
-                    <XAxis type="number" />
-                    <YAxis type="category" dataKey="tag" width={200} />
-                    <Tooltip />
-                    <Bar dataKey="count" fill="var(--accent)" isAnimationActive={false} />
-                  </BarChart>
-                </ResponsiveContainer>
-              </div>
+              <BarsChart
+                data={tags}
+                height={Math.max(160, tags.length * 22 + 30)}
+                layout="vertical"
+                categoryKey="tag"
+                valueKey="count"
+                labelWidth={200}
+              />
             </>
           )}
         </>

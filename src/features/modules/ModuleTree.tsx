@@ -6,13 +6,12 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useMemo, useRef, useState } from 'react';
-import { Bar, BarChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ModuleNode, ModuleTreeSection } from '../../core/analysis/report-sections';
 import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import { shortenForDisplay } from '../../lib/display-text';
 import { formatBytes, formatCount, formatShape, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
-import { useMountedAfterFirstPaint } from '../../lib/mount-after-paint';
+import { BarsChart } from '../../lib/bars/LazyBars';
 import './module-tree.css';
 
 /** Levels open on first render: the top of the tree plus one, so repeated blocks are visible at a glance. */
@@ -152,62 +151,6 @@ function VirtualTree({ roots }: { roots: readonly ModuleNode[] }) {
   );
 }
 
-type TopLevelPoint = ModuleTreeSection['bytesByTopLevel'][number];
-type LayerSeries = ModuleTreeSection['bytesByLayer'][number];
-
-/** The chart's box is drawn at once at its final height; the chart itself a task after the tab (lib/mount-after-paint). */
-function TopLevelChart({ points, onPick }: { points: readonly TopLevelPoint[]; onPick: (prefix: string) => void }) {
-  const mounted = useMountedAfterFirstPaint(1);
-  const height = Math.max(140, points.length * 26 + 30);
-  return (
-    <div className="chart-box" style={{ height }}>
-      {mounted && (
-        <ResponsiveContainer width="100%" height={height}>
-          <BarChart data={points as TopLevelPoint[]} layout="vertical" margin={{ left: 24, right: 24 }}>
-            <XAxis type="number" tickFormatter={formatBytes} />
-            {/* interval 0: one label per bar, drawn without measuring each in the DOM first (rows are 26 px apart). */}
-            <YAxis type="category" dataKey="label" width={180} interval={0} />
-            <Tooltip formatter={(value) => formatBytes(Number(value))} />
-            <Bar
-              dataKey="bytes"
-              fill="var(--accent)"
-              isAnimationActive={false}
-              onClick={(data) => {
-                const prefix = (data as unknown as { prefix?: string }).prefix;
-                if (prefix) {
-                  onPick(prefix);
-                }
-              }}
-            />
-          </BarChart>
-        </ResponsiveContainer>
-      )}
-    </div>
-  );
-}
-
-/** Mounted one task after the top-level chart, so the two commits do not share a task. */
-function LayerChart({ series }: { series: LayerSeries }) {
-  const mounted = useMountedAfterFirstPaint(2);
-  return (
-    <div className="chart-box" style={{ height: 220 }}>
-      {mounted && (
-        <ResponsiveContainer width="100%" height={220}>
-          <BarChart data={series.points as LayerSeries['points'][number][]} margin={{ left: 24, right: 24 }}>
-            <XAxis dataKey="index" />
-            <YAxis tickFormatter={formatBytes} width={80} />
-            <Tooltip
-              formatter={(value) => formatBytes(Number(value))}
-              labelFormatter={(label) => `${series.prefix}${label}`}
-            />
-            <Bar dataKey="bytes" fill="var(--accent)" isAnimationActive={false} />
-          </BarChart>
-        </ResponsiveContainer>
-      )}
-    </div>
-  );
-}
-
 export function ModuleTree({ section }: { section: ModuleTreeSection }) {
   const showModule = useAppStore((state) => state.showModule);
   const layerSeries = section.bytesByLayer[0];
@@ -234,7 +177,16 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
       {section.bytesByTopLevel.length > 1 && (
         <>
           <h4>Bytes by top-level module</h4>
-          <TopLevelChart points={section.bytesByTopLevel} onPick={showModule} />
+          <BarsChart
+            data={section.bytesByTopLevel}
+            height={Math.max(140, section.bytesByTopLevel.length * 26 + 30)}
+            layout="vertical"
+            categoryKey="label"
+            valueKey="bytes"
+            formatValue={formatBytes}
+            labelWidth={180}
+            onBarClick={(point) => point.prefix && showModule(point.prefix)}
+          />
         </>
       )}
       {layerSeries && layerSeries.points.length > 1 && (
@@ -242,7 +194,17 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
           <h4>
             Bytes by layer (<code>{layerSeries.prefix}N</code>)
           </h4>
-          <LayerChart series={layerSeries} />
+          {/* A task after the top-level chart, so the two commits do not share a task. */}
+          <BarsChart
+            afterTasks={2}
+            data={layerSeries.points}
+            height={220}
+            layout="horizontal"
+            categoryKey="index"
+            valueKey="bytes"
+            formatValue={formatBytes}
+            tooltipTitle={(point) => `${layerSeries.prefix}${point.index}`}
+          />
         </>
       )}
     </section>

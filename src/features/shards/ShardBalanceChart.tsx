@@ -3,7 +3,7 @@
  * limit, so a healthy split is flat with a smaller last shard; a tall or empty bar is worth a look.
  */
 import { useMemo, useState } from 'react';
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { BarsChart } from '../../lib/bars/LazyBars';
 import type { ShardSummary } from '../../core/shards/report-types';
 import { formatBytes, groupDigits } from '../../core/number-format';
 
@@ -62,25 +62,18 @@ export function ShardBalanceChart({ shards }: { shards: readonly ShardSummary[] 
         Smallest {format(smallest)}, median {format(typical)}, largest {format(largest)}
         {typical > 0 && ` (${(largest / typical).toFixed(2)}× the median)`}.
       </p>
-      <div className="chart-box">
-        <ResponsiveContainer width="100%" height={240}>
-          <BarChart data={data} margin={{ left: 24, right: 24, top: 8, bottom: 8 }}>
-            <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="shard" interval="preserveStartEnd" />
-            <YAxis tickFormatter={format} width={80} />
-            <Tooltip
-              formatter={(value) => format(Number(value))}
-              labelFormatter={(_label, payload) => String(payload?.[0]?.payload?.file ?? '')}
-            />
-            <Bar
-              dataKey={metric}
-              fill="var(--accent)"
-              isAnimationActive={false}
-              name={metric === 'dataBytes' ? 'bytes' : 'tensors'}
-            />
-          </BarChart>
-        </ResponsiveContainer>
-      </div>
+      <BarsChart
+        data={data}
+        height={240}
+        layout="horizontal"
+        categoryKey="shard"
+        valueKey={metric}
+        valueName={metric === 'dataBytes' ? 'bytes' : 'tensors'}
+        formatValue={format}
+        sparseCategoryLabels
+        grid
+        tooltipTitle={(row) => row.file}
+      />
     </section>
   );
 }
