@@ -7,7 +7,9 @@
  * - test scaffolding (testing/: builders, fakes, fuzz properties, the HTTP test servers; vitest, fast-check) is never
  *   imported by code that ships;
  * - unit tests and e2e specs share one set of test servers, in testing/servers/: nothing under src/ imports e2e/;
- *   e2e specs take from src/ only testing/ and core/ (a constant they assert on lives in core/limits.ts).
+ *   e2e specs take from src/ only testing/ and core/ (a constant they assert on lives in core/limits.ts);
+ * - recharts (half the app's script) is imported by lib/bars/Bars.tsx alone, and that module only lazily, so the
+ *   first screen never waits for it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -139,6 +141,24 @@ describe('architecture', () => {
         const inSrc = !target.startsWith('..');
         if (inSrc && !under(target, 'testing') && !under(target, 'core')) {
           found.push({ file: path.relative(e2e, full), imports: target });
+        }
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('only lib/bars/Bars.tsx imports recharts, and nothing imports that module statically', () => {
+    const found: Violation[] = [];
+    for (const full of sourceFiles(SRC)) {
+      const file = path.relative(SRC, full).split(path.sep).join('/');
+      const text = readFileSync(full, 'utf8');
+      if (file !== 'lib/bars/Bars.tsx' && specifiersOf(text).some((specifier) => specifier.startsWith('recharts'))) {
+        found.push({ file, imports: 'recharts' });
+      }
+      const staticImports = [...text.matchAll(/(?:^|[\s;])import\s+(?!type\s)[^'"(]*?from\s*['"]([^'"]+)['"]/g)];
+      for (const [, specifier] of staticImports) {
+        if (specifier.startsWith('.') && /(^|\/)Bars$/.test(specifier)) {
+          found.push({ file, imports: specifier });
         }
       }
     }
