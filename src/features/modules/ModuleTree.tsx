@@ -194,9 +194,7 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
           <h4>
             Bytes by layer (<code>{layerSeries.prefix}N</code>)
           </h4>
-          {/* A task after the top-level chart, so the two commits do not share a task. */}
           <BarsChart
-            afterTasks={2}
             data={layerSeries.points}
             height={220}
             layout="horizontal"

@@ -2,7 +2,8 @@
  * The app's one recharts bar chart. Loaded on demand (lib/bars/LazyBars.tsx): recharts is about 440 KB of minified
  * script, half of the app's, and the first screen draws no chart, so it stays out of the boot.
  */
-import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { useEffect } from 'react';
+import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import { elideMiddle } from '../display-text';
 import type { BarsSpec } from './bars-spec';
 
@@ -14,7 +15,10 @@ const MAX_TOOLTIP_TITLE_CHARS = 200;
 type Row = Record<string, unknown>;
 
 /** Rows arrive typed by the caller (lib/bars/LazyBars.tsx); here they are plain records read by key. */
-export default function Bars(spec: BarsSpec<Row>) {
+export default function Bars(spec: BarsSpec<Row> & { width: number; onMounted: () => void }) {
+  const { onMounted } = spec;
+  // After this chart's commit: the next chart of the page may mount (lib/mount-in-turn).
+  useEffect(() => onMounted(), [onMounted]);
   const vertical = spec.layout === 'vertical';
   const labelWidth = spec.labelWidth ?? (vertical ? 110 : 80);
   const format = spec.formatValue;
@@ -22,47 +26,47 @@ export default function Bars(spec: BarsSpec<Row>) {
   const rowOf = (payload: unknown): Row | undefined =>
     Array.isArray(payload) ? (payload[0] as { payload?: Row } | undefined)?.payload : undefined;
   return (
-    <ResponsiveContainer width="100%" height={spec.height}>
-      <BarChart
-        data={data}
-        layout={spec.layout}
-        margin={{ left: 24, right: spec.rightMargin ?? 24, top: 8, bottom: 8 }}
-      >
-        {spec.grid && <CartesianGrid strokeDasharray="3 3" horizontal={!vertical} vertical={vertical} />}
-        {vertical ? (
-          <>
-            <XAxis type="number" tickFormatter={format} interval={spec.everyValueTick ? 0 : undefined} />
-            {/* Every category label: the chart's height gives each bar its row, so they never crowd. */}
-            <YAxis
-              type="category"
-              dataKey={spec.categoryKey}
-              width={labelWidth}
-              interval={0}
-              tickFormatter={(label) => elideMiddle(String(label), Math.floor((labelWidth - 12) / TICK_CHAR_PX))}
-            />
-          </>
-        ) : (
-          <>
-            <XAxis dataKey={spec.categoryKey} interval={spec.sparseCategoryLabels ? 'preserveStartEnd' : undefined} />
-            <YAxis tickFormatter={format} width={labelWidth} interval={spec.everyValueTick ? 0 : undefined} />
-          </>
-        )}
-        <Tooltip
-          formatter={format ? (value) => format(Number(value)) : undefined}
-          labelFormatter={(label, payload) => {
-            const row = rowOf(payload);
-            const title = spec.tooltipTitle && row ? spec.tooltipTitle(row) : String(label);
-            return elideMiddle(title, MAX_TOOLTIP_TITLE_CHARS);
-          }}
-        />
-        <Bar
-          dataKey={spec.valueKey}
-          name={spec.valueName ?? spec.valueKey}
-          fill="var(--accent)"
-          isAnimationActive={false}
-          onClick={spec.onBarClick ? (_bar, index) => spec.onBarClick?.(data[index]) : undefined}
-        />
-      </BarChart>
-    </ResponsiveContainer>
+    <BarChart
+      width={spec.width}
+      height={spec.height}
+      data={data}
+      layout={spec.layout}
+      margin={{ left: 24, right: spec.rightMargin ?? 24, top: 8, bottom: 8 }}
+    >
+      {spec.grid && <CartesianGrid strokeDasharray="3 3" horizontal={!vertical} vertical={vertical} />}
+      {vertical ? (
+        <>
+          <XAxis type="number" tickFormatter={format} interval={spec.everyValueTick ? 0 : undefined} />
+          {/* Every category label: the chart's height gives each bar its row, so they never crowd. */}
+          <YAxis
+            type="category"
+            dataKey={spec.categoryKey}
+            width={labelWidth}
+            interval={0}
+            tickFormatter={(label) => elideMiddle(String(label), Math.floor((labelWidth - 12) / TICK_CHAR_PX))}
+          />
+        </>
+      ) : (
+        <>
+          <XAxis dataKey={spec.categoryKey} interval={spec.sparseCategoryLabels ? 'preserveStartEnd' : undefined} />
+          <YAxis tickFormatter={format} width={labelWidth} interval={spec.everyValueTick ? 0 : undefined} />
+        </>
+      )}
+      <Tooltip
+        formatter={format ? (value) => format(Number(value)) : undefined}
+        labelFormatter={(label, payload) => {
+          const row = rowOf(payload);
+          const title = spec.tooltipTitle && row ? spec.tooltipTitle(row) : String(label);
+          return elideMiddle(title, MAX_TOOLTIP_TITLE_CHARS);
+        }}
+      />
+      <Bar
+        dataKey={spec.valueKey}
+        name={spec.valueName ?? spec.valueKey}
+        fill="var(--accent)"
+        isAnimationActive={false}
+        onClick={spec.onBarClick ? (_bar, index) => spec.onBarClick?.(data[index]) : undefined}
+      />
+    </BarChart>
   );
 }

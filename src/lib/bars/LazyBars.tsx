@@ -1,21 +1,43 @@
 /**
  * A bar chart in a box of its final height. The box is drawn with the view; the chart (recharts, loaded on first use)
- * mounts `afterTasks` tasks later in a transition (lib/mount-after-paint), so neither the download nor the chart's
- * commit lands in the task that opened the view.
+ * mounts in its turn, a task or more later, in a transition (lib/mount-in-turn: one chart commit per task), so
+ * neither the download nor the chart's commit lands in the task that opened the view. The box measures its own width and hands it to the chart: recharts'
+ * ResponsiveContainer would render the chart once at width 0, measure, and render it again in the same task.
  */
-import { lazy, Suspense } from 'react';
-import { useMountedAfterFirstPaint } from '../mount-after-paint';
+import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useMountInTurn } from '../mount-in-turn';
 import type { BarsSpec } from './bars-spec';
 
 const Bars = lazy(() => import('./Bars'));
 
-export function BarsChart<Row extends object>({ afterTasks = 1, ...spec }: BarsSpec<Row> & { afterTasks?: number }) {
-  const mounted = useMountedAfterFirstPaint(afterTasks);
+export function BarsChart<Row extends object>(spec: BarsSpec<Row>) {
+  const { mounted, done } = useMountInTurn();
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+  useLayoutEffect(() => {
+    const element = box.current;
+    if (!element) {
+      return;
+    }
+    setWidth(Math.floor(element.clientWidth));
+    if (typeof ResizeObserver === 'undefined') {
+      return;
+    }
+    const observer = new ResizeObserver(() => setWidth(Math.floor(element.clientWidth)));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  useEffect(() => {
+    // A box with no width (a hidden view) draws no chart yet: let the next chart have its turn meanwhile.
+    if (mounted && width === 0) {
+      done();
+    }
+  }, [mounted, width, done]);
   return (
-    <div className="chart-box" style={{ height: spec.height }}>
-      {mounted && (
+    <div ref={box} className="chart-box" style={{ height: spec.height }}>
+      {mounted && width > 0 && (
         <Suspense fallback={null}>
-          <Bars {...(spec as unknown as BarsSpec<Record<string, unknown>>)} />
+          <Bars {...(spec as unknown as BarsSpec<Record<string, unknown>>)} width={width} onMounted={done} />
         </Suspense>
       )}
     </div>
