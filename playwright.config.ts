@@ -24,7 +24,19 @@ export default defineConfig({
       args: CHROMIUM_ARGS,
     },
   },
-  projects: [{ name: 'chromium', use: { browserName: 'chromium' } }],
+  projects: [
+    { name: 'chromium', use: { browserName: 'chromium' }, testIgnore: '**/hostile-huge.spec.ts' },
+    {
+      // The huge-input spec measures the page's main-thread tasks against issue 16's 200 ms bound. Beside a second
+      // browser on a 2-core machine every task runs 2-4x longer, so it runs after the others, one test at a time.
+      // Alone: `npx playwright test --project=huge-inputs --no-deps` (a dependency project runs whole otherwise).
+      name: 'huge-inputs',
+      use: { browserName: 'chromium' },
+      testMatch: '**/hostile-huge.spec.ts',
+      dependencies: ['chromium'],
+      workers: 1,
+    },
+  ],
   webServer: [
     {
       command: `npx vite preview --outDir ${distDir} --port ${E2E_PORTS.app} --strictPort --host 127.0.0.1`,

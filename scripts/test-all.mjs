@@ -46,5 +46,8 @@ const { passed, failed, skipped } = summarize(RESULTS_DIR);
 if (failedSteps.length > 0) {
   console.log(`\nFailed steps: ${failedSteps.join(', ')}`);
 }
-console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+if (skipped) {
+  console.log(`\n${skipped} skipped`);
+}
+console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(failedSteps.length > 0 || failed > 0 ? 1 : 0);
