@@ -3,7 +3,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
-import { fixturePath, statValue, watchPage } from './helpers';
+import { fixturePath, openApp, openLocalFile, statValue, watchPage } from './helpers';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html',
@@ -16,7 +16,7 @@ const TYPES: Record<string, string> = {
 
 /** Serves dist/ under /some/sub/path/, as GitHub Pages or a static Space would, with nothing at the root. */
 function serveDistUnder(prefix: string): Promise<Server> {
-  const root = join(process.cwd(), 'dist');
+  const root = join(process.cwd(), process.env.E2E_DIST ?? 'dist');
   const server = createServer((request, response) => {
     const path = decodeURIComponent(new URL(request.url ?? '/', 'http://x').pathname);
     if (!path.startsWith(prefix)) {
@@ -49,8 +49,33 @@ test('the built site works from a sub-path (static hosting)', async ({ page }) =
     await page.getByTestId('file-input').first().setInputFiles(fixturePath('clean.safetensors'));
     await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
     expect(await statValue(page, 'stat-tensors')).toBeGreaterThan(0);
+    // The charts are a chunk of their own, fetched on first use: it too resolves under the sub-path.
+    await page.getByRole('tab', { name: 'Dtypes' }).click();
+    await expect(page.locator('.chart-box svg.recharts-surface')).toBeVisible();
+    expect(watch.requests.some((url) => url.includes(`${prefix}assets/Bars-`))).toBe(true);
     watch.expectClean();
   } finally {
     server.close();
   }
+});
+
+test('a chart whose code cannot be fetched says so, and the view and the rest of the app stay', async ({ page }) => {
+  const watch = watchPage(page);
+  // As when the site is redeployed under an open page: the chart chunk's old name no longer exists.
+  await page.route('**/assets/Bars-*.js', (route) => route.fulfill({ status: 404, body: 'gone' }));
+  await openApp(page);
+  await openLocalFile(page, 'clean.safetensors');
+  await expect(page.getByTestId('file-name')).toHaveText('clean.safetensors');
+  await page.getByRole('tab', { name: 'Dtypes' }).click();
+  await expect(page.getByTestId('chart-unavailable')).toContainText('This chart could not be drawn');
+  await expect(page.getByRole('table', { name: 'Dtype totals' })).toBeVisible();
+  // Both charts of the Modules tab say so too (the first one's failure hands the turn on), and the tree works.
+  await page.getByRole('tab', { name: 'Modules' }).click();
+  await expect(page.getByTestId('chart-unavailable')).toHaveCount(2);
+  await expect(page.getByRole('tree', { name: 'Module tree' }).getByRole('treeitem').first()).toBeVisible();
+  await page.getByRole('tab', { name: /^Tensors/ }).click();
+  await expect(page.getByTestId('row-count')).toBeVisible();
+  watch.expectClean([
+    /Failed to load resource|Failed to fetch dynamically imported module|dynamically imported module/,
+  ]);
 });

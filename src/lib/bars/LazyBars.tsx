@@ -1,12 +1,14 @@
 /**
  * A bar chart in a box of its final height. The box is drawn with the view; the chart (recharts, loaded on first use)
  * mounts in its turn, a task or more later, in a transition (lib/mount-in-turn: one chart commit per task), so
- * neither the download nor the chart's commit lands in the task that opened the view. The box measures its own width and hands it to the chart: recharts'
- * ResponsiveContainer would render the chart once at width 0, measure, and render it again in the same task.
+ * neither the download nor the chart's commit lands in the task that opened the view. The box measures its own width
+ * and hands it to the chart: recharts' ResponsiveContainer would render the chart once at width 0, measure, and
+ * render it again in the same task.
  */
 import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useMountInTurn } from '../mount-in-turn';
 import type { BarsSpec } from './bars-spec';
+import { ChartLoadBoundary } from './ChartLoadBoundary';
 
 const Bars = lazy(() => import('./Bars'));
 
@@ -36,9 +38,11 @@ export function BarsChart<Row extends object>(spec: BarsSpec<Row>) {
   return (
     <div ref={box} className="chart-box" style={{ height: spec.height }}>
       {mounted && width > 0 && (
-        <Suspense fallback={null}>
-          <Bars {...(spec as unknown as BarsSpec<Record<string, unknown>>)} width={width} onMounted={done} />
-        </Suspense>
+        <ChartLoadBoundary onError={done}>
+          <Suspense fallback={null}>
+            <Bars {...(spec as unknown as BarsSpec<Record<string, unknown>>)} width={width} onMounted={done} />
+          </Suspense>
+        </ChartLoadBoundary>
       )}
     </div>
   );
