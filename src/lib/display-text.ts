@@ -3,8 +3,7 @@ import { revealInvisible } from '../core/invisible-chars';
 
 function cutAt(text: string, max: number): string {
   let cut = Math.max(0, max - 1);
-  const code = text.charCodeAt(cut - 1);
-  if (code >= 0xd800 && code <= 0xdbff) {
+  if (isHighSurrogate(text.charCodeAt(cut - 1))) {
     cut--;
   }
   return `${text.slice(0, cut)}…`;
@@ -57,6 +56,6 @@ function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
 
-function isLowSurrogate(code: number): boolean {
+export function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }

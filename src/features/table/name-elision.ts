@@ -3,16 +3,12 @@
  * at their layer number near the start, so a narrow cell keeps both ends and drops the middle: the head shrinks
  * with an ellipsis, the tail (a whole trailing segment or two) stays. CSS cannot cut in the middle by itself.
  */
+import { isLowSurrogate } from '../../lib/display-text';
 
 /** The shortest tail worth keeping: one full projection name plus its parameter (`q_a_proj.weight_scale_inv`). */
 export const MIN_TAIL_CHARS = 24;
 /** A longer tail would crowd out the head (layer numbers) in a 200 px column. */
 export const MAX_TAIL_CHARS = 40;
-
-function isSurrogateTail(text: string, index: number): boolean {
-  const code = text.charCodeAt(index);
-  return code >= 0xdc00 && code <= 0xdfff;
-}
 
 /** The shortest tail that starts right after one of `separators`, is at least MIN and at most MAX long. */
 function tailAfter(name: string, separators: string): number | null {
@@ -34,7 +30,7 @@ export function splitForMiddleElision(name: string): { head: string; tail: strin
     return { head: name, tail: '' };
   }
   let start = tailAfter(name, '.') ?? tailAfter(name, '_/-:') ?? name.length - MIN_TAIL_CHARS;
-  if (isSurrogateTail(name, start)) {
+  if (isLowSurrogate(name.charCodeAt(start))) {
     start--;
   }
   return { head: name.slice(0, start), tail: name.slice(start) };
