@@ -409,7 +409,11 @@ function decimalDigits(value: number): number {
   return digits;
 }
 
-/** Sign of tuple i of the flat sorted `keys` minus the tuple values[at, at + depth). */
+/**
+ * Sign of tuple i of the flat sorted `keys` minus the tuple values[at, at + depth). tupleRange does the same over a
+ * plain array; this copy reads the tuple in place from an Int32Array without a closure, and on the sibling path
+ * (~180,000 calls on DeepSeek-V3) sharing tupleRange measured 80–100 ms slower per analysis (megamorphic access).
+ */
 function compareTuple(keys: Int32Array, i: number, depth: number, values: Int32Array, at: number): number {
   for (let d = 0; d < depth; d++) {
     const diff = keys[i * depth + d] - values[at + d];
