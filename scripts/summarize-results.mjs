@@ -55,12 +55,17 @@ export function summarize(dir) {
   };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { passed, failed, skipped } = summarize(process.argv[2] ?? '.ci-results');
-  // CI reads the last line as exactly `N passed, N failed`: skipped tests (a dependency project that failed, a suite
-  // whose fixtures are absent) are reported on the line before it.
+/**
+ * Prints the counts. CI reads the last line as exactly `N passed, N failed`: skipped tests (a dependency project that
+ * failed, a suite whose fixtures are absent) are reported on the line before it.
+ */
+export function printSummary({ passed, failed, skipped }) {
   if (skipped) {
     console.log(`${skipped} skipped`);
   }
   console.log(`${passed} passed, ${failed} failed`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printSummary(summarize(process.argv[2] ?? '.ci-results'));
 }

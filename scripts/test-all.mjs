@@ -2,7 +2,7 @@
 // `N passed, N failed` line summed over vitest and Playwright (read from their JSON reporters).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
-import { summarize } from './summarize-results.mjs';
+import { printSummary, summarize } from './summarize-results.mjs';
 
 const RESULTS_DIR = '.ci-results';
 rmSync(RESULTS_DIR, { recursive: true, force: true });
@@ -42,12 +42,10 @@ for (const [name, [command, ...args]] of steps) {
   }
 }
 
-const { passed, failed, skipped } = summarize(RESULTS_DIR);
+const counts = summarize(RESULTS_DIR);
 if (failedSteps.length > 0) {
   console.log(`\nFailed steps: ${failedSteps.join(', ')}`);
 }
-if (skipped) {
-  console.log(`\n${skipped} skipped`);
-}
-console.log(`\n${passed} passed, ${failed} failed`);
-process.exit(failedSteps.length > 0 || failed > 0 ? 1 : 0);
+console.log('');
+printSummary(counts);
+process.exit(failedSteps.length > 0 || counts.failed > 0 ? 1 : 0);
