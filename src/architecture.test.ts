@@ -73,12 +73,12 @@ const isTest = (file: string) => /\.test\.tsx?$/.test(file);
 
 describe('architecture', () => {
   it('finds the imports it checks (the checker itself works)', () => {
-    const sample = `import { a } from '../worker/client';\nimport type { B } from "./b";\nexport { c } from '../io/x';\nconst d = await import('../core/y');\nimport '../app/app.css';`;
+    const sample = `import { a } from '../worker/client';\nimport type { B } from "./b";\nexport { c } from '../io/x';\nconst d = await import('../core/y');\nimport '../app/styles/base.css';`;
     expect(relativeImports(path.join(SRC, 'state', 'z.ts'), sample)).toEqual([
       'worker/client',
       'state/b',
       'io/x',
-      'app/app.css',
+      'app/styles/base.css',
       'core/y',
     ]);
   });

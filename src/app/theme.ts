@@ -1,6 +1,7 @@
 /**
  * The colour theme: follow the system (the default), or light or dark by hand, remembered in localStorage. The
- * choice is an attribute on <html> (`data-theme`) that app.css reads; "system" removes it so the media query rules.
+ * choice is an attribute on <html> (`data-theme`) that styles/base.css reads; "system" removes it so the media query
+ * rules.
  */
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
