@@ -38,6 +38,9 @@ const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256
 const HUB_ORG = 'lens-e2e';
 const REPO_FOR_LISTING = 'memory-repo';
 const REPO_FOR_FILE_URL = 'memory-file';
+const REPO_FOR_REPORT = 'memory-report';
+/** A Hub-shaped folder with the model and no config.json. */
+const REPO_WITHOUT_CONFIG = 'memory-no-config';
 
 interface MemoryReport {
   tensors: { bytes: number };
@@ -52,11 +55,13 @@ interface MemoryReport {
 }
 
 test.beforeAll(() => {
-  for (const repo of [REPO_FOR_LISTING, REPO_FOR_FILE_URL]) {
+  for (const repo of [REPO_FOR_LISTING, REPO_FOR_FILE_URL, REPO_FOR_REPORT, REPO_WITHOUT_CONFIG]) {
     const dir = join(FIXTURES_DIR, 'hub', HUB_ORG, repo);
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'model.safetensors'), TINY_MODEL);
-    writeFileSync(join(dir, 'config.json'), `${JSON.stringify(TINY_CONFIG, null, 2)}\n`);
+    if (repo !== REPO_WITHOUT_CONFIG) {
+      writeFileSync(join(dir, 'config.json'), `${JSON.stringify(TINY_CONFIG, null, 2)}\n`);
+    }
   }
 });
 
@@ -76,6 +81,13 @@ async function downloadReport(page: Page): Promise<MemoryReport> {
 async function openUrl(page: Page, url: string): Promise<void> {
   await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
+}
+
+/** GET requests the fake Hub saw for `repo`'s config.json. */
+async function configGets(repo: string): Promise<Array<{ method: string; status: number | null }>> {
+  return (await serverLog(`/hub/${HUB_ORG}/${repo}/resolve/main/config.json`)).filter(
+    (entry) => entry.method === 'GET',
+  );
 }
 
 async function expectTinyFromConfig(page: Page): Promise<void> {
@@ -168,17 +180,54 @@ test.describe('memory estimate', () => {
     watch.expectClean();
   });
 
-  test('a Hub file URL: config.json beside the file, one extra request', async ({ page }) => {
+  test('a Hub file URL: config.json beside the file, read once when the Memory tab opens', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
     await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${REPO_FOR_FILE_URL}/resolve/main/model.safetensors`);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expect(page.getByTestId('verdict-pending')).toHaveCount(0);
+    // The load itself reads the header only; the note says when config.json will be read.
+    await expect(page.getByTestId('sidecars-on-demand')).toContainText('config.json beside the file is read when');
+    expect(await configGets(REPO_FOR_FILE_URL)).toHaveLength(0);
     await expectTinyFromConfig(page);
-    const configGets = (await serverLog(`/hub/${HUB_ORG}/${REPO_FOR_FILE_URL}/resolve/main/config.json`)).filter(
-      (entry) => entry.method === 'GET',
-    );
-    expect(configGets).toHaveLength(1);
+    await expect(page.getByTestId('sidecars-read')).toContainText('config.json');
+    await expect(page.getByTestId('sidecars-on-demand')).toHaveCount(0);
+    // Leaving and reopening the tab, and the report, read nothing more.
+    await page.getByRole('tab', { name: 'Tensors' }).click();
+    await openMemoryTab(page);
+    const report = await downloadReport(page);
+    expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
+    const gets = await configGets(REPO_FOR_FILE_URL);
+    expect(gets).toHaveLength(1);
+    expect([200, 206]).toContain(gets[0].status);
     watch.expectClean();
+  });
+
+  test('a Hub file URL: the report download reads config.json first and waits for it', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${REPO_FOR_REPORT}/resolve/main/model.safetensors`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expect(page.getByTestId('sidecars-on-demand')).toBeVisible();
+    const report = await downloadReport(page);
+    expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
+    expect(report.memory.contexts.map((context) => context.tokens)).toContain(2048);
+    expect(await configGets(REPO_FOR_REPORT)).toHaveLength(1);
+    watch.expectClean();
+  });
+
+  test('a Hub file URL with no config.json beside it: one 404, then labelled inferred', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${REPO_WITHOUT_CONFIG}/resolve/main/model.safetensors`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('button', { name: 'Read it now' }).click();
+    await expect(page.getByTestId('sidecars-on-demand')).toContainText('No usable config.json beside the file');
+    await openMemoryTab(page);
+    await expect(page.getByTestId('memory-config')).toContainText('Inferred from the header');
+    const gets = await configGets(REPO_WITHOUT_CONFIG);
+    expect(gets.map((entry) => entry.status)).toEqual([404]);
+    watch.expectClean([/404/]);
   });
 
   test('a file without config.json: the KV cache is inferred from k_proj and labelled so', async ({

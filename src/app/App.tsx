@@ -9,6 +9,7 @@ import { DropOverlay, FilePickerButton, FolderPickerButton, useFileDrop } from '
 import { LoadError } from '../features/load/LoadError';
 import { LoadProgress } from '../features/load/LoadProgress';
 import { SampleButtons } from '../features/load/SampleButtons';
+import { useSidecarsFor } from '../features/load/SidecarsOnDemand';
 import { ShareBar, ShareWarnings } from '../features/load/ShareBar';
 import { TokenControl, UrlForm } from '../features/load/UrlForm';
 import { MetadataPanel } from '../features/metadata/MetadataPanel';
@@ -137,6 +138,9 @@ function ResultView({ result }: { result: LoadResult }) {
   const activePanel = useAppStore((state) => state.activePanel);
   const setPanel = useAppStore((state) => state.setPanel);
   const findings = allFindings(result);
+  const tabs = TABS.filter((tab) => tab.available(result));
+  const panel = tabs.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
+  useSidecarsFor(result, panel);
   if (result.outcome.kind === 'rejected') {
     return (
       <>
@@ -150,8 +154,6 @@ function ResultView({ result }: { result: LoadResult }) {
     );
   }
   const header = result.outcome.header;
-  const tabs = TABS.filter((tab) => tab.available(result));
-  const panel = tabs.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
   const { sections } = result;
   return (
     <>
@@ -189,7 +191,10 @@ function ResultView({ result }: { result: LoadResult }) {
                 {sections.architecture && <ArchitectureCard section={sections.architecture} />}
               </>
             )}
-            {panel === 'memory' && sections.memory && <MemoryPanel key={result.loadId} section={sections.memory} />}
+            {panel === 'memory' && sections.memory && (
+              // Remounted when config.json arrives, so the context input starts at the model's own maximum.
+              <MemoryPanel key={`${result.loadId}:${sections.memory.config}`} section={sections.memory} />
+            )}
             {panel === 'metadata' && (
               <>
                 {sections.metadataInsights && <MetadataInsights section={sections.metadataInsights} />}

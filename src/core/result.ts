@@ -163,6 +163,26 @@ export interface LoadResult {
   repo?: RepoInfo;
   /** config.json / adapter_config.json files read and passed to the analyses. */
   sidecarsRead?: string[];
+  /**
+   * Sidecars beside the source not read yet: the config.json beside a Hub file or index URL is read only when the
+   * Memory tab, the architecture panel or the report asks for it (state: readSidecarsOnDemand).
+   */
+  sidecarsOnDemand?: string[];
+  /** Set while those are being read; the analyses that read sidecars then run again. */
+  sidecarsReading?: boolean;
+  /** Sidecars asked for on demand that were not there (a 404) or not usable JSON. */
+  sidecarsNotFound?: string[];
+}
+
+/** Sidecars read on demand after the load, and the analyses that read sidecars run again with them. */
+export interface SidecarsUpdate {
+  /** What was found and read (empty when there was none: a 404 only costs its request). */
+  sidecarsRead: string[];
+  sections: AnalysisSections;
+  analysisFindings: Finding[];
+  /** The load's network figures, now including the sidecar request. */
+  network: NetworkFigures | null;
+  analyzeMs: number;
 }
 
 /**

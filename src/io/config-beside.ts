@@ -1,7 +1,7 @@
 /**
  * Where the config.json that belongs to a Hub file lives: the same folder of the same revision. A model file or
- * shard index opened by URL then costs one extra small request for the memory estimate and the architecture
- * analysis. Only Hub-shaped URLs (`…/resolve/<revision>/<path>`) are probed: on any other server a sibling
+ * shard index opened by URL costs one extra small request for the memory estimate, the architecture and the
+ * quantization config when one of those is looked at (io/sources/sidecars.ts configBesideOnDemand). Only Hub-shaped URLs (`…/resolve/<revision>/<path>`) are probed: on any other server a sibling
  * config.json is a guess about someone else's layout. Pure: no network.
  */
 import { parseUrl } from './http-util';

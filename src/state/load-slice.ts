@@ -3,8 +3,8 @@ import type { StateCreator } from 'zustand';
 import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
 import type { LocalFileEntry } from '../core/result';
-import type { LoadPhase, LoadResult, ShardProgress, SourceSpec, StallNotice } from '../core/result';
-import { fetchRawHeader, releaseLoad } from '../worker/client';
+import type { LoadPhase, LoadResult, ShardProgress, SidecarsUpdate, SourceSpec, StallNotice } from '../core/result';
+import { fetchRawHeader, readSidecarsOnDemand as readSidecars, releaseLoad } from '../worker/client';
 import { createSourceLoader } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep } from '../lib/perf-marks';
@@ -41,6 +41,12 @@ export interface LoadSlice {
   openSample: (url: string, name: string, mark?: (file: File) => File) => Promise<void>;
   /** The current load's raw header bytes (8 + N), kept by the worker; null when there are none. */
   rawHeader: () => Promise<Uint8Array | null>;
+  /**
+   * Reads, once, the sidecars the current load left for later (the config.json beside a Hub file or index URL)
+   * and takes in the re-run analyses. The views that show what config.json says call it: the Memory, Model and
+   * Quantization tabs, and the report download.
+   */
+  readSidecarsOnDemand: () => void;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
   switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
@@ -142,6 +148,44 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     rawHeader: async () => {
       const load = get().load;
       return load.status === 'ready' ? fetchRawHeader(load.result.loadId) : null;
+    },
+
+    readSidecarsOnDemand: () => {
+      const load = get().load;
+      if (load.status !== 'ready' || !load.result.sidecarsOnDemand || load.result.sidecarsReading) {
+        return;
+      }
+      const { loadId } = load.result;
+      const asked = load.result.sidecarsOnDemand;
+      set({ load: { status: 'ready', result: { ...load.result, sidecarsReading: true } } });
+      const settle = (update: SidecarsUpdate | null) => {
+        const now = get().load;
+        if (now.status !== 'ready' || now.result.loadId !== loadId) {
+          return;
+        }
+        const { sidecarsOnDemand: _asked, sidecarsReading: _reading, ...result } = now.result;
+        const read = update?.sidecarsRead ?? [];
+        const notFound = asked.filter((file) => !read.includes(file));
+        set({
+          load: {
+            status: 'ready',
+            result: {
+              ...result,
+              ...(update && {
+                sections: update.sections,
+                analysisFindings: update.analysisFindings,
+                network: update.network ?? result.network,
+                bytesRead:
+                  result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
+                timings: { ...result.timings, analyzeMs: result.timings.analyzeMs + update.analyzeMs },
+              }),
+              ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
+              ...(notFound.length > 0 && { sidecarsNotFound: notFound }),
+            },
+          },
+        });
+      };
+      readSidecars(loadId).then(settle, () => settle(null));
     },
 
     switchModel: async (key) => {

@@ -13,6 +13,7 @@ import type {
   LoadPhase,
   LoadResult,
   ShardProgress,
+  SidecarsUpdate,
   SourceSpec,
   StallNotice,
 } from '../core/result';
@@ -145,6 +146,10 @@ function handle(message: WorkerResponse): void {
       pending.delete(message.id);
       entry.resolve(message.bytes);
       return;
+    case 'sidecars-read':
+      pending.delete(message.id);
+      entry.resolve(message.update);
+      return;
     case 'compare-result':
       pending.delete(message.id);
       entry.resolve(message.result);
@@ -250,6 +255,16 @@ export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
     pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
   });
   send({ type: 'raw-header', id, loadId });
+  return promise;
+}
+
+/** Reads the sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
+export function readSidecarsOnDemand(loadId: number): Promise<SidecarsUpdate | null> {
+  const id = nextId++;
+  const promise = new Promise<SidecarsUpdate | null>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+  });
+  send({ type: 'read-sidecars', id, loadId });
   return promise;
 }
 

@@ -8,7 +8,15 @@ import { serializeError, SourceError } from '../core/errors';
 import { clearStepMarks, markStep } from '../lib/perf-marks';
 import { loadHeader } from '../core/load-header';
 import type { TensorColumns } from '../core/model';
-import type { LoadOptions, LoadPhase, ShardProgress, SourceRef, SourceSpec, StallNotice } from '../core/result';
+import type {
+  LoadOptions,
+  LoadPhase,
+  ShardProgress,
+  SidecarsUpdate,
+  SourceRef,
+  SourceSpec,
+  StallNotice,
+} from '../core/result';
 import { Meter } from '../io/sources/meter';
 import { pinToCommit } from '../io/sources/pin-commit';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
@@ -23,6 +31,8 @@ export interface KeptLoad {
   columns: TensorColumns;
   names: string[];
   head: Uint8Array;
+  /** Reads the sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
+  readSidecars?: () => Promise<SidecarsUpdate | null>;
 }
 
 export interface LoadContext {
@@ -134,7 +144,7 @@ async function openPlan(
   early: ShardReading,
 ): Promise<Loaded> {
   const loaded = await openPlanNow(session, plan, options, early);
-  return plan.sidecarsLater ? { ...loaded, ...(await plan.sidecarsLater) } : loaded;
+  return plan.sidecarsOnDemand ? { ...loaded, sidecarsOnDemand: plan.sidecarsOnDemand } : loaded;
 }
 
 async function openPlanNow(

@@ -5,7 +5,7 @@
 import { queryRows } from '../core/table-query';
 import { handleCompareRequest } from './compare-handler';
 import { loadSource, type KeptLoad } from './load-model';
-import type { LoadOptions, SourceSpec } from '../core/result';
+import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
 import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
@@ -59,6 +59,9 @@ scope.onmessage = (event) => {
       post({ type: 'raw-header', id: request.id, bytes }, bytes ? [bytes.buffer] : []);
       break;
     }
+    case 'read-sidecars':
+      void readSidecars(request.id, request.loadId);
+      break;
     case 'release':
       kept.delete(request.loadId);
       break;
@@ -79,6 +82,17 @@ async function open(id: number, source: SourceSpec, options: LoadOptions): Promi
   } finally {
     inFlight.delete(id);
   }
+}
+
+/** The sidecars a kept load left for later, read and analysed; null when the load is gone or had none. */
+async function readSidecars(id: number, loadId: number): Promise<void> {
+  let update: SidecarsUpdate | null = null;
+  try {
+    update = (await kept.get(loadId)?.readSidecars?.()) ?? null;
+  } catch {
+    // A failed sidecar read costs only the hints it would have given; the page keeps the header-only analyses.
+  }
+  post({ type: 'sidecars-read', id, update });
 }
 
 function remember(loadId: number, load: KeptLoad): void {

@@ -17,6 +17,7 @@ import type {
   LoadResult,
   NetworkFigures,
   ShardProgress,
+  SidecarsUpdate,
   SourceSpec,
   StallNotice,
 } from '../core/result';
@@ -26,6 +27,8 @@ export type WorkerRequest =
   | { type: 'cancel'; id: number }
   | { type: 'query'; id: number; loadId: number; query: TableQuery }
   | { type: 'raw-header'; id: number; loadId: number }
+  /** Reads the sidecars a kept load left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
+  | { type: 'read-sidecars'; id: number; loadId: number }
   | { type: 'release'; loadId: number }
   /** Diff two kept loads (any two `open` results, whatever their SourceSpec kinds). */
   | { type: 'compare'; id: number; loadA: number; loadB: number; rules: AlignRule[] }
@@ -58,5 +61,7 @@ export type WorkerResponse =
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }
+  /** null: the load is no longer kept, or had nothing left to read. */
+  | { type: 'sidecars-read'; id: number; update: SidecarsUpdate | null }
   | { type: 'compare-result'; id: number; result: CompareResult }
   | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };

@@ -3,7 +3,7 @@
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
 import { runAnalyses, tensorBytesRequest } from '../core/analysis/registry';
-import type { Sidecars } from '../core/analysis/types';
+import type { AnalysisInput, Sidecars } from '../core/analysis/types';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { coalesceRanges } from '../core/bytes/coalesce';
 import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
@@ -13,7 +13,9 @@ import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
-import type { LoadSession } from './load-model';
+import type { KeptLoad, LoadSession } from './load-model';
+import type { SidecarsOnDemand } from '../io/sources/sidecars';
+import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
@@ -36,6 +38,8 @@ export interface Loaded {
   locate: (row: number) => DataLocation | null;
   sidecars: Sidecars;
   sidecarsRead: string[];
+  /** Sidecars left for later, read when the page asks (worker/sidecars-on-demand.ts). */
+  sidecarsOnDemand?: SidecarsOnDemand;
   shards?: ShardInfo;
   choices?: SourceChoices;
   repo?: RepoInfo;
@@ -44,10 +48,31 @@ export interface Loaded {
 const EMPTY_TOTALS: HeaderTotals = { tensors: 0, elements: 0, bytes: 0, byDtype: {} };
 
 export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
-  const { signal } = ctx;
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const names = parsed ? allTensorNames(parsed.tensors) : [];
-  ctx.remember({ columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head });
+  const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
+  let firstRunDone: (run: FirstRun) => void = () => undefined;
+  const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
+  if (parsed && loaded.sidecarsOnDemand) {
+    kept.readSidecars = sidecarReaderFor(loaded.sidecarsOnDemand, firstRun, loaded.network);
+  }
+  ctx.remember(kept);
+  try {
+    await publishRemembered(ctx, loaded, parsed, names, firstRunDone);
+  } finally {
+    // A load that ended without analyses (cancelled, rejected) has nothing to re-run: asks get null.
+    firstRunDone(null);
+  }
+}
+
+async function publishRemembered(
+  ctx: LoadSession,
+  loaded: Loaded,
+  parsed: ParsedHeader | null,
+  names: string[],
+  firstRunDone: (run: FirstRun) => void,
+): Promise<void> {
+  const { signal } = ctx;
   const outcome: ParseOutcome = parsed
     ? {
         kind: 'parsed',
@@ -82,6 +107,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   if (loaded.sidecarsRead.length > 0) {
     result.sidecarsRead = loaded.sidecarsRead;
   }
+  if (parsed && loaded.sidecarsOnDemand) {
+    result.sidecarsOnDemand = loaded.sidecarsOnDemand.files;
+  }
   markStep('result-built');
   ctx.post({ type: 'result', id: ctx.id, result }, transfer);
   markStep('result-posted');
@@ -93,17 +121,16 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const analyzeStarted = performance.now();
   const data = await readAnalysisData(parsed, names, signal, loaded.locate, loaded.remote);
   markStep('analysis-data-read');
-  const analyses = runAnalyses(
-    {
-      header: parsed,
-      names,
-      fileName: loaded.ref.name,
-      sidecars: loaded.sidecars,
-      tensorBytes: data.bytes,
-      tensorBytesSampled: data.sampled,
-    },
-    (id) => markStep(`analysis:${id}`),
-  );
+  const input: AnalysisInput = {
+    header: parsed,
+    names,
+    fileName: loaded.ref.name,
+    sidecars: loaded.sidecars,
+    tensorBytes: data.bytes,
+    tensorBytesSampled: data.sampled,
+  };
+  const analyses = runAnalyses(input, (id) => markStep(`analysis:${id}`));
+  firstRunDone({ run: analyses, input });
   ctx.post({
     type: 'analyses',
     id: ctx.id,

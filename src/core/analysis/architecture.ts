@@ -35,6 +35,7 @@ const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
   id: 'architecture',
+  readsSidecars: true,
   run: analyzeArchitecture,
 };
 

@@ -90,6 +90,7 @@ export const ALPHA_CONFIRM_SAMPLE = 8;
 
 export const loraAnalysis: Analysis<'lora', LoraSection> = {
   id: 'lora',
+  readsSidecars: true,
   tensorBytesWanted: (header, names) => {
     const index = tensorIndex(header, names);
     // Alphas are 0-d scalars (2–4 bytes); ask only when the file is an adapter.

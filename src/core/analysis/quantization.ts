@@ -32,6 +32,7 @@ function quantTensorBytesWanted(index: TensorIndex): number[] {
 
 export const quantizationAnalysis: Analysis<'quantization', QuantizationSection> = {
   id: 'quantization',
+  readsSidecars: true,
   tensorBytesWanted: (header, names) => quantTensorBytesWanted(tensorIndex(header, names)),
   run: analyzeQuantization,
 };

@@ -9,9 +9,10 @@ import { qwen3Int8crFixture } from '../../testing/models/comfy-qwen3-int8cr';
 import { headerFromSpecs, inputFromFixture } from '../../testing/models/header-from-specs';
 import { kohyaSd15Fixture } from '../../testing/models/lora';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
-import { allTensorNames } from '../model';
+import { allTensorNames, type Finding } from '../model';
+import { makeFinding } from '../findings/make-finding';
 import { MAX_WANTED_BYTES, MAX_WANTED_TENSORS } from './limits';
-import { ANALYSES, runAnalyses, tensorBytesWanted } from './registry';
+import { ANALYSES, rerunSidecarAnalyses, runAnalyses, tensorBytesWanted } from './registry';
 
 describe('tensorBytesWanted', () => {
   it('asks for the comfy_quant configs of a ComfyUI file', () => {
@@ -58,6 +59,9 @@ describe('tensorBytesWanted', () => {
   });
 });
 
+/** A finding that no analysis makes, to follow through a re-run. */
+const PLANTED: Finding = { ...makeFinding('analysis-failed', 'planted'), message: 'planted by the test' };
+
 describe('runAnalyses', () => {
   it('fills every section it can and keeps them serializable', () => {
     const { sections, findings } = runAnalyses(inputFromFixture(kohyaSd15Fixture()));
@@ -71,6 +75,36 @@ describe('runAnalyses', () => {
     ]);
     expect(findings).toEqual([]);
     expect(JSON.parse(JSON.stringify(sections))).toEqual(sections);
+  });
+
+  it('re-runs only the analyses that read sidecars when a config.json arrives later', () => {
+    const input = inputFromFixture(tinyLlamaFixture());
+    const first = runAnalyses(input);
+    expect(first.sections.memory?.config).toBe('inferred');
+    // TinyLlama's published attention layout: 32 query heads, 4 KV heads of 64, 2048 context.
+    const config = { model_type: 'llama', num_attention_heads: 32, num_key_value_heads: 4, hidden_size: 2048 };
+    const again = rerunSidecarAnalyses(first, { ...input, sidecars: { config: { ...config, num_hidden_layers: 2 } } });
+    expect(again.sections.memory?.config).toBe('config.json');
+    expect(again.sections.memory?.modelType).toBe('llama');
+    // Header-only analyses are not run again: their sections are the very same objects.
+    expect(again.sections.moduleTree).toBe(first.sections.moduleTree);
+    expect(again.sections.metadataInsights).toBe(first.sections.metadataInsights);
+    // A full run over the same input gives the same sections and findings.
+    const full = runAnalyses({ ...input, sidecars: { config: { ...config, num_hidden_layers: 2 } } });
+    expect(again.sections).toEqual(full.sections);
+    expect(again.findings).toEqual(full.findings);
+  });
+
+  it("keeps the header-only findings and replaces the sidecar analyses' own on a re-run", () => {
+    const input = inputFromFixture(tinyLlamaFixture());
+    const first = runAnalyses(input);
+    const planted = { ...first, findingsByAnalysis: { ...first.findingsByAnalysis, moduleTree: [PLANTED] } };
+    const config = { quantization_config: { quant_method: 'gptq', bits: 4, group_size: 128 } };
+    const again = rerunSidecarAnalyses(planted, { ...input, sidecars: { config } });
+    expect(again.findings).toContain(PLANTED);
+    // config.json claims GPTQ on plain bf16 weights: the quantization analysis, re-run, says so.
+    expect(again.findings.map((finding) => finding.code)).toContain('quant-config-mismatch');
+    expect(first.findings.map((finding) => finding.code)).not.toContain('quant-config-mismatch');
   });
 
   it('lists seven analyses with distinct ids', () => {

@@ -96,29 +96,62 @@ export function tensorBytesRequest(
   return { rows, capped: false };
 }
 
+/** What one run of the analyses gave: sections, findings, and each analysis' own share of the findings. */
+export interface AnalysisRun {
+  sections: AnalysisSections;
+  findings: Finding[];
+  /** Kept so a partial re-run (rerunSidecarAnalyses) replaces only the findings of the analyses it ran again. */
+  findingsByAnalysis: Partial<Record<SectionId, Finding[]>>;
+}
+
 export function runAnalyses(
   input: AnalysisInput,
   /** Called after each analysis, for the benchmark's timeline. */
   onDone?: (id: SectionId) => void,
-): { sections: AnalysisSections; findings: Finding[] } {
+): AnalysisRun {
+  return runSome(input, () => true, null, onDone);
+}
+
+/**
+ * `previous` with the analyses that read sidecars run again over `input`, whose sidecars have changed (a
+ * config.json read on demand after the load); the header-only analyses keep their sections and findings.
+ */
+export function rerunSidecarAnalyses(previous: AnalysisRun, input: AnalysisInput): AnalysisRun {
+  return runSome(input, (analysis) => analysis.readsSidecars === true, previous);
+}
+
+function runSome(
+  input: AnalysisInput,
+  runs: (analysis: (typeof ANALYSES)[number]) => boolean,
+  previous: AnalysisRun | null,
+  onDone?: (id: SectionId) => void,
+): AnalysisRun {
   const sections: AnalysisSections = {};
-  const findings: Finding[] = [];
+  const findingsByAnalysis: Partial<Record<SectionId, Finding[]>> = {};
   for (const analysis of ANALYSES) {
+    if (previous && !runs(analysis)) {
+      if (previous.sections[analysis.id] !== undefined) {
+        (sections as Record<SectionId, unknown>)[analysis.id] = previous.sections[analysis.id];
+      }
+      findingsByAnalysis[analysis.id] = previous.findingsByAnalysis[analysis.id] ?? [];
+      continue;
+    }
     try {
       const output = analysis.run(input);
       onDone?.(analysis.id);
       if (output.section !== null) {
         (sections as Record<SectionId, unknown>)[analysis.id] = output.section;
       }
-      findings.push(...output.findings);
+      findingsByAnalysis[analysis.id] = output.findings;
     } catch (error) {
-      findings.push(
+      findingsByAnalysis[analysis.id] = [
         makeFinding(
           'analysis-failed',
           `The ${analysis.id} analysis stopped on this header (${error instanceof Error ? error.message : String(error)}); its section is missing. The rest of the report is unaffected.`,
         ),
-      );
+      ];
     }
   }
-  return { sections, findings };
+  const findings = ANALYSES.flatMap((analysis) => findingsByAnalysis[analysis.id] ?? []);
+  return { sections, findings, findingsByAnalysis };
 }

@@ -39,5 +39,10 @@ export interface Analysis<Id extends string = string, Section = unknown> {
   id: Id;
   /** Row indices whose data bytes this analysis needs (each must be small); empty for header-only analyses. */
   tensorBytesWanted?: (header: ParsedHeader, names: readonly string[]) => number[];
+  /**
+   * True when the output depends on `sidecars`: only these run again when a sidecar is read after the load (the
+   * config.json beside a URL, read on demand), so the others' work is not repeated.
+   */
+  readsSidecars?: boolean;
   run: (input: AnalysisInput) => AnalysisOutput<Section>;
 }

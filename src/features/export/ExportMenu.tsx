@@ -37,6 +37,10 @@ export function ExportMenu({ result }: { result: LoadResult }) {
   // Both wait for the analyses (and the CSV for the table's current query), then download what the screen shows.
   const download = (kind: Download) => {
     setWaiting(kind);
+    if (kind === 'report') {
+      // The report states the memory, architecture and quantization config: read a config.json left for later.
+      useAppStore.getState().readSidecarsOnDemand();
+    }
     void whenSettled(result.loadId, { table: kind === 'csv' }).then((settled) => {
       setWaiting(null);
       if (!settled) {

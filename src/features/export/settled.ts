@@ -15,7 +15,8 @@ export const PENDING_WHILE_ANALYSING = ['quantization', 'architecture', 'lora', 
 
 type Ready = (result: LoadResult) => boolean;
 
-const analysesDone: Ready = (result) => !result.analysisPending;
+// A config.json being read on demand re-runs the analyses that read it: the report waits for those too.
+const analysesDone: Ready = (result) => !result.analysisPending && !result.sidecarsReading;
 
 /**
  * Resolves with the current result of load `loadId` once `ready` holds for it (and, for the table, once no query

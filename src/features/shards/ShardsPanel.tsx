@@ -1,5 +1,6 @@
 /** The Shards tab of a sharded model, and the model switcher / repository file list shown above any result. */
 import type { LoadResult, ShardInfo } from '../../core/result';
+import { SidecarsOnDemandNote } from '../load/SidecarsOnDemand';
 import { RepoFiles } from './RepoFiles';
 import { ShardBalanceChart } from './ShardBalanceChart';
 import { ShardSummary } from './ShardSummary';
@@ -14,9 +15,12 @@ export function ShardsPanel({ shards }: { shards: ShardInfo }) {
   );
 }
 
-/** The other models of this folder drop or repository, and the config files read alongside; nothing otherwise. */
+/**
+ * The other models of this folder drop or repository, and the config files read alongside or left for later;
+ * nothing otherwise.
+ */
 export function ModelSources({ result }: { result: LoadResult }) {
-  if (!result.choices && !result.repo && !result.sidecarsRead) {
+  if (!result.choices && !result.repo && !result.sidecarsRead && !result.sidecarsOnDemand && !result.sidecarsNotFound) {
     return null;
   }
   return (
@@ -28,6 +32,7 @@ export function ModelSources({ result }: { result: LoadResult }) {
           Also read: {result.sidecarsRead.join(', ')} (passed to the analyses).
         </p>
       )}
+      <SidecarsOnDemandNote result={result} />
     </div>
   );
 }

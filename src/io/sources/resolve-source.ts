@@ -38,7 +38,7 @@ import { listRepoFiles } from './hub-listing';
 import { markStep } from '../../lib/perf-marks';
 import { Meter } from './meter';
 import { localIndexBytes, readLocalIndex, readRemoteIndex } from './shard-index';
-import { readConfigBeside, readLocalSidecars, readRemoteSidecars, type ReadSidecars } from './sidecars';
+import { configBesideOnDemand, readLocalSidecars, readRemoteSidecars, type SidecarsOnDemand } from './sidecars';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -61,11 +61,8 @@ interface PlanBase {
   choices?: SourceChoices;
   /** Present when the source is a repository. */
   repo?: RepoInfo;
-  /**
-   * Sidecars still being read, alongside the header or index (the config.json beside a Hub URL): they replace
-   * `sidecars` and `sidecarsRead` once read, before the analyses. Rejects only when the load is cancelled.
-   */
-  sidecarsLater?: Promise<ReadSidecars>;
+  /** Sidecars left unread until asked for (the config.json beside a Hub file or index URL). */
+  sidecarsOnDemand?: SidecarsOnDemand;
 }
 
 export type SourcePlan = PlanBase &
@@ -153,14 +150,11 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     return resolveRepo(source, repo, ctx);
   }
   const meter = ctx.meter ?? new Meter();
-  // A Hub file or index: its config.json (same folder and revision) for the memory and architecture analyses,
-  // read in parallel with the index or header rather than one round trip before them.
-  const sidecarsLater = readConfigBeside(normalized.url, source.token, ctx.signal, meter);
-  sidecarsLater.then(
-    () => markStep('config-read'),
-    () => undefined, // cancelled: the load itself reports that
-  );
-  const beside = { sidecars: {}, sidecarsRead: [], sidecarsLater };
+  // A Hub file or index: its config.json (same folder and revision) feeds the memory, architecture and
+  // quantization analyses. It is read when one of them is looked at, so the load itself costs the header (or index
+  // and shard) reads only.
+  const sidecarsOnDemand = configBesideOnDemand(normalized.url, source.token, meter);
+  const beside = { sidecars: {}, sidecarsRead: [], ...(sidecarsOnDemand ? { sidecarsOnDemand } : {}) };
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
     // An index URL's path ends in `.index.json`, so its last segment is the index's name.
     const name = nameFromUrl(normalized.url);

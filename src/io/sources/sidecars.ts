@@ -31,21 +31,37 @@ export async function readRemoteSidecars(
   return readEach(wanted, (path) => readRemoteJson(urlOf(path), token, signal, meter));
 }
 
+/** Sidecars a load can read later, when something asks for them, instead of during the load. */
+export interface SidecarsOnDemand {
+  /** The files it would read, as the status line and the panels name them. */
+  files: string[];
+  read: (signal: AbortSignal) => Promise<ReadSidecars>;
+}
+
 /**
- * The config.json beside a Hub file or index URL (io/config-beside.ts): one small request, none off the Hub. A
- * missing one (404) costs that request only.
+ * The config.json beside a Hub file or index URL (io/config-beside.ts), read when the Memory tab, the
+ * architecture panel or the report asks for it: one small request, none off the Hub. Its existence is a guess
+ * about the repository's layout (no listing says so), so the load itself sends only the header and index reads.
+ * Undefined when the URL is not Hub-shaped. A missing one (404) costs that request only.
  */
-export async function readConfigBeside(
+export function configBesideOnDemand(
   fileUrl: string,
   token: string | undefined,
-  signal: AbortSignal,
   meter: Meter,
-): Promise<ReadSidecars> {
+): SidecarsOnDemand | undefined {
   const url = configUrlBeside(fileUrl);
-  const config = url === null ? undefined : await readRemoteJson(url, token, signal, meter);
-  return config === undefined
-    ? { sidecars: {}, sidecarsRead: [] }
-    : { sidecars: { config }, sidecarsRead: ['config.json'] };
+  if (url === null) {
+    return undefined;
+  }
+  return {
+    files: ['config.json'],
+    read: async (signal) => {
+      const config = await readRemoteJson(url, token, signal, meter);
+      return config === undefined
+        ? { sidecars: {}, sidecarsRead: [] }
+        : { sidecars: { config }, sidecarsRead: ['config.json'] };
+    },
+  };
 }
 
 /** Reads the wanted sidecars among dropped files. */

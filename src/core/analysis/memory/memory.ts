@@ -195,5 +195,6 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
 
 export const memoryAnalysis: Analysis<'memory', MemorySection> = {
   id: 'memory',
+  readsSidecars: true,
   run: (input) => ({ section: analyzeMemory(input), findings: [] }),
 };

@@ -1,0 +1,50 @@
+/**
+ * The config.json beside a Hub file or index URL is not read during the load (the load sends only header and
+ * index reads); it is read once, when a view that shows what it says is opened: these tabs, or the report. This
+ * module holds that rule and the line that tells the user about it.
+ */
+import { useEffect } from 'react';
+import type { LoadResult } from '../../core/result';
+import { useAppStore } from '../../state/store';
+import type { Panel } from '../../state/view-slice';
+
+/** Tabs whose figures change with config.json: KV cache layout, architecture, quantization config. */
+const PANELS_THAT_READ_SIDECARS: ReadonlySet<Panel> = new Set<Panel>(['memory', 'model', 'quantization']);
+
+/** Reads the load's deferred sidecars when `panel` is one that shows what they say. */
+export function useSidecarsFor(result: LoadResult, panel: Panel): void {
+  const readSidecarsOnDemand = useAppStore((state) => state.readSidecarsOnDemand);
+  const wanted = result.sidecarsOnDemand !== undefined && PANELS_THAT_READ_SIDECARS.has(panel);
+  useEffect(() => {
+    if (wanted) {
+      readSidecarsOnDemand();
+    }
+  }, [wanted, readSidecarsOnDemand]);
+}
+
+/** What became of the sidecars left for later: not read yet (with a button), being read, or not found. */
+export function SidecarsOnDemandNote({ result }: { result: LoadResult }) {
+  const readSidecarsOnDemand = useAppStore((state) => state.readSidecarsOnDemand);
+  const files = result.sidecarsOnDemand ?? result.sidecarsNotFound;
+  if (!files) {
+    return null;
+  }
+  const names = files.join(', ');
+  return (
+    <p className="muted sidecars-on-demand" role="status" data-testid="sidecars-on-demand">
+      {result.sidecarsReading ? (
+        <>Reading {names} beside the file (one small request)…</>
+      ) : result.sidecarsOnDemand ? (
+        <>
+          {names} beside the file is read when the Memory, Model or Quantization tab opens or the report is downloaded
+          (one small request); until then those figures come from the header alone.{' '}
+          <button type="button" className="link-button" onClick={readSidecarsOnDemand}>
+            Read it now
+          </button>
+        </>
+      ) : (
+        <>No usable {names} beside the file: every figure comes from the header alone.</>
+      )}
+    </p>
+  );
+}

@@ -1,0 +1,142 @@
+/**
+ * The config.json beside a Hub file or index URL, worker end to end against the test servers: the load sends only
+ * the header (or index and shard) reads, and the config is read once, when the page asks, with the analyses that
+ * read it run again (issues 14 and 15).
+ */
+import { mkdir, open } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { LoadResult, SidecarsUpdate } from '../core/result';
+import { buildSafetensors } from '../testing/build-safetensors';
+import { buildShardedModel } from '../testing/build-sharded';
+import type { FixtureDir } from '../testing/fixture-dir';
+import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { e2eRoutes } from '../testing/servers/e2e-routes';
+import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
+import { setUpTestServers } from '../testing/test-server-setup';
+import { loadSource, type KeptLoad } from './load-model';
+import type { WorkerResponse } from './protocol';
+
+let fixtures: FixtureDir;
+let servers: TestServers;
+
+setUpTestServers(async (dir) => {
+  fixtures = dir;
+  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
+  return servers;
+});
+
+/** 2 layers, 4 query heads and 1 KV head of 16: 2 × 2 × 16 × 2 B = 128 B of KV cache per token. */
+const TINY_CONFIG = {
+  model_type: 'llama',
+  architectures: ['LlamaForCausalLM'],
+  hidden_size: 64,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 1,
+  head_dim: 16,
+  max_position_embeddings: 2048,
+};
+
+interface Opened {
+  result: LoadResult;
+  kept: KeptLoad;
+  /** The GETs the server saw for this repository so far. */
+  log: () => RequestLogEntry[];
+}
+
+async function openHub(repo: string, file: string): Promise<Opened> {
+  const messages: WorkerResponse[] = [];
+  let kept: KeptLoad | undefined;
+  await loadSource(
+    {
+      id: 1,
+      signal: new AbortController().signal,
+      post: (message) => messages.push(message),
+      remember: (load) => (kept = load),
+    },
+    { kind: 'url', url: `${servers.originA}/hub/lens-unit/${repo}/resolve/main/${file}` },
+    {},
+  );
+  const result = messages.find((message) => message.type === 'result');
+  if (result?.type !== 'result' || kept === undefined) {
+    throw new Error(`load failed: ${JSON.stringify(messages.find((message) => message.type === 'error'))}`);
+  }
+  return {
+    result: result.result,
+    kept,
+    log: () =>
+      servers.log.entries.filter((entry) => entry.path.includes(`/lens-unit/${repo}/`) && entry.method === 'GET'),
+  };
+}
+
+/** Writes `files` into the fake Hub's folder for `repo`. */
+async function writeRepo(repo: string, files: Record<string, Uint8Array>): Promise<void> {
+  await mkdir(path.join(fixtures.root, 'hub/lens-unit', repo), { recursive: true });
+  for (const [name, bytes] of Object.entries(files)) {
+    await fixtures.write(`hub/lens-unit/${repo}/${name}`, bytes);
+  }
+}
+
+const TINY_MODEL = buildSafetensors(tinyLlamaTensors(2, 64, 172, 256));
+const TINY_CONFIG_BYTES = new TextEncoder().encode(JSON.stringify(TINY_CONFIG));
+
+const configReads = (log: RequestLogEntry[]) => log.filter((entry) => entry.path.endsWith('/config.json'));
+
+describe('config.json beside a Hub URL, read on demand', () => {
+  it('a file: the load reads the header only; the config is read once and feeds memory and architecture', async () => {
+    const repo = 'file-with-config';
+    await writeRepo(repo, { 'model.safetensors': TINY_MODEL, 'config.json': TINY_CONFIG_BYTES });
+    const { result, kept, log } = await openHub(repo, 'model.safetensors');
+    expect(result.sidecarsOnDemand).toEqual(['config.json']);
+    expect(configReads(log())).toEqual([]);
+    const requestsOfLoad = log().length;
+
+    // Two asks (the Memory tab, then the report) share one read.
+    const [update, again] = await Promise.all([kept.readSidecars?.(), kept.readSidecars?.()]);
+    expect(again).toBe(update);
+    const { sidecarsRead, sections, network } = update as SidecarsUpdate;
+    expect(sidecarsRead).toEqual(['config.json']);
+    expect(sections.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: 2 * 2 * 16 * 2 });
+    expect(sections.moduleTree).toBeDefined();
+    expect(configReads(log())).toHaveLength(1);
+    expect(log()).toHaveLength(requestsOfLoad + 1);
+    expect(network?.requests).toBe(requestsOfLoad + 1);
+    expect(network?.byPurpose?.sidecars?.requests).toBe(1);
+  });
+
+  it('a file with no config.json beside it: one 404, and the header-only analyses stand', async () => {
+    const repo = 'file-without-config';
+    await writeRepo(repo, { 'model.safetensors': TINY_MODEL });
+    const { kept, log } = await openHub(repo, 'model.safetensors');
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual([]);
+    expect(update?.sections.memory?.config).toBe('inferred');
+    expect(configReads(log()).map((entry) => entry.status)).toEqual([404]);
+  });
+
+  it('a shard index: the load sends the index and one read per shard, nothing else', async () => {
+    const repo = 'sharded-with-config';
+    const built = buildShardedModel({ shards: 5 });
+    await mkdir(path.join(fixtures.root, 'hub/lens-unit', repo), { recursive: true });
+    for (const file of built.files) {
+      const name = `hub/lens-unit/${repo}/${file.name}`;
+      await fixtures.sparse(name, file.head.length + file.dataLength);
+      const handle = await open(path.join(fixtures.root, name), 'r+');
+      await handle.write(file.head, 0, file.head.length, 0);
+      await handle.close();
+    }
+    await fixtures.write(
+      `hub/lens-unit/${repo}/model.safetensors.index.json`,
+      new TextEncoder().encode(built.indexJson),
+    );
+    await fixtures.write(`hub/lens-unit/${repo}/config.json`, new TextEncoder().encode(JSON.stringify(TINY_CONFIG)));
+    const { result, kept, log } = await openHub(repo, 'model.safetensors.index.json');
+    expect(result.shards?.report.shards).toHaveLength(5);
+    expect(log()).toHaveLength(1 + 5);
+    expect(result.sidecarsOnDemand).toEqual(['config.json']);
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual(['config.json']);
+    expect(configReads(log())).toHaveLength(1);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Sidecars a load left unread (the config.json beside a Hub file or index URL, io/sources/sidecars.ts) read when
+ * the page asks for them: the analyses that read sidecars run again over the kept input, the others keep their
+ * output. Read at most once per load; a second ask gets the first answer.
+ */
+import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/registry';
+import type { AnalysisInput } from '../core/analysis/types';
+import type { SidecarsUpdate } from '../core/result';
+import type { NetworkStats } from '../io/sources/meter';
+import type { SidecarsOnDemand } from '../io/sources/sidecars';
+
+/** The first run of the analyses and its input, or null when the load ended without one (cancelled, rejected). */
+export type FirstRun = { run: AnalysisRun; input: AnalysisInput } | null;
+
+export function sidecarReaderFor(
+  onDemand: SidecarsOnDemand,
+  firstRun: Promise<FirstRun>,
+  network: (() => NetworkStats) | null,
+): () => Promise<SidecarsUpdate | null> {
+  let answer: Promise<SidecarsUpdate | null> | null = null;
+  return () => {
+    answer ??= readAndRerun(onDemand, firstRun, network);
+    return answer;
+  };
+}
+
+async function readAndRerun(
+  onDemand: SidecarsOnDemand,
+  firstRun: Promise<FirstRun>,
+  network: (() => NetworkStats) | null,
+): Promise<SidecarsUpdate | null> {
+  // Asked before the first analyses finished (the Memory tab opened during the load): they are the base.
+  const first = await firstRun;
+  if (first === null) {
+    return null;
+  }
+  const started = performance.now();
+  // Never cancelled: one small request, whose answer is kept for the load (also after the page moved on).
+  const read = await onDemand.read(new AbortController().signal);
+  const run =
+    read.sidecarsRead.length === 0
+      ? first.run
+      : rerunSidecarAnalyses(first.run, { ...first.input, sidecars: read.sidecars });
+  return {
+    sidecarsRead: read.sidecarsRead,
+    sections: run.sections,
+    analysisFindings: run.findings,
+    network: network?.() ?? null,
+    analyzeMs: performance.now() - started,
+  };
+}
