@@ -8,6 +8,7 @@ export default tseslint.config(
     ignores: [
       '**/*.tmp.ts',
       'dist',
+      'dist-*',
       'node_modules',
       'public',
       'test-results',
