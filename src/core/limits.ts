@@ -59,6 +59,13 @@ export const SHARD_HEADER_CONCURRENCY = 4;
  */
 export const MULTIPLEXED_SHARD_CONCURRENCY = 64;
 
+/**
+ * Most shards read ahead of a streaming remote index from the `-NNNNN-of-NNNNN` names (io/sources/resolve-source.ts):
+ * the largest public checkpoints have a few hundred shards, and a name claiming 99,999 must not send as many requests
+ * before the index has confirmed one of them.
+ */
+export const MAX_SHARDS_READ_AHEAD = 1_000;
+
 /** Remote shard headers in flight over HTTP/1.1: browsers open at most 6 connections per host, more would queue. */
 export const HTTP1_SHARD_CONCURRENCY = 6;
 

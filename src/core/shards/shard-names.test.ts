@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { compareShardNames, groupFiles, indexStem, parseShardPattern, validateShardName } from './shard-names';
+import {
+  claimedShardNames,
+  compareShardNames,
+  groupFiles,
+  indexStem,
+  parseShardPattern,
+  validateShardName,
+} from './shard-names';
 
 function index(weightMap: Record<string, string>): ShardIndex {
   const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
@@ -109,6 +116,30 @@ describe('parseShardPattern', () => {
       'model-00002-of-00010.safetensors',
       'model-00010-of-00010.safetensors',
     ]);
+  });
+});
+
+describe('claimedShardNames', () => {
+  it('names every shard the convention claims, keeping prefix, digit widths and extension', () => {
+    expect(claimedShardNames('model-00002-of-000003.safetensors', 10)).toEqual([
+      'model-00001-of-000003.safetensors',
+      'model-00002-of-000003.safetensors',
+      'model-00003-of-000003.safetensors',
+    ]);
+    expect(claimedShardNames('text_encoder/pytorch_model_000001-of-000002.bin', 10)).toEqual([
+      'text_encoder/pytorch_model_000001-of-000002.bin',
+      'text_encoder/pytorch_model_000002-of-000002.bin',
+    ]);
+  });
+
+  it('claims nothing for other names, impossible numbers, or more shards than the limit', () => {
+    expect(claimedShardNames('model.safetensors', 10)).toBeNull();
+    expect(claimedShardNames('model-1-of-3.safetensors', 10)).toBeNull();
+    expect(claimedShardNames('model-00004-of-00003.safetensors', 10)).toBeNull();
+    expect(claimedShardNames('model-00000-of-00003.safetensors', 10)).toBeNull();
+    expect(claimedShardNames('model-00001-of-00000.safetensors', 10)).toBeNull();
+    expect(claimedShardNames('model-00001-of-99999.safetensors', 1_000)).toBeNull();
+    expect(claimedShardNames('model-00001-of-01000.safetensors', 1_000)).toHaveLength(1_000);
   });
 });
 

@@ -100,6 +100,26 @@ export function parseShardPattern(fileName: string): ShardPattern | null {
   };
 }
 
+/**
+ * Every shard name the `-NNNNN-of-NNNNN` convention claims beside `fileName`, in number order, `fileName` included
+ * (same prefix, digit widths and extension); null when the name does not follow it or claims more than `limit`.
+ */
+export function claimedShardNames(fileName: string, limit: number): string[] | null {
+  const match = RE_SHARD_FILE.exec(fileName);
+  if (!match) {
+    return null;
+  }
+  const [, prefix, , number, total, extension] = match;
+  const count = Number(total);
+  if (count < 1 || count > limit || Number(number) < 1 || Number(number) > count) {
+    return null;
+  }
+  return Array.from(
+    { length: count },
+    (_, i) => `${prefix}${String(i + 1).padStart(number.length, '0')}-of-${total}.${extension}`,
+  );
+}
+
 export type SidecarKind = 'config' | 'adapter-config';
 
 export interface Sidecar {

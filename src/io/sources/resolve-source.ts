@@ -21,7 +21,8 @@ import type {
 } from '../../core/result';
 import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
-import { compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
+import { claimedShardNames, compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
+import { MAX_SHARDS_READ_AHEAD } from '../../core/limits';
 import { createFileReader } from '../file-reader';
 import { createHttpReader } from '../http-reader';
 import { nameFromUrl } from '../http-util';
@@ -212,12 +213,28 @@ async function resolveRemoteIndex(
     };
   };
   const { shardNamed } = ctx;
+  let readAhead = false;
+  const onShardNamed =
+    shardNamed &&
+    ((file: string) => {
+      shardNamed(targetFor(file), meter);
+      if (!readAhead) {
+        readAhead = true;
+        // The first name tells every other under the -NNNNN-of-NNNNN convention. A sorted weight_map names some
+        // shards only near its end (DeepSeek-V3's 8.9 MB index names layer 9's shards last), so their header reads
+        // start now instead of when the scan reaches them. The index still decides which shards the model has: a
+        // name it never lists is not shown (its read, if any, is counted).
+        for (const claimed of claimedShardNames(file, MAX_SHARDS_READ_AHEAD) ?? []) {
+          shardNamed(targetFor(claimed), meter);
+        }
+      }
+    });
   const { result, size } = await readRemoteIndex(indexUrl, args.indexName, {
     token,
     signal: ctx.signal,
     meter,
     progress: (bytesRead, bytesTotal) => ctx.progress('index', bytesRead, bytesTotal),
-    onShardNamed: shardNamed && ((file) => shardNamed(targetFor(file), meter)),
+    onShardNamed,
   });
   markStep('index-parsed');
   const common = { ref: args.ref, meter, remote: true, sidecars: {}, sidecarsRead: [], started };
