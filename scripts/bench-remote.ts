@@ -31,8 +31,8 @@ const FIXTURES = path.resolve('e2e/.fixtures');
 const INDEX = 'model.safetensors.index.json';
 const DIST = process.env.BENCH_DIST ?? 'dist';
 const APP_PORT = Number(process.env.BENCH_APP_PORT ?? 4291);
-/** Alternating runs per contestant and protocol; the median is reported. */
-const RUNS = process.argv.includes('--short') ? 1 : 3;
+/** Alternating runs per contestant and protocol; the median is reported (five: one run here swings by 15 %). */
+const RUNS = process.argv.includes('--short') ? 1 : 5;
 /** `BENCH_TIMELINE=1`: print where each app load of the shard model spent its time (scripts/bench-timeline.ts). */
 const TIMELINE = process.env.BENCH_TIMELINE === '1';
 
