@@ -165,7 +165,7 @@ export interface LoadResult {
   sidecarsRead?: string[];
   /**
    * Sidecars beside the source not read yet: the config.json beside a Hub file or index URL is read only when the
-   * Memory tab, the architecture panel or the report asks for it (state: readSidecarsOnDemand).
+   * Memory, Model or Quantization tab opens or the report is downloaded (state: readSidecarsOnDemand).
    */
   sidecarsOnDemand?: string[];
   /** Set while those are being read; the analyses that read sidecars then run again. */

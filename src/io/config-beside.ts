@@ -1,8 +1,9 @@
 /**
  * Where the config.json that belongs to a Hub file lives: the same folder of the same revision. A model file or
  * shard index opened by URL costs one extra small request for the memory estimate, the architecture and the
- * quantization config when one of those is looked at (io/sources/sidecars.ts configBesideOnDemand). Only Hub-shaped URLs (`…/resolve/<revision>/<path>`) are probed: on any other server a sibling
- * config.json is a guess about someone else's layout. Pure: no network.
+ * quantization config when one of those is looked at (io/sources/sidecars.ts configBesideOnDemand). Only Hub-shaped
+ * URLs (`…/resolve/<revision>/<path>`) are probed: on any other server a sibling config.json is a guess about
+ * someone else's layout. Pure: no network.
  */
 import { parseUrl } from './http-util';
 

@@ -39,8 +39,8 @@ export interface SidecarsOnDemand {
 }
 
 /**
- * The config.json beside a Hub file or index URL (io/config-beside.ts), read when the Memory tab, the
- * architecture panel or the report asks for it: one small request, none off the Hub. Its existence is a guess
+ * The config.json beside a Hub file or index URL (io/config-beside.ts), read when the Memory, Model or
+ * Quantization tab opens or the report is downloaded: one small request, none off the Hub. Its existence is a guess
  * about the repository's layout (no listing says so), so the load itself sends only the header and index reads.
  * Undefined when the URL is not Hub-shaped. A missing one (404) costs that request only.
  */
