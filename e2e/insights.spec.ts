@@ -1,7 +1,10 @@
 import { expect, test } from '@playwright/test';
 import { comfyFluxTensors } from '../src/testing/fixture-manifest';
-import { layoutTensors } from '../src/testing/build-safetensors';
-import { headerLengthOf, openApp, openLocalFile, ORIGIN_A, watchPage } from './helpers';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSafetensors, layoutTensors } from '../src/testing/build-safetensors';
+import { peftGpt2Fixture } from '../src/testing/models/lora';
+import { FIXTURES_DIR, headerLengthOf, openApp, openLocalFile, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 const FLUX = 'flux1-dev-int8cr.safetensors';
 const { tensors } = comfyFluxTensors();
@@ -52,6 +55,40 @@ test.describe('model insights', () => {
     const last = dataStart + Math.max(...configEntries.map((entry) => entry.data_offsets[1])) - 1;
     expect(log[1].range).toBe(`bytes=${first}-${last}`);
     await expect(page.getByTestId('integrity')).toContainText('in 2 requests');
+    watch.expectClean();
+  });
+
+  test('a PEFT adapter by Hub URL: adapter_config.json beside it is read when the Model tab opens', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    // A fake-Hub repository only this test reads, so the server log counts are its own.
+    const dir = join(FIXTURES_DIR, 'hub', 'lens-e2e', 'insights-peft');
+    mkdirSync(dir, { recursive: true });
+    const fixture = peftGpt2Fixture(2);
+    writeFileSync(
+      join(dir, 'adapter_model.safetensors'),
+      buildSafetensors(fixture.specs, { metadata: fixture.metadata }),
+    );
+    writeFileSync(
+      join(dir, 'adapter_config.json'),
+      JSON.stringify({ ...(fixture.sidecars?.adapterConfig as object), lora_alpha: 32 }),
+    );
+    await openApp(page);
+    await page
+      .getByRole('textbox', { name: 'URL of a .safetensors file' })
+      .fill(`${ORIGIN_A}/hub/lens-e2e/insights-peft/resolve/main/adapter_model.safetensors`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.getByTestId('sidecars-on-demand')).toContainText('adapter_config.json beside the file');
+    const configGets = async () =>
+      (await serverLog('/hub/lens-e2e/insights-peft/resolve/main/adapter_config.json')).filter(
+        (entry) => entry.method === 'GET',
+      );
+    expect(await configGets()).toHaveLength(0);
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByTestId('lora-alpha')).toContainText('32 (from adapter_config.json)');
+    await expect(page.getByTestId('sidecars-read')).toContainText('adapter_config.json');
+    expect(await configGets()).toHaveLength(1);
     watch.expectClean();
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { configUrlBeside } from './config-beside';
+import { sidecarUrlBeside } from './config-beside';
+
+const configUrlBeside = (fileUrl: string) => sidecarUrlBeside(fileUrl)?.url ?? null;
 
 describe('configUrlBeside', () => {
   it('points at config.json in the same folder and revision of a Hub file or index', () => {
@@ -21,6 +23,25 @@ describe('configUrlBeside', () => {
     expect(configUrlBeside('https://example.com/models/model.safetensors')).toBeNull();
     expect(configUrlBeside('https://huggingface.co/resolve/main/model.safetensors')).toBeNull();
     expect(configUrlBeside('https://huggingface.co/org/name/resolve/main/config.json')).toBeNull();
+    expect(configUrlBeside('https://huggingface.co/org/name/resolve/main/adapter_config.json')).toBeNull();
     expect(configUrlBeside('not a url')).toBeNull();
+  });
+
+  it('points a PEFT adapter at its adapter_config.json, and anything else at config.json', () => {
+    expect(sidecarUrlBeside('https://huggingface.co/org/lora/resolve/main/adapter_model.safetensors')).toEqual({
+      sidecar: { key: 'adapterConfig', file: 'adapter_config.json' },
+      url: 'https://huggingface.co/org/lora/resolve/main/adapter_config.json',
+    });
+    expect(sidecarUrlBeside('https://huggingface.co/org/lora/resolve/main/sub/adapter_model.bin')?.url).toBe(
+      'https://huggingface.co/org/lora/resolve/main/sub/adapter_config.json',
+    );
+    // A kohya LoRA states its settings in its own metadata; a file merely named like an adapter is not one.
+    expect(sidecarUrlBeside('https://huggingface.co/org/lora/resolve/main/my_lora.safetensors')?.sidecar.file).toBe(
+      'config.json',
+    );
+    expect(
+      sidecarUrlBeside('https://huggingface.co/org/lora/resolve/main/adapter_model.safetensors.index.json')?.sidecar
+        .file,
+    ).toBe('config.json');
   });
 });

@@ -1,14 +1,18 @@
 /**
- * Where the config.json that belongs to a Hub file lives: the same folder of the same revision. A model file or
- * shard index opened by URL costs one extra small request for the memory estimate, the architecture and the
- * quantization config when one of those is looked at (io/sources/sidecars.ts configBesideOnDemand). Only Hub-shaped
- * URLs (`…/resolve/<revision>/<path>`) are probed: on any other server a sibling config.json is a guess about
- * someone else's layout. Pure: no network.
+ * Where the config file that belongs to a Hub file lives: the same folder of the same revision. For a model file or
+ * shard index that is config.json (the memory estimate, the architecture and the quantization config read it); for
+ * a PEFT adapter (`adapter_model.safetensors`, `adapter_model.bin`) it is adapter_config.json (rank, alpha and target
+ * modules). A file opened by URL costs one extra small request for it when one of those is looked at
+ * (io/sources/sidecars.ts sidecarBesideOnDemand). Only Hub-shaped URLs (`…/resolve/<revision>/<path>`) are probed:
+ * on any other server a sibling file is a guess about someone else's layout. Pure: no network.
  */
 import { parseUrl } from './http-util';
 
-/** The config.json URL beside `fileUrl`, or null when the URL is not a Hub-style resolve URL. */
-export function configUrlBeside(fileUrl: string): string | null {
+export type SidecarBeside =
+  { key: 'config'; file: 'config.json' } | { key: 'adapterConfig'; file: 'adapter_config.json' };
+
+/** The sidecar beside `fileUrl` and its URL, or null when the URL is not a Hub-style resolve URL. */
+export function sidecarUrlBeside(fileUrl: string): { sidecar: SidecarBeside; url: string } | null {
   const url = parseUrl(fileUrl);
   if (url === null) {
     return null;
@@ -19,13 +23,16 @@ export function configUrlBeside(fileUrl: string): string | null {
   if (resolveAt < 2 || segments.length < resolveAt + 3) {
     return null;
   }
-  const file = segments[segments.length - 1];
-  if (file === '' || file.toLowerCase() === 'config.json') {
+  const file = segments[segments.length - 1].toLowerCase();
+  if (file === '' || file === 'config.json' || file === 'adapter_config.json') {
     return null;
   }
-  segments[segments.length - 1] = 'config.json';
+  const sidecar: SidecarBeside = /^adapter_model\.(safetensors|bin)$/.test(file)
+    ? { key: 'adapterConfig', file: 'adapter_config.json' }
+    : { key: 'config', file: 'config.json' };
+  segments[segments.length - 1] = sidecar.file;
   url.pathname = segments.join('/');
   url.search = '';
   url.hash = '';
-  return url.href;
+  return { sidecar, url: url.href };
 }

@@ -1,7 +1,7 @@
 /**
- * The config.json beside a Hub file or index URL, worker end to end against the test servers: the load sends only
- * the header (or index and shard) reads, and the config is read once, when the page asks, with the analyses that
- * read it run again (issues 14 and 15).
+ * The config.json beside a Hub file or index URL (a PEFT adapter's adapter_config.json), worker end to end against
+ * the test servers: the load sends only the header (or index and shard) reads, and the config is read once, when
+ * the page asks, with the analyses that read it run again (issues 14 and 15).
  */
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { buildSafetensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { peftGpt2Fixture } from '../testing/models/lora';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
@@ -113,6 +114,25 @@ describe('config.json beside a Hub URL, read on demand', () => {
     expect(update?.sidecarsRead).toEqual([]);
     expect(update?.sections.memory?.config).toBe('inferred');
     expect(configReads(log()).map((entry) => entry.status)).toEqual([404]);
+  });
+
+  it('a PEFT adapter: adapter_config.json beside it gives the LoRA analysis its alpha, on demand', async () => {
+    const repo = 'peft-adapter';
+    const fixture = peftGpt2Fixture(2);
+    // Alpha 32 over rank 8: the scale the config gives (4) differs from the fixture's own alpha, so it shows.
+    const adapterConfig = { ...(fixture.sidecars?.adapterConfig as object), lora_alpha: 32 };
+    await writeRepo(repo, {
+      'adapter_model.safetensors': buildSafetensors(fixture.specs, { metadata: fixture.metadata }),
+      'adapter_config.json': new TextEncoder().encode(JSON.stringify(adapterConfig)),
+    });
+    const { result, kept, log } = await openHub(repo, 'adapter_model.safetensors');
+    expect(result.sidecarsOnDemand).toEqual(['adapter_config.json']);
+    expect(log().filter((entry) => entry.path.endsWith('.json'))).toEqual([]);
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual(['adapter_config.json']);
+    expect(update?.sections.lora).toMatchObject({ rank: 8, alpha: 32, alphaSource: 'adapter_config.json', scale: 4 });
+    expect(log().filter((entry) => entry.path.endsWith('/adapter_config.json'))).toHaveLength(1);
+    expect(configReads(log())).toEqual([]);
   });
 
   it('a shard index: the load sends the index and one read per shard, nothing else', async () => {

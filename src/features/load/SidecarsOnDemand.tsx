@@ -1,14 +1,14 @@
 /**
- * The config.json beside a Hub file or index URL is not read during the load (the load sends only header and
- * index reads); it is read once, when a view that shows what it says is opened: these tabs, or the report. This
- * module holds that rule and the line that tells the user about it.
+ * The config.json beside a Hub file or index URL (a PEFT adapter's adapter_config.json) is not read during the load
+ * (the load sends only header and index reads); it is read once, when a view that shows what it says is opened:
+ * these tabs, or the report. This module holds that rule and the line that tells the user about it.
  */
 import { useEffect } from 'react';
 import type { LoadResult } from '../../core/result';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 
-/** Tabs whose figures change with config.json: KV cache layout, architecture, quantization config. */
+/** Tabs whose figures change with the config: KV cache layout, architecture, quantization config, LoRA settings. */
 const PANELS_THAT_READ_SIDECARS: ReadonlySet<Panel> = new Set<Panel>(['memory', 'model', 'quantization']);
 
 /** Reads the load's deferred sidecars when `panel` is one that shows what they say. */

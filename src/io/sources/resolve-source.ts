@@ -39,7 +39,7 @@ import { listRepoFiles } from './hub-listing';
 import { markStep } from '../../lib/perf-marks';
 import { Meter } from './meter';
 import { localIndexBytes, readLocalIndex, readRemoteIndex } from './shard-index';
-import { configBesideOnDemand, readLocalSidecars, readRemoteSidecars, type SidecarsOnDemand } from './sidecars';
+import { sidecarBesideOnDemand, readLocalSidecars, readRemoteSidecars, type SidecarsOnDemand } from './sidecars';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -152,9 +152,9 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
   }
   const meter = ctx.meter ?? new Meter();
   // A Hub file or index: its config.json (same folder and revision) feeds the memory, architecture and
-  // quantization analyses. It is read when one of them is looked at, so the load itself costs the header (or index
-  // and shard) reads only.
-  const sidecarsOnDemand = configBesideOnDemand(normalized.url, source.token, meter);
+  // quantization analyses, a PEFT adapter's adapter_config.json the LoRA one. It is read when one of them is looked
+  // at, so the load itself costs the header (or index and shard) reads only.
+  const sidecarsOnDemand = sidecarBesideOnDemand(normalized.url, source.token, meter);
   const beside = { sidecars: {}, sidecarsRead: [], ...(sidecarsOnDemand ? { sidecarsOnDemand } : {}) };
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
     // An index URL's path ends in `.index.json`, so its last segment is the index's name.

@@ -3,7 +3,7 @@
  * oversized or broken sidecar only costs the hints it would have given, never the load.
  */
 import type { Sidecars } from '../../core/analysis/types';
-import { configUrlBeside } from '../config-beside';
+import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
 import { MAX_SIDECAR_BYTES } from '../../core/limits';
@@ -39,27 +39,29 @@ export interface SidecarsOnDemand {
 }
 
 /**
- * The config.json beside a Hub file or index URL (io/config-beside.ts), read when the Memory, Model or
- * Quantization tab opens or the report is downloaded: one small request, none off the Hub. Its existence is a guess
- * about the repository's layout (no listing says so), so the load itself sends only the header and index reads.
- * Undefined when the URL is not Hub-shaped. A missing one (404) costs that request only.
+ * The config.json beside a Hub file or index URL, or the adapter_config.json beside a PEFT adapter
+ * (io/config-beside.ts), read when the Memory, Model or Quantization tab opens or the report is downloaded: one
+ * small request, none off the Hub. Its existence is a guess about the repository's layout (no listing says so), so
+ * the load itself sends only the header and index reads. Undefined when the URL is not Hub-shaped. A missing one
+ * (404) costs that request only.
  */
-export function configBesideOnDemand(
+export function sidecarBesideOnDemand(
   fileUrl: string,
   token: string | undefined,
   meter: Meter,
 ): SidecarsOnDemand | undefined {
-  const url = configUrlBeside(fileUrl);
-  if (url === null) {
+  const beside = sidecarUrlBeside(fileUrl);
+  if (beside === null) {
     return undefined;
   }
+  const { sidecar, url } = beside;
   return {
-    files: ['config.json'],
+    files: [sidecar.file],
     read: async (signal) => {
-      const config = await readRemoteJson(url, token, signal, meter);
-      return config === undefined
+      const value = await readRemoteJson(url, token, signal, meter);
+      return value === undefined
         ? { sidecars: {}, sidecarsRead: [] }
-        : { sidecars: { config }, sidecarsRead: ['config.json'] };
+        : { sidecars: { [sidecar.key]: value }, sidecarsRead: [sidecar.file] };
     },
   };
 }
