@@ -3,7 +3,7 @@ import { sidecarUrlBeside } from './config-beside';
 
 const configUrlBeside = (fileUrl: string) => sidecarUrlBeside(fileUrl)?.url ?? null;
 
-describe('configUrlBeside', () => {
+describe('sidecarUrlBeside', () => {
   it('points at config.json in the same folder and revision of a Hub file or index', () => {
     expect(configUrlBeside('https://huggingface.co/org/name/resolve/main/model.safetensors')).toBe(
       'https://huggingface.co/org/name/resolve/main/config.json',
