@@ -2,8 +2,9 @@
  * Mounting a recharts chart costs 50–100 ms whatever the input (its store, axes and first layout in one commit), and
  * a commit is never time-sliced. A view that holds charts therefore draws its cheap parts in the click's own task,
  * and its charts mount one at a time afterwards: each in a transition of its own, the next only once the previous
- * chart has committed (not just its Suspense fallback while its code downloads). Two charts started together would otherwise be rendered and committed as one (their
- * transitions merge), which made one 150 ms task where two of 55–60 ms were intended.
+ * chart has committed (not just its Suspense fallback while its code downloads). Two charts started together would
+ * otherwise be rendered and committed as one (their transitions merge), which made one 150 ms task where two of
+ * 55–60 ms were intended.
  */
 import { startTransition, useEffect, useState } from 'react';
 

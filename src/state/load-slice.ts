@@ -4,7 +4,12 @@ import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
 import type { LocalFileEntry } from '../core/result';
 import type { LoadPhase, LoadResult, ShardProgress, SidecarsUpdate, SourceSpec, StallNotice } from '../core/result';
-import { fetchRawHeader, readSidecarsOnDemand as readSidecars, releaseLoad } from '../worker/client';
+import {
+  fetchRawHeader,
+  readSidecarsOnDemand as readSidecars,
+  releaseLoad,
+  type AnalysesUpdate,
+} from '../worker/client';
 import { createSourceLoader } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep } from '../lib/perf-marks';
@@ -51,6 +56,21 @@ export interface LoadSlice {
   switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
   resetLoad: () => void;
+}
+
+/**
+ * `result` with analyses that arrived after it (the first run, or a re-run once a sidecar was read on demand): their
+ * sections and findings, and the network figures that now include the analyses' reads.
+ */
+function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
+  return {
+    ...result,
+    sections: update.sections,
+    analysisFindings: update.analysisFindings,
+    network: update.network ?? result.network,
+    bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
+    timings: { ...result.timings, analyzeMs: update.analyzeMs },
+  };
 }
 
 export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => {
@@ -102,18 +122,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
         set({
           load: {
             status: 'ready',
-            result: {
-              ...load.result,
-              sections: update.sections,
-              analysisFindings: update.analysisFindings,
-              network: update.network ?? load.result.network,
-              bytesRead:
-                load.result.source.kind === 'url' && update.network
-                  ? update.network.bytesFetched
-                  : load.result.bytesRead,
-              analysisPending: false,
-              timings: { ...load.result.timings, analyzeMs: update.analyzeMs },
-            },
+            result: { ...withAnalyses(load.result, update), analysisPending: false },
           },
         });
         markLoadDone(loadId);
@@ -170,15 +179,9 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
           load: {
             status: 'ready',
             result: {
-              ...result,
-              ...(update && {
-                sections: update.sections,
-                analysisFindings: update.analysisFindings,
-                network: update.network ?? result.network,
-                bytesRead:
-                  result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
-                timings: { ...result.timings, analyzeMs: result.timings.analyzeMs + update.analyzeMs },
-              }),
+              ...(update
+                ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
+                : result),
               ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
               ...(notFound.length > 0 && { sidecarsNotFound: notFound }),
             },

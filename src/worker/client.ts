@@ -249,23 +249,23 @@ export function queryTable(loadId: number, query: TableQuery): Promise<QueryAnsw
   return watchedQuery({ type: 'query', id: nextId++, loadId, query });
 }
 
-export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
+/** Sends the request `make` builds with a fresh id; resolves with the reply's value (see `handle`). */
+function request<T>(make: (id: number) => WorkerRequest): Promise<T> {
   const id = nextId++;
-  const promise = new Promise<Uint8Array | null>((resolve, reject) => {
+  const promise = new Promise<T>((resolve, reject) => {
     pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
   });
-  send({ type: 'raw-header', id, loadId });
+  send(make(id));
   return promise;
+}
+
+export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
+  return request((id) => ({ type: 'raw-header', id, loadId }));
 }
 
 /** Reads the sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
 export function readSidecarsOnDemand(loadId: number): Promise<SidecarsUpdate | null> {
-  const id = nextId++;
-  const promise = new Promise<SidecarsUpdate | null>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-  });
-  send({ type: 'read-sidecars', id, loadId });
-  return promise;
+  return request((id) => ({ type: 'read-sidecars', id, loadId }));
 }
 
 export function releaseLoad(loadId: number): void {
@@ -274,12 +274,7 @@ export function releaseLoad(loadId: number): void {
 
 /** Diffs two loads the worker keeps (see core/compare); the result's typed arrays arrive as transferables. */
 export function compareLoads(loadA: number, loadB: number, rules: readonly AlignRule[]): Promise<CompareResult> {
-  const id = nextId++;
-  const promise = new Promise<CompareResult>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-  });
-  send({ type: 'compare', id, loadA, loadB, rules: [...rules] });
-  return promise;
+  return request((id) => ({ type: 'compare', id, loadA, loadB, rules: [...rules] }));
 }
 
 /** The compare table's row order, under the same watchdog as the tensor table's. */
