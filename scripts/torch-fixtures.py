@@ -187,6 +187,58 @@ def write_bin_shards():
         f.write('\n')
 
 
+def write_gpt2_tied():
+    """A GPT-2-shaped F16 state dict the way transformers saves one (Conv1D weights [in, out]): lm_head.weight is
+    the same tensor as transformer.wte.weight (tied), and each layer's causal-mask buffer attn.bias is one view
+    [None, None, :32, :32] into a 64 x 64 storage that both layers share. Deterministic (no RNG)."""
+    vocab, positions, hidden, layers = 256, 32, 32, 2
+
+    def ramp(*shape):
+        count = 1
+        for dim in shape:
+            count *= dim
+        return (torch.arange(count, dtype=torch.float32) % 17 / 17).reshape(*shape).half()
+
+    mask = torch.tril(torch.ones(2 * positions, 2 * positions)).half()
+    causal = mask[None, None, :positions, :positions]
+    sd = collections.OrderedDict()
+    sd['transformer.wte.weight'] = ramp(vocab, hidden)
+    sd['transformer.wpe.weight'] = ramp(positions, hidden)
+    for layer in range(layers):
+        p = f'transformer.h.{layer}.'
+        sd[p + 'ln_1.weight'] = ramp(hidden)
+        sd[p + 'ln_1.bias'] = ramp(hidden)
+        sd[p + 'attn.bias'] = causal
+        sd[p + 'attn.c_attn.weight'] = ramp(hidden, 3 * hidden)
+        sd[p + 'attn.c_attn.bias'] = ramp(3 * hidden)
+        sd[p + 'attn.c_proj.weight'] = ramp(hidden, hidden)
+        sd[p + 'attn.c_proj.bias'] = ramp(hidden)
+        sd[p + 'ln_2.weight'] = ramp(hidden)
+        sd[p + 'ln_2.bias'] = ramp(hidden)
+        sd[p + 'mlp.c_fc.weight'] = ramp(hidden, 4 * hidden)
+        sd[p + 'mlp.c_fc.bias'] = ramp(4 * hidden)
+        sd[p + 'mlp.c_proj.weight'] = ramp(4 * hidden, hidden)
+        sd[p + 'mlp.c_proj.bias'] = ramp(hidden)
+    sd['transformer.ln_f.weight'] = ramp(hidden)
+    sd['transformer.ln_f.bias'] = ramp(hidden)
+    sd['lm_head.weight'] = sd['transformer.wte.weight']
+    os.makedirs(path('gpt2-tied'), exist_ok=True)
+    save(sd, 'gpt2-tied/pytorch_model.bin')
+    # What each storage holds once: the parameters a model card would give, and the bytes torch wrote.
+    seen = {}
+    for tensor in sd.values():
+        seen[tensor.storage().data_ptr()] = tensor.storage().size() * tensor.element_size()
+    unique = {}
+    for name, tensor in sd.items():
+        unique.setdefault((tensor.storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape)), tensor.numel())
+    expected['gpt2-tied/pytorch_model.bin#counts'] = {
+        'names': len(sd),
+        'storedElements': sum(t.numel() for t in sd.values()),
+        'modelParameters': sum(unique.values()),
+        'storageBytes': sum(seen.values()),
+    }
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
@@ -288,6 +340,7 @@ def main():
 
     write_hostile()
     write_bin_shards()
+    write_gpt2_tied()
     with open(path('expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
 

@@ -36,6 +36,23 @@ export function expectedTensors(): Record<string, ExpectedTensor[]> {
   >;
 }
 
+/** What torch counted for a fixture (`<name>#counts` in expected.json): names, elements, storages once. */
+export interface ExpectedCounts {
+  names: number;
+  storedElements: number;
+  modelParameters: number;
+  storageBytes: number;
+}
+
+export function expectedCounts(key: string): ExpectedCounts {
+  const all = JSON.parse(readFileSync(join(TORCH_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, unknown>;
+  const counts = all[key];
+  if (counts === undefined || Array.isArray(counts)) {
+    throw new Error(`expected.json has no counts for ${key}`);
+  }
+  return counts as ExpectedCounts;
+}
+
 export const HOSTILE_PICKLES = [
   'hostile-os-system.pkl',
   'hostile-eval.pkl',

@@ -13,6 +13,8 @@ import {
 import type { FileFormat } from '../formats/pytorch/checkpoint-types';
 import type { NetworkFigures } from '../result';
 import { computeTotals, type HeaderTotals } from '../stats';
+import { headlineParameters, parameterFigure, type ParameterFigure } from '../analysis/parameters';
+import type { QuantizationSection } from '../analysis/report-sections';
 
 const REPORT_SCHEMA_VERSION = 1;
 
@@ -42,6 +44,8 @@ export interface Report {
   file: { size: number | null; headerLength: number | null; dataBytes: number | null; bytesRead: number };
   network?: NetworkFigures;
   tensors: HeaderTotals & { count: number };
+  /** The headline figure: the model's parameters (each storage once), every tensor's stored elements, and how. */
+  parameters?: ParameterFigure;
   /** `__metadata__` as key → value text; null when absent or JSON null. */
   metadata: Record<string, string> | null;
   findings: ReportFinding[];
@@ -85,6 +89,13 @@ export function buildReport(input: ReportInput): Report {
       bytesRead: input.bytesRead,
     },
     tensors: { ...totals, count: totals.tensors },
+    ...(parsed
+      ? {
+          parameters: parameterFigure(
+            headlineParameters(parsed, totals, input.sections?.quantization as QuantizationSection | undefined),
+          ),
+        }
+      : {}),
     metadata: parsed && parsed.metadataState === 'object' ? metadataRecord(parsed.metadata) : null,
     findings: findings.map((finding) => ({
       code: finding.code,

@@ -69,7 +69,8 @@ function mergeAnatomy(parts: readonly CheckpointSummary[]): CheckpointSummary {
     scalars: [],
     tied: [],
     views: [],
-    rows: { storage: [], offset: [], stride: [] },
+    sharedNames: 0,
+    rows: { model: [], storage: [], offset: [], stride: [] },
   };
   for (const part of parts) {
     for (const section of part.sections) {
@@ -77,6 +78,9 @@ function mergeAnatomy(parts: readonly CheckpointSummary[]): CheckpointSummary {
       if (known) {
         known.tensors += section.tensors;
         known.bytes += section.bytes;
+        known.elements += section.elements;
+        known.parameters += section.parameters;
+        known.shared += section.shared;
       } else {
         sections.set(section.path, { ...section });
       }
@@ -88,6 +92,8 @@ function mergeAnatomy(parts: readonly CheckpointSummary[]): CheckpointSummary {
     merged.scalars.push(...part.scalars);
     merged.tied.push(...part.tied);
     merged.views.push(...part.views);
+    merged.sharedNames += part.sharedNames;
+    merged.rows.model.push(...part.rows.model);
     merged.rows.storage.push(...part.rows.storage);
     merged.rows.offset.push(...part.rows.offset);
     merged.rows.stride.push(...part.rows.stride);

@@ -15,6 +15,18 @@ export function formatLabel(format: FileFormat | undefined): string {
   }
 }
 
+/** What the pickle stat is called: only a torch.save zip has a data.pkl; a legacy file is a run of pickles. */
+export function pickleLabel(format: FileFormat | undefined): string {
+  switch (format) {
+    case 'pytorch-zip':
+      return 'Pickle (data.pkl)';
+    case 'pytorch-legacy':
+      return 'Pickles (legacy stream)';
+    default:
+      return 'Pickle';
+  }
+}
+
 /** The integrity line for a checkpoint: what torch's weights-only loader would do, and whether loading runs code. */
 export function checkpointIntegrity(header: ParsedHeader): string | null {
   const pickle = header.pickle;

@@ -18,7 +18,9 @@ import { modelTitle } from './model-title';
 import { PACKED_UNKNOWN_FORMAT } from '../../core/analysis/quant/wording';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
 import './summary.css';
-import { checkpointIntegrity, formatLabel } from '../checkpoint/format-label';
+import { checkpointIntegrity, formatLabel, pickleLabel } from '../checkpoint/format-label';
+import { headlineParameters, type HeadlineParameters } from '../../core/analysis/parameters';
+import { CheckpointSectionsLine } from './CheckpointSectionsLine';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
   const totals = result.totals;
@@ -34,26 +36,33 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const network = result.network;
   const breakdown = useNetworkBreakdown(network);
   const quantization = result.sections.quantization;
-  // Packed formats store fewer elements than the model has parameters; the quantization analysis unpacks them.
-  // Until it has run, only the stored elements are known, and the verdict says exactly that.
-  // Integer-packed weights of an unknown scheme hold an unknown number of values each: no parameter count then.
-  const packedUnknown = quantization?.format === PACKED_UNKNOWN_FORMAT;
-  const parameters = quantization && !packedUnknown ? quantization.logicalParams : null;
+  // One rule for the headline figure in every format (core/analysis/parameters.ts): packed weights unpacked, and a
+  // checkpoint's model-weights section alone, each storage once. Until the quantization analysis has run a
+  // safetensors file knows only its stored elements, and the verdict says exactly that.
+  const headline = headlineParameters(header, totals, quantization);
+  const packedUnknown = headline.basis === 'packed-unknown';
+  const parameters = headline.model;
   const logicalParams = parameters || totals.elements;
   const shardReport = result.shards?.report;
   const shardsMissing = shardReport !== undefined && shardReport.totals.presentShards < shardReport.totals.shards;
-  // Sharded models: the figure the Shards tab explains (index total_size based), none while shards are missing,
-  // and over the logical weights when the quantization analysis found packed ones.
+  // A checkpoint: the model's own bytes over its parameters (optimizer state and shared storage left out). Sharded
+  // models: the figure the Shards tab explains (index total_size based), none while shards are missing, and over
+  // the logical weights when the quantization analysis found packed ones.
   const packed = quantization !== undefined && quantization.logicalParams > quantization.storedElements;
-  const bitsPerParam = shardReport
-    ? shardsMissing
-      ? null
-      : packed
-        ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
-        : shardReport.totals.bitsPerParameter
-    : logicalParams > 0 && !packedUnknown
-      ? (header.dataBytes * 8) / logicalParams
-      : null;
+  const bitsPerParam =
+    headline.modelBytes !== null
+      ? shardsMissing || !parameters
+        ? null
+        : (headline.modelBytes * 8) / parameters
+      : shardReport
+        ? shardsMissing
+          ? null
+          : packed
+            ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
+            : shardReport.totals.bitsPerParameter
+        : logicalParams > 0 && !packedUnknown
+          ? (header.dataBytes * 8) / logicalParams
+          : null;
   // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
   const shardProblem =
     shardReport !== undefined &&
@@ -78,7 +87,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         <VerdictClauses result={result} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
         {plural(totals.tensors, 'tensor')} ·{' '}
-        <ParameterClause parameters={parameters} stored={totals.elements} packedUnknown={packedUnknown} /> ·{' '}
+        <ParameterClause headline={headline} /> ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
@@ -107,6 +116,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {breakdown.toggle && <span className="network-toggle"> · {breakdown.toggle}</span>}
       </p>
       {breakdown.table}
+      {header.checkpoint && <CheckpointSectionsLine checkpoint={header.checkpoint} />}
       <dl className="stats" data-testid="stats">
         <Stat
           label="File size"
@@ -127,13 +137,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
                   : '—'
               : formatCount(parameters)
           }
-          title={
-            parameters === null
-              ? packedUnknown
-                ? 'The weights are packed into integers by a scheme the header does not identify, so how many values each element holds is unknown.'
-                : 'The logical count (packed weights unpacked) comes from the quantization analysis.'
-              : `${groupDigits(parameters)} parameters: ${quantization?.paramsBasis.join('; ')}`
-          }
+          title={parametersTitle(headline, quantization?.paramsBasis)}
           testId="stat-params"
           raw={parameters}
         />
@@ -144,17 +148,32 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           testId="stat-stored-elements"
           raw={totals.elements}
         />
-        <Stat label="Data bytes" {...bytesFigure(header.dataBytes)} testId="stat-data-bytes" raw={header.dataBytes} />
-        <Stat
-          label={header.format ? 'Pickle (data.pkl)' : 'Header'}
-          {...bytesFigure(header.headerLength)}
-          testId="stat-header"
-          raw={header.headerLength}
-        />
-        <Stat label="Header overhead" value={overhead} />
+        {header.pickle ? (
+          <>
+            <Stat
+              label="Storage bytes"
+              {...bytesFigure(header.dataBytes)}
+              title={`${groupDigits(header.dataBytes)} bytes in ${plural(header.pickle.storages, 'storage')}, each counted once however many names point into it`}
+              testId="stat-data-bytes"
+              raw={header.dataBytes}
+            />
+            <Stat
+              label={pickleLabel(header.format)}
+              {...bytesFigure(header.headerLength)}
+              testId="stat-header"
+              raw={header.headerLength}
+            />
+          </>
+        ) : (
+          <>
+            <Stat label="Data bytes" {...bytesFigure(header.dataBytes)} testId="stat-data-bytes" raw={header.dataBytes} />
+            <Stat label="Header" {...bytesFigure(header.headerLength)} testId="stat-header" raw={header.headerLength} />
+            <Stat label="Header overhead" value={overhead} />
+          </>
+        )}
         <Stat label="Bytes read" {...bytesFigure(result.bytesRead)} testId="stat-bytes-read" raw={result.bytesRead} />
       </dl>
-      {quantization && parameters !== null && formatCount(parameters) !== formatCount(totals.elements) && (
+      {quantization && !header.checkpoint && parameters !== null && parameters !== totals.elements && (
         <p className="muted params-basis" data-testid="params-basis">
           How the parameters were counted: {quantization.paramsBasis.join('; ')}.
         </p>
@@ -191,29 +210,60 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
 }
 
 /**
- * "6.74 B parameters (1.13 B stored elements)": the logical count a model card gives, and the stored one only
- * when packing makes them differ (same rounding, so equal figures are never shown twice).
+ * The parameter figure's tooltip: how it was counted, in words (the report's `parameters.basis` says it in a code).
  */
-function ParameterClause({
-  parameters,
-  stored,
-  packedUnknown,
-}: {
-  parameters: number | null;
-  stored: number;
-  packedUnknown: boolean;
-}) {
-  if (parameters === null) {
+function parametersTitle(headline: HeadlineParameters, paramsBasis: readonly string[] | undefined): string {
+  switch (headline.basis) {
+    case 'packed-unknown':
+      return 'The weights are packed into integers by a scheme the header does not identify, so how many values each element holds is unknown.';
+    case 'pending':
+      return 'The logical count (packed weights unpacked) comes from the quantization analysis.';
+    case 'checkpoint-no-weights':
+      return 'No section of this checkpoint holds model weights.';
+    case 'checkpoint-weights-storage-once':
+      return `${groupDigits(headline.model ?? 0)} parameters: the tensors of the model-weights section, each storage region counted once${headline.sharedNames > 0 ? ` (${plural(headline.sharedNames, 'name shares', 'names share')} storage with another name and add${headline.sharedNames === 1 ? 's' : ''} nothing)` : ''}; other sections are counted apart.`;
+    default:
+      return `${groupDigits(headline.model ?? 0)} parameters: ${(paramsBasis ?? []).join('; ')}`;
+  }
+}
+
+/** Rounded figures hide a gap under this share of the larger one ("684 B" against "685 B" is 41.5 M apart). */
+const HIDDEN_GAP_SHARE = 0.01;
+
+/**
+ * "6.74 B parameters (1.13 B stored elements)": the logical count a model card gives, and the stored one when
+ * they differ; when rounding makes the two look alike, the gap itself ("41.5 M more stored elements"). A
+ * checkpoint says how many names share storage (tied weights, views), since those are what the counts skip.
+ */
+function ParameterClause({ headline }: { headline: HeadlineParameters }) {
+  const { model, stored } = headline;
+  if (model === null) {
     return (
       <span data-testid="verdict-params">
-        {formatCount(stored)} stored elements{packedUnknown && ' (packed: parameter count unknown)'}
+        {formatCount(stored)} stored elements
+        {headline.basis === 'packed-unknown' && ' (packed: parameter count unknown)'}
+        {headline.basis === 'checkpoint-no-weights' && ' (no model weights found)'}
       </span>
     );
   }
-  const differ = formatCount(parameters) !== formatCount(stored);
+  const gap = stored - model;
+  const hidden =
+    gap !== 0 &&
+    (formatCount(model) === formatCount(stored) || Math.abs(gap) < HIDDEN_GAP_SHARE * Math.max(model, stored));
+  const storedText = hidden
+    ? `${formatCount(stored)} stored elements: ${formatCount(Math.abs(gap))} ${gap > 0 ? 'more' : 'fewer'}`
+    : `${formatCount(stored)} stored elements`;
+  const shared = headline.sharedNames;
   return (
     <span data-testid="verdict-params">
-      {formatCount(parameters)} parameters{differ && ` (${formatCount(stored)} stored elements)`}
+      {formatCount(model)} parameters
+      {gap !== 0 && ` (${storedText})`}
+      {shared > 0 && (
+        <span data-testid="verdict-shared">
+          {' '}
+          · {plural(shared, 'name shares', 'names share')} storage, counted once
+        </span>
+      )}
     </span>
   );
 }

@@ -47,7 +47,8 @@ function quantizationClause(quant: QuantizationSection): string | null {
   // A sampled read (remote budget) settles the format only for the configs read: say so rather than imply all.
   const sample =
     quant.configSample && isPartial(quant.configSample) ? `, format from ${sampleWords(quant.configSample)}` : '';
-  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'layer')}${bpw}${sample}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
+  // Counted per quantized weight matrix (an MoE layer holds hundreds), never per transformer layer.
+  return `${withFormat(familyTitle(quant.family), quant.family, quant.format)} on ${plural(quant.quantizedLayers.count, 'quantized matrix', 'quantized matrices')}${bpw}${sample}${kept > 0 ? `, ${groupDigits(kept)} kept in high precision` : ''}`;
 }
 
 function loraClause(lora: LoraSection): string {

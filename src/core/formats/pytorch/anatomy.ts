@@ -6,6 +6,7 @@
  */
 import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './limits';
 import type { PyTensor, PyValue } from './pickle-values';
+import { countStorages, elementSpan, tensorElements } from './storage-count';
 
 export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'scalars' | 'other';
 
@@ -20,7 +21,14 @@ export interface CheckpointSection {
   path: string;
   kind: SectionKind;
   tensors: number;
+  /** Bytes of the storages this section is the first to name, each once, as the file holds them. */
   bytes: number;
+  /** Σ elements of every name (a storage shared by two names counted twice). */
+  elements: number;
+  /** Elements with each storage region counted once (tied names and overlapping views add nothing). */
+  parameters: number;
+  /** Names that point into storage an earlier name of this section already covers (tied weights, views). */
+  shared: number;
 }
 
 export interface ScalarEntry {
@@ -42,6 +50,11 @@ export interface CheckpointAnatomy {
   views: string[];
   /** The walk stopped at MAX_WALK_NODES or MAX_WALK_DEPTH (a hostile or cyclic structure). */
   truncated: boolean;
+  /**
+   * Per row: the elements it adds to the model's parameter count: 0 outside the weights section and for a name
+   * whose storage region an earlier weight already covers.
+   */
+  modelElements: number[];
 }
 
 /** Scalars shown in the panel and report; deeper or later ones are left out (they are rarely what a user needs). */
@@ -202,8 +215,7 @@ const SCHEDULER_KEYS = /sched/i;
 const STRIPPABLE_PREFIXES = new Set(['model', 'module', '_orig_mod', 'net', 'network', 'model_ema']);
 
 function tensorBytes(tensor: PyTensor): number {
-  const elements = tensor.shape.reduce((product, dim) => product * dim, 1);
-  return (elements * tensor.itemBits) / 8;
+  return (tensorElements(tensor) * tensor.itemBits) / 8;
 }
 
 function isScalarValue(value: PyValue): boolean {
@@ -217,22 +229,38 @@ function topLevelEntries(root: PyValue): Array<[string, PyValue]> {
   return [];
 }
 
-export function checkpointAnatomy(root: PyValue, walk: WalkResult): CheckpointAnatomy {
+/** The storage's size in the file: the zip entry when known, else what the pickle says, else the name's extent. */
+export type StorageBytes = (tensor: PyTensor) => number;
+
+const pickleStorageBytes: StorageBytes = (tensor) =>
+  Number.isFinite(tensor.storageBytes) ? tensor.storageBytes : tensorBytes(tensor);
+
+export function checkpointAnatomy(
+  root: PyValue,
+  walk: WalkResult,
+  storageBytes: StorageBytes = pickleStorageBytes,
+): CheckpointAnatomy {
   const entries = topLevelEntries(root);
-  const bySection = new Map<string, { tensors: number; bytes: number }>();
-  for (const { section, tensor } of walk.tensors) {
-    const totals = bySection.get(section) ?? { tensors: 0, bytes: 0 };
-    totals.tensors++;
-    totals.bytes += tensorBytes(tensor);
-    bySection.set(section, totals);
-  }
   // A state dict at the root: every top-level value is a tensor.
   const rootIsWeights =
     walk.tensors.length > 0 && (entries.length === 0 || entries.every(([, value]) => isTensorValue(value)));
+  const sectionOf = (row: number): string => (rootIsWeights ? '' : walk.tensors[row].section);
+  const counted = countStorages(walk.tensors, sectionOf, storageBytes);
+  const bySection = new Map<string, Omit<CheckpointSection, 'path' | 'kind'>>();
+  walk.tensors.forEach((entry, row) => {
+    const section = sectionOf(row);
+    const totals = bySection.get(section) ?? { tensors: 0, bytes: 0, elements: 0, parameters: 0, shared: 0 };
+    totals.tensors++;
+    totals.bytes += counted.firstStorageBytes[row];
+    totals.elements += tensorElements(entry.tensor);
+    totals.parameters += counted.newElements[row];
+    totals.shared += counted.shared[row] ? 1 : 0;
+    bySection.set(section, totals);
+  });
   const sections: CheckpointSection[] = [];
   let weights: string | null = rootIsWeights ? '' : null;
   if (rootIsWeights) {
-    sections.push({ path: '', kind: 'weights', tensors: walk.tensors.length, bytes: sumBytes(walk.tensors) });
+    sections.push({ path: '', kind: 'weights', ...(bySection.get('') as Omit<CheckpointSection, 'path' | 'kind'>) });
   } else {
     const kinds = new Map<string, SectionKind>();
     for (const [key, value] of entries) {
@@ -267,10 +295,13 @@ export function checkpointAnatomy(root: PyValue, walk: WalkResult): CheckpointAn
       }
     }
     for (const [key, kind] of kinds) {
-      const totals = bySection.get(key) ?? { tensors: 0, bytes: 0 };
-      sections.push({ path: key, kind, tensors: totals.tensors, bytes: totals.bytes });
+      const totals = bySection.get(key) ?? { tensors: 0, bytes: 0, elements: 0, parameters: 0, shared: 0 };
+      sections.push({ path: key, kind, ...totals });
     }
   }
+  const modelElements = walk.tensors.map((_, row) =>
+    weights !== null && sectionOf(row) === weights ? counted.newElements[row] : 0,
+  );
   const weightNames = walk.tensors
     .filter((entry) => weights !== null && entry.section === (weights === '' ? entry.section : weights))
     .map((entry) => (weights ? entry.name.slice(weights.length + 1) : entry.name));
@@ -282,6 +313,7 @@ export function checkpointAnatomy(root: PyValue, walk: WalkResult): CheckpointAn
     tied: tiedPairs(walk.tensors),
     views: viewNames(walk.tensors),
     truncated: walk.truncated,
+    modelElements,
   };
   for (const [key, value] of entries) {
     if (typeof value === 'number' && key === 'epoch') {
@@ -298,10 +330,6 @@ function isTensorValue(value: PyValue): boolean {
   return typeof value === 'object' && value !== null && value.kind === 'tensor';
 }
 
-function sumBytes(tensors: readonly NamedTensor[]): number {
-  return tensors.reduce((total, entry) => total + tensorBytes(entry.tensor), 0);
-}
-
 function commonStrippablePrefix(names: readonly string[]): string {
   if (names.length === 0) {
     return '';
@@ -311,18 +339,6 @@ function commonStrippablePrefix(names: readonly string[]): string {
     return '';
   }
   return names.every((name) => name.startsWith(`${first}.`)) ? `${first}.` : '';
-}
-
-/** Element span [start, end) a tensor covers in its storage; empty when any dim is 0. */
-function elementSpan(tensor: PyTensor): [number, number] {
-  if (tensor.shape.some((dim) => dim === 0)) {
-    return [tensor.offset, tensor.offset];
-  }
-  let last = tensor.offset;
-  tensor.shape.forEach((dim, axis) => {
-    last += (dim - 1) * (tensor.stride[axis] ?? 0);
-  });
-  return [tensor.offset, last + 1];
 }
 
 /** Pairs of names whose spans overlap in one storage: the same object reached twice, or two views of one region. */

@@ -1,5 +1,5 @@
 /** What a checkpoint adds to the parsed model (ParsedHeader.pickle / .checkpoint) and to the report. */
-import type { ScalarEntry, SectionKind } from './anatomy';
+import type { CheckpointSection, ScalarEntry } from './anatomy';
 import type { GlobalRisk } from './safety';
 
 export type FileFormat = 'safetensors' | 'pytorch-zip' | 'pytorch-legacy' | 'pickle';
@@ -35,17 +35,22 @@ export interface CheckpointSummary {
   weights: string | null;
   /** Prefix every weight name shares inside the weights section (`model.`), to strip when converting. */
   weightsPrefix: string;
-  sections: Array<{ path: string; kind: SectionKind; tensors: number; bytes: number }>;
+  /** Each top-level key with its counts: storages once in `bytes` and `parameters`, every name in `elements`. */
+  sections: CheckpointSection[];
   epoch?: number;
   globalStep?: number;
   scalars: ScalarEntry[];
   tied: Array<[string, string]>;
   views: string[];
+  /** Names, in every section, that point into storage an earlier name of their section covers (tied, views). */
+  sharedNames: number;
   /**
-   * Per tensor row (parallel to the tensor columns): the storage key (`data/<key>`; null for meta tensors), the
-   * element offset into it and the strides. Shown in the tensor details; left out of the report to keep it small.
+   * Per tensor row (parallel to the tensor columns): the elements it adds to the model's parameter count (0 outside
+   * the weights section and for storage an earlier weight covers), the storage key (`data/<key>`; null for meta
+   * tensors), the element offset into it and the strides. Shown in the tensor details and used by the counts; left
+   * out of the report to keep it small.
    */
-  rows: { storage: Array<string | null>; offset: number[]; stride: number[][] };
+  rows: { model: number[]; storage: Array<string | null>; offset: number[]; stride: number[][] };
   /** The archive's folder name (`archive`, `pytorch_model`), for zip checkpoints. */
   zipPrefix?: string;
 }

@@ -393,7 +393,12 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   const main = stream.main;
   const root: PyValue = main?.root ?? null;
   const walk = walkTensors(root);
-  const anatomy = checkpointAnatomy(root, walk);
+  const anatomy = checkpointAnatomy(root, walk, (tensor) =>
+    tensor.storageKey === null
+      ? 0
+      : (stream.storageSizes?.get(tensor.storageKey) ??
+        (Number.isFinite(tensor.storageBytes) ? tensor.storageBytes : 0)),
+  );
   const built = buildTensorColumns(walk.tensors);
   const pickle = pickleSummary(stream, walk.tensors);
   findings.push(...safetyFindings(pickle, stream.runs));
@@ -411,7 +416,9 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     scalars: anatomy.scalars,
     tied: anatomy.tied,
     views: anatomy.views,
+    sharedNames: anatomy.sections.reduce((total, section) => total + section.shared, 0),
     rows: {
+      model: anatomy.modelElements,
       storage: walk.tensors.map((entry) => entry.tensor.storageKey),
       offset: walk.tensors.map((entry) => entry.tensor.offset),
       stride: walk.tensors.map((entry) => entry.tensor.stride),
@@ -427,7 +434,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     checkpoint.zipPrefix = stream.zip.prefix;
   }
   return {
-    headerLength: stream.bytes.length,
+    headerLength: pickle.pickleBytes,
     fileSize,
     tensors: built.columns,
     unknownDtypes: built.unknownDtypes,
@@ -486,8 +493,19 @@ function pickleSummary(stream: PickleStream, tensors: readonly NamedTensor[]): P
     opcodes,
     storages: storages.size,
     protocol: stream.main?.protocol ?? 0,
-    pickleBytes: stream.bytes.length,
+    pickleBytes: pickleLength(stream),
   };
+}
+
+/**
+ * Bytes of pickle: all of data.pkl in a zip; in a legacy stream or a bare pickle, up to where the last pickle read
+ * stopped (the bytes held may run on into the storages that follow).
+ */
+function pickleLength(stream: PickleStream): number {
+  if (stream.zip || stream.runs.length === 0) {
+    return stream.bytes.length;
+  }
+  return Math.max(...stream.runs.map((run) => run.end));
 }
 
 function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Finding[] {

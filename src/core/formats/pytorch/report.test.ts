@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { buildReport } from '../../report/build-report';
-import { torchFixture } from '../../../testing/torch-fixtures';
+import { expectedCounts, torchFixture } from '../../../testing/torch-fixtures';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
 
 async function report(name: string) {
@@ -29,8 +29,33 @@ describe('report sections for checkpoints', () => {
     expect(json.checkpoint).toMatchObject({ weights: 'state_dict', epoch: 3, globalStep: 1200, tied: [], views: [] });
     expect(json.checkpoint.sections).toContainEqual(
       // 4 parameters × (exp_avg, exp_avg_sq, step): 2 × 212 floats + 4 step scalars, 4 bytes each.
-      { path: 'optimizer_states', kind: 'optimizer', tensors: 12, bytes: 1712 },
+      {
+        path: 'optimizer_states',
+        kind: 'optimizer',
+        tensors: 12,
+        bytes: 1712,
+        elements: 428,
+        parameters: 428,
+        shared: 0,
+      },
     );
+    // The headline counts the model (Linear(8, 16) and Linear(16, 4): 212), not the Adam moments beside it.
+    expect(json.parameters).toEqual({ model: 212, stored: 640, basis: 'checkpoint-weights-storage-once' });
+  });
+
+  it('a GPT-2-shaped file with tied and viewed storage: each storage once, as torch counts it', async () => {
+    const json = await report('gpt2-tied/pytorch_model.bin');
+    const counts = expectedCounts('gpt2-tied/pytorch_model.bin#counts');
+    expect(json.parameters).toEqual({
+      model: counts.modelParameters,
+      stored: counts.storedElements,
+      basis: 'checkpoint-weights-storage-once',
+    });
+    expect((json.file as { dataBytes: number }).dataBytes).toBe(counts.storageBytes);
+    expect(json.checkpoint.sharedNames).toBe(2);
+    expect(json.checkpoint.sections).toEqual([
+      expect.objectContaining({ path: '', kind: 'weights', tensors: counts.names, bytes: counts.storageBytes }),
+    ]);
   });
 
   it('a hostile pickle: refuses, with the dangerous global and its reason', async () => {
