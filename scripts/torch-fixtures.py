@@ -224,6 +224,11 @@ def write_gpt2_tied():
     sd['lm_head.weight'] = sd['transformer.wte.weight']
     os.makedirs(path('gpt2-tied'), exist_ok=True)
     save(sd, 'gpt2-tied/pytorch_model.bin')
+    with open(path('gpt2-tied/config.json'), 'w') as f:
+        json.dump({'model_type': 'gpt2', 'architectures': ['GPT2LMHeadModel'], 'n_layer': layers, 'n_head': 2,
+                   'n_embd': hidden, 'n_positions': positions, 'vocab_size': vocab, 'tie_word_embeddings': True,
+                   'torch_dtype': 'float16'}, f, indent=2)
+        f.write('\n')
     # What each storage holds once: the parameters a model card would give, and the bytes torch wrote.
     seen = {}
     for tensor in sd.values():

@@ -159,7 +159,9 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   const weights = weightsSummary(index, mainLayers, quantBits);
   const cacheDtype = defaultCacheDtype(config);
   evidence.push(
-    `Weights: ${groupDigits(weights.summary.bytes)} B, the sum of every tensor's data span in the header(s).`,
+    input.header.checkpoint
+      ? `Weights: ${groupDigits(weights.summary.bytes)} B, the checkpoint's model-weights section with each storage region once (tied names and views add nothing; optimizer and other sections left out).`
+      : `Weights: ${groupDigits(weights.summary.bytes)} B, the sum of every tensor's data span in the header(s).`,
   );
   evidence.push(weights.summary.paramsNote);
   if (source === 'config.json') {

@@ -122,13 +122,21 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   const dtypeTensors = new Float64Array(256);
   const dtypeBytes = new Float64Array(256);
   const wordFactor = 32 / (quantBits ?? 4);
+  // A checkpoint's model: its weights section, each storage once (a tied name or a view adds nothing; optimizer
+  // moments are not weights a GPU holds to serve the model).
+  const modelElements = index.header.checkpoint?.rows.model;
   for (let row = 0; row < index.count; row++) {
     const s = shapes.rowShape[row];
     const part =
       mtpCandidate[s] && shapes.indexValues[shapes.indexStart[row]] >= (mainLayers ?? Infinity) ? mtpId : partOf[s];
-    const rowBytes = storedBytes(columns, row);
+    const stored = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
+    const share = modelElements === undefined ? 1 : stored > 0 ? (modelElements[row] ?? 0) / stored : 0;
+    if (share === 0 && modelElements !== undefined) {
+      continue;
+    }
+    const rowBytes = storedBytes(columns, row) * share;
     const code = columns.dtype[row];
-    const elements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
+    const elements = stored * share;
     let rowParams = elements;
     if (rule[s] === 'none') {
       rowParams = 0;
