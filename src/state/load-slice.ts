@@ -109,7 +109,9 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     },
     ready: (result) => {
       markStep('result-received');
-      set({ load: { status: 'ready', result } });
+      // A file that would run code opens on its safety verdict (the Checkpoint tab), not on its tensor table.
+      const runsCode = result.outcome.kind === 'parsed' && (result.outcome.header.pickle?.dangerous ?? 0) > 0;
+      set({ load: { status: 'ready', result }, ...(runsCode ? { activePanel: 'checkpoint' as const } : {}) });
       if (!result.analysisPending) {
         markLoadDone(result.loadId);
       }

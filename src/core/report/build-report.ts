@@ -112,8 +112,20 @@ export function buildReport(input: ReportInput): Report {
     report.network = input.network;
   }
   if (parsed?.pickle) {
-    const { weightsOnly, globals, dangerous, hazards, opcodes, storages, protocol } = parsed.pickle;
-    report.pickle = { weightsOnly, globals, dangerous, hazards, opcodes, storages, protocol };
+    const { weightsOnly, globals, dangerous, hazards, calls, callsTotal, opcodes, storages, protocol, pickleBytes } =
+      parsed.pickle;
+    report.pickle = {
+      weightsOnly,
+      globals,
+      dangerous,
+      hazards,
+      calls,
+      callsTotal,
+      opcodes,
+      storages,
+      protocol,
+      pickleBytes,
+    };
   }
   if (parsed?.checkpoint) {
     // Per-row storage details stay on screen; the report keeps the checkpoint's summary.

@@ -5,6 +5,7 @@
  */
 import type { CheckpointSummary, PickleGlobalSummary, PickleSummary } from '../formats/pytorch/checkpoint-types';
 import type { ParsedHeader } from '../model';
+import { MAX_LISTED_CALLS } from '../formats/pytorch/limits';
 
 export type CheckpointSections = Pick<ParsedHeader, 'format' | 'pickle' | 'checkpoint'>;
 
@@ -27,6 +28,8 @@ function mergePickles(pickles: readonly PickleSummary[]): PickleSummary {
   const hazards: PickleSummary['hazards'] = [];
   let storages = 0;
   let pickleBytes = 0;
+  const calls: PickleSummary['calls'] = [];
+  let callsTotal = 0;
   let protocol = 0;
   for (const pickle of pickles) {
     for (const global of pickle.globals) {
@@ -44,6 +47,8 @@ function mergePickles(pickles: readonly PickleSummary[]): PickleSummary {
     hazards.push(...pickle.hazards);
     storages += pickle.storages;
     pickleBytes += pickle.pickleBytes;
+    calls.push(...pickle.calls.slice(0, MAX_LISTED_CALLS - calls.length));
+    callsTotal += pickle.callsTotal;
     protocol = Math.max(protocol, pickle.protocol);
   }
   const merged = [...globals.values()];
@@ -56,6 +61,8 @@ function mergePickles(pickles: readonly PickleSummary[]): PickleSummary {
     storages,
     protocol,
     pickleBytes,
+    calls,
+    callsTotal,
   };
 }
 

@@ -59,6 +59,25 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
         {pickle.weightsOnly === 'accepts' ? 'would accept this file.' : 'would refuse this file.'} Nothing was run here:
         the pickle was read as data by a stack machine that imports nothing.
       </p>
+      {pickle.calls.length > 0 && (
+        <div className="would-run" data-testid="would-run">
+          <p>
+            Loading it would run {pickle.callsTotal === 1 ? 'this call' : `these ${groupDigits(pickle.callsTotal)} calls`}{' '}
+            (read as data, shown as text):
+          </p>
+          <ol>
+            {pickle.calls.map((call, index) => (
+              <li key={`${index}-${call.offset}`}>
+                <code className="would-run-call">{call.text}</code>{' '}
+                <span className="muted">(byte {groupDigits(call.offset)})</span>
+              </li>
+            ))}
+          </ol>
+          {pickle.callsTotal > pickle.calls.length && (
+            <p className="muted">…and {groupDigits(pickle.callsTotal - pickle.calls.length)} more not listed.</p>
+          )}
+        </div>
+      )}
       {pickle.hazards.length > 0 && (
         <ul className="hazards" data-testid="pickle-hazards">
           {pickle.hazards.map((hazard, index) => (

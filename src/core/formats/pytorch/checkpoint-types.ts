@@ -1,6 +1,7 @@
 /** What a checkpoint adds to the parsed model (ParsedHeader.pickle / .checkpoint) and to the report. */
 import type { CheckpointSection, ScalarEntry } from './anatomy';
 import type { GlobalRisk } from './safety';
+import type { RecordedCall } from './call-recorder';
 
 export type FileFormat = 'safetensors' | 'pytorch-zip' | 'pytorch-legacy' | 'pickle';
 
@@ -28,6 +29,13 @@ export interface PickleSummary {
   protocol: number;
   /** Bytes of pickle parsed (data.pkl, or the legacy/bare stream's pickles). */
   pickleBytes: number;
+  /**
+   * What loading would run: each call of a dangerous global or of a callable computed while loading, with its
+   * arguments as escaped Python-like text (bounded), in pickle order; at most MAX_LISTED_CALLS.
+   */
+  calls: RecordedCall[];
+  /** All such calls, listed or not. */
+  callsTotal: number;
 }
 
 export interface CheckpointSummary {

@@ -56,3 +56,12 @@ export const PICKLE_FIRST_READ_BYTES = 64 * 1024;
 
 /** Distinct globals listed in the report and the safety panel (each with a count); the rest are counted. */
 export const MAX_LISTED_GLOBALS = 500;
+
+/** Characters of one call shown as text (`posix.system('echo pwned')`): enough to read a payload, not to carry it. */
+export const MAX_CALL_TEXT_CHARS = 400;
+
+/** Calls listed in the report and the safety panel (the dangerous ones, in pickle order); the rest are counted. */
+export const MAX_LISTED_CALLS = 50;
+
+/** Nesting followed when writing a call's arguments as text: deeper values are written as `…`. */
+export const MAX_CALL_TEXT_DEPTH = 8;

@@ -114,6 +114,9 @@ export interface PickleRun {
 /** Turns a call into a value: torch-rebuild.ts recognises tensor rebuilds here. Returns undefined to keep the call. */
 export type ReduceHook = (callee: PyValue, args: PyValue[], offset: number) => PyValue | undefined;
 
+/** Sees every call the pickle asks for that stays a call (not a tensor rebuild or an empty dict/set), as data. */
+export type CallObserver = (call: PyCall, offset: number) => void;
+
 class Stop extends Error {
   constructor(
     readonly reason: string,
@@ -148,8 +151,8 @@ function normaliseModule(module: string): string {
   return MODULE_ALIASES[module] ?? module;
 }
 
-export function runPickle(bytes: Uint8Array, start = 0, onReduce?: ReduceHook): PickleRun {
-  const machine = new Machine(bytes, start, onReduce);
+export function runPickle(bytes: Uint8Array, start = 0, onReduce?: ReduceHook, onCall?: CallObserver): PickleRun {
+  const machine = new Machine(bytes, start, onReduce, onCall);
   return machine.run();
 }
 
@@ -171,6 +174,7 @@ class Machine {
     private readonly bytes: Uint8Array,
     start: number,
     private readonly onReduce: ReduceHook | undefined,
+    private readonly onCall: CallObserver | undefined,
   ) {
     this.pos = start;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -569,7 +573,9 @@ class Machine {
         return rebuilt;
       }
     }
-    return { kind: 'call', callee, args, via };
+    const call: PyCall = { kind: 'call', callee, args, via };
+    this.onCall?.(call, offset);
+    return call;
   }
 
   private append(target: PyValue, items: PyValue[], at: number): void {

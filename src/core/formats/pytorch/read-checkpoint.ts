@@ -23,6 +23,7 @@ import {
   ZIP_TAIL_READ_BYTES,
 } from './limits';
 import { runPickle, type PickleRun } from './pickle-machine';
+import { CallRecorder } from './call-recorder';
 import type { PyValue } from './pickle-values';
 import { classifyGlobals, weightsOnlyVerdict } from './safety';
 import { rebuildTensors } from './torch-rebuild';
@@ -145,6 +146,8 @@ interface PickleStream {
   findings: Finding[];
   storageSizes: Map<string, number> | null;
   zip?: TorchArchive;
+  /** What the pickles would run: dangerous or computed calls with their arguments. */
+  calls: CallRecorder;
 }
 
 export async function readCheckpoint(
@@ -240,7 +243,8 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   }
   const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
   const bytes = entry.method === 8 ? await inflate(stored) : stored;
-  const run = runPickle(bytes, 0, rebuildTensors);
+  const calls = new CallRecorder();
+  const run = runPickle(bytes, 0, rebuildTensors, calls.observe);
   if (run.complete && run.end < bytes.length) {
     anomalies.push(`${bytes.length - run.end} bytes follow the pickle's STOP inside ${entry.name}`);
   }
@@ -261,7 +265,7 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
       ),
     );
   }
-  return { runs: [run], main: run, bytes, findings, storageSizes: archive.storages, zip: archive };
+  return { runs: [run], main: run, bytes, findings, storageSizes: archive.storages, zip: archive, calls };
 }
 
 /** Slack on the bytes-per-storage estimate: names vary in length along a file. */
@@ -353,10 +357,11 @@ async function readPickleStream(
 function parseLegacy(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSizes'> {
   const runs: PickleRun[] = [];
   const findings: Finding[] = [];
+  const calls = new CallRecorder();
   let at = 0;
   // magic, protocol version, sys_info, the object, the storage keys
   for (let index = 0; index < 5; index++) {
-    const run = runPickle(bytes, at, index === 3 ? rebuildTensors : undefined);
+    const run = runPickle(bytes, at, index === 3 ? rebuildTensors : undefined, calls.observe);
     runs.push(run);
     if (!run.complete) {
       break;
@@ -372,20 +377,21 @@ function parseLegacy(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSi
       offset: 0,
     });
   }
-  return { runs, main: runs[3] ?? null, findings };
+  return { runs, main: runs[3] ?? null, findings, calls };
 }
 
 function parseBare(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSizes'> {
-  const runs: PickleRun[] = [runPickle(bytes, 0, rebuildTensors)];
+  const calls = new CallRecorder();
+  const runs: PickleRun[] = [runPickle(bytes, 0, rebuildTensors, calls.observe)];
   // Concatenated pickles: pickle.load reads one, but a second one can hide a payload from a scanner that stops.
   while (runs[runs.length - 1].complete && runs[runs.length - 1].end < bytes.length && runs.length < 64) {
-    const next = runPickle(bytes, runs[runs.length - 1].end, rebuildTensors);
+    const next = runPickle(bytes, runs[runs.length - 1].end, rebuildTensors, calls.observe);
     if (!next.complete && next.globals.size === 0) {
       break;
     }
     runs.push(next);
   }
-  return { runs, main: runs[0], findings: [] };
+  return { runs, main: runs[0], findings: [], calls };
 }
 
 function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number | null): ParsedHeader {
@@ -494,6 +500,8 @@ function pickleSummary(stream: PickleStream, tensors: readonly NamedTensor[]): P
     storages: storages.size,
     protocol: stream.main?.protocol ?? 0,
     pickleBytes: pickleLength(stream),
+    calls: stream.calls.list(),
+    callsTotal: stream.calls.total,
   };
 }
 
@@ -508,6 +516,16 @@ function pickleLength(stream: PickleStream): number {
   return Math.max(...stream.runs.map((run) => run.end));
 }
 
+/** " It would run: posix.system('echo pwned')." (the first calls, as the safety panel lists them), or nothing. */
+function whatItWouldRun(pickle: PickleSummary): string {
+  if (pickle.calls.length === 0) {
+    return '';
+  }
+  const shown = pickle.calls.slice(0, 3).map((call) => call.text);
+  const more = pickle.callsTotal - shown.length;
+  return ` It would run: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
+}
+
 function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Finding[] {
   const findings: Finding[] = [];
   const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous');
@@ -519,7 +537,7 @@ function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Find
     findings.push(
       makeFinding(
         'pickle-dangerous-global',
-        `Do not load this file: unpickling it would call ${listed.slice(0, 6).join('; ')}${listed.length > 6 ? `; and ${listed.length - 6} more` : ''}. Nothing was run here; the tensors below were read as data. If you need the weights, ask the author for a .safetensors file.`,
+        `Do not load this file: unpickling it would call ${listed.slice(0, 6).join('; ')}${listed.length > 6 ? `; and ${listed.length - 6} more` : ''}.${whatItWouldRun(pickle)} Nothing was run here; the tensors below were read as data. If you need the weights, ask the author for a .safetensors file.`,
       ),
     );
   }

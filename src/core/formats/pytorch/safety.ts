@@ -135,7 +135,7 @@ const DANGEROUS_NAMES: Readonly<Record<string, string>> = {
   'copyreg._reconstructor': 'calls any class constructor',
 };
 
-function classifyGlobal(module: string, name: string): { risk: GlobalRisk; reason?: string } {
+export function classifyGlobal(module: string, name: string): { risk: GlobalRisk; reason?: string } {
   const qualified = `${module}.${name}`;
   if (module === '?') {
     return { risk: 'dangerous', reason: 'the import name is computed while loading, so no scan can say what it is' };
