@@ -30,6 +30,11 @@ export const CHECKPOINT_CODES = {
     refusedByReference: false,
     title: 'Views: tensors that are not a whole row-major storage',
   },
+  'quantized-tensors': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Quantized tensors: safetensors has no dtype for them',
+  },
   'storage-mismatch': {
     severity: 'warning',
     refusedByReference: false,

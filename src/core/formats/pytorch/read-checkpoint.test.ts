@@ -93,6 +93,17 @@ describe('real torch fixtures: names, dtypes and shapes agree with torch itself'
       bool: 'BOOL',
       c64: 'C64',
     });
+    // save_file refuses them: a warning naming exactly the two quantized tensors.
+    const quantized = header.findings.find((finding) => finding.code === 'quantized-tensors');
+    expect(quantized?.severity).toBe('warning');
+    expect(quantized?.message).toMatch(/^2 tensors are quantized \(QINT8, QUINT8\)/);
+    expect(quantized?.tensors.map((row) => rows(header)[row].name)).toEqual(['q_per_tensor', 'q_per_channel']);
+  });
+
+  it('a legacy stream: the pickles end where the storages begin', async () => {
+    const header = await parsed('legacy.pt');
+    expect(header.headerLength).toBe(header.pickle?.pickleBytes);
+    expect(header.headerLength + header.dataBytes).toBeLessThanOrEqual(header.fileSize ?? 0);
   });
 
   it('lists 20,000 tensors from the big pickle', async () => {

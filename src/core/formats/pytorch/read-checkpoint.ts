@@ -409,6 +409,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   const pickle = pickleSummary(stream, walk.tensors);
   findings.push(...safetyFindings(pickle, stream.runs));
   findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf));
+  findings.push(...quantizedFindings(built.unknownDtypes));
   const storageBytes = new Map<string, number>();
   for (const { tensor } of walk.tensors) {
     if (tensor.storageKey !== null) {
@@ -565,6 +566,22 @@ function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Find
     );
   }
   return findings;
+}
+
+/** torch's quantized dtypes (QINT8, QUINT8, QINT32, QUINT4X2, QUINT2X4): safetensors has none of them. */
+function quantizedFindings(unknownDtypes: ReadonlyMap<number, string>): Finding[] {
+  const rows = [...unknownDtypes].filter(([, dtype]) => /^QU?INT/.test(dtype)).map(([row]) => row);
+  if (rows.length === 0) {
+    return [];
+  }
+  const dtypes = [...new Set(rows.map((row) => unknownDtypes.get(row)))].join(', ');
+  return [
+    makeFinding(
+      'quantized-tensors',
+      `${rows.length} tensor${rows.length === 1 ? ' is' : 's are'} quantized (${dtypes}): safetensors has no quantized dtype, so save_file refuses ${rows.length === 1 ? 'it' : 'them'}. Dequantize before converting (t.dequantize()), or store t.int_repr() with its scale and zero point as separate tensors.`,
+      rows,
+    ),
+  ];
 }
 
 function structureFindings(
