@@ -216,3 +216,14 @@ describe('edges', () => {
     expect(findings).toEqual([]);
   });
 });
+
+describe('numbered tensors that are not layers', () => {
+  it.each([
+    ['blocks.N.param_K (20,000 2×2 tensors)', (i: number) => `blocks.${Math.floor(i / 10)}.param_${i % 10}`, 20_000],
+    ['h.N.weight', (i: number) => `h.${i}.weight`, 48],
+  ])('%s: no transformer and no layer count claimed', (_, name, count) => {
+    const specs = Array.from({ length: count }, (__, i) => ({ name: name(i), dtype: 'F16', shape: [2, 2] }));
+    // Nothing else to say about such a file: no architecture section at all, so no "Transformer, 2 000 layers".
+    expect(arch({ fileName: 'many_tensors.bin', specs }).section).toBeNull();
+  });
+});

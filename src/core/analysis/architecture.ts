@@ -6,6 +6,7 @@
  * (quant-signatures §12; DeepSeek-V3 README_WEIGHTS for MTP; transformers conversion_mapping for packed experts.)
  */
 import { makeFinding } from '../findings/make-finding';
+import { groupDigits } from '../number-format';
 import type { Finding } from '../model';
 import { hiddenSizeFromNorms } from './anchors';
 import {
@@ -32,6 +33,11 @@ const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layer
 const RE_EMBEDDING =
   /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
 const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
+
+/** A layer's names go deeper than one tensor per index: `#.attn.weight`, or a nested index (`#.experts.#.w1`). */
+function holdsModules(pieces: readonly string[]): boolean {
+  return pieces.length > 2 || pieces[1].slice(1).includes('.');
+}
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
   id: 'architecture',
@@ -159,6 +165,15 @@ export function analyzeArchitecture(input: AnalysisInput): {
     // A layer stack is named like one (layers, h, blocks…) or holds attention; an nn.Sequential's `0.`, `2.` is not.
     const prefix = main?.prefix ?? '';
     if (main && !RE_STACK.test(prefix) && !names.some((n) => n.startsWith(prefix) && /attn|attention/i.test(n))) {
+      main = null;
+    }
+    // Layers hold modules (`h.0.attn.c_attn.weight`): a stack whose every name is one plain tensor per index
+    // (`blocks.7.param_3`, `h.12.weight`) is a list of tensors, not evidence of a transformer.
+    const stack = main;
+    if (stack && !shapes.pieces.some((pieces, s) => containerOf[s] === stack && holdsModules(pieces))) {
+      evidence.push(
+        `${groupDigits(stack.indices.size)} numbered entries under ${stack.prefix} hold plain tensors (no submodules such as attention or MLP): not read as layers`,
+      );
       main = null;
     }
   }
