@@ -368,6 +368,22 @@ describe('bits per parameter', () => {
     expect(model.totals.elements).toBe(4096 * 4096 + 4096 * 128);
     expect(model.totals.bitsPerParameter).toBe(4.25);
     expect(model.totals.byDtype.F8_E8M0).toEqual({ tensors: 1, elements: 4096 * 128, bytes: 4096 * 128 });
+    expect(model.totals.bitsPerParameterNote).toContain('÷ 16,777,216 stored elements = 4.25');
+    expect(model.totals.bitsPerParameterNote).toContain('leaving out 524,288 F8_E8M0 block-scale elements');
+  });
+
+  it('names the scales the file has: F32 block scales (DeepSeek FP8) are stored elements, no F8_E8M0 is mentioned', () => {
+    const specs: TensorSpec[] = [
+      { name: 'w', dtype: 'F8_E4M3', shape: [1024, 1024] },
+      { name: 'w_scale_inv', dtype: 'F32', shape: [8, 8] },
+    ];
+    const model = aggregateShards({
+      index: null,
+      shards: [{ file: 'model.safetensors', header: parsedHeaderFromSpecs(specs) }],
+    });
+    expect(model.totals.bitsPerParameterNote).toContain('stored elements');
+    expect(model.totals.bitsPerParameterNote).not.toContain('F8_E8M0');
+    expect(model.totals.bitsPerParameterNote).not.toMatch(/÷ [\d.]+ [KMB]? ?parameters/);
   });
 
   it('reproduces the seed example: 1.56e12 bytes over 2.78011e12 parameters is about 4.49 bits', () => {

@@ -7,7 +7,7 @@
  * with 500,000 problems still yields a short list. Tensor names are compared as UTF-8 bytes through hash tables;
  * no per-tensor objects are built, so 163 shards × thousands of tensors, or one 500k-entry index, stay cheap.
  */
-import { DTYPE_BITS_BY_CODE, DTYPES, SCALE_ONLY_DTYPES, UNKNOWN_DTYPE_CODE, dtypeName } from '../dtypes';
+import { DTYPE_BITS_BY_CODE, DTYPES, SCALE_ONLY_DTYPES, UNKNOWN_DTYPE_CODE, dtypeName, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
@@ -649,11 +649,25 @@ function computeTotals(slots: readonly ShardSlot[], merged: Merged, index: Shard
     byDtype,
     bitsPerParameter,
     bitsPerParameterBytes: useIndex ? 'index-total-size' : 'data-regions',
-    bitsPerParameterNote: bitsNote(bitsPerParameter, bytes, parameterElements, useIndex, missing),
+    bitsPerParameterNote: bitsNote(bitsPerParameter, bytes, parameterElements, useIndex, missing, scaleOnlyIn(byDtype)),
   };
 }
 
-function bitsNote(bits: number | null, bytes: number, parameters: number, fromIndex: boolean, missing: number): string {
+/** The exponent-only scale dtypes the model holds (F8_E8M0), with their elements: left out of the divisor. */
+function scaleOnlyIn(byDtype: Readonly<Record<string, DtypeTotal>>): Array<{ dtype: string; elements: number }> {
+  return Object.entries(byDtype)
+    .filter(([dtype]) => SCALE_ONLY_DTYPES.has(dtype as Dtype))
+    .map(([dtype, total]) => ({ dtype, elements: total.elements }));
+}
+
+function bitsNote(
+  bits: number | null,
+  bytes: number,
+  parameters: number,
+  fromIndex: boolean,
+  missing: number,
+  scaleOnly: ReadonlyArray<{ dtype: string; elements: number }>,
+): string {
   const source = fromIndex
     ? "the index's metadata.total_size (what the writer says all shards' tensor data adds up to)"
     : "the shards' data regions added up (no index total_size was available)";
@@ -674,9 +688,13 @@ function bitsNote(bits: number | null, bytes: number, parameters: number, fromIn
     return 'Bits per parameter is not shown: no tensor with a parameter-carrying dtype was found.';
   }
   return (
-    `Bits per parameter = ${formatCount(bytes)} bytes × 8 ÷ ${formatCount(parameters)} parameters = ` +
-    `${bits.toFixed(2)}. The bytes are ${source}; parameters are the tensors' element counts, not counting ` +
-    `exponent-only block scales (F8_E8M0). ${reading}`
+    `Bits per parameter = ${formatCount(bytes)} bytes × 8 ÷ ${formatCount(parameters)} stored elements = ` +
+    `${bits.toFixed(2)}. The bytes are ${source}; the stored elements are every tensor's element count as the ` +
+    `headers list them${
+      scaleOnly.length > 0
+        ? `, leaving out ${scaleOnly.map((scale) => `${formatCount(scale.elements)} ${scale.dtype}`).join(' and ')} block-scale elements (exponents only, no weight of their own)`
+        : ''
+    }. ${reading}`
   );
 }
 
