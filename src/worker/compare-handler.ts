@@ -14,6 +14,7 @@ import { MAX_KEPT_COMPARES } from '../core/limits';
 interface LoadView {
   columns: TensorColumns;
   names: readonly string[];
+  storageKeys?: ReadonlyArray<string | null>;
 }
 
 interface KeptCompare {

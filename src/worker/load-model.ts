@@ -30,6 +30,8 @@ import { columnBuffers } from './transfer';
 export interface KeptLoad {
   columns: TensorColumns;
   names: string[];
+  /** A checkpoint's storage key per row, for compare to know tied names and views. */
+  storageKeys?: ReadonlyArray<string | null>;
   head: Uint8Array;
   /** Reads the sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
   readSidecars?: () => Promise<SidecarsUpdate | null>;

@@ -51,6 +51,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const names = parsed ? allTensorNames(parsed.tensors) : [];
   const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
+  if (parsed?.checkpoint) {
+    kept.storageKeys = parsed.checkpoint.rows.storage;
+  }
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   if (parsed && loaded.sidecarsOnDemand) {

@@ -63,6 +63,21 @@ describe('diffSides', () => {
     expect(diff.elementsB - diff.elementsA).toBe(7 + 32 + 6 + 4 + 3 - (6 + 4 + 16 + 2 + 10));
   });
 
+  it('names only in A that share storage with a name both have are counted as tied/view aliases', () => {
+    const specs = [
+      { name: 'wte.weight', dtype: 'F16', shape: [8, 4] },
+      { name: 'lm_head.weight', dtype: 'F16', shape: [8, 4] },
+      { name: 'extra.weight', dtype: 'F16', shape: [2] },
+    ];
+    const a = { ...sideOf(specs), storageKeys: ['0', '0', '1'] };
+    const b = sideOf([specs[0]]);
+    const diff = diffSides(a, b, ALIGN_RULES);
+    expect(diff.groups['only-a'].tensors).toBe(2);
+    // lm_head.weight is wte.weight under a second name; extra.weight is a real difference.
+    expect(diff.storageAliases).toEqual({ a: 1, b: 0 });
+    expect(diffSides(sideOf(specs), b, ALIGN_RULES).storageAliases).toEqual({ a: 0, b: 0 });
+  });
+
   it('a DDP `module.` checkpoint against a clean one is identical after alignment, and the rule says so', () => {
     const diff = diffSides(sideOf(ddpTensors()), sideOf(compareBaseTensors()), ALIGN_RULES);
     expect(diff.groups.identical.tensors).toBe(compareBaseTensors().length);

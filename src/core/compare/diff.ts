@@ -37,6 +37,8 @@ export interface CompareSide {
   names: readonly string[];
   /** Dtype strings outside the spec, by row; without it, two unknown dtypes compare equal. */
   unknownDtypes?: ReadonlyMap<number, string>;
+  /** A checkpoint's storage key per row (null for meta tensors), so names sharing one storage are known. */
+  storageKeys?: ReadonlyArray<string | null>;
 }
 
 export interface GroupTotals {
@@ -87,6 +89,11 @@ export interface DiffSummary {
   elementsA: number;
   elementsB: number;
   modules: ModuleDiff[];
+  /**
+   * Of the names only on one side, those that share storage with a name both sides have: a checkpoint's tied
+   * weights and views, which a conversion to safetensors keeps once. Not a difference in the weights.
+   */
+  storageAliases: { a: number; b: number };
 }
 
 export interface DiffResult extends DiffSummary {
@@ -160,6 +167,37 @@ export function moduleOf(key: string): string {
     start = end + 1;
   }
   return lastDot > 0 ? key.slice(0, lastDot) : key;
+}
+
+/**
+ * Entries only on one side whose storage another name of that side shares with the other side (`lm_head.weight`
+ * tied to `wte.weight`, which both have).
+ */
+function storageAliases(
+  keys: ReadonlyArray<string | null> | undefined,
+  rowOf: Int32Array,
+  status: Uint8Array,
+  onlyHere: number,
+  count: number,
+): number {
+  if (!keys) {
+    return 0;
+  }
+  const onBothSides = new Set<string>();
+  for (let i = 0; i < count; i++) {
+    const key = rowOf[i] >= 0 && status[i] !== onlyHere ? keys[rowOf[i]] : null;
+    if (key !== null && key !== undefined) {
+      onBothSides.add(key);
+    }
+  }
+  let aliases = 0;
+  for (let i = 0; i < count; i++) {
+    const key = status[i] === onlyHere ? keys[rowOf[i]] : null;
+    if (key !== null && key !== undefined && onBothSides.has(key)) {
+      aliases++;
+    }
+  }
+  return aliases;
 }
 
 export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly AlignRule[]): DiffResult {
@@ -298,6 +336,10 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
     alignment: alignmentSummary(alignedA, alignedB, enabled),
     groups,
     shapeAndDtype,
+    storageAliases: {
+      a: storageAliases(a.storageKeys, rowA, status, STATUS_ONLY_A, n),
+      b: storageAliases(b.storageKeys, rowB, status, STATUS_ONLY_B, n),
+    },
     tensorsA: countA,
     tensorsB: countB,
     elementsA,

@@ -40,6 +40,8 @@ export interface CompareReportSection {
   groups: Record<DiffGroup, GroupTotals>;
   /** Of `groups.shape`: tensors whose dtype changed too. */
   shapeAndDtype: number;
+  /** Names only on one side that share storage with a name both have (tied weights, views): not differences. */
+  storageAliases: { a: number; b: number };
   /** Parameters of B minus parameters of A. */
   parameterDelta: number;
   modules: ModuleDiff[];
@@ -96,6 +98,7 @@ export function buildCompareSection(
       GroupTotals
     >,
     shapeAndDtype: diff.shapeAndDtype,
+    storageAliases: diff.storageAliases,
     parameterDelta: diff.elementsB - diff.elementsA,
     modules: changedFirst.slice(0, MAX_REPORT_MODULES),
     modulesTotal: diff.modules.length,

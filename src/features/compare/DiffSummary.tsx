@@ -18,11 +18,15 @@ export function DiffSummary({ result }: { result: CompareResult }) {
       {DIFF_GROUPS.map((group) => {
         const totals = result.groups[group];
         const delta = totals.elementsB - totals.elementsA;
+        // Tied names and views of a storage the other side has: the same weights under a second name.
+        const aliases =
+          group === 'only-a' ? result.storageAliases.a : group === 'only-b' ? result.storageAliases.b : 0;
+        const onlyAliases = aliases > 0 && aliases === totals.tensors;
         return (
           <button
             key={group}
             type="button"
-            className={`diff-group diff-${group}`}
+            className={`diff-group diff-${group}${onlyAliases ? ' diff-aliases' : ''}`}
             aria-pressed={groups.includes(group)}
             data-testid={`group-${group}`}
             data-count={totals.tensors}
@@ -41,6 +45,13 @@ export function DiffSummary({ result }: { result: CompareResult }) {
                   : `${formatCount(totals.elementsA)} → ${formatCount(totals.elementsB)} stored elements`}
               {delta !== 0 && ` (${signed(delta, formatCount)})`}
             </span>
+            {aliases > 0 && (
+              <span className="muted" data-testid={`${group}-aliases`}>
+                {onlyAliases
+                  ? `${aliases === 1 ? 'a tied name or view' : 'tied names and views'} of storage both sides have, not a difference`
+                  : `${groupDigits(aliases)} of them tied names or views of storage both sides have`}
+              </span>
+            )}
             {group === 'shape' && result.shapeAndDtype > 0 && (
               <span className="muted">{groupDigits(result.shapeAndDtype)} with a new dtype too</span>
             )}
