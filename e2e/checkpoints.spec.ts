@@ -5,6 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
+import { groupDigits } from '../src/core/number-format';
+import { expectedCounts } from '../src/testing/torch-fixtures';
 import { fixturePath, openApp, ORIGIN_A, serverLog, statValue, uniqueTag, watchPage } from './helpers';
 
 const expected = JSON.parse(readFileSync(fixturePath('torch/expected.json'), 'utf8')) as Record<
@@ -55,6 +57,19 @@ test.describe('PyTorch checkpoints', () => {
         const share = name === 'many_tensors.bin' ? 0.8 : 0.5;
         expect(await statValue(page, 'stat-bytes-read')).toBeLessThan(fileSize * share);
       }
+      // Only a torch.save zip has a data.pkl; a legacy file is a run of pickles before its storages.
+      await expect(page.getByTestId('stats')).toContainText(
+        name === 'legacy.pt' ? 'Pickles (legacy stream)' : 'Pickle (data.pkl)',
+      );
+      await expect(page.getByTestId('stats')).not.toContainText('Header overhead');
+      if (name === 'mixed_dtypes.pt') {
+        await expect(page.getByText('quantized-tensors')).toBeVisible();
+      }
+      if (name === 'many_tensors.bin') {
+        // 20,000 numbered tensors with no submodules are not a transformer's layers.
+        await expect(page.getByTestId('verdict-pending')).toHaveCount(0);
+        await expect(page.getByTestId('verdict')).not.toContainText(/Transformer|layers/);
+      }
       watch.expectClean();
     });
   }
@@ -64,6 +79,12 @@ test.describe('PyTorch checkpoints', () => {
   }) => {
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/lightning.ckpt'));
+    // The headline counts the model (Linear(8, 16) + Linear(16, 4) = 212), the Adam moments apart.
+    await expect(page.getByTestId('verdict-params')).toHaveText('212 parameters (640 stored elements)');
+    await expect(page.getByTestId('checkpoint-sections-line')).toContainText(
+      'counted apart: optimizer_states (optimizer) 12 tensors, 428 elements',
+    );
+    await expect(page.getByTestId('verdict')).toContainText('32.00 bits/param');
     await page.getByRole('tab', { name: 'Checkpoint' }).click();
     await expect(page.getByTestId('safety-verdict')).toHaveText('Safe: only tensors and plain containers');
     await expect(page.getByTestId('checkpoint-weights')).toHaveText('state_dict');
@@ -85,13 +106,15 @@ test.describe('PyTorch checkpoints', () => {
     await expect(page.getByTestId('convert-script')).toContainText('state_dict.pop("lm_head.weight")');
   });
 
-  for (const [name, global] of [
-    ['hostile-checkpoint.bin', 'posix.system'],
-    ['hostile-eval.pkl', 'builtins.eval'],
-    ['hostile-memo-stack-global.pkl', 'posix.system'],
-    ['hostile-exec.pkl', 'builtins.exec'],
+  for (const [name, global, call] of [
+    ['hostile-checkpoint.bin', 'posix.system', "posix.system('echo pwned')"],
+    ['hostile-eval.pkl', 'builtins.eval', 'builtins.eval(\'__import__("os").getcwd()\')'],
+    ['hostile-memo-stack-global.pkl', 'posix.system', "posix.system('id')"],
+    ['hostile-exec.pkl', 'builtins.exec', "builtins.exec('print(1)')"],
   ] as const) {
-    test(`${name}: the dangerous global is on screen, nothing is suggested for loading`, async ({ page }) => {
+    test(`${name}: opens on its safety verdict with what it would run, nothing is suggested for loading`, async ({
+      page,
+    }) => {
       const watch = watchPage(page);
       await openApp(page);
       await page
@@ -100,8 +123,11 @@ test.describe('PyTorch checkpoints', () => {
         .setInputFiles(fixturePath(`torch/${name}`));
       await expect(page.getByTestId('integrity')).toContainText('dangerous: loading this file would run code');
       await expect(page.getByText('pickle-dangerous-global')).toBeVisible();
-      await page.getByRole('tab', { name: 'Checkpoint' }).click();
+      // No click: a file that would run code opens on the Checkpoint tab, with the call and its arguments as text.
+      await expect(page.getByRole('tab', { name: 'Checkpoint' })).toHaveAttribute('aria-selected', 'true');
       await expect(page.getByTestId('safety-verdict')).toContainText('Dangerous');
+      await expect(page.getByTestId('would-run')).toContainText(call);
+      await expect(page.getByTestId('stats')).not.toContainText('Header overhead');
       await expect(page.getByTestId('globals-table')).toContainText(global);
       await expect(page.getByTestId('convert-refused')).toContainText('Do not load this file');
       await expect(page.getByTestId('convert-script')).toHaveCount(0);
@@ -217,5 +243,39 @@ test.describe('PyTorch checkpoints', () => {
     expect(report.pickle.weightsOnly).toBe('accepts');
     expect(report.checkpoint.weights).toBe('state_dict');
     expect(report.checkpoint.globalStep).toBe(1200);
+    expect(report.parameters).toEqual({ model: 212, stored: 640, basis: 'checkpoint-weights-storage-once' });
+  });
+
+  test('a GPT-2 with tied and viewed storage: each storage once in the headline, the sections and the memory', async ({
+    page,
+  }) => {
+    const counts = expectedCounts('gpt2-tied/pytorch_model.bin#counts');
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles([fixturePath('torch/gpt2-tied/pytorch_model.bin'), fixturePath('torch/gpt2-tied/config.json')]);
+    await expect(page.getByTestId('verdict-params')).toHaveText(
+      '35.7 K parameters (44.9 K stored elements) · 2 names share storage, counted once',
+    );
+    await expect(page.getByTestId('verdict')).toContainText('16.00 bits/param · F16');
+    expect(await statValue(page, 'stat-params')).toBe(counts.modelParameters);
+    expect(await statValue(page, 'stat-data-bytes')).toBe(counts.storageBytes);
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    // The one section holds every storage once: the file's storage bytes, not Σ of each name's bytes.
+    await expect(page.getByTestId('sections-table')).toContainText(`${groupDigits(counts.modelParameters)}`);
+    await page.getByRole('tab', { name: 'Memory' }).click();
+    await expect(page.getByTestId('memory-weights')).toHaveAttribute(
+      'title',
+      `${groupDigits(counts.modelParameters * 2)} B`,
+    );
+    // Its safetensors conversion dropped the tied and viewed names: compare says they are aliases, not losses.
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(fixturePath('torch/gpt2-tied/model.safetensors'));
+    await expect(page.getByTestId('group-only-a')).toHaveAttribute('data-count', '2');
+    await expect(page.getByTestId('only-a-aliases')).toHaveText(
+      'tied names and views of storage both sides have, not a difference',
+    );
+    await expect(page.getByTestId('group-only-a')).toHaveClass(/diff-aliases/);
   });
 });

@@ -16,7 +16,9 @@ test.describe('model insights', () => {
     await openApp(page);
     await openLocalFile(page, FLUX);
     await expect(page.getByTestId('verdict-clauses')).toContainText('DiT');
-    await expect(page.getByTestId('verdict-clauses')).toContainText(`int8_tensorwise) on ${CONFIG_LAYERS} quantized matrices`);
+    await expect(page.getByTestId('verdict-clauses')).toContainText(
+      `int8_tensorwise) on ${CONFIG_LAYERS} quantized matrices`,
+    );
     await expect(page.locator('[data-code="quant-name-claim-mismatch"]')).toContainText('int8cr');
 
     await page.getByRole('tab', { name: 'Quantization' }).click();
@@ -42,7 +44,9 @@ test.describe('model insights', () => {
     await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(`${ORIGIN_A}/range/${FLUX}?${tag}`);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await expect(page.locator('[data-code="quant-name-claim-mismatch"]')).toBeVisible();
-    await expect(page.getByTestId('verdict-clauses')).toContainText(`int8_tensorwise) on ${CONFIG_LAYERS} quantized matrices`);
+    await expect(page.getByTestId('verdict-clauses')).toContainText(
+      `int8_tensorwise) on ${CONFIG_LAYERS} quantized matrices`,
+    );
 
     const response = await fetch(`${ORIGIN_A}/__log?origin=A`);
     const body = (await response.json()) as { entries?: Array<{ path: string; range: string; method: string }> };

@@ -25,7 +25,9 @@ test.describe('numbers and wording', () => {
     await expect(page.getByTestId('stats').getByText('Stored elements', { exact: true })).toBeVisible();
     expect(await statValue(page, 'stat-params')).toBeGreaterThan(0);
     expect(await statValue(page, 'stat-stored-elements')).toBeGreaterThan(0);
-    await expect(page.getByTestId('verdict-clauses')).toContainText('(comfy_quant, int8_tensorwise) on 8 quantized matrices');
+    await expect(page.getByTestId('verdict-clauses')).toContainText(
+      '(comfy_quant, int8_tensorwise) on 8 quantized matrices',
+    );
     await expect(page.getByTestId('sample-share')).toBeVisible();
     await expect(page.getByTestId('no-share')).toHaveCount(0);
     watch.expectClean();

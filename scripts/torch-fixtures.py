@@ -224,6 +224,11 @@ def write_gpt2_tied():
     sd['lm_head.weight'] = sd['transformer.wte.weight']
     os.makedirs(path('gpt2-tied'), exist_ok=True)
     save(sd, 'gpt2-tied/pytorch_model.bin')
+    # Its safetensors conversion keeps one name per storage, as save_pretrained does: the tied lm_head and the second
+    # layer's mask, which is the first layer's under another name, are dropped.
+    write_safetensors(collections.OrderedDict(
+        (k, v) for k, v in sd.items() if k not in ('lm_head.weight', 'transformer.h.1.attn.bias')),
+        'gpt2-tied/model.safetensors', {'format': 'pt'})
     with open(path('gpt2-tied/config.json'), 'w') as f:
         json.dump({'model_type': 'gpt2', 'architectures': ['GPT2LMHeadModel'], 'n_layer': layers, 'n_head': 2,
                    'n_embd': hidden, 'n_positions': positions, 'vocab_size': vocab, 'tie_word_embeddings': True,

@@ -62,8 +62,9 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
       {pickle.calls.length > 0 && (
         <div className="would-run" data-testid="would-run">
           <p>
-            Loading it would run {pickle.callsTotal === 1 ? 'this call' : `these ${groupDigits(pickle.callsTotal)} calls`}{' '}
-            (read as data, shown as text):
+            Loading it would run{' '}
+            {pickle.callsTotal === 1 ? 'this call' : `these ${groupDigits(pickle.callsTotal)} calls`} (read as data,
+            shown as text):
           </p>
           <ol>
             {pickle.calls.map((call, index) => (
@@ -168,6 +169,15 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
           value={checkpoint.views.length === 0 ? 'none' : `${groupDigits(checkpoint.views.length)} tensors`}
           testId="checkpoint-views"
         />
+        <Fact
+          label="Names sharing storage"
+          value={
+            checkpoint.sharedNames === 0
+              ? 'none'
+              : `${groupDigits(checkpoint.sharedNames)}, counted once in elements and bytes`
+          }
+          testId="checkpoint-shared"
+        />
       </dl>
       {checkpoint.sections.length > 0 && (
         <div className="table-scroll">
@@ -180,7 +190,14 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
                 <th scope="col" className="num">
                   Tensors
                 </th>
-                <th scope="col" className="num">
+                <th
+                  scope="col"
+                  className="num"
+                  title="Elements with each storage region counted once: a tied name or a view adds nothing"
+                >
+                  Elements
+                </th>
+                <th scope="col" className="num" title="Bytes of the storages in the file, each counted once">
                   Bytes
                 </th>
               </tr>
@@ -191,6 +208,9 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
                   <td className="mono">{section.path || '(root)'}</td>
                   <td>{section.kind}</td>
                   <td className="num">{groupDigits(section.tensors)}</td>
+                  <td className="num" title={`${groupDigits(section.elements)} elements over every name`}>
+                    {section.tensors > 0 ? groupDigits(section.parameters) : '—'}
+                  </td>
                   <td className="num">{section.tensors > 0 ? formatBytes(section.bytes) : '—'}</td>
                 </tr>
               ))}

@@ -19,8 +19,7 @@ export function DiffSummary({ result }: { result: CompareResult }) {
         const totals = result.groups[group];
         const delta = totals.elementsB - totals.elementsA;
         // Tied names and views of a storage the other side has: the same weights under a second name.
-        const aliases =
-          group === 'only-a' ? result.storageAliases.a : group === 'only-b' ? result.storageAliases.b : 0;
+        const aliases = group === 'only-a' ? result.storageAliases.a : group === 'only-b' ? result.storageAliases.b : 0;
         const onlyAliases = aliases > 0 && aliases === totals.tensors;
         return (
           <button

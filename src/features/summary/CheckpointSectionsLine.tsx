@@ -16,8 +16,8 @@ export function CheckpointSectionsLine({ checkpoint }: { checkpoint: CheckpointS
     <p className="muted checkpoint-sections-line" data-testid="checkpoint-sections-line">
       {weights ? (
         <>
-          Parameters counted in <code>{weights.path || '(root)'}</code> ({plural(weights.tensors, 'tensor')}, the
-          model weights); counted apart:{' '}
+          Parameters counted in <code>{weights.path || '(root)'}</code> ({plural(weights.tensors, 'tensor')}, the model
+          weights); counted apart:{' '}
         </>
       ) : (
         'No section holds model weights; the tensors are in: '

@@ -15,7 +15,6 @@ import { bytesFigure } from '../../lib/figure';
 import { VerdictClauses } from './VerdictClauses';
 import { networkClause, useNetworkBreakdown } from './NetworkBreakdown';
 import { modelTitle } from './model-title';
-import { PACKED_UNKNOWN_FORMAT } from '../../core/analysis/quant/wording';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
 import './summary.css';
 import { checkpointIntegrity, formatLabel, pickleLabel } from '../checkpoint/format-label';
@@ -86,8 +85,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
         <VerdictClauses result={result} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
-        {plural(totals.tensors, 'tensor')} ·{' '}
-        <ParameterClause headline={headline} /> ·{' '}
+        {plural(totals.tensors, 'tensor')} · <ParameterClause headline={headline} /> ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
@@ -166,7 +164,12 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           </>
         ) : (
           <>
-            <Stat label="Data bytes" {...bytesFigure(header.dataBytes)} testId="stat-data-bytes" raw={header.dataBytes} />
+            <Stat
+              label="Data bytes"
+              {...bytesFigure(header.dataBytes)}
+              testId="stat-data-bytes"
+              raw={header.dataBytes}
+            />
             <Stat label="Header" {...bytesFigure(header.headerLength)} testId="stat-header" raw={header.headerLength} />
             <Stat label="Header overhead" value={overhead} />
           </>
