@@ -3,7 +3,8 @@
  * state) + a stated runtime overhead, how many of each common GPU that takes, and the same for training. Pure and
  * cheap, so the Memory view calls it on every input change; the report calls it for its fixed contexts.
  */
-import { groupDigits } from '../../number-format';
+import { groupDigits, plural } from '../../number-format';
+import { MAX_GPU_COUNT, parallelLayout, type HeadLayout, type ParallelLayout } from './parallel';
 import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './types';
 
 const MiB = 2 ** 20;
@@ -26,9 +27,6 @@ export const GPU_MEMORY_UTILIZATION = 0.9;
  * startup logs show 1.3–5 GiB in total; 2 GiB is a middle value, stated wherever it is used.
  */
 export const RUNTIME_OVERHEAD_BYTES = 2 * GiB;
-
-/** Past this many GPUs the count is shown as "more than" (multi-node territory). */
-const MAX_GPU_COUNT = 64;
 
 /** Mixed-precision AdamW per parameter: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 moments 8 (ZeRO). */
 const FULL_FINETUNE_BYTES_PER_PARAM = 16;
@@ -59,8 +57,13 @@ export interface GpuFit {
   capacityBytes: number;
   /** capacity × utilization − overhead: what weights and cache may use on one GPU. */
   usableBytes: number;
-  /** GPUs needed (weights and cache split evenly, e.g. tensor parallel); null when more than MAX_GPU_COUNT. */
+  /** GPUs needed; null when more than MAX_GPU_COUNT. */
   count: number | null;
+  /**
+   * Inference: the tensor-parallel size and pipeline stages (parallel.ts), null when past MAX_GPU_COUNT. Absent for
+   * training, whose state ZeRO-3 / FSDP shards evenly over any number of GPUs.
+   */
+  layout?: ParallelLayout | null;
 }
 
 export interface MemoryLine {
@@ -92,9 +95,12 @@ export interface MemoryEstimate {
   training: TrainingEstimate[];
 }
 
-function gpuFits(payloadBytes: number): GpuFit[] {
+const usableOf = (capacityBytes: number) => capacityBytes * GPU_MEMORY_UTILIZATION - RUNTIME_OVERHEAD_BYTES;
+
+/** Training: ZeRO-3 / FSDP shards weights, gradients and optimizer state evenly over any number of GPUs. */
+function shardedFits(payloadBytes: number): GpuFit[] {
   return GPUS.map((gpu) => {
-    const usableBytes = gpu.capacityBytes * GPU_MEMORY_UTILIZATION - RUNTIME_OVERHEAD_BYTES;
+    const usableBytes = usableOf(gpu.capacityBytes);
     const needed = Math.max(1, Math.ceil(payloadBytes / usableBytes));
     return {
       id: gpu.id,
@@ -102,6 +108,27 @@ function gpuFits(payloadBytes: number): GpuFit[] {
       capacityBytes: gpu.capacityBytes,
       usableBytes,
       count: needed > MAX_GPU_COUNT ? null : needed,
+    };
+  });
+}
+
+/** Inference: the smallest tensor-parallel size vLLM accepts that fits, then pipeline stages (parallel.ts). */
+function inferenceFits(section: MemorySection, payload: Parameters<typeof parallelLayout>[0]): GpuFit[] {
+  const heads: HeadLayout = {
+    attentionHeads: section.attentionHeads,
+    kvHeads: section.kvHeads,
+    latent: section.kv?.attention === 'MLA',
+  };
+  return GPUS.map((gpu) => {
+    const usableBytes = usableOf(gpu.capacityBytes);
+    const layout = parallelLayout(payload, heads, usableBytes);
+    return {
+      id: gpu.id,
+      name: gpu.name,
+      capacityBytes: gpu.capacityBytes,
+      usableBytes,
+      count: layout?.gpus ?? null,
+      layout,
     };
   });
 }
@@ -125,8 +152,9 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
       tokensKept,
       bytes,
       formula:
-        `${batch} × ${groupDigits(tokensKept)} tokens × ${group.layers} layers × ${groupDigits(group.elementsPerToken)} ` +
-        `elements × ${cacheBytes} B (${inputs.cacheDtype}); elements per token and layer: ${group.formula}`,
+        `${batch} × ${plural(tokensKept, 'token')} × ${plural(group.layers, 'layer')} × ` +
+        `${plural(group.elementsPerToken, 'element')} × ${cacheBytes} B (${inputs.cacheDtype}); ` +
+        `elements per token and layer: ${group.formula}`,
     };
   });
   const kvBytes = kvLines.reduce((sum, line) => sum + line.bytes, 0);
@@ -140,10 +168,12 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
     kvLines,
     kvBytes,
     stateBytes,
-    stateFormula: state ? `${batch} sequences × ${groupDigits(state.bytesPerSequence)} B (${state.formula})` : null,
+    stateFormula: state
+      ? `${plural(batch, 'sequence')} × ${groupDigits(state.bytesPerSequence)} B (${state.formula})`
+      : null,
     overheadBytes: RUNTIME_OVERHEAD_BYTES,
     totalBytes,
-    gpus: gpuFits(weightsBytes + kvBytes + stateBytes),
+    gpus: inferenceFits(section, { weightsBytes, kvBytes, stateBytes }),
     training: trainingEstimates(section),
   };
 }
@@ -163,7 +193,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
     label: 'Full fine-tuning, mixed-precision AdamW',
     lines: [...full, overheadLine()],
     totalBytes: fullPayload + RUNTIME_OVERHEAD_BYTES,
-    gpus: gpuFits(fullPayload),
+    gpus: shardedFits(fullPayload),
   });
   if (section.lora) {
     const { trainableParams, rank } = section.lora;
@@ -182,7 +212,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
         overheadLine(),
       ],
       totalBytes: base + adapter + RUNTIME_OVERHEAD_BYTES,
-      gpus: gpuFits(base + adapter),
+      gpus: shardedFits(base + adapter),
     });
   }
   return out;

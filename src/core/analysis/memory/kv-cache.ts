@@ -4,7 +4,7 @@
  * Sizes are in elements; estimate.ts multiplies by the cache dtype the user picks.
  */
 import { groupDigits } from '../../number-format';
-import { asNumber, asString, isRecord } from '../values';
+import { asNumber, asString } from '../values';
 import { count, first, type MemoryConfig } from './config';
 import type { KvLayerGroup, KvModel, RecurrentState } from './types';
 
@@ -303,8 +303,5 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
     }
   }
   notes.unshift(`Layer layout: ${plan.source}.`);
-  if (isRecord(text.rope_scaling) && config.maxContextSource !== null) {
-    notes.push(`rope_scaling is set; the maximum context is taken as ${config.maxContextSource} without scaling.`);
-  }
   return { attention, groups, state, notes };
 }
