@@ -10,13 +10,19 @@ import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySect
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
 
-/** One card per marketed size; capacity is what nvidia-smi reports (memory-facts §8), not the marketing number. */
-const GPUS: ReadonlyArray<{ id: string; name: string; marketedGB: number; capacityBytes: number }> = [
-  { id: '24', name: 'RTX 4090 / L4 / A10 (24 GB)', marketedGB: 24, capacityBytes: 24_564 * MiB },
-  { id: '48', name: 'L40S / RTX 6000 Ada (48 GB)', marketedGB: 48, capacityBytes: 46_068 * MiB },
-  { id: '80', name: 'H100 / A100 (80 GB)', marketedGB: 80, capacityBytes: 81_559 * MiB },
-  { id: '141', name: 'H200 (141 GB)', marketedGB: 141, capacityBytes: 143_771 * MiB },
-  { id: '192', name: 'B200 (192 GB)', marketedGB: 192, capacityBytes: 183_359 * MiB },
+export interface GpuModel {
+  id: string;
+  name: string;
+  capacityBytes: number;
+}
+
+/** One card per marketed size; capacity is what nvidia-smi reports (public nvidia-smi outputs), not the marketing number. */
+const GPUS: readonly GpuModel[] = [
+  { id: '24', name: 'RTX 4090 / L4 / A10 (24 GB)', capacityBytes: 24_564 * MiB },
+  { id: '48', name: 'L40S / RTX 6000 Ada (48 GB)', capacityBytes: 46_068 * MiB },
+  { id: '80', name: 'H100 / A100 (80 GB)', capacityBytes: 81_559 * MiB },
+  { id: '141', name: 'H200 (141 GB)', capacityBytes: 143_771 * MiB },
+  { id: '192', name: 'B200 (192 GB)', capacityBytes: 183_359 * MiB },
 ];
 
 /** vLLM's default gpu_memory_utilization: the share of each GPU the engine lets itself use. */
@@ -40,6 +46,8 @@ export interface MemoryInputs {
   tokens: number;
   batch: number;
   cacheDtype: CacheDtype;
+  /** A GPU of the user's own, compared after the common ones. */
+  ownGpu?: GpuModel | null;
 }
 
 export interface KvLine {
@@ -98,10 +106,10 @@ export interface MemoryEstimate {
 const usableOf = (capacityBytes: number) => capacityBytes * GPU_MEMORY_UTILIZATION - RUNTIME_OVERHEAD_BYTES;
 
 /** Training: ZeRO-3 / FSDP shards weights, gradients and optimizer state evenly over any number of GPUs. */
-function shardedFits(payloadBytes: number): GpuFit[] {
-  return GPUS.map((gpu) => {
+function shardedFits(gpus: readonly GpuModel[], payloadBytes: number): GpuFit[] {
+  return gpus.map((gpu) => {
     const usableBytes = usableOf(gpu.capacityBytes);
-    const needed = Math.max(1, Math.ceil(payloadBytes / usableBytes));
+    const needed = usableBytes > 0 ? Math.max(1, Math.ceil(payloadBytes / usableBytes)) : Infinity;
     return {
       id: gpu.id,
       name: gpu.name,
@@ -113,13 +121,17 @@ function shardedFits(payloadBytes: number): GpuFit[] {
 }
 
 /** Inference: the smallest tensor-parallel size vLLM accepts that fits, then pipeline stages (parallel.ts). */
-function inferenceFits(section: MemorySection, payload: Parameters<typeof parallelLayout>[0]): GpuFit[] {
+function inferenceFits(
+  gpus: readonly GpuModel[],
+  section: MemorySection,
+  payload: Parameters<typeof parallelLayout>[0],
+): GpuFit[] {
   const heads: HeadLayout = {
     attentionHeads: section.attentionHeads,
     kvHeads: section.kvHeads,
     latent: section.kv?.attention === 'MLA',
   };
-  return GPUS.map((gpu) => {
+  return gpus.map((gpu) => {
     const usableBytes = usableOf(gpu.capacityBytes);
     const layout = parallelLayout(payload, heads, usableBytes);
     return {
@@ -140,9 +152,13 @@ export function kvBytesPerToken(section: Pick<MemorySection, 'kv'>, cacheDtype: 
 }
 
 export function estimateMemory(section: MemorySection, inputs: MemoryInputs): MemoryEstimate {
-  const tokens = Math.max(0, Math.floor(inputs.tokens));
-  const batch = Math.max(1, Math.floor(inputs.batch));
+  const { tokens, batch } = inputs;
+  // The view checks what the user typed and keeps the last valid figure; anything else here is a caller's bug.
+  if (!Number.isInteger(tokens) || tokens < 1 || !Number.isInteger(batch) || batch < 1) {
+    throw new RangeError(`estimateMemory needs whole numbers ≥ 1, got ${tokens} tokens and batch ${batch}`);
+  }
   const cacheBytes = CACHE_DTYPE_BYTES[inputs.cacheDtype];
+  const gpus = inputs.ownGpu ? [...GPUS, inputs.ownGpu] : GPUS;
   const kvLines: KvLine[] = (section.kv?.groups ?? []).map((group) => {
     const tokensKept = group.window === null ? tokens : Math.min(group.window, tokens);
     const bytes = batch * tokensKept * group.layers * group.elementsPerToken * cacheBytes;
@@ -163,7 +179,7 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
   const weightsBytes = section.weightsBytes;
   const totalBytes = weightsBytes + kvBytes + stateBytes + RUNTIME_OVERHEAD_BYTES;
   return {
-    inputs: { tokens, batch, cacheDtype: inputs.cacheDtype },
+    inputs: { tokens, batch, cacheDtype: inputs.cacheDtype, ownGpu: inputs.ownGpu ?? null },
     weightsBytes,
     kvLines,
     kvBytes,
@@ -173,12 +189,12 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
       : null,
     overheadBytes: RUNTIME_OVERHEAD_BYTES,
     totalBytes,
-    gpus: inferenceFits(section, { weightsBytes, kvBytes, stateBytes }),
-    training: trainingEstimates(section),
+    gpus: inferenceFits(gpus, section, { weightsBytes, kvBytes, stateBytes }),
+    training: trainingEstimates(gpus, section),
   };
 }
 
-function trainingEstimates(section: MemorySection): TrainingEstimate[] {
+function trainingEstimates(gpus: readonly GpuModel[], section: MemorySection): TrainingEstimate[] {
   const params = section.weights.params;
   const out: TrainingEstimate[] = [];
   const full: MemoryLine[] = [
@@ -193,7 +209,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
     label: 'Full fine-tuning, mixed-precision AdamW',
     lines: [...full, overheadLine()],
     totalBytes: fullPayload + RUNTIME_OVERHEAD_BYTES,
-    gpus: shardedFits(fullPayload),
+    gpus: shardedFits(gpus, fullPayload),
   });
   if (section.lora) {
     const { trainableParams, rank } = section.lora;
@@ -212,7 +228,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
         overheadLine(),
       ],
       totalBytes: base + adapter + RUNTIME_OVERHEAD_BYTES,
-      gpus: shardedFits(base + adapter),
+      gpus: shardedFits(gpus, base + adapter),
     });
   }
   return out;

@@ -337,3 +337,27 @@ describe('MoE active parameters: both conventions', () => {
     expect(section.weights.params).toBe(6_738_415_616);
   });
 });
+
+describe('estimateMemory inputs', () => {
+  it('words agree with their counts: 1 token, 1 sequence', () => {
+    const section = memory(withConfig(QWEN3_NEXT_80B_CONFIG));
+    const one = estimateMemory(section, { tokens: 1, batch: 1, cacheDtype: 'bf16' });
+    expect(one.kvLines[0].formula).toMatch(/^1 × 1 token × 12 layers × /);
+    expect(one.stateFormula).toMatch(/^1 sequence × /);
+    const two = estimateMemory(section, { tokens: 2, batch: 2, cacheDtype: 'bf16' });
+    expect(two.kvLines[0].formula).toMatch(/^2 × 2 tokens × /);
+    expect(two.stateFormula).toMatch(/^2 sequences × /);
+  });
+
+  it('refuses zero, negative or fractional inputs instead of clamping them to 1', () => {
+    const section = memory(llama2Fixture(LLAMA2_7B_CONFIG));
+    for (const inputs of [
+      { tokens: 0, batch: 1 },
+      { tokens: -4096, batch: 1 },
+      { tokens: 4096, batch: 0 },
+      { tokens: 10.5, batch: 1 },
+    ]) {
+      expect(() => estimateMemory(section, { ...inputs, cacheDtype: 'bf16' })).toThrow(RangeError);
+    }
+  });
+});
