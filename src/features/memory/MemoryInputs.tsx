@@ -51,20 +51,22 @@ const CACHE_DTYPES: ReadonlyArray<[CacheDtype, string]> = [
   ['fp8', 'fp8 (1 B)'],
 ];
 
+/** A number box; its error message is rendered below the row of inputs (InputErrors), so the row never reflows. */
 function NumberBox({
   label,
   field,
   rule,
   testId,
+  errorId,
   placeholder,
 }: {
   label: string;
   field: NumberField;
   rule: NumberRule;
   testId: string;
+  errorId: string;
   placeholder?: string;
 }) {
-  const errorId = useId();
   return (
     <label className="memory-number">
       {label}
@@ -81,11 +83,6 @@ function NumberBox({
         data-testid={testId}
         onChange={(event) => field.onText(event.target.value)}
       />
-      {field.error !== null && (
-        <span id={errorId} className="memory-input-error" role="alert" data-testid={`${testId}-error`}>
-          {field.error}
-        </span>
-      )}
     </label>
   );
 }
@@ -99,52 +96,86 @@ export function MemoryInputs(props: {
   onCacheDtype: (value: CacheDtype) => void;
 }) {
   const { section, tokens } = props;
+  const idPrefix = useId();
+  const boxes = [
+    { field: tokens, testId: 'memory-tokens' },
+    { field: props.batch, testId: 'memory-batch' },
+    { field: props.ownGpu, testId: 'memory-own-gpu' },
+  ];
+  const errorId = (testId: string) => `${idPrefix}-${testId}-error`;
   const presets: Array<[string, number]> = [...PRESETS];
   if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
     presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
   }
   return (
-    <div className="memory-inputs">
-      <NumberBox label="Context (tokens)" field={tokens} rule={TOKENS_RULE} testId="memory-tokens" />
-      <span className="memory-presets" role="group" aria-label="Context presets">
-        {presets.map(([label, value]) => (
-          <button
-            key={label}
-            type="button"
-            aria-pressed={tokens.error === null && tokens.value === value}
-            onClick={() => tokens.set(value)}
-          >
-            {label}
-          </button>
-        ))}
-      </span>
-      <NumberBox label="Batch (sequences)" field={props.batch} rule={BATCH_RULE} testId="memory-batch" />
-      <label>
-        KV cache dtype
-        <select
-          value={props.cacheDtype}
-          data-testid="memory-cache-dtype"
-          onChange={(event) => props.onCacheDtype(event.target.value as CacheDtype)}
-        >
-          {CACHE_DTYPES.map(([value, label]) => (
-            <option key={value} value={value}>
+    <>
+      <div className="memory-inputs">
+        <NumberBox
+          label="Context (tokens)"
+          field={tokens}
+          rule={TOKENS_RULE}
+          testId="memory-tokens"
+          errorId={errorId('memory-tokens')}
+        />
+        <span className="memory-presets" role="group" aria-label="Context presets">
+          {presets.map(([label, value]) => (
+            <button
+              key={label}
+              type="button"
+              aria-pressed={tokens.error === null && tokens.value === value}
+              onClick={() => tokens.set(value)}
+            >
               {label}
-            </option>
+            </button>
           ))}
-        </select>
-      </label>
-      <NumberBox
-        label="Your GPU (GiB, optional)"
-        field={props.ownGpu}
-        rule={GPU_RULE}
-        testId="memory-own-gpu"
-        placeholder="e.g. 32"
-      />
-      <span className="memory-max" data-testid="memory-max">
-        {section.maxContext !== null
-          ? `Model maximum: ${groupDigits(section.maxContext)} tokens (${section.maxContextSource ?? 'config.json'})`
-          : `Model maximum: unknown (${section.config === 'config.json' ? 'config.json has no max_position_embeddings' : 'needs config.json'})`}
-      </span>
-    </div>
+        </span>
+        <NumberBox
+          label="Batch (sequences)"
+          field={props.batch}
+          rule={BATCH_RULE}
+          testId="memory-batch"
+          errorId={errorId('memory-batch')}
+        />
+        <label>
+          KV cache dtype
+          <select
+            value={props.cacheDtype}
+            data-testid="memory-cache-dtype"
+            onChange={(event) => props.onCacheDtype(event.target.value as CacheDtype)}
+          >
+            {CACHE_DTYPES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <NumberBox
+          label="Your GPU (GiB, optional)"
+          field={props.ownGpu}
+          rule={GPU_RULE}
+          testId="memory-own-gpu"
+          errorId={errorId('memory-own-gpu')}
+          placeholder="e.g. 32"
+        />
+        <span className="memory-max" data-testid="memory-max">
+          {section.maxContext !== null
+            ? `Model maximum: ${groupDigits(section.maxContext)} tokens (${section.maxContextSource ?? 'config.json'})`
+            : `Model maximum: unknown (${section.config === 'config.json' ? 'config.json has no max_position_embeddings' : 'needs config.json'})`}
+        </span>
+      </div>
+      {boxes.some((box) => box.field.error !== null) && (
+        <ul className="memory-input-errors" role="alert">
+          {boxes.map(
+            (box) =>
+              box.field.error !== null && (
+                <li key={box.testId} id={errorId(box.testId)} data-testid={`${box.testId}-error`}>
+                  {box.field.error}
+                </li>
+              ),
+          )}
+        </ul>
+      )}
+    </>
   );
 }

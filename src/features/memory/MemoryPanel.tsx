@@ -149,7 +149,9 @@ function TensorParallelRule({ section }: { section: MemorySection }) {
       ? 'the attention heads are unknown without config.json, so any of them'
       : latent
         ? `it must divide the ${attentionHeads} attention heads; the MLA latent cache is whole on every GPU`
-        : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
+        : kvHeads === 1
+          ? `it must divide the ${attentionHeads} attention heads; the one KV head is copied to every GPU`
+          : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
   return (
     <p className="formula gpu-rule" data-testid="memory-tp-rule">
       Each GPU uses capacity × {GPU_MEMORY_UTILIZATION} − {formatGiB(RUNTIME_OVERHEAD_BYTES)} (nvidia-smi capacity,
@@ -262,27 +264,23 @@ function GpuBars({
   return (
     <ul className={`memory-gpus${compact ? ' compact' : ''}`} data-testid={testId}>
       {gpus.map((gpu) => {
-        const share = gpu.usableBytes > 0 ? payload / gpu.usableBytes : Infinity;
         const fits = gpu.count === 1;
-        const perGpu = gpu.layout && gpu.count !== null && gpu.count > 1 ? gpu.layout.perGpuBytes : null;
+        // Each GPU's share at the layout found (TP × PP, or an even shard for training); the whole when none fits.
+        const perGpu = gpu.count === null ? payload : gpu.layout ? gpu.layout.perGpuBytes : payload / gpu.count;
+        const share = gpu.usableBytes > 0 ? perGpu / gpu.usableBytes : Infinity;
+        const fill = fits ? 'fits' : gpu.count !== null ? 'split' : 'over';
         return (
           <li key={gpu.id} data-testid={`gpu-${gpu.id}`}>
             <span className="gpu-name">{gpu.name}</span>
             <span
               className="gpu-bar"
               role="img"
-              aria-label={`${Math.round(share * 100)}% of one GPU's usable memory`}
+              aria-label={`${Math.round(share * 100)}% of each GPU's usable memory`}
               title={`usable per GPU: ${formatGiB(gpu.capacityBytes)} × ${GPU_MEMORY_UTILIZATION} − ${formatGiB(RUNTIME_OVERHEAD_BYTES)} overhead = ${formatGiB(gpu.usableBytes)}`}
             >
-              <span
-                className={`gpu-fill${fits ? ' fits' : ' over'}`}
-                style={{ width: `${Math.min(100, share * 100)}%` }}
-              />
+              <span className={`gpu-fill ${fill}`} style={{ width: `${Math.min(100, share * 100)}%` }} />
             </span>
-            <span
-              className={`gpu-count${fits ? ' fits' : ''}`}
-              title={perGpu !== null ? `${formatGiB(perGpu)} on each GPU` : undefined}
-            >
+            <span className={`gpu-count${fits ? ' fits' : ''}`} title={`${formatGiB(perGpu)} on each GPU`}>
               {gpuCountText(gpu)}
             </span>
           </li>

@@ -73,11 +73,14 @@ export function useNumberField(initial: number | null, rule: NumberRule): Number
     setText(String(next));
     setValue(next);
   }, []);
-  const kept = value === null ? 'none' : amount(value, rule);
+  const kept =
+    value === null
+      ? 'Nothing is compared until it is valid.'
+      : `Showing the last valid figure: ${amount(value, rule)}.`;
   return {
     text,
     value,
-    error: parsed.ok ? null : `${parsed.message} Showing the last valid figure: ${kept}.`,
+    error: parsed.ok ? null : `${parsed.message} ${kept}`,
     onText,
     set,
   };
