@@ -1,7 +1,7 @@
 /**
  * config.json → the fields the memory estimate needs. Multimodal configs nest the language model in `text_config`
  * (Gemma 3, Llama 4, LLaVA, Mistral 3); field names differ by family, so each value is the first of its aliases
- * (the order vLLM's model_arch_config_convertor and transformers' get_text_config use; memory-facts §0).
+ * (the order vLLM's model_arch_config_convertor and transformers' get_text_config use).
  */
 import { asNumber, asString, isRecord } from '../values';
 import { readRopeScaling } from './context-limit';
@@ -103,7 +103,7 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   };
 }
 
-/** Routed experts per MoE layer, from the family's field name (memory-facts §6). */
+/** Routed experts per MoE layer, from the family's field name (the aliases vLLM reads). */
 export function expertCount(config: MemoryConfig): number | null {
   return count(config.text, ['num_local_experts', 'n_routed_experts', 'num_experts', 'moe_num_experts']);
 }

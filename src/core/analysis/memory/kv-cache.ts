@@ -1,6 +1,7 @@
 /**
  * The KV cache layout from config.json: which layers hold keys and values, how many elements per token each,
- * which are capped at a window, and the fixed state of linear-attention / state-space layers (memory-facts §1–4).
+ * which are capped at a window, and the fixed state of linear-attention / state-space layers (docs/memory.md; the
+ * rules follow transformers' configuration classes and vLLM's KV cache specs).
  * Sizes are in elements; estimate.ts multiplies by the cache dtype the user picks.
  */
 import { groupDigits } from '../../number-format';
@@ -28,7 +29,7 @@ const KIND_BY_NAME: ReadonlyMap<string, LayerKind> = new Map([
   ['ssm', 'mamba'],
 ]);
 
-/** Families whose `sliding_window`, when set, applies to every layer (Mistral v0.1 rule, memory-facts §1). */
+/** Families whose `sliding_window`, when set, applies to every layer (Mistral v0.1 rule: transformers' MistralConfig). */
 const ALL_LAYERS_SLIDING = new Set(['mistral', 'mixtral', 'starcoder2']);
 
 interface LayerPlan {

@@ -1,7 +1,7 @@
 /**
  * The memory analysis against published configs. Every expectation is computed by hand in the test, with its
  * formula: KV/token = Σ layers × 2 × KV heads × head dim × cache bytes (MLA: layers × (kv_lora_rank + rope) ×
- * bytes), windows capped, recurrent state once per sequence (memory-facts §1–4, §9).
+ * bytes), windows capped, recurrent state once per sequence (docs/memory.md).
  */
 import { describe, expect, it } from 'vitest';
 import type { TensorSpec } from '../../../testing/build-safetensors';
@@ -83,7 +83,7 @@ describe('KV cache per token from config.json', () => {
 
   it('Qwen3-0.6B: head_dim 128 from the config, not hidden / heads = 64', () => {
     const section = memory(withConfig(QWEN3_06B_CONFIG));
-    // 28 × 2 × 8 × 128 × 2 = 114,688; at 40960 tokens 4,697,620,480 B (memory-facts §9).
+    // 28 × 2 × 8 × 128 × 2 = 114,688; at 40960 tokens 4,697,620,480 B.
     expect(section.kvBytesPerToken).toBe(114_688);
     expect(section.contexts[3]).toMatchObject({ tokens: 40960, kvBytes: 4_697_620_480 });
   });
@@ -112,7 +112,7 @@ describe('KV cache per token from config.json', () => {
 
   it('gpt-oss-20b weights and MoE: 20,914,757,184 params; active = total − routed × (1 − 4/32)', () => {
     const section = memory({ ...gptOss20bFixture(24), sidecars: { config: GPT_OSS_20B_CONFIG } });
-    // Total as published (memory-facts §6): MXFP4 blocks count 2 params per byte, scales none.
+    // Total as published (arXiv 2508.10925): MXFP4 blocks count 2 params per byte, scales none.
     expect(section.weights.params).toBe(20_914_757_184);
     // Routed experts per layer: gate_up 32 × 5760 × 2880 + bias 32 × 5760; down 32 × 2880 × 2880 + bias 32 × 2880.
     const routedPerLayer = 32 * 5760 * 2880 + 32 * 5760 + 32 * 2880 * 2880 + 32 * 2880;
