@@ -1,6 +1,6 @@
 /**
  * Will it fit: weights + KV cache + overhead at a chosen context, batch and cache dtype, against common GPUs, and
- * the same for training. All arithmetic is core's estimateMemory; this view only holds the three inputs.
+ * the same for training. All arithmetic is core's estimateMemory; this view only holds the inputs (MemoryInputs.tsx).
  */
 import { useMemo, useState } from 'react';
 import { checkContext } from '../../core/analysis/memory/context-limit';
