@@ -1,7 +1,9 @@
 /**
  * The Memory tab and the report's memory section, for each place config.json comes from: a dropped folder of
  * shards, a single file dropped with its config.json, a repository on the fake Hub (config fetched once), a Hub
- * file URL (one extra request beside the file), and a file with no config at all (labelled inferred).
+ * file URL and a plain server's URL (one extra request beside the file), and a file with no config at all (labelled
+ * inferred). Along the way: deployable GPU layouts, the warning past the model's maximum context, and inline
+ * validation of the number boxes.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,8 @@ const REPO_FOR_FILE_URL = 'memory-file';
 const REPO_FOR_REPORT = 'memory-report';
 /** A Hub-shaped folder with the model and no config.json. */
 const REPO_WITHOUT_CONFIG = 'memory-no-config';
+/** A plain folder served by /range/ (not Hub-shaped) with the model and its config.json. */
+const OFF_HUB_DIR = 'memory-off-hub';
 
 interface MemoryReport {
   tensors: { bytes: number };
@@ -63,6 +67,10 @@ test.beforeAll(() => {
       writeFileSync(join(dir, 'config.json'), `${JSON.stringify(TINY_CONFIG, null, 2)}\n`);
     }
   }
+  const offHub = join(FIXTURES_DIR, OFF_HUB_DIR);
+  mkdirSync(offHub, { recursive: true });
+  writeFileSync(join(offHub, 'model.safetensors'), TINY_MODEL);
+  writeFileSync(join(offHub, 'config.json'), JSON.stringify(TINY_CONFIG));
 });
 
 async function openMemoryTab(page: Page): Promise<void> {
@@ -126,7 +134,13 @@ test.describe('memory estimate', () => {
       `4 × ${g(32768)} tokens × 80 layers × ${g(2048)} elements × 1 B (fp8)`,
     );
     await expect(page.getByTestId('memory-kv-line').locator('td.num')).toHaveText('20.00 GiB');
-    await expect(page.getByTestId('memory-gpus').getByTestId('gpu-80')).toContainText(/needs \d+/);
+    // 131.4 GiB of weights + 20 GiB of cache: TP 2 leaves 75.7 GiB per H100 (69.7 usable), TP 4 fits. On 24 GB
+    // cards TP 8 fits one node. 64 heads and 8 KV heads allow every power of two up to 8.
+    await expect(page.getByTestId('memory-gpus').getByTestId('gpu-80')).toContainText('TP 4: 4 GPUs');
+    await expect(page.getByTestId('memory-gpus').getByTestId('gpu-24')).toContainText('TP 8: 8 GPUs');
+    await expect(page.getByTestId('memory-tp-rule')).toContainText(
+      'it must divide the 64 attention heads and either divide the 8 KV heads',
+    );
 
     const report = await downloadReport(page);
     expect(report.memory.config).toBe('config.json');
@@ -148,7 +162,9 @@ test.describe('memory estimate', () => {
     watch.expectClean();
   });
 
-  test('a single file dropped with its config.json', async ({ page }) => {
+  test('a single file dropped with its config.json; past its maximum context; bad inputs; screenshots', async ({
+    page,
+  }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
     await page
@@ -160,6 +176,44 @@ test.describe('memory estimate', () => {
       ]);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await expectTinyFromConfig(page);
+    await expect(page.getByTestId('memory-context-check')).toHaveCount(0);
+    // 131,072 tokens on a model whose maximum is 2,048: said, with what would extend it.
+    await page.getByRole('button', { name: '128k' }).click();
+    const check = page.getByTestId('memory-context-check');
+    await expect(check).toContainText(
+      `${g(131072)} tokens is beyond this model's maximum context of ${g(2048)} tokens`,
+    );
+    await expect(check).toContainText('config.json has no rope_scaling');
+    // Zero, negative, blank: an inline message, and the figures stay at the last valid input.
+    const tokens = page.getByTestId('memory-tokens');
+    await tokens.fill('0');
+    await expect(page.getByTestId('memory-tokens-error')).toHaveText(
+      `The context must be at least 1 token. Showing the last valid figure: ${g(131072)} tokens.`,
+    );
+    await expect(tokens).toHaveAttribute('aria-invalid', 'true');
+    await expect(page.getByTestId('memory-breakdown').locator('caption')).toContainText(
+      `Inference at ${g(131072)} tokens × batch 1`,
+    );
+    await page.getByTestId('memory-batch').fill('-2');
+    await expect(page.getByTestId('memory-batch-error')).toContainText('The batch must be at least 1 sequence.');
+    await page.getByTestId('memory-own-gpu').fill('0');
+    await expect(page.getByTestId('memory-own-gpu-error')).toContainText('GPU memory must be at least 4 GiB.');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1200 });
+      await page.screenshot({ path: testInfo.outputPath(`memory-checks-${width}.png`), fullPage: true });
+    }
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: testInfo.outputPath('memory-checks-800-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await tokens.fill('1');
+    await page.getByTestId('memory-batch').fill('1');
+    await page.getByTestId('memory-own-gpu').fill('32');
+    await expect(page.getByTestId('memory-tokens-error')).toHaveCount(0);
+    await expect(page.getByTestId('memory-context-check')).toHaveCount(0);
+    await expect(page.getByTestId('memory-kv-line')).toContainText('1 × 1 token × 2 layers × 32 elements');
+    const ownGpu = page.getByTestId('memory-gpus').getByTestId('gpu-own');
+    await expect(ownGpu.locator('.gpu-name')).toHaveText('Your GPU (32 GiB)');
+    await expect(ownGpu.locator('.gpu-count')).toHaveText('fits on 1');
     const report = await downloadReport(page);
     expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
     expect(report.memory.contexts.map((context) => context.tokens)).toEqual([4096, 8192, 32768, 2048]);
@@ -213,6 +267,24 @@ test.describe('memory estimate', () => {
     expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
     expect(report.memory.contexts.map((context) => context.tokens)).toContain(2048);
     expect(await configGets(REPO_FOR_REPORT)).toHaveLength(1);
+    watch.expectClean();
+  });
+
+  test('a URL on a plain server: config.json in the same folder, read once when the Memory tab opens', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const configPath = `/range/${OFF_HUB_DIR}/config.json`;
+    await openUrl(page, `${ORIGIN_A}/range/${OFF_HUB_DIR}/model.safetensors`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expect(page.getByTestId('sidecars-on-demand')).toContainText('config.json beside the file is read when');
+    expect(await serverLog(configPath)).toHaveLength(0);
+    await expectTinyFromConfig(page);
+    await expect(page.getByTestId('sidecars-read')).toContainText('Also read config.json: its layer and attention');
+    const gets = (await serverLog(configPath)).filter((entry) => entry.method === 'GET');
+    expect(gets).toHaveLength(1);
+    expect([200, 206]).toContain(gets[0].status);
     watch.expectClean();
   });
 

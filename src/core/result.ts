@@ -164,7 +164,7 @@ export interface LoadResult {
   /** config.json / adapter_config.json files read and passed to the analyses. */
   sidecarsRead?: string[];
   /**
-   * Sidecars beside the source not read yet: the config.json beside a Hub file or index URL is read only when the
+   * Sidecars beside the source not read yet: the config.json beside a file or index URL is read only when the
    * Memory, Model or Quantization tab opens or the report is downloaded (state: readSidecarsOnDemand).
    */
   sidecarsOnDemand?: string[];

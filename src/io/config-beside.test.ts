@@ -19,9 +19,29 @@ describe('sidecarUrlBeside', () => {
     );
   });
 
-  it('does not guess on other servers or on odd URLs', () => {
-    expect(configUrlBeside('https://example.com/models/model.safetensors')).toBeNull();
-    expect(configUrlBeside('https://huggingface.co/resolve/main/model.safetensors')).toBeNull();
+  it('points at config.json in the same folder on any other server, query and fragment dropped', () => {
+    expect(configUrlBeside('https://example.com/models/llama/model.safetensors')).toBe(
+      'https://example.com/models/llama/config.json',
+    );
+    expect(configUrlBeside('http://127.0.0.1:8080/range/dir/pytorch_model.bin?sig=abc#x')).toBe(
+      'http://127.0.0.1:8080/range/dir/config.json',
+    );
+    expect(configUrlBeside('https://cdn.example.org/m/model.safetensors.index.json')).toBe(
+      'https://cdn.example.org/m/config.json',
+    );
+    expect(configUrlBeside('https://example.com/model%20v2.SAFETENSORS')).toBe('https://example.com/config.json');
+    expect(sidecarUrlBeside('https://example.com/lora/adapter_model.safetensors')?.url).toBe(
+      'https://example.com/lora/adapter_config.json',
+    );
+  });
+
+  it('does not guess where the folder may not be the model folder, or on odd URLs', () => {
+    // Off the Hub, a last segment that names no model file says nothing about its folder.
+    expect(configUrlBeside('https://example.com/download?id=7')).toBeNull();
+    expect(configUrlBeside('https://example.com/models/')).toBeNull();
+    expect(configUrlBeside('https://example.com/weights.gguf')).toBeNull();
+    expect(configUrlBeside('https://example.com/bad%E0%A4%A.safetensors')).toBeNull();
+    expect(configUrlBeside('ftp://example.com/model.safetensors')).toBeNull();
     expect(configUrlBeside('https://huggingface.co/org/name/resolve/main/config.json')).toBeNull();
     expect(configUrlBeside('https://huggingface.co/org/name/resolve/main/adapter_config.json')).toBeNull();
     expect(configUrlBeside('not a url')).toBeNull();

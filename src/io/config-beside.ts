@@ -1,30 +1,46 @@
 /**
- * Where the config file that belongs to a Hub file lives: the same folder of the same revision. For a model file or
- * shard index that is config.json (the memory estimate, the architecture and the quantization config read it); for
- * a PEFT adapter (`adapter_model.safetensors`, `adapter_model.bin`) it is adapter_config.json (rank, alpha and target
- * modules). A file opened by URL costs one extra small request for it when one of those is looked at
- * (io/sources/sidecars.ts sidecarBesideOnDemand). Only Hub-shaped URLs (`…/resolve/<revision>/<path>`) are probed:
- * on any other server a sibling file is a guess about someone else's layout. Pure: no network.
+ * Where the config file that belongs to a model file opened by URL lives: the same folder on the same server (for a
+ * Hub file, the same revision too). For a model file or shard index that is config.json (the memory estimate, the
+ * architecture and the quantization config read it); for a PEFT adapter (`adapter_model.safetensors`,
+ * `adapter_model.bin`) it is adapter_config.json (rank, alpha and target modules). It costs one extra small request
+ * when one of those is looked at (io/sources/sidecars.ts sidecarBesideOnDemand), never during the load.
+ *
+ * On the Hub (`…/resolve/<revision>/<path>`) any file qualifies. On any other server only a URL whose last segment
+ * names a model file (`.safetensors`, a PyTorch checkpoint, a shard index) does: elsewhere (`/download?id=7`) the
+ * folder is not the model's. The query and fragment are dropped: they address the file (a download flag, a signed
+ * URL's signature), not its folder. Pure: no network.
  */
 import { parseUrl } from './http-util';
 
 export type SidecarBeside =
   { key: 'config'; file: 'config.json' } | { key: 'adapterConfig'; file: 'adapter_config.json' };
 
-/** The sidecar beside `fileUrl` and its URL, or null when the URL is not a Hub-style resolve URL. */
+/** File names of model weights and shard indexes, as this app opens them off the Hub. */
+const MODEL_FILE = /\.(safetensors|sft|bin|pt|pth|ckpt|pkl)$|\.index\.json$/;
+
+function isHubResolvePath(segments: readonly string[]): boolean {
+  const resolveAt = segments.indexOf('resolve');
+  // …/<org>/<name>/resolve/<revision>/<file>: at least a repo before and a revision and a file after.
+  return resolveAt >= 2 && segments.length >= resolveAt + 3;
+}
+
+/** The sidecar beside `fileUrl` and its URL, or null when the URL names no model file in a folder. */
 export function sidecarUrlBeside(fileUrl: string): { sidecar: SidecarBeside; url: string } | null {
   const url = parseUrl(fileUrl);
-  if (url === null) {
+  if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     return null;
   }
   const segments = url.pathname.split('/');
-  const resolveAt = segments.indexOf('resolve');
-  // …/<org>/<name>/resolve/<revision>/<file>: at least a repo before and a revision and a file after.
-  if (resolveAt < 2 || segments.length < resolveAt + 3) {
+  let file: string;
+  try {
+    file = decodeURIComponent(segments[segments.length - 1]).toLowerCase();
+  } catch {
     return null;
   }
-  const file = segments[segments.length - 1].toLowerCase();
   if (file === '' || file === 'config.json' || file === 'adapter_config.json') {
+    return null;
+  }
+  if (!isHubResolvePath(segments) && !MODEL_FILE.test(file)) {
     return null;
   }
   const sidecar: SidecarBeside = /^adapter_model\.(safetensors|bin)$/.test(file)

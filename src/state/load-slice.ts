@@ -47,7 +47,7 @@ export interface LoadSlice {
   /** The current load's raw header bytes (8 + N), kept by the worker; null when there are none. */
   rawHeader: () => Promise<Uint8Array | null>;
   /**
-   * Reads, once, the sidecars the current load left for later (the config.json beside a Hub file or index URL)
+   * Reads, once, the sidecars the current load left for later (the config.json beside a file or index URL)
    * and takes in the re-run analyses. The views that show what config.json says call it: the Memory, Model and
    * Quantization tabs, and the report download.
    */

@@ -1,11 +1,11 @@
 /**
- * The config.json beside a Hub file or index URL (a PEFT adapter's adapter_config.json), worker end to end against
+ * The config.json beside a file or index URL, on the Hub or off it (a PEFT adapter's adapter_config.json), worker end to end against
  * the test servers: the load sends only the header (or index and shard) reads, and the config is read once, when
  * the page asks, with the analyses that read it run again (issues 14 and 15).
  */
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LoadResult, SidecarsUpdate } from '../core/result';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';
@@ -47,6 +47,11 @@ interface Opened {
 }
 
 async function openHub(repo: string, file: string): Promise<Opened> {
+  return openUrl(`${servers.originA}/hub/lens-unit/${repo}/resolve/main/${file}`, `/lens-unit/${repo}/`);
+}
+
+/** Opens `url` as the URL box does; `folder` picks this test's requests out of the server log. */
+async function openUrl(url: string, folder: string): Promise<Opened> {
   const messages: WorkerResponse[] = [];
   let kept: KeptLoad | undefined;
   await loadSource(
@@ -56,7 +61,7 @@ async function openHub(repo: string, file: string): Promise<Opened> {
       post: (message) => messages.push(message),
       remember: (load) => (kept = load),
     },
-    { kind: 'url', url: `${servers.originA}/hub/lens-unit/${repo}/resolve/main/${file}` },
+    { kind: 'url', url },
     {},
   );
   const result = messages.find((message) => message.type === 'result');
@@ -66,8 +71,7 @@ async function openHub(repo: string, file: string): Promise<Opened> {
   return {
     result: result.result,
     kept,
-    log: () =>
-      servers.log.entries.filter((entry) => entry.path.includes(`/lens-unit/${repo}/`) && entry.method === 'GET'),
+    log: () => servers.log.entries.filter((entry) => entry.path.includes(folder) && entry.method === 'GET'),
   };
 }
 
@@ -158,5 +162,54 @@ describe('config.json beside a Hub URL, read on demand', () => {
     const update = await kept.readSidecars?.();
     expect(update?.sidecarsRead).toEqual(['config.json']);
     expect(configReads(log())).toHaveLength(1);
+  });
+});
+
+describe('config.json beside a URL off the Hub, read on demand', () => {
+  beforeAll(async () => {
+    for (const folder of ['with-config', 'without-config', 'odd']) {
+      await mkdir(path.join(fixtures.root, 'offhub', folder), { recursive: true });
+    }
+  });
+
+  it('same origin, same folder, one request when asked; the query stays with the model file', async () => {
+    await fixtures.write('offhub/with-config/model.safetensors', TINY_MODEL);
+    await fixtures.write('offhub/with-config/config.json', TINY_CONFIG_BYTES);
+    const { result, kept, log } = await openUrl(
+      `${servers.originA}/range/offhub/with-config/model.safetensors?download=1`,
+      '/offhub/with-config/',
+    );
+    expect(result.sidecarsOnDemand).toEqual(['config.json']);
+    expect(configReads(log())).toEqual([]);
+    const requestsOfLoad = log().length;
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual(['config.json']);
+    expect(update?.sections.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: 2 * 2 * 16 * 2 });
+    expect(update?.sections.memory?.maxContext).toBe(2048);
+    const reads = configReads(log());
+    expect(reads).toHaveLength(1);
+    expect(reads[0].path).toBe('/range/offhub/with-config/config.json');
+    expect(log()).toHaveLength(requestsOfLoad + 1);
+    expect(update?.network?.byPurpose?.sidecars?.requests).toBe(1);
+  });
+
+  it('no config.json there: one 404, counted, and the header-only figures stand', async () => {
+    await fixtures.write('offhub/without-config/model.safetensors', TINY_MODEL);
+    const { kept, log } = await openUrl(
+      `${servers.originA}/range/offhub/without-config/model.safetensors`,
+      '/offhub/without-config/',
+    );
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual([]);
+    expect(update?.sections.memory?.config).toBe('inferred');
+    expect(configReads(log()).map((entry) => entry.status)).toEqual([404]);
+    expect(update?.network?.byPurpose?.sidecars?.requests).toBe(1);
+  });
+
+  it('a URL that names no model file reads no sidecar at all', async () => {
+    await fixtures.write('offhub/odd/weights', TINY_MODEL);
+    const { result, kept } = await openUrl(`${servers.originA}/range/offhub/odd/weights`, '/offhub/odd/');
+    expect(result.sidecarsOnDemand).toBeUndefined();
+    expect(kept.readSidecars).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Sidecars a load left unread (the config.json beside a Hub file or index URL, io/sources/sidecars.ts) read when
+ * Sidecars a load left unread (the config.json beside a file or index URL, io/sources/sidecars.ts) read when
  * the page asks for them: the analyses that read sidecars run again over the kept input, the others keep their
  * output. Read at most once per load; a second ask gets the first answer.
  */

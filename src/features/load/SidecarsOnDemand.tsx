@@ -1,5 +1,5 @@
 /**
- * The config.json beside a Hub file or index URL (a PEFT adapter's adapter_config.json) is not read during the load
+ * The config.json beside a file or index URL (a PEFT adapter's adapter_config.json) is not read during the load
  * (the load sends only header and index reads); it is read once, when a view that shows what it says is opened:
  * these tabs, or the report. This module holds that rule and the line that tells the user about it.
  */

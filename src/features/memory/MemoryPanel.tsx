@@ -1,8 +1,9 @@
 /**
  * Will it fit: weights + KV cache + overhead at a chosen context, batch and cache dtype, against common GPUs, and
- * the same for training. All arithmetic is core's estimateMemory; this view only holds the three inputs.
+ * the same for training. All arithmetic is core's estimateMemory; this view only holds the inputs (MemoryInputs.tsx).
  */
 import { useMemo, useState } from 'react';
+import { checkContext } from '../../core/analysis/memory/context-limit';
 import {
   estimateMemory,
   GPU_MEMORY_UTILIZATION,
@@ -10,45 +11,40 @@ import {
   type GpuFit,
   type MemoryEstimate,
 } from '../../core/analysis/memory/estimate';
+import { GPUS_PER_NODE } from '../../core/analysis/memory/parallel';
 import type { CacheDtype, MemorySection } from '../../core/analysis/memory/types';
 import { PART_LABELS } from '../../core/analysis/memory/weights';
-import { formatCount, groupDigits } from '../../core/number-format';
+import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { exactBytes, formatGiB } from './format-memory';
+import { BATCH_RULE, GPU_RULE, MemoryInputs, TOKENS_RULE } from './MemoryInputs';
+import { useNumberField } from './number-field';
 import './memory.css';
 
-const PRESETS: ReadonlyArray<[string, number]> = [
-  ['4k', 4096],
-  ['8k', 8192],
-  ['32k', 32768],
-  ['128k', 131072],
-];
-
-/** Longest context the input accepts: far past any published model, short of numbers that stop meaning anything. */
-const MAX_TOKENS = 100_000_000;
-const MAX_BATCH = 4096;
-
-const CACHE_DTYPES: ReadonlyArray<[CacheDtype, string]> = [
-  ['bf16', 'bf16 (2 B)'],
-  ['fp16', 'fp16 (2 B)'],
-  ['fp8', 'fp8 (1 B)'],
-];
-
-function clampInt(text: string, min: number, max: number): number | null {
-  const value = Number(text);
-  if (!Number.isFinite(value) || text.trim() === '') {
-    return null;
-  }
-  return Math.min(max, Math.max(min, Math.floor(value)));
-}
+const GiB = 2 ** 30;
 
 export function MemoryPanel({ section }: { section: MemorySection }) {
-  const [tokens, setTokens] = useState(section.maxContext ?? 4096);
-  const [batch, setBatch] = useState(1);
+  const tokensField = useNumberField(section.maxContext ?? 4096, TOKENS_RULE);
+  const batchField = useNumberField(1, BATCH_RULE);
+  const ownGpuField = useNumberField(null, GPU_RULE);
   const [cacheDtype, setCacheDtype] = useState<CacheDtype>(section.cacheDtype);
+  // The fields keep their last valid value, so these are always whole numbers ≥ 1.
+  const tokens = tokensField.value ?? 1;
+  const batch = batchField.value ?? 1;
+  const ownGpuGiB = ownGpuField.value;
   const estimate = useMemo(
-    () => estimateMemory(section, { tokens, batch, cacheDtype }),
-    [section, tokens, batch, cacheDtype],
+    () =>
+      estimateMemory(section, {
+        tokens,
+        batch,
+        cacheDtype,
+        ownGpu:
+          ownGpuGiB === null
+            ? null
+            : { id: 'own', name: `Your GPU (${groupDigits(ownGpuGiB)} GiB)`, capacityBytes: ownGpuGiB * GiB },
+      }),
+    [section, tokens, batch, cacheDtype, ownGpuGiB],
   );
+  const contextCheck = checkContext(section, tokens);
   return (
     <section className="insight memory" aria-label="Memory">
       <h3>Will it fit?</h3>
@@ -66,20 +62,25 @@ export function MemoryPanel({ section }: { section: MemorySection }) {
           </>
         )}
       </p>
-      <Inputs
-        tokens={tokens}
-        batch={batch}
+      <MemoryInputs
+        section={section}
+        tokens={tokensField}
+        batch={batchField}
+        ownGpu={ownGpuField}
         cacheDtype={cacheDtype}
-        maxContext={section.maxContext}
-        maxContextSource={section.maxContextSource}
-        configSource={section.config}
-        onTokens={setTokens}
-        onBatch={setBatch}
         onCacheDtype={setCacheDtype}
       />
+      {contextCheck && (
+        <p className={`memory-context-check ${contextCheck.level}`} role="status" data-testid="memory-context-check">
+          <strong>{contextCheck.level === 'warning' ? 'Beyond the model’s maximum: ' : 'Rope scaling: '}</strong>
+          {contextCheck.message}
+        </p>
+      )}
       <Breakdown section={section} estimate={estimate} />
+      <ActiveParams section={section} />
       <h4>GPUs for inference</h4>
       <GpuBars gpus={estimate.gpus} payload={estimate.totalBytes - estimate.overheadBytes} testId="memory-gpus" />
+      <TensorParallelRule section={section} />
       <h4>Training</h4>
       {estimate.training.map((row) => (
         <div key={row.id} className="memory-training" data-testid={`memory-training-${row.id}`}>
@@ -100,6 +101,10 @@ export function MemoryPanel({ section }: { section: MemorySection }) {
           <GpuBars gpus={row.gpus} payload={row.totalBytes - RUNTIME_OVERHEAD_BYTES} compact />
         </div>
       ))}
+      <p className="formula">
+        Training GPU counts assume ZeRO-3 / FSDP, which shards weights, gradients and optimizer state evenly over any
+        number of GPUs.
+      </p>
       {section.lora && <p className="formula">LoRA adapter: {section.lora.formula}.</p>}
       <WeightsDetail section={section} />
       <Notes section={section} />
@@ -107,37 +112,54 @@ export function MemoryPanel({ section }: { section: MemorySection }) {
   );
 }
 
-/** A whole number from 1 to `max`; a blank or non-numeric entry changes nothing, one out of range is clamped. */
-function CountInput({
-  label,
-  value,
-  max,
-  testId,
-  onChange,
-}: {
-  label: string;
-  value: number;
-  max: number;
-  testId: string;
-  onChange: (value: number) => void;
-}) {
+/** MoE parameters per token, under both conventions vendors publish when they differ. */
+function ActiveParams({ section }: { section: MemorySection }) {
+  const moe = section.moe;
+  if (!moe || moe.activeParams === null) {
+    return null;
+  }
+  const without = moe.activeParamsWithoutInputEmbedding;
+  const of = `of ${formatCount(moe.totalParams)} (${moe.topK} of ${moe.experts} experts per token)`;
   return (
-    <label>
-      {label}
-      <input
-        type="number"
-        min={1}
-        max={max}
-        value={value}
-        data-testid={testId}
-        onChange={(event) => {
-          const next = clampInt(event.target.value, 1, max);
-          if (next !== null) {
-            onChange(next);
-          }
-        }}
-      />
-    </label>
+    <p className="memory-active" data-testid="memory-active">
+      <strong>Active parameters per token:</strong>{' '}
+      {without !== null && without !== moe.activeParams ? (
+        <>
+          {formatCount(without)} without the input embedding (as OpenAI counts gpt-oss), {formatCount(moe.activeParams)}{' '}
+          with both embeddings (as Mistral counts Mixtral and Qwen its MoE models), {of}.
+        </>
+      ) : (
+        <>
+          {formatCount(moe.activeParams)} {of}
+          {moe.tiedEmbeddings
+            ? '; the embeddings are tied, so with or without the input embedding the count is the same.'
+            : '.'}
+        </>
+      )}
+    </p>
+  );
+}
+
+/** How the inference GPU counts were chosen, with this model's heads. */
+function TensorParallelRule({ section }: { section: MemorySection }) {
+  const { attentionHeads, kvHeads } = section;
+  const latent = section.kv?.attention === 'MLA';
+  const heads =
+    attentionHeads === null
+      ? 'the attention heads are unknown without config.json, so any of them'
+      : latent
+        ? `it must divide the ${attentionHeads} attention heads; the MLA latent cache is whole on every GPU`
+        : kvHeads === 1
+          ? `it must divide the ${attentionHeads} attention heads; the one KV head is copied to every GPU`
+          : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
+  return (
+    <p className="formula gpu-rule" data-testid="memory-tp-rule">
+      Each GPU uses capacity × {GPU_MEMORY_UTILIZATION} − {formatGiB(RUNTIME_OVERHEAD_BYTES)} (nvidia-smi capacity,
+      vLLM&apos;s default utilization, the stated overhead). TP = tensor parallel: the smallest of 1, 2, 4 or{' '}
+      {GPUS_PER_NODE} GPUs in one node that fits, as vLLM accepts it: {heads}. Weights split over TP, the KV cache over
+      at most its KV heads. When no TP size fits one node of {GPUS_PER_NODE}, PP = pipeline stages (layers split evenly)
+      of TP GPUs each, one node per stage at TP {GPUS_PER_NODE}.
+    </p>
   );
 }
 
@@ -150,72 +172,11 @@ function GiBCell({ bytes, testId }: { bytes: number; testId?: string }) {
   );
 }
 
-function Inputs(props: {
-  tokens: number;
-  batch: number;
-  cacheDtype: CacheDtype;
-  maxContext: number | null;
-  maxContextSource: string | null;
-  configSource: MemorySection['config'];
-  onTokens: (value: number) => void;
-  onBatch: (value: number) => void;
-  onCacheDtype: (value: CacheDtype) => void;
-}) {
-  const presets: Array<[string, number]> = [...PRESETS];
-  if (props.maxContext !== null && !presets.some(([, value]) => value === props.maxContext)) {
-    presets.push([`max ${groupDigits(props.maxContext)}`, props.maxContext]);
-  }
-  return (
-    <div className="memory-inputs">
-      <CountInput
-        label="Context (tokens)"
-        value={props.tokens}
-        max={MAX_TOKENS}
-        testId="memory-tokens"
-        onChange={props.onTokens}
-      />
-      <span className="memory-presets" role="group" aria-label="Context presets">
-        {presets.map(([label, value]) => (
-          <button key={label} type="button" aria-pressed={props.tokens === value} onClick={() => props.onTokens(value)}>
-            {label}
-          </button>
-        ))}
-      </span>
-      <CountInput
-        label="Batch (sequences)"
-        value={props.batch}
-        max={MAX_BATCH}
-        testId="memory-batch"
-        onChange={props.onBatch}
-      />
-      <label>
-        KV cache dtype
-        <select
-          value={props.cacheDtype}
-          data-testid="memory-cache-dtype"
-          onChange={(event) => props.onCacheDtype(event.target.value as CacheDtype)}
-        >
-          {CACHE_DTYPES.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <span className="memory-max">
-        {props.maxContext !== null
-          ? `Model maximum: ${groupDigits(props.maxContext)} tokens (${props.maxContextSource ?? 'config.json'})`
-          : `Model maximum: unknown (${props.configSource === 'config.json' ? 'config.json has no max_position_embeddings' : 'needs config.json'})`}
-      </span>
-    </div>
-  );
-}
-
 function Breakdown({ section, estimate }: { section: MemorySection; estimate: MemoryEstimate }) {
   return (
     <table className="memory-table" data-testid="memory-breakdown">
       <caption>
-        Inference at {groupDigits(estimate.inputs.tokens)} tokens × batch {estimate.inputs.batch}:{' '}
+        Inference at {plural(estimate.inputs.tokens, 'token')} × batch {estimate.inputs.batch}:{' '}
         <strong data-testid="memory-total">{formatGiB(estimate.totalBytes)}</strong>
       </caption>
       <thead>
@@ -233,15 +194,12 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
           <GiBCell bytes={estimate.weightsBytes} testId="memory-weights" />
           <td className="formula">
             {exactBytes(estimate.weightsBytes)}: every tensor&apos;s bytes as stored in the header
-            {section.moe?.activeParams != null
-              ? `; MoE: ${formatCount(section.moe.activeParams)} of ${formatCount(section.moe.totalParams)} parameters active per token`
-              : ''}
           </td>
         </tr>
         {estimate.kvLines.map((line) => (
           <tr key={line.label} data-testid="memory-kv-line">
             <th scope="row">
-              KV cache: {line.label}, {line.layers} {line.layers === 1 ? 'layer' : 'layers'}
+              KV cache: {line.label}, {plural(line.layers, 'layer')}
             </th>
             <GiBCell bytes={line.bytes} />
             <td className="formula">{line.formula}</td>
@@ -250,7 +208,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
         {estimate.stateFormula && (
           <tr>
             <th scope="row">
-              {section.kv?.state?.kind} state, {section.kv?.state?.layers} layers
+              {section.kv?.state?.kind} state, {plural(section.kv?.state?.layers ?? 0, 'layer')}
             </th>
             <GiBCell bytes={estimate.stateBytes} />
             <td className="formula">{estimate.stateFormula}</td>
@@ -273,6 +231,25 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
   );
 }
 
+/** What a GPU row says: fits on one, the TP × PP layout and nodes, or a plain count for sharded training. */
+function gpuCountText(gpu: GpuFit): string {
+  if (gpu.count === null) {
+    return gpu.usableBytes > 0 ? 'more than 64 GPUs' : 'too small for the overhead';
+  }
+  if (gpu.count === 1) {
+    return 'fits on 1';
+  }
+  const layout = gpu.layout;
+  if (!layout) {
+    return `${gpu.count} GPUs, sharded`;
+  }
+  if (layout.pipelineStages === 1) {
+    return `TP ${layout.tensorParallel}: ${gpu.count} GPUs`;
+  }
+  const nodes = layout.nodes > 1 ? `, ${layout.nodes} nodes` : '';
+  return `TP ${layout.tensorParallel} × PP ${layout.pipelineStages}: ${gpu.count} GPUs${nodes}`;
+}
+
 function GpuBars({
   gpus,
   payload,
@@ -287,34 +264,28 @@ function GpuBars({
   return (
     <ul className={`memory-gpus${compact ? ' compact' : ''}`} data-testid={testId}>
       {gpus.map((gpu) => {
-        const share = payload / gpu.usableBytes;
         const fits = gpu.count === 1;
+        // Each GPU's share at the layout found (TP × PP, or an even shard for training); the whole when none fits.
+        const perGpu = gpu.count === null ? payload : gpu.layout ? gpu.layout.perGpuBytes : payload / gpu.count;
+        const share = gpu.usableBytes > 0 ? perGpu / gpu.usableBytes : Infinity;
+        const fill = fits ? 'fits' : gpu.count !== null ? 'split' : 'over';
         return (
           <li key={gpu.id} data-testid={`gpu-${gpu.id}`}>
             <span className="gpu-name">{gpu.name}</span>
             <span
               className="gpu-bar"
               role="img"
-              aria-label={`${Math.round(share * 100)}% of one GPU's usable memory`}
+              aria-label={`${Math.round(share * 100)}% of each GPU's usable memory`}
               title={`usable per GPU: ${formatGiB(gpu.capacityBytes)} × ${GPU_MEMORY_UTILIZATION} − ${formatGiB(RUNTIME_OVERHEAD_BYTES)} overhead = ${formatGiB(gpu.usableBytes)}`}
             >
-              <span
-                className={`gpu-fill${fits ? ' fits' : ' over'}`}
-                style={{ width: `${Math.min(100, share * 100)}%` }}
-              />
+              <span className={`gpu-fill ${fill}`} style={{ width: `${Math.min(100, share * 100)}%` }} />
             </span>
-            <span className={`gpu-count${fits ? ' fits' : ''}`}>
-              {gpu.count === null ? 'more than 64' : fits ? 'fits on 1' : `needs ${gpu.count}`}
+            <span className={`gpu-count${fits ? ' fits' : ''}`} title={`${formatGiB(perGpu)} on each GPU`}>
+              {gpuCountText(gpu)}
             </span>
           </li>
         );
       })}
-      {!compact && (
-        <li className="formula gpu-rule">
-          GPUs = ⌈(weights + KV cache) ÷ (capacity × {GPU_MEMORY_UTILIZATION} − {formatGiB(RUNTIME_OVERHEAD_BYTES)})⌉;
-          capacity as nvidia-smi reports it, weights and cache split evenly (tensor parallel).
-        </li>
-      )}
     </ul>
   );
 }

@@ -15,6 +15,13 @@ export function ShardsPanel({ shards }: { shards: ShardInfo }) {
   );
 }
 
+/** What a config file read beside the model is used for, in the words of the tabs that show it. */
+function sidecarUse(path: string): string {
+  return path.endsWith('adapter_config.json')
+    ? "the adapter's rank, alpha and target modules in the Model tab"
+    : 'its layer and attention layout and quantization settings feed the Memory, Model and Quantization tabs';
+}
+
 /**
  * The other models of this folder drop or repository, and the config files read alongside or left for later;
  * nothing otherwise.
@@ -29,7 +36,11 @@ export function ModelSources({ result }: { result: LoadResult }) {
       {result.repo && <RepoFiles repo={result.repo} choices={result.choices} />}
       {result.sidecarsRead && (
         <p className="muted" data-testid="sidecars-read">
-          Also read: {result.sidecarsRead.join(', ')} (passed to the analyses).
+          {result.sidecarsRead.map((path) => (
+            <span key={path}>
+              Also read <code>{path}</code>: {sidecarUse(path)}.{' '}
+            </span>
+          ))}
         </p>
       )}
       <SidecarsOnDemandNote result={result} />

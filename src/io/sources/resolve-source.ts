@@ -62,7 +62,7 @@ interface PlanBase {
   choices?: SourceChoices;
   /** Present when the source is a repository. */
   repo?: RepoInfo;
-  /** Sidecars left unread until asked for (the config.json beside a Hub file or index URL). */
+  /** Sidecars left unread until asked for (the config.json beside a file or index URL). */
   sidecarsOnDemand?: SidecarsOnDemand;
 }
 
@@ -151,8 +151,8 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     return resolveRepo(source, repo, ctx);
   }
   const meter = ctx.meter ?? new Meter();
-  // A Hub file or index: its config.json (same folder and revision) feeds the memory, architecture and
-  // quantization analyses, a PEFT adapter's adapter_config.json the LoRA one. It is read when one of them is looked
+  // A file or index URL, on the Hub or off it: its config.json (same origin, folder and revision) feeds the memory,
+  // architecture and quantization analyses, a PEFT adapter's adapter_config.json the LoRA one. It is read when one of them is looked
   // at, so the load itself costs the header (or index and shard) reads only.
   const sidecarsOnDemand = sidecarBesideOnDemand(normalized.url, source.token, meter);
   const beside = { sidecars: {}, sidecarsRead: [], ...(sidecarsOnDemand ? { sidecarsOnDemand } : {}) };

@@ -39,11 +39,11 @@ export interface SidecarsOnDemand {
 }
 
 /**
- * The config.json beside a Hub file or index URL, or the adapter_config.json beside a PEFT adapter
- * (io/config-beside.ts), read when the Memory, Model or Quantization tab opens or the report is downloaded: one
- * small request, none off the Hub. Its existence is a guess about the repository's layout (no listing says so), so
- * the load itself sends only the header and index reads. Undefined when the URL is not Hub-shaped. A missing one
- * (404) costs that request only.
+ * The config.json beside a file or index URL (on the Hub or any other server: same origin, same folder), or the
+ * adapter_config.json beside a PEFT adapter (io/config-beside.ts), read when the Memory, Model or Quantization tab
+ * opens or the report is downloaded: one small request. Its existence is a guess about the folder's layout (no
+ * listing says so), so the load itself sends only the header and index reads. Undefined when the URL names no model
+ * file in a folder. A missing one (404) costs that request only, counted under `sidecars`.
  */
 export function sidecarBesideOnDemand(
   fileUrl: string,

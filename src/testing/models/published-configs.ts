@@ -220,3 +220,100 @@ export const MISTRAL_7B_V01_CONFIG = {
   torch_dtype: 'bfloat16',
   vocab_size: 32000,
 };
+
+/** mistralai/Mixtral-8x7B-v0.1: 8 experts, 2 per token; published 46.7 B total, 12.9 B active. */
+export const MIXTRAL_8X7B_CONFIG = {
+  architectures: ['MixtralForCausalLM'],
+  hidden_size: 4096,
+  intermediate_size: 14336,
+  max_position_embeddings: 32768,
+  model_type: 'mixtral',
+  num_attention_heads: 32,
+  num_experts_per_tok: 2,
+  num_hidden_layers: 32,
+  num_key_value_heads: 8,
+  num_local_experts: 8,
+  rope_theta: 1e6,
+  sliding_window: null,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  vocab_size: 32000,
+};
+
+/** meta-llama/Llama-3.1-8B: llama3 rope scaling, already part of max_position_embeddings. */
+export const LLAMA31_8B_CONFIG = {
+  architectures: ['LlamaForCausalLM'],
+  hidden_size: 4096,
+  intermediate_size: 14336,
+  max_position_embeddings: 131072,
+  model_type: 'llama',
+  num_attention_heads: 32,
+  num_hidden_layers: 32,
+  num_key_value_heads: 8,
+  rope_scaling: {
+    factor: 8.0,
+    high_freq_factor: 4.0,
+    low_freq_factor: 1.0,
+    original_max_position_embeddings: 8192,
+    rope_type: 'llama3',
+  },
+  rope_theta: 500000.0,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  vocab_size: 128256,
+};
+
+/**
+ * Qwen/Qwen2.5-7B-Instruct with the rope_scaling block its model card says to add for contexts past 32,768 tokens
+ * (YaRN, factor 4, original 32,768). 28 query heads: tensor parallel 8 does not divide them.
+ */
+export const QWEN25_7B_YARN_CONFIG = {
+  architectures: ['Qwen2ForCausalLM'],
+  hidden_size: 3584,
+  intermediate_size: 18944,
+  max_position_embeddings: 32768,
+  max_window_layers: 28,
+  model_type: 'qwen2',
+  num_attention_heads: 28,
+  num_hidden_layers: 28,
+  num_key_value_heads: 4,
+  rope_scaling: { factor: 4.0, original_max_position_embeddings: 32768, type: 'yarn' },
+  rope_theta: 1000000.0,
+  sliding_window: 131072,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  use_sliding_window: false,
+  vocab_size: 152064,
+};
+
+/** microsoft/Phi-3-mini-128k-instruct: longrope factor lists, original_max_position_embeddings at the root. */
+export const PHI3_MINI_128K_CONFIG = {
+  architectures: ['Phi3ForCausalLM'],
+  hidden_size: 3072,
+  intermediate_size: 8192,
+  max_position_embeddings: 131072,
+  model_type: 'phi3',
+  num_attention_heads: 32,
+  num_hidden_layers: 32,
+  num_key_value_heads: 32,
+  original_max_position_embeddings: 4096,
+  rope_scaling: { long_factor: [1.07, 1.11, 1.14], short_factor: [1.05, 1.05, 1.05], type: 'longrope' },
+  sliding_window: 262144,
+  tie_word_embeddings: false,
+  torch_dtype: 'bfloat16',
+  vocab_size: 32064,
+};
+
+/** tiiuae/falcon-7b: 71 query heads (a prime) and, by multi_query, one shared KV head. */
+export const FALCON_7B_CONFIG = {
+  architectures: ['FalconForCausalLM'],
+  hidden_size: 4544,
+  model_type: 'falcon',
+  multi_query: true,
+  new_decoder_architecture: false,
+  num_attention_heads: 71,
+  num_hidden_layers: 32,
+  parallel_attn: true,
+  torch_dtype: 'bfloat16',
+  vocab_size: 65024,
+};

@@ -1,9 +1,11 @@
 /**
  * config.json → the fields the memory estimate needs. Multimodal configs nest the language model in `text_config`
  * (Gemma 3, Llama 4, LLaVA, Mistral 3); field names differ by family, so each value is the first of its aliases
- * (the order vLLM's model_arch_config_convertor and transformers' get_text_config use; memory-facts §0).
+ * (the order vLLM's model_arch_config_convertor and transformers' get_text_config use).
  */
 import { asNumber, asString, isRecord } from '../values';
+import { readRopeScaling } from './context-limit';
+import type { RopeScaling } from './types';
 
 type Json = Record<string, unknown>;
 
@@ -16,8 +18,10 @@ export interface MemoryConfig {
   /** head_dim as given, else hidden / heads (flagged in headDimSource). */
   headDim: number | null;
   headDimSource: 'head_dim' | 'hidden_size / num_attention_heads' | null;
+  /** The longest context the model takes: the position limit, extended by rope_scaling where vLLM extends it. */
   maxContext: number | null;
   maxContextSource: string | null;
+  ropeScaling: RopeScaling | null;
   torchDtype: string | null;
   /** The text config (or the root), for family-specific fields. */
   text: Json;
@@ -61,37 +65,45 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   const layers = count(text, ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
   const hidden = count(text, ['hidden_size', 'n_embd', 'd_model']);
   const heads = count(text, ['num_attention_heads', 'n_head', 'num_heads']);
-  const kvHeads = count(text, ['n_head_kv', 'num_kv_heads', 'num_key_value_heads', 'multi_query_group_num']) ?? heads;
+  // Falcon's original layout says multi-query with a flag instead of a KV head count (vLLM get_total_num_kv_heads).
+  const multiQuery = text.multi_query === true && text.new_decoder_architecture !== true;
+  const kvHeads =
+    count(text, ['n_head_kv', 'num_kv_heads', 'num_key_value_heads', 'multi_query_group_num']) ??
+    (multiQuery ? 1 : heads);
   const givenHeadDim = count(text, ['head_dim', 'hidden_size_per_head']);
   const headDim = givenHeadDim ?? (hidden !== null && heads !== null ? hidden / heads : null);
-  let maxContext: number | null = null;
-  let maxContextSource: string | null = null;
+  let positionLimit: number | null = null;
+  let positionField: string | null = null;
   for (const source of [text, raw]) {
     for (const field of MAX_CONTEXT_FIELDS) {
       const value = count(source, [field]);
-      if (value !== null && maxContext === null) {
-        maxContext = value;
-        maxContextSource = field;
+      if (value !== null && positionLimit === null) {
+        positionLimit = value;
+        positionField = field;
       }
     }
   }
+  const modelType = asString(text.model_type) ?? asString(raw.model_type);
+  const ropeScaling = readRopeScaling(text, raw, modelType, positionLimit, positionField);
+  const scaled = ropeScaling?.scaledContext ?? null;
   return {
-    modelType: asString(text.model_type) ?? asString(raw.model_type),
+    modelType,
     layers,
     hidden,
     heads,
     kvHeads,
     headDim: headDim !== null && Number.isInteger(headDim) ? headDim : null,
     headDimSource: givenHeadDim !== null ? 'head_dim' : headDim !== null ? 'hidden_size / num_attention_heads' : null,
-    maxContext,
-    maxContextSource,
+    maxContext: scaled ?? positionLimit,
+    maxContextSource: scaled !== null && ropeScaling ? ropeScaling.formula : positionField,
+    ropeScaling,
     torchDtype: asString(raw.torch_dtype) ?? asString(raw.dtype) ?? asString(text.torch_dtype) ?? asString(text.dtype),
     text,
     root: raw,
   };
 }
 
-/** Routed experts per MoE layer, from the family's field name (memory-facts §6). */
+/** Routed experts per MoE layer, from the family's field name (the aliases vLLM reads). */
 export function expertCount(config: MemoryConfig): number | null {
   return count(config.text, ['num_local_experts', 'n_routed_experts', 'num_experts', 'moe_num_experts']);
 }

@@ -3,19 +3,26 @@
  * state) + a stated runtime overhead, how many of each common GPU that takes, and the same for training. Pure and
  * cheap, so the Memory view calls it on every input change; the report calls it for its fixed contexts.
  */
-import { groupDigits } from '../../number-format';
+import { groupDigits, plural } from '../../number-format';
+import { MAX_GPU_COUNT, parallelLayout, type HeadLayout, type ParallelLayout } from './parallel';
 import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './types';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
 
-/** One card per marketed size; capacity is what nvidia-smi reports (memory-facts §8), not the marketing number. */
-const GPUS: ReadonlyArray<{ id: string; name: string; marketedGB: number; capacityBytes: number }> = [
-  { id: '24', name: 'RTX 4090 / L4 / A10 (24 GB)', marketedGB: 24, capacityBytes: 24_564 * MiB },
-  { id: '48', name: 'L40S / RTX 6000 Ada (48 GB)', marketedGB: 48, capacityBytes: 46_068 * MiB },
-  { id: '80', name: 'H100 / A100 (80 GB)', marketedGB: 80, capacityBytes: 81_559 * MiB },
-  { id: '141', name: 'H200 (141 GB)', marketedGB: 141, capacityBytes: 143_771 * MiB },
-  { id: '192', name: 'B200 (192 GB)', marketedGB: 192, capacityBytes: 183_359 * MiB },
+export interface GpuModel {
+  id: string;
+  name: string;
+  capacityBytes: number;
+}
+
+/** One card per marketed size; capacity is what nvidia-smi reports (public nvidia-smi outputs), not the marketing number. */
+const GPUS: readonly GpuModel[] = [
+  { id: '24', name: 'RTX 4090 / L4 / A10 (24 GB)', capacityBytes: 24_564 * MiB },
+  { id: '48', name: 'L40S / RTX 6000 Ada (48 GB)', capacityBytes: 46_068 * MiB },
+  { id: '80', name: 'H100 / A100 (80 GB)', capacityBytes: 81_559 * MiB },
+  { id: '141', name: 'H200 (141 GB)', capacityBytes: 143_771 * MiB },
+  { id: '192', name: 'B200 (192 GB)', capacityBytes: 183_359 * MiB },
 ];
 
 /** vLLM's default gpu_memory_utilization: the share of each GPU the engine lets itself use. */
@@ -26,9 +33,6 @@ export const GPU_MEMORY_UTILIZATION = 0.9;
  * startup logs show 1.3–5 GiB in total; 2 GiB is a middle value, stated wherever it is used.
  */
 export const RUNTIME_OVERHEAD_BYTES = 2 * GiB;
-
-/** Past this many GPUs the count is shown as "more than" (multi-node territory). */
-const MAX_GPU_COUNT = 64;
 
 /** Mixed-precision AdamW per parameter: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 moments 8 (ZeRO). */
 const FULL_FINETUNE_BYTES_PER_PARAM = 16;
@@ -42,6 +46,8 @@ export interface MemoryInputs {
   tokens: number;
   batch: number;
   cacheDtype: CacheDtype;
+  /** A GPU of the user's own, compared after the common ones. */
+  ownGpu?: GpuModel | null;
 }
 
 export interface KvLine {
@@ -59,8 +65,13 @@ export interface GpuFit {
   capacityBytes: number;
   /** capacity × utilization − overhead: what weights and cache may use on one GPU. */
   usableBytes: number;
-  /** GPUs needed (weights and cache split evenly, e.g. tensor parallel); null when more than MAX_GPU_COUNT. */
+  /** GPUs needed; null when more than MAX_GPU_COUNT. */
   count: number | null;
+  /**
+   * Inference: the tensor-parallel size and pipeline stages (parallel.ts), null when past MAX_GPU_COUNT. Absent for
+   * training, whose state ZeRO-3 / FSDP shards evenly over any number of GPUs.
+   */
+  layout?: ParallelLayout | null;
 }
 
 export interface MemoryLine {
@@ -92,16 +103,44 @@ export interface MemoryEstimate {
   training: TrainingEstimate[];
 }
 
-function gpuFits(payloadBytes: number): GpuFit[] {
-  return GPUS.map((gpu) => {
-    const usableBytes = gpu.capacityBytes * GPU_MEMORY_UTILIZATION - RUNTIME_OVERHEAD_BYTES;
-    const needed = Math.max(1, Math.ceil(payloadBytes / usableBytes));
+const usableOf = (capacityBytes: number) => capacityBytes * GPU_MEMORY_UTILIZATION - RUNTIME_OVERHEAD_BYTES;
+
+/** Training: ZeRO-3 / FSDP shards weights, gradients and optimizer state evenly over any number of GPUs. */
+function shardedFits(gpus: readonly GpuModel[], payloadBytes: number): GpuFit[] {
+  return gpus.map((gpu) => {
+    const usableBytes = usableOf(gpu.capacityBytes);
+    const needed = usableBytes > 0 ? Math.max(1, Math.ceil(payloadBytes / usableBytes)) : Infinity;
     return {
       id: gpu.id,
       name: gpu.name,
       capacityBytes: gpu.capacityBytes,
       usableBytes,
       count: needed > MAX_GPU_COUNT ? null : needed,
+    };
+  });
+}
+
+/** Inference: the smallest tensor-parallel size vLLM accepts that fits, then pipeline stages (parallel.ts). */
+function inferenceFits(
+  gpus: readonly GpuModel[],
+  section: MemorySection,
+  payload: Parameters<typeof parallelLayout>[0],
+): GpuFit[] {
+  const heads: HeadLayout = {
+    attentionHeads: section.attentionHeads,
+    kvHeads: section.kvHeads,
+    latent: section.kv?.attention === 'MLA',
+  };
+  return gpus.map((gpu) => {
+    const usableBytes = usableOf(gpu.capacityBytes);
+    const layout = parallelLayout(payload, heads, usableBytes);
+    return {
+      id: gpu.id,
+      name: gpu.name,
+      capacityBytes: gpu.capacityBytes,
+      usableBytes,
+      count: layout?.gpus ?? null,
+      layout,
     };
   });
 }
@@ -113,9 +152,13 @@ export function kvBytesPerToken(section: Pick<MemorySection, 'kv'>, cacheDtype: 
 }
 
 export function estimateMemory(section: MemorySection, inputs: MemoryInputs): MemoryEstimate {
-  const tokens = Math.max(0, Math.floor(inputs.tokens));
-  const batch = Math.max(1, Math.floor(inputs.batch));
+  const { tokens, batch } = inputs;
+  // The view checks what the user typed and keeps the last valid figure; anything else here is a caller's bug.
+  if (!Number.isInteger(tokens) || tokens < 1 || !Number.isInteger(batch) || batch < 1) {
+    throw new RangeError(`estimateMemory needs whole numbers ≥ 1, got ${tokens} tokens and batch ${batch}`);
+  }
   const cacheBytes = CACHE_DTYPE_BYTES[inputs.cacheDtype];
+  const gpus = inputs.ownGpu ? [...GPUS, inputs.ownGpu] : GPUS;
   const kvLines: KvLine[] = (section.kv?.groups ?? []).map((group) => {
     const tokensKept = group.window === null ? tokens : Math.min(group.window, tokens);
     const bytes = batch * tokensKept * group.layers * group.elementsPerToken * cacheBytes;
@@ -125,8 +168,9 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
       tokensKept,
       bytes,
       formula:
-        `${batch} × ${groupDigits(tokensKept)} tokens × ${group.layers} layers × ${groupDigits(group.elementsPerToken)} ` +
-        `elements × ${cacheBytes} B (${inputs.cacheDtype}); elements per token and layer: ${group.formula}`,
+        `${batch} × ${plural(tokensKept, 'token')} × ${plural(group.layers, 'layer')} × ` +
+        `${plural(group.elementsPerToken, 'element')} × ${cacheBytes} B (${inputs.cacheDtype}); ` +
+        `elements per token and layer: ${group.formula}`,
     };
   });
   const kvBytes = kvLines.reduce((sum, line) => sum + line.bytes, 0);
@@ -135,20 +179,22 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
   const weightsBytes = section.weightsBytes;
   const totalBytes = weightsBytes + kvBytes + stateBytes + RUNTIME_OVERHEAD_BYTES;
   return {
-    inputs: { tokens, batch, cacheDtype: inputs.cacheDtype },
+    inputs: { tokens, batch, cacheDtype: inputs.cacheDtype, ownGpu: inputs.ownGpu ?? null },
     weightsBytes,
     kvLines,
     kvBytes,
     stateBytes,
-    stateFormula: state ? `${batch} sequences × ${groupDigits(state.bytesPerSequence)} B (${state.formula})` : null,
+    stateFormula: state
+      ? `${plural(batch, 'sequence')} × ${groupDigits(state.bytesPerSequence)} B (${state.formula})`
+      : null,
     overheadBytes: RUNTIME_OVERHEAD_BYTES,
     totalBytes,
-    gpus: gpuFits(weightsBytes + kvBytes + stateBytes),
-    training: trainingEstimates(section),
+    gpus: inferenceFits(gpus, section, { weightsBytes, kvBytes, stateBytes }),
+    training: trainingEstimates(gpus, section),
   };
 }
 
-function trainingEstimates(section: MemorySection): TrainingEstimate[] {
+function trainingEstimates(gpus: readonly GpuModel[], section: MemorySection): TrainingEstimate[] {
   const params = section.weights.params;
   const out: TrainingEstimate[] = [];
   const full: MemoryLine[] = [
@@ -163,7 +209,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
     label: 'Full fine-tuning, mixed-precision AdamW',
     lines: [...full, overheadLine()],
     totalBytes: fullPayload + RUNTIME_OVERHEAD_BYTES,
-    gpus: gpuFits(fullPayload),
+    gpus: shardedFits(gpus, fullPayload),
   });
   if (section.lora) {
     const { trainableParams, rank } = section.lora;
@@ -182,7 +228,7 @@ function trainingEstimates(section: MemorySection): TrainingEstimate[] {
         overheadLine(),
       ],
       totalBytes: base + adapter + RUNTIME_OVERHEAD_BYTES,
-      gpus: gpuFits(base + adapter),
+      gpus: shardedFits(gpus, base + adapter),
     });
   }
   return out;

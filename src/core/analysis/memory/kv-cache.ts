@@ -1,10 +1,11 @@
 /**
  * The KV cache layout from config.json: which layers hold keys and values, how many elements per token each,
- * which are capped at a window, and the fixed state of linear-attention / state-space layers (memory-facts §1–4).
+ * which are capped at a window, and the fixed state of linear-attention / state-space layers (docs/memory.md; the
+ * rules follow transformers' configuration classes and vLLM's KV cache specs).
  * Sizes are in elements; estimate.ts multiplies by the cache dtype the user picks.
  */
 import { groupDigits } from '../../number-format';
-import { asNumber, asString, isRecord } from '../values';
+import { asNumber, asString } from '../values';
 import { count, first, type MemoryConfig } from './config';
 import type { KvLayerGroup, KvModel, RecurrentState } from './types';
 
@@ -28,7 +29,7 @@ const KIND_BY_NAME: ReadonlyMap<string, LayerKind> = new Map([
   ['ssm', 'mamba'],
 ]);
 
-/** Families whose `sliding_window`, when set, applies to every layer (Mistral v0.1 rule, memory-facts §1). */
+/** Families whose `sliding_window`, when set, applies to every layer (Mistral v0.1 rule: transformers' MistralConfig). */
 const ALL_LAYERS_SLIDING = new Set(['mistral', 'mixtral', 'starcoder2']);
 
 interface LayerPlan {
@@ -303,8 +304,5 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
     }
   }
   notes.unshift(`Layer layout: ${plan.source}.`);
-  if (isRecord(text.rope_scaling) && config.maxContextSource !== null) {
-    notes.push(`rope_scaling is set; the maximum context is taken as ${config.maxContextSource} without scaling.`);
-  }
   return { attention, groups, state, notes };
 }

@@ -1,7 +1,7 @@
 /**
  * The memory analysis against published configs. Every expectation is computed by hand in the test, with its
  * formula: KV/token = Σ layers × 2 × KV heads × head dim × cache bytes (MLA: layers × (kv_lora_rank + rope) ×
- * bytes), windows capped, recurrent state once per sequence (memory-facts §1–4, §9).
+ * bytes), windows capped, recurrent state once per sequence (docs/memory.md).
  */
 import { describe, expect, it } from 'vitest';
 import type { TensorSpec } from '../../../testing/build-safetensors';
@@ -16,11 +16,12 @@ import {
   JAMBA_V01_CONFIG,
   LLAMA2_7B_CONFIG,
   MISTRAL_7B_V01_CONFIG,
+  MIXTRAL_8X7B_CONFIG,
   QWEN3_06B_CONFIG,
   QWEN3_8B_CONFIG,
   QWEN3_NEXT_80B_CONFIG,
 } from '../../../testing/models/published-configs';
-import { tinyLlamaFixture } from '../../../testing/models/plain-models';
+import { mixtralFixture, tinyLlamaFixture } from '../../../testing/models/plain-models';
 import { estimateMemory } from './estimate';
 import { analyzeMemory } from './memory';
 
@@ -82,7 +83,7 @@ describe('KV cache per token from config.json', () => {
 
   it('Qwen3-0.6B: head_dim 128 from the config, not hidden / heads = 64', () => {
     const section = memory(withConfig(QWEN3_06B_CONFIG));
-    // 28 × 2 × 8 × 128 × 2 = 114,688; at 40960 tokens 4,697,620,480 B (memory-facts §9).
+    // 28 × 2 × 8 × 128 × 2 = 114,688; at 40960 tokens 4,697,620,480 B.
     expect(section.kvBytesPerToken).toBe(114_688);
     expect(section.contexts[3]).toMatchObject({ tokens: 40960, kvBytes: 4_697_620_480 });
   });
@@ -111,13 +112,13 @@ describe('KV cache per token from config.json', () => {
 
   it('gpt-oss-20b weights and MoE: 20,914,757,184 params; active = total − routed × (1 − 4/32)', () => {
     const section = memory({ ...gptOss20bFixture(24), sidecars: { config: GPT_OSS_20B_CONFIG } });
-    // Total as published (memory-facts §6): MXFP4 blocks count 2 params per byte, scales none.
+    // Total as published (arXiv 2508.10925): MXFP4 blocks count 2 params per byte, scales none.
     expect(section.weights.params).toBe(20_914_757_184);
     // Routed experts per layer: gate_up 32 × 5760 × 2880 + bias 32 × 5760; down 32 × 2880 × 2880 + bias 32 × 2880.
     const routedPerLayer = 32 * 5760 * 2880 + 32 * 5760 + 32 * 2880 * 2880 + 32 * 2880;
     expect(section.moe).toMatchObject({ experts: 32, topK: 4, routedParams: 24 * routedPerLayer });
     expect(section.activeParams).toBe(20_914_757_184 - 24 * routedPerLayer * (1 - 4 / 32));
-    // ≈ 4.19 B with both embeddings (memory-facts §6: 4.187 B).
+    // ≈ 4.19 B with both embeddings.
     expect(Math.round((section.activeParams ?? 0) / 1e6)).toBe(4187);
   });
 
@@ -283,5 +284,80 @@ describe('fit and training', () => {
     // r = 16 on 7 projections × 32 layers: 4 × 16 × (4096 + 4096) + 3 × 16 × (4096 + 11008) per layer.
     expect(section.lora?.trainableParams).toBe(32 * (4 * 16 * 8192 + 3 * 16 * 15104));
     expect(lora?.totalBytes).toBe(6_738_415_616 * 2 + (section.lora?.trainableParams ?? 0) * 16 + 2 * 2 ** 30);
+  });
+});
+
+describe('MoE active parameters: both conventions', () => {
+  it('gpt-oss-20b: 3.6 B as OpenAI publishes it (no input embedding), 4.19 B with both embeddings', () => {
+    const section = memory({ ...gptOss20bFixture(24), sidecars: { config: GPT_OSS_20B_CONFIG } });
+    const embedding = 201_088 * 2880; // vocab × hidden, untied
+    expect(section.moe).toMatchObject({ tiedEmbeddings: false, inputEmbeddingParams: embedding });
+    expect(section.moe?.activeParamsWithoutInputEmbedding).toBe((section.activeParams ?? 0) - embedding);
+    // The model card (arXiv 2508.10925): 20.9 B total, 3.6 B active.
+    expect(Math.round((section.moe?.totalParams ?? 0) / 1e8) / 10).toBe(20.9);
+    expect(Math.round((section.moe?.activeParamsWithoutInputEmbedding ?? 0) / 1e8) / 10).toBe(3.6);
+    expect(Math.round((section.activeParams ?? 0) / 1e8) / 10).toBe(4.2);
+    expect(section.moe?.formula).toContain('as OpenAI counts gpt-oss');
+  });
+
+  it('Mixtral-8x7B: 12.9 B active as Mistral publishes it (both embeddings), 46.7 B total', () => {
+    const section = memory({ ...mixtralFixture(32), sidecars: { config: MIXTRAL_8X7B_CONFIG } });
+    expect(section.moe).toMatchObject({ experts: 8, topK: 2, totalParams: 46_702_792_704 });
+    // 32 layers × 8 experts × 3 × 14336 × 4096 routed, 2 of 8 used: 46,702,792,704 − 45,097,156,608 × 3/4.
+    const routed = 32 * 8 * 3 * 14336 * 4096;
+    expect(section.moe?.routedParams).toBe(routed);
+    expect(section.activeParams).toBe(46_702_792_704 - (routed * 3) / 4);
+    expect(section.activeParams).toBe(12_879_925_248);
+    expect(section.moe?.activeParamsWithoutInputEmbedding).toBe(12_879_925_248 - 32000 * 4096);
+  });
+
+  it('tied embeddings: leaving out the input embedding changes nothing, and a copy saved twice counts once', () => {
+    const config = { ...MIXTRAL_8X7B_CONFIG, num_hidden_layers: 2, tie_word_embeddings: true };
+    const twice = memory({ ...mixtralFixture(2), sidecars: { config } });
+    const untied = memory({ ...mixtralFixture(2), sidecars: { config: { ...config, tie_word_embeddings: false } } });
+    expect(twice.moe?.tiedEmbeddings).toBe(true);
+    expect(twice.moe?.totalParams).toBe((untied.moe?.totalParams ?? 0) - 32000 * 4096);
+    expect(twice.moe?.activeParamsWithoutInputEmbedding).toBe(twice.activeParams);
+    expect(twice.moe?.formula).toContain('the tied embedding stored twice counted once');
+    // No lm_head in the header: the head reuses the embedding, whatever the config says.
+    const fixture = mixtralFixture(2);
+    const once = memory({
+      ...fixture,
+      specs: fixture.specs.filter((spec) => spec.name !== 'lm_head.weight'),
+      sidecars: { config: { ...config, tie_word_embeddings: undefined } },
+    });
+    expect(once.moe).toMatchObject({ tiedEmbeddings: true, totalParams: twice.moe?.totalParams });
+    expect(once.moe?.activeParamsWithoutInputEmbedding).toBe(once.activeParams);
+  });
+
+  it('Llama-2-7B (dense): no MoE figures; every one of its 6.74 B parameters is active', () => {
+    const section = memory(llama2Fixture(LLAMA2_7B_CONFIG));
+    expect(section.moe).toBeUndefined();
+    expect(section.activeParams).toBeUndefined();
+    expect(section.weights.params).toBe(6_738_415_616);
+  });
+});
+
+describe('estimateMemory inputs', () => {
+  it('words agree with their counts: 1 token, 1 sequence', () => {
+    const section = memory(withConfig(QWEN3_NEXT_80B_CONFIG));
+    const one = estimateMemory(section, { tokens: 1, batch: 1, cacheDtype: 'bf16' });
+    expect(one.kvLines[0].formula).toMatch(/^1 × 1 token × 12 layers × /);
+    expect(one.stateFormula).toMatch(/^1 sequence × /);
+    const two = estimateMemory(section, { tokens: 2, batch: 2, cacheDtype: 'bf16' });
+    expect(two.kvLines[0].formula).toMatch(/^2 × 2 tokens × /);
+    expect(two.stateFormula).toMatch(/^2 sequences × /);
+  });
+
+  it('refuses zero, negative or fractional inputs instead of clamping them to 1', () => {
+    const section = memory(llama2Fixture(LLAMA2_7B_CONFIG));
+    for (const inputs of [
+      { tokens: 0, batch: 1 },
+      { tokens: -4096, batch: 1 },
+      { tokens: 4096, batch: 0 },
+      { tokens: 10.5, batch: 1 },
+    ]) {
+      expect(() => estimateMemory(section, { ...inputs, cacheDtype: 'bf16' })).toThrow(RangeError);
+    }
   });
 });

@@ -78,6 +78,19 @@ function expertsInHeader(index: TensorIndex): number | null {
   return most > 0 ? most : null;
 }
 
+/**
+ * Whether the LM head is the input embedding: config.json's tie_word_embeddings when it says, and always when the
+ * header holds an input embedding but no LM head (the head reuses it).
+ */
+function tiedEmbeddings(config: MemoryConfig | null, weights: WeightsResult): boolean {
+  const { input, output } = weights.embeddingParams;
+  if (input > 0 && output === 0) {
+    return true;
+  }
+  const flag = config ? (config.text.tie_word_embeddings ?? config.root.tie_word_embeddings) : undefined;
+  return flag === true;
+}
+
 function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: TensorIndex): MoeSummary | undefined {
   const routed = weights.params.experts;
   if (routed === 0) {
@@ -85,11 +98,29 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
   }
   const experts = (config ? expertCount(config) : null) ?? expertsInHeader(index);
   const topK = config ? expertsPerToken(config) : null;
-  const totalParams = weights.summary.params - weights.params.mtp - weights.params.vision;
   if (experts === null) {
     return undefined;
   }
+  const tied = tiedEmbeddings(config, weights);
+  // A tied embedding saved twice (embed_tokens and lm_head both in the header) is one matrix in the model.
+  const tiedCopy = tied ? weights.embeddingParams.output : 0;
+  const totalParams = weights.summary.params - weights.params.mtp - weights.params.vision - tiedCopy;
+  const inputEmbeddingParams = weights.embeddingParams.input;
   const activeParams = topK !== null ? Math.round(totalParams - routed * (1 - topK / experts)) : null;
+  const activeParamsWithoutInputEmbedding =
+    activeParams === null ? null : tied ? activeParams : activeParams - inputEmbeddingParams;
+  const excluded = `MTP layers and towers excluded${tiedCopy > 0 ? ', the tied embedding stored twice counted once' : ''}`;
+  let formula = 'num_experts_per_tok is needed for active parameters (config.json)';
+  if (activeParams !== null && activeParamsWithoutInputEmbedding !== null) {
+    formula =
+      `${groupDigits(totalParams)} params (${excluded}) − ${groupDigits(routed)} routed-expert params × ` +
+      `(1 − ${topK} of ${experts} experts per token) = ${groupDigits(activeParams)} with both embeddings (as ` +
+      'Mistral counts Mixtral and Qwen its MoE models); shared experts and attention count in full. ' +
+      (tied
+        ? 'The embeddings are tied: the input embedding is also the LM head, so leaving the lookup out changes nothing'
+        : `Without the ${groupDigits(inputEmbeddingParams)} input-embedding params, a lookup rather than a matmul ` +
+          `(as OpenAI counts gpt-oss): ${groupDigits(activeParamsWithoutInputEmbedding)}`);
+  }
   return {
     experts,
     topK,
@@ -97,10 +128,10 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
     routedParams: routed,
     totalParams,
     activeParams,
-    formula:
-      activeParams !== null
-        ? `${groupDigits(totalParams)} params (MTP layers and towers excluded) − ${groupDigits(routed)} routed-expert params × (1 − ${topK} of ${experts} experts per token); shared experts, attention and both embeddings count in full`
-        : `num_experts_per_tok is needed for active parameters (config.json)`,
+    activeParamsWithoutInputEmbedding,
+    inputEmbeddingParams,
+    tiedEmbeddings: tied,
+    formula,
   };
 }
 
@@ -177,6 +208,9 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
     config: source,
     maxContext: config?.maxContext ?? null,
     maxContextSource: config?.maxContextSource ?? null,
+    ropeScaling: config?.ropeScaling ?? null,
+    attentionHeads: config?.heads ?? null,
+    kvHeads: config?.kvHeads ?? null,
     modelType: config?.modelType ?? null,
     weights: weights.summary,
     kv,

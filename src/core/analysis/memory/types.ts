@@ -80,8 +80,19 @@ export interface MoeSummary {
   sharedExperts: number;
   /** Parameters of the routed experts (MTP layers excluded). */
   routedParams: number;
+  /** Logical parameters: MTP layers and towers excluded, a tied embedding stored twice counted once. */
   totalParams: number;
+  /** Parameters a token goes through, both embeddings counted (Mistral's and Qwen's convention). */
   activeParams: number | null;
+  /**
+   * The same without the input embedding, a lookup rather than a matmul (OpenAI's convention for gpt-oss). Equal to
+   * activeParams when the embeddings are tied: the one matrix is also the LM head.
+   */
+  activeParamsWithoutInputEmbedding: number | null;
+  /** Token (and position) embedding parameters. */
+  inputEmbeddingParams: number;
+  /** The LM head is the input embedding (tie_word_embeddings, or no LM head tensor in the header). */
+  tiedEmbeddings: boolean;
   formula: string;
 }
 
@@ -90,6 +101,21 @@ export interface LoraEstimate {
   /** Linear weights adapted: attention and dense MLP projections (experts left frozen). */
   modules: number;
   trainableParams: number;
+  formula: string;
+}
+
+/** config.json's rope_scaling, and what it does to the maximum context. */
+export interface RopeScaling {
+  /** rope_type (or the older `type`): yarn, linear, dynamic, llama3, longrope… */
+  type: string;
+  factor: number;
+  /** original_max_position_embeddings, in rope_scaling or at the config's root (Phi-3); null when absent. */
+  originalContext: number | null;
+  /** The context the scaling reaches when it extends the position limit; null when the limit already includes it. */
+  scaledContext: number | null;
+  /** max_position_embeddings (or its alias) and that field's name. */
+  positionLimit: number | null;
+  positionField: string | null;
   formula: string;
 }
 
@@ -108,9 +134,14 @@ export interface MemorySection {
   contexts: MemoryContext[];
   activeParams?: number;
   config: 'config.json' | 'inferred';
-  /** Model's maximum context and the field it came from; null when unknown. */
+  /** Model's maximum context (rope scaling included as vLLM derives it) and where it came from; null when unknown. */
   maxContext: number | null;
   maxContextSource: string | null;
+  /** config.json's rope_scaling when it scales; null when absent or without config.json. */
+  ropeScaling: RopeScaling | null;
+  /** Attention heads and KV heads from config.json: the tensor-parallel sizes must divide them. Null when unknown. */
+  attentionHeads: number | null;
+  kvHeads: number | null;
   modelType: string | null;
   weights: WeightsSummary;
   /** null when neither config.json nor the header says how attention is laid out (not a decoder, a diffusion model). */

@@ -92,10 +92,21 @@ function paramRule(name: string): 'none' | 'blocks' | 'words' | 'plain' {
 /** Layer stacks whose indices past the model's layer count are MTP layers (DeepSeek-V3 `model.layers.61`). */
 const LAYER_STACK = /(^|\.)layers\.$/;
 
+/** Name segments of an LM head (the unembedding), as opposed to the input embedding. */
+const OUTPUT_EMBEDDING_SEGMENTS = new Set(['lm_head', 'embed_out']);
+
+function isOutputEmbedding(shapeText: string): boolean {
+  return (
+    shapeText === 'output.weight' || shapeText.split('.').some((segment) => OUTPUT_EMBEDDING_SEGMENTS.has(segment))
+  );
+}
+
 export interface WeightsResult {
   summary: WeightsSummary;
   /** Parameters per part, for the MoE arithmetic. */
   params: Record<WeightPart, number>;
+  /** The embeddings part split into the input embedding (token and position) and the LM head. */
+  embeddingParams: { input: number; output: number };
 }
 
 export function weightsSummary(index: TensorIndex, mainLayers: number | null, quantBits: number | null): WeightsResult {
@@ -125,6 +136,9 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   // A checkpoint's model: its weights section, each storage once (a tied name or a view adds nothing; optimizer
   // moments are not weights a GPU holds to serve the model).
   const modelElements = index.header.checkpoint?.rows.model;
+  const embeddingsId = partIds.indexOf('embeddings');
+  const outputEmbedding = shapes.text.map((text) => isOutputEmbedding(text));
+  let outputEmbeddingParams = 0;
   for (let row = 0; row < index.count; row++) {
     const s = shapes.rowShape[row];
     const part =
@@ -153,6 +167,9 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
     partTensors[part]++;
     partBytes[part] += rowBytes;
     partParams[part] += rowParams;
+    if (part === embeddingsId && outputEmbedding[s]) {
+      outputEmbeddingParams += rowParams;
+    }
     dtypeTensors[code]++;
     dtypeBytes[code] += rowBytes;
   }
@@ -187,5 +204,6 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
       paramsNote: `${notes.join('; ')}.`,
     },
     params: paramsByPart,
+    embeddingParams: { input: paramsByPart.embeddings - outputEmbeddingParams, output: outputEmbeddingParams },
   };
 }
