@@ -594,7 +594,10 @@ describe('config.json cross-check', () => {
 
 describe('count words agree with their count', () => {
   it('one tensor is "1 tensor", one module "1 module"', () => {
-    const single = run({ specs: [{ name: 'model.norm.weight', dtype: 'BF16', shape: [64] }] });
+    const single = run({
+      fileName: 'model.safetensors',
+      specs: [{ name: 'model.norm.weight', dtype: 'BF16', shape: [64] }],
+    });
     expect(single.section.evidence.join(' ')).toContain('among 1 tensor (');
     const gptq = gptqLlama2Fixture(1);
     const oneModule = { ...gptq, specs: gptq.specs.filter((spec) => spec.name.includes('layers.0.self_attn.q_proj')) };
