@@ -31,7 +31,7 @@ test.beforeAll(() => {
 });
 
 async function openUrl(page: Page, url: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
 }
 

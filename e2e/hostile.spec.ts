@@ -31,7 +31,7 @@ function tagged(name: string): string {
 }
 
 async function openUrl(page: Page, url: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
 }
 
@@ -555,7 +555,7 @@ test.describe('tokens and links', () => {
       page.context().on('request', (request) => requests.push(request.url()));
       await openApp(page, `?v=1&url=${encodeURIComponent(url)}`);
       await expect(page.getByText(`Ignored "url" in the link: the ${scheme}: scheme is not allowed`)).toBeVisible();
-      await expect(page.getByText('What is inside that .safetensors file?')).toBeVisible();
+      await expect(page.getByText('What is inside that model file?')).toBeVisible();
       await expect(page.getByRole('progressbar')).toHaveCount(0);
       expect(requests.filter((request) => !request.startsWith(APP_ORIGIN))).toEqual([]);
       watch.expectClean();

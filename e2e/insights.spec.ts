@@ -41,7 +41,7 @@ test.describe('model insights', () => {
     const watch = watchPage(page);
     const tag = `t=insights-${Date.now()}`;
     await openApp(page);
-    await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(`${ORIGIN_A}/range/${FLUX}?${tag}`);
+    await page.getByRole('textbox', { name: 'URL of a model file' }).fill(`${ORIGIN_A}/range/${FLUX}?${tag}`);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await expect(page.locator('[data-code="quant-name-claim-mismatch"]')).toBeVisible();
     await expect(page.getByTestId('verdict-clauses')).toContainText(
@@ -80,7 +80,7 @@ test.describe('model insights', () => {
     );
     await openApp(page);
     await page
-      .getByRole('textbox', { name: 'URL of a .safetensors file' })
+      .getByRole('textbox', { name: 'URL of a model file' })
       .fill(`${ORIGIN_A}/hub/lens-e2e/insights-peft/resolve/main/adapter_model.safetensors`);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await expect(page.getByTestId('sidecars-on-demand')).toContainText('adapter_config.json beside the file');

@@ -8,6 +8,7 @@ import {
   headerLengthOf,
   openApp,
   openLocalFile,
+  ORIGIN_A,
   statValue,
   watchPage,
 } from './helpers';
@@ -80,7 +81,11 @@ test.describe('local file', () => {
     await filter.fill('mlp');
     await expect(page.getByTestId('row-count')).toContainText('6 shown');
     await filter.fill('/[unclosed/');
-    await expect(page.getByRole('alert').filter({ hasText: 'Invalid regular expression' })).toBeVisible();
+    const regexError = page.getByRole('alert').filter({ hasText: 'Invalid regular expression' });
+    await expect(regexError).toBeVisible();
+    // One message, not the engine's own prefix repeated.
+    await expect(regexError).toHaveText(/^Invalid regular expression \/\[unclosed\/: .+/);
+    await expect(regexError).not.toHaveText(/Invalid regular expression.*Invalid regular expression/);
     await filter.press('Escape');
     await expect(page.getByTestId('row-count')).toContainText(`${CLEAN_TENSORS.length} shown`);
 
@@ -166,6 +171,55 @@ test.describe('local file', () => {
     await expect(page.getByTestId('file-name')).toHaveText('damaged-truncated.safetensors');
     await expect(page.getByText(/reference loader would refuse/)).toBeVisible();
     watch.expectClean();
+  });
+
+  test('the first screen names every format; checkpoint samples by keyboard: title, focus, share link', async ({
+    page,
+    context,
+  }) => {
+    const watch = watchPage(page);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await openApp(page);
+    await expect(page).toHaveTitle('Safetensors Lens');
+    const formats = page.getByTestId('readable-formats');
+    for (const ending of ['.safetensors', '.bin', '.pt', '.pth', '.ckpt', '.pkl']) {
+      await expect(formats).toContainText(ending);
+    }
+    await expect(page.getByRole('textbox', { name: 'URL of a model file' })).toBeVisible();
+
+    // Enter on a sample: the loaded view's heading takes the focus (the button is gone), the tab names the file.
+    await page.getByRole('button', { name: 'PyTorch checkpoint' }).focus();
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('file-name')).toHaveText('pytorch_model.bin');
+    await expect(page).toHaveTitle('pytorch_model.bin — Safetensors Lens');
+    await expect(page.getByTestId('file-format')).toContainText('PyTorch checkpoint');
+    await expect(page.locator('.result-head h2')).toBeFocused();
+
+    // Its share link is one query on this page, and it opens the same sample.
+    await expect(page.getByTestId('sample-share')).toBeVisible();
+    await page.getByRole('button', { name: 'Copy link' }).click();
+    await expect(page.getByRole('button', { name: 'Link copied' })).toBeVisible();
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(link).not.toContain('??');
+    expect(new URL(link).searchParams.get('url')).toBe(`${APP_ORIGIN}/samples/pytorch_model.bin`);
+    await page.goto(link);
+    await expect(page.getByTestId('file-name')).toHaveText('pytorch_model.bin');
+    await expect(page.getByTestId('normalized-url')).toHaveText(`${APP_ORIGIN}/samples/pytorch_model.bin`);
+
+    // The hostile pickle sample: what it would run is on screen, and nothing ran.
+    await openApp(page);
+    await page.getByRole('button', { name: 'Hostile pickle' }).click();
+    await expect(page.getByTestId('file-name')).toHaveText('hostile-os-system.pkl');
+    await expect(page).toHaveTitle('hostile-os-system.pkl — Safetensors Lens');
+    await expect(page.getByTestId('integrity')).toContainText('dangerous: loading this file would run code');
+
+    // A source that fails to open closes the previous one: the tab title goes back to the app's name.
+    await page.getByRole('textbox', { name: 'URL of a model file' }).fill(`${ORIGIN_A}/status/404/pytorch_model.bin`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.getByRole('alert')).toContainText(/Not found/);
+    await expect(page.getByTestId('file-name')).toHaveCount(0);
+    await expect(page).toHaveTitle('Safetensors Lens');
+    watch.expectClean([/Failed to load resource: the server responded with a status of 404/]);
   });
 });
 

@@ -9,7 +9,7 @@ import { openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 const MESSAGE_WITHIN_MS = 10_000;
 
 async function openUrl(page: Page, url: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
 }
 

@@ -14,7 +14,7 @@ const MAX_SPAN_BYTES = 64 * 1024;
 const MAX_FILE_BYTES = 256 * 1024;
 
 async function openUrl(page: Page, url: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
 }
 

@@ -141,7 +141,7 @@ async function timeApp(browser: Browser, server: BenchServer, url: string, timel
   const context = await browser.newContext({ ignoreHTTPSErrors: true });
   const page = await context.newPage();
   await page.goto(`http://127.0.0.1:${APP_PORT}/`);
-  await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(url);
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   const first = server.log.length;
   await page.getByRole('button', { name: 'Open', exact: true }).click();
   await page.waitForFunction(

@@ -4,8 +4,10 @@ import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
 const all = process.argv.includes('--all');
+// One file per kind of sample: a checkout made before a kind was added regenerates them.
+const SAMPLES = ['tiny-llama-with-metadata.safetensors', 'pytorch_model.bin', 'hostile-os-system.pkl'];
 const missing =
-  !existsSync('public/samples/tiny-llama-with-metadata.safetensors') ||
+  SAMPLES.some((file) => !existsSync(`public/samples/${file}`)) ||
   (all && !existsSync('e2e/.fixtures/clean.safetensors'));
 if (missing) {
   const result = spawnSync('npx', ['tsx', 'scripts/fixtures.ts', ...(all ? [] : ['--samples-only'])], {

@@ -3,7 +3,7 @@
  * e2e/.fixtures/ (some are multi-GB sparse files: they cost no disk). Deterministic: same bytes every run.
  * Usage: npm run fixtures [-- --samples-only]
  */
-import { mkdirSync, openSync, closeSync, ftruncateSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, openSync, closeSync, ftruncateSync, writeFileSync, writeSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildHeaderBytes, buildSafetensors } from '../src/testing/build-safetensors';
@@ -19,6 +19,10 @@ import { EXTRA_FIXTURE_WRITERS } from './fixtures-extra';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SAMPLES_DIR = join(root, 'public', 'samples');
 export const E2E_FIXTURES_DIR = join(root, 'e2e', '.fixtures');
+/** Real files written by torch (scripts/torch-fixtures.py), committed: the checkpoint samples are copies of two. */
+const TORCH_FIXTURES_DIR = join(root, 'fixtures', 'torch');
+/** The bundled checkpoint samples: a torch.save zip of a small Llama-style model, and a pickle that runs a command. */
+export const TORCH_SAMPLES = ['pytorch_model.bin', 'hostile-os-system.pkl'] as const;
 
 /** Writes the header bytes and extends the file to its full size without writing the data (a sparse file). */
 export function writeSparse(path: string, head: Uint8Array, totalSize: number): void {
@@ -49,6 +53,9 @@ export function writeSamples(): void {
     buildSafetensors(comfy.tensors, { metadata: { format: 'pt' }, tensorData: comfy.tensorData }),
   );
   write(join(SAMPLES_DIR, 'damaged-truncated.safetensors'), damagedSample());
+  for (const file of TORCH_SAMPLES) {
+    copyFileSync(join(TORCH_FIXTURES_DIR, file), join(SAMPLES_DIR, file));
+  }
 }
 
 export function writeE2eFixtures(): void {

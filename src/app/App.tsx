@@ -1,11 +1,12 @@
 /** The shell: toolbar, drop target, and the view for the current load status. */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { DtypeChart } from '../features/charts/DtypeChart';
 import { CheckpointPanel } from '../features/checkpoint/CheckpointPanel';
 import { ComparePanel } from '../features/compare/ComparePanel';
 import { ExportMenu } from '../features/export/ExportMenu';
 import { FindingsPanel } from '../features/findings/FindingsPanel';
 import { DropOverlay, FilePickerButton, FolderPickerButton, useFileDrop } from '../features/load/DropZone';
+import { readableFormatsPhrase } from '../features/load/format-names';
 import { LoadError } from '../features/load/LoadError';
 import { LoadProgress } from '../features/load/LoadProgress';
 import { SampleButtons } from '../features/load/SampleButtons';
@@ -27,6 +28,8 @@ import { allFindings, selectResult } from '../state/selectors';
 import { useAppStore } from '../state/store';
 import type { Panel } from '../state/view-slice';
 import type { LoadResult } from '../core/result';
+import { useDocumentTitle } from './document-title';
+import { useFocusOnLoad } from './focus-on-load';
 import { ThemeSelect } from './ThemeSelect';
 import { installTokenStorage } from './token-storage';
 import { installUrlSync } from './url-sync';
@@ -36,6 +39,7 @@ export function App() {
   const dragging = useFileDrop();
   const load = useAppStore((state) => state.load);
   const result = useAppStore(selectResult);
+  useDocumentTitle(result?.source.name ?? null);
   useEffect(() => {
     const uninstallToken = installTokenStorage();
     const uninstallUrl = installUrlSync();
@@ -72,18 +76,20 @@ export function App() {
 function EmptyState() {
   return (
     <section className="empty-state">
-      <h2>What is inside that .safetensors file?</h2>
+      <h2>What is inside that model file?</h2>
       <p>
-        Drop a <code>.safetensors</code> file anywhere on this page, choose one, or paste a URL. Safetensors Lens reads
-        only the header (usually a few kilobytes) and shows every tensor, dtype and shape, the parameter count, the
-        <code> __metadata__</code>, and everything that is wrong with the file.
+        Drop a model file anywhere on this page, choose one, or paste a URL or a Hugging Face repo id. Read:{' '}
+        <span data-testid="readable-formats">{readableFormatsPhrase()}</span>, and shard indexes (
+        <code>.index.json</code>). Safetensors Lens reads only what describes the tensors (a safetensors header, usually
+        a few kilobytes; a checkpoint's pickle) and shows every tensor, dtype and shape, the parameter count, the
+        metadata, and everything that is wrong with the file, including code a pickle would run.
       </p>
       <p className="privacy">
         <strong>Private by design:</strong> files are read in your browser and never uploaded. The weights are never
         read at all.
       </p>
       <div className="empty-actions">
-        <FilePickerButton label="Choose a .safetensors file" />
+        <FilePickerButton label="Choose a model file" />
         <FolderPickerButton label="Choose a model folder" />
       </div>
       <SampleButtons />
@@ -140,11 +146,13 @@ function ResultView({ result }: { result: LoadResult }) {
   const findings = allFindings(result);
   const tabs = TABS.filter((tab) => tab.available(result));
   const panel = tabs.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
+  const head = useRef<HTMLDivElement>(null);
   useSidecarsFor(result, panel);
+  useFocusOnLoad(head, result.loadId);
   if (result.outcome.kind === 'rejected') {
     return (
       <>
-        <div className="result-head">
+        <div className="result-head" ref={head}>
           <NotSafetensors name={result.source.name} file={result.outcome.file} />
           <ExportMenu result={result} />
         </div>
@@ -157,7 +165,7 @@ function ResultView({ result }: { result: LoadResult }) {
   const { sections } = result;
   return (
     <>
-      <div className="result-head">
+      <div className="result-head" ref={head}>
         <Summary result={result} header={header} />
         <ExportMenu result={result} />
       </div>

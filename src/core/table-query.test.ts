@@ -47,7 +47,8 @@ describe('nameFilter', () => {
     expect(nameFilter('  ')).toEqual({ test: null, filterError: null });
     const invalid = nameFilter('/(/');
     expect(invalid.test).toBeNull();
-    expect(invalid.filterError).toMatch(/^Invalid regular expression/);
+    expect(invalid.filterError).toMatch(/^Invalid regular expression \/.*\/[a-z]*: \S/);
+    expect(invalid.filterError).toBe('Invalid regular expression /(/: Unterminated group');
   });
 
   it('tests substrings case-insensitively and regexes as written', () => {

@@ -38,6 +38,20 @@ export const DEFAULT_QUERY: TableQuery = {
 
 export type CompiledFilter = { ok: true; test: (name: string) => boolean } | { ok: false; error: string };
 
+/**
+ * One sentence for a regex the engine refused: V8 already starts its message with "Invalid regular expression:" and
+ * the pattern, other engines give only the reason.
+ */
+function regexError(pattern: string, error: unknown): string {
+  const reason = (error instanceof Error ? error.message : String(error)).replace(
+    /^Invalid regular expression:\s*/i,
+    '',
+  );
+  return reason.startsWith(`${pattern}:`)
+    ? `Invalid regular expression ${reason}`
+    : `Invalid regular expression ${pattern}: ${reason}`;
+}
+
 /** `/…/flags` is a regex; anything else is a case-insensitive substring. Invalid regexes say why. */
 export function compileFilter(filter: string): CompiledFilter {
   const trimmed = filter.trim();
@@ -51,7 +65,7 @@ export function compileFilter(filter: string): CompiledFilter {
       const regex = new RegExp(regexMatch[1], flags);
       return { ok: true, test: (name) => regex.test(name) };
     } catch (error) {
-      return { ok: false, error: `Invalid regular expression: ${(error as Error).message}` };
+      return { ok: false, error: regexError(`/${regexMatch[1]}/${regexMatch[2]}`, error) };
     }
   }
   const needle = trimmed.toLowerCase();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeShareState, encodeShareState } from './share-state';
+import { decodeShareState, encodeShareState, shareLink } from './share-state';
 
 describe('share state', () => {
   it('round-trips every field', () => {
@@ -66,5 +66,18 @@ describe('share state', () => {
     expect(decodeShareState('').state).toEqual({});
     expect(decodeShareState('?garbage').state).toEqual({});
     expect(decodeShareState('#').state).toEqual({});
+  });
+});
+
+describe('shareLink', () => {
+  it('puts one query on the page address, replacing what it had', () => {
+    const sample = 'http://127.0.0.1:4173/samples/tiny-llama-with-metadata.safetensors';
+    const link = shareLink('http://127.0.0.1:4173/?v=1&url=old#top', { url: sample });
+    expect(link).toBe(`http://127.0.0.1:4173/?v=1&url=${encodeURIComponent(sample)}`);
+    expect(link).not.toContain('??');
+    expect(decodeShareState(new URL(link).search).state.url).toBe(sample);
+    expect(shareLink('https://example.org/lens/', { url: 'org/model', filter: 'q_proj' })).toBe(
+      'https://example.org/lens/?v=1&url=org%2Fmodel&q=q_proj',
+    );
   });
 });

@@ -169,3 +169,11 @@ export function encodeShareState(state: ShareState): string {
   }
   return `?${params.toString()}`;
 }
+
+/** The link that opens `state` on the page at `page` (an absolute URL; its own query and hash are replaced). */
+export function shareLink(page: string, state: ShareState): string {
+  const link = new URL(page);
+  link.search = encodeShareState(state);
+  link.hash = '';
+  return link.href;
+}

@@ -26,6 +26,7 @@ import type { ArchitectureSection, AttentionKind, HeadDimSource, MlaShape } from
 import { tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 import { asNumber, asString, isRecord } from './values';
+import { plural } from '../number-format';
 
 /** Container names of transformer layer stacks. */
 const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layers|encoder_layers)\.$/;
@@ -108,7 +109,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
   for (const kind of towers) {
     const entry = towerRows.get(kind);
     if (entry) {
-      evidence.push(`${kind} tower: ${entry.count} tensors under ${entry.prefix}`);
+      evidence.push(`${kind} tower: ${plural(entry.count, 'tensor')} under ${entry.prefix}`);
     }
   }
   if (towers.length === 0) {

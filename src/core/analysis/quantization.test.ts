@@ -591,3 +591,16 @@ describe('config.json cross-check', () => {
     expect(run(fixture).findings.map((f) => f.code)).toEqual(['quant-config-mismatch']);
   });
 });
+
+describe('count words agree with their count', () => {
+  it('one tensor is "1 tensor", one module "1 module"', () => {
+    const single = run({
+      fileName: 'model.safetensors',
+      specs: [{ name: 'model.norm.weight', dtype: 'BF16', shape: [64] }],
+    });
+    expect(single.section.evidence.join(' ')).toContain('among 1 tensor (');
+    const gptq = gptqLlama2Fixture(1);
+    const oneModule = { ...gptq, specs: gptq.specs.filter((spec) => spec.name.includes('layers.0.self_attn.q_proj')) };
+    expect(run(oneModule).section.evidence.join(' ')).toMatch(/(^| )1 module with/);
+  });
+});

@@ -149,8 +149,8 @@ export function analyzeQuantization(input: AnalysisInput): {
         ? packedUnknown.evidence
         : [
             adapter
-              ? `adapter file (LoRA factors): precision only, ${index.count} tensors`
-              : `no quantization signature among ${index.count} tensors (no packed weights, scale sidecars or quant configs)`,
+              ? `adapter file (LoRA factors): precision only, ${plural(index.count, 'tensor')}`
+              : `no quantization signature among ${plural(index.count, 'tensor')} (no packed weights, scale sidecars or quant configs)`,
           ],
       precision,
     };

@@ -100,7 +100,9 @@ describe('250,638-tensor MoE header (one tensor per expert projection)', () => {
       logicalParams: elements,
       storedElements: elements,
       confidence: 'high',
-      evidence: ['no quantization signature among 250638 tensors (no packed weights, scale sidecars or quant configs)'],
+      evidence: [
+        'no quantization signature among 250\u2009638 tensors (no packed weights, scale sidecars or quant configs)',
+      ],
       precision: {
         byDtype: [{ dtype: 'BF16', tensors: specs.length, elements, bytes: 2 * elements, share: 1 }],
         dominant: 'BF16',

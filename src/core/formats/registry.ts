@@ -42,3 +42,15 @@ export function formatByName(name: string): FormatReader | null {
     ) ?? null
   );
 }
+
+/** A format the app reads, as the first screen and the file pickers name it. */
+export interface ReadableFormat {
+  label: string;
+  extensions: readonly string[];
+}
+
+/** Every format the app reads, in sniffing order: the one list the first screen and the pickers take names from. */
+export const READABLE_FORMATS: readonly ReadableFormat[] = FORMAT_READERS.map((reader) => ({
+  label: reader.label ?? reader.id,
+  extensions: reader.usualExtensions ?? reader.extensions,
+}));

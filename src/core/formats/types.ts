@@ -53,6 +53,13 @@ export interface FormatReader {
   readonly id: string;
   /** Lower-case file name endings, for dispatch by name when no reader's sniff matched the content. */
   readonly extensions: readonly string[];
+  /** What users call the format, as the first screen names it; the id when unset. */
+  readonly label?: string;
+  /**
+   * The endings its files usually carry, named on the first screen and offered by the file pickers; `extensions`
+   * when unset. Wider than `extensions` when an ending is too common to dispatch on (`.bin`).
+   */
+  readonly usualExtensions?: readonly string[];
   /** Bytes from offset 0 the sniff needs; the loader reads up to SNIFF_BYTES before asking readers that need more. */
   readonly sniffBytes: number;
   /**

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import type { ParsedHeader } from '../../core/model';
-import { formatBytes, groupDigits } from '../../core/number-format';
+import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { convertAdvice } from './convert-script';
 import { formatLabel } from './format-label';
@@ -166,7 +166,7 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
         />
         <Fact
           label="Views"
-          value={checkpoint.views.length === 0 ? 'none' : `${groupDigits(checkpoint.views.length)} tensors`}
+          value={checkpoint.views.length === 0 ? 'none' : plural(checkpoint.views.length, 'tensor')}
           testId="checkpoint-views"
         />
         <Fact

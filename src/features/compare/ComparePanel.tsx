@@ -3,7 +3,7 @@
  * applied, the diff groups with parameter deltas, the LoRA-against-base verdict when one side is an adapter, and the
  * diff per tensor or per module in virtualized tables.
  */
-import { formatCount, groupDigits } from '../../core/number-format';
+import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { Segmented } from '../../lib/Segmented';
 import type { CompareResult, LoadResult } from '../../core/result';
@@ -55,7 +55,7 @@ function SideFacts({
         {side.source.name}
       </dd>
       <dd className="muted">
-        {groupDigits(tensors)} tensors · {formatCount(elements)} stored elements
+        {plural(tensors, 'tensor')} · {formatCount(elements)} stored elements
       </dd>
     </div>
   );

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import { collectDrop } from './dropped-files';
+import { readableFormatsPhrase } from './format-names';
 import { FilesPickerButton } from './SourceInputs';
 import { useAppStore } from '../../state/store';
 
@@ -70,8 +71,9 @@ export function DropOverlay({ visible }: { visible: boolean }) {
   }
   return (
     <div className="drop-overlay" aria-hidden="true">
-      <div>Drop a .safetensors file (or a model folder) to inspect its header</div>
-      <small>Only the header is read. Nothing leaves your machine.</small>
+      <div>Drop a model file (or a model folder) to see what is inside</div>
+      <small>{readableFormatsPhrase()}</small>
+      <small>The weights are never read. Nothing leaves your machine.</small>
     </div>
   );
 }

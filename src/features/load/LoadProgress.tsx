@@ -1,4 +1,4 @@
-import { formatBytes, formatBytesExact, groupDigits } from '../../core/number-format';
+import { formatBytes, formatBytesExact, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { LoadPhase } from '../../core/result';
 
@@ -36,7 +36,7 @@ export function LoadProgress() {
         {shards && (
           <span data-testid="shard-progress-text">
             {' — '}
-            {groupDigits(shards.done)} of {groupDigits(shards.total)} shards
+            {groupDigits(shards.done)} of {plural(shards.total, 'shard')}
             {shards.failed > 0 && ` (${groupDigits(shards.failed)} failed)`}
           </span>
         )}

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { useAppStore } from '../../state/store';
 import type { LoadResult } from '../../core/result';
-import { encodeShareState } from '../../state/share-state';
+import { shareLink } from '../../state/share-state';
 import { isSample, sampleUrl } from './samples';
 
 export function ShareBar({ result }: { result: LoadResult }) {
@@ -22,7 +22,7 @@ export function ShareBar({ result }: { result: LoadResult }) {
     );
   };
   if (source.kind === 'file' && sample !== null) {
-    const link = `${window.location.origin}${window.location.pathname}?${encodeShareState({ url: sampleUrl(sample) })}`;
+    const link = shareLink(window.location.href, { url: sampleUrl(sample) });
     return (
       <div className="share-bar">
         <span className="muted" data-testid="sample-share">

@@ -6,9 +6,10 @@ import { useEffect, useRef, useState } from 'react';
 import type { LocalFileEntry, SourceSpec } from '../../core/result';
 import { useAppStore } from '../../state/store';
 import { filesFromInput } from './dropped-files';
+import { pickableFiles } from './format-names';
 
-/** Every format the app reads, plus `application/octet-stream` for files the system gives no type. */
-const PICKABLE_FILES = '.safetensors,.sft,.json,.bin,.pt,.pth,.ckpt,.pkl,application/octet-stream';
+/** Every format the app reads (format-names.ts). */
+const PICKABLE_FILES = pickableFiles();
 
 /**
  * A button that opens the browser's file picker: several files, or with `folder` a whole folder (a sharded model

@@ -12,7 +12,7 @@ export function UrlForm() {
   return (
     <SourceUrlForm
       inputId="url-input"
-      label="URL of a .safetensors file"
+      label="URL of a model file"
       placeholder="Paste a Hugging Face URL, repo id or any Range URL"
       submitLabel="Open"
       onOpen={openSource}

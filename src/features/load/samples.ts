@@ -1,4 +1,7 @@
-/** Sample files bundled in public/samples/ (written by `npm run fixtures`), so a first run needs nothing else. */
+/**
+ * Sample files bundled in public/samples/ (written by `npm run fixtures`; the checkpoints are copies of real torch
+ * files from fixtures/torch/), so a first run needs nothing else.
+ */
 export interface Sample {
   file: string;
   label: string;
@@ -20,6 +23,16 @@ export const SAMPLES: readonly Sample[] = [
     file: 'damaged-truncated.safetensors',
     label: 'Damaged file',
     description: 'A truncated download with a gap and a bad dtype.',
+  },
+  {
+    file: 'pytorch_model.bin',
+    label: 'PyTorch checkpoint',
+    description: 'A small Llama-style model saved by torch.save (a zip with data.pkl), read without unpickling.',
+  },
+  {
+    file: 'hostile-os-system.pkl',
+    label: 'Hostile pickle',
+    description: 'A pickle that would run a shell command when loaded: shown as data, never run.',
   },
 ];
 

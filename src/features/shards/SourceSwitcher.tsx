@@ -3,7 +3,7 @@
  * parts); this switches between them. Each choice re-opens the same source with another model selected.
  */
 import type { ModelChoice } from '../../core/shards/choose-model';
-import { formatBytes, groupDigits } from '../../core/number-format';
+import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { SourceChoices } from '../../core/result';
 
@@ -14,7 +14,7 @@ function choiceLabel(choice: ModelChoice): string {
   }
   const shards =
     choice.shardCount > 0
-      ? `${groupDigits(choice.files.length)} of ${groupDigits(choice.shardCount)} shards`
+      ? `${groupDigits(choice.files.length)} of ${plural(choice.shardCount, 'shard')}`
       : 'shards listed in the index';
   return `${choice.label} (${shards}${choice.indexFile !== undefined ? ' + index' : ''})${size}`;
 }
@@ -27,7 +27,7 @@ export function SourceSwitcher({ choices }: { choices: SourceChoices }) {
   return (
     <div className="source-switcher">
       <label>
-        <span>{groupDigits(choices.items.length)} models here; showing </span>
+        <span>{plural(choices.items.length, 'model')} here; showing </span>
         <select
           aria-label="Model to show"
           data-testid="source-switcher"

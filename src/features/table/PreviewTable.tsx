@@ -2,7 +2,7 @@
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type TensorColumns } from '../../core/model';
 import { useEffect } from 'react';
-import { groupDigits } from '../../core/number-format';
+import { plural } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { ElidedName } from './ElidedName';
 import { formatTensorShape } from '../../lib/shape-text';
@@ -15,7 +15,7 @@ export function PreviewTable({ rows, loadId }: { rows: TensorColumns; loadId: nu
   }, [rows, loadId]);
   return (
     <section className="preview" aria-label="First tensors (still loading)">
-      <p className="muted">First {groupDigits(rows.count)} tensors, while the rest of the header loads:</p>
+      <p className="muted">First {plural(rows.count, 'tensor')}, while the rest of the header loads:</p>
       <div className="tensor-table" role="table" aria-label="Tensor preview">
         {Array.from({ length: rows.count }, (_, row) => (
           <div className="tt-row" role="row" key={row}>

@@ -20,14 +20,17 @@ import {
   type TensorColumnWidths,
 } from './column-widths';
 import { ElidedName } from './ElidedName';
-import { MAX_TAIL_CHARS, shardLabel } from './name-elision';
+import { shardLabel } from './name-elision';
 import { TableToolbar } from './TableToolbar';
 import { TensorDetails } from './TensorDetails';
 import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
 import { formatTensorShape } from '../../lib/shape-text';
 
-/** The name column's minimum: the longest kept tail (name-elision.ts) plus a few characters of the head. */
-const NAME_MIN_CH = MAX_TAIL_CHARS + 4;
+/**
+ * The name column's minimum: a layer number, an expert number and a parameter name with their ellipses
+ * (`…61.…255.…weight_scale_inv`). Narrower, the table scrolls sideways instead.
+ */
+const NAME_MIN_CH = 28;
 /** Room for the sort mark after a header label. */
 const SORT_MARK_CH = 2;
 /** A byte size as formatBytes prints it is at most `999.9 MB`. */
@@ -54,6 +57,7 @@ function tensorColumns(
     header: 'Name',
     flexible: true,
     widthCh: NAME_MIN_CH,
+    contentCh: widths.name,
     cell: (row) => <ElidedName name={tensorName(tensors, row)} />,
     text: (row) => tensorName(tensors, row),
   };
@@ -101,6 +105,8 @@ function tensorColumns(
       header: 'Begin',
       numeric: true,
       widthCh: fit('Begin', widths.begin),
+      // Offsets are in the details of every row: they give way before the names do.
+      givesWay: 2,
       cell: (row) => offset(tensors.begin[row]),
     },
     {
@@ -108,6 +114,7 @@ function tensorColumns(
       header: 'End',
       numeric: true,
       widthCh: fit('End', widths.end),
+      givesWay: 1,
       cell: (row) => offset(tensors.end[row]),
     },
   ];

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { tensorShape } from '../../core/model';
 import { formatShape, groupDigits } from '../../core/number-format';
-import { tensorColumnWidths, widerColumns, widestNumberChars, widestShapeChars } from './column-widths';
+import {
+  tensorColumnWidths,
+  widerColumns,
+  widestNameChars,
+  widestNumberChars,
+  widestShapeChars,
+} from './column-widths';
 
 describe('column widths', () => {
   it('measure the widest shape exactly as formatShape prints it', () => {
@@ -17,6 +23,16 @@ describe('column widths', () => {
     }
     expect(widestShapeChars(columns)).toBe(widest);
     expect(widest).toBe('[129 280, 7 168]'.length);
+  });
+
+  it('measure the longest name, capped', () => {
+    const { tensors: columns } = headerFromSpecs([
+      { name: 'lm_head.weight', dtype: 'F32', shape: [2] },
+      { name: 'model.layers.61.post_attention_layernorm.weight', dtype: 'F32', shape: [2] },
+    ]);
+    expect(widestNameChars(columns)).toBe('model.layers.61.post_attention_layernorm.weight'.length);
+    expect(widestNameChars(columns, 0, 1)).toBe('lm_head.weight'.length);
+    expect(widestNameChars(columns, 0, 2, 20)).toBe(20);
   });
 
   it('measure grouped integers, NaN included', () => {

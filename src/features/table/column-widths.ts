@@ -4,6 +4,7 @@
  * model, no string building (250,000 rows cost a few milliseconds).
  */
 import type { TensorColumns } from '../../core/model';
+import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
 import { groupDigits } from '../../core/number-format';
 import { MAX_SHAPE_DIMS_SHOWN, formatTensorShape } from '../../lib/shape-text';
 
@@ -64,7 +65,21 @@ export function widestNumberChars(values: ArrayLike<number>, from = 0, to = valu
   return Math.max(special, groupDigits(largest).length);
 }
 
+/**
+ * Width of the longest name of tensors `from` to `to`, from the names' UTF-8 byte lengths (no decoding): exact for
+ * ASCII names, an over-estimate otherwise; at most `cap` (names are shortened for display beyond it).
+ */
+export function widestNameChars(columns: TensorColumns, from = 0, to = columns.count, cap = Infinity): number {
+  let widest = 0;
+  const starts = columns.nameStarts;
+  for (let row = from; row < Math.min(to, columns.count); row++) {
+    widest = Math.max(widest, starts[row + 1] - starts[row]);
+  }
+  return Math.min(widest, cap);
+}
+
 export interface TensorColumnWidths {
+  name: number;
   shape: number;
   elements: number;
   begin: number;
@@ -86,6 +101,7 @@ export const MEASURE_SLICE_ROWS = 100_000;
 /** The content widths of the tensor table's measured columns over tensors `from` to `to` (all by default). */
 export function tensorColumnWidths(columns: TensorColumns, from = 0, to = columns.count): TensorColumnWidths {
   return {
+    name: widestNameChars(columns, from, to, MAX_NAME_DISPLAY_CHARS),
     shape: widestShapeChars(columns, from, to),
     elements: widestNumberChars(columns.elements, from, to),
     begin: widestNumberChars(columns.begin, from, to),
@@ -96,6 +112,7 @@ export function tensorColumnWidths(columns: TensorColumns, from = 0, to = column
 /** The wider of two measurements, column by column: slices of one table merge into the whole. */
 export function widerColumns(a: TensorColumnWidths, b: TensorColumnWidths): TensorColumnWidths {
   return {
+    name: Math.max(a.name, b.name),
     shape: Math.max(a.shape, b.shape),
     elements: Math.max(a.elements, b.elements),
     begin: Math.max(a.begin, b.begin),

@@ -14,6 +14,7 @@ import {
   type QuantModule,
 } from './types';
 import { freeRowsEndingWith } from './scan';
+import { plural } from '../../number-format';
 
 export const awqDetector: QuantDetector = {
   family: 'awq',
@@ -75,8 +76,8 @@ export const awqDetector: QuantDetector = {
       confidence: version === 'gemm' ? 'high' : 'medium',
       evidence: [
         version === 'gemm'
-          ? `${modules.length} modules with qweight.shape[1] == qzeros.shape[1] != scales.shape[1] and no g_idx: packed along the output dim (AWQ GEMM, not GPTQ)`
-          : `${modules.length} modules with AWQ ${version} packing (qweight rows follow the output dim)`,
+          ? `${plural(modules.length, 'module')} with qweight.shape[1] == qzeros.shape[1] != scales.shape[1] and no g_idx: packed along the output dim (AWQ GEMM, not GPTQ)`
+          : `${plural(modules.length, 'module')} with AWQ ${version} packing (qweight rows follow the output dim)`,
       ],
       findings: [],
       ...(version === 'gemm'

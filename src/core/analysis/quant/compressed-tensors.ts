@@ -20,6 +20,7 @@ import {
   type QuantModule,
 } from './types';
 import { freeRowsEndingWith, freeWeightsWithSidecar } from './scan';
+import { plural } from '../../number-format';
 
 const SIDECARS = [
   '.weight_packed',
@@ -123,7 +124,7 @@ export const compressedTensorsDetector: QuantDetector = {
       return null;
     }
     const format = mode(formats) ?? 'pack-quantized';
-    evidence.push(`${modules.length} modules in compressed-tensors layout (${format}: ${describe(format)})`);
+    evidence.push(`${plural(modules.length, 'module')} in compressed-tensors layout (${format}: ${describe(format)})`);
     if (shapesRead > 0) {
       evidence.push(`in_features read from ${shapesRead} .weight_shape tensor(s) (I64 [2] = [N, K])`);
     }

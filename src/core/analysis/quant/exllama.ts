@@ -6,6 +6,7 @@
  */
 import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
 import { freeRowsEndingWith } from './scan';
+import { plural } from '../../number-format';
 
 export const exl2Detector: QuantDetector = {
   family: 'exl2',
@@ -54,7 +55,7 @@ export const exl2Detector: QuantDetector = {
       auxRows: [],
       confidence: 'high',
       evidence: [
-        `${modules.length} modules with .q_weight/.q_invperm/.q_scale/.q_groups (EXL2: bit width varies per row group)`,
+        `${plural(modules.length, 'module')} with .q_weight/.q_invperm/.q_scale/.q_groups (EXL2: bit width varies per row group)`,
         `packed weights average ${average.toFixed(3)} bits before scales and permutations`,
       ],
       findings: [],
@@ -97,7 +98,9 @@ export const exl3Detector: QuantDetector = {
       modules,
       auxRows: [],
       confidence: 'high',
-      evidence: [`${modules.length} modules with .trellis I16 [K/16, N/16, 16·bits] and .suh/.svh sign vectors (EXL3)`],
+      evidence: [
+        `${plural(modules.length, 'module')} with .trellis I16 [K/16, N/16, 16·bits] and .suh/.svh sign vectors (EXL3)`,
+      ],
       findings: [],
     };
   },

@@ -12,6 +12,7 @@ import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
 import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
 import { freeWeightsWithSidecar } from './scan';
+import { plural } from '../../number-format';
 
 /** DeepSeek's block edge; other block sizes come from config.json weight_block_size. */
 const DEFAULT_FP8_BLOCK = 128;
@@ -138,7 +139,7 @@ export const fp8ScaledDetector: QuantDetector = {
     const evidence = [
       `${modules.length} F8 weights with .weight_scale (${kind}${new Set(kinds).size > 1 ? `; also ${[...new Set(kinds)].filter((k) => k !== kind).join(', ')}` : ''})`,
       staticActivations > 0
-        ? `${staticActivations} modules have .input_scale: static activation scales (W8A8)`
+        ? `${plural(staticActivations, 'module has', 'modules have')} .input_scale: static activation scales (W8A8)`
         : 'no .input_scale: activations are quantized dynamically or not at all',
     ];
     if (auxRows.length > 0) {

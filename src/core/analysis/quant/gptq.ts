@@ -20,6 +20,7 @@ import {
   type QuantModule,
 } from './types';
 import { freeRowsEndingWith } from './scan';
+import { plural } from '../../number-format';
 
 /** Bit widths GPTQ kernels implement (GPTQModel adds 5–7 via its planar packer). */
 const GPTQ_BITS = new Set([2, 3, 4, 5, 6, 7, 8]);
@@ -104,11 +105,11 @@ export const gptqDetector: QuantDetector = {
     const bits = mode(readings.map((r) => r.bits).filter((b): b is number => b !== null));
     const groupSize = mode(readings.map((r) => r.groupSize).filter((g): g is number => g !== null));
     const evidence = [
-      `${readings.length} modules with .qweight/.qzeros/.scales where qweight.shape[1] == scales.shape[1] (packed along the input dim: GPTQ, not AWQ)`,
+      `${plural(readings.length, 'module')} with .qweight/.qzeros/.scales where qweight.shape[1] == scales.shape[1] (packed along the input dim: GPTQ, not AWQ)`,
     ];
     const withGIdx = readings.filter((r) => r.module.rows.some((row) => index.names[row].endsWith('.g_idx'))).length;
     if (withGIdx > 0) {
-      evidence.push(`${withGIdx} modules carry .g_idx (input-column group map, I32 [K])`);
+      evidence.push(`${plural(withGIdx, 'module carries', 'modules carry')} .g_idx (input-column group map, I32 [K])`);
     }
     const first = readings[0];
     evidence.push(
@@ -222,7 +223,7 @@ export const gptqMarlinDetector: QuantDetector = {
       modules,
       auxRows: [],
       confidence: 'medium',
-      evidence: [`${modules.length} modules with Marlin-packed .B (I32 [K/16, 2N]) and .s scales`],
+      evidence: [`${plural(modules.length, 'module')} with Marlin-packed .B (I32 [K/16, 2N]) and .s scales`],
       findings: [],
     };
   },

@@ -7,6 +7,7 @@ import type { TensorIndex } from '../tensor-index';
 import { decodeNumbers, decodeScalar, product } from '../values';
 import { mode, stripSuffix, type QuantDetector, type QuantModule } from './types';
 import { freeRowsEndingWith } from './scan';
+import { plural } from '../../number-format';
 
 /** HQQ's packers by bit width (hqq bitpack): values per stored byte of W_q. */
 const VALUES_PER_BYTE: Readonly<Record<number, number>> = { 8: 1, 4: 2, 2: 4, 1: 8 };
@@ -79,7 +80,7 @@ export const hqqDetector: QuantDetector = {
       auxRows: [],
       confidence: exact === modules.length ? 'high' : 'low',
       evidence: [
-        `${modules.length} modules with .W_q + .scale/.zero and metadata tensors (.nbits, .group_size, .shape): HQQ`,
+        `${plural(modules.length, 'module')} with .W_q + .scale/.zero and metadata tensors (.nbits, .group_size, .shape): HQQ`,
       ],
       findings: [],
       ...(needsConfig ? { needsConfig } : {}),

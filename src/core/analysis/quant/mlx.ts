@@ -11,6 +11,7 @@ import type { Finding } from '../../model';
 import { hiddenSizeFromNorms, INPUT_IS_HIDDEN, lastSegment } from '../anchors';
 import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
 import { freeWeightsWithSidecar } from './scan';
+import { plural } from '../../number-format';
 
 const AFFINE_BITS = new Set([2, 3, 4, 5, 6, 8]);
 /** mlx-lm's default group size, used only when nothing else settles bits vs group. */
@@ -62,7 +63,7 @@ export const mlxDetector: QuantDetector = {
     const needsConfig: string[] = [];
     const formatIsMlx = index.metadata.get('format') === 'mlx';
     evidence.push(
-      `${candidates.length} modules with U32 .weight + .scales${candidates.some((c) => c.affine) ? ' + .biases' : ''} (MLX packing along the input dim)`,
+      `${plural(candidates.length, 'module')} with U32 .weight + .scales${candidates.some((c) => c.affine) ? ' + .biases' : ''} (MLX packing along the input dim)`,
     );
     if (formatIsMlx) {
       evidence.push('__metadata__ format = "mlx"');

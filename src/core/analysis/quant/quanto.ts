@@ -5,6 +5,7 @@
  */
 import { isFloat8, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
 import { freeRowsEndingWith } from './scan';
+import { plural } from '../../number-format';
 
 export const quantoDetector: QuantDetector = {
   family: 'quanto',
@@ -47,7 +48,7 @@ export const quantoDetector: QuantDetector = {
       auxRows: [],
       confidence: format === 'qint4' ? 'low' : 'high',
       evidence: [
-        `${modules.length} modules with .weight._data + .weight._scale (optimum-quanto QTensor serialization)`,
+        `${plural(modules.length, 'module')} with .weight._data + .weight._scale (optimum-quanto QTensor serialization)`,
       ],
       findings: [],
       ...(format === 'qint4'

@@ -32,6 +32,8 @@ export const pytorchFormat: FormatReader = {
   // No dispatch by name: `.bin` is also GGUF, TorchScript or anything else, and a file whose bytes are not a zip or
   // a pickle is better served by the not-safetensors diagnoses than by a pickle parse error.
   extensions: [],
+  label: 'PyTorch checkpoint',
+  usualExtensions: ['.bin', '.pt', '.pth', '.ckpt', '.pkl'],
   sniffBytes: SNIFF_BYTES,
   sniff: (head, size) => checkpointKind(head, size) !== null,
   read: async (source, options) => {
