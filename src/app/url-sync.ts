@@ -65,7 +65,7 @@ function loadFromLocation(): void {
     return;
   }
   pendingView = state;
-  void store.openSource({ kind: 'url', url: state.url, token: store.token || undefined, select: state.select });
+  void store.openSource({ kind: 'url', url: state.url, select: state.select });
 }
 
 /** `compare=` opens B (compare mode) once per distinct URL; it loads alongside A, and the diff runs when both are in. */
@@ -75,7 +75,7 @@ function openCompareFromLink(compare: string | undefined): void {
   if (!compare || (open?.kind === 'url' && open.url === compare)) {
     return;
   }
-  void store.openCompareSource({ kind: 'url', url: compare, token: store.token || undefined });
+  void store.openCompareSource({ kind: 'url', url: compare });
 }
 
 let pendingView: ShareState | null = null;

@@ -168,10 +168,6 @@ export interface LoadResult {
    * Memory, Model or Quantization tab opens or the report is downloaded (state: readSidecarsOnDemand).
    */
   sidecarsOnDemand?: string[];
-  /** Set while those are being read; the analyses that read sidecars then run again. */
-  sidecarsReading?: boolean;
-  /** Sidecars asked for on demand that were not there (a 404) or not usable JSON. */
-  sidecarsNotFound?: string[];
 }
 
 /** Sidecars read on demand after the load, and the analyses that read sidecars run again with them. */

@@ -3,7 +3,7 @@
  * block the page; the result is a row-order Uint32Array that crosses back as a transferable.
  */
 import { DTYPES, UNKNOWN_DTYPE_CODE, elementBits } from './dtypes';
-import { modulePatternMatcher } from './analysis/module-tree';
+import { modulePatternMatcher } from './analysis/module-pattern';
 import type { TensorColumns } from './model';
 import { naturalRowOrder } from './natural-order';
 

@@ -6,18 +6,13 @@
 import type { StateCreator } from 'zustand';
 import { ALIGN_RULES, DEFAULT_ALIGN_RULES, type AlignRule } from '../core/compare/align';
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
-import type { SerializedSourceError } from '../core/errors';
-import type { LocalFileEntry } from '../core/result';
-import { compareLoads, failureOf, queryComparison, releaseComparison, releaseLoad } from '../worker/client';
-import { createSourceLoader, hungFilterNotice, queryHung } from './source-loader';
-import type { CompareResult, LoadPhase, LoadResult, SourceSpec } from '../core/result';
+import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
+import { compareLoads, failureOf, queryComparison, releaseComparison } from '../worker/client';
+import { createSourceLoader, createTableQueries, hungFilterNotice, type SlotState } from './source-loader';
 import type { AppState } from './store';
 
-export type CompareSourceState =
-  | { status: 'idle' }
-  | { status: 'loading'; loadId: number; label: string; phase: LoadPhase; bytesRead: number; bytesTotal: number | null }
-  | { status: 'ready'; result: LoadResult }
-  | { status: 'error'; label: string; error: SerializedSourceError };
+/** Source B's slot, the same state machine as the main source's. */
+export type CompareSourceState = SlotState;
 
 export type DiffState =
   | { status: 'idle' }
@@ -54,14 +49,13 @@ export interface CompareSlice {
   refreshCompareTable: () => void;
 }
 
-let diffVersion = 0;
-let queryVersion = 0;
-
 function parsedLoadId(result: LoadResult | null): number | null {
   return result && result.outcome.kind === 'parsed' ? result.loadId : null;
 }
 
 export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = (set, get, api) => {
+  let diffVersion = 0;
+
   // A new main source (A) re-runs the comparison against the B already open.
   api.subscribe((state, previous) => {
     if (state.load === previous.load || state.load.status !== 'ready' || state.compareSource.status !== 'ready') {
@@ -76,46 +70,6 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     }
   });
 
-  const loader = createSourceLoader('compare', {
-    started: (loadId, source, label) =>
-      set({
-        compareSpec: source,
-        compareSource: { status: 'loading', loadId, label, phase: 'connect', bytesRead: 0, bytesTotal: null },
-        diff: { status: 'idle' },
-        compareQuery: DEFAULT_COMPARE_QUERY,
-        compareOrder: null,
-        compareFilterError: null,
-      }),
-    progress: (loadId, { phase, bytesRead, bytesTotal }) => {
-      const state = get().compareSource;
-      if (state.status === 'loading' && state.loadId === loadId) {
-        set({ compareSource: { ...state, phase, bytesRead, bytesTotal } });
-      }
-    },
-    ready: (result) => {
-      set({ compareSource: { status: 'ready', result } });
-      get().runDiff();
-    },
-    analyses: (loadId, update) => {
-      const state = get().compareSource;
-      if (state.status === 'ready' && state.result.loadId === loadId) {
-        set({
-          compareSource: {
-            status: 'ready',
-            result: {
-              ...state.result,
-              sections: update.sections,
-              analysisFindings: update.analysisFindings,
-              network: update.network ?? state.result.network,
-              analysisPending: false,
-            },
-          },
-        });
-      }
-    },
-    failed: (label, error) => set({ compareSource: { status: 'error', label, error } }),
-  });
-
   const releaseDiff = () => {
     const diff = get().diff;
     if (diff.status === 'ready') {
@@ -123,16 +77,44 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     }
   };
 
-  /** Frees B's load and the diff in the worker; diffs and queries still in flight for them are then ignored. */
-  const dropSourceB = (): void => {
-    const previous = get().compareSource;
-    if (previous.status === 'ready') {
-      releaseLoad(previous.result.loadId);
-    }
+  const queries = createTableQueries({
+    answered: ({ order, filterError }) => set({ compareOrder: order, compareFilterError: filterError }),
+    hung: (filter) => {
+      // The watchdog replaced the worker (a filter hung): both loads are gone, so both sources reopen, without it.
+      const { lastSource, compareSpec } = get();
+      if (lastSource) {
+        void get().openSource(lastSource);
+      }
+      if (compareSpec) {
+        void get().openCompareSource(compareSpec);
+      }
+      set({ compareNotice: hungFilterNotice(filter, 'both sources were') });
+    },
+  });
+
+  /** Frees the diff in the worker; diffs and queries still in flight for it are then ignored. */
+  const dropDiff = (): void => {
     releaseDiff();
     diffVersion++;
-    queryVersion++;
+    queries.invalidate();
   };
+
+  const loader = createSourceLoader('compare', {
+    read: () => get().compareSource,
+    write: (compareSource) => set({ compareSource }),
+    token: () => get().token,
+    started: (source) => {
+      dropDiff();
+      set({
+        compareSpec: source,
+        diff: { status: 'idle' },
+        compareQuery: DEFAULT_COMPARE_QUERY,
+        compareOrder: null,
+        compareFilterError: null,
+      });
+    },
+    ready: () => get().runDiff(),
+  });
 
   return {
     compareSource: { status: 'idle' },
@@ -145,10 +127,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     compareNotice: null,
     compareView: 'tensors',
 
-    openCompareSource: async (source) => {
-      dropSourceB();
-      return loader.open(source);
-    },
+    openCompareSource: (source) => loader.open(source),
 
     openCompareFiles: loader.openFiles,
 
@@ -156,7 +135,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
 
     closeCompare: () => {
       loader.reset();
-      dropSourceB();
+      dropDiff();
       set({
         compareSource: { status: 'idle' },
         compareSpec: null,
@@ -199,7 +178,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
             releaseComparison(result.compareId);
             return;
           }
-          queryVersion++;
+          queries.invalidate();
           set({ diff: { status: 'ready', result, a, b }, compareOrder: null, compareFilterError: null });
           get().refreshCompareTable();
         },
@@ -229,32 +208,13 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
       if (diff.status !== 'ready') {
         return;
       }
-      const version = ++queryVersion;
       const compareId = diff.result.compareId;
-      const sentFilter = get().compareQuery.filter;
-      queryComparison(compareId, get().compareQuery).then(
-        ({ order, filterError }) => {
+      queries.run(
+        get().compareQuery.filter,
+        () => queryComparison(compareId, get().compareQuery),
+        () => {
           const now = get().diff;
-          // Drop answers for an older query or a comparison that has since been replaced.
-          if (version !== queryVersion || now.status !== 'ready' || now.result.compareId !== compareId) {
-            return;
-          }
-          set({ compareOrder: order, compareFilterError: filterError });
-        },
-        (error: unknown) => {
-          // The watchdog replaced the worker (a filter hung): both loads are gone, so both sources reopen, without
-          // the filter. Only the latest query recovers; an older one's failure is already superseded.
-          if (version !== queryVersion || !queryHung(error)) {
-            return;
-          }
-          const { lastSource, compareSpec } = get();
-          if (lastSource) {
-            void get().openSource(lastSource);
-          }
-          if (compareSpec) {
-            void get().openCompareSource(compareSpec);
-          }
-          set({ compareNotice: hungFilterNotice(sentFilter, 'both sources were') });
+          return now.status === 'ready' && now.result.compareId === compareId;
         },
       );
     },

@@ -1,36 +1,17 @@
-/** Load lifecycle: idle → loading (progress, preview) → ready | error. One load at a time; a new one cancels. */
+/**
+ * The main source (slot A) and what only it has: the last source (for retry, "parse anyway" and the model switcher),
+ * the raw header download, and the sidecars read on demand. Opening, releasing and progress are the slot's
+ * (source-loader.ts).
+ */
 import type { StateCreator } from 'zustand';
-import type { SerializedSourceError } from '../core/errors';
-import type { TensorColumns } from '../core/model';
-import type { LocalFileEntry } from '../core/result';
-import type { LoadPhase, LoadResult, ShardProgress, SidecarsUpdate, SourceSpec, StallNotice } from '../core/result';
-import {
-  fetchRawHeader,
-  readSidecarsOnDemand as readSidecars,
-  releaseLoad,
-  type AnalysesUpdate,
-} from '../worker/client';
-import { createSourceLoader } from './source-loader';
+import type { LocalFileEntry, SidecarsUpdate, SourceSpec } from '../core/result';
+import { fetchRawHeader, readSidecarsOnDemand as readSidecars } from '../worker/client';
+import { createSourceLoader, withAnalyses, type SlotState } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep } from '../lib/perf-marks';
 
-export type LoadState =
-  | { status: 'idle' }
-  | {
-      status: 'loading';
-      loadId: number;
-      label: string;
-      phase: LoadPhase;
-      bytesRead: number;
-      bytesTotal: number | null;
-      preview: TensorColumns | null;
-      /** Shard headers done / total while a sharded model loads. */
-      shards: ShardProgress | null;
-      /** Set while the current request crawls (bytes so far and for how long), for "the server sent 48 bytes in 35 s". */
-      stall: StallNotice | null;
-    }
-  | { status: 'ready'; result: LoadResult }
-  | { status: 'error'; label: string; error: SerializedSourceError };
+/** The main slot: idle → loading (progress, preview) → ready | error. */
+export type LoadState = SlotState;
 
 export interface LoadSlice {
   load: LoadState;
@@ -58,92 +39,41 @@ export interface LoadSlice {
   resetLoad: () => void;
 }
 
-/**
- * `result` with analyses that arrived after it (the first run, or a re-run once a sidecar was read on demand): their
- * sections and findings, and the network figures that now include the analyses' reads.
- */
-function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
-  return {
-    ...result,
-    sections: update.sections,
-    analysisFindings: update.analysisFindings,
-    network: update.network ?? result.network,
-    bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
-    timings: { ...result.timings, analyzeMs: update.analyzeMs },
-  };
-}
-
 export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => {
   const loader = createSourceLoader('main', {
-    started: (loadId, source, label) => {
-      markLoadStart(loadId);
-      set({
-        lastSource: source,
-        load: {
-          status: 'loading',
-          loadId,
-          label,
-          phase: 'connect',
-          bytesRead: 0,
-          bytesTotal: null,
-          preview: null,
-          shards: null,
-          stall: null,
-        },
-      });
+    read: () => get().load,
+    write: (load) => set({ load }),
+    token: () => get().token,
+    started: (source) => {
+      set({ lastSource: source });
+      const load = get().load;
+      if (load.status === 'loading') {
+        markLoadStart(load.loadId);
+      }
       get().resetViewForNewSource();
-    },
-    progress: (loadId, { phase, bytesRead, bytesTotal, shards, stall }) => {
-      const load = get().load;
-      if (load.status === 'loading' && load.loadId === loadId) {
-        set({
-          load: { ...load, phase, bytesRead, bytesTotal, shards, stall: stall === undefined ? load.stall : stall },
-        });
-      }
-    },
-    preview: (loadId, rows) => {
-      const load = get().load;
-      if (load.status === 'loading' && load.loadId === loadId) {
-        set({ load: { ...load, preview: rows } });
-      }
     },
     ready: (result) => {
       markStep('result-received');
       // A file that would run code opens on its safety verdict (the Checkpoint tab), not on its tensor table.
-      const runsCode = result.outcome.kind === 'parsed' && (result.outcome.header.pickle?.dangerous ?? 0) > 0;
-      set({ load: { status: 'ready', result }, ...(runsCode ? { activePanel: 'checkpoint' as const } : {}) });
+      if (result.outcome.kind === 'parsed' && (result.outcome.header.pickle?.dangerous ?? 0) > 0) {
+        set({ activePanel: 'checkpoint' });
+      }
       if (!result.analysisPending) {
         markLoadDone(result.loadId);
       }
       get().refreshTable();
     },
-    analyses: (loadId, update) => {
-      const load = get().load;
-      if (load.status === 'ready' && load.result.loadId === loadId) {
-        markStep('analyses-received');
-        set({
-          load: {
-            status: 'ready',
-            result: { ...withAnalyses(load.result, update), analysisPending: false },
-          },
-        });
-        markLoadDone(loadId);
-      }
+    analysed: (loadId) => {
+      markStep('analyses-received');
+      markLoadDone(loadId);
     },
-    failed: (label, error) => set({ load: { status: 'error', label, error } }),
   });
 
   return {
     load: { status: 'idle' },
     lastSource: null,
 
-    openSource: async (source, options = {}) => {
-      const previous = get().load;
-      if (previous.status === 'ready') {
-        releaseLoad(previous.result.loadId);
-      }
-      return loader.open(source, options);
-    },
+    openSource: loader.open,
 
     openFiles: loader.openFiles,
 
@@ -163,18 +93,18 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
 
     readSidecarsOnDemand: () => {
       const load = get().load;
-      if (load.status !== 'ready' || !load.result.sidecarsOnDemand || load.result.sidecarsReading) {
+      if (load.status !== 'ready' || !load.result.sidecarsOnDemand || load.sidecarsReading) {
         return;
       }
       const { loadId } = load.result;
       const asked = load.result.sidecarsOnDemand;
-      set({ load: { status: 'ready', result: { ...load.result, sidecarsReading: true } } });
+      set({ load: { ...load, sidecarsReading: true } });
       const settle = (update: SidecarsUpdate | null) => {
         const now = get().load;
         if (now.status !== 'ready' || now.result.loadId !== loadId) {
           return;
         }
-        const { sidecarsOnDemand: _asked, sidecarsReading: _reading, ...result } = now.result;
+        const { sidecarsOnDemand: _asked, ...result } = now.result;
         const read = update?.sidecarsRead ?? [];
         const notFound = asked.filter((file) => !read.includes(file));
         set({
@@ -185,8 +115,8 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
                 ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
                 : result),
               ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
-              ...(notFound.length > 0 && { sidecarsNotFound: notFound }),
             },
+            ...(notFound.length > 0 && { sidecarsNotFound: notFound }),
           },
         });
       };
@@ -199,15 +129,12 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
         return get().openSource({ ...source, select: key });
       }
       if (source?.kind === 'url') {
-        return get().openSource({ ...source, select: key, token: get().token || undefined });
+        return get().openSource({ ...source, select: key });
       }
     },
 
     cancelLoad: loader.cancel,
 
-    resetLoad: () => {
-      loader.reset();
-      set({ load: { status: 'idle' } });
-    },
+    resetLoad: loader.reset,
   };
 };

@@ -6,6 +6,14 @@ import type { AppState } from './store';
 export const selectResult = (state: AppState): LoadResult | null =>
   state.load.status === 'ready' ? state.load.result : null;
 
+/** Whether the sidecars left for later are being read for the main load (the analyses then run again). */
+export const selectSidecarsReading = (state: AppState): boolean =>
+  state.load.status === 'ready' && state.load.sidecarsReading === true;
+
+/** Sidecars the main load asked for on demand that were not there (a 404) or not usable JSON. */
+export const selectSidecarsNotFound = (state: AppState): string[] | undefined =>
+  state.load.status === 'ready' ? state.load.sidecarsNotFound : undefined;
+
 /** Parser findings plus analysis findings, errors first. */
 export function allFindings(result: LoadResult): Finding[] {
   const parserFindings =

@@ -1,8 +1,10 @@
 /**
- * What the main load (slot A) and compare source B share: opening a source through the worker, one at a time per
- * slot (a new one cancels the previous), its label, the rule that turns dropped files into a source, and the
- * recovery after a table query hung (the watchdog in worker/client.ts replaced the worker, so the slot's source is
- * reopened). Each slice keeps its own state shape and is told what happened through the hooks.
+ * The one state machine behind a source slot: the main load (A) and compare's source B. A slot holds at most one
+ * load: opening a source cancels the load in flight and releases the one the worker keeps for the slot, whatever
+ * the input (a URL, a file, a folder drop). The loader attaches the session's Hugging Face token to URL sources,
+ * merges the analyses that arrive after the result, and runs the slot's table queries under a version number (see
+ * `createTableQueries`). Each slice reads the slot's state from its own field and adds what only it needs through
+ * the binding's hooks.
  */
 import type { SerializedSourceError } from '../core/errors';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
@@ -20,34 +22,56 @@ import {
   failureOf,
   LoadFailure,
   QueryTimeout,
+  releaseLoad,
   startLoad,
   warmUpWorker,
   type AnalysesUpdate,
   type LoadHandle,
+  type QueryAnswer,
 } from '../worker/client';
 
 export type SourceSlot = 'main' | 'compare';
 
-export interface LoadProgressUpdate {
-  phase: LoadPhase;
-  bytesRead: number;
-  bytesTotal: number | null;
-  shards: ShardProgress | null;
-  /** Undefined: unchanged since the last progress. */
-  stall: StallNotice | null | undefined;
-}
+/** Loading → ready | error; idle before the first source and after a reset. */
+export type SlotState =
+  | { status: 'idle' }
+  | {
+      status: 'loading';
+      loadId: number;
+      label: string;
+      phase: LoadPhase;
+      bytesRead: number;
+      bytesTotal: number | null;
+      preview: TensorColumns | null;
+      /** Shard headers done / total while a sharded model loads. */
+      shards: ShardProgress | null;
+      /** Set while the current request crawls (bytes so far and for how long), for "the server sent 48 bytes in 35 s". */
+      stall: StallNotice | null;
+    }
+  | {
+      status: 'ready';
+      result: LoadResult;
+      /** Set while the sidecars left for later are read; the analyses that read sidecars then run again. */
+      sidecarsReading?: boolean;
+      /** Sidecars asked for on demand that were not there (a 404) or not usable JSON. */
+      sidecarsNotFound?: string[];
+    }
+  | { status: 'error'; label: string; error: SerializedSourceError };
 
-export interface SourceLoaderHooks {
-  /** The load started: show it as loading under `label`. */
-  started: (loadId: number, source: SourceSpec, label: string) => void;
-  /** Progress of the current load. */
-  progress: (loadId: number, update: LoadProgressUpdate) => void;
-  preview?: (loadId: number, rows: TensorColumns) => void;
-  /** The parsed result (analyses may still be pending). */
-  ready: (result: LoadResult) => void;
-  /** The analyses of load `loadId` finished. */
-  analyses: (loadId: number, update: AnalysesUpdate) => void;
-  failed: (label: string, error: SerializedSourceError) => void;
+export type ReadySlot = Extract<SlotState, { status: 'ready' }>;
+
+/** How a slice keeps its slot: where the state lives, and what the slice adds at each step. */
+export interface SlotBinding {
+  read: () => SlotState;
+  write: (state: SlotState) => void;
+  /** The session's Hugging Face access token, read when a URL is opened so one set a moment ago counts. */
+  token: () => string;
+  /** A source started loading (the slot already shows it): reset what belonged to the previous one. */
+  started?: (source: SourceSpec) => void;
+  /** The parsed result is in (its analyses may still be pending). */
+  ready?: (result: LoadResult) => void;
+  /** The analyses of load `loadId` were merged into its result. */
+  analysed?: (loadId: number) => void;
 }
 
 export interface SourceLoader {
@@ -56,7 +80,7 @@ export interface SourceLoader {
   /** Dropped or picked files: one model file as itself, several (a folder) as a group the worker sorts into models. */
   openFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
   cancel: () => void;
-  /** Cancels the load in flight and forgets it (the slice resets its own state). */
+  /** Cancels the load in flight, releases the slot's load and leaves the slot idle. */
   reset: () => void;
 }
 
@@ -88,50 +112,121 @@ function sourceForFiles(files: readonly LocalFileEntry[]): SourceSpec | null {
   return { kind: 'files', files: [...files] };
 }
 
-/** Whether a failed table query means the worker was replaced (so the slot's rows are gone and it must reopen). */
-export function queryHung(error: unknown): boolean {
-  return error instanceof QueryTimeout || error instanceof LoadFailure;
+/** A URL source carries the current token (the worker sends it only to Hugging Face); other sources never do. */
+function withToken(source: SourceSpec, token: string): SourceSpec {
+  if (source.kind !== 'url') {
+    return source;
+  }
+  const { token: _previous, ...rest } = source;
+  return token ? { ...rest, token } : rest;
 }
 
-/** What the user reads after a hung filter was stopped and the sources reopened without it. */
-export function hungFilterNotice(filter: string, reopened: string): string {
-  return `The filter ${filter} took longer than ${QUERY_TIMEOUT_MS / 1000} s (a regular expression with nested repetition can run for hours) and was stopped; ${reopened} reopened without it.`;
+/**
+ * `result` with analyses that arrived after it (the first run, or a re-run once a sidecar was read on demand): their
+ * sections and findings, and the network figures that now include the analyses' reads.
+ */
+export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
+  return {
+    ...result,
+    sections: update.sections,
+    analysisFindings: update.analysisFindings,
+    network: update.network ?? result.network,
+    bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
+    timings: { ...result.timings, analyzeMs: update.analyzeMs },
+  };
 }
 
-export function createSourceLoader(slot: SourceSlot, hooks: SourceLoaderHooks): SourceLoader {
+export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): SourceLoader {
   let current: LoadHandle | null = null;
   if (slot === 'main') {
     // The store is created with the page: have the worker ready by the time the first source is chosen.
     warmUpWorker();
   }
 
-  const open = async (source: SourceSpec, options: LoadOptions = {}): Promise<void> => {
+  /** Frees the load the worker keeps for this slot; a load still in flight is cancelled instead. */
+  const releaseHeld = (): void => {
     current?.cancel();
+    current = null;
+    const held = binding.read();
+    if (held.status === 'ready') {
+      releaseLoad(held.result.loadId);
+    }
+  };
+
+  /** Applies `change` to the slot's state while it is still load `loadId` in `status`. */
+  const updateIf = <S extends SlotState['status']>(
+    status: S,
+    loadId: number,
+    change: (state: Extract<SlotState, { status: S }>) => SlotState,
+  ): boolean => {
+    const state = binding.read();
+    const id = state.status === 'loading' ? state.loadId : state.status === 'ready' ? state.result.loadId : null;
+    if (state.status !== status || id !== loadId) {
+      return false;
+    }
+    binding.write(change(state as Extract<SlotState, { status: S }>));
+    return true;
+  };
+
+  const open = async (requested: SourceSpec, options: LoadOptions = {}): Promise<void> => {
+    releaseHeld();
+    const source = withToken(requested, binding.token());
     const label = labelOf(source);
     const handle = startLoad(source, options, {
       onProgress: (phase, bytesRead, bytesTotal, shards, stall) => {
         if (current === handle) {
-          hooks.progress(handle.id, { phase, bytesRead, bytesTotal, shards: shards ?? null, stall });
+          updateIf('loading', handle.id, (state) => ({
+            ...state,
+            phase,
+            bytesRead,
+            bytesTotal,
+            shards: shards ?? null,
+            stall: stall === undefined ? state.stall : stall,
+          }));
         }
       },
-      onPreview: hooks.preview && ((rows) => current === handle && hooks.preview?.(handle.id, rows)),
-      onAnalyses: (update) => hooks.analyses(handle.id, update),
+      onPreview: (rows) => {
+        if (current === handle) {
+          updateIf('loading', handle.id, (state) => ({ ...state, preview: rows }));
+        }
+      },
+      onAnalyses: (update) => {
+        const merged = updateIf('ready', handle.id, (state) => ({
+          ...state,
+          result: { ...withAnalyses(state.result, update), analysisPending: false },
+        }));
+        if (merged) {
+          binding.analysed?.(handle.id);
+        }
+      },
     });
     current = handle;
-    hooks.started(handle.id, source, label);
+    binding.write({
+      status: 'loading',
+      loadId: handle.id,
+      label,
+      phase: 'connect',
+      bytesRead: 0,
+      bytesTotal: null,
+      preview: null,
+      shards: null,
+      stall: null,
+    });
+    binding.started?.(source);
     try {
       const result = await handle.promise;
       if (current !== handle) {
         return;
       }
       current = null;
-      hooks.ready(result);
+      binding.write({ status: 'ready', result });
+      binding.ready?.(result);
     } catch (error) {
       if (current !== handle) {
         return;
       }
       current = null;
-      hooks.failed(label, failureOf(error));
+      binding.write({ status: 'error', label, error: failureOf(error) });
     }
   };
 
@@ -146,8 +241,77 @@ export function createSourceLoader(slot: SourceSlot, hooks: SourceLoaderHooks): 
     },
     cancel: () => current?.cancel(),
     reset: () => {
-      current?.cancel();
-      current = null;
+      releaseHeld();
+      binding.write({ status: 'idle' });
+    },
+  };
+}
+
+/** Whether a failed table query means the worker was replaced (so the slot's rows are gone and it must reopen). */
+export function queryHung(error: unknown): boolean {
+  return error instanceof QueryTimeout || error instanceof LoadFailure;
+}
+
+/** What the user reads after a hung filter was stopped and the sources reopened without it. */
+export function hungFilterNotice(filter: string, reopened: string): string {
+  return `The filter ${filter} took longer than ${QUERY_TIMEOUT_MS / 1000} s (a regular expression with nested repetition can run for hours) and was stopped; ${reopened} reopened without it.`;
+}
+
+export interface TableQueryHooks {
+  /** The answer to the latest query, for the source or comparison it was sent for. */
+  answered: (answer: QueryAnswer) => void;
+  /** The latest query failed (whatever the reason): the table stops saying it is working. */
+  failed?: () => void;
+  /** The watchdog replaced the worker while the latest query ran: reopen the sources, without `filter`. */
+  hung: (filter: string) => void;
+}
+
+export interface TableQueries {
+  /**
+   * Sends a query. Its answer is applied only while it is the latest query and `stillCurrent` holds (the load or
+   * comparison it read has not been replaced since).
+   */
+  run: (filter: string, send: () => Promise<QueryAnswer>, stillCurrent: () => boolean) => void;
+  /** Drops the answers of every query in flight (a new source or comparison came in). */
+  invalidate: () => void;
+}
+
+/** A table's queries, numbered so that a late answer to an older query never overwrites a newer one. */
+export function createTableQueries(hooks: TableQueryHooks): TableQueries {
+  let version = 0;
+  /** The filter of the last query the watchdog stopped, for the notice a newer query may have to give. */
+  let stoppedFilter: string | null = null;
+  return {
+    run: (filter, send, stillCurrent) => {
+      const sent = ++version;
+      send().then(
+        (answer) => {
+          if (sent === version && stillCurrent()) {
+            hooks.answered(answer);
+          }
+        },
+        (error: unknown) => {
+          if (error instanceof QueryTimeout) {
+            stoppedFilter = filter;
+          }
+          if (sent !== version) {
+            return;
+          }
+          hooks.failed?.();
+          // Only the latest query recovers. When an older query hangs (a share link's filter applied twice, say),
+          // the watchdog's worker restart fails the latest one with a LoadFailure instead: it must recover just the
+          // same, or the table waits forever on a worker that no longer exists.
+          if (!queryHung(error)) {
+            return;
+          }
+          const hungFilter = stoppedFilter ?? filter;
+          stoppedFilter = null;
+          hooks.hung(hungFilter);
+        },
+      );
+    },
+    invalidate: () => {
+      version++;
     },
   };
 }

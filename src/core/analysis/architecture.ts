@@ -6,8 +6,8 @@
  * (quant-signatures §12; DeepSeek-V3 README_WEIGHTS for MTP; transformers conversion_mapping for packed experts.)
  */
 import { makeFinding } from '../findings/make-finding';
-import { groupDigits } from '../number-format';
 import type { Finding } from '../model';
+import { groupDigits, plural } from '../number-format';
 import { hiddenSizeFromNorms } from './anchors';
 import {
   detectDiffusion,
@@ -23,10 +23,14 @@ import { MAX_EVIDENCE } from './limits';
 import { isAdapterIndex } from './lora-markers';
 import { isHighPrecisionFloat } from './quant/types';
 import type { ArchitectureSection, AttentionKind, HeadDimSource, MlaShape } from './report-sections';
-import { tensorIndex, type TensorIndex } from './tensor-index';
+import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './types';
 import { asNumber, asString, isRecord } from './values';
-import { plural } from '../number-format';
+
+/** A layer's names go deeper than one tensor per index: `#.attn.weight`, or a nested index (`#.experts.#.w1`). */
+function holdsModules(pieces: readonly string[]): boolean {
+  return pieces.length > 2 || pieces[1].slice(1).includes('.');
+}
 
 /** Container names of transformer layer stacks. */
 const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layers|encoder_layers)\.$/;
@@ -34,11 +38,6 @@ const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layer
 const RE_EMBEDDING =
   /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
 const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
-
-/** A layer's names go deeper than one tensor per index: `#.attn.weight`, or a nested index (`#.experts.#.w1`). */
-function holdsModules(pieces: readonly string[]): boolean {
-  return pieces.length > 2 || pieces[1].slice(1).includes('.');
-}
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
   id: 'architecture',
@@ -71,150 +70,89 @@ function readConfig(config: unknown): ModelConfig | null {
   };
 }
 
+/** What every step reads: the name index and its name shapes, the config, and where evidence and findings go. */
+interface ArchitectureScan {
+  index: TensorIndex;
+  names: readonly string[];
+  shapes: NameShapes;
+  /** Rows under name shape `s`. */
+  shapeRows: (s: number) => number;
+  anyName: (pattern: RegExp) => boolean;
+  config: ModelConfig | null;
+  /** Bytes the quantization detectors asked for (bitsandbytes quant_state, HQQ shape) also give layer widths. */
+  bytes: AnalysisInput['tensorBytes'];
+  evidence: string[];
+  findings: Finding[];
+}
+
+/** What the layer stack tells: layers, attention, MLP and experts. */
+interface StackFacts {
+  layers: number | null;
+  partialLayers: boolean;
+  intermediateSize: number | null;
+  expertIntermediateSize: number | null;
+  attention: AttentionKind | null;
+  heads?: number;
+  kvHeads?: number;
+  headDim?: number;
+  headDimSource?: HeadDimSource;
+  experts: number;
+  expertsPacked: boolean;
+  moeLayers: number;
+  sharedExperts: number;
+  mla: MlaShape | null;
+  /** Layers of the stack that are multi-token-prediction layers. */
+  mtpLayers: number;
+  family: string[];
+}
+
+const NO_STACK: StackFacts = {
+  layers: null,
+  partialLayers: false,
+  intermediateSize: null,
+  expertIntermediateSize: null,
+  attention: null,
+  experts: 0,
+  expertsPacked: false,
+  moeLayers: 0,
+  sharedExperts: 0,
+  mla: null,
+  mtpLayers: 0,
+  family: [],
+};
+
 export function analyzeArchitecture(input: AnalysisInput): {
   section: ArchitectureSection | null;
   findings: Finding[];
 } {
   const index = tensorIndex(input.header, input.names);
-  const names = index.names;
   if (index.count === 0 || isAdapterIndex(index)) {
     return { section: null, findings: [] };
   }
-  const findings: Finding[] = [];
-  const evidence: string[] = [];
-  const config = readConfig(input.sidecars.config);
-  // Bytes the quantization detectors asked for (bitsandbytes quant_state, HQQ shape) also give layer widths.
-  const bytes = input.tensorBytes;
   // Name patterns below are decided per name shape (see tensor-index.ts): a 250,000-tensor MoE header has a dozen.
   const shapes = index.shapes();
-  const { rowShape } = shapes;
-  const shapeRows = (s: number): number => shapes.rowStart[s + 1] - shapes.rowStart[s];
-  const anyName = (pattern: RegExp): boolean => shapes.text.some((text) => pattern.test(text));
+  const scan: ArchitectureScan = {
+    index,
+    names: index.names,
+    shapes,
+    shapeRows: (s) => shapes.rowStart[s + 1] - shapes.rowStart[s],
+    anyName: (pattern) => shapes.text.some((text) => pattern.test(text)),
+    config: readConfig(input.sidecars.config),
+    bytes: input.tensorBytes,
+    evidence: [],
+    findings: [],
+  };
+  const { evidence, findings, config, names, anyName } = scan;
 
-  // Towers: only when something else is in the file too (a bare CLIP text encoder is the model, not a tower).
-  // Shapes are numbered in order of first appearance, so walking them meets each tower kind at its first row.
-  const towerRows = new Map<string, { count: number; prefix: string }>();
-  const isTower = new Uint8Array(shapes.count);
-  for (let s = 0; s < shapes.count; s++) {
-    const tower = towerOf(shapes.text[s]);
-    if (tower) {
-      isTower[s] = 1;
-      const entry = towerRows.get(tower.kind) ?? { count: 0, prefix: tower.prefix };
-      entry.count += shapeRows(s);
-      towerRows.set(tower.kind, entry);
-    }
-  }
-  const towerTotal = [...towerRows.values()].reduce((sum, entry) => sum + entry.count, 0);
-  const towers = towerTotal < index.count ? [...towerRows.keys()] : [];
-  for (const kind of towers) {
-    const entry = towerRows.get(kind);
-    if (entry) {
-      evidence.push(`${kind} tower: ${plural(entry.count, 'tensor')} under ${entry.prefix}`);
-    }
-  }
-  if (towers.length === 0) {
-    isTower.fill(0);
-  }
-
-  // Numbered containers: the text before the first index segment that is not the last segment (`model.layers.`),
-  // keyed per shape; the container's indices are the rows' first index values.
-  const containers = new Map<string, Container>();
-  const containerOf: Array<Container | null> = new Array<Container | null>(shapes.count).fill(null);
-  for (let s = 0; s < shapes.count; s++) {
-    const pieces = shapes.pieces[s];
-    // The first index segment is followed by more text unless it is the only one and ends the name.
-    if (isTower[s] || pieces.length < 2 || (pieces.length === 2 && pieces[1] === '')) {
-      continue;
-    }
-    const prefix = pieces[0];
-    let entry = containers.get(prefix);
-    if (!entry) {
-      entry = { prefix, indices: new Set<number>(), tensors: 0 };
-      containers.set(prefix, entry);
-    }
-    entry.tensors += shapeRows(s);
-    // The first index values in sorted order: one binary search per distinct value, not a look at every row.
-    const { keys, depth, rows } = index.sortedShape(s);
-    for (let i = 0; i < rows.length; i = firstIndexBound(keys, depth, keys[i * depth], i + 1, true)) {
-      entry.indices.add(keys[i * depth]);
-    }
-    containerOf[s] = entry;
-  }
-
+  const { towers, isTower } = findTowers(scan);
+  const { containers, containerOf } = findContainers(scan, isTower);
   const diffusion = detectDiffusion(containers, anyName, evidence);
-  const family: string[] = [];
-  let mtpLayers = 0;
-  const mtpPrefix = [...containers.values()].find((c) => /^(?:model\.)?mtp\.(?:layers\.)?$/.test(c.prefix));
-  if (mtpPrefix) {
-    mtpLayers = mtpPrefix.indices.size;
-    evidence.push(`${mtpLayers} MTP layer(s) under ${mtpPrefix.prefix} (separate multi-token-prediction stack)`);
-  } else if (anyName(/^(?:model\.)?mtp\./)) {
-    mtpLayers = 1;
-    evidence.push('MTP module under mtp. (separate multi-token-prediction head)');
-  }
-
-  let main: Container | null = null;
-  if (!diffusion) {
-    for (const container of containers.values()) {
-      if (container === mtpPrefix || /experts\.$/.test(container.prefix)) {
-        continue;
-      }
-      if (main === null || container.tensors > main.tensors) {
-        main = container;
-      }
-    }
-    // A layer stack is named like one (layers, h, blocks…) or holds attention; an nn.Sequential's `0.`, `2.` is not.
-    const prefix = main?.prefix ?? '';
-    if (main && !RE_STACK.test(prefix) && !names.some((n) => n.startsWith(prefix) && /attn|attention/i.test(n))) {
-      main = null;
-    }
-    // Layers hold modules (`h.0.attn.c_attn.weight`): a stack whose every name is one plain tensor per index
-    // (`blocks.7.param_3`, `h.12.weight`) is a list of tensors, not evidence of a transformer.
-    const stack = main;
-    if (stack && !shapes.pieces.some((pieces, s) => containerOf[s] === stack && holdsModules(pieces))) {
-      evidence.push(
-        `${groupDigits(stack.indices.size)} numbered entries under ${stack.prefix} hold plain tensors (no submodules such as attention or MLP): not read as layers`,
-      );
-      main = null;
-    }
-  }
+  const { mtpPrefix, mtpLayers: mtpStackLayers } = findMtp(scan, containers);
+  const main = diffusion ? null : findMainStack(scan, containers, mtpPrefix, containerOf);
 
   // Embedding, lm_head, tied.
-  let embeddingRow = -1;
-  let lmHead = false;
-  const isEmbedding = new Uint8Array(shapes.count);
-  for (let s = 0; s < shapes.count; s++) {
-    // Embeddings and heads sit outside the layer stack.
-    if (isTower[s] || containerOf[s] !== null) {
-      continue;
-    }
-    isEmbedding[s] = RE_EMBEDDING.test(shapes.text[s]) ? 1 : 0;
-    lmHead ||= RE_LM_HEAD.test(shapes.text[s]);
-  }
-  for (let row = 0; row < index.count; row++) {
-    if (isEmbedding[rowShape[row]] === 1 && index.rank(row) === 2) {
-      embeddingRow = row;
-      break;
-    }
-  }
-
-  const normHidden = hiddenSizeFromNorms(index);
-  let hiddenSize: number | null = null;
-  if (normHidden) {
-    hiddenSize = normHidden.size;
-    evidence.push(`hidden_size ${hiddenSize} from norm ${normHidden.tensor}`);
-  } else if (diffusion?.kind === 'DiT' && ditEmbedderBias(index) >= 0) {
-    // A DiT's patch embedder maps latents to the hidden size: FLUX `img_in.bias` [3072], SD3 `pos_embed.proj.bias`.
-    const row = ditEmbedderBias(index);
-    hiddenSize = index.dim(row, 0);
-    evidence.push(`hidden_size ${hiddenSize} from ${names[row]} (the patch embedder's output)`);
-  } else if (embeddingRow >= 0 && isHighPrecisionFloat(index.dtype(embeddingRow))) {
-    hiddenSize = index.dim(embeddingRow, 1);
-    evidence.push(`hidden_size ${hiddenSize} from ${names[embeddingRow]} columns`);
-  } else if (config?.hidden) {
-    hiddenSize = config.hidden;
-    evidence.push(`hidden_size ${hiddenSize} from config.json`);
-  }
+  const { embeddingRow, lmHead } = findEmbedding(scan, isTower, containerOf);
+  const hiddenSize = findHiddenSize(scan, embeddingRow, diffusion);
   const vocabSize = embeddingRow >= 0 ? index.dim(embeddingRow, 0) : null;
   if (embeddingRow >= 0) {
     evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
@@ -229,203 +167,10 @@ export function analyzeArchitecture(input: AnalysisInput): {
     evidence.push('no lm_head beside the token embedding: tied embeddings (safetensors stores a shared tensor once)');
   }
 
-  let layers: number | null = null;
-  let partialLayers = false;
-  let intermediateSize: number | null = null;
-  let expertIntermediateSize: number | null = null;
-  let attention: AttentionKind | null = null;
-  let heads: number | undefined;
-  let kvHeads: number | undefined;
-  let headDim: number | undefined;
-  let headDimSource: HeadDimSource | undefined;
-  let experts = 0;
-  let expertsPacked = false;
-  let moeLayers = 0;
-  let sharedExperts = 0;
-  let mla: MlaShape | null = null;
-
-  if (main) {
-    const prefix = main.prefix;
-    const inStack = new Uint8Array(shapes.count);
-    containerOf.forEach((container, s) => {
-      inStack[s] = container === main ? 1 : 0;
-    });
-    const stack = scanStack(index, inStack, hiddenSize);
-    const mtpIndices = stack.layers.filter((_, id) => stack.mtp[id]);
-    mtpLayers += mtpIndices.length;
-    if (mtpIndices.length > 0) {
-      evidence.push(
-        `layer(s) ${mtpIndices.join(', ')} hold eh_proj/enorm/hnorm/shared_head: multi-token-prediction, not counted as layers`,
-      );
-    }
-    const indices = [...main.indices].filter((i) => !mtpIndices.includes(i)).sort((a, b) => a - b);
-    const max = indices.length > 0 ? indices[indices.length - 1] : -1;
-    layers = max + 1;
-    partialLayers = indices.length !== max + 1;
-    evidence.push(
-      `${layers} layers: indices 0–${max} under ${prefix}${partialLayers ? ` (only ${indices.length} present)` : ''}`,
-    );
-    if (partialLayers) {
-      findings.push(
-        makeFinding(
-          'layer-indices-gap',
-          `Only ${indices.length} of the layer numbers 0–${max} under ${prefix} are in this file. Either it is one shard of a larger model (open the index or the other shards) or layers were pruned.`,
-        ),
-      );
-    }
-
-    const rep = indices[0];
-    const repRows = rep === undefined ? [] : stack.rowsOf(rep);
-    const layerPrefix = `${prefix}${rep}.`;
-    const modules = new LayerModules(index, repRows);
-
-    // Attention.
-    const kvA = modules.findModule(/(?:^|\.)kv_a_proj_with_mqa$/);
-    if (kvA) {
-      attention = 'MLA';
-      // One shard of a sharded model may hold only part of its first layer: take the norms from any layer then.
-      const kvNorm = orAnyLayer(index, modules.findTensor(/kv_a_layernorm\.weight$/), '.kv_a_layernorm.weight');
-      const qNorm = orAnyLayer(index, modules.findTensor(/q_a_layernorm\.weight$/), '.q_a_layernorm.weight');
-      const kvOut = outFeatures(index, kvA, hiddenSize, bytes);
-      const kvLoraRank = kvNorm >= 0 ? index.dim(kvNorm, 0) : null;
-      mla = {
-        qLoraRank: qNorm >= 0 ? index.dim(qNorm, 0) : null,
-        kvLoraRank,
-        ropeHeadDim: kvOut !== null && kvLoraRank !== null ? kvOut - kvLoraRank : null,
-      };
-      evidence.push(
-        `MLA: ${kvA.slice(layerPrefix.length)} + kv_a_layernorm (kv_lora_rank ${mla.kvLoraRank ?? '?'}, rope dim ${mla.ropeHeadDim ?? '?'}, q_lora_rank ${mla.qLoraRank ?? 'none'})`,
-      );
-      if (config?.heads) {
-        heads = config.heads;
-        headDimSource = 'config.json';
-      } else {
-        const qb = modules.findModule(/(?:^|\.)(?:q_b_proj|q_proj)$/);
-        const qOut = qb ? outFeatures(index, qb, null, bytes) : null;
-        if (qOut !== null && mla.ropeHeadDim) {
-          // DeepSeek-V2/V3 use qk_nope_head_dim = 2 × qk_rope_head_dim (128 / 64).
-          heads = qOut / (3 * mla.ropeHeadDim);
-          headDimSource = 'guess';
-          evidence.push(
-            `heads ${heads} = q_b_proj rows / (3 × rope dim), assuming nope dim = 2 × rope dim as in DeepSeek-V2/V3`,
-          );
-        }
-      }
-    } else {
-      const attn = attentionWidths(index, modules, hiddenSize, bytes);
-      if (attn) {
-        evidence.push(attn.evidence);
-        let source: HeadDimSource | null = null;
-        let dim: number | null = null;
-        if (config?.headDim) {
-          dim = config.headDim;
-          source = 'config.json';
-        }
-        const qNorm = modules.findTensor(/(?:^|\.)(?:q_norm|query_norm|q_layernorm)\.weight$/);
-        const kNorm = modules.findTensor(/(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
-        const sinks = modules.findTensor(/(?:^|\.)sinks$/);
-        const invFreq = modules.findTensor(/rotary_emb\.inv_freq$/);
-        if (
-          dim === null &&
-          qNorm >= 0 &&
-          index.rank(qNorm) === 1 &&
-          index.dim(qNorm, 0) < attn.q &&
-          attn.q % index.dim(qNorm, 0) === 0
-        ) {
-          dim = index.dim(qNorm, 0);
-          source = 'q_norm';
-        } else if (dim === null && kNorm >= 0 && index.rank(kNorm) === 1 && attn.kv % index.dim(kNorm, 0) === 0) {
-          dim = index.dim(kNorm, 0);
-          source = 'k_norm';
-        } else if (dim === null && sinks >= 0 && attn.q % index.dim(sinks, 0) === 0) {
-          dim = attn.q / index.dim(sinks, 0);
-          source = 'sinks';
-        } else if (dim === null && invFreq >= 0) {
-          dim = index.dim(invFreq, 0) * 2;
-          source = 'rotary inv_freq';
-        } else if (dim === null) {
-          // Most models up to hidden 2048 use 64-wide heads (GPT-2, TinyLlama, Llama-3.2-1B), larger ones 128.
-          const order = hiddenSize !== null && hiddenSize <= 2048 ? [64, 128] : [128, 64];
-          dim = order.find((d) => attn.q % d === 0 && attn.kv % d === 0) ?? null;
-          source = dim === null ? null : 'guess';
-        }
-        if (dim !== null && source !== null) {
-          headDim = dim;
-          headDimSource = source;
-          heads = attn.q / dim;
-          kvHeads = attn.kv / dim;
-          evidence.push(
-            source === 'guess'
-              ? `head_dim ${dim} is a guess (common value dividing q and kv widths); heads ${heads} / kv heads ${kvHeads} follow from it. config.json head_dim would settle it.`
-              : `head_dim ${dim} from ${source}${source === 'sinks' ? ' (one sink per head)' : ''}: ${heads} query heads, ${kvHeads} KV heads`,
-          );
-        }
-        attention = attn.kv === attn.q ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
-        if (config?.kvHeads && heads !== undefined && headDimSource === 'config.json') {
-          kvHeads = config.kvHeads;
-        }
-      }
-    }
-
-    // MLP widths.
-    const dense = findDenseMlp(index, inStack, indices, hiddenSize, bytes);
-    if (dense) {
-      intermediateSize = dense.size;
-      evidence.push(`intermediate_size ${dense.size} from ${dense.module}`);
-    }
-
-    // Experts, per layer in order of first appearance; the MTP layer repeats a MoE block and is not one of them.
-    const perLayerExperts = new Map<number, number>();
-    let expertModule: string | null = null;
-    let packedIntermediate: number | null = null;
-    stack.layers.forEach((layer, id) => {
-      if (stack.mtp[id]) {
-        return;
-      }
-      let count = stack.count[id];
-      if (count === 0) {
-        // A router without expert tensors (e.g. this shard holds only some of them) still tells E.
-        const router = stack.routerRow[id];
-        count = router >= 0 ? index.dim(router, 0) : 0;
-      }
-      if (count > 0) {
-        perLayerExperts.set(layer, count);
-      }
-      expertsPacked ||= stack.packed[id];
-      if (expertModule === null && stack.expertModuleRow[id] >= 0) {
-        expertModule = stripWeightSuffix(names[stack.expertModuleRow[id]]);
-      }
-      packedIntermediate ??= stack.packedWidth[id];
-      if (stack.shared[id]) {
-        sharedExperts = Math.max(sharedExperts, stack.numberedShared[id]?.size || 1);
-      }
-    });
-    moeLayers = perLayerExperts.size;
-    experts = Math.max(0, ...perLayerExperts.values());
-    if (experts > 0) {
-      evidence.push(
-        `${experts} routed experts in ${moeLayers} MoE layer(s), ${expertsPacked ? 'packed as 3-D tensors [E, …] (shape[0] = E)' : 'one tensor set per expert (experts.N.)'}${sharedExperts > 0 ? `, ${sharedExperts} shared expert(s)` : ''}`,
-      );
-      if (expertModule) {
-        expertIntermediateSize = outFeatures(index, expertModule, hiddenSize, bytes);
-      } else if (packedIntermediate !== null) {
-        expertIntermediateSize = packedIntermediate;
-      }
-      if (intermediateSize === null) {
-        intermediateSize = expertIntermediateSize;
-      }
-    }
-
-    family.push(
-      ...guessFamily(anyName, modules, {
-        mla: mla !== null,
-        experts,
-        expertsPacked,
-        sinks: modules.findTensor(/(?:^|\.)sinks$/) >= 0,
-      }),
-    );
-  }
-
+  const stack = main ? analyzeStack(scan, main, containerOf, hiddenSize) : NO_STACK;
+  const { layers, partialLayers, intermediateSize, expertIntermediateSize, attention, heads, kvHeads } = stack;
+  const { headDim, headDimSource, experts, expertsPacked, moeLayers, sharedExperts, mla } = stack;
+  const family = [...stack.family];
   if (diffusion) {
     family.push(diffusionFamily(diffusion, names));
   }
@@ -449,7 +194,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     sharedExperts,
     mla,
     tiedEmbeddings,
-    mtpLayers,
+    mtpLayers: mtpStackLayers + stack.mtpLayers,
     vocabSize,
     towers,
     ...(diffusion ? { diffusion } : {}),
@@ -463,6 +208,404 @@ export function analyzeArchitecture(input: AnalysisInput): {
     return { section: null, findings };
   }
   return { section, findings };
+}
+
+/**
+ * Towers: only when something else is in the file too (a bare CLIP text encoder is the model, not a tower).
+ * Shapes are numbered in order of first appearance, so walking them meets each tower kind at its first row.
+ */
+function findTowers(scan: ArchitectureScan): { towers: string[]; isTower: Uint8Array } {
+  const { shapes, index, evidence } = scan;
+  const towerRows = new Map<string, { count: number; prefix: string }>();
+  const isTower = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    const tower = towerOf(shapes.text[s]);
+    if (tower) {
+      isTower[s] = 1;
+      const entry = towerRows.get(tower.kind) ?? { count: 0, prefix: tower.prefix };
+      entry.count += scan.shapeRows(s);
+      towerRows.set(tower.kind, entry);
+    }
+  }
+  const towerTotal = [...towerRows.values()].reduce((sum, entry) => sum + entry.count, 0);
+  const towers = towerTotal < index.count ? [...towerRows.keys()] : [];
+  for (const kind of towers) {
+    const entry = towerRows.get(kind);
+    if (entry) {
+      evidence.push(`${kind} tower: ${plural(entry.count, 'tensor')} under ${entry.prefix}`);
+    }
+  }
+  if (towers.length === 0) {
+    isTower.fill(0);
+  }
+  return { towers, isTower };
+}
+
+/**
+ * Numbered containers: the text before the first index segment that is not the last segment (`model.layers.`),
+ * keyed per shape; the container's indices are the rows' first index values.
+ */
+function findContainers(
+  scan: ArchitectureScan,
+  isTower: Uint8Array,
+): { containers: Map<string, Container>; containerOf: Array<Container | null> } {
+  const { shapes, index } = scan;
+  const containers = new Map<string, Container>();
+  const containerOf: Array<Container | null> = new Array<Container | null>(shapes.count).fill(null);
+  for (let s = 0; s < shapes.count; s++) {
+    const pieces = shapes.pieces[s];
+    // The first index segment is followed by more text unless it is the only one and ends the name.
+    if (isTower[s] || pieces.length < 2 || (pieces.length === 2 && pieces[1] === '')) {
+      continue;
+    }
+    const prefix = pieces[0];
+    let entry = containers.get(prefix);
+    if (!entry) {
+      entry = { prefix, indices: new Set<number>(), tensors: 0 };
+      containers.set(prefix, entry);
+    }
+    entry.tensors += scan.shapeRows(s);
+    // The first index values in sorted order: one binary search per distinct value, not a look at every row.
+    const { keys, depth, rows } = index.sortedShape(s);
+    for (let i = 0; i < rows.length; i = firstIndexBound(keys, depth, keys[i * depth], i + 1, true)) {
+      entry.indices.add(keys[i * depth]);
+    }
+    containerOf[s] = entry;
+  }
+  return { containers, containerOf };
+}
+
+/** A separate multi-token-prediction stack or head (DeepSeek-V3's `mtp.`), outside the main layer stack. */
+function findMtp(
+  scan: ArchitectureScan,
+  containers: ReadonlyMap<string, Container>,
+): { mtpPrefix: Container | undefined; mtpLayers: number } {
+  const mtpPrefix = [...containers.values()].find((c) => /^(?:model\.)?mtp\.(?:layers\.)?$/.test(c.prefix));
+  if (mtpPrefix) {
+    const mtpLayers = mtpPrefix.indices.size;
+    scan.evidence.push(`${mtpLayers} MTP layer(s) under ${mtpPrefix.prefix} (separate multi-token-prediction stack)`);
+    return { mtpPrefix, mtpLayers };
+  }
+  if (scan.anyName(/^(?:model\.)?mtp\./)) {
+    scan.evidence.push('MTP module under mtp. (separate multi-token-prediction head)');
+    return { mtpPrefix, mtpLayers: 1 };
+  }
+  return { mtpPrefix, mtpLayers: 0 };
+}
+
+/** The container with the most tensors that is a layer stack (not MTP, not an experts list). */
+function findMainStack(
+  scan: ArchitectureScan,
+  containers: ReadonlyMap<string, Container>,
+  mtpPrefix: Container | undefined,
+  containerOf: ReadonlyArray<Container | null>,
+): Container | null {
+  let main: Container | null = null;
+  for (const container of containers.values()) {
+    if (container === mtpPrefix || /experts\.$/.test(container.prefix)) {
+      continue;
+    }
+    if (main === null || container.tensors > main.tensors) {
+      main = container;
+    }
+  }
+  // A layer stack is named like one (layers, h, blocks…) or holds attention; an nn.Sequential's `0.`, `2.` is not.
+  const prefix = main?.prefix ?? '';
+  if (main && !RE_STACK.test(prefix) && !scan.names.some((n) => n.startsWith(prefix) && /attn|attention/i.test(n))) {
+    return null;
+  }
+  // Layers hold modules (`h.0.attn.c_attn.weight`): a stack whose every name is one plain tensor per index
+  // (`blocks.7.param_3`, `h.12.weight`) is a list of tensors, not evidence of a transformer.
+  const stack = main;
+  if (stack && !scan.shapes.pieces.some((pieces, s) => containerOf[s] === stack && holdsModules(pieces))) {
+    scan.evidence.push(
+      `${groupDigits(stack.indices.size)} numbered entries under ${stack.prefix} hold plain tensors (no submodules such as attention or MLP): not read as layers`,
+    );
+    return null;
+  }
+  return main;
+}
+
+/** The token embedding (its first 2-D row) and whether an LM head is present; both sit outside the layer stack. */
+function findEmbedding(
+  scan: ArchitectureScan,
+  isTower: Uint8Array,
+  containerOf: ReadonlyArray<Container | null>,
+): { embeddingRow: number; lmHead: boolean } {
+  const { shapes, index } = scan;
+  const { rowShape } = shapes;
+  let embeddingRow = -1;
+  let lmHead = false;
+  const isEmbedding = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    // Embeddings and heads sit outside the layer stack.
+    if (isTower[s] || containerOf[s] !== null) {
+      continue;
+    }
+    isEmbedding[s] = RE_EMBEDDING.test(shapes.text[s]) ? 1 : 0;
+    lmHead ||= RE_LM_HEAD.test(shapes.text[s]);
+  }
+  for (let row = 0; row < index.count; row++) {
+    if (isEmbedding[rowShape[row]] === 1 && index.rank(row) === 2) {
+      embeddingRow = row;
+      break;
+    }
+  }
+  return { embeddingRow, lmHead };
+}
+
+/** hidden_size from the best witness there is: a norm, a DiT's patch embedder, the embedding, or config.json. */
+function findHiddenSize(
+  scan: ArchitectureScan,
+  embeddingRow: number,
+  diffusion: ReturnType<typeof detectDiffusion>,
+): number | null {
+  const { index, names, evidence, config } = scan;
+  const normHidden = hiddenSizeFromNorms(index);
+  let hiddenSize: number | null = null;
+  if (normHidden) {
+    hiddenSize = normHidden.size;
+    evidence.push(`hidden_size ${hiddenSize} from norm ${normHidden.tensor}`);
+  } else if (diffusion?.kind === 'DiT' && ditEmbedderBias(index) >= 0) {
+    // A DiT's patch embedder maps latents to the hidden size: FLUX `img_in.bias` [3072], SD3 `pos_embed.proj.bias`.
+    const row = ditEmbedderBias(index);
+    hiddenSize = index.dim(row, 0);
+    evidence.push(`hidden_size ${hiddenSize} from ${names[row]} (the patch embedder's output)`);
+  } else if (embeddingRow >= 0 && isHighPrecisionFloat(index.dtype(embeddingRow))) {
+    hiddenSize = index.dim(embeddingRow, 1);
+    evidence.push(`hidden_size ${hiddenSize} from ${names[embeddingRow]} columns`);
+  } else if (config?.hidden) {
+    hiddenSize = config.hidden;
+    evidence.push(`hidden_size ${hiddenSize} from config.json`);
+  }
+  return hiddenSize;
+}
+
+/** The layer stack: its layer count (MTP layers apart), attention, MLP widths, experts and family. */
+function analyzeStack(
+  scan: ArchitectureScan,
+  main: Container,
+  containerOf: ReadonlyArray<Container | null>,
+  hiddenSize: number | null,
+): StackFacts {
+  const { index, evidence, findings, bytes, shapes } = scan;
+  const prefix = main.prefix;
+  const inStack = new Uint8Array(shapes.count);
+  containerOf.forEach((container, s) => {
+    inStack[s] = container === main ? 1 : 0;
+  });
+  const stack = scanStack(index, inStack, hiddenSize);
+  const mtpIndices = stack.layers.filter((_, id) => stack.mtp[id]);
+  if (mtpIndices.length > 0) {
+    evidence.push(
+      `layer(s) ${mtpIndices.join(', ')} hold eh_proj/enorm/hnorm/shared_head: multi-token-prediction, not counted as layers`,
+    );
+  }
+  const indices = [...main.indices].filter((i) => !mtpIndices.includes(i)).sort((a, b) => a - b);
+  const max = indices.length > 0 ? indices[indices.length - 1] : -1;
+  const layers = max + 1;
+  const partialLayers = indices.length !== max + 1;
+  evidence.push(
+    `${layers} layers: indices 0–${max} under ${prefix}${partialLayers ? ` (only ${indices.length} present)` : ''}`,
+  );
+  if (partialLayers) {
+    findings.push(
+      makeFinding(
+        'layer-indices-gap',
+        `Only ${indices.length} of the layer numbers 0–${max} under ${prefix} are in this file. Either it is one shard of a larger model (open the index or the other shards) or layers were pruned.`,
+      ),
+    );
+  }
+
+  const rep = indices[0];
+  const repRows = rep === undefined ? [] : stack.rowsOf(rep);
+  const modules = new LayerModules(index, repRows);
+  const heads = stackAttention(scan, modules, `${prefix}${rep}.`, hiddenSize);
+
+  // MLP widths.
+  let intermediateSize: number | null = null;
+  const dense = findDenseMlp(index, inStack, indices, hiddenSize, bytes);
+  if (dense) {
+    intermediateSize = dense.size;
+    evidence.push(`intermediate_size ${dense.size} from ${dense.module}`);
+  }
+  const moe = stackExperts(scan, stack, hiddenSize);
+  if (moe.experts > 0 && intermediateSize === null) {
+    intermediateSize = moe.expertIntermediateSize;
+  }
+  const family = guessFamily(scan.anyName, modules, {
+    mla: heads.mla !== null,
+    experts: moe.experts,
+    expertsPacked: moe.expertsPacked,
+    sinks: modules.findTensor(/(?:^|\.)sinks$/) >= 0,
+  });
+  return { layers, partialLayers, intermediateSize, ...heads, ...moe, mtpLayers: mtpIndices.length, family };
+}
+
+type AttentionFacts = Pick<StackFacts, 'attention' | 'heads' | 'kvHeads' | 'headDim' | 'headDimSource' | 'mla'>;
+
+/** Attention of the representative layer: MLA (DeepSeek's kv_a_proj_with_mqa) or q/k/v widths and head_dim. */
+function stackAttention(
+  scan: ArchitectureScan,
+  modules: LayerModules,
+  layerPrefix: string,
+  hiddenSize: number | null,
+): AttentionFacts {
+  const { index, evidence, config, bytes } = scan;
+  const kvA = modules.findModule(/(?:^|\.)kv_a_proj_with_mqa$/);
+  if (!kvA) {
+    return standardAttention(scan, modules, hiddenSize);
+  }
+  let heads: number | undefined;
+  let headDimSource: HeadDimSource | undefined;
+  // One shard of a sharded model may hold only part of its first layer: take the norms from any layer then.
+  const kvNorm = orAnyLayer(index, modules.findTensor(/kv_a_layernorm\.weight$/), '.kv_a_layernorm.weight');
+  const qNorm = orAnyLayer(index, modules.findTensor(/q_a_layernorm\.weight$/), '.q_a_layernorm.weight');
+  const kvOut = outFeatures(index, kvA, hiddenSize, bytes);
+  const kvLoraRank = kvNorm >= 0 ? index.dim(kvNorm, 0) : null;
+  const mla: MlaShape = {
+    qLoraRank: qNorm >= 0 ? index.dim(qNorm, 0) : null,
+    kvLoraRank,
+    ropeHeadDim: kvOut !== null && kvLoraRank !== null ? kvOut - kvLoraRank : null,
+  };
+  evidence.push(
+    `MLA: ${kvA.slice(layerPrefix.length)} + kv_a_layernorm (kv_lora_rank ${mla.kvLoraRank ?? '?'}, rope dim ${mla.ropeHeadDim ?? '?'}, q_lora_rank ${mla.qLoraRank ?? 'none'})`,
+  );
+  if (config?.heads) {
+    heads = config.heads;
+    headDimSource = 'config.json';
+  } else {
+    const qb = modules.findModule(/(?:^|\.)(?:q_b_proj|q_proj)$/);
+    const qOut = qb ? outFeatures(index, qb, null, bytes) : null;
+    if (qOut !== null && mla.ropeHeadDim) {
+      // DeepSeek-V2/V3 use qk_nope_head_dim = 2 × qk_rope_head_dim (128 / 64).
+      heads = qOut / (3 * mla.ropeHeadDim);
+      headDimSource = 'guess';
+      evidence.push(
+        `heads ${heads} = q_b_proj rows / (3 × rope dim), assuming nope dim = 2 × rope dim as in DeepSeek-V2/V3`,
+      );
+    }
+  }
+  return { attention: 'MLA', heads, headDimSource, mla };
+}
+
+/** q/k/v attention: the widths, then head_dim from config.json, a q/k norm, sinks, rotary inv_freq, or a guess. */
+function standardAttention(scan: ArchitectureScan, modules: LayerModules, hiddenSize: number | null): AttentionFacts {
+  const { index, evidence, config, bytes } = scan;
+  const attn = attentionWidths(index, modules, hiddenSize, bytes);
+  if (!attn) {
+    return { attention: null, mla: null };
+  }
+  let heads: number | undefined;
+  let kvHeads: number | undefined;
+  let headDim: number | undefined;
+  let headDimSource: HeadDimSource | undefined;
+  evidence.push(attn.evidence);
+  let source: HeadDimSource | null = null;
+  let dim: number | null = null;
+  if (config?.headDim) {
+    dim = config.headDim;
+    source = 'config.json';
+  }
+  const qNorm = modules.findTensor(/(?:^|\.)(?:q_norm|query_norm|q_layernorm)\.weight$/);
+  const kNorm = modules.findTensor(/(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
+  const sinks = modules.findTensor(/(?:^|\.)sinks$/);
+  const invFreq = modules.findTensor(/rotary_emb\.inv_freq$/);
+  if (
+    dim === null &&
+    qNorm >= 0 &&
+    index.rank(qNorm) === 1 &&
+    index.dim(qNorm, 0) < attn.q &&
+    attn.q % index.dim(qNorm, 0) === 0
+  ) {
+    dim = index.dim(qNorm, 0);
+    source = 'q_norm';
+  } else if (dim === null && kNorm >= 0 && index.rank(kNorm) === 1 && attn.kv % index.dim(kNorm, 0) === 0) {
+    dim = index.dim(kNorm, 0);
+    source = 'k_norm';
+  } else if (dim === null && sinks >= 0 && attn.q % index.dim(sinks, 0) === 0) {
+    dim = attn.q / index.dim(sinks, 0);
+    source = 'sinks';
+  } else if (dim === null && invFreq >= 0) {
+    dim = index.dim(invFreq, 0) * 2;
+    source = 'rotary inv_freq';
+  } else if (dim === null) {
+    // Most models up to hidden 2048 use 64-wide heads (GPT-2, TinyLlama, Llama-3.2-1B), larger ones 128.
+    const order = hiddenSize !== null && hiddenSize <= 2048 ? [64, 128] : [128, 64];
+    dim = order.find((d) => attn.q % d === 0 && attn.kv % d === 0) ?? null;
+    source = dim === null ? null : 'guess';
+  }
+  if (dim !== null && source !== null) {
+    headDim = dim;
+    headDimSource = source;
+    heads = attn.q / dim;
+    kvHeads = attn.kv / dim;
+    evidence.push(
+      source === 'guess'
+        ? `head_dim ${dim} is a guess (common value dividing q and kv widths); heads ${heads} / kv heads ${kvHeads} follow from it. config.json head_dim would settle it.`
+        : `head_dim ${dim} from ${source}${source === 'sinks' ? ' (one sink per head)' : ''}: ${heads} query heads, ${kvHeads} KV heads`,
+    );
+  }
+  const attention = attn.kv === attn.q ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
+  if (config?.kvHeads && heads !== undefined && headDimSource === 'config.json') {
+    kvHeads = config.kvHeads;
+  }
+  return { attention, heads, kvHeads, headDim, headDimSource, mla: null };
+}
+
+type ExpertFacts = Pick<
+  StackFacts,
+  'experts' | 'expertsPacked' | 'moeLayers' | 'sharedExperts' | 'expertIntermediateSize'
+>;
+
+/** Experts, per layer in order of first appearance; the MTP layer repeats a MoE block and is not one of them. */
+function stackExperts(
+  scan: ArchitectureScan,
+  stack: ReturnType<typeof scanStack>,
+  hiddenSize: number | null,
+): ExpertFacts {
+  const { index, names, evidence, bytes } = scan;
+  const perLayerExperts = new Map<number, number>();
+  let expertModule: string | null = null;
+  let packedIntermediate: number | null = null;
+  let expertsPacked = false;
+  let sharedExperts = 0;
+  let expertIntermediateSize: number | null = null;
+  stack.layers.forEach((layer, id) => {
+    if (stack.mtp[id]) {
+      return;
+    }
+    let count = stack.count[id];
+    if (count === 0) {
+      // A router without expert tensors (e.g. this shard holds only some of them) still tells E.
+      const router = stack.routerRow[id];
+      count = router >= 0 ? index.dim(router, 0) : 0;
+    }
+    if (count > 0) {
+      perLayerExperts.set(layer, count);
+    }
+    expertsPacked ||= stack.packed[id];
+    if (expertModule === null && stack.expertModuleRow[id] >= 0) {
+      expertModule = stripWeightSuffix(names[stack.expertModuleRow[id]]);
+    }
+    packedIntermediate ??= stack.packedWidth[id];
+    if (stack.shared[id]) {
+      sharedExperts = Math.max(sharedExperts, stack.numberedShared[id]?.size || 1);
+    }
+  });
+  const moeLayers = perLayerExperts.size;
+  const experts = Math.max(0, ...perLayerExperts.values());
+  if (experts > 0) {
+    evidence.push(
+      `${experts} routed experts in ${moeLayers} MoE layer(s), ${expertsPacked ? 'packed as 3-D tensors [E, …] (shape[0] = E)' : 'one tensor set per expert (experts.N.)'}${sharedExperts > 0 ? `, ${sharedExperts} shared expert(s)` : ''}`,
+    );
+    if (expertModule) {
+      expertIntermediateSize = outFeatures(index, expertModule, hiddenSize, bytes);
+    } else if (packedIntermediate !== null) {
+      expertIntermediateSize = packedIntermediate;
+    }
+  }
+  return { experts, expertsPacked, moeLayers, sharedExperts, expertIntermediateSize };
 }
 
 /** `row` when found in the representative layer, else the first row of any layer with that name ending. */

@@ -121,17 +121,84 @@ function spreadSample(rows: readonly number[], count: number): number[] {
   return Array.from({ length: count }, (_, i) => rows[Math.floor((i * rows.length) / count)]);
 }
 
+/** What the steps read besides the index: the sidecar config, the metadata, and where evidence and findings go. */
+interface LoraScan {
+  index: TensorIndex;
+  input: AnalysisInput;
+  adapterConfig: Record<string, unknown> | null;
+  /** kohya's ss_network_args (JSON text in the metadata), parsed. */
+  networkArgs: unknown;
+  evidence: string[];
+  findings: Finding[];
+}
+
 export function analyzeLora(input: AnalysisInput): { section: LoraSection | null; findings: Finding[] } {
   const index = tensorIndex(input.header, input.names);
-  const names = index.names;
   if (!isAdapterIndex(index)) {
     return { section: null, findings: [] };
   }
-  const findings: Finding[] = [];
-  const evidence: string[] = [];
+  const scan: LoraScan = {
+    index,
+    input,
+    adapterConfig: isRecord(input.sidecars.adapterConfig) ? input.sidecars.adapterConfig : null,
+    networkArgs: parseJsonText(index.metadata.get('ss_network_args')),
+    evidence: [],
+    findings: [],
+  };
+  const { evidence, findings, adapterConfig } = scan;
   const metadata = index.metadata;
-  const adapterConfig = isRecord(input.sidecars.adapterConfig) ? input.sidecars.adapterConfig : null;
+  const { modules, fullTensors, adapterParams } = groupModules(index);
+  const { family, naming } = adapterFamily(scan, modules);
+  const { ranks, rankOf, rank } = adapterRanks(scan, modules, family, naming);
+  const { alpha, alphaSource, alphaSample, diffusersMeta } = adapterAlpha(scan, modules, rank);
+  const scale = adapterScale(scan, alpha, rank);
 
+  // Targets and components.
+  const targetCounts = new Map<string, number>();
+  const components: Record<string, number> = {};
+  for (const module of rankOf.keys()) {
+    const target = targetOf(module, naming);
+    targetCounts.set(target, (targetCounts.get(target) ?? 0) + 1);
+    const component = componentOf(module, naming);
+    components[component] = (components[component] ?? 0) + 1;
+  }
+  const targets = [...targetCounts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([t]) => t);
+
+  const baseModel =
+    (adapterConfig && (asString(adapterConfig.base_model_name_or_path) ?? asString(adapterConfig.model))) ??
+    metadata.get('ss_base_model_version') ??
+    metadata.get('modelspec.architecture') ??
+    metadata.get('ss_sd_model_name') ??
+    (isRecord(diffusersMeta) ? asString(diffusersMeta.base_model_name_or_path) : null) ??
+    undefined;
+
+  const section: LoraSection = {
+    family,
+    naming,
+    rank,
+    ranks,
+    alpha,
+    alphaSource,
+    ...(alphaSample !== null ? { alphaSample } : {}),
+    scale,
+    targets: targets.slice(0, MAX_LORA_TARGETS),
+    components,
+    modules: rankOf.size,
+    adapterParams,
+    fullTensors,
+    ...(baseModel ? { baseModel } : {}),
+    evidence: evidence.slice(0, MAX_EVIDENCE),
+  };
+  return { section, findings };
+}
+
+/** The adapter's tensors grouped by the module they adapt; the rest are full tensors saved beside them. */
+function groupModules(index: TensorIndex): {
+  modules: Map<string, ModuleParts>;
+  fullTensors: number;
+  adapterParams: number;
+} {
+  const names = index.names;
   const modules = new Map<string, ModuleParts>();
   let fullTensors = 0;
   let adapterParams = 0;
@@ -152,7 +219,17 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     modules.set(parts.module, entry);
   }
 
-  // Family and naming.
+  return { modules, fullTensors, adapterParams };
+}
+
+/** Family and naming: from the dominant factor kind, the module prefixes, the metadata and the config. */
+function adapterFamily(
+  scan: LoraScan,
+  modules: ReadonlyMap<string, ModuleParts>,
+): { family: LoraFamily; naming: LoraNaming } {
+  const { index, adapterConfig, evidence, networkArgs } = scan;
+  const names = index.names;
+  const metadata = index.metadata;
   const roleCounts = new Map<Role, number>();
   for (const entry of modules.values()) {
     roleCounts.set(entry.role, (roleCounts.get(entry.role) ?? 0) + 1);
@@ -173,7 +250,6 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     .filter(([role]) => role !== 'alpha' && role !== 'magnitude')
     .sort((a, b) => b[1] - a[1])[0]?.[0];
   const hasDora = anyName(/\.lora_magnitude_vector(?:\.weight)?$|\.dora_scale$/);
-  const networkArgs = parseJsonText(metadata.get('ss_network_args'));
   const algo = isRecord(networkArgs) ? asString(networkArgs.algo) : null;
   let family: LoraFamily;
   if (dominantRole === 'loha') {
@@ -205,7 +281,17 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     evidence.push('magnitude vectors (lora_magnitude_vector / dora_scale): DoRA');
   }
 
-  // Ranks.
+  return { family, naming };
+}
+
+/** Ranks from the factor shapes: the most common one, the histogram, and modules missing a factor. */
+function adapterRanks(
+  scan: LoraScan,
+  modules: ReadonlyMap<string, ModuleParts>,
+  family: LoraFamily,
+  naming: LoraNaming,
+): { ranks: Record<string, number>; rankOf: Map<string, string>; rank: number | null } {
+  const { index, evidence, findings } = scan;
   const ranks: Record<string, number> = {};
   const rankOf = new Map<string, string>();
   const incomplete: number[] = [];
@@ -243,8 +329,25 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   }
   evidence.push(`rank ${rank ?? 'full'} from ${rankSource(family, naming)}`);
 
-  // Alpha and scale. kohya's metadata states alpha (ss_network_alpha): it is used, and a sample of the .alpha
-  // tensors confirms it. Without a declared alpha, the tensors are read to discover it.
+  return { ranks, rankOf, rank };
+}
+
+/**
+ * Alpha. kohya's metadata states alpha (ss_network_alpha): it is used, and a sample of the .alpha tensors confirms
+ * it. Without a declared alpha, the tensors are read to discover it. Also checks the declared rank against `rank`.
+ */
+function adapterAlpha(
+  scan: LoraScan,
+  modules: ReadonlyMap<string, ModuleParts>,
+  rank: number | null,
+): {
+  alpha: number | null;
+  alphaSource: LoraSection['alphaSource'];
+  alphaSample: LoraSection['alphaSample'] | null;
+  diffusersMeta: unknown;
+} {
+  const { index, input, adapterConfig, networkArgs, evidence, findings } = scan;
+  const metadata = index.metadata;
   let alpha: number | null = null;
   let alphaSource: LoraSection['alphaSource'] = null;
   const alphaValues: Array<{ row: number; value: number }> = [];
@@ -332,6 +435,12 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     );
   }
 
+  return { alpha, alphaSource, alphaSample, diffusersMeta };
+}
+
+/** The scale the adapter is applied with: MLX's own, or alpha / rank (alpha / √rank under rsLoRA). */
+function adapterScale(scan: LoraScan, alpha: number | null, rank: number | null): number | null {
+  const { adapterConfig, evidence } = scan;
   let scale: number | null = null;
   const mlxParams = adapterConfig && isRecord(adapterConfig.lora_parameters) ? adapterConfig.lora_parameters : null;
   if (mlxParams && asNumber(mlxParams.scale) !== null) {
@@ -343,43 +452,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     evidence.push(`scale = alpha / ${rs ? '√rank (rsLoRA)' : 'rank'} = ${round(scale)}`);
   }
 
-  // Targets and components.
-  const targetCounts = new Map<string, number>();
-  const components: Record<string, number> = {};
-  for (const module of rankOf.keys()) {
-    const target = targetOf(module, naming);
-    targetCounts.set(target, (targetCounts.get(target) ?? 0) + 1);
-    const component = componentOf(module, naming);
-    components[component] = (components[component] ?? 0) + 1;
-  }
-  const targets = [...targetCounts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([t]) => t);
-
-  const baseModel =
-    (adapterConfig && (asString(adapterConfig.base_model_name_or_path) ?? asString(adapterConfig.model))) ??
-    metadata.get('ss_base_model_version') ??
-    metadata.get('modelspec.architecture') ??
-    metadata.get('ss_sd_model_name') ??
-    (isRecord(diffusersMeta) ? asString(diffusersMeta.base_model_name_or_path) : null) ??
-    undefined;
-
-  const section: LoraSection = {
-    family,
-    naming,
-    rank,
-    ranks,
-    alpha,
-    alphaSource,
-    ...(alphaSample !== null ? { alphaSample } : {}),
-    scale,
-    targets: targets.slice(0, MAX_LORA_TARGETS),
-    components,
-    modules: rankOf.size,
-    adapterParams,
-    fullTensors,
-    ...(baseModel ? { baseModel } : {}),
-    evidence: evidence.slice(0, MAX_EVIDENCE),
-  };
-  return { section, findings };
+  return scale;
 }
 
 /** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */

@@ -14,7 +14,7 @@
  * the experts of the other 92 are never gathered. A crafted header could in principle force a hash collision and
  * merge two different layers in this VIEW; totals stay exact and no finding depends on it.
  *
- * Nodes identify their rows by a name pattern, not index arrays: see modulePatternMatcher.
+ * Nodes identify their rows by a name pattern, not index arrays: see modulePatternMatcher (module-pattern.ts).
  */
 import type { TensorColumns } from '../model';
 import { MAX_TENSOR_RANK } from '../limits';
@@ -598,36 +598,6 @@ function render(
     out.more = more;
   }
   return out;
-}
-
-/** Builds a test for names covered by a node pattern (`{a-b}` matches a decimal index in that range). */
-export function modulePatternMatcher(pattern: string): (name: string) => boolean {
-  if (pattern === '') {
-    return () => true;
-  }
-  const ranges: Array<[number, number]> = [];
-  const source = pattern
-    .split(/(\{\d+-\d+\})/)
-    .map((part) => {
-      const match = /^\{(\d+)-(\d+)\}$/.exec(part);
-      if (match) {
-        ranges.push([Number(match[1]), Number(match[2])]);
-        return '(\\d+)';
-      }
-      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    })
-    .join('');
-  const regex = new RegExp(`^${source}${pattern.endsWith('.') ? '' : '$'}`);
-  return (name) => {
-    const match = regex.exec(name);
-    if (!match) {
-      return false;
-    }
-    return ranges.every(([low, high], i) => {
-      const value = Number(match[i + 1]);
-      return value >= low && value <= high;
-    });
-  };
 }
 
 function point(node: ModuleNode): SeriesPoint {

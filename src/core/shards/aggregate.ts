@@ -64,12 +64,87 @@ interface ShardSlot {
   unsafeReason?: string;
 }
 
+/** Index entries that no header holds, in a shard that is absent: how many, and a few names for the message. */
+type AbsentEntries = Map<number, { count: number; examples: string[] }>;
+
 export function aggregateShards(input: AggregateInput): ShardedModel {
+  const index = input.index;
+  // 1. The shard list: the given shards, then index files nobody supplied (missing).
+  const { slots, slotOfIndexShard, findings } = listShardSlots(input);
+  // 2. The merged table.
+  const merged = mergeColumns(slots);
+  const { columns, shardOfRow, rowStarts, unknownDtypes } = merged;
+  // 3. Index ↔ header consistency and duplicates.
+  const { groups, absentEntries } = checkTensorNames(slots, merged, index, slotOfIndexShard);
+  // 4. Findings about shard files: unsafe names, missing files, the shard count.
+  const indexedPerSlot = new Map<number, number>();
+  if (index) {
+    index.shardFiles.forEach((_file, shard) => {
+      const slot = slotOfIndexShard[shard];
+      if (slot >= 0) {
+        indexedPerSlot.set(slot, index.entriesPerShard[shard]);
+      }
+    });
+  }
+  findings.push(...shardFileFindings(slots, indexedPerSlot, absentEntries));
+  findings.push(...shardCountFindings(slots, index));
+  // 5. Findings about tensors, one per code per shard.
+  findings.push(...groups.findings(slots));
+  // 6. Totals and total_size.
+  const totals = computeTotals(slots, merged, index);
+  findings.push(...totalSizeFindings(slots, totals, input));
+  if (index) {
+    for (const finding of index.findings) {
+      findings.push(finding.shard === undefined && input.indexFile ? { ...finding, shard: input.indexFile } : finding);
+    }
+  }
+
+  const shards: ShardSummary[] = slots.map((slot, position) => ({
+    file: slot.file,
+    tensors: slot.header ? slot.header.tensors.count : 0,
+    dataBytes: slot.header ? slot.header.dataBytes : 0,
+    headerLength: slot.header ? slot.header.headerLength : 0,
+    present: slot.header !== null,
+    fileSize: slot.header ? slot.header.fileSize : null,
+    indexedTensors: index ? (indexedPerSlot.get(position) ?? 0) : null,
+  }));
+  const indexSummary: IndexSummary | null = index
+    ? {
+        file: input.indexFile ?? null,
+        totalSize: index.totalSize,
+        totalParameters: index.totalParameters,
+        weightMapEntries: index.entryCount,
+        shardFiles: index.shardFiles.length,
+        byteLength: index.byteLength,
+      }
+    : null;
+
+  return {
+    shards,
+    index: indexSummary,
+    totals,
+    columns,
+    shardOfRow,
+    shardFiles: slots.map((slot) => slot.file),
+    rowStarts,
+    unknownDtypes,
+    findings: capPerCode(findings),
+    headerFindings: remapHeaderFindings(slots, rowStarts),
+  };
+}
+
+/**
+ * Step 1: the given shards (first mention wins), then the index's files nobody supplied, as missing slots; capped
+ * at MAX_SHARD_FILES. `slotOfIndexShard` maps an index shard number to its slot (-1 past the cap).
+ */
+function listShardSlots(input: AggregateInput): {
+  slots: ShardSlot[];
+  slotOfIndexShard: Int32Array;
+  findings: Finding[];
+} {
   const findings: Finding[] = [];
   const index = input.index;
   const indexShardCount = index ? index.shardFiles.length : 0;
-
-  // 1. The shard list: the given shards, then index files nobody supplied (missing).
   const slots: ShardSlot[] = [];
   const seen = new Set<string>();
   for (const shard of input.shards) {
@@ -122,35 +197,29 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
       }
     }
   }
+  return { slots, slotOfIndexShard, findings };
+}
 
-  // 2. The merged table.
-  const merged = mergeColumns(slots);
-  const { columns, shardOfRow, rowStarts, unknownDtypes } = merged;
+/**
+ * Step 3: every tensor name against the index (unindexed, in the wrong shard) and against the other shards
+ * (duplicates), and the index entries no header holds.
+ */
+function checkTensorNames(
+  slots: readonly ShardSlot[],
+  merged: Merged,
+  index: ShardIndex | null,
+  slotOfIndexShard: Int32Array,
+): { groups: FindingGroups; absentEntries: AbsentEntries } {
+  const { columns, shardOfRow, rowStarts } = merged;
   const rowName = (row: number): string => {
     const slot = slots[shardOfRow[row]];
     return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
   };
-
-  // 3. Index ↔ header consistency and duplicates.
   const groups = new FindingGroups();
   const names = new ByteSliceIndex(columns.nameBytes, columns.nameStarts, columns.count);
   const indexLookup = index ? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount) : null;
   const matched = index ? new Uint8Array(index.entryCount) : null;
-  // Rows whose name appeared earlier in another shard, grouped by the first row: only these need a second look.
-  const repeats = new Map<number, number[]>();
-  for (let row = 0; row < columns.count; row++) {
-    const first = names.firstOf[row];
-    if (first !== row && shardOfRow[first] !== shardOfRow[row]) {
-      const list = repeats.get(first);
-      if (list) {
-        if (!list.some((other) => shardOfRow[other] === shardOfRow[row])) {
-          list.push(row);
-        }
-      } else {
-        repeats.set(first, [row]);
-      }
-    }
-  }
+  const repeats = repeatsAcrossShards(names.firstOf, shardOfRow, columns.count);
   for (let row = 0; row < columns.count; row++) {
     if (names.firstOf[row] !== row) {
       continue;
@@ -187,44 +256,71 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
       }
     }
   }
+  const absentEntries =
+    index && matched ? unmatchedIndexEntries(slots, index, matched, slotOfIndexShard, groups) : new Map();
+  return { groups, absentEntries };
+}
 
-  // Index entries no header holds: charged to their shard (index-tensor-missing) or to its absence (missing-shard).
-  const absentEntries = new Map<number, { count: number; examples: string[] }>();
-  if (index && matched) {
-    for (let entry = 0; entry < index.entryCount; entry++) {
-      if (matched[entry]) {
-        continue;
-      }
-      const slot = slotOfIndexShard[index.shardOf[entry]];
-      if (slot < 0) {
-        continue;
-      }
-      if (slots[slot].header) {
-        groups.addName('index-tensor-missing', slot, indexEntryName(index, entry));
+/** Rows whose name appeared earlier in another shard, grouped by the first row: only these need a second look. */
+function repeatsAcrossShards(firstOf: Int32Array, shardOfRow: Uint16Array, count: number): Map<number, number[]> {
+  const repeats = new Map<number, number[]>();
+  for (let row = 0; row < count; row++) {
+    const first = firstOf[row];
+    if (first !== row && shardOfRow[first] !== shardOfRow[row]) {
+      const list = repeats.get(first);
+      if (list) {
+        if (!list.some((other) => shardOfRow[other] === shardOfRow[row])) {
+          list.push(row);
+        }
       } else {
-        let absent = absentEntries.get(slot);
-        if (!absent) {
-          absent = { count: 0, examples: [] };
-          absentEntries.set(slot, absent);
-        }
-        absent.count++;
-        if (absent.examples.length < MAX_NAMES_IN_MESSAGE) {
-          absent.examples.push(indexEntryName(index, entry));
-        }
+        repeats.set(first, [row]);
       }
     }
   }
+  return repeats;
+}
 
-  // 4. Findings about shard files: unsafe names, missing files, the shard count.
-  const indexedPerSlot = new Map<number, number>();
-  if (index) {
-    index.shardFiles.forEach((_file, shard) => {
-      const slot = slotOfIndexShard[shard];
-      if (slot >= 0) {
-        indexedPerSlot.set(slot, index.entriesPerShard[shard]);
+/** Index entries no header holds: charged to their shard (index-tensor-missing) or to its absence (missing-shard). */
+function unmatchedIndexEntries(
+  slots: readonly ShardSlot[],
+  index: ShardIndex,
+  matched: Uint8Array,
+  slotOfIndexShard: Int32Array,
+  groups: FindingGroups,
+): AbsentEntries {
+  const absentEntries: AbsentEntries = new Map();
+  for (let entry = 0; entry < index.entryCount; entry++) {
+    if (matched[entry]) {
+      continue;
+    }
+    const slot = slotOfIndexShard[index.shardOf[entry]];
+    if (slot < 0) {
+      continue;
+    }
+    if (slots[slot].header) {
+      groups.addName('index-tensor-missing', slot, indexEntryName(index, entry));
+    } else {
+      let absent = absentEntries.get(slot);
+      if (!absent) {
+        absent = { count: 0, examples: [] };
+        absentEntries.set(slot, absent);
       }
-    });
+      absent.count++;
+      if (absent.examples.length < MAX_NAMES_IN_MESSAGE) {
+        absent.examples.push(indexEntryName(index, entry));
+      }
+    }
   }
+  return absentEntries;
+}
+
+/** Step 4: shard files with an unsafe name, and missing shards with the index entries they take with them. */
+function shardFileFindings(
+  slots: readonly ShardSlot[],
+  indexedPerSlot: ReadonlyMap<number, number>,
+  absentEntries: AbsentEntries,
+): Finding[] {
+  const findings: Finding[] = [];
   slots.forEach((slot, position) => {
     const indexed = indexedPerSlot.get(position) ?? 0;
     if (slot.unsafeReason) {
@@ -256,67 +352,29 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
       );
     }
   });
-  findings.push(...shardCountFindings(slots, index));
+  return findings;
+}
 
-  // 5. Findings about tensors, one per code per shard.
-  findings.push(...groups.findings(slots));
-
-  // 6. Totals and total_size.
-  const totals = computeTotals(slots, merged, index);
+/** Step 6: the index's total_size against the data regions, when every shard is present to add up. */
+function totalSizeFindings(slots: readonly ShardSlot[], totals: ShardTotals, input: AggregateInput): Finding[] {
+  const index = input.index;
   const allPresent = slots.every((slot) => slot.header !== null);
-  if (index && index.totalSize !== null && allPresent && totals.dataBytes !== index.totalSize) {
-    const difference = totals.dataBytes - index.totalSize;
-    findings.push(
-      makeFinding(
-        'total-size-mismatch',
-        `The index's metadata.total_size is ${formatCount(index.totalSize)} bytes, but the shards' data regions ` +
-          `add up to ${formatCount(totals.dataBytes)} bytes (${formatCount(Math.abs(difference))} bytes ` +
-          `${difference > 0 ? 'more' : 'fewer'} than declared). The index was probably written for other shard ` +
-          `files (a re-quantized or edited model); tools that size downloads or memory from total_size will be ` +
-          `off by that much.`,
-        [],
-        input.indexFile === undefined ? {} : { shard: input.indexFile },
-      ),
-    );
+  if (!index || index.totalSize === null || !allPresent || totals.dataBytes === index.totalSize) {
+    return [];
   }
-  if (index) {
-    for (const finding of index.findings) {
-      findings.push(finding.shard === undefined && input.indexFile ? { ...finding, shard: input.indexFile } : finding);
-    }
-  }
-
-  const shards: ShardSummary[] = slots.map((slot, position) => ({
-    file: slot.file,
-    tensors: slot.header ? slot.header.tensors.count : 0,
-    dataBytes: slot.header ? slot.header.dataBytes : 0,
-    headerLength: slot.header ? slot.header.headerLength : 0,
-    present: slot.header !== null,
-    fileSize: slot.header ? slot.header.fileSize : null,
-    indexedTensors: index ? (indexedPerSlot.get(position) ?? 0) : null,
-  }));
-  const indexSummary: IndexSummary | null = index
-    ? {
-        file: input.indexFile ?? null,
-        totalSize: index.totalSize,
-        totalParameters: index.totalParameters,
-        weightMapEntries: index.entryCount,
-        shardFiles: index.shardFiles.length,
-        byteLength: index.byteLength,
-      }
-    : null;
-
-  return {
-    shards,
-    index: indexSummary,
-    totals,
-    columns,
-    shardOfRow,
-    shardFiles: slots.map((slot) => slot.file),
-    rowStarts,
-    unknownDtypes,
-    findings: capPerCode(findings),
-    headerFindings: remapHeaderFindings(slots, rowStarts),
-  };
+  const difference = totals.dataBytes - index.totalSize;
+  return [
+    makeFinding(
+      'total-size-mismatch',
+      `The index's metadata.total_size is ${formatCount(index.totalSize)} bytes, but the shards' data regions ` +
+        `add up to ${formatCount(totals.dataBytes)} bytes (${formatCount(Math.abs(difference))} bytes ` +
+        `${difference > 0 ? 'more' : 'fewer'} than declared). The index was probably written for other shard ` +
+        `files (a re-quantized or edited model); tools that size downloads or memory from total_size will be ` +
+        `off by that much.`,
+      [],
+      input.indexFile === undefined ? {} : { shard: input.indexFile },
+    ),
+  ];
 }
 
 /** The report section alone (plain data for exports). */

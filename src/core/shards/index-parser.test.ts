@@ -230,7 +230,9 @@ describe('parseShardIndex', () => {
       expect(scanner.finish().ok).toBe(false);
     });
   });
+});
 
+describe('parseShardIndex against JSON.parse, on generated and chunked input', () => {
   it('agrees with JSON.parse on random weight maps, formatting and chunking', () => {
     const name = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 40 }),

@@ -5,6 +5,7 @@
  * never do.
  */
 import type { LoadResult } from '../../core/result';
+import { selectSidecarsReading } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 
 /** Longest wait before exporting what there is: the analyses of a 250,000-tensor header take about a second. */
@@ -12,11 +13,6 @@ const EXPORT_WAIT_MS = 20_000;
 
 /** The analysis sections a report lacks while `analysisPending` is set. */
 export const PENDING_WHILE_ANALYSING = ['quantization', 'architecture', 'lora', 'metadataInsights', 'moduleTree'];
-
-type Ready = (result: LoadResult) => boolean;
-
-// A config.json being read on demand re-runs the analyses that read it: the report waits for those too.
-const analysesDone: Ready = (result) => !result.analysisPending && !result.sidecarsReading;
 
 /**
  * Resolves with the current result of load `loadId` once `ready` holds for it (and, for the table, once no query
@@ -32,7 +28,8 @@ export function whenSettled(
       return null;
     }
     const result = state.load.result;
-    if (!analysesDone(result)) {
+    // A config.json being read on demand re-runs the analyses that read it: the report waits for those too.
+    if (result.analysisPending || selectSidecarsReading(state)) {
       return undefined;
     }
     if (options.table && (state.tableBusy || state.order === null)) {

@@ -17,14 +17,13 @@ export function LoadProgress() {
   const cancel = useAppStore((state) => state.cancelLoad);
   const lastSource = useAppStore((state) => state.lastSource);
   const openSource = useAppStore((state) => state.openSource);
-  const token = useAppStore((state) => state.token);
   if (load.status !== 'loading') {
     return null;
   }
   const stall = load.stall;
   const retry = (): void => {
     if (lastSource) {
-      void openSource(lastSource.kind === 'url' ? { ...lastSource, token: token || undefined } : lastSource);
+      void openSource(lastSource);
     }
   };
   const total = load.bytesTotal;

@@ -5,6 +5,7 @@
  */
 import { useEffect } from 'react';
 import type { LoadResult } from '../../core/result';
+import { selectSidecarsNotFound, selectSidecarsReading } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 
@@ -25,14 +26,16 @@ export function useSidecarsFor(result: LoadResult, panel: Panel): void {
 /** What became of the sidecars left for later: not read yet (with a button), being read, or not found. */
 export function SidecarsOnDemandNote({ result }: { result: LoadResult }) {
   const readSidecarsOnDemand = useAppStore((state) => state.readSidecarsOnDemand);
-  const files = result.sidecarsOnDemand ?? result.sidecarsNotFound;
+  const reading = useAppStore(selectSidecarsReading);
+  const notFound = useAppStore(selectSidecarsNotFound);
+  const files = result.sidecarsOnDemand ?? notFound;
   if (!files) {
     return null;
   }
   const names = files.join(', ');
   return (
     <p className="muted sidecars-on-demand" role="status" data-testid="sidecars-on-demand">
-      {result.sidecarsReading ? (
+      {reading ? (
         <>Reading {names} beside the file (one small request)…</>
       ) : result.sidecarsOnDemand ? (
         <>

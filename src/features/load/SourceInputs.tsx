@@ -4,7 +4,6 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { LocalFileEntry, SourceSpec } from '../../core/result';
-import { useAppStore } from '../../state/store';
 import { filesFromInput } from './dropped-files';
 import { pickableFiles } from './format-names';
 
@@ -69,8 +68,8 @@ function looksLikeSource(text: string): boolean {
 }
 
 function urlSource(url: string): SourceSpec {
-  // The token is read when the URL is opened, so one set a moment ago counts; it is sent only to Hugging Face.
-  return { kind: 'url', url: url.trim(), token: useAppStore.getState().token || undefined };
+  // The store's source loader attaches the session token as it opens the URL.
+  return { kind: 'url', url: url.trim() };
 }
 
 /**

@@ -1,5 +1,7 @@
 /** The Shards tab of a sharded model, and the model switcher / repository file list shown above any result. */
 import type { LoadResult, ShardInfo } from '../../core/result';
+import { selectSidecarsNotFound } from '../../state/selectors';
+import { useAppStore } from '../../state/store';
 import { SidecarsOnDemandNote } from '../load/SidecarsOnDemand';
 import { RepoFiles } from './RepoFiles';
 import { ShardBalanceChart } from './ShardBalanceChart';
@@ -27,7 +29,8 @@ function sidecarUse(path: string): string {
  * nothing otherwise.
  */
 export function ModelSources({ result }: { result: LoadResult }) {
-  if (!result.choices && !result.repo && !result.sidecarsRead && !result.sidecarsOnDemand && !result.sidecarsNotFound) {
+  const sidecarsNotFound = useAppStore(selectSidecarsNotFound);
+  if (!result.choices && !result.repo && !result.sidecarsRead && !result.sidecarsOnDemand && !sidecarsNotFound) {
     return null;
   }
   return (

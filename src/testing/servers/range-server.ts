@@ -194,7 +194,7 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
   async function handle(origin: OriginName, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origins[origin]);
     if (url.pathname.startsWith('/__')) {
-      handleControl(url, res);
+      handleControl(url, res, { log, origins, faultsSeen });
       return;
     }
     const entry = log.add(origin, req);
@@ -208,7 +208,8 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
       entry,
       url,
       applyCors,
-      serveFile: (request, response, relativePath, cors = true) => serveFile(request, response, relativePath, { cors }),
+      serveFile: (request, response, relativePath, cors = true) =>
+        serveFile(root, request, response, relativePath, { cors }),
     };
     if (options.extraRoutes?.(req, res, ctx)) {
       return;
@@ -241,16 +242,16 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
 
     switch (route) {
       case 'range':
-        return serveFile(req, res, rest, { cors: true });
+        return serveFile(root, req, res, rest, { cors: true });
       case 'nocors':
-        return serveFile(req, res, rest, { cors: false });
+        return serveFile(root, req, res, rest, { cors: false });
       case 'norange':
-        return serveFile(req, res, rest, { cors: true, ignoreRange: true });
+        return serveFile(root, req, res, rest, { cors: true, ignoreRange: true });
       case 'slow':
-        return serveFile(req, res, rest, { cors: true, slow: true });
+        return serveFile(root, req, res, rest, { cors: true, slow: true });
       case 'far':
         await delay(FAR_LATENCY_MS);
-        return serveFile(req, res, rest, { cors: true });
+        return serveFile(root, req, res, rest, { cors: true });
       case 'redirect': {
         applyCors(res);
         const target = origin === 'A' ? origins.B : origins.A;
@@ -281,15 +282,15 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
           res.end('flaky: first request fails');
           return;
         }
-        return serveFile(req, res, rest, { cors: true });
+        return serveFile(root, req, res, rest, { cors: true });
       case 'drop':
-        return serveFile(req, res, rest, { cors: true, drop: firstTime() });
+        return serveFile(root, req, res, rest, { cors: true, drop: firstTime() });
       case 'stall':
-        return serveFile(req, res, rest, { cors: true, stall: true });
+        return serveFile(root, req, res, rest, { cors: true, stall: true });
       case 'badrange':
-        return serveFile(req, res, rest, { cors: true, badRange: true });
+        return serveFile(root, req, res, rest, { cors: true, badRange: true });
       case 'longbody':
-        return serveFile(req, res, rest, { cors: true, longBody: true });
+        return serveFile(root, req, res, rest, { cors: true, longBody: true });
       case 'loop': {
         const n = Number(segments[1] ?? '0');
         applyCors(res);
@@ -300,124 +301,6 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
       default:
         return notFound(res, `unknown route ${url.pathname}`);
     }
-  }
-
-  function handleControl(url: URL, res: http.ServerResponse): void {
-    applyCors(res);
-    if (url.pathname === '/__log') {
-      const origin = url.searchParams.get('origin');
-      const entries = origin === 'A' || origin === 'B' ? log.forOrigin(origin) : log.entries;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-      res.end(JSON.stringify({ originA: origins.A, originB: origins.B, entries }));
-      return;
-    }
-    if (url.pathname === '/__log/clear' || url.pathname === '/__reset') {
-      log.clear();
-      if (url.pathname === '/__reset') {
-        faultsSeen.clear();
-      }
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end('{"ok":true}');
-      return;
-    }
-    notFound(res, `unknown control path ${url.pathname}`);
-  }
-
-  interface Behaviour {
-    cors: boolean;
-    ignoreRange?: boolean;
-    slow?: boolean;
-    drop?: boolean;
-    stall?: boolean;
-    badRange?: boolean;
-    longBody?: boolean;
-  }
-
-  async function serveFile(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    relativePath: string,
-    behaviour: Behaviour,
-  ): Promise<void> {
-    if (behaviour.cors) {
-      applyCors(res);
-    }
-    const file = await resolveFile(root, relativePath);
-    if (file === null) {
-      return notFound(res, `no such fixture: ${relativePath}`);
-    }
-    const { filePath, size } = file;
-    const head = req.method === 'HEAD';
-    const range = behaviour.ignoreRange ? ({ kind: 'none' } as const) : parseRange(req.headers.range, size);
-    res.setHeader('Accept-Ranges', behaviour.ignoreRange ? 'none' : 'bytes');
-
-    if (range.kind === 'unsatisfiable') {
-      res.writeHead(416, { 'Content-Range': `bytes */${size}` });
-      res.end();
-      return;
-    }
-    if (range.kind === 'none') {
-      res.writeHead(200, { 'Content-Length': String(size), 'Content-Type': 'application/octet-stream' });
-      if (head || size === 0) {
-        res.end();
-        return;
-      }
-      await streamRange(res, filePath, 0, size - 1);
-      return;
-    }
-
-    const { start, end } = range;
-    const length = end - start + 1;
-    if (behaviour.badRange) {
-      // Claims (and sends) the range one byte later than asked.
-      const shiftedStart = Math.min(start + 1, size - 1);
-      const shiftedEnd = Math.min(end + 1, size - 1);
-      res.writeHead(206, {
-        'Content-Range': `bytes ${shiftedStart}-${shiftedEnd}/${size}`,
-        'Content-Length': String(shiftedEnd - shiftedStart + 1),
-      });
-      if (head) {
-        res.end();
-      } else {
-        await streamRange(res, filePath, shiftedStart, shiftedEnd);
-      }
-      return;
-    }
-    const headers: http.OutgoingHttpHeaders = {
-      'Content-Range': `bytes ${start}-${end}/${size}`,
-      'Content-Type': 'application/octet-stream',
-    };
-    // /longbody sends the true body length, so the surplus is valid HTTP (a client must cut it, not the parser).
-    headers['Content-Length'] = String(behaviour.longBody ? length + LONG_BODY_EXTRA_BYTES : length);
-    res.writeHead(206, headers);
-    if (head) {
-      res.end();
-      return;
-    }
-    if (behaviour.drop) {
-      const bytes = await readBytes(filePath, start, Math.floor(length / 2));
-      // Destroy only after the partial bytes are flushed and the client has had time to read them, so it sees
-      // "some bytes, then a reset" (a stream that errors at once discards chunks nobody read yet).
-      res.write(bytes, () => setTimeout(() => res.socket?.destroy(), DROP_DELAY_MS));
-      return;
-    }
-    if (behaviour.stall) {
-      res.write(await readBytes(filePath, start, Math.min(STALL_SENT_BYTES, length)));
-      // Nothing more, ever: the response stays open until the client disconnects or the server closes.
-      return;
-    }
-    if (behaviour.slow) {
-      return streamSlowly(res, filePath, start, end);
-    }
-    if (behaviour.longBody) {
-      // One write for the asked bytes and the surplus, so a client cannot stop "between" them by luck: it must
-      // cut inside a chunk. Tests ask for small ranges, so buffering the range is fine.
-      const body = Buffer.alloc(length + LONG_BODY_EXTRA_BYTES, LONG_BODY_FILLER);
-      (await readBytes(filePath, start, length)).copy(body);
-      res.end(body);
-      return;
-    }
-    await streamRange(res, filePath, start, end);
   }
 
   const servers: Record<OriginName, http.Server> = { A: makeServer('A'), B: makeServer('B') };
@@ -449,6 +332,132 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
       );
     },
   };
+}
+
+/** The control paths: the request log (`/__log`, `/__log/clear`) and `/__reset` of the first-time faults. */
+function handleControl(
+  url: URL,
+  res: http.ServerResponse,
+  state: { log: RequestLog; origins: Record<OriginName, string>; faultsSeen: Set<string> },
+): void {
+  const { log, origins, faultsSeen } = state;
+  applyCors(res);
+  if (url.pathname === '/__log') {
+    const origin = url.searchParams.get('origin');
+    const entries = origin === 'A' || origin === 'B' ? log.forOrigin(origin) : log.entries;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify({ originA: origins.A, originB: origins.B, entries }));
+    return;
+  }
+  if (url.pathname === '/__log/clear' || url.pathname === '/__reset') {
+    log.clear();
+    if (url.pathname === '/__reset') {
+      faultsSeen.clear();
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end('{"ok":true}');
+    return;
+  }
+  notFound(res, `unknown control path ${url.pathname}`);
+}
+
+/** How a route serves a fixture: which CORS headers, whether it honours Range, and the fault it injects. */
+interface Behaviour {
+  cors: boolean;
+  ignoreRange?: boolean;
+  slow?: boolean;
+  drop?: boolean;
+  stall?: boolean;
+  badRange?: boolean;
+  longBody?: boolean;
+}
+
+async function serveFile(
+  root: string,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  relativePath: string,
+  behaviour: Behaviour,
+): Promise<void> {
+  if (behaviour.cors) {
+    applyCors(res);
+  }
+  const file = await resolveFile(root, relativePath);
+  if (file === null) {
+    return notFound(res, `no such fixture: ${relativePath}`);
+  }
+  const { filePath, size } = file;
+  const head = req.method === 'HEAD';
+  const range = behaviour.ignoreRange ? ({ kind: 'none' } as const) : parseRange(req.headers.range, size);
+  res.setHeader('Accept-Ranges', behaviour.ignoreRange ? 'none' : 'bytes');
+
+  if (range.kind === 'unsatisfiable') {
+    res.writeHead(416, { 'Content-Range': `bytes */${size}` });
+    res.end();
+    return;
+  }
+  if (range.kind === 'none') {
+    res.writeHead(200, { 'Content-Length': String(size), 'Content-Type': 'application/octet-stream' });
+    if (head || size === 0) {
+      res.end();
+      return;
+    }
+    await streamRange(res, filePath, 0, size - 1);
+    return;
+  }
+
+  const { start, end } = range;
+  const length = end - start + 1;
+  if (behaviour.badRange) {
+    // Claims (and sends) the range one byte later than asked.
+    const shiftedStart = Math.min(start + 1, size - 1);
+    const shiftedEnd = Math.min(end + 1, size - 1);
+    res.writeHead(206, {
+      'Content-Range': `bytes ${shiftedStart}-${shiftedEnd}/${size}`,
+      'Content-Length': String(shiftedEnd - shiftedStart + 1),
+    });
+    if (head) {
+      res.end();
+    } else {
+      await streamRange(res, filePath, shiftedStart, shiftedEnd);
+    }
+    return;
+  }
+  const headers: http.OutgoingHttpHeaders = {
+    'Content-Range': `bytes ${start}-${end}/${size}`,
+    'Content-Type': 'application/octet-stream',
+  };
+  // /longbody sends the true body length, so the surplus is valid HTTP (a client must cut it, not the parser).
+  headers['Content-Length'] = String(behaviour.longBody ? length + LONG_BODY_EXTRA_BYTES : length);
+  res.writeHead(206, headers);
+  if (head) {
+    res.end();
+    return;
+  }
+  if (behaviour.drop) {
+    const bytes = await readBytes(filePath, start, Math.floor(length / 2));
+    // Destroy only after the partial bytes are flushed and the client has had time to read them, so it sees
+    // "some bytes, then a reset" (a stream that errors at once discards chunks nobody read yet).
+    res.write(bytes, () => setTimeout(() => res.socket?.destroy(), DROP_DELAY_MS));
+    return;
+  }
+  if (behaviour.stall) {
+    res.write(await readBytes(filePath, start, Math.min(STALL_SENT_BYTES, length)));
+    // Nothing more, ever: the response stays open until the client disconnects or the server closes.
+    return;
+  }
+  if (behaviour.slow) {
+    return streamSlowly(res, filePath, start, end);
+  }
+  if (behaviour.longBody) {
+    // One write for the asked bytes and the surplus, so a client cannot stop "between" them by luck: it must
+    // cut inside a chunk. Tests ask for small ranges, so buffering the range is fine.
+    const body = Buffer.alloc(length + LONG_BODY_EXTRA_BYTES, LONG_BODY_FILLER);
+    (await readBytes(filePath, start, length)).copy(body);
+    res.end(body);
+    return;
+  }
+  await streamRange(res, filePath, start, end);
 }
 
 function applyCors(res: http.ServerResponse): void {
