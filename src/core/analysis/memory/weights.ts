@@ -134,7 +134,7 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   const dtypeBytes = new Float64Array(256);
   const wordFactor = 32 / (quantBits ?? 4);
   const embeddingsId = partIds.indexOf('embeddings');
-  const outputEmbedding = shapes.text.map((text) => isOutputEmbedding(text));
+  const outputEmbedding = shapes.text.map((text, s) => parts[s] === 'embeddings' && isOutputEmbedding(text));
   let outputEmbeddingParams = 0;
   for (let row = 0; row < index.count; row++) {
     const s = shapes.rowShape[row];
