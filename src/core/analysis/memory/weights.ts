@@ -137,7 +137,7 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   // moments are not weights a GPU holds to serve the model).
   const modelElements = index.header.checkpoint?.rows.model;
   const embeddingsId = partIds.indexOf('embeddings');
-  const outputEmbedding = shapes.text.map((text) => isOutputEmbedding(text));
+  const outputEmbedding = shapes.text.map((text, s) => parts[s] === 'embeddings' && isOutputEmbedding(text));
   let outputEmbeddingParams = 0;
   for (let row = 0; row < index.count; row++) {
     const s = shapes.rowShape[row];
