@@ -78,7 +78,7 @@ function EmptyState() {
     <section className="empty-state">
       <h2>What is inside that model file?</h2>
       <p>
-        Drop a model file anywhere on this page, choose one, or paste a URL or a Hugging Face repo id. Read:{' '}
+        Drop a model file anywhere on this page, choose one, or paste a URL or a Hugging Face repo id. Formats read:{' '}
         <span data-testid="readable-formats">{readableFormatsPhrase()}</span>, and shard indexes (
         <code>.index.json</code>). Safetensors Lens reads only what describes the tensors (a safetensors header, usually
         a few kilobytes; a checkpoint's pickle) and shows every tensor, dtype and shape, the parameter count, the
