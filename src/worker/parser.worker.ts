@@ -9,6 +9,9 @@ import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
 import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
+import { SourceError } from '../core/errors';
+import { ValuesUnavailable } from '../core/values/tensor-values';
+import { readTensorValues, scanValues } from './values-handler';
 
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {
@@ -62,6 +65,10 @@ scope.onmessage = (event) => {
     case 'read-sidecars':
       void readSidecars(request.id, request.loadId);
       break;
+    case 'read-values':
+    case 'scan-values':
+      void valuesJob(request);
+      break;
     case 'release':
       kept.delete(request.loadId);
       break;
@@ -93,6 +100,47 @@ async function readSidecars(id: number, loadId: number): Promise<void> {
     // A failed sidecar read costs only the hints it would have given; the page keeps the header-only analyses.
   }
   post({ type: 'sidecars-read', id, update });
+}
+
+/** "Read values" and "Scan all values": cancellable by id like a load; a failure is posted as the reply's error. */
+async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' | 'scan-values' }>): Promise<void> {
+  const { id } = request;
+  const controller = new AbortController();
+  inFlight.set(id, controller);
+  const load = kept.get(request.loadId);
+  const job = {
+    signal: controller.signal,
+    progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
+  };
+  const network = () => load?.data?.network?.() ?? null;
+  try {
+    if (!load) {
+      throw new ValuesUnavailable('This load is no longer kept: open the model again.');
+    }
+    if (request.type === 'read-values') {
+      const values = await readTensorValues(load, request.row, request.whole, job);
+      const grid = values.grid;
+      post(
+        { type: 'values-result', id, values, error: null, network: network() },
+        grid ? [grid.mean.buffer, grid.min.buffer, grid.max.buffer] : [],
+      );
+    } else {
+      post({ type: 'scan-result', id, scan: await scanValues(load, job), error: null, network: network() });
+    }
+  } catch (error) {
+    const message = controller.signal.aborted
+      ? 'Cancelled.'
+      : error instanceof ValuesUnavailable || error instanceof SourceError
+        ? error.message
+        : `Unexpected error while reading values: ${String(error)}. This is a bug in Safetensors Lens.`;
+    post(
+      request.type === 'read-values'
+        ? { type: 'values-result', id, values: null, error: message, network: network() }
+        : { type: 'scan-result', id, scan: null, error: message, network: network() },
+    );
+  } finally {
+    inFlight.delete(id);
+  }
 }
 
 function remember(loadId: number, load: KeptLoad): void {

@@ -57,11 +57,19 @@ export class StatsAccumulator {
   private m2 = 0;
   private min = Infinity;
   private max = -Infinity;
-  private readonly buckets = new Float64Array(BUCKETS);
+  private readonly buckets: Float64Array;
   private scratch = new Float32Array(0);
 
-  /** `minNormal`: the stored dtype's smallest normal magnitude (0 when it has no subnormals). */
-  constructor(private readonly minNormal: number) {}
+  /**
+   * `minNormal`: the stored dtype's smallest normal magnitude (0 when it has no subnormals). Without `sketch` (the
+   * whole-model scan) there are no quantiles or histogram, and the pass costs less.
+   */
+  constructor(
+    private readonly minNormal: number,
+    private readonly sketch = true,
+  ) {
+    this.buckets = new Float64Array(sketch ? BUCKETS : 1);
+  }
 
   add(values: Float32Array | Float64Array): void {
     const n = values.length;
@@ -70,7 +78,7 @@ export class StatsAccumulator {
     }
     const minNormal = this.minNormal;
     const buckets = this.buckets;
-    const bits = this.bitsOf(values);
+    const bits = this.sketch ? this.bitsOf(values) : null;
     let finite = 0;
     let sum = 0;
     let min = this.min;
@@ -96,7 +104,9 @@ export class StatsAccumulator {
         } else if (x < minNormal && x > -minNormal) {
           subnormals++;
         }
-        buckets[bits[i] >>> 16]++;
+        if (bits) {
+          buckets[bits[i] >>> 16]++;
+        }
       } else if (x !== x) {
         nan++;
       } else if (x > 0) {
@@ -158,9 +168,9 @@ export class StatsAccumulator {
       mean: any ? this.mean : null,
       std: any ? Math.sqrt(this.m2 / this.finite) : null,
       absMax: any ? Math.max(Math.abs(this.min), Math.abs(this.max)) : null,
-      p1: any ? this.quantile(0.01) : null,
-      p50: any ? this.quantile(0.5) : null,
-      p99: any ? this.quantile(0.99) : null,
+      p1: any && this.sketch ? this.quantile(0.01) : null,
+      p50: any && this.sketch ? this.quantile(0.5) : null,
+      p99: any && this.sketch ? this.quantile(0.99) : null,
     };
   }
 
@@ -206,7 +216,7 @@ export class StatsAccumulator {
   }
 
   histogram(bins: number = HISTOGRAM_BINS): Histogram | null {
-    if (this.finite === 0) {
+    if (this.finite === 0 || !this.sketch) {
       return null;
     }
     let first = this.min;
