@@ -224,6 +224,47 @@ def dequant_cases():
     return cases
 
 
+def write_safetensors(path: str, tensors: dict):
+    """The reference layout: u64 LE header length, JSON header padded with spaces to 8 bytes, data in order."""
+    header = {}
+    data = b''
+    for name, (dtype, array) in tensors.items():
+        raw = array.tobytes()
+        header[name] = {'dtype': dtype, 'shape': list(array.shape), 'data_offsets': [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header, separators=(',', ':')).encode()
+    text += b' ' * (-len(text) % 8)
+    with open(path, 'wb') as f:
+        f.write(len(text).to_bytes(8, 'little') + text + data)
+
+
+def planted_model():
+    """A small model with planted NaN, Inf, all-zero and outlier tensors, and numpy's statistics of each tensor."""
+    tensors = {}
+    for layer in range(6):
+        w = (rng.standard_normal((64, 128)) * 0.02).astype('<f4')
+        if layer == 3:
+            w[10, 20] = 50.0
+        tensors[f'model.layers.{layer}.mlp.down_proj.weight'] = ('F32', w)
+    nan = (rng.standard_normal((16, 16)) * 0.02).astype('<f4')
+    nan[3, 4] = np.nan
+    bf = (nan.view('<u4') >> 16).astype('<u2')
+    tensors['model.layers.0.self_attn.q_norm.weight'] = ('BF16', bf)
+    inf = (rng.standard_normal(64) * 0.5).astype('<f2')
+    inf[7] = np.inf
+    tensors['model.norm.weight'] = ('F16', inf)
+    tensors['model.layers.5.mlp.gate.bias'] = ('F32', np.zeros(32, dtype='<f4'))
+    write_safetensors(os.path.join(OUT, 'planted.safetensors'), tensors)
+    stats = {}
+    for name, (dtype, array) in tensors.items():
+        values = (array.astype('<u4') << 16).view('<f4').astype(np.float64) if dtype == 'BF16' else array.astype(np.float64)
+        min_normal = {'F32': 2.0**-126, 'BF16': 2.0**-126, 'F16': 2.0**-14}[dtype]
+        stats[name] = stats_of(values.reshape(-1), min_normal, 64)
+    with open(os.path.join(OUT, 'planted.json'), 'w') as f:
+        json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'stats': stats}, f)
+        f.write('\n')
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, 'dequant.json'), 'w') as f:
@@ -233,6 +274,7 @@ def main():
         with open(os.path.join(OUT, f'{name}.json'), 'w') as f:
             json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'cases': cases}, f)
             f.write('\n')
+    planted_model()
 
 
 if __name__ == '__main__':
