@@ -7,7 +7,8 @@ import type { StateCreator } from 'zustand';
 import type { NetworkFigures } from '../core/result';
 import type { ValueScan } from '../core/values/scan';
 import type { TensorValues } from '../core/values/tensor-values';
-import { readValues, scanAllValues, type ValuesAnswer, type ValuesHandle } from '../worker/client';
+import type { ValuesComparisonResult } from '../core/values/compare-values';
+import { compareAllValues, readValues, scanAllValues, type ValuesAnswer, type ValuesHandle } from '../worker/client';
 import type { AppState } from './store';
 
 export type ValuesEntry =
@@ -21,7 +22,17 @@ export type ScanState =
   | { status: 'ready'; scan: ValueScan }
   | { status: 'error'; message: string };
 
+export type CompareValuesState =
+  | { status: 'idle' }
+  | { status: 'comparing'; compareId: number; bytesRead: number; bytesTotal: number | null }
+  | { status: 'ready'; compareId: number; result: ValuesComparisonResult }
+  | { status: 'error'; compareId: number; message: string };
+
 export interface ValuesSlice {
+  /** "Compare values" of the shown comparison (compareId says which). */
+  valueCompare: CompareValuesState;
+  compareValues: () => void;
+  cancelCompareValues: () => void;
   /** Values read for the current load, by row. */
   tensorValues: Record<number, ValuesEntry>;
   valueScan: ScanState;
@@ -85,6 +96,42 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
   };
 
   return {
+    valueCompare: { status: 'idle' },
+
+    compareValues: () => {
+      const diff = get().diff;
+      if (diff.status !== 'ready' || running.has('compare')) {
+        return;
+      }
+      const { compareId, loadA, loadB } = diff.result;
+      const still = () => {
+        const now = get().valueCompare;
+        return now.status !== 'idle' && now.compareId === compareId;
+      };
+      set({ valueCompare: { status: 'comparing', compareId, bytesRead: 0, bytesTotal: null } });
+      const handle = compareAllValues(compareId, loadA, loadB, (bytesRead, bytesTotal) => {
+        if (still() && get().valueCompare.status === 'comparing') {
+          set({ valueCompare: { status: 'comparing', compareId, bytesRead, bytesTotal } });
+        }
+      });
+      running.set('compare', handle);
+      const apply = (answer: ValuesAnswer<ValuesComparisonResult>) => {
+        running.delete('compare');
+        if (still()) {
+          set({
+            valueCompare: answer.value
+              ? { status: 'ready', compareId, result: answer.value }
+              : { status: 'error', compareId, message: answer.error ?? 'Comparing values failed.' },
+          });
+        }
+      };
+      handle.promise.then(apply, (error: unknown) =>
+        apply({ value: null, error: error instanceof Error ? error.message : String(error), network: null }),
+      );
+    },
+
+    cancelCompareValues: () => running.get('compare')?.cancel(),
+
     tensorValues: {},
     valueScan: { status: 'idle' },
     valuesLoadId: null,

@@ -20,6 +20,7 @@ import type {
 } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import type { ValueScan } from '../core/values/scan';
+import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
 
@@ -164,6 +165,10 @@ function handle(message: WorkerResponse): void {
     case 'scan-result':
       pending.delete(message.id);
       entry.resolve({ value: message.scan, error: message.error, network: message.network });
+      return;
+    case 'compare-values-result':
+      pending.delete(message.id);
+      entry.resolve({ value: message.result, error: message.error, network: message.network });
       return;
     case 'compare-result':
       pending.delete(message.id);
@@ -323,6 +328,16 @@ export function scanAllValues(
   onProgress: (bytesRead: number, bytesTotal: number) => void,
 ): ValuesHandle<ValueScan> {
   return valuesRequest((id) => ({ type: 'scan-values', id, loadId }), onProgress);
+}
+
+/** Compares the values of the same-shape tensors of a kept comparison (worker/values-compare.ts). */
+export function compareAllValues(
+  compareId: number,
+  loadA: number,
+  loadB: number,
+  onProgress: (bytesRead: number, bytesTotal: number) => void,
+): ValuesHandle<ValuesComparisonResult> {
+  return valuesRequest((id) => ({ type: 'compare-values', id, compareId, loadA, loadB }), onProgress);
 }
 
 export function releaseLoad(loadId: number): void {

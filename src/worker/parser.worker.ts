@@ -3,7 +3,8 @@
  * their rows, and answers table queries and comparisons over them. Imports nothing from features/ or state/.
  */
 import { queryRows } from '../core/table-query';
-import { handleCompareRequest } from './compare-handler';
+import { handleCompareRequest, sameShapePairs } from './compare-handler';
+import { compareTensorValues } from './values-compare';
 import { loadSource, type KeptLoad } from './load-model';
 import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
@@ -68,6 +69,9 @@ scope.onmessage = (event) => {
     case 'read-values':
     case 'scan-values':
       void valuesJob(request);
+      break;
+    case 'compare-values':
+      void compareValuesJob(request);
       break;
     case 'release':
       kept.delete(request.loadId);
@@ -138,6 +142,37 @@ async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' |
         ? { type: 'values-result', id, values: null, error: message, network: network() }
         : { type: 'scan-result', id, scan: null, error: message, network: network() },
     );
+  } finally {
+    inFlight.delete(id);
+  }
+}
+
+async function compareValuesJob(request: Extract<WorkerRequest, { type: 'compare-values' }>): Promise<void> {
+  const { id } = request;
+  const controller = new AbortController();
+  inFlight.set(id, controller);
+  const a = kept.get(request.loadA);
+  const b = kept.get(request.loadB);
+  const network = () => a?.data?.network?.() ?? null;
+  try {
+    const pairs = sameShapePairs(request.compareId);
+    if (!a || !b || !pairs) {
+      throw new ValuesUnavailable(
+        'One of the two sources is no longer loaded in the worker: open it again to compare.',
+      );
+    }
+    const job = {
+      signal: controller.signal,
+      progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
+    };
+    const result = await compareTensorValues(a, b, pairs, job);
+    post({ type: 'compare-values-result', id, result, error: null, network: network() });
+  } catch (error) {
+    const message =
+      error instanceof ValuesUnavailable || error instanceof SourceError
+        ? error.message
+        : `Unexpected error while comparing values: ${String(error)}. This is a bug in Safetensors Lens.`;
+    post({ type: 'compare-values-result', id, result: null, error: message, network: network() });
   } finally {
     inFlight.delete(id);
   }

@@ -8,6 +8,7 @@ import type { SerializedSourceError } from '../core/errors';
 import type { Finding, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
 import type { ValueScan } from '../core/values/scan';
+import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import type { AlignRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
@@ -36,6 +37,8 @@ export type WorkerRequest =
   | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean }
   /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */
   | { type: 'scan-values'; id: number; loadId: number }
+  /** Compares the values of the tensors a kept comparison pairs with the same shape. */
+  | { type: 'compare-values'; id: number; compareId: number; loadA: number; loadB: number }
   /** Diff two kept loads (any two `open` results, whatever their SourceSpec kinds). */
   | { type: 'compare'; id: number; loadA: number; loadB: number; rules: AlignRule[] }
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
@@ -79,5 +82,12 @@ export type WorkerResponse =
       network: NetworkFigures | null;
     }
   | { type: 'scan-result'; id: number; scan: ValueScan | null; error: string | null; network: NetworkFigures | null }
+  | {
+      type: 'compare-values-result';
+      id: number;
+      result: ValuesComparisonResult | null;
+      error: string | null;
+      network: NetworkFigures | null;
+    }
   | { type: 'compare-result'; id: number; result: CompareResult }
   | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };

@@ -77,7 +77,9 @@ describe('reading values', () => {
     // A value per row that says which row it is, so the sample's rows can be checked.
     const view = new DataView(bytes.buffer);
     const dataStart = bytes.length - rows * cols * 4;
-    for (let r = 0; r < rows; r++) {view.setFloat32(dataStart + r * cols * 4, r, true);}
+    for (let r = 0; r < rows; r++) {
+      view.setFloat32(dataStart + r * cols * 4, r, true);
+    }
     await fixtures.write('values-big.safetensors', bytes);
     const url = `${servers.originA}/range/values-big.safetensors?t=${Math.random()}`;
     const load = await keep({ kind: 'url', url });

@@ -24,7 +24,7 @@ import type { KeptData, KeptLoad } from './load-model';
 const MAX_SCALE_BYTES = 64 * 1024 * 1024;
 
 /** Dtypes a scale tensor beside them dequantizes. */
-const SCALED_DTYPES: ReadonlySet<string> = new Set(['F8_E4M3', 'F8_E5M2', 'F8_E4M3FNUZ', 'F8_E5M2FNUZ', 'I8']);
+export const SCALED_DTYPES: ReadonlySet<string> = new Set(['F8_E4M3', 'F8_E5M2', 'F8_E4M3FNUZ', 'F8_E5M2FNUZ', 'I8']);
 
 export interface ValuesJob {
   signal: AbortSignal;
@@ -78,7 +78,12 @@ export async function readTensorValues(
 }
 
 /** The scale tensor beside an FP8 or int8 weight, decoded, or null when the model has none. */
-async function readScale(load: KeptLoad, data: KeptData, row: number, signal: AbortSignal): Promise<ValueScale | null> {
+export async function readScale(
+  load: KeptLoad,
+  data: KeptData,
+  row: number,
+  signal: AbortSignal,
+): Promise<ValueScale | null> {
   for (const companion of scaleCompanions(load.names[row])) {
     const scaleRow = load.names.indexOf(companion.name);
     if (scaleRow < 0) {

@@ -99,25 +99,7 @@ export class ValuesAccumulator {
   }
 
   private applyScale(values: ArrayLike<number>, firstElement: number): Float32Array {
-    const scale = (this.scale as ValueScale).values;
-    const out = new Float32Array(values.length);
-    const { cols } = this;
-    const blockCols = Math.ceil(cols / FP8_SCALE_BLOCK);
-    for (let i = 0; i < values.length; i++) {
-      const element = firstElement + i;
-      const row = Math.floor(element / cols);
-      let s: number;
-      if (this.scaleKind === 'tensor') {
-        s = scale[0];
-      } else if (this.scaleKind === 'row') {
-        s = scale[row];
-      } else {
-        const col = element - row * cols;
-        s = scale[Math.floor(row / FP8_SCALE_BLOCK) * blockCols + Math.floor(col / FP8_SCALE_BLOCK)];
-      }
-      out[i] = values[i] * s;
-    }
-    return out;
+    return scaleValues(values, firstElement, this.rows, this.cols, (this.scale as ValueScale).values);
   }
 
   result(
@@ -166,7 +148,35 @@ export class ValuesAccumulator {
   }
 }
 
-function scaleKind(length: number, rows: number, cols: number): 'tensor' | 'row' | 'block' | null {
+/** Values of elements `firstElement`… times their scale: one for the tensor, one per row, or one per 128×128 block. */
+export function scaleValues(
+  values: ArrayLike<number>,
+  firstElement: number,
+  rows: number,
+  cols: number,
+  scale: ArrayLike<number>,
+): Float32Array {
+  const kind = scaleKind(scale.length, rows, cols);
+  const out = new Float32Array(values.length);
+  const blockCols = Math.ceil(cols / FP8_SCALE_BLOCK);
+  for (let i = 0; i < values.length; i++) {
+    const element = firstElement + i;
+    const row = Math.floor(element / cols);
+    let s: number;
+    if (kind === 'tensor') {
+      s = scale[0];
+    } else if (kind === 'row') {
+      s = scale[row];
+    } else {
+      const col = element - row * cols;
+      s = scale[Math.floor(row / FP8_SCALE_BLOCK) * blockCols + Math.floor(col / FP8_SCALE_BLOCK)];
+    }
+    out[i] = values[i] * s;
+  }
+  return out;
+}
+
+export function scaleKind(length: number, rows: number, cols: number): 'tensor' | 'row' | 'block' | null {
   if (length === 1) {
     return 'tensor';
   }

@@ -22,3 +22,25 @@ export function valuesSections(state: AppState, loadId: number): Record<string, 
   }
   return sections;
 }
+
+/** `compare.values` (docs/report-schema.md): the "Compare values" outcome of the shown comparison, if it ran. */
+export function compareValuesSection(state: AppState): Record<string, unknown> {
+  const { valueCompare, diff } = state;
+  if (valueCompare.status !== 'ready' || diff.status !== 'ready' || diff.result.compareId !== valueCompare.compareId) {
+    return {};
+  }
+  const { result } = valueCompare;
+  return {
+    values: result.tensors.map(({ tensor, identical, identicalBy, basis, maxAbs, relL2, cosine }) => ({
+      tensor,
+      identical,
+      identicalBy,
+      basis,
+      maxAbs,
+      relL2,
+      cosine,
+    })),
+    valuesDone: result.done,
+    valuesSkipped: result.skipped,
+  };
+}
