@@ -1,6 +1,7 @@
 /**
  * Issue 23, tensor values on demand: a local model with planted NaN / Inf / all-zero / outlier tensors (written by
- * numpy, scripts/values-fixtures.py) is scanned and read, with statistics equal to numpy's; a remote 64 MiB tensor
+ * numpy, scripts/values-fixtures.py) is scanned and read, with statistics equal to numpy's, and compared with its
+ * finetune (exactly the two changed tensors named); a remote 64 MiB tensor
  * opened by a share link with values=1 is sampled, and downloaded whole only after the click that says its size.
  */
 import { readFileSync } from 'node:fs';
@@ -63,6 +64,16 @@ test.describe('tensor values', () => {
       infTensors: ['model.norm.weight'],
       allZeroTensors: ['model.layers.5.mlp.gate.bias'],
     });
+
+    // Its finetune (two tensors nudged by 1 %): Compare values names exactly those two.
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(PLANTED.replace('planted', 'planted-tuned'));
+    await expect(page.getByTestId('compare-b-name')).toHaveText('planted-tuned.safetensors');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('compare-values-changed')).toHaveText('2 changed');
+    const changed = page.getByTestId('compare-values-table').locator('tbody tr td:first-child');
+    await expect(changed).toHaveText(['model.layers.1.mlp.down_proj.weight', 'model.layers.4.mlp.down_proj.weight']);
+    await expect(page.getByTestId('compare-values-layers')).toBeVisible();
     watch.expectClean();
   });
 

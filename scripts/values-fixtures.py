@@ -255,6 +255,12 @@ def planted_model():
     tensors['model.norm.weight'] = ('F16', inf)
     tensors['model.layers.5.mlp.gate.bias'] = ('F32', np.zeros(32, dtype='<f4'))
     write_safetensors(os.path.join(OUT, 'planted.safetensors'), tensors)
+    # Its "finetune": two tensors nudged, everything else byte for byte the same.
+    tuned = dict(tensors)
+    for layer in (1, 4):
+        name = f'model.layers.{layer}.mlp.down_proj.weight'
+        tuned[name] = ('F32', (tensors[name][1] * np.float32(1.01)).astype('<f4'))
+    write_safetensors(os.path.join(OUT, 'planted-tuned.safetensors'), tuned)
     stats = {}
     for name, (dtype, array) in tensors.items():
         values = (array.astype('<u4') << 16).view('<f4').astype(np.float64) if dtype == 'BF16' else array.astype(np.float64)
