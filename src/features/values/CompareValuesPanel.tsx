@@ -11,6 +11,8 @@ import './values.css';
 
 const CHART_WIDTH = 480;
 const CHART_HEIGHT = 120;
+/** Layer numbers under every bar up to this many layers (11 px labels on a 480-unit chart). */
+const MAX_LABELLED_LAYERS = 48;
 
 function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] }) {
   if (byLayer.length === 0) {
@@ -38,14 +40,24 @@ function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] })
             </rect>
           );
         })}
-        <text x={0} y={CHART_HEIGHT + 13} className="values-tick">
-          layer {byLayer[0].layer}
-        </text>
-        <text x={CHART_WIDTH} y={CHART_HEIGHT + 13} textAnchor="end" className="values-tick">
-          layer {byLayer[byLayer.length - 1].layer}
-        </text>
+        {byLayer.map((entry, i) =>
+          // Every bar named while they fit; beyond that the first and last.
+          byLayer.length <= MAX_LABELLED_LAYERS || i === 0 || i === byLayer.length - 1 ? (
+            <text
+              key={entry.layer}
+              x={i * bar + bar / 2}
+              y={CHART_HEIGHT + 13}
+              textAnchor="middle"
+              className="values-tick"
+            >
+              {entry.layer}
+            </text>
+          ) : null,
+        )}
       </svg>
-      <figcaption>Mean relative L2 change ‖b − a‖ / ‖a‖ per layer; tallest bar {formatValue(top)}</figcaption>
+      <figcaption>
+        Mean relative L2 change ‖b − a‖ / ‖a‖ per layer (layer numbers under the bars); tallest bar {formatValue(top)}
+      </figcaption>
     </figure>
   );
 }
@@ -68,7 +80,7 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
       </p>
       <LayerChart byLayer={result.byLayer} />
       {changed.length > 0 && (
-        <table className="values-first" data-testid="compare-values-table">
+        <table className="values-compare-table" data-testid="compare-values-table">
           <caption>Tensors whose values differ, largest relative change first</caption>
           <thead>
             <tr>
@@ -85,9 +97,7 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
               .slice(0, 200)
               .map((entry) => (
                 <tr key={entry.tensor}>
-                  <td className="mono values-exact" title={entry.tensor}>
-                    {entry.tensor}
-                  </td>
+                  <td className="mono">{entry.tensor}</td>
                   <td className="mono">
                     {entry.dtypeA === entry.dtypeB ? entry.dtypeA : `${entry.dtypeA} → ${entry.dtypeB}`}
                   </td>
