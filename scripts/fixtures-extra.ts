@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { writeShardedModels } from './fixtures-shards';
 import { writeTorchFixtures } from './fixtures-torch';
 import { writeHugeFixtures } from './fixtures-huge';
+import { writeValuesFixtures } from './fixtures-values';
 import { buildHeaderBytes, layoutTensors, lengthPrefix } from '../src/testing/build-safetensors';
 import { COMPARE_FIXTURES, SHARDED_BASE_DIR, shardedBaseFiles } from '../src/testing/compare-pairs';
 import { comfyFluxTensors, tinyLlamaTensors } from '../src/testing/fixture-manifest';
@@ -159,4 +160,5 @@ export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [
   writeShardedModels,
   (dir) => writeHugeFixtures(dir),
   writeTorchFixtures,
+  writeValuesFixtures,
 ];

@@ -34,6 +34,7 @@ import { ThemeSelect } from './ThemeSelect';
 import { installTokenStorage } from './token-storage';
 import { installUrlSync } from './url-sync';
 import { ViewTabs } from './ViewTabs';
+import { ValueScanPanel } from '../features/values/ValueScanPanel';
 
 export function App() {
   const dragging = useFileDrop();
@@ -171,6 +172,7 @@ function ResultView({ result }: { result: LoadResult }) {
       </div>
       <ShareBar result={result} />
       <ModelSources result={result} />
+      <ValueScanPanel result={result} />
       <div className="result-body">
         <FindingsPanel findings={findings} />
         <section className="panels">

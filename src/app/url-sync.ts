@@ -7,6 +7,7 @@
  */
 import { decodeShareState, encodeShareState, type ShareState } from '../state/share-state';
 import { useAppStore, type AppState } from '../state/store';
+import { valuesOf } from '../state/values-slice';
 
 /** Typing in the filter would otherwise write a history entry per keystroke. */
 const REPLACE_DEBOUNCE_MS = 250;
@@ -26,6 +27,7 @@ function currentShareState(state: AppState): ShareState | null {
     row: state.selectedRow ?? undefined,
     panel: state.activePanel,
     dtype: query.dtypes[0],
+    values: state.selectedRow !== null && valuesOf(state, state.selectedRow) !== null ? true : undefined,
   };
 }
 
@@ -42,6 +44,10 @@ function applyViewState(view: ShareState): void {
   });
   if (view.row !== undefined) {
     store.selectRow(view.row);
+    if (view.values) {
+      // The default read only (whole up to the remote limit, else a row sample): reading more takes a click.
+      store.readTensorValues(view.row, false);
+    }
   }
 }
 

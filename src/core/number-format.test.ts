@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  exactDecimal,
+  formatValue,
   formatBytes,
   formatBytesExact,
   formatCount,
@@ -67,5 +69,22 @@ describe('format', () => {
     expect(formatPercent(145_000, 14_100_000_000)).toBe('0.001%');
     expect(formatPercent(4690, 1_940_000_000)).toBe('0.00024%');
     expect(formatPercent(50, 100)).toBe('50%');
+  });
+});
+
+describe('exactDecimal and formatValue', () => {
+  it('writes the exact decimal a float holds', () => {
+    expect(exactDecimal(Math.fround(0.1))).toBe('0.100000001490116119384765625');
+    expect(exactDecimal(-2.5)).toBe('-2.5');
+    expect(exactDecimal(2 ** 60)).toBe('1152921504606846976');
+    expect(exactDecimal(2 ** -149)).toMatch(/^0\.0{44}1401298464324817/);
+    expect([exactDecimal(Number.NaN), exactDecimal(-Infinity), exactDecimal(-0)]).toEqual(['NaN', '−Inf', '-0']);
+  });
+
+  it('rounds measured values to four significant digits', () => {
+    expect(formatValue(0.019531)).toBe('0.01953');
+    expect(formatValue(-3.14159e-5)).toBe('-3.142e-5');
+    expect(formatValue(123456)).toBe('1.235e+5');
+    expect(formatValue(null)).toBe('—');
   });
 });

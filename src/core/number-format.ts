@@ -119,3 +119,54 @@ export function formatPercent(part: number, whole: number | null): string {
   const digits = percent >= 10 ? 1 : percent >= 1 ? 2 : Math.max(3, 1 - Math.floor(Math.log10(percent)));
   return `${Number(percent.toFixed(digits))}%`;
 }
+
+/**
+ * The exact decimal a double holds: 0.1 as float32 → "0.100000001490116119384765625". Every binary fraction has a
+ * finite decimal expansion (m × 2^−k = m × 5^k / 10^k), so nothing is rounded; subnormals run to ~750 digits.
+ */
+export function exactDecimal(value: number): string {
+  if (!Number.isFinite(value)) {
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '−Inf';
+  }
+  if (value === 0) {
+    return Object.is(value, -0) ? '-0' : '0';
+  }
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, value);
+  const bits = view.getBigUint64(0);
+  const biased = Number((bits >> 52n) & 0x7ffn);
+  let mantissa = bits & 0xfffffffffffffn;
+  let exponent = biased === 0 ? -1074 : biased - 1075;
+  if (biased !== 0) {
+    mantissa |= 1n << 52n;
+  }
+  while (mantissa % 2n === 0n && exponent < 0) {
+    mantissa /= 2n;
+    exponent++;
+  }
+  const sign = value < 0 ? '-' : '';
+  if (exponent >= 0) {
+    return `${sign}${(mantissa << BigInt(exponent)).toString()}`;
+  }
+  const digits = (mantissa * 5n ** BigInt(-exponent)).toString().padStart(-exponent + 1, '0');
+  const point = digits.length + exponent;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** A measured value in four significant digits: "0.01953", "-3.142e-5", "1.2e+4"; NaN and infinities in words. */
+export function formatValue(value: number | null | undefined): string {
+  if (value === null || value === undefined) {
+    return '—';
+  }
+  if (!Number.isFinite(value)) {
+    return Number.isNaN(value) ? 'NaN' : value > 0 ? '+Inf' : '−Inf';
+  }
+  if (value === 0) {
+    return '0';
+  }
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e-3 && magnitude < 1e5) {
+    return String(Number(value.toPrecision(4)));
+  }
+  return value.toExponential(3).replace(/\.?0+e/, 'e');
+}

@@ -81,3 +81,14 @@ describe('shareLink', () => {
     );
   });
 });
+
+describe('values=1', () => {
+  it('round-trips with a row, and is refused without one', () => {
+    const search = encodeShareState({ url: 'https://example.com/m.safetensors', row: 3, values: true });
+    expect(search).toContain('values=1');
+    expect(decodeShareState(search).state).toMatchObject({ row: 3, values: true });
+    const alone = decodeShareState('?v=1&url=https%3A%2F%2Fexample.com%2Fm.safetensors&values=1');
+    expect(alone.state.values).toBeUndefined();
+    expect(alone.rejected.map((entry) => entry.param)).toEqual(['values']);
+  });
+});

@@ -24,6 +24,8 @@ export interface ShareState {
   row?: number;
   panel?: Panel;
   dtype?: string;
+  /** Open the selected tensor's values (read within the default budget; a larger read needs a click). */
+  values?: boolean;
 }
 
 export interface DecodedShareState {
@@ -135,6 +137,14 @@ export function decodeShareState(search: string): DecodedShareState {
       rejected.push({ param: 'dtype', reason: 'not a dtype name' });
     }
   }
+  const values = params.get('values');
+  if (values !== null) {
+    if (values === '1' && state.row !== undefined) {
+      state.values = true;
+    } else {
+      rejected.push({ param: 'values', reason: 'expected values=1 with a row' });
+    }
+  }
   return { state, rejected };
 }
 
@@ -166,6 +176,9 @@ export function encodeShareState(state: ShareState): string {
   }
   if (state.dtype) {
     params.set('dtype', state.dtype);
+  }
+  if (state.values && state.row !== undefined) {
+    params.set('values', '1');
   }
   return `?${params.toString()}`;
 }

@@ -7,13 +7,15 @@ import { create } from 'zustand';
 import { createCompareSlice, type CompareSlice } from './compare-slice';
 import { createLoadSlice, type LoadSlice } from './load-slice';
 import { createSessionSlice, type SessionSlice } from './session-slice';
+import { createValuesSlice, type ValuesSlice } from './values-slice';
 import { createViewSlice, type ViewSlice } from './view-slice';
 
-export type AppState = LoadSlice & ViewSlice & SessionSlice & CompareSlice;
+export type AppState = LoadSlice & ViewSlice & SessionSlice & CompareSlice & ValuesSlice;
 
 export const useAppStore = create<AppState>()((...args) => ({
   ...createLoadSlice(...args),
   ...createViewSlice(...args),
   ...createSessionSlice(...args),
   ...createCompareSlice(...args),
+  ...createValuesSlice(...args),
 }));

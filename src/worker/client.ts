@@ -12,12 +12,16 @@ import type {
   LoadOptions,
   LoadPhase,
   LoadResult,
+  NetworkFigures,
   ShardProgress,
   SidecarsUpdate,
   SourceSpec,
   StallNotice,
 } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
+import type { ValueScan } from '../core/values/scan';
+import type { ValuesComparisonResult } from '../core/values/compare-values';
+import type { TensorValues } from '../core/values/tensor-values';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
 
 export interface AnalysesUpdate {
@@ -60,6 +64,7 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   handlers?: LoadHandlers;
+  onValuesProgress?: (bytesRead: number, bytesTotal: number) => void;
 }
 
 let worker: Worker | null = null;
@@ -149,6 +154,21 @@ function handle(message: WorkerResponse): void {
     case 'sidecars-read':
       pending.delete(message.id);
       entry.resolve(message.update);
+      return;
+    case 'values-progress':
+      entry.onValuesProgress?.(message.bytesRead, message.bytesTotal);
+      return;
+    case 'values-result':
+      pending.delete(message.id);
+      entry.resolve({ value: message.values, error: message.error, network: message.network });
+      return;
+    case 'scan-result':
+      pending.delete(message.id);
+      entry.resolve({ value: message.scan, error: message.error, network: message.network });
+      return;
+    case 'compare-values-result':
+      pending.delete(message.id);
+      entry.resolve({ value: message.result, error: message.error, network: message.network });
       return;
     case 'compare-result':
       pending.delete(message.id);
@@ -266,6 +286,58 @@ export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
 /** Reads the sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
 export function readSidecarsOnDemand(loadId: number): Promise<SidecarsUpdate | null> {
   return request((id) => ({ type: 'read-sidecars', id, loadId }));
+}
+
+/** A values job's answer: the value, or why there is none; and the load's network figures after it. */
+export interface ValuesAnswer<T> {
+  value: T | null;
+  error: string | null;
+  network: NetworkFigures | null;
+}
+
+export interface ValuesHandle<T> {
+  promise: Promise<ValuesAnswer<T>>;
+  cancel: () => void;
+}
+
+function valuesRequest<T>(
+  make: (id: number) => WorkerRequest,
+  onProgress: (bytesRead: number, bytesTotal: number) => void,
+): ValuesHandle<T> {
+  const id = nextId++;
+  const promise = new Promise<ValuesAnswer<T>>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onValuesProgress: onProgress });
+  });
+  send(make(id));
+  return { promise, cancel: () => send({ type: 'cancel', id }) };
+}
+
+/** Reads one tensor's values in the worker (worker/values-handler.ts). */
+export function readValues(
+  loadId: number,
+  row: number,
+  whole: boolean,
+  onProgress: (bytesRead: number, bytesTotal: number) => void,
+): ValuesHandle<TensorValues> {
+  return valuesRequest((id) => ({ type: 'read-values', id, loadId, row, whole }), onProgress);
+}
+
+/** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */
+export function scanAllValues(
+  loadId: number,
+  onProgress: (bytesRead: number, bytesTotal: number) => void,
+): ValuesHandle<ValueScan> {
+  return valuesRequest((id) => ({ type: 'scan-values', id, loadId }), onProgress);
+}
+
+/** Compares the values of the same-shape tensors of a kept comparison (worker/values-compare.ts). */
+export function compareAllValues(
+  compareId: number,
+  loadA: number,
+  loadB: number,
+  onProgress: (bytesRead: number, bytesTotal: number) => void,
+): ValuesHandle<ValuesComparisonResult> {
+  return valuesRequest((id) => ({ type: 'compare-values', id, compareId, loadA, loadB }), onProgress);
 }
 
 export function releaseLoad(loadId: number): void {

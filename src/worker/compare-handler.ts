@@ -6,7 +6,7 @@ import type { TensorColumns } from '../core/model';
 import { isAlignRule } from '../core/compare/align';
 import { compareSides } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
-import type { DiffEntries } from '../core/compare/diff';
+import { STATUS_DTYPE, STATUS_IDENTICAL, type DiffEntries } from '../core/compare/diff';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
@@ -145,4 +145,20 @@ export function handleCompareRequest(
       compares.delete(request.compareId);
       return;
   }
+}
+
+/** Rows of A and B that a kept comparison pairs with the same shape (dtype equal or not), for "Compare values". */
+export function sameShapePairs(compareId: number): Array<[number, number]> | null {
+  const kept = compares.get(compareId);
+  if (!kept) {
+    return null;
+  }
+  const pairs: Array<[number, number]> = [];
+  const { entries } = kept;
+  for (let i = 0; i < entries.count; i++) {
+    if (entries.status[i] === STATUS_IDENTICAL || entries.status[i] === STATUS_DTYPE) {
+      pairs.push([entries.rowA[i], entries.rowB[i]]);
+    }
+  }
+  return pairs;
 }

@@ -17,7 +17,7 @@ import type {
   SourceSpec,
   StallNotice,
 } from '../core/result';
-import { Meter } from '../io/sources/meter';
+import { Meter, type NetworkStats } from '../io/sources/meter';
 import { pinToCommit } from '../io/sources/pin-commit';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
 import { loadShardSet } from './load-shards';
@@ -35,6 +35,15 @@ export interface KeptLoad {
   head: Uint8Array;
   /** Reads the sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
   readSidecars?: () => Promise<SidecarsUpdate | null>;
+  /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */
+  data?: KeptData;
+}
+
+export interface KeptData {
+  locate: (row: number) => DataLocation | null;
+  remote: boolean;
+  unknownDtypes: ReadonlyMap<number, string>;
+  network: (() => NetworkStats) | null;
 }
 
 export interface LoadContext {

@@ -3,12 +3,16 @@
  * their rows, and answers table queries and comparisons over them. Imports nothing from features/ or state/.
  */
 import { queryRows } from '../core/table-query';
-import { handleCompareRequest } from './compare-handler';
+import { handleCompareRequest, sameShapePairs } from './compare-handler';
+import { compareTensorValues } from './values-compare';
 import { loadSource, type KeptLoad } from './load-model';
 import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
 import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
+import { SourceError } from '../core/errors';
+import { ValuesUnavailable } from '../core/values/tensor-values';
+import { readTensorValues, scanValues } from './values-handler';
 
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {
@@ -62,6 +66,13 @@ scope.onmessage = (event) => {
     case 'read-sidecars':
       void readSidecars(request.id, request.loadId);
       break;
+    case 'read-values':
+    case 'scan-values':
+      void valuesJob(request);
+      break;
+    case 'compare-values':
+      void compareValuesJob(request);
+      break;
     case 'release':
       kept.delete(request.loadId);
       break;
@@ -93,6 +104,78 @@ async function readSidecars(id: number, loadId: number): Promise<void> {
     // A failed sidecar read costs only the hints it would have given; the page keeps the header-only analyses.
   }
   post({ type: 'sidecars-read', id, update });
+}
+
+/** "Read values" and "Scan all values": cancellable by id like a load; a failure is posted as the reply's error. */
+async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' | 'scan-values' }>): Promise<void> {
+  const { id } = request;
+  const controller = new AbortController();
+  inFlight.set(id, controller);
+  const load = kept.get(request.loadId);
+  const job = {
+    signal: controller.signal,
+    progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
+  };
+  const network = () => load?.data?.network?.() ?? null;
+  try {
+    if (!load) {
+      throw new ValuesUnavailable('This load is no longer kept: open the model again.');
+    }
+    if (request.type === 'read-values') {
+      const values = await readTensorValues(load, request.row, request.whole, job);
+      const grid = values.grid;
+      post(
+        { type: 'values-result', id, values, error: null, network: network() },
+        grid ? [grid.mean.buffer, grid.min.buffer, grid.max.buffer] : [],
+      );
+    } else {
+      post({ type: 'scan-result', id, scan: await scanValues(load, job), error: null, network: network() });
+    }
+  } catch (error) {
+    const message = controller.signal.aborted
+      ? 'Cancelled.'
+      : error instanceof ValuesUnavailable || error instanceof SourceError
+        ? error.message
+        : `Unexpected error while reading values: ${String(error)}. This is a bug in Safetensors Lens.`;
+    post(
+      request.type === 'read-values'
+        ? { type: 'values-result', id, values: null, error: message, network: network() }
+        : { type: 'scan-result', id, scan: null, error: message, network: network() },
+    );
+  } finally {
+    inFlight.delete(id);
+  }
+}
+
+async function compareValuesJob(request: Extract<WorkerRequest, { type: 'compare-values' }>): Promise<void> {
+  const { id } = request;
+  const controller = new AbortController();
+  inFlight.set(id, controller);
+  const a = kept.get(request.loadA);
+  const b = kept.get(request.loadB);
+  const network = () => a?.data?.network?.() ?? null;
+  try {
+    const pairs = sameShapePairs(request.compareId);
+    if (!a || !b || !pairs) {
+      throw new ValuesUnavailable(
+        'One of the two sources is no longer loaded in the worker: open it again to compare.',
+      );
+    }
+    const job = {
+      signal: controller.signal,
+      progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
+    };
+    const result = await compareTensorValues(a, b, pairs, job);
+    post({ type: 'compare-values-result', id, result, error: null, network: network() });
+  } catch (error) {
+    const message =
+      error instanceof ValuesUnavailable || error instanceof SourceError
+        ? error.message
+        : `Unexpected error while comparing values: ${String(error)}. This is a bug in Safetensors Lens.`;
+    post({ type: 'compare-values-result', id, result: null, error: message, network: network() });
+  } finally {
+    inFlight.delete(id);
+  }
 }
 
 function remember(loadId: number, load: KeptLoad): void {

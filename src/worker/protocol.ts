@@ -7,6 +7,9 @@
 import type { SerializedSourceError } from '../core/errors';
 import type { Finding, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
+import type { ValueScan } from '../core/values/scan';
+import type { ValuesComparisonResult } from '../core/values/compare-values';
+import type { TensorValues } from '../core/values/tensor-values';
 import type { AlignRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
@@ -30,6 +33,12 @@ export type WorkerRequest =
   /** Reads the sidecars a kept load left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
   | { type: 'read-sidecars'; id: number; loadId: number }
   | { type: 'release'; loadId: number }
+  /** Reads one tensor's values (worker/values-handler.ts): whole, or a row sample of a large remote tensor. */
+  | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean }
+  /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */
+  | { type: 'scan-values'; id: number; loadId: number }
+  /** Compares the values of the tensors a kept comparison pairs with the same shape. */
+  | { type: 'compare-values'; id: number; compareId: number; loadA: number; loadB: number }
   /** Diff two kept loads (any two `open` results, whatever their SourceSpec kinds). */
   | { type: 'compare'; id: number; loadA: number; loadB: number; rules: AlignRule[] }
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
@@ -63,5 +72,22 @@ export type WorkerResponse =
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }
   /** null: the load is no longer kept, or had nothing left to read. */
   | { type: 'sidecars-read'; id: number; update: SidecarsUpdate | null }
+  | { type: 'values-progress'; id: number; bytesRead: number; bytesTotal: number }
+  /** `values` null with `error` set: the values could not be read (not decoded, not located, cancelled). */
+  | {
+      type: 'values-result';
+      id: number;
+      values: TensorValues | null;
+      error: string | null;
+      network: NetworkFigures | null;
+    }
+  | { type: 'scan-result'; id: number; scan: ValueScan | null; error: string | null; network: NetworkFigures | null }
+  | {
+      type: 'compare-values-result';
+      id: number;
+      result: ValuesComparisonResult | null;
+      error: string | null;
+      network: NetworkFigures | null;
+    }
   | { type: 'compare-result'; id: number; result: CompareResult }
   | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };

@@ -2,12 +2,9 @@
  * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the analyses, which
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
-import { runAnalyses, tensorBytesRequest } from '../core/analysis/registry';
+import { runAnalyses } from '../core/analysis/registry';
 import type { AnalysisInput, Sidecars } from '../core/analysis/types';
-import type { ByteReader } from '../core/bytes/byte-reader';
-import { coalesceRanges } from '../core/bytes/coalesce';
-import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
-import { planSpans, type PlannedSpan } from '../io/analysis-spans';
+import { readAnalysisData, type DataLocation } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
@@ -18,11 +15,7 @@ import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 
-/** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
-export interface DataLocation {
-  reader: ByteReader;
-  dataStart: number;
-}
+export type { DataLocation };
 
 /** A source read and parsed, before it is posted. */
 export interface Loaded {
@@ -53,6 +46,14 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
   if (parsed?.checkpoint) {
     kept.storageKeys = parsed.checkpoint.rows.storage;
+  }
+  if (parsed) {
+    kept.data = {
+      locate: loaded.locate,
+      remote: loaded.remote,
+      unknownDtypes: parsed.unknownDtypes,
+      network: loaded.network,
+    };
   }
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
@@ -143,97 +144,6 @@ async function publishRemembered(
     analyzeMs: performance.now() - analyzeStarted,
   });
   markStep('analyses-posted');
-}
-
-/**
- * Reads the few small tensors the analyses asked for, coalescing nearby ones of one file into one read.
- * `sampled` is true when some were left unread on purpose (the registry's caps, the remote budget, the local
- * budget), so the analyses word their verdicts as a sample.
- */
-async function readAnalysisData(
-  header: ParsedHeader,
-  names: readonly string[],
-  signal: AbortSignal,
-  locate: (row: number) => DataLocation | null,
-  remote: boolean,
-): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean }> {
-  const { rows: wanted, capped } = tensorBytesRequest(header, names);
-  const result = new Map<number, Uint8Array>();
-  if (wanted.length === 0) {
-    return { bytes: result, sampled: capped };
-  }
-  const columns = header.tensors;
-  const byReader = new Map<ByteReader, { rows: number[]; ranges: Array<{ start: number; end: number }> }>();
-  let total = 0;
-  for (const row of wanted) {
-    const location = locate(row);
-    if (!location || !Number.isFinite(columns.begin[row]) || !(columns.end[row] >= columns.begin[row])) {
-      continue;
-    }
-    let group = byReader.get(location.reader);
-    if (!group) {
-      group = { rows: [], ranges: [] };
-      byReader.set(location.reader, group);
-    }
-    group.rows.push(row);
-    group.ranges.push({ start: location.dataStart + columns.begin[row], end: location.dataStart + columns.end[row] });
-    total += columns.end[row] - columns.begin[row];
-  }
-  if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
-    return { bytes: result, sampled: true };
-  }
-  // Remote: spans of at most 64 KiB, at most 256 KiB per file (a spread sample beyond), all read in parallel in
-  // one extra round trip (io/analysis-spans.ts). Local slices are cheap: nearby ranges coalesce, read in turn.
-  const reads: Array<{
-    reader: ByteReader;
-    group: { rows: number[]; ranges: Array<{ start: number; end: number }> };
-    span: PlannedSpan;
-  }> = [];
-  for (const [reader, group] of byReader) {
-    const spans = remote ? planSpans(group.ranges) : coalesceRanges(group.ranges);
-    for (const span of spans) {
-      if (reader.size === null || span.end <= reader.size) {
-        reads.push({ reader, group, span });
-      }
-    }
-  }
-  if (remote && reads.length > REMOTE_MAX_SPANS) {
-    // Many shards each wanting a little: one spread sample across the whole model, still one round trip.
-    const spread = Array.from(
-      { length: REMOTE_MAX_SPANS },
-      (_, i) => reads[Math.floor((i * reads.length) / REMOTE_MAX_SPANS)],
-    );
-    reads.splice(0, reads.length, ...spread);
-  }
-  const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);
-  const planned = reads.reduce((sum, read) => sum + read.span.members.length, 0);
-  const sampled = capped || planned < located;
-  const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
-    const bytes = await reader.read(span.start, span.end - span.start, { signal, purpose: 'analysis' });
-    for (const member of span.members) {
-      const range = group.ranges[member];
-      result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
-    }
-  };
-  try {
-    if (remote) {
-      // One failed span leaves its rows unread; the others still count as evidence.
-      const settled = await Promise.allSettled(reads.map(readOne));
-      if (signal.aborted) {
-        throw settled.find((outcome) => outcome.status === 'rejected')?.reason ?? new Error('aborted');
-      }
-    } else {
-      for (const read of reads) {
-        await readOne(read);
-      }
-    }
-  } catch (error) {
-    if (signal.aborted) {
-      throw error;
-    }
-    // Analyses degrade to header-only evidence when the data read fails; the header itself is already loaded.
-  }
-  return { bytes: result, sampled };
 }
 
 function emptyColumns(): TensorColumns {

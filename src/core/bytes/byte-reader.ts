@@ -5,9 +5,9 @@
 /**
  * What a request was for, so the remote figures can say it (io/sources/meter.ts): the model's header, a shard
  * index, sidecars (config.json, adapter_config.json), the analyses' data reads, the Hub's API (repository listing,
- * commit lookup), and a first attempt abandoned because the file changed mid-load.
+ * commit lookup), a first attempt abandoned because the file changed mid-load, and tensor values read on a click.
  */
-export type ReadPurpose = 'header' | 'index' | 'sidecars' | 'analysis' | 'hub-api' | 'restart';
+export type ReadPurpose = 'header' | 'index' | 'sidecars' | 'analysis' | 'hub-api' | 'restart' | 'values';
 
 /** One request as a meter sees it: bytes as they arrive, then its end (answered, failed or cancelled). */
 export interface RequestTally {

@@ -15,6 +15,7 @@ import { signed } from './labels';
 import { LoraFitCard } from './LoraFitCard';
 import { ModuleDiffTable } from './ModuleDiffTable';
 import './compare.css';
+import { CompareValuesPanel } from '../values/CompareValuesPanel';
 
 const COMPARE_VIEWS = ['tensors', 'modules'] as const;
 
@@ -89,6 +90,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       <AlignmentRules alignment={result.alignment} />
       <DiffSummary result={result} />
       {result.lora && <LoraFitCard section={result.lora} />}
+      <CompareValuesPanel result={result} a={a} b={b} />
       <Segmented
         label="Compare view"
         name="compare-view"

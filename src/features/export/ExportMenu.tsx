@@ -8,6 +8,7 @@ import { useAppStore } from '../../state/store';
 import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
 import { PENDING_WHILE_ANALYSING, whenSettled } from './settled';
+import { compareValuesSection, valuesSections } from '../values/values-report';
 
 function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
   // Taken before the analyses landed (they never did within EXPORT_WAIT_MS): say which sections are missing.
@@ -47,8 +48,11 @@ export function ExportMenu({ result }: { result: LoadResult }) {
         return;
       }
       if (kind === 'report') {
+        const state = useAppStore.getState();
+        const compare = compareSectionFor(state, settled);
         const report = reportFor(settled, {
-          compare: compareSectionFor(useAppStore.getState(), settled) ?? undefined,
+          compare: compare ? { ...compare, ...compareValuesSection(state) } : undefined,
+          ...valuesSections(state, settled.loadId),
         });
         downloadBlob(JSON.stringify(report, null, 2), `${name}.report.json`, 'application/json');
         return;

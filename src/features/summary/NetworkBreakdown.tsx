@@ -15,6 +15,7 @@ const PURPOSES: ReadonlyArray<{ purpose: ReadPurpose; label: string }> = [
   { purpose: 'sidecars', label: 'sidecars (config.json …)' },
   { purpose: 'header', label: 'headers' },
   { purpose: 'analysis', label: 'analysis data' },
+  { purpose: 'values', label: 'tensor values (Read values, Scan all values)' },
   { purpose: 'restart', label: 'first attempt (file changed, restarted)' },
 ];
 

@@ -12,6 +12,7 @@ import { shortenForDisplay } from '../../lib/display-text';
 import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { ShapeText } from '../../lib/ShapeText';
+import { ValuesPanel } from '../values/ValuesPanel';
 
 function largestAlignment(offset: number): string {
   if (!Number.isFinite(offset)) {
@@ -135,6 +136,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
           <dd>#{row} in header order</dd>
         </div>
       </dl>
+      <ValuesPanel row={row} tensorBytes={tensorBytes(columns, row)} />
     </section>
   );
 }

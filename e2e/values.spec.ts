@@ -1,0 +1,101 @@
+/**
+ * Issue 23, tensor values on demand: a local model with planted NaN / Inf / all-zero / outlier tensors (written by
+ * numpy, scripts/values-fixtures.py) is scanned and read, with statistics equal to numpy's, and compared with its
+ * finetune (exactly the two changed tensors named); a remote 64 MiB tensor
+ * opened by a share link with values=1 is sampled, and downloaded whole only after the click that says its size.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+
+const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
+const NUMPY = JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'values', 'planted.json'), 'utf8')) as {
+  stats: Record<string, Record<string, number>>;
+};
+const MiB = 1024 * 1024;
+
+async function downloadReport(page: Page): Promise<Record<string, unknown>> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download report' }).click(),
+  ]);
+  return JSON.parse(readFileSync(await download.path(), 'utf8')) as Record<string, unknown>;
+}
+
+test.describe('tensor values', () => {
+  test('a local model: the scan finds the planted tensors, and a tensor’s statistics equal numpy’s', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(PLANTED);
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const result = page.getByTestId('scan-result');
+    await expect(result).toContainText('Scanned 9 tensors');
+    await expect(page.getByTestId('scan-nan')).toContainText('model.layers.0.self_attn.q_norm.weight: 1 NaN');
+    await expect(page.getByTestId('scan-inf')).toContainText('model.norm.weight: 1 +Inf');
+    await expect(page.getByTestId('scan-zero').getByRole('listitem')).toHaveText(['model.layers.5.mlp.gate.bias']);
+    await expect(page.getByTestId('scan-outliers').getByRole('listitem')).toHaveCount(1);
+    await expect(page.getByTestId('scan-outliers')).toContainText('model.layers.3.mlp.down_proj.weight');
+
+    const name = 'model.layers.3.mlp.down_proj.weight';
+    await page.getByText(name, { exact: true }).first().click();
+    await page.getByRole('button', { name: 'Read values' }).click();
+    await expect(page.getByTestId('values-read')).toContainText('All 8 192 values');
+    await expect(page.getByTestId('values-heatmap')).toContainText('64 rows × 128 columns');
+
+    const report = await downloadReport(page);
+    const values = report.values as Array<{ tensor: string; stats: Record<string, number>; read: unknown }>;
+    expect(values.map((entry) => entry.tensor)).toEqual([name]);
+    const got = values[0].stats;
+    const want = NUMPY.stats[name];
+    for (const key of ['count', 'nan', 'posInf', 'negInf', 'zeros', 'min', 'max', 'absMax']) {
+      expect(got[key], key).toBe(want[key]);
+    }
+    for (const key of ['mean', 'std']) {
+      expect(Math.abs(got[key] - want[key]) / Math.abs(want[key]), key).toBeLessThan(1e-3);
+    }
+    expect(values[0].read).toMatchObject({ sampled: false, confirmed: false });
+    expect(report.valueScan).toMatchObject({
+      done: true,
+      tensors: 9,
+      nanTensors: ['model.layers.0.self_attn.q_norm.weight'],
+      infTensors: ['model.norm.weight'],
+      allZeroTensors: ['model.layers.5.mlp.gate.bias'],
+    });
+
+    // Its finetune (two tensors nudged by 1 %): Compare values names exactly those two.
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(PLANTED.replace('planted', 'planted-tuned'));
+    await expect(page.getByTestId('compare-b-name')).toHaveText('planted-tuned.safetensors');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('compare-values-changed')).toHaveText('2 changed');
+    const changed = page.getByTestId('compare-values-table').locator('tbody tr td:first-child');
+    await expect(changed).toHaveText(['model.layers.1.mlp.down_proj.weight', 'model.layers.4.mlp.down_proj.weight']);
+    await expect(page.getByTestId('compare-values-layers')).toBeVisible();
+    watch.expectClean();
+  });
+
+  test('a remote 64 MiB tensor by share link: sampled, never downloaded without a click', async ({ page }) => {
+    const watch = watchPage(page);
+    const tag = uniqueTag('values-64mib');
+    const url = `${ORIGIN_A}/range/values-64mib.safetensors?t=${tag}`;
+    await openApp(page, `?v=1&url=${encodeURIComponent(url)}&row=0&values=1`);
+    const read = page.getByTestId('values-read');
+    await expect(read).toContainText('Sampled 512 of 4 096 rows');
+    await expect(read).toContainText('8.39 MB of 67.1 MB');
+    const sampled = await serverLog((entry) => entry.path.includes(tag) && entry.method === 'GET');
+    const sampledBytes = sampled.reduce((sum, entry) => sum + entry.bytesSent, 0);
+    // The header read(s) and the 8 MiB sample: nothing near the tensor's 64 MiB.
+    expect(sampledBytes).toBeGreaterThanOrEqual(8 * MiB);
+    expect(sampledBytes).toBeLessThan(9 * MiB);
+
+    await page.getByRole('button', { name: 'Read all 67.1 MB' }).click();
+    await expect(read).toContainText('All 16 777 216 values (67.1 MB) read on request');
+    await expect(page.getByTestId('values-stats').locator('[data-stat="max"]')).toHaveText('4095');
+    const all = await serverLog((entry) => entry.path.includes(tag) && entry.method === 'GET');
+    expect(all.reduce((sum, entry) => sum + entry.bytesSent, 0) - sampledBytes).toBe(64 * MiB);
+    watch.expectClean();
+  });
+});

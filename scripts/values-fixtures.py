@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Writes fixtures/values/*.json: stored bytes with the values and statistics real producers give for them.
+
+Floats and integers come from numpy (its own float16/float32/float64 encoders); the 8-, 6- and 4-bit floats are
+decoded here from their bit layouts as the OCP Microscaling (MX) v1.0 spec and the FP8 paper (arXiv 2209.05433)
+define them, by enumerating every code; the GGUF block types are quantized and dequantized by gguf-py
+(`gguf.quants`), the reference Python port of llama.cpp's ggml dequantizers. Run: python3 scripts/values-fixtures.py
+"""
+import base64
+import json
+import math
+import os
+
+import numpy as np
+from gguf import quants
+from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
+
+OUT = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'values')
+rng = np.random.default_rng(20261201)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode('ascii')
+
+
+def num(x: float):
+    """JSON has no NaN/Inf: they travel as strings."""
+    x = float(x)
+    if math.isnan(x):
+        return 'NaN'
+    if math.isinf(x):
+        return 'Infinity' if x > 0 else '-Infinity'
+    return x
+
+
+def minifloat(code: int, exp_bits: int, man_bits: int, bias: int, kind: str) -> float:
+    """One code of a small float format, from its bit fields (sign · exponent · mantissa)."""
+    sign = -1.0 if (code >> (exp_bits + man_bits)) & 1 else 1.0
+    exp = (code >> man_bits) & ((1 << exp_bits) - 1)
+    man = code & ((1 << man_bits) - 1)
+    top = (1 << exp_bits) - 1
+    if kind == 'ieee' and exp == top:
+        return sign * math.inf if man == 0 else math.nan
+    if kind == 'fn' and exp == top and man == (1 << man_bits) - 1:
+        return math.nan
+    if exp == 0:
+        return sign * man / (1 << man_bits) * 2.0 ** (1 - bias)
+    return sign * (1 + man / (1 << man_bits)) * 2.0 ** (exp - bias)
+
+
+def e8m0(code: int) -> float:
+    return math.nan if code == 0xFF else 2.0 ** (code - 127)
+
+
+def decoder_cases():
+    cases = []
+    x = np.concatenate(
+        [
+            rng.standard_normal(40) * 3,
+            [0.0, -0.0, 1.0, -1.0, 65504.0, 6.1e-5, 5.96e-8, 1e-40, np.inf, -np.inf, np.nan, 3.14159265358979],
+        ]
+    )
+    for name, dt in (('F64', '<f8'), ('F32', '<f4'), ('F16', '<f2')):
+        stored = x.astype(dt)
+        cases.append({'dtype': name, 'bytes': b64(stored.tobytes()), 'values': [num(v) for v in stored.astype(np.float64)]})
+    # BF16: the top half of a float32 (round to nearest even, as torch and ml_dtypes convert).
+    f32 = x.astype('<f4').view('<u4').astype(np.uint64)
+    rounded = ((f32 + 0x7FFF + ((f32 >> 16) & 1)) >> 16).astype('<u2')
+    rounded[np.isnan(x)] = 0x7FC0
+    values = (rounded.astype('<u4') << 16).view('<f4').astype(np.float64)
+    cases.append({'dtype': 'BF16', 'bytes': b64(rounded.tobytes()), 'values': [num(v) for v in values]})
+    codes = np.arange(256, dtype=np.uint8)
+    for name, e, m, bias, kind in (('F8_E4M3', 4, 3, 7, 'fn'), ('F8_E5M2', 5, 2, 15, 'ieee')):
+        cases.append({'dtype': name, 'bytes': b64(codes.tobytes()), 'values': [num(minifloat(int(c), e, m, bias, kind)) for c in codes]})
+    cases.append({'dtype': 'F8_E8M0', 'bytes': b64(codes.tobytes()), 'values': [num(e8m0(int(c))) for c in codes]})
+    # F4 (E2M1): two codes per byte, element 2i in the low nibble (torch float4_e2m1fn_x2).
+    nib = np.arange(16, dtype=np.uint8)
+    packed = (nib[0::2] | (nib[1::2] << 4)).astype(np.uint8)
+    cases.append({'dtype': 'F4', 'bytes': b64(packed.tobytes()), 'values': [num(minifloat(int(c), 2, 1, 1, 'none')) for c in nib]})
+    # F6: 64 codes as one little-endian bit stream, element i in bits [6i, 6i + 6) (no producer fixes an order).
+    six = np.arange(64, dtype=np.uint64)
+    stream = 0
+    for i, c in enumerate(six):
+        stream |= int(c) << (6 * i)
+    f6_bytes = stream.to_bytes(48, 'little')
+    for name, e, m, bias in (('F6_E2M3', 2, 3, 1), ('F6_E3M2', 3, 2, 3)):
+        cases.append({'dtype': name, 'bytes': b64(f6_bytes), 'values': [num(minifloat(int(c), e, m, bias, 'none')) for c in six]})
+    for name, dt in (('I8', '<i1'), ('U8', '<u1'), ('I16', '<i2'), ('U16', '<u2'), ('I32', '<i4'), ('U32', '<u4'), ('I64', '<i8'), ('U64', '<u8')):
+        info = np.iinfo(dt)
+        vals = np.array([0, 1, info.min, info.max, 7, -3 if info.min < 0 else 3], dtype=dt)
+        cases.append({'dtype': name, 'bytes': b64(vals.tobytes()), 'values': [float(v) for v in vals]})
+    bools = np.array([0, 1, 1, 0, 1], dtype=np.uint8)
+    cases.append({'dtype': 'BOOL', 'bytes': b64(bools.tobytes()), 'values': [float(v) for v in bools]})
+    return cases
+
+
+def gguf_cases():
+    cases = []
+    for name in ('Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K'):
+        qtype = GGMLQuantizationType[name]
+        block, type_size = GGML_QUANT_SIZES[qtype]
+        blocks = 4
+        try:
+            data = quants.quantize(rng.standard_normal((2, blocks * block // 2)).astype(np.float32), qtype)
+            raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+            producer = 'gguf.quants.quantize'
+        except NotImplementedError:
+            # No quantizer in gguf-py for this type: random blocks with sane f16 scales, as llama.cpp would read them.
+            raw = rng.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
+            for b in range(blocks):
+                base = b * type_size
+                for at in f16_offsets(name, type_size):
+                    raw[base + at : base + at + 2] = np.frombuffer(np.float16(rng.uniform(-0.05, 0.05)).tobytes(), np.uint8)
+            producer = 'random blocks'
+        values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
+        cases.append({'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]})
+    return cases
+
+
+def f16_offsets(name: str, size: int):
+    return {'Q2_K': [size - 4, size - 2], 'Q3_K': [size - 2], 'Q4_K': [0, 2], 'Q5_K': [0, 2], 'Q6_K': [size - 2]}[name]
+
+
+def stats_of(values: np.ndarray, min_normal: float, bins: int):
+    finite = values[np.isfinite(values)]
+    hist, edges = np.histogram(finite, bins=bins, range=(finite.min(), finite.max()))
+    return {
+        'count': int(values.size),
+        'nan': int(np.isnan(values).sum()),
+        'posInf': int(np.isposinf(values).sum()),
+        'negInf': int(np.isneginf(values).sum()),
+        'zeros': int((values == 0).sum()),
+        'subnormals': int(((values != 0) & (np.abs(values) < min_normal) & np.isfinite(values)).sum()),
+        'min': float(finite.min()),
+        'max': float(finite.max()),
+        'mean': float(np.mean(finite, dtype=np.float64)),
+        'std': float(np.std(finite, dtype=np.float64)),
+        'absMax': float(np.abs(finite).max()),
+        'p1': float(np.percentile(finite, 1)),
+        'p50': float(np.percentile(finite, 50)),
+        'p99': float(np.percentile(finite, 99)),
+        'histogram': {'edges': [float(e) for e in edges], 'counts': [int(c) for c in hist]},
+    }
+
+
+def stats_cases():
+    cases = []
+    n = 6000
+    base = rng.standard_normal(n) * 0.02 + 0.001
+    base[::97] = 0.0
+    base[5] = 40.0
+    special = base.copy()
+    special[10] = np.nan
+    special[11] = np.inf
+    special[12] = -np.inf
+    special[13] = 1e-42
+    for name, dt, min_normal, data in (
+        ('F32', '<f4', 2.0**-126, special),
+        ('F16', '<f2', 2.0**-14, special),
+        ('F64', '<f8', 2.0**-1022, base),
+    ):
+        stored = data.astype(dt)
+        cases.append({'dtype': name, 'shape': [60, 100], 'bytes': b64(stored.tobytes()), 'stats': stats_of(stored.astype(np.float64), min_normal, 64)})
+    bf = (special.astype('<f4').view('<u4') >> 16).astype('<u2')
+    values = (bf.astype('<u4') << 16).view('<f4').astype(np.float64)
+    cases.append({'dtype': 'BF16', 'shape': [60, 100], 'bytes': b64(bf.tobytes()), 'stats': stats_of(values, 2.0**-126, 64)})
+    return cases
+
+
+def dequant_cases():
+    """Packed codes with the values their producers' unpacking gives, from the integers before packing."""
+    cases = {}
+    # GPTQ v1, 4-bit, group 16: AutoGPTQ packs 8 input rows per int32 (LSB first) and stores zero - 1.
+    k, n, group = 32, 16, 16
+    q = rng.integers(0, 16, size=(k, n), dtype=np.uint32)
+    zeros = rng.integers(1, 16, size=(k // group, n), dtype=np.uint32)
+    scales = (rng.uniform(0.001, 0.02, size=(k // group, n))).astype('<f2')
+    qweight = np.zeros((k // 8, n), dtype=np.uint32)
+    for i in range(8):
+        qweight |= q[i::8, :] << (4 * i)
+    stored_zeros = zeros - 1
+    qzeros = np.zeros((k // group, n // 8), dtype=np.uint32)
+    for i in range(8):
+        qzeros |= stored_zeros[:, i::8] << (4 * i)
+    g = np.arange(k) // group
+    w = (scales.astype(np.float32)[g, :] * (q.astype(np.float32) - zeros[g, :].astype(np.float32))).T
+    cases['gptq'] = {'k': k, 'n': n, 'group': group, 'qweight': b64(qweight.astype('<u4').tobytes()),
+                     'qzeros': b64(qzeros.astype('<u4').tobytes()), 'scales': b64(scales.tobytes()),
+                     'values': [float(v) for v in w.reshape(-1)]}
+    # AWQ GEMM: 8 output columns per int32 in the order 0, 2, 4, 6, 1, 3, 5, 7.
+    order = [0, 2, 4, 6, 1, 3, 5, 7]
+    q = rng.integers(0, 16, size=(k, n), dtype=np.uint32)
+    zeros = rng.integers(0, 16, size=(k // group, n), dtype=np.uint32)
+    qweight = np.zeros((k, n // 8), dtype=np.uint32)
+    qzeros = np.zeros((k // group, n // 8), dtype=np.uint32)
+    for j in range(8):
+        qweight |= q[:, order[j]::8] << (4 * j)
+        qzeros |= zeros[:, order[j]::8] << (4 * j)
+    wt = (q.astype(np.float32) - zeros[g, :].astype(np.float32)) * scales.astype(np.float32)[g, :]
+    cases['awq'] = {'k': k, 'n': n, 'group': group, 'qweight': b64(qweight.astype('<u4').tobytes()),
+                    'qzeros': b64(qzeros.astype('<u4').tobytes()), 'scales': b64(scales.tobytes()),
+                    'values': [float(v) for v in wt.reshape(-1)]}
+    # bitsandbytes NF4, blocksize 64, 200 elements (last block partial): element 2i in the high nibble.
+    nf4 = np.array([-1, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635,
+                    -0.18477343022823334, -0.09105003625154495, 0, 0.07958029955625534, 0.16093020141124725,
+                    0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
+                    0.7229568362236023, 1], dtype=np.float32)
+    count = 200
+    codes = rng.integers(0, 16, size=count, dtype=np.uint8)
+    padded = np.concatenate([codes, [0]]) if count % 2 else codes
+    packed = ((padded[0::2] << 4) | padded[1::2]).astype(np.uint8)
+    absmax = rng.uniform(0.01, 1, size=4).astype('<f4')
+    cases['nf4'] = {'count': count, 'blocksize': 64, 'packed': b64(packed.tobytes()), 'absmax': b64(absmax.tobytes()),
+                    'values': [float(v) for v in (nf4[codes] * absmax[np.arange(count) // 64])]}
+    # DeepSeek block FP8: 130 x 136 E4M3 codes with a 2 x 2 grid of float32 scale_inv (multiplied).
+    rows, cols = 130, 136
+    fp8 = rng.integers(0, 256, size=(rows, cols), dtype=np.uint8)
+    fp8[(fp8 & 0x7F) == 0x7F] = 0x38
+    table = np.array([minifloat(c, 4, 3, 7, 'fn') for c in range(256)], dtype=np.float32)
+    scale = rng.uniform(0.0001, 0.01, size=(2, 2)).astype('<f4')
+    w = table[fp8] * scale[np.arange(rows)[:, None] // 128, np.arange(cols)[None, :] // 128]
+    cases['fp8_block'] = {'rows': rows, 'cols': cols, 'codes': b64(fp8.tobytes()), 'scale': b64(scale.tobytes()),
+                          'values_f32': b64(w.astype('<f4').tobytes())}
+    return cases
+
+
+def write_safetensors(path: str, tensors: dict):
+    """The reference layout: u64 LE header length, JSON header padded with spaces to 8 bytes, data in order."""
+    header = {}
+    data = b''
+    for name, (dtype, array) in tensors.items():
+        raw = array.tobytes()
+        header[name] = {'dtype': dtype, 'shape': list(array.shape), 'data_offsets': [len(data), len(data) + len(raw)]}
+        data += raw
+    text = json.dumps(header, separators=(',', ':')).encode()
+    text += b' ' * (-len(text) % 8)
+    with open(path, 'wb') as f:
+        f.write(len(text).to_bytes(8, 'little') + text + data)
+
+
+def planted_model():
+    """A small model with planted NaN, Inf, all-zero and outlier tensors, and numpy's statistics of each tensor."""
+    tensors = {}
+    for layer in range(6):
+        w = (rng.standard_normal((64, 128)) * 0.02).astype('<f4')
+        if layer == 3:
+            w[10, 20] = 50.0
+        tensors[f'model.layers.{layer}.mlp.down_proj.weight'] = ('F32', w)
+    nan = (rng.standard_normal((16, 16)) * 0.02).astype('<f4')
+    nan[3, 4] = np.nan
+    bf = (nan.view('<u4') >> 16).astype('<u2')
+    tensors['model.layers.0.self_attn.q_norm.weight'] = ('BF16', bf)
+    inf = (rng.standard_normal(64) * 0.5).astype('<f2')
+    inf[7] = np.inf
+    tensors['model.norm.weight'] = ('F16', inf)
+    tensors['model.layers.5.mlp.gate.bias'] = ('F32', np.zeros(32, dtype='<f4'))
+    write_safetensors(os.path.join(OUT, 'planted.safetensors'), tensors)
+    # Its "finetune": two tensors nudged, everything else byte for byte the same.
+    tuned = dict(tensors)
+    for layer in (1, 4):
+        name = f'model.layers.{layer}.mlp.down_proj.weight'
+        tuned[name] = ('F32', (tensors[name][1] * np.float32(1.01)).astype('<f4'))
+    write_safetensors(os.path.join(OUT, 'planted-tuned.safetensors'), tuned)
+    stats = {}
+    for name, (dtype, array) in tensors.items():
+        values = (array.astype('<u4') << 16).view('<f4').astype(np.float64) if dtype == 'BF16' else array.astype(np.float64)
+        min_normal = {'F32': 2.0**-126, 'BF16': 2.0**-126, 'F16': 2.0**-14}[dtype]
+        stats[name] = stats_of(values.reshape(-1), min_normal, 64)
+    with open(os.path.join(OUT, 'planted.json'), 'w') as f:
+        json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'stats': stats}, f)
+        f.write('\n')
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, 'dequant.json'), 'w') as f:
+        json.dump({'generator': 'scripts/values-fixtures.py', 'cases': dequant_cases()}, f)
+        f.write('\n')
+    for name, cases in (('decoders', decoder_cases()), ('gguf', gguf_cases()), ('stats', stats_cases())):
+        with open(os.path.join(OUT, f'{name}.json'), 'w') as f:
+            json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'cases': cases}, f)
+            f.write('\n')
+    planted_model()
+
+
+if __name__ == '__main__':
+    main()

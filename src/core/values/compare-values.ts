@@ -1,0 +1,133 @@
+/**
+ * "Compare values": how far tensor B is from tensor A, element by element over what was read (all of it, or the
+ * same sampled rows of both): bit-identical bytes or not, max |b − a|, relative L2 ‖b − a‖ / ‖a‖ and cosine
+ * a·b / (‖a‖‖b‖), accumulated in Float64. Pairs with a NaN or Inf on either side are counted and left out. Across
+ * dtypes the decoded (or dequantized) values are compared; "identical" then is about bytes and cannot hold.
+ */
+
+export interface ValueComparison {
+  tensor: string;
+  /** Same bytes over what was read (both sides the same dtype); with `basis: "sampled"`, over the sample only. */
+  identical: boolean;
+  /** How `identical` was established. */
+  identicalBy: 'bytes' | 'different dtypes';
+  basis: 'all' | 'sampled';
+  dtypeA: string;
+  dtypeB: string;
+  elements: number;
+  nonFinitePairs: number;
+  maxAbs: number;
+  relL2: number | null;
+  cosine: number | null;
+}
+
+export interface ValuesComparisonResult {
+  tensors: ValueComparison[];
+  /** Pairs not compared: a dtype not decoded or a tensor not located, by A's name. */
+  skipped: string[];
+  byLayer: Array<{ layer: number; relL2: number; tensors: number }>;
+  bytes: number;
+  /** False when cancelled: `tensors` holds those compared so far. */
+  done: boolean;
+  ms: number;
+}
+
+export class DiffAccumulator {
+  private sameBytes = true;
+  private maxAbs = 0;
+  private diff2 = 0;
+  private a2 = 0;
+  private b2 = 0;
+  private ab = 0;
+  private elements = 0;
+  private nonFinite = 0;
+
+  constructor(readonly sameDtype: boolean) {}
+
+  addBytes(a: Uint8Array, b: Uint8Array): void {
+    if (!this.sameBytes || a.length !== b.length) {
+      this.sameBytes = false;
+      return;
+    }
+    for (let i = 0; i < a.length; i++) {
+      if (a[i] !== b[i]) {
+        this.sameBytes = false;
+        return;
+      }
+    }
+  }
+
+  addValues(a: ArrayLike<number>, b: ArrayLike<number>): void {
+    const n = Math.min(a.length, b.length);
+    let maxAbs = this.maxAbs;
+    let diff2 = 0;
+    let a2 = 0;
+    let b2 = 0;
+    let ab = 0;
+    let nonFinite = 0;
+    for (let i = 0; i < n; i++) {
+      const x = a[i];
+      const y = b[i];
+      const d = y - x;
+      if (d - d !== 0) {
+        nonFinite++;
+        continue;
+      }
+      const m = d < 0 ? -d : d;
+      if (m > maxAbs) {maxAbs = m;}
+      diff2 += d * d;
+      a2 += x * x;
+      b2 += y * y;
+      ab += x * y;
+    }
+    this.maxAbs = maxAbs;
+    this.diff2 += diff2;
+    this.a2 += a2;
+    this.b2 += b2;
+    this.ab += ab;
+    this.elements += n;
+    this.nonFinite += nonFinite;
+  }
+
+  result(tensor: string, dtypeA: string, dtypeB: string, sampled: boolean): ValueComparison {
+    return {
+      tensor,
+      identical: this.sameDtype && this.sameBytes,
+      identicalBy: this.sameDtype ? 'bytes' : 'different dtypes',
+      basis: sampled ? 'sampled' : 'all',
+      dtypeA,
+      dtypeB,
+      elements: this.elements,
+      nonFinitePairs: this.nonFinite,
+      maxAbs: this.maxAbs,
+      relL2: this.a2 > 0 ? Math.sqrt(this.diff2) / Math.sqrt(this.a2) : this.diff2 === 0 ? 0 : null,
+      cosine: this.a2 > 0 && this.b2 > 0 ? this.ab / Math.sqrt(this.a2 * this.b2) : null,
+    };
+  }
+}
+
+/** The layer a tensor belongs to: the first number after `layers.`, `h.`, `blocks.` or `block.`; null outside layers. */
+export function layerOf(name: string): number | null {
+  const match = /(?:^|\.)(?:layers|h|blocks|block|layer)\.(\d+)\./.exec(name);
+  return match ? Number(match[1]) : null;
+}
+
+/** Mean relative L2 change per layer, in layer order: the chart of which blocks a finetune moved. */
+export function changeByLayer(
+  compared: readonly ValueComparison[],
+): Array<{ layer: number; relL2: number; tensors: number }> {
+  const byLayer = new Map<number, { sum: number; tensors: number }>();
+  for (const entry of compared) {
+    const layer = layerOf(entry.tensor);
+    if (layer === null || entry.relL2 === null) {
+      continue;
+    }
+    const slot = byLayer.get(layer) ?? { sum: 0, tensors: 0 };
+    slot.sum += entry.relL2;
+    slot.tensors++;
+    byLayer.set(layer, slot);
+  }
+  return [...byLayer.entries()]
+    .sort((x, y) => x[0] - y[0])
+    .map(([layer, slot]) => ({ layer, relL2: slot.sum / slot.tensors, tensors: slot.tensors }));
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { base64Bytes, dequantFixtures, present } from '../../testing/values-fixtures';
+import { decodeValues } from './decode';
+import {
+  dequantizeAwq,
+  dequantizeBnb4,
+  dequantizeGptq,
+  dequantizeInt8Rows,
+  dequantizeScaled,
+  NF4_CODE,
+} from './dequant';
+
+const fixtures = dequantFixtures();
+
+function expectClose(actual: ArrayLike<number> | null, expected: ArrayLike<number>): void {
+  const checked = present(actual);
+  expect(checked.length).toBe(expected.length);
+  const off: string[] = [];
+  for (let i = 0; i < expected.length; i++) {
+    if (!(Math.abs(checked[i] - expected[i]) <= 1e-6 * Math.max(1, Math.abs(expected[i])))) {
+      off.push(`element ${i}: ${checked[i]} vs ${expected[i]}`);
+    }
+  }
+  expect(off.slice(0, 5)).toEqual([]);
+}
+
+describe('dequantizers over codes packed as their producers pack them', () => {
+  it('GPTQ v1 4-bit: W[n, k] from qweight, qzeros (zero − 1) and scales', () => {
+    const { gptq } = fixtures;
+    const values = dequantizeGptq({
+      qweight: base64Bytes(gptq.qweight),
+      qzeros: base64Bytes(gptq.qzeros),
+      scales: present(decodeValues('F16', base64Bytes(gptq.scales))),
+      bits: 4,
+      inFeatures: gptq.k,
+      outFeatures: gptq.n,
+      groupSize: gptq.group,
+      zeroMinusOne: true,
+    });
+    expectClose(values, gptq.values);
+  });
+
+  it('AWQ GEMM: Wᵀ[k, n] with the 0 2 4 6 1 3 5 7 nibble order', () => {
+    const { awq } = fixtures;
+    const scales = present(decodeValues('F16', base64Bytes(awq.scales)));
+    expectClose(
+      dequantizeAwq(base64Bytes(awq.qweight), base64Bytes(awq.qzeros), scales, awq.k, awq.n, awq.group),
+      awq.values,
+    );
+  });
+
+  it('bitsandbytes NF4: high nibble first, one absmax per block, a partial last block', () => {
+    const { nf4 } = fixtures;
+    const absmax = present(decodeValues('F32', base64Bytes(nf4.absmax)));
+    expectClose(dequantizeBnb4(base64Bytes(nf4.packed), absmax, NF4_CODE, nf4.blocksize, nf4.count), nf4.values);
+  });
+
+  it('DeepSeek block FP8: E4M3 codes times the 128×128 block scale', () => {
+    const block = fixtures.fp8_block;
+    const codes = present(decodeValues('F8_E4M3', base64Bytes(block.codes)));
+    const scale = present(decodeValues('F32', base64Bytes(block.scale)));
+    const expected = present(decodeValues('F32', base64Bytes(block.values_f32)));
+    expectClose(dequantizeScaled(codes, block.rows, block.cols, scale), expected);
+  });
+
+  it('per-tensor and per-row scales, and a scale of the wrong size is refused', () => {
+    expect([...present(dequantizeScaled([1, 2, 3, 4], 2, 2, [0.5]))]).toEqual([0.5, 1, 1.5, 2]);
+    expect([...present(dequantizeScaled([1, 2, 3, 4], 2, 2, [1, 10]))]).toEqual([1, 2, 30, 40]);
+    expect(dequantizeScaled([1, 2, 3, 4], 2, 2, [1, 2, 3])).toBeNull();
+    expect([...present(dequantizeInt8Rows([127, -127, 64, 0], 2, 2, [1.27, 2.54], 127))]).toEqual([
+      Math.fround(1.27),
+      -Math.fround(1.27),
+      Math.fround((64 * 2.54) / 127),
+      0,
+    ]);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Dequantized values of the quantized safetensors layouts the app recognises, from the stored codes and their
+ * sidecar tensors (scales, zeros, absmax), all already read. Pure functions; shapes are row-major. Sources:
+ * - FP8 with `weight_scale` (compressed-tensors, vLLM, ModelOpt: W = fp8 × scale, scale per tensor or per output
+ *   row) and DeepSeek-V3's `weight_scale_inv` (W[i, j] = fp8[i, j] × s[⌊i/128⌋, ⌊j/128⌋], multiplied despite
+ *   the name; deepseek-ai/DeepSeek-V3 `inference/kernel.py` `weight_dequant`).
+ * - int8 with one scale per output row (compressed-tensors W8A8: q × scale; bitsandbytes LLM.int8: q × SCB / 127).
+ * - GPTQ (AutoGPTQ `qlinear_cuda_old.py`): qweight I32 [K·b/32, N] packed along the input dim, LSB first; qzeros
+ *   I32 [G, N·b/32] packed along the output dim; W[n, k] = scales[g, n] × (q − (z + 1)) with g = g_idx[k] or
+ *   ⌊k / group⌋. The +1 is AutoGPTQ's v1 format; GPTQModel's `gptq_v2` stores the true zero.
+ * - AWQ GEMM (AutoAWQ `packing_utils.py`): qweight I32 [K, N/8] packed along the output dim in the nibble order
+ *   0, 2, 4, 6, 1, 3, 5, 7; Wᵀ[k, n] = (q − z) × s with zeros and scales per group of input rows.
+ * - bitsandbytes 4-bit (`functional.py` dequantize_4bit): the flattened tensor, element 2i in the high nibble;
+ *   x = code[q] × absmax[⌊e / blocksize⌋].
+ */
+
+/** Block edge of DeepSeek-style block-scaled FP8 (`weight_block_size: [128, 128]`). */
+export const FP8_SCALE_BLOCK = 128;
+
+/** FP8 (already decoded) times its scale: one scale, one per row, or one per 128×128 block, chosen by its size. */
+export function dequantizeScaled(
+  codes: ArrayLike<number>,
+  rows: number,
+  cols: number,
+  scale: ArrayLike<number>,
+): Float32Array | null {
+  const out = new Float32Array(rows * cols);
+  const blockRows = Math.ceil(rows / FP8_SCALE_BLOCK);
+  const blockCols = Math.ceil(cols / FP8_SCALE_BLOCK);
+  if (scale.length === 1) {
+    for (let i = 0; i < out.length; i++) {
+      out[i] = codes[i] * scale[0];
+    }
+  } else if (scale.length === rows) {
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        out[r * cols + c] = codes[r * cols + c] * scale[r];
+      }
+    }
+  } else if (scale.length === blockRows * blockCols) {
+    for (let r = 0; r < rows; r++) {
+      const scaleRow = Math.floor(r / FP8_SCALE_BLOCK) * blockCols;
+      for (let c = 0; c < cols; c++) {
+        out[r * cols + c] = codes[r * cols + c] * scale[scaleRow + Math.floor(c / FP8_SCALE_BLOCK)];
+      }
+    }
+  } else {
+    return null;
+  }
+  return out;
+}
+
+/** int8 rows times their scale, divided by `divisor` (1 for compressed-tensors, 127 for LLM.int8's SCB). */
+export function dequantizeInt8Rows(
+  codes: ArrayLike<number>,
+  rows: number,
+  cols: number,
+  rowScale: ArrayLike<number>,
+  divisor: number,
+): Float32Array | null {
+  if (rowScale.length !== rows) {
+    return null;
+  }
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const scale = rowScale[r] / divisor;
+    for (let c = 0; c < cols; c++) {
+      out[r * cols + c] = codes[r * cols + c] * scale;
+    }
+  }
+  return out;
+}
+
+function words(bytes: Uint8Array): Uint32Array {
+  const copy = new Uint8Array(bytes.length - (bytes.length % 4));
+  copy.set(bytes.subarray(0, copy.length));
+  return new Uint32Array(copy.buffer);
+}
+
+export interface GptqParts {
+  qweight: Uint8Array;
+  qzeros: Uint8Array;
+  /** Decoded scales, [groups, N]. */
+  scales: ArrayLike<number>;
+  /** Input channel → group; absent without act-order. */
+  gIdx?: ArrayLike<number>;
+  bits: 2 | 4 | 8;
+  /** Input features K and output features N. */
+  inFeatures: number;
+  outFeatures: number;
+  groupSize: number;
+  /** AutoGPTQ v1 stores zero − 1 (true), GPTQModel v2 the zero itself (false). */
+  zeroMinusOne: boolean;
+}
+
+/** GPTQ weights as nn.Linear's W[n, k] (N × K). */
+export function dequantizeGptq(parts: GptqParts): Float32Array | null {
+  const { bits, inFeatures: k, outFeatures: n, groupSize } = parts;
+  const perWord = 32 / bits;
+  const mask = (1 << bits) - 1;
+  const qweight = words(parts.qweight);
+  const qzeros = words(parts.qzeros);
+  const groups = parts.scales.length / n;
+  const zeroWordsPerRow = Math.ceil(n / perWord);
+  if (
+    qweight.length < Math.ceil(k / perWord) * n ||
+    !Number.isInteger(groups) ||
+    qzeros.length < groups * zeroWordsPerRow
+  ) {
+    return null;
+  }
+  const out = new Float32Array(n * k);
+  const offset = parts.zeroMinusOne ? 1 : 0;
+  for (let ki = 0; ki < k; ki++) {
+    const g = parts.gIdx ? parts.gIdx[ki] : Math.floor(ki / (groupSize > 0 ? groupSize : k));
+    if (g < 0 || g >= groups) {
+      return null;
+    }
+    const shift = bits * (ki % perWord);
+    const wordRow = Math.floor(ki / perWord) * n;
+    for (let ni = 0; ni < n; ni++) {
+      const q = (qweight[wordRow + ni] >>> shift) & mask;
+      const z = ((qzeros[g * zeroWordsPerRow + Math.floor(ni / perWord)] >>> (bits * (ni % perWord))) & mask) + offset;
+      out[ni * k + ki] = parts.scales[g * n + ni] * (q - z);
+    }
+  }
+  return out;
+}
+
+/** AWQ's nibble j holds column 8c + AWQ_ORDER[j]. */
+const AWQ_ORDER = [0, 2, 4, 6, 1, 3, 5, 7];
+
+/** AWQ GEMM weights as stored, Wᵀ[k, n] (K × N). */
+export function dequantizeAwq(
+  qweightBytes: Uint8Array,
+  qzerosBytes: Uint8Array,
+  scales: ArrayLike<number>,
+  inFeatures: number,
+  outFeatures: number,
+  groupSize: number,
+): Float32Array | null {
+  const qweight = words(qweightBytes);
+  const qzeros = words(qzerosBytes);
+  const packedCols = outFeatures / 8;
+  const groups = Math.ceil(inFeatures / groupSize);
+  if (
+    !Number.isInteger(packedCols) ||
+    qweight.length < inFeatures * packedCols ||
+    qzeros.length < groups * packedCols ||
+    scales.length < groups * outFeatures
+  ) {
+    return null;
+  }
+  const out = new Float32Array(inFeatures * outFeatures);
+  for (let k = 0; k < inFeatures; k++) {
+    const g = Math.floor(k / groupSize);
+    for (let c = 0; c < packedCols; c++) {
+      const word = qweight[k * packedCols + c];
+      const zeros = qzeros[g * packedCols + c];
+      for (let j = 0; j < 8; j++) {
+        const n = 8 * c + AWQ_ORDER[j];
+        const q = (word >>> (4 * j)) & 15;
+        const z = (zeros >>> (4 * j)) & 15;
+        out[k * outFeatures + n] = (q - z) * scales[g * outFeatures + n];
+      }
+    }
+  }
+  return out;
+}
+
+/** NF4 code book (bitsandbytes `get_4bit_type('nf4')`), used when the file has no `quant_map`. */
+export const NF4_CODE = Float32Array.from([
+  -1, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635, -0.18477343022823334,
+  -0.09105003625154495, 0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+  0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1,
+]);
+
+/** bitsandbytes NF4/FP4 values of `count` elements: high nibble first, one absmax per `blockSize` elements. */
+export function dequantizeBnb4(
+  packed: Uint8Array,
+  absmax: ArrayLike<number>,
+  code: ArrayLike<number>,
+  blockSize: number,
+  count: number,
+): Float32Array | null {
+  if (packed.length * 2 < count || absmax.length < Math.ceil(count / blockSize) || code.length < 16) {
+    return null;
+  }
+  const out = new Float32Array(count);
+  for (let e = 0; e < count; e++) {
+    const byte = packed[e >> 1];
+    const q = e & 1 ? byte & 15 : byte >> 4;
+    out[e] = code[q] * absmax[Math.floor(e / blockSize)];
+  }
+  return out;
+}

@@ -1,0 +1,199 @@
+/**
+ * GGUF quant blocks dequantized as llama.cpp does (ggml `dequantize_row_*`, block structs in ggml-common.h; the
+ * Python port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32)
+ * or 256 (QK_K = 256, the K-quants); every scale `d`/`dmin`/`m` is a little-endian float16. Multi-byte fields sit
+ * at odd offsets inside a block, so they are read with byte math, never a typed-array view.
+ */
+import type { DecodeUnit } from './decode';
+
+export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
+  Q4_0: { bytes: 18, elements: 32 },
+  Q4_1: { bytes: 20, elements: 32 },
+  Q5_0: { bytes: 22, elements: 32 },
+  Q5_1: { bytes: 24, elements: 32 },
+  Q8_0: { bytes: 34, elements: 32 },
+  Q2_K: { bytes: 84, elements: 256 },
+  Q3_K: { bytes: 110, elements: 256 },
+  Q4_K: { bytes: 144, elements: 256 },
+  Q5_K: { bytes: 176, elements: 256 },
+  Q6_K: { bytes: 210, elements: 256 },
+};
+
+const HALF = new Float32Array(65536);
+for (let bits = 0; bits < 65536; bits++) {
+  const exp = (bits >> 10) & 31;
+  const man = bits & 1023;
+  const sign = bits & 0x8000 ? -1 : 1;
+  HALF[bits] =
+    exp === 0
+      ? sign * man * 2 ** -24
+      : exp === 31
+        ? man === 0
+          ? sign * Infinity
+          : Number.NaN
+        : sign * (1 + man / 1024) * 2 ** (exp - 15);
+}
+
+function f16(bytes: Uint8Array, at: number): number {
+  return HALF[bytes[at] | (bytes[at + 1] << 8)];
+}
+
+/** Dequantizes whole blocks of `type` from `bytes` into `out` (blocks × elements per block values). */
+export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Array): void {
+  const unit = GGUF_BLOCKS[type];
+  const blocks = Math.floor(bytes.length / unit.bytes);
+  for (let b = 0; b < blocks; b++) {
+    const at = b * unit.bytes;
+    const o = b * unit.elements;
+    switch (type) {
+      case 'Q4_0':
+      case 'Q4_1':
+        legacyNibbles(bytes, at, out, o, type === 'Q4_1');
+        break;
+      case 'Q5_0':
+      case 'Q5_1':
+        legacyFiveBit(bytes, at, out, o, type === 'Q5_1');
+        break;
+      case 'Q8_0': {
+        const d = f16(bytes, at);
+        for (let e = 0; e < 32; e++) {
+          out[o + e] = d * ((bytes[at + 2 + e] << 24) >> 24);
+        }
+        break;
+      }
+      case 'Q2_K':
+        q2k(bytes, at, out, o);
+        break;
+      case 'Q3_K':
+        q3k(bytes, at, out, o);
+        break;
+      case 'Q4_K':
+      case 'Q5_K':
+        q45k(bytes, at, out, o, type === 'Q5_K');
+        break;
+      case 'Q6_K':
+        q6k(bytes, at, out, o);
+        break;
+    }
+  }
+}
+
+/** Q4_0 (x = d·(q − 8)) and Q4_1 (x = d·q + m): element e < 16 in the low nibble of qs[e], e ≥ 16 in the high one. */
+function legacyNibbles(bytes: Uint8Array, at: number, out: Float32Array, o: number, withMin: boolean): void {
+  const d = f16(bytes, at);
+  const m = withMin ? f16(bytes, at + 2) : 0;
+  const qs = at + (withMin ? 4 : 2);
+  for (let e = 0; e < 16; e++) {
+    const lo = bytes[qs + e] & 15;
+    const hi = bytes[qs + e] >> 4;
+    out[o + e] = withMin ? d * lo + m : d * (lo - 8);
+    out[o + 16 + e] = withMin ? d * hi + m : d * (hi - 8);
+  }
+}
+
+/** Q5_0 (x = d·(q − 16)) and Q5_1 (x = d·q + m): the Q4 nibble plus bit e of the little-endian u32 qh as bit 4. */
+function legacyFiveBit(bytes: Uint8Array, at: number, out: Float32Array, o: number, withMin: boolean): void {
+  const d = f16(bytes, at);
+  const m = withMin ? f16(bytes, at + 2) : 0;
+  const qhAt = at + (withMin ? 4 : 2);
+  const qh = (bytes[qhAt] | (bytes[qhAt + 1] << 8) | (bytes[qhAt + 2] << 16) | (bytes[qhAt + 3] << 24)) >>> 0;
+  const qs = qhAt + 4;
+  for (let e = 0; e < 16; e++) {
+    const lo = (bytes[qs + e] & 15) | (((qh >>> e) & 1) << 4);
+    const hi = (bytes[qs + e] >> 4) | (((qh >>> (e + 16)) & 1) << 4);
+    out[o + e] = withMin ? d * lo + m : d * (lo - 16);
+    out[o + 16 + e] = withMin ? d * hi + m : d * (hi - 16);
+  }
+}
+
+/** Q2_K: scales[16] · qs[64] · d · dmin; element 128h + 32k + l is bits 2k of qs[32h + l]. */
+function q2k(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at + 80);
+  const dmin = f16(bytes, at + 82);
+  for (let h = 0; h < 2; h++) {
+    for (let k = 0; k < 4; k++) {
+      for (let l = 0; l < 32; l++) {
+        const e = 128 * h + 32 * k + l;
+        const s = bytes[at + (e >> 4)];
+        const q = (bytes[at + 16 + 32 * h + l] >> (2 * k)) & 3;
+        out[o + e] = Math.fround(d * (s & 15)) * q - Math.fround(dmin * (s >> 4));
+      }
+    }
+  }
+}
+
+/** Q3_K: hmask[32] · qs[64] · scales[12] (16 six-bit scales) · d; a clear hmask bit subtracts 4. */
+function q3k(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at + 108);
+  const sc = at + 96;
+  for (let h = 0; h < 2; h++) {
+    for (let k = 0; k < 4; k++) {
+      for (let l = 0; l < 32; l++) {
+        const e = 128 * h + 32 * k + l;
+        const j = e >> 4;
+        const low = j < 8 ? bytes[sc + j] & 15 : bytes[sc + j - 8] >> 4;
+        const high = (bytes[sc + 8 + (j % 4)] >> (2 * (j >> 2))) & 3;
+        const scale = (low | (high << 4)) - 32;
+        const hb = (bytes[at + l] >> (4 * h + k)) & 1;
+        const q = ((bytes[at + 32 + 32 * h + l] >> (2 * k)) & 3) - (hb ? 0 : 4);
+        out[o + e] = Math.fround(d * scale) * q;
+      }
+    }
+  }
+}
+
+/** The six-bit scale and min of sub-block j of a Q4_K/Q5_K block (12 packed bytes at `sc`). */
+function scaleMin(bytes: Uint8Array, sc: number, j: number): [number, number] {
+  if (j < 4) {
+    return [bytes[sc + j] & 63, bytes[sc + j + 4] & 63];
+  }
+  return [
+    (bytes[sc + j + 4] & 15) | ((bytes[sc + j - 4] >> 6) << 4),
+    (bytes[sc + j + 4] >> 4) | ((bytes[sc + j] >> 6) << 4),
+  ];
+}
+
+/** Q4_K: d · dmin · scales[12] · qs[128]; Q5_K adds qh[32] before qs (bit j of qh[l] is bit 4 of sub-block j). */
+function q45k(bytes: Uint8Array, at: number, out: Float32Array, o: number, fiveBit: boolean): void {
+  const d = f16(bytes, at);
+  const dmin = f16(bytes, at + 2);
+  const qh = at + 16;
+  const qs = at + (fiveBit ? 48 : 16);
+  for (let j = 0; j < 8; j++) {
+    const [sc, mn] = scaleMin(bytes, at + 4, j);
+    const scale = Math.fround(d * sc);
+    const min = Math.fround(dmin * mn);
+    const c = j >> 1;
+    for (let l = 0; l < 32; l++) {
+      const byte = bytes[qs + 32 * c + l];
+      let q = j & 1 ? byte >> 4 : byte & 15;
+      if (fiveBit) {
+        q |= ((bytes[qh + l] >> j) & 1) << 4;
+      }
+      out[o + 32 * j + l] = scale * q - min;
+    }
+  }
+}
+
+/** Q6_K: ql[128] · qh[64] · scales i8[16] · d; four 2-bit fields of qh[32h + l] carry the high bits. */
+function q6k(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at + 208);
+  for (let h = 0; h < 2; h++) {
+    for (let l = 0; l < 32; l++) {
+      const ql0 = bytes[at + 64 * h + l];
+      const ql1 = bytes[at + 64 * h + 32 + l];
+      const qh = bytes[at + 128 + 32 * h + l];
+      const q = [
+        (ql0 & 15) | ((qh & 3) << 4),
+        (ql1 & 15) | (((qh >> 2) & 3) << 4),
+        (ql0 >> 4) | (((qh >> 4) & 3) << 4),
+        (ql1 >> 4) | (((qh >> 6) & 3) << 4),
+      ];
+      for (let part = 0; part < 4; part++) {
+        const e = 128 * h + 32 * part + l;
+        const scale = (bytes[at + 192 + (e >> 4)] << 24) >> 24;
+        out[o + e] = Math.fround(d * scale) * (q[part] - 32);
+      }
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * A downsampled picture of a tensor's values: a 2-D tensor (or any tensor seen as [leading dims, last dim]) as a
+ * grid of cell means for a heatmap, a 1-D tensor as one row of cells with their min and max for a line. Cells cover
+ * equal spans of rows and columns; a sampled read fills only the rows it read (the others stay empty).
+ */
+
+/** Heatmap cells: enough to see attention heads and outlier channels at 1440 px, small enough to post at once. */
+export const GRID_MAX_ROWS = 96;
+export const GRID_MAX_COLS = 192;
+/** Points of a 1-D line. */
+export const LINE_MAX_POINTS = 512;
+
+export interface ValueGrid {
+  /** The tensor as a matrix: rows × cols (1 × n for a 1-D tensor). */
+  rows: number;
+  cols: number;
+  gridRows: number;
+  gridCols: number;
+  /** gridRows × gridCols, row-major: the mean of each cell's finite values, NaN where a cell has none. */
+  mean: Float32Array;
+  min: Float32Array;
+  max: Float32Array;
+}
+
+export class GridAccumulator {
+  private readonly sum: Float64Array;
+  private readonly seen: Float64Array;
+  private readonly min: Float32Array;
+  private readonly max: Float32Array;
+  private readonly colCell: Uint32Array | null;
+  readonly gridRows: number;
+  readonly gridCols: number;
+
+  constructor(
+    private readonly rows: number,
+    private readonly cols: number,
+  ) {
+    const line = rows === 1;
+    this.gridRows = line ? 1 : Math.max(1, Math.min(rows, GRID_MAX_ROWS));
+    this.gridCols = Math.max(1, Math.min(cols, line ? LINE_MAX_POINTS : GRID_MAX_COLS));
+    const cells = this.gridRows * this.gridCols;
+    this.sum = new Float64Array(cells);
+    this.seen = new Float64Array(cells);
+    this.min = new Float32Array(cells).fill(Infinity);
+    this.max = new Float32Array(cells).fill(-Infinity);
+    // Rows of up to a few million columns map by a table; longer rows compute the cell per element.
+    this.colCell =
+      cols <= 1 << 22 ? Uint32Array.from({ length: cols }, (_, c) => Math.floor((c * this.gridCols) / cols)) : null;
+  }
+
+  /** Values of elements `first`, `first + 1`, … in row-major order. */
+  add(values: ArrayLike<number>, first: number): void {
+    const { cols, gridCols, sum, seen, min, max, colCell } = this;
+    let row = Math.floor(first / cols);
+    let col = first - row * cols;
+    let base = Math.floor((row * this.gridRows) / this.rows) * gridCols;
+    for (let i = 0; i < values.length; i++) {
+      const x = values[i];
+      if (x - x === 0) {
+        const cell = base + (colCell ? colCell[col] : Math.floor((col * gridCols) / cols));
+        sum[cell] += x;
+        seen[cell]++;
+        if (x < min[cell]) {
+          min[cell] = x;
+        }
+        if (x > max[cell]) {
+          max[cell] = x;
+        }
+      }
+      if (++col === cols) {
+        col = 0;
+        row++;
+        base = Math.floor((row * this.gridRows) / this.rows) * gridCols;
+      }
+    }
+  }
+
+  grid(): ValueGrid {
+    const cells = this.sum.length;
+    const mean = new Float32Array(cells);
+    for (let i = 0; i < cells; i++) {
+      mean[i] = this.seen[i] > 0 ? this.sum[i] / this.seen[i] : Number.NaN;
+      if (this.seen[i] === 0) {
+        this.min[i] = Number.NaN;
+        this.max[i] = Number.NaN;
+      }
+    }
+    return {
+      rows: this.rows,
+      cols: this.cols,
+      gridRows: this.gridRows,
+      gridCols: this.gridCols,
+      mean,
+      min: this.min,
+      max: this.max,
+    };
+  }
+}
+
+/** A tensor's shape seen as a matrix: [∏ leading dims, last dim]; a scalar or 1-D tensor is one row. */
+export function matrixShape(dims: readonly number[]): { rows: number; cols: number } {
+  if (dims.length <= 1) {
+    return { rows: 1, cols: dims[0] ?? 1 };
+  }
+  const cols = dims[dims.length - 1];
+  return { rows: dims.slice(0, -1).reduce((a, b) => a * b, 1), cols };
+}

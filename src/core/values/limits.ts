@@ -1,0 +1,28 @@
+/** Limits of reading tensor values, each with its reason. */
+
+/** A remote tensor up to this size is read whole by "Read values": one tensor of a 7B model's layer, a few seconds. */
+export const REMOTE_VALUES_WHOLE_BYTES = 16 * 1024 * 1024;
+
+/** Bytes of an evenly spread row sample of a larger remote tensor: half the whole-read budget, enough for 10⁶+ values. */
+export const REMOTE_VALUES_SAMPLE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Runs of consecutive rows a sample takes: one Range request each, so a sample costs a bounded number of requests
+ * however small its rows are, while 32 strata still spread it over the whole tensor.
+ */
+export const VALUES_SAMPLE_RUNS = 32;
+
+/** Bytes per read of a local file: large enough for disk speed, small enough to report progress and cancel promptly. */
+export const LOCAL_VALUES_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** Bytes per remote request: a Range answer of this size arrives in well under a second on a fast link. */
+export const REMOTE_VALUES_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** Remote Range requests in flight at once for values: keeps a link busy without crowding out the page's others. */
+export const REMOTE_VALUES_CONCURRENCY = 4;
+
+/** First values shown with their exact decimals and raw bytes. */
+export const FIRST_VALUES = 16;
+
+/** Seed of the row sample, shown with it, so the same sample can be drawn again. */
+export const VALUES_SAMPLE_SEED = 17;

@@ -1,0 +1,65 @@
+/** The report's `values` and `valueScan` sections (docs/report-schema.md), from what "Read values" and the scan found. */
+import type { ValueScan } from './scan';
+import type { TensorValues } from './tensor-values';
+
+export interface ValuesReportEntry {
+  tensor: string;
+  dtype: string;
+  decoded: 'stored' | 'dequantized';
+  scaledBy?: string;
+  read: { bytes: number; elements: number; of: number; sampled: boolean; confirmed: boolean };
+  stats: {
+    count: number;
+    nan: number;
+    posInf: number;
+    negInf: number;
+    zeros: number;
+    min: number | null;
+    max: number | null;
+    mean: number | null;
+    std: number | null;
+    absMax: number | null;
+    p1: number | null;
+    p50: number | null;
+    p99: number | null;
+  };
+  histogram: { edges: number[]; counts: number[] } | null;
+}
+
+export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[] {
+  return read.map((values) => {
+    const { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 } = values.stats;
+    const entry: ValuesReportEntry = {
+      tensor: values.tensor,
+      dtype: values.dtype,
+      decoded: values.decoded,
+      read: {
+        bytes: values.read.bytes,
+        elements: values.read.elements,
+        of: values.read.of,
+        sampled: values.read.sampled,
+        confirmed: values.read.confirmed,
+      },
+      stats: { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 },
+      histogram: values.histogram,
+    };
+    if (values.scaledBy) {
+      entry.scaledBy = values.scaledBy.tensor;
+    }
+    return entry;
+  });
+}
+
+export function scanReport(scan: ValueScan) {
+  const names = (list: ReadonlyArray<{ tensor: string }>) => list.map((entry) => entry.tensor);
+  return {
+    done: scan.done,
+    tensors: scan.tensors,
+    bytes: scan.bytes,
+    skipped: scan.skippedNames,
+    nanTensors: names(scan.nanTensors),
+    infTensors: names(scan.infTensors),
+    allZeroTensors: names(scan.allZeroTensors),
+    outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * "Scan all values": every tensor's counts and extremes, then what stands out — tensors holding NaN or ±Inf, tensors
+ * whose every value is zero, and outliers: a tensor whose abs-max is far above the other tensors of the same role
+ * across layers (the same name with its numbers blanked: `model.layers.#.mlp.down_proj.weight`).
+ */
+import type { ValueStats } from './stats';
+
+/** How far above its role's median abs-max a tensor must be to be named an outlier. */
+export const OUTLIER_FACTOR = 10;
+
+/** A role needs this many tensors for its median to mean something. */
+export const OUTLIER_MIN_ROLE_SIZE = 3;
+
+/** Tensors listed per kind in the report and the view; the counts stay exact. */
+export const MAX_SCAN_LISTED = 200;
+
+export interface ScanTensor {
+  tensor: string;
+  dtype: string;
+  count: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  zeros: number;
+  absMax: number | null;
+  mean: number | null;
+  std: number | null;
+}
+
+export interface ScanOutlier {
+  tensor: string;
+  absMax: number;
+  /** Median abs-max of the tensors of its role. */
+  roleMedian: number;
+  ratio: number;
+}
+
+export interface ValueScan {
+  /** False when cancelled or stopped by an error before the last tensor. */
+  done: boolean;
+  /** Tensors scanned, and bytes read. */
+  tensors: number;
+  bytes: number;
+  /** Tensors whose values are not decoded or not located (named in `skippedNames`, capped). */
+  skipped: number;
+  skippedNames: string[];
+  nanTensors: ScanTensor[];
+  infTensors: ScanTensor[];
+  allZeroTensors: ScanTensor[];
+  outliers: ScanOutlier[];
+  /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
+  perTensor: ScanTensor[];
+  ms: number;
+}
+
+export function scanTensor(tensor: string, dtype: string, stats: ValueStats): ScanTensor {
+  return {
+    tensor,
+    dtype,
+    count: stats.count,
+    nan: stats.nan,
+    posInf: stats.posInf,
+    negInf: stats.negInf,
+    zeros: stats.zeros,
+    absMax: stats.absMax,
+    mean: stats.mean,
+    std: stats.std,
+  };
+}
+
+/** The role of a tensor: its name with every run of digits replaced by `#`. */
+export function tensorRole(name: string): string {
+  return name.replace(/\d+/g, '#');
+}
+
+/** What stands out among the scanned tensors. */
+export function summarizeScan(
+  perTensor: ScanTensor[],
+  extra: { done: boolean; bytes: number; skippedNames: string[]; ms: number },
+): ValueScan {
+  const byRole = new Map<string, ScanTensor[]>();
+  for (const entry of perTensor) {
+    if (entry.absMax !== null) {
+      const role = tensorRole(entry.tensor);
+      byRole.set(role, [...(byRole.get(role) ?? []), entry]);
+    }
+  }
+  const outliers: ScanOutlier[] = [];
+  for (const members of byRole.values()) {
+    if (members.length < OUTLIER_MIN_ROLE_SIZE) {
+      continue;
+    }
+    const sorted = members.map((entry) => entry.absMax as number).sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+    if (median <= 0) {
+      continue;
+    }
+    for (const entry of members) {
+      const ratio = (entry.absMax as number) / median;
+      if (ratio > OUTLIER_FACTOR) {
+        outliers.push({ tensor: entry.tensor, absMax: entry.absMax as number, roleMedian: median, ratio });
+      }
+    }
+  }
+  outliers.sort((a, b) => b.ratio - a.ratio);
+  return {
+    done: extra.done,
+    tensors: perTensor.length,
+    bytes: extra.bytes,
+    skipped: extra.skippedNames.length,
+    skippedNames: extra.skippedNames.slice(0, MAX_SCAN_LISTED),
+    nanTensors: perTensor.filter((entry) => entry.nan > 0).slice(0, MAX_SCAN_LISTED),
+    infTensors: perTensor.filter((entry) => entry.posInf + entry.negInf > 0).slice(0, MAX_SCAN_LISTED),
+    allZeroTensors: perTensor
+      .filter((entry) => entry.count > 0 && entry.zeros === entry.count)
+      .slice(0, MAX_SCAN_LISTED),
+    outliers: outliers.slice(0, MAX_SCAN_LISTED),
+    perTensor,
+    ms: extra.ms,
+  };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { caseBytes, valuesFixture, present } from '../../testing/values-fixtures';
+import { decodeValues, MIN_NORMAL } from './decode';
+import { HISTOGRAM_BINS, StatsAccumulator } from './stats';
+
+/** 2^−7: the sketch's relative bound for values BF16 cannot hold (stats.ts). */
+const SKETCH_BOUND = 2 ** -7;
+
+describe('StatsAccumulator against numpy over the stored values', () => {
+  it.each(valuesFixture('stats').map((entry) => [entry.dtype, entry] as const))('%s', (dtype, entry) => {
+    const want = present(entry.stats);
+    const values = present(decodeValues(dtype, caseBytes(entry)));
+    const stats = new StatsAccumulator(MIN_NORMAL[dtype]);
+    // Uneven chunks, so the merge is exercised.
+    for (let at = 0, size = 1; at < values.length; at += size, size = size * 3 + 7) {
+      stats.add(values.subarray(at, Math.min(values.length, at + size)));
+    }
+    const got = stats.stats();
+    for (const key of ['count', 'nan', 'posInf', 'negInf', 'zeros', 'subnormals', 'min', 'max', 'absMax'] as const) {
+      expect(got[key], key).toBe(want[key]);
+    }
+    expect(Math.abs(present(got.mean) - (want.mean as number)) / Math.abs(want.mean as number)).toBeLessThan(1e-9);
+    expect(Math.abs(present(got.std) - (want.std as number)) / (want.std as number)).toBeLessThan(1e-9);
+    const bf16Exact = dtype === 'BF16';
+    for (const key of ['p1', 'p50', 'p99'] as const) {
+      const expected = want[key] as number;
+      if (bf16Exact) {
+        expect(got[key], key).toBeCloseTo(expected, 12);
+      } else {
+        expect(Math.abs(present(got[key]) - expected), key).toBeLessThanOrEqual(SKETCH_BOUND * Math.abs(expected) * 2);
+      }
+    }
+    const histogram = present(stats.histogram(HISTOGRAM_BINS));
+    expect(histogram.edges).toEqual(want.histogram.edges);
+    expect(histogram.counts.reduce((a, b) => a + b, 0)).toBe(want.histogram.counts.reduce((a, b) => a + b, 0));
+    if (bf16Exact) {
+      expect(histogram.counts).toEqual(want.histogram.counts);
+    } else {
+      const moved = histogram.counts.reduce((sum, count, i) => sum + Math.abs(count - want.histogram.counts[i]), 0);
+      expect(moved / got.count).toBeLessThan(0.02);
+    }
+  });
+
+  it('a tensor with no finite value has counts and no moments', () => {
+    const stats = new StatsAccumulator(2 ** -126);
+    stats.add(new Float32Array([Number.NaN, Infinity, -Infinity]));
+    expect(stats.stats()).toMatchObject({ count: 3, nan: 1, posInf: 1, negInf: 1, min: null, mean: null, p50: null });
+    expect(stats.histogram()).toBeNull();
+  });
+
+  it('a constant tensor: std 0 and numpy’s ±0.5 histogram range', () => {
+    const stats = new StatsAccumulator(2 ** -126);
+    stats.add(new Float32Array(1000).fill(0.25));
+    expect(stats.stats()).toMatchObject({ mean: 0.25, std: 0, p1: 0.25, p99: 0.25 });
+    const histogram = present(stats.histogram(4));
+    expect(histogram.edges).toEqual([-0.25, 0, 0.25, 0.5, 0.75]);
+    expect(histogram.counts).toEqual([0, 0, 1000, 0]);
+  });
+
+  it('mean and std stay sound far from zero (no Σx² − (Σx)²/n cancellation)', () => {
+    const values = new Float64Array(100000).map((_, i) => 1e9 + (i % 2 ? 1 : -1));
+    const stats = new StatsAccumulator(0);
+    for (let at = 0; at < values.length; at += 4096) {
+      stats.add(values.subarray(at, at + 4096));
+    }
+    expect(stats.stats().mean).toBe(1e9);
+    expect(stats.stats().std).toBeCloseTo(1, 12);
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * One tensor's values, read: the result "Read values" shows and the report lists, and the accumulator that builds it
+ * chunk by chunk (decode → optional scale → statistics, grid, first values). Pure: the bytes come from the caller.
+ */
+import { ASSUMED_BIT_ORDER, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from './decode';
+import { FP8_SCALE_BLOCK } from './dequant';
+import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
+import { FIRST_VALUES } from './limits';
+import type { ValuesReadPlan } from './read-plan';
+import { StatsAccumulator, type Histogram, type ValueStats } from './stats';
+
+export interface FirstValue {
+  index: number;
+  value: number;
+  /** The bytes that hold it, as hex (a sub-byte value shows the byte it shares). */
+  raw: string;
+}
+
+export interface TensorValues {
+  tensor: string;
+  row: number;
+  dtype: string;
+  shape: number[];
+  /** `stored`: the values as stored; `dequantized`: times the scale tensor named in `scaledBy`. */
+  decoded: 'stored' | 'dequantized';
+  scaledBy?: { tensor: string; kind: 'tensor' | 'row' | 'block' };
+  read: {
+    bytes: number;
+    elements: number;
+    /** The tensor's bytes and elements. */
+    of: number;
+    ofElements: number;
+    sampled: boolean;
+    /** The user asked for the full read (a remote tensor over the default). */
+    confirmed: boolean;
+    rowsRead: number;
+    rows: number;
+    seed: number | null;
+  };
+  stats: ValueStats;
+  histogram: Histogram | null;
+  grid: ValueGrid | null;
+  first: FirstValue[];
+  /** Said beside the values: an assumed bit order, a 64-bit integer range. */
+  notes: string[];
+  ms: number;
+}
+
+/** Why a tensor's values cannot be read; the view shows it as is. */
+export class ValuesUnavailable extends Error {}
+
+export interface ValueScale {
+  tensor: string;
+  values: ArrayLike<number>;
+}
+
+export class ValuesAccumulator {
+  readonly unit: DecodeUnit;
+  private readonly stats: StatsAccumulator;
+  private readonly grid: GridAccumulator;
+  private readonly rows: number;
+  private readonly cols: number;
+  private readonly scaleKind: 'tensor' | 'row' | 'block' | null;
+  private first: FirstValue[] = [];
+
+  constructor(
+    readonly dtype: string,
+    readonly shape: number[],
+    private readonly scale: ValueScale | null,
+  ) {
+    const unit = decodeUnit(dtype);
+    if (unit === null) {
+      throw new ValuesUnavailable(`${dtype} values are not decoded: the view shows only what the header says.`);
+    }
+    this.unit = unit;
+    ({ rows: this.rows, cols: this.cols } = matrixShape(shape));
+    this.stats = new StatsAccumulator(scale ? 0 : (MIN_NORMAL[dtype] ?? 0));
+    this.grid = new GridAccumulator(this.rows, this.cols);
+    this.scaleKind = scale ? scaleKind(scale.values.length, this.rows, this.cols) : null;
+    if (scale && this.scaleKind === null) {
+      throw new ValuesUnavailable(
+        `${scale.tensor} has ${scale.values.length} values, which fits neither one scale, one per row nor one per ${FP8_SCALE_BLOCK}×${FP8_SCALE_BLOCK} block of a ${this.rows}×${this.cols} weight.`,
+      );
+    }
+  }
+
+  /** Whole units of the tensor, starting at element `firstElement`. */
+  add(bytes: Uint8Array, firstElement: number): void {
+    const decoded = decodeValues(this.dtype, bytes);
+    if (decoded === null) {
+      return;
+    }
+    const values = this.scale ? this.applyScale(decoded, firstElement) : decoded;
+    if (firstElement === 0 && this.first.length === 0) {
+      this.first = firstValues(values, bytes, this.unit);
+    }
+    this.stats.add(values);
+    this.grid.add(values, firstElement);
+  }
+
+  private applyScale(values: ArrayLike<number>, firstElement: number): Float32Array {
+    return scaleValues(values, firstElement, this.rows, this.cols, (this.scale as ValueScale).values);
+  }
+
+  result(
+    tensor: string,
+    row: number,
+    plan: ValuesReadPlan,
+    read: { tensorBytes: number; confirmed: boolean; started: number },
+  ): TensorValues {
+    const notes: string[] = [];
+    if (ASSUMED_BIT_ORDER.has(this.dtype)) {
+      notes.push(
+        `No producer documents how ${this.dtype} packs its 6-bit values; they are read as one little-endian bit stream (value i in bits 6i to 6i + 5).`,
+      );
+    }
+    if (this.dtype === 'I64' || this.dtype === 'U64') {
+      notes.push('64-bit integers beyond ±2^53 are shown rounded to the nearest double.');
+    }
+    const result: TensorValues = {
+      tensor,
+      row,
+      dtype: this.dtype,
+      shape: this.shape,
+      decoded: this.scale ? 'dequantized' : 'stored',
+      read: {
+        bytes: plan.bytes,
+        elements: plan.elements,
+        of: read.tensorBytes,
+        ofElements: this.rows * this.cols,
+        sampled: plan.sampled,
+        confirmed: read.confirmed,
+        rowsRead: plan.rowsRead,
+        rows: plan.rows,
+        seed: plan.seed,
+      },
+      stats: this.stats.stats(),
+      histogram: this.stats.histogram(),
+      grid: this.shape.length === 0 ? null : this.grid.grid(),
+      first: this.first,
+      notes,
+      ms: performance.now() - read.started,
+    };
+    if (this.scale && this.scaleKind) {
+      result.scaledBy = { tensor: this.scale.tensor, kind: this.scaleKind };
+    }
+    return result;
+  }
+}
+
+/** Values of elements `firstElement`… times their scale: one for the tensor, one per row, or one per 128×128 block. */
+export function scaleValues(
+  values: ArrayLike<number>,
+  firstElement: number,
+  rows: number,
+  cols: number,
+  scale: ArrayLike<number>,
+): Float32Array {
+  const kind = scaleKind(scale.length, rows, cols);
+  const out = new Float32Array(values.length);
+  const blockCols = Math.ceil(cols / FP8_SCALE_BLOCK);
+  for (let i = 0; i < values.length; i++) {
+    const element = firstElement + i;
+    const row = Math.floor(element / cols);
+    let s: number;
+    if (kind === 'tensor') {
+      s = scale[0];
+    } else if (kind === 'row') {
+      s = scale[row];
+    } else {
+      const col = element - row * cols;
+      s = scale[Math.floor(row / FP8_SCALE_BLOCK) * blockCols + Math.floor(col / FP8_SCALE_BLOCK)];
+    }
+    out[i] = values[i] * s;
+  }
+  return out;
+}
+
+export function scaleKind(length: number, rows: number, cols: number): 'tensor' | 'row' | 'block' | null {
+  if (length === 1) {
+    return 'tensor';
+  }
+  if (length === rows) {
+    return 'row';
+  }
+  return length === Math.ceil(rows / FP8_SCALE_BLOCK) * Math.ceil(cols / FP8_SCALE_BLOCK) ? 'block' : null;
+}
+
+function firstValues(values: ArrayLike<number>, bytes: Uint8Array, unit: DecodeUnit): FirstValue[] {
+  const count = Math.min(FIRST_VALUES, values.length);
+  const out: FirstValue[] = [];
+  for (let index = 0; index < count; index++) {
+    const start = Math.floor((index * unit.bytes) / unit.elements);
+    const end = Math.max(start + 1, Math.floor(((index + 1) * unit.bytes) / unit.elements));
+    // A quant block's values share its bytes: show the block's first 8 instead of the whole block for each value.
+    const shown = unit.elements > 4 ? bytes.subarray(0, Math.min(8, unit.bytes)) : bytes.subarray(start, end);
+    out.push({ index, value: values[index], raw: [...shown].map((b) => b.toString(16).padStart(2, '0')).join(' ') });
+  }
+  return out;
+}
+
+/**
+ * The scale tensor that dequantizes `name`, if the model has one: `<w>_scale` and `<w>_scale_inv` (compressed-tensors,
+ * DeepSeek FP8, both multiplied), or bitsandbytes' `SCB` beside an int8 `weight` (divided by 127).
+ */
+export function scaleCompanions(name: string): Array<{ name: string; divisor: number }> {
+  return [
+    { name: `${name}_scale`, divisor: 1 },
+    { name: `${name}_scale_inv`, divisor: 1 },
+    ...(name.endsWith('.weight') ? [{ name: `${name.slice(0, -'weight'.length)}SCB`, divisor: 127 }] : []),
+  ];
+}

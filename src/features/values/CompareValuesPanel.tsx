@@ -1,0 +1,157 @@
+/**
+ * "Compare values" in the compare view: for the tensors both sides share with the same shape, whether their bytes are
+ * identical, max |b − a|, relative L2 and cosine (over every element, or the same row sample of both when a side is
+ * remote), the tensors that changed, and a per-layer chart of relative change.
+ */
+import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
+import type { CompareResult, LoadResult } from '../../core/result';
+import type { ValuesComparisonResult } from '../../core/values/compare-values';
+import { useAppStore } from '../../state/store';
+import './values.css';
+
+const CHART_WIDTH = 480;
+const CHART_HEIGHT = 120;
+/** Layer numbers under every bar up to this many layers (11 px labels on a 480-unit chart). */
+const MAX_LABELLED_LAYERS = 48;
+
+function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] }) {
+  if (byLayer.length === 0) {
+    return null;
+  }
+  const top = Math.max(...byLayer.map((entry) => entry.relL2), 1e-12);
+  const bar = CHART_WIDTH / byLayer.length;
+  return (
+    <figure className="values-figure" data-testid="compare-values-layers">
+      <svg viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT + 16}`} role="img" aria-label="Relative change per layer">
+        {byLayer.map((entry, i) => {
+          const h = (entry.relL2 / top) * CHART_HEIGHT;
+          return (
+            <rect
+              key={entry.layer}
+              x={i * bar}
+              y={CHART_HEIGHT - h}
+              width={Math.max(1, bar - 1)}
+              height={h}
+              className="values-bar"
+            >
+              <title>
+                layer {entry.layer}: mean relative L2 {formatValue(entry.relL2)} over {plural(entry.tensors, 'tensor')}
+              </title>
+            </rect>
+          );
+        })}
+        {byLayer.map((entry, i) =>
+          // Every bar named while they fit; beyond that the first and last.
+          byLayer.length <= MAX_LABELLED_LAYERS || i === 0 || i === byLayer.length - 1 ? (
+            <text
+              key={entry.layer}
+              x={i * bar + bar / 2}
+              y={CHART_HEIGHT + 13}
+              textAnchor="middle"
+              className="values-tick"
+            >
+              {entry.layer}
+            </text>
+          ) : null,
+        )}
+      </svg>
+      <figcaption>
+        Mean relative L2 change ‖b − a‖ / ‖a‖ per layer (layer numbers under the bars); tallest bar {formatValue(top)}
+      </figcaption>
+    </figure>
+  );
+}
+
+function Outcome({ result }: { result: ValuesComparisonResult }) {
+  const changed = result.tensors.filter((entry) => !entry.identical);
+  const sampled = result.tensors.some((entry) => entry.basis === 'sampled');
+  return (
+    <div data-testid="compare-values-result">
+      <p>
+        {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
+        {formatBytes(result.bytes)} read
+        {sampled ? ', remote tensors over 16 MiB as the same row sample of both sides' : ''}):{' '}
+        <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>,{' '}
+        {groupDigits(result.tensors.length - changed.length)} with identical bytes
+        {result.skipped.length > 0
+          ? `; ${plural(result.skipped.length, 'pair')} not compared (dtype not decoded or not located)`
+          : ''}
+        .
+      </p>
+      <LayerChart byLayer={result.byLayer} />
+      {changed.length > 0 && (
+        <table className="values-compare-table" data-testid="compare-values-table">
+          <caption>Tensors whose values differ, largest relative change first</caption>
+          <thead>
+            <tr>
+              <th scope="col">tensor</th>
+              <th scope="col">dtypes</th>
+              <th scope="col">max |b − a|</th>
+              <th scope="col">relative L2</th>
+              <th scope="col">cosine</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...changed]
+              .sort((x, y) => (y.relL2 ?? Infinity) - (x.relL2 ?? Infinity))
+              .slice(0, 200)
+              .map((entry) => (
+                <tr key={entry.tensor}>
+                  <td className="mono">{entry.tensor}</td>
+                  <td className="mono">
+                    {entry.dtypeA === entry.dtypeB ? entry.dtypeA : `${entry.dtypeA} → ${entry.dtypeB}`}
+                  </td>
+                  <td className="num">{formatValue(entry.maxAbs)}</td>
+                  <td className="num">{formatValue(entry.relL2)}</td>
+                  <td className="num">{entry.cosine === null ? '—' : entry.cosine.toFixed(6)}</td>
+                </tr>
+              ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a: LoadResult; b: LoadResult }) {
+  const state = useAppStore((s) => s.valueCompare);
+  const start = useAppStore((s) => s.compareValues);
+  const cancel = useAppStore((s) => s.cancelCompareValues);
+  const mine = state.status !== 'idle' && state.compareId === result.compareId ? state : null;
+  const bytes =
+    result.groups.identical.bytesA +
+    result.groups.identical.bytesB +
+    result.groups.dtype.bytesA +
+    result.groups.dtype.bytesB;
+  const remote = a.source.kind === 'url' || b.source.kind === 'url';
+  return (
+    <section className="values-scan" aria-label="Compare values" data-testid="compare-values">
+      {(mine === null || mine.status === 'error') && (
+        <div className="values-start">
+          <button type="button" onClick={start}>
+            Compare values
+          </button>
+          <span className="muted">
+            {remote
+              ? `Reads the same rows of both sides' same-shape tensors by Range requests: every tensor up to 16 MiB whole, larger ones as a sample (at most ${formatBytes(bytes)}).`
+              : `Reads both sides' same-shape tensors (${formatBytes(bytes)}) from your disk.`}
+          </span>
+          {mine?.status === 'error' && <span className="values-error">{mine.message}</span>}
+        </div>
+      )}
+      {mine?.status === 'comparing' && (
+        <div className="values-start" role="status">
+          <progress value={mine.bytesRead} max={mine.bytesTotal ?? undefined} />
+          <span>
+            Comparing values: {formatBytes(mine.bytesRead)}
+            {mine.bytesTotal !== null ? ` of ${formatBytes(mine.bytesTotal)}` : ''}
+          </span>
+          <button type="button" onClick={cancel}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {mine?.status === 'ready' && <Outcome result={mine.result} />}
+    </section>
+  );
+}

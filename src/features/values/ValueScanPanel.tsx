@@ -1,0 +1,130 @@
+/**
+ * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
+ * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers.
+ */
+import { useState } from 'react';
+import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
+import type { LoadResult } from '../../core/result';
+import { OUTLIER_FACTOR, type ValueScan } from '../../core/values/scan';
+import { useAppStore } from '../../state/store';
+import './values.css';
+
+function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
+  return (
+    <div data-testid={testId}>
+      <h4>
+        {title} ({names.length})
+      </h4>
+      {names.length === 0 ? (
+        <p className="muted">none</p>
+      ) : (
+        <ul className="values-scan-list">
+          {names.map((name) => (
+            <li key={name} className="mono">
+              {name}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+function ScanResult({ scan }: { scan: ValueScan }) {
+  return (
+    <div className="values-scan-result" data-testid="scan-result">
+      <p>
+        {scan.done ? 'Scanned' : 'Cancelled after'} {plural(scan.tensors, 'tensor')} ({formatBytes(scan.bytes)}) in{' '}
+        {formatValue(scan.ms / 1000)} s
+        {scan.skipped > 0
+          ? `; ${plural(scan.skipped, 'tensor')} not decoded or not located: ${scan.skippedNames.slice(0, 3).join(', ')}${scan.skipped > 3 ? ', …' : ''}`
+          : ''}
+        .
+      </p>
+      <div className="values-scan-lists">
+        <TensorList
+          title="NaN"
+          names={scan.nanTensors.map((t) => `${t.tensor}: ${groupDigits(t.nan)} NaN`)}
+          testId="scan-nan"
+        />
+        <TensorList
+          title="±Inf"
+          names={scan.infTensors.map(
+            (t) => `${t.tensor}: ${groupDigits(t.posInf)} +Inf, ${groupDigits(t.negInf)} −Inf`,
+          )}
+          testId="scan-inf"
+        />
+        <TensorList title="All zeros" names={scan.allZeroTensors.map((t) => t.tensor)} testId="scan-zero" />
+        <TensorList
+          title={`Outliers (abs-max over ${OUTLIER_FACTOR}× its role's median)`}
+          names={scan.outliers.map(
+            (t) =>
+              `${t.tensor}: abs-max ${formatValue(t.absMax)}, ${formatValue(t.ratio)}× the median ${formatValue(t.roleMedian)}`,
+          )}
+          testId="scan-outliers"
+        />
+      </div>
+    </div>
+  );
+}
+
+export function ValueScanPanel({ result }: { result: LoadResult }) {
+  const scan = useAppStore((state) => (state.valuesLoadId === result.loadId ? state.valueScan : null));
+  const start = useAppStore((state) => state.scanAllValues);
+  const cancel = useAppStore((state) => state.cancelValueScan);
+  const [confirming, setConfirming] = useState(false);
+  const remote = result.source.kind === 'url';
+  const bytes = result.totals.bytes;
+  if (result.outcome.kind !== 'parsed' || result.totals.tensors === 0) {
+    return null;
+  }
+  return (
+    <section className="values-scan" aria-label="Scan all values" data-testid="value-scan">
+      {(scan === null || scan.status === 'idle' || scan.status === 'error') && !confirming && (
+        <div className="values-start">
+          <button type="button" onClick={() => (remote ? setConfirming(true) : start())}>
+            Scan all values
+          </button>
+          <span className="muted">
+            {remote
+              ? `Finds NaN, Inf, all-zero and outlier tensors by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
+              : `Finds NaN, Inf, all-zero and outlier tensors by reading every tensor (${formatBytes(bytes)}) from your disk.`}
+          </span>
+          {scan?.status === 'error' && <span className="values-error">{scan.message}</span>}
+        </div>
+      )}
+      {confirming && (
+        <div className="values-start" role="alertdialog" aria-label="Confirm the scan">
+          <span>
+            This downloads {formatBytes(bytes)} by Range requests ({groupDigits(bytes)} bytes).
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              setConfirming(false);
+              start();
+            }}
+          >
+            Download {formatBytes(bytes)} and scan
+          </button>
+          <button type="button" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {scan?.status === 'scanning' && (
+        <div className="values-start" role="status">
+          <progress value={scan.bytesRead} max={scan.bytesTotal ?? undefined} />
+          <span>
+            Scanning values: {formatBytes(scan.bytesRead)}
+            {scan.bytesTotal !== null ? ` of ${formatBytes(scan.bytesTotal)}` : ''}
+          </span>
+          <button type="button" onClick={cancel}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {scan?.status === 'ready' && <ScanResult scan={scan.scan} />}
+    </section>
+  );
+}

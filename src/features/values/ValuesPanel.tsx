@@ -1,0 +1,177 @@
+/**
+ * "Read values" in a tensor's details: what it will read before the click, progress and Cancel while it reads, then
+ * the statistics, the pictures and the first values with their bytes. A sampled read says so everywhere it matters
+ * and offers the full read with its byte count.
+ */
+import { useState } from 'react';
+import { exactDecimal, formatBytes, formatPercent, formatValue, groupDigits } from '../../core/number-format';
+import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/limits';
+import type { TensorValues } from '../../core/values/tensor-values';
+import { Segmented } from '../../lib/Segmented';
+import { selectResult } from '../../state/selectors';
+import { useAppStore } from '../../state/store';
+import { valuesOf } from '../../state/values-slice';
+import { Heatmap, HistogramChart, LineChart } from './ValueCharts';
+import './values.css';
+
+export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
+  const entry = useAppStore((state) => valuesOf(state, row));
+  const remote = useAppStore((state) => selectResult(state)?.source.kind === 'url');
+  const read = useAppStore((state) => state.readTensorValues);
+  const cancel = useAppStore((state) => state.cancelTensorValues);
+  const sampledByDefault = remote && tensorBytes > REMOTE_VALUES_WHOLE_BYTES;
+  return (
+    <section className="values-panel" aria-label="Tensor values" data-testid="values-panel">
+      {entry === null && (
+        <div className="values-start">
+          <button type="button" onClick={() => read(row, false)}>
+            Read values
+          </button>
+          <span className="muted">
+            {!remote
+              ? `Reads this tensor's ${formatBytes(tensorBytes)} from the file on your disk; nothing leaves this machine.`
+              : sampledByDefault
+                ? `Reads a sample of rows, about ${formatBytes(REMOTE_VALUES_SAMPLE_BYTES)} of its ${formatBytes(tensorBytes)}, by Range requests; reading all of it takes another click.`
+                : `Reads this tensor's ${formatBytes(tensorBytes)} by Range requests to the server that holds the file.`}
+          </span>
+        </div>
+      )}
+      {entry?.status === 'reading' && (
+        <div className="values-start" role="status">
+          <progress value={entry.bytesRead} max={entry.bytesTotal ?? undefined} />
+          <span>
+            Reading values: {formatBytes(entry.bytesRead)}
+            {entry.bytesTotal !== null ? ` of ${formatBytes(entry.bytesTotal)}` : ''}
+          </span>
+          <button type="button" onClick={() => cancel(row)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {entry?.status === 'error' && (
+        <div className="values-start">
+          <span className="values-error" role="alert">
+            {entry.message}
+          </span>
+          <button type="button" onClick={() => read(row, false)}>
+            Read values
+          </button>
+        </div>
+      )}
+      {entry?.status === 'ready' && <ValuesView values={entry.values} onReadAll={() => read(row, true)} />}
+    </section>
+  );
+}
+
+function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: () => void }) {
+  const { read } = values;
+  if (!read.sampled) {
+    return (
+      <p className="values-read" data-testid="values-read">
+        All {groupDigits(read.elements)} values ({formatBytes(read.bytes)}) read
+        {read.confirmed ? ' on request' : ''} in {formatValue(values.ms / 1000)} s
+        {values.decoded === 'dequantized' && values.scaledBy
+          ? `; dequantized: stored values × ${values.scaledBy.tensor} (one scale per ${values.scaledBy.kind})`
+          : '; the stored values'}
+        .
+      </p>
+    );
+  }
+  const rows = read.rowsRead > 0;
+  return (
+    <p className="values-read values-sampled" data-testid="values-read">
+      <strong>Sampled</strong>{' '}
+      {rows
+        ? `${groupDigits(read.rowsRead)} of ${groupDigits(read.rows)} rows`
+        : `${groupDigits(read.elements)} of ${groupDigits(read.ofElements)} values`}
+      , {formatBytes(read.bytes)} of {formatBytes(read.of)} ({formatPercent(read.bytes, read.of)}
+      {read.seed !== null ? `, seed ${read.seed}` : ''}): min, max, counts and the histogram are of the sample only.{' '}
+      <button type="button" onClick={onReadAll}>
+        Read all {formatBytes(read.of)}
+      </button>
+    </p>
+  );
+}
+
+function ValuesView({ values, onReadAll }: { values: TensorValues; onReadAll: () => void }) {
+  const [log, setLog] = useState(false);
+  const { stats, grid } = values;
+  const sample = values.read.sampled ? ' (sample)' : '';
+  const figures: Array<[string, string]> = [
+    ['count', groupDigits(stats.count)],
+    ['min' + sample, formatValue(stats.min)],
+    ['max' + sample, formatValue(stats.max)],
+    ['mean', formatValue(stats.mean)],
+    ['std', formatValue(stats.std)],
+    ['abs-max' + sample, formatValue(stats.absMax)],
+    ['p1', formatValue(stats.p1)],
+    ['p50', formatValue(stats.p50)],
+    ['p99', formatValue(stats.p99)],
+    ['NaN', groupDigits(stats.nan)],
+    ['+Inf', groupDigits(stats.posInf)],
+    ['−Inf', groupDigits(stats.negInf)],
+    ['zeros', `${groupDigits(stats.zeros)} (${formatPercent(stats.zeros, stats.count)})`],
+    ['subnormals', groupDigits(stats.subnormals)],
+  ];
+  return (
+    <div className="values-view" data-testid="values-view">
+      <ReadSummary values={values} onReadAll={onReadAll} />
+      {values.notes.map((note) => (
+        <p key={note} className="muted">
+          {note}
+        </p>
+      ))}
+      <dl className="values-stats" data-testid="values-stats">
+        {figures.map(([label, text]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd className="mono" data-stat={label.split(' ')[0]}>
+              {text}
+            </dd>
+          </div>
+        ))}
+      </dl>
+      <p className="muted values-footnote">
+        Mean and std (population, ddof 0) over the finite values, in double precision. p1/p50/p99 are exact for values
+        BF16 can hold and within 0.8% otherwise.
+      </p>
+      <div className="values-figures">
+        {values.histogram && (
+          <div>
+            <Segmented
+              label="Histogram counts"
+              name={`values-histogram-${values.row}`}
+              value={log ? 'log counts' : 'linear counts'}
+              options={['linear counts', 'log counts'] as const}
+              onChange={(value) => setLog(value === 'log counts')}
+            />
+            <HistogramChart histogram={values.histogram} log={log} />
+          </div>
+        )}
+        {grid && grid.rows > 1 && <Heatmap grid={grid} sampled={values.read.sampled} />}
+        {grid && grid.rows === 1 && <LineChart grid={grid} />}
+      </div>
+      <table className="values-first" data-testid="values-first">
+        <caption>First values, exact, with the bytes that hold them</caption>
+        <thead>
+          <tr>
+            <th scope="col">index</th>
+            <th scope="col">value (exact decimal)</th>
+            <th scope="col">bytes (hex, file order)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {values.first.map((value) => (
+            <tr key={value.index}>
+              <td className="num">{value.index}</td>
+              <td className="mono values-exact" title={exactDecimal(value.value)}>
+                {exactDecimal(value.value)}
+              </td>
+              <td className="mono">{value.raw}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+/** The report sections of the values read for the shown load: `values` and `valueScan` (docs/report-schema.md). */
+import { scanReport, valuesReport } from '../../core/values/report';
+import type { TensorValues } from '../../core/values/tensor-values';
+import type { AppState } from '../../state/store';
+
+export function valuesSections(state: AppState, loadId: number): Record<string, unknown> {
+  if (state.valuesLoadId !== loadId) {
+    return {};
+  }
+  const read: TensorValues[] = [];
+  for (const entry of Object.values(state.tensorValues)) {
+    if (entry.status === 'ready') {
+      read.push(entry.values);
+    }
+  }
+  const sections: Record<string, unknown> = {};
+  if (read.length > 0) {
+    sections.values = valuesReport(read.sort((a, b) => a.row - b.row));
+  }
+  if (state.valueScan.status === 'ready') {
+    sections.valueScan = scanReport(state.valueScan.scan);
+  }
+  return sections;
+}
+
+/** `compare.values` (docs/report-schema.md): the "Compare values" outcome of the shown comparison, if it ran. */
+export function compareValuesSection(state: AppState): Record<string, unknown> {
+  const { valueCompare, diff } = state;
+  if (valueCompare.status !== 'ready' || diff.status !== 'ready' || diff.result.compareId !== valueCompare.compareId) {
+    return {};
+  }
+  const { result } = valueCompare;
+  return {
+    values: result.tensors.map(({ tensor, identical, identicalBy, basis, maxAbs, relL2, cosine }) => ({
+      tensor,
+      identical,
+      identicalBy,
+      basis,
+      maxAbs,
+      relL2,
+      cosine,
+    })),
+    valuesDone: result.done,
+    valuesSkipped: result.skipped,
+  };
+}

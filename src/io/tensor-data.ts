@@ -1,0 +1,228 @@
+/**
+ * The one reader of tensor data (every byte after a header): it locates a tensor's bytes, reads them from a local
+ * File in large slices or from a URL by Range requests, and names every read's purpose so the network figures
+ * count it (`values` for "Read values", `analysis` for the analyses' small reads). Reads are cut on decodable-unit
+ * boundaries and handed over chunk by chunk as they arrive; the AbortSignal cancels what is in flight.
+ *
+ * Where a tensor's bytes are: safetensors, the data region (8 + N) plus `begin`; GGUF, the data start plus the
+ * tensor's offset (both through the load's `locate`, which gives the reader and data start of the row's file).
+ * PyTorch checkpoints keep their tensors in storages with no offsets in one region; they are not located yet.
+ */
+import { tensorBytesRequest } from '../core/analysis/registry';
+import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
+import { coalesceRanges } from '../core/bytes/coalesce';
+import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
+import type { ParsedHeader, TensorColumns } from '../core/model';
+import type { DecodeUnit } from '../core/values/decode';
+import { LOCAL_VALUES_CHUNK_BYTES, REMOTE_VALUES_CHUNK_BYTES, REMOTE_VALUES_CONCURRENCY } from '../core/values/limits';
+import type { PlannedRange } from '../core/values/read-plan';
+import { ValuesUnavailable } from '../core/values/tensor-values';
+import { planSpans, type PlannedSpan } from './analysis-spans';
+
+/** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
+export interface DataLocation {
+  reader: ByteReader;
+  dataStart: number;
+}
+
+/** A tensor's bytes in its file. */
+export interface TensorSpan {
+  reader: ByteReader;
+  /** Absolute offset of the tensor's first byte. */
+  start: number;
+  length: number;
+}
+
+/** The bytes of `row`, or a ValuesUnavailable that says why they cannot be read. */
+export function locateTensor(
+  columns: TensorColumns,
+  row: number,
+  locate: (row: number) => DataLocation | null,
+): TensorSpan {
+  const begin = columns.begin[row];
+  const end = columns.end[row];
+  if (!Number.isFinite(begin) || !(end >= begin)) {
+    throw new ValuesUnavailable(
+      'This tensor has no offsets in a flat data region (a PyTorch checkpoint keeps it in a storage), so its values are not read yet.',
+    );
+  }
+  const location = locate(row);
+  if (location === null) {
+    throw new ValuesUnavailable('The file that holds this tensor is no longer open: load the model again.');
+  }
+  const start = location.dataStart + begin;
+  const size = location.reader.size;
+  if (size !== null && start + (end - begin) > size) {
+    throw new ValuesUnavailable(
+      `The header places this tensor at bytes ${start}–${start + (end - begin)}, past the end of the ${size}-byte file: the file is truncated.`,
+    );
+  }
+  return { reader: location.reader, start, length: end - begin };
+}
+
+export interface ChunkReadOptions {
+  signal: AbortSignal;
+  remote: boolean;
+  purpose: ReadPurpose;
+  unit: DecodeUnit;
+  /** Called once per chunk, in any order over the network: whole units starting at element `firstElement`. */
+  onChunk: (bytes: Uint8Array, firstElement: number) => void;
+  /** Bytes read so far. */
+  onProgress?: (bytesRead: number) => void;
+}
+
+interface Piece {
+  start: number;
+  end: number;
+  firstElement: number;
+}
+
+/** Splits planned ranges into unit-aligned pieces of at most `chunk` bytes. */
+function pieces(ranges: readonly PlannedRange[], unit: DecodeUnit, chunk: number): Piece[] {
+  const size = Math.max(unit.bytes, Math.floor(chunk / unit.bytes) * unit.bytes);
+  const out: Piece[] = [];
+  for (const range of ranges) {
+    for (let at = range.start; at < range.end; at += size) {
+      const end = Math.min(range.end, at + size);
+      out.push({
+        start: at,
+        end,
+        firstElement: range.firstElement + ((at - range.start) / unit.bytes) * unit.elements,
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * Reads `ranges` (offsets from the tensor's first byte) of `span`. A local file is read slice after slice with the
+ * next slice already requested while the current one is decoded, so the disk never waits for the statistics; a URL
+ * keeps REMOTE_VALUES_CONCURRENCY Range requests in flight.
+ */
+export async function readTensorChunks(
+  span: TensorSpan,
+  ranges: readonly PlannedRange[],
+  options: ChunkReadOptions,
+): Promise<void> {
+  const { reader } = span;
+  const { signal, purpose, onChunk, unit } = options;
+  const list = pieces(ranges, unit, options.remote ? REMOTE_VALUES_CHUNK_BYTES : LOCAL_VALUES_CHUNK_BYTES);
+  let bytesRead = 0;
+  const readPiece = (piece: Piece) =>
+    reader.read(span.start + piece.start, piece.end - piece.start, { signal, purpose });
+  const deliver = (piece: Piece, bytes: Uint8Array) => {
+    bytesRead += bytes.length;
+    onChunk(bytes.subarray(0, bytes.length - (bytes.length % unit.bytes)), piece.firstElement);
+    options.onProgress?.(bytesRead);
+  };
+  if (!options.remote) {
+    let next = list.length > 0 ? readPiece(list[0]) : null;
+    for (let i = 0; i < list.length; i++) {
+      const bytes = await (next as Promise<Uint8Array>);
+      next = i + 1 < list.length ? readPiece(list[i + 1]) : null;
+      // A read the loop no longer awaits must not surface as an unhandled rejection when the signal aborts.
+      next?.catch(() => undefined);
+      deliver(list[i], bytes);
+    }
+    return;
+  }
+  let cursor = 0;
+  const worker = async () => {
+    while (cursor < list.length) {
+      const piece = list[cursor++];
+      deliver(piece, await readPiece(piece));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(REMOTE_VALUES_CONCURRENCY, list.length) }, worker));
+}
+
+/**
+ * Reads the few small tensors the analyses ask for (comfy_quant configs, LoRA alphas), coalescing nearby ones of one
+ * file into one read. `sampled` is true when some were left unread on purpose (the registry's caps, the remote
+ * budget, the local budget), so the analyses word their verdicts as a sample.
+ */
+export async function readAnalysisData(
+  header: ParsedHeader,
+  names: readonly string[],
+  signal: AbortSignal,
+  locate: (row: number) => DataLocation | null,
+  remote: boolean,
+): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean }> {
+  const { rows: wanted, capped } = tensorBytesRequest(header, names);
+  const result = new Map<number, Uint8Array>();
+  if (wanted.length === 0) {
+    return { bytes: result, sampled: capped };
+  }
+  const columns = header.tensors;
+  const byReader = new Map<ByteReader, { rows: number[]; ranges: Array<{ start: number; end: number }> }>();
+  let total = 0;
+  for (const row of wanted) {
+    const location = locate(row);
+    if (!location || !Number.isFinite(columns.begin[row]) || !(columns.end[row] >= columns.begin[row])) {
+      continue;
+    }
+    let group = byReader.get(location.reader);
+    if (!group) {
+      group = { rows: [], ranges: [] };
+      byReader.set(location.reader, group);
+    }
+    group.rows.push(row);
+    group.ranges.push({ start: location.dataStart + columns.begin[row], end: location.dataStart + columns.end[row] });
+    total += columns.end[row] - columns.begin[row];
+  }
+  if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
+    return { bytes: result, sampled: true };
+  }
+  // Remote: spans of at most 64 KiB, at most 256 KiB per file (a spread sample beyond), all read in parallel in
+  // one extra round trip (io/analysis-spans.ts). Local slices are cheap: nearby ranges coalesce, read in turn.
+  const reads: Array<{
+    reader: ByteReader;
+    group: { rows: number[]; ranges: Array<{ start: number; end: number }> };
+    span: PlannedSpan;
+  }> = [];
+  for (const [reader, group] of byReader) {
+    const spans = remote ? planSpans(group.ranges) : coalesceRanges(group.ranges);
+    for (const span of spans) {
+      if (reader.size === null || span.end <= reader.size) {
+        reads.push({ reader, group, span });
+      }
+    }
+  }
+  if (remote && reads.length > REMOTE_MAX_SPANS) {
+    // Many shards each wanting a little: one spread sample across the whole model, still one round trip.
+    const spread = Array.from(
+      { length: REMOTE_MAX_SPANS },
+      (_, i) => reads[Math.floor((i * reads.length) / REMOTE_MAX_SPANS)],
+    );
+    reads.splice(0, reads.length, ...spread);
+  }
+  const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);
+  const planned = reads.reduce((sum, read) => sum + read.span.members.length, 0);
+  const sampled = capped || planned < located;
+  const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
+    const bytes = await reader.read(span.start, span.end - span.start, { signal, purpose: 'analysis' });
+    for (const member of span.members) {
+      const range = group.ranges[member];
+      result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
+    }
+  };
+  try {
+    if (remote) {
+      // One failed span leaves its rows unread; the others still count as evidence.
+      const settled = await Promise.allSettled(reads.map(readOne));
+      if (signal.aborted) {
+        throw settled.find((outcome) => outcome.status === 'rejected')?.reason ?? new Error('aborted');
+      }
+    } else {
+      for (const read of reads) {
+        await readOne(read);
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) {
+      throw error;
+    }
+    // Analyses degrade to header-only evidence when the data read fails; the header itself is already loaded.
+  }
+  return { bytes: result, sampled };
+}

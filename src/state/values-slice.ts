@@ -1,0 +1,196 @@
+/**
+ * Tensor values on demand: "Read values" for one tensor and "Scan all values" for the model, run in the worker
+ * (worker/values-handler.ts) and kept per load. Nothing is read until an action is called; a remote tensor past the
+ * default budget is sampled unless `whole` is asked for (the view says how many bytes first).
+ */
+import type { StateCreator } from 'zustand';
+import type { NetworkFigures } from '../core/result';
+import type { ValueScan } from '../core/values/scan';
+import type { TensorValues } from '../core/values/tensor-values';
+import type { ValuesComparisonResult } from '../core/values/compare-values';
+import { compareAllValues, readValues, scanAllValues, type ValuesAnswer, type ValuesHandle } from '../worker/client';
+import type { AppState } from './store';
+
+export type ValuesEntry =
+  | { status: 'reading'; whole: boolean; bytesRead: number; bytesTotal: number | null }
+  | { status: 'ready'; values: TensorValues }
+  | { status: 'error'; message: string };
+
+export type ScanState =
+  | { status: 'idle' }
+  | { status: 'scanning'; bytesRead: number; bytesTotal: number | null }
+  | { status: 'ready'; scan: ValueScan }
+  | { status: 'error'; message: string };
+
+export type CompareValuesState =
+  | { status: 'idle' }
+  | { status: 'comparing'; compareId: number; bytesRead: number; bytesTotal: number | null }
+  | { status: 'ready'; compareId: number; result: ValuesComparisonResult }
+  | { status: 'error'; compareId: number; message: string };
+
+export interface ValuesSlice {
+  /** "Compare values" of the shown comparison (compareId says which). */
+  valueCompare: CompareValuesState;
+  compareValues: () => void;
+  cancelCompareValues: () => void;
+  /** Values read for the current load, by row. */
+  tensorValues: Record<number, ValuesEntry>;
+  valueScan: ScanState;
+  /** Which load `tensorValues` and `valueScan` belong to; they are dropped when another load is shown. */
+  valuesLoadId: number | null;
+  /** Reads `row`'s values: the default (whole locally, up to 16 MiB or a row sample remotely), or all of them. */
+  readTensorValues: (row: number, whole: boolean) => void;
+  cancelTensorValues: (row: number) => void;
+  scanAllValues: () => void;
+  cancelValueScan: () => void;
+}
+
+const running = new Map<string, ValuesHandle<unknown>>();
+
+export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (set, get) => {
+  /** The ready load's id, after dropping values kept for an earlier load. */
+  const currentLoad = (): number | null => {
+    const load = get().load;
+    if (load.status !== 'ready') {
+      return null;
+    }
+    if (get().valuesLoadId !== load.result.loadId) {
+      for (const handle of running.values()) {
+        handle.cancel();
+      }
+      running.clear();
+      set({ tensorValues: {}, valueScan: { status: 'idle' }, valuesLoadId: load.result.loadId });
+    }
+    return load.result.loadId;
+  };
+
+  /** The load's network figures now include the values reads. */
+  const takeNetwork = (loadId: number, network: NetworkFigures | null) => {
+    const load = get().load;
+    if (network && load.status === 'ready' && load.result.loadId === loadId) {
+      set({ load: { status: 'ready', result: { ...load.result, network, bytesRead: network.bytesFetched } } });
+    }
+  };
+
+  const settle = <T>(
+    loadId: number,
+    key: string,
+    answer: Promise<ValuesAnswer<T>>,
+    apply: (a: ValuesAnswer<T>) => void,
+  ) => {
+    answer.then(
+      (result) => {
+        running.delete(key);
+        if (get().valuesLoadId === loadId) {
+          apply(result);
+          takeNetwork(loadId, result.network);
+        }
+      },
+      (error: unknown) => {
+        running.delete(key);
+        if (get().valuesLoadId === loadId) {
+          apply({ value: null, error: error instanceof Error ? error.message : String(error), network: null });
+        }
+      },
+    );
+  };
+
+  return {
+    valueCompare: { status: 'idle' },
+
+    compareValues: () => {
+      const diff = get().diff;
+      if (diff.status !== 'ready' || running.has('compare')) {
+        return;
+      }
+      const { compareId, loadA, loadB } = diff.result;
+      const still = () => {
+        const now = get().valueCompare;
+        return now.status !== 'idle' && now.compareId === compareId;
+      };
+      set({ valueCompare: { status: 'comparing', compareId, bytesRead: 0, bytesTotal: null } });
+      const handle = compareAllValues(compareId, loadA, loadB, (bytesRead, bytesTotal) => {
+        if (still() && get().valueCompare.status === 'comparing') {
+          set({ valueCompare: { status: 'comparing', compareId, bytesRead, bytesTotal } });
+        }
+      });
+      running.set('compare', handle);
+      const apply = (answer: ValuesAnswer<ValuesComparisonResult>) => {
+        running.delete('compare');
+        if (still()) {
+          set({
+            valueCompare: answer.value
+              ? { status: 'ready', compareId, result: answer.value }
+              : { status: 'error', compareId, message: answer.error ?? 'Comparing values failed.' },
+          });
+        }
+      };
+      handle.promise.then(apply, (error: unknown) =>
+        apply({ value: null, error: error instanceof Error ? error.message : String(error), network: null }),
+      );
+    },
+
+    cancelCompareValues: () => running.get('compare')?.cancel(),
+
+    tensorValues: {},
+    valueScan: { status: 'idle' },
+    valuesLoadId: null,
+
+    readTensorValues: (row, whole) => {
+      const loadId = currentLoad();
+      const key = `row:${row}`;
+      if (loadId === null || running.has(key)) {
+        return;
+      }
+      const setEntry = (entry: ValuesEntry) => set({ tensorValues: { ...get().tensorValues, [row]: entry } });
+      setEntry({ status: 'reading', whole, bytesRead: 0, bytesTotal: null });
+      const handle = readValues(loadId, row, whole, (bytesRead, bytesTotal) => {
+        if (get().valuesLoadId === loadId && get().tensorValues[row]?.status === 'reading') {
+          setEntry({ status: 'reading', whole, bytesRead, bytesTotal });
+        }
+      });
+      running.set(key, handle);
+      settle(loadId, key, handle.promise, (answer) =>
+        setEntry(
+          answer.value
+            ? { status: 'ready', values: answer.value }
+            : { status: 'error', message: answer.error ?? 'The values could not be read.' },
+        ),
+      );
+    },
+
+    cancelTensorValues: (row) => running.get(`row:${row}`)?.cancel(),
+
+    scanAllValues: () => {
+      const loadId = currentLoad();
+      if (loadId === null || running.has('scan')) {
+        return;
+      }
+      set({ valueScan: { status: 'scanning', bytesRead: 0, bytesTotal: null } });
+      const handle = scanAllValues(loadId, (bytesRead, bytesTotal) => {
+        if (get().valuesLoadId === loadId && get().valueScan.status === 'scanning') {
+          set({ valueScan: { status: 'scanning', bytesRead, bytesTotal } });
+        }
+      });
+      running.set('scan', handle);
+      settle(loadId, 'scan', handle.promise, (answer) =>
+        set({
+          valueScan: answer.value
+            ? { status: 'ready', scan: answer.value }
+            : { status: 'error', message: answer.error ?? 'The scan failed.' },
+        }),
+      );
+    },
+
+    cancelValueScan: () => running.get('scan')?.cancel(),
+  };
+};
+
+/** The values entry of `row` for the shown load (none when they belong to an earlier load). */
+export function valuesOf(state: AppState, row: number): ValuesEntry | null {
+  const load = state.load;
+  if (load.status !== 'ready' || state.valuesLoadId !== load.result.loadId) {
+    return null;
+  }
+  return state.tensorValues[row] ?? null;
+}

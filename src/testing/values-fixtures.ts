@@ -1,0 +1,51 @@
+/** Reads fixtures/values/*.json (written by scripts/values-fixtures.py from numpy and gguf-py) for the value tests. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
+
+export type JsonNumber = number | 'NaN' | 'Infinity' | '-Infinity';
+
+export interface ValuesCase {
+  dtype: string;
+  bytes: string;
+  producer?: string;
+  shape?: number[];
+  values?: JsonNumber[];
+  stats?: Record<string, unknown> & { histogram: { edges: number[]; counts: number[] } };
+}
+
+export function valuesFixture(name: 'decoders' | 'gguf' | 'stats'): ValuesCase[] {
+  return (JSON.parse(readFileSync(join(DIR, `${name}.json`), 'utf8')) as { cases: ValuesCase[] }).cases;
+}
+
+export function caseBytes(entry: ValuesCase): Uint8Array {
+  return new Uint8Array(Buffer.from(entry.bytes, 'base64'));
+}
+
+export function jsonNumber(value: JsonNumber): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+export interface DequantFixtures {
+  gptq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
+  awq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
+  nf4: { count: number; blocksize: number; packed: string; absmax: string; values: number[] };
+  fp8_block: { rows: number; cols: number; codes: string; scale: string; values_f32: string };
+}
+
+export function dequantFixtures(): DequantFixtures {
+  return (JSON.parse(readFileSync(join(DIR, 'dequant.json'), 'utf8')) as { cases: DequantFixtures }).cases;
+}
+
+export function base64Bytes(text: string): Uint8Array {
+  return new Uint8Array(Buffer.from(text, 'base64'));
+}
+
+/** The value, or a test failure naming what was missing. */
+export function present<T>(value: T | null | undefined, what = 'value'): T {
+  if (value === null || value === undefined) {
+    throw new Error(`expected a ${what}, got ${String(value)}`);
+  }
+  return value;
+}

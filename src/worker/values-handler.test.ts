@@ -1,0 +1,141 @@
+/**
+ * "Read values" and "Scan all values" end to end in the worker: a local file's statistics equal numpy's, a remote
+ * 64 MiB tensor is sampled by Range without reading more than the sample (counted on the test server and under the
+ * `values` purpose), the full read only when asked, and the scan finds planted NaN / Inf / all-zero tensors.
+ */
+import { describe, expect, it } from 'vitest';
+import type { SourceSpec } from '../core/result';
+import { buildSafetensors } from '../testing/build-safetensors';
+import type { FixtureDir } from '../testing/fixture-dir';
+import { startTestServers, type TestServers } from '../testing/servers/range-server';
+import { setUpTestServers } from '../testing/test-server-setup';
+import { caseBytes, present, valuesFixture } from '../testing/values-fixtures';
+import { loadSource, type KeptLoad } from './load-model';
+import { readTensorValues, scanBytes, scanValues, type ValuesJob } from './values-handler';
+
+let fixtures: FixtureDir;
+let servers: TestServers;
+
+setUpTestServers(async (dir) => {
+  fixtures = dir;
+  servers = await startTestServers({ root: fixtures.root });
+  return servers;
+});
+
+async function keep(source: SourceSpec): Promise<KeptLoad> {
+  const kept: KeptLoad[] = [];
+  await loadSource(
+    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
+    source,
+    {},
+  );
+  return present(kept[0], 'kept load');
+}
+
+function job(): ValuesJob & { seen: Array<[number, number]> } {
+  const seen: Array<[number, number]> = [];
+  return { signal: new AbortController().signal, progress: (read, total) => seen.push([read, total]), seen };
+}
+
+const MiB = 1024 * 1024;
+
+describe('reading values', () => {
+  it('a local BF16 tensor: the statistics numpy computed over the stored values', async () => {
+    const entry = present(valuesFixture('stats').find((c) => c.dtype === 'BF16'));
+    const data = caseBytes(entry);
+    const bytes = buildSafetensors(
+      [
+        { name: 'pad', dtype: 'F32', shape: [3] },
+        { name: 'w', dtype: 'BF16', shape: present(entry.shape) },
+      ],
+      { tensorData: { w: data } },
+    );
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'stats.safetensors') });
+    const progress = job();
+    const values = await readTensorValues(load, 1, false, progress);
+    const want = present(entry.stats);
+    expect(values.stats).toMatchObject({
+      count: want.count,
+      nan: want.nan,
+      posInf: want.posInf,
+      negInf: want.negInf,
+      zeros: want.zeros,
+      min: want.min,
+      max: want.max,
+    });
+    expect(values.stats.mean).toBeCloseTo(want.mean as number, 9);
+    expect(values.histogram?.counts).toEqual(want.histogram.counts);
+    expect(values.read).toMatchObject({ sampled: false, bytes: data.length, of: data.length, confirmed: false });
+    expect(values.first[0].raw).toBe([...data.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' '));
+    expect(progress.seen.at(-1)).toEqual([data.length, data.length]);
+  });
+
+  it('a remote 32 MiB tensor: an 8 MiB row sample by Range, the whole only when asked', async () => {
+    const rows = 2048;
+    const cols = 4096;
+    const bytes = buildSafetensors([{ name: 'big', dtype: 'F32', shape: [rows, cols] }], { fill: 0 });
+    // A value per row that says which row it is, so the sample's rows can be checked.
+    const view = new DataView(bytes.buffer);
+    const dataStart = bytes.length - rows * cols * 4;
+    for (let r = 0; r < rows; r++) {
+      view.setFloat32(dataStart + r * cols * 4, r, true);
+    }
+    await fixtures.write('values-big.safetensors', bytes);
+    const url = `${servers.originA}/range/values-big.safetensors?t=${Math.random()}`;
+    const load = await keep({ kind: 'url', url });
+    const before = servers.log.entries
+      .filter((e) => e.path.includes('values-big'))
+      .reduce((s, e) => s + e.bytesSent, 0);
+    const sample = await readTensorValues(load, 0, false, job());
+    const sampleBytes =
+      servers.log.entries.filter((e) => e.path.includes('values-big')).reduce((s, e) => s + e.bytesSent, 0) - before;
+    expect(sample.read).toMatchObject({ sampled: true, rowsRead: 512, rows: 2048, bytes: 8 * MiB, of: 32 * MiB });
+    expect(sampleBytes).toBe(8 * MiB);
+    expect(sample.stats.count).toBe(512 * cols);
+    expect(present(load.data?.network?.()).byPurpose?.values?.bytesFetched).toBe(8 * MiB);
+    const whole = await readTensorValues(load, 0, true, job());
+    expect(whole.read).toMatchObject({ sampled: false, confirmed: true, bytes: 32 * MiB });
+    expect(whole.stats.max).toBe(rows - 1);
+    expect(whole.stats.zeros).toBe(rows * cols - (rows - 1));
+  });
+
+  it('a cancelled read rejects and reads no further', async () => {
+    const bytes = buildSafetensors([{ name: 'w', dtype: 'F32', shape: [64, 1024] }]);
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'c.safetensors') });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(readTensorValues(load, 0, false, { signal: controller.signal, progress: () => {} })).rejects.toThrow();
+  });
+
+  it('says why a dtype is not decoded', async () => {
+    const bytes = buildSafetensors([{ name: 'c', dtype: 'C64', shape: [4] }]);
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'c64.safetensors') });
+    await expect(readTensorValues(load, 0, false, job())).rejects.toThrow(/C64 values are not decoded/);
+  });
+});
+
+describe('scanning all values', () => {
+  it('finds the planted NaN, Inf and all-zero tensors and the outlier layer', async () => {
+    const f32 = (values: number[]) => new Uint8Array(Float32Array.from(values).buffer);
+    const specs = [];
+    const data: Record<string, Uint8Array> = {};
+    for (let layer = 0; layer < 6; layer++) {
+      const name = `model.layers.${layer}.mlp.weight`;
+      specs.push({ name, dtype: 'F32', shape: [4] });
+      data[name] = f32(layer === 4 ? [1, 500, -2, 3] : [1, -2, 3, 0.5]);
+    }
+    specs.push({ name: 'nan.weight', dtype: 'F32', shape: [3] }, { name: 'inf.weight', dtype: 'F32', shape: [3] });
+    specs.push({ name: 'zero.weight', dtype: 'F32', shape: [5] }, { name: 'complex', dtype: 'C64', shape: [1] });
+    data['nan.weight'] = f32([1, Number.NaN, 2]);
+    data['inf.weight'] = f32([1, -Infinity, 2]);
+    const bytes = buildSafetensors(specs, { tensorData: data });
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'planted.safetensors') });
+    const scan = await scanValues(load, job());
+    expect(scan.nanTensors.map((t) => t.tensor)).toEqual(['nan.weight']);
+    expect(scan.infTensors.map((t) => [t.tensor, t.negInf])).toEqual([['inf.weight', 1]]);
+    expect(scan.allZeroTensors.map((t) => t.tensor)).toEqual(['zero.weight']);
+    expect(scan.outliers.map((t) => t.tensor)).toEqual(['model.layers.4.mlp.weight']);
+    expect(scan).toMatchObject({ done: true, tensors: 9, skipped: 1, skippedNames: ['complex'] });
+    expect(scan.bytes).toBe(scanBytes(load));
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * "Read values" and "Scan all values" in the worker: locate a kept load's tensor (io/tensor-data.ts), plan what to
+ * read (core/values/read-plan.ts), read it chunk by chunk under the `values` purpose, and build the statistics
+ * (core/values/tensor-values.ts, scan.ts). Progress is posted per chunk; the request's AbortSignal cancels the reads.
+ */
+import { dtypeName } from '../core/dtypes';
+import { tensorShape } from '../core/model';
+import { decodeUnit, decodeValues, MIN_NORMAL } from '../core/values/decode';
+import { matrixShape } from '../core/values/grid';
+import { planValuesRead } from '../core/values/read-plan';
+import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/scan';
+import { StatsAccumulator } from '../core/values/stats';
+import {
+  scaleCompanions,
+  ValuesAccumulator,
+  ValuesUnavailable,
+  type TensorValues,
+  type ValueScale,
+} from '../core/values/tensor-values';
+import { locateTensor, readTensorChunks } from '../io/tensor-data';
+import type { KeptData, KeptLoad } from './load-model';
+
+/** Scale tensors are a few values per row or block; one larger than this is not a scale. */
+const MAX_SCALE_BYTES = 64 * 1024 * 1024;
+
+/** Dtypes a scale tensor beside them dequantizes. */
+export const SCALED_DTYPES: ReadonlySet<string> = new Set(['F8_E4M3', 'F8_E5M2', 'F8_E4M3FNUZ', 'F8_E5M2FNUZ', 'I8']);
+
+export interface ValuesJob {
+  signal: AbortSignal;
+  progress: (bytesRead: number, bytesTotal: number) => void;
+}
+
+function dataOf(load: KeptLoad): KeptData {
+  if (!load.data) {
+    throw new ValuesUnavailable('This load has no parsed tensors to read.');
+  }
+  return load.data;
+}
+
+export function rowDtype(load: KeptLoad, row: number): string {
+  return dtypeName(load.columns.dtype[row]) ?? load.data?.unknownDtypes.get(row) ?? 'unknown';
+}
+
+/** One tensor's values: whole when local or asked for, else a row sample past the remote limit. */
+export async function readTensorValues(
+  load: KeptLoad,
+  row: number,
+  whole: boolean,
+  job: ValuesJob,
+): Promise<TensorValues> {
+  const started = performance.now();
+  const data = dataOf(load);
+  if (!(row >= 0 && row < load.columns.count)) {
+    throw new ValuesUnavailable('No such tensor in this load.');
+  }
+  const dtype = rowDtype(load, row);
+  const span = locateTensor(load.columns, row, data.locate);
+  const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, data, row, job.signal) : null;
+  const shape = tensorShape(load.columns, row);
+  const values = new ValuesAccumulator(dtype, shape, scale);
+  const { rows, cols } = matrixShape(shape);
+  const plan = planValuesRead({ byteLength: span.length, unit: values.unit, rows, cols, whole: whole || !data.remote });
+  job.progress(0, plan.bytes);
+  await readTensorChunks(span, plan.ranges, {
+    signal: job.signal,
+    remote: data.remote,
+    purpose: 'values',
+    unit: values.unit,
+    onChunk: (bytes, firstElement) => values.add(bytes, firstElement),
+    onProgress: (bytesRead) => job.progress(bytesRead, plan.bytes),
+  });
+  return values.result(load.names[row], row, plan, {
+    tensorBytes: span.length,
+    confirmed: whole && data.remote,
+    started,
+  });
+}
+
+/** The scale tensor beside an FP8 or int8 weight, decoded, or null when the model has none. */
+export async function readScale(
+  load: KeptLoad,
+  data: KeptData,
+  row: number,
+  signal: AbortSignal,
+): Promise<ValueScale | null> {
+  for (const companion of scaleCompanions(load.names[row])) {
+    const scaleRow = load.names.indexOf(companion.name);
+    if (scaleRow < 0) {
+      continue;
+    }
+    const dtype = rowDtype(load, scaleRow);
+    const unit = decodeUnit(dtype);
+    const span = locateTensor(load.columns, scaleRow, data.locate);
+    if (unit === null || span.length > MAX_SCALE_BYTES) {
+      return null;
+    }
+    const parts: Uint8Array[] = [];
+    await readTensorChunks(span, [{ start: 0, end: span.length, firstElement: 0 }], {
+      signal,
+      remote: data.remote,
+      purpose: 'values',
+      unit: { bytes: span.length, elements: 1 },
+      onChunk: (bytes) => parts.push(bytes),
+    });
+    const decoded = parts.length === 1 ? decodeValues(dtype, parts[0]) : null;
+    if (decoded === null) {
+      return null;
+    }
+    const values = companion.divisor === 1 ? decoded : decoded.map((value) => value / companion.divisor);
+    return { tensor: companion.name, values };
+  }
+  return null;
+}
+
+/** Bytes "Scan all values" would read: every located tensor whose dtype is decoded. */
+export function scanBytes(load: KeptLoad): number {
+  let total = 0;
+  for (let row = 0; row < load.columns.count; row++) {
+    const begin = load.columns.begin[row];
+    const end = load.columns.end[row];
+    if (Number.isFinite(begin) && end >= begin && decodeUnit(rowDtype(load, row)) !== null) {
+      total += end - begin;
+    }
+  }
+  return total;
+}
+
+/** Every tensor's counts and extremes, then what stands out (core/values/scan.ts). Cancelled: what was scanned. */
+export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueScan> {
+  const started = performance.now();
+  const data = dataOf(load);
+  const total = scanBytes(load);
+  const perTensor: ScanTensor[] = [];
+  const skipped: string[] = [];
+  let bytes = 0;
+  let done = true;
+  job.progress(0, total);
+  // File order: a local scan then reads each file front to back, as fast as the disk streams it.
+  const order = Array.from({ length: load.columns.count }, (_, row) => row).sort(
+    (a, b) => (load.columns.begin[a] || 0) - (load.columns.begin[b] || 0),
+  );
+  for (const row of order) {
+    const dtype = rowDtype(load, row);
+    const unit = decodeUnit(dtype);
+    let span;
+    try {
+      span = locateTensor(load.columns, row, data.locate);
+    } catch {
+      skipped.push(load.names[row]);
+      continue;
+    }
+    if (unit === null) {
+      skipped.push(load.names[row]);
+      continue;
+    }
+    const stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
+    const usable = span.length - (span.length % unit.bytes);
+    try {
+      await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
+        signal: job.signal,
+        remote: data.remote,
+        purpose: 'values',
+        unit,
+        onChunk: (chunk) => {
+          const values = decodeValues(dtype, chunk);
+          if (values) {
+            stats.add(values);
+          }
+        },
+        onProgress: (read) => job.progress(bytes + read, total),
+      });
+    } catch (error) {
+      if (job.signal.aborted) {
+        done = false;
+        break;
+      }
+      throw error;
+    }
+    bytes += usable;
+    perTensor.push(scanTensor(load.names[row], dtype, stats.stats()));
+  }
+  return summarizeScan(perTensor, { done, bytes, skippedNames: skipped, ms: performance.now() - started });
+}
