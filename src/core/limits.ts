@@ -30,6 +30,9 @@ export const MAX_JSON_DEPTH = 64;
 /** Tensors listed by index on a single finding; the count is kept exactly, the list is capped to stay small. */
 export const MAX_TENSORS_PER_FINDING = 1_000;
 
+/** Tensor or file names quoted in one finding message before "and N more"; the exact count is always given too. */
+export const MAX_NAMES_IN_MESSAGE = 5;
+
 /** Findings of one code before the rest are folded into a count, so a hostile header cannot flood the panel. */
 export const MAX_FINDINGS_PER_CODE = 200;
 

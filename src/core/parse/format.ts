@@ -1,4 +1,7 @@
-/** Number and name formatting for finding messages: the numbers come from the one formatter, `src/core/number-format.ts`. */
+/**
+ * Numbers and names as finding messages write them: the numbers come from the one formatter,
+ * `src/core/number-format.ts`, with "," digit groups because messages are copied into plain text.
+ */
 import {
   formatBytes as formatBytesForScreen,
   formatBytesExact as formatBytesExactForScreen,
@@ -6,11 +9,10 @@ import {
   plural as pluralForScreen,
 } from '../number-format';
 import { revealInvisible } from '../invisible-chars';
+import { MAX_NAMES_IN_MESSAGE } from '../limits';
 
 /** Names longer than this are shortened in messages; the table shows them in full. */
 const MAX_NAME_CHARS_IN_MESSAGE = 80;
-/** Tensors named one by one in a message before "and N more". */
-const MAX_NAMES_IN_MESSAGE = 3;
 /** Messages are copied into plain text (issues, chats), so digit groups there use commas. */
 const MESSAGE_SEPARATOR = ',';
 
@@ -54,6 +56,28 @@ export function listNames(names: readonly string[], total: number): string {
     return `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
   }
   return `${shown.join(', ')} and ${formatCount(rest)} more`;
+}
+
+/** "a", "b", "c" and 7 more: file and tensor names JSON-quoted (as the index spells them), the rest counted. */
+export function quoteNames(names: readonly string[], total = names.length): string {
+  const shown = names.slice(0, MAX_NAMES_IN_MESSAGE).map((name) => JSON.stringify(name));
+  const rest = total - shown.length;
+  return rest > 0 ? `${shown.join(', ')} and ${formatCount(rest)} more` : shown.join(', ');
+}
+
+/** [1, 2, 3, 7, 9, 10] → "1–3, 7, 9–10": missing shard numbers stay readable when hundreds are missing. */
+export function formatRanges(sortedNumbers: readonly number[], maxRanges = 20): string {
+  const ranges: string[] = [];
+  let i = 0;
+  while (i < sortedNumbers.length && ranges.length < maxRanges) {
+    let j = i;
+    while (j + 1 < sortedNumbers.length && sortedNumbers[j + 1] === sortedNumbers[j] + 1) {
+      j++;
+    }
+    ranges.push(i === j ? String(sortedNumbers[i]) : `${sortedNumbers[i]}–${sortedNumbers[j]}`);
+    i = j + 1;
+  }
+  return i < sortedNumbers.length ? `${ranges.join(', ')}, …` : ranges.join(', ');
 }
 
 /** A shape for messages: [2048, 7168]. */

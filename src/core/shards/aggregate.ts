@@ -9,15 +9,15 @@
  */
 import { DTYPE_BITS_BY_CODE, DTYPES, SCALE_ONLY_DTYPES, UNKNOWN_DTYPE_CODE, dtypeName, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
-import { MAX_FINDINGS_PER_CODE, MAX_TENSORS_PER_FINDING } from '../limits';
+import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
 import { ByteSliceIndex } from './byte-table';
 import { foldFindingsPerCode } from './fold-findings';
-import { formatCount, formatRanges, plural, quoteNames } from './format';
+import { formatCount, formatRanges, plural, quoteNames } from '../parse/format';
 import { indexEntryName, type ShardIndex } from './index-parser';
 import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
-import { MAX_NAMES_IN_MESSAGE, MAX_SHARD_FILES } from './shard-limits';
+import { MAX_SHARD_FILES } from './shard-limits';
 import { parseShardPattern, validateShardName } from './shard-names';
 
 export interface ShardInput {

@@ -7,9 +7,10 @@
 import { makeFinding } from '../findings/make-finding';
 import type { Finding, MetadataEntry, MetadataValueKind } from '../model';
 import { ByteStringInterner } from './byte-table';
-import { plural, quoteNames } from './format';
+import { plural, quoteNames } from '../parse/format';
 import type { ShardIndex } from './index-parser';
-import { MAX_INDEX_BYTES, MAX_NAMES_IN_MESSAGE, MAX_SHARD_FILES } from './shard-limits';
+import { MAX_NAMES_IN_MESSAGE } from '../limits';
+import { MAX_INDEX_BYTES, MAX_SHARD_FILES } from './shard-limits';
 
 export const utf8 = new TextDecoder('utf-8', { fatal: true });
 

@@ -28,6 +28,3 @@ export const MAX_INDEX_METADATA_ENTRIES = 1_000;
 
 /** Source bytes kept of one non-string metadata value (an object or array shown as JSON text). */
 export const MAX_INDEX_METADATA_VALUE_BYTES = 100_000;
-
-/** Tensor or file names quoted in one finding message; the exact count is always given as well. */
-export const MAX_NAMES_IN_MESSAGE = 5;

@@ -7,9 +7,9 @@ import {
   STALL_SENT_BYTES,
   startTestServers,
   type TestServers,
-} from '../testing/servers/range-server';
-import { HUGE_FILE_BYTES, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../testing/fixture-dir';
-import { setUpTestServers } from '../testing/test-server-setup';
+} from './range-server';
+import { HUGE_FILE_BYTES, patternBytes, SMALL_FILE_BYTES, type FixtureDir } from '../fixture-dir';
+import { setUpTestServers } from '../test-server-setup';
 
 let fixtures: FixtureDir;
 let servers: TestServers;
