@@ -74,7 +74,9 @@ export class DiffAccumulator {
         continue;
       }
       const m = d < 0 ? -d : d;
-      if (m > maxAbs) {maxAbs = m;}
+      if (m > maxAbs) {
+        maxAbs = m;
+      }
       diff2 += d * d;
       a2 += x * x;
       b2 += y * y;
