@@ -194,7 +194,7 @@ async function loadSingle(
     onPreview: (rows) => session.post({ type: 'preview', id: session.id, rows }, columnBuffers(rows)),
   });
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
-  const location: DataLocation | null = parsed ? { reader, dataStart: 8 + parsed.headerLength } : null;
+  const location: DataLocation | null = parsed ? { reader, dataStart: parsed.dataStart } : null;
   return {
     ref,
     outcome: loaded.outcome,

@@ -4,12 +4,13 @@
  * diagnosis: the "not safetensors" sniffers (not-safetensors.ts) say what the file is instead, or the safetensors
  * parser says why its header cannot be read. To add a format, see types.ts.
  */
+import { ggufFormat } from './gguf/format';
 import { pytorchFormat } from './pytorch/format';
 import { safetensorsFormat } from './safetensors';
 import type { FormatReader } from './types';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
-const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, pytorchFormat];
+const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, ggufFormat, pytorchFormat];
 
 export interface SniffContext {
   /** The file's size; null when unknown. */

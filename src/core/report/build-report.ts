@@ -10,7 +10,7 @@ import {
   type MetadataColumns,
   type ParseOutcome,
 } from '../model';
-import type { FileFormat } from '../formats/pytorch/checkpoint-types';
+import type { FileFormat } from '../formats/sections';
 import type { NetworkFigures } from '../result';
 import { computeTotals, type HeaderTotals } from '../stats';
 

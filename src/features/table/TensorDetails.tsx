@@ -47,7 +47,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [row]);
   const columns = header.tensors;
-  const dataStart = 8 + header.headerLength;
+  const dataStart = header.dataStart;
   const absolute = dataStart + columns.begin[row];
   const bits = elementBits(columns, row);
   const elementBytes = bits / 8;

@@ -2,8 +2,6 @@
 import type { ScalarEntry, SectionKind } from './anatomy';
 import type { GlobalRisk } from './safety';
 
-export type FileFormat = 'safetensors' | 'pytorch-zip' | 'pytorch-legacy' | 'pickle';
-
 export interface PickleGlobalSummary {
   module: string;
   name: string;
