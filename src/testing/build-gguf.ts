@@ -70,20 +70,21 @@ export function testTensorBytes(type: number, ne: ReadonlyArray<number | bigint>
 }
 
 class Writer {
-  private chunks: number[] = [];
+  private buffer = new Uint8Array(1024);
+  private length = 0;
   constructor(
     private readonly little: boolean,
     private readonly version: number,
   ) {}
 
-  get length(): number {
-    return this.chunks.length;
-  }
-
   bytes(values: ArrayLike<number>): void {
-    for (let i = 0; i < values.length; i++) {
-      this.chunks.push(values[i]);
+    if (this.length + values.length > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.length + values.length));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
     }
+    this.buffer.set(values, this.length);
+    this.length += values.length;
   }
 
   fixed(size: number, set: (view: DataView) => void): void {
@@ -159,7 +160,7 @@ class Writer {
   }
 
   result(): Uint8Array {
-    return Uint8Array.from(this.chunks);
+    return this.buffer.slice(0, this.length);
   }
 }
 

@@ -2,7 +2,7 @@
  * The GGUF entry of the format registry (formats/registry.ts): llama.cpp's file format, read header-only. GGUF does
  * not store its header's length, so the reader reads a first chunk and grows it while the resumable parser
  * (header-parser.ts) walks what has arrived; each further read covers the estimated rest of the header with a
- * margin (and at least doubles what is held), so even an 8 MB tokenizer takes a few sequential reads.
+ * margin (and grows what is held by half at least), so even an 8 MB tokenizer takes a few sequential reads.
  */
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding, ParsedHeader } from '../../model';
@@ -10,7 +10,7 @@ import { groupDigits } from '../../number-format';
 import type { SourceBytes } from '../source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../types';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
-import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, READ_AHEAD_FACTOR } from './limits';
+import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './limits';
 import { summarizeGguf } from './summary';
 import { alignUp, buildGgufColumns } from './validate';
 
@@ -31,10 +31,14 @@ export const ggufFormat: FormatReader = {
   read: readGguf,
 };
 
-/** How far the next read should reach: the estimated end with a margin, at least double what is held. */
+/**
+ * How far the next read should reach: the estimated end with a margin, and at least MIN_GROWTH times what is held,
+ * so reads grow geometrically when the estimate is poor, and a header that ends just past what is held costs at
+ * most MIN_GROWTH times its bytes.
+ */
 export function nextReadEnd(held: number, step: { needAtLeast: number; estimatedEnd: number }, cheap: boolean): number {
   const estimated = held + Math.max(0, step.estimatedEnd - held) * READ_AHEAD_FACTOR;
-  return Math.ceil(Math.max(step.needAtLeast, estimated, 2 * held, cheap ? LOCAL_FIRST_CHUNK : 0));
+  return Math.ceil(Math.max(step.needAtLeast, estimated, MIN_GROWTH * held, cheap ? LOCAL_FIRST_CHUNK : 0));
 }
 
 export async function readGguf(source: SourceBytes, options: LoadHeaderOptions): Promise<LoadedHeader> {

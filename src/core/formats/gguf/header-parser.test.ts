@@ -4,7 +4,7 @@ import type { ParseOutcome } from '../../model';
 import { referenceLoaderVerdict, tensorName } from '../../model';
 import { dtypeName } from '../../dtypes';
 import { GGML, buildGguf, str, strings, u32, type GgufTestFile } from '../../../testing/build-gguf';
-import { memoryReader, type ReaderMode } from '../../../testing/fuzz/memory-reader';
+import { memoryReader, sparseSource, type ReaderMode } from '../../../testing/fuzz/memory-reader';
 import { GgufHeaderParser } from './header-parser';
 import { MAX_ARRAY_LENGTH, MAX_KV_COUNT } from './limits';
 
@@ -151,5 +151,63 @@ describe('GGUF header reader', () => {
       const outcome = await read(file.subarray(0, length));
       expect(codes(outcome), `cut at ${length}`).toEqual(['gguf-truncated']);
     }
+  });
+});
+
+describe('GGUF header over Range', () => {
+  /** A Llama-3-shaped header: 128,256 tokens, their types, 280,147 merges, 291 tensor infos (about 7.8 MB). */
+  function llama3Header(): Uint8Array {
+    const tokens = Array.from({ length: 128_256 }, (_, id) => `tok${id.toString(36)}${'x'.repeat(id % 9)}`);
+    const merges = Array.from({ length: 280_147 }, (_, id) => `m${id.toString(36)} ${'y'.repeat(id % 11)}`);
+    const tensors = [];
+    for (let layer = 0; layer < 32; layer++) {
+      for (const part of [
+        'attn_q',
+        'attn_k',
+        'attn_v',
+        'attn_output',
+        'ffn_gate',
+        'ffn_up',
+        'ffn_down',
+        'attn_norm',
+        'ffn_norm',
+      ]) {
+        tensors.push({ name: `blk.${layer}.${part}.weight`, ne: [4096], type: GGML.F32 });
+      }
+    }
+    tensors.push({ name: 'token_embd.weight', ne: [4096], type: GGML.F32 });
+    return buildGguf({
+      kvs: [
+        ['general.architecture', str('llama')],
+        ['general.name', str('Llama 3 shaped')],
+        ['tokenizer.ggml.model', str('gpt2')],
+        ['tokenizer.ggml.tokens', strings(tokens)],
+        [
+          'tokenizer.ggml.token_type',
+          { type: 'array', elementType: 5, items: tokens.map(() => ({ type: 'i32', value: 1 })) },
+        ],
+        ['tokenizer.ggml.merges', strings(merges)],
+        ['tokenizer.ggml.bos_token_id', u32(128_000)],
+      ],
+      tensors,
+      dataBytes: 0,
+    });
+  }
+
+  it('reads an 8 MB header in at most 4 sequential requests and 1.5 times its bytes', async () => {
+    // The tensor data (4.9 GB of zeros here) follows the header, so nothing stops a read that overshoots.
+    const file = llama3Header();
+    const reader = memoryReader(sparseSource(file, file.length + 4_900_000_000), 'remote');
+    const loaded = await loadHeader(reader);
+    expect(loaded.outcome.kind).toBe('parsed');
+    const header = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
+    const dataStart = header?.dataStart ?? 0;
+    expect(dataStart).toBeGreaterThan(7_000_000);
+    expect(header?.gguf?.tokenizer).toMatchObject({ vocabSize: 128_256, merges: 280_147 });
+    expect(header?.gguf?.tokenizer?.special).toEqual([
+      { role: 'bos', id: 128_000, text: expect.stringMatching(/^tok/) },
+    ]);
+    expect(reader.reads.length).toBeLessThanOrEqual(4);
+    expect(loaded.bytesRead).toBeLessThanOrEqual(1.5 * dataStart);
   });
 });

@@ -46,3 +46,6 @@ export const LOCAL_FIRST_CHUNK = 1024 * 1024;
  * seen so far, and a read that falls short costs a whole round trip, while 20% more costs only bytes.
  */
 export const READ_AHEAD_FACTOR = 1.2;
+
+/** Least growth of the bytes held per further read: geometric, yet never more than 1.5 times the header's bytes. */
+export const MIN_GROWTH = 1.5;
