@@ -18,7 +18,7 @@ import { modelTitle } from './model-title';
 import { PACKED_UNKNOWN_FORMAT } from '../../core/analysis/quant/wording';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
 import './summary.css';
-import { checkpointIntegrity, formatLabel } from '../checkpoint/format-label';
+import { formatView } from '../formats/format-views';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
   const totals = result.totals;
@@ -29,7 +29,11 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const errors = findings.filter((finding) => finding.severity === 'error').length;
   const warnings = findings.filter((finding) => finding.severity === 'warning').length;
   const fileSize = result.fileSize;
-  const overhead = fileSize ? formatPercent(header.headerLength + 8, fileSize) : '—';
+  const view = formatView(header);
+  // Bytes before the tensor data; checkpoints (no single data start) count their pickle.
+  const overhead = fileSize
+    ? formatPercent(header.dataStart > 0 ? header.dataStart : header.headerLength, fileSize)
+    : '—';
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
   const network = result.network;
   const breakdown = useNetworkBreakdown(network);
@@ -74,7 +78,12 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         </h2>
       )}
       <p className="verdict-line" data-testid="verdict">
-        {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
+        {view.label && <span data-testid="file-format">{view.label} · </span>}
+        {view.verdictWords?.(header).map((word) => (
+          <span key={word} data-testid="format-word">
+            {word} ·{' '}
+          </span>
+        ))}
         <VerdictClauses result={result} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
         {plural(totals.tensors, 'tensor')} ·{' '}
@@ -83,7 +92,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
       <p className={`integrity ${verdict === 'accepts' && !shardProblem ? 'ok' : 'bad'}`} data-testid="integrity">
-        {checkpointIntegrity(header) ??
+        {view.integrity?.(header, verdict) ??
           (verdict !== 'accepts'
             ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
             : shardProblem
@@ -146,7 +155,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         />
         <Stat label="Data bytes" {...bytesFigure(header.dataBytes)} testId="stat-data-bytes" raw={header.dataBytes} />
         <Stat
-          label={header.format ? 'Pickle (data.pkl)' : 'Header'}
+          label={view.headerLabel}
           {...bytesFigure(header.headerLength)}
           testId="stat-header"
           raw={header.headerLength}
