@@ -3,7 +3,17 @@
  * e2e/.fixtures/ (some are multi-GB sparse files: they cost no disk). Deterministic: same bytes every run.
  * Usage: npm run fixtures [-- --samples-only]
  */
-import { mkdirSync, openSync, closeSync, ftruncateSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildHeaderBytes, buildSafetensors } from '../src/testing/build-safetensors';
@@ -18,6 +28,9 @@ import { EXTRA_FIXTURE_WRITERS } from './fixtures-extra';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SAMPLES_DIR = join(root, 'public', 'samples');
+/** GGUF files written by gguf-py (scripts/gguf-fixtures.py), committed. */
+const GGUF_FIXTURES_DIR = join(root, 'fixtures', 'gguf');
+const GGUF_SAMPLE = 'tiny-llama-Q4_K_M.gguf';
 export const E2E_FIXTURES_DIR = join(root, 'e2e', '.fixtures');
 
 /** Writes the header bytes and extends the file to its full size without writing the data (a sparse file). */
@@ -49,6 +62,8 @@ export function writeSamples(): void {
     buildSafetensors(comfy.tensors, { metadata: { format: 'pt' }, tensorData: comfy.tensorData }),
   );
   write(join(SAMPLES_DIR, 'damaged-truncated.safetensors'), damagedSample());
+  // Written by llama.cpp's gguf-py (scripts/gguf-fixtures.py) and committed, so no Python is needed here.
+  write(join(SAMPLES_DIR, GGUF_SAMPLE), readFileSync(join(GGUF_FIXTURES_DIR, GGUF_SAMPLE)));
 }
 
 export function writeE2eFixtures(): void {
@@ -59,6 +74,9 @@ export function writeE2eFixtures(): void {
   // A 14 GB model whose header alone is on disk: proves the app reads 8 + N bytes, not the file.
   const big = buildHeaderBytes(tinyLlamaTensors(4, 4096, 11008, 32000), { metadata: CLEAN_METADATA });
   writeSparse(join(E2E_FIXTURES_DIR, 'big-sparse.safetensors'), big.head, big.head.length + big.dataLength);
+  for (const file of readdirSync(GGUF_FIXTURES_DIR).filter((name) => name.endsWith('.gguf'))) {
+    write(join(E2E_FIXTURES_DIR, 'gguf', file), readFileSync(join(GGUF_FIXTURES_DIR, file)));
+  }
   for (const writer of EXTRA_FIXTURE_WRITERS) {
     writer(E2E_FIXTURES_DIR, { writeSparse, write });
   }

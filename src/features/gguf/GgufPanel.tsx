@@ -242,7 +242,7 @@ function KeysCard({ gguf }: { gguf: GgufSummary }) {
             {gguf.kvs.map((kv, index) => (
               <tr key={`${index}:${kv.key}`}>
                 <td className="mono">{kv.key}</td>
-                <td className="mono">
+                <td className="mono nowrap">
                   {kv.type === 'ARRAY' ? `${kv.elementType}[${groupDigits(kv.count ?? 0)}]` : kv.type}
                 </td>
                 <td className="mono gguf-value">{kv.value}</td>

@@ -38,8 +38,11 @@ export const MAX_LISTED_TOKENS = 256;
 /** Tokens one page request returns, so a page crosses to the page as one small message. */
 export const MAX_TOKEN_PAGE = 1_000;
 
-/** First read of a local GGUF header: local reads are cheap, so one slice covers most headers without a tokenizer. */
-export const LOCAL_FIRST_CHUNK = 1024 * 1024;
+/**
+ * Least first read of a local GGUF header after the 8-byte sniff: local reads are cheap, yet the reader should read
+ * about the header only (as it does remotely), so this stays near a small header's size.
+ */
+export const LOCAL_FIRST_CHUNK = 64 * 1024;
 
 /**
  * Margin over the estimated rest of the header in each further read: the estimate extrapolates the string lengths

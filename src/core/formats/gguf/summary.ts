@@ -16,6 +16,7 @@ const SPECIAL_ROLES = ['bos', 'eos', 'padding', 'unknown', 'eot', 'eom', 'sepera
 /** Shown name of each special-token role; the key spells "seperator" as llama.cpp does. */
 const ROLE_LABELS: Readonly<Record<string, string>> = { padding: 'pad', seperator: 'sep' };
 
+const FLOAT32 = 6;
 const TOKEN_TYPE_CONTROL = 3;
 const TOKEN_TYPE_USER_DEFINED = 4;
 
@@ -25,7 +26,7 @@ export function isArray(value: GgufValue): value is GgufArray {
 
 export function valueText(value: GgufValue, elementType?: number): string {
   if (isArray(value)) {
-    const items = value.sample.map((item) => valueText(item, value.elementType));
+    const items = value.sample.map((item) => itemText(item, value.elementType));
     const more = value.count > items.length ? ', …' : '';
     return `[${items.join(', ')}${more}]`;
   }
@@ -33,6 +34,21 @@ export function valueText(value: GgufValue, elementType?: number): string {
     return JSON.stringify(value);
   }
   return String(value);
+}
+
+/** FLOAT32 values as the shortest decimal that is the same float32 (1e-5, not 0.000009999999747378752). */
+function float32Text(value: number): string {
+  for (let digits = 1; digits <= 9; digits++) {
+    const short = Number(value.toPrecision(digits));
+    if (Math.fround(short) === value) {
+      return String(short);
+    }
+  }
+  return String(value);
+}
+
+function itemText(item: GgufValue, elementType: number): string {
+  return elementType === FLOAT32 && typeof item === 'number' ? float32Text(item) : valueText(item, elementType);
 }
 
 function kvSummary(kv: GgufKv): GgufKvSummary {
@@ -44,10 +60,11 @@ function kvSummary(kv: GgufKv): GgufKvSummary {
       elementType: valueTypeName(value.elementType),
       count: value.count,
       value: valueText(value),
-      items: value.sample.map((item) => valueText(item, value.elementType)),
+      items: value.sample.map((item) => itemText(item, value.elementType)),
     };
   }
-  return { key: kv.key, type: valueTypeName(kv.type), value: valueText(kv.value) };
+  const value = kv.type === FLOAT32 && typeof kv.value === 'number' ? float32Text(kv.value) : valueText(kv.value);
+  return { key: kv.key, type: valueTypeName(kv.type), value };
 }
 
 export function quantMix(columns: TensorColumns, unknownDtypes: ReadonlyMap<number, string>): GgufQuantMixEntry[] {
