@@ -130,8 +130,14 @@ export const DTYPE_BITS_BY_CODE: Float64Array = (() => {
 
 const DTYPE_CODE_BY_NAME: ReadonlyMap<string, number> = new Map(DTYPE_NAMES.map((dtype, code) => [dtype, code]));
 
-/** The code of a dtype name (a safetensors dtype or a ggml block type), or UNKNOWN_DTYPE_CODE. */
+/** The code of a safetensors dtype name, or UNKNOWN_DTYPE_CODE (a block type's name is not a safetensors dtype). */
 export function dtypeCode(name: string): number {
+  const code = DTYPE_CODE_BY_NAME.get(name);
+  return code !== undefined && code < DTYPES.length ? code : UNKNOWN_DTYPE_CODE;
+}
+
+/** The code of any dtype name the columns can hold: a safetensors dtype or a ggml block type (GGUF). */
+export function anyDtypeCode(name: string): number {
   return DTYPE_CODE_BY_NAME.get(name) ?? UNKNOWN_DTYPE_CODE;
 }
 

@@ -1,4 +1,5 @@
 /** Load lifecycle: idle → loading (progress, preview) → ready | error. One load at a time; a new one cancels. */
+import type { SectionPage, SectionPageRequest } from '../core/formats/types';
 import type { StateCreator } from 'zustand';
 import type { SerializedSourceError } from '../core/errors';
 import type { TensorColumns } from '../core/model';
@@ -6,6 +7,7 @@ import type { LocalFileEntry } from '../core/result';
 import type { LoadPhase, LoadResult, ShardProgress, SidecarsUpdate, SourceSpec, StallNotice } from '../core/result';
 import {
   fetchRawHeader,
+  fetchSectionPage,
   readSidecarsOnDemand as readSidecars,
   releaseLoad,
   type AnalysesUpdate,
@@ -46,6 +48,8 @@ export interface LoadSlice {
   openSample: (url: string, name: string, mark?: (file: File) => File) => Promise<void>;
   /** The current load's raw header bytes (8 + N), kept by the worker; null when there are none. */
   rawHeader: () => Promise<Uint8Array | null>;
+  /** A page of a format's long list (GGUF's tokens) for the current load, kept by the worker; null when none. */
+  sectionPage: (request: SectionPageRequest) => Promise<SectionPage | null>;
   /**
    * Reads, once, the sidecars the current load left for later (the config.json beside a Hub file or index URL)
    * and takes in the re-run analyses. The views that show what config.json says call it: the Memory, Model and
@@ -157,6 +161,11 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     rawHeader: async () => {
       const load = get().load;
       return load.status === 'ready' ? fetchRawHeader(load.result.loadId) : null;
+    },
+
+    sectionPage: async (request) => {
+      const load = get().load;
+      return load.status === 'ready' ? fetchSectionPage(load.result.loadId, request) : null;
     },
 
     readSidecarsOnDemand: () => {

@@ -3,6 +3,7 @@
  * registry or aggregate its shard set (load-shards.ts), and publish the result and the analyses (publish.ts).
  * parser.worker.ts only dispatches `open` here and keeps the rows publish hands it for table queries.
  */
+import type { SectionPage, SectionPageRequest } from '../core/formats/types';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { serializeError, SourceError } from '../core/errors';
 import { clearStepMarks, markStep } from '../lib/perf-marks';
@@ -31,6 +32,8 @@ export interface KeptLoad {
   columns: TensorColumns;
   names: string[];
   head: Uint8Array;
+  /** A page of a format's long list (GGUF's tokens), read from `head`. */
+  pageSection?: (request: SectionPageRequest) => SectionPage | null;
   /** Reads the sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
   readSidecars?: () => Promise<SidecarsUpdate | null>;
 }

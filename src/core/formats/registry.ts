@@ -7,7 +7,8 @@
 import { ggufFormat } from './gguf/format';
 import { pytorchFormat } from './pytorch/format';
 import { safetensorsFormat } from './safetensors';
-import type { FormatReader } from './types';
+import type { FormatReader, SectionPage, SectionPageRequest } from './types';
+import type { ParsedHeader } from '../model';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
 const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, ggufFormat, pytorchFormat];
@@ -42,4 +43,15 @@ export function formatByName(name: string): FormatReader | null {
       (reader) => reader !== safetensorsFormat && reader.extensions.some((extension) => lower.endsWith(extension)),
     ) ?? null
   );
+}
+
+/** A page of a format's long list (GGUF's tokens), from the reader that owns the header's format; null if none. */
+export function pageSection(header: ParsedHeader, head: Uint8Array, request: SectionPageRequest): SectionPage | null {
+  for (const reader of FORMAT_READERS) {
+    const page = reader.pageSection?.(header, head, request);
+    if (page) {
+      return page;
+    }
+  }
+  return null;
 }

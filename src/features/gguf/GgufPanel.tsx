@@ -9,6 +9,7 @@ import type { ParsedHeader } from '../../core/model';
 import { formatBytes, groupDigits, formatPercent } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { renderChatPreview, type ChatPreview } from './chat-preview';
+import { TokenBrowser } from './TokenBrowser';
 import './gguf.css';
 
 /** Added tokens listed before the rest fold behind "show all". */
@@ -154,6 +155,7 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
           </tbody>
         </table>
       )}
+      {tokenizer.vocabSize > 0 && <TokenBrowser total={tokenizer.vocabSize} />}
       {tokenizer.addedCount > 0 && (
         <div className="gguf-added" data-testid="gguf-added-tokens">
           <p>

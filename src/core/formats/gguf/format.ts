@@ -12,6 +12,7 @@ import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../types';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
 import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './limits';
 import { summarizeGguf } from './summary';
+import { tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';
 
 /** The magic and the version: enough to tell GGUF from anything else. */
@@ -29,6 +30,20 @@ export const ggufFormat: FormatReader = {
   sniffBytes: SNIFF_BYTES,
   sniff: (head) => isGgufMagic(head),
   read: readGguf,
+  pageSection: (header, head, request) => {
+    const tokens = header.gguf?.tokenizer?.tokens;
+    if (!header.gguf || !tokens || request.section !== 'tokens') {
+      return null;
+    }
+    const layout = { littleEndian: header.gguf.littleEndian, version: header.gguf.version };
+    const from = Math.max(0, Math.min(request.from, tokens.count));
+    return {
+      section: 'tokens',
+      from,
+      total: tokens.count,
+      items: tokenPage(head, layout, tokens, from, request.count),
+    };
+  },
 };
 
 /**

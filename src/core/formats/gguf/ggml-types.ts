@@ -3,7 +3,7 @@
  * `general.file_type` labels (llama.h `enum llama_ftype`). The byte sizes live in core/dtypes.ts, keyed by the same
  * names, so stats, tables and shard totals size GGUF tensors like any other.
  */
-import { DTYPE_BITS_BY_CODE, DTYPE_BLOCK_ELEMENTS, UNKNOWN_DTYPE_CODE, dtypeCode } from '../../dtypes';
+import { DTYPE_BITS_BY_CODE, DTYPE_BLOCK_ELEMENTS, UNKNOWN_DTYPE_CODE, anyDtypeCode } from '../../dtypes';
 
 /** ggml type id → name, as ggml spells it; null for ids ggml removed (Q4_2, Q4_3, the runtime-repacked layouts). */
 const GGML_TYPE_NAMES: ReadonlyArray<string | null> = [
@@ -65,7 +65,7 @@ export interface GgmlType {
 
 export function ggmlType(id: number): GgmlType {
   const name = id >= 0 && id < GGML_TYPE_NAMES.length ? GGML_TYPE_NAMES[id] : null;
-  const code = name === null ? UNKNOWN_DTYPE_CODE : dtypeCode(name);
+  const code = name === null ? UNKNOWN_DTYPE_CODE : anyDtypeCode(name);
   if (name === null || code === UNKNOWN_DTYPE_CODE) {
     return { name: null, code: UNKNOWN_DTYPE_CODE, block: 0, blockBytes: 0 };
   }
