@@ -19,6 +19,12 @@ test.describe('GGUF files', () => {
     await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
     await expect(page.getByTestId('gguf-chat-preview')).toContainText('<|start|>assistant');
     await expect(page.getByTestId('gguf-keys')).toContainText('general.file_type');
+    // The token list stays in the worker: pages arrive on demand.
+    await page.getByTestId('gguf-browse-tokens').click();
+    const browser = page.getByTestId('gguf-token-browser');
+    await expect(browser.getByRole('listitem').first()).toHaveText('"<unk>"');
+    await browser.getByRole('button', { name: 'Next ›' }).click();
+    await expect(browser.getByRole('listitem').first()).toHaveText('"aa"');
     watch.expectClean();
   });
 
