@@ -3,7 +3,18 @@
  * e2e/.fixtures/ (some are multi-GB sparse files: they cost no disk). Deterministic: same bytes every run.
  * Usage: npm run fixtures [-- --samples-only]
  */
-import { copyFileSync, mkdirSync, openSync, closeSync, ftruncateSync, writeFileSync, writeSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildHeaderBytes, buildSafetensors } from '../src/testing/build-safetensors';
@@ -18,6 +29,9 @@ import { EXTRA_FIXTURE_WRITERS } from './fixtures-extra';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const SAMPLES_DIR = join(root, 'public', 'samples');
+/** GGUF files written by gguf-py (scripts/gguf-fixtures.py), committed. */
+const GGUF_FIXTURES_DIR = join(root, 'fixtures', 'gguf');
+const GGUF_SAMPLE = 'tiny-llama-Q4_K_M.gguf';
 export const E2E_FIXTURES_DIR = join(root, 'e2e', '.fixtures');
 /** Real files written by torch (scripts/torch-fixtures.py), committed: the checkpoint samples are copies of two. */
 const TORCH_FIXTURES_DIR = join(root, 'fixtures', 'torch');
@@ -56,6 +70,8 @@ export function writeSamples(): void {
   for (const file of TORCH_SAMPLES) {
     copyFileSync(join(TORCH_FIXTURES_DIR, file), join(SAMPLES_DIR, file));
   }
+  // Written by llama.cpp's gguf-py (scripts/gguf-fixtures.py) and committed, so no Python is needed here.
+  write(join(SAMPLES_DIR, GGUF_SAMPLE), readFileSync(join(GGUF_FIXTURES_DIR, GGUF_SAMPLE)));
 }
 
 export function writeE2eFixtures(): void {
@@ -66,6 +82,9 @@ export function writeE2eFixtures(): void {
   // A 14 GB model whose header alone is on disk: proves the app reads 8 + N bytes, not the file.
   const big = buildHeaderBytes(tinyLlamaTensors(4, 4096, 11008, 32000), { metadata: CLEAN_METADATA });
   writeSparse(join(E2E_FIXTURES_DIR, 'big-sparse.safetensors'), big.head, big.head.length + big.dataLength);
+  for (const file of readdirSync(GGUF_FIXTURES_DIR).filter((name) => name.endsWith('.gguf'))) {
+    write(join(E2E_FIXTURES_DIR, 'gguf', file), readFileSync(join(GGUF_FIXTURES_DIR, file)));
+  }
   for (const writer of EXTRA_FIXTURE_WRITERS) {
     writer(E2E_FIXTURES_DIR, { writeSparse, write });
   }

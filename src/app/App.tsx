@@ -1,7 +1,7 @@
 /** The shell: toolbar, drop target, and the view for the current load status. */
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { DtypeChart } from '../features/charts/DtypeChart';
-import { CheckpointPanel } from '../features/checkpoint/CheckpointPanel';
+import { FORMAT_TABS, formatView } from '../features/formats/format-views';
 import { ComparePanel } from '../features/compare/ComparePanel';
 import { ExportMenu } from '../features/export/ExportMenu';
 import { FindingsPanel } from '../features/findings/FindingsPanel';
@@ -109,11 +109,13 @@ const ALWAYS = () => true;
 
 const TABS: Tab[] = [
   { id: 'tensors', label: 'Tensors', available: ALWAYS },
-  {
-    id: 'checkpoint',
-    label: 'Checkpoint',
-    available: (result) => result.outcome.kind === 'parsed' && result.outcome.header.pickle !== undefined,
-  },
+  // Each format's own tab (Checkpoint, GGUF), shown for files of that format.
+  ...FORMAT_TABS.map((tab) => ({
+    id: tab.id,
+    label: tab.label,
+    available: (result: LoadResult) =>
+      result.outcome.kind === 'parsed' && formatView(result.outcome.header).tab?.id === tab.id,
+  })),
   { id: 'modules', label: 'Modules', available: (result) => result.sections.moduleTree !== undefined },
   { id: 'dtypes', label: 'Dtypes', available: ALWAYS },
   { id: 'shards', label: 'Shards', available: (result) => result.shards !== undefined },
@@ -190,7 +192,8 @@ function ResultView({ result }: { result: LoadResult }) {
                 <TensorTable header={header} loadId={result.loadId} shards={result.shards} />
               </NextFrame>
             )}
-            {panel === 'checkpoint' && <CheckpointPanel header={header} fileName={result.source.name} />}
+            {formatView(header).tab?.id === panel &&
+              formatView(header).tab?.render({ header, fileName: result.source.name })}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
             {panel === 'dtypes' && <DtypeChart totals={result.totals} />}
             {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}

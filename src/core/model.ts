@@ -5,7 +5,7 @@
  * so a 250,000-tensor header costs a few megabytes and crosses the worker boundary as transferables.
  */
 import type { FindingCode } from './findings/codes';
-import type { CheckpointSummary, FileFormat, PickleSummary } from './formats/pytorch/checkpoint-types';
+import type { FileFormat, FormatSections } from './formats/sections';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -85,9 +85,15 @@ export const METADATA_VALUE_KINDS: readonly MetadataValueKind[] = [
   'array',
 ];
 
-export interface ParsedHeader {
-  /** N, from the 8-byte little-endian prefix. */
+export interface ParsedHeader extends FormatSections {
+  /** N, from the 8-byte little-endian prefix; for other formats the bytes before the tensor data. */
   headerLength: number;
+  /**
+   * File offset the tensor columns' begin/end count from (8 + N for safetensors, the aligned end of the tensor infos
+   * for GGUF); 0 where tensors have no offsets in one flat data region (PyTorch checkpoints). For a shard set, the
+   * first shard's.
+   */
+  dataStart: number;
   /** Total file size when known (local files always; remote files from Content-Range). */
   fileSize: number | null;
   tensors: TensorColumns;
@@ -105,12 +111,8 @@ export interface ParsedHeader {
   /** Sum of data spans as the header lays them out: the end of the last tensor. */
   dataBytes: number;
   findings: Finding[];
-  /** Absent means safetensors; PyTorch checkpoints say which container they came in. */
+  /** Absent means safetensors; other formats say which one (PyTorch checkpoints: which container). */
   format?: FileFormat;
-  /** PyTorch checkpoints: what the pickle imports and whether torch's weights-only loader would accept it. */
-  pickle?: PickleSummary;
-  /** PyTorch checkpoints: where the weights are, the other sections, tied weights and views. */
-  checkpoint?: CheckpointSummary;
 }
 
 /** A file that could not be read as safetensors at all: the findings explain what it is instead. */

@@ -1,5 +1,5 @@
 /** Totals per dtype: the numbers behind the summary, the dtype chart and the report. */
-import { DTYPES, UNKNOWN_DTYPE_CODE } from './dtypes';
+import { DTYPE_NAMES, UNKNOWN_DTYPE_CODE } from './dtypes';
 import type { TensorColumns } from './model';
 import { tensorBytes } from './table-query';
 
@@ -66,7 +66,7 @@ export function computeTotals(
     bytes += safeBytes;
   }
   const byDtype: Record<string, DtypeTotals> = {};
-  DTYPES.forEach((name, code) => {
+  DTYPE_NAMES.forEach((name, code) => {
     if (perCode[code].tensors > 0) {
       byDtype[name] = perCode[code];
     }

@@ -4,8 +4,9 @@
  * (source-loader.ts).
  */
 import type { StateCreator } from 'zustand';
+import type { SectionPage, SectionPageRequest } from '../core/formats/types';
 import type { LocalFileEntry, SidecarsUpdate, SourceSpec } from '../core/result';
-import { fetchRawHeader, readSidecarsOnDemand as readSidecars } from '../worker/client';
+import { fetchRawHeader, fetchSectionPage, readSidecarsOnDemand as readSidecars } from '../worker/client';
 import { createSourceLoader, withAnalyses, type SlotState } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep } from '../lib/perf-marks';
@@ -27,6 +28,8 @@ export interface LoadSlice {
   openSample: (url: string, name: string, mark?: (file: File) => File) => Promise<void>;
   /** The current load's raw header bytes (8 + N), kept by the worker; null when there are none. */
   rawHeader: () => Promise<Uint8Array | null>;
+  /** A page of a format's long list (GGUF's tokens) for the current load, kept by the worker; null when none. */
+  sectionPage: (request: SectionPageRequest) => Promise<SectionPage | null>;
   /**
    * Reads, once, the sidecars the current load left for later (the config.json beside a file or index URL)
    * and takes in the re-run analyses. The views that show what config.json says call it: the Memory, Model and
@@ -89,6 +92,11 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     rawHeader: async () => {
       const load = get().load;
       return load.status === 'ready' ? fetchRawHeader(load.result.loadId) : null;
+    },
+
+    sectionPage: async (request) => {
+      const load = get().load;
+      return load.status === 'ready' ? fetchSectionPage(load.result.loadId, request) : null;
     },
 
     readSidecarsOnDemand: () => {

@@ -8,6 +8,7 @@ import type { AppState } from './store';
 export const PANELS = [
   'tensors',
   'checkpoint',
+  'gguf',
   'modules',
   'dtypes',
   'quantization',

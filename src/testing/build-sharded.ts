@@ -264,6 +264,7 @@ export function parsedHeaderFromSpecs(
   const headerLength = options.headerLength ?? padHeader(headerJson(tensors, options.metadata), 8).length;
   return {
     headerLength,
+    dataStart: 8 + headerLength,
     fileSize: options.fileSize === undefined ? 8 + headerLength + dataLength : options.fileSize,
     tensors: columns,
     unknownDtypes,

@@ -219,14 +219,15 @@ export const FIXTURES: readonly FixtureCase[] = [
   },
   {
     file: 'model.gguf.safetensors',
-    description: 'A GGUF file with the wrong extension',
+    description: 'A GGUF file with the wrong extension, cut short: 5 tensor infos claimed, room for 1',
     bytes: () => {
       const bytes = new Uint8Array(64);
       bytes.set(encoder.encode('GGUF'));
       bytes.set([3, 0, 0, 0], 4);
+      bytes.set([5], 8);
       return bytes;
     },
-    expectCodes: ['gguf'],
+    expectCodes: ['gguf-truncated'],
     referenceAccepts: false,
   },
   {

@@ -2,6 +2,7 @@
  * Main-thread side of the worker protocol: one lazily created worker, request ids, cancellation, and promises.
  * Replies for requests nobody waits on any more (a newer load replaced them) are dropped here.
  */
+import type { SectionPage, SectionPageRequest } from '../core/formats/types';
 import type { SerializedSourceError } from '../core/errors';
 import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
@@ -151,6 +152,10 @@ function handle(message: WorkerResponse): void {
       pending.delete(message.id);
       entry.resolve(message.bytes);
       return;
+    case 'section-page':
+      pending.delete(message.id);
+      entry.resolve(message.page);
+      return;
     case 'sidecars-read':
       pending.delete(message.id);
       entry.resolve(message.update);
@@ -281,6 +286,11 @@ function request<T>(make: (id: number) => WorkerRequest): Promise<T> {
 
 export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
   return request((id) => ({ type: 'raw-header', id, loadId }));
+}
+
+/** A page of a format's long list (GGUF's tokens) that the worker keeps for load `loadId`. */
+export function fetchSectionPage(loadId: number, pageRequest: SectionPageRequest): Promise<SectionPage | null> {
+  return request((id) => ({ type: 'section-page', id, loadId, request: pageRequest }));
 }
 
 /** Reads the sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */

@@ -3,6 +3,7 @@
  * registry or aggregate its shard set (load-shards.ts), and publish the result and the analyses (publish.ts).
  * parser.worker.ts only dispatches `open` here and keeps the rows publish hands it for table queries.
  */
+import type { SectionPage, SectionPageRequest } from '../core/formats/types';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { serializeError, SourceError } from '../core/errors';
 import { clearStepMarks, markStep } from '../lib/perf-marks';
@@ -33,6 +34,8 @@ export interface KeptLoad {
   /** A checkpoint's storage key per row, for compare to know tied names and views. */
   storageKeys?: ReadonlyArray<string | null>;
   head: Uint8Array;
+  /** A page of a format's long list (GGUF's tokens), read from `head`. */
+  pageSection?: (request: SectionPageRequest) => SectionPage | null;
   /** Reads the sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
   readSidecars?: () => Promise<SidecarsUpdate | null>;
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */
@@ -205,7 +208,7 @@ async function loadSingle(
     onPreview: (rows) => session.post({ type: 'preview', id: session.id, rows }, columnBuffers(rows)),
   });
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
-  const location: DataLocation | null = parsed ? { reader, dataStart: 8 + parsed.headerLength } : null;
+  const location: DataLocation | null = parsed ? { reader, dataStart: parsed.dataStart } : null;
   return {
     ref,
     outcome: loaded.outcome,

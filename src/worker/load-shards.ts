@@ -72,7 +72,7 @@ export async function loadShardSet(
   targets.forEach((target, position) => {
     const outcome = outcomes[position];
     if (outcome.header && outcome.reader) {
-      locations.set(target.file, { reader: outcome.reader, dataStart: 8 + outcome.header.headerLength });
+      locations.set(target.file, { reader: outcome.reader, dataStart: outcome.header.dataStart });
     }
   });
   const stats = meter.stats();

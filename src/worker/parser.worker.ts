@@ -63,6 +63,11 @@ scope.onmessage = (event) => {
       post({ type: 'raw-header', id: request.id, bytes }, bytes ? [bytes.buffer] : []);
       break;
     }
+    case 'section-page': {
+      const load = kept.get(request.loadId);
+      post({ type: 'section-page', id: request.id, page: load?.pageSection?.(request.request) ?? null });
+      break;
+    }
     case 'read-sidecars':
       void readSidecars(request.id, request.loadId);
       break;

@@ -4,6 +4,7 @@
  * it so the client can drop stale ones. Typed arrays in results travel as transferables, never as structured
  * clones of per-tensor objects.
  */
+import type { SectionPage, SectionPageRequest } from '../core/formats/types';
 import type { SerializedSourceError } from '../core/errors';
 import type { Finding, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
@@ -30,6 +31,7 @@ export type WorkerRequest =
   | { type: 'cancel'; id: number }
   | { type: 'query'; id: number; loadId: number; query: TableQuery }
   | { type: 'raw-header'; id: number; loadId: number }
+  | { type: 'section-page'; id: number; loadId: number; request: SectionPageRequest }
   /** Reads the sidecars a kept load left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
   | { type: 'read-sidecars'; id: number; loadId: number }
   | { type: 'release'; loadId: number }
@@ -70,6 +72,7 @@ export type WorkerResponse =
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }
+  | { type: 'section-page'; id: number; page: SectionPage | null }
   /** null: the load is no longer kept, or had nothing left to read. */
   | { type: 'sidecars-read'; id: number; update: SidecarsUpdate | null }
   | { type: 'values-progress'; id: number; bytesRead: number; bytesTotal: number }

@@ -2,6 +2,7 @@
  * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the analyses, which
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
+import { pageSection } from '../core/formats/registry';
 import { runAnalyses } from '../core/analysis/registry';
 import type { AnalysisInput, Sidecars } from '../core/analysis/types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
@@ -59,6 +60,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   if (parsed && loaded.sidecarsOnDemand) {
     kept.readSidecars = sidecarReaderFor(loaded.sidecarsOnDemand, firstRun, loaded.network);
+  }
+  if (parsed) {
+    kept.pageSection = (request) => pageSection(parsed, loaded.head, request);
   }
   ctx.remember(kept);
   try {

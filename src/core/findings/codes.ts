@@ -5,6 +5,7 @@
  */
 import type { Severity } from '../model';
 import { CHECKPOINT_CODES } from './codes-checkpoint';
+import { GGUF_CODES } from './codes-gguf';
 import { INSIGHT_CODES } from './codes-insights';
 import { SHARD_CODES } from './codes-shards';
 
@@ -25,7 +26,6 @@ export const FINDING_CODES = {
   'html-page': spec('error', true, 'HTML page, not a model file'),
   'zip-archive': spec('error', true, 'ZIP archive (PyTorch .bin/.pt/.ckpt)'),
   pickle: spec('error', true, 'Python pickle'),
-  gguf: spec('error', true, 'GGUF file'),
   'empty-file': spec('error', true, 'Empty file'),
   // Header length and text.
   'header-too-large': spec('error', true, 'Header over the 100 MB cap'),
@@ -63,6 +63,7 @@ export const FINDING_CODES = {
   ...SHARD_CODES,
   ...INSIGHT_CODES,
   ...CHECKPOINT_CODES,
+  ...GGUF_CODES,
 } as const satisfies Record<string, CodeSpec>;
 
 export type FindingCode = keyof typeof FINDING_CODES;

@@ -26,7 +26,6 @@ const LFS_POINTER_MAX_BYTES = 1024;
 
 const LFS_POINTER_PREFIX = 'version https://git-lfs.github.com/spec/v1';
 const ZIP_LOCAL_FILE_MAGIC = [0x50, 0x4b, 0x03, 0x04];
-const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46];
 const PICKLE_PROTO_OPCODE = 0x80;
 /** Pickle protocols 2–5 start with PROTO n; 0 and 1 have no marker and are not recognised. */
 const PICKLE_MIN_PROTOCOL = 2;
@@ -166,16 +165,6 @@ const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
         ? makeFinding(
             'pickle',
             `This is a Python pickle (protocol ${bytes[1]}), as in legacy PyTorch .bin/.pt files: unpickling can run arbitrary code. Convert it with safetensors' convert script in a sandbox, or open the .safetensors version of the model.`,
-          )
-        : null,
-  },
-  {
-    id: 'gguf',
-    diagnose: (bytes) =>
-      startsWith(bytes, GGUF_MAGIC)
-        ? makeFinding(
-            'gguf',
-            'This is a GGUF file (llama.cpp format), not safetensors. Open it with a GGUF viewer; the Hugging Face Hub shows GGUF headers on the file page.',
           )
         : null,
   },

@@ -4,12 +4,14 @@
  * diagnosis: the "not safetensors" sniffers (not-safetensors.ts) say what the file is instead, or the safetensors
  * parser says why its header cannot be read. To add a format, see types.ts.
  */
+import { ggufFormat } from './gguf/format';
 import { pytorchFormat } from './pytorch/format';
 import { safetensorsFormat } from './safetensors';
-import type { FormatReader } from './types';
+import type { FormatReader, SectionPage, SectionPageRequest } from './types';
+import type { ParsedHeader } from '../model';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
-const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, pytorchFormat];
+const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, ggufFormat, pytorchFormat];
 
 export interface SniffContext {
   /** The file's size; null when unknown. */
@@ -54,3 +56,14 @@ export const READABLE_FORMATS: readonly ReadableFormat[] = FORMAT_READERS.map((r
   label: reader.label ?? reader.id,
   extensions: reader.usualExtensions ?? reader.extensions,
 }));
+
+/** A page of a format's long list (GGUF's tokens), from the reader that owns the header's format; null if none. */
+export function pageSection(header: ParsedHeader, head: Uint8Array, request: SectionPageRequest): SectionPage | null {
+  for (const reader of FORMAT_READERS) {
+    const page = reader.pageSection?.(header, head, request);
+    if (page) {
+      return page;
+    }
+  }
+  return null;
+}

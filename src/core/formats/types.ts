@@ -28,7 +28,7 @@
  *    loader; delete the diagnosis entry once nothing else relies on its message.
  * 4. Put the format's limits (bytes it may read, entries it may list) in its own module, each with its reason.
  */
-import type { Finding, ParseOutcome, TensorColumns } from '../model';
+import type { Finding, ParseOutcome, ParsedHeader, TensorColumns } from '../model';
 import type { SourceBytes } from './source-bytes';
 
 export interface LoadHeaderOptions {
@@ -46,6 +46,22 @@ export interface LoadedHeader {
   head: Uint8Array;
   /** Bytes this load read from the source (8 + N for a valid local safetensors file). */
   bytesRead: number;
+}
+
+/** A page of a long list a format keeps in the worker (GGUF's token list), asked for by the view on demand. */
+export interface SectionPageRequest {
+  /** Which list: `tokens` for GGUF. */
+  section: string;
+  from: number;
+  count: number;
+}
+
+export interface SectionPage {
+  section: string;
+  from: number;
+  /** Entries in the whole list. */
+  total: number;
+  items: string[];
 }
 
 export interface FormatReader {
@@ -69,6 +85,11 @@ export interface FormatReader {
   sniff(head: Uint8Array, size: number | null, options: { allowOversizedHeader?: boolean }): boolean;
   /** Reads and parses the header through `source`. See the module comment for the contract. */
   read(source: SourceBytes, options: LoadHeaderOptions): Promise<LoadedHeader>;
+  /**
+   * A page of a list too long to send with the result, read from the header bytes the worker keeps (`head`); null
+   * when `header` is not this format's or has no such list.
+   */
+  pageSection?(header: ParsedHeader, head: Uint8Array, request: SectionPageRequest): SectionPage | null;
 }
 
 /**

@@ -1,5 +1,8 @@
 /** The 8-byte little-endian u64 header length that starts every safetensors file. */
 
+/** Bytes of the length prefix: the safetensors data region starts at LENGTH_PREFIX_BYTES + N. */
+export const LENGTH_PREFIX_BYTES = 8;
+
 const TWO_POW_32 = 2 ** 32;
 /** High words at or above this put the length past 2^53, where a double stops counting every integer. */
 const FIRST_UNSAFE_HIGH_WORD = 2 ** 21;

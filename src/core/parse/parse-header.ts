@@ -13,7 +13,7 @@ import { HeaderScanner } from './header-scanner';
 import { invisibleNamesFinding } from './invisible-names';
 import { ScanFailure, findInvalidUtf8 } from './json-cursor';
 import { checkLayout } from './layout';
-import { readLengthPrefix, readLengthPrefixExact } from './length-prefix';
+import { LENGTH_PREFIX_BYTES, readLengthPrefix, readLengthPrefixExact } from './length-prefix';
 import {
   bomFinding,
   duplicateFieldFinding,
@@ -195,6 +195,7 @@ export function parseSafetensorsHeader(
   const header: ParsedHeader = {
     ...(effective ? { shadowedRows: shadowedRows(effective) } : {}),
     headerLength: info.headerLength,
+    dataStart: LENGTH_PREFIX_BYTES + info.headerLength,
     fileSize: info.fileSize,
     tensors: columns,
     unknownDtypes: scanner.unknownDtypes,

@@ -9,8 +9,10 @@ import {
   type Finding,
   type MetadataColumns,
   type ParseOutcome,
+  type ParsedHeader,
 } from '../model';
-import type { FileFormat } from '../formats/pytorch/checkpoint-types';
+import { ggufReport } from '../formats/gguf/report';
+import type { FileFormat } from '../formats/sections';
 import type { NetworkFigures } from '../result';
 import { computeTotals, type HeaderTotals } from '../stats';
 import { headlineParameters, parameterFigure, type ParameterFigure } from '../analysis/parameters';
@@ -41,7 +43,14 @@ export interface Report {
   source: ReportSource;
   /** The container the header was read from: safetensors, or a PyTorch checkpoint (zip, legacy stream, bare pickle). */
   format: FileFormat;
-  file: { size: number | null; headerLength: number | null; dataBytes: number | null; bytesRead: number };
+  file: {
+    size: number | null;
+    headerLength: number | null;
+    /** File offset of the first tensor byte (8 + headerLength for safetensors); null when rejected. */
+    dataStart: number | null;
+    dataBytes: number | null;
+    bytesRead: number;
+  };
   network?: NetworkFigures;
   tensors: HeaderTotals & { count: number };
   /** The headline figure: the model's parameters (each storage once), every tensor's stored elements, and how. */
@@ -67,6 +76,28 @@ export interface ReportInput {
   totals?: HeaderTotals;
 }
 
+/** Each format's own report sections, keyed by report key: undefined when the file has none. */
+const FORMAT_REPORT_SECTIONS: Readonly<Record<string, (parsed: ParsedHeader) => unknown>> = {
+  pickle: (parsed) => {
+    if (!parsed.pickle) {
+      return undefined;
+    }
+    const { weightsOnly, globals, dangerous, hazards, calls, callsTotal, opcodes, storages, protocol, pickleBytes } =
+      parsed.pickle;
+    return { weightsOnly, globals, dangerous, hazards, calls, callsTotal, opcodes, storages, protocol, pickleBytes };
+  },
+  checkpoint: (parsed) => {
+    if (!parsed.checkpoint) {
+      return undefined;
+    }
+    // Per-row storage details stay on screen; the report keeps the checkpoint's summary.
+    const { rows, ...summary } = parsed.checkpoint;
+    void rows;
+    return summary;
+  },
+  gguf: (parsed) => (parsed.gguf ? ggufReport(parsed.gguf) : undefined),
+};
+
 export function buildReport(input: ReportInput): Report {
   const { outcome } = input;
   const parsed = outcome.kind === 'parsed' ? outcome.header : null;
@@ -85,6 +116,7 @@ export function buildReport(input: ReportInput): Report {
     file: {
       size: parsed ? parsed.fileSize : outcome.kind === 'rejected' ? outcome.file.fileSize : null,
       headerLength: parsed ? parsed.headerLength : outcome.kind === 'rejected' ? outcome.file.headerLength : null,
+      dataStart: parsed ? parsed.dataStart : null,
       dataBytes: parsed ? parsed.dataBytes : null,
       bytesRead: input.bytesRead,
     },
@@ -111,27 +143,13 @@ export function buildReport(input: ReportInput): Report {
   if (input.network) {
     report.network = input.network;
   }
-  if (parsed?.pickle) {
-    const { weightsOnly, globals, dangerous, hazards, calls, callsTotal, opcodes, storages, protocol, pickleBytes } =
-      parsed.pickle;
-    report.pickle = {
-      weightsOnly,
-      globals,
-      dangerous,
-      hazards,
-      calls,
-      callsTotal,
-      opcodes,
-      storages,
-      protocol,
-      pickleBytes,
-    };
-  }
-  if (parsed?.checkpoint) {
-    // Per-row storage details stay on screen; the report keeps the checkpoint's summary.
-    const { rows, ...summary } = parsed.checkpoint;
-    void rows;
-    report.checkpoint = summary;
+  if (parsed) {
+    for (const [key, section] of Object.entries(FORMAT_REPORT_SECTIONS)) {
+      const value = section(parsed);
+      if (value !== undefined) {
+        report[key] = value;
+      }
+    }
   }
   for (const [key, value] of Object.entries(input.sections ?? {})) {
     if (value !== undefined && value !== null) {

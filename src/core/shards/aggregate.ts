@@ -7,7 +7,14 @@
  * with 500,000 problems still yields a short list. Tensor names are compared as UTF-8 bytes through hash tables;
  * no per-tensor objects are built, so 163 shards × thousands of tensors, or one 500k-entry index, stay cheap.
  */
-import { DTYPE_BITS_BY_CODE, DTYPES, SCALE_ONLY_DTYPES, UNKNOWN_DTYPE_CODE, dtypeName, type Dtype } from '../dtypes';
+import {
+  DTYPE_BITS_BY_CODE,
+  DTYPE_NAMES,
+  SCALE_ONLY_DTYPES,
+  UNKNOWN_DTYPE_CODE,
+  dtypeName,
+  type Dtype,
+} from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
@@ -657,7 +664,7 @@ function computeTotals(slots: readonly ShardSlot[], merged: Merged, index: Shard
     const rowBytes = tensorBytes(columns, row);
     const bytes = Number.isFinite(rowBytes) && rowBytes > 0 ? rowBytes : 0;
     elements += rowElements;
-    if (code === UNKNOWN_DTYPE_CODE || code >= DTYPES.length) {
+    if (code === UNKNOWN_DTYPE_CODE || code >= DTYPE_NAMES.length) {
       const key = unknownDtypes.get(row) ?? 'unknown';
       const total = unknown.get(key) ?? { tensors: 0, elements: 0, bytes: 0 };
       total.tensors++;
@@ -672,7 +679,7 @@ function computeTotals(slots: readonly ShardSlot[], merged: Merged, index: Shard
   }
   const byDtype: Record<string, DtypeTotal> = {};
   let parameterElements = 0;
-  for (let code = 0; code < DTYPES.length; code++) {
+  for (let code = 0; code < DTYPE_NAMES.length; code++) {
     const name = dtypeName(code);
     if (name && tensorsByCode[code] > 0) {
       byDtype[name] = { tensors: tensorsByCode[code], elements: elementsByCode[code], bytes: bytesByCode[code] };

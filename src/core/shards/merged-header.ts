@@ -31,6 +31,7 @@ export function mergedHeader(model: ShardedModel, firstHeader: ParsedHeader | nu
   }
   return {
     headerLength,
+    dataStart: firstHeader?.dataStart ?? 0,
     fileSize: model.totals.presentShards > 0 ? fileSize : null,
     tensors: model.columns,
     unknownDtypes: model.unknownDtypes,

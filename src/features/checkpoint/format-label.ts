@@ -1,5 +1,5 @@
 import type { ParsedHeader } from '../../core/model';
-import type { FileFormat } from '../../core/formats/pytorch/checkpoint-types';
+import type { FileFormat } from '../../core/formats/sections';
 
 /** How the verdict line and the Checkpoint tab name the container. */
 export function formatLabel(format: FileFormat | undefined): string {

@@ -20,6 +20,11 @@ export const SAMPLES: readonly Sample[] = [
     description: 'Per-layer comfy_quant configs, kept-in-BF16 norms.',
   },
   {
+    file: 'tiny-llama-Q4_K_M.gguf',
+    label: 'GGUF (llama.cpp, Q4_K_M)',
+    description: 'A tiny Llama GGUF written by gguf-py: K-quant mix, tokenizer, chat template.',
+  },
+  {
     file: 'damaged-truncated.safetensors',
     label: 'Damaged file',
     description: 'A truncated download with a gap and a bad dtype.',

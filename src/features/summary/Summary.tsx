@@ -17,9 +17,9 @@ import { networkClause, useNetworkBreakdown } from './NetworkBreakdown';
 import { modelTitle } from './model-title';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
 import './summary.css';
-import { checkpointIntegrity, formatLabel, pickleLabel } from '../checkpoint/format-label';
 import { headlineParameters, type HeadlineParameters } from '../../core/analysis/parameters';
 import { CheckpointSectionsLine } from './CheckpointSectionsLine';
+import { formatView } from '../formats/format-views';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
   const totals = result.totals;
@@ -30,7 +30,11 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const errors = findings.filter((finding) => finding.severity === 'error').length;
   const warnings = findings.filter((finding) => finding.severity === 'warning').length;
   const fileSize = result.fileSize;
-  const overhead = fileSize ? formatPercent(header.headerLength + 8, fileSize) : '—';
+  const view = formatView(header);
+  // Bytes before the tensor data; checkpoints (no single data start) count their pickle.
+  const overhead = fileSize
+    ? formatPercent(header.dataStart > 0 ? header.dataStart : header.headerLength, fileSize)
+    : '—';
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
   const network = result.network;
   const breakdown = useNetworkBreakdown(network);
@@ -82,7 +86,12 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         </h2>
       )}
       <p className="verdict-line" data-testid="verdict">
-        {header.format && <span data-testid="file-format">{formatLabel(header.format)} · </span>}
+        {view.label && <span data-testid="file-format">{view.label} · </span>}
+        {view.verdictWords?.(header).map((word) => (
+          <span key={word} data-testid="format-word">
+            {word} ·{' '}
+          </span>
+        ))}
         <VerdictClauses result={result} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
         {plural(totals.tensors, 'tensor')} · <ParameterClause headline={headline} /> ·{' '}
@@ -90,7 +99,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
       <p className={`integrity ${verdict === 'accepts' && !shardProblem ? 'ok' : 'bad'}`} data-testid="integrity">
-        {checkpointIntegrity(header) ??
+        {view.integrity?.(header, verdict) ??
           (verdict !== 'accepts'
             ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
             : shardProblem
@@ -146,34 +155,20 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           testId="stat-stored-elements"
           raw={totals.elements}
         />
-        {header.pickle ? (
-          <>
-            <Stat
-              label="Storage bytes"
-              {...bytesFigure(header.dataBytes)}
-              title={`${groupDigits(header.dataBytes)} bytes in ${plural(header.pickle.storages, 'storage')}, each counted once however many names point into it`}
-              testId="stat-data-bytes"
-              raw={header.dataBytes}
-            />
-            <Stat
-              label={pickleLabel(header.format)}
-              {...bytesFigure(header.headerLength)}
-              testId="stat-header"
-              raw={header.headerLength}
-            />
-          </>
-        ) : (
-          <>
-            <Stat
-              label="Data bytes"
-              {...bytesFigure(header.dataBytes)}
-              testId="stat-data-bytes"
-              raw={header.dataBytes}
-            />
-            <Stat label="Header" {...bytesFigure(header.headerLength)} testId="stat-header" raw={header.headerLength} />
-            <Stat label="Header overhead" value={overhead} />
-          </>
-        )}
+        <Stat
+          label={view.dataLabel ?? 'Data bytes'}
+          {...bytesFigure(header.dataBytes)}
+          title={view.dataTitle?.(header)}
+          testId="stat-data-bytes"
+          raw={header.dataBytes}
+        />
+        <Stat
+          label={view.headerLabel}
+          {...bytesFigure(header.headerLength)}
+          testId="stat-header"
+          raw={header.headerLength}
+        />
+        {view.showsHeaderOverhead !== false && <Stat label="Header overhead" value={overhead} />}
         <Stat label="Bytes read" {...bytesFigure(result.bytesRead)} testId="stat-bytes-read" raw={result.bytesRead} />
       </dl>
       {quantization && !header.checkpoint && parameters !== null && parameters !== totals.elements && (

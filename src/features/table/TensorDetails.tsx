@@ -13,6 +13,7 @@ import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { ShapeText } from '../../lib/ShapeText';
 import { ValuesPanel } from '../values/ValuesPanel';
+import { formatView } from '../formats/format-views';
 
 function largestAlignment(offset: number): string {
   if (!Number.isFinite(offset)) {
@@ -26,29 +27,13 @@ function largestAlignment(offset: number): string {
   return `not 8-byte aligned (offset mod 8 = ${offset % 8})`;
 }
 
-/** Where a checkpoint tensor lives: its storage, element offset and strides (checkpoints have no flat data region). */
-function CheckpointStorage({ header, row }: { header: ParsedHeader; row: number }) {
-  const rows = header.checkpoint?.rows;
-  const storage = rows?.storage[row];
-  const stride = rows?.stride[row] ?? [];
-  return (
-    <div className="wide" data-testid="tensor-storage">
-      <dt>Storage</dt>
-      <dd>
-        {storage === null || storage === undefined ? 'none (meta tensor)' : `data/${storage}`}, offset{' '}
-        {groupDigits(rows?.offset[row] ?? 0)} elements, stride [{stride.join(', ')}]
-        {header.checkpoint?.views.includes(tensorName(header.tensors, row)) ? ' (a view: needs .contiguous())' : ''}
-      </dd>
-    </div>
-  );
-}
-
 export function TensorDetails({ header, row, shards }: { header: ParsedHeader; row: number; shards?: ShardInfo }) {
   const selectRow = useAppStore((state) => state.selectRow);
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [row]);
   const columns = header.tensors;
-  const dataStart = 8 + header.headerLength;
+  const dataStart = header.dataStart;
+  const view = formatView(header);
   const absolute = dataStart + columns.begin[row];
   const bits = elementBits(columns, row);
   const elementBytes = bits / 8;
@@ -108,9 +93,9 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
           <dt>Bytes</dt>
           <dd>{formatBytes(tensorBytes(columns, row))}</dd>
         </div>
-        {header.format !== undefined ? (
-          // PyTorch checkpoints keep tensors in separate storages, not in one flat data region.
-          <CheckpointStorage header={header} row={row} />
+        {view.tensorFacts?.({ header, row })}
+        {view.tensorLocation ? (
+          view.tensorLocation({ header, row })
         ) : (
           <>
             <div className="wide">

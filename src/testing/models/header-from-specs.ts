@@ -68,6 +68,7 @@ export function headerFromSpecs(specs: readonly TensorSpec[], options: HeaderFro
 
   return {
     headerLength: 0,
+    dataStart: 8,
     fileSize: options.fileSize ?? null,
     tensors: { count, nameBytes, nameStarts, dtype, shapeStarts, dims, begin, end, elements },
     unknownDtypes,

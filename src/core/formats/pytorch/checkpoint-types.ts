@@ -3,8 +3,6 @@ import type { CheckpointSection, ScalarEntry } from './anatomy';
 import type { GlobalRisk } from './safety';
 import type { RecordedCall } from './call-recorder';
 
-export type FileFormat = 'safetensors' | 'pytorch-zip' | 'pytorch-legacy' | 'pickle';
-
 export interface PickleGlobalSummary {
   module: string;
   name: string;

@@ -13,7 +13,8 @@ import { concatChunks } from '../../bytes/concat';
 import { makeFinding } from '../../findings/make-finding';
 import { metadataColumns, type Finding, type ParsedHeader, type ParseOutcome } from '../../model';
 import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
-import type { CheckpointSummary, FileFormat, PickleSummary } from './checkpoint-types';
+import type { FileFormat } from '../sections';
+import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
 import { buildTensorColumns } from './columns';
 import {
   LOCAL_TAIL_READ_BYTES,
@@ -442,6 +443,8 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   }
   return {
     headerLength: pickle.pickleBytes,
+    // Tensors live in separate storages (begin/end are NaN), not at offsets from one data start.
+    dataStart: 0,
     fileSize,
     tensors: built.columns,
     unknownDtypes: built.unknownDtypes,

@@ -1,0 +1,57 @@
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { fixturePath, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+
+const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
+
+test.describe('GGUF files', () => {
+  test('a local GGUF: verdict with the quant label, the GGUF tab, the tensor table in ggml types', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath(TINY));
+    const verdict = page.getByTestId('verdict');
+    await expect(verdict).toContainText('GGUF · llama · Tiny Llama · 2x256 · Q4_K_M');
+    await expect(page.getByTestId('integrity')).toContainText("llama.cpp's loader would accept it");
+    await expect(page.getByRole('gridcell', { name: 'Q4_K' }).first()).toBeVisible();
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    const mix = page.getByTestId('gguf-quant-mix');
+    await expect(mix.getByRole('row').nth(1)).toContainText(/Q4_K\s*8\s*240 KB.*4\.5/);
+    await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
+    await expect(page.getByTestId('gguf-chat-preview')).toContainText('<|start|>assistant');
+    await expect(page.getByTestId('gguf-keys')).toContainText('general.file_type');
+    // The token list stays in the worker: pages arrive on demand.
+    await page.getByTestId('gguf-browse-tokens').click();
+    const browser = page.getByTestId('gguf-token-browser');
+    await expect(browser.getByRole('listitem').first()).toHaveText('"<unk>"');
+    await browser.getByRole('button', { name: 'Next ›' }).click();
+    await expect(browser.getByRole('listitem').first()).toHaveText('"aa"');
+    watch.expectClean();
+  });
+
+  test('a remote GGUF reads its header over Range, not the weights', async ({ page }) => {
+    const watch = watchPage(page);
+    const tag = `t=${uniqueTag('gguf-remote')}`;
+    await openApp(page);
+    await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(`${ORIGIN_A}/range/${TINY}?${tag}`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.getByTestId('verdict')).toContainText('GGUF · llama');
+    const log = await serverLog(tag);
+    const sent = log.reduce((total, entry) => total + entry.bytesSent, 0);
+    expect(log.every((entry) => entry.status === 206)).toBe(true);
+    expect(sent).toBeLessThan(readFileSync(fixturePath(TINY)).length / 2);
+    watch.expectClean();
+  });
+
+  test('a GGUF cut inside its header ends in a clear message', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const cut = readFileSync(fixturePath(TINY)).subarray(0, 3000);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles({ name: 'cut.gguf', mimeType: 'application/octet-stream', buffer: cut });
+    await expect(page.locator('[data-code="gguf-truncated"]')).toContainText(/truncated|ends inside its header/);
+    await expect(page.getByText("llama.cpp's GGUF loader")).toBeVisible();
+    watch.expectClean();
+  });
+});

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Writes the GGUF test fixtures with llama.cpp's own writer (gguf-py's GGUFWriter) into fixtures/gguf/, and beside
+each file a JSON of what gguf-py's GGUFReader reads from it, so the TypeScript reader is checked against the real
+producer and the real reader without Python in CI.
+
+    pip install gguf numpy && python3 scripts/gguf-fixtures.py
+
+Deterministic: the same gguf-py version writes the same bytes. K-quant and IQ blocks are written as raw bytes of
+the right block size (gguf-py 0.19 cannot quantize them); header-only readers see the same thing either way.
+"""
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from gguf import GGUFEndian, GGUFReader, GGUFValueType, GGUFWriter, GGMLQuantizationType as T, quants
+from gguf.constants import GGML_QUANT_SIZES
+
+OUT = Path(__file__).resolve().parent.parent / "fixtures" / "gguf"
+
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "{{ '<|start|>' + message['role'] + '\\n' + message['content'] + '<|end|>\\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|start|>assistant\\n' }}{% endif %}"
+)
+
+HIDDEN = 256
+FF = 256
+KV = 64
+LAYERS = 2
+
+
+def tokenizer(writer: GGUFWriter) -> None:
+    specials = ["<unk>", "<s>", "</s>", "<pad>", "<|start|>", "<|end|>"]
+    letters = [chr(c) for c in range(ord("a"), ord("z") + 1)]
+    pairs = [a + b for a in "etaoinsh" for b in "etaoinsh"]
+    tokens = specials + letters + pairs + [f"tok{i}" for i in range(320 - len(specials) - len(letters) - len(pairs))]
+    types = [3, 3, 3, 3, 3, 3] + [1] * (len(tokens) - 6)
+    types[-1] = 4  # one user-defined added token
+    writer.add_tokenizer_model("gpt2")
+    writer.add_tokenizer_pre("llama-bpe")
+    writer.add_token_list(tokens)
+    writer.add_token_types(types)
+    writer.add_token_merges([f"{p[0]} {p[1]}" for p in pairs])
+    writer.add_bos_token_id(1)
+    writer.add_eos_token_id(2)
+    writer.add_pad_token_id(3)
+    writer.add_add_bos_token(True)
+    writer.add_chat_template(CHAT_TEMPLATE)
+
+
+def quantized(shape: tuple[int, ...], qtype: T) -> tuple[np.ndarray, T | None]:
+    """Real quantization where gguf-py has it, else raw blocks of the right size (patterned, so git compresses them)."""
+    # A smooth periodic signal rather than noise: real quantization still runs, and git stores the repeats cheaply.
+    data = (np.sin(np.arange(int(np.prod(shape)), dtype=np.float32) / 7.0) * 0.02).reshape(shape)
+    if qtype == T.F32:
+        return data, None
+    if qtype == T.F16:
+        return data.astype(np.float16), None
+    try:
+        return quants.quantize(data, qtype), qtype
+    except NotImplementedError:
+        block, size = GGML_QUANT_SIZES[qtype]
+        rows = int(np.prod(shape[:-1]))
+        raw = np.tile(np.arange(size, dtype=np.uint8), (rows, shape[-1] // block))
+        return raw.reshape(*shape[:-1], shape[-1] // block * size), qtype
+
+
+def add(writer: GGUFWriter, name: str, shape: tuple[int, ...], qtype: T) -> None:
+    data, raw_dtype = quantized(shape, qtype)
+    writer.add_tensor(name, data, raw_dtype=raw_dtype)
+
+
+def llama_tensors(writer: GGUFWriter) -> None:
+    add(writer, "token_embd.weight", (320, HIDDEN), T.Q4_0)
+    for i in range(LAYERS):
+        # llama-quantize's Q4_K_M: attn_v and ffn_down get Q6_K in the first and last layers.
+        add(writer, f"blk.{i}.attn_norm.weight", (HIDDEN,), T.F32)
+        add(writer, f"blk.{i}.attn_q.weight", (HIDDEN, HIDDEN), T.Q4_K)
+        add(writer, f"blk.{i}.attn_k.weight", (KV, HIDDEN), T.Q4_K)
+        add(writer, f"blk.{i}.attn_v.weight", (KV, HIDDEN), T.Q6_K)
+        add(writer, f"blk.{i}.attn_output.weight", (HIDDEN, HIDDEN), T.Q8_0)
+        add(writer, f"blk.{i}.ffn_norm.weight", (HIDDEN,), T.F32)
+        add(writer, f"blk.{i}.ffn_gate.weight", (FF, HIDDEN), T.Q4_K)
+        add(writer, f"blk.{i}.ffn_up.weight", (FF, HIDDEN), T.Q4_K)
+        add(writer, f"blk.{i}.ffn_down.weight", (HIDDEN, FF), T.Q6_K)
+    add(writer, "output_norm.weight", (HIDDEN,), T.F32)
+    add(writer, "rope_freqs.weight", (32,), T.F16)
+    add(writer, "output.weight", (320, HIDDEN), T.Q6_K)
+
+
+def llama_keys(writer: GGUFWriter, name: str) -> None:
+    writer.add_name(name)
+    writer.add_size_label("2x256")
+    writer.add_file_type(15)  # LLAMA_FTYPE_MOSTLY_Q4_K_M
+    writer.add_quantization_version(2)
+    writer.add_context_length(2048)
+    writer.add_embedding_length(HIDDEN)
+    writer.add_block_count(LAYERS)
+    writer.add_feed_forward_length(FF)
+    writer.add_head_count(4)
+    writer.add_head_count_kv(1)
+    writer.add_rope_freq_base(500000.0)
+    writer.add_layer_norm_rms_eps(1e-5)
+    writer.add_array("general.tags", ["test", "tiny"])
+    writer.add_key_value("general.checksum_u64", 2**60 + 7, GGUFValueType.UINT64)
+    writer.add_key_value("general.offset_i64", -(2**40), GGUFValueType.INT64)
+    writer.add_key_value("general.scale_f64", 0.125, GGUFValueType.FLOAT64)
+    writer.add_key_value("general.small_i8", -3, GGUFValueType.INT8)
+    writer.add_key_value("general.small_u16", 65535, GGUFValueType.UINT16)
+    writer.add_key_value("general.small_i16", -2, GGUFValueType.INT16)
+    tokenizer(writer)
+
+
+def write(path: Path, build, **options) -> None:
+    writer = GGUFWriter(path, "llama", **options)
+    build(writer)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+def reader_view(path: Path) -> dict:
+    """What gguf-py's GGUFReader reads: keys with their types and values, tensors with types, shapes and offsets."""
+    reader = GGUFReader(path)
+    keys = {}
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF."):
+            continue
+        types = [t.name for t in field.types]
+        if field.types[0] == GGUFValueType.ARRAY:
+            value = {"count": len(field.data)}
+            if len(field.data) <= 16 or field.types[-1] != GGUFValueType.STRING:
+                value["first"] = [v if not isinstance(v, float) else float(v) for v in field.contents()[:8]]
+            else:
+                value["first"] = field.contents()[:8]
+        else:
+            value = field.contents()
+            if isinstance(value, float):
+                value = float(value)
+            if isinstance(value, int) and abs(value) > 2**53:
+                value = str(value)
+        keys[field.name] = {"types": types, "value": value}
+    tensors = [
+        {
+            "name": t.name,
+            "type": t.tensor_type.name,
+            "ne": [int(d) for d in t.shape],
+            "elements": int(t.n_elements),
+            "bytes": int(t.n_bytes),
+            "fileOffset": int(t.data_offset),
+        }
+        for t in reader.tensors
+    ]
+    return {
+        "file": path.name,
+        "byteOrder": reader.byte_order,
+        "alignment": reader.alignment,
+        "dataStart": reader.data_offset,
+        "keys": keys,
+        "tensors": tensors,
+    }
+
+
+def all_types(writer: GGUFWriter) -> None:
+    writer.add_name("every ggml type gguf-py knows")
+    for qtype in T:
+        block, size = GGML_QUANT_SIZES[qtype]
+        shape = (2, block * 2) if block > 1 else (2, 8)
+        data, raw = quantized(shape, qtype) if qtype in (T.F32, T.F16) else (None, None)
+        if data is None:
+            data = np.tile(np.arange(size, dtype=np.uint8), (2, 2))
+            raw = qtype
+        writer.add_tensor(f"t.{qtype.name.lower()}", data, raw_dtype=raw)
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    written = []
+    tiny = OUT / "tiny-llama-Q4_K_M.gguf"
+    write(tiny, lambda w: (llama_keys(w, "Tiny Llama"), llama_tensors(w)))
+    written.append(tiny)
+    big = OUT / "tiny-llama-big-endian.gguf"
+    write(big, lambda w: (llama_keys(w, "Tiny Llama (big-endian)"), llama_tensors(w)), endianess=GGUFEndian.BIG)
+    written.append(big)
+    types = OUT / "all-types.gguf"
+    write(types, all_types)
+    written.append(types)
+    split_base = OUT / "tiny-llama-split.gguf"
+    writer = GGUFWriter(split_base, "llama", split_max_tensors=12)
+    llama_keys(writer, "Tiny Llama (split)")
+    llama_tensors(writer)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    written += sorted(OUT.glob("tiny-llama-split-*-of-*.gguf"))
+    for path in written:
+        view = reader_view(path)
+        path.with_suffix(".gguf-py.json").write_text(json.dumps(view, indent=1, ensure_ascii=False) + "\n")
+        print(f"{path.name}: {path.stat().st_size} bytes, {len(view['tensors'])} tensors", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

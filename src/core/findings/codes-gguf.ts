@@ -1,0 +1,33 @@
+/**
+ * Finding codes for GGUF files read by src/core/formats/gguf/. For these files "the reference loader" is llama.cpp's
+ * (ggml `gguf_init_from_reader` plus llama.cpp's bounds check): refusedByReference says whether it refuses a file
+ * with the finding. docs/findings-gguf.md documents each code.
+ */
+import type { Severity } from '../model';
+
+function spec(severity: Severity, refusedByReference: boolean, title: string) {
+  return { severity, refusedByReference, title };
+}
+
+export const GGUF_CODES = {
+  'gguf-unsupported-version': spec('error', true, 'GGUF version this reader and llama.cpp do not know'),
+  'gguf-old-version': spec('error', true, 'GGUF version 1, which llama.cpp no longer loads'),
+  'gguf-big-endian': spec('warning', true, 'Big-endian GGUF'),
+  'gguf-truncated': spec('error', true, 'GGUF header cut short'),
+  'gguf-limit-exceeded': spec('error', false, "Past one of this reader's safety caps"),
+  'gguf-invalid-value-type': spec('error', true, 'Metadata value of an undefined type'),
+  'gguf-nested-array': spec('error', true, 'Array of arrays in the metadata'),
+  'gguf-empty-key': spec('error', true, 'Empty metadata key'),
+  'gguf-duplicate-key': spec('error', true, 'Metadata key repeated'),
+  'gguf-bad-alignment': spec('error', true, 'general.alignment is not a UINT32 power of two'),
+  'gguf-too-many-dims': spec('error', true, 'Tensor with more than 4 dimensions'),
+  'gguf-invalid-shape': spec('error', true, 'Tensor dimension beyond 2^53'),
+  'gguf-unknown-type': spec('error', true, 'Unknown ggml tensor type'),
+  'gguf-partial-block': spec('error', true, 'Rows are not whole quantization blocks'),
+  'gguf-name-too-long': spec('error', true, "Tensor name longer than ggml's 63 bytes"),
+  'gguf-duplicate-tensor': spec('error', true, 'Tensor name repeated'),
+  'gguf-misaligned-offset': spec('error', true, 'Tensor offset not aligned'),
+  'gguf-gap': spec('error', true, 'Unexplained bytes between tensors'),
+  'gguf-overlap': spec('error', true, 'Tensors overlap or are out of order'),
+  'gguf-offset-out-of-bounds': spec('error', true, 'Tensor data past the end of the file'),
+} as const satisfies Record<string, { severity: Severity; refusedByReference: boolean; title: string }>;

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadHeader } from '../../load-header';
+import { buildReport } from '../../report/build-report';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
+
+const FILE = fileURLToPath(new URL('../../../../fixtures/gguf/tiny-llama-Q4_K_M.gguf', import.meta.url));
+
+describe('GGUF report', () => {
+  it('names the format, the data start, the ggml types and the gguf section', async () => {
+    const bytes = new Uint8Array(readFileSync(FILE));
+    const loaded = await loadHeader(memoryReader(bytes, 'local'));
+    const report = buildReport({ source: { kind: 'file', name: 'tiny.gguf' }, outcome: loaded.outcome, bytesRead: 1 });
+    expect(report.format).toBe('gguf');
+    expect(report.file.dataStart).toBe(8704);
+    expect(Object.keys(report.tensors.byDtype).sort()).toEqual(['F16', 'F32', 'Q4_0', 'Q4_K', 'Q6_K', 'Q8_0']);
+    expect(report.tensors.byDtype.Q4_K).toEqual({ tensors: 8, elements: 425_984, bytes: 239_616 });
+    expect(report.tensors.bytes).toBe(
+      Object.values(report.tensors.byDtype).reduce((total, entry) => total + entry.bytes, 0),
+    );
+    expect(report.referenceLoader).toBe('accepts');
+    expect(report.gguf).toMatchObject({
+      version: 3,
+      kvCount: 30,
+      architecture: 'llama',
+      name: 'Tiny Llama',
+      fileType: 'Q4_K_M',
+      contextLength: 2048,
+      blockCount: 2,
+      alignment: 32,
+      tokenizer: { model: 'gpt2', vocabSize: 320, bos: { id: 1, text: '<s>' }, eos: { id: 2, text: '</s>' } },
+    });
+    expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * The small summary of a GGUF header that travels to the page: every key with its type and a display value, the
+ * well-known keys picked out, the tokenizer (special and added tokens with their text, resolved here in the worker
+ * from the token list, which itself stays in the worker), the chat template and the per-type mix of the tensors.
+ */
+import { DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE, dtypeName } from '../../dtypes';
+import type { TensorColumns } from '../../model';
+import { GGUF_TYPE_ARRAY, fileTypeLabel, valueTypeName } from './ggml-types';
+import type { GgufArray, GgufKv, GgufRawHeader, GgufValue } from './header-parser';
+import { MAX_LISTED_TOKENS } from './limits';
+import { readStrings } from './token-pages';
+import type { GgufKvSummary, GgufQuantMixEntry, GgufSpecialToken, GgufSummary, GgufTokenizerSummary } from './types';
+
+const SPECIAL_ROLES = ['bos', 'eos', 'padding', 'unknown', 'eot', 'eom', 'seperator', 'cls', 'mask'] as const;
+
+/** Shown name of each special-token role; the key spells "seperator" as llama.cpp does. */
+const ROLE_LABELS: Readonly<Record<string, string>> = { padding: 'pad', seperator: 'sep' };
+
+const FLOAT32 = 6;
+const TOKEN_TYPE_CONTROL = 3;
+const TOKEN_TYPE_USER_DEFINED = 4;
+
+export function isArray(value: GgufValue): value is GgufArray {
+  return typeof value === 'object';
+}
+
+export function valueText(value: GgufValue, elementType?: number): string {
+  if (isArray(value)) {
+    const items = value.sample.map((item) => itemText(item, value.elementType));
+    const more = value.count > items.length ? ', …' : '';
+    return `[${items.join(', ')}${more}]`;
+  }
+  if (typeof value === 'string' && elementType !== undefined) {
+    return JSON.stringify(value);
+  }
+  return String(value);
+}
+
+/** FLOAT32 values as the shortest decimal that is the same float32 (1e-5, not 0.000009999999747378752). */
+function float32Text(value: number): string {
+  for (let digits = 1; digits <= 9; digits++) {
+    const short = Number(value.toPrecision(digits));
+    if (Math.fround(short) === value) {
+      return String(short);
+    }
+  }
+  return String(value);
+}
+
+function itemText(item: GgufValue, elementType: number): string {
+  return elementType === FLOAT32 && typeof item === 'number' ? float32Text(item) : valueText(item, elementType);
+}
+
+function kvSummary(kv: GgufKv): GgufKvSummary {
+  if (isArray(kv.value)) {
+    const { value } = kv;
+    return {
+      key: kv.key,
+      type: valueTypeName(GGUF_TYPE_ARRAY),
+      elementType: valueTypeName(value.elementType),
+      count: value.count,
+      value: valueText(value),
+      items: value.sample.map((item) => itemText(item, value.elementType)),
+    };
+  }
+  const value = kv.type === FLOAT32 && typeof kv.value === 'number' ? float32Text(kv.value) : valueText(kv.value);
+  return { key: kv.key, type: valueTypeName(kv.type), value };
+}
+
+export function quantMix(columns: TensorColumns, unknownDtypes: ReadonlyMap<number, string>): GgufQuantMixEntry[] {
+  const mix = new Map<string, GgufQuantMixEntry>();
+  for (let row = 0; row < columns.count; row++) {
+    const code = columns.dtype[row];
+    const type = code === UNKNOWN_DTYPE_CODE ? (unknownDtypes.get(row) ?? 'unknown') : (dtypeName(code) ?? 'unknown');
+    const entry = mix.get(type) ?? { type, tensors: 0, bytes: 0, elements: 0, bitsPerWeight: 0 };
+    const elements = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
+    entry.tensors += 1;
+    entry.elements += elements;
+    entry.bytes += (elements * DTYPE_BITS_BY_CODE[code]) / 8;
+    mix.set(type, entry);
+  }
+  return [...mix.values()]
+    .map((entry) => ({ ...entry, bitsPerWeight: entry.elements > 0 ? (entry.bytes * 8) / entry.elements : 0 }))
+    .sort((a, b) => b.bytes - a.bytes || b.tensors - a.tensors);
+}
+
+export function summarizeGguf(
+  raw: GgufRawHeader,
+  head: Uint8Array,
+  layout: { alignment: number; dataStart: number },
+  columns: TensorColumns,
+  unknownDtypes: ReadonlyMap<number, string>,
+): GgufSummary {
+  const byKey = new Map<string, GgufValue>();
+  for (const kv of raw.kvs) {
+    if (!byKey.has(kv.key)) {
+      byKey.set(kv.key, kv.value);
+    }
+  }
+  const text = (key: string) => {
+    const value = byKey.get(key);
+    return typeof value === 'string' ? value : null;
+  };
+  const integer = (key: string) => {
+    const value = byKey.get(key);
+    return typeof value === 'number' && Number.isInteger(value) ? value : null;
+  };
+  const architecture = text('general.architecture');
+  const fileType = integer('general.file_type');
+  const splitCount = integer('split.count');
+  return {
+    version: raw.version,
+    littleEndian: raw.littleEndian,
+    kvCount: raw.kvs.length,
+    tensorCount: raw.tensors.length,
+    alignment: layout.alignment,
+    dataStart: layout.dataStart,
+    architecture,
+    name: text('general.name'),
+    sizeLabel: text('general.size_label'),
+    fileType,
+    fileTypeLabel: fileType === null ? null : fileTypeLabel(fileType),
+    contextLength: architecture ? integer(`${architecture}.context_length`) : null,
+    blockCount: architecture ? integer(`${architecture}.block_count`) : null,
+    kvs: raw.kvs.map(kvSummary),
+    tokenizer: tokenizerSummary(byKey, head, raw),
+    chatTemplate: text('tokenizer.chat_template'),
+    quantMix: quantMix(columns, unknownDtypes),
+    split:
+      splitCount === null
+        ? null
+        : { no: integer('split.no') ?? 0, count: splitCount, tensors: integer('split.tensors.count') },
+  };
+}
+
+function tokenizerSummary(
+  byKey: ReadonlyMap<string, GgufValue>,
+  head: Uint8Array,
+  raw: GgufRawHeader,
+): GgufTokenizerSummary | null {
+  const tokens = byKey.get('tokenizer.ggml.tokens');
+  const model = byKey.get('tokenizer.ggml.model');
+  if (tokens === undefined && model === undefined) {
+    return null;
+  }
+  const list = tokens !== undefined && isArray(tokens) && tokens.elementType === 8 ? tokens : null;
+  const count = list?.count ?? 0;
+  const wanted = new Map<number, string | null>();
+  const special: GgufSpecialToken[] = [];
+  for (const role of SPECIAL_ROLES) {
+    const id = byKey.get(`tokenizer.ggml.${role}_token_id`);
+    if (typeof id === 'number') {
+      special.push({ role: ROLE_LABELS[role] ?? role, id, text: null });
+      wanted.set(id, null);
+    }
+  }
+  const added: Array<{ id: number; kind: 'control' | 'user-defined' }> = [];
+  let addedCount = 0;
+  const types = byKey.get('tokenizer.ggml.token_type');
+  if (types !== undefined && isArray(types) && (types.elementType === 5 || types.elementType === 4)) {
+    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+    for (let id = 0; id < types.count; id++) {
+      const type = view.getInt32(types.start + 4 * id, raw.littleEndian);
+      if (type === TOKEN_TYPE_CONTROL || type === TOKEN_TYPE_USER_DEFINED) {
+        addedCount += 1;
+        if (added.length < MAX_LISTED_TOKENS) {
+          added.push({ id, kind: type === TOKEN_TYPE_CONTROL ? 'control' : 'user-defined' });
+          wanted.set(id, null);
+        }
+      }
+    }
+  }
+  if (list) {
+    readStrings(head, raw, list.start, list.count, (id, value) => {
+      if (wanted.has(id)) {
+        wanted.set(id, value());
+      }
+    });
+  }
+  const merges = byKey.get('tokenizer.ggml.merges');
+  return {
+    model: typeof model === 'string' ? model : null,
+    pre: typeof byKey.get('tokenizer.ggml.pre') === 'string' ? (byKey.get('tokenizer.ggml.pre') as string) : null,
+    vocabSize: count,
+    merges: merges !== undefined && isArray(merges) ? merges.count : null,
+    special: special.map((token) => ({ ...token, text: wanted.get(token.id) ?? null })),
+    added: added.map((token) => ({ ...token, text: wanted.get(token.id) ?? null })),
+    addedCount,
+    tokens: { start: list?.start ?? 0, count },
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The token list of a GGUF header, read from the header bytes the worker keeps: a page at a time for the view, and
+ * single ids for the summary. The list can hold hundreds of thousands of strings, so it is never decoded whole.
+ */
+import type { GgufRawHeader } from './header-parser';
+import { MAX_TOKEN_PAGE } from './limits';
+
+const utf8 = new TextDecoder('utf-8');
+
+/**
+ * Walks `count` strings from `start`, calling `visit` with each index and a decoder for its text (strings only the
+ * caller wants are decoded). The parser already checked every length, so the walk stays inside `head`.
+ */
+export function readStrings(
+  head: Uint8Array,
+  layout: Pick<GgufRawHeader, 'littleEndian' | 'version'>,
+  start: number,
+  count: number,
+  visit: (index: number, text: () => string) => boolean | void,
+): void {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  const lengthBytes = layout.version === 1 ? 4 : 8;
+  let at = start;
+  for (let index = 0; index < count; index++) {
+    if (at + lengthBytes > head.length) {
+      return;
+    }
+    const length =
+      lengthBytes === 4 ? view.getUint32(at, layout.littleEndian) : Number(view.getBigUint64(at, layout.littleEndian));
+    const from = at + lengthBytes;
+    at = from + length;
+    if (at > head.length) {
+      return;
+    }
+    if (visit(index, () => utf8.decode(head.subarray(from, from + length))) === false) {
+      return;
+    }
+  }
+}
+
+/** Tokens `from` to `from + count` (capped at MAX_TOKEN_PAGE) of the list at `list.start`. */
+export function tokenPage(
+  head: Uint8Array,
+  layout: Pick<GgufRawHeader, 'littleEndian' | 'version'>,
+  list: { start: number; count: number },
+  from: number,
+  count: number,
+): string[] {
+  const last = Math.min(list.count, from + Math.min(count, MAX_TOKEN_PAGE));
+  const page: string[] = [];
+  readStrings(head, layout, list.start, last, (index, text) => {
+    if (index >= from) {
+      page.push(text());
+    }
+  });
+  return page;
+}

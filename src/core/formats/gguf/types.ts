@@ -1,0 +1,80 @@
+/** What a GGUF file adds to the parsed model (ParsedHeader.gguf) and to the report: small, so it crosses threads. */
+
+export interface GgufKvSummary {
+  key: string;
+  /** The value type as GGUF names it (`UINT32`, `STRING`, `ARRAY`). */
+  type: string;
+  /** Arrays: the element type and the element count. */
+  elementType?: string;
+  count?: number;
+  /** Scalars as text; arrays as their first items (ARRAY_SAMPLE_ITEMS of them). */
+  value: string;
+  /** Arrays: their first items as text, so the view can list them. */
+  items?: string[];
+}
+
+export interface GgufToken {
+  id: number;
+  /** The token's text; null when the id is past the end of the token list. */
+  text: string | null;
+}
+
+export interface GgufSpecialToken extends GgufToken {
+  /** `bos`, `eos`, `pad`, `unknown`, `eot`, `eom`, `sep`, `cls`, `mask` (the `tokenizer.ggml.*_token_id` keys). */
+  role: string;
+}
+
+export interface GgufAddedToken extends GgufToken {
+  /** `control` or `user-defined` (tokenizer.ggml.token_type 3 and 4). */
+  kind: 'control' | 'user-defined';
+}
+
+export interface GgufTokenizerSummary {
+  /** `tokenizer.ggml.model`: `llama` (SentencePiece), `gpt2` (BPE), `bert`… */
+  model: string | null;
+  /** `tokenizer.ggml.pre`, the pre-tokenizer id. */
+  pre: string | null;
+  vocabSize: number;
+  merges: number | null;
+  special: GgufSpecialToken[];
+  /** Control and user-defined tokens, the first MAX_LISTED_TOKENS of them. */
+  added: GgufAddedToken[];
+  addedCount: number;
+  /** Where the token list lies in the header bytes, so the worker can page it (never sent as a whole). */
+  tokens: { start: number; count: number };
+}
+
+export interface GgufQuantMixEntry {
+  /** The ggml type name (`Q4_K`), or `ggml type N` for an unknown id. */
+  type: string;
+  tensors: number;
+  bytes: number;
+  elements: number;
+  /** Bytes × 8 / elements, block scales included. */
+  bitsPerWeight: number;
+}
+
+export interface GgufSummary {
+  version: number;
+  littleEndian: boolean;
+  kvCount: number;
+  tensorCount: number;
+  alignment: number;
+  /** File offset of the first tensor byte: the end of the tensor infos, padded to the alignment. */
+  dataStart: number;
+  architecture: string | null;
+  name: string | null;
+  sizeLabel: string | null;
+  /** `general.file_type` and its llama.cpp label (`Q4_K_M`). */
+  fileType: number | null;
+  fileTypeLabel: string | null;
+  contextLength: number | null;
+  blockCount: number | null;
+  kvs: GgufKvSummary[];
+  tokenizer: GgufTokenizerSummary | null;
+  chatTemplate: string | null;
+  /** Per ggml type, most bytes first: the real mix behind the file-type label. */
+  quantMix: GgufQuantMixEntry[];
+  /** `split.no` (0-based), `split.count`, `split.tensors.count` of a split set's member. */
+  split: { no: number; count: number; tensors: number | null } | null;
+}

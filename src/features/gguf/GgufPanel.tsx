@@ -1,0 +1,258 @@
+/**
+ * The GGUF tab: the file's layout, the real per-type mix behind its quant label, the tokenizer (special and added
+ * tokens with their text), the chat template as code with a rendered sample conversation, and every key-value with
+ * its type (arrays as their count and first items).
+ */
+import { useEffect, useState } from 'react';
+import type { GgufSummary } from '../../core/formats/sections';
+import type { ParsedHeader } from '../../core/model';
+import { formatBytes, groupDigits, formatPercent } from '../../core/number-format';
+import { Fact } from '../insights/QuantizationPanel';
+import { renderChatPreview, type ChatPreview } from './chat-preview';
+import { TokenBrowser } from './TokenBrowser';
+import './gguf.css';
+
+/** Added tokens listed before the rest fold behind "show all". */
+const FOLDED_TOKENS = 24;
+
+export function GgufPanel({ header }: { header: ParsedHeader }) {
+  const gguf = header.gguf;
+  if (!gguf) {
+    return null;
+  }
+  return (
+    <div className="gguf-panel" data-testid="gguf-panel">
+      <FileCard gguf={gguf} />
+      <QuantMixCard gguf={gguf} />
+      {gguf.tokenizer && <TokenizerCard gguf={gguf} />}
+      {gguf.chatTemplate !== null && <ChatTemplateCard gguf={gguf} />}
+      <KeysCard gguf={gguf} />
+    </div>
+  );
+}
+
+function FileCard({ gguf }: { gguf: GgufSummary }) {
+  return (
+    <section className="insight" aria-label="GGUF file">
+      <h3>GGUF file</h3>
+      <dl className="facts">
+        <Fact label="Version" value={`GGUF v${gguf.version}`} />
+        <Fact label="Byte order" value={gguf.littleEndian ? 'little-endian' : 'big-endian'} />
+        <Fact label="Architecture" value={gguf.architecture ?? '—'} testId="gguf-architecture" />
+        <Fact
+          label="Quant label"
+          value={gguf.fileTypeLabel ?? (gguf.fileType === null ? '—' : `file_type ${gguf.fileType}`)}
+          testId="gguf-file-type"
+        />
+        <Fact
+          label="Context length"
+          value={gguf.contextLength === null ? '—' : `${groupDigits(gguf.contextLength)} tokens`}
+        />
+        <Fact label="Blocks" value={gguf.blockCount === null ? '—' : groupDigits(gguf.blockCount)} />
+        <Fact label="Key-values" value={groupDigits(gguf.kvCount)} />
+        <Fact label="Alignment" value={`${groupDigits(gguf.alignment)} B`} />
+        <Fact
+          label="Data starts at"
+          value={`byte ${groupDigits(gguf.dataStart)}`}
+          title="The end of the tensor infos, padded to the alignment"
+        />
+        {gguf.split && (
+          <Fact
+            label="Split"
+            value={`part ${gguf.split.no + 1} of ${gguf.split.count}${gguf.split.tensors === null ? '' : ` · ${groupDigits(gguf.split.tensors)} tensors in all`}`}
+          />
+        )}
+      </dl>
+    </section>
+  );
+}
+
+function QuantMixCard({ gguf }: { gguf: GgufSummary }) {
+  const total = gguf.quantMix.reduce((sum, entry) => sum + entry.bytes, 0);
+  return (
+    <section className="insight" aria-label="Quant mix">
+      <h3>Quant mix{gguf.fileTypeLabel && <span className="muted"> behind “{gguf.fileTypeLabel}”</span>}</h3>
+      <div className="table-scroll">
+        <table className="gguf-table" data-testid="gguf-quant-mix">
+          <thead>
+            <tr>
+              <th scope="col">ggml type</th>
+              <th scope="col" className="num">
+                Tensors
+              </th>
+              <th scope="col" className="num">
+                Bytes
+              </th>
+              <th scope="col" className="num">
+                Share
+              </th>
+              <th scope="col" className="num">
+                Bits/weight
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {gguf.quantMix.map((entry) => (
+              <tr key={entry.type}>
+                <td className="mono">{entry.type}</td>
+                <td className="num">{groupDigits(entry.tensors)}</td>
+                <td className="num">{formatBytes(entry.bytes)}</td>
+                <td className="num">{formatPercent(entry.bytes, total)}</td>
+                <td className="num">
+                  {entry.bitsPerWeight > 0 ? entry.bitsPerWeight.toFixed(4).replace(/\.?0+$/, '') : '—'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
+  const tokenizer = gguf.tokenizer;
+  const [showAll, setShowAll] = useState(false);
+  if (!tokenizer) {
+    return null;
+  }
+  const added = showAll ? tokenizer.added : tokenizer.added.slice(0, FOLDED_TOKENS);
+  return (
+    <section className="insight" aria-label="Tokenizer">
+      <h3>Tokenizer</h3>
+      <dl className="facts">
+        <Fact label="Model" value={tokenizer.model ?? '—'} testId="gguf-tokenizer-model" />
+        <Fact label="Pre-tokenizer" value={tokenizer.pre ?? '—'} />
+        <Fact label="Vocabulary" value={`${groupDigits(tokenizer.vocabSize)} tokens`} testId="gguf-vocab-size" />
+        <Fact label="Merges" value={tokenizer.merges === null ? '—' : groupDigits(tokenizer.merges)} />
+      </dl>
+      {tokenizer.special.length > 0 && (
+        <table className="gguf-table" data-testid="gguf-special-tokens">
+          <caption>Special tokens</caption>
+          <thead>
+            <tr>
+              <th scope="col">Role</th>
+              <th scope="col" className="num">
+                Id
+              </th>
+              <th scope="col">Text</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokenizer.special.map((token) => (
+              <tr key={token.role}>
+                <td>{token.role.toUpperCase()}</td>
+                <td className="num">{groupDigits(token.id)}</td>
+                <td className="mono">
+                  {token.text === null ? (
+                    <span className="muted">past the end of the list</span>
+                  ) : (
+                    JSON.stringify(token.text)
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {tokenizer.vocabSize > 0 && <TokenBrowser total={tokenizer.vocabSize} />}
+      {tokenizer.addedCount > 0 && (
+        <div className="gguf-added" data-testid="gguf-added-tokens">
+          <p>
+            {groupDigits(tokenizer.addedCount)} added token{tokenizer.addedCount === 1 ? '' : 's'} (control and
+            user-defined):
+          </p>
+          <ul className="token-chips">
+            {added.map((token) => (
+              <li key={token.id} title={`id ${token.id}, ${token.kind}`}>
+                <code>{token.text ?? `#${token.id}`}</code>
+              </li>
+            ))}
+          </ul>
+          {tokenizer.added.length > FOLDED_TOKENS && (
+            <button type="button" onClick={() => setShowAll(!showAll)}>
+              {showAll ? 'Show fewer' : `Show all ${groupDigits(tokenizer.added.length)}`}
+            </button>
+          )}
+          {tokenizer.addedCount > tokenizer.added.length && (
+            <p className="muted">The first {groupDigits(tokenizer.added.length)} are listed.</p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+function ChatTemplateCard({ gguf }: { gguf: GgufSummary }) {
+  const [preview, setPreview] = useState<ChatPreview | null>(null);
+  useEffect(() => {
+    let live = true;
+    void renderChatPreview(gguf).then((rendered) => {
+      if (live) {
+        setPreview(rendered);
+      }
+    });
+    return () => {
+      live = false;
+    };
+  }, [gguf]);
+  return (
+    <section className="insight" aria-label="Chat template">
+      <h3>Chat template</h3>
+      <div className="gguf-template">
+        <div>
+          <h4>Template ({groupDigits(gguf.chatTemplate?.length ?? 0)} characters)</h4>
+          <pre className="code-block" data-testid="gguf-chat-template">
+            {gguf.chatTemplate}
+          </pre>
+        </div>
+        <div>
+          <h4>Rendered on a sample conversation</h4>
+          {preview === null ? (
+            <p className="muted">Rendering…</p>
+          ) : preview.ok ? (
+            <pre className="code-block" data-testid="gguf-chat-preview">
+              {preview.text}
+            </pre>
+          ) : (
+            <p className="gguf-template-error" data-testid="gguf-chat-preview-error">
+              {preview.reason}
+            </p>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function KeysCard({ gguf }: { gguf: GgufSummary }) {
+  return (
+    <section className="insight" aria-label="Key-values">
+      <h3>
+        Key-values <span className="muted">({groupDigits(gguf.kvs.length)})</span>
+      </h3>
+      <div className="table-scroll">
+        <table className="gguf-table gguf-keys" data-testid="gguf-keys">
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Type</th>
+              <th scope="col">Value</th>
+            </tr>
+          </thead>
+          <tbody>
+            {gguf.kvs.map((kv, index) => (
+              <tr key={`${index}:${kv.key}`}>
+                <td className="mono">{kv.key}</td>
+                <td className="mono nowrap">
+                  {kv.type === 'ARRAY' ? `${kv.elementType}[${groupDigits(kv.count ?? 0)}]` : kv.type}
+                </td>
+                <td className="mono gguf-value">{kv.value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

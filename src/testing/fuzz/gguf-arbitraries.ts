@@ -1,0 +1,116 @@
+/**
+ * fast-check arbitraries for GGUF files: well-formed ones of every version, byte order and value type (for the
+ * differential test against @huggingface/gguf), and hostile mutations of them (lying counts and lengths, flipped
+ * bytes, cuts) for the fuzz test, which only asks that every input ends in a result or a finding.
+ */
+import fc from 'fast-check';
+import type { GgufTestFile, GgufTestTensor, GgufTestValue } from '../build-gguf';
+
+const KEY = fc.stringMatching(/^[a-z]{1,6}(\.[a-z_]{1,8}){0,2}$/);
+
+const SCALAR: fc.Arbitrary<GgufTestValue> = fc.oneof(
+  fc.integer({ min: 0, max: 255 }).map((value) => ({ type: 'u8' as const, value })),
+  fc.integer({ min: -128, max: 127 }).map((value) => ({ type: 'i8' as const, value })),
+  fc.integer({ min: 0, max: 65535 }).map((value) => ({ type: 'u16' as const, value })),
+  fc.integer({ min: -32768, max: 32767 }).map((value) => ({ type: 'i16' as const, value })),
+  fc.integer({ min: 0, max: 2 ** 32 - 1 }).map((value) => ({ type: 'u32' as const, value })),
+  fc.integer().map((value) => ({ type: 'i32' as const, value })),
+  fc.float({ noNaN: true }).map((value) => ({ type: 'f32' as const, value })),
+  fc.boolean().map((value) => ({ type: 'bool' as const, value })),
+  fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }).map((value) => ({ type: 'u64' as const, value })),
+  fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((value) => ({ type: 'i64' as const, value })),
+  fc.double({ noNaN: true }).map((value) => ({ type: 'f64' as const, value })),
+  fc.string({ maxLength: 20, unit: 'grapheme' }).map((value) => ({ type: 'string' as const, value })),
+);
+
+const ARRAY: fc.Arbitrary<GgufTestValue> = fc.oneof(
+  fc.array(fc.string({ maxLength: 12 }), { minLength: 1, maxLength: 30 }).map((items) => ({
+    type: 'array' as const,
+    elementType: 8,
+    items: items.map((value) => ({ type: 'string' as const, value })),
+  })),
+  fc.array(fc.integer(), { minLength: 1, maxLength: 30 }).map((items) => ({
+    type: 'array' as const,
+    elementType: 5,
+    items: items.map((value) => ({ type: 'i32' as const, value })),
+  })),
+  fc.array(fc.float({ noNaN: true }), { minLength: 1, maxLength: 30 }).map((items) => ({
+    type: 'array' as const,
+    elementType: 6,
+    items: items.map((value) => ({ type: 'f32' as const, value })),
+  })),
+);
+
+/** ggml types with their block sizes, so generated rows hold whole blocks. */
+const TYPES: ReadonlyArray<[number, number]> = [
+  [0, 1],
+  [1, 1],
+  [30, 1],
+  [2, 32],
+  [8, 32],
+  [12, 256],
+  [14, 256],
+  [24, 1],
+  [28, 1],
+];
+
+const TENSOR: fc.Arbitrary<Omit<GgufTestTensor, 'name'>> = fc
+  .tuple(
+    fc.constantFrom(...TYPES),
+    fc.integer({ min: 1, max: 4 }),
+    fc.array(fc.integer({ min: 1, max: 5 }), { maxLength: 3 }),
+  )
+  .map(([[type, block], blocks, rest]) => ({ type, ne: [block * blocks, ...rest] }));
+
+export function ggufFileArbitrary(): fc.Arbitrary<GgufTestFile> {
+  return fc.record({
+    version: fc.constantFrom(2, 3, 3),
+    littleEndian: fc.boolean(),
+    kvs: fc.uniqueArray(fc.tuple(KEY, fc.oneof({ weight: 3, arbitrary: SCALAR }, { weight: 1, arbitrary: ARRAY })), {
+      selector: ([key]) => key,
+      maxLength: 8,
+    }),
+    tensors: fc
+      .uniqueArray(fc.tuple(fc.stringMatching(/^[a-z]{1,8}(\.[0-9]{1,2})?\.weight$/), TENSOR), {
+        selector: ([name]) => name,
+        maxLength: 6,
+      })
+      .map((entries) => entries.map(([name, tensor]) => ({ name, ...tensor }))),
+    alignment: fc.constantFrom(32, 32, 64, 8),
+  });
+}
+
+export type GgufMutation =
+  | { kind: 'cut'; at: number }
+  | { kind: 'flip'; at: number; value: number }
+  | { kind: 'u64'; at: number; value: bigint };
+
+/** Damage applied to a built file: cut it, overwrite a byte, or overwrite 8 bytes with a (usually huge) u64. */
+export const ggufMutationArbitrary: fc.Arbitrary<GgufMutation[]> = fc.array(
+  fc.oneof(
+    fc.nat().map((at) => ({ kind: 'cut' as const, at })),
+    fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })).map(([at, value]) => ({ kind: 'flip' as const, at, value })),
+    fc
+      .tuple(fc.nat(), fc.constantFrom(0n, 1n, 2n ** 31n, 2n ** 40n, 2n ** 63n, 2n ** 64n - 1n))
+      .map(([at, value]) => ({ kind: 'u64' as const, at, value })),
+  ),
+  { minLength: 1, maxLength: 4 },
+);
+
+export function mutate(bytes: Uint8Array, mutations: readonly GgufMutation[]): Uint8Array {
+  let out = bytes.slice();
+  for (const mutation of mutations) {
+    if (out.length === 0) {
+      break;
+    }
+    const at = mutation.at % out.length;
+    if (mutation.kind === 'cut') {
+      out = out.slice(0, at);
+    } else if (mutation.kind === 'flip') {
+      out[at] = mutation.value;
+    } else if (at + 8 <= out.length) {
+      new DataView(out.buffer).setBigUint64(at, mutation.value, true);
+    }
+  }
+  return out;
+}
