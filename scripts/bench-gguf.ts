@@ -24,6 +24,8 @@ const TARGET_BYTES_RATIO = 1.5;
 
 interface Run {
   ms: number;
+  /** The Range headers asked, in order. */
+  ranges: string[];
   requests: number;
   roundTrips: number;
   bytes: number;
@@ -90,6 +92,7 @@ function summarise(server: BenchServer, first: number, ms: number): Run {
   const log = server.log.slice(first).filter((entry) => entry.method !== 'OPTIONS');
   return {
     ms,
+    ranges: log.map((entry) => entry.range ?? 'whole file'),
     requests: log.length,
     roundTrips: sequentialRoundTrips(log),
     bytes: log.reduce((sum, entry) => sum + entry.bytes, 0),
@@ -138,7 +141,8 @@ function line(label: string, run: Run, headerBytes: number): string {
   return (
     `  ${label.padEnd(18)} ${run.ms.toFixed(0).padStart(6)} ms, ${run.requests} requests, ` +
     `${run.roundTrips} sequential round trips${run.roundTrips <= TARGET_ROUND_TRIPS ? '' : ` (target ≤ ${TARGET_ROUND_TRIPS})`}, ` +
-    `${(run.bytes / 1e6).toFixed(2)} MB = ${ratio.toFixed(2)}× the header${ratio <= TARGET_BYTES_RATIO ? '' : ` (target ≤ ${TARGET_BYTES_RATIO}×)`}`
+    `${(run.bytes / 1e6).toFixed(2)} MB = ${ratio.toFixed(2)}× the header${ratio <= TARGET_BYTES_RATIO ? '' : ` (target ≤ ${TARGET_BYTES_RATIO}×)`}\n` +
+    `  ${''.padEnd(18)} ranges: ${run.ranges.join(', ')}`
   );
 }
 

@@ -18,6 +18,12 @@ export interface GgufTensorSummary {
   bytes: number;
 }
 
+/**
+ * Repeating layers the estimate will lay out one by one. Published models have at most a few hundred; a header
+ * claiming more is broken or hostile, and sizing it would allocate per-layer arrays of that length.
+ */
+export const MAX_GGUF_BLOCK_COUNT = 4096;
+
 /** A non-negative safe integer from a number or bigint value; null for anything else. */
 export function integerOf(value: GgufScalar | GgufScalar[] | undefined): number | null {
   if (typeof value === 'bigint') {
@@ -70,6 +76,12 @@ export class GgufKeys {
     }
     const single = integerOf(value);
     return single === null ? null : Array.from({ length: layers }, () => single);
+  }
+
+  /** `{arch}.block_count` when it is 1..MAX_GGUF_BLOCK_COUNT; null otherwise (absent, zero, or implausible). */
+  blockCount(): number | null {
+    const blocks = this.int('block_count');
+    return blocks !== null && blocks > 0 && blocks <= MAX_GGUF_BLOCK_COUNT ? blocks : null;
   }
 
   /** A bool array key (one entry per layer), or null when absent or not all booleans. */

@@ -203,8 +203,8 @@ function recurrentPlan(
 /** The layout of every layer's cache, or null when the metadata lacks the block count or the attention widths. */
 export function ggufKvPlan(metadata: GgufMetadata): GgufKvPlan | null {
   const keys = new GgufKeys(metadata);
-  const blocks = keys.int('block_count');
-  if (blocks === null || blocks === 0) {
+  const blocks = keys.blockCount();
+  if (blocks === null) {
     return null;
   }
   const notes: string[] = [];

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { llama31_8bQ4KM, metadataOf, qwen3_30bA3b } from '../../../testing/gguf-models';
 import { ggufKvPlan } from './gguf-kv';
-import { cacheRowBytes, estimateGgufMemory, ggufMoe, type GgufMemoryInputs } from './gguf-memory';
+import { cacheRowBytes, estimateGgufMemory, ggufCacheBytesAt, ggufMoe, type GgufMemoryInputs } from './gguf-memory';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -109,6 +109,15 @@ describe('GGUF weights and the GPU-layer split (llama.cpp convention)', () => {
     const oddFa = run(metadata, tensors, { ...f16, contextTokens: 1000, flashAttention: true });
     expect(oddFa.kvCells).toBe(1024);
     expect(run(metadata, tensors, { ...f16, contextTokens: 1100, flashAttention: true }).kvCells).toBe(1280);
+  });
+
+  it('the cache as a function of the context, for the Hub listing: the same whatever the quant', () => {
+    const at = ggufCacheBytesAt(metadata, { cacheTypeK: 'f16', cacheTypeV: 'f16' });
+    expect(at(8192)).toBe(GiB);
+    expect(at(0)).toBe(16 * GiB);
+    const q8 = ggufCacheBytesAt(metadata, { cacheTypeK: 'q8_0', cacheTypeV: 'q8_0', flashAttention: true });
+    expect(q8(8192)).toBe(544 * MiB);
+    expect(ggufCacheBytesAt(metadataOf({}), { cacheTypeK: 'f16', cacheTypeV: 'f16' })(8192)).toBe(0);
   });
 
   it('a model without output.weight loads token_embd again as the output on the GPU', () => {
@@ -272,7 +281,15 @@ describe('GGUF KV layouts', () => {
     expect(plan.kvModel.state?.bytesPerSequence).toBe(28 * (3 * 8192 + 16 * 8192) * 4);
   });
 
-  it('no block_count or no attention widths: null, never a crash', () => {
+  it('no block_count, an implausible one, or no attention widths: null, never a crash', () => {
+    const hostile = metadataOf({
+      'general.architecture': 'llama',
+      'llama.block_count': 4_000_000_000,
+      'llama.attention.head_count': 8,
+      'llama.embedding_length': 4096,
+    });
+    expect(ggufKvPlan(hostile)).toBeNull();
+    expect(estimateGgufMemory(hostile, [], f16)).toBeNull();
     expect(ggufKvPlan(metadataOf({ 'general.architecture': 'llama' }))).toBeNull();
     expect(ggufKvPlan(metadataOf({ 'general.architecture': 'llama', 'llama.block_count': 2 }))).toBeNull();
     expect(

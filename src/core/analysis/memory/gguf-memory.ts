@@ -286,15 +286,15 @@ function placement(weights: number, kv: number, state: number, compute: number):
   };
 }
 
-/** llama.cpp's memory for one setting, or null when the metadata lacks `{arch}.block_count`. */
+/** llama.cpp's memory for one setting, or null when `{arch}.block_count` is absent or implausible. */
 export function estimateGgufMemory(
   metadata: GgufMetadata,
   tensors: readonly GgufTensorSummary[],
   inputs: GgufMemoryInputs,
 ): GgufMemoryEstimate | null {
   const plan = ggufKvPlan(metadata);
-  const blocks = new GgufKeys(metadata).int('block_count');
-  if (blocks === null || blocks === 0) {
+  const blocks = new GgufKeys(metadata).blockCount();
+  if (blocks === null) {
     return null;
   }
   const flash = inputs.flashAttention ?? false;
@@ -411,5 +411,20 @@ export function ggufMoe(
       used === null
         ? `expert_used_count is absent: ${groupDigits(routedParams)} routed parameters over ${experts} experts, active unknown`
         : `${groupDigits(totalParams - routedParams)} non-routed (embeddings, attention, shared experts, routers) + ${groupDigits(routedParams)} routed × ${used} / ${experts} experts`,
+  };
+}
+
+/**
+ * KV cache + recurrent state bytes at a context, as a function of the context: what the Hub listing's fit needs
+ * (`ggufQuantRows`' `kvBytes`). It depends on the metadata only, so one quant's header serves every quant of the
+ * model. A context of 0 means the model's `context_length`.
+ */
+export function ggufCacheBytesAt(
+  metadata: GgufMetadata,
+  cache: Pick<GgufMemoryInputs, 'cacheTypeK' | 'cacheTypeV' | 'flashAttention' | 'sequences' | 'swaFull'>,
+): (contextTokens: number) => number {
+  return (contextTokens) => {
+    const estimate = estimateGgufMemory(metadata, [], { ...cache, gpuLayers: 0, contextTokens });
+    return estimate ? estimate.kvBytes + estimate.stateBytes : 0;
   };
 }
