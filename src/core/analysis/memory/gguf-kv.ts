@@ -85,11 +85,13 @@ interface AttentionShape {
 
 function attentionShape(keys: GgufKeys, blocks: number, notes: string[]): AttentionShape | null {
   const heads = keys.perLayer('attention.head_count', blocks);
-  const kvHeads = keys.perLayer('attention.head_count_kv', blocks) ?? heads;
+  const mla = keys.has('attention.key_length_mla') || keys.has('attention.value_length_mla');
+  // MLA caches one latent per layer: without a head_count_kv key that is one "head", not head_count of them.
+  const kvHeads =
+    keys.perLayer('attention.head_count_kv', blocks) ?? (mla ? Array.from({ length: blocks }, () => 1) : heads);
   const embedding = keys.int('embedding_length');
   const firstHeads = heads?.find((h) => h > 0) ?? null;
   const perHead = embedding !== null && firstHeads !== null ? embedding / firstHeads : null;
-  const mla = keys.has('attention.key_length_mla') || keys.has('attention.value_length_mla');
   let keyLength = keys.int('attention.key_length');
   let valueLength = keys.int('attention.value_length');
   const lora = keys.int('attention.kv_lora_rank');
@@ -108,7 +110,7 @@ function attentionShape(keys: GgufKeys, blocks: number, notes: string[]): Attent
   }
   const formula = mla
     ? `MLA latent: ${keys.int('attention.head_count_kv') ?? 1} × key_length ${keyLength}${lora !== null && rope !== null ? ` (kv_lora_rank ${lora} + rope ${rope})` : ''}, K only`
-    : `KV heads × (K ${keyLength} + V ${valueLength})${keySource === 'key_length' ? '' : ` (${keySource})`}`;
+    : `(key_length ${keyLength} + value_length ${valueLength})${keySource === 'key_length' ? '' : ` (${keySource})`}`;
   return { heads, kvHeads, keyLength, valueLength, mla, formula };
 }
 
@@ -280,7 +282,7 @@ function kvModelOf(
         layers: 1,
         elementsPerToken: elements,
         window: capped ? window : null,
-        formula: `${shape?.formula ?? ''} = ${groupDigits(elements)}${capped ? `; capped at ${window} tokens` : ''}`,
+        formula: `${shape?.mla ? shape.formula : `${shape?.kvHeads[layer.index] ?? 0} KV heads × ${shape?.formula ?? ''}`} = ${groupDigits(elements)}${capped ? `; capped at ${window} tokens` : ''}`,
       });
     }
   }

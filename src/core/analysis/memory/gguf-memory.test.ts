@@ -149,6 +149,7 @@ describe('GGUF KV layouts', () => {
       ['sliding window (1024 tokens)', 52, 4096, 1024],
       ['full attention', 10, 4096, null],
     ]);
+    expect(plan.kvModel.groups[1].formula).toBe('16 KV heads × (key_length 128 + value_length 128) = 4\u2009096');
     // 16 KV heads × (128 + 128) × 2 B = 8,192 B per token and layer.
     const estimate = run(metadata, [], { ...f16, contextTokens: 8192 });
     expect(estimate.kvBytes).toBe(10 * 8192 * 8192 + 52 * 1536 * 8192);
@@ -212,6 +213,13 @@ describe('GGUF KV layouts', () => {
     const plan = planOf(mla);
     expect(plan.mla).toBe(true);
     expect(plan.kvModel.attention).toBe('MLA');
+    expect(plan.kvModel.groups[0].formula).toBe(
+      'MLA latent: 1 × key_length 576 (kv_lora_rank 512 + rope 64), K only = 576',
+    );
+    // Without head_count_kv an MLA file still caches one latent per layer.
+    const noKvHeads = new Map(mla);
+    noKvHeads.delete('deepseek2.attention.head_count_kv');
+    expect(planOf(noKvHeads).layers[0].kElements).toBe(576);
     const estimate = run(mla, [], { ...f16, contextTokens: 4096 });
     expect(estimate.kvBytes).toBe(61 * 576 * 2 * 4096);
     expect(estimate.kvBytes / 4096).toBe(70_272);
