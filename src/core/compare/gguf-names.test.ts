@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { alignGgufWithHf, type NamedShape } from './gguf-align';
-import { ggufNameOfHf, hfNameOfGguf, reverseDims } from './gguf-names';
+import { ggufNameOfHf, ggufRowOfHfRow, hfNameOfGguf, reverseDims } from './gguf-names';
 
 /** Llama-3-8B in Hugging Face names and shapes (32 layers, 4096 wide, 8 KV heads of 128, FFN 14336). */
 function llama3Hf(): NamedShape[] {
@@ -86,6 +86,17 @@ describe('llama.cpp ↔ Hugging Face names', () => {
       relation: 'same',
     });
     expect(ggufNameOfHf('model.layers.3.self_attn.k_norm.weight', 'qwen3')?.name).toBe('blk.3.attn_k_norm.weight');
+  });
+
+  it('the llama q/k row permutation: reshape(heads, 2, hd/2).swapaxes(1, 2), worked by hand for hd = 4 and 128', () => {
+    // One head of 4 rows: HF [x0, x1, y0, y1] (rotate-half) → GGUF [x0, y0, x1, y1] (interleaved).
+    expect([0, 1, 2, 3].map((row) => ggufRowOfHfRow(row, 4))).toEqual([0, 2, 1, 3]);
+    // Second head of 128: HF row 128 + 64 + 5 (second half, pair 5) → GGUF row 128 + 2 × 5 + 1.
+    expect(ggufRowOfHfRow(128 + 64 + 5, 128)).toBe(128 + 11);
+    // A permutation of each head's rows: all 8 × 128 rows of Llama-3-8B's attn_k land on distinct rows of the head.
+    const rows = Array.from({ length: 1024 }, (_, row) => ggufRowOfHfRow(row, 128));
+    expect(new Set(rows).size).toBe(1024);
+    expect(rows.every((row, i) => Math.floor(row / 128) === Math.floor(i / 128))).toBe(true);
   });
 
   it('Gemma 2/3 sandwich norms and their stored 1 + w', () => {

@@ -210,3 +210,18 @@ export function ggufNameOfHf(name: string, arch: string): GgufCounterpart | null
 export function reverseDims(dims: readonly number[]): number[] {
   return [...dims].reverse();
 }
+
+/**
+ * For a `rows-permuted` tensor: the GGUF row holding Hugging Face row `hfRow`. The converter reshapes each head's
+ * rows as [2, head_dim / 2] and swaps the two axes (`LlamaModel.permute`), so within a head HF row
+ * `a × head_dim/2 + b` becomes GGUF row `2b + a`. `headDim` is the per-head width (q: n_embd / head_count; k the same
+ * with head_count_kv heads).
+ */
+export function ggufRowOfHfRow(hfRow: number, headDim: number): number {
+  const half = headDim / 2;
+  const head = Math.floor(hfRow / headDim);
+  const within = hfRow - head * headDim;
+  const a = Math.floor(within / half);
+  const b = within - a * half;
+  return head * headDim + 2 * b + a;
+}
