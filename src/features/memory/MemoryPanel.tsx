@@ -12,7 +12,9 @@ import {
 } from '../../core/analysis/memory/estimate';
 import type { CacheDtype, MemorySection } from '../../core/analysis/memory/types';
 import { PART_LABELS } from '../../core/analysis/memory/weights';
+import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits } from '../../core/number-format';
+import { GgufMemoryPanel } from './GgufMemoryPanel';
 import { exactBytes, formatGiB } from './format-memory';
 import './memory.css';
 
@@ -41,7 +43,14 @@ function clampInt(text: string, min: number, max: number): number | null {
   return Math.min(max, Math.max(min, Math.floor(value)));
 }
 
-export function MemoryPanel({ section }: { section: MemorySection }) {
+export function MemoryPanel({ section, header }: { section: MemorySection; header?: ParsedHeader }) {
+  if (section.config === 'gguf' && header) {
+    return <GgufMemoryPanel section={section} header={header} />;
+  }
+  return <SafetensorsMemoryPanel section={section} />;
+}
+
+function SafetensorsMemoryPanel({ section }: { section: MemorySection }) {
   const [tokens, setTokens] = useState(section.maxContext ?? 4096);
   const [batch, setBatch] = useState(1);
   const [cacheDtype, setCacheDtype] = useState<CacheDtype>(section.cacheDtype);
