@@ -112,15 +112,13 @@ function GgufMemoryView({
         <CacheTypeSelect label="K cache (-ctk)" value={cacheTypeK} testId="memory-cache-k" onChange={setCacheTypeK} />
         <CacheTypeSelect label="V cache (-ctv)" value={cacheTypeV} testId="memory-cache-v" onChange={setCacheTypeV} />
         <label className="memory-check">
-          <span>
-            <input
-              type="checkbox"
-              checked={flashAttention}
-              data-testid="memory-flash-attention"
-              onChange={(event) => setFlashAttention(event.target.checked)}
-            />{' '}
-            Flash attention (-fa)
-          </span>
+          <input
+            type="checkbox"
+            checked={flashAttention}
+            data-testid="memory-flash-attention"
+            onChange={(event) => setFlashAttention(event.target.checked)}
+          />
+          Flash attention (-fa)
         </label>
         <label className="memory-ngl">
           GPU layers (-ngl {gpuLayers} of {blocks + 1})
@@ -151,7 +149,7 @@ function GgufMemoryView({
         </ul>
       )}
       <ul className="memory-notes">
-        {[...(estimate?.notes ?? []), ...section.evidence].map((note) => (
+        {[...new Set([...(estimate?.notes ?? []), ...section.evidence])].map((note) => (
           <li key={note}>{note}</li>
         ))}
       </ul>
