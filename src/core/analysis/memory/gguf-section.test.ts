@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadHeader } from '../../load-header';
 import { tensorName } from '../../model';
+import { buildGguf, GGML, str, u32 } from '../../../testing/build-gguf';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { estimateGgufMemory } from './gguf-memory';
 import { analyzeMemory } from './memory';
@@ -23,8 +24,8 @@ const reference = JSON.parse(readFileSync(new URL('tiny-llama-Q4_K_M.gguf-py.jso
   tensors: GgufPyTensor[];
 };
 
-async function parsed() {
-  const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(FILE)), 'local'));
+async function parsed(bytes: Uint8Array = new Uint8Array(readFileSync(FILE))) {
+  const loaded = await loadHeader(memoryReader(bytes, 'local'));
   if (loaded.outcome.kind !== 'parsed') {
     throw new Error('fixture did not parse');
   }
@@ -93,5 +94,43 @@ describe('GGUF memory section', () => {
     expect((oneLayer?.vram.weightsBytes ?? 0) + (oneLayer?.ram.weightsBytes ?? 0)).toBe(
       reference.tensors.reduce((total, t) => total + t.bytes, 0),
     );
+  });
+
+  it('counts MoE active parameters from the stacked experts and reads a per-layer KV head array', async () => {
+    const experts = 4;
+    const used = 2;
+    const u32s = (values: number[]) => ({
+      type: 'array' as const,
+      elementType: 4,
+      items: values.map((value) => u32(value)),
+    });
+    const bytes = buildGguf({
+      kvs: [
+        ['general.architecture', str('qwen3moe')],
+        ['qwen3moe.block_count', u32(2)],
+        ['qwen3moe.context_length', u32(1024)],
+        ['qwen3moe.embedding_length', u32(64)],
+        ['qwen3moe.attention.head_count', u32(4)],
+        ['qwen3moe.attention.head_count_kv', u32s([2, 1])],
+        ['qwen3moe.expert_count', u32(experts)],
+        ['qwen3moe.expert_used_count', u32(used)],
+      ],
+      tensors: [
+        { name: 'token_embd.weight', ne: [64, 32], type: GGML.F32 },
+        ...[0, 1].flatMap((i) => [
+          { name: `blk.${i}.attn_q.weight`, ne: [64, 64], type: GGML.F32 },
+          { name: `blk.${i}.ffn_gate_exps.weight`, ne: [64, 32, experts], type: GGML.F32 },
+          { name: `blk.${i}.ffn_down_exps.weight`, ne: [32, 64, experts], type: GGML.F32 },
+        ]),
+      ],
+    });
+    const { header, names } = await parsed(bytes);
+    const section = analyzeMemory({ header, names, fileName: 'moe.gguf', sidecars: {}, tensorBytes: new Map() });
+    const routed = 2 * 2 * 64 * 32 * experts;
+    const total = 64 * 32 + 2 * 64 * 64 + routed;
+    expect(section?.moe).toMatchObject({ experts, topK: used, routedParams: routed, totalParams: total });
+    expect(section?.activeParams).toBe(total - routed + (routed * used) / experts);
+    // Head dim 64 / 4 = 16; layer 0 caches 2 KV heads, layer 1 one: (2 + 1) × (16 + 16) f16 values per token.
+    expect(section?.kvBytesPerToken).toBe((2 + 1) * (16 + 16) * 2);
   });
 });
