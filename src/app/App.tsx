@@ -206,7 +206,11 @@ function ResultView({ result }: { result: LoadResult }) {
             )}
             {panel === 'memory' && sections.memory && (
               // Remounted when config.json arrives, so the context input starts at the model's own maximum.
-              <MemoryPanel key={`${result.loadId}:${sections.memory.config}`} section={sections.memory} />
+              <MemoryPanel
+                key={`${result.loadId}:${sections.memory.config}`}
+                section={sections.memory}
+                header={header}
+              />
             )}
             {panel === 'metadata' && (
               <>

@@ -14,7 +14,9 @@ import {
 import { GPUS_PER_NODE } from '../../core/analysis/memory/parallel';
 import type { CacheDtype, MemorySection } from '../../core/analysis/memory/types';
 import { PART_LABELS } from '../../core/analysis/memory/weights';
+import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
+import { GgufMemoryPanel } from './GgufMemoryPanel';
 import { exactBytes, formatGiB } from './format-memory';
 import { BATCH_RULE, GPU_RULE, MemoryInputs, TOKENS_RULE } from './MemoryInputs';
 import { useNumberField } from './number-field';
@@ -22,7 +24,14 @@ import './memory.css';
 
 const GiB = 2 ** 30;
 
-export function MemoryPanel({ section }: { section: MemorySection }) {
+export function MemoryPanel({ section, header }: { section: MemorySection; header?: ParsedHeader }) {
+  if (section.config === 'gguf' && header) {
+    return <GgufMemoryPanel section={section} header={header} />;
+  }
+  return <SafetensorsMemoryPanel section={section} />;
+}
+
+function SafetensorsMemoryPanel({ section }: { section: MemorySection }) {
   const tokensField = useNumberField(section.maxContext ?? 4096, TOKENS_RULE);
   const batchField = useNumberField(1, BATCH_RULE);
   const ownGpuField = useNumberField(null, GPU_RULE);

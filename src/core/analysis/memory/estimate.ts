@@ -40,7 +40,7 @@ const FULL_FINETUNE_BYTES_PER_PARAM = 16;
 /** Per trainable LoRA parameter: fp32 weight 4 + grad 4 + Adam moments 8. */
 const LORA_BYTES_PER_TRAINABLE = 16;
 
-const DEFAULT_CONTEXTS = [4096, 8192, 32768];
+export const DEFAULT_CONTEXTS = [4096, 8192, 32768];
 
 export interface MemoryInputs {
   tokens: number;

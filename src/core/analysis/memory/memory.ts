@@ -10,6 +10,7 @@ import type { Analysis, AnalysisInput } from '../types';
 import { asNumber, isRecord } from '../values';
 import { expertCount, expertsPerToken, readMemoryConfig, sharedExpertCount, type MemoryConfig } from './config';
 import { kvBytesPerToken, reportContexts } from './estimate';
+import { analyzeGgufMemory } from './gguf-section';
 import { inferKvModel } from './infer';
 import { kvModelFromConfig } from './kv-cache';
 import type { CacheDtype, LoraEstimate, MemorySection, MoeSummary } from './types';
@@ -159,6 +160,9 @@ function defaultCacheDtype(config: MemoryConfig | null): CacheDtype {
 }
 
 export function analyzeMemory(input: AnalysisInput): MemorySection | null {
+  if (input.header.format === 'gguf') {
+    return analyzeGgufMemory(input);
+  }
   const index = tensorIndex(input.header, input.names);
   if (index.count === 0 || isAdapterIndex(index)) {
     return null;

@@ -1,0 +1,55 @@
+/**
+ * The Memory tab for a GGUF: llama.cpp's placement of weights and KV cache between VRAM and RAM as the GPU-layers
+ * control moves, checked against byte counts taken from gguf-py's reading of the same fixture.
+ */
+import { readFileSync } from 'node:fs';
+import { expect, test, type Page } from '@playwright/test';
+import { fixturePath, openApp, watchPage } from './helpers';
+
+const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
+const reference = JSON.parse(
+  readFileSync(new URL('../fixtures/gguf/tiny-llama-Q4_K_M.gguf-py.json', import.meta.url), 'utf8'),
+) as { tensors: Array<{ name: string; bytes: number }> };
+
+const sumOf = (keep: (name: string) => boolean) =>
+  reference.tensors.filter((t) => keep(t.name)).reduce((total, t) => total + t.bytes, 0);
+const ALL = sumOf(() => true);
+const INPUT = sumOf((name) => name.startsWith('token_embd.'));
+const LAYER_1 = sumOf((name) => name.startsWith('blk.1.'));
+/** 2 layers; 4 heads over 256 wide = 64 per head, 1 KV head: K and V 64 f16 values per token per layer. */
+const KV_PER_LAYER_F16 = 2048 * (64 + 64) * 2;
+/** The same cells with K in q8_0 (2 blocks of 34 bytes per 64 values) and V in f16. */
+const KV_PER_LAYER_Q8_K = 2048 * (2 * 34 + 64 * 2);
+
+const bytesOf = async (page: Page, testId: string) => Number(await page.getByTestId(testId).getAttribute('data-bytes'));
+
+test('GGUF memory: weights and KV cache split between VRAM and RAM by the GPU-layers control', async ({ page }) => {
+  const watch = watchPage(page);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath(TINY));
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-config')).toContainText('GGUF metadata');
+  await expect(page.getByTestId('memory-tokens')).toHaveValue('2048');
+  // Full offload (-ngl 3 of a 2-layer model): everything but the input embedding on the GPU.
+  await expect(page.getByTestId('memory-breakdown')).toContainText('-ngl 3');
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(ALL - INPUT);
+  expect(await bytesOf(page, 'memory-ram-weights')).toBe(INPUT);
+  expect(await bytesOf(page, 'memory-vram-kv')).toBe(2 * KV_PER_LAYER_F16);
+
+  await page.getByTestId('memory-gpu-layers').fill('1');
+  await expect(page.getByTestId('memory-breakdown')).toContainText('-ngl 1');
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(LAYER_1);
+  expect(await bytesOf(page, 'memory-ram-weights')).toBe(ALL - LAYER_1);
+  expect(await bytesOf(page, 'memory-vram-kv')).toBe(KV_PER_LAYER_F16);
+  expect(await bytesOf(page, 'memory-ram-kv')).toBe(KV_PER_LAYER_F16);
+
+  await page.getByTestId('memory-cache-k').selectOption('q8_0');
+  await expect(page.getByTestId('memory-vram-kv')).toHaveAttribute('data-bytes', String(KV_PER_LAYER_Q8_K));
+  await page.getByTestId('memory-cache-v').selectOption('q4_0');
+  await expect(page.getByTestId('memory-problems')).toContainText(/flash attention/i);
+
+  await page.getByTestId('memory-gpu-layers').fill('0');
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(0);
+  expect(await bytesOf(page, 'memory-vram-compute')).toBe(0);
+  watch.expectClean();
+});
