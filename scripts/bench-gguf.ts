@@ -7,13 +7,13 @@
  * against issue 22's targets: at most 4 sequential round trips and 1.5× the header bytes.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
 import { writeLlama3BenchGguf, type BenchGguf } from '../src/testing/gguf-bench-file';
 import { BENCH_LATENCY_MS, sequentialRoundTrips, startBenchServer, type BenchServer } from './bench-remote-servers';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+import { bundleForPage } from './bench-page-bundle';
 
 /** Runs per contestant; the median is reported. */
 const RUNS = process.argv.includes('--short') ? 1 : 5;
@@ -43,34 +43,9 @@ async function measureOurs(page: Page, url: string): Promise<number | null> {
   return null;
 }
 
-/** @huggingface/gguf bundled for the page; Node built-ins (its local-file paths, unused here) become empty modules. */
-async function bundlePeer(): Promise<string> {
-  const { build } = await import('esbuild');
-  const builtins = new Set(builtinModules);
-  const result = await build({
-    stdin: {
-      contents: "import { gguf } from '@huggingface/gguf'; globalThis.ggufPeer = gguf;",
-      resolveDir: process.cwd(),
-      loader: 'js',
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'error',
-    plugins: [
-      {
-        name: 'node-builtins-empty',
-        setup(context) {
-          context.onResolve({ filter: /.*/ }, (args) =>
-            builtins.has(args.path.replace(/^node:/, '')) ? { path: args.path, namespace: 'empty' } : undefined,
-          );
-          context.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'module.exports = {};' }));
-        },
-      },
-    ],
-  });
-  return result.outputFiles[0].text;
+/** @huggingface/gguf bundled for the page. */
+function bundlePeer(): Promise<string> {
+  return bundleForPage("import { gguf } from '@huggingface/gguf'; globalThis.ggufPeer = gguf;");
 }
 
 /**

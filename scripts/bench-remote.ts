@@ -10,7 +10,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from '@playwright/test';
@@ -26,6 +25,7 @@ import {
 } from './bench-remote-servers';
 import { collectMarks, printTimeline } from './bench-timeline';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+import { bundleForPage } from './bench-page-bundle';
 
 const FIXTURES = path.resolve('e2e/.fixtures');
 const INDEX = 'model.safetensors.index.json';
@@ -72,35 +72,11 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** huggingface.js bundled for the page; Node built-ins (its file-system paths, unused here) become empty modules. */
-async function bundleHuggingfaceJs(): Promise<string> {
-  const { build } = await import('esbuild');
-  const builtins = new Set(builtinModules);
-  const result = await build({
-    stdin: {
-      contents:
-        "import { parseSafetensorsMetadata } from '@huggingface/hub'; globalThis.parseSafetensorsMetadata = parseSafetensorsMetadata;",
-      resolveDir: process.cwd(),
-      loader: 'js',
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    logLevel: 'error',
-    plugins: [
-      {
-        name: 'node-builtins-empty',
-        setup(context) {
-          context.onResolve({ filter: /.*/ }, (args) =>
-            builtins.has(args.path.replace(/^node:/, '')) ? { path: args.path, namespace: 'empty' } : undefined,
-          );
-          context.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: 'module.exports = {};' }));
-        },
-      },
-    ],
-  });
-  return result.outputFiles[0].text;
+/** huggingface.js bundled for the page. */
+function bundleHuggingfaceJs(): Promise<string> {
+  return bundleForPage(
+    "import { parseSafetensorsMetadata } from '@huggingface/hub'; globalThis.parseSafetensorsMetadata = parseSafetensorsMetadata;",
+  );
 }
 
 function startPreview(): ChildProcess {
