@@ -37,15 +37,23 @@ interface Comparable {
   dataStart: number;
 }
 
+/**
+ * huggingface.js keeps u64 fields as bigints; ours are numbers, NaN past 2^53 (a finding then says the value is
+ * beyond any file). The one explained difference: such a value compares as NaN on both sides.
+ */
+function exactOrNaN(value: bigint | number): string {
+  return BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER) ? 'NaN' : String(value);
+}
+
 async function theirs(bytes: Uint8Array): Promise<Comparable | Error> {
   try {
     const parsed = await hfGguf('https://example.invalid/model.gguf', { fetch: rangeFetch(bytes) });
     return {
       tensors: parsed.tensorInfos.map((info) => ({
         name: info.name,
-        ne: info.shape.map(String),
+        ne: info.shape.map(exactOrNaN),
         type: Number(info.dtype),
-        offset: String(info.offset),
+        offset: exactOrNaN(info.offset),
       })),
       // huggingface.js adds the header fields (version, counts) to its metadata object; they are not keys.
       keys: Object.keys(parsed.metadata).filter((key) => !['version', 'tensor_count', 'kv_count'].includes(key)),
