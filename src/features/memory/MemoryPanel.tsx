@@ -202,7 +202,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
           <th scope="row">Weights</th>
           <GiBCell bytes={estimate.weightsBytes} testId="memory-weights" />
           <td className="formula">
-            {exactBytes(estimate.weightsBytes)}: every tensor&apos;s bytes as stored in the header
+            {exactBytes(estimate.weightsBytes)}: {section.weights.bytesBasis}
           </td>
         </tr>
         {estimate.kvLines.map((line) => (

@@ -35,6 +35,8 @@ export interface WeightsSummary {
   byPart: WeightPartTotal[];
   /** How the parameters were counted (packed formats). */
   paramsNote: string;
+  /** Which bytes the weights figure sums: every tensor, or a checkpoint's model-weights storages once. */
+  bytesBasis: string;
 }
 
 /** Attention layers that share one per-token cost and one window. */

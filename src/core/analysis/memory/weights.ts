@@ -202,6 +202,10 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
       byDtype: [...byDtype.entries()].map(([dtype, total]) => ({ dtype, ...total })).sort((a, b) => b.bytes - a.bytes),
       byPart: [...totals.values()].sort((a, b) => b.bytes - a.bytes),
       paramsNote: `${notes.join('; ')}.`,
+      bytesBasis:
+        modelElements === undefined
+          ? "every tensor's bytes as stored in the header"
+          : "the model-weights section's storages, each counted once (tied names and views add nothing; optimizer and other sections left out)",
     },
     params: paramsByPart,
     embeddingParams: { input: paramsByPart.embeddings - outputEmbeddingParams, output: outputEmbeddingParams },
