@@ -32,7 +32,7 @@ test.describe('GGUF files', () => {
     const watch = watchPage(page);
     const tag = `t=${uniqueTag('gguf-remote')}`;
     await openApp(page);
-    await page.getByRole('textbox', { name: 'URL of a .safetensors file' }).fill(`${ORIGIN_A}/range/${TINY}?${tag}`);
+    await page.getByRole('textbox', { name: 'URL of a model file' }).fill(`${ORIGIN_A}/range/${TINY}?${tag}`);
     await page.getByRole('button', { name: 'Open', exact: true }).click();
     await expect(page.getByTestId('verdict')).toContainText('GGUF · llama');
     const log = await serverLog(tag);

@@ -35,7 +35,7 @@ test.describe('remote analysis reads', () => {
     await openApp(page);
     await openUrl(page, `${ORIGIN_A}/range/comfy-int8-266-configs.safetensors?t=${tag}`);
     const words = `sampled ${MAX_SPANS} of ${COMFY_SAMPLED_LAYERS} configs`;
-    await expect(page.getByTestId('verdict-clauses')).toContainText(`on ${COMFY_SAMPLED_LAYERS} layers`);
+    await expect(page.getByTestId('verdict-clauses')).toContainText(`on ${COMFY_SAMPLED_LAYERS} quantized matrices`);
     await expect(page.getByTestId('verdict-clauses')).toContainText(`bits/weight, format from ${words}`);
     await expect(page.getByTestId('bytes-read')).toContainText(words);
 

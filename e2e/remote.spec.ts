@@ -209,7 +209,13 @@ test.describe('remote files', () => {
     const { readFileSync } = await import('node:fs');
     const report = readFileSync(await download.path(), 'utf8');
     expect(report).not.toContain('hf_secret');
-    expect(JSON.parse(report).network.requests).toBe(1);
+    // The header, then the config.json beside the file, which the report reads on demand (none here: a 404).
+    const network = JSON.parse(report).network;
+    expect(network.requests).toBe(2);
+    expect(network.byPurpose.sidecars.requests).toBe(1);
+    const configReads = await serverLog((entry) => entry.path.startsWith('/range/config.json'));
+    expect(configReads.length).toBeGreaterThan(0);
+    expect(configReads.every((entry) => entry.authorization === null)).toBe(true);
     watch.expectClean();
   });
 
