@@ -1,5 +1,5 @@
 /**
- * The screen a user reads all day, at 1440 and 800 px, on four models that used to break it: a kohya LoRA (long
+ * The screen a user reads all day, at 1440 and 800 px, on four models that each stress it: a kohya LoRA (long
  * underscore names), a GPTQ Llama (packed I32 tensors), a 161-shard FP8 DeepSeek (names that differ only at the end,
  * a Shard column, `[129 280, 7 168]` shapes) and the 250,000-tensor MoE. Each screen is saved under
  * test-results/screens/ (CI artifacts) and checked: every visible name shows its layer and expert numbers (also in

@@ -32,10 +32,10 @@ interface Run {
 }
 
 /**
- * HOOK — ours. Once the GGUF reader (src/core/formats/gguf/) is wired into the app, this opens the app in `page`,
- * loads `url` and returns the milliseconds from `lens:load-start` to `lens:load-done`, the way `timeApp` in
- * scripts/bench-remote.ts does for safetensors (the app is served by `vite preview` of `dist/`). Until then it
- * returns null and the bench reports the peer alone.
+ * HOOK — ours, not implemented: returns null, so the bench reports the peer alone. Its job is to open the app in
+ * `page`, load `url` and return the milliseconds from `lens:load-start` to `lens:load-done`, the way `timeApp` in
+ * scripts/bench-remote.ts does for safetensors (the app is served by `vite preview` of `dist/`); the GGUF reader is
+ * registered in src/core/formats/registry.ts, so nothing in the app blocks it.
  */
 async function measureOurs(page: Page, url: string): Promise<number | null> {
   void page;

@@ -5,7 +5,8 @@
  * reader's state (the size and validators it learned, its counters) and the retry loop.
  *
  * Every request is `GET` with `Range: bytes=a-b` and nothing else (plus `Authorization` for Hugging Face when a
- * token is given). A single closed range is a CORS-safelisted header, so plain reads need no preflight (facts b7).
+ * token is given). A single closed range is a CORS-safelisted header, so plain reads need no preflight
+ * (Fetch standard, CORS-safelisted request-header; docs/format-notes.md#hugging-face-resolve-urls-in-a-browser).
  */
 import type { ByteReader, ReadOptions, ReadPurpose, RequestObserver, RequestTally } from '../core/bytes/byte-reader';
 import { concatChunks } from '../core/bytes/concat';
@@ -47,9 +48,9 @@ export type { StallNotice } from '../core/result';
 
 /**
  * Speculative first read. huggingface_hub asks for bytes=0-100000 because "97% of safetensors headers are
- * < 100 KB" (facts b2), and got the edge wrong for N in 99,994..100,000 (huggingface_hub#4602). We ask for
- * 128 KiB: 8 + 100,000 = 100,008 bytes fit with room to spare, so every header the Hub's client reads in one
- * request we also read in one, and the extra ~30 KB of tensor data costs nothing noticeable.
+ * < 100 KB" (docs/format-notes.md#huggingface_hubs-first-header-read), and got the edge wrong for N in 99,994..100,000
+ * (huggingface_hub#4602). We ask for 128 KiB: 8 + 100,000 = 100,008 bytes fit with room to spare, so every header the
+ * Hub's client reads in one request we also read in one, and the extra ~30 KB of tensor data costs nothing noticeable.
  */
 export const DEFAULT_FIRST_READ_BYTES = 128 * 1024;
 
@@ -312,7 +313,7 @@ async function attempt(
     }
     if (response.status === 200) {
       if (ifRange !== null) {
-        // RFC 9110 §13.1.5: a 200 to If-Range means the validator no longer matches: the file was replaced.
+        // RFC 9110 section 13.1.5: a 200 to If-Range means the validator no longer matches: the file was replaced.
         discardBody(response);
         guard.check(versionOf(response, null), url);
         throw changedWithoutValidators(url);

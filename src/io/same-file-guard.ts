@@ -9,8 +9,9 @@
  * missing from either answer is not compared (absence proves nothing either way).
  *
  * Why not `If-Range` everywhere: it is not a CORS-safelisted request header, so cross-origin it forces a preflight,
- * and the Hub's download CDN does not list it in `Access-Control-Allow-Headers` (facts b7), so every Hub load would
- * fail. It is sent only where it costs nothing: same-origin requests (see `ifRangeAllowed`). docs/security.md.
+ * and the Hub's download CDN does not list it in `Access-Control-Allow-Headers`
+ * (docs/format-notes.md#hugging-face-resolve-urls-in-a-browser), so every Hub load would fail. It is sent only where it
+ * costs nothing: same-origin requests (see `ifRangeAllowed`). docs/security.md.
  */
 import { SourceError } from '../core/errors';
 import { MAX_VALIDATOR_CHARS } from '../core/limits';
@@ -65,7 +66,7 @@ export function createSameFileGuard(): SameFileGuard {
       if (pinned === null) {
         return null;
       }
-      // RFC 9110 §13.1.5: If-Range needs a strong validator; a weak ETag would make the server ignore the range.
+      // RFC 9110 section 13.1.5: If-Range needs a strong validator; a weak ETag would make the server ignore the range.
       if (pinned.etag !== null && !pinned.etag.startsWith('W/')) {
         return pinned.etag;
       }

@@ -123,7 +123,7 @@ function withToken(source: SourceSpec, token: string): SourceSpec {
 
 /**
  * `result` with analyses that arrived after it (the first run, or a re-run once a sidecar was read on demand): their
- * sections and findings, and the network figures that now include the analyses' reads.
+ * sections and findings, and network figures that include the analyses' reads.
  */
 export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
   return {

@@ -1,7 +1,7 @@
 /**
- * Anchor dimensions (quant-signatures §0.2): norms are never quantized, so their length gives hidden_size even
- * when every matrix is packed; modules whose input is the residual stream then pin in_features, and with it the
- * bit width of packed formats whose shapes alone only fix bits × group size (MLX, compressed-tensors).
+ * Anchor dimensions (docs/format-notes.md#anchor-dimensions): norms are never quantized, so their length gives
+ * hidden_size even when every matrix is packed; modules whose input is the residual stream then pin in_features, and
+ * with it the bit width of packed formats whose shapes alone only fix bits × group size (MLX, compressed-tensors).
  */
 import { rowsOfShapes, type TensorIndex } from './tensor-index';
 

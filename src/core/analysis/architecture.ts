@@ -3,7 +3,8 @@
  * attention kind and heads, MoE experts, MLA, MTP layers, tied embeddings, extra towers, diffusion blocks.
  * Every number says where it came from in `evidence`; numbers that need a head_dim the header cannot give are
  * labelled with their source (`headDimSource`), down to an explicit `guess`.
- * (quant-signatures §12; DeepSeek-V3 README_WEIGHTS for MTP; transformers conversion_mapping for packed experts.)
+ * (docs/format-notes.md#architecture-hints-from-tensor-names; DeepSeek-V3 README_WEIGHTS.md for MTP;
+ * transformers src/transformers/conversion_mapping.py for packed experts.)
  */
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';

@@ -1,11 +1,11 @@
 /**
  * The LoRA analysis: which adapter family wrote the file, its rank(s), alpha and scale, what it targets, and which
- * base model it belongs to (quant-signatures §11). Families differ in spelling and factor orientation:
- * PEFT `lora_A [r, in]` / `lora_B [out, r]`; kohya `lora_down [r, in]` / `lora_up [out, r]` + `.alpha` (0-d);
- * MLX `lora_a [in, r]` / `lora_b [r, out]`; LyCORIS LoHa `hada_w1_a [out, r]` / `hada_w1_b [r, in]`; LoKr
- * `lokr_w1(_a/_b)`, `lokr_w2(_a/_b)` (rank = lokr_w2_a.shape[1] when factored, else full).
- * Alpha is in the `.alpha` scalars' DATA (fetched via tensorBytesWanted), in adapter_config.json, or in kohya
- * metadata; PEFT headers never carry it.
+ * base model it belongs to (docs/format-notes.md#adapter-signatures-lora-and-lycoris). Families differ in spelling and
+ * factor orientation: PEFT `lora_A [r, in]` / `lora_B [out, r]`; kohya `lora_down [r, in]` / `lora_up [out, r]` +
+ * `.alpha` (0-d); MLX `lora_a [in, r]` / `lora_b [r, out]`; LyCORIS LoHa `hada_w1_a [out, r]` / `hada_w1_b [r, in]`;
+ * LoKr `lokr_w1(_a/_b)`, `lokr_w2(_a/_b)` (rank = lokr_w2_a.shape[1] when factored, else full). Alpha is in the
+ * `.alpha` scalars' DATA (fetched via tensorBytesWanted), in adapter_config.json, or in kohya metadata; PEFT headers
+ * never carry it.
  */
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';

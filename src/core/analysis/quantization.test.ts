@@ -1,6 +1,6 @@
 /**
  * One fixture per quantization format, each checked for detection, layer counts and bits per weight. Expected
- * numbers are written out from the format's byte layout (quant-signatures), never taken from the code under test.
+ * numbers are written out from the format's byte layout (docs/format-notes.md), never taken from the code under test.
  */
 import { describe, expect, it } from 'vitest';
 import { awqLlama2Fixture } from '../../testing/models/awq-llama2-7b';

@@ -342,7 +342,7 @@ function plainSummary(precision: PrecisionSummary): string {
   return `Not quantized: ${Math.round(dominant.share * 100)}% of stored elements are ${dominant.dtype}.`;
 }
 
-/** Integer storage dtypes a packer uses for weights, with what the seed articles say they usually hold. */
+/** Integer storage dtypes a packer uses for weights, with what they usually hold (docs/format-notes.md). */
 const PACKED_CONTAINERS: Readonly<Record<string, string>> = {
   U8: 'U8 weights usually hold packed 4-bit or lower values',
   I8: 'I8 weights hold 8-bit integers or packed 4-bit values',

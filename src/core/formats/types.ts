@@ -24,7 +24,7 @@
  *      `head` is what "download raw header" saves. It throws only SourceErrors from the reader (IO failures,
  *      cancellation); a malformed file is a `rejected` outcome, never an exception.
  * 2. Add it to `FORMAT_READERS` in registry.ts (order matters only between readers whose sniffs could overlap).
- * 3. If a "not safetensors" diagnosis (not-safetensors.ts) named the format, the reader now wins over it in the
+ * 3. If a "not safetensors" diagnosis (not-safetensors.ts) named the format, the reader wins over it in the
  *    loader; delete the diagnosis entry once nothing else relies on its message.
  * 4. Put the format's limits (bytes it may read, entries it may list) in its own module, each with its reason.
  */

@@ -1,6 +1,6 @@
 /**
- * The empirical matrix from safetensors-facts.md (b3): how `safe_open` of the safetensors 0.8.0 Python package
- * treats crafted files. The engine's verdict must match it case for case.
+ * The empirical matrix in docs/format-notes.md#safetensors-reference-behaviour-on-malformed-files: how `safe_open` of
+ * the safetensors 0.8.0 Python package treats crafted files. The engine's verdict must match it case for case.
  */
 import { describe, expect, it } from 'vitest';
 import { MAX_HEADER_LENGTH } from '../limits';

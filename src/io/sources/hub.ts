@@ -6,8 +6,8 @@
  * index names live.
  *
  * Why normalize: Hub HTML pages have no CORS headers and `raw/` serves the LFS pointer instead of the file, so a
- * pasted page link would fail in confusing ways (facts b7, huggingface-estimate#2). `resolve/` is the only form
- * that answers Range requests with the file's bytes (through a redirect to the CDN).
+ * pasted page link would fail in confusing ways (docs/format-notes.md#hugging-face-resolve-urls-in-a-browser).
+ * `resolve/` is the only form that answers Range requests with the file's bytes (through a redirect to the CDN).
  *
  * The Hub's address is a field (`HubRepo.base`), so tests point the same code at a fake Hub. In the app the base is
  * never taken from a query parameter: it is `https://huggingface.co` for Hub links and repo ids, or, for a pasted

@@ -1,6 +1,7 @@
 /**
  * AWQ GEMM 4-bit, group 128, as in TheBloke/Llama-2-7B-AWQ (AutoAWQ): qweight I32 [K, N/8] packed along the
- * OUTPUT dim, qzeros I32 [K/128, N/8], scales F16 [K/128, N], no g_idx (quant-signatures §2).
+ * OUTPUT dim, qzeros I32 [K/128, N/8], scales F16 [K/128, N], no g_idx
+ * (docs/format-notes.md#quantization-signatures-gptq-vs-awq).
  */
 import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms } from './common';

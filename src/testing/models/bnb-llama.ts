@@ -1,5 +1,5 @@
 /**
- * bitsandbytes checkpoints (quant-signatures §3):
+ * bitsandbytes checkpoints (docs/format-notes.md#quantization-signatures-bitsandbytes):
  * - NF4 with double quantization, as in unsloth/llama-3-8b-bnb-4bit: weight U8 [n/2, 1], absmax U8 [n/64],
  *   nested_absmax F32 [n/64/256], nested_quant_map F32 [256], quant_map F32 [16], and
  *   `quant_state.bitsandbytes__nf4` U8 [len] whose bytes are the JSON (supplied as tensor data);

@@ -1,8 +1,9 @@
 /**
  * ComfyUI legacy scaled FP8, as in comfyanonymous/flux_text_encoders t5xxl_fp8_e4m3fn_scaled.safetensors: a
- * `scaled_fp8` F8_E4M3 [0] marker, F8 linear weights with `.scale_weight` F32 [] each (quant-signatures §8.2).
- * T5-XXL encoder shapes: d_model 4096, d_ff 10240, vocab 32128, 24 blocks (two here). The dtypes of the small
- * non-linear tensors (norms, relative bias, shared embedding) are assumed F16.
+ * `scaled_fp8` F8_E4M3 [0] marker, F8 linear weights with `.scale_weight` F32 [] each
+ * (docs/format-notes.md#quantization-signatures-comfyui). T5-XXL encoder shapes: d_model 4096, d_ff 10240, vocab 32128,
+ * 24 blocks (two here). The dtypes of the small non-linear tensors (norms, relative bias, shared embedding) are assumed
+ * F16.
  */
 import type { TensorSpec } from '../build-safetensors';
 import type { ModelFixture } from './header-from-specs';

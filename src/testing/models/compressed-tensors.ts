@@ -1,5 +1,5 @@
 /**
- * compressed-tensors layouts (llm-compressor; quant-signatures §5):
+ * compressed-tensors layouts (llm-compressor; docs/format-notes.md#quantization-signatures-compressed-tensors):
  * - pack-quantized W4A16 g128, as in RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16: weight_packed I32
  *   [N, K/8], weight_scale BF16 [N, K/128], weight_shape I64 [2] (its 16 bytes are supplied as tensor data);
  * - nvfp4-pack-quantized and mxfp4-pack-quantized on the same Llama-3.1-8B shapes (derived from the

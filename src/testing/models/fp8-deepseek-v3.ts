@@ -2,7 +2,8 @@
  * Block-scaled FP8 (128×128) as in deepseek-ai/DeepSeek-V3: F8_E4M3 weights with F32 `weight_scale_inv`
  * [ceil(N/128), ceil(K/128)], BF16 norms/router/embeddings, MLA attention, 256 routed experts + 1 shared expert
  * per MoE layer, and the MTP layer 61 (enorm/hnorm/eh_proj/shared_head). Layers 0–2 are dense and 3 is MoE, as
- * in the real model; layers 4–60 are left out (quant-signatures §4.2, §12; DeepSeek-V3 README_WEIGHTS.md).
+ * in the real model; layers 4–60 are left out (docs/format-notes.md#quantization-signatures-fp8,
+ * docs/format-notes.md#architecture-hints-from-tensor-names; deepseek-ai/DeepSeek-V3:README_WEIGHTS.md).
  */
 import type { TensorSpec } from '../build-safetensors';
 import type { ModelFixture } from './header-from-specs';

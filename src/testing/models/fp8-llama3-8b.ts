@@ -1,7 +1,8 @@
 /**
  * Per-tensor FP8 with static activation scales, as in neuralmagic/Meta-Llama-3-8B-Instruct-FP8 (AutoFP8):
  * weight F8_E4M3 [N, K], weight_scale F32 [], input_scale F32 []; embeddings, norms, lm_head BF16
- * (quant-signatures §4.1). Hidden 4096, intermediate 14336, 32 q heads / 8 kv heads × 128, vocab 128256.
+ * (docs/format-notes.md#quantization-signatures-fp8). Hidden 4096, intermediate 14336, 32 q heads / 8 kv heads × 128,
+ * vocab 128256.
  */
 import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms, type LlamaDims } from './common';

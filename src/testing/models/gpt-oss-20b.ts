@@ -1,8 +1,9 @@
 /**
  * openai/gpt-oss-20b as published on the Hub: MXFP4 experts packed per layer (`gate_up_proj_blocks` U8
  * [32, 5760, 90, 16], `_scales` U8 [32, 5760, 90], BF16 `_bias`), BF16 attention with biases and per-head
- * `sinks` [64], router [32, 2880] (quant-signatures §7, §12). Hidden 2880, 64 q heads / 8 kv heads × 64,
- * vocab 201088; two of 24 layers.
+ * `sinks` [64], router [32, 2880] (docs/format-notes.md#quantization-signatures-mxfp4-gpt-oss,
+ * docs/format-notes.md#architecture-hints-from-tensor-names). Hidden 2880, 64 q heads / 8 kv heads × 64, vocab 201088;
+ * two of 24 layers.
  */
 import type { TensorSpec } from '../build-safetensors';
 import type { ModelFixture } from './header-from-specs';

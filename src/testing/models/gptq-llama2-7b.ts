@@ -1,7 +1,8 @@
 /**
  * GPTQ 4-bit, group 128, as in TheBloke/Llama-2-7B-GPTQ (AutoGPTQ, desc_act=false): qweight I32 [K/8, N],
  * qzeros I32 [K/128, N/8], scales F16 [K/128, N], g_idx I32 [K]; embeddings, norms and lm_head stay F16.
- * Two of the 32 layers; hidden 4096, intermediate 11008, vocab 32000 (quant-signatures §1).
+ * Two of the 32 layers; hidden 4096, intermediate 11008, vocab 32000
+ * (docs/format-notes.md#quantization-signatures-gptq-vs-awq).
  */
 import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms, type LlamaDims } from './common';

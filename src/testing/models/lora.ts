@@ -1,5 +1,6 @@
 /**
- * LoRA / LyCORIS adapters, names and shapes as their trainers write them (quant-signatures §11):
+ * LoRA / LyCORIS adapters, names and shapes as their trainers write them
+ * (docs/format-notes.md#adapter-signatures-lora-and-lycoris):
  * - PEFT LoRA on gpt2 `c_attn` (r=8, alpha 8), as in anirudh-ak/peft-gpt2, plus the PEFT `score` head copy;
  * - PEFT DoRA on meta-llama/Meta-Llama-3-8B q_proj/v_proj (r=16, alpha 32, use_dora): `lora_magnitude_vector`;
  * - kohya sd-scripts LoRA on runwayml/stable-diffusion-v1-5 (r=16, alpha 8 as F16 `.alpha` scalars);

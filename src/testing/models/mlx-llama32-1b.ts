@@ -1,7 +1,8 @@
 /**
  * MLX affine 4-bit, group 64, as in mlx-community/Llama-3.2-1B-Instruct-4bit: weight U32 [N, K/8],
  * scales/biases BF16 [N, K/64], embedding quantized too, no lm_head (tied), `format: mlx` metadata
- * (quant-signatures §9). Hidden 2048, intermediate 8192, 32 q heads / 8 kv heads × 64, vocab 128256.
+ * (docs/format-notes.md#quantization-signatures-mlx). Hidden 2048, intermediate 8192, 32 q heads / 8 kv heads × 64,
+ * vocab 128256.
  */
 import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms, type LlamaDims } from './common';

@@ -1,7 +1,8 @@
 /**
  * NVIDIA ModelOpt NVFP4 unified export, as in nvidia/Llama-3.3-70B-Instruct-FP4: weight U8 [N, K/2],
- * weight_scale F8_E4M3 [N, K/16], weight_scale_2 F32 [], input_scale F32 [] (quant-signatures §6).
- * Hidden 8192, intermediate 28672, 64 q heads / 8 kv heads × 128, vocab 128256; two of 80 layers.
+ * weight_scale F8_E4M3 [N, K/16], weight_scale_2 F32 [], input_scale F32 []
+ * (docs/format-notes.md#quantization-signatures-nvidia-modelopt). Hidden 8192, intermediate 28672, 64 q heads / 8 kv
+ * heads × 128, vocab 128256; two of 80 layers.
  */
 import type { TensorSpec } from '../build-safetensors';
 import { llamaLinears, llamaNorms, type LlamaDims } from './common';

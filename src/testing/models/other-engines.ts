@@ -1,6 +1,6 @@
 /**
  * Engine-specific formats on Llama-3(.1)-8B shapes (hidden 4096, intermediate 14336, kv 1024), one layer each
- * (quant-signatures §10; shapes derived from each packer's code):
+ * (docs/format-notes.md#quantization-signatures-other-engines; shapes derived from each packer's code):
  * - EXL2 as in turboderp/Llama-3-8B-Instruct-exl2 (4.0bpw branch), uniform 4-bit row groups of 128;
  * - EXL3 as in turboderp/Llama-3.1-8B-Instruct-exl3 (4.0bpw): trellis I16 [K/16, N/16, 64];
  * - HQQ as in mobiuslabsgmbh/Llama-3.1-8b-instruct_4bitgs64_hqq_calib: W_q U8 packed, F16 scale/zero per

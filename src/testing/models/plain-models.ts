@@ -27,8 +27,9 @@ export function tinyLlamaFixture(layers = 2): ModelFixture {
 }
 
 /**
- * Pitfall §13.1: a plain BF16 model that has learnable tensors named `scales` (a per-channel scale module and a
- * layer-scale vector). Nothing here is packed; no detector may call it MLX or GPTQ.
+ * A false positive to guard against (docs/format-notes.md#false-positives-names-shared-across-formats): a plain BF16
+ * model that has learnable tensors named `scales` (a per-channel scale module and a layer-scale vector). Nothing here
+ * is packed; no detector may call it MLX or GPTQ.
  */
 export function plainWithScalesFixture(): ModelFixture {
   const base = tinyLlamaFixture(2);

@@ -1,6 +1,7 @@
 /**
- * A Hub-shaped pair of HTTPS origins, answering the way huggingface.co and its Xet/LFS bridge answer (safetensors
- * facts b7), for e2e tests that launch Chromium with HUB_HOSTS mapped here (`hostResolverRules`):
+ * A Hub-shaped pair of HTTPS origins, answering the way huggingface.co and its Xet/LFS bridge answer
+ * (docs/format-notes.md#hugging-face-resolve-urls-in-a-browser), for e2e tests that launch Chromium with HUB_HOSTS
+ * mapped here (`hostResolverRules`):
  *
  *   hub     https://huggingface.co
  *     /<org>/<name>/resolve/<rev>/<path>   LFS files (.safetensors): 302 to the bridge with a presigned-style

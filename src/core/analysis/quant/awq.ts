@@ -1,8 +1,8 @@
 /**
- * AWQ (AutoAWQ; quant-signatures §2). GEMM packs along the OUTPUT dim: qweight [K, N·bits/32],
- * qzeros [K/g, N·bits/32], scales [K/g, N], and has no g_idx. GEMV stores qweight [N, K/8] with scales [N, …];
- * GEMV_fast stores I16 qweight [N/4, K] and F16 zeros. GPTQ claims its modules first, so every `.qweight` left
- * here failed the GPTQ orientation test.
+ * AWQ (AutoAWQ; docs/format-notes.md#quantization-signatures-gptq-vs-awq). GEMM packs along the OUTPUT dim: qweight [K,
+ * N·bits/32], qzeros [K/g, N·bits/32], scales [K/g, N], and has no g_idx. GEMV stores qweight [N, K/8] with scales [N,
+ * …]; GEMV_fast stores I16 qweight [N/4, K] and F16 zeros. GPTQ claims its modules first, so every `.qweight` left here
+ * failed the GPTQ orientation test.
  */
 import {
   CONTAINER_BITS,

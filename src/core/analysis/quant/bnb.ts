@@ -1,5 +1,5 @@
 /**
- * bitsandbytes (quant-signatures §3).
+ * bitsandbytes (docs/format-notes.md#quantization-signatures-bitsandbytes).
  * LLM.int8: `<m>.weight` I8 [N, K] + `<m>.SCB` F32 [N] (row absmax) + `<m>.weight_format` U8 [].
  * 4-bit NF4/FP4: `<m>.weight` U8 [(n+1)/2, 1] (or BF16 [n/4, 1] with quant_storage=bfloat16) plus
  * `.weight.absmax`, `.weight.quant_map`, optional `.weight.nested_*`, and

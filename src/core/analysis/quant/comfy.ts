@@ -1,5 +1,6 @@
 /**
- * ComfyUI quantized checkpoints (quant-signatures §8; seed article 003).
+ * ComfyUI quantized checkpoints (docs/format-notes.md#quantization-signatures-comfyui; ComfyUI comfy/ops.py,
+ * comfy/quant_ops.py).
  *
  * Current format: every quantized layer `<L>` has a U8 tensor `<L>.comfy_quant` whose BYTES are the layer's JSON
  * config (`{"format": "int8_tensorwise", "convrot": true, …}`), or the file carries the same configs in

@@ -1,5 +1,5 @@
 /**
- * compressed-tensors (llm-compressor; quant-signatures §5).
+ * compressed-tensors (llm-compressor; docs/format-notes.md#quantization-signatures-compressed-tensors).
  * pack-quantized int: `weight_packed` I32 [N, ceil(K·bits/32)], `weight_scale` [N, K/g] (or [N,1]),
  * `weight_shape` I64 [2] = [N, K] (its 16 bytes are fetched: they make bits exact), optional
  * `weight_zero_point`, `weight_g_idx`.

@@ -1,5 +1,5 @@
 /**
- * ExLlama formats (quant-signatures §10).
+ * ExLlama formats (docs/format-notes.md#quantization-signatures-other-engines).
  * EXL2: `q_weight` I32 (row groups of mixed bit widths), `q_invperm` I32 [K], `q_scale` I32, `q_scale_max` F16,
  * `q_groups` I16; K = q_invperm length, N = q_weight cols; bits vary per row group, so bpw is bytes-based.
  * EXL3: `trellis` I16 [K/16, N/16, 16·bits] + `suh` [K] / `svh` [N] (or packed `su`/`sv`), optional `mcg`/`mul1`.

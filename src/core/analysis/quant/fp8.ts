@@ -1,5 +1,5 @@
 /**
- * FP8 weights (quant-signatures §4):
+ * FP8 weights (docs/format-notes.md#quantization-signatures-fp8):
  * - block-wise (DeepSeek-V3/R1, `quant_method: fp8` + `weight_block_size`): F8 `.weight` [N, K] with
  *   `.weight_scale_inv` F32 (or E8M0) [ceil(N/128), ceil(K/128)];
  * - per-tensor / per-channel / MX (vLLM fp8, AutoFP8, ModelOpt FP8, compressed-tensors float-quantized):

@@ -2,7 +2,8 @@
  * GPTQ (AutoGPTQ / GPTQModel / optimum) and its Marlin repack.
  * GPTQ packs along the INPUT dim: qweight [K·bits/P, N], scales [ceil(K/g), N], qzeros [ceil(K/g), N·bits/P],
  * g_idx [K] (P = container bits: I32 → 32). AWQ uses the same three names but packs along the OUTPUT dim, so the
- * test is `qweight.shape[1] == scales.shape[1]` (quant-signatures §1, §2; AutoGPTQ qlinear_cuda_old.py).
+ * test is `qweight.shape[1] == scales.shape[1]` (docs/format-notes.md#quantization-signatures-gptq-vs-awq; AutoGPTQ
+ * auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py).
  */
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';

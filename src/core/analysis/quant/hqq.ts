@@ -1,7 +1,7 @@
 /**
- * HQQ (quant-signatures §10): `<m>.W_q` packed weights plus metadata stored as tiny tensors — `nbits` I32 [],
- * `group_size` I32 [], `shape` I64 [2] — beside `scale`, `zero` and a handful of flags. Reading those ≤ 20 bytes
- * gives the exact logical count and bit width.
+ * HQQ (docs/format-notes.md#quantization-signatures-other-engines): `<m>.W_q` packed weights plus metadata stored as
+ * tiny tensors — `nbits` I32 [], `group_size` I32 [], `shape` I64 [2] — beside `scale`, `zero` and a handful of flags.
+ * Reading those ≤ 20 bytes gives the exact logical count and bit width.
  */
 import type { TensorIndex } from '../tensor-index';
 import { decodeNumbers, decodeScalar, product } from '../values';

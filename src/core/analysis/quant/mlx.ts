@@ -1,10 +1,10 @@
 /**
- * MLX (mlx-lm / mlx-community; quant-signatures §9): `<m>.weight` U32 [N, K·bits/32] packed along the input,
- * `<m>.scales` [N, K/g] and, in affine mode, `<m>.biases` [N, K/g]. Shapes fix only bits × g
+ * MLX (mlx-lm / mlx-community; docs/format-notes.md#quantization-signatures-mlx): `<m>.weight` U32 [N, K·bits/32]
+ * packed along the input, `<m>.scales` [N, K/g] and, in affine mode, `<m>.biases` [N, K/g]. Shapes fix only bits × g
  * (= 32·weight cols / scale cols: 4-bit g64 and 8-bit g32 both give 256), so the detector resolves the pair from
- * config.json, then from anchor dims (hidden_size from a norm, for modules whose input is the residual stream),
- * and only then assumes mlx-lm's default group size 64.
- * A `.scales` next to a float `.weight` (GPTQ, or a plain layer that happens to be called `scales`) is not MLX.
+ * config.json, then from anchor dims (hidden_size from a norm, for modules whose input is the residual stream), and
+ * only then assumes mlx-lm's default group size 64. A `.scales` next to a float `.weight` (GPTQ, or a plain layer that
+ * happens to be called `scales`) is not MLX.
  */
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';

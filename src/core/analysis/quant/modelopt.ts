@@ -1,9 +1,9 @@
 /**
- * NVIDIA ModelOpt unified HF export (quant-signatures §6). Names stay the original module names, so only dtypes
- * reveal it: NVFP4 = `weight` U8 [N, K/2] + `weight_scale` F8_E4M3 [N, K/16] + `weight_scale_2` F32 [] (+
- * `input_scale`); INT4-AWQ / W4A8-AWQ = `weight` U8 packed int4 + float per-group `weight_scale` (+
- * `pre_quant_scale`). ComfyUI NVFP4 has the same names but a `.comfy_quant` per layer and is claimed first.
- * ModelOpt FP8 is indistinguishable from other per-tensor FP8 and is left to the FP8 detector.
+ * NVIDIA ModelOpt unified HF export (docs/format-notes.md#quantization-signatures-nvidia-modelopt). Names stay the
+ * original module names, so only dtypes reveal it: NVFP4 = `weight` U8 [N, K/2] + `weight_scale` F8_E4M3 [N, K/16] +
+ * `weight_scale_2` F32 [] (+ `input_scale`); INT4-AWQ / W4A8-AWQ = `weight` U8 packed int4 + float per-group
+ * `weight_scale` (+ `pre_quant_scale`). ComfyUI NVFP4 has the same names but a `.comfy_quant` per layer and is claimed
+ * first. ModelOpt FP8 is indistinguishable from other per-tensor FP8 and is left to the FP8 detector.
  */
 import { isFloat8, isHighPrecisionFloat, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
 import { freeWeightsWithSidecar } from './scan';

@@ -1,8 +1,8 @@
 /**
- * MXFP4 as gpt-oss ships it (quant-signatures §7): `<m>_blocks` U8 [..., G, 16] (16 bytes = 32 FP4 values per
- * block) and `<m>_scales` U8 [..., G] (E8M0 exponents), with `blocks.shape[:-1] == scales.shape`. The underscore
- * matters: a `.scales` rule never sees these, and counting `_scales` as parameters inflates totals.
- * OpenAI's original layout spells the same pair `<m>.blocks` / `<m>.scales`.
+ * MXFP4 as gpt-oss ships it (docs/format-notes.md#quantization-signatures-mxfp4-gpt-oss): `<m>_blocks` U8 [..., G, 16]
+ * (16 bytes = 32 FP4 values per block) and `<m>_scales` U8 [..., G] (E8M0 exponents), with `blocks.shape[:-1] ==
+ * scales.shape`. The underscore matters: a `.scales` rule never sees these, and counting `_scales` as parameters
+ * inflates totals. OpenAI's original layout spells the same pair `<m>.blocks` / `<m>.scales`.
  */
 import { siblingRows, type QuantDetector, type QuantModule } from './types';
 import { freeRowsEndingWith } from './scan';

@@ -1,7 +1,8 @@
 /**
- * optimum-quanto (quant-signatures §10): `<m>.weight._data` (I8 qint8, F8 qfloat8, U8 packed qint4/qint2 along
- * dim 0), `<m>.weight._scale`, `<m>.weight._shift` (qbits only), and `input_scale`/`output_scale` scalars on every
- * QModule. The per-module qtype lives in quanto_qmap.json, not in the header, so packed U8 is assumed to be qint4.
+ * optimum-quanto (docs/format-notes.md#quantization-signatures-other-engines): `<m>.weight._data` (I8 qint8, F8
+ * qfloat8, U8 packed qint4/qint2 along dim 0), `<m>.weight._scale`, `<m>.weight._shift` (qbits only), and
+ * `input_scale`/`output_scale` scalars on every QModule. The per-module qtype lives in quanto_qmap.json, not in the
+ * header, so packed U8 is assumed to be qint4.
  */
 import { isFloat8, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
 import { freeRowsEndingWith } from './scan';

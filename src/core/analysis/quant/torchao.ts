@@ -1,6 +1,6 @@
 /**
- * torchao tensor subclasses flattened into safetensors (quant-signatures §10; pytorch/ao safetensors support).
- * Two spellings exist:
+ * torchao tensor subclasses flattened into safetensors (docs/format-notes.md#quantization-signatures-other-engines;
+ * pytorch/ao torchao/prototype/safetensors/safetensors_support.py). Two spellings exist:
  * - `<tensor>:<field>` (e.g. `0.weight:qdata`, `0.weight:scale`) with metadata `<tensor>:tensor_type` =
  *   "<class 'torchao.quantization.Float8Tensor'>" and `<tensor>:block_size` (the real pytorch/ao test file);
  * - `<module>._<param>_<field>` (e.g. `q_proj._weight_qdata`) with metadata `<module>.<param>` = JSON
