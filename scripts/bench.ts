@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { quantizationAnalysis } from '../src/core/analysis/quantization';
-import { runAnalyses } from '../src/core/analysis/registry';
+import { runAnalyses } from '../src/core/analysis/analysis-registry';
 import { allTensorNames } from '../src/core/model';
 import { parseFileHead } from '../src/core/parse/parse-header';
 import { queryRows, DEFAULT_QUERY } from '../src/core/table-query';

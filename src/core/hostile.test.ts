@@ -4,7 +4,7 @@
  * e2e/hostile.spec.ts; the UI side of "shown as text" and "truncated in view" is in MetadataPanel.test.tsx.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAnalyses } from './analysis/registry';
+import { runAnalyses } from './analysis/analysis-registry';
 import { memoryReader, type ReaderMode } from '../testing/fuzz/memory-reader';
 import { MAX_HEADER_LENGTH, REFERENCE_JSON_RECURSION_LIMIT } from './limits';
 import { loadHeader, SNIFF_BYTES } from './load-header';

@@ -1,11 +1,11 @@
 /**
  * Reads a file's header through a ByteReader: the first read, a few more bytes when the format is not yet clear,
- * then the reader the format registry (formats/registry.ts) picks. The data region is never read.
+ * then the reader the format registry (formats/format-readers.ts) picks. The data region is never read.
  */
 import type { ByteReader } from './bytes/byte-reader';
-import { formatByName, sniffFormat } from './formats/registry';
+import { formatByName, sniffFormat } from './formats/format-readers';
 import { SourceBytes } from './formats/source-bytes';
-import type { LoadedHeader, LoadHeaderOptions } from './formats/types';
+import type { LoadedHeader, LoadHeaderOptions } from './formats/format-reader';
 import { parseFileHead } from './parse/parse-header';
 
 /** Bytes read for content sniffing when the first read is not a safetensors header (LFS pointers, HTML, zip…). */

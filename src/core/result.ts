@@ -2,7 +2,7 @@
  * What a load or a comparison produces, and how a source is described: plain data shared by the worker (which
  * builds it), the store (which keeps it) and the views (which show it). Types only; no code, no IO.
  */
-import type { runAnalyses } from './analysis/registry';
+import type { runAnalyses } from './analysis/analysis-registry';
 import type { ReadPurpose } from './bytes/byte-reader';
 import type { AlignRule } from './compare/align';
 import type { CompareOutput } from './compare/compare';

@@ -8,7 +8,7 @@
  * tensor's offset (both through the load's `locate`, which gives the reader and data start of the row's file).
  * PyTorch checkpoints keep their tensors in storages with no offsets in one region; they are not located yet.
  */
-import { tensorBytesRequest } from '../core/analysis/registry';
+import { tensorBytesRequest } from '../core/analysis/analysis-registry';
 import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
 import { coalesceRanges } from '../core/bytes/coalesce';
 import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';

@@ -4,7 +4,7 @@
  * (source-loader.ts).
  */
 import type { StateCreator } from 'zustand';
-import type { SectionPage, SectionPageRequest } from '../core/formats/types';
+import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
 import type { LocalFileEntry, SidecarsUpdate, SourceSpec } from '../core/result';
 import { fetchRawHeader, fetchSectionPage, readSidecarsOnDemand as readSidecars } from '../worker/client';
 import { createSourceLoader, withAnalyses, type SlotState } from './source-loader';

@@ -2,7 +2,7 @@
  * Main-thread side of the worker protocol: one lazily created worker, request ids, cancellation, and promises.
  * Replies for requests nobody waits on any more (a newer load replaced them) are dropped here.
  */
-import type { SectionPage, SectionPageRequest } from '../core/formats/types';
+import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
 import type { SerializedSourceError } from '../core/errors';
 import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';

@@ -26,7 +26,7 @@ import {
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
-import { loadSource } from './load-model';
+import { loadSource } from './load-source';
 import type { WorkerResponse } from './protocol';
 
 let fixtures: FixtureDir;

@@ -11,7 +11,7 @@ import { mergeCheckpointSections } from '../core/shards/merge-checkpoints';
 import { mergedHeader } from '../core/shards/merged-header';
 import type { SourcePlan } from '../io/sources/resolve-source';
 import { markStep } from '../lib/perf-marks';
-import type { LoadSession } from './load-model';
+import type { LoadSession } from './load-source';
 import type { DataLocation, Loaded } from './publish';
 import { createShardReading, type ShardReading } from './shard-reading';
 

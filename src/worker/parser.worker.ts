@@ -1,11 +1,11 @@
 /**
- * The parser worker: loads sources (worker/load-model.ts reads them through io/ and parses them with core/), keeps
+ * The parser worker: loads sources (worker/load-source.ts reads them through io/ and parses them with core/), keeps
  * their rows, and answers table queries and comparisons over them. Imports nothing from features/ or state/.
  */
 import { queryRows } from '../core/table-query';
 import { handleCompareRequest, sameShapePairs } from './compare-handler';
 import { compareTensorValues } from './values-compare';
-import { loadSource, type KeptLoad } from './load-model';
+import { loadSource, type KeptLoad } from './load-source';
 import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
@@ -89,7 +89,7 @@ scope.onmessage = (event) => {
   }
 };
 
-/** Loads run one per `open`; the worker only routes them and keeps their rows (see load-model.ts). */
+/** Loads run one per `open`; the worker only routes them and keeps their rows (see load-source.ts). */
 async function open(id: number, source: SourceSpec, options: LoadOptions): Promise<void> {
   const controller = new AbortController();
   inFlight.set(id, controller);

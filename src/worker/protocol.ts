@@ -4,7 +4,7 @@
  * it so the client can drop stale ones. Typed arrays in results travel as transferables, never as structured
  * clones of per-tensor objects.
  */
-import type { SectionPage, SectionPageRequest } from '../core/formats/types';
+import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
 import type { SerializedSourceError } from '../core/errors';
 import type { Finding, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';

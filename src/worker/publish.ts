@@ -2,16 +2,16 @@
  * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the analyses, which
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
-import { pageSection } from '../core/formats/registry';
-import { runAnalyses } from '../core/analysis/registry';
-import type { AnalysisInput, Sidecars } from '../core/analysis/types';
+import { pageSection } from '../core/formats/format-readers';
+import { runAnalyses } from '../core/analysis/analysis-registry';
+import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
-import type { KeptLoad, LoadSession } from './load-model';
+import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';

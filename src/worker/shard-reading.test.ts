@@ -9,7 +9,7 @@ import { createFileReader } from '../io/file-reader';
 import type { ShardTarget } from '../io/sources/resolve-source';
 import { Meter } from '../io/sources/meter';
 import { buildSafetensors } from '../testing/build-safetensors';
-import type { LoadSession } from './load-model';
+import type { LoadSession } from './load-source';
 import { createShardReading } from './shard-reading';
 
 function session(signal = new AbortController().signal): LoadSession {

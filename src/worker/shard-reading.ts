@@ -16,7 +16,7 @@ import type { HttpByteReader } from '../io/http-reader';
 import type { ShardTarget } from '../io/sources/resolve-source';
 import type { Meter } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
-import type { LoadSession } from './load-model';
+import type { LoadSession } from './load-source';
 
 export interface ShardOutcome {
   header: ParsedHeader | null;

@@ -15,7 +15,7 @@ import { peftGpt2Fixture } from '../testing/models/lora';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
-import { loadSource, type KeptLoad } from './load-model';
+import { loadSource, type KeptLoad } from './load-source';
 import type { WorkerResponse } from './protocol';
 
 let fixtures: FixtureDir;

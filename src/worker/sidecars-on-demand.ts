@@ -3,8 +3,8 @@
  * the page asks for them: the analyses that read sidecars run again over the kept input, the others keep their
  * output. Read at most once per load; a second ask gets the first answer.
  */
-import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/registry';
-import type { AnalysisInput } from '../core/analysis/types';
+import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/analysis-registry';
+import type { AnalysisInput } from '../core/analysis/analysis-types';
 import type { SidecarsUpdate } from '../core/result';
 import type { NetworkStats } from '../io/sources/meter';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';

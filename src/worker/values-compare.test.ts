@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { present } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-model';
+import { loadSource, type KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
 
 async function keep(bytes: Uint8Array, name: string): Promise<KeptLoad> {

@@ -16,7 +16,7 @@ import { matrixShape } from '../core/values/grid';
 import { planValuesRead } from '../core/values/read-plan';
 import { scaleKind, scaleValues, type ValueScale } from '../core/values/tensor-values';
 import { locateTensor, type TensorSpan } from '../io/tensor-data';
-import type { KeptLoad } from './load-model';
+import type { KeptLoad } from './load-source';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
 
 /** Elements compared per read of each side: 4 MiB of F32, a multiple of every unit's element count (1 to 256). */

@@ -10,7 +10,7 @@ import type { FixtureDir } from '../testing/fixture-dir';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
 import { caseBytes, present, valuesFixture } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-model';
+import { loadSource, type KeptLoad } from './load-source';
 import { readTensorValues, scanBytes, scanValues, type ValuesJob } from './values-handler';
 
 let fixtures: FixtureDir;

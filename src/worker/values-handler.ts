@@ -18,7 +18,7 @@ import {
   type ValueScale,
 } from '../core/values/tensor-values';
 import { locateTensor, readTensorChunks } from '../io/tensor-data';
-import type { KeptData, KeptLoad } from './load-model';
+import type { KeptData, KeptLoad } from './load-source';
 
 /** Scale tensors are a few values per row or block; one larger than this is not a scale. */
 const MAX_SCALE_BYTES = 64 * 1024 * 1024;

@@ -3,7 +3,7 @@
  * Linear whatever its storage (plain, Conv1D, GPTQ/AWQ, bitsandbytes, HQQ, quanto, MLX, FP8, NVFP4, EXL3).
  */
 import { shapeFlags } from './architecture-stack';
-import { isHighPrecisionFloat } from './quant/types';
+import { isHighPrecisionFloat } from './quant/quant-types';
 import type { TensorIndex } from './tensor-index';
 import { decodeNumbers, isRecord, parseJsonBytes } from './values';
 

@@ -20,12 +20,12 @@ import {
 } from './architecture-family';
 import { attentionWidths, findDenseMlp, LayerModules, outFeatures, stripWeightSuffix } from './architecture-layer';
 import { firstIndexBound, scanStack } from './architecture-stack';
-import { MAX_EVIDENCE } from './limits';
+import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
-import { isHighPrecisionFloat } from './quant/types';
+import { isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, AttentionKind, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, isRecord } from './values';
 
 /** A layer's names go deeper than one tensor per index: `#.attn.weight`, or a nested index (`#.experts.#.w1`). */

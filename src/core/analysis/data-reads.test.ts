@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { qwen3Int8crFixture } from '../../testing/models/comfy-qwen3-int8cr';
 import { inputFromFixture } from '../../testing/models/header-from-specs';
-import { runAnalyses, tensorBytesWanted } from './registry';
+import { runAnalyses, tensorBytesWanted } from './analysis-registry';
 import { describeDataReads } from './data-reads';
 
 describe('data reads past the header', () => {

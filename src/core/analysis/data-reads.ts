@@ -4,7 +4,7 @@
  * The worker fetches them before the analyses run and hands them in; this section lists them, so the status line,
  * the report and the README can say exactly what was read past the header. Never any weight data.
  */
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 
 export interface DataReadGroup {
   /** What these tensors are, in words: "comfy_quant configs", "LoRA alpha scalars". */

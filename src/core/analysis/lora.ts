@@ -9,12 +9,12 @@
  */
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
-import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './limits';
+import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './analysis-limits';
 import { isAdapterIndex, isLoraTensor } from './lora-markers';
 import { dataSample, sampleWords } from './sampling';
 import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
 import { tensorIndex, type TensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 
 type Role = 'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'full';

@@ -5,10 +5,10 @@
  */
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
-import { MAX_EVIDENCE, MAX_TAGS } from './limits';
+import { MAX_EVIDENCE, MAX_TAGS } from './analysis-limits';
 import type { KohyaDataset, KohyaInsights, LabeledValue, MetadataInsightsSection, TagCount } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, isRecord, parseJsonText } from './values';
 import { analyzeQuantization } from './quantization';
 

@@ -9,7 +9,7 @@ import { modulePatternMatcher } from './module-pattern';
 import { buildModuleTree, moduleTreeAnalysis } from './module-tree';
 import type { ModuleNode } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import { MAX_TREE_NODES, MAX_TREE_TEMPLATES } from './limits';
+import { MAX_TREE_NODES, MAX_TREE_TEMPLATES } from './analysis-limits';
 import { letterSegment } from '../../testing/huge-fixtures';
 
 function child(node: ModuleNode | undefined, label: string): ModuleNode {

@@ -24,10 +24,10 @@ import {
   MAX_TREE_CHILDREN,
   MAX_TREE_NODES,
   MAX_TREE_TEMPLATES,
-} from './limits';
+} from './analysis-limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
 import { storedBytes, tensorIndex, tupleRange, type NameShapes, type TensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 import { compareNatural } from '../natural-order';
 
 /** One node of the template tree: a literal segment, or `#` standing for every numbered sibling. */

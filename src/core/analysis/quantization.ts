@@ -1,5 +1,5 @@
 /**
- * The quantization analysis: runs the per-family detectors (quant/registry.ts) over one header, then measures
+ * The quantization analysis: runs the per-family detectors (quant/quant-detectors.ts) over one header, then measures
  * every family the same way — logical (unpacked) parameters, stored elements, bits per weight including every
  * sidecar tensor, quantized vs high-precision layers — and checks the verdict against config.json when supplied.
  */
@@ -7,17 +7,17 @@ import { DTYPE_BITS, DTYPES, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import { formatCount, plural } from '../number-format';
 import type { Finding } from '../model';
-import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './limits';
+import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
-import { QUANT_DETECTORS } from './quant/registry';
-import { isHighPrecisionFloat, PER_CHANNEL_GROUP, type QuantDetection } from './quant/types';
+import { QUANT_DETECTORS } from './quant/quant-detectors';
+import { isHighPrecisionFloat, PER_CHANNEL_GROUP, type QuantDetection } from './quant/quant-types';
 import { FAMILY_LABEL, PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 
 export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 import type { DtypeShare, LayerList, OtherFamily, PrecisionSummary, QuantizationSection } from './report-sections';
 import { storedBytes, tensorIndex, type TensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 import { shadowedMask } from '../stats';
 
 function quantTensorBytesWanted(index: TensorIndex): number[] {

@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { allTensorNames } from '../model';
-import { runAnalyses, tensorBytesWanted } from './registry';
-import type { Sidecars } from './types';
+import { runAnalyses, tensorBytesWanted } from './analysis-registry';
+import type { Sidecars } from './analysis-types';
 
 const REAL = '/work/shared/fixtures/real';
 

@@ -1,10 +1,10 @@
 /**
  * How much of what an analysis wanted from the data region was actually read. Remote reads are bounded
  * (io/analysis-spans.ts: 64 KiB spans, 256 KiB and 32 spans per file) and the registry caps what may be asked
- * (limits.ts), so an analysis may see a sample: "sampled 8 of 266 configs". Its verdict must then speak of the
+ * (analysis-limits.ts), so an analysis may see a sample: "sampled 8 of 266 configs". Its verdict must then speak of the
  * sample, never of the whole file. Pure words and counts; the worker says whether the shortfall was on purpose.
  */
-import { plural } from '../parse/format';
+import { plural } from '../parse/message-format';
 
 export interface DataSample {
   /** Tensors whose bytes the analysis had. */

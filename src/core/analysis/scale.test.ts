@@ -8,7 +8,7 @@ import { allTensorNames } from '../model';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { moePackedTensors, moeUnpackedTensors, SEED_MOE, type MoeShape } from '../../testing/moe-model';
-import { runAnalyses, type AnalysisSections } from './registry';
+import { runAnalyses, type AnalysisSections } from './analysis-registry';
 import type { ModuleNode } from './report-sections';
 
 function analyze(specs: readonly TensorSpec[]): { sections: AnalysisSections; findings: unknown[] } {

@@ -1,7 +1,7 @@
 /**
  * Recognises files that are not safetensors at all (an LFS pointer, a saved web page, a PyTorch archive…) from
  * their first bytes, so the user hears what the file is instead of "header too large". Each is a FormatDiagnosis
- * (types.ts) listed in NOT_SAFETENSORS_DIAGNOSES; the registry (registry.ts) consults format readers first, so a
+ * (format-reader.ts) listed in NOT_SAFETENSORS_DIAGNOSES; the registry (format-readers.ts) consults format readers first, so a
  * reader for one of these formats takes its files over and its diagnosis entry can go.
  *
  * Magic bytes are only trusted when the length prefix is implausible: a real header length makes bytes 4..7 zero
@@ -11,9 +11,9 @@
 import { makeFinding } from '../findings/make-finding';
 import { MAX_HEADER_LENGTH_OVERRIDE, MIN_FILE_SIZE } from '../limits';
 import type { Finding } from '../model';
-import { formatBytes, formatCount } from '../parse/format';
+import { formatBytes, formatCount } from '../parse/message-format';
 import { readLengthPrefix } from '../parse/length-prefix';
-import type { FormatDiagnosis } from './types';
+import type { FormatDiagnosis } from './format-reader';
 
 /** The smallest header JSON, `{}`. */
 const MIN_HEADER_JSON_BYTES = 2;

@@ -8,7 +8,7 @@ import { parseFileHead } from '../parse/parse-header';
 import { readLengthPrefix } from '../parse/length-prefix';
 import { previewEntries } from '../parse/prefix-preview';
 import type { SourceBytes } from './source-bytes';
-import type { FormatReader, LoadedHeader, LoadHeaderOptions } from './types';
+import type { FormatReader, LoadedHeader, LoadHeaderOptions } from './format-reader';
 
 /** Rows sent ahead as a preview while a big header is still arriving or being parsed: about two screens. */
 export const PREVIEW_ROWS = 60;

@@ -2,7 +2,7 @@
  * Which format a parsed file came in, and the sections each format adds to the common model (ParsedHeader): one
  * format-neutral place, so the model, the report and the views name them without reaching into a format's folder.
  */
-import type { GgufSummary } from './gguf/types';
+import type { GgufSummary } from './gguf/gguf-types';
 import type { CheckpointSummary, PickleSummary } from './pytorch/checkpoint-types';
 
 /** `safetensors` is implied when ParsedHeader.format is absent. */

@@ -6,7 +6,7 @@
 import { DTYPE_BITS_BY_CODE, dtypeName } from '../dtypes';
 import type { TensorColumns } from '../model';
 import { tensorName } from '../model';
-import { formatBytesExact, formatCount, formatShape, quoteName } from './format';
+import { formatBytesExact, formatCount, formatShape, quoteName } from './message-format';
 import { U64_MAX, type ExactInteger } from './header-scanner';
 import { RowGroup } from './row-group';
 

@@ -8,7 +8,7 @@ import { MAX_TENSOR_RANK } from '../limits';
 import type { MetadataEntry, MetadataValueKind } from '../model';
 import { ColumnsBuilder } from './columns-builder';
 import { dtypeCodeFromBytes, suggestDtype } from './dtype-lookup';
-import { formatCount } from './format';
+import { formatCount } from './message-format';
 import { BYTE, JsonCursor, NumberKind, ScanFailure, asciiText, isJsonWhitespace } from './json-cursor';
 
 /**

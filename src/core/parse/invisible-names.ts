@@ -13,7 +13,7 @@ import {
 import { makeFinding } from '../findings/make-finding';
 import type { Finding, MetadataEntry, TensorColumns } from '../model';
 import { tensorName } from '../model';
-import { formatCount, listNames, plural } from './format';
+import { formatCount, listNames, plural } from './message-format';
 
 /** Distinct code points named in the message; the rest are counted. */
 const MAX_CODE_POINTS_IN_MESSAGE = 6;

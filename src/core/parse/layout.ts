@@ -6,7 +6,7 @@
 import type { TensorColumns } from '../model';
 import { tensorName } from '../model';
 import { exactBegin, exactEnd, type RowExact } from './entry-checks';
-import { formatBytesExact, formatCount, quoteName } from './format';
+import { formatBytesExact, formatCount, quoteName } from './message-format';
 import { RowGroup } from './row-group';
 
 /** 16-bit radix digits: four passes cover any offset below 2^53, and a 64K histogram stays in cache. */

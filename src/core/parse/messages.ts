@@ -13,7 +13,7 @@ import {
 } from '../limits';
 import type { Finding, MetadataEntry, MetadataValueKind, TensorColumns } from '../model';
 import { tensorName } from '../model';
-import { formatBytes, formatBytesExact, formatCount, listNames, plural, quoteName } from './format';
+import { formatBytes, formatBytesExact, formatCount, listNames, plural, quoteName } from './message-format';
 import type { EntryIssue, EntryIssueCode } from './header-scanner';
 import { withArticle } from './header-scanner';
 import type { ScanFailure } from './json-cursor';

@@ -8,7 +8,7 @@ import type { Finding, ParseOutcome, ParsedHeader } from '../model';
 import { metadataColumns, tensorName } from '../model';
 import { resolveDuplicateNames } from './duplicate-names';
 import { checkEntries, indexExactIntegers } from './entry-checks';
-import { formatCount, quoteName } from './format';
+import { formatCount, quoteName } from './message-format';
 import { HeaderScanner } from './header-scanner';
 import { invisibleNamesFinding } from './invisible-names';
 import { ScanFailure, findInvalidUtf8 } from './json-cursor';

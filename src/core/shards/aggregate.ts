@@ -21,7 +21,7 @@ import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from 
 import { tensorBytes } from '../table-query';
 import { ByteSliceIndex } from './byte-table';
 import { foldFindingsPerCode } from './fold-findings';
-import { formatCount, formatRanges, plural, quoteNames } from '../parse/format';
+import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-format';
 import { indexEntryName, type ShardIndex } from './index-parser';
 import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
 import { MAX_SHARD_FILES } from './shard-limits';
@@ -98,7 +98,7 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
   // 5. Findings about tensors, one per code per shard.
   findings.push(...groups.findings(slots));
   // 6. Totals and total_size.
-  const totals = computeTotals(slots, merged, index);
+  const totals = computeShardTotals(slots, merged, index);
   findings.push(...totalSizeFindings(slots, totals, input));
   if (index) {
     for (const finding of index.findings) {
@@ -650,7 +650,7 @@ function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | nul
   return findings;
 }
 
-function computeTotals(slots: readonly ShardSlot[], merged: Merged, index: ShardIndex | null): ShardTotals {
+function computeShardTotals(slots: readonly ShardSlot[], merged: Merged, index: ShardIndex | null): ShardTotals {
   const { columns, unknownDtypes } = merged;
   const tensorsByCode = new Float64Array(256);
   const elementsByCode = new Float64Array(256);

@@ -7,7 +7,7 @@
 import { makeFinding } from '../findings/make-finding';
 import type { Finding, MetadataEntry, MetadataValueKind } from '../model';
 import { ByteStringInterner } from './byte-table';
-import { plural, quoteNames } from '../parse/format';
+import { plural, quoteNames } from '../parse/message-format';
 import type { ShardIndex } from './index-parser';
 import { MAX_NAMES_IN_MESSAGE } from '../limits';
 import { MAX_INDEX_BYTES, MAX_SHARD_FILES } from './shard-limits';

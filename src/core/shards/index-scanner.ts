@@ -17,7 +17,7 @@ import {
   scanNumberToken,
   scanStringToken,
 } from '../parse/json-chunk-tokens';
-import { formatCount } from '../parse/format';
+import { formatCount } from '../parse/message-format';
 import { IndexContents, indexFinding, utf8 } from './index-contents';
 import type { ShardIndexOptions, ShardIndexResult } from './index-parser';
 import {

@@ -5,7 +5,7 @@
  */
 import type { CheckpointSummary, PickleGlobalSummary, PickleSummary } from '../formats/pytorch/checkpoint-types';
 import type { ParsedHeader } from '../model';
-import { MAX_LISTED_CALLS } from '../formats/pytorch/limits';
+import { MAX_LISTED_CALLS } from '../formats/pytorch/checkpoint-limits';
 
 export type CheckpointSections = Pick<ParsedHeader, 'format' | 'pickle' | 'checkpoint'>;
 

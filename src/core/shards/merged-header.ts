@@ -7,7 +7,7 @@
 import { metadataColumns, type Finding, type ParsedHeader } from '../model';
 import type { ShardedModel } from './aggregate';
 import { foldFindingsPerCode } from './fold-findings';
-import { plural, quoteNames } from '../parse/format';
+import { plural, quoteNames } from '../parse/message-format';
 
 /**
  * Shards listed per header-finding code before the rest are folded into one "…and N more shards" finding: enough

@@ -3,7 +3,7 @@
  * strings) and each page is asked for when shown.
  */
 import { useEffect, useState } from 'react';
-import type { SectionPage } from '../../core/formats/types';
+import type { SectionPage } from '../../core/formats/format-reader';
 import { groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 

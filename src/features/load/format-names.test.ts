@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { READABLE_FORMATS } from '../../core/formats/registry';
+import { READABLE_FORMATS } from '../../core/formats/format-readers';
 import { formatName, pickableFiles, readableFormatsPhrase } from './format-names';
 
 describe('format names', () => {

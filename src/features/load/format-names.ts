@@ -2,7 +2,7 @@
  * How the first screen, the drop overlay and the file pickers name the formats the app reads: from the format
  * registry, so a format appears everywhere once it is registered.
  */
-import { READABLE_FORMATS, type ReadableFormat } from '../../core/formats/registry';
+import { READABLE_FORMATS, type ReadableFormat } from '../../core/formats/format-readers';
 
 /** `safetensors (.safetensors, .sft)`, `PyTorch checkpoint (.bin, .pt, .pth, .ckpt, .pkl)`. */
 export function formatName(format: ReadableFormat): string {

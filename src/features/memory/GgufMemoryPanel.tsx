@@ -13,7 +13,7 @@ import {
 } from '../../core/analysis/memory/gguf-memory';
 import { ggufMemoryBasis, type GgufMemoryBasis } from '../../core/analysis/memory/gguf-section';
 import { GgufKeys } from '../../core/analysis/memory/gguf-inputs';
-import type { MemorySection } from '../../core/analysis/memory/types';
+import type { MemorySection } from '../../core/analysis/memory/memory-types';
 import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits } from '../../core/number-format';
 import { exactBytes, formatGiB } from './format-memory';

@@ -3,7 +3,7 @@
  * Each number box says inline why an entry is not used and keeps the last valid figure (number-field.ts).
  */
 import { useId } from 'react';
-import type { CacheDtype, MemorySection } from '../../core/analysis/memory/types';
+import type { CacheDtype, MemorySection } from '../../core/analysis/memory/memory-types';
 import { groupDigits } from '../../core/number-format';
 import type { NumberField, NumberRule } from './number-field';
 

@@ -12,7 +12,7 @@ import {
   type MemoryEstimate,
 } from '../../core/analysis/memory/estimate';
 import { GPUS_PER_NODE } from '../../core/analysis/memory/parallel';
-import type { CacheDtype, MemorySection } from '../../core/analysis/memory/types';
+import type { CacheDtype, MemorySection } from '../../core/analysis/memory/memory-types';
 import { PART_LABELS } from '../../core/analysis/memory/weights';
 import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits, plural } from '../../core/number-format';

@@ -54,7 +54,7 @@ export class Meter {
   }
 
   /**
-   * The figures of a first attempt abandoned because the file changed on the server (load-model.ts restarts once):
+   * The figures of a first attempt abandoned because the file changed on the server (load-source.ts restarts once):
    * counted as one `restart` line, and this attempt's round trips follow them.
    */
   carryRestart(previous: NetworkFigures): void {

@@ -6,7 +6,7 @@
  * Resolving may read: a repository's listing, a shard index, the sidecars next to the chosen model. The headers
  * themselves are read by the worker through the readers the plan holds.
  */
-import type { Sidecars } from '../../core/analysis/types';
+import type { Sidecars } from '../../core/analysis/analysis-types';
 import type { ByteReader } from '../../core/bytes/byte-reader';
 import { SourceError } from '../../core/errors';
 import type { Finding } from '../../core/model';
@@ -105,7 +105,7 @@ export interface ResolveContext {
    * of the index arrives. The plan's `targets` list it again once the index is complete and valid.
    */
   shardNamed?: (target: ShardTarget, meter: Meter) => void;
-  /** Counts this load's requests; load-model passes one per attempt so a restart keeps the first one's figures. */
+  /** Counts this load's requests; load-source passes one per attempt so a restart keeps the first one's figures. */
   meter?: Meter;
 }
 

@@ -2,7 +2,7 @@
  * config.json and adapter_config.json next to a model: read whole, parsed, and handed to the analyses. A missing,
  * oversized or broken sidecar only costs the hints it would have given, never the load.
  */
-import type { Sidecars } from '../../core/analysis/types';
+import type { Sidecars } from '../../core/analysis/analysis-types';
 import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';

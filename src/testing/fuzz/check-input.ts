@@ -7,13 +7,13 @@
  * a known code, or rejects with a SourceError with a code; it never asks the source for more than the file offers
  * or the length prefix legitimately claims; and local and remote reads agree.
  */
-import { runAnalyses } from '../../core/analysis/registry';
+import { runAnalyses } from '../../core/analysis/analysis-registry';
 import { SourceError } from '../../core/errors';
 import { FINDING_CODES, type FindingCode } from '../../core/findings/codes';
-import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES } from '../../core/formats/pytorch/limits';
+import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES } from '../../core/formats/pytorch/checkpoint-limits';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_TENSORS_PER_FINDING } from '../../core/limits';
 import { PREVIEW_ROWS } from '../../core/formats/safetensors';
-import type { LoadedHeader } from '../../core/formats/types';
+import type { LoadedHeader } from '../../core/formats/format-reader';
 import { loadHeader, SNIFF_BYTES } from '../../core/load-header';
 import {
   allTensorNames,

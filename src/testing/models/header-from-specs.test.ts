@@ -3,7 +3,7 @@
  * buildSafetensors writes for the same specs, and therefore the same analysis results.
  */
 import { describe, expect, it } from 'vitest';
-import { runAnalyses } from '../../core/analysis/registry';
+import { runAnalyses } from '../../core/analysis/analysis-registry';
 import { allTensorNames, type ParsedHeader } from '../../core/model';
 import { parseFileHead } from '../../core/parse/parse-header';
 import { buildHeaderBytes } from '../build-safetensors';

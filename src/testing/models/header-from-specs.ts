@@ -4,7 +4,7 @@
  * The real parser is cross-checked against this helper elsewhere; keep the two producing identical columns.
  */
 import { DTYPE_BITS, dtypeCode, UNKNOWN_DTYPE_CODE, type Dtype } from '../../core/dtypes';
-import type { AnalysisInput, Sidecars } from '../../core/analysis/types';
+import type { AnalysisInput, Sidecars } from '../../core/analysis/analysis-types';
 import { allTensorNames, metadataColumns, type MetadataEntry, type ParsedHeader } from '../../core/model';
 import { tensorByteLength, type TensorSpec } from '../build-safetensors';
 

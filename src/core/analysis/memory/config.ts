@@ -5,7 +5,7 @@
  */
 import { asNumber, asString, isRecord } from '../values';
 import { readRopeScaling } from './context-limit';
-import type { RopeScaling } from './types';
+import type { RopeScaling } from './memory-types';
 
 type Json = Record<string, unknown>;
 

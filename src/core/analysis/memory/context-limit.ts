@@ -8,7 +8,7 @@
  */
 import { groupDigits } from '../../number-format';
 import { asNumber, asString, isRecord } from '../values';
-import type { MemorySection, RopeScaling } from './types';
+import type { MemorySection, RopeScaling } from './memory-types';
 
 type Json = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  */
 import { groupDigits, plural } from '../../number-format';
 import { MAX_GPU_COUNT, parallelLayout, type HeadLayout, type ParallelLayout } from './parallel';
-import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './types';
+import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './memory-types';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;

@@ -11,11 +11,11 @@
  * - recurrent layers (Mamba, Mamba2, Gated DeltaNet) keep an F32 state per sequence: conv
  *   `(ssm.conv_kernel − 1) × (ssm.inner_size + 2 × ssm.group_count × ssm.state_size)` and SSM
  *   `ssm.state_size × ssm.inner_size` elements (llama.cpp `n_embd_r` / `n_embd_s`, as gguf-parser-go sizes it).
- * The result also carries the shared KvModel shape (types.ts) so the Memory view draws GGUF and safetensors alike.
+ * The result also carries the shared KvModel shape (memory-types.ts) so the Memory view draws GGUF and safetensors alike.
  */
 import { groupDigits } from '../../number-format';
 import { GgufKeys, type GgufMetadata } from './gguf-inputs';
-import type { KvLayerGroup, KvModel, RecurrentState } from './types';
+import type { KvLayerGroup, KvModel, RecurrentState } from './memory-types';
 
 export type GgufAttention = 'full' | 'sliding' | 'chunked';
 

@@ -20,7 +20,7 @@
 import { groupDigits } from '../../number-format';
 import { GgufKeys, type GgufMetadata, type GgufTensorSummary } from './gguf-inputs';
 import { ggufKvPlan, type GgufKvPlan } from './gguf-kv';
-import type { MoeSummary } from './types';
+import type { MoeSummary } from './memory-types';
 
 export const GGUF_CACHE_TYPES = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'] as const;
 export type GgufCacheType = (typeof GGUF_CACHE_TYPES)[number];

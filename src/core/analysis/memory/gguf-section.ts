@@ -9,12 +9,12 @@ import type { ParsedHeader } from '../../model';
 import { tensorName, tensorShape } from '../../model';
 import { groupDigits } from '../../number-format';
 import { storedBytes, tensorIndex } from '../tensor-index';
-import type { AnalysisInput } from '../types';
+import type { AnalysisInput } from '../analysis-types';
 import { DEFAULT_CONTEXTS } from './estimate';
 import { GgufKeys, type GgufMetadata, type GgufScalar, type GgufTensorSummary } from './gguf-inputs';
 import { ggufKvPlan } from './gguf-kv';
 import { estimateGgufMemory, ggufMoe, type GgufMemoryInputs } from './gguf-memory';
-import type { MemorySection } from './types';
+import type { MemorySection } from './memory-types';
 import { weightsSummary } from './weights';
 
 /** What the GGUF memory estimate reads from a parsed GGUF. */

@@ -5,10 +5,10 @@
  * Sliding windows and linear-attention state are invisible in a header, so the result is labelled a guess.
  */
 import { analyzeArchitecture } from '../architecture';
-import type { AnalysisInput } from '../types';
+import type { AnalysisInput } from '../analysis-types';
 import type { TensorIndex } from '../tensor-index';
 import { partOfName } from './weights';
-import type { KvLayerGroup, KvModel } from './types';
+import type { KvLayerGroup, KvModel } from './memory-types';
 
 /** Dtypes whose `[out, in]` shape is the real matrix shape (packed integer containers are not). */
 const PLAIN_MATRIX = /^(F16|BF16|F32|F64|F8_E4M3|F8_E5M2|F8_E4M3FNUZ|F8_E5M2FNUZ|I8)$/;

@@ -7,7 +7,7 @@
 import { groupDigits } from '../../number-format';
 import { asNumber, asString } from '../values';
 import { count, first, type MemoryConfig } from './config';
-import type { KvLayerGroup, KvModel, RecurrentState } from './types';
+import type { KvLayerGroup, KvModel, RecurrentState } from './memory-types';
 
 type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear' | 'mamba' | 'none';
 

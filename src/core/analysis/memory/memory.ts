@@ -6,14 +6,14 @@
 import { groupDigits } from '../../number-format';
 import { isAdapterIndex } from '../lora-markers';
 import { tensorIndex, type TensorIndex } from '../tensor-index';
-import type { Analysis, AnalysisInput } from '../types';
+import type { Analysis, AnalysisInput } from '../analysis-types';
 import { asNumber, isRecord } from '../values';
 import { expertCount, expertsPerToken, readMemoryConfig, sharedExpertCount, type MemoryConfig } from './config';
 import { kvBytesPerToken, reportContexts } from './estimate';
 import { analyzeGgufMemory } from './gguf-section';
 import { inferKvModel } from './infer';
 import { kvModelFromConfig } from './kv-cache';
-import type { CacheDtype, LoraEstimate, MemorySection, MoeSummary } from './types';
+import type { CacheDtype, LoraEstimate, MemorySection, MoeSummary } from './memory-types';
 import { partOfName, weightsSummary, type WeightsResult } from './weights';
 
 /** LoRA rank the training estimate assumes (the most common choice in PEFT recipes). */

@@ -8,7 +8,7 @@
  * MLA latent is one shared "head", so every TP rank keeps the whole latent cache. Past one node the weights are cut
  * into pipeline stages (PP) of TP GPUs each, layers split evenly.
  */
-import type { MemorySection } from './types';
+import type { MemorySection } from './memory-types';
 
 /** GPUs in one node (HGX/DGX boards): the largest TP group that stays on NVLink. */
 export const GPUS_PER_NODE = 8;

@@ -7,7 +7,7 @@
 import { dtypeCode, dtypeName } from '../../dtypes';
 import { AUDIO_HEADS, VISION_HEADS } from '../architecture-family';
 import { storedBytes, type TensorIndex } from '../tensor-index';
-import type { WeightPart, WeightPartTotal, WeightsSummary } from './types';
+import type { WeightPart, WeightPartTotal, WeightsSummary } from './memory-types';
 
 /** Name segments of vision / audio towers (first segment, or second under `model.`): the architecture's tower heads,
  * plus Gemma 3n's multimodal embedders. */

@@ -12,7 +12,7 @@ import {
   siblingRows,
   type QuantDetector,
   type QuantModule,
-} from './types';
+} from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
 

@@ -9,7 +9,7 @@
 import { DTYPE_BITS, type Dtype } from '../../dtypes';
 import type { TensorIndex } from '../tensor-index';
 import { asNumber, asString, isRecord, parseJsonBytes, product } from '../values';
-import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 
 const QUANT_STATE_MARKER = '.weight.quant_state.bitsandbytes__';

@@ -11,13 +11,13 @@
  * Legacy "scaled fp8": a `scaled_fp8` marker tensor plus `<L>.scale_weight` F32 [] per layer.
  */
 import { makeFinding } from '../../findings/make-finding';
-import { MAX_CONFIG_EXAMPLES } from '../limits';
+import { MAX_CONFIG_EXAMPLES } from '../analysis-limits';
 import { dataSample, isPartial, sampleWords, type DataSample } from '../sampling';
 import type { Finding } from '../../model';
 import type { LayerConfigGroup } from '../report-sections';
 import type { TensorIndex } from '../tensor-index';
 import { asString, canonicalJson, isRecord, parseJsonBytes, parseJsonText } from '../values';
-import { isFloat8, mode, stripSuffix, type QuantContext, type QuantDetector, type QuantModule } from './types';
+import { isFloat8, mode, stripSuffix, type QuantContext, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 
 const COMFY_SUFFIX = '.comfy_quant';

@@ -18,7 +18,7 @@ import {
   siblingRows,
   type QuantDetector,
   type QuantModule,
-} from './types';
+} from './quant-types';
 import { freeRowsEndingWith, freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
 

@@ -4,7 +4,7 @@
  * `q_groups` I16; K = q_invperm length, N = q_weight cols; bits vary per row group, so bpw is bytes-based.
  * EXL3: `trellis` I16 [K/16, N/16, 16·bits] + `suh` [K] / `svh` [N] (or packed `su`/`sv`), optional `mcg`/`mul1`.
  */
-import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
 

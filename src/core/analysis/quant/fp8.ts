@@ -10,7 +10,7 @@
  */
 import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
-import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
 

@@ -19,7 +19,7 @@ import {
   type QuantDetection,
   type QuantDetector,
   type QuantModule,
-} from './types';
+} from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
 

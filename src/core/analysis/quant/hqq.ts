@@ -5,7 +5,7 @@
  */
 import type { TensorIndex } from '../tensor-index';
 import { decodeNumbers, decodeScalar, product } from '../values';
-import { mode, stripSuffix, type QuantDetector, type QuantModule } from './types';
+import { mode, stripSuffix, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
 

@@ -9,7 +9,7 @@
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { hiddenSizeFromNorms, INPUT_IS_HIDDEN, lastSegment } from '../anchors';
-import { mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
 

@@ -5,7 +5,7 @@
  * `weight_scale` (+ `pre_quant_scale`). ComfyUI NVFP4 has the same names but a `.comfy_quant` per layer and is claimed
  * first. ModelOpt FP8 is indistinguishable from other per-tensor FP8 and is left to the FP8 detector.
  */
-import { isFloat8, isHighPrecisionFloat, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { isFloat8, isHighPrecisionFloat, mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 
 const SIDECARS = ['.weight', '.weight_scale', '.weight_scale_2', '.input_scale', '.pre_quant_scale'];

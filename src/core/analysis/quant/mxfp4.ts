@@ -4,7 +4,7 @@
  * scales.shape`. The underscore matters: a `.scales` rule never sees these, and counting `_scales` as parameters
  * inflates totals. OpenAI's original layout spells the same pair `<m>.blocks` / `<m>.scales`.
  */
-import { siblingRows, type QuantDetector, type QuantModule } from './types';
+import { siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 
 /** OCP MX block: 32 elements share one E8M0 scale; 16 bytes hold them at 4 bits each. */

@@ -4,7 +4,7 @@
  * `input_scale`/`output_scale` scalars on every QModule. The per-module qtype lives in quanto_qmap.json, not in the
  * header, so packed U8 is assumed to be qint4.
  */
-import { isFloat8, mode, siblingRows, type QuantDetector, type QuantModule } from './types';
+import { isFloat8, mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
 

@@ -4,7 +4,7 @@ import { allTensorNames } from '../../model';
 import { headerFromSpecs } from '../../../testing/models/header-from-specs';
 import { tensorIndex } from '../tensor-index';
 import { freeRowsEndingWith, freeWeightsWithSidecar } from './scan';
-import type { QuantContext } from './types';
+import type { QuantContext } from './quant-types';
 
 function contextOf(names: readonly string[], claimedNames: readonly string[] = []): QuantContext {
   const header = headerFromSpecs(names.map((name) => ({ name, dtype: 'F32', shape: [1] })));

@@ -2,7 +2,7 @@
  * The scan most detectors start with: the rows named `<module><suffix>` that no earlier detector claimed, each with
  * its module path. Kept in one place so every family skips claimed rows and recovers the module name the same way.
  */
-import { stripSuffix, type QuantContext } from './types';
+import { stripSuffix, type QuantContext } from './quant-types';
 
 export interface SuffixMatch {
   /** The row named `<base><suffix>`. */

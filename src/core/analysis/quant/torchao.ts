@@ -8,7 +8,7 @@
  * Float8/Int8 qdata keeps the original shape; Int4 variants pack two values per byte (eight per I32).
  */
 import { asString, isRecord, parseJsonText } from '../values';
-import { mode, type QuantDetector, type QuantModule } from './types';
+import { mode, type QuantDetector, type QuantModule } from './quant-types';
 
 const RE_COLON_FIELD = /^(.+):([A-Za-z_]+)$/;
 const RE_UNDERSCORE_QDATA = /^(.+)\._([A-Za-z0-9]+)_qdata$/;

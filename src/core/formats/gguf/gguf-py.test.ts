@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { loadHeader } from '../../load-header';
 import { dtypeName, DTYPE_BITS_BY_CODE } from '../../dtypes';
 import type { ParsedHeader } from '../../model';
-import type { GgufSummary } from './types';
+import type { GgufSummary } from './gguf-types';
 import { tensorName } from '../../model';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 

@@ -6,7 +6,7 @@ import { dtypeName } from '../../dtypes';
 import { GGML, buildGguf, str, strings, u32, type GgufTestFile } from '../../../testing/build-gguf';
 import { memoryReader, sparseSource, type ReaderMode } from '../../../testing/fuzz/memory-reader';
 import { GgufHeaderParser } from './header-parser';
-import { MAX_ARRAY_LENGTH, MAX_KV_COUNT } from './limits';
+import { MAX_ARRAY_LENGTH, MAX_KV_COUNT } from './gguf-limits';
 
 async function read(file: Uint8Array, mode: ReaderMode = 'local'): Promise<ParseOutcome> {
   return (await loadHeader(memoryReader(file, mode))).outcome;

@@ -4,7 +4,7 @@
  * ends the call with the offset it needs, and the next call goes on from the same key-value, tensor info or string
  * array element, so an 8 MB tokenizer is walked once however many reads bring it.
  *
- * Nothing is trusted before it is checked: every count and length is capped (limits.ts) and compared with the
+ * Nothing is trusted before it is checked: every count and length is capped (gguf-limits.ts) and compared with the
  * bytes the file can still hold, so a hostile header ends in a finding, never a huge allocation or a long loop.
  * String arrays are walked, not decoded: only their first items are kept (token lists are paged on demand).
  */
@@ -20,7 +20,7 @@ import {
   MAX_STRING_LENGTH,
   MAX_TENSOR_COUNT,
   MAX_TENSOR_DIMS,
-} from './limits';
+} from './gguf-limits';
 
 export type GgufScalar = number | string | boolean;
 

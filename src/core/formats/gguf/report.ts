@@ -1,5 +1,5 @@
 /** The `gguf` section of the JSON report (docs/report-schema.md): the summary without the per-key display text. */
-import type { GgufSummary } from './types';
+import type { GgufSummary } from './gguf-types';
 
 export interface GgufReport {
   version: number;

@@ -7,9 +7,15 @@ import { DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE, dtypeName } from '../../dtypes'
 import type { TensorColumns } from '../../model';
 import { GGUF_TYPE_ARRAY, fileTypeLabel, valueTypeName } from './ggml-types';
 import type { GgufArray, GgufKv, GgufRawHeader, GgufValue } from './header-parser';
-import { MAX_LISTED_TOKENS } from './limits';
+import { MAX_LISTED_TOKENS } from './gguf-limits';
 import { readStrings } from './token-pages';
-import type { GgufKvSummary, GgufQuantMixEntry, GgufSpecialToken, GgufSummary, GgufTokenizerSummary } from './types';
+import type {
+  GgufKvSummary,
+  GgufQuantMixEntry,
+  GgufSpecialToken,
+  GgufSummary,
+  GgufTokenizerSummary,
+} from './gguf-types';
 
 const SPECIAL_ROLES = ['bos', 'eos', 'padding', 'unknown', 'eot', 'eom', 'seperator', 'cls', 'mask'] as const;
 

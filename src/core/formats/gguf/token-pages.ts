@@ -3,7 +3,7 @@
  * single ids for the summary. The list can hold hundreds of thousands of strings, so it is never decoded whole.
  */
 import type { GgufRawHeader } from './header-parser';
-import { MAX_TOKEN_PAGE } from './limits';
+import { MAX_TOKEN_PAGE } from './gguf-limits';
 
 const utf8 = new TextDecoder('utf-8');
 

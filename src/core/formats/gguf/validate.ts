@@ -11,7 +11,7 @@ import type { Finding, TensorColumns } from '../../model';
 import { groupDigits } from '../../number-format';
 import { ggmlType, unknownGgmlTypeLabel } from './ggml-types';
 import type { GgufTensorInfo } from './header-parser';
-import { GGML_MAX_NAME_BYTES } from './limits';
+import { GGML_MAX_NAME_BYTES } from './gguf-limits';
 
 export interface GgufColumns {
   columns: TensorColumns;

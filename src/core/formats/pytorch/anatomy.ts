@@ -4,7 +4,7 @@
  * EMA, scalars), and flags tied weights (two names, one storage) and views (not row-major, or a part of a larger
  * storage), the two things a conversion to safetensors must handle.
  */
-import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './limits';
+import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './checkpoint-limits';
 import type { PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
 

@@ -5,7 +5,7 @@
  * line. At most MAX_LISTED_CALLS are kept; the rest are counted.
  */
 import { callText } from './call-text';
-import { MAX_LISTED_CALLS } from './limits';
+import { MAX_LISTED_CALLS } from './checkpoint-limits';
 import type { CallObserver } from './pickle-machine';
 import type { PyCall, PyValue } from './pickle-values';
 import { classifyGlobal } from './safety';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { torchFixture } from '../../../testing/torch-fixtures';
 import { callText, pythonRepr } from './call-text';
-import { MAX_CALL_TEXT_CHARS } from './limits';
+import { MAX_CALL_TEXT_CHARS } from './checkpoint-limits';
 import type { PyCall, PyList } from './pickle-values';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
 

@@ -4,7 +4,7 @@
  * Python's repr writes them (quotes, backslashes and control characters escaped), so the text is data to read, and
  * it is bounded: MAX_CALL_TEXT_CHARS characters, MAX_CALL_TEXT_DEPTH levels of nesting.
  */
-import { MAX_CALL_TEXT_CHARS, MAX_CALL_TEXT_DEPTH } from './limits';
+import { MAX_CALL_TEXT_CHARS, MAX_CALL_TEXT_DEPTH } from './checkpoint-limits';
 import type { PyCall, PyValue } from './pickle-values';
 
 class Budget {

@@ -5,9 +5,9 @@
  *
  * Cost is linear in the input: every opcode consumes at least one byte and does O(1) work, except the MARK-collecting
  * opcodes, which move items that each cost a byte to push. Strings, long integers and text lines are bounded by the
- * named limits in limits.ts, so a hostile pickle costs bounded time and memory.
+ * named limits in checkpoint-limits.ts, so a hostile pickle costs bounded time and memory.
  */
-import { MAX_KEPT_STRING_BYTES, MAX_LINE_BYTES, MAX_LONG_BYTES } from './limits';
+import { MAX_KEPT_STRING_BYTES, MAX_LINE_BYTES, MAX_LONG_BYTES } from './checkpoint-limits';
 import type { PyCall, PyDict, PyGlobal, PyValue } from './pickle-values';
 
 /** Opcode names by byte (CPython Lib/pickletools.py), for counts in the report and for tests. */

@@ -22,7 +22,7 @@ import {
   MAX_PICKLE_BYTES,
   PICKLE_FIRST_READ_BYTES,
   ZIP_TAIL_READ_BYTES,
-} from './limits';
+} from './checkpoint-limits';
 import { runPickle, type PickleRun } from './pickle-machine';
 import { CallRecorder } from './call-recorder';
 import type { PyValue } from './pickle-values';

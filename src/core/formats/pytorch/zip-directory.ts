@@ -4,7 +4,7 @@
  * offsets; read-checkpoint.ts decides which ranges to fetch. Layout: APPNOTE.TXT 4.3; torch specifics:
  * caffe2/serialize/inline_container.cc (stored entries, 64-byte aligned data, ZIP64 always on).
  */
-import { MAX_CENTRAL_DIRECTORY_BYTES, MAX_EOCD_SEARCH_BYTES, MAX_ZIP_ENTRIES } from './limits';
+import { MAX_CENTRAL_DIRECTORY_BYTES, MAX_EOCD_SEARCH_BYTES, MAX_ZIP_ENTRIES } from './checkpoint-limits';
 
 const EOCD_SIGNATURE = 0x06054b50;
 const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;

@@ -2,12 +2,12 @@
  * Which reader opens a file. Dispatch is by content first (each reader's cheap sniff over the first bytes, in the
  * order below), then by name (a reader whose extension the file has), and finally the safetensors reader's own
  * diagnosis: the "not safetensors" sniffers (not-safetensors.ts) say what the file is instead, or the safetensors
- * parser says why its header cannot be read. To add a format, see types.ts.
+ * parser says why its header cannot be read. To add a format, see format-reader.ts.
  */
-import { ggufFormat } from './gguf/format';
-import { pytorchFormat } from './pytorch/format';
+import { ggufFormat } from './gguf/gguf-reader';
+import { pytorchFormat } from './pytorch/pytorch-reader';
 import { safetensorsFormat } from './safetensors';
-import type { FormatReader, SectionPage, SectionPageRequest } from './types';
+import type { FormatReader, SectionPage, SectionPageRequest } from './format-reader';
 import type { ParsedHeader } from '../model';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */

@@ -17,7 +17,7 @@ import { modeloptDetector } from './modelopt';
 import { mxfp4Detector } from './mxfp4';
 import { quantoDetector } from './quanto';
 import { torchaoDetector } from './torchao';
-import type { QuantDetector } from './types';
+import type { QuantDetector } from './quant-types';
 
 export const QUANT_DETECTORS: readonly QuantDetector[] = [
   comfyQuantDetector,

@@ -1,5 +1,5 @@
 /**
- * The GGUF entry of the format registry (formats/registry.ts): llama.cpp's file format, read header-only. GGUF does
+ * The GGUF entry of the format registry (formats/format-readers.ts): llama.cpp's file format, read header-only. GGUF does
  * not store its header's length, so the reader reads a first chunk and grows it while the resumable parser
  * (header-parser.ts) walks what has arrived; each further read covers the estimated rest of the header with a
  * margin (and grows what is held by half at least), so even an 8 MB tokenizer takes a few sequential reads.
@@ -8,9 +8,9 @@ import { makeFinding } from '../../findings/make-finding';
 import type { Finding, ParsedHeader } from '../../model';
 import { groupDigits } from '../../number-format';
 import type { SourceBytes } from '../source-bytes';
-import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../types';
+import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../format-reader';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
-import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './limits';
+import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './gguf-limits';
 import { summarizeGguf } from './summary';
 import { tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';

@@ -1,9 +1,9 @@
 /**
- * The PyTorch checkpoint entry of the format registry (formats/registry.ts): torch.save zips, legacy (torch < 1.6)
+ * The PyTorch checkpoint entry of the format registry (formats/format-readers.ts): torch.save zips, legacy (torch < 1.6)
  * streams and bare pickles, read header-only by read-checkpoint.ts and never executed.
  */
 import { lengthPrefixIsPlausible, sniffNotSafetensors } from '../not-safetensors';
-import type { FormatReader } from '../types';
+import type { FormatReader } from '../format-reader';
 import { readCheckpoint, sniffCheckpoint, type CheckpointKind } from './read-checkpoint';
 
 /** Enough for a protocol-0 pickle's first GLOBAL line and for the not-safetensors sniffers it defers to. */

@@ -2,7 +2,7 @@
  * The shape every file format plugs into: a cheap sniff over the first bytes, then a read that asks the source for
  * the byte ranges it needs (at the start, in the middle or at the end of the file, in as many sequential steps as
  * the format needs) and parses them into the common columnar tensor model (core/model.ts) plus the format's own
- * sections. The registry (registry.ts) picks the reader: by content first, then by file name.
+ * sections. The registry (format-readers.ts) picks the reader: by content first, then by file name.
  *
  * ## Adding a format (for example the PyTorch zip / legacy / pickle reader)
  *
@@ -23,7 +23,7 @@
  *      format-specific sections such as `format`, `pickle`, `checkpoint`) or `rejected` with findings saying why;
  *      `head` is what "download raw header" saves. It throws only SourceErrors from the reader (IO failures,
  *      cancellation); a malformed file is a `rejected` outcome, never an exception.
- * 2. Add it to `FORMAT_READERS` in registry.ts (order matters only between readers whose sniffs could overlap).
+ * 2. Add it to `FORMAT_READERS` in format-readers.ts (order matters only between readers whose sniffs could overlap).
  * 3. If a "not safetensors" diagnosis (not-safetensors.ts) named the format, the reader wins over it in the
  *    loader; delete the diagnosis entry once nothing else relies on its message.
  * 4. Put the format's limits (bytes it may read, entries it may list) in its own module, each with its reason.

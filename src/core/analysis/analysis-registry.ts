@@ -8,10 +8,10 @@ import { makeFinding } from '../findings/make-finding';
 import type { Finding, ParsedHeader } from '../model';
 import { architectureAnalysis } from './architecture';
 import { dataReadsAnalysis, type DataReadsSection } from './data-reads';
-import { MAX_WANTED_BYTES, MAX_WANTED_TENSOR_BYTES, MAX_WANTED_TENSORS } from './limits';
+import { MAX_WANTED_BYTES, MAX_WANTED_TENSOR_BYTES, MAX_WANTED_TENSORS } from './analysis-limits';
 import { loraAnalysis } from './lora';
 import { memoryAnalysis } from './memory/memory';
-import type { MemorySection } from './memory/types';
+import type { MemorySection } from './memory/memory-types';
 import { metadataInsightsAnalysis } from './metadata-insights';
 import { moduleTreeAnalysis } from './module-tree';
 import { quantizationAnalysis } from './quantization';
@@ -23,7 +23,7 @@ import type {
   QuantizationSection,
 } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './types';
+import type { Analysis, AnalysisInput } from './analysis-types';
 
 export interface AnalysisSections {
   quantization?: QuantizationSection;

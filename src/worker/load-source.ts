@@ -3,7 +3,7 @@
  * registry or aggregate its shard set (load-shards.ts), and publish the result and the analyses (publish.ts).
  * parser.worker.ts only dispatches `open` here and keeps the rows publish hands it for table queries.
  */
-import type { SectionPage, SectionPageRequest } from '../core/formats/types';
+import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { serializeError, SourceError } from '../core/errors';
 import { clearStepMarks, markStep } from '../lib/perf-marks';

@@ -11,8 +11,8 @@ import { kohyaSd15Fixture } from '../../testing/models/lora';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { allTensorNames, type Finding } from '../model';
 import { makeFinding } from '../findings/make-finding';
-import { MAX_WANTED_BYTES, MAX_WANTED_TENSORS } from './limits';
-import { ANALYSES, rerunSidecarAnalyses, runAnalyses, tensorBytesWanted } from './registry';
+import { MAX_WANTED_BYTES, MAX_WANTED_TENSORS } from './analysis-limits';
+import { ANALYSES, rerunSidecarAnalyses, runAnalyses, tensorBytesWanted } from './analysis-registry';
 
 describe('tensorBytesWanted', () => {
   it('asks for the comfy_quant configs of a ComfyUI file', () => {

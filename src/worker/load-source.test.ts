@@ -14,7 +14,7 @@ import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { HTTP1_SHARD_CONCURRENCY } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
-import { loadSource, type KeptLoad } from './load-model';
+import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
 
