@@ -3,7 +3,7 @@
  * result it keeps. Lives apart from parser.worker.ts, which only routes the three compare messages here.
  */
 import type { TensorColumns } from '../core/model';
-import { isAlignRule } from '../core/compare/align';
+import { isCompareRule } from '../core/compare/align';
 import { compareSides } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import { STATUS_DTYPE, STATUS_IDENTICAL, type DiffEntries } from '../core/compare/diff';
@@ -15,6 +15,7 @@ interface LoadView {
   columns: TensorColumns;
   names: readonly string[];
   storageKeys?: ReadonlyArray<string | null>;
+  gguf?: { architecture: string | null };
 }
 
 interface KeptCompare {
@@ -70,7 +71,7 @@ export function handleCompareRequest(
         return;
       }
       try {
-        const rules = request.rules.filter(isAlignRule);
+        const rules = request.rules.filter(isCompareRule);
         const started = performance.now();
         const output = compareSides(a, b, rules);
         const diffMs = performance.now() - started;
