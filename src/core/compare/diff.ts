@@ -386,7 +386,8 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Comp
       stripB: stripB.slice(0, n),
       module,
     },
-    alignment: alignmentSummary(alignedA, alignedB, prefixRules),
+    // Prefix rules the user left on read as on (and not needed) while the name mapping pairs the names.
+    alignment: alignmentSummary(alignedA, alignedB, enabled.filter(isAlignRule)),
     groups,
     shapeAndDtype,
     storageAliases: {
