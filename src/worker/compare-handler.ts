@@ -23,6 +23,11 @@ interface KeptCompare {
   b: LoadView;
   entries: DiffEntries;
   moduleNames: string[];
+  /**
+   * Pairs made by the GGUF ↔ Hugging Face name map: their bytes are not comparable as they stand (llama.cpp permutes
+   * q/k rows, stacks experts, adds 1 to Gemma norms), so "Compare values" is not offered for them.
+   */
+  ggufMapped: boolean;
   /** Aligned key per entry, built on the first query that needs it. */
   keys: string[] | null;
 }
@@ -81,6 +86,7 @@ export function handleCompareRequest(
           entries: output.entries,
           moduleNames: output.modules.map((module) => module.name),
           keys: null,
+          ggufMapped: output.ggufNames?.enabled === true,
         });
         while (compares.size > MAX_KEPT_COMPARES) {
           const oldest = compares.keys().next().value;
@@ -155,6 +161,9 @@ export function sameShapePairs(compareId: number): Array<[number, number]> | nul
     return null;
   }
   const pairs: Array<[number, number]> = [];
+  if (kept.ggufMapped) {
+    return pairs;
+  }
   const { entries } = kept;
   for (let i = 0; i < entries.count; i++) {
     if (entries.status[i] === STATUS_IDENTICAL || entries.status[i] === STATUS_DTYPE) {
