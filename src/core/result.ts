@@ -4,7 +4,7 @@
  */
 import type { runAnalyses } from './analysis/analysis-registry';
 import type { ReadPurpose } from './bytes/byte-reader';
-import type { AlignRule } from './compare/align';
+import type { CompareRule } from './compare/align';
 import type { CompareOutput } from './compare/compare';
 import type { Finding, ParseOutcome } from './model';
 import type { ModelChoice } from './shards/choose-model';
@@ -189,6 +189,6 @@ export interface CompareResult extends CompareOutput {
   compareId: number;
   loadA: number;
   loadB: number;
-  rules: AlignRule[];
+  rules: CompareRule[];
   diffMs: number;
 }

@@ -7,7 +7,7 @@ import type * as WorkerClient from '../worker/client';
 import type { CompareResult, LoadResult } from '../core/result';
 import { headerFromSpecs } from '../testing/models/header-from-specs';
 import { compareBaseTensors } from '../testing/compare-pairs';
-import { ALIGN_RULES } from '../core/compare/align';
+import { COMPARE_RULES } from '../core/compare/align';
 import { decodeShareState, encodeShareState } from './share-state';
 
 const client = vi.hoisted(() => ({
@@ -75,7 +75,7 @@ describe('compare slice', () => {
       {},
       expect.any(Object),
     );
-    expect(client.compareLoads).toHaveBeenLastCalledWith(1, 2, [...ALIGN_RULES]);
+    expect(client.compareLoads).toHaveBeenLastCalledWith(1, 2, [...COMPARE_RULES]);
     await vi.waitFor(() => expect(useAppStore.getState().compareOrder).toEqual(new Uint32Array([0, 1])));
   });
 
@@ -84,9 +84,9 @@ describe('compare slice', () => {
     expect(useAppStore.getState().compareSource.status).toBe('ready');
     expect(client.compareLoads).not.toHaveBeenCalled();
     useAppStore.setState({ load: { status: 'ready', result: loadResult(4, 'a.safetensors') } });
-    await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(4, 3, [...ALIGN_RULES]));
+    await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(4, 3, [...COMPARE_RULES]));
     useAppStore.setState({ load: { status: 'ready', result: loadResult(5, 'a2.safetensors') } });
-    await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(5, 3, [...ALIGN_RULES]));
+    await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(5, 3, [...COMPARE_RULES]));
     await vi.waitFor(() => expect(useAppStore.getState().diff.status).toBe('ready'));
     // The comparison that A replaced is released in the worker.
     expect(client.releaseComparison).toHaveBeenCalled();
@@ -99,10 +99,10 @@ describe('compare slice', () => {
     expect(client.compareLoads).toHaveBeenLastCalledWith(
       6,
       7,
-      ALIGN_RULES.filter((rule) => rule !== 'module.'),
+      COMPARE_RULES.filter((rule) => rule !== 'module.'),
     );
     useAppStore.getState().setAlignRule('module.', true);
-    expect(client.compareLoads).toHaveBeenLastCalledWith(6, 7, [...ALIGN_RULES]);
+    expect(client.compareLoads).toHaveBeenLastCalledWith(6, 7, [...COMPARE_RULES]);
   });
 
   it('closing releases B and the comparison', async () => {

@@ -4,7 +4,7 @@
  * table's rows are sorted and filtered in the worker, like the tensor table's.
  */
 import type { StateCreator } from 'zustand';
-import { ALIGN_RULES, DEFAULT_ALIGN_RULES, type AlignRule } from '../core/compare/align';
+import { COMPARE_RULES, DEFAULT_COMPARE_RULES, type CompareRule } from '../core/compare/align';
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import { compareLoads, failureOf, queryComparison, releaseComparison } from '../worker/client';
@@ -28,7 +28,7 @@ export interface CompareSlice {
   /** The SourceSpec B was opened with (its URL goes into share links; a File never does). */
   compareSpec: SourceSpec | null;
   /** Enabled alignment rules, in ALIGN_RULES order. */
-  alignRules: AlignRule[];
+  alignRules: CompareRule[];
   diff: DiffState;
   compareQuery: CompareQuery;
   compareOrder: Uint32Array | null;
@@ -41,7 +41,7 @@ export interface CompareSlice {
   openCompareFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
   cancelCompareSource: () => void;
   closeCompare: () => void;
-  setAlignRule: (rule: AlignRule, enabled: boolean) => void;
+  setAlignRule: (rule: CompareRule, enabled: boolean) => void;
   /** (Re)computes the diff of the current A and B; a no-op while either is not a parsed safetensors header. */
   runDiff: () => void;
   setCompareQuery: (patch: Partial<CompareQuery>) => void;
@@ -119,7 +119,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
   return {
     compareSource: { status: 'idle' },
     compareSpec: null,
-    alignRules: [...DEFAULT_ALIGN_RULES],
+    alignRules: [...DEFAULT_COMPARE_RULES],
     diff: { status: 'idle' },
     compareQuery: DEFAULT_COMPARE_QUERY,
     compareOrder: null,
@@ -154,7 +154,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
       } else {
         rules.delete(rule);
       }
-      set({ alignRules: ALIGN_RULES.filter((candidate) => rules.has(candidate)) });
+      set({ alignRules: COMPARE_RULES.filter((candidate) => rules.has(candidate)) });
       get().runDiff();
     },
 

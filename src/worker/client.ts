@@ -6,7 +6,7 @@ import type { SectionPage, SectionPageRequest } from '../core/formats/format-rea
 import type { SerializedSourceError } from '../core/errors';
 import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
-import type { AlignRule } from '../core/compare/align';
+import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
   CompareResult,
@@ -355,7 +355,7 @@ export function releaseLoad(loadId: number): void {
 }
 
 /** Diffs two loads the worker keeps (see core/compare); the result's typed arrays arrive as transferables. */
-export function compareLoads(loadA: number, loadB: number, rules: readonly AlignRule[]): Promise<CompareResult> {
+export function compareLoads(loadA: number, loadB: number, rules: readonly CompareRule[]): Promise<CompareResult> {
   return request((id) => ({ type: 'compare', id, loadA, loadB, rules: [...rules] }));
 }
 

@@ -3,7 +3,7 @@
  * result it keeps. Lives apart from parser.worker.ts, which only routes the three compare messages here.
  */
 import type { TensorColumns } from '../core/model';
-import { isAlignRule } from '../core/compare/align';
+import { isCompareRule } from '../core/compare/align';
 import { compareSides } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import { STATUS_DTYPE, STATUS_IDENTICAL, type DiffEntries } from '../core/compare/diff';
@@ -15,6 +15,7 @@ interface LoadView {
   columns: TensorColumns;
   names: readonly string[];
   storageKeys?: ReadonlyArray<string | null>;
+  gguf?: { architecture: string | null };
 }
 
 interface KeptCompare {
@@ -22,6 +23,11 @@ interface KeptCompare {
   b: LoadView;
   entries: DiffEntries;
   moduleNames: string[];
+  /**
+   * Pairs made by the GGUF ↔ Hugging Face name map: their bytes are not comparable as they stand (llama.cpp permutes
+   * q/k rows, stacks experts, adds 1 to Gemma norms), so "Compare values" is not offered for them.
+   */
+  ggufMapped: boolean;
   /** Aligned key per entry, built on the first query that needs it. */
   keys: string[] | null;
 }
@@ -70,7 +76,7 @@ export function handleCompareRequest(
         return;
       }
       try {
-        const rules = request.rules.filter(isAlignRule);
+        const rules = request.rules.filter(isCompareRule);
         const started = performance.now();
         const output = compareSides(a, b, rules);
         const diffMs = performance.now() - started;
@@ -80,6 +86,7 @@ export function handleCompareRequest(
           entries: output.entries,
           moduleNames: output.modules.map((module) => module.name),
           keys: null,
+          ggufMapped: output.ggufNames?.enabled === true,
         });
         while (compares.size > MAX_KEPT_COMPARES) {
           const oldest = compares.keys().next().value;
@@ -154,6 +161,9 @@ export function sameShapePairs(compareId: number): Array<[number, number]> | nul
     return null;
   }
   const pairs: Array<[number, number]> = [];
+  if (kept.ggufMapped) {
+    return pairs;
+  }
   const { entries } = kept;
   for (let i = 0; i < entries.count; i++) {
     if (entries.status[i] === STATUS_IDENTICAL || entries.status[i] === STATUS_DTYPE) {

@@ -33,6 +33,8 @@ export interface KeptLoad {
   names: string[];
   /** A checkpoint's storage key per row, for compare to know tied names and views. */
   storageKeys?: ReadonlyArray<string | null>;
+  /** A GGUF's architecture, for compare to map its tensor names to Hugging Face's. */
+  gguf?: { architecture: string | null };
   head: Uint8Array;
   /** A page of a format's long list (GGUF's tokens), read from `head`. */
   pageSection?: (request: SectionPageRequest) => SectionPage | null;

@@ -11,7 +11,7 @@ import type { TableQuery } from '../core/table-query';
 import type { ValueScan } from '../core/values/scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
-import type { AlignRule } from '../core/compare/align';
+import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
   AnalysisSections,
@@ -42,7 +42,7 @@ export type WorkerRequest =
   /** Compares the values of the tensors a kept comparison pairs with the same shape. */
   | { type: 'compare-values'; id: number; compareId: number; loadA: number; loadB: number }
   /** Diff two kept loads (any two `open` results, whatever their SourceSpec kinds). */
-  | { type: 'compare'; id: number; loadA: number; loadB: number; rules: AlignRule[] }
+  | { type: 'compare'; id: number; loadA: number; loadB: number; rules: CompareRule[] }
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
   | { type: 'compare-release'; compareId: number };
 

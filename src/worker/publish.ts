@@ -48,6 +48,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   if (parsed?.checkpoint) {
     kept.storageKeys = parsed.checkpoint.rows.storage;
   }
+  if (parsed?.format === 'gguf') {
+    kept.gguf = { architecture: parsed.gguf?.architecture ?? null };
+  }
   if (parsed) {
     kept.data = {
       locate: loaded.locate,

@@ -8,12 +8,22 @@
  * Stripping never merges two tensors of the same file: when two names of one side would end up under the same key
  * (`model.norm.weight` and `norm.weight`), the stripped ones keep their full name instead (a "collision").
  */
+import { GGUF_NAMES_RULE } from './gguf-keys';
 
 /** Most specific first: `base_model.model.` must win over `model.`. */
 export const ALIGN_RULES = ['base_model.model.', 'module.', '_orig_mod.', 'model.'] as const;
 export type AlignRule = (typeof ALIGN_RULES)[number];
 
 export const DEFAULT_ALIGN_RULES: readonly AlignRule[] = ALIGN_RULES;
+
+/** Every rule a compare can switch: the prefix rules and the GGUF ↔ Hugging Face name mapping (gguf-keys.ts). */
+export const COMPARE_RULES = [...ALIGN_RULES, GGUF_NAMES_RULE] as const;
+export type CompareRule = (typeof COMPARE_RULES)[number];
+export const DEFAULT_COMPARE_RULES: readonly CompareRule[] = COMPARE_RULES;
+
+export function isCompareRule(value: string): value is CompareRule {
+  return (COMPARE_RULES as readonly string[]).includes(value);
+}
 
 export interface RuleCount {
   rule: AlignRule;

@@ -3,7 +3,7 @@
  * adapter. The worker calls this over its two kept loads; tests call it over headers built from specs.
  */
 import { isAdapterFile } from '../analysis/lora-markers';
-import type { AlignRule } from './align';
+import { isAlignRule, type CompareRule } from './align';
 import { diffSides, type CompareSide, type DiffResult } from './diff';
 import { checkLoraFit, type LoraFitSection } from './lora-fit';
 
@@ -12,15 +12,16 @@ export interface CompareOutput extends DiffResult {
   lora: LoraFitSection | null;
 }
 
-export function compareSides(a: CompareSide, b: CompareSide, rules: readonly AlignRule[]): CompareOutput {
+export function compareSides(a: CompareSide, b: CompareSide, rules: readonly CompareRule[]): CompareOutput {
   const diff = diffSides(a, b, rules);
+  const prefixRules = rules.filter(isAlignRule);
   const adapterA = isAdapterFile(a.names);
   const adapterB = isAdapterFile(b.names);
   let lora: LoraFitSection | null = null;
   if (adapterA && !adapterB) {
-    lora = checkLoraFit(a, b, rules, 'a');
+    lora = checkLoraFit(a, b, prefixRules, 'a');
   } else if (adapterB && !adapterA) {
-    lora = checkLoraFit(b, a, rules, 'b');
+    lora = checkLoraFit(b, a, prefixRules, 'b');
   }
   return { ...diff, lora };
 }

@@ -9,7 +9,8 @@
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
 import type { TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
-import { alignmentSummary, alignSide, type AlignmentSummary, type AlignRule } from './align';
+import { alignmentSummary, alignSide, isAlignRule, type AlignmentSummary, type CompareRule } from './align';
+import { GGUF_NAMES_RULE, ggufKeys, type GgufKeys, type GgufNamesSummary } from './gguf-keys';
 
 /** A partition: a tensor whose shape and dtype both changed is in `shape` (and counted in `shapeAndDtype`). */
 export const DIFF_GROUPS = ['only-a', 'only-b', 'dtype', 'shape', 'identical'] as const;
@@ -39,6 +40,8 @@ export interface CompareSide {
   unknownDtypes?: ReadonlyMap<number, string>;
   /** A checkpoint's storage key per row (null for meta tensors), so names sharing one storage are known. */
   storageKeys?: ReadonlyArray<string | null>;
+  /** Present when the side is a GGUF: its `general.architecture`, which picks llama.cpp's name table. */
+  gguf?: { architecture: string | null };
 }
 
 export interface GroupTotals {
@@ -94,6 +97,8 @@ export interface DiffSummary {
    * weights and views, which a conversion to safetensors keeps once. Not a difference in the weights.
    */
   storageAliases: { a: number; b: number };
+  /** The GGUF ↔ Hugging Face name mapping, when exactly one side is a GGUF; null otherwise. */
+  ggufNames: GgufNamesSummary | null;
 }
 
 export interface DiffResult extends DiffSummary {
@@ -200,9 +205,40 @@ function storageAliases(
   return aliases;
 }
 
-export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly AlignRule[]): DiffResult {
-  const alignedA = alignSide(a.names, enabled);
-  const alignedB = alignSide(b.names, enabled);
+/** A's keys, B's keys and the folded expert rows when the GGUF-names rule applies and is on. */
+function ggufMapping(
+  a: CompareSide,
+  b: CompareSide,
+  enabled: readonly CompareRule[],
+): { summary: GgufNamesSummary | null; keys: GgufKeys | null } {
+  const ggufSide = a.gguf && !b.gguf ? 'a' : b.gguf && !a.gguf ? 'b' : null;
+  if (ggufSide === null) {
+    return { summary: null, keys: null };
+  }
+  const gguf = ggufSide === 'a' ? a : b;
+  const architecture = gguf.gguf?.architecture ?? '';
+  const on = enabled.includes(GGUF_NAMES_RULE);
+  const keys = on ? ggufKeys(gguf, ggufSide === 'a' ? b : a, architecture) : null;
+  return {
+    summary: { enabled: on, ggufSide, architecture, hfPrefix: keys?.hfPrefix ?? '', counts: keys?.counts ?? null },
+    keys,
+  };
+}
+
+export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly CompareRule[]): DiffResult {
+  const mapping = ggufMapping(a, b, enabled);
+  // The name mapping finds the Hugging Face wrapper prefix itself; stripping prefixes as well would hide names from it.
+  const prefixRules = mapping.keys ? [] : enabled.filter(isAlignRule);
+  const alignedA = alignSide(a.names, prefixRules);
+  const alignedB = alignSide(b.names, prefixRules);
+  const hfIsA = mapping.summary?.ggufSide === 'b';
+  if (mapping.keys) {
+    alignedA.keys = hfIsA ? mapping.keys.keysHf : mapping.keys.keysGguf;
+    alignedB.keys = hfIsA ? mapping.keys.keysGguf : mapping.keys.keysHf;
+  }
+  const absorbedA = mapping.keys && hfIsA ? mapping.keys.absorbedHf : null;
+  const absorbedB = mapping.keys && !hfIsA ? mapping.keys.absorbedHf : null;
+  const hfRowOf = (ra: number, rb: number) => (hfIsA ? ra : rb);
   const countA = a.columns.count;
   const countB = b.columns.count;
 
@@ -224,6 +260,9 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
   let n = 0;
   let shapeAndDtype = 0;
   for (let row = 0; row < countA; row++) {
+    if (absorbedA?.[row]) {
+      continue;
+    }
     const other = rowOfKeyB.get(alignedA.keys[row]);
     rowA[n] = row;
     stripA[n] = alignedA.strip[row];
@@ -234,7 +273,8 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
       matchedB[other] = 1;
       rowB[n] = other;
       stripB[n] = alignedB.strip[other];
-      const shapeEqual = sameShape(a.columns, row, b.columns, other);
+      const stacked = mapping.keys?.stackedShapeMatches.get(hfRowOf(row, other));
+      const shapeEqual = stacked ?? sameShape(a.columns, row, b.columns, other);
       const dtypeEqual = sameDtype(a, row, b, other);
       if (!shapeEqual) {
         status[n] = STATUS_SHAPE;
@@ -248,7 +288,7 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
     n++;
   }
   for (let row = 0; row < countB; row++) {
-    if (!matchedB[row]) {
+    if (!matchedB[row] && !absorbedB?.[row]) {
       rowA[n] = -1;
       rowB[n] = row;
       stripB[n] = alignedB.strip[row];
@@ -288,10 +328,23 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
       }
     }
     module[i] = index;
-    const eA = ra >= 0 ? finite(a.columns.elements[ra]) : 0;
-    const eB = rb >= 0 ? finite(b.columns.elements[rb]) : 0;
-    const bA = ra >= 0 ? finite(tensorBytes(a.columns, ra)) : 0;
-    const bB = rb >= 0 ? finite(tensorBytes(b.columns, rb)) : 0;
+    let eA = ra >= 0 ? finite(a.columns.elements[ra]) : 0;
+    let eB = rb >= 0 ? finite(b.columns.elements[rb]) : 0;
+    let bA = ra >= 0 ? finite(tensorBytes(a.columns, ra)) : 0;
+    let bB = rb >= 0 ? finite(tensorBytes(b.columns, rb)) : 0;
+    const folded = mapping.keys && ra >= 0 && rb >= 0 ? mapping.keys.foldedHf.get(hfRowOf(ra, rb)) : undefined;
+    for (const extra of folded ?? []) {
+      const hfColumns = hfIsA ? a.columns : b.columns;
+      const elements = finite(hfColumns.elements[extra]);
+      const bytes = finite(tensorBytes(hfColumns, extra));
+      if (hfIsA) {
+        eA += elements;
+        bA += bytes;
+      } else {
+        eB += elements;
+        bB += bytes;
+      }
+    }
     const totals = groups[DIFF_GROUPS[status[i]]];
     totals.tensors++;
     totals.elementsA += eA;
@@ -333,13 +386,15 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Alig
       stripB: stripB.slice(0, n),
       module,
     },
-    alignment: alignmentSummary(alignedA, alignedB, enabled),
+    // Prefix rules the user left on read as on (and not needed) while the name mapping pairs the names.
+    alignment: alignmentSummary(alignedA, alignedB, enabled.filter(isAlignRule)),
     groups,
     shapeAndDtype,
     storageAliases: {
       a: storageAliases(a.storageKeys, rowA, status, STATUS_ONLY_A, n),
       b: storageAliases(b.storageKeys, rowB, status, STATUS_ONLY_B, n),
     },
+    ggufNames: mapping.summary,
     tensorsA: countA,
     tensorsB: countB,
     elementsA,

@@ -5,6 +5,7 @@
 import { dtypeName } from '../dtypes';
 import { tensorName, tensorShape, type TensorColumns } from '../model';
 import type { AlignmentSummary } from './align';
+import type { GgufNamesSummary } from './gguf-keys';
 import {
   DIFF_GROUPS,
   STATUS_DTYPE,
@@ -42,6 +43,8 @@ export interface CompareReportSection {
   shapeAndDtype: number;
   /** Names only on one side that share storage with a name both have (tied weights, views): not differences. */
   storageAliases: { a: number; b: number };
+  /** When exactly one side is a GGUF: the llama.cpp ↔ Hugging Face name mapping, whether it was on, and its counts. */
+  ggufNames: GgufNamesSummary | null;
   /** Parameters of B minus parameters of A. */
   parameterDelta: number;
   modules: ModuleDiff[];
@@ -99,6 +102,7 @@ export function buildCompareSection(
     >,
     shapeAndDtype: diff.shapeAndDtype,
     storageAliases: diff.storageAliases,
+    ggufNames: diff.ggufNames,
     parameterDelta: diff.elementsB - diff.elementsA,
     modules: changedFirst.slice(0, MAX_REPORT_MODULES),
     modulesTotal: diff.modules.length,

@@ -87,7 +87,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       <p className="compare-headline" data-testid="compare-headline">
         {headline(result)}
       </p>
-      <AlignmentRules alignment={result.alignment} />
+      <AlignmentRules alignment={result.alignment} ggufNames={result.ggufNames} />
       <DiffSummary result={result} />
       {result.lora && <LoraFitCard section={result.lora} />}
       <CompareValuesPanel result={result} a={a} b={b} />
