@@ -6,13 +6,23 @@
  *
  * Where a tensor's bytes are: safetensors, the data region (8 + N) plus `begin`; GGUF, the data start plus the
  * tensor's offset (both through the load's `locate`, which gives the reader and data start of the row's file).
- * PyTorch checkpoints keep their tensors in storages with no offsets in one region; they are not located yet.
+ * A torch.save zip keeps each storage in a stored member `<prefix>/data/<key>`: the tensor starts at the member's
+ * data (its local file header's offset + 30 + name length + extra length, APPNOTE.TXT 4.3.7) plus storage_offset ×
+ * item size. Only a row-major (contiguous) view is one range; other strides, legacy (torch < 1.6) files and bare
+ * pickles say why they are not read.
  */
 import { tensorBytesRequest } from '../core/analysis/analysis-registry';
+import { elementBits } from '../core/dtypes';
+import {
+  LOCAL_HEADER_SIZE,
+  readLocalHeader,
+  ZipError,
+  type StorageMember,
+} from '../core/formats/pytorch/zip-directory';
 import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
 import { coalesceRanges } from '../core/bytes/coalesce';
 import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
-import type { ParsedHeader, TensorColumns } from '../core/model';
+import { tensorShape, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { DecodeUnit } from '../core/values/decode';
 import { LOCAL_VALUES_CHUNK_BYTES, REMOTE_VALUES_CHUNK_BYTES, REMOTE_VALUES_CONCURRENCY } from '../core/values/limits';
 import type { PlannedRange } from '../core/values/read-plan';
@@ -58,6 +68,132 @@ export function locateTensor(
     );
   }
   return { reader: location.reader, start, length: end - begin };
+}
+
+/** What a checkpoint load keeps to locate its tensors: per-row storage, offset and strides, and the zip members. */
+export interface CheckpointStorage {
+  rows: { storage: ReadonlyArray<string | null>; offset: readonly number[]; stride: ReadonlyArray<readonly number[]> };
+  /** Absent for a legacy (torch < 1.6) stream or a bare pickle. */
+  members?: Readonly<Record<string, StorageMember>>;
+  /** Member data starts already read from their local headers, by storage key. */
+  dataStarts?: Map<string, number>;
+}
+
+/** Where the load's rows are: `locate` for the file, `storage` for a checkpoint's storages. */
+export interface TensorData {
+  locate: (row: number) => DataLocation | null;
+  storage?: CheckpointStorage;
+}
+
+/** True when `stride` is the row-major layout of `shape` (dims of size 1 may have any stride, as in torch). */
+export function isRowMajor(shape: readonly number[], stride: readonly number[]): boolean {
+  if (shape.length !== stride.length) {
+    return false;
+  }
+  let expected = 1;
+  for (let dim = shape.length - 1; dim >= 0; dim--) {
+    if (shape[dim] !== 1 && stride[dim] !== expected) {
+      return false;
+    }
+    expected *= shape[dim];
+  }
+  return true;
+}
+
+/** Bytes a row's values take when read whole, or 0 when they cannot be located without reading (views, legacy). */
+export function locatedByteLength(columns: TensorColumns, row: number, storage?: CheckpointStorage): number {
+  const begin = columns.begin[row];
+  const end = columns.end[row];
+  if (Number.isFinite(begin) && end >= begin) {
+    return end - begin;
+  }
+  const key = storage?.rows.storage[row];
+  if (!storage?.members || key == null || !Object.hasOwn(storage.members, key)) {
+    return 0;
+  }
+  if (!isRowMajor(tensorShape(columns, row), storage.rows.stride[row] ?? [])) {
+    return 0;
+  }
+  return (columns.elements[row] * elementBits(columns, row)) / 8;
+}
+
+/**
+ * The bytes of `row` in any format: safetensors and GGUF through `locateTensor`, a torch.save zip's tensor by reading
+ * its storage member's local header once (a 30-byte read, then the name and extra lengths give the data start).
+ */
+export async function locateTensorData(
+  columns: TensorColumns,
+  row: number,
+  data: TensorData,
+  signal: AbortSignal,
+): Promise<TensorSpan> {
+  const storage = data.storage;
+  if (!storage || Number.isFinite(columns.begin[row])) {
+    return locateTensor(columns, row, data.locate);
+  }
+  const key = storage.rows.storage[row];
+  if (key == null) {
+    throw new ValuesUnavailable('This tensor has no storage (a meta tensor): it holds no values.');
+  }
+  if (!storage.members) {
+    throw new ValuesUnavailable(
+      'Not located: this is a legacy (torch < 1.6) checkpoint or a bare pickle, whose storages are not located yet.',
+    );
+  }
+  if (!Object.hasOwn(storage.members, key)) {
+    throw new ValuesUnavailable(`Not located: the archive has no member data/${key} for this tensor's storage.`);
+  }
+  const member = storage.members[key];
+  if (member.method !== 0) {
+    throw new ValuesUnavailable(
+      `Not located: compressed member (data/${key} uses zip method ${member.method}; only stored members can be read by range).`,
+    );
+  }
+  const shape = tensorShape(columns, row);
+  const stride = storage.rows.stride[row] ?? [];
+  if (!isRowMajor(shape, stride)) {
+    throw new ValuesUnavailable(
+      `View with strides (${stride.join(', ')}) of shape (${shape.join(', ')}): not read (only row-major tensors are read; the storage it views can be read through a contiguous name).`,
+    );
+  }
+  const location = data.locate(row);
+  if (location === null) {
+    throw new ValuesUnavailable('The file that holds this tensor is no longer open: load the model again.');
+  }
+  const itemBits = elementBits(columns, row);
+  if (!(itemBits > 0) || itemBits % 8 !== 0) {
+    throw new ValuesUnavailable('Not located: this dtype has no whole-byte item size.');
+  }
+  const itemBytes = itemBits / 8;
+  const offset = (storage.rows.offset[row] ?? 0) * itemBytes;
+  const length = columns.elements[row] * itemBytes;
+  if (offset + length > member.bytes) {
+    throw new ValuesUnavailable(
+      `The pickle places this tensor at bytes ${offset}–${offset + length} of storage data/${key}, which holds ${member.bytes} bytes: the checkpoint is inconsistent.`,
+    );
+  }
+  storage.dataStarts ??= new Map();
+  let dataStart = storage.dataStarts.get(key);
+  if (dataStart === undefined) {
+    const header = await location.reader.read(member.headerAt, LOCAL_HEADER_SIZE, { signal, purpose: 'values' });
+    try {
+      dataStart = member.headerAt + readLocalHeader(header).dataOffset;
+    } catch (error) {
+      if (error instanceof ZipError) {
+        throw new ValuesUnavailable(`Not located: storage member data/${key}: ${error.message}.`);
+      }
+      throw error;
+    }
+    storage.dataStarts.set(key, dataStart);
+  }
+  const start = dataStart + offset;
+  const size = location.reader.size;
+  if (size !== null && start + length > size) {
+    throw new ValuesUnavailable(
+      `Storage data/${key} places this tensor at bytes ${start}–${start + length}, past the end of the ${size}-byte file: the file is truncated.`,
+    );
+  }
+  return { reader: location.reader, start, length };
 }
 
 export interface ChunkReadOptions {

@@ -21,6 +21,7 @@ import type {
 import { Meter, type NetworkStats } from '../io/sources/meter';
 import { pinToCommit } from '../io/sources/pin-commit';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
+import type { CheckpointStorage } from '../io/tensor-data';
 import { loadShardSet } from './load-shards';
 import type { WorkerResponse } from './protocol';
 import { publish, type DataLocation, type Loaded } from './publish';
@@ -46,6 +47,8 @@ export interface KeptLoad {
 
 export interface KeptData {
   locate: (row: number) => DataLocation | null;
+  /** A checkpoint's storages, to locate its tensors (io/tensor-data.ts). */
+  storage?: CheckpointStorage;
   remote: boolean;
   unknownDtypes: ReadonlyMap<number, string>;
   network: (() => NetworkStats) | null;

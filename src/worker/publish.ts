@@ -58,6 +58,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       unknownDtypes: parsed.unknownDtypes,
       network: loaded.network,
     };
+    if (parsed.checkpoint) {
+      kept.data.storage = { rows: parsed.checkpoint.rows, members: parsed.checkpoint.members };
+    }
   }
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));

@@ -15,7 +15,7 @@ import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode
 import { matrixShape } from '../core/values/grid';
 import { planValuesRead } from '../core/values/read-plan';
 import { scaleKind, scaleValues, type ValueScale } from '../core/values/tensor-values';
-import { locateTensor, type TensorSpan } from '../io/tensor-data';
+import { locateTensorData, type TensorSpan } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
 
@@ -37,7 +37,7 @@ async function sideOf(load: KeptLoad, row: number, signal: AbortSignal): Promise
   if (unit === null || !load.data) {
     return null;
   }
-  const span = locateTensor(load.columns, row, load.data.locate);
+  const span = await locateTensorData(load.columns, row, load.data, signal);
   const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, load.data, row, signal) : null;
   return { load, row, dtype, unit, span, scale };
 }

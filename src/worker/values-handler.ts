@@ -17,7 +17,7 @@ import {
   type TensorValues,
   type ValueScale,
 } from '../core/values/tensor-values';
-import { locateTensor, readTensorChunks } from '../io/tensor-data';
+import { locatedByteLength, locateTensorData, readTensorChunks } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 
 /** Scale tensors are a few values per row or block; one larger than this is not a scale. */
@@ -55,7 +55,7 @@ export async function readTensorValues(
     throw new ValuesUnavailable('No such tensor in this load.');
   }
   const dtype = rowDtype(load, row);
-  const span = locateTensor(load.columns, row, data.locate);
+  const span = await locateTensorData(load.columns, row, data, job.signal);
   const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, data, row, job.signal) : null;
   const shape = tensorShape(load.columns, row);
   const values = new ValuesAccumulator(dtype, shape, scale);
@@ -91,7 +91,7 @@ export async function readScale(
     }
     const dtype = rowDtype(load, scaleRow);
     const unit = decodeUnit(dtype);
-    const span = locateTensor(load.columns, scaleRow, data.locate);
+    const span = await locateTensorData(load.columns, scaleRow, data, signal);
     if (unit === null || span.length > MAX_SCALE_BYTES) {
       return null;
     }
@@ -117,10 +117,8 @@ export async function readScale(
 export function scanBytes(load: KeptLoad): number {
   let total = 0;
   for (let row = 0; row < load.columns.count; row++) {
-    const begin = load.columns.begin[row];
-    const end = load.columns.end[row];
-    if (Number.isFinite(begin) && end >= begin && decodeUnit(rowDtype(load, row)) !== null) {
-      total += end - begin;
+    if (decodeUnit(rowDtype(load, row)) !== null) {
+      total += locatedByteLength(load.columns, row, load.data?.storage);
     }
   }
   return total;
@@ -143,14 +141,18 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
   for (const row of order) {
     const dtype = rowDtype(load, row);
     const unit = decodeUnit(dtype);
-    let span;
-    try {
-      span = locateTensor(load.columns, row, data.locate);
-    } catch {
+    if (unit === null) {
       skipped.push(load.names[row]);
       continue;
     }
-    if (unit === null) {
+    let span;
+    try {
+      span = await locateTensorData(load.columns, row, data, job.signal);
+    } catch {
+      if (job.signal.aborted) {
+        done = false;
+        break;
+      }
       skipped.push(load.names[row]);
       continue;
     }

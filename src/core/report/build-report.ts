@@ -91,8 +91,9 @@ const FORMAT_REPORT_SECTIONS: Readonly<Record<string, (parsed: ParsedHeader) => 
       return undefined;
     }
     // Per-row storage details stay on screen; the report keeps the checkpoint's summary.
-    const { rows, ...summary } = parsed.checkpoint;
+    const { rows, members, ...summary } = parsed.checkpoint;
     void rows;
+    void members;
     return summary;
   },
   gguf: (parsed) => (parsed.gguf ? ggufReport(parsed.gguf) : undefined),

@@ -2,6 +2,7 @@
 import type { CheckpointSection, ScalarEntry } from './anatomy';
 import type { GlobalRisk } from './safety';
 import type { RecordedCall } from './call-recorder';
+import type { StorageMember } from './zip-directory';
 
 export interface PickleGlobalSummary {
   module: string;
@@ -57,6 +58,11 @@ export interface CheckpointSummary {
    * out of the report to keep it small.
    */
   rows: { model: number[]; storage: Array<string | null>; offset: number[]; stride: number[][] };
+  /**
+   * Where a torch.save zip keeps each storage (key → member), for "Read values"; absent for legacy files and bare
+   * pickles. Left out of the report with `rows`.
+   */
+  members?: Record<string, StorageMember>;
   /** The archive's folder name (`archive`, `pytorch_model`), for zip checkpoints. */
   zipPrefix?: string;
 }

@@ -440,6 +440,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   }
   if (stream.zip) {
     checkpoint.zipPrefix = stream.zip.prefix;
+    checkpoint.members = Object.fromEntries(stream.zip.members);
   }
   return {
     headerLength: pickle.pickleBytes,

@@ -229,12 +229,22 @@ export function readLocalHeader(bytes: Uint8Array): LocalHeader {
   };
 }
 
+/** A storage member of a torch.save zip: its data starts after the local header at `headerAt`. */
+export interface StorageMember {
+  headerAt: number;
+  /** Zip compression method: 0 is stored (torch always writes 0); anything else cannot be read by range. */
+  method: number;
+  bytes: number;
+}
+
 export interface TorchArchive {
   prefix: string;
   pickle: ZipEntry;
   torchScript: boolean;
   /** Storage sizes in bytes by key (`<prefix>/data/<key>`). */
   storages: Map<string, number>;
+  /** Where each storage member's local header is, for reading values later (io/tensor-data.ts). */
+  members: Map<string, StorageMember>;
   version: ZipEntry | undefined;
   /** Shapes only an attacker or a broken writer produces; torch ignores them, scanners disagree on them. */
   anomalies: string[];
@@ -249,6 +259,7 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
   const anomalies: string[] = [];
   const seen = new Set<string>();
   const storages = new Map<string, number>();
+  const members = new Map<string, StorageMember>();
   let pickle: ZipEntry | undefined;
   let version: ZipEntry | undefined;
   let torchScript = false;
@@ -274,6 +285,11 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
       version ??= entry;
     } else if (rest.startsWith('data/')) {
       storages.set(rest.slice(5), entry.uncompressedSize);
+      members.set(rest.slice(5), {
+        headerAt: entry.localHeaderOffset,
+        method: entry.method,
+        bytes: entry.uncompressedSize,
+      });
     }
   }
   if (outside > 0) {
@@ -285,5 +301,5 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
   if (pickle.method !== 0 && pickle.method !== 8) {
     throw new ZipError(`${pickle.name} uses compression method ${pickle.method}, which torch cannot read`);
   }
-  return { prefix, pickle, torchScript, storages, version, anomalies };
+  return { prefix, pickle, torchScript, storages, members, version, anomalies };
 }
