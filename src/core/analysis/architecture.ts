@@ -23,7 +23,7 @@ import { firstIndexBound, scanStack } from './architecture-stack';
 import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { isHighPrecisionFloat } from './quant/quant-types';
-import type { ArchitectureSection, AttentionKind, HeadDimSource, MlaShape } from './report-sections';
+import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, isRecord } from './values';
@@ -87,25 +87,26 @@ interface ArchitectureScan {
 }
 
 /** What the layer stack tells: layers, attention, MLP and experts. */
-interface StackFacts {
-  layers: number | null;
-  partialLayers: boolean;
-  intermediateSize: number | null;
+type StackFacts = Pick<
+  ArchitectureSection,
+  | 'layers'
+  | 'partialLayers'
+  | 'intermediateSize'
+  | 'attention'
+  | 'heads'
+  | 'kvHeads'
+  | 'headDim'
+  | 'headDimSource'
+  | 'experts'
+  | 'expertsPacked'
+  | 'moeLayers'
+  | 'sharedExperts'
+  | 'mla'
+  | 'mtpLayers'
+> & {
   expertIntermediateSize: number | null;
-  attention: AttentionKind | null;
-  heads?: number;
-  kvHeads?: number;
-  headDim?: number;
-  headDimSource?: HeadDimSource;
-  experts: number;
-  expertsPacked: boolean;
-  moeLayers: number;
-  sharedExperts: number;
-  mla: MlaShape | null;
-  /** Layers of the stack that are multi-token-prediction layers. */
-  mtpLayers: number;
   family: string[];
-}
+};
 
 const NO_STACK: StackFacts = {
   layers: null,

@@ -1,5 +1,6 @@
 /** The report's `values` and `valueScan` sections (docs/report-schema.md), from what "Read values" and the scan found. */
 import type { ValueScan } from './scan';
+import type { Histogram, ValueStats } from './stats';
 import type { TensorValues } from './tensor-values';
 
 export interface ValuesReportEntry {
@@ -8,22 +9,9 @@ export interface ValuesReportEntry {
   decoded: 'stored' | 'dequantized';
   scaledBy?: string;
   read: { bytes: number; elements: number; of: number; sampled: boolean; confirmed: boolean };
-  stats: {
-    count: number;
-    nan: number;
-    posInf: number;
-    negInf: number;
-    zeros: number;
-    min: number | null;
-    max: number | null;
-    mean: number | null;
-    std: number | null;
-    absMax: number | null;
-    p1: number | null;
-    p50: number | null;
-    p99: number | null;
-  };
-  histogram: { edges: number[]; counts: number[] } | null;
+  /** The report's statistics: the view's, less the subnormal count it shows. */
+  stats: Omit<ValueStats, 'subnormals'>;
+  histogram: Histogram | null;
 }
 
 export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[] {
