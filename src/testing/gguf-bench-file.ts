@@ -12,6 +12,7 @@
 import { closeSync, openSync, ftruncateSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { llama31_8bQ4KM } from './gguf-models';
+import { seededRandom } from '../core/values/read-plan';
 
 const VOCAB = 128_256;
 const MERGES = 280_147;
@@ -54,20 +55,8 @@ class Writer {
   }
 }
 
-/** mulberry32: a small deterministic generator, so every bench run builds the same file. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function tokens(): string[] {
-  const next = random(3);
+  const next = seededRandom(3);
   const letters = 'etaoinshrdlcumwfgypbvkjxqz';
   const out: string[] = [];
   for (let i = 0; i < VOCAB; i++) {
@@ -152,7 +141,7 @@ export function writeLlama3BenchGguf(dir: string): BenchGguf {
     }
     w.push(types);
   });
-  const next = random(7);
+  const next = seededRandom(7);
   const merges: string[] = [];
   for (let i = 0; i < MERGES; i++) {
     merges.push(`${vocab[Math.floor(next() * 60_000)]} ${vocab[Math.floor(next() * 60_000)]}`.slice(0, 10));

@@ -123,7 +123,7 @@ function flatSample(input: PlanInput, units: number, usable: number, rows: numbe
 }
 
 /** mulberry32: a small deterministic generator, so a sample can be drawn again from its seed. */
-function seededRandom(seed: number): () => number {
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
