@@ -4,6 +4,7 @@
  */
 import type { DtypeTotals } from '../../core/stats';
 import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 export interface DtypeTotalsRow extends DtypeTotals {
   dtype: string;
@@ -22,15 +23,9 @@ export function DtypeTotalsTable({
 }) {
   return (
     <table className="plain-table" aria-label={label}>
-      <thead>
-        <tr>
-          <th>Dtype</th>
-          <th className="num">Tensors</th>
-          <th className="num">Elements</th>
-          <th className="num">Bytes</th>
-          {withShare && <th className="num">Share</th>}
-        </tr>
-      </thead>
+      <TableHead
+        columns={['Dtype', numeric('Tensors'), numeric('Elements'), numeric('Bytes'), withShare && numeric('Share')]}
+      />
       <tbody>
         {rows.map((row) => (
           <tr key={row.dtype} data-dtype={row.dtype}>

@@ -9,6 +9,7 @@ import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { convertAdvice } from './convert-script';
 import { formatLabel } from './format-label';
+import { numeric, TableHead } from '../../lib/TableHead';
 import './checkpoint.css';
 
 /** Rows shown before a list folds behind "show all": keeps the panel short on 20,000-global hostile files. */
@@ -94,16 +95,14 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
             {groupDigits(pickle.globals.length)} global{pickle.globals.length === 1 ? '' : 's'} imported ·{' '}
             {groupDigits(pickle.storages)} storage{pickle.storages === 1 ? '' : 's'} · protocol {pickle.protocol}
           </caption>
-          <thead>
-            <tr>
-              <th scope="col">Global</th>
-              <th scope="col" className="num" title="How many times the pickle names it (GLOBAL, STACK_GLOBAL, INST)">
-                Named
-              </th>
-              <th scope="col">Risk</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              'Global',
+              numeric('Named', 'How many times the pickle names it (GLOBAL, STACK_GLOBAL, INST)'),
+              'Risk',
+              'Why',
+            ]}
+          />
           <tbody>
             {shown.map((use) => (
               <tr key={`${use.module}.${use.name}`}>
@@ -183,25 +182,18 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
         <div className="table-scroll">
           <table className="sections-table" data-testid="sections-table">
             <caption>Sections</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Kind</th>
-                <th scope="col" className="num">
-                  Tensors
-                </th>
-                <th
-                  scope="col"
-                  className="num"
-                  title="Elements with each storage region counted once: a tied name or a view adds nothing"
-                >
-                  Elements
-                </th>
-                <th scope="col" className="num" title="Bytes of the storages in the file, each counted once">
-                  Bytes
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Key',
+                'Kind',
+                numeric('Tensors'),
+                numeric(
+                  'Elements',
+                  'Elements with each storage region counted once: a tied name or a view adds nothing',
+                ),
+                numeric('Bytes', 'Bytes of the storages in the file, each counted once'),
+              ]}
+            />
             <tbody>
               {checkpoint.sections.map((section) => (
                 <tr key={section.path || '(root)'}>

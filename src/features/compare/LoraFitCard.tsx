@@ -1,6 +1,7 @@
 /** LoRA against base: the verdict, how names mapped, and every module that does not fit (capped, count exact). */
 import type { LoraFitSection } from '../../core/compare/lora-fit';
 import { formatShape, groupDigits } from '../../core/number-format';
+import { TableHead } from '../../lib/TableHead';
 
 /** Problems rendered; the report lists up to MAX_LORA_FIT_PROBLEMS and the counts stay exact. */
 const MAX_SHOWN_PROBLEMS = 200;
@@ -63,14 +64,7 @@ export function LoraFitCard({ section }: { section: LoraFitSection }) {
       )}
       {section.problems.length > 0 && (
         <table className="plain-table lora-fit-problems" aria-label="Modules that do not fit">
-          <thead>
-            <tr>
-              <th>Adapter module</th>
-              <th>Problem</th>
-              <th>Adapter in → out</th>
-              <th>Base weight</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Adapter module', 'Problem', 'Adapter in → out', 'Base weight']} />
           <tbody>
             {section.problems.slice(0, MAX_SHOWN_PROBLEMS).map((problem) => (
               <tr key={problem.module}>

@@ -7,6 +7,7 @@ import { CodeText } from '../../lib/CodeText';
 import { countFigure } from '../../lib/figure';
 import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { isPartial, sampleWords } from '../../core/analysis/sampling';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 function Layers({ title, list }: { title: string; list: LayerList }) {
   if (list.count === 0) {
@@ -103,13 +104,7 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
             </p>
           )}
           <table className="plain-table" aria-label="Per-layer quantization configs">
-            <thead>
-              <tr>
-                <th>Config</th>
-                <th className="num">Layers</th>
-                <th>Examples</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Config', numeric('Layers'), 'Examples']} />
             <tbody>
               {section.perLayerConfigs.map((group) => (
                 <tr key={group.config}>

@@ -20,6 +20,7 @@ import { GgufMemoryPanel } from './GgufMemoryPanel';
 import { exactBytes, formatGiB } from './format-memory';
 import { BATCH_RULE, GPU_RULE, MemoryInputs, TOKENS_RULE } from './MemoryInputs';
 import { useNumberField } from './number-field';
+import { numeric, TableHead } from '../../lib/TableHead';
 import './memory.css';
 
 const GiB = 2 ** 30;
@@ -188,15 +189,7 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
         Inference at {plural(estimate.inputs.tokens, 'token')} × batch {estimate.inputs.batch}:{' '}
         <strong data-testid="memory-total">{formatGiB(estimate.totalBytes)}</strong>
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Part</th>
-          <th scope="col" className="num">
-            Memory
-          </th>
-          <th scope="col">How it is computed</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Part', numeric('Memory'), 'How it is computed']} />
       <tbody>
         <tr>
           <th scope="row">Weights</th>
@@ -307,20 +300,7 @@ function WeightsDetail({ section }: { section: MemorySection }) {
         Weights by part and dtype: {formatGiB(weights.bytes)}, {formatCount(weights.params)} parameters
       </summary>
       <table className="memory-table">
-        <thead>
-          <tr>
-            <th scope="col">Part</th>
-            <th scope="col" className="num">
-              Tensors
-            </th>
-            <th scope="col" className="num">
-              Parameters
-            </th>
-            <th scope="col" className="num">
-              Bytes
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Part', numeric('Tensors'), numeric('Parameters'), numeric('Bytes')]} />
         <tbody>
           {weights.byPart.map((part) => (
             <tr key={part.part}>

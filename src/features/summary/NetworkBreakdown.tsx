@@ -7,6 +7,7 @@ import { useId, useState } from 'react';
 import type { ReadPurpose } from '../../core/bytes/byte-reader';
 import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import type { NetworkFigures } from '../../core/result';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 /** Row order and words: what a user would call each kind of read. */
 const PURPOSES: ReadonlyArray<{ purpose: ReadPurpose; label: string }> = [
@@ -54,14 +55,7 @@ export function useNetworkBreakdown(network: NetworkFigures | null): {
   const table = open ? (
     <table className="plain-table network-breakdown" id={id} data-testid="network-breakdown">
       <caption>What the requests were for</caption>
-      <thead>
-        <tr>
-          <th>Read for</th>
-          <th className="num">Requests</th>
-          <th className="num">Bytes</th>
-          <th className="num">Round trips</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Read for', numeric('Requests'), numeric('Bytes'), numeric('Round trips')]} />
       <tbody>
         {rows.map(({ purpose, label, figures }) => (
           <tr key={purpose} data-purpose={purpose}>
