@@ -4,20 +4,12 @@
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
-import type { CompareResult, LoadResult } from '../core/result';
-import { headerFromSpecs } from '../testing/models/header-from-specs';
-import { compareBaseTensors } from '../testing/compare-pairs';
+import type { CompareResult } from '../core/result';
+import { parsedLoadResult } from '../testing/worker-client-mock';
 import { COMPARE_RULES } from '../core/compare/align';
 import { decodeShareState, encodeShareState } from './share-state';
 
-const client = vi.hoisted(() => ({
-  startLoad: vi.fn(),
-  compareLoads: vi.fn(),
-  queryComparison: vi.fn(),
-  releaseComparison: vi.fn(),
-  releaseLoad: vi.fn(),
-  queryTable: vi.fn(),
-}));
+const client = await vi.hoisted(async () => (await import('../testing/worker-client-mock')).mockWorkerClientCalls());
 
 vi.mock('../worker/client', async (importOriginal) => ({
   ...(await importOriginal<typeof WorkerClient>()),
@@ -25,22 +17,6 @@ vi.mock('../worker/client', async (importOriginal) => ({
 }));
 
 const { useAppStore } = await import('./store');
-
-function loadResult(loadId: number, name: string): LoadResult {
-  return {
-    loadId,
-    source: { kind: 'file', name, size: 1 },
-    outcome: { kind: 'parsed', header: headerFromSpecs(compareBaseTensors()) },
-    bytesRead: 1,
-    fileSize: 1,
-    network: null,
-    analysisPending: false,
-    sections: {},
-    analysisFindings: [],
-    totals: { tensors: 0, elements: 0, bytes: 0, byDtype: {} },
-    timings: { readMs: 0, parseMs: 0, analyzeMs: 0 },
-  } as LoadResult;
-}
 
 let nextCompareId = 100;
 
@@ -57,7 +33,7 @@ beforeEach(() => {
 async function openB(loadId: number, waitForDiff = true) {
   client.startLoad.mockReturnValueOnce({
     id: loadId,
-    promise: Promise.resolve(loadResult(loadId, 'b.safetensors')),
+    promise: Promise.resolve(parsedLoadResult(loadId, 'b.safetensors')),
     cancel: vi.fn(),
   });
   await useAppStore.getState().openCompareSource({ kind: 'url', url: 'https://example.com/b.safetensors' });
@@ -68,7 +44,7 @@ async function openB(loadId: number, waitForDiff = true) {
 
 describe('compare slice', () => {
   it('loads B through the worker open path and diffs it against A', async () => {
-    useAppStore.setState({ load: { status: 'ready', result: loadResult(1, 'a.safetensors') } });
+    useAppStore.setState({ load: { status: 'ready', result: parsedLoadResult(1, 'a.safetensors') } });
     await openB(2);
     expect(client.startLoad).toHaveBeenCalledWith(
       { kind: 'url', url: 'https://example.com/b.safetensors' },
@@ -83,9 +59,9 @@ describe('compare slice', () => {
     await openB(3, false);
     expect(useAppStore.getState().compareSource.status).toBe('ready');
     expect(client.compareLoads).not.toHaveBeenCalled();
-    useAppStore.setState({ load: { status: 'ready', result: loadResult(4, 'a.safetensors') } });
+    useAppStore.setState({ load: { status: 'ready', result: parsedLoadResult(4, 'a.safetensors') } });
     await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(4, 3, [...COMPARE_RULES]));
-    useAppStore.setState({ load: { status: 'ready', result: loadResult(5, 'a2.safetensors') } });
+    useAppStore.setState({ load: { status: 'ready', result: parsedLoadResult(5, 'a2.safetensors') } });
     await vi.waitFor(() => expect(client.compareLoads).toHaveBeenLastCalledWith(5, 3, [...COMPARE_RULES]));
     await vi.waitFor(() => expect(useAppStore.getState().diff.status).toBe('ready'));
     // The comparison that A replaced is released in the worker.
@@ -93,7 +69,7 @@ describe('compare slice', () => {
   });
 
   it('re-runs with the rules the user leaves on, in rule order', async () => {
-    useAppStore.setState({ load: { status: 'ready', result: loadResult(6, 'a.safetensors') } });
+    useAppStore.setState({ load: { status: 'ready', result: parsedLoadResult(6, 'a.safetensors') } });
     await openB(7);
     useAppStore.getState().setAlignRule('module.', false);
     expect(client.compareLoads).toHaveBeenLastCalledWith(
@@ -106,7 +82,7 @@ describe('compare slice', () => {
   });
 
   it('closing releases B and the comparison', async () => {
-    useAppStore.setState({ load: { status: 'ready', result: loadResult(8, 'a.safetensors') } });
+    useAppStore.setState({ load: { status: 'ready', result: parsedLoadResult(8, 'a.safetensors') } });
     await openB(9);
     const compareId = (useAppStore.getState().diff as { result: CompareResult }).result.compareId;
     useAppStore.getState().closeCompare();
@@ -116,7 +92,7 @@ describe('compare slice', () => {
   });
 
   it('a B that fails to load says why', async () => {
-    useAppStore.setState({ load: { status: 'ready', result: loadResult(10, 'a.safetensors') } });
+    useAppStore.setState({ load: { status: 'ready', result: parsedLoadResult(10, 'a.safetensors') } });
     const { LoadFailure } = await import('../worker/client');
     client.startLoad.mockReturnValueOnce({
       id: 11,

@@ -6,17 +6,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
-import { headerFromSpecs } from '../testing/models/header-from-specs';
-import { compareBaseTensors } from '../testing/compare-pairs';
+import { parsedLoadResult } from '../testing/worker-client-mock';
 
-const client = vi.hoisted(() => ({
-  startLoad: vi.fn(),
-  compareLoads: vi.fn(),
-  queryComparison: vi.fn(),
-  releaseComparison: vi.fn(),
-  releaseLoad: vi.fn(),
-  queryTable: vi.fn(),
-}));
+const client = await vi.hoisted(async () => (await import('../testing/worker-client-mock')).mockWorkerClientCalls());
 
 vi.mock('../worker/client', async (importOriginal) => ({
   ...(await importOriginal<typeof WorkerClient>()),
@@ -26,25 +18,13 @@ vi.mock('../worker/client', async (importOriginal) => ({
 const { useAppStore } = await import('./store');
 const { QueryTimeout } = await import('../worker/client');
 
-function loadResult(loadId: number): LoadResult {
-  return {
-    loadId,
-    source: { kind: 'file', name: `${loadId}.safetensors`, size: 1 },
-    outcome: { kind: 'parsed', header: headerFromSpecs(compareBaseTensors()) },
-    bytesRead: 1,
-    fileSize: 1,
-    network: null,
-    analysisPending: false,
-    sections: {},
-    analysisFindings: [],
-    totals: { tensors: 0, elements: 0, bytes: 0, byDtype: {} },
-    timings: { readMs: 0, parseMs: 0, analyzeMs: 0 },
-  } as LoadResult;
-}
-
 /** The next `startLoad` answers with load `loadId`, parsed. */
 function nextLoad(loadId: number) {
-  client.startLoad.mockReturnValueOnce({ id: loadId, promise: Promise.resolve(loadResult(loadId)), cancel: vi.fn() });
+  client.startLoad.mockReturnValueOnce({
+    id: loadId,
+    promise: Promise.resolve(parsedLoadResult(loadId)),
+    cancel: vi.fn(),
+  });
 }
 
 function fileEntry(name: string): LocalFileEntry {
@@ -160,7 +140,7 @@ describe('analyses that arrive after the result', () => {
       client.startLoad.mockImplementationOnce(
         (_source: SourceSpec, _options: unknown, given: WorkerClient.LoadHandlers) => {
           handlers = given;
-          return { id, promise: Promise.resolve({ ...loadResult(id), analysisPending: true }), cancel: vi.fn() };
+          return { id, promise: Promise.resolve({ ...parsedLoadResult(id), analysisPending: true }), cancel: vi.fn() };
         },
       );
       const source: SourceSpec = { kind: 'url', url: `https://example.com/${id}.safetensors` };
