@@ -64,5 +64,7 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
     environment: 'node',
     testTimeout: 60_000,
+    // Vitest defaults to one worker fewer than the CPUs: on CI's 2 cores that is one worker and a twice-as-long run.
+    maxWorkers: 2,
   },
 });
