@@ -21,8 +21,16 @@ import type {
 } from '../../core/result';
 import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
-import { claimedShardNames, compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
-import { MAX_SHARDS_READ_AHEAD } from '../../core/limits';
+import {
+  claimedShardNames,
+  compareShardNames,
+  groupFiles,
+  parseShardPattern,
+  siblingShardNames,
+  type ParsedIndexFile,
+} from '../../core/shards/shard-names';
+import { isPickableFileName, READABLE_FORMATS } from '../../core/formats/format-readers';
+import { MAX_SHARDS_READ_AHEAD, MAX_SIBLINGS_BY_NAME } from '../../core/limits';
 import { createFileReader } from '../file-reader';
 import { createHttpReader } from '../http-reader';
 import { nameFromUrl } from '../http-util';
@@ -168,6 +176,11 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     });
     return { ...plan, ...beside };
   }
+  const siblings = siblingShardNames(nameFromUrl(normalized.url), MAX_SIBLINGS_BY_NAME);
+  if (siblings !== null && siblings.length > 1) {
+    // One file of a set its format finds by name (a split GGUF): every sibling beside it, as llama.cpp loads them.
+    return { ...siblingsPlan(ctx, source, normalized.url, siblings, meter), ...beside };
+  }
   let stalled = false;
   const reader = meter.add(
     createHttpReader(normalized.url, {
@@ -191,6 +204,42 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     meter,
     remote: true,
     ...beside,
+  };
+}
+
+/** The shard set one URL's name implies: each sibling resolved against the URL's folder. */
+function siblingsPlan(
+  ctx: ResolveContext,
+  source: UrlSpec,
+  fileUrl: string,
+  siblings: readonly string[],
+  meter: Meter,
+): SourcePlan {
+  const pattern = parseShardPattern(siblings[0]);
+  const name = `${pattern?.basePrefix ?? siblings[0]} (${siblings.length} shards)`;
+  return {
+    kind: 'shards',
+    targets: siblings.map((file): ShardTarget => {
+      const url = resolveShardUrl(fileUrl, file);
+      return {
+        file,
+        open:
+          url === null
+            ? null
+            : (firstRead) =>
+                createHttpReader(url, { token: source.token, signal: ctx.signal, firstReadBytes: firstRead }),
+      };
+    }),
+    index: null,
+    indexFile: undefined,
+    indexFindings: [],
+    extraBytesRead: 0,
+    started: performance.now(),
+    ref: { kind: 'url', name, url: fileUrl, input: source.url },
+    meter,
+    remote: true,
+    sidecars: {},
+    sidecarsRead: [],
   };
 }
 
@@ -279,7 +328,7 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   }
   const repoInfo: RepoInfo = {
     display,
-    files: listing.files.filter((file) => /\.(safetensors|bin)(\.index\.json)?$/i.test(file.path)),
+    files: listing.files.filter((file) => isPickableFileName(file.path)),
     truncated: listing.truncated,
   };
   const choices: SourceChoices = { items, selected: chosen.key };
@@ -372,7 +421,8 @@ async function resolveLocalGroup(
   if (!chosen) {
     throw new SourceError(
       'no-model-files',
-      `None of the ${paths.length} files is a model: no .safetensors or .bin file or shard index was among them.`,
+      `None of the ${paths.length} files is a model: no ${READABLE_FORMATS.map((format) => format.label).join(', ')} ` +
+        'file or shard index was among them.',
     );
   }
   const choices: SourceChoices = { items, selected: chosen.key };
@@ -392,8 +442,12 @@ async function resolveLocalGroup(
   const index = indexResult?.ok ? indexResult.index : null;
   const folder = chosen.folder;
   const present = new Map(chosen.files.map((path) => [path.slice(folder.length), path]));
-  // Every shard the index names, supplied or not, in shard order, so a missing one shows in its place.
-  const names = new Set([...present.keys(), ...(index ? index.shardFiles : [])]);
+  // Every shard the index names, supplied or not, in shard order, so a missing one shows in its place; without an
+  // index, every sibling a format finds by name (a split GGUF's `-of-N` names all N files).
+  const claimed = index
+    ? index.shardFiles
+    : (siblingShardNames([...present.keys()][0] ?? '', MAX_SIBLINGS_BY_NAME) ?? []);
+  const names = new Set([...present.keys(), ...claimed]);
   const targets: ShardTarget[] = sortedShardNames([...names]).map((file) => {
     const path = present.get(file);
     const blob = path === undefined ? undefined : byPath.get(path);
