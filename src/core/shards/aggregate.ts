@@ -111,6 +111,7 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
     tensors: slot.header ? slot.header.tensors.count : 0,
     dataBytes: slot.header ? slot.header.dataBytes : 0,
     headerLength: slot.header ? slot.header.headerLength : 0,
+    dataStart: slot.header ? slot.header.dataStart : null,
     present: slot.header !== null,
     fileSize: slot.header ? slot.header.fileSize : null,
     indexedTensors: index ? (indexedPerSlot.get(position) ?? 0) : null,

@@ -216,11 +216,13 @@ function siblingsPlan(
   meter: Meter,
 ): SourcePlan {
   const pattern = parseShardPattern(siblings[0]);
+  const named = nameFromUrl(fileUrl);
   const name = `${pattern?.basePrefix ?? siblings[0]} (${siblings.length} shards)`;
   return {
     kind: 'shards',
     targets: siblings.map((file): ShardTarget => {
-      const url = resolveShardUrl(fileUrl, file);
+      // The named file keeps its own URL (a signed URL's query addresses it); its siblings are found beside it.
+      const url = file === named ? fileUrl : resolveShardUrl(fileUrl, file);
       return {
         file,
         open:

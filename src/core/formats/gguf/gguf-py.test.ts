@@ -70,7 +70,9 @@ describe.each(FILES)('%s against gguf-py', (file) => {
     });
     const problems = header.findings.filter((finding) => finding.code !== 'gguf-big-endian');
     // A split file opened alone says what it is part of, and nothing else.
-    expect(problems.map((finding) => finding.code)).toEqual(/-\d{5}-of-\d{5}\.gguf$/.test(file) ? ['gguf-split-part'] : []);
+    expect(problems.map((finding) => finding.code)).toEqual(
+      /-\d{5}-of-\d{5}\.gguf$/.test(file) ? ['gguf-split-part'] : [],
+    );
   });
 
   it('reads the same keys, value types and scalar values', async () => {
