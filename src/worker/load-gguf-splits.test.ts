@@ -125,3 +125,30 @@ describe('split GGUF loads', () => {
     expect(header.findings[0].message).toMatch(/tiny-llama-split-00002-of-00002\.gguf \(.*404/);
   });
 });
+
+describe('several pasted URLs', () => {
+  it('open as one split GGUF when they are its files, even run together by a single-line box', async () => {
+    const base = `${servers.originA}/range/splits/`;
+    for (const url of [`${base}${FIRST}\n${base}${SECOND}`, `${base}${FIRST}${base}${SECOND}`]) {
+      const { result } = await run({ kind: 'url', url });
+      expect(parsedOf(result).header.tensors.count).toBe(22);
+    }
+  });
+
+  it('are refused with what to do when they are not one split set', async () => {
+    const messages: WorkerResponse[] = [];
+    const context = {
+      id: 1,
+      signal: new AbortController().signal,
+      post: (m: WorkerResponse) => messages.push(m),
+      remember: () => {},
+    };
+    await loadSource(
+      context,
+      { kind: 'url', url: `${servers.originA}/range/splits/${FIRST} ${servers.originA}/x.gguf` },
+      {},
+    );
+    const error = messages.find((message) => message.type === 'error');
+    expect(error?.type === 'error' && error.error.message).toMatch(/only as the files of one split GGUF/);
+  });
+});

@@ -145,6 +145,10 @@ export async function resolveSource(source: SourceSpec, ctx: ResolveContext): Pr
 type UrlSpec = Extract<SourceSpec, { kind: 'url' }>;
 
 async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<SourcePlan> {
+  const several = severalUrls(source.url);
+  if (several !== null) {
+    return resolveSeveralUrls(source, several, ctx);
+  }
   const normalized = normalizeSourceUrl(source.url);
   if ('error' in normalized) {
     throw new SourceError('invalid-url', normalized.error);
@@ -205,6 +209,64 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     remote: true,
     ...beside,
   };
+}
+
+/**
+ * The URLs in a paste of several (separated by white space, or run together after a file ending where a single-line
+ * box dropped the line breaks); null for one URL.
+ */
+function severalUrls(text: string): string[] | null {
+  const urls = text
+    .trim()
+    // A URL inside another's query (`?u=https://…`) follows `=`, never a file ending, so it is not split off.
+    .split(/\s+|(?<=\.[a-z0-9]+)(?=https?:\/\/)/i)
+    .filter((part) => part !== '');
+  return urls.length > 1 ? urls : null;
+}
+
+/**
+ * Several pasted URLs open together when they are files of one set found by name (a split GGUF): the set opens from
+ * the first, which finds every sibling in its folder, each pasted URL keeping its own address.
+ */
+async function resolveSeveralUrls(source: UrlSpec, urls: readonly string[], ctx: ResolveContext): Promise<SourcePlan> {
+  const normalized = urls.map((url) => normalizeSourceUrl(url));
+  const files = normalized.map((entry) => ('error' in entry ? null : entry.url));
+  const first = files[0];
+  const siblings = first === null ? null : siblingShardNames(nameFromUrl(first), MAX_SIBLINGS_BY_NAME);
+  const sameSet =
+    first !== null &&
+    siblings !== null &&
+    files.every(
+      (url) =>
+        url !== null &&
+        siblings.includes(nameFromUrl(url)) &&
+        resolveShardUrl(first, nameFromUrl(url)) !== null &&
+        new URL('.', url).href === new URL('.', first).href,
+    );
+  if (!sameSet) {
+    throw new SourceError(
+      'invalid-url',
+      `${urls.length} URLs were pasted. Several URLs open together only as the files of one split GGUF ` +
+        '(name-00001-of-00003.gguf … in one folder); paste one URL at a time, or drop the files.',
+    );
+  }
+  const meter = ctx.meter ?? new Meter();
+  const plan = siblingsPlan(ctx, source, first, siblings, meter);
+  if (plan.kind !== 'shards') {
+    return plan;
+  }
+  const given = new Map(files.map((url) => [nameFromUrl(url as string), url as string]));
+  const targets = plan.targets.map((target): ShardTarget => {
+    const url = given.get(target.file);
+    return url === undefined
+      ? target
+      : {
+          file: target.file,
+          open: (firstRead) =>
+            createHttpReader(url, { token: source.token, signal: ctx.signal, firstReadBytes: firstRead }),
+        };
+  });
+  return { ...plan, targets };
 }
 
 /** The shard set one URL's name implies: each sibling resolved against the URL's folder. */
