@@ -122,7 +122,7 @@ describe('split GGUF loads', () => {
     const { result } = await run({ kind: 'url', url: `${servers.originA}/range/lonely/${FIRST}` });
     const { header } = parsedOf(result);
     expect(header.findings.map((finding) => finding.code)).toEqual(['gguf-split-missing']);
-    expect(header.findings[0].message).toMatch(/tiny-llama-split-00002-of-00002\.gguf \(.*404/);
+    expect(header.findings[0].message).toMatch(/"tiny-llama-split-00002-of-00002\.gguf" \(.*404/);
   });
 });
 

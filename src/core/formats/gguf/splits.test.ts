@@ -89,7 +89,7 @@ describe('split GGUF as one model', () => {
       { file: SECOND, header: null, reason: 'HTTP 404' },
     ]);
     expect(codes(merged)).toEqual(['gguf-split-missing']);
-    expect(merged.findings[0].message).toContain(`"${SECOND} (HTTP 404)"`);
+    expect(merged.findings[0].message).toContain(`"${SECOND}" (HTTP 404)`);
     expect(merged.findings[0].message).toMatch(/split\.count says this model is 2 files/);
     expect(referenceLoaderVerdict(merged.findings)).toBe('refuses');
   });

@@ -8,6 +8,7 @@
  */
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding, ParsedHeader } from '../../model';
+import { MAX_NAMES_IN_MESSAGE } from '../../limits';
 import { formatCount, plural, quoteNames } from '../../parse/message-format';
 import type { ShardNaming, ShardPart } from '../format-reader';
 import type { GgufSummary } from './gguf-types';
@@ -114,13 +115,18 @@ function splitFindings(parts: readonly ShardPart[], members: readonly Member[]):
   findings.push(...numberingFindings(parts, withKeys));
   const missing = missingSplits(parts, withKeys, count, lead.file);
   if (missing.length > 0) {
-    const described = missing.map((entry) => (entry.reason ? `${entry.file} (${entry.reason})` : entry.file));
+    const shown = missing.slice(0, MAX_NAMES_IN_MESSAGE).map((entry) => {
+      const name = JSON.stringify(entry.file);
+      return entry.reason === undefined ? name : `${name} (${entry.reason})`;
+    });
+    const more = missing.length - shown.length;
+    const described = `${shown.join(', ')}${more > 0 ? ` and ${formatCount(more)} more` : ''}`;
     const firstMissing = missing.some((entry) => entry.no === 0);
     findings.push(
       makeFinding(
         'gguf-split-missing',
         `split.count says this model is ${plural(count, 'file')}, but ${plural(missing.length, 'split')} ` +
-          `${missing.length === 1 ? 'is' : 'are'} missing: ${quoteNames(described)}. llama.cpp refuses an ` +
+          `${missing.length === 1 ? 'is' : 'are'} missing: ${described}. llama.cpp refuses an ` +
           `incomplete set, and the tensors ${missing.length === 1 ? 'it holds are' : 'they hold are'} missing from ` +
           `this view${firstMissing ? ', as is the metadata (architecture, tokenizer, chat template), which only the first split holds' : ''}. ` +
           'Download the missing files and open all of them together (their folder, or every file).',
