@@ -156,7 +156,10 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
   if (finding) {
     findings.push(finding);
   }
-  const dataStart = raw.tensors.length > 0 ? alignUp(raw.infosEnd, alignment) : raw.infosEnd;
+  // ggml seeks to the aligned end of the infos whether or not tensors follow (a metadata-only first split is padded
+  // so); a tensorless file that stops at its infos has its data start there.
+  const aligned = alignUp(raw.infosEnd, alignment);
+  const dataStart = raw.tensors.length > 0 || (fileSize !== null && aligned <= fileSize) ? aligned : raw.infosEnd;
   const built = buildGgufColumns(raw.tensors, alignment, dataStart, fileSize);
   findings.push(...built.findings);
   const gguf = summarizeGguf(raw, head, { alignment, dataStart }, built.columns, built.unknownDtypes);

@@ -83,6 +83,17 @@ describe('split GGUF as one model', () => {
     expect(merged.dataBytes).toBe(first.dataBytes + second.dataBytes);
   });
 
+  it("reads gguf-split's metadata-only first file (--no-tensor-first-split) and the tensors after it", async () => {
+    const files = [1, 2, 3].map((n) => `tiny-llama-meta-first-0000${n}-of-00003.gguf`);
+    const headers = await Promise.all(files.map(fixture));
+    expect(headers.map((header) => header.tensors.count)).toEqual([0, 11, 11]);
+    const merged = mergeSet(files.map((file, i) => ({ file, header: headers[i] })));
+    expect(merged.findings).toEqual([]);
+    expect(merged.tensors.count).toBe(22);
+    expect(merged.gguf?.name).toBe('Tiny Llama (metadata-first split)');
+    expect(merged.gguf?.quantMix).toEqual((await fixture('tiny-llama-Q4_K_M.gguf')).gguf?.quantMix);
+  });
+
   it('says which split is missing, why, and that llama.cpp refuses the set', async () => {
     const merged = mergeSet([
       { file: FIRST, header: await fixture(FIRST) },
