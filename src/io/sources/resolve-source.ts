@@ -238,10 +238,7 @@ async function resolveSeveralUrls(source: UrlSpec, urls: readonly string[], ctx:
     siblings !== null &&
     files.every(
       (url) =>
-        url !== null &&
-        siblings.includes(nameFromUrl(url)) &&
-        resolveShardUrl(first, nameFromUrl(url)) !== null &&
-        new URL('.', url).href === new URL('.', first).href,
+        url !== null && siblings.includes(nameFromUrl(url)) && new URL('.', url).href === new URL('.', first).href,
     );
   if (!sameSet) {
     throw new SourceError(
