@@ -3,6 +3,7 @@ import { expect, test } from '@playwright/test';
 import { fixturePath, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 
 const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
+const SPLITS = ['gguf/tiny-llama-split-00001-of-00002.gguf', 'gguf/tiny-llama-split-00002-of-00002.gguf'];
 
 test.describe('GGUF files', () => {
   test('a local GGUF: verdict with the quant label, the GGUF tab, the tensor table in ggml types', async ({ page }) => {
@@ -39,6 +40,28 @@ test.describe('GGUF files', () => {
     const sent = log.reduce((total, entry) => total + entry.bytesSent, 0);
     expect(log.every((entry) => entry.status === 206)).toBe(true);
     expect(sent).toBeLessThan(readFileSync(fixturePath(TINY)).length / 2);
+    watch.expectClean();
+  });
+
+  test('a split GGUF reads as one model from its files, and from the URL of one split', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(SPLITS.map(fixturePath));
+    await expect(page.getByTestId('verdict')).toContainText('GGUF · llama · Tiny Llama (split) · 2x256 · Q4_K_M');
+    await expect(page.getByTestId('shard-count')).toHaveText(/2 shards/);
+    await expect(page.getByTestId('integrity')).toContainText("llama.cpp's loader would accept it");
+    const table = page.getByRole('grid').first();
+    await expect(table.getByRole('columnheader', { name: /Shard/ })).toBeVisible();
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    // The type mix counts both files: the same 8 Q4_K tensors as the unsplit file.
+    await expect(page.getByTestId('gguf-quant-mix').getByRole('row').nth(1)).toContainText(/Q4_K\s*8\s*240 KB/);
+
+    const tag = `t=${uniqueTag('gguf-split')}`;
+    await page.getByRole('textbox', { name: 'URL of a model file' }).fill(`${ORIGIN_A}/range/${SPLITS[1]}?${tag}`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.getByTestId('shard-count')).toHaveText(/2 shards/);
+    await expect(page.getByTestId('verdict')).toContainText('Tiny Llama (split)');
+    expect((await serverLog(tag)).every((entry) => entry.status === 206)).toBe(true);
     watch.expectClean();
   });
 

@@ -197,6 +197,16 @@ def main() -> None:
     writer.write_tensors_to_file()
     writer.close()
     written += sorted(OUT.glob("tiny-llama-split-*-of-*.gguf"))
+    # gguf-split's --no-tensor-first-split layout: the first file holds the metadata only, the tensors follow.
+    meta_first = OUT / "tiny-llama-meta-first.gguf"
+    writer = GGUFWriter(meta_first, "llama", split_max_tensors=11, small_first_shard=True)
+    llama_keys(writer, "Tiny Llama (metadata-first split)")
+    llama_tensors(writer)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    written += sorted(OUT.glob("tiny-llama-meta-first-*-of-*.gguf"))
     for path in written:
         view = reader_view(path)
         path.with_suffix(".gguf-py.json").write_text(json.dumps(view, indent=1, ensure_ascii=False) + "\n")

@@ -69,6 +69,13 @@ export const MULTIPLEXED_SHARD_CONCURRENCY = 64;
  */
 export const MAX_SHARDS_READ_AHEAD = 1_000;
 
+/**
+ * Files a split GGUF's name may claim before its siblings are fetched by name alone (no index confirms them): the
+ * largest public split sets have a few dozen files (a 2 TB model in 50 GB splits is 40), and a name claiming
+ * 99,999 must not send as many requests. Past it the named file opens alone and says what it is part of.
+ */
+export const MAX_SIBLINGS_BY_NAME = 256;
+
 /** Remote shard headers in flight over HTTP/1.1: browsers open at most 6 connections per host, more would queue. */
 export const HTTP1_SHARD_CONCURRENCY = 6;
 

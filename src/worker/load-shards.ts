@@ -7,8 +7,9 @@
 import type { SourceErrorCode } from '../core/errors';
 import type { LoadOptions } from '../core/result';
 import { aggregateShards, shardsReport, type ShardInput } from '../core/shards/aggregate';
-import { mergeCheckpointSections } from '../core/shards/merge-checkpoints';
+import { mergeShardSections } from '../core/formats/format-readers';
 import { mergedHeader } from '../core/shards/merged-header';
+import { parseShardPattern } from '../core/shards/shard-names';
 import type { SourcePlan } from '../io/sources/resolve-source';
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-source';
@@ -61,13 +62,15 @@ export async function loadShardSet(
   const model = aggregateShards({ index: args.index, indexFile: args.indexFile, shards: inputs });
   markStep('aggregated');
   const first = outcomes.find((outcome) => outcome.header !== null);
-  const header = mergedHeader(model, first?.header ?? null);
+  // The format's own part of the set (a checkpoint's one safety verdict, a split GGUF's split.* checks).
+  const header = mergeShardSections(
+    inputs.map((input) => ({ ...input, nameNumber: parseShardPattern(input.file)?.number ?? null })),
+    mergedHeader(model, first?.header ?? null),
+  );
   markStep('merged');
   if (args.indexFindings.length > 0) {
     header.findings = [...args.indexFindings, ...header.findings];
   }
-  // PyTorch .bin shards (read by the checkpoint reader through the format registry): one safety verdict and anatomy.
-  Object.assign(header, mergeCheckpointSections(outcomes.map((outcome) => outcome.header)) ?? {});
   const locations = new Map<string, DataLocation>();
   targets.forEach((target, position) => {
     const outcome = outcomes[position];

@@ -30,4 +30,11 @@ export const GGUF_CODES = {
   'gguf-gap': spec('error', true, 'Unexplained bytes between tensors'),
   'gguf-overlap': spec('error', true, 'Tensors overlap or are out of order'),
   'gguf-offset-out-of-bounds': spec('error', true, 'Tensor data past the end of the file'),
+  // Split GGUF (llama.cpp's gguf-split): the set's checks, as llama-model-loader makes them.
+  'gguf-split-part': spec('info', false, 'One file of a split GGUF, opened alone'),
+  'gguf-split-missing': spec('error', true, 'A file of the split GGUF is missing'),
+  'gguf-split-duplicate': spec('error', true, 'Two files claim the same split number'),
+  'gguf-split-misnumbered': spec('error', true, "A file's split.no does not match its name"),
+  'gguf-split-count-mismatch': spec('error', false, 'The files disagree on split.count'),
+  'gguf-split-tensor-count': spec('error', true, 'Tensor count differs from split.tensors.count'),
 } as const satisfies Record<string, { severity: Severity; refusedByReference: boolean; title: string }>;

@@ -27,6 +27,9 @@
  * 3. If a "not safetensors" diagnosis (not-safetensors.ts) named the format, the reader wins over it in the
  *    loader; delete the diagnosis entry once nothing else relies on its message.
  * 4. Put the format's limits (bytes it may read, entries it may list) in its own module, each with its reason.
+ * 5. If its models come split over several files, declare `shardNaming` (how the files are named, and the index
+ *    beside them if any) and, when a set needs more than concatenated tables, `mergeShards`: the shard grouping
+ *    (core/shards/shard-names.ts), source resolution and the worker's shard path then take the format as they are.
  */
 import type { Finding, ParseOutcome, ParsedHeader, TensorColumns } from '../model';
 import type { SourceBytes } from './source-bytes';
@@ -64,6 +67,36 @@ export interface SectionPage {
   items: string[];
 }
 
+/**
+ * How a format names the files of one model split over several: `<prefix><sep><number>-of-<count>.<extension>`,
+ * 1-based, the number and count zero-padded.
+ */
+export interface ShardNaming {
+  /** The shard files' ending without the dot: `safetensors`, `bin`, `gguf`. */
+  readonly extension: string;
+  /** The characters allowed between the prefix and the number (`-_` for Hugging Face, `-` for llama.cpp). */
+  readonly separators: string;
+  /** How many digits the number and the count have: fewest and most. */
+  readonly digits: readonly [number, number];
+  /** The name ending of the index that maps tensors to shard files (`.safetensors.index.json`); none when absent. */
+  readonly indexSuffix?: string;
+  /**
+   * One member's name is enough to open the whole set: the other names follow from the pattern (llama.cpp loads a
+   * split GGUF from its first file's name). Formats with an index open the set from the index instead.
+   */
+  readonly siblingsByName?: boolean;
+}
+
+/** One file of a shard set, as the format's `mergeShards` sees it: in shard order, missing ones with a null header. */
+export interface ShardPart {
+  file: string;
+  header: ParsedHeader | null;
+  /** The shard number its name claims (`-00002-of-` → 2); null when the name follows no shard naming. */
+  nameNumber: number | null;
+  /** Why `header` is null (`HTTP 404`, `not among the dropped files`). */
+  reason?: string;
+}
+
 export interface FormatReader {
   /** Stable id (`safetensors`, `pytorch`), used in tests and logs. */
   readonly id: string;
@@ -90,6 +123,14 @@ export interface FormatReader {
    * when `header` is not this format's or has no such list.
    */
   pageSection?(header: ParsedHeader, head: Uint8Array, request: SectionPageRequest): SectionPage | null;
+  /** How this format's multi-file models name their files; absent when it has none. */
+  readonly shardNaming?: readonly ShardNaming[];
+  /**
+   * The format's own part of a shard set: `merged` is the set as one header (every part's tensors concatenated,
+   * the first present part's metadata, the cross-shard findings); the result adds the format's sections and the
+   * set-level checks only it knows. Null when the parts are not this format's.
+   */
+  mergeShards?(parts: readonly ShardPart[], merged: ParsedHeader): ParsedHeader | null;
 }
 
 /**

@@ -7,7 +7,7 @@
 import { ggufFormat } from './gguf/gguf-reader';
 import { pytorchFormat } from './pytorch/pytorch-reader';
 import { safetensorsFormat } from './safetensors';
-import type { FormatReader, SectionPage, SectionPageRequest } from './format-reader';
+import type { FormatReader, SectionPage, SectionPageRequest, ShardNaming, ShardPart } from './format-reader';
 import type { ParsedHeader } from '../model';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
@@ -43,6 +43,48 @@ export function formatByName(name: string): FormatReader | null {
       (reader) => reader !== safetensorsFormat && reader.extensions.some((extension) => lower.endsWith(extension)),
     ) ?? null
   );
+}
+
+/** The endings a reader's files carry: those it dispatches on and those it is usually given. */
+function endingsOf(reader: FormatReader): readonly string[] {
+  return [...reader.extensions, ...(reader.usualExtensions ?? [])];
+}
+
+/** The format a file name says it is by its ending (`.gguf`, `.safetensors`, `.bin`), or null. */
+export function formatForFileName(name: string): FormatReader | null {
+  const lower = name.toLowerCase();
+  return FORMAT_READERS.find((reader) => endingsOf(reader).some((ending) => lower.endsWith(ending))) ?? null;
+}
+
+/** Every shard naming of every format, in registry order; the index endings among them name the shard indexes. */
+export const SHARD_NAMINGS: readonly ShardNaming[] = FORMAT_READERS.flatMap((reader) => reader.shardNaming ?? []);
+
+/** A format's shard namings, by its id (`gguf`); empty when it has none. */
+export function shardPatternFor(formatId: string): readonly ShardNaming[] {
+  return FORMAT_READERS.find((reader) => reader.id === formatId)?.shardNaming ?? [];
+}
+
+/** Whether a listed or dropped file is one the app opens: a model file by its ending, or a shard index. */
+export function isPickableFileName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return (
+    formatForFileName(lower) !== null ||
+    SHARD_NAMINGS.some((naming) => naming.indexSuffix !== undefined && lower.endsWith(naming.indexSuffix))
+  );
+}
+
+/**
+ * A shard set as one header with its format's own sections and set-level checks (`mergeShards` of the first reader
+ * that claims the parts); `merged` unchanged when no format adds anything (safetensors).
+ */
+export function mergeShardSections(parts: readonly ShardPart[], merged: ParsedHeader): ParsedHeader {
+  for (const reader of FORMAT_READERS) {
+    const result = reader.mergeShards?.(parts, merged);
+    if (result) {
+      return result;
+    }
+  }
+  return merged;
 }
 
 /** A format the app reads, as the first screen and the file pickers name it. */

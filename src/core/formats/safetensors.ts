@@ -28,6 +28,9 @@ const PREFIX_BYTES = 8;
 export const safetensorsFormat: FormatReader = {
   id: 'safetensors',
   extensions: ['.safetensors', '.sft'],
+  // The Hugging Face convention (huggingface_hub's `{prefix}-{n:05d}-of-{total:05d}`, huggingface.js's
+  // RE_SAFETENSORS_SHARD_FILE also takes `_` and six digits), with transformers' index beside the shards.
+  shardNaming: [{ extension: 'safetensors', separators: '-_', digits: [5, 6], indexSuffix: '.safetensors.index.json' }],
   sniffBytes: PREFIX_BYTES,
   sniff: (head, size, options) => claimsHeader(head, size, options.allowOversizedHeader === true),
   read: readSafetensors,

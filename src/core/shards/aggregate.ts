@@ -111,6 +111,7 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
     tensors: slot.header ? slot.header.tensors.count : 0,
     dataBytes: slot.header ? slot.header.dataBytes : 0,
     headerLength: slot.header ? slot.header.headerLength : 0,
+    dataStart: slot.header ? slot.header.dataStart : null,
     present: slot.header !== null,
     fileSize: slot.header ? slot.header.fileSize : null,
     indexedTensors: index ? (indexedPerSlot.get(position) ?? 0) : null,
@@ -591,7 +592,7 @@ function groupFinding(code: TensorCode, slots: readonly ShardSlot[], slot: numbe
  * nobody mentions are listed here.
  */
 function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | null): Finding[] {
-  const byPrefix = new Map<string, { totals: Map<number, number>; numbers: Set<number> }>();
+  const byPrefix = new Map<string, { totals: Map<number, number>; numbers: Set<number>; extension: string }>();
   for (const slot of slots) {
     if (slot.unsafeReason) {
       continue;
@@ -602,7 +603,7 @@ function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | nul
     }
     let group = byPrefix.get(pattern.prefix);
     if (!group) {
-      group = { totals: new Map(), numbers: new Set() };
+      group = { totals: new Map(), numbers: new Set(), extension: pattern.extension };
       byPrefix.set(pattern.prefix, group);
     }
     group.totals.set(pattern.total, (group.totals.get(pattern.total) ?? 0) + 1);
@@ -640,7 +641,7 @@ function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | nul
     findings.push(
       makeFinding(
         'shard-count-mismatch',
-        `Shard names ${prefix}NNNNN-of-${pad(claimed)}.safetensors claim ${formatCount(claimed)} shards, but ` +
+        `Shard names ${prefix}NNNNN-of-${pad(claimed)}.${group.extension} claim ${formatCount(claimed)} shards, but ` +
           `${plural(known, 'file')} ${known === 1 ? 'is' : 'are'} known; ${parts.join('; ')}. ${advice}`,
         [],
         { tensorCount: 0 },

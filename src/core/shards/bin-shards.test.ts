@@ -7,7 +7,7 @@ import { torchFixture } from '../../testing/torch-fixtures';
 import { aggregateShards } from './aggregate';
 import { defaultChoice, modelChoices } from './choose-model';
 import { parseShardIndex } from './index-parser';
-import { mergeCheckpointSections } from './merge-checkpoints';
+import { mergeCheckpointSections } from '../formats/pytorch/merge-shards';
 import { mergedHeader } from './merged-header';
 import { groupFiles } from './shard-names';
 

@@ -101,8 +101,11 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
     const stem = model.prefix.replace(/[-_]$/, '');
     const folder = model.indexFile !== undefined ? folderOf(model.indexFile) : folderOf(model.prefix);
     const choice: ModelChoice = {
-      // `.bin` shards without an index get their own key, so they never share one with safetensors shards.
-      key: model.indexFile ?? (model.extension === 'bin' ? `${model.prefix}*.bin` : `${model.prefix}*`),
+      // Shards of other formats without an index (`.bin`, `.gguf`) get their own key, so they never share one with
+      // safetensors shards of the same prefix.
+      key:
+        model.indexFile ??
+        (model.extension === 'safetensors' ? `${model.prefix}*` : `${model.prefix}*.${model.extension}`),
       kind: 'sharded',
       label: stem,
       folder,

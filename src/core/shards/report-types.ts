@@ -13,6 +13,8 @@ export interface ShardSummary {
   dataBytes: number;
   /** N, the JSON header length from the 8-byte prefix (0 when missing). */
   headerLength: number;
+  /** File offset its tensors' offsets count from (8 + N for safetensors); null when the shard is missing. */
+  dataStart: number | null;
   /** False when the file is absent, could not be fetched, or could not be read as safetensors. */
   present: boolean;
   /** Total file size when known. */

@@ -6,8 +6,10 @@ import {
   groupFiles,
   indexStem,
   parseShardPattern,
+  siblingShardNames,
   validateShardName,
 } from './shard-names';
+import { modelChoices } from './choose-model';
 
 function index(weightMap: Record<string, string>): ShardIndex {
   const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
@@ -327,5 +329,57 @@ describe('groupFiles with PyTorch .bin shards', () => {
     expect(indexStem('model.safetensors.index.json')).toEqual({ stem: 'model', extension: 'safetensors' });
     expect(indexStem('model.index.json')).toBeNull();
     expect(indexStem('pytorch_model.bin')).toBeNull();
+  });
+});
+
+describe('split GGUF names (llama.cpp gguf-split, declared by the GGUF reader)', () => {
+  it('parses `-NNNNN-of-NNNNN.gguf` with `-` and five digits only', () => {
+    expect(parseShardPattern('q4/Model-Q4_K_M-00002-of-00003.gguf')).toEqual({
+      prefix: 'q4/Model-Q4_K_M-',
+      basePrefix: 'q4/Model-Q4_K_M',
+      number: 2,
+      total: 3,
+      extension: 'gguf',
+    });
+    expect(parseShardPattern('m_00001-of-00002.gguf')).toBeNull();
+    expect(parseShardPattern('m-000001-of-000002.gguf')).toBeNull();
+  });
+
+  it('finds the siblings of a split by name, but not of a safetensors shard (its index decides)', () => {
+    expect(siblingShardNames('a/m-00002-of-00003.gguf', 10)).toEqual([
+      'a/m-00001-of-00003.gguf',
+      'a/m-00002-of-00003.gguf',
+      'a/m-00003-of-00003.gguf',
+    ]);
+    expect(siblingShardNames('m-00001-of-00003.gguf', 2)).toBeNull();
+    expect(siblingShardNames('model-00001-of-00002.safetensors', 10)).toBeNull();
+    expect(siblingShardNames('m.gguf', 10)).toBeNull();
+  });
+
+  it('groups a folder of splits into one model beside the safetensors one, keyed apart', () => {
+    const grouping = groupFiles([
+      'm/model-00001-of-00002.safetensors',
+      'm/model-00002-of-00002.safetensors',
+      'm/model-00001-of-00002.gguf',
+      'm/model-00002-of-00002.gguf',
+      'm/other.gguf',
+      'm/README.md',
+    ]);
+    expect(grouping.models).toEqual([
+      expect.objectContaining({ kind: 'sharded', prefix: 'm/model-', extension: 'safetensors', total: 2 }),
+      {
+        kind: 'sharded',
+        prefix: 'm/model-',
+        extension: 'gguf',
+        total: 2,
+        files: ['m/model-00001-of-00002.gguf', 'm/model-00002-of-00002.gguf'],
+        missing: [],
+      },
+      { kind: 'single', file: 'm/other.gguf' },
+    ]);
+    expect(grouping.other).toEqual(['m/README.md']);
+    const keys = modelChoices(grouping).map((choice) => choice.key);
+    expect(keys).toContain('m/model-*');
+    expect(keys).toContain('m/model-*.gguf');
   });
 });

@@ -1,8 +1,11 @@
 /**
  * Shard file names: the safety check applied to every name an index asks us to open, the
- * `prefix-NNNNN-of-NNNNN.safetensors` convention (and its `.bin` twin, which transformers writes for PyTorch
- * checkpoints with `pytorch_model.bin.index.json`), and grouping a set of dropped files into models.
+ * `prefix-NNNNN-of-NNNNN.<ending>` convention as each format declares it in the registry (`.safetensors`, its `.bin`
+ * twin that transformers writes for PyTorch checkpoints with `pytorch_model.bin.index.json`, llama.cpp's split
+ * `.gguf`), and grouping a set of dropped files into models.
  */
+import { formatForFileName, SHARD_NAMINGS } from '../formats/format-readers';
+import type { ShardNaming } from '../formats/format-reader';
 import type { ShardIndex } from './index-parser';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
@@ -57,17 +60,17 @@ export interface ShardPattern {
   number: number;
   /** Shard count the name claims. */
   total: number;
-  /** `safetensors`, or `bin` for PyTorch checkpoint shards. */
+  /** The shard files' ending without the dot (`safetensors`, `bin`, `gguf`): which format's naming matched. */
   extension: ShardExtension;
 }
 
-export type ShardExtension = 'safetensors' | 'bin';
+/** A shard file ending a format declares in its `shardNaming` (formats/format-readers.ts). */
+export type ShardExtension = string;
 
-/** Index file endings, one per shard extension: `model.safetensors.index.json`, `pytorch_model.bin.index.json`. */
-const INDEX_SUFFIXES: ReadonlyArray<readonly [ShardExtension, string]> = [
-  ['safetensors', '.safetensors.index.json'],
-  ['bin', '.bin.index.json'],
-];
+/** Index file endings, one per format that has an index: `model.safetensors.index.json`, `pytorch_model.bin.index.json`. */
+const INDEX_SUFFIXES: ReadonlyArray<readonly [ShardExtension, string]> = SHARD_NAMINGS.flatMap((naming) =>
+  naming.indexSuffix === undefined ? [] : [[naming.extension, naming.indexSuffix] as const],
+);
 
 /** The index's name without its `.safetensors.index.json` / `.bin.index.json` ending, and which shards it names. */
 export function indexStem(path: string): { stem: string; extension: ShardExtension } | null {
@@ -80,23 +83,45 @@ export function indexStem(path: string): { stem: string; extension: ShardExtensi
   return null;
 }
 
+const escapeForRegExp = (text: string) => text.replace(/[\\^$.*+?()[\]{}|-]/g, '\\$&');
+
 /**
- * The Hugging Face shard naming convention, as huggingface.js matches it: `prefix` + `-` or `_` + 5 or 6 digits +
- * `-of-` + 5 or 6 digits + `.safetensors` (or `.bin`, transformers' PyTorch shards). The prefix may contain folders.
+ * Each format's shard naming as a pattern: `prefix` + a separator + the number + `-of-` + the count + the ending.
+ * The prefix may contain folders. For safetensors this is the Hugging Face convention as huggingface.js matches it
+ * (`-` or `_`, 5 or 6 digits); for GGUF llama.cpp's `gguf-split` names (`-%05d-of-%05d.gguf`).
  */
-const RE_SHARD_FILE = /^((.*?)[_-])(\d{5,6})-of-(\d{5,6})\.(safetensors|bin)$/;
+const SHARD_FILE_PATTERNS: ReadonlyArray<{ naming: ShardNaming; pattern: RegExp }> = SHARD_NAMINGS.map((naming) => {
+  const digits = `(\\d{${naming.digits[0]},${naming.digits[1]}})`;
+  return {
+    naming,
+    pattern: new RegExp(
+      `^((.*?)[${escapeForRegExp(naming.separators)}])${digits}-of-${digits}\\.${escapeForRegExp(naming.extension)}$`,
+    ),
+  };
+});
+
+function matchShardName(fileName: string): { naming: ShardNaming; match: RegExpExecArray } | null {
+  for (const { naming, pattern } of SHARD_FILE_PATTERNS) {
+    const match = pattern.exec(fileName);
+    if (match) {
+      return { naming, match };
+    }
+  }
+  return null;
+}
 
 export function parseShardPattern(fileName: string): ShardPattern | null {
-  const match = RE_SHARD_FILE.exec(fileName);
-  if (!match) {
+  const found = matchShardName(fileName);
+  if (!found) {
     return null;
   }
+  const { naming, match } = found;
   return {
     prefix: match[1],
     basePrefix: match[2],
     number: Number(match[3]),
     total: Number(match[4]),
-    extension: match[5] === 'bin' ? 'bin' : 'safetensors',
+    extension: naming.extension,
   };
 }
 
@@ -105,19 +130,28 @@ export function parseShardPattern(fileName: string): ShardPattern | null {
  * (same prefix, digit widths and extension); null when the name does not follow it or claims more than `limit`.
  */
 export function claimedShardNames(fileName: string, limit: number): string[] | null {
-  const match = RE_SHARD_FILE.exec(fileName);
-  if (!match) {
+  const found = matchShardName(fileName);
+  if (!found) {
     return null;
   }
-  const [, prefix, , number, total, extension] = match;
+  const [, prefix, , number, total] = found.match;
   const count = Number(total);
   if (count < 1 || count > limit || Number(number) < 1 || Number(number) > count) {
     return null;
   }
   return Array.from(
     { length: count },
-    (_, i) => `${prefix}${String(i + 1).padStart(number.length, '0')}-of-${total}.${extension}`,
+    (_, i) => `${prefix}${String(i + 1).padStart(number.length, '0')}-of-${total}.${found.naming.extension}`,
   );
+}
+
+/**
+ * The other members of the set `fileName` belongs to, when its format finds them by name alone (a split GGUF;
+ * ShardNaming.siblingsByName), `fileName` included; null otherwise.
+ */
+export function siblingShardNames(fileName: string, limit: number): string[] | null {
+  const found = matchShardName(fileName);
+  return found?.naming.siblingsByName === true ? claimedShardNames(fileName, limit) : null;
 }
 
 export type SidecarKind = 'config' | 'adapter-config';
@@ -132,7 +166,7 @@ export type ModelGroup =
       kind: 'sharded';
       /** The shard-name prefix (`model-`), or the index name without `.safetensors.index.json`. */
       prefix: string;
-      /** Which files the shards are: safetensors, or PyTorch checkpoints (`.bin`). */
+      /** Which files the shards are, by their ending: `safetensors`, `bin` (PyTorch checkpoints), `gguf`. */
       extension: ShardExtension;
       /** Shard count: distinct files in the index, else the `-of-NNNNN` number. */
       total: number;
@@ -166,7 +200,7 @@ const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is
- * not a `.safetensors` file is still offered as a model, so a mis-named `.bin` or `.gguf` gets sniffed and explained.
+ * not a registered format's file is still offered as a model, so a mis-named file gets sniffed and explained.
  */
 const COMPANION_EXTENSIONS: ReadonlySet<string> = new Set([
   'json',
@@ -219,7 +253,7 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
       sidecars.push({ kind: sidecar, file: name });
     } else if (indexStem(base) !== null) {
       indexFiles.push(name);
-    } else if (base.endsWith('.safetensors')) {
+    } else if (formatForFileName(base) !== null) {
       candidates.push(name);
     } else {
       const extension = extensionOf(base);

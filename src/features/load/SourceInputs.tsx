@@ -61,7 +61,8 @@ export function FilesPickerButton({
 function looksLikeSource(text: string): boolean {
   const trimmed = text.trim();
   return (
-    /^https?:\/\/\S+$/i.test(trimmed) ||
+    // One URL, or several (the files of one split GGUF), separated by white space.
+    /^https?:\/\/\S+(?:\s+https?:\/\/\S+)*$/i.test(trimmed) ||
     /^(hf\.co|huggingface\.co)\/\S+$/i.test(trimmed) ||
     /^[\w.-]+\/[\w.-]+$/.test(trimmed)
   );
@@ -69,7 +70,7 @@ function looksLikeSource(text: string): boolean {
 
 function urlSource(url: string): SourceSpec {
   // The store's source loader attaches the session token as it opens the URL.
-  return { kind: 'url', url: url.trim() };
+  return { kind: 'url', url: url.trim().replace(/\s+/g, ' ') };
 }
 
 /**

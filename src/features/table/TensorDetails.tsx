@@ -32,13 +32,15 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
   const [copied, setCopied] = useState(false);
   useEffect(() => setCopied(false), [row]);
   const columns = header.tensors;
-  const dataStart = header.dataStart;
+  const shard = shards?.report.shards[shards.shardOfRow[row]];
+  // A shard's offsets count from its own data start, not the first shard's.
+  const dataStart = shard?.dataStart ?? header.dataStart;
   const view = formatView(header);
   const absolute = dataStart + columns.begin[row];
   const bits = elementBits(columns, row);
   const elementBytes = bits / 8;
   const name = tensorName(columns, row);
-  const shardFile = shards?.report.shards[shards.shardOfRow[row]]?.file;
+  const shardFile = shard?.file;
   return (
     <section className="tensor-details" aria-label="Tensor details" data-testid="tensor-details">
       <header>

@@ -271,6 +271,7 @@ const REFUSED: Array<[input: string, message: RegExp]> = [
   ['localhost:8080/x.safetensors', /Add http:\/\/ or https:\/\//],
   ['model.safetensors', /looks like a file name/],
   ['model.safetensors.index.json', /looks like a file name/],
+  ['Llama-3-8B.Q4_K_M.gguf', /looks like a file name/],
   ['https://huggingface.co/', /home page/],
   ['https://huggingface.co/docs/hub/index', /site page/],
   ['https://huggingface.co/models?search=llama', /site page/],

@@ -14,6 +14,7 @@
  * URL whose path is itself a listing, the part of that URL before `/api/`. Such a URL is just another URL the user
  * chose to open: it gets no token unless it is on huggingface.co (io/token-policy.ts, checked per request).
  */
+import { isPickableFileName } from '../../core/formats/format-readers';
 import { indexStem, validateShardName } from '../../core/shards/shard-names';
 import { parseUrl } from '../http-util';
 import { MAX_INPUT_LENGTH, MAX_QUOTED_CHARS, MAX_REPO_PART_LENGTH } from '../../core/limits';
@@ -157,7 +158,7 @@ function toAbsolute(text: string): { url: string } | { error: string } {
     return { url: `https:${text}` };
   }
   const firstSegment = text.split(/[/?#]/, 1)[0];
-  if (!text.includes('/') && /\.(safetensors|json)$/i.test(text)) {
+  if (!text.includes('/') && (isPickableFileName(text) || /\.json$/i.test(text))) {
     return {
       error: `“${shorten(text)}” looks like a file name, not a link. Drop the file on the page, or paste its full URL.`,
     };

@@ -21,8 +21,16 @@ import type {
 } from '../../core/result';
 import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
-import { claimedShardNames, compareShardNames, groupFiles, type ParsedIndexFile } from '../../core/shards/shard-names';
-import { MAX_SHARDS_READ_AHEAD } from '../../core/limits';
+import {
+  claimedShardNames,
+  compareShardNames,
+  groupFiles,
+  parseShardPattern,
+  siblingShardNames,
+  type ParsedIndexFile,
+} from '../../core/shards/shard-names';
+import { isPickableFileName, READABLE_FORMATS } from '../../core/formats/format-readers';
+import { MAX_SHARDS_READ_AHEAD, MAX_SIBLINGS_BY_NAME } from '../../core/limits';
 import { createFileReader } from '../file-reader';
 import { createHttpReader } from '../http-reader';
 import { nameFromUrl } from '../http-util';
@@ -137,6 +145,10 @@ export async function resolveSource(source: SourceSpec, ctx: ResolveContext): Pr
 type UrlSpec = Extract<SourceSpec, { kind: 'url' }>;
 
 async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<SourcePlan> {
+  const several = severalUrls(source.url);
+  if (several !== null) {
+    return resolveSeveralUrls(source, several, ctx);
+  }
   const normalized = normalizeSourceUrl(source.url);
   if ('error' in normalized) {
     throw new SourceError('invalid-url', normalized.error);
@@ -168,6 +180,11 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     });
     return { ...plan, ...beside };
   }
+  const siblings = siblingShardNames(nameFromUrl(normalized.url), MAX_SIBLINGS_BY_NAME);
+  if (siblings !== null && siblings.length > 1) {
+    // One file of a set its format finds by name (a split GGUF): every sibling beside it, as llama.cpp loads them.
+    return { ...siblingsPlan(ctx, source, normalized.url, siblings, meter), ...beside };
+  }
   let stalled = false;
   const reader = meter.add(
     createHttpReader(normalized.url, {
@@ -191,6 +208,99 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     meter,
     remote: true,
     ...beside,
+  };
+}
+
+/**
+ * The URLs in a paste of several (separated by white space, or run together after a file ending where a single-line
+ * box dropped the line breaks); null for one URL.
+ */
+function severalUrls(text: string): string[] | null {
+  const urls = text
+    .trim()
+    // A URL inside another's query (`?u=https://…`) follows `=`, never a file ending, so it is not split off.
+    .split(/\s+|(?<=\.[a-z0-9]+)(?=https?:\/\/)/i)
+    .filter((part) => part !== '');
+  return urls.length > 1 ? urls : null;
+}
+
+/**
+ * Several pasted URLs open together when they are files of one set found by name (a split GGUF): the set opens from
+ * the first, which finds every sibling in its folder, each pasted URL keeping its own address.
+ */
+async function resolveSeveralUrls(source: UrlSpec, urls: readonly string[], ctx: ResolveContext): Promise<SourcePlan> {
+  const normalized = urls.map((url) => normalizeSourceUrl(url));
+  const files = normalized.map((entry) => ('error' in entry ? null : entry.url));
+  const first = files[0];
+  const siblings = first === null ? null : siblingShardNames(nameFromUrl(first), MAX_SIBLINGS_BY_NAME);
+  const sameSet =
+    first !== null &&
+    siblings !== null &&
+    files.every(
+      (url) =>
+        url !== null && siblings.includes(nameFromUrl(url)) && new URL('.', url).href === new URL('.', first).href,
+    );
+  if (!sameSet) {
+    throw new SourceError(
+      'invalid-url',
+      `${urls.length} URLs were pasted. Several URLs open together only as the files of one split GGUF ` +
+        '(name-00001-of-00003.gguf … in one folder); paste one URL at a time, or drop the files.',
+    );
+  }
+  const meter = ctx.meter ?? new Meter();
+  const plan = siblingsPlan(ctx, source, first, siblings, meter);
+  if (plan.kind !== 'shards') {
+    return plan;
+  }
+  const given = new Map(files.map((url) => [nameFromUrl(url as string), url as string]));
+  const targets = plan.targets.map((target): ShardTarget => {
+    const url = given.get(target.file);
+    return url === undefined
+      ? target
+      : {
+          file: target.file,
+          open: (firstRead) =>
+            createHttpReader(url, { token: source.token, signal: ctx.signal, firstReadBytes: firstRead }),
+        };
+  });
+  return { ...plan, targets };
+}
+
+/** The shard set one URL's name implies: each sibling resolved against the URL's folder. */
+function siblingsPlan(
+  ctx: ResolveContext,
+  source: UrlSpec,
+  fileUrl: string,
+  siblings: readonly string[],
+  meter: Meter,
+): SourcePlan {
+  const pattern = parseShardPattern(siblings[0]);
+  const named = nameFromUrl(fileUrl);
+  const name = `${pattern?.basePrefix ?? siblings[0]} (${siblings.length} shards)`;
+  return {
+    kind: 'shards',
+    targets: siblings.map((file): ShardTarget => {
+      // The named file keeps its own URL (a signed URL's query addresses it); its siblings are found beside it.
+      const url = file === named ? fileUrl : resolveShardUrl(fileUrl, file);
+      return {
+        file,
+        open:
+          url === null
+            ? null
+            : (firstRead) =>
+                createHttpReader(url, { token: source.token, signal: ctx.signal, firstReadBytes: firstRead }),
+      };
+    }),
+    index: null,
+    indexFile: undefined,
+    indexFindings: [],
+    extraBytesRead: 0,
+    started: performance.now(),
+    ref: { kind: 'url', name, url: fileUrl, input: source.url },
+    meter,
+    remote: true,
+    sidecars: {},
+    sidecarsRead: [],
   };
 }
 
@@ -279,7 +389,7 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   }
   const repoInfo: RepoInfo = {
     display,
-    files: listing.files.filter((file) => /\.(safetensors|bin)(\.index\.json)?$/i.test(file.path)),
+    files: listing.files.filter((file) => isPickableFileName(file.path)),
     truncated: listing.truncated,
   };
   const choices: SourceChoices = { items, selected: chosen.key };
@@ -372,7 +482,8 @@ async function resolveLocalGroup(
   if (!chosen) {
     throw new SourceError(
       'no-model-files',
-      `None of the ${paths.length} files is a model: no .safetensors or .bin file or shard index was among them.`,
+      `None of the ${paths.length} files is a model: no ${READABLE_FORMATS.map((format) => format.label).join(', ')} ` +
+        'file or shard index was among them.',
     );
   }
   const choices: SourceChoices = { items, selected: chosen.key };
@@ -392,8 +503,12 @@ async function resolveLocalGroup(
   const index = indexResult?.ok ? indexResult.index : null;
   const folder = chosen.folder;
   const present = new Map(chosen.files.map((path) => [path.slice(folder.length), path]));
-  // Every shard the index names, supplied or not, in shard order, so a missing one shows in its place.
-  const names = new Set([...present.keys(), ...(index ? index.shardFiles : [])]);
+  // Every shard the index names, supplied or not, in shard order, so a missing one shows in its place; without an
+  // index, every sibling a format finds by name (a split GGUF's `-of-N` names all N files).
+  const claimed = index
+    ? index.shardFiles
+    : (siblingShardNames([...present.keys()][0] ?? '', MAX_SIBLINGS_BY_NAME) ?? []);
+  const names = new Set([...present.keys(), ...claimed]);
   const targets: ShardTarget[] = sortedShardNames([...names]).map((file) => {
     const path = present.get(file);
     const blob = path === undefined ? undefined : byPath.get(path);

@@ -11,6 +11,7 @@ import type { SourceBytes } from '../source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../format-reader';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
 import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './gguf-limits';
+import { GGUF_SHARD_NAMING, mergeGgufSplits, splitPartFinding } from './splits';
 import { summarizeGguf } from './summary';
 import { tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';
@@ -28,6 +29,8 @@ export const ggufFormat: FormatReader = {
   id: 'gguf',
   label: 'GGUF',
   extensions: ['.gguf'],
+  shardNaming: [GGUF_SHARD_NAMING],
+  mergeShards: mergeGgufSplits,
   sniffBytes: SNIFF_BYTES,
   sniff: (head) => isGgufMagic(head),
   read: readGguf,
@@ -153,10 +156,17 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
   if (finding) {
     findings.push(finding);
   }
-  const dataStart = raw.tensors.length > 0 ? alignUp(raw.infosEnd, alignment) : raw.infosEnd;
+  // ggml seeks to the aligned end of the infos whether or not tensors follow (a metadata-only first split is padded
+  // so); a tensorless file that stops at its infos has its data start there.
+  const aligned = alignUp(raw.infosEnd, alignment);
+  const dataStart = raw.tensors.length > 0 || (fileSize !== null && aligned <= fileSize) ? aligned : raw.infosEnd;
   const built = buildGgufColumns(raw.tensors, alignment, dataStart, fileSize);
   findings.push(...built.findings);
   const gguf = summarizeGguf(raw, head, { alignment, dataStart }, built.columns, built.unknownDtypes);
+  const splitPart = splitPartFinding(gguf);
+  if (splitPart) {
+    findings.push(splitPart);
+  }
   const parsed: ParsedHeader = {
     headerLength: dataStart,
     dataStart,

@@ -2,6 +2,7 @@
  * The PyTorch checkpoint entry of the format registry (formats/format-readers.ts): torch.save zips, legacy (torch < 1.6)
  * streams and bare pickles, read header-only by read-checkpoint.ts and never executed.
  */
+import { mergeCheckpointSections } from './merge-shards';
 import { lengthPrefixIsPlausible, sniffNotSafetensors } from '../not-safetensors';
 import type { FormatReader } from '../format-reader';
 import { readCheckpoint, sniffCheckpoint, type CheckpointKind } from './read-checkpoint';
@@ -34,6 +35,12 @@ export const pytorchFormat: FormatReader = {
   extensions: [],
   label: 'PyTorch checkpoint',
   usualExtensions: ['.bin', '.pt', '.pth', '.ckpt', '.pkl'],
+  // transformers' `pytorch_model-00001-of-00002.bin` with `pytorch_model.bin.index.json`.
+  shardNaming: [{ extension: 'bin', separators: '-_', digits: [5, 6], indexSuffix: '.bin.index.json' }],
+  mergeShards: (parts, merged) => {
+    const sections = mergeCheckpointSections(parts.map((part) => part.header));
+    return sections ? { ...merged, ...sections } : null;
+  },
   sniffBytes: SNIFF_BYTES,
   sniff: (head, size) => checkpointKind(head, size) !== null,
   read: async (source, options) => {

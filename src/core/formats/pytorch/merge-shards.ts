@@ -3,9 +3,9 @@
  * way aggregateShards merges the tensor columns: present shards in shard order. Globals add up their counts, the
  * weights-only verdict refuses when any shard would be refused, and per-row details stay parallel to the rows.
  */
-import type { CheckpointSummary, PickleGlobalSummary, PickleSummary } from '../formats/pytorch/checkpoint-types';
-import type { ParsedHeader } from '../model';
-import { MAX_LISTED_CALLS } from '../formats/pytorch/checkpoint-limits';
+import type { CheckpointSummary, PickleGlobalSummary, PickleSummary } from './checkpoint-types';
+import type { ParsedHeader } from '../../model';
+import { MAX_LISTED_CALLS } from './checkpoint-limits';
 
 export type CheckpointSections = Pick<ParsedHeader, 'format' | 'pickle' | 'checkpoint'>;
 
