@@ -42,6 +42,7 @@ const CASES: { id: string; file?: string; link?: string }[] = [
   { id: 'modules-250k', file: 'huge-modules-250k.safetensors' },
   { id: 'modules-1m', file: 'huge-modules-1m.safetensors' },
   { id: 'shape-20m', file: 'huge-shape-20m.safetensors' },
+  { id: 'layers-1m', file: 'huge-layers-1m.safetensors' },
 ];
 
 async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {

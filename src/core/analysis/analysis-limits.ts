@@ -37,6 +37,12 @@ export const MAX_TREE_TEMPLATES = 50_000;
 /** Numbered containers given a bytes-by-layer series. */
 export const MAX_LAYER_SERIES = 4;
 
+/**
+ * Bars in a bytes-by-layer series: more layers are summed into runs of consecutive layers, one bar each. A chart of
+ * more bars than its pixels shows nothing more, and a million points cost seconds to post to the page and to draw.
+ */
+export const MAX_LAYER_POINTS = 256;
+
 /** Entries in the bytes-by-top-level-module series. */
 export const MAX_TOP_LEVEL_SERIES = 24;
 
