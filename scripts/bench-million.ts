@@ -171,7 +171,11 @@ async function millionRows(page: Page, fixture: HugeFixture): Promise<void> {
     console.log(`    ${name}: ${(performance.now() - started).toFixed(0)} ms until quiet`);
     perTab.push([name.replace(/\s*[\d,\s\u2009]+$/u, ''), longest(await takeTasks(page))]);
   }
-  const baseline = await jsonParseInPage(page, path);
+  // The baseline in a fresh page of the same browser: the loaded page's heap would slow JSON.parse's allocations.
+  const fresh = await page.context().newPage();
+  await fresh.goto(`http://127.0.0.1:${PORT}/`);
+  const baseline = await jsonParseInPage(fresh, path);
+  await fresh.close();
   console.log(`\n${fixture.description} (${fixture.file}); JSON.parse in page ${baseline.toFixed(0)} ms`);
   line('drop → first rows painted', load.firstRows, baseline);
   line('drop → complete (lens:load-done)', load.done, baseline, '≤ 2×');
