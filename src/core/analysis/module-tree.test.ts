@@ -9,7 +9,7 @@ import { modulePatternMatcher } from './module-pattern';
 import { buildModuleTree, moduleTreeAnalysis } from './module-tree';
 import type { ModuleNode } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import { MAX_LAYER_POINTS, MAX_TREE_NODES, MAX_TREE_TEMPLATES } from './analysis-limits';
+import { MAX_LAYER_POINTS, MAX_TREE_NODES, MAX_TREE_TEMPLATES, SUMMED_LAYER_POINTS } from './analysis-limits';
 import { letterSegment } from '../../testing/huge-fixtures';
 
 function child(node: ModuleNode | undefined, label: string): ModuleNode {
@@ -127,12 +127,17 @@ describe('bytes by layer over MAX_LAYER_POINTS layers', () => {
     const header = headerFromSpecs(specs);
     const series = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)))?.bytesByLayer[0];
     expect(series?.prefix).toBe('layers.');
-    expect(series?.layersPerPoint).toBe(4);
-    expect(series?.points.length).toBeLessThanOrEqual(MAX_LAYER_POINTS);
-    expect(series?.points[0]).toEqual({ index: 0, last: 3, bytes: 1 + 2 + 3 + 4, elements: 10, tensors: 4 });
-    const lastPoint = series?.points.at(-1);
-    const lastIndex = layerCount - 1;
-    expect(lastPoint).toEqual({ index: lastIndex, last: lastIndex, bytes: layerCount, elements: layerCount, tensors: 1 });
+    expect(series?.layersPerPoint).toBe(Math.ceil(layerCount / SUMMED_LAYER_POINTS));
+    expect(series?.points.length).toBeLessThanOrEqual(SUMMED_LAYER_POINTS);
+    // 385 layers in runs of 7: the first run is layers 0–6 (1 + … + 7 bytes), the last holds layers 378–384.
+    expect(series?.points[0]).toEqual({ index: 0, last: 6, bytes: 28, elements: 28, tensors: 7 });
+    expect(series?.points.at(-1)).toEqual({
+      index: 378,
+      last: 384,
+      bytes: 379 + 380 + 381 + 382 + 383 + 384 + 385,
+      elements: 379 + 380 + 381 + 382 + 383 + 384 + 385,
+      tensors: 7,
+    });
     const total = series?.points.reduce((sum, point) => sum + point.bytes, 0);
     expect(total).toBe((layerCount * (layerCount + 1)) / 2);
   });

@@ -21,6 +21,7 @@ import { MAX_TENSOR_RANK } from '../limits';
 import {
   MAX_LAYER_POINTS,
   MAX_LAYER_SERIES,
+  SUMMED_LAYER_POINTS,
   MAX_TOP_LEVEL_SERIES,
   MAX_TREE_CHILDREN,
   MAX_TREE_NODES,
@@ -666,7 +667,8 @@ function layerSeries(state: RenderState, root: TemplateNode): LayerSeries[] {
   visit(root, '');
   found.sort((a, b) => b.bytes - a.bytes);
   return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances }) => {
-    const layersPerPoint = Math.ceil(instances.index.length / MAX_LAYER_POINTS);
+    const count = instances.index.length;
+    const layersPerPoint = count > MAX_LAYER_POINTS ? Math.ceil(count / SUMMED_LAYER_POINTS) : 1;
     const points = layerPoints(instances, layersPerPoint);
     return layersPerPoint > 1 ? { prefix, points, layersPerPoint } : { prefix, points };
   });
