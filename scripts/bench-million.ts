@@ -108,7 +108,10 @@ async function jsonParseInPage(page: Page, path: string): Promise<number> {
 async function warmUp(page: Page): Promise<void> {
   await page.goto(`http://127.0.0.1:${PORT}/`);
   await page.evaluate(OBSERVE_LONG_TASKS);
-  await page.getByTestId('file-input').first().setInputFiles(join('e2e', '.fixtures', 'clean.safetensors'));
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles(join('e2e', '.fixtures', 'clean.safetensors'));
   await page.getByTestId('verdict-pending').waitFor({ state: 'detached', timeout: 30_000 });
   const tabs = page.getByRole('tablist', { name: 'Views' }).getByRole('tab');
   for (const name of await tabs.allTextContents()) {
