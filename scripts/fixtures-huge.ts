@@ -11,7 +11,7 @@ import { HUGE_FIXTURES, type HugeFixture } from '../src/testing/huge-fixtures';
 /** Pieces are gathered into writes of about this many characters. */
 const WRITE_CHARS = 1 << 20;
 
-function writeHugeFixture(path: string, fixture: HugeFixture): void {
+export function writeHugeFixture(path: string, fixture: HugeFixture): void {
   mkdirSync(dirname(path), { recursive: true });
   const encoder = new TextEncoder();
   const fd = openSync(path, 'w');

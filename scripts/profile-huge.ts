@@ -42,6 +42,7 @@ const CASES: { id: string; file?: string; link?: string }[] = [
   { id: 'modules-250k', file: 'huge-modules-250k.safetensors' },
   { id: 'modules-1m', file: 'huge-modules-1m.safetensors' },
   { id: 'shape-20m', file: 'huge-shape-20m.safetensors' },
+  { id: 'layers-1m', file: 'huge-layers-1m.safetensors' },
 ];
 
 async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
@@ -275,7 +276,8 @@ async function runCase(browser: Browser, options: Options, fixtures: string, ite
   for (const name of await tabs.allTextContents()) {
     await profiled(browser, page, cdp, `tab ${name}`, async () => {
       await tabs.filter({ hasText: name }).first().click();
-      await page.waitForTimeout(400);
+      // Charts mount a task or two after the click: wait for them too.
+      await page.waitForTimeout(2_000);
     });
     const enc = page.getByRole('tree', { name: 'Module tree' }).getByRole('button', { name: 'enc', exact: true });
     if (name.startsWith('Modules') && (await enc.count()) > 0) {

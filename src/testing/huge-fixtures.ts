@@ -40,6 +40,25 @@ export function distinctModulePieces(count: number): () => Iterable<string> {
   };
 }
 
+/** Bytes of each tensor in the million-row layouts: BF16 [64]. */
+const MILLION_ROW_TENSOR_BYTES = 128;
+
+/** `layers × perLayer` BF16 [64] tensors laid out back to back under the names `name(layer, index)` returns. */
+function millionRowPieces(layers: number, perLayer: number, name: (layer: number, index: number) => string) {
+  return function* () {
+    yield '{';
+    let begin = 0;
+    for (let layer = 0; layer < layers; layer++) {
+      for (let index = 0; index < perLayer; index++) {
+        const end = begin + MILLION_ROW_TENSOR_BYTES;
+        yield `${begin === 0 ? '' : ','}"${name(layer, index)}":{"dtype":"BF16","shape":[64],"data_offsets":[${begin},${end}]}`;
+        begin = end;
+      }
+    }
+    yield '}';
+  };
+}
+
 const METADATA_ENTRIES_HUGE = 1_000_000;
 const METADATA_JSON_VALUES = 20_000;
 const SHAPE_HUGE_DIMS = 20_000_000;
@@ -58,7 +77,27 @@ function jsonMetadataValue(i: number): string {
 
 const SINGLE_TENSOR = `"weight":${ONE_BYTE_ENTRY(0)}`;
 
+/** A million tensors, each its own layer (`layers.{i}.w`): the architecture and the module tree see a million layers. */
+export const LAYERS_1M_FIXTURE: HugeFixture = {
+  file: 'huge-layers-1m.safetensors',
+  description: '1,000,000 tensors, each its own layer',
+  headerPieces: millionRowPieces(1_000_000, 1, (layer) => `layers.${layer}.w`),
+  dataLength: 1_000_000 * MILLION_ROW_TENSOR_BYTES,
+};
+
+/** Issue 24's two million-row layouts: a million layers of one tensor, a thousand layers of a thousand experts. */
+export const MILLION_ROW_FIXTURES: readonly HugeFixture[] = [
+  LAYERS_1M_FIXTURE,
+  {
+    file: 'huge-experts-1m.safetensors',
+    description: '1,000 layers of 1,000 experts',
+    headerPieces: millionRowPieces(1_000, 1_000, (layer, expert) => `layers.${layer}.experts.${expert}.w`),
+    dataLength: 1_000_000 * MILLION_ROW_TENSOR_BYTES,
+  },
+];
+
 export const HUGE_FIXTURES: readonly HugeFixture[] = [
+  LAYERS_1M_FIXTURE,
   {
     file: 'huge-metadata-1m.safetensors',
     description: `${METADATA_ENTRIES_HUGE.toLocaleString('en')} metadata entries (about 20 MB of header)`,

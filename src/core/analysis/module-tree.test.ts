@@ -9,7 +9,7 @@ import { modulePatternMatcher } from './module-pattern';
 import { buildModuleTree, moduleTreeAnalysis } from './module-tree';
 import type { ModuleNode } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import { MAX_TREE_NODES, MAX_TREE_TEMPLATES } from './analysis-limits';
+import { MAX_LAYER_POINTS, MAX_TREE_NODES, MAX_TREE_TEMPLATES, SUMMED_LAYER_POINTS } from './analysis-limits';
 import { letterSegment } from '../../testing/huge-fixtures';
 
 function child(node: ModuleNode | undefined, label: string): ModuleNode {
@@ -112,6 +112,47 @@ describe('structural identity', () => {
     const weight = child(child(tree?.root, 'a'), 'weight');
     expect(weight.tensors).toBe(2);
     expect(weight.children?.map((c) => c.label)).toEqual(['absmax']);
+  });
+});
+
+describe('bytes by layer over MAX_LAYER_POINTS layers', () => {
+  it('sums runs of consecutive layers into one point each, with exact totals', () => {
+    const layerCount = MAX_LAYER_POINTS * 3 + 1;
+    // Layer i holds i + 1 bytes, so every run's sum is known.
+    const specs: TensorSpec[] = Array.from({ length: layerCount }, (_, i) => ({
+      name: `layers.${i}.w`,
+      dtype: 'U8',
+      shape: [i + 1],
+    }));
+    const header = headerFromSpecs(specs);
+    const series = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)))?.bytesByLayer[0];
+    expect(series?.prefix).toBe('layers.');
+    expect(series?.layersPerPoint).toBe(Math.ceil(layerCount / SUMMED_LAYER_POINTS));
+    expect(series?.points.length).toBeLessThanOrEqual(SUMMED_LAYER_POINTS);
+    // 385 layers in runs of 7: the first run is layers 0–6 (1 + … + 7 bytes), the last holds layers 378–384.
+    expect(series?.points[0]).toEqual({ index: 0, last: 6, bytes: 28, elements: 28, tensors: 7 });
+    expect(series?.points.at(-1)).toEqual({
+      index: 378,
+      last: 384,
+      bytes: 379 + 380 + 381 + 382 + 383 + 384 + 385,
+      elements: 379 + 380 + 381 + 382 + 383 + 384 + 385,
+      tensors: 7,
+    });
+    const total = series?.points.reduce((sum, point) => sum + point.bytes, 0);
+    expect(total).toBe((layerCount * (layerCount + 1)) / 2);
+  });
+
+  it('keeps one point per layer up to MAX_LAYER_POINTS', () => {
+    const specs: TensorSpec[] = Array.from({ length: MAX_LAYER_POINTS }, (_, i) => ({
+      name: `layers.${i}.w`,
+      dtype: 'U8',
+      shape: [1],
+    }));
+    const header = headerFromSpecs(specs);
+    const series = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)))?.bytesByLayer[0];
+    expect(series?.layersPerPoint).toBeUndefined();
+    expect(series?.points.map((point) => point.index)).toEqual(specs.map((_, i) => i));
+    expect(series?.points.every((point) => point.last === undefined)).toBe(true);
   });
 });
 

@@ -19,7 +19,9 @@
 import type { TensorColumns } from '../model';
 import { MAX_TENSOR_RANK } from '../limits';
 import {
+  MAX_LAYER_POINTS,
   MAX_LAYER_SERIES,
+  SUMMED_LAYER_POINTS,
   MAX_TOP_LEVEL_SERIES,
   MAX_TREE_CHILDREN,
   MAX_TREE_NODES,
@@ -664,13 +666,30 @@ function layerSeries(state: RenderState, root: TemplateNode): LayerSeries[] {
   };
   visit(root, '');
   found.sort((a, b) => b.bytes - a.bytes);
-  return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances }) => ({
-    prefix,
-    points: Array.from(instances.index, (index, i) => ({
-      index,
-      bytes: instances.bytes[i],
-      elements: instances.elements[i],
-      tensors: instances.tensors[i],
-    })),
-  }));
+  return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances }) => {
+    const count = instances.index.length;
+    const layersPerPoint = count > MAX_LAYER_POINTS ? Math.ceil(count / SUMMED_LAYER_POINTS) : 1;
+    const points = layerPoints(instances, layersPerPoint);
+    return layersPerPoint > 1 ? { prefix, points, layersPerPoint } : { prefix, points };
+  });
+}
+
+/** One point per `perPoint` consecutive layers. */
+function layerPoints(instances: Instances, perPoint: number): LayerSeries['points'] {
+  const count = instances.index.length;
+  const points: LayerSeries['points'] = [];
+  for (let first = 0; first < count; first += perPoint) {
+    const end = Math.min(count, first + perPoint);
+    let bytes = 0;
+    let elements = 0;
+    let tensors = 0;
+    for (let i = first; i < end; i++) {
+      bytes += instances.bytes[i];
+      elements += instances.elements[i];
+      tensors += instances.tensors[i];
+    }
+    const point = { index: instances.index[first], bytes, elements, tensors };
+    points.push(perPoint > 1 ? { ...point, last: instances.index[end - 1] } : point);
+  }
+  return points;
 }

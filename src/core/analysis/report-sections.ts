@@ -303,7 +303,13 @@ export interface SeriesPoint {
 export interface LayerSeries {
   /** e.g. `model.layers.` */
   prefix: string;
-  points: Array<{ index: number; bytes: number; elements: number; tensors: number }>;
+  /**
+   * Bytes per layer index; over MAX_LAYER_POINTS layers each point sums a run of consecutive layers, from `index` to
+   * `last` (both present in the header).
+   */
+  points: Array<{ index: number; last?: number; bytes: number; elements: number; tensors: number }>;
+  /** Layers summed into each point (the last point may hold fewer); absent when each point is one layer. */
+  layersPerPoint?: number;
 }
 
 export interface ModuleTreeSection {

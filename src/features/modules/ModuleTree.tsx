@@ -192,7 +192,8 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
       {layerSeries && layerSeries.points.length > 1 && (
         <>
           <h4>
-            Bytes by layer (<code>{layerSeries.prefix}N</code>)
+            Bytes by layer (<code>{layerSeries.prefix}N</code>
+            {layerSeries.layersPerPoint && <>, {groupDigits(layerSeries.layersPerPoint)} layers summed per bar</>})
           </h4>
           <BarsChart
             data={layerSeries.points}
@@ -201,7 +202,9 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
             categoryKey="index"
             valueKey="bytes"
             formatValue={formatBytes}
-            tooltipTitle={(point) => `${layerSeries.prefix}${point.index}`}
+            tooltipTitle={(point) =>
+              `${layerSeries.prefix}${point.index}${point.last === undefined ? '' : `–${point.last}`}`
+            }
           />
         </>
       )}

@@ -93,10 +93,11 @@ export interface TensorColumnWidths {
 export const FIRST_MEASURE_ROWS = 5_000;
 
 /**
- * Rows measured per later task. A 1,000,000-row pass in one go costs 100–150 ms, a long task; slices of 100,000
- * keep each task near 10 ms (docs/performance.md).
+ * Rows measured per later task. A 1,000,000-row pass in one go costs 100–150 ms, a long task, and slices of 100,000
+ * still took 70–126 ms on a busy machine; slices of 20,000 keep each task a few milliseconds, and a million rows are
+ * measured in 50 tasks (docs/performance.md).
  */
-export const MEASURE_SLICE_ROWS = 100_000;
+export const MEASURE_SLICE_ROWS = 20_000;
 
 /** The content widths of the tensor table's measured columns over tensors `from` to `to` (all by default). */
 export function tensorColumnWidths(columns: TensorColumns, from = 0, to = columns.count): TensorColumnWidths {
