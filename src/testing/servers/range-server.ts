@@ -36,6 +36,12 @@ export const SLOW_INTERVAL_MS = 50;
 /** Bytes /stall sends before going silent, so a client's "bytes arrived, then nothing" path is exercised. */
 export const STALL_SENT_BYTES = 1024;
 
+/**
+ * How long an idle keep-alive connection stays open. Node's 5 s default races a client that reuses the connection
+ * just as the server closes it (ECONNRESET on a busy machine); no test waits this long between requests.
+ */
+const IDLE_KEEP_ALIVE_MS = 120_000;
+
 /** Pause between /drop's partial body and the reset: long enough for a client to read what arrived. */
 const DROP_DELAY_MS = 100;
 
@@ -178,8 +184,8 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
   const faultsSeen = new Set<string>();
   const origins: Record<OriginName, string> = { A: '', B: '' };
 
-  const makeServer = (origin: OriginName): http.Server =>
-    http.createServer((req, res) => {
+  const makeServer = (origin: OriginName): http.Server => {
+    const server = http.createServer((req, res) => {
       handle(origin, req, res).catch((error: unknown) => {
         console.error(`[test-servers] ${req.method} ${req.url} failed:`, error);
         if (!res.headersSent) {
@@ -190,6 +196,9 @@ export async function startTestServers(options: TestServerOptions): Promise<Test
         }
       });
     });
+    server.keepAliveTimeout = IDLE_KEEP_ALIVE_MS;
+    return server;
+  };
 
   async function handle(origin: OriginName, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', origins[origin]);
