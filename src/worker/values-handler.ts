@@ -5,11 +5,11 @@
  */
 import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
-import { decodeUnit, decodeValues, MIN_NORMAL } from '../core/values/decode';
+import { codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { planValuesRead } from '../core/values/read-plan';
 import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/scan';
-import { StatsAccumulator } from '../core/values/stats';
+import { StatsAccumulator, type ValueStats } from '../core/values/stats';
 import {
   scaleCompanions,
   ValuesAccumulator,
@@ -17,7 +17,7 @@ import {
   type TensorValues,
   type ValueScale,
 } from '../core/values/tensor-values';
-import { locatedByteLength, locateTensorData, readTensorChunks } from '../io/tensor-data';
+import { locatedByteLength, locateTensorData, readTensorChunks, type TensorSpan } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 
 /** Scale tensors are a few values per row or block; one larger than this is not a scale. */
@@ -156,20 +156,12 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       skipped.push(load.names[row]);
       continue;
     }
-    const stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
     const usable = span.length - (span.length % unit.bytes);
+    let stats;
     try {
-      await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
+      stats = await scanOneTensor(span, dtype, unit, {
         signal: job.signal,
         remote: data.remote,
-        purpose: 'values',
-        unit,
-        onChunk: (chunk) => {
-          const values = decodeValues(dtype, chunk);
-          if (values) {
-            stats.add(values);
-          }
-        },
         onProgress: (read) => job.progress(bytes + read, total),
       });
     } catch (error) {
@@ -180,7 +172,38 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       throw error;
     }
     bytes += usable;
-    perTensor.push(scanTensor(load.names[row], dtype, stats.stats()));
+    perTensor.push(scanTensor(load.names[row], dtype, stats));
   }
   return summarizeScan(perTensor, { done, bytes, skippedNames: skipped, ms: performance.now() - started });
+}
+
+/** One tensor of "Scan all values": counts, extremes and moments (no sketch), read whole. */
+export async function scanOneTensor(
+  span: TensorSpan,
+  dtype: string,
+  unit: DecodeUnit,
+  options: { signal: AbortSignal; remote: boolean; onProgress?: (bytesRead: number) => void },
+): Promise<ValueStats> {
+  const stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
+  // 8- and 16-bit floats are counted by code, never decoded: one integer increment per value.
+  const table = codeTable(dtype);
+  const usable = span.length - (span.length % unit.bytes);
+  await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
+    signal: options.signal,
+    remote: options.remote,
+    purpose: 'values',
+    unit,
+    onChunk: (chunk) => {
+      if (table) {
+        stats.addCodes(codesOf(dtype, chunk), table);
+        return;
+      }
+      const values = decodeValues(dtype, chunk);
+      if (values) {
+        stats.add(values);
+      }
+    },
+    onProgress: options.onProgress,
+  });
+  return stats.stats();
 }
