@@ -39,8 +39,7 @@ describe('GridAccumulator', () => {
         if (Number.isFinite(x)) {
           const row = Math.floor(i / cols);
           const col = i % cols;
-          const cell =
-            Math.floor((row * out.gridRows) / rows) * out.gridCols + Math.floor((col * out.gridCols) / cols);
+          const cell = Math.floor((row * out.gridRows) / rows) * out.gridCols + Math.floor((col * out.gridCols) / cols);
           sums[cell] += x;
           seen[cell]++;
           mins[cell] = Math.min(mins[cell], x);

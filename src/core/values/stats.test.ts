@@ -108,3 +108,27 @@ describe('StatsAccumulator.addCodes (8- and 16-bit floats counted by code)', () 
     expect(stats.stats()).toMatchObject({ count: 7, nan: 1, posInf: 1, zeros: 1, min: 0, max: 2, mean: 1.2 });
   });
 });
+
+describe('StatsAccumulator: the finite float32 loop equals the checked loop', () => {
+  it.each([
+    ['F32 with zeros and subnormals', 2 ** -126, [0, -0, 1e-40, -3e-42, 0.5, -2, 3.25, 1e-3]],
+    ['dequantized (no subnormals: only zeros are counted)', 0, [0, 1e-40, -0.75, 4, 0, 2.5e-39]],
+    ['far from zero', 2 ** -126, Array.from({ length: 5000 }, (_, i) => 3e4 + (i % 7) * 0.125)],
+  ])('%s', (_, minNormal, list) => {
+    const float32 = Float32Array.from(list as number[]);
+    const fast = new StatsAccumulator(minNormal as number);
+    const checked = new StatsAccumulator(minNormal as number);
+    for (let at = 0; at < float32.length; at += 3) {
+      fast.add(float32.subarray(at, at + 3));
+      checked.add(Float64Array.from(float32.subarray(at, at + 3)));
+    }
+    const want = checked.stats();
+    const got = fast.stats();
+    for (const key of ['count', 'zeros', 'subnormals', 'min', 'max', 'p1', 'p50', 'p99'] as const) {
+      expect(got[key], key).toBe(want[key]);
+    }
+    expect(present(got.mean)).toBeCloseTo(present(want.mean), 9);
+    expect(present(got.std)).toBeCloseTo(present(want.std), 9);
+    expect(fast.histogram()).toEqual(checked.histogram());
+  });
+});

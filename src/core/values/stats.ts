@@ -89,13 +89,9 @@ export class StatsAccumulator {
     if (values.length === 0) {
       return;
     }
-    if (values instanceof Float32Array && this.addFinite32(values)) {
-      if (this.sketch) {
-        this.countBuckets(new Uint32Array(values.buffer, values.byteOffset, values.length));
-      }
-      return;
+    if (!(values instanceof Float32Array && this.addFinite32(values))) {
+      this.addChecked(values);
     }
-    this.addChecked(values);
   }
 
   /**
@@ -123,8 +119,9 @@ export class StatsAccumulator {
   /**
    * The common case in one tight loop: float32 values all finite. Sums are shifted by a value near the mean (the
    * running mean, or the chunk's first value), so Σd² − (Σd)²/n does not cancel; when it would, a second pass over
-   * the chunk takes the exact Σ(x − mean)². Returns false, having changed nothing, when the chunk holds a NaN or an
-   * infinity (their sums are not finite): the checked loop then counts them.
+   * the chunk takes the exact Σ(x − mean)². Zeros and subnormals are counted in a second pass only when the chunk's
+   * least x² says it holds one. Returns false, having changed nothing, when the chunk holds a NaN or an infinity
+   * (their sums are not finite): the checked loop then counts them.
    */
   private addFinite32(values: Float32Array): boolean {
     const n = values.length;
@@ -132,66 +129,33 @@ export class StatsAccumulator {
     if (!(shift - shift === 0)) {
       return false;
     }
-    // With no subnormals in the dtype, "tiny" is exactly zero: |x| < the smallest positive double.
-    const minNormal = this.minNormal > 0 ? this.minNormal : Number.MIN_VALUE;
-    let sumA = 0;
-    let sumB = 0;
-    let squaresA = 0;
-    let squaresB = 0;
-    let min = this.min;
-    let max = this.max;
-    let tiny = 0;
-    const even = n - (n % 2);
-    // Two independent accumulator pairs halve the add latency chain.
-    for (let i = 0; i < even; i += 2) {
-      const x = values[i];
-      const y = values[i + 1];
-      const dx = x - shift;
-      const dy = y - shift;
-      sumA += dx;
-      sumB += dy;
-      squaresA += dx * dx;
-      squaresB += dy * dy;
-      if (x < min) {
-        min = x;
-      }
-      if (x > max) {
-        max = x;
-      }
-      if (y < min) {
-        min = y;
-      }
-      if (y > max) {
-        max = y;
-      }
-      if (x < minNormal && x > -minNormal) {
-        tiny++;
-      }
-      if (y < minNormal && y > -minNormal) {
-        tiny++;
-      }
+    const bits = this.sketch ? new Uint32Array(values.buffer, values.byteOffset, n) : null;
+    if (bits && this.pendingBucketTotal + n > MAX_PENDING_CODES) {
+      this.foldBuckets();
     }
-    if (even < n) {
-      const x = values[even];
-      const dx = x - shift;
-      sumA += dx;
-      squaresA += dx * dx;
-      min = x < min ? x : min;
-      max = x > max ? x : max;
-      if (x < minNormal && x > -minNormal) {
-        tiny++;
-      }
-    }
-    const sum = sumA + sumB;
-    const squares = squaresA + squaresB;
+    const moments = bits ? finiteMomentsSketch(values, bits, this.pendingBuckets, shift) : finiteMoments(values, shift);
+    const [sum, squares, min, max, leastSquare] = moments;
     if (!(sum - sum === 0 && squares - squares === 0)) {
+      if (bits) {
+        uncountBuckets(bits, this.pendingBuckets);
+      }
       return false;
     }
+    if (bits) {
+      this.pendingBucketTotal += n;
+    }
+    const minNormal = this.minNormal;
     let zeros = 0;
-    if (tiny > 0) {
+    let subnormals = 0;
+    // x² < minNormal² exactly when |x| < minNormal (float32 squares never underflow a double); with no subnormals in
+    // the dtype, only x = 0 has x² below the least positive double.
+    if (leastSquare < (minNormal > 0 ? minNormal * minNormal : Number.MIN_VALUE)) {
       for (let i = 0; i < n; i++) {
-        if (values[i] === 0) {
+        const x = values[i];
+        if (x === 0) {
           zeros++;
+        } else if (x < minNormal && x > -minNormal) {
+          subnormals++;
         }
       }
     }
@@ -206,9 +170,9 @@ export class StatsAccumulator {
     }
     this.count += n;
     this.zeros += zeros;
-    this.subnormals += tiny - zeros;
-    this.min = min;
-    this.max = max;
+    this.subnormals += subnormals;
+    this.min = Math.min(this.min, min);
+    this.max = Math.max(this.max, max);
     this.merge(n, chunkMean, chunkM2);
     return true;
   }
@@ -223,19 +187,6 @@ export class StatsAccumulator {
     this.mean += (delta * finite) / total;
     this.m2 += chunkM2 + (delta * delta * this.finite * finite) / total;
     this.finite = total;
-  }
-
-  /** Sketch counts of float32 bit patterns known to be finite. */
-  private countBuckets(bits: Uint32Array): void {
-    if (this.pendingBucketTotal + bits.length > MAX_PENDING_CODES) {
-      this.foldBuckets();
-    }
-    const pending = this.pendingBuckets;
-    const n = bits.length;
-    for (let i = 0; i < n; i++) {
-      pending[bits[i] >>> 16]++;
-    }
-    this.pendingBucketTotal += n;
   }
 
   private foldBuckets(): void {
@@ -487,4 +438,78 @@ const BUCKET_FLOAT = new Float32Array(BUCKET_BITS.buffer);
 function bucketValue(key: number): number {
   BUCKET_BITS[0] = key << 16;
   return BUCKET_FLOAT[0];
+}
+
+/** Σ(x − shift), Σ(x − shift)², min, max and the least x² of a chunk, in one loop; reused to spare an allocation. */
+const MOMENTS = new Float64Array(5);
+
+function finiteMoments(values: Float32Array, shift: number): Float64Array {
+  let sum = 0;
+  let squares = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let leastSquare = Infinity;
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const x = values[i];
+    const d = x - shift;
+    sum += d;
+    squares += d * d;
+    if (x < min) {
+      min = x;
+    }
+    if (x > max) {
+      max = x;
+    }
+    const square = x * x;
+    if (square < leastSquare) {
+      leastSquare = square;
+    }
+  }
+  MOMENTS[0] = sum;
+  MOMENTS[1] = squares;
+  MOMENTS[2] = min;
+  MOMENTS[3] = max;
+  MOMENTS[4] = leastSquare;
+  return MOMENTS;
+}
+
+/** `finiteMoments` and the sketch counts (by the top 16 bits of each value) in the same pass over memory. */
+function finiteMomentsSketch(values: Float32Array, bits: Uint32Array, buckets: Uint32Array, shift: number) {
+  let sum = 0;
+  let squares = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let leastSquare = Infinity;
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const x = values[i];
+    const d = x - shift;
+    sum += d;
+    squares += d * d;
+    if (x < min) {
+      min = x;
+    }
+    if (x > max) {
+      max = x;
+    }
+    const square = x * x;
+    if (square < leastSquare) {
+      leastSquare = square;
+    }
+    buckets[bits[i] >>> 16]++;
+  }
+  MOMENTS[0] = sum;
+  MOMENTS[1] = squares;
+  MOMENTS[2] = min;
+  MOMENTS[3] = max;
+  MOMENTS[4] = leastSquare;
+  return MOMENTS;
+}
+
+/** Takes back the sketch counts of a chunk that turned out to hold a NaN or an infinity. */
+function uncountBuckets(bits: Uint32Array, buckets: Uint32Array): void {
+  for (let i = 0; i < bits.length; i++) {
+    buckets[bits[i] >>> 16]--;
+  }
 }

@@ -2,15 +2,7 @@
  * One tensor's values, read: the result "Read values" shows and the report lists, and the accumulator that builds it
  * chunk by chunk (decode → optional scale → statistics, grid, first values). Pure: the bytes come from the caller.
  */
-import {
-  ASSUMED_BIT_ORDER,
-  codesOf,
-  codeTable,
-  decodeUnit,
-  decodeValues,
-  MIN_NORMAL,
-  type DecodeUnit,
-} from './decode';
+import { ASSUMED_BIT_ORDER, codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from './decode';
 import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
 import { FIRST_VALUES } from './limits';
