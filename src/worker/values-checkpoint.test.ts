@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { present } from '../testing/values-fixtures';
 import { loadSource, type KeptLoad } from './load-source';
+import { compareTensorValues } from './values-compare';
 import { readTensorValues, scanBytes, type ValuesJob } from './values-handler';
 
 interface Expected {
@@ -76,6 +77,26 @@ describe('reading values of a PyTorch checkpoint', () => {
     const load = await keepFile('tied_views.pt');
     // embed and lm_head (32 F32 each) and the two slices (8 + 16 F32); the transposed view is left out.
     expect(scanBytes(load)).toBe((32 + 32 + 8 + 16) * 4);
+  });
+
+  it('"Compare values" of two checkpoints reports progress against the bytes it reads', async () => {
+    const a = await keepFile('mixed_dtypes.pt');
+    const b = await keepFile('mixed_dtypes.pt');
+    const pairs = a.names
+      .map((name, row) => [row, b.names.indexOf(name)] as [number, number])
+      .filter(([, rowB]) => rowB >= 0);
+    const seen: Array<[number, number]> = [];
+    const result = await compareTensorValues(a, b, pairs, {
+      signal: new AbortController().signal,
+      progress: (read, total) => seen.push([read, total]),
+    });
+    const total = seen[0][1];
+    expect(total).toBeGreaterThan(0);
+    expect(seen.every(([, t]) => t === total)).toBe(true);
+    expect(seen[seen.length - 1][0]).toBe(total);
+    expect(result.bytes).toBe(total);
+    expect(result.tensors.length).toBeGreaterThan(3);
+    expect(result.tensors.every((entry) => entry.identical)).toBe(true);
   });
 
   it('a legacy (torch < 1.6) file says its storages are not located', async () => {
