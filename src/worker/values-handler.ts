@@ -7,6 +7,8 @@ import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
 import { codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
+import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/limits';
+import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
 import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/scan';
 import { StatsAccumulator, type ValueStats } from '../core/values/stats';
@@ -19,6 +21,8 @@ import {
 } from '../core/values/tensor-values';
 import { locatedByteLength, locateTensorData, readTensorChunks, type TensorSpan } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
+import { packedReadBytes, readDequantizedValues } from './values-packed';
+import { formatBytes } from '../core/number-format';
 
 /** Scale tensors are a few values per row or block; one larger than this is not a scale. */
 const MAX_SCALE_BYTES = 64 * 1024 * 1024;
@@ -48,6 +52,7 @@ export async function readTensorValues(
   row: number,
   whole: boolean,
   job: ValuesJob,
+  stored = false,
 ): Promise<TensorValues> {
   const started = performance.now();
   const data = dataOf(load);
@@ -55,8 +60,16 @@ export async function readTensorValues(
     throw new ValuesUnavailable('No such tensor in this load.');
   }
   const dtype = rowDtype(load, row);
+  const packed = packedPlan(
+    { names: load.names, dtype: (r) => rowDtype(load, r), shape: (r) => tensorShape(load.columns, r) },
+    row,
+  );
+  const packedBytes = packed ? packedReadBytes(load, packed) : 0;
+  if (packed && !stored && (!data.remote || whole || packedBytes <= REMOTE_VALUES_WHOLE_BYTES)) {
+    return readDequantizedValues(load, row, packed, whole, job, rowDtype);
+  }
   const span = await locateTensorData(load.columns, row, data, job.signal);
-  const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, data, row, job.signal) : null;
+  const scale = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
   const shape = tensorShape(load.columns, row);
   const values = new ValuesAccumulator(dtype, shape, scale);
   const { rows, cols } = matrixShape(shape);
@@ -70,11 +83,24 @@ export async function readTensorValues(
     onChunk: (bytes, firstElement) => values.add(bytes, firstElement),
     onProgress: (bytesRead) => job.progress(bytesRead, plan.bytes),
   });
-  return values.result(load.names[row], row, plan, {
+  const result = values.result(load.names[row], row, plan, {
     tensorBytes: span.length,
     confirmed: whole && data.remote,
     started,
   });
+  const scalable =
+    SCALED_DTYPES.has(dtype) && scaleCompanions(load.names[row]).some((c) => load.names.includes(c.name));
+  if (scale) {
+    result.alternative = 'stored';
+  } else if (packed || scalable) {
+    result.alternative = 'dequantized';
+    if (packed && !stored) {
+      result.notes.push(
+        `A ${packed.scheme} weight: its dequantized values need it and its companions read whole (${formatBytes(packedBytes)}), which "Read all" does.`,
+      );
+    }
+  }
+  return result;
 }
 
 /** The scale tensor beside an FP8 or int8 weight, decoded, or null when the model has none. */

@@ -24,6 +24,10 @@ export interface TensorValues {
   /** `stored`: the values as stored; `dequantized`: times the scale tensor named in `scaledBy`. */
   decoded: 'stored' | 'dequantized';
   scaledBy?: { tensor: string; kind: 'tensor' | 'row' | 'block' };
+  /** A packed layout's dequantization: its scheme, the companion tensors it read, and its formula. */
+  dequantizedBy?: { scheme: string; tensors: string[]; detail: string };
+  /** The other reading this tensor offers: its stored values beside dequantized ones, or the reverse. */
+  alternative?: 'stored' | 'dequantized';
   read: {
     bytes: number;
     elements: number;
