@@ -15,7 +15,7 @@ import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode
 import { matrixShape } from '../core/values/grid';
 import { planValuesRead } from '../core/values/read-plan';
 import { scaleKind, scaleValues, type ValueScale } from '../core/values/tensor-values';
-import { locatedByteLength, locateTensorData, type TensorSpan } from '../io/tensor-data';
+import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
 
@@ -45,7 +45,7 @@ async function sideOf(load: KeptLoad, row: number, signal: AbortSignal): Promise
 async function readPiece(side: Side, first: number, count: number, rows: number, cols: number, signal: AbortSignal) {
   const start = (first / side.unit.elements) * side.unit.bytes;
   const length = (count / side.unit.elements) * side.unit.bytes;
-  const bytes = await side.span.reader.read(side.span.start + start, length, { signal, purpose: 'values' });
+  const bytes = await readSpanBytes(side.span, start, length, { signal, purpose: 'values' });
   const decoded = decodeValues(side.dtype, bytes) ?? new Float32Array(0);
   const values =
     side.scale && scaleKind(side.scale.values.length, rows, cols) !== null
