@@ -65,8 +65,17 @@ export async function readTensorValues(
     row,
   );
   const packedBytes = packed ? packedReadBytes(load, packed) : 0;
+  let notDequantized: string | null = null;
   if (packed && !stored && (!data.remote || whole || packedBytes <= REMOTE_VALUES_WHOLE_BYTES)) {
-    return readDequantizedValues(load, row, packed, whole, job, rowDtype);
+    try {
+      return await readDequantizedValues(load, row, packed, whole, job, rowDtype);
+    } catch (error) {
+      // Companions that do not fit, or a weight too large to dequantize at once: the stored codes, and why.
+      if (!(error instanceof ValuesUnavailable) || job.signal.aborted) {
+        throw error;
+      }
+      notDequantized = error.message;
+    }
   }
   const span = await locateTensorData(load.columns, row, data, job.signal);
   const scale = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
@@ -94,7 +103,9 @@ export async function readTensorValues(
     result.alternative = 'stored';
   } else if (packed || scalable) {
     result.alternative = 'dequantized';
-    if (packed && !stored) {
+    if (notDequantized !== null) {
+      result.notes.push(notDequantized);
+    } else if (packed && !stored) {
       result.notes.push(
         `A ${packed.scheme} weight: its dequantized values need it and its companions read whole (${formatBytes(packedBytes)}), which "Read all" does.`,
       );

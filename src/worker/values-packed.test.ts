@@ -134,6 +134,25 @@ describe('packed 4-bit weights: dequantized with their companions, stored codes 
     expectFigures(values.stats, nf4.values);
   });
 
+  it('companions that do not fit: the stored codes, with the reason beside them', async () => {
+    const m = 'model.layers.0.self_attn.k_proj.';
+    const load = await keepTensors(
+      [
+        { name: `${m}qweight`, dtype: 'I32', shape: [awq.k, awq.n / 8] },
+        { name: `${m}qzeros`, dtype: 'I32', shape: [1, awq.n / 8] },
+        { name: `${m}scales`, dtype: 'F16', shape: [4, awq.n] },
+      ],
+      {
+        [`${m}qweight`]: base64Bytes(awq.qweight),
+        [`${m}qzeros`]: base64Bytes(awq.qzeros).subarray(0, 8),
+        [`${m}scales`]: new Uint8Array(4 * awq.n * 2),
+      },
+    );
+    const values = await readTensorValues(load, 0, false, job());
+    expect(values).toMatchObject({ decoded: 'stored', dtype: 'I32', alternative: 'dequantized' });
+    expect(values.notes).toContain('Not dequantized: the AWQ tensors do not fit together.');
+  });
+
   it('a qweight without its companions, or a quant_state that is not JSON, is not taken for a packed layout', () => {
     const facts = { names: ['a.qweight'], dtype: () => 'I32', shape: () => [4, 16] };
     expect(packedPlan(facts, 0)).toBeNull();

@@ -145,7 +145,7 @@ function present<T>(value: T | null, message: string): T {
 function checkSize(elements: number): void {
   if (elements > MAX_DEQUANTIZED_ELEMENTS) {
     throw new ValuesUnavailable(
-      `Not dequantized: ${elements} values is over the ${MAX_DEQUANTIZED_ELEMENTS} this page dequantizes at once; "Show stored values" reads the codes.`,
+      `Not dequantized: ${elements} values is over the ${MAX_DEQUANTIZED_ELEMENTS} this page dequantizes at once; the stored codes are shown instead.`,
     );
   }
 }
