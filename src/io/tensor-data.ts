@@ -8,8 +8,10 @@
  * tensor's offset (both through the load's `locate`, which gives the reader and data start of the row's file).
  * A torch.save zip keeps each storage in a stored member `<prefix>/data/<key>`: the tensor starts at the member's
  * data (its local file header's offset + 30 + name length + extra length, APPNOTE.TXT 4.3.7) plus storage_offset ×
- * item size. Only a row-major (contiguous) view is one range; other strides, legacy (torch < 1.6) files and bare
- * pickles say why they are not read.
+ * item size. A legacy (torch < 1.6) stream keeps its storages after its pickles, each after an 8-byte element count
+ * that is checked before the first read. A view with other strides (a transpose, a column slice, an expand) reads
+ * the extent of storage it spans and gathers its elements by stride, so every figure is over the logical tensor.
+ * Bare pickles hold no storages and say so.
  */
 import { tensorBytesRequest } from '../core/analysis/analysis-registry';
 import { elementBits } from '../core/dtypes';
@@ -24,7 +26,12 @@ import { coalesceRanges } from '../core/bytes/coalesce';
 import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
 import { tensorShape, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { DecodeUnit } from '../core/values/decode';
-import { LOCAL_VALUES_CHUNK_BYTES, REMOTE_VALUES_CHUNK_BYTES, REMOTE_VALUES_CONCURRENCY } from '../core/values/limits';
+import {
+  LOCAL_VALUES_CHUNK_BYTES,
+  MAX_STRIDED_EXTENT_BYTES,
+  REMOTE_VALUES_CHUNK_BYTES,
+  REMOTE_VALUES_CONCURRENCY,
+} from '../core/values/limits';
 import type { PlannedRange } from '../core/values/read-plan';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { planSpans, type PlannedSpan } from './analysis-spans';
@@ -38,9 +45,14 @@ export interface DataLocation {
 /** A tensor's bytes in its file. */
 export interface TensorSpan {
   reader: ByteReader;
-  /** Absolute offset of the tensor's first byte. */
+  /** Absolute offset of the tensor's first byte (of the storage extent a strided view spans). */
   start: number;
+  /** Bytes of the tensor's elements in row-major order. */
   length: number;
+  /** A view that is not row-major: read `extentBytes` from `start`, then gather its elements by stride. */
+  strided?: { shape: number[]; stride: number[]; itemBytes: number; extentBytes: number };
+  /** The gathered elements, once read. */
+  gathered?: Promise<Uint8Array>;
 }
 
 /** The bytes of `row`, or a ValuesUnavailable that says why they cannot be read. */
@@ -75,6 +87,8 @@ export interface CheckpointStorage {
   rows: { storage: ReadonlyArray<string | null>; offset: readonly number[]; stride: ReadonlyArray<readonly number[]> };
   /** Absent for a legacy (torch < 1.6) stream or a bare pickle. */
   members?: Readonly<Record<string, StorageMember>>;
+  /** A legacy stream's storages: first data byte and byte size, by key. */
+  legacy?: Readonly<Record<string, { dataAt: number; bytes: number }>>;
   /** Member data starts already read from their local headers, by storage key. */
   dataStarts?: Map<string, number>;
 }
@@ -100,7 +114,7 @@ export function isRowMajor(shape: readonly number[], stride: readonly number[]):
   return true;
 }
 
-/** Bytes a row's values take when read whole, or 0 when they cannot be located without reading (views, legacy). */
+/** Bytes a row's values take when read whole, or 0 when they cannot be located without reading. */
 export function locatedByteLength(columns: TensorColumns, row: number, storage?: CheckpointStorage): number {
   const begin = columns.begin[row];
   const end = columns.end[row];
@@ -108,13 +122,92 @@ export function locatedByteLength(columns: TensorColumns, row: number, storage?:
     return end - begin;
   }
   const key = storage?.rows.storage[row];
-  if (!storage?.members || key == null || !Object.hasOwn(storage.members, key)) {
+  const located =
+    key != null &&
+    ((storage?.members && Object.hasOwn(storage.members, key)) ||
+      (storage?.legacy && Object.hasOwn(storage.legacy, key)));
+  const itemBits = elementBits(columns, row);
+  if (!located || !(itemBits > 0) || itemBits % 8 !== 0) {
     return 0;
   }
-  if (!isRowMajor(tensorShape(columns, row), storage.rows.stride[row] ?? [])) {
-    return 0;
+  const layout = stridedLayout(tensorShape(columns, row), storage?.rows.stride[row] ?? [], itemBits / 8);
+  return typeof layout === 'string' ? 0 : (columns.elements[row] * itemBits) / 8;
+}
+
+/**
+ * How a view that is not row-major is read: the storage extent it spans (1 + Σ (size − 1) × stride elements), or
+ * why it is not read. Null for a row-major view.
+ */
+export function stridedLayout(
+  shape: readonly number[],
+  stride: readonly number[],
+  itemBytes: number,
+): TensorSpan['strided'] | null | string {
+  if (isRowMajor(shape, stride)) {
+    return null;
   }
-  return (columns.elements[row] * elementBits(columns, row)) / 8;
+  if (stride.length !== shape.length || !stride.every((s) => Number.isInteger(s) && s >= 0)) {
+    return `View with strides (${stride.join(', ')}) of shape (${shape.join(', ')}): these strides are not a layout this page reads (negative, fractional or of another rank).`;
+  }
+  const elements = shape.reduce((a, b) => a * b, 1);
+  const extent = elements === 0 ? 0 : 1 + shape.reduce((sum, size, dim) => sum + (size - 1) * stride[dim], 0);
+  if (extent * itemBytes > MAX_STRIDED_EXTENT_BYTES) {
+    return `View with strides (${stride.join(', ')}) of shape (${shape.join(', ')}) spans ${extent * itemBytes} bytes of its storage, over the ${MAX_STRIDED_EXTENT_BYTES} this page gathers at once: not read.`;
+  }
+  return { shape: [...shape], stride: [...stride], itemBytes, extentBytes: extent * itemBytes };
+}
+
+/** The elements of a strided view in row-major order, from the storage extent that starts at its first element. */
+export function gatherStrided(extent: Uint8Array, layout: NonNullable<TensorSpan['strided']>): Uint8Array {
+  const { shape, stride, itemBytes } = layout;
+  const dims = shape.length;
+  const count = shape.reduce((a, b) => a * b, 1);
+  const out = new Uint8Array(count * itemBytes);
+  if (count === 0) {
+    return out;
+  }
+  const index = new Array<number>(dims).fill(0);
+  let source = 0;
+  for (let element = 0; element < count; element++) {
+    const from = source * itemBytes;
+    const to = element * itemBytes;
+    for (let b = 0; b < itemBytes; b++) {
+      out[to + b] = extent[from + b];
+    }
+    // Next index, last dimension fastest (an odometer): advance by its stride, carry into the dimension before.
+    for (let dim = dims - 1; dim >= 0; dim--) {
+      index[dim]++;
+      source += stride[dim];
+      if (index[dim] < shape[dim]) {
+        break;
+      }
+      source -= stride[dim] * shape[dim];
+      index[dim] = 0;
+    }
+  }
+  return out;
+}
+
+/** `length` bytes of the tensor's row-major bytes from `at`: read directly, or from the gathered strided view. */
+export function readSpanBytes(
+  span: TensorSpan,
+  at: number,
+  length: number,
+  options: { signal: AbortSignal; purpose: ReadPurpose },
+): Promise<Uint8Array> {
+  const layout = span.strided;
+  if (!layout) {
+    return span.reader.read(span.start + at, length, options);
+  }
+  span.gathered ??= (async () => {
+    const extent = new Uint8Array(layout.extentBytes);
+    for (let from = 0; from < layout.extentBytes; from += LOCAL_VALUES_CHUNK_BYTES) {
+      const size = Math.min(LOCAL_VALUES_CHUNK_BYTES, layout.extentBytes - from);
+      extent.set(await span.reader.read(span.start + from, size, options), from);
+    }
+    return gatherStrided(extent, layout);
+  })();
+  return span.gathered.then((all) => all.slice(at, at + length));
 }
 
 /**
@@ -135,9 +228,70 @@ export async function locateTensorData(
   if (key == null) {
     throw new ValuesUnavailable('This tensor has no storage (a meta tensor): it holds no values.');
   }
+  const location = data.locate(row);
+  if (location === null) {
+    throw new ValuesUnavailable('The file that holds this tensor is no longer open: load the model again.');
+  }
+  const itemBits = elementBits(columns, row);
+  if (!(itemBits > 0) || itemBits % 8 !== 0) {
+    throw new ValuesUnavailable('Not located: this dtype has no whole-byte item size.');
+  }
+  const itemBytes = itemBits / 8;
+  const shape = tensorShape(columns, row);
+  const layout = stridedLayout(shape, storage.rows.stride[row] ?? [], itemBytes);
+  if (typeof layout === 'string') {
+    throw new ValuesUnavailable(layout);
+  }
+  const storageAt = await storageData(storage, key, location.reader, itemBytes, signal);
+  const offset = (storage.rows.offset[row] ?? 0) * itemBytes;
+  const length = columns.elements[row] * itemBytes;
+  const spanned = layout ? layout.extentBytes : length;
+  if (offset + spanned > storageAt.bytes) {
+    throw new ValuesUnavailable(
+      `The pickle places this tensor at bytes ${offset}–${offset + spanned} of storage ${key}, which holds ${storageAt.bytes} bytes: the checkpoint is inconsistent.`,
+    );
+  }
+  const start = storageAt.dataStart + offset;
+  const size = location.reader.size;
+  if (size !== null && start + spanned > size) {
+    throw new ValuesUnavailable(
+      `Storage ${key} places this tensor at bytes ${start}–${start + spanned}, past the end of the ${size}-byte file: the file is truncated.`,
+    );
+  }
+  return { reader: location.reader, start, length, ...(layout ? { strided: layout } : {}) };
+}
+
+/** Where storage `key`'s bytes start in the file and how many it holds: a zip member or a legacy stream's storage. */
+async function storageData(
+  storage: CheckpointStorage,
+  key: string,
+  reader: ByteReader,
+  itemBytes: number,
+  signal: AbortSignal,
+): Promise<{ dataStart: number; bytes: number }> {
+  storage.dataStarts ??= new Map();
+  const known = storage.dataStarts.get(key);
+  if (storage.legacy && Object.hasOwn(storage.legacy, key)) {
+    const legacy = storage.legacy[key];
+    if (known === undefined) {
+      // The element count written before the storage's bytes must match its persistent id's size.
+      const count = await reader.read(legacy.dataAt - 8, 8, { signal, purpose: 'values' });
+      const elements =
+        count.length === 8 ? Number(new DataView(count.buffer, count.byteOffset).getBigUint64(0, true)) : -1;
+      if (elements * itemBytes !== legacy.bytes) {
+        throw new ValuesUnavailable(
+          `Not located: the legacy stream's count before storage ${key} says ${elements} elements where its pickle says ${legacy.bytes / itemBytes}: the file is not laid out as torch writes it.`,
+        );
+      }
+      storage.dataStarts.set(key, legacy.dataAt);
+    }
+    return { dataStart: legacy.dataAt, bytes: legacy.bytes };
+  }
   if (!storage.members) {
     throw new ValuesUnavailable(
-      'Not located: this is a legacy (torch < 1.6) checkpoint or a bare pickle, whose storages are not located yet.',
+      storage.legacy
+        ? `Not located: storage ${key} of this legacy (torch < 1.6) stream follows one whose size is unknown.`
+        : 'Not located: a bare pickle holds no storages (they were saved elsewhere).',
     );
   }
   if (!Object.hasOwn(storage.members, key)) {
@@ -149,33 +303,9 @@ export async function locateTensorData(
       `Not located: compressed member (data/${key} uses zip method ${member.method}; only stored members can be read by range).`,
     );
   }
-  const shape = tensorShape(columns, row);
-  const stride = storage.rows.stride[row] ?? [];
-  if (!isRowMajor(shape, stride)) {
-    throw new ValuesUnavailable(
-      `View with strides (${stride.join(', ')}) of shape (${shape.join(', ')}): not read (only row-major tensors are read; the storage it views can be read through a contiguous name).`,
-    );
-  }
-  const location = data.locate(row);
-  if (location === null) {
-    throw new ValuesUnavailable('The file that holds this tensor is no longer open: load the model again.');
-  }
-  const itemBits = elementBits(columns, row);
-  if (!(itemBits > 0) || itemBits % 8 !== 0) {
-    throw new ValuesUnavailable('Not located: this dtype has no whole-byte item size.');
-  }
-  const itemBytes = itemBits / 8;
-  const offset = (storage.rows.offset[row] ?? 0) * itemBytes;
-  const length = columns.elements[row] * itemBytes;
-  if (offset + length > member.bytes) {
-    throw new ValuesUnavailable(
-      `The pickle places this tensor at bytes ${offset}–${offset + length} of storage data/${key}, which holds ${member.bytes} bytes: the checkpoint is inconsistent.`,
-    );
-  }
-  storage.dataStarts ??= new Map();
-  let dataStart = storage.dataStarts.get(key);
+  let dataStart = known;
   if (dataStart === undefined) {
-    const header = await location.reader.read(member.headerAt, LOCAL_HEADER_SIZE, { signal, purpose: 'values' });
+    const header = await reader.read(member.headerAt, LOCAL_HEADER_SIZE, { signal, purpose: 'values' });
     try {
       dataStart = member.headerAt + readLocalHeader(header).dataOffset;
     } catch (error) {
@@ -186,14 +316,7 @@ export async function locateTensorData(
     }
     storage.dataStarts.set(key, dataStart);
   }
-  const start = dataStart + offset;
-  const size = location.reader.size;
-  if (size !== null && start + length > size) {
-    throw new ValuesUnavailable(
-      `Storage data/${key} places this tensor at bytes ${start}–${start + length}, past the end of the ${size}-byte file: the file is truncated.`,
-    );
-  }
-  return { reader: location.reader, start, length };
+  return { dataStart, bytes: member.bytes };
 }
 
 export interface ChunkReadOptions {
@@ -240,12 +363,10 @@ export async function readTensorChunks(
   ranges: readonly PlannedRange[],
   options: ChunkReadOptions,
 ): Promise<void> {
-  const { reader } = span;
   const { signal, purpose, onChunk, unit } = options;
   const list = pieces(ranges, unit, options.remote ? REMOTE_VALUES_CHUNK_BYTES : LOCAL_VALUES_CHUNK_BYTES);
   let bytesRead = 0;
-  const readPiece = (piece: Piece) =>
-    reader.read(span.start + piece.start, piece.end - piece.start, { signal, purpose });
+  const readPiece = (piece: Piece) => readSpanBytes(span, piece.start, piece.end - piece.start, { signal, purpose });
   const deliver = (piece: Piece, bytes: Uint8Array) => {
     bytesRead += bytes.length;
     onChunk(bytes.subarray(0, bytes.length - (bytes.length % unit.bytes)), piece.firstElement);

@@ -39,7 +39,8 @@ export interface ValuesSlice {
   /** Which load `tensorValues` and `valueScan` belong to; they are dropped when another load is shown. */
   valuesLoadId: number | null;
   /** Reads `row`'s values: the default (whole locally, up to 16 MiB or a row sample remotely), or all of them. */
-  readTensorValues: (row: number, whole: boolean) => void;
+  /** `stored`: the stored values of a tensor that also offers dequantized ones. */
+  readTensorValues: (row: number, whole: boolean, stored?: boolean) => void;
   cancelTensorValues: (row: number) => void;
   scanAllValues: () => void;
   cancelValueScan: () => void;
@@ -136,7 +137,7 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
     valueScan: { status: 'idle' },
     valuesLoadId: null,
 
-    readTensorValues: (row, whole) => {
+    readTensorValues: (row, whole, stored = false) => {
       const loadId = currentLoad();
       const key = `row:${row}`;
       if (loadId === null || running.has(key)) {
@@ -144,11 +145,17 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
       }
       const setEntry = (entry: ValuesEntry) => set({ tensorValues: { ...get().tensorValues, [row]: entry } });
       setEntry({ status: 'reading', whole, bytesRead: 0, bytesTotal: null });
-      const handle = readValues(loadId, row, whole, (bytesRead, bytesTotal) => {
-        if (get().valuesLoadId === loadId && get().tensorValues[row]?.status === 'reading') {
-          setEntry({ status: 'reading', whole, bytesRead, bytesTotal });
-        }
-      });
+      const handle = readValues(
+        loadId,
+        row,
+        whole,
+        (bytesRead, bytesTotal) => {
+          if (get().valuesLoadId === loadId && get().tensorValues[row]?.status === 'reading') {
+            setEntry({ status: 'reading', whole, bytesRead, bytesTotal });
+          }
+        },
+        stored,
+      );
       running.set(key, handle);
       settle(loadId, key, handle.promise, (answer) =>
         setEntry(

@@ -328,8 +328,9 @@ export function readValues(
   row: number,
   whole: boolean,
   onProgress: (bytesRead: number, bytesTotal: number) => void,
+  stored = false,
 ): ValuesHandle<TensorValues> {
-  return valuesRequest((id) => ({ type: 'read-values', id, loadId, row, whole }), onProgress);
+  return valuesRequest((id) => ({ type: 'read-values', id, loadId, row, whole, stored }), onProgress);
 }
 
 /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */

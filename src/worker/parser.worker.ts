@@ -127,7 +127,7 @@ async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' |
       throw new ValuesUnavailable('This load is no longer kept: open the model again.');
     }
     if (request.type === 'read-values') {
-      const values = await readTensorValues(load, request.row, request.whole, job);
+      const values = await readTensorValues(load, request.row, request.whole, job, request.stored);
       const grid = values.grid;
       post(
         { type: 'values-result', id, values, error: null, network: network() },

@@ -36,7 +36,7 @@ export type WorkerRequest =
   | { type: 'read-sidecars'; id: number; loadId: number }
   | { type: 'release'; loadId: number }
   /** Reads one tensor's values (worker/values-handler.ts): whole, or a row sample of a large remote tensor. */
-  | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean }
+  | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean; stored?: boolean }
   /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */
   | { type: 'scan-values'; id: number; loadId: number }
   /** Compares the values of the tensors a kept comparison pairs with the same shape. */

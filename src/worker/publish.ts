@@ -59,7 +59,11 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       network: loaded.network,
     };
     if (parsed.checkpoint) {
-      kept.data.storage = { rows: parsed.checkpoint.rows, members: parsed.checkpoint.members };
+      kept.data.storage = {
+        rows: parsed.checkpoint.rows,
+        members: parsed.checkpoint.members,
+        legacy: parsed.checkpoint.legacyStorages,
+      };
     }
   }
   let firstRunDone: (run: FirstRun) => void = () => undefined;

@@ -15,7 +15,7 @@ import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode
 import { matrixShape } from '../core/values/grid';
 import { planValuesRead } from '../core/values/read-plan';
 import { scaleKind, scaleValues, type ValueScale } from '../core/values/tensor-values';
-import { locateTensorData, type TensorSpan } from '../io/tensor-data';
+import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
 
@@ -45,7 +45,7 @@ async function sideOf(load: KeptLoad, row: number, signal: AbortSignal): Promise
 async function readPiece(side: Side, first: number, count: number, rows: number, cols: number, signal: AbortSignal) {
   const start = (first / side.unit.elements) * side.unit.bytes;
   const length = (count / side.unit.elements) * side.unit.bytes;
-  const bytes = await side.span.reader.read(side.span.start + start, length, { signal, purpose: 'values' });
+  const bytes = await readSpanBytes(side.span, start, length, { signal, purpose: 'values' });
   const decoded = decodeValues(side.dtype, bytes) ?? new Float32Array(0);
   const values =
     side.scale && scaleKind(side.scale.values.length, rows, cols) !== null
@@ -66,10 +66,10 @@ export async function compareTensorValues(
   let bytes = 0;
   let done = true;
   const remote = Boolean(a.data?.remote || b.data?.remote);
-  const total = pairs.reduce((sum, [rowA, rowB]) => {
-    const length = (columns: KeptLoad['columns'], row: number) => columns.end[row] - columns.begin[row] || 0;
-    return sum + length(a.columns, rowA) + length(b.columns, rowB);
-  }, 0);
+  const total = pairs.reduce(
+    (sum, [rowA, rowB]) => sum + plannedBytes(a, rowA, remote) + plannedBytes(b, rowB, remote),
+    0,
+  );
   job.progress(0, total);
   for (const [rowA, rowB] of pairs) {
     let sideA: Side | null;
@@ -121,4 +121,18 @@ export async function compareTensorValues(
     tensors.push(diff.result(name, sideA.dtype, sideB.dtype, plan.sampled));
   }
   return { tensors, skipped, byLayer: changeByLayer(tensors), bytes, done, ms: performance.now() - started };
+}
+
+/**
+ * Bytes the comparison will read of one side's tensor, as its read plan says (a checkpoint's tensors are located
+ * through their storages, so their size comes from the kept storage table, not from data-region offsets).
+ */
+export function plannedBytes(load: KeptLoad, row: number, remote: boolean): number {
+  const unit = decodeUnit(rowDtype(load, row));
+  const byteLength = locatedByteLength(load.columns, row, load.data?.storage);
+  if (unit === null || byteLength === 0) {
+    return 0;
+  }
+  const { rows, cols } = matrixShape(tensorShape(load.columns, row));
+  return planValuesRead({ byteLength, unit, rows, cols, whole: !remote }).bytes;
 }

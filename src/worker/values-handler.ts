@@ -5,11 +5,13 @@
  */
 import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
-import { decodeUnit, decodeValues, MIN_NORMAL } from '../core/values/decode';
+import { codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
+import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/limits';
+import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
 import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/scan';
-import { StatsAccumulator } from '../core/values/stats';
+import { StatsAccumulator, type ValueStats } from '../core/values/stats';
 import {
   scaleCompanions,
   ValuesAccumulator,
@@ -17,8 +19,10 @@ import {
   type TensorValues,
   type ValueScale,
 } from '../core/values/tensor-values';
-import { locatedByteLength, locateTensorData, readTensorChunks } from '../io/tensor-data';
+import { locatedByteLength, locateTensorData, readTensorChunks, type TensorSpan } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
+import { packedReadBytes, readDequantizedValues } from './values-packed';
+import { formatBytes } from '../core/number-format';
 
 /** Scale tensors are a few values per row or block; one larger than this is not a scale. */
 const MAX_SCALE_BYTES = 64 * 1024 * 1024;
@@ -48,6 +52,7 @@ export async function readTensorValues(
   row: number,
   whole: boolean,
   job: ValuesJob,
+  stored = false,
 ): Promise<TensorValues> {
   const started = performance.now();
   const data = dataOf(load);
@@ -55,8 +60,25 @@ export async function readTensorValues(
     throw new ValuesUnavailable('No such tensor in this load.');
   }
   const dtype = rowDtype(load, row);
+  const packed = packedPlan(
+    { names: load.names, dtype: (r) => rowDtype(load, r), shape: (r) => tensorShape(load.columns, r) },
+    row,
+  );
+  const packedBytes = packed ? packedReadBytes(load, packed) : 0;
+  let notDequantized: string | null = null;
+  if (packed && !stored && (!data.remote || whole || packedBytes <= REMOTE_VALUES_WHOLE_BYTES)) {
+    try {
+      return await readDequantizedValues(load, row, packed, whole, job, rowDtype);
+    } catch (error) {
+      // Companions that do not fit, or a weight too large to dequantize at once: the stored codes, and why.
+      if (!(error instanceof ValuesUnavailable) || job.signal.aborted) {
+        throw error;
+      }
+      notDequantized = error.message;
+    }
+  }
   const span = await locateTensorData(load.columns, row, data, job.signal);
-  const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, data, row, job.signal) : null;
+  const scale = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
   const shape = tensorShape(load.columns, row);
   const values = new ValuesAccumulator(dtype, shape, scale);
   const { rows, cols } = matrixShape(shape);
@@ -70,11 +92,26 @@ export async function readTensorValues(
     onChunk: (bytes, firstElement) => values.add(bytes, firstElement),
     onProgress: (bytesRead) => job.progress(bytesRead, plan.bytes),
   });
-  return values.result(load.names[row], row, plan, {
+  const result = values.result(load.names[row], row, plan, {
     tensorBytes: span.length,
     confirmed: whole && data.remote,
     started,
   });
+  const scalable =
+    SCALED_DTYPES.has(dtype) && scaleCompanions(load.names[row]).some((c) => load.names.includes(c.name));
+  if (scale) {
+    result.alternative = 'stored';
+  } else if (packed || scalable) {
+    result.alternative = 'dequantized';
+    if (notDequantized !== null) {
+      result.notes.push(notDequantized);
+    } else if (packed && !stored) {
+      result.notes.push(
+        `A ${packed.scheme} weight: its dequantized values need it and its companions read whole (${formatBytes(packedBytes)}), which "Read all" does.`,
+      );
+    }
+  }
+  return result;
 }
 
 /** The scale tensor beside an FP8 or int8 weight, decoded, or null when the model has none. */
@@ -156,20 +193,12 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       skipped.push(load.names[row]);
       continue;
     }
-    const stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
     const usable = span.length - (span.length % unit.bytes);
+    let stats;
     try {
-      await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
+      stats = await scanOneTensor(span, dtype, unit, {
         signal: job.signal,
         remote: data.remote,
-        purpose: 'values',
-        unit,
-        onChunk: (chunk) => {
-          const values = decodeValues(dtype, chunk);
-          if (values) {
-            stats.add(values);
-          }
-        },
         onProgress: (read) => job.progress(bytes + read, total),
       });
     } catch (error) {
@@ -180,7 +209,38 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       throw error;
     }
     bytes += usable;
-    perTensor.push(scanTensor(load.names[row], dtype, stats.stats()));
+    perTensor.push(scanTensor(load.names[row], dtype, stats));
   }
   return summarizeScan(perTensor, { done, bytes, skippedNames: skipped, ms: performance.now() - started });
+}
+
+/** One tensor of "Scan all values": counts, extremes and moments (no sketch), read whole. */
+export async function scanOneTensor(
+  span: TensorSpan,
+  dtype: string,
+  unit: DecodeUnit,
+  options: { signal: AbortSignal; remote: boolean; onProgress?: (bytesRead: number) => void },
+): Promise<ValueStats> {
+  const stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
+  // 8- and 16-bit floats are counted by code, never decoded: one integer increment per value.
+  const table = codeTable(dtype);
+  const usable = span.length - (span.length % unit.bytes);
+  await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
+    signal: options.signal,
+    remote: options.remote,
+    purpose: 'values',
+    unit,
+    onChunk: (chunk) => {
+      if (table) {
+        stats.addCodes(codesOf(dtype, chunk), table);
+        return;
+      }
+      const values = decodeValues(dtype, chunk);
+      if (values) {
+        stats.add(values);
+      }
+    },
+    onProgress: options.onProgress,
+  });
+  return stats.stats();
 }

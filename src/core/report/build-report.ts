@@ -91,9 +91,10 @@ const FORMAT_REPORT_SECTIONS: Readonly<Record<string, (parsed: ParsedHeader) => 
       return undefined;
     }
     // Per-row storage details stay on screen; the report keeps the checkpoint's summary.
-    const { rows, members, ...summary } = parsed.checkpoint;
+    const { rows, members, legacyStorages, ...summary } = parsed.checkpoint;
     void rows;
     void members;
+    void legacyStorages;
     return summary;
   },
   gguf: (parsed) => (parsed.gguf ? ggufReport(parsed.gguf) : undefined),

@@ -139,6 +139,47 @@ export function halfToFloat(bits: number): number {
   return sign * (1 + man / 1024) * 2 ** (exp - 15);
 }
 
+let bf16Table: Float32Array | null = null;
+
+/** All 65,536 bfloat16 values (the top half of a float32), built on first use. */
+function bfloatTable(): Float32Array {
+  if (bf16Table === null) {
+    const bits = Uint32Array.from({ length: 65536 }, (_, code) => code << 16);
+    bf16Table = new Float32Array(bits.buffer);
+  }
+  return bf16Table;
+}
+
+/**
+ * What each code of `dtype` is, for dtypes of one element per 8 or 16 bits that are floats (statistics then count
+ * codes instead of decoding: core/values/stats.ts `addCodes`); null for the others.
+ */
+export function codeTable(dtype: string): Float32Array | null {
+  if (dtype === 'F16') {
+    return halfTable();
+  }
+  if (dtype === 'BF16') {
+    return bfloatTable();
+  }
+  return dtype.startsWith('F8_') ? (TABLES[dtype] ?? null) : null;
+}
+
+/** The codes of a `codeTable` dtype: a view of `bytes` when aligned, else a copy. */
+export function codesOf(dtype: string, bytes: Uint8Array): Uint16Array | Uint8Array {
+  if (dtype.startsWith('F8_')) {
+    return bytes;
+  }
+  const count = bytes.length >> 1;
+  if (bytes.byteOffset % 2 === 0) {
+    return new Uint16Array(bytes.buffer, bytes.byteOffset, count);
+  }
+  const codes = new Uint16Array(count);
+  for (let i = 0, at = 0; i < count; i++, at += 2) {
+    codes[i] = bytes[at] | (bytes[at + 1] << 8);
+  }
+  return codes;
+}
+
 /** The values `bytes` hold, or null when `dtype` is not decoded. `bytes` must hold whole units. */
 export function decodeValues(dtype: string, bytes: Uint8Array): Decoded | null {
   const unit = decodeUnit(dtype);
@@ -170,15 +211,17 @@ export function decodeValues(dtype: string, bytes: Uint8Array): Decoded | null {
       return out;
     case 'F16': {
       const table = halfTable();
-      for (let i = 0, at = 0; i < count; i++, at += 2) {
-        out[i] = table[bytes[at] | (bytes[at + 1] << 8)];
+      const codes = codesOf(dtype, bytes);
+      for (let i = 0; i < count; i++) {
+        out[i] = table[codes[i]];
       }
       return out;
     }
     case 'BF16': {
       const bits = new Uint32Array(out.buffer, out.byteOffset, count);
-      for (let i = 0, at = 0; i < count; i++, at += 2) {
-        bits[i] = ((bytes[at] | (bytes[at + 1] << 8)) << 16) >>> 0;
+      const codes = codesOf(dtype, bytes);
+      for (let i = 0; i < count; i++) {
+        bits[i] = codes[i] << 16;
       }
       return out;
     }

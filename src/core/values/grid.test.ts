@@ -17,6 +17,46 @@ describe('GridAccumulator', () => {
     expect(out.max[1 * GRID_MAX_COLS + 2]).toBe(3008);
   });
 
+  it('equals a per-element reference on uneven shapes, chunks and non-finite values', () => {
+    for (const [rows, cols] of [
+      [7, 1000],
+      [300, 5],
+      [1, 1234],
+      [97, 193],
+    ]) {
+      const values = Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i * 0.37) * (1 + (i % 11)));
+      values[rows * cols - 3] = Number.NaN;
+      values[Math.floor((rows * cols) / 2)] = -Infinity;
+      const grid = new GridAccumulator(rows, cols);
+      for (let at = 0, size = 5; at < values.length; at += size, size = size * 2 + 3) {
+        grid.add(values.subarray(at, Math.min(values.length, at + size)), at);
+      }
+      const out = grid.grid();
+      const sums = new Float64Array(out.gridRows * out.gridCols);
+      const seen = new Float64Array(sums.length);
+      const mins = new Float64Array(sums.length).fill(Infinity);
+      values.forEach((x, i) => {
+        if (Number.isFinite(x)) {
+          const row = Math.floor(i / cols);
+          const col = i % cols;
+          const cell = Math.floor((row * out.gridRows) / rows) * out.gridCols + Math.floor((col * out.gridCols) / cols);
+          sums[cell] += x;
+          seen[cell]++;
+          mins[cell] = Math.min(mins[cell], x);
+        }
+      });
+      sums.forEach((sum, cell) => {
+        if (seen[cell] === 0) {
+          // A cell whose only value is the infinity.
+          expect(out.mean[cell]).toBeNaN();
+          return;
+        }
+        expect(out.mean[cell], `${rows}×${cols} cell ${cell}`).toBeCloseTo(sum / seen[cell], 5);
+        expect(out.min[cell]).toBe(mins[cell]);
+      });
+    }
+  });
+
   it('leaves unread rows empty (NaN), skips non-finite values, and shapes tensors as matrices', () => {
     const grid = new GridAccumulator(4, 2);
     grid.add([1, Number.NaN], 2);

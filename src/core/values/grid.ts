@@ -48,31 +48,69 @@ export class GridAccumulator {
       cols <= 1 << 22 ? Uint32Array.from({ length: cols }, (_, c) => Math.floor((c * this.gridCols) / cols)) : null;
   }
 
-  /** Values of elements `first`, `first + 1`, … in row-major order. */
+  /**
+   * Values of elements `first`, `first + 1`, … in row-major order, taken one run of a row's cell at a time: a tight
+   * loop over plain locals, and a checked pass only for a run that holds a NaN or an infinity.
+   */
   add(values: ArrayLike<number>, first: number): void {
-    const { cols, gridCols, sum, seen, min, max, colCell } = this;
+    const { cols, gridCols } = this;
+    const n = values.length;
     let row = Math.floor(first / cols);
     let col = first - row * cols;
-    let base = Math.floor((row * this.gridRows) / this.rows) * gridCols;
-    for (let i = 0; i < values.length; i++) {
-      const x = values[i];
-      if (x - x === 0) {
-        const cell = base + (colCell ? colCell[col] : Math.floor((col * gridCols) / cols));
-        sum[cell] += x;
-        seen[cell]++;
-        if (x < min[cell]) {
-          min[cell] = x;
-        }
-        if (x > max[cell]) {
-          max[cell] = x;
-        }
+    let i = 0;
+    while (i < n) {
+      const base = Math.floor((row * this.gridRows) / this.rows) * gridCols;
+      const rowEnd = Math.min(n, i + (cols - col));
+      while (i < rowEnd) {
+        const cellCol = this.colCell ? this.colCell[col] : Math.floor((col * gridCols) / cols);
+        // The first column of the next cell: the least c with ⌊c · gridCols / cols⌋ > cellCol.
+        const nextCol = Math.ceil(((cellCol + 1) * cols) / gridCols);
+        const runEnd = Math.min(rowEnd, i + (nextCol - col));
+        this.addRun(values, i, runEnd, base + cellCol);
+        col += runEnd - i;
+        i = runEnd;
       }
-      if (++col === cols) {
+      if (col === cols) {
         col = 0;
         row++;
-        base = Math.floor((row * this.gridRows) / this.rows) * gridCols;
       }
     }
+  }
+
+  private addRun(values: ArrayLike<number>, from: number, to: number, cell: number): void {
+    let sum = 0;
+    let min = this.min[cell];
+    let max = this.max[cell];
+    for (let j = from; j < to; j++) {
+      const x = values[j];
+      sum += x;
+      if (x < min) {
+        min = x;
+      }
+      if (x > max) {
+        max = x;
+      }
+    }
+    let seen = to - from;
+    if (!(sum - sum === 0)) {
+      sum = 0;
+      seen = 0;
+      min = this.min[cell];
+      max = this.max[cell];
+      for (let j = from; j < to; j++) {
+        const x = values[j];
+        if (x - x === 0) {
+          sum += x;
+          seen++;
+          min = x < min ? x : min;
+          max = x > max ? x : max;
+        }
+      }
+    }
+    this.sum[cell] += sum;
+    this.seen[cell] += seen;
+    this.min[cell] = min;
+    this.max[cell] = max;
   }
 
   grid(): ValueGrid {

@@ -26,3 +26,6 @@ export const FIRST_VALUES = 16;
 
 /** Seed of the row sample, shown with it, so the same sample can be drawn again. */
 export const VALUES_SAMPLE_SEED = 17;
+
+/** Storage bytes a strided view (a transpose, a slice) may span: read whole, then gathered, so held in memory twice. */
+export const MAX_STRIDED_EXTENT_BYTES = 256 * 1024 * 1024;

@@ -8,6 +8,8 @@ export interface ValuesReportEntry {
   dtype: string;
   decoded: 'stored' | 'dequantized';
   scaledBy?: string;
+  /** A packed layout's dequantization: scheme, companion tensors and formula. */
+  dequantizedBy?: { scheme: string; tensors: string[]; detail: string };
   read: { bytes: number; elements: number; of: number; sampled: boolean; confirmed: boolean };
   /** The report's statistics: the view's, less the subnormal count it shows. */
   stats: Omit<ValueStats, 'subnormals'>;
@@ -33,6 +35,9 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
     };
     if (values.scaledBy) {
       entry.scaledBy = values.scaledBy.tensor;
+    }
+    if (values.dequantizedBy) {
+      entry.dequantizedBy = values.dequantizedBy;
     }
     return entry;
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { caseBytes, valuesFixture, present } from '../../testing/values-fixtures';
-import { decodeValues, MIN_NORMAL } from './decode';
+import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
 import { HISTOGRAM_BINS, StatsAccumulator } from './stats';
 
 /** 2^−7: the sketch's relative bound for values BF16 cannot hold (stats.ts). */
@@ -65,5 +65,70 @@ describe('StatsAccumulator against numpy over the stored values', () => {
     }
     expect(stats.stats().mean).toBe(1e9);
     expect(stats.stats().std).toBeCloseTo(1, 12);
+  });
+});
+
+describe('StatsAccumulator.addCodes (8- and 16-bit floats counted by code)', () => {
+  const coded = valuesFixture('stats').filter((entry) => codeTable(entry.dtype) !== null);
+
+  it('the fixture holds code-table dtypes', () => {
+    expect(coded.map((entry) => entry.dtype)).toEqual(expect.arrayContaining(['F16', 'BF16']));
+  });
+
+  it.each(coded.map((entry) => [entry.dtype, entry] as const))('%s equals numpy', (dtype, entry) => {
+    const want = present(entry.stats);
+    const bytes = caseBytes(entry);
+    const table = present(codeTable(dtype));
+    const stats = new StatsAccumulator(MIN_NORMAL[dtype]);
+    const unit = dtype.startsWith('F8_') ? 1 : 2;
+    for (let at = 0, size = unit; at < bytes.length; at += size, size = (size * 3 + 7 * unit) & ~(unit - 1)) {
+      // Odd offsets too: the codes are then copied out of an unaligned view.
+      const part = new Uint8Array(bytes.length + 1).subarray(1, 1 + Math.min(size, bytes.length - at));
+      part.set(bytes.subarray(at, at + part.length));
+      stats.addCodes(codesOf(dtype, part), table);
+    }
+    const got = stats.stats();
+    for (const key of ['count', 'nan', 'posInf', 'negInf', 'zeros', 'subnormals', 'min', 'max', 'absMax'] as const) {
+      expect(got[key], key).toBe(want[key]);
+    }
+    expect(Math.abs(present(got.mean) - (want.mean as number)) / Math.abs(want.mean as number)).toBeLessThan(1e-9);
+    expect(Math.abs(present(got.std) - (want.std as number)) / (want.std as number)).toBeLessThan(1e-9);
+    const histogram = present(stats.histogram(HISTOGRAM_BINS));
+    expect(histogram.edges).toEqual(want.histogram.edges);
+    if (dtype === 'BF16') {
+      expect(histogram.counts).toEqual(want.histogram.counts);
+      expect(got.p50).toBeCloseTo(want.p50 as number, 12);
+    }
+  });
+
+  it('mixes with float chunks in one accumulator', () => {
+    const stats = new StatsAccumulator(2 ** -126);
+    stats.add(new Float32Array([1, 2, Number.NaN]));
+    stats.addCodes(new Uint16Array([0x3f80, 0x4000, 0x0000, 0x7f80]), present(codeTable('BF16')));
+    expect(stats.stats()).toMatchObject({ count: 7, nan: 1, posInf: 1, zeros: 1, min: 0, max: 2, mean: 1.2 });
+  });
+});
+
+describe('StatsAccumulator: the finite float32 loop equals the checked loop', () => {
+  it.each([
+    ['F32 with zeros and subnormals', 2 ** -126, [0, -0, 1e-40, -3e-42, 0.5, -2, 3.25, 1e-3]],
+    ['dequantized (no subnormals: only zeros are counted)', 0, [0, 1e-40, -0.75, 4, 0, 2.5e-39]],
+    ['far from zero', 2 ** -126, Array.from({ length: 5000 }, (_, i) => 3e4 + (i % 7) * 0.125)],
+  ])('%s', (_, minNormal, list) => {
+    const float32 = Float32Array.from(list as number[]);
+    const fast = new StatsAccumulator(minNormal as number);
+    const checked = new StatsAccumulator(minNormal as number);
+    for (let at = 0; at < float32.length; at += 3) {
+      fast.add(float32.subarray(at, at + 3));
+      checked.add(Float64Array.from(float32.subarray(at, at + 3)));
+    }
+    const want = checked.stats();
+    const got = fast.stats();
+    for (const key of ['count', 'zeros', 'subnormals', 'min', 'max', 'p1', 'p50', 'p99'] as const) {
+      expect(got[key], key).toBe(want[key]);
+    }
+    expect(present(got.mean)).toBeCloseTo(present(want.mean), 9);
+    expect(present(got.std)).toBeCloseTo(present(want.std), 9);
+    expect(fast.histogram()).toEqual(checked.histogram());
   });
 });

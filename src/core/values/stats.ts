@@ -45,6 +45,12 @@ export const HISTOGRAM_BINS = 64;
 
 const BUCKETS = 65536;
 
+/** Relative cancellation that sends a chunk's shifted Σd² through an exact second pass: M2 < this × Σd². */
+const CANCELLATION_GUARD = 1e-6;
+
+/** Pending code counts are folded in before a Uint32 counter could overflow. */
+const MAX_PENDING_CODES = 2 ** 32 - 1;
+
 export class StatsAccumulator {
   private count = 0;
   private nan = 0;
@@ -58,6 +64,13 @@ export class StatsAccumulator {
   private min = Infinity;
   private max = -Infinity;
   private readonly buckets: Float64Array;
+  /** Sketch counts of the current stretch, as integers (an integer increment is cheaper than a Float64 one). */
+  private readonly pendingBuckets: Uint32Array;
+  private pendingBucketTotal = 0;
+  /** Counts per code of a 16- or 8-bit dtype (`addCodes`), folded in when the figures are asked for. */
+  private codeCounts: Uint32Array | null = null;
+  private codeTable: Float32Array | null = null;
+  private pendingCodes = 0;
   private scratch = new Float32Array(0);
 
   /**
@@ -69,13 +82,185 @@ export class StatsAccumulator {
     private readonly sketch = true,
   ) {
     this.buckets = new Float64Array(sketch ? BUCKETS : 1);
+    this.pendingBuckets = new Uint32Array(sketch ? BUCKETS : 1);
   }
 
   add(values: Float32Array | Float64Array): void {
-    const n = values.length;
-    if (n === 0) {
+    if (values.length === 0) {
       return;
     }
+    if (!(values instanceof Float32Array && this.addFinite32(values))) {
+      this.addChecked(values);
+    }
+  }
+
+  /**
+   * Values given as codes of a dtype with at most 65,536 values (F16, BF16, the 8-bit floats) and the table of what
+   * each code is: one integer increment per value here, every figure computed from the code counts later (exactly,
+   * each distinct value once).
+   */
+  addCodes(codes: Uint16Array | Uint8Array, table: Float32Array): void {
+    if (this.codeTable !== table) {
+      this.foldCodes();
+      this.codeTable = table;
+      this.codeCounts = new Uint32Array(table.length);
+    }
+    if (this.pendingCodes + codes.length > MAX_PENDING_CODES) {
+      this.foldCodes();
+    }
+    const counts = this.codeCounts as Uint32Array;
+    const n = codes.length;
+    for (let i = 0; i < n; i++) {
+      counts[codes[i]]++;
+    }
+    this.pendingCodes += n;
+  }
+
+  /**
+   * The common case in one tight loop: float32 values all finite. Sums are shifted by a value near the mean (the
+   * running mean, or the chunk's first value), so Σd² − (Σd)²/n does not cancel; when it would, a second pass over
+   * the chunk takes the exact Σ(x − mean)². Zeros and subnormals are counted in a second pass only when the chunk's
+   * least x² says it holds one. Returns false, having changed nothing, when the chunk holds a NaN or an infinity
+   * (their sums are not finite): the checked loop then counts them.
+   */
+  private addFinite32(values: Float32Array): boolean {
+    const n = values.length;
+    const shift = this.finite > 0 ? this.mean : values[0];
+    if (!(shift - shift === 0)) {
+      return false;
+    }
+    const bits = this.sketch ? new Uint32Array(values.buffer, values.byteOffset, n) : null;
+    if (bits && this.pendingBucketTotal + n > MAX_PENDING_CODES) {
+      this.foldBuckets();
+    }
+    const moments = bits ? finiteMomentsSketch(values, bits, this.pendingBuckets, shift) : finiteMoments(values, shift);
+    const [sum, squares, min, max, leastSquare] = moments;
+    if (!(sum - sum === 0 && squares - squares === 0)) {
+      if (bits) {
+        uncountBuckets(bits, this.pendingBuckets);
+      }
+      return false;
+    }
+    if (bits) {
+      this.pendingBucketTotal += n;
+    }
+    const minNormal = this.minNormal;
+    let zeros = 0;
+    let subnormals = 0;
+    // x² < minNormal² exactly when |x| < minNormal (float32 squares never underflow a double); with no subnormals in
+    // the dtype, only x = 0 has x² below the least positive double.
+    if (leastSquare < (minNormal > 0 ? minNormal * minNormal : Number.MIN_VALUE)) {
+      for (let i = 0; i < n; i++) {
+        const x = values[i];
+        if (x === 0) {
+          zeros++;
+        } else if (x < minNormal && x > -minNormal) {
+          subnormals++;
+        }
+      }
+    }
+    const chunkMean = shift + sum / n;
+    let chunkM2 = squares - (sum * sum) / n;
+    if (chunkM2 < CANCELLATION_GUARD * squares) {
+      chunkM2 = 0;
+      for (let i = 0; i < n; i++) {
+        const d = values[i] - chunkMean;
+        chunkM2 += d * d;
+      }
+    }
+    this.count += n;
+    this.zeros += zeros;
+    this.subnormals += subnormals;
+    this.min = Math.min(this.min, min);
+    this.max = Math.max(this.max, max);
+    this.merge(n, chunkMean, chunkM2);
+    return true;
+  }
+
+  /** Chan et al.'s rule: a chunk of `finite` values with its mean and M2 joins the running figures. */
+  private merge(finite: number, chunkMean: number, chunkM2: number): void {
+    if (finite === 0) {
+      return;
+    }
+    const total = this.finite + finite;
+    const delta = chunkMean - this.mean;
+    this.mean += (delta * finite) / total;
+    this.m2 += chunkM2 + (delta * delta * this.finite * finite) / total;
+    this.finite = total;
+  }
+
+  private foldBuckets(): void {
+    if (this.pendingBucketTotal === 0) {
+      return;
+    }
+    const pending = this.pendingBuckets;
+    for (let key = 0; key < pending.length; key++) {
+      this.buckets[key] += pending[key];
+    }
+    pending.fill(0);
+    this.pendingBucketTotal = 0;
+  }
+
+  /** Every figure of the counted codes, each distinct value taken once with its count. */
+  private foldCodes(): void {
+    const counts = this.codeCounts;
+    const table = this.codeTable;
+    if (counts === null || table === null || this.pendingCodes === 0) {
+      return;
+    }
+    const minNormal = this.minNormal;
+    let finite = 0;
+    let sum = 0;
+    for (let code = 0; code < counts.length; code++) {
+      const c = counts[code];
+      if (c === 0) {
+        continue;
+      }
+      const x = table[code];
+      if (x - x === 0) {
+        finite += c;
+        sum += c * x;
+        if (x < this.min) {
+          this.min = x;
+        }
+        if (x > this.max) {
+          this.max = x;
+        }
+        if (x === 0) {
+          this.zeros += c;
+        } else if (x < minNormal && x > -minNormal) {
+          this.subnormals += c;
+        }
+        if (this.sketch) {
+          BUCKET_FLOAT[0] = x;
+          this.buckets[BUCKET_BITS[0] >>> 16] += c;
+        }
+      } else if (x !== x) {
+        this.nan += c;
+      } else if (x > 0) {
+        this.posInf += c;
+      } else {
+        this.negInf += c;
+      }
+    }
+    const chunkMean = finite > 0 ? sum / finite : 0;
+    let chunkM2 = 0;
+    for (let code = 0; code < counts.length; code++) {
+      const c = counts[code];
+      const d = table[code] - chunkMean;
+      if (c > 0 && d - d === 0) {
+        chunkM2 += c * d * d;
+      }
+    }
+    this.count += this.pendingCodes;
+    this.merge(finite, chunkMean, chunkM2);
+    counts.fill(0);
+    this.pendingCodes = 0;
+  }
+
+  /** The general loop: any values, NaN and infinities counted and left out of everything else. */
+  private addChecked(values: Float32Array | Float64Array): void {
+    const n = values.length;
     const minNormal = this.minNormal;
     const buckets = this.buckets;
     const bits = this.sketch ? this.bitsOf(values) : null;
@@ -133,13 +318,7 @@ export class StatsAccumulator {
     this.subnormals += subnormals;
     this.min = min;
     this.max = max;
-    if (finite > 0) {
-      const total = this.finite + finite;
-      const delta = chunkMean - this.mean;
-      this.mean += (delta * finite) / total;
-      this.m2 += chunkM2 + (delta * delta * this.finite * finite) / total;
-      this.finite = total;
-    }
+    this.merge(finite, chunkMean, chunkM2);
   }
 
   /** The float32 bit patterns of `values`: a view when they are float32 already, else a reused scratch copy. */
@@ -154,7 +333,14 @@ export class StatsAccumulator {
     return new Uint32Array(this.scratch.buffer, 0, values.length);
   }
 
+  /** Folds the pending counts in, so the figures below are complete. */
+  private settle(): void {
+    this.foldCodes();
+    this.foldBuckets();
+  }
+
   stats(): ValueStats {
+    this.settle();
     const any = this.finite > 0;
     return {
       count: this.count,
@@ -191,6 +377,7 @@ export class StatsAccumulator {
 
   /** `np.percentile(x, 100q)` (linear): the values of ranks ⌊r⌋ and ⌊r⌋ + 1, r = q(n − 1), interpolated. */
   quantile(q: number): number | null {
+    this.settle();
     if (this.finite === 0) {
       return null;
     }
@@ -216,6 +403,7 @@ export class StatsAccumulator {
   }
 
   histogram(bins: number = HISTOGRAM_BINS): Histogram | null {
+    this.settle();
     if (this.finite === 0 || !this.sketch) {
       return null;
     }
@@ -250,4 +438,78 @@ const BUCKET_FLOAT = new Float32Array(BUCKET_BITS.buffer);
 function bucketValue(key: number): number {
   BUCKET_BITS[0] = key << 16;
   return BUCKET_FLOAT[0];
+}
+
+/** Σ(x − shift), Σ(x − shift)², min, max and the least x² of a chunk, in one loop; reused to spare an allocation. */
+const MOMENTS = new Float64Array(5);
+
+function finiteMoments(values: Float32Array, shift: number): Float64Array {
+  let sum = 0;
+  let squares = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let leastSquare = Infinity;
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const x = values[i];
+    const d = x - shift;
+    sum += d;
+    squares += d * d;
+    if (x < min) {
+      min = x;
+    }
+    if (x > max) {
+      max = x;
+    }
+    const square = x * x;
+    if (square < leastSquare) {
+      leastSquare = square;
+    }
+  }
+  MOMENTS[0] = sum;
+  MOMENTS[1] = squares;
+  MOMENTS[2] = min;
+  MOMENTS[3] = max;
+  MOMENTS[4] = leastSquare;
+  return MOMENTS;
+}
+
+/** `finiteMoments` and the sketch counts (by the top 16 bits of each value) in the same pass over memory. */
+function finiteMomentsSketch(values: Float32Array, bits: Uint32Array, buckets: Uint32Array, shift: number) {
+  let sum = 0;
+  let squares = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  let leastSquare = Infinity;
+  const n = values.length;
+  for (let i = 0; i < n; i++) {
+    const x = values[i];
+    const d = x - shift;
+    sum += d;
+    squares += d * d;
+    if (x < min) {
+      min = x;
+    }
+    if (x > max) {
+      max = x;
+    }
+    const square = x * x;
+    if (square < leastSquare) {
+      leastSquare = square;
+    }
+    buckets[bits[i] >>> 16]++;
+  }
+  MOMENTS[0] = sum;
+  MOMENTS[1] = squares;
+  MOMENTS[2] = min;
+  MOMENTS[3] = max;
+  MOMENTS[4] = leastSquare;
+  return MOMENTS;
+}
+
+/** Takes back the sketch counts of a chunk that turned out to hold a NaN or an infinity. */
+function uncountBuckets(bits: Uint32Array, buckets: Uint32Array): void {
+  for (let i = 0; i < bits.length; i++) {
+    buckets[bits[i] >>> 16]--;
+  }
 }

@@ -2,7 +2,7 @@
  * One tensor's values, read: the result "Read values" shows and the report lists, and the accumulator that builds it
  * chunk by chunk (decode → optional scale → statistics, grid, first values). Pure: the bytes come from the caller.
  */
-import { ASSUMED_BIT_ORDER, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from './decode';
+import { ASSUMED_BIT_ORDER, codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from './decode';
 import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
 import { FIRST_VALUES } from './limits';
@@ -24,6 +24,10 @@ export interface TensorValues {
   /** `stored`: the values as stored; `dequantized`: times the scale tensor named in `scaledBy`. */
   decoded: 'stored' | 'dequantized';
   scaledBy?: { tensor: string; kind: 'tensor' | 'row' | 'block' };
+  /** A packed layout's dequantization: its scheme, the companion tensors it read, and its formula. */
+  dequantizedBy?: { scheme: string; tensors: string[]; detail: string };
+  /** The other reading this tensor offers: its stored values beside dequantized ones, or the reverse. */
+  alternative?: 'stored' | 'dequantized';
   read: {
     bytes: number;
     elements: number;
@@ -94,7 +98,12 @@ export class ValuesAccumulator {
     if (firstElement === 0 && this.first.length === 0) {
       this.first = firstValues(values, bytes, this.unit);
     }
-    this.stats.add(values);
+    const table = this.scale ? null : codeTable(this.dtype);
+    if (table) {
+      this.stats.addCodes(codesOf(this.dtype, bytes), table);
+    } else {
+      this.stats.add(values);
+    }
     this.grid.add(values, firstElement);
   }
 

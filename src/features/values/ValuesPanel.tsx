@@ -58,7 +58,13 @@ export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: nu
           </button>
         </div>
       )}
-      {entry?.status === 'ready' && <ValuesView values={entry.values} onReadAll={() => read(row, true)} />}
+      {entry?.status === 'ready' && (
+        <ValuesView
+          values={entry.values}
+          onReadAll={() => read(row, true)}
+          onSwitch={() => read(row, false, entry.values.alternative === 'stored')}
+        />
+      )}
     </section>
   );
 }
@@ -69,11 +75,7 @@ function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: (
     return (
       <p className="values-read" data-testid="values-read">
         All {groupDigits(read.elements)} values ({formatBytes(read.bytes)}) read
-        {read.confirmed ? ' on request' : ''} in {formatValue(values.ms / 1000)} s
-        {values.decoded === 'dequantized' && values.scaledBy
-          ? `; dequantized: stored values × ${values.scaledBy.tensor} (one scale per ${values.scaledBy.kind})`
-          : '; the stored values'}
-        .
+        {read.confirmed ? ' on request' : ''} in {formatValue(values.ms / 1000)} s{dequantizedText(values)}.
       </p>
     );
   }
@@ -93,7 +95,25 @@ function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: (
   );
 }
 
-function ValuesView({ values, onReadAll }: { values: TensorValues; onReadAll: () => void }) {
+function dequantizedText(values: TensorValues): string {
+  if (values.decoded === 'dequantized' && values.scaledBy) {
+    return `; dequantized: stored values × ${values.scaledBy.tensor} (one scale per ${values.scaledBy.kind})`;
+  }
+  if (values.decoded === 'dequantized' && values.dequantizedBy) {
+    return `; dequantized (${values.dequantizedBy.detail}) with ${values.dequantizedBy.tensors.join(', ')}`;
+  }
+  return '; the stored values';
+}
+
+function ValuesView({
+  values,
+  onReadAll,
+  onSwitch,
+}: {
+  values: TensorValues;
+  onReadAll: () => void;
+  onSwitch: () => void;
+}) {
   const [log, setLog] = useState(false);
   const { stats, grid } = values;
   const sample = values.read.sampled ? ' (sample)' : '';
@@ -116,6 +136,16 @@ function ValuesView({ values, onReadAll }: { values: TensorValues; onReadAll: ()
   return (
     <div className="values-view" data-testid="values-view">
       <ReadSummary values={values} onReadAll={onReadAll} />
+      {values.alternative && (
+        <p className="values-switch">
+          <span className={values.decoded === 'dequantized' ? 'values-badge' : 'values-badge values-badge-stored'}>
+            {values.decoded}
+          </span>{' '}
+          <button type="button" onClick={onSwitch}>
+            {values.alternative === 'stored' ? 'Show stored values' : 'Show dequantized values'}
+          </button>
+        </p>
+      )}
       {values.notes.map((note) => (
         <p key={note} className="muted">
           {note}
@@ -167,7 +197,7 @@ function ValuesView({ values, onReadAll }: { values: TensorValues; onReadAll: ()
               <td className="mono values-exact" title={exactDecimal(value.value)}>
                 {exactDecimal(value.value)}
               </td>
-              <td className="mono">{value.raw}</td>
+              <td className="mono">{value.raw || '— (see the stored values)'}</td>
             </tr>
           ))}
         </tbody>

@@ -63,6 +63,11 @@ export interface CheckpointSummary {
    * pickles. Left out of the report with `rows`.
    */
   members?: Record<string, StorageMember>;
+  /**
+   * Where a legacy (torch < 1.6) stream keeps each storage: the offset of its first data byte (after its 8-byte
+   * element count) and its byte size. Absent for zips and bare pickles. Left out of the report with `rows`.
+   */
+  legacyStorages?: Record<string, { dataAt: number; bytes: number }>;
   /** The archive's folder name (`archive`, `pytorch_model`), for zip checkpoints. */
   zipPrefix?: string;
 }

@@ -381,6 +381,33 @@ function parseLegacy(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSi
   return { runs, main: runs[3] ?? null, findings, calls };
 }
 
+/**
+ * Where a legacy stream keeps each storage: after the storage-keys pickle, each storage in the order of that list as
+ * an 8-byte little-endian element count and its raw bytes (torch/serialization.py `_legacy_save`, storage
+ * `_write_file`). A storage's byte size comes from its persistent id (numel × item size); the offsets stop at the
+ * first key whose size is unknown, since every later storage then has an unknown start.
+ */
+function legacyStorages(
+  keysRun: PickleRun | undefined,
+  storageBytes: ReadonlyMap<string, number>,
+): Record<string, { dataAt: number; bytes: number }> {
+  const out: Record<string, { dataAt: number; bytes: number }> = {};
+  const root = keysRun?.complete ? keysRun.root : null;
+  if (!root || typeof root !== 'object' || !('kind' in root) || root.kind !== 'list') {
+    return out;
+  }
+  let at = keysRun?.end ?? 0;
+  for (const key of root.items) {
+    const bytes = typeof key === 'string' ? storageBytes.get(key) : undefined;
+    if (typeof key !== 'string' || bytes === undefined || !Number.isFinite(bytes)) {
+      break;
+    }
+    out[key] = { dataAt: at + 8, bytes };
+    at += 8 + bytes;
+  }
+  return out;
+}
+
 function parseBare(bytes: Uint8Array): Omit<PickleStream, 'bytes' | 'storageSizes'> {
   const calls = new CallRecorder();
   const runs: PickleRun[] = [runPickle(bytes, 0, rebuildTensors, calls.observe)];
@@ -441,6 +468,8 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   if (stream.zip) {
     checkpoint.zipPrefix = stream.zip.prefix;
     checkpoint.members = Object.fromEntries(stream.zip.members);
+  } else if (format === 'pytorch-legacy') {
+    checkpoint.legacyStorages = legacyStorages(stream.runs[4], storageBytes);
   }
   return {
     headerLength: pickle.pickleBytes,

@@ -1,0 +1,199 @@
+/**
+ * "Read values" on a packed 4-bit weight (GPTQ, AWQ, bitsandbytes NF4/FP4): reads the stored codes and their
+ * companion tensors whole (core/values/packed.ts names them), dequantizes them (core/values/dequant.ts) and builds
+ * the statistics of the logical weight, labelled "dequantized" with the tensors it used.
+ */
+import { decodeValues } from '../core/values/decode';
+import { dequantizeAwq, dequantizeBnb4, dequantizeGptq } from '../core/values/dequant';
+import { matrixShape } from '../core/values/grid';
+import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/limits';
+import { nestedAbsmax, parseBnbQuantState, type PackedPlan } from '../core/values/packed';
+import { planValuesRead } from '../core/values/read-plan';
+import { ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
+import { tensorShape } from '../core/model';
+import { locatedByteLength, locateTensorData, readTensorChunks } from '../io/tensor-data';
+import type { KeptData, KeptLoad } from './load-source';
+import type { ValuesJob } from './values-handler';
+
+export type DtypeOf = (load: KeptLoad, row: number) => string;
+
+/**
+ * Dequantized elements one read holds in memory at once (Float32, 256 MiB): a 7B model's largest packed projection
+ * (4096 × 14336) fits; a larger one says so and its stored codes can still be read.
+ */
+export const MAX_DEQUANTIZED_ELEMENTS = 64 * 1024 * 1024;
+
+/** The rows a plan reads, for the byte count and the progress total. */
+export function planRows(plan: PackedPlan): number[] {
+  if (plan.scheme === 'bitsandbytes 4-bit') {
+    return [plan.weight, plan.absmax, plan.quantMap, plan.quantState, plan.nestedAbsmax, plan.nestedQuantMap].filter(
+      (row): row is number => row !== null,
+    );
+  }
+  return [plan.qweight, plan.scales, plan.qzeros, ...(plan.scheme === 'GPTQ' && plan.gIdx !== null ? [plan.gIdx] : [])];
+}
+
+/** Bytes the dequantized read takes: the codes and every companion, whole. */
+export function packedReadBytes(load: KeptLoad, plan: PackedPlan): number {
+  return planRows(plan).reduce((sum, row) => sum + locatedByteLength(load.columns, row, load.data?.storage), 0);
+}
+
+async function readWhole(
+  load: KeptLoad,
+  data: KeptData,
+  row: number,
+  signal: AbortSignal,
+  onProgress: (bytesRead: number) => void,
+) {
+  const span = await locateTensorData(load.columns, row, data, signal);
+  const out = new Uint8Array(span.length);
+  await readTensorChunks(span, [{ start: 0, end: span.length, firstElement: 0 }], {
+    signal,
+    remote: data.remote,
+    purpose: 'values',
+    unit: { bytes: 1, elements: 1 },
+    onChunk: (bytes, first) => out.set(bytes, first),
+    onProgress,
+  });
+  return out;
+}
+
+function floatsOf(rowDtype: DtypeOf) {
+  return (load: KeptLoad, row: number, bytes: Uint8Array): ArrayLike<number> => {
+    const values = decodeValues(rowDtype(load, row), bytes);
+    if (values === null) {
+      throw new ValuesUnavailable(`${load.names[row]} is ${rowDtype(load, row)}, which is not decoded.`);
+    }
+    return values;
+  };
+}
+
+/** The dequantized weight, its shape, and what the view says about how it was made. */
+async function dequantize(
+  load: KeptLoad,
+  data: KeptData,
+  plan: PackedPlan,
+  job: ValuesJob,
+  total: number,
+  rowDtype: DtypeOf,
+): Promise<{ values: Float32Array; shape: number[]; detail: string }> {
+  const floats = floatsOf(rowDtype);
+  let read = 0;
+  const bytesOf = async (row: number) => {
+    const bytes = await readWhole(load, data, row, job.signal, (at) => job.progress(read + at, total));
+    read += bytes.length;
+    return bytes;
+  };
+  if (plan.scheme === 'GPTQ') {
+    const qweight = await bytesOf(plan.qweight);
+    const qzeros = await bytesOf(plan.qzeros);
+    const scales = floats(load, plan.scales, await bytesOf(plan.scales));
+    const gIdx = plan.gIdx !== null ? floats(load, plan.gIdx, await bytesOf(plan.gIdx)) : undefined;
+    const values = dequantizeGptq({ ...plan, qweight, qzeros, scales, gIdx, zeroMinusOne: true });
+    return {
+      values: present(values, 'the GPTQ tensors do not fit together'),
+      shape: plan.shape,
+      detail: `${plan.bits}-bit GPTQ, W = scales × (q − (qzeros + 1)), group ${plan.groupSize}${gIdx ? ' by g_idx' : ''}; shown as W [N, K]`,
+    };
+  }
+  if (plan.scheme === 'AWQ') {
+    const qweight = await bytesOf(plan.qweight);
+    const qzeros = await bytesOf(plan.qzeros);
+    const scales = floats(load, plan.scales, await bytesOf(plan.scales));
+    const values = dequantizeAwq(qweight, qzeros, scales, plan.inFeatures, plan.outFeatures, plan.groupSize);
+    return {
+      values: present(values, 'the AWQ tensors do not fit together'),
+      shape: plan.shape,
+      detail: `4-bit AWQ, W = (q − qzeros) × scales, group ${plan.groupSize}; shown as stored, Wᵀ [K, N]`,
+    };
+  }
+  const state = parseBnbQuantState(await bytesOf(plan.quantState));
+  if (typeof state === 'string') {
+    throw new ValuesUnavailable(`Not dequantized: ${state}.`);
+  }
+  const count = state.shape.reduce((a, b) => a * b, 1);
+  checkSize(count);
+  const packed = await bytesOf(plan.weight);
+  const code = floats(load, plan.quantMap, await bytesOf(plan.quantMap));
+  const absmaxBytes = await bytesOf(plan.absmax);
+  let absmax: ArrayLike<number>;
+  if (plan.nestedAbsmax !== null && plan.nestedQuantMap !== null && state.nestedBlocksize !== null) {
+    const nestedValues = floats(load, plan.nestedAbsmax, await bytesOf(plan.nestedAbsmax));
+    const nestedCode = floats(load, plan.nestedQuantMap, await bytesOf(plan.nestedQuantMap));
+    absmax = present(
+      nestedAbsmax(absmaxBytes, nestedCode, nestedValues, state.nestedBlocksize, state.nestedOffset),
+      'the double-quantized absmax does not fit its nested tensors',
+    );
+  } else {
+    absmax = floats(load, plan.absmax, absmaxBytes);
+  }
+  const values = dequantizeBnb4(packed, absmax, code, state.blocksize, count);
+  return {
+    values: present(values, 'the packed weight, absmax and quant_state do not fit together'),
+    shape: state.shape,
+    detail: `bitsandbytes ${state.quantType.toUpperCase()}, x = quant_map[q] × absmax, block ${state.blocksize}${plan.nestedAbsmax !== null ? ', absmax double-quantized' : ''}`,
+  };
+}
+
+function present<T>(value: T | null, message: string): T {
+  if (value === null) {
+    throw new ValuesUnavailable(`Not dequantized: ${message}.`);
+  }
+  return value;
+}
+
+function checkSize(elements: number): void {
+  if (elements > MAX_DEQUANTIZED_ELEMENTS) {
+    throw new ValuesUnavailable(
+      `Not dequantized: ${elements} values is over the ${MAX_DEQUANTIZED_ELEMENTS} this page dequantizes at once; the stored codes are shown instead.`,
+    );
+  }
+}
+
+/** "Read values" of a packed weight, dequantized: every companion read whole, then the logical weight's figures. */
+export async function readDequantizedValues(
+  load: KeptLoad,
+  row: number,
+  plan: PackedPlan,
+  whole: boolean,
+  job: ValuesJob,
+  rowDtype: DtypeOf,
+): Promise<TensorValues> {
+  const started = performance.now();
+  const data = load.data as KeptData;
+  if (plan.scheme !== 'bitsandbytes 4-bit') {
+    checkSize(plan.inFeatures * plan.outFeatures);
+  }
+  const total = packedReadBytes(load, plan);
+  job.progress(0, total);
+  const { values, shape, detail } = await dequantize(load, data, plan, job, total, rowDtype);
+  const accumulator = new ValuesAccumulator('F32', shape, null);
+  const { rows, cols } = matrixShape(shape);
+  const bytes = new Uint8Array(values.buffer);
+  const readPlan = planValuesRead({ byteLength: bytes.length, unit: accumulator.unit, rows, cols, whole: true });
+  for (let at = 0; at < bytes.length; at += LOCAL_VALUES_CHUNK_BYTES) {
+    accumulator.add(bytes.subarray(at, Math.min(bytes.length, at + LOCAL_VALUES_CHUNK_BYTES)), at / 4);
+  }
+  const result = accumulator.result(load.names[row], row, readPlan, {
+    tensorBytes: locatedByteLength(load.columns, row, load.data?.storage),
+    confirmed: whole && data.remote,
+    started,
+  });
+  return {
+    ...result,
+    dtype: rowDtype(load, row),
+    decoded: 'dequantized',
+    read: { ...result.read, bytes: total },
+    // The bytes beside each value would be its float32 result, not what the file holds: the stored view shows those.
+    first: result.first.map((value) => ({ ...value, raw: '' })),
+    dequantizedBy: {
+      scheme: plan.scheme,
+      tensors: planRows(plan)
+        .filter((companion) => companion !== row)
+        .map((companion) => load.names[companion]),
+      detail,
+    },
+    alternative: 'stored',
+    notes: [...result.notes, `Stored as ${rowDtype(load, row)} ${JSON.stringify(tensorShape(load.columns, row))}.`],
+  };
+}
