@@ -180,6 +180,42 @@ describe('which reads were for what', () => {
     expect(network?.roundTrips).toBeLessThan(6);
   });
 
+  it('a first shard holding only the embeddings does not size the other first reads: one request per shard', async () => {
+    const folder = `first-small-${Math.random().toString(36).slice(2)}`;
+    // Shard 1: the embeddings alone (a header of ~200 bytes); the others 16 tensors each (~1 KB more than the
+    // smallest sized first read), as a model split by bytes lays them out.
+    const shards = [[{ name: 'model.embed_tokens.weight', dtype: 'BF16' as const, shape: [32000, 4096] }]];
+    for (let layer = 0; layer < 12; layer++) {
+      shards.push(
+        Array.from({ length: 16 }, (_, expert) => ({
+          name: `model.layers.${layer}.mlp.experts.${expert}.down_proj.weight_with_a_long_descriptive_suffix.${'x'.repeat(200)}`,
+          dtype: 'BF16' as const,
+          shape: [4096, 1024],
+        })),
+      );
+    }
+    const weightMap: Record<string, string> = {};
+    await mkdir(path.join(fixtures.root, folder), { recursive: true });
+    const heads: number[] = [];
+    for (const [k, specs] of shards.entries()) {
+      const file = `model-${String(k + 1).padStart(5, '0')}-of-${String(shards.length).padStart(5, '0')}.safetensors`;
+      const { head } = buildHeaderBytes(specs, { metadata: { format: 'pt' } });
+      heads.push(head.length);
+      await fixtures.write(`${folder}/${file}`, head);
+      for (const spec of specs) {
+        weightMap[spec.name] = file;
+      }
+    }
+    expect(heads[0]).toBeLessThan(512);
+    expect(Math.min(...heads.slice(1))).toBeGreaterThan(5 * 1024);
+    const indexJson = JSON.stringify({ metadata: {}, weight_map: weightMap });
+    await fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(indexJson));
+    const { result, log } = await load(`${folder}/model.safetensors.index.json`);
+    expect(result.shards?.report.shards.filter((shard) => shard.present)).toHaveLength(shards.length);
+    // The index, then one read per shard: none needed a second read for the rest of its header.
+    expect(log).toHaveLength(1 + shards.length);
+  });
+
   it('analysis reads are their own line', async () => {
     const fixture = kohyaSpreadFixture(true, 12);
     fixture.fileName = 'kohya-12-purposes.safetensors';
