@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { Browser } from '@playwright/test';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { kohyaSd15Fixture } from '../src/testing/models/lora';
+import { comfySpreadConfigsFixture } from '../src/testing/remote-sampling-fixtures';
 import { writeDeepseekShards } from './bench-deepseek-shards';
 import {
   BENCH_LATENCY_MS,
@@ -266,6 +267,7 @@ async function remoteShards(browser: Browser, bundle: string): Promise<void> {
 }
 
 async function analysisReads(browser: Browser): Promise<void> {
+  await spreadConfigReads(browser);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'st-lens-bench-'));
   const kohya = kohyaSd15Fixture();
   writeFileSync(
@@ -287,6 +289,59 @@ async function analysisReads(browser: Browser): Promise<void> {
       console.log(
         `  ${entry.label.padEnd(42)} ${timed.ms.toFixed(0).padStart(5)} ms, ${timed.requests} requests, ` +
           `${sequentialRoundTrips(log)} sequential round trips, ${(beyond / 1024).toFixed(1)} KiB beyond 8 + N`,
+      );
+    } finally {
+      await server.close();
+    }
+  }
+}
+
+/**
+ * Issue 24: the ComfyUI int8 file whose 266 configs lie each beside its layer through 14 GB (sparse, written by
+ * scripts/fixtures-extra.ts), over both protocols. Targets: 3 sequential round trips on HTTP/2, 4 on HTTP/1.1
+ * (the header, then the sampled configs, 6 at a time per origin).
+ */
+async function spreadConfigReads(browser: Browser): Promise<void> {
+  const fixture = comfySpreadConfigsFixture();
+  const file = path.join(FIXTURES, fixture.fileName);
+  if (!existsSync(file)) {
+    console.log(`\n${fixture.fileName} missing: run \`npm run fixtures\`.`);
+    return;
+  }
+  console.log(`\nComfyUI int8, 266 configs spread through 14 GB, ${BENCH_LATENCY_MS} ms away, median of ${RUNS}`);
+  for (const protocol of ['h2', 'http/1.1'] as const) {
+    const server = await startBenchServer(protocol, FIXTURES);
+    try {
+      const runs: { ms: number; requests: number; trips: number; configs: number; waves: number }[] = [];
+      for (let run = 0; run < RUNS; run++) {
+        const first = server.log.length;
+        const timed = await timeApp(browser, server, `${server.origin}/files/${fixture.fileName}`, TIMELINE);
+        const log = server.log.slice(first).filter((entry) => entry.method !== 'OPTIONS');
+        const configs = log.filter((entry) => Number(/^bytes=(\d+)/.exec(entry.range ?? '')?.[1] ?? 0) > 1 << 20);
+        if (TIMELINE) {
+          const zero = log[0]?.startedAt ?? 0;
+          console.log(
+            `    ${protocol} requests (start–end ms after the first): ` +
+              log
+                .map((entry) => `${(entry.startedAt - zero).toFixed(0)}–${((entry.endedAt ?? NaN) - zero).toFixed(0)}`)
+                .join(' '),
+          );
+        }
+        runs.push({
+          ms: timed.ms,
+          requests: log.length,
+          trips: sequentialRoundTrips(log),
+          configs: configs.length,
+          waves: sequentialRoundTrips(configs),
+        });
+      }
+      const middle = runs.find((run) => run.ms === median(runs.map((r) => r.ms))) ?? runs[0];
+      const target = protocol === 'h2' ? 3 : 4;
+      console.log(
+        `  ${protocol.padEnd(8)} ${middle.ms.toFixed(0).padStart(5)} ms, ${middle.requests} requests ` +
+          `(${middle.configs} config reads in ${middle.waves} sequential waves), ` +
+          `${middle.trips} sequential round trips (target ≤ ${target}); runs: ` +
+          runs.map((run) => `${run.trips} trips ${run.ms.toFixed(0)} ms`).join(', '),
       );
     } finally {
       await server.close();

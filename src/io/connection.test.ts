@@ -1,7 +1,8 @@
 /** First-read sizing for shard headers (connection.ts sizedFirstRead). */
 import { describe, expect, it } from 'vitest';
 import { ShardIndexScanner } from '../core/shards/index-parser';
-import { sizedFirstRead } from './connection';
+import { HTTP1_MAX_SPANS, REMOTE_MAX_SPANS } from '../core/limits';
+import { analysisSpanLimit, sizedFirstRead } from './connection';
 
 describe('sizedFirstRead', () => {
   it('reads the default until a header was seen', () => {
@@ -35,5 +36,16 @@ describe('sizedFirstRead', () => {
     expect(scanner.namedInShard(0)).toEqual({ tensors: 1, nameBytes: 8 });
     expect(scanner.namedInShard(1)).toEqual({ tensors: 2, nameBytes: 15 });
     expect(scanner.namedInShard(5)).toEqual({ tensors: 0, nameBytes: 0 });
+  });
+});
+
+describe('analysisSpanLimit', () => {
+  it('sizes the analysis reads to the connection: all at once where requests multiplex, two rounds of six on HTTP/1.1', () => {
+    // No Resource Timing entry says the protocol here: the host decides (the Hub multiplexes).
+    expect(analysisSpanLimit('https://huggingface.co/org/model/resolve/main/model.safetensors', null)).toBe(
+      REMOTE_MAX_SPANS,
+    );
+    expect(analysisSpanLimit('https://files.example.org/model.safetensors', null)).toBe(HTTP1_MAX_SPANS);
+    expect(HTTP1_MAX_SPANS).toBe(12);
   });
 });

@@ -4,7 +4,12 @@
  */
 import { DEFAULT_FIRST_READ_BYTES } from './http-reader';
 import type { ShardNamesSoFar } from './sources/shard-index';
-import { HTTP1_SHARD_CONCURRENCY, MULTIPLEXED_SHARD_CONCURRENCY } from '../core/limits';
+import {
+  HTTP1_MAX_SPANS,
+  HTTP1_SHARD_CONCURRENCY,
+  MULTIPLEXED_SHARD_CONCURRENCY,
+  REMOTE_MAX_SPANS,
+} from '../core/limits';
 
 /**
  * Hosts known to answer over HTTP/2 or HTTP/3 (the Hub and its CDNs). Used only when Resource Timing cannot say:
@@ -76,6 +81,17 @@ export interface HeadersSeen {
    * header with the most tensors seen: the one a few long names or the metadata skew least.
    */
   bytesPerEntry: number;
+}
+
+/**
+ * Analysis reads one load may send to `url`'s server in its one extra round trip: REMOTE_MAX_SPANS where requests
+ * multiplex (HTTP/2, HTTP/3), HTTP1_MAX_SPANS where the browser's six connections per host would queue the rest.
+ */
+export function analysisSpanLimit(url: string, finalUrl: string | null): number {
+  const protocol = observedProtocol(finalUrl ? [url, finalUrl] : [url]);
+  return shardPacing(protocol, finalUrl ?? url).concurrency === MULTIPLEXED_SHARD_CONCURRENCY
+    ? REMOTE_MAX_SPANS
+    : HTTP1_MAX_SPANS;
 }
 
 /**
