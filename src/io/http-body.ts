@@ -140,10 +140,16 @@ export async function readIgnoredRange(file: TransferFile, response: Response, t
 }
 
 /**
+ * How long a body that holds just the asked bytes may take to end before it is cancelled: its end normally comes
+ * with its last bytes, and a server that never ends it must not hold the read.
+ */
+const BODY_END_WAIT_MS = 100;
+
+/**
  * Streams at most `limit` bytes of the body into `sink`, re-arming the stall timer per chunk, then cancels the
  * body so nothing past the asked length is downloaded. `limitIsWholeBody`: the body holds just `limit` bytes, so
- * its end is awaited instead: a cancelled request leaves no Resource Timing entry in Chromium over HTTP/2, and
- * that entry is how the next reads learn the protocol (io/connection.ts).
+ * its end is awaited (briefly) instead of cancelled: a cancelled request leaves no Resource Timing entry in Chromium over
+ * HTTP/2, and that entry is how the next reads learn the protocol (io/connection.ts).
  */
 async function pump(
   response: Response,
@@ -180,10 +186,14 @@ async function pump(
       sink(take === value.byteLength ? value : value.slice(0, take));
     }
     if (limitIsWholeBody && !done) {
-      done = await reader.read().then(
+      const end = reader.read().then(
         (next) => next.done,
         () => false,
       );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), BODY_END_WAIT_MS)));
+      done = await Promise.race([end, late]);
+      clearTimeout(timer);
     }
     return { received };
   } finally {
