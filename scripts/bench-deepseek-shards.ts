@@ -58,14 +58,24 @@ export function deepseekV3Specs(): TensorSpec[] {
   return specs;
 }
 
-/** Writes `<dir>/model-0000k-of-000163.safetensors` and the index; returns the index path and the 8 + N sum. */
-export function writeDeepseekShards(dir: string): { index: string; shards: number; headerBytes: number } {
+export interface DeepseekShards {
+  index: string;
+  shards: number;
+  /** Sum of every shard's 8 + N. */
+  headerBytes: number;
+  /** Each shard's file name and its 8 + N, in order (the floor reads exactly these). */
+  heads: { file: string; bytes: number }[];
+}
+
+/** Writes `<dir>/model-0000k-of-000163.safetensors` and the index. */
+export function writeDeepseekShards(dir: string): DeepseekShards {
   mkdirSync(dir, { recursive: true });
   const specs = deepseekV3Specs();
   const perShard = Math.ceil(specs.length / DEEPSEEK_SHARDS);
   const weightMap: Record<string, string> = {};
   let headerBytes = 0;
   let totalSize = 0;
+  const heads: { file: string; bytes: number }[] = [];
   for (let shard = 0; shard < DEEPSEEK_SHARDS; shard++) {
     const tensors = specs.slice(shard * perShard, (shard + 1) * perShard);
     const name = `model-${String(shard + 1).padStart(5, '0')}-of-${String(DEEPSEEK_SHARDS).padStart(6, '0')}.safetensors`;
@@ -81,9 +91,10 @@ export function writeDeepseekShards(dir: string): { index: string; shards: numbe
       weightMap[tensor.name] = name;
     }
     headerBytes += head.length;
+    heads.push({ file: name, bytes: head.length });
     totalSize += layoutTensors(tensors).dataLength;
   }
   const index = path.join(dir, 'model.safetensors.index.json');
   writeFileSync(index, JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap }, null, 2));
-  return { index, shards: DEEPSEEK_SHARDS, headerBytes };
+  return { index, shards: DEEPSEEK_SHARDS, headerBytes, heads };
 }

@@ -19,7 +19,11 @@ import {
   type HugeHeaderLayout,
 } from '../src/testing/hostile-fixtures';
 import { moePackedTensors, moeUnpackedTensors } from '../src/testing/moe-model';
-import { comfyManyConfigsFixture, kohyaSpreadFixture } from '../src/testing/remote-sampling-fixtures';
+import {
+  comfyManyConfigsFixture,
+  comfySpreadConfigsFixture,
+  kohyaSpreadFixture,
+} from '../src/testing/remote-sampling-fixtures';
 
 export interface FixtureWriters {
   writeSparse: (path: string, head: Uint8Array, totalSize: number) => void;
@@ -67,10 +71,17 @@ const writeComfyFlux: FixtureWriter = (dir, { writeSparse }) => {
 
 /**
  * Remote analysis reads over budget (src/testing/remote-sampling-fixtures.ts): a ComfyUI file with 266 configs
- * 256 KiB apart, and a kohya LoRA with 40 alphas, with and without ss_network_alpha. Weights sparse.
+ * 256 KiB apart and the same spread through 14 GB, and a kohya LoRA with 40 alphas, with and without
+ * ss_network_alpha. Weights sparse.
  */
 const writeSamplingFixtures: FixtureWriter = (dir, { writeSparse }) => {
-  for (const fixture of [comfyManyConfigsFixture(), kohyaSpreadFixture(true), kohyaSpreadFixture(false)]) {
+  const fixtures = [
+    comfyManyConfigsFixture(),
+    comfySpreadConfigsFixture(),
+    kohyaSpreadFixture(true),
+    kohyaSpreadFixture(false),
+  ];
+  for (const fixture of fixtures) {
     const { head, dataLength } = buildHeaderBytes(fixture.specs, { metadata: fixture.metadata });
     const path = join(dir, fixture.fileName);
     writeSparse(path, head, head.length + dataLength);

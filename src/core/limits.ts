@@ -158,6 +158,12 @@ export const REMOTE_MAX_FILE_BYTES = 256 * 1024;
 /** Requests of one load's analysis round trip: the browser queues more anyway, and the evidence is a sample. */
 export const REMOTE_MAX_SPANS = 32;
 
+/**
+ * Analysis reads over HTTP/1.1: two rounds on the connections a browser opens per host, so with the header's one
+ * or two round trips a load stays within four (32 reads would queue into six rounds on six connections).
+ */
+export const HTTP1_MAX_SPANS = 2 * HTTP1_SHARD_CONCURRENCY;
+
 /** Upper bound on data bytes the analyses may read of a local file (comfy_quant configs, LoRA alphas): a few KB. */
 export const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;
 

@@ -1,6 +1,7 @@
 /**
  * Plans the data reads analyses ask for over the network (comfy_quant configs, LoRA alphas): spans of at most
- * REMOTE_MAX_SPAN_BYTES, at most REMOTE_MAX_FILE_BYTES per file, all read at once in one extra round trip. Before
+ * REMOTE_MAX_SPAN_BYTES, at most REMOTE_MAX_FILE_BYTES per file and `maxSpans` per load (io/connection.ts
+ * analysisSpanLimit: as many as fit one round on the connection), all read at once in one extra round trip. Before
  * this, nearby ranges coalesced with no cap on the span (a kohya LoRA's alphas became one span of most of the file)
  * and spans were read one after another (a ComfyUI file: 8 sequential round trips).
  */

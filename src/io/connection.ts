@@ -3,7 +3,13 @@
  * `nextHopProtocol`), and how big each shard's first read should be, from the headers already measured.
  */
 import { DEFAULT_FIRST_READ_BYTES } from './http-reader';
-import { HTTP1_SHARD_CONCURRENCY, MULTIPLEXED_SHARD_CONCURRENCY } from '../core/limits';
+import type { ShardNamesSoFar } from './sources/shard-index';
+import {
+  HTTP1_MAX_SPANS,
+  HTTP1_SHARD_CONCURRENCY,
+  MULTIPLEXED_SHARD_CONCURRENCY,
+  REMOTE_MAX_SPANS,
+} from '../core/limits';
 
 /**
  * Hosts known to answer over HTTP/2 or HTTP/3 (the Hub and its CDNs). Used only when Resource Timing cannot say:
@@ -66,14 +72,44 @@ export function shardPacing(protocol: string, url: string): ShardPacing {
   };
 }
 
+/** What the shard headers parsed so far say about the size of the next. */
+export interface HeadersSeen {
+  /** The largest 8 + N seen. */
+  largestHead: number;
+  /**
+   * Header bytes per tensor beyond its name (dtype, shape, offsets, punctuation, the metadata's share), from the
+   * header with the most tensors seen: the one a few long names or the metadata skew least.
+   */
+  bytesPerEntry: number;
+}
+
 /**
- * A shard's first read once other shards' headers are known: the largest 8 + N seen plus a small margin, so most
- * shards arrive in one request of close to 8 + N bytes. Capped at 1 MiB: a bigger header takes a second request.
+ * Analysis reads one load may send to `url`'s server in its one extra round trip: REMOTE_MAX_SPANS where requests
+ * multiplex (HTTP/2, HTTP/3), HTTP1_MAX_SPANS where the browser's six connections per host would queue the rest.
  */
-export function sizedFirstRead(largestHead: number): number | undefined {
-  if (largestHead <= 0) {
+export function analysisSpanLimit(url: string, finalUrl: string | null): number {
+  const protocol = observedProtocol(finalUrl ? [url, finalUrl] : [url]);
+  return shardPacing(protocol, finalUrl ?? url).concurrency === MULTIPLEXED_SHARD_CONCURRENCY
+    ? REMOTE_MAX_SPANS
+    : HTTP1_MAX_SPANS;
+}
+
+/**
+ * A shard's first read once other shards' headers are known, so most shards arrive in one request of close to 8 + N
+ * bytes. From the index when it has named the shard's tensors: their names' bytes plus `bytesPerEntry` for each (a
+ * first shard holding only the embeddings says nothing about the size of the others); while the index is still
+ * streaming that is a lower bound, so the largest header seen also counts. Capped at 1 MiB: a bigger header takes
+ * a second request.
+ */
+export function sizedFirstRead(seen: HeadersSeen, named: ShardNamesSoFar | null = null): number | undefined {
+  if (seen.largestHead <= 0) {
     return undefined;
   }
-  const wanted = Math.ceil((largestHead * (1 + SHARD_HEADER_MARGIN)) / FIRST_READ_ROUNDING) * FIRST_READ_ROUNDING;
+  const fromIndex =
+    named !== null && named.tensors > 0 && seen.bytesPerEntry > 0
+      ? named.nameBytes + named.tensors * seen.bytesPerEntry
+      : 0;
+  const expected = named?.complete && fromIndex > 0 ? fromIndex : Math.max(fromIndex, seen.largestHead);
+  const wanted = Math.ceil((expected * (1 + SHARD_HEADER_MARGIN)) / FIRST_READ_ROUNDING) * FIRST_READ_ROUNDING;
   return Math.min(DEFAULT_FIRST_READ_BYTES * 8, Math.max(MIN_SIZED_FIRST_READ, wanted));
 }

@@ -85,7 +85,7 @@ export async function readPartial(file: TransferFile, response: Response, transf
   }
   // A longer range than asked (some CDNs round up) is fine: keep only what was asked and cancel the rest.
   const take = Math.min(range.end, end) - start + 1;
-  const pumped = await pump(response, take, sink, arm, count);
+  const pumped = await pump(response, take, sink, arm, count, range.end <= end);
   if (pumped.error !== undefined || pumped.received < take) {
     // Connection reset or body cut short: the caller resumes from the last received byte.
     return dropped(
@@ -140,8 +140,16 @@ export async function readIgnoredRange(file: TransferFile, response: Response, t
 }
 
 /**
+ * How long a body that holds just the asked bytes may take to end before it is cancelled: its end normally comes
+ * with its last bytes, and a server that never ends it must not hold the read.
+ */
+const BODY_END_WAIT_MS = 100;
+
+/**
  * Streams at most `limit` bytes of the body into `sink`, re-arming the stall timer per chunk, then cancels the
- * body so nothing past the asked length is downloaded.
+ * body so nothing past the asked length is downloaded. `limitIsWholeBody`: the body holds just `limit` bytes, so
+ * its end is awaited (briefly) instead of cancelled: a cancelled request leaves no Resource Timing entry in Chromium over
+ * HTTP/2, and that entry is how the next reads learn the protocol (io/connection.ts).
  */
 async function pump(
   response: Response,
@@ -149,6 +157,7 @@ async function pump(
   sink: (chunk: Uint8Array) => void,
   arm: () => void,
   count: (bytes: number) => void,
+  limitIsWholeBody = false,
 ): Promise<{ received: number; error?: unknown }> {
   if (response.body === null) {
     return { received: 0 };
@@ -175,6 +184,16 @@ async function pump(
       const take = Math.min(value.byteLength, limit - received);
       received += take;
       sink(take === value.byteLength ? value : value.slice(0, take));
+    }
+    if (limitIsWholeBody && !done) {
+      const end = reader.read().then(
+        (next) => next.done,
+        () => false,
+      );
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), BODY_END_WAIT_MS)));
+      done = await Promise.race([end, late]);
+      clearTimeout(timer);
     }
     return { received };
   } finally {

@@ -35,6 +35,8 @@ import {
 import type { PlannedRange } from '../core/values/read-plan';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { planSpans, type PlannedSpan } from './analysis-spans';
+import { analysisSpanLimit } from './connection';
+import type { HttpByteReader } from './http-reader';
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
 export interface DataLocation {
@@ -398,6 +400,12 @@ export async function readTensorChunks(
  * file into one read. `sampled` is true when some were left unread on purpose (the registry's caps, the remote
  * budget, the local budget), so the analyses word their verdicts as a sample.
  */
+/** How many analysis reads fit one round trip to the server of `reader` (io/connection.ts). */
+function remoteSpanLimit(reader: ByteReader | undefined): number {
+  const http = reader as Partial<HttpByteReader> | undefined;
+  return http?.url === undefined ? REMOTE_MAX_SPANS : analysisSpanLimit(http.url, http.finalUrl ?? null);
+}
+
 export async function readAnalysisData(
   header: ParsedHeader,
   names: readonly string[],
@@ -430,27 +438,26 @@ export async function readAnalysisData(
   if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
     return { bytes: result, sampled: true };
   }
-  // Remote: spans of at most 64 KiB, at most 256 KiB per file (a spread sample beyond), all read in parallel in
+  // Remote: spans of at most 64 KiB, at most 256 KiB per file and maxSpans per load (a spread sample beyond: 32
+  // where requests multiplex, 12 on the six connections of HTTP/1.1), all read in parallel in
   // one extra round trip (io/analysis-spans.ts). Local slices are cheap: nearby ranges coalesce, read in turn.
   const reads: Array<{
     reader: ByteReader;
     group: { rows: number[]; ranges: Array<{ start: number; end: number }> };
     span: PlannedSpan;
   }> = [];
+  const maxSpans = remote ? remoteSpanLimit(byReader.keys().next().value) : Infinity;
   for (const [reader, group] of byReader) {
-    const spans = remote ? planSpans(group.ranges) : coalesceRanges(group.ranges);
+    const spans = remote ? planSpans(group.ranges, { maxSpans }) : coalesceRanges(group.ranges);
     for (const span of spans) {
       if (reader.size === null || span.end <= reader.size) {
         reads.push({ reader, group, span });
       }
     }
   }
-  if (remote && reads.length > REMOTE_MAX_SPANS) {
+  if (remote && reads.length > maxSpans) {
     // Many shards each wanting a little: one spread sample across the whole model, still one round trip.
-    const spread = Array.from(
-      { length: REMOTE_MAX_SPANS },
-      (_, i) => reads[Math.floor((i * reads.length) / REMOTE_MAX_SPANS)],
-    );
+    const spread = Array.from({ length: maxSpans }, (_, i) => reads[Math.floor((i * reads.length) / maxSpans)]);
     reads.splice(0, reads.length, ...spread);
   }
   const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);

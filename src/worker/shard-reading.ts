@@ -11,7 +11,7 @@ import { PACE_ATTEMPTS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
 import { loadHeader } from '../core/load-header';
 import type { ParsedHeader } from '../core/model';
 import type { LoadOptions, ShardProgress } from '../core/result';
-import { observedProtocol, shardPacing, sizedFirstRead } from '../io/connection';
+import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
 import type { ShardTarget } from '../io/sources/resolve-source';
 import type { Meter } from '../io/sources/meter';
@@ -63,7 +63,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let limit = remote ? 1 : SHARD_HEADER_CONCURRENCY;
   let paced = !remote;
   let paceAttempts = 0;
-  let largestHead = 0;
+  const seen: HeadersSeen = { largestHead: 0, bytesPerEntry: 0 };
+  let mostTensors = 0;
   let localBytes = 0;
   let stopped = false;
   let fatal: unknown = null;
@@ -117,6 +118,15 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     }
   };
 
+  const learnHeaderSize = (header: ParsedHeader, headBytes: number): void => {
+    seen.largestHead = Math.max(seen.largestHead, headBytes);
+    const { count, nameStarts } = header.tensors;
+    if (count > mostTensors) {
+      mostTensors = count;
+      seen.bytesPerEntry = Math.max(0, (headBytes - nameStarts[count]) / count);
+    }
+  };
+
   const read = async (entry: Entry): Promise<void> => {
     const { target, outcome } = entry;
     if (ctx.signal.aborted) {
@@ -125,8 +135,10 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     if (target.open === null) {
       return;
     }
-    // Remote shards after the first ask for about the largest header seen, so most cost one request of ~8 + N.
-    const reader = entry.meter.add(target.open(remote ? sizedFirstRead(largestHead) : undefined));
+    // Remote shards after the first ask for about their header's size, so most cost one request of ~8 + N.
+    const reader = entry.meter.add(
+      target.open(remote ? sizedFirstRead(seen, target.namedInIndex?.() ?? null) : undefined),
+    );
     outcome.reader = reader;
     try {
       const loaded = await loadHeader(reader, {
@@ -138,7 +150,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       if (loaded.outcome.kind === 'parsed') {
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
-        largestHead = Math.max(largestHead, loaded.head.length);
+        learnHeaderSize(loaded.outcome.header, loaded.head.length);
       } else {
         const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
         outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';

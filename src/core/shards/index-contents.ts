@@ -34,6 +34,11 @@ export class IndexContents {
   private readonly metadata: MetadataEntry[] = [];
   /** The entry whose shard file comes next. */
   private pendingEntry = -1;
+  /** UTF-8 length of the pending entry's name. */
+  private pendingNameBytes = 0;
+  /** Per shard id: distinct entries and their names' bytes so far (to size its header read before it arrives). */
+  private entriesOfShard = new Uint32Array(64);
+  private nameBytesOfShard = new Float64Array(64);
   private lastShard = -1;
   private duplicateKeyCount = 0;
   private conflictingDuplicates = 0;
@@ -75,9 +80,20 @@ export class IndexContents {
     return utf8.decode(this.shards.view(id));
   }
 
+  /**
+   * What the weight_map has given shard `id` so far: its distinct tensor names and their UTF-8 bytes, the two
+   * figures a shard's header size follows (each entry is its name plus a dtype, shape and offsets of similar length).
+   */
+  namedInShard(id: number): { tensors: number; nameBytes: number } {
+    return id < this.shards.count
+      ? { tensors: this.entriesOfShard[id], nameBytes: this.nameBytesOfShard[id] }
+      : { tensors: 0, nameBytes: 0 };
+  }
+
   /** A weight_map key: the tensor name src[from, to) (its decoded bytes), whose shard file comes next. */
   addEntryName(src: Uint8Array, from: number, to: number): void {
     const before = this.names.count;
+    this.pendingNameBytes = to - from;
     this.pendingEntry = this.names.intern(src, from, to);
     if (this.names.count > before) {
       if (this.pendingEntry >= this.shardOf.length) {
@@ -110,6 +126,18 @@ export class IndexContents {
       }
     }
     this.shardOf[entry] = shard;
+    if (previous === NO_SHARD) {
+      if (shard >= this.entriesOfShard.length) {
+        const entries = new Uint32Array(Math.max(shard + 1, this.entriesOfShard.length * 2));
+        entries.set(this.entriesOfShard);
+        this.entriesOfShard = entries;
+        const nameBytes = new Float64Array(entries.length);
+        nameBytes.set(this.nameBytesOfShard);
+        this.nameBytesOfShard = nameBytes;
+      }
+      this.entriesOfShard[shard]++;
+      this.nameBytesOfShard[shard] += this.pendingNameBytes;
+    }
   }
 
   addMetadata(key: string, value: string, kind: MetadataValueKind): void {

@@ -172,6 +172,11 @@ export class ShardIndexScanner {
     return this.contents.shardName(id);
   }
 
+  /** The tensor names (count and UTF-8 bytes) the weight_map has given shard `id` so far. */
+  namedInShard(id: number): { tensors: number; nameBytes: number } {
+    return this.contents.namedInShard(id);
+  }
+
   finish(): ShardIndexResult {
     if (!this.failed) {
       if (this.received === 0) {

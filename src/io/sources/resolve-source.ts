@@ -46,7 +46,13 @@ import {
 import { listRepoFiles } from './hub-listing';
 import { markStep } from '../../lib/perf-marks';
 import { Meter } from './meter';
-import { localIndexBytes, readLocalIndex, readRemoteIndex } from './shard-index';
+import {
+  localIndexBytes,
+  readLocalIndex,
+  readRemoteIndex,
+  type ShardNamesLookup,
+  type ShardNamesSoFar,
+} from './shard-index';
 import { sidecarBesideOnDemand, readLocalSidecars, readRemoteSidecars, type SidecarsOnDemand } from './sidecars';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
@@ -57,6 +63,8 @@ export interface ShardTarget {
   open: ((firstReadBytes?: number) => ByteReader) | null;
   /** Why `open` is null, quoted in the missing-shard finding. */
   reason?: string;
+  /** A remote index's figures for this shard so far, to size its first read (io/connection.ts sizedFirstRead). */
+  namedInIndex?: () => ShardNamesSoFar | null;
 }
 
 interface PlanBase {
@@ -311,10 +319,12 @@ async function resolveRemoteIndex(
   const { indexUrl, token, meter } = args;
   const started = performance.now();
   ctx.progress('index', 0, null);
+  let lookup: ShardNamesLookup = () => null;
   const targetFor = (file: string): ShardTarget => {
     const url = resolveShardUrl(indexUrl, file);
     return {
       file,
+      namedInIndex: () => lookup(file),
       // Unsafe names are never resolved nor fetched: aggregateShards reports them as unsafe-shard-name.
       open:
         url === null
@@ -345,6 +355,7 @@ async function resolveRemoteIndex(
     meter,
     progress: (bytesRead, bytesTotal) => ctx.progress('index', bytesRead, bytesTotal),
     onShardNamed,
+    onLookup: (given) => (lookup = given),
   });
   markStep('index-parsed');
   const common = { ref: args.ref, meter, remote: true, sidecars: {}, sidecarsRead: [], started };

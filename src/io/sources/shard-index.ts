@@ -15,6 +15,17 @@ const LOCAL_INDEX_SLICE_BYTES = 4 * 1024 * 1024;
 
 export type IndexProgress = (bytesRead: number, bytesTotal: number | null) => void;
 
+/** What a streaming index has said about one shard so far: its tensor names' count and UTF-8 bytes. */
+export interface ShardNamesSoFar {
+  tensors: number;
+  nameBytes: number;
+  /** The whole index is scanned: the figures are final. */
+  complete: boolean;
+}
+
+/** A shard file's figures so far, or null while the index has not named it. */
+export type ShardNamesLookup = (file: string) => ShardNamesSoFar | null;
+
 /** Index bytes are scanned in slices of about this long before other work (arriving shard headers) gets a turn. */
 const INDEX_SCAN_SLICE_MS = 8;
 /**
@@ -34,6 +45,8 @@ export async function readRemoteIndex(
     progress: IndexProgress;
     /** Each shard file as the weight_map first names it, while the rest of the index is still arriving. */
     onShardNamed?: (file: string) => void;
+    /** Given once, at the start: how to ask what the index has named in a shard so far (to size its read). */
+    onLookup?: (lookup: ShardNamesLookup) => void;
   },
 ): Promise<{ result: ShardIndexResult; size: number | null }> {
   const { meter, signal, onShardNamed } = options;
@@ -46,6 +59,15 @@ export async function readRemoteIndex(
   const pending: Uint8Array[] = [];
   let announced = 0;
   let scanned = 0;
+  let complete = false;
+  const shardIds = new Map<string, number>();
+  options.onLookup?.((file) => {
+    for (let id = shardIds.size; id < scanner.shardsNamed; id++) {
+      shardIds.set(scanner.shardName(id), id);
+    }
+    const id = shardIds.get(file);
+    return id === undefined ? null : { ...scanner.namedInShard(id), complete };
+  });
   let draining = false;
   let drained = Promise.resolve();
   const drain = async (): Promise<void> => {
@@ -102,7 +124,9 @@ export async function readRemoteIndex(
     }
   }
   await drained;
-  return { result: scanner.finish(), size: reader.size };
+  const result = scanner.finish();
+  complete = result.ok;
+  return { result, size: reader.size };
 }
 
 interface TaskScheduler {
