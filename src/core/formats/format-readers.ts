@@ -45,6 +45,29 @@ export function formatByName(name: string): FormatReader | null {
   );
 }
 
+/**
+ * The id of the registered format a file name says it is, by the endings its files usually carry (`.gguf` → `gguf`,
+ * `.bin` → `pytorch`); null when no reader claims the ending. Names only: the content decides when the file is read.
+ */
+export function formatIdOfFileName(name: string): string | null {
+  const lower = name.toLowerCase();
+  const reader = FORMAT_READERS.find((candidate) =>
+    (candidate.usualExtensions ?? candidate.extensions).some((extension) => lower.endsWith(extension)),
+  );
+  return reader?.id ?? null;
+}
+
+/** Shard index endings the repository listing offers beside the model files (`model.safetensors.index.json`). */
+const PICKABLE_INDEX = /\.(?:safetensors|bin)\.index\.json$/i;
+
+/**
+ * Whether a repository listing offers the file to open: a model file of a registered format (by its name), or a
+ * shard index. The listing shows these with their sizes; everything else (tokenizers, cards, code) stays out.
+ */
+export function isPickableFileName(name: string): boolean {
+  return PICKABLE_INDEX.test(name) || formatIdOfFileName(name) !== null;
+}
+
 /** A format the app reads, as the first screen and the file pickers name it. */
 export interface ReadableFormat {
   label: string;
