@@ -38,10 +38,7 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
     () => ggufListingBasis(header, result.sections.memory, result.source.name),
     [header, result.sections.memory, result.source.name],
   );
-  const cost = useMemo(
-    () => basis.costAt?.(fitTarget.contextTokens) ?? null,
-    [basis, fitTarget.contextTokens],
-  );
+  const cost = useMemo(() => basis.costAt?.(fitTarget.contextTokens) ?? null, [basis, fitTarget.contextTokens]);
   const rows = useMemo(
     () =>
       ggufQuantRows(repo.ggufFiles, {
