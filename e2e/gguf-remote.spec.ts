@@ -112,6 +112,8 @@ test.describe('a remote GGUF over HTTP/2, 50 ms away', () => {
     await openUrl(page, `${server.origin}/files/gguf/remote-llama.gguf`);
     await expect(page.getByTestId('verdict')).toContainText('GGUF · llama · Remote Llama');
     await expect(page.getByTestId('stat-tensors')).toContainText('3');
+    // The key-values are in the GGUF tab with their types: no empty Metadata tab beside it.
+    await expect(page.getByRole('tab', { name: /^Metadata/ })).toHaveCount(0);
     await page.getByRole('tab', { name: 'GGUF' }).click();
     await expect(page.getByTestId('gguf-keys')).toContainText('tokenizer.ggml.tokens');
     await expect(page.getByTestId('gguf-keys')).toContainText(`[${groupDigits(40_000)}]`);
