@@ -1,12 +1,13 @@
 /**
- * Remote GGUF header benchmark (`npx tsx scripts/bench-gguf.ts [--short]`, not yet part of `npm run bench`): a
+ * Remote GGUF header benchmark (`npx tsx scripts/bench-gguf.ts [--short]`, part of `npm run bench`): a
  * Llama-3.1-8B Q4_K_M GGUF with a real-sized 7.8 MB header (128,256 tokens, 280,147 merges;
  * src/testing/gguf-bench-file.ts, written sparse into a temp dir) served by the HTTP/2 bench server
- * BENCH_LATENCY_MS away, read by Range in headless Chromium by `@huggingface/gguf` (the peer), and by ours once the
- * reader lands (`measureOurs` below). Reports the median time, requests, sequential round trips and bytes
+ * BENCH_LATENCY_MS away, read by Range in headless Chromium by `@huggingface/gguf` (the peer) and by the built app (ours,
+ * `measureOurs` below), alternating, each in its own browser context. Reports the median time, requests, sequential round trips and bytes
  * against issue 22's targets: at most 4 sequential round trips and 1.5× the header bytes.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from '@playwright/test';
@@ -14,6 +15,10 @@ import { writeLlama3BenchGguf, type BenchGguf } from '../src/testing/gguf-bench-
 import { BENCH_LATENCY_MS, sequentialRoundTrips, startBenchServer, type BenchServer } from './bench-remote-servers';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { bundleForPage } from './bench-page-bundle';
+
+const DIST = process.env.BENCH_DIST ?? 'dist';
+/** Its own port, so it can run beside scripts/bench-remote.ts's preview. */
+const APP_PORT = Number(process.env.BENCH_GGUF_APP_PORT ?? 4292);
 
 /** Runs per contestant; the median is reported. */
 const RUNS = process.argv.includes('--short') ? 1 : 5;
@@ -32,15 +37,29 @@ interface Run {
 }
 
 /**
- * HOOK — ours, not implemented: returns null, so the bench reports the peer alone. Its job is to open the app in
- * `page`, load `url` and return the milliseconds from `lens:load-start` to `lens:load-done`, the way `timeApp` in
- * scripts/bench-remote.ts does for safetensors (the app is served by `vite preview` of `dist/`); the GGUF reader is
- * registered in src/core/formats/registry.ts, so nothing in the app blocks it.
+ * Ours: the built app (`vite preview` of `dist/`, APP_PORT) in a fresh context, the URL typed and opened, timed from
+ * `lens:load-start` to `lens:load-done` as scripts/bench-remote.ts times safetensors; null when there is no build.
  */
 async function measureOurs(page: Page, url: string): Promise<number | null> {
-  void page;
-  void url;
-  return null;
+  if (!existsSync(path.join(DIST, 'index.html'))) {
+    return null;
+  }
+  await page.goto(`http://127.0.0.1:${APP_PORT}/`);
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+  await page.waitForFunction(
+    () => performance.getEntriesByName('lens:load-done').length > 0 || document.querySelector('.load-error') !== null,
+    undefined,
+    { timeout: 120_000 },
+  );
+  if ((await page.locator('.load-error').count()) > 0) {
+    throw new Error(`the app failed to load ${url}: ${await page.locator('.load-error').innerText()}`);
+  }
+  return page.evaluate(
+    () =>
+      performance.getEntriesByName('lens:load-done')[0].startTime -
+      performance.getEntriesByName('lens:load-start')[0].startTime,
+  );
 }
 
 /** @huggingface/gguf bundled for the page. */
@@ -99,10 +118,11 @@ async function runPeer(browser: Browser, server: BenchServer, bundle: string, ur
 }
 
 async function runOurs(browser: Browser, server: BenchServer, url: string): Promise<Run | null> {
-  const { page, close } = await freshPage(browser, server);
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const page = await context.newPage();
   const first = server.log.length;
   const ms = await measureOurs(page, url);
-  await close();
+  await context.close();
   return ms === null ? null : summarise(server, first, ms);
 }
 
@@ -133,7 +153,11 @@ async function main(): Promise<void> {
       args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
     });
     const server = await startBenchServer('h2', root);
+    const preview = existsSync(path.join(DIST, 'index.html')) ? startPreview() : null;
     try {
+      if (preview) {
+        await waitFor(`http://127.0.0.1:${APP_PORT}/`);
+      }
       const url = `${server.origin}/bench/llama-3.1-8b-gguf/resolve/main/${path.basename(model.file)}`;
       console.log(
         `Chromium ${browser.version()}, @huggingface/gguf ${await peerVersion()}; GGUF header ${(model.headerBytes / 1e6).toFixed(2)} MB ` +
@@ -155,17 +179,49 @@ async function main(): Promise<void> {
         console.log(line('ours', a, model.headerBytes));
         console.log(`  ours / @huggingface/gguf: ${(a.ms / median(peer).ms).toFixed(2)}×`);
       } else {
-        console.log(
-          '  ours: not measured yet (measureOurs in scripts/bench-gguf.ts returns null until the reader lands)',
-        );
+        console.log('  ours: not measured (no dist/: run `npm run build` first)');
       }
     } finally {
+      preview?.kill();
       await browser.close();
       await server.close();
     }
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
+}
+
+function startPreview(): ChildProcess {
+  // Vite itself, not through npx: killing an npx wrapper leaves its vite child serving the port.
+  return spawn(
+    process.execPath,
+    [
+      'node_modules/vite/bin/vite.js',
+      'preview',
+      '--outDir',
+      DIST,
+      '--port',
+      String(APP_PORT),
+      '--strictPort',
+      '--host',
+      '127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
+}
+
+async function waitFor(url: string): Promise<void> {
+  for (let i = 0; i < 150; i++) {
+    try {
+      if ((await fetch(url)).ok) {
+        return;
+      }
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not come up`);
 }
 
 async function peerVersion(): Promise<string> {

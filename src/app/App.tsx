@@ -126,7 +126,11 @@ const TABS: Tab[] = [
     available: (result) => result.sections.architecture !== undefined || result.sections.lora !== undefined,
   },
   { id: 'memory', label: 'Memory', available: (result) => result.sections.memory !== undefined },
-  { id: 'metadata', label: 'Metadata', available: ALWAYS },
+  {
+    id: 'metadata',
+    label: 'Metadata',
+    available: (result) => result.outcome.kind !== 'parsed' || formatView(result.outcome.header).keysInOwnTab !== true,
+  },
   { id: 'compare', label: 'Compare', available: ALWAYS },
 ];
 

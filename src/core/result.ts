@@ -109,8 +109,10 @@ export interface SourceChoices {
 export interface RepoInfo {
   /** `org/name`, with ` @ rev` and `/folder` when not the defaults. */
   display: string;
-  /** Every `.safetensors` file (and index) of the listing, with sizes. */
+  /** Every model file (safetensors, PyTorch) and shard index of the listing, with sizes; GGUF files are apart. */
   files: RepoFile[];
+  /** Every `.gguf` file of the listing, with sizes: the quants the GGUF list shows (core/shards/gguf-repo-files.ts). */
+  ggufFiles: RepoFile[];
   /** The listing stopped at MAX_REPO_FILES. */
   truncated: boolean;
 }

@@ -1,5 +1,6 @@
 /** What the user is looking at: table query, selection, active panel, chart metric. Shareable parts go in URLs. */
 import type { StateCreator } from 'zustand';
+import { GPUS } from '../core/analysis/memory/estimate';
 import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
 import { queryTable } from '../worker/client';
 import { createTableQueries, hungFilterNotice } from './source-loader';
@@ -23,6 +24,24 @@ export type Panel = (typeof PANELS)[number];
 export const CHART_METRICS = ['tensors', 'elements', 'bytes'] as const;
 export type ChartMetric = (typeof CHART_METRICS)[number];
 
+/**
+ * The GPU and context a model must fit: the Memory tab sets the context (and a GPU of the user's own), the Hub GGUF
+ * list shows each quant against them and can change both. Kept across loads, so opening another quant keeps them.
+ */
+export interface FitTarget {
+  gpuBytes: number;
+  /** What the GPU is called in the list (`RTX 4090 / L4 / A10 (24 GB)`, `your GPU (20 GiB)`). */
+  gpuName: string;
+  contextTokens: number;
+}
+
+/** Where a fit starts: the smallest common card (24 GB, the RTX 4090 class) and a 4k context. */
+export const DEFAULT_FIT_TARGET: FitTarget = {
+  gpuBytes: GPUS[0].capacityBytes,
+  gpuName: GPUS[0].name,
+  contextTokens: 4096,
+};
+
 export interface ViewSlice {
   query: TableQuery;
   /** Row order after filtering and sorting (from the worker); null until the first answer. */
@@ -38,6 +57,8 @@ export interface ViewSlice {
   chartMetric: ChartMetric;
   /** The finding whose tensors currently restrict the table, for the "showing N tensors of finding X" chip. */
   findingFilter: { code: string; count: number } | null;
+  fitTarget: FitTarget;
+  setFitTarget: (patch: Partial<FitTarget>) => void;
   setQuery: (patch: Partial<TableQuery>) => void;
   selectRow: (row: number | null) => void;
   setPanel: (panel: Panel) => void;
@@ -74,7 +95,9 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
     activePanel: 'tensors',
     chartMetric: 'bytes',
     findingFilter: null,
+    fitTarget: DEFAULT_FIT_TARGET,
 
+    setFitTarget: (patch) => set({ fitTarget: { ...get().fitTarget, ...patch } }),
     setQuery: (patch) => {
       set({ query: { ...get().query, ...patch }, tableNotice: null });
       get().refreshTable();

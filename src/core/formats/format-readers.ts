@@ -87,6 +87,11 @@ export function mergeShardSections(parts: readonly ShardPart[], merged: ParsedHe
   return merged;
 }
 
+/** The id of the registered format a file name says it is (`.gguf` → `gguf`), or null. */
+export function formatIdOfFileName(name: string): string | null {
+  return formatForFileName(name)?.id ?? null;
+}
+
 /** A format the app reads, as the first screen and the file pickers name it. */
 export interface ReadableFormat {
   label: string;

@@ -218,3 +218,20 @@ export function ggufQuantRows(files: readonly RepoFile[], options: GgufListingOp
       a.label.localeCompare(b.label),
   );
 }
+
+/** The quant most GGUF repositories recommend first, and what a repo id opens when it has one. */
+const DEFAULT_QUANT = 'Q4_K_M';
+
+/**
+ * The GGUF file a repository opens with: its Q4_K_M model file, else the smallest complete single-file model, else
+ * the first part of the smallest split set; null when it lists no GGUF model. Only the header is read, and every
+ * quant of a model carries the same metadata, so the cheapest-to-describe file is as good as any.
+ */
+export function defaultGgufPath(files: readonly RepoFile[]): string | null {
+  const models = ggufQuantRows(files).filter((row) => row.kind === 'model' && row.missingShards.length === 0);
+  const preferred =
+    models.find((row) => row.quant === DEFAULT_QUANT && row.shards === 1) ??
+    models.find((row) => row.shards === 1) ??
+    models.at(0);
+  return preferred?.path ?? null;
+}

@@ -30,6 +30,11 @@ export interface FormatView {
    * False where the header-to-data ratio means nothing: a checkpoint's pickle is not a header over its storages.
    */
   showsHeaderOverhead?: boolean;
+  /**
+   * The format keeps its key-values in its own tab, with their types (GGUF): the Metadata tab, which lists a
+   * safetensors `__metadata__` map of strings, is hidden for it instead of showing "Metadata (0)".
+   */
+  keysInOwnTab?: boolean;
   /** The format's own tab. */
   tab?: { id: Panel; label: string; render: (props: { header: ParsedHeader; fileName: string }) => ReactNode };
   /**
@@ -64,6 +69,7 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
   pickle: CHECKPOINT_VIEW('pickle'),
   gguf: {
     label: 'GGUF',
+    keysInOwnTab: true,
     integrity: (_header, verdict) =>
       verdict === 'accepts'
         ? "✔ intact: llama.cpp's loader would accept it"

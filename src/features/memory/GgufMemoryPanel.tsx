@@ -16,6 +16,7 @@ import { GgufKeys } from '../../core/analysis/memory/gguf-inputs';
 import type { MemorySection } from '../../core/analysis/memory/memory-types';
 import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits } from '../../core/number-format';
+import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from './format-memory';
 import './memory.css';
 
@@ -58,7 +59,13 @@ function GgufMemoryView({
   basis: GgufMemoryBasis;
   blocks: number;
 }) {
-  const [tokens, setTokens] = useState(section.maxContext ?? 4096);
+  const [tokens, setOwnTokens] = useState(section.maxContext ?? 4096);
+  const setFitTarget = useAppStore((state) => state.setFitTarget);
+  // A context the user picks here is also the one the Hub GGUF list sizes its quants at.
+  const setTokens = (value: number) => {
+    setOwnTokens(value);
+    setFitTarget({ contextTokens: value });
+  };
   const [cacheTypeK, setCacheTypeK] = useState<GgufCacheType>('f16');
   const [cacheTypeV, setCacheTypeV] = useState<GgufCacheType>('f16');
   const [flashAttention, setFlashAttention] = useState(false);

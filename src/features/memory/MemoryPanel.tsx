@@ -2,7 +2,7 @@
  * Will it fit: weights + KV cache + overhead at a chosen context, batch and cache dtype, against common GPUs, and
  * the same for training. All arithmetic is core's estimateMemory; this view only holds the inputs (MemoryInputs.tsx).
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { checkContext } from '../../core/analysis/memory/context-limit';
 import {
   estimateMemory,
@@ -16,6 +16,7 @@ import type { CacheDtype, MemorySection } from '../../core/analysis/memory/memor
 import { PART_LABELS } from '../../core/analysis/memory/weights';
 import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
+import { useAppStore } from '../../state/store';
 import { GgufMemoryPanel } from './GgufMemoryPanel';
 import { exactBytes, formatGiB } from './format-memory';
 import { BATCH_RULE, GPU_RULE, MemoryInputs, TOKENS_RULE } from './MemoryInputs';
@@ -32,6 +33,25 @@ export function MemoryPanel({ section, header }: { section: MemorySection; heade
   return <SafetensorsMemoryPanel section={section} />;
 }
 
+/**
+ * What the user picks here (not the starting figures) becomes the Hub GGUF list's target: the context, and a GPU of
+ * the user's own.
+ */
+function useFitTargetFrom(tokens: number, ownGpuGiB: number | null): void {
+  const setFitTarget = useAppStore((state) => state.setFitTarget);
+  const first = useRef({ tokens, ownGpuGiB });
+  useEffect(() => {
+    if (tokens !== first.current.tokens) {
+      setFitTarget({ contextTokens: tokens });
+    }
+  }, [tokens, setFitTarget]);
+  useEffect(() => {
+    if (ownGpuGiB !== null && ownGpuGiB !== first.current.ownGpuGiB) {
+      setFitTarget({ gpuBytes: ownGpuGiB * GiB, gpuName: `your GPU (${groupDigits(ownGpuGiB)} GiB)` });
+    }
+  }, [ownGpuGiB, setFitTarget]);
+}
+
 function SafetensorsMemoryPanel({ section }: { section: MemorySection }) {
   const tokensField = useNumberField(section.maxContext ?? 4096, TOKENS_RULE);
   const batchField = useNumberField(1, BATCH_RULE);
@@ -41,6 +61,7 @@ function SafetensorsMemoryPanel({ section }: { section: MemorySection }) {
   const tokens = tokensField.value ?? 1;
   const batch = batchField.value ?? 1;
   const ownGpuGiB = ownGpuField.value;
+  useFitTargetFrom(tokens, ownGpuGiB);
   const estimate = useMemo(
     () =>
       estimateMemory(section, {

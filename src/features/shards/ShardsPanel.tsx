@@ -3,6 +3,7 @@ import type { LoadResult, ShardInfo } from '../../core/result';
 import { selectSidecarsNotFound } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { SidecarsOnDemandNote } from '../load/SidecarsOnDemand';
+import { GgufRepoFiles } from './GgufRepoFiles';
 import { RepoFiles } from './RepoFiles';
 import { ShardBalanceChart } from './ShardBalanceChart';
 import { ShardSummary } from './ShardSummary';
@@ -36,7 +37,8 @@ export function ModelSources({ result }: { result: LoadResult }) {
   return (
     <div className="model-sources">
       {result.choices && <SourceSwitcher choices={result.choices} />}
-      {result.repo && <RepoFiles repo={result.repo} choices={result.choices} />}
+      {result.repo && result.repo.files.length > 0 && <RepoFiles repo={result.repo} choices={result.choices} />}
+      {result.repo && result.repo.ggufFiles.length > 0 && <GgufRepoFiles result={result} repo={result.repo} />}
       {result.sidecarsRead && (
         <p className="muted" data-testid="sidecars-read">
           {result.sidecarsRead.map((path) => (

@@ -13,12 +13,14 @@ import type { Finding } from '../../core/model';
 import type {
   LoadPhase,
   LocalFileEntry,
+  RepoFile,
   RepoInfo,
   SourceChoices,
   SourceRef,
   SourceSpec,
   StallNotice,
 } from '../../core/result';
+import { defaultGgufPath } from '../../core/shards/gguf-repo-files';
 import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
 import {
@@ -29,7 +31,7 @@ import {
   siblingShardNames,
   type ParsedIndexFile,
 } from '../../core/shards/shard-names';
-import { isPickableFileName, READABLE_FORMATS } from '../../core/formats/format-readers';
+import { formatIdOfFileName, isPickableFileName, READABLE_FORMATS } from '../../core/formats/format-readers';
 import { MAX_SHARDS_READ_AHEAD, MAX_SIBLINGS_BY_NAME } from '../../core/limits';
 import { createFileReader } from '../file-reader';
 import { createHttpReader } from '../http-reader';
@@ -389,18 +391,19 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   }
   const grouping = groupFiles(listing.files.map((file) => file.path));
   const items = modelChoices(grouping, sizes);
-  const chosen = pickChoice(items, source.select);
+  const chosen = preferredGguf(pickChoice(items, source.select), items, listing.files, source.select);
   if (!chosen) {
     throw new SourceError(
       'no-model-files',
-      `${display} has no .safetensors or PyTorch .bin file${listing.truncated ? ' among the first files listed' : ''} ` +
-        `(${listing.files.length} files listed). It may hold weights in another format (.gguf), or in a ` +
+      `${display} has no .safetensors, .gguf or PyTorch .bin file${listing.truncated ? ' among the first files listed' : ''} ` +
+        `(${listing.files.length} files listed). It may hold weights in another format, or in a ` +
         'different revision or folder.',
     );
   }
   const repoInfo: RepoInfo = {
     display,
-    files: listing.files.filter((file) => isPickableFileName(file.path)),
+    files: listing.files.filter((file) => isPickableFileName(file.path) && formatIdOfFileName(file.path) !== 'gguf'),
+    ggufFiles: listing.files.filter((file) => formatIdOfFileName(file.path) === 'gguf'),
     truncated: listing.truncated,
   };
   const choices: SourceChoices = { items, selected: chosen.key };
@@ -541,6 +544,24 @@ async function resolveLocalGroup(
 
 // ---------------------------------------------------------------------------------------------------------------
 // Helpers.
+
+/**
+ * A repository whose default pick is a GGUF file holds only GGUF (and other non-safetensors) models: open the quant
+ * the GGUF list prefers (defaultGgufPath) rather than the largest file, so a split set's first part or a BF16 file
+ * is not what a repo id opens. Every quant shares the model's metadata, so any header serves the list's estimate.
+ */
+function preferredGguf(
+  chosen: ModelChoice | null,
+  items: readonly ModelChoice[],
+  files: readonly RepoFile[],
+  select: string | undefined,
+): ModelChoice | null {
+  if (chosen === null || select !== undefined || formatIdOfFileName(chosen.key) !== 'gguf') {
+    return chosen;
+  }
+  const preferred = defaultGgufPath(files);
+  return items.find((item) => item.key === preferred) ?? chosen;
+}
 
 function pickChoice(items: readonly ModelChoice[], select: string | undefined): ModelChoice | null {
   if (select !== undefined) {

@@ -17,7 +17,7 @@ export interface GpuModel {
 }
 
 /** One card per marketed size; capacity is what nvidia-smi reports (public nvidia-smi outputs), not the marketing number. */
-const GPUS: readonly GpuModel[] = [
+export const GPUS: readonly GpuModel[] = [
   { id: '24', name: 'RTX 4090 / L4 / A10 (24 GB)', capacityBytes: 24_564 * MiB },
   { id: '48', name: 'L40S / RTX 6000 Ada (48 GB)', capacityBytes: 46_068 * MiB },
   { id: '80', name: 'H100 / A100 (80 GB)', capacityBytes: 81_559 * MiB },

@@ -134,3 +134,42 @@ describe('GGUF memory section', () => {
     expect(section?.kvBytesPerToken).toBe((2 + 1) * (16 + 16) * 2);
   });
 });
+
+describe('per-layer arrays', () => {
+  /** One KV-head count per block, past the 8 items shown: two layers without attention, two with 4 KV heads. */
+  const KV_HEADS = [8, 8, 0, 8, 4, 8, 8, 0, 8, 8, 4, 8];
+  const file = buildGguf({
+    kvs: [
+      ['general.architecture', str('llama')],
+      ['llama.block_count', u32(KV_HEADS.length)],
+      ['llama.embedding_length', u32(1024)],
+      ['llama.attention.head_count', u32(16)],
+      ['llama.attention.head_count_kv', { type: 'array', elementType: 4, items: KV_HEADS.map(u32) }],
+    ],
+    tensors: [{ name: 'token_embd.weight', ne: [1024, 32], type: GGML.F16 }],
+  });
+
+  it('keeps every layer of a per-layer array and sizes each layer by its own KV heads', async () => {
+    const { header } = await parsed(file);
+    const basis = ggufMemoryBasis(header);
+    expect(basis?.partialArrays).toEqual([]);
+    expect(basis?.metadata.get('llama.attention.head_count_kv')).toEqual(KV_HEADS);
+    // The GGUF tab still shows the first items only.
+    const shown = header.gguf?.kvs.find((kv) => kv.key === 'llama.attention.head_count_kv');
+    expect(shown?.value).toBe('[8, 8, 0, 8, 4, 8, 8, 0, …]');
+    expect(shown?.count).toBe(KV_HEADS.length);
+    if (!basis) {
+      throw new Error('no memory basis');
+    }
+    const estimate = estimateGgufMemory(basis.metadata, basis.tensors, {
+      contextTokens: 4096,
+      cacheTypeK: 'f16',
+      cacheTypeV: 'f16',
+      gpuLayers: KV_HEADS.length + 1,
+    });
+    // head dim 1024 / 16 = 64; K and V, 2 bytes each, 4096 cells, summed over each layer's own KV heads.
+    const heads = KV_HEADS.reduce((sum, h) => sum + h, 0);
+    expect(estimate?.kvBytes).toBe(heads * 64 * 2 * 2 * 4096);
+    expect(estimate?.layers.map((layer) => layer.kvBytes)).toEqual(KV_HEADS.map((h) => h * 64 * 2 * 2 * 4096));
+  });
+});

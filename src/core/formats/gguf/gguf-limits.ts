@@ -29,8 +29,16 @@ export const MAX_HEADER_BYTES = 128 * 1024 * 1024;
 /** Tensor names ggml accepts are shorter than GGML_MAX_NAME (64 bytes, the terminating NUL included). */
 export const GGML_MAX_NAME_BYTES = 63;
 
-/** Items of each metadata array decoded for display; the rest is counted, and token lists are paged on demand. */
+/** Items of each metadata array shown; the rest is counted, and token lists are paged on demand. */
 export const ARRAY_SAMPLE_ITEMS = 8;
+
+/**
+ * A numeric or boolean array up to this long is kept whole: per-layer values (`head_count_kv`, `feed_forward_length`,
+ * `sliding_window_pattern`) hold one item per block, and the memory estimate needs every layer's. It matches the
+ * estimate's own cap on block_count (MAX_GGUF_BLOCK_COUNT), far above any published model's few hundred layers;
+ * longer arrays are not per-layer and keep ARRAY_SAMPLE_ITEMS.
+ */
+export const MAX_PER_LAYER_ARRAY_ITEMS = 4096;
 
 /** Special and added tokens listed in the tokenizer summary; a vocabulary of added tokens past this is counted. */
 export const MAX_LISTED_TOKENS = 256;

@@ -9,7 +9,7 @@ export interface GgufKvSummary {
   count?: number;
   /** Scalars as text; arrays as their first items (ARRAY_SAMPLE_ITEMS of them). */
   value: string;
-  /** Arrays: their first items as text, so the view can list them. */
+  /** Arrays: the items kept, as text: the first ARRAY_SAMPLE_ITEMS, or all of a numeric per-layer array (MAX_PER_LAYER_ARRAY_ITEMS). */
   items?: string[];
 }
 

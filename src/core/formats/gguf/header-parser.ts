@@ -14,6 +14,7 @@ import { groupDigits } from '../../number-format';
 import { GGUF_FIXED_SIZES, GGUF_TYPE_ARRAY, GGUF_TYPE_STRING, valueTypeName } from './ggml-types';
 import {
   ARRAY_SAMPLE_ITEMS,
+  MAX_PER_LAYER_ARRAY_ITEMS,
   MAX_ARRAY_DEPTH,
   MAX_ARRAY_LENGTH,
   MAX_KV_COUNT,
@@ -24,7 +25,10 @@ import {
 
 export type GgufScalar = number | string | boolean;
 
-/** A metadata array: its element type and count, where its elements lie in the file, and its first items. */
+/**
+ * A metadata array: its element type and count, where its elements lie in the file, and its first items (every item
+ * of a numeric array up to MAX_PER_LAYER_ARRAY_ITEMS long).
+ */
 export interface GgufArray {
   elementType: number;
   count: number;
@@ -440,7 +444,8 @@ export class GgufHeaderParser {
     if (size > 0) {
       this.need(array.count * size);
       const end = this.pos + array.count * size;
-      for (let i = 0; i < Math.min(array.count, ARRAY_SAMPLE_ITEMS); i++) {
+      const kept = array.count <= MAX_PER_LAYER_ARRAY_ITEMS ? array.count : ARRAY_SAMPLE_ITEMS;
+      for (let i = 0; i < kept; i++) {
         array.sample.push(this.scalar(array.elementType));
       }
       this.pos = end;

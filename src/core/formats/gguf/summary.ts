@@ -7,7 +7,7 @@ import { DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE, dtypeName } from '../../dtypes'
 import type { TensorColumns } from '../../model';
 import { GGUF_TYPE_ARRAY, fileTypeLabel, valueTypeName } from './ggml-types';
 import type { GgufArray, GgufKv, GgufRawHeader, GgufValue } from './header-parser';
-import { MAX_LISTED_TOKENS } from './gguf-limits';
+import { ARRAY_SAMPLE_ITEMS, MAX_LISTED_TOKENS } from './gguf-limits';
 import { readStrings } from './token-pages';
 import type {
   GgufKvSummary,
@@ -32,7 +32,7 @@ export function isArray(value: GgufValue): value is GgufArray {
 
 export function valueText(value: GgufValue, elementType?: number): string {
   if (isArray(value)) {
-    const items = value.sample.map((item) => itemText(item, value.elementType));
+    const items = value.sample.slice(0, ARRAY_SAMPLE_ITEMS).map((item) => itemText(item, value.elementType));
     const more = value.count > items.length ? ', …' : '';
     return `[${items.join(', ')}${more}]`;
   }
