@@ -46,13 +46,23 @@ function copyEntries(entries: DiffEntries): DiffEntries {
     stripA: entries.stripA.slice(),
     stripB: entries.stripB.slice(),
     module: entries.module.slice(),
+    stacked: entries.stacked.slice(),
+    stackedElements: entries.stackedElements.slice(),
+    stackedSide: entries.stackedSide,
   };
 }
 
 function entryBuffers(entries: DiffEntries): ArrayBuffer[] {
-  return [entries.rowA, entries.rowB, entries.status, entries.stripA, entries.stripB, entries.module].map(
-    (array) => array.buffer as ArrayBuffer,
-  );
+  return [
+    entries.rowA,
+    entries.rowB,
+    entries.status,
+    entries.stripA,
+    entries.stripB,
+    entries.module,
+    entries.stacked,
+    entries.stackedElements,
+  ].map((array) => array.buffer as ArrayBuffer);
 }
 
 export function handleCompareRequest(

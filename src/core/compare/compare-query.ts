@@ -115,9 +115,14 @@ function sortEntries(order: Uint32Array, input: CompareQueryInput, key: CompareS
     return;
   }
   const values = new Float64Array(entries.count);
+  // A stacked-experts entry counts all its per-expert tensors on the Hugging Face side, as the table shows it.
+  const sideElements = (columns: TensorColumns, row: number, i: number, stackedSide: boolean) =>
+    stackedSide && entries.stacked[i] > 0 ? entries.stackedElements[i] : elementsOf(columns, row);
   for (const i of order) {
     const ra = entries.rowA[i];
     const rb = entries.rowB[i];
+    const elementsA = () => sideElements(columnsA, ra, i, entries.stackedSide === 'a');
+    const elementsB = () => sideElements(columnsB, rb, i, entries.stackedSide === 'b');
     switch (key) {
       case 'status':
         values[i] = entries.status[i];
@@ -126,13 +131,13 @@ function sortEntries(order: Uint32Array, input: CompareQueryInput, key: CompareS
         values[i] = ra >= 0 ? columnsA.dtype[ra] : columnsB.dtype[rb];
         break;
       case 'paramsA':
-        values[i] = ra >= 0 ? elementsOf(columnsA, ra) : -1;
+        values[i] = ra >= 0 ? elementsA() : -1;
         break;
       case 'paramsB':
-        values[i] = rb >= 0 ? elementsOf(columnsB, rb) : -1;
+        values[i] = rb >= 0 ? elementsB() : -1;
         break;
       case 'delta':
-        values[i] = elementsOf(columnsB, rb) - elementsOf(columnsA, ra);
+        values[i] = elementsB() - elementsA();
         break;
     }
   }

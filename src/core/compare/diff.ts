@@ -80,6 +80,15 @@ export interface DiffEntries {
   stripB: Uint32Array;
   /** Index into `modules`. */
   module: Uint32Array;
+  /**
+   * For a stacked-experts GGUF tensor, how many per-expert Hugging Face tensors its entry stands for (the Hugging
+   * Face side's row is the first of them); 0 for every other entry.
+   */
+  stacked: Uint32Array;
+  /** Elements of those per-expert tensors together (0 where `stacked` is 0): the Hugging Face side's figure. */
+  stackedElements: Float64Array;
+  /** The side holding the per-expert Hugging Face tensors; null when no GGUF name mapping ran. */
+  stackedSide: 'a' | 'b' | null;
 }
 
 export interface DiffSummary {
@@ -305,6 +314,8 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Comp
   const moduleIndex = new Map<string, number>();
   const moduleNames: string[] = [];
   const module = new Uint32Array(n);
+  const stacked = new Uint32Array(n);
+  const stackedElements = new Float64Array(n);
   const perModule: number[][] = [];
   let elementsA = 0;
   let elementsB = 0;
@@ -344,6 +355,10 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Comp
         eB += elements;
         bB += bytes;
       }
+    }
+    if (folded) {
+      stacked[i] = folded.length + 1;
+      stackedElements[i] = hfIsA ? eA : eB;
     }
     const totals = groups[DIFF_GROUPS[status[i]]];
     totals.tensors++;
@@ -385,6 +400,9 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Comp
       stripA: stripA.slice(0, n),
       stripB: stripB.slice(0, n),
       module,
+      stacked,
+      stackedElements,
+      stackedSide: mapping.keys ? (hfIsA ? 'a' : 'b') : null,
     },
     // Prefix rules the user left on read as on (and not needed) while the name mapping pairs the names.
     alignment: alignmentSummary(alignedA, alignedB, enabled.filter(isAlignRule)),

@@ -11,7 +11,15 @@ import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { sideOf } from '../../testing/compare-builders';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import { ALIGN_RULES, COMPARE_RULES } from './align';
-import { diffSides, STATUS_DTYPE, STATUS_IDENTICAL, STATUS_ONLY_A, STATUS_ONLY_B, type CompareSide } from './diff';
+import {
+  diffSides,
+  STATUS_DTYPE,
+  STATUS_IDENTICAL,
+  STATUS_ONLY_A,
+  STATUS_ONLY_B,
+  STATUS_SHAPE,
+  type CompareSide,
+} from './diff';
 
 const HIDDEN = 256;
 const KV = 64;
@@ -158,6 +166,13 @@ describe('GGUF against Hugging Face safetensors', () => {
       elementsB: 3 * FFN * HIDDEN,
     });
     expect(diff.ggufNames?.counts).toMatchObject({ match: 1, shape: 1 });
+    // Each entry shows the Hugging Face side as its experts together, not as the first expert alone.
+    expect(diff.entries.stackedSide).toBe('b');
+    const byStatus = (status: number) => diff.entries.status.indexOf(status);
+    const gate = byStatus(STATUS_DTYPE);
+    const up = byStatus(STATUS_SHAPE);
+    expect([diff.entries.stacked[gate], diff.entries.stackedElements[gate]]).toEqual([EXPERTS, EXPERTS * FFN * HIDDEN]);
+    expect([diff.entries.stacked[up], diff.entries.stackedElements[up]]).toEqual([3, 3 * FFN * HIDDEN]);
   });
 });
 

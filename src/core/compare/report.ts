@@ -62,6 +62,11 @@ function dtypeLabel(side: CompareSideInfo, row: number): string {
   return dtypeName(side.columns.dtype[row]) ?? side.unknownDtypes?.get(row) ?? '?';
 }
 
+/** A stacked-experts entry's Hugging Face side as the stacked shape `[experts, …per-expert shape]`. */
+function stackedShape(entries: DiffEntries, i: number, side: 'a' | 'b', shape: number[]): number[] {
+  return entries.stackedSide === side && entries.stacked[i] > 0 ? [entries.stacked[i], ...shape] : shape;
+}
+
 export function buildCompareSection(
   a: CompareSideInfo,
   b: CompareSideInfo,
@@ -82,8 +87,8 @@ export function buildCompareSection(
     } else if (status === STATUS_SHAPE && tensors.shape.length < MAX_REPORT_TENSORS_PER_GROUP) {
       tensors.shape.push({
         name: tensorName(a.columns, ra),
-        a: tensorShape(a.columns, ra),
-        b: tensorShape(b.columns, rb),
+        a: stackedShape(entries, i, 'a', tensorShape(a.columns, ra)),
+        b: stackedShape(entries, i, 'b', tensorShape(b.columns, rb)),
         dtypeA: dtypeLabel(a, ra),
         dtypeB: dtypeLabel(b, rb),
       });

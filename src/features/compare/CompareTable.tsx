@@ -80,8 +80,26 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
     }
     const nameA = (i: number) => tensorName(headerA.tensors, entries.rowA[i]);
     const nameB = (i: number) => tensorName(headerB.tensors, entries.rowB[i]);
-    const elementsA = (i: number) => (entries.rowA[i] >= 0 ? headerA.tensors.elements[entries.rowA[i]] : null);
-    const elementsB = (i: number) => (entries.rowB[i] >= 0 ? headerB.tensors.elements[entries.rowB[i]] : null);
+    // A stacked-experts entry shows its per-expert Hugging Face tensors together: "128 × [768, 2048]" and their sum.
+    const stackedOn = (side: 'a' | 'b', i: number) => entries.stackedSide === side && entries.stacked[i] > 0;
+    const elementsA = (i: number) =>
+      stackedOn('a', i)
+        ? entries.stackedElements[i]
+        : entries.rowA[i] >= 0
+          ? headerA.tensors.elements[entries.rowA[i]]
+          : null;
+    const elementsB = (i: number) =>
+      stackedOn('b', i)
+        ? entries.stackedElements[i]
+        : entries.rowB[i] >= 0
+          ? headerB.tensors.elements[entries.rowB[i]]
+          : null;
+    const shapeText = (side: 'a' | 'b', header: ParsedHeader, row: number, i: number) =>
+      row < 0
+        ? null
+        : stackedOn(side, i)
+          ? `${entries.stacked[i]} × ${formatTensorShape(header.tensors, row)}`
+          : formatTensorShape(header.tensors, row);
     const finite = (value: number | null) => (value !== null && Number.isFinite(value) ? value : 0);
     const alignedKey = (i: number) =>
       entries.rowA[i] >= 0 ? nameA(i).slice(entries.stripA[i]) : nameB(i).slice(entries.stripB[i]);
@@ -130,8 +148,8 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
           ),
         ),
         cell: (i) => {
-          const sA = entries.rowA[i] >= 0 ? formatTensorShape(headerA.tensors, entries.rowA[i]) : null;
-          const sB = entries.rowB[i] >= 0 ? formatTensorShape(headerB.tensors, entries.rowB[i]) : null;
+          const sA = shapeText('a', headerA, entries.rowA[i], i);
+          const sB = shapeText('b', headerB, entries.rowB[i], i);
           const text = bothSides(sA, sB);
           return <span title={text}>{text}</span>;
         },
