@@ -11,6 +11,7 @@ import { Fact } from '../insights/QuantizationPanel';
 import { renderChatPreview, type ChatPreview } from './chat-preview';
 import { TokenBrowser } from './TokenBrowser';
 import './gguf.css';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 /** Added tokens listed before the rest fold behind "show all". */
 const FOLDED_TOKENS = 24;
@@ -74,23 +75,9 @@ function QuantMixCard({ gguf }: { gguf: GgufSummary }) {
       <h3>Quant mix{gguf.fileTypeLabel && <span className="muted"> behind “{gguf.fileTypeLabel}”</span>}</h3>
       <div className="table-scroll">
         <table className="gguf-table" data-testid="gguf-quant-mix">
-          <thead>
-            <tr>
-              <th scope="col">ggml type</th>
-              <th scope="col" className="num">
-                Tensors
-              </th>
-              <th scope="col" className="num">
-                Bytes
-              </th>
-              <th scope="col" className="num">
-                Share
-              </th>
-              <th scope="col" className="num">
-                Bits/weight
-              </th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={['ggml type', numeric('Tensors'), numeric('Bytes'), numeric('Share'), numeric('Bits/weight')]}
+          />
           <tbody>
             {gguf.quantMix.map((entry) => (
               <tr key={entry.type}>
@@ -129,15 +116,7 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
       {tokenizer.special.length > 0 && (
         <table className="gguf-table" data-testid="gguf-special-tokens">
           <caption>Special tokens</caption>
-          <thead>
-            <tr>
-              <th scope="col">Role</th>
-              <th scope="col" className="num">
-                Id
-              </th>
-              <th scope="col">Text</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Role', numeric('Id'), 'Text']} />
           <tbody>
             {tokenizer.special.map((token) => (
               <tr key={token.role}>
@@ -233,13 +212,7 @@ function KeysCard({ gguf }: { gguf: GgufSummary }) {
       </h3>
       <div className="table-scroll">
         <table className="gguf-table gguf-keys" data-testid="gguf-keys">
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Type</th>
-              <th scope="col">Value</th>
-            </tr>
-          </thead>
+          <TableHead columns={['Key', 'Type', 'Value']} />
           <tbody>
             {gguf.kvs.map((kv, index) => (
               <tr key={`${index}:${kv.key}`}>

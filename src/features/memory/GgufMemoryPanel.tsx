@@ -18,17 +18,9 @@ import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from './format-memory';
+import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from './MemoryInputs';
 import './memory.css';
-
-const PRESETS: ReadonlyArray<[string, number]> = [
-  ['4k', 4096],
-  ['8k', 8192],
-  ['32k', 32768],
-  ['128k', 131072],
-];
-
-/** Longest context the input accepts: far past any published model, short of numbers that stop meaning anything. */
-const MAX_TOKENS = 100_000_000;
+import { numeric, TableHead } from '../../lib/TableHead';
 
 function cacheTypeLabel(type: GgufCacheType): string {
   const block = GGUF_CACHE_BLOCKS[type];
@@ -81,7 +73,7 @@ function GgufMemoryView({
       }),
     [basis, tokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers],
   );
-  const presets: Array<[string, number]> = [...PRESETS];
+  const presets: Array<[string, number]> = [...CONTEXT_PRESETS];
   if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
     presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
   }
@@ -98,13 +90,13 @@ function GgufMemoryView({
           <input
             type="number"
             min={1}
-            max={MAX_TOKENS}
+            max={MAX_CONTEXT_TOKENS}
             value={tokens}
             data-testid="memory-tokens"
             onChange={(event) => {
               const value = Math.floor(Number(event.target.value));
               if (event.target.value.trim() !== '' && Number.isFinite(value)) {
-                setTokens(Math.min(MAX_TOKENS, Math.max(1, value)));
+                setTokens(Math.min(MAX_CONTEXT_TOKENS, Math.max(1, value)));
               }
             }}
           />
@@ -216,18 +208,7 @@ function Placement({
         {estimate.gpuLayers}: VRAM <strong data-testid="memory-vram-total">{formatGiB(vram.totalBytes)}</strong>, RAM{' '}
         <strong data-testid="memory-ram-total">{formatGiB(ram.totalBytes)}</strong>
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">Part</th>
-          <th scope="col" className="num">
-            VRAM
-          </th>
-          <th scope="col" className="num">
-            RAM
-          </th>
-          <th scope="col">How it is computed</th>
-        </tr>
-      </thead>
+      <TableHead columns={['Part', numeric('VRAM'), numeric('RAM'), 'How it is computed']} />
       <tbody>
         <tr>
           <th scope="row">Weights</th>

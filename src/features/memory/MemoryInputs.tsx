@@ -7,7 +7,8 @@ import type { CacheDtype, MemorySection } from '../../core/analysis/memory/memor
 import { groupDigits } from '../../core/number-format';
 import type { NumberField, NumberRule } from './number-field';
 
-const PRESETS: ReadonlyArray<[string, number]> = [
+/** Context lengths offered as one-click choices wherever a context is asked for. */
+export const CONTEXT_PRESETS: ReadonlyArray<[string, number]> = [
   ['4k', 4096],
   ['8k', 8192],
   ['32k', 32768],
@@ -15,7 +16,7 @@ const PRESETS: ReadonlyArray<[string, number]> = [
 ];
 
 /** Longest context the box accepts: far past any published model, short of numbers that stop meaning anything. */
-const MAX_TOKENS = 100_000_000;
+export const MAX_CONTEXT_TOKENS = 100_000_000;
 /** Most sequences at once: past any engine's max_num_seqs default (vLLM: 256 to 1024). */
 const MAX_BATCH = 4096;
 /** Below 4 GiB the stated 2 GiB overhead leaves a GPU almost nothing; 1 TiB is past any single GPU sold. */
@@ -26,7 +27,7 @@ export const TOKENS_RULE: NumberRule = {
   subject: 'The context',
   unit: ['token', 'tokens'],
   min: 1,
-  max: MAX_TOKENS,
+  max: MAX_CONTEXT_TOKENS,
   integer: true,
 };
 export const BATCH_RULE: NumberRule = {
@@ -103,7 +104,7 @@ export function MemoryInputs(props: {
     { field: props.ownGpu, testId: 'memory-own-gpu' },
   ];
   const errorId = (testId: string) => `${idPrefix}-${testId}-error`;
-  const presets: Array<[string, number]> = [...PRESETS];
+  const presets: Array<[string, number]> = [...CONTEXT_PRESETS];
   if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
     presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
   }

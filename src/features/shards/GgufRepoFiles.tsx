@@ -12,16 +12,8 @@ import type { LoadResult, RepoInfo } from '../../core/result';
 import { formatBytes, formatCount, groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from '../memory/format-memory';
-
-const CONTEXT_PRESETS: ReadonlyArray<[string, number]> = [
-  ['4k', 4096],
-  ['8k', 8192],
-  ['32k', 32768],
-  ['128k', 131072],
-];
-
-/** Longest context the box takes, as in the Memory tab: past any published model. */
-const MAX_CONTEXT_TOKENS = 100_000_000;
+import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from '../memory/MemoryInputs';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 const KIND_LABELS: Readonly<Record<GgufQuantRow['kind'], string>> = {
   model: '',
@@ -121,22 +113,16 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
           : '.'}
       </p>
       <table className="plain-table gguf-quant-table" aria-label="GGUF files">
-        <thead>
-          <tr>
-            <th scope="col">Quant</th>
-            <th scope="col" className="num">
-              Size
-            </th>
-            <th scope="col" className="num">
-              Bits / weight
-            </th>
-            <th scope="col">
-              Fits {gpuShort} at {contextText}
-            </th>
-            <th scope="col">File</th>
-            <th scope="col" />
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            'Quant',
+            numeric('Size'),
+            numeric('Bits / weight'),
+            `Fits ${gpuShort} at ${contextText}`,
+            'File',
+            '',
+          ]}
+        />
         <tbody>
           {rows.map((row) => (
             <QuantRow

@@ -3,6 +3,7 @@ import { useMemo } from 'react';
 import { formatBytes, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { RepoInfo, SourceChoices } from '../../core/result';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 export function RepoFiles({ repo, choices }: { repo: RepoInfo; choices: SourceChoices | undefined }) {
   const switchModel = useAppStore((state) => state.switchModel);
@@ -26,13 +27,7 @@ export function RepoFiles({ repo, choices }: { repo: RepoInfo; choices: SourceCh
         {repo.truncated && ' (listing truncated)'}
       </summary>
       <table className="plain-table" aria-label="Repository files">
-        <thead>
-          <tr>
-            <th>File</th>
-            <th className="num">Size</th>
-            <th />
-          </tr>
-        </thead>
+        <TableHead columns={['File', numeric('Size'), '']} />
         <tbody>
           {repo.files.map((file) => {
             const key = choiceOf.get(file.path);

@@ -8,6 +8,7 @@ import { useAppStore } from '../../state/store';
 import { bytesFigure, countFigure } from '../../lib/figure';
 import { DtypeTotalsTable } from '../charts/DtypeTotalsTable';
 import { Fact } from '../insights/QuantizationPanel';
+import { numeric, TableHead } from '../../lib/TableHead';
 
 export function ShardSummary({ report }: { report: ShardsReport }) {
   const { totals, index, shards } = report;
@@ -67,17 +68,17 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
       <h4>Shard files</h4>
       <div className="shard-table-wrap">
         <table className="plain-table shard-table" aria-label="Shards">
-          <thead>
-            <tr>
-              <th className="num">#</th>
-              <th>File</th>
-              <th className="num">Tensors</th>
-              {index && <th className="num">In index</th>}
-              <th className="num">Data bytes</th>
-              <th className="num">Header</th>
-              <th>Status</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              numeric('#'),
+              'File',
+              numeric('Tensors'),
+              index && numeric('In index'),
+              numeric('Data bytes'),
+              numeric('Header'),
+              'Status',
+            ]}
+          />
           <tbody>
             {shards.map((shard, position) => (
               <tr key={shard.file} data-shard={shard.file} className={shard.present ? undefined : 'missing'}>

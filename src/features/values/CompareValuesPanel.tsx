@@ -8,6 +8,7 @@ import type { CompareResult, LoadResult } from '../../core/result';
 import type { ValuesComparisonResult } from '../../core/values/compare-values';
 import { useAppStore } from '../../state/store';
 import './values.css';
+import { TableHead } from '../../lib/TableHead';
 
 const CHART_WIDTH = 480;
 const CHART_HEIGHT = 120;
@@ -82,15 +83,7 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
       {changed.length > 0 && (
         <table className="values-compare-table" data-testid="compare-values-table">
           <caption>Tensors whose values differ, largest relative change first</caption>
-          <thead>
-            <tr>
-              <th scope="col">tensor</th>
-              <th scope="col">dtypes</th>
-              <th scope="col">max |b − a|</th>
-              <th scope="col">relative L2</th>
-              <th scope="col">cosine</th>
-            </tr>
-          </thead>
+          <TableHead columns={['tensor', 'dtypes', 'max |b − a|', 'relative L2', 'cosine']} />
           <tbody>
             {[...changed]
               .sort((x, y) => (y.relL2 ?? Infinity) - (x.relL2 ?? Infinity))

@@ -13,6 +13,7 @@ import { useAppStore } from '../../state/store';
 import { valuesOf } from '../../state/values-slice';
 import { Heatmap, HistogramChart, LineChart } from './ValueCharts';
 import './values.css';
+import { TableHead } from '../../lib/TableHead';
 
 export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
   const entry = useAppStore((state) => valuesOf(state, row));
@@ -183,13 +184,7 @@ function ValuesView({
       </div>
       <table className="values-first" data-testid="values-first">
         <caption>First values, exact, with the bytes that hold them</caption>
-        <thead>
-          <tr>
-            <th scope="col">index</th>
-            <th scope="col">value (exact decimal)</th>
-            <th scope="col">bytes (hex, file order)</th>
-          </tr>
-        </thead>
+        <TableHead columns={['index', 'value (exact decimal)', 'bytes (hex, file order)']} />
         <tbody>
           {values.first.map((value) => (
             <tr key={value.index}>
