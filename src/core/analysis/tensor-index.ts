@@ -313,13 +313,6 @@ function siblingLookup(
   // costs only the shapes resolved (at most resolutionLimit in all), whatever the number of pairs asked.
   const tables = new Map<string, Map<string, Map<number, number> | null>>();
   let literalLengths: Int32Array | null = null;
-  let positions: Int32Array | null = null;
-  // Per suffix pair, per asking shape: the sibling of each of its rows, by position in the shape's row list.
-  const answers = new Map<Map<number, number>, Map<number, Int32Array>>();
-  // The last pair and shape asked: detectors ask about a shape's rows one after another.
-  let lastTable: Map<number, number> | null = null;
-  let lastShape = -1;
-  let lastAnswers: Int32Array = new Int32Array(0);
   let resolutions = 0;
   const resolutionLimit = Math.max(1024, names.length >> 4);
   const siblingName = (row: number, suffix: string, siblingSuffix: string): string =>
@@ -367,7 +360,7 @@ function siblingLookup(
     return names[row].length === length;
   };
 
-  const sibling = (row: number, suffix: string, siblingSuffix: string): number => {
+  return (row, suffix, siblingSuffix) => {
     const table = tableFor(suffix, siblingSuffix);
     if (table === null) {
       return lookup(siblingName(row, suffix, siblingSuffix));
@@ -389,61 +382,15 @@ function siblingLookup(
     if (target === BY_NAME) {
       return lookup(siblingName(row, suffix, siblingSuffix));
     }
-    const { depth } = sortedShape(target);
-    if (depth !== parsed.slots[shape]) {
-      return siblingByTuple(parsed, row, shape, target, suffix, siblingSuffix);
-    }
-    // Answers come a whole shape at a time (a detector asks about every row of a shape): one merge of the two
-    // shapes' sorted tuples instead of a binary search per row.
-    if (table !== lastTable || shape !== lastShape) {
-      let answersByShape = answers.get(table);
-      if (answersByShape === undefined) {
-        answersByShape = new Map();
-        answers.set(table, answersByShape);
-      }
-      let shapeAnswers = answersByShape.get(shape);
-      if (shapeAnswers === undefined) {
-        shapeAnswers = mergeSiblings(parsed, shape, target, suffix, siblingSuffix);
-        answersByShape.set(shape, shapeAnswers);
-      }
-      lastTable = table;
-      lastShape = shape;
-      lastAnswers = shapeAnswers;
-    }
-    return lastAnswers[positionInShape()[row]];
-  };
-
-  /** Position of each row in its shape's row list (row order), built on first use. */
-  const positionInShape = (): Int32Array => {
-    if (positions === null) {
-      const parsed = shapes();
-      positions = new Int32Array(parsed.rowShape.length);
-      for (let s = 0; s < parsed.count; s++) {
-        for (let k = parsed.rowStart[s]; k < parsed.rowStart[s + 1]; k++) {
-          positions[parsed.rowList[k]] = k - parsed.rowStart[s];
-        }
-      }
-    }
-    return positions;
-  };
-
-  /**
-   * One row's sibling in shape `target`: the last row there with the same index tuple whose name is the sibling
-   * name (rows with equal tuples are in row order, so the last match wins, as in row()).
-   */
-  const matchInGroup = (
-    parsed: ParsedShapes,
-    row: number,
-    shape: number,
-    target: number,
-    from: number,
-    to: number,
-    suffix: string,
-    siblingSuffix: string,
-  ): number => {
-    const { rows } = sortedShape(target);
+    const { rows, keys, depth } = sortedShape(target);
+    const values = parsed.indexValues;
+    const at = parsed.indexStart[row];
+    // Rows with equal tuples are in row order: the last one that has the name wins, as in row().
     const wanted = plainlySpelled(parsed, row, shape) ? null : siblingName(row, suffix, siblingSuffix);
-    for (let i = to - 1; i >= from; i--) {
+    for (let i = tupleUpperBound(keys, depth, rows.length, values, at) - 1; i >= 0; i--) {
+      if (compareTuple(keys, i, depth, values, at) !== 0) {
+        break;
+      }
       const candidate = rows[i];
       if (wanted === null ? plainlySpelled(parsed, candidate, target) : names[candidate] === wanted) {
         return candidate;
@@ -451,66 +398,6 @@ function siblingLookup(
     }
     return -1;
   };
-
-  const siblingByTuple = (
-    parsed: ParsedShapes,
-    row: number,
-    shape: number,
-    target: number,
-    suffix: string,
-    siblingSuffix: string,
-  ): number => {
-    const { rows, keys, depth } = sortedShape(target);
-    const values = parsed.indexValues;
-    const at = parsed.indexStart[row];
-    const to = tupleUpperBound(keys, depth, rows.length, values, at);
-    let from = to;
-    while (from > 0 && compareTuple(keys, from - 1, depth, values, at) === 0) {
-      from--;
-    }
-    return matchInGroup(parsed, row, shape, target, from, to, suffix, siblingSuffix);
-  };
-
-  /** Every row of `shape` answered at once, indexed by position in the shape's row list. */
-  const mergeSiblings = (
-    parsed: ParsedShapes,
-    shape: number,
-    target: number,
-    suffix: string,
-    siblingSuffix: string,
-  ): Int32Array => {
-    const source = sortedShape(shape);
-    const sink = sortedShape(target);
-    const depth = source.depth;
-    const place = positionInShape();
-    const out = new Int32Array(source.rows.length).fill(-1);
-    let j = 0;
-    for (let i = 0; i < source.rows.length; i++) {
-      while (j < sink.rows.length && compareKeys(sink.keys, j, source.keys, i, depth) < 0) {
-        j++;
-      }
-      let end = j;
-      while (end < sink.rows.length && compareKeys(sink.keys, end, source.keys, i, depth) === 0) {
-        end++;
-      }
-      const row = source.rows[i];
-      out[place[row]] = end > j ? matchInGroup(parsed, row, shape, target, j, end, suffix, siblingSuffix) : -1;
-    }
-    return out;
-  };
-
-  return sibling;
-}
-
-/** Sign of tuple i of `a` minus tuple k of `b`, both flat with `depth` values per tuple. */
-function compareKeys(a: Int32Array, i: number, b: Int32Array, k: number, depth: number): number {
-  for (let d = 0; d < depth; d++) {
-    const diff = a[i * depth + d] - b[k * depth + d];
-    if (diff !== 0) {
-      return diff;
-    }
-  }
-  return 0;
 }
 
 function decimalDigits(value: number): number {
