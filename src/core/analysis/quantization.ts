@@ -89,10 +89,14 @@ export function analyzeQuantization(input: AnalysisInput): {
 
   // Totals over the whole file.
   let modulesLogical = 0;
-  const weightLogical = new Map<number, number>();
+  // Per row: the logical parameters of the quantized weight stored there (a typed column, not a Map: measureRows
+  // reads it for every row).
+  const weightLogical = new Float64Array(index.count);
+  const isWeight = new Uint8Array(index.count);
   for (const detection of detections) {
     for (const module of detection.modules) {
-      weightLogical.set(module.weightRow, module.logicalParams);
+      weightLogical[module.weightRow] = module.logicalParams;
+      isWeight[module.weightRow] = 1;
       modulesLogical += module.logicalParams;
     }
   }
@@ -100,7 +104,7 @@ export function analyzeQuantization(input: AnalysisInput): {
     index,
     claimed,
     aux,
-    weightLogical,
+    { weightLogical, isWeight },
     modulesLogical,
   );
   let quantBytes = 0;
@@ -214,7 +218,7 @@ function measureRows(
   index: TensorIndex,
   claimed: Uint8Array,
   aux: Uint8Array,
-  weightLogical: ReadonlyMap<number, number>,
+  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
   modulesLogical: number,
 ): {
   storedElements: number;
@@ -242,7 +246,7 @@ function measureRows(
   const slotByText = new Map<string, number>();
   const codes = columns.dtype;
   const known = DTYPES.length;
-  const hasWeights = weightLogical.size > 0;
+  const { weightLogical, isWeight } = weights;
   let storedElements = 0;
   let allBytes = 0;
   let logicalParams = modulesLogical;
@@ -301,8 +305,8 @@ function measureRows(
     elementSums[slot] += elements;
     byteSums[slot] += bytes;
     // Parameters: the logical count of quantized weights, plus every unclaimed tensor; sidecars carry none.
-    const weight = hasWeights ? weightLogical.get(row) : undefined;
-    params[slot] += weight ?? (!claimed[row] && !aux[row] && !scaleOnly[slot] ? elements : 0);
+    params[slot] +=
+      isWeight[row] === 1 ? weightLogical[row] : !claimed[row] && !aux[row] && !scaleOnly[slot] ? elements : 0;
   }
   // Dtypes in order of first appearance, then by bytes (a stable sort keeps that order among equals).
   const entries: DtypeShare[] = dtypes.map((dtype, slot) => ({

@@ -27,6 +27,8 @@ export const fp8BlockDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const blocks: string[] = [];
     let perRow = 0;
+    const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
+    const configuredLabel = `${configured[0]}x${configured[1]}`;
     for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale_inv')) {
       if (!isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
         continue;
@@ -35,9 +37,8 @@ export const fp8BlockDetector: QuantDetector = {
       const k = index.dim(weight, -1);
       const s0 = index.rank(row) >= 2 ? index.dim(row, -2) : index.elements(row);
       const s1 = index.rank(row) >= 2 ? index.dim(row, -1) : 1;
-      const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
       if (Math.ceil(n / configured[0]) === s0 && Math.ceil(k / configured[1]) === s1) {
-        blocks.push(`${configured[0]}x${configured[1]}`);
+        blocks.push(configuredLabel);
       } else if (s0 === n && s1 === 1) {
         perRow++;
         blocks.push('row');
