@@ -6,7 +6,6 @@
  * `measureOurs` below), alternating, each in its own browser context. Reports the median time, requests, sequential round trips and bytes
  * against issue 22's targets: at most 4 sequential round trips and 1.5× the header bytes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { writeLlama3BenchGguf, type BenchGguf } from '../src/testing/gguf-bench-
 import { BENCH_LATENCY_MS, sequentialRoundTrips, startBenchServer, type BenchServer } from './bench-remote-servers';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { bundleForPage } from './bench-page-bundle';
+import { startPreview, waitForServer } from './bench-page';
 
 const DIST = process.env.BENCH_DIST ?? 'dist';
 /** Its own port, so it can run beside scripts/bench-remote.ts's preview. */
@@ -153,10 +153,10 @@ async function main(): Promise<void> {
       args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
     });
     const server = await startBenchServer('h2', root);
-    const preview = existsSync(path.join(DIST, 'index.html')) ? startPreview() : null;
+    const preview = existsSync(path.join(DIST, 'index.html')) ? startPreview(APP_PORT, DIST) : null;
     try {
       if (preview) {
-        await waitFor(`http://127.0.0.1:${APP_PORT}/`);
+        await waitForServer(`http://127.0.0.1:${APP_PORT}/`);
       }
       const url = `${server.origin}/bench/llama-3.1-8b-gguf/resolve/main/${path.basename(model.file)}`;
       console.log(
@@ -189,39 +189,6 @@ async function main(): Promise<void> {
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
-}
-
-function startPreview(): ChildProcess {
-  // Vite itself, not through npx: killing an npx wrapper leaves its vite child serving the port.
-  return spawn(
-    process.execPath,
-    [
-      'node_modules/vite/bin/vite.js',
-      'preview',
-      '--outDir',
-      DIST,
-      '--port',
-      String(APP_PORT),
-      '--strictPort',
-      '--host',
-      '127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 async function peerVersion(): Promise<string> {

@@ -9,7 +9,6 @@
  *
  * The fixtures are written once to the system's temp folder (sparse data regions). Asserts nothing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import type { Page } from '@playwright/test';
 import { HUGE_FIXTURES, MILLION_ROW_FIXTURES, type HugeFixture } from '../src/testing/huge-fixtures';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { writeHugeFixture } from './fixtures-huge';
+import { jsonParseInPage, startPreview, waitForServer } from './bench-page';
 
 const SHORT = process.argv.includes('--short');
 const PORT = 4291 + Number(process.env.E2E_PORT_OFFSET ?? 0);
@@ -36,21 +36,6 @@ function fixturePath(fixture: HugeFixture): string {
     writeHugeFixture(path, fixture);
   }
   return path;
-}
-
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /** Long tasks as [start, duration] pairs, kept on the window; passed as a string so tsx adds no helpers. */
@@ -78,31 +63,6 @@ async function waitUntilQuiet(page: Page): Promise<void> {
 }
 
 const longest = (tasks: [number, number][]) => Math.max(0, ...tasks.map(([, duration]) => duration));
-
-/** JSON.parse(TextDecoder.decode(header)) of the file in `#bench-input`, median of three, in the page. */
-async function jsonParseInPage(page: Page, path: string): Promise<number> {
-  await page.evaluate(`(() => {
-    if (document.getElementById('bench-input')) return;
-    const input = document.createElement('input');
-    input.type = 'file';
-    input.id = 'bench-input';
-    input.hidden = true;
-    document.body.append(input);
-  })()`);
-  await page.locator('#bench-input').setInputFiles(path);
-  return (await page.evaluate(`(async () => {
-    const file = document.getElementById('bench-input').files[0];
-    const length = Number(new DataView(await file.slice(0, 8).arrayBuffer()).getBigUint64(0, true));
-    const bytes = new Uint8Array(await file.slice(8, 8 + length).arrayBuffer());
-    const samples = [];
-    for (let i = 0; i < 3; i++) {
-      const started = performance.now();
-      JSON.parse(new TextDecoder().decode(bytes));
-      samples.push(performance.now() - started);
-    }
-    return samples.sort((a, b) => a - b)[1];
-  })()`)) as number;
-}
 
 /** Opens a small file and every tab, so first-use costs (code compilation, the chart bundle) are paid up front. */
 async function warmUp(page: Page): Promise<void> {
@@ -230,13 +190,9 @@ async function main(): Promise<void> {
   }
   const chromium = findChromium();
   const { chromium: playwright } = await import('@playwright/test');
-  const server: ChildProcess = spawn(
-    'npx',
-    ['vite', 'preview', '--port', String(PORT), '--strictPort', '--host', '127.0.0.1'],
-    { stdio: 'ignore' },
-  );
+  const server = startPreview(PORT);
   try {
-    await waitFor(`http://127.0.0.1:${PORT}/`);
+    await waitForServer(`http://127.0.0.1:${PORT}/`);
     const browser = await playwright.launch({
       executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
       args: CHROMIUM_ARGS,

@@ -8,7 +8,6 @@
  *
  * Prints ratios (ours / huggingface.js) and the issue 14 targets; figures go to docs/performance.md by hand.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +26,7 @@ import {
 import { collectMarks, printTimeline } from './bench-timeline';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { bundleForPage } from './bench-page-bundle';
+import { startPreview, waitForServer } from './bench-page';
 
 const FIXTURES = path.resolve('e2e/.fixtures');
 const INDEX = 'model.safetensors.index.json';
@@ -83,39 +83,6 @@ function bundleHuggingfaceJs(): Promise<string> {
   return bundleForPage(
     "import { parseSafetensorsMetadata } from '@huggingface/hub'; globalThis.parseSafetensorsMetadata = parseSafetensorsMetadata;",
   );
-}
-
-function startPreview(): ChildProcess {
-  // Vite itself, not through npx: killing an npx wrapper leaves its vite child serving the port.
-  return spawn(
-    process.execPath,
-    [
-      'node_modules/vite/bin/vite.js',
-      'preview',
-      '--outDir',
-      DIST,
-      '--port',
-      String(APP_PORT),
-      '--strictPort',
-      '--host',
-      '127.0.0.1',
-    ],
-    { stdio: 'ignore' },
-  );
-}
-
-async function waitFor(url: string): Promise<void> {
-  for (let i = 0; i < 150; i++) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
 }
 
 /** The app, in a fresh context: type the URL, Open, wait for the complete report (analyses included). */
@@ -355,11 +322,11 @@ async function main(): Promise<void> {
     return;
   }
   const bundle = await bundleHuggingfaceJs();
-  const preview = startPreview();
+  const preview = startPreview(APP_PORT, DIST);
   const chromium = findChromium();
   const { chromium: playwright } = await import('@playwright/test');
   try {
-    await waitFor(`http://127.0.0.1:${APP_PORT}/`);
+    await waitForServer(`http://127.0.0.1:${APP_PORT}/`);
     const browser = await playwright.launch({
       executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
       args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],

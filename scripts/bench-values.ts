@@ -9,7 +9,6 @@
  * same page. The Node figures beside them run the same worker code (io/tensor-data.ts, core/values/,
  * worker/values-handler.ts) over a file-backed Blob (`fs.openAsBlob`), without the page.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { ValuesAccumulator } from '../src/core/values/tensor-values';
 import type { TensorColumns } from '../src/core/model';
 import { scanOneTensor } from '../src/worker/values-handler';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+import { setBenchInput, startPreview, waitForServer } from './bench-page';
 
 const RUNS = process.argv.includes('--short') ? 2 : 5;
 const MiB = 1024 * 1024;
@@ -149,36 +149,16 @@ async function pageBench(path: string, bigName: string, bigStart: number, bigEnd
   const chromium = findChromium();
   const { chromium: playwright } = await import('@playwright/test');
   const port = 4293;
-  const server = spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
-    stdio: 'ignore',
-  });
+  const server = startPreview(port);
   try {
-    for (let tries = 0; ; tries++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/`)).ok) {
-          break;
-        }
-      } catch {
-        if (tries > 150) {
-          throw new Error('vite preview did not come up');
-        }
-      }
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitForServer(`http://127.0.0.1:${port}/`);
     const browser = await playwright.launch({
       executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
       args: CHROMIUM_ARGS,
     });
     const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
     await page.goto(`http://127.0.0.1:${port}/`);
-    await page.evaluate(() => {
-      const input = document.createElement('input');
-      input.type = 'file';
-      input.id = 'bench-input';
-      input.hidden = true;
-      document.body.append(input);
-    });
-    await page.locator('#bench-input').setInputFiles(path);
+    await setBenchInput(page, path);
     // Passed as strings: tsx would otherwise wrap inner functions in a helper the page does not have.
     const plainRead = (start: number, end: number) =>
       page.evaluate(`(async () => {

@@ -7,7 +7,6 @@
  * Node part: parse, analyses, sort by bytes, regex filter. Browser part (headless Chromium against the built app):
  * drop → first rows painted, longest main-thread task, JS heap after the load.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { quantizationAnalysis } from '../src/core/analysis/quantization';
 import { runAnalyses } from '../src/core/analysis/analysis-registry';
@@ -21,6 +20,7 @@ import { moeUnpackedTensors } from '../src/testing/moe-model';
 import { checkpointBench } from './bench-checkpoint';
 import { deepseekV3Specs } from './bench-deepseek-shards';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+import { setBenchInput, startPreview, waitForServer } from './bench-page';
 
 const SHORT = process.argv.includes('--short');
 const RUNS = SHORT ? 2 : 7;
@@ -164,28 +164,6 @@ function deepseekQuantBench(): void {
   row('quantization analysis, fresh index', time(quantize), jsonParseMs);
 }
 
-function startPreview(port: number): ChildProcess {
-  return spawn('npx', ['vite', 'preview', '--port', String(port), '--strictPort', '--host', '127.0.0.1'], {
-    stdio: 'ignore',
-  });
-}
-
-async function waitFor(url: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 async function browserBench(): Promise<void> {
   const fixture = 'e2e/.fixtures/moe-250k.safetensors';
   if (!existsSync('dist/index.html') || !existsSync(fixture)) {
@@ -197,7 +175,7 @@ async function browserBench(): Promise<void> {
   const port = 4290;
   const server = startPreview(port);
   try {
-    await waitFor(`http://127.0.0.1:${port}/`);
+    await waitForServer(`http://127.0.0.1:${port}/`);
     const browser = await playwright.launch({
       executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
       args: [...CHROMIUM_ARGS, '--enable-precise-memory-info', '--js-flags=--expose-gc'],
@@ -247,14 +225,7 @@ async function browserBench(): Promise<void> {
     }
     // The baseline, in the same page: JSON.parse of the same header bytes, read from the same file through a
     // separate input (the app clears its own input after each pick).
-    await page.evaluate(() => {
-      const input = document.createElement('input');
-      input.type = 'file';
-      input.id = 'bench-input';
-      input.hidden = true;
-      document.body.append(input);
-    });
-    await page.locator('#bench-input').setInputFiles(fixture);
+    await setBenchInput(page, fixture);
     // Passed as a string: tsx would otherwise wrap named inner functions in a helper the page does not have.
     const baseline = (await page.evaluate(`(async () => {
       const file = document.getElementById('bench-input').files[0];

@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS } from './find-chromium.mjs';
+import { startPreview, waitForServer } from './bench-page';
 
 interface Options {
   dist: string;
@@ -44,21 +45,6 @@ const CASES: { id: string; file?: string; link?: string }[] = [
   { id: 'shape-20m', file: 'huge-shape-20m.safetensors' },
   { id: 'layers-1m', file: 'huge-layers-1m.safetensors' },
 ];
-
-async function waitFor(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) {
-        return;
-      }
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 interface TraceEvent {
   name: string;
@@ -295,11 +281,7 @@ async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const fixtures = join(process.cwd(), 'e2e', '.fixtures');
   const children: ChildProcess[] = [
-    spawn(
-      'node_modules/.bin/vite',
-      ['preview', '--outDir', options.dist, '--port', String(options.port), '--strictPort', '--host', '127.0.0.1'],
-      { stdio: 'ignore' },
-    ),
+    startPreview(options.port, options.dist),
     spawn(
       'node_modules/.bin/tsx',
       [
@@ -315,8 +297,8 @@ async function main(): Promise<void> {
     ),
   ];
   try {
-    await waitFor(`http://127.0.0.1:${options.port}/`);
-    await waitFor(`http://127.0.0.1:${options.port + 400}/__log`);
+    await waitForServer(`http://127.0.0.1:${options.port}/`, 60_000);
+    await waitForServer(`http://127.0.0.1:${options.port + 400}/__log`);
     const browser = await chromium.launch({
       executablePath: process.env.PLAYWRIGHT_CHROMIUM_EXECUTABLE || '/usr/bin/chromium',
       args: CHROMIUM_ARGS,
