@@ -4,18 +4,16 @@
  */
 import type { TensorColumns } from '../core/model';
 import { isCompareRule } from '../core/compare/align';
-import { compareSides } from '../core/compare/compare';
+import { compareSides, pairsByNameMap, type CompareFacts } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import { STATUS_DTYPE, STATUS_IDENTICAL, type DiffEntries } from '../core/compare/diff';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
 
-interface LoadView {
+interface LoadView extends CompareFacts {
   columns: TensorColumns;
   names: readonly string[];
-  storageKeys?: ReadonlyArray<string | null>;
-  gguf?: { architecture: string | null };
 }
 
 interface KeptCompare {
@@ -23,11 +21,8 @@ interface KeptCompare {
   b: LoadView;
   entries: DiffEntries;
   moduleNames: string[];
-  /**
-   * Pairs made by the GGUF ↔ Hugging Face name map: their bytes are not comparable as they stand (llama.cpp permutes
-   * q/k rows, stacks experts, adds 1 to Gemma norms), so "Compare values" is not offered for them.
-   */
-  ggufMapped: boolean;
+  /** Pairs made by a cross-format name map (core/compare/compare.ts): "Compare values" is not offered for them. */
+  nameMapped: boolean;
   /** Aligned key per entry, built on the first query that needs it. */
   keys: string[] | null;
 }
@@ -96,7 +91,7 @@ export function handleCompareRequest(
           entries: output.entries,
           moduleNames: output.modules.map((module) => module.name),
           keys: null,
-          ggufMapped: output.ggufNames?.enabled === true,
+          nameMapped: pairsByNameMap(output),
         });
         while (compares.size > MAX_KEPT_COMPARES) {
           const oldest = compares.keys().next().value;
@@ -171,7 +166,7 @@ export function sameShapePairs(compareId: number): Array<[number, number]> | nul
     return null;
   }
   const pairs: Array<[number, number]> = [];
-  if (kept.ggufMapped) {
+  if (kept.nameMapped) {
     return pairs;
   }
   const { entries } = kept;

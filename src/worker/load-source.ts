@@ -27,15 +27,12 @@ import type { WorkerResponse } from './protocol';
 import { publish, type DataLocation, type Loaded } from './publish';
 import { createShardReading, type ShardReading } from './shard-reading';
 import { columnBuffers } from './transfer';
+import type { CompareFacts } from '../core/compare/compare';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
-export interface KeptLoad {
+export interface KeptLoad extends CompareFacts {
   columns: TensorColumns;
   names: string[];
-  /** A checkpoint's storage key per row, for compare to know tied names and views. */
-  storageKeys?: ReadonlyArray<string | null>;
-  /** A GGUF's architecture, for compare to map its tensor names to Hugging Face's. */
-  gguf?: { architecture: string | null };
   head: Uint8Array;
   /** A page of a format's long list (GGUF's tokens), read from `head`. */
   pageSection?: (request: SectionPageRequest) => SectionPage | null;

@@ -15,6 +15,7 @@ import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
+import { compareFactsOf } from '../core/compare/compare';
 
 export type { DataLocation };
 
@@ -45,11 +46,8 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const names = parsed ? allTensorNames(parsed.tensors) : [];
   const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
-  if (parsed?.checkpoint) {
-    kept.storageKeys = parsed.checkpoint.rows.storage;
-  }
-  if (parsed?.format === 'gguf') {
-    kept.gguf = { architecture: parsed.gguf?.architecture ?? null };
+  if (parsed) {
+    Object.assign(kept, compareFactsOf(parsed));
   }
   if (parsed) {
     kept.data = {

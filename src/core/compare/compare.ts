@@ -6,6 +6,29 @@ import { isAdapterFile } from '../analysis/lora-markers';
 import { isAlignRule, type CompareRule } from './align';
 import { diffSides, type CompareSide, type DiffResult } from './diff';
 import { checkLoraFit, type LoraFitSection } from './lora-fit';
+import type { ParsedHeader } from '../model';
+
+/** What a compare needs of a side beyond its names and columns, taken from its header when it is loaded. */
+export type CompareFacts = Pick<CompareSide, 'storageKeys' | 'gguf'>;
+
+/**
+ * A checkpoint's storage key per row (so tied names and views are known) and a GGUF's architecture (which picks
+ * llama.cpp's name table); empty for formats that need neither.
+ */
+export function compareFactsOf(header: ParsedHeader): CompareFacts {
+  return {
+    ...(header.checkpoint ? { storageKeys: header.checkpoint.rows.storage } : {}),
+    ...(header.format === 'gguf' ? { gguf: { architecture: header.gguf?.architecture ?? null } } : {}),
+  };
+}
+
+/**
+ * Whether the compare paired names through a cross-format name map (GGUF ↔ Hugging Face): those pairs' bytes are not
+ * comparable as they stand (llama.cpp permutes q/k rows, stacks experts, adds 1 to Gemma norms).
+ */
+export function pairsByNameMap(output: DiffResult): boolean {
+  return output.ggufNames?.enabled === true;
+}
 
 export interface CompareOutput extends DiffResult {
   /** Present when one side is a LoRA/LyCORIS adapter and the other is not. */

@@ -9,8 +9,10 @@ import { dtypeName } from '../dtypes';
 import { GGML, buildGguf, str, type GgufTestTensor } from '../../testing/build-gguf';
 import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { sideOf } from '../../testing/compare-builders';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import { ALIGN_RULES, COMPARE_RULES } from './align';
+import { compareFactsOf } from './compare';
 import {
   diffSides,
   STATUS_DTYPE,
@@ -73,12 +75,9 @@ function llamaGguf(matrixType: number, extra: GgufTestTensor[] = []): Promise<Pa
   return ggufOf([...tensors, ...extra], 'llama');
 }
 
+/** A side as the worker keeps it: names, columns and the compare facts its header gives. */
 function ggufSide(header: ParsedHeader): CompareSide {
-  return {
-    columns: header.tensors,
-    names: allTensorNames(header.tensors),
-    gguf: { architecture: header.gguf?.architecture ?? null },
-  };
+  return { columns: header.tensors, names: allTensorNames(header.tensors), ...compareFactsOf(header) };
 }
 
 const hfSpecs = (): TensorSpec[] => llamaNames().map(([name, , shape]) => ({ name, dtype: 'BF16', shape }));
@@ -193,5 +192,13 @@ describe('two quants of one GGUF model', () => {
     expect(diff.groups.identical.tensors).toBe(llamaNames().length - matrices.length);
     expect(diff.groups.shape.tensors + diff.groups['only-a'].tensors + diff.groups['only-b'].tensors).toBe(0);
     expect(diff.entries.status.filter((status) => status === STATUS_IDENTICAL).length).toBe(LAYERS * 2 + 1);
+  });
+});
+
+describe('compareFactsOf', () => {
+  it("keeps a GGUF's architecture, and nothing for a safetensors header", async () => {
+    const header = await ggufOf([{ name: 'blk.0.attn_q.weight', ne: [HIDDEN, HIDDEN], type: GGML.Q8_0 }], 'qwen3moe');
+    expect(compareFactsOf(header)).toEqual({ gguf: { architecture: 'qwen3moe' } });
+    expect(compareFactsOf(headerFromSpecs(hfSpecs()))).toEqual({});
   });
 });
