@@ -474,7 +474,11 @@ function finiteMoments(values: Float32Array, shift: number): Float64Array {
   return MOMENTS;
 }
 
-/** `finiteMoments` and the sketch counts (by the top 16 bits of each value) in the same pass over memory. */
+/**
+ * `finiteMoments` and the sketch counts (by the top 16 bits of each value) in the same pass over memory. A copy of
+ * that loop rather than a flag inside it: a branch per element in the hottest loop of a scan is what the values
+ * bench (scripts/bench-values.ts) measures, and statistics without a sketch (compare) need none of its stores.
+ */
 function finiteMomentsSketch(values: Float32Array, bits: Uint32Array, buckets: Uint32Array, shift: number) {
   let sum = 0;
   let squares = 0;
