@@ -477,7 +477,7 @@ function finiteMoments(values: Float32Array, shift: number): Float64Array {
 /**
  * `finiteMoments` and the sketch counts (by the top 16 bits of each value) in the same pass over memory. A copy of
  * that loop rather than a flag inside it: a branch per element in the hottest loop of a scan is what the values
- * bench (scripts/bench-values.ts) measures, and statistics without a sketch (compare) need none of its stores.
+ * bench (scripts/bench-values.ts) measures, and the whole-model scan, which keeps no sketch, needs none of its stores.
  */
 function finiteMomentsSketch(values: Float32Array, bits: Uint32Array, buckets: Uint32Array, shift: number) {
   let sum = 0;
