@@ -31,7 +31,7 @@ import {
   MAX_STRIDED_EXTENT_BYTES,
   REMOTE_VALUES_CHUNK_BYTES,
   REMOTE_VALUES_CONCURRENCY,
-} from '../core/values/limits';
+} from '../core/values/values-limits';
 import type { PlannedRange } from '../core/values/read-plan';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { planSpans, type PlannedSpan } from './analysis-spans';

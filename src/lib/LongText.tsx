@@ -4,6 +4,7 @@
  */
 import { useState, type ReactNode } from 'react';
 import { ChunkedText, stringRows } from './ChunkedText';
+import { groupDigitsWith } from '../core/number-format';
 
 /** Longest text "Show all" renders as a single text node (lays out in well under 100 ms). */
 const PLAIN_SHOW_ALL_CHARS = 100_000;
@@ -36,7 +37,7 @@ export function LongText({ text, max, render, label }: LongTextProps) {
       {body}
       {long && (
         <button type="button" className="link-button" onClick={() => setExpanded(!expanded)}>
-          {expanded ? 'Show less' : `Show all ${text.length.toLocaleString('en')} characters`}
+          {expanded ? 'Show less' : `Show all ${groupDigitsWith(text.length, ',')} characters`}
         </button>
       )}
     </>

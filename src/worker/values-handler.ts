@@ -7,7 +7,7 @@ import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
 import { codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
-import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/limits';
+import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
 import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/scan';

@@ -6,7 +6,7 @@
 import { decodeValues } from '../core/values/decode';
 import { dequantizeAwq, dequantizeBnb4, dequantizeGptq } from '../core/values/dequant';
 import { matrixShape } from '../core/values/grid';
-import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/limits';
+import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/values-limits';
 import { nestedAbsmax, parseBnbQuantState, type PackedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
 import { ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';

@@ -10,6 +10,7 @@ import type { KohyaDataset, KohyaInsights, LabeledValue, MetadataInsightsSection
 import { tensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, isRecord, parseJsonText } from './values';
+import { groupDigitsWith } from '../number-format';
 import { analyzeQuantization } from './quantization';
 
 /** kohya keys shown as the training summary, in reading order. */
@@ -141,7 +142,7 @@ export function analyzeMetadataInsights(input: AnalysisInput): {
       findings.push(
         makeFinding(
           'total-parameters-mismatch',
-          `__metadata__ total_parameters = ${declared.toLocaleString('en-US')}, but the tensors hold ${computed.toLocaleString('en-US')} stored elements (${logical.toLocaleString('en-US')} logical parameters). The file may be one shard, or tensors were added or dropped after the count was written.`,
+          `__metadata__ total_parameters = ${groupDigitsWith(declared, ',')}, but the tensors hold ${groupDigitsWith(computed, ',')} stored elements (${groupDigitsWith(logical, ',')} logical parameters). The file may be one shard, or tensors were added or dropped after the count was written.`,
         ),
       );
     }

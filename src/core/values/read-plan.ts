@@ -12,7 +12,7 @@ import {
   REMOTE_VALUES_WHOLE_BYTES,
   VALUES_SAMPLE_RUNS,
   VALUES_SAMPLE_SEED,
-} from './limits';
+} from './values-limits';
 
 export interface PlannedRange {
   /** Bytes from the tensor's first byte. */

@@ -66,7 +66,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
         {name.length > MAX_NAME_DISPLAY_CHARS && (
           <div className="wide">
             <dt>Name</dt>
-            <dd>{name.length.toLocaleString()} characters, shortened here; the CSV export has it in full</dd>
+            <dd>{groupDigits(name.length)} characters, shortened here; the CSV export has it in full</dd>
           </div>
         )}
         {shardFile !== undefined && (

@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { exactDecimal, formatBytes, formatPercent, formatValue, groupDigits } from '../../core/number-format';
-import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/limits';
+import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/values-limits';
 import type { TensorValues } from '../../core/values/tensor-values';
 import { Segmented } from '../../lib/Segmented';
 import { selectResult } from '../../state/selectors';

@@ -1,5 +1,5 @@
 /** What a checkpoint adds to the parsed model (ParsedHeader.pickle / .checkpoint) and to the report. */
-import type { CheckpointSection, ScalarEntry } from './anatomy';
+import type { CheckpointAnatomy } from './anatomy';
 import type { GlobalRisk } from './safety';
 import type { RecordedCall } from './call-recorder';
 import type { StorageMember } from './zip-directory';
@@ -37,18 +37,14 @@ export interface PickleSummary {
   callsTotal: number;
 }
 
-export interface CheckpointSummary {
-  /** Section path of the model weights: '' for the root, null when nothing holds tensors. */
-  weights: string | null;
-  /** Prefix every weight name shares inside the weights section (`model.`), to strip when converting. */
-  weightsPrefix: string;
-  /** Each top-level key with its counts: storages once in `bytes` and `parameters`, every name in `elements`. */
-  sections: CheckpointSection[];
-  epoch?: number;
-  globalStep?: number;
-  scalars: ScalarEntry[];
-  tied: Array<[string, string]>;
-  views: string[];
+/**
+ * The checkpoint's anatomy as the walk found it (weights section and prefix, each top-level key with its counts,
+ * epoch and step, scalars, tied names and views), with what the reader adds for the views and "Read values".
+ */
+export interface CheckpointSummary extends Pick<
+  CheckpointAnatomy,
+  'weights' | 'weightsPrefix' | 'sections' | 'epoch' | 'globalStep' | 'scalars' | 'tied' | 'views'
+> {
   /** Names, in every section, that point into storage an earlier name of their section covers (tied, views). */
   sharedNames: number;
   /**
