@@ -5,7 +5,7 @@
  */
 import type { StateCreator } from 'zustand';
 import type { NetworkFigures } from '../core/result';
-import type { ValueScan } from '../core/values/scan';
+import type { ValueScan } from '../core/values/value-scan';
 import type { TensorValues } from '../core/values/tensor-values';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import { compareAllValues, readValues, scanAllValues, type ValuesAnswer, type ValuesHandle } from '../worker/client';

@@ -20,7 +20,7 @@ import type {
   StallNotice,
 } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
-import type { ValueScan } from '../core/values/scan';
+import type { ValueScan } from '../core/values/value-scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import { QUERY_TIMEOUT_MS } from '../core/limits';

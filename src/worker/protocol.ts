@@ -8,7 +8,7 @@ import type { SectionPage, SectionPageRequest } from '../core/formats/format-rea
 import type { SerializedSourceError } from '../core/errors';
 import type { Finding, TensorColumns } from '../core/model';
 import type { TableQuery } from '../core/table-query';
-import type { ValueScan } from '../core/values/scan';
+import type { ValueScan } from '../core/values/value-scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import type { CompareRule } from '../core/compare/align';

@@ -10,8 +10,8 @@ import { matrixShape } from '../core/values/grid';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
-import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/scan';
-import { StatsAccumulator, type ValueStats } from '../core/values/stats';
+import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/value-scan';
+import { StatsAccumulator, type ValueStats } from '../core/values/value-stats';
 import {
   scaleCompanions,
   ValuesAccumulator,
@@ -161,7 +161,7 @@ export function scanBytes(load: KeptLoad): number {
   return total;
 }
 
-/** Every tensor's counts and extremes, then what stands out (core/values/scan.ts). Cancelled: what was scanned. */
+/** Every tensor's counts and extremes, then what stands out (core/values/value-scan.ts). Cancelled: what was scanned. */
 export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueScan> {
   const started = performance.now();
   const data = dataOf(load);

@@ -152,7 +152,7 @@ function bfloatTable(): Float32Array {
 
 /**
  * What each code of `dtype` is, for dtypes of one element per 8 or 16 bits that are floats (statistics then count
- * codes instead of decoding: core/values/stats.ts `addCodes`); null for the others.
+ * codes instead of decoding: core/values/value-stats.ts `addCodes`); null for the others.
  */
 export function codeTable(dtype: string): Float32Array | null {
   if (dtype === 'F16') {

@@ -1,6 +1,6 @@
 /** The report's `values` and `valueScan` sections (docs/report-schema.md), from what "Read values" and the scan found. */
-import type { ValueScan } from './scan';
-import type { Histogram, ValueStats } from './stats';
+import type { ValueScan } from './value-scan';
+import type { Histogram, ValueStats } from './value-stats';
 import type { TensorValues } from './tensor-values';
 
 export interface ValuesReportEntry {

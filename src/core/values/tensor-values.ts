@@ -7,7 +7,7 @@ import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
-import { StatsAccumulator, type Histogram, type ValueStats } from './stats';
+import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
 
 export interface FirstValue {
   index: number;

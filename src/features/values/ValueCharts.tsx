@@ -6,7 +6,7 @@
 import { useEffect, useRef } from 'react';
 import { formatValue, groupDigits } from '../../core/number-format';
 import type { ValueGrid } from '../../core/values/grid';
-import type { Histogram } from '../../core/values/stats';
+import type { Histogram } from '../../core/values/value-stats';
 
 const WIDTH = 480;
 const HEIGHT = 140;

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
-import { OUTLIER_FACTOR, type ValueScan } from '../../core/values/scan';
+import { OUTLIER_FACTOR, type ValueScan } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
 import './values.css';
 

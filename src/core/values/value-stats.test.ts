@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { caseBytes, valuesFixture, present } from '../../testing/values-fixtures';
 import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
-import { HISTOGRAM_BINS, StatsAccumulator } from './stats';
+import { HISTOGRAM_BINS, StatsAccumulator } from './value-stats';
 
 /** 2^−7: the sketch's relative bound for values BF16 cannot hold (stats.ts). */
 const SKETCH_BOUND = 2 ** -7;

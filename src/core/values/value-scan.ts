@@ -3,7 +3,7 @@
  * whose every value is zero, and outliers: a tensor whose abs-max is far above the other tensors of the same role
  * across layers (the same name with its numbers blanked: `model.layers.#.mlp.down_proj.weight`).
  */
-import type { ValueStats } from './stats';
+import type { ValueStats } from './value-stats';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
