@@ -16,7 +16,7 @@ import { buildHeaderBytes } from '../src/testing/build-safetensors';
 import { createFileReader } from '../src/io/file-reader';
 import { locateTensor, readTensorChunks } from '../src/io/tensor-data';
 import { decodeUnit, type DecodeUnit } from '../src/core/values/decode';
-import { LOCAL_VALUES_CHUNK_BYTES } from '../src/core/values/limits';
+import { LOCAL_VALUES_CHUNK_BYTES } from '../src/core/values/values-limits';
 import { planValuesRead } from '../src/core/values/read-plan';
 import { ValuesAccumulator } from '../src/core/values/tensor-values';
 import type { TensorColumns } from '../src/core/model';
