@@ -9,7 +9,7 @@ import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
 import { tensorBytes } from '../../core/table-query';
 import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, groupDigits } from '../../core/number-format';
+import { formatBytes, groupDigits, groupDigitsWith } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { ShapeText } from '../../lib/ShapeText';
 import { ValuesPanel } from '../values/ValuesPanel';
@@ -66,7 +66,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
         {name.length > MAX_NAME_DISPLAY_CHARS && (
           <div className="wide">
             <dt>Name</dt>
-            <dd>{groupDigits(name.length)} characters, shortened here; the CSV export has it in full</dd>
+            <dd>{groupDigitsWith(name.length, ',')} characters, shortened here; the CSV export has it in full</dd>
           </div>
         )}
         {shardFile !== undefined && (
