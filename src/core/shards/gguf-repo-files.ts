@@ -10,9 +10,8 @@
  * Llama-3-8B file size in GiB for the others (converted here over its 8,030,261,248 parameters).
  */
 import type { RepoFile } from '../result';
+import { parseShardPattern } from './shard-names';
 
-/** llama.cpp's split naming: `<prefix>-%05d-of-%05d.gguf`, 1-based. */
-const SPLIT_NAME = /^(.*?)-(\d{5})-of-(\d{5})\.gguf$/i;
 
 /** A quant label between separators: K-quants with their size suffix, IQ, TQ, float types, MXFP4, Unsloth `UD-`. */
 const QUANT_LABEL =
@@ -147,10 +146,12 @@ function groupFiles(files: readonly RepoFile[]): Group[] {
     if (!/\.gguf$/i.test(file.path)) {
       continue;
     }
-    const split = SPLIT_NAME.exec(file.path);
-    const count = split ? Number(split[3]) : 1;
-    const number = split ? Number(split[2]) : 1;
-    const key = split ? `${split[1]}|${count}` : file.path;
+    // The registry's split naming (llama.cpp's `-%05d-of-%05d.gguf`), with the ending in any case as the Hub lists it.
+    const parsed = parseShardPattern(file.path.replace(/\.gguf$/i, '.gguf'));
+    const split = parsed?.extension === 'gguf' ? parsed : null;
+    const count = split ? split.total : 1;
+    const number = split ? split.number : 1;
+    const key = split ? `${split.basePrefix}|${count}` : file.path;
     let group = groups.get(key);
     if (!group) {
       group = {
