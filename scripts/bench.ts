@@ -20,7 +20,7 @@ import { moeUnpackedTensors } from '../src/testing/moe-model';
 import { checkpointBench } from './bench-checkpoint';
 import { deepseekV3Specs } from './bench-deepseek-shards';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
-import { setBenchInput, startPreview, waitForServer } from './bench-page';
+import { jsonParseInPage, startPreview, waitForServer } from './bench-page';
 
 const SHORT = process.argv.includes('--short');
 const RUNS = SHORT ? 2 : 7;
@@ -225,21 +225,7 @@ async function browserBench(): Promise<void> {
     }
     // The baseline, in the same page: JSON.parse of the same header bytes, read from the same file through a
     // separate input (the app clears its own input after each pick).
-    await setBenchInput(page, fixture);
-    // Passed as a string: tsx would otherwise wrap named inner functions in a helper the page does not have.
-    const baseline = (await page.evaluate(`(async () => {
-      const file = document.getElementById('bench-input').files[0];
-      const prefix = new DataView(await file.slice(0, 8).arrayBuffer());
-      const length = Number(prefix.getBigUint64(0, true));
-      const bytes = new Uint8Array(await file.slice(8, 8 + length).arrayBuffer());
-      const samples = [];
-      for (let i = 0; i < 3; i++) {
-        const started = performance.now();
-        JSON.parse(new TextDecoder().decode(bytes));
-        samples.push(performance.now() - started);
-      }
-      return samples.sort((a, b) => a - b)[1];
-    })()`)) as number;
+    const baseline = await jsonParseInPage(page, fixture);
     await page.evaluate(() => (window as unknown as { gc?: () => void }).gc?.());
     const heap = await page.evaluate(
       () => (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory?.usedJSHeapSize ?? NaN,

@@ -2,30 +2,18 @@
  * Takes the README screenshot (docs/screenshot.png) from the built app: `npx tsx scripts/screenshot.ts [sample]`.
  * Also handy to look at the UI from a terminal session.
  */
-import { spawn } from 'node:child_process';
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+import { startPreview, waitForServer } from './bench-page';
 
 const sample = process.argv[2] ?? 'Quantized (ComfyUI int8)';
 const out = process.argv[3] ?? 'docs/screenshot.png';
 const port = Number(process.env.SCREENSHOT_PORT ?? 4291);
 // SCREENSHOT_DIST: another build folder (several developers build side by side, like E2E_DIST).
 const dist = process.env.SCREENSHOT_DIST ?? 'dist';
-const server = spawn(
-  'npx',
-  ['vite', 'preview', '--outDir', dist, '--port', String(port), '--strictPort', '--host', '127.0.0.1'],
-  { stdio: 'ignore' },
-);
+const server = startPreview(port, dist);
 try {
-  for (let i = 0; i < 100; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) {
-        break;
-      }
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
+  await waitForServer(`http://127.0.0.1:${port}/`, 20_000);
   const found = findChromium();
   const browser = await chromium.launch({
     executablePath: found?.source === 'playwright' ? undefined : found?.path,
