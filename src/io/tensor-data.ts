@@ -332,6 +332,31 @@ export interface ChunkReadOptions {
   onProgress?: (bytesRead: number) => void;
 }
 
+/**
+ * A whole tensor's bytes (a scale, a GPTQ/AWQ companion, a quant state), read in chunks under `values` like any
+ * other values read and gathered in order. For tensors small enough to hold whole; a large one goes through
+ * `readTensorChunks` with a plan instead.
+ */
+export async function readWholeTensor(
+  columns: TensorColumns,
+  row: number,
+  data: TensorData & { remote: boolean },
+  signal: AbortSignal,
+  onProgress?: (bytesRead: number) => void,
+): Promise<Uint8Array> {
+  const span = await locateTensorData(columns, row, data, signal);
+  const out = new Uint8Array(span.length);
+  await readTensorChunks(span, [{ start: 0, end: span.length, firstElement: 0 }], {
+    signal,
+    remote: data.remote,
+    purpose: 'values',
+    unit: { bytes: 1, elements: 1 },
+    onChunk: (bytes, first) => out.set(bytes, first),
+    onProgress,
+  });
+  return out;
+}
+
 interface Piece {
   start: number;
   end: number;

@@ -19,7 +19,13 @@ import {
   type TensorValues,
   type ValueScale,
 } from '../core/values/tensor-values';
-import { locatedByteLength, locateTensorData, readTensorChunks, type TensorSpan } from '../io/tensor-data';
+import {
+  locatedByteLength,
+  locateTensorData,
+  readTensorChunks,
+  readWholeTensor,
+  type TensorSpan,
+} from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 import { packedReadBytes, readDequantizedValues } from './values-packed';
 import { formatBytes } from '../core/number-format';
@@ -128,19 +134,10 @@ export async function readScale(
     }
     const dtype = rowDtype(load, scaleRow);
     const unit = decodeUnit(dtype);
-    const span = await locateTensorData(load.columns, scaleRow, data, signal);
-    if (unit === null || span.length > MAX_SCALE_BYTES) {
+    if (unit === null || locatedByteLength(load.columns, scaleRow, data.storage) > MAX_SCALE_BYTES) {
       return null;
     }
-    const parts: Uint8Array[] = [];
-    await readTensorChunks(span, [{ start: 0, end: span.length, firstElement: 0 }], {
-      signal,
-      remote: data.remote,
-      purpose: 'values',
-      unit: { bytes: span.length, elements: 1 },
-      onChunk: (bytes) => parts.push(bytes),
-    });
-    const decoded = parts.length === 1 ? decodeValues(dtype, parts[0]) : null;
+    const decoded = decodeValues(dtype, await readWholeTensor(load.columns, scaleRow, data, signal));
     if (decoded === null) {
       return null;
     }

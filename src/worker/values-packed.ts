@@ -11,7 +11,7 @@ import { nestedAbsmax, parseBnbQuantState, type PackedPlan } from '../core/value
 import { planValuesRead } from '../core/values/read-plan';
 import { ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
 import { tensorShape } from '../core/model';
-import { locatedByteLength, locateTensorData, readTensorChunks } from '../io/tensor-data';
+import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 import type { ValuesJob } from './values-handler';
 
@@ -38,26 +38,6 @@ export function packedReadBytes(load: KeptLoad, plan: PackedPlan): number {
   return planRows(plan).reduce((sum, row) => sum + locatedByteLength(load.columns, row, load.data?.storage), 0);
 }
 
-async function readWhole(
-  load: KeptLoad,
-  data: KeptData,
-  row: number,
-  signal: AbortSignal,
-  onProgress: (bytesRead: number) => void,
-) {
-  const span = await locateTensorData(load.columns, row, data, signal);
-  const out = new Uint8Array(span.length);
-  await readTensorChunks(span, [{ start: 0, end: span.length, firstElement: 0 }], {
-    signal,
-    remote: data.remote,
-    purpose: 'values',
-    unit: { bytes: 1, elements: 1 },
-    onChunk: (bytes, first) => out.set(bytes, first),
-    onProgress,
-  });
-  return out;
-}
-
 function floatsOf(rowDtype: DtypeOf) {
   return (load: KeptLoad, row: number, bytes: Uint8Array): ArrayLike<number> => {
     const values = decodeValues(rowDtype(load, row), bytes);
@@ -80,7 +60,7 @@ async function dequantize(
   const floats = floatsOf(rowDtype);
   let read = 0;
   const bytesOf = async (row: number) => {
-    const bytes = await readWhole(load, data, row, job.signal, (at) => job.progress(read + at, total));
+    const bytes = await readWholeTensor(load.columns, row, data, job.signal, (at) => job.progress(read + at, total));
     read += bytes.length;
     return bytes;
   };
