@@ -19,6 +19,7 @@ import {
   watchPage,
   type ServerLogEntry,
 } from './helpers';
+import { maxInFlight } from '../src/testing/servers/in-flight';
 
 const CLEAN = buildShardedModel(SHARD_FIXTURES.clean.options).expected;
 
@@ -28,22 +29,6 @@ const tagged = uniqueTag;
 /** The GET requests a test's tagged URLs made. */
 async function shardLog(fragment: string): Promise<ServerLogEntry[]> {
   return (await serverLog(fragment)).filter((entry) => entry.method === 'GET');
-}
-
-/** Most requests open at one instant; a response that closed in the millisecond the next one began did not overlap. */
-function maxInFlight(entries: readonly ServerLogEntry[]): number {
-  const events = entries.flatMap((entry) => [
-    { at: entry.startedAt, delta: 1 },
-    { at: entry.closedAt ?? Number.POSITIVE_INFINITY, delta: -1 },
-  ]);
-  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let open = 0;
-  let most = 0;
-  for (const event of events) {
-    open += event.delta;
-    most = Math.max(most, open);
-  }
-  return most;
 }
 
 async function openUrl(page: Page, url: string): Promise<void> {

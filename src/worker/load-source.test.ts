@@ -17,6 +17,7 @@ import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
+import { maxInFlight } from '../testing/servers/in-flight';
 
 let fixtures: FixtureDir;
 
@@ -81,23 +82,6 @@ async function run(source: SourceSpec): Promise<Run> {
 
 function logFor(fragment: string): RequestLogEntry[] {
   return servers.log.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');
-}
-
-/** Most requests open at one instant, from the log's start and close times. */
-function maxInFlight(entries: readonly RequestLogEntry[]): number {
-  const events = entries.flatMap((entry) => [
-    { at: entry.startedAt, delta: 1 },
-    { at: entry.closedAt ?? Number.POSITIVE_INFINITY, delta: -1 },
-  ]);
-  // Closing before opening at the same millisecond: a response that ended as the next began did not overlap it.
-  events.sort((a, b) => a.at - b.at || a.delta - b.delta);
-  let open = 0;
-  let most = 0;
-  for (const event of events) {
-    open += event.delta;
-    most = Math.max(most, open);
-  }
-  return most;
 }
 
 setUpTestServers(async (dir) => {
