@@ -12,7 +12,6 @@
 import type { RepoFile } from '../result';
 import { parseShardPattern } from './shard-names';
 
-
 /** A quant label between separators: K-quants with their size suffix, IQ, TQ, float types, MXFP4, Unsloth `UD-`. */
 const QUANT_LABEL =
   /(?:^|[-_.])((?:UD-)?(?:I?Q\d(?:_[0-9]+)?(?:_K)?(?:_(?:XXS|XS|S|M|L|XL|NL))?|TQ\d_\d|BF16|FP?16|FP?32|MXFP4(?:_MOE)?))(?=[-_.]|$)/gi;
