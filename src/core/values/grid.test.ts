@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GRID_MAX_COLS, GRID_MAX_ROWS, GridAccumulator, matrixShape } from './grid';
+import { GRID_MAX_COLS, GRID_MAX_ROWS, GridAccumulator, LINE_MAX_POINTS, matrixShape } from './grid';
 
 describe('GridAccumulator', () => {
   it('averages equal blocks of a large matrix, fed in uneven chunks', () => {
@@ -13,8 +13,24 @@ describe('GridAccumulator', () => {
     expect([out.gridRows, out.gridCols]).toEqual([GRID_MAX_ROWS, GRID_MAX_COLS]);
     // Cell (1, 2) covers rows 2–3 and columns 6–8: mean row 2.5, mean column 7.
     expect(out.mean[1 * GRID_MAX_COLS + 2]).toBeCloseTo(2500 + 7, 3);
-    expect(out.min[1 * GRID_MAX_COLS + 2]).toBe(2006);
-    expect(out.max[1 * GRID_MAX_COLS + 2]).toBe(3008);
+    // A heatmap shows means only and keeps no extremes per cell.
+    expect([out.min.length, out.max.length]).toEqual([0, 0]);
+  });
+
+  it("a line's cells keep their least and greatest values", () => {
+    const values = Float32Array.from({ length: 2000 }, (_, i) => (i % 7) - 3 + i / 1000);
+    const grid = new GridAccumulator(1, values.length);
+    grid.add(values.subarray(0, 333), 0);
+    grid.add(values.subarray(333), 333);
+    const out = grid.grid();
+    expect([out.gridRows, out.gridCols, out.min.length]).toEqual([1, LINE_MAX_POINTS, LINE_MAX_POINTS]);
+    for (let cell = 0; cell < LINE_MAX_POINTS; cell++) {
+      const from = Math.ceil((cell * values.length) / LINE_MAX_POINTS);
+      const to = Math.ceil(((cell + 1) * values.length) / LINE_MAX_POINTS);
+      const run = values.subarray(from, to);
+      expect(out.min[cell]).toBe(Math.min(...run));
+      expect(out.max[cell]).toBe(Math.max(...run));
+    }
   });
 
   it('equals a per-element reference on uneven shapes, chunks and non-finite values', () => {
@@ -35,6 +51,7 @@ describe('GridAccumulator', () => {
       const sums = new Float64Array(out.gridRows * out.gridCols);
       const seen = new Float64Array(sums.length);
       const mins = new Float64Array(sums.length).fill(Infinity);
+      const maxs = new Float64Array(sums.length).fill(-Infinity);
       values.forEach((x, i) => {
         if (Number.isFinite(x)) {
           const row = Math.floor(i / cols);
@@ -43,6 +60,7 @@ describe('GridAccumulator', () => {
           sums[cell] += x;
           seen[cell]++;
           mins[cell] = Math.min(mins[cell], x);
+          maxs[cell] = Math.max(maxs[cell], x);
         }
       });
       sums.forEach((sum, cell) => {
@@ -52,7 +70,10 @@ describe('GridAccumulator', () => {
           return;
         }
         expect(out.mean[cell], `${rows}×${cols} cell ${cell}`).toBeCloseTo(sum / seen[cell], 5);
-        expect(out.min[cell]).toBe(mins[cell]);
+        if (rows === 1) {
+          expect(out.min[cell]).toBe(mins[cell]);
+          expect(out.max[cell]).toBe(maxs[cell]);
+        }
       });
     }
   });

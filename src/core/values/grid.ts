@@ -18,6 +18,10 @@ export interface ValueGrid {
   gridCols: number;
   /** gridRows × gridCols, row-major: the mean of each cell's finite values, NaN where a cell has none. */
   mean: Float32Array;
+  /**
+   * Each cell's least and greatest finite value (NaN where it has none), for a line's band. A heatmap shows only
+   * means, so its cells keep none (empty arrays): two selects per element less in the pass "Read values" waits on.
+   */
   min: Float32Array;
   max: Float32Array;
 }
@@ -41,8 +45,9 @@ export class GridAccumulator {
     const cells = this.gridRows * this.gridCols;
     this.sum = new Float64Array(cells);
     this.seen = new Float64Array(cells);
-    this.min = new Float32Array(cells).fill(Infinity);
-    this.max = new Float32Array(cells).fill(-Infinity);
+    const extremes = line ? cells : 0;
+    this.min = new Float32Array(extremes).fill(Infinity);
+    this.max = new Float32Array(extremes).fill(-Infinity);
     // Rows of up to a few million columns map by a table; longer rows compute the cell per element.
     this.colCell =
       cols <= 1 << 22 ? Uint32Array.from({ length: cols }, (_, c) => Math.floor((c * this.gridCols) / cols)) : null;
@@ -66,7 +71,11 @@ export class GridAccumulator {
         // The first column of the next cell: the least c with ⌊c · gridCols / cols⌋ > cellCol.
         const nextCol = Math.ceil(((cellCol + 1) * cols) / gridCols);
         const runEnd = Math.min(rowEnd, i + (nextCol - col));
-        this.addRun(values, i, runEnd, base + cellCol);
+        if (this.min.length > 0) {
+          this.addRun(values, i, runEnd, base + cellCol);
+        } else {
+          this.addRunSum(values, i, runEnd, base + cellCol);
+        }
         col += runEnd - i;
         i = runEnd;
       }
@@ -84,12 +93,9 @@ export class GridAccumulator {
     for (let j = from; j < to; j++) {
       const x = values[j];
       sum += x;
-      if (x < min) {
-        min = x;
-      }
-      if (x > max) {
-        max = x;
-      }
+      // Selects rather than branches, as in value-stats.ts's moments loop; a NaN here is redone below.
+      min = x < min ? x : min;
+      max = x > max ? x : max;
     }
     let seen = to - from;
     if (!(sum - sum === 0)) {
@@ -113,12 +119,34 @@ export class GridAccumulator {
     this.max[cell] = max;
   }
 
+  /** `addRun` without the extremes: a heatmap's cells. */
+  private addRunSum(values: ArrayLike<number>, from: number, to: number, cell: number): void {
+    let sum = 0;
+    for (let j = from; j < to; j++) {
+      sum += values[j];
+    }
+    let seen = to - from;
+    if (!(sum - sum === 0)) {
+      sum = 0;
+      seen = 0;
+      for (let j = from; j < to; j++) {
+        const x = values[j];
+        if (x - x === 0) {
+          sum += x;
+          seen++;
+        }
+      }
+    }
+    this.sum[cell] += sum;
+    this.seen[cell] += seen;
+  }
+
   grid(): ValueGrid {
     const cells = this.sum.length;
     const mean = new Float32Array(cells);
     for (let i = 0; i < cells; i++) {
       mean[i] = this.seen[i] > 0 ? this.sum[i] / this.seen[i] : Number.NaN;
-      if (this.seen[i] === 0) {
+      if (this.seen[i] === 0 && i < this.min.length) {
         this.min[i] = Number.NaN;
         this.max[i] = Number.NaN;
       }

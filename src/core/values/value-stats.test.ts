@@ -114,6 +114,11 @@ describe('StatsAccumulator: the finite float32 loop equals the checked loop', ()
     ['F32 with zeros and subnormals', 2 ** -126, [0, -0, 1e-40, -3e-42, 0.5, -2, 3.25, 1e-3]],
     ['dequantized (no subnormals: only zeros are counted)', 0, [0, 1e-40, -0.75, 4, 0, 2.5e-39]],
     ['far from zero', 2 ** -126, Array.from({ length: 5000 }, (_, i) => 3e4 + (i % 7) * 0.125)],
+    [
+      'F16 decoded: subnormal below 2^-14, normal just above it, first seen in a later chunk',
+      2 ** -14,
+      [0.5, -1, 2, 3, 4, 5, 2 ** -14, -(2 ** -14) * 1.001, 2 ** -15, -(2 ** -20), 0, 7],
+    ],
   ])('%s', (_, minNormal, list) => {
     const float32 = Float32Array.from(list as number[]);
     const fast = new StatsAccumulator(minNormal as number);
@@ -130,5 +135,10 @@ describe('StatsAccumulator: the finite float32 loop equals the checked loop', ()
     expect(present(got.mean)).toBeCloseTo(present(want.mean), 9);
     expect(present(got.std)).toBeCloseTo(present(want.std), 9);
     expect(fast.histogram()).toEqual(checked.histogram());
+    const scan = new StatsAccumulator(minNormal as number, false);
+    for (let at = 0; at < float32.length; at += 3) {
+      scan.add(float32.subarray(at, at + 3));
+    }
+    expect([scan.stats().zeros, scan.stats().subnormals]).toEqual([want.zeros, want.subnormals]);
   });
 });
