@@ -112,12 +112,8 @@ export class StatsAccumulator {
     if (this.pendingCodes + codes.length > MAX_PENDING_CODES) {
       this.foldCodes();
     }
-    const counts = this.codeCounts as Uint32Array;
-    const n = codes.length;
-    for (let i = 0; i < n; i++) {
-      counts[codes[i]]++;
-    }
-    this.pendingCodes += n;
+    countCodes(codes, this.codeCounts as Uint32Array);
+    this.pendingCodes += codes.length;
   }
 
   /**
@@ -525,6 +521,39 @@ function finiteMomentsSketch(values: Float32Array, bits: Uint32Array, buckets: U
   MOMENTS[3] = max;
   MOMENTS[4] = Number.NaN;
   return MOMENTS;
+}
+
+/**
+ * One increment per code. The codes are loaded four bytes at a time where the chunk is 4-byte aligned (two 16-bit
+ * or four 8-bit codes per load): a third fewer instructions than a load per code, in the loop the whole-model scan
+ * spends its time in for F16, BF16 and FP8 tensors.
+ */
+function countCodes(codes: Uint16Array | Uint8Array, counts: Uint32Array): void {
+  const n = codes.length;
+  let i = 0;
+  if (codes.byteOffset % 4 === 0) {
+    const words = new Uint32Array(codes.buffer, codes.byteOffset, (n * codes.BYTES_PER_ELEMENT) >>> 2);
+    const m = words.length;
+    if (codes.BYTES_PER_ELEMENT === 2) {
+      for (let w = 0; w < m; w++) {
+        const word = words[w];
+        counts[word & 0xffff]++;
+        counts[word >>> 16]++;
+      }
+    } else {
+      for (let w = 0; w < m; w++) {
+        const word = words[w];
+        counts[word & 0xff]++;
+        counts[(word >>> 8) & 0xff]++;
+        counts[(word >>> 16) & 0xff]++;
+        counts[word >>> 24]++;
+      }
+    }
+    i = (m * 4) / codes.BYTES_PER_ELEMENT;
+  }
+  for (; i < n; i++) {
+    counts[codes[i]]++;
+  }
 }
 
 /** Takes back the sketch counts of a chunk that turned out to hold a NaN or an infinity. */
