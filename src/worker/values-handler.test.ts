@@ -138,4 +138,61 @@ describe('scanning all values', () => {
     expect(scan).toMatchObject({ done: true, tensors: 9, skipped: 1, skippedNames: ['complex'] });
     expect(scan.bytes).toBe(scanBytes(load));
   });
+
+  it('each tensor of a file read in shared slices equals its own values, BF16 counted by code or decoded', async () => {
+    // A BF16 tensor with more values than codes (counted), one with fewer (decoded), and an F32 tensor larger than
+    // one slice, laid out back to back so slices cross tensor boundaries.
+    const sizes: Array<[string, string, number]> = [
+      ['counted', 'BF16', 70_001],
+      ['decoded', 'BF16', 301],
+      ['large', 'F32', 2_300_001],
+    ];
+    const data: Record<string, Uint8Array> = {};
+    const expected: Record<string, { count: number; zeros: number; min: number; max: number; mean: number }> = {};
+    for (const [name, dtype, count] of sizes) {
+      const values = new Float32Array(count);
+      for (let i = 0; i < count; i++) {
+        values[i] = i % 97 === 0 ? 0 : Math.sin(i * 0.731) * (1 + (i % 5));
+      }
+      const bits = new Uint32Array(values.buffer);
+      if (dtype === 'BF16') {
+        const codes = new Uint16Array(count);
+        for (let i = 0; i < count; i++) {
+          codes[i] = bits[i] >>> 16;
+          bits[i] = codes[i] << 16;
+        }
+        data[name] = new Uint8Array(codes.buffer);
+      } else {
+        data[name] = new Uint8Array(values.buffer.slice(0));
+      }
+      let sum = 0;
+      for (const x of values) {
+        sum += x;
+      }
+      expected[name] = {
+        count,
+        zeros: values.filter((x) => x === 0).length,
+        min: values.reduce((a, b) => Math.min(a, b)),
+        max: values.reduce((a, b) => Math.max(a, b)),
+        mean: sum / count,
+      };
+    }
+    const bytes = buildSafetensors(
+      sizes.map(([name, dtype, count]) => ({ name, dtype, shape: [count] })),
+      { tensorData: data },
+    );
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'slices.safetensors') });
+    const progress = job();
+    const scan = await scanValues(load, progress);
+    expect(scan).toMatchObject({ done: true, tensors: 3, bytes: scanBytes(load) });
+    expect(progress.seen[progress.seen.length - 1]).toEqual([scanBytes(load), scanBytes(load)]);
+    const byName = new Map(scan.perTensor.map((t) => [t.tensor, t]));
+    for (const [name] of sizes) {
+      const got = present(byName.get(name), name);
+      const want = expected[name];
+      expect([got.count, got.zeros], name).toEqual([want.count, want.zeros]);
+      expect(got.absMax, name).toBe(Math.max(-want.min, want.max));
+      expect(Math.abs(present(got.mean) - want.mean), name).toBeLessThan(1e-9 * (1 + Math.abs(want.mean)));
+    }
+  });
 });

@@ -5,13 +5,19 @@
  */
 import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
-import { codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from '../core/values/decode';
+import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
-import { scanTensor, summarizeScan, type ScanTensor, type ValueScan } from '../core/values/value-scan';
-import { StatsAccumulator, type ValueStats } from '../core/values/value-stats';
+import {
+  scanTensor,
+  summarizeScan,
+  TensorScanAccumulator,
+  type ScanTensor,
+  type ValueScan,
+} from '../core/values/value-scan';
+import type { ValueStats } from '../core/values/value-stats';
 import {
   scaleCompanions,
   ValuesAccumulator,
@@ -23,6 +29,7 @@ import {
   locatedByteLength,
   locateTensorData,
   readTensorChunks,
+  readSpansInOrder,
   readWholeTensor,
   type TensorSpan,
 } from '../io/tensor-data';
@@ -163,15 +170,14 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
   const started = performance.now();
   const data = dataOf(load);
   const total = scanBytes(load);
-  const perTensor: ScanTensor[] = [];
   const skipped: string[] = [];
-  let bytes = 0;
-  let done = true;
   job.progress(0, total);
   // File order: a local scan then reads each file front to back, as fast as the disk streams it.
   const order = Array.from({ length: load.columns.count }, (_, row) => row).sort(
     (a, b) => (load.columns.begin[a] || 0) - (load.columns.begin[b] || 0),
   );
+  const located: LocatedTensor[] = [];
+  let done = true;
   for (const row of order) {
     const dtype = rowDtype(load, row);
     const unit = decodeUnit(dtype);
@@ -179,36 +185,81 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       skipped.push(load.names[row]);
       continue;
     }
-    let span;
     try {
-      span = await locateTensorData(load.columns, row, data, job.signal);
+      located.push({ row, dtype, unit, span: await locateTensorData(load.columns, row, data, job.signal) });
     } catch {
       if (job.signal.aborted) {
         done = false;
         break;
       }
       skipped.push(load.names[row]);
-      continue;
     }
-    const usable = span.length - (span.length % unit.bytes);
-    let stats;
-    try {
-      stats = await scanOneTensor(span, dtype, unit, {
-        signal: job.signal,
-        remote: data.remote,
-        onProgress: (read) => job.progress(bytes + read, total),
-      });
-    } catch (error) {
-      if (job.signal.aborted) {
-        done = false;
-        break;
+  }
+  const scanned = done ? await scanLocated(load, located, total, job) : { perTensor: [], bytes: 0, done: false };
+  return summarizeScan(scanned.perTensor, {
+    done: scanned.done,
+    bytes: scanned.bytes,
+    skippedNames: skipped,
+    ms: performance.now() - started,
+  });
+}
+
+interface LocatedTensor {
+  row: number;
+  dtype: string;
+  span: TensorSpan;
+  unit: DecodeUnit;
+}
+
+/**
+ * The scan's reads: a local load in file order through one stream of slices shared by neighbouring tensors; a remote
+ * one tensor after another, each with its own Range requests. Stops where it is when the job is cancelled.
+ */
+async function scanLocated(
+  load: KeptLoad,
+  list: readonly LocatedTensor[],
+  total: number,
+  job: ValuesJob,
+): Promise<{ perTensor: ScanTensor[]; bytes: number; done: boolean }> {
+  const perTensor: ScanTensor[] = [];
+  const remote = dataOf(load).remote;
+  let bytes = 0;
+  try {
+    if (remote) {
+      for (const { row, dtype, unit, span } of list) {
+        const stats = await scanOneTensor(span, dtype, unit, {
+          signal: job.signal,
+          remote,
+          onProgress: (read) => job.progress(bytes + read, total),
+        });
+        bytes += span.length - (span.length % unit.bytes);
+        perTensor.push(scanTensor(load.names[row], dtype, stats));
       }
+    } else {
+      // Pieces come in list order, each tensor's together, so one accumulator is open at a time.
+      let current: TensorScanAccumulator | null = null;
+      await readSpansInOrder(list, {
+        signal: job.signal,
+        onPiece: (index, piece, last) => {
+          const { row, dtype } = list[index];
+          current ??= new TensorScanAccumulator(dtype, load.columns.elements[row]);
+          current.add(piece);
+          bytes += piece.length;
+          if (last) {
+            perTensor.push(scanTensor(load.names[row], dtype, current.result()));
+            current = null;
+          }
+        },
+        onProgress: (read) => job.progress(read, total),
+      });
+    }
+  } catch (error) {
+    if (!job.signal.aborted) {
       throw error;
     }
-    bytes += usable;
-    perTensor.push(scanTensor(load.names[row], dtype, stats));
+    return { perTensor, bytes, done: false };
   }
-  return summarizeScan(perTensor, { done, bytes, skippedNames: skipped, ms: performance.now() - started });
+  return { perTensor, bytes, done: true };
 }
 
 /** One tensor of "Scan all values": counts, extremes and moments (no sketch), read whole. */
@@ -218,26 +269,15 @@ export async function scanOneTensor(
   unit: DecodeUnit,
   options: { signal: AbortSignal; remote: boolean; onProgress?: (bytesRead: number) => void },
 ): Promise<ValueStats> {
-  const stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
-  // 8- and 16-bit floats are counted by code, never decoded: one integer increment per value.
-  const table = codeTable(dtype);
   const usable = span.length - (span.length % unit.bytes);
+  const stats = new TensorScanAccumulator(dtype, (usable / unit.bytes) * unit.elements);
   await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
     signal: options.signal,
     remote: options.remote,
     purpose: 'values',
     unit,
-    onChunk: (chunk) => {
-      if (table) {
-        stats.addCodes(codesOf(dtype, chunk), table);
-        return;
-      }
-      const values = decodeValues(dtype, chunk);
-      if (values) {
-        stats.add(values);
-      }
-    },
+    onChunk: (chunk) => stats.add(chunk),
     onProgress: options.onProgress,
   });
-  return stats.stats();
+  return stats.result();
 }

@@ -3,7 +3,8 @@
  * whose every value is zero, and outliers: a tensor whose abs-max is far above the other tensors of the same role
  * across layers (the same name with its numbers blanked: `model.layers.#.mlp.down_proj.weight`).
  */
-import type { ValueStats } from './value-stats';
+import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
+import { StatsAccumulator, type ValueStats } from './value-stats';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -51,6 +52,40 @@ export interface ValueScan {
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
   perTensor: ScanTensor[];
   ms: number;
+}
+
+/**
+ * One tensor's scan figures (counts, extremes, moments; no sketch), fed its bytes in whole units. 8- and 16-bit floats
+ * are counted by code, one integer increment per value, when the tensor has at least as many values as the dtype has
+ * codes; a smaller one (a norm, a bias) is decoded instead, since folding 65,536 counters would cost more than it.
+ */
+export class TensorScanAccumulator {
+  private readonly stats: StatsAccumulator;
+  private readonly table: Float32Array | null;
+
+  constructor(
+    private readonly dtype: string,
+    elements: number,
+  ) {
+    this.stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
+    const table = codeTable(dtype);
+    this.table = table !== null && elements >= table.length ? table : null;
+  }
+
+  add(bytes: Uint8Array): void {
+    if (this.table) {
+      this.stats.addCodes(codesOf(this.dtype, bytes), this.table);
+      return;
+    }
+    const values = decodeValues(this.dtype, bytes);
+    if (values) {
+      this.stats.add(values);
+    }
+  }
+
+  result(): ValueStats {
+    return this.stats.stats();
+  }
 }
 
 export function scanTensor(tensor: string, dtype: string, stats: ValueStats): ScanTensor {
