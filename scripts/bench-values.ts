@@ -6,21 +6,21 @@
  *   bytes. Target ≤ 1.5×.
  * The figures that count are the page's: the built app in headless Chromium, "Scan all values" and "Read values"
  * clicked on a local file (click → result painted), against a plain `File.slice` read loop of the same bytes in the
- * same page. The Node figures beside them run the same worker code (io/tensor-data.ts, core/values/,
- * worker/values-handler.ts) over a file-backed Blob (`fs.openAsBlob`), without the page.
+ * same page. The Node figures beside them run the same worker code (io/tensor-data.ts, core/values/) over a
+ * file-backed Blob (`fs.openAsBlob`), without the page.
  */
 import { existsSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildHeaderBytes } from '../src/testing/build-safetensors';
 import { createFileReader } from '../src/io/file-reader';
-import { locateTensor, readTensorChunks } from '../src/io/tensor-data';
+import { locateTensor, readSpansInOrder, readTensorChunks } from '../src/io/tensor-data';
 import { decodeUnit, type DecodeUnit } from '../src/core/values/decode';
 import { LOCAL_VALUES_CHUNK_BYTES } from '../src/core/values/values-limits';
 import { planValuesRead } from '../src/core/values/read-plan';
 import { ValuesAccumulator } from '../src/core/values/tensor-values';
 import type { TensorColumns } from '../src/core/model';
-import { scanOneTensor } from '../src/worker/values-handler';
+import { TensorScanAccumulator } from '../src/core/values/value-scan';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { setBenchInput, startPreview, waitForServer } from './bench-page';
 
@@ -88,14 +88,24 @@ export async function valuesBench(): Promise<void> {
     for (let run = 0; run < RUNS; run++) {
       reads.push(await plainRead(blob, dataStart, dataStart + total));
       const started = performance.now();
-      for (let row = 0; row < tensors.length; row++) {
-        const tensor = tensors[row];
-        const span = locateTensor(columns, row, locate);
-        await scanOneTensor(span, tensor.dtype, decodeUnit(tensor.dtype) as DecodeUnit, {
-          signal: new AbortController().signal,
-          remote: false,
-        });
-      }
+      // As the worker's local scan: every tensor in file order through shared slices.
+      const list = tensors.map((tensor, row) => ({
+        span: locateTensor(columns, row, locate),
+        unit: decodeUnit(tensor.dtype) as DecodeUnit,
+      }));
+      let current: TensorScanAccumulator | null = null;
+      await readSpansInOrder(list, {
+        signal: new AbortController().signal,
+        onPiece: (index, piece, last) => {
+          const tensor = tensors[index];
+          current ??= new TensorScanAccumulator(tensor.dtype, tensor.shape[0] * tensor.shape[1]);
+          current.add(piece);
+          if (last) {
+            current.result();
+            current = null;
+          }
+        },
+      });
       scans.push(performance.now() - started);
       bigReads.push(await plainRead(blob, dataStart + big.begin, dataStart + big.end));
       const statsStarted = performance.now();
