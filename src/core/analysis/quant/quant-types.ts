@@ -90,7 +90,8 @@ export function siblingRows(
 ): number[] {
   const rows: number[] = [];
   for (const siblingSuffix of siblingSuffixes) {
-    const sibling = context.index.sibling(row, suffix, siblingSuffix);
+    // The row itself needs no lookup: detectors list their own suffix among the module's rows.
+    const sibling = siblingSuffix === suffix ? row : context.index.sibling(row, suffix, siblingSuffix);
     if (sibling >= 0 && context.claimed[sibling] === 0) {
       rows.push(sibling);
     }
