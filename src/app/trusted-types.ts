@@ -2,7 +2,7 @@
  * Trusted Types (the CSP's `require-trusted-types-for 'script'`, docs/security.md): the browser refuses every
  * string-to-HTML and string-to-script sink (innerHTML, script text, script URLs) unless a policy allows it, so no
  * tensor name or metadata value can ever be turned into markup or code, whatever a future component does.
- * The app needs exactly one such sink: `new Worker(url)` for the parser worker, a same-origin asset. This default
+ * The app needs exactly one such sink: `new Worker(url)` for its two workers, same-origin assets. This default
  * policy allows same-origin script URLs and nothing else: no HTML, no script text, no other origin.
  * It must be installed before the first worker is created; main.tsx imports it first.
  */

@@ -8,6 +8,34 @@ import { SourceError } from '../core/errors';
 /** The length prefix: the first read asks for exactly it, so a local load reads 8 + N bytes and nothing more. */
 const LOCAL_FIRST_READ = 8;
 
+/** Reads at least this large go to the off-thread slicer when there is one; a smaller read costs less than the hop. */
+const OFF_THREAD_MIN_BYTES = 1024 * 1024;
+
+/** Reads `[offset, end)` of a File on another thread (worker/slice-service.ts), resolving with its own buffer. */
+export interface OffThreadSlicer {
+  read(file: Blob, offset: number, end: number): Promise<ArrayBuffer>;
+}
+
+let offThreadSlicer: OffThreadSlicer | null = null;
+
+/** Installed by the parser worker when the page gave it a slice worker; null reads on this thread again. */
+export function setOffThreadSlicer(slicer: OffThreadSlicer | null): void {
+  offThreadSlicer = slicer;
+}
+
+/** A slice read where the slicer says, else on this thread; a slicer that fails leaves the read to this thread. */
+async function sliceBytes(file: Blob, offset: number, end: number): Promise<ArrayBuffer> {
+  const slicer = offThreadSlicer;
+  if (slicer !== null && end - offset >= OFF_THREAD_MIN_BYTES) {
+    try {
+      return await slicer.read(file, offset, end);
+    } catch {
+      // The same read below either succeeds or fails with the File's own error.
+    }
+  }
+  return file.slice(offset, end).arrayBuffer();
+}
+
 export function createFileReader(file: Blob & { name?: string }): ByteReader {
   const name = file.name && file.name !== '' ? file.name : 'file';
   let requests = 0;
@@ -24,7 +52,7 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
     requests++;
     let buffer: ArrayBuffer;
     try {
-      buffer = await abortable(file.slice(offset, end).arrayBuffer(), signal);
+      buffer = await abortable(sliceBytes(file, offset, end), signal);
     } catch (error) {
       if (error instanceof SourceError) {
         throw error;

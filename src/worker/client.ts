@@ -91,7 +91,38 @@ function getWorker(): Worker {
     worker?.terminate();
     worker = null;
   };
+  connectSliceWorker(worker);
   return worker;
+}
+
+/**
+ * Starts the slice worker (worker/slice-service.ts) and hands the parser worker a port to it. Without one (no
+ * MessageChannel, a refused worker) the parser reads on its own thread; if it crashes, the parser is told to.
+ */
+function connectSliceWorker(parser: Worker): void {
+  if (typeof MessageChannel === 'undefined') {
+    return;
+  }
+  try {
+    // This expression must stay literal so Vite bundles the worker as its own chunk.
+    const slicer = new Worker(new URL('./slice.worker.ts', import.meta.url), {
+      type: 'module',
+      name: 'safetensors-slices',
+    });
+    const channel = new MessageChannel();
+    slicer.postMessage({ port: channel.port2 }, [channel.port2]);
+    sendTo(parser, { type: 'slice-port', port: channel.port1 }, [channel.port1]);
+    slicer.onerror = () => {
+      slicer.terminate();
+      sendTo(parser, { type: 'slice-port', port: null });
+    };
+  } catch {
+    // Reads stay on the parser worker's thread.
+  }
+}
+
+function sendTo(target: Worker, message: WorkerRequest, transfer: Transferable[] = []): void {
+  target.postMessage(message, transfer);
 }
 
 /**

@@ -13,6 +13,8 @@ import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
 import { SourceError } from '../core/errors';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { readTensorValues, scanValues } from './values-handler';
+import { sliceReaderOverPort } from './slice-service';
+import { setOffThreadSlicer } from '../io/file-reader';
 
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {
@@ -86,8 +88,15 @@ scope.onmessage = (event) => {
     case 'compare-release':
       handleCompareRequest(request, (loadId) => kept.get(loadId), post);
       break;
+    case 'slice-port':
+      slicer?.close();
+      slicer = request.port ? sliceReaderOverPort(request.port) : null;
+      setOffThreadSlicer(slicer);
+      break;
   }
 };
+
+let slicer: ReturnType<typeof sliceReaderOverPort> | null = null;
 
 /** Loads run one per `open`; the worker only routes them and keeps their rows (see load-source.ts). */
 async function open(id: number, source: SourceSpec, options: LoadOptions): Promise<void> {

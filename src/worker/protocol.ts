@@ -44,7 +44,9 @@ export type WorkerRequest =
   /** Diff two kept loads (any two `open` results, whatever their SourceSpec kinds). */
   | { type: 'compare'; id: number; loadA: number; loadB: number; rules: CompareRule[] }
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
-  | { type: 'compare-release'; compareId: number };
+  | { type: 'compare-release'; compareId: number }
+  /** The page's slice worker (worker/slice-service.ts), or null when it stopped: large local reads go through it. */
+  | { type: 'slice-port'; port: MessagePort | null };
 
 export type WorkerResponse =
   | {
