@@ -7,27 +7,37 @@ import { isAlignRule, type CompareRule } from './align';
 import { diffSides, type CompareSide, type DiffResult } from './diff';
 import { checkLoraFit, type LoraFitSection } from './lora-fit';
 import type { ParsedHeader } from '../model';
+import { ggufMemoryBasis } from '../analysis/memory/gguf-section';
+import { GgufKeys } from '../analysis/memory/gguf-inputs';
 
 /** What a compare needs of a side beyond its names and columns, taken from its header when it is loaded. */
 export type CompareFacts = Pick<CompareSide, 'storageKeys' | 'gguf'>;
 
 /**
  * A checkpoint's storage key per row (so tied names and views are known) and a GGUF's architecture (which picks
- * llama.cpp's name table); empty for formats that need neither.
+ * llama.cpp's name table) and attention head counts (which undo its q/k row order); empty for formats that need
+ * neither.
  */
 export function compareFactsOf(header: ParsedHeader): CompareFacts {
   return {
     ...(header.checkpoint ? { storageKeys: header.checkpoint.rows.storage } : {}),
-    ...(header.format === 'gguf' ? { gguf: { architecture: header.gguf?.architecture ?? null } } : {}),
+    ...(header.format === 'gguf' ? { gguf: ggufFactsOf(header) } : {}),
   };
 }
 
-/**
- * Whether the compare paired names through a cross-format name map (GGUF ↔ Hugging Face): those pairs' bytes are not
- * comparable as they stand (llama.cpp permutes q/k rows, stacks experts, adds 1 to Gemma norms).
- */
-export function pairsByNameMap(output: DiffResult): boolean {
-  return output.ggufNames?.enabled === true;
+function ggufFactsOf(header: ParsedHeader): NonNullable<CompareFacts['gguf']> {
+  const architecture = header.gguf?.architecture ?? null;
+  const basis = ggufMemoryBasis(header);
+  const keys = basis ? new GgufKeys(basis.metadata) : null;
+  const layers = keys?.blockCount() ?? null;
+  if (!keys || layers === null) {
+    return { architecture, headCount: null, headCountKv: null };
+  }
+  return {
+    architecture,
+    headCount: keys.perLayer('attention.head_count', layers),
+    headCountKv: keys.perLayer('attention.head_count_kv', layers),
+  };
 }
 
 export interface CompareOutput extends DiffResult {

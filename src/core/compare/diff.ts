@@ -40,8 +40,12 @@ export interface CompareSide {
   unknownDtypes?: ReadonlyMap<number, string>;
   /** A checkpoint's storage key per row (null for meta tensors), so names sharing one storage are known. */
   storageKeys?: ReadonlyArray<string | null>;
-  /** Present when the side is a GGUF: its `general.architecture`, which picks llama.cpp's name table. */
-  gguf?: { architecture: string | null };
+  /**
+   * Present when the side is a GGUF: its `general.architecture`, which picks llama.cpp's name table, and its
+   * attention head counts per layer (`{arch}.attention.head_count`, `head_count_kv`; null when absent), which
+   * "Compare values" needs to undo llama.cpp's per-head q/k row order.
+   */
+  gguf?: { architecture: string | null; headCount?: readonly number[] | null; headCountKv?: readonly number[] | null };
 }
 
 export interface GroupTotals {
