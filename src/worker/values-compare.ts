@@ -141,7 +141,8 @@ async function readRows(side: Side, r0: number, r1: number, view: PartView, sign
     hi = Math.max(hi, mapped + 1);
   }
   const piece = await readPiece(side, lo * cols, (hi - lo) * cols, view, signal);
-  const ordered = piece.values instanceof Float64Array ? new Float64Array((r1 - r0) * cols) : new Float32Array((r1 - r0) * cols);
+  const ordered =
+    piece.values instanceof Float64Array ? new Float64Array((r1 - r0) * cols) : new Float32Array((r1 - r0) * cols);
   for (let r = r0; r < r1; r++) {
     const from = (ggufRowOfHfRow(r, headDim) - lo) * cols;
     ordered.set(piece.values.subarray(from, from + cols), (r - r0) * cols);
@@ -217,13 +218,20 @@ async function comparePairing(
       sideOf(b, part.rowB, part.firstB, pairing, 'b', job.signal),
     ]);
     if (typeof sideA === 'string' || typeof sideB === 'string') {
-      return { comparison: null, skipped: { tensor: pairing.tensor, reason: String(typeof sideA === 'string' ? sideA : sideB) }, bytes };
+      return {
+        comparison: null,
+        skipped: { tensor: pairing.tensor, reason: String(typeof sideA === 'string' ? sideA : sideB) },
+        bytes,
+      };
     }
     const view = partView(part, byRows);
     if (byRows && (view.cols % sideA.unit.elements !== 0 || view.cols % sideB.unit.elements !== 0)) {
       return {
         comparison: null,
-        skipped: { tensor: pairing.tensor, reason: `its rows split ${sideA.dtype}/${sideB.dtype} blocks, so they cannot be reordered` },
+        skipped: {
+          tensor: pairing.tensor,
+          reason: `its rows split ${sideA.dtype}/${sideB.dtype} blocks, so they cannot be reordered`,
+        },
         bytes,
       };
     }

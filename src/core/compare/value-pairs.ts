@@ -76,9 +76,7 @@ function headDimOf(
 ): { headDim: number; heads: number } | string {
   const layer = Number(GGUF_LAYER.exec(ggufName)?.[1] ?? 0);
   const isK = /\.attn_k\.(weight|bias)$/.test(ggufName);
-  const count = isK
-    ? (heads?.headCountKv?.[layer] ?? heads?.headCount?.[layer])
-    : heads?.headCount?.[layer];
+  const count = isK ? (heads?.headCountKv?.[layer] ?? heads?.headCount?.[layer]) : heads?.headCount?.[layer];
   if (count === undefined || count <= 0) {
     return `llama.cpp reorders its rows per head, and the GGUF metadata has no ${arch}.attention.${isK ? 'head_count_kv or head_count' : 'head_count'} to undo that with`;
   }
@@ -123,10 +121,7 @@ export function valuePairings(
     }
     const hfName = ggufSide === 'a' ? b.names[rowB] : a.names[rowA];
     if (status === STATUS_SHAPE) {
-      skipped.push({
-        tensor: hfName,
-        reason: `shapes differ: ${shapeText(tensorShape(a.columns, rowA))} against ${shapeText(tensorShape(b.columns, rowB))}`,
-      });
+      skipped.push({ tensor: hfName, reason: shapeReason(a, b, rowA, rowB, entries.stacked[i], entries.stackedSide) });
       continue;
     }
     if (status !== STATUS_IDENTICAL && status !== STATUS_DTYPE) {
@@ -143,7 +138,6 @@ export function valuePairings(
       continue;
     }
     const ggufRow = ggufSide === 'a' ? rowA : rowB;
-    const hfRow = ggufSide === 'a' ? rowB : rowA;
     const ggufName = gguf.names[ggufRow];
     const relation = hfNameOfGguf(ggufName, mapped.architecture)?.relation ?? 'same';
     const base = { tensor: hfName, parts: [wholePart(rowA, rowB, a.columns, rowA)], permutedRows: null, shift: null };
@@ -197,6 +191,24 @@ export function valuePairings(
     }
   }
   return { pairings, skipped };
+}
+
+/** Why a pair of another shape is not compared: the two shapes, or for stacked experts the per-expert count. */
+function shapeReason(
+  a: CompareSide,
+  b: CompareSide,
+  rowA: number,
+  rowB: number,
+  stacked: number,
+  stackedSide: CompareSideId | null,
+): string {
+  const shapeA = tensorShape(a.columns, rowA);
+  const shapeB = tensorShape(b.columns, rowB);
+  if (stacked > 0 && stackedSide !== null) {
+    const [experts, perExpert] = stackedSide === 'a' ? [shapeB, shapeA] : [shapeA, shapeB];
+    return `the GGUF stacks ${shapeText(experts)}, and ${stacked} per-expert tensors of ${shapeText(perExpert)} do not fill it`;
+  }
+  return `shapes differ: ${shapeText(shapeA)} against ${shapeText(shapeB)}`;
 }
 
 /** Expert e's Hugging Face tensor against slice e of the stacked GGUF tensor, for every expert. */
