@@ -162,7 +162,7 @@ export function valuePairings(
         pairings.push({
           ...base,
           permutedRows: { side: ggufSide, headDim: head.headDim },
-          note: `GGUF rows put back in Hugging Face order (llama.cpp interleaves q/k rows per head: ${head.heads} heads of ${head.headDim} rows)`,
+          note: `GGUF rows put back in Hugging Face order (llama.cpp reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows)`,
         });
         break;
       }

@@ -99,6 +99,9 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
   const same = result.tensors.filter((entry) => entry.identical);
   const sampled = result.tensors.some((entry) => entry.basis === 'sampled');
   const clauses = sameClauses(same);
+  const decodings = [
+    ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
+  ];
   return (
     <div data-testid="compare-values-result">
       <p>
@@ -111,8 +114,11 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
       <LayerChart byLayer={result.byLayer} />
       {changed.length > 0 && (
         <table className="values-compare-table" data-testid="compare-values-table">
-          <caption>Tensors whose values differ, largest relative change first</caption>
-          <TableHead columns={['tensor', 'dtypes (compared as)', 'max |b − a|', 'relative L2', 'cosine']} />
+          <caption>
+            Tensors whose values differ, largest relative change first
+            {decodings.length > 0 ? ` (values compared after ${decodings.join('; ')})` : ''}
+          </caption>
+          <TableHead columns={['tensor', 'dtypes', 'max |b − a|', 'relative L2', 'cosine']} />
           <tbody>
             {[...changed]
               .sort((x, y) => (y.relL2 ?? Infinity) - (x.relL2 ?? Infinity))
@@ -125,7 +131,6 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
                   </td>
                   <td className="mono">
                     {entry.dtypeA === entry.dtypeB ? entry.dtypeA : `${entry.dtypeA} → ${entry.dtypeB}`}
-                    {entry.identicalBy === 'values' && <div className="values-note">{entry.decodedBy}</div>}
                   </td>
                   <td className="num">{formatValue(entry.maxAbs)}</td>
                   <td className="num">{formatValue(entry.relL2)}</td>
