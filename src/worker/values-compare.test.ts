@@ -41,7 +41,10 @@ describe('compareTensorValues', () => {
     const a = await keep(buildSafetensors(specs, { tensorData: base }), 'base.safetensors');
     const b = await keep(buildSafetensors(specs, { tensorData: tuned }), 'tuned.safetensors');
     const pairs: Array<[number, number]> = [0, 1, 2, 3].map((row) => [row, row]);
-    const result = await compareTensorValues(a, b, elementPairings(a, pairs), { signal: new AbortController().signal, progress: () => {} });
+    const result = await compareTensorValues(a, b, elementPairings(a, pairs), {
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
     expect(result.tensors.filter((t) => !t.identical).map((t) => t.tensor)).toEqual([
       'model.layers.1.mlp.weight',
       'model.layers.3.mlp.weight',
