@@ -20,7 +20,7 @@ import {
 } from '../core/values/compare-values';
 import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
-import { planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
+import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
@@ -177,6 +177,17 @@ function planOf(load: KeptLoad, row: number, part: ValuePart, byRows: boolean, r
   return planValuesRead({ byteLength: partBytes(load, row, part, unit), unit, rows, cols, whole: !remote });
 }
 
+/** The parts of a pairing to read: all, or for a remote stacked tensor over the limit an even spread of them. */
+function partsToRead(a: KeptLoad, pairing: ValuePairing, remote: boolean): { parts: ValuePart[]; sampled: boolean } {
+  const [first] = pairing.parts;
+  const unit = first ? decodeUnit(rowDtype(a, first.rowA)) : null;
+  if (!first || unit === null || pairing.parts.length === 1) {
+    return { parts: pairing.parts, sampled: false };
+  }
+  const chosen = planParts(pairing.parts.length, partBytes(a, first.rowA, first, unit), !remote);
+  return { parts: chosen.parts.map((index) => pairing.parts[index]), sampled: chosen.sampled };
+}
+
 /** Row runs of a plan's ranges, cut into pieces of whole heads (whole reads) or at most PIECE_ELEMENTS. */
 function rowPieces(plan: ValuesReadPlan, unit: DecodeUnit, view: PartView, headDim: number): Array<[number, number]> {
   const pieceRows = Math.max(headDim, Math.floor(PIECE_ELEMENTS / Math.max(1, view.cols) / headDim) * headDim);
@@ -208,11 +219,12 @@ async function comparePairing(
 ): Promise<PairOutcome> {
   const byRows = pairing.permutedRows !== null;
   let diff: DiffAccumulator | null = null;
-  let sampled = false;
+  const chosen = partsToRead(a, pairing, remote);
+  let sampled = chosen.sampled;
   let bytes = 0;
   let decodedBy = '';
   let dtypes: [string, string] = ['', ''];
-  for (const part of pairing.parts) {
+  for (const part of chosen.parts) {
     const [sideA, sideB] = await Promise.all([
       sideOf(a, part.rowA, part.firstA, pairing, 'a', job.signal),
       sideOf(b, part.rowB, part.firstB, pairing, 'b', job.signal),
@@ -334,7 +346,7 @@ export async function compareTensorValues(
 export function plannedBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing, remote: boolean): number {
   const byRows = pairing.permutedRows !== null;
   let bytes = 0;
-  for (const part of pairing.parts) {
+  for (const part of partsToRead(a, pairing, remote).parts) {
     bytes += planOf(a, part.rowA, part, byRows, remote)?.bytes ?? 0;
     bytes += planOf(b, part.rowB, part, byRows, remote)?.bytes ?? 0;
   }
