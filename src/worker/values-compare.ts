@@ -8,8 +8,7 @@
  * applies what the pairing says and knows no format.
  */
 import { tensorShape } from '../core/model';
-import type { ValuePairing, ValuePairings, ValuePart } from '../core/compare/value-pairs';
-import { ggufRowOfHfRow } from '../core/compare/gguf-names';
+import { permutedRowOf, type ValuePairing, type ValuePairings, type ValuePart } from '../core/compare/value-pairs';
 import {
   changeByLayer,
   decodingOf,
@@ -36,8 +35,8 @@ interface Side {
   scale: ValueScale | null;
   /** The part's first element within the tensor. */
   first: number;
-  /** Rows' order differs from the other side's (llama.cpp's per-head q/k order): rows per head. */
-  headDim: number | null;
+  /** This side's rows are in another order than the other side's (the pairing says how). */
+  permuted: ValuePairing['permutedRows'];
   shift: number;
 }
 
@@ -94,7 +93,7 @@ async function sideOf(
       span,
       scale,
       first,
-      headDim: pairing.permutedRows?.side === which ? pairing.permutedRows.headDim : null,
+      permuted: pairing.permutedRows?.side === which ? pairing.permutedRows : null,
       shift: pairing.shift?.side === which ? pairing.shift.by : 0,
     };
   } catch (error) {
@@ -129,14 +128,14 @@ async function readPiece(side: Side, first: number, count: number, view: PartVie
  */
 async function readRows(side: Side, r0: number, r1: number, view: PartView, signal: AbortSignal): Promise<Piece> {
   const { cols } = view;
-  const headDim = side.headDim;
-  if (headDim === null) {
+  const permuted = side.permuted;
+  if (permuted === null) {
     return readPiece(side, r0 * cols, (r1 - r0) * cols, view, signal);
   }
   let lo = Infinity;
   let hi = -Infinity;
   for (let r = r0; r < r1; r++) {
-    const mapped = ggufRowOfHfRow(r, headDim);
+    const mapped = permutedRowOf(r, permuted);
     lo = Math.min(lo, mapped);
     hi = Math.max(hi, mapped + 1);
   }
@@ -144,7 +143,7 @@ async function readRows(side: Side, r0: number, r1: number, view: PartView, sign
   const ordered =
     piece.values instanceof Float64Array ? new Float64Array((r1 - r0) * cols) : new Float32Array((r1 - r0) * cols);
   for (let r = r0; r < r1; r++) {
-    const from = (ggufRowOfHfRow(r, headDim) - lo) * cols;
+    const from = (permutedRowOf(r, permuted) - lo) * cols;
     ordered.set(piece.values.subarray(from, from + cols), (r - r0) * cols);
   }
   return { bytes: piece.bytes, values: ordered };

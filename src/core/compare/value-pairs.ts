@@ -18,7 +18,7 @@ import { tensorShape, type TensorColumns } from '../model';
 import type { SkippedValuePair } from '../values/compare-values';
 import { STATUS_DTYPE, STATUS_IDENTICAL, STATUS_SHAPE, type CompareSide, type DiffEntries } from './diff';
 import type { GgufNamesSummary } from './gguf-keys';
-import { hfNameOfGguf } from './gguf-names';
+import { ggufRowOfHfRow, hfNameOfGguf } from './gguf-names';
 
 export type CompareSideId = 'a' | 'b';
 
@@ -191,6 +191,11 @@ export function valuePairings(
     }
   }
   return { pairings, skipped };
+}
+
+/** The row of the permuted side that holds the other side's row `row`. */
+export function permutedRowOf(row: number, permuted: NonNullable<ValuePairing['permutedRows']>): number {
+  return ggufRowOfHfRow(row, permuted.headDim);
 }
 
 /** Why a pair of another shape is not compared: the two shapes, or for stacked experts the per-expert count. */
