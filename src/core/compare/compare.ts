@@ -11,18 +11,37 @@ import { ggufMemoryBasis } from '../analysis/memory/gguf-section';
 import { GgufKeys } from '../analysis/memory/gguf-inputs';
 
 /** What a compare needs of a side beyond its names and columns, taken from its header when it is loaded. */
-export type CompareFacts = Pick<CompareSide, 'storageKeys' | 'gguf'>;
+export type CompareFacts = Pick<CompareSide, 'storageKeys' | 'gguf' | 'hfHeads'>;
 
 /**
- * A checkpoint's storage key per row (so tied names and views are known) and a GGUF's architecture (which picks
- * llama.cpp's name table) and attention head counts (which undo its q/k row order); empty for formats that need
- * neither.
+ * A checkpoint's storage key per row (so tied names and views are known), a GGUF's architecture (which picks
+ * llama.cpp's name table) and attention head counts (which undo its q/k row order), and a Hugging Face model's head
+ * counts from the config.json read with it (their fallback); empty for formats that need none of these.
  */
-export function compareFactsOf(header: ParsedHeader): CompareFacts {
+export function compareFactsOf(header: ParsedHeader, config?: unknown): CompareFacts {
+  const hfHeads = header.format === 'gguf' ? null : hfHeadsOf(config);
   return {
     ...(header.checkpoint ? { storageKeys: header.checkpoint.rows.storage } : {}),
     ...(header.format === 'gguf' ? { gguf: ggufFactsOf(header) } : {}),
+    ...(hfHeads ? { hfHeads } : {}),
   };
+}
+
+function positiveInteger(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : null;
+}
+
+/** `num_attention_heads` / `num_key_value_heads` of a config.json (or its `text_config`); null without a head count. */
+function hfHeadsOf(config: unknown): CompareFacts['hfHeads'] | null {
+  if (typeof config !== 'object' || config === null) {
+    return null;
+  }
+  const record = config as Record<string, unknown>;
+  const text = typeof record.text_config === 'object' && record.text_config !== null ? record.text_config : null;
+  const source =
+    positiveInteger(record.num_attention_heads) === null && text ? (text as Record<string, unknown>) : record;
+  const headCount = positiveInteger(source.num_attention_heads);
+  return headCount === null ? null : { headCount, headCountKv: positiveInteger(source.num_key_value_heads) };
 }
 
 function ggufFactsOf(header: ParsedHeader): NonNullable<CompareFacts['gguf']> {

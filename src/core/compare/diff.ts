@@ -46,6 +46,11 @@ export interface CompareSide {
    * "Compare values" needs to undo llama.cpp's per-head q/k row order.
    */
   gguf?: { architecture: string | null; headCount?: readonly number[] | null; headCountKv?: readonly number[] | null };
+  /**
+   * A Hugging Face side's attention head counts from its config.json (`num_attention_heads`, `num_key_value_heads`),
+   * when the config was read with the load: the fallback when a GGUF does not state its own.
+   */
+  hfHeads?: { headCount: number | null; headCountKv: number | null };
 }
 
 export interface GroupTotals {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadHeader } from '../load-header';
 import { allTensorNames, type ParsedHeader } from '../model';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { GGML, buildGguf, str, u32, type GgufTestTensor, type GgufTestValue } from '../../testing/build-gguf';
 import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { sideOf } from '../../testing/compare-builders';
@@ -123,5 +124,22 @@ describe('valuePairings', () => {
     const { pairings, skipped } = pairingsOf(a, b);
     expect(pairings.map((pairing) => [pairing.tensor, pairing.note])).toEqual([['w', null]]);
     expect(skipped).toEqual([{ tensor: 'x', reason: 'shapes differ: [4] against [5]' }]);
+  });
+
+  it("a GGUF without head counts falls back to the Hugging Face config's, and says where they came from", async () => {
+    const gguf = await ggufSide('llama', [{ name: 'blk.0.attn_k.weight', ne: [128, 32], type: GGML.Q8_0 }]);
+    const specs = [{ name: 'model.layers.0.self_attn.k_proj.weight', dtype: 'BF16', shape: [32, 128] }];
+    const facts = compareFactsOf(headerFromSpecs(specs), {
+      architectures: ['MistralForCausalLM'],
+      text_config: { num_attention_heads: 8, num_key_value_heads: 2 },
+    });
+    expect(facts).toEqual({ hfHeads: { headCount: 8, headCountKv: 2 } });
+    const hf = { ...sideOf(specs), ...facts };
+    const [k] = pairingsOf(hf, gguf).pairings;
+    expect(k.permutedRows).toEqual({ side: 'b', headDim: 16 });
+    expect(k.note).toMatch(/2 heads of 16 rows, from the config\.json/);
+    const blind = pairingsOf(sideOf(specs), gguf);
+    expect(blind.pairings).toEqual([]);
+    expect(blind.skipped[0].reason).toMatch(/neither the GGUF metadata .* nor a config\.json/);
   });
 });

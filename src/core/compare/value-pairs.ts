@@ -67,23 +67,26 @@ function wholePart(rowA: number, rowB: number, columns: TensorColumns, row: numb
 
 const GGUF_LAYER = /^blk\.(\d+)\./;
 
-/** Rows per head of a permuted q/k tensor, or the reason it cannot be known. */
+/** Rows per head of a permuted q/k tensor, from the GGUF's metadata or else the Hugging Face config, or the reason it cannot be known. */
 function headDimOf(
   ggufName: string,
   rows: number,
-  heads: CompareSide['gguf'],
+  gguf: CompareSide['gguf'],
+  hf: CompareSide['hfHeads'],
   arch: string,
-): { headDim: number; heads: number } | string {
+): { headDim: number; heads: number; from: string } | string {
   const layer = Number(GGUF_LAYER.exec(ggufName)?.[1] ?? 0);
   const isK = /\.attn_k\.(weight|bias)$/.test(ggufName);
-  const count = isK ? (heads?.headCountKv?.[layer] ?? heads?.headCount?.[layer]) : heads?.headCount?.[layer];
-  if (count === undefined || count <= 0) {
-    return `llama.cpp reorders its rows per head, and the GGUF metadata has no ${arch}.attention.${isK ? 'head_count_kv or head_count' : 'head_count'} to undo that with`;
+  const fromGguf = isK ? (gguf?.headCountKv?.[layer] ?? gguf?.headCount?.[layer]) : gguf?.headCount?.[layer];
+  const fromHf = isK ? (hf?.headCountKv ?? hf?.headCount) : hf?.headCount;
+  const count = fromGguf ?? fromHf ?? undefined;
+  if (count === undefined || count === null || count <= 0) {
+    return `llama.cpp reorders its rows per head, and neither the GGUF metadata (${arch}.attention.${isK ? 'head_count_kv or head_count' : 'head_count'}) nor a config.json read with the Hugging Face side gives the head count to undo that with`;
   }
   if (rows % count !== 0 || (rows / count) % 2 !== 0) {
     return `llama.cpp reorders its rows per head, but its ${rows} rows do not split into ${count} heads of an even size`;
   }
-  return { headDim: rows / count, heads: count };
+  return { headDim: rows / count, heads: count, from: fromGguf !== undefined ? 'GGUF metadata' : 'config.json' };
 }
 
 /**
@@ -154,7 +157,7 @@ export function valuePairings(
         break;
       case 'rows-permuted': {
         const rows = tensorShape(gguf.columns, ggufRow)[0] ?? 1;
-        const head = headDimOf(ggufName, rows, gguf.gguf, mapped.architecture);
+        const head = headDimOf(ggufName, rows, gguf.gguf, hf.hfHeads, mapped.architecture);
         if (typeof head === 'string') {
           skipped.push({ tensor: hfName, reason: head });
           break;
@@ -162,7 +165,7 @@ export function valuePairings(
         pairings.push({
           ...base,
           permutedRows: { side: ggufSide, headDim: head.headDim },
-          note: `GGUF rows put back in Hugging Face order (llama.cpp reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows)`,
+          note: `GGUF rows put back in Hugging Face order (llama.cpp reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows, from the ${head.from})`,
         });
         break;
       }
