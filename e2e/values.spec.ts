@@ -10,6 +10,9 @@ import { expect, test, type Page } from '@playwright/test';
 import { openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
+/** A tiny llama in BF16 and its Q8_0 GGUF conversion (scripts/gguf-pair-fixtures.py). */
+const PAIR_HF = join(process.cwd(), 'fixtures', 'values', 'tiny-llama-hf.safetensors');
+const PAIR_GGUF = join(process.cwd(), 'fixtures', 'values', 'tiny-llama-Q8_0.gguf');
 const NUMPY = JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'values', 'planted.json'), 'utf8')) as {
   stats: Record<string, Record<string, number>>;
 };
@@ -74,6 +77,20 @@ test.describe('tensor values', () => {
     const changed = page.getByTestId('compare-values-table').locator('tbody tr td:first-child');
     await expect(changed).toHaveText(['model.layers.1.mlp.down_proj.weight', 'model.layers.4.mlp.down_proj.weight']);
     await expect(page.getByTestId('compare-values-layers')).toBeVisible();
+
+    // Across formats: a Hugging Face model against its Q8_0 GGUF, paired by llama.cpp's names, values dequantized.
+    await page.getByTestId('file-input').first().setInputFiles(PAIR_HF);
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(PAIR_GGUF);
+    await expect(page.getByTestId('compare-b-name')).toHaveText('tiny-llama-Q8_0.gguf');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('compare-values-changed')).toHaveText('14 changed');
+    await expect(page.getByTestId('compare-values-result')).toContainText(
+      '6 with values equal after decoding BF16 and decoding F32',
+    );
+    const q = page.getByTestId('compare-values-table').getByRole('row', { name: /layers\.0\.self_attn\.q_proj/ });
+    await expect(q).toContainText('GGUF rows put back in Hugging Face order');
+    await expect(q).toContainText('BF16 → Q8_0');
     watch.expectClean();
   });
 

@@ -4,9 +4,11 @@
  */
 import type { TensorColumns } from '../core/model';
 import { isCompareRule } from '../core/compare/align';
-import { compareSides, pairsByNameMap, type CompareFacts } from '../core/compare/compare';
+import { compareSides, type CompareFacts } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
-import { STATUS_DTYPE, STATUS_IDENTICAL, type DiffEntries } from '../core/compare/diff';
+import type { DiffEntries } from '../core/compare/diff';
+import type { GgufNamesSummary } from '../core/compare/gguf-keys';
+import { valuePairings, type ValuePairings } from '../core/compare/value-pairs';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
@@ -21,8 +23,8 @@ interface KeptCompare {
   b: LoadView;
   entries: DiffEntries;
   moduleNames: string[];
-  /** Pairs made by a cross-format name map (core/compare/compare.ts): "Compare values" is not offered for them. */
-  nameMapped: boolean;
+  /** The GGUF ↔ Hugging Face name map's summary, when it paired the names ("Compare values" lines them up by it). */
+  ggufNames: GgufNamesSummary | null;
   /** Aligned key per entry, built on the first query that needs it. */
   keys: string[] | null;
 }
@@ -91,7 +93,7 @@ export function handleCompareRequest(
           entries: output.entries,
           moduleNames: output.modules.map((module) => module.name),
           keys: null,
-          nameMapped: pairsByNameMap(output),
+          ggufNames: output.ggufNames,
         });
         while (compares.size > MAX_KEPT_COMPARES) {
           const oldest = compares.keys().next().value;
@@ -159,21 +161,8 @@ export function handleCompareRequest(
   }
 }
 
-/** Rows of A and B that a kept comparison pairs with the same shape (dtype equal or not), for "Compare values". */
-export function sameShapePairs(compareId: number): Array<[number, number]> | null {
+/** What "Compare values" compares for a kept comparison (core/compare/value-pairs.ts), or null when it is gone. */
+export function valuePairsOf(compareId: number): ValuePairings | null {
   const kept = compares.get(compareId);
-  if (!kept) {
-    return null;
-  }
-  const pairs: Array<[number, number]> = [];
-  if (kept.nameMapped) {
-    return pairs;
-  }
-  const { entries } = kept;
-  for (let i = 0; i < entries.count; i++) {
-    if (entries.status[i] === STATUS_IDENTICAL || entries.status[i] === STATUS_DTYPE) {
-      pairs.push([entries.rowA[i], entries.rowB[i]]);
-    }
-  }
-  return pairs;
+  return kept ? valuePairings(kept.a, kept.b, kept.entries, kept.ggufNames) : null;
 }

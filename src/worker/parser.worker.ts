@@ -3,7 +3,7 @@
  * their rows, and answers table queries and comparisons over them. Imports nothing from features/ or state/.
  */
 import { queryRows } from '../core/table-query';
-import { handleCompareRequest, sameShapePairs } from './compare-handler';
+import { handleCompareRequest, valuePairsOf } from './compare-handler';
 import { compareTensorValues } from './values-compare';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
@@ -169,7 +169,7 @@ async function compareValuesJob(request: Extract<WorkerRequest, { type: 'compare
   const b = kept.get(request.loadB);
   const network = () => a?.data?.network?.() ?? null;
   try {
-    const pairs = sameShapePairs(request.compareId);
+    const pairs = valuePairsOf(request.compareId);
     if (!a || !b || !pairs) {
       throw new ValuesUnavailable(
         'One of the two sources is no longer loaded in the worker: open it again to compare.',

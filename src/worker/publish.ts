@@ -47,7 +47,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const names = parsed ? allTensorNames(parsed.tensors) : [];
   const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
   if (parsed) {
-    Object.assign(kept, compareFactsOf(parsed));
+    Object.assign(kept, compareFactsOf(parsed, loaded.sidecars.config));
   }
   if (parsed) {
     kept.data = {

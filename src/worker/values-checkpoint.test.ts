@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { stridedLayout } from '../io/tensor-data';
 import { present } from '../testing/values-fixtures';
 import { loadSource, type KeptLoad } from './load-source';
-import { compareTensorValues } from './values-compare';
+import { compareTensorValues, elementPairings } from './values-compare';
 import { readTensorValues, scanBytes, type ValuesJob } from './values-handler';
 
 interface Expected {
@@ -90,7 +90,7 @@ describe('reading values of a PyTorch checkpoint', () => {
       .map((name, row) => [row, b.names.indexOf(name)] as [number, number])
       .filter(([, rowB]) => rowB >= 0);
     const seen: Array<[number, number]> = [];
-    const result = await compareTensorValues(a, b, pairs, {
+    const result = await compareTensorValues(a, b, elementPairings(a, pairs), {
       signal: new AbortController().signal,
       progress: (read, total) => seen.push([read, total]),
     });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { present } from '../testing/values-fixtures';
 import { loadSource, type KeptLoad } from './load-source';
-import { compareTensorValues } from './values-compare';
+import { compareTensorValues, elementPairings } from './values-compare';
 
 async function keep(bytes: Uint8Array, name: string): Promise<KeptLoad> {
   const kept: KeptLoad[] = [];
@@ -41,7 +41,10 @@ describe('compareTensorValues', () => {
     const a = await keep(buildSafetensors(specs, { tensorData: base }), 'base.safetensors');
     const b = await keep(buildSafetensors(specs, { tensorData: tuned }), 'tuned.safetensors');
     const pairs: Array<[number, number]> = [0, 1, 2, 3].map((row) => [row, row]);
-    const result = await compareTensorValues(a, b, pairs, { signal: new AbortController().signal, progress: () => {} });
+    const result = await compareTensorValues(a, b, elementPairings(a, pairs), {
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
     expect(result.tensors.filter((t) => !t.identical).map((t) => t.tensor)).toEqual([
       'model.layers.1.mlp.weight',
       'model.layers.3.mlp.weight',
@@ -56,7 +59,7 @@ describe('compareTensorValues', () => {
     expect(result).toMatchObject({ done: true, skipped: [], bytes: 4 * 2 * 16 });
   });
 
-  it('across dtypes it compares values, and says bytes cannot be identical', async () => {
+  it('across dtypes it compares decoded values, and calls them identical only when every value is equal', async () => {
     const values = [0.5, -1.25, 3, 0.0078125];
     const a = await keep(
       buildSafetensors([{ name: 'w', dtype: 'F32', shape: [4] }], { tensorData: { w: f32(values) } }),
@@ -66,13 +69,14 @@ describe('compareTensorValues', () => {
       buildSafetensors([{ name: 'w', dtype: 'BF16', shape: [4] }], { tensorData: { w: bf16(values) } }),
       'b.safetensors',
     );
-    const result = await compareTensorValues(a, b, [[0, 0]], {
+    const result = await compareTensorValues(a, b, elementPairings(a, [[0, 0]]), {
       signal: new AbortController().signal,
       progress: () => {},
     });
     expect(result.tensors[0]).toMatchObject({
-      identical: false,
-      identicalBy: 'different dtypes',
+      identical: true,
+      identicalBy: 'values',
+      decodedBy: 'decoding F32 and decoding BF16',
       maxAbs: 0,
       relL2: 0,
       cosine: 1,

@@ -1,20 +1,26 @@
 /**
- * "Compare values" in the worker: for every tensor both sides of a comparison share with the same shape, read the
- * same elements of A and B (all of them when both files are local, else the same row sample of each, as "Read
- * values" would take) piece by piece, and measure the difference (core/values/compare-values.ts). An FP8 or int8
- * side with a scale tensor beside it is dequantized first, so BF16 compares against FP8 in values.
+ * "Compare values" in the worker: for every pair core/compare/value-pairs.ts lines up (same-name same-shape tensors,
+ * or a GGUF tensor and its Hugging Face counterpart through llama.cpp's name map), read the same elements of A and B
+ * (all of them when both files are local, else the same row sample of each, as "Read values" would take) piece by
+ * piece, and measure the difference (core/values/compare-values.ts). Values are decoded or dequantized first (an FP8
+ * or int8 side with a scale tensor beside it, a GGUF block type), so BF16 compares against FP8 or Q8_0 in values. A
+ * pairing may reorder one side's rows per head, shift its values, or compare slices of a stacked tensor: the worker
+ * applies what the pairing says and knows no format.
  */
 import { tensorShape } from '../core/model';
+import { permutedRowOf, type ValuePairing, type ValuePairings, type ValuePart } from '../core/compare/value-pairs';
 import {
   changeByLayer,
+  decodingOf,
   DiffAccumulator,
+  type SkippedValuePair,
   type ValueComparison,
   type ValuesComparisonResult,
 } from '../core/values/compare-values';
-import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
+import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
-import { planValuesRead } from '../core/values/read-plan';
-import { scaleKind, scaleValues, type ValueScale } from '../core/values/tensor-values';
+import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
+import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
@@ -23,93 +29,306 @@ import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-han
 const PIECE_ELEMENTS = 1 << 20;
 
 interface Side {
-  load: KeptLoad;
-  row: number;
   dtype: string;
   unit: DecodeUnit;
   span: TensorSpan;
   scale: ValueScale | null;
+  /** The part's first element within the tensor. */
+  first: number;
+  /** This side's rows are in another order than the other side's (the pairing says how). */
+  permuted: ValuePairing['permutedRows'];
+  shift: number;
 }
 
-async function sideOf(load: KeptLoad, row: number, signal: AbortSignal): Promise<Side | null> {
+interface Piece {
+  bytes: Uint8Array;
+  values: Decoded;
+}
+
+interface PartView {
+  rows: number;
+  cols: number;
+  elements: number;
+}
+
+/** Plain pairs of rows compared element for element (no name map), as a pairing list. */
+export function elementPairings(a: KeptLoad, pairs: ReadonlyArray<[number, number]>): ValuePairings {
+  return {
+    pairings: pairs.map(([rowA, rowB]) => ({
+      tensor: a.names[rowA],
+      parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape: tensorShape(a.columns, rowA) }],
+      permutedRows: null,
+      shift: null,
+      note: null,
+    })),
+    skipped: [],
+  };
+}
+
+async function sideOf(
+  load: KeptLoad,
+  row: number,
+  first: number,
+  pairing: ValuePairing,
+  which: 'a' | 'b',
+  signal: AbortSignal,
+): Promise<Side | string> {
   const dtype = rowDtype(load, row);
   const unit = decodeUnit(dtype);
-  if (unit === null || !load.data) {
-    return null;
+  if (unit === null) {
+    return `${dtype} values are not decoded`;
   }
-  const span = await locateTensorData(load.columns, row, load.data, signal);
-  const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, load.data, row, signal) : null;
-  return { load, row, dtype, unit, span, scale };
+  if (!load.data) {
+    return 'the load holds no tensor data to read';
+  }
+  if (first % unit.elements !== 0) {
+    return `its slice does not start on a ${dtype} block boundary`;
+  }
+  try {
+    const span = await locateTensorData(load.columns, row, load.data, signal);
+    const scale = SCALED_DTYPES.has(dtype) ? await readScale(load, load.data, row, signal) : null;
+    return {
+      dtype,
+      unit,
+      span,
+      scale,
+      first,
+      permuted: pairing.permutedRows?.side === which ? pairing.permutedRows : null,
+      shift: pairing.shift?.side === which ? pairing.shift.by : 0,
+    };
+  } catch (error) {
+    if (error instanceof ValuesUnavailable && !signal.aborted) {
+      return error.message;
+    }
+    throw error;
+  }
 }
 
-async function readPiece(side: Side, first: number, count: number, rows: number, cols: number, signal: AbortSignal) {
-  const start = (first / side.unit.elements) * side.unit.bytes;
+/** The decoded (and scaled, and shifted) values of elements [first, first + count) of the part. */
+async function readPiece(side: Side, first: number, count: number, view: PartView, signal: AbortSignal) {
+  const at = side.first + first;
+  const start = (at / side.unit.elements) * side.unit.bytes;
   const length = (count / side.unit.elements) * side.unit.bytes;
   const bytes = await readSpanBytes(side.span, start, length, { signal, purpose: 'values' });
   const decoded = decodeValues(side.dtype, bytes) ?? new Float32Array(0);
-  const values =
-    side.scale && scaleKind(side.scale.values.length, rows, cols) !== null
-      ? scaleValues(decoded, first, rows, cols, side.scale.values)
+  let values: Decoded =
+    side.scale && scaleKind(side.scale.values.length, view.rows, view.cols) !== null
+      ? scaleValues(decoded, at, view.rows, view.cols, side.scale.values)
       : decoded;
+  if (side.shift !== 0) {
+    const shift = side.shift;
+    values = Float64Array.from(values, (value) => value + shift);
+  }
   return { bytes, values };
+}
+
+/**
+ * Rows [r0, r1) in the other side's order: for a side whose rows are reordered per head, the rows holding them are
+ * read as one extent (within the heads the run touches) and put in order in memory.
+ */
+async function readRows(side: Side, r0: number, r1: number, view: PartView, signal: AbortSignal): Promise<Piece> {
+  const { cols } = view;
+  const permuted = side.permuted;
+  if (permuted === null) {
+    return readPiece(side, r0 * cols, (r1 - r0) * cols, view, signal);
+  }
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let r = r0; r < r1; r++) {
+    const mapped = permutedRowOf(r, permuted);
+    lo = Math.min(lo, mapped);
+    hi = Math.max(hi, mapped + 1);
+  }
+  const piece = await readPiece(side, lo * cols, (hi - lo) * cols, view, signal);
+  const ordered =
+    piece.values instanceof Float64Array ? new Float64Array((r1 - r0) * cols) : new Float32Array((r1 - r0) * cols);
+  for (let r = r0; r < r1; r++) {
+    const from = (permutedRowOf(r, permuted) - lo) * cols;
+    ordered.set(piece.values.subarray(from, from + cols), (r - r0) * cols);
+  }
+  return { bytes: piece.bytes, values: ordered };
+}
+
+function partView(part: ValuePart, byRows: boolean): PartView {
+  const elements = part.shape.reduce((product, dim) => product * dim, 1);
+  if (byRows) {
+    const rows = part.shape[0] ?? 1;
+    return { rows, cols: rows > 0 ? elements / rows : 0, elements };
+  }
+  return { ...matrixShape(part.shape), elements };
+}
+
+/** Bytes of the part on one side: the located tensor's when the part is the whole tensor, else its slice's. */
+function partBytes(load: KeptLoad, row: number, part: ValuePart, unit: DecodeUnit): number {
+  const elements = part.shape.reduce((product, dim) => product * dim, 1);
+  if (elements === load.columns.elements[row]) {
+    return locatedByteLength(load.columns, row, load.data?.storage);
+  }
+  return Math.floor(elements / unit.elements) * unit.bytes;
+}
+
+function planOf(load: KeptLoad, row: number, part: ValuePart, byRows: boolean, remote: boolean): ValuesReadPlan | null {
+  const unit = decodeUnit(rowDtype(load, row));
+  if (unit === null) {
+    return null;
+  }
+  const { rows, cols } = partView(part, byRows);
+  return planValuesRead({ byteLength: partBytes(load, row, part, unit), unit, rows, cols, whole: !remote });
+}
+
+/** The parts of a pairing to read: all, or for a remote stacked tensor over the limit an even spread of them. */
+function partsToRead(a: KeptLoad, pairing: ValuePairing, remote: boolean): { parts: ValuePart[]; sampled: boolean } {
+  const [first] = pairing.parts;
+  const unit = first ? decodeUnit(rowDtype(a, first.rowA)) : null;
+  if (!first || unit === null || pairing.parts.length === 1) {
+    return { parts: pairing.parts, sampled: false };
+  }
+  const chosen = planParts(pairing.parts.length, partBytes(a, first.rowA, first, unit), !remote);
+  return { parts: chosen.parts.map((index) => pairing.parts[index]), sampled: chosen.sampled };
+}
+
+/** Row runs of a plan's ranges, cut into pieces of whole heads (whole reads) or at most PIECE_ELEMENTS. */
+function rowPieces(plan: ValuesReadPlan, unit: DecodeUnit, view: PartView, headDim: number): Array<[number, number]> {
+  const pieceRows = Math.max(headDim, Math.floor(PIECE_ELEMENTS / Math.max(1, view.cols) / headDim) * headDim);
+  const pieces: Array<[number, number]> = [];
+  for (const range of plan.ranges) {
+    const elements = ((range.end - range.start) / unit.bytes) * unit.elements;
+    const first = range.firstElement / view.cols;
+    const last = first + elements / view.cols;
+    for (let r = first; r < last; r += pieceRows) {
+      pieces.push([r, Math.min(last, r + pieceRows)]);
+    }
+  }
+  return pieces;
+}
+
+interface PairOutcome {
+  comparison: ValueComparison | null;
+  skipped: SkippedValuePair | null;
+  bytes: number;
+}
+
+async function comparePairing(
+  a: KeptLoad,
+  b: KeptLoad,
+  pairing: ValuePairing,
+  remote: boolean,
+  job: ValuesJob,
+  onBytes: (bytes: number) => void,
+): Promise<PairOutcome> {
+  const byRows = pairing.permutedRows !== null;
+  let diff: DiffAccumulator | null = null;
+  const chosen = partsToRead(a, pairing, remote);
+  let sampled = chosen.sampled;
+  let bytes = 0;
+  let decodedBy = '';
+  let dtypes: [string, string] = ['', ''];
+  for (const part of chosen.parts) {
+    const [sideA, sideB] = await Promise.all([
+      sideOf(a, part.rowA, part.firstA, pairing, 'a', job.signal),
+      sideOf(b, part.rowB, part.firstB, pairing, 'b', job.signal),
+    ]);
+    if (typeof sideA === 'string' || typeof sideB === 'string') {
+      return {
+        comparison: null,
+        skipped: { tensor: pairing.tensor, reason: String(typeof sideA === 'string' ? sideA : sideB) },
+        bytes,
+      };
+    }
+    const view = partView(part, byRows);
+    if (byRows && (view.cols % sideA.unit.elements !== 0 || view.cols % sideB.unit.elements !== 0)) {
+      return {
+        comparison: null,
+        skipped: {
+          tensor: pairing.tensor,
+          reason: `its rows split ${sideA.dtype}/${sideB.dtype} blocks, so they cannot be reordered`,
+        },
+        bytes,
+      };
+    }
+    const plan = planValuesRead({
+      byteLength: partBytes(a, part.rowA, part, sideA.unit),
+      unit: sideA.unit,
+      rows: view.rows,
+      cols: view.cols,
+      whole: !remote,
+    });
+    const byteComparable = sideA.dtype === sideB.dtype && !sideA.scale && !sideB.scale && !byRows && !pairing.shift;
+    diff ??= new DiffAccumulator(byteComparable);
+    sampled ||= plan.sampled;
+    dtypes = [sideA.dtype, sideB.dtype];
+    decodedBy = describeDecoding(sideA, sideB);
+    const add = (pa: Piece, pb: Piece) => {
+      bytes += pa.bytes.length + pb.bytes.length;
+      onBytes(pa.bytes.length + pb.bytes.length);
+      if (diff?.sameDtype) {
+        diff.addBytes(pa.bytes, pb.bytes);
+      }
+      diff?.addValues(pa.values, pb.values);
+    };
+    if (byRows) {
+      for (const [r0, r1] of rowPieces(plan, sideA.unit, view, pairing.permutedRows?.headDim ?? 1)) {
+        const [pa, pb] = await Promise.all([
+          readRows(sideA, r0, r1, view, job.signal),
+          readRows(sideB, r0, r1, view, job.signal),
+        ]);
+        add(pa, pb);
+      }
+      continue;
+    }
+    for (const range of plan.ranges) {
+      const elements = ((range.end - range.start) / sideA.unit.bytes) * sideA.unit.elements;
+      for (let at = 0; at < elements; at += PIECE_ELEMENTS) {
+        const first = range.firstElement + at;
+        const count = Math.min(PIECE_ELEMENTS, elements - at);
+        const [pa, pb] = await Promise.all([
+          readPiece(sideA, first, count, view, job.signal),
+          readPiece(sideB, first, count, view, job.signal),
+        ]);
+        add(pa, pb);
+      }
+    }
+  }
+  if (!diff) {
+    return { comparison: null, skipped: { tensor: pairing.tensor, reason: 'no elements to compare' }, bytes };
+  }
+  return {
+    comparison: diff.result(pairing.tensor, dtypes[0], dtypes[1], sampled, { decodedBy, note: pairing.note }),
+    skipped: null,
+    bytes,
+  };
+}
+
+function describeDecoding(a: Side, b: Side): string {
+  const words = [a, b].map((side) => decodingOf(side.dtype, side.unit.elements > 1 || side.scale !== null));
+  return words[0] === words[1] ? words[0] : `${words[0]} and ${words[1]}`;
 }
 
 export async function compareTensorValues(
   a: KeptLoad,
   b: KeptLoad,
-  pairs: ReadonlyArray<[number, number]>,
+  lined: ValuePairings,
   job: ValuesJob,
 ): Promise<ValuesComparisonResult> {
   const started = performance.now();
   const tensors: ValueComparison[] = [];
-  const skipped: string[] = [];
+  const skipped: SkippedValuePair[] = [...lined.skipped];
   let bytes = 0;
   let done = true;
   const remote = Boolean(a.data?.remote || b.data?.remote);
-  const total = pairs.reduce(
-    (sum, [rowA, rowB]) => sum + plannedBytes(a, rowA, remote) + plannedBytes(b, rowB, remote),
-    0,
-  );
+  const total = lined.pairings.reduce((sum, pairing) => sum + plannedBytes(a, b, pairing, remote), 0);
   job.progress(0, total);
-  for (const [rowA, rowB] of pairs) {
-    let sideA: Side | null;
-    let sideB: Side | null;
+  for (const pairing of lined.pairings) {
     try {
-      [sideA, sideB] = await Promise.all([sideOf(a, rowA, job.signal), sideOf(b, rowB, job.signal)]);
-    } catch {
-      if (job.signal.aborted) {
-        done = false;
-        break;
+      const outcome = await comparePairing(a, b, pairing, remote, job, (read) => {
+        bytes += read;
+        job.progress(Math.min(total, bytes), total);
+      });
+      if (outcome.comparison) {
+        tensors.push(outcome.comparison);
       }
-      sideA = null;
-      sideB = null;
-    }
-    const name = a.names[rowA];
-    if (!sideA || !sideB) {
-      skipped.push(name);
-      continue;
-    }
-    const shape = tensorShape(a.columns, rowA);
-    const { rows, cols } = matrixShape(shape);
-    const plan = planValuesRead({ byteLength: sideA.span.length, unit: sideA.unit, rows, cols, whole: !remote });
-    const diff = new DiffAccumulator(sideA.dtype === sideB.dtype && !sideA.scale && !sideB.scale);
-    try {
-      for (const range of plan.ranges) {
-        const elements = ((range.end - range.start) / sideA.unit.bytes) * sideA.unit.elements;
-        for (let at = 0; at < elements; at += PIECE_ELEMENTS) {
-          const first = range.firstElement + at;
-          const count = Math.min(PIECE_ELEMENTS, elements - at);
-          const [pa, pb] = await Promise.all([
-            readPiece(sideA, first, count, rows, cols, job.signal),
-            readPiece(sideB, first, count, rows, cols, job.signal),
-          ]);
-          bytes += pa.bytes.length + pb.bytes.length;
-          if (diff.sameDtype) {
-            diff.addBytes(pa.bytes, pb.bytes);
-          }
-          diff.addValues(pa.values, pb.values);
-          job.progress(Math.min(total, bytes), total);
-        }
+      if (outcome.skipped) {
+        skipped.push(outcome.skipped);
       }
     } catch (error) {
       if (job.signal.aborted) {
@@ -118,21 +337,17 @@ export async function compareTensorValues(
       }
       throw error;
     }
-    tensors.push(diff.result(name, sideA.dtype, sideB.dtype, plan.sampled));
   }
   return { tensors, skipped, byLayer: changeByLayer(tensors), bytes, done, ms: performance.now() - started };
 }
 
-/**
- * Bytes the comparison will read of one side's tensor, as its read plan says (a checkpoint's tensors are located
- * through their storages, so their size comes from the kept storage table, not from data-region offsets).
- */
-export function plannedBytes(load: KeptLoad, row: number, remote: boolean): number {
-  const unit = decodeUnit(rowDtype(load, row));
-  const byteLength = locatedByteLength(load.columns, row, load.data?.storage);
-  if (unit === null || byteLength === 0) {
-    return 0;
+/** Bytes the comparison will read of a pairing's two sides, as their read plans say. */
+export function plannedBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing, remote: boolean): number {
+  const byRows = pairing.permutedRows !== null;
+  let bytes = 0;
+  for (const part of partsToRead(a, pairing, remote).parts) {
+    bytes += planOf(a, part.rowA, part, byRows, remote)?.bytes ?? 0;
+    bytes += planOf(b, part.rowB, part, byRows, remote)?.bytes ?? 0;
   }
-  const { rows, cols } = matrixShape(tensorShape(load.columns, row));
-  return planValuesRead({ byteLength, unit, rows, cols, whole: !remote }).bytes;
+  return bytes;
 }

@@ -7,27 +7,56 @@ import { isAlignRule, type CompareRule } from './align';
 import { diffSides, type CompareSide, type DiffResult } from './diff';
 import { checkLoraFit, type LoraFitSection } from './lora-fit';
 import type { ParsedHeader } from '../model';
+import { ggufMemoryBasis } from '../analysis/memory/gguf-section';
+import { GgufKeys } from '../analysis/memory/gguf-inputs';
 
 /** What a compare needs of a side beyond its names and columns, taken from its header when it is loaded. */
-export type CompareFacts = Pick<CompareSide, 'storageKeys' | 'gguf'>;
+export type CompareFacts = Pick<CompareSide, 'storageKeys' | 'gguf' | 'hfHeads'>;
 
 /**
- * A checkpoint's storage key per row (so tied names and views are known) and a GGUF's architecture (which picks
- * llama.cpp's name table); empty for formats that need neither.
+ * A checkpoint's storage key per row (so tied names and views are known), a GGUF's architecture (which picks
+ * llama.cpp's name table) and attention head counts (which undo its q/k row order), and a Hugging Face model's head
+ * counts from the config.json read with it (their fallback); empty for formats that need none of these.
  */
-export function compareFactsOf(header: ParsedHeader): CompareFacts {
+export function compareFactsOf(header: ParsedHeader, config?: unknown): CompareFacts {
+  const hfHeads = header.format === 'gguf' ? null : hfHeadsOf(config);
   return {
     ...(header.checkpoint ? { storageKeys: header.checkpoint.rows.storage } : {}),
-    ...(header.format === 'gguf' ? { gguf: { architecture: header.gguf?.architecture ?? null } } : {}),
+    ...(header.format === 'gguf' ? { gguf: ggufFactsOf(header) } : {}),
+    ...(hfHeads ? { hfHeads } : {}),
   };
 }
 
-/**
- * Whether the compare paired names through a cross-format name map (GGUF ↔ Hugging Face): those pairs' bytes are not
- * comparable as they stand (llama.cpp permutes q/k rows, stacks experts, adds 1 to Gemma norms).
- */
-export function pairsByNameMap(output: DiffResult): boolean {
-  return output.ggufNames?.enabled === true;
+function positiveInteger(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : null;
+}
+
+/** `num_attention_heads` / `num_key_value_heads` of a config.json (or its `text_config`); null without a head count. */
+function hfHeadsOf(config: unknown): CompareFacts['hfHeads'] | null {
+  if (typeof config !== 'object' || config === null) {
+    return null;
+  }
+  const record = config as Record<string, unknown>;
+  const text = typeof record.text_config === 'object' && record.text_config !== null ? record.text_config : null;
+  const source =
+    positiveInteger(record.num_attention_heads) === null && text ? (text as Record<string, unknown>) : record;
+  const headCount = positiveInteger(source.num_attention_heads);
+  return headCount === null ? null : { headCount, headCountKv: positiveInteger(source.num_key_value_heads) };
+}
+
+function ggufFactsOf(header: ParsedHeader): NonNullable<CompareFacts['gguf']> {
+  const architecture = header.gguf?.architecture ?? null;
+  const basis = ggufMemoryBasis(header);
+  const keys = basis ? new GgufKeys(basis.metadata) : null;
+  const layers = keys?.blockCount() ?? null;
+  if (!keys || layers === null) {
+    return { architecture, headCount: null, headCountKv: null };
+  }
+  return {
+    architecture,
+    headCount: keys.perLayer('attention.head_count', layers),
+    headCountKv: keys.perLayer('attention.head_count_kv', layers),
+  };
 }
 
 export interface CompareOutput extends DiffResult {

@@ -40,8 +40,17 @@ export interface CompareSide {
   unknownDtypes?: ReadonlyMap<number, string>;
   /** A checkpoint's storage key per row (null for meta tensors), so names sharing one storage are known. */
   storageKeys?: ReadonlyArray<string | null>;
-  /** Present when the side is a GGUF: its `general.architecture`, which picks llama.cpp's name table. */
-  gguf?: { architecture: string | null };
+  /**
+   * Present when the side is a GGUF: its `general.architecture`, which picks llama.cpp's name table, and its
+   * attention head counts per layer (`{arch}.attention.head_count`, `head_count_kv`; null when absent), which
+   * "Compare values" needs to undo llama.cpp's per-head q/k row order.
+   */
+  gguf?: { architecture: string | null; headCount?: readonly number[] | null; headCountKv?: readonly number[] | null };
+  /**
+   * A Hugging Face side's attention head counts from its config.json (`num_attention_heads`, `num_key_value_heads`),
+   * when the config was read with the load: the fallback when a GGUF does not state its own.
+   */
+  hfHeads?: { headCount: number | null; headCountKv: number | null };
 }
 
 export interface GroupTotals {

@@ -198,7 +198,9 @@ describe('two quants of one GGUF model', () => {
 describe('compareFactsOf', () => {
   it("keeps a GGUF's architecture, and nothing for a safetensors header", async () => {
     const header = await ggufOf([{ name: 'blk.0.attn_q.weight', ne: [HIDDEN, HIDDEN], type: GGML.Q8_0 }], 'qwen3moe');
-    expect(compareFactsOf(header)).toEqual({ gguf: { architecture: 'qwen3moe' } });
+    expect(compareFactsOf(header)).toEqual({
+      gguf: { architecture: 'qwen3moe', headCount: null, headCountKv: null },
+    });
     expect(compareFactsOf(headerFromSpecs(hfSpecs()))).toEqual({});
   });
 });

@@ -1,16 +1,25 @@
 /**
  * "Compare values": how far tensor B is from tensor A, element by element over what was read (all of it, or the
  * same sampled rows of both): bit-identical bytes or not, max |b − a|, relative L2 ‖b − a‖ / ‖a‖ and cosine
- * a·b / (‖a‖‖b‖), accumulated in Float64. Pairs with a NaN or Inf on either side are counted and left out. Across
- * dtypes the decoded (or dequantized) values are compared; "identical" then is about bytes and cannot hold.
+ * a·b / (‖a‖‖b‖), accumulated in Float64. Pairs with a NaN or Inf on either side are counted and left out. Two
+ * tensors of one dtype stored in one layout are identical when their bytes are; across dtypes or formats (BF16
+ * against FP8, safetensors against GGUF) the decoded or dequantized values are compared, and "identical" means every
+ * value is equal bit for bit after decoding (±0 told apart, NaN equal to NaN), which the result says in words.
  */
 
 export interface ValueComparison {
   tensor: string;
-  /** Same bytes over what was read (both sides the same dtype); with `basis: "sampled"`, over the sample only. */
+  /**
+   * Same bytes (`identicalBy: "bytes"`) or the same decoded values (`"values"`) over what was read; with
+   * `basis: "sampled"`, over the sample only.
+   */
   identical: boolean;
-  /** How `identical` was established. */
-  identicalBy: 'bytes' | 'different dtypes';
+  /** How `identical` was established: bytes when both sides share a dtype and a layout, else decoded values. */
+  identicalBy: 'bytes' | 'values';
+  /** How the values were obtained, in words: "dequantizing Q8_0 and decoding BF16". */
+  decodedBy: string;
+  /** How the two sides were lined up when not element for element (GGUF rows put back in order, a norm's + 1). */
+  note: string | null;
   basis: 'all' | 'sampled';
   dtypeA: string;
   dtypeB: string;
@@ -23,8 +32,8 @@ export interface ValueComparison {
 
 export interface ValuesComparisonResult {
   tensors: ValueComparison[];
-  /** Pairs not compared: a dtype not decoded or a tensor not located, by A's name. */
-  skipped: string[];
+  /** Pairs not compared, each with the reason in words. */
+  skipped: SkippedValuePair[];
   byLayer: Array<{ layer: number; relL2: number; tensors: number }>;
   bytes: number;
   /** False when cancelled: `tensors` holds those compared so far. */
@@ -32,8 +41,27 @@ export interface ValuesComparisonResult {
   ms: number;
 }
 
+export interface SkippedValuePair {
+  tensor: string;
+  reason: string;
+}
+
+/** How a side's values come out of its bytes: dequantized (a block type, or scaled by a companion) or decoded. */
+export function decodingOf(dtype: string, dequantized: boolean): string {
+  return `${dequantized ? 'dequantizing' : 'decoding'} ${dtype}`;
+}
+
+/** "values equal after dequantizing Q8_0 and decoding BF16", "identical bytes"… : the verdict as a user reads it. */
+export function verdictText(entry: Pick<ValueComparison, 'identical' | 'identicalBy' | 'decodedBy'>): string {
+  if (entry.identicalBy === 'bytes') {
+    return entry.identical ? 'identical bytes' : 'bytes differ';
+  }
+  return `values ${entry.identical ? 'equal' : 'differ'} after ${entry.decodedBy}`;
+}
+
 export class DiffAccumulator {
   private sameBytes = true;
+  private sameValues = true;
   private maxAbs = 0;
   private diff2 = 0;
   private a2 = 0;
@@ -65,10 +93,15 @@ export class DiffAccumulator {
     let b2 = 0;
     let ab = 0;
     let nonFinite = 0;
+    let sameValues = this.sameValues;
     for (let i = 0; i < n; i++) {
       const x = a[i];
       const y = b[i];
       const d = y - x;
+      // Bit-for-bit equal after decoding: ±0 told apart, NaN matches NaN.
+      if (sameValues && (x === y ? x === 0 && 1 / x !== 1 / y : x === x || y === y)) {
+        sameValues = false;
+      }
       if (d - d !== 0) {
         nonFinite++;
         continue;
@@ -82,6 +115,7 @@ export class DiffAccumulator {
       b2 += y * y;
       ab += x * y;
     }
+    this.sameValues = sameValues && a.length === b.length;
     this.maxAbs = maxAbs;
     this.diff2 += diff2;
     this.a2 += a2;
@@ -91,11 +125,19 @@ export class DiffAccumulator {
     this.nonFinite += nonFinite;
   }
 
-  result(tensor: string, dtypeA: string, dtypeB: string, sampled: boolean): ValueComparison {
+  result(
+    tensor: string,
+    dtypeA: string,
+    dtypeB: string,
+    sampled: boolean,
+    how: { decodedBy: string; note: string | null } = { decodedBy: `decoding ${dtypeA}`, note: null },
+  ): ValueComparison {
     return {
       tensor,
-      identical: this.sameDtype && this.sameBytes,
-      identicalBy: this.sameDtype ? 'bytes' : 'different dtypes',
+      identical: this.sameDtype ? this.sameBytes : this.sameValues,
+      identicalBy: this.sameDtype ? 'bytes' : 'values',
+      decodedBy: how.decodedBy,
+      note: how.note,
       basis: sampled ? 'sampled' : 'all',
       dtypeA,
       dtypeB,
@@ -108,9 +150,12 @@ export class DiffAccumulator {
   }
 }
 
-/** The layer a tensor belongs to: the first number after `layers.`, `h.`, `blocks.` or `block.`; null outside layers. */
+/**
+ * The layer a tensor belongs to: the first number after `layers.`, `h.`, `blocks.`, `block.` or llama.cpp's `blk.`;
+ * null outside layers.
+ */
 export function layerOf(name: string): number | null {
-  const match = /(?:^|\.)(?:layers|h|blocks|block|layer)\.(\d+)\./.exec(name);
+  const match = /(?:^|\.)(?:layers|h|blocks|block|layer|blk)\.(\d+)\./.exec(name);
   return match ? Number(match[1]) : null;
 }
 

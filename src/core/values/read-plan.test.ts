@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planValuesRead } from './read-plan';
+import { planParts, planValuesRead } from './read-plan';
 
 const F32 = { bytes: 4, elements: 1 };
 const MiB = 1024 * 1024;
@@ -53,5 +53,18 @@ describe('planValuesRead', () => {
     expect(plan.sampled).toBe(true);
     expect(plan.bytes).toBeLessThanOrEqual(8 * MiB);
     expect(plan.ranges.every((range) => range.start % 4 === 0 && range.firstElement === range.start / 4)).toBe(true);
+  });
+});
+
+describe('planParts', () => {
+  it('reads every expert of a stacked tensor locally, or remotely when together they fit the whole-read limit', () => {
+    expect(planParts(4, 10, true)).toEqual({ parts: [0, 1, 2, 3], sampled: false });
+    expect(planParts(4, 10, false, 40)).toEqual({ parts: [0, 1, 2, 3], sampled: false });
+  });
+
+  it('remotely over the limit: as many experts as the sample budget holds, first to last, evenly spread', () => {
+    expect(planParts(128, 3 * 1024 * 1024, false)).toEqual({ parts: [0, 127], sampled: true });
+    expect(planParts(9, 10, false, 40, 50)).toEqual({ parts: [0, 2, 4, 6, 8], sampled: true });
+    expect(planParts(8, 100, false, 40, 50)).toEqual({ parts: [0], sampled: true });
   });
 });

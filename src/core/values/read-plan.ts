@@ -133,3 +133,28 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * Which of `count` equal parts of one logical tensor to read (a stacked GGUF tensor's experts, compared one slice
+ * at a time): all of them when read whole or when together they fit the remote whole-read limit, else as many as the
+ * sample budget holds (at least one), evenly spread from the first to the last, so a remote [E, …] tensor costs what
+ * one sampled tensor costs.
+ */
+export function planParts(
+  count: number,
+  partBytes: number,
+  whole: boolean,
+  wholeLimit = REMOTE_VALUES_WHOLE_BYTES,
+  sampleBytes = REMOTE_VALUES_SAMPLE_BYTES,
+): { parts: number[]; sampled: boolean } {
+  const all = Array.from({ length: count }, (_, i) => i);
+  if (whole || count <= 1 || count * partBytes <= wholeLimit) {
+    return { parts: all, sampled: false };
+  }
+  const take = Math.max(1, Math.min(count, Math.floor(sampleBytes / Math.max(1, partBytes))));
+  if (take >= count) {
+    return { parts: all, sampled: false };
+  }
+  const parts = Array.from({ length: take }, (_, i) => (take === 1 ? 0 : Math.round((i * (count - 1)) / (take - 1))));
+  return { parts, sampled: true };
+}

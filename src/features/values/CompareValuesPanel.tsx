@@ -5,7 +5,7 @@
  */
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
 import type { CompareResult, LoadResult } from '../../core/result';
-import type { ValuesComparisonResult } from '../../core/values/compare-values';
+import { verdictText, type ValueComparison, type ValuesComparisonResult } from '../../core/values/compare-values';
 import { useAppStore } from '../../state/store';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
@@ -63,34 +63,72 @@ function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] })
   );
 }
 
+/** Skipped pairs shown by name before the list folds away behind "show all". */
+const LISTED_SKIPPED = 20;
+
+function SkippedPairs({ skipped }: { skipped: ValuesComparisonResult['skipped'] }) {
+  if (skipped.length === 0) {
+    return null;
+  }
+  return (
+    <details className="values-skipped" data-testid="compare-values-skipped" open={skipped.length <= LISTED_SKIPPED}>
+      <summary>{plural(skipped.length, 'pair')} not compared, and why</summary>
+      <ul className="values-scan-list">
+        {skipped.map((entry) => (
+          <li key={entry.tensor}>
+            <span className="mono">{entry.tensor}</span>: {entry.reason}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+/** "12 with identical bytes", "3 with values equal after decoding BF16 and decoding F32": one clause per basis. */
+function sameClauses(same: readonly ValueComparison[]): string[] {
+  const byVerdict = new Map<string, number>();
+  for (const entry of same) {
+    const verdict = verdictText(entry);
+    byVerdict.set(verdict, (byVerdict.get(verdict) ?? 0) + 1);
+  }
+  return [...byVerdict.entries()].map(([verdict, count]) => `${groupDigits(count)} with ${verdict}`);
+}
+
 function Outcome({ result }: { result: ValuesComparisonResult }) {
   const changed = result.tensors.filter((entry) => !entry.identical);
+  const same = result.tensors.filter((entry) => entry.identical);
   const sampled = result.tensors.some((entry) => entry.basis === 'sampled');
+  const clauses = sameClauses(same);
+  const decodings = [
+    ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
+  ];
   return (
     <div data-testid="compare-values-result">
       <p>
         {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
         {formatBytes(result.bytes)} read
         {sampled ? ', remote tensors over 16 MiB as the same row sample of both sides' : ''}):{' '}
-        <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>,{' '}
-        {groupDigits(result.tensors.length - changed.length)} with identical bytes
-        {result.skipped.length > 0
-          ? `; ${plural(result.skipped.length, 'pair')} not compared (dtype not decoded or not located)`
-          : ''}
-        .
+        <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>
+        {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
       </p>
       <LayerChart byLayer={result.byLayer} />
       {changed.length > 0 && (
         <table className="values-compare-table" data-testid="compare-values-table">
-          <caption>Tensors whose values differ, largest relative change first</caption>
+          <caption>
+            Tensors whose values differ, largest relative change first
+            {decodings.length > 0 ? ` (values compared after ${decodings.join('; ')})` : ''}
+          </caption>
           <TableHead columns={['tensor', 'dtypes', 'max |b − a|', 'relative L2', 'cosine']} />
           <tbody>
             {[...changed]
               .sort((x, y) => (y.relL2 ?? Infinity) - (x.relL2 ?? Infinity))
               .slice(0, 200)
               .map((entry) => (
-                <tr key={entry.tensor}>
-                  <td className="mono">{entry.tensor}</td>
+                <tr key={entry.tensor} title={verdictText(entry)}>
+                  <td className="mono">
+                    {entry.tensor}
+                    {entry.note && <div className="values-note">{entry.note}</div>}
+                  </td>
                   <td className="mono">
                     {entry.dtypeA === entry.dtypeB ? entry.dtypeA : `${entry.dtypeA} → ${entry.dtypeB}`}
                   </td>
@@ -102,6 +140,7 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
           </tbody>
         </table>
       )}
+      <SkippedPairs skipped={result.skipped} />
     </div>
   );
 }
@@ -128,6 +167,9 @@ export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a:
             {remote
               ? `Reads the same rows of both sides' same-shape tensors by Range requests: every tensor up to 16 MiB whole, larger ones as a sample (at most ${formatBytes(bytes)}).`
               : `Reads both sides' same-shape tensors (${formatBytes(bytes)}) from your disk.`}
+            {result.ggufNames?.enabled
+              ? " Tensors paired by llama.cpp's names are compared in dequantized values, with the converter's changes undone (q/k row order, Gemma's norm + 1, stacked experts)."
+              : ''}
           </span>
           {mine?.status === 'error' && <span className="values-error">{mine.message}</span>}
         </div>

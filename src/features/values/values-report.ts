@@ -31,10 +31,12 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
   }
   const { result } = valueCompare;
   return {
-    values: result.tensors.map(({ tensor, identical, identicalBy, basis, maxAbs, relL2, cosine }) => ({
+    values: result.tensors.map(({ tensor, identical, identicalBy, decodedBy, note, basis, maxAbs, relL2, cosine }) => ({
       tensor,
       identical,
       identicalBy,
+      decodedBy,
+      note,
       basis,
       maxAbs,
       relL2,

@@ -1,0 +1,247 @@
+/**
+ * What "Compare values" compares for a kept comparison: for each pair of tensors the diff matched with the same shape,
+ * which elements of A line up with which of B. Within one format that is element for element. Across GGUF and
+ * Hugging Face safetensors (names paired by llama.cpp's map, gguf-names.ts) the converter changed the layout, and
+ * each relation says how to undo it:
+ * - `same`: element for element (GGUF's shape is `ne` reversed, i.e. PyTorch's row-major order);
+ * - `rows-permuted`: llama q/k rows were reordered per head (`LlamaModel.permute`); the head count comes from the
+ *   GGUF's `{arch}.attention.head_count` (`head_count_kv` for k), and the pair is compared row for row through
+ *   `ggufRowOfHfRow`;
+ * - `norm-plus-one`: Gemma norms are stored as 1 + w (`GemmaModel.modify_tensors` adds 1), so 1 is taken off the
+ *   GGUF values before comparing;
+ * - `stacked-experts`: the GGUF's [E, …] tensor is compared slice by slice with the E per-expert tensors, reported as
+ *   one row (the compare table shows it as one row too);
+ * - `derived`: tensors the converter computes from another (deepseek2's attn_k_b / attn_v_b) are not compared.
+ * Every pair left out is listed with its reason.
+ */
+import { tensorShape, type TensorColumns } from '../model';
+import type { SkippedValuePair } from '../values/compare-values';
+import { STATUS_DTYPE, STATUS_IDENTICAL, STATUS_SHAPE, type CompareSide, type DiffEntries } from './diff';
+import type { GgufNamesSummary } from './gguf-keys';
+import { ggufRowOfHfRow, hfNameOfGguf } from './gguf-names';
+
+export type CompareSideId = 'a' | 'b';
+
+/** A slice of A's tensor compared with a slice of B's, element for element (after the pairing's reordering). */
+export interface ValuePart {
+  rowA: number;
+  rowB: number;
+  /** First element of the slice on each side: expert e of a stacked GGUF tensor starts at e × the expert's size. */
+  firstA: number;
+  firstB: number;
+  /** The slice's shape in PyTorch order, the same on both sides. */
+  shape: number[];
+}
+
+export interface ValuePairing {
+  /** The name the compare table shows: the Hugging Face name (with `*` for stacked experts), else A's name. */
+  tensor: string;
+  parts: ValuePart[];
+  /**
+   * When one side's rows are in llama.cpp's per-head order: that side, and the rows per head. Its row for the
+   * other side's row r is `ggufRowOfHfRow(r, headDim)`.
+   */
+  permutedRows: { side: CompareSideId; headDim: number } | null;
+  /** Added to one side's values before comparing (−1 on a GGUF Gemma norm). */
+  shift: { side: CompareSideId; by: number } | null;
+  /** How the two sides were lined up, in words; null when element for element. */
+  note: string | null;
+}
+
+export interface ValuePairings {
+  pairings: ValuePairing[];
+  skipped: SkippedValuePair[];
+}
+
+function shapeText(shape: readonly number[]): string {
+  return `[${shape.join(', ')}]`;
+}
+
+function elementsOf(shape: readonly number[]): number {
+  return shape.reduce((product, dim) => product * dim, 1);
+}
+
+function wholePart(rowA: number, rowB: number, columns: TensorColumns, row: number): ValuePart {
+  return { rowA, rowB, firstA: 0, firstB: 0, shape: tensorShape(columns, row) };
+}
+
+const GGUF_LAYER = /^blk\.(\d+)\./;
+
+/** Rows per head of a permuted q/k tensor, from the GGUF's metadata or else the Hugging Face config, or the reason it cannot be known. */
+function headDimOf(
+  ggufName: string,
+  rows: number,
+  gguf: CompareSide['gguf'],
+  hf: CompareSide['hfHeads'],
+  arch: string,
+): { headDim: number; heads: number; from: string } | string {
+  const layer = Number(GGUF_LAYER.exec(ggufName)?.[1] ?? 0);
+  const isK = /\.attn_k\.(weight|bias)$/.test(ggufName);
+  const fromGguf = isK ? (gguf?.headCountKv?.[layer] ?? gguf?.headCount?.[layer]) : gguf?.headCount?.[layer];
+  const fromHf = isK ? (hf?.headCountKv ?? hf?.headCount) : hf?.headCount;
+  const count = fromGguf ?? fromHf ?? undefined;
+  if (count === undefined || count === null || count <= 0) {
+    return `llama.cpp reorders its rows per head, and neither the GGUF metadata (${arch}.attention.${isK ? 'head_count_kv or head_count' : 'head_count'}) nor a config.json read with the Hugging Face side gives the head count to undo that with`;
+  }
+  if (rows % count !== 0 || (rows / count) % 2 !== 0) {
+    return `llama.cpp reorders its rows per head, but its ${rows} rows do not split into ${count} heads of an even size`;
+  }
+  return { headDim: rows / count, heads: count, from: fromGguf !== undefined ? 'GGUF metadata' : 'config.json' };
+}
+
+/**
+ * The value pairs of a comparison: every entry the diff matched with the same shape, lined up as the name map's
+ * relation says; entries matched with different shapes and the converter's derived tensors are listed as skipped.
+ */
+export function valuePairings(
+  a: CompareSide,
+  b: CompareSide,
+  entries: DiffEntries,
+  ggufNames: GgufNamesSummary | null,
+): ValuePairings {
+  const pairings: ValuePairing[] = [];
+  const skipped: SkippedValuePair[] = [];
+  const mapped = ggufNames?.enabled === true ? ggufNames : null;
+  const ggufSide: CompareSideId | null = mapped?.ggufSide ?? null;
+  const gguf = ggufSide === 'a' ? a : b;
+  const hf = ggufSide === 'a' ? b : a;
+  let hfRowByName: Map<string, number> | null = null;
+  for (let i = 0; i < entries.count; i++) {
+    const rowA = entries.rowA[i];
+    const rowB = entries.rowB[i];
+    const status = entries.status[i];
+    if (rowA < 0 || rowB < 0) {
+      const only = rowA >= 0 ? rowA : rowB;
+      const onGgufSide = ggufSide !== null && (rowA >= 0 ? 'a' : 'b') === ggufSide;
+      const counterpart = onGgufSide && mapped ? hfNameOfGguf(gguf.names[only], mapped.architecture) : null;
+      if (counterpart?.relation === 'derived') {
+        skipped.push({
+          tensor: gguf.names[only],
+          reason: `computed by llama.cpp's converter from ${counterpart.candidates[0]}, so there is nothing to compare it with element for element`,
+        });
+      }
+      continue;
+    }
+    const hfName = ggufSide === 'a' ? b.names[rowB] : a.names[rowA];
+    if (status === STATUS_SHAPE) {
+      skipped.push({ tensor: hfName, reason: shapeReason(a, b, rowA, rowB, entries.stacked[i], entries.stackedSide) });
+      continue;
+    }
+    if (status !== STATUS_IDENTICAL && status !== STATUS_DTYPE) {
+      continue;
+    }
+    if (!mapped || ggufSide === null) {
+      pairings.push({
+        tensor: a.names[rowA],
+        parts: [wholePart(rowA, rowB, a.columns, rowA)],
+        permutedRows: null,
+        shift: null,
+        note: null,
+      });
+      continue;
+    }
+    const ggufRow = ggufSide === 'a' ? rowA : rowB;
+    const ggufName = gguf.names[ggufRow];
+    const relation = hfNameOfGguf(ggufName, mapped.architecture)?.relation ?? 'same';
+    const base = { tensor: hfName, parts: [wholePart(rowA, rowB, a.columns, rowA)], permutedRows: null, shift: null };
+    switch (relation) {
+      case 'same':
+        pairings.push({ ...base, note: null });
+        break;
+      case 'norm-plus-one':
+        pairings.push({
+          ...base,
+          shift: { side: ggufSide, by: -1 },
+          note: `1 taken off the GGUF values: llama.cpp stores ${mapped.architecture} norms as 1 + w`,
+        });
+        break;
+      case 'rows-permuted': {
+        const rows = tensorShape(gguf.columns, ggufRow)[0] ?? 1;
+        const head = headDimOf(ggufName, rows, gguf.gguf, hf.hfHeads, mapped.architecture);
+        if (typeof head === 'string') {
+          skipped.push({ tensor: hfName, reason: head });
+          break;
+        }
+        pairings.push({
+          ...base,
+          permutedRows: { side: ggufSide, headDim: head.headDim },
+          note: `GGUF rows put back in Hugging Face order (llama.cpp reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows, from the ${head.from})`,
+        });
+        break;
+      }
+      case 'stacked-experts': {
+        hfRowByName ??= new Map(hf.names.map((name, row) => [name, row]));
+        const stacked = stackedParts(hfName, gguf.columns, ggufRow, hfRowByName, ggufSide);
+        if (typeof stacked === 'string') {
+          skipped.push({ tensor: hfName, reason: stacked });
+          break;
+        }
+        pairings.push({
+          tensor: hfName.replace(/\.experts\.\d+\./, '.experts.*.'),
+          parts: stacked,
+          permutedRows: null,
+          shift: null,
+          note: `${stacked.length} experts stacked in one GGUF tensor, compared slice by slice`,
+        });
+        break;
+      }
+      case 'derived':
+        skipped.push({
+          tensor: hfName,
+          reason: `${ggufName} is computed by llama.cpp's converter from this tensor, so the two are not compared element for element`,
+        });
+        break;
+    }
+  }
+  return { pairings, skipped };
+}
+
+/** The row of the permuted side that holds the other side's row `row`. */
+export function permutedRowOf(row: number, permuted: NonNullable<ValuePairing['permutedRows']>): number {
+  return ggufRowOfHfRow(row, permuted.headDim);
+}
+
+/** Why a pair of another shape is not compared: the two shapes, or for stacked experts the per-expert count. */
+function shapeReason(
+  a: CompareSide,
+  b: CompareSide,
+  rowA: number,
+  rowB: number,
+  stacked: number,
+  stackedSide: CompareSideId | null,
+): string {
+  const shapeA = tensorShape(a.columns, rowA);
+  const shapeB = tensorShape(b.columns, rowB);
+  if (stacked > 0 && stackedSide !== null) {
+    const [experts, perExpert] = stackedSide === 'a' ? [shapeB, shapeA] : [shapeA, shapeB];
+    return `the GGUF stacks ${shapeText(experts)}, and ${stacked} per-expert tensors of ${shapeText(perExpert)} do not fill it`;
+  }
+  return `shapes differ: ${shapeText(shapeA)} against ${shapeText(shapeB)}`;
+}
+
+/** Expert e's Hugging Face tensor against slice e of the stacked GGUF tensor, for every expert. */
+function stackedParts(
+  firstExpertName: string,
+  ggufColumns: TensorColumns,
+  ggufRow: number,
+  hfRowByName: ReadonlyMap<string, number>,
+  ggufSide: CompareSideId,
+): ValuePart[] | string {
+  const [experts, ...perExpert] = tensorShape(ggufColumns, ggufRow);
+  const sliceElements = elementsOf(perExpert);
+  const parts: ValuePart[] = [];
+  for (let expert = 0; expert < (experts ?? 0); expert++) {
+    const name = firstExpertName.replace(/\.experts\.\d+\./, `.experts.${expert}.`);
+    const hfRow = hfRowByName.get(name);
+    if (hfRow === undefined) {
+      return `expert ${expert} (${name}) is missing`;
+    }
+    const ggufFirst = expert * sliceElements;
+    parts.push(
+      ggufSide === 'a'
+        ? { rowA: ggufRow, rowB: hfRow, firstA: ggufFirst, firstB: 0, shape: perExpert }
+        : { rowA: hfRow, rowB: ggufRow, firstA: 0, firstB: ggufFirst, shape: perExpert },
+    );
+  }
+  return parts;
+}
