@@ -66,6 +66,9 @@ function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] })
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
 
+/** Skipped pairs drawn at most, however many there are (two unrelated MoE headers can skip 250,000): the report has all. */
+const MAX_SKIPPED_DRAWN = 200;
+
 function SkippedPairs({ skipped }: { skipped: ValuesComparisonResult['skipped'] }) {
   if (skipped.length === 0) {
     return null;
@@ -74,11 +77,14 @@ function SkippedPairs({ skipped }: { skipped: ValuesComparisonResult['skipped'] 
     <details className="values-skipped" data-testid="compare-values-skipped" open={skipped.length <= LISTED_SKIPPED}>
       <summary>{plural(skipped.length, 'pair')} not compared, and why</summary>
       <ul className="values-scan-list">
-        {skipped.map((entry) => (
-          <li key={entry.tensor}>
+        {skipped.slice(0, MAX_SKIPPED_DRAWN).map((entry, i) => (
+          <li key={i}>
             <span className="mono">{entry.tensor}</span>: {entry.reason}
           </li>
         ))}
+        {skipped.length > MAX_SKIPPED_DRAWN && (
+          <li>and {plural(skipped.length - MAX_SKIPPED_DRAWN, 'more pair')}, listed in the JSON report</li>
+        )}
       </ul>
     </details>
   );
