@@ -4,6 +4,7 @@
  * file is named; a cancelled read stops.
  */
 import { describe, expect, it } from 'vitest';
+import { concatChunks } from '../core/bytes/concat';
 import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/values-limits';
 import { createFileReader } from './file-reader';
 import { readSpansInOrder, type OrderedSpan } from './tensor-data';
@@ -38,15 +39,12 @@ async function readAll(list: readonly OrderedSpan[], signal = new AbortControlle
     },
     onProgress: (read) => progress.push(read),
   });
-  const joined = got.map((parts) => {
-    const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
-  });
+  const joined = got.map((parts) =>
+    concatChunks(
+      parts,
+      parts.reduce((sum, part) => sum + part.length, 0),
+    ),
+  );
   return { joined, got, lasts, order, progress };
 }
 
