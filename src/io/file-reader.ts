@@ -2,13 +2,13 @@
  * ByteReader over a local File/Blob. `Blob.slice` is lazy, so a read touches only the asked bytes: a header load
  * reads 8 bytes, then exactly N more, whatever the file's size (a 70 GB shard costs 8 + N bytes of IO).
  */
-import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
+import type { ByteReader, ReadOptions, ReadPurpose } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 
 /** The length prefix: the first read asks for exactly it, so a local load reads 8 + N bytes and nothing more. */
 const LOCAL_FIRST_READ = 8;
 
-/** Reads at least this large go to the off-thread slicer when there is one; a smaller read costs less than the hop. */
+/** Values reads at least this large go to the off-thread slicer when there is one; a smaller one costs less than the hop. */
 const OFF_THREAD_MIN_BYTES = 1024 * 1024;
 
 /** Reads `[offset, end)` of a File on another thread (worker/slice-service.ts), resolving with its own buffer. */
@@ -23,10 +23,19 @@ export function setOffThreadSlicer(slicer: OffThreadSlicer | null): void {
   offThreadSlicer = slicer;
 }
 
-/** A slice read where the slicer says, else on this thread; a slicer that fails leaves the read to this thread. */
-async function sliceBytes(file: Blob, offset: number, end: number): Promise<ArrayBuffer> {
+/**
+ * A slice read: tensor values (the reads the statistics overlap) through the slicer, everything else on this thread,
+ * where a header read has nothing to overlap with and a third busy thread would only crowd the page's own work. A
+ * slicer that fails leaves the read to this thread.
+ */
+async function sliceBytes(
+  file: Blob,
+  offset: number,
+  end: number,
+  purpose: ReadPurpose | undefined,
+): Promise<ArrayBuffer> {
   const slicer = offThreadSlicer;
-  if (slicer !== null && end - offset >= OFF_THREAD_MIN_BYTES) {
+  if (slicer !== null && purpose === 'values' && end - offset >= OFF_THREAD_MIN_BYTES) {
     try {
       return await slicer.read(file, offset, end);
     } catch {
@@ -52,7 +61,7 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
     requests++;
     let buffer: ArrayBuffer;
     try {
-      buffer = await abortable(sliceBytes(file, offset, end), signal);
+      buffer = await abortable(sliceBytes(file, offset, end, options.purpose), signal);
     } catch (error) {
       if (error instanceof SourceError) {
         throw error;

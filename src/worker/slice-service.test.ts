@@ -44,7 +44,7 @@ describe('slice service', () => {
 });
 
 describe('file reader with an off-thread slicer', () => {
-  it('sends reads of 1 MiB and more to the slicer, smaller ones stay on this thread', async () => {
+  it('sends values reads of 1 MiB and more to the slicer; smaller ones and other reads stay on this thread', async () => {
     const bytes = patterned(2 << 20);
     const calls: Array<[number, number]> = [];
     const slicer: OffThreadSlicer = {
@@ -55,9 +55,11 @@ describe('file reader with an off-thread slicer', () => {
     };
     setOffThreadSlicer(slicer);
     const reader = createFileReader(new Blob([bytes as BlobPart]));
-    const small = await reader.read(100, 1000);
-    const large = await reader.read(7, 1 << 20);
+    const small = await reader.read(100, 1000, { purpose: 'values' });
+    const header = await reader.read(0, 2 << 20);
+    const large = await reader.read(7, 1 << 20, { purpose: 'values' });
     expect(calls).toEqual([[7, 7 + (1 << 20)]]);
+    expect(Buffer.compare(header, bytes)).toBe(0);
     expect(Buffer.compare(small, bytes.subarray(100, 1100))).toBe(0);
     expect(Buffer.compare(large, bytes.subarray(7, 7 + (1 << 20)))).toBe(0);
   });
@@ -66,7 +68,7 @@ describe('file reader with an off-thread slicer', () => {
     const bytes = patterned(2 << 20);
     setOffThreadSlicer({ read: () => Promise.reject(new SliceServiceGone('gone')) });
     const reader = createFileReader(new Blob([bytes as BlobPart]));
-    const got = await reader.read(0, 2 << 20);
+    const got = await reader.read(0, 2 << 20, { purpose: 'values' });
     expect(Buffer.compare(got, bytes)).toBe(0);
   });
 });
