@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { concatChunks } from '../core/bytes/concat';
-import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/values-limits';
+import { LOCAL_VALUES_CHUNK_BYTES, LOCAL_VALUES_READS_AHEAD } from '../core/values/values-limits';
 import { createFileReader } from './file-reader';
 import { readSpansInOrder, type OrderedSpan } from './tensor-data';
 
@@ -120,5 +120,34 @@ describe('readSpansInOrder', () => {
     });
     await expect(run).rejects.toThrow();
     expect(pieces).toBe(1);
+  });
+
+  it('keeps the next slices requested while one is counted, never more than the read-ahead', async () => {
+    const base = createFileReader(new Blob([patterned(LOCAL_VALUES_CHUNK_BYTES * 6, 5) as BlobPart]));
+    let inFlight = 0;
+    let most = 0;
+    const seenWhileCounting: number[] = [];
+    const reader = Object.assign(Object.create(base) as typeof base, {
+      read: async (offset: number, length: number) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        try {
+          return await base.read(offset, length);
+        } finally {
+          inFlight--;
+        }
+      },
+    });
+    const list: OrderedSpan[] = [
+      { span: { reader, start: 0, length: LOCAL_VALUES_CHUNK_BYTES * 6 }, unit: { bytes: 4, elements: 1 } },
+    ];
+    await readSpansInOrder(list, {
+      signal: new AbortController().signal,
+      onPiece: () => seenWhileCounting.push(inFlight),
+    });
+    expect(most).toBe(LOCAL_VALUES_READS_AHEAD);
+    // While the first slices are counted the next ones are already on their way.
+    expect(seenWhileCounting[0]).toBeGreaterThan(0);
+    expect(seenWhileCounting).toHaveLength(6);
   });
 });

@@ -28,6 +28,7 @@ import { tensorShape, type ParsedHeader, type TensorColumns } from '../core/mode
 import type { DecodeUnit } from '../core/values/decode';
 import {
   LOCAL_VALUES_CHUNK_BYTES,
+  LOCAL_VALUES_READS_AHEAD,
   MAX_STRIDED_EXTENT_BYTES,
   REMOTE_VALUES_CHUNK_BYTES,
   REMOTE_VALUES_CONCURRENCY,
@@ -400,14 +401,12 @@ export async function readTensorChunks(
     options.onProgress?.(bytesRead);
   };
   if (!options.remote) {
-    let next = list.length > 0 ? readPiece(list[0]) : null;
-    for (let i = 0; i < list.length; i++) {
-      const bytes = await (next as Promise<Uint8Array>);
-      next = i + 1 < list.length ? readPiece(list[i + 1]) : null;
-      // A read the loop no longer awaits must not surface as an unhandled rejection when the signal aborts.
-      next?.catch(() => undefined);
-      deliver(list[i], bytes);
-    }
+    await readAheadInOrder(
+      signal,
+      list.length,
+      (i) => readPiece(list[i]),
+      (i, bytes) => deliver(list[i], bytes),
+    );
     return;
   }
   let cursor = 0;
@@ -506,24 +505,55 @@ export async function readSpansInOrder(list: readonly OrderedSpan[], options: Or
       : window.reader.read(window.start, window.end - window.start, { signal, purpose: 'values' });
   };
   let delivered = 0;
-  let next = windows.length > 0 ? readWindow(windows[0]) : null;
-  for (let i = 0; i < windows.length; i++) {
-    const bytes = await (next as Promise<Uint8Array>);
-    next = i + 1 < windows.length ? readWindow(windows[i + 1]) : null;
-    next?.catch(() => undefined);
-    const window = windows[i];
-    for (const piece of window.pieces) {
-      const offset = window.strided ? 0 : piece.start;
-      const length = piece.end - piece.start;
-      if (bytes.length < offset + length) {
-        throw new ValuesUnavailable(
-          `The file ended ${offset + length - bytes.length} bytes before the data its header places at ${window.start + offset}: the file is truncated.`,
-        );
+  await readAheadInOrder(
+    signal,
+    windows.length,
+    (i) => readWindow(windows[i]),
+    (i, bytes) => {
+      const window = windows[i];
+      for (const piece of window.pieces) {
+        const offset = window.strided ? 0 : piece.start;
+        const length = piece.end - piece.start;
+        if (bytes.length < offset + length) {
+          throw new ValuesUnavailable(
+            `The file ended ${offset + length - bytes.length} bytes before the data its header places at ${window.start + offset}: the file is truncated.`,
+          );
+        }
+        onPiece(piece.index, bytes.subarray(offset, offset + length), piece.last);
+        delivered += length;
       }
-      onPiece(piece.index, bytes.subarray(offset, offset + length), piece.last);
-      delivered += length;
+      options.onProgress?.(delivered);
+    },
+  );
+}
+
+/**
+ * Local reads 0 … count − 1, used in order, with up to LOCAL_VALUES_READS_AHEAD of the next ones already requested
+ * while one is used, so the file is read while the values are counted; stops at the first use after `signal` aborts.
+ */
+async function readAheadInOrder(
+  signal: AbortSignal,
+  count: number,
+  read: (index: number) => Promise<Uint8Array>,
+  use: (index: number, bytes: Uint8Array) => void,
+): Promise<void> {
+  const queued: Promise<Uint8Array>[] = [];
+  let requested = 0;
+  const request = () => {
+    while (requested < count && queued.length < LOCAL_VALUES_READS_AHEAD) {
+      const reading = read(requested++);
+      // A read no longer awaited (the signal aborted, or a use threw) must not surface as an unhandled rejection.
+      reading.catch(() => undefined);
+      queued.push(reading);
     }
-    options.onProgress?.(delivered);
+  };
+  request();
+  for (let i = 0; i < count; i++) {
+    const bytes = await (queued.shift() as Promise<Uint8Array>);
+    // Reads already made when the signal aborted still resolve: none of them is used after it.
+    signal.throwIfAborted();
+    request();
+    use(i, bytes);
   }
 }
 

@@ -15,6 +15,13 @@ export const VALUES_SAMPLE_RUNS = 32;
 /** Bytes per read of a local file: large enough for disk speed, small enough to report progress and cancel promptly. */
 export const LOCAL_VALUES_CHUNK_BYTES = 8 * 1024 * 1024;
 
+/**
+ * Local slices requested ahead of the one being counted. With one, the browser's copy of the next slice and the
+ * statistics of this one contend for two cores and the copy falls behind; with three queued it never waits for a
+ * request (scripts/bench-values.ts). At most this many × LOCAL_VALUES_CHUNK_BYTES are held at once.
+ */
+export const LOCAL_VALUES_READS_AHEAD = 3;
+
 /** Bytes per remote request: a Range answer of this size arrives in well under a second on a fast link. */
 export const REMOTE_VALUES_CHUNK_BYTES = 4 * 1024 * 1024;
 
