@@ -529,20 +529,20 @@ export async function readSpansInOrder(list: readonly OrderedSpan[], options: Or
 
 /**
  * Local reads 0 … count − 1, used in order, with up to LOCAL_VALUES_READS_AHEAD of the next ones already requested
- * while one is used, so the file is read while the values are counted; stops at the first use after `signal` aborts.
+ * while one is consumed, so the file is read while the values are counted; stops before consuming any after `signal` aborts.
  */
 async function readAheadInOrder(
   signal: AbortSignal,
   count: number,
   read: (index: number) => Promise<Uint8Array>,
-  use: (index: number, bytes: Uint8Array) => void,
+  consume: (index: number, bytes: Uint8Array) => void,
 ): Promise<void> {
   const queued: Promise<Uint8Array>[] = [];
   let requested = 0;
   const request = () => {
     while (requested < count && queued.length < LOCAL_VALUES_READS_AHEAD) {
       const reading = read(requested++);
-      // A read no longer awaited (the signal aborted, or a use threw) must not surface as an unhandled rejection.
+      // A read no longer awaited (the signal aborted, or a consumer threw) must not surface as an unhandled rejection.
       reading.catch(() => undefined);
       queued.push(reading);
     }
@@ -553,7 +553,7 @@ async function readAheadInOrder(
     // Reads already made when the signal aborted still resolve: none of them is used after it.
     signal.throwIfAborted();
     request();
-    use(i, bytes);
+    consume(i, bytes);
   }
 }
 
