@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { stridedLayout } from '../io/tensor-data';
 import { present } from '../testing/values-fixtures';
 import { loadSource, type KeptLoad } from './load-source';
-import { compareTensorValues, elementPairings } from './values-compare';
+import { compareTensorValues } from './values-compare';
+import { elementPairings } from '../testing/value-pairings';
 import { readTensorValues, scanBytes, type ValuesJob } from './values-handler';
 
 interface Expected {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { present } from '../testing/values-fixtures';
 import { loadSource, type KeptLoad } from './load-source';
-import { compareTensorValues, elementPairings } from './values-compare';
+import { compareTensorValues } from './values-compare';
+import { elementPairings } from '../testing/value-pairings';
 
 async function keep(bytes: Uint8Array, name: string): Promise<KeptLoad> {
   const kept: KeptLoad[] = [];

@@ -7,7 +7,6 @@
  * pairing may reorder one side's rows per head, shift its values, or compare slices of a stacked tensor: the worker
  * applies what the pairing says and knows no format.
  */
-import { tensorShape } from '../core/model';
 import { permutedRowOf, type ValuePairing, type ValuePairings, type ValuePart } from '../core/compare/value-pairs';
 import {
   changeByLayer,
@@ -49,20 +48,6 @@ interface PartView {
   rows: number;
   cols: number;
   elements: number;
-}
-
-/** Plain pairs of rows compared element for element (no name map), as a pairing list. */
-export function elementPairings(a: KeptLoad, pairs: ReadonlyArray<[number, number]>): ValuePairings {
-  return {
-    pairings: pairs.map(([rowA, rowB]) => ({
-      tensor: a.names[rowA],
-      parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape: tensorShape(a.columns, rowA) }],
-      permutedRows: null,
-      shift: null,
-      note: null,
-    })),
-    skipped: [],
-  };
 }
 
 async function sideOf(

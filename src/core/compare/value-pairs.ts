@@ -65,6 +65,22 @@ function wholePart(rowA: number, rowB: number, columns: TensorColumns, row: numb
   return { rowA, rowB, firstA: 0, firstB: 0, shape: tensorShape(columns, row) };
 }
 
+/** Two rows compared element for element, whole, as side A names and shapes them (no name map between them). */
+export function plainPairing(
+  names: readonly string[],
+  columns: TensorColumns,
+  rowA: number,
+  rowB: number,
+): ValuePairing {
+  return {
+    tensor: names[rowA],
+    parts: [wholePart(rowA, rowB, columns, rowA)],
+    permutedRows: null,
+    shift: null,
+    note: null,
+  };
+}
+
 const GGUF_LAYER = /^blk\.(\d+)\./;
 
 /** Rows per head of a permuted q/k tensor, from the GGUF's metadata or else the Hugging Face config, or the reason it cannot be known. */
@@ -131,13 +147,7 @@ export function valuePairings(
       continue;
     }
     if (!mapped || ggufSide === null) {
-      pairings.push({
-        tensor: a.names[rowA],
-        parts: [wholePart(rowA, rowB, a.columns, rowA)],
-        permutedRows: null,
-        shift: null,
-        note: null,
-      });
+      pairings.push(plainPairing(a.names, a.columns, rowA, rowB));
       continue;
     }
     const ggufRow = ggufSide === 'a' ? rowA : rowB;
