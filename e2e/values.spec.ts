@@ -33,9 +33,13 @@ test.describe('tensor values', () => {
     const watch = watchPage(page);
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(PLANTED);
+    // Until values are asked for, only the parser worker runs; the first values request starts the slice worker.
+    await expect(page.getByRole('button', { name: 'Scan all values' })).toBeVisible();
+    expect(page.workers().map((worker) => worker.url())).toEqual([expect.stringContaining('parser.worker')]);
     await page.getByRole('button', { name: 'Scan all values' }).click();
     const result = page.getByTestId('scan-result');
     await expect(result).toContainText('Scanned 9 tensors');
+    await expect.poll(() => page.workers().length).toBe(2);
     await expect(page.getByTestId('scan-nan')).toContainText('model.layers.0.self_attn.q_norm.weight: 1 NaN');
     await expect(page.getByTestId('scan-inf')).toContainText('model.norm.weight: 1 +Inf');
     await expect(page.getByTestId('scan-zero').getByRole('listitem')).toHaveText(['model.layers.5.mlp.gate.bias']);

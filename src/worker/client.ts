@@ -69,6 +69,8 @@ interface Pending {
 }
 
 let worker: Worker | null = null;
+/** The slice worker serving `worker`, started with the first values request (connectSliceWorker). */
+let slicer: Worker | null = null;
 let nextId = 1;
 const pending = new Map<number, Pending>();
 
@@ -90,30 +92,36 @@ function getWorker(): Worker {
     }
     worker?.terminate();
     worker = null;
+    slicer?.terminate();
+    slicer = null;
   };
-  connectSliceWorker(worker);
   return worker;
 }
 
+/** Requests whose reads of local tensor values go to the slice worker. */
+const VALUES_REQUESTS: ReadonlySet<WorkerRequest['type']> = new Set(['read-values', 'scan-values', 'compare-values']);
+
 /**
- * Starts the slice worker (worker/slice-service.ts) and hands the parser worker a port to it. Without one (no
- * MessageChannel, a refused worker) the parser reads on its own thread; if it crashes, the parser is told to.
+ * Starts the slice worker (worker/slice-service.ts) and hands the parser worker a port to it, before the first
+ * values request: a page that never reads values never starts it. Without one (no MessageChannel, a refused
+ * worker) the parser reads on its own thread; if it crashes, the parser is told to.
  */
 function connectSliceWorker(parser: Worker): void {
-  if (typeof MessageChannel === 'undefined') {
+  if (slicer || typeof MessageChannel === 'undefined') {
     return;
   }
   try {
     // This expression must stay literal so Vite bundles the worker as its own chunk.
-    const slicer = new Worker(new URL('./slice.worker.ts', import.meta.url), {
+    const started = new Worker(new URL('./slice.worker.ts', import.meta.url), {
       type: 'module',
       name: 'safetensors-slices',
     });
+    slicer = started;
     const channel = new MessageChannel();
-    slicer.postMessage({ port: channel.port2 }, [channel.port2]);
+    started.postMessage({ port: channel.port2 }, [channel.port2]);
     sendTo(parser, { type: 'slice-port', port: channel.port1 }, [channel.port1]);
-    slicer.onerror = () => {
-      slicer.terminate();
+    started.onerror = () => {
+      started.terminate();
       sendTo(parser, { type: 'slice-port', port: null });
     };
   } catch {
@@ -218,7 +226,11 @@ function handle(message: WorkerResponse): void {
 }
 
 function send(request: WorkerRequest): void {
-  getWorker().postMessage(request);
+  const parser = getWorker();
+  if (VALUES_REQUESTS.has(request.type)) {
+    connectSliceWorker(parser);
+  }
+  parser.postMessage(request);
 }
 
 export interface LoadHandle {
