@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allTensorNames } from './model';
 import { parseFileHead } from './parse/parse-header';
-import { DEFAULT_QUERY, nameFilter, queryRows } from './table-query';
+import { DEFAULT_QUERY, fileOrderAnswer, nameFilter, queryRows } from './table-query';
 import { buildHeaderBytes } from '../testing/build-safetensors';
 
 function loaded(names: string[]) {
@@ -54,5 +54,32 @@ describe('nameFilter', () => {
   it('tests substrings case-insensitively and regexes as written', () => {
     expect(nameFilter('Q_PROJ').test?.('model.q_proj.weight')).toBe(true);
     expect(nameFilter('/^model\\.k/').test?.('model.q_proj.weight')).toBe(false);
+  });
+});
+
+describe('fileOrderAnswer', () => {
+  const { columns, names } = loaded(['b.weight', 'a.weight', 'c.bias', 'a.bias']);
+
+  it('answers a query that keeps every row in file order exactly as the worker would', () => {
+    for (const descending of [false, true]) {
+      const query = { ...DEFAULT_QUERY, descending };
+      expect(fileOrderAnswer(query, columns.count)).toEqual(queryRows(columns, names, query));
+    }
+  });
+
+  it('leaves every other query to the worker', () => {
+    for (const patch of [
+      { filter: 'weight' },
+      { dtypes: ['F16'] },
+      { module: 'a' },
+      { rows: [1, 2] },
+      { sortKey: 'name' as const },
+    ]) {
+      expect(fileOrderAnswer({ ...DEFAULT_QUERY, ...patch }, columns.count)).toBeNull();
+    }
+    // A filter of spaces keeps every row, as the worker's filter does.
+    expect(fileOrderAnswer({ ...DEFAULT_QUERY, filter: '  ' }, columns.count)?.order).toEqual(
+      queryRows(columns, names, { ...DEFAULT_QUERY, filter: '  ' }).order,
+    );
   });
 });

@@ -27,6 +27,12 @@ function nextLoad(loadId: number) {
   });
 }
 
+/** How many tensors a load answered by parsedLoadResult holds. */
+function tensorCount(loadId: number): number {
+  const outcome = parsedLoadResult(loadId).outcome;
+  return outcome.kind === 'parsed' ? outcome.header.tensors.count : 0;
+}
+
 function fileEntry(name: string): LocalFileEntry {
   return { path: name, blob: new File([new Uint8Array(8)], name) };
 }
@@ -182,13 +188,29 @@ describe('table queries', () => {
     client.queryTable.mockReturnValueOnce(late.promise);
     useAppStore.getState().setQuery({ filter: 'x' });
     nextLoad(32);
-    client.queryTable.mockResolvedValueOnce({ order: new Uint32Array([5]), filterError: null });
     await useAppStore.getState().openFiles([fileEntry('b.safetensors')]);
-    await vi.waitFor(() => expect(useAppStore.getState().order).toEqual(new Uint32Array([5])));
+    // B's rows in file order, answered in the page (fileOrderAnswer); A's late answer must not replace them.
+    const fileOrder = Uint32Array.from({ length: tensorCount(32) }, (_, i) => i);
+    await vi.waitFor(() => expect(useAppStore.getState().order).toEqual(fileOrder));
     late.resolve({ order: new Uint32Array([9]), filterError: null });
     await late.promise;
     await Promise.resolve();
-    expect(useAppStore.getState().order).toEqual(new Uint32Array([5]));
+    expect(useAppStore.getState().order).toEqual(fileOrder);
+  });
+
+  it('rows in file order are answered in the page; a filter, a sort or a dtype goes to the worker', async () => {
+    nextLoad(33);
+    await useAppStore.getState().openFiles([fileEntry('a.safetensors')]);
+    const count = tensorCount(33);
+    expect(useAppStore.getState().order).toHaveLength(count);
+    expect(client.queryTable).not.toHaveBeenCalled();
+    useAppStore.getState().setQuery({ descending: true });
+    expect(useAppStore.getState().order?.[0]).toBe(count - 1);
+    expect(client.queryTable).not.toHaveBeenCalled();
+    client.queryTable.mockResolvedValueOnce({ order: new Uint32Array([2, 1]), filterError: null });
+    useAppStore.getState().setQuery({ sortKey: 'bytes' });
+    await vi.waitFor(() => expect(useAppStore.getState().order).toEqual(new Uint32Array([2, 1])));
+    expect(client.queryTable).toHaveBeenCalledTimes(1);
   });
 
   it('a hung filter reopens the main source without it and says so', async () => {

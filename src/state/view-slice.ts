@@ -1,7 +1,7 @@
 /** What the user is looking at: table query, selection, active panel, chart metric. Shareable parts go in URLs. */
 import type { StateCreator } from 'zustand';
 import { GPUS } from '../core/analysis/memory/estimate';
-import { DEFAULT_QUERY, type TableQuery } from '../core/table-query';
+import { DEFAULT_QUERY, fileOrderAnswer, type TableQuery } from '../core/table-query';
 import { queryTable } from '../worker/client';
 import { createTableQueries, hungFilterNotice } from './source-loader';
 import type { AppState } from './store';
@@ -128,6 +128,12 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         return;
       }
       const loadId = load.result.loadId;
+      const local = fileOrderAnswer(get().query, load.result.outcome.header.tensors.count);
+      if (local) {
+        queries.invalidate();
+        set({ order: local.order, filterError: null, tableBusy: false });
+        return;
+      }
       set({ tableBusy: true });
       queries.run(
         get().query.filter,
