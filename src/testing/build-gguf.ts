@@ -4,6 +4,7 @@
  * fixtures/gguf/ (scripts/gguf-fixtures.py); this builder covers what gguf-py refuses to write.
  */
 import { BLOCK_DTYPES } from '../core/dtypes';
+import { GgufHeaderParser, type GgufValue } from '../core/formats/gguf/header-parser';
 
 export type GgufTestValue =
   | {
@@ -215,4 +216,61 @@ export function buildGguf(file: GgufTestFile): Uint8Array {
   const bytes = new Uint8Array(dataStart + dataBytes);
   bytes.set(header);
   return bytes;
+}
+
+const TYPE_NAMES = Object.fromEntries(Object.entries(TYPE_IDS).map(([name, id]) => [id, name])) as Record<
+  number,
+  Exclude<GgufTestValue['type'], 'raw'>
+>;
+
+/** A parsed value back as the builder writes it; arrays only when the parser kept every item. */
+function testValueOf(type: number, value: GgufValue, key: string): GgufTestValue {
+  const name = TYPE_NAMES[type];
+  if (name === undefined) {
+    throw new Error(`${key}: value type ${type} cannot be copied`);
+  }
+  if (typeof value === 'object') {
+    if (name !== 'array' || value.sample.length !== value.count) {
+      throw new Error(`${key}: only arrays whose every item was parsed can be copied`);
+    }
+    return {
+      type: 'array',
+      elementType: value.elementType,
+      items: value.sample.map((item) => testValueOf(value.elementType, item, key)),
+    };
+  }
+  if (name === 'string') {
+    return { type: 'string', value: String(value) };
+  }
+  if (name === 'array') {
+    throw new Error(`${key}: an array without its items`);
+  }
+  // Integers beyond 2^53 come back as their decimal text.
+  return { type: name, value: typeof value === 'string' ? BigInt(value) : value };
+}
+
+/**
+ * A well-formed GGUF rewritten without some metadata keys: the other keys, the tensor infos (same offsets) and the
+ * data region are the same, so only what the dropped keys said is missing (e.g. a real conversion without its
+ * attention head counts).
+ */
+export function ggufWithoutKeys(file: Uint8Array, drop: readonly string[]): Uint8Array {
+  const step = new GgufHeaderParser().resume(file, true, file.length);
+  if (step.status !== 'done') {
+    throw new Error(`ggufWithoutKeys: the GGUF did not parse (${step.status})`);
+  }
+  const raw = step.header;
+  const declared = raw.kvs.find((kv) => kv.key === 'general.alignment')?.value;
+  const alignment = typeof declared === 'number' ? declared : 32;
+  const dataStart = raw.tensors.length > 0 ? Math.ceil(raw.infosEnd / alignment) * alignment : raw.infosEnd;
+  const rebuilt = buildGguf({
+    version: raw.version,
+    littleEndian: raw.littleEndian,
+    kvs: raw.kvs.filter((kv) => !drop.includes(kv.key)).map((kv) => [kv.key, testValueOf(kv.type, kv.value, kv.key)]),
+    tensors: raw.tensors.map(({ name, ne, type, offset }) => ({ name, ne, type, offset })),
+    ...(declared !== undefined && !drop.includes('general.alignment') ? { alignment } : {}),
+    dataBytes: file.length - dataStart,
+  });
+  rebuilt.set(file.subarray(dataStart), rebuilt.length - (file.length - dataStart));
+  return rebuilt;
 }

@@ -19,6 +19,9 @@ interface LoadView extends CompareFacts {
 }
 
 interface KeptCompare {
+  /** The kept loads compared, by id: "Compare values" lines up its pairs from them as they are when it runs. */
+  loadA: number;
+  loadB: number;
   a: LoadView;
   b: LoadView;
   entries: DiffEntries;
@@ -88,6 +91,8 @@ export function handleCompareRequest(
         const output = compareSides(a, b, rules);
         const diffMs = performance.now() - started;
         compares.set(request.id, {
+          loadA: request.loadA,
+          loadB: request.loadB,
           a,
           b,
           entries: output.entries,
@@ -161,8 +166,17 @@ export function handleCompareRequest(
   }
 }
 
-/** What "Compare values" compares for a kept comparison (core/compare/value-pairs.ts), or null when it is gone. */
-export function valuePairsOf(compareId: number): ValuePairings | null {
+/**
+ * What "Compare values" compares for a kept comparison (core/compare/value-pairs.ts), or null when it or one of its
+ * loads is gone. Lined up now, from the loads' current facts rather than the ones the diff saw: a config.json read
+ * after the diff (a URL's sidecars are read on demand) gives the head counts the GGUF's metadata may lack.
+ */
+export function valuePairsOf(
+  compareId: number,
+  loadOf: (loadId: number) => LoadView | undefined,
+): ValuePairings | null {
   const kept = compares.get(compareId);
-  return kept ? valuePairings(kept.a, kept.b, kept.entries, kept.ggufNames) : null;
+  const a = kept && loadOf(kept.loadA);
+  const b = kept && loadOf(kept.loadB);
+  return kept && a && b ? valuePairings(a, b, kept.entries, kept.ggufNames) : null;
 }

@@ -169,7 +169,7 @@ async function compareValuesJob(request: Extract<WorkerRequest, { type: 'compare
   const b = kept.get(request.loadB);
   const network = () => a?.data?.network?.() ?? null;
   try {
-    const pairs = valuePairsOf(request.compareId);
+    const pairs = valuePairsOf(request.compareId, (loadId) => kept.get(loadId));
     if (!a || !b || !pairs) {
       throw new ValuesUnavailable(
         'One of the two sources is no longer loaded in the worker: open it again to compare.',

@@ -67,7 +67,11 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   if (parsed && loaded.sidecarsOnDemand) {
-    kept.readSidecars = sidecarReaderFor(loaded.sidecarsOnDemand, firstRun, loaded.network);
+    kept.readSidecars = sidecarReaderFor(loaded.sidecarsOnDemand, firstRun, loaded.network, (sidecars) => {
+      // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
+      // every "Compare values" from now on, as those line up their pairs from the kept loads when they run.
+      Object.assign(kept, compareFactsOf(parsed, sidecars.config ?? loaded.sidecars.config));
+    });
   }
   if (parsed) {
     kept.pageSection = (request) => pageSection(parsed, loaded.head, request);

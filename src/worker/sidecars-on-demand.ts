@@ -4,7 +4,7 @@
  * output. Read at most once per load; a second ask gets the first answer.
  */
 import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/analysis-registry';
-import type { AnalysisInput } from '../core/analysis/analysis-types';
+import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import type { SidecarsUpdate } from '../core/result';
 import type { NetworkStats } from '../io/sources/meter';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
@@ -12,14 +12,19 @@ import type { SidecarsOnDemand } from '../io/sources/sidecars';
 /** The first run of the analyses and its input, or null when the load ended without one (cancelled, rejected). */
 export type FirstRun = { run: AnalysisRun; input: AnalysisInput } | null;
 
+/**
+ * `onRead` gets the sidecars as soon as they are read, before the analyses re-run: what the worker keeps from them
+ * outside the analyses (the head counts "Compare values" falls back on) is updated there.
+ */
 export function sidecarReaderFor(
   onDemand: SidecarsOnDemand,
   firstRun: Promise<FirstRun>,
   network: (() => NetworkStats) | null,
+  onRead: (sidecars: Sidecars) => void = () => undefined,
 ): () => Promise<SidecarsUpdate | null> {
   let answer: Promise<SidecarsUpdate | null> | null = null;
   return () => {
-    answer ??= readAndRerun(onDemand, firstRun, network);
+    answer ??= readAndRerun(onDemand, firstRun, network, onRead);
     return answer;
   };
 }
@@ -28,6 +33,7 @@ async function readAndRerun(
   onDemand: SidecarsOnDemand,
   firstRun: Promise<FirstRun>,
   network: (() => NetworkStats) | null,
+  onRead: (sidecars: Sidecars) => void,
 ): Promise<SidecarsUpdate | null> {
   // Asked before the first analyses finished (the Memory tab opened during the load): they are the base.
   const first = await firstRun;
@@ -37,6 +43,7 @@ async function readAndRerun(
   const started = performance.now();
   // Never cancelled: one small request, whose answer is kept for the load (also after the page moved on).
   const read = await onDemand.read(new AbortController().signal);
+  onRead(read.sidecars);
   const run =
     read.sidecarsRead.length === 0
       ? first.run
