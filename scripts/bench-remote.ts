@@ -38,6 +38,8 @@ const RUNS = process.argv.includes('--short') ? 1 : 5;
 const FLOOR_IN_FLIGHT = 64;
 /** `BENCH_TIMELINE=1`: print where each app load of the shard model spent its time (scripts/bench-timeline.ts). */
 const TIMELINE = process.env.BENCH_TIMELINE === '1';
+/** `BENCH_PROFILE_DIR=dir`: write a CPU profile of the page's main thread per app load (open in DevTools). */
+const PROFILE_DIR = process.env.BENCH_PROFILE_DIR;
 
 interface Timed {
   ms: number;
@@ -92,12 +94,24 @@ async function timeApp(browser: Browser, server: BenchServer, url: string, timel
   await page.goto(`http://127.0.0.1:${APP_PORT}/`);
   await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   const first = server.log.length;
+  const profiler = PROFILE_DIR ? await context.newCDPSession(page) : null;
+  if (profiler) {
+    await profiler.send('Profiler.enable');
+    await profiler.send('Profiler.start');
+  }
   await page.getByRole('button', { name: 'Open', exact: true }).click();
   await page.waitForFunction(
     () => performance.getEntriesByName('lens:load-done').length > 0 || document.querySelector('.load-error') !== null,
     undefined,
     { timeout: 180_000 },
   );
+  if (profiler) {
+    await page.waitForTimeout(1_000);
+    const { profile } = await profiler.send('Profiler.stop');
+    const file = path.join(PROFILE_DIR as string, `main-thread-${server.protocol.replace('/', '')}-${Date.now()}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    console.log(`  main-thread CPU profile: ${file}`);
+  }
   const failed = await page.locator('.load-error').count();
   if (failed > 0) {
     throw new Error(`the app failed to load ${url}: ${await page.locator('.load-error').innerText()}`);
