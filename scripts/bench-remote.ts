@@ -108,7 +108,10 @@ async function timeApp(browser: Browser, server: BenchServer, url: string, timel
   if (profiler) {
     await page.waitForTimeout(1_000);
     const { profile } = await profiler.send('Profiler.stop');
-    const file = path.join(PROFILE_DIR as string, `main-thread-${server.protocol.replace('/', '')}-${Date.now()}.cpuprofile`);
+    const file = path.join(
+      PROFILE_DIR as string,
+      `main-thread-${server.protocol.replace('/', '')}-${Date.now()}.cpuprofile`,
+    );
     writeFileSync(file, JSON.stringify(profile));
     console.log(`  main-thread CPU profile: ${file}`);
   }
