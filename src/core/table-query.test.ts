@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { allTensorNames } from './model';
 import { parseFileHead } from './parse/parse-header';
 import { DEFAULT_QUERY, fileOrderAnswer, nameFilter, queryRows } from './table-query';
+import { MAX_ROWS_ORDERED_IN_PAGE } from './limits';
 import { buildHeaderBytes } from '../testing/build-safetensors';
 
 function loaded(names: string[]) {
@@ -67,7 +68,7 @@ describe('fileOrderAnswer', () => {
     }
   });
 
-  it('leaves every other query to the worker', () => {
+  it('leaves every other query, and tables past the limit, to the worker', () => {
     for (const patch of [
       { filter: 'weight' },
       { dtypes: ['F16'] },
@@ -77,6 +78,8 @@ describe('fileOrderAnswer', () => {
     ]) {
       expect(fileOrderAnswer({ ...DEFAULT_QUERY, ...patch }, columns.count)).toBeNull();
     }
+    expect(fileOrderAnswer(DEFAULT_QUERY, MAX_ROWS_ORDERED_IN_PAGE)?.order).toHaveLength(MAX_ROWS_ORDERED_IN_PAGE);
+    expect(fileOrderAnswer(DEFAULT_QUERY, MAX_ROWS_ORDERED_IN_PAGE + 1)).toBeNull();
     // A filter of spaces keeps every row, as the worker's filter does.
     expect(fileOrderAnswer({ ...DEFAULT_QUERY, filter: '  ' }, columns.count)?.order).toEqual(
       queryRows(columns, names, { ...DEFAULT_QUERY, filter: '  ' }).order,

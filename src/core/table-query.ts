@@ -6,6 +6,7 @@ import { DTYPES, UNKNOWN_DTYPE_CODE, elementBits } from './dtypes';
 import { modulePatternMatcher } from './analysis/module-pattern';
 import type { TensorColumns } from './model';
 import { naturalRowOrder } from './natural-order';
+import { MAX_ROWS_ORDERED_IN_PAGE } from './limits';
 
 export const SORT_KEYS = ['index', 'name', 'dtype', 'shape', 'elements', 'bytes', 'begin', 'end'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
@@ -84,12 +85,12 @@ export function nameFilter(filter: string): { test: ((name: string) => boolean) 
 /**
  * The answer to a query that keeps every row in file order (or its reverse): no filter, dtype, module or row list.
  * It needs no names, so the page takes it without asking the worker, which may be busy with the analyses for a
- * second after the result of a sharded model. Null for any other query.
+ * second after the result of a sharded model. Null for any other query, and past MAX_ROWS_ORDERED_IN_PAGE rows.
  */
 export function fileOrderAnswer(query: TableQuery, count: number): QueryResult | null {
   const keepsAll =
     query.filter.trim() === '' && query.dtypes.length === 0 && query.module === '' && query.rows === null;
-  if (!keepsAll || query.sortKey !== 'index') {
+  if (!keepsAll || query.sortKey !== 'index' || count > MAX_ROWS_ORDERED_IN_PAGE) {
     return null;
   }
   const order = new Uint32Array(count);
