@@ -143,12 +143,8 @@ async function openEveryTab(
   return seen;
 }
 
-/**
- * Issue 24: a million tensors each its own layer (`layers.{i}.w`: a million layers for the architecture, the module
- * tree and its bytes-by-layer chart), opened in the page of the previous test. After its first rows are painted, the
- * page settles with no task over MAX_TASK_MS, and so does every tab.
- */
-async function openMillionLayers(page: Page): Promise<void> {
+/** Opens the million-layer file and returns the load's long tasks (durations), all and after the first rows. */
+async function loadMillionLayers(page: Page): Promise<{ loading: number[]; afterFirstRows: number[] }> {
   await page.getByRole('tab', { name: /^Tensors/ }).click();
   await takeLongTasks(page);
   await openLocalFile(page, 'huge-layers-1m.safetensors');
@@ -164,16 +160,25 @@ async function openMillionLayers(page: Page): Promise<void> {
   const loading = await takeTimedLongTasks(page);
   const afterFirstRows = loading.filter(({ start, duration }) => start + duration > firstRows);
   console.log(`a million layers: long tasks ${loading.map(({ duration }) => duration).join(', ')} ms`);
-  expectNoLongTask(
-    loading.map(({ duration }) => duration),
-    LOAD_MAX_TASK_MS,
-    'long tasks while loading a million layers',
-  );
-  expectNoLongTask(
-    afterFirstRows.map(({ duration }) => duration),
-    MAX_TASK_MS,
-    'long tasks after the first rows of a million layers',
-  );
+  return {
+    loading: loading.map(({ duration }) => duration),
+    afterFirstRows: afterFirstRows.map(({ duration }) => duration),
+  };
+}
+
+/**
+ * Issue 24: a million tensors each its own layer (`layers.{i}.w`: a million layers for the architecture, the module
+ * tree and its bytes-by-layer chart), opened in the page of the previous test. After its first rows are painted, the
+ * page settles with no task over MAX_TASK_MS, and so does every tab. A load over a bound is made once more before the
+ * spec fails, for the reason openEveryTab gives: the input's cost recurs, a stall of the machine does not.
+ */
+async function openMillionLayers(page: Page): Promise<void> {
+  let load = await loadMillionLayers(page);
+  if (Math.max(0, ...load.loading) > LOAD_MAX_TASK_MS || Math.max(0, ...load.afterFirstRows) > MAX_TASK_MS) {
+    load = await loadMillionLayers(page);
+  }
+  expectNoLongTask(load.loading, LOAD_MAX_TASK_MS, 'long tasks while loading a million layers');
+  expectNoLongTask(load.afterFirstRows, MAX_TASK_MS, 'long tasks after the first rows of a million layers');
   await expect(page.getByTestId('row-count')).toContainText(/1.000.000 tensors/);
   const tabs = await openEveryTab(page, async (tab) => {
     if (tab.startsWith('Modules')) {
