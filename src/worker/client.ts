@@ -90,12 +90,17 @@ function getWorker(): Worker {
       entry.reject(new LoadFailure(error));
       pending.delete(id);
     }
-    worker?.terminate();
-    worker = null;
-    slicer?.terminate();
-    slicer = null;
+    endWorkers();
   };
   return worker;
+}
+
+/** Ends the parser worker and the slice worker serving it; the next request starts both afresh as needed. */
+function endWorkers(): void {
+  worker?.terminate();
+  worker = null;
+  slicer?.terminate();
+  slicer = null;
 }
 
 /** Requests whose reads of local tensor values go to the slice worker. */
@@ -261,9 +266,7 @@ export class QueryTimeout extends Error {
 
 /** Ends a stuck worker: every request in flight fails, and the next request starts a fresh worker. */
 function restartWorker(reason: string): void {
-  const stuck = worker;
-  worker = null;
-  stuck?.terminate();
+  endWorkers();
   const error: SerializedSourceError = { code: 'internal', message: reason };
   for (const [id, entry] of pending) {
     pending.delete(id);
