@@ -8,7 +8,8 @@ import type { NetworkFigures } from '../core/result';
 import type { ValueScan } from '../core/values/value-scan';
 import type { TensorValues } from '../core/values/tensor-values';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
-import { compareAllValues, readValues, scanAllValues, type ValuesAnswer, type ValuesHandle } from '../worker/client';
+import { compareAllValues, readValues, scanAllValues, type SideNetworks, type ValuesAnswer } from '../worker/client';
+import type { ReadySlot, SlotState } from './source-loader';
 import type { AppState } from './store';
 
 export type ValuesEntry =
@@ -46,7 +47,15 @@ export interface ValuesSlice {
   cancelValueScan: () => void;
 }
 
-const running = new Map<string, ValuesHandle<unknown>>();
+const running = new Map<string, { cancel: () => void }>();
+
+/** `slot` with the network figures its load has after a values job; null when it no longer holds load `loadId`. */
+function withNetwork(slot: SlotState, loadId: number, network: NetworkFigures | null): ReadySlot | null {
+  if (!network || slot.status !== 'ready' || slot.result.loadId !== loadId) {
+    return null;
+  }
+  return { ...slot, result: { ...slot.result, network, bytesRead: network.bytesFetched } };
+}
 
 export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (set, get) => {
   /** The ready load's id, after dropping values kept for an earlier load. */
@@ -65,11 +74,20 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
     return load.result.loadId;
   };
 
-  /** The load's network figures now include the values reads. */
+  /** The main load's network figures now include the values reads. */
   const takeNetwork = (loadId: number, network: NetworkFigures | null) => {
-    const load = get().load;
-    if (network && load.status === 'ready' && load.result.loadId === loadId) {
-      set({ load: { status: 'ready', result: { ...load.result, network, bytesRead: network.bytesFetched } } });
+    const load = withNetwork(get().load, loadId, network);
+    if (load) {
+      set({ load });
+    }
+  };
+
+  /** After "Compare values" each slot's figures include its side's reads: A's in the main slot, B's in compare's. */
+  const takeNetworks = (loadA: number, loadB: number, network: SideNetworks | null) => {
+    takeNetwork(loadA, network?.a ?? null);
+    const compareSource = withNetwork(get().compareSource, loadB, network?.b ?? null);
+    if (compareSource) {
+      set({ compareSource });
     }
   };
 
@@ -116,8 +134,10 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
         }
       });
       running.set('compare', handle);
-      const apply = (answer: ValuesAnswer<ValuesComparisonResult>) => {
+      const apply = (answer: ValuesAnswer<ValuesComparisonResult, SideNetworks | null>) => {
         running.delete('compare');
+        // The reads happened whether or not this comparison is still shown: the loads' figures count them.
+        takeNetworks(loadA, loadB, answer.network);
         if (still()) {
           set({
             valueCompare: answer.value

@@ -15,6 +15,7 @@ export function mockWorkerClientCalls() {
     releaseComparison: vi.fn(),
     releaseLoad: vi.fn(),
     queryTable: vi.fn(),
+    compareAllValues: vi.fn(),
   };
 }
 

@@ -19,11 +19,13 @@ import type {
   SourceSpec,
   StallNotice,
 } from '../core/result';
-import type { WorkerRequest, WorkerResponse } from './protocol';
+import type { SideNetworks, WorkerRequest, WorkerResponse } from './protocol';
 import type { ValueScan } from '../core/values/value-scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
+
+export type { SideNetworks };
 
 export interface AnalysesUpdate {
   sections: LoadResult['sections'];
@@ -344,24 +346,27 @@ export function readSidecarsOnDemand(loadId: number): Promise<SidecarsUpdate | n
   return request((id) => ({ type: 'read-sidecars', id, loadId }));
 }
 
-/** A values job's answer: the value, or why there is none; and the load's network figures after it. */
-export interface ValuesAnswer<T> {
+/**
+ * A values job's answer: the value, or why there is none; and the network figures after it (the load's, or for
+ * "Compare values" each side's).
+ */
+export interface ValuesAnswer<T, N = NetworkFigures | null> {
   value: T | null;
   error: string | null;
-  network: NetworkFigures | null;
+  network: N;
 }
 
-export interface ValuesHandle<T> {
-  promise: Promise<ValuesAnswer<T>>;
+export interface ValuesHandle<T, N = NetworkFigures | null> {
+  promise: Promise<ValuesAnswer<T, N>>;
   cancel: () => void;
 }
 
-function valuesRequest<T>(
+function valuesRequest<T, N = NetworkFigures | null>(
   make: (id: number) => WorkerRequest,
   onProgress: (bytesRead: number, bytesTotal: number) => void,
-): ValuesHandle<T> {
+): ValuesHandle<T, N> {
   const id = nextId++;
-  const promise = new Promise<ValuesAnswer<T>>((resolve, reject) => {
+  const promise = new Promise<ValuesAnswer<T, N>>((resolve, reject) => {
     pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onValuesProgress: onProgress });
   });
   send(make(id));
@@ -393,7 +398,7 @@ export function compareAllValues(
   loadA: number,
   loadB: number,
   onProgress: (bytesRead: number, bytesTotal: number) => void,
-): ValuesHandle<ValuesComparisonResult> {
+): ValuesHandle<ValuesComparisonResult, SideNetworks> {
   return valuesRequest((id) => ({ type: 'compare-values', id, compareId, loadA, loadB }), onProgress);
 }
 

@@ -16,6 +16,8 @@ import { MAX_KEPT_COMPARES } from '../core/limits';
 interface LoadView extends CompareFacts {
   columns: TensorColumns;
   names: readonly string[];
+  /** The load's on-demand sidecar reader (sidecars-on-demand.ts): read once, its config.json updates the facts. */
+  readSidecars?: () => Promise<unknown>;
 }
 
 interface KeptCompare {
@@ -179,4 +181,44 @@ export function valuePairsOf(
   const a = kept && loadOf(kept.loadA);
   const b = kept && loadOf(kept.loadB);
   return kept && a && b ? valuePairings(a, b, kept.entries, kept.ggufNames) : null;
+}
+
+/**
+ * `valuePairsOf`, after reading the Hugging Face side's sidecars when q/k pairs lack the head counts the GGUF metadata
+ * should give: whichever side it is, the page may not have asked for its config.json (it asks only for the main
+ * load's). The side's own reader reads it, so a load sends at most one request for it and the request counts in that
+ * load's network figures; a load without one (a local folder) read its config.json with the load. Stops waiting when
+ * `signal` aborts; the read itself finishes and is kept for the load.
+ */
+export async function valuePairsReadingHeads(
+  compareId: number,
+  loadOf: (loadId: number) => LoadView | undefined,
+  signal: AbortSignal,
+): Promise<ValuePairings | null> {
+  const first = valuePairsOf(compareId, loadOf);
+  const kept = compares.get(compareId);
+  const wanted = first?.headCountsWanted;
+  const hf = kept && wanted && loadOf(wanted === 'a' ? kept.loadA : kept.loadB);
+  if (!first || !hf?.readSidecars) {
+    return first;
+  }
+  try {
+    await untilAborted(hf.readSidecars(), signal);
+  } catch {
+    // A failed read costs only the head counts: the q/k pairs stay skipped, saying why.
+    return first;
+  }
+  return valuePairsOf(compareId, loadOf);
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    return Promise.reject(new Error('cancelled'));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(new Error('cancelled'));
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }

@@ -3,8 +3,8 @@
  * their rows, and answers table queries and comparisons over them. Imports nothing from features/ or state/.
  */
 import { queryRows } from '../core/table-query';
-import { handleCompareRequest, valuePairsOf } from './compare-handler';
-import { compareTensorValues } from './values-compare';
+import { handleCompareRequest } from './compare-handler';
+import { compareValuesReply } from './values-compare';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
@@ -165,28 +165,12 @@ async function compareValuesJob(request: Extract<WorkerRequest, { type: 'compare
   const { id } = request;
   const controller = new AbortController();
   inFlight.set(id, controller);
-  const a = kept.get(request.loadA);
-  const b = kept.get(request.loadB);
-  const network = () => a?.data?.network?.() ?? null;
+  const job = {
+    signal: controller.signal,
+    progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
+  };
   try {
-    const pairs = valuePairsOf(request.compareId, (loadId) => kept.get(loadId));
-    if (!a || !b || !pairs) {
-      throw new ValuesUnavailable(
-        'One of the two sources is no longer loaded in the worker: open it again to compare.',
-      );
-    }
-    const job = {
-      signal: controller.signal,
-      progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
-    };
-    const result = await compareTensorValues(a, b, pairs, job);
-    post({ type: 'compare-values-result', id, result, error: null, network: network() });
-  } catch (error) {
-    const message =
-      error instanceof ValuesUnavailable || error instanceof SourceError
-        ? error.message
-        : `Unexpected error while comparing values: ${String(error)}. This is a bug in Safetensors Lens.`;
-    post({ type: 'compare-values-result', id, result: null, error: message, network: network() });
+    post(await compareValuesReply(request, (loadId) => kept.get(loadId), job));
   } finally {
     inFlight.delete(id);
   }

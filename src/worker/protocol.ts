@@ -48,6 +48,12 @@ export type WorkerRequest =
   /** The page's slice worker (worker/slice-service.ts), or null when it stopped: large local reads go through it. */
   | { type: 'slice-port'; port: MessagePort | null };
 
+/** The network figures of a comparison's two loads (null for a side that is not remote or is gone). */
+export interface SideNetworks {
+  a: NetworkFigures | null;
+  b: NetworkFigures | null;
+}
+
 export type WorkerResponse =
   | {
       type: 'progress';
@@ -92,7 +98,8 @@ export type WorkerResponse =
       id: number;
       result: ValuesComparisonResult | null;
       error: string | null;
-      network: NetworkFigures | null;
+      /** Each side's network figures after the comparison: both sides' loads sent values reads. */
+      network: SideNetworks;
     }
   | { type: 'compare-result'; id: number; result: CompareResult }
   | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };

@@ -99,7 +99,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
 
     // Two asks (the Memory tab, then the report) share one read.
     const [update, again] = await Promise.all([kept.readSidecars?.(), kept.readSidecars?.()]);
-    expect(again).toBe(update);
+    expect(again).toEqual(update);
     const { sidecarsRead, sections, network } = update as SidecarsUpdate;
     expect(sidecarsRead).toEqual(['config.json']);
     expect(sections.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: 2 * 2 * 16 * 2 });

@@ -1,7 +1,8 @@
 /**
  * Sidecars a load left unread (the config.json beside a file or index URL, io/sources/sidecars.ts) read when
- * the page asks for them: the analyses that read sidecars run again over the kept input, the others keep their
- * output. Read at most once per load; a second ask gets the first answer.
+ * the page asks for them, or when "Compare values" needs the head counts of a config.json: the analyses that read
+ * sidecars run again over the kept input, the others keep their output. Read at most once per load; a later ask gets
+ * the first answer, with the load's network figures as they are then (the worker may have read values since).
  */
 import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/analysis-registry';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
@@ -23,9 +24,10 @@ export function sidecarReaderFor(
   onRead: (sidecars: Sidecars) => void = () => undefined,
 ): () => Promise<SidecarsUpdate | null> {
   let answer: Promise<SidecarsUpdate | null> | null = null;
-  return () => {
+  return async () => {
     answer ??= readAndRerun(onDemand, firstRun, network, onRead);
-    return answer;
+    const update = await answer;
+    return update && network ? { ...update, network: network() } : update;
   };
 }
 

@@ -21,7 +21,10 @@ import { matrixShape } from '../core/values/grid';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
+import { SourceError } from '../core/errors';
+import { valuePairsReadingHeads } from './compare-handler';
 import type { KeptLoad } from './load-source';
+import type { WorkerRequest, WorkerResponse } from './protocol';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
 
 /** Elements compared per read of each side: 4 MiB of F32, a multiple of every unit's element count (1 to 256). */
@@ -335,4 +338,36 @@ export function plannedBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing, re
     bytes += planOf(b, part.rowB, part, byRows, remote)?.bytes ?? 0;
   }
   return bytes;
+}
+
+/**
+ * The worker's answer to a `compare-values` request: the pairs lined up from the kept loads as they are now (reading
+ * the Hugging Face side's config.json first when q/k pairs need its head counts), compared, with both loads' network
+ * figures after the reads. A failure is the answer's error.
+ */
+export async function compareValuesReply(
+  request: Extract<WorkerRequest, { type: 'compare-values' }>,
+  loadOf: (loadId: number) => KeptLoad | undefined,
+  job: ValuesJob,
+): Promise<Extract<WorkerResponse, { type: 'compare-values-result' }>> {
+  const { id } = request;
+  const a = loadOf(request.loadA);
+  const b = loadOf(request.loadB);
+  const network = () => ({ a: a?.data?.network?.() ?? null, b: b?.data?.network?.() ?? null });
+  try {
+    const pairs = await valuePairsReadingHeads(request.compareId, loadOf, job.signal);
+    if (!a || !b || !pairs) {
+      throw new ValuesUnavailable(
+        'One of the two sources is no longer loaded in the worker: open it again to compare.',
+      );
+    }
+    const result = await compareTensorValues(a, b, pairs, job);
+    return { type: 'compare-values-result', id, result, error: null, network: network() };
+  } catch (error) {
+    const message =
+      error instanceof ValuesUnavailable || error instanceof SourceError
+        ? error.message
+        : `Unexpected error while comparing values: ${String(error)}. This is a bug in Safetensors Lens.`;
+    return { type: 'compare-values-result', id, result: null, error: message, network: network() };
+  }
 }

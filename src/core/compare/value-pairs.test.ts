@@ -138,8 +138,27 @@ describe('valuePairings', () => {
     const [k] = pairingsOf(hf, gguf).pairings;
     expect(k.permutedRows).toEqual({ side: 'b', headDim: 16 });
     expect(k.note).toMatch(/2 heads of 16 rows, from the config\.json/);
+    expect(pairingsOf(hf, gguf).headCountsWanted).toBeUndefined();
     const blind = pairingsOf(sideOf(specs), gguf);
     expect(blind.pairings).toEqual([]);
     expect(blind.skipped[0].reason).toMatch(/neither the GGUF metadata .* nor a config\.json/);
+    // The side whose config.json would give the count, whichever side it is.
+    expect(blind.headCountsWanted).toBe('a');
+    expect(pairingsOf(gguf, sideOf(specs)).headCountsWanted).toBe('b');
+  });
+
+  it('a head count that does not split the rows is not asked of a config.json', async () => {
+    const gguf = await ggufSide(
+      'llama',
+      [{ name: 'blk.0.attn_q.weight', ne: [128, 32], type: GGML.Q8_0 }],
+      [
+        ['llama.block_count', u32(1)],
+        ['llama.attention.head_count', u32(3)],
+      ],
+    );
+    const specs = [{ name: 'model.layers.0.self_attn.q_proj.weight', dtype: 'BF16', shape: [32, 128] }];
+    const lined = pairingsOf(sideOf(specs), gguf);
+    expect(lined.skipped[0].reason).toMatch(/32 rows do not split into 3 heads/);
+    expect(lined.headCountsWanted).toBeUndefined();
   });
 });

@@ -51,6 +51,11 @@ export interface ValuePairing {
 export interface ValuePairings {
   pairings: ValuePairing[];
   skipped: SkippedValuePair[];
+  /**
+   * The Hugging Face side, when q/k pairs were skipped for want of a head count: its config.json, once read, gives
+   * the counts the GGUF metadata lacks.
+   */
+  headCountsWanted?: CompareSideId;
 }
 
 function shapeText(shape: readonly number[]): string {
@@ -83,21 +88,30 @@ export function plainPairing(
 
 const GGUF_LAYER = /^blk\.(\d+)\./;
 
-/** Rows per head of a permuted q/k tensor, from the GGUF's metadata or else the Hugging Face config, or the reason it cannot be known. */
+const GGUF_K = /\.attn_k\.(weight|bias)$/;
+
+function noHeadCountReason(ggufName: string, arch: string): string {
+  const keys = GGUF_K.test(ggufName) ? 'head_count_kv or head_count' : 'head_count';
+  return `llama.cpp reorders its rows per head, and neither the GGUF metadata (${arch}.attention.${keys}) nor a config.json beside the Hugging Face side gives the head count to undo that with`;
+}
+
+/**
+ * Rows per head of a permuted q/k tensor, from the GGUF's metadata or else the Hugging Face config; null when neither
+ * gives the head count, or the reason the count given does not fit.
+ */
 function headDimOf(
   ggufName: string,
   rows: number,
   gguf: CompareSide['gguf'],
   hf: CompareSide['hfHeads'],
-  arch: string,
-): { headDim: number; heads: number; from: string } | string {
+): { headDim: number; heads: number; from: string } | string | null {
   const layer = Number(GGUF_LAYER.exec(ggufName)?.[1] ?? 0);
-  const isK = /\.attn_k\.(weight|bias)$/.test(ggufName);
+  const isK = GGUF_K.test(ggufName);
   const fromGguf = isK ? (gguf?.headCountKv?.[layer] ?? gguf?.headCount?.[layer]) : gguf?.headCount?.[layer];
   const fromHf = isK ? (hf?.headCountKv ?? hf?.headCount) : hf?.headCount;
   const count = fromGguf ?? fromHf ?? undefined;
   if (count === undefined || count === null || count <= 0) {
-    return `llama.cpp reorders its rows per head, and neither the GGUF metadata (${arch}.attention.${isK ? 'head_count_kv or head_count' : 'head_count'}) nor a config.json read with the Hugging Face side gives the head count to undo that with`;
+    return null;
   }
   if (rows % count !== 0 || (rows / count) % 2 !== 0) {
     return `llama.cpp reorders its rows per head, but its ${rows} rows do not split into ${count} heads of an even size`;
@@ -122,6 +136,7 @@ export function valuePairings(
   const gguf = ggufSide === 'a' ? a : b;
   const hf = ggufSide === 'a' ? b : a;
   let hfRowByName: Map<string, number> | null = null;
+  let headCountsWanted = false;
   for (let i = 0; i < entries.count; i++) {
     const rowA = entries.rowA[i];
     const rowB = entries.rowB[i];
@@ -167,7 +182,12 @@ export function valuePairings(
         break;
       case 'rows-permuted': {
         const rows = tensorShape(gguf.columns, ggufRow)[0] ?? 1;
-        const head = headDimOf(ggufName, rows, gguf.gguf, hf.hfHeads, mapped.architecture);
+        const head = headDimOf(ggufName, rows, gguf.gguf, hf.hfHeads);
+        if (head === null) {
+          headCountsWanted = true;
+          skipped.push({ tensor: hfName, reason: noHeadCountReason(ggufName, mapped.architecture) });
+          break;
+        }
         if (typeof head === 'string') {
           skipped.push({ tensor: hfName, reason: head });
           break;
@@ -203,7 +223,8 @@ export function valuePairings(
         break;
     }
   }
-  return { pairings, skipped };
+  const hfSide: CompareSideId = ggufSide === 'a' ? 'b' : 'a';
+  return headCountsWanted ? { pairings, skipped, headCountsWanted: hfSide } : { pairings, skipped };
 }
 
 /** The row of the permuted side that holds the other side's row `row`. */
