@@ -23,6 +23,7 @@ import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../c
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import { SourceError } from '../core/errors';
 import { valuePairsReadingHeads } from './compare-handler';
+import { comparePackedPairing, packedPairBytes } from './values-compare-packed';
 import type { KeptLoad } from './load-source';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
@@ -190,7 +191,7 @@ function rowPieces(plan: ValuesReadPlan, unit: DecodeUnit, view: PartView, headD
   return pieces;
 }
 
-interface PairOutcome {
+export interface PairOutcome {
   comparison: ValueComparison | null;
   skipped: SkippedValuePair | null;
   bytes: number;
@@ -204,6 +205,10 @@ async function comparePairing(
   job: ValuesJob,
   onBytes: (bytes: number) => void,
 ): Promise<PairOutcome> {
+  const packed = await comparePackedPairing(a, b, pairing, job, onBytes);
+  if (packed) {
+    return packed;
+  }
   const byRows = pairing.permutedRows !== null;
   let diff: DiffAccumulator | null = null;
   const chosen = partsToRead(a, pairing, remote);
@@ -331,6 +336,10 @@ export async function compareTensorValues(
 
 /** Bytes the comparison will read of a pairing's two sides, as their read plans say. */
 export function plannedBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing, remote: boolean): number {
+  const packed = packedPairBytes(a, b, pairing);
+  if (packed !== null) {
+    return packed;
+  }
   const byRows = pairing.permutedRows !== null;
   let bytes = 0;
   for (const part of partsToRead(a, pairing, remote).parts) {

@@ -49,18 +49,44 @@ function floatsOf(rowDtype: DtypeOf) {
 }
 
 /** The dequantized weight, its shape, and what the view says about how it was made. */
+export interface DequantizedWeight {
+  values: Float32Array;
+  shape: number[];
+  detail: string;
+}
+
+/**
+ * A packed weight dequantized whole, with every companion read whole (`onRead`: bytes read so far). Throws
+ * ValuesUnavailable, saying why, when the load holds no data, the weight is too large, or its tensors do not fit.
+ */
+export function dequantizedWeight(
+  load: KeptLoad,
+  plan: PackedPlan,
+  signal: AbortSignal,
+  onRead: (bytesRead: number) => void,
+  rowDtype: DtypeOf,
+): Promise<DequantizedWeight> {
+  if (!load.data) {
+    throw new ValuesUnavailable('the load holds no tensor data to read');
+  }
+  if (plan.scheme !== 'bitsandbytes 4-bit') {
+    checkSize(plan.inFeatures * plan.outFeatures);
+  }
+  return dequantize(load, load.data, plan, signal, onRead, rowDtype);
+}
+
 async function dequantize(
   load: KeptLoad,
   data: KeptData,
   plan: PackedPlan,
-  job: ValuesJob,
-  total: number,
+  signal: AbortSignal,
+  onRead: (bytesRead: number) => void,
   rowDtype: DtypeOf,
-): Promise<{ values: Float32Array; shape: number[]; detail: string }> {
+): Promise<DequantizedWeight> {
   const floats = floatsOf(rowDtype);
   let read = 0;
   const bytesOf = async (row: number) => {
-    const bytes = await readWholeTensor(load.columns, row, data, job.signal, (at) => job.progress(read + at, total));
+    const bytes = await readWholeTensor(load.columns, row, data, signal, (at) => onRead(read + at));
     read += bytes.length;
     return bytes;
   };
@@ -141,12 +167,15 @@ export async function readDequantizedValues(
 ): Promise<TensorValues> {
   const started = performance.now();
   const data = load.data as KeptData;
-  if (plan.scheme !== 'bitsandbytes 4-bit') {
-    checkSize(plan.inFeatures * plan.outFeatures);
-  }
   const total = packedReadBytes(load, plan);
   job.progress(0, total);
-  const { values, shape, detail } = await dequantize(load, data, plan, job, total, rowDtype);
+  const { values, shape, detail } = await dequantizedWeight(
+    load,
+    plan,
+    job.signal,
+    (read) => job.progress(read, total),
+    rowDtype,
+  );
   const accumulator = new ValuesAccumulator('F32', shape, null);
   const { rows, cols } = matrixShape(shape);
   const bytes = new Uint8Array(values.buffer);

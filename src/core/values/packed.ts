@@ -76,6 +76,23 @@ export function packedPlan(facts: TensorFacts, row: number): PackedPlan | null {
   return null;
 }
 
+/**
+ * The packed weight whose layout `row` is a code-only part of (GPTQ/AWQ `qzeros`, bitsandbytes' quant_state JSON):
+ * numbers that mean nothing on their own, only inside the weight's dequantized values. Null for any other row,
+ * scales and absmax included (those are values in their own right).
+ */
+export function packedCodeCompanion(facts: TensorFacts, row: number): number | null {
+  const name = facts.names[row];
+  let weight: number | null = null;
+  if (name.endsWith('.qzeros')) {
+    weight = rowOf(facts, `${name.slice(0, -'qzeros'.length)}qweight`);
+  } else {
+    const state = /\.quant_state\.bitsandbytes__(?:nf4|fp4)$/.exec(name);
+    weight = state ? rowOf(facts, name.slice(0, state.index)) : null;
+  }
+  return weight !== null && packedPlan(facts, weight) !== null ? weight : null;
+}
+
 function gptqOrAwq(facts: TensorFacts, qweight: number, base: string): GptqPlan | AwqPlan | null {
   const scales = rowOf(facts, `${base}scales`);
   const qzeros = rowOf(facts, `${base}qzeros`);

@@ -1,0 +1,159 @@
+/**
+ * "Compare values" for packed 4-bit weights (GPTQ, AWQ, bitsandbytes NF4/FP4): their stored integers pack eight or
+ * two codes per element, so a difference, norm or cosine over them means nothing. A packed weight is compared in its
+ * dequantized values, both sides read whole with their companions (worker/values-packed.ts); the code-only parts of
+ * the layout (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them.
+ * Scales, absmax and g_idx are values in their own right and go through the plain comparison.
+ */
+import { packedCodeCompanion, packedPlan, type PackedPlan, type TensorFacts } from '../core/values/packed';
+import type { ValuePairing } from '../core/compare/value-pairs';
+import { DiffAccumulator } from '../core/values/compare-values';
+import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
+import { ValuesUnavailable } from '../core/values/tensor-values';
+import { tensorShape } from '../core/model';
+import { formatBytes } from '../core/number-format';
+import type { KeptLoad } from './load-source';
+import type { PairOutcome } from './values-compare';
+import { rowDtype, type ValuesJob } from './values-handler';
+import { dequantizedWeight, packedReadBytes } from './values-packed';
+
+/** Values compared per step: the accumulator's loop stays in cache, the progress moves. */
+const PIECE_ELEMENTS = 1 << 20;
+
+function factsOf(load: KeptLoad): TensorFacts {
+  return { names: load.names, dtype: (row) => rowDtype(load, row), shape: (row) => tensorShape(load.columns, row) };
+}
+
+/** The pair's packed layout on each side, or null when neither side is part of one (the plain comparison runs). */
+function packedSides(a: KeptLoad, b: KeptLoad, rowA: number, rowB: number) {
+  const factsA = factsOf(a);
+  const factsB = factsOf(b);
+  const companion = packedCodeCompanion(factsA, rowA) ?? packedCodeCompanion(factsB, rowB);
+  const planA = packedPlan(factsA, rowA);
+  const planB = packedPlan(factsB, rowB);
+  if (companion === null && planA === null && planB === null) {
+    return null;
+  }
+  const weightName = companion !== null ? (packedCodeCompanion(factsA, rowA) !== null ? a : b).names[companion] : '';
+  return { companion: companion !== null ? weightName : null, planA, planB };
+}
+
+/**
+ * The comparison of a pairing that involves a packed layout, or null when it does not (the caller compares it as
+ * stored values). Remote sides are dequantized only within the bytes a tensor's values are read without asking.
+ */
+export async function comparePackedPairing(
+  a: KeptLoad,
+  b: KeptLoad,
+  pairing: ValuePairing,
+  job: ValuesJob,
+  onBytes: (bytes: number) => void,
+): Promise<PairOutcome | null> {
+  if (pairing.parts.length !== 1 || pairing.permutedRows !== null || pairing.shift !== null) {
+    return null;
+  }
+  const { rowA, rowB } = pairing.parts[0];
+  const sides = packedSides(a, b, rowA, rowB);
+  if (sides === null) {
+    return null;
+  }
+  const skip = (reason: string): PairOutcome => ({
+    comparison: null,
+    skipped: { tensor: pairing.tensor, reason },
+    bytes: 0,
+  });
+  if (sides.companion !== null) {
+    return skip(`packed codes of ${sides.companion}'s layout, compared within that weight's dequantized values`);
+  }
+  const { planA, planB } = sides;
+  if (planA === null || planB === null || planA.scheme !== planB.scheme) {
+    const scheme = (planA ?? planB)?.scheme;
+    return skip(`packed ${scheme} codes on one side only, so neither their codes nor their values line up`);
+  }
+  for (const [load, plan] of [
+    [a, planA],
+    [b, planB],
+  ] as const) {
+    const bytes = packedReadBytes(load, plan);
+    if (load.data?.remote && bytes > REMOTE_VALUES_WHOLE_BYTES) {
+      return skip(
+        `a ${plan.scheme} weight is compared in its dequantized values, which reads it and its companions whole: ` +
+          `${formatBytes(bytes)} over HTTP is more than the ${formatBytes(REMOTE_VALUES_WHOLE_BYTES)} read without asking ("Read values" on it offers "Read all")`,
+      );
+    }
+  }
+  return compareDequantized(a, b, pairing.tensor, [planA, planB], job, onBytes, skip);
+}
+
+async function compareDequantized(
+  a: KeptLoad,
+  b: KeptLoad,
+  tensor: string,
+  [planA, planB]: [PackedPlan, PackedPlan],
+  job: ValuesJob,
+  onBytes: (bytes: number) => void,
+  skip: (reason: string) => PairOutcome,
+): Promise<PairOutcome> {
+  let bytes = 0;
+  const dequantize = async (load: KeptLoad, plan: PackedPlan) => {
+    let counted = 0;
+    const weight = await dequantizedWeight(
+      load,
+      plan,
+      job.signal,
+      (read) => {
+        onBytes(read - counted);
+        bytes += read - counted;
+        counted = read;
+      },
+      rowDtype,
+    );
+    return weight;
+  };
+  try {
+    // One side after the other: at most two dequantized weights are held at once.
+    const weightA = await dequantize(a, planA);
+    const weightB = await dequantize(b, planB);
+    if (weightA.shape.join() !== weightB.shape.join()) {
+      return { ...skip(`its dequantized shapes differ: [${weightA.shape}] and [${weightB.shape}]`), bytes };
+    }
+    const diff = new DiffAccumulator(false);
+    for (let at = 0; at < weightA.values.length; at += PIECE_ELEMENTS) {
+      const end = Math.min(weightA.values.length, at + PIECE_ELEMENTS);
+      diff.addValues(weightA.values.subarray(at, end), weightB.values.subarray(at, end));
+    }
+    const dtypes = [rowDtype(a, planRow(planA)), rowDtype(b, planRow(planB))];
+    return {
+      comparison: diff.result(tensor, dtypes[0], dtypes[1], false, {
+        decodedBy: `dequantizing ${planA.scheme}`,
+        note: weightA.detail,
+      }),
+      skipped: null,
+      bytes,
+    };
+  } catch (error) {
+    if (error instanceof ValuesUnavailable && !job.signal.aborted) {
+      return { ...skip(error.message), bytes };
+    }
+    throw error;
+  }
+}
+
+function planRow(plan: PackedPlan): number {
+  return plan.scheme === 'bitsandbytes 4-bit' ? plan.weight : plan.qweight;
+}
+
+/** Bytes a packed pairing reads (both sides whole, companions included), or null when it is not one. */
+export function packedPairBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing): number | null {
+  if (pairing.parts.length !== 1 || pairing.permutedRows !== null || pairing.shift !== null) {
+    return null;
+  }
+  const sides = packedSides(a, b, pairing.parts[0].rowA, pairing.parts[0].rowB);
+  if (sides === null) {
+    return null;
+  }
+  if (sides.companion !== null || sides.planA === null || sides.planB === null) {
+    return 0;
+  }
+  return packedReadBytes(a, sides.planA) + packedReadBytes(b, sides.planB);
+}
