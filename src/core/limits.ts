@@ -105,10 +105,10 @@ export const MAX_KEPT_COMPARES = 2;
 export const QUERY_TIMEOUT_MS = 5_000;
 
 /**
- * Rows up to which the page builds a file-order answer itself (core/table-query.ts fileOrderAnswer): 5 ms or less
- * on the main thread; a larger table asks the worker, so no page task grows with the row count.
+ * Rows up to which the page builds a file-order answer itself (core/table-query.ts fileOrderAnswer), a few ms on the
+ * main thread (a million took 20 ms); a larger table asks the worker, so no page task grows with the row count.
  */
-export const MAX_ROWS_ORDERED_IN_PAGE = 262_144;
+export const MAX_ROWS_ORDERED_IN_PAGE = 131_072;
 
 /**
  * Files taken from one drop or pick. A model folder holds a few hundred files at most; dropping a home folder by

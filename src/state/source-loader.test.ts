@@ -202,10 +202,10 @@ describe('table queries', () => {
     nextLoad(33);
     await useAppStore.getState().openFiles([fileEntry('a.safetensors')]);
     const count = tensorCount(33);
-    expect(useAppStore.getState().order).toHaveLength(count);
+    await vi.waitFor(() => expect(useAppStore.getState().order).toHaveLength(count));
     expect(client.queryTable).not.toHaveBeenCalled();
     useAppStore.getState().setQuery({ descending: true });
-    expect(useAppStore.getState().order?.[0]).toBe(count - 1);
+    await vi.waitFor(() => expect(useAppStore.getState().order?.[0]).toBe(count - 1));
     expect(client.queryTable).not.toHaveBeenCalled();
     client.queryTable.mockResolvedValueOnce({ order: new Uint32Array([2, 1]), filterError: null });
     useAppStore.getState().setQuery({ sortKey: 'bytes' });
