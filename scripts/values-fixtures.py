@@ -221,7 +221,52 @@ def dequant_cases():
     w = table[fp8] * scale[np.arange(rows)[:, None] // 128, np.arange(cols)[None, :] // 128]
     cases['fp8_block'] = {'rows': rows, 'cols': cols, 'codes': b64(fp8.tobytes()), 'scale': b64(scale.tobytes()),
                           'values_f32': b64(w.astype('<f4').tobytes())}
+    cases['gptq3'] = gptq_3bit_case()
     return cases
+
+
+def pack_3bit_rows(codes: np.ndarray) -> np.ndarray:
+    """AutoGPTQ's 3-bit packing (QuantLinear.pack): 32 rows of codes into 3 rows of uint32, codes 10 and 21 split
+    across two words (2 + 1 and 1 + 2 bits)."""
+    packed = np.zeros((codes.shape[0] // 32 * 3, codes.shape[1]), dtype=np.uint32)
+    src, row = 0, 0
+    while row < packed.shape[0]:
+        for j in range(10):
+            packed[row] |= codes[src + j] << (3 * j)
+        src += 10
+        packed[row] |= codes[src] << 30
+        row += 1
+        packed[row] |= (codes[src] >> 2) & 1
+        src += 1
+        for j in range(10):
+            packed[row] |= codes[src + j] << (3 * j + 1)
+        src += 10
+        packed[row] |= codes[src] << 31
+        row += 1
+        packed[row] |= (codes[src] >> 1) & 3
+        src += 1
+        for j in range(10):
+            packed[row] |= codes[src + j] << (3 * j + 2)
+        src += 10
+        row += 1
+    return packed
+
+
+def gptq_3bit_case():
+    """GPTQ v1, 3-bit, group 32, with g_idx: qweight packed along K and qzeros (zero - 1) along N, both as AutoGPTQ
+    packs 3 bits. A generator of its own, so the other fixtures keep their draws."""
+    gen = np.random.default_rng(3)
+    k, n, group = 64, 64, 32
+    q = gen.integers(0, 8, size=(k, n), dtype=np.uint32)
+    zeros = gen.integers(1, 8, size=(k // group, n), dtype=np.uint32)
+    scales = gen.uniform(0.001, 0.02, size=(k // group, n)).astype('<f2')
+    qweight = pack_3bit_rows(q)
+    qzeros = pack_3bit_rows((zeros - 1).T.copy()).T.copy()
+    g = np.arange(k) // group
+    w = (scales.astype(np.float32)[g, :] * (q.astype(np.float32) - zeros[g, :].astype(np.float32))).T
+    return {'k': k, 'n': n, 'group': group, 'qweight': b64(qweight.astype('<u4').tobytes()),
+            'qzeros': b64(qzeros.astype('<u4').tobytes()), 'scales': b64(scales.tobytes()),
+            'values': [float(v) for v in w.reshape(-1)]}
 
 
 def write_safetensors(path: str, tensors: dict):

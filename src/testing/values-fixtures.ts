@@ -29,6 +29,8 @@ export function jsonNumber(value: JsonNumber): number {
 
 export interface DequantFixtures {
   gptq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
+  /** 3-bit: 32 codes in three words, two of them split across a word boundary (AutoGPTQ's pack). */
+  gptq3: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
   awq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
   nf4: { count: number; blocksize: number; packed: string; absmax: string; values: number[] };
   fp8_block: { rows: number; cols: number; codes: string; scale: string; values_f32: string };

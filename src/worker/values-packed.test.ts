@@ -12,7 +12,7 @@ import { base64Bytes, dequantFixtures, present } from '../testing/values-fixture
 import { loadSource, type KeptLoad } from './load-source';
 import { readTensorValues, type ValuesJob } from './values-handler';
 
-const { gptq, awq, nf4 } = dequantFixtures();
+const { gptq, gptq3, awq, nf4 } = dequantFixtures();
 
 async function keepTensors(specs: TensorSpec[], data: Record<string, Uint8Array>): Promise<KeptLoad> {
   const bytes = buildSafetensors(specs, { tensorData: data });
@@ -84,6 +84,28 @@ describe('packed 4-bit weights: dequantized with their companions, stored codes 
     const stored = await readTensorValues(load, row, false, job(), true);
     expect(stored).toMatchObject({ decoded: 'stored', shape: [gptq.k / 8, gptq.n], alternative: 'dequantized' });
     expect(stored.stats.count).toBe((gptq.k / 8) * gptq.n);
+  });
+
+  it('GPTQ 3-bit without g_idx: the bits from qzeros, W [N, K] as numpy unpacked it', async () => {
+    const m = 'model.layers.0.self_attn.o_proj.';
+    const groups = gptq3.k / gptq3.group;
+    const load = await keepTensors(
+      [
+        { name: `${m}qweight`, dtype: 'I32', shape: [(gptq3.k / 32) * 3, gptq3.n] },
+        { name: `${m}qzeros`, dtype: 'I32', shape: [groups, (gptq3.n / 32) * 3] },
+        { name: `${m}scales`, dtype: 'F16', shape: [groups, gptq3.n] },
+      ],
+      {
+        [`${m}qweight`]: base64Bytes(gptq3.qweight),
+        [`${m}qzeros`]: base64Bytes(gptq3.qzeros),
+        [`${m}scales`]: base64Bytes(gptq3.scales),
+      },
+    );
+    const values = await readTensorValues(load, load.names.indexOf(`${m}qweight`), false, job());
+    expect(values).toMatchObject({ decoded: 'dequantized', shape: [gptq3.n, gptq3.k] });
+    expect(values.dequantizedBy?.detail).toContain('3-bit GPTQ');
+    expectFigures(values.stats, gptq3.values);
+    expect(values.first.map((value) => value.value)).toEqual(gptq3.values.slice(0, 16).map((v) => Math.fround(v)));
   });
 
   it('AWQ: Wᵀ [K, N] from the 0 2 4 6 1 3 5 7 nibble order', async () => {

@@ -40,6 +40,21 @@ describe('dequantizers over codes packed as their producers pack them', () => {
     expectClose(values, gptq.values);
   });
 
+  it('GPTQ v1 3-bit: codes 10 and 21 of every 32 straddle two words, in qweight and in qzeros', () => {
+    const { gptq3 } = fixtures;
+    const values = dequantizeGptq({
+      qweight: base64Bytes(gptq3.qweight),
+      qzeros: base64Bytes(gptq3.qzeros),
+      scales: present(decodeValues('F16', base64Bytes(gptq3.scales))),
+      bits: 3,
+      inFeatures: gptq3.k,
+      outFeatures: gptq3.n,
+      groupSize: gptq3.group,
+      zeroMinusOne: true,
+    });
+    expectClose(values, gptq3.values);
+  });
+
   it('AWQ GEMM: Wᵀ[k, n] with the 0 2 4 6 1 3 5 7 nibble order', () => {
     const { awq } = fixtures;
     const scales = present(decodeValues('F16', base64Bytes(awq.scales)));

@@ -84,7 +84,7 @@ export interface GptqParts {
   scales: ArrayLike<number>;
   /** Input channel → group; absent without act-order. */
   gIdx?: ArrayLike<number>;
-  bits: 2 | 4 | 8;
+  bits: 2 | 3 | 4 | 8;
   /** Input features K and output features N. */
   inFeatures: number;
   outFeatures: number;
@@ -93,17 +93,30 @@ export interface GptqParts {
   zeroMinusOne: boolean;
 }
 
+/**
+ * Code `i` of a stream of `bits`-bit codes packed LSB first into 32-bit words, `stride` words apart (one column of
+ * qweight, or one row of qzeros with stride 1). AutoGPTQ packs 2, 4 and 8 bits within a word, and 3 bits as one
+ * 96-bit stream per 32 codes in three words, codes 10 and 21 straddling a word boundary (its `pack` loop); both are
+ * this stream.
+ */
+function packedCode(packed: Uint32Array, first: number, stride: number, i: number, bits: number, mask: number): number {
+  const bit = bits * i;
+  const word = first + (bit >>> 5) * stride;
+  const shift = bit & 31;
+  const low = packed[word] >>> shift;
+  return (shift + bits > 32 ? low | (packed[word + stride] << (32 - shift)) : low) & mask;
+}
+
 /** GPTQ weights as nn.Linear's W[n, k] (N × K). */
 export function dequantizeGptq(parts: GptqParts): Float32Array | null {
   const { bits, inFeatures: k, outFeatures: n, groupSize } = parts;
-  const perWord = 32 / bits;
   const mask = (1 << bits) - 1;
   const qweight = words(parts.qweight);
   const qzeros = words(parts.qzeros);
   const groups = parts.scales.length / n;
-  const zeroWordsPerRow = Math.ceil(n / perWord);
+  const zeroWordsPerRow = Math.ceil((n * bits) / 32);
   if (
-    qweight.length < Math.ceil(k / perWord) * n ||
+    qweight.length < Math.ceil((k * bits) / 32) * n ||
     !Number.isInteger(groups) ||
     qzeros.length < groups * zeroWordsPerRow
   ) {
@@ -116,11 +129,9 @@ export function dequantizeGptq(parts: GptqParts): Float32Array | null {
     if (g < 0 || g >= groups) {
       return null;
     }
-    const shift = bits * (ki % perWord);
-    const wordRow = Math.floor(ki / perWord) * n;
     for (let ni = 0; ni < n; ni++) {
-      const q = (qweight[wordRow + ni] >>> shift) & mask;
-      const z = ((qzeros[g * zeroWordsPerRow + Math.floor(ni / perWord)] >>> (bits * (ni % perWord))) & mask) + offset;
+      const q = packedCode(qweight, ni, n, ki, bits, mask);
+      const z = packedCode(qzeros, g * zeroWordsPerRow, 1, ni, bits, mask) + offset;
       out[ni * k + ki] = parts.scales[g * n + ni] * (q - z);
     }
   }

@@ -25,7 +25,7 @@ export interface GptqPlan {
   scales: number;
   qzeros: number;
   gIdx: number | null;
-  bits: 2 | 4 | 8;
+  bits: 2 | 3 | 4 | 8;
   inFeatures: number;
   outFeatures: number;
   groupSize: number;
@@ -57,7 +57,7 @@ export interface BnbPlan {
 
 export type PackedPlan = GptqPlan | AwqPlan | BnbPlan;
 
-const GPTQ_BITS: ReadonlySet<number> = new Set([2, 4, 8]);
+const GPTQ_BITS: ReadonlySet<number> = new Set([2, 3, 4, 8]);
 
 function rowOf(facts: TensorFacts, name: string): number | null {
   const row = facts.names.indexOf(name);
@@ -119,7 +119,7 @@ function gptqOrAwq(facts: TensorFacts, qweight: number, base: string): GptqPlan 
       scales,
       qzeros,
       gIdx,
-      bits: bits as 2 | 4 | 8,
+      bits: bits as 2 | 3 | 4 | 8,
       inFeatures,
       outFeatures: n,
       groupSize: Math.ceil(inFeatures / groups),
