@@ -35,6 +35,7 @@ import {
 } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 import { packedReadBytes, readDequantizedValues } from './values-packed';
+import { packedScanPlan, scanDequantized, type PackedScan } from './scan-packed';
 import { formatBytes } from '../core/number-format';
 
 /** Scale tensors are a few values per row or block; one larger than this is not a scale. */
@@ -154,11 +155,17 @@ export async function readScale(
   return null;
 }
 
-/** Bytes "Scan all values" would read: every located tensor whose dtype is decoded. */
-export function scanBytes(load: KeptLoad): number {
+/**
+ * Bytes "Scan all values" would read: every located tensor whose dtype is decoded, except the code-only parts of a
+ * packed layout, and for a packed weight the weight and its companions whole (scan-packed.ts).
+ */
+export function scanBytes(load: KeptLoad, packed: PackedScan = packedScanPlan(load)): number {
   let total = 0;
   for (let row = 0; row < load.columns.count; row++) {
-    if (decodeUnit(rowDtype(load, row)) !== null) {
+    const plan = packed.weights.get(row);
+    if (plan) {
+      total += packedReadBytes(load, plan);
+    } else if (!packed.codeOnly.has(row) && decodeUnit(rowDtype(load, row)) !== null) {
       total += locatedByteLength(load.columns, row, load.data?.storage);
     }
   }
@@ -169,7 +176,8 @@ export function scanBytes(load: KeptLoad): number {
 export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueScan> {
   const started = performance.now();
   const data = dataOf(load);
-  const total = scanBytes(load);
+  const packed = packedScanPlan(load);
+  const total = scanBytes(load, packed);
   const skipped: string[] = [];
   job.progress(0, total);
   // File order: a local scan then reads each file front to back, as fast as the disk streams it.
@@ -179,6 +187,9 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
   const located: LocatedTensor[] = [];
   let done = true;
   for (const row of order) {
+    if (packed.weights.has(row) || packed.codeOnly.has(row)) {
+      continue;
+    }
     const dtype = rowDtype(load, row);
     const unit = decodeUnit(dtype);
     if (unit === null) {
@@ -195,7 +206,10 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       skipped.push(load.names[row]);
     }
   }
-  const scanned = done ? await scanLocated(load, located, total, job) : { perTensor: [], bytes: 0, done: false };
+  let scanned = done ? await scanLocated(load, located, total, job) : { perTensor: [], bytes: 0, done: false };
+  if (scanned.done) {
+    scanned = await scanPackedWeights(load, packed, scanned, total, job, skipped);
+  }
   return summarizeScan(scanned.perTensor, {
     done: scanned.done,
     bytes: scanned.bytes,
@@ -220,7 +234,7 @@ async function scanLocated(
   list: readonly LocatedTensor[],
   total: number,
   job: ValuesJob,
-): Promise<{ perTensor: ScanTensor[]; bytes: number; done: boolean }> {
+): Promise<ScanSoFar> {
   const perTensor: ScanTensor[] = [];
   const remote = dataOf(load).remote;
   let bytes = 0;
@@ -258,6 +272,41 @@ async function scanLocated(
       throw error;
     }
     return { perTensor, bytes, done: false };
+  }
+  return { perTensor, bytes, done: true };
+}
+
+interface ScanSoFar {
+  perTensor: ScanTensor[];
+  bytes: number;
+  done: boolean;
+}
+
+/** The packed weights, after the file-order pass: each dequantized whole, one at a time. */
+async function scanPackedWeights(
+  load: KeptLoad,
+  packed: PackedScan,
+  scanned: ScanSoFar,
+  total: number,
+  job: ValuesJob,
+  skipped: string[],
+): Promise<ScanSoFar> {
+  let bytes = scanned.bytes;
+  const perTensor = [...scanned.perTensor];
+  for (const [row, plan] of packed.weights) {
+    try {
+      perTensor.push(await scanDequantized(load, row, plan, job.signal, (read) => job.progress(bytes + read, total)));
+      bytes += packedReadBytes(load, plan);
+    } catch (error) {
+      if (job.signal.aborted) {
+        return { perTensor, bytes, done: false };
+      }
+      if (!(error instanceof ValuesUnavailable)) {
+        throw error;
+      }
+      // Its tensors do not fit together: listed as not scanned, as a tensor whose dtype is not decoded is.
+      skipped.push(load.names[row]);
+    }
   }
   return { perTensor, bytes, done: true };
 }

@@ -1,0 +1,81 @@
+/**
+ * "Scan all values" over a GPTQ layout (fixtures/values/dequant.json, packed by numpy as AutoGPTQ packs it): the
+ * weight is scanned in its dequantized values, its packed zero points are not scanned on their own, and the bytes
+ * announced are the bytes read. A layout whose every code equals its zero point dequantizes to zeros although no
+ * stored integer is zero: the scan names it as all-zero.
+ */
+import { describe, expect, it } from 'vitest';
+import { buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
+import { base64Bytes, dequantFixtures, present } from '../testing/values-fixtures';
+import { loadSource, type KeptLoad } from './load-source';
+import { scanBytes, scanValues, type ValuesJob } from './values-handler';
+
+const { gptq } = dequantFixtures();
+const m = 'model.layers.0.mlp.down_proj.';
+const groups = gptq.k / gptq.group;
+
+async function keep(data: Record<string, Uint8Array>): Promise<KeptLoad> {
+  const specs: TensorSpec[] = [
+    { name: `${m}qweight`, dtype: 'I32', shape: [gptq.k / 8, gptq.n] },
+    { name: `${m}qzeros`, dtype: 'I32', shape: [groups, gptq.n / 8] },
+    { name: `${m}scales`, dtype: 'F16', shape: [groups, gptq.n] },
+    { name: 'model.norm.weight', dtype: 'F32', shape: [4] },
+  ];
+  const bytes = buildSafetensors(specs, {
+    tensorData: { ...data, 'model.norm.weight': new Uint8Array(Float32Array.from([1, -2, 3, 0.5]).buffer) },
+  });
+  const kept: KeptLoad[] = [];
+  await loadSource(
+    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
+    { kind: 'file', file: new File([bytes as BlobPart], 'gptq.safetensors') },
+    {},
+  );
+  return present(kept[0], 'kept load');
+}
+
+function job(): ValuesJob & { seen: Array<[number, number]> } {
+  const seen: Array<[number, number]> = [];
+  return { signal: new AbortController().signal, progress: (read, total) => seen.push([read, total]), seen };
+}
+
+const words = (count: number, word: number) => new Uint8Array(new Uint32Array(count).fill(word).buffer);
+
+describe('scan all values over packed 4-bit weights', () => {
+  it('scans a GPTQ weight in its dequantized values and leaves its zero points to it', async () => {
+    const load = await keep({
+      [`${m}qweight`]: base64Bytes(gptq.qweight),
+      [`${m}qzeros`]: base64Bytes(gptq.qzeros),
+      [`${m}scales`]: base64Bytes(gptq.scales),
+    });
+    const progress = job();
+    const scan = await scanValues(load, progress);
+    expect(scan.perTensor.map((entry) => entry.tensor).sort()).toEqual(
+      [`${m}qweight`, `${m}scales`, 'model.norm.weight'].sort(),
+    );
+    const weight = present(scan.perTensor.find((entry) => entry.tensor === `${m}qweight`));
+    const values = gptq.values.map((value) => Math.fround(value));
+    expect(weight.count).toBe(gptq.n * gptq.k);
+    expect(weight.absMax).toBe(Math.max(...values.map(Math.abs)));
+    expect(weight.zeros).toBe(values.filter((value) => value === 0).length);
+    // Announced and read: the weight with every companion (the scales read twice: as a tensor and for the weight),
+    // the norm, and no qzeros on their own.
+    const total = scanBytes(load);
+    const scales = base64Bytes(gptq.scales).length;
+    const packed = base64Bytes(gptq.qweight).length + base64Bytes(gptq.qzeros).length + scales;
+    expect(total).toBe(packed + scales + 16);
+    expect(scan.bytes).toBe(total);
+    expect(progress.seen.at(-1)).toEqual([total, total]);
+    expect(scan.done).toBe(true);
+  });
+
+  it('names a weight whose every code equals its zero point as all-zero, though no stored integer is zero', async () => {
+    // Code 8 in every nibble, zero points stored as 7 (AutoGPTQ stores zero − 1): every dequantized value is 0.
+    const load = await keep({
+      [`${m}qweight`]: words((gptq.k / 8) * gptq.n, 0x88888888),
+      [`${m}qzeros`]: words((groups * gptq.n) / 8, 0x77777777),
+      [`${m}scales`]: base64Bytes(gptq.scales),
+    });
+    const scan = await scanValues(load, job());
+    expect(scan.allZeroTensors.map((entry) => entry.tensor)).toEqual([`${m}qweight`]);
+  });
+});

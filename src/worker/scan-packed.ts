@@ -1,0 +1,75 @@
+/**
+ * "Scan all values" over packed 4-bit layouts (GPTQ, AWQ, bitsandbytes NF4/FP4). Their stored integers pack eight or
+ * two codes each, so a NaN count, an all-zero verdict or an abs-max over them says nothing about the weight: a packed
+ * weight is scanned in its dequantized values, read whole with its companions (worker/values-packed.ts), and the
+ * code-only parts of its layout (`qzeros`, quant_state) are not scanned on their own. Scales and absmax are values in
+ * their own right and are scanned as stored. A weight past MAX_DEQUANTIZED_ELEMENTS is scanned as its stored codes.
+ */
+import { tensorShape } from '../core/model';
+import { packedCodeCompanion, packedPlan, type PackedPlan, type TensorFacts } from '../core/values/packed';
+import { scanTensor, TensorScanAccumulator, type ScanTensor } from '../core/values/value-scan';
+import { locatedByteLength } from '../io/tensor-data';
+import type { KeptLoad } from './load-source';
+import { rowDtype } from './values-handler';
+import { dequantizedWeight, MAX_DEQUANTIZED_ELEMENTS } from './values-packed';
+
+export interface PackedScan {
+  /** Packed weights scanned dequantized, by row. */
+  weights: Map<number, PackedPlan>;
+  /** Rows left to their weight's dequantized values. */
+  codeOnly: Set<number>;
+}
+
+/** Whether a plan's weight fits one dequantized read (a bitsandbytes weight holds two codes per stored byte). */
+function fits(load: KeptLoad, plan: PackedPlan): boolean {
+  const elements =
+    plan.scheme === 'bitsandbytes 4-bit'
+      ? 2 * locatedByteLength(load.columns, plan.weight, load.data?.storage)
+      : plan.inFeatures * plan.outFeatures;
+  return elements <= MAX_DEQUANTIZED_ELEMENTS;
+}
+
+/** Which rows of the load the scan reads dequantized, and which it leaves to them. */
+export function packedScanPlan(load: KeptLoad): PackedScan {
+  const facts: TensorFacts = {
+    names: load.names,
+    dtype: (row) => rowDtype(load, row),
+    shape: (row) => tensorShape(load.columns, row),
+  };
+  const weights = new Map<number, PackedPlan>();
+  const codeOnly = new Set<number>();
+  for (let row = 0; row < load.columns.count; row++) {
+    const name = load.names[row];
+    // Only these names can be a packed weight or a code-only part: the lookups stay off every other row.
+    if (!/(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4)$/.test(name)) {
+      continue;
+    }
+    const plan = packedPlan(facts, row);
+    if (plan && fits(load, plan)) {
+      weights.set(row, plan);
+      continue;
+    }
+    const weight = packedCodeCompanion(facts, row);
+    if (weight !== null) {
+      const weightPlan = packedPlan(facts, weight);
+      if (weightPlan && fits(load, weightPlan)) {
+        codeOnly.add(row);
+      }
+    }
+  }
+  return { weights, codeOnly };
+}
+
+/** A packed weight's scan figures over its dequantized values (`onRead`: bytes read so far for it). */
+export async function scanDequantized(
+  load: KeptLoad,
+  row: number,
+  plan: PackedPlan,
+  signal: AbortSignal,
+  onRead: (bytesRead: number) => void,
+): Promise<ScanTensor> {
+  const { values } = await dequantizedWeight(load, plan, signal, onRead, rowDtype);
+  const stats = new TensorScanAccumulator('F32', values.length);
+  stats.add(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  return scanTensor(load.names[row], rowDtype(load, row), stats.result());
+}
