@@ -59,9 +59,23 @@ export type PackedPlan = GptqPlan | AwqPlan | BnbPlan;
 
 const GPTQ_BITS: ReadonlySet<number> = new Set([2, 3, 4, 8]);
 
+/**
+ * Rows by name per names list, built on the first lookup: the scan and "Compare values" ask for the companions of
+ * every packed weight, and a linear search each would be quadratic in a model of 100,000 bitsandbytes tensors.
+ */
+const ROWS_BY_NAME = new WeakMap<readonly string[], Map<string, number>>();
+
 function rowOf(facts: TensorFacts, name: string): number | null {
-  const row = facts.names.indexOf(name);
-  return row >= 0 ? row : null;
+  let rows = ROWS_BY_NAME.get(facts.names);
+  if (!rows) {
+    rows = new Map();
+    for (let row = facts.names.length - 1; row >= 0; row--) {
+      // From the end, so a repeated name keeps its first row, as indexOf would.
+      rows.set(facts.names[row], row);
+    }
+    ROWS_BY_NAME.set(facts.names, rows);
+  }
+  return rows.get(name) ?? null;
 }
 
 /** The packed layout `row` belongs to as its stored codes, or null when it is not one. */
