@@ -222,7 +222,46 @@ def dequant_cases():
     cases['fp8_block'] = {'rows': rows, 'cols': cols, 'codes': b64(fp8.tobytes()), 'scale': b64(scale.tobytes()),
                           'values_f32': b64(w.astype('<f4').tobytes())}
     cases['gptq3'] = gptq_3bit_case()
+    cases['marlin'] = [marlin_case(128, 64, 64), marlin_case(64, 128, 64)]
     return cases
+
+
+def marlin_perms():
+    """Marlin's weight and scale shuffles (IST-DASLab marlin `_get_perms`, also in AutoGPTQ's qlinear_marlin.py):
+    within every 1024 codes (four 16 x 16 tiles) and every 64 (or, per channel, 32) scales."""
+    perm = []
+    for i in range(32):
+        first = []
+        col = i // 4
+        for block in (0, 1):
+            for row in (2 * (i % 4), 2 * (i % 4) + 1, 2 * (i % 4 + 4), 2 * (i % 4 + 4) + 1):
+                first.append(16 * row + col + 8 * block)
+        for j in range(4):
+            perm.extend(p + 256 * j for p in first)
+    perm = np.array(perm).reshape(-1, 8)[:, [0, 2, 4, 6, 1, 3, 5, 7]].ravel()
+    scale_perm = [i + 8 * j for i in range(8) for j in range(8)]
+    scale_perm_single = [2 * i + j for i in range(4) for j in (0, 1, 8, 9, 16, 17, 24, 25)]
+    return perm, np.array(scale_perm), np.array(scale_perm_single)
+
+
+def marlin_case(k: int, n: int, group: int):
+    """4-bit symmetric GPTQ in Marlin's format (marlin `Layer.pack`): codes [K, N] with zero 8, cut into 16 x 16 tiles
+    laid row by row, shuffled by the 1024-entry permutation, eight codes per int32; scales shuffled in blocks."""
+    gen = np.random.default_rng(16 + group)
+    perm, scale_perm, scale_perm_single = marlin_perms()
+    q = gen.integers(0, 16, size=(k, n), dtype=np.uint32)
+    s = gen.uniform(0.001, 0.02, size=(k // group, n)).astype('<f2')
+    w = q.reshape(k // 16, 16, n // 16, 16).transpose(0, 2, 1, 3).reshape(k // 16, n * 16)
+    w = w.reshape(-1, perm.size)[:, perm].reshape(w.shape)
+    packed = np.zeros((w.shape[0], w.shape[1] // 8), dtype=np.uint32)
+    for i in range(8):
+        packed |= w[:, i::8] << (4 * i)
+    shuffle = scale_perm if group != k else scale_perm_single
+    stored_scales = s.reshape(-1, shuffle.size)[:, shuffle].reshape(-1, n)
+    g = np.arange(k) // group
+    values = ((q.astype(np.float32) - 8) * s.astype(np.float32)[g, :]).T
+    return {'k': k, 'n': n, 'group': group, 'B': b64(packed.astype('<u4').tobytes()),
+            's': b64(stored_scales.astype('<f2').tobytes()), 'values': [float(v) for v in values.reshape(-1)]}
 
 
 def pack_3bit_rows(codes: np.ndarray) -> np.ndarray:

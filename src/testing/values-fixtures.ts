@@ -32,6 +32,8 @@ export interface DequantFixtures {
   /** 3-bit: 32 codes in three words, two of them split across a word boundary (AutoGPTQ's pack). */
   gptq3: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
   awq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
+  /** Marlin-packed 4-bit GPTQ: one case with groups, one with a scale per output channel. */
+  marlin: Array<{ k: number; n: number; group: number; B: string; s: string; values: number[] }>;
   nf4: { count: number; blocksize: number; packed: string; absmax: string; values: number[] };
   fp8_block: { rows: number; cols: number; codes: string; scale: string; values_f32: string };
 }

@@ -2,7 +2,7 @@
  * "Scan all values" over a GPTQ layout (fixtures/values/dequant.json, packed by numpy as AutoGPTQ packs it): the
  * weight is scanned in its dequantized values, its packed zero points are not scanned on their own, and the bytes
  * announced are the bytes read. A layout whose every code equals its zero point dequantizes to zeros although no
- * stored integer is zero: the scan names it as all-zero.
+ * stored integer is zero: the scan names it as all-zero. Marlin's B is scanned dequantized, its kernel workspace not.
  */
 import { describe, expect, it } from 'vitest';
 import { buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
@@ -10,7 +10,7 @@ import { base64Bytes, dequantFixtures, present } from '../testing/values-fixture
 import { loadSource, type KeptLoad } from './load-source';
 import { scanBytes, scanValues, type ValuesJob } from './values-handler';
 
-const { gptq } = dequantFixtures();
+const { gptq, marlin } = dequantFixtures();
 const m = 'model.layers.0.mlp.down_proj.';
 const groups = gptq.k / gptq.group;
 
@@ -77,5 +77,30 @@ describe('scan all values over packed 4-bit weights', () => {
     });
     const scan = await scanValues(load, job());
     expect(scan.allZeroTensors.map((entry) => entry.tensor)).toEqual([`${m}qweight`]);
+  });
+
+  it('scans a Marlin weight dequantized and leaves its kernel workspace (zeros by design) out of the all-zero list', async () => {
+    const [grouped] = marlin;
+    const p = 'model.layers.1.mlp.up_proj.';
+    const bytes = buildSafetensors(
+      [
+        { name: `${p}B`, dtype: 'I32', shape: [grouped.k / 16, 2 * grouped.n] },
+        { name: `${p}s`, dtype: 'F16', shape: [grouped.k / grouped.group, grouped.n] },
+        { name: `${p}workspace`, dtype: 'I32', shape: [16] },
+      ],
+      { tensorData: { [`${p}B`]: base64Bytes(grouped.B), [`${p}s`]: base64Bytes(grouped.s) } },
+    );
+    const kept: KeptLoad[] = [];
+    await loadSource(
+      { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
+      { kind: 'file', file: new File([bytes as BlobPart], 'marlin.safetensors') },
+      {},
+    );
+    const scan = await scanValues(present(kept[0]), job());
+    expect(scan.perTensor.map((entry) => entry.tensor).sort()).toEqual([`${p}B`, `${p}s`]);
+    const weight = present(scan.perTensor.find((entry) => entry.tensor === `${p}B`));
+    expect(weight.count).toBe(grouped.k * grouped.n);
+    expect(weight.absMax).toBe(Math.max(...grouped.values.map((value) => Math.abs(Math.fround(value)))));
+    expect(scan.allZeroTensors).toEqual([]);
   });
 });

@@ -41,7 +41,7 @@ export function packedScanPlan(load: KeptLoad): PackedScan {
   for (let row = 0; row < load.columns.count; row++) {
     const name = load.names[row];
     // Only these names can be a packed weight or a code-only part: the lookups stay off every other row.
-    if (!/(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4)$/.test(name)) {
+    if (!/(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4|\.B|\.workspace)$/.test(name)) {
       continue;
     }
     const plan = packedPlan(facts, row);

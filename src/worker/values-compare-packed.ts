@@ -5,7 +5,13 @@
  * the layout (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them.
  * Scales, absmax and g_idx are values in their own right and go through the plain comparison.
  */
-import { packedCodeCompanion, packedPlan, type PackedPlan, type TensorFacts } from '../core/values/packed';
+import {
+  packedCodeCompanion,
+  packedPlan,
+  packedWeightRow,
+  type PackedPlan,
+  type TensorFacts,
+} from '../core/values/packed';
 import type { ValuePairing } from '../core/compare/value-pairs';
 import { DiffAccumulator } from '../core/values/compare-values';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
@@ -122,7 +128,7 @@ async function compareDequantized(
       const end = Math.min(weightA.values.length, at + PIECE_ELEMENTS);
       diff.addValues(weightA.values.subarray(at, end), weightB.values.subarray(at, end));
     }
-    const dtypes = [rowDtype(a, planRow(planA)), rowDtype(b, planRow(planB))];
+    const dtypes = [rowDtype(a, packedWeightRow(planA)), rowDtype(b, packedWeightRow(planB))];
     return {
       comparison: diff.result(tensor, dtypes[0], dtypes[1], false, {
         decodedBy: `dequantizing ${planA.scheme}`,
@@ -137,10 +143,6 @@ async function compareDequantized(
     }
     throw error;
   }
-}
-
-function planRow(plan: PackedPlan): number {
-  return plan.scheme === 'bitsandbytes 4-bit' ? plan.weight : plan.qweight;
 }
 
 /** Bytes a packed pairing reads (both sides whole, companions included), or null when it is not one. */

@@ -12,7 +12,7 @@ import { base64Bytes, dequantFixtures, present } from '../testing/values-fixture
 import { loadSource, type KeptLoad } from './load-source';
 import { readTensorValues, type ValuesJob } from './values-handler';
 
-const { gptq, gptq3, awq, nf4 } = dequantFixtures();
+const { gptq, gptq3, awq, nf4, marlin } = dequantFixtures();
 
 async function keepTensors(specs: TensorSpec[], data: Record<string, Uint8Array>): Promise<KeptLoad> {
   const bytes = buildSafetensors(specs, { tensorData: data });
@@ -106,6 +106,25 @@ describe('packed 4-bit weights: dequantized with their companions, stored codes 
     expect(values.dequantizedBy?.detail).toContain('3-bit GPTQ');
     expectFigures(values.stats, gptq3.values);
     expect(values.first.map((value) => value.value)).toEqual(gptq3.values.slice(0, 16).map((v) => Math.fround(v)));
+  });
+
+  it('GPTQ in Marlin format: W [N, K] from B and s', async () => {
+    const m = 'model.layers.0.mlp.up_proj.';
+    const [grouped] = marlin;
+    const load = await keepTensors(
+      [
+        { name: `${m}B`, dtype: 'I32', shape: [grouped.k / 16, 2 * grouped.n] },
+        { name: `${m}s`, dtype: 'F16', shape: [grouped.k / grouped.group, grouped.n] },
+        { name: `${m}workspace`, dtype: 'I32', shape: [16] },
+      ],
+      { [`${m}B`]: base64Bytes(grouped.B), [`${m}s`]: base64Bytes(grouped.s) },
+    );
+    const values = await readTensorValues(load, load.names.indexOf(`${m}B`), false, job());
+    expect(values).toMatchObject({ decoded: 'dequantized', shape: [grouped.n, grouped.k], alternative: 'stored' });
+    expect(values.dequantizedBy).toMatchObject({ scheme: 'GPTQ Marlin', tensors: [`${m}s`] });
+    expect(values.dequantizedBy?.detail).toContain(`group ${grouped.group}`);
+    expectFigures(values.stats, grouped.values);
+    expect(values.first.map((value) => value.value)).toEqual(grouped.values.slice(0, 16).map((v) => Math.fround(v)));
   });
 
   it('AWQ: Wᵀ [K, N] from the 0 2 4 6 1 3 5 7 nibble order', async () => {

@@ -4,7 +4,7 @@
  * the statistics of the logical weight, labelled "dequantized" with the tensors it used.
  */
 import { decodeValues } from '../core/values/decode';
-import { dequantizeAwq, dequantizeBnb4, dequantizeGptq } from '../core/values/dequant';
+import { dequantizeAwq, dequantizeBnb4, dequantizeGptq, dequantizeMarlin } from '../core/values/dequant';
 import { matrixShape } from '../core/values/grid';
 import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/values-limits';
 import { nestedAbsmax, parseBnbQuantState, type PackedPlan } from '../core/values/packed';
@@ -25,6 +25,9 @@ export const MAX_DEQUANTIZED_ELEMENTS = 64 * 1024 * 1024;
 
 /** The rows a plan reads, for the byte count and the progress total. */
 export function planRows(plan: PackedPlan): number[] {
+  if (plan.scheme === 'GPTQ Marlin') {
+    return [plan.weight, plan.scales];
+  }
   if (plan.scheme === 'bitsandbytes 4-bit') {
     return [plan.weight, plan.absmax, plan.quantMap, plan.quantState, plan.nestedAbsmax, plan.nestedQuantMap].filter(
       (row): row is number => row !== null,
@@ -100,6 +103,16 @@ async function dequantize(
       values: present(values, 'the GPTQ tensors do not fit together'),
       shape: plan.shape,
       detail: `${plan.bits}-bit GPTQ, W = scales × (q − (qzeros + 1)), group ${plan.groupSize}${gIdx ? ' by g_idx' : ''}; shown as W [N, K]`,
+    };
+  }
+  if (plan.scheme === 'GPTQ Marlin') {
+    const packed = await bytesOf(plan.weight);
+    const scales = floats(load, plan.scales, await bytesOf(plan.scales));
+    const values = dequantizeMarlin(packed, scales, plan.inFeatures, plan.outFeatures, plan.groupSize);
+    return {
+      values: present(values, 'the Marlin tensors do not fit together'),
+      shape: plan.shape,
+      detail: `4-bit GPTQ in Marlin's format, W = s × (q − 8) after undoing its tile and scale shuffles, ${plan.groupSize === plan.inFeatures ? 'one scale per output channel' : `group ${plan.groupSize}`}; shown as W [N, K]`,
     };
   }
   if (plan.scheme === 'AWQ') {

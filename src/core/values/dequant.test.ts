@@ -6,6 +6,7 @@ import {
   dequantizeBnb4,
   dequantizeGptq,
   dequantizeInt8Rows,
+  dequantizeMarlin,
   dequantizeScaled,
   NF4_CODE,
 } from './dequant';
@@ -53,6 +54,13 @@ describe('dequantizers over codes packed as their producers pack them', () => {
       zeroMinusOne: true,
     });
     expectClose(values, gptq3.values);
+  });
+
+  it('GPTQ in Marlin format: tiles, the 1024-code shuffle and the scale shuffle undone, per group and per channel', () => {
+    for (const marlin of fixtures.marlin) {
+      const scales = present(decodeValues('F16', base64Bytes(marlin.s)));
+      expectClose(dequantizeMarlin(base64Bytes(marlin.B), scales, marlin.k, marlin.n, marlin.group), marlin.values);
+    }
   });
 
   it('AWQ GEMM: Wᵀ[k, n] with the 0 2 4 6 1 3 5 7 nibble order', () => {

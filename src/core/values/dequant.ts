@@ -138,6 +138,89 @@ export function dequantizeGptq(parts: GptqParts): Float32Array | null {
   return out;
 }
 
+/**
+ * Marlin's shuffles (IST-DASLab marlin `_get_perms`, the same in AutoGPTQ's qlinear_marlin.py). Within every 1024
+ * codes of a B row (four 16 × 16 tiles, each laid row by row), stored position j holds tile position PERM[j]; within
+ * every 64 scales (32 for one scale per output channel), stored position j holds SCALE_PERM[j].
+ */
+const MARLIN = (() => {
+  const perm: number[] = [];
+  for (let i = 0; i < 32; i++) {
+    const first: number[] = [];
+    const col = i >> 2;
+    for (const block of [0, 1]) {
+      for (const row of [2 * (i % 4), 2 * (i % 4) + 1, 2 * ((i % 4) + 4), 2 * ((i % 4) + 4) + 1]) {
+        first.push(16 * row + col + 8 * block);
+      }
+    }
+    for (let j = 0; j < 4; j++) {
+      perm.push(...first.map((p) => p + 256 * j));
+    }
+  }
+  const interleave = [0, 2, 4, 6, 1, 3, 5, 7];
+  const shuffled = perm.map((_, j) => perm[(j & ~7) + interleave[j & 7]]);
+  const scale: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    for (let j = 0; j < 8; j++) {
+      scale.push(i + 8 * j);
+    }
+  }
+  const single: number[] = [];
+  for (let i = 0; i < 4; i++) {
+    single.push(...[0, 1, 8, 9, 16, 17, 24, 25].map((j) => 2 * i + j));
+  }
+  return { perm: Int32Array.from(shuffled), scale: Int32Array.from(scale), single: Int32Array.from(single) };
+})();
+
+/**
+ * 4-bit GPTQ in Marlin's format (marlin `Layer.pack`): `B` I32 [K/16, 2N] holds the codes [K, N] (zero point 8) cut
+ * into 16 × 16 tiles, tile by tile along each 16-row band, shuffled by MARLIN.perm, eight codes per word LSB first;
+ * `s` [K/g, N] the scales, shuffled in blocks. Returns W [N, K] as nn.Linear holds it.
+ */
+export function dequantizeMarlin(
+  packedBytes: Uint8Array,
+  storedScales: ArrayLike<number>,
+  inFeatures: number,
+  outFeatures: number,
+  groupSize: number,
+): Float32Array | null {
+  const k = inFeatures;
+  const n = outFeatures;
+  const packed = words(packedBytes);
+  const groups = Math.ceil(k / groupSize);
+  const shuffle = groups === 1 ? MARLIN.single : MARLIN.scale;
+  const rowCodes = n * 16;
+  if (
+    k % 16 !== 0 ||
+    rowCodes % MARLIN.perm.length !== 0 ||
+    packed.length < (k / 16) * (rowCodes / 8) ||
+    storedScales.length < groups * n ||
+    (groups * n) % shuffle.length !== 0
+  ) {
+    return null;
+  }
+  const scales = new Float32Array(groups * n);
+  for (let at = 0; at < scales.length; at += shuffle.length) {
+    for (let j = 0; j < shuffle.length; j++) {
+      scales[at + shuffle[j]] = storedScales[at + j];
+    }
+  }
+  const out = new Float32Array(n * k);
+  const period = MARLIN.perm.length;
+  for (let band = 0; band < k / 16; band++) {
+    for (let j = 0; j < rowCodes; j++) {
+      const code = (packed[band * (rowCodes / 8) + (j >>> 3)] >>> (4 * (j & 7))) & 15;
+      // Stored position j of the band holds tile position `laid` (tiles of 256 codes, each row by row).
+      const laid = j - (j % period) + MARLIN.perm[j % period];
+      const tile = laid >>> 8;
+      const ki = band * 16 + ((laid >>> 4) & 15);
+      const ni = tile * 16 + (laid & 15);
+      out[ni * k + ki] = (code - 8) * scales[Math.floor(ki / groupSize) * n + ni];
+    }
+  }
+  return out;
+}
+
 /** AWQ's nibble j holds column 8c + AWQ_ORDER[j]. */
 const AWQ_ORDER = [0, 2, 4, 6, 1, 3, 5, 7];
 

@@ -4,6 +4,8 @@
  * core/values/dequant.ts). Layouts (packing as their producers write it, documented in dequant.ts):
  * - GPTQ (AutoGPTQ / GPTQModel): `<m>.qweight` I32 [K·b/32, N], `<m>.scales` [G, N], `<m>.qzeros` I32 [G, N·b/32],
  *   optional `<m>.g_idx` I32 [K]. Bits from g_idx (K) or from qzeros (N); dequantized W [N, K] as nn.Linear holds it.
+ * - GPTQ in Marlin's format (marlin / AutoGPTQ qlinear_marlin.py): `<m>.B` I32 [K/16, 2N], `<m>.s` [G, N], 4-bit
+ *   symmetric (zero point 8), `<m>.workspace` a kernel buffer; dequantized W [N, K] (dequant.ts dequantizeMarlin).
  * - AWQ GEMM (AutoAWQ): `<m>.qweight` I32 [K, N/8], `<m>.scales` [G, N], `<m>.qzeros` I32 [G, N/8]; dequantized
  *   Wᵀ [K, N] as AWQ stores it.
  * - bitsandbytes 4-bit (Linear4bit state dict): `<m>.weight` U8 packed, `<m>.weight.absmax`, `<m>.weight.quant_map`
@@ -55,7 +57,23 @@ export interface BnbPlan {
   nestedQuantMap: number | null;
 }
 
-export type PackedPlan = GptqPlan | AwqPlan | BnbPlan;
+export interface MarlinPlan {
+  scheme: 'GPTQ Marlin';
+  weight: number;
+  scales: number;
+  inFeatures: number;
+  outFeatures: number;
+  groupSize: number;
+  /** Dequantized shape: [N, K]. */
+  shape: number[];
+}
+
+export type PackedPlan = GptqPlan | AwqPlan | BnbPlan | MarlinPlan;
+
+/** The row holding a plan's packed codes. */
+export function packedWeightRow(plan: PackedPlan): number {
+  return plan.scheme === 'GPTQ' || plan.scheme === 'AWQ' ? plan.qweight : plan.weight;
+}
 
 const GPTQ_BITS: ReadonlySet<number> = new Set([2, 3, 4, 8]);
 
@@ -87,11 +105,30 @@ export function packedPlan(facts: TensorFacts, row: number): PackedPlan | null {
   if (name.endsWith('.weight') && facts.dtype(row) === 'U8') {
     return bnbPlan(facts, row, name);
   }
+  if (name.endsWith('.B') && facts.dtype(row) === 'I32') {
+    return marlinPlan(facts, row, name.slice(0, -'B'.length));
+  }
   return null;
 }
 
+function marlinPlan(facts: TensorFacts, weight: number, base: string): MarlinPlan | null {
+  const scales = rowOf(facts, `${base}s`);
+  if (scales === null) {
+    return null;
+  }
+  const [bands, packedCols] = facts.shape(weight);
+  const [groups, n] = facts.shape(scales);
+  // Four bits: 16 rows of N codes per band, eight codes per word.
+  if (!(bands > 0 && groups > 0 && n > 0 && packedCols === 2 * n)) {
+    return null;
+  }
+  const k = 16 * bands;
+  return { scheme: 'GPTQ Marlin', weight, scales, inFeatures: k, outFeatures: n, groupSize: k / groups, shape: [n, k] };
+}
+
 /**
- * The packed weight whose layout `row` is a code-only part of (GPTQ/AWQ `qzeros`, bitsandbytes' quant_state JSON):
+ * The packed weight whose layout `row` is a code-only part of (GPTQ/AWQ `qzeros`, bitsandbytes' quant_state JSON,
+ * Marlin's kernel `workspace`):
  * numbers that mean nothing on their own, only inside the weight's dequantized values. Null for any other row,
  * scales and absmax included (those are values in their own right).
  */
@@ -100,6 +137,8 @@ export function packedCodeCompanion(facts: TensorFacts, row: number): number | n
   let weight: number | null = null;
   if (name.endsWith('.qzeros')) {
     weight = rowOf(facts, `${name.slice(0, -'qzeros'.length)}qweight`);
+  } else if (name.endsWith('.workspace')) {
+    weight = rowOf(facts, `${name.slice(0, -'workspace'.length)}B`);
   } else {
     const state = /\.quant_state\.bitsandbytes__(?:nf4|fp4)$/.exec(name);
     weight = state ? rowOf(facts, name.slice(0, state.index)) : null;
