@@ -5,9 +5,10 @@
  * stored integer is zero: the scan names it as all-zero. Marlin's B is scanned dequantized, its kernel workspace not.
  */
 import { describe, expect, it } from 'vitest';
+import { keptFile } from '../testing/kept-load';
 import { buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { base64Bytes, dequantFixtures, present } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-source';
+import { type KeptLoad } from './load-source';
 import { scanBytes, scanValues, type ValuesJob } from './values-handler';
 
 const { gptq, marlin } = dequantFixtures();
@@ -24,13 +25,7 @@ async function keep(data: Record<string, Uint8Array>): Promise<KeptLoad> {
   const bytes = buildSafetensors(specs, {
     tensorData: { ...data, 'model.norm.weight': new Uint8Array(Float32Array.from([1, -2, 3, 0.5]).buffer) },
   });
-  const kept: KeptLoad[] = [];
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    { kind: 'file', file: new File([bytes as BlobPart], 'gptq.safetensors') },
-    {},
-  );
-  return present(kept[0], 'kept load');
+  return keptFile(bytes, 'gptq.safetensors');
 }
 
 function job(): ValuesJob & { seen: Array<[number, number]> } {
@@ -90,13 +85,7 @@ describe('scan all values over packed 4-bit weights', () => {
       ],
       { tensorData: { [`${p}B`]: base64Bytes(grouped.B), [`${p}s`]: base64Bytes(grouped.s) } },
     );
-    const kept: KeptLoad[] = [];
-    await loadSource(
-      { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-      { kind: 'file', file: new File([bytes as BlobPart], 'marlin.safetensors') },
-      {},
-    );
-    const scan = await scanValues(present(kept[0]), job());
+    const scan = await scanValues(await keptFile(bytes, 'marlin.safetensors'), job());
     expect(scan.perTensor.map((entry) => entry.tensor).sort()).toEqual([`${p}B`, `${p}s`]);
     const weight = present(scan.perTensor.find((entry) => entry.tensor === `${p}B`));
     expect(weight.count).toBe(grouped.k * grouped.n);

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { keptFile } from '../testing/kept-load';
 import { stridedLayout } from '../io/tensor-data';
 import { present } from '../testing/values-fixtures';
 import { loadSource, type KeptLoad } from './load-source';
@@ -28,15 +29,8 @@ const expected = JSON.parse(readFileSync(fixture('expected-values.json'), 'utf8'
   Record<string, Expected>
 >;
 
-async function keepFile(name: string): Promise<KeptLoad> {
-  const kept: KeptLoad[] = [];
-  const file = new File([readFileSync(fixture(name))], name);
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    { kind: 'file', file },
-    {},
-  );
-  return present(kept[0], 'kept load');
+function keepFile(name: string): Promise<KeptLoad> {
+  return keptFile(new Uint8Array(readFileSync(fixture(name))), name);
 }
 
 function job(): ValuesJob {

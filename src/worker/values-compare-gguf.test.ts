@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { keptFile } from '../testing/kept-load';
 import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
 import { compareSides } from '../core/compare/compare';
 import { valuePairings } from '../core/compare/value-pairs';
@@ -14,7 +15,6 @@ import { ggufRowOfHfRow } from '../core/compare/gguf-names';
 import { buildGguf, GGML, str, u32 } from '../testing/build-gguf';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { present } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
@@ -33,15 +33,7 @@ interface Expected {
 const expected = (JSON.parse(readFileSync(join(DIR, 'tiny-llama-pair.json'), 'utf8')) as { tensors: Expected[] })
   .tensors;
 
-async function keepBytes(bytes: Uint8Array, name: string): Promise<KeptLoad> {
-  const kept: KeptLoad[] = [];
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    { kind: 'file', file: new File([bytes as BlobPart], name) },
-    {},
-  );
-  return present(kept[0], 'kept load');
-}
+const keepBytes = keptFile;
 
 const keep = (name: string) => keepBytes(new Uint8Array(readFileSync(join(DIR, name))), name);
 

@@ -5,10 +5,11 @@
  * are not compared on their own, and the scales, values in their own right, are compared as stored.
  */
 import { describe, expect, it } from 'vitest';
+import { keptFile } from '../testing/kept-load';
 import { buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { base64Bytes, dequantFixtures, present } from '../testing/values-fixtures';
 import { elementPairings } from '../testing/value-pairings';
-import { loadSource, type KeptLoad } from './load-source';
+import { type KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
 
 const { gptq } = dequantFixtures();
@@ -28,13 +29,7 @@ async function keep(scales: Uint8Array, name: string): Promise<KeptLoad> {
       [`${m}scales`]: scales,
     },
   });
-  const kept: KeptLoad[] = [];
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    { kind: 'file', file: new File([bytes as BlobPart], name) },
-    {},
-  );
-  return present(kept[0], 'kept load');
+  return keptFile(bytes, name);
 }
 
 /** Every F16 scale times two, exactly: one more in the exponent of each (normal) value. */

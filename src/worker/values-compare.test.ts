@@ -1,20 +1,11 @@
 /** "Compare values" over a finetune pair: exactly the tensors whose bytes changed are named, with their difference. */
 import { describe, expect, it } from 'vitest';
+import { keptFile } from '../testing/kept-load';
 import { buildSafetensors } from '../testing/build-safetensors';
-import { present } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
 import { elementPairings } from '../testing/value-pairings';
 
-async function keep(bytes: Uint8Array, name: string): Promise<KeptLoad> {
-  const kept: KeptLoad[] = [];
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    { kind: 'file', file: new File([bytes as BlobPart], name) },
-    {},
-  );
-  return present(kept[0], 'kept load');
-}
+const keep = keptFile;
 
 function f32(values: number[]): Uint8Array {
   return new Uint8Array(Float32Array.from(values).buffer);

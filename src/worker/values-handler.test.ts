@@ -4,13 +4,12 @@
  * `values` purpose), the full read only when asked, and the scan finds planted NaN / Inf / all-zero tensors.
  */
 import { describe, expect, it } from 'vitest';
-import type { SourceSpec } from '../core/result';
+import { keptLoad } from '../testing/kept-load';
 import { buildSafetensors } from '../testing/build-safetensors';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
 import { caseBytes, present, valuesFixture } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-source';
 import { readTensorValues, scanBytes, scanValues, type ValuesJob } from './values-handler';
 
 let fixtures: FixtureDir;
@@ -22,15 +21,7 @@ setUpTestServers(async (dir) => {
   return servers;
 });
 
-async function keep(source: SourceSpec): Promise<KeptLoad> {
-  const kept: KeptLoad[] = [];
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    source,
-    {},
-  );
-  return present(kept[0], 'kept load');
-}
+const keep = keptLoad;
 
 function job(): ValuesJob & { seen: Array<[number, number]> } {
   const seen: Array<[number, number]> = [];

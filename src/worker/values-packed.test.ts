@@ -5,24 +5,18 @@
  * codes still on offer.
  */
 import { describe, expect, it } from 'vitest';
+import { keptFile } from '../testing/kept-load';
 import { NF4_CODE } from '../core/values/dequant';
 import { nestedAbsmax, packedPlan, parseBnbQuantState } from '../core/values/packed';
 import { buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { base64Bytes, dequantFixtures, present } from '../testing/values-fixtures';
-import { loadSource, type KeptLoad } from './load-source';
+import { type KeptLoad } from './load-source';
 import { readTensorValues, type ValuesJob } from './values-handler';
 
 const { gptq, gptq3, awq, nf4, marlin } = dequantFixtures();
 
 async function keepTensors(specs: TensorSpec[], data: Record<string, Uint8Array>): Promise<KeptLoad> {
-  const bytes = buildSafetensors(specs, { tensorData: data });
-  const kept: KeptLoad[] = [];
-  await loadSource(
-    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
-    { kind: 'file', file: new File([bytes as BlobPart], 'packed.safetensors') },
-    {},
-  );
-  return present(kept[0], 'kept load');
+  return keptFile(buildSafetensors(specs, { tensorData: data }), 'packed.safetensors');
 }
 
 function job(): ValuesJob & { seen: Array<[number, number]> } {

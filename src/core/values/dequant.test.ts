@@ -26,35 +26,24 @@ function expectClose(actual: ArrayLike<number> | null, expected: ArrayLike<numbe
 }
 
 describe('dequantizers over codes packed as their producers pack them', () => {
-  it('GPTQ v1 4-bit: W[n, k] from qweight, qzeros (zero − 1) and scales', () => {
-    const { gptq } = fixtures;
-    const values = dequantizeGptq({
-      qweight: base64Bytes(gptq.qweight),
-      qzeros: base64Bytes(gptq.qzeros),
-      scales: present(decodeValues('F16', base64Bytes(gptq.scales))),
-      bits: 4,
-      inFeatures: gptq.k,
-      outFeatures: gptq.n,
-      groupSize: gptq.group,
-      zeroMinusOne: true,
+  for (const [bits, what, gptq] of [
+    [4, 'W[n, k] from qweight, qzeros (zero − 1) and scales', fixtures.gptq],
+    [3, 'codes 10 and 21 of every 32 straddle two words, in qweight and in qzeros', fixtures.gptq3],
+  ] as const) {
+    it(`GPTQ v1 ${bits}-bit: ${what}`, () => {
+      const values = dequantizeGptq({
+        qweight: base64Bytes(gptq.qweight),
+        qzeros: base64Bytes(gptq.qzeros),
+        scales: present(decodeValues('F16', base64Bytes(gptq.scales))),
+        bits,
+        inFeatures: gptq.k,
+        outFeatures: gptq.n,
+        groupSize: gptq.group,
+        zeroMinusOne: true,
+      });
+      expectClose(values, gptq.values);
     });
-    expectClose(values, gptq.values);
-  });
-
-  it('GPTQ v1 3-bit: codes 10 and 21 of every 32 straddle two words, in qweight and in qzeros', () => {
-    const { gptq3 } = fixtures;
-    const values = dequantizeGptq({
-      qweight: base64Bytes(gptq3.qweight),
-      qzeros: base64Bytes(gptq3.qzeros),
-      scales: present(decodeValues('F16', base64Bytes(gptq3.scales))),
-      bits: 3,
-      inFeatures: gptq3.k,
-      outFeatures: gptq3.n,
-      groupSize: gptq3.group,
-      zeroMinusOne: true,
-    });
-    expectClose(values, gptq3.values);
-  });
+  }
 
   it('GPTQ in Marlin format: tiles, the 1024-code shuffle and the scale shuffle undone, per group and per channel', () => {
     for (const marlin of fixtures.marlin) {

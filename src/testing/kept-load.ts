@@ -1,0 +1,20 @@
+/** What the worker keeps of a load (worker/load-source.ts), for tests of the code that reads values afterwards. */
+import type { SourceSpec } from '../core/result';
+import { loadSource, type KeptLoad } from '../worker/load-source';
+import { present } from './values-fixtures';
+
+/** Loads `source` through the worker's own orchestration, in this thread, and returns the load it keeps. */
+export async function keptLoad(source: SourceSpec): Promise<KeptLoad> {
+  const kept: KeptLoad[] = [];
+  await loadSource(
+    { id: 1, signal: new AbortController().signal, post: () => {}, remember: (load) => kept.push(load) },
+    source,
+    {},
+  );
+  return present(kept[0], 'kept load');
+}
+
+/** `keptLoad` of a local file holding `bytes`. */
+export function keptFile(bytes: Uint8Array, name: string): Promise<KeptLoad> {
+  return keptLoad({ kind: 'file', file: new File([bytes as BlobPart], name) });
+}
