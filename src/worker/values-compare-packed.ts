@@ -34,14 +34,16 @@ function factsOf(load: KeptLoad): TensorFacts {
 function packedSides(a: KeptLoad, b: KeptLoad, rowA: number, rowB: number) {
   const factsA = factsOf(a);
   const factsB = factsOf(b);
-  const companion = packedCodeCompanion(factsA, rowA) ?? packedCodeCompanion(factsB, rowB);
+  const weightA = packedCodeCompanion(factsA, rowA);
+  const weightB = weightA === null ? packedCodeCompanion(factsB, rowB) : null;
+  // The weight whose code-only part this pair is, by name.
+  const companion = weightA !== null ? a.names[weightA] : weightB !== null ? b.names[weightB] : null;
   const planA = packedPlan(factsA, rowA);
   const planB = packedPlan(factsB, rowB);
   if (companion === null && planA === null && planB === null) {
     return null;
   }
-  const weightName = companion !== null ? (packedCodeCompanion(factsA, rowA) !== null ? a : b).names[companion] : '';
-  return { companion: companion !== null ? weightName : null, planA, planB };
+  return { companion, planA, planB };
 }
 
 /**
