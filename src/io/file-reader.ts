@@ -101,12 +101,16 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /**
- * A Blob read cannot be cancelled, but the caller must not wait for it: reject as soon as the signal fires and
- * let the read finish unobserved.
+ * A Blob read (or any work that cannot be cancelled) need not be waited for: reject as soon as the signal fires, or
+ * at once when it already has, and let the work finish unobserved.
  */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) {
     return promise;
+  }
+  if (signal.aborted) {
+    promise.catch(() => undefined);
+    return Promise.reject(new SourceError('aborted', 'Loading was cancelled.'));
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(new SourceError('aborted', 'Loading was cancelled.'));

@@ -12,6 +12,7 @@ import { valuePairings, type ValuePairings } from '../core/compare/value-pairs';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
+import { abortable } from '../io/file-reader';
 
 interface LoadView extends CompareFacts {
   columns: TensorColumns;
@@ -203,22 +204,10 @@ export async function valuePairsReadingHeads(
     return first;
   }
   try {
-    await untilAborted(hf.readSidecars(), signal);
+    await abortable(hf.readSidecars(), signal);
   } catch {
     // A failed read costs only the head counts: the q/k pairs stay skipped, saying why.
     return first;
   }
   return valuePairsOf(compareId, loadOf);
-}
-
-/** `promise`, or a rejection as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    return Promise.reject(new Error('cancelled'));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const stop = () => reject(new Error('cancelled'));
-    signal.addEventListener('abort', stop, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
-  });
 }
