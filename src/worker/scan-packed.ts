@@ -5,13 +5,11 @@
  * code-only parts of its layout (`qzeros`, quant_state) are not scanned on their own. Scales and absmax are values in
  * their own right and are scanned as stored. A weight past MAX_DEQUANTIZED_ELEMENTS is scanned as its stored codes.
  */
-import { tensorShape } from '../core/model';
-import { packedCodeCompanion, packedPlan, type PackedPlan, type TensorFacts } from '../core/values/packed';
+import { mayBePackedPart, packedCodeCompanion, packedPlan, type PackedPlan } from '../core/values/packed';
 import { scanTensor, TensorScanAccumulator, type ScanTensor } from '../core/values/value-scan';
-import { locatedByteLength } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
 import { rowDtype } from './values-handler';
-import { dequantizedWeight, MAX_DEQUANTIZED_ELEMENTS } from './values-packed';
+import { dequantizedWeight, MAX_DEQUANTIZED_ELEMENTS, packedFacts, plannedElements } from './values-packed';
 
 export interface PackedScan {
   /** Packed weights scanned dequantized, by row. */
@@ -20,28 +18,19 @@ export interface PackedScan {
   codeOnly: Set<number>;
 }
 
-/** Whether a plan's weight fits one dequantized read (a bitsandbytes weight holds two codes per stored byte). */
+/** Whether a plan's weight fits one dequantized read. */
 function fits(load: KeptLoad, plan: PackedPlan): boolean {
-  const elements =
-    plan.scheme === 'bitsandbytes 4-bit'
-      ? 2 * locatedByteLength(load.columns, plan.weight, load.data?.storage)
-      : plan.inFeatures * plan.outFeatures;
-  return elements <= MAX_DEQUANTIZED_ELEMENTS;
+  return plannedElements(load, plan) <= MAX_DEQUANTIZED_ELEMENTS;
 }
 
 /** Which rows of the load the scan reads dequantized, and which it leaves to them. */
 export function packedScanPlan(load: KeptLoad): PackedScan {
-  const facts: TensorFacts = {
-    names: load.names,
-    dtype: (row) => rowDtype(load, row),
-    shape: (row) => tensorShape(load.columns, row),
-  };
+  const facts = packedFacts(load, rowDtype);
   const weights = new Map<number, PackedPlan>();
   const codeOnly = new Set<number>();
   for (let row = 0; row < load.columns.count; row++) {
     const name = load.names[row];
-    // Only these names can be a packed weight or a code-only part: the lookups stay off every other row.
-    if (!/(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4|\.B|\.workspace)$/.test(name)) {
+    if (!mayBePackedPart(name)) {
       continue;
     }
     const plan = packedPlan(facts, row);

@@ -5,35 +5,30 @@
  * the layout (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them.
  * Scales, absmax and g_idx are values in their own right and go through the plain comparison.
  */
-import {
-  packedCodeCompanion,
-  packedPlan,
-  packedWeightRow,
-  type PackedPlan,
-  type TensorFacts,
-} from '../core/values/packed';
+import { packedCodeCompanion, packedPlan, packedWeightRow, type PackedPlan } from '../core/values/packed';
 import type { ValuePairing } from '../core/compare/value-pairs';
 import { DiffAccumulator } from '../core/values/compare-values';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { ValuesUnavailable } from '../core/values/tensor-values';
-import { tensorShape } from '../core/model';
 import { formatBytes } from '../core/number-format';
 import type { KeptLoad } from './load-source';
 import type { PairOutcome } from './values-compare';
 import { rowDtype, type ValuesJob } from './values-handler';
-import { dequantizedWeight, packedReadBytes } from './values-packed';
+import { dequantizedWeight, packedFacts, packedReadBytes } from './values-packed';
 
 /** Values compared per step: the accumulator's loop stays in cache, the progress moves. */
 const PIECE_ELEMENTS = 1 << 20;
 
-function factsOf(load: KeptLoad): TensorFacts {
-  return { names: load.names, dtype: (row) => rowDtype(load, row), shape: (row) => tensorShape(load.columns, row) };
+/** The pairing's two rows when it compares one whole tensor of each side as stored (no slices, reordering or shift). */
+function wholeRows(pairing: ValuePairing): { rowA: number; rowB: number } | null {
+  const simple = pairing.parts.length === 1 && pairing.permutedRows === null && pairing.shift === null;
+  return simple ? pairing.parts[0] : null;
 }
 
 /** The pair's packed layout on each side, or null when neither side is part of one (the plain comparison runs). */
 function packedSides(a: KeptLoad, b: KeptLoad, rowA: number, rowB: number) {
-  const factsA = factsOf(a);
-  const factsB = factsOf(b);
+  const factsA = packedFacts(a, rowDtype);
+  const factsB = packedFacts(b, rowDtype);
   const weightA = packedCodeCompanion(factsA, rowA);
   const weightB = weightA === null ? packedCodeCompanion(factsB, rowB) : null;
   // The weight whose code-only part this pair is, by name.
@@ -57,12 +52,9 @@ export async function comparePackedPairing(
   job: ValuesJob,
   onBytes: (bytes: number) => void,
 ): Promise<PairOutcome | null> {
-  if (pairing.parts.length !== 1 || pairing.permutedRows !== null || pairing.shift !== null) {
-    return null;
-  }
-  const { rowA, rowB } = pairing.parts[0];
-  const sides = packedSides(a, b, rowA, rowB);
-  if (sides === null) {
+  const rows = wholeRows(pairing);
+  const sides = rows && packedSides(a, b, rows.rowA, rows.rowB);
+  if (!sides) {
     return null;
   }
   const skip = (reason: string): PairOutcome => ({
@@ -149,11 +141,9 @@ async function compareDequantized(
 
 /** Bytes a packed pairing reads (both sides whole, companions included), or null when it is not one. */
 export function packedPairBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing): number | null {
-  if (pairing.parts.length !== 1 || pairing.permutedRows !== null || pairing.shift !== null) {
-    return null;
-  }
-  const sides = packedSides(a, b, pairing.parts[0].rowA, pairing.parts[0].rowB);
-  if (sides === null) {
+  const rows = wholeRows(pairing);
+  const sides = rows && packedSides(a, b, rows.rowA, rows.rowB);
+  if (!sides) {
     return null;
   }
   if (sides.companion !== null || sides.planA === null || sides.planB === null) {

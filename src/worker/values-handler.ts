@@ -34,7 +34,7 @@ import {
   type TensorSpan,
 } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
-import { packedReadBytes, readDequantizedValues } from './values-packed';
+import { packedFacts, packedReadBytes, readDequantizedValues } from './values-packed';
 import { packedScanPlan, scanDequantized, type PackedScan } from './scan-packed';
 import { formatBytes } from '../core/number-format';
 
@@ -74,10 +74,7 @@ export async function readTensorValues(
     throw new ValuesUnavailable('No such tensor in this load.');
   }
   const dtype = rowDtype(load, row);
-  const packed = packedPlan(
-    { names: load.names, dtype: (r) => rowDtype(load, r), shape: (r) => tensorShape(load.columns, r) },
-    row,
-  );
+  const packed = packedPlan(packedFacts(load, rowDtype), row);
   const packedBytes = packed ? packedReadBytes(load, packed) : 0;
   let notDequantized: string | null = null;
   if (packed && !stored && (!data.remote || whole || packedBytes <= REMOTE_VALUES_WHOLE_BYTES)) {

@@ -7,7 +7,7 @@ import { decodeValues } from '../core/values/decode';
 import { dequantizeAwq, dequantizeBnb4, dequantizeGptq, dequantizeMarlin } from '../core/values/dequant';
 import { matrixShape } from '../core/values/grid';
 import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/values-limits';
-import { nestedAbsmax, parseBnbQuantState, type PackedPlan } from '../core/values/packed';
+import { nestedAbsmax, parseBnbQuantState, type PackedPlan, type TensorFacts } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
 import { ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
 import { tensorShape } from '../core/model';
@@ -22,6 +22,21 @@ export type DtypeOf = (load: KeptLoad, row: number) => string;
  * (4096 × 14336) fits; a larger one says so and its stored codes can still be read.
  */
 export const MAX_DEQUANTIZED_ELEMENTS = 64 * 1024 * 1024;
+
+/** The names, dtypes and shapes core/values/packed.ts plans a load's packed layouts from. */
+export function packedFacts(load: KeptLoad, rowDtype: DtypeOf): TensorFacts {
+  return { names: load.names, dtype: (row) => rowDtype(load, row), shape: (row) => tensorShape(load.columns, row) };
+}
+
+/**
+ * Values the dequantized weight holds: exact for GPTQ, AWQ and Marlin; for bitsandbytes two per stored byte (its
+ * quant_state, read with the weight, has the exact count).
+ */
+export function plannedElements(load: KeptLoad, plan: PackedPlan): number {
+  return plan.scheme === 'bitsandbytes 4-bit'
+    ? 2 * locatedByteLength(load.columns, plan.weight, load.data?.storage)
+    : plan.inFeatures * plan.outFeatures;
+}
 
 /** The rows a plan reads, for the byte count and the progress total. */
 export function planRows(plan: PackedPlan): number[] {
@@ -62,7 +77,7 @@ export interface DequantizedWeight {
  * A packed weight dequantized whole, with every companion read whole (`onRead`: bytes read so far). Throws
  * ValuesUnavailable, saying why, when the load holds no data, the weight is too large, or its tensors do not fit.
  */
-export function dequantizedWeight(
+export async function dequantizedWeight(
   load: KeptLoad,
   plan: PackedPlan,
   signal: AbortSignal,
@@ -73,7 +88,7 @@ export function dequantizedWeight(
     throw new ValuesUnavailable('the load holds no tensor data to read');
   }
   if (plan.scheme !== 'bitsandbytes 4-bit') {
-    checkSize(plan.inFeatures * plan.outFeatures);
+    checkSize(plannedElements(load, plan));
   }
   return dequantize(load, load.data, plan, signal, onRead, rowDtype);
 }

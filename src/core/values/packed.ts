@@ -96,6 +96,14 @@ function rowOf(facts: TensorFacts, name: string): number | null {
   return rows.get(name) ?? null;
 }
 
+/**
+ * Whether a tensor name can be a packed weight or a code-only part of one (the suffixes the plans below look for):
+ * a pass over every row (the scan's) asks only these rows, so the companion lookups stay off every other one.
+ */
+export function mayBePackedPart(name: string): boolean {
+  return /(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4|\.B|\.workspace)$/.test(name);
+}
+
 /** The packed layout `row` belongs to as its stored codes, or null when it is not one. */
 export function packedPlan(facts: TensorFacts, row: number): PackedPlan | null {
   const name = facts.names[row];
