@@ -11,7 +11,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser } from '@playwright/test';
+import type { Browser, CDPSession } from '@playwright/test';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { kohyaSd15Fixture } from '../src/testing/models/lora';
 import { comfySpreadConfigsFixture } from '../src/testing/remote-sampling-fixtures';
@@ -64,6 +64,41 @@ function timed(ms: number, log: readonly BenchRequest[], tailMs = NaN): Timed {
   };
 }
 
+/**
+ * Starts the CPU profiler in every dedicated worker of the page (the parser worker exists already, the slice
+ * worker may come later), through the page's CDP session with non-flattened auto-attach.
+ */
+async function profileWorkers(cdp: CDPSession): Promise<{ stop(): Promise<unknown[]> }> {
+  let nextId = 1;
+  const pending = new Map<number, (result: unknown) => void>();
+  const sessions: string[] = [];
+  const send = (sessionId: string, method: string, params: object = {}): Promise<unknown> => {
+    const id = nextId++;
+    void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+    return new Promise((resolve) => pending.set(id, resolve));
+  };
+  cdp.on('Target.receivedMessageFromTarget', (event) => {
+    const message = JSON.parse(event.message) as { id?: number; result?: unknown };
+    if (message.id !== undefined) {
+      pending.get(message.id)?.(message.result);
+      pending.delete(message.id);
+    }
+  });
+  cdp.on('Target.attachedToTarget', (event) => {
+    if (event.targetInfo.type === 'worker') {
+      sessions.push(event.sessionId);
+      void send(event.sessionId, 'Profiler.enable').then(() => send(event.sessionId, 'Profiler.start'));
+    }
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  return {
+    async stop() {
+      const results = await Promise.all(sessions.map((sessionId) => send(sessionId, 'Profiler.stop')));
+      return results.map((result) => (result as { profile: unknown }).profile);
+    },
+  };
+}
+
 function headerEnd(file: string): number {
   const prefix = Buffer.alloc(8);
   const fd = openSync(file, 'r');
@@ -95,6 +130,7 @@ async function timeApp(browser: Browser, server: BenchServer, url: string, timel
   await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   const first = server.log.length;
   const profiler = PROFILE_DIR ? await context.newCDPSession(page) : null;
+  const workerProfiles = profiler ? await profileWorkers(profiler) : null;
   if (profiler) {
     await profiler.send('Profiler.enable');
     await profiler.send('Profiler.start');
@@ -114,6 +150,11 @@ async function timeApp(browser: Browser, server: BenchServer, url: string, timel
     );
     writeFileSync(file, JSON.stringify(profile));
     console.log(`  main-thread CPU profile: ${file}`);
+    for (const [index, workerProfile] of (await workerProfiles?.stop())?.entries() ?? []) {
+      const workerFile = file.replace('main-thread-', `worker-${index}-`);
+      writeFileSync(workerFile, JSON.stringify(workerProfile));
+      console.log(`  worker CPU profile: ${workerFile}`);
+    }
   }
   const failed = await page.locator('.load-error').count();
   if (failed > 0) {

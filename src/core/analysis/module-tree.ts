@@ -73,6 +73,7 @@ interface TemplateRows {
 
 export const moduleTreeAnalysis: Analysis<'moduleTree', ModuleTreeSection> = {
   id: 'moduleTree',
+  viewOnly: true,
   run: (input: AnalysisInput) => ({ section: buildModuleTree(tensorIndex(input.header, input.names)), findings: [] }),
 };
 
