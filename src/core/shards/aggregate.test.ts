@@ -312,6 +312,26 @@ describe('aggregateShards findings', () => {
   });
 });
 
+describe('aggregateShards name matching', () => {
+  it("gives the same model whether it matches names through the index scan's own table or builds its own", () => {
+    // Every defect at once: unindexed and duplicated names take the fallback that groups rows by their bytes.
+    for (const defects of [
+      {},
+      { unindexedTensor: true, duplicateAcrossShards: true, wrongShardTensor: true, indexTensorMissing: true },
+    ]) {
+      const built = buildShardedModel({ shards: 5, ...defects });
+      const index = parseIndex(built.indexJson);
+      expect(index.nameTable).toBeDefined();
+      const { nameTable: _table, ...withoutTable } = index;
+      const shards = parsedShardHeaders(built);
+      const viaScan = aggregateShards({ index, indexFile: INDEX_FILE, shards });
+      const viaOwnTable = aggregateShards({ index: withoutTable, indexFile: INDEX_FILE, shards });
+      expect(viaScan).toEqual(viaOwnTable);
+      expect(viaScan.findings.length).toBe(Object.keys(defects).length);
+    }
+  });
+});
+
 describe('aggregateShards at scale', () => {
   it('groups 200,000 index-only and 100,000 unindexed tensors into one finding per shard', () => {
     const shardCount = 10;

@@ -19,11 +19,11 @@ import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE, MAX_TENSORS_PER_FINDING } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
-import { ByteSliceIndex } from './byte-table';
 import { foldFindingsPerCode } from './fold-findings';
 import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-format';
 import { indexEntryName, type ShardIndex } from './index-parser';
 import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
+import { rowNames } from './row-names';
 import { MAX_SHARD_FILES } from './shard-limits';
 import { parseShardPattern, validateShardName } from './shard-names';
 
@@ -224,19 +224,18 @@ function checkTensorNames(
     return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
   };
   const groups = new FindingGroups();
-  const names = new ByteSliceIndex(columns.nameBytes, columns.nameStarts, columns.count);
-  const indexLookup = index ? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount) : null;
+  const { firstOf, entryOf } = rowNames(columns, index);
   const matched = index ? new Uint8Array(index.entryCount) : null;
-  const repeats = repeatsAcrossShards(names.firstOf, shardOfRow, columns.count);
+  const repeats = repeatsAcrossShards(firstOf, shardOfRow, columns.count);
   for (let row = 0; row < columns.count; row++) {
-    if (names.firstOf[row] !== row) {
+    if (firstOf[row] !== row) {
       continue;
     }
     const others = repeats.get(row);
     const occurrences = others ? [row, ...others] : [row];
     let canonical = row;
-    if (indexLookup && index && matched) {
-      const entry = indexLookup.find(columns.nameBytes, columns.nameStarts[row], columns.nameStarts[row + 1]);
+    if (entryOf && index && matched) {
+      const entry = entryOf[row];
       if (entry < 0) {
         for (const occurrence of occurrences) {
           groups.add('unindexed-tensor', shardOfRow[occurrence], occurrence, rowName);

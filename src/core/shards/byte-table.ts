@@ -78,6 +78,32 @@ function slotCountFor(count: number): number {
 }
 
 /**
+ * A finished table over byte slices that live in a names column (keyBytes, keyStarts): what the interner built while
+ * it took the names in, kept so later lookups need not hash every name again. Typed arrays, so it is cloneable.
+ */
+export interface ByteSliceTable {
+  /** Hash of each key, by id. */
+  hashes: Uint32Array;
+  /** Open-addressing slots holding id + 1 (0 is empty); a power of two long. */
+  slots: Int32Array;
+  seed: number;
+}
+
+/** The id of the key whose bytes equal src[start, end) in `table` over keyBytes/keyStarts, or -1. */
+export function findInTable(
+  table: ByteSliceTable,
+  keyBytes: Uint8Array,
+  keyStarts: Uint32Array,
+  src: Uint8Array,
+  start: number,
+  end: number,
+): number {
+  const hash = hashBytes(src, start, end, table.seed);
+  const found = probe(table.slots, table.hashes, keyBytes, keyStarts, hash, src, start, end);
+  return found >= 0 ? found : -1;
+}
+
+/**
  * Distinct byte strings, appended to one growable buffer in first-seen order; ids are 0, 1, 2, … in that order.
  * The buffer and the start offsets it builds are exactly the compact name columns the index keeps.
  */
@@ -126,6 +152,11 @@ export class ByteStringInterner {
   /** The bytes of string `id` (a view, valid until the next intern). */
   view(id: number): Uint8Array {
     return this.bytes.subarray(this.starts[id], this.starts[id + 1]);
+  }
+
+  /** The hash table over the strings, for findInTable over columns(): valid until the next intern. */
+  table(): ByteSliceTable {
+    return { hashes: this.hashes.subarray(0, this.count), slots: this.slots, seed: this.seed };
   }
 
   /** Trimmed copies of the buffer and the count + 1 start offsets. */
@@ -184,9 +215,9 @@ export class ByteStringInterner {
 export class ByteSliceIndex {
   /** For each row, the first row whose bytes are equal (itself when it is the first). */
   readonly firstOf: Int32Array;
-  private readonly slots: Int32Array;
-  private readonly hashes: Uint32Array;
-  private readonly seed = randomSeed();
+  readonly slots: Int32Array;
+  readonly hashes: Uint32Array;
+  readonly seed = randomSeed();
 
   constructor(
     private readonly bytes: Uint8Array,
@@ -213,16 +244,6 @@ export class ByteSliceIndex {
 
   /** The first row whose bytes equal src[start, end), or -1. */
   find(src: Uint8Array, start: number, end: number): number {
-    const found = probe(
-      this.slots,
-      this.hashes,
-      this.bytes,
-      this.starts,
-      hashBytes(src, start, end, this.seed),
-      src,
-      start,
-      end,
-    );
-    return found >= 0 ? found : -1;
+    return findInTable(this, this.bytes, this.starts, src, start, end);
   }
 }

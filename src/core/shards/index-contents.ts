@@ -174,6 +174,7 @@ export class IndexContents {
       nameBytes,
       nameStarts,
       shardOf,
+      nameTable: this.names.table(),
       entriesPerShard,
       duplicateKeyCount: this.duplicateKeyCount,
       findings: this.duplicateFindings(fileName),

@@ -18,6 +18,7 @@
  * which wins), and nesting deeper than MAX_INDEX_DEPTH. Duplicate keys inside `weight_map` are accepted with the
  * last value winning, as in Python and JSON.parse, and reported as `duplicate-index-key`.
  */
+import type { ByteSliceTable } from './byte-table';
 import type { Finding, MetadataEntry } from '../model';
 import { utf8 } from './index-contents';
 import { ShardIndexScanner } from './index-scanner';
@@ -44,6 +45,11 @@ export interface ShardIndex {
   nameStarts: Uint32Array;
   /** Shard file (index into shardFiles) of each entry. */
   shardOf: Uint16Array;
+  /**
+   * The hash table the scan built over the names (findInTable with nameBytes and nameStarts), so matching the
+   * headers' tensors against the index hashes each of them once. Absent on an index built by other means.
+   */
+  nameTable?: ByteSliceTable;
   /** Entries per shard file, parallel to shardFiles. */
   entriesPerShard: Uint32Array;
   /** Extra occurrences of weight_map keys (0 in a well-formed index). */

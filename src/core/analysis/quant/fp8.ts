@@ -23,40 +23,69 @@ const RE_KV_SCALE = /\.(?:k_scale|v_scale|kv_scale|q_scale|prob_scale)$/;
 export const fp8BlockDetector: QuantDetector = {
   family: 'fp8-block',
   detect(context) {
-    const { index, config } = context;
+    const { index, claimed, config } = context;
     const modules: QuantModule[] = [];
-    const blocks: string[] = [];
+    // The most-seen block label, kept as it is counted (ties go the way mode() breaks them).
+    const blockCounts = new Map<string, number>();
+    let block = '';
+    let blockCount = 0;
     let perRow = 0;
     const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
     const configuredLabel = `${configured[0]}x${configured[1]}`;
-    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale_inv')) {
-      if (!isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
+    const float8 = float8ByCode();
+    const codes = index.header.tensors.dtype;
+    // DeepSeek-V3 has ~45,000 of these modules, so this loop is the quantization step's hot path: it walks the
+    // scale rows itself (no match objects), names only the modules it keeps, and asks for `.input_scale` siblings
+    // only when the file has any.
+    const withInputScales = index.rowsEndingWith('.input_scale').length > 0;
+    for (const row of index.rowsEndingWith('.weight_scale_inv')) {
+      if (claimed[row]) {
+        continue;
+      }
+      const weight = index.sibling(row, '.weight_scale_inv', '.weight');
+      if (weight < 0 || claimed[weight] || index.rank(weight) < 2) {
+        continue;
+      }
+      const known = float8[codes[weight]];
+      if (known === 0 || (known === 2 && !isFloat8(index.dtype(weight)))) {
         continue;
       }
       const n = index.dim(weight, -2);
       const k = index.dim(weight, -1);
       const s0 = index.rank(row) >= 2 ? index.dim(row, -2) : index.elements(row);
       const s1 = index.rank(row) >= 2 ? index.dim(row, -1) : 1;
+      let label: string;
       if (Math.ceil(n / configured[0]) === s0 && Math.ceil(k / configured[1]) === s1) {
-        blocks.push(configuredLabel);
+        label = configuredLabel;
       } else if (s0 === n && s1 === 1) {
         perRow++;
-        blocks.push('row');
+        label = 'row';
       } else {
-        blocks.push(`${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`);
+        label = `${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`;
+      }
+      const count = (blockCounts.get(label) ?? 0) + 1;
+      blockCounts.set(label, count);
+      if (count > blockCount) {
+        block = label;
+        blockCount = count;
+      }
+      const rows = [weight, row];
+      if (withInputScales) {
+        const inputScale = index.sibling(row, '.weight_scale_inv', '.input_scale');
+        if (inputScale >= 0 && claimed[inputScale] === 0) {
+          rows.push(inputScale);
+        }
       }
       modules.push({
-        name: base,
+        name: stripSuffix(index.names[row], '.weight_scale_inv'),
         weightRow: weight,
-        // The weight was found beside the scale already; ~45,000 modules in DeepSeek-V3 make each lookup count.
-        rows: [weight, row, ...siblingRows(context, row, '.weight_scale_inv', ['.input_scale'])],
+        rows,
         logicalParams: index.elements(weight),
       });
     }
     if (modules.length === 0) {
       return null;
     }
-    const block = mode(blocks) ?? '';
     const blockSize = /^(\d+)x(\d+)$/.exec(block);
     return {
       family: 'fp8-block',

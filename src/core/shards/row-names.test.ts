@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { parsedHeaderFromSpecs } from '../../testing/build-sharded';
+import { parseShardIndex, type ShardIndex } from './index-parser';
+import { rowNames } from './row-names';
+
+function index(weightMap: Record<string, string>): ShardIndex {
+  const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
+  if (!result.ok) {
+    throw new Error(result.finding.message);
+  }
+  return result.index;
+}
+
+const columns = (names: string[]) =>
+  parsedHeaderFromSpecs(names.map((name) => ({ name, dtype: 'F32' as const, shape: [1] }))).tensors;
+
+describe('rowNames', () => {
+  const rows = ['a', 'b', 'a', 'c', 'b'];
+
+  it('groups rows by name and finds each name in the index through the table the scan built', () => {
+    const withTable = index({ b: 's1', a: 's2', c: 's1' });
+    expect(rowNames(columns(rows), withTable)).toEqual({
+      firstOf: Int32Array.from([0, 1, 0, 3, 1]),
+      entryOf: Int32Array.from([1, 0, 1, 2, 0]),
+    });
+    const { nameTable: _table, ...withoutTable } = withTable;
+    expect(rowNames(columns(rows), withoutTable)).toEqual(rowNames(columns(rows), withTable));
+  });
+
+  it('groups names the index lacks by their bytes, repeats included', () => {
+    const names = rowNames(columns(['x', 'a', 'x', 'y']), index({ a: 's1' }));
+    expect(names.entryOf).toEqual(Int32Array.from([-1, 0, -1, -1]));
+    expect(names.firstOf).toEqual(Int32Array.from([0, 1, 0, 3]));
+  });
+
+  it('without an index, only groups', () => {
+    expect(rowNames(columns(rows), null)).toEqual({ firstOf: Int32Array.from([0, 1, 0, 3, 1]), entryOf: null });
+  });
+});

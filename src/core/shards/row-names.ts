@@ -1,0 +1,52 @@
+/**
+ * Which rows of a merged shard table share a tensor name, and which index entry each name is: the first step of
+ * the shard checks (aggregate.ts). With the index's own hash table (ShardIndex.nameTable) each row's name is hashed
+ * once, to find its entry, and rows of one entry are one name; no table over the rows is built unless some name is
+ * missing from the index.
+ */
+import type { TensorColumns } from '../model';
+import { ByteSliceIndex, findInTable } from './byte-table';
+import type { ShardIndex } from './index-parser';
+
+export interface RowNames {
+  /** For each row, the first row with the same name (itself when it is the first). */
+  firstOf: Int32Array;
+  /** With an index: for each row, the index entry of its name, or -1 when the index does not list it. */
+  entryOf: Int32Array | null;
+}
+
+export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowNames {
+  const { nameBytes, nameStarts, count } = columns;
+  if (index === null) {
+    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
+  }
+  const table = index.nameTable ?? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
+  const entryOf = new Int32Array(count);
+  const firstOf = new Int32Array(count);
+  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
+  let unindexed = false;
+  for (let row = 0; row < count; row++) {
+    const entry = findInTable(
+      table,
+      index.nameBytes,
+      index.nameStarts,
+      nameBytes,
+      nameStarts[row],
+      nameStarts[row + 1],
+    );
+    entryOf[row] = entry;
+    if (entry < 0) {
+      unindexed = true;
+      continue;
+    }
+    const first = firstRowOfEntry[entry];
+    if (first < 0) {
+      firstRowOfEntry[entry] = row;
+      firstOf[row] = row;
+    } else {
+      firstOf[row] = first;
+    }
+  }
+  // Names the index does not list can repeat among themselves: then every row is grouped by its bytes.
+  return { firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf, entryOf };
+}
