@@ -116,12 +116,7 @@ const TABS: Tab[] = [
     available: (result: LoadResult) =>
       result.outcome.kind === 'parsed' && formatView(result.outcome.header).tab?.id === tab.id,
   })),
-  {
-    id: 'modules',
-    label: 'Modules',
-    available: (result) =>
-      result.sections.moduleTree !== undefined || (result.sectionsToFollow?.includes('moduleTree') ?? false),
-  },
+  { id: 'modules', label: 'Modules', available: (result) => result.sections.moduleTree !== undefined },
   { id: 'dtypes', label: 'Dtypes', available: ALWAYS },
   { id: 'shards', label: 'Shards', available: (result) => result.shards !== undefined },
   { id: 'quantization', label: 'Quantization', available: (result) => result.sections.quantization !== undefined },
@@ -204,11 +199,6 @@ function ResultView({ result }: { result: LoadResult }) {
             {formatView(header).tab?.id === panel &&
               formatView(header).tab?.render({ header, fileName: result.source.name })}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
-            {panel === 'modules' && !sections.moduleTree && (
-              <p className="muted" role="status">
-                Building the module tree…
-              </p>
-            )}
             {panel === 'dtypes' && <DtypeChart totals={result.totals} />}
             {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}
             {panel === 'quantization' && sections.quantization && <QuantizationPanel section={sections.quantization} />}

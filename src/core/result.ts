@@ -27,7 +27,6 @@ export interface RepoFile {
 }
 
 export type AnalysisSections = ReturnType<typeof runAnalyses>['sections'];
-export type AnalysisSectionId = keyof AnalysisSections;
 
 export type SourceSpec =
   | { kind: 'file'; file: File }
@@ -152,11 +151,6 @@ export interface LoadResult {
    * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later.
    */
   analysisPending: boolean;
-  /**
-   * Sections only a tab shows (the module tree), built after the analyses: set by the `analyses` message, emptied
-   * when they arrive. The report (`lens:load-done`) is complete without them; an export waits for them.
-   */
-  sectionsToFollow?: readonly AnalysisSectionId[];
   sections: AnalysisSections;
   /** Findings from the analyses (the parser's own are in outcome). */
   analysisFindings: Finding[];

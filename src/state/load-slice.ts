@@ -120,12 +120,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
             status: 'ready',
             result: {
               ...(update
-                ? withAnalyses(result, {
-                    ...update,
-                    analyzeMs: result.timings.analyzeMs + update.analyzeMs,
-                    // The worker re-runs from the complete first run, view-only sections included.
-                    sectionsToFollow: [],
-                  })
+                ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
                 : result),
               ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
             },

@@ -26,7 +26,6 @@ import {
   startLoad,
   warmUpWorker,
   type AnalysesUpdate,
-  type ViewSectionsUpdate,
   type LoadHandle,
   type QueryAnswer,
 } from '../worker/client';
@@ -129,26 +128,11 @@ function withToken(source: SourceSpec, token: string): SourceSpec {
 export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
   return {
     ...result,
-    analysisPending: false,
-    sectionsToFollow: update.sectionsToFollow,
     sections: update.sections,
     analysisFindings: update.analysisFindings,
     network: update.network ?? result.network,
     bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
     timings: { ...result.timings, analyzeMs: update.analyzeMs },
-  };
-}
-
-/** `result` with the view-only sections that followed its analyses. */
-export function withViewSections(result: LoadResult, update: ViewSectionsUpdate): LoadResult {
-  return {
-    ...result,
-    sectionsToFollow: [],
-    sections: { ...result.sections, ...update.sections },
-    analysisFindings:
-      update.analysisFindings.length > 0
-        ? [...result.analysisFindings, ...update.analysisFindings]
-        : result.analysisFindings,
   };
 }
 
@@ -209,14 +193,11 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
       onAnalyses: (update) => {
         const merged = updateIf('ready', handle.id, (state) => ({
           ...state,
-          result: withAnalyses(state.result, update),
+          result: { ...withAnalyses(state.result, update), analysisPending: false },
         }));
         if (merged) {
           binding.analysed?.(handle.id);
         }
-      },
-      onViewSections: (update) => {
-        updateIf('ready', handle.id, (state) => ({ ...state, result: withViewSections(state.result, update) }));
       },
     });
     current = handle;

@@ -9,7 +9,6 @@ import type { TensorColumns } from '../core/model';
 import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
-  AnalysisSectionId,
   CompareResult,
   LoadOptions,
   LoadPhase,
@@ -33,14 +32,6 @@ export interface AnalysesUpdate {
   analysisFindings: LoadResult['analysisFindings'];
   network: LoadResult['network'];
   analyzeMs: number;
-  /** Sections still being built: onViewSections brings them. */
-  sectionsToFollow: readonly AnalysisSectionId[];
-}
-
-/** The view-only sections, built after the analyses (AnalysesUpdate.sectionsToFollow). */
-export interface ViewSectionsUpdate {
-  sections: LoadResult['sections'];
-  analysisFindings: LoadResult['analysisFindings'];
 }
 
 export interface LoadHandlers {
@@ -55,7 +46,6 @@ export interface LoadHandlers {
   onPreview?: (rows: TensorColumns) => void;
   /** The analyses finished after the result was delivered. */
   onAnalyses?: (update: AnalysesUpdate) => void;
-  onViewSections?: (update: ViewSectionsUpdate) => void;
 }
 
 /** Whatever a load promise rejected with, as the plain error the UI shows. */
@@ -186,32 +176,19 @@ function handle(message: WorkerResponse): void {
       entry.resolve(message.result);
       return;
     case 'analyses':
-      if (message.sectionsToFollow.length === 0) {
-        pending.delete(message.id);
-      }
+      pending.delete(message.id);
       entry.handlers?.onAnalyses?.({
         sections: message.sections,
         analysisFindings: message.analysisFindings,
         network: message.network,
         analyzeMs: message.analyzeMs,
-        sectionsToFollow: message.sectionsToFollow,
       });
-      return;
-    case 'view-sections':
-      pending.delete(message.id);
-      entry.handlers?.onViewSections?.({ sections: message.sections, analysisFindings: message.analysisFindings });
       return;
     case 'error':
       pending.delete(message.id);
       // An error after the result (a failed analysis data read) leaves the parsed result standing.
       entry.reject(new LoadFailure(message.error));
-      entry.handlers?.onAnalyses?.({
-        sections: {},
-        analysisFindings: [],
-        network: null,
-        analyzeMs: 0,
-        sectionsToFollow: [],
-      });
+      entry.handlers?.onAnalyses?.({ sections: {}, analysisFindings: [], network: null, analyzeMs: 0 });
       return;
     case 'query-result':
       pending.delete(message.id);

@@ -14,7 +14,6 @@ import type { TensorValues } from '../core/values/tensor-values';
 import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
-  AnalysisSectionId,
   AnalysisSections,
   CompareResult,
   LoadOptions,
@@ -77,11 +76,7 @@ export type WorkerResponse =
       /** Network totals including the data reads the analyses made (comfy_quant configs, LoRA alphas). */
       network: NetworkFigures | null;
       analyzeMs: number;
-      /** Sections only a tab shows, built after this message: a `view-sections` message brings them. */
-      sectionsToFollow: readonly AnalysisSectionId[];
     }
-  /** The view-only sections (and their findings, if one failed) after the report's `analyses`; ends the load. */
-  | { type: 'view-sections'; id: number; sections: AnalysisSections; analysisFindings: Finding[] }
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }

@@ -3,7 +3,7 @@
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
 import { pageSection } from '../core/formats/format-readers';
-import { completeWithViewAnalyses, runReportAnalyses, VIEW_ONLY_SECTIONS } from '../core/analysis/analysis-registry';
+import { runAnalyses } from '../core/analysis/analysis-registry';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
@@ -149,22 +149,17 @@ async function publishRemembered(
     tensorBytes: data.bytes,
     tensorBytesSampled: data.sampled,
   };
-  const report = runReportAnalyses(input, (id) => markStep(`analysis:${id}`));
+  const analyses = runAnalyses(input, (id) => markStep(`analysis:${id}`));
+  firstRunDone({ run: analyses, input });
   ctx.post({
     type: 'analyses',
     id: ctx.id,
-    sections: report.sections,
-    analysisFindings: report.findings,
+    sections: analyses.sections,
+    analysisFindings: analyses.findings,
     network: loaded.network?.() ?? null,
     analyzeMs: performance.now() - analyzeStarted,
-    sectionsToFollow: VIEW_ONLY_SECTIONS,
   });
   markStep('analyses-posted');
-  // What only a tab shows is built next, with nothing awaited in between: a sidecar re-run (which waits for
-  // firstRun) then always starts from the complete run.
-  const { run, added } = completeWithViewAnalyses(report, input, (id) => markStep(`analysis:${id}`));
-  firstRunDone({ run, input });
-  ctx.post({ type: 'view-sections', id: ctx.id, sections: added.sections, analysisFindings: added.findings });
 }
 
 function emptyColumns(): TensorColumns {

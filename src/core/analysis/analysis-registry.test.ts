@@ -12,15 +12,7 @@ import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { allTensorNames, type Finding } from '../model';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_WANTED_BYTES, MAX_WANTED_TENSORS } from './analysis-limits';
-import {
-  ANALYSES,
-  completeWithViewAnalyses,
-  rerunSidecarAnalyses,
-  runAnalyses,
-  runReportAnalyses,
-  tensorBytesWanted,
-  VIEW_ONLY_SECTIONS,
-} from './analysis-registry';
+import { ANALYSES, rerunSidecarAnalyses, runAnalyses, tensorBytesWanted } from './analysis-registry';
 
 describe('tensorBytesWanted', () => {
   it('asks for the comfy_quant configs of a ComfyUI file', () => {
@@ -83,18 +75,6 @@ describe('runAnalyses', () => {
     ]);
     expect(findings).toEqual([]);
     expect(JSON.parse(JSON.stringify(sections))).toEqual(sections);
-  });
-
-  it('builds the view-only sections after the report, and the two stages together equal one run', () => {
-    const input = inputFromFixture(kohyaSd15Fixture());
-    const report = runReportAnalyses(input);
-    expect(VIEW_ONLY_SECTIONS).toEqual(['moduleTree']);
-    expect(report.sections.moduleTree).toBeUndefined();
-    expect(report.sections.lora).toBeDefined();
-    const { run, added } = completeWithViewAnalyses(report, input);
-    expect(Object.keys(added.sections)).toEqual(['moduleTree']);
-    expect(added.findings).toEqual([]);
-    expect(run).toEqual(runAnalyses(input));
   });
 
   it('re-runs only the analyses that read sidecars when a config.json arrives later', () => {

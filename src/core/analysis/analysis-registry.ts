@@ -35,7 +35,7 @@ export interface AnalysisSections {
   dataReads?: DataReadsSection;
 }
 
-export type SectionId = keyof AnalysisSections;
+type SectionId = keyof AnalysisSections;
 
 export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[SectionId]>> = [
   quantizationAnalysis,
@@ -112,37 +112,6 @@ export function runAnalyses(
   return runSome(input, () => true, null, onDone);
 }
 
-/** The analyses whose sections only a tab shows (Analysis.viewOnly): built after the report is posted. */
-export const VIEW_ONLY_SECTIONS: readonly SectionId[] = ANALYSES.filter((analysis) => analysis.viewOnly).map(
-  (analysis) => analysis.id,
-);
-
-/** Every analysis but the view-only ones: what the report's figures and findings need. */
-export function runReportAnalyses(input: AnalysisInput, onDone?: (id: SectionId) => void): AnalysisRun {
-  return runSome(input, (analysis) => analysis.viewOnly !== true, null, onDone);
-}
-
-/**
- * `report` completed with the view-only analyses (the same as runAnalyses over `input`), and `added`: what they
- * contributed, to send on its own.
- */
-export function completeWithViewAnalyses(
-  report: AnalysisRun,
-  input: AnalysisInput,
-  onDone?: (id: SectionId) => void,
-): { run: AnalysisRun; added: { sections: AnalysisSections; findings: Finding[] } } {
-  const run = runSome(input, (analysis) => analysis.viewOnly === true, report, onDone);
-  const sections: AnalysisSections = {};
-  const findings: Finding[] = [];
-  for (const id of VIEW_ONLY_SECTIONS) {
-    if (run.sections[id] !== undefined) {
-      (sections as Record<SectionId, unknown>)[id] = run.sections[id];
-    }
-    findings.push(...(run.findingsByAnalysis[id] ?? []));
-  }
-  return { run, added: { sections, findings } };
-}
-
 /**
  * `previous` with the analyses that read sidecars run again over `input`, whose sidecars have changed (a
  * config.json read on demand after the load); the header-only analyses keep their sections and findings.
@@ -160,13 +129,11 @@ function runSome(
   const sections: AnalysisSections = {};
   const findingsByAnalysis: Partial<Record<SectionId, Finding[]>> = {};
   for (const analysis of ANALYSES) {
-    if (!runs(analysis)) {
-      if (previous?.sections[analysis.id] !== undefined) {
+    if (previous && !runs(analysis)) {
+      if (previous.sections[analysis.id] !== undefined) {
         (sections as Record<SectionId, unknown>)[analysis.id] = previous.sections[analysis.id];
       }
-      if (previous) {
-        findingsByAnalysis[analysis.id] = previous.findingsByAnalysis[analysis.id] ?? [];
-      }
+      findingsByAnalysis[analysis.id] = previous.findingsByAnalysis[analysis.id] ?? [];
       continue;
     }
     try {

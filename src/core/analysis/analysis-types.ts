@@ -44,10 +44,5 @@ export interface Analysis<Id extends string = string, Section = unknown> {
    * config.json beside a URL, read on demand), so the others' work is not repeated.
    */
   readsSidecars?: boolean;
-  /**
-   * True when the section is what one tab shows and no figure, finding or other section of the report uses it (the
-   * module tree): it is built after the report is posted, so the report is complete that much sooner.
-   */
-  viewOnly?: boolean;
   run: (input: AnalysisInput) => AnalysisOutput<Section>;
 }

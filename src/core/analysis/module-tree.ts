@@ -73,7 +73,6 @@ interface TemplateRows {
 
 export const moduleTreeAnalysis: Analysis<'moduleTree', ModuleTreeSection> = {
   id: 'moduleTree',
-  viewOnly: true,
   run: (input: AnalysisInput) => ({ section: buildModuleTree(tensorIndex(input.header, input.names)), findings: [] }),
 };
 

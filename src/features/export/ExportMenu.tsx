@@ -12,11 +12,7 @@ import { compareValuesSection, valuesSections } from '../values/values-report';
 
 function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
   // Taken before the analyses landed (they never did within EXPORT_WAIT_MS): say which sections are missing.
-  const pending = result.analysisPending
-    ? { pendingSections: PENDING_WHILE_ANALYSING }
-    : (result.sectionsToFollow?.length ?? 0) > 0
-      ? { pendingSections: result.sectionsToFollow }
-      : {};
+  const pending = result.analysisPending ? { pendingSections: PENDING_WHILE_ANALYSING } : {};
   return buildReport({
     source: reportSourceOf(result),
     outcome: result.outcome,

@@ -32,20 +32,6 @@ describe('exports wait for pending analyses', () => {
     expect(settled?.analysisPending).toBe(false);
   });
 
-  it('waits for the view-only sections that follow the analyses (the module tree)', async () => {
-    const following = { ...result(7, false), sectionsToFollow: ['moduleTree'] } as LoadResult;
-    useAppStore.setState({ load: { status: 'ready', result: following } });
-    let settled: LoadResult | null | undefined;
-    const waiting = whenSettled(7).then((value) => {
-      settled = value;
-    });
-    await Promise.resolve();
-    expect(settled).toBeUndefined();
-    useAppStore.setState({ load: { status: 'ready', result: { ...following, sectionsToFollow: [] } } });
-    await waiting;
-    expect(settled?.sectionsToFollow).toEqual([]);
-  });
-
   it('the CSV also waits for the table query in flight', async () => {
     setLoad(3, false);
     useAppStore.setState({ tableBusy: true, order: new Uint32Array([0]) });

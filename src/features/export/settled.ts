@@ -29,7 +29,7 @@ export function whenSettled(
     }
     const result = state.load.result;
     // A config.json being read on demand re-runs the analyses that read it: the report waits for those too.
-    if (result.analysisPending || (result.sectionsToFollow?.length ?? 0) > 0 || selectSidecarsReading(state)) {
+    if (result.analysisPending || selectSidecarsReading(state)) {
       return undefined;
     }
     if (options.table && (state.tableBusy || state.order === null)) {
