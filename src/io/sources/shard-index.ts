@@ -58,9 +58,9 @@ export async function readRemoteIndex(
     return id === undefined ? null : { ...scanner.namedInShard(id), complete };
   });
   // Each chunk is scanned as it arrives, in the network task that brought it. Handing the scan to a later task
-  // (postTask at any priority, or a MessageChannel round trip) let the shard answers of an HTTP/2 load queue ahead
-  // of it: each hand-off waited about 100 ms, and an index whose bytes were all in at 0.8 s was scanned at 2.6 s,
-  // after the last shard header, on the load's critical path.
+  // (postTask at any priority, or a MessageChannel round trip) lets the shard answers of an HTTP/2 load queue ahead
+  // of it, about 100 ms per hand-off, so the index, which the load needs to finish, would be scanned after the last
+  // shard header (docs/performance.md, "The 161-shard tail, third pass").
   const scan = (chunk: Uint8Array): void => {
     if (scanner.failure) {
       return;
