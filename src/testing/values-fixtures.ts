@@ -27,11 +27,22 @@ export function jsonNumber(value: JsonNumber): number {
   return typeof value === 'number' ? value : Number(value);
 }
 
+/** A GPTQ or AWQ layer as its producer packs it (base64 bytes), with the values numpy computed. */
+interface PackedIntFixture {
+  k: number;
+  n: number;
+  group: number;
+  qweight: string;
+  qzeros: string;
+  scales: string;
+  values: number[];
+}
+
 export interface DequantFixtures {
-  gptq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
+  gptq: PackedIntFixture;
   /** 3-bit: 32 codes in three words, two of them split across a word boundary (AutoGPTQ's pack). */
-  gptq3: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
-  awq: { k: number; n: number; group: number; qweight: string; qzeros: string; scales: string; values: number[] };
+  gptq3: PackedIntFixture;
+  awq: PackedIntFixture;
   /** Marlin-packed 4-bit GPTQ: one case with groups, one with a scale per output channel. */
   marlin: Array<{ k: number; n: number; group: number; B: string; s: string; values: number[] }>;
   nf4: { count: number; blocksize: number; packed: string; absmax: string; values: number[] };

@@ -5,7 +5,7 @@
  * code-only parts of its layout (`qzeros`, quant_state) are not scanned on their own. Scales and absmax are values in
  * their own right and are scanned as stored. A weight past MAX_DEQUANTIZED_ELEMENTS is scanned as its stored codes.
  */
-import { mayBePackedPart, packedCodeCompanion, packedPlan, type PackedPlan } from '../core/values/packed';
+import { mayBePackedPart, packedCodeOwner, packedPlan, type PackedPlan } from '../core/values/packed';
 import { scanTensor, TensorScanAccumulator, type ScanTensor } from '../core/values/value-scan';
 import type { KeptLoad } from './load-source';
 import { rowDtype } from './values-handler';
@@ -38,12 +38,9 @@ export function packedScanPlan(load: KeptLoad): PackedScan {
       weights.set(row, plan);
       continue;
     }
-    const weight = packedCodeCompanion(facts, row);
-    if (weight !== null) {
-      const weightPlan = packedPlan(facts, weight);
-      if (weightPlan && fits(load, weightPlan)) {
-        codeOnly.add(row);
-      }
+    const owner = packedCodeOwner(facts, row);
+    if (owner && fits(load, owner)) {
+      codeOnly.add(row);
     }
   }
   return { weights, codeOnly };

@@ -5,7 +5,7 @@
  * the layout (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them.
  * Scales, absmax and g_idx are values in their own right and go through the plain comparison.
  */
-import { packedCodeCompanion, packedPlan, packedWeightRow, type PackedPlan } from '../core/values/packed';
+import { packedCodeOwner, packedPlan, packedWeightRow, type PackedPlan } from '../core/values/packed';
 import type { ValuePairing } from '../core/compare/value-pairs';
 import { DiffAccumulator } from '../core/values/compare-values';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
@@ -29,10 +29,10 @@ function wholeRows(pairing: ValuePairing): { rowA: number; rowB: number } | null
 function packedSides(a: KeptLoad, b: KeptLoad, rowA: number, rowB: number) {
   const factsA = packedFacts(a, rowDtype);
   const factsB = packedFacts(b, rowDtype);
-  const weightA = packedCodeCompanion(factsA, rowA);
-  const weightB = weightA === null ? packedCodeCompanion(factsB, rowB) : null;
+  const ownerA = packedCodeOwner(factsA, rowA);
+  const ownerB = ownerA === null ? packedCodeOwner(factsB, rowB) : null;
   // The weight whose code-only part this pair is, by name.
-  const companion = weightA !== null ? a.names[weightA] : weightB !== null ? b.names[weightB] : null;
+  const companion = ownerA ? a.names[packedWeightRow(ownerA)] : ownerB ? b.names[packedWeightRow(ownerB)] : null;
   const planA = packedPlan(factsA, rowA);
   const planB = packedPlan(factsB, rowB);
   if (companion === null && planA === null && planB === null) {

@@ -19,6 +19,27 @@ async function keepTensors(specs: TensorSpec[], data: Record<string, Uint8Array>
   return keptFile(buildSafetensors(specs, { tensorData: data }), 'packed.safetensors');
 }
 
+/** A GPTQ or AWQ layer `m` from its fixture: qweight and qzeros in the shapes given, scales [groups, N]. */
+function keepIntLayer(
+  m: string,
+  fixture: typeof gptq,
+  qweightShape: number[],
+  qzerosShape: number[],
+): Promise<KeptLoad> {
+  return keepTensors(
+    [
+      { name: `${m}qweight`, dtype: 'I32', shape: qweightShape },
+      { name: `${m}qzeros`, dtype: 'I32', shape: qzerosShape },
+      { name: `${m}scales`, dtype: 'F16', shape: [fixture.k / fixture.group, fixture.n] },
+    ],
+    {
+      [`${m}qweight`]: base64Bytes(fixture.qweight),
+      [`${m}qzeros`]: base64Bytes(fixture.qzeros),
+      [`${m}scales`]: base64Bytes(fixture.scales),
+    },
+  );
+}
+
 function job(): ValuesJob & { seen: Array<[number, number]> } {
   const seen: Array<[number, number]> = [];
   return { signal: new AbortController().signal, progress: (read, total) => seen.push([read, total]), seen };
@@ -83,18 +104,7 @@ describe('packed 4-bit weights: dequantized with their companions, stored codes 
   it('GPTQ 3-bit without g_idx: the bits from qzeros, W [N, K] as numpy unpacked it', async () => {
     const m = 'model.layers.0.self_attn.o_proj.';
     const groups = gptq3.k / gptq3.group;
-    const load = await keepTensors(
-      [
-        { name: `${m}qweight`, dtype: 'I32', shape: [(gptq3.k / 32) * 3, gptq3.n] },
-        { name: `${m}qzeros`, dtype: 'I32', shape: [groups, (gptq3.n / 32) * 3] },
-        { name: `${m}scales`, dtype: 'F16', shape: [groups, gptq3.n] },
-      ],
-      {
-        [`${m}qweight`]: base64Bytes(gptq3.qweight),
-        [`${m}qzeros`]: base64Bytes(gptq3.qzeros),
-        [`${m}scales`]: base64Bytes(gptq3.scales),
-      },
-    );
+    const load = await keepIntLayer(m, gptq3, [(gptq3.k / 32) * 3, gptq3.n], [groups, (gptq3.n / 32) * 3]);
     const values = await readTensorValues(load, load.names.indexOf(`${m}qweight`), false, job());
     expect(values).toMatchObject({ decoded: 'dequantized', shape: [gptq3.n, gptq3.k] });
     expect(values.dequantizedBy?.detail).toContain('3-bit GPTQ');
@@ -124,18 +134,7 @@ describe('packed 4-bit weights: dequantized with their companions, stored codes 
   it('AWQ: Wᵀ [K, N] from the 0 2 4 6 1 3 5 7 nibble order', async () => {
     const m = 'model.layers.0.self_attn.q_proj.';
     const groups = awq.k / awq.group;
-    const load = await keepTensors(
-      [
-        { name: `${m}qweight`, dtype: 'I32', shape: [awq.k, awq.n / 8] },
-        { name: `${m}qzeros`, dtype: 'I32', shape: [groups, awq.n / 8] },
-        { name: `${m}scales`, dtype: 'F16', shape: [groups, awq.n] },
-      ],
-      {
-        [`${m}qweight`]: base64Bytes(awq.qweight),
-        [`${m}qzeros`]: base64Bytes(awq.qzeros),
-        [`${m}scales`]: base64Bytes(awq.scales),
-      },
-    );
+    const load = await keepIntLayer(m, awq, [awq.k, awq.n / 8], [groups, awq.n / 8]);
     const values = await readTensorValues(load, load.names.indexOf(`${m}qweight`), false, job());
     expect(values).toMatchObject({ decoded: 'dequantized', shape: [awq.k, awq.n] });
     expect(values.dequantizedBy?.scheme).toBe('AWQ');

@@ -135,12 +135,11 @@ function marlinPlan(facts: TensorFacts, weight: number, base: string): MarlinPla
 }
 
 /**
- * The packed weight whose layout `row` is a code-only part of (GPTQ/AWQ `qzeros`, bitsandbytes' quant_state JSON,
- * Marlin's kernel `workspace`):
- * numbers that mean nothing on their own, only inside the weight's dequantized values. Null for any other row,
- * scales and absmax included (those are values in their own right).
+ * The plan of the packed weight whose layout `row` is a code-only part of (GPTQ/AWQ `qzeros`, bitsandbytes'
+ * quant_state JSON, Marlin's kernel `workspace`): numbers that mean nothing on their own, only inside the weight's
+ * dequantized values. Null for any other row, scales and absmax included (those are values in their own right).
  */
-export function packedCodeCompanion(facts: TensorFacts, row: number): number | null {
+export function packedCodeOwner(facts: TensorFacts, row: number): PackedPlan | null {
   const name = facts.names[row];
   let weight: number | null = null;
   if (name.endsWith('.qzeros')) {
@@ -151,7 +150,7 @@ export function packedCodeCompanion(facts: TensorFacts, row: number): number | n
     const state = /\.quant_state\.bitsandbytes__(?:nf4|fp4)$/.exec(name);
     weight = state ? rowOf(facts, name.slice(0, state.index)) : null;
   }
-  return weight !== null && packedPlan(facts, weight) !== null ? weight : null;
+  return weight === null ? null : packedPlan(facts, weight);
 }
 
 function gptqOrAwq(facts: TensorFacts, qweight: number, base: string): GptqPlan | AwqPlan | null {

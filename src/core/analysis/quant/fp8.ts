@@ -32,7 +32,7 @@ export const fp8BlockDetector: QuantDetector = {
     let perRow = 0;
     const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
     const configuredLabel = `${configured[0]}x${configured[1]}`;
-    const float8 = float8ByCode();
+    const float8 = FLOAT8_BY_CODE;
     const codes = index.header.tensors.dtype;
     // DeepSeek-V3 has ~45,000 of these modules, so this loop is the quantization step's hot path, and it runs once
     // per load, mostly before the JIT compiles it: it walks the scale rows itself by index (no iterator, no match
@@ -196,13 +196,13 @@ export const fp8ScaledDetector: QuantDetector = {
 };
 
 /** isFloat8 per dtype code: 1 yes, 0 no, 2 when only the row's own dtype string can tell (codes outside the spec). */
-function float8ByCode(): Uint8Array {
+const FLOAT8_BY_CODE = (() => {
   const flags = new Uint8Array(256).fill(2);
   DTYPES.forEach((dtype, code) => {
     flags[code] = isFloat8(dtype) ? 1 : 0;
   });
   return flags;
-}
+})();
 
 /** Runs last: any F8 matrix still unclaimed has no scale sidecar of any known family. */
 export const fp8CastDetector: QuantDetector = {
@@ -210,7 +210,7 @@ export const fp8CastDetector: QuantDetector = {
   detect(context) {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
-    const float8 = float8ByCode();
+    const float8 = FLOAT8_BY_CODE;
     // Most files hold no F8 tensor at all: then there is nothing to scan.
     const present = index.dtypeCounts();
     if (!float8.some((known, code) => known !== 0 && present[code] > 0)) {
