@@ -7,9 +7,11 @@
  * For each case it opens the file as the spec does (a small file and every tab first, to warm up), then clicks every
  * tab while recording a Chrome trace and a CPU profile, and prints, for each task over 50 ms: its duration, the
  * trace events inside it (script, GC, style, layout, paint) and the functions with the most self time. The test
- * servers run on 127.0.0.1 only. Prints findings; asserts nothing (the spec asserts the bound).
+ * servers run on 127.0.0.1 only. Prints findings; asserts nothing (the spec asserts the bound). With
+ * `PROFILE_SAVE_DIR=dir` it also writes each step's CPU profile and trace there, for DevTools.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS } from './find-chromium.mjs';
@@ -44,6 +46,7 @@ const CASES: { id: string; file?: string; link?: string }[] = [
   { id: 'modules-1m', file: 'huge-modules-1m.safetensors' },
   { id: 'shape-20m', file: 'huge-shape-20m.safetensors' },
   { id: 'layers-1m', file: 'huge-layers-1m.safetensors' },
+  { id: 'experts-1m', file: 'huge-experts-1m.safetensors' },
 ];
 
 interface TraceEvent {
@@ -192,7 +195,13 @@ async function profiled<T>(
   await cdp.send('Profiler.start');
   await action();
   const { profile } = await cdp.send('Profiler.stop');
-  const trace = JSON.parse((await browser.stopTracing()).toString()) as { traceEvents: TraceEvent[] };
+  const traceBytes = await browser.stopTracing();
+  if (process.env.PROFILE_SAVE_DIR) {
+    const base = join(process.env.PROFILE_SAVE_DIR, label.replace(/[^\w.-]+/g, '_'));
+    await writeFile(`${base}.cpuprofile`, JSON.stringify(profile));
+    await writeFile(`${base}.trace.json`, traceBytes);
+  }
+  const trace = JSON.parse(traceBytes.toString()) as { traceEvents: TraceEvent[] };
   const tasks = await takeLongTasks(page);
   const summary = summarizeTrace(trace.traceEvents);
   console.log(`${label}: long tasks ${tasks.length ? tasks.join(', ') + ' ms' : 'none'}`);
