@@ -11,11 +11,14 @@
  * `PROFILE_SAVE_DIR=dir` it also writes each step's CPU profile and trace there, for DevTools.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS } from './find-chromium.mjs';
+import { MILLION_ROW_FIXTURES } from '../src/testing/huge-fixtures';
 import { startPreview, waitForServer } from './bench-page';
+import { writeHugeFixture } from './fixtures-huge';
 
 interface Options {
   dist: string;
@@ -252,6 +255,11 @@ async function runCase(browser: Browser, options: Options, fixtures: string, ite
     });
     await page.close();
     return;
+  }
+  const million = MILLION_ROW_FIXTURES.find((fixture) => fixture.file === item.file);
+  if (million && !existsSync(join(fixtures, million.file))) {
+    // Not among the e2e fixtures (bench-million writes its own copy): written here on first use.
+    writeHugeFixture(join(fixtures, million.file), million);
   }
   await page.goto(app);
   await page.getByTestId('file-input').first().setInputFiles(join(fixtures, 'clean.safetensors'));
