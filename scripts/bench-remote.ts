@@ -11,7 +11,7 @@
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Browser, CDPSession } from '@playwright/test';
+import type { CDPSession } from '@playwright/test';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { kohyaSd15Fixture } from '../src/testing/models/lora';
 import { comfySpreadConfigsFixture } from '../src/testing/remote-sampling-fixtures';
@@ -23,8 +23,8 @@ import {
   type BenchRequest,
   type BenchServer,
 } from './bench-remote-servers';
-import { collectMarks, printTimeline } from './bench-timeline';
-import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
+import { launchBenchBrowser, type BenchBrowser } from './bench-browsers';
+import { printTimeline } from './bench-timeline';
 import { bundleForPage } from './bench-page-bundle';
 import { startPreview, waitForServer } from './bench-page';
 
@@ -122,27 +122,43 @@ function bundleHuggingfaceJs(): Promise<string> {
   );
 }
 
+/**
+ * Types the URL into the app's box and submits it, then waits for the complete report (analyses included) or a
+ * load error; answers `lens:load-start` → `lens:load-done` in ms, or the error's text. Polls every 20 ms inside the
+ * page, so the driver adds no traffic while the load runs.
+ */
+function openAndAwaitReport(url: string): string {
+  return `(async () => {
+    const input = document.getElementById('url-input');
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, ${JSON.stringify(url)});
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    input.form.requestSubmit();
+    const deadline = performance.now() + 180000;
+    for (;;) {
+      const done = performance.getEntriesByName('lens:load-done')[0];
+      if (done) return { ms: done.startTime - performance.getEntriesByName('lens:load-start')[0].startTime };
+      const failed = document.querySelector('.load-error');
+      if (failed) return { error: failed.textContent };
+      if (performance.now() > deadline) return { error: 'no complete report within 180 s' };
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })()`;
+}
+
 /** The app, in a fresh context: type the URL, Open, wait for the complete report (analyses included). */
-async function timeApp(browser: Browser, server: BenchServer, url: string, timeline = false): Promise<Timed> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true });
-  const page = await context.newPage();
-  await page.goto(`http://127.0.0.1:${APP_PORT}/`);
-  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
+async function timeApp(browser: BenchBrowser, server: BenchServer, url: string, timeline = false): Promise<Timed> {
+  const page = await browser.open(`http://127.0.0.1:${APP_PORT}/`);
   const first = server.log.length;
-  const profiler = PROFILE_DIR ? await context.newCDPSession(page) : null;
+  const profiler =
+    PROFILE_DIR && page.playwright ? await page.playwright.context().newCDPSession(page.playwright) : null;
   const workerProfiles = profiler ? await profileWorkers(profiler) : null;
   if (profiler) {
     await profiler.send('Profiler.enable');
     await profiler.send('Profiler.start');
   }
-  await page.getByRole('button', { name: 'Open', exact: true }).click();
-  await page.waitForFunction(
-    () => performance.getEntriesByName('lens:load-done').length > 0 || document.querySelector('.load-error') !== null,
-    undefined,
-    { timeout: 180_000 },
-  );
+  const outcome = await page.evaluate<{ ms: number } | { error: string }>(openAndAwaitReport(url));
   if (profiler) {
-    await page.waitForTimeout(1_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
     const { profile } = await profiler.send('Profiler.stop');
     const file = path.join(
       PROFILE_DIR as string,
@@ -156,23 +172,18 @@ async function timeApp(browser: Browser, server: BenchServer, url: string, timel
       console.log(`  worker CPU profile: ${workerFile}`);
     }
   }
-  const failed = await page.locator('.load-error').count();
-  if (failed > 0) {
-    throw new Error(`the app failed to load ${url}: ${await page.locator('.load-error').innerText()}`);
+  if ('error' in outcome) {
+    await page.close();
+    throw new Error(`the app failed to load ${url}: ${outcome.error}`);
   }
-  const ms = await page.evaluate(
-    () =>
-      performance.getEntriesByName('lens:load-done')[0].startTime -
-      performance.getEntriesByName('lens:load-start')[0].startTime,
-  );
-  const marks = await collectMarks(page);
-  await context.close();
+  const marks = await page.marks();
+  await page.close();
   const log = server.log.slice(first);
   if (timeline) {
-    console.log(`  timeline (${server.protocol}, ${ms.toFixed(0)} ms):`);
+    console.log(`  timeline (${server.protocol}, ${outcome.ms.toFixed(0)} ms):`);
     printTimeline(marks, log);
   }
-  return timed(ms, log, cpuTail(marks));
+  return timed(outcome.ms, log, cpuTail(marks));
 }
 
 /** The last shard header's mark to `lens:load-done`, on the epoch clock (NaN for a single file). */
@@ -187,16 +198,14 @@ function cpuTail(marks: readonly { name: string; at: number }[]): number {
  * shard's exact 8 + N bytes by plain `fetch` calls with a Range header, FLOOR_IN_FLIGHT at once. No parsing.
  */
 async function timeFloor(
-  browser: Browser,
+  browser: BenchBrowser,
   server: BenchServer,
   indexUrl: string,
   shards: readonly { url: string; bytes: number }[],
 ): Promise<Timed> {
-  const context = await browser.newContext({ ignoreHTTPSErrors: true });
-  const page = await context.newPage();
-  await page.goto(`http://127.0.0.1:${APP_PORT}/`);
+  const page = await browser.open(`http://127.0.0.1:${APP_PORT}/`);
   const first = server.log.length;
-  const ms = (await page.evaluate(`(async () => {
+  const ms = await page.evaluate<number>(`(async () => {
     const started = performance.now();
     await (await fetch(${JSON.stringify(indexUrl)})).arrayBuffer();
     const shards = ${JSON.stringify(shards)};
@@ -210,21 +219,18 @@ async function timeFloor(
     };
     await Promise.all(Array.from({ length: ${FLOOR_IN_FLIGHT} }, worker));
     return performance.now() - started;
-  })()`)) as number;
-  await context.close();
+  })()`);
+  await page.close();
   return timed(ms, server.log.slice(first));
 }
 
 /** huggingface.js in a fresh context on the same page origin, with parameter counts (its "complete" result). */
-async function timeHuggingfaceJs(browser: Browser, server: BenchServer, bundle: string): Promise<Timed> {
+async function timeHuggingfaceJs(browser: BenchBrowser, server: BenchServer, bundle: string): Promise<Timed> {
   // bypassCSP: the app page's Trusted Types policy would refuse the injected bundle.
-  const context = await browser.newContext({ ignoreHTTPSErrors: true, bypassCSP: true });
-  const page = await context.newPage();
-  await page.goto(`http://127.0.0.1:${APP_PORT}/`);
-  await page.addScriptTag({ content: bundle });
+  const page = await browser.open(`http://127.0.0.1:${APP_PORT}/`, { bypassCSP: true });
+  await page.evaluate<void>(`(0, eval)(${JSON.stringify(bundle)})`);
   const first = server.log.length;
-  // A string, so tsx does not wrap helpers the page lacks.
-  const ms = (await page.evaluate(`(async () => {
+  const ms = await page.evaluate<number>(`(async () => {
     const started = performance.now();
     const result = await globalThis.parseSafetensorsMetadata({
       repo: 'bench/deepseek-v3-layout',
@@ -235,12 +241,12 @@ async function timeHuggingfaceJs(browser: Browser, server: BenchServer, bundle: 
     });
     if (!result.sharded || Object.keys(result.headers).length === 0) throw new Error('huggingface.js read nothing');
     return performance.now() - started;
-  })()`)) as number;
-  await context.close();
+  })()`);
+  await page.close();
   return timed(ms, server.log.slice(first));
 }
 
-async function remoteShards(browser: Browser, bundle: string): Promise<void> {
+async function remoteShards(browser: BenchBrowser, bundle: string): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'st-lens-bench-ds-'));
   const model = writeDeepseekShards(root);
   // The floor every reader pays: the whole index plus 8 + N of every shard.
@@ -291,7 +297,7 @@ async function remoteShards(browser: Browser, bundle: string): Promise<void> {
   }
 }
 
-async function analysisReads(browser: Browser): Promise<void> {
+async function analysisReads(browser: BenchBrowser): Promise<void> {
   await spreadConfigReads(browser);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'st-lens-bench-'));
   const kohya = kohyaSd15Fixture();
@@ -326,7 +332,7 @@ async function analysisReads(browser: Browser): Promise<void> {
  * scripts/fixtures-extra.ts), over both protocols. Targets: 3 sequential round trips on HTTP/2, 4 on HTTP/1.1
  * (the header, then the sampled configs, 6 at a time per origin).
  */
-async function spreadConfigReads(browser: Browser): Promise<void> {
+async function spreadConfigReads(browser: BenchBrowser): Promise<void> {
   const fixture = comfySpreadConfigsFixture();
   const file = path.join(FIXTURES, fixture.fileName);
   if (!existsSync(file)) {
@@ -381,15 +387,11 @@ async function main(): Promise<void> {
   }
   const bundle = await bundleHuggingfaceJs();
   const preview = startPreview(APP_PORT, DIST);
-  const chromium = findChromium();
-  const { chromium: playwright } = await import('@playwright/test');
   try {
     await waitForServer(`http://127.0.0.1:${APP_PORT}/`);
-    const browser = await playwright.launch({
-      executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
-      args: [...CHROMIUM_ARGS, '--ignore-certificate-errors'],
-    });
-    console.log(`Chromium ${browser.version()}, huggingface.js ${await hubVersion()}`);
+    // CPU profiles need Playwright's CDP sessions; otherwise the plain pipe, whose requests nobody observes.
+    const browser = await launchBenchBrowser(PROFILE_DIR !== undefined || process.env.BENCH_DRIVER === 'playwright');
+    console.log(`${await browser.version()} over the ${browser.driver}, huggingface.js ${await hubVersion()}`);
     // BENCH_REMOTE_PART=shards or =reads runs one part (while measuring one change).
     const part = process.env.BENCH_REMOTE_PART;
     if (part !== 'reads') {

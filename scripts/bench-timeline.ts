@@ -8,12 +8,13 @@
 import type { Page } from '@playwright/test';
 import type { BenchRequest } from './bench-remote-servers';
 
-interface Mark {
+export interface Mark {
   name: string;
   at: number;
 }
 
-const MARKS_IN_PAGE = `(() => performance.getEntriesByType('mark')
+/** An expression that lists the `lens:` marks of the page or worker it runs in, on the epoch clock. */
+export const MARKS_IN_PAGE = `(() => performance.getEntriesByType('mark')
   .filter((entry) => entry.name.startsWith('lens:'))
   .map((entry) => ({ name: entry.name, at: performance.timeOrigin + entry.startTime })))()`;
 
