@@ -24,6 +24,7 @@ import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
 import type { CheckpointStorage } from '../io/tensor-data';
 import { loadShardSet } from './load-shards';
 import type { WorkerResponse } from './protocol';
+import { createProgressPacer } from './progress-pacer';
 import { publish, type DataLocation, type Loaded } from './publish';
 import { createShardReading, type ShardReading } from './shard-reading';
 import { columnBuffers } from './transfer';
@@ -67,11 +68,21 @@ export interface LoadSession extends LoadContext {
 
 /** Loads `source`, posts progress, the result and the analyses; failures are posted as `error`, never thrown. */
 export async function loadSource(ctx: LoadContext, source: SourceSpec, options: LoadOptions): Promise<void> {
+  const pacer = createProgressPacer((message) => ctx.post(message));
   const session: LoadSession = {
     ...ctx,
-    progress: (...args) => postProgress(ctx, ...args),
+    post: (message, transfer) => {
+      pacer.flush();
+      ctx.post(message, transfer);
+    },
+    progress: (phase, bytesRead, bytesTotal, shards) =>
+      pacer.send(
+        shards
+          ? { type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal, shards }
+          : { type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal },
+      ),
     activity: (phase, bytesRead, stall) =>
-      ctx.post({ type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal: null, stall }),
+      pacer.send({ type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal: null, stall }),
   };
   clearStepMarks();
   markStep('open');
@@ -79,11 +90,14 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
     const loaded = await loadRestartingOnce(session, source, options);
     await publish(session, loaded);
   } catch (error) {
-    ctx.post({
+    session.post({
       type: 'error',
       id: ctx.id,
       error: ctx.signal.aborted ? { code: 'aborted', message: 'Loading was cancelled.' } : serializeError(error),
     });
+  } finally {
+    // Whatever progress came after the load's last message would reach a page that has moved on.
+    pacer.cancel();
   }
 }
 
@@ -136,20 +150,6 @@ async function loadRestartingOnce(session: LoadSession, source: SourceSpec, opti
     }
     throw error;
   }
-}
-
-function postProgress(
-  ctx: LoadContext,
-  phase: LoadPhase,
-  bytesRead: number,
-  bytesTotal: number | null,
-  shards?: ShardProgress,
-): void {
-  ctx.post(
-    shards
-      ? { type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal, shards }
-      : { type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal },
-  );
 }
 
 /** Parses the plan's one file, aggregates its shard set, or turns an invalid index into a rejected file. */
