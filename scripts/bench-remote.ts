@@ -1,12 +1,15 @@
 /**
  * `npm run bench` remote part (also `npx tsx scripts/bench-remote.ts`): the 163-shard DeepSeek-V3-layout model
- * (index + 163 sparse shards with real headers, scripts/bench-deepseek-shards.ts) through a local HTTP/2 (TLS) server and an HTTP/1.1 (TLS)
- * server, both BENCH_LATENCY_MS away, timed in headless Chromium from "Open" to a complete report
- * (`lens:load-done`), next to huggingface.js `parseSafetensorsMetadata` on the same server in the same run (its
- * own browser context, so neither inherits the other's connections). Then the ComfyUI int8 file and a kohya LoRA
- * over the HTTP/1.1 server: requests, sequential round trips and bytes beyond 8 + N.
+ * (index + 163 sparse shards with real headers, scripts/bench-deepseek-shards.ts) through a local HTTP/2 (TLS) server
+ * and an HTTP/1.1 (TLS) server, both BENCH_LATENCY_MS away, timed in headless Chromium (driven over its DevTools
+ * pipe with no request instrumentation, scripts/bench-browsers.ts) from "Open" to a complete report
+ * (`lens:load-done`), next to the floor (plain fetches of the same bytes) and huggingface.js
+ * `parseSafetensorsMetadata` on the same server in the same run (each in its own browser context, so none inherits
+ * another's connections). Then the ComfyUI int8 file and a kohya LoRA: requests, sequential round trips and bytes
+ * beyond 8 + N.
  *
- * Prints ratios (ours / huggingface.js) and the issue 14 targets; figures go to docs/performance.md by hand.
+ * Prints ratios to the floor and to huggingface.js next to issue 24's targets; figures go to docs/performance.md by
+ * hand.
  */
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -97,6 +97,9 @@ export const MAX_KEPT_BYTES = 1_000_000_000;
 /** Comparisons kept for queries: the current one and the one being replaced. */
 export const MAX_KEPT_COMPARES = 2;
 
+/** Progress messages of one load, at most one per this many ms: ten a second keep a progress bar moving to the eye. */
+export const PROGRESS_POST_INTERVAL_MS = 100;
+
 /**
  * A table query (sort, filter) should take milliseconds even on 250,000 rows; one that runs this long is a
  * catastrophic-backtracking regex (`/(a+)+$/`, perhaps from a share link), which no code can interrupt inside

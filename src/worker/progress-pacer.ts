@@ -6,10 +6,8 @@
  * the load (a preview, the result, an error), so the page always ends on the latest state and never sees progress
  * after the result.
  */
+import { PROGRESS_POST_INTERVAL_MS } from '../core/limits';
 import type { WorkerResponse } from './protocol';
-
-/** Ten updates a second keep a progress bar and byte count moving smoothly to the eye. */
-export const PROGRESS_POST_INTERVAL_MS = 100;
 
 type ProgressMessage = Extract<WorkerResponse, { type: 'progress' }>;
 
