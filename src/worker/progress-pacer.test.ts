@@ -39,11 +39,17 @@ const progress = (bytesRead: number, extra: Partial<ProgressMessage> = {}): Prog
   ...extra,
 });
 
+/** A pacer at 100 ms on a manual clock, recording the bytes of each message it posts. */
+function pacedBytes() {
+  const clock = manualClock();
+  const posted: number[] = [];
+  const pacer = createProgressPacer((message) => posted.push(message.bytesRead), clock, 100);
+  return { clock, posted, pacer };
+}
+
 describe('progress pacing', () => {
   it('posts the first message at once and then the latest one per interval, never a stale one last', () => {
-    const clock = manualClock();
-    const posted: number[] = [];
-    const pacer = createProgressPacer((message) => posted.push(message.bytesRead), clock, 100);
+    const { clock, posted, pacer } = pacedBytes();
     pacer.send(progress(1));
     for (let bytes = 2; bytes <= 40; bytes++) {
       clock.advance(10);
@@ -55,9 +61,7 @@ describe('progress pacing', () => {
   });
 
   it('posts at once again after a quiet interval', () => {
-    const clock = manualClock();
-    const posted: number[] = [];
-    const pacer = createProgressPacer((message) => posted.push(message.bytesRead), clock, 100);
+    const { clock, posted, pacer } = pacedBytes();
     pacer.send(progress(1));
     clock.advance(250);
     pacer.send(progress(2));
@@ -79,9 +83,7 @@ describe('progress pacing', () => {
   });
 
   it('posts what it holds at once when asked, before the message that asked', () => {
-    const clock = manualClock();
-    const posted: number[] = [];
-    const pacer = createProgressPacer((message) => posted.push(message.bytesRead), clock, 100);
+    const { clock, posted, pacer } = pacedBytes();
     pacer.send(progress(1));
     pacer.send(progress(2));
     pacer.flush();
@@ -91,9 +93,7 @@ describe('progress pacing', () => {
   });
 
   it('drops what it holds when the load is abandoned', () => {
-    const clock = manualClock();
-    const posted: number[] = [];
-    const pacer = createProgressPacer((message) => posted.push(message.bytesRead), clock, 100);
+    const { clock, posted, pacer } = pacedBytes();
     pacer.send(progress(1));
     pacer.send(progress(2));
     pacer.cancel();
