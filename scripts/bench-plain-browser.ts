@@ -55,7 +55,8 @@ export class PlainBrowser {
       { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
     );
     const browser = new PlainBrowser(child, child.stdio[3] as Writable, child.stdio[4] as Readable, profileDir);
-    await browser.send('Target.setDiscoverTargets', { discover: true });
+    // The first answer also says the browser is up.
+    await browser.send('Browser.getVersion');
     return browser;
   }
 

@@ -39,7 +39,7 @@ function categoryInterval(data: readonly Row[], key: string, plotWidth: number):
 
 /**
  * One tick label as a plain SVG text. recharts' own `Text` measures every word of a label in the DOM to wrap it to
- * the axis width (a forced layout per new label, about a quarter of a chart's first commit); these labels are one
+ * the axis width (a forced layout per new label, about a tenth of a chart's first commit); these labels are one
  * line, already fitted (category labels elided to the axis, intervals estimated), so there is nothing to wrap.
  */
 function TickLabel(props: XAxisTickContentProps | YAxisTickContentProps) {
