@@ -116,8 +116,13 @@ export class PlainBrowser {
     } catch {
       // the browser may exit before answering
     }
-    this.child.kill('SIGKILL');
-    rmSync(this.profileDir, { recursive: true, force: true });
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGKILL');
+      await exited;
+    }
+    // Chromium's helper processes may still be writing to the profile for a moment after the browser exits.
+    rmSync(this.profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 
   private take(chunk: string): void {
