@@ -116,6 +116,11 @@ export class PlainBrowser {
     } catch {
       // the browser may exit before answering
     }
+    // A command the browser never answered must not keep this process alive for its timeout.
+    for (const waiting of [...this.pending.values()]) {
+      waiting.reject(new Error('the browser was closed'));
+    }
+    this.pending.clear();
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((resolve) => this.child.once('exit', resolve));
       this.child.kill('SIGKILL');
