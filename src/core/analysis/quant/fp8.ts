@@ -32,7 +32,6 @@ export const fp8BlockDetector: QuantDetector = {
     let perRow = 0;
     const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
     const configuredLabel = `${configured[0]}x${configured[1]}`;
-    const float8 = FLOAT8_BY_CODE;
     const codes = index.header.tensors.dtype;
     // DeepSeek-V3 has ~45,000 of these modules, so this loop is the quantization step's hot path, and it runs once
     // per load, mostly before the JIT compiles it: it walks the scale rows itself by index (no iterator, no match
@@ -48,7 +47,7 @@ export const fp8BlockDetector: QuantDetector = {
       if (weight < 0 || claimed[weight] || index.rank(weight) < 2) {
         continue;
       }
-      const known = float8[codes[weight]];
+      const known = FLOAT8_BY_CODE[codes[weight]];
       if (known === 0 || (known === 2 && !isFloat8(index.dtype(weight)))) {
         continue;
       }
@@ -210,15 +209,14 @@ export const fp8CastDetector: QuantDetector = {
   detect(context) {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
-    const float8 = FLOAT8_BY_CODE;
     // Most files hold no F8 tensor at all: then there is nothing to scan.
     const present = index.dtypeCounts();
-    if (!float8.some((known, code) => known !== 0 && present[code] > 0)) {
+    if (!FLOAT8_BY_CODE.some((known, code) => known !== 0 && present[code] > 0)) {
       return null;
     }
     const codes = index.header.tensors.dtype;
     for (let row = 0; row < index.count; row++) {
-      const known = float8[codes[row]];
+      const known = FLOAT8_BY_CODE[codes[row]];
       if (claimed[row] || known === 0 || index.rank(row) < 2 || (known === 2 && !isFloat8(index.dtype(row)))) {
         continue;
       }
