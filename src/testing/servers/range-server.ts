@@ -42,14 +42,20 @@ export const STALL_SENT_BYTES = 1024;
  */
 const IDLE_KEEP_ALIVE_MS = 120_000;
 
-/** Pause between /drop's partial body and the reset: long enough for a client to read what arrived. */
-const DROP_DELAY_MS = 100;
+/**
+ * Pause between /drop's partial body and the reset: long enough for a client to read what arrived. A fetch body
+ * that errors discards the chunks its reader has not taken yet, and on a loaded two-core CI host a worker that is
+ * still starting up can leave them untaken for well over 100 ms.
+ */
+const DROP_DELAY_MS = 1_000;
 
 /**
  * Added before every /far/ answer: a far server. Requests the app sends together then overlap in the log, so a
- * test can count sequential round trips without depending on how fast loopback answers.
+ * test can count sequential round trips without depending on how fast loopback answers. Two requests sent in one
+ * tick reach the server up to tens of ms apart on a loaded CI host (the second may need a new connection), so
+ * the latency is well above that spread.
  */
-const FAR_LATENCY_MS = 50;
+const FAR_LATENCY_MS = 250;
 
 /** Extra bytes /longbody appends (filler 0xEE) after the asked range. */
 export const LONG_BODY_EXTRA_BYTES = 64 * 1024;
