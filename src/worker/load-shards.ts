@@ -6,15 +6,15 @@
  */
 import type { SourceErrorCode } from '../core/errors';
 import type { LoadOptions } from '../core/result';
-import { aggregateShards, shardsReport, type ShardInput } from '../core/shards/aggregate';
+import { aggregateShards, shardsReport, type ShardedModel, type ShardInput } from '../core/shards/aggregate';
 import { mergeShardSections } from '../core/formats/format-readers';
 import { mergedHeader } from '../core/shards/merged-header';
 import { parseShardPattern } from '../core/shards/shard-names';
-import type { SourcePlan } from '../io/sources/resolve-source';
+import type { ShardTarget, SourcePlan } from '../io/sources/resolve-source';
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-source';
 import type { DataLocation, Loaded } from './publish';
-import { createShardReading, type ShardReading } from './shard-reading';
+import { createShardReading, type ShardOutcome, type ShardReading } from './shard-reading';
 
 /** Failures that mean "this source is unreachable", not "this shard is bad": shown as a load error when no shard loaded. */
 const SOURCE_WIDE_ERRORS: ReadonlySet<SourceErrorCode> = new Set([
@@ -39,6 +39,7 @@ export async function loadShardSet(
 ): Promise<Loaded> {
   const { targets, meter, remote } = args;
   const reading = early?.started ? early : createShardReading(ctx, options, remote);
+  reading.useIndex(args.index);
   const outcomes = await reading.finish(targets, meter, (state, localBytes) =>
     ctx.progress('shards', remote ? meter.stats().bytesFetched : args.extraBytesRead + localBytes, null, state),
   );
@@ -57,6 +58,12 @@ export async function loadShardSet(
     if (outcome.reason !== undefined) {
       input.reason = outcome.reason;
     }
+    if (outcome.names !== undefined) {
+      input.names = outcome.names;
+    }
+    if (outcome.indexEntries !== undefined) {
+      input.indexEntries = outcome.indexEntries;
+    }
     return input;
   });
   const model = aggregateShards({ index: args.index, indexFile: args.indexFile, shards: inputs });
@@ -71,15 +78,12 @@ export async function loadShardSet(
   if (args.indexFindings.length > 0) {
     header.findings = [...args.indexFindings, ...header.findings];
   }
-  const locations = new Map<string, DataLocation>();
-  targets.forEach((target, position) => {
-    const outcome = outcomes[position];
-    if (outcome.header && outcome.reader) {
-      locations.set(target.file, { reader: outcome.reader, dataStart: outcome.header.dataStart });
-    }
-  });
+  const locate = shardLocator(model, shardLocations(targets, outcomes));
   const stats = meter.stats();
+  // The shards' names, decoded as they arrived, stand for the merged table's when the format kept its columns.
+  const names = header.tensors === model.columns ? joinedNames(model, inputs) : undefined;
   return {
+    names,
     ref: args.ref,
     outcome: { kind: 'parsed', header },
     head: first?.head ?? new Uint8Array(0),
@@ -88,11 +92,77 @@ export async function loadShardSet(
     network: remote ? () => meter.stats() : null,
     readMs: performance.now() - args.started,
     remote,
-    locate: (row) => locations.get(model.shardFiles[model.shardOfRow[row]]) ?? null,
+    locate,
     sidecars: args.sidecars,
     sidecarsRead: args.sidecarsRead,
     choices: args.choices,
     repo: args.repo,
     shards: { report: shardsReport(model), shardOfRow: model.shardOfRow },
   };
+}
+
+/** Where each present shard's data region starts, and the reader that reads it. */
+function shardLocations(targets: readonly ShardTarget[], outcomes: readonly ShardOutcome[]): Map<string, DataLocation> {
+  const locations = new Map<string, DataLocation>();
+  targets.forEach((target, position) => {
+    const outcome = outcomes[position];
+    if (outcome.header && outcome.reader) {
+      locations.set(target.file, { reader: outcome.reader, dataStart: outcome.header.dataStart });
+    }
+  });
+  return locations;
+}
+
+/**
+ * A merged row's shard file and data location. It finds the shard from rowStarts, not from shardOfRow: that
+ * column moves to the page with the result and reads as empty here afterwards. Built in its own scope so the
+ * kept load holds only these few fields, not every shard's parsed header and bytes.
+ */
+function shardLocator(
+  model: ShardedModel,
+  locations: ReadonlyMap<string, DataLocation>,
+): (row: number) => DataLocation | null {
+  const { shardFiles, rowStarts } = model;
+  return (row) => {
+    if (!(row >= 0 && row < rowStarts[shardFiles.length])) {
+      return null;
+    }
+    // The last shard whose first row is at or before `row` (empty shards share their start with the next).
+    let low = 0;
+    let high = shardFiles.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (rowStarts[middle] <= row) {
+        low = middle;
+      } else {
+        high = middle - 1;
+      }
+    }
+    return locations.get(shardFiles[low]) ?? null;
+  };
+}
+
+/** Every present shard's names in merged row order, or undefined when some shard's were not decoded. */
+function joinedNames(model: ShardedModel, inputs: readonly ShardInput[]): string[] | undefined {
+  const byFile = new Map<string, ShardInput>();
+  for (const input of inputs) {
+    if (!byFile.has(input.file)) {
+      byFile.set(input.file, input);
+    }
+  }
+  const names: string[] = [];
+  for (let slot = 0; slot < model.shardFiles.length; slot++) {
+    const rows = model.rowStarts[slot + 1] - model.rowStarts[slot];
+    if (rows === 0) {
+      continue;
+    }
+    const shardNames = byFile.get(model.shardFiles[slot])?.names;
+    if (shardNames?.length !== rows) {
+      return undefined;
+    }
+    for (let i = 0; i < rows; i++) {
+      names.push(shardNames[i]);
+    }
+  }
+  return names.length === model.columns.count ? names : undefined;
 }

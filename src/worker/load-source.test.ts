@@ -17,6 +17,7 @@ import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
+import { allTensorNames } from '../core/model';
 import { maxInFlight } from '../testing/servers/in-flight';
 
 let fixtures: FixtureDir;
@@ -53,6 +54,30 @@ interface Run {
   analyses: Extract<WorkerResponse, { type: 'analyses' }> | null;
 }
 
+/**
+ * Every row of a sharded result finds the data region of its own shard (what reading its values needs), after the
+ * row → shard column has moved to the page: one reader per shard, the shard's own dataStart, none for a missing one.
+ */
+function expectRowsLocatedInTheirShards(result: LoadResult, kept: KeptLoad | null): void {
+  const shards = result.shards;
+  expect(shards && kept?.data).toBeTruthy();
+  if (!shards || !kept?.data) {
+    return;
+  }
+  const readers = new Map<number, unknown>();
+  for (let row = 0; row < shards.shardOfRow.length; row++) {
+    const shard = shards.shardOfRow[row];
+    const location = kept.data.locate(row);
+    expect(location?.dataStart).toBe(shards.report.shards[shard].dataStart);
+    if (!readers.has(shard)) {
+      readers.set(shard, location?.reader);
+    }
+    expect(location?.reader).toBe(readers.get(shard));
+  }
+  expect(new Set(readers.values()).size).toBe(shards.report.shards.filter((shard) => shard.present).length);
+  expect(kept.data.locate(shards.shardOfRow.length)).toBeNull();
+}
+
 async function run(source: SourceSpec): Promise<Run> {
   const messages: WorkerResponse[] = [];
   let kept: KeptLoad | null = null;
@@ -60,7 +85,8 @@ async function run(source: SourceSpec): Promise<Run> {
     {
       id: 1,
       signal: new AbortController().signal,
-      post: (message) => messages.push(message),
+      // Across the thread boundary as postMessage does it: a copy, with the listed buffers moved (emptied here).
+      post: (message, transfer) => messages.push(structuredClone(message, { transfer })),
       remember: (load) => {
         kept = load;
       },
@@ -109,6 +135,8 @@ describe('a remote shard index', () => {
     expect(result.shards.report.index).toMatchObject({ totalSize: built.expected.totalSize, weightMapEntries: 723 });
     expect(result.shards.report.totals.bitsPerParameter).toBeCloseTo(16, 6);
     expect(result.shards.shardOfRow).toHaveLength(built.expected.tensors);
+    // The names decoded shard by shard as each header arrived are the merged table's, row for row.
+    expect(outcome.kept?.names).toEqual(allTensorNames(result.outcome.header.tensors));
     expect(outcome.kept?.names).toHaveLength(built.expected.tensors);
     expect(outcome.analyses).not.toBeNull();
 
@@ -138,13 +166,15 @@ describe('a remote shard index', () => {
 
   it('reports a missing shard with its HTTP status and keeps the others', async () => {
     await writeSharded('missing', { shards: 6, missingShard: 2 });
-    const { result } = await run({
+    const { result, kept } = await run({
       kind: 'url',
       url: `${servers.originA}/shards/t-missing/missing/model.safetensors.index.json`,
     });
     if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
       throw new Error('no sharded result');
     }
+    expect(kept?.names).toEqual(allTensorNames(result.outcome.header.tensors));
+    expectRowsLocatedInTheirShards(result, kept);
     const missing = result.outcome.header.findings.find((finding) => finding.code === 'missing-shard');
     expect(missing?.shard).toBe('model-00002-of-00006.safetensors');
     expect(missing?.message).toMatch(/HTTP 404/);
@@ -314,11 +344,13 @@ describe('local files', () => {
     const files = localShards('m', 4, tinyLlamaTensors()).filter(
       (entry) => !entry.path.endsWith('00003-of-00004.safetensors'),
     );
-    const { result } = await run({ kind: 'files', files });
+    const { result, kept } = await run({ kind: 'files', files });
     if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
       throw new Error('no sharded result');
     }
     expect(result.shards.report.shards.map((shard) => shard.present)).toEqual([true, true, false, true]);
+    expect(kept?.names).toEqual(allTensorNames(result.outcome.header.tensors));
+    expectRowsLocatedInTheirShards(result, kept);
     const missing = result.outcome.header.findings.find((finding) => finding.code === 'missing-shard');
     expect(missing?.message).toMatch(/not among the dropped files/);
   });

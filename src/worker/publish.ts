@@ -33,6 +33,8 @@ export interface Loaded {
   locate: (row: number) => DataLocation | null;
   sidecars: Sidecars;
   sidecarsRead: string[];
+  /** allTensorNames of the parsed header's columns, when already decoded (a shard set's, as each shard arrived). */
+  names?: string[];
   /** Sidecars left for later, read when the page asks (worker/sidecars-on-demand.ts). */
   sidecarsOnDemand?: SidecarsOnDemand;
   shards?: ShardInfo;
@@ -44,7 +46,7 @@ const EMPTY_TOTALS: HeaderTotals = { tensors: 0, elements: 0, bytes: 0, byDtype:
 
 export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
-  const names = parsed ? allTensorNames(parsed.tensors) : [];
+  const names = parsed ? (loaded.names ?? allTensorNames(parsed.tensors)) : [];
   const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
   if (parsed) {
     Object.assign(kept, compareFactsOf(parsed, loaded.sidecars.config));

@@ -9,7 +9,9 @@ import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
 import { PACE_ATTEMPTS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
 import { loadHeader } from '../core/load-header';
-import type { ParsedHeader } from '../core/model';
+import { allTensorNames, type ParsedHeader } from '../core/model';
+import type { ShardIndex } from '../core/shards/index-parser';
+import { indexEntriesOf } from '../core/shards/row-names';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -25,6 +27,10 @@ export interface ShardOutcome {
   bytesRead: number;
   reason?: string;
   error?: SourceError;
+  /** The header's tensor names, decoded as it arrived. */
+  names?: string[];
+  /** indexEntriesOf(header.tensors, index) for the index given to useIndex, found as the header arrived. */
+  indexEntries?: Int32Array;
 }
 
 export interface ShardReading {
@@ -34,6 +40,11 @@ export interface ShardReading {
   readonly started: boolean;
   /** Queues nothing more: the index proved invalid or the load failed. Reads in flight finish and are dropped. */
   stop(): void;
+  /**
+   * The parsed index the shards will be checked against: each header that arrives from now on (and each already
+   * in) has its names looked up in it at once, while the network is the bottleneck, not after the last shard.
+   */
+  useIndex(index: ShardIndex | null): void;
   /**
    * Reads every target not read yet, waits for all, and returns their outcomes in `targets` order. Progress is
    * reported over `targets` from here on (`report` gets the counts and the header bytes read locally).
@@ -70,6 +81,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let fatal: unknown = null;
   let wake: (() => void) | null = null;
   let progress: { state: ShardProgress; report: (progress: ShardProgress, localBytes: number) => void } | null = null;
+  let index: ShardIndex | null = null;
 
   const settle = (): void => {
     if (wake && (fatal !== null || (active === 0 && queued === queue.length))) {
@@ -151,6 +163,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
         learnHeaderSize(loaded.outcome.header, loaded.head.length);
+        prepare(outcome, index);
       } else {
         const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
         outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';
@@ -207,6 +220,14 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       stopped = true;
       queue.length = queued;
     },
+    useIndex(next) {
+      index = next;
+      for (const entry of entries.values()) {
+        if (entry.done) {
+          prepare(entry.outcome, index);
+        }
+      }
+    },
     async finish(targets, meter, report) {
       for (const target of targets) {
         add(target, meter);
@@ -240,6 +261,17 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       );
     },
   };
+}
+
+/** Work on one header done as it arrives, so the merge after the last shard only joins the answers. */
+function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
+  if (outcome.header === null) {
+    return;
+  }
+  outcome.names ??= allTensorNames(outcome.header.tensors);
+  if (index !== null && outcome.indexEntries === undefined) {
+    outcome.indexEntries = indexEntriesOf(outcome.header.tensors, index);
+  }
 }
 
 /** Short reason for the missing-shard finding: the HTTP status when there is one, else the error's own words. */

@@ -16,7 +16,7 @@ import {
   type Dtype,
 } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
-import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE, MAX_TENSORS_PER_FINDING } from '../limits';
+import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE } from '../limits';
 import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
 import { foldFindingsPerCode } from './fold-findings';
@@ -24,6 +24,7 @@ import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-
 import { indexEntryName, type ShardIndex } from './index-parser';
 import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
 import { rowNames } from './row-names';
+import { FindingGroups } from './tensor-finding-groups';
 import { MAX_SHARD_FILES } from './shard-limits';
 import { parseShardPattern, validateShardName } from './shard-names';
 
@@ -36,6 +37,11 @@ export interface ShardInput {
   names?: readonly string[];
   /** Why the header is null (`HTTP 404`, `Git LFS pointer`), quoted in the missing-shard finding. */
   reason?: string;
+  /**
+   * indexEntriesOf(header.tensors, index) for the aggregated index, when it was computed as the header arrived;
+   * the names are then not hashed again.
+   */
+  indexEntries?: Int32Array;
 }
 
 export interface AggregateInput {
@@ -69,6 +75,7 @@ interface ShardSlot {
   names?: readonly string[];
   reason?: string;
   unsafeReason?: string;
+  indexEntries?: Int32Array;
 }
 
 /** Index entries that no header holds, in a shard that is absent: how many, and a few names for the message. */
@@ -158,7 +165,13 @@ function listShardSlots(input: AggregateInput): {
   for (const shard of input.shards) {
     if (!seen.has(shard.file)) {
       seen.add(shard.file);
-      slots.push({ file: shard.file, header: shard.header, names: shard.names, reason: shard.reason });
+      slots.push({
+        file: shard.file,
+        header: shard.header,
+        names: shard.names,
+        reason: shard.reason,
+        indexEntries: shard.indexEntries,
+      });
     }
   }
   const slotOfIndexShard = new Int32Array(indexShardCount).fill(-1);
@@ -224,7 +237,7 @@ function checkTensorNames(
     return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
   };
   const groups = new FindingGroups();
-  const { firstOf, entryOf } = rowNames(columns, index);
+  const { firstOf, entryOf } = rowNames(columns, index, index ? joinedIndexEntries(slots, rowStarts) : undefined);
   const matched = index ? new Uint8Array(index.entryCount) : null;
   const repeats = repeatsAcrossShards(firstOf, shardOfRow, columns.count);
   for (let row = 0; row < columns.count; row++) {
@@ -266,6 +279,20 @@ function checkTensorNames(
   const absentEntries =
     index && matched ? unmatchedIndexEntries(slots, index, matched, slotOfIndexShard, groups) : new Map();
   return { groups, absentEntries };
+}
+
+/** The shards' own index entries laid out as merged rows, or undefined when some present shard has none. */
+function joinedIndexEntries(slots: readonly ShardSlot[], rowStarts: Uint32Array): Int32Array | undefined {
+  if (slots.some((slot) => slot.header !== null && slot.indexEntries?.length !== slot.header.tensors.count)) {
+    return undefined;
+  }
+  const joined = new Int32Array(rowStarts[slots.length]);
+  slots.forEach((slot, position) => {
+    if (slot.header && slot.indexEntries) {
+      joined.set(slot.indexEntries, rowStarts[position]);
+    }
+  });
+  return joined;
 }
 
 /** Rows whose name appeared earlier in another shard, grouped by the first row: only these need a second look. */
@@ -461,128 +488,6 @@ function mergeColumns(slots: readonly ShardSlot[]): Merged {
   columns.nameStarts[count] = nameOffset;
   columns.shapeStarts[count] = dimsOffset;
   return { columns, shardOfRow, rowStarts, unknownDtypes };
-}
-
-type TensorCode = 'unindexed-tensor' | 'wrong-shard' | 'duplicate-tensor-across-shards' | 'index-tensor-missing';
-
-interface Group {
-  rows: number[];
-  count: number;
-  examples: string[];
-  /** The other shard each example relates to (wrong-shard: where the index says; duplicates: the first copy). */
-  exampleOthers: number[];
-  others: Set<number>;
-}
-
-/** Per code and shard: capped row lists, exact counts and a few quoted names. */
-class FindingGroups {
-  private readonly groups = new Map<TensorCode, Map<number, Group>>();
-
-  add(code: TensorCode, slot: number, row: number, rowName: (row: number) => string, other = -1): void {
-    const group = this.group(code, slot);
-    group.count++;
-    if (group.rows.length < MAX_TENSORS_PER_FINDING) {
-      group.rows.push(row);
-    }
-    if (group.examples.length < MAX_NAMES_IN_MESSAGE) {
-      group.examples.push(rowName(row));
-      group.exampleOthers.push(other);
-    }
-    if (other >= 0) {
-      group.others.add(other);
-    }
-  }
-
-  addName(code: TensorCode, slot: number, name: string): void {
-    const group = this.group(code, slot);
-    group.count++;
-    if (group.examples.length < MAX_NAMES_IN_MESSAGE) {
-      group.examples.push(name);
-      group.exampleOthers.push(-1);
-    }
-  }
-
-  findings(slots: readonly ShardSlot[]): Finding[] {
-    const findings: Finding[] = [];
-    const order: TensorCode[] = [
-      'index-tensor-missing',
-      'wrong-shard',
-      'unindexed-tensor',
-      'duplicate-tensor-across-shards',
-    ];
-    for (const code of order) {
-      const byShard = this.groups.get(code);
-      if (!byShard) {
-        continue;
-      }
-      for (const slot of [...byShard.keys()].sort((a, b) => a - b)) {
-        const group = byShard.get(slot);
-        if (group) {
-          findings.push(groupFinding(code, slots, slot, group));
-        }
-      }
-    }
-    return findings;
-  }
-
-  private group(code: TensorCode, slot: number): Group {
-    let byShard = this.groups.get(code);
-    if (!byShard) {
-      byShard = new Map();
-      this.groups.set(code, byShard);
-    }
-    let group = byShard.get(slot);
-    if (!group) {
-      group = { rows: [], count: 0, examples: [], exampleOthers: [], others: new Set() };
-      byShard.set(slot, group);
-    }
-    return group;
-  }
-}
-
-function groupFinding(code: TensorCode, slots: readonly ShardSlot[], slot: number, group: Group): Finding {
-  const file = slots[slot].file;
-  const count = plural(group.count, 'tensor');
-  const names = quoteNames(group.examples, group.count);
-  const otherFiles = (): string => {
-    const others = [...group.others].sort((a, b) => a - b).map((other) => slots[other].file);
-    return others.length > 3 ? `${others.slice(0, 3).join(', ')} and ${others.length - 3} more` : others.join(', ');
-  };
-  let message: string;
-  switch (code) {
-    case 'index-tensor-missing':
-      message =
-        `The index says ${file} holds ${count} that its header does not contain (${names}). Loaders that follow ` +
-        `the index fail on them; transformers reports them as missing keys and leaves those weights randomly ` +
-        `initialised. The shard or the index is from a different upload: re-download both.`;
-      break;
-    case 'wrong-shard': {
-      const pairs = group.examples
-        .map((name, i) => `${JSON.stringify(name)} (index: ${slots[group.exampleOthers[i]]?.file ?? '?'})`)
-        .join(', ');
-      const rest = group.count - group.examples.length;
-      message =
-        `${count} in ${file} ${group.count === 1 ? 'is' : 'are'} listed under another shard in the index: ${pairs}` +
-        `${rest > 0 ? ` and ${formatCount(rest)} more` : ''}. Loaders that read every shard still find them; ` +
-        `tools that open only the shard the index names will not. Regenerate the index from the shards.`;
-      break;
-    }
-    case 'unindexed-tensor':
-      message =
-        `${file} holds ${count} that the index does not list (${names}). Tools that look tensors up through ` +
-        `the index never see them; loaders that read whole shards (transformers) load them, and warn about ` +
-        `unexpected keys if the model has no such weight. If they are real weights, regenerate the index; if ` +
-        `they are leftovers, they only cost disk space.`;
-      break;
-    case 'duplicate-tensor-across-shards':
-      message =
-        `${count} in ${file} also ${group.count === 1 ? 'appears' : 'appear'} in ${otherFiles()} (${names}). ` +
-        `Which copy a loader keeps depends on ` +
-        `the order it reads shards in; if the copies differ, results differ between tools. Keep one copy.`;
-      break;
-  }
-  const rows = code === 'index-tensor-missing' ? [] : group.rows;
-  return makeFinding(code, message, rows, { tensorCount: group.count, shard: file });
 }
 
 /**

@@ -2,7 +2,8 @@
  * Which rows of a merged shard table share a tensor name, and which index entry each name is: the first step of
  * the shard checks (aggregate.ts). With the index's own hash table (ShardIndex.nameTable) each row's name is hashed
  * once, to find its entry, and rows of one entry are one name; no table over the rows is built unless some name is
- * missing from the index.
+ * missing from the index. The lookup can run per shard as each header arrives (`indexEntriesOf`), so the merge
+ * after the last shard only joins the answers.
  */
 import type { TensorColumns } from '../model';
 import { ByteSliceIndex, findInTable } from './byte-table';
@@ -15,18 +16,13 @@ export interface RowNames {
   entryOf: Int32Array | null;
 }
 
-export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowNames {
+/** For each row of `columns` (one shard's, or the merged table), the index entry of its name, or -1. */
+export function indexEntriesOf(columns: TensorColumns, index: ShardIndex): Int32Array {
   const { nameBytes, nameStarts, count } = columns;
-  if (index === null) {
-    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
-  }
   const table = index.nameTable ?? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
   const entryOf = new Int32Array(count);
-  const firstOf = new Int32Array(count);
-  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
-  let unindexed = false;
   for (let row = 0; row < count; row++) {
-    const entry = findInTable(
+    entryOf[row] = findInTable(
       table,
       index.nameBytes,
       index.nameStarts,
@@ -34,7 +30,25 @@ export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowN
       nameStarts[row],
       nameStarts[row + 1],
     );
-    entryOf[row] = entry;
+  }
+  return entryOf;
+}
+
+/**
+ * `entryOf`, when given, is indexEntriesOf(columns, index) computed earlier (joined from the shards' own answers);
+ * otherwise it is computed here.
+ */
+export function rowNames(columns: TensorColumns, index: ShardIndex | null, entryOf?: Int32Array): RowNames {
+  const { nameBytes, nameStarts, count } = columns;
+  if (index === null) {
+    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
+  }
+  const entries = entryOf ?? indexEntriesOf(columns, index);
+  const firstOf = new Int32Array(count);
+  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
+  let unindexed = false;
+  for (let row = 0; row < count; row++) {
+    const entry = entries[row];
     if (entry < 0) {
       unindexed = true;
       continue;
@@ -48,5 +62,8 @@ export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowN
     }
   }
   // Names the index does not list can repeat among themselves: then every row is grouped by its bytes.
-  return { firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf, entryOf };
+  return {
+    firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf,
+    entryOf: entries,
+  };
 }
