@@ -10,7 +10,7 @@ import { startTestServers, type RequestLogEntry, type TestServers } from '../tes
 import { setUpTestServers } from '../testing/test-server-setup';
 import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
-import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { HTTP1_SHARD_CONCURRENCY } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
@@ -273,7 +273,12 @@ describe('a repository on the fake Hub', () => {
 
 describe('local files', () => {
   /** A tiny model split into shards by hand, with an index, as in-memory Files. */
-  function localShards(folder: string, count: number, tensors: TensorSpec[]): LocalFileEntry[] {
+  function localShards(
+    folder: string,
+    count: number,
+    tensors: TensorSpec[],
+    tensorData?: Record<string, Uint8Array>,
+  ): LocalFileEntry[] {
     const pad = (n: number) => String(n).padStart(5, '0');
     const names = Array.from({ length: count }, (_, i) => `model-${pad(i + 1)}-of-${pad(count)}.safetensors`);
     const weightMap: Record<string, string> = {};
@@ -286,7 +291,7 @@ describe('local files', () => {
       part.forEach((tensor) => (weightMap[tensor.name] = name));
       totalSize += buildHeaderBytes(part).dataLength;
       return {
-        blob: new File([bytes(buildSafetensors(part, { metadata: { format: 'pt' } }))], name),
+        blob: new File([bytes(buildSafetensors(part, { metadata: { format: 'pt' }, tensorData }))], name),
         path: `${folder}/${name}`,
       };
     });
@@ -353,6 +358,19 @@ describe('local files', () => {
     expectRowsLocatedInTheirShards(result, kept);
     const missing = result.outcome.header.findings.find((finding) => finding.code === 'missing-shard');
     expect(missing?.message).toMatch(/not among the dropped files/);
+  });
+
+  it("reads the analyses' data from the shard that holds each tensor (ComfyUI configs spread over 3 shards)", async () => {
+    const { tensors, tensorData } = comfyInt8Sample();
+    const { result, analyses } = await run({ kind: 'files', files: localShards('comfy', 3, tensors, tensorData) });
+    expect(result?.shards?.report.totals.presentShards).toBe(3);
+    // The configs are read after the row → shard column has moved to the page: each from its own shard.
+    expect(analyses?.sections.dataReads).toMatchObject({ tensors: 8, bytes: 224 });
+    const quantization = analyses?.sections.quantization;
+    expect(quantization).toMatchObject({ family: 'comfy-quant', format: 'int8_tensorwise' });
+    expect(quantization?.evidence).toContain(
+      '8 layers: {"format":"int8_tensorwise"} (e.g. double_blocks.0.img_attn.qkv)',
+    );
   });
 
   it('fails with a clear error when no file is a model', async () => {
