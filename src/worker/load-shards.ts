@@ -11,6 +11,8 @@ import { mergeShardSections } from '../core/formats/format-readers';
 import { mergedHeader } from '../core/shards/merged-header';
 import { parseShardPattern } from '../core/shards/shard-names';
 import type { ShardTarget, SourcePlan } from '../io/sources/resolve-source';
+import { provideShapes } from '../core/analysis/tensor-index';
+import { joinShapes, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-source';
 import type { DataLocation, Loaded } from './publish';
@@ -80,8 +82,13 @@ export async function loadShardSet(
   }
   const locate = shardLocator(model, shardLocations(targets, outcomes));
   const stats = meter.stats();
-  // The shards' names, decoded as they arrived, stand for the merged table's when the format kept its columns.
-  const names = header.tensors === model.columns ? joinedNames(model, inputs) : undefined;
+  // The shards' names and their shapes, found as each header arrived, stand for the merged table's when the
+  // format kept its columns.
+  const joined = header.tensors === model.columns ? joinedShardNames(model, targets, outcomes) : undefined;
+  if (joined) {
+    provideShapes(header, joined.names, joined.shapes);
+  }
+  const names = joined?.names;
   return {
     names,
     ref: args.ref,
@@ -142,27 +149,36 @@ function shardLocator(
   };
 }
 
-/** Every present shard's names in merged row order, or undefined when some shard's were not decoded. */
-function joinedNames(model: ShardedModel, inputs: readonly ShardInput[]): string[] | undefined {
-  const byFile = new Map<string, ShardInput>();
-  for (const input of inputs) {
-    if (!byFile.has(input.file)) {
-      byFile.set(input.file, input);
+/**
+ * Every present shard's names in merged row order, and their shapes joined, or undefined when some shard's were
+ * not found as it arrived.
+ */
+function joinedShardNames(
+  model: ShardedModel,
+  targets: readonly ShardTarget[],
+  outcomes: readonly ShardOutcome[],
+): { names: string[]; shapes: ParsedShapes } | undefined {
+  const byFile = new Map<string, ShardOutcome>();
+  targets.forEach((target, position) => {
+    if (!byFile.has(target.file)) {
+      byFile.set(target.file, outcomes[position]);
     }
-  }
+  });
   const names: string[] = [];
+  const parts: ParsedShapes[] = [];
   for (let slot = 0; slot < model.shardFiles.length; slot++) {
     const rows = model.rowStarts[slot + 1] - model.rowStarts[slot];
     if (rows === 0) {
       continue;
     }
-    const shardNames = byFile.get(model.shardFiles[slot])?.names;
-    if (shardNames?.length !== rows) {
+    const outcome = byFile.get(model.shardFiles[slot]);
+    if (outcome?.names?.length !== rows || outcome.shapes === undefined) {
       return undefined;
     }
     for (let i = 0; i < rows; i++) {
-      names.push(shardNames[i]);
+      names.push(outcome.names[i]);
     }
+    parts.push(outcome.shapes);
   }
-  return names.length === model.columns.count ? names : undefined;
+  return names.length === model.columns.count ? { names, shapes: joinShapes(parts) } : undefined;
 }

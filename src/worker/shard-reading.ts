@@ -12,6 +12,7 @@ import { loadHeader } from '../core/load-header';
 import { allTensorNames, type ParsedHeader } from '../core/model';
 import type { ShardIndex } from '../core/shards/index-parser';
 import { indexEntriesOf } from '../core/shards/row-names';
+import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -29,6 +30,8 @@ export interface ShardOutcome {
   error?: SourceError;
   /** The header's tensor names, decoded as it arrived. */
   names?: string[];
+  /** The names' shapes (core/analysis/tensor-name-shapes.ts), found as the header arrived. */
+  shapes?: ParsedShapes;
   /** indexEntriesOf(header.tensors, index) for the index given to useIndex, found as the header arrived. */
   indexEntries?: Int32Array;
 }
@@ -269,6 +272,7 @@ function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
     return;
   }
   outcome.names ??= allTensorNames(outcome.header.tensors);
+  outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
   if (index !== null && outcome.indexEntries === undefined) {
     outcome.indexEntries = indexEntriesOf(outcome.header.tensors, index);
   }

@@ -85,6 +85,15 @@ export interface TensorIndex {
 }
 
 const cache = new WeakMap<ParsedHeader, { names: readonly string[]; index: TensorIndex }>();
+const givenShapes = new WeakMap<ParsedHeader, { names: readonly string[]; shapes: ParsedShapes }>();
+
+/**
+ * Shapes already found for `header`'s names (a shard set's, joined from each shard's as it arrived): the index
+ * built for this header and these names uses them instead of parsing every name again.
+ */
+export function provideShapes(header: ParsedHeader, names: readonly string[], shapes: ParsedShapes): void {
+  givenShapes.set(header, { names, shapes });
+}
 
 export function tensorIndex(header: ParsedHeader, names: readonly string[]): TensorIndex {
   const cached = cache.get(header);
@@ -167,7 +176,8 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
   const dtypeText = (row: number): string =>
     dtypeName(columns.dtype[row]) ?? header.unknownDtypes.get(row) ?? 'unknown';
   const rank = (row: number): number => columns.shapeStarts[row + 1] - columns.shapeStarts[row];
-  let parsed: ParsedShapes | null = null;
+  const given = givenShapes.get(header);
+  let parsed: ParsedShapes | null = given?.names === names ? given.shapes : null;
   const shapes = (): ParsedShapes => (parsed ??= shapesOf(names, columns));
   const sorted: Array<SortedShape | undefined> = [];
   const sortedShape = (shape: number): SortedShape => {

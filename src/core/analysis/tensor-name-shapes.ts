@@ -528,3 +528,103 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     },
   };
 }
+
+/** A shape's identity across headers: its literal pieces (the index segments between them are implied). */
+function piecesKey(pieces: readonly string[]): string {
+  return JSON.stringify(pieces);
+}
+
+/**
+ * The shapes of several tables' names laid end to end (a shard set's merged table, shard by shard), from each
+ * table's own shapes: the same answer as shapesOf over the joined names, ids included (each part numbers its
+ * shapes by first appearance, so taking the parts in order numbers the joined shapes by first appearance too).
+ * Each shard's shapes are found as its header arrives; joining them costs one pass over the rows.
+ */
+export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
+  let count = 0;
+  let valueCount = 0;
+  for (const part of parts) {
+    count += part.rowShape.length;
+    valueCount += part.indexStart[part.rowShape.length];
+  }
+  const idOf = new Map<string, number>();
+  const text: string[] = [];
+  const pieces: Array<readonly string[]> = [];
+  const slots: number[] = [];
+  const rowShape = new Int32Array(count);
+  const indexStart = new Uint32Array(count + 1);
+  const indexValues = new Int32Array(valueCount);
+  let row0 = 0;
+  let values0 = 0;
+  for (const part of parts) {
+    const globalOf = new Int32Array(part.count);
+    for (let s = 0; s < part.count; s++) {
+      const key = piecesKey(part.pieces[s]);
+      let id = idOf.get(key);
+      if (id === undefined) {
+        id = text.length;
+        idOf.set(key, id);
+        text.push(part.text[s]);
+        pieces.push(part.pieces[s]);
+        slots.push(part.slots[s]);
+      }
+      globalOf[s] = id;
+    }
+    const rows = part.rowShape.length;
+    for (let row = 0; row < rows; row++) {
+      rowShape[row0 + row] = globalOf[part.rowShape[row]];
+      indexStart[row0 + row] = values0 + part.indexStart[row];
+    }
+    const used = part.indexStart[rows];
+    indexValues.set(part.indexValues.subarray(0, used), values0);
+    row0 += rows;
+    values0 += used;
+  }
+  indexStart[count] = values0;
+  const shapeCount = text.length;
+  const rowStart = new Int32Array(shapeCount + 1);
+  for (let row = 0; row < count; row++) {
+    rowStart[rowShape[row] + 1]++;
+  }
+  for (let s = 0; s < shapeCount; s++) {
+    rowStart[s + 1] += rowStart[s];
+  }
+  const fill = rowStart.slice(0, shapeCount);
+  const rowList = new Int32Array(count);
+  for (let row = 0; row < count; row++) {
+    rowList[fill[rowShape[row]]++] = row;
+  }
+  const scratch: Scratch = {
+    starts: new Int32Array(16),
+    ends: new Int32Array(16),
+    values: new Int32Array(16),
+    wide: false,
+  };
+  return {
+    count: shapeCount,
+    text,
+    pieces,
+    slots: Int32Array.from(slots),
+    rowShape,
+    indexStart,
+    indexValues,
+    rowStart,
+    rowList,
+    query(name) {
+      const units = new Uint16Array(name.length);
+      for (let i = 0; i < name.length; i++) {
+        units[i] = name.charCodeAt(i);
+      }
+      const k = scanUnits(units, 0, units.length, scratch);
+      const own: string[] = [];
+      let at = 0;
+      for (let j = 0; j < k; j++) {
+        own.push(name.slice(at, scratch.starts[j]));
+        at = scratch.ends[j];
+      }
+      own.push(name.slice(at));
+      const shape = idOf.get(piecesKey(own));
+      return shape === undefined ? null : { shape, values: Array.from(scratch.values.subarray(0, k)) };
+    },
+  };
+}
