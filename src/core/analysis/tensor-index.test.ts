@@ -213,6 +213,9 @@ function sidecarNames(modules: readonly string[]): string[] {
   names.push('model.layers.0.mlp.weight');
   names.push('x.0', 'x.0.weight', 'x.0.0'); // names ending in an index segment
   names.push('b.5x', 'b.5'); // `b.5x` minus `x` is `b.5`, whose 5 is an index segment
+  // Neighbours with the sibling's shape and tuple, alone in their shape: only the one spelled the same is found.
+  names.push('c.07.weight_scale_inv', 'c.07.weight', 'd.07.weight_scale_inv', 'd.7.weight');
+  names.push('e.8.weight_scale_inv', 'e.08.weight', 'f.9.weight', 'f.9.weight_scale_inv');
   return names;
 }
 

@@ -45,6 +45,8 @@ export interface SortedShape {
   rows: Int32Array;
   /** keys[i * depth + d]: index d of rows[i]. */
   keys: Int32Array;
+  /** No two rows share a tuple: a row found with the tuple is the only one. */
+  unique: boolean;
 }
 
 export interface TensorIndex {
@@ -392,11 +394,27 @@ function siblingLookup(
     if (target === BY_NAME) {
       return lookup(siblingName(row, suffix, siblingSuffix));
     }
-    const { rows, keys, depth } = sortedShape(target);
+    const { rows, keys, depth, unique } = sortedShape(target);
     const values = parsed.indexValues;
     const at = parsed.indexStart[row];
     // Rows with equal tuples are in row order: the last one that has the name wins, as in row().
     const wanted = plainlySpelled(parsed, row, shape) ? null : siblingName(row, suffix, siblingSuffix);
+    // Writers put a module's tensors side by side (in order of creation, or sorted by name, where `.weight` and
+    // `.weight_scale_inv` are neighbours too): when the sibling's tuple is unique in its shape, a neighbour with
+    // that shape and tuple is the answer, without the search.
+    if (unique) {
+      for (let candidate = row - 1; candidate <= row + 1; candidate += 2) {
+        if (
+          candidate >= 0 &&
+          candidate < parsed.rowShape.length &&
+          parsed.rowShape[candidate] === target &&
+          sameTuple(values, parsed.indexStart[candidate], at, depth)
+        ) {
+          const spelled = wanted === null ? plainlySpelled(parsed, candidate, target) : names[candidate] === wanted;
+          return spelled ? candidate : -1;
+        }
+      }
+    }
     for (let i = tupleUpperBound(keys, depth, rows.length, values, at) - 1; i >= 0; i--) {
       if (compareTuple(keys, i, depth, values, at) !== 0) {
         break;
@@ -408,6 +426,15 @@ function siblingLookup(
     }
     return -1;
   };
+}
+
+function sameTuple(values: Int32Array, a: number, b: number, depth: number): boolean {
+  for (let d = 0; d < depth; d++) {
+    if (values[a + d] !== values[b + d]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 function decimalDigits(value: number): number {
@@ -491,7 +518,11 @@ function sortShape(shapes: NameShapes, shape: number): SortedShape {
       }
     }
   }
-  return { depth, rows, keys };
+  let unique = true;
+  for (let i = 1; i < rows.length && unique; i++) {
+    unique = compareTuple(keys, i, depth, keys, (i - 1) * depth) !== 0;
+  }
+  return { depth, rows, keys, unique };
 }
 
 /** Largest index for which the counting sort is used; beyond it a comparison sort takes over. */
