@@ -164,7 +164,7 @@ function joinedShardNames(
       byFile.set(target.file, outcomes[position]);
     }
   });
-  const names: string[] = [];
+  const nameParts: string[][] = [];
   const parts: ParsedShapes[] = [];
   for (let slot = 0; slot < model.shardFiles.length; slot++) {
     const rows = model.rowStarts[slot + 1] - model.rowStarts[slot];
@@ -175,10 +175,10 @@ function joinedShardNames(
     if (outcome?.names?.length !== rows || outcome.shapes === undefined) {
       return undefined;
     }
-    for (let i = 0; i < rows; i++) {
-      names.push(outcome.names[i]);
-    }
+    nameParts.push(outcome.names);
     parts.push(outcome.shapes);
   }
+  // One native concat: pushing 92,000 names one by one was a visible share of the tail in a cold worker.
+  const names = ([] as string[]).concat(...nameParts);
   return names.length === model.columns.count ? { names, shapes: joinShapes(parts) } : undefined;
 }
