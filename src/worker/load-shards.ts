@@ -68,12 +68,7 @@ export async function loadShardSet(
     }
     return input;
   });
-  const model = aggregateShards({
-    index: args.index,
-    indexFile: args.indexFile,
-    shards: inputs,
-    merger: reading.premerged() ?? undefined,
-  });
+  const model = aggregateShards({ index: args.index, indexFile: args.indexFile, shards: inputs });
   markStep('aggregated');
   const first = outcomes.find((outcome) => outcome.header !== null);
   // The format's own part of the set (a checkpoint's one safety verdict, a split GGUF's split.* checks).

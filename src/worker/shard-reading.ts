@@ -13,7 +13,6 @@ import { allTensorNames, type ParsedHeader } from '../core/model';
 import type { ShardIndex } from '../core/shards/index-parser';
 import { indexEntriesOf } from '../core/shards/row-names';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
-import { ColumnMerger } from '../core/shards/column-merger';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -50,11 +49,6 @@ export interface ShardReading {
    */
   useIndex(index: ShardIndex | null): void;
   /**
-   * The columns of the shards read so far, merged in the order they were queued as far as every earlier one is
-   * in (core/shards/column-merger.ts); aggregation finishes it when those are its first shards.
-   */
-  premerged(): ColumnMerger | null;
-  /**
    * Reads every target not read yet, waits for all, and returns their outcomes in `targets` order. Progress is
    * reported over `targets` from here on (`report` gets the counts and the header bytes read locally).
    */
@@ -76,7 +70,6 @@ interface Entry {
 
 export function createShardReading(ctx: LoadSession, options: LoadOptions, remote: boolean): ShardReading {
   const entries = new Map<string, Entry>();
-  const merging = inOrderMerging();
   const queue: Entry[] = [];
   let queued = 0;
   let active = 0;
@@ -190,7 +183,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       outcome.reason = shardFailureReason(sourceError);
     }
     entry.done = true;
-    merging.progress();
     markStep('shard-header');
     if (!paced) {
       setPace(entry);
@@ -216,7 +208,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       counted: false,
     };
     entries.set(target.file, entry);
-    merging.add(entry);
     if (target.open !== null) {
       queue.push(entry);
       pump();
@@ -234,19 +225,31 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     },
     useIndex(next) {
       index = next;
-      merging.size(next);
       for (const entry of entries.values()) {
         if (entry.done) {
           prepare(entry.outcome, index);
         }
       }
     },
-    premerged: () => merging.merger(),
     async finish(targets, meter, report) {
       for (const target of targets) {
         add(target, meter);
       }
-      const state = countTargets(targets, entries);
+      const state: ShardProgress = { done: 0, total: 0, failed: 0 };
+      for (const target of targets) {
+        const entry = entries.get(target.file);
+        if (!entry || target.open === null || entry.counted) {
+          continue;
+        }
+        entry.counted = true;
+        state.total++;
+        if (entry.done) {
+          state.done++;
+          if (entry.outcome.header === null) {
+            state.failed++;
+          }
+        }
+      }
       progress = { state, report };
       report({ ...state }, localBytes);
       await new Promise<void>((resolve) => {
@@ -260,59 +263,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         (target) => entries.get(target.file)?.outcome ?? { header: null, reader: null, head: null, bytesRead: 0 },
       );
     },
-  };
-}
-
-/** Progress over `targets` from here on: each target's entry is marked counted, and those read so far counted in. */
-function countTargets(targets: readonly ShardTarget[], entries: ReadonlyMap<string, Entry>): ShardProgress {
-  const state: ShardProgress = { done: 0, total: 0, failed: 0 };
-  for (const target of targets) {
-    const entry = entries.get(target.file);
-    if (!entry || target.open === null || entry.counted) {
-      continue;
-    }
-    entry.counted = true;
-    state.total++;
-    if (entry.done) {
-      state.done++;
-      if (entry.outcome.header === null) {
-        state.failed++;
-      }
-    }
-  }
-  return state;
-}
-
-/** Feeds a ColumnMerger each entry's header in the order the entries were added, once every earlier one is read. */
-function inOrderMerging(): {
-  add(entry: Entry): void;
-  progress(): void;
-  size(index: ShardIndex | null): void;
-  merger(): ColumnMerger | null;
-} {
-  const added: Entry[] = [];
-  let merger: ColumnMerger | null = null;
-  let mergedCount = 0;
-  const progress = (): void => {
-    while (mergedCount < added.length && added[mergedCount].done) {
-      merger ??= new ColumnMerger();
-      merger.append(added[mergedCount].outcome.header);
-      mergedCount++;
-    }
-  };
-  return {
-    add(entry) {
-      added.push(entry);
-      progress();
-    },
-    progress,
-    size(index) {
-      if (index !== null) {
-        merger ??= new ColumnMerger();
-        merger.reserveForIndex(index.entryCount, index.nameStarts[index.entryCount]);
-      }
-    },
-    merger: () => merger,
   };
 }
 

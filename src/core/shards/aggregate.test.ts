@@ -14,7 +14,6 @@ import {
 } from '../../testing/build-sharded';
 import { aggregateShards, shardsReport, type ShardedModel } from './aggregate';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { ColumnMerger } from './column-merger';
 import { indexEntriesOf } from './row-names';
 
 const INDEX_FILE = 'model.safetensors.index.json';
@@ -345,13 +344,6 @@ describe('aggregateShards name matching', () => {
       const perShard = shards.map((shard) => ({ ...shard, indexEntries: indexEntriesOf(shard.header.tensors, index) }));
       const merged = aggregateShards({ index, indexFile: INDEX_FILE, shards });
       expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: perShard })).toEqual(merged);
-      // Columns merged as the shards arrived give the same model: from the first two shards, from all of them,
-      // and from shards in another order (which the merge ignores and redoes).
-      for (const taken of [perShard.slice(0, 2), perShard, [...perShard].reverse()]) {
-        const merger = new ColumnMerger({ rows: 1, nameBytes: 1, dims: 1 });
-        taken.forEach((shard) => merger.append(shard.header));
-        expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: perShard, merger })).toEqual(merged);
-      }
       // One shard without its entries: the whole table is looked up again, with the same answer.
       const partly = perShard.map((shard, position) =>
         position === 2 ? { ...shard, indexEntries: undefined } : shard,

@@ -23,7 +23,6 @@ import { foldFindingsPerCode } from './fold-findings';
 import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-format';
 import { indexEntryName, type ShardIndex } from './index-parser';
 import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport } from './report-types';
-import { ColumnMerger, type MergedColumns } from './column-merger';
 import { rowNames } from './row-names';
 import { FindingGroups } from './tensor-finding-groups';
 import { MAX_SHARD_FILES } from './shard-limits';
@@ -51,8 +50,6 @@ export interface AggregateInput {
   indexFile?: string;
   /** The shards in display order (shard 1 first); index files not listed here are added as missing. */
   shards: readonly ShardInput[];
-  /** The first shards' columns, merged as they arrived; used when they are these shards' headers, in order. */
-  merger?: ColumnMerger;
 }
 
 export interface ShardedModel extends ShardsReport {
@@ -89,7 +86,7 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
   // 1. The shard list: the given shards, then index files nobody supplied (missing).
   const { slots, slotOfIndexShard, findings } = listShardSlots(input);
   // 2. The merged table.
-  const merged = mergeColumns(slots, input.merger);
+  const merged = mergeColumns(slots);
   const { columns, shardOfRow, rowStarts, unknownDtypes } = merged;
   // 3. Index ↔ header consistency and duplicates.
   const { groups, absentEntries } = checkTensorNames(slots, merged, index, slotOfIndexShard);
@@ -419,32 +416,78 @@ export function shardsReport(model: ShardedModel): ShardsReport {
   return { shards: model.shards, index: model.index, totals: model.totals };
 }
 
-type Merged = MergedColumns;
+interface Merged {
+  columns: TensorColumns;
+  shardOfRow: Uint16Array;
+  rowStarts: Uint32Array;
+  unknownDtypes: Map<number, string>;
+}
 
-/**
- * Concatenates the present shards' columns in slot order. `premerged` is a merger that already took the first
- * slots' headers as they arrived (the very same header objects, in order); it is finished with the rest.
- */
-function mergeColumns(slots: readonly ShardSlot[], premerged?: ColumnMerger): Merged {
-  const headers = slots.map((slot) => slot.header);
-  let merger = premerged?.startsWith(headers) ? premerged : null;
-  if (merger === null) {
-    let rows = 0;
-    let nameBytes = 0;
-    let dims = 0;
-    for (const header of headers) {
-      if (header) {
-        rows += header.tensors.count;
-        nameBytes += header.tensors.nameStarts[header.tensors.count];
-        dims += header.tensors.shapeStarts[header.tensors.count];
-      }
+/** Concatenates the present shards' columns; offsets into the shared buffers are shifted per shard. */
+function mergeColumns(slots: readonly ShardSlot[]): Merged {
+  let count = 0;
+  let nameBytesLength = 0;
+  let dimsLength = 0;
+  const rowStarts = new Uint32Array(slots.length + 1);
+  slots.forEach((slot, position) => {
+    rowStarts[position] = count;
+    const columns = slot.header?.tensors;
+    if (columns) {
+      count += columns.count;
+      nameBytesLength += columns.nameStarts[columns.count];
+      dimsLength += columns.shapeStarts[columns.count];
     }
-    merger = new ColumnMerger({ rows, nameBytes, dims });
+  });
+  rowStarts[slots.length] = count;
+  const columns: TensorColumns = {
+    count,
+    nameBytes: new Uint8Array(nameBytesLength),
+    nameStarts: new Uint32Array(count + 1),
+    dtype: new Uint8Array(count),
+    shapeStarts: new Uint32Array(count + 1),
+    dims: new Float64Array(dimsLength),
+    begin: new Float64Array(count),
+    end: new Float64Array(count),
+    elements: new Float64Array(count),
+  };
+  if (slots.some((slot) => slot.header?.tensors.unknownDtypeBits !== undefined)) {
+    columns.unknownDtypeBits = new Uint8Array(count);
   }
-  for (let position = merger.positions; position < headers.length; position++) {
-    merger.append(headers[position]);
-  }
-  return merger.finish();
+  const shardOfRow = new Uint16Array(count);
+  const unknownDtypes = new Map<number, string>();
+  let nameOffset = 0;
+  let dimsOffset = 0;
+  slots.forEach((slot, position) => {
+    const header = slot.header;
+    if (!header) {
+      return;
+    }
+    const source = header.tensors;
+    const row0 = rowStarts[position];
+    const n = source.count;
+    columns.nameBytes.set(source.nameBytes.subarray(0, source.nameStarts[n]), nameOffset);
+    columns.dims.set(source.dims.subarray(0, source.shapeStarts[n]), dimsOffset);
+    for (let i = 0; i < n; i++) {
+      columns.nameStarts[row0 + i] = source.nameStarts[i] + nameOffset;
+      columns.shapeStarts[row0 + i] = source.shapeStarts[i] + dimsOffset;
+    }
+    columns.dtype.set(source.dtype.subarray(0, n), row0);
+    columns.begin.set(source.begin.subarray(0, n), row0);
+    columns.end.set(source.end.subarray(0, n), row0);
+    columns.elements.set(source.elements.subarray(0, n), row0);
+    if (source.unknownDtypeBits !== undefined) {
+      columns.unknownDtypeBits?.set(source.unknownDtypeBits.subarray(0, n), row0);
+    }
+    shardOfRow.fill(position, row0, row0 + n);
+    for (const [row, dtype] of header.unknownDtypes) {
+      unknownDtypes.set(row + row0, dtype);
+    }
+    nameOffset += source.nameStarts[n];
+    dimsOffset += source.shapeStarts[n];
+  });
+  columns.nameStarts[count] = nameOffset;
+  columns.shapeStarts[count] = dimsOffset;
+  return { columns, shardOfRow, rowStarts, unknownDtypes };
 }
 
 /**
