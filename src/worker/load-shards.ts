@@ -41,7 +41,6 @@ export async function loadShardSet(
 ): Promise<Loaded> {
   const { targets, meter, remote } = args;
   const reading = early?.started ? early : createShardReading(ctx, options, remote);
-  reading.useIndex(args.index);
   const outcomes = await reading.finish(targets, meter, (state, localBytes) =>
     ctx.progress('shards', remote ? meter.stats().bytesFetched : args.extraBytesRead + localBytes, null, state),
   );
@@ -62,9 +61,6 @@ export async function loadShardSet(
     }
     if (outcome.names !== undefined) {
       input.names = outcome.names;
-    }
-    if (outcome.indexEntries !== undefined) {
-      input.indexEntries = outcome.indexEntries;
     }
     return input;
   });

@@ -10,8 +10,6 @@ import { codeSpec } from '../core/findings/codes';
 import { PACE_ATTEMPTS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
 import { loadHeader } from '../core/load-header';
 import { allTensorNames, type ParsedHeader } from '../core/model';
-import type { ShardIndex } from '../core/shards/index-parser';
-import { indexEntriesOf } from '../core/shards/row-names';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
@@ -32,8 +30,6 @@ export interface ShardOutcome {
   names?: string[];
   /** The names' shapes (core/analysis/tensor-name-shapes.ts), found as the header arrived. */
   shapes?: ParsedShapes;
-  /** indexEntriesOf(header.tensors, index) for the index given to useIndex, found as the header arrived. */
-  indexEntries?: Int32Array;
 }
 
 export interface ShardReading {
@@ -43,11 +39,6 @@ export interface ShardReading {
   readonly started: boolean;
   /** Queues nothing more: the index proved invalid or the load failed. Reads in flight finish and are dropped. */
   stop(): void;
-  /**
-   * The parsed index the shards will be checked against: each header that arrives from now on (and each already
-   * in) has its names looked up in it at once, while the network is the bottleneck, not after the last shard.
-   */
-  useIndex(index: ShardIndex | null): void;
   /**
    * Reads every target not read yet, waits for all, and returns their outcomes in `targets` order. Progress is
    * reported over `targets` from here on (`report` gets the counts and the header bytes read locally).
@@ -84,7 +75,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let fatal: unknown = null;
   let wake: (() => void) | null = null;
   let progress: { state: ShardProgress; report: (progress: ShardProgress, localBytes: number) => void } | null = null;
-  let index: ShardIndex | null = null;
 
   const settle = (): void => {
     if (wake && (fatal !== null || (active === 0 && queued === queue.length))) {
@@ -102,6 +92,13 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         () => {
           active--;
           pump();
+          // The header's own work comes after the next read is on its way, not before. A failure here is met
+          // again when finish() catches up, and fails the load there.
+          try {
+            prepare(entry.outcome);
+          } catch {
+            // See above.
+          }
         },
         (error: unknown) => {
           active--;
@@ -166,7 +163,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
         learnHeaderSize(loaded.outcome.header, loaded.head.length);
-        prepare(outcome, index);
       } else {
         const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
         outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';
@@ -223,14 +219,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       stopped = true;
       queue.length = queued;
     },
-    useIndex(next) {
-      index = next;
-      for (const entry of entries.values()) {
-        if (entry.done) {
-          prepare(entry.outcome, index);
-        }
-      }
-    },
     async finish(targets, meter, report) {
       for (const target of targets) {
         add(target, meter);
@@ -259,6 +247,9 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       if (fatal !== null) {
         throw fatal;
       }
+      for (const entry of entries.values()) {
+        prepare(entry.outcome);
+      }
       return targets.map(
         (target) => entries.get(target.file)?.outcome ?? { header: null, reader: null, head: null, bytesRead: 0 },
       );
@@ -266,16 +257,18 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   };
 }
 
-/** Work on one header done as it arrives, so the merge after the last shard only joins the answers. */
-function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
+/**
+ * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names and
+ * their shapes (core/analysis/tensor-name-shapes.ts). Looking the names up in the index and copying the columns
+ * into the merged table were tried here too; on HTTP/2, where answers come in bursts, that lengthened the reading
+ * by as much as it shortened the merge (docs/performance.md), so they stay after the last shard.
+ */
+function prepare(outcome: ShardOutcome): void {
   if (outcome.header === null) {
     return;
   }
   outcome.names ??= allTensorNames(outcome.header.tensors);
   outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
-  if (index !== null && outcome.indexEntries === undefined) {
-    outcome.indexEntries = indexEntriesOf(outcome.header.tensors, index);
-  }
 }
 
 /** Short reason for the missing-shard finding: the HTTP status when there is one, else the error's own words. */

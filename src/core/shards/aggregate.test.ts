@@ -14,7 +14,6 @@ import {
 } from '../../testing/build-sharded';
 import { aggregateShards, shardsReport, type ShardedModel } from './aggregate';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { indexEntriesOf } from './row-names';
 
 const INDEX_FILE = 'model.safetensors.index.json';
 
@@ -329,26 +328,6 @@ describe('aggregateShards name matching', () => {
       const viaOwnTable = aggregateShards({ index: withoutTable, indexFile: INDEX_FILE, shards });
       expect(viaScan).toEqual(viaOwnTable);
       expect(viaScan.findings.length).toBe(Object.keys(defects).length);
-    }
-  });
-
-  it('gives the same model from index entries found per shard as each header arrived', () => {
-    for (const defects of [
-      {},
-      { unindexedTensor: true, duplicateAcrossShards: true, wrongShardTensor: true, indexTensorMissing: true },
-      { missingShard: 3 },
-    ]) {
-      const built = buildShardedModel({ shards: 5, ...defects });
-      const index = parseIndex(built.indexJson);
-      const shards = parsedShardHeaders(built);
-      const perShard = shards.map((shard) => ({ ...shard, indexEntries: indexEntriesOf(shard.header.tensors, index) }));
-      const merged = aggregateShards({ index, indexFile: INDEX_FILE, shards });
-      expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: perShard })).toEqual(merged);
-      // One shard without its entries: the whole table is looked up again, with the same answer.
-      const partly = perShard.map((shard, position) =>
-        position === 2 ? { ...shard, indexEntries: undefined } : shard,
-      );
-      expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: partly })).toEqual(merged);
     }
   });
 });

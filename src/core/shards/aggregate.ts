@@ -37,11 +37,6 @@ export interface ShardInput {
   names?: readonly string[];
   /** Why the header is null (`HTTP 404`, `Git LFS pointer`), quoted in the missing-shard finding. */
   reason?: string;
-  /**
-   * indexEntriesOf(header.tensors, index) for the aggregated index, when it was computed as the header arrived;
-   * the names are then not hashed again.
-   */
-  indexEntries?: Int32Array;
 }
 
 export interface AggregateInput {
@@ -75,7 +70,6 @@ interface ShardSlot {
   names?: readonly string[];
   reason?: string;
   unsafeReason?: string;
-  indexEntries?: Int32Array;
 }
 
 /** Index entries that no header holds, in a shard that is absent: how many, and a few names for the message. */
@@ -170,7 +164,6 @@ function listShardSlots(input: AggregateInput): {
         header: shard.header,
         names: shard.names,
         reason: shard.reason,
-        indexEntries: shard.indexEntries,
       });
     }
   }
@@ -237,7 +230,7 @@ function checkTensorNames(
     return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
   };
   const groups = new FindingGroups();
-  const { firstOf, entryOf } = rowNames(columns, index, index ? joinedIndexEntries(slots, rowStarts) : undefined);
+  const { firstOf, entryOf } = rowNames(columns, index);
   const matched = index ? new Uint8Array(index.entryCount) : null;
   const repeats = repeatsAcrossShards(firstOf, shardOfRow, columns.count);
   for (let row = 0; row < columns.count; row++) {
@@ -279,20 +272,6 @@ function checkTensorNames(
   const absentEntries =
     index && matched ? unmatchedIndexEntries(slots, index, matched, slotOfIndexShard, groups) : new Map();
   return { groups, absentEntries };
-}
-
-/** The shards' own index entries laid out as merged rows, or undefined when some present shard has none. */
-function joinedIndexEntries(slots: readonly ShardSlot[], rowStarts: Uint32Array): Int32Array | undefined {
-  if (slots.some((slot) => slot.header !== null && slot.indexEntries?.length !== slot.header.tensors.count)) {
-    return undefined;
-  }
-  const joined = new Int32Array(rowStarts[slots.length]);
-  slots.forEach((slot, position) => {
-    if (slot.header && slot.indexEntries) {
-      joined.set(slot.indexEntries, rowStarts[position]);
-    }
-  });
-  return joined;
 }
 
 /** Rows whose name appeared earlier in another shard, grouped by the first row: only these need a second look. */

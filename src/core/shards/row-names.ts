@@ -2,8 +2,7 @@
  * Which rows of a merged shard table share a tensor name, and which index entry each name is: the first step of
  * the shard checks (aggregate.ts). With the index's own hash table (ShardIndex.nameTable) each row's name is hashed
  * once, to find its entry, and rows of one entry are one name; no table over the rows is built unless some name is
- * missing from the index. The lookup can run per shard as each header arrives (`indexEntriesOf`), so the merge
- * after the last shard only joins the answers.
+ * missing from the index.
  */
 import type { TensorColumns } from '../model';
 import { ByteSliceIndex, findInTable } from './byte-table';
@@ -16,8 +15,8 @@ export interface RowNames {
   entryOf: Int32Array | null;
 }
 
-/** For each row of `columns` (one shard's, or the merged table), the index entry of its name, or -1. */
-export function indexEntriesOf(columns: TensorColumns, index: ShardIndex): Int32Array {
+/** For each row of `columns`, the index entry of its name, or -1. */
+function indexEntriesOf(columns: TensorColumns, index: ShardIndex): Int32Array {
   const { nameBytes, nameStarts, count } = columns;
   const table = index.nameTable ?? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
   const entryOf = new Int32Array(count);
@@ -34,16 +33,12 @@ export function indexEntriesOf(columns: TensorColumns, index: ShardIndex): Int32
   return entryOf;
 }
 
-/**
- * `entryOf`, when given, is indexEntriesOf(columns, index) computed earlier (joined from the shards' own answers);
- * otherwise it is computed here.
- */
-export function rowNames(columns: TensorColumns, index: ShardIndex | null, entryOf?: Int32Array): RowNames {
+export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowNames {
   const { nameBytes, nameStarts, count } = columns;
   if (index === null) {
     return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
   }
-  const entries = entryOf ?? indexEntriesOf(columns, index);
+  const entries = indexEntriesOf(columns, index);
   const firstOf = new Int32Array(count);
   const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
   let unindexed = false;
