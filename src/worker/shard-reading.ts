@@ -260,8 +260,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
 /**
  * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names and
  * their shapes (core/analysis/tensor-name-shapes.ts). Looking the names up in the index and copying the columns
- * into the merged table were tried here too; on HTTP/2, where answers come in bursts, that lengthened the reading
- * by as much as it shortened the merge (docs/performance.md), so they stay after the last shard.
+ * into the merged table wait for the last shard: on HTTP/2, where answers come in bursts, doing them here
+ * lengthened the reading by as much as it shortened the merge (docs/performance.md).
  */
 function prepare(outcome: ShardOutcome): void {
   if (outcome.header === null) {

@@ -159,12 +159,7 @@ function listShardSlots(input: AggregateInput): {
   for (const shard of input.shards) {
     if (!seen.has(shard.file)) {
       seen.add(shard.file);
-      slots.push({
-        file: shard.file,
-        header: shard.header,
-        names: shard.names,
-        reason: shard.reason,
-      });
+      slots.push({ file: shard.file, header: shard.header, names: shard.names, reason: shard.reason });
     }
   }
   const slotOfIndexShard = new Int32Array(indexShardCount).fill(-1);

@@ -15,13 +15,18 @@ export interface RowNames {
   entryOf: Int32Array | null;
 }
 
-/** For each row of `columns`, the index entry of its name, or -1. */
-function indexEntriesOf(columns: TensorColumns, index: ShardIndex): Int32Array {
+export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowNames {
   const { nameBytes, nameStarts, count } = columns;
+  if (index === null) {
+    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
+  }
   const table = index.nameTable ?? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
   const entryOf = new Int32Array(count);
+  const firstOf = new Int32Array(count);
+  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
+  let unindexed = false;
   for (let row = 0; row < count; row++) {
-    entryOf[row] = findInTable(
+    const entry = findInTable(
       table,
       index.nameBytes,
       index.nameStarts,
@@ -29,21 +34,7 @@ function indexEntriesOf(columns: TensorColumns, index: ShardIndex): Int32Array {
       nameStarts[row],
       nameStarts[row + 1],
     );
-  }
-  return entryOf;
-}
-
-export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowNames {
-  const { nameBytes, nameStarts, count } = columns;
-  if (index === null) {
-    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
-  }
-  const entries = indexEntriesOf(columns, index);
-  const firstOf = new Int32Array(count);
-  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
-  let unindexed = false;
-  for (let row = 0; row < count; row++) {
-    const entry = entries[row];
+    entryOf[row] = entry;
     if (entry < 0) {
       unindexed = true;
       continue;
@@ -57,8 +48,5 @@ export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowN
     }
   }
   // Names the index does not list can repeat among themselves: then every row is grouped by its bytes.
-  return {
-    firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf,
-    entryOf: entries,
-  };
+  return { firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf, entryOf };
 }
