@@ -343,6 +343,25 @@ function sameUnits(
 
 const RECENT = 4;
 
+/** Rows of each shape in row order, laid out by `rowStart` (shape s's rows at rowStart[s]…). */
+function rowsByShape(rowShape: Int32Array, rowStart: Int32Array): Int32Array {
+  const fill = rowStart.slice(0, rowStart.length - 1);
+  const rowList = new Int32Array(rowShape.length);
+  for (let row = 0; row < rowShape.length; row++) {
+    rowList[fill[rowShape[row]]++] = row;
+  }
+  return rowList;
+}
+
+/** A name's UTF-16 code units, as the shape scan reads them. */
+function utf16Units(name: string): Uint16Array {
+  const units = new Uint16Array(name.length);
+  for (let i = 0; i < name.length; i++) {
+    units[i] = name.charCodeAt(i);
+  }
+  return units;
+}
+
 export function shapesOf(names: readonly string[], columns: TensorColumns): ParsedShapes {
   const fromBytes = namesMatchBytes(names, columns) ? parseShapes(names, columns, true) : null;
   return fromBytes ?? parseShapes(names, columns, false);
@@ -497,11 +516,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   for (let s = 0; s < shapeCount; s++) {
     rowStart[s + 1] = rowStart[s] + table.sizes[s];
   }
-  const fill = rowStart.slice(0, shapeCount);
-  const rowList = new Int32Array(count);
-  for (let row = 0; row < count; row++) {
-    rowList[fill[rowShape[row]]++] = row;
-  }
+  const rowList = rowsByShape(rowShape, rowStart);
   return {
     count: shapeCount,
     text,
@@ -513,10 +528,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     rowStart,
     rowList,
     query(name) {
-      const queryUnits = new Uint16Array(name.length);
-      for (let i = 0; i < name.length; i++) {
-        queryUnits[i] = name.charCodeAt(i);
-      }
+      const queryUnits = utf16Units(name);
       const k = scanUnits(queryUnits, 0, queryUnits.length, scratch);
       const hash = unitsHash(queryUnits, 0, queryUnits.length, k, scratch);
       for (let s = table.buckets[hash & (table.buckets.length - 1)]; s >= 0; s = table.next[s]) {
@@ -589,11 +601,7 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
   for (let s = 0; s < shapeCount; s++) {
     rowStart[s + 1] += rowStart[s];
   }
-  const fill = rowStart.slice(0, shapeCount);
-  const rowList = new Int32Array(count);
-  for (let row = 0; row < count; row++) {
-    rowList[fill[rowShape[row]]++] = row;
-  }
+  const rowList = rowsByShape(rowShape, rowStart);
   const scratch: Scratch = {
     starts: new Int32Array(16),
     ends: new Int32Array(16),
@@ -611,10 +619,7 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
     rowStart,
     rowList,
     query(name) {
-      const units = new Uint16Array(name.length);
-      for (let i = 0; i < name.length; i++) {
-        units[i] = name.charCodeAt(i);
-      }
+      const units = utf16Units(name);
       const k = scanUnits(units, 0, units.length, scratch);
       const own: string[] = [];
       let at = 0;
