@@ -353,6 +353,25 @@ function rowsByShape(rowShape: Int32Array, rowStart: Int32Array): Int32Array {
   return rowList;
 }
 
+function newScratch(): Scratch {
+  return { starts: new Int32Array(16), ends: new Int32Array(16), values: new Int32Array(16), wide: false };
+}
+
+/**
+ * The literal text around the k index segments `scratch` found in `name` (positions there count from `from`, where
+ * the name starts in the scanned units): the shape's pieces.
+ */
+function literalPieces(name: string, from: number, k: number, scratch: Scratch): string[] {
+  const pieces: string[] = [];
+  let at = 0;
+  for (let j = 0; j < k; j++) {
+    pieces.push(name.slice(at, scratch.starts[j] - from));
+    at = scratch.ends[j] - from;
+  }
+  pieces.push(name.slice(at));
+  return pieces;
+}
+
 /** A name's UTF-16 code units, as the shape scan reads them. */
 function utf16Units(name: string): Uint16Array {
   const units = new Uint16Array(name.length);
@@ -381,12 +400,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   const pieces: string[][] = [];
   const table = newShapeTable(64);
   let repUsed = 0;
-  const scratch: Scratch = {
-    starts: new Int32Array(16),
-    ends: new Int32Array(16),
-    values: new Int32Array(16),
-    wide: false,
-  };
+  const scratch = newScratch();
   // The shapes of the last few rows: headers list a layer's tensors together, so most rows repeat one of them.
   const recent = new Int32Array(RECENT).fill(-1);
   let previous = -1;
@@ -456,22 +470,16 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
             growShapeTable(table, shape);
           }
           const name = names[row];
-          const own: string[] = [];
+          const own = literalPieces(name, from, k, scratch);
           const reps = table.reps;
           if (repUsed + 2 * k > reps.positions.length) {
             reps.positions = grown(reps.positions, Math.max(reps.positions.length * 2, repUsed + 2 * k));
           }
           reps.first[shape] = repUsed;
           reps.count[shape] = k;
-          let at = 0;
-          for (let j = 0; j <= k; j++) {
-            const to = j < k ? scratch.starts[j] - from : name.length;
-            own.push(name.slice(at, to));
-            if (j < k) {
-              reps.positions[repUsed++] = scratch.starts[j];
-              reps.positions[repUsed++] = scratch.ends[j];
-              at = scratch.ends[j] - from;
-            }
+          for (let j = 0; j < k; j++) {
+            reps.positions[repUsed++] = scratch.starts[j];
+            reps.positions[repUsed++] = scratch.ends[j];
           }
           pieces.push(own);
           text.push(k === 0 ? name : own.join('#'));
@@ -602,12 +610,7 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
     rowStart[s + 1] += rowStart[s];
   }
   const rowList = rowsByShape(rowShape, rowStart);
-  const scratch: Scratch = {
-    starts: new Int32Array(16),
-    ends: new Int32Array(16),
-    values: new Int32Array(16),
-    wide: false,
-  };
+  const scratch = newScratch();
   return {
     count: shapeCount,
     text,
@@ -621,14 +624,7 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
     query(name) {
       const units = utf16Units(name);
       const k = scanUnits(units, 0, units.length, scratch);
-      const own: string[] = [];
-      let at = 0;
-      for (let j = 0; j < k; j++) {
-        own.push(name.slice(at, scratch.starts[j]));
-        at = scratch.ends[j];
-      }
-      own.push(name.slice(at));
-      const shape = idOf.get(piecesKey(own));
+      const shape = idOf.get(piecesKey(literalPieces(name, 0, k, scratch)));
       return shape === undefined ? null : { shape, values: Array.from(scratch.values.subarray(0, k)) };
     },
   };
