@@ -28,6 +28,7 @@ import { allFindings, selectResult } from '../state/selectors';
 import { useAppStore } from '../state/store';
 import type { Panel } from '../state/view-slice';
 import type { LoadResult } from '../core/result';
+import { groupDigits } from '../core/number-format';
 import { useDocumentTitle } from './document-title';
 import { useFocusOnLoad } from './focus-on-load';
 import { ThemeSelect } from './ThemeSelect';
@@ -116,7 +117,12 @@ const TABS: Tab[] = [
     available: (result: LoadResult) =>
       result.outcome.kind === 'parsed' && formatView(result.outcome.header).tab?.id === tab.id,
   })),
-  { id: 'modules', label: 'Modules', available: (result) => result.sections.moduleTree !== undefined },
+  // Shown while its tree is still being built (after the report), with a line saying so.
+  {
+    id: 'modules',
+    label: 'Modules',
+    available: (result) => result.sections.moduleTree !== undefined || result.viewsPending === true,
+  },
   { id: 'dtypes', label: 'Dtypes', available: ALWAYS },
   { id: 'shards', label: 'Shards', available: (result) => result.shards !== undefined },
   { id: 'quantization', label: 'Quantization', available: (result) => result.sections.quantization !== undefined },
@@ -199,6 +205,11 @@ function ResultView({ result }: { result: LoadResult }) {
             {formatView(header).tab?.id === panel &&
               formatView(header).tab?.render({ header, fileName: result.source.name })}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
+            {panel === 'modules' && !sections.moduleTree && result.viewsPending && (
+              <p className="muted" role="status" data-testid="modules-pending">
+                Grouping {groupDigits(result.totals.tensors)} tensors into modules…
+              </p>
+            )}
             {panel === 'dtypes' && <DtypeChart totals={result.totals} />}
             {panel === 'shards' && result.shards && <ShardsPanel shards={result.shards} />}
             {panel === 'quantization' && sections.quantization && <QuantizationPanel section={sections.quantization} />}

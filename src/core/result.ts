@@ -151,6 +151,11 @@ export interface LoadResult {
    * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later.
    */
   analysisPending: boolean;
+  /**
+   * True while the view sections (the Modules tab's tree, analysis-registry.ts VIEW_SECTIONS) are still being built:
+   * the worker posts the report's analyses first and a `views` message adds these to `sections` after.
+   */
+  viewsPending?: boolean;
   sections: AnalysisSections;
   /** Findings from the analyses (the parser's own are in outcome). */
   analysisFindings: Finding[];

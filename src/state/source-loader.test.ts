@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import { parsedLoadResult } from '../testing/worker-client-mock';
+import { makeFinding } from '../core/findings/make-finding';
 
 const client = await vi.hoisted(async () => (await import('../testing/worker-client-mock')).mockWorkerClientCalls());
 
@@ -161,6 +162,39 @@ describe('analyses that arrive after the result', () => {
         result: { loadId: id, analysisPending: false, network, timings: { analyzeMs: 7 } },
       });
     }
+  });
+
+  it('are followed by the views: the report stands, the module tree is added, the load is marked settled', async () => {
+    let handlers!: WorkerClient.LoadHandlers;
+    client.startLoad.mockImplementationOnce(
+      (_source: SourceSpec, _options: unknown, given: WorkerClient.LoadHandlers) => {
+        handlers = given;
+        return {
+          id: 22,
+          promise: Promise.resolve({ ...parsedLoadResult(22), analysisPending: true }),
+          cancel: vi.fn(),
+        };
+      },
+    );
+    await useAppStore.getState().openSource({ kind: 'url', url: 'https://example.com/22.safetensors' });
+    const quantization = { family: 'none' } as never;
+    const reportFinding = makeFinding('analysis-failed', 'from the report');
+    handlers.onAnalyses?.({
+      sections: { quantization },
+      analysisFindings: [reportFinding],
+      network: null,
+      analyzeMs: 3,
+      viewsToCome: true,
+    });
+    expect(useAppStore.getState().load).toMatchObject({
+      result: { analysisPending: false, viewsPending: true, sections: { quantization } },
+    });
+    const moduleTree = { nodeCount: 1 } as never;
+    const viewFinding = makeFinding('analysis-failed', 'from the views');
+    handlers.onViews?.({ sections: { moduleTree }, analysisFindings: [reportFinding, viewFinding] });
+    const state = useAppStore.getState().load;
+    expect(state).toMatchObject({ result: { viewsPending: false, sections: { quantization, moduleTree } } });
+    expect(state.status === 'ready' && state.result.analysisFindings).toEqual([reportFinding, viewFinding]);
   });
 });
 

@@ -26,6 +26,7 @@ import {
   startLoad,
   warmUpWorker,
   type AnalysesUpdate,
+  type ViewsUpdate,
   type LoadHandle,
   type QueryAnswer,
 } from '../worker/client';
@@ -136,6 +137,16 @@ export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadRe
   };
 }
 
+/** `result` with the view sections (the module tree) added to its sections. */
+export function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
+  return {
+    ...result,
+    sections: { ...result.sections, ...update.sections },
+    analysisFindings: update.analysisFindings,
+    viewsPending: false,
+  };
+}
+
 export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): SourceLoader {
   let current: LoadHandle | null = null;
   if (slot === 'main') {
@@ -193,11 +204,14 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
       onAnalyses: (update) => {
         const merged = updateIf('ready', handle.id, (state) => ({
           ...state,
-          result: { ...withAnalyses(state.result, update), analysisPending: false },
+          result: { ...withAnalyses(state.result, update), analysisPending: false, viewsPending: update.viewsToCome },
         }));
         if (merged) {
           binding.analysed?.(handle.id);
         }
+      },
+      onViews: (update) => {
+        updateIf('ready', handle.id, (state) => ({ ...state, result: withViews(state.result, update) }));
       },
     });
     current = handle;

@@ -32,6 +32,14 @@ export interface AnalysesUpdate {
   analysisFindings: LoadResult['analysisFindings'];
   network: LoadResult['network'];
   analyzeMs: number;
+  /** True when the view sections (the module tree) follow in an onViews call. */
+  viewsToCome?: boolean;
+}
+
+/** The view sections built after the report, and the whole findings list with theirs. */
+export interface ViewsUpdate {
+  sections: LoadResult['sections'];
+  analysisFindings: LoadResult['analysisFindings'];
 }
 
 export interface LoadHandlers {
@@ -46,6 +54,8 @@ export interface LoadHandlers {
   onPreview?: (rows: TensorColumns) => void;
   /** The analyses finished after the result was delivered. */
   onAnalyses?: (update: AnalysesUpdate) => void;
+  /** The view sections arrived (after onAnalyses said they would). */
+  onViews?: (update: ViewsUpdate) => void;
 }
 
 /** Whatever a load promise rejected with, as the plain error the UI shows. */
@@ -176,19 +186,32 @@ function handle(message: WorkerResponse): void {
       entry.resolve(message.result);
       return;
     case 'analyses':
-      pending.delete(message.id);
+      if (!message.viewsToCome) {
+        pending.delete(message.id);
+      }
       entry.handlers?.onAnalyses?.({
         sections: message.sections,
         analysisFindings: message.analysisFindings,
         network: message.network,
         analyzeMs: message.analyzeMs,
+        viewsToCome: message.viewsToCome,
       });
+      return;
+    case 'views':
+      pending.delete(message.id);
+      entry.handlers?.onViews?.({ sections: message.sections, analysisFindings: message.analysisFindings });
       return;
     case 'error':
       pending.delete(message.id);
       // An error after the result (a failed analysis data read) leaves the parsed result standing.
       entry.reject(new LoadFailure(message.error));
-      entry.handlers?.onAnalyses?.({ sections: {}, analysisFindings: [], network: null, analyzeMs: 0 });
+      entry.handlers?.onAnalyses?.({
+        sections: {},
+        analysisFindings: [],
+        network: null,
+        analyzeMs: 0,
+        viewsToCome: false,
+      });
       return;
     case 'query-result':
       pending.delete(message.id);

@@ -18,6 +18,7 @@ import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
 import { allTensorNames } from '../core/model';
+import { runAnalyses } from '../core/analysis/analysis-registry';
 import { maxInFlight } from '../testing/servers/in-flight';
 
 let fixtures: FixtureDir;
@@ -371,6 +372,33 @@ describe('local files', () => {
     expect(quantization?.evidence).toContain(
       '8 layers: {"format":"int8_tensorwise"} (e.g. double_blocks.0.img_attn.qkv)',
     );
+  });
+
+  it('posts the report first and the module tree after it, in a views message built from the same rows', async () => {
+    const tensors = tinyLlamaTensors();
+    const { messages, result, analyses, kept } = await run({ kind: 'files', files: localShards('views', 2, tensors) });
+    const kinds = messages.map((message) => message.type).filter((type) => type !== 'progress');
+    expect(kinds).toEqual(['result', 'analyses', 'views']);
+    expect(analyses?.viewsToCome).toBe(true);
+    expect(analyses?.sections.quantization).toBeDefined();
+    expect(analyses?.sections.moduleTree).toBeUndefined();
+    const views = messages.find((message) => message.type === 'views');
+    if (views?.type !== 'views' || result?.outcome.kind !== 'parsed' || !kept) {
+      throw new Error('no views message');
+    }
+    expect(Object.keys(views.sections)).toEqual(['moduleTree']);
+    expect(views.sections.moduleTree?.root.tensors).toBe(tensors.length);
+    expect(views.sections.moduleTree).toEqual(
+      runAnalyses({
+        header: result.outcome.header,
+        names: kept.names,
+        fileName: 'model.safetensors.index.json',
+        sidecars: {},
+        tensorBytes: new Map(),
+      }).sections.moduleTree,
+    );
+    // The whole findings list again: the report's, then the views' (none here).
+    expect(views.analysisFindings).toEqual(analyses?.analysisFindings);
   });
 
   it('fails with a clear error when no file is a model', async () => {

@@ -76,7 +76,11 @@ export type WorkerResponse =
       /** Network totals including the data reads the analyses made (comfy_quant configs, LoRA alphas). */
       network: NetworkFigures | null;
       analyzeMs: number;
+      /** True when a `views` message follows with the view sections (the module tree). */
+      viewsToCome: boolean;
     }
+  /** The view sections, built after the report; `analysisFindings` is the whole list again, views' included. */
+  | { type: 'views'; id: number; sections: AnalysisSections; analysisFindings: Finding[] }
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }

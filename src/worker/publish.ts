@@ -3,11 +3,12 @@
  * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
  */
 import { pageSection } from '../core/formats/format-readers';
-import { runAnalyses } from '../core/analysis/analysis-registry';
+import { runReportAnalyses, runViewAnalyses } from '../core/analysis/analysis-registry';
+import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
-import type { LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
+import type { AnalysisSections, LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
@@ -151,17 +152,40 @@ async function publishRemembered(
     tensorBytes: data.bytes,
     tensorBytesSampled: data.sampled,
   };
-  const analyses = runAnalyses(input, (id) => markStep(`analysis:${id}`));
-  firstRunDone({ run: analyses, input });
+  const report = runReportAnalyses(input, (id) => markStep(`analysis:${id}`));
+  const viewsToCome = VIEW_SECTIONS.length > 0 && parsed.tensors.count > 0;
   ctx.post({
     type: 'analyses',
     id: ctx.id,
-    sections: analyses.sections,
-    analysisFindings: analyses.findings,
+    sections: report.sections,
+    analysisFindings: report.findings,
     network: loaded.network?.() ?? null,
     analyzeMs: performance.now() - analyzeStarted,
+    viewsToCome,
   });
   markStep('analyses-posted');
+  if (!viewsToCome) {
+    firstRunDone({ run: report, input });
+    return;
+  }
+  // The views (the Modules tab's tree) are built after the report is out, in a task of their own so that the table
+  // queries the page sends meanwhile are answered first.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  if (signal.aborted) {
+    return;
+  }
+  const run = runViewAnalyses(report, input, (id) => markStep(`view:${id}`));
+  // Sidecar re-runs start from the full run, so the sections they post still hold the views.
+  firstRunDone({ run, input });
+  const all = run.sections as Record<string, unknown>;
+  const sections: Record<string, unknown> = {};
+  for (const id of VIEW_SECTIONS) {
+    if (all[id] !== undefined) {
+      sections[id] = all[id];
+    }
+  }
+  ctx.post({ type: 'views', id: ctx.id, sections: sections as AnalysisSections, analysisFindings: run.findings });
+  markStep('views-posted');
 }
 
 function emptyColumns(): TensorColumns {

@@ -12,7 +12,15 @@ import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { allTensorNames, type Finding } from '../model';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_WANTED_BYTES, MAX_WANTED_TENSORS } from './analysis-limits';
-import { ANALYSES, rerunSidecarAnalyses, runAnalyses, tensorBytesWanted } from './analysis-registry';
+import {
+  ANALYSES,
+  rerunSidecarAnalyses,
+  runAnalyses,
+  runReportAnalyses,
+  runViewAnalyses,
+  tensorBytesWanted,
+} from './analysis-registry';
+import { VIEW_SECTIONS } from './analysis-types';
 
 describe('tensorBytesWanted', () => {
   it('asks for the comfy_quant configs of a ComfyUI file', () => {
@@ -75,6 +83,18 @@ describe('runAnalyses', () => {
     ]);
     expect(findings).toEqual([]);
     expect(JSON.parse(JSON.stringify(sections))).toEqual(sections);
+  });
+
+  it('runs the report first and the views after, together the same as one run', () => {
+    const input = inputFromFixture(tinyLlamaFixture());
+    const report = runReportAnalyses(input);
+    expect(report.sections.moduleTree).toBeUndefined();
+    expect(report.sections.quantization).toBeDefined();
+    const whole = runViewAnalyses(report, input);
+    expect(whole.sections.moduleTree).toBeDefined();
+    expect(whole.sections.quantization).toBe(report.sections.quantization);
+    expect(whole).toEqual(runAnalyses(input));
+    expect(VIEW_SECTIONS.every((id) => ANALYSES.some((analysis) => analysis.id === id))).toBe(true);
   });
 
   it('re-runs only the analyses that read sidecars when a config.json arrives later', () => {

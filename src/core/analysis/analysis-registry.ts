@@ -23,7 +23,7 @@ import type {
   QuantizationSection,
 } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './analysis-types';
+import { VIEW_SECTIONS, type Analysis, type AnalysisInput } from './analysis-types';
 
 export interface AnalysisSections {
   quantization?: QuantizationSection;
@@ -109,7 +109,21 @@ export function runAnalyses(
   /** Called after each analysis, for the benchmark's timeline. */
   onDone?: (id: SectionId) => void,
 ): AnalysisRun {
-  return runSome(input, () => true, null, onDone);
+  return runViewAnalyses(runReportAnalyses(input, onDone), input, onDone);
+}
+
+/** The analyses the report needs (every one but the views), as the worker runs them before posting the report. */
+export function runReportAnalyses(input: AnalysisInput, onDone?: (id: SectionId) => void): AnalysisRun {
+  return runSome(input, (analysis) => !VIEW_SECTIONS.includes(analysis.id), null, onDone);
+}
+
+/** The view analyses (VIEW_SECTIONS) over `input`, added to `report`, the run of the report's analyses. */
+export function runViewAnalyses(
+  report: AnalysisRun,
+  input: AnalysisInput,
+  onDone?: (id: SectionId) => void,
+): AnalysisRun {
+  return runSome(input, (analysis) => VIEW_SECTIONS.includes(analysis.id), report, onDone);
 }
 
 /**
@@ -129,7 +143,10 @@ function runSome(
   const sections: AnalysisSections = {};
   const findingsByAnalysis: Partial<Record<SectionId, Finding[]>> = {};
   for (const analysis of ANALYSES) {
-    if (previous && !runs(analysis)) {
+    if (!runs(analysis)) {
+      if (!previous) {
+        continue;
+      }
       if (previous.sections[analysis.id] !== undefined) {
         (sections as Record<SectionId, unknown>)[analysis.id] = previous.sections[analysis.id];
       }

@@ -46,3 +46,10 @@ export interface Analysis<Id extends string = string, Section = unknown> {
   readsSidecars?: boolean;
   run: (input: AnalysisInput) => AnalysisOutput<Section>;
 }
+
+/**
+ * The analyses that build what one tab shows rather than the report (the Modules tab's tree): the worker runs them
+ * after the report is posted, so the complete report never waits for them. Kept here, away from the analyses
+ * themselves, because the page reads it too.
+ */
+export const VIEW_SECTIONS: readonly string[] = ['moduleTree'];

@@ -8,11 +8,16 @@ import { useAppStore } from '../../state/store';
 import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
 import { PENDING_WHILE_ANALYSING, whenSettled } from './settled';
+import { VIEW_SECTIONS } from '../../core/analysis/analysis-types';
 import { compareValuesSection, valuesSections } from '../values/values-report';
 
 function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
   // Taken before the analyses landed (they never did within EXPORT_WAIT_MS): say which sections are missing.
-  const pending = result.analysisPending ? { pendingSections: PENDING_WHILE_ANALYSING } : {};
+  const pending = result.analysisPending
+    ? { pendingSections: PENDING_WHILE_ANALYSING }
+    : result.viewsPending
+      ? { pendingSections: [...VIEW_SECTIONS] }
+      : {};
   return buildReport({
     source: reportSourceOf(result),
     outcome: result.outcome,

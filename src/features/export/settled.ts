@@ -28,8 +28,9 @@ export function whenSettled(
       return null;
     }
     const result = state.load.result;
-    // A config.json being read on demand re-runs the analyses that read it: the report waits for those too.
-    if (result.analysisPending || selectSidecarsReading(state)) {
+    // The views (the module tree) follow the analyses, and a config.json being read on demand re-runs the analyses
+    // that read it: the report waits for those too.
+    if (result.analysisPending || result.viewsPending || selectSidecarsReading(state)) {
       return undefined;
     }
     if (options.table && (state.tableBusy || state.order === null)) {
