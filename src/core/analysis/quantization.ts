@@ -58,6 +58,14 @@ export function analyzeQuantization(input: AnalysisInput): {
   };
   const findings: Finding[] = [];
   const detections: QuantDetection[] = [];
+  // Per row: the logical parameters of the quantized weight stored there (a typed column, not a Map: measureRows
+  // reads it for every row).
+  const weightLogical = new Float64Array(index.count);
+  const isWeight = new Uint8Array(index.count);
+  let modulesLogical = 0;
+  let quantBytes = 0;
+  let quantizedCount = 0;
+  const quantizedNames: string[] = [];
   for (const detector of QUANT_DETECTORS) {
     const detection = detector.detect(context);
     if (!detection) {
@@ -67,13 +75,21 @@ export function analyzeQuantization(input: AnalysisInput): {
     if (detection.modules.length === 0) {
       continue;
     }
-    // Indexed loops in this function: it runs once per load, mostly before the JIT has compiled it, and there an
-    // iterator per module (~45,000 on DeepSeek-V3) cost more than the work inside.
+    // One indexed pass per detection over its modules (~45,000 on DeepSeek-V3): this runs once per load, mostly
+    // before the JIT has compiled it, and there an iterator per module cost more than the work inside.
     const { modules } = detection;
     for (let m = 0; m < modules.length; m++) {
-      const rows = modules[m].rows;
+      const module = modules[m];
+      const rows = module.rows;
       for (let r = 0; r < rows.length; r++) {
         claimed[rows[r]] = 1;
+        quantBytes += index.bytes(rows[r]);
+      }
+      weightLogical[module.weightRow] = module.logicalParams;
+      isWeight[module.weightRow] = 1;
+      modulesLogical += module.logicalParams;
+      if (quantizedCount++ < MAX_LAYER_NAMES) {
+        quantizedNames.push(module.name);
       }
     }
     for (const row of detection.auxRows) {
@@ -91,42 +107,11 @@ export function analyzeQuantization(input: AnalysisInput): {
     null,
   );
 
-  // Totals over the whole file.
-  let modulesLogical = 0;
-  // Per row: the logical parameters of the quantized weight stored there (a typed column, not a Map: measureRows
-  // reads it for every row).
-  const weightLogical = new Float64Array(index.count);
-  const isWeight = new Uint8Array(index.count);
-  for (const { modules } of detections) {
-    for (let m = 0; m < modules.length; m++) {
-      const module = modules[m];
-      weightLogical[module.weightRow] = module.logicalParams;
-      isWeight[module.weightRow] = 1;
-      modulesLogical += module.logicalParams;
-    }
-  }
-  const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, precision } = measureRows(
-    index,
-    claimed,
-    aux,
-    { weightLogical, isWeight },
-    modulesLogical,
-  );
-  let quantBytes = 0;
-  let quantLogical = 0;
-  const quantizedNames: string[] = [];
-  for (const { modules } of detections) {
-    for (let m = 0; m < modules.length; m++) {
-      const module = modules[m];
-      quantizedNames.push(module.name);
-      quantLogical += module.logicalParams;
-      for (let r = 0; r < module.rows.length; r++) {
-        quantBytes += index.bytes(module.rows[r]);
-      }
-    }
-  }
+  const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, precision, unclaimed } =
+    measureRows(index, claimed, aux, { weightLogical, isWeight }, modulesLogical);
+  const quantLogical = modulesLogical;
   const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
-  const paramsBasis = describeParamsBasis(index, detections, claimed);
+  const paramsBasis = describeParamsBasis(index, detections, unclaimed);
   const packedUnknown = primary === null ? packedWithoutScheme(index, precision) : null;
 
   let section: QuantizationSection;
@@ -186,7 +171,7 @@ export function analyzeQuantization(input: AnalysisInput): {
       weightDtype: primary.weightDtype,
       bitsPerWeight: quantLogical > 0 ? (quantBytes * 8) / quantLogical : null,
       overallBitsPerParam,
-      quantizedLayers: layerList(quantizedNames),
+      quantizedLayers: layerList(quantizedNames, quantizedCount),
       highPrecisionLayers: layerList(highPrecision, highPrecisionCount),
       logicalParams,
       storedElements,
@@ -233,6 +218,7 @@ function measureRows(
   highPrecision: string[];
   highPrecisionCount: number;
   precision: PrecisionSummary;
+  unclaimed: UnclaimedRows;
 } {
   const columns = index.header.tensors;
   const shapes = index.shapes();
@@ -258,10 +244,14 @@ function measureRows(
   let logicalParams = modulesLogical;
   const highPrecision: string[] = [];
   let highPrecisionCount = 0;
+  const unclaimed: UnclaimedRows = { scaleOnly: 0, scaleOnlyElements: 0, rest: 0, restElements: 0 };
   // A repeated name counts once, as the reference keeps only its last entry.
   const shadowed = shadowedMask(columns.count, index.header.shadowedRows);
   for (let row = 0; row < index.count; row++) {
     if (shadowed !== null && shadowed[row] === 1) {
+      if (!claimed[row]) {
+        countUnclaimed(unclaimed, SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype), columns.elements[row]);
+      }
       continue;
     }
     const code = codes[row];
@@ -288,6 +278,9 @@ function measureRows(
     const finite = Number.isFinite(stored);
     const elements = finite ? stored : 0;
     const bytes = storedBytes(columns, row);
+    if (!claimed[row]) {
+      countUnclaimed(unclaimed, scaleOnly[slot], elements);
+    }
     if (finite) {
       storedElements += stored;
       if (!claimed[row] && !scaleOnly[slot]) {
@@ -341,7 +334,27 @@ function measureRows(
     highPrecision,
     highPrecisionCount,
     precision: { byDtype: list, dominant },
+    unclaimed,
   };
+}
+
+/** Rows no detector claimed: scale-only dtypes (sidecars of no known family) and the rest, counted as stored. */
+interface UnclaimedRows {
+  scaleOnly: number;
+  scaleOnlyElements: number;
+  rest: number;
+  restElements: number;
+}
+
+function countUnclaimed(counts: UnclaimedRows, scaleOnly: boolean, elements: number): void {
+  const finite = Number.isFinite(elements) ? elements : 0;
+  if (scaleOnly) {
+    counts.scaleOnly++;
+    counts.scaleOnlyElements += finite;
+  } else {
+    counts.rest++;
+    counts.restElements += finite;
+  }
 }
 
 function plainSummary(precision: PrecisionSummary): string {
@@ -406,7 +419,11 @@ function packedWithoutScheme(
 }
 
 /** How the logical parameter count was reached: unpacked weights per family, sidecars left out, the rest as stored. */
-function describeParamsBasis(index: TensorIndex, detections: readonly QuantDetection[], claimed: Uint8Array): string[] {
+function describeParamsBasis(
+  index: TensorIndex,
+  detections: readonly QuantDetection[],
+  unclaimed: UnclaimedRows,
+): string[] {
   const elements = index.header.tensors.elements;
   const finite = (row: number): number => (Number.isFinite(elements[row]) ? elements[row] : 0);
   const lines: string[] = [];
@@ -449,21 +466,8 @@ function describeParamsBasis(index: TensorIndex, detections: readonly QuantDetec
           ),
     );
   }
-  let rest = 0;
-  let restTensors = 0;
-  let scaleOnly = 0;
-  for (let row = 0; row < index.count; row++) {
-    if (claimed[row]) {
-      continue;
-    }
-    if (SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype)) {
-      scaleOnly++;
-      sidecarElements += finite(row);
-      continue;
-    }
-    restTensors++;
-    rest += finite(row);
-  }
+  const { rest: restTensors, restElements: rest, scaleOnly } = unclaimed;
+  sidecarElements += unclaimed.scaleOnlyElements;
   sidecarTensors += scaleOnly;
   if (sidecarTensors > 0) {
     lines.push(

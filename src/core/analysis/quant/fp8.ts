@@ -25,17 +25,22 @@ export const fp8BlockDetector: QuantDetector = {
   detect(context) {
     const { index, claimed, config } = context;
     const modules: QuantModule[] = [];
-    // The most-seen block label, kept as it is counted (ties go the way mode() breaks them).
+    // The most-seen block label, kept as it is counted (ties go the way mode() breaks them); the configured one is
+    // counted apart, without a Map lookup.
     const blockCounts = new Map<string, number>();
     let block = '';
     let blockCount = 0;
     let perRow = 0;
     const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
     const configuredLabel = `${configured[0]}x${configured[1]}`;
-    const codes = index.header.tensors.dtype;
+    const columns = index.header.tensors;
+    const codes = columns.dtype;
+    const { shapeStarts, dims } = columns;
     // DeepSeek-V3 has ~45,000 of these modules, so this loop is the quantization step's hot path, and it runs once
     // per load, mostly before the JIT compiles it: it walks the scale rows itself by index (no iterator, no match
-    // objects), names only the modules it keeps, and asks for `.input_scale` siblings only when the file has any.
+    // objects), reads dims from the columns, names only the modules it keeps, and asks for `.input_scale` siblings
+    // only when the file has any.
+    let configuredCount = 0;
     const withInputScales = index.rowsEndingWith('.input_scale').length > 0;
     const scales = index.rowsEndingWith('.weight_scale_inv');
     for (let at = 0; at < scales.length; at++) {
@@ -44,28 +49,39 @@ export const fp8BlockDetector: QuantDetector = {
         continue;
       }
       const weight = index.sibling(row, '.weight_scale_inv', '.weight');
-      if (weight < 0 || claimed[weight] || index.rank(weight) < 2) {
+      if (weight < 0 || claimed[weight]) {
+        continue;
+      }
+      const weightEnd = shapeStarts[weight + 1];
+      if (weightEnd - shapeStarts[weight] < 2) {
         continue;
       }
       const known = FLOAT8_BY_CODE[codes[weight]];
       if (known === 0 || (known === 2 && !isFloat8(index.dtype(weight)))) {
         continue;
       }
-      const n = index.dim(weight, -2);
-      const k = index.dim(weight, -1);
-      const s0 = index.rank(row) >= 2 ? index.dim(row, -2) : index.elements(row);
-      const s1 = index.rank(row) >= 2 ? index.dim(row, -1) : 1;
-      let label: string;
-      if (Math.ceil(n / configured[0]) === s0 && Math.ceil(k / configured[1]) === s1) {
-        label = configuredLabel;
-      } else if (s0 === n && s1 === 1) {
-        perRow++;
-        label = 'row';
-      } else {
-        label = `${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`;
+      const n = dims[weightEnd - 2];
+      const k = dims[weightEnd - 1];
+      const scaleStart = shapeStarts[row];
+      const scaleEnd = shapeStarts[row + 1];
+      const s0 = scaleEnd - scaleStart >= 2 ? dims[scaleEnd - 2] : columns.elements[row];
+      const s1 = scaleEnd - scaleStart >= 2 ? dims[scaleEnd - 1] : 1;
+      let label = configuredLabel;
+      if (Math.ceil(n / configured[0]) !== s0 || Math.ceil(k / configured[1]) !== s1) {
+        if (s0 === n && s1 === 1) {
+          perRow++;
+          label = 'row';
+        } else {
+          label = `${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`;
+        }
       }
-      const count = (blockCounts.get(label) ?? 0) + 1;
-      blockCounts.set(label, count);
+      let count: number;
+      if (label === configuredLabel) {
+        count = ++configuredCount;
+      } else {
+        count = (blockCounts.get(label) ?? 0) + 1;
+        blockCounts.set(label, count);
+      }
       if (count > blockCount) {
         block = label;
         blockCount = count;
@@ -81,7 +97,7 @@ export const fp8BlockDetector: QuantDetector = {
         name: stripSuffix(index.names[row], '.weight_scale_inv'),
         weightRow: weight,
         rows,
-        logicalParams: index.elements(weight),
+        logicalParams: columns.elements[weight],
       });
     }
     if (modules.length === 0) {
