@@ -115,6 +115,30 @@ describe('structural identity', () => {
   });
 });
 
+describe('many children under one node', () => {
+  it('finds each child again past the ones it scans, keeping a literal `#` apart from the numbered ones', () => {
+    const letters = Array.from({ length: 20 }, (_, i) => String.fromCharCode(97 + i));
+    const specs: TensorSpec[] = [
+      ...letters.map((letter) => ({ name: `m.${letter}.weight`, dtype: 'F16' as const, shape: [4, 4] })),
+      ...letters.map((letter) => ({ name: `m.${letter}.bias`, dtype: 'F16' as const, shape: [4] })),
+      { name: 'm.#.weight', dtype: 'F32', shape: [2] },
+      { name: 'm.0.weight', dtype: 'F32', shape: [3] },
+      { name: 'm.1.weight', dtype: 'F32', shape: [3] },
+    ];
+    const header = headerFromSpecs(specs);
+    const tree = buildModuleTree(tensorIndex(header, allTensorNames(header.tensors)));
+    const m = child(tree?.root, 'm');
+    expect(m.tensors).toBe(specs.length);
+    for (const letter of letters) {
+      const node = child(m, letter);
+      expect(node.children?.map((c) => c.label)).toEqual(['bias', 'weight']);
+      expect(child(node, 'weight')).toMatchObject({ tensors: 1, elements: 16, bytes: 32, dtype: 'F16', shape: [4, 4] });
+    }
+    expect(child(m, '#')).toMatchObject({ tensors: 1, elements: 2 });
+    expect(child(m, '0–1')).toMatchObject({ tensors: 2, elements: 6, repeat: { count: 2, first: 0, last: 1 } });
+  });
+});
+
 describe('bytes by layer over MAX_LAYER_POINTS layers', () => {
   it('sums runs of consecutive layers into one point each, with exact totals', () => {
     const layerCount = MAX_LAYER_POINTS * 3 + 1;

@@ -45,8 +45,8 @@ interface TemplateNode {
   below: number[];
   /** For `#` nodes: the instances under each parent (keyed by its index prefix), computed when first needed. */
   instances: Map<number | string, Instances> | null;
-  /** Children by segment (`#` for the numeric child), created with the first child: a million distinct paths must
-   * not scan sibling lists, and leaves should not pay for a Map. */
+  /** Children by segment (`#` for the numeric child), created past MAX_SCANNED_CHILDREN children: a million distinct
+   * paths must not scan long sibling lists, and short lists should not pay for a Map. */
   childIndex: Map<string, TemplateNode> | null;
 }
 
@@ -86,8 +86,7 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
     return gaveUp(index, shapes.count);
   }
   const root = buildTemplateTree(shapes);
-  const groups = groupRows(index, shapes);
-  const state: RenderState = { index, groups, nodes: 0 };
+  const state: RenderState = { index, shapes, totals: templateTotals(index, shapes), groups: [], nodes: 0 };
   const tree = render(state, root, [], '', 1, null, true);
   return {
     root: tree,
@@ -146,6 +145,25 @@ function segmentsOf(pieces: readonly string[]): Array<string | null> {
   return segments;
 }
 
+/**
+ * Children a node looks through one by one before it indexes them in a Map: most nodes have a handful, and a Map
+ * per node cost 50,000 distinct paths most of their tree's time in garbage collection.
+ */
+const MAX_SCANNED_CHILDREN = 8;
+
+function childOf(node: TemplateNode, segment: string, numeric: boolean): TemplateNode | undefined {
+  if (node.childIndex !== null) {
+    // A literal segment spelled `#` and the numeric child must stay apart: the key carries the kind.
+    return node.childIndex.get(numeric ? '#' : `.${segment}`);
+  }
+  for (const child of node.children) {
+    if (child.numeric === numeric && child.segment === segment) {
+      return child;
+    }
+  }
+  return undefined;
+}
+
 function newTemplateNode(segment: string, numeric: boolean, depth: number): TemplateNode {
   return {
     segment,
@@ -167,14 +185,18 @@ function buildTemplateTree(shapes: NameShapes): TemplateNode {
     for (const part of segmentsOf(shapes.pieces[id])) {
       const numeric = part === null;
       const segment = part ?? '#';
-      // A literal segment spelled `#` and the numeric child must stay apart: the key carries the kind.
-      const key = numeric ? '#' : `.${segment}`;
-      node.childIndex ??= new Map();
-      let child = node.childIndex.get(key);
+      let child = childOf(node, segment, numeric);
       if (!child) {
         child = newTemplateNode(segment, numeric, node.depth + (numeric ? 1 : 0));
         node.children.push(child);
-        node.childIndex.set(key, child);
+        if (node.childIndex !== null) {
+          node.childIndex.set(numeric ? '#' : `.${segment}`, child);
+        } else if (node.children.length > MAX_SCANNED_CHILDREN) {
+          node.childIndex = new Map();
+          for (const each of node.children) {
+            node.childIndex.set(each.numeric ? '#' : `.${each.segment}`, each);
+          }
+        }
       }
       node = child;
       node.below.push(id);
@@ -184,25 +206,66 @@ function buildTemplateTree(shapes: NameShapes): TemplateNode {
   return root;
 }
 
-/** Rows per template, sorted by index tuple (shared with the index's lookups), with prefix sums. */
-function groupRows(index: TensorIndex, shapes: NameShapes): TemplateRows[] {
-  const columns = index.header.tensors;
-  const groups: TemplateRows[] = [];
-  for (let t = 0; t < shapes.count; t++) {
-    const { rows, keys, depth } = index.sortedShape(t);
-    const elements = new Array<number>(rows.length + 1);
-    const bytes = new Array<number>(rows.length + 1);
-    elements[0] = 0;
-    bytes[0] = 0;
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      const e = columns.elements[row];
-      elements[i + 1] = elements[i] + (Number.isFinite(e) ? e : 0);
-      bytes[i + 1] = bytes[i] + storedBytes(columns, row);
-    }
-    groups.push({ depth, rows, keys, elements, bytes });
+/**
+ * Rows of template t sorted by index tuple (shared with the index's lookups), with prefix sums; built when a node
+ * first needs a part of the template's rows (under one layer, one expert), so a header whose templates have no
+ * index segment, or whose tree never opens them, builds none.
+ */
+function groupOf(state: RenderState, t: number): TemplateRows {
+  let group = state.groups[t];
+  if (group !== undefined) {
+    return group;
   }
-  return groups;
+  const columns = state.index.header.tensors;
+  const { rows, keys, depth } = state.index.sortedShape(t);
+  const elements = new Array<number>(rows.length + 1);
+  const bytes = new Array<number>(rows.length + 1);
+  elements[0] = 0;
+  bytes[0] = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    const e = columns.elements[row];
+    elements[i + 1] = elements[i] + (Number.isFinite(e) ? e : 0);
+    bytes[i + 1] = bytes[i] + storedBytes(columns, row);
+  }
+  group = { depth, rows, keys, elements, bytes };
+  state.groups[t] = group;
+  return group;
+}
+
+/** Each template's totals over all its rows, from one pass over the rows. */
+interface TemplateTotals {
+  elements: Float64Array;
+  bytes: Float64Array;
+}
+
+function templateTotals(index: TensorIndex, shapes: NameShapes): TemplateTotals {
+  const columns = index.header.tensors;
+  const elements = new Float64Array(shapes.count);
+  const bytes = new Float64Array(shapes.count);
+  // Summed in each template's sorted-row order, as the groups' prefix sums are, so a total reads the same whether
+  // it comes from here or from a group.
+  for (let t = 0; t < shapes.count; t++) {
+    const { rows } = shapes.slots[t] === 0 ? { rows: null } : index.sortedShape(t);
+    const from = shapes.rowStart[t];
+    const to = shapes.rowStart[t + 1];
+    let e = 0;
+    let b = 0;
+    for (let i = from; i < to; i++) {
+      const row = rows === null ? shapes.rowList[i] : rows[i - from];
+      const value = columns.elements[row];
+      e += Number.isFinite(value) ? value : 0;
+      b += storedBytes(columns, row);
+    }
+    elements[t] = e;
+    bytes[t] = b;
+  }
+  return { elements, bytes };
+}
+
+/** Whether rows of template t under index prefix `context` are all its rows (no index segment narrows them). */
+function wholeTemplate(state: RenderState, t: number, context: readonly number[]): boolean {
+  return context.length === 0 || state.shapes.slots[t] === 0;
 }
 
 /** Index-tuple prefix → a Map key: exact numbers for the common short prefixes, text beyond. */
@@ -246,13 +309,12 @@ function instancesOf(state: RenderState, node: TemplateNode, context: readonly n
   if (cached) {
     return cached;
   }
-  const { groups } = state;
   const at = node.depth - 1;
   // Each template's rows under this parent, sorted by index tuple: their instance index (tuple position `at`)
   // never decreases within a range.
   const ranges: Range[] = [];
   for (const t of node.below) {
-    const group = groups[t];
+    const group = groupOf(state, t);
     const [from, to] = range(group, context);
     if (to > from) {
       ranges.push({ group, from, to, t });
@@ -433,7 +495,10 @@ function sameDtypeAndShape(columns: TensorColumns, a: number, b: number): boolea
 
 interface RenderState {
   index: TensorIndex;
-  groups: readonly TemplateRows[];
+  shapes: NameShapes;
+  totals: TemplateTotals;
+  /** groupOf's cache, by template. */
+  groups: Array<TemplateRows | undefined>;
   nodes: number;
 }
 
@@ -461,7 +526,13 @@ function totalsOf(
   let elements = 0;
   let bytes = 0;
   for (const t of node.below) {
-    const group = state.groups[t];
+    if (wholeTemplate(state, t, context)) {
+      tensors += state.shapes.rowStart[t + 1] - state.shapes.rowStart[t];
+      elements += state.totals.elements[t];
+      bytes += state.totals.bytes[t];
+      continue;
+    }
+    const group = groupOf(state, t);
     const [from, to] = range(group, context);
     tensors += to - from;
     elements += group.elements[to] - group.elements[from];
@@ -543,10 +614,20 @@ function render(
   const inner = run === null ? context : [...context, run.first];
   const innerScale = scale * (run?.count ?? 1);
   if (node.template >= 0) {
-    const group = state.groups[node.template];
-    const [from, to] = range(group, inner);
-    if (to - from === 1) {
-      const row = group.rows[from];
+    const t = node.template;
+    let single = -1;
+    if (wholeTemplate(state, t, inner)) {
+      single =
+        state.shapes.rowStart[t + 1] - state.shapes.rowStart[t] === 1
+          ? state.shapes.rowList[state.shapes.rowStart[t]]
+          : -1;
+    } else {
+      const group = groupOf(state, t);
+      const [from, to] = range(group, inner);
+      single = to - from === 1 ? group.rows[from] : -1;
+    }
+    if (single >= 0) {
+      const row = single;
       out.dtype = state.index.dtype(row);
       const columns = state.index.header.tensors;
       // A hostile rank (20,000,000 dims) would make this section as large as the header: the table shows it.
