@@ -1,10 +1,13 @@
 /**
- * User Timing marks for the benchmark (scripts/bench.ts reads them): when a load starts and when its first table
- * rows are painted. Marks are cheap and invisible; nothing else reads them.
+ * User Timing marks for the benchmarks (scripts/bench*.ts read them): when a load starts, when its first table rows
+ * are painted, when the report is complete, and when the views built after it have landed. Marks are cheap and
+ * invisible; nothing else in the app reads them.
  */
 const MARK_LOAD_START = 'lens:load-start';
 const MARK_FIRST_ROWS = 'lens:first-rows';
 const MARK_LOAD_DONE = 'lens:load-done';
+/** After load-done: the view sections (the Modules tab's tree) have landed too. */
+const MARK_VIEWS_DONE = 'lens:views-done';
 
 let firstRowsMarkedFor: number | null = null;
 
@@ -13,6 +16,7 @@ export function markLoadStart(loadId: number): void {
   performance.clearMarks(MARK_LOAD_START);
   performance.clearMarks(MARK_FIRST_ROWS);
   performance.clearMarks(MARK_LOAD_DONE);
+  performance.clearMarks(MARK_VIEWS_DONE);
   performance.mark(MARK_LOAD_START, { detail: { loadId } });
 }
 
@@ -27,6 +31,10 @@ export function markFirstRowsPainted(loadId: number): void {
 
 export function markLoadDone(loadId: number): void {
   performance.mark(MARK_LOAD_DONE, { detail: { loadId } });
+}
+
+export function markViewsDone(loadId: number): void {
+  performance.mark(MARK_VIEWS_DONE, { detail: { loadId } });
 }
 
 /** Prefix of the load-step marks the remote benchmark prints as a timeline (`BENCH_TIMELINE=1`). */

@@ -9,7 +9,7 @@ import type { LocalFileEntry, SidecarsUpdate, SourceSpec } from '../core/result'
 import { fetchRawHeader, fetchSectionPage, readSidecarsOnDemand as readSidecars } from '../worker/client';
 import { createSourceLoader, withAnalyses, type SlotState } from './source-loader';
 import type { AppState } from './store';
-import { markLoadDone, markLoadStart, markStep } from '../lib/perf-marks';
+import { markLoadDone, markLoadStart, markStep, markViewsDone } from '../lib/perf-marks';
 
 /** The main slot: idle → loading (progress, preview) → ready | error. */
 export type LoadState = SlotState;
@@ -70,6 +70,7 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       markStep('analyses-received');
       markLoadDone(loadId);
     },
+    viewed: (loadId) => markViewsDone(loadId),
   });
 
   return {

@@ -189,12 +189,14 @@ describe('analyses that arrive after the result', () => {
     expect(useAppStore.getState().load).toMatchObject({
       result: { analysisPending: false, viewsPending: true, sections: { quantization } },
     });
+    expect(performance.getEntriesByName('lens:views-done')).toHaveLength(0);
     const moduleTree = { nodeCount: 1 } as never;
     const viewFinding = makeFinding('analysis-failed', 'from the views');
     handlers.onViews?.({ sections: { moduleTree }, analysisFindings: [reportFinding, viewFinding] });
     const state = useAppStore.getState().load;
     expect(state).toMatchObject({ result: { viewsPending: false, sections: { quantization, moduleTree } } });
     expect(state.status === 'ready' && state.result.analysisFindings).toEqual([reportFinding, viewFinding]);
+    expect(performance.getEntriesByName('lens:views-done')).toHaveLength(1);
   });
 });
 

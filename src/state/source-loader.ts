@@ -73,6 +73,8 @@ export interface SlotBinding {
   ready?: (result: LoadResult) => void;
   /** The analyses of load `loadId` were merged into its result. */
   analysed?: (loadId: number) => void;
+  /** The view sections of load `loadId` (the module tree) were merged into its result. */
+  viewed?: (loadId: number) => void;
 }
 
 export interface SourceLoader {
@@ -208,10 +210,15 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
         }));
         if (merged) {
           binding.analysed?.(handle.id);
+          if (!update.viewsToCome) {
+            binding.viewed?.(handle.id);
+          }
         }
       },
       onViews: (update) => {
-        updateIf('ready', handle.id, (state) => ({ ...state, result: withViews(state.result, update) }));
+        if (updateIf('ready', handle.id, (state) => ({ ...state, result: withViews(state.result, update) }))) {
+          binding.viewed?.(handle.id);
+        }
       },
     });
     current = handle;
