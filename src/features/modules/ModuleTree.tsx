@@ -84,7 +84,8 @@ function NodeRow({ row, onToggle }: { row: Extract<TreeRow, { kind: 'node' }>; o
         </span>
       )}
       <span className="tree-stats muted">
-        {plural(node.tensors, 'tensor')} · {formatCount(node.elements)} stored elements · {formatBytes(node.bytes)}
+        {plural(node.tensors, 'tensor')} · {formatCount(node.elements)} stored{' '}
+        {node.elements === 1 ? 'element' : 'elements'} · {formatBytes(node.bytes)}
       </span>
     </div>
   );
@@ -160,8 +161,9 @@ export function ModuleTree({ section }: { section: ModuleTreeSection }) {
         <p className="notice" data-testid="module-tree-gave-up">
           This header has {groupDigits(section.gaveUp.distinctPaths)} distinct module paths and no repeated structure to
           fold; the module tree stops above {groupDigits(section.gaveUp.limit)}. Together they hold{' '}
-          {plural(section.root.tensors, 'tensor')}, {formatCount(section.root.elements)} stored elements and{' '}
-          {formatBytes(section.root.bytes)}. Filter the tensor table by name to explore them.
+          {plural(section.root.tensors, 'tensor')}, {formatCount(section.root.elements)} stored{' '}
+          {section.root.elements === 1 ? 'element' : 'elements'} and {formatBytes(section.root.bytes)}. Filter the
+          tensor table by name to explore them.
         </p>
       ) : (
         <>
