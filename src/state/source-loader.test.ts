@@ -197,6 +197,11 @@ describe('analyses that arrive after the result', () => {
     expect(state).toMatchObject({ result: { viewsPending: false, sections: { quantization, moduleTree } } });
     expect(state.status === 'ready' && state.result.analysisFindings).toEqual([reportFinding, viewFinding]);
     expect(performance.getEntriesByName('lens:views-done')).toHaveLength(1);
+    // Views that add no finding send none: the list stays the very same array (no re-render of the findings).
+    const kept = state.status === 'ready' ? state.result.analysisFindings : null;
+    handlers.onViews?.({ sections: { moduleTree }, analysisFindings: null });
+    const after = useAppStore.getState().load;
+    expect(after.status === 'ready' && after.result.analysisFindings).toBe(kept);
   });
 });
 

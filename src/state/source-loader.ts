@@ -144,7 +144,7 @@ export function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
   return {
     ...result,
     sections: { ...result.sections, ...update.sections },
-    analysisFindings: update.analysisFindings,
+    analysisFindings: update.analysisFindings ?? result.analysisFindings,
     viewsPending: false,
   };
 }

@@ -36,10 +36,10 @@ export interface AnalysesUpdate {
   viewsToCome?: boolean;
 }
 
-/** The view sections built after the report, and the whole findings list with theirs. */
+/** The view sections built after the report, and the whole findings list with theirs (null: unchanged). */
 export interface ViewsUpdate {
   sections: LoadResult['sections'];
-  analysisFindings: LoadResult['analysisFindings'];
+  analysisFindings: LoadResult['analysisFindings'] | null;
 }
 
 export interface LoadHandlers {

@@ -79,8 +79,11 @@ export type WorkerResponse =
       /** True when a `views` message follows with the view sections (the module tree). */
       viewsToCome: boolean;
     }
-  /** The view sections, built after the report; `analysisFindings` is the whole list again, views' included. */
-  | { type: 'views'; id: number; sections: AnalysisSections; analysisFindings: Finding[] }
+  /**
+   * The view sections, built after the report; `analysisFindings` is the whole list again with the views' own, or
+   * null when they added none.
+   */
+  | { type: 'views'; id: number; sections: AnalysisSections; analysisFindings: Finding[] | null }
   | { type: 'error'; id: number; error: SerializedSourceError }
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }

@@ -184,7 +184,14 @@ async function publishRemembered(
       sections[id] = all[id];
     }
   }
-  ctx.post({ type: 'views', id: ctx.id, sections: sections as AnalysisSections, analysisFindings: run.findings });
+  // The findings list is sent again only when the views added some: an unchanged list leaves the page's as it is.
+  const added = run.findings.length !== report.findings.length;
+  ctx.post({
+    type: 'views',
+    id: ctx.id,
+    sections: sections as AnalysisSections,
+    analysisFindings: added ? run.findings : null,
+  });
   markStep('views-posted');
 }
 
