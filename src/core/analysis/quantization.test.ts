@@ -213,6 +213,23 @@ describe('must not misdetect', () => {
     expect(findings.map((f) => f.code)).toEqual(['fp8-unscaled-cast']);
   });
 
+  it('F8 matrices left without a scale in a block-scaled FP8 file are still found as a plain cast', () => {
+    const fixture = deepseekV3Fixture();
+    const scaled = run(fixture).section;
+    expect(scaled.others).toBeUndefined();
+    fixture.specs = [
+      ...fixture.specs,
+      { name: 'extra.a.weight', dtype: 'F8_E4M3', shape: [256, 256] },
+      { name: 'extra.b.weight', dtype: 'F8_E4M3', shape: [256, 256] },
+    ];
+    const { section, findings } = run(fixture);
+    expectFamily(section, 'fp8-block', 'block-128x128');
+    expect(section.quantizedLayers.count).toBe(scaled.quantizedLayers.count + 2);
+    expect(section.others).toEqual([{ family: 'none', format: 'fp8-cast', layers: 2, logicalParams: 2 * 256 * 256 }]);
+    const rows = fixture.specs.length;
+    expect(findings.find((f) => f.code === 'fp8-unscaled-cast')?.tensors).toEqual([rows - 2, rows - 1]);
+  });
+
   it('a plain model with a layer named `scales` is not quantized', () => {
     const { section, findings } = run(plainWithScalesFixture());
     expectFamily(section, 'none', 'bf16');

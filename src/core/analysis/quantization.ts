@@ -47,10 +47,12 @@ export function analyzeQuantization(input: AnalysisInput): {
   }
   const hint = quantConfigHint(input.sidecars.config);
   const claimed = new Uint8Array(index.count);
+  const claimedByCode = new Uint32Array(256);
   const aux = new Uint8Array(index.count);
   const context = {
     index,
     claimed,
+    claimedByCode,
     fileName: input.fileName,
     config: hint,
     tensorBytes: input.tensorBytes,
@@ -58,10 +60,19 @@ export function analyzeQuantization(input: AnalysisInput): {
   };
   const findings: Finding[] = [];
   const detections: QuantDetection[] = [];
+  const totalsOf = new Map<QuantDetection, DetectionTotals>();
   // Per row: the logical parameters of the quantized weight stored there (a typed column, not a Map: measureRows
   // reads it for every row).
   const weightLogical = new Float64Array(index.count);
   const isWeight = new Uint8Array(index.count);
+  const columns = index.header.tensors;
+  const finite = (row: number): number => (Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0);
+  const claim = (row: number): void => {
+    if (claimed[row] === 0) {
+      claimed[row] = 1;
+      claimedByCode[columns.dtype[row]]++;
+    }
+  };
   let modulesLogical = 0;
   let quantBytes = 0;
   let quantizedCount = 0;
@@ -75,31 +86,42 @@ export function analyzeQuantization(input: AnalysisInput): {
     if (detection.modules.length === 0) {
       continue;
     }
-    // One indexed pass per detection over its modules (~45,000 on DeepSeek-V3): this runs once per load, mostly
+    // The only pass over a detection's modules (~45,000 on DeepSeek-V3), indexed: this runs once per load, mostly
     // before the JIT has compiled it, and there an iterator per module cost more than the work inside.
+    const totals: DetectionTotals = { logical: 0, stored: 0, sidecarTensors: 0, sidecarElements: 0 };
     const { modules } = detection;
     for (let m = 0; m < modules.length; m++) {
       const module = modules[m];
       const rows = module.rows;
       for (let r = 0; r < rows.length; r++) {
-        claimed[rows[r]] = 1;
-        quantBytes += index.bytes(rows[r]);
+        const row = rows[r];
+        claim(row);
+        quantBytes += index.bytes(row);
+        if (row !== module.weightRow) {
+          totals.sidecarTensors++;
+          totals.sidecarElements += finite(row);
+        }
       }
       weightLogical[module.weightRow] = module.logicalParams;
       isWeight[module.weightRow] = 1;
-      modulesLogical += module.logicalParams;
+      totals.logical += module.logicalParams;
+      totals.stored += finite(module.weightRow);
       if (quantizedCount++ < MAX_LAYER_NAMES) {
         quantizedNames.push(module.name);
       }
     }
     for (const row of detection.auxRows) {
-      claimed[row] = 1;
+      claim(row);
       aux[row] = 1;
+      totals.sidecarTensors++;
+      totals.sidecarElements += finite(row);
     }
+    modulesLogical += totals.logical;
+    totalsOf.set(detection, totals);
     detections.push(detection);
   }
 
-  const moduleLogical = (d: QuantDetection): number => d.modules.reduce((sum, m) => sum + m.logicalParams, 0);
+  const moduleLogical = (d: QuantDetection): number => totalsOf.get(d)?.logical ?? 0;
   const real = detections.filter((d) => d.family !== 'none');
   const pool = real.length > 0 ? real : detections;
   const primary = pool.reduce<QuantDetection | null>(
@@ -111,7 +133,7 @@ export function analyzeQuantization(input: AnalysisInput): {
     measureRows(index, claimed, aux, { weightLogical, isWeight }, modulesLogical);
   const quantLogical = modulesLogical;
   const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
-  const paramsBasis = describeParamsBasis(index, detections, unclaimed);
+  const paramsBasis = describeParamsBasis(detections, totalsOf, unclaimed);
   const packedUnknown = primary === null ? packedWithoutScheme(index, precision) : null;
 
   let section: QuantizationSection;
@@ -338,6 +360,17 @@ function measureRows(
   };
 }
 
+/** What one detection's modules add up to, summed in the pass that claims their rows. */
+interface DetectionTotals {
+  /** Unpacked parameters of its quantized weights. */
+  logical: number;
+  /** Stored elements of those weights. */
+  stored: number;
+  /** Its scales, zeros, maps and configs (and file-level aux rows), which carry no parameters. */
+  sidecarTensors: number;
+  sidecarElements: number;
+}
+
 /** Rows no detector claimed: scale-only dtypes (sidecars of no known family) and the rest, counted as stored. */
 interface UnclaimedRows {
   scaleOnly: number;
@@ -420,39 +453,22 @@ function packedWithoutScheme(
 
 /** How the logical parameter count was reached: unpacked weights per family, sidecars left out, the rest as stored. */
 function describeParamsBasis(
-  index: TensorIndex,
   detections: readonly QuantDetection[],
+  totalsOf: ReadonlyMap<QuantDetection, DetectionTotals>,
   unclaimed: UnclaimedRows,
 ): string[] {
-  const elements = index.header.tensors.elements;
-  const finite = (row: number): number => (Number.isFinite(elements[row]) ? elements[row] : 0);
   const lines: string[] = [];
   let sidecarTensors = 0;
   let sidecarElements = 0;
   let quantLogical = 0;
   for (const detection of detections) {
-    if (detection.modules.length === 0) {
+    const totals = totalsOf.get(detection);
+    if (detection.modules.length === 0 || !totals) {
       continue;
     }
-    let stored = 0;
-    let logical = 0;
-    const { modules } = detection;
-    for (let m = 0; m < modules.length; m++) {
-      const module = modules[m];
-      stored += finite(module.weightRow);
-      logical += module.logicalParams;
-      for (let r = 0; r < module.rows.length; r++) {
-        const row = module.rows[r];
-        if (row !== module.weightRow) {
-          sidecarTensors++;
-          sidecarElements += finite(row);
-        }
-      }
-    }
-    for (const row of detection.auxRows) {
-      sidecarTensors++;
-      sidecarElements += finite(row);
-    }
+    const { stored, logical } = totals;
+    sidecarTensors += totals.sidecarTensors;
+    sidecarElements += totals.sidecarElements;
     quantLogical += logical;
     const label = FAMILY_LABEL[detection.family];
     const weights = plural(detection.modules.length, 'quantized weight');

@@ -225,9 +225,11 @@ export const fp8CastDetector: QuantDetector = {
   detect(context) {
     const { index, claimed } = context;
     const modules: QuantModule[] = [];
-    // Most files hold no F8 tensor at all: then there is nothing to scan.
+    // Most files hold no F8 tensor at all, and in a scaled FP8 file every one is claimed: then there is nothing to
+    // scan.
     const present = index.dtypeCounts();
-    if (!FLOAT8_BY_CODE.some((known, code) => known !== 0 && present[code] > 0)) {
+    const { claimedByCode } = context;
+    if (!FLOAT8_BY_CODE.some((known, code) => known !== 0 && present[code] > claimedByCode[code])) {
       return null;
     }
     const codes = index.header.tensors.dtype;

@@ -48,6 +48,8 @@ export interface QuantContext {
   index: TensorIndex;
   /** 1 for rows an earlier (more specific) detector already took. Detectors must skip them. */
   claimed: Uint8Array;
+  /** How many rows of each dtype code are claimed, so a detector can tell without a pass that none is left. */
+  claimedByCode: Uint32Array;
   fileName: string;
   config: QuantConfigHint | null;
   tensorBytes: ReadonlyMap<number, Uint8Array>;

@@ -13,7 +13,14 @@ function contextOf(names: readonly string[], claimedNames: readonly string[] = [
   for (const name of claimedNames) {
     claimed[index.row(name)] = 1;
   }
-  return { index, claimed, fileName: 'model.safetensors', config: null, tensorBytes: new Map() };
+  return {
+    index,
+    claimed,
+    claimedByCode: new Uint32Array(256),
+    fileName: 'model.safetensors',
+    config: null,
+    tensorBytes: new Map(),
+  };
 }
 
 describe('freeRowsEndingWith', () => {
