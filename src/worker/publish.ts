@@ -1,6 +1,7 @@
 /**
- * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the analyses, which
- * may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay the first paint.
+ * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the report's
+ * analyses, which may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay
+ * the first paint, then the views (the Modules tab's tree), which never delay the report.
  */
 import { pageSection } from '../core/formats/format-readers';
 import { runReportAnalyses, runViewAnalyses } from '../core/analysis/analysis-registry';
