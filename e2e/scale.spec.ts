@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import { readFileSync } from 'node:fs';
 import { moeUnpackedTensors, SEED_MOE } from '../src/testing/moe-model';
 import { openApp, openLocalFile, statValue, watchPage } from './helpers';
 
@@ -57,6 +58,46 @@ test.describe('scale: the 250,000-tensor MoE header', () => {
       `${SEED_MOE.experts.toLocaleString('en').replace(/,/g, '\u2009')} per layer`,
     );
     await expect(page.getByTestId('arch-experts')).toContainText('packed');
+    watch.expectClean();
+  });
+});
+
+test.describe('the module tree after the report', () => {
+  test.setTimeout(120_000);
+
+  test('50,000 distinct paths: the report is complete first, the Modules tab says the tree is coming, then shows it, and the report download holds it', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'huge-modules-50k.safetensors');
+    const tab = page.getByRole('tab', { name: /^Modules/ });
+    await tab.click({ timeout: 60_000 });
+    const tree = page.getByRole('tree', { name: 'Module tree' });
+    const pending = page.getByTestId('modules-pending');
+    // The tab opens on whichever is there: the line saying the tree is being built, or the tree.
+    await expect(pending.or(tree)).toBeVisible();
+    if (await pending.isVisible()) {
+      await expect(pending).toHaveText(/^Grouping 50.000 tensors into modules…$/);
+    }
+    await expect(tree.getByRole('treeitem').first()).toContainText('enc');
+    await expect(pending).toHaveCount(0);
+    const marks = await page.evaluate(() =>
+      ['lens:load-done', 'lens:views-done'].map((name) => performance.getEntriesByName(name)[0]?.startTime ?? null),
+    );
+    expect(marks[0]).not.toBeNull();
+    expect(marks[1]).not.toBeNull();
+    expect(marks[1] as number).toBeGreaterThanOrEqual(marks[0] as number);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report' }).click(),
+    ]);
+    const report = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+      moduleTree?: { root: { tensors: number } };
+      pendingSections?: string[];
+    };
+    expect(report.moduleTree?.root.tensors).toBe(50_000);
+    expect(report.pendingSections).toBeUndefined();
     watch.expectClean();
   });
 });
