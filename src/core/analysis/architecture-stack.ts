@@ -120,21 +120,25 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
     shared: [],
     numberedShared: [],
     rowsOf(layer) {
-      // Each stack shape's rows of that layer are one run of its sorted rows.
+      // Between the layer's first and last row in header order: one short run when the header keeps each layer
+      // together, as writers do, and never more than one pass (sorting every stack shape to find them cost more).
+      const id = ids.get(layer);
       const rows: number[] = [];
-      for (let s = 0; s < shapes.count; s++) {
-        if (inStack[s] === 1) {
-          const sorted = index.sortedShape(s);
-          let i = firstIndexBound(sorted.keys, sorted.depth, layer, 0, false);
-          for (; i < sorted.rows.length && sorted.keys[i * sorted.depth] === layer; i++) {
-            rows.push(sorted.rows[i]);
-          }
+      if (id === undefined) {
+        return rows;
+      }
+      for (let row = firstRow[id]; row <= lastRow[id]; row++) {
+        if (inStack[rowShape[row]] === 1 && indexValues[indexStart[row]] === layer) {
+          rows.push(row);
         }
       }
-      return rows.sort((a, b) => a - b);
+      return rows;
     },
   };
   const ids = new Map<number, number>();
+  // Per layer id: its first and last row in header order (rowsOf reads between them).
+  const firstRow: number[] = [];
+  const lastRow: number[] = [];
   let lastLayer = -1;
   let id = -1;
   for (let row = 0; row < index.count; row++) {
@@ -157,10 +161,13 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
         scan.routerRow.push(-1);
         scan.shared.push(false);
         scan.numberedShared.push(null);
+        firstRow.push(row);
+        lastRow.push(row);
       }
       id = known;
       lastLayer = layer;
     }
+    lastRow[id] = row;
     if (isMtp[shape] === 1) {
       scan.mtp[id] = true;
     }
