@@ -140,7 +140,7 @@ export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadRe
 }
 
 /** `result` with the view sections (the module tree) added to its sections. */
-export function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
+function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
   return {
     ...result,
     sections: { ...result.sections, ...update.sections },
