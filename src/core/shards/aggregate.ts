@@ -232,8 +232,15 @@ function checkTensorNames(
     if (firstOf[row] !== row) {
       continue;
     }
-    const others = repeats.get(row);
-    const occurrences = others ? [row, ...others] : [row];
+    const others = repeats.size > 0 ? repeats.get(row) : undefined;
+    if (others === undefined) {
+      // A name in one row only (every row of a clean set): no list of occurrences, no closure, per row.
+      if (entryOf && index && matched) {
+        checkLoneRow(row, entryOf[row], shardOfRow, index, matched, slotOfIndexShard, groups, rowName);
+      }
+      continue;
+    }
+    const occurrences = [row, ...others];
     let canonical = row;
     if (entryOf && index && matched) {
       const entry = entryOf[row];
@@ -267,6 +274,28 @@ function checkTensorNames(
   const absentEntries =
     index && matched ? unmatchedIndexEntries(slots, index, matched, slotOfIndexShard, groups) : new Map();
   return { groups, absentEntries };
+}
+
+/** checkTensorNames for a name no other row has: listed in the index, and in the shard the index names. */
+function checkLoneRow(
+  row: number,
+  entry: number,
+  shardOfRow: Uint16Array,
+  index: ShardIndex,
+  matched: Uint8Array,
+  slotOfIndexShard: Int32Array,
+  groups: FindingGroups,
+  rowName: (row: number) => string,
+): void {
+  if (entry < 0) {
+    groups.add('unindexed-tensor', shardOfRow[row], row, rowName);
+    return;
+  }
+  matched[entry] = 1;
+  const expected = slotOfIndexShard[index.shardOf[entry]];
+  if (shardOfRow[row] !== expected) {
+    groups.add('wrong-shard', shardOfRow[row], row, rowName, expected);
+  }
 }
 
 /** Rows whose name appeared earlier in another shard, grouped by the first row: only these need a second look. */
