@@ -151,8 +151,16 @@ test.describe('sharded models', () => {
     await openUrl(page, url);
     await expect(page.getByRole('progressbar', { name: 'Shard progress' })).toBeVisible();
     await expect(page.getByTestId('shard-progress-text')).toContainText('of 163 shards');
+    // The first shard header to arrive paints its rows while the other shards load.
+    const preview = page.getByRole('region', { name: 'First tensors (still loading)' });
+    await expect(preview).toContainText(
+      /First \d+ tensors? of model-\d{5}-of-00163\.safetensors, while the other shards load/,
+    );
+    await expect(preview.getByRole('row').first()).toContainText(/\.weight/);
+    await expect(page.getByRole('progressbar', { name: 'Shard progress' })).toBeVisible();
 
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors.index.json', { timeout: 30_000 });
+    await expect(preview).toHaveCount(0);
     expect(await statValue(page, 'stat-tensors')).toBe(CLEAN.tensors);
     await expect(page.getByTestId('verdict')).toContainText('16.00 bits/param');
     await expect(page.getByText('No problems found')).toBeVisible();

@@ -65,7 +65,9 @@ export function App() {
       <main>
         <ShareWarnings />
         <LoadProgress />
-        {load.status === 'loading' && load.preview && <PreviewTable rows={load.preview} loadId={load.loadId} />}
+        {load.status === 'loading' && load.preview && (
+          <PreviewTable rows={load.preview.rows} shard={load.preview.shard} loadId={load.loadId} />
+        )}
         <LoadError />
         {load.status === 'idle' && <EmptyState />}
         {result && <ResultView result={result} />}

@@ -27,6 +27,12 @@ export const REFERENCE_MAX_JSON_DEPTH = REFERENCE_JSON_RECURSION_LIMIT - 1;
 /** Our own nesting limit for sharded index files (real ones nest 3 deep; no reference loader defines one). */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Rows sent ahead as a preview while a big header is still arriving or being parsed, or, for a remote sharded
+ * model, from the first shard header while the others load: about two screens.
+ */
+export const PREVIEW_ROWS = 60;
+
 /** Tensors listed by index on a single finding; the count is kept exactly, the list is capped to stay small. */
 export const MAX_TENSORS_PER_FINDING = 1_000;
 

@@ -138,6 +138,23 @@ export function tensorShape(columns: TensorColumns, index: number): number[] {
   return Array.from(columns.dims.subarray(columns.shapeStarts[index], columns.shapeStarts[index + 1]));
 }
 
+/** Copies of the first `count` rows' columns (all of them when there are fewer), for a preview the page owns. */
+export function leadingRows(columns: TensorColumns, count: number): TensorColumns {
+  const n = Math.max(0, Math.min(count, columns.count));
+  return {
+    count: n,
+    nameBytes: columns.nameBytes.slice(0, columns.nameStarts[n]),
+    nameStarts: columns.nameStarts.slice(0, n + 1),
+    dtype: columns.dtype.slice(0, n),
+    shapeStarts: columns.shapeStarts.slice(0, n + 1),
+    dims: columns.dims.slice(0, columns.shapeStarts[n]),
+    begin: columns.begin.slice(0, n),
+    end: columns.end.slice(0, n),
+    elements: columns.elements.slice(0, n),
+    ...(columns.unknownDtypeBits ? { unknownDtypeBits: columns.unknownDtypeBits.slice(0, n) } : {}),
+  };
+}
+
 /** Decodes every name once; analyses that match names by pattern share this array. */
 export function allTensorNames(columns: TensorColumns): string[] {
   const names = new Array<string>(columns.count);

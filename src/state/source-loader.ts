@@ -43,7 +43,8 @@ export type SlotState =
       phase: LoadPhase;
       bytesRead: number;
       bytesTotal: number | null;
-      preview: TensorColumns | null;
+      /** First rows while the rest loads; `shard`: the shard file they come from (a sharded model). */
+      preview: { rows: TensorColumns; shard: string | null } | null;
       /** Shard headers done / total while a sharded model loads. */
       shards: ShardProgress | null;
       /** Set while the current request crawls (bytes so far and for how long), for "the server sent 48 bytes in 35 s". */
@@ -198,9 +199,9 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
           }));
         }
       },
-      onPreview: (rows) => {
+      onPreview: (rows, shard) => {
         if (current === handle) {
-          updateIf('loading', handle.id, (state) => ({ ...state, preview: rows }));
+          updateIf('loading', handle.id, (state) => ({ ...state, preview: { rows, shard: shard ?? null } }));
         }
       },
       onAnalyses: (update) => {

@@ -51,7 +51,8 @@ export interface LoadHandlers {
     shards?: ShardProgress,
     stall?: StallNotice | null,
   ) => void;
-  onPreview?: (rows: TensorColumns) => void;
+  /** `shard`: the shard file the rows come from, while the other shards of a sharded model load. */
+  onPreview?: (rows: TensorColumns, shard?: string) => void;
   /** The analyses finished after the result was delivered. */
   onAnalyses?: (update: AnalysesUpdate) => void;
   /** The view sections arrived (after onAnalyses said they would). */
@@ -176,7 +177,7 @@ function handle(message: WorkerResponse): void {
       entry.handlers?.onProgress?.(message.phase, message.bytesRead, message.bytesTotal, message.shards, message.stall);
       return;
     case 'preview':
-      entry.handlers?.onPreview?.(message.rows);
+      entry.handlers?.onPreview?.(message.rows, message.shard);
       return;
     case 'result':
       // Keep listening when analyses are still to come for this load.

@@ -12,12 +12,12 @@ import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
-import { HTTP1_SHARD_CONCURRENCY } from '../core/limits';
+import { HTTP1_SHARD_CONCURRENCY, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
-import { allTensorNames } from '../core/model';
+import { allTensorNames, tensorName, tensorShape } from '../core/model';
 import { runAnalyses } from '../core/analysis/analysis-registry';
 import { maxInFlight } from '../testing/servers/in-flight';
 
@@ -163,6 +163,24 @@ describe('a remote shard index', () => {
     const progress = outcome.messages.filter((message) => message.type === 'progress' && message.shards);
     const last = progress[progress.length - 1];
     expect(last?.type === 'progress' && last.shards).toEqual({ done: 24, total: 24, failed: 0 });
+
+    // One preview, before the result: the leading rows of the first shard header that arrived, named by its file.
+    const previews = outcome.messages.flatMap((message) => (message.type === 'preview' ? [message] : []));
+    expect(previews).toHaveLength(1);
+    expect(outcome.messages.indexOf(previews[0])).toBeLessThan(
+      outcome.messages.findIndex((message) => message.type === 'result'),
+    );
+    const shard = result.shards.report.shards.findIndex((summary) => summary.file === previews[0].shard);
+    expect(shard).toBeGreaterThanOrEqual(0);
+    const rows = previews[0].rows;
+    expect(rows.count).toBe(Math.min(PREVIEW_ROWS, result.shards.report.shards[shard].tensors));
+    const firstRow = result.shards.shardOfRow.indexOf(shard);
+    const merged = result.outcome.header.tensors;
+    for (const row of [0, rows.count - 1]) {
+      expect(tensorName(rows, row)).toBe(tensorName(merged, firstRow + row));
+      expect(tensorShape(rows, row)).toEqual(tensorShape(merged, firstRow + row));
+      expect(rows.dtype[row]).toBe(merged.dtype[firstRow + row]);
+    }
   });
 
   it('reports a missing shard with its HTTP status and keeps the others', async () => {
@@ -331,6 +349,12 @@ describe('local files', () => {
       'llama/model.safetensors.index.json',
     ]);
     expect(result.choices?.selected).toBe('llama/model.safetensors.index.json');
+  });
+
+  it('sends no shard preview for local shards: their headers are all in before a preview would paint', async () => {
+    const outcome = await run({ kind: 'files', files: localShards('llama', 3, tinyLlamaTensors()) });
+    expect(outcome.result?.shards).toBeTruthy();
+    expect(outcome.messages.filter((message) => message.type === 'preview')).toEqual([]);
   });
 
   it('opens the selected model of a group', async () => {

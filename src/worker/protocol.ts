@@ -66,7 +66,8 @@ export type WorkerResponse =
       /** A crawling request (null: it recovered or ended); absent: unchanged since the last progress. */
       stall?: StallNotice | null;
     }
-  | { type: 'preview'; id: number; rows: TensorColumns }
+  /** First rows while the load goes on; `shard`: the shard file they come from, while the other shards load. */
+  | { type: 'preview'; id: number; rows: TensorColumns; shard?: string }
   | { type: 'result'; id: number; result: LoadResult }
   | {
       type: 'analyses';

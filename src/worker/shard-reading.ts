@@ -7,9 +7,9 @@
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
-import { PACE_ATTEMPTS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
+import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
 import { loadHeader } from '../core/load-header';
-import { allTensorNames, type ParsedHeader } from '../core/model';
+import { allTensorNames, leadingRows, type ParsedHeader } from '../core/model';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
@@ -17,6 +17,7 @@ import type { HttpByteReader } from '../io/http-reader';
 import type { ShardTarget } from '../io/sources/resolve-source';
 import type { Meter } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
+import { columnBuffers } from './transfer';
 import type { LoadSession } from './load-source';
 
 export interface ShardOutcome {
@@ -59,6 +60,22 @@ interface Entry {
   counted: boolean;
 }
 
+/**
+ * Remote: the first shard header with rows goes to the page as a preview, shown while the other shards load (two
+ * seconds and more on a 163-shard model). Local shards are all read before a preview would paint.
+ */
+function firstRowsPreview(ctx: LoadSession, remote: boolean): (file: string, header: ParsedHeader) => void {
+  let sent = !remote;
+  return (file, header) => {
+    if (sent || header.tensors.count === 0) {
+      return;
+    }
+    sent = true;
+    const rows = leadingRows(header.tensors, PREVIEW_ROWS);
+    ctx.post({ type: 'preview', id: ctx.id, rows, shard: file }, columnBuffers(rows));
+  };
+}
+
 export function createShardReading(ctx: LoadSession, options: LoadOptions, remote: boolean): ShardReading {
   const entries = new Map<string, Entry>();
   const queue: Entry[] = [];
@@ -75,6 +92,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let fatal: unknown = null;
   let wake: (() => void) | null = null;
   let progress: { state: ShardProgress; report: (progress: ShardProgress, localBytes: number) => void } | null = null;
+  const preview = firstRowsPreview(ctx, remote);
 
   const settle = (): void => {
     if (wake && (fatal !== null || (active === 0 && queued === queue.length))) {
@@ -163,6 +181,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
         learnHeaderSize(loaded.outcome.header, loaded.head.length);
+        preview(target.file, loaded.outcome.header);
       } else {
         const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
         outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';

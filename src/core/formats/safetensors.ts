@@ -7,11 +7,9 @@ import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../limits';
 import { parseFileHead } from '../parse/parse-header';
 import { readLengthPrefix } from '../parse/length-prefix';
 import { previewEntries } from '../parse/prefix-preview';
+import { PREVIEW_ROWS } from '../limits';
 import type { SourceBytes } from './source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from './format-reader';
-
-/** Rows sent ahead as a preview while a big header is still arriving or being parsed: about two screens. */
-export const PREVIEW_ROWS = 60;
 
 /** Headers smaller than this parse faster than a preview round trip would paint, so no preview is sent. */
 const PREVIEW_MIN_HEADER_BYTES = 1_000_000;
