@@ -48,6 +48,8 @@ interface Timed {
   ms: number;
   /** From the last shard header the worker took in to the complete report (`lens:load-done`); NaN when not known. */
   tailMs: number;
+  /** Paste to the first table rows painted (`lens:first-rows`); NaN when not known. */
+  firstRowsMs: number;
   requests: number;
   bytes: number;
   /**
@@ -57,10 +59,11 @@ interface Timed {
   sidecars: number;
 }
 
-function timed(ms: number, log: readonly BenchRequest[], tailMs = NaN): Timed {
+function timed(ms: number, log: readonly BenchRequest[], tailMs = NaN, firstRowsMs = NaN): Timed {
   return {
     ms,
     tailMs,
+    firstRowsMs,
     requests: log.length,
     bytes: log.reduce((sum, entry) => sum + entry.bytes, 0),
     sidecars: log.filter((entry) => entry.path.endsWith('/config.json')).length,
@@ -195,7 +198,13 @@ async function timeApp(browser: BenchBrowser, server: BenchServer, url: string, 
     console.log(`  timeline (${server.protocol}, ${outcome.ms.toFixed(0)} ms):`);
     printTimeline(marks, log);
   }
-  return timed(outcome.ms, log, cpuTail(marks));
+  return timed(outcome.ms, log, cpuTail(marks), firstRowsAfterStart(marks));
+}
+
+/** `lens:load-start` to `lens:first-rows`, on the epoch clock (NaN when either is missing). */
+function firstRowsAfterStart(marks: readonly { name: string; at: number }[]): number {
+  const at = (name: string) => marks.find((mark) => mark.name === name)?.at ?? NaN;
+  return at('lens:first-rows') - at('lens:load-start');
 }
 
 /** The last shard header's mark to `lens:load-done`, on the epoch clock (NaN for a single file). */
@@ -285,6 +294,7 @@ async function remoteShards(browser: BenchBrowser, bundle: string): Promise<void
       const b = median(theirs.map((t) => t.ms));
       const f = median(floors.map((t) => t.ms));
       const tail = median(ours.map((t) => t.tailMs));
+      const firstRows = median(ours.map((t) => t.firstRowsMs));
       const last = ours[ours.length - 1];
       const hf = theirs[theirs.length - 1];
       console.log(
@@ -292,6 +302,9 @@ async function remoteShards(browser: BenchBrowser, bundle: string): Promise<void
           `${FLOOR_IN_FLIGHT} in flight), app ${a.toFixed(0).padStart(6)} ms: ${(a / f).toFixed(2)}× the floor ` +
           `(target ≤ 1.2×); runs ${ours.map((t) => (t.ms / 1000).toFixed(2)).join(' / ')} s vs floor ` +
           `${floors.map((t) => (t.ms / 1000).toFixed(2)).join(' / ')} s`,
+      );
+      console.log(
+        `           first rows painted ${firstRows.toFixed(0)} ms after Open (the first shard's, while the others load)`,
       );
       console.log(
         `           last shard header → complete report ${tail.toFixed(0)} ms (target ≤ 150 ms); ` +
