@@ -3,11 +3,10 @@
  * holds the whole header), then exactly the rest of the header. The data region is never read. Memory for the
  * header grows only with the bytes the source actually delivers.
  */
-import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../limits';
+import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, PREVIEW_ROWS } from '../limits';
 import { parseFileHead } from '../parse/parse-header';
 import { readLengthPrefix } from '../parse/length-prefix';
 import { previewEntries } from '../parse/prefix-preview';
-import { PREVIEW_ROWS } from '../limits';
 import type { SourceBytes } from './source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from './format-reader';
 

@@ -11,8 +11,12 @@ import { runAnalyses } from '../../core/analysis/analysis-registry';
 import { SourceError } from '../../core/errors';
 import { FINDING_CODES, type FindingCode } from '../../core/findings/codes';
 import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES } from '../../core/formats/pytorch/checkpoint-limits';
-import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE, MAX_TENSORS_PER_FINDING } from '../../core/limits';
-import { PREVIEW_ROWS } from '../../core/limits';
+import {
+  MAX_HEADER_LENGTH,
+  MAX_HEADER_LENGTH_OVERRIDE,
+  MAX_TENSORS_PER_FINDING,
+  PREVIEW_ROWS,
+} from '../../core/limits';
 import type { LoadedHeader } from '../../core/formats/format-reader';
 import { loadHeader, SNIFF_BYTES } from '../../core/load-header';
 import {
