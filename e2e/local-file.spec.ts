@@ -44,6 +44,13 @@ test.describe('local file', () => {
     await expect(page.locator('.recharts-bar-rectangle').first()).toBeVisible();
     await page.getByRole('radio', { name: 'tensors' }).check();
     await expect(page.getByRole('radio', { name: 'tensors' })).toBeChecked();
+    // The tooltip joins the chart with the first pointer in its box: a hover on the bar shows its dtype and value.
+    const chart = page.getByRole('region', { name: 'Dtype chart' });
+    await expect(chart.locator('.recharts-tooltip-wrapper')).toHaveCount(0);
+    await chart.locator('.recharts-bar-rectangle').first().hover();
+    const tooltip = chart.locator('.recharts-tooltip-wrapper');
+    await expect(tooltip).toContainText('BF16');
+    await expect(tooltip).toContainText(String(CLEAN_TENSORS.length));
 
     await page.getByRole('tab', { name: /Metadata/ }).click();
     const metadata = page.getByRole('region', { name: 'Metadata' });

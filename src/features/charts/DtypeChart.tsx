@@ -45,7 +45,6 @@ export function DtypeChart({ totals }: { totals: HeaderTotals }) {
           labelWidth={110}
           everyValueTick
           grid
-          rightMargin={48}
         />
       )}
       <DtypeTotalsTable label="Dtype totals" rows={data} />

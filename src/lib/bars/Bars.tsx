@@ -18,6 +18,11 @@ const MAX_TOOLTIP_TITLE_CHARS = 200;
 const VALUE_TICK_PX = 10 * TICK_CHAR_PX + TICK_GAP_PX;
 /** Value ticks recharts draws by default (its `tickCount`), plus one for a nice range that adds a tick. */
 const VALUE_TICKS = 6;
+/**
+ * Right margin of a chart whose value axis runs along the bottom: its last tick label ("8.00 TB") is centred on the
+ * axis' end and would be cut at the chart's edge by a narrower margin.
+ */
+const VALUE_AXIS_END_MARGIN = 48;
 /** Baseline shifts of a one-line SVG label, as recharts' own `Text` sets them (0.71em is the cap height). */
 const TICK_DY = { start: '0.71em', middle: '0.355em', end: '0' } as const;
 
@@ -41,11 +46,14 @@ function categoryInterval(data: readonly Row[], key: string, plotWidth: number):
  * One tick label as a plain SVG text. recharts' own `Text` measures every word of a label in the DOM to wrap it to
  * the axis width (a forced layout per new label, about a tenth of a chart's first commit); these labels are one
  * line, already fitted (category labels elided to the axis, intervals estimated), so there is nothing to wrap.
+ * The label does not carry recharts' tick class (`recharts-cartesian-axis-tick-value`): an axis reads the computed
+ * style of the first element with it while it mounts (a forced style pass in the chart's commit) and renders again
+ * with the font it found, which only its own `Text` uses.
  */
 function TickLabel(props: XAxisTickContentProps | YAxisTickContentProps) {
-  const { x, y, textAnchor, verticalAnchor, fill, className, index, payload, tickFormatter } = props;
+  const { x, y, textAnchor, verticalAnchor, fill, index, payload, tickFormatter } = props;
   return (
-    <text x={x} y={y} dy={TICK_DY[verticalAnchor]} textAnchor={textAnchor} fill={fill} className={className}>
+    <text x={x} y={y} dy={TICK_DY[verticalAnchor]} textAnchor={textAnchor} fill={fill}>
       {tickFormatter ? tickFormatter(payload.value, index) : String(payload.value)}
     </text>
   );
@@ -68,8 +76,13 @@ function BarShape({ x, y, width, height, fill }: BarShapeProps) {
   );
 }
 
-/** Rows arrive typed by the caller (lib/bars/LazyBars.tsx); here they are plain records read by key. */
-export default function Bars(spec: BarsSpec<Row> & { width: number; onMounted: () => void }) {
+/**
+ * Rows arrive typed by the caller (lib/bars/LazyBars.tsx); here they are plain records read by key. `tooltip`: the
+ * tooltip is wanted (the pointer or the focus has been in the chart's box). recharts' tooltip measures its box in
+ * the DOM as it mounts and renders again with the size it found, a forced layout and a second render inside the
+ * chart's first commit; a chart nobody pointed at yet does without.
+ */
+export default function Bars(spec: BarsSpec<Row> & { width: number; tooltip: boolean; onMounted: () => void }) {
   const { onMounted } = spec;
   // After this chart's commit: the next chart of the page may mount (lib/mount-in-turn).
   useEffect(() => onMounted(), [onMounted]);
@@ -90,7 +103,7 @@ export default function Bars(spec: BarsSpec<Row> & { width: number; onMounted: (
       height={spec.height}
       data={data}
       layout={spec.layout}
-      margin={{ left: 24, right: spec.rightMargin ?? 24, top: 8, bottom: 8 }}
+      margin={{ left: 24, right: vertical ? VALUE_AXIS_END_MARGIN : 24, top: 8, bottom: 8 }}
     >
       {spec.grid && <CartesianGrid strokeDasharray="3 3" horizontal={!vertical} vertical={vertical} />}
       {vertical ? (
@@ -120,14 +133,16 @@ export default function Bars(spec: BarsSpec<Row> & { width: number; onMounted: (
           <YAxis tickFormatter={format} width={labelWidth} interval={valueInterval} tick={tick} />
         </>
       )}
-      <Tooltip
-        formatter={format ? (value) => format(Number(value)) : undefined}
-        labelFormatter={(label, payload) => {
-          const row = rowOf(payload);
-          const title = spec.tooltipTitle && row ? spec.tooltipTitle(row) : String(label);
-          return elideMiddle(title, MAX_TOOLTIP_TITLE_CHARS);
-        }}
-      />
+      {spec.tooltip && (
+        <Tooltip
+          formatter={format ? (value) => format(Number(value)) : undefined}
+          labelFormatter={(label, payload) => {
+            const row = rowOf(payload);
+            const title = spec.tooltipTitle && row ? spec.tooltipTitle(row) : String(label);
+            return elideMiddle(title, MAX_TOOLTIP_TITLE_CHARS);
+          }}
+        />
+      )}
       <Bar
         dataKey={spec.valueKey}
         name={spec.valueName ?? spec.valueKey}

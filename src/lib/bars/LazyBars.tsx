@@ -3,9 +3,9 @@
  * mounts in its turn, a task or more later, in a transition (lib/mount-in-turn: one chart commit per task), so
  * neither the download nor the chart's commit lands in the task that opened the view. The box measures its own width
  * and hands it to the chart: recharts' ResponsiveContainer would render the chart once at width 0, measure, and
- * render it again in the same task.
+ * render it again in the same task. The tooltip joins the chart when the pointer or the focus first enters the box.
  */
-import { lazy, Suspense, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useMountInTurn } from '../mount-in-turn';
 import type { BarsSpec } from './bars-spec';
 import { ChartLoadBoundary } from './ChartLoadBoundary';
@@ -16,6 +16,9 @@ export function BarsChart<Row extends object>(spec: BarsSpec<Row>) {
   const { mounted, done } = useMountInTurn();
   const box = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(0);
+  // The tooltip mounts with the first pointer or focus in the box, not with the chart (lib/bars/Bars.tsx).
+  const [tooltip, setTooltip] = useState(false);
+  const wantTooltip = useCallback(() => setTooltip(true), []);
   useLayoutEffect(() => {
     const element = box.current;
     if (!element) {
@@ -36,11 +39,22 @@ export function BarsChart<Row extends object>(spec: BarsSpec<Row>) {
     }
   }, [mounted, width, done]);
   return (
-    <div ref={box} className="chart-box" style={{ height: spec.height }}>
+    <div
+      ref={box}
+      className="chart-box"
+      style={{ height: spec.height }}
+      onPointerEnter={wantTooltip}
+      onFocus={wantTooltip}
+    >
       {mounted && width > 0 && (
         <ChartLoadBoundary onError={done}>
           <Suspense fallback={null}>
-            <Bars {...(spec as unknown as BarsSpec<Record<string, unknown>>)} width={width} onMounted={done} />
+            <Bars
+              {...(spec as unknown as BarsSpec<Record<string, unknown>>)}
+              width={width}
+              tooltip={tooltip}
+              onMounted={done}
+            />
           </Suspense>
         </ChartLoadBoundary>
       )}

@@ -19,6 +19,5 @@ export interface BarsSpec<Row extends object> {
   /** A horizontal chart shows only the first and last category labels when they crowd. */
   sparseCategoryLabels?: boolean;
   grid?: boolean;
-  rightMargin?: number;
   onBarClick?: (row: Row) => void;
 }
