@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { buildSafetensors } from '../testing/build-safetensors';
+import { parseBytes, parsedHeader } from '../testing/parse-helpers';
 import {
   allMetadataTexts,
+  leadingRows,
+  tensorName,
+  tensorShape,
   metadataColumns,
   metadataEntries,
   metadataEntry,
@@ -68,5 +73,39 @@ describe('metadata columns', () => {
   it('keep every JSON kind', () => {
     const kinds: MetadataEntry['kind'][] = ['string', 'number', 'boolean', 'null', 'object', 'array'];
     expectRoundTrip(kinds.map((kind, index) => entry(`k${index}`, `v${index}`, kind)));
+  });
+});
+
+describe('leadingRows', () => {
+  const columns = parsedHeader(
+    parseBytes(
+      buildSafetensors([
+        { name: 'embed.weight', dtype: 'BF16', shape: [8, 4] },
+        { name: 'layers.0.scale', dtype: 'F32', shape: [] },
+        { name: 'layers.0.proj.weight', dtype: 'F8_E4M3', shape: [4, 4, 2] },
+      ]),
+    ),
+  ).tensors;
+
+  it('copies the first rows with their names, shapes, dtypes and spans, owning their buffers', () => {
+    const rows = leadingRows(columns, 2);
+    expect(rows.count).toBe(2);
+    expect([0, 1].map((row) => tensorName(rows, row))).toEqual(['embed.weight', 'layers.0.scale']);
+    expect([0, 1].map((row) => tensorShape(rows, row))).toEqual([[8, 4], []]);
+    expect(Array.from(rows.dtype)).toEqual(Array.from(columns.dtype.subarray(0, 2)));
+    expect(Array.from(rows.end)).toEqual(Array.from(columns.end.subarray(0, 2)));
+    // Exact copies: transferring them to the page leaves the header's columns intact.
+    expect(rows.nameBytes.buffer).not.toBe(columns.nameBytes.buffer);
+    expect(rows.nameBytes.byteLength).toBe(columns.nameStarts[2]);
+    expect(rows.dims.byteLength).toBe(columns.shapeStarts[2] * Float64Array.BYTES_PER_ELEMENT);
+  });
+
+  it('gives every row when fewer than asked, and none for zero', () => {
+    const all = leadingRows(columns, 60);
+    expect(all.count).toBe(3);
+    expect(tensorShape(all, 2)).toEqual([4, 4, 2]);
+    const none = leadingRows(columns, 0);
+    expect(none.count).toBe(0);
+    expect(Array.from(none.nameStarts)).toEqual([0]);
   });
 });
