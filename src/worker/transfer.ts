@@ -1,5 +1,5 @@
 /** Lists the buffers of a result so postMessage moves them instead of copying. */
-import type { MetadataColumns, ParseOutcome, TensorColumns } from '../core/model';
+import { leadingRows, type MetadataColumns, type ParseOutcome, type TensorColumns } from '../core/model';
 
 export function columnBuffers(columns: TensorColumns): ArrayBuffer[] {
   return uniqueBuffers(columnArrays(columns));
@@ -43,18 +43,7 @@ function uniqueBuffers(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
  * Copying typed arrays is a memcpy, far cheaper than structured-cloning per-tensor objects.
  */
 export function cloneColumns(columns: TensorColumns): TensorColumns {
-  return {
-    count: columns.count,
-    nameBytes: columns.nameBytes.slice(),
-    nameStarts: columns.nameStarts.slice(),
-    dtype: columns.dtype.slice(),
-    shapeStarts: columns.shapeStarts.slice(),
-    dims: columns.dims.slice(),
-    begin: columns.begin.slice(),
-    end: columns.end.slice(),
-    elements: columns.elements.slice(),
-    ...(columns.unknownDtypeBits ? { unknownDtypeBits: columns.unknownDtypeBits.slice() } : {}),
-  };
+  return leadingRows(columns, columns.count);
 }
 
 /** The page's copy of the metadata columns (the analyses still read the worker's after the result is posted). */
