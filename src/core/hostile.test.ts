@@ -141,7 +141,8 @@ describe('hostile catalog: nesting and numbers', () => {
     async (mode) => {
       const started = performance.now();
       const loaded = await loadHeader(memoryReader(fixtureBytes('deep-nesting.safetensors'), mode));
-      expect(performance.now() - started).toBeLessThan(1_000);
+      // Catches a runaway descent (one step per level, or worse), not speed: room for a busy two-core runner.
+      expect(performance.now() - started).toBeLessThan(10_000);
       expect(loaded.outcome.kind).toBe('rejected');
       expect(codes(loaded.outcome)).toEqual(['too-deep']);
       const message = loaded.outcome.kind === 'rejected' ? loaded.outcome.file.findings[0].message : '';
