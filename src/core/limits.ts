@@ -61,6 +61,18 @@ export const MAX_NAME_DISPLAY_CHARS = 1_000;
 export const SHARD_HEADER_CONCURRENCY = 4;
 
 /**
+ * Headroom on memory warmed for a shard set's merged table (worker/shard-reading.ts): its dims are estimated from
+ * the shards read first, and a buffer too small for the real table is not used at all.
+ */
+export const WARM_MARGIN = 0.15;
+
+/**
+ * Most bytes warmed for one copy of a merged table: about 700,000 rows, beyond the largest real index. An index
+ * whose weight_map claims more than its shards hold must not make the worker commit memory for rows that never come.
+ */
+export const MAX_WARM_BYTES = 64 * 1024 * 1024;
+
+/**
  * Remote shard headers in flight over HTTP/2 and HTTP/3, which multiplex every request over one connection, so
  * latency-bound header reads overlap freely. 64 reads a 163-shard model in three rounds (16 took eleven: 0.5 s of
  * waiting at 50 ms) and stays under the 100 concurrent streams servers commonly allow per connection, leaving room

@@ -3,6 +3,8 @@ import { buildSafetensors } from '../testing/build-safetensors';
 import { parseBytes, parsedHeader } from '../testing/parse-helpers';
 import {
   allMetadataTexts,
+  columnsByteLength,
+  columnsIn,
   leadingRows,
   tensorName,
   tensorShape,
@@ -76,6 +78,38 @@ describe('metadata columns', () => {
   });
 });
 
+describe('columnsIn', () => {
+  it('lays out every column of an extent in one buffer without overlap, each view aligned and zeroed', () => {
+    const extent = { count: 5, nameBytes: 37, dims: 9, unknownDtypeBits: true };
+    const columns = columnsIn(extent);
+    const views: ArrayBufferView[] = [
+      columns.dims,
+      columns.begin,
+      columns.end,
+      columns.elements,
+      columns.nameStarts,
+      columns.shapeStarts,
+      columns.nameBytes,
+      columns.dtype,
+      columns.unknownDtypeBits as Uint8Array,
+    ];
+    expect(views.map((view) => view.byteLength)).toEqual([72, 40, 40, 40, 24, 24, 37, 5, 5]);
+    const buffer = columns.dims.buffer;
+    expect(buffer.byteLength).toBe(columnsByteLength(extent));
+    expect(views.every((view) => view.buffer === buffer)).toBe(true);
+    const spans = views.map((view) => [view.byteOffset, view.byteOffset + view.byteLength]).sort((a, b) => a[0] - b[0]);
+    spans.forEach(([, end], i) => expect(i + 1 < spans.length ? spans[i + 1][0] : buffer.byteLength).toBe(end));
+    expect(columns.count).toBe(5);
+    expect(new Uint8Array(buffer).every((byte) => byte === 0)).toBe(true);
+  });
+
+  it('leaves out the unknown-dtype column when the extent has none', () => {
+    const columns = columnsIn({ count: 2, nameBytes: 3, dims: 1, unknownDtypeBits: false });
+    expect(columns.unknownDtypeBits).toBeUndefined();
+    expect(columns.nameBytes.byteOffset + columns.nameBytes.byteLength + 2).toBe(columns.dims.buffer.byteLength);
+  });
+});
+
 describe('leadingRows', () => {
   const columns = parsedHeader(
     parseBytes(
@@ -98,6 +132,25 @@ describe('leadingRows', () => {
     expect(rows.nameBytes.buffer).not.toBe(columns.nameBytes.buffer);
     expect(rows.nameBytes.byteLength).toBe(columns.nameStarts[2]);
     expect(rows.dims.byteLength).toBe(columns.shapeStarts[2] * Float64Array.BYTES_PER_ELEMENT);
+  });
+
+  it('puts every column in one buffer, the given one when it has room', () => {
+    const given = new ArrayBuffer(10_000);
+    const rows = leadingRows(columns, 3, (byteLength) => {
+      expect(byteLength).toBe(
+        columnsByteLength({
+          count: 3,
+          nameBytes: columns.nameStarts[3],
+          dims: columns.shapeStarts[3],
+          unknownDtypeBits: false,
+        }),
+      );
+      return given;
+    });
+    const views = [rows.nameBytes, rows.nameStarts, rows.dtype, rows.shapeStarts, rows.dims, rows.begin, rows.end];
+    expect(views.every((view) => view.buffer === given)).toBe(true);
+    expect(tensorName(rows, 2)).toBe('layers.0.proj.weight');
+    expect(tensorShape(rows, 2)).toEqual([4, 4, 2]);
   });
 
   it('gives every row when fewer than asked, and none for zero', () => {

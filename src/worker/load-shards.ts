@@ -64,7 +64,12 @@ export async function loadShardSet(
     }
     return input;
   });
-  const model = aggregateShards({ index: args.index, indexFile: args.indexFile, shards: inputs });
+  const model = aggregateShards({
+    index: args.index,
+    indexFile: args.indexFile,
+    shards: inputs,
+    buffer: (byteLength) => ctx.memory.take(byteLength),
+  });
   markStep('aggregated');
   const first = outcomes.find((outcome) => outcome.header !== null);
   // The format's own part of the set (a checkpoint's one safety verdict, a split GGUF's split.* checks).

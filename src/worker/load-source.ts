@@ -28,6 +28,7 @@ import { createProgressPacer } from './progress-pacer';
 import { publish, type DataLocation, type Loaded } from './publish';
 import { createShardReading, type ShardReading } from './shard-reading';
 import { columnBuffers } from './transfer';
+import { WarmBuffers } from '../lib/warm-memory';
 import type { CompareFacts } from '../core/compare/compare';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
@@ -64,6 +65,8 @@ export interface LoadSession extends LoadContext {
   progress: (phase: LoadPhase, bytesRead: number, bytesTotal: number | null, shards?: ShardProgress) => void;
   /** Bytes of a first request as they arrive, and a crawl notice whenever it starts, moves or ends (null). */
   activity: (phase: LoadPhase, bytesRead: number, stall: StallNotice | null) => void;
+  /** Memory touched ahead of the load's large copies (lib/warm-memory.ts); emptied once the result is posted. */
+  memory: WarmBuffers;
 }
 
 /** Loads `source`, posts progress, the result and the analyses; failures are posted as `error`, never thrown. */
@@ -83,6 +86,7 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
       ),
     activity: (phase, bytesRead, stall) =>
       pacer.send({ type: 'progress', id: ctx.id, phase, bytesRead, bytesTotal: null, stall }),
+    memory: new WarmBuffers(),
   };
   clearStepMarks();
   markStep('open');
@@ -98,6 +102,7 @@ export async function loadSource(ctx: LoadContext, source: SourceSpec, options: 
   } finally {
     // Whatever progress came after the load's last message would reach a page that has moved on.
     pacer.cancel();
+    session.memory.clear();
   }
 }
 

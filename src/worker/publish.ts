@@ -100,9 +100,15 @@ async function publishRemembered(
   const outcome: ParseOutcome = parsed
     ? {
         kind: 'parsed',
-        header: { ...parsed, tensors: cloneColumns(parsed.tensors), metadata: cloneMetadata(parsed.metadata) },
+        header: {
+          ...parsed,
+          tensors: cloneColumns(parsed.tensors, (byteLength) => ctx.memory.take(byteLength)),
+          metadata: cloneMetadata(parsed.metadata),
+        },
       }
     : loaded.outcome;
+  // The warmed memory served the copies above; what is left of it would only sit through the analyses.
+  ctx.memory.clear();
   const result: LoadResult = {
     loadId: ctx.id,
     source: loaded.ref,

@@ -11,6 +11,9 @@ import { Meter } from '../io/sources/meter';
 import { buildSafetensors } from '../testing/build-safetensors';
 import type { LoadSession } from './load-source';
 import { createShardReading } from './shard-reading';
+import { WarmBuffers } from '../lib/warm-memory';
+import { columnsByteLength } from '../core/model';
+import { MAX_WARM_BYTES, WARM_MARGIN } from '../core/limits';
 
 function session(signal = new AbortController().signal): LoadSession {
   return {
@@ -20,6 +23,7 @@ function session(signal = new AbortController().signal): LoadSession {
     remember: () => undefined,
     progress: () => undefined,
     activity: () => undefined,
+    memory: new WarmBuffers(),
   };
 }
 
@@ -60,6 +64,54 @@ describe('createShardReading', () => {
     // Progress counts the final targets that can be opened; shards read before finish() count as done at once.
     expect(reports[reports.length - 1]).toEqual({ done: 3, total: 3, failed: 0 });
     expect(reports[0].total).toBe(3);
+  });
+
+  it('warms two copies of the merged table, sized by the index, once the remote pace is set', async () => {
+    const opened = new Map<string, number>();
+    const ctx = session();
+    const named = (file: string, complete: boolean): ShardTarget => ({
+      ...target(file, opened),
+      namedInIndex: () => ({ tensors: 1, nameBytes: `${file}.weight`.length, complete }),
+    });
+    const files = ['a', 'b', 'c'].map((name) => `${name}.safetensors`);
+    await createShardReading(ctx, {}, true).finish(
+      files.map((file) => named(file, true)),
+      new Meter(),
+      () => undefined,
+    );
+    // Each shard holds one 2-D tensor: 3 rows, their names' bytes, 2 dims a row.
+    const nameBytes = files.reduce((sum, file) => sum + `${file}.weight`.length, 0);
+    const expected = Math.ceil(
+      columnsByteLength({ count: 3, nameBytes, dims: 6, unknownDtypeBits: false }) * (1 + WARM_MARGIN),
+    );
+    expect(ctx.memory.sizes).toEqual([expected, expected]);
+
+    // Figures still streaming, or a local set (no wait to fill): nothing is warmed.
+    const streaming = session();
+    await createShardReading(streaming, {}, true).finish(
+      files.map((file) => named(file, false)),
+      new Meter(),
+      () => undefined,
+    );
+    expect(streaming.memory.sizes).toEqual([]);
+    const local = session();
+    await createShardReading(local, {}, false).finish(
+      files.map((file) => named(file, true)),
+      new Meter(),
+      () => undefined,
+    );
+    expect(local.memory.sizes).toEqual([]);
+    // An index claiming far more rows than a real model has: no memory for rows that may never come.
+    const claimed = session();
+    await createShardReading(claimed, {}, true).finish(
+      files.map((file) => ({
+        ...target(file, opened),
+        namedInIndex: () => ({ tensors: MAX_WARM_BYTES / 30, nameBytes: 10, complete: true }),
+      })),
+      new Meter(),
+      () => undefined,
+    );
+    expect(claimed.memory.sizes).toEqual([]);
   });
 
   it('queues nothing more once stopped (an index that proved invalid)', async () => {

@@ -7,9 +7,9 @@
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
-import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY } from '../core/limits';
+import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY, MAX_WARM_BYTES, WARM_MARGIN } from '../core/limits';
 import { loadHeader } from '../core/load-header';
-import { allTensorNames, leadingRows, type ParsedHeader } from '../core/model';
+import { allTensorNames, columnsByteLength, leadingRows, type ColumnExtent, type ParsedHeader } from '../core/model';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
@@ -87,6 +87,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let paceAttempts = 0;
   const seen: HeadersSeen = { largestHead: 0, bytesPerEntry: 0 };
   let mostTensors = 0;
+  const warmer = mergedTableWarmer(ctx, remote);
   let localBytes = 0;
   let stopped = false;
   let fatal: unknown = null;
@@ -110,6 +111,9 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         () => {
           active--;
           pump();
+          if (paced) {
+            warmer.paced();
+          }
           // The header's own work comes after the next read is on its way, not before. A failure here is met
           // again when finish() catches up, and fails the load there.
           try {
@@ -181,6 +185,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
         learnHeaderSize(loaded.outcome.header, loaded.head.length);
+        warmer.sawHeader(loaded.outcome.header);
         preview(target.file, loaded.outcome.header);
       } else {
         const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
@@ -242,22 +247,9 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       for (const target of targets) {
         add(target, meter);
       }
-      const state: ShardProgress = { done: 0, total: 0, failed: 0 };
-      for (const target of targets) {
-        const entry = entries.get(target.file);
-        if (!entry || target.open === null || entry.counted) {
-          continue;
-        }
-        entry.counted = true;
-        state.total++;
-        if (entry.done) {
-          state.done++;
-          if (entry.outcome.header === null) {
-            state.failed++;
-          }
-        }
-      }
+      const state = countTargets(targets, entries);
       progress = { state, report };
+      warmer.targetsKnown(targets);
       report({ ...state }, localBytes);
       await new Promise<void>((resolve) => {
         wake = resolve;
@@ -276,6 +268,26 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   };
 }
 
+/** Progress over the final targets that can be opened: those read before finish() count as done at once. */
+function countTargets(targets: readonly ShardTarget[], entries: ReadonlyMap<string, Entry>): ShardProgress {
+  const state: ShardProgress = { done: 0, total: 0, failed: 0 };
+  for (const target of targets) {
+    const entry = entries.get(target.file);
+    if (!entry || target.open === null || entry.counted) {
+      continue;
+    }
+    entry.counted = true;
+    state.total++;
+    if (entry.done) {
+      state.done++;
+      if (entry.outcome.header === null) {
+        state.failed++;
+      }
+    }
+  }
+  return state;
+}
+
 /**
  * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names and
  * their shapes (core/analysis/tensor-name-shapes.ts). Looking the names up in the index and copying the columns
@@ -288,6 +300,71 @@ function prepare(outcome: ShardOutcome): void {
   }
   outcome.names ??= allTensorNames(outcome.header.tensors);
   outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
+}
+
+/**
+ * Touches the memory of the two copies of the merged table the end of the load makes (the worker's and the page's;
+ * lib/warm-memory.ts), once the pace is set and the index has named every shard: then the reads just sent are in
+ * flight and the worker waits. Remote sets only: a local one has no wait to fill.
+ */
+function mergedTableWarmer(
+  ctx: LoadSession,
+  remote: boolean,
+): { sawHeader(header: ParsedHeader): void; paced(): void; targetsKnown(targets: readonly ShardTarget[]): void } {
+  let warmed = !remote;
+  let paced = false;
+  let targets: readonly ShardTarget[] | null = null;
+  let mostTensors = 0;
+  /** Shape dims per tensor in the header with the most tensors seen. */
+  let dimsPerTensor = 0;
+  const warmOnce = (): void => {
+    if (warmed || !paced || targets === null || mostTensors === 0) {
+      return;
+    }
+    warmed = true;
+    const extent = expectedExtent(targets, dimsPerTensor);
+    const bytes = extent === null ? 0 : Math.ceil(columnsByteLength(extent) * (1 + WARM_MARGIN));
+    if (bytes > 0 && bytes <= MAX_WARM_BYTES) {
+      ctx.memory.warm(bytes);
+      ctx.memory.warm(bytes);
+      markStep('memory-warmed');
+    }
+  };
+  return {
+    sawHeader(header) {
+      const { count, shapeStarts } = header.tensors;
+      if (count > mostTensors) {
+        mostTensors = count;
+        dimsPerTensor = shapeStarts[count] / count;
+      }
+    },
+    paced() {
+      paced = true;
+      warmOnce();
+    },
+    targetsKnown(known) {
+      targets = known;
+      warmOnce();
+    },
+  };
+}
+
+/**
+ * The merged table's extent as the index tells it: rows and name bytes per shard, dims from the headers seen. Null
+ * when some shard's figures are not final (no index, or one still streaming).
+ */
+function expectedExtent(targets: readonly ShardTarget[], dimsPerTensor: number): ColumnExtent | null {
+  let count = 0;
+  let nameBytes = 0;
+  for (const target of targets) {
+    const named = target.namedInIndex?.() ?? null;
+    if (named === null || !named.complete) {
+      return null;
+    }
+    count += named.tensors;
+    nameBytes += named.nameBytes;
+  }
+  return { count, nameBytes, dims: Math.ceil(count * dimsPerTensor), unknownDtypeBits: false };
 }
 
 /** Short reason for the missing-shard finding: the HTTP status when there is one, else the error's own words. */

@@ -42,8 +42,8 @@ function uniqueBuffers(arrays: readonly ArrayBufferView[]): ArrayBuffer[] {
  * The worker keeps its own copy of the columns for sorting and filtering; the page gets a copy it owns.
  * Copying typed arrays is a memcpy, far cheaper than structured-cloning per-tensor objects.
  */
-export function cloneColumns(columns: TensorColumns): TensorColumns {
-  return leadingRows(columns, columns.count);
+export function cloneColumns(columns: TensorColumns, buffer?: (byteLength: number) => ArrayBuffer): TensorColumns {
+  return leadingRows(columns, columns.count, buffer);
 }
 
 /** The page's copy of the metadata columns (the analyses still read the worker's after the result is posted). */

@@ -89,6 +89,24 @@ describe('aggregateShards on a clean model', () => {
     expect(shardsReport(model)).toEqual({ shards: model.shards, index: model.index, totals: model.totals });
   });
 
+  it('merges into the buffer it is given, the same table as in a fresh one', () => {
+    const built = buildShardedModel({ shards: 4 });
+    const asked: number[] = [];
+    const given = aggregateShards({
+      index: parseIndex(built.indexJson),
+      shards: parsedShardHeaders(built),
+      buffer: (byteLength) => {
+        asked.push(byteLength);
+        return new ArrayBuffer(byteLength + 64);
+      },
+    });
+    const fresh = aggregateShards({ index: parseIndex(built.indexJson), shards: parsedShardHeaders(built) });
+    expect(asked).toEqual([fresh.columns.dims.buffer.byteLength]);
+    expect(given.columns.nameBytes.buffer.byteLength).toBe(asked[0] + 64);
+    expect(given.columns.begin.buffer).toBe(given.columns.nameBytes.buffer);
+    expect(given.columns).toEqual(fresh.columns);
+  });
+
   it('merges the columns in shard order', () => {
     const specs = llama70bTensors();
     expect(model.columns.count).toBe(723);

@@ -17,7 +17,15 @@ import {
 } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE } from '../limits';
-import { tensorName, type Finding, type ParsedHeader, type TensorColumns } from '../model';
+import {
+  columnsByteLength,
+  columnsIn,
+  tensorName,
+  type ColumnExtent,
+  type Finding,
+  type ParsedHeader,
+  type TensorColumns,
+} from '../model';
 import { tensorBytes } from '../table-query';
 import { foldFindingsPerCode } from './fold-findings';
 import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-format';
@@ -45,6 +53,8 @@ export interface AggregateInput {
   indexFile?: string;
   /** The shards in display order (shard 1 first); index files not listed here are added as missing. */
   shards: readonly ShardInput[];
+  /** Where the merged columns' buffer comes from (a warmed one, see lib/warm-memory.ts); a fresh one when absent. */
+  buffer?: (byteLength: number) => ArrayBuffer;
 }
 
 export interface ShardedModel extends ShardsReport {
@@ -80,7 +90,7 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
   // 1. The shard list: the given shards, then index files nobody supplied (missing).
   const { slots, slotOfIndexShard, findings } = listShardSlots(input);
   // 2. The merged table.
-  const merged = mergeColumns(slots);
+  const merged = mergeColumns(slots, input.buffer);
   const { columns, shardOfRow, rowStarts, unknownDtypes } = merged;
   // 3. Index ↔ header consistency and duplicates.
   const { groups, absentEntries } = checkTensorNames(slots, merged, index, slotOfIndexShard);
@@ -427,7 +437,7 @@ interface Merged {
 }
 
 /** Concatenates the present shards' columns; offsets into the shared buffers are shifted per shard. */
-function mergeColumns(slots: readonly ShardSlot[]): Merged {
+function mergeColumns(slots: readonly ShardSlot[], buffer?: (byteLength: number) => ArrayBuffer): Merged {
   let count = 0;
   let nameBytesLength = 0;
   let dimsLength = 0;
@@ -442,20 +452,13 @@ function mergeColumns(slots: readonly ShardSlot[]): Merged {
     }
   });
   rowStarts[slots.length] = count;
-  const columns: TensorColumns = {
+  const extent: ColumnExtent = {
     count,
-    nameBytes: new Uint8Array(nameBytesLength),
-    nameStarts: new Uint32Array(count + 1),
-    dtype: new Uint8Array(count),
-    shapeStarts: new Uint32Array(count + 1),
-    dims: new Float64Array(dimsLength),
-    begin: new Float64Array(count),
-    end: new Float64Array(count),
-    elements: new Float64Array(count),
+    nameBytes: nameBytesLength,
+    dims: dimsLength,
+    unknownDtypeBits: slots.some((slot) => slot.header?.tensors.unknownDtypeBits !== undefined),
   };
-  if (slots.some((slot) => slot.header?.tensors.unknownDtypeBits !== undefined)) {
-    columns.unknownDtypeBits = new Uint8Array(count);
-  }
+  const columns = columnsIn(extent, buffer?.(columnsByteLength(extent)));
   const shardOfRow = new Uint16Array(count);
   const unknownDtypes = new Map<number, string>();
   let nameOffset = 0;
