@@ -11,6 +11,7 @@ import { Meter } from '../io/sources/meter';
 import { buildSafetensors } from '../testing/build-safetensors';
 import type { LoadSession } from './load-source';
 import { createShardReading } from './shard-reading';
+import type { ShardNamesSoFar } from '../io/sources/shard-index';
 import { WarmBuffers } from '../lib/warm-memory';
 import { columnsByteLength } from '../core/model';
 import { MAX_WARM_BYTES, WARM_MARGIN } from '../core/limits';
@@ -68,50 +69,30 @@ describe('createShardReading', () => {
 
   it('warms two copies of the merged table, sized by the index, once the remote pace is set', async () => {
     const opened = new Map<string, number>();
-    const ctx = session();
-    const named = (file: string, complete: boolean): ShardTarget => ({
-      ...target(file, opened),
-      namedInIndex: () => ({ tensors: 1, nameBytes: `${file}.weight`.length, complete }),
-    });
     const files = ['a', 'b', 'c'].map((name) => `${name}.safetensors`);
-    await createShardReading(ctx, {}, true).finish(
-      files.map((file) => named(file, true)),
-      new Meter(),
-      () => undefined,
-    );
+    /** The memory a reading of the three shards left warmed, each shard named in the index as `named` says. */
+    const warmedBy = async (remote: boolean, named: (file: string) => ShardNamesSoFar): Promise<number[]> => {
+      const ctx = session();
+      const targets = files.map((file) => ({ ...target(file, opened), namedInIndex: () => named(file) }));
+      await createShardReading(ctx, {}, remote).finish(targets, new Meter(), () => undefined);
+      return ctx.memory.sizes;
+    };
+    const final = (file: string): ShardNamesSoFar => ({
+      tensors: 1,
+      nameBytes: `${file}.weight`.length,
+      complete: true,
+    });
     // Each shard holds one 2-D tensor: 3 rows, their names' bytes, 2 dims a row.
     const nameBytes = files.reduce((sum, file) => sum + `${file}.weight`.length, 0);
     const expected = Math.ceil(
       columnsByteLength({ count: 3, nameBytes, dims: 6, unknownDtypeBits: false }) * (1 + WARM_MARGIN),
     );
-    expect(ctx.memory.sizes).toEqual([expected, expected]);
-
+    expect(await warmedBy(true, final)).toEqual([expected, expected]);
     // Figures still streaming, or a local set (no wait to fill): nothing is warmed.
-    const streaming = session();
-    await createShardReading(streaming, {}, true).finish(
-      files.map((file) => named(file, false)),
-      new Meter(),
-      () => undefined,
-    );
-    expect(streaming.memory.sizes).toEqual([]);
-    const local = session();
-    await createShardReading(local, {}, false).finish(
-      files.map((file) => named(file, true)),
-      new Meter(),
-      () => undefined,
-    );
-    expect(local.memory.sizes).toEqual([]);
+    expect(await warmedBy(true, (file) => ({ ...final(file), complete: false }))).toEqual([]);
+    expect(await warmedBy(false, final)).toEqual([]);
     // An index claiming far more rows than a real model has: no memory for rows that may never come.
-    const claimed = session();
-    await createShardReading(claimed, {}, true).finish(
-      files.map((file) => ({
-        ...target(file, opened),
-        namedInIndex: () => ({ tensors: MAX_WARM_BYTES / 30, nameBytes: 10, complete: true }),
-      })),
-      new Meter(),
-      () => undefined,
-    );
-    expect(claimed.memory.sizes).toEqual([]);
+    expect(await warmedBy(true, () => ({ tensors: MAX_WARM_BYTES / 30, nameBytes: 10, complete: true }))).toEqual([]);
   });
 
   it('queues nothing more once stopped (an index that proved invalid)', async () => {
