@@ -87,7 +87,12 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let paceAttempts = 0;
   const seen: HeadersSeen = { largestHead: 0, bytesPerEntry: 0 };
   let mostTensors = 0;
-  const warmer = mergedTableWarmer(ctx, remote);
+  /** Shape dims per tensor in the header with the most tensors seen. */
+  let dimsPerTensor = 0;
+  const warmer = mergedTableWarmer(ctx, remote, {
+    paced: () => paced,
+    dimsPerTensor: () => (mostTensors > 0 ? dimsPerTensor : null),
+  });
   let localBytes = 0;
   let stopped = false;
   let fatal: unknown = null;
@@ -112,7 +117,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
           active--;
           pump();
           if (paced) {
-            warmer.paced();
+            warmer.tryReserve();
           }
           // The header's own work comes after the next read is on its way, not before. A failure here is met
           // again when finish() catches up, and fails the load there.
@@ -158,6 +163,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     if (count > mostTensors) {
       mostTensors = count;
       seen.bytesPerEntry = Math.max(0, (headBytes - nameStarts[count]) / count);
+      dimsPerTensor = header.tensors.shapeStarts[count] / count;
     }
   };
 
@@ -185,7 +191,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
         learnHeaderSize(loaded.outcome.header, loaded.head.length);
-        warmer.sawHeader(loaded.outcome.header);
         preview(target.file, loaded.outcome.header);
       } else {
         const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
@@ -310,15 +315,13 @@ function prepare(outcome: ShardOutcome): void {
 function mergedTableWarmer(
   ctx: LoadSession,
   remote: boolean,
-): { sawHeader(header: ParsedHeader): void; paced(): void; targetsKnown(targets: readonly ShardTarget[]): void } {
+  reading: { paced: () => boolean; dimsPerTensor: () => number | null },
+): { tryReserve(): void; targetsKnown(targets: readonly ShardTarget[]): void } {
   let warmed = !remote;
-  let paced = false;
   let targets: readonly ShardTarget[] | null = null;
-  let mostTensors = 0;
-  /** Shape dims per tensor in the header with the most tensors seen. */
-  let dimsPerTensor = 0;
-  const warmOnce = (): void => {
-    if (warmed || !paced || targets === null || mostTensors === 0) {
+  const tryReserve = (): void => {
+    const dimsPerTensor = reading.dimsPerTensor();
+    if (warmed || !reading.paced() || targets === null || dimsPerTensor === null) {
       return;
     }
     warmed = true;
@@ -331,20 +334,10 @@ function mergedTableWarmer(
     }
   };
   return {
-    sawHeader(header) {
-      const { count, shapeStarts } = header.tensors;
-      if (count > mostTensors) {
-        mostTensors = count;
-        dimsPerTensor = shapeStarts[count] / count;
-      }
-    },
-    paced() {
-      paced = true;
-      warmOnce();
-    },
+    tryReserve,
     targetsKnown(known) {
       targets = known;
-      warmOnce();
+      tryReserve();
     },
   };
 }
