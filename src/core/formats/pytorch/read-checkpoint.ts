@@ -94,26 +94,11 @@ class RangeCache {
         return chunk.bytes.subarray(offset - chunk.start, offset - chunk.start + length);
       }
     }
-    const held = this.chunks[0].bytes.length;
-    if (offset <= held) {
-      // Overlaps the bytes held from 0: read only the missing end.
+    if (offset <= this.chunks[0].bytes.length) {
+      // Overlaps the bytes held from 0: extend those.
       return (await this.prefix(offset + length)).subarray(offset, offset + length);
     }
-    const end = offset + length;
-    const after = this.chunks.find(
-      (chunk) => chunk.start > offset && chunk.start < end && chunk.start + chunk.bytes.length >= end,
-    );
-    if (after) {
-      // The end is already held (the directory running into the tail read): read only the missing start.
-      const missing = await this.reader.read(offset, after.start - offset, { signal: this.signal });
-      this.bytesRead += missing.length;
-      const joined = new Uint8Array(length);
-      joined.set(missing);
-      joined.set(after.bytes.subarray(0, end - after.start), after.start - offset);
-      return missing.length === after.start - offset ? joined : missing;
-    }
-    const bytes = await this.reader.read(offset, length, { signal: this.signal });
-    this.bytesRead += bytes.length;
+    const bytes = await this.gather(offset, offset + length);
     this.chunks.push({ start: offset, bytes });
     return bytes;
   }
@@ -129,13 +114,42 @@ class RangeCache {
     if (have.length >= length) {
       return have.subarray(0, length);
     }
-    const more = await this.reader.read(have.length, length - have.length, { signal: this.signal });
-    this.bytesRead += more.length;
-    const joined = new Uint8Array(have.length + more.length);
-    joined.set(have);
-    joined.set(more, have.length);
+    const joined = await this.gather(0, length);
     this.chunks[0] = { start: 0, bytes: joined };
     return joined;
+  }
+
+  /**
+   * Bytes [start, end) (fewer at the end of the source): what the held chunks cover is copied from them, and only
+   * the gaps between them are read, so no byte of the source is fetched (or counted) twice.
+   */
+  private async gather(start: number, end: number): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    let total = 0;
+    let at = start;
+    while (at < end) {
+      const holding = this.chunks.find((chunk) => chunk.start <= at && at < chunk.start + chunk.bytes.length);
+      if (holding) {
+        const stop = Math.min(end, holding.start + holding.bytes.length);
+        parts.push(holding.bytes.subarray(at - holding.start, stop - holding.start));
+        total += stop - at;
+        at = stop;
+        continue;
+      }
+      const gapEnd = this.chunks.reduce(
+        (nearest, chunk) => (chunk.start > at && chunk.start < nearest ? chunk.start : nearest),
+        end,
+      );
+      const bytes = await this.reader.read(at, gapEnd - at, { signal: this.signal });
+      this.bytesRead += bytes.length;
+      parts.push(bytes);
+      total += bytes.length;
+      if (bytes.length < gapEnd - at) {
+        break; // The end of the source.
+      }
+      at = gapEnd;
+    }
+    return concatChunks(parts, total);
   }
 }
 
