@@ -48,6 +48,8 @@ interface Timed {
   ms: number;
   /** From the last shard header the worker took in to the complete report (`lens:load-done`); NaN when not known. */
   tailMs: number;
+  /** The same to the frame after the report was taken in (`lens:step:report-painted`): what the user sees. */
+  paintedTailMs: number;
   /** Paste to the first table rows painted (`lens:first-rows`); NaN when not known. */
   firstRowsMs: number;
   requests: number;
@@ -59,10 +61,15 @@ interface Timed {
   sidecars: number;
 }
 
-function timed(ms: number, log: readonly BenchRequest[], tailMs = NaN, firstRowsMs = NaN): Timed {
+function timed(
+  ms: number,
+  log: readonly BenchRequest[],
+  tails = { tailMs: NaN, paintedTailMs: NaN },
+  firstRowsMs = NaN,
+): Timed {
   return {
     ms,
-    tailMs,
+    ...tails,
     firstRowsMs,
     requests: log.length,
     bytes: log.reduce((sum, entry) => sum + entry.bytes, 0),
@@ -151,7 +158,13 @@ function openAndAwaitReport(url: string): string {
     const deadline = performance.now() + 180000;
     for (;;) {
       const done = performance.getEntriesByName('lens:load-done')[0];
-      if (done) return { ms: done.startTime - performance.getEntriesByName('lens:load-start')[0].startTime };
+      if (done) {
+        // The marks are read after the frame that shows the report, not before.
+        while (performance.getEntriesByName('lens:step:report-painted').length === 0 && performance.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        return { ms: done.startTime - performance.getEntriesByName('lens:load-start')[0].startTime };
+      }
       const failed = document.querySelector('.load-error');
       if (failed) return { error: failed.textContent };
       if (performance.now() > deadline) return { error: 'no complete report within 180 s' };
@@ -198,7 +211,12 @@ async function timeApp(browser: BenchBrowser, server: BenchServer, url: string, 
     console.log(`  timeline (${server.protocol}, ${outcome.ms.toFixed(0)} ms):`);
     printTimeline(marks, log);
   }
-  return timed(outcome.ms, log, cpuTail(marks), firstRowsAfterStart(marks));
+  return timed(
+    outcome.ms,
+    log,
+    { tailMs: cpuTail(marks, 'lens:load-done'), paintedTailMs: cpuTail(marks, 'lens:step:report-painted') },
+    firstRowsAfterStart(marks),
+  );
 }
 
 /** `lens:load-start` to `lens:first-rows`, on the epoch clock (NaN when either is missing). */
@@ -207,10 +225,10 @@ function firstRowsAfterStart(marks: readonly { name: string; at: number }[]): nu
   return at('lens:first-rows') - at('lens:load-start');
 }
 
-/** The last shard header's mark to `lens:load-done`, on the epoch clock (NaN for a single file). */
-function cpuTail(marks: readonly { name: string; at: number }[]): number {
+/** The last shard header's mark to the mark `end`, on the epoch clock (NaN for a single file). */
+function cpuTail(marks: readonly { name: string; at: number }[], end: string): number {
   const lastShard = Math.max(...marks.filter((mark) => mark.name === 'lens:step:shard-header').map((mark) => mark.at));
-  const done = marks.find((mark) => mark.name === 'lens:load-done')?.at;
+  const done = marks.find((mark) => mark.name === end)?.at;
   return Number.isFinite(lastShard) && done !== undefined ? done - lastShard : NaN;
 }
 
@@ -294,6 +312,7 @@ async function remoteShards(browser: BenchBrowser, bundle: string): Promise<void
       const b = median(theirs.map((t) => t.ms));
       const f = median(floors.map((t) => t.ms));
       const tail = median(ours.map((t) => t.tailMs));
+      const paintedTail = median(ours.map((t) => t.paintedTailMs));
       const firstRows = median(ours.map((t) => t.firstRowsMs));
       const last = ours[ours.length - 1];
       const hf = theirs[theirs.length - 1];
@@ -307,7 +326,8 @@ async function remoteShards(browser: BenchBrowser, bundle: string): Promise<void
         `           first rows painted ${firstRows.toFixed(0)} ms after Open (the first shard's, while the others load)`,
       );
       console.log(
-        `           last shard header → complete report ${tail.toFixed(0)} ms (target ≤ 150 ms); ` +
+        `           last shard header → complete report ${tail.toFixed(0)} ms (target ≤ 150 ms), painted ` +
+          `${paintedTail.toFixed(0)} ms; ` +
           `huggingface.js ${b.toFixed(0)} ms: app ${(a / b).toFixed(2)}×${protocol === 'h2' ? ' (target ≤ 0.8×)' : ''}`,
       );
       console.log(

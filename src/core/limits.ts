@@ -33,6 +33,19 @@ export const MAX_JSON_DEPTH = 64;
  */
 export const PREVIEW_ROWS = 60;
 
+/**
+ * Rows up to which a load whose preview is already on screen posts its result together with the report's analyses
+ * instead of ahead of them (worker/publish.ts): the analyses cost about 2 µs a row in a fresh worker, so the full
+ * table waits at most about a quarter of a second, and the page does not render it while the worker analyses.
+ */
+export const MAX_ROWS_HELD_FOR_ANALYSES = 131_072;
+
+/**
+ * Longest the worker waits for the page to say it painted a report before it builds the views (the Modules tab's
+ * tree) anyway: a page in a background tab paints no frames, and its tab must still get its tree.
+ */
+export const MAX_VIEWS_WAIT_FOR_PAINT_MS = 1_000;
+
 /** Tensors listed by index on a single finding; the count is kept exactly, the list is capped to stay small. */
 export const MAX_TENSORS_PER_FINDING = 1_000;
 

@@ -148,7 +148,8 @@ export interface LoadResult {
   network: NetworkFigures | null;
   /**
    * True when the analyses are still running: the result is posted as soon as the header is parsed (so the table
-   * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later.
+   * paints at once), and an `analyses` message fills in `sections` and `analysisFindings` later. False on a result
+   * that carries them (worker/publish.ts: preview rows were already on screen).
    */
   analysisPending: boolean;
   /**

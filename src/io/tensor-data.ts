@@ -13,7 +13,6 @@
  * the extent of storage it spans and gathers its elements by stride, so every figure is over the logical tensor.
  * Bare pickles hold no storages and say so.
  */
-import { tensorBytesRequest } from '../core/analysis/analysis-registry';
 import { elementBits } from '../core/dtypes';
 import {
   LOCAL_HEADER_SIZE,
@@ -557,25 +556,26 @@ async function readAheadInOrder(
   }
 }
 
-/**
- * Reads the few small tensors the analyses ask for (comfy_quant configs, LoRA alphas), coalescing nearby ones of one
- * file into one read. `sampled` is true when some were left unread on purpose (the registry's caps, the remote
- * budget, the local budget), so the analyses word their verdicts as a sample.
- */
 /** How many analysis reads fit one round trip to the server of `reader` (io/connection.ts). */
 function remoteSpanLimit(reader: ByteReader | undefined): number {
   const http = reader as Partial<HttpByteReader> | undefined;
   return http?.url === undefined ? REMOTE_MAX_SPANS : analysisSpanLimit(http.url, http.finalUrl ?? null);
 }
 
+/**
+ * Reads the few small tensors the analyses ask for (`request`: the registry's tensorBytesRequest, comfy_quant
+ * configs, LoRA alphas), coalescing nearby ones of one file into one read. `sampled` is true when some were left
+ * unread on purpose (the registry's caps, the remote budget, the local budget), so the analyses word their verdicts
+ * as a sample.
+ */
 export async function readAnalysisData(
   header: ParsedHeader,
-  names: readonly string[],
+  request: { rows: readonly number[]; capped: boolean },
   signal: AbortSignal,
   locate: (row: number) => DataLocation | null,
   remote: boolean,
 ): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean }> {
-  const { rows: wanted, capped } = tensorBytesRequest(header, names);
+  const { rows: wanted, capped } = request;
   const result = new Map<number, Uint8Array>();
   if (wanted.length === 0) {
     return { bytes: result, sampled: capped };

@@ -23,6 +23,7 @@ import {
   LoadFailure,
   QueryTimeout,
   releaseLoad,
+  reportShown,
   startLoad,
   warmUpWorker,
   type AnalysesUpdate,
@@ -150,6 +151,18 @@ function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
   };
 }
 
+/**
+ * After the frame that shows load `loadId`'s complete report, tells the worker, which builds the views (the Modules
+ * tab's tree) then rather than while the page paints. Where no page paints (tests in Node), nothing is sent: the
+ * worker waits a bounded time (MAX_VIEWS_WAIT_FOR_PAINT_MS).
+ */
+function whenReportPainted(loadId: number): void {
+  if (typeof requestAnimationFrame !== 'function') {
+    return;
+  }
+  requestAnimationFrame(() => setTimeout(() => reportShown(loadId), 0));
+}
+
 export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): SourceLoader {
   let current: LoadHandle | null = null;
   if (slot === 'main') {
@@ -210,6 +223,7 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
           result: { ...withAnalyses(state.result, update), analysisPending: false, viewsPending: update.viewsToCome },
         }));
         if (merged) {
+          whenReportPainted(handle.id);
           binding.analysed?.(handle.id);
           if (!update.viewsToCome) {
             binding.viewed?.(handle.id);
@@ -242,6 +256,9 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
       }
       current = null;
       binding.write({ status: 'ready', result });
+      if (!result.analysisPending) {
+        whenReportPainted(result.loadId);
+      }
       binding.ready?.(result);
     } catch (error) {
       if (current !== handle) {

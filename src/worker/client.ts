@@ -180,8 +180,8 @@ function handle(message: WorkerResponse): void {
       entry.handlers?.onPreview?.(message.rows, message.shard);
       return;
     case 'result':
-      // Keep listening when analyses are still to come for this load.
-      if (!message.result.analysisPending) {
+      // Keep listening when analyses or views are still to come for this load.
+      if (!message.result.analysisPending && !message.result.viewsPending) {
         pending.delete(message.id);
       }
       entry.resolve(message.result);
@@ -428,6 +428,11 @@ export function compareAllValues(
 
 export function releaseLoad(loadId: number): void {
   send({ type: 'release', loadId });
+}
+
+/** Tells the worker the load's complete report is on screen, so work that would compete with its paint may start. */
+export function reportShown(loadId: number): void {
+  send({ type: 'report-shown', loadId });
 }
 
 /** Diffs two loads the worker keeps (see core/compare); the result's typed arrays arrive as transferables. */

@@ -26,6 +26,7 @@ import {
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
+import { reportOf, type ReportMessage } from '../testing/load-messages';
 import { loadSource } from './load-source';
 import type { WorkerResponse } from './protocol';
 
@@ -55,7 +56,7 @@ async function writeFixture(fixture: ModelFixture): Promise<number> {
 
 interface Loaded {
   result: LoadResult;
-  analyses: Extract<WorkerResponse, { type: 'analyses' }>;
+  analyses: ReportMessage;
   log: RequestLogEntry[];
 }
 
@@ -69,9 +70,9 @@ async function load(file: string, route = 'range'): Promise<Loaded> {
     {},
   );
   const result = messages.find((message) => message.type === 'result');
-  const analyses = messages.find((message) => message.type === 'analyses');
+  const analyses = reportOf(messages);
   const error = messages.find((message) => message.type === 'error');
-  if (result?.type !== 'result' || analyses?.type !== 'analyses') {
+  if (result?.type !== 'result' || analyses === null) {
     throw new Error(`load failed: ${JSON.stringify(error)}`);
   }
   // Shard URLs are resolved from the index URL without its query: match the folder or file instead.

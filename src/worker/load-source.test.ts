@@ -4,7 +4,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
@@ -12,8 +12,9 @@ import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
-import { HTTP1_SHARD_CONCURRENCY, PREVIEW_ROWS } from '../core/limits';
+import { HTTP1_SHARD_CONCURRENCY, MAX_VIEWS_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
+import { reportOf, type ReportMessage } from '../testing/load-messages';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
@@ -52,7 +53,7 @@ interface Run {
   result: LoadResult | null;
   error: Extract<WorkerResponse, { type: 'error' }>['error'] | null;
   kept: KeptLoad | null;
-  analyses: Extract<WorkerResponse, { type: 'analyses' }> | null;
+  analyses: ReportMessage | null;
 }
 
 /**
@@ -97,13 +98,12 @@ async function run(source: SourceSpec): Promise<Run> {
   );
   const result = messages.find((message) => message.type === 'result');
   const error = messages.find((message) => message.type === 'error');
-  const analyses = messages.find((message) => message.type === 'analyses');
   return {
     messages,
     result: result?.type === 'result' ? result.result : null,
     error: error?.type === 'error' ? error.error : null,
     kept,
-    analyses: analyses?.type === 'analyses' ? analyses : null,
+    analyses: reportOf(messages),
   };
 }
 
@@ -139,7 +139,15 @@ describe('a remote shard index', () => {
     // The names decoded shard by shard as each header arrived are the merged table's, row for row.
     expect(outcome.kept?.names).toEqual(allTensorNames(result.outcome.header.tensors));
     expect(outcome.kept?.names).toHaveLength(built.expected.tensors);
-    expect(outcome.analyses).not.toBeNull();
+    // The preview was on screen and the analyses read no data: the result carries the report, in one message,
+    // and only the module tree follows.
+    const kinds = outcome.messages.map((message) => message.type).filter((type) => type !== 'progress');
+    expect(kinds).toEqual(['preview', 'result', 'views']);
+    expect(result.analysisPending).toBe(false);
+    expect(result.viewsPending).toBe(true);
+    expect(result.sections.quantization?.family).toBe('none');
+    expect(result.sections.architecture).toBeDefined();
+    expect(outcome.analyses?.viewsToCome).toBe(true);
 
     const log = logFor('/t-clean/');
     expect(log.filter((entry) => entry.path.endsWith('.safetensors'))).toHaveLength(24);
@@ -423,6 +431,43 @@ describe('local files', () => {
     );
     // The views added no finding, so the list is not sent again.
     expect(views.analysisFindings).toBeNull();
+  });
+
+  it('builds the views once the page says it painted the report, and without that word after a bounded wait', async () => {
+    const tensors = tinyLlamaTensors();
+    const files = localShards('views-wait', 2, tensors);
+    const messages: WorkerResponse[] = [];
+    let shown = (): void => undefined;
+    const reportShown = new Promise<void>((resolve) => (shown = resolve));
+    const started = performance.now();
+    const loading = loadSource(
+      { id: 1, signal: new AbortController().signal, post: (m) => messages.push(m), remember: () => {}, reportShown },
+      { kind: 'files', files },
+      {},
+    );
+    await vi.waitFor(() => expect(reportOf(messages)).not.toBeNull());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(messages.some((message) => message.type === 'views')).toBe(performance.now() - started >= 1_000);
+    shown();
+    await loading;
+    expect(messages.filter((message) => message.type === 'views')).toHaveLength(1);
+
+    // No word from the page (a background tab paints no frames): the tree still comes, after the bounded wait.
+    const silent: WorkerResponse[] = [];
+    const before = performance.now();
+    await loadSource(
+      {
+        id: 2,
+        signal: new AbortController().signal,
+        post: (m) => silent.push(m),
+        remember: () => {},
+        reportShown: new Promise<void>(() => undefined),
+      },
+      { kind: 'files', files },
+      {},
+    );
+    expect(silent.filter((message) => message.type === 'views')).toHaveLength(1);
+    expect(performance.now() - before).toBeGreaterThanOrEqual(MAX_VIEWS_WAIT_FOR_PAINT_MS - 50);
   });
 
   it('fails with a clear error when no file is a model', async () => {

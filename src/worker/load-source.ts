@@ -58,6 +58,11 @@ export interface LoadContext {
   signal: AbortSignal;
   post: (message: WorkerResponse, transfer?: Transferable[]) => void;
   remember: (load: KeptLoad) => void;
+  /**
+   * Settles when the page says it painted the load's complete report (the `report-shown` request); absent where no
+   * page listens (tests, benchmarks in Node), and then nothing waits for it.
+   */
+  reportShown?: Promise<void>;
 }
 
 /** A LoadContext as the load steps use it: with progress posting. */
@@ -67,16 +72,23 @@ export interface LoadSession extends LoadContext {
   activity: (phase: LoadPhase, bytesRead: number, stall: StallNotice | null) => void;
   /** Memory touched ahead of the load's large copies (lib/warm-memory.ts); emptied once the result is posted. */
   memory: WarmBuffers;
+  /** Whether preview rows were posted: the page shows a table while the rest of the load runs. */
+  readonly previewPosted: boolean;
 }
 
 /** Loads `source`, posts progress, the result and the analyses; failures are posted as `error`, never thrown. */
 export async function loadSource(ctx: LoadContext, source: SourceSpec, options: LoadOptions): Promise<void> {
   const pacer = createProgressPacer((message) => ctx.post(message));
+  let previewPosted = false;
   const session: LoadSession = {
     ...ctx,
     post: (message, transfer) => {
       pacer.flush();
+      previewPosted ||= message.type === 'preview';
       ctx.post(message, transfer);
+    },
+    get previewPosted() {
+      return previewPosted;
     },
     progress: (phase, bytesRead, bytesTotal, shards) =>
       pacer.send(

@@ -24,6 +24,8 @@ function keptBytes(load: KeptLoad): number {
 
 const kept = new Map<number, KeptLoad>();
 const inFlight = new Map<number, AbortController>();
+/** Per load in flight: settles its `reportShown` when the page says it painted the report. */
+const reportShownBy = new Map<number, () => void>();
 
 const scope = self as unknown as {
   postMessage(message: WorkerResponse, transfer?: Transferable[]): void;
@@ -83,6 +85,9 @@ scope.onmessage = (event) => {
     case 'release':
       kept.delete(request.loadId);
       break;
+    case 'report-shown':
+      reportShownBy.get(request.loadId)?.();
+      break;
     case 'compare':
     case 'compare-query':
     case 'compare-release':
@@ -102,10 +107,16 @@ let slicer: ReturnType<typeof sliceReaderOverPort> | null = null;
 async function open(id: number, source: SourceSpec, options: LoadOptions): Promise<void> {
   const controller = new AbortController();
   inFlight.set(id, controller);
+  const reportShown = new Promise<void>((resolve) => reportShownBy.set(id, resolve));
   try {
-    await loadSource({ id, signal: controller.signal, post, remember: (load) => remember(id, load) }, source, options);
+    await loadSource(
+      { id, signal: controller.signal, post, remember: (load) => remember(id, load), reportShown },
+      source,
+      options,
+    );
   } finally {
     inFlight.delete(id);
+    reportShownBy.delete(id);
   }
 }
 

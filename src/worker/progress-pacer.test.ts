@@ -48,6 +48,19 @@ function pacedBytes() {
 }
 
 describe('progress pacing', () => {
+  it("posts a phase's last held state before the next phase's first, which waits its turn", () => {
+    const { clock, posted, pacer } = pacedBytes();
+    pacer.send(progress(1));
+    clock.advance(10);
+    // The last shard header: held back, as the first message went out 10 ms ago.
+    pacer.send(progress(24));
+    // The analyses start at once and hold the thread past the interval: their message must not swallow the 24.
+    pacer.send(progress(25, { phase: 'analyze' }));
+    expect(posted).toEqual([1, 24]);
+    clock.advance(100);
+    expect(posted).toEqual([1, 24, 25]);
+  });
+
   it('posts the first message at once and then the latest one per interval, never a stale one last', () => {
     const { clock, posted, pacer } = pacedBytes();
     pacer.send(progress(1));

@@ -4,7 +4,8 @@
  * the loading view on the page: on a two-core machine that main-thread work competed with the network and the
  * worker for the CPU. A message held back is posted when its interval ends, or at once before any other message of
  * the load (a preview, the result, an error), so the page always ends on the latest state and never sees progress
- * after the result.
+ * after the result. A message of a new phase posts the one held back first: each phase ends on its final state (all
+ * shard headers read), even when the next phase keeps the worker busy past the interval.
  */
 import { PROGRESS_POST_INTERVAL_MS } from '../core/limits';
 import type { WorkerResponse } from './protocol';
@@ -45,6 +46,9 @@ export function createProgressPacer(
   };
   return {
     send(message) {
+      if (held !== null && held.phase !== message.phase) {
+        this.flush();
+      }
       if (held === null && timer === null && clock.now() - lastPostedAt >= intervalMs) {
         postNow(message);
         return;

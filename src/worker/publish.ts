@@ -1,10 +1,12 @@
 /**
  * Posts a load: the result as soon as the header is parsed (so the table paints at once), then the report's
  * analyses, which may read a few small tensors of the data region (comfy_quant configs, LoRA alphas) and never delay
- * the first paint, then the views (the Modules tab's tree), which never delay the report.
+ * the first paint, then the views (the Modules tab's tree), which never delay the report. When preview rows already
+ * painted the first rows, a result of moderate size carries the report's analyses instead of preceding them.
  */
 import { pageSection } from '../core/formats/format-readers';
-import { runReportAnalyses, runViewAnalyses } from '../core/analysis/analysis-registry';
+import { runReportAnalyses, runViewAnalyses, tensorBytesRequest } from '../core/analysis/analysis-registry';
+import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_VIEWS_WAIT_FOR_PAINT_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
@@ -141,15 +143,26 @@ async function publishRemembered(
     result.sidecarsOnDemand = loaded.sidecarsOnDemand.files;
   }
   markStep('result-built');
-  ctx.post({ type: 'result', id: ctx.id, result }, transfer);
-  markStep('result-posted');
+  // Preview rows are on screen already: when the analyses read no data and take a fraction of a second, the result
+  // waits for them and carries them, so the page renders the full table once, with the report, and not while the
+  // worker analyses (both compete for the same cores). Otherwise the table goes first and the analyses follow.
+  const heldRequest =
+    parsed && ctx.previewPosted && parsed.tensors.count <= MAX_ROWS_HELD_FOR_ANALYSES
+      ? tensorBytesRequest(parsed, names)
+      : null;
+  const carriesAnalyses = heldRequest !== null && heldRequest.rows.length === 0;
+  if (!carriesAnalyses) {
+    ctx.post({ type: 'result', id: ctx.id, result }, transfer);
+    markStep('result-posted');
+  }
   if (!parsed) {
     return;
   }
   // Analyses run after the table is on screen; their data reads (a few KB) never delay the first paint.
   ctx.progress('analyze', loaded.bytesRead, loaded.head.length);
   const analyzeStarted = performance.now();
-  const data = await readAnalysisData(parsed, names, signal, loaded.locate, loaded.remote);
+  const request = heldRequest ?? tensorBytesRequest(parsed, names);
+  const data = await readAnalysisData(parsed, request, signal, loaded.locate, loaded.remote);
   markStep('analysis-data-read');
   const input: AnalysisInput = {
     header: parsed,
@@ -161,23 +174,35 @@ async function publishRemembered(
   };
   const report = runReportAnalyses(input, (id) => markStep(`analysis:${id}`));
   const viewsToCome = VIEW_SECTIONS.length > 0 && parsed.tensors.count > 0;
-  ctx.post({
-    type: 'analyses',
-    id: ctx.id,
-    sections: report.sections,
-    analysisFindings: report.findings,
-    network: loaded.network?.() ?? null,
-    analyzeMs: performance.now() - analyzeStarted,
-    viewsToCome,
-  });
+  if (carriesAnalyses) {
+    result.analysisPending = false;
+    result.viewsPending = viewsToCome;
+    result.sections = report.sections;
+    result.analysisFindings = report.findings;
+    result.network = loaded.network?.() ?? null;
+    result.timings.analyzeMs = performance.now() - analyzeStarted;
+    ctx.post({ type: 'result', id: ctx.id, result }, transfer);
+    markStep('result-posted');
+  } else {
+    ctx.post({
+      type: 'analyses',
+      id: ctx.id,
+      sections: report.sections,
+      analysisFindings: report.findings,
+      network: loaded.network?.() ?? null,
+      analyzeMs: performance.now() - analyzeStarted,
+      viewsToCome,
+    });
+  }
   markStep('analyses-posted');
   if (!viewsToCome) {
     firstRunDone({ run: report, input });
     return;
   }
   // The views (the Modules tab's tree) are built after the report is out, in a task of their own so that the table
-  // queries the page sends meanwhile are answered first.
-  await new Promise((resolve) => setTimeout(resolve, 0));
+  // queries the page sends meanwhile are answered first, and once the page has painted the report: built while it
+  // paints, they took the same cores (docs/performance.md).
+  await reportPainted(ctx);
   if (signal.aborted) {
     return;
   }
@@ -200,6 +225,24 @@ async function publishRemembered(
     analysisFindings: added ? run.findings : null,
   });
   markStep('views-posted');
+}
+
+/** Settles when the page painted the report, after MAX_VIEWS_WAIT_FOR_PAINT_MS at most, or in the next task. */
+function reportPainted(ctx: LoadSession): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!ctx.reportShown) {
+      setTimeout(resolve, 0);
+      return;
+    }
+    const timer = setTimeout(resolve, MAX_VIEWS_WAIT_FOR_PAINT_MS);
+    const settle = (): void => {
+      clearTimeout(timer);
+      // A task of its own even when the page answered at once.
+      setTimeout(resolve, 0);
+    };
+    ctx.signal.addEventListener('abort', settle, { once: true });
+    void ctx.reportShown.then(settle);
+  });
 }
 
 function emptyColumns(): TensorColumns {

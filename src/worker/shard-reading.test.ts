@@ -25,6 +25,7 @@ function session(signal = new AbortController().signal): LoadSession {
     progress: () => undefined,
     activity: () => undefined,
     memory: new WarmBuffers(),
+    previewPosted: false,
   };
 }
 
