@@ -200,9 +200,11 @@ async function publishRemembered(
     return;
   }
   // The views (the Modules tab's tree) are built after the report is out, in a task of their own so that the table
-  // queries the page sends meanwhile are answered first, and once the page has painted the report: built while it
-  // paints, they took the same cores (docs/performance.md).
-  await reportPainted(ctx);
+  // queries the page sends meanwhile are answered first. A result that carried the report waits for the page to
+  // paint it too: that one render draws the whole table, and built meanwhile the views took its cores
+  // (docs/performance.md). A table posted earlier was drawn long before: there the tree starts at once, so a big
+  // file's Modules tab does not wait for the page's frame.
+  await (carriesAnalyses ? reportPainted(ctx) : new Promise((resolve) => setTimeout(resolve, 0)));
   if (signal.aborted) {
     return;
   }
@@ -227,7 +229,10 @@ async function publishRemembered(
   markStep('views-posted');
 }
 
-/** Settles when the page painted the report, after MAX_VIEWS_WAIT_FOR_PAINT_MS at most, or in the next task. */
+/**
+ * Settles in a task of its own once the page painted the report, after MAX_VIEWS_WAIT_FOR_PAINT_MS at most, or at
+ * once where no page listens.
+ */
 function reportPainted(ctx: LoadSession): Promise<void> {
   return new Promise<void>((resolve) => {
     if (!ctx.reportShown) {
