@@ -178,6 +178,36 @@ export interface LoadResult {
   sidecarsOnDemand?: string[];
 }
 
+/** The report's analyses of a load, as they arrive after its result (or ride along with it). */
+export interface AnalysesUpdate {
+  sections: LoadResult['sections'];
+  analysisFindings: LoadResult['analysisFindings'];
+  network: LoadResult['network'];
+  analyzeMs: number;
+  /** True when the view sections (the module tree) follow in an onViews call. */
+  viewsToCome?: boolean;
+}
+
+/**
+ * `result` with analyses that arrived after it (the first run, or a re-run once a sidecar was read on demand): their
+ * sections and findings, and network figures that include the analyses' reads.
+ */
+export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
+  return {
+    ...result,
+    sections: update.sections,
+    analysisFindings: update.analysisFindings,
+    network: update.network ?? result.network,
+    bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
+    timings: { ...result.timings, analyzeMs: update.analyzeMs },
+  };
+}
+
+/** `result` completed by the first run of its report's analyses: nothing pending but the views, if they follow. */
+export function withReport(result: LoadResult, update: AnalysesUpdate): LoadResult {
+  return { ...withAnalyses(result, update), analysisPending: false, viewsPending: update.viewsToCome };
+}
+
 /** Sidecars read on demand after the load, and the analyses that read sidecars run again with them. */
 export interface SidecarsUpdate {
   /** What was found and read (empty when there was none: a 404 only costs its request). */

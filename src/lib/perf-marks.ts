@@ -3,6 +3,8 @@
  * are painted, when the report is complete, and when the views built after it have landed. Marks are cheap and
  * invisible; nothing else in the app reads them.
  */
+import { afterNextPaint } from './after-paint';
+
 const MARK_LOAD_START = 'lens:load-start';
 const MARK_FIRST_ROWS = 'lens:first-rows';
 const MARK_LOAD_DONE = 'lens:load-done';
@@ -26,15 +28,13 @@ export function markFirstRowsPainted(loadId: number): void {
     return;
   }
   firstRowsMarkedFor = loadId;
-  requestAnimationFrame(() => setTimeout(() => performance.mark(MARK_FIRST_ROWS, { detail: { loadId } }), 0));
+  afterNextPaint(() => performance.mark(MARK_FIRST_ROWS, { detail: { loadId } }));
 }
 
 export function markLoadDone(loadId: number): void {
   performance.mark(MARK_LOAD_DONE, { detail: { loadId } });
-  // The complete report as the user sees it: the frame after the store took it in (none where nothing paints).
-  if (typeof requestAnimationFrame === 'function') {
-    requestAnimationFrame(() => setTimeout(() => markStep('report-painted'), 0));
-  }
+  // The complete report as the user sees it: the frame after the store took it in.
+  afterNextPaint(() => markStep('report-painted'));
 }
 
 export function markViewsDone(loadId: number): void {

@@ -5,9 +5,9 @@
  */
 import type { StateCreator } from 'zustand';
 import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
-import type { LocalFileEntry, SidecarsUpdate, SourceSpec } from '../core/result';
 import { fetchRawHeader, fetchSectionPage, readSidecarsOnDemand as readSidecars } from '../worker/client';
-import { createSourceLoader, withAnalyses, type SlotState } from './source-loader';
+import { withAnalyses, type LocalFileEntry, type SidecarsUpdate, type SourceSpec } from '../core/result';
+import { createSourceLoader, type SlotState } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep, markViewsDone } from '../lib/perf-marks';
 

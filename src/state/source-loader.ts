@@ -9,14 +9,15 @@
 import type { SerializedSourceError } from '../core/errors';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
 import type { TensorColumns } from '../core/model';
-import type {
-  LoadOptions,
-  LoadPhase,
-  LoadResult,
-  LocalFileEntry,
-  ShardProgress,
-  SourceSpec,
-  StallNotice,
+import {
+  withReport,
+  type LoadOptions,
+  type LoadPhase,
+  type LoadResult,
+  type LocalFileEntry,
+  type ShardProgress,
+  type SourceSpec,
+  type StallNotice,
 } from '../core/result';
 import {
   failureOf,
@@ -26,11 +27,11 @@ import {
   reportShown,
   startLoad,
   warmUpWorker,
-  type AnalysesUpdate,
   type ViewsUpdate,
   type LoadHandle,
   type QueryAnswer,
 } from '../worker/client';
+import { afterNextPaint } from '../lib/after-paint';
 
 export type SourceSlot = 'main' | 'compare';
 
@@ -126,21 +127,6 @@ function withToken(source: SourceSpec, token: string): SourceSpec {
   return token ? { ...rest, token } : rest;
 }
 
-/**
- * `result` with analyses that arrived after it (the first run, or a re-run once a sidecar was read on demand): their
- * sections and findings, and network figures that include the analyses' reads.
- */
-export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadResult {
-  return {
-    ...result,
-    sections: update.sections,
-    analysisFindings: update.analysisFindings,
-    network: update.network ?? result.network,
-    bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
-    timings: { ...result.timings, analyzeMs: update.analyzeMs },
-  };
-}
-
 /** `result` with the view sections (the module tree) added to its sections. */
 function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
   return {
@@ -157,10 +143,7 @@ function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
  * worker waits a bounded time (MAX_VIEWS_WAIT_FOR_PAINT_MS).
  */
 function whenReportPainted(loadId: number): void {
-  if (typeof requestAnimationFrame !== 'function') {
-    return;
-  }
-  requestAnimationFrame(() => setTimeout(() => reportShown(loadId), 0));
+  afterNextPaint(() => reportShown(loadId));
 }
 
 export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): SourceLoader {
@@ -220,7 +203,7 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
       onAnalyses: (update) => {
         const merged = updateIf('ready', handle.id, (state) => ({
           ...state,
-          result: { ...withAnalyses(state.result, update), analysisPending: false, viewsPending: update.viewsToCome },
+          result: withReport(state.result, update),
         }));
         if (merged) {
           whenReportPainted(handle.id);

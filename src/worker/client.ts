@@ -9,6 +9,7 @@ import type { TensorColumns } from '../core/model';
 import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
+  AnalysesUpdate,
   CompareResult,
   LoadOptions,
   LoadPhase,
@@ -25,16 +26,7 @@ import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
 
-export type { SideNetworks };
-
-export interface AnalysesUpdate {
-  sections: LoadResult['sections'];
-  analysisFindings: LoadResult['analysisFindings'];
-  network: LoadResult['network'];
-  analyzeMs: number;
-  /** True when the view sections (the module tree) follow in an onViews call. */
-  viewsToCome?: boolean;
-}
+export type { AnalysesUpdate, SideNetworks };
 
 /** The view sections built after the report, and the whole findings list with theirs (null: unchanged). */
 export interface ViewsUpdate {

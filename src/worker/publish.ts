@@ -11,7 +11,16 @@ import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
-import type { AnalysisSections, LoadResult, RepoInfo, ShardInfo, SourceChoices, SourceRef } from '../core/result';
+import {
+  withReport,
+  type AnalysesUpdate,
+  type AnalysisSections,
+  type LoadResult,
+  type RepoInfo,
+  type ShardInfo,
+  type SourceChoices,
+  type SourceRef,
+} from '../core/result';
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
@@ -174,25 +183,18 @@ async function publishRemembered(
   };
   const report = runReportAnalyses(input, (id) => markStep(`analysis:${id}`));
   const viewsToCome = VIEW_SECTIONS.length > 0 && parsed.tensors.count > 0;
+  const update: AnalysesUpdate = {
+    sections: report.sections,
+    analysisFindings: report.findings,
+    network: loaded.network?.() ?? null,
+    analyzeMs: performance.now() - analyzeStarted,
+    viewsToCome,
+  };
   if (carriesAnalyses) {
-    result.analysisPending = false;
-    result.viewsPending = viewsToCome;
-    result.sections = report.sections;
-    result.analysisFindings = report.findings;
-    result.network = loaded.network?.() ?? null;
-    result.timings.analyzeMs = performance.now() - analyzeStarted;
-    ctx.post({ type: 'result', id: ctx.id, result }, transfer);
+    ctx.post({ type: 'result', id: ctx.id, result: withReport(result, update) }, transfer);
     markStep('result-posted');
   } else {
-    ctx.post({
-      type: 'analyses',
-      id: ctx.id,
-      sections: report.sections,
-      analysisFindings: report.findings,
-      network: loaded.network?.() ?? null,
-      analyzeMs: performance.now() - analyzeStarted,
-      viewsToCome,
-    });
+    ctx.post({ type: 'analyses', id: ctx.id, ...update, viewsToCome });
   }
   markStep('analyses-posted');
   if (!viewsToCome) {
@@ -204,7 +206,10 @@ async function publishRemembered(
   // paint it too: that one render draws the whole table, and built meanwhile the views took its cores
   // (docs/performance.md). A table posted earlier was drawn long before: there the tree starts at once, so a big
   // file's Modules tab does not wait for the page's frame.
-  await (carriesAnalyses ? reportPainted(ctx) : new Promise((resolve) => setTimeout(resolve, 0)));
+  if (carriesAnalyses) {
+    await reportPainted(ctx);
+  }
+  await nextTask();
   if (signal.aborted) {
     return;
   }
@@ -230,24 +235,24 @@ async function publishRemembered(
 }
 
 /**
- * Settles in a task of its own once the page painted the report, after MAX_VIEWS_WAIT_FOR_PAINT_MS at most, or at
- * once where no page listens.
+ * Settles once the page painted the report, after MAX_VIEWS_WAIT_FOR_PAINT_MS at most, at once when the load is
+ * cancelled or where no page listens.
  */
-function reportPainted(ctx: LoadSession): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (!ctx.reportShown) {
-      setTimeout(resolve, 0);
-      return;
-    }
-    const timer = setTimeout(resolve, MAX_VIEWS_WAIT_FOR_PAINT_MS);
-    const settle = (): void => {
-      clearTimeout(timer);
-      // A task of its own even when the page answered at once.
-      setTimeout(resolve, 0);
-    };
-    ctx.signal.addEventListener('abort', settle, { once: true });
-    void ctx.reportShown.then(settle);
+async function reportPainted(ctx: LoadSession): Promise<void> {
+  if (!ctx.reportShown || ctx.signal.aborted) {
+    return;
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, MAX_VIEWS_WAIT_FOR_PAINT_MS);
+    ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
+  await Promise.race([ctx.reportShown, bound]);
+  clearTimeout(timer);
+}
+
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function emptyColumns(): TensorColumns {

@@ -1,0 +1,10 @@
+/**
+ * Runs `run` once the next frame has been painted: a task queued from that frame's animation callback starts after
+ * the frame is drawn. Where nothing paints (tests in Node), `run` is never called.
+ */
+export function afterNextPaint(run: () => void): void {
+  if (typeof requestAnimationFrame !== 'function') {
+    return;
+  }
+  requestAnimationFrame(() => setTimeout(run, 0));
+}
