@@ -41,8 +41,12 @@ export async function loadShardSet(
 ): Promise<Loaded> {
   const { targets, meter, remote } = args;
   const reading = early?.started ? early : createShardReading(ctx, options, remote);
-  const outcomes = await reading.finish(targets, meter, (state, localBytes) =>
-    ctx.progress('shards', remote ? meter.stats().bytesFetched : args.extraBytesRead + localBytes, null, state),
+  const outcomes = await reading.finish(
+    targets,
+    meter,
+    (state, localBytes) =>
+      ctx.progress('shards', remote ? meter.stats().bytesFetched : args.extraBytesRead + localBytes, null, state),
+    args.index,
   );
   const localBytes = args.extraBytesRead + outcomes.reduce((sum, outcome) => sum + outcome.bytesRead, 0);
   markStep('shards-done');
@@ -61,6 +65,9 @@ export async function loadShardSet(
     }
     if (outcome.names !== undefined) {
       input.names = outcome.names;
+    }
+    if (outcome.entryOf !== undefined) {
+      input.entryOf = outcome.entryOf;
     }
     return input;
   });

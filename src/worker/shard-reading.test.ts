@@ -11,6 +11,7 @@ import { Meter } from '../io/sources/meter';
 import { buildSafetensors } from '../testing/build-safetensors';
 import type { LoadSession } from './load-source';
 import { createShardReading } from './shard-reading';
+import { parseShardIndex } from '../core/shards/index-parser';
 import type { ShardNamesSoFar } from '../io/sources/shard-index';
 import { WarmBuffers } from '../lib/warm-memory';
 import { columnsByteLength } from '../core/model';
@@ -55,7 +56,7 @@ describe('createShardReading', () => {
     const targets = ['a', 'b', 'c'].map((name) => target(`${name}.safetensors`, opened));
     const missing: ShardTarget = { file: 'd.safetensors', open: null, reason: 'not among the dropped files' };
     const reports: ShardProgress[] = [];
-    const outcomes = await reading.finish([...targets, missing], meter, (progress) => reports.push(progress));
+    const outcomes = await reading.finish([...targets, missing], meter, (progress) => reports.push(progress), null);
     expect(outcomes.map((outcome) => outcome.header?.tensors.count ?? null)).toEqual([1, 1, 1, null]);
     expect(outcomes[3].reason).toBe('not among the dropped files');
     expect([...opened.entries()].sort()).toEqual([
@@ -68,6 +69,33 @@ describe('createShardReading', () => {
     expect(reports[0].total).toBe(3);
   });
 
+  it("looks each header's names up in the index, for headers read before finish() and after", async () => {
+    const opened = new Map<string, number>();
+    const meter = new Meter();
+    const files = ['a', 'b', 'c'].map((name) => `${name}.safetensors`);
+    // The index lists b's and c's tensors but not a's.
+    const parsed = parseShardIndex(
+      new TextEncoder().encode(
+        JSON.stringify({
+          weight_map: { 'c.safetensors.weight': 'c.safetensors', 'b.safetensors.weight': 'b.safetensors' },
+        }),
+      ),
+    );
+    if (!parsed.ok) {
+      throw new Error(parsed.finding.message);
+    }
+    const reading = createShardReading(session(), {}, false);
+    reading.add(target(files[1], opened), meter);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const outcomes = await reading.finish(
+      files.map((file) => target(file, opened)),
+      meter,
+      () => undefined,
+      parsed.index,
+    );
+    expect(outcomes.map((outcome) => Array.from(outcome.entryOf ?? []))).toEqual([[-1], [1], [0]]);
+  });
+
   it('warms two copies of the merged table, sized by the index, once the remote pace is set', async () => {
     const opened = new Map<string, number>();
     const files = ['a', 'b', 'c'].map((name) => `${name}.safetensors`);
@@ -75,7 +103,7 @@ describe('createShardReading', () => {
     const warmedBy = async (remote: boolean, named: (file: string) => ShardNamesSoFar): Promise<number[]> => {
       const ctx = session();
       const targets = files.map((file) => ({ ...target(file, opened), namedInIndex: () => named(file) }));
-      await createShardReading(ctx, {}, remote).finish(targets, new Meter(), () => undefined);
+      await createShardReading(ctx, {}, remote).finish(targets, new Meter(), () => undefined, null);
       return ctx.memory.sizes;
     };
     const final = (file: string): ShardNamesSoFar => ({
@@ -111,7 +139,7 @@ describe('createShardReading', () => {
     const opened = new Map<string, number>();
     const reading = createShardReading(session(controller.signal), {}, false);
     controller.abort();
-    await expect(reading.finish([target('a.safetensors', opened)], new Meter(), () => undefined)).rejects.toThrow(
+    await expect(reading.finish([target('a.safetensors', opened)], new Meter(), () => undefined, null)).rejects.toThrow(
       /cancelled/,
     );
   });

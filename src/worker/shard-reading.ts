@@ -11,6 +11,8 @@ import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY, MAX_WARM_BYTES, 
 import { loadHeader } from '../core/load-header';
 import { allTensorNames, columnsByteLength, leadingRows, type ColumnExtent, type ParsedHeader } from '../core/model';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
+import type { ShardIndex } from '../core/shards/index-parser';
+import { indexEntriesOf } from '../core/shards/row-names';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -31,6 +33,8 @@ export interface ShardOutcome {
   names?: string[];
   /** The names' shapes (core/analysis/tensor-name-shapes.ts), found as the header arrived. */
   shapes?: ParsedShapes;
+  /** Each row's entry in the set's index (core/shards/row-names.ts), looked up once the index and header are in. */
+  entryOf?: Int32Array;
 }
 
 export interface ShardReading {
@@ -42,12 +46,14 @@ export interface ShardReading {
   stop(): void;
   /**
    * Reads every target not read yet, waits for all, and returns their outcomes in `targets` order. Progress is
-   * reported over `targets` from here on (`report` gets the counts and the header bytes read locally).
+   * reported over `targets` from here on (`report` gets the counts and the header bytes read locally). With the
+   * set's `index`, each header's names are looked up in it as the header arrives (ShardOutcome.entryOf).
    */
   finish(
     targets: readonly ShardTarget[],
     meter: Meter,
     report: (progress: ShardProgress, localBytes: number) => void,
+    index: ShardIndex | null,
   ): Promise<ShardOutcome[]>;
 }
 
@@ -99,6 +105,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let wake: (() => void) | null = null;
   let progress: { state: ShardProgress; report: (progress: ShardProgress, localBytes: number) => void } | null = null;
   const preview = firstRowsPreview(ctx, remote);
+  /** The set's index, once finish() has it: later headers are looked up in it as they arrive. */
+  let index: ShardIndex | null = null;
 
   const settle = (): void => {
     if (wake && (fatal !== null || (active === 0 && queued === queue.length))) {
@@ -122,7 +130,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
           // The header's own work comes after the next read is on its way, not before. A failure here is met
           // again when finish() catches up, and fails the load there.
           try {
-            prepare(entry.outcome);
+            prepare(entry.outcome, index);
           } catch {
             // See above.
           }
@@ -248,10 +256,13 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       stopped = true;
       queue.length = queued;
     },
-    async finish(targets, meter, report) {
+    async finish(targets, meter, report, setIndex) {
+      index = setIndex;
       for (const target of targets) {
         add(target, meter);
       }
+      // Headers that came in while the index streamed are looked up now, with the next reads already sent.
+      prepareRead(entries.values(), index);
       const state = countTargets(targets, entries);
       progress = { state, report };
       warmer.targetsKnown(targets);
@@ -263,14 +274,21 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       if (fatal !== null) {
         throw fatal;
       }
-      for (const entry of entries.values()) {
-        prepare(entry.outcome);
-      }
+      prepareRead(entries.values(), index);
       return targets.map(
         (target) => entries.get(target.file)?.outcome ?? { header: null, reader: null, head: null, bytesRead: 0 },
       );
     },
   };
+}
+
+/** prepare() for every entry read so far (each outcome's work is done once). */
+function prepareRead(entries: Iterable<Entry>, index: ShardIndex | null): void {
+  for (const entry of entries) {
+    if (entry.done) {
+      prepare(entry.outcome, index);
+    }
+  }
 }
 
 /** Progress over the final targets that can be opened: those read before finish() count as done at once. */
@@ -294,17 +312,20 @@ function countTargets(targets: readonly ShardTarget[], entries: ReadonlyMap<stri
 }
 
 /**
- * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names and
- * their shapes (core/analysis/tensor-name-shapes.ts). Looking the names up in the index and copying the columns
- * into the merged table wait for the last shard: on HTTP/2, where answers come in bursts, doing them here
- * lengthened the reading by as much as it shortened the merge (docs/performance.md).
+ * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names,
+ * their shapes (core/analysis/tensor-name-shapes.ts) and, once the index is in, each name's index entry. Copying
+ * the columns into the merged table waits for the last shard: on HTTP/2, where answers come in bursts, doing it
+ * here lengthened the reading by as much as it shortened the merge (docs/performance.md).
  */
-function prepare(outcome: ShardOutcome): void {
+function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
   if (outcome.header === null) {
     return;
   }
   outcome.names ??= allTensorNames(outcome.header.tensors);
   outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
+  if (index !== null) {
+    outcome.entryOf ??= indexEntriesOf(index, outcome.header.tensors);
+  }
 }
 
 /**

@@ -14,6 +14,7 @@ import {
 } from '../../testing/build-sharded';
 import { aggregateShards, shardsReport, type ShardedModel } from './aggregate';
 import { parseShardIndex, type ShardIndex } from './index-parser';
+import { indexEntriesOf } from './row-names';
 
 const INDEX_FILE = 'model.safetensors.index.json';
 
@@ -30,11 +31,13 @@ function aggregateBuilt(options: ShardedBuildOptions): {
   built: ReturnType<typeof buildShardedModel>;
 } {
   const built = buildShardedModel(options);
-  const model = aggregateShards({
-    index: parseIndex(built.indexJson),
-    indexFile: INDEX_FILE,
-    shards: parsedShardHeaders(built),
-  });
+  const index = parseIndex(built.indexJson);
+  const shards = parsedShardHeaders(built);
+  const model = aggregateShards({ index, indexFile: INDEX_FILE, shards });
+  // The reading looks each shard's names up in the index as the header arrives: handed in, those lookups give
+  // the same model, findings included.
+  const looked = shards.map((shard) => ({ ...shard, entryOf: indexEntriesOf(index, shard.header.tensors) }));
+  expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: looked })).toEqual(model);
   return { model, built };
 }
 

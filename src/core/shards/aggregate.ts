@@ -45,6 +45,8 @@ export interface ShardInput {
   names?: readonly string[];
   /** Why the header is null (`HTTP 404`, `Git LFS pointer`), quoted in the missing-shard finding. */
   reason?: string;
+  /** For each row, its name's entry in `AggregateInput.index` (row-names.ts indexEntriesOf), if looked up already. */
+  entryOf?: Int32Array;
 }
 
 export interface AggregateInput {
@@ -80,6 +82,7 @@ interface ShardSlot {
   names?: readonly string[];
   reason?: string;
   unsafeReason?: string;
+  entryOf?: Int32Array;
 }
 
 /** Index entries that no header holds, in a shard that is absent: how many, and a few names for the message. */
@@ -169,7 +172,13 @@ function listShardSlots(input: AggregateInput): {
   for (const shard of input.shards) {
     if (!seen.has(shard.file)) {
       seen.add(shard.file);
-      slots.push({ file: shard.file, header: shard.header, names: shard.names, reason: shard.reason });
+      slots.push({
+        file: shard.file,
+        header: shard.header,
+        names: shard.names,
+        reason: shard.reason,
+        entryOf: shard.entryOf,
+      });
     }
   }
   const slotOfIndexShard = new Int32Array(indexShardCount).fill(-1);
@@ -235,7 +244,7 @@ function checkTensorNames(
     return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
   };
   const groups = new FindingGroups();
-  const { firstOf, entryOf } = rowNames(columns, index);
+  const { firstOf, entryOf } = rowNames(columns, index, index ? joinedEntries(slots, merged) : undefined);
   const matched = index ? new Uint8Array(index.entryCount) : null;
   const repeats = repeatsAcrossShards(firstOf, shardOfRow, columns.count);
   for (let row = 0; row < columns.count; row++) {
@@ -284,6 +293,25 @@ function checkTensorNames(
   const absentEntries =
     index && matched ? unmatchedIndexEntries(slots, index, matched, slotOfIndexShard, groups) : new Map();
   return { groups, absentEntries };
+}
+
+/**
+ * The shards' own index lookups (ShardInput.entryOf) joined in merged row order, or undefined when some present
+ * shard has none (then rowNames looks every row up).
+ */
+function joinedEntries(slots: readonly ShardSlot[], merged: Merged): Int32Array | undefined {
+  const entryOf = new Int32Array(merged.columns.count);
+  for (let position = 0; position < slots.length; position++) {
+    const { header, entryOf: own } = slots[position];
+    if (header === null) {
+      continue;
+    }
+    if (own === undefined || own.length !== header.tensors.count) {
+      return undefined;
+    }
+    entryOf.set(own, merged.rowStarts[position]);
+  }
+  return entryOf;
 }
 
 /** checkTensorNames for a name no other row has: listed in the index, and in the shard the index names. */

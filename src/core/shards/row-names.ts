@@ -2,7 +2,8 @@
  * Which rows of a merged shard table share a tensor name, and which index entry each name is: the first step of
  * the shard checks (aggregate.ts). With the index's own hash table (ShardIndex.nameTable) each row's name is hashed
  * once, to find its entry, and rows of one entry are one name; no table over the rows is built unless some name is
- * missing from the index.
+ * missing from the index. The per-row entries can be looked up shard by shard as headers arrive (indexEntriesOf)
+ * and handed in, so the merge after the last shard only joins them.
  */
 import type { TensorColumns } from '../model';
 import { ByteSliceIndex, findInTable } from './byte-table';
@@ -15,18 +16,13 @@ export interface RowNames {
   entryOf: Int32Array | null;
 }
 
-export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowNames {
+/** For each row of `columns`, the index entry of its name, or -1 when the index does not list it. */
+export function indexEntriesOf(index: ShardIndex, columns: TensorColumns): Int32Array {
   const { nameBytes, nameStarts, count } = columns;
-  if (index === null) {
-    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
-  }
   const table = index.nameTable ?? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
   const entryOf = new Int32Array(count);
-  const firstOf = new Int32Array(count);
-  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
-  let unindexed = false;
   for (let row = 0; row < count; row++) {
-    const entry = findInTable(
+    entryOf[row] = findInTable(
       table,
       index.nameBytes,
       index.nameStarts,
@@ -34,7 +30,22 @@ export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowN
       nameStarts[row],
       nameStarts[row + 1],
     );
-    entryOf[row] = entry;
+  }
+  return entryOf;
+}
+
+/** `entryOf`: indexEntriesOf(index, columns), when already known. */
+export function rowNames(columns: TensorColumns, index: ShardIndex | null, entryOf?: Int32Array): RowNames {
+  const { nameBytes, nameStarts, count } = columns;
+  if (index === null) {
+    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
+  }
+  const entries = entryOf ?? indexEntriesOf(index, columns);
+  const firstOf = new Int32Array(count);
+  const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
+  let unindexed = false;
+  for (let row = 0; row < count; row++) {
+    const entry = entries[row];
     if (entry < 0) {
       unindexed = true;
       continue;
@@ -48,5 +59,8 @@ export function rowNames(columns: TensorColumns, index: ShardIndex | null): RowN
     }
   }
   // Names the index does not list can repeat among themselves: then every row is grouped by its bytes.
-  return { firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf, entryOf };
+  return {
+    firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf,
+    entryOf: entries,
+  };
 }
