@@ -10,7 +10,15 @@
  */
 import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
-import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './quant-types';
+import {
+  isFloat8,
+  mode,
+  siblingRows,
+  SidecarModule,
+  stripSuffix,
+  type QuantDetector,
+  type QuantModule,
+} from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
 
@@ -86,19 +94,16 @@ export const fp8BlockDetector: QuantDetector = {
         block = label;
         blockCount = count;
       }
-      const rows = [weight, row];
+      let inputScale = -1;
       if (withInputScales) {
-        const inputScale = index.sibling(row, '.weight_scale_inv', '.input_scale');
-        if (inputScale >= 0 && claimed[inputScale] === 0) {
-          rows.push(inputScale);
+        inputScale = index.sibling(row, '.weight_scale_inv', '.input_scale');
+        if (inputScale >= 0 && claimed[inputScale] !== 0) {
+          inputScale = -1;
         }
       }
-      modules.push({
-        name: stripSuffix(index.names[row], '.weight_scale_inv'),
-        weightRow: weight,
-        rows,
-        logicalParams: columns.elements[weight],
-      });
+      modules.push(
+        new SidecarModule(index.names, weight, row, '.weight_scale_inv', inputScale, columns.elements[weight]),
+      );
     }
     if (modules.length === 0) {
       return null;

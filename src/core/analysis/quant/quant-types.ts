@@ -69,6 +69,32 @@ export function stripSuffix(name: string, suffix: string): string {
   return name.slice(0, name.length - suffix.length);
 }
 
+/**
+ * A module found by its `<module><suffix>` sidecar row beside `<module>.weight`, as one small object: the name and
+ * the row list are made when read, not stored. A detector that finds tens of thousands of modules (45,808 FP8
+ * blocks on DeepSeek-V3) would otherwise keep three objects per module alive through the analysis, and the
+ * worker's young-generation collections copied them again and again (docs/performance.md).
+ */
+export class SidecarModule implements QuantModule {
+  constructor(
+    private readonly names: readonly string[],
+    readonly weightRow: number,
+    private readonly sidecarRow: number,
+    private readonly suffix: string,
+    /** A second sidecar (`.input_scale`), or -1. */
+    private readonly extraRow: number,
+    readonly logicalParams: number,
+  ) {}
+
+  get name(): string {
+    return stripSuffix(this.names[this.sidecarRow], this.suffix);
+  }
+
+  get rows(): number[] {
+    return this.extraRow >= 0 ? [this.weightRow, this.sidecarRow, this.extraRow] : [this.weightRow, this.sidecarRow];
+  }
+}
+
 export function isFloat8(dtype: string): boolean {
   return dtype.startsWith('F8_') && dtype !== 'F8_E8M0';
 }
