@@ -15,6 +15,7 @@ import {
 } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 export const awqDetector: QuantDetector = {
   family: 'awq',
@@ -71,7 +72,7 @@ export const awqDetector: QuantDetector = {
       bits: mode(bitsSeen),
       ...grouping(groupSize),
       weightDtype: index.dtype(modules[0].weightRow),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: version === 'gemm' ? 'high' : 'medium',
       evidence: [

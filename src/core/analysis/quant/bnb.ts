@@ -11,6 +11,7 @@ import type { TensorIndex } from '../tensor-index';
 import { asNumber, asString, isRecord, parseJsonBytes, product } from '../values';
 import { mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
+import { ModuleList } from './module-list';
 
 const QUANT_STATE_MARKER = '.weight.quant_state.bitsandbytes__';
 
@@ -108,7 +109,7 @@ export const bnb4bitDetector: QuantDetector = {
       groupSize: mode(blocksizes),
       granularity: 'group',
       weightDtype: storage,
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: fromJson === modules.length ? 'high' : 'medium',
       evidence,
@@ -143,7 +144,7 @@ export const bnbInt8Detector: QuantDetector = {
       groupSize: null,
       granularity: 'channel',
       weightDtype: 'I8',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
       evidence: [`${modules.length} I8 weights with .SCB (per-row absmax, F32 [N]) and .weight_format: LLM.int8`],

@@ -19,6 +19,7 @@ import type { TensorIndex } from '../tensor-index';
 import { asString, canonicalJson, isRecord, parseJsonBytes, parseJsonText } from '../values';
 import { isFloat8, mode, stripSuffix, type QuantContext, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
+import { ModuleList } from './module-list';
 
 const COMFY_SUFFIX = '.comfy_quant';
 
@@ -215,7 +216,7 @@ export const comfyQuantDetector: QuantDetector = {
       groupSize,
       granularity,
       weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: configs.length === layers.length ? 'high' : 'medium',
       evidence,
@@ -317,7 +318,7 @@ export const comfyScaledFp8Detector: QuantDetector = {
       groupSize: null,
       granularity: 'tensor',
       weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: markers,
       confidence: markers.length > 0 ? 'high' : 'medium',
       evidence: [

@@ -21,6 +21,7 @@ import {
 } from './quant-types';
 import { freeRowsEndingWith, freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 const SIDECARS = [
   '.weight_packed',
@@ -140,7 +141,7 @@ export const compressedTensorsDetector: QuantDetector = {
       bits: mode(bitsSeen),
       ...grouping(groupSize),
       weightDtype: index.dtype(modules[0].weightRow),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: assumed > 0 ? 'low' : 'high',
       evidence,

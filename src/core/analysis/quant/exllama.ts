@@ -7,6 +7,7 @@
 import { mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 export const exl2Detector: QuantDetector = {
   family: 'exl2',
@@ -51,7 +52,7 @@ export const exl2Detector: QuantDetector = {
       groupSize: null,
       granularity: 'mixed',
       weightDtype: 'I32',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
       evidence: [
@@ -95,7 +96,7 @@ export const exl3Detector: QuantDetector = {
       groupSize: null,
       granularity: null,
       weightDtype: 'I16',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
       evidence: [

@@ -10,17 +10,10 @@
  */
 import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
-import {
-  isFloat8,
-  mode,
-  siblingRows,
-  SidecarModule,
-  stripSuffix,
-  type QuantDetector,
-  type QuantModule,
-} from './quant-types';
+import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 /** DeepSeek's block edge; other block sizes come from config.json weight_block_size. */
 const DEFAULT_FP8_BLOCK = 128;
@@ -32,7 +25,6 @@ export const fp8BlockDetector: QuantDetector = {
   family: 'fp8-block',
   detect(context) {
     const { index, claimed, config } = context;
-    const modules: QuantModule[] = [];
     // The most-seen block label, kept as it is counted (ties go the way mode() breaks them); the configured one is
     // counted apart, without a Map lookup.
     const blockCounts = new Map<string, number>();
@@ -51,6 +43,7 @@ export const fp8BlockDetector: QuantDetector = {
     let configuredCount = 0;
     const withInputScales = index.rowsEndingWith('.input_scale').length > 0;
     const scales = index.rowsEndingWith('.weight_scale_inv');
+    const modules = new ModuleList(index.names, scales.length);
     for (let at = 0; at < scales.length; at++) {
       const row = scales[at];
       if (claimed[row]) {
@@ -101,9 +94,7 @@ export const fp8BlockDetector: QuantDetector = {
           inputScale = -1;
         }
       }
-      modules.push(
-        new SidecarModule(index.names, weight, row, '.weight_scale_inv', inputScale, columns.elements[weight]),
-      );
+      modules.addSidecar(weight, row, '.weight_scale_inv', inputScale, columns.elements[weight]);
     }
     if (modules.length === 0) {
       return null;
@@ -116,7 +107,7 @@ export const fp8BlockDetector: QuantDetector = {
       groupSize: blockSize ? Number(blockSize[2]) : null,
       granularity: block === 'row' ? 'channel' : 'block',
       ...(blockSize ? { blockSize: [Number(blockSize[1]), Number(blockSize[2])] as [number, number] } : {}),
-      weightDtype: index.dtype(modules[0].weightRow),
+      weightDtype: index.dtype(modules.weightRow(0)),
       modules,
       auxRows: [],
       confidence: blockSize ? 'high' : 'medium',
@@ -206,7 +197,7 @@ export const fp8ScaledDetector: QuantDetector = {
       granularity:
         kind === 'per-tensor' ? 'tensor' : kind === 'per-channel' ? 'channel' : kind === 'other' ? null : 'group',
       weightDtype: index.dtype(modules[0].weightRow),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows,
       confidence: kind === 'other' ? 'medium' : 'high',
       evidence,
@@ -257,7 +248,7 @@ export const fp8CastDetector: QuantDetector = {
       groupSize: null,
       granularity: null,
       weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
       evidence: [

@@ -22,6 +22,7 @@ import {
 } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 /** Bit widths GPTQ kernels implement (GPTQModel adds 5–7 via its planar packer). */
 const GPTQ_BITS = new Set([2, 3, 4, 5, 6, 7, 8]);
@@ -124,7 +125,7 @@ export const gptqDetector: QuantDetector = {
       bits,
       ...grouping(groupSize),
       weightDtype: index.dtype(first.module.weightRow),
-      modules: readings.map((r) => r.module),
+      modules: ModuleList.of(readings.map((r) => r.module)),
       auxRows: [],
       confidence: bits !== null && groupSize !== null ? 'high' : 'medium',
       evidence,
@@ -173,7 +174,7 @@ function emptyDetection(family: QuantDetection['family'], findings: Finding[]): 
     groupSize: null,
     granularity: null,
     weightDtype: null,
-    modules: [],
+    modules: new ModuleList(),
     auxRows: [],
     confidence: 'low',
     evidence: [],
@@ -221,7 +222,7 @@ export const gptqMarlinDetector: QuantDetector = {
       bits: mode(bitsSeen),
       ...grouping(groupSize),
       weightDtype: 'I32',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'medium',
       evidence: [`${plural(modules.length, 'module')} with Marlin-packed .B (I32 [K/16, 2N]) and .s scales`],

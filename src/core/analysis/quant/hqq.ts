@@ -8,6 +8,7 @@ import { decodeNumbers, decodeScalar, product } from '../values';
 import { mode, stripSuffix, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 /** HQQ's packers by bit width (hqq bitpack): values per stored byte of W_q. */
 const VALUES_PER_BYTE: Readonly<Record<number, number>> = { 8: 1, 4: 2, 2: 4, 1: 8 };
@@ -76,7 +77,7 @@ export const hqqDetector: QuantDetector = {
       groupSize: mode(groups),
       granularity: 'group',
       weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: exact === modules.length ? 'high' : 'low',
       evidence: [

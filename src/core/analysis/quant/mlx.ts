@@ -12,6 +12,7 @@ import { hiddenSizeFromNorms, INPUT_IS_HIDDEN, lastSegment } from '../anchors';
 import { mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 const AFFINE_BITS = new Set([2, 3, 4, 5, 6, 8]);
 /** mlx-lm's default group size, used only when nothing else settles bits vs group. */
@@ -180,7 +181,7 @@ export const mlxDetector: QuantDetector = {
       groupSize: mode(groupsSeen),
       granularity: 'group',
       weightDtype: 'U32',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence,
       evidence,

@@ -7,6 +7,7 @@
  */
 import { isFloat8, isHighPrecisionFloat, mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
+import { ModuleList } from './module-list';
 
 const SIDECARS = ['.weight', '.weight_scale', '.weight_scale_2', '.input_scale', '.pre_quant_scale'];
 
@@ -49,7 +50,7 @@ export const modeloptDetector: QuantDetector = {
       groupSize: mode(groups),
       granularity: 'group',
       weightDtype: 'U8',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
       evidence: [

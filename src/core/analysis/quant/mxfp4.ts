@@ -6,6 +6,7 @@
  */
 import { siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
+import { ModuleList } from './module-list';
 
 /** OCP MX block: 32 elements share one E8M0 scale; 16 bytes hold them at 4 bits each. */
 const MX_BLOCK_BYTES = 16;
@@ -51,7 +52,7 @@ export const mxfp4Detector: QuantDetector = {
       groupSize: 32,
       granularity: 'group',
       weightDtype: 'U8',
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
       evidence: [

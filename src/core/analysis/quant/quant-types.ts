@@ -10,6 +10,7 @@ import type { Finding } from '../../model';
 import type { Confidence, LayerConfigGroup, QuantFamily, QuantGranularity } from '../report-sections';
 import type { TensorIndex } from '../tensor-index';
 import type { QuantConfigHint } from './config-hint';
+import type { ModuleList } from './module-list';
 
 export interface QuantModule {
   /** Module path, e.g. `model.layers.0.self_attn.q_proj`. */
@@ -30,7 +31,7 @@ export interface QuantDetection {
   granularity: QuantGranularity | null;
   blockSize?: [number, number];
   weightDtype: string | null;
-  modules: QuantModule[];
+  modules: ModuleList;
   /** File-level tensors that belong to the format but carry no parameters (markers, KV-cache scales). */
   auxRows: number[];
   confidence: Confidence;
@@ -67,32 +68,6 @@ export interface QuantDetector {
 /** Strips a suffix; callers have checked endsWith. */
 export function stripSuffix(name: string, suffix: string): string {
   return name.slice(0, name.length - suffix.length);
-}
-
-/**
- * A module found by its `<module><suffix>` sidecar row beside `<module>.weight`, as one small object: the name and
- * the row list are made when read, not stored. A detector that finds tens of thousands of modules (45,808 FP8
- * blocks on DeepSeek-V3) would otherwise keep three objects per module alive through the analysis, and the
- * worker's young-generation collections copied them again and again (docs/performance.md).
- */
-export class SidecarModule implements QuantModule {
-  constructor(
-    private readonly names: readonly string[],
-    readonly weightRow: number,
-    private readonly sidecarRow: number,
-    private readonly suffix: string,
-    /** A second sidecar (`.input_scale`), or -1. */
-    private readonly extraRow: number,
-    readonly logicalParams: number,
-  ) {}
-
-  get name(): string {
-    return stripSuffix(this.names[this.sidecarRow], this.suffix);
-  }
-
-  get rows(): number[] {
-    return this.extraRow >= 0 ? [this.weightRow, this.sidecarRow, this.extraRow] : [this.weightRow, this.sidecarRow];
-  }
 }
 
 export function isFloat8(dtype: string): boolean {

@@ -7,6 +7,7 @@
 import { isFloat8, mode, siblingRows, type QuantDetector, type QuantModule } from './quant-types';
 import { freeRowsEndingWith } from './scan';
 import { plural } from '../../number-format';
+import { ModuleList } from './module-list';
 
 export const quantoDetector: QuantDetector = {
   family: 'quanto',
@@ -45,7 +46,7 @@ export const quantoDetector: QuantDetector = {
       groupSize: null,
       granularity: format === 'qint4' ? 'group' : 'channel',
       weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: format === 'qint4' ? 'low' : 'high',
       evidence: [

@@ -9,6 +9,7 @@
  */
 import { asString, isRecord, parseJsonText } from '../values';
 import { mode, type QuantDetector, type QuantModule } from './quant-types';
+import { ModuleList } from './module-list';
 
 const RE_COLON_FIELD = /^(.+):([A-Za-z_]+)$/;
 const RE_UNDERSCORE_QDATA = /^(.+)\._([A-Za-z0-9]+)_qdata$/;
@@ -119,7 +120,7 @@ export const torchaoDetector: QuantDetector = {
       groupSize: null,
       granularity: (mode(granularities) as 'tensor' | 'channel' | 'group' | null) ?? null,
       weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
-      modules,
+      modules: ModuleList.of(modules),
       auxRows: [],
       confidence: type === 'unknown' ? 'medium' : 'high',
       evidence: [
