@@ -108,6 +108,11 @@ export interface ParsedHeader extends FormatSections {
    * every name is unique.
    */
   shadowedRows?: Uint32Array;
+  /**
+   * Set when the parser knows that no two rows share a name (a safetensors header without repeats; a shard set
+   * whose shards have none and repeat none of each other's). Lookups by name may then stop at the first row found.
+   */
+  namesDistinct?: true;
   /** Sum of data spans as the header lays them out: the end of the last tensor. */
   dataBytes: number;
   findings: Finding[];

@@ -41,35 +41,6 @@ export function shapeFlags(shapes: NameShapes, test: (text: string, shape: numbe
   return flags;
 }
 
-/**
- * In flat index tuples sorted by tuple (`depth` keys each), the first entry at or after `from` whose first index
- * is above `value` (`strictly`) or at least `value`.
- */
-export function firstIndexBound(
-  keys: Int32Array,
-  depth: number,
-  value: number,
-  from: number,
-  strictly: boolean,
-): number {
-  let lo = from;
-  let hi = keys.length / depth;
-  // Runs are usually long or the next entry is the answer: check it before bisecting.
-  if (lo < hi && (strictly ? keys[lo * depth] > value : keys[lo * depth] >= value)) {
-    return lo;
-  }
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const first = keys[mid * depth];
-    if (strictly ? first <= value : first < value) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo;
-}
-
 /** What the expert / MTP / shared-expert checks need from every layer of the stack, gathered in one pass. */
 export interface StackScan {
   /** Layer indices in order of first appearance. */

@@ -6,9 +6,10 @@ import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { shapeSafe, tensorIndex, type TensorIndex } from './tensor-index';
 import { shapesOf } from './tensor-name-shapes';
 
-function indexOf(names: readonly string[]): TensorIndex {
+/** `namesDistinct`: the header says so, as a parser does when no name repeats (ParsedHeader.namesDistinct). */
+function indexOf(names: readonly string[], namesDistinct = false): TensorIndex {
   const specs: TensorSpec[] = names.map((name, i) => ({ name, dtype: 'F32', shape: [i + 1] }));
-  const header = headerFromSpecs(specs);
+  const header = { ...headerFromSpecs(specs), ...(namesDistinct ? { namesDistinct: true as const } : {}) };
   return tensorIndex(header, allTensorNames(header.tensors));
 }
 
@@ -216,6 +217,8 @@ function sidecarNames(modules: readonly string[]): string[] {
   // Neighbours with the sibling's shape and tuple, alone in their shape: only the one spelled the same is found.
   names.push('c.07.weight_scale_inv', 'c.07.weight', 'd.07.weight_scale_inv', 'd.7.weight');
   names.push('e.8.weight_scale_inv', 'e.08.weight', 'f.9.weight', 'f.9.weight_scale_inv');
+  // A neighbour with the sibling's tuple but another spelling, and the sibling itself further on.
+  names.push('g.5.weight_scale_inv', 'g.05.weight', 'h.1', 'g.5.weight');
   return names;
 }
 
@@ -233,9 +236,18 @@ const SUFFIX_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['x', ''],
 ];
 
-/** Every sibling answer must equal row() of the built name, for every row that ends with the suffix. */
+/**
+ * Every sibling answer must equal row() of the built name, for every row that ends with the suffix; and again
+ * with each name once, on a header that says its names are distinct (the neighbour is then taken unsorted).
+ */
 function expectSiblingsMatchNames(names: readonly string[]): void {
-  const index = indexOf(names);
+  expectSiblingsOf(names, false);
+  const distinct = [...new Set(names)];
+  expectSiblingsOf(distinct, true);
+}
+
+function expectSiblingsOf(names: readonly string[], namesDistinct: boolean): void {
+  const index = indexOf(names, namesDistinct);
   const rowOf = new Map(names.map((name, row) => [name, row])); // filled in row order: the last repeat wins
   const answers: string[] = [];
   const expected: string[] = [];

@@ -230,7 +230,7 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
     }
     return -1;
   };
-  const sibling = siblingLookup(names, shapes, sortedShape, lookup);
+  const sibling = siblingLookup(names, shapes, sortedShape, lookup, header.namesDistinct === true);
   let dtypeCounts: Uint32Array | null = null;
   const suffixRows = new Map<string, readonly number[]>();
   const containsRows = new Map<string, readonly number[]>();
@@ -332,6 +332,8 @@ function siblingLookup(
   shapes: () => ParsedShapes,
   sortedShape: (shape: number) => SortedShape,
   lookup: (name: string) => number,
+  /** ParsedHeader.namesDistinct: a neighbour spelled as the sibling is the sibling, with no sort to prove it. */
+  namesDistinct: boolean,
 ): (row: number, suffix: string, siblingSuffix: string) => number {
   // Per suffix pair, shape → sibling shape; a Map, not an array per shape, so a header of a million distinct paths
   // costs only the shapes resolved (at most resolutionLimit in all), whatever the number of pairs asked.
@@ -406,15 +408,16 @@ function siblingLookup(
     if (target === BY_NAME) {
       return lookup(siblingName(row, suffix, siblingSuffix));
     }
-    const { rows, keys, depth, unique } = sortedShape(target);
+    const depth = parsed.slots[target];
     const values = parsed.indexValues;
     const at = parsed.indexStart[row];
     // Rows with equal tuples are in row order: the last one that has the name wins, as in row().
     const wanted = plainlySpelled(parsed, row, shape) ? null : siblingName(row, suffix, siblingSuffix);
     // Writers put a module's tensors side by side (in order of creation, or sorted by name, where `.weight` and
-    // `.weight_scale_inv` are neighbours too): when the sibling's tuple is unique in its shape, a neighbour with
-    // that shape and tuple is the answer, without the search.
-    if (unique) {
+    // `.weight_scale_inv` are neighbours too): a neighbour with the sibling's shape and tuple, spelled as the
+    // sibling is, is the answer without the search when no other row can have that name: the header's names are
+    // distinct (no sort needed at all), or the tuple is unique in its shape.
+    if (namesDistinct || sortedShape(target).unique) {
       for (let candidate = row - 1; candidate <= row + 1; candidate += 2) {
         if (
           candidate >= 0 &&
@@ -422,11 +425,17 @@ function siblingLookup(
           parsed.rowShape[candidate] === target &&
           sameTuple(values, parsed.indexStart[candidate], at, depth)
         ) {
-          const spelled = wanted === null ? plainlySpelled(parsed, candidate, target) : names[candidate] === wanted;
-          return spelled ? candidate : -1;
+          if (wanted === null ? plainlySpelled(parsed, candidate, target) : names[candidate] === wanted) {
+            return candidate;
+          }
+          if (sortedShape(target).unique) {
+            return -1;
+          }
+          break;
         }
       }
     }
+    const { rows, keys } = sortedShape(target);
     for (let i = tupleUpperBound(keys, depth, rows.length, values, at) - 1; i >= 0; i--) {
       if (compareTuple(keys, i, depth, values, at) !== 0) {
         break;

@@ -57,6 +57,14 @@ describe('a valid file', () => {
     expect(header.dataBytes).toBe(28);
     expect(header.metadataState).toBe('object');
     expect(metadataEntries(header.metadata)).toEqual([{ key: 'format', value: 'pt', kind: 'string' }]);
+    expect(header.namesDistinct).toBe(true);
+  });
+
+  it('says its names are distinct only when no name repeats', () => {
+    const text = `{"a":${entry('F32', [1], 0, 4)},"b":${entry('F32', [1], 4, 8)},"a":${entry('F32', [1], 0, 4)}}`;
+    const header = parsedHeader(parseBytes(rawFile(text, 8)));
+    expect(header.shadowedRows).toBeDefined();
+    expect(header.namesDistinct).toBeUndefined();
   });
 
   it('decodes escaped names, keys and metadata exactly', () => {

@@ -193,7 +193,7 @@ export function parseSafetensorsHeader(
   }
 
   const header: ParsedHeader = {
-    ...(effective ? { shadowedRows: shadowedRows(effective) } : {}),
+    ...(effective ? { shadowedRows: shadowedRows(effective) } : { namesDistinct: true as const }),
     headerLength: info.headerLength,
     dataStart: LENGTH_PREFIX_BYTES + info.headerLength,
     fileSize: info.fileSize,

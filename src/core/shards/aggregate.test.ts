@@ -334,6 +334,17 @@ describe('aggregateShards findings', () => {
 });
 
 describe('aggregateShards name matching', () => {
+  it('says the merged names are distinct when every shard says so and none repeats another', () => {
+    const distinct = (shards: ReturnType<typeof parsedShardHeaders>) =>
+      shards.map((shard) => ({ ...shard, header: { ...shard.header, namesDistinct: true as const } }));
+    const clean = buildShardedModel({ shards: 3 });
+    expect(aggregateShards({ index: null, shards: distinct(parsedShardHeaders(clean)) }).namesDistinct).toBe(true);
+    // A shard that does not say so (a format whose parser does not know), or a name in two shards: not distinct.
+    expect(aggregateShards({ index: null, shards: parsedShardHeaders(clean) }).namesDistinct).toBe(false);
+    const repeated = buildShardedModel({ shards: 3, duplicateAcrossShards: true });
+    expect(aggregateShards({ index: null, shards: distinct(parsedShardHeaders(repeated)) }).namesDistinct).toBe(false);
+  });
+
   it("gives the same model whether it matches names through the index scan's own table or builds its own", () => {
     // Every defect at once: unindexed and duplicated names take the fallback that groups rows by their bytes.
     for (const defects of [

@@ -74,6 +74,8 @@ export interface ShardedModel extends ShardsReport {
   findings: Finding[];
   /** Each shard's own header findings, with rows remapped to the merged table and Finding.shard set. */
   headerFindings: Finding[];
+  /** No two merged rows share a name: every present shard says its names are distinct, and none repeats another's. */
+  namesDistinct: boolean;
 }
 
 interface ShardSlot {
@@ -96,7 +98,9 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
   const merged = mergeColumns(slots, input.buffer);
   const { columns, shardOfRow, rowStarts, unknownDtypes } = merged;
   // 3. Index ↔ header consistency and duplicates.
-  const { groups, absentEntries } = checkTensorNames(slots, merged, index, slotOfIndexShard);
+  const { groups, absentEntries, repeatsAcross } = checkTensorNames(slots, merged, index, slotOfIndexShard);
+  const namesDistinct =
+    !repeatsAcross && slots.every((slot) => slot.header === null || slot.header.namesDistinct === true);
   // 4. Findings about shard files: unsafe names, missing files, the shard count.
   const indexedPerSlot = new Map<number, number>();
   if (index) {
@@ -152,6 +156,7 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
     unknownDtypes,
     findings: capPerCode(findings),
     headerFindings: remapHeaderFindings(slots, rowStarts),
+    namesDistinct,
   };
 }
 
@@ -237,7 +242,7 @@ function checkTensorNames(
   merged: Merged,
   index: ShardIndex | null,
   slotOfIndexShard: Int32Array,
-): { groups: FindingGroups; absentEntries: AbsentEntries } {
+): { groups: FindingGroups; absentEntries: AbsentEntries; repeatsAcross: boolean } {
   const { columns, shardOfRow, rowStarts } = merged;
   const rowName = (row: number): string => {
     const slot = slots[shardOfRow[row]];
@@ -292,7 +297,7 @@ function checkTensorNames(
   }
   const absentEntries =
     index && matched ? unmatchedIndexEntries(slots, index, matched, slotOfIndexShard, groups) : new Map();
-  return { groups, absentEntries };
+  return { groups, absentEntries, repeatsAcross: repeats.size > 0 };
 }
 
 /**

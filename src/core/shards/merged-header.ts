@@ -39,6 +39,7 @@ export function mergedHeader(model: ShardedModel, firstHeader: ParsedHeader | nu
     metadata: firstHeader?.metadata ?? metadataColumns([]),
     dataBytes: model.totals.dataBytes,
     findings: [...model.findings, ...foldHeaderFindings(model.headerFindings)],
+    ...(model.namesDistinct ? { namesDistinct: true as const } : {}),
   };
 }
 

@@ -42,7 +42,7 @@ export class ModuleList {
   }
 
   static of(modules: readonly QuantModule[]): ModuleList {
-    const list = new ModuleList();
+    const list = new ModuleList([], modules.length);
     for (const module of modules) {
       list.add(module);
     }
@@ -85,7 +85,7 @@ export class ModuleList {
   addSidecar(weightRow: number, sidecarRow: number, suffix: string, extraRow: number, logicalParams: number): void {
     // Written out, with no helper calls: a detector calls this once per module, tens of thousands of times, mostly
     // in V8's interpreter (docs/performance.md, "Loops that run once").
-    const m = this.open(weightRow, logicalParams, 3);
+    const m = this.open(weightRow, logicalParams, extraRow === NO_ROW ? 2 : 3);
     const rowList = this.rowList;
     let end = this.rowStart[m];
     rowList[end++] = weightRow;
@@ -152,10 +152,6 @@ export class ModuleList {
     }
     this.rowList[end] = row;
     this.rowStart[this.count + 1] = end + 1;
-  }
-
-  private close(m: number): void {
-    this.count = m + 1;
   }
 }
 
