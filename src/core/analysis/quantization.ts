@@ -280,7 +280,12 @@ function measureRows(
   const unclaimed: UnclaimedRows = { scaleOnly: 0, scaleOnlyElements: 0, rest: 0, restElements: 0 };
   // A repeated name counts once, as the reference keeps only its last entry.
   const shadowed = shadowedMask(columns.count, index.header.shadowedRows);
-  for (let row = 0; row < index.count; row++) {
+  // Locals and typed arrays, few calls per row: this runs once per load, mostly in V8's interpreter
+  // (docs/performance.md, "Loops that run once").
+  const { elements: elementColumn, begin, end, shapeStarts } = columns;
+  const { rowShape } = shapes;
+  const count = index.count;
+  for (let row = 0; row < count; row++) {
     if (shadowed !== null && shadowed[row] === 1) {
       if (!claimed[row]) {
         countUnclaimed(unclaimed, SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype), columns.elements[row]);
@@ -307,10 +312,12 @@ function measureRows(
         slotByCode[code] = slot;
       }
     }
-    const stored = columns.elements[row];
-    const finite = Number.isFinite(stored);
+    const stored = elementColumn[row];
+    // x - x === 0 exactly when x is finite.
+    const finite = stored - stored === 0;
     const elements = finite ? stored : 0;
-    const bytes = storedBytes(columns, row);
+    const span = end[row] - begin[row];
+    const bytes = span - span === 0 && span >= 0 ? span : storedBytes(columns, row);
     if (!claimed[row]) {
       countUnclaimed(unclaimed, scaleOnly[slot], elements);
     }
@@ -324,8 +331,8 @@ function measureRows(
     if (
       !claimed[row] &&
       highFloat[slot] &&
-      columns.shapeStarts[row + 1] - columns.shapeStarts[row] >= 2 &&
-      isBias[shapes.rowShape[row]] === 0
+      shapeStarts[row + 1] - shapeStarts[row] >= 2 &&
+      isBias[rowShape[row]] === 0
     ) {
       if (highPrecisionCount < MAX_LAYER_NAMES) {
         const name = index.names[row];

@@ -79,6 +79,12 @@ const U32 = dtypeCode('U32');
  * per U8 byte), `words` for GPTQ/AWQ/compressed-tensors int32 words (32 / bits each), else `plain`. Decided on
  * the name shape: none of these tests can match an index segment.
  */
+const RULE_NONE = 1;
+const RULE_BLOCKS = 2;
+const RULE_WORDS = 3;
+/** paramRule's answers as the codes the row loop compares. */
+const RULE_CODES = { plain: 0, none: RULE_NONE, blocks: RULE_BLOCKS, words: RULE_WORDS } as const;
+
 function paramRule(name: string): 'none' | 'blocks' | 'words' | 'plain' {
   if (NOT_PARAMS.test(name)) {
     return 'none';
@@ -119,14 +125,17 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   let params = 0;
   let packed = 0;
   let sidecars = 0;
-  // Per name shape: its part, whether its names can sit past the main layer stack, and its parameter rule.
-  const mtpCandidate = shapes.pieces.map(
-    (pieces, s) => mainLayers !== null && shapes.slots[s] > 0 && LAYER_STACK.test(pieces[0]),
+  // Per name shape: its part, whether its names can sit past the main layer stack, and its parameter rule, as
+  // typed columns: the row loop below runs once per load, mostly in V8's interpreter, so it reads locals and typed
+  // arrays and makes no call per row (docs/performance.md, "Loops that run once").
+  const mtpCandidate = Uint8Array.from(shapes.pieces, (pieces, s) =>
+    mainLayers !== null && shapes.slots[s] > 0 && LAYER_STACK.test(pieces[0]) ? 1 : 0,
   );
-  const rule = shapes.text.map((text) => paramRule(text));
+  const rule = Uint8Array.from(shapes.text, (text) => RULE_CODES[paramRule(text)]);
   const partIds = Object.keys(PART_LABELS) as WeightPart[];
-  const partOf = parts.map((part) => partIds.indexOf(part));
+  const partOf = Int32Array.from(parts, (part) => partIds.indexOf(part));
   const mtpId = partIds.indexOf('mtp');
+  const mtpFrom = mainLayers ?? Infinity;
   const partTensors = new Float64Array(partIds.length);
   const partBytes = new Float64Array(partIds.length);
   const partParams = new Float64Array(partIds.length);
@@ -137,28 +146,39 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   // moments are not weights a GPU holds to serve the model).
   const modelElements = index.header.checkpoint?.rows.model;
   const embeddingsId = partIds.indexOf('embeddings');
-  const outputEmbedding = shapes.text.map((text, s) => parts[s] === 'embeddings' && isOutputEmbedding(text));
+  const outputEmbedding = Uint8Array.from(shapes.text, (text, s) =>
+    parts[s] === 'embeddings' && isOutputEmbedding(text) ? 1 : 0,
+  );
   let outputEmbeddingParams = 0;
-  for (let row = 0; row < index.count; row++) {
-    const s = shapes.rowShape[row];
-    const part =
-      mtpCandidate[s] && shapes.indexValues[shapes.indexStart[row]] >= (mainLayers ?? Infinity) ? mtpId : partOf[s];
-    const stored = Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0;
-    const share = modelElements === undefined ? 1 : stored > 0 ? (modelElements[row] ?? 0) / stored : 0;
-    if (share === 0 && modelElements !== undefined) {
-      continue;
+  const { rowShape, indexStart, indexValues } = shapes;
+  const { elements: elementColumn, begin, end, dtype: dtypeColumn } = columns;
+  const count = index.count;
+  for (let row = 0; row < count; row++) {
+    const s = rowShape[row];
+    const part = mtpCandidate[s] === 1 && indexValues[indexStart[row]] >= mtpFrom ? mtpId : partOf[s];
+    // x - x === 0 exactly when x is finite.
+    const value = elementColumn[row];
+    const stored = value - value === 0 ? value : 0;
+    let share = 1;
+    if (modelElements !== undefined) {
+      share = stored > 0 ? (modelElements[row] ?? 0) / stored : 0;
+      if (share === 0) {
+        continue;
+      }
     }
-    const rowBytes = storedBytes(columns, row) * share;
-    const code = columns.dtype[row];
+    const span = end[row] - begin[row];
+    const rowBytes = (span - span === 0 && span >= 0 ? span : storedBytes(columns, row)) * share;
+    const code = dtypeColumn[row];
     const elements = stored * share;
     let rowParams = elements;
-    if (rule[s] === 'none') {
+    const rowRule = rule[s];
+    if (rowRule === RULE_NONE) {
       rowParams = 0;
       sidecars += elements > 0 ? 1 : 0;
-    } else if (rule[s] === 'blocks' && code === U8) {
+    } else if (rowRule === RULE_BLOCKS && code === U8) {
       rowParams = elements * 2; // MXFP4: two 4-bit values per byte.
       packed++;
-    } else if (rule[s] === 'words' && (code === I32 || code === U32)) {
+    } else if (rowRule === RULE_WORDS && (code === I32 || code === U32)) {
       rowParams = elements * wordFactor;
       packed++;
     }
@@ -167,7 +187,7 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
     partTensors[part]++;
     partBytes[part] += rowBytes;
     partParams[part] += rowParams;
-    if (part === embeddingsId && outputEmbedding[s]) {
+    if (part === embeddingsId && outputEmbedding[s] === 1) {
       outputEmbeddingParams += rowParams;
     }
     dtypeTensors[code]++;
