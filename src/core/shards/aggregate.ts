@@ -252,15 +252,25 @@ function checkTensorNames(
   const { firstOf, entryOf } = rowNames(columns, index, index ? joinedEntries(slots, merged) : undefined);
   const matched = index ? new Uint8Array(index.entryCount) : null;
   const repeats = repeatsAcrossShards(firstOf, shardOfRow, columns.count);
-  for (let row = 0; row < columns.count; row++) {
+  const anyRepeats = repeats.size > 0;
+  const shardOfEntry = index?.shardOf;
+  const count = columns.count;
+  for (let row = 0; row < count; row++) {
     if (firstOf[row] !== row) {
       continue;
     }
-    const others = repeats.size > 0 ? repeats.get(row) : undefined;
+    const others = anyRepeats ? repeats.get(row) : undefined;
     if (others === undefined) {
-      // A name in one row only (every row of a clean set): no list of occurrences, no closure, per row.
-      if (entryOf && index && matched) {
-        checkLoneRow(row, entryOf[row], shardOfRow, index, matched, slotOfIndexShard, groups, rowName);
+      // A name in one row only (every row of a clean set): no list of occurrences, no closure, and no call unless
+      // the row is out of place (this runs once per load, mostly in V8's interpreter: docs/performance.md,
+      // "Loops that run once").
+      if (entryOf && index && matched && shardOfEntry) {
+        const entry = entryOf[row];
+        if (entry >= 0 && shardOfRow[row] === slotOfIndexShard[shardOfEntry[entry]]) {
+          matched[entry] = 1;
+        } else {
+          checkLoneRow(row, entry, shardOfRow, index, matched, slotOfIndexShard, groups, rowName);
+        }
       }
       continue;
     }
