@@ -249,9 +249,10 @@ function checkTensorNames(
     return slot.names?.[row - rowStarts[shardOfRow[row]]] ?? tensorName(columns, row);
   };
   const groups = new FindingGroups();
-  const { firstOf, entryOf } = rowNames(columns, index, index ? joinedEntries(slots, merged) : undefined);
+  const { firstOf, entryOf, repeated } = rowNames(columns, index, index ? joinedEntries(slots, merged) : undefined);
   const matched = index ? new Uint8Array(index.entryCount) : null;
-  const repeats = repeatsAcrossShards(firstOf, shardOfRow, columns.count);
+  // No repeated name at all (a clean set): no pass looking for the ones across shards.
+  const repeats = repeated ? repeatsAcrossShards(firstOf, shardOfRow, columns.count) : new Map<number, number[]>();
   const anyRepeats = repeats.size > 0;
   const shardOfEntry = index?.shardOf;
   const count = columns.count;

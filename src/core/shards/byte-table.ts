@@ -215,6 +215,8 @@ export class ByteStringInterner {
 export class ByteSliceIndex {
   /** For each row, the first row whose bytes are equal (itself when it is the first). */
   readonly firstOf: Int32Array;
+  /** Whether some row repeats an earlier row's bytes. */
+  readonly repeated: boolean = false;
   readonly slots: Int32Array;
   readonly hashes: Uint32Array;
   readonly seed = randomSeed();
@@ -235,6 +237,7 @@ export class ByteSliceIndex {
       const found = probe(this.slots, this.hashes, bytes, starts, hash, bytes, start, end);
       if (found >= 0) {
         this.firstOf[row] = found;
+        this.repeated = true;
       } else {
         this.slots[-found - 1] = row + 1;
         this.firstOf[row] = row;

@@ -22,6 +22,7 @@ describe('rowNames', () => {
     expect(rowNames(columns(rows), withTable)).toEqual({
       firstOf: Int32Array.from([0, 1, 0, 3, 1]),
       entryOf: Int32Array.from([1, 0, 1, 2, 0]),
+      repeated: true,
     });
     const { nameTable: _table, ...withoutTable } = withTable;
     expect(rowNames(columns(rows), withoutTable)).toEqual(rowNames(columns(rows), withTable));
@@ -31,9 +32,17 @@ describe('rowNames', () => {
     const names = rowNames(columns(['x', 'a', 'x', 'y']), index({ a: 's1' }));
     expect(names.entryOf).toEqual(Int32Array.from([-1, 0, -1, -1]));
     expect(names.firstOf).toEqual(Int32Array.from([0, 1, 0, 3]));
+    expect(names.repeated).toBe(true);
+    expect(rowNames(columns(['x', 'a', 'y']), index({ a: 's1' })).repeated).toBe(false);
   });
 
   it('without an index, only groups', () => {
-    expect(rowNames(columns(rows), null)).toEqual({ firstOf: Int32Array.from([0, 1, 0, 3, 1]), entryOf: null });
+    expect(rowNames(columns(rows), null)).toEqual({
+      firstOf: Int32Array.from([0, 1, 0, 3, 1]),
+      entryOf: null,
+      repeated: true,
+    });
+    expect(rowNames(columns(['a', 'b']), null).repeated).toBe(false);
+    expect(rowNames(columns(['a', 'b']), index({ a: 's1', b: 's1' })).repeated).toBe(false);
   });
 });

@@ -14,6 +14,8 @@ export interface RowNames {
   firstOf: Int32Array;
   /** With an index: for each row, the index entry of its name, or -1 when the index does not list it. */
   entryOf: Int32Array | null;
+  /** Whether some row's name repeats an earlier row's (firstOf[row] !== row somewhere). */
+  repeated: boolean;
 }
 
 /** For each row of `columns`, the index entry of its name, or -1 when the index does not list it. */
@@ -38,12 +40,14 @@ export function indexEntriesOf(index: ShardIndex, columns: TensorColumns): Int32
 export function rowNames(columns: TensorColumns, index: ShardIndex | null, entryOf?: Int32Array): RowNames {
   const { nameBytes, nameStarts, count } = columns;
   if (index === null) {
-    return { firstOf: new ByteSliceIndex(nameBytes, nameStarts, count).firstOf, entryOf: null };
+    const byBytes = new ByteSliceIndex(nameBytes, nameStarts, count);
+    return { firstOf: byBytes.firstOf, entryOf: null, repeated: byBytes.repeated };
   }
   const entries = entryOf ?? indexEntriesOf(index, columns);
   const firstOf = new Int32Array(count);
   const firstRowOfEntry = new Int32Array(index.entryCount).fill(-1);
   let unindexed = false;
+  let repeated = false;
   for (let row = 0; row < count; row++) {
     const entry = entries[row];
     if (entry < 0) {
@@ -56,11 +60,13 @@ export function rowNames(columns: TensorColumns, index: ShardIndex | null, entry
       firstOf[row] = row;
     } else {
       firstOf[row] = first;
+      repeated = true;
     }
   }
-  // Names the index does not list can repeat among themselves: then every row is grouped by its bytes.
-  return {
-    firstOf: unindexed ? new ByteSliceIndex(nameBytes, nameStarts, count).firstOf : firstOf,
-    entryOf: entries,
-  };
+  if (unindexed) {
+    // Names the index does not list can repeat among themselves: then every row is grouped by its bytes.
+    const byBytes = new ByteSliceIndex(nameBytes, nameStarts, count);
+    return { firstOf: byBytes.firstOf, entryOf: entries, repeated: byBytes.repeated };
+  }
+  return { firstOf, entryOf: entries, repeated };
 }
