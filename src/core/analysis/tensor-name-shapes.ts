@@ -590,10 +590,12 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
       }
       globalOf[s] = id;
     }
-    const rows = part.rowShape.length;
+    // Locals only: this runs once per load, mostly in V8's interpreter (docs/performance.md, "Loops that run once").
+    const { rowShape: partRowShape, indexStart: partIndexStart } = part;
+    const rows = partRowShape.length;
     for (let row = 0; row < rows; row++) {
-      rowShape[row0 + row] = globalOf[part.rowShape[row]];
-      indexStart[row0 + row] = values0 + part.indexStart[row];
+      rowShape[row0 + row] = globalOf[partRowShape[row]];
+      indexStart[row0 + row] = values0 + partIndexStart[row];
     }
     const used = part.indexStart[rows];
     indexValues.set(part.indexValues.subarray(0, used), values0);
