@@ -11,6 +11,7 @@ import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
 import { QUANT_DETECTORS } from './quant/quant-detectors';
+import type { ModuleList } from './quant/module-list';
 import { isHighPrecisionFloat, PER_CHANNEL_GROUP, type QuantDetection } from './quant/quant-types';
 import { FAMILY_LABEL, PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 
@@ -66,7 +67,6 @@ export function analyzeQuantization(input: AnalysisInput): {
   const weightLogical = new Float64Array(index.count);
   const isWeight = new Uint8Array(index.count);
   const columns = index.header.tensors;
-  const codes = columns.dtype;
   const finite = (row: number): number => (Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0);
   const claim = (row: number): void => {
     if (claimed[row] === 0) {
@@ -87,40 +87,13 @@ export function analyzeQuantization(input: AnalysisInput): {
     if (detection.modules.length === 0) {
       continue;
     }
-    // The only pass over a detection's modules (~45,000 on DeepSeek-V3): it runs once per load, mostly in V8's
-    // interpreter, so it reads the module list's columns and the header's with no call per row (docs/performance.md,
-    // "Loops that run once").
-    const totals: DetectionTotals = { logical: 0, stored: 0, sidecarTensors: 0, sidecarElements: 0 };
     const { modules } = detection;
-    const { weightRows, logical, rowStart, rowList } = modules.columns();
-    const { begin, end: ends, elements } = columns;
-    for (let m = 0; m < modules.length; m++) {
-      const weightRow = weightRows[m];
-      const last = rowStart[m + 1];
-      for (let r = rowStart[m]; r < last; r++) {
-        const row = rowList[r];
-        if (claimed[row] === 0) {
-          claimed[row] = 1;
-          claimedByCode[codes[row]]++;
-        }
-        // x - x === 0 exactly when x is finite: Number.isFinite without the call.
-        const span = ends[row] - begin[row];
-        quantBytes += span - span === 0 && span >= 0 ? span : index.bytes(row);
-        if (row !== weightRow) {
-          totals.sidecarTensors++;
-          const stored = elements[row];
-          totals.sidecarElements += stored - stored === 0 ? stored : 0;
-        }
-      }
-      const params = logical[m];
-      weightLogical[weightRow] = params;
-      isWeight[weightRow] = 1;
-      totals.logical += params;
-      totals.stored += finite(weightRow);
-      if (quantizedCount++ < MAX_LAYER_NAMES) {
-        quantizedNames.push(modules.name(m));
-      }
+    const { totals, bytes } = claimModuleRows(modules, index, context, { weightLogical, isWeight });
+    quantBytes += bytes;
+    for (let m = 0; m < modules.length && quantizedNames.length < MAX_LAYER_NAMES; m++) {
+      quantizedNames.push(modules.name(m));
     }
+    quantizedCount += modules.length;
     for (const row of detection.auxRows) {
       claim(row);
       aux[row] = 1;
@@ -238,6 +211,56 @@ function layerList(names: string[], count = names.length): LayerList {
  * made; the count stays exact) and the per-dtype precision summary. Rows reach their dtype's accumulators through
  * the dtype code (or the spelling, for codes outside the spec), and the `bias` test is per name shape.
  */
+/**
+ * The only pass over a detection's modules (~45,000 on DeepSeek-V3): claims their rows, and sums their bytes and
+ * what they hold. It runs once per load, mostly in V8's interpreter, so it reads typed columns with no call per row,
+ * and it is a function of its own: V8 compiles a loop sooner the smaller the function around it
+ * (docs/performance.md, "Loops that run once").
+ */
+function claimModuleRows(
+  modules: ModuleList,
+  index: TensorIndex,
+  context: { claimed: Uint8Array; claimedByCode: Uint32Array },
+  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
+): { totals: DetectionTotals; bytes: number } {
+  const { claimed, claimedByCode } = context;
+  const { weightLogical, isWeight } = weights;
+  const { weightRows, logical, rowStart, rowList } = modules.columns();
+  const { begin, end, elements, dtype: codes } = index.header.tensors;
+  let bytes = 0;
+  let sidecarTensors = 0;
+  let sidecarElements = 0;
+  let logicalSum = 0;
+  let stored = 0;
+  const count = modules.length;
+  for (let m = 0; m < count; m++) {
+    const weightRow = weightRows[m];
+    const last = rowStart[m + 1];
+    for (let r = rowStart[m]; r < last; r++) {
+      const row = rowList[r];
+      if (claimed[row] === 0) {
+        claimed[row] = 1;
+        claimedByCode[codes[row]]++;
+      }
+      // x - x === 0 exactly when x is finite: Number.isFinite without the call.
+      const span = end[row] - begin[row];
+      bytes += span - span === 0 && span >= 0 ? span : index.bytes(row);
+      if (row !== weightRow) {
+        sidecarTensors++;
+        const value = elements[row];
+        sidecarElements += value - value === 0 ? value : 0;
+      }
+    }
+    const params = logical[m];
+    weightLogical[weightRow] = params;
+    isWeight[weightRow] = 1;
+    logicalSum += params;
+    const weightElements = elements[weightRow];
+    stored += weightElements - weightElements === 0 ? weightElements : 0;
+  }
+  return { totals: { logical: logicalSum, stored, sidecarTensors, sidecarElements }, bytes };
+}
+
 function measureRows(
   index: TensorIndex,
   claimed: Uint8Array,

@@ -115,42 +115,38 @@ export interface WeightsResult {
   embeddingParams: { input: number; output: number };
 }
 
-export function weightsSummary(index: TensorIndex, mainLayers: number | null, quantBits: number | null): WeightsResult {
-  const shapes = index.shapes();
-  const columns = index.header.tensors;
-  const parts: WeightPart[] = shapes.text.map((text) => partOfName(text));
-  const totals = new Map<WeightPart, WeightPartTotal>();
-  const byDtype = new Map<string, { tensors: number; bytes: number }>();
+/** Per name shape, what the row pass needs as typed columns, and the ids and factors it applies. */
+interface WeightRules {
+  mtpCandidate: Uint8Array;
+  rule: Uint8Array;
+  partOf: Int32Array;
+  outputEmbedding: Uint8Array;
+  partCount: number;
+  mtpId: number;
+  embeddingsId: number;
+  mtpFrom: number;
+  wordFactor: number;
+}
+
+/**
+ * Every row's bytes and parameters, summed per part and per dtype code. It runs once per load, mostly in V8's
+ * interpreter, so it reads typed columns and locals with no call per row, and it is a function of its own: V8
+ * compiles a loop sooner the smaller the function around it (docs/performance.md, "Loops that run once").
+ */
+function sumWeightRows(index: TensorIndex, modelElements: ArrayLike<number> | undefined, rules: WeightRules) {
+  const { mtpCandidate, rule, partOf, outputEmbedding, mtpId, embeddingsId, mtpFrom, wordFactor } = rules;
+  const partTensors = new Float64Array(rules.partCount);
+  const partBytes = new Float64Array(rules.partCount);
+  const partParams = new Float64Array(rules.partCount);
+  const dtypeTensors = new Float64Array(256);
+  const dtypeBytes = new Float64Array(256);
   let bytes = 0;
   let params = 0;
   let packed = 0;
   let sidecars = 0;
-  // Per name shape: its part, whether its names can sit past the main layer stack, and its parameter rule, as
-  // typed columns: the row loop below runs once per load, mostly in V8's interpreter, so it reads locals and typed
-  // arrays and makes no call per row (docs/performance.md, "Loops that run once").
-  const mtpCandidate = Uint8Array.from(shapes.pieces, (pieces, s) =>
-    mainLayers !== null && shapes.slots[s] > 0 && LAYER_STACK.test(pieces[0]) ? 1 : 0,
-  );
-  const rule = Uint8Array.from(shapes.text, (text) => RULE_CODES[paramRule(text)]);
-  const partIds = Object.keys(PART_LABELS) as WeightPart[];
-  const partOf = Int32Array.from(parts, (part) => partIds.indexOf(part));
-  const mtpId = partIds.indexOf('mtp');
-  const mtpFrom = mainLayers ?? Infinity;
-  const partTensors = new Float64Array(partIds.length);
-  const partBytes = new Float64Array(partIds.length);
-  const partParams = new Float64Array(partIds.length);
-  const dtypeTensors = new Float64Array(256);
-  const dtypeBytes = new Float64Array(256);
-  const wordFactor = 32 / (quantBits ?? 4);
-  // A checkpoint's model: its weights section, each storage once (a tied name or a view adds nothing; optimizer
-  // moments are not weights a GPU holds to serve the model).
-  const modelElements = index.header.checkpoint?.rows.model;
-  const embeddingsId = partIds.indexOf('embeddings');
-  const outputEmbedding = Uint8Array.from(shapes.text, (text, s) =>
-    parts[s] === 'embeddings' && isOutputEmbedding(text) ? 1 : 0,
-  );
   let outputEmbeddingParams = 0;
-  const { rowShape, indexStart, indexValues } = shapes;
+  const columns = index.header.tensors;
+  const { rowShape, indexStart, indexValues } = index.shapes();
   const { elements: elementColumn, begin, end, dtype: dtypeColumn } = columns;
   const count = index.count;
   for (let row = 0; row < count; row++) {
@@ -193,6 +189,46 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
     dtypeTensors[code]++;
     dtypeBytes[code] += rowBytes;
   }
+  return {
+    bytes,
+    params,
+    packed,
+    sidecars,
+    outputEmbeddingParams,
+    partTensors,
+    partBytes,
+    partParams,
+    dtypeTensors,
+    dtypeBytes,
+  };
+}
+
+export function weightsSummary(index: TensorIndex, mainLayers: number | null, quantBits: number | null): WeightsResult {
+  const shapes = index.shapes();
+  const parts: WeightPart[] = shapes.text.map((text) => partOfName(text));
+  const totals = new Map<WeightPart, WeightPartTotal>();
+  const byDtype = new Map<string, { tensors: number; bytes: number }>();
+  const partIds = Object.keys(PART_LABELS) as WeightPart[];
+  // A checkpoint's model: its weights section, each storage once (a tied name or a view adds nothing; optimizer
+  // moments are not weights a GPU holds to serve the model).
+  const modelElements = index.header.checkpoint?.rows.model;
+  const sums = sumWeightRows(index, modelElements, {
+    mtpCandidate: Uint8Array.from(shapes.pieces, (pieces, s) =>
+      mainLayers !== null && shapes.slots[s] > 0 && LAYER_STACK.test(pieces[0]) ? 1 : 0,
+    ),
+    rule: Uint8Array.from(shapes.text, (text) => RULE_CODES[paramRule(text)]),
+    partOf: Int32Array.from(parts, (part) => partIds.indexOf(part)),
+    outputEmbedding: Uint8Array.from(shapes.text, (text, s) =>
+      parts[s] === 'embeddings' && isOutputEmbedding(text) ? 1 : 0,
+    ),
+    partCount: partIds.length,
+    mtpId: partIds.indexOf('mtp'),
+    embeddingsId: partIds.indexOf('embeddings'),
+    mtpFrom: mainLayers ?? Infinity,
+    wordFactor: 32 / (quantBits ?? 4),
+  });
+  const { bytes, params, packed, sidecars, outputEmbeddingParams, partTensors, partBytes, partParams } = sums;
+  const { dtypeTensors, dtypeBytes } = sums;
   partIds.forEach((part, id) => {
     if (partTensors[id] > 0) {
       totals.set(part, { part, tensors: partTensors[id], bytes: partBytes[id], params: partParams[id] });

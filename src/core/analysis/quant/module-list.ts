@@ -85,7 +85,14 @@ export class ModuleList {
   addSidecar(weightRow: number, sidecarRow: number, suffix: string, extraRow: number, logicalParams: number): void {
     // Written out, with no helper calls: a detector calls this once per module, tens of thousands of times, mostly
     // in V8's interpreter (docs/performance.md, "Loops that run once").
-    const m = this.open(weightRow, logicalParams, extraRow === NO_ROW ? 2 : 3);
+    const m = this.count;
+    const rows = extraRow === NO_ROW ? 2 : 3;
+    if (m === this.weightRows.length || this.rowStart[m] + rows > this.rowList.length) {
+      this.open(weightRow, logicalParams, rows);
+    } else {
+      this.weightRows[m] = weightRow;
+      this.logical[m] = logicalParams;
+    }
     const rowList = this.rowList;
     let end = this.rowStart[m];
     rowList[end++] = weightRow;
