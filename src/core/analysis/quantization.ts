@@ -261,40 +261,61 @@ function claimModuleRows(
   return { totals: { logical: logicalSum, stored, sidecarTensors, sidecarElements }, bytes };
 }
 
-function measureRows(
-  index: TensorIndex,
-  claimed: Uint8Array,
-  aux: Uint8Array,
-  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
-  modulesLogical: number,
-): {
-  storedElements: number;
-  allBytes: number;
-  logicalParams: number;
-  highPrecision: string[];
-  highPrecisionCount: number;
-  precision: PrecisionSummary;
-  unclaimed: UnclaimedRows;
-} {
-  const columns = index.header.tensors;
-  const shapes = index.shapes();
-  const isBias = new Uint8Array(shapes.count);
-  for (let s = 0; s < shapes.count; s++) {
-    isBias[s] = /bias$/i.test(shapes.text[s]) ? 1 : 0;
+/** The precision pass' sums per dtype, in order of first appearance. */
+class DtypeSlots {
+  readonly dtypes: string[] = [];
+  readonly tensors: number[] = [];
+  readonly elementSums: number[] = [];
+  readonly byteSums: number[] = [];
+  readonly params: number[] = [];
+  readonly scaleOnly: boolean[] = [];
+  readonly highFloat: boolean[] = [];
+  /** Slot per spec dtype code, -1 until seen. */
+  readonly byCode = new Int32Array(256).fill(-1);
+  private readonly byText = new Map<string, number>();
+
+  /** The slot of `row`'s dtype, opened on its first row. */
+  slotOf(index: TensorIndex, row: number, code: number): number {
+    const dtype = index.dtype(row);
+    let slot = this.byText.get(dtype) ?? -1;
+    if (slot < 0) {
+      slot = this.dtypes.length;
+      this.dtypes.push(dtype);
+      this.tensors.push(0);
+      this.elementSums.push(0);
+      this.byteSums.push(0);
+      this.params.push(0);
+      this.scaleOnly.push(SCALE_ONLY_DTYPES.has(dtype as Dtype));
+      this.highFloat.push(isHighPrecisionFloat(dtype));
+      this.byText.set(dtype, slot);
+    }
+    if (code < DTYPES.length) {
+      this.byCode[code] = slot;
+    }
+    return slot;
   }
-  // Accumulators per dtype, in order of first appearance.
-  const dtypes: string[] = [];
-  const tensors: number[] = [];
-  const elementSums: number[] = [];
-  const byteSums: number[] = [];
-  const params: number[] = [];
-  const scaleOnly: boolean[] = [];
-  const highFloat: boolean[] = [];
-  const slotByCode = new Int32Array(256).fill(-1);
-  const slotByText = new Map<string, number>();
-  const codes = columns.dtype;
-  const known = DTYPES.length;
+}
+
+/**
+ * Every row's stored elements and bytes per dtype, the parameters, the unclaimed rows and the high-precision
+ * matrices. It runs once per load, mostly in V8's interpreter, so it reads typed columns and locals, and it is a
+ * function of its own: V8 compiles a loop sooner the smaller the function around it (docs/performance.md, "Loops
+ * that run once").
+ */
+function sumPrecisionRows(
+  index: TensorIndex,
+  rows: { claimed: Uint8Array; aux: Uint8Array; isBias: Uint8Array },
+  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
+  slots: DtypeSlots,
+  modulesLogical: number,
+) {
+  const { claimed, aux, isBias } = rows;
   const { weightLogical, isWeight } = weights;
+  const { tensors, elementSums, byteSums, params, scaleOnly, highFloat, byCode } = slots;
+  const columns = index.header.tensors;
+  const { elements: elementColumn, begin, end, shapeStarts, dtype: codes } = columns;
+  const { rowShape } = index.shapes();
+  const known = DTYPES.length;
   let storedElements = 0;
   let allBytes = 0;
   let logicalParams = modulesLogical;
@@ -303,37 +324,18 @@ function measureRows(
   const unclaimed: UnclaimedRows = { scaleOnly: 0, scaleOnlyElements: 0, rest: 0, restElements: 0 };
   // A repeated name counts once, as the reference keeps only its last entry.
   const shadowed = shadowedMask(columns.count, index.header.shadowedRows);
-  // Locals and typed arrays, few calls per row: this runs once per load, mostly in V8's interpreter
-  // (docs/performance.md, "Loops that run once").
-  const { elements: elementColumn, begin, end, shapeStarts } = columns;
-  const { rowShape } = shapes;
   const count = index.count;
   for (let row = 0; row < count; row++) {
     if (shadowed !== null && shadowed[row] === 1) {
       if (!claimed[row]) {
-        countUnclaimed(unclaimed, SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype), columns.elements[row]);
+        countUnclaimed(unclaimed, SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype), elementColumn[row]);
       }
       continue;
     }
     const code = codes[row];
-    let slot = code < known ? slotByCode[code] : -1;
+    let slot = code < known ? byCode[code] : -1;
     if (slot < 0) {
-      const dtype = index.dtype(row);
-      slot = slotByText.get(dtype) ?? -1;
-      if (slot < 0) {
-        slot = dtypes.length;
-        dtypes.push(dtype);
-        tensors.push(0);
-        elementSums.push(0);
-        byteSums.push(0);
-        params.push(0);
-        scaleOnly.push(SCALE_ONLY_DTYPES.has(dtype as Dtype));
-        highFloat.push(isHighPrecisionFloat(dtype));
-        slotByText.set(dtype, slot);
-      }
-      if (code < known) {
-        slotByCode[code] = slot;
-      }
+      slot = slots.slotOf(index, row, code);
     }
     const stored = elementColumn[row];
     // x - x === 0 exactly when x is finite.
@@ -370,6 +372,38 @@ function measureRows(
     params[slot] +=
       isWeight[row] === 1 ? weightLogical[row] : !claimed[row] && !aux[row] && !scaleOnly[slot] ? elements : 0;
   }
+  return { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, unclaimed };
+}
+
+function measureRows(
+  index: TensorIndex,
+  claimed: Uint8Array,
+  aux: Uint8Array,
+  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
+  modulesLogical: number,
+): {
+  storedElements: number;
+  allBytes: number;
+  logicalParams: number;
+  highPrecision: string[];
+  highPrecisionCount: number;
+  precision: PrecisionSummary;
+  unclaimed: UnclaimedRows;
+} {
+  const shapes = index.shapes();
+  const isBias = new Uint8Array(shapes.count);
+  for (let s = 0; s < shapes.count; s++) {
+    isBias[s] = /bias$/i.test(shapes.text[s]) ? 1 : 0;
+  }
+  const slots = new DtypeSlots();
+  const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, unclaimed } = sumPrecisionRows(
+    index,
+    { claimed, aux, isBias },
+    weights,
+    slots,
+    modulesLogical,
+  );
+  const { dtypes, tensors, elementSums, byteSums, params } = slots;
   // Dtypes in order of first appearance, then by bytes (a stable sort keeps that order among equals).
   const entries: DtypeShare[] = dtypes.map((dtype, slot) => ({
     dtype,
