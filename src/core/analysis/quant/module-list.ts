@@ -22,7 +22,7 @@ export class ModuleList {
   private givenNames: Array<string | undefined> = [];
   private nameRows: Int32Array;
   private nameSuffixes: string[] = [];
-  private suffixOf: Uint8Array;
+  private suffixOf: Int32Array;
 
   /**
    * `names`: the header's tensor names, which addSidecar cuts module names from (detectors that only `add` may
@@ -36,7 +36,7 @@ export class ModuleList {
     this.weightRows = new Int32Array(modules);
     this.logical = new Float64Array(modules);
     this.nameRows = new Int32Array(modules);
-    this.suffixOf = new Uint8Array(modules);
+    this.suffixOf = new Int32Array(modules);
     this.rowStart = new Int32Array(modules + 1);
     this.rowList = new Int32Array(modules * 2);
   }
@@ -134,7 +134,7 @@ export class ModuleList {
       this.weightRows = grown(this.weightRows, capacity);
       this.logical = grownFloat(this.logical, capacity);
       this.nameRows = grown(this.nameRows, capacity);
-      this.suffixOf = grownBytes(this.suffixOf, capacity);
+      this.suffixOf = grown(this.suffixOf, capacity);
       this.rowStart = grown(this.rowStart, capacity + 1);
     }
     const end = this.rowStart[m] + rows;
@@ -170,12 +170,6 @@ function grown(array: Int32Array, capacity: number): Int32Array {
 
 function grownFloat(array: Float64Array, capacity: number): Float64Array {
   const next = new Float64Array(capacity);
-  next.set(array);
-  return next;
-}
-
-function grownBytes(array: Uint8Array, capacity: number): Uint8Array {
-  const next = new Uint8Array(capacity);
   next.set(array);
   return next;
 }
