@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsedHeaderFromSpecs } from '../../testing/build-sharded';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { rowNames } from './row-names';
+import { indexEntriesOf, rowNames } from './row-names';
 
 function index(weightMap: Record<string, string>): ShardIndex {
   const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
@@ -26,6 +26,14 @@ describe('rowNames', () => {
     });
     const { nameTable: _table, ...withoutTable } = withTable;
     expect(rowNames(columns(rows), withoutTable)).toEqual(rowNames(columns(rows), withTable));
+    // Shard by shard, as the reading asks: the table built for an index without one serves every shard.
+    for (const shard of [
+      ['c', 'a'],
+      ['b', 'x'],
+    ]) {
+      expect(indexEntriesOf(withoutTable, columns(shard))).toEqual(indexEntriesOf(withTable, columns(shard)));
+    }
+    expect(Array.from(indexEntriesOf(withoutTable, columns(['b', 'x'])))).toEqual([0, -1]);
   });
 
   it('groups names the index lacks by their bytes, repeats included', () => {

@@ -6,7 +6,7 @@
  * and handed in, so the merge after the last shard only joins them.
  */
 import type { TensorColumns } from '../model';
-import { ByteSliceIndex, findInTable } from './byte-table';
+import { ByteSliceIndex, findInTable, type ByteSliceTable } from './byte-table';
 import type { ShardIndex } from './index-parser';
 
 export interface RowNames {
@@ -18,10 +18,28 @@ export interface RowNames {
   repeated: boolean;
 }
 
+/**
+ * Tables built over an index that came without its scan's own (ShardIndex.nameTable), once per index: the reading
+ * looks up every shard in the same index, and building the table per shard would cost the index's size each time.
+ */
+const builtTables = new WeakMap<ShardIndex, ByteSliceIndex>();
+
+function nameTableOf(index: ShardIndex): ByteSliceTable {
+  if (index.nameTable) {
+    return index.nameTable;
+  }
+  let table = builtTables.get(index);
+  if (table === undefined) {
+    table = new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
+    builtTables.set(index, table);
+  }
+  return table;
+}
+
 /** For each row of `columns`, the index entry of its name, or -1 when the index does not list it. */
 export function indexEntriesOf(index: ShardIndex, columns: TensorColumns): Int32Array {
   const { nameBytes, nameStarts, count } = columns;
-  const table = index.nameTable ?? new ByteSliceIndex(index.nameBytes, index.nameStarts, index.entryCount);
+  const table = nameTableOf(index);
   const entryOf = new Int32Array(count);
   for (let row = 0; row < count; row++) {
     entryOf[row] = findInTable(
