@@ -132,7 +132,7 @@ export class ModuleList {
     if (m === this.weightRows.length) {
       const capacity = m * 2;
       this.weightRows = grown(this.weightRows, capacity);
-      this.logical = grownFloat(this.logical, capacity);
+      this.logical = grown(this.logical, capacity);
       this.nameRows = grown(this.nameRows, capacity);
       this.suffixOf = grown(this.suffixOf, capacity);
       this.rowStart = grown(this.rowStart, capacity + 1);
@@ -162,14 +162,9 @@ export class ModuleList {
   }
 }
 
-function grown(array: Int32Array, capacity: number): Int32Array {
-  const next = new Int32Array(capacity);
-  next.set(array);
-  return next;
-}
-
-function grownFloat(array: Float64Array, capacity: number): Float64Array {
-  const next = new Float64Array(capacity);
+/** A copy of `array` with room for `capacity` entries. */
+function grown<Column extends Int32Array | Float64Array>(array: Column, capacity: number): Column {
+  const next = new (array.constructor as new (length: number) => Column)(capacity);
   next.set(array);
   return next;
 }
