@@ -30,15 +30,19 @@ export interface BenchBrowser {
 /** Self-signed certificates of the bench servers are accepted; nothing else differs from the tests' Chromium. */
 const BENCH_ARGS = [...CHROMIUM_ARGS, '--ignore-certificate-errors'];
 
-export async function launchBenchBrowser(wantPlaywright: boolean): Promise<BenchBrowser> {
+/** `extraArgs`: flags for an experiment (bench-ab.ts), e.g. `--js-flags=--no-turbofan`; the benches pass none. */
+export async function launchBenchBrowser(
+  wantPlaywright: boolean,
+  extraArgs: readonly string[] = [],
+): Promise<BenchBrowser> {
   const chromium = findChromium();
   if (!wantPlaywright && chromium) {
-    return plainBenchBrowser(await PlainBrowser.launch(chromium.path, BENCH_ARGS));
+    return plainBenchBrowser(await PlainBrowser.launch(chromium.path, [...BENCH_ARGS, ...extraArgs]));
   }
   const { chromium: playwright } = await import('@playwright/test');
   const browser = await playwright.launch({
     executablePath: chromium?.source === 'playwright' ? undefined : chromium?.path,
-    args: BENCH_ARGS,
+    args: [...BENCH_ARGS, ...extraArgs],
   });
   return playwrightBenchBrowser(browser);
 }

@@ -30,6 +30,7 @@ import { launchBenchBrowser, type BenchBrowser } from './bench-browsers';
 import { printTimeline } from './bench-timeline';
 import { bundleForPage } from './bench-page-bundle';
 import { startPreview, waitForServer } from './bench-page';
+import { FLOOR_IN_FLIGHT, floorExpression, openAndAwaitReport } from './bench-remote-loads';
 
 const FIXTURES = path.resolve('e2e/.fixtures');
 const INDEX = 'model.safetensors.index.json';
@@ -37,8 +38,6 @@ const DIST = process.env.BENCH_DIST ?? 'dist';
 const APP_PORT = Number(process.env.BENCH_APP_PORT ?? 4291);
 /** Alternating runs per contestant and protocol; the median is reported (five: one run here swings by 15 %). */
 const RUNS = process.argv.includes('--short') ? 1 : 5;
-/** Plain fetches in flight for the floor (the issue's figure; Chromium queues HTTP/1.1 ones at 6 per origin). */
-const FLOOR_IN_FLIGHT = 64;
 /** `BENCH_TIMELINE=1`: print where each app load of the shard model spent its time (scripts/bench-timeline.ts). */
 const TIMELINE = process.env.BENCH_TIMELINE === '1';
 /** `BENCH_PROFILE_DIR=dir`: write a CPU profile of the page's main thread per app load (open in DevTools). */
@@ -135,44 +134,6 @@ function bundleHuggingfaceJs(): Promise<string> {
   );
 }
 
-/**
- * A user pastes a URL well after the page has drawn its box; by then the parser worker, which the app starts a task
- * after boot, has loaded and compiled its script. Submitting on the load event instead timed that start-up too.
- */
-const USER_PASTE_DELAY_MS = 500;
-
-/**
- * Waits until the app's URL box is drawn and USER_PASTE_DELAY_MS more, types the URL into the box and submits it,
- * then waits for the complete report (analyses included) or a load error; answers `lens:load-start` →
- * `lens:load-done` in ms, or the error's text. Polls every 20 ms inside the page, so the driver adds no traffic while
- * the load runs.
- */
-function openAndAwaitReport(url: string): string {
-  return `(async () => {
-    while (!document.getElementById('url-input')) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, ${USER_PASTE_DELAY_MS}));
-    const input = document.getElementById('url-input');
-    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, ${JSON.stringify(url)});
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-    input.form.requestSubmit();
-    const deadline = performance.now() + 180000;
-    for (;;) {
-      const done = performance.getEntriesByName('lens:load-done')[0];
-      if (done) {
-        // The marks are read after the frame that shows the report, not before.
-        while (performance.getEntriesByName('lens:step:report-painted').length === 0 && performance.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        return { ms: done.startTime - performance.getEntriesByName('lens:load-start')[0].startTime };
-      }
-      const failed = document.querySelector('.load-error');
-      if (failed) return { error: failed.textContent };
-      if (performance.now() > deadline) return { error: 'no complete report within 180 s' };
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })()`;
-}
-
 /** The app, in a fresh context: type the URL, Open, wait for the complete report (analyses included). */
 async function timeApp(browser: BenchBrowser, server: BenchServer, url: string, timeline = false): Promise<Timed> {
   const page = await browser.open(`http://127.0.0.1:${APP_PORT}/`);
@@ -244,21 +205,7 @@ async function timeFloor(
 ): Promise<Timed> {
   const page = await browser.open(`http://127.0.0.1:${APP_PORT}/`);
   const first = server.log.length;
-  const ms = await page.evaluate<number>(`(async () => {
-    const started = performance.now();
-    await (await fetch(${JSON.stringify(indexUrl)})).arrayBuffer();
-    const shards = ${JSON.stringify(shards)};
-    let next = 0;
-    const worker = async () => {
-      while (next < shards.length) {
-        const shard = shards[next++];
-        const answer = await fetch(shard.url, { headers: { Range: 'bytes=0-' + (shard.bytes - 1) } });
-        if ((await answer.arrayBuffer()).byteLength !== shard.bytes) throw new Error('short answer: ' + shard.url);
-      }
-    };
-    await Promise.all(Array.from({ length: ${FLOOR_IN_FLIGHT} }, worker));
-    return performance.now() - started;
-  })()`);
+  const ms = await page.evaluate<number>(floorExpression(indexUrl, shards));
   await page.close();
   return timed(ms, server.log.slice(first));
 }
