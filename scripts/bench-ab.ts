@@ -1,7 +1,7 @@
 /**
- * A/B of app builds on the 161-shard DeepSeek-V3 layout, the way bench-remote.ts times the app (plain DevTools pipe,
- * a fresh context per load, the same server 50 ms away), with the builds alternated load by load and a floor load
- * every round, so every build meets the same moments of a shared machine. Prints, per build, the medians of paste →
+ * A/B of app builds on the DeepSeek-V3 shard set (scripts/bench-deepseek-shards.ts), the way bench-remote.ts times
+ * the app (plain DevTools pipe, a fresh context per load, the same server 50 ms away), with the builds alternated
+ * load by load and a floor load every round, so every build meets the same moments of a shared machine. Prints, per build, the medians of paste →
  * complete, the last shard header, the tail after it and each tail step (`lens:step:*`).
  *
  *   npm run build && npx vite build --outDir /tmp/dist-b   # the two builds
