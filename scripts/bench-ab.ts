@@ -16,7 +16,7 @@ import path from 'node:path';
 import { writeDeepseekShards } from './bench-deepseek-shards';
 import { launchBenchBrowser } from './bench-browsers';
 import { startPreview, waitForServer } from './bench-page';
-import { floorExpression, openAndAwaitReport } from './bench-remote-loads';
+import { cpuTail, floorExpression, lastShardHeaderAt, openAndAwaitReport } from './bench-remote-loads';
 import { startBenchServer } from './bench-remote-servers';
 import type { Mark } from './bench-timeline';
 
@@ -64,7 +64,9 @@ class Figures {
   add(label: string, figure: string, value: number): void {
     const figures = this.byLabel.get(label) ?? new Map<string, number[]>();
     this.byLabel.set(label, figures);
-    figures.set(figure, [...(figures.get(figure) ?? []), value]);
+    const values = figures.get(figure) ?? [];
+    figures.set(figure, values);
+    values.push(value);
   }
 
   /** One line per label: each figure's median, with every value for the headline figures. */
@@ -87,13 +89,13 @@ class Figures {
 
 /** The load's figures from its marks: paste → complete, the last shard header, the tail and each step after it. */
 function addLoad(figures: Figures, label: string, marks: readonly Mark[]): void {
-  const times = (name: string) => marks.filter((mark) => mark.name === name).map((mark) => mark.at);
-  const start = times('lens:load-start')[0];
-  const done = times('lens:load-done')[0];
-  const lastShard = Math.max(...times('lens:step:shard-header'));
+  const at = (name: string) => marks.find((mark) => mark.name === name)?.at ?? NaN;
+  const start = at('lens:load-start');
+  const done = at('lens:load-done');
+  const lastShard = lastShardHeaderAt(marks);
   figures.add(label, 'paste → complete', done - start);
   figures.add(label, 'last shard header', lastShard - start);
-  figures.add(label, 'tail (last shard → complete)', done - lastShard);
+  figures.add(label, 'tail (last shard → complete)', cpuTail(marks, 'lens:load-done'));
   let previous = lastShard;
   const steps = marks
     .filter((mark) => mark.at >= lastShard && mark.at <= done && mark.name !== 'lens:step:shard-header')

@@ -1,7 +1,9 @@
 /**
- * The two page expressions every remote timing of the shard model uses (bench-remote.ts for the issue's figures,
- * bench-ab.ts for A/B runs of two builds): the app opened on a URL as a user would, and the floor's plain fetches.
+ * What every remote timing of the shard model shares (bench-remote.ts for the issue's figures, bench-ab.ts for A/B
+ * runs of two builds): the page expressions that open the app on a URL as a user would and run the floor's plain
+ * fetches, and the tail read from a load's marks.
  */
+import type { Mark } from './bench-timeline';
 
 /**
  * A user pastes a URL well after the page has drawn its box; by then the parser worker, which the app starts a task
@@ -64,4 +66,16 @@ export function floorExpression(indexUrl: string, shards: readonly { url: string
     await Promise.all(Array.from({ length: ${FLOOR_IN_FLIGHT} }, worker));
     return performance.now() - started;
   })()`;
+}
+
+/** The worker's last `shard-header` mark on the epoch clock; -Infinity when the load read no shard set. */
+export function lastShardHeaderAt(marks: readonly Mark[]): number {
+  return Math.max(...marks.filter((mark) => mark.name === 'lens:step:shard-header').map((mark) => mark.at));
+}
+
+/** The last shard header's mark to the mark `end`, on the epoch clock (NaN for a single file). */
+export function cpuTail(marks: readonly Mark[], end: string): number {
+  const lastShard = lastShardHeaderAt(marks);
+  const done = marks.find((mark) => mark.name === end)?.at;
+  return Number.isFinite(lastShard) && done !== undefined ? done - lastShard : NaN;
 }

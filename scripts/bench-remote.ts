@@ -30,7 +30,7 @@ import { launchBenchBrowser, type BenchBrowser } from './bench-browsers';
 import { printTimeline } from './bench-timeline';
 import { bundleForPage } from './bench-page-bundle';
 import { startPreview, waitForServer } from './bench-page';
-import { FLOOR_IN_FLIGHT, floorExpression, openAndAwaitReport } from './bench-remote-loads';
+import { cpuTail, FLOOR_IN_FLIGHT, floorExpression, openAndAwaitReport } from './bench-remote-loads';
 
 const FIXTURES = path.resolve('e2e/.fixtures');
 const INDEX = 'model.safetensors.index.json';
@@ -184,13 +184,6 @@ async function timeApp(browser: BenchBrowser, server: BenchServer, url: string, 
 function firstRowsAfterStart(marks: readonly { name: string; at: number }[]): number {
   const at = (name: string) => marks.find((mark) => mark.name === name)?.at ?? NaN;
   return at('lens:first-rows') - at('lens:load-start');
-}
-
-/** The last shard header's mark to the mark `end`, on the epoch clock (NaN for a single file). */
-function cpuTail(marks: readonly { name: string; at: number }[], end: string): number {
-  const lastShard = Math.max(...marks.filter((mark) => mark.name === 'lens:step:shard-header').map((mark) => mark.at));
-  const done = marks.find((mark) => mark.name === end)?.at;
-  return Number.isFinite(lastShard) && done !== undefined ? done - lastShard : NaN;
 }
 
 /**
