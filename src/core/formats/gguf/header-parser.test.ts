@@ -116,12 +116,20 @@ describe('GGUF header reader', () => {
 
   it.each<[string, GgufTestFile, string]>([
     ['tensor count beyond the file', { ...SMALL, claimedTensorCount: 1_000 }, 'gguf-truncated'],
-    ['kv count beyond the cap', { claimedKvCount: MAX_KV_COUNT + 1 }, 'gguf-limit-exceeded'],
-    ['kv count of 2^64 - 1', { claimedKvCount: 2n ** 64n - 1n }, 'gguf-limit-exceeded'],
+    // Past a cap in a file big enough to hold the claim: this reader's limit. Past the file's end: truncated, which
+    // llama.cpp refuses too, whether or not the claim is also past a cap.
+    ['kv count beyond the cap', { claimedKvCount: MAX_KV_COUNT + 1, dataBytes: 1_400_000 }, 'gguf-limit-exceeded'],
+    ['kv count beyond the cap and the file', { claimedKvCount: MAX_KV_COUNT + 1 }, 'gguf-truncated'],
+    ['kv count of 2^64 - 1', { claimedKvCount: 2n ** 64n - 1n }, 'gguf-truncated'],
+    [
+      'array beyond the cap',
+      { kvs: [['a', { type: 'array', elementType: 0, items: [], count: MAX_ARRAY_LENGTH + 1 }]], dataBytes: 4_100_000 },
+      'gguf-limit-exceeded',
+    ],
     [
       'array claiming a billion elements',
       { kvs: [['a', { type: 'array', elementType: 4, items: [], count: 1e9 }]] },
-      'gguf-limit-exceeded',
+      'gguf-truncated',
     ],
     [
       'array within the cap but beyond the file',
@@ -129,9 +137,14 @@ describe('GGUF header reader', () => {
       'gguf-truncated',
     ],
     [
+      'string beyond the cap',
+      { kvs: [['a', { type: 'raw', id: 8, bytes: [1, 0, 0, 1, 0, 0, 0, 0] }]], dataBytes: 17_000_000 },
+      'gguf-limit-exceeded',
+    ],
+    [
       'string of 2^40 bytes',
       { kvs: [['a', { type: 'raw', id: 8, bytes: [0, 0, 0, 0, 0, 1, 0, 0] }]] },
-      'gguf-limit-exceeded',
+      'gguf-truncated',
     ],
     ['undefined value type', { kvs: [['a', { type: 'raw', id: 13 }]] }, 'gguf-invalid-value-type'],
     ['five dimensions', { tensors: [{ name: 'a', ne: [1, 1, 1, 1, 1], type: GGML.F32 }] }, 'gguf-too-many-dims'],

@@ -242,19 +242,25 @@ export class GgufHeaderParser {
   }
 
   private checkCount(count: number, cap: number, minBytes: number, what: string): void {
+    // The file's own end first: a claim it cannot hold is a truncated or damaged file, which llama.cpp refuses,
+    // whether or not the claim is also past this reader's cap.
+    const needed = Number.isFinite(count) ? count * minBytes : Number.POSITIVE_INFINITY;
+    if (needed > this.remaining()) {
+      if (Number.isFinite(needed)) {
+        this.needUntil = this.pos + needed;
+      }
+      this.stop(
+        'gguf-truncated',
+        `The header claims ${Number.isFinite(count) ? groupDigits(count) : 'more than 2^53'} ${what}, which need ` +
+          `${Number.isFinite(needed) ? `at least ${groupDigits(needed)}` : 'more than 2^53'} bytes, but only ` +
+          `${groupDigits(this.remaining())} remain in the file. llama.cpp refuses it: the file is truncated or damaged.`,
+      );
+    }
     if (!Number.isFinite(count) || count > cap) {
       this.stop(
         'gguf-limit-exceeded',
         `The header claims ${Number.isFinite(count) ? groupDigits(count) : 'more than 2^53'} ${what}, over this ` +
           `reader's cap of ${groupDigits(cap)} (far above any real file). The file is damaged or crafted; it was not read further.`,
-      );
-    }
-    if (count * minBytes > this.remaining()) {
-      this.needUntil = this.pos + count * minBytes;
-      this.stop(
-        'gguf-truncated',
-        `The header claims ${groupDigits(count)} ${what}, which need at least ${groupDigits(count * minBytes)} bytes, ` +
-          `but only ${groupDigits(this.remaining())} remain in the file. llama.cpp refuses it: the file is truncated or damaged.`,
       );
     }
   }
@@ -348,16 +354,24 @@ export class GgufHeaderParser {
 
   private stringLength(): number {
     const length = this.size();
+    // As in checkCount: past the file's end is the verdict llama.cpp gives, before this reader's cap.
+    if (!(length <= this.remaining())) {
+      if (!Number.isFinite(length)) {
+        this.stop(
+          'gguf-truncated',
+          `A string at offset ${groupDigits(this.pos - 8)} claims more than 2^53 bytes, but only ` +
+            `${groupDigits(this.remaining())} remain in the file. llama.cpp refuses it: the file is truncated or damaged.`,
+        );
+      }
+      this.needUntil = this.pos + length;
+      throw NEED_MORE;
+    }
     if (!Number.isFinite(length) || length > MAX_STRING_LENGTH) {
       this.stop(
         'gguf-limit-exceeded',
         `A string at offset ${groupDigits(this.pos - 8)} claims ${Number.isFinite(length) ? groupDigits(length) : 'more than 2^53'} ` +
           `bytes, over this reader's cap of ${groupDigits(MAX_STRING_LENGTH)}. The file is damaged or crafted; it was not read further.`,
       );
-    }
-    if (length > this.remaining()) {
-      this.needUntil = this.pos + length;
-      throw NEED_MORE;
     }
     return length;
   }
