@@ -28,6 +28,9 @@ interface Message {
   sessionId?: string;
 }
 
+/** `BENCH_BROWSER_OUTPUT=1` shows the browser's own output, e.g. V8's `--trace-opt` lines under bench-ab's --flags. */
+const BROWSER_OUTPUT = process.env.BENCH_BROWSER_OUTPUT === '1' ? 'inherit' : 'ignore';
+
 export class PlainBrowser {
   private nextId = 1;
   private readonly pending = new Map<
@@ -52,7 +55,7 @@ export class PlainBrowser {
     const child = spawn(
       executable,
       [...args, '--headless', '--remote-debugging-pipe', `--user-data-dir=${profileDir}`, 'about:blank'],
-      { stdio: ['ignore', 'ignore', 'ignore', 'pipe', 'pipe'] },
+      { stdio: ['ignore', BROWSER_OUTPUT, BROWSER_OUTPUT, 'pipe', 'pipe'] },
     );
     const browser = new PlainBrowser(child, child.stdio[3] as Writable, child.stdio[4] as Readable, profileDir);
     // The first answer also says the browser is up.

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createFileReader } from './file-reader';
-import { headerFile, patternBytes } from '../testing/fixture-dir';
+import { firstDifference, headerFile, patternBytes } from '../testing/fixture-dir';
 import { sourceErrorOf } from '../testing/test-server-setup';
 
 describe('createFileReader', () => {
@@ -36,6 +36,14 @@ describe('createFileReader', () => {
     const calls: Array<[number, number]> = [];
     await reader.read(20, 30, { onChunk: (chunk, soFar) => calls.push([chunk.length, soFar]) });
     expect(calls).toEqual([[30, 30]]);
+  });
+
+  it('with streamOnly, hands the bytes to onChunk and resolves to none', async () => {
+    const reader = createFileReader(new Blob([patternBytes(0, 100)]));
+    let seen: Uint8Array = new Uint8Array(0);
+    const bytes = await reader.read(20, 30, { streamOnly: true, onChunk: (chunk) => (seen = chunk) });
+    expect(bytes.length).toBe(0);
+    expect(firstDifference(seen, patternBytes(20, 30))).toBe(-1);
   });
 
   it('maps a file deleted after it was chosen to file-unreadable', async () => {

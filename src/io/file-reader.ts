@@ -75,7 +75,7 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
       throw unreadable(name, new Error(`expected ${end - offset} bytes, got ${bytes.length}`));
     }
     onChunk?.(bytes, bytes.length);
-    return bytes;
+    return options.streamOnly ? new Uint8Array(0) : bytes;
   }
 
   return {

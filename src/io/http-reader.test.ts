@@ -183,6 +183,22 @@ describe('createHttpReader: 206 reads', () => {
     expect(seen.at(-1)).toBe(200_000);
   });
 
+  it('with streamOnly, gives every byte to onChunk and keeps none', async () => {
+    const reader = createHttpReader(`${a}/slow/small.bin`);
+    const assembled = new Uint8Array(200_000);
+    let chunks = 0;
+    const bytes = await reader.read(50_000, 200_000, {
+      streamOnly: true,
+      onChunk: (chunk, soFar) => {
+        assembled.set(chunk, soFar - chunk.length);
+        chunks++;
+      },
+    });
+    expect(bytes.length).toBe(0);
+    expect(chunks).toBeGreaterThan(1);
+    expect(firstDifference(assembled, patternBytes(50_000, 200_000))).toBe(-1);
+  });
+
   it('follows a cross-origin redirect and exposes the final URL', async () => {
     const reader = createHttpReader(`${a}/redirect/small.bin`);
     expect(firstDifference(await reader.read(0, 100), patternBytes(0, 100))).toBe(-1);

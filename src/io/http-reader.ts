@@ -147,8 +147,11 @@ async function readRange(
   }
   const chunks: Uint8Array[] = [];
   let filled = 0;
+  const keep = !readOptions.streamOnly;
   const sink = (chunk: Uint8Array): void => {
-    chunks.push(chunk);
+    if (keep) {
+      chunks.push(chunk);
+    }
     filled += chunk.length;
     readOptions.onChunk?.(chunk, filled);
   };
@@ -215,7 +218,7 @@ async function readRange(
     retries++;
     await sleep(outcome.retryAfterMs ?? backoff(retries, session.retryBaseMs), session.options.signal, readSignal);
   }
-  return concatChunks(chunks, filled);
+  return keep ? concatChunks(chunks, filled) : new Uint8Array(0);
 }
 
 /**

@@ -27,6 +27,11 @@ export interface ReadOptions {
    * `receivedSoFar` counts every byte of this read so far, `chunk` included.
    */
   onChunk?: (chunk: Uint8Array, receivedSoFar: number) => void;
+  /**
+   * The bytes go to `onChunk` only and the read resolves to an empty array: a streaming parse that keeps its own
+   * state need not have the whole body held beside it and copied once more at the end (a 60 MB index, say).
+   */
+  streamOnly?: boolean;
 }
 
 export interface ByteReader {

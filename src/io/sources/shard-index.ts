@@ -81,6 +81,7 @@ export async function readRemoteIndex(
     // One byte past the limit lets the scanner say "too large" instead of "cut short".
     await reader.read(0, MAX_INDEX_BYTES + 1, {
       signal: stop.signal,
+      streamOnly: true,
       onChunk: (chunk, receivedSoFar) => {
         if (receivedSoFar === chunk.length) {
           markStep('index-first-bytes');

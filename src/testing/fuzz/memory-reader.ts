@@ -91,7 +91,7 @@ export function memoryReader(
         readOptions.onChunk(chunk, at + chunk.length);
       }
     }
-    return bytes;
+    return readOptions.streamOnly ? new Uint8Array(0) : bytes;
   }
 
   return {
