@@ -222,7 +222,7 @@ export class ColumnsBuilder {
  * Nothing transfers these buffers (the page gets its own copy of the columns, worker/transfer.ts), so a view's
  * slack only stays allocated as long as the header does.
  */
-function trimmed<T extends Uint8Array | Uint32Array | Float64Array>(array: T, used: number): T {
+export function trimmed<T extends Uint8Array | Uint32Array | Float64Array>(array: T, used: number): T {
   return (
     used * MAX_SLACK_DENOMINATOR >= array.length * (MAX_SLACK_DENOMINATOR - 1)
       ? array.subarray(0, used)

@@ -6,6 +6,7 @@
  * compares bytes only on a hash match. The hash is seeded per table so a crafted index cannot precompute names that
  * all land in one slot (which would turn every insert into a scan of the table).
  */
+import { trimmed } from '../parse/columns-builder';
 
 const INITIAL_SLOTS = 1024;
 
@@ -159,9 +160,13 @@ export class ByteStringInterner {
     return { hashes: this.hashes.subarray(0, this.count), slots: this.slots, seed: this.seed };
   }
 
-  /** Trimmed copies of the buffer and the count + 1 start offsets. */
+  /**
+   * The buffer's first `used` bytes and the count + 1 start offsets, as views when little of each is unused (the
+   * strings never change once interned: interning only appends), else trimmed copies. An interner sized from the
+   * input's length is mostly full, and copying its megabytes into fresh memory cost a remote 8.9 MB index ~15 ms.
+   */
   columns(): { bytes: Uint8Array; starts: Uint32Array } {
-    return { bytes: this.bytes.slice(0, this.used), starts: this.starts.slice(0, this.count + 1) };
+    return { bytes: trimmed(this.bytes, this.used), starts: trimmed(this.starts, this.count + 1) };
   }
 
   private append(src: Uint8Array, start: number, end: number, hash: number): number {
