@@ -3,7 +3,12 @@
  * using Node's global fetch. Browser-only behaviour (CORS) is emulated by a fetch wrapper over the real server.
  */
 import { describe, expect, it } from 'vitest';
-import { startTestServers, type TestServers } from '../testing/servers/range-server';
+import {
+  SLOW_CHUNK_BYTES,
+  SLOW_INTERVAL_MS,
+  startTestServers,
+  type TestServers,
+} from '../testing/servers/range-server';
 import { IGNORED_RANGE_SLACK_BYTES } from '../core/limits';
 import { createHttpReader, DEFAULT_FIRST_READ_BYTES, parseContentRange, type HttpReaderOptions } from './http-reader';
 import {
@@ -391,6 +396,16 @@ describe('createHttpReader: failures and retries', () => {
     expect(reader.stats().requests).toBe(1);
     const entry = await servers.log.waitFor((e) => e.closed);
     expect(entry.abortedEarly).toBe(true);
+  });
+
+  it('does not time out a body that keeps arriving, however long it takes in all', async () => {
+    // /slow sends a chunk every SLOW_INTERVAL_MS: the file's five take longer than the timeout, no gap as long.
+    const reader = createHttpReader(`${a}/slow/small.bin`, { ...FAST, timeoutMs: 3 * SLOW_INTERVAL_MS });
+    expect(SMALL_FILE_BYTES).toBeGreaterThan(4 * SLOW_CHUNK_BYTES);
+    const started = Date.now();
+    expect(firstDifference(await reader.read(0, SMALL_FILE_BYTES), patternBytes(0, SMALL_FILE_BYTES))).toBe(-1);
+    expect(Date.now() - started).toBeGreaterThan(3 * SLOW_INTERVAL_MS);
+    expect(reader.stats().requests).toBe(1);
   });
 
   it('maps an endless redirect chain to too-many-redirects', async () => {
