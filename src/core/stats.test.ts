@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { entry, parseBytes, parsedHeader, rawFile, verdictOf } from '../testing/parse-helpers';
-import { computeTotals } from './stats';
+import { computeTotals, dtypeSums } from './stats';
 
 describe('computeTotals', () => {
   it('counts a repeated tensor name once, as the reference loader keeps only its last entry', () => {
@@ -28,6 +28,26 @@ describe('computeTotals', () => {
       elements: 5,
       bytes: 11,
     });
+  });
+
+  it('takes the same table once, and still leaves out shadowed rows when asked later', () => {
+    const header = parsedHeader(
+      parseBytes(rawFile(`{"a":${entry('F32', [2], 0, 8)},"b":${entry('U8', [3], 8, 11)}}`, 11)),
+    );
+    const sums = dtypeSums(header.tensors);
+    expect(dtypeSums(header.tensors)).toBe(sums);
+    expect(computeTotals(header.tensors).bytes).toBe(11);
+    const withoutFirst = computeTotals(header.tensors, undefined, [0]);
+    expect(withoutFirst).toMatchObject({ tensors: 1, elements: 3, bytes: 3 });
+    expect(withoutFirst.byDtype).toEqual({ U8: { tensors: 1, elements: 3, bytes: 3 } });
+  });
+
+  it('groups rows of a dtype the app does not know by the name the header gave', () => {
+    const text = `{"a":${entry('F32', [2], 0, 8)},"b":${entry('Q9_X', [4], 8, 12)},"c":${entry('Q9_X', [1], 12, 13)}}`;
+    const header = parsedHeader(parseBytes(rawFile(text, 13)));
+    const totals = computeTotals(header.tensors, header.unknownDtypes, header.shadowedRows);
+    expect(totals).toMatchObject({ tensors: 3, bytes: 13 });
+    expect(totals.byDtype.Q9_X).toEqual({ tensors: 2, elements: 5, bytes: 5 });
   });
 });
 

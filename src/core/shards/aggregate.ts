@@ -7,14 +7,7 @@
  * with 500,000 problems still yields a short list. Tensor names are compared as UTF-8 bytes through hash tables;
  * no per-tensor objects are built, so 163 shards × thousands of tensors, or one 500k-entry index, stay cheap.
  */
-import {
-  DTYPE_BITS_BY_CODE,
-  DTYPE_NAMES,
-  SCALE_ONLY_DTYPES,
-  UNKNOWN_DTYPE_CODE,
-  dtypeName,
-  type Dtype,
-} from '../dtypes';
+import { DTYPE_BITS_BY_CODE, DTYPE_NAMES, SCALE_ONLY_DTYPES, dtypeName, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import { MAX_FINDINGS_PER_CODE, MAX_NAMES_IN_MESSAGE } from '../limits';
 import {
@@ -26,7 +19,7 @@ import {
   type ParsedHeader,
   type TensorColumns,
 } from '../model';
-import { tensorBytes } from '../table-query';
+import { dtypeSums, unknownDtypeTotals } from '../stats';
 import { foldFindingsPerCode } from './fold-findings';
 import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-format';
 import { indexEntryName, type ShardIndex } from './index-parser';
@@ -610,51 +603,27 @@ function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | nul
 
 function computeShardTotals(slots: readonly ShardSlot[], merged: Merged, index: ShardIndex | null): ShardTotals {
   const { columns, unknownDtypes } = merged;
-  const tensorsByCode = new Float64Array(256);
-  const elementsByCode = new Float64Array(256);
-  const bytesByCode = new Float64Array(256);
-  const unknown = new Map<string, DtypeTotal>();
-  let elements = 0;
-  // Locals and typed arrays, no call per row on the usual path: this runs once per load, mostly in V8's
-  // interpreter (docs/performance.md, "Loops that run once"). x - x === 0 exactly when x is finite.
-  const { dtype: codes, elements: elementColumn, begin, end } = columns;
-  const count = columns.count;
-  for (let row = 0; row < count; row++) {
-    const code = codes[row];
-    const value = elementColumn[row];
-    const rowElements = value - value === 0 ? value : 0;
-    // Offsets when the shard has them (safetensors), else shape × dtype (checkpoint shards have no data offsets).
-    const span = end[row] - begin[row];
-    const rowBytes = span - span === 0 && span >= 0 ? span : tensorBytes(columns, row);
-    const bytes = rowBytes - rowBytes === 0 && rowBytes > 0 ? rowBytes : 0;
-    elements += rowElements;
-    if (code === UNKNOWN_DTYPE_CODE || code >= DTYPE_NAMES.length) {
-      const key = unknownDtypes.get(row) ?? 'unknown';
-      const total = unknown.get(key) ?? { tensors: 0, elements: 0, bytes: 0 };
-      total.tensors++;
-      total.elements += rowElements;
-      total.bytes += bytes;
-      unknown.set(key, total);
-    } else {
-      tensorsByCode[code]++;
-      elementsByCode[code] += rowElements;
-      bytesByCode[code] += bytes;
-    }
-  }
+  // The result's totals take the same sums over the same table next (core/stats.ts keeps them).
+  const sums = dtypeSums(columns);
   const byDtype: Record<string, DtypeTotal> = {};
   let parameterElements = 0;
   for (let code = 0; code < DTYPE_NAMES.length; code++) {
     const name = dtypeName(code);
-    if (name && tensorsByCode[code] > 0) {
-      byDtype[name] = { tensors: tensorsByCode[code], elements: elementsByCode[code], bytes: bytesByCode[code] };
+    if (name && sums.tensorsByCode[code] > 0) {
+      byDtype[name] = {
+        tensors: sums.tensorsByCode[code],
+        elements: sums.elementsByCode[code],
+        bytes: sums.bytesByCode[code],
+      };
       if (!SCALE_ONLY_DTYPES.has(name) && DTYPE_BITS_BY_CODE[code] > 0) {
-        parameterElements += elementsByCode[code];
+        parameterElements += sums.elementsByCode[code];
       }
     }
   }
-  for (const [name, total] of unknown) {
+  for (const [name, total] of unknownDtypeTotals(columns, sums.unknownRows, unknownDtypes)) {
     byDtype[name] = total;
   }
+  const elements = sums.elements;
 
   let dataBytes = 0;
   let presentShards = 0;
