@@ -5,9 +5,10 @@
  * complete, the last shard header, the tail after it and each tail step (`lens:step:*`).
  *
  *   npm run build && npx vite build --outDir /tmp/dist-b   # the two builds
- *   npx tsx scripts/bench-ab.ts dist /tmp/dist-b [--rounds 7] [--http1] [--flags=--js-flags=--no-turbofan]
+ *   npx tsx scripts/bench-ab.ts dist /tmp/dist-b [--rounds 7] [--http1] [--threads] [--flags=--js-flags=--no-turbofan]
  *
- * `--flags=` passes Chromium flags for an experiment (docs/performance.md, "Background compiles in the tail").
+ * `--threads` adds each load's CPU per thread name (scripts/bench-thread-cpu.ts). `--flags=` passes Chromium flags
+ * for an experiment (docs/performance.md, "Background compiles in the tail").
  * Nothing is asserted; a difference is worth claiming only when a second run shows it too.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { launchBenchBrowser } from './bench-browsers';
 import { startPreview, waitForServer } from './bench-page';
 import { cpuTail, floorExpression, lastShardHeaderAt, openAndAwaitReport } from './bench-remote-loads';
 import { startBenchServer } from './bench-remote-servers';
+import { cpuByThreadName, threadTicks, type ThreadTicks } from './bench-thread-cpu';
 import type { Mark } from './bench-timeline';
 
 const INDEX = 'model.safetensors.index.json';
@@ -30,16 +32,20 @@ interface Options {
   rounds: number;
   protocol: 'h2' | 'http/1.1';
   flags: string[];
+  /** Also print each load's CPU per thread name, every process of the machine included (Linux). */
+  threads: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Options {
-  const options: Options = { dists: [], rounds: 5, protocol: 'h2', flags: [] };
+  const options: Options = { dists: [], rounds: 5, protocol: 'h2', flags: [], threads: false };
   for (let at = 0; at < argv.length; at++) {
     const arg = argv[at];
     if (arg === '--rounds') {
       options.rounds = Number(argv[++at]);
     } else if (arg === '--http1') {
       options.protocol = 'http/1.1';
+    } else if (arg === '--threads') {
+      options.threads = true;
     } else if (arg.startsWith('--flags=')) {
       options.flags.push(arg.slice('--flags='.length));
     } else {
@@ -47,7 +53,9 @@ function parseArgs(argv: readonly string[]): Options {
     }
   }
   if (options.dists.length === 0 || !(options.rounds > 0)) {
-    throw new Error('usage: bench-ab.ts <dist> [<dist> …] [--rounds N] [--http1] [--flags=<chromium flag>]');
+    throw new Error(
+      'usage: bench-ab.ts <dist> [<dist> …] [--rounds N] [--http1] [--threads] [--flags=<chromium flag>]',
+    );
   }
   for (const dist of options.dists) {
     if (!existsSync(path.join(dist, 'index.html'))) {
@@ -106,6 +114,22 @@ function addLoad(figures: Figures, label: string, marks: readonly Mark[]): void 
   }
 }
 
+/**
+ * CPU per thread name between two snapshots (null: not asked), as `· cpu <name>` figures and their sum. An app load's window
+ * also holds the 500 ms wait before the paste and the report's paint; the floor's is its fetches alone.
+ */
+function addThreadCpu(figures: Figures, label: string, before: ThreadTicks | null, after: ThreadTicks | null): void {
+  if (before === null || after === null) {
+    return;
+  }
+  let all = 0;
+  for (const [name, ms] of cpuByThreadName(before, after)) {
+    figures.add(label, `· cpu ${name}`, ms);
+    all += ms;
+  }
+  figures.add(label, 'cpu, every thread of the machine', all);
+}
+
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
   const root = mkdtempSync(path.join(os.tmpdir(), 'st-lens-bench-ab-'));
@@ -123,19 +147,25 @@ async function main(): Promise<void> {
     const figures = new Figures();
     for (let round = 0; round < options.rounds; round++) {
       const floorPage = await browser.open(`http://127.0.0.1:${FIRST_PORT}/`);
+      const floorTicks = options.threads ? threadTicks() : null;
       figures.add('floor', 'paste → complete', await floorPage.evaluate<number>(floorExpression(base + INDEX, shards)));
+      addThreadCpu(figures, 'floor', floorTicks, options.threads ? threadTicks() : null);
       await floorPage.close();
       // Each round reverses the order, so no build always runs first after the floor.
       const order = options.dists.map((_, at) => at);
       for (const at of round % 2 === 0 ? order : order.reverse()) {
         const page = await browser.open(`http://127.0.0.1:${FIRST_PORT + at}/`);
+        const ticks = options.threads ? threadTicks() : null;
         const outcome = await page.evaluate<{ ms: number } | { error: string }>(openAndAwaitReport(base + INDEX));
+        // Before the page closes: its renderer's threads go with it.
+        const ticksAfter = options.threads ? threadTicks() : null;
         const marks = await page.marks();
         await page.close();
         if ('error' in outcome) {
           throw new Error(`${options.dists[at]} failed to load the set: ${outcome.error}`);
         }
         addLoad(figures, options.dists[at], marks);
+        addThreadCpu(figures, options.dists[at], ticks, ticksAfter);
       }
     }
     figures.print();
