@@ -1,8 +1,9 @@
 /**
  * A/B of app builds on the DeepSeek-V3 shard set (scripts/bench-deepseek-shards.ts), the way bench-remote.ts times
  * the app (plain DevTools pipe, a fresh context per load, the same server 50 ms away), with the builds alternated
- * load by load and a floor load every round, so every build meets the same moments of a shared machine. Prints, per build, the medians of paste →
- * complete, the last shard header, the tail after it and each tail step (`lens:step:*`).
+ * load by load and a floor load every round, so every build meets the same moments of a shared machine. Prints, per
+ * build, the medians of paste → complete, the last shard header, the tail after it and each tail step
+ * (`lens:step:*`).
  *
  *   npm run build && npx vite build --outDir /tmp/dist-b   # the two builds
  *   npx tsx scripts/bench-ab.ts dist /tmp/dist-b [--rounds 7] [--http1] [--threads] [--flags=--js-flags=--no-turbofan]
@@ -115,8 +116,8 @@ function addLoad(figures: Figures, label: string, marks: readonly Mark[]): void 
 }
 
 /**
- * CPU per thread name between two snapshots (null: not asked), as `· cpu <name>` figures and their sum. An app load's window
- * also holds the 500 ms wait before the paste and the report's paint; the floor's is its fetches alone.
+ * CPU per thread name between two snapshots (null: not asked), as `· cpu <name>` figures and their sum. An app
+ * load's window also holds the 500 ms wait before the paste and the report's paint; the floor's is its fetches alone.
  */
 function addThreadCpu(figures: Figures, label: string, before: ThreadTicks | null, after: ThreadTicks | null): void {
   if (before === null || after === null) {
@@ -148,7 +149,8 @@ async function main(): Promise<void> {
     for (let round = 0; round < options.rounds; round++) {
       const floorPage = await browser.open(`http://127.0.0.1:${FIRST_PORT}/`);
       const floorTicks = options.threads ? threadTicks() : null;
-      figures.add('floor', 'paste → complete', await floorPage.evaluate<number>(floorExpression(base + INDEX, shards)));
+      const floorMs = await floorPage.evaluate<number>(floorExpression(base + INDEX, shards));
+      figures.add('floor', 'paste → complete', floorMs);
       addThreadCpu(figures, 'floor', floorTicks, options.threads ? threadTicks() : null);
       await floorPage.close();
       // Each round reverses the order, so no build always runs first after the floor.

@@ -51,22 +51,28 @@ export interface DtypeSums {
  */
 const sumsOfColumns = new WeakMap<TensorColumns, DtypeSums>();
 
-/** A finite, non-negative row byte count, else 0; offsets when the row has them, else shape × dtype. */
-export function rowBytesOf(columns: TensorColumns, row: number): number {
-  const span = columns.end[row] - columns.begin[row];
-  const bytes = span - span === 0 && span >= 0 ? span : tensorBytes(columns, row);
+/** A row's bytes as tensorBytes gives them (offsets, else shape × dtype), or 0 when not finite or not positive. */
+function rowBytesOf(columns: TensorColumns, row: number): number {
+  const bytes = tensorBytes(columns, row);
   return bytes - bytes === 0 && bytes > 0 ? bytes : 0;
 }
 
 export function dtypeSums(columns: TensorColumns): DtypeSums {
-  const cached = sumsOfColumns.get(columns);
-  if (cached) {
-    return cached;
+  let sums = sumsOfColumns.get(columns);
+  if (sums === undefined) {
+    sums = sumRows(columns, null);
+    sumsOfColumns.set(columns, sums);
   }
+  return sums;
+}
+
+/** The pass itself, over the rows `skip` does not mark (null: every row). */
+function sumRows(columns: TensorColumns, skip: Uint8Array | null): DtypeSums {
   const tensorsByCode = new Float64Array(256);
   const elementsByCode = new Float64Array(256);
   const bytesByCode = new Float64Array(256);
   const unknownRows: number[] = [];
+  let tensors = 0;
   let elements = 0;
   let bytes = 0;
   // Locals and typed arrays, no call per row on the usual path: this runs once per load, mostly in V8's
@@ -75,6 +81,10 @@ export function dtypeSums(columns: TensorColumns): DtypeSums {
   const known = DTYPE_NAMES.length;
   const count = columns.count;
   for (let row = 0; row < count; row++) {
+    if (skip !== null && skip[row] === 1) {
+      continue;
+    }
+    tensors++;
     const code = codes[row];
     const value = elementColumn[row];
     const rowElements = value - value === 0 ? value : 0;
@@ -90,9 +100,7 @@ export function dtypeSums(columns: TensorColumns): DtypeSums {
       bytesByCode[code] += rowBytes;
     }
   }
-  const sums = { tensors: count, tensorsByCode, elementsByCode, bytesByCode, unknownRows, elements, bytes };
-  sumsOfColumns.set(columns, sums);
-  return sums;
+  return { tensors, tensorsByCode, elementsByCode, bytesByCode, unknownRows, elements, bytes };
 }
 
 /** The unknown rows' totals, grouped by the names `unknownDtypes` gives them ('unknown' where it has none). */
@@ -124,7 +132,7 @@ export function computeTotals(
   shadowedRows?: ArrayLike<number>,
 ): HeaderTotals {
   const skip = shadowedMask(columns.count, shadowedRows);
-  const sums = skip === null ? dtypeSums(columns) : sumsWithout(columns, skip);
+  const sums = skip === null ? dtypeSums(columns) : sumRows(columns, skip);
   const byDtype: Record<string, DtypeTotals> = {};
   DTYPE_NAMES.forEach((name, code) => {
     if (sums.tensorsByCode[code] > 0) {
@@ -139,37 +147,4 @@ export function computeTotals(
     Object.defineProperty(byDtype, name, { value: totals, enumerable: true, writable: true, configurable: true });
   }
   return { tensors: sums.tensors, elements: sums.elements, bytes: sums.bytes, byDtype };
-}
-
-/** dtypeSums over the rows `skip` does not mark (a header whose repeated names shadow earlier rows: rare). */
-function sumsWithout(columns: TensorColumns, skip: Uint8Array): DtypeSums {
-  const sums: DtypeSums = {
-    tensors: 0,
-    tensorsByCode: new Float64Array(256),
-    elementsByCode: new Float64Array(256),
-    bytesByCode: new Float64Array(256),
-    unknownRows: [],
-    elements: 0,
-    bytes: 0,
-  };
-  for (let row = 0; row < columns.count; row++) {
-    if (skip[row] === 1) {
-      continue;
-    }
-    const code = columns.dtype[row];
-    const value = columns.elements[row];
-    const rowElements = value - value === 0 ? value : 0;
-    const rowBytes = rowBytesOf(columns, row);
-    sums.tensors++;
-    sums.elements += rowElements;
-    sums.bytes += rowBytes;
-    if (code >= DTYPE_NAMES.length) {
-      sums.unknownRows.push(row);
-    } else {
-      sums.tensorsByCode[code]++;
-      sums.elementsByCode[code] += rowElements;
-      sums.bytesByCode[code] += rowBytes;
-    }
-  }
-  return sums;
 }
