@@ -42,6 +42,8 @@ export interface DtypeSums {
   unknownRows: number[];
   elements: number;
   bytes: number;
+  /** Rows without valid data offsets, whose bytes come from shape × dtype instead of the span. */
+  rowsWithoutSpan: number;
 }
 
 /**
@@ -75,6 +77,7 @@ function sumRows(columns: TensorColumns, skip: Uint8Array | null): DtypeSums {
   let tensors = 0;
   let elements = 0;
   let bytes = 0;
+  let rowsWithoutSpan = 0;
   // Locals and typed arrays, no call per row on the usual path: this runs once per load, mostly in V8's
   // interpreter (docs/performance.md, "Loops that run once"). x - x === 0 exactly when x is finite.
   const { dtype: codes, elements: elementColumn, begin, end } = columns;
@@ -89,7 +92,11 @@ function sumRows(columns: TensorColumns, skip: Uint8Array | null): DtypeSums {
     const value = elementColumn[row];
     const rowElements = value - value === 0 ? value : 0;
     const span = end[row] - begin[row];
-    const rowBytes = span - span === 0 && span >= 0 ? span : rowBytesOf(columns, row);
+    let rowBytes = span;
+    if (!(span - span === 0 && span >= 0)) {
+      rowBytes = rowBytesOf(columns, row);
+      rowsWithoutSpan++;
+    }
     elements += rowElements;
     bytes += rowBytes;
     if (code >= known) {
@@ -100,7 +107,7 @@ function sumRows(columns: TensorColumns, skip: Uint8Array | null): DtypeSums {
       bytesByCode[code] += rowBytes;
     }
   }
-  return { tensors, tensorsByCode, elementsByCode, bytesByCode, unknownRows, elements, bytes };
+  return { tensors, tensorsByCode, elementsByCode, bytesByCode, unknownRows, elements, bytes, rowsWithoutSpan };
 }
 
 /** The unknown rows' totals, grouped by the names `unknownDtypes` gives them ('unknown' where it has none). */

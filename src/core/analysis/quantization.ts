@@ -3,7 +3,7 @@
  * every family the same way — logical (unpacked) parameters, stored elements, bits per weight including every
  * sidecar tensor, quantized vs high-precision layers — and checks the verdict against config.json when supplied.
  */
-import { DTYPE_BITS, DTYPES, SCALE_ONLY_DTYPES, type Dtype } from '../dtypes';
+import { DTYPE_BITS, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
 import { formatCount, plural } from '../number-format';
 import type { Finding } from '../model';
@@ -12,14 +12,14 @@ import { isAdapterIndex } from './lora-markers';
 import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/config-hint';
 import { QUANT_DETECTORS } from './quant/quant-detectors';
 import type { ModuleList } from './quant/module-list';
-import { isHighPrecisionFloat, PER_CHANNEL_GROUP, type QuantDetection } from './quant/quant-types';
+import { PER_CHANNEL_GROUP, type QuantDetection } from './quant/quant-types';
 import { FAMILY_LABEL, PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
+import { measureRows, type ModuleWeights, type UnclaimedRows } from './quant/precision-pass';
 
 export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 import type { DtypeShare, LayerList, OtherFamily, PrecisionSummary, QuantizationSection } from './report-sections';
-import { storedBytes, tensorIndex, type TensorIndex } from './tensor-index';
+import { tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './analysis-types';
-import { shadowedMask } from '../stats';
 
 function quantTensorBytesWanted(index: TensorIndex): number[] {
   const rows: number[] = [];
@@ -64,14 +64,19 @@ export function analyzeQuantization(input: AnalysisInput): {
   const totalsOf = new Map<QuantDetection, DetectionTotals>();
   // Per row: the logical parameters of the quantized weight stored there (a typed column, not a Map: measureRows
   // reads it for every row).
-  const weightLogical = new Float64Array(index.count);
-  const isWeight = new Uint8Array(index.count);
+  const weights: ModuleWeights = {
+    weightLogical: new Float64Array(index.count),
+    isWeight: new Uint8Array(index.count),
+    logicalByCode: new Float64Array(256),
+  };
+  const claimedElementsByCode = new Float64Array(256);
   const columns = index.header.tensors;
   const finite = (row: number): number => (Number.isFinite(columns.elements[row]) ? columns.elements[row] : 0);
   const claim = (row: number): void => {
     if (claimed[row] === 0) {
       claimed[row] = 1;
       claimedByCode[columns.dtype[row]]++;
+      claimedElementsByCode[columns.dtype[row]] += finite(row);
     }
   };
   let modulesLogical = 0;
@@ -88,7 +93,12 @@ export function analyzeQuantization(input: AnalysisInput): {
       continue;
     }
     const { modules } = detection;
-    const { totals, bytes } = claimModuleRows(modules, index, context, { weightLogical, isWeight });
+    const { totals, bytes } = claimModuleRows(
+      modules,
+      index,
+      { claimed, claimedByCode, claimedElementsByCode },
+      weights,
+    );
     quantBytes += bytes;
     for (let m = 0; m < modules.length && quantizedNames.length < MAX_LAYER_NAMES; m++) {
       quantizedNames.push(modules.name(m));
@@ -114,7 +124,7 @@ export function analyzeQuantization(input: AnalysisInput): {
   );
 
   const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, precision, unclaimed } =
-    measureRows(index, claimed, aux, { weightLogical, isWeight }, modulesLogical);
+    measureRows(index, { claimed, aux, claimedByCode, claimedElementsByCode }, weights, modulesLogical);
   const quantLogical = modulesLogical;
   const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
   const paramsBasis = describeParamsBasis(detections, totalsOf, unclaimed);
@@ -206,12 +216,6 @@ function layerList(names: string[], count = names.length): LayerList {
 }
 
 /**
- * One pass over every row: stored elements and bytes, the logical parameter count (added row by row to the
- * quantized modules' `logicalParams`), the high-precision matrices (only the first MAX_LAYER_NAMES names are
- * made; the count stays exact) and the per-dtype precision summary. Rows reach their dtype's accumulators through
- * the dtype code (or the spelling, for codes outside the spec), and the `bias` test is per name shape.
- */
-/**
  * The only pass over a detection's modules (~45,000 on DeepSeek-V3): claims their rows, and sums their bytes and
  * what they hold. It runs once per load, mostly in V8's interpreter, so it reads typed columns with no call per row,
  * and it is a function of its own: V8 compiles a loop sooner the smaller the function around it
@@ -220,11 +224,11 @@ function layerList(names: string[], count = names.length): LayerList {
 function claimModuleRows(
   modules: ModuleList,
   index: TensorIndex,
-  context: { claimed: Uint8Array; claimedByCode: Uint32Array },
-  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
+  context: { claimed: Uint8Array; claimedByCode: Uint32Array; claimedElementsByCode: Float64Array },
+  weights: ModuleWeights,
 ): { totals: DetectionTotals; bytes: number } {
-  const { claimed, claimedByCode } = context;
-  const { weightLogical, isWeight } = weights;
+  const { claimed, claimedByCode, claimedElementsByCode } = context;
+  const { weightLogical, isWeight, logicalByCode } = weights;
   const { weightRows, logical, rowStart, rowList } = modules.columns();
   const { begin, end, elements, dtype: codes } = index.header.tensors;
   let bytes = 0;
@@ -241,6 +245,8 @@ function claimModuleRows(
       if (claimed[row] === 0) {
         claimed[row] = 1;
         claimedByCode[codes[row]]++;
+        const value = elements[row];
+        claimedElementsByCode[codes[row]] += value - value === 0 ? value : 0;
       }
       // x - x === 0 exactly when x is finite: Number.isFinite without the call.
       const span = end[row] - begin[row];
@@ -252,6 +258,8 @@ function claimModuleRows(
       }
     }
     const params = logical[m];
+    // A weight two detections both name keeps the last one's count, as weightLogical does.
+    logicalByCode[codes[weightRow]] += params - (isWeight[weightRow] === 1 ? weightLogical[weightRow] : 0);
     weightLogical[weightRow] = params;
     isWeight[weightRow] = 1;
     logicalSum += params;
@@ -259,180 +267,6 @@ function claimModuleRows(
     stored += weightElements - weightElements === 0 ? weightElements : 0;
   }
   return { totals: { logical: logicalSum, stored, sidecarTensors, sidecarElements }, bytes };
-}
-
-/** The precision pass' sums per dtype, in order of first appearance. */
-class DtypeSlots {
-  readonly dtypes: string[] = [];
-  readonly tensors: number[] = [];
-  readonly elementSums: number[] = [];
-  readonly byteSums: number[] = [];
-  readonly params: number[] = [];
-  readonly scaleOnly: boolean[] = [];
-  readonly highFloat: boolean[] = [];
-  /** Slot per spec dtype code, -1 until seen. */
-  readonly byCode = new Int32Array(256).fill(-1);
-  private readonly byText = new Map<string, number>();
-
-  /** The slot of `row`'s dtype, opened on its first row. */
-  slotOf(index: TensorIndex, row: number, code: number): number {
-    const dtype = index.dtype(row);
-    let slot = this.byText.get(dtype) ?? -1;
-    if (slot < 0) {
-      slot = this.dtypes.length;
-      this.dtypes.push(dtype);
-      this.tensors.push(0);
-      this.elementSums.push(0);
-      this.byteSums.push(0);
-      this.params.push(0);
-      this.scaleOnly.push(SCALE_ONLY_DTYPES.has(dtype as Dtype));
-      this.highFloat.push(isHighPrecisionFloat(dtype));
-      this.byText.set(dtype, slot);
-    }
-    if (code < DTYPES.length) {
-      this.byCode[code] = slot;
-    }
-    return slot;
-  }
-}
-
-/**
- * Every row's stored elements and bytes per dtype, the parameters, the unclaimed rows and the high-precision
- * matrices. It runs once per load, mostly in V8's interpreter, so it reads typed columns and locals, and it is a
- * function of its own: V8 compiles a loop sooner the smaller the function around it (docs/performance.md, "Loops
- * that run once").
- */
-function sumPrecisionRows(
-  index: TensorIndex,
-  rows: { claimed: Uint8Array; aux: Uint8Array; isBias: Uint8Array },
-  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
-  slots: DtypeSlots,
-  modulesLogical: number,
-) {
-  const { claimed, aux, isBias } = rows;
-  const { weightLogical, isWeight } = weights;
-  const { tensors, elementSums, byteSums, params, scaleOnly, highFloat, byCode } = slots;
-  const columns = index.header.tensors;
-  const { elements: elementColumn, begin, end, shapeStarts, dtype: codes } = columns;
-  const { rowShape } = index.shapes();
-  const known = DTYPES.length;
-  let storedElements = 0;
-  let allBytes = 0;
-  let logicalParams = modulesLogical;
-  const highPrecision: string[] = [];
-  let highPrecisionCount = 0;
-  const unclaimed: UnclaimedRows = { scaleOnly: 0, scaleOnlyElements: 0, rest: 0, restElements: 0 };
-  // A repeated name counts once, as the reference keeps only its last entry.
-  const shadowed = shadowedMask(columns.count, index.header.shadowedRows);
-  const count = index.count;
-  for (let row = 0; row < count; row++) {
-    if (shadowed !== null && shadowed[row] === 1) {
-      if (!claimed[row]) {
-        countUnclaimed(unclaimed, SCALE_ONLY_DTYPES.has(index.dtype(row) as Dtype), elementColumn[row]);
-      }
-      continue;
-    }
-    const code = codes[row];
-    let slot = code < known ? byCode[code] : -1;
-    if (slot < 0) {
-      slot = slots.slotOf(index, row, code);
-    }
-    const stored = elementColumn[row];
-    // x - x === 0 exactly when x is finite.
-    const finite = stored - stored === 0;
-    const elements = finite ? stored : 0;
-    const span = end[row] - begin[row];
-    const bytes = span - span === 0 && span >= 0 ? span : storedBytes(columns, row);
-    if (!claimed[row]) {
-      countUnclaimed(unclaimed, scaleOnly[slot], elements);
-    }
-    if (finite) {
-      storedElements += stored;
-      if (!claimed[row] && !scaleOnly[slot]) {
-        logicalParams += stored;
-      }
-    }
-    allBytes += bytes;
-    if (
-      !claimed[row] &&
-      highFloat[slot] &&
-      shapeStarts[row + 1] - shapeStarts[row] >= 2 &&
-      isBias[rowShape[row]] === 0
-    ) {
-      if (highPrecisionCount < MAX_LAYER_NAMES) {
-        const name = index.names[row];
-        highPrecision.push(name.endsWith('.weight') ? name.slice(0, -'.weight'.length) : name);
-      }
-      highPrecisionCount++;
-    }
-    tensors[slot]++;
-    elementSums[slot] += elements;
-    byteSums[slot] += bytes;
-    // Parameters: the logical count of quantized weights, plus every unclaimed tensor; sidecars carry none.
-    params[slot] +=
-      isWeight[row] === 1 ? weightLogical[row] : !claimed[row] && !aux[row] && !scaleOnly[slot] ? elements : 0;
-  }
-  return { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, unclaimed };
-}
-
-function measureRows(
-  index: TensorIndex,
-  claimed: Uint8Array,
-  aux: Uint8Array,
-  weights: { weightLogical: Float64Array; isWeight: Uint8Array },
-  modulesLogical: number,
-): {
-  storedElements: number;
-  allBytes: number;
-  logicalParams: number;
-  highPrecision: string[];
-  highPrecisionCount: number;
-  precision: PrecisionSummary;
-  unclaimed: UnclaimedRows;
-} {
-  const shapes = index.shapes();
-  const isBias = new Uint8Array(shapes.count);
-  for (let s = 0; s < shapes.count; s++) {
-    isBias[s] = /bias$/i.test(shapes.text[s]) ? 1 : 0;
-  }
-  const slots = new DtypeSlots();
-  const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, unclaimed } = sumPrecisionRows(
-    index,
-    { claimed, aux, isBias },
-    weights,
-    slots,
-    modulesLogical,
-  );
-  const { dtypes, tensors, elementSums, byteSums, params } = slots;
-  // Dtypes in order of first appearance, then by bytes (a stable sort keeps that order among equals).
-  const entries: DtypeShare[] = dtypes.map((dtype, slot) => ({
-    dtype,
-    tensors: tensors[slot],
-    elements: elementSums[slot],
-    bytes: byteSums[slot],
-    share: 0,
-  }));
-  const list = [...entries].sort((a, b) => b.bytes - a.bytes);
-  for (const entry of list) {
-    entry.share = storedElements > 0 ? entry.elements / storedElements : 0;
-  }
-  let dominant: string | null = null;
-  let most = 0;
-  for (let slot = 0; slot < dtypes.length; slot++) {
-    if (params[slot] > most) {
-      dominant = dtypes[slot];
-      most = params[slot];
-    }
-  }
-  return {
-    storedElements,
-    allBytes,
-    logicalParams,
-    highPrecision,
-    highPrecisionCount,
-    precision: { byDtype: list, dominant },
-    unclaimed,
-  };
 }
 
 /** What one detection's modules add up to, summed in the pass that claims their rows. */
@@ -444,25 +278,6 @@ interface DetectionTotals {
   /** Its scales, zeros, maps and configs (and file-level aux rows), which carry no parameters. */
   sidecarTensors: number;
   sidecarElements: number;
-}
-
-/** Rows no detector claimed: scale-only dtypes (sidecars of no known family) and the rest, counted as stored. */
-interface UnclaimedRows {
-  scaleOnly: number;
-  scaleOnlyElements: number;
-  rest: number;
-  restElements: number;
-}
-
-function countUnclaimed(counts: UnclaimedRows, scaleOnly: boolean, elements: number): void {
-  const finite = Number.isFinite(elements) ? elements : 0;
-  if (scaleOnly) {
-    counts.scaleOnly++;
-    counts.scaleOnlyElements += finite;
-  } else {
-    counts.rest++;
-    counts.restElements += finite;
-  }
 }
 
 function plainSummary(precision: PrecisionSummary): string {
