@@ -69,6 +69,9 @@ export async function loadShardSet(
     if (outcome.entryOf !== undefined) {
       input.entryOf = outcome.entryOf;
     }
+    if (outcome.indexShard !== undefined) {
+      input.indexShard = outcome.indexShard;
+    }
     return input;
   });
   const model = aggregateShards({

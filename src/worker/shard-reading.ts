@@ -12,7 +12,7 @@ import { loadHeader } from '../core/load-header';
 import { allTensorNames, columnsByteLength, leadingRows, type ColumnExtent, type ParsedHeader } from '../core/model';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { ShardIndex } from '../core/shards/index-parser';
-import { indexEntriesOf } from '../core/shards/row-names';
+import { indexEntriesOf, singleIndexShard } from '../core/shards/row-names';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -35,6 +35,8 @@ export interface ShardOutcome {
   shapes?: ParsedShapes;
   /** Each row's entry in the set's index (core/shards/row-names.ts), looked up once the index and header are in. */
   entryOf?: Int32Array;
+  /** The index shard all of `entryOf` belongs to, or -1 (row-names.ts singleIndexShard). */
+  indexShard?: number;
 }
 
 export interface ShardReading {
@@ -325,6 +327,7 @@ function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
   outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
   if (index !== null) {
     outcome.entryOf ??= indexEntriesOf(index, outcome.header.tensors);
+    outcome.indexShard ??= singleIndexShard(index, outcome.entryOf);
   }
 }
 

@@ -14,7 +14,7 @@ import {
 } from '../../testing/build-sharded';
 import { aggregateShards, shardsReport, type ShardedModel } from './aggregate';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { indexEntriesOf } from './row-names';
+import { indexEntriesOf, singleIndexShard } from './row-names';
 
 const INDEX_FILE = 'model.safetensors.index.json';
 
@@ -38,6 +38,14 @@ function aggregateBuilt(options: ShardedBuildOptions): {
   // the same model, findings included.
   const looked = shards.map((shard) => ({ ...shard, entryOf: indexEntriesOf(index, shard.header.tensors) }));
   expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: looked })).toEqual(model);
+  // With each shard's own index shard taken too (and its names distinct, as each of these headers' are), a set whose
+  // every shard holds exactly its entries skips the name checks: the same model again, and the same findings for
+  // every defect, which each leave some shard without a single index shard or with another count.
+  const distinct = looked.map((shard) => ({ ...shard, header: { ...shard.header, namesDistinct: true as const } }));
+  const taken = distinct.map((shard) => ({ ...shard, indexShard: singleIndexShard(index, shard.entryOf) }));
+  expect(aggregateShards({ index, indexFile: INDEX_FILE, shards: taken })).toEqual(
+    aggregateShards({ index, indexFile: INDEX_FILE, shards: distinct }),
+  );
   return { model, built };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsedHeaderFromSpecs } from '../../testing/build-sharded';
 import { parseShardIndex, type ShardIndex } from './index-parser';
-import { indexEntriesOf, rowNames } from './row-names';
+import { indexEntriesOf, rowNames, singleIndexShard } from './row-names';
 
 function index(weightMap: Record<string, string>): ShardIndex {
   const result = parseShardIndex(new TextEncoder().encode(JSON.stringify({ weight_map: weightMap })));
@@ -52,5 +52,26 @@ describe('rowNames', () => {
     });
     expect(rowNames(columns(['a', 'b']), null).repeated).toBe(false);
     expect(rowNames(columns(['a', 'b']), index({ a: 's1', b: 's1' })).repeated).toBe(false);
+  });
+});
+
+describe('singleIndexShard', () => {
+  const set = index({ a: 's1', b: 's1', c: 's2', d: 's2' });
+  const shardOf = (names: string[]) => singleIndexShard(set, indexEntriesOf(set, columns(names)));
+
+  it("gives the index shard of a header whose every name is that shard's", () => {
+    expect(set.shardFiles).toEqual(['s1', 's2']);
+    expect(shardOf(['b', 'a'])).toBe(0);
+    expect(shardOf(['c'])).toBe(1);
+    // A subset or a repeat still has one shard: the merge compares the count and the header's distinct names.
+    expect(shardOf(['d', 'd'])).toBe(1);
+  });
+
+  it('gives -1 for names of two shards, a name the index lacks, or no names', () => {
+    expect(shardOf(['a', 'c'])).toBe(-1);
+    expect(shardOf(['c', 'a'])).toBe(-1);
+    expect(shardOf(['a', 'x'])).toBe(-1);
+    expect(shardOf(['x', 'a'])).toBe(-1);
+    expect(shardOf([])).toBe(-1);
   });
 });

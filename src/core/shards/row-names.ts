@@ -54,6 +54,26 @@ export function indexEntriesOf(index: ShardIndex, columns: TensorColumns): Int32
   return entryOf;
 }
 
+/**
+ * The index shard every row's entry belongs to, or -1 when some row is not indexed or rows belong to different
+ * shards. Taken as each header arrives: with the header's distinct names and its row count it tells the merge that
+ * this shard holds exactly the index's entries for that shard, so nothing about its names needs a look there.
+ */
+export function singleIndexShard(index: ShardIndex, entryOf: Int32Array): number {
+  if (entryOf.length === 0) {
+    return -1;
+  }
+  const { shardOf } = index;
+  const first = entryOf[0] < 0 ? -1 : shardOf[entryOf[0]];
+  for (let row = 0; row < entryOf.length && first >= 0; row++) {
+    const entry = entryOf[row];
+    if (entry < 0 || shardOf[entry] !== first) {
+      return -1;
+    }
+  }
+  return first;
+}
+
 /** `entryOf`: indexEntriesOf(index, columns), when already known. */
 export function rowNames(columns: TensorColumns, index: ShardIndex | null, entryOf?: Int32Array): RowNames {
   const { nameBytes, nameStarts, count } = columns;
