@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { entry, parseBytes, parsedHeader, rawFile, verdictOf } from '../testing/parse-helpers';
-import { computeTotals, dtypeSums } from './stats';
+import { computeTotals, dtypeSums, joinDtypeSums } from './stats';
 
 describe('computeTotals', () => {
   it('counts a repeated tensor name once, as the reference loader keeps only its last entry', () => {
@@ -48,6 +48,29 @@ describe('computeTotals', () => {
     const totals = computeTotals(header.tensors, header.unknownDtypes, header.shadowedRows);
     expect(totals).toMatchObject({ tensors: 3, bytes: 13 });
     expect(totals.byDtype.Q9_X).toEqual({ tensors: 2, elements: 5, bytes: 5 });
+  });
+});
+
+describe('joinDtypeSums', () => {
+  const columnsOf = (text: string, dataBytes: number) => parsedHeader(parseBytes(rawFile(text, dataBytes))).tensors;
+  const first = `{"a":${entry('F32', [2], 0, 8)},"b":${entry('Q9_X', [4], 8, 12)}}`;
+  const second = `{"c":${entry('U8', [3], 0, 3)},"d":${entry('Q9_X', [1], 3, 4)},"e":${entry('BF16', [2, 2], 4, 12)}}`;
+  const whole = `{"a":${entry('F32', [2], 0, 8)},"b":${entry('Q9_X', [4], 8, 12)},"c":${entry('U8', [3], 12, 15)},"d":${entry('Q9_X', [1], 15, 16)},"e":${entry('BF16', [2, 2], 16, 24)}}`;
+
+  it("adds up the parts' sums into the joined table's, unknown rows moved to where their part starts", () => {
+    const joined = columnsOf(whole, 24);
+    const sums = joinDtypeSums(joined, [columnsOf(first, 12), columnsOf(second, 12)]);
+    // The same as one pass over the same rows (a table parsed again, so not the kept sums).
+    expect(sums).toEqual(dtypeSums(columnsOf(whole, 24)));
+    expect(sums.unknownRows).toEqual([1, 3]);
+    expect(sums).toMatchObject({ tensors: 5, elements: 14, bytes: 24 });
+    expect(dtypeSums(joined)).toBe(sums);
+  });
+
+  it('sums the joined table itself when the parts do not make it up', () => {
+    const joined = columnsOf(whole, 24);
+    const sums = joinDtypeSums(joined, [columnsOf(first, 12)]);
+    expect(sums).toEqual(dtypeSums(columnsOf(whole, 24)));
   });
 });
 

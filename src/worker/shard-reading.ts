@@ -13,6 +13,7 @@ import { allTensorNames, columnsByteLength, leadingRows, type ColumnExtent, type
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { ShardIndex } from '../core/shards/index-parser';
 import { indexEntriesOf, singleIndexShard } from '../core/shards/row-names';
+import { dtypeSums } from '../core/stats';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -315,7 +316,8 @@ function countTargets(targets: readonly ShardTarget[], entries: ReadonlyMap<stri
 
 /**
  * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names,
- * their shapes (core/analysis/tensor-name-shapes.ts) and, once the index is in, each name's index entry. Copying
+ * their shapes (core/analysis/tensor-name-shapes.ts), its per-dtype sums and, once the index is in, each name's
+ * index entry. Copying
  * the columns into the merged table waits for the last shard: on HTTP/2, where answers come in bursts, doing it
  * here lengthened the reading by as much as it shortened the merge (docs/performance.md).
  */
@@ -325,6 +327,8 @@ function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
   }
   outcome.names ??= allTensorNames(outcome.header.tensors);
   outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
+  // Kept with the columns (core/stats.ts): the merge adds the shards' sums instead of summing every row again.
+  dtypeSums(outcome.header.tensors);
   if (index !== null) {
     outcome.entryOf ??= indexEntriesOf(index, outcome.header.tensors);
     outcome.indexShard ??= singleIndexShard(index, outcome.entryOf);

@@ -12,6 +12,8 @@ const MAX_INDEX_DIGITS = 9;
 export interface ParsedShapes extends NameShapes {
   /** Shape and index tuple of an arbitrary name, or null when no row has its shape. */
   query(name: string): { shape: number; values: number[] } | null;
+  /** Each shape's identity across headers (piecesKey), made with the shape so that joining headers need not. */
+  readonly keys: readonly string[];
 }
 
 /** Index segments of the name being scanned: start, end and value of each. */
@@ -398,6 +400,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   let used = 0;
   const text: string[] = [];
   const pieces: string[][] = [];
+  const keys: string[] = [];
   const table = newShapeTable(64);
   let repUsed = 0;
   const scratch = newScratch();
@@ -482,6 +485,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
             reps.positions[repUsed++] = scratch.ends[j];
           }
           pieces.push(own);
+          keys.push(piecesKey(own));
           text.push(k === 0 ? name : own.join('#'));
           table.repRow[shape] = row;
           table.successor[shape] = -1;
@@ -529,6 +533,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     count: shapeCount,
     text,
     pieces,
+    keys,
     slots: table.reps.count.slice(0, shapeCount),
     rowShape,
     indexStart,
@@ -549,6 +554,36 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   };
 }
 
+/** One part's rows in the joined table: their shapes renumbered by `globalOf`, their index tuples moved along. */
+function appendPartRows(
+  part: NameShapes,
+  globalOf: Int32Array,
+  joined: { rowShape: Int32Array; indexStart: Uint32Array; indexValues: Int32Array },
+  row0: number,
+  values0: number,
+): void {
+  const { rowShape: partRowShape, indexStart: partIndexStart } = part;
+  const { rowShape, indexStart } = joined;
+  const rows = partRowShape.length;
+  for (let row = 0; row < rows; row++) {
+    rowShape[row0 + row] = globalOf[partRowShape[row]];
+    indexStart[row0 + row] = values0 + partIndexStart[row];
+  }
+  joined.indexValues.set(part.indexValues.subarray(0, partIndexStart[rows]), values0);
+}
+
+/** shapeCount + 1 offsets: shape s's rows are counted into rowStart[s + 1] and the counts summed. */
+function rowStartsOf(rowShape: Int32Array, shapeCount: number): Int32Array {
+  const rowStart = new Int32Array(shapeCount + 1);
+  for (let row = 0; row < rowShape.length; row++) {
+    rowStart[rowShape[row] + 1]++;
+  }
+  for (let s = 0; s < shapeCount; s++) {
+    rowStart[s + 1] += rowStart[s];
+  }
+  return rowStart;
+}
+
 /** A shape's identity across headers: its literal pieces (the index segments between them are implied). */
 function piecesKey(pieces: readonly string[]): string {
   return JSON.stringify(pieces);
@@ -558,9 +593,11 @@ function piecesKey(pieces: readonly string[]): string {
  * The shapes of several tables' names laid end to end (a shard set's merged table, shard by shard), from each
  * table's own shapes: the same answer as shapesOf over the joined names, ids included (each part numbers its
  * shapes by first appearance, so taking the parts in order numbers the joined shapes by first appearance too).
- * Each shard's shapes are found as its header arrives; joining them costs one pass over the rows.
+ * Each shard's shapes are found as its header arrives; joining them costs one pass over the rows, in a small
+ * function called once per part, which V8 compiles after the first few parts rather than on the stack of this one
+ * (docs/performance.md, "Loops that run once").
  */
-export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
+export function joinShapes(parts: readonly ParsedShapes[]): ParsedShapes {
   let count = 0;
   let valueCount = 0;
   for (const part of parts) {
@@ -570,6 +607,7 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
   const idOf = new Map<string, number>();
   const text: string[] = [];
   const pieces: Array<readonly string[]> = [];
+  const keys: string[] = [];
   const slots: number[] = [];
   const rowShape = new Int32Array(count);
   const indexStart = new Uint32Array(count + 1);
@@ -579,44 +617,32 @@ export function joinShapes(parts: readonly NameShapes[]): ParsedShapes {
   for (const part of parts) {
     const globalOf = new Int32Array(part.count);
     for (let s = 0; s < part.count; s++) {
-      const key = piecesKey(part.pieces[s]);
+      const key = part.keys[s];
       let id = idOf.get(key);
       if (id === undefined) {
         id = text.length;
         idOf.set(key, id);
         text.push(part.text[s]);
         pieces.push(part.pieces[s]);
+        keys.push(key);
         slots.push(part.slots[s]);
       }
       globalOf[s] = id;
     }
-    // Locals only: this runs once per load, mostly in V8's interpreter (docs/performance.md, "Loops that run once").
-    const { rowShape: partRowShape, indexStart: partIndexStart } = part;
-    const rows = partRowShape.length;
-    for (let row = 0; row < rows; row++) {
-      rowShape[row0 + row] = globalOf[partRowShape[row]];
-      indexStart[row0 + row] = values0 + partIndexStart[row];
-    }
-    const used = part.indexStart[rows];
-    indexValues.set(part.indexValues.subarray(0, used), values0);
-    row0 += rows;
-    values0 += used;
+    appendPartRows(part, globalOf, { rowShape, indexStart, indexValues }, row0, values0);
+    row0 += part.rowShape.length;
+    values0 += part.indexStart[part.rowShape.length];
   }
   indexStart[count] = values0;
   const shapeCount = text.length;
-  const rowStart = new Int32Array(shapeCount + 1);
-  for (let row = 0; row < count; row++) {
-    rowStart[rowShape[row] + 1]++;
-  }
-  for (let s = 0; s < shapeCount; s++) {
-    rowStart[s + 1] += rowStart[s];
-  }
+  const rowStart = rowStartsOf(rowShape, shapeCount);
   const rowList = rowsByShape(rowShape, rowStart);
   const scratch = newScratch();
   return {
     count: shapeCount,
     text,
     pieces,
+    keys,
     slots: Int32Array.from(slots),
     rowShape,
     indexStart,

@@ -19,7 +19,7 @@ import {
   type ParsedHeader,
   type TensorColumns,
 } from '../model';
-import { dtypeSums, unknownDtypeTotals } from '../stats';
+import { joinDtypeSums, unknownDtypeTotals } from '../stats';
 import { foldFindingsPerCode } from './fold-findings';
 import { formatCount, formatRanges, plural, quoteNames } from '../parse/message-format';
 import { indexEntryName, type ShardIndex } from './index-parser';
@@ -635,8 +635,12 @@ function shardCountFindings(slots: readonly ShardSlot[], index: ShardIndex | nul
 
 function computeShardTotals(slots: readonly ShardSlot[], merged: Merged, index: ShardIndex | null): ShardTotals {
   const { columns, unknownDtypes } = merged;
-  // The result's totals take the same sums over the same table next (core/stats.ts keeps them).
-  const sums = dtypeSums(columns);
+  // From the shards' own sums (taken as each header arrived); the result's totals take the same sums over the same
+  // table next (core/stats.ts keeps them).
+  const sums = joinDtypeSums(
+    columns,
+    slots.flatMap((slot) => (slot.header ? [slot.header.tensors] : [])),
+  );
   const byDtype: Record<string, DtypeTotal> = {};
   let parameterElements = 0;
   for (let code = 0; code < DTYPE_NAMES.length; code++) {
