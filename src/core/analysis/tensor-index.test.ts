@@ -1,5 +1,6 @@
 /** The shared index: name shapes, exact lookups and suffix queries, checked against plain scans of the names. */
 import { describe, expect, it } from 'vitest';
+import { UNKNOWN_DTYPE_CODE } from '../dtypes';
 import { allTensorNames } from '../model';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import { headerFromSpecs } from '../../testing/models/header-from-specs';
@@ -301,5 +302,26 @@ describe('sibling', () => {
       }
     }
     expectSiblingsMatchNames(names);
+  });
+});
+
+describe('dtypeCounts', () => {
+  it('counts every row under its dtype code, codes outside the spec included', () => {
+    const specs: TensorSpec[] = [
+      { name: 'a', dtype: 'F32', shape: [2] },
+      { name: 'b', dtype: 'Q9_X', shape: [4] },
+      { name: 'c', dtype: 'BF16', shape: [1] },
+      { name: 'd', dtype: 'F32', shape: [3] },
+      { name: 'e', dtype: 'Q7_Y', shape: [1] },
+    ];
+    const header = headerFromSpecs(specs);
+    const counts = tensorIndex(header, allTensorNames(header.tensors)).dtypeCounts();
+    const expected = new Uint32Array(256);
+    for (const code of header.tensors.dtype) {
+      expected[code]++;
+    }
+    expect(counts).toEqual(expected);
+    expect(counts[UNKNOWN_DTYPE_CODE]).toBe(2);
+    expect(counts.reduce((sum, n) => sum + n, 0)).toBe(specs.length);
   });
 });

@@ -16,6 +16,7 @@
 import { dtypeName, elementBits } from '../dtypes';
 import { allMetadataTexts, type ParsedHeader, type TensorColumns } from '../model';
 import { shapesOf, type ParsedShapes } from './tensor-name-shapes';
+import { dtypeSums } from '../stats';
 
 export interface NameShapes {
   /** Number of distinct shapes; ids run in order of first appearance. */
@@ -278,13 +279,13 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
     sortedShape,
     dtypeCounts() {
       if (dtypeCounts === null) {
-        // Locals only, no calls: it runs once per load, mostly in V8's interpreter (docs/performance.md, "Loops
-        // that run once").
-        const counts = new Uint32Array(256);
-        const codes = columns.dtype;
-        const count = columns.count;
-        for (let row = 0; row < count; row++) {
-          counts[codes[row]]++;
+        // From the per-dtype sums the load's totals already took (core/stats.ts keeps them), rather than another
+        // pass over every row (docs/performance.md, "Loops that run once"); rows of codes outside the known ones
+        // are listed there one by one.
+        const sums = dtypeSums(columns);
+        const counts = Uint32Array.from(sums.tensorsByCode);
+        for (const row of sums.unknownRows) {
+          counts[columns.dtype[row]]++;
         }
         dtypeCounts = counts;
       }
