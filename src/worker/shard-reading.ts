@@ -317,9 +317,9 @@ function countTargets(targets: readonly ShardTarget[], entries: ReadonlyMap<stri
 /**
  * Work on one header done as it arrives, so the merge after the last shard only joins the answers: its names,
  * their shapes (core/analysis/tensor-name-shapes.ts), its per-dtype sums and, once the index is in, each name's
- * index entry. Copying
- * the columns into the merged table waits for the last shard: on HTTP/2, where answers come in bursts, doing it
- * here lengthened the reading by as much as it shortened the merge (docs/performance.md).
+ * index entry and the index shard they all belong to. Copying the columns into the merged table waits for the last
+ * shard: on HTTP/2, where answers come in bursts, doing it here lengthened the reading by as much as it shortened
+ * the merge (docs/performance.md).
  */
 function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
   if (outcome.header === null) {

@@ -60,18 +60,18 @@ export function indexEntriesOf(index: ShardIndex, columns: TensorColumns): Int32
  * this shard holds exactly the index's entries for that shard, so nothing about its names needs a look there.
  */
 export function singleIndexShard(index: ShardIndex, entryOf: Int32Array): number {
-  if (entryOf.length === 0) {
+  if (entryOf.length === 0 || entryOf[0] < 0) {
     return -1;
   }
   const { shardOf } = index;
-  const first = entryOf[0] < 0 ? -1 : shardOf[entryOf[0]];
-  for (let row = 0; row < entryOf.length && first >= 0; row++) {
+  const shard = shardOf[entryOf[0]];
+  for (let row = 1; row < entryOf.length; row++) {
     const entry = entryOf[row];
-    if (entry < 0 || shardOf[entry] !== first) {
+    if (entry < 0 || shardOf[entry] !== shard) {
       return -1;
     }
   }
-  return first;
+  return shard;
 }
 
 /** `entryOf`: indexEntriesOf(index, columns), when already known. */

@@ -125,10 +125,11 @@ function sumPrecisionRows(
 }
 
 /**
- * One pass over every row: stored elements and bytes, the logical parameter count (added row by row to the
- * quantized modules' `logicalParams`), the high-precision matrices (only the first MAX_LAYER_NAMES names are
- * made; the count stays exact) and the per-dtype precision summary. Rows reach their dtype's accumulators through
- * the dtype code (or the spelling, for codes outside the spec), and the `bias` test is per name shape.
+ * Stored elements and bytes, the logical parameter count (the quantized modules' `logicalParams` plus every
+ * unclaimed tensor), the high-precision matrices (only the first MAX_LAYER_NAMES names are made; the count stays
+ * exact) and the per-dtype precision summary, from the per-dtype sums where they can stand in for the rows, else in
+ * one pass over every row. Rows reach their dtype's accumulators through the dtype code (or the spelling, for codes
+ * outside the spec), and the `bias` test is per name shape.
  */
 export function measureRows(
   index: TensorIndex,
@@ -227,10 +228,8 @@ function precisionFromSums(
 ): PrecisionSums | null {
   const columns = index.header.tensors;
   const sums = dtypeSums(columns);
-  if (shadowedMask(columns.count, index.header.shadowedRows) !== null || sums.unknownRows.length > 0) {
-    return null;
-  }
-  if (sums.rowsWithoutSpan > 0) {
+  const shadowed = shadowedMask(columns.count, index.header.shadowedRows);
+  if (shadowed !== null || sums.unknownRows.length > 0 || sums.rowsWithoutSpan > 0) {
     return null;
   }
   const { claimedByCode, claimedElementsByCode } = rows;
