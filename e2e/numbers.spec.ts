@@ -47,6 +47,8 @@ test.describe('numbers and wording', () => {
     expect(report.quantization).toMatchObject({ storedElements: expect.any(Number), paramsBasis: expect.any(Array) });
     expect(report.architecture).toMatchObject({ layers: 93 });
     expect(report.moduleTree).toBeDefined();
+    // The table's column widths are a view section too, but only lay out the page: no report carries them.
+    expect(report.tableWidths).toBeUndefined();
     watch.expectClean();
   });
 

@@ -201,7 +201,12 @@ function ResultView({ result }: { result: LoadResult }) {
           <div role="tabpanel" id={`panel-${panel}`} aria-labelledby={`tab-${panel}`}>
             {panel === 'tensors' && (
               <NextFrame key={result.loadId}>
-                <TensorTable header={header} loadId={result.loadId} shards={result.shards} />
+                <TensorTable
+                  header={header}
+                  loadId={result.loadId}
+                  shards={result.shards}
+                  measured={sections.tableWidths}
+                />
               </NextFrame>
             )}
             {formatView(header).tab?.id === panel &&

@@ -41,10 +41,14 @@ export const PREVIEW_ROWS = 60;
 export const MAX_ROWS_HELD_FOR_ANALYSES = 131_072;
 
 /**
- * Longest the worker waits for the page to say it painted a report before it builds the views (the Modules tab's
- * tree) anyway: a page in a background tab paints no frames, and its tab must still get its tree.
+ * Longest the worker waits for the page to say it painted a result before it runs what it held back for that paint
+ * (a big table's analyses, the views of a result that carried its report) anyway: a page in a background tab paints
+ * no frames, and it must still get its report.
  */
-export const MAX_VIEWS_WAIT_FOR_PAINT_MS = 1_000;
+export const MAX_WAIT_FOR_PAINT_MS = 1_000;
+
+/** Longest the page waits to be idle after painting a result before it tells the worker anyway (a busy page). */
+export const MAX_IDLE_WAIT_AFTER_RESULT_MS = 500;
 
 /** Tensors listed by index on a single finding; the count is kept exactly, the list is capped to stay small. */
 export const MAX_TENSORS_PER_FINDING = 1_000;

@@ -4,6 +4,7 @@
  * figure, exact digit groups (BigInt past 2^53), and words that agree with their count ("1 layer", "2 layers").
  * The screen groups digits with thin spaces; finding messages pass "," because they are copied into plain text.
  */
+import type { TensorColumns } from './model';
 
 const THIN_SPACE = '\u2009';
 
@@ -105,6 +106,41 @@ export function pluralWord(count: number, singular: string, pluralForm = `${sing
 
 export function formatShape(dims: readonly number[]): string {
   return `[${dims.map((dim) => groupDigits(dim)).join(', ')}]`;
+}
+
+/*
+ * Shapes as text with a bound: no real tensor has more than 8 dims, but a header may give one 20,000,000 (a 40 MB
+ * header), whose full text would be a 60-million-character node. These read dims straight from the columns, so
+ * the shape is never copied into an array either.
+ */
+/** Dims printed before a shape is shortened: the first ones, "…", the last two, and the rank. */
+export const MAX_SHAPE_DIMS_SHOWN = 16;
+const TAIL_DIMS = 2;
+
+export function shapeRank(columns: TensorColumns, row: number): number {
+  return columns.shapeStarts[row + 1] - columns.shapeStarts[row];
+}
+
+/** The dims `from` to `to` of the columns' dims, grouped and comma-separated. */
+export function dimsText(columns: TensorColumns, from: number, to: number): string {
+  const parts: string[] = [];
+  for (let i = from; i < to; i++) {
+    parts.push(groupDigits(columns.dims[i]));
+  }
+  return parts.join(', ');
+}
+
+/** `[4 096, 11 008]`, or for a hostile rank `[1, 1, …, 1, 1] (20 000 000 dims)`; at most MAX_SHAPE_DIMS_SHOWN dims. */
+export function formatTensorShape(columns: TensorColumns, row: number): string {
+  const start = columns.shapeStarts[row];
+  const end = columns.shapeStarts[row + 1];
+  const rank = end - start;
+  if (rank <= MAX_SHAPE_DIMS_SHOWN) {
+    return `[${dimsText(columns, start, end)}]`;
+  }
+  const head = dimsText(columns, start, start + MAX_SHAPE_DIMS_SHOWN - TAIL_DIMS);
+  const tail = dimsText(columns, end - TAIL_DIMS, end);
+  return `[${head}, …, ${tail}] (${groupDigits(rank)} dims)`;
 }
 
 export function formatPercent(part: number, whole: number | null): string {

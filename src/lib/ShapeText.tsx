@@ -2,8 +2,8 @@
 import { useState } from 'react';
 import type { TensorColumns } from '../core/model';
 import { ChunkedText } from './ChunkedText';
-import { groupDigits } from '../core/number-format';
-import { MAX_SHAPE_DIMS_SHOWN, formatTensorShape, shapeRank, shapeRows } from './shape-text';
+import { formatTensorShape, groupDigits, MAX_SHAPE_DIMS_SHOWN, shapeRank } from '../core/number-format';
+import { shapeRows } from './shape-text';
 
 export function ShapeText({ columns, row }: { columns: TensorColumns; row: number }) {
   const [expanded, setExpanded] = useState(false);

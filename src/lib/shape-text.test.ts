@@ -3,7 +3,8 @@ import { tensorShape } from '../core/model';
 import { headerFromSpecs } from '../testing/models/header-from-specs';
 import { MAX_VIEWER_ROWS } from './ChunkedText';
 import { formatShape, groupDigits } from '../core/number-format';
-import { MAX_SHAPE_DIMS_SHOWN, SHAPE_DIMS_PER_ROW, formatTensorShape, shapeRows } from './shape-text';
+import { MAX_SHAPE_DIMS_SHOWN, formatTensorShape } from '../core/number-format';
+import { SHAPE_DIMS_PER_ROW, shapeRows } from './shape-text';
 
 function columnsWith(shape: number[]) {
   return headerFromSpecs([{ name: 'w', dtype: 'U8', shape }]).tensors;

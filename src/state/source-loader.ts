@@ -7,7 +7,7 @@
  * the binding's hooks.
  */
 import type { SerializedSourceError } from '../core/errors';
-import { QUERY_TIMEOUT_MS } from '../core/limits';
+import { MAX_IDLE_WAIT_AFTER_RESULT_MS, MAX_ROWS_HELD_FOR_ANALYSES, QUERY_TIMEOUT_MS } from '../core/limits';
 import type { TensorColumns } from '../core/model';
 import {
   withReport,
@@ -24,7 +24,7 @@ import {
   LoadFailure,
   QueryTimeout,
   releaseLoad,
-  reportShown,
+  resultShown,
   startLoad,
   warmUpWorker,
   type ViewsUpdate,
@@ -138,12 +138,20 @@ function withViews(result: LoadResult, update: ViewsUpdate): LoadResult {
 }
 
 /**
- * After the frame that shows load `loadId`'s complete report, tells the worker, which builds the views (the Modules
- * tab's tree) then rather than while the page paints. Where no page paints (tests in Node), nothing is sent: the
- * worker waits a bounded time (MAX_VIEWS_WAIT_FOR_PAINT_MS).
+ * Once load `loadId`'s result is on screen and the page has taken it in, tells the worker, which then runs what it
+ * held back so as not to compete with the page (a big table's analyses; the views of a result that carried its
+ * report). After the first frame the table still mounts (App.tsx NextFrame), gets its rows and paints; the page is
+ * idle once that is done (or a second frame later where the browser has no idle callbacks). Where no page paints
+ * (tests in Node), nothing is sent: the worker waits a bounded time (MAX_WAIT_FOR_PAINT_MS).
  */
-function whenReportPainted(loadId: number): void {
-  afterNextPaint(() => reportShown(loadId));
+function whenResultPainted(loadId: number): void {
+  afterNextPaint(() => {
+    if (typeof requestIdleCallback === 'function') {
+      requestIdleCallback(() => resultShown(loadId), { timeout: MAX_IDLE_WAIT_AFTER_RESULT_MS });
+    } else {
+      afterNextPaint(() => resultShown(loadId));
+    }
+  });
 }
 
 export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): SourceLoader {
@@ -206,7 +214,6 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
           result: withReport(state.result, update),
         }));
         if (merged) {
-          whenReportPainted(handle.id);
           binding.analysed?.(handle.id);
           if (!update.viewsToCome) {
             binding.viewed?.(handle.id);
@@ -234,14 +241,17 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
     binding.started?.(source);
     try {
       const result = await handle.promise;
+      if (result.totals.tensors > MAX_ROWS_HELD_FOR_ANALYSES) {
+        // A big result's message took its task to decode (~10 ms for a million rows, with the GC that its buffers
+        // start): the report renders in the next one, so neither task is long.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
       if (current !== handle) {
         return;
       }
       current = null;
       binding.write({ status: 'ready', result });
-      if (!result.analysisPending) {
-        whenReportPainted(result.loadId);
-      }
+      whenResultPainted(result.loadId);
       binding.ready?.(result);
     } catch (error) {
       if (current !== handle) {

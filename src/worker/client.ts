@@ -422,9 +422,9 @@ export function releaseLoad(loadId: number): void {
   send({ type: 'release', loadId });
 }
 
-/** Tells the worker the load's complete report is on screen, so work that would compete with its paint may start. */
-export function reportShown(loadId: number): void {
-  send({ type: 'report-shown', loadId });
+/** Tells the worker the load's result is on screen, so work that would compete with its paint may start. */
+export function resultShown(loadId: number): void {
+  send({ type: 'result-shown', loadId });
 }
 
 /** Diffs two loads the worker keeps (see core/compare); the result's typed arrays arrive as transferables. */

@@ -12,7 +12,7 @@ import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
-import { HTTP1_SHARD_CONCURRENCY, MAX_VIEWS_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
+import { HTTP1_SHARD_CONCURRENCY, MAX_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { reportOf, type ReportMessage } from '../testing/load-messages';
 import { loadSource, type KeptLoad } from './load-source';
@@ -20,6 +20,7 @@ import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
 import { allTensorNames, tensorName, tensorShape } from '../core/model';
 import { runAnalyses } from '../core/analysis/analysis-registry';
+import { tensorColumnWidths } from '../core/analysis/table-widths';
 import { maxInFlight } from '../testing/servers/in-flight';
 
 let fixtures: FixtureDir;
@@ -242,9 +243,9 @@ describe('a remote shard index', () => {
     };
     const messages: WorkerResponse[] = [];
     let shown = (): void => undefined;
-    const reportShown = new Promise<void>((resolve) => (shown = resolve));
+    const resultShown = new Promise<void>((resolve) => (shown = resolve));
     const loading = loadSource(
-      { id: 1, signal: new AbortController().signal, post: (m) => messages.push(m), remember: () => {}, reportShown },
+      { id: 1, signal: new AbortController().signal, post: (m) => messages.push(m), remember: () => {}, resultShown },
       source,
       {},
     );
@@ -253,7 +254,7 @@ describe('a remote shard index', () => {
     expect(messages.find((message) => message.type === 'result')).toMatchObject({ result: { analysisPending: false } });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const early = messages.some((message) => message.type === 'views');
-    expect(early).toBe(performance.now() - reportAt >= MAX_VIEWS_WAIT_FOR_PAINT_MS);
+    expect(early).toBe(performance.now() - reportAt >= MAX_WAIT_FOR_PAINT_MS);
     shown();
     await loading;
     expect(messages.filter((message) => message.type === 'views')).toHaveLength(1);
@@ -270,13 +271,13 @@ describe('a remote shard index', () => {
           silentReportAt ||= reportOf(silent) ? performance.now() : 0;
         },
         remember: () => {},
-        reportShown: new Promise<void>(() => undefined),
+        resultShown: new Promise<void>(() => undefined),
       },
       source,
       {},
     );
     expect(silent.filter((message) => message.type === 'views')).toHaveLength(1);
-    expect(performance.now() - silentReportAt).toBeGreaterThanOrEqual(MAX_VIEWS_WAIT_FOR_PAINT_MS - 50);
+    expect(performance.now() - silentReportAt).toBeGreaterThanOrEqual(MAX_WAIT_FOR_PAINT_MS - 50);
   });
 });
 
@@ -461,7 +462,8 @@ describe('local files', () => {
     if (views?.type !== 'views' || result?.outcome.kind !== 'parsed' || !kept) {
       throw new Error('no views message');
     }
-    expect(Object.keys(views.sections)).toEqual(['moduleTree']);
+    expect(Object.keys(views.sections).sort()).toEqual(['moduleTree', 'tableWidths']);
+    expect(views.sections.tableWidths).toEqual(tensorColumnWidths(result.outcome.header.tensors));
     expect(views.sections.moduleTree?.root.tensors).toBe(tensors.length);
     expect(views.sections.moduleTree).toEqual(
       runAnalyses({
@@ -485,7 +487,7 @@ describe('local files', () => {
         signal: new AbortController().signal,
         post: (m) => messages.push(m),
         remember: () => {},
-        reportShown: new Promise<void>(() => undefined),
+        resultShown: new Promise<void>(() => undefined),
       },
       { kind: 'files', files: localShards('views-at-once', 2, tinyLlamaTensors()) },
       {},
@@ -495,7 +497,7 @@ describe('local files', () => {
       'analyses',
       'views',
     ]);
-    expect(performance.now() - started).toBeLessThan(MAX_VIEWS_WAIT_FOR_PAINT_MS);
+    expect(performance.now() - started).toBeLessThan(MAX_WAIT_FOR_PAINT_MS);
   });
 
   it('fails with a clear error when no file is a model', async () => {

@@ -59,10 +59,10 @@ export interface LoadContext {
   post: (message: WorkerResponse, transfer?: Transferable[]) => void;
   remember: (load: KeptLoad) => void;
   /**
-   * Settles when the page says it painted the load's complete report (the `report-shown` request); absent where no
-   * page listens (tests, benchmarks in Node), and then nothing waits for it.
+   * Settles when the page says it painted the load's result (the `result-shown` request); absent where no page
+   * listens (tests, benchmarks in Node), and then nothing waits for it.
    */
-  reportShown?: Promise<void>;
+  resultShown?: Promise<void>;
 }
 
 /** A LoadContext as the load steps use it: with progress posting. */

@@ -24,8 +24,8 @@ function keptBytes(load: KeptLoad): number {
 
 const kept = new Map<number, KeptLoad>();
 const inFlight = new Map<number, AbortController>();
-/** Per load in flight: settles its `reportShown` when the page says it painted the report. */
-const reportShownBy = new Map<number, () => void>();
+/** Per load in flight: settles its `resultShown` when the page says it painted the result. */
+const resultShownBy = new Map<number, () => void>();
 
 const scope = self as unknown as {
   postMessage(message: WorkerResponse, transfer?: Transferable[]): void;
@@ -85,8 +85,8 @@ scope.onmessage = (event) => {
     case 'release':
       kept.delete(request.loadId);
       break;
-    case 'report-shown':
-      reportShownBy.get(request.loadId)?.();
+    case 'result-shown':
+      resultShownBy.get(request.loadId)?.();
       break;
     case 'compare':
     case 'compare-query':
@@ -107,16 +107,16 @@ let slicer: ReturnType<typeof sliceReaderOverPort> | null = null;
 async function open(id: number, source: SourceSpec, options: LoadOptions): Promise<void> {
   const controller = new AbortController();
   inFlight.set(id, controller);
-  const reportShown = new Promise<void>((resolve) => reportShownBy.set(id, resolve));
+  const resultShown = new Promise<void>((resolve) => resultShownBy.set(id, resolve));
   try {
     await loadSource(
-      { id, signal: controller.signal, post, remember: (load) => remember(id, load), reportShown },
+      { id, signal: controller.signal, post, remember: (load) => remember(id, load), resultShown },
       source,
       options,
     );
   } finally {
     inFlight.delete(id);
-    reportShownBy.delete(id);
+    resultShownBy.delete(id);
   }
 }
 

@@ -35,8 +35,8 @@ export type WorkerRequest =
   /** Reads the sidecars a kept load left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
   | { type: 'read-sidecars'; id: number; loadId: number }
   | { type: 'release'; loadId: number }
-  /** The page painted the load's complete report: the worker may build the views (the Modules tab's tree) now. */
-  | { type: 'report-shown'; loadId: number }
+  /** The page painted the load's result: the worker may run what it held back for that paint (publish.ts). */
+  | { type: 'result-shown'; loadId: number }
   /** Reads one tensor's values (worker/values-handler.ts): whole, or a row sample of a large remote tensor. */
   | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean; stored?: boolean }
   /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */

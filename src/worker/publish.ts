@@ -6,7 +6,7 @@
  */
 import { pageSection } from '../core/formats/format-readers';
 import { runReportAnalyses, runViewAnalyses, tensorBytesRequest } from '../core/analysis/analysis-registry';
-import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_VIEWS_WAIT_FOR_PAINT_MS } from '../core/limits';
+import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
@@ -167,11 +167,18 @@ async function publishRemembered(
   if (!parsed) {
     return;
   }
-  // Analyses run after the table is on screen; their data reads (a few KB) never delay the first paint.
+  // Analyses run after the table is on screen; their data reads (a few KB) never delay the first paint. A big table
+  // posted ahead of them is painted first: the page's mount of a million-row result and the analyses, run at once,
+  // slowed each other on two cores (its GC waited for helper threads the worker kept busy; docs/performance.md).
+  // The reads go out meanwhile: they wait on the network, not on a core.
   ctx.progress('analyze', loaded.bytesRead, loaded.head.length);
   const analyzeStarted = performance.now();
   const request = heldRequest ?? tensorBytesRequest(parsed, names);
-  const data = await readAnalysisData(parsed, request, signal, loaded.locate, loaded.remote);
+  const waitsForPaint = !carriesAnalyses && parsed.tensors.count > MAX_ROWS_HELD_FOR_ANALYSES;
+  const [data] = await Promise.all([
+    readAnalysisData(parsed, request, signal, loaded.locate, loaded.remote),
+    waitsForPaint ? resultPainted(ctx) : undefined,
+  ]);
   markStep('analysis-data-read');
   const input: AnalysisInput = {
     header: parsed,
@@ -207,7 +214,7 @@ async function publishRemembered(
   // (docs/performance.md). A table posted earlier was drawn long before: there the tree starts at once, so a big
   // file's Modules tab does not wait for the page's frame.
   if (carriesAnalyses) {
-    await reportPainted(ctx);
+    await resultPainted(ctx);
   }
   await nextTask();
   if (signal.aborted) {
@@ -235,19 +242,19 @@ async function publishRemembered(
 }
 
 /**
- * Settles once the page painted the report, after MAX_VIEWS_WAIT_FOR_PAINT_MS at most, at once when the load is
- * cancelled or where no page listens.
+ * Settles once the page painted the result (with the report when it carried it), after MAX_WAIT_FOR_PAINT_MS at
+ * most, at once when the load is cancelled or where no page listens.
  */
-async function reportPainted(ctx: LoadSession): Promise<void> {
-  if (!ctx.reportShown || ctx.signal.aborted) {
+async function resultPainted(ctx: LoadSession): Promise<void> {
+  if (!ctx.resultShown || ctx.signal.aborted) {
     return;
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const bound = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, MAX_VIEWS_WAIT_FOR_PAINT_MS);
+    timer = setTimeout(resolve, MAX_WAIT_FOR_PAINT_MS);
     ctx.signal.addEventListener('abort', () => resolve(), { once: true });
   });
-  await Promise.race([ctx.reportShown, bound]);
+  await Promise.race([ctx.resultShown, bound]);
   clearTimeout(timer);
 }
 

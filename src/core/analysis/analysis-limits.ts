@@ -58,3 +58,9 @@ export const MAX_EVIDENCE = 24;
 
 /** LoRA target kinds listed. */
 export const MAX_LORA_TARGETS = 64;
+
+/**
+ * Rows the page measures for the table's column widths while the worker measures every row (table-widths.ts): well
+ * under a millisecond, even in code not compiled yet, inside the task that mounts the table.
+ */
+export const TABLE_WIDTH_SAMPLE_ROWS = 1_000;

@@ -80,6 +80,7 @@ describe('runAnalyses', () => {
       'metadataInsights',
       'moduleTree',
       'quantization',
+      'tableWidths',
     ]);
     expect(findings).toEqual([]);
     expect(JSON.parse(JSON.stringify(sections))).toEqual(sections);
@@ -127,12 +128,13 @@ describe('runAnalyses', () => {
     expect(first.findings.map((finding) => finding.code)).not.toContain('quant-config-mismatch');
   });
 
-  it('lists seven analyses with distinct ids', () => {
+  it('lists eight analyses with distinct ids', () => {
     expect(ANALYSES.map((a) => a.id)).toEqual([
       'quantization',
       'architecture',
       'lora',
       'metadataInsights',
+      'tableWidths',
       'moduleTree',
       'memory',
       'dataReads',

@@ -21,7 +21,9 @@ import type {
   MetadataInsightsSection,
   ModuleTreeSection,
   QuantizationSection,
+  TableWidthsSection,
 } from './report-sections';
+import { tableWidthsAnalysis } from './table-widths';
 import { tensorIndex } from './tensor-index';
 import { VIEW_SECTIONS, type Analysis, type AnalysisInput } from './analysis-types';
 
@@ -31,6 +33,7 @@ export interface AnalysisSections {
   lora?: LoraSection;
   metadataInsights?: MetadataInsightsSection;
   moduleTree?: ModuleTreeSection;
+  tableWidths?: TableWidthsSection;
   memory?: MemorySection;
   dataReads?: DataReadsSection;
 }
@@ -42,6 +45,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   architectureAnalysis,
   loraAnalysis,
   metadataInsightsAnalysis,
+  tableWidthsAnalysis,
   moduleTreeAnalysis,
   memoryAnalysis,
   dataReadsAnalysis,

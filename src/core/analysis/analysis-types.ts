@@ -48,8 +48,10 @@ export interface Analysis<Id extends string = string, Section = unknown> {
 }
 
 /**
- * The analyses that build what one tab shows rather than the report (the Modules tab's tree): the worker runs them
- * after the report is posted, so the complete report never waits for them. Kept here, away from the analyses
- * themselves, because the page reads it too.
+ * The analyses that build what one tab shows rather than the report (the Modules tab's tree, the Tensors tab's
+ * column widths): the worker runs them after the report is posted, so the complete report never waits for them.
+ * Kept here, away from the analyses themselves, because the page reads it too.
  */
-export const VIEW_SECTIONS: readonly string[] = ['moduleTree'];
+export const VIEW_SECTIONS: readonly string[] = ['moduleTree', 'tableWidths'];
+/** View sections that only lay out the page (column widths in characters), not facts about the file: no report has them. */
+export const LAYOUT_SECTIONS: readonly string[] = ['tableWidths'];

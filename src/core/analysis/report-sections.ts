@@ -312,6 +312,15 @@ export interface LayerSeries {
   layersPerPoint?: number;
 }
 
+/** The widest content of the Tensors tab's measured columns over every row, in characters (table-widths.ts). */
+export interface TableWidthsSection {
+  name: number;
+  shape: number;
+  elements: number;
+  begin: number;
+  end: number;
+}
+
 export interface ModuleTreeSection {
   root: ModuleNode;
   /** Nodes in the output tree (after collapsing). */

@@ -7,16 +7,16 @@ import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
 import type { CompareSortKey } from '../../core/compare/compare-query';
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type ParsedHeader } from '../../core/model';
-import { groupDigits } from '../../core/number-format';
+import { formatTensorShape, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { CompareResult, LoadResult } from '../../core/result';
 import { GROUP_LABELS, signed } from './labels';
-import { FIRST_MEASURE_ROWS, widestShapeChars } from '../table/column-widths';
+import { TABLE_WIDTH_SAMPLE_ROWS } from '../../core/analysis/analysis-limits';
+import { widestShapeChars } from '../../core/analysis/table-widths';
 import { ElidedName } from '../table/ElidedName';
 import { MAX_TAIL_CHARS } from '../table/name-elision';
 import { FilterChip, QueryToolbar } from '../table/TableToolbar';
 import { nextSort, VirtualTable, type VirtualColumn } from '../table/VirtualTable';
-import { formatTensorShape } from '../../lib/shape-text';
 
 const NUMERIC_KEYS: ReadonlySet<CompareSortKey> = new Set(['paramsA', 'paramsB', 'delta']);
 
@@ -143,8 +143,8 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
           48,
           Math.max(
             20,
-            widestShapeChars(headerA.tensors, 0, FIRST_MEASURE_ROWS),
-            widestShapeChars(headerB.tensors, 0, FIRST_MEASURE_ROWS),
+            widestShapeChars(headerA.tensors, 0, TABLE_WIDTH_SAMPLE_ROWS),
+            widestShapeChars(headerB.tensors, 0, TABLE_WIDTH_SAMPLE_ROWS),
           ),
         ),
         cell: (i) => {

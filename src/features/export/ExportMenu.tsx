@@ -8,7 +8,7 @@ import { useAppStore } from '../../state/store';
 import type { LoadResult } from '../../core/result';
 import { reportSourceOf, shardSections } from '../shards/shard-report';
 import { PENDING_WHILE_ANALYSING, whenSettled } from './settled';
-import { VIEW_SECTIONS } from '../../core/analysis/analysis-types';
+import { LAYOUT_SECTIONS, VIEW_SECTIONS } from '../../core/analysis/analysis-types';
 import { compareValuesSection, valuesSections } from '../values/values-report';
 
 function reportFor(result: LoadResult, extraSections: Record<string, unknown> = {}) {
@@ -16,8 +16,12 @@ function reportFor(result: LoadResult, extraSections: Record<string, unknown> = 
   const pending = result.analysisPending
     ? { pendingSections: PENDING_WHILE_ANALYSING }
     : result.viewsPending
-      ? { pendingSections: [...VIEW_SECTIONS] }
+      ? { pendingSections: VIEW_SECTIONS.filter((id) => !LAYOUT_SECTIONS.includes(id)) }
       : {};
+  const sections: Record<string, unknown> = { ...result.sections };
+  for (const id of LAYOUT_SECTIONS) {
+    delete sections[id];
+  }
   return buildReport({
     source: reportSourceOf(result),
     outcome: result.outcome,
@@ -26,7 +30,7 @@ function reportFor(result: LoadResult, extraSections: Record<string, unknown> = 
     extraFindings: result.analysisFindings,
     totals: result.totals,
     sections: {
-      ...(result.sections as Record<string, unknown>),
+      ...sections,
       ...shardSections(result),
       ...extraSections,
       ...pending,

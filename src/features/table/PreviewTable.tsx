@@ -5,10 +5,9 @@
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type TensorColumns } from '../../core/model';
 import { memo, useEffect } from 'react';
-import { plural } from '../../core/number-format';
+import { formatTensorShape, plural } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { ElidedName } from './ElidedName';
-import { formatTensorShape } from '../../lib/shape-text';
 
 /** Memoized: the load's progress re-renders the page many times a second, and these rows never change meanwhile. */
 export const PreviewTable = memo(function PreviewTable({

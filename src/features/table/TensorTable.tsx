@@ -3,28 +3,23 @@
  * only the rows in view, decoding each visible name on demand from the columnar model. The details of the row the
  * user opens (click or Enter) show above the table, where they are seen without scrolling.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import { dtypeName } from '../../core/dtypes';
 import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
 import type { SortKey } from '../../core/table-query';
 import { tensorBytes } from '../../core/table-query';
-import { formatBytes, groupDigits } from '../../core/number-format';
+import { formatBytes, formatTensorShape, groupDigits } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { useAppStore } from '../../state/store';
-import {
-  FIRST_MEASURE_ROWS,
-  MEASURE_SLICE_ROWS,
-  tensorColumnWidths,
-  widerColumns,
-  type TensorColumnWidths,
-} from './column-widths';
+import { TABLE_WIDTH_SAMPLE_ROWS } from '../../core/analysis/analysis-limits';
+import type { TableWidthsSection } from '../../core/analysis/report-sections';
+import { sameWidths, tensorColumnWidths } from '../../core/analysis/table-widths';
 import { ElidedName } from './ElidedName';
 import { shardLabel } from './name-elision';
 import { TableToolbar } from './TableToolbar';
 import { TensorDetails } from './TensorDetails';
 import { nextSort, VirtualTable, type VirtualColumn } from './VirtualTable';
-import { formatTensorShape } from '../../lib/shape-text';
 
 /**
  * The name column's minimum: a layer number, an expert number and a parameter name with their ellipses
@@ -49,7 +44,7 @@ const fit = (label: string, content: number) => Math.max(label.length + SORT_MAR
 function tensorColumns(
   header: ParsedHeader,
   shards: ShardInfo | undefined,
-  widths: TensorColumnWidths,
+  widths: TableWidthsSection,
 ): Array<VirtualColumn<SortKey | 'shard'>> {
   const tensors = header.tensors;
   const name: VirtualColumn<SortKey> = {
@@ -140,39 +135,28 @@ function tensorColumns(
   return [name, shard, ...rest];
 }
 
-export function TensorTable({ header, loadId, shards }: { header: ParsedHeader; loadId: number; shards?: ShardInfo }) {
+export function TensorTable({
+  header,
+  loadId,
+  shards,
+  measured,
+}: {
+  header: ParsedHeader;
+  loadId: number;
+  shards?: ShardInfo;
+  /** The widths of every row, from the worker (a view section); absent until it has measured them. */
+  measured?: TableWidthsSection;
+}) {
   const order = useAppStore((state) => state.order);
   const query = useAppStore((state) => state.query);
   const setQuery = useAppStore((state) => state.setQuery);
   const busy = useAppStore((state) => state.tableBusy);
   const selectedRow = useAppStore((state) => state.selectedRow);
   const selectRow = useAppStore((state) => state.selectRow);
-  // Widths from the first rows at once, then one slice per task (a million-row pass in one go is a long
-  // task); the table takes the whole measurement when the last slice is in.
-  const [measured, setMeasured] = useState<{ header: ParsedHeader; widths: TensorColumnWidths } | null>(null);
-  useEffect(() => {
-    if (header.tensors.count <= FIRST_MEASURE_ROWS) {
-      return;
-    }
-    let widths = tensorColumnWidths(header.tensors, 0, FIRST_MEASURE_ROWS);
-    let from = FIRST_MEASURE_ROWS;
-    let timer: ReturnType<typeof setTimeout>;
-    const measureSlice = () => {
-      widths = widerColumns(widths, tensorColumnWidths(header.tensors, from, from + MEASURE_SLICE_ROWS));
-      from += MEASURE_SLICE_ROWS;
-      if (from < header.tensors.count) {
-        timer = setTimeout(measureSlice);
-      } else {
-        setMeasured({ header, widths });
-      }
-    };
-    timer = setTimeout(measureSlice);
-    return () => clearTimeout(timer);
-  }, [header]);
-  const widths = useMemo(
-    () => (measured?.header === header ? measured.widths : tensorColumnWidths(header.tensors, 0, FIRST_MEASURE_ROWS)),
-    [header, measured],
-  );
+  // The first rows' widths until the worker's measurement of every row arrives with the views.
+  const sampled = useMemo(() => tensorColumnWidths(header.tensors, 0, TABLE_WIDTH_SAMPLE_ROWS), [header]);
+  // The same figures keep the same object, so the columns are not rebuilt for nothing.
+  const widths = measured && !sameWidths(measured, sampled) ? measured : sampled;
   const columns = useMemo(() => tensorColumns(header, shards, widths), [header, shards, widths]);
   const rowCount = order?.length ?? 0;
 

@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { headerFromSpecs } from '../../testing/models/header-from-specs';
-import { tensorShape } from '../../core/model';
-import { formatShape, groupDigits } from '../../core/number-format';
+import fc from 'fast-check';
+import { headerFromSpecs, inputFromFixture } from '../../testing/models/header-from-specs';
+import { tensorName, tensorShape } from '../model';
+import { MAX_NAME_DISPLAY_CHARS } from '../limits';
+import { formatShape, formatTensorShape, groupDigits } from '../number-format';
 import {
+  sameWidths,
+  tableWidthsAnalysis,
   tensorColumnWidths,
-  widerColumns,
   widestNameChars,
   widestNumberChars,
   widestShapeChars,
-} from './column-widths';
+} from './table-widths';
 
 describe('column widths', () => {
   it('measure the widest shape exactly as formatShape prints it', () => {
@@ -56,21 +59,38 @@ describe('column widths', () => {
     expect(tensorColumnWidths(columns).elements).toBe(groupDigits(129280 * 7168).length);
   });
 
-  it('merge slices into the measurement of the whole table, whatever the slice size', () => {
-    const { tensors: columns } = headerFromSpecs(
-      Array.from({ length: 23 }, (_, i) => ({
-        name: `t${i}`,
-        dtype: 'F32',
-        shape: i % 7 === 3 ? [i * 4099, 17] : [i],
-      })),
+  it('give, as the view analysis, the widest text of every row the way the table prints it', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            name: fc.stringMatching(/^[a-z_.0-9]{1,40}$/),
+            shape: fc.array(fc.integer({ min: 0, max: 2_000_000 }), { maxLength: 20 }),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        (specs) => {
+          const unique = specs.map((spec, i) => ({ name: `${i}.${spec.name}`, dtype: 'U8', shape: spec.shape }));
+          const input = inputFromFixture({ fileName: 'model.safetensors', specs: unique });
+          const columns = input.header.tensors;
+          const rows = Array.from({ length: columns.count }, (_, row) => row);
+          const widest = (texts: string[]) => Math.max(...texts.map((text) => text.length));
+          const section = tableWidthsAnalysis.run(input).section;
+          if (!section) {
+            throw new Error('no widths');
+          }
+          expect(section).toEqual({
+            name: Math.min(MAX_NAME_DISPLAY_CHARS, widest(rows.map((row) => tensorName(columns, row)))),
+            shape: widest(rows.map((row) => formatTensorShape(columns, row))),
+            elements: widest(rows.map((row) => groupDigits(columns.elements[row]))),
+            begin: widest(rows.map((row) => groupDigits(columns.begin[row]))),
+            end: widest(rows.map((row) => groupDigits(columns.end[row]))),
+          });
+          expect(sameWidths(section, tensorColumnWidths(columns, 0, columns.count))).toBe(true);
+          expect(sameWidths(section, { ...section, end: section.end + 1 })).toBe(false);
+        },
+      ),
+      { numRuns: 60 },
     );
-    const whole = tensorColumnWidths(columns);
-    for (const slice of [1, 2, 5, 22, 23, 100]) {
-      let merged = tensorColumnWidths(columns, 0, slice);
-      for (let from = slice; from < columns.count; from += slice) {
-        merged = widerColumns(merged, tensorColumnWidths(columns, from, from + slice));
-      }
-      expect(merged, `slices of ${slice}`).toEqual(whole);
-    }
   });
 });

@@ -1,12 +1,15 @@
 /**
- * Column widths measured from the data, in characters of the table's monospace font (`ch`), so shapes and offsets
- * are never cut and never wider than they need: the name column gets everything else. One pass over the columnar
- * model, no string building (250,000 rows cost a few milliseconds).
+ * The Tensors tab's column widths measured from the data, in characters of the table's monospace font (`ch`), so
+ * shapes and offsets are never cut and never wider than they need: the name column gets everything else. One pass
+ * over the columnar model, no string building. A view analysis (analysis-types.ts VIEW_SECTIONS): the worker
+ * measures every row after the report, where a million rows cost the page nothing; the page measures only the first
+ * rows while it waits (analysis-limits.ts TABLE_WIDTH_SAMPLE_ROWS).
  */
-import type { TensorColumns } from '../../core/model';
-import { MAX_NAME_DISPLAY_CHARS } from '../../core/limits';
-import { groupDigits } from '../../core/number-format';
-import { MAX_SHAPE_DIMS_SHOWN, formatTensorShape } from '../../lib/shape-text';
+import type { TensorColumns } from '../model';
+import { MAX_NAME_DISPLAY_CHARS } from '../limits';
+import { formatTensorShape, groupDigits, MAX_SHAPE_DIMS_SHOWN } from '../number-format';
+import type { Analysis, AnalysisInput } from './analysis-types';
+import type { TableWidthsSection } from './report-sections';
 
 /** 10^0 … 10^21: digit counts by comparison, far cheaper than Math.log10 over a million dims. */
 const POWERS_OF_TEN = Array.from({ length: 22 }, (_, i) => 10 ** i);
@@ -78,29 +81,8 @@ export function widestNameChars(columns: TensorColumns, from = 0, to = columns.c
   return Math.min(widest, cap);
 }
 
-export interface TensorColumnWidths {
-  name: number;
-  shape: number;
-  elements: number;
-  begin: number;
-  end: number;
-}
-
-/**
- * Rows measured in the task that mounts a table, while the measuring code is still cold (interpreted); the rest is
- * measured a slice per task after that.
- */
-export const FIRST_MEASURE_ROWS = 5_000;
-
-/**
- * Rows measured per later task. A 1,000,000-row pass in one go costs 100–150 ms, a long task, and slices of 100,000
- * still took 70–126 ms on a busy machine; slices of 20,000 keep each task a few milliseconds, and a million rows are
- * measured in 50 tasks (docs/performance.md).
- */
-export const MEASURE_SLICE_ROWS = 20_000;
-
 /** The content widths of the tensor table's measured columns over tensors `from` to `to` (all by default). */
-export function tensorColumnWidths(columns: TensorColumns, from = 0, to = columns.count): TensorColumnWidths {
+export function tensorColumnWidths(columns: TensorColumns, from = 0, to = columns.count): TableWidthsSection {
   return {
     name: widestNameChars(columns, from, to, MAX_NAME_DISPLAY_CHARS),
     shape: widestShapeChars(columns, from, to),
@@ -110,13 +92,17 @@ export function tensorColumnWidths(columns: TensorColumns, from = 0, to = column
   };
 }
 
-/** The wider of two measurements, column by column: slices of one table merge into the whole. */
-export function widerColumns(a: TensorColumnWidths, b: TensorColumnWidths): TensorColumnWidths {
-  return {
-    name: Math.max(a.name, b.name),
-    shape: Math.max(a.shape, b.shape),
-    elements: Math.max(a.elements, b.elements),
-    begin: Math.max(a.begin, b.begin),
-    end: Math.max(a.end, b.end),
-  };
+export const tableWidthsAnalysis: Analysis<'tableWidths', TableWidthsSection> = {
+  id: 'tableWidths',
+  run: (input: AnalysisInput) => ({
+    section: input.header.tensors.count > 0 ? tensorColumnWidths(input.header.tensors) : null,
+    findings: [],
+  }),
+};
+
+/** Whether two measurements are the same, column by column: the table keeps its columns when they are. */
+export function sameWidths(a: TableWidthsSection, b: TableWidthsSection): boolean {
+  return (
+    a.name === b.name && a.shape === b.shape && a.elements === b.elements && a.begin === b.begin && a.end === b.end
+  );
 }

@@ -1,0 +1,65 @@
+/**
+ * When the worker holds the analyses back for the page's paint (publish.ts): a result posted ahead of them with a
+ * table past MAX_ROWS_HELD_FOR_ANALYSES rows waits for the page's word that it painted it, or for a bounded time.
+ * The limit is lowered here so a small built file stands for a million-row one.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { buildSafetensors } from '../testing/build-safetensors';
+import { loadSource } from './load-source';
+import type { WorkerResponse } from './protocol';
+import type * as Limits from '../core/limits';
+import { MAX_WAIT_FOR_PAINT_MS } from '../core/limits';
+
+const { HELD_ROWS } = vi.hoisted(() => ({ HELD_ROWS: 4 }));
+
+vi.mock('../core/limits', async (original) => ({
+  ...(await original<typeof Limits>()),
+  MAX_ROWS_HELD_FOR_ANALYSES: HELD_ROWS,
+}));
+
+function fileWith(tensors: number): File {
+  const specs = Array.from({ length: tensors }, (_, i) => ({ name: `layers.${i}.w`, dtype: 'F32', shape: [2] }));
+  const built = buildSafetensors(specs);
+  return new File([new Uint8Array(built)], 'model.safetensors');
+}
+
+function load(tensors: number, resultShown: Promise<void>) {
+  const messages: WorkerResponse[] = [];
+  const done = loadSource(
+    { id: 1, signal: new AbortController().signal, post: (m) => messages.push(m), remember: () => {}, resultShown },
+    { kind: 'file', file: fileWith(tensors) },
+    {},
+  );
+  return { messages, done };
+}
+
+const kinds = (messages: WorkerResponse[]) => messages.map((m) => m.type).filter((type) => type !== 'progress');
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('analyses held for the paint of a big table', () => {
+  it('start once the page says it painted the result', async () => {
+    let shown = (): void => undefined;
+    const { messages, done } = load(HELD_ROWS + 1, new Promise<void>((resolve) => (shown = resolve)));
+    await vi.waitFor(() => expect(kinds(messages)).toContain('result'));
+    await wait(200);
+    expect(kinds(messages)).toEqual(['result']);
+    shown();
+    await done;
+    expect(kinds(messages)).toEqual(['result', 'analyses', 'views']);
+  });
+
+  it('start after a bounded wait when the page never says so (a background tab)', async () => {
+    const { messages, done } = load(HELD_ROWS + 1, new Promise<void>(() => undefined));
+    await vi.waitFor(() => expect(kinds(messages)).toContain('result'));
+    const resultAt = performance.now();
+    await vi.waitFor(() => expect(kinds(messages)).toContain('analyses'), { timeout: MAX_WAIT_FOR_PAINT_MS + 2_000 });
+    expect(performance.now() - resultAt).toBeGreaterThanOrEqual(MAX_WAIT_FOR_PAINT_MS - 50);
+    await done;
+  });
+
+  it('do not wait for a table within the limit', async () => {
+    const { messages, done } = load(HELD_ROWS, new Promise<void>(() => undefined));
+    await done;
+    expect(kinds(messages)).toEqual(['result', 'analyses', 'views']);
+  });
+});
