@@ -52,7 +52,7 @@ export function scrollTopToShow(
 }
 
 /** Rows of `rowHeight` a window-high box shows, part rows included; none where there is no window. */
-export function rowsInWindow(rowHeight: number): number {
+function rowsInWindow(rowHeight: number): number {
   return typeof window === 'undefined' ? 0 : Math.ceil(window.innerHeight / rowHeight) + 1;
 }
 
@@ -78,8 +78,8 @@ export function useFixedRowWindow(options: {
   const [firstRow, setFirstRow] = useState(0);
   // Reading the box's height as the table mounts would force the layout of the whole page the commit just changed,
   // inside the commit's task (a million-row report: up to 35 ms). It starts with the rows a full window holds (the
-  // scroll box is never taller than the window, table.css), and the ResizeObserver's first report, delivered after
-  // the browser's own layout, narrows it.
+  // scroll box is at most the window's height, table.css, unless the window is under 240 px), and the
+  // ResizeObserver's first report, delivered after the browser's own layout, sets the exact count.
   const [rowsInView, setRowsInView] = useState(() => rowsInWindow(rowHeight));
   useEffect(() => {
     const element = scrollRef.current;
