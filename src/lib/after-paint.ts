@@ -8,3 +8,8 @@ export function afterNextPaint(run: () => void): void {
   }
   requestAnimationFrame(() => setTimeout(run, 0));
 }
+
+/** Settles in a task of its own: what follows runs after the browser had its turn (input, paint, other messages). */
+export function nextTask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}

@@ -31,7 +31,7 @@ import {
   type LoadHandle,
   type QueryAnswer,
 } from '../worker/client';
-import { afterNextPaint } from '../lib/after-paint';
+import { afterNextPaint, nextTask } from '../lib/after-paint';
 
 export type SourceSlot = 'main' | 'compare';
 
@@ -244,7 +244,7 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
       if (result.totals.tensors > MAX_ROWS_HELD_FOR_ANALYSES) {
         // A big result's message took its task to decode (~10 ms for a million rows, with the GC that its buffers
         // start): the report renders in the next one, so neither task is long.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        await nextTask();
       }
       if (current !== handle) {
         return;

@@ -4,6 +4,7 @@ import { GPUS } from '../core/analysis/memory/estimate';
 import { DEFAULT_QUERY, fileOrderAnswer, type TableQuery } from '../core/table-query';
 import { queryTable } from '../worker/client';
 import { createTableQueries, hungFilterNotice } from './source-loader';
+import { nextTask } from '../lib/after-paint';
 import type { AppState } from './store';
 
 export const PANELS = [
@@ -71,10 +72,6 @@ export interface ViewSlice {
   resetViewForNewSource: () => void;
 }
 
-function inNextTask<T>(value: T): Promise<T> {
-  return new Promise((resolve) => setTimeout(() => resolve(value), 0));
-}
-
 export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, get) => {
   const queries = createTableQueries({
     answered: ({ order, filterError }) => set({ order, filterError, tableBusy: false }),
@@ -138,7 +135,7 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
         get().query.filter,
         // Answered in the page, but a task later, so the table's first render does not lengthen the task that took
         // in the result.
-        () => (local ? inNextTask(local) : queryTable(loadId, get().query)),
+        () => (local ? nextTask().then(() => local) : queryTable(loadId, get().query)),
         () => {
           const now = get().load;
           return now.status === 'ready' && now.result.loadId === loadId;

@@ -24,6 +24,7 @@ import {
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
+import { nextTask } from '../lib/after-paint';
 import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
@@ -256,10 +257,6 @@ async function resultPainted(ctx: LoadSession): Promise<void> {
   });
   await Promise.race([ctx.resultShown, bound]);
   clearTimeout(timer);
-}
-
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 function emptyColumns(): TensorColumns {
