@@ -14,6 +14,7 @@ import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes
 import type { ShardIndex } from '../core/shards/index-parser';
 import { indexEntriesOf, singleIndexShard } from '../core/shards/row-names';
 import { dtypeSums } from '../core/stats';
+import { groupShapeRows } from '../core/analysis/shape-groups';
 import type { LoadOptions, ShardProgress } from '../core/result';
 import { observedProtocol, shardPacing, sizedFirstRead, type HeadersSeen } from '../io/connection';
 import type { HttpByteReader } from '../io/http-reader';
@@ -327,6 +328,8 @@ function prepare(outcome: ShardOutcome, index: ShardIndex | null): void {
   }
   outcome.names ??= allTensorNames(outcome.header.tensors);
   outcome.shapes ??= shapesOf(outcome.names, outcome.header.tensors);
+  // Kept with the shapes (core/analysis/shape-groups.ts): the memory analysis sums the merged table's groups.
+  groupShapeRows(outcome.shapes, outcome.header.tensors);
   // Kept with the columns (core/stats.ts): the merge adds the shards' sums instead of summing every row again.
   dtypeSums(outcome.header.tensors);
   if (index !== null) {

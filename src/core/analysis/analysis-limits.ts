@@ -64,3 +64,10 @@ export const MAX_LORA_TARGETS = 64;
  * under a millisecond, even in code not compiled yet, inside the task that mounts the table.
  */
 export const TABLE_WIDTH_SAMPLE_ROWS = 1_000;
+
+/**
+ * Repeating layers the memory estimate lays out one by one (config.json's num_hidden_layers, a GGUF's block_count).
+ * Published models have at most a few hundred; a count past this is broken or hostile, and sizing it would allocate
+ * per-layer arrays of that length.
+ */
+export const MAX_MODEL_LAYERS = 4096;

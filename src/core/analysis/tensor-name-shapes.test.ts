@@ -10,8 +10,10 @@ function shapesOfNames(names: readonly string[]): ParsedShapes {
 }
 
 /** Everything but `query`, which is compared by asking. */
+/** The shapes' fields, without the query and without a join's own record of where each part's shapes went. */
 function plain(shapes: ParsedShapes): object {
   const { query: _query, ...rest } = shapes;
+  delete (rest as { partShapeIds?: unknown }).partShapeIds;
   return {
     ...rest,
     indexValues: Array.from(shapes.indexValues.subarray(0, shapes.indexStart[shapes.rowShape.length])),
@@ -49,6 +51,10 @@ describe('joinShapes', () => {
       for (const name of [...NAMES, 'model.layers.77.self_attn.q_proj.weight', 'a.9.b', 'not.there', 'emoji.😀.9.w']) {
         expect(joined.query(name), name).toEqual(whole.query(name));
       }
+      // Each part's shape ids lead to the joined shape of the same pieces.
+      parts.forEach((part, p) => {
+        expect(Array.from(joined.partShapeIds[p], (id) => joined.keys[id])).toEqual(part.keys);
+      });
     }
   });
 

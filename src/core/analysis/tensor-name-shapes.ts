@@ -16,6 +16,12 @@ export interface ParsedShapes extends NameShapes {
   readonly keys: readonly string[];
 }
 
+/** Shapes joined from parts (joinShapes), with where each part's shapes went. */
+export interface JoinedShapes extends ParsedShapes {
+  /** partShapeIds[p][s]: the joined id of part p's shape s. */
+  readonly partShapeIds: readonly Int32Array[];
+}
+
 /** Index segments of the name being scanned: start, end and value of each. */
 interface Scratch {
   starts: Int32Array;
@@ -597,7 +603,7 @@ function piecesKey(pieces: readonly string[]): string {
  * function called once per part, which V8 compiles after the first few parts rather than on the stack of this one
  * (docs/performance.md, "Loops that run once").
  */
-export function joinShapes(parts: readonly ParsedShapes[]): ParsedShapes {
+export function joinShapes(parts: readonly ParsedShapes[]): JoinedShapes {
   let count = 0;
   let valueCount = 0;
   for (const part of parts) {
@@ -614,8 +620,10 @@ export function joinShapes(parts: readonly ParsedShapes[]): ParsedShapes {
   const indexValues = new Int32Array(valueCount);
   let row0 = 0;
   let values0 = 0;
+  const partShapeIds: Int32Array[] = [];
   for (const part of parts) {
     const globalOf = new Int32Array(part.count);
+    partShapeIds.push(globalOf);
     for (let s = 0; s < part.count; s++) {
       const key = part.keys[s];
       let id = idOf.get(key);
@@ -649,6 +657,7 @@ export function joinShapes(parts: readonly ParsedShapes[]): ParsedShapes {
     indexValues,
     rowStart,
     rowList,
+    partShapeIds,
     query(name) {
       const units = utf16Units(name);
       const k = scanUnits(units, 0, units.length, scratch);

@@ -3,6 +3,7 @@
  * (Gemma 3, Llama 4, LLaVA, Mistral 3); field names differ by family, so each value is the first of its aliases
  * (the order vLLM's model_arch_config_convertor and transformers' get_text_config use).
  */
+import { MAX_MODEL_LAYERS } from '../analysis-limits';
 import { asNumber, asString, isRecord } from '../values';
 import { readRopeScaling } from './context-limit';
 import type { RopeScaling } from './memory-types';
@@ -11,7 +12,10 @@ type Json = Record<string, unknown>;
 
 export interface MemoryConfig {
   modelType: string | null;
+  /** The layer count, when it is 1..MAX_MODEL_LAYERS. */
   layers: number | null;
+  /** A layer count given past MAX_MODEL_LAYERS (broken or hostile), left out of `layers`. */
+  layersPastLimit: number | null;
   hidden: number | null;
   heads: number | null;
   kvHeads: number | null;
@@ -62,7 +66,8 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   }
   const nestedKey = TEXT_CONFIG_KEYS.find((key) => isRecord(raw[key]));
   const text = (nestedKey ? raw[nestedKey] : raw) as Json;
-  const layers = count(text, ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
+  const givenLayers = count(text, ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
+  const layers = givenLayers !== null && givenLayers <= MAX_MODEL_LAYERS ? givenLayers : null;
   const hidden = count(text, ['hidden_size', 'n_embd', 'd_model']);
   const heads = count(text, ['num_attention_heads', 'n_head', 'num_heads']);
   // Falcon's original layout says multi-query with a flag instead of a KV head count (vLLM get_total_num_kv_heads).
@@ -89,6 +94,7 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   return {
     modelType,
     layers,
+    layersPastLimit: givenLayers !== layers ? givenLayers : null,
     hidden,
     heads,
     kvHeads,

@@ -4,6 +4,7 @@
  * stored bytes. Key names follow gguf-py's `constants.py` (`Keys.LLM`, `Keys.Attention`, `Keys.SSM`), where
  * `{arch}` is the value of `general.architecture`.
  */
+import { MAX_MODEL_LAYERS } from '../analysis-limits';
 
 export type GgufScalar = number | bigint | string | boolean;
 export type GgufMetadata = ReadonlyMap<string, GgufScalar | GgufScalar[]>;
@@ -17,12 +18,6 @@ export interface GgufTensorSummary {
   /** Stored bytes (blocks × bytes per block). */
   bytes: number;
 }
-
-/**
- * Repeating layers the estimate will lay out one by one. Published models have at most a few hundred; a header
- * claiming more is broken or hostile, and sizing it would allocate per-layer arrays of that length.
- */
-export const MAX_GGUF_BLOCK_COUNT = 4096;
 
 /** A non-negative safe integer from a number or bigint value; null for anything else. */
 export function integerOf(value: GgufScalar | GgufScalar[] | undefined): number | null {
@@ -78,10 +73,10 @@ export class GgufKeys {
     return single === null ? null : Array.from({ length: layers }, () => single);
   }
 
-  /** `{arch}.block_count` when it is 1..MAX_GGUF_BLOCK_COUNT; null otherwise (absent, zero, or implausible). */
+  /** `{arch}.block_count` when it is 1..MAX_MODEL_LAYERS; null otherwise (absent, zero, or implausible). */
   blockCount(): number | null {
     const blocks = this.int('block_count');
-    return blocks !== null && blocks > 0 && blocks <= MAX_GGUF_BLOCK_COUNT ? blocks : null;
+    return blocks !== null && blocks > 0 && blocks <= MAX_MODEL_LAYERS ? blocks : null;
   }
 
   /** A bool array key (one entry per layer), or null when absent or not all booleans. */

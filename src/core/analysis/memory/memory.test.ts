@@ -23,6 +23,8 @@ import {
 } from '../../../testing/models/published-configs';
 import { mixtralFixture, tinyLlamaFixture } from '../../../testing/models/plain-models';
 import { estimateMemory } from './estimate';
+import { MAX_MODEL_LAYERS } from '../analysis-limits';
+import { groupDigits } from '../../number-format';
 import { analyzeMemory } from './memory';
 
 /** Llama-2-7B's published tensors: 32 MHA layers, hidden 4096, intermediate 11008, vocab 32000, F16. */
@@ -265,6 +267,23 @@ describe('without config.json', () => {
     expect(section.config).toBe('inferred');
     // Four main layers (0–3) in the fixture, each 576 latent elements; layer 61 is MTP.
     expect(section.kv?.groups).toEqual([expect.objectContaining({ layers: 4, elementsPerToken: 576 })]);
+  });
+
+  it('ignores a config.json layer count past MAX_MODEL_LAYERS, says so, and infers the layers from the header', () => {
+    const hostile = { ...QWEN3_8B_CONFIG, num_hidden_layers: 2_000_000_000 };
+    const section = memory({ ...tinyLlamaFixture(2), sidecars: { config: hostile } });
+    expect(section.evidence).toContain(
+      `config.json gives ${groupDigits(2_000_000_000)} layers, past the ${groupDigits(MAX_MODEL_LAYERS)} this estimate lays out; the count is ignored.`,
+    );
+    expect(section.config).toBe('inferred');
+    expect(section.kv?.groups).toEqual([expect.objectContaining({ layers: 2 })]);
+    // At the limit the count is taken as given.
+    const atLimit = memory({
+      ...tinyLlamaFixture(2),
+      sidecars: { config: { ...QWEN3_8B_CONFIG, num_hidden_layers: MAX_MODEL_LAYERS } },
+    });
+    expect(atLimit.config).toBe('config.json');
+    expect(atLimit.kv?.groups.reduce((sum, group) => sum + group.layers, 0)).toBe(MAX_MODEL_LAYERS);
   });
 });
 

@@ -4,6 +4,7 @@
  * recomputes other contexts with estimateMemory.
  */
 import { groupDigits } from '../../number-format';
+import { MAX_MODEL_LAYERS } from '../analysis-limits';
 import { isAdapterIndex } from '../lora-markers';
 import { tensorIndex, type NameShapes, type TensorIndex } from '../tensor-index';
 import type { Analysis, AnalysisInput } from '../analysis-types';
@@ -188,6 +189,11 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   let kv = config ? kvModelFromConfig(config) : null;
   let source: MemorySection['config'] = 'config.json';
   let mainLayers = config?.layers ?? null;
+  if (config?.layersPastLimit != null) {
+    evidence.push(
+      `config.json gives ${groupDigits(config.layersPastLimit)} layers, past the ${groupDigits(MAX_MODEL_LAYERS)} this estimate lays out; the count is ignored.`,
+    );
+  }
   if (!kv) {
     if (config) {
       evidence.push(

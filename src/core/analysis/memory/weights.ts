@@ -6,6 +6,7 @@
  */
 import { dtypeCode, dtypeName } from '../../dtypes';
 import { AUDIO_HEADS, VISION_HEADS } from '../architecture-family';
+import { MAX_GROUPED_FIRST_INDEX, shapeGroupsOf, type ShapeGroups } from '../shape-groups';
 import { storedBytes, type TensorIndex } from '../tensor-index';
 import type { WeightPart, WeightPartTotal, WeightsSummary } from './memory-types';
 
@@ -128,18 +129,48 @@ interface WeightRules {
   wordFactor: number;
 }
 
+/** Bytes, parameters and tensors summed per part and per dtype code. */
+interface WeightSums {
+  bytes: number;
+  params: number;
+  packed: number;
+  sidecars: number;
+  outputEmbeddingParams: number;
+  partTensors: Float64Array;
+  partBytes: Float64Array;
+  partParams: Float64Array;
+  dtypeTensors: Float64Array;
+  dtypeBytes: Float64Array;
+}
+
+function emptySums(partCount: number): WeightSums {
+  return {
+    bytes: 0,
+    params: 0,
+    packed: 0,
+    sidecars: 0,
+    outputEmbeddingParams: 0,
+    partTensors: new Float64Array(partCount),
+    partBytes: new Float64Array(partCount),
+    partParams: new Float64Array(partCount),
+    dtypeTensors: new Float64Array(256),
+    dtypeBytes: new Float64Array(256),
+  };
+}
+
 /**
  * Every row's bytes and parameters, summed per part and per dtype code. It runs once per load, mostly in V8's
  * interpreter, so it reads typed columns and locals with no call per row, and it is a function of its own: V8
  * compiles a loop sooner the smaller the function around it (docs/performance.md, "Loops that run once").
  */
-function sumWeightRows(index: TensorIndex, modelElements: ArrayLike<number> | undefined, rules: WeightRules) {
+function sumWeightRows(
+  index: TensorIndex,
+  modelElements: ArrayLike<number> | undefined,
+  rules: WeightRules,
+): WeightSums {
   const { mtpCandidate, rule, partOf, outputEmbedding, mtpId, embeddingsId, mtpFrom, wordFactor } = rules;
-  const partTensors = new Float64Array(rules.partCount);
-  const partBytes = new Float64Array(rules.partCount);
-  const partParams = new Float64Array(rules.partCount);
-  const dtypeTensors = new Float64Array(256);
-  const dtypeBytes = new Float64Array(256);
+  const sums = emptySums(rules.partCount);
+  const { partTensors, partBytes, partParams, dtypeTensors, dtypeBytes } = sums;
   let bytes = 0;
   let params = 0;
   let packed = 0;
@@ -189,18 +220,48 @@ function sumWeightRows(index: TensorIndex, modelElements: ArrayLike<number> | un
     dtypeTensors[code]++;
     dtypeBytes[code] += rowBytes;
   }
-  return {
-    bytes,
-    params,
-    packed,
-    sidecars,
-    outputEmbeddingParams,
-    partTensors,
-    partBytes,
-    partParams,
-    dtypeTensors,
-    dtypeBytes,
-  };
+  return { ...sums, bytes, params, packed, sidecars, outputEmbeddingParams };
+}
+
+/**
+ * sumWeightRows' answer from the table's shape groups (core/analysis/shape-groups.ts): every figure it sums depends
+ * only on a row's shape, dtype, first index value, bytes and elements, and the groups hold those sums.
+ */
+function sumWeightGroups(groups: ShapeGroups, rules: WeightRules): WeightSums {
+  const { mtpCandidate, rule, partOf, outputEmbedding, mtpId, embeddingsId, mtpFrom, wordFactor } = rules;
+  const sums = emptySums(rules.partCount);
+  const { partTensors, partBytes, partParams, dtypeTensors, dtypeBytes } = sums;
+  for (let g = 0; g < groups.count; g++) {
+    const s = groups.shape[g];
+    const part = mtpCandidate[s] === 1 && groups.first[g] >= mtpFrom ? mtpId : partOf[s];
+    const tensors = groups.tensors[g];
+    const groupBytes = groups.bytes[g];
+    const elements = groups.elements[g];
+    const code = groups.dtype[g];
+    let groupParams = elements;
+    const groupRule = rule[s];
+    if (groupRule === RULE_NONE) {
+      groupParams = 0;
+      sums.sidecars += groups.nonEmpty[g];
+    } else if (groupRule === RULE_BLOCKS && code === U8) {
+      groupParams = elements * 2;
+      sums.packed += tensors;
+    } else if (groupRule === RULE_WORDS && (code === I32 || code === U32)) {
+      groupParams = elements * wordFactor;
+      sums.packed += tensors;
+    }
+    sums.bytes += groupBytes;
+    sums.params += groupParams;
+    partTensors[part] += tensors;
+    partBytes[part] += groupBytes;
+    partParams[part] += groupParams;
+    if (part === embeddingsId && outputEmbedding[s] === 1) {
+      sums.outputEmbeddingParams += groupParams;
+    }
+    dtypeTensors[code] += tensors;
+    dtypeBytes[code] += groupBytes;
+  }
+  return sums;
 }
 
 export function weightsSummary(index: TensorIndex, mainLayers: number | null, quantBits: number | null): WeightsResult {
@@ -212,7 +273,8 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   // A checkpoint's model: its weights section, each storage once (a tied name or a view adds nothing; optimizer
   // moments are not weights a GPU holds to serve the model).
   const modelElements = index.header.checkpoint?.rows.model;
-  const sums = sumWeightRows(index, modelElements, {
+  const groups = modelElements === undefined ? shapeGroupsOf(shapes) : undefined;
+  const rules: WeightRules = {
     mtpCandidate: Uint8Array.from(shapes.pieces, (pieces, s) =>
       mainLayers !== null && shapes.slots[s] > 0 && LAYER_STACK.test(pieces[0]) ? 1 : 0,
     ),
@@ -226,7 +288,12 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
     embeddingsId: partIds.indexOf('embeddings'),
     mtpFrom: mainLayers ?? Infinity,
     wordFactor: 32 / (quantBits ?? 4),
-  });
+  };
+  // Grouped first indices are capped: past the cap only rows can tell MTP layers from the main stack.
+  const sums =
+    groups !== undefined && rules.mtpFrom <= MAX_GROUPED_FIRST_INDEX
+      ? sumWeightGroups(groups, rules)
+      : sumWeightRows(index, modelElements, rules);
   const { bytes, params, packed, sidecars, outputEmbeddingParams, partTensors, partBytes, partParams } = sums;
   const { dtypeTensors, dtypeBytes } = sums;
   partIds.forEach((part, id) => {

@@ -35,7 +35,7 @@ export const ARRAY_SAMPLE_ITEMS = 8;
 /**
  * A numeric or boolean array up to this long is kept whole: per-layer values (`head_count_kv`, `feed_forward_length`,
  * `sliding_window_pattern`) hold one item per block, and the memory estimate needs every layer's. It matches the
- * estimate's own cap on block_count (MAX_GGUF_BLOCK_COUNT), far above any published model's few hundred layers;
+ * estimate's own cap on block_count (MAX_MODEL_LAYERS), far above any published model's few hundred layers;
  * longer arrays are not per-layer and keep ARRAY_SAMPLE_ITEMS.
  */
 export const MAX_PER_LAYER_ARRAY_ITEMS = 4096;
