@@ -32,7 +32,15 @@ const FIXTURES: Record<string, () => ModelFixture> = {
   'AWQ int32 words': awqLlama2Fixture,
   'bitsandbytes NF4 sidecars': bnbNf4Llama3Fixture,
   'Mixtral experts': () => ({ ...mixtralFixture(), sidecars: { config: MIXTRAL_8X7B_CONFIG } }),
+  // Without config.json the expert count is the highest expert index + 1.
+  'Mixtral experts, no config': () => mixtralFixture(),
+  'DeepSeek-V3, no config': deepseekV3Fixture,
   'plain BF16': () => tinyLlamaFixture(),
+  // The highest layer in the first part: a join must take the maximum, not the last part's value.
+  'layers in reverse order': () => {
+    const fixture = tinyLlamaFixture(4);
+    return { ...fixture, specs: [...fixture.specs].reverse() };
+  },
   // No config.json: the main stack's layer count is the first MTP layer's index (eh_proj), here past the cap.
   'an MTP layer past the grouping cap': () => ({
     fileName: 'model.safetensors',
@@ -72,6 +80,16 @@ function groupLines(groups: ShapeGroups, text: readonly string[]): string[] {
   ).sort();
 }
 
+/** Each shape's highest index values as text lines. */
+function highestLines(groups: ShapeGroups, text: readonly string[]): string[] {
+  return text
+    .map(
+      (shape, s) =>
+        `${shape} ${groups.highestIndex.subarray(groups.highestIndexStart[s], groups.highestIndexStart[s + 1]).join(',')}`,
+    )
+    .sort();
+}
+
 /** The fixture's input with its shapes joined from three parts and the parts' groups joined, as a shard set's. */
 function inputWithJoinedGroups(fixture: ModelFixture) {
   const input = inputFromFixture(fixture);
@@ -101,6 +119,9 @@ describe('shape groups', () => {
     expect(groupLines(groups as ShapeGroups, joined.text)).toEqual(
       groupLines(wholeGroups as ShapeGroups, wholeShapes.text),
     );
+    expect(highestLines(groups as ShapeGroups, joined.text)).toEqual(
+      highestLines(wholeGroups as ShapeGroups, wholeShapes.text),
+    );
   });
 
   it.each(Object.entries(FIXTURES))('%s: the weights from groups equal the weights from every row', (_, fixture) => {
@@ -111,6 +132,11 @@ describe('shape groups', () => {
     expect(byGroups?.weights.byPart).toEqual(byRows?.weights.byPart);
     expect(byGroups?.weights.byDtype).toEqual(byRows?.weights.byDtype);
     expect(byGroups).toEqual(byRows);
+  });
+
+  it('gives the expert count without config.json from the highest expert index', () => {
+    const section = analyzeMemory(inputWithJoinedGroups(mixtralFixture()).input);
+    expect(section?.moe?.experts).toBe(8);
   });
 
   it('tells MTP layers past the cap from the main stack by their rows, not their capped groups', () => {

@@ -33,6 +33,12 @@ export interface ShapeGroups {
   readonly elements: Float64Array;
   /** Rows with at least one element. */
   readonly nonEmpty: Float64Array;
+  /**
+   * Per shape of the table, the highest value each index slot takes: slot k of shape s at
+   * highestIndex[highestIndexStart[s] + k] (-1 for a shape without rows).
+   */
+  readonly highestIndexStart: Int32Array;
+  readonly highestIndex: Int32Array;
 }
 
 const groupsOfShapes = new WeakMap<NameShapes, ShapeGroups>();
@@ -40,6 +46,15 @@ const groupsOfShapes = new WeakMap<NameShapes, ShapeGroups>();
 /** The groups taken for `shapes` (a shard's, or a shard set's joined from them), if any were. */
 export function shapeGroupsOf(shapes: NameShapes): ShapeGroups | undefined {
   return groupsOfShapes.get(shapes);
+}
+
+/** highestIndexStart for a table's shapes: shape s's slots from [s] to [s + 1]. */
+function slotStarts(shapes: NameShapes): Int32Array {
+  const starts = new Int32Array(shapes.count + 1);
+  for (let s = 0; s < shapes.count; s++) {
+    starts[s + 1] = starts[s] + shapes.slots[s];
+  }
+  return starts;
 }
 
 interface GrowingGroups {
@@ -57,8 +72,10 @@ function newGroups(): GrowingGroups {
   return { count: 0, shape: [], dtype: [], first: [], tensors: [], bytes: [], elements: [], nonEmpty: [] };
 }
 
-function frozen(groups: GrowingGroups): ShapeGroups {
+function frozen(groups: GrowingGroups, highestIndexStart: Int32Array, highestIndex: Int32Array): ShapeGroups {
   return {
+    highestIndexStart,
+    highestIndex,
     count: groups.count,
     shape: Int32Array.from(groups.shape),
     dtype: Uint8Array.from(groups.dtype),
@@ -110,9 +127,17 @@ export function groupShapeRows(shapes: NameShapes, columns: TensorColumns): Shap
   const idOf = new Map<number, number>();
   const { rowShape, slots, indexStart, indexValues } = shapes;
   const { elements, dtype } = columns;
+  const highestIndexStart = slotStarts(shapes);
+  const highestIndex = new Int32Array(highestIndexStart[shapes.count]).fill(-1);
   for (let row = 0; row < columns.count; row++) {
     const s = rowShape[row];
-    const first = slots[s] > 0 ? Math.min(indexValues[indexStart[row]], MAX_GROUPED_FIRST_INDEX) : -1;
+    const values = indexStart[row];
+    for (let k = 0, at = highestIndexStart[s]; k < slots[s]; k++, at++) {
+      if (indexValues[values + k] > highestIndex[at]) {
+        highestIndex[at] = indexValues[values + k];
+      }
+    }
+    const first = slots[s] > 0 ? Math.min(indexValues[values], MAX_GROUPED_FIRST_INDEX) : -1;
     const id = groupOf(groups, idOf, s, dtype[row], first);
     // x - x === 0 exactly when x is finite.
     const value = elements[row];
@@ -122,7 +147,7 @@ export function groupShapeRows(shapes: NameShapes, columns: TensorColumns): Shap
     groups.elements[id] += stored;
     groups.nonEmpty[id] += stored > 0 ? 1 : 0;
   }
-  const result = frozen(groups);
+  const result = frozen(groups, highestIndexStart, highestIndex);
   groupsOfShapes.set(shapes, result);
   return result;
 }
@@ -142,8 +167,13 @@ export function joinShapeGroups(
   }
   const groups = newGroups();
   const idOf = new Map<number, number>();
-  parts.forEach((part, at) => addPartGroups(groups, idOf, part, partShapeIds[at]));
-  const result = frozen(groups);
+  const highestIndexStart = slotStarts(joined);
+  const highestIndex = new Int32Array(highestIndexStart[joined.count]).fill(-1);
+  parts.forEach((part, at) => {
+    addPartGroups(groups, idOf, part, partShapeIds[at]);
+    addPartHighest(highestIndex, highestIndexStart, part, partShapeIds[at]);
+  });
+  const result = frozen(groups, highestIndexStart, highestIndex);
   groupsOfShapes.set(joined, result);
   return result;
 }
@@ -160,5 +190,16 @@ function addPartGroups(
     groups.bytes[id] += part.bytes[g];
     groups.elements[id] += part.elements[g];
     groups.nonEmpty[id] += part.nonEmpty[g];
+  }
+}
+
+function addPartHighest(highestIndex: Int32Array, starts: Int32Array, part: ShapeGroups, globalOf: Int32Array): void {
+  for (let s = 0; s < globalOf.length; s++) {
+    const from = part.highestIndexStart[s];
+    const slots = part.highestIndexStart[s + 1] - from;
+    for (let k = 0; k < slots; k++) {
+      const at = starts[globalOf[s]] + k;
+      highestIndex[at] = Math.max(highestIndex[at], part.highestIndex[from + k]);
+    }
   }
 }

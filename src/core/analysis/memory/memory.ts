@@ -6,6 +6,7 @@
 import { groupDigits } from '../../number-format';
 import { MAX_MODEL_LAYERS } from '../analysis-limits';
 import { isAdapterIndex } from '../lora-markers';
+import { shapeGroupsOf } from '../shape-groups';
 import { tensorIndex, type NameShapes, type TensorIndex } from '../tensor-index';
 import type { Analysis, AnalysisInput } from '../analysis-types';
 import { asNumber, isRecord } from '../values';
@@ -60,13 +61,17 @@ function loraEstimate(index: TensorIndex, mainLayers: number | null): LoraEstima
 /** Highest expert index + 1 in `….experts.<i>.…` names, or the leading dim of fused `[E, …]` expert tensors. */
 function expertsInHeader(index: TensorIndex): number | null {
   const shapes = index.shapes();
+  // A shard set's highest index values were taken per shard (shape-groups.ts); a single file's are read here.
+  const groups = shapeGroupsOf(shapes);
+  const highest = groups?.highestIndex;
+  const highestStart = groups?.highestIndexStart ?? new Int32Array(0);
   let most = 0;
   for (let s = 0; s < shapes.count; s++) {
     const pieces = shapes.pieces[s];
     const at = pieces.findIndex((piece, i) => i > 0 && /\.experts\.$/.test(pieces[i - 1]) && piece.startsWith('.'));
     if (at > 0) {
       // Experts are numbered 0…E−1: the highest index + 1, without a set over 250,000 rows.
-      most = Math.max(most, highestIndexOf(shapes, s, at - 1) + 1);
+      most = Math.max(most, (highest?.[highestStart[s] + at - 1] ?? highestIndexOf(shapes, s, at - 1)) + 1);
     } else if (/\.experts\.[a-z_]+$/.test(shapes.text[s]) && partOfName(shapes.text[s]) === 'experts') {
       const row = shapes.rowList[shapes.rowStart[s]];
       if (index.rank(row) >= 2) {
