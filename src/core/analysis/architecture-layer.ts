@@ -198,17 +198,23 @@ export function findDenseMlp(
   if (!candidate.includes(1)) {
     return null;
   }
-  // Candidate rows by layer (in `indices` order), each layer's in header order.
+  // Candidate rows by layer (in `indices` order), each layer's in header order: the candidate shapes' own rows,
+  // not a pass over every row (on an MoE model nearly all of them are experts).
+  const candidateRows: number[] = [];
+  for (let s = 0; s < shapes.count; s++) {
+    for (let i = shapes.rowStart[s]; candidate[s] === 1 && i < shapes.rowStart[s + 1]; i++) {
+      candidateRows.push(shapes.rowList[i]);
+    }
+  }
+  candidateRows.sort((a, b) => a - b);
   const byLayer = new Map<number, number[]>();
-  for (let row = 0; row < index.count; row++) {
-    if (candidate[shapes.rowShape[row]] === 1) {
-      const layer = shapes.indexValues[shapes.indexStart[row]];
-      const rows = byLayer.get(layer);
-      if (rows) {
-        rows.push(row);
-      } else {
-        byLayer.set(layer, [row]);
-      }
+  for (const row of candidateRows) {
+    const layer = shapes.indexValues[shapes.indexStart[row]];
+    const rows = byLayer.get(layer);
+    if (rows) {
+      rows.push(row);
+    } else {
+      byLayer.set(layer, [row]);
     }
   }
   for (const layer of indices) {

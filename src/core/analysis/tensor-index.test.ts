@@ -169,6 +169,29 @@ describe('lookups', () => {
     expect(index.row('model.layers.12.mlp.experts.0.down_proj.weight')).toBe(-1);
   });
 
+  it('row() on distinct names agrees with a Map before and past the rows it reads unsorted, zero-padded twins absent', () => {
+    const names: string[] = [];
+    for (let layer = 0; layer < 10; layer++) {
+      for (let expert = 0; expert < 20; expert++) {
+        names.push(`model.layers.${layer}.mlp.experts.${expert}.down_proj.weight`);
+      }
+    }
+    // Out of tuple order, so a sort has something to do.
+    names.reverse();
+    const index = indexOf(names, true);
+    for (const row of [0, 1, 63, 64, 65, 150, names.length - 1]) {
+      expect(index.row(names[row])).toBe(row);
+    }
+    for (const name of [
+      'model.layers.9.mlp.experts.019.down_proj.weight',
+      'model.layers.10.mlp.experts.0.down_proj.weight',
+      'model.layers.0.mlp.experts.20.down_proj.weight',
+    ]) {
+      expect(index.row(name)).toBe(-1);
+    }
+    names.forEach((name, row) => expect(index.row(name)).toBe(row));
+  });
+
   it('knows which literals a shape text answers for', () => {
     expect(shapeSafe('.weight_scale_inv')).toBe(true);
     expect(shapeSafe('scaled_fp8')).toBe(true);
