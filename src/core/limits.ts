@@ -111,8 +111,15 @@ export const MAX_SHARDS_READ_AHEAD = 1_000;
  */
 export const MAX_SIBLINGS_BY_NAME = 256;
 
-/** Remote shard headers in flight over HTTP/1.1: browsers open at most 6 connections per host, more would queue. */
-export const HTTP1_SHARD_CONCURRENCY = 6;
+/** Connections a browser opens to one host over HTTP/1.1 (Chromium, Firefox and Safari alike); more requests queue. */
+export const HTTP1_CONNECTIONS_PER_HOST = 6;
+
+/**
+ * Remote shard headers in flight over HTTP/1.1: two per connection, so when an answer ends the browser sends the
+ * read queued behind it at once, instead of the connection idling until the worker has parsed the answer and asked
+ * for the next (docs/performance.md, "HTTP/1.1: a read queued behind each").
+ */
+export const HTTP1_SHARD_CONCURRENCY = 2 * HTTP1_CONNECTIONS_PER_HOST;
 
 /** Shard header answers asked for their protocol (Resource Timing) before the host alone decides the pace. */
 export const PACE_ATTEMPTS = 8;
@@ -206,7 +213,7 @@ export const REMOTE_MAX_SPANS = 32;
  * Analysis reads over HTTP/1.1: two rounds on the connections a browser opens per host, so with the header's one
  * or two round trips a load stays within four (32 reads would queue into six rounds on six connections).
  */
-export const HTTP1_MAX_SPANS = 2 * HTTP1_SHARD_CONCURRENCY;
+export const HTTP1_MAX_SPANS = 2 * HTTP1_CONNECTIONS_PER_HOST;
 
 /** Upper bound on data bytes the analyses may read of a local file (comfy_quant configs, LoRA alphas): a few KB. */
 export const MAX_ANALYSIS_DATA_BYTES = 4 * 1024 * 1024;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { QuantizationSection, LoraSection } from '../core/analysis/report-sections';
 import type { DataReadsSection } from '../core/analysis/data-reads';
 import type { LoadResult, SourceSpec } from '../core/result';
-import { HTTP1_MAX_SPANS, HTTP1_SHARD_CONCURRENCY, REMOTE_MAX_FILE_BYTES } from '../core/limits';
+import { HTTP1_CONNECTIONS_PER_HOST, HTTP1_MAX_SPANS, REMOTE_MAX_FILE_BYTES } from '../core/limits';
 import { ALPHA_CONFIRM_SAMPLE } from '../core/analysis/lora';
 import { buildHeaderBytes, layoutTensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';
@@ -89,7 +89,7 @@ describe('remote analysis reads over the budget', () => {
     const quantization = analyses.sections.quantization as QuantizationSection;
     // Every config is its own span (256 KiB apart). The test server speaks HTTP/1.1, where a browser opens six
     // connections per host: HTTP1_MAX_SPANS are read, in parallel, two rounds on six connections.
-    expect(HTTP1_MAX_SPANS).toBe(2 * HTTP1_SHARD_CONCURRENCY);
+    expect(HTTP1_MAX_SPANS).toBe(2 * HTTP1_CONNECTIONS_PER_HOST);
     expect(quantization.configSample).toEqual({
       read: HTTP1_MAX_SPANS,
       of: COMFY_SAMPLED_LAYERS,
