@@ -84,6 +84,8 @@ scope.onmessage = (event) => {
       break;
     case 'release':
       kept.delete(request.loadId);
+      // Its views, if still being built, are for a view the page no longer shows.
+      inFlight.get(request.loadId)?.abort();
       break;
     case 'result-shown':
       resultShownBy.get(request.loadId)?.();

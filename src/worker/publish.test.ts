@@ -5,6 +5,7 @@
  */
 import { describe, expect, it, vi } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
+import { VIEW_ANALYSIS_ORDER } from '../core/analysis/analysis-registry';
 import { loadSource } from './load-source';
 import type { WorkerResponse } from './protocol';
 import type * as Limits from '../core/limits';
@@ -61,5 +62,62 @@ describe('analyses held for the paint of a big table', () => {
     const { messages, done } = load(HELD_ROWS, new Promise<void>(() => undefined));
     await done;
     expect(kinds(messages)).toEqual(['result', 'analyses', 'views']);
+  });
+});
+
+describe('views of a released load', () => {
+  it('are not built once the page lets the load go (a new file in its slot), and nothing else is posted', async () => {
+    const controller = new AbortController();
+    const messages: WorkerResponse[] = [];
+    await loadSource(
+      {
+        id: 1,
+        signal: controller.signal,
+        post: (message) => {
+          messages.push(message);
+          // The page drops the next file as soon as the report is in: parser.worker.ts aborts on 'release'.
+          if (message.type === 'analyses') {
+            controller.abort();
+          }
+        },
+        remember: () => {},
+        resultShown: Promise.resolve(),
+      },
+      { kind: 'file', file: fileWith(HELD_ROWS) },
+      {},
+    );
+    expect(kinds(messages)).toEqual(['result', 'analyses']);
+  });
+
+  it('stop between one view and the next', async () => {
+    const controller = new AbortController();
+    const messages: WorkerResponse[] = [];
+    const built: string[] = [];
+    const mark = performance.mark.bind(performance);
+    const spy = vi.spyOn(performance, 'mark').mockImplementation((name, options) => {
+      if (name.startsWith('lens:step:view:')) {
+        built.push(name.slice('lens:step:view:'.length));
+        controller.abort();
+      }
+      return mark(name, options);
+    });
+    try {
+      await loadSource(
+        {
+          id: 1,
+          signal: controller.signal,
+          post: (m) => messages.push(m),
+          remember: () => {},
+          resultShown: Promise.resolve(),
+        },
+        { kind: 'file', file: fileWith(HELD_ROWS) },
+        {},
+      );
+    } finally {
+      spy.mockRestore();
+    }
+    expect(VIEW_ANALYSIS_ORDER.length).toBeGreaterThan(1);
+    expect(built).toEqual([VIEW_ANALYSIS_ORDER[0]]);
+    expect(kinds(messages)).toEqual(['result', 'analyses']);
   });
 });

@@ -5,7 +5,12 @@
  * painted the first rows, a result of moderate size carries the report's analyses instead of preceding them.
  */
 import { pageSection } from '../core/formats/format-readers';
-import { runReportAnalyses, runViewAnalyses, tensorBytesRequest } from '../core/analysis/analysis-registry';
+import {
+  runReportAnalyses,
+  runViewAnalysis,
+  tensorBytesRequest,
+  VIEW_ANALYSIS_ORDER,
+} from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
@@ -217,11 +222,16 @@ async function publishRemembered(
   if (carriesAnalyses) {
     await resultPainted(ctx);
   }
-  await nextTask();
-  if (signal.aborted) {
-    return;
+  let run = report;
+  for (const id of VIEW_ANALYSIS_ORDER) {
+    // A task each: a load the page has released (a new file dropped in its slot) stops here, and the new load's
+    // first rows do not wait for the old one's tree.
+    await nextTask();
+    if (signal.aborted) {
+      return;
+    }
+    run = runViewAnalysis(run, input, id, (done) => markStep(`view:${done}`));
   }
-  const run = runViewAnalyses(report, input, (id) => markStep(`view:${id}`));
   // Sidecar re-runs start from the full run, so the sections they post still hold the views.
   firstRunDone({ run, input });
   const all = run.sections as Record<string, unknown>;

@@ -121,6 +121,24 @@ export function runReportAnalyses(input: AnalysisInput, onDone?: (id: SectionId)
   return runSome(input, (analysis) => !VIEW_SECTIONS.includes(analysis.id), null, onDone);
 }
 
+/** The view analyses' ids (VIEW_SECTIONS) in the order the registry runs them. */
+export const VIEW_ANALYSIS_ORDER: readonly SectionId[] = ANALYSES.filter((analysis) =>
+  VIEW_SECTIONS.includes(analysis.id),
+).map((analysis) => analysis.id);
+
+/**
+ * One view analysis over `input`, added to `previous` (the report's run, or the run of the views before it): the
+ * worker runs the views one task each, so a load the page has let go of stops between them.
+ */
+export function runViewAnalysis(
+  previous: AnalysisRun,
+  input: AnalysisInput,
+  id: SectionId,
+  onDone?: (id: SectionId) => void,
+): AnalysisRun {
+  return runSome(input, (analysis) => analysis.id === id, previous, onDone);
+}
+
 /** The view analyses (VIEW_SECTIONS) over `input`, added to `report`, the run of the report's analyses. */
 export function runViewAnalyses(
   report: AnalysisRun,
