@@ -1,7 +1,8 @@
 /**
  * When the worker holds the analyses back for the page's paint (publish.ts): a result posted ahead of them with a
  * table past MAX_ROWS_HELD_FOR_ANALYSES rows waits for the page's word that it painted it, or for a bounded time.
- * The limit is lowered here so a small built file stands for a million-row one.
+ * The limit is lowered here so a small built file stands for a million-row one. And the views (the Modules tab's
+ * tree) of a load the page has released are not built, or stop between one view and the next.
  */
 import { describe, expect, it, vi } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';

@@ -516,11 +516,6 @@ function rowsWhereName(names: readonly string[], test: (name: string) => boolean
 }
 
 /**
- * A shape's rows sorted by index tuple, with the tuples gathered flat. Headers usually list a shape's rows in
- * numeric order already; the gather doubles as the check, and only an unsorted shape is sorted (then gathered
- * again).
- */
-/**
  * Rows of a shape a name lookup reads in header order before it sorts the shape: the analyses look names up in the
  * first layer or the first expert, which lead their shape, and sorting a 15,000-row expert shape for one of them
  * cost ~5 ms of the 161-shard tail.
@@ -539,6 +534,11 @@ function probeShapeFront(shapes: NameShapes, shape: number, name: string, names:
   return -1;
 }
 
+/**
+ * A shape's rows sorted by index tuple, with the tuples gathered flat. Headers usually list a shape's rows in
+ * numeric order already; the gather doubles as the check, and only an unsorted shape is sorted (then gathered
+ * again).
+ */
 function sortShape(shapes: NameShapes, shape: number): SortedShape {
   const { indexStart, indexValues } = shapes;
   const depth = shapes.slots[shape];
