@@ -41,6 +41,19 @@ const FIXTURES: Record<string, () => ModelFixture> = {
     const fixture = tinyLlamaFixture(4);
     return { ...fixture, specs: [...fixture.specs].reverse() };
   },
+  // One shape, one layer, dtypes alternating row by row: each row leaves the group the row before it used.
+  'one shape in two dtypes, interleaved': () => ({
+    fileName: 'model.safetensors',
+    specs: [
+      { name: 'model.layers.0.self_attn.k_proj.weight', dtype: 'BF16', shape: [8, 8] },
+      { name: 'model.layers.0.self_attn.v_proj.weight', dtype: 'BF16', shape: [8, 8] },
+      ...Array.from({ length: 9 }, (_, expert) => ({
+        name: `model.layers.0.mlp.experts.${expert}.w1.weight`,
+        dtype: expert % 2 === 0 ? 'F16' : 'BF16',
+        shape: [8, 8 + expert],
+      })),
+    ],
+  }),
   // No config.json: the main stack's layer count is the first MTP layer's index (eh_proj), here past the cap.
   'an MTP layer past the grouping cap': () => ({
     fileName: 'model.safetensors',

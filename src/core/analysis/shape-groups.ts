@@ -126,24 +126,34 @@ export function groupShapeRows(shapes: NameShapes, columns: TensorColumns): Shap
   const groups = newGroups();
   const idOf = new Map<number, number>();
   const { rowShape, slots, indexStart, indexValues } = shapes;
-  const { elements, dtype } = columns;
+  const { elements, dtype, begin, end } = columns;
   const highestIndexStart = slotStarts(shapes);
   const highestIndex = new Int32Array(highestIndexStart[shapes.count]).fill(-1);
+  // Each shape's last group: a shape's rows in one layer (256 experts of one projection) share one, and the map,
+  // whose keys are past the small integers V8 keeps unboxed, is asked only when the layer or dtype changes.
+  const lastGroup = new Int32Array(shapes.count).fill(-1);
   for (let row = 0; row < columns.count; row++) {
     const s = rowShape[row];
     const values = indexStart[row];
-    for (let k = 0, at = highestIndexStart[s]; k < slots[s]; k++, at++) {
+    const slotCount = slots[s];
+    for (let k = 0, at = highestIndexStart[s]; k < slotCount; k++, at++) {
       if (indexValues[values + k] > highestIndex[at]) {
         highestIndex[at] = indexValues[values + k];
       }
     }
-    const first = slots[s] > 0 ? Math.min(indexValues[values], MAX_GROUPED_FIRST_INDEX) : -1;
-    const id = groupOf(groups, idOf, s, dtype[row], first);
+    const first = slotCount > 0 ? Math.min(indexValues[values], MAX_GROUPED_FIRST_INDEX) : -1;
+    const code = dtype[row];
+    let id = lastGroup[s];
+    if (id < 0 || groups.first[id] !== first || groups.dtype[id] !== code) {
+      id = groupOf(groups, idOf, s, code, first);
+      lastGroup[s] = id;
+    }
     // x - x === 0 exactly when x is finite.
     const value = elements[row];
     const stored = value - value === 0 ? value : 0;
+    const span = end[row] - begin[row];
     groups.tensors[id]++;
-    groups.bytes[id] += storedBytes(columns, row);
+    groups.bytes[id] += span - span === 0 && span >= 0 ? span : storedBytes(columns, row);
     groups.elements[id] += stored;
     groups.nonEmpty[id] += stored > 0 ? 1 : 0;
   }

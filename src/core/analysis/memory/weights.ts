@@ -290,10 +290,9 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
     wordFactor: 32 / (quantBits ?? 4),
   };
   // Grouped first indices are capped: past the cap only rows can tell MTP layers from the main stack.
+  const mtpPastCap = Number.isFinite(rules.mtpFrom) && rules.mtpFrom > MAX_GROUPED_FIRST_INDEX;
   const sums =
-    groups !== undefined && rules.mtpFrom <= MAX_GROUPED_FIRST_INDEX
-      ? sumWeightGroups(groups, rules)
-      : sumWeightRows(index, modelElements, rules);
+    groups !== undefined && !mtpPastCap ? sumWeightGroups(groups, rules) : sumWeightRows(index, modelElements, rules);
   const { bytes, params, packed, sidecars, outputEmbeddingParams, partTensors, partBytes, partParams } = sums;
   const { dtypeTensors, dtypeBytes } = sums;
   partIds.forEach((part, id) => {
