@@ -22,17 +22,18 @@ const MAX_GROUPED_SHAPES = 2 ** 20;
 export interface ShapeGroups {
   readonly count: number;
   /** Name shape id of each group (the ids of the table's NameShapes). */
-  readonly shape: Int32Array;
-  readonly dtype: Uint8Array;
+  readonly shape: readonly number[];
+  /** Dtype code of each group. */
+  readonly dtype: readonly number[];
   /** The rows' first index value (capped at MAX_GROUPED_FIRST_INDEX), or -1 for a shape without index segments. */
-  readonly first: Int32Array;
-  readonly tensors: Float64Array;
+  readonly first: readonly number[];
+  readonly tensors: readonly number[];
   /** Stored bytes: the data_offsets span, else shape × dtype (storedBytes). */
-  readonly bytes: Float64Array;
+  readonly bytes: readonly number[];
   /** Elements of the rows whose element count is finite. */
-  readonly elements: Float64Array;
+  readonly elements: readonly number[];
   /** Rows with at least one element. */
-  readonly nonEmpty: Float64Array;
+  readonly nonEmpty: readonly number[];
   /**
    * Per shape of the table, the highest value each index slot takes: slot k of shape s at
    * highestIndex[highestIndexStart[s] + k] (-1 for a shape without rows).
@@ -72,19 +73,12 @@ function newGroups(): GrowingGroups {
   return { count: 0, shape: [], dtype: [], first: [], tensors: [], bytes: [], elements: [], nonEmpty: [] };
 }
 
-function frozen(groups: GrowingGroups, highestIndexStart: Int32Array, highestIndex: Int32Array): ShapeGroups {
-  return {
-    highestIndexStart,
-    highestIndex,
-    count: groups.count,
-    shape: Int32Array.from(groups.shape),
-    dtype: Uint8Array.from(groups.dtype),
-    first: Int32Array.from(groups.first),
-    tensors: Float64Array.from(groups.tensors),
-    bytes: Float64Array.from(groups.bytes),
-    elements: Float64Array.from(groups.elements),
-    nonEmpty: Float64Array.from(groups.nonEmpty),
-  };
+/**
+ * The groups as the callers read them. Plain arrays, not typed ones: a shard has a few dozen groups, and copying
+ * them into eight typed arrays per shard cost more than the grouping in a worker profile of the network phase.
+ */
+function done(groups: GrowingGroups, highestIndexStart: Int32Array, highestIndex: Int32Array): ShapeGroups {
+  return { ...groups, highestIndexStart, highestIndex };
 }
 
 /** Group id of (shape, dtype, first), made when new. */
@@ -157,7 +151,7 @@ export function groupShapeRows(shapes: NameShapes, columns: TensorColumns): Shap
     groups.elements[id] += stored;
     groups.nonEmpty[id] += stored > 0 ? 1 : 0;
   }
-  const result = frozen(groups, highestIndexStart, highestIndex);
+  const result = done(groups, highestIndexStart, highestIndex);
   groupsOfShapes.set(shapes, result);
   return result;
 }
@@ -183,7 +177,7 @@ export function joinShapeGroups(
     addPartGroups(groups, idOf, part, partShapeIds[at]);
     addPartHighest(highestIndex, highestIndexStart, part, partShapeIds[at]);
   });
-  const result = frozen(groups, highestIndexStart, highestIndex);
+  const result = done(groups, highestIndexStart, highestIndex);
   groupsOfShapes.set(joined, result);
   return result;
 }
