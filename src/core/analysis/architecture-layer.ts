@@ -4,7 +4,7 @@
  */
 import { shapeFlags } from './architecture-stack';
 import { isHighPrecisionFloat } from './quant/quant-types';
-import type { TensorIndex } from './tensor-index';
+import { rowsOfShapes, type TensorIndex } from './tensor-index';
 import { decodeNumbers, isRecord, parseJsonBytes } from './values';
 
 /** Tensor-name endings that hold a module's (possibly packed) weight; the module path is what precedes them. */
@@ -200,13 +200,9 @@ export function findDenseMlp(
   }
   // Candidate rows by layer (in `indices` order), each layer's in header order: the candidate shapes' own rows,
   // not a pass over every row (on an MoE model nearly all of them are experts).
-  const candidateRows: number[] = [];
-  for (let s = 0; s < shapes.count; s++) {
-    for (let i = shapes.rowStart[s]; candidate[s] === 1 && i < shapes.rowStart[s + 1]; i++) {
-      candidateRows.push(shapes.rowList[i]);
-    }
-  }
-  candidateRows.sort((a, b) => a - b);
+  const candidateShapes: number[] = [];
+  candidate.forEach((flag, s) => flag === 1 && candidateShapes.push(s));
+  const candidateRows = rowsOfShapes(shapes, candidateShapes);
   const byLayer = new Map<number, number[]>();
   for (const row of candidateRows) {
     const layer = shapes.indexValues[shapes.indexStart[row]];

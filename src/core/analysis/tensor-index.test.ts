@@ -155,14 +155,16 @@ describe.each([
   });
 });
 
+/** `model.layers.{layer}.mlp.experts.{expert}.down_proj.weight`, layer by layer. */
+function expertNames(layers: number, experts: number): string[] {
+  return Array.from({ length: layers * experts }, (_, i) => {
+    return `model.layers.${Math.floor(i / experts)}.mlp.experts.${i % experts}.down_proj.weight`;
+  });
+}
+
 describe('lookups', () => {
   it('row() agrees with a Map on a header listed in lexicographic order', () => {
-    const names: string[] = [];
-    for (let layer = 0; layer < 12; layer++) {
-      for (let expert = 0; expert < 11; expert++) {
-        names.push(`model.layers.${layer}.mlp.experts.${expert}.down_proj.weight`);
-      }
-    }
+    const names = expertNames(12, 11);
     names.sort();
     const index = indexOf(names);
     names.forEach((name, row) => expect(index.row(name)).toBe(row));
@@ -170,12 +172,7 @@ describe('lookups', () => {
   });
 
   it('row() on distinct names agrees with a Map before and past the rows it reads unsorted, zero-padded twins absent', () => {
-    const names: string[] = [];
-    for (let layer = 0; layer < 10; layer++) {
-      for (let expert = 0; expert < 20; expert++) {
-        names.push(`model.layers.${layer}.mlp.experts.${expert}.down_proj.weight`);
-      }
-    }
+    const names = expertNames(10, 20);
     // Out of tuple order, so a sort has something to do.
     names.reverse();
     const index = indexOf(names, true);

@@ -63,15 +63,15 @@ function expertsInHeader(index: TensorIndex): number | null {
   const shapes = index.shapes();
   // A shard set's highest index values were taken per shard (shape-groups.ts); a single file's are read here.
   const groups = shapeGroupsOf(shapes);
-  const highest = groups?.highestIndex;
-  const highestStart = groups?.highestIndexStart ?? new Int32Array(0);
+  const highestOf = (s: number, slot: number): number =>
+    groups ? groups.highestIndex[groups.highestIndexStart[s] + slot] : highestIndexOf(shapes, s, slot);
   let most = 0;
   for (let s = 0; s < shapes.count; s++) {
     const pieces = shapes.pieces[s];
     const at = pieces.findIndex((piece, i) => i > 0 && /\.experts\.$/.test(pieces[i - 1]) && piece.startsWith('.'));
     if (at > 0) {
       // Experts are numbered 0…E−1: the highest index + 1, without a set over 250,000 rows.
-      most = Math.max(most, (highest?.[highestStart[s] + at - 1] ?? highestIndexOf(shapes, s, at - 1)) + 1);
+      most = Math.max(most, highestOf(s, at - 1) + 1);
     } else if (/\.experts\.[a-z_]+$/.test(shapes.text[s]) && partOfName(shapes.text[s]) === 'experts') {
       const row = shapes.rowList[shapes.rowStart[s]];
       if (index.rank(row) >= 2) {
