@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { buildShardedModel } from '../src/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/testing/shard-fixtures';
-import { HTTP1_CONNECTIONS_PER_HOST, HTTP1_SHARD_CONCURRENCY } from '../src/core/limits';
+import { HTTP1_SHARD_CONCURRENCY } from '../src/core/limits';
 import {
   APP_ORIGIN,
   dropFile,
@@ -172,9 +172,8 @@ test.describe('sharded models', () => {
     expect(shardRequests).toHaveLength(163);
     expect(shardRequests.every((entry) => entry.status === 206)).toBe(true);
     const most = maxInFlight(shardRequests);
-    // HTTP/1.1 on loopback: the app keeps HTTP1_SHARD_CONCURRENCY reads asked for, the browser sends its 6 per host.
-    expect(HTTP1_SHARD_CONCURRENCY).toBeGreaterThan(HTTP1_CONNECTIONS_PER_HOST);
-    expect(most).toBeLessThanOrEqual(HTTP1_CONNECTIONS_PER_HOST);
+    // HTTP/1.1 on loopback: the browser's 6 per host (64 only when the answer says h2 or h3).
+    expect(most).toBeLessThanOrEqual(HTTP1_SHARD_CONCURRENCY);
     expect(most).toBeGreaterThan(1);
     // The share link carries the index URL.
     await expect(page).toHaveURL(new RegExp(`url=${encodeURIComponent(url).replace(/[.?*+()]/g, '\\$&')}`));

@@ -154,7 +154,7 @@ describe('a remote shard index', () => {
     expect(log.filter((entry) => entry.path.endsWith('.safetensors'))).toHaveLength(24);
     const shardReads = log.filter((entry) => entry.path.endsWith('.safetensors'));
     const most = maxInFlight(shardReads);
-    // 127.0.0.1 over HTTP/1.1: two reads per connection a browser would open (Node's fetch sends them all).
+    // 127.0.0.1 over HTTP/1.1: at most the browser's 6 per host.
     expect(most).toBeLessThanOrEqual(HTTP1_SHARD_CONCURRENCY);
     expect(most).toBeGreaterThan(1);
     // The first shard is read alone with the speculative prefix; the others ask for about its header size, so the
