@@ -47,6 +47,12 @@ export const MAX_ROWS_HELD_FOR_ANALYSES = 131_072;
  */
 export const MAX_WAIT_FOR_PAINT_MS = 1_000;
 
+/**
+ * Longest the worker builds a view (the Modules tab's tree) before it takes a task break: a file dropped meanwhile,
+ * or a table query, waits at most about this long (worker/publish.ts runStepsInSlices).
+ */
+export const VIEW_SLICE_MS = 8;
+
 /** Longest the page waits to be idle after painting a result before it tells the worker anyway (a busy page). */
 export const MAX_IDLE_WAIT_AFTER_RESULT_MS = 500;
 

@@ -7,7 +7,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { VIEW_ANALYSIS_ORDER } from '../core/analysis/analysis-registry';
+import type { Steps } from '../core/steps';
 import { loadSource } from './load-source';
+import { runStepsInSlices } from './publish';
 import type { WorkerResponse } from './protocol';
 import type * as Limits from '../core/limits';
 import { MAX_WAIT_FOR_PAINT_MS } from '../core/limits';
@@ -120,5 +122,36 @@ describe('views of a released load', () => {
     expect(VIEW_ANALYSIS_ORDER.length).toBeGreaterThan(1);
     expect(built).toEqual([VIEW_ANALYSIS_ORDER[0]]);
     expect(kinds(messages)).toEqual(['result', 'analyses']);
+  });
+});
+
+describe('a view built in slices (runStepsInSlices)', () => {
+  function* counted(total: number, taken: { count: number }): Steps<string> {
+    for (let i = 0; i < total; i++) {
+      taken.count++;
+      yield;
+    }
+    return 'built';
+  }
+
+  it('runs to the end, pausing only once a slice has run its time', async () => {
+    const taken = { count: 0 };
+    let timerRan = false;
+    setTimeout(() => (timerRan = true), 0);
+    const built = await runStepsInSlices(counted(1_000, taken), 60_000, new AbortController().signal);
+    expect(built).toEqual({ value: 'built' });
+    expect(taken.count).toBe(1_000);
+    // No pause was taken: a task queued before it started has not run yet.
+    expect(timerRan).toBe(false);
+  });
+
+  it('lets a task in at each pause, and drops the rest when the load was released meanwhile', async () => {
+    const taken = { count: 0 };
+    const controller = new AbortController();
+    // The release arrives as a task of its own, as the page's message does.
+    setTimeout(() => controller.abort(), 0);
+    const built = await runStepsInSlices(counted(1_000, taken), 0, controller.signal);
+    expect(built).toBeNull();
+    expect(taken.count).toBe(1);
   });
 });

@@ -7,11 +7,11 @@
 import { pageSection } from '../core/formats/format-readers';
 import {
   runReportAnalyses,
-  runViewAnalysis,
   tensorBytesRequest,
   VIEW_ANALYSIS_ORDER,
+  viewAnalysisSteps,
 } from '../core/analysis/analysis-registry';
-import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS } from '../core/limits';
+import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData, type DataLocation } from '../io/tensor-data';
@@ -30,6 +30,7 @@ import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
 import { nextTask } from '../lib/after-paint';
+import type { Steps } from '../core/steps';
 import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
@@ -224,13 +225,21 @@ async function publishRemembered(
   }
   let run = report;
   for (const id of VIEW_ANALYSIS_ORDER) {
-    // A task each: a load the page has released (a new file dropped in its slot) stops here, and the new load's
-    // first rows do not wait for the old one's tree.
+    // In slices of tasks: a load the page has released (a new file dropped in its slot) stops at the next pause,
+    // and the new load's first rows do not wait for the old one's tree.
     await nextTask();
     if (signal.aborted) {
       return;
     }
-    run = runViewAnalysis(run, input, id, (done) => markStep(`view:${done}`));
+    const built = await runStepsInSlices(
+      viewAnalysisSteps(run, input, id, (done) => markStep(`view:${done}`)),
+      VIEW_SLICE_MS,
+      signal,
+    );
+    if (built === null) {
+      return;
+    }
+    run = built.value;
   }
   // Sidecar re-runs start from the full run, so the sections they post still hold the views.
   firstRunDone({ run, input });
@@ -250,6 +259,32 @@ async function publishRemembered(
     analysisFindings: added ? run.findings : null,
   });
   markStep('views-posted');
+}
+
+/**
+ * Runs `steps`, giving the worker a task of its own each time a slice has run `sliceMs`, so the messages that came
+ * meanwhile (a release, a new load, a table query) are handled. Null, the rest dropped, when `signal` aborted
+ * during a pause.
+ */
+export async function runStepsInSlices<T>(
+  steps: Steps<T>,
+  sliceMs: number,
+  signal: AbortSignal,
+): Promise<{ value: T } | null> {
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) {
+      return { value: step.value };
+    }
+    if (performance.now() - sliceStart >= sliceMs) {
+      await nextTask();
+      if (signal.aborted) {
+        return null;
+      }
+      sliceStart = performance.now();
+    }
+  }
 }
 
 /**

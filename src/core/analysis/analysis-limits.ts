@@ -28,6 +28,12 @@ export const MAX_TREE_CHILDREN = 500;
 export const MAX_TREE_NODES = 5_000;
 
 /**
+ * Rows the module tree's build goes through between two points where the worker may pause it (about a millisecond
+ * of work): a file dropped while a large tree is built is read at the next pause (core/steps.ts).
+ */
+export const TREE_ROWS_PER_STEP = 16_384;
+
+/**
  * Distinct name shapes (names with numbers as `#`) the module tree folds; above it the tree gives up and says so.
  * A 250,000-tensor MoE has about a dozen shapes and real models a few thousand at most, while each 100,000 shapes
  * cost seconds of worker time: a header of that many distinct module paths has no structure to show.

@@ -26,6 +26,7 @@ import type {
 import { tableWidthsAnalysis } from './table-widths';
 import { tensorIndex } from './tensor-index';
 import { VIEW_SECTIONS, type Analysis, type AnalysisInput } from './analysis-types';
+import { runSteps, type Steps } from '../steps';
 
 export interface AnalysisSections {
   quantization?: QuantizationSection;
@@ -127,16 +128,17 @@ export const VIEW_ANALYSIS_ORDER: readonly SectionId[] = ANALYSES.filter((analys
 ).map((analysis) => analysis.id);
 
 /**
- * One view analysis over `input`, added to `previous` (the report's run, or the run of the views before it): the
- * worker runs the views one task each, so a load the page has let go of stops between them.
+ * One view analysis over `input`, added to `previous` (the report's run, or the run of the views before it), in
+ * steps (core/steps.ts): the worker runs the views in slices, so a load the page has let go of stops within one and
+ * a new load's messages are not held behind a large tree.
  */
-export function runViewAnalysis(
+export function viewAnalysisSteps(
   previous: AnalysisRun,
   input: AnalysisInput,
   id: SectionId,
   onDone?: (id: SectionId) => void,
-): AnalysisRun {
-  return runSome(input, (analysis) => analysis.id === id, previous, onDone);
+): Steps<AnalysisRun> {
+  return runSomeSteps(input, (analysis) => analysis.id === id, previous, onDone);
 }
 
 /** The view analyses (VIEW_SECTIONS) over `input`, added to `report`, the run of the report's analyses. */
@@ -162,6 +164,16 @@ function runSome(
   previous: AnalysisRun | null,
   onDone?: (id: SectionId) => void,
 ): AnalysisRun {
+  return runSteps(runSomeSteps(input, runs, previous, onDone));
+}
+
+/** runSome in steps: an analysis that offers `steps` runs through them, the others in one go. */
+function* runSomeSteps(
+  input: AnalysisInput,
+  runs: (analysis: (typeof ANALYSES)[number]) => boolean,
+  previous: AnalysisRun | null,
+  onDone?: (id: SectionId) => void,
+): Steps<AnalysisRun> {
   const sections: AnalysisSections = {};
   const findingsByAnalysis: Partial<Record<SectionId, Finding[]>> = {};
   for (const analysis of ANALYSES) {
@@ -176,7 +188,7 @@ function runSome(
       continue;
     }
     try {
-      const output = analysis.run(input);
+      const output = analysis.steps ? yield* analysis.steps(input) : analysis.run(input);
       onDone?.(analysis.id);
       if (output.section !== null) {
         (sections as Record<SectionId, unknown>)[analysis.id] = output.section;

@@ -4,6 +4,7 @@
  * the worker first, driven by `tensorBytesWanted`, and handed in through AnalysisInput.
  */
 import type { Finding, ParsedHeader } from '../model';
+import type { Steps } from '../steps';
 
 export interface Sidecars {
   /** Parsed `config.json` dropped or fetched alongside the file, if any. */
@@ -45,6 +46,11 @@ export interface Analysis<Id extends string = string, Section = unknown> {
    */
   readsSidecars?: boolean;
   run: (input: AnalysisInput) => AnalysisOutput<Section>;
+  /**
+   * The same output as `run`, built in steps (core/steps.ts): a view analysis whose build grows with the rows
+   * offers it, and the worker runs it in slices so a new load's messages are not held behind it.
+   */
+  steps?: (input: AnalysisInput) => Steps<AnalysisOutput<Section>>;
 }
 
 /**

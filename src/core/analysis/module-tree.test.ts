@@ -6,10 +6,16 @@ import { headerFromSpecs, inputFromFixture } from '../../testing/models/header-f
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { allTensorNames } from '../model';
 import { modulePatternMatcher } from './module-pattern';
-import { buildModuleTree, moduleTreeAnalysis } from './module-tree';
+import { buildModuleTree, moduleTreeAnalysis, moduleTreeSteps } from './module-tree';
 import type { ModuleNode } from './report-sections';
 import { tensorIndex } from './tensor-index';
-import { MAX_LAYER_POINTS, MAX_TREE_NODES, MAX_TREE_TEMPLATES, SUMMED_LAYER_POINTS } from './analysis-limits';
+import {
+  MAX_LAYER_POINTS,
+  MAX_TREE_NODES,
+  MAX_TREE_TEMPLATES,
+  SUMMED_LAYER_POINTS,
+  TREE_ROWS_PER_STEP,
+} from './analysis-limits';
 import { letterSegment } from '../../testing/huge-fixtures';
 
 function child(node: ModuleNode | undefined, label: string): ModuleNode {
@@ -205,6 +211,34 @@ describe('speed', () => {
     // ~300 ms on a quiet machine (npm run bench measures speed); the bound only catches an accidental quadratic,
     // with room for a busy two-core runner.
     expect(elapsed).toBeLessThan(10_000);
+  });
+
+  it("pauses along the way: accumulating a template's rows into instances is cut in parts", () => {
+    const build = (experts: number) => {
+      const specs: TensorSpec[] = [];
+      for (let layer = 0; layer < 40; layer++) {
+        for (let expert = 0; expert < experts; expert++) {
+          for (const proj of ['gate_proj', 'up_proj']) {
+            specs.push({ name: `layers.${layer}.experts.${expert}.${proj}`, dtype: 'BF16', shape: [4, 4] });
+          }
+        }
+      }
+      const header = headerFromSpecs(specs);
+      const index = tensorIndex(header, allTensorNames(header.tensors));
+      const steps = moduleTreeSteps(index);
+      let pauses = 0;
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) {
+        pauses++;
+      }
+      expect(step.value).toEqual(buildModuleTree(index));
+      expect(step.value?.root.tensors).toBe(specs.length);
+      return pauses;
+    };
+    // Both trees have the same nodes (40 identical layers, identical experts); only the rows per template differ,
+    // and the layers' instances are accumulated over each template's rows in parts of TREE_ROWS_PER_STEP rows.
+    const parts = (experts: number) => 2 * Math.ceil((40 * experts) / TREE_ROWS_PER_STEP);
+    expect(build(2_048) - build(512)).toBeGreaterThanOrEqual(parts(2_048) - parts(512));
   });
 });
 
