@@ -33,6 +33,9 @@ export const MAX_TREE_NODES = 5_000;
  */
 export const TREE_ROWS_PER_STEP = 16_384;
 
+/** Rows the table's width pass measures between two points where the worker may pause it (a few milliseconds). */
+export const TABLE_WIDTH_ROWS_PER_STEP = 65_536;
+
 /**
  * Distinct name shapes (names with numbers as `#`) the module tree folds; above it the tree gives up and says so.
  * A 250,000-tensor MoE has about a dozen shapes and real models a few thousand at most, while each 100,000 shapes

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { headerFromSpecs, inputFromFixture } from '../../testing/models/header-from-specs';
 import { tensorName, tensorShape } from '../model';
 import { MAX_NAME_DISPLAY_CHARS } from '../limits';
+import { TABLE_WIDTH_ROWS_PER_STEP } from './analysis-limits';
 import { formatShape, formatTensorShape, groupDigits } from '../number-format';
 import {
   sameWidths,
@@ -57,6 +58,27 @@ describe('column widths', () => {
     expect(tensorColumnWidths(columns, 1, 2).shape).toBe('[129 280, 7 168]'.length);
     expect(tensorColumnWidths(columns).shape).toBe('[129 280, 7 168]'.length);
     expect(tensorColumnWidths(columns).elements).toBe(groupDigits(129280 * 7168).length);
+  });
+
+  it('measure every row in parts, and keep the widest of each column whichever part has it', () => {
+    const count = 2 * TABLE_WIDTH_ROWS_PER_STEP + 10;
+    const specs = Array.from({ length: count }, (_, i) => ({ name: `t.${i}`, dtype: 'U8', shape: [2] }));
+    specs[5] = { name: `${'long_name.'.repeat(8)}5`, dtype: 'U8', shape: [2] };
+    specs[count - 3] = { name: 'last', dtype: 'U8', shape: [129280, 7168, 3] };
+    const input = inputFromFixture({ fileName: 'model.safetensors', specs });
+    const steps = tableWidthsAnalysis.steps?.(input);
+    if (!steps) {
+      throw new Error('the width pass has no steps');
+    }
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) {
+      pauses++;
+    }
+    expect(pauses).toBe(3);
+    expect(step.value.section).toEqual(tensorColumnWidths(input.header.tensors));
+    expect(step.value.section?.name).toBe(specs[5].name.length);
+    expect(step.value.section?.shape).toBe('[129 280, 7 168, 3]'.length);
   });
 
   it('give, as the view analysis, the widest text of every row the way the table prints it', () => {

@@ -8,7 +8,9 @@
 import type { TensorColumns } from '../model';
 import { MAX_NAME_DISPLAY_CHARS } from '../limits';
 import { formatTensorShape, groupDigits, MAX_SHAPE_DIMS_SHOWN } from '../number-format';
-import type { Analysis, AnalysisInput } from './analysis-types';
+import type { Analysis, AnalysisInput, AnalysisOutput } from './analysis-types';
+import { TABLE_WIDTH_ROWS_PER_STEP } from './analysis-limits';
+import { runSteps, type Steps } from '../steps';
 import type { TableWidthsSection } from './report-sections';
 
 /** 10^0 … 10^21: digit counts by comparison, far cheaper than Math.log10 over a million dims. */
@@ -94,11 +96,31 @@ export function tensorColumnWidths(columns: TensorColumns, from = 0, to = column
 
 export const tableWidthsAnalysis: Analysis<'tableWidths', TableWidthsSection> = {
   id: 'tableWidths',
-  run: (input: AnalysisInput) => ({
-    section: input.header.tensors.count > 0 ? tensorColumnWidths(input.header.tensors) : null,
-    findings: [],
-  }),
+  run: (input: AnalysisInput) => runSteps(tableWidthsSteps(input)),
+  steps: tableWidthsSteps,
 };
+
+/** The widths over every row, TABLE_WIDTH_ROWS_PER_STEP rows a step: each column's width is the widest part's. */
+function* tableWidthsSteps(input: AnalysisInput): Steps<AnalysisOutput<TableWidthsSection>> {
+  const columns = input.header.tensors;
+  let widths: TableWidthsSection | null = null;
+  for (let from = 0; from < columns.count; from += TABLE_WIDTH_ROWS_PER_STEP) {
+    const part = tensorColumnWidths(columns, from, Math.min(columns.count, from + TABLE_WIDTH_ROWS_PER_STEP));
+    widths = widths === null ? part : widestOf(widths, part);
+    yield;
+  }
+  return { section: widths, findings: [] };
+}
+
+function widestOf(a: TableWidthsSection, b: TableWidthsSection): TableWidthsSection {
+  return {
+    name: Math.max(a.name, b.name),
+    shape: Math.max(a.shape, b.shape),
+    elements: Math.max(a.elements, b.elements),
+    begin: Math.max(a.begin, b.begin),
+    end: Math.max(a.end, b.end),
+  };
+}
 
 /** Whether two measurements are the same, column by column: the table keeps its columns when they are. */
 export function sameWidths(a: TableWidthsSection, b: TableWidthsSection): boolean {
