@@ -143,4 +143,61 @@ describe('createShardReading', () => {
       /cancelled/,
     );
   });
+
+  it("lets a read's slot go once the whole header is in, before it is parsed; a header read in parts keeps it", async () => {
+    const events: string[] = [];
+    const answers = new Map<string, () => void>();
+    // A reader whose first read, like a remote one sized to the header, answers with the whole file when told to.
+    const sizedTarget = (file: string, firstReadShortBy: number): ShardTarget => {
+      const bytes = new Uint8Array(buildSafetensors([{ name: `${file}.weight`, dtype: 'F16', shape: [2, 2] }]));
+      const local = createFileReader(new File([bytes], file));
+      const reader: ByteReader = {
+        name: file,
+        size: bytes.length,
+        preferredFirstRead: bytes.length - firstReadShortBy,
+        stats: () => local.stats(),
+        read: async (offset, length, options) => {
+          await new Promise<void>((resolve) => answers.set(`${file}@${offset}`, resolve));
+          return local.read(offset, length, options);
+        },
+      };
+      return {
+        file,
+        open: () => {
+          events.push(`open ${file}`);
+          return reader;
+        },
+      };
+    };
+    const answer = async (prefix: string) => {
+      const pending = () => [...answers.keys()].find((key) => key.startsWith(prefix));
+      while (pending() === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      const key = pending() as string;
+      answers.get(key)?.();
+      answers.delete(key);
+    };
+    // Local pace: SHARD_HEADER_CONCURRENCY (4) reads at once; the fifth and sixth wait for a slot.
+    const files = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => `${name}.safetensors`);
+    // b's first read stops one byte short of its header (8 + N - 1 bytes; its data region is 8 bytes).
+    const targets = files.map((file) => sizedTarget(file, file === 'b.safetensors' ? 9 : 0));
+    const reading = createShardReading(session(), {}, false);
+    const finished = reading.finish(targets, new Meter(), (progress) => events.push(`parsed ${progress.done}`), null);
+    await answer('a.safetensors@0');
+    // e was opened as soon as a's bytes were in, before a's header was parsed and counted.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(events.indexOf('open e.safetensors')).toBeGreaterThan(-1);
+    expect(events.indexOf('open e.safetensors')).toBeLessThan(events.indexOf('parsed 1'));
+    // b's first read did not hold its whole header: its slot stays until the rest is read and parsed.
+    await answer('b.safetensors@0');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(events).not.toContain('open f.safetensors');
+    await answer('b.safetensors@');
+    for (const key of ['c.safetensors@0', 'd.safetensors@0', 'e.safetensors@0', 'f.safetensors@0']) {
+      await answer(key);
+    }
+    const outcomes = await finished;
+    expect(outcomes.map((outcome) => outcome.header?.tensors.count)).toEqual([1, 1, 1, 1, 1, 1]);
+  });
 });

@@ -9,7 +9,14 @@ import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
 import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY, MAX_WARM_BYTES, WARM_MARGIN } from '../core/limits';
 import { loadHeader } from '../core/load-header';
-import { allTensorNames, columnsByteLength, leadingRows, type ColumnExtent, type ParsedHeader } from '../core/model';
+import {
+  allTensorNames,
+  columnsByteLength,
+  leadingRows,
+  type ColumnExtent,
+  type Finding,
+  type ParsedHeader,
+} from '../core/model';
 import { shapesOf, type ParsedShapes } from '../core/analysis/tensor-name-shapes';
 import type { ShardIndex } from '../core/shards/index-parser';
 import { indexEntriesOf, singleIndexShard } from '../core/shards/row-names';
@@ -90,18 +97,18 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   const entries = new Map<string, Entry>();
   const queue: Entry[] = [];
   let queued = 0;
+  /** Reads holding one of the `limit` slots: a read lets go of its slot once its bytes are in. */
   let active = 0;
+  /** Reads not finished (bytes in and parsed): finish() waits for none to be left. */
+  let running = 0;
   /** Remote: one read until the first answer set the pace. */
   let limit = remote ? 1 : SHARD_HEADER_CONCURRENCY;
   let paced = !remote;
   let paceAttempts = 0;
-  const seen: HeadersSeen = { largestHead: 0, bytesPerEntry: 0 };
-  let mostTensors = 0;
-  /** Shape dims per tensor in the header with the most tensors seen. */
-  let dimsPerTensor = 0;
+  const sizes = new HeaderSizes();
   const warmer = mergedTableWarmer(ctx, remote, {
     paced: () => paced,
-    dimsPerTensor: () => (mostTensors > 0 ? dimsPerTensor : null),
+    dimsPerTensor: () => sizes.dimsPerTensor(),
   });
   let localBytes = 0;
   let stopped = false;
@@ -113,7 +120,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let index: ShardIndex | null = null;
 
   const settle = (): void => {
-    if (wake && (fatal !== null || (active === 0 && queued === queue.length))) {
+    if (wake && (fatal !== null || (running === 0 && queued === queue.length))) {
       const resolve = wake;
       wake = null;
       resolve();
@@ -124,9 +131,17 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     while (!stopped && fatal === null && queued < queue.length && active < limit) {
       const entry = queue[queued++];
       active++;
-      void read(entry).then(
+      running++;
+      // The slot is let go of as soon as the header's bytes are in (headerBytesIn), so the connection's next read
+      // goes out before this header is parsed: over HTTP/1.1 a connection otherwise idles through the parse.
+      const freeSlot = once(() => {
+        active--;
+        pump();
+      });
+      void read(entry, freeSlot).then(
         () => {
-          active--;
+          running--;
+          freeSlot();
           pump();
           if (paced) {
             warmer.tryReserve();
@@ -140,8 +155,9 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
           }
         },
         (error: unknown) => {
-          active--;
+          running--;
           fatal ??= error;
+          freeSlot();
           settle();
         },
       );
@@ -169,17 +185,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     }
   };
 
-  const learnHeaderSize = (header: ParsedHeader, headBytes: number): void => {
-    seen.largestHead = Math.max(seen.largestHead, headBytes);
-    const { count, nameStarts } = header.tensors;
-    if (count > mostTensors) {
-      mostTensors = count;
-      seen.bytesPerEntry = Math.max(0, (headBytes - nameStarts[count]) / count);
-      dimsPerTensor = header.tensors.shapeStarts[count] / count;
-    }
-  };
-
-  const read = async (entry: Entry): Promise<void> => {
+  const read = async (entry: Entry, freeSlot: () => void): Promise<void> => {
     const { target, outcome } = entry;
     if (ctx.signal.aborted) {
       throw new SourceError('aborted', 'Loading was cancelled.');
@@ -189,35 +195,34 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     }
     // Remote shards after the first ask for about their header's size, so most cost one request of ~8 + N.
     const reader = entry.meter.add(
-      target.open(remote ? sizedFirstRead(seen, target.namedInIndex?.() ?? null) : undefined),
+      target.open(remote ? sizedFirstRead(sizes.seen, target.namedInIndex?.() ?? null) : undefined),
     );
     outcome.reader = reader;
     try {
-      const loaded = await loadHeader(reader, {
-        signal: ctx.signal,
-        allowOversizedHeader: options.allowOversizedHeader,
-      });
+      // Until the pace is set, a read is sized by and waits for the answers before it (the first shard alone).
+      const loaded = await loadHeader(
+        headerBytesIn(reader, () => paced && freeSlot()),
+        {
+          signal: ctx.signal,
+          allowOversizedHeader: options.allowOversizedHeader,
+        },
+      );
       outcome.bytesRead = loaded.bytesRead;
       localBytes += loaded.bytesRead;
       if (loaded.outcome.kind === 'parsed') {
         outcome.header = loaded.outcome.header;
         outcome.head = loaded.head;
-        learnHeaderSize(loaded.outcome.header, loaded.head.length);
+        sizes.learn(loaded.outcome.header, loaded.head.length);
         preview(target.file, loaded.outcome.header);
       } else {
-        const main = loaded.outcome.file.findings.find((finding) => finding.severity === 'error');
-        outcome.reason = main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';
+        outcome.reason = unreadableReason(loaded.outcome.file.findings);
       }
     } catch (error) {
       if (ctx.signal.aborted) {
         throw error;
       }
-      const sourceError =
-        error instanceof SourceError
-          ? error
-          : new SourceError('internal', error instanceof Error ? error.message : String(error));
-      outcome.error = sourceError;
-      outcome.reason = shardFailureReason(sourceError);
+      outcome.error = asSourceError(error);
+      outcome.reason = shardFailureReason(outcome.error);
     }
     entry.done = true;
     markStep('shard-header');
@@ -282,6 +287,70 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       return targets.map(
         (target) => entries.get(target.file)?.outcome ?? { header: null, reader: null, head: null, bytesRead: 0 },
       );
+    },
+  };
+}
+
+/** What the headers read so far tell about the next ones' sizes: later first reads and the warmed memory use it. */
+class HeaderSizes {
+  readonly seen: HeadersSeen = { largestHead: 0, bytesPerEntry: 0 };
+  private mostTensors = 0;
+  /** Shape dims per tensor in the header with the most tensors seen. */
+  private dims = 0;
+
+  learn(header: ParsedHeader, headBytes: number): void {
+    this.seen.largestHead = Math.max(this.seen.largestHead, headBytes);
+    const { count, nameStarts, shapeStarts } = header.tensors;
+    if (count > this.mostTensors) {
+      this.mostTensors = count;
+      this.seen.bytesPerEntry = Math.max(0, (headBytes - nameStarts[count]) / count);
+      this.dims = shapeStarts[count] / count;
+    }
+  }
+
+  /** Null until a header with tensors was seen. */
+  dimsPerTensor(): number | null {
+    return this.mostTensors > 0 ? this.dims : null;
+  }
+}
+
+/** `run`, called at most once however often the result is called. */
+function once(run: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      run();
+    }
+  };
+}
+
+/**
+ * `reader`, calling `whole` once a read from the start of the file holds a whole safetensors header (8 + N bytes):
+ * the header then needs no further read, and the next shard's read may take its slot while this one is parsed. A
+ * header the first read did not hold keeps its slot for the reads that follow.
+ */
+function headerBytesIn(reader: ByteReader, whole: () => void): ByteReader {
+  return {
+    get name() {
+      return reader.name;
+    },
+    get size() {
+      return reader.size;
+    },
+    get preferredFirstRead() {
+      return reader.preferredFirstRead;
+    },
+    stats: () => reader.stats(),
+    async read(offset, length, options) {
+      const bytes = await reader.read(offset, length, options);
+      if (offset === 0 && bytes.length >= 8) {
+        const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
+        if (headerLength <= BigInt(bytes.length - 8)) {
+          whole();
+        }
+      }
+      return bytes;
     },
   };
 }
@@ -389,6 +458,18 @@ function expectedExtent(targets: readonly ShardTarget[], dimsPerTensor: number):
     nameBytes += named.nameBytes;
   }
   return { count, nameBytes, dims: Math.ceil(count * dimsPerTensor), unknownDtypeBits: false };
+}
+
+/** Why a shard that answered is left out: its header's main error, or that it is not a model file. */
+function unreadableReason(findings: readonly Finding[]): string {
+  const main = findings.find((finding) => finding.severity === 'error');
+  return main ? `not readable: ${codeSpec(main.code).title}` : 'not a model file the app reads';
+}
+
+function asSourceError(error: unknown): SourceError {
+  return error instanceof SourceError
+    ? error
+    : new SourceError('internal', error instanceof Error ? error.message : String(error));
 }
 
 /** Short reason for the missing-shard finding: the HTTP status when there is one, else the error's own words. */
