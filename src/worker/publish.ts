@@ -29,7 +29,7 @@ import {
 import { computeTotals, type HeaderTotals } from '../core/stats';
 import type { NetworkStats } from '../io/sources/meter';
 import { markStep } from '../lib/perf-marks';
-import { nextMessageTask, nextTask } from '../lib/after-paint';
+import { nextQueuedTask, nextTask } from '../lib/after-paint';
 import type { Steps } from '../core/steps';
 import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
@@ -278,7 +278,7 @@ export async function runStepsInSlices<T>(
       return { value: step.value };
     }
     if (performance.now() - sliceStart >= sliceMs) {
-      await nextMessageTask();
+      await nextQueuedTask();
       if (signal.aborted) {
         return null;
       }

@@ -33,6 +33,12 @@ export const MAX_TREE_NODES = 5_000;
  */
 export const TREE_ROWS_PER_STEP = 16_384;
 
+/**
+ * Templates (distinct name shapes) the module tree builds or visits between two pauses: each costs a few
+ * microseconds (its segments, a child lookup), so a header of 50,000 distinct paths pauses every ~10 ms.
+ */
+export const TREE_TEMPLATES_PER_STEP = 2_048;
+
 /** Rows the table's width pass measures between two points where the worker may pause it (a few milliseconds). */
 export const TABLE_WIDTH_ROWS_PER_STEP = 65_536;
 

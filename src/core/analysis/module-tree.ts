@@ -24,7 +24,7 @@ import {
   MAX_TOP_LEVEL_SERIES,
   MAX_TREE_CHILDREN,
   MAX_TREE_TEMPLATES,
-  TREE_ROWS_PER_STEP,
+  TREE_TEMPLATES_PER_STEP,
 } from './analysis-limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
 import { storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
@@ -167,7 +167,7 @@ function newTemplateNode(segment: string, numeric: boolean, depth: number): Temp
 function* buildTemplateTree(shapes: NameShapes): Steps<TemplateNode> {
   const root = newTemplateNode('', false, 0);
   for (let id = 0; id < shapes.count; id++) {
-    if (id % TREE_ROWS_PER_STEP === TREE_ROWS_PER_STEP - 1) {
+    if (id % TREE_TEMPLATES_PER_STEP === TREE_TEMPLATES_PER_STEP - 1) {
       yield;
     }
     let node = root;
@@ -409,23 +409,33 @@ function topLevelSeries(root: ModuleNode): SeriesPoint[] {
 /** Numbered containers not nested in another one (layers, blocks), largest first, with bytes per index. */
 function* layerSeries(state: RenderState, root: TemplateNode): Steps<LayerSeries[]> {
   const found: Array<{ prefix: string; instances: Instances; bytes: number }> = [];
-  const visit = function* (node: TemplateNode, path: string): Steps<void> {
-    for (const child of node.children) {
-      if (child.numeric) {
-        const instances = yield* instancesOf(state, child, []);
-        if (instances.index.length >= 2) {
-          let bytes = 0;
-          for (let i = 0; i < instances.index.length; i++) {
-            bytes += instances.bytes[i];
-          }
-          found.push({ prefix: path, instances, bytes });
-        }
-      } else {
-        yield* visit(child, `${path}${child.segment}.`);
-      }
+  // Depth first in the template tree's order, with a stack of its own: a header of 50,000 distinct paths has as
+  // many nodes to look through, and a generator per node would cost more than the visit.
+  const stack: Array<{ node: TemplateNode; path: string; next: number }> = [{ node: root, path: '', next: 0 }];
+  let visited = 0;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.next === top.node.children.length) {
+      stack.pop();
+      continue;
     }
-  };
-  yield* visit(root, '');
+    const child = top.node.children[top.next++];
+    if (++visited % TREE_TEMPLATES_PER_STEP === 0) {
+      yield;
+    }
+    if (!child.numeric) {
+      stack.push({ node: child, path: `${top.path}${child.segment}.`, next: 0 });
+      continue;
+    }
+    const instances = yield* instancesOf(state, child, []);
+    if (instances.index.length >= 2) {
+      let bytes = 0;
+      for (let i = 0; i < instances.index.length; i++) {
+        bytes += instances.bytes[i];
+      }
+      found.push({ prefix: top.path, instances, bytes });
+    }
+  }
   found.sort((a, b) => b.bytes - a.bytes);
   return found.slice(0, MAX_LAYER_SERIES).map(({ prefix, instances }) => {
     const count = instances.index.length;
