@@ -178,26 +178,32 @@ describe('createShardReading', () => {
       answers.get(key)?.();
       answers.delete(key);
     };
-    // Local pace: SHARD_HEADER_CONCURRENCY (4) reads at once; the fifth and sixth wait for a slot.
-    const files = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => `${name}.safetensors`);
+    // A remote set: the first shard is read alone; its answer sets the pace (these readers have no URL to tell the
+    // protocol by, so SHARD_HEADER_CONCURRENCY, 4, at once), then b to e go and f and g wait for a slot.
+    const files = ['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((name) => `${name}.safetensors`);
     // b's first read stops one byte short of its header (8 + N - 1 bytes; its data region is 8 bytes).
     const targets = files.map((file) => sizedTarget(file, file === 'b.safetensors' ? 9 : 0));
-    const reading = createShardReading(session(), {}, false);
+    const reading = createShardReading(session(), {}, true);
     const finished = reading.finish(targets, new Meter(), (progress) => events.push(`parsed ${progress.done}`), null);
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 10));
     await answer('a.safetensors@0');
-    // e was opened as soon as a's bytes were in, before a's header was parsed and counted.
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(events.indexOf('open e.safetensors')).toBeGreaterThan(-1);
-    expect(events.indexOf('open e.safetensors')).toBeLessThan(events.indexOf('parsed 1'));
+    await settled();
+    expect(events.filter((event) => event.startsWith('open'))).toHaveLength(5);
+    // The probe's answer set the pace only once parsed; c's bytes free its slot at once: f is opened before c's
+    // header is parsed and counted.
+    await answer('c.safetensors@0');
+    await settled();
+    expect(events.indexOf('open f.safetensors')).toBeGreaterThan(-1);
+    expect(events.indexOf('open f.safetensors')).toBeLessThan(events.indexOf('parsed 2'));
     // b's first read did not hold its whole header: its slot stays until the rest is read and parsed.
     await answer('b.safetensors@0');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(events).not.toContain('open f.safetensors');
+    await settled();
+    expect(events).not.toContain('open g.safetensors');
     await answer('b.safetensors@');
-    for (const key of ['c.safetensors@0', 'd.safetensors@0', 'e.safetensors@0', 'f.safetensors@0']) {
+    for (const key of ['d.safetensors@0', 'e.safetensors@0', 'f.safetensors@0', 'g.safetensors@0']) {
       await answer(key);
     }
     const outcomes = await finished;
-    expect(outcomes.map((outcome) => outcome.header?.tensors.count)).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(outcomes.map((outcome) => outcome.header?.tensors.count)).toEqual([1, 1, 1, 1, 1, 1, 1]);
   });
 });

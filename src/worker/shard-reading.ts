@@ -199,14 +199,12 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     );
     outcome.reader = reader;
     try {
-      // Until the pace is set, a read is sized by and waits for the answers before it (the first shard alone).
-      const loaded = await loadHeader(
-        headerBytesIn(reader, () => paced && freeSlot()),
-        {
-          signal: ctx.signal,
-          allowOversizedHeader: options.allowOversizedHeader,
-        },
-      );
+      // Until the pace is set, a read is sized by and waits for the answers before it (the first shard alone). A
+      // local shard's first read is its 8 length bytes: it keeps its slot to the end.
+      const loaded = await loadHeader(remote ? headerBytesIn(reader, () => paced && freeSlot()) : reader, {
+        signal: ctx.signal,
+        allowOversizedHeader: options.allowOversizedHeader,
+      });
       outcome.bytesRead = loaded.bytesRead;
       localBytes += loaded.bytesRead;
       if (loaded.outcome.kind === 'parsed') {
@@ -341,7 +339,11 @@ function headerBytesIn(reader: ByteReader, whole: () => void): ByteReader {
     get preferredFirstRead() {
       return reader.preferredFirstRead;
     },
+    get cheapReads() {
+      return reader.cheapReads;
+    },
     stats: () => reader.stats(),
+    observe: reader.observe && ((observer) => reader.observe?.(observer)),
     async read(offset, length, options) {
       const bytes = await reader.read(offset, length, options);
       if (offset === 0 && bytes.length >= 8) {
