@@ -58,8 +58,8 @@ export function buildModuleTree(index: TensorIndex): ModuleTreeSection | null {
 }
 
 /**
- * The tree in steps (lib/steps.ts): every pass over a template's rows, and each rendered node, ends in a point where
- * the worker may pause it for a task and drop it when the load was released.
+ * The tree in steps (core/steps.ts): after each template group built, each part of a pass over templates or rows
+ * and each rendered node, the worker may pause it for a task, and drops it when the load was released.
  */
 export function* moduleTreeSteps(index: TensorIndex): Steps<ModuleTreeSection | null> {
   if (index.count === 0) {
