@@ -3,7 +3,7 @@
  * plan's targets join one paced reading, each file read once, outcomes in the targets' order.
  */
 import { describe, expect, it } from 'vitest';
-import type { ByteReader } from '../core/bytes/byte-reader';
+import type { ByteReader, ReadOptions } from '../core/bytes/byte-reader';
 import type { ShardProgress } from '../core/result';
 import { createFileReader } from '../io/file-reader';
 import type { ShardTarget } from '../io/sources/resolve-source';
@@ -205,5 +205,60 @@ describe('createShardReading', () => {
     }
     const outcomes = await finished;
     expect(outcomes.map((outcome) => outcome.header?.tensors.count)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it('keeps one HTTP/1.1 connection for a streaming index: five shard reads until the index is complete, then six', async () => {
+    const events: string[] = [];
+    const answers = new Map<string, () => void>();
+    // Readers with an http URL on a host not known to multiplex: after the first answer the pace is HTTP/1.1's six.
+    const httpTarget = (file: string): ShardTarget => {
+      const bytes = new Uint8Array(buildSafetensors([{ name: `${file}.weight`, dtype: 'F16', shape: [2, 2] }]));
+      const local = createFileReader(new File([bytes], file));
+      const reader = {
+        name: file,
+        size: bytes.length,
+        preferredFirstRead: bytes.length,
+        url: `http://127.0.0.1:9/${file}`,
+        stats: () => local.stats(),
+        read: async (offset: number, length: number, options?: ReadOptions) => {
+          await new Promise<void>((resolve) => answers.set(file, resolve));
+          return local.read(offset, length, options);
+        },
+      };
+      return {
+        file,
+        open: () => {
+          events.push(file);
+          return reader;
+        },
+      };
+    };
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 10));
+    const files = Array.from({ length: 9 }, (_, i) => `s${i}.safetensors`);
+    const targets = files.map(httpTarget);
+    const meter = new Meter();
+    const reading = createShardReading(session(), {}, true);
+    // The streaming index names every shard before it is complete.
+    for (const target of targets) {
+      reading.add(target, meter);
+    }
+    await settled();
+    expect(events).toEqual(['s0.safetensors']);
+    answers.get('s0.safetensors')?.();
+    await settled();
+    expect(events).toHaveLength(1 + 5);
+    // The index is complete: its connection is free, and a sixth read goes out.
+    const finished = reading.finish(targets, meter, () => undefined, null);
+    await settled();
+    expect(events).toHaveLength(1 + 6);
+    while (answers.size > 0) {
+      for (const [file, answer] of [...answers]) {
+        answers.delete(file);
+        answer();
+      }
+      await settled();
+    }
+    const outcomes = await finished;
+    expect(outcomes.every((outcome) => outcome.header?.tensors.count === 1)).toBe(true);
   });
 });

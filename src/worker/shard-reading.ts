@@ -7,7 +7,14 @@
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
-import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY, MAX_WARM_BYTES, WARM_MARGIN } from '../core/limits';
+import {
+  HTTP1_SHARD_CONCURRENCY,
+  PACE_ATTEMPTS,
+  PREVIEW_ROWS,
+  SHARD_HEADER_CONCURRENCY,
+  MAX_WARM_BYTES,
+  WARM_MARGIN,
+} from '../core/limits';
 import { loadHeader } from '../core/load-header';
 import {
   allTensorNames,
@@ -103,6 +110,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let running = 0;
   /** Remote: one read until the first answer set the pace. */
   let limit = remote ? 1 : SHARD_HEADER_CONCURRENCY;
+  /** The index is complete (finish() was called): until then a streaming index may hold a connection. */
+  let indexDone = false;
   let paced = !remote;
   let paceAttempts = 0;
   const sizes = new HeaderSizes();
@@ -128,7 +137,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   };
 
   const pump = (): void => {
-    while (!stopped && fatal === null && queued < queue.length && active < limit) {
+    while (!stopped && fatal === null && queued < queue.length && active < readsAllowed(remote && !indexDone, limit)) {
       const entry = queue[queued++];
       active++;
       running++;
@@ -265,6 +274,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     },
     async finish(targets, meter, report, setIndex) {
       index = setIndex;
+      indexDone = true;
+      pump();
       for (const target of targets) {
         add(target, meter);
       }
@@ -287,6 +298,15 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       );
     },
   };
+}
+
+/**
+ * Reads at once under `limit`. Over HTTP/1.1 the browser opens six connections a host; while a streaming index holds
+ * one of them, a sixth shard read would wait in the browser's queue, where Cancel may not withdraw it before it is
+ * sent (the index is usually on the shards' host).
+ */
+function readsAllowed(indexStreaming: boolean, limit: number): number {
+  return indexStreaming && limit === HTTP1_SHARD_CONCURRENCY ? HTTP1_SHARD_CONCURRENCY - 1 : limit;
 }
 
 /** What the headers read so far tell about the next ones' sizes: later first reads and the warmed memory use it. */
