@@ -143,7 +143,9 @@ describe('createShardReading', () => {
       /cancelled/,
     );
   });
+});
 
+describe('remote shard reads in flight', () => {
   it("lets a read's slot go once the whole header is in, before it is parsed; a header read in parts keeps it", async () => {
     const events: string[] = [];
     const answers = new Map<string, () => void>();
