@@ -5,12 +5,7 @@
  * painted the first rows, a result of moderate size carries the report's analyses instead of preceding them.
  */
 import { pageSection } from '../core/formats/format-readers';
-import {
-  runReportAnalyses,
-  tensorBytesRequest,
-  VIEW_ANALYSIS_ORDER,
-  viewAnalysisSteps,
-} from '../core/analysis/analysis-registry';
+import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
@@ -223,24 +218,16 @@ async function publishRemembered(
   if (carriesAnalyses) {
     await resultPainted(ctx);
   }
-  let run = report;
-  for (const id of VIEW_ANALYSIS_ORDER) {
-    // In slices of tasks: a load the page has released (a new file dropped in its slot) stops at the next pause,
-    // and the new load's first rows do not wait for the old one's tree.
-    await nextTask();
-    if (signal.aborted) {
-      return;
-    }
-    const built = await runStepsInSlices(
-      viewAnalysisSteps(run, input, id, (done) => markStep(`view:${done}`)),
-      VIEW_SLICE_MS,
-      signal,
-    );
-    if (built === null) {
-      return;
-    }
-    run = built.value;
+  await nextTask();
+  const built = await runStepsInSlices(
+    viewAnalysesSteps(report, input, (done) => markStep(`view:${done}`)),
+    VIEW_SLICE_MS,
+    signal,
+  );
+  if (built === null) {
+    return;
   }
+  const run = built.value;
   // Sidecar re-runs start from the full run, so the sections they post still hold the views.
   firstRunDone({ run, input });
   const all = run.sections as Record<string, unknown>;
@@ -263,8 +250,8 @@ async function publishRemembered(
 
 /**
  * Runs `steps`, giving the worker a task of its own each time a slice has run `sliceMs`, so the messages that came
- * meanwhile (a release, a new load, a table query) are handled. Null, the rest dropped, when `signal` aborted
- * during a pause.
+ * meanwhile (a release, a new load, a table query) are handled. Null, the rest dropped, once `signal` has aborted
+ * (checked at every step, so an abort during a step stops at the next).
  */
 export async function runStepsInSlices<T>(
   steps: Steps<T>,
@@ -273,15 +260,15 @@ export async function runStepsInSlices<T>(
 ): Promise<{ value: T } | null> {
   let sliceStart = performance.now();
   for (;;) {
+    if (signal.aborted) {
+      return null;
+    }
     const step = steps.next();
     if (step.done) {
       return { value: step.value };
     }
     if (performance.now() - sliceStart >= sliceMs) {
       await nextQueuedTask();
-      if (signal.aborted) {
-        return null;
-      }
       sliceStart = performance.now();
     }
   }

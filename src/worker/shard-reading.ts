@@ -16,6 +16,7 @@ import {
   WARM_MARGIN,
 } from '../core/limits';
 import { loadHeader } from '../core/load-header';
+import { LENGTH_PREFIX_BYTES, readLengthPrefix } from '../core/parse/length-prefix';
 import {
   allTensorNames,
   columnsByteLength,
@@ -366,9 +367,9 @@ function headerBytesIn(reader: ByteReader, whole: () => void): ByteReader {
     observe: reader.observe && ((observer) => reader.observe?.(observer)),
     async read(offset, length, options) {
       const bytes = await reader.read(offset, length, options);
-      if (offset === 0 && bytes.length >= 8) {
-        const headerLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true);
-        if (headerLength <= BigInt(bytes.length - 8)) {
+      if (offset === 0 && bytes.length >= LENGTH_PREFIX_BYTES) {
+        // Past 2^53 the length is inexact but still far beyond any read, so the comparison holds.
+        if (readLengthPrefix(bytes).length <= bytes.length - LENGTH_PREFIX_BYTES) {
           whole();
         }
       }

@@ -127,27 +127,26 @@ export const VIEW_ANALYSIS_ORDER: readonly SectionId[] = ANALYSES.filter((analys
   VIEW_SECTIONS.includes(analysis.id),
 ).map((analysis) => analysis.id);
 
-/**
- * One view analysis over `input`, added to `previous` (the report's run, or the run of the views before it), in
- * steps (core/steps.ts): the worker runs the views in slices, so a load the page has let go of stops within one and
- * a new load's messages are not held behind a large tree.
- */
-export function viewAnalysisSteps(
-  previous: AnalysisRun,
-  input: AnalysisInput,
-  id: SectionId,
-  onDone?: (id: SectionId) => void,
-): Steps<AnalysisRun> {
-  return runSomeSteps(input, (analysis) => analysis.id === id, previous, onDone);
-}
-
 /** The view analyses (VIEW_SECTIONS) over `input`, added to `report`, the run of the report's analyses. */
 export function runViewAnalyses(
   report: AnalysisRun,
   input: AnalysisInput,
   onDone?: (id: SectionId) => void,
 ): AnalysisRun {
-  return runSome(input, (analysis) => VIEW_SECTIONS.includes(analysis.id), report, onDone);
+  return runSteps(viewAnalysesSteps(report, input, onDone));
+}
+
+/**
+ * runViewAnalyses in steps (core/steps.ts), a pause point after each view and inside those that offer `steps`: the
+ * worker runs them in slices, so a load the page has let go of stops at the next step and a new load's messages
+ * are not held behind a large tree.
+ */
+export function viewAnalysesSteps(
+  report: AnalysisRun,
+  input: AnalysisInput,
+  onDone?: (id: SectionId) => void,
+): Steps<AnalysisRun> {
+  return runSomeSteps(input, (analysis) => VIEW_SECTIONS.includes(analysis.id), report, onDone);
 }
 
 /**
@@ -190,6 +189,7 @@ function* runSomeSteps(
     try {
       const output = analysis.steps ? yield* analysis.steps(input) : analysis.run(input);
       onDone?.(analysis.id);
+      yield;
       if (output.section !== null) {
         (sections as Record<SectionId, unknown>)[analysis.id] = output.section;
       }
