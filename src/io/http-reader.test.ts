@@ -399,12 +399,17 @@ describe('createHttpReader: failures and retries', () => {
   });
 
   it('does not time out a body that keeps arriving, however long it takes in all', async () => {
-    // /slow sends a chunk every SLOW_INTERVAL_MS: the file's five take longer than the timeout, no gap as long.
-    const reader = createHttpReader(`${a}/slow/small.bin`, { ...FAST, timeoutMs: 3 * SLOW_INTERVAL_MS });
-    expect(SMALL_FILE_BYTES).toBeGreaterThan(4 * SLOW_CHUNK_BYTES);
+    // /slow sends a chunk every SLOW_INTERVAL_MS. The timeout is 20 intervals, so only a stall of almost a second
+    // between two chunks (not a busy CI host's usual 100-200 ms) could trip it, and the file's 40 chunks take twice
+    // the timeout in all.
+    const chunks = 40;
+    const timeoutMs = 20 * SLOW_INTERVAL_MS;
+    const size = chunks * SLOW_CHUNK_BYTES;
+    await fixtures.write('slow-long.bin', patternBytes(0, size));
+    const reader = createHttpReader(`${a}/slow/slow-long.bin`, { ...FAST, timeoutMs });
     const started = Date.now();
-    expect(firstDifference(await reader.read(0, SMALL_FILE_BYTES), patternBytes(0, SMALL_FILE_BYTES))).toBe(-1);
-    expect(Date.now() - started).toBeGreaterThan(3 * SLOW_INTERVAL_MS);
+    expect(firstDifference(await reader.read(0, size), patternBytes(0, size))).toBe(-1);
+    expect(Date.now() - started).toBeGreaterThan(timeoutMs);
     expect(reader.stats().requests).toBe(1);
   });
 
