@@ -394,6 +394,24 @@ export function shapesOf(names: readonly string[], columns: TensorColumns): Pars
   return fromBytes ?? parseShapes(names, columns, false);
 }
 
+/** What parseShapes builds as it goes, shared with findOrAddShape (its slow path). */
+interface ShapePass {
+  readonly names: readonly string[];
+  readonly units: Uint8Array | Uint16Array;
+  readonly words: DataView | null;
+  readonly starts: Uint32Array;
+  readonly table: ShapeTable;
+  readonly scratch: Scratch;
+  /** The shapes of the last few rows: headers list a layer's tensors together, so most rows repeat one of them. */
+  readonly recent: Int32Array;
+  readonly text: string[];
+  readonly pieces: string[][];
+  readonly keys: string[];
+  repUsed: number;
+  /** Index segments of the row findOrAddShape last placed. */
+  k: number;
+}
+
 /** The pass itself; with `useBytes` it gives up (null) at the first non-ASCII name. */
 function parseShapes(names: readonly string[], columns: TensorColumns, useBytes: true): ParsedShapes | null;
 function parseShapes(names: readonly string[], columns: TensorColumns, useBytes: false): ParsedShapes;
@@ -404,31 +422,25 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   const indexStart = new Uint32Array(count + 1);
   let values = new Int32Array(Math.max(16, count * 2));
   let used = 0;
-  const text: string[] = [];
-  const pieces: string[][] = [];
-  const keys: string[] = [];
-  const table = newShapeTable(64);
-  let repUsed = 0;
-  const scratch = newScratch();
-  // The shapes of the last few rows: headers list a layer's tensors together, so most rows repeat one of them.
-  const recent = new Int32Array(RECENT).fill(-1);
+  const pass: ShapePass = {
+    names,
+    units,
+    words: useBytes ? new DataView(units.buffer, units.byteOffset, units.byteLength) : null,
+    starts,
+    table: newShapeTable(64),
+    scratch: newScratch(),
+    recent: new Int32Array(RECENT).fill(-1),
+    text: [],
+    pieces: [],
+    keys: [],
+    repUsed: 0,
+    k: 0,
+  };
+  const { table, scratch, words } = pass;
   let previous = -1;
 
-  const words = useBytes ? new DataView(units.buffer, units.byteOffset, units.byteLength) : null;
-  const matches = (from: number, end: number, k: number, s: number): boolean =>
-    matchesRow(
-      units,
-      words,
-      from,
-      end,
-      k,
-      scratch,
-      starts[table.repRow[s]],
-      starts[table.repRow[s] + 1],
-      table.reps,
-      s,
-    );
-
+  // The loop holds only the common case; the rest is findOrAddShape's, so the optimizing compiler, which compiles
+  // this loop once per load, has a small function to compile (docs/performance.md, "Twenty-fourth session").
   for (let row = 0; row < count; row++) {
     const from = starts[row];
     const end = starts[row + 1];
@@ -436,7 +448,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     // Most rows have the shape that followed the previous row's shape last time (gate → up → down → gate…):
     // reading the name along that shape's literal text settles it without scanning it byte by byte.
     const guess = previous >= 0 ? table.successor[previous] : -1;
-    let shape = -1;
+    let shape = guess;
     let k =
       guess >= 0
         ? readAlong(
@@ -451,66 +463,12 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
             scratch,
           )
         : -1;
-    if (k >= 0) {
-      shape = guess;
-    } else {
-      k = scanUnits(units, from, end, scratch);
-      if (scratch.wide && useBytes) {
+    if (k < 0) {
+      shape = findOrAddShape(pass, row, from, end, guess);
+      if (shape < 0) {
         return null; // UTF-8 bytes are not characters: read the names themselves instead.
       }
-      for (let r = 0; r < RECENT; r++) {
-        const candidate = recent[r];
-        if (candidate >= 0 && candidate !== guess && matches(from, end, k, candidate)) {
-          shape = candidate;
-          break;
-        }
-      }
-      if (shape < 0) {
-        const hash = unitsHash(units, from, end, k, scratch);
-        for (let s = table.buckets[hash & (table.buckets.length - 1)]; s >= 0; s = table.next[s]) {
-          if (table.hashes[s] === hash && matches(from, end, k, s)) {
-            shape = s;
-            break;
-          }
-        }
-        if (shape < 0) {
-          shape = text.length;
-          if (shape === table.repRow.length) {
-            growShapeTable(table, shape);
-          }
-          const name = names[row];
-          const own = literalPieces(name, from, k, scratch);
-          const reps = table.reps;
-          if (repUsed + 2 * k > reps.positions.length) {
-            reps.positions = grown(reps.positions, Math.max(reps.positions.length * 2, repUsed + 2 * k));
-          }
-          reps.first[shape] = repUsed;
-          reps.count[shape] = k;
-          for (let j = 0; j < k; j++) {
-            reps.positions[repUsed++] = scratch.starts[j];
-            reps.positions[repUsed++] = scratch.ends[j];
-          }
-          pieces.push(own);
-          keys.push(piecesKey(own));
-          text.push(k === 0 ? name : own.join('#'));
-          table.repRow[shape] = row;
-          table.successor[shape] = -1;
-          table.hashes[shape] = hash;
-          const bucket = hash & (table.buckets.length - 1);
-          table.next[shape] = table.buckets[bucket];
-          table.buckets[bucket] = shape;
-        }
-      }
-      if (recent[0] !== shape) {
-        let q = RECENT - 1;
-        while (q > 0 && recent[q] !== shape) {
-          q--;
-        }
-        for (; q > 0; q--) {
-          recent[q] = recent[q - 1];
-        }
-        recent[0] = shape;
-      }
+      k = pass.k;
     }
     if (used + k > values.length) {
       const grown = new Int32Array(Math.max(values.length * 2, used + k));
@@ -528,7 +486,100 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     table.sizes[shape]++;
   }
   indexStart[count] = used;
+  return shapesResult(pass, rowShape, indexStart, values);
+}
 
+/**
+ * The shape of row [from, end) when the guess did not fit: one of the recent shapes, one in the hash table, or a new
+ * one. Leaves the row's index segments in pass.scratch and their count in pass.k; -1 when `pass.words` is set (the
+ * units are UTF-8 bytes) and the name is not ASCII.
+ */
+function findOrAddShape(pass: ShapePass, row: number, from: number, end: number, guess: number): number {
+  const { units, words, table, scratch, recent } = pass;
+  const k = scanUnits(units, from, end, scratch);
+  pass.k = k;
+  if (scratch.wide && words !== null) {
+    return -1;
+  }
+  let shape = -1;
+  for (let r = 0; r < RECENT; r++) {
+    const candidate = recent[r];
+    if (candidate >= 0 && candidate !== guess && matchesShape(pass, from, end, k, candidate)) {
+      shape = candidate;
+      break;
+    }
+  }
+  if (shape < 0) {
+    const hash = unitsHash(units, from, end, k, scratch);
+    for (let s = table.buckets[hash & (table.buckets.length - 1)]; s >= 0; s = table.next[s]) {
+      if (table.hashes[s] === hash && matchesShape(pass, from, end, k, s)) {
+        shape = s;
+        break;
+      }
+    }
+    if (shape < 0) {
+      shape = addShape(pass, row, from, k, hash);
+    }
+  }
+  if (recent[0] !== shape) {
+    let q = RECENT - 1;
+    while (q > 0 && recent[q] !== shape) {
+      q--;
+    }
+    for (; q > 0; q--) {
+      recent[q] = recent[q - 1];
+    }
+    recent[0] = shape;
+  }
+  return shape;
+}
+
+/** matchesRow against shape s's representative row. */
+function matchesShape(pass: ShapePass, from: number, end: number, k: number, s: number): boolean {
+  const { table, starts } = pass;
+  const rep = table.repRow[s];
+  return matchesRow(pass.units, pass.words, from, end, k, pass.scratch, starts[rep], starts[rep + 1], table.reps, s);
+}
+
+/** A new shape, from row `row` (its k index segments in pass.scratch, its hash `hash`). */
+function addShape(pass: ShapePass, row: number, from: number, k: number, hash: number): number {
+  const { table, scratch, text } = pass;
+  const shape = text.length;
+  if (shape === table.repRow.length) {
+    growShapeTable(table, shape);
+  }
+  const name = pass.names[row];
+  const own = literalPieces(name, from, k, scratch);
+  const reps = table.reps;
+  if (pass.repUsed + 2 * k > reps.positions.length) {
+    reps.positions = grown(reps.positions, Math.max(reps.positions.length * 2, pass.repUsed + 2 * k));
+  }
+  reps.first[shape] = pass.repUsed;
+  reps.count[shape] = k;
+  for (let j = 0; j < k; j++) {
+    reps.positions[pass.repUsed++] = scratch.starts[j];
+    reps.positions[pass.repUsed++] = scratch.ends[j];
+  }
+  pass.pieces.push(own);
+  pass.keys.push(piecesKey(own));
+  text.push(k === 0 ? name : own.join('#'));
+  table.repRow[shape] = row;
+  table.successor[shape] = -1;
+  table.hashes[shape] = hash;
+  const bucket = hash & (table.buckets.length - 1);
+  table.next[shape] = table.buckets[bucket];
+  table.buckets[bucket] = shape;
+  return shape;
+}
+
+/** The pass's tables as ParsedShapes: rows listed per shape, and a query by name. */
+function shapesResult(
+  pass: ShapePass,
+  rowShape: Int32Array,
+  indexStart: Uint32Array,
+  values: Int32Array,
+): ParsedShapes {
+  const { table, text, pieces, keys, scratch } = pass;
   const shapeCount = text.length;
   const rowStart = new Int32Array(shapeCount + 1);
   for (let s = 0; s < shapeCount; s++) {
