@@ -440,7 +440,7 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
   let previous = -1;
 
   // The loop holds only the common case; the rest is findOrAddShape's, so the optimizing compiler, which compiles
-  // this loop once per load, has a small function to compile (docs/performance.md, "Twenty-fourth session").
+  // this loop once per load, has a small function to compile (docs/performance.md, "What V8 compiles per load").
   for (let row = 0; row < count; row++) {
     const from = starts[row];
     const end = starts[row + 1];
