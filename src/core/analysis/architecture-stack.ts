@@ -112,6 +112,8 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
   const lastRow: number[] = [];
   let lastLayer = -1;
   let id = -1;
+  // The loop keeps what most rows need; a new layer, a shared expert and a packed expert tensor are the helpers'
+  // (the optimizing compiler compiles this loop once per load: docs/performance.md, "What V8 compiles per load").
   for (let row = 0; row < index.count; row++) {
     const shape = rowShape[row];
     if (inStack[shape] === 0) {
@@ -119,23 +121,7 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
     }
     const layer = indexValues[indexStart[row]];
     if (layer !== lastLayer) {
-      let known = ids.get(layer);
-      if (known === undefined) {
-        known = scan.layers.length;
-        ids.set(layer, known);
-        scan.layers.push(layer);
-        scan.mtp.push(false);
-        scan.count.push(0);
-        scan.packed.push(false);
-        scan.packedWidth.push(null);
-        scan.expertModuleRow.push(-1);
-        scan.routerRow.push(-1);
-        scan.shared.push(false);
-        scan.numberedShared.push(null);
-        firstRow.push(row);
-        lastRow.push(row);
-      }
-      id = known;
+      id = layerId(scan, ids, layer, row, firstRow, lastRow);
       lastLayer = layer;
     }
     lastRow[id] = row;
@@ -143,11 +129,7 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
       scan.mtp[id] = true;
     }
     if (isShared[shape] === 1) {
-      scan.shared[id] = true;
-      const match = mayBeNumberedShared[shape] === 1 ? /\.shared_experts\.(\d+)\./.exec(names[row]) : null;
-      if (match) {
-        (scan.numberedShared[id] ??= new Set()).add(Number(match[1]));
-      }
+      noteShared(scan, id, mayBeNumberedShared[shape] === 1 ? names[row] : null);
     }
     if (scan.routerRow[id] < 0 && isRouter[shape] === 1 && index.rank(row) === 2) {
       scan.routerRow[id] = row;
@@ -169,12 +151,55 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
       continue;
     }
     if (index.rank(row) >= 3) {
-      scan.count[id] = Math.max(scan.count[id], index.dim(row, 0));
-      scan.packed[id] = true;
-      scan.packedWidth[id] ??= packedExpertWidth(index, row, hidden);
+      notePacked(scan, id, index, row, hidden);
     }
   }
   return scan;
+}
+
+/** The id of `layer` in `scan`, adding it (with `row` as its first row) when it is new. */
+function layerId(
+  scan: StackScan,
+  ids: Map<number, number>,
+  layer: number,
+  row: number,
+  firstRow: number[],
+  lastRow: number[],
+): number {
+  const known = ids.get(layer);
+  if (known !== undefined) {
+    return known;
+  }
+  const id = scan.layers.length;
+  ids.set(layer, id);
+  scan.layers.push(layer);
+  scan.mtp.push(false);
+  scan.count.push(0);
+  scan.packed.push(false);
+  scan.packedWidth.push(null);
+  scan.expertModuleRow.push(-1);
+  scan.routerRow.push(-1);
+  scan.shared.push(false);
+  scan.numberedShared.push(null);
+  firstRow.push(row);
+  lastRow.push(row);
+  return id;
+}
+
+/** Layer `id` holds a shared expert; `name` is given when its shape may number it (`shared_experts.<n>.`). */
+function noteShared(scan: StackScan, id: number, name: string | null): void {
+  scan.shared[id] = true;
+  const match = name === null ? null : /\.shared_experts\.(\d+)\./.exec(name);
+  if (match) {
+    (scan.numberedShared[id] ??= new Set()).add(Number(match[1]));
+  }
+}
+
+/** Layer `id` holds packed (rank ≥ 3) expert tensor `row`: experts along its first dim. */
+function notePacked(scan: StackScan, id: number, index: TensorIndex, row: number, hidden: number | null): void {
+  scan.count[id] = Math.max(scan.count[id], index.dim(row, 0));
+  scan.packed[id] = true;
+  scan.packedWidth[id] ??= packedExpertWidth(index, row, hidden);
 }
 
 /**
