@@ -31,6 +31,8 @@ const MIN_SIZED_FIRST_READ = 4 * 1024;
 
 export interface ShardPacing {
   concurrency: number;
+  /** Each read takes one of the few connections a browser opens per host (HTTP/1.1), not a stream of one. */
+  perConnection: boolean;
   /** `h2`, `h3`, `http/1.1`, or `unknown` (then the host decided). */
   protocol: string;
 }
@@ -55,10 +57,10 @@ export function observedProtocol(urls: readonly string[]): string {
 export function shardPacing(protocol: string, url: string): ShardPacing {
   const known = protocol.toLowerCase();
   if (known === 'h2' || known.startsWith('h3')) {
-    return { concurrency: MULTIPLEXED_SHARD_CONCURRENCY, protocol: known };
+    return { concurrency: MULTIPLEXED_SHARD_CONCURRENCY, perConnection: false, protocol: known };
   }
   if (known.startsWith('http/1')) {
-    return { concurrency: HTTP1_SHARD_CONCURRENCY, protocol: known };
+    return { concurrency: HTTP1_SHARD_CONCURRENCY, perConnection: true, protocol: known };
   }
   let host = '';
   try {
@@ -66,8 +68,10 @@ export function shardPacing(protocol: string, url: string): ShardPacing {
   } catch {
     // an unparsable URL is not a known host
   }
+  const multiplexed = KNOWN_MULTIPLEXED_HOSTS.test(host);
   return {
-    concurrency: KNOWN_MULTIPLEXED_HOSTS.test(host) ? MULTIPLEXED_SHARD_CONCURRENCY : HTTP1_SHARD_CONCURRENCY,
+    concurrency: multiplexed ? MULTIPLEXED_SHARD_CONCURRENCY : HTTP1_SHARD_CONCURRENCY,
+    perConnection: !multiplexed,
     protocol: 'unknown',
   };
 }

@@ -7,14 +7,7 @@
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 import { codeSpec } from '../core/findings/codes';
-import {
-  HTTP1_SHARD_CONCURRENCY,
-  PACE_ATTEMPTS,
-  PREVIEW_ROWS,
-  SHARD_HEADER_CONCURRENCY,
-  MAX_WARM_BYTES,
-  WARM_MARGIN,
-} from '../core/limits';
+import { PACE_ATTEMPTS, PREVIEW_ROWS, SHARD_HEADER_CONCURRENCY, MAX_WARM_BYTES, WARM_MARGIN } from '../core/limits';
 import { loadHeader } from '../core/load-header';
 import { LENGTH_PREFIX_BYTES, readLengthPrefix } from '../core/parse/length-prefix';
 import {
@@ -111,6 +104,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let running = 0;
   /** Remote: one read until the first answer set the pace. */
   let limit = remote ? 1 : SHARD_HEADER_CONCURRENCY;
+  /** Each read holds one of the host's few connections (shardPacing): the index's stream may hold another. */
+  let perConnection = false;
   /** The index is complete (finish() was called): until then a streaming index may hold a connection. */
   let indexDone = false;
   let paced = !remote;
@@ -138,7 +133,12 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   };
 
   const pump = (): void => {
-    while (!stopped && fatal === null && queued < queue.length && active < readsAllowed(remote && !indexDone, limit)) {
+    while (
+      !stopped &&
+      fatal === null &&
+      queued < queue.length &&
+      active < readsAllowed(perConnection && !indexDone, limit)
+    ) {
       const entry = queue[queued++];
       active++;
       running++;
@@ -187,6 +187,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     const protocol = observedProtocol(urls);
     const pacing = shardPacing(protocol, reader.finalUrl ?? reader.url);
     limit = pacing.concurrency;
+    perConnection = pacing.perConnection;
     // A read's Resource Timing entry can land a moment after its body: until one says the protocol, the host
     // decides, and the next few answers are asked again.
     if (pacing.protocol !== 'unknown' || paceAttempts >= PACE_ATTEMPTS) {
@@ -306,8 +307,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
  * one of them, a sixth shard read would wait in the browser's queue, where Cancel may not withdraw it before it is
  * sent (the index is usually on the shards' host).
  */
-function readsAllowed(indexStreaming: boolean, limit: number): number {
-  return indexStreaming && limit === HTTP1_SHARD_CONCURRENCY ? HTTP1_SHARD_CONCURRENCY - 1 : limit;
+function readsAllowed(indexHoldsConnection: boolean, limit: number): number {
+  return indexHoldsConnection ? limit - 1 : limit;
 }
 
 /** What the headers read so far tell about the next ones' sizes: later first reads and the warmed memory use it. */

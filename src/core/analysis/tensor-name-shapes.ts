@@ -408,8 +408,6 @@ interface ShapePass {
   readonly pieces: string[][];
   readonly keys: string[];
   repUsed: number;
-  /** Index segments of the row findOrAddShape last placed. */
-  k: number;
 }
 
 /** The pass itself; with `useBytes` it gives up (null) at the first non-ASCII name. */
@@ -434,7 +432,6 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
     pieces: [],
     keys: [],
     repUsed: 0,
-    k: 0,
   };
   const { table, scratch, words } = pass;
   let previous = -1;
@@ -468,7 +465,8 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
       if (shape < 0) {
         return null; // UTF-8 bytes are not characters: read the names themselves instead.
       }
-      k = pass.k;
+      // Every name of a shape has its number of index segments.
+      k = table.reps.count[shape];
     }
     if (used + k > values.length) {
       const grown = new Int32Array(Math.max(values.length * 2, used + k));
@@ -491,13 +489,12 @@ function parseShapes(names: readonly string[], columns: TensorColumns, useBytes:
 
 /**
  * The shape of row [from, end) when the guess did not fit: one of the recent shapes, one in the hash table, or a new
- * one. Leaves the row's index segments in pass.scratch and their count in pass.k; -1 when `pass.words` is set (the
- * units are UTF-8 bytes) and the name is not ASCII.
+ * one. Leaves the row's index segments in pass.scratch; -1 when `pass.words` is set (the units are UTF-8 bytes) and
+ * the name is not ASCII.
  */
 function findOrAddShape(pass: ShapePass, row: number, from: number, end: number, guess: number): number {
   const { units, words, table, scratch, recent } = pass;
   const k = scanUnits(units, from, end, scratch);
-  pass.k = k;
   if (scratch.wide && words !== null) {
     return -1;
   }
