@@ -94,6 +94,12 @@ function firstRowsPreview(ctx: LoadSession, remote: boolean): (file: string, hea
   };
 }
 
+/**
+ * The shard reads of one load. Remote reads go one at a time until the first answer sets the pace (shardPacing).
+ * When each read holds one of the few connections a browser opens per host (HTTP/1.1), one of them stays free until
+ * the index is complete (finish()): a streaming index may hold it, and a read past the rest would wait in the
+ * browser's queue, where Cancel may not withdraw it before it is sent (the index is usually on the shards' host).
+ */
 export function createShardReading(ctx: LoadSession, options: LoadOptions, remote: boolean): ShardReading {
   const entries = new Map<string, Entry>();
   const queue: Entry[] = [];
@@ -102,11 +108,8 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let active = 0;
   /** Reads not finished (bytes in and parsed): finish() waits for none to be left. */
   let running = 0;
-  /** Remote: one read until the first answer set the pace. */
   let limit = remote ? 1 : SHARD_HEADER_CONCURRENCY;
-  /** Each read holds one of the host's few connections (shardPacing): the index's stream may hold another. */
-  let perConnection = false;
-  /** The index is complete (finish() was called): until then a streaming index may hold a connection. */
+  let heldForIndex = 0;
   let indexDone = false;
   let paced = !remote;
   let paceAttempts = 0;
@@ -133,12 +136,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   };
 
   const pump = (): void => {
-    while (
-      !stopped &&
-      fatal === null &&
-      queued < queue.length &&
-      active < readsAllowed(perConnection && !indexDone, limit)
-    ) {
+    while (!stopped && fatal === null && queued < queue.length && active < limit - heldForIndex) {
       const entry = queue[queued++];
       active++;
       running++;
@@ -187,7 +185,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     const protocol = observedProtocol(urls);
     const pacing = shardPacing(protocol, reader.finalUrl ?? reader.url);
     limit = pacing.concurrency;
-    perConnection = pacing.perConnection;
+    heldForIndex = pacing.perConnection && !indexDone ? 1 : 0;
     // A read's Resource Timing entry can land a moment after its body: until one says the protocol, the host
     // decides, and the next few answers are asked again.
     if (pacing.protocol !== 'unknown' || paceAttempts >= PACE_ATTEMPTS) {
@@ -277,6 +275,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     async finish(targets, meter, report, setIndex) {
       index = setIndex;
       indexDone = true;
+      heldForIndex = 0;
       pump();
       for (const target of targets) {
         add(target, meter);
@@ -300,15 +299,6 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       );
     },
   };
-}
-
-/**
- * Reads at once under `limit`. Over HTTP/1.1 the browser opens six connections a host; while a streaming index holds
- * one of them, a sixth shard read would wait in the browser's queue, where Cancel may not withdraw it before it is
- * sent (the index is usually on the shards' host).
- */
-function readsAllowed(indexHoldsConnection: boolean, limit: number): number {
-  return indexHoldsConnection ? limit - 1 : limit;
 }
 
 /** What the headers read so far tell about the next ones' sizes: later first reads and the warmed memory use it. */
