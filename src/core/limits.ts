@@ -204,6 +204,12 @@ export const MAX_RETRY_AFTER_MS = 10_000;
  */
 export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
 
+/**
+ * The scratch a streamed read refills (io/read-buffer.ts): a byte stream fills as much of it as has arrived, and
+ * one read of up to this many bytes per wake-up keeps the reads few without holding much memory.
+ */
+export const STREAM_READ_BYTES = 256 * 1024;
+
 /** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
 export const MAX_SHORT_RANGE_FOLLOWUPS = 16;
 

@@ -8,13 +8,14 @@ import { IGNORED_RANGE_SLACK_BYTES, MAX_SERVER_MESSAGE_CHARS } from '../core/lim
 import { formatBytes } from '../core/number-format';
 import { compressedError, versionOf, type Attempt } from './http-answers';
 import { discardBody, parseContentRange, parseLength } from './http-util';
+import type { BodySink } from './read-buffer';
 import type { SameFileGuard } from './same-file-guard';
 
 /** One ranged request's bytes: where they go, and the hooks that re-arm its timeout, tell why it stopped and count. */
 export interface Transfer {
   start: number;
   end: number;
-  sink: (chunk: Uint8Array) => void;
+  sink: BodySink;
   arm: () => void;
   interrupted: () => SourceError | null;
   count: (bytes: number) => void;
@@ -123,7 +124,13 @@ export async function readIgnoredRange(file: TransferFile, response: Response, t
   }
   const whole: Uint8Array[] = [];
   // One byte past the bound tells "the file ended within the bound" from "there is more".
-  const pumped = await pump(response, bound + 1, (chunk) => whole.push(chunk), arm, count);
+  const wholeSink: BodySink = {
+    takesRoom: false,
+    room: () => new Uint8Array(0),
+    put: (chunk) => whole.push(chunk),
+    lost: () => undefined,
+  };
+  const pumped = await pump(response, bound + 1, wholeSink, arm, count);
   if (pumped.error !== undefined) {
     return dropped(file, transfer, 'The connection dropped while downloading. Try again.');
   }
@@ -134,7 +141,7 @@ export async function readIgnoredRange(file: TransferFile, response: Response, t
   file.guard.check(versionOf(response, body.length), url);
   file.setSize(body.length);
   if (start < body.length) {
-    sink(body.slice(start, Math.min(end + 1, body.length)));
+    sink.put(body.slice(start, Math.min(end + 1, body.length)), false);
   }
   return { kind: 'data', eof: true };
 }
@@ -147,14 +154,15 @@ const BODY_END_WAIT_MS = 100;
 
 /**
  * Streams at most `limit` bytes of the body into `sink`, re-arming the stall timer per chunk, then cancels the
- * body so nothing past the asked length is downloaded. `limitIsWholeBody`: the body holds just `limit` bytes, so
- * its end is awaited (briefly) instead of cancelled: a cancelled request leaves no Resource Timing entry in Chromium over
- * HTTP/2, and that entry is how the next reads learn the protocol (io/connection.ts).
+ * body so nothing past the asked length is downloaded. Where the sink offers room and the body is a byte stream,
+ * the bytes are read into that room (BYOB) rather than into fresh chunks. `limitIsWholeBody`: the body holds just
+ * `limit` bytes, so its end is awaited (briefly) instead of cancelled: a cancelled request leaves no Resource
+ * Timing entry in Chromium over HTTP/2, and that entry is how the next reads learn the protocol (io/connection.ts).
  */
 async function pump(
   response: Response,
   limit: number,
-  sink: (chunk: Uint8Array) => void,
+  sink: BodySink,
   arm: () => void,
   count: (bytes: number) => void,
   limitIsWholeBody = false,
@@ -162,16 +170,22 @@ async function pump(
   if (response.body === null) {
     return { received: 0 };
   }
-  const reader = response.body.getReader();
+  const byob = sink.takesRoom ? byobReaderOf(response.body) : null;
+  const plain = byob === null ? response.body.getReader() : null;
+  const reader = byob ?? (plain as ReadableStreamDefaultReader<Uint8Array>);
   let received = 0;
   let done = false;
   try {
     while (received < limit) {
+      const room = byob === null ? null : sink.room(limit - received);
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = await reader.read();
+        next = byob === null ? await (plain as ReadableStreamDefaultReader<Uint8Array>).read() : await byob.read(room as Uint8Array);
       } catch (error) {
-        // Reset, stall timer or user abort; the caller tells them apart. Errors thrown by `sink` propagate.
+        if (room !== null) {
+          sink.lost();
+        }
+        // Reset, stall timer or user abort; the caller tells them apart. Errors thrown by the sink propagate.
         return { received, error };
       }
       if (next.done) {
@@ -181,12 +195,13 @@ async function pump(
       const value = next.value;
       count(value.byteLength);
       arm();
+      // A read into room never overfills it; the stream's own chunks may run past the limit.
       const take = Math.min(value.byteLength, limit - received);
       received += take;
-      sink(take === value.byteLength ? value : value.slice(0, take));
+      sink.put(take === value.byteLength ? value : value.slice(0, take), room !== null);
     }
     if (limitIsWholeBody && !done) {
-      const end = reader.read().then(
+      const end = (byob === null ? (plain as ReadableStreamDefaultReader<Uint8Array>).read() : byob.read(new Uint8Array(1))).then(
         (next) => next.done,
         () => false,
       );
@@ -200,5 +215,15 @@ async function pump(
     if (!done) {
       void reader.cancel().catch(() => undefined);
     }
+  }
+}
+
+/** A reader that fills given memory, when the body is a byte stream (fetch bodies are in Chromium and Node). */
+function byobReaderOf(body: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | null {
+  try {
+    return body.getReader({ mode: 'byob' });
+  } catch {
+    // Not a byte stream (a test's own stream): the stream is left unlocked.
+    return null;
   }
 }

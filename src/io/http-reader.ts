@@ -9,7 +9,6 @@
  * (Fetch standard, CORS-safelisted request-header; docs/format-notes.md#hugging-face-resolve-urls-in-a-browser).
  */
 import type { ByteReader, ReadOptions, ReadPurpose, RequestObserver, RequestTally } from '../core/bytes/byte-reader';
-import { concatChunks } from '../core/bytes/concat';
 import { SourceError } from '../core/errors';
 import type { StallNotice } from '../core/result';
 import {
@@ -21,6 +20,7 @@ import {
   type Attempt,
 } from './http-answers';
 import { readIgnoredRange, readPartial, type Transfer, type TransferFile } from './http-body';
+import { ReadBuffer, type BodySink } from './read-buffer';
 import {
   abortedError,
   backoff,
@@ -145,16 +145,7 @@ async function readRange(
   if (userAborted(session, readSignal)) {
     throw abortedError();
   }
-  const chunks: Uint8Array[] = [];
-  let filled = 0;
-  const keep = !readOptions.streamOnly;
-  const sink = (chunk: Uint8Array): void => {
-    if (keep) {
-      chunks.push(chunk);
-    }
-    filled += chunk.length;
-    readOptions.onChunk?.(chunk, filled);
-  };
+  const buffer = new ReadBuffer(!readOptions.streamOnly, readOptions.onChunk);
   let retries = 0;
   let followups = 0;
   let corsSuspected = false;
@@ -163,19 +154,19 @@ async function readRange(
   const wanted = (): number => (session.size === null ? length : Math.min(length, Math.max(0, session.size - offset)));
   for (;;) {
     const want = wanted();
-    if (filled >= want) {
+    if (buffer.filled >= want) {
       break;
     }
-    const start = offset + filled;
+    const start = offset + buffer.filled;
     // After a shorter-than-asked range with an unknown total, a bare 416 for the rest means EOF.
     const continuing = followups > 0 && session.size === null;
-    const outcome = await attempt(session, start, offset + want - 1, sink, readSignal, continuing, readOptions.purpose);
+    const outcome = await attempt(session, start, offset + want - 1, buffer, readSignal, continuing, readOptions.purpose);
     if (outcome.kind === 'data') {
       if (outcome.eof) {
         break;
       }
       // A complete answer ends the loop above; a shorter range than asked (not at EOF) needs a follow-up.
-      if (filled < wanted() && ++followups > MAX_SHORT_RANGE_FOLLOWUPS) {
+      if (buffer.filled < wanted() && ++followups > MAX_SHORT_RANGE_FOLLOWUPS) {
         throw new SourceError(
           'range-mismatch',
           `The server keeps answering with shorter byte ranges than asked (${followups} times); giving up.`,
@@ -218,7 +209,7 @@ async function readRange(
     retries++;
     await sleep(outcome.retryAfterMs ?? backoff(retries, session.retryBaseMs), session.options.signal, readSignal);
   }
-  return keep ? concatChunks(chunks, filled) : new Uint8Array(0);
+  return buffer.bytes();
 }
 
 /**
@@ -229,7 +220,7 @@ async function attempt(
   session: HttpSession,
   start: number,
   end: number,
-  sink: (chunk: Uint8Array) => void,
+  sink: BodySink,
   readSignal: AbortSignal | undefined,
   continuing: boolean,
   purpose: ReadPurpose | undefined,

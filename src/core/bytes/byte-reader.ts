@@ -24,7 +24,8 @@ export interface ReadOptions {
   purpose?: ReadPurpose;
   /**
    * Called as bytes arrive (streaming parse and progress): `chunk` holds only the newly received bytes, and
-   * `receivedSoFar` counts every byte of this read so far, `chunk` included.
+   * `receivedSoFar` counts every byte of this read so far, `chunk` included. `chunk` is lent: a remote reader
+   * refills its memory with the next bytes (io/read-buffer.ts), so copy what must outlive the call.
    */
   onChunk?: (chunk: Uint8Array, receivedSoFar: number) => void;
   /**

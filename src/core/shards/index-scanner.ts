@@ -89,6 +89,11 @@ export class ShardIndexScanner {
   private base = 0;
   private received = 0;
   private carry: Uint8Array | null = null;
+  /**
+   * Where a cut token's carry and the next chunk are joined, reused from chunk to chunk: a fresh buffer per chunk
+   * touched as much fresh memory as the index itself (docs/performance.md, "Fresh memory per load").
+   */
+  private joined = new Uint8Array(0);
   private failed: Finding | null = null;
   private scratch = new Uint8Array(256);
 
@@ -127,7 +132,11 @@ export class ShardIndexScanner {
     }
     let buffer = chunk;
     if (this.carry) {
-      buffer = new Uint8Array(this.carry.length + chunk.length);
+      const length = this.carry.length + chunk.length;
+      if (this.joined.length < length) {
+        this.joined = new Uint8Array(Math.max(length, this.joined.length * 2));
+      }
+      buffer = this.joined.subarray(0, length);
       buffer.set(this.carry);
       buffer.set(chunk, this.carry.length);
       this.carry = null;
