@@ -170,19 +170,16 @@ async function pump(
   if (response.body === null) {
     return { received: 0 };
   }
-  const byob = sink.takesRoom ? byobReaderOf(response.body) : null;
-  const plain = byob === null ? response.body.getReader() : null;
-  const reader = byob ?? (plain as ReadableStreamDefaultReader<Uint8Array>);
+  const reader = bodyReaderOf(response.body, sink);
   let received = 0;
   let done = false;
   try {
     while (received < limit) {
-      const room = byob === null ? null : sink.room(limit - received);
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
-        next = byob === null ? await (plain as ReadableStreamDefaultReader<Uint8Array>).read() : await byob.read(room as Uint8Array);
+        next = await reader.read(limit - received);
       } catch (error) {
-        if (room !== null) {
+        if (reader.intoRoom) {
           sink.lost();
         }
         // Reset, stall timer or user abort; the caller tells them apart. Errors thrown by the sink propagate.
@@ -198,10 +195,10 @@ async function pump(
       // A read into room never overfills it; the stream's own chunks may run past the limit.
       const take = Math.min(value.byteLength, limit - received);
       received += take;
-      sink.put(take === value.byteLength ? value : value.slice(0, take), room !== null);
+      sink.put(take === value.byteLength ? value : value.slice(0, take), reader.intoRoom);
     }
     if (limitIsWholeBody && !done) {
-      const end = (byob === null ? (plain as ReadableStreamDefaultReader<Uint8Array>).read() : byob.read(new Uint8Array(1))).then(
+      const end = reader.readEnd().then(
         (next) => next.done,
         () => false,
       );
@@ -216,6 +213,31 @@ async function pump(
       void reader.cancel().catch(() => undefined);
     }
   }
+}
+
+/** A body's reader, reading into the sink's room where it can. */
+interface BodyReader {
+  /** Whether `read` fills the sink's room (else it gives the stream's own chunks). */
+  readonly intoRoom: boolean;
+  /** The next bytes, at most `max` of them when read into room. */
+  read(max: number): Promise<ReadableStreamReadResult<Uint8Array>>;
+  /** One more read, to see the body end; what it brings is dropped. */
+  readEnd(): Promise<ReadableStreamReadResult<Uint8Array>>;
+  cancel(): Promise<void>;
+}
+
+function bodyReaderOf(body: ReadableStream<Uint8Array>, sink: BodySink): BodyReader {
+  const byob = sink.takesRoom ? byobReaderOf(body) : null;
+  if (byob !== null) {
+    return {
+      intoRoom: true,
+      read: (max) => byob.read(sink.room(max)),
+      readEnd: () => byob.read(new Uint8Array(1)),
+      cancel: () => byob.cancel(),
+    };
+  }
+  const plain = body.getReader();
+  return { intoRoom: false, read: () => plain.read(), readEnd: () => plain.read(), cancel: () => plain.cancel() };
 }
 
 /** A reader that fills given memory, when the body is a byte stream (fetch bodies are in Chromium and Node). */

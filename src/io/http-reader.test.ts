@@ -204,6 +204,26 @@ describe('createHttpReader: 206 reads', () => {
     expect(firstDifference(assembled, patternBytes(50_000, 200_000))).toBe(-1);
   });
 
+  it('reads a body that is not a byte stream (no BYOB reader) as the stream chunks it', async () => {
+    // A TransformStream turns the byte stream into a plain one, as a service worker's or a test's own body may be.
+    const plainBody: typeof fetch = async (input, init) => {
+      const answer = await fetch(input, init);
+      const plain = new Response(answer.body?.pipeThrough(new TransformStream<Uint8Array, Uint8Array>()), answer);
+      // Asking for a BYOB reader of a plain stream throws and leaves the stream unlocked.
+      expect(() => plain.body?.getReader({ mode: 'byob' })).toThrow(TypeError);
+      return plain;
+    };
+    const reader = createHttpReader(`${a}/slow/small.bin`, { fetchImpl: plainBody });
+    const streamed = new Uint8Array(200_000);
+    const kept = await reader.read(50_000, 200_000);
+    await reader.read(50_000, 200_000, {
+      streamOnly: true,
+      onChunk: (chunk, soFar) => streamed.set(chunk, soFar - chunk.length),
+    });
+    expect(firstDifference(kept, patternBytes(50_000, 200_000))).toBe(-1);
+    expect(firstDifference(streamed, patternBytes(50_000, 200_000))).toBe(-1);
+  });
+
   it('follows a cross-origin redirect and exposes the final URL', async () => {
     const reader = createHttpReader(`${a}/redirect/small.bin`);
     expect(firstDifference(await reader.read(0, 100), patternBytes(0, 100))).toBe(-1);

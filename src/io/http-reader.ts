@@ -160,7 +160,15 @@ async function readRange(
     const start = offset + buffer.filled;
     // After a shorter-than-asked range with an unknown total, a bare 416 for the rest means EOF.
     const continuing = followups > 0 && session.size === null;
-    const outcome = await attempt(session, start, offset + want - 1, buffer, readSignal, continuing, readOptions.purpose);
+    const outcome = await attempt(
+      session,
+      start,
+      offset + want - 1,
+      buffer,
+      readSignal,
+      continuing,
+      readOptions.purpose,
+    );
     if (outcome.kind === 'data') {
       if (outcome.eof) {
         break;
