@@ -69,6 +69,24 @@ describe('createShardReading', () => {
     expect(reports[0].total).toBe(3);
   });
 
+  it('keeps the raw header bytes of the first target with a header only, whichever shard was read first', async () => {
+    const opened = new Map<string, number>();
+    const meter = new Meter();
+    const reading = createShardReading(session(), {}, false);
+    // Read before the targets are known, in another order than theirs.
+    reading.add(target('c.safetensors', opened), meter);
+    const broken: ShardTarget = {
+      file: 'a.safetensors',
+      open: () => createFileReader(new File([new Uint8Array(3)], 'a.safetensors')),
+    };
+    const targets = [broken, ...['b', 'c', 'd'].map((name) => target(`${name}.safetensors`, opened))];
+    const outcomes = await reading.finish(targets, meter, () => undefined, null);
+    // a is no safetensors file, so b is the first with a header: the report shows its bytes.
+    expect(outcomes.map((outcome) => outcome.header !== null)).toEqual([false, true, true, true]);
+    expect(outcomes.map((outcome) => outcome.head !== null)).toEqual([false, true, false, false]);
+    expect(outcomes[1].head?.length).toBeGreaterThan(8);
+  });
+
   it("looks each header's names up in the index, for headers read before finish() and after", async () => {
     const opened = new Map<string, number>();
     const meter = new Meter();

@@ -35,6 +35,7 @@ import type { LoadSession } from './load-source';
 export interface ShardOutcome {
   header: ParsedHeader | null;
   reader: ByteReader | null;
+  /** The header's raw bytes: kept for the first target with a header only, once the targets are known. */
   head: Uint8Array | null;
   bytesRead: number;
   reason?: string;
@@ -124,6 +125,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
   let wake: (() => void) | null = null;
   let progress: { state: ShardProgress; report: (progress: ShardProgress, localBytes: number) => void } | null = null;
   const preview = firstRowsPreview(ctx, remote);
+  const heads = new FirstHeadKeeper();
   /** The set's index, once finish() has it: later headers are looked up in it as they arrive. */
   let index: ShardIndex | null = null;
 
@@ -221,6 +223,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
         outcome.head = loaded.head;
         sizes.learn(loaded.outcome.header, loaded.head.length);
         preview(target.file, loaded.outcome.header);
+        heads.parsed(entry);
       } else {
         outcome.reason = unreadableReason(loaded.outcome.file.findings);
       }
@@ -280,6 +283,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       for (const target of targets) {
         add(target, meter);
       }
+      heads.targetsKnown(targets, entries.values());
       // Headers that came in while the index streamed are looked up now, with the next reads already sent.
       prepareRead(entries.values(), index);
       const state = countTargets(targets, entries);
@@ -299,6 +303,40 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       );
     },
   };
+}
+
+/**
+ * Keeps the raw header bytes of one shard only, the one the set's report shows (the first target with a header,
+ * load-shards.ts): every other shard's bytes are let go of once parsed, so the memory of a 163-shard set's reads
+ * (12 MB) can serve the reads that follow instead of each read touching fresh pages (docs/performance.md, "Fresh
+ * memory per load"). Until the targets' order is known every head is kept.
+ */
+class FirstHeadKeeper {
+  private positions: Map<string, number> | null = null;
+  private kept: { entry: Entry; position: number } | null = null;
+
+  targetsKnown(targets: readonly ShardTarget[], entries: Iterable<Entry>): void {
+    this.positions = new Map(targets.map((target, position) => [target.file, position]));
+    for (const entry of entries) {
+      this.parsed(entry);
+    }
+  }
+
+  /** An entry's header is in: its head is kept if it comes before the one kept so far. */
+  parsed(entry: Entry): void {
+    if (this.positions === null || entry.outcome.head === null || this.kept?.entry === entry) {
+      return;
+    }
+    const position = this.positions.get(entry.target.file) ?? Infinity;
+    if (this.kept === null || position < this.kept.position) {
+      if (this.kept !== null) {
+        this.kept.entry.outcome.head = null;
+      }
+      this.kept = { entry, position };
+    } else {
+      entry.outcome.head = null;
+    }
+  }
 }
 
 /** What the headers read so far tell about the next ones' sizes: later first reads and the warmed memory use it. */

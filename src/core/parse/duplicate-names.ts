@@ -8,6 +8,25 @@ import type { RowExact } from './entry-checks';
 /** Keeps the table at most half full so linear probing stays short. */
 const TABLE_LOAD_FACTOR_INVERSE = 2;
 const MIN_TABLE_SIZE = 16;
+/**
+ * Tables up to this many slots (256 KiB) are one scratch reused from header to header: a 163-shard set checks a
+ * header per shard, and a fresh table each time touched 1.3 MB of new pages, each a page fault (docs/performance.md,
+ * "Fresh memory per load"). Bigger tables are made fresh, so one huge header's table is not kept after its load.
+ */
+const MAX_REUSED_TABLE_SIZE = 64 * 1024;
+let reusedTable = new Int32Array(0);
+
+/** A zeroed table of `size` slots. */
+function emptyTable(size: number): Int32Array {
+  if (size > MAX_REUSED_TABLE_SIZE) {
+    return new Int32Array(size);
+  }
+  if (reusedTable.length < size) {
+    reusedTable = new Int32Array(size);
+    return reusedTable;
+  }
+  return reusedTable.subarray(0, size).fill(0);
+}
 
 function sameName(columns: TensorColumns, a: number, b: number): boolean {
   const { nameBytes, nameStarts } = columns;
@@ -34,7 +53,7 @@ function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32Array): 
   }
   const mask = size - 1;
   // Slot value is row + 1 so zero can mean empty.
-  const table = new Int32Array(size);
+  const table = emptyTable(size);
   let groups: Map<number, number[]> | null = null;
   for (let row = 0; row < count; row++) {
     const hash = nameHash[row];
