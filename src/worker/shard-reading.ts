@@ -252,13 +252,7 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
     if (entries.has(target.file)) {
       return;
     }
-    const entry: Entry = {
-      target,
-      meter,
-      outcome: { header: null, reader: null, head: null, bytesRead: 0, reason: target.reason },
-      done: target.open === null,
-      counted: false,
-    };
+    const entry = newEntry(target, meter);
     entries.set(target.file, entry);
     if (target.open !== null) {
       queue.push(entry);
@@ -303,6 +297,12 @@ export function createShardReading(ctx: LoadSession, options: LoadOptions, remot
       );
     },
   };
+}
+
+/** A target not read yet (done at once when it cannot be opened). */
+function newEntry(target: ShardTarget, meter: Meter): Entry {
+  const outcome: ShardOutcome = { header: null, reader: null, head: null, bytesRead: 0, reason: target.reason };
+  return { target, meter, outcome, done: target.open === null, counted: false };
 }
 
 /**
