@@ -210,6 +210,12 @@ export const IGNORED_RANGE_SLACK_BYTES = 64 * 1024;
  */
 export const STREAM_READ_BYTES = 256 * 1024;
 
+/**
+ * A kept read fills its result in place (io/read-buffer.ts) only when the answer promises at most this: a bigger
+ * range grows with the bytes that actually arrive, so a server that promises 100 MB and sends 16 bytes costs 16.
+ */
+export const MAX_IN_PLACE_READ_BYTES = 4 * 1024 * 1024;
+
 /** Follow-up requests when a server answers with shorter ranges than asked (not at EOF) before giving up. */
 export const MAX_SHORT_RANGE_FOLLOWUPS = 16;
 

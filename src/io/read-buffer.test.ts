@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_IN_PLACE_READ_BYTES, STREAM_READ_BYTES } from '../core/limits';
 import { ReadBuffer } from './read-buffer';
 
 /** What a BYOB read does with a view: moves its buffer and gives back a view of `filled` bytes over the moved one. */
@@ -47,6 +48,16 @@ describe('ReadBuffer', () => {
     const buffer = new ReadBuffer(true);
     buffer.put(fillByob(buffer.room(8), [1, 2, 3]), true);
     expect([...buffer.bytes()]).toEqual([1, 2, 3]);
+  });
+
+  it('a kept read whose answer promises more than the in-place bound grows with the bytes that arrive', () => {
+    const buffer = new ReadBuffer(true);
+    const room = buffer.room(MAX_IN_PLACE_READ_BYTES + 1);
+    expect(room.length).toBe(STREAM_READ_BYTES);
+    buffer.put(fillByob(room, [1, 2, 3]), true);
+    const bytes = buffer.bytes();
+    expect([...bytes]).toEqual([1, 2, 3]);
+    expect(bytes.buffer.byteLength).toBeLessThan(1024);
   });
 
   it('a streamed read refills one scratch and keeps nothing', () => {

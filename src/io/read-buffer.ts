@@ -10,7 +10,7 @@
  * that fails keeps the buffer.
  */
 import { concatChunks } from '../core/bytes/concat';
-import { STREAM_READ_BYTES } from '../core/limits';
+import { MAX_IN_PLACE_READ_BYTES, STREAM_READ_BYTES } from '../core/limits';
 
 export interface BodySink {
   /** Whether bytes may be read into `room`; if not, the stream's own chunks go to `put`. */
@@ -26,9 +26,10 @@ export interface BodySink {
 /**
  * One read's bytes: kept (the read's result) or only streamed through `onChunk`, which must not hold on to a chunk
  * after it returns when the read streams only: the next read refills the same memory. A kept read's first read
- * goes straight into the result, sized by the range the answer holds; later ones (the rest of a body that came in
- * pieces) go through a scratch and are copied in, so a read that fails takes no received byte with it and the
- * caller resumes where the bytes stopped.
+ * goes straight into the result, sized by the range the answer holds (up to MAX_IN_PLACE_READ_BYTES; a bigger
+ * result grows as its bytes arrive); later ones (the rest of a body that came in pieces) go through a scratch and
+ * are copied in, so a read that fails takes no received byte with it and the caller resumes where the bytes
+ * stopped.
  */
 export class ReadBuffer implements BodySink {
   /** Bytes of this read received so far (and, when kept, held). */
@@ -50,7 +51,7 @@ export class ReadBuffer implements BodySink {
   }
 
   room(max: number): Uint8Array {
-    this.roomIsTarget = this.keep && this.target === null;
+    this.roomIsTarget = this.keep && this.target === null && this.filled + max <= MAX_IN_PLACE_READ_BYTES;
     if (this.roomIsTarget) {
       this.target = new Uint8Array(this.filled + max);
       return this.target.subarray(this.filled);
