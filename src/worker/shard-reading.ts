@@ -307,9 +307,9 @@ function newEntry(target: ShardTarget, meter: Meter): Entry {
 
 /**
  * Keeps the raw header bytes of one shard only, the one the set's report shows (the first target with a header,
- * load-shards.ts): every other shard's bytes are let go of once parsed, so the memory of a 163-shard set's reads
- * (12 MB) can serve the reads that follow instead of each read touching fresh pages (docs/performance.md, "Fresh
- * memory per load"). Until the targets' order is known every head is kept.
+ * load-shards.ts): every other shard's bytes are let go of once parsed, so a 163-shard set's reads (12 MB) are not
+ * all alive when the merge and the analyses need memory (docs/performance.md, "Fresh memory per load"). Until the
+ * targets' order is known every head is kept.
  */
 class FirstHeadKeeper {
   private positions: Map<string, number> | null = null;
