@@ -2,12 +2,12 @@
  * Where one read's bytes land. Fetch bodies are byte streams, so a read can hand the stream the memory to fill
  * (a BYOB reader, WHATWG Streams `ReadableStreamBYOBReader`) instead of taking a fresh buffer per chunk: a kept
  * read fills its result in place (no chunk list, no copy at the end) and a streamed read refills one scratch
- * buffer. Fresh memory costs a page fault per 4 KiB on first touch, and in a virtual machine each fault took about
- * 12 µs: an 8.9 MB index streamed as fresh chunks, then copied, cost the worker thousands of faults
+ * buffer. Fresh memory costs a page fault per 4 KiB on first touch, and in the VM the bench runs in each fault
+ * took about 15 µs: an 8.9 MB index streamed as fresh chunks, then copied, cost the worker thousands of faults
  * (docs/performance.md, "Fresh memory per load").
  *
  * A BYOB read moves the view's buffer: the bytes come back in a new ArrayBuffer over the same memory, and a read
- * that fails keeps the buffer.
+ * that fails never gives the buffer back.
  */
 import { concatChunks } from '../core/bytes/concat';
 import { MAX_IN_PLACE_READ_BYTES, STREAM_READ_BYTES } from '../core/limits';
