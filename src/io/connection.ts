@@ -93,9 +93,7 @@ export interface HeadersSeen {
  */
 export function analysisSpanLimit(url: string, finalUrl: string | null): number {
   const protocol = observedProtocol(finalUrl ? [url, finalUrl] : [url]);
-  return shardPacing(protocol, finalUrl ?? url).concurrency === MULTIPLEXED_SHARD_CONCURRENCY
-    ? REMOTE_MAX_SPANS
-    : HTTP1_MAX_SPANS;
+  return shardPacing(protocol, finalUrl ?? url).perConnection ? HTTP1_MAX_SPANS : REMOTE_MAX_SPANS;
 }
 
 /**
