@@ -2,13 +2,12 @@
  * Moving the body of one ranged answer into the read's buffer: a 206 checked against the asked range, a 200 (the
  * server ignored Range) accepted only for a small whole file, and the stream pump that stops at the asked length.
  */
-import { concatChunks } from '../core/bytes/concat';
 import { SourceError } from '../core/errors';
 import { IGNORED_RANGE_SLACK_BYTES, MAX_SERVER_MESSAGE_CHARS } from '../core/limits';
 import { formatBytes } from '../core/number-format';
 import { compressedError, versionOf, type Attempt } from './http-answers';
 import { discardBody, parseContentRange, parseLength } from './http-util';
-import type { BodySink } from './read-buffer';
+import { ReadBuffer, type BodySink } from './read-buffer';
 import type { SameFileGuard } from './same-file-guard';
 
 /** One ranged request's bytes: where they go, and the hooks that re-arm its timeout, tell why it stopped and count. */
@@ -122,22 +121,16 @@ export async function readIgnoredRange(file: TransferFile, response: Response, t
     discardBody(response);
     throw refuse();
   }
-  const whole: Uint8Array[] = [];
+  const whole = new ReadBuffer(true);
   // One byte past the bound tells "the file ended within the bound" from "there is more".
-  const wholeSink: BodySink = {
-    takesRoom: false,
-    room: () => new Uint8Array(0),
-    put: (chunk) => whole.push(chunk),
-    lost: () => undefined,
-  };
-  const pumped = await pump(response, bound + 1, wholeSink, arm, count);
+  const pumped = await pump(response, bound + 1, whole, arm, count);
   if (pumped.error !== undefined) {
     return dropped(file, transfer, 'The connection dropped while downloading. Try again.');
   }
   if (pumped.received > bound) {
     throw refuse();
   }
-  const body = concatChunks(whole, pumped.received);
+  const body = whole.bytes();
   file.guard.check(versionOf(response, body.length), url);
   file.setSize(body.length);
   if (start < body.length) {
