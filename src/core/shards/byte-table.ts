@@ -28,7 +28,15 @@ function hashBytes(src: Uint8Array, start: number, end: number, seed: number): n
   return h >>> 0;
 }
 
-function sameBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array, bStart: number, bEnd: number): boolean {
+/** Whether a[aStart, aEnd) and b[bStart, bEnd) hold the same bytes. */
+export function sameBytes(
+  a: Uint8Array,
+  aStart: number,
+  aEnd: number,
+  b: Uint8Array,
+  bStart: number,
+  bEnd: number,
+): boolean {
   if (aEnd - aStart !== bEnd - bStart) {
     return false;
   }

@@ -55,6 +55,43 @@ describe('rowNames', () => {
   });
 });
 
+describe('indexEntriesOf', () => {
+  /** Entry ids of an index are the weight_map's order (its names are distinct). */
+  const expected = (weightMap: Record<string, string>, names: string[]) => {
+    const ids = new Map(Object.keys(weightMap).map((name, id) => [name, id]));
+    return Int32Array.from(names, (name) => ids.get(name) ?? -1);
+  };
+
+  it('finds every row of an FP8 shard, sorted by dtype then name, in an index sorted by name', () => {
+    const layers = [0, 1, 2, 10, 11];
+    const weights = layers.flatMap((layer) =>
+      ['down_proj', 'gate_proj', 'up_proj'].map((proj) => `model.layers.${layer}.mlp.${proj}.weight`),
+    );
+    const weightMap: Record<string, string> = {};
+    for (const name of [...weights, ...weights.map((name) => `${name}_scale_inv`)].sort()) {
+      weightMap[name] = 's1';
+    }
+    // The header's order: the F32 scales as one group, then the F8 weights, each sorted by name.
+    const header = [...weights.map((name) => `${name}_scale_inv`).sort(), ...[...weights].sort()];
+    expect(indexEntriesOf(index(weightMap), columns(header))).toEqual(expected(weightMap, header));
+  });
+
+  it('matches the table on repeats, names the index lacks, and guesses past its last entry', () => {
+    const weightMap = { a: 's1', b: 's1', c: 's1', d: 's2' };
+    for (const header of [
+      ['a', 'a', 'b', 'b', 'c'],
+      ['c', 'd', 'x', 'd'],
+      ['d', 'a', 'y', 'b', 'c', 'd'],
+      ['ab', 'b', 'bc', 'c'],
+    ]) {
+      const set = index(weightMap);
+      expect(indexEntriesOf(set, columns(header))).toEqual(expected(weightMap, header));
+      const { nameTable: _table, ...withoutTable } = set;
+      expect(indexEntriesOf(withoutTable, columns(header))).toEqual(expected(weightMap, header));
+    }
+  });
+});
+
 describe('singleIndexShard', () => {
   const set = index({ a: 's1', b: 's1', c: 's2', d: 's2' });
   const shardOf = (names: string[]) => singleIndexShard(set, indexEntriesOf(set, columns(names)));

@@ -6,7 +6,7 @@
  * and handed in, so the merge after the last shard only joins them.
  */
 import type { TensorColumns } from '../model';
-import { ByteSliceIndex, findInTable, type ByteSliceTable } from './byte-table';
+import { ByteSliceIndex, findInTable, sameBytes, type ByteSliceTable } from './byte-table';
 import type { ShardIndex } from './index-parser';
 
 export interface RowNames {
@@ -36,20 +36,43 @@ function nameTableOf(index: ShardIndex): ByteSliceTable {
   return table;
 }
 
-/** For each row of `columns`, the index entry of its name, or -1 when the index does not list it. */
+/**
+ * Entries after the previous row's that are compared with a row's name before it is hashed. A shard's header lists
+ * its tensors sorted by dtype, then name (the safetensors writer's order), and an index sorted by name lists one
+ * shard's names in runs: the next name is usually the next entry (+1), or the one after it where a weight and its
+ * scale sit side by side in the index but in different dtype groups of the header (+2, FP8 checkpoints). A compare
+ * reads bytes next to the previous hit; a hashed lookup reads a random slot, its hash and its name.
+ */
+const NEXT_ENTRY_GUESSES = 2;
+
+/**
+ * For each row of `columns`, the index entry of its name, or -1 when the index does not list it. The index's names
+ * are distinct, so a guessed entry with the row's bytes is the entry the table would find.
+ */
 export function indexEntriesOf(index: ShardIndex, columns: TensorColumns): Int32Array {
   const { nameBytes, nameStarts, count } = columns;
+  const { nameBytes: indexBytes, nameStarts: indexStarts, entryCount } = index;
   const table = nameTableOf(index);
   const entryOf = new Int32Array(count);
+  let previous = -1;
   for (let row = 0; row < count; row++) {
-    entryOf[row] = findInTable(
-      table,
-      index.nameBytes,
-      index.nameStarts,
-      nameBytes,
-      nameStarts[row],
-      nameStarts[row + 1],
-    );
+    const start = nameStarts[row];
+    const end = nameStarts[row + 1];
+    let entry = -1;
+    if (previous >= 0) {
+      const last = Math.min(previous + NEXT_ENTRY_GUESSES, entryCount - 1);
+      for (let guess = previous + 1; guess <= last; guess++) {
+        if (sameBytes(indexBytes, indexStarts[guess], indexStarts[guess + 1], nameBytes, start, end)) {
+          entry = guess;
+          break;
+        }
+      }
+    }
+    if (entry < 0) {
+      entry = findInTable(table, indexBytes, indexStarts, nameBytes, start, end);
+    }
+    entryOf[row] = entry;
+    previous = entry;
   }
   return entryOf;
 }
