@@ -67,6 +67,23 @@ export interface DeepseekShards {
   heads: { file: string; bytes: number }[];
 }
 
+/**
+ * The order the safetensors writer gives a header's tensors for the dtypes of this layout: by dtype (F32, then BF16,
+ * then F8_E4M3), then by name; transformers writes an index's weight_map sorted by name.
+ */
+const WRITER_DTYPE_ORDER = ['F32', 'BF16', 'F8_E4M3'];
+
+/**
+ * `BENCH_SHARD_ORDER=writer`: headers and index in the order those writers give them, where the default keeps the
+ * layout's own order (a layer's tensors together) in both. The bench's figures use the default.
+ */
+const WRITER_ORDER = process.env.BENCH_SHARD_ORDER === 'writer';
+
+function byWriterOrder(a: TensorSpec, b: TensorSpec): number {
+  const dtypes = WRITER_DTYPE_ORDER.indexOf(a.dtype) - WRITER_DTYPE_ORDER.indexOf(b.dtype);
+  return dtypes !== 0 ? dtypes : a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
 /** Writes `<dir>/model-0000k-of-000163.safetensors` and the index. */
 export function writeDeepseekShards(dir: string): DeepseekShards {
   mkdirSync(dir, { recursive: true });
@@ -77,7 +94,8 @@ export function writeDeepseekShards(dir: string): DeepseekShards {
   let totalSize = 0;
   const heads: { file: string; bytes: number }[] = [];
   for (let shard = 0; shard < DEEPSEEK_SHARDS; shard++) {
-    const tensors = specs.slice(shard * perShard, (shard + 1) * perShard);
+    const inLayout = specs.slice(shard * perShard, (shard + 1) * perShard);
+    const tensors = WRITER_ORDER ? [...inLayout].sort(byWriterOrder) : inLayout;
     const name = `model-${String(shard + 1).padStart(5, '0')}-of-${String(DEEPSEEK_SHARDS).padStart(6, '0')}.safetensors`;
     const { head, dataLength } = buildHeaderBytes(tensors, { metadata: { format: 'pt' } });
     const fd = openSync(path.join(dir, name), 'w');
@@ -95,6 +113,8 @@ export function writeDeepseekShards(dir: string): DeepseekShards {
     totalSize += layoutTensors(tensors).dataLength;
   }
   const index = path.join(dir, 'model.safetensors.index.json');
-  writeFileSync(index, JSON.stringify({ metadata: { total_size: totalSize }, weight_map: weightMap }, null, 2));
+  const names = WRITER_ORDER ? Object.keys(weightMap).sort() : Object.keys(weightMap);
+  const weight_map = Object.fromEntries(names.map((name) => [name, weightMap[name]]));
+  writeFileSync(index, JSON.stringify({ metadata: { total_size: totalSize }, weight_map }, null, 2));
   return { index, shards: DEEPSEEK_SHARDS, headerBytes, heads };
 }
