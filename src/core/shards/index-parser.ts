@@ -47,7 +47,7 @@ export interface ShardIndex {
   shardOf: Uint16Array;
   /**
    * The hash table the scan built over the names (findInTable with nameBytes and nameStarts), so matching the
-   * headers' tensors against the index hashes each of them once. Absent on an index built by other means.
+   * headers' tensors against the index hashes each at most once. Absent on an index built by other means.
    */
   nameTable?: ByteSliceTable;
   /** Entries per shard file, parallel to shardFiles. */

@@ -1,9 +1,9 @@
 /**
  * Which rows of a merged shard table share a tensor name, and which index entry each name is: the first step of
- * the shard checks (aggregate.ts). With the index's own hash table (ShardIndex.nameTable) each row's name is hashed
- * once, to find its entry, and rows of one entry are one name; no table over the rows is built unless some name is
- * missing from the index. The per-row entries can be looked up shard by shard as headers arrive (indexEntriesOf)
- * and handed in, so the merge after the last shard only joins them.
+ * the shard checks (aggregate.ts). Each row's entry is found beside the previous row's or, failing that, by hashing
+ * its name once into the index's own table (ShardIndex.nameTable), and rows of one entry are one name; no table over
+ * the rows is built unless some name is missing from the index. The per-row entries can be looked up shard by shard
+ * as headers arrive (indexEntriesOf) and handed in, so the merge after the last shard only joins them.
  */
 import type { TensorColumns } from '../model';
 import { ByteSliceIndex, findInTable, sameBytes, type ByteSliceTable } from './byte-table';
