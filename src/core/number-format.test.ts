@@ -7,11 +7,13 @@ import {
   formatCount,
   formatPercent,
   formatShape,
+  formatTensorShape,
   groupDigits,
   groupDigitsWith,
   plural,
   pluralWord,
 } from './number-format';
+import type { TensorColumns } from './model';
 
 const T = '\u2009';
 
@@ -26,6 +28,13 @@ describe('format', () => {
     expect(groupDigitsWith(2n ** 64n - 1n, ',')).toBe('18,446,744,073,709,551,615');
     // String(2 ** 62) is "4611686018427388000"; the double holds 4 611 686 018 427 387 904.
     expect(groupDigitsWith(2 ** 62, ',')).toBe('4,611,686,018,427,387,904');
+  });
+  it('shows a dim the reader could not hold exactly (NaN, a GGUF dim past 2^53) as "?"', () => {
+    const columns = {
+      shapeStarts: Uint32Array.from([0, 2]),
+      dims: Float64Array.from([Number.NaN, 4096]),
+    } as unknown as TensorColumns;
+    expect(formatTensorShape(columns, 0)).toBe(`[?, 4${T}096]`);
   });
   it('formats shapes as the Hub does', () => {
     expect(formatShape([4096, 14336])).toBe(`[4${T}096, 14${T}336]`);

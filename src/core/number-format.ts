@@ -121,11 +121,15 @@ export function shapeRank(columns: TensorColumns, row: number): number {
   return columns.shapeStarts[row + 1] - columns.shapeStarts[row];
 }
 
-/** The dims `from` to `to` of the columns' dims, grouped and comma-separated. */
+/**
+ * The dims `from` to `to` of the columns' dims, grouped and comma-separated. A dim the reader could not hold exactly
+ * (a GGUF dim past 2^53, kept as NaN with a finding that says so) shows as "?".
+ */
 export function dimsText(columns: TensorColumns, from: number, to: number): string {
   const parts: string[] = [];
   for (let i = from; i < to; i++) {
-    parts.push(groupDigits(columns.dims[i]));
+    const dim = columns.dims[i];
+    parts.push(Number.isNaN(dim) ? '?' : groupDigits(dim));
   }
   return parts.join(', ');
 }

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { CHECKPOINT_FUZZ_PROPERTIES } from './checkpoint-arbitraries';
+import { GGUF_FUZZ_PROPERTIES } from './gguf-arbitraries';
 import { HUGE_FUZZ_PROPERTIES } from './huge-arbitraries';
 import { DTYPES } from '../../core/dtypes';
 import { MAX_HEADER_LENGTH, MAX_HEADER_LENGTH_OVERRIDE } from '../../core/limits';
@@ -565,5 +566,6 @@ export const FUZZ_PROPERTIES: readonly FuzzProperty[] = [
   { name: 'deep nesting', arbitrary: withOption(deepNestingFileArb), ciRuns: 500 },
   { name: 'headers larger than the first remote read, damaged', arbitrary: withOption(bigHeaderFileArb), ciRuns: 300 },
   ...CHECKPOINT_FUZZ_PROPERTIES,
+  ...GGUF_FUZZ_PROPERTIES,
   ...HUGE_FUZZ_PROPERTIES,
 ];

@@ -19,6 +19,7 @@ import {
 } from '../../core/limits';
 import type { LoadedHeader } from '../../core/formats/format-reader';
 import { loadHeader, SNIFF_BYTES } from '../../core/load-header';
+import { isGgufMagic } from '../../core/formats/gguf/header-parser';
 import {
   allTensorNames,
   METADATA_VALUE_KINDS,
@@ -120,9 +121,11 @@ async function checkMode(
     loaded.outcome.kind === 'parsed'
       ? loaded.outcome.header.format !== undefined
       : loaded.outcome.file.findings.some((finding) => finding.code === 'zip-unreadable');
-  const readProblem = checkpoint
-    ? checkpointReadsProblem(input, reader.reads)
-    : readsProblem(input, reader.reads, reader.preferredFirstRead);
+  const readProblem = isGgufMagic(input.bytes)
+    ? ggufReadsProblem(input, reader.reads)
+    : checkpoint
+      ? checkpointReadsProblem(input, reader.reads)
+      : readsProblem(input, reader.reads, reader.preferredFirstRead);
   if (readProblem) {
     return readProblem;
   }
@@ -185,6 +188,22 @@ function checkpointReadsProblem(
 /** Head, sniff, tail, directory, ZIP64 record, local header + data.pkl, and a few doublings of a bare pickle. */
 const MAX_CHECKPOINT_READS = 12;
 
+/**
+ * A GGUF header has no length up front: the reader asks for more as the parse needs it, growing each read, so a
+ * header of a few hundred KB at most (what the generator makes) takes a handful of reads.
+ */
+const MAX_GGUF_READS = 8;
+
+/** A GGUF file is read inside the file (or the first read's window), a bounded number of times. */
+function ggufReadsProblem(input: FuzzInput, reads: ReadonlyArray<{ offset: number; length: number }>): string | null {
+  for (const read of reads) {
+    if (read.offset + read.length > Math.max(input.bytes.length, SNIFF_BYTES, REMOTE_FIRST_READ)) {
+      return `GGUF read [${read.offset}, +${read.length}) past the file`;
+    }
+  }
+  return reads.length > MAX_GGUF_READS ? `${reads.length} reads for one GGUF header` : null;
+}
+
 function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null {
   const findings = outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
   const count = outcome.kind === 'parsed' ? outcome.header.tensors.count : 0;
@@ -207,7 +226,11 @@ function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null 
   // A checkpoint's "header" is its pickle, which has no 8-byte prefix; its names are paths through the object graph,
   // so they are bounded by the reader's named limits rather than by the pickle's length.
   const checkpoint = header.format !== undefined;
-  if ((checkpoint ? 0 : 8) + header.headerLength > fileLength) {
+  // A GGUF's headerLength is where its data starts, the infos' end aligned up: a file cut within that padding has
+  // parsed, and must say that its tensors' data lies past the end.
+  const cutGguf =
+    header.format === 'gguf' && header.findings.some((finding) => finding.code === 'gguf-offset-out-of-bounds');
+  if ((checkpoint ? 0 : 8) + header.headerLength > fileLength && !cutGguf) {
     return `parsed a ${header.headerLength}-byte header from a ${fileLength}-byte file`;
   }
   const columnProblem = columnsProblem(

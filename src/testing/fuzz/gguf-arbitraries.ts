@@ -4,7 +4,7 @@
  * bytes, cuts) for the fuzz test, which only asks that every input ends in a result or a finding.
  */
 import fc from 'fast-check';
-import type { GgufTestFile, GgufTestTensor, GgufTestValue } from '../build-gguf';
+import { buildGguf, type GgufTestFile, type GgufTestTensor, type GgufTestValue } from '../build-gguf';
 
 const KEY = fc.stringMatching(/^[a-z]{1,6}(\.[a-z_]{1,8}){0,2}$/);
 
@@ -114,3 +114,18 @@ export function mutate(bytes: Uint8Array, mutations: readonly GgufMutation[]): U
   }
   return out;
 }
+
+/**
+ * The GGUF property of the shared fuzz campaign (arbitraries.ts): damaged GGUF files through the whole oracle
+ * (check-input.ts: every reader mode, the analyses, the report, the CSV and a table query), where the GGUF fuzz
+ * test beside the reader asks only that loading ends in a result or a finding.
+ */
+export const GGUF_FUZZ_PROPERTIES = [
+  {
+    name: 'GGUF files with lying counts and lengths, flipped bytes and cuts',
+    arbitrary: fc
+      .tuple(ggufFileArbitrary(), ggufMutationArbitrary)
+      .map(([file, mutations]) => ({ bytes: mutate(buildGguf(file), mutations), allowOversizedHeader: false })),
+    ciRuns: 300,
+  },
+];

@@ -114,6 +114,40 @@ describe('GGUF header reader', () => {
     expect(outcome.kind === 'parsed' && referenceLoaderVerdict(outcome.header.findings)).toBe('refuses');
   });
 
+  it('a first dimension beyond 2^53 is an invalid shape only, not also a partial block of NaN', async () => {
+    const outcome = await read(
+      buildGguf({ tensors: [{ name: 'a', ne: [2n ** 60n, 2], type: GGML.Q4_K }], dataBytes: 0 }),
+    );
+    expect(codes(outcome)).toContain('gguf-invalid-shape');
+    expect(codes(outcome)).not.toContain('gguf-partial-block');
+    const findings = outcome.kind === 'parsed' ? outcome.header.findings : [];
+    expect(findings.map((finding) => finding.message).join(' ')).not.toMatch(/NaN/);
+  });
+
+  it('a tensor of unknown size whose data would start past the end of the file is out of bounds', async () => {
+    // Cut inside the padding before the data: the data start itself lies past the end.
+    const whole = buildGguf({ tensors: [{ name: 'a', ne: [2n ** 60n], type: GGML.F32 }], dataBytes: 0 });
+    const outcome = await read(whole.slice(0, whole.length - 1));
+    expect(outcome.kind === 'parsed' && outcome.header.dataStart).toBeGreaterThan(whole.length - 1);
+    expect(codes(outcome)).toEqual(expect.arrayContaining(['gguf-invalid-shape', 'gguf-offset-out-of-bounds']));
+  });
+
+  it('words a finding about one tensor in the singular and about several in the plural', async () => {
+    const message = async (file: GgufTestFile, code: string) => {
+      const outcome = await read(buildGguf(file));
+      const findings = outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
+      return findings.find((finding) => finding.code === code)?.message ?? '';
+    };
+    const one = { name: 'a', ne: [64], type: GGML.F32, offset: 4 };
+    expect(await message({ tensors: [one] }, 'gguf-misaligned-offset')).toMatch(/^1 tensor \("a"\) starts at/);
+    expect(await message({ tensors: [one, { ...one, name: 'b', offset: 260 }] }, 'gguf-misaligned-offset')).toMatch(
+      /^2 tensors \("a", "b"\) start at/,
+    );
+    expect(
+      await message({ tensors: [{ name: 'a', ne: [2n ** 60n], type: GGML.F32 }], dataBytes: 0 }, 'gguf-invalid-shape'),
+    ).toMatch(/^1 tensor \("a"\) has a dimension/);
+  });
+
   it.each<[string, GgufTestFile, string]>([
     ['tensor count beyond the file', { ...SMALL, claimedTensorCount: 1_000 }, 'gguf-truncated'],
     // Past a cap in a file big enough to hold the claim: this reader's limit. Past the file's end: truncated, which

@@ -93,7 +93,8 @@ export function buildGgufColumns(
     if (type.code === UNKNOWN_DTYPE_CODE) {
       unknownDtypes.set(row, unknownGgmlTypeLabel(tensor.type));
       note('gguf-unknown-type', row);
-    } else if (tensor.ne.length > 0 && tensor.ne[0] % type.block !== 0) {
+    } else if (tensor.ne.length > 0 && Number.isFinite(tensor.ne[0]) && tensor.ne[0] % type.block !== 0) {
+      // A dimension past 2^53 is read as NaN and reported as gguf-invalid-shape, not as a partial block.
       note('gguf-partial-block', row);
     }
     if (encoded[row].length > GGML_MAX_NAME_BYTES) {
@@ -124,6 +125,9 @@ export function buildGgufColumns(
       if (fileSize !== null && dataStart + tensor.offset + bytes > fileSize) {
         note('gguf-offset-out-of-bounds', row);
       }
+    } else if (fileSize !== null && dataStart + tensor.offset > fileSize) {
+      // Its size is unknown, but its data would start past the end of the file.
+      note('gguf-offset-out-of-bounds', row);
     }
   });
   const columns: TensorColumns = { count, nameBytes, nameStarts, dtype, shapeStarts, dims, begin, end, elements };
@@ -148,25 +152,28 @@ function layoutFinding(
     .map((row) => `"${tensors[row].name}"`)
     .join(', ');
   const more = rows.length > NAMES_IN_MESSAGE ? ` and ${groupDigits(rows.length - NAMES_IN_MESSAGE)} more` : '';
-  const which = `${groupDigits(rows.length)} tensor${rows.length === 1 ? '' : 's'} (${shown}${more})`;
+  const one = rows.length === 1;
+  const which = `${groupDigits(rows.length)} tensor${one ? '' : 's'} (${shown}${more})`;
+  /** The verb agreeing with the count: `verb('have', 'has')`. */
+  const verb = (plural: string, singular: string) => (one ? singular : plural);
   const first = tensors[rows[0]];
   const messages: Partial<Record<FindingCode, string>> = {
     'gguf-unknown-type':
-      `${which} use a ggml type id this reader does not know (${first.type}); their sizes are unknown. ` +
+      `${which} ${verb('use', 'uses')} a ggml type id this reader does not know (${first.type}); ${verb('their sizes are', 'its size is')} unknown. ` +
       'llama.cpp refuses ids it does not know or removed; a newer llama.cpp may know it.',
     'gguf-partial-block':
       `${which}: the first dimension (ne[0] = ${groupDigits(first.ne[0])}) is not a whole number of ${ggmlType(first.type).name} ` +
       'blocks. ggml stores whole blocks per row, so llama.cpp refuses the file.',
-    'gguf-invalid-shape': `${which} have a dimension beyond 2^53 or an element count that overflows; llama.cpp refuses the file.`,
-    'gguf-name-too-long': `${which} have names longer than ggml's ${GGML_MAX_NAME_BYTES} bytes; llama.cpp refuses the file.`,
-    'gguf-duplicate-tensor': `${which} repeat an earlier tensor's name; llama.cpp refuses the file. Totals count the first of each name.`,
-    'gguf-misaligned-offset': `${which} start at an offset that is not a multiple of the alignment (${groupDigits(layout.alignment)} bytes); llama.cpp refuses the file.`,
+    'gguf-invalid-shape': `${which} ${verb('have', 'has')} a dimension beyond 2^53 or an element count that overflows; llama.cpp refuses the file.`,
+    'gguf-name-too-long': `${which} ${verb('have names', 'has a name')} longer than ggml's ${GGML_MAX_NAME_BYTES} bytes; llama.cpp refuses the file.`,
+    'gguf-duplicate-tensor': `${which} ${verb('repeat', 'repeats')} an earlier tensor's name; llama.cpp refuses the file. Totals count the first of each name.`,
+    'gguf-misaligned-offset': `${which} ${verb('start', 'starts')} at an offset that is not a multiple of the alignment (${groupDigits(layout.alignment)} bytes); llama.cpp refuses the file.`,
     'gguf-gap':
-      `${which} start after the end of the tensor before them (padded to ${groupDigits(layout.alignment)} bytes): ` +
+      `${which} ${verb('start', 'starts')} after the end of the tensor before ${verb('them', 'it')} (padded to ${groupDigits(layout.alignment)} bytes): ` +
       'the data region has unexplained bytes. llama.cpp refuses the file: it requires each offset to equal the running sum of the sizes before it.',
-    'gguf-overlap': `${which} start before the tensor before them ends, so their bytes overlap or are out of order; llama.cpp refuses the file.`,
+    'gguf-overlap': `${which} ${verb('start', 'starts')} before the tensor before ${verb('them', 'it')} ends, so ${verb('their', 'its')} bytes overlap or are out of order; llama.cpp refuses the file.`,
     'gguf-offset-out-of-bounds':
-      `${which} end past the end of the file (data starts at ${groupDigits(layout.dataStart)}, the file has ` +
+      `${which} ${verb('end', 'ends')} past the end of the file (data starts at ${groupDigits(layout.dataStart)}, the file has ` +
       `${layout.fileSize === null ? 'an unknown number of' : groupDigits(layout.fileSize)} bytes). llama.cpp refuses it ` +
       '("data is not within the file bounds"): the download is incomplete or the header lies.',
   };
