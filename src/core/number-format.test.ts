@@ -35,6 +35,7 @@ describe('format', () => {
       dims: Float64Array.from([Number.NaN, 4096]),
     } as unknown as TensorColumns;
     expect(formatTensorShape(columns, 0)).toBe(`[?, 4${T}096]`);
+    expect(formatShape([Number.NaN, 4096])).toBe(`[?, 4${T}096]`);
   });
   it('formats shapes as the Hub does', () => {
     expect(formatShape([4096, 14336])).toBe(`[4${T}096, 14${T}336]`);

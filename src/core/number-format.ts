@@ -104,8 +104,9 @@ export function pluralWord(count: number, singular: string, pluralForm = `${sing
   return count === 1 ? singular : pluralForm;
 }
 
+/** `[4 096, 11 008]`; a dim the reader could not hold exactly (NaN) as "?", as dimsText does. */
 export function formatShape(dims: readonly number[]): string {
-  return `[${dims.map((dim) => groupDigits(dim)).join(', ')}]`;
+  return `[${dims.map((dim) => (Number.isNaN(dim) ? '?' : groupDigits(dim))).join(', ')}]`;
 }
 
 /*

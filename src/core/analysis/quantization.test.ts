@@ -621,3 +621,21 @@ describe('count words agree with their count', () => {
     expect(run(oneModule).section.evidence.join(' ')).toMatch(/(^| )1 module with/);
   });
 });
+
+describe('parameters stay numbers when a shape is invalid', () => {
+  it('a quantized weight without an element count (a dim past 2^53) adds none, and the rest still count', () => {
+    const fixture = fp8Llama3Fixture();
+    const valid = run(fixture).section;
+    const weight = fixture.specs.find((spec) => spec.dtype === 'F8_E4M3' && spec.shape.length === 2);
+    if (!weight) {
+      throw new Error('no FP8 weight in the fixture');
+    }
+    const hostile = {
+      ...fixture,
+      specs: [...fixture.specs, { ...weight, name: 'model.extra.weight', shape: [Number.NaN, 4096] }],
+    };
+    const { section } = run(hostile);
+    expect(Number.isFinite(section.logicalParams)).toBe(true);
+    expect(section.logicalParams).toBe(valid.logicalParams);
+  });
+});

@@ -257,7 +257,8 @@ function claimModuleRows(
         sidecarElements += value - value === 0 ? value : 0;
       }
     }
-    const params = logical[m];
+    // A weight whose shape is invalid (a dim past 2^53) has no element count: it adds no parameters.
+    const params = logical[m] - logical[m] === 0 ? logical[m] : 0;
     // A weight two detections both name keeps the last one's count, as weightLogical does.
     logicalByCode[codes[weightRow]] += params - (isWeight[weightRow] === 1 ? weightLogical[weightRow] : 0);
     weightLogical[weightRow] = params;

@@ -326,15 +326,27 @@ function pipelineProblem(loaded: LoadedHeader): string | null {
       return `analysis finding: ${problem}`;
     }
   }
-  JSON.stringify(
-    buildReport({
-      source: { kind: 'file', name: 'f' },
-      outcome,
-      bytesRead: 0,
-      sections: analyses.sections as Record<string, unknown>,
-      extraFindings: analyses.findings,
-    }),
-  );
+  const full = buildReport({
+    source: { kind: 'file', name: 'f' },
+    outcome,
+    bytesRead: 0,
+    sections: analyses.sections as Record<string, unknown>,
+    extraFindings: analyses.findings,
+  });
+  JSON.stringify(full);
+  // The headline figures a user copies: a row without an element count (an invalid shape) must not make them NaN.
+  const headline = full as unknown as {
+    parameters?: { model: number | null };
+    quantization?: { logicalParams?: number };
+  };
+  for (const [label, value] of [
+    ['parameters.model', headline.parameters?.model],
+    ['quantization.logicalParams', headline.quantization?.logicalParams],
+  ] as const) {
+    if (typeof value === 'number' && !Number.isFinite(value)) {
+      return `report ${label} is ${value}`;
+    }
+  }
   const { order } = queryRows(header.tensors, names, { ...DEFAULT_QUERY, sortKey: 'name' });
   if (order.length !== header.tensors.count) {
     return `table query kept ${order.length} of ${header.tensors.count} rows`;
