@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { fixturePath, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import { buildGguf, GGML } from '../src/testing/build-gguf';
 
 const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
 const SPLITS = ['gguf/tiny-llama-split-00001-of-00002.gguf', 'gguf/tiny-llama-split-00002-of-00002.gguf'];
@@ -62,6 +63,35 @@ test.describe('GGUF files', () => {
     await expect(page.getByTestId('shard-count')).toHaveText(/2 shards/);
     await expect(page.getByTestId('verdict')).toContainText('Tiny Llama (split)');
     expect((await serverLog(tag)).every((entry) => entry.status === 206)).toBe(true);
+    watch.expectClean();
+  });
+
+  test('a dimension past 2^53: "?" in the shapes, a dash for the size, no read of values', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const file = buildGguf({
+      tensors: [
+        { name: 'output_norm.weight', ne: [64], type: GGML.F32 },
+        { name: 'blk.0.ffn_down.weight', ne: [2n ** 60n, 2], type: GGML.Q4_K, offset: 256 },
+      ],
+      dataBytes: 256,
+    });
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles({ name: 'huge-dim.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
+    await expect(page.locator('[data-code="gguf-invalid-shape"]')).toContainText(
+      '1 tensor ("blk.0.ffn_down.weight") has',
+    );
+    const row = page.getByRole('grid', { name: 'Tensors' }).getByRole('row').filter({ hasText: 'ffn_down' });
+    await expect(row).toContainText('[2, ?]');
+    await expect(row).not.toContainText('NaN');
+    await row.getByRole('gridcell', { name: 'blk.0.ffn_down.weight' }).click();
+    const details = page.getByTestId('tensor-details');
+    await expect(details).toContainText('[?, 2] — fastest-varying first');
+    await expect(details).not.toContainText('NaN');
+    await expect(page.getByTestId('values-unreadable')).toContainText('size is unknown');
+    await expect(details.getByRole('button', { name: 'Read values' })).toHaveCount(0);
     watch.expectClean();
   });
 

@@ -9,6 +9,7 @@ import {
   formatShape,
   formatTensorShape,
   groupDigits,
+  groupDigitsOrDash,
   groupDigitsWith,
   plural,
   pluralWord,
@@ -36,6 +37,9 @@ describe('format', () => {
     } as unknown as TensorColumns;
     expect(formatTensorShape(columns, 0)).toBe(`[?, 4${T}096]`);
     expect(formatShape([Number.NaN, 4096])).toBe(`[?, 4${T}096]`);
+    expect(groupDigitsOrDash(Number.NaN)).toBe('—');
+    expect(groupDigitsOrDash(Number.POSITIVE_INFINITY)).toBe('—');
+    expect(groupDigitsOrDash(4096)).toBe(`4${T}096`);
   });
   it('formats shapes as the Hub does', () => {
     expect(formatShape([4096, 14336])).toBe(`[4${T}096, 14${T}336]`);

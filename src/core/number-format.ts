@@ -104,9 +104,19 @@ export function pluralWord(count: number, singular: string, pluralForm = `${sing
   return count === 1 ? singular : pluralForm;
 }
 
-/** `[4 096, 11 008]`; a dim the reader could not hold exactly (NaN) as "?", as dimsText does. */
+/** A dim grouped, or "?" for one the reader could not hold exactly (NaN: a GGUF dim past 2^53, named by a finding). */
+export function formatDim(dim: number): string {
+  return Number.isNaN(dim) ? '?' : groupDigits(dim);
+}
+
+/** A count or offset grouped, or "—" where the header gives none (an invalid shape or offsets, named by a finding). */
+export function groupDigitsOrDash(value: number): string {
+  return Number.isFinite(value) ? groupDigits(value) : '—';
+}
+
+/** `[4 096, 11 008]`; a dim the reader could not hold exactly as "?". */
 export function formatShape(dims: readonly number[]): string {
-  return `[${dims.map((dim) => (Number.isNaN(dim) ? '?' : groupDigits(dim))).join(', ')}]`;
+  return `[${dims.map(formatDim).join(', ')}]`;
 }
 
 /*
@@ -129,8 +139,7 @@ export function shapeRank(columns: TensorColumns, row: number): number {
 export function dimsText(columns: TensorColumns, from: number, to: number): string {
   const parts: string[] = [];
   for (let i = from; i < to; i++) {
-    const dim = columns.dims[i];
-    parts.push(Number.isNaN(dim) ? '?' : groupDigits(dim));
+    parts.push(formatDim(columns.dims[i]));
   }
   return parts.join(', ');
 }

@@ -258,7 +258,8 @@ export function entryFindings(issueGroups: ReadonlyMap<EntryIssueCode, RowGroup>
     {
       code: 'size-mismatch',
       parts: merged(checks.sizeMismatch),
-      lead: (n) => `${plural(n, 'tensor')}' shape and dtype disagree with ${n === 1 ? 'its' : 'their'} byte span`,
+      lead: (n) =>
+        `${plural(n, 'tensor')}${n === 1 ? "'s shape and dtype disagree with its byte span" : "' shapes and dtypes disagree with their byte spans"}`,
       advice:
         'The reference loader refuses the file ("invalid shape, data type, or offset"); a reader that trusts data_offsets would read the wrong bytes. Re-export the file; a writer must set end = begin + elements × bits / 8.',
     },

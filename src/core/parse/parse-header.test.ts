@@ -395,6 +395,11 @@ describe('entry findings', () => {
     expect(mismatch.tensors).toEqual([0]);
     expect(mismatch.message).toContain('needs 24 bytes for 6 elements');
     expect(mismatch.message).toContain('span 20 bytes');
+    expect(mismatch.message).toMatch(/^1 tensor's shape and dtype disagree with its byte span/);
+    const two = parseBytes(rawFile(`{"a":${entry('F32', [2, 3], 0, 20)},"b":${entry('F32', [1], 20, 21)}}`, 21));
+    expect(finding(two, 'size-mismatch').message).toMatch(
+      /^2 tensors' shapes and dtypes disagree with their byte spans/,
+    );
   });
 
   it('misaligned-subbyte for odd F4 counts; even F4 and F6 multiples of 4 are fine', () => {

@@ -9,7 +9,7 @@ import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
 import { tensorBytes } from '../../core/table-query';
 import { shortenForDisplay } from '../../lib/display-text';
-import { formatBytes, groupDigits, groupDigitsWith } from '../../core/number-format';
+import { formatBytes, groupDigitsOrDash, groupDigitsWith } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { ShapeText } from '../../lib/ShapeText';
 import { ValuesPanel } from '../values/ValuesPanel';
@@ -89,7 +89,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
         </div>
         <div>
           <dt>Elements</dt>
-          <dd>{groupDigits(columns.elements[row])}</dd>
+          <dd>{groupDigitsOrDash(columns.elements[row])}</dd>
         </div>
         <div>
           <dt>Bytes</dt>
@@ -103,13 +103,14 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
             <div className="wide">
               <dt>data_offsets</dt>
               <dd>
-                [{groupDigits(columns.begin[row])}, {groupDigits(columns.end[row])}) relative to the data region
+                [{groupDigitsOrDash(columns.begin[row])}, {groupDigitsOrDash(columns.end[row])}) relative to the data
+                region
               </dd>
             </div>
             <div className="wide">
               <dt>File offset</dt>
               <dd>
-                {groupDigits(absolute)} ({largestAlignment(absolute)}
+                {groupDigitsOrDash(absolute)} ({largestAlignment(absolute)}
                 {elementBytes >= 1 && Number.isFinite(absolute) && absolute % elementBytes !== 0
                   ? `; not aligned to its ${elementBytes}-byte elements`
                   : ''}

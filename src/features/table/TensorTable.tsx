@@ -9,7 +9,7 @@ import { tensorName, type ParsedHeader } from '../../core/model';
 import type { ShardInfo } from '../../core/result';
 import type { SortKey } from '../../core/table-query';
 import { tensorBytes } from '../../core/table-query';
-import { formatBytes, formatTensorShape, groupDigits } from '../../core/number-format';
+import { formatBytes, formatTensorShape, groupDigits, groupDigitsOrDash } from '../../core/number-format';
 import { markFirstRowsPainted } from '../../lib/perf-marks';
 import { useAppStore } from '../../state/store';
 import { TABLE_WIDTH_SAMPLE_ROWS } from '../../core/analysis/analysis-limits';
@@ -33,10 +33,6 @@ const BYTES_CH = 9;
 
 function dtypeLabel(header: ParsedHeader, row: number): string {
   return dtypeName(header.tensors.dtype[row]) ?? header.unknownDtypes.get(row) ?? '?';
-}
-
-function offset(value: number): string {
-  return Number.isNaN(value) ? '—' : groupDigits(value);
 }
 
 const fit = (label: string, content: number) => Math.max(label.length + SORT_MARK_CH, content);
@@ -82,7 +78,7 @@ function tensorColumns(
       header: 'Elements',
       numeric: true,
       widthCh: fit('Elements', widths.elements),
-      cell: (row) => groupDigits(tensors.elements[row]),
+      cell: (row) => groupDigitsOrDash(tensors.elements[row]),
     },
     {
       id: 'bytes',
@@ -102,7 +98,7 @@ function tensorColumns(
       widthCh: fit('Begin', widths.begin),
       // Offsets are in the details of every row: they give way before the names do.
       givesWay: 2,
-      cell: (row) => offset(tensors.begin[row]),
+      cell: (row) => groupDigitsOrDash(tensors.begin[row]),
     },
     {
       id: 'end',
@@ -110,7 +106,7 @@ function tensorColumns(
       numeric: true,
       widthCh: fit('End', widths.end),
       givesWay: 1,
-      cell: (row) => offset(tensors.end[row]),
+      cell: (row) => groupDigitsOrDash(tensors.end[row]),
     },
   ];
   if (!shards) {

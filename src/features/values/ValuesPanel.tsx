@@ -21,6 +21,16 @@ export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: nu
   const read = useAppStore((state) => state.readTensorValues);
   const cancel = useAppStore((state) => state.cancelTensorValues);
   const sampledByDefault = remote && tensorBytes > REMOTE_VALUES_WHOLE_BYTES;
+  if (!Number.isFinite(tensorBytes)) {
+    return (
+      <section className="values-panel" aria-label="Tensor values" data-testid="values-panel">
+        <p className="muted" data-testid="values-unreadable">
+          Values cannot be read: this tensor&apos;s size is unknown, because its shape or offsets are invalid (see the
+          findings).
+        </p>
+      </section>
+    );
+  }
   return (
     <section className="values-panel" aria-label="Tensor values" data-testid="values-panel">
       {entry === null && (
