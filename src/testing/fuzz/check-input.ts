@@ -334,18 +334,10 @@ function pipelineProblem(loaded: LoadedHeader): string | null {
     extraFindings: analyses.findings,
   });
   JSON.stringify(full);
-  // The headline figures a user copies: a row without an element count (an invalid shape) must not make them NaN.
-  const headline = full as unknown as {
-    parameters?: { model: number | null };
-    quantization?: { logicalParams?: number };
-  };
-  for (const [label, value] of [
-    ['parameters.model', headline.parameters?.model],
-    ['quantization.logicalParams', headline.quantization?.logicalParams],
-  ] as const) {
-    if (typeof value === 'number' && !Number.isFinite(value)) {
-      return `report ${label} is ${value}`;
-    }
+  // The figures a user reads and copies: a row without an element count (an invalid shape) must not make one NaN.
+  const figure = nonFiniteFigure(full);
+  if (figure !== null) {
+    return `report ${figure}`;
   }
   const { order } = queryRows(header.tensors, names, { ...DEFAULT_QUERY, sortKey: 'name' });
   if (order.length !== header.tensors.count) {
@@ -360,6 +352,35 @@ function pipelineProblem(loaded: LoadedHeader): string | null {
   const cut = body.subarray(0, Math.floor(body.length / 2));
   const preview = previewEntries(cut, PREVIEW_ROWS);
   return columnsProblem(preview, cut.length);
+}
+
+/**
+ * Report fields that hold a header's own numbers, which may be NaN where the header gives none (a dim past 2^53, a
+ * malformed offset): the tensor rows, the metadata and the shapes the module tree repeats from them.
+ */
+const RAW_FIELDS: ReadonlySet<string> = new Set(['tensors', 'metadata', 'shape']);
+
+/** Nodes of a report walked at most: the huge inputs' reports are bounded by it, not walked whole. */
+const MAX_REPORT_NODES = 200_000;
+
+/** The path of the first NaN or infinite number in `report` outside RAW_FIELDS, or null. */
+function nonFiniteFigure(report: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[report, '']];
+  for (let visited = 0; stack.length > 0 && visited < MAX_REPORT_NODES; visited++) {
+    const [value, path] = stack.pop() as [unknown, string];
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) {
+        return `${path} is ${value}`;
+      }
+    } else if (value !== null && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+      for (const [key, child] of Object.entries(value)) {
+        if (!RAW_FIELDS.has(key)) {
+          stack.push([child, `${path}.${key}`]);
+        }
+      }
+    }
+  }
+  return null;
 }
 
 function codesOf(outcome: ParseOutcome): FindingCode[] {
