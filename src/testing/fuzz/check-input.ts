@@ -364,7 +364,7 @@ const RAW_FIELDS: ReadonlySet<string> = new Set(['tensors', 'metadata', 'shape']
 const MAX_REPORT_NODES = 200_000;
 
 /** The path of the first NaN or infinite number in `report` outside RAW_FIELDS, or null. */
-function nonFiniteFigure(report: unknown): string | null {
+export function nonFiniteFigure(report: unknown): string | null {
   const stack: Array<[unknown, string]> = [[report, '']];
   for (let visited = 0; stack.length > 0 && visited < MAX_REPORT_NODES; visited++) {
     const [value, path] = stack.pop() as [unknown, string];
