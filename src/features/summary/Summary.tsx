@@ -50,7 +50,8 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const shardsMissing = shardReport !== undefined && shardReport.totals.presentShards < shardReport.totals.shards;
   // A checkpoint: the model's own bytes over its parameters (optimizer state and shared storage left out). Sharded
   // models: the figure the Shards tab explains (index total_size based), none while shards are missing, and over
-  // the logical weights when the quantization analysis found packed ones.
+  // the logical weights when the quantization analysis found packed ones. None where a header lays out no data
+  // bytes for tensors that have elements: its offsets are broken, and "0.00 bits/param" would be a wrong figure.
   const packed = quantization !== undefined && quantization.logicalParams > quantization.storedElements;
   const bitsPerParam =
     headline.modelBytes !== null
@@ -63,7 +64,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           : packed
             ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
             : shardReport.totals.bitsPerParameter
-        : logicalParams > 0 && !packedUnknown
+        : logicalParams > 0 && header.dataBytes > 0 && !packedUnknown
           ? (header.dataBytes * 8) / logicalParams
           : null;
   // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
