@@ -142,3 +142,43 @@ describe('StatsAccumulator: the finite float32 loop equals the checked loop', ()
     expect([scan.stats().zeros, scan.stats().subnormals]).toEqual([want.zeros, want.subnormals]);
   });
 });
+
+describe('histogram and quantiles at the ends of the number line', () => {
+  const histogramOf = (values: Float32Array | Float64Array) => {
+    const stats = new StatsAccumulator(0);
+    stats.add(values);
+    return { histogram: present(stats.histogram(HISTOGRAM_BINS)), stats: stats.stats() };
+  };
+  const wellFormed = (histogram: { edges: number[]; counts: number[] }, total: number) => {
+    // Every value lands in a bin (none under a stray key), and the edges are finite and ascending.
+    expect(Object.keys(histogram.counts).every((key) => /^\d+$/.test(key))).toBe(true);
+    expect(histogram.counts.reduce((a, b) => a + b, 0)).toBe(total);
+    expect(histogram.edges.every((edge) => Number.isFinite(edge))).toBe(true);
+    expect(histogram.edges.every((edge, i) => i === 0 || edge >= histogram.edges[i - 1])).toBe(true);
+  };
+
+  it('a constant past 2^53, where ±0.5 vanishes, still has one bin of width', () => {
+    for (const value of [1e38, 2 ** 127, -3e38, 2 ** 60]) {
+      const { histogram } = histogramOf(new Float32Array(5).fill(value));
+      wellFormed(histogram, 5);
+      expect(histogram.edges[0]).toBeLessThan(value);
+      expect(histogram.edges[HISTOGRAM_BINS]).toBeGreaterThan(value);
+    }
+    // Below 2^53 the range is numpy's: the value ± 0.5.
+    expect(histogramOf(new Float32Array(3).fill(7)).histogram.edges[0]).toBe(6.5);
+  });
+
+  it('float64 values near ±1.8e308: the width overflows, the bins and quantiles do not', () => {
+    const values = Float64Array.from([-1.5e308, 0, 1.5e308, 1.7e308]);
+    const { histogram, stats } = histogramOf(values);
+    wellFormed(histogram, 4);
+    expect(histogram.counts[0]).toBe(1);
+    expect(histogram.counts[HISTOGRAM_BINS - 1]).toBe(2);
+    for (const key of ['p1', 'p50', 'p99'] as const) {
+      expect(Number.isFinite(present(stats[key])), key).toBe(true);
+    }
+    // The squares overflow: no standard deviation rather than NaN.
+    expect(stats.std).toBeNull();
+    expect(stats.min).toBe(-1.5e308);
+  });
+});

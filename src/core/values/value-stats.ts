@@ -372,8 +372,9 @@ export class StatsAccumulator {
       subnormals: this.subnormals,
       min: any ? this.min : null,
       max: any ? this.max : null,
-      mean: any ? this.mean : null,
-      std: any ? Math.sqrt(this.m2 / this.finite) : null,
+      // Float64 values near ±1.8e308 overflow the sums: no figure rather than NaN.
+      mean: any ? finiteOrNull(this.mean) : null,
+      std: any ? finiteOrNull(Math.sqrt(this.m2 / this.finite)) : null,
       absMax: any ? Math.max(Math.abs(this.min), Math.abs(this.max)) : null,
       p1: any && this.sketch ? this.quantile(0.01) : null,
       p50: any && this.sketch ? this.quantile(0.5) : null,
@@ -412,7 +413,9 @@ export class StatsAccumulator {
       }
       if (lower !== null && seen + count > below + 1) {
         const upper = value;
-        return this.clamp(lower + (upper - lower) * (rank - below));
+        // A bucket of a float64 past float32's range stands for ±Infinity: between two such, keep the lower.
+        const mixed = lower + (upper - lower) * (rank - below);
+        return this.clamp(Number.isNaN(mixed) ? lower : mixed);
       }
       seen += count;
     }
@@ -433,15 +436,27 @@ export class StatsAccumulator {
     if (first === last) {
       first -= 0.5;
       last += 0.5;
+      if (first === last) {
+        // Past 2^53 the ±0.5 np.histogram adds vanishes; a relative step keeps the one range nonempty.
+        const pad = Math.abs(first) * 2 ** -20;
+        first = Number.isFinite(first - pad) ? first - pad : first;
+        last = Number.isFinite(last + pad) ? last + pad : last;
+      }
     }
+    // Values near ±1.8e308 make the width itself overflow: the edges and bins are then taken from halves (exact).
+    const wide = !Number.isFinite(last - first);
     const step = (last - first) / bins;
-    const edges = Array.from({ length: bins + 1 }, (_, i) => (i === bins ? last : i * step + first));
+    const edges = Array.from({ length: bins + 1 }, (_, i) =>
+      i === bins ? last : wide ? first * (1 - i / bins) + last * (i / bins) : i * step + first,
+    );
     const counts = new Array<number>(bins).fill(0);
     const norm = bins / (last - first);
+    const halfWidth = last / 2 - first / 2;
     for (const [bucket, count] of this.orderedBuckets()) {
       const value = this.clamp(bucket);
       // np.histogram's rule: scale to a bin, then correct by the edges themselves; the last bin is closed.
-      let index = Math.min(bins - 1, Math.floor((value - first) * norm));
+      const scaled = wide ? ((value / 2 - first / 2) / halfWidth) * bins : (value - first) * norm;
+      let index = Math.min(bins - 1, Math.floor(scaled));
       if (value < edges[index]) {
         index--;
       } else if (index !== bins - 1 && value >= edges[index + 1]) {
@@ -451,6 +466,10 @@ export class StatsAccumulator {
     }
     return { edges, counts };
   }
+}
+
+function finiteOrNull(value: number): number | null {
+  return Number.isFinite(value) ? value : null;
 }
 
 const BUCKET_BITS = new Uint32Array(1);
