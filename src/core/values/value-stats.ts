@@ -443,7 +443,8 @@ export class StatsAccumulator {
         last = Number.isFinite(last + pad) ? last + pad : last;
       }
     }
-    // Values near ±1.8e308 make the width itself overflow: the edges and bins are then taken from halves (exact).
+    // Values near ±1.8e308 make the width itself overflow: the bins are then found from halves (halving is exact)
+    // and the edges as weighted sums of the two ends, neither of which overflows.
     const wide = !Number.isFinite(last - first);
     const step = (last - first) / bins;
     const edges = Array.from({ length: bins + 1 }, (_, i) =>
