@@ -122,9 +122,9 @@ async function checkMode(
       ? loaded.outcome.header.format !== undefined
       : loaded.outcome.file.findings.some((finding) => finding.code === 'zip-unreadable');
   const readProblem = isGgufMagic(input.bytes)
-    ? ggufReadsProblem(input, reader.reads)
+    ? containerReadsProblem(input, reader.reads, 'GGUF header', MAX_GGUF_READS)
     : checkpoint
-      ? checkpointReadsProblem(input, reader.reads)
+      ? containerReadsProblem(input, reader.reads, 'checkpoint', MAX_CHECKPOINT_READS)
       : readsProblem(input, reader.reads, reader.preferredFirstRead);
   if (readProblem) {
     return readProblem;
@@ -172,17 +172,22 @@ function readsProblem(
   return null;
 }
 
-/** A checkpoint reads inside the file, a bounded number of times (head, tail, directory, data.pkl, growth). */
-function checkpointReadsProblem(
+/**
+ * A container without a length prefix (a checkpoint, a GGUF) is read inside the file (or the first read's window), a
+ * bounded number of times: `container` names it in the message, `maxReads` is its bound.
+ */
+function containerReadsProblem(
   input: FuzzInput,
   reads: ReadonlyArray<{ offset: number; length: number }>,
+  container: string,
+  maxReads: number,
 ): string | null {
   for (const read of reads) {
     if (read.offset + read.length > Math.max(input.bytes.length, SNIFF_BYTES, REMOTE_FIRST_READ)) {
-      return `checkpoint read [${read.offset}, +${read.length}) past the file`;
+      return `${container} read [${read.offset}, +${read.length}) past the file`;
     }
   }
-  return reads.length > MAX_CHECKPOINT_READS ? `${reads.length} reads for one checkpoint` : null;
+  return reads.length > maxReads ? `${reads.length} reads for one ${container}` : null;
 }
 
 /** Head, sniff, tail, directory, ZIP64 record, local header + data.pkl, and a few doublings of a bare pickle. */
@@ -193,16 +198,6 @@ const MAX_CHECKPOINT_READS = 12;
  * header of a few hundred KB at most (what the generator makes) takes a handful of reads.
  */
 const MAX_GGUF_READS = 8;
-
-/** A GGUF file is read inside the file (or the first read's window), a bounded number of times. */
-function ggufReadsProblem(input: FuzzInput, reads: ReadonlyArray<{ offset: number; length: number }>): string | null {
-  for (const read of reads) {
-    if (read.offset + read.length > Math.max(input.bytes.length, SNIFF_BYTES, REMOTE_FIRST_READ)) {
-      return `GGUF read [${read.offset}, +${read.length}) past the file`;
-    }
-  }
-  return reads.length > MAX_GGUF_READS ? `${reads.length} reads for one GGUF header` : null;
-}
 
 function outcomeCheck(outcome: ParseOutcome, fileLength: number): string | null {
   const findings = outcome.kind === 'parsed' ? outcome.header.findings : outcome.file.findings;
