@@ -8,21 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { DTYPES } from '../dtypes';
 import { decodeUnit } from './decode';
 import { GGUF_BLOCKS } from './gguf-blocks';
-import { planValuesRead } from './read-plan';
+import { planValuesRead, seededRandom } from './read-plan';
 import { ValuesAccumulator } from './tensor-values';
 import { TensorScanAccumulator } from './value-scan';
 
 const DECODABLE = [...DTYPES, ...Object.keys(GGUF_BLOCKS)].filter((dtype) => decodeUnit(dtype) !== null);
 
-/** Bytes of a seeded generator: fast for the large tensors the property asks for. */
+/** Seeded bytes, so a failing case can be drawn again. */
 function noise(length: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(length);
-  let state = seed >>> 0;
-  for (let i = 0; i < length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    bytes[i] = state >>> 24;
-  }
-  return bytes;
+  const next = seededRandom(seed);
+  return Uint8Array.from({ length }, () => Math.floor(next() * 256));
 }
 
 function finiteOrNull(value: number | null): boolean {
