@@ -14,7 +14,7 @@ import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { HTTP1_SHARD_CONCURRENCY, MAX_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
-import { reportOf, type ReportMessage } from '../testing/load-messages';
+import { loadAcrossThreads, reportOf } from '../testing/load-messages';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import type { WorkerResponse } from './protocol';
@@ -49,14 +49,6 @@ async function writeSharded(
   return built;
 }
 
-interface Run {
-  messages: WorkerResponse[];
-  result: LoadResult | null;
-  error: Extract<WorkerResponse, { type: 'error' }>['error'] | null;
-  kept: KeptLoad | null;
-  analyses: ReportMessage | null;
-}
-
 /**
  * Every row of a sharded result finds the data region of its own shard (what reading its values needs), after the
  * row → shard column has moved to the page: one reader per shard, the shard's own dataStart, none for a missing one.
@@ -81,32 +73,7 @@ function expectRowsLocatedInTheirShards(result: LoadResult, kept: KeptLoad | nul
   expect(kept.data.locate(shards.shardOfRow.length)).toBeNull();
 }
 
-async function run(source: SourceSpec): Promise<Run> {
-  const messages: WorkerResponse[] = [];
-  let kept: KeptLoad | null = null;
-  await loadSource(
-    {
-      id: 1,
-      signal: new AbortController().signal,
-      // Across the thread boundary as postMessage does it: a copy, with the listed buffers moved (emptied here).
-      post: (message, transfer) => messages.push(structuredClone(message, { transfer })),
-      remember: (load) => {
-        kept = load;
-      },
-    },
-    source,
-    {},
-  );
-  const result = messages.find((message) => message.type === 'result');
-  const error = messages.find((message) => message.type === 'error');
-  return {
-    messages,
-    result: result?.type === 'result' ? result.result : null,
-    error: error?.type === 'error' ? error.error : null,
-    kept,
-    analyses: reportOf(messages),
-  };
-}
+const run = loadAcrossThreads;
 
 function logFor(fragment: string): RequestLogEntry[] {
   return servers.log.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');

@@ -10,9 +10,7 @@ import { FINDING_CODES } from '../core/findings/codes';
 import type { LocalFileEntry } from '../core/result';
 import { buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { nonFiniteFigure } from '../testing/fuzz/check-input';
-import { reportOf } from '../testing/load-messages';
-import { loadSource } from './load-source';
-import type { WorkerResponse } from './protocol';
+import { loadAcrossThreads, type LoadRun } from '../testing/load-messages';
 
 const SHARDS = 3;
 
@@ -140,41 +138,29 @@ function damagedFolder(spec: Case): LocalFileEntry[] {
 
 /** What went wrong with loading `files`, or null. */
 async function loadProblem(files: LocalFileEntry[]): Promise<string | null> {
-  const messages: WorkerResponse[] = [];
+  let run: LoadRun;
   try {
-    await loadSource(
-      {
-        id: 1,
-        signal: new AbortController().signal,
-        post: (message, transfer) => messages.push(structuredClone(message, { transfer })),
-        remember: () => undefined,
-      },
-      { kind: 'files', files },
-      {},
-    );
+    run = await loadAcrossThreads({ kind: 'files', files });
   } catch (error) {
     return `loadSource threw ${String(error)}`;
   }
-  const error = messages.find((message) => message.type === 'error');
-  if (error?.type === 'error') {
-    return error.error.code === 'internal' ? `internal error: ${error.error.message}` : null;
+  const { result, error, analyses } = run;
+  if (error !== null) {
+    return error.code === 'internal' ? `internal error: ${error.message}` : null;
   }
-  const posted = messages.find((message) => message.type === 'result');
-  if (posted?.type !== 'result') {
+  if (result === null) {
     return 'neither a result nor an error';
   }
-  const { result } = posted;
-  const report = reportOf(messages);
   const findings = [
     ...(result.outcome.kind === 'parsed' ? result.outcome.header.findings : result.outcome.file.findings),
-    ...(report?.analysisFindings ?? []),
+    ...(analyses?.analysisFindings ?? []),
   ];
   const unknown = findings.find((finding) => !(finding.code in FINDING_CODES));
   if (unknown) {
     return `unknown finding code ${unknown.code}`;
   }
   return (
-    nonFiniteFigure({ sections: report?.sections ?? null, shards: result.shards?.report ?? null }) ??
+    nonFiniteFigure({ sections: analyses?.sections ?? null, shards: result.shards?.report ?? null }) ??
     (result.shards?.report.shards.length === 0 ? 'a shard set with no shard' : null)
   );
 }
