@@ -30,6 +30,23 @@ test.describe('GGUF files', () => {
     watch.expectClean();
   });
 
+  test('a vocab-only GGUF: intact but without weights, its tokenizer shown, an empty table that says so', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('gguf/vocab-only.gguf'));
+    await expect(page.getByTestId('verdict')).toContainText('GGUF · llama · Tiny Llama (vocab only)');
+    await expect(page.getByTestId('integrity')).toContainText('intact, but no weights');
+    await expect(page.getByText('Tokenizer only: no tensors')).toBeVisible();
+    await expect(page.getByText('The file lists no tensors.')).toBeVisible();
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
+    await expect(page.getByTestId('gguf-chat-preview')).toContainText('<|start|>assistant');
+    await expect(page.getByTestId('gguf-quant-mix')).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('a remote GGUF reads its header over Range, not the weights', async ({ page }) => {
     const watch = watchPage(page);
     const tag = `t=${uniqueTag('gguf-remote')}`;

@@ -11,7 +11,7 @@
  * Prints ratios to the floor and to huggingface.js next to issue 24's targets; figures go to docs/performance.md by
  * hand.
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CDPSession } from '@playwright/test';
@@ -149,6 +149,7 @@ async function timeApp(browser: BenchBrowser, server: BenchServer, url: string, 
   if (profiler) {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const { profile } = await profiler.send('Profiler.stop');
+    mkdirSync(PROFILE_DIR as string, { recursive: true });
     const file = path.join(
       PROFILE_DIR as string,
       `main-thread-${server.protocol.replace('/', '')}-${Date.now()}.cpuprofile`,

@@ -207,6 +207,14 @@ def main() -> None:
     writer.write_tensors_to_file()
     writer.close()
     written += sorted(OUT.glob("tiny-llama-meta-first-*-of-*.gguf"))
+    # convert_hf_to_gguf.py --vocab-only: the key-values (hyperparameters and tokenizer), no tensor infos, no padding.
+    vocab = OUT / "vocab-only.gguf"
+    writer = GGUFWriter(vocab, "llama")
+    llama_keys(writer, "Tiny Llama (vocab only)")
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    written.append(vocab)
     for path in written:
         view = reader_view(path)
         path.with_suffix(".gguf-py.json").write_text(json.dumps(view, indent=1, ensure_ascii=False) + "\n")

@@ -32,6 +32,8 @@ export const GGUF_CODES = {
   'gguf-offset-out-of-bounds': spec('error', true, 'Tensor data past the end of the file'),
   // Split GGUF (llama.cpp's gguf-split): the set's checks, as llama-model-loader makes them.
   'gguf-split-part': spec('info', false, 'One file of a split GGUF, opened alone'),
+  'gguf-vocab-only': spec('info', false, 'Tokenizer only: no tensors'),
+  'gguf-no-tensors': spec('info', false, 'No tensors'),
   'gguf-split-missing': spec('error', true, 'A file of the split GGUF is missing'),
   'gguf-split-duplicate': spec('error', true, 'Two files claim the same split number'),
   'gguf-split-misnumbered': spec('error', true, "A file's split.no does not match its name"),

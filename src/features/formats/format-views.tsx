@@ -70,10 +70,16 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
   gguf: {
     label: 'GGUF',
     keysInOwnTab: true,
-    integrity: (_header, verdict) =>
-      verdict === 'accepts'
-        ? "✔ intact: llama.cpp's loader would accept it"
-        : "✖ llama.cpp's loader would refuse this file",
+    integrity: (header, verdict) => {
+      if (verdict !== 'accepts') {
+        return "✖ llama.cpp's loader would refuse this file";
+      }
+      // A tensorless file that is not one split of a set: intact, but a model load finds no weights (gguf-vocab-only).
+      const split = header.gguf?.split ?? null;
+      return header.tensors.count === 0 && (split === null || split.count <= 1)
+        ? '✔ intact, but no weights: llama.cpp reads only its key-values and tokenizer'
+        : "✔ intact: llama.cpp's loader would accept it";
+    },
     verdictWords: (header) => {
       const gguf = header.gguf;
       if (!gguf) {

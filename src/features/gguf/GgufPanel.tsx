@@ -24,7 +24,7 @@ export function GgufPanel({ header }: { header: ParsedHeader }) {
   return (
     <div className="gguf-panel" data-testid="gguf-panel">
       <FileCard gguf={gguf} />
-      <QuantMixCard gguf={gguf} />
+      {gguf.quantMix.length > 0 && <QuantMixCard gguf={gguf} />}
       {gguf.tokenizer && <TokenizerCard gguf={gguf} />}
       {gguf.chatTemplate !== null && <ChatTemplateCard gguf={gguf} />}
       <KeysCard gguf={gguf} />

@@ -189,7 +189,7 @@ export function TensorTable({
         testId="table-scroll"
         onActivate={(row) => selectRow(row)}
         selectedRow={selectedRow}
-        emptyText="No tensors match."
+        emptyText={header.tensors.count === 0 ? 'The file lists no tensors.' : 'No tensors match.'}
         busy={busy}
       />
     </div>

@@ -7,12 +7,14 @@
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding, ParsedHeader } from '../../model';
 import { groupDigits } from '../../number-format';
+import { plural } from '../../parse/message-format';
 import type { SourceBytes } from '../source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../format-reader';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
 import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './gguf-limits';
 import { GGUF_SHARD_NAMING, mergeGgufSplits, splitPartFinding } from './splits';
 import { summarizeGguf } from './summary';
+import type { GgufSummary } from './gguf-types';
 import { tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';
 
@@ -167,6 +169,10 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
   if (splitPart) {
     findings.push(splitPart);
   }
+  const tensorless = tensorlessFinding(gguf);
+  if (tensorless) {
+    findings.push(tensorless);
+  }
   const parsed: ParsedHeader = {
     headerLength: dataStart,
     dataStart,
@@ -184,4 +190,32 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
     parsed.shadowedRows = built.shadowedRows;
   }
   return parsed;
+}
+
+/**
+ * The note on a GGUF that lists no tensors and is not one split of a set (the first split of a set may hold only
+ * the metadata; splitPartFinding speaks for it). With a tokenizer it is a vocab-only file, as llama.cpp's
+ * convert_hf_to_gguf.py writes with --vocab-only and ships for its tokenizer tests (models/ggml-vocab-*.gguf):
+ * llama.cpp reads those with `vocab_only` set and has no weights to run.
+ */
+export function tensorlessFinding(gguf: GgufSummary): Finding | null {
+  if (gguf.tensorCount > 0 || (gguf.split !== null && gguf.split.count > 1)) {
+    return null;
+  }
+  const tokenizer = gguf.tokenizer;
+  if (tokenizer !== null && tokenizer.vocabSize > 0) {
+    const model = tokenizer.model === null ? 'a' : `a “${tokenizer.model}”`;
+    const hyper = gguf.architecture === null ? '' : ` and ${gguf.architecture} hyperparameters`;
+    return makeFinding(
+      'gguf-vocab-only',
+      `This GGUF lists no tensors: it holds ${model} tokenizer of ${plural(tokenizer.vocabSize, 'token')}${hyper}, ` +
+        'a vocab-only file such as convert_hf_to_gguf.py --vocab-only writes. llama.cpp reads it for tokenizing only ' +
+        '(vocab_only, as llama-tokenize and its tokenizer tests do); to run the model, open the GGUF with the weights.',
+    );
+  }
+  return makeFinding(
+    'gguf-no-tensors',
+    `This GGUF lists no tensors and no tokenizer: ${plural(gguf.kvCount, 'key-value')} and nothing to load. If you ` +
+      'expected weights, the conversion stopped early or wrote the wrong file; re-run it.',
+  );
 }

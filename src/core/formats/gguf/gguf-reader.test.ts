@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { loadHeader } from '../../load-header';
+import { referenceLoaderVerdict, type ParsedHeader } from '../../model';
+import { GGML, buildGguf, str, strings } from '../../../testing/build-gguf';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
+
+async function parsed(file: Uint8Array): Promise<ParsedHeader> {
+  const { outcome } = await loadHeader(memoryReader(file, 'local'));
+  if (outcome.kind !== 'parsed') {
+    throw new Error('expected a parsed GGUF');
+  }
+  return outcome.header;
+}
+
+const TOKENIZER = [
+  ['tokenizer.ggml.model', str('llama')],
+  ['tokenizer.ggml.tokens', strings(['<unk>', '<s>', '</s>', 'a', 'b'])],
+] as const;
+
+describe('GGUF files without tensors', () => {
+  it('names a vocab-only file: its tokenizer, its architecture, and that llama.cpp only tokenizes with it', async () => {
+    const header = await parsed(buildGguf({ kvs: [['general.architecture', str('llama')], ...TOKENIZER] }));
+    const notes = header.findings.filter((finding) => finding.code === 'gguf-vocab-only');
+    expect(header.findings).toHaveLength(1);
+    expect(notes).toHaveLength(1);
+    expect(notes[0].severity).toBe('info');
+    expect(notes[0].message).toContain('a “llama” tokenizer of 5 tokens and llama hyperparameters');
+    expect(notes[0].message).toContain('vocab_only');
+    expect(referenceLoaderVerdict(header.findings)).toBe('accepts');
+  });
+
+  it('says a file with neither tensors nor tokenizer has nothing to load', async () => {
+    const header = await parsed(buildGguf({ kvs: [['general.architecture', str('llama')]] }));
+    expect(header.findings.map((finding) => finding.code)).toEqual(['gguf-no-tensors']);
+    expect(header.findings[0].message).toContain('1 key-value and nothing to load');
+  });
+
+  it('leaves a metadata-only first split to the split note', async () => {
+    const header = await parsed(
+      buildGguf({
+        kvs: [...TOKENIZER, ['split.no', { type: 'u16', value: 0 }], ['split.count', { type: 'u16', value: 3 }]],
+      }),
+    );
+    expect(header.findings.map((finding) => finding.code)).toEqual(['gguf-split-part']);
+  });
+
+  it('adds nothing to a file with tensors', async () => {
+    const header = await parsed(
+      buildGguf({ kvs: [...TOKENIZER], tensors: [{ name: 'output_norm.weight', ne: [64], type: GGML.F32 }] }),
+    );
+    expect(header.findings).toEqual([]);
+  });
+});
