@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { fixturePath, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
-import { buildGguf, GGML } from '../src/testing/build-gguf';
+import { buildGguf, GGML, str, strings, u32 } from '../src/testing/build-gguf';
 
 const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
 const SPLITS = ['gguf/tiny-llama-split-00001-of-00002.gguf', 'gguf/tiny-llama-split-00002-of-00002.gguf'];
@@ -44,6 +44,38 @@ test.describe('GGUF files', () => {
     await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
     await expect(page.getByTestId('gguf-chat-preview')).toContainText('<|start|>assistant');
     await expect(page.getByTestId('gguf-quant-mix')).toHaveCount(0);
+    watch.expectClean();
+  });
+
+  test('a chat template that refuses a system message is shown without it, with a note saying why', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const template =
+      "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}" +
+      "{% endif %}{% for m in messages %}<turn>{{ m['role'] }}: {{ m['content'] }}{% endfor %}";
+    const file = buildGguf({
+      kvs: [
+        ['general.architecture', str('gemma2')],
+        ['tokenizer.ggml.model', str('llama')],
+        ['tokenizer.ggml.tokens', strings(['<pad>', '<eos>', '<bos>'])],
+        ['tokenizer.ggml.bos_token_id', u32(2)],
+        ['tokenizer.chat_template', str(template)],
+      ],
+      tensors: [{ name: 'output_norm.weight', ne: [64], type: GGML.F32 }],
+    });
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles({ name: 'no-system.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    await expect(page.getByTestId('gguf-chat-preview')).toHaveText(
+      '<bos><turn>user: What is a GGUF file?<turn>assistant: A single-file model format for llama.cpp.<turn>user: Thanks!',
+    );
+    await expect(page.getByTestId('gguf-chat-preview-note')).toHaveText(
+      'Shown without the system message, which the template refuses (“System role not supported”).',
+    );
     watch.expectClean();
   });
 

@@ -190,9 +190,16 @@ function ChatTemplateCard({ gguf }: { gguf: GgufSummary }) {
           {preview === null ? (
             <p className="muted">Rendering…</p>
           ) : preview.ok ? (
-            <pre className="code-block" data-testid="gguf-chat-preview">
-              {preview.text}
-            </pre>
+            <>
+              {preview.note && (
+                <p className="muted" data-testid="gguf-chat-preview-note">
+                  {preview.note}
+                </p>
+              )}
+              <pre className="code-block" data-testid="gguf-chat-preview">
+                {preview.text}
+              </pre>
+            </>
           ) : (
             <p className="gguf-template-error" data-testid="gguf-chat-preview-error">
               {preview.reason}

@@ -1,6 +1,12 @@
 /**
  * Renders a GGUF chat template on a sample conversation with @huggingface/jinja, which interprets the template
  * (no code is generated or run). Loaded on first use, so the interpreter costs nothing until a GGUF tab opens.
+ *
+ * Templates are written for more than one renderer: transformers' apply_chat_template passes `tools` and
+ * `documents` as None when there are none, llama.cpp leaves them undefined, and many templates refuse a system
+ * message (`raise_exception('System role not supported')`, or roles that must alternate user/assistant). So the
+ * preview tries the sample as llama.cpp would, then with transformers' None, then without the system message, and
+ * says which one it shows.
  */
 import type { GgufSummary } from '../../core/formats/sections';
 
@@ -11,30 +17,92 @@ export const SAMPLE_CONVERSATION = [
   { role: 'user', content: 'Thanks!' },
 ];
 
-export type ChatPreview = { ok: true; text: string } | { ok: false; reason: string };
+const WITHOUT_SYSTEM = SAMPLE_CONVERSATION.filter((message) => message.role !== 'system');
+
+/** transformers' apply_chat_template renders with these set to None when the caller gives none. */
+const TRANSFORMERS_NONES = { tools: null, documents: null };
+
+interface Attempt {
+  messages: typeof SAMPLE_CONVERSATION;
+  extra: Record<string, unknown>;
+}
+
+/** In order: the first that renders is shown. */
+const ATTEMPTS: readonly Attempt[] = [
+  { messages: SAMPLE_CONVERSATION, extra: {} },
+  { messages: SAMPLE_CONVERSATION, extra: TRANSFORMERS_NONES },
+  { messages: WITHOUT_SYSTEM, extra: {} },
+  { messages: WITHOUT_SYSTEM, extra: TRANSFORMERS_NONES },
+];
+
+export type ChatPreview = { ok: true; text: string; note: string | null } | { ok: false; reason: string };
 
 function specialText(gguf: GgufSummary, role: string): string {
   return gguf.tokenizer?.special.find((token) => token.role === role)?.text ?? '';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Whether `message` is one the template raises itself (`raise_exception('…')` with that text): the template refused
+ * the conversation, rather than the interpreter failing on the template.
+ */
+function raisedByTemplate(template: string, message: string): boolean {
+  return message !== '' && template.includes('raise_exception') && template.includes(message);
+}
+
+/** What the preview shown differs in from the sample as llama.cpp would pass it, and why. */
+function noteOf(attempt: Attempt, firstError: string, source: string): string | null {
+  if (attempt.messages === WITHOUT_SYSTEM) {
+    return raisedByTemplate(source, firstError)
+      ? `Shown without the system message, which the template refuses (“${firstError}”).`
+      : `Shown without the system message: with it, the template could not be rendered here (“${firstError}”).`;
+  }
+  return attempt.extra === TRANSFORMERS_NONES
+    ? 'Rendered with tools and documents set to none, as transformers passes them when there are none.'
+    : null;
 }
 
 export async function renderChatPreview(gguf: GgufSummary): Promise<ChatPreview> {
   if (gguf.chatTemplate === null) {
     return { ok: false, reason: 'The file has no tokenizer.chat_template key.' };
   }
+  const source = gguf.chatTemplate;
+  let template: { render(context: Record<string, unknown>): string };
   try {
     const { Template } = await import('@huggingface/jinja');
-    const template = new Template(gguf.chatTemplate);
-    const text = template.render({
-      messages: SAMPLE_CONVERSATION,
-      add_generation_prompt: true,
-      bos_token: specialText(gguf, 'bos'),
-      eos_token: specialText(gguf, 'eos'),
-    });
-    return { ok: true, text };
+    template = new Template(source);
   } catch (error) {
-    return {
-      ok: false,
-      reason: `The template could not be rendered here: ${error instanceof Error ? error.message : String(error)}. llama.cpp's own Jinja engine (minja) may still accept it.`,
-    };
+    return { ok: false, reason: interpreterFailure(messageOf(error)) };
   }
+  let firstError = '';
+  for (const attempt of ATTEMPTS) {
+    try {
+      const text = template.render({
+        messages: attempt.messages,
+        add_generation_prompt: true,
+        bos_token: specialText(gguf, 'bos'),
+        eos_token: specialText(gguf, 'eos'),
+        ...attempt.extra,
+      });
+      return { ok: true, text, note: noteOf(attempt, firstError, source) };
+    } catch (error) {
+      firstError ||= messageOf(error);
+    }
+  }
+  return {
+    ok: false,
+    reason: raisedByTemplate(source, firstError)
+      ? `The template refuses the sample conversation, with and without its system message: “${firstError}”.`
+      : interpreterFailure(firstError),
+  };
+}
+
+function interpreterFailure(message: string): string {
+  return (
+    `The template could not be rendered here: ${message}. llama.cpp's own Jinja engine (minja) or Python's ` +
+    'Jinja2 may still accept it.'
+  );
 }

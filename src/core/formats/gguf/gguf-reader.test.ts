@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadHeader } from '../../load-header';
 import { referenceLoaderVerdict, type ParsedHeader } from '../../model';
-import { GGML, buildGguf, str, strings } from '../../../testing/build-gguf';
+import { GGML, buildGguf, str, strings, type GgufTestFile } from '../../../testing/build-gguf';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 
 async function parsed(file: Uint8Array): Promise<ParsedHeader> {
@@ -12,10 +12,10 @@ async function parsed(file: Uint8Array): Promise<ParsedHeader> {
   return outcome.header;
 }
 
-const TOKENIZER = [
+const TOKENIZER: NonNullable<GgufTestFile['kvs']> = [
   ['tokenizer.ggml.model', str('llama')],
   ['tokenizer.ggml.tokens', strings(['<unk>', '<s>', '</s>', 'a', 'b'])],
-] as const;
+];
 
 describe('GGUF files without tensors', () => {
   it('names a vocab-only file: its tokenizer, its architecture, and that llama.cpp only tokenizes with it', async () => {
