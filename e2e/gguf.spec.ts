@@ -13,6 +13,9 @@ test.describe('GGUF files', () => {
     await page.getByTestId('file-input').first().setInputFiles(fixturePath(TINY));
     const verdict = page.getByTestId('verdict');
     await expect(verdict).toContainText('GGUF · llama · Tiny Llama · 2x256 · Q4_K_M');
+    // The clauses take a row of their own, so the words before them end without a separator.
+    await expect(verdict.getByTestId('verdict-clauses')).toBeVisible();
+    expect(await verdict.innerText()).not.toMatch(/·\s*\n/);
     await expect(page.getByTestId('integrity')).toContainText("llama.cpp's loader would accept it");
     await expect(page.getByRole('gridcell', { name: 'Q4_K' }).first()).toBeVisible();
     await page.getByRole('tab', { name: 'GGUF' }).click();

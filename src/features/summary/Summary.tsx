@@ -12,7 +12,7 @@ import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { bytesFigure } from '../../lib/figure';
-import { VerdictClauses } from './VerdictClauses';
+import { VerdictClauses, verdictClausesShown } from './VerdictClauses';
 import { networkClause, useNetworkBreakdown } from './NetworkBreakdown';
 import { modelTitle } from './model-title';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
@@ -72,6 +72,12 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
     shardReport !== undefined &&
     findings.some((finding) => finding.severity === 'error' && finding.code in SHARD_CODES);
   const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})${dataReadsClause(result, header)}`;
+  // The format and its words lead the line; the clauses' row, when shown, follows them on a line of its own.
+  const leadWords = [
+    ...(view.label ? [{ text: view.label, testId: 'file-format' }] : []),
+    ...(view.verdictWords?.(header) ?? []).map((text) => ({ text, testId: 'format-word' })),
+  ];
+  const clausesRow = verdictClausesShown(result);
   return (
     <section className="summary" aria-label="Summary">
       {title === null ? (
@@ -87,10 +93,10 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         </h2>
       )}
       <p className="verdict-line" data-testid="verdict">
-        {view.label && <span data-testid="file-format">{view.label} · </span>}
-        {view.verdictWords?.(header).map((word) => (
-          <span key={word} data-testid="format-word">
-            {word} ·{' '}
+        {leadWords.map(({ text, testId }, index) => (
+          <span key={`${testId}-${index}`} data-testid={testId}>
+            {text}
+            {index < leadWords.length - 1 || !clausesRow ? ' · ' : ''}
           </span>
         ))}
         <VerdictClauses result={result} />

@@ -55,8 +55,8 @@ function loraClause(lora: LoraSection): string {
   return `${lora.family} adapter, rank ${lora.rank ?? 'full'} on ${plural(lora.modules, 'module')}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
 }
 
-export function VerdictClauses({ result }: { result: LoadResult }) {
-  const setPanel = useAppStore((state) => state.setPanel);
+/** The clauses the verdict line shows for `result`, each with the tab that holds its evidence. */
+function verdictClauses(result: LoadResult): Array<{ text: string; panel: Panel }> {
   const { architecture, quantization, lora } = result.sections;
   const clauses: Array<{ text: string; panel: Panel }> = [];
   if (lora) {
@@ -73,6 +73,20 @@ export function VerdictClauses({ result }: { result: LoadResult }) {
       clauses.push({ text, panel: 'quantization' });
     }
   }
+  return clauses;
+}
+
+/**
+ * Whether VerdictClauses renders a row of its own (the clauses, or the note that they are coming): the words
+ * before it then end without a separator, which would otherwise be left dangling at the end of their line.
+ */
+export function verdictClausesShown(result: LoadResult): boolean {
+  return result.analysisPending || verdictClauses(result).length > 0;
+}
+
+export function VerdictClauses({ result }: { result: LoadResult }) {
+  const setPanel = useAppStore((state) => state.setPanel);
+  const clauses = verdictClauses(result);
   if (result.analysisPending) {
     return (
       <span className="verdict-clauses muted" data-testid="verdict-pending">
