@@ -62,6 +62,9 @@ const CHECKPOINT_VIEW = (format: FileFormat): FormatView => ({
   tensorLocation: ({ header, row }) => <CheckpointStorage header={header} row={row} />,
 });
 
+/** The GGUF reader's notes on a file with no tensors that is not one split of a set (gguf-reader.ts). */
+const TENSORLESS_CODES: ReadonlySet<string> = new Set(['gguf-vocab-only', 'gguf-no-tensors']);
+
 const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
   safetensors: { label: null, headerLabel: 'Header' },
   'pytorch-zip': CHECKPOINT_VIEW('pytorch-zip'),
@@ -74,10 +77,9 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
       if (verdict !== 'accepts') {
         return "✖ llama.cpp's loader would refuse this file";
       }
-      // A tensorless file that is not one split of a set: intact, but a model load finds no weights (gguf-vocab-only).
-      const split = header.gguf?.split ?? null;
-      return header.tensors.count === 0 && (split === null || split.count <= 1)
-        ? '✔ intact, but no weights: llama.cpp reads only its key-values and tokenizer'
+      // Intact, but a model load finds no weights (the reader's tensorless notes say when).
+      return header.findings.some((finding) => TENSORLESS_CODES.has(finding.code))
+        ? '✔ intact, but no weights: nothing in it for llama.cpp to run'
         : "✔ intact: llama.cpp's loader would accept it";
     },
     verdictWords: (header) => {
