@@ -176,6 +176,12 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (diffusion) {
     family.push(diffusionFamily(diffusion, names));
   }
+  // What the file declares beats a guess from names: config.json's model_type, else a GGUF's general.architecture
+  // (llama.cpp's names, blk.N.attn_q, tell no family apart).
+  const declaredByGguf = input.header.gguf?.architecture ?? null;
+  if (!config?.modelType && declaredByGguf) {
+    evidence.unshift(`family from the GGUF's general.architecture (${declaredByGguf})`);
+  }
   const section: ArchitectureSection = {
     layers,
     layerPrefix: main ? main.prefix : null,
@@ -202,7 +208,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     ...(diffusion ? { diffusion } : {}),
     evidence: evidence.slice(0, MAX_EVIDENCE),
   };
-  const modelType = config?.modelType ?? family[0];
+  const modelType = config?.modelType ?? declaredByGguf ?? family[0];
   if (modelType) {
     section.family = modelType;
   }
