@@ -4,13 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadHeader } from '../load-header';
 import { tensorName } from '../model';
+import { buildGguf, GGML, str, u32 } from '../../testing/build-gguf';
 import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { analyzeArchitecture } from './architecture';
 
 const FILE = fileURLToPath(new URL('../../../fixtures/gguf/tiny-llama-Q4_K_M.gguf', import.meta.url));
 
-async function architectureOf(sidecars: Record<string, unknown> = {}) {
-  const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(FILE)), 'local'));
+async function architectureOf(sidecars: Record<string, unknown> = {}, file = new Uint8Array(readFileSync(FILE))) {
+  const loaded = await loadHeader(memoryReader(file, 'local'));
   if (loaded.outcome.kind !== 'parsed') {
     throw new Error('fixture did not parse');
   }
@@ -20,10 +21,45 @@ async function architectureOf(sidecars: Record<string, unknown> = {}) {
 }
 
 describe('architecture of a GGUF file', () => {
-  it('takes its family from general.architecture and says so in the evidence', async () => {
+  it('takes its family and attention heads from the key-values, and says so in the evidence', async () => {
     const section = await architectureOf();
-    expect(section).toMatchObject({ family: 'llama', layers: 2, hiddenSize: 256 });
-    expect(section?.evidence[0]).toBe("family from the GGUF's general.architecture (llama)");
+    // The fixture's llama.attention.head_count 4, head_count_kv 1, embedding_length 256, feed_forward_length 256 and
+    // 320 tokens (scripts/gguf-fixtures.py); llama.cpp's names give the widths (token_embd, attn_q/k, ffn_gate).
+    expect(section).toMatchObject({
+      family: 'llama',
+      layers: 2,
+      hiddenSize: 256,
+      intermediateSize: 256,
+      vocabSize: 320,
+      tiedEmbeddings: false,
+      attention: 'MQA',
+      heads: 4,
+      kvHeads: 1,
+      headDim: 64,
+      headDimSource: 'GGUF metadata',
+    });
+    expect(section?.evidence[0]).toBe(
+      "family and attention heads from the GGUF's key-values (general.architecture llama)",
+    );
+    expect(section?.evidence).toContain('0.attn_q width 256, 0.attn_k width 64');
+    expect(section?.evidence).toContain('head_dim 64 from GGUF metadata: 4 query heads, 1 KV head');
+  });
+
+  it("reads a multimodal projector's heads under clip.vision", async () => {
+    const file = buildGguf({
+      kvs: [
+        ['general.architecture', str('clip')],
+        ['clip.vision.embedding_length', u32(64)],
+        ['clip.vision.attention.head_count', u32(4)],
+      ],
+      tensors: ['attn_q', 'attn_k', 'attn_v'].map((name) => ({
+        name: `v.blk.0.${name}.weight`,
+        ne: [64, 64],
+        type: GGML.F16,
+      })),
+    });
+    const section = await architectureOf({}, file);
+    expect(section).toMatchObject({ family: 'clip', attention: 'MHA', heads: 4, kvHeads: 4, headDim: 16 });
   });
 
   it("lets a config.json's model_type speak first", async () => {

@@ -145,8 +145,9 @@ export function attentionWidths(
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { q: number; kv: number; evidence: string } | null {
+  // llama.cpp's GGUF names put the projection in one part: blk.N.attn_q, attn_k, attn_qkv.
   const fused = modules.findModule(
-    /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$/,
+    /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$|(?:^|\.)attn_qkv$/,
   );
   if (fused && hidden !== null) {
     const out = outFeatures(index, fused, hidden, bytes);
@@ -160,10 +161,10 @@ export function attentionWidths(
     }
   }
   const q = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$/,
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$|(?:^|\.)attn_q$/,
   );
   const k = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$/,
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$|(?:^|\.)attn_k$/,
   );
   if (!q || !k) {
     return null;
@@ -187,8 +188,9 @@ export function findDenseMlp(
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { size: number; module: string } | null {
+  // llama.cpp's GGUF names: blk.N.ffn_gate, ffn_up (the experts' are ffn_gate_exps, left out).
   const pattern =
-    /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$/;
+    /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$|(?:^|\.)(?:ffn_gate|ffn_up)$/;
   // Which shapes are candidates (not an expert, a weight of a dense MLP input projection) is a per-shape question.
   const shapes = index.shapes();
   const candidate = shapeFlags(shapes, (text, shape) => {

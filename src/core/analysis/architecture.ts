@@ -7,7 +7,7 @@
  * transformers src/transformers/conversion_mapping.py for packed experts.)
  */
 import { makeFinding } from '../findings/make-finding';
-import type { Finding } from '../model';
+import type { Finding, ParsedHeader } from '../model';
 import { groupDigits, plural } from '../number-format';
 import { hiddenSizeFromNorms } from './anchors';
 import {
@@ -27,6 +27,8 @@ import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sect
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, isRecord } from './values';
+import { GgufKeys } from './memory/gguf-inputs';
+import { ggufMetadataOf } from './memory/gguf-section';
 
 /** A layer's names go deeper than one tensor per index: `#.attn.weight`, or a nested index (`#.experts.#.w1`). */
 function holdsModules(pieces: readonly string[]): boolean {
@@ -37,7 +39,7 @@ function holdsModules(pieces: readonly string[]): boolean {
 const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layers|encoder_layers)\.$/;
 
 const RE_EMBEDDING =
-  /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings)\.(?:weight|qweight|weight_packed|W_q)$/;
+  /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings|token_embd)\.(?:weight|qweight|weight_packed|W_q)$/;
 const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
@@ -47,6 +49,8 @@ export const architectureAnalysis: Analysis<'architecture', ArchitectureSection>
 };
 
 interface ModelConfig {
+  /** Where the figures come from: a config.json beside the weights, or a GGUF's own key-values. */
+  source: 'config.json' | 'GGUF metadata';
   modelType: string | null;
   heads: number | null;
   kvHeads: number | null;
@@ -63,10 +67,41 @@ function readConfig(config: unknown): ModelConfig | null {
   const heads = asNumber(text.num_attention_heads) ?? asNumber(text.n_head);
   const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model);
   return {
+    source: 'config.json',
     modelType: asString(config.model_type) ?? architectures,
     heads,
     kvHeads: asNumber(text.num_key_value_heads),
     headDim: asNumber(text.head_dim) ?? (heads !== null && hidden !== null ? hidden / heads : null),
+    hidden,
+  };
+}
+
+/**
+ * The same figures from a GGUF's key-values (llama.cpp's names, `{arch}.attention.head_count` …), which say what a
+ * config.json would: the family (`general.architecture`), heads, KV heads, head size and width. Head counts may be
+ * one per layer (hybrid models write 0 for their recurrent layers): the first non-zero one is the attention's.
+ */
+function ggufConfig(header: ParsedHeader): ModelConfig | null {
+  const read = ggufMetadataOf(header);
+  if (read === null) {
+    return null;
+  }
+  const keys = new GgufKeys(read.metadata);
+  if (keys.arch === '') {
+    return null;
+  }
+  const layers = keys.blockCount() ?? 1;
+  const firstNonZero = (suffix: string) => keys.perLayer(suffix, layers)?.find((count) => count > 0) ?? null;
+  // A multimodal projector (mmproj, general.architecture clip) keeps its encoder's figures under clip.vision.
+  const prefix = keys.has('attention.head_count') || !keys.has('vision.attention.head_count') ? '' : 'vision.';
+  const heads = firstNonZero(`${prefix}attention.head_count`);
+  const hidden = keys.int(`${prefix}embedding_length`);
+  return {
+    source: 'GGUF metadata',
+    modelType: keys.arch,
+    heads,
+    kvHeads: firstNonZero(`${prefix}attention.head_count_kv`),
+    headDim: keys.int(`${prefix}attention.key_length`) ?? (heads !== null && hidden !== null ? hidden / heads : null),
     hidden,
   };
 }
@@ -139,7 +174,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     shapes,
     shapeRows: (s) => shapes.rowStart[s + 1] - shapes.rowStart[s],
     anyName: (pattern) => shapes.text.some((text) => pattern.test(text)),
-    config: readConfig(input.sidecars.config),
+    config: readConfig(input.sidecars.config) ?? ggufConfig(input.header),
     bytes: input.tensorBytes,
     evidence: [],
     findings: [],
@@ -178,9 +213,10 @@ export function analyzeArchitecture(input: AnalysisInput): {
   }
   // What the file declares beats a guess from names: config.json's model_type, else a GGUF's general.architecture
   // (llama.cpp's names, blk.N.attn_q, tell no family apart).
-  const declaredByGguf = input.header.gguf?.architecture ?? null;
-  if (!config?.modelType && declaredByGguf) {
-    evidence.unshift(`family from the GGUF's general.architecture (${declaredByGguf})`);
+  if (config?.source === 'GGUF metadata') {
+    evidence.unshift(
+      `family and attention heads from the GGUF's key-values (general.architecture ${config.modelType})`,
+    );
   }
   const section: ArchitectureSection = {
     layers,
@@ -208,7 +244,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     ...(diffusion ? { diffusion } : {}),
     evidence: evidence.slice(0, MAX_EVIDENCE),
   };
-  const modelType = config?.modelType ?? declaredByGguf ?? family[0];
+  const modelType = config?.modelType ?? family[0];
   if (modelType) {
     section.family = modelType;
   }
@@ -399,7 +435,7 @@ function findHiddenSize(
     evidence.push(`hidden_size ${hiddenSize} from ${names[embeddingRow]} columns`);
   } else if (config?.hidden) {
     hiddenSize = config.hidden;
-    evidence.push(`hidden_size ${hiddenSize} from config.json`);
+    evidence.push(`hidden_size ${hiddenSize} from ${config.source}`);
   }
   return hiddenSize;
 }
@@ -496,7 +532,7 @@ function stackAttention(
   );
   if (config?.heads) {
     heads = config.heads;
-    headDimSource = 'config.json';
+    headDimSource = config.source;
   } else {
     const qb = modules.findModule(/(?:^|\.)(?:q_b_proj|q_proj)$/);
     const qOut = qb ? outFeatures(index, qb, null, bytes) : null;
@@ -528,7 +564,7 @@ function standardAttention(scan: ArchitectureScan, modules: LayerModules, hidden
   let dim: number | null = null;
   if (config?.headDim) {
     dim = config.headDim;
-    source = 'config.json';
+    source = config.source;
   }
   const qNorm = modules.findTensor(/(?:^|\.)(?:q_norm|query_norm|q_layernorm)\.weight$/);
   const kNorm = modules.findTensor(/(?:^|\.)(?:k_norm|key_norm|k_layernorm)\.weight$/);
@@ -566,11 +602,11 @@ function standardAttention(scan: ArchitectureScan, modules: LayerModules, hidden
     evidence.push(
       source === 'guess'
         ? `head_dim ${dim} is a guess (common value dividing q and kv widths); heads ${heads} / kv heads ${kvHeads} follow from it. config.json head_dim would settle it.`
-        : `head_dim ${dim} from ${source}${source === 'sinks' ? ' (one sink per head)' : ''}: ${heads} query heads, ${kvHeads} KV heads`,
+        : `head_dim ${dim} from ${source}${source === 'sinks' ? ' (one sink per head)' : ''}: ${plural(heads, 'query head')}, ${plural(kvHeads, 'KV head')}`,
     );
   }
   const attention = attn.kv === attn.q ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
-  if (config?.kvHeads && heads !== undefined && headDimSource === 'config.json') {
+  if (config?.kvHeads && heads !== undefined && headDimSource === config.source) {
     kvHeads = config.kvHeads;
   }
   return { attention, heads, kvHeads, headDim, headDimSource, mla: null };

@@ -121,7 +121,8 @@ export interface QuantizationSection {
 
 export type AttentionKind = 'MHA' | 'GQA' | 'MQA' | 'MLA';
 
-export type HeadDimSource = 'config.json' | 'q_norm' | 'k_norm' | 'sinks' | 'rotary inv_freq' | 'guess';
+export type HeadDimSource =
+  'config.json' | 'GGUF metadata' | 'q_norm' | 'k_norm' | 'sinks' | 'rotary inv_freq' | 'guess';
 
 export interface MlaShape {
   qLoraRank: number | null;

@@ -58,8 +58,11 @@ function arrayItemOf(type: string | undefined, text: string): GgufScalar | undef
   return scalarOf(type, text);
 }
 
-/** The metadata and tensors of a parsed GGUF in the shape the estimate reads; null for any other format. */
-export function ggufMemoryBasis(header: ParsedHeader, names?: readonly string[]): GgufMemoryBasis | null {
+/**
+ * A parsed GGUF's key-values back as typed values (arrays the reader kept whole), and the array keys it kept only the
+ * first items of; null for any other format.
+ */
+export function ggufMetadataOf(header: ParsedHeader): { metadata: GgufMetadata; partialArrays: string[] } | null {
   const summary = header.gguf;
   if (!summary) {
     return null;
@@ -85,6 +88,16 @@ export function ggufMemoryBasis(header: ParsedHeader, names?: readonly string[])
       metadata.set(kv.key, value);
     }
   }
+  return { metadata, partialArrays };
+}
+
+/** The metadata and tensors of a parsed GGUF in the shape the estimate reads; null for any other format. */
+export function ggufMemoryBasis(header: ParsedHeader, names?: readonly string[]): GgufMemoryBasis | null {
+  const read = ggufMetadataOf(header);
+  if (read === null) {
+    return null;
+  }
+  const { metadata, partialArrays } = read;
   const columns = header.tensors;
   const tensors: GgufTensorSummary[] = [];
   for (let row = 0; row < columns.count; row++) {
