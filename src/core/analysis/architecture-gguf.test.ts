@@ -10,7 +10,10 @@ import { analyzeArchitecture } from './architecture';
 
 const FILE = fileURLToPath(new URL('../../../fixtures/gguf/tiny-llama-Q4_K_M.gguf', import.meta.url));
 
-async function architectureOf(sidecars: Record<string, unknown> = {}, file = new Uint8Array(readFileSync(FILE))) {
+async function architectureOf(
+  sidecars: Record<string, unknown> = {},
+  file: Uint8Array = new Uint8Array(readFileSync(FILE)),
+) {
   const loaded = await loadHeader(memoryReader(file, 'local'));
   if (loaded.outcome.kind !== 'parsed') {
     throw new Error('fixture did not parse');
@@ -60,6 +63,20 @@ describe('architecture of a GGUF file', () => {
     });
     const section = await architectureOf({}, file);
     expect(section).toMatchObject({ family: 'clip', attention: 'MHA', heads: 4, kvHeads: 4, headDim: 16 });
+  });
+
+  it('takes no head size from key-values that do not divide into one', async () => {
+    const file = buildGguf({
+      kvs: [
+        ['general.architecture', str('llama')],
+        ['llama.embedding_length', u32(64)],
+        ['llama.attention.head_count', u32(3)],
+      ],
+      tensors: ['attn_q', 'attn_k'].map((name) => ({ name: `blk.0.${name}.weight`, ne: [64, 64], type: GGML.F16 })),
+    });
+    const section = await architectureOf({}, file);
+    expect(section?.headDimSource).not.toBe('GGUF metadata');
+    expect(Number.isInteger(section?.headDim ?? 0)).toBe(true);
   });
 
   it("lets a config.json's model_type speak first", async () => {

@@ -101,7 +101,9 @@ function ggufConfig(header: ParsedHeader): ModelConfig | null {
     modelType: keys.arch,
     heads,
     kvHeads: firstNonZero(`${prefix}attention.head_count_kv`),
-    headDim: keys.int(`${prefix}attention.key_length`) ?? (heads !== null && hidden !== null ? hidden / heads : null),
+    headDim:
+      keys.int(`${prefix}attention.key_length`) ??
+      (heads !== null && hidden !== null && hidden % heads === 0 ? hidden / heads : null),
     hidden,
   };
 }
