@@ -65,6 +65,42 @@ describe('architecture of a GGUF file', () => {
     expect(section).toMatchObject({ family: 'clip', attention: 'MHA', heads: 4, kvHeads: 4, headDim: 16 });
   });
 
+  it("reads llama.cpp's packed experts, router and shared expert", async () => {
+    const experts = 8;
+    const file = buildGguf({
+      kvs: [
+        ['general.architecture', str('qwen2moe')],
+        ['qwen2moe.embedding_length', u32(64)],
+        ['qwen2moe.attention.head_count', u32(4)],
+        ['qwen2moe.expert_count', u32(experts)],
+      ],
+      tensors: [0, 1].flatMap((i) => [
+        { name: `blk.${i}.attn_norm.weight`, ne: [64], type: GGML.F32 },
+        { name: `blk.${i}.attn_q.weight`, ne: [64, 64], type: GGML.F16 },
+        { name: `blk.${i}.attn_k.weight`, ne: [64, 32], type: GGML.F16 },
+        { name: `blk.${i}.ffn_gate_inp.weight`, ne: [64, experts], type: GGML.F32 },
+        { name: `blk.${i}.ffn_gate_exps.weight`, ne: [64, 24, experts], type: GGML.F16 },
+        { name: `blk.${i}.ffn_up_exps.weight`, ne: [64, 24, experts], type: GGML.F16 },
+        { name: `blk.${i}.ffn_down_exps.weight`, ne: [24, 64, experts], type: GGML.F16 },
+        { name: `blk.${i}.ffn_up_shexp.weight`, ne: [64, 48], type: GGML.F16 },
+      ]),
+    });
+    const section = await architectureOf({}, file);
+    expect(section).toMatchObject({
+      family: 'qwen2moe',
+      layers: 2,
+      experts,
+      expertsPacked: true,
+      moeLayers: 2,
+      sharedExperts: 1,
+      intermediateSize: 24,
+      attention: 'GQA',
+      heads: 4,
+      kvHeads: 2,
+      headDim: 16,
+    });
+  });
+
   it('takes no head size from key-values that do not divide into one', async () => {
     const file = buildGguf({
       kvs: [

@@ -5,7 +5,11 @@
 import type { NameShapes, TensorIndex } from './tensor-index';
 
 const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
-const RE_ROUTER = /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$/;
+/** Routers; llama.cpp's GGUF names it `blk.N.ffn_gate_inp`. */
+const RE_ROUTER = /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$|(?:^|\.)ffn_gate_inp\.weight$/;
+/** llama.cpp's GGUF names for packed experts (`blk.N.ffn_gate_exps` [E, I, H]) and shared ones (`ffn_up_shexp`). */
+const RE_GGUF_PACKED_EXPERTS = /(?:^|\.)ffn_(?:gate|up|down|gate_up)_exps\./;
+const RE_GGUF_SHARED_EXPERT = /(?:^|\.)ffn_(?:gate|up|down)_shexp\./;
 /** The first expert's gate/up weight, whose module gives the expert FFN width. */
 const RE_EXPERT_MODULE = /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/;
 /** RE_EXPERT_MODULE with the index written as a shape writes it: which shapes can hold such a name. */
@@ -29,7 +33,7 @@ function expertSlotOf(pieces: readonly string[], text: string): number {
       return slotFollows && pieces[j + 1] !== '' ? j : -1;
     }
   }
-  return text.includes('.switch_mlp.') ? -1 : NOT_EXPERT;
+  return text.includes('.switch_mlp.') || RE_GGUF_PACKED_EXPERTS.test(text) ? -1 : NOT_EXPERT;
 }
 
 /** One flag per shape. */
@@ -78,7 +82,7 @@ export function scanStack(index: TensorIndex, inStack: Uint8Array, hidden: numbe
   // Candidates for the first expert's gate/up weight; the regex itself still runs on their names.
   const mayBeExpertModule = shapeFlags(shapes, (text) => RE_EXPERT_MODULE_SHAPE.test(text));
   const isRouter = shapeFlags(shapes, (text) => RE_ROUTER.test(text));
-  const isShared = shapeFlags(shapes, (text) => /\.shared_experts?\./.test(text));
+  const isShared = shapeFlags(shapes, (text) => /\.shared_experts?\./.test(text) || RE_GGUF_SHARED_EXPERT.test(text));
   const mayBeNumberedShared = shapeFlags(shapes, (text) => text.includes('.shared_experts.'));
   const scan: StackScan = {
     layers: [],
@@ -204,7 +208,8 @@ function notePacked(scan: StackScan, id: number, index: TensorIndex, row: number
 
 /**
  * Per-expert FFN width from a packed expert tensor: gpt-oss MXFP4 `gate_up_proj_blocks [E, 2I, G, 16]`, BF16
- * `gate_up_proj [E, H, 2I]` (in-major) or `[E, 2I, H]`, MLX `switch_mlp.gate_proj.weight [E, I, packed]`.
+ * `gate_up_proj [E, H, 2I]` (in-major) or `[E, 2I, H]`, MLX `switch_mlp.gate_proj.weight [E, I, packed]`, llama.cpp
+ * `ffn_gate_exps.weight [E, I, H]` (GGUF's ne reversed into PyTorch order).
  */
 function packedExpertWidth(index: TensorIndex, row: number, hidden: number | null): number | null {
   const name = index.names[row];
@@ -215,7 +220,7 @@ function packedExpertWidth(index: TensorIndex, row: number, hidden: number | nul
     const width = index.dim(row, 1) === hidden ? index.dim(row, 2) : index.dim(row, 1);
     return width / 2;
   }
-  if (/switch_mlp\.(?:gate_proj|up_proj)\.weight$/.test(name)) {
+  if (/switch_mlp\.(?:gate_proj|up_proj)\.weight$/.test(name) || /ffn_(?:gate|up)_exps\.weight$/.test(name)) {
     return index.dim(row, 1);
   }
   return null;
