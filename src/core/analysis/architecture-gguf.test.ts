@@ -101,6 +101,33 @@ describe('architecture of a GGUF file', () => {
     });
   });
 
+  it("reads DeepSeek's MLA under llama.cpp's names, heads from the key-values", async () => {
+    const file = buildGguf({
+      kvs: [
+        ['general.architecture', str('deepseek2')],
+        ['deepseek2.embedding_length', u32(64)],
+        ['deepseek2.attention.head_count', u32(4)],
+      ],
+      tensors: [0, 1].flatMap((i) => [
+        { name: `blk.${i}.attn_norm.weight`, ne: [64], type: GGML.F32 },
+        { name: `blk.${i}.attn_q_a.weight`, ne: [64, 32], type: GGML.F16 },
+        { name: `blk.${i}.attn_q_a_norm.weight`, ne: [32], type: GGML.F32 },
+        { name: `blk.${i}.attn_q_b.weight`, ne: [32, 4 * 24], type: GGML.F16 },
+        { name: `blk.${i}.attn_kv_a_mqa.weight`, ne: [64, 16 + 8], type: GGML.F16 },
+        { name: `blk.${i}.attn_kv_a_norm.weight`, ne: [16], type: GGML.F32 },
+        { name: `blk.${i}.attn_kv_b.weight`, ne: [16, 4 * 32], type: GGML.F16 },
+      ]),
+    });
+    const section = await architectureOf({}, file);
+    expect(section).toMatchObject({
+      family: 'deepseek2',
+      attention: 'MLA',
+      heads: 4,
+      headDimSource: 'GGUF metadata',
+      mla: { qLoraRank: 32, kvLoraRank: 16, ropeHeadDim: 8 },
+    });
+  });
+
   it('takes no head size from key-values that do not divide into one', async () => {
     const file = buildGguf({
       kvs: [

@@ -513,15 +513,22 @@ function stackAttention(
   hiddenSize: number | null,
 ): AttentionFacts {
   const { index, evidence, config, bytes } = scan;
-  const kvA = modules.findModule(/(?:^|\.)kv_a_proj_with_mqa$/);
+  // llama.cpp's GGUF names: attn_kv_a_mqa, attn_kv_a_norm, attn_q_a_norm, attn_q_b.
+  const kvA = modules.findModule(/(?:^|\.)(?:kv_a_proj_with_mqa|attn_kv_a_mqa)$/);
   if (!kvA) {
     return standardAttention(scan, modules, hiddenSize);
   }
   let heads: number | undefined;
   let headDimSource: HeadDimSource | undefined;
   // One shard of a sharded model may hold only part of its first layer: take the norms from any layer then.
-  const kvNorm = orAnyLayer(index, modules.findTensor(/kv_a_layernorm\.weight$/), '.kv_a_layernorm.weight');
-  const qNorm = orAnyLayer(index, modules.findTensor(/q_a_layernorm\.weight$/), '.q_a_layernorm.weight');
+  const normOf = (hf: string, gguf: string) =>
+    orAnyLayer(
+      index,
+      orAnyLayer(index, modules.findTensor(new RegExp(`(?:${hf}|${gguf})\\.weight$`)), `.${hf}.weight`),
+      `.${gguf}.weight`,
+    );
+  const kvNorm = normOf('kv_a_layernorm', 'attn_kv_a_norm');
+  const qNorm = normOf('q_a_layernorm', 'attn_q_a_norm');
   const kvOut = outFeatures(index, kvA, hiddenSize, bytes);
   const kvLoraRank = kvNorm >= 0 ? index.dim(kvNorm, 0) : null;
   const mla: MlaShape = {
@@ -536,7 +543,7 @@ function stackAttention(
     heads = config.heads;
     headDimSource = config.source;
   } else {
-    const qb = modules.findModule(/(?:^|\.)(?:q_b_proj|q_proj)$/);
+    const qb = modules.findModule(/(?:^|\.)(?:q_b_proj|q_proj|attn_q_b|attn_q)$/);
     const qOut = qb ? outFeatures(index, qb, null, bytes) : null;
     if (qOut !== null && mla.ropeHeadDim) {
       // DeepSeek-V2/V3 use qk_nope_head_dim = 2 × qk_rope_head_dim (128 / 64).
