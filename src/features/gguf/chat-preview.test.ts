@@ -54,6 +54,19 @@ describe('chat template preview', () => {
     }
   });
 
+  it('gives each message an empty tool_calls list where the template loops over a missing one', async () => {
+    const looping =
+      "{% for m in messages %}{% for call in m.tool_calls %}call{% endfor %}[{{ m['role'] }}]{% endfor %}";
+    const preview = await renderChatPreview(withTemplate(looping));
+    expect(preview).toEqual({
+      ok: true,
+      text: '[system][user][assistant][user]',
+      note:
+        'Each message carries an empty tool_calls list: this interpreter cannot loop over a missing one, which ' +
+        'Jinja2 and minja take as empty.',
+    });
+  });
+
   it('says the template refused the conversation when every attempt is refused', async () => {
     const preview = await renderChatPreview(withTemplate("{{ raise_exception('Never') }}"));
     expect(preview).toEqual({

@@ -5,8 +5,8 @@
  * Templates are written for more than one renderer: transformers' apply_chat_template passes `tools` and
  * `documents` as None when there are none, llama.cpp leaves them undefined, and many templates refuse a system
  * message (`raise_exception('System role not supported')`, or roles that must alternate user/assistant). So the
- * preview tries the sample as llama.cpp would, then with transformers' None, then without the system message, and
- * says which one it shows.
+ * preview tries the sample as llama.cpp would, then with transformers' None, then without the system message, then
+ * with an empty tool_calls list on each message, and says which one it shows.
  */
 import type { GgufSummary } from '../../core/formats/sections';
 
@@ -22,17 +22,26 @@ const WITHOUT_SYSTEM = SAMPLE_CONVERSATION.filter((message) => message.role !== 
 /** transformers' apply_chat_template renders with these set to None when the caller gives none. */
 const TRANSFORMERS_NONES = { tools: null, documents: null };
 
+/** How an attempt differs from the sample as llama.cpp passes it. */
 interface Attempt {
-  messages: typeof SAMPLE_CONVERSATION;
-  extra: Record<string, unknown>;
+  withoutSystem: boolean;
+  /** tools and documents as transformers' None. */
+  nones: boolean;
+  /**
+   * Each message with an empty tool_calls list: Jinja2 and minja loop zero times over a missing one, this interpreter
+   * stops, and some templates loop over it on every message.
+   */
+  emptyToolCalls: boolean;
 }
 
 /** In order: the first that renders is shown. */
 const ATTEMPTS: readonly Attempt[] = [
-  { messages: SAMPLE_CONVERSATION, extra: {} },
-  { messages: SAMPLE_CONVERSATION, extra: TRANSFORMERS_NONES },
-  { messages: WITHOUT_SYSTEM, extra: {} },
-  { messages: WITHOUT_SYSTEM, extra: TRANSFORMERS_NONES },
+  { withoutSystem: false, nones: false, emptyToolCalls: false },
+  { withoutSystem: false, nones: true, emptyToolCalls: false },
+  { withoutSystem: true, nones: false, emptyToolCalls: false },
+  { withoutSystem: true, nones: true, emptyToolCalls: false },
+  { withoutSystem: false, nones: false, emptyToolCalls: true },
+  { withoutSystem: true, nones: false, emptyToolCalls: true },
 ];
 
 export type ChatPreview = { ok: true; text: string; note: string | null } | { ok: false; reason: string };
@@ -55,14 +64,35 @@ function raisedByTemplate(template: string, message: string): boolean {
 
 /** What the preview shown differs in from the sample as llama.cpp would pass it, and why. */
 function noteOf(attempt: Attempt, firstError: string, source: string): string | null {
-  if (attempt.messages === WITHOUT_SYSTEM) {
-    return raisedByTemplate(source, firstError)
-      ? `Shown without the system message, which the template refuses (“${firstError}”).`
-      : `Shown without the system message: with it, the template could not be rendered here (“${firstError}”).`;
+  const notes: string[] = [];
+  if (attempt.withoutSystem) {
+    notes.push(
+      raisedByTemplate(source, firstError)
+        ? `Shown without the system message, which the template refuses (“${firstError}”).`
+        : `Shown without the system message: with it, the template could not be rendered here (“${firstError}”).`,
+    );
   }
-  return attempt.extra === TRANSFORMERS_NONES
-    ? 'Rendered with tools and documents set to none, as transformers passes them when there are none.'
-    : null;
+  if (attempt.nones) {
+    notes.push('Rendered with tools and documents set to none, as transformers passes them when there are none.');
+  }
+  if (attempt.emptyToolCalls) {
+    notes.push(
+      'Each message carries an empty tool_calls list: this interpreter cannot loop over a missing one, which ' +
+        'Jinja2 and minja take as empty.',
+    );
+  }
+  return notes.length > 0 ? notes.join(' ') : null;
+}
+
+function contextOf(attempt: Attempt, gguf: GgufSummary): Record<string, unknown> {
+  const turns = attempt.withoutSystem ? WITHOUT_SYSTEM : SAMPLE_CONVERSATION;
+  return {
+    messages: attempt.emptyToolCalls ? turns.map((message) => ({ ...message, tool_calls: [] })) : turns,
+    add_generation_prompt: true,
+    bos_token: specialText(gguf, 'bos'),
+    eos_token: specialText(gguf, 'eos'),
+    ...(attempt.nones ? TRANSFORMERS_NONES : {}),
+  };
 }
 
 export async function renderChatPreview(gguf: GgufSummary): Promise<ChatPreview> {
@@ -80,13 +110,7 @@ export async function renderChatPreview(gguf: GgufSummary): Promise<ChatPreview>
   let firstError = '';
   for (const attempt of ATTEMPTS) {
     try {
-      const text = template.render({
-        messages: attempt.messages,
-        add_generation_prompt: true,
-        bos_token: specialText(gguf, 'bos'),
-        eos_token: specialText(gguf, 'eos'),
-        ...attempt.extra,
-      });
+      const text = template.render(contextOf(attempt, gguf));
       return { ok: true, text, note: noteOf(attempt, firstError, source) };
     } catch (error) {
       firstError ||= messageOf(error);
