@@ -50,6 +50,23 @@ test.describe('GGUF files', () => {
     watch.expectClean();
   });
 
+  test('a multimodal projector (mmproj): named as such, its heads on the Model tab, no Memory tab', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('gguf/mmproj-tiny-f16.gguf'));
+    await expect(page.getByTestId('verdict')).toContainText('GGUF · clip · Tiny Llama (mmproj)');
+    await expect(page.getByTestId('integrity')).toContainText(
+      'a multimodal projector, which llama.cpp loads with --mmproj',
+    );
+    await expect(page.locator('[data-code="gguf-mmproj"]')).toContainText('a vision encoder and its “mlp” projector');
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByText('MHA · 4 heads / 4 KV · head dim 4 (from GGUF metadata)')).toBeVisible();
+    await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('a chat template that refuses a system message is shown without it, with a note saying why', async ({
     page,
   }) => {

@@ -113,8 +113,8 @@ def llama_keys(writer: GGUFWriter, name: str) -> None:
     tokenizer(writer)
 
 
-def write(path: Path, build, **options) -> None:
-    writer = GGUFWriter(path, "llama", **options)
+def write(path: Path, build, arch: str = "llama", **options) -> None:
+    writer = GGUFWriter(path, arch, **options)
     build(writer)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
@@ -164,6 +164,35 @@ def reader_view(path: Path) -> dict:
     }
 
 
+def mmproj_model(writer: GGUFWriter) -> None:
+    """A multimodal projector as convert_hf_to_gguf.py's MmprojModel writes one: clip.* keys, v.* and mm.* tensors."""
+    width, ff, proj = 16, 32, 24
+    writer.add_name("Tiny Llama (mmproj)")
+    writer.add_file_type(1)  # LLAMA_FTYPE_MOSTLY_F16
+    writer.add_clip_has_vision_encoder(True)
+    writer.add_clip_projector_type("mlp")
+    writer.add_vision_image_size(28)
+    writer.add_vision_patch_size(14)
+    writer.add_vision_embedding_length(width)
+    writer.add_vision_feed_forward_length(ff)
+    writer.add_vision_projection_dim(proj)
+    writer.add_vision_block_count(LAYERS)
+    writer.add_vision_head_count(4)
+    writer.add_vision_attention_layernorm_eps(1e-6)
+    writer.add_tensor("v.patch_embd.weight", np.zeros((width, 3, 14, 14), dtype=np.float16))
+    writer.add_tensor("v.position_embd.weight", np.zeros((5, width), dtype=np.float32))
+    for i in range(LAYERS):
+        for part in ("attn_q", "attn_k", "attn_v", "attn_out"):
+            writer.add_tensor(f"v.blk.{i}.{part}.weight", np.zeros((width, width), dtype=np.float16))
+            writer.add_tensor(f"v.blk.{i}.{part}.bias", np.zeros((width,), dtype=np.float32))
+        writer.add_tensor(f"v.blk.{i}.ffn_up.weight", np.zeros((ff, width), dtype=np.float16))
+        writer.add_tensor(f"v.blk.{i}.ffn_down.weight", np.zeros((width, ff), dtype=np.float16))
+        writer.add_tensor(f"v.blk.{i}.ln1.weight", np.zeros((width,), dtype=np.float32))
+        writer.add_tensor(f"v.blk.{i}.ln2.weight", np.zeros((width,), dtype=np.float32))
+    writer.add_tensor("mm.0.weight", np.zeros((proj, width), dtype=np.float16))
+    writer.add_tensor("mm.2.weight", np.zeros((proj, proj), dtype=np.float16))
+
+
 def all_types(writer: GGUFWriter) -> None:
     writer.add_name("every ggml type gguf-py knows")
     for qtype in T:
@@ -207,6 +236,10 @@ def main() -> None:
     writer.write_tensors_to_file()
     writer.close()
     written += sorted(OUT.glob("tiny-llama-meta-first-*-of-*.gguf"))
+    # convert_hf_to_gguf.py --mmproj: a vision encoder and its projector under general.architecture clip.
+    mmproj = OUT / "mmproj-tiny-f16.gguf"
+    write(mmproj, mmproj_model, arch="clip")
+    written.append(mmproj)
     # convert_hf_to_gguf.py --vocab-only: the key-values (hyperparameters and tokenizer), no tensor infos, no padding.
     vocab = OUT / "vocab-only.gguf"
     writer = GGUFWriter(vocab, "llama")

@@ -77,9 +77,12 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
       if (verdict !== 'accepts') {
         return "✖ llama.cpp's loader would refuse this file";
       }
-      // Intact, but a model load finds no weights (the reader's tensorless notes say when).
-      return header.findings.some((finding) => TENSORLESS_CODES.has(finding.code))
-        ? '✔ intact, but no weights: nothing in it for llama.cpp to run'
+      // Intact, but not a model to run on its own (the reader's notes say when).
+      if (header.findings.some((finding) => TENSORLESS_CODES.has(finding.code))) {
+        return '✔ intact, but no weights: nothing in it for llama.cpp to run';
+      }
+      return header.findings.some((finding) => finding.code === 'gguf-mmproj')
+        ? "✔ intact: a multimodal projector, which llama.cpp loads with --mmproj beside a language model's GGUF"
         : "✔ intact: llama.cpp's loader would accept it";
     },
     verdictWords: (header) => {

@@ -51,3 +51,33 @@ describe('GGUF files without tensors', () => {
     expect(header.findings).toEqual([]);
   });
 });
+
+describe('GGUF multimodal projectors', () => {
+  it('names an mmproj file, its encoders and projector, and how llama.cpp loads it', async () => {
+    const header = await parsed(
+      buildGguf({
+        kvs: [
+          ['general.architecture', str('clip')],
+          ['clip.has_vision_encoder', { type: 'bool', value: true }],
+          ['clip.has_audio_encoder', { type: 'bool', value: true }],
+          ['clip.projector_type', str('qwen2.5o')],
+        ],
+        tensors: [{ name: 'v.blk.0.attn_q.weight', ne: [16, 16], type: GGML.F16 }],
+      }),
+    );
+    expect(header.findings.map((finding) => finding.code)).toEqual(['gguf-mmproj']);
+    expect(header.findings[0].message).toContain('a vision and audio encoder and its “qwen2.5o” projector');
+    expect(header.findings[0].message).toContain('--mmproj');
+    expect(referenceLoaderVerdict(header.findings)).toBe('accepts');
+  });
+
+  it('says nothing of the kind for a language model', async () => {
+    const header = await parsed(
+      buildGguf({
+        kvs: [['general.architecture', str('llama')]],
+        tensors: [{ name: 'output_norm.weight', ne: [64], type: GGML.F32 }],
+      }),
+    );
+    expect(header.findings).toEqual([]);
+  });
+});

@@ -173,6 +173,10 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
   if (tensorless) {
     findings.push(tensorless);
   }
+  const mmproj = mmprojFinding(gguf);
+  if (mmproj) {
+    findings.push(mmproj);
+  }
   const parsed: ParsedHeader = {
     headerLength: dataStart,
     dataStart,
@@ -217,5 +221,34 @@ export function tensorlessFinding(gguf: GgufSummary): Finding | null {
     'gguf-no-tensors',
     `This GGUF lists no tensors and no tokenizer: ${plural(gguf.kvCount, 'key-value')} and nothing to load. If you ` +
       'expected weights, the conversion stopped early or wrote the wrong file; re-run it.',
+  );
+}
+
+/** A scalar key's value as the reader shows it, or null when the file has no such scalar. */
+function scalarText(gguf: GgufSummary, key: string): string | null {
+  const kv = gguf.kvs.find((candidate) => candidate.key === key);
+  return kv === undefined || kv.type === 'ARRAY' ? null : kv.value;
+}
+
+/**
+ * The note on a multimodal projector: convert_hf_to_gguf.py --mmproj writes a model's vision (or audio) encoder and
+ * the projector into its text embeddings as a GGUF of its own, general.architecture `clip`. llama.cpp loads it with
+ * --mmproj beside the language model's GGUF (llama-mtmd-cli, llama-server); as a model on its own it is refused.
+ */
+export function mmprojFinding(gguf: GgufSummary): Finding | null {
+  if (gguf.architecture !== 'clip') {
+    return null;
+  }
+  const encoders = [
+    scalarText(gguf, 'clip.has_vision_encoder') === 'true' ? 'vision' : null,
+    scalarText(gguf, 'clip.has_audio_encoder') === 'true' ? 'audio' : null,
+  ].filter((encoder): encoder is string => encoder !== null);
+  const projector = scalarText(gguf, 'clip.projector_type') ?? scalarText(gguf, 'clip.vision.projector_type');
+  const what = `${encoders.length > 0 ? `a ${encoders.join(' and ')} encoder` : 'an encoder'} and ${projector === null ? 'its projector' : `its “${projector}” projector`}`;
+  return makeFinding(
+    'gguf-mmproj',
+    `This GGUF is a multimodal projector (mmproj): ${what} into a language model's embeddings, as ` +
+      "convert_hf_to_gguf.py --mmproj writes. llama.cpp loads it with --mmproj beside the language model's GGUF " +
+      '(llama-mtmd-cli, llama-server); on its own it is not a model llama.cpp can run.',
   );
 }
