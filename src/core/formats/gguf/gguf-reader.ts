@@ -12,7 +12,7 @@ import type { SourceBytes } from '../source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../format-reader';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
 import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './gguf-limits';
-import { GGUF_SHARD_NAMING, mergeGgufSplits, splitPartFinding } from './splits';
+import { GGUF_SHARD_NAMING, inSplitSet, mergeGgufSplits, splitPartFinding } from './splits';
 import { summarizeGguf } from './summary';
 import type { GgufSummary } from './gguf-types';
 import { tokenPage } from './token-pages';
@@ -203,7 +203,7 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
  * llama.cpp reads those with `vocab_only` set and has no weights to run.
  */
 export function tensorlessFinding(gguf: GgufSummary): Finding | null {
-  if (gguf.tensorCount > 0 || (gguf.split !== null && gguf.split.count > 1)) {
+  if (gguf.tensorCount > 0 || inSplitSet(gguf)) {
     return null;
   }
   const tokenizer = gguf.tokenizer;
@@ -224,26 +224,20 @@ export function tensorlessFinding(gguf: GgufSummary): Finding | null {
   );
 }
 
-/** A scalar key's value as the reader shows it, or null when the file has no such scalar. */
-function scalarText(gguf: GgufSummary, key: string): string | null {
-  const kv = gguf.kvs.find((candidate) => candidate.key === key);
-  return kv === undefined || kv.type === 'ARRAY' ? null : kv.value;
-}
-
 /**
  * The note on a multimodal projector: convert_hf_to_gguf.py --mmproj writes a model's vision (or audio) encoder and
  * the projector into its text embeddings as a GGUF of its own, general.architecture `clip`. llama.cpp loads it with
  * --mmproj beside the language model's GGUF (llama-mtmd-cli, llama-server); as a model on its own it is refused.
  */
 export function mmprojFinding(gguf: GgufSummary): Finding | null {
-  if (gguf.architecture !== 'clip') {
+  const mmproj = gguf.mmproj;
+  if (mmproj === null) {
     return null;
   }
-  const encoders = [
-    scalarText(gguf, 'clip.has_vision_encoder') === 'true' ? 'vision' : null,
-    scalarText(gguf, 'clip.has_audio_encoder') === 'true' ? 'audio' : null,
-  ].filter((encoder): encoder is string => encoder !== null);
-  const projector = scalarText(gguf, 'clip.projector_type') ?? scalarText(gguf, 'clip.vision.projector_type');
+  const encoders = [mmproj.vision ? 'vision' : null, mmproj.audio ? 'audio' : null].filter(
+    (encoder): encoder is string => encoder !== null,
+  );
+  const projector = mmproj.projector;
   const what = `${encoders.length > 0 ? `a ${encoders.join(' and ')} encoder` : 'an encoder'} and ${projector === null ? 'its projector' : `its “${projector}” projector`}`;
   return makeFinding(
     'gguf-mmproj',

@@ -77,4 +77,9 @@ export interface GgufSummary {
   quantMix: GgufQuantMixEntry[];
   /** `split.no` (0-based), `split.count`, `split.tensors.count` of a split set's member. */
   split: { no: number; count: number; tensors: number | null } | null;
+  /**
+   * A multimodal projector's facts (general.architecture `clip`): its encoders (`clip.has_vision_encoder`,
+   * `clip.has_audio_encoder`) and projector type; null for any other architecture.
+   */
+  mmproj: { vision: boolean; audio: boolean; projector: string | null } | null;
 }

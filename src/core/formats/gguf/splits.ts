@@ -38,9 +38,14 @@ export function splitFileName(member: string, no: number, count: number): string
 }
 
 /** The note on one split file opened alone: what it holds, and how to open the whole model. */
+/** Whether the file is one split of a set of several (`split.count` above 1). */
+export function inSplitSet(gguf: GgufSummary): boolean {
+  return gguf.split !== null && gguf.split.count > 1;
+}
+
 export function splitPartFinding(gguf: GgufSummary): Finding | null {
   const split = gguf.split;
-  if (split === null || split.count <= 1) {
+  if (split === null || !inSplitSet(gguf)) {
     return null;
   }
   const total = split.tensors === null ? '' : ` of the model's ${formatCount(split.tensors)}`;

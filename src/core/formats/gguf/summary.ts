@@ -136,6 +136,14 @@ export function summarizeGguf(
       splitCount === null
         ? null
         : { no: integer('split.no') ?? 0, count: splitCount, tensors: integer('split.tensors.count') },
+    mmproj:
+      architecture === 'clip'
+        ? {
+            vision: byKey.get('clip.has_vision_encoder') === true,
+            audio: byKey.get('clip.has_audio_encoder') === true,
+            projector: text('clip.projector_type') ?? text('clip.vision.projector_type'),
+          }
+        : null,
   };
 }
 
