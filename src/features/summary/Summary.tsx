@@ -12,7 +12,7 @@ import { allFindings, verdictOf } from '../../state/selectors';
 import type { LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { bytesFigure } from '../../lib/figure';
-import { VerdictClauses, verdictClausesShown } from './VerdictClauses';
+import { VerdictClauses, type LeadWord } from './VerdictClauses';
 import { networkClause, useNetworkBreakdown } from './NetworkBreakdown';
 import { modelTitle } from './model-title';
 import { isPartial, sampleWords, type DataSample } from '../../core/analysis/sampling';
@@ -73,11 +73,10 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
     findings.some((finding) => finding.severity === 'error' && finding.code in SHARD_CODES);
   const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})${dataReadsClause(result, header)}`;
   // The format and its words lead the line; the clauses' row, when shown, follows them on a line of its own.
-  const leadWords = [
+  const leadWords: LeadWord[] = [
     ...(view.label ? [{ text: view.label, testId: 'file-format' }] : []),
     ...(view.verdictWords?.(header) ?? []).map((text) => ({ text, testId: 'format-word' })),
   ];
-  const clausesRow = verdictClausesShown(result);
   return (
     <section className="summary" aria-label="Summary">
       {title === null ? (
@@ -93,13 +92,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         </h2>
       )}
       <p className="verdict-line" data-testid="verdict">
-        {leadWords.map(({ text, testId }, index) => (
-          <span key={`${testId}-${index}`} data-testid={testId}>
-            {text}
-            {index < leadWords.length - 1 || !clausesRow ? ' · ' : ''}
-          </span>
-        ))}
-        <VerdictClauses result={result} />
+        <VerdictClauses result={result} lead={leadWords} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
         {plural(totals.tensors, 'tensor')} · <ParameterClause headline={headline} /> ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}

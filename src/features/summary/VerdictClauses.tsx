@@ -1,6 +1,7 @@
 /**
- * The "what is this file" clauses of the verdict line, built from the analyses: architecture, then quantization
- * and what stayed in high precision, then the adapter. Each clause opens the tab with its evidence.
+ * The start of the verdict line: the words it leads with (the format and its labels), then the "what is this file"
+ * clauses built from the analyses: architecture, then quantization and what stayed in high precision, then the
+ * adapter. Each clause opens the tab with its evidence.
  */
 import type { ArchitectureSection, LoraSection, QuantizationSection } from '../../core/analysis/report-sections';
 import { familyTitle, PACKED_UNKNOWN_FORMAT, withFormat } from '../../core/analysis/quant/wording';
@@ -76,38 +77,47 @@ function verdictClauses(result: LoadResult): Array<{ text: string; panel: Panel 
   return clauses;
 }
 
-/**
- * Whether VerdictClauses renders a row of its own (the clauses, or the note that they are coming): the words
- * before it then end without a separator, which would otherwise be left dangling at the end of their line.
- */
-export function verdictClausesShown(result: LoadResult): boolean {
-  return result.analysisPending || verdictClauses(result).length > 0;
+/** A word the verdict line leads with (the format, its architecture, name and labels). */
+export interface LeadWord {
+  text: string;
+  testId: string;
 }
 
-export function VerdictClauses({ result }: { result: LoadResult }) {
+/**
+ * The lead words, then the clauses' row when there is one (the clauses, or the note that they are coming). The row
+ * starts a line of its own, so the last word before it takes no separator, which would be left dangling.
+ */
+export function VerdictClauses({ result, lead }: { result: LoadResult; lead: readonly LeadWord[] }) {
   const setPanel = useAppStore((state) => state.setPanel);
   const clauses = verdictClauses(result);
-  if (result.analysisPending) {
-    return (
-      <span className="verdict-clauses muted" data-testid="verdict-pending">
-        Analysing quantization, architecture and adapters…
-      </span>
-    );
-  }
-  if (clauses.length === 0) {
-    return null;
-  }
+  const row = result.analysisPending || clauses.length > 0;
   return (
-    <span className="verdict-clauses" data-testid="verdict-clauses">
-      {clauses.map((clause, index) => (
-        // Each clause carries its own bullet, so a narrow window wraps whole clauses and never leaves a lone "·".
-        <span key={clause.panel} className="verdict-clause">
-          <span aria-hidden="true">{index === 0 ? '●' : '·'}</span>
-          <button type="button" className="link-button" onClick={() => setPanel(clause.panel)}>
-            {clause.text}
-          </button>
+    <>
+      {lead.map(({ text, testId }, index) => (
+        <span key={`${testId}-${index}`} data-testid={testId}>
+          {text}
+          {index < lead.length - 1 || !row ? ' · ' : ''}
         </span>
       ))}
-    </span>
+      {result.analysisPending ? (
+        <span className="verdict-clauses muted" data-testid="verdict-pending">
+          Analysing quantization, architecture and adapters…
+        </span>
+      ) : (
+        clauses.length > 0 && (
+          <span className="verdict-clauses" data-testid="verdict-clauses">
+            {clauses.map((clause, index) => (
+              // Each clause carries its own bullet, so a narrow window wraps whole clauses and never leaves a lone "·".
+              <span key={clause.panel} className="verdict-clause">
+                <span aria-hidden="true">{index === 0 ? '●' : '·'}</span>
+                <button type="button" className="link-button" onClick={() => setPanel(clause.panel)}>
+                  {clause.text}
+                </button>
+              </span>
+            ))}
+          </span>
+        )
+      )}
+    </>
   );
 }
