@@ -5,6 +5,9 @@ import { referenceLoaderVerdict } from '../core/model';
 import type { FindingCode } from '../core/findings/codes';
 import { buildRaw } from './build-safetensors';
 import { parseFileHead } from '../core/parse/parse-header';
+import { loadHeader } from '../core/load-header';
+import { tensorName } from '../core/model';
+import { memoryReader } from './fuzz/memory-reader';
 
 /** Parses a whole in-memory file, its size known. */
 export function parseBytes(file: Uint8Array): ParseOutcome {
@@ -44,6 +47,15 @@ export function parsedHeader(outcome: ParseOutcome): ParsedHeader {
     throw new Error(`expected a parsed header, got rejected: ${codesOf(outcome).join(', ')}`);
   }
   return outcome.header;
+}
+
+/**
+ * A file of any format held in memory, read as the app reads a local file (format sniffed): its parsed header and
+ * every tensor's name, as the analyses take them.
+ */
+export async function loadedLocally(file: Uint8Array): Promise<{ header: ParsedHeader; names: string[] }> {
+  const header = parsedHeader((await loadHeader(memoryReader(file, 'local'))).outcome);
+  return { header, names: Array.from({ length: header.tensors.count }, (_, row) => tensorName(header.tensors, row)) };
 }
 
 /** A header entry as JSON text. */

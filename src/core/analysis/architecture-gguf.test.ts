@@ -2,10 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadHeader } from '../load-header';
-import { tensorName } from '../model';
 import { buildGguf, GGML, str, u32 } from '../../testing/build-gguf';
-import { memoryReader } from '../../testing/fuzz/memory-reader';
+import { loadedLocally } from '../../testing/parse-helpers';
 import { analyzeArchitecture } from './architecture';
 
 const FILE = fileURLToPath(new URL('../../../fixtures/gguf/tiny-llama-Q4_K_M.gguf', import.meta.url));
@@ -14,12 +12,7 @@ async function architectureOf(
   sidecars: Record<string, unknown> = {},
   file: Uint8Array = new Uint8Array(readFileSync(FILE)),
 ) {
-  const loaded = await loadHeader(memoryReader(file, 'local'));
-  if (loaded.outcome.kind !== 'parsed') {
-    throw new Error('fixture did not parse');
-  }
-  const header = loaded.outcome.header;
-  const names = Array.from({ length: header.tensors.count }, (_, row) => tensorName(header.tensors, row));
+  const { header, names } = await loadedLocally(file);
   return analyzeArchitecture({ header, names, fileName: 'tiny.gguf', sidecars, tensorBytes: new Map() }).section;
 }
 

@@ -1,10 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadHeader } from '../../load-header';
-import { tensorName } from '../../model';
 import { buildGguf, GGML, str, u32 } from '../../../testing/build-gguf';
-import { memoryReader } from '../../../testing/fuzz/memory-reader';
+import { loadedLocally } from '../../../testing/parse-helpers';
 import { estimateGgufMemory } from './gguf-memory';
 import { analyzeMemory } from './memory';
 import { ggufMemoryBasis } from './gguf-section';
@@ -25,13 +23,7 @@ const reference = JSON.parse(readFileSync(new URL('tiny-llama-Q4_K_M.gguf-py.jso
 };
 
 async function parsed(bytes: Uint8Array = new Uint8Array(readFileSync(FILE))) {
-  const loaded = await loadHeader(memoryReader(bytes, 'local'));
-  if (loaded.outcome.kind !== 'parsed') {
-    throw new Error('fixture did not parse');
-  }
-  const header = loaded.outcome.header;
-  const names = Array.from({ length: header.tensors.count }, (_, row) => tensorName(header.tensors, row));
-  return { header, names };
+  return loadedLocally(bytes);
 }
 
 describe('GGUF memory section', () => {

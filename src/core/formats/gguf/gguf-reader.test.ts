@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { loadHeader } from '../../load-header';
 import { referenceLoaderVerdict, type ParsedHeader } from '../../model';
 import { GGML, buildGguf, str, strings, type GgufTestFile } from '../../../testing/build-gguf';
-import { memoryReader } from '../../../testing/fuzz/memory-reader';
+import { loadedLocally } from '../../../testing/parse-helpers';
 
 async function parsed(file: Uint8Array): Promise<ParsedHeader> {
-  const { outcome } = await loadHeader(memoryReader(file, 'local'));
-  if (outcome.kind !== 'parsed') {
-    throw new Error('expected a parsed GGUF');
-  }
-  return outcome.header;
+  return (await loadedLocally(file)).header;
 }
 
 const TOKENIZER: NonNullable<GgufTestFile['kvs']> = [
