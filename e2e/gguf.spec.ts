@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { fixturePath, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import { fixturePath, openApp, openLocalFile, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildGguf, GGML, str, strings, u32 } from '../src/testing/build-gguf';
 
 const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
@@ -38,7 +38,7 @@ test.describe('GGUF files', () => {
   }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page.getByTestId('file-input').first().setInputFiles(fixturePath('gguf/vocab-only.gguf'));
+    await openLocalFile(page, 'gguf/vocab-only.gguf');
     await expect(page.getByTestId('verdict')).toContainText('GGUF · llama · Tiny Llama (vocab only)');
     await expect(page.getByTestId('integrity')).toContainText('intact, but no weights');
     await expect(page.getByText('Tokenizer only: no tensors')).toBeVisible();
@@ -55,7 +55,7 @@ test.describe('GGUF files', () => {
   }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page.getByTestId('file-input').first().setInputFiles(fixturePath('gguf/mmproj-tiny-f16.gguf'));
+    await openLocalFile(page, 'gguf/mmproj-tiny-f16.gguf');
     await expect(page.getByTestId('verdict')).toContainText('GGUF · clip · Tiny Llama (mmproj)');
     await expect(page.getByTestId('integrity')).toContainText(
       'a multimodal projector, which llama.cpp loads with --mmproj',
