@@ -3,7 +3,13 @@ import { comfyFluxTensors } from '../src/testing/fixture-manifest';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSafetensors, layoutTensors } from '../src/testing/build-safetensors';
-import { peftGpt2Fixture } from '../src/testing/models/lora';
+import { compareBaseTensors } from '../src/testing/compare-pairs';
+import {
+  comfyWanLoraFixture,
+  peftDoraStateDictFixture,
+  peftGpt2Fixture,
+  peftWrappedModel,
+} from '../src/testing/models/lora';
 import { FIXTURES_DIR, headerLengthOf, openApp, openLocalFile, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 const FLUX = 'flux1-dev-int8cr.safetensors';
@@ -93,6 +99,41 @@ test.describe('model insights', () => {
     await expect(page.getByTestId('lora-alpha')).toContainText('32 (from adapter_config.json)');
     await expect(page.getByTestId('sidecars-read')).toContainText('adapter_config.json');
     expect(await configGets()).toHaveLength(1);
+    watch.expectClean();
+  });
+
+  test('adapter keys as tools write them: ComfyUI names, a kept PEFT adapter name, a PeftModel saved whole', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const dir = join(FIXTURES_DIR, 'adapter-spellings');
+    mkdirSync(dir, { recursive: true });
+    const wan = comfyWanLoraFixture(2, 4, 2);
+    writeFileSync(
+      join(dir, 'wan_lora_comfy.safetensors'),
+      buildSafetensors(wan.specs, { tensorData: wan.tensorData, metadata: null }),
+    );
+    const dora = peftDoraStateDictFixture();
+    writeFileSync(join(dir, 'dora_state_dict.safetensors'), buildSafetensors(dora.specs, { metadata: dora.metadata }));
+    const wrapped = peftWrappedModel(compareBaseTensors(), /\.(?:q_proj|v_proj)$/, 4);
+    writeFileSync(join(dir, 'peft_model_state_dict.safetensors'), buildSafetensors(wrapped));
+
+    await openApp(page);
+    await openLocalFile(page, 'adapter-spellings/wan_lora_comfy.safetensors');
+    await expect(page.getByTestId('verdict-clauses')).toContainText('adapter, rank 4 on 20 modules');
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByTestId('lora-naming')).toHaveText('ComfyUI (diffusion_model.…)');
+    // The .alpha scalars were read from the file: 2 over rank 4.
+    await expect(page.getByTestId('lora-alpha')).toContainText('2 (from tensors)');
+
+    await openLocalFile(page, 'adapter-spellings/dora_state_dict.safetensors');
+    await expect(page.locator('[data-code="lora-adapter-name-in-keys"]')).toContainText("adapter name 'default'");
+    await expect(page.getByTestId('verdict-clauses')).toContainText('peft-dora adapter, rank 16');
+
+    await openLocalFile(page, 'adapter-spellings/peft_model_state_dict.safetensors');
+    const unmerged = page.locator('[data-code="lora-unmerged"]');
+    await expect(unmerged).toContainText('carry LoRA factors (rank 4) beside base weights');
+    await expect(unmerged).toContainText('merge_and_unload()');
     watch.expectClean();
   });
 });

@@ -9,6 +9,8 @@ import { decodeNumbers, isRecord, parseJsonBytes } from './values';
 
 /** Tensor-name endings that hold a module's (possibly packed) weight; the module path is what precedes them. */
 const WEIGHT_SUFFIXES = [
+  // A PeftModel's whole state_dict keeps a wrapped layer's own weight here, its LoRA factors beside it.
+  '.base_layer.weight',
   '.weight',
   '.qweight',
   '.weight_packed',
@@ -124,7 +126,8 @@ export function outFeatures(
   if (trellis >= 0) {
     return index.dim(trellis, 1) * 16;
   }
-  const weight = index.row(`${module}.weight`);
+  const plain = index.row(`${module}.weight`);
+  const weight = plain >= 0 ? plain : index.row(`${module}.base_layer.weight`);
   if (weight < 0 || index.rank(weight) < 2) {
     return null;
   }

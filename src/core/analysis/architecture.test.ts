@@ -6,7 +6,7 @@ import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
 import { fluxFp8CastFixture } from '../../testing/models/flux-dev';
 import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
 import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
-import { peftGpt2Fixture } from '../../testing/models/lora';
+import { peftGpt2Fixture, peftWrappedModel } from '../../testing/models/lora';
 import { mlxLlama32Fixture } from '../../testing/models/mlx-llama32-1b';
 import {
   gpt2Fixture,
@@ -42,6 +42,15 @@ describe('dense decoders', () => {
     });
     expect(section?.evidence.join('\n')).toMatch(/head_dim 64 is a guess/);
     expect(findings).toEqual([]);
+  });
+
+  it("TinyLlama as a PeftModel's whole state_dict: q_proj's width from its .base_layer.weight", () => {
+    const plain = arch(tinyLlamaFixture()).section;
+    const fixture = tinyLlamaFixture();
+    fixture.specs = peftWrappedModel(fixture.specs, /\.(?:q_proj|k_proj)$/);
+    const { section } = arch(fixture);
+    expect(section).toMatchObject({ attention: 'GQA', heads: 32, kvHeads: 4, headDim: 64, hiddenSize: 2048 });
+    expect(section?.evidence).toEqual(plain?.evidence);
   });
 
   it('TinyLlama with config.json: heads from num_attention_heads', () => {

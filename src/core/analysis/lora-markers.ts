@@ -1,9 +1,132 @@
-/** Name patterns that mark adapter (LoRA / LyCORIS) tensors; shared by the LoRA analysis and the others that defer to it. */
+/**
+ * The anatomy of adapter (LoRA / LyCORIS) tensor names, in one place for every reader of them: the LoRA analysis,
+ * the LoRA-against-base check (compare/lora-fit.ts), and the analyses that defer to an adapter. A name is a module
+ * path, then a suffix that says which part of the module it is; the suffix fixes the part's role and, for factors,
+ * which feature size of the base weight it pins (docs/format-notes.md#adapter-signatures-lora-and-lycoris).
+ */
+import type { LoraNaming } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
-/** Suffixes of low-rank factors and LyCORIS module tensors. */
+export type AdapterRole = 'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'full';
+
+export interface AdapterSuffix {
+  suffix: string;
+  role: AdapterRole;
+  /** Which feature size of the base weight [out, in, …] this factor pins; null for parts that pin none. */
+  side: 'in' | 'out' | null;
+  /** Dimension of the factor that holds that size (negative counts from the end). */
+  dim: number;
+  /** Embedding factors pin [vocab, dim] = base [0, 1] the other way round. */
+  embedding?: boolean;
+  /** LoHa `_b` factors flatten conv kernels: compare with the product of base dims 1…. */
+  flattened?: boolean;
+}
+
+/** Every suffix an adapter module's tensors end in; longest first where one ends another. */
+export const ADAPTER_SUFFIXES: readonly AdapterSuffix[] = [
+  { suffix: '.lora_magnitude_vector.weight', role: 'magnitude', side: null, dim: 0 },
+  { suffix: '.lora_magnitude_vector', role: 'magnitude', side: null, dim: 0 },
+  { suffix: '.lora_embedding_A', role: 'down', side: 'in', dim: 1, embedding: true },
+  { suffix: '.lora_embedding_B', role: 'up', side: 'out', dim: 0, embedding: true },
+  { suffix: '.lora_A.weight', role: 'down', side: 'in', dim: 1 },
+  { suffix: '.lora_B.weight', role: 'up', side: 'out', dim: 0 },
+  { suffix: '.lora_down.weight', role: 'down', side: 'in', dim: 1 },
+  { suffix: '.lora_up.weight', role: 'up', side: 'out', dim: 0 },
+  { suffix: '.lora_mid.weight', role: 'mid', side: null, dim: 0 },
+  { suffix: '.lora.down.weight', role: 'down', side: 'in', dim: 1 },
+  { suffix: '.lora.up.weight', role: 'up', side: 'out', dim: 0 },
+  { suffix: '_lora.down.weight', role: 'down', side: 'in', dim: 1 },
+  { suffix: '_lora.up.weight', role: 'up', side: 'out', dim: 0 },
+  { suffix: '.lora_a', role: 'down', side: 'in', dim: 0 },
+  { suffix: '.lora_b', role: 'up', side: 'out', dim: -1 },
+  { suffix: '.dora_scale', role: 'magnitude', side: null, dim: 0 },
+  { suffix: '.alpha', role: 'alpha', side: null, dim: 0 },
+  { suffix: '.hada_w1_a', role: 'loha', side: 'out', dim: 0 },
+  { suffix: '.hada_w1_b', role: 'loha', side: 'in', dim: 1, flattened: true },
+  { suffix: '.hada_w2_a', role: 'loha', side: 'out', dim: 0 },
+  { suffix: '.hada_w2_b', role: 'loha', side: 'in', dim: 1, flattened: true },
+  { suffix: '.hada_t1', role: 'loha', side: null, dim: 0 },
+  { suffix: '.hada_t2', role: 'loha', side: null, dim: 0 },
+  { suffix: '.lokr_w1_a', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.lokr_w1_b', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.lokr_w2_a', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.lokr_w2_b', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.lokr_w1', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.lokr_w2', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.lokr_t2', role: 'lokr', side: null, dim: 0 },
+  { suffix: '.oft_blocks', role: 'oft', side: null, dim: 0 },
+  { suffix: '.oft_diag', role: 'oft', side: null, dim: 0 },
+  { suffix: '.diff_b', role: 'full', side: null, dim: 0 },
+  { suffix: '.diff', role: 'full', side: null, dim: 0 },
+];
+
+const SUFFIX_BY_TEXT = new Map(ADAPTER_SUFFIXES.map((entry) => [entry.suffix, entry]));
+
+/**
+ * PEFT's parts with the adapter's name still inside (`q_proj.lora_A.default.weight`): what a PeftModel's
+ * `state_dict()` holds. `save_pretrained()` (peft `get_peft_model_state_dict`) drops the name; files saved otherwise
+ * keep it. Group 1 is the part, 2 the adapter name, 3 an optional `.weight`.
+ */
+const RE_PEFT_NAMED_PART =
+  /\.(lora_A|lora_B|lora_magnitude_vector|lora_embedding_A|lora_embedding_B)\.([^.]+)(\.weight)?$/;
+
+export interface AdapterTensorName {
+  /** The adapted module's path: the name without the part's suffix (and adapter name). */
+  module: string;
+  /** The part's suffix as `save_pretrained()` spells it (`.lora_A.weight`), whatever the file spelled. */
+  part: AdapterSuffix;
+  /** PEFT's adapter name when the name still carries it (`default`), else null. */
+  adapterName: string | null;
+}
+
+/** A tensor name split into module and adapter part, or null when it is no adapter part. */
+export function splitAdapterTensor(name: string): AdapterTensorName | null {
+  const named = RE_PEFT_NAMED_PART.exec(name);
+  if (named !== null && named[2] !== 'weight' && named.index > 0) {
+    const part = SUFFIX_BY_TEXT.get(`.${named[1]}${named[3] ?? ''}`);
+    if (part !== undefined) {
+      return { module: name.slice(0, named.index), part, adapterName: named[2] };
+    }
+  }
+  for (const part of ADAPTER_SUFFIXES) {
+    if (name.endsWith(part.suffix) && name.length > part.suffix.length) {
+      return { module: name.slice(0, name.length - part.suffix.length), part, adapterName: null };
+    }
+  }
+  return null;
+}
+
+/** kohya sd-scripts' module prefixes (`lora_unet_…`, `lora_te1_…`), dots written as underscores after them. */
+export const RE_KOHYA_PREFIX = /^lora_(unet|te\d?|transformer)_/;
+/** diffusers' component prefixes in front of PEFT-style keys. */
+export const RE_DIFFUSERS_PREFIX = /^(unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
+/** PEFT's wrapper in front of the base model's own path. */
+export const RE_PEFT_WRAPPER = /^base_model\.model\./;
+/** ComfyUI's own spelling: the diffusion model's path under `diffusion_model.` (Wan, HunyuanVideo, Qwen-Image LoRAs). */
+export const RE_COMFYUI_PREFIX = /^diffusion_model\./;
+
+/** Which tool's names an adapter's modules use, from their paths and parts. */
+export function adapterNaming(parts: Iterable<{ module: string; suffix: string }>): LoraNaming {
+  let peft = false;
+  let diffusers = false;
+  let comfyui = false;
+  let mlx = false;
+  for (const { module, suffix } of parts) {
+    if (RE_KOHYA_PREFIX.test(module)) {
+      return 'kohya';
+    }
+    peft ||= RE_PEFT_WRAPPER.test(module);
+    // diffusers' older attention-processor factors: `to_q.lora.down.weight`, `to_q_lora.down.weight`.
+    diffusers ||= RE_DIFFUSERS_PREFIX.test(module) || /lora\.(?:down|up)\.weight$/.test(suffix);
+    comfyui ||= RE_COMFYUI_PREFIX.test(module);
+    mlx ||= suffix === '.lora_a' || suffix === '.lora_b';
+  }
+  return peft ? 'peft' : diffusers ? 'diffusers' : comfyui ? 'comfyui' : mlx ? 'mlx' : 'plain';
+}
+
+/** Suffixes of low-rank factors and LyCORIS module tensors, with or without PEFT's adapter name inside. */
 const RE_LORA_TENSOR =
-  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:down|up|mid)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
+  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
 
 /** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */
 function mayBeAdapterTensor(name: string): boolean {

@@ -2,13 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
 import {
+  comfyWanLoraFixture,
   diffusersFluxLoraFixture,
   kohyaSd15Fixture,
   lohaSd15Fixture,
   lokrFixture,
   mlxLoraFixture,
   peftDoraFixture,
+  peftDoraStateDictFixture,
   peftGpt2Fixture,
+  peftWrappedModel,
 } from '../../testing/models/lora';
 import { f16Bytes } from '../../testing/models/common';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
@@ -225,7 +228,7 @@ describe('LoRA families', () => {
   });
 
   it('is silent on a model that is not an adapter', () => {
-    expect(lora(tinyLlamaFixture()).section).toBeNull();
+    expect(lora(tinyLlamaFixture())).toEqual({ section: null, findings: [] });
   });
 
   it('asks for the .alpha scalars only', () => {
@@ -233,5 +236,82 @@ describe('LoRA families', () => {
     const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
     expect(rows.map((row) => input.names[row]).every((name) => name.endsWith('.alpha'))).toBe(true);
     expect(rows).toHaveLength(5);
+  });
+});
+
+describe('how tools spell adapter keys', () => {
+  it("keys that keep PEFT's adapter name read as the same parts, and the name is a finding", () => {
+    const plain = lora(peftDoraFixture()).section;
+    const { section, findings } = lora(peftDoraStateDictFixture());
+    expect(section).toMatchObject({
+      family: 'peft-dora',
+      naming: 'peft',
+      rank: plain?.rank,
+      ranks: plain?.ranks,
+      alpha: 32,
+      targets: plain?.targets,
+      modules: plain?.modules,
+      adapterParams: plain?.adapterParams,
+      fullTensors: 0,
+    });
+    expect(section?.evidence.join('\n')).toContain("adapter name 'default'");
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ code: 'lora-adapter-name-in-keys', severity: 'warning' });
+    expect(findings[0].message).toContain('12 tensors keep');
+    expect(findings[0].message).toContain('save_pretrained()');
+    expect(findings[0].tensors).toHaveLength(12);
+  });
+
+  it("ComfyUI's own names (diffusion_model.…): component, numbered targets, rank from lora_down, alpha read", () => {
+    const { section, findings } = lora(comfyWanLoraFixture(2, 32, 16));
+    expect(section).toMatchObject({
+      family: 'lora',
+      naming: 'comfyui',
+      rank: 32,
+      alpha: 16,
+      alphaSource: 'tensors',
+      scale: 0.5,
+      components: { diffusion_model: 20 },
+      modules: 20,
+    });
+    expect(section?.targets).toEqual(expect.arrayContaining(['q', 'o', 'ffn.0', 'ffn.2']));
+    expect(section?.evidence).toContain('rank 32 from lora_down.shape[0]');
+    expect(findings).toEqual([]);
+  });
+
+  it('diffusers targets keep the parent of a numbered child (to_out.0)', () => {
+    const fixture = diffusersFluxLoraFixture();
+    fixture.specs = fixture.specs.map((spec) => ({ ...spec, name: spec.name.replace('attn.to_v', 'attn.to_out.0') }));
+    expect(lora(fixture).section?.targets).toEqual(['to_k', 'to_out.0', 'to_q']);
+  });
+});
+
+describe('LoRA factors inside a full model', () => {
+  /** TinyLlama with a rank-8 PEFT LoRA on q_proj and v_proj, as PeftModel.state_dict() holds it. */
+  function wrappedLlama(baseLayer: boolean): ModelFixture {
+    const fixture = tinyLlamaFixture(2);
+    fixture.specs = peftWrappedModel(fixture.specs, /\.(?:q_proj|v_proj)$/, 8, baseLayer);
+    return fixture;
+  }
+
+  it('a PeftModel state_dict saved whole (base weights under .base_layer) is a warning naming the fix', () => {
+    const { section, findings } = lora(wrappedLlama(true));
+    expect(section).toBeNull();
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatchObject({ code: 'lora-unmerged', severity: 'warning' });
+    expect(findings[0].message).toMatch(
+      /^4 modules \(q_proj, v_proj\) carry LoRA factors \(rank 8\) beside base weights/,
+    );
+    expect(findings[0].message).toContain('`model.layers.0.self_attn.q_proj.base_layer.weight`');
+    expect(findings[0].message).toContain('merge_and_unload()');
+    // The four base layers and their eight factors.
+    expect(findings[0].tensors).toHaveLength(12);
+  });
+
+  it('factors beside weights they were never merged into say the model runs without them', () => {
+    const { findings } = lora(wrappedLlama(false));
+    expect(findings.map((finding) => finding.code)).toEqual(['lora-unmerged']);
+    expect(findings[0].message).toContain('never merged');
+    expect(findings[0].tensors).toHaveLength(8);
   });
 });

@@ -8,56 +8,25 @@
  * never carry it.
  */
 import { makeFinding } from '../findings/make-finding';
+import { plural, quoteName } from '../parse/message-format';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './analysis-limits';
-import { isAdapterIndex, isLoraTensor } from './lora-markers';
+import {
+  adapterNaming,
+  isAdapterIndex,
+  isLoraTensor,
+  RE_COMFYUI_PREFIX,
+  RE_DIFFUSERS_PREFIX,
+  RE_KOHYA_PREFIX,
+  splitAdapterTensor,
+  type AdapterRole,
+} from './lora-markers';
 import { dataSample, sampleWords } from './sampling';
 import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
-import { tensorIndex, type TensorIndex } from './tensor-index';
+import { rowsOfShapes, tensorIndex, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 
-type Role = 'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'full';
-
-/** Suffix → role; the module name is what precedes the suffix. Longest suffixes first. */
-const SUFFIX_ROLES: ReadonlyArray<[string, Role]> = [
-  ['.lora_magnitude_vector.weight', 'magnitude'],
-  ['.lora_magnitude_vector', 'magnitude'],
-  ['.lora_embedding_A', 'down'],
-  ['.lora_embedding_B', 'up'],
-  ['.lora_A.weight', 'down'],
-  ['.lora_B.weight', 'up'],
-  ['.lora_down.weight', 'down'],
-  ['.lora_up.weight', 'up'],
-  ['.lora_mid.weight', 'mid'],
-  ['.lora.down.weight', 'down'],
-  ['.lora.up.weight', 'up'],
-  ['_lora.down.weight', 'down'],
-  ['_lora.up.weight', 'up'],
-  ['.lora_a', 'down'],
-  ['.lora_b', 'up'],
-  ['.dora_scale', 'magnitude'],
-  ['.alpha', 'alpha'],
-  ['.hada_w1_a', 'loha'],
-  ['.hada_w1_b', 'loha'],
-  ['.hada_w2_a', 'loha'],
-  ['.hada_w2_b', 'loha'],
-  ['.hada_t1', 'loha'],
-  ['.hada_t2', 'loha'],
-  ['.lokr_w1_a', 'lokr'],
-  ['.lokr_w1_b', 'lokr'],
-  ['.lokr_w2_a', 'lokr'],
-  ['.lokr_w2_b', 'lokr'],
-  ['.lokr_w1', 'lokr'],
-  ['.lokr_w2', 'lokr'],
-  ['.lokr_t2', 'lokr'],
-  ['.oft_blocks', 'oft'],
-  ['.oft_diag', 'oft'],
-  ['.diff', 'full'],
-  ['.diff_b', 'full'],
-];
-
-const RE_KOHYA_PREFIX = /^lora_(unet|te\d?|transformer)_/;
 const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
   unet: 'unet',
   te: 'text_encoder',
@@ -66,20 +35,13 @@ const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
   te3: 'text_encoder_3',
   transformer: 'transformer',
 };
-const RE_DIFFUSERS_PREFIX = /^(unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
 
 interface ModuleParts {
+  /** Row of each part, keyed by its suffix as save_pretrained() spells it (`.lora_A.weight`). */
   rows: Map<string, number>;
-  role: Role;
-}
-
-function splitName(name: string): { module: string; suffix: string; role: Role } | null {
-  for (const [suffix, role] of SUFFIX_ROLES) {
-    if (name.endsWith(suffix)) {
-      return { module: name.slice(0, name.length - suffix.length), suffix, role };
-    }
-  }
-  return null;
+  role: AdapterRole;
+  /** The part whose shape gives the rank's first look (a factor's suffix), for the evidence. */
+  downSuffix: string | null;
 }
 
 /**
@@ -135,7 +97,8 @@ interface LoraScan {
 export function analyzeLora(input: AnalysisInput): { section: LoraSection | null; findings: Finding[] } {
   const index = tensorIndex(input.header, input.names);
   if (!isAdapterIndex(index)) {
-    return { section: null, findings: [] };
+    const unmerged = unmergedAdapterFinding(index);
+    return { section: null, findings: unmerged ? [unmerged] : [] };
   }
   const scan: LoraScan = {
     index,
@@ -147,8 +110,9 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   };
   const { evidence, findings, adapterConfig } = scan;
   const metadata = index.metadata;
-  const { modules, fullTensors, adapterParams } = groupModules(index);
-  const { family, naming } = adapterFamily(scan, modules);
+  const { modules, fullTensors, adapterParams, adapterNames } = groupModules(index);
+  const { family, naming } = adapterFamily(scan, modules, adapterNames);
+  adapterNameNotes(scan, adapterNames);
   const { ranks, rankOf, rank } = adapterRanks(scan, modules, family, naming);
   const { alpha, alphaSource, alphaSample, diffusersMeta } = adapterAlpha(scan, modules, rank);
   const scale = adapterScale(scan, alpha, rank);
@@ -192,64 +156,138 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   return { section, findings };
 }
 
-/** The adapter's tensors grouped by the module they adapt; the rest are full tensors saved beside them. */
+/**
+ * A full model whose modules still carry LoRA factors: a PeftModel's state_dict() saved whole (the base weight
+ * under `.base_layer.weight`, the factors beside it), or factors left next to the weights they were never merged
+ * into. Either way the file does not load as the model it looks like. The adapter patterns match literal segments
+ * only, so they are tested once per name shape.
+ */
+function unmergedAdapterFinding(index: TensorIndex): Finding | null {
+  const shapes = index.shapes();
+  const factorShapes: number[] = [];
+  for (let s = 0; s < shapes.count; s++) {
+    const text = shapes.text[s];
+    if (isLoraTensor(text) && !text.endsWith('.alpha')) {
+      factorShapes.push(s);
+    }
+  }
+  if (factorShapes.length === 0) {
+    return null;
+  }
+  const factorRows = rowsOfShapes(shapes, factorShapes);
+  const modules = new Set<string>();
+  const targets = new Set<string>();
+  const ranks = new Map<number, number>();
+  for (const row of factorRows) {
+    const parsed = splitAdapterTensor(index.names[row]);
+    if (parsed === null) {
+      continue;
+    }
+    modules.add(parsed.module);
+    targets.add(targetOf(parsed.module, 'plain'));
+    if (parsed.part.role === 'down' && parsed.part.side === 'in') {
+      const rank = index.dim(row, parsed.part.suffix === '.lora_a' ? -1 : 0);
+      ranks.set(rank, (ranks.get(rank) ?? 0) + 1);
+    }
+  }
+  const baseLayers = index.rowsEndingWith('.base_layer.weight');
+  const rank = [...ranks.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const what =
+    `${plural(modules.size, 'module')} (${[...targets].slice(0, MAX_LORA_TARGETS).join(', ')}) ` +
+    `${modules.size === 1 ? 'carries' : 'carry'} LoRA factors${rank !== undefined ? ` (rank ${rank})` : ''}`;
+  const message =
+    baseLayers.length > 0
+      ? `${what} beside ${baseLayers.length === 1 ? 'a base weight' : 'base weights'} kept under ` +
+        `${quoteName(index.names[baseLayers[0]])}: a PeftModel's state_dict() saved whole, the adapter not merged. ` +
+        `Loaded as the plain model, those layers find no .weight of their own and start from random values ` +
+        `(transformers only warns). Merge first ` +
+        `(merge_and_unload()) to save a plain model, or save the adapter alone with save_pretrained().`
+      : `${what} inside a full model: they were never merged into its weights. Loaders of the model's ` +
+        `architecture skip them as unexpected keys, so the model runs without the adapter; merge them, or keep ` +
+        `the adapter in a file of its own.`;
+  return makeFinding('lora-unmerged', message, [...baseLayers, ...factorRows]);
+}
+
+/**
+ * The adapter's tensors grouped by the module they adapt; the rest are full tensors saved beside them. Also the PEFT
+ * adapter names the keys still carry (`lora_A.default.weight`), with their rows.
+ */
 function groupModules(index: TensorIndex): {
   modules: Map<string, ModuleParts>;
   fullTensors: number;
   adapterParams: number;
+  adapterNames: Map<string, number[]>;
 } {
   const names = index.names;
   const modules = new Map<string, ModuleParts>();
+  const adapterNames = new Map<string, number[]>();
   let fullTensors = 0;
   let adapterParams = 0;
   for (let row = 0; row < index.count; row++) {
-    const name = names[row];
     adapterParams += Number.isFinite(index.elements(row)) ? index.elements(row) : 0;
-    const parts =
-      isLoraTensor(name) || /\.(?:diff|diff_b|lokr_w[12](?:_[ab])?|lokr_t2)$/.test(name) ? splitName(name) : null;
-    if (!parts) {
+    const parsed = splitAdapterTensor(names[row]);
+    if (!parsed) {
       fullTensors++;
       continue;
     }
-    const entry = modules.get(parts.module) ?? { rows: new Map<string, number>(), role: parts.role };
-    entry.rows.set(parts.suffix, row);
-    if (parts.role !== 'alpha' && parts.role !== 'magnitude') {
-      entry.role = parts.role;
+    const { module, part, adapterName } = parsed;
+    const entry = modules.get(module) ?? { rows: new Map<string, number>(), role: part.role, downSuffix: null };
+    entry.rows.set(part.suffix, row);
+    if (part.role !== 'alpha' && part.role !== 'magnitude') {
+      entry.role = part.role;
     }
-    modules.set(parts.module, entry);
+    if (part.role === 'down') {
+      entry.downSuffix ??= part.suffix;
+    }
+    modules.set(module, entry);
+    if (adapterName !== null) {
+      const rows = adapterNames.get(adapterName) ?? [];
+      rows.push(row);
+      adapterNames.set(adapterName, rows);
+    }
   }
 
-  return { modules, fullTensors, adapterParams };
+  return { modules, fullTensors, adapterParams, adapterNames };
+}
+
+/** Each module's parts as adapterNaming reads them. */
+function* namedParts(modules: ReadonlyMap<string, ModuleParts>): Iterable<{ module: string; suffix: string }> {
+  for (const [module, entry] of modules) {
+    for (const suffix of entry.rows.keys()) {
+      yield { module, suffix };
+    }
+  }
+}
+
+/** DoRA's magnitude part (PEFT's lora_magnitude_vector, kohya's dora_scale). */
+function hasMagnitude(entry: ModuleParts): boolean {
+  return (
+    entry.rows.has('.lora_magnitude_vector.weight') ||
+    entry.rows.has('.lora_magnitude_vector') ||
+    entry.rows.has('.dora_scale')
+  );
 }
 
 /** Family and naming: from the dominant factor kind, the module prefixes, the metadata and the config. */
 function adapterFamily(
   scan: LoraScan,
   modules: ReadonlyMap<string, ModuleParts>,
+  adapterNames: ReadonlyMap<string, readonly number[]>,
 ): { family: LoraFamily; naming: LoraNaming } {
   const { index, adapterConfig, evidence, networkArgs } = scan;
   const names = index.names;
   const metadata = index.metadata;
-  const roleCounts = new Map<Role, number>();
+  const roleCounts = new Map<AdapterRole, number>();
   for (const entry of modules.values()) {
     roleCounts.set(entry.role, (roleCounts.get(entry.role) ?? 0) + 1);
   }
   const anyName = (pattern: RegExp): boolean => names.some((name) => pattern.test(name));
-  const moduleNames = [...modules.keys()];
-  const naming: LoraNaming = moduleNames.some((m) => RE_KOHYA_PREFIX.test(m))
-    ? 'kohya'
-    : moduleNames.some((m) => m.startsWith('base_model.model.'))
-      ? 'peft'
-      : moduleNames.some((m) => RE_DIFFUSERS_PREFIX.test(m)) ||
-          anyName(/\.lora\.(?:down|up)\.weight$|_lora\.(?:down|up)\.weight$/)
-        ? 'diffusers'
-        : anyName(/\.lora_[ab]$/)
-          ? 'mlx'
-          : 'plain';
+  const naming = adapterNaming(namedParts(modules));
+  const peftNamed = adapterNames.size > 0 || (adapterConfig !== null && 'peft_type' in adapterConfig);
   const dominantRole = [...roleCounts.entries()]
     .filter(([role]) => role !== 'alpha' && role !== 'magnitude')
     .sort((a, b) => b[1] - a[1])[0]?.[0];
-  const hasDora = anyName(/\.lora_magnitude_vector(?:\.weight)?$|\.dora_scale$/);
+  const hasDora = [...modules.values()].some(hasMagnitude);
   const algo = isRecord(networkArgs) ? asString(networkArgs.algo) : null;
   let family: LoraFamily;
   if (dominantRole === 'loha') {
@@ -267,7 +305,7 @@ function adapterFamily(
         : hasDora
           ? 'kohya-dora'
           : 'kohya';
-  } else if (naming === 'peft' || (naming === 'plain' && adapterConfig && 'peft_type' in adapterConfig)) {
+  } else if (naming === 'peft' || (naming === 'plain' && peftNamed)) {
     family = hasDora ? 'peft-dora' : 'peft';
   } else if (naming === 'diffusers') {
     family = 'diffusers';
@@ -282,6 +320,34 @@ function adapterFamily(
   }
 
   return { family, naming };
+}
+
+/**
+ * Keys that still carry PEFT's adapter name (`q_proj.lora_A.default.weight`): a PeftModel's state_dict() saved
+ * as it is, where save_pretrained() would have dropped the name. PEFT-style loaders that parse the key's last parts
+ * refuse them (vLLM: "… is unsupported LoRA weight").
+ */
+function adapterNameNotes(scan: LoraScan, adapterNames: ReadonlyMap<string, readonly number[]>): void {
+  if (adapterNames.size === 0) {
+    return;
+  }
+  const listed = [...adapterNames.keys()].map((name) => `'${name}'`).join(', ');
+  const rows = [...adapterNames.values()].flat();
+  const example = quoteName(scan.index.names[rows[0]]);
+  scan.evidence.push(
+    `keys carry PEFT's adapter name ${listed} (${example}), as a PeftModel's state_dict() writes them`,
+  );
+  scan.findings.push(
+    makeFinding(
+      'lora-adapter-name-in-keys',
+      `${plural(rows.length, 'tensor')} ${rows.length === 1 ? 'keeps' : 'keep'} PEFT's adapter name ${listed} in ` +
+        `${rows.length === 1 ? 'its key' : 'their keys'} (${example}): this is a ` +
+        `PeftModel's state_dict() saved as it is. PEFT's save_pretrained() drops the name (lora_A.weight), and ` +
+        `loaders that expect that spelling refuse these keys (vLLM: "… is unsupported LoRA weight"). Save the ` +
+        `adapter with save_pretrained(), or rename the keys without ".${[...adapterNames.keys()][0]}".`,
+      rows,
+    ),
+  );
 }
 
 /** Ranks from the factor shapes: the most common one, the histogram, and modules missing a factor. */
@@ -327,7 +393,7 @@ function adapterRanks(
       ),
     );
   }
-  evidence.push(`rank ${rank ?? 'full'} from ${rankSource(family, naming)}`);
+  evidence.push(`rank ${rank ?? 'full'} from ${rankSource(family, naming, modules)}`);
 
   return { ranks, rankOf, rank };
 }
@@ -507,7 +573,12 @@ function targetOf(module: string, naming: LoraNaming): string {
     const parts = tail.split(/_\d+_/);
     return parts[parts.length - 1];
   }
-  const last = module.slice(module.lastIndexOf('.') + 1);
+  const parts = module.split('.');
+  const last = parts[parts.length - 1];
+  // A numbered child names nothing on its own: diffusers' `to_out.0`, Wan's `ffn.0` keep their parent.
+  if (/^\d+$/.test(last) && parts.length > 1) {
+    return `${parts[parts.length - 2]}.${last}`;
+  }
   return last.endsWith('_lora') ? last.slice(0, -'_lora'.length) : last === 'processor' ? module : last;
 }
 
@@ -520,6 +591,9 @@ function componentOf(module: string, naming: LoraNaming): string {
     const match = RE_DIFFUSERS_PREFIX.exec(module);
     return match ? match[1] : 'model';
   }
+  if (naming === 'comfyui' && RE_COMFYUI_PREFIX.test(module)) {
+    return 'diffusion_model';
+  }
   return 'model';
 }
 
@@ -528,13 +602,14 @@ function describeFamily(family: LoraFamily, naming: LoraNaming): string {
     peft: 'PEFT names (base_model.model.…)',
     kohya: 'kohya names (lora_unet_… / lora_te…_, dots as underscores)',
     diffusers: 'diffusers component prefixes (unet. / transformer. / text_encoder.)',
+    comfyui: "ComfyUI's names (diffusion_model.…)",
     mlx: 'MLX names (lora_a [in, r] / lora_b [r, out])',
     plain: 'plain module names',
   }[naming];
   return `${family} with ${spelled}`;
 }
 
-function rankSource(family: LoraFamily, naming: LoraNaming): string {
+function rankSource(family: LoraFamily, naming: LoraNaming, modules: ReadonlyMap<string, ModuleParts>): string {
   if (family === 'lycoris-loha') {
     return 'hada_w1_b.shape[0]';
   }
@@ -544,7 +619,12 @@ function rankSource(family: LoraFamily, naming: LoraNaming): string {
   if (naming === 'mlx') {
     return 'lora_a.shape[1]';
   }
-  return naming === 'kohya' ? 'lora_down.shape[0]' : 'lora_A.shape[0]';
+  // The factor the files spell: kohya's lora_down, PEFT's lora_A, diffusers' older lora.down, …
+  let down: string | null = null;
+  for (const entry of modules.values()) {
+    down ??= entry.downSuffix;
+  }
+  return `${(down ?? (naming === 'kohya' ? '.lora_down.weight' : '.lora_A.weight')).replace(/^[._]|\.weight$/g, '')}.shape[0]`;
 }
 
 function modeNumber(values: readonly number[]): number {

@@ -191,7 +191,7 @@ export type LoraFamily =
   | 'lora';
 
 /** How module names are spelled: PEFT dotted paths, kohya underscores, diffusers components, MLX lowercase a/b. */
-export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'mlx' | 'plain';
+export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'comfyui' | 'mlx' | 'plain';
 
 export interface LoraSection {
   family: LoraFamily;

@@ -8,7 +8,12 @@ import {
   LORA_TARGETS,
   peftAdapterTensors,
 } from '../../testing/compare-pairs';
-import { diffusersFluxLoraFixture, kohyaSd15Fixture, peftGpt2Fixture } from '../../testing/models/lora';
+import {
+  comfyWanLoraFixture,
+  diffusersFluxLoraFixture,
+  kohyaSd15Fixture,
+  peftGpt2Fixture,
+} from '../../testing/models/lora';
 import { gpt2Fixture } from '../../testing/models/plain-models';
 import { ALIGN_RULES } from './align';
 import { compareSides } from './compare';
@@ -135,6 +140,53 @@ describe('LoRA against base', () => {
       }
     }
     expect(fit(adapter, base)).toMatchObject({ naming: 'diffusers', modules: 6, fits: 6, ok: true });
+  });
+
+  it("keys that keep PEFT's adapter name fit as their save_pretrained() spelling does", () => {
+    const named = peftAdapterTensors().map((spec) => ({
+      ...spec,
+      name: spec.name.replace(/\.lora_([AB])\.weight$/, '.lora_$1.default.weight'),
+    }));
+    expect(named.some((spec) => spec.name.includes('.default.'))).toBe(true);
+    expect(fit(named, compareBaseTensors())).toMatchObject({
+      naming: 'peft',
+      modules: MODULES,
+      fits: MODULES,
+      ok: true,
+    });
+    expect(fit(named, compareBaseTensors(COMPARE_HIDDEN * 2)).shapeMismatch).toBe(MODULES);
+  });
+
+  it("a base saved as a PeftModel's whole state_dict (X.base_layer.weight) is matched as X.weight", () => {
+    const wrapped = compareBaseTensors().map((spec) =>
+      /\.(?:q_proj|v_proj)\.weight$/.test(spec.name)
+        ? { ...spec, name: spec.name.replace(/\.weight$/, '.base_layer.weight') }
+        : spec,
+    );
+    expect(wrapped.some((spec) => spec.name.endsWith('.base_layer.weight'))).toBe(true);
+    expect(fit(peftAdapterTensors(), wrapped)).toMatchObject({ fits: MODULES, ok: true });
+  });
+
+  it("ComfyUI's diffusion_model. names fit a ComfyUI checkpoint and the bare Wan weights alike", () => {
+    const adapter = comfyWanLoraFixture(2, 32).specs;
+    const bare: TensorSpec[] = [];
+    for (let block = 0; block < 2; block++) {
+      for (const attention of ['self_attn', 'cross_attn']) {
+        for (const proj of ['q', 'k', 'v', 'o']) {
+          bare.push({ name: `blocks.${block}.${attention}.${proj}.weight`, dtype: 'BF16', shape: [5120, 5120] });
+        }
+      }
+      bare.push(
+        { name: `blocks.${block}.ffn.0.weight`, dtype: 'BF16', shape: [13824, 5120] },
+        { name: `blocks.${block}.ffn.2.weight`, dtype: 'BF16', shape: [5120, 13824] },
+      );
+    }
+    const checkpoint = bare.map((spec) => ({ ...spec, name: `model.diffusion_model.${spec.name}` }));
+    expect(fit(adapter, bare)).toMatchObject({ naming: 'comfyui', modules: 20, fits: 20, ok: true });
+    expect(fit(adapter, checkpoint)).toMatchObject({ modules: 20, fits: 20, ok: true });
+    // Wan 2.1 1.3B (dim 1536) is not the base of a 14B LoRA.
+    const small = bare.map((spec) => ({ ...spec, shape: spec.shape.map((dim) => (dim === 5120 ? 1536 : 8960)) }));
+    expect(fit(adapter, small)).toMatchObject({ ok: false, shapeMismatch: 20 });
   });
 
   it('MLX factors are [in, r] and [r, out]', () => {

@@ -6,13 +6,24 @@
  *   `down_blocks.0.….to_q.weight`, found by comparing names with `.` and `_` unified;
  * - diffusers `transformer.X.lora_A.weight` → `X.weight` (component prefix dropped when the base lacks it);
  * - MLX `X.lora_a` [in, r] / `X.lora_b` [r, out]; LyCORIS LoHa `hada_w1_a` [out, r] / `hada_w1_b` [r, in·k·k];
- * - PEFT embeddings `lora_embedding_A` [r, vocab] / `lora_embedding_B` [dim, r] against base [vocab, dim].
+ * - PEFT embeddings `lora_embedding_A` [r, vocab] / `lora_embedding_B` [dim, r] against base [vocab, dim];
+ * - ComfyUI `diffusion_model.X.lora_down.weight` → `X.weight` or a checkpoint's `model.diffusion_model.X.weight`.
+ * Keys that still carry PEFT's adapter name (`lora_A.default.weight`) read as the same parts, and a base saved as a
+ * PeftModel's whole state_dict (`X.base_layer.weight`) as `X.weight`; the suffixes are lora-markers.ts's.
  * Other LyCORIS forms (LoKr, OFT, full diffs) are checked for existence only. The key-alignment rules apply to both
  * sides, so a base saved with `module.` or `model.` wrappers still matches.
  */
 import { DTYPES } from '../dtypes';
 import type { TensorColumns } from '../model';
 import { stripPrefixes, type AlignRule } from './align';
+import {
+  adapterNaming,
+  RE_DIFFUSERS_PREFIX,
+  RE_KOHYA_PREFIX,
+  RE_PEFT_WRAPPER,
+  splitAdapterTensor,
+} from '../analysis/lora-markers';
+import type { LoraNaming } from '../analysis/report-sections';
 
 /** Problems listed by module; the counts stay exact. */
 const MAX_LORA_FIT_PROBLEMS = 500;
@@ -25,66 +36,10 @@ const MAX_MAPPING_EXAMPLES = 3;
 
 type Side = 'in' | 'out';
 
-interface FactorRule {
-  suffix: string;
-  /** Which base dimension this factor pins, and where the factor stores it. */
-  side: Side | null;
-  /** Dimension of the factor that holds the feature size (negative counts from the end). */
-  dim: number;
-  /** Embedding factors pin [vocab, dim] = base [0, 1] the other way round. */
-  embedding?: boolean;
-  /** LoHa `_b` factors flatten conv kernels: compare with the product of base dims 1…. */
-  flattened?: boolean;
-}
-
-/** Longest suffixes first; `side: null` marks a tensor that belongs to the module but pins no size. */
-const FACTORS: readonly FactorRule[] = [
-  { suffix: '.lora_magnitude_vector.weight', side: null, dim: 0 },
-  { suffix: '.lora_magnitude_vector', side: null, dim: 0 },
-  { suffix: '.lora_embedding_A', side: 'in', dim: 1, embedding: true },
-  { suffix: '.lora_embedding_B', side: 'out', dim: 0, embedding: true },
-  { suffix: '.lora_A.weight', side: 'in', dim: 1 },
-  { suffix: '.lora_B.weight', side: 'out', dim: 0 },
-  { suffix: '.lora_down.weight', side: 'in', dim: 1 },
-  { suffix: '.lora_up.weight', side: 'out', dim: 0 },
-  { suffix: '.lora_mid.weight', side: null, dim: 0 },
-  { suffix: '.lora.down.weight', side: 'in', dim: 1 },
-  { suffix: '.lora.up.weight', side: 'out', dim: 0 },
-  { suffix: '_lora.down.weight', side: 'in', dim: 1 },
-  { suffix: '_lora.up.weight', side: 'out', dim: 0 },
-  { suffix: '.lora_a', side: 'in', dim: 0 },
-  { suffix: '.lora_b', side: 'out', dim: -1 },
-  { suffix: '.hada_w1_a', side: 'out', dim: 0 },
-  { suffix: '.hada_w1_b', side: 'in', dim: 1, flattened: true },
-  { suffix: '.hada_w2_a', side: 'out', dim: 0 },
-  { suffix: '.hada_w2_b', side: 'in', dim: 1, flattened: true },
-  { suffix: '.hada_t1', side: null, dim: 0 },
-  { suffix: '.hada_t2', side: null, dim: 0 },
-  { suffix: '.lokr_w1_a', side: null, dim: 0 },
-  { suffix: '.lokr_w1_b', side: null, dim: 0 },
-  { suffix: '.lokr_w2_a', side: null, dim: 0 },
-  { suffix: '.lokr_w2_b', side: null, dim: 0 },
-  { suffix: '.lokr_w1', side: null, dim: 0 },
-  { suffix: '.lokr_w2', side: null, dim: 0 },
-  { suffix: '.lokr_t2', side: null, dim: 0 },
-  { suffix: '.oft_blocks', side: null, dim: 0 },
-  { suffix: '.oft_diag', side: null, dim: 0 },
-  { suffix: '.dora_scale', side: null, dim: 0 },
-  { suffix: '.diff_b', side: null, dim: 0 },
-  { suffix: '.diff', side: null, dim: 0 },
-  { suffix: '.alpha', side: null, dim: 0 },
-];
-
-const RE_KOHYA_PREFIX = /^lora_(?:unet|te\d?|transformer)_/;
-const RE_COMPONENT_PREFIX = /^(?:unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
-const RE_PEFT_WRAPPER = /^base_model\.model\./;
-
 /** Storage dtypes of packed quantized weights (bnb 4-bit U8 [n, 1], GPTQ/AWQ I32): their shape is not [out, in]. */
 const PACKED_DTYPES = new Set(
   ['U8', 'I32', 'U32', 'I64', 'U64', 'I16', 'U16'].map((name) => (DTYPES as readonly string[]).indexOf(name)),
 );
-
-export type LoraNamingStyle = 'peft' | 'kohya' | 'diffusers' | 'mlx' | 'plain';
 
 export type LoraFitProblemKind = 'missing' | 'in-features' | 'out-features' | 'in-and-out-features';
 
@@ -102,7 +57,7 @@ export interface LoraFitProblem {
 export interface LoraFitSection {
   /** Which side is the adapter. */
   adapterSide: 'a' | 'b';
-  naming: LoraNamingStyle;
+  naming: LoraNaming;
   /** Adapted modules examined. */
   modules: number;
   /** Found in the base with matching in/out features. */
@@ -125,6 +80,8 @@ interface AdapterModule {
   name: string;
   /** First tensor of the module, for the mapping example. */
   firstTensor: string;
+  /** That tensor's part, as save_pretrained() spells it (for the naming). */
+  firstSuffix: string;
   in: number | null;
   out: number | null;
   flattenedIn: boolean;
@@ -138,15 +95,6 @@ function dimOf(columns: TensorColumns, row: number, dim: number): number | null 
   const rank = columns.shapeStarts[row + 1] - start;
   const d = dim < 0 ? rank + dim : dim;
   return d >= 0 && d < rank ? columns.dims[start + d] : null;
-}
-
-function splitFactor(name: string): { module: string; rule: FactorRule } | null {
-  for (const rule of FACTORS) {
-    if (name.endsWith(rule.suffix) && name.length > rule.suffix.length) {
-      return { module: name.slice(0, name.length - rule.suffix.length), rule };
-    }
-  }
-  return null;
 }
 
 function unify(text: string): string {
@@ -175,19 +123,6 @@ function underscoreKey(module: string, rules: readonly AlignRule[]): string {
   return key;
 }
 
-function namingOf(modules: readonly AdapterModule[]): LoraNamingStyle {
-  if (modules.some((m) => RE_KOHYA_PREFIX.test(m.name))) {
-    return 'kohya';
-  }
-  if (modules.some((m) => RE_PEFT_WRAPPER.test(m.name))) {
-    return 'peft';
-  }
-  if (modules.some((m) => RE_COMPONENT_PREFIX.test(m.name))) {
-    return 'diffusers';
-  }
-  return modules.some((m) => m.firstTensor.endsWith('.lora_a') || m.firstTensor.endsWith('.lora_b')) ? 'mlx' : 'plain';
-}
-
 /** The dotted path without its first segment, or null when that would leave fewer than two segments. */
 function dropFirstSegment(module: string): string | null {
   const dot = module.indexOf('.');
@@ -202,8 +137,8 @@ function candidateKeys(module: string, rules: readonly AlignRule[]): { exact: st
   const unwrapped = module.replace(RE_PEFT_WRAPPER, '');
   const stripped = unwrapped.slice(stripPrefixes(unwrapped, rules).length);
   const exact = [unify(stripped)];
-  if (RE_COMPONENT_PREFIX.test(stripped)) {
-    exact.push(dottedKey(stripped.replace(RE_COMPONENT_PREFIX, ''), rules));
+  if (RE_DIFFUSERS_PREFIX.test(stripped)) {
+    exact.push(dottedKey(stripped.replace(RE_DIFFUSERS_PREFIX, ''), rules));
   }
   const tail = dropFirstSegment(stripped);
   return { exact, tail: tail === null ? [] : [unify(tail)] };
@@ -237,7 +172,8 @@ function indexBase(columns: TensorColumns, names: readonly string[], rules: read
     let module: string;
     let packed: boolean;
     if (name.endsWith('.weight')) {
-      module = name.slice(0, -'.weight'.length);
+      // A PeftModel's whole state_dict keeps the wrapped layer's own weight under `.base_layer`.
+      module = name.slice(0, name.endsWith('.base_layer.weight') ? -'.base_layer.weight'.length : -'.weight'.length);
       const rank = columns.shapeStarts[row + 1] - columns.shapeStarts[row];
       packed = PACKED_DTYPES.has(columns.dtype[row]) || rank < 2;
     } else if (name.endsWith('.qweight')) {
@@ -286,7 +222,7 @@ function lookup(index: BaseIndex, module: string, rules: readonly AlignRule[]): 
 function collectModules(columns: TensorColumns, names: readonly string[]): AdapterModule[] {
   const modules = new Map<string, AdapterModule & { hasFactor: boolean }>();
   for (let row = 0; row < columns.count; row++) {
-    const parts = splitFactor(names[row]);
+    const parts = splitAdapterTensor(names[row]);
     if (!parts) {
       continue;
     }
@@ -295,6 +231,7 @@ function collectModules(columns: TensorColumns, names: readonly string[]): Adapt
       entry = {
         name: parts.module,
         firstTensor: names[row],
+        firstSuffix: parts.part.suffix,
         in: null,
         out: null,
         flattenedIn: false,
@@ -304,10 +241,11 @@ function collectModules(columns: TensorColumns, names: readonly string[]): Adapt
       };
       modules.set(parts.module, entry);
     }
-    const { rule } = parts;
-    if (rule.suffix !== '.alpha') {
+    const rule = parts.part;
+    if (rule.role !== 'alpha') {
       if (!entry.hasFactor) {
         entry.firstTensor = names[row];
+        entry.firstSuffix = rule.suffix;
       }
       entry.hasFactor = true;
     }
@@ -419,7 +357,7 @@ export function checkLoraFit(
         .join(', ')}.${sizes.summary(shapeMismatch)}`;
   return {
     adapterSide,
-    naming: namingOf(modules),
+    naming: adapterNaming(modules.map((module) => ({ module: module.name, suffix: module.firstSuffix }))),
     modules: modules.length,
     fits,
     unchecked,

@@ -52,6 +52,16 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'LoRA module is missing one of its factors',
   },
+  'lora-adapter-name-in-keys': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: "LoRA keys still carry PEFT's adapter name",
+  },
+  'lora-unmerged': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'A full model carries unmerged LoRA factors',
+  },
   // Metadata.
   'total-parameters-mismatch': {
     severity: 'warning',

@@ -64,6 +64,16 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
   );
 }
 
+/** Whose key spelling an adapter uses, as the card names it. */
+const NAMING_WORDS: Readonly<Record<LoraSection['naming'], string>> = {
+  peft: 'PEFT (base_model.model.…)',
+  kohya: 'kohya (lora_unet_… / lora_te_…)',
+  diffusers: 'diffusers (unet. / transformer. / text_encoder.)',
+  comfyui: 'ComfyUI (diffusion_model.…)',
+  mlx: 'MLX (lora_a / lora_b)',
+  plain: "the model's own module paths",
+};
+
 export function LoraCard({ section }: { section: LoraSection }) {
   const ranks = Object.entries(section.ranks).sort((a, b) => b[1] - a[1]);
   return (
@@ -94,6 +104,7 @@ export function LoraCard({ section }: { section: LoraSection }) {
         />
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
         <Fact label="Targets" value={section.targets.join(', ') || '—'} />
+        <Fact label="Key names" value={NAMING_WORDS[section.naming]} testId="lora-naming" />
         <Fact
           label="Components"
           value={Object.entries(section.components)

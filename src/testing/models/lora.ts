@@ -7,7 +7,12 @@
  * - diffusers LoRA on black-forest-labs/FLUX.1-dev (train_dreambooth_lora_flux output, `transformer.` prefix);
  * - LyCORIS LoHa on SD1.5 (`hada_w1_a [out, r]`, `hada_w1_b [r, in]`, r=8, alpha 4);
  * - LyCORIS LoKr via kohya, shapes from KohakuBlueleaf/LyCORIS result/smart_falcon_4_lokr.safetensors (dim 4);
- * - MLX LoRA from ml-explore/mlx-lm test_dpo_adapters (Qwen2.5-0.5B, `lora_a [in, r]`, `lora_b [r, out]`).
+ * - MLX LoRA from ml-explore/mlx-lm test_dpo_adapters (Qwen2.5-0.5B, `lora_a [in, r]`, `lora_b [r, out]`);
+ * - ComfyUI's own key spelling (the diffusion model's state-dict path under `diffusion_model.`, kohya factor names
+ *   and `.alpha`, the generic format ComfyUI's LoRA loader maps onto a model's keys) on Wan 2.1 14B's blocks
+ *   (dim 5120, FFN 13824; Wan-AI/Wan2.1-T2V-14B): self- and cross-attention q/k/v/o and `ffn.0`/`ffn.2`;
+ * - the same DoRA as a PeftModel's `state_dict()` keeps it: PEFT's adapter name `default` inside every key
+ *   (`lora_A.default.weight`, `lora_magnitude_vector.default.weight`), which `save_pretrained()` would drop.
  */
 import type { TensorSpec } from '../build-safetensors';
 import { f16Bytes } from './common';
@@ -69,6 +74,69 @@ export function peftDoraFixture(layers = 2): ModelFixture {
       },
     },
   };
+}
+
+export function peftDoraStateDictFixture(): ModelFixture {
+  const fixture = peftDoraFixture();
+  fixture.fileName = 'dora_state_dict.safetensors';
+  fixture.specs = fixture.specs.map((spec) => ({
+    ...spec,
+    name: spec.name
+      .replace(/\.lora_([AB])\.weight$/, '.lora_$1.default.weight')
+      .replace(/\.lora_magnitude_vector$/, '.lora_magnitude_vector.default.weight'),
+  }));
+  return fixture;
+}
+
+/**
+ * A full model as a PeftModel's `state_dict()` holds it with a LoRA on the modules `targets` matches: each target's
+ * weight under `.base_layer.weight` (or left as `.weight` with `baseLayer` false: factors beside weights never
+ * merged into), its F32 factors `lora_A.default.weight` [rank, in] and `lora_B.default.weight` [out, rank].
+ */
+export function peftWrappedModel(
+  specs: readonly TensorSpec[],
+  targets: RegExp,
+  rank = 8,
+  baseLayer = true,
+): TensorSpec[] {
+  return specs.flatMap((spec) => {
+    const module = spec.name.endsWith('.weight') ? spec.name.slice(0, -'.weight'.length) : null;
+    if (module === null || !targets.test(module) || spec.shape.length !== 2) {
+      return [spec];
+    }
+    return [
+      { ...spec, name: baseLayer ? `${module}.base_layer.weight` : spec.name },
+      { name: `${module}.lora_A.default.weight`, dtype: 'F32', shape: [rank, spec.shape[1]] },
+      { name: `${module}.lora_B.default.weight`, dtype: 'F32', shape: [spec.shape[0], rank] },
+    ];
+  });
+}
+
+const WAN_14B_DIM = 5120;
+const WAN_14B_FFN = 13824;
+
+export function comfyWanLoraFixture(blocks = 2, rank = 32, alpha = 32): ModelFixture {
+  const specs: TensorSpec[] = [];
+  const tensorData: Record<string, Uint8Array> = {};
+  for (let block = 0; block < blocks; block++) {
+    const modules: Array<[string, number, number]> = [];
+    for (const attention of ['self_attn', 'cross_attn']) {
+      for (const proj of ['q', 'k', 'v', 'o']) {
+        modules.push([`${attention}.${proj}`, WAN_14B_DIM, WAN_14B_DIM]);
+      }
+    }
+    modules.push(['ffn.0', WAN_14B_FFN, WAN_14B_DIM], ['ffn.2', WAN_14B_DIM, WAN_14B_FFN]);
+    for (const [module, out, inFeatures] of modules) {
+      const base = `diffusion_model.blocks.${block}.${module}`;
+      specs.push(
+        { name: `${base}.alpha`, dtype: 'F16', shape: [] },
+        { name: `${base}.lora_down.weight`, dtype: 'BF16', shape: [rank, inFeatures] },
+        { name: `${base}.lora_up.weight`, dtype: 'BF16', shape: [out, rank] },
+      );
+      tensorData[`${base}.alpha`] = f16Bytes(alpha);
+    }
+  }
+  return { fileName: 'wan21_14b_lora_comfy.safetensors', specs, tensorData, metadata: null };
 }
 
 /** kohya SD1.5 module list: two UNet attention projections and two CLIP text-encoder projections. */
