@@ -9,6 +9,7 @@ import {
   peftDoraStateDictFixture,
   peftGpt2Fixture,
   peftWrappedModel,
+  xlabsFluxLoraFixture,
 } from '../src/testing/models/lora';
 import { FIXTURES_DIR, headerLengthOf, openApp, openLocalFile, ORIGIN_A, serverLog, watchPage } from './helpers';
 
@@ -102,7 +103,7 @@ test.describe('model insights', () => {
     watch.expectClean();
   });
 
-  test('adapter keys as tools write them: ComfyUI names, a kept PEFT adapter name, a PeftModel saved whole', async ({
+  test('adapter keys as tools write them: ComfyUI and XLabs names, a kept PEFT adapter name, a PeftModel saved whole', async ({
     page,
   }) => {
     const watch = watchPage(page);
@@ -117,6 +118,7 @@ test.describe('model insights', () => {
     writeFileSync(join(dir, 'dora_state_dict.safetensors'), buildSafetensors(dora.specs, { metadata: dora.metadata }));
     const wrapped = peftWrappedModel(compareBaseTensors(), /\.(?:q_proj|v_proj)$/, 4);
     writeFileSync(join(dir, 'peft_model_state_dict.safetensors'), buildSafetensors(wrapped));
+    writeFileSync(join(dir, 'xlabs_flux_lora.safetensors'), buildSafetensors(xlabsFluxLoraFixture(2, 1, 4).specs));
 
     await openApp(page);
     await openLocalFile(page, 'adapter-spellings/wan_lora_comfy.safetensors');
@@ -125,6 +127,10 @@ test.describe('model insights', () => {
     await expect(page.getByTestId('lora-naming')).toHaveText('ComfyUI (diffusion_model.…)');
     // The .alpha scalars were read from the file: 2 over rank 4.
     await expect(page.getByTestId('lora-alpha')).toContainText('2 (from tensors)');
+
+    await openLocalFile(page, 'adapter-spellings/xlabs_flux_lora.safetensors');
+    await expect(page.getByTestId('verdict-clauses')).toContainText('xlabs adapter, rank 4 on 10 modules');
+    await expect(page.getByTestId('lora-naming')).toHaveText('XLabs (processor.qkv_lora1 …)');
 
     await openLocalFile(page, 'adapter-spellings/dora_state_dict.safetensors');
     await expect(page.locator('[data-code="lora-adapter-name-in-keys"]')).toContainText("adapter name 'default'");

@@ -70,6 +70,37 @@ const SUFFIX_BY_TEXT = new Map(ADAPTER_SUFFIXES.map((entry) => [entry.suffix, en
 const RE_PEFT_NAMED_PART =
   /\.(lora_A|lora_B|lora_magnitude_vector|lora_embedding_A|lora_embedding_B)\.([^.]+)(\.weight)?$/;
 
+/**
+ * XLabs' Flux LoRAs (XLabs-AI/x-flux): `double_blocks.N.processor.{qkv,proj}_lora{1,2}.{down,up}.weight`, stream 1
+ * the image and 2 the text, and `single_blocks.N.processor.{qkv,proj}_lora.{down,up}.weight`. Their parts end in a
+ * bare `.down.weight`, which only this path makes an adapter part.
+ */
+const RE_XLABS_PART = /\.processor\.(?:qkv|proj)_lora[12]?(\.(?:down|up)\.weight)$/;
+const RE_XLABS_MODULE = /^((?:.*\.)?)(double|single)_blocks\.(\d+)\.processor\.(qkv|proj)_lora([12]?)$/;
+const XLABS_PARTS: Readonly<Record<string, AdapterSuffix>> = {
+  '.down.weight': { suffix: '.down.weight', role: 'down', side: 'in', dim: 1 },
+  '.up.weight': { suffix: '.up.weight', role: 'up', side: 'out', dim: 0 },
+};
+
+/**
+ * The Flux weight an XLabs module adapts, in Black Forest Labs' own names, and a short label for it. `sized` when the
+ * factors' sizes are that weight's: a double block's attention qkv or proj; a single block's factors adapt part of its
+ * fused linear1 (qkv beside the MLP input) or linear2, which are wider.
+ */
+export function xlabsTarget(module: string): { path: string; label: string; sized: boolean } | null {
+  const match = RE_XLABS_MODULE.exec(module);
+  if (match === null) {
+    return null;
+  }
+  const [, prefix, kind, block, projection, stream] = match;
+  if (kind === 'double') {
+    const attention = `${stream === '2' ? 'txt' : 'img'}_attn.${projection}`;
+    return { path: `${prefix}double_blocks.${block}.${attention}`, label: attention, sized: true };
+  }
+  const linear = projection === 'qkv' ? 'linear1' : 'linear2';
+  return { path: `${prefix}single_blocks.${block}.${linear}`, label: `${linear} (${projection})`, sized: false };
+}
+
 export interface AdapterTensorName {
   /** The adapted module's path: the name without the part's suffix (and adapter name). */
   module: string;
@@ -81,6 +112,10 @@ export interface AdapterTensorName {
 
 /** A tensor name split into module and adapter part, or null when it is no adapter part. */
 export function splitAdapterTensor(name: string): AdapterTensorName | null {
+  const xlabs = RE_XLABS_PART.exec(name);
+  if (xlabs !== null) {
+    return { module: name.slice(0, name.length - xlabs[1].length), part: XLABS_PARTS[xlabs[1]], adapterName: null };
+  }
   const named = RE_PEFT_NAMED_PART.exec(name);
   if (named !== null && named[2] !== 'weight' && named.index > 0) {
     const part = SUFFIX_BY_TEXT.get(`.${named[1]}${named[3] ?? ''}`);
@@ -102,6 +137,8 @@ export const RE_KOHYA_PREFIX = /^lora_(unet|te\d?|transformer)_/;
 export const RE_DIFFUSERS_PREFIX = /^(unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
 /** PEFT's wrapper in front of the base model's own path. */
 export const RE_PEFT_WRAPPER = /^base_model\.model\./;
+/** XLabs' module paths (see RE_XLABS_PART). */
+const RE_XLABS_NAMING = /(?:^|\.)processor\.(?:qkv|proj)_lora[12]?$/;
 /** ComfyUI's own spelling: the diffusion model's path under `diffusion_model.` (Wan, HunyuanVideo, Qwen-Image LoRAs). */
 export const RE_COMFYUI_PREFIX = /^diffusion_model\./;
 
@@ -111,22 +148,24 @@ export function adapterNaming(parts: Iterable<{ module: string; suffix: string }
   let diffusers = false;
   let comfyui = false;
   let mlx = false;
+  let xlabs = false;
   for (const { module, suffix } of parts) {
     if (RE_KOHYA_PREFIX.test(module)) {
       return 'kohya';
     }
+    xlabs ||= RE_XLABS_NAMING.test(module);
     peft ||= RE_PEFT_WRAPPER.test(module);
     // diffusers' older attention-processor factors: `to_q.lora.down.weight`, `to_q_lora.down.weight`.
     diffusers ||= RE_DIFFUSERS_PREFIX.test(module) || /lora\.(?:down|up)\.weight$/.test(suffix);
     comfyui ||= RE_COMFYUI_PREFIX.test(module);
     mlx ||= suffix === '.lora_a' || suffix === '.lora_b';
   }
-  return peft ? 'peft' : diffusers ? 'diffusers' : comfyui ? 'comfyui' : mlx ? 'mlx' : 'plain';
+  return peft ? 'peft' : xlabs ? 'xlabs' : diffusers ? 'diffusers' : comfyui ? 'comfyui' : mlx ? 'mlx' : 'plain';
 }
 
 /** Suffixes of low-rank factors and LyCORIS module tensors, with or without PEFT's adapter name inside. */
 const RE_LORA_TENSOR =
-  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
+  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
 
 /** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */
 function mayBeAdapterTensor(name: string): boolean {

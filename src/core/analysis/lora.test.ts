@@ -12,6 +12,7 @@ import {
   peftDoraStateDictFixture,
   peftGpt2Fixture,
   peftWrappedModel,
+  xlabsFluxLoraFixture,
 } from '../../testing/models/lora';
 import { f16Bytes } from '../../testing/models/common';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
@@ -277,6 +278,23 @@ describe('how tools spell adapter keys', () => {
     expect(section?.targets).toEqual(expect.arrayContaining(['q', 'o', 'ffn.0', 'ffn.2']));
     expect(section?.evidence).toContain('rank 32 from lora_down.shape[0]');
     expect(findings).toEqual([]);
+  });
+
+  it("XLabs' Flux LoRA (flux-RealismLora): processor modules, targets in Black Forest Labs' names", () => {
+    const { section, findings } = lora(xlabsFluxLoraFixture());
+    expect(section).toMatchObject({
+      family: 'xlabs',
+      naming: 'xlabs',
+      rank: 16,
+      ranks: { 16: 76 },
+      components: { transformer: 76 },
+      modules: 76,
+      targets: ['img_attn.proj', 'img_attn.qkv', 'txt_attn.proj', 'txt_attn.qkv'],
+    });
+    expect(findings).toEqual([]);
+    const withSingles = lora(xlabsFluxLoraFixture(2, 2)).section;
+    expect(withSingles?.modules).toBe(12);
+    expect(withSingles?.targets).toEqual(expect.arrayContaining(['linear1 (qkv)', 'linear2 (proj)']));
   });
 
   it('diffusers targets keep the parent of a numbered child (to_out.0)', () => {

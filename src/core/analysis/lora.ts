@@ -19,6 +19,7 @@ import {
   RE_DIFFUSERS_PREFIX,
   RE_KOHYA_PREFIX,
   splitAdapterTensor,
+  xlabsTarget,
   type AdapterRole,
 } from './lora-markers';
 import { dataSample, sampleWords } from './sampling';
@@ -309,6 +310,8 @@ function adapterFamily(
     family = hasDora ? 'peft-dora' : 'peft';
   } else if (naming === 'diffusers') {
     family = 'diffusers';
+  } else if (naming === 'xlabs') {
+    family = 'xlabs';
   } else if (naming === 'mlx') {
     family = 'mlx';
   } else {
@@ -530,6 +533,7 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
     get('.lora.down.weight'),
     get('_lora.down.weight'),
     get('.lora_embedding_A'),
+    get('.down.weight'),
   ].find((r) => r >= 0);
   const up = [
     get('.lora_B.weight'),
@@ -537,6 +541,7 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
     get('.lora.up.weight'),
     get('_lora.up.weight'),
     get('.lora_embedding_B'),
+    get('.up.weight'),
   ].find((r) => r >= 0);
   if (down !== undefined && up !== undefined) {
     return String(index.dim(down, 0));
@@ -573,6 +578,9 @@ function targetOf(module: string, naming: LoraNaming): string {
     const parts = tail.split(/_\d+_/);
     return parts[parts.length - 1];
   }
+  if (naming === 'xlabs') {
+    return xlabsTarget(module)?.label ?? module;
+  }
   const parts = module.split('.');
   const last = parts[parts.length - 1];
   // A numbered child names nothing on its own: diffusers' `to_out.0`, Wan's `ffn.0` keep their parent.
@@ -594,6 +602,9 @@ function componentOf(module: string, naming: LoraNaming): string {
   if (naming === 'comfyui' && RE_COMFYUI_PREFIX.test(module)) {
     return 'diffusion_model';
   }
+  if (naming === 'xlabs') {
+    return 'transformer';
+  }
   return 'model';
 }
 
@@ -603,6 +614,7 @@ function describeFamily(family: LoraFamily, naming: LoraNaming): string {
     kohya: 'kohya names (lora_unet_… / lora_te…_, dots as underscores)',
     diffusers: 'diffusers component prefixes (unet. / transformer. / text_encoder.)',
     comfyui: "ComfyUI's names (diffusion_model.…)",
+    xlabs: "XLabs' Flux names (double_blocks.N.processor.qkv_lora1 …)",
     mlx: 'MLX names (lora_a [in, r] / lora_b [r, out])',
     plain: 'plain module names',
   }[naming];
@@ -618,6 +630,9 @@ function rankSource(family: LoraFamily, naming: LoraNaming, modules: ReadonlyMap
   }
   if (naming === 'mlx') {
     return 'lora_a.shape[1]';
+  }
+  if (naming === 'xlabs') {
+    return '…_lora.down.shape[0]';
   }
   // The factor the files spell: kohya's lora_down, PEFT's lora_A, diffusers' older lora.down, …
   let down: string | null = null;

@@ -179,6 +179,7 @@ export type LoraFamily =
   | 'kohya'
   | 'kohya-dora'
   | 'diffusers'
+  | 'xlabs'
   | 'mlx'
   | 'lycoris-locon'
   | 'lycoris-loha'
@@ -191,7 +192,7 @@ export type LoraFamily =
   | 'lora';
 
 /** How module names are spelled: PEFT dotted paths, kohya underscores, diffusers components, MLX lowercase a/b. */
-export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'comfyui' | 'mlx' | 'plain';
+export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'xlabs' | 'comfyui' | 'mlx' | 'plain';
 
 export interface LoraSection {
   family: LoraFamily;

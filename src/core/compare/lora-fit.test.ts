@@ -13,7 +13,9 @@ import {
   diffusersFluxLoraFixture,
   kohyaSd15Fixture,
   peftGpt2Fixture,
+  xlabsFluxLoraFixture,
 } from '../../testing/models/lora';
+import { fluxFp8CastFixture } from '../../testing/models/flux-dev';
 import { gpt2Fixture } from '../../testing/models/plain-models';
 import { ALIGN_RULES } from './align';
 import { compareSides } from './compare';
@@ -141,7 +143,9 @@ describe('LoRA against base', () => {
     }
     expect(fit(adapter, base)).toMatchObject({ naming: 'diffusers', modules: 6, fits: 6, ok: true });
   });
+});
 
+describe('LoRA against base: keys as other tools spell them', () => {
   it("keys that keep PEFT's adapter name fit as their save_pretrained() spelling does", () => {
     const named = peftAdapterTensors().map((spec) => ({
       ...spec,
@@ -189,6 +193,25 @@ describe('LoRA against base', () => {
     expect(fit(adapter, small)).toMatchObject({ ok: false, shapeMismatch: 20 });
   });
 
+  it("XLabs' Flux modules fit Black Forest Labs' double-block weights; single blocks are found, not shape-checked", () => {
+    const base = fluxFp8CastFixture().specs;
+    expect(fit(xlabsFluxLoraFixture(2, 2).specs, base)).toMatchObject({
+      naming: 'xlabs',
+      modules: 12,
+      fits: 8,
+      unchecked: 4,
+      missing: 0,
+      ok: true,
+    });
+    expect(fit(xlabsFluxLoraFixture(2).specs, base).examples[0]).toBe(
+      'double_blocks.0.processor.proj_lora1.down.weight → double_blocks.0.img_attn.proj.weight',
+    );
+    // The fixture's base has two double blocks; a LoRA over all 19 misses 17 × 4 modules.
+    expect(fit(xlabsFluxLoraFixture(19).specs, base)).toMatchObject({ ok: false, missing: 68 });
+  });
+});
+
+describe('LoRA against base: factor layouts', () => {
   it('MLX factors are [in, r] and [r, out]', () => {
     const adapter: TensorSpec[] = [
       { name: 'model.layers.0.self_attn.q_proj.lora_a', dtype: 'F32', shape: [64, 8] },

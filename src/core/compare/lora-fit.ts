@@ -7,7 +7,10 @@
  * - diffusers `transformer.X.lora_A.weight` → `X.weight` (component prefix dropped when the base lacks it);
  * - MLX `X.lora_a` [in, r] / `X.lora_b` [r, out]; LyCORIS LoHa `hada_w1_a` [out, r] / `hada_w1_b` [r, in·k·k];
  * - PEFT embeddings `lora_embedding_A` [r, vocab] / `lora_embedding_B` [dim, r] against base [vocab, dim];
- * - ComfyUI `diffusion_model.X.lora_down.weight` → `X.weight` or a checkpoint's `model.diffusion_model.X.weight`.
+ * - ComfyUI `diffusion_model.X.lora_down.weight` → `X.weight` or a checkpoint's `model.diffusion_model.X.weight`;
+ * - XLabs Flux `double_blocks.N.processor.qkv_lora1.down.weight` → `double_blocks.N.img_attn.qkv.weight` (`_lora2`:
+ *   `txt_attn`); a single block's `qkv_lora`/`proj_lora` adapt part of the fused `linear1`/`linear2`, so those are
+ *   found but not shape-checked.
  * Keys that still carry PEFT's adapter name (`lora_A.default.weight`) read as the same parts, and a base saved as a
  * PeftModel's whole state_dict (`X.base_layer.weight`) as `X.weight`; the suffixes are lora-markers.ts's.
  * Other LyCORIS forms (LoKr, OFT, full diffs) are checked for existence only. The key-alignment rules apply to both
@@ -22,6 +25,7 @@ import {
   RE_KOHYA_PREFIX,
   RE_PEFT_WRAPPER,
   splitAdapterTensor,
+  xlabsTarget,
 } from '../analysis/lora-markers';
 import type { LoraNaming } from '../analysis/report-sections';
 
@@ -289,7 +293,9 @@ export function checkLoraFit(
   let transposed = 0;
   const sizes = new SizeDisagreements();
   for (const module of modules) {
-    const found = lookup(baseIndex, module.name, rules);
+    // XLabs' Flux modules are named after their processor; the weight they adapt has Black Forest Labs' name.
+    const xlabs = xlabsTarget(module.name);
+    const found = lookup(baseIndex, xlabs?.path ?? module.name, rules);
     if (!found) {
       missing++;
       if (problems.length < MAX_LORA_FIT_PROBLEMS) {
@@ -301,7 +307,7 @@ export function checkLoraFit(
     if (examples.length < MAX_MAPPING_EXAMPLES) {
       examples.push(`${module.firstTensor} → ${baseName}`);
     }
-    if (found.packed || !module.sized) {
+    if (found.packed || !module.sized || xlabs?.sized === false) {
       unchecked++;
       continue;
     }
@@ -348,7 +354,7 @@ export function checkLoraFit(
   const bad = missing + shapeMismatch;
   const ok = bad === 0;
   const verdict = ok
-    ? `This adapter fits this base: all ${modules.length} adapted modules exist${unchecked > 0 ? ` (${unchecked} without a shape check: packed or factor-free weights)` : ' with matching in/out features'}.`
+    ? `This adapter fits this base: all ${modules.length} adapted modules exist${unchecked > 0 ? ` (${unchecked} without a shape check: packed, fused or factor-free weights)` : ' with matching in/out features'}.`
     : `${bad === 1 ? 'This 1 module does' : `These ${bad} modules do`} not fit this base: ${[
         missing > 0 ? `${missing} missing from the base` : '',
         shapeMismatch > 0 ? `${shapeMismatch} with different in/out features` : '',

@@ -70,6 +70,7 @@ const NAMING_WORDS: Readonly<Record<LoraSection['naming'], string>> = {
   kohya: 'kohya (lora_unet_… / lora_te_…)',
   diffusers: 'diffusers (unet. / transformer. / text_encoder.)',
   comfyui: 'ComfyUI (diffusion_model.…)',
+  xlabs: 'XLabs (processor.qkv_lora1 …)',
   mlx: 'MLX (lora_a / lora_b)',
   plain: "the model's own module paths",
 };

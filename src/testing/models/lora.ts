@@ -11,6 +11,9 @@
  * - ComfyUI's own key spelling (the diffusion model's state-dict path under `diffusion_model.`, kohya factor names
  *   and `.alpha`, the generic format ComfyUI's LoRA loader maps onto a model's keys) on Wan 2.1 14B's blocks
  *   (dim 5120, FFN 13824; Wan-AI/Wan2.1-T2V-14B): self- and cross-attention q/k/v/o and `ffn.0`/`ffn.2`;
+ * - XLabs' Flux LoRA (XLabs-AI/x-flux; XLabs-AI/flux-RealismLora: double_blocks 0–18, rank 16):
+ *   `double_blocks.N.processor.{qkv,proj}_lora{1,2}.{down,up}.weight`, 1 the image stream, 2 the text stream; with
+ *   `singleBlocks`, also `single_blocks.N.processor.{qkv,proj}_lora.{down,up}.weight` (as in ByteDance's USO LoRA);
  * - the same DoRA as a PeftModel's `state_dict()` keeps it: PEFT's adapter name `default` inside every key
  *   (`lora_A.default.weight`, `lora_magnitude_vector.default.weight`), which `save_pretrained()` would drop.
  */
@@ -110,6 +113,31 @@ export function peftWrappedModel(
       { name: `${module}.lora_B.default.weight`, dtype: 'F32', shape: [spec.shape[0], rank] },
     ];
   });
+}
+
+const FLUX_HIDDEN = 3072;
+
+export function xlabsFluxLoraFixture(doubleBlocks = 19, singleBlocks = 0, rank = 16): ModelFixture {
+  const specs: TensorSpec[] = [];
+  const factors = (module: string, out: number): TensorSpec[] => [
+    { name: `${module}.down.weight`, dtype: 'BF16', shape: [rank, FLUX_HIDDEN] },
+    { name: `${module}.up.weight`, dtype: 'BF16', shape: [out, rank] },
+  ];
+  for (let block = 0; block < doubleBlocks; block++) {
+    for (const stream of ['1', '2']) {
+      specs.push(
+        ...factors(`double_blocks.${block}.processor.proj_lora${stream}`, FLUX_HIDDEN),
+        ...factors(`double_blocks.${block}.processor.qkv_lora${stream}`, 3 * FLUX_HIDDEN),
+      );
+    }
+  }
+  for (let block = 0; block < singleBlocks; block++) {
+    specs.push(
+      ...factors(`single_blocks.${block}.processor.proj_lora`, FLUX_HIDDEN),
+      ...factors(`single_blocks.${block}.processor.qkv_lora`, 3 * FLUX_HIDDEN),
+    );
+  }
+  return { fileName: 'lora.safetensors', specs, metadata: null };
 }
 
 const WAN_14B_DIM = 5120;
