@@ -67,6 +67,30 @@ test.describe('GGUF files', () => {
     watch.expectClean();
   });
 
+  test('a LoRA adapter GGUF and an importance matrix: each named as what it is, with no Memory tab', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openLocalFile(page, 'gguf/tiny-llama-lora-F16.gguf');
+    await expect(page.getByTestId('verdict-clauses')).toContainText('llama.cpp adapter, rank 8 on 4 modules');
+    await expect(page.getByTestId('integrity')).toContainText(
+      "a LoRA adapter, which llama.cpp applies with --lora on top of a base model's GGUF",
+    );
+    await expect(page.locator('[data-code="gguf-lora-adapter"]')).toContainText("on top of a llama model's GGUF");
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByTestId('lora-rank')).toHaveText('8');
+    await expect(page.getByTestId('lora-alpha')).toContainText('16 (from metadata)');
+    await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+
+    await openLocalFile(page, 'gguf/tiny-llama-imatrix.gguf');
+    await expect(page.getByTestId('integrity')).toContainText('an importance matrix, which llama-quantize reads');
+    await expect(page.locator('[data-code="gguf-imatrix"]')).toContainText('over 100 chunks of 512 tokens');
+    await expect(page.getByRole('tab', { name: 'Model' })).toHaveCount(0);
+    await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('a chat template that refuses a system message is shown without it, with a note saying why', async ({
     page,
   }) => {

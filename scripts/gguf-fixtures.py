@@ -193,6 +193,35 @@ def mmproj_model(writer: GGUFWriter) -> None:
     writer.add_tensor("mm.2.weight", np.zeros((proj, proj), dtype=np.float16))
 
 
+def lora_adapter(writer: GGUFWriter) -> None:
+    """A LoRA adapter as convert_lora_to_gguf.py writes one: general.type adapter, adapter.type lora, the alpha, and per
+    adapted weight `<name>.lora_a` (numpy [rank, in], PEFT's lora_A as it is) and `<name>.lora_b` ([out, rank])."""
+    rank = 8
+    writer.add_name("Tiny Llama (LoRA)")
+    writer.add_file_type(1)  # LLAMA_FTYPE_MOSTLY_F16
+    writer.add_type("adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", 16.0)
+    for i in range(LAYERS):
+        for part, out in (("attn_q", HIDDEN), ("attn_v", KV)):
+            writer.add_tensor(f"blk.{i}.{part}.weight.lora_a", np.zeros((rank, HIDDEN), dtype=np.float16))
+            writer.add_tensor(f"blk.{i}.{part}.weight.lora_b", np.zeros((out, rank), dtype=np.float16))
+
+
+def imatrix(writer: GGUFWriter) -> None:
+    """An importance matrix as llama-imatrix writes one: general.type imatrix, no architecture, the datasets and chunk
+    figures, and per weight `<name>.in_sum2` (F32, one sum of squared activations per input column) and `.counts`."""
+    del writer.kv_data[0]["general.architecture"]
+    writer.add_type("imatrix")
+    writer.add_array("imatrix.datasets", ["wiki.train.raw"])
+    writer.add_uint32("imatrix.chunk_count", 100)
+    writer.add_uint32("imatrix.chunk_size", 512)
+    for i in range(LAYERS):
+        for part, inputs in (("attn_q", HIDDEN), ("attn_k", HIDDEN), ("ffn_down", FF)):
+            writer.add_tensor(f"blk.{i}.{part}.weight.in_sum2", np.full((1, inputs), 0.5, dtype=np.float32))
+            writer.add_tensor(f"blk.{i}.{part}.weight.counts", np.full((1, 1), 51200.0, dtype=np.float32))
+
+
 def all_types(writer: GGUFWriter) -> None:
     writer.add_name("every ggml type gguf-py knows")
     for qtype in T:
@@ -240,6 +269,14 @@ def main() -> None:
     mmproj = OUT / "mmproj-tiny-f16.gguf"
     write(mmproj, mmproj_model, arch="clip")
     written.append(mmproj)
+    # convert_lora_to_gguf.py: a PEFT LoRA for the tiny llama, tensors named after the base weights they adapt.
+    lora = OUT / "tiny-llama-lora-F16.gguf"
+    write(lora, lora_adapter)
+    written.append(lora)
+    # llama-imatrix: activation statistics for llama-quantize --imatrix.
+    imatrix_file = OUT / "tiny-llama-imatrix.gguf"
+    write(imatrix_file, imatrix)
+    written.append(imatrix_file)
     # convert_hf_to_gguf.py --vocab-only: the key-values (hyperparameters and tokenizer), no tensor infos, no padding.
     vocab = OUT / "vocab-only.gguf"
     writer = GGUFWriter(vocab, "llama")

@@ -1,4 +1,6 @@
 /** Small helpers shared by the parser's tests (not used by app code). */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
 import type { Finding, ParseOutcome, ParsedHeader } from '../core/model';
 import { referenceLoaderVerdict } from '../core/model';
@@ -61,4 +63,11 @@ export async function loadedLocally(file: Uint8Array): Promise<{ header: ParsedH
 /** A header entry as JSON text. */
 export function entry(dtype: string, shape: readonly number[], begin: number, end: number): string {
   return `{"dtype":"${dtype}","shape":[${shape.join(',')}],"data_offsets":[${begin},${end}]}`;
+}
+
+/** A GGUF fixture written by llama.cpp's own writer (fixtures/gguf/, scripts/gguf-fixtures.py), read as a local file. */
+export async function loadedGgufFixture(file: string): Promise<{ header: ParsedHeader; names: string[] }> {
+  return loadedLocally(
+    new Uint8Array(readFileSync(fileURLToPath(new URL(`../../fixtures/gguf/${file}`, import.meta.url)))),
+  );
 }

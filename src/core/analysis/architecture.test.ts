@@ -1,5 +1,6 @@
 /** Architecture inference on real model layouts; each expected number comes from the model's published config. */
 import { describe, expect, it } from 'vitest';
+import { loadedGgufFixture } from '../../testing/parse-helpers';
 import { bnbNf4Llama3Fixture } from '../../testing/models/bnb-llama';
 import { qwen3PlainFixture } from '../../testing/models/comfy-qwen3-int8cr';
 import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
@@ -51,6 +52,17 @@ describe('dense decoders', () => {
     const { section } = arch(fixture);
     expect(section).toMatchObject({ attention: 'GQA', heads: 32, kvHeads: 4, headDim: 64, hiddenSize: 2048 });
     expect(section?.evidence).toEqual(plain?.evidence);
+  });
+
+  it('an importance matrix (llama-imatrix GGUF) describes no model, though it names blk.N weights', async () => {
+    const { header, names } = await loadedGgufFixture('tiny-llama-imatrix.gguf');
+    expect(names[0]).toBe('blk.0.attn_q.weight.in_sum2');
+    expect(
+      analyzeArchitecture({ header, names, fileName: 'imatrix.gguf', sidecars: {}, tensorBytes: new Map() }),
+    ).toEqual({
+      section: null,
+      findings: [],
+    });
   });
 
   it('TinyLlama with config.json: heads from num_attention_heads', () => {

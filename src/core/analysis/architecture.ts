@@ -165,7 +165,8 @@ export function analyzeArchitecture(input: AnalysisInput): {
   findings: Finding[];
 } {
   const index = tensorIndex(input.header, input.names);
-  if (index.count === 0 || isAdapterIndex(index)) {
+  // An importance matrix names its statistics after the weights they describe; it is no model to describe.
+  if (index.count === 0 || isAdapterIndex(index) || input.header.gguf?.imatrix) {
     return { section: null, findings: [] };
   }
   // Name patterns below are decided per name shape (see tensor-index.ts): a 250,000-tensor MoE header has a dozen.

@@ -37,6 +37,9 @@ export const ADAPTER_SUFFIXES: readonly AdapterSuffix[] = [
   { suffix: '.lora.up.weight', role: 'up', side: 'out', dim: 0 },
   { suffix: '_lora.down.weight', role: 'down', side: 'in', dim: 1 },
   { suffix: '_lora.up.weight', role: 'up', side: 'out', dim: 0 },
+  // llama.cpp's adapters (convert_lora_to_gguf.py): `blk.0.attn_q.weight.lora_a`, PEFT's A and B as they are.
+  { suffix: '.weight.lora_a', role: 'down', side: 'in', dim: 1 },
+  { suffix: '.weight.lora_b', role: 'up', side: 'out', dim: 0 },
   { suffix: '.lora_a', role: 'down', side: 'in', dim: 0 },
   { suffix: '.lora_b', role: 'up', side: 'out', dim: -1 },
   { suffix: '.dora_scale', role: 'magnitude', side: null, dim: 0 },
@@ -149,6 +152,7 @@ export function adapterNaming(parts: Iterable<{ module: string; suffix: string }
   let comfyui = false;
   let mlx = false;
   let xlabs = false;
+  let gguf = false;
   for (const { module, suffix } of parts) {
     if (RE_KOHYA_PREFIX.test(module)) {
       return 'kohya';
@@ -159,8 +163,21 @@ export function adapterNaming(parts: Iterable<{ module: string; suffix: string }
     diffusers ||= RE_DIFFUSERS_PREFIX.test(module) || /lora\.(?:down|up)\.weight$/.test(suffix);
     comfyui ||= RE_COMFYUI_PREFIX.test(module);
     mlx ||= suffix === '.lora_a' || suffix === '.lora_b';
+    gguf ||= suffix === '.weight.lora_a' || suffix === '.weight.lora_b';
   }
-  return peft ? 'peft' : xlabs ? 'xlabs' : diffusers ? 'diffusers' : comfyui ? 'comfyui' : mlx ? 'mlx' : 'plain';
+  return gguf
+    ? 'gguf'
+    : peft
+      ? 'peft'
+      : xlabs
+        ? 'xlabs'
+        : diffusers
+          ? 'diffusers'
+          : comfyui
+            ? 'comfyui'
+            : mlx
+              ? 'mlx'
+              : 'plain';
 }
 
 /** Suffixes of low-rank factors and LyCORIS module tensors, with or without PEFT's adapter name inside. */

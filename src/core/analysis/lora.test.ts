@@ -1,5 +1,6 @@
 /** LoRA families: detection, rank, alpha and scale, with values written out from each fixture's trainer settings. */
 import { describe, expect, it } from 'vitest';
+import { loadedGgufFixture } from '../../testing/parse-helpers';
 import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
 import {
   comfyWanLoraFixture,
@@ -295,6 +296,31 @@ describe('how tools spell adapter keys', () => {
     const withSingles = lora(xlabsFluxLoraFixture(2, 2)).section;
     expect(withSingles?.modules).toBe(12);
     expect(withSingles?.targets).toEqual(expect.arrayContaining(['linear1 (qkv)', 'linear2 (proj)']));
+  });
+
+  it("llama.cpp's GGUF LoRA (convert_lora_to_gguf.py): rank from lora_b, alpha from adapter.lora.alpha", async () => {
+    const { header, names } = await loadedGgufFixture('tiny-llama-lora-F16.gguf');
+    const { section, findings } = analyzeLora({
+      header,
+      names,
+      fileName: 'lora.gguf',
+      sidecars: {},
+      tensorBytes: new Map(),
+    });
+    // Written by gguf-py from numpy A [8, 256] and B [256 or 64, 8] (scripts/gguf-fixtures.py).
+    expect(section).toMatchObject({
+      family: 'llama.cpp',
+      naming: 'gguf',
+      rank: 8,
+      ranks: { 8: 4 },
+      alpha: 16,
+      alphaSource: 'metadata',
+      scale: 2,
+      targets: ['attn_q', 'attn_v'],
+      modules: 4,
+    });
+    expect(section?.evidence).toContain('alpha 16 from the GGUF key adapter.lora.alpha');
+    expect(findings).toEqual([]);
   });
 
   it('diffusers targets keep the parent of a numbered child (to_out.0)', () => {

@@ -312,6 +312,8 @@ function adapterFamily(
     family = 'diffusers';
   } else if (naming === 'xlabs') {
     family = 'xlabs';
+  } else if (naming === 'gguf') {
+    family = 'llama.cpp';
   } else if (naming === 'mlx') {
     family = 'mlx';
   } else {
@@ -434,7 +436,14 @@ function adapterAlpha(
   const configRank = adapterConfig ? asNumber(adapterConfig.r) : null;
   const diffusersMeta = parseJsonText(metadata.get('lora_adapter_metadata'));
   const kohyaAlpha = declaredKohyaAlpha(index);
-  const metaAlpha = kohyaAlpha ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null);
+  const ggufAlpha = input.header.gguf?.adapter?.alpha ?? null;
+  const metaAlpha = kohyaAlpha ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null) ?? ggufAlpha;
+  const metaAlphaKey =
+    kohyaAlpha !== null
+      ? '__metadata__ ss_network_alpha'
+      : ggufAlpha !== null && !isRecord(diffusersMeta)
+        ? 'the GGUF key adapter.lora.alpha'
+        : '__metadata__ lora_adapter_metadata';
   const metaRank =
     asNumber(metadata.get('ss_network_dim')) ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.r) : null);
   // Confirming (kohya metadata present) reads a sample on purpose; otherwise only the read budget samples.
@@ -478,7 +487,7 @@ function adapterAlpha(
     alpha = metaAlpha;
     alphaSource = 'metadata';
     evidence.push(
-      `alpha ${alpha} from __metadata__ ${kohyaAlpha !== null ? 'ss_network_alpha' : 'lora_adapter_metadata'}${alphaSample ? ` (.alpha tensors: ${sampleWords(alphaSample)})` : ''}`,
+      `alpha ${alpha} from ${metaAlphaKey}${alphaSample ? ` (.alpha tensors: ${sampleWords(alphaSample)})` : ''}`,
     );
   } else if (alphaRowsTotal > 0) {
     evidence.push(`${alphaRowsTotal} .alpha tensors present but their values were not read`);
@@ -543,6 +552,11 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
     get('.lora_embedding_B'),
     get('.up.weight'),
   ].find((r) => r >= 0);
+  // llama.cpp's A of token_embd is stored transposed ([vocab, r]); B is [out, r] everywhere.
+  const ggufUp = get('.weight.lora_b');
+  if (ggufUp >= 0 && get('.weight.lora_a') >= 0) {
+    return String(index.dim(ggufUp, -1));
+  }
   if (down !== undefined && up !== undefined) {
     return String(index.dim(down, 0));
   }
@@ -615,6 +629,7 @@ function describeFamily(family: LoraFamily, naming: LoraNaming): string {
     diffusers: 'diffusers component prefixes (unet. / transformer. / text_encoder.)',
     comfyui: "ComfyUI's names (diffusion_model.…)",
     xlabs: "XLabs' Flux names (double_blocks.N.processor.qkv_lora1 …)",
+    gguf: "llama.cpp's names (blk.N.attn_q.weight.lora_a)",
     mlx: 'MLX names (lora_a [in, r] / lora_b [r, out])',
     plain: 'plain module names',
   }[naming];
@@ -633,6 +648,9 @@ function rankSource(family: LoraFamily, naming: LoraNaming, modules: ReadonlyMap
   }
   if (naming === 'xlabs') {
     return '…_lora.down.shape[0]';
+  }
+  if (naming === 'gguf') {
+    return 'lora_b.shape[1] (lora_b is [out, rank])';
   }
   // The factor the files spell: kohya's lora_down, PEFT's lora_A, diffusers' older lora.down, …
   let down: string | null = null;

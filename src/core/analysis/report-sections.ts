@@ -180,6 +180,7 @@ export type LoraFamily =
   | 'kohya-dora'
   | 'diffusers'
   | 'xlabs'
+  | 'llama.cpp'
   | 'mlx'
   | 'lycoris-locon'
   | 'lycoris-loha'
@@ -192,7 +193,7 @@ export type LoraFamily =
   | 'lora';
 
 /** How module names are spelled: PEFT dotted paths, kohya underscores, diffusers components, MLX lowercase a/b. */
-export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'xlabs' | 'comfyui' | 'mlx' | 'plain';
+export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'xlabs' | 'comfyui' | 'mlx' | 'gguf' | 'plain';
 
 export interface LoraSection {
   family: LoraFamily;

@@ -1,5 +1,6 @@
 /** LoRA against base: PEFT, kohya, diffusers, MLX and LoHa naming, Conv1D orientation, and what is listed. */
 import { describe, expect, it } from 'vitest';
+import { loadedGgufFixture } from '../../testing/parse-helpers';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import {
   compareBaseTensors,
@@ -212,6 +213,21 @@ describe('LoRA against base: keys as other tools spell them', () => {
 });
 
 describe('LoRA against base: factor layouts', () => {
+  it('a llama.cpp GGUF LoRA fits its GGUF base by tensor name, A [r, in] and B [out, r] in PyTorch order', async () => {
+    const read = async (file: string) => {
+      const { header, names } = await loadedGgufFixture(file);
+      return { columns: header.tensors, names };
+    };
+    const section = checkLoraFit(
+      await read('tiny-llama-lora-F16.gguf'),
+      await read('tiny-llama-Q4_K_M.gguf'),
+      ALIGN_RULES,
+      'a',
+    );
+    expect(section).toMatchObject({ naming: 'gguf', modules: 4, fits: 4, missing: 0, shapeMismatch: 0, ok: true });
+    expect(section?.examples[0]).toBe('blk.0.attn_q.weight.lora_a → blk.0.attn_q.weight');
+  });
+
   it('MLX factors are [in, r] and [r, out]', () => {
     const adapter: TensorSpec[] = [
       { name: 'model.layers.0.self_attn.q_proj.lora_a', dtype: 'F32', shape: [64, 8] },

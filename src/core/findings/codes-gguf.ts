@@ -35,6 +35,8 @@ export const GGUF_CODES = {
   'gguf-vocab-only': spec('info', false, 'Tokenizer only: no tensors'),
   'gguf-no-tensors': spec('info', false, 'No tensors'),
   'gguf-mmproj': spec('info', false, 'Multimodal projector (mmproj), not a language model'),
+  'gguf-lora-adapter': spec('info', false, 'LoRA adapter for llama.cpp, not a model'),
+  'gguf-imatrix': spec('info', false, 'Importance matrix for llama-quantize, not a model'),
   'gguf-split-missing': spec('error', true, 'A file of the split GGUF is missing'),
   'gguf-split-duplicate': spec('error', true, 'Two files claim the same split number'),
   'gguf-split-misnumbered': spec('error', true, "A file's split.no does not match its name"),

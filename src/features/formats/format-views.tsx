@@ -65,6 +65,14 @@ const CHECKPOINT_VIEW = (format: FileFormat): FormatView => ({
 /** The GGUF reader's notes on a file with no tensors that is not one split of a set (gguf-reader.ts). */
 const TENSORLESS_CODES: ReadonlySet<string> = new Set(['gguf-vocab-only', 'gguf-no-tensors']);
 
+/** The GGUF reader's notes on a file that is not a model of its own (gguf-reader.ts), and what the integrity line says. */
+const NOT_A_MODEL_INTEGRITY: Readonly<Record<string, string>> = {
+  'gguf-mmproj': "✔ intact: a multimodal projector, which llama.cpp loads with --mmproj beside a language model's GGUF",
+  'gguf-lora-adapter': "✔ intact: a LoRA adapter, which llama.cpp applies with --lora on top of a base model's GGUF",
+  'gguf-imatrix': '✔ intact: an importance matrix, which llama-quantize reads with --imatrix; no weights',
+};
+const NOT_A_MODEL_CODES: ReadonlySet<string> = new Set(Object.keys(NOT_A_MODEL_INTEGRITY));
+
 const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
   safetensors: { label: null, headerLabel: 'Header' },
   'pytorch-zip': CHECKPOINT_VIEW('pytorch-zip'),
@@ -81,9 +89,8 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
       if (header.findings.some((finding) => TENSORLESS_CODES.has(finding.code))) {
         return '✔ intact, but no weights: nothing in it for llama.cpp to run';
       }
-      return header.findings.some((finding) => finding.code === 'gguf-mmproj')
-        ? "✔ intact: a multimodal projector, which llama.cpp loads with --mmproj beside a language model's GGUF"
-        : "✔ intact: llama.cpp's loader would accept it";
+      const note = header.findings.find((finding) => NOT_A_MODEL_CODES.has(finding.code))?.code;
+      return note === undefined ? "✔ intact: llama.cpp's loader would accept it" : NOT_A_MODEL_INTEGRITY[note];
     },
     verdictWords: (header) => {
       const gguf = header.gguf;

@@ -71,6 +71,7 @@ const NAMING_WORDS: Readonly<Record<LoraSection['naming'], string>> = {
   diffusers: 'diffusers (unet. / transformer. / text_encoder.)',
   comfyui: 'ComfyUI (diffusion_model.…)',
   xlabs: 'XLabs (processor.qkv_lora1 …)',
+  gguf: 'llama.cpp (blk.N.attn_q.weight.lora_a)',
   mlx: 'MLX (lora_a / lora_b)',
   plain: "the model's own module paths",
 };

@@ -77,7 +77,8 @@ describe.each(FILES)('%s against gguf-py', (file) => {
     });
     const problems = header.findings.filter((finding) => finding.code !== 'gguf-big-endian');
     // A split file opened alone says what it is part of (a metadata-only first split included), a tensorless file
-    // that is not a split that it holds a tokenizer only, a multimodal projector what it is, and nothing else.
+    // that is not a split that it holds a tokenizer only, a multimodal projector, a LoRA adapter or an importance
+    // matrix what it is, and nothing else.
     const split = /-\d{5}-of-\d{5}\.gguf$/.test(file);
     expect(problems.map((finding) => finding.code)).toEqual(
       split
@@ -86,7 +87,11 @@ describe.each(FILES)('%s against gguf-py', (file) => {
           ? ['gguf-vocab-only']
           : file.startsWith('mmproj-')
             ? ['gguf-mmproj']
-            : [],
+            : file.includes('-lora-')
+              ? ['gguf-lora-adapter']
+              : file.endsWith('-imatrix.gguf')
+                ? ['gguf-imatrix']
+                : [],
     );
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { referenceLoaderVerdict, type ParsedHeader } from '../../model';
-import { GGML, buildGguf, str, strings, type GgufTestFile } from '../../../testing/build-gguf';
+import { GGML, buildGguf, str, strings, u32, type GgufTestFile } from '../../../testing/build-gguf';
 import { loadedLocally } from '../../../testing/parse-helpers';
 
 async function parsed(file: Uint8Array): Promise<ParsedHeader> {
@@ -74,5 +74,72 @@ describe('GGUF multimodal projectors', () => {
       }),
     );
     expect(header.findings).toEqual([]);
+  });
+});
+
+describe('GGUF files that are not models: LoRA adapters and importance matrices', () => {
+  const loraTensors: GgufTestFile['tensors'] = [
+    { name: 'blk.0.attn_q.weight.lora_a', ne: [64, 8], type: GGML.F16 },
+    { name: 'blk.0.attn_q.weight.lora_b', ne: [8, 64], type: GGML.F16 },
+  ];
+
+  it('names a LoRA adapter, its alpha, and that llama.cpp applies it with --lora on a base of its architecture', async () => {
+    const header = await parsed(
+      buildGguf({
+        kvs: [
+          ['general.architecture', str('qwen3')],
+          ['general.type', str('adapter')],
+          ['adapter.type', str('lora')],
+          ['adapter.lora.alpha', { type: 'f32', value: 32 }],
+          ['adapter.lora.task_name', str('summarize')],
+        ],
+        tensors: loraTensors,
+      }),
+    );
+    expect(header.findings.map((finding) => finding.code)).toEqual(['gguf-lora-adapter']);
+    const { message, severity } = header.findings[0];
+    expect(severity).toBe('info');
+    expect(message).toContain('a LoRA adapter (alpha 32, task “summarize”)');
+    expect(message).toContain("on top of a qwen3 model's GGUF");
+    expect(message).toContain('--lora FILE');
+    expect(referenceLoaderVerdict(header.findings)).toBe('accepts');
+  });
+
+  it('names an activated LoRA by its invocation tokens, and one without alpha by the scale you give', async () => {
+    const header = await parsed(
+      buildGguf({
+        kvs: [
+          ['general.architecture', str('granite')],
+          ['general.type', str('adapter')],
+          ['adapter.type', str('alora')],
+          ['adapter.alora.invocation_tokens', { type: 'array', elementType: 4, items: [u32(49152), u32(7), u32(9)] }],
+        ],
+        tensors: loraTensors,
+      }),
+    );
+    expect(header.findings[0].message).toContain(
+      'an activated LoRA (aLoRA) adapter (no adapter.lora.alpha (llama.cpp then applies it at the scale you give), ' +
+        'active after its 3 invocation tokens)',
+    );
+  });
+
+  it('names an importance matrix, its chunks and dataset, and that llama-quantize reads it', async () => {
+    const header = await parsed(
+      buildGguf({
+        kvs: [
+          ['general.type', str('imatrix')],
+          ['imatrix.datasets', strings(['calibration_datav3.txt'])],
+          ['imatrix.chunk_count', u32(125)],
+          ['imatrix.chunk_size', u32(512)],
+        ],
+        tensors: [
+          { name: 'blk.0.attn_q.weight.in_sum2', ne: [64, 1], type: GGML.F32 },
+          { name: 'blk.0.attn_q.weight.counts', ne: [1, 1], type: GGML.F32 },
+        ],
+      }),
+    );
+    expect(header.findings.map((finding) => finding.code)).toEqual(['gguf-imatrix']);
+    expect(header.findings[0].message).toContain('over 125 chunks of 512 tokens of “calibration_datav3.txt”');
+    expect(header.findings[0].message).toContain('--imatrix FILE');
   });
 });

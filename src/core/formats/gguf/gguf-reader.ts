@@ -177,6 +177,10 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
   if (mmproj) {
     findings.push(mmproj);
   }
+  const kind = adapterOrImatrixFinding(gguf);
+  if (kind) {
+    findings.push(kind);
+  }
   const parsed: ParsedHeader = {
     headerLength: dataStart,
     dataStart,
@@ -245,4 +249,52 @@ export function mmprojFinding(gguf: GgufSummary): Finding | null {
       "convert_hf_to_gguf.py --mmproj writes. llama.cpp loads it with --mmproj beside the language model's GGUF " +
       '(llama-mtmd-cli, llama-server); on its own it is not a model llama.cpp can run.',
   );
+}
+
+/**
+ * The note on a GGUF that is not a model: a LoRA adapter (general.type `adapter`, convert_lora_to_gguf.py), which
+ * llama.cpp applies with --lora on top of a model of the same general.architecture whose tensor names and shapes its
+ * `<weight>.lora_a` / `.lora_b` pairs match; or an importance matrix (general.type `imatrix`, llama-imatrix), the
+ * activation statistics llama-quantize reads with --imatrix. Neither loads as a model.
+ */
+export function adapterOrImatrixFinding(gguf: GgufSummary): Finding | null {
+  const adapter = gguf.adapter;
+  if (adapter !== null) {
+    const activated = adapter.type === 'alora';
+    const kind = activated ? 'an activated LoRA (aLoRA) adapter' : 'a LoRA adapter';
+    const facts = [
+      adapter.alpha === null
+        ? 'no adapter.lora.alpha (llama.cpp then applies it at the scale you give)'
+        : `alpha ${adapter.alpha}`,
+      adapter.taskName === null ? null : `task “${adapter.taskName}”`,
+      activated && adapter.invocationTokens !== null
+        ? `active after its ${plural(adapter.invocationTokens, 'invocation token')}`
+        : null,
+    ].filter((fact): fact is string => fact !== null);
+    const base = gguf.architecture === null ? 'a model' : `a ${gguf.architecture} model`;
+    return makeFinding(
+      'gguf-lora-adapter',
+      `This GGUF is ${kind} (${facts.join(', ')}), as convert_lora_to_gguf.py writes. llama.cpp applies it with ` +
+        `--lora FILE (or --lora-scaled FILE SCALE) on top of ${base}'s GGUF whose tensor names and shapes its ` +
+        'lora_a / lora_b pairs match; on its own it is not a model to run. Open the base with Compare to check the fit.',
+    );
+  }
+  const imatrix = gguf.imatrix;
+  if (imatrix !== null) {
+    const over =
+      imatrix.chunkCount === null
+        ? ''
+        : ` over ${plural(imatrix.chunkCount, 'chunk')}${imatrix.chunkSize === null ? '' : ` of ${plural(imatrix.chunkSize, 'token')}`}`;
+    const from =
+      imatrix.datasets.length === 0
+        ? ''
+        : ` of ${imatrix.datasets.map((name) => `“${name}”`).join(', ')}${imatrix.datasetCount > imatrix.datasets.length ? ', …' : ''}`;
+    return makeFinding(
+      'gguf-imatrix',
+      `This GGUF is an importance matrix, as llama-imatrix writes: sums of the squared activations entering each ` +
+        `weight${over}${from}, per tensor (<weight>.in_sum2 and .counts). llama-quantize reads it with --imatrix FILE to ` +
+        'decide how to round each weight; it holds no weights and is not a model to run.',
+    );
+  }
+  return null;
 }

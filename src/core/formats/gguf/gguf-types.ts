@@ -82,4 +82,22 @@ export interface GgufSummary {
    * `clip.has_audio_encoder`) and projector type; null for any other architecture.
    */
   mmproj: { vision: boolean; audio: boolean; projector: string | null } | null;
+  /** `general.type`: `model` when written, `adapter`, `imatrix`, …; null when the file does not say. */
+  type: string | null;
+  /**
+   * A LoRA adapter's facts (general.type `adapter`, as convert_lora_to_gguf.py writes): `adapter.type` (`lora`, or
+   * `alora` for an activated LoRA), `adapter.lora.alpha`, `adapter.lora.task_name` and how many
+   * `adapter.alora.invocation_tokens`; null for any other file.
+   */
+  adapter: {
+    type: string | null;
+    alpha: number | null;
+    taskName: string | null;
+    invocationTokens: number | null;
+  } | null;
+  /**
+   * An importance matrix's facts (general.type `imatrix`, as llama-imatrix writes): `imatrix.chunk_count`,
+   * `imatrix.chunk_size` (tokens per chunk) and the first `imatrix.datasets`; null for any other file.
+   */
+  imatrix: { chunkCount: number | null; chunkSize: number | null; datasets: string[]; datasetCount: number } | null;
 }

@@ -30,7 +30,32 @@ describe('GGUF report', () => {
       blockCount: 2,
       alignment: 32,
       tokenizer: { model: 'gpt2', vocabSize: 320, bos: { id: 1, text: '<s>' }, eos: { id: 2, text: '</s>' } },
+      type: null,
+      mmproj: null,
+      adapter: null,
+      imatrix: null,
     });
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+
+  it('says what a GGUF that is no model is: a LoRA adapter, an importance matrix', async () => {
+    const report = async (file: string) => {
+      const bytes = new Uint8Array(
+        readFileSync(fileURLToPath(new URL(`../../../../fixtures/gguf/${file}`, import.meta.url))),
+      );
+      const loaded = await loadHeader(memoryReader(bytes, 'local'));
+      return buildReport({ source: { kind: 'file', name: file }, outcome: loaded.outcome, bytesRead: 1 }).gguf;
+    };
+    expect(await report('tiny-llama-lora-F16.gguf')).toMatchObject({
+      type: 'adapter',
+      adapter: { type: 'lora', alpha: 16, taskName: null, invocationTokens: null },
+      imatrix: null,
+    });
+    expect(await report('tiny-llama-imatrix.gguf')).toMatchObject({
+      type: 'imatrix',
+      architecture: null,
+      adapter: null,
+      imatrix: { chunkCount: 100, chunkSize: 512, datasets: ['wiki.train.raw'], datasetCount: 1 },
+    });
   });
 });

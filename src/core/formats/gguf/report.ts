@@ -22,6 +22,10 @@ export interface GgufReport {
   chatTemplate: string | null;
   quantMix: Array<{ type: string; tensors: number; bytes: number; bitsPerWeight: number }>;
   split: GgufSummary['split'];
+  type: string | null;
+  mmproj: GgufSummary['mmproj'];
+  adapter: GgufSummary['adapter'];
+  imatrix: GgufSummary['imatrix'];
 }
 
 export function ggufReport(gguf: GgufSummary): GgufReport {
@@ -46,5 +50,9 @@ export function ggufReport(gguf: GgufSummary): GgufReport {
     chatTemplate: gguf.chatTemplate,
     quantMix: gguf.quantMix.map(({ type, tensors, bytes, bitsPerWeight }) => ({ type, tensors, bytes, bitsPerWeight })),
     split: gguf.split,
+    type: gguf.type,
+    mmproj: gguf.mmproj,
+    adapter: gguf.adapter,
+    imatrix: gguf.imatrix,
   };
 }

@@ -111,7 +111,12 @@ export function summarizeGguf(
     const value = byKey.get(key);
     return typeof value === 'number' && Number.isInteger(value) ? value : null;
   };
+  const number = (key: string) => {
+    const value = byKey.get(key);
+    return typeof value === 'number' && Number.isFinite(value) ? value : null;
+  };
   const architecture = text('general.architecture');
+  const type = text('general.type');
   const fileType = integer('general.file_type');
   const splitCount = integer('split.count');
   return {
@@ -144,7 +149,38 @@ export function summarizeGguf(
             projector: text('clip.projector_type') ?? text('clip.vision.projector_type'),
           }
         : null,
+    type,
+    adapter:
+      type === 'adapter' || byKey.has('adapter.type')
+        ? {
+            type: text('adapter.type'),
+            alpha: number('adapter.lora.alpha'),
+            taskName: text('adapter.lora.task_name'),
+            invocationTokens: arrayCount(byKey.get('adapter.alora.invocation_tokens')),
+          }
+        : null,
+    imatrix:
+      type === 'imatrix' || byKey.has('imatrix.chunk_count')
+        ? {
+            chunkCount: integer('imatrix.chunk_count'),
+            chunkSize: integer('imatrix.chunk_size'),
+            datasets: stringItems(byKey.get('imatrix.datasets')),
+            datasetCount: arrayCount(byKey.get('imatrix.datasets')) ?? 0,
+          }
+        : null,
   };
+}
+
+function arrayCount(value: GgufValue | undefined): number | null {
+  return value !== undefined && isArray(value) ? value.count : null;
+}
+
+/** The string items an array's sample holds (its first ARRAY_SAMPLE_ITEMS). */
+function stringItems(value: GgufValue | undefined): string[] {
+  if (value === undefined || !isArray(value)) {
+    return [];
+  }
+  return value.sample.filter((item): item is string => typeof item === 'string');
 }
 
 function tokenizerSummary(
