@@ -136,6 +136,8 @@ export function splitAdapterTensor(name: string): AdapterTensorName | null {
 
 /** kohya sd-scripts' module prefixes (`lora_unet_…`, `lora_te1_…`), dots written as underscores after them. */
 export const RE_KOHYA_PREFIX = /^lora_(unet|te\d?|transformer)_/;
+/** LyCORIS's own networks (not through kohya's): `lycoris_` + the module path, dots written as underscores. */
+export const RE_LYCORIS_PREFIX = /^lycoris_/;
 /** diffusers' component prefixes in front of PEFT-style keys. */
 export const RE_DIFFUSERS_PREFIX = /^(unet|transformer|text_encoder(?:_\d)?|prior|decoder)\./;
 /** PEFT's wrapper in front of the base model's own path. */
@@ -156,6 +158,9 @@ export function adapterNaming(parts: Iterable<{ module: string; suffix: string }
   for (const { module, suffix } of parts) {
     if (RE_KOHYA_PREFIX.test(module)) {
       return 'kohya';
+    }
+    if (RE_LYCORIS_PREFIX.test(module)) {
+      return 'lycoris';
     }
     xlabs ||= RE_XLABS_NAMING.test(module);
     peft ||= RE_PEFT_WRAPPER.test(module);

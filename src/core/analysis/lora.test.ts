@@ -323,6 +323,35 @@ describe('how tools spell adapter keys', () => {
     expect(findings).toEqual([]);
   });
 
+  it("LyCORIS's own networks (lycoris_…, as SimpleTuner trains them): its names, LoKr or LoCon by the parts", () => {
+    const module = (block: number, projection: string) => `lycoris_transformer_blocks_${block}_attn_${projection}`;
+    const lokr: ModelFixture = {
+      fileName: 'pytorch_lora_weights.safetensors',
+      specs: [0, 1].flatMap((block) =>
+        ['to_q', 'to_k'].flatMap((projection) => [
+          { name: `${module(block, projection)}.lokr_w1`, dtype: 'BF16', shape: [16, 16] },
+          { name: `${module(block, projection)}.lokr_w2_a`, dtype: 'BF16', shape: [192, 4] },
+          { name: `${module(block, projection)}.lokr_w2_b`, dtype: 'BF16', shape: [4, 192] },
+        ]),
+      ),
+    };
+    expect(lora(lokr).section).toMatchObject({
+      family: 'lycoris-lokr',
+      naming: 'lycoris',
+      rank: 4,
+      modules: 4,
+      targets: ['attn_to_k', 'attn_to_q'],
+    });
+    const locon: ModelFixture = {
+      fileName: 'pytorch_lora_weights.safetensors',
+      specs: [0, 1].flatMap((block) => [
+        { name: `${module(block, 'to_q')}.lora_down.weight`, dtype: 'BF16', shape: [8, 3072] },
+        { name: `${module(block, 'to_q')}.lora_up.weight`, dtype: 'BF16', shape: [3072, 8] },
+      ]),
+    };
+    expect(lora(locon).section).toMatchObject({ family: 'lycoris-locon', naming: 'lycoris', rank: 8, modules: 2 });
+  });
+
   it('diffusers targets keep the parent of a numbered child (to_out.0)', () => {
     const fixture = diffusersFluxLoraFixture();
     fixture.specs = fixture.specs.map((spec) => ({ ...spec, name: spec.name.replace('attn.to_v', 'attn.to_out.0') }));

@@ -18,6 +18,7 @@ import {
   RE_COMFYUI_PREFIX,
   RE_DIFFUSERS_PREFIX,
   RE_KOHYA_PREFIX,
+  RE_LYCORIS_PREFIX,
   splitAdapterTensor,
   xlabsTarget,
   type AdapterRole,
@@ -299,6 +300,8 @@ function adapterFamily(
     family = anyName(/\.oft_blocks$/) && algo === 'boft' ? 'lycoris-boft' : 'lycoris-oft';
   } else if (dominantRole === 'full') {
     family = 'lycoris-full';
+  } else if (naming === 'lycoris') {
+    family = 'lycoris-locon';
   } else if (naming === 'kohya') {
     family =
       algo === 'locon' || (metadata.get('ss_network_module') ?? '').startsWith('lycoris')
@@ -587,8 +590,8 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
 }
 
 function targetOf(module: string, naming: LoraNaming): string {
-  if (naming === 'kohya') {
-    const tail = module.replace(RE_KOHYA_PREFIX, '');
+  if (naming === 'kohya' || naming === 'lycoris') {
+    const tail = module.replace(naming === 'kohya' ? RE_KOHYA_PREFIX : RE_LYCORIS_PREFIX, '');
     const parts = tail.split(/_\d+_/);
     return parts[parts.length - 1];
   }
@@ -628,6 +631,7 @@ function describeFamily(family: LoraFamily, naming: LoraNaming): string {
     kohya: 'kohya names (lora_unet_… / lora_te…_, dots as underscores)',
     diffusers: 'diffusers component prefixes (unet. / transformer. / text_encoder.)',
     comfyui: "ComfyUI's names (diffusion_model.…)",
+    lycoris: "LyCORIS's names (lycoris_…, dots as underscores)",
     xlabs: "XLabs' Flux names (double_blocks.N.processor.qkv_lora1 …)",
     gguf: "llama.cpp's names (blk.N.attn_q.weight.lora_a)",
     mlx: 'MLX names (lora_a [in, r] / lora_b [r, out])',

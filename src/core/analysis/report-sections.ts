@@ -193,7 +193,7 @@ export type LoraFamily =
   | 'lora';
 
 /** How module names are spelled: PEFT dotted paths, kohya underscores, diffusers components, MLX lowercase a/b. */
-export type LoraNaming = 'peft' | 'kohya' | 'diffusers' | 'xlabs' | 'comfyui' | 'mlx' | 'gguf' | 'plain';
+export type LoraNaming = 'peft' | 'kohya' | 'lycoris' | 'diffusers' | 'xlabs' | 'comfyui' | 'mlx' | 'gguf' | 'plain';
 
 export interface LoraSection {
   family: LoraFamily;

@@ -172,6 +172,21 @@ describe('LoRA against base: keys as other tools spell them', () => {
     expect(fit(peftAdapterTensors(), wrapped)).toMatchObject({ fits: MODULES, ok: true });
   });
 
+  it("LyCORIS's lycoris_ names map to the base like kohya's, with or without a checkpoint's prefix", () => {
+    const adapter: TensorSpec[] = [0, 1].flatMap((block) => [
+      { name: `lycoris_transformer_blocks_${block}_attn_to_out_0.lora_down.weight`, dtype: 'BF16', shape: [8, 3072] },
+      { name: `lycoris_transformer_blocks_${block}_attn_to_out_0.lora_up.weight`, dtype: 'BF16', shape: [3072, 8] },
+    ]);
+    const base: TensorSpec[] = [0, 1].map((block) => ({
+      name: `transformer_blocks.${block}.attn.to_out.0.weight`,
+      dtype: 'BF16',
+      shape: [3072, 3072],
+    }));
+    expect(fit(adapter, base)).toMatchObject({ naming: 'lycoris', modules: 2, fits: 2, ok: true });
+    const checkpoint = base.map((spec) => ({ ...spec, name: `model.diffusion_model.${spec.name}` }));
+    expect(fit(adapter, checkpoint)).toMatchObject({ modules: 2, fits: 2, ok: true });
+  });
+
   it("ComfyUI's diffusion_model. names fit a ComfyUI checkpoint and the bare Wan weights alike", () => {
     const adapter = comfyWanLoraFixture(2, 32).specs;
     const bare: TensorSpec[] = [];

@@ -23,6 +23,7 @@ import {
   adapterNaming,
   RE_DIFFUSERS_PREFIX,
   RE_KOHYA_PREFIX,
+  RE_LYCORIS_PREFIX,
   RE_PEFT_WRAPPER,
   splitAdapterTensor,
   xlabsTarget,
@@ -135,8 +136,10 @@ function dropFirstSegment(module: string): string | null {
 
 /** Lookup keys for one adapter module: exact spellings first, then without the first segment (a fallback). */
 function candidateKeys(module: string, rules: readonly AlignRule[]): { exact: string[]; tail: string[] } {
-  if (RE_KOHYA_PREFIX.test(module)) {
-    return { exact: [underscoreKey(module.replace(RE_KOHYA_PREFIX, ''), rules)], tail: [] };
+  for (const prefix of [RE_KOHYA_PREFIX, RE_LYCORIS_PREFIX]) {
+    if (prefix.test(module)) {
+      return { exact: [underscoreKey(module.replace(prefix, ''), rules)], tail: [] };
+    }
   }
   const unwrapped = module.replace(RE_PEFT_WRAPPER, '');
   const stripped = unwrapped.slice(stripPrefixes(unwrapped, rules).length);

@@ -68,6 +68,7 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
 const NAMING_WORDS: Readonly<Record<LoraSection['naming'], string>> = {
   peft: 'PEFT (base_model.model.…)',
   kohya: 'kohya (lora_unet_… / lora_te_…)',
+  lycoris: 'LyCORIS (lycoris_…)',
   diffusers: 'diffusers (unet. / transformer. / text_encoder.)',
   comfyui: 'ComfyUI (diffusion_model.…)',
   xlabs: 'XLabs (processor.qkv_lora1 …)',
