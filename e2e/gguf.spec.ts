@@ -67,7 +67,7 @@ test.describe('GGUF files', () => {
     watch.expectClean();
   });
 
-  test('a LoRA adapter GGUF and an importance matrix: each named as what it is, with no Memory tab', async ({
+  test('a LoRA adapter GGUF, an importance matrix and a control vector: each named as what it is, no Memory tab', async ({
     page,
   }) => {
     const watch = watchPage(page);
@@ -87,6 +87,11 @@ test.describe('GGUF files', () => {
     await expect(page.getByTestId('integrity')).toContainText('an importance matrix, which llama-quantize reads');
     await expect(page.locator('[data-code="gguf-imatrix"]')).toContainText('over 100 chunks of 512 tokens');
     await expect(page.getByRole('tab', { name: 'Model' })).toHaveCount(0);
+    await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+
+    await openLocalFile(page, 'gguf/tiny-llama-control-vector.gguf');
+    await expect(page.getByTestId('integrity')).toContainText('a control vector, which llama.cpp adds to a model');
+    await expect(page.locator('[data-code="gguf-control-vector"]')).toContainText('for a llama model');
     await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
     watch.expectClean();
   });

@@ -222,6 +222,15 @@ def imatrix(writer: GGUFWriter) -> None:
             writer.add_tensor(f"blk.{i}.{part}.weight.counts", np.full((1, 1), 51200.0, dtype=np.float32))
 
 
+def control_vector(writer: GGUFWriter) -> None:
+    """A control vector as repeng's export_gguf writes one for llama.cpp's --control-vector: architecture
+    controlvector, the model it was made for and its layer count, and one F32 direction per layer from layer 1."""
+    writer.add_string("controlvector.model_hint", "llama")
+    writer.add_uint32("controlvector.layer_count", LAYERS)
+    for layer in range(1, LAYERS + 1):
+        writer.add_tensor(f"direction.{layer}", np.full((HIDDEN,), 0.01 * layer, dtype=np.float32))
+
+
 def all_types(writer: GGUFWriter) -> None:
     writer.add_name("every ggml type gguf-py knows")
     for qtype in T:
@@ -277,6 +286,10 @@ def main() -> None:
     imatrix_file = OUT / "tiny-llama-imatrix.gguf"
     write(imatrix_file, imatrix)
     written.append(imatrix_file)
+    # repeng's ControlVector.export_gguf: a steering direction per layer for llama.cpp's --control-vector.
+    control = OUT / "tiny-llama-control-vector.gguf"
+    write(control, control_vector, arch="controlvector")
+    written.append(control)
     # convert_hf_to_gguf.py --vocab-only: the key-values (hyperparameters and tokenizer), no tensor infos, no padding.
     vocab = OUT / "vocab-only.gguf"
     writer = GGUFWriter(vocab, "llama")

@@ -37,6 +37,8 @@ export const GGUF_CODES = {
   'gguf-mmproj': spec('info', false, 'Multimodal projector (mmproj), not a language model'),
   'gguf-lora-adapter': spec('info', false, 'LoRA adapter for llama.cpp, not a model'),
   'gguf-imatrix': spec('info', false, 'Importance matrix for llama-quantize, not a model'),
+  'gguf-control-vector': spec('info', false, 'Control vector for llama.cpp, not a model'),
+  'gguf-control-vector-refused': spec('warning', false, 'Control vector that llama.cpp refuses'),
   'gguf-split-missing': spec('error', true, 'A file of the split GGUF is missing'),
   'gguf-split-duplicate': spec('error', true, 'Two files claim the same split number'),
   'gguf-split-misnumbered': spec('error', true, "A file's split.no does not match its name"),

@@ -70,6 +70,8 @@ const NOT_A_MODEL_INTEGRITY: Readonly<Record<string, string>> = {
   'gguf-mmproj': "✔ intact: a multimodal projector, which llama.cpp loads with --mmproj beside a language model's GGUF",
   'gguf-lora-adapter': "✔ intact: a LoRA adapter, which llama.cpp applies with --lora on top of a base model's GGUF",
   'gguf-imatrix': '✔ intact: an importance matrix, which llama-quantize reads with --imatrix; no weights',
+  'gguf-control-vector': '✔ intact: a control vector, which llama.cpp adds to a model with --control-vector',
+  'gguf-control-vector-refused': "✔ intact as a GGUF, but llama.cpp's --control-vector refuses it",
 };
 const NOT_A_MODEL_CODES: ReadonlySet<string> = new Set(Object.keys(NOT_A_MODEL_INTEGRITY));
 

@@ -77,8 +77,8 @@ describe.each(FILES)('%s against gguf-py', (file) => {
     });
     const problems = header.findings.filter((finding) => finding.code !== 'gguf-big-endian');
     // A split file opened alone says what it is part of (a metadata-only first split included), a tensorless file
-    // that is not a split that it holds a tokenizer only, a multimodal projector, a LoRA adapter or an importance
-    // matrix what it is, and nothing else.
+    // that is not a split that it holds a tokenizer only, a multimodal projector, a LoRA adapter, an importance
+    // matrix or a control vector what it is, and nothing else.
     const split = /-\d{5}-of-\d{5}\.gguf$/.test(file);
     expect(problems.map((finding) => finding.code)).toEqual(
       split
@@ -91,7 +91,9 @@ describe.each(FILES)('%s against gguf-py', (file) => {
               ? ['gguf-lora-adapter']
               : file.endsWith('-imatrix.gguf')
                 ? ['gguf-imatrix']
-                : [],
+                : file.endsWith('-control-vector.gguf')
+                  ? ['gguf-control-vector']
+                  : [],
     );
   });
 

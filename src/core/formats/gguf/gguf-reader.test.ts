@@ -142,4 +142,36 @@ describe('GGUF files that are not models: LoRA adapters and importance matrices'
     expect(header.findings[0].message).toContain('over 125 chunks of 512 tokens of “calibration_datav3.txt”');
     expect(header.findings[0].message).toContain('--imatrix FILE');
   });
+
+  it("names a control vector, and warns when llama.cpp's --control-vector would refuse its tensors", async () => {
+    const vector = (tensors: GgufTestFile['tensors']) =>
+      parsed(
+        buildGguf({
+          kvs: [
+            ['general.architecture', str('controlvector')],
+            ['controlvector.model_hint', str('mistral')],
+            ['controlvector.layer_count', u32(2)],
+          ],
+          tensors,
+        }),
+      );
+    const good = await vector([
+      { name: 'direction.1', ne: [64], type: GGML.F32 },
+      { name: 'direction.2', ne: [64], type: GGML.F32 },
+    ]);
+    expect(good.findings.map((finding) => finding.code)).toEqual(['gguf-control-vector']);
+    expect(good.findings[0].message).toContain('a control vector for a mistral model');
+    expect(good.findings[0].message).toContain('each of 2 layers (64 values each)');
+    expect(good.findings[0].message).toContain('--control-vector FILE');
+
+    const bad = await vector([
+      { name: 'direction.0', ne: [64], type: GGML.F32 },
+      { name: 'direction.1', ne: [64], type: GGML.F16 },
+      { name: 'direction.2', ne: [64], type: GGML.F32 },
+      { name: 'direction.3', ne: [32], type: GGML.F32 },
+    ]);
+    expect(bad.findings.map((finding) => finding.code)).toEqual(['gguf-control-vector-refused']);
+    expect(bad.findings[0].severity).toBe('warning');
+    expect(bad.findings[0].tensors).toEqual([0, 1, 3]);
+  });
 });

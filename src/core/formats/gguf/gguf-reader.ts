@@ -7,14 +7,13 @@
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding, ParsedHeader } from '../../model';
 import { groupDigits } from '../../number-format';
-import { plural } from '../../parse/message-format';
 import type { SourceBytes } from '../source-bytes';
 import type { FormatReader, LoadedHeader, LoadHeaderOptions } from '../format-reader';
 import { GgufHeaderParser, isGgufMagic, type GgufRawHeader, type ParseStep } from './header-parser';
 import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } from './gguf-limits';
-import { GGUF_SHARD_NAMING, inSplitSet, mergeGgufSplits, splitPartFinding } from './splits';
+import { GGUF_SHARD_NAMING, mergeGgufSplits, splitPartFinding } from './splits';
 import { summarizeGguf } from './summary';
-import type { GgufSummary } from './gguf-types';
+import { fileKindFindings } from './file-kinds';
 import { tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';
 
@@ -169,18 +168,7 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
   if (splitPart) {
     findings.push(splitPart);
   }
-  const tensorless = tensorlessFinding(gguf);
-  if (tensorless) {
-    findings.push(tensorless);
-  }
-  const mmproj = mmprojFinding(gguf);
-  if (mmproj) {
-    findings.push(mmproj);
-  }
-  const kind = adapterOrImatrixFinding(gguf);
-  if (kind) {
-    findings.push(kind);
-  }
+  findings.push(...fileKindFindings(gguf, raw.tensors));
   const parsed: ParsedHeader = {
     headerLength: dataStart,
     dataStart,
@@ -198,103 +186,4 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
     parsed.shadowedRows = built.shadowedRows;
   }
   return parsed;
-}
-
-/**
- * The note on a GGUF that lists no tensors and is not one split of a set (the first split of a set may hold only
- * the metadata; splitPartFinding speaks for it). With a tokenizer it is a vocab-only file, as llama.cpp's
- * convert_hf_to_gguf.py writes with --vocab-only and ships for its tokenizer tests (models/ggml-vocab-*.gguf):
- * llama.cpp reads those with `vocab_only` set and has no weights to run.
- */
-export function tensorlessFinding(gguf: GgufSummary): Finding | null {
-  if (gguf.tensorCount > 0 || inSplitSet(gguf)) {
-    return null;
-  }
-  const tokenizer = gguf.tokenizer;
-  if (tokenizer !== null && tokenizer.vocabSize > 0) {
-    const model = tokenizer.model === null ? 'a' : `a “${tokenizer.model}”`;
-    const hyper = gguf.architecture === null ? '' : ` and ${gguf.architecture} hyperparameters`;
-    return makeFinding(
-      'gguf-vocab-only',
-      `This GGUF lists no tensors: it holds ${model} tokenizer of ${plural(tokenizer.vocabSize, 'token')}${hyper}, ` +
-        'a vocab-only file such as convert_hf_to_gguf.py --vocab-only writes. llama.cpp reads it for tokenizing only ' +
-        '(vocab_only, as llama-tokenize and its tokenizer tests do); to run the model, open the GGUF with the weights.',
-    );
-  }
-  return makeFinding(
-    'gguf-no-tensors',
-    `This GGUF lists no tensors and no tokenizer: ${plural(gguf.kvCount, 'key-value')} and nothing to load. If you ` +
-      'expected weights, the conversion stopped early or wrote the wrong file; re-run it.',
-  );
-}
-
-/**
- * The note on a multimodal projector: convert_hf_to_gguf.py --mmproj writes a model's vision (or audio) encoder and
- * the projector into its text embeddings as a GGUF of its own, general.architecture `clip`. llama.cpp loads it with
- * --mmproj beside the language model's GGUF (llama-mtmd-cli, llama-server); as a model on its own it is refused.
- */
-export function mmprojFinding(gguf: GgufSummary): Finding | null {
-  const mmproj = gguf.mmproj;
-  if (mmproj === null) {
-    return null;
-  }
-  const encoders = [mmproj.vision ? 'vision' : null, mmproj.audio ? 'audio' : null].filter(
-    (encoder): encoder is string => encoder !== null,
-  );
-  const projector = mmproj.projector;
-  const what = `${encoders.length > 0 ? `a ${encoders.join(' and ')} encoder` : 'an encoder'} and ${projector === null ? 'its projector' : `its “${projector}” projector`}`;
-  return makeFinding(
-    'gguf-mmproj',
-    `This GGUF is a multimodal projector (mmproj): ${what} into a language model's embeddings, as ` +
-      "convert_hf_to_gguf.py --mmproj writes. llama.cpp loads it with --mmproj beside the language model's GGUF " +
-      '(llama-mtmd-cli, llama-server); on its own it is not a model llama.cpp can run.',
-  );
-}
-
-/**
- * The note on a GGUF that is not a model: a LoRA adapter (general.type `adapter`, convert_lora_to_gguf.py), which
- * llama.cpp applies with --lora on top of a model of the same general.architecture whose tensor names and shapes its
- * `<weight>.lora_a` / `.lora_b` pairs match; or an importance matrix (general.type `imatrix`, llama-imatrix), the
- * activation statistics llama-quantize reads with --imatrix. Neither loads as a model.
- */
-export function adapterOrImatrixFinding(gguf: GgufSummary): Finding | null {
-  const adapter = gguf.adapter;
-  if (adapter !== null) {
-    const activated = adapter.type === 'alora';
-    const kind = activated ? 'an activated LoRA (aLoRA) adapter' : 'a LoRA adapter';
-    const facts = [
-      adapter.alpha === null
-        ? 'no adapter.lora.alpha (llama.cpp then applies it at the scale you give)'
-        : `alpha ${adapter.alpha}`,
-      adapter.taskName === null ? null : `task “${adapter.taskName}”`,
-      activated && adapter.invocationTokens !== null
-        ? `active after its ${plural(adapter.invocationTokens, 'invocation token')}`
-        : null,
-    ].filter((fact): fact is string => fact !== null);
-    const base = gguf.architecture === null ? 'a model' : `a ${gguf.architecture} model`;
-    return makeFinding(
-      'gguf-lora-adapter',
-      `This GGUF is ${kind} (${facts.join(', ')}), as convert_lora_to_gguf.py writes. llama.cpp applies it with ` +
-        `--lora FILE (or --lora-scaled FILE SCALE) on top of ${base}'s GGUF whose tensor names and shapes its ` +
-        'lora_a / lora_b pairs match; on its own it is not a model to run. Open the base with Compare to check the fit.',
-    );
-  }
-  const imatrix = gguf.imatrix;
-  if (imatrix !== null) {
-    const over =
-      imatrix.chunkCount === null
-        ? ''
-        : ` over ${plural(imatrix.chunkCount, 'chunk')}${imatrix.chunkSize === null ? '' : ` of ${plural(imatrix.chunkSize, 'token')}`}`;
-    const from =
-      imatrix.datasets.length === 0
-        ? ''
-        : ` of ${imatrix.datasets.map((name) => `“${name}”`).join(', ')}${imatrix.datasetCount > imatrix.datasets.length ? ', …' : ''}`;
-    return makeFinding(
-      'gguf-imatrix',
-      `This GGUF is an importance matrix, as llama-imatrix writes: sums of the squared activations entering each ` +
-        `weight${over}${from}, per tensor (<weight>.in_sum2 and .counts). llama-quantize reads it with --imatrix FILE to ` +
-        'decide how to round each weight; it holds no weights and is not a model to run.',
-    );
-  }
-  return null;
 }

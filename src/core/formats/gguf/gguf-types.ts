@@ -100,4 +100,9 @@ export interface GgufSummary {
    * `imatrix.chunk_size` (tokens per chunk) and the first `imatrix.datasets`; null for any other file.
    */
   imatrix: { chunkCount: number | null; chunkSize: number | null; datasets: string[]; datasetCount: number } | null;
+  /**
+   * A control vector's facts (general.architecture `controlvector`, as repeng's export_gguf writes):
+   * `controlvector.model_hint` (the architecture it was made for) and `controlvector.layer_count`; null otherwise.
+   */
+  controlVector: { modelHint: string | null; layerCount: number | null } | null;
 }

@@ -26,6 +26,7 @@ export interface GgufReport {
   mmproj: GgufSummary['mmproj'];
   adapter: GgufSummary['adapter'];
   imatrix: GgufSummary['imatrix'];
+  controlVector: GgufSummary['controlVector'];
 }
 
 export function ggufReport(gguf: GgufSummary): GgufReport {
@@ -54,5 +55,6 @@ export function ggufReport(gguf: GgufSummary): GgufReport {
     mmproj: gguf.mmproj,
     adapter: gguf.adapter,
     imatrix: gguf.imatrix,
+    controlVector: gguf.controlVector,
   };
 }

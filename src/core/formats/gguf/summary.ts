@@ -159,6 +159,10 @@ export function summarizeGguf(
             invocationTokens: arrayCount(byKey.get('adapter.alora.invocation_tokens')),
           }
         : null,
+    controlVector:
+      architecture === 'controlvector'
+        ? { modelHint: text('controlvector.model_hint'), layerCount: integer('controlvector.layer_count') }
+        : null,
     imatrix:
       type === 'imatrix' || byKey.has('imatrix.chunk_count')
         ? {
