@@ -213,12 +213,28 @@ describe('LoRA families', () => {
     });
   });
 
+  it('is silent on a model that is not an adapter', () => {
+    expect(lora(tinyLlamaFixture())).toEqual({ section: null, findings: [] });
+  });
+
+  it('asks for the .alpha scalars only', () => {
+    const input = inputFromFixture(kohyaSd15Fixture());
+    const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
+    expect(rows.map((row) => input.names[row]).every((name) => name.endsWith('.alpha'))).toBe(true);
+    expect(rows).toHaveLength(5);
+  });
+});
+
+describe('LoRA modules that loaders skip or refuse', () => {
   it('reports mixed ranks and incomplete modules', () => {
     const fixture = kohyaSd15Fixture(16, 8);
+    // fc1 trained at rank 8: both factors (a down factor alone of another rank is lora-factor-mismatch).
     fixture.specs = fixture.specs.map((spec) =>
-      spec.name.startsWith('lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down')
+      spec.name === 'lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down.weight'
         ? { ...spec, shape: [8, 768] }
-        : spec,
+        : spec.name === 'lora_te_text_model_encoder_layers_0_mlp_fc1.lora_up.weight'
+          ? { ...spec, shape: [3072, 8] }
+          : spec,
     );
     fixture.specs = fixture.specs.filter(
       (spec) => spec.name !== 'lora_te_text_model_encoder_layers_0_self_attn_q_proj.lora_up.weight',
@@ -229,15 +245,22 @@ describe('LoRA families', () => {
     expect(findings.map((f) => f.code).sort()).toEqual(['lora-incomplete-module', 'lora-mixed-ranks']);
   });
 
-  it('is silent on a model that is not an adapter', () => {
-    expect(lora(tinyLlamaFixture())).toEqual({ section: null, findings: [] });
-  });
-
-  it('asks for the .alpha scalars only', () => {
-    const input = inputFromFixture(kohyaSd15Fixture());
-    const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
-    expect(rows.map((row) => input.names[row]).every((name) => name.endsWith('.alpha'))).toBe(true);
-    expect(rows).toHaveLength(5);
+  it('flags a module whose factors do not multiply (A of rank 8, B expecting 16)', () => {
+    const fixture = kohyaSd15Fixture(16, 8);
+    fixture.specs = fixture.specs.map((spec) =>
+      spec.name === 'lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down.weight'
+        ? { ...spec, shape: [8, 768] }
+        : spec,
+    );
+    const mismatch = lora(fixture).findings.filter((finding) => finding.code === 'lora-factor-mismatch');
+    expect(mismatch).toHaveLength(1);
+    expect(mismatch[0].message).toMatch(/^1 adapter module's factors do not multiply/);
+    expect(mismatch[0].message).toContain('[8, 768]');
+    expect(mismatch[0].message).toContain('[3072, 16]');
+    expect(mismatch[0].tensors?.map((row) => fixture.specs[row].name)).toEqual([
+      'lora_te_text_model_encoder_layers_0_mlp_fc1.lora_down.weight',
+      'lora_te_text_model_encoder_layers_0_mlp_fc1.lora_up.weight',
+    ]);
   });
 });
 

@@ -369,7 +369,12 @@ function adapterRanks(
   const ranks: Record<string, number> = {};
   const rankOf = new Map<string, string>();
   const incomplete: number[] = [];
+  const unmultipliable: number[] = [];
   for (const [module, entry] of modules) {
+    const mismatch = factorMismatch(index, module, entry);
+    if (mismatch !== null) {
+      unmultipliable.push(...mismatch);
+    }
     const rank = moduleRank(index, entry);
     if (rank === null) {
       const first = entry.rows.values().next().value;
@@ -387,6 +392,20 @@ function adapterRanks(
         'lora-incomplete-module',
         `${incomplete.length} adapter module(s) lack one of their factors (e.g. lora_A without lora_B); loaders will skip or reject them.`,
         incomplete,
+      ),
+    );
+  }
+  if (unmultipliable.length > 0) {
+    const [a, b] = unmultipliable;
+    findings.push(
+      makeFinding(
+        'lora-factor-mismatch',
+        `${plural(unmultipliable.length / 2, 'adapter module')}${unmultipliable.length === 2 ? "'s" : "'"} factors ` +
+          "do not multiply: the down/A factor's rank " +
+          `differs from the one the up/B factor expects (${quoteName(index.names[a])} ${formatShape(index, a)}, ` +
+          `${quoteName(index.names[b])} ${formatShape(index, b)}). Loaders refuse such a module (llama.cpp: "lora_a ` +
+          `tensor is not transposed"); re-export the adapter.`,
+        unmultipliable,
       ),
     );
   }
@@ -537,6 +556,41 @@ function adapterScale(scan: LoraScan, alpha: number | null, rank: number | null)
 }
 
 /** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */
+/** A factor's shape as the table shows it, for messages. */
+function formatShape(index: TensorIndex, row: number): string {
+  return `[${Array.from({ length: index.rank(row) }, (_, dim) => index.dim(row, dim)).join(', ')}]`;
+}
+
+/**
+ * The two factor rows of a module whose ranks disagree (down/A's rank against the one up/B expects), else null:
+ * PEFT, kohya and diffusers A [r, in, …] with B [out, r, …]; MLX a [in, r] with b [r, out]; llama.cpp's GGUF lora_a
+ * [r, in] with lora_b [out, r] (its token_embd A is stored transposed, so that one is left to the loader).
+ */
+function factorMismatch(index: TensorIndex, module: string, entry: ModuleParts): [number, number] | null {
+  const pairs: Array<[string, number, string, number]> = [
+    ['.lora_A.weight', 0, '.lora_B.weight', 1],
+    ['.lora_down.weight', 0, '.lora_up.weight', 1],
+    ['.lora.down.weight', 0, '.lora.up.weight', 1],
+    ['_lora.down.weight', 0, '_lora.up.weight', 1],
+    ['.lora_embedding_A', 0, '.lora_embedding_B', 1],
+    ['.down.weight', 0, '.up.weight', 1],
+    ['.lora_a', -1, '.lora_b', 0],
+    ['.weight.lora_a', 0, '.weight.lora_b', -1],
+  ];
+  for (const [downSuffix, downDim, upSuffix, upDim] of pairs) {
+    const down = entry.rows.get(downSuffix);
+    const up = entry.rows.get(upSuffix);
+    if (down === undefined || up === undefined || index.rank(down) < 2 || index.rank(up) < 2) {
+      continue;
+    }
+    if (downSuffix === '.weight.lora_a' && /(?:^|\.)token_embd$/.test(module)) {
+      return null;
+    }
+    return index.dim(down, downDim) === index.dim(up, upDim) ? null : [down, up];
+  }
+  return null;
+}
+
 function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
   const get = (suffix: string): number => entry.rows.get(suffix) ?? -1;
   const down = [

@@ -52,6 +52,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'LoRA module is missing one of its factors',
   },
+  'lora-factor-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'LoRA factors whose ranks disagree: they do not multiply',
+  },
   'lora-adapter-name-in-keys': {
     severity: 'warning',
     refusedByReference: false,
