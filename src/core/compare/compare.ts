@@ -5,6 +5,7 @@
 import { isAdapterFile } from '../analysis/lora-markers';
 import { isAlignRule, type CompareRule } from './align';
 import { diffSides, type CompareSide, type DiffResult } from './diff';
+import { GGUF_NAMES_RULE } from './gguf-keys';
 import { checkLoraFit, type LoraFitSection } from './lora-fit';
 import type { ParsedHeader } from '../model';
 import { ggufMemoryBasis } from '../analysis/memory/gguf-section';
@@ -70,10 +71,16 @@ export function compareSides(a: CompareSide, b: CompareSide, rules: readonly Com
   const adapterA = isAdapterFile(a.names);
   const adapterB = isAdapterFile(b.names);
   let lora: LoraFitSection | null = null;
+  // A GGUF on one side only: its modules are also looked up by llama.cpp's names, unless that rule is off.
+  const crossFormat = rules.includes(GGUF_NAMES_RULE) && Boolean(a.gguf) !== Boolean(b.gguf);
+  const cross = (adapter: CompareSide, base: CompareSide) =>
+    crossFormat
+      ? { adapterGguf: adapter.gguf?.architecture ?? null, baseGguf: base.gguf?.architecture ?? null }
+      : undefined;
   if (adapterA && !adapterB) {
-    lora = checkLoraFit(a, b, prefixRules, 'a');
+    lora = checkLoraFit(a, b, prefixRules, 'a', cross(a, b));
   } else if (adapterB && !adapterA) {
-    lora = checkLoraFit(b, a, prefixRules, 'b');
+    lora = checkLoraFit(b, a, prefixRules, 'b', cross(b, a));
   }
   return { ...diff, lora };
 }

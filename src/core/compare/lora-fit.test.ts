@@ -18,8 +18,9 @@ import {
 } from '../../testing/models/lora';
 import { fluxFp8CastFixture } from '../../testing/models/flux-dev';
 import { gpt2Fixture } from '../../testing/models/plain-models';
-import { ALIGN_RULES } from './align';
-import { compareSides } from './compare';
+import { ALIGN_RULES, COMPARE_RULES } from './align';
+import { compareFactsOf, compareSides } from './compare';
+import type { CompareSide } from './diff';
 import { checkLoraFit } from './lora-fit';
 import { sideOf } from '../../testing/compare-builders';
 
@@ -170,6 +171,38 @@ describe('LoRA against base: keys as other tools spell them', () => {
     );
     expect(wrapped.some((spec) => spec.name.endsWith('.base_layer.weight'))).toBe(true);
     expect(fit(peftAdapterTensors(), wrapped)).toMatchObject({ fits: MODULES, ok: true });
+  });
+
+  it("across formats: a GGUF LoRA on the Hugging Face base, a PEFT LoRA on the GGUF base, by llama.cpp's names", async () => {
+    const gguf = async (file: string): Promise<CompareSide> => {
+      const { header, names } = await loadedGgufFixture(file);
+      return { columns: header.tensors, names, ...compareFactsOf(header) };
+    };
+    // The tiny llama of fixtures/gguf in transformers' names: hidden 256, 64-wide k/v.
+    const hfBase: TensorSpec[] = [0, 1].flatMap((layer) => [
+      { name: `model.layers.${layer}.self_attn.q_proj.weight`, dtype: 'BF16', shape: [256, 256] },
+      { name: `model.layers.${layer}.self_attn.k_proj.weight`, dtype: 'BF16', shape: [64, 256] },
+      { name: `model.layers.${layer}.self_attn.v_proj.weight`, dtype: 'BF16', shape: [64, 256] },
+    ]);
+    const ggufLora = await gguf('tiny-llama-lora-F16.gguf');
+    expect(compareSides(ggufLora, sideOf(hfBase), COMPARE_RULES).lora).toMatchObject({
+      naming: 'gguf',
+      modules: 4,
+      fits: 4,
+      ok: true,
+    });
+    // With llama.cpp's names switched off, nothing maps.
+    expect(compareSides(ggufLora, sideOf(hfBase), ALIGN_RULES).lora).toMatchObject({ missing: 4, ok: false });
+
+    const peft: TensorSpec[] = [0, 1].flatMap((layer) => [
+      { name: `base_model.model.model.layers.${layer}.self_attn.v_proj.lora_A.weight`, dtype: 'F32', shape: [8, 256] },
+      { name: `base_model.model.model.layers.${layer}.self_attn.v_proj.lora_B.weight`, dtype: 'F32', shape: [64, 8] },
+    ]);
+    const onGguf = compareSides(sideOf(peft), await gguf('tiny-llama-Q4_K_M.gguf'), COMPARE_RULES).lora;
+    expect(onGguf).toMatchObject({ naming: 'peft', modules: 2, fits: 2, ok: true });
+    expect(onGguf?.examples[0]).toBe(
+      'base_model.model.model.layers.0.self_attn.v_proj.lora_A.weight → blk.0.attn_v.weight',
+    );
   });
 
   it("LyCORIS's lycoris_ names map to the base like kohya's, with or without a checkpoint's prefix", () => {

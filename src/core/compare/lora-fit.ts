@@ -13,6 +13,7 @@
  *   found but not shape-checked.
  * Keys that still carry PEFT's adapter name (`lora_A.default.weight`) read as the same parts, and a base saved as a
  * PeftModel's whole state_dict (`X.base_layer.weight`) as `X.weight`; the suffixes are lora-markers.ts's.
+ * With a GGUF on one side only, a module is also looked up by its name in the other format (CrossFormatNames).
  * Other LyCORIS forms (LoKr, OFT, full diffs) are checked for existence only. The key-alignment rules apply to both
  * sides, so a base saved with `module.` or `model.` wrappers still matches.
  */
@@ -29,6 +30,7 @@ import {
   xlabsTarget,
 } from '../analysis/lora-markers';
 import type { LoraNaming } from '../analysis/report-sections';
+import { ggufNameOfHf, hfNameOfGguf } from './gguf-names';
 
 /** Problems listed by module; the counts stay exact. */
 const MAX_LORA_FIT_PROBLEMS = 500;
@@ -276,11 +278,49 @@ function collectModules(columns: TensorColumns, names: readonly string[]): Adapt
   return [...modules.values()].filter((module) => module.hasFactor);
 }
 
+/**
+ * Where one side is a GGUF and the other is not: the GGUF's architecture on either side, so that a module is also
+ * looked up under its name in the other format (llama.cpp's `blk.0.attn_q` ↔ `model.layers.0.self_attn.q_proj`,
+ * compare/gguf-names.ts). Shapes need no translation: the GGUF reader gives them in PyTorch order.
+ */
+export interface CrossFormatNames {
+  adapterGguf: string | null;
+  baseGguf: string | null;
+}
+
+/** The module's names in the other format, for the lookup after its own names found nothing. */
+function otherFormatModules(
+  module: string,
+  cross: CrossFormatNames | undefined,
+  rules: readonly AlignRule[],
+): string[] {
+  if (cross?.adapterGguf) {
+    const counterpart = hfNameOfGguf(`${module}.weight`, cross.adapterGguf);
+    return counterpart === null || counterpart.relation === 'stacked-experts'
+      ? []
+      : counterpart.candidates.map((name) => name.slice(0, -'.weight'.length));
+  }
+  if (cross?.baseGguf) {
+    const unwrapped = module.replace(RE_PEFT_WRAPPER, '');
+    // The map knows transformers' own names (`model.layers.N.…`), so only DDP and torch.compile wrappers go.
+    const bare = unwrapped.slice(
+      stripPrefixes(
+        unwrapped,
+        rules.filter((rule) => rule !== 'model.'),
+      ).length,
+    );
+    const counterpart = ggufNameOfHf(`${bare}.weight`, cross.baseGguf);
+    return counterpart === null || counterpart.expert !== null ? [] : [counterpart.name.slice(0, -'.weight'.length)];
+  }
+  return [];
+}
+
 export function checkLoraFit(
   adapter: { columns: TensorColumns; names: readonly string[] },
   base: { columns: TensorColumns; names: readonly string[] },
   rules: readonly AlignRule[],
   adapterSide: 'a' | 'b',
+  cross?: CrossFormatNames,
 ): LoraFitSection | null {
   const modules = collectModules(adapter.columns, adapter.names);
   if (modules.length === 0) {
@@ -298,7 +338,11 @@ export function checkLoraFit(
   for (const module of modules) {
     // XLabs' Flux modules are named after their processor; the weight they adapt has Black Forest Labs' name.
     const xlabs = xlabsTarget(module.name);
-    const found = lookup(baseIndex, xlabs?.path ?? module.name, rules);
+    const found =
+      lookup(baseIndex, xlabs?.path ?? module.name, rules) ??
+      otherFormatModules(module.name, cross, rules)
+        .map((name) => lookup(baseIndex, name, rules))
+        .find((entry) => entry !== undefined);
     if (!found) {
       missing++;
       if (problems.length < MAX_LORA_FIT_PROBLEMS) {
