@@ -174,7 +174,7 @@ test.describe('compare mode', () => {
     const watch = watchPage(page);
     await compareFiles(page, 'cmp-peft-adapter.safetensors', 'cmp-base.safetensors');
     const card = page.getByRole('region', { name: 'Adapter against base' });
-    await expect(card).toContainText('A is a peft adapter, B the base');
+    await expect(card).toContainText('A is the adapter (PEFT names), B the base');
     await expect(page.getByTestId('lora-fit-verdict')).toHaveText(
       `This adapter fits this base: all ${LORA_MODULES} adapted modules exist with matching in/out features.`,
     );
@@ -193,7 +193,7 @@ test.describe('compare mode', () => {
     // The base is A this time: the check works from either side.
     await compareFiles(page, 'cmp-base-wide.safetensors', 'cmp-peft-adapter.safetensors');
     const card = page.getByRole('region', { name: 'Adapter against base' });
-    await expect(card).toContainText('B is a peft adapter, A the base');
+    await expect(card).toContainText('B is the adapter (PEFT names), A the base');
     await expect(page.getByTestId('lora-fit-verdict')).toHaveText(
       `These ${LORA_MODULES} modules do not fit this base: ${LORA_MODULES} with different in/out features. In short: this adapter was trained for hidden size 64; the base has 128 (all ${LORA_MODULES} mismatched modules).`,
     );

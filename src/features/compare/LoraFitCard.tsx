@@ -2,6 +2,7 @@
 import type { LoraFitSection } from '../../core/compare/lora-fit';
 import { formatShape, groupDigits } from '../../core/number-format';
 import { TableHead } from '../../lib/TableHead';
+import { keyNamesTool } from '../insights/lora-naming';
 
 /** Problems rendered; the report lists up to MAX_LORA_FIT_PROBLEMS and the counts stay exact. */
 const MAX_SHOWN_PROBLEMS = 200;
@@ -17,10 +18,11 @@ export function LoraFitCard({ section }: { section: LoraFitSection }) {
   const adapter = section.adapterSide === 'a' ? 'A' : 'B';
   const base = section.adapterSide === 'a' ? 'B' : 'A';
   const bad = section.missing + section.shapeMismatch;
+  const tool = keyNamesTool(section.naming);
   return (
     <section className={`insight lora-fit ${section.ok ? 'ok' : 'bad'}`} aria-label="Adapter against base">
       <h3>
-        LoRA against base: {adapter} is a {section.naming} adapter, {base} the base
+        LoRA against base: {adapter} is the adapter{tool === null ? '' : ` (${tool})`}, {base} the base
       </h3>
       <p className={`lora-fit-verdict integrity ${section.ok ? 'ok' : 'bad'}`} data-testid="lora-fit-verdict">
         {section.verdict}

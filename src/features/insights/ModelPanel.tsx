@@ -1,5 +1,6 @@
 /** What the model is: architecture inferred from names and shapes, and, for adapters, what they adapt. */
 import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
+import { keyNamesLabel } from './lora-naming';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
 import { sampleWords } from '../../core/analysis/sampling';
@@ -64,19 +65,6 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
   );
 }
 
-/** Whose key spelling an adapter uses, as the card names it. */
-const NAMING_WORDS: Readonly<Record<LoraSection['naming'], string>> = {
-  peft: 'PEFT (base_model.model.…)',
-  kohya: 'kohya (lora_unet_… / lora_te_…)',
-  lycoris: 'LyCORIS (lycoris_…)',
-  diffusers: 'diffusers (unet. / transformer. / text_encoder.)',
-  comfyui: 'ComfyUI (diffusion_model.…)',
-  xlabs: 'XLabs (processor.qkv_lora1 …)',
-  gguf: 'llama.cpp (blk.N.attn_q.weight.lora_a)',
-  mlx: 'MLX (lora_a / lora_b)',
-  plain: "the model's own module paths",
-};
-
 export function LoraCard({ section }: { section: LoraSection }) {
   const ranks = Object.entries(section.ranks).sort((a, b) => b[1] - a[1]);
   return (
@@ -107,7 +95,7 @@ export function LoraCard({ section }: { section: LoraSection }) {
         />
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
         <Fact label="Targets" value={section.targets.join(', ') || '—'} />
-        <Fact label="Key names" value={NAMING_WORDS[section.naming]} testId="lora-naming" />
+        <Fact label="Key names" value={keyNamesLabel(section.naming)} testId="lora-naming" />
         <Fact
           label="Components"
           value={Object.entries(section.components)
