@@ -127,6 +127,11 @@ test.describe('model insights', () => {
     await expect(page.getByTestId('lora-naming')).toHaveText('ComfyUI (diffusion_model.…)');
     // The .alpha scalars were read from the file: 2 over rank 4.
     await expect(page.getByTestId('lora-alpha')).toContainText('2 (from tensors)');
+    // Its up factors were written as zeros, as a trainer starts them: the scan says the adapter changes nothing.
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await expect(page.getByTestId('scan-zero-up')).toContainText(
+      'Every LoRA up factor is all zeros (20 modules): this adapter changes nothing.',
+    );
 
     await openLocalFile(page, 'adapter-spellings/xlabs_flux_lora.safetensors');
     await expect(page.getByTestId('verdict-clauses')).toContainText('xlabs adapter, rank 4 on 10 modules');

@@ -54,5 +54,6 @@ export function scanReport(scan: ValueScan) {
     infTensors: names(scan.infTensors),
     allZeroTensors: names(scan.allZeroTensors),
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
+    zeroUpFactors: scan.zeroUpFactors,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
 import { StatsAccumulator, type ValueStats } from './value-stats';
+import { splitAdapterTensor } from '../analysis/lora-markers';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -49,6 +50,12 @@ export interface ValueScan {
   infTensors: ScanTensor[];
   allZeroTensors: ScanTensor[];
   outliers: ScanOutlier[];
+  /**
+   * LoRA modules (an adapter's, or unmerged ones inside a model) whose up factor (lora_B, lora_up, …) was scanned,
+   * and how many of those are all zeros: trainers start that factor at zero, so such a module changes nothing.
+   * Null when no up factor was scanned.
+   */
+  zeroUpFactors: { modules: number; zero: number; examples: string[] } | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
   perTensor: ScanTensor[];
   ms: number;
@@ -140,6 +147,7 @@ export function summarizeScan(
   }
   outliers.sort((a, b) => b.ratio - a.ratio);
   return {
+    zeroUpFactors: zeroUpFactors(perTensor),
     done: extra.done,
     tensors: perTensor.length,
     bytes: extra.bytes,
@@ -154,4 +162,25 @@ export function summarizeScan(
     perTensor,
     ms: extra.ms,
   };
+}
+
+/** The up factors among the scanned tensors, and which are all zeros (ValueScan.zeroUpFactors). */
+function zeroUpFactors(perTensor: readonly ScanTensor[]): ValueScan['zeroUpFactors'] {
+  let modules = 0;
+  let zero = 0;
+  const examples: string[] = [];
+  for (const entry of perTensor) {
+    // Every up factor's name says lora (lora_B, lora_up, lora.up, qkv_lora1.up); the split runs on those only.
+    if (!entry.tensor.includes('lora') || entry.count === 0 || splitAdapterTensor(entry.tensor)?.part.role !== 'up') {
+      continue;
+    }
+    modules++;
+    if (entry.zeros === entry.count) {
+      zero++;
+      if (examples.length < MAX_SCAN_LISTED) {
+        examples.push(entry.tensor);
+      }
+    }
+  }
+  return modules === 0 ? null : { modules, zero, examples };
 }

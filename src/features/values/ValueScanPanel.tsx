@@ -30,6 +30,28 @@ function TensorList({ title, names, testId }: { title: string; names: string[]; 
   );
 }
 
+/**
+ * An adapter whose up factors are all zeros changes nothing: trainers start lora_B (kohya's lora_up) at zero, so a
+ * file saved before any update, or modules the training never reached, read so.
+ */
+function ZeroUpFactors({ scan }: { scan: ValueScan }) {
+  const factors = scan.zeroUpFactors;
+  if (factors === null || factors.zero === 0) {
+    return null;
+  }
+  const all = factors.zero === factors.modules;
+  return (
+    <p className="values-error" role="note" data-testid="scan-zero-up">
+      {all
+        ? `Every LoRA up factor is all zeros (${plural(factors.modules, 'module')}): this adapter changes nothing. `
+        : `${groupDigits(factors.zero)} of ${plural(factors.modules, 'LoRA module')} have an all-zero up factor ` +
+          `(${factors.examples.slice(0, 2).join(', ')}${factors.zero > 2 ? ', …' : ''}): those modules change nothing. `}
+      Trainers start lora_B (lora_up) at zero, so it was saved before training updated it, or the training did not reach
+      {all ? ' it' : ' them'}.
+    </p>
+  );
+}
+
 function ScanResult({ scan }: { scan: ValueScan }) {
   return (
     <div className="values-scan-result" data-testid="scan-result">
@@ -41,6 +63,7 @@ function ScanResult({ scan }: { scan: ValueScan }) {
           : ''}
         .
       </p>
+      <ZeroUpFactors scan={scan} />
       <div className="values-scan-lists">
         <TensorList
           title="NaN"

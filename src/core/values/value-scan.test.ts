@@ -1,0 +1,58 @@
+/** What the scan makes of the tensors it read: here, LoRA up factors that are all zeros. */
+import { describe, expect, it } from 'vitest';
+import { summarizeScan, type ScanTensor } from './value-scan';
+
+/** A scanned tensor of 64 values, `zeros` of them zero. */
+function scanned(tensor: string, zeros: number): ScanTensor {
+  return {
+    tensor,
+    dtype: 'BF16',
+    count: 64,
+    nan: 0,
+    posInf: 0,
+    negInf: 0,
+    zeros,
+    absMax: zeros === 64 ? 0 : 1,
+    mean: 0,
+    std: zeros === 64 ? 0 : 0.5,
+  };
+}
+
+function scan(perTensor: ScanTensor[]) {
+  return summarizeScan(perTensor, { done: true, bytes: 0, skippedNames: [], ms: 1 });
+}
+
+describe('LoRA up factors in a value scan', () => {
+  it('an adapter whose every up factor is zero (saved before training) is counted as such', () => {
+    const modules = ['q_proj', 'v_proj'].map((projection) => `base_model.model.model.layers.0.self_attn.${projection}`);
+    const result = scan(
+      modules.flatMap((module) => [scanned(`${module}.lora_A.weight`, 0), scanned(`${module}.lora_B.weight`, 64)]),
+    );
+    expect(result.zeroUpFactors).toEqual({
+      modules: 2,
+      zero: 2,
+      examples: modules.map((module) => `${module}.lora_B.weight`),
+    });
+  });
+
+  it("counts every tool's up factor, and only the all-zero ones as zero", () => {
+    const result = scan([
+      scanned('lora_unet_down_blocks_0_attn1_to_q.lora_up.weight', 64),
+      scanned('lora_unet_down_blocks_0_attn1_to_q.lora_down.weight', 64),
+      scanned('double_blocks.0.processor.qkv_lora1.up.weight', 3),
+      scanned('blk.0.attn_q.weight.lora_b', 0),
+      scanned('model.layers.0.self_attn.q_proj.lora_b', 64),
+    ]);
+    expect(result.zeroUpFactors).toEqual({
+      modules: 4,
+      zero: 2,
+      examples: ['lora_unet_down_blocks_0_attn1_to_q.lora_up.weight', 'model.layers.0.self_attn.q_proj.lora_b'],
+    });
+  });
+
+  it('says nothing of a model without LoRA factors, zero tensors or not', () => {
+    expect(
+      scan([scanned('model.layers.0.mlp.up.weight', 64), scanned('model.norm.weight', 64)]).zeroUpFactors,
+    ).toBeNull();
+  });
+});
