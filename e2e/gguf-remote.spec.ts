@@ -2,7 +2,17 @@
  * GGUF over the network: a Hub repository of GGUF quants (the fake Hub of src/testing/servers/e2e-routes.ts), and a
  * GGUF whose header needs more than the first read, over the HTTP/2 (TLS) bench server 50 ms away.
  */
-import { closeSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
@@ -65,6 +75,31 @@ test.describe('a Hub repository of GGUF files', () => {
     await expect(row('Q8_0')).toContainText('open');
     // The context chosen stays with the list across the switch.
     await expect(list.getByRole('button', { name: '128k' })).toHaveAttribute('aria-pressed', 'true');
+    watch.expectClean();
+  });
+});
+
+test.describe('a Hub repository of GGUF LoRA adapters', () => {
+  const ADAPTERS = 'llama-lora-gguf';
+
+  test('opens an adapter, lists each as a LoRA adapter without a fit, and names what it opened', async ({ page }) => {
+    const watch = watchPage(page);
+    const dir = path.join(FIXTURES_DIR, 'hub', HUB_ORG, ADAPTERS);
+    mkdirSync(dir, { recursive: true });
+    const adapter = readFileSync(path.join(FIXTURES_DIR, 'gguf', 'tiny-llama-lora-F16.gguf'));
+    writeFileSync(path.join(dir, 'Tiny-Llama-LoRA-F16.gguf'), adapter);
+    writeFileSync(path.join(dir, 'Tiny-Llama-LoRA-Q8_0.gguf'), adapter);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${ADAPTERS}/tree/main`);
+    await expect(page.getByTestId('file-name')).toHaveText('Tiny-Llama-LoRA-F16.gguf');
+    await expect(page.getByTestId('verdict-clauses')).toContainText('llama.cpp adapter, rank 8 on 4 modules');
+    const list = page.getByTestId('gguf-repo-files');
+    await expect(list).toContainText('GGUF files in');
+    await expect(list).toContainText('2 files');
+    await expect(list.locator('tr[data-quant="Q8_0"]')).toContainText('LoRA adapter');
+    await expect(list.locator('tr[data-quant="Q8_0"]').getByTestId('gguf-fit')).toHaveCount(0);
+    // No model to fit on a GPU: no GPU or context inputs.
+    await expect(list.getByTestId('gguf-fit-gpu')).toHaveCount(0);
     watch.expectClean();
   });
 });

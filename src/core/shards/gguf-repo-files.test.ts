@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { RepoFile } from '../result';
-import { ggufQuantRows, nominalBitsPerWeight, quantOfFileName } from './gguf-repo-files';
+import { defaultGgufPath, ggufQuantRows, nominalBitsPerWeight, quantOfFileName } from './gguf-repo-files';
 
 const GiB = 2 ** 30;
 const PARAMS = 8_030_261_248;
@@ -27,6 +27,7 @@ const listing: RepoFile[] = [
   { path: 'mmproj-model-f16.gguf', size: 600_000_000 },
   { path: 'Meta-Llama-3.1-8B-Instruct.imatrix.gguf', size: 5_000_000 },
   { path: 'Meta-Llama-3.1-8B-Instruct.imatrix', size: 5_000_000 },
+  { path: 'Meta-Llama-3.1-8B-Instruct-abliterated-LoRA-F16.gguf', size: 168_000_000 },
 ];
 
 describe('quant labels in GGUF file names', () => {
@@ -70,6 +71,7 @@ describe('GGUF rows of a Hub listing', () => {
       ['F32', 'model', 2, 32_136_000_000],
       ['BF16', 'model', 3, null],
       ['F16', 'mmproj', 1, 600_000_000],
+      ['F16', 'adapter', 1, 168_000_000],
       ['Meta-Llama-3.1-8B-Instruct.imatrix.gguf', 'imatrix', 1, 5_000_000],
     ]);
     const f32 = rows.find((row) => row.label === 'F32');
@@ -114,6 +116,21 @@ describe('GGUF rows of a Hub listing', () => {
     expect(rows.find((row) => row.label === 'BF16')?.fit).toBeNull();
     expect(rows.find((row) => row.kind === 'mmproj')?.fit).toBeNull();
     expect(ggufQuantRows(listing)[0].fit).toBeNull();
+  });
+
+  it('a LoRA adapter is its own kind, with no bits per weight or fit, and what a repository of adapters opens', () => {
+    const adapter = ggufQuantRows(listing).find((row) => row.kind === 'adapter');
+    expect(adapter).toMatchObject({ quant: 'F16', bitsPerWeight: null, fit: null });
+    expect(defaultGgufPath(listing)).toBe('Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf');
+    const adapters: RepoFile[] = [
+      { path: 'README.md', size: 2_000 },
+      { path: 'LoRA-Qwen2.5-14B-Instruct-abliterated-F16.gguf', size: 300_000_000 },
+      { path: 'LoRA-Qwen2.5-14B-Instruct-abliterated-Q8_0.gguf', size: 160_000_000 },
+    ];
+    expect(ggufQuantRows(adapters).map((row) => row.kind)).toEqual(['adapter', 'adapter']);
+    expect(defaultGgufPath(adapters)).toBe('LoRA-Qwen2.5-14B-Instruct-abliterated-Q8_0.gguf');
+    // A word inside a name is not the word: Flora is a model.
+    expect(ggufQuantRows([{ path: 'Flora-7B-Q4_K_M.gguf', size: 4_000_000_000 }])[0].kind).toBe('model');
   });
 
   it('a listing without GGUF files yields no rows', () => {

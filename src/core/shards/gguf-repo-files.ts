@@ -60,7 +60,10 @@ export const NOMINAL_BITS_PER_WEIGHT: Readonly<Record<string, number>> = {
 };
 
 /** What else a GGUF repository holds beside the language model. */
-export type GgufFileKind = 'model' | 'mmproj' | 'imatrix';
+export type GgufFileKind = 'model' | 'mmproj' | 'adapter' | 'imatrix';
+
+/** `lora` as a word of a file name (`…-LoRA-F16.gguf`, `lora_adapter.gguf`), not inside one (`Flora`). */
+const RE_LORA_WORD = /(?:^|[-_. ])lora(?:[-_. ]|$)/i;
 
 export interface GgufQuantRow {
   /** Normalised quant label (`Q4_K_M`, `UD-Q4_K_XL`), or null when the name carries none. */
@@ -128,7 +131,10 @@ function kindOf(path: string): GgufFileKind {
   if (name.includes('mmproj')) {
     return 'mmproj';
   }
-  return name.includes('imatrix') ? 'imatrix' : 'model';
+  if (name.includes('imatrix')) {
+    return 'imatrix';
+  }
+  return RE_LORA_WORD.test(name) ? 'adapter' : 'model';
 }
 
 interface Group {
@@ -193,7 +199,8 @@ export function ggufQuantRows(files: readonly RepoFile[], options: GgufListingOp
         ? null
         : sizes.reduce<number>((sum, size) => sum + (size ?? 0), 0);
     const quant = group.kind === 'imatrix' ? null : quantOfFileName(group.fileName);
-    const nominal = quant !== null ? nominalBitsPerWeight(quant) : null;
+    // An adapter's bytes are no model's: no bits per weight of the model's parameters.
+    const nominal = quant !== null && group.kind !== 'adapter' ? nominalBitsPerWeight(quant) : null;
     const params = options.params ?? null;
     const measured = group.kind === 'model' && bytes !== null && params !== null && params > 0;
     return {
@@ -210,7 +217,7 @@ export function ggufQuantRows(files: readonly RepoFile[], options: GgufListingOp
       fit: group.kind === 'model' ? fitOf(bytes, options) : null,
     };
   });
-  const kindOrder: Record<GgufFileKind, number> = { model: 0, mmproj: 1, imatrix: 2 };
+  const kindOrder: Record<GgufFileKind, number> = { model: 0, mmproj: 1, adapter: 2, imatrix: 3 };
   return rows.sort(
     (a, b) =>
       kindOrder[a.kind] - kindOrder[b.kind] ||
@@ -224,14 +231,17 @@ const DEFAULT_QUANT = 'Q4_K_M';
 
 /**
  * The GGUF file a repository opens with: its Q4_K_M model file, else the smallest complete single-file model, else
- * the first part of the smallest split set; null when it lists no GGUF model. Only the header is read, and every
+ * the first part of the smallest split set, else (a repository of adapters) its smallest LoRA adapter; null when it
+ * lists no GGUF model or adapter. Only the header is read, and every
  * quant of a model carries the same metadata, so the cheapest-to-describe file is as good as any.
  */
 export function defaultGgufPath(files: readonly RepoFile[]): string | null {
-  const models = ggufQuantRows(files).filter((row) => row.kind === 'model' && row.missingShards.length === 0);
+  const rows = ggufQuantRows(files).filter((row) => row.missingShards.length === 0);
+  const models = rows.filter((row) => row.kind === 'model');
   const preferred =
     models.find((row) => row.quant === DEFAULT_QUANT && row.shards === 1) ??
     models.find((row) => row.shards === 1) ??
-    models.at(0);
+    models.at(0) ??
+    rows.find((row) => row.kind === 'adapter');
   return preferred?.path ?? null;
 }

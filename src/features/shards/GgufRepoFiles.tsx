@@ -18,6 +18,7 @@ import { numeric, TableHead } from '../../lib/TableHead';
 const KIND_LABELS: Readonly<Record<GgufQuantRow['kind'], string>> = {
   model: '',
   mmproj: 'vision projector',
+  adapter: 'LoRA adapter',
   imatrix: 'importance matrix',
 };
 
@@ -52,66 +53,72 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
   return (
     <details className="repo-files gguf-repo-files" data-testid="gguf-repo-files" open={header?.format === 'gguf'}>
       <summary>
-        GGUF files in <strong>{repo.display}</strong>: {plural(models.length, 'quant')}
-        {cost && `, ${groupDigits(fitting)} fit ${gpuShort} at ${contextText}`}
+        GGUF files in <strong>{repo.display}</strong>:{' '}
+        {models.length > 0 ? plural(models.length, 'quant') : plural(rows.length, 'file')}
+        {cost && models.length > 0 && `, ${groupDigits(fitting)} fit ${gpuShort} at ${contextText}`}
       </summary>
-      <div className="gguf-fit-inputs">
-        <label>
-          GPU{' '}
-          <select
-            value={fitTarget.gpuName}
-            data-testid="gguf-fit-gpu"
-            onChange={(event) => {
-              const gpu = GPUS.find((candidate) => candidate.name === event.target.value);
-              if (gpu) {
-                setFitTarget({ gpuBytes: gpu.capacityBytes, gpuName: gpu.name });
-              }
-            }}
-          >
-            {!GPUS.some((gpu) => gpu.name === fitTarget.gpuName) && <option>{fitTarget.gpuName}</option>}
-            {GPUS.map((gpu) => (
-              <option key={gpu.id}>{gpu.name}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Context (tokens){' '}
-          <input
-            type="number"
-            min={1}
-            max={MAX_CONTEXT_TOKENS}
-            value={fitTarget.contextTokens}
-            data-testid="gguf-fit-context"
-            onChange={(event) => {
-              const value = Math.floor(Number(event.target.value));
-              if (event.target.value.trim() !== '' && Number.isFinite(value)) {
-                setFitTarget({ contextTokens: Math.min(MAX_CONTEXT_TOKENS, Math.max(1, value)) });
-              }
-            }}
-          />
-        </label>
-        <span className="memory-presets" role="group" aria-label="Context presets for the GGUF list">
-          {CONTEXT_PRESETS.map(([label, value]) => (
-            <button
-              key={label}
-              type="button"
-              aria-pressed={fitTarget.contextTokens === value}
-              onClick={() => setFitTarget({ contextTokens: value })}
-            >
-              {label}
-            </button>
-          ))}
-        </span>
-      </div>
-      <p className="muted gguf-fit-basis" data-testid="gguf-fit-basis">
-        {basis.params !== null
-          ? `Bits per weight: file bytes × 8 / ${formatCount(basis.params)} parameters (${groupDigits(basis.params)}, from ${basis.paramsSource}); the file's few MB of header count too.`
-          : "Parameter count unknown (nothing open says it): bits per weight are each quant's nominal figure from llama-quantize, marked ≈."}{' '}
-        Fits: {basis.costSource}
-        {cost
-          ? `: KV cache ${formatGiB(cost.kvBytes)} at ${contextText}${cost.overheadBytes > 0 ? `, compute buffers ${formatGiB(cost.overheadBytes)}` : ''}.`
-          : '.'}
-      </p>
+      {/* A repository of adapters or projectors only: no model to fit on a GPU. */}
+      {models.length > 0 && (
+        <>
+          <div className="gguf-fit-inputs">
+            <label>
+              GPU{' '}
+              <select
+                value={fitTarget.gpuName}
+                data-testid="gguf-fit-gpu"
+                onChange={(event) => {
+                  const gpu = GPUS.find((candidate) => candidate.name === event.target.value);
+                  if (gpu) {
+                    setFitTarget({ gpuBytes: gpu.capacityBytes, gpuName: gpu.name });
+                  }
+                }}
+              >
+                {!GPUS.some((gpu) => gpu.name === fitTarget.gpuName) && <option>{fitTarget.gpuName}</option>}
+                {GPUS.map((gpu) => (
+                  <option key={gpu.id}>{gpu.name}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Context (tokens){' '}
+              <input
+                type="number"
+                min={1}
+                max={MAX_CONTEXT_TOKENS}
+                value={fitTarget.contextTokens}
+                data-testid="gguf-fit-context"
+                onChange={(event) => {
+                  const value = Math.floor(Number(event.target.value));
+                  if (event.target.value.trim() !== '' && Number.isFinite(value)) {
+                    setFitTarget({ contextTokens: Math.min(MAX_CONTEXT_TOKENS, Math.max(1, value)) });
+                  }
+                }}
+              />
+            </label>
+            <span className="memory-presets" role="group" aria-label="Context presets for the GGUF list">
+              {CONTEXT_PRESETS.map(([label, value]) => (
+                <button
+                  key={label}
+                  type="button"
+                  aria-pressed={fitTarget.contextTokens === value}
+                  onClick={() => setFitTarget({ contextTokens: value })}
+                >
+                  {label}
+                </button>
+              ))}
+            </span>
+          </div>
+          <p className="muted gguf-fit-basis" data-testid="gguf-fit-basis">
+            {basis.params !== null
+              ? `Bits per weight: file bytes × 8 / ${formatCount(basis.params)} parameters (${groupDigits(basis.params)}, from ${basis.paramsSource}); the file's few MB of header count too.`
+              : "Parameter count unknown (nothing open says it): bits per weight are each quant's nominal figure from llama-quantize, marked ≈."}{' '}
+            Fits: {basis.costSource}
+            {cost
+              ? `: KV cache ${formatGiB(cost.kvBytes)} at ${contextText}${cost.overheadBytes > 0 ? `, compute buffers ${formatGiB(cost.overheadBytes)}` : ''}.`
+              : '.'}
+          </p>
+        </>
+      )}
       <table className="plain-table gguf-quant-table" aria-label="GGUF files">
         <TableHead
           columns={[
