@@ -404,6 +404,34 @@ describe('LoRA factors inside a full model', () => {
     expect(findings[0].tensors).toHaveLength(12);
   });
 
+  it("Phi-4-multimodal's built-in speech and vision adapters are the model's own, not a leftover (info)", () => {
+    // microsoft/Phi-4-multimodal-instruct: qkv_proj and down_proj of each layer wrapped by two named adapters.
+    const fixture = tinyLlamaFixture(2);
+    fixture.specs = fixture.specs.flatMap((spec) => {
+      const module = /^(.*\.(?:q_proj|down_proj))\.weight$/.exec(spec.name)?.[1];
+      if (module === undefined) {
+        return [spec];
+      }
+      return [
+        { ...spec, name: `${module}.base_layer.weight` },
+        ...[
+          ['speech', 320],
+          ['vision', 256],
+        ].flatMap(([adapter, rank]) => [
+          { name: `${module}.lora_A.${adapter}.weight`, dtype: 'BF16', shape: [Number(rank), spec.shape[1]] },
+          { name: `${module}.lora_B.${adapter}.weight`, dtype: 'BF16', shape: [spec.shape[0], Number(rank)] },
+        ]),
+      ];
+    });
+    const { section, findings } = lora(fixture);
+    expect(section).toBeNull();
+    expect(findings.map((finding) => finding.code)).toEqual(['lora-built-in']);
+    expect(findings[0].severity).toBe('info');
+    expect(findings[0].message).toMatch(
+      /^4 modules \(q_proj, down_proj\) carry 2 named LoRA adapters, 'speech' \(rank 320\), 'vision' \(rank 256\), /,
+    );
+  });
+
   it('factors beside weights they were never merged into say the model runs without them', () => {
     const { findings } = lora(wrappedLlama(false));
     expect(findings.map((finding) => finding.code)).toEqual(['lora-unmerged']);

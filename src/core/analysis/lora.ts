@@ -179,7 +179,8 @@ function unmergedAdapterFinding(index: TensorIndex): Finding | null {
   const factorRows = rowsOfShapes(shapes, factorShapes);
   const modules = new Set<string>();
   const targets = new Set<string>();
-  const ranks = new Map<number, number>();
+  /** Per adapter name ('' when the keys carry none): rank → modules. */
+  const ranksByAdapter = new Map<string, Map<number, number>>();
   for (const row of factorRows) {
     const parsed = splitAdapterTensor(index.names[row]);
     if (parsed === null) {
@@ -187,16 +188,39 @@ function unmergedAdapterFinding(index: TensorIndex): Finding | null {
     }
     modules.add(parsed.module);
     targets.add(targetOf(parsed.module, 'plain'));
+    const adapter = parsed.adapterName ?? '';
+    const ranks = ranksByAdapter.get(adapter) ?? new Map<number, number>();
+    ranksByAdapter.set(adapter, ranks);
     if (parsed.part.role === 'down' && parsed.part.side === 'in') {
       const rank = index.dim(row, parsed.part.suffix === '.lora_a' ? -1 : 0);
       ranks.set(rank, (ranks.get(rank) ?? 0) + 1);
     }
   }
   const baseLayers = index.rowsEndingWith('.base_layer.weight');
-  const rank = [...ranks.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  const what =
-    `${plural(modules.size, 'module')} (${[...targets].slice(0, MAX_LORA_TARGETS).join(', ')}) ` +
-    `${modules.size === 1 ? 'carries' : 'carry'} LoRA factors${rank !== undefined ? ` (rank ${rank})` : ''}`;
+  const rankOf = (ranks: ReadonlyMap<number, number>) => [...ranks.entries()].sort((x, y) => y[1] - x[1])[0]?.[0];
+  const tensors = [...baseLayers, ...factorRows];
+  const where = `${plural(modules.size, 'module')} (${[...targets].slice(0, MAX_LORA_TARGETS).join(', ')})`;
+  const named = [...ranksByAdapter.keys()].filter((name) => name !== '' && name !== 'default').sort();
+  if (baseLayers.length > 0 && named.length > 0) {
+    // Adapters that ship with the model, one per input kind (Phi-4-multimodal's 'speech' and 'vision'): its own
+    // modeling code wraps those layers and switches the adapter; they are the model, not a leftover.
+    const adapters = named
+      .map((name) => {
+        const rank = rankOf(ranksByAdapter.get(name) ?? new Map());
+        return `'${name}'${rank === undefined ? '' : ` (rank ${rank})`}`;
+      })
+      .join(', ');
+    return makeFinding(
+      'lora-built-in',
+      `${where} carry ${plural(named.length, 'named LoRA adapter')}, ${adapters}, beside base weights kept under ` +
+        `${quoteName(index.names[baseLayers[0]])}: adapters built into the model, as Phi-4-multimodal ships its ` +
+        "speech and vision ones, which the model's own code switches per input. Only that code loads the model as " +
+        'meant; a loader without it finds no .weight for those layers.',
+      tensors,
+    );
+  }
+  const rank = rankOf(ranksByAdapter.get('default') ?? ranksByAdapter.get('') ?? new Map());
+  const what = `${where} ${modules.size === 1 ? 'carries' : 'carry'} LoRA factors${rank !== undefined ? ` (rank ${rank})` : ''}`;
   const message =
     baseLayers.length > 0
       ? `${what} beside ${baseLayers.length === 1 ? 'a base weight' : 'base weights'} kept under ` +
@@ -207,7 +231,7 @@ function unmergedAdapterFinding(index: TensorIndex): Finding | null {
       : `${what} inside a full model: they were never merged into its weights. Loaders of the model's ` +
         `architecture skip them as unexpected keys, so the model runs without the adapter; merge them, or keep ` +
         `the adapter in a file of its own.`;
-  return makeFinding('lora-unmerged', message, [...baseLayers, ...factorRows]);
+  return makeFinding('lora-unmerged', message, tensors);
 }
 
 /**

@@ -62,6 +62,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: "LoRA keys still carry PEFT's adapter name",
   },
+  'lora-built-in': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'LoRA adapters built into the model',
+  },
   'lora-unmerged': {
     severity: 'warning',
     refusedByReference: false,
