@@ -185,6 +185,61 @@ export function adapterNaming(parts: Iterable<{ module: string; suffix: string }
               : 'plain';
 }
 
+/**
+ * A module's two low-rank factors and the dimension of each that holds the rank: PEFT, kohya, diffusers and XLabs
+ * A [r, in, …] with B [out, r, …]; MLX a [in, r] with b [r, out]; llama.cpp's GGUF lora_a [r, in] with lora_b
+ * [out, r], whose rank is read from B (its token_embd A is stored transposed, [vocab, r]).
+ */
+export const FACTOR_PAIRS: ReadonlyArray<{
+  down: string;
+  downDim: number;
+  up: string;
+  upDim: number;
+  rankFromUp?: true;
+}> = [
+  { down: '.lora_A.weight', downDim: 0, up: '.lora_B.weight', upDim: 1 },
+  { down: '.lora_down.weight', downDim: 0, up: '.lora_up.weight', upDim: 1 },
+  { down: '.lora.down.weight', downDim: 0, up: '.lora.up.weight', upDim: 1 },
+  { down: '_lora.down.weight', downDim: 0, up: '_lora.up.weight', upDim: 1 },
+  { down: '.lora_embedding_A', downDim: 0, up: '.lora_embedding_B', upDim: 1 },
+  { down: '.down.weight', downDim: 0, up: '.up.weight', upDim: 1 },
+  { down: '.weight.lora_a', downDim: 0, up: '.weight.lora_b', upDim: -1, rankFromUp: true },
+  { down: '.lora_a', downDim: -1, up: '.lora_b', upDim: 0 },
+];
+
+/** A module's factor pair, from its parts' rows by suffix: the two rows and the pair's layout; null when it lacks one half of every pair. */
+export function factorPair(
+  rows: ReadonlyMap<string, number>,
+): { down: number; up: number; pair: (typeof FACTOR_PAIRS)[number] } | null {
+  for (const pair of FACTOR_PAIRS) {
+    const down = rows.get(pair.down);
+    const up = rows.get(pair.up);
+    if (down !== undefined && up !== undefined) {
+      return { down, up, pair };
+    }
+  }
+  return null;
+}
+
+/** What a module adapts, as the LoRA section lists it: its last path segment (kohya's: after the last index). */
+export function targetOf(module: string, naming: LoraNaming): string {
+  if (naming === 'kohya' || naming === 'lycoris') {
+    const tail = module.replace(naming === 'kohya' ? RE_KOHYA_PREFIX : RE_LYCORIS_PREFIX, '');
+    const parts = tail.split(/_\d+_/);
+    return parts[parts.length - 1];
+  }
+  if (naming === 'xlabs') {
+    return xlabsTarget(module)?.label ?? module;
+  }
+  const parts = module.split('.');
+  const last = parts[parts.length - 1];
+  // A numbered child names nothing on its own: diffusers' `to_out.0`, Wan's `ffn.0` keep their parent.
+  if (/^\d+$/.test(last) && parts.length > 1) {
+    return `${parts[parts.length - 2]}.${last}`;
+  }
+  return last.endsWith('_lora') ? last.slice(0, -'_lora'.length) : last === 'processor' ? module : last;
+}
+
 /** Suffixes of low-rank factors and LyCORIS module tensors, with or without PEFT's adapter name inside. */
 const RE_LORA_TENSOR =
   /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;

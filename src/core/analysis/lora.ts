@@ -2,10 +2,11 @@
  * The LoRA analysis: which adapter family wrote the file, its rank(s), alpha and scale, what it targets, and which
  * base model it belongs to (docs/format-notes.md#adapter-signatures-lora-and-lycoris). Families differ in spelling and
  * factor orientation: PEFT `lora_A [r, in]` / `lora_B [out, r]`; kohya `lora_down [r, in]` / `lora_up [out, r]` +
- * `.alpha` (0-d); MLX `lora_a [in, r]` / `lora_b [r, out]`; LyCORIS LoHa `hada_w1_a [out, r]` / `hada_w1_b [r, in]`;
+ * `.alpha` (0-d); MLX `lora_a [in, r]` / `lora_b [r, out]`; llama.cpp's GGUF `<weight>.lora_a [r, in]` / `.lora_b
+ * [out, r]` (alpha in `adapter.lora.alpha`); LyCORIS LoHa `hada_w1_a [out, r]` / `hada_w1_b [r, in]`;
  * LoKr `lokr_w1(_a/_b)`, `lokr_w2(_a/_b)` (rank = lokr_w2_a.shape[1] when factored, else full). Alpha is in the
  * `.alpha` scalars' DATA (fetched via tensorBytesWanted), in adapter_config.json, or in kohya metadata; PEFT headers
- * never carry it.
+ * never carry it. How each tool spells its keys is lora-markers.ts's; factors inside a full model, lora-in-model.ts's.
  */
 import { makeFinding } from '../findings/make-finding';
 import { plural, quoteName } from '../parse/message-format';
@@ -14,18 +15,18 @@ import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './analysis-limits';
 import {
   adapterNaming,
   isAdapterIndex,
-  isLoraTensor,
   RE_COMFYUI_PREFIX,
   RE_DIFFUSERS_PREFIX,
   RE_KOHYA_PREFIX,
-  RE_LYCORIS_PREFIX,
   splitAdapterTensor,
-  xlabsTarget,
+  factorPair,
+  targetOf,
   type AdapterRole,
 } from './lora-markers';
 import { dataSample, sampleWords } from './sampling';
 import type { LoraFamily, LoraNaming, LoraSection } from './report-sections';
-import { rowsOfShapes, tensorIndex, type TensorIndex } from './tensor-index';
+import { tensorIndex, type TensorIndex } from './tensor-index';
+import { unmergedAdapterFinding } from './lora-in-model';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 
@@ -156,82 +157,6 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     evidence: evidence.slice(0, MAX_EVIDENCE),
   };
   return { section, findings };
-}
-
-/**
- * A full model whose modules still carry LoRA factors: a PeftModel's state_dict() saved whole (the base weight
- * under `.base_layer.weight`, the factors beside it), or factors left next to the weights they were never merged
- * into. Either way the file does not load as the model it looks like. The adapter patterns match literal segments
- * only, so they are tested once per name shape.
- */
-function unmergedAdapterFinding(index: TensorIndex): Finding | null {
-  const shapes = index.shapes();
-  const factorShapes: number[] = [];
-  for (let s = 0; s < shapes.count; s++) {
-    const text = shapes.text[s];
-    if (isLoraTensor(text) && !text.endsWith('.alpha')) {
-      factorShapes.push(s);
-    }
-  }
-  if (factorShapes.length === 0) {
-    return null;
-  }
-  const factorRows = rowsOfShapes(shapes, factorShapes);
-  const modules = new Set<string>();
-  const targets = new Set<string>();
-  /** Per adapter name ('' when the keys carry none): rank → modules. */
-  const ranksByAdapter = new Map<string, Map<number, number>>();
-  for (const row of factorRows) {
-    const parsed = splitAdapterTensor(index.names[row]);
-    if (parsed === null) {
-      continue;
-    }
-    modules.add(parsed.module);
-    targets.add(targetOf(parsed.module, 'plain'));
-    const adapter = parsed.adapterName ?? '';
-    const ranks = ranksByAdapter.get(adapter) ?? new Map<number, number>();
-    ranksByAdapter.set(adapter, ranks);
-    if (parsed.part.role === 'down' && parsed.part.side === 'in') {
-      const rank = index.dim(row, parsed.part.suffix === '.lora_a' ? -1 : 0);
-      ranks.set(rank, (ranks.get(rank) ?? 0) + 1);
-    }
-  }
-  const baseLayers = index.rowsEndingWith('.base_layer.weight');
-  const rankOf = (ranks: ReadonlyMap<number, number>) => [...ranks.entries()].sort((x, y) => y[1] - x[1])[0]?.[0];
-  const tensors = [...baseLayers, ...factorRows];
-  const where = `${plural(modules.size, 'module')} (${[...targets].slice(0, MAX_LORA_TARGETS).join(', ')})`;
-  const named = [...ranksByAdapter.keys()].filter((name) => name !== '' && name !== 'default').sort();
-  if (baseLayers.length > 0 && named.length > 0) {
-    // Adapters that ship with the model, one per input kind (Phi-4-multimodal's 'speech' and 'vision'): its own
-    // modeling code wraps those layers and switches the adapter; they are the model, not a leftover.
-    const adapters = named
-      .map((name) => {
-        const rank = rankOf(ranksByAdapter.get(name) ?? new Map());
-        return `'${name}'${rank === undefined ? '' : ` (rank ${rank})`}`;
-      })
-      .join(', ');
-    return makeFinding(
-      'lora-built-in',
-      `${where} carry ${plural(named.length, 'named LoRA adapter')}, ${adapters}, beside base weights kept under ` +
-        `${quoteName(index.names[baseLayers[0]])}: adapters built into the model, as Phi-4-multimodal ships its ` +
-        "speech and vision ones, which the model's own code switches per input. Only that code loads the model as " +
-        'meant; a loader without it finds no .weight for those layers.',
-      tensors,
-    );
-  }
-  const rank = rankOf(ranksByAdapter.get('default') ?? ranksByAdapter.get('') ?? new Map());
-  const what = `${where} ${modules.size === 1 ? 'carries' : 'carry'} LoRA factors${rank !== undefined ? ` (rank ${rank})` : ''}`;
-  const message =
-    baseLayers.length > 0
-      ? `${what} beside ${baseLayers.length === 1 ? 'a base weight' : 'base weights'} kept under ` +
-        `${quoteName(index.names[baseLayers[0]])}: a PeftModel's state_dict() saved whole, the adapter not merged. ` +
-        `Loaded as the plain model, those layers find no .weight of their own and start from random values ` +
-        `(transformers only warns). Merge first ` +
-        `(merge_and_unload()) to save a plain model, or save the adapter alone with save_pretrained().`
-      : `${what} inside a full model: they were never merged into its weights. Loaders of the model's ` +
-        `architecture skip them as unexpected keys, so the model runs without the adapter; merge them, or keep ` +
-        `the adapter in a file of its own.`;
-  return makeFinding('lora-unmerged', message, tensors);
 }
 
 /**
@@ -585,66 +510,25 @@ function formatShape(index: TensorIndex, row: number): string {
   return `[${Array.from({ length: index.rank(row) }, (_, dim) => index.dim(row, dim)).join(', ')}]`;
 }
 
-/**
- * The two factor rows of a module whose ranks disagree (down/A's rank against the one up/B expects), else null:
- * PEFT, kohya and diffusers A [r, in, …] with B [out, r, …]; MLX a [in, r] with b [r, out]; llama.cpp's GGUF lora_a
- * [r, in] with lora_b [out, r] (its token_embd A is stored transposed, so that one is left to the loader).
- */
+/** The two factor rows of a module whose ranks disagree (so they cannot be multiplied), else null. */
 function factorMismatch(index: TensorIndex, module: string, entry: ModuleParts): [number, number] | null {
-  const pairs: Array<[string, number, string, number]> = [
-    ['.lora_A.weight', 0, '.lora_B.weight', 1],
-    ['.lora_down.weight', 0, '.lora_up.weight', 1],
-    ['.lora.down.weight', 0, '.lora.up.weight', 1],
-    ['_lora.down.weight', 0, '_lora.up.weight', 1],
-    ['.lora_embedding_A', 0, '.lora_embedding_B', 1],
-    ['.down.weight', 0, '.up.weight', 1],
-    ['.lora_a', -1, '.lora_b', 0],
-    ['.weight.lora_a', 0, '.weight.lora_b', -1],
-  ];
-  for (const [downSuffix, downDim, upSuffix, upDim] of pairs) {
-    const down = entry.rows.get(downSuffix);
-    const up = entry.rows.get(upSuffix);
-    if (down === undefined || up === undefined || index.rank(down) < 2 || index.rank(up) < 2) {
-      continue;
-    }
-    if (downSuffix === '.weight.lora_a' && /(?:^|\.)token_embd$/.test(module)) {
-      return null;
-    }
-    return index.dim(down, downDim) === index.dim(up, upDim) ? null : [down, up];
+  const found = factorPair(entry.rows);
+  if (found === null || index.rank(found.down) < 2 || index.rank(found.up) < 2) {
+    return null;
   }
-  return null;
+  const { down, up, pair } = found;
+  if (pair.rankFromUp && /(?:^|\.)token_embd$/.test(module)) {
+    return null;
+  }
+  return index.dim(down, pair.downDim) === index.dim(up, pair.upDim) ? null : [down, up];
 }
 
 function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
   const get = (suffix: string): number => entry.rows.get(suffix) ?? -1;
-  const down = [
-    get('.lora_A.weight'),
-    get('.lora_down.weight'),
-    get('.lora.down.weight'),
-    get('_lora.down.weight'),
-    get('.lora_embedding_A'),
-    get('.down.weight'),
-  ].find((r) => r >= 0);
-  const up = [
-    get('.lora_B.weight'),
-    get('.lora_up.weight'),
-    get('.lora.up.weight'),
-    get('_lora.up.weight'),
-    get('.lora_embedding_B'),
-    get('.up.weight'),
-  ].find((r) => r >= 0);
-  // llama.cpp's A of token_embd is stored transposed ([vocab, r]); B is [out, r] everywhere.
-  const ggufUp = get('.weight.lora_b');
-  if (ggufUp >= 0 && get('.weight.lora_a') >= 0) {
-    return String(index.dim(ggufUp, -1));
-  }
-  if (down !== undefined && up !== undefined) {
-    return String(index.dim(down, 0));
-  }
-  const a = get('.lora_a');
-  const b = get('.lora_b');
-  if (a >= 0 && b >= 0) {
-    return String(index.dim(a, -1));
+  const factors = factorPair(entry.rows);
+  if (factors !== null) {
+    const { down, up, pair } = factors;
+    return String(pair.rankFromUp ? index.dim(up, pair.upDim) : index.dim(down, pair.downDim));
   }
   const hadaB = get('.hada_w1_b');
   if (hadaB >= 0 && get('.hada_w1_a') >= 0) {
@@ -665,24 +549,6 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
     return 'full';
   }
   return null;
-}
-
-function targetOf(module: string, naming: LoraNaming): string {
-  if (naming === 'kohya' || naming === 'lycoris') {
-    const tail = module.replace(naming === 'kohya' ? RE_KOHYA_PREFIX : RE_LYCORIS_PREFIX, '');
-    const parts = tail.split(/_\d+_/);
-    return parts[parts.length - 1];
-  }
-  if (naming === 'xlabs') {
-    return xlabsTarget(module)?.label ?? module;
-  }
-  const parts = module.split('.');
-  const last = parts[parts.length - 1];
-  // A numbered child names nothing on its own: diffusers' `to_out.0`, Wan's `ffn.0` keep their parent.
-  if (/^\d+$/.test(last) && parts.length > 1) {
-    return `${parts[parts.length - 2]}.${last}`;
-  }
-  return last.endsWith('_lora') ? last.slice(0, -'_lora'.length) : last === 'processor' ? module : last;
 }
 
 function componentOf(module: string, naming: LoraNaming): string {
