@@ -65,6 +65,22 @@ export interface CompareOutput extends DiffResult {
   lora: LoraFitSection | null;
 }
 
+/**
+ * What the adapter's loader refuses whatever the modules: llama.cpp applies a GGUF adapter only to a model of the
+ * same general.architecture (src/llama-adapter.cpp), though another architecture's tensor names may match.
+ */
+function withLoaderRules(lora: LoraFitSection | null, adapter: CompareSide, base: CompareSide): LoraFitSection | null {
+  const adapterArch = adapter.gguf?.architecture ?? null;
+  const baseArch = base.gguf?.architecture ?? null;
+  if (lora === null || adapterArch === null || baseArch === null || adapterArch === baseArch) {
+    return lora;
+  }
+  const refusal =
+    `llama.cpp refuses this pair: the adapter's general.architecture is ${adapterArch}, the base's ${baseArch} ` +
+    '(it applies an adapter only to a model of its own architecture).';
+  return { ...lora, ok: false, refusal, verdict: `${refusal} ${lora.verdict}` };
+}
+
 export function compareSides(a: CompareSide, b: CompareSide, rules: readonly CompareRule[]): CompareOutput {
   const diff = diffSides(a, b, rules);
   const prefixRules = rules.filter(isAlignRule);
@@ -78,9 +94,9 @@ export function compareSides(a: CompareSide, b: CompareSide, rules: readonly Com
       ? { adapterGguf: adapter.gguf?.architecture ?? null, baseGguf: base.gguf?.architecture ?? null }
       : undefined;
   if (adapterA && !adapterB) {
-    lora = checkLoraFit(a, b, prefixRules, 'a', cross(a, b));
+    lora = withLoaderRules(checkLoraFit(a, b, prefixRules, 'a', cross(a, b)), a, b);
   } else if (adapterB && !adapterA) {
-    lora = checkLoraFit(b, a, prefixRules, 'b', cross(b, a));
+    lora = withLoaderRules(checkLoraFit(b, a, prefixRules, 'b', cross(b, a)), b, a);
   }
   return { ...diff, lora };
 }

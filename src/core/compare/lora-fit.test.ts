@@ -205,6 +205,31 @@ describe('LoRA against base: keys as other tools spell them', () => {
     );
   });
 
+  it('a GGUF LoRA on a GGUF base of another architecture: llama.cpp refuses the pair, whatever the names', async () => {
+    const { header, names } = await loadedGgufFixture('tiny-llama-lora-F16.gguf');
+    const base = await loadedGgufFixture('tiny-llama-Q4_K_M.gguf');
+    const adapter: CompareSide = { columns: header.tensors, names, ...compareFactsOf(header) };
+    const qwen: CompareSide = {
+      columns: base.header.tensors,
+      names: base.names,
+      gguf: { architecture: 'qwen2', headCount: null, headCountKv: null },
+    };
+    const section = compareSides(adapter, qwen, COMPARE_RULES).lora;
+    expect(section).toMatchObject({ fits: 4, ok: false });
+    expect(section?.verdict).toMatch(
+      /^llama\.cpp refuses this pair: the adapter's general\.architecture is llama, the base's qwen2/,
+    );
+    // Its own architecture: no refusal.
+    const llama = await loadedGgufFixture('tiny-llama-Q4_K_M.gguf');
+    const own = compareSides(
+      adapter,
+      { columns: llama.header.tensors, names: llama.names, ...compareFactsOf(llama.header) },
+      COMPARE_RULES,
+    ).lora;
+    expect(own).toMatchObject({ ok: true });
+    expect(own?.refusal).toBeUndefined();
+  });
+
   it("LyCORIS's lycoris_ names map to the base like kohya's, with or without a checkpoint's prefix", () => {
     const adapter: TensorSpec[] = [0, 1].flatMap((block) => [
       { name: `lycoris_transformer_blocks_${block}_attn_to_out_0.lora_down.weight`, dtype: 'BF16', shape: [8, 3072] },

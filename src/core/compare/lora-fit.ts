@@ -75,9 +75,11 @@ export interface LoraFitSection {
   transposed: number;
   missing: number;
   shapeMismatch: number;
-  /** True when no module is missing or mismatched. */
+  /** True when no module is missing or mismatched and no loader rule refuses the pair. */
   ok: boolean;
   verdict: string;
+  /** A rule of the adapter's loader that refuses this pair whatever the modules (llama.cpp: another architecture). */
+  refusal?: string;
   /** How names mapped, e.g. `base_model.model.x.lora_A.weight → x.weight`. */
   examples: string[];
   problems: LoraFitProblem[];
