@@ -86,6 +86,10 @@ test.describe('GGUF files', () => {
     await openLocalFile(page, 'gguf/tiny-llama-imatrix.gguf');
     await expect(page.getByTestId('integrity')).toContainText('an importance matrix, which llama-quantize reads');
     await expect(page.locator('[data-code="gguf-imatrix"]')).toContainText('over 100 chunks of 512 tokens');
+    await expect(page.getByTestId('verdict-params')).toHaveText(
+      '1.54 K stored elements (statistics, not model weights)',
+    );
+    await expect(page.getByTestId('verdict')).not.toContainText('bits/param');
     await expect(page.getByRole('tab', { name: 'Model' })).toHaveCount(0);
     await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
 

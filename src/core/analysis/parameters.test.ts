@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gptqLlama2Fixture } from '../../testing/models/gptq-llama2-7b';
 import { inputFromFixture } from '../../testing/models/header-from-specs';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
+import { loadedGgufFixture } from '../../testing/parse-helpers';
 import { buildReport } from '../report/build-report';
 import { computeTotals } from '../stats';
 import { headlineParameters } from './parameters';
@@ -49,5 +50,30 @@ describe('headline parameters of a safetensors file', () => {
       stored: totals.elements,
       basis: 'logical-quantized',
     });
+  });
+});
+
+describe('headline parameters of a GGUF that holds no weights', () => {
+  it('an importance matrix and a control vector count stored elements, no model parameters', async () => {
+    for (const file of ['tiny-llama-imatrix.gguf', 'tiny-llama-control-vector.gguf']) {
+      const { header, names } = await loadedGgufFixture(file);
+      const totals = computeTotals(header.tensors, header.unknownDtypes, header.shadowedRows);
+      const quantization = analyzeQuantization({
+        header,
+        names,
+        fileName: file,
+        sidecars: {},
+        tensorBytes: new Map(),
+      });
+      expect(headlineParameters(header, totals, quantization.section ?? undefined)).toMatchObject({
+        model: null,
+        stored: totals.elements,
+        basis: 'not-weights',
+      });
+    }
+    const lora = await loadedGgufFixture('tiny-llama-lora-F16.gguf');
+    const totals = computeTotals(lora.header.tensors, lora.header.unknownDtypes, lora.header.shadowedRows);
+    // An adapter's factors are its parameters.
+    expect(headlineParameters(lora.header, totals, undefined).basis).toBe('pending');
   });
 });

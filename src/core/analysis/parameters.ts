@@ -26,7 +26,9 @@ export type ParametersBasis =
   /** Integer-packed weights of a scheme no detector knows: how many values each element holds is unknown. */
   | 'packed-unknown'
   /** The quantization analysis has not run yet. */
-  | 'pending';
+  | 'pending'
+  /** A GGUF of statistics or directions, not weights: an importance matrix or a control vector. */
+  | 'not-weights';
 
 export interface ParameterFigure {
   /** Logical parameters of the model weights, each storage once; null when unknown (packed-unknown, pending). */
@@ -49,6 +51,9 @@ export function headlineParameters(
   quantization: QuantizationSection | undefined,
 ): HeadlineParameters {
   const stored = totals.elements;
+  if (header.gguf?.imatrix || header.gguf?.controlVector) {
+    return { model: null, stored, basis: 'not-weights', modelBytes: null, sharedNames: 0 };
+  }
   const checkpoint = header.checkpoint;
   if (checkpoint) {
     if (checkpoint.weights === null) {

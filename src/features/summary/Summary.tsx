@@ -64,7 +64,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           : packed
             ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
             : shardReport.totals.bitsPerParameter
-        : logicalParams > 0 && header.dataBytes > 0 && !packedUnknown
+        : logicalParams > 0 && header.dataBytes > 0 && !packedUnknown && headline.basis !== 'not-weights'
           ? (header.dataBytes * 8) / logicalParams
           : null;
   // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
@@ -218,6 +218,8 @@ function parametersTitle(headline: HeadlineParameters, paramsBasis: readonly str
       return 'The logical count (packed weights unpacked) comes from the quantization analysis.';
     case 'checkpoint-no-weights':
       return 'No section of this checkpoint holds model weights.';
+    case 'not-weights':
+      return 'An importance matrix or a control vector holds statistics or directions, not model weights.';
     case 'checkpoint-weights-storage-once':
       return `${groupDigits(headline.model ?? 0)} parameters: the tensors of the model-weights section, each storage region counted once${headline.sharedNames > 0 ? ` (${plural(headline.sharedNames, 'name shares', 'names share')} storage with another name and add${headline.sharedNames === 1 ? 's' : ''} nothing)` : ''}; other sections are counted apart.`;
     default:
@@ -241,6 +243,7 @@ function ParameterClause({ headline }: { headline: HeadlineParameters }) {
         {formatCount(stored)} stored elements
         {headline.basis === 'packed-unknown' && ' (packed: parameter count unknown)'}
         {headline.basis === 'checkpoint-no-weights' && ' (no model weights found)'}
+        {headline.basis === 'not-weights' && ' (statistics, not model weights)'}
       </span>
     );
   }
