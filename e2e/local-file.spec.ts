@@ -67,6 +67,20 @@ test.describe('local file', () => {
     watch.expectClean();
   });
 
+  test('files of other model formats say what they are: a whisper.cpp GGML model, an ONNX model', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    // whisper.cpp's ggml-base.en.bin opens with 'ggml' as a little-endian uint32, then its hyperparameters.
+    const ggml = Buffer.concat([Buffer.from([0x6c, 0x6d, 0x67, 0x67, 0x33, 0xc3, 0x00, 0x00]), Buffer.alloc(4096)]);
+    await dropFile(page, 'ggml-base.en.bin', ggml);
+    await expect(page.locator('[data-code="legacy-ggml"]')).toContainText('whisper.cpp loads it as it is');
+    await expect(page.locator('[data-code="header-too-large"]')).toHaveCount(0);
+    const onnx = Buffer.concat([Buffer.from('\x08\x08\x12\x07pytorch\x1a\x052.1.0', 'latin1'), Buffer.alloc(4096)]);
+    await dropFile(page, 'model.onnx', onnx);
+    await expect(page.locator('[data-code="onnx-model"]')).toContainText('producer “pytorch”');
+    watch.expectClean();
+  });
+
   test('a 1.9 GB file reads only 8 + N bytes', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

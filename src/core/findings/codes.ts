@@ -26,6 +26,11 @@ export const FINDING_CODES = {
   'html-page': spec('error', true, 'HTML page, not a model file'),
   'zip-archive': spec('error', true, 'ZIP archive (PyTorch .bin/.pt/.ckpt)'),
   pickle: spec('error', true, 'Python pickle'),
+  'legacy-ggml': spec('error', true, 'GGML file (llama.cpp before GGUF, whisper.cpp)'),
+  'hdf5-file': spec('error', true, 'HDF5 file (Keras .h5)'),
+  'numpy-array': spec('error', true, 'NumPy .npy array'),
+  'tflite-model': spec('error', true, 'TensorFlow Lite model'),
+  'onnx-model': spec('error', true, 'ONNX model'),
   'empty-file': spec('error', true, 'Empty file'),
   // Header length and text.
   'header-too-large': spec('error', true, 'Header over the 100 MB cap'),

@@ -27,6 +27,15 @@ describe('sniffNotSafetensors', () => {
     ['zip-archive', withSize(new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00, 0x08, 0x00]), 1e9)],
     ['pickle', withSize(new Uint8Array([0x80, 0x02, 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20]), 1e6)],
     ['pickle', withSize(new Uint8Array([0x80, 0x04, 0x95, 0x34, 0x12, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x8c]), 1e6)],
+    // whisper.cpp's ggml-base.en.bin: 'ggml' as a little-endian uint32, then the hyperparameters.
+    ['legacy-ggml', withSize(new Uint8Array([0x6c, 0x6d, 0x67, 0x67, 0x33, 0xc3, 0x00, 0x00]), 147_951_465)],
+    // llama.cpp's last pre-GGUF files: 'ggjt' version 3.
+    ['legacy-ggml', withSize(new Uint8Array([0x74, 0x6a, 0x67, 0x67, 0x03, 0x00, 0x00, 0x00, 0x00, 0x7d]), 3.8e9)],
+    ['hdf5-file', withSize(new Uint8Array([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00]), 1e6)],
+    ['numpy-array', withSize(new Uint8Array([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00]), 1e6)],
+    ['tflite-model', withSize(new Uint8Array([0x1c, 0x00, 0x00, 0x00, 0x54, 0x46, 0x4c, 0x33, 0x00, 0x00]), 1e6)],
+    // torch.onnx.export: ir_version 8, producer_name "pytorch", producer_version "2.1.0".
+    ['onnx-model', withSize(text('\x08\x08\x12\x07pytorch\x1a\x052.1.0'), 1e6)],
   ])('recognises %s', (code, { bytes, size }) => {
     expect(sniffNotSafetensors(bytes, size)?.code).toBe(code);
   });
@@ -41,6 +50,20 @@ describe('sniffNotSafetensors', () => {
     );
     const zip = new Uint8Array([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0x08, 0x08, 0x00, 0x00]);
     expect(sniffNotSafetensors(zip, 1e9)?.message).toMatch(/convert with safetensors' convert script/i);
+  });
+
+  it('names what a file of another model format is, and what reads it', () => {
+    const first = (bytes: number[]) => sniffNotSafetensors(new Uint8Array(bytes), 1e9)?.message ?? '';
+    expect(first([0x74, 0x6a, 0x67, 0x67, 0x03, 0x00, 0x00, 0x00])).toContain(
+      "a GGML model in llama.cpp's format from before GGUF (magic “ggjt”, version 3)",
+    );
+    expect(first([0x6c, 0x6d, 0x67, 0x67, 0x33, 0xc3, 0x00, 0x00])).toContain('whisper.cpp loads it as it is');
+    expect(first([0x61, 0x6c, 0x67, 0x67, 0x01, 0x00, 0x00, 0x00])).toContain('an old llama.cpp LoRA adapter');
+    expect(sniffNotSafetensors(text('\x08\x08\x12\x07pytorch\x1a\x05'), 1e6)?.message).toContain(
+      'IR version 8, producer “pytorch”',
+    );
+    // A protobuf that does not open as a ModelProto is not called ONNX.
+    expect(sniffNotSafetensors(text('\x08\x08\x12\x07pyt\x01rch'), 1e6)?.code).not.toBe('onnx-model');
   });
 
   it('never misreads a valid file whose length prefix starts like pickle', () => {

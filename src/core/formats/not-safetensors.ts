@@ -27,6 +27,22 @@ const LFS_POINTER_MAX_BYTES = 1024;
 const LFS_POINTER_PREFIX = 'version https://git-lfs.github.com/spec/v1';
 const ZIP_LOCAL_FILE_MAGIC = [0x50, 0x4b, 0x03, 0x04];
 const PICKLE_PROTO_OPCODE = 0x80;
+/** HDF5's superblock signature (Keras .h5/.keras weights, TensorFlow's older checkpoints). */
+const HDF5_SIGNATURE = [0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a];
+/** NumPy's .npy magic: 0x93 then NUMPY. */
+const NPY_MAGIC = [0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59];
+/** A FlatBuffer's file identifier sits after its 4-byte root offset; TensorFlow Lite's is TFL3. */
+const TFLITE_IDENTIFIER_AT = 4;
+/** GGML's magics before GGUF, as the little-endian uint32 the files start with (ggml.h, llama.cpp's old loader). */
+const LEGACY_GGML_MAGICS: ReadonlyMap<number, string> = new Map([
+  [0x67676d6c, 'ggml'],
+  [0x67676d66, 'ggmf'],
+  [0x67676a74, 'ggjt'],
+  [0x67676c61, 'ggla'],
+]);
+/** An ONNX ModelProto opens with ir_version (field 1, a small varint), then producer_name (field 2, a short string). */
+const ONNX_MAX_IR_VERSION = 30;
+const ONNX_MAX_PRODUCER_BYTES = 64;
 /** Pickle protocols 2–5 start with PROTO n; 0 and 1 have no marker and are not recognised. */
 const PICKLE_MIN_PROTOCOL = 2;
 const PICKLE_MAX_PROTOCOL = 5;
@@ -122,6 +138,28 @@ export function sniffNotSafetensors(firstBytes: Uint8Array, fileSize: number | n
   return null;
 }
 
+/**
+ * The producer name of an ONNX ModelProto's opening (field 1 `ir_version` as a one-byte varint, then field 2
+ * `producer_name`, printable ASCII), or null when the bytes do not open so.
+ */
+function onnxProducer(bytes: Uint8Array): string | null {
+  const length = bytes[3];
+  if (
+    bytes.length < 4 ||
+    bytes[0] !== 0x08 ||
+    bytes[1] < 1 ||
+    bytes[1] > ONNX_MAX_IR_VERSION ||
+    bytes[2] !== 0x12 ||
+    length < 1 ||
+    length > ONNX_MAX_PRODUCER_BYTES ||
+    bytes.length < 4 + length
+  ) {
+    return null;
+  }
+  const name = bytes.subarray(4, 4 + length);
+  return name.every((byte) => byte >= 0x20 && byte < 0x7f) ? String.fromCharCode(...name) : null;
+}
+
 /** In the order they are tried; each looks for its format's signature in the first bytes. */
 const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
   {
@@ -157,6 +195,81 @@ const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
             "This is a ZIP archive: a PyTorch .bin/.pt/.ckpt zip archive (pickled tensors), not safetensors. Loading it with torch.load can run code. Convert with safetensors' convert script or open the .safetensors version of the model if the repository has one.",
           )
         : null,
+  },
+  {
+    id: 'legacy-ggml',
+    diagnose: (bytes) => {
+      if (bytes.length < 8) {
+        return null;
+      }
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const magic = LEGACY_GGML_MAGICS.get(view.getUint32(0, true));
+      if (magic === undefined) {
+        return null;
+      }
+      const version = magic === 'ggml' ? null : view.getUint32(4, true);
+      const named = `magic “${magic}”${version === null ? '' : `, version ${version}`}`;
+      const what =
+        magic === 'ggml'
+          ? `a GGML file (${named}): the format whisper.cpp's models, and llama.cpp's before GGUF, are written in. ` +
+            'whisper.cpp loads it as it is; a llama.cpp model this old must be converted again from its original ' +
+            'weights with convert_hf_to_gguf.py.'
+          : magic === 'ggla'
+            ? `an old llama.cpp LoRA adapter (${named}), from before GGUF; convert the PEFT adapter again with ` +
+              'convert_lora_to_gguf.py.'
+            : `a GGML model in llama.cpp's format from before GGUF (${named}), which llama.cpp stopped reading when ` +
+              'GGUF replaced it in August 2023; convert the original weights with convert_hf_to_gguf.py.';
+      return makeFinding('legacy-ggml', `This is ${what} This app reads GGUF, its successor.`);
+    },
+  },
+  {
+    id: 'hdf5-file',
+    diagnose: (bytes) =>
+      startsWith(bytes, HDF5_SIGNATURE)
+        ? makeFinding(
+            'hdf5-file',
+            'This is an HDF5 file, as Keras saves .h5 weights and TensorFlow its older checkpoints, not safetensors. ' +
+              "Read it with h5py or Keras and write the tensors with safetensors' save_file, or open the .safetensors " +
+              'version of the model.',
+          )
+        : null,
+  },
+  {
+    id: 'numpy-array',
+    diagnose: (bytes) =>
+      startsWith(bytes, NPY_MAGIC)
+        ? makeFinding(
+            'numpy-array',
+            `This is a NumPy .npy array (format ${bytes[6] ?? '?'}.${bytes[7] ?? '?'}): one array, not a safetensors ` +
+              "file. numpy.load reads it (allow_pickle=False keeps an object array from running code); safetensors' " +
+              'numpy save_file writes arrays as safetensors.',
+          )
+        : null,
+  },
+  {
+    id: 'tflite-model',
+    diagnose: (bytes) =>
+      startsWithText(bytes, 'TFL3', TFLITE_IDENTIFIER_AT)
+        ? makeFinding(
+            'tflite-model',
+            'This is a TensorFlow Lite model (a FlatBuffer, identifier TFL3), not safetensors: open it with the ' +
+              'TFLite interpreter or a graph viewer such as Netron.',
+          )
+        : null,
+  },
+  {
+    id: 'onnx-model',
+    diagnose: (bytes) => {
+      const producer = onnxProducer(bytes);
+      return producer === null
+        ? null
+        : makeFinding(
+            'onnx-model',
+            `This looks like an ONNX model (a protobuf ModelProto: IR version ${bytes[1]}, producer “${producer}”), ` +
+              'not safetensors. ONNX Runtime runs it; a graph viewer such as Netron shows its weights, and ' +
+              "onnx.numpy_helper with safetensors' save_file can export them.",
+          );
+    },
   },
   {
     id: 'pickle',
