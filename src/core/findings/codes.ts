@@ -29,6 +29,7 @@ export const FINDING_CODES = {
   'legacy-ggml': spec('error', true, 'GGML file (llama.cpp before GGUF, whisper.cpp)'),
   'hdf5-file': spec('error', true, 'HDF5 file (Keras .h5)'),
   'numpy-array': spec('error', true, 'NumPy .npy array'),
+  'numpy-archive': spec('error', true, 'NumPy .npz archive'),
   'tflite-model': spec('error', true, 'TensorFlow Lite model'),
   'onnx-model': spec('error', true, 'ONNX model'),
   'empty-file': spec('error', true, 'Empty file'),

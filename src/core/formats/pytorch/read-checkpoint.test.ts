@@ -8,6 +8,7 @@ import { runPickle } from './pickle-machine';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
 import { rebuildTensors } from './torch-rebuild';
 import { locateDirectory, readCentralDirectory, readLocalHeader, torchArchive } from './zip-directory';
+import { buildStoredZip } from '../../../testing/build-zip';
 
 async function load(bytes: Uint8Array, mode: ReaderMode = 'local') {
   const reader = memoryReader(bytes, mode);
@@ -259,5 +260,28 @@ describe('reads only what it needs', () => {
     expect(loaded.bytesRead).toBeLessThan(pickleLength + 8192);
     expect(loaded.bytesRead).toBeLessThan(bytes.length / 2);
     expect(reader.reads.length).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('zips that are not torch.save archives', () => {
+  const npy = new Uint8Array([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59, 0x01, 0x00, 0x76, 0x00]);
+
+  it("NumPy's .npz (numpy.savez: one .npy per array) is named as such, with its arrays", async () => {
+    const zip = buildStoredZip([
+      { name: 'embed.npy', data: npy },
+      { name: 'head.npy', data: npy },
+    ]);
+    const { loaded } = await load(zip);
+    expect(loaded.outcome.kind).toBe('rejected');
+    const findings = loaded.outcome.kind === 'rejected' ? loaded.outcome.file.findings : [];
+    expect(findings.map((finding) => finding.code)).toEqual(['numpy-archive']);
+    expect(findings[0].message).toContain('a NumPy .npz archive of 2 arrays (embed, head)');
+  });
+
+  it('a flat zip of other files says which entry it found, not a folder made of it', async () => {
+    const { loaded } = await load(buildStoredZip([{ name: 'readme.txt', data: new TextEncoder().encode('hi') }]));
+    const findings = loaded.outcome.kind === 'rejected' ? loaded.outcome.file.findings : [];
+    expect(findings.map((finding) => finding.code)).toEqual(['zip-unreadable']);
+    expect(findings[0].message).toContain('no <folder>/data.pkl entry (the first is readme.txt)');
   });
 });

@@ -11,6 +11,8 @@
 import type { ByteReader } from '../../bytes/byte-reader';
 import { concatChunks } from '../../bytes/concat';
 import { makeFinding } from '../../findings/make-finding';
+import { MAX_NAMES_IN_MESSAGE } from '../../limits';
+import { plural } from '../../parse/message-format';
 import { metadataColumns, type Finding, type ParsedHeader, type ParseOutcome } from '../../model';
 import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
 import type { FileFormat } from '../sections';
@@ -36,6 +38,7 @@ import {
   readLocalHeader,
   readZip64Record,
   torchArchive,
+  NpzArchiveError,
   ZipError,
   type TorchArchive,
 } from './zip-directory';
@@ -193,10 +196,19 @@ export async function readCheckpoint(
     if (!(error instanceof ZipError)) {
       throw error;
     }
-    const finding = makeFinding(
-      'zip-unreadable',
-      `This looks like a PyTorch zip checkpoint, but ${error.message}. Nothing was loaded or run; download the file again, or check that it is really a .bin/.pt/.ckpt from torch.save.`,
-    );
+    const finding =
+      error instanceof NpzArchiveError
+        ? makeFinding(
+            'numpy-archive',
+            `This is a NumPy .npz archive of ${plural(error.arrays.length, 'array')} ` +
+              `(${error.arrays.slice(0, MAX_NAMES_IN_MESSAGE).join(', ')}${error.arrays.length > MAX_NAMES_IN_MESSAGE ? ', …' : ''}), ` +
+              'as numpy.savez writes, not a PyTorch checkpoint or safetensors. numpy.load reads it (allow_pickle=False ' +
+              "keeps an object array from running code); safetensors' numpy save_file writes the arrays as safetensors.",
+          )
+        : makeFinding(
+            'zip-unreadable',
+            `This looks like a PyTorch zip checkpoint, but ${error.message}. Nothing was loaded or run; download the file again, or check that it is really a .bin/.pt/.ckpt from torch.save.`,
+          );
     return {
       outcome: { kind: 'rejected', file: { headerLength: null, fileSize: reader.size, findings: [finding] } },
       head: first,

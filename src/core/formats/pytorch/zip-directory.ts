@@ -22,6 +22,13 @@ const U32_MAX = 0xffffffff;
 
 export class ZipError extends Error {}
 
+/** A zip whose every entry is an .npy array: NumPy's .npz (numpy.savez), not a torch.save archive. */
+export class NpzArchiveError extends ZipError {
+  constructor(readonly arrays: readonly string[]) {
+    super('a NumPy .npz archive, not a torch.save archive');
+  }
+}
+
 /** Where the central directory is, from the tail of the file. `zip64At` is set when the ZIP64 record must be read. */
 export interface DirectoryLocation {
   entries: number;
@@ -296,7 +303,14 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
     anomalies.push(`${outside} entries lie outside the ${prefix}/ folder (newer torch refuses such archives)`);
   }
   if (!pickle) {
-    throw new ZipError(`no ${prefix}/data.pkl entry: this zip is not a torch.save archive`);
+    if (entries.every((entry) => entry.name.endsWith('.npy'))) {
+      throw new NpzArchiveError(entries.map((entry) => entry.name.slice(0, -'.npy'.length)));
+    }
+    // torch.save puts every entry in one top folder; a flat zip has none to name.
+    const where = entries[0].name.includes('/')
+      ? `no ${prefix}/data.pkl entry`
+      : `no <folder>/data.pkl entry (the first is ${entries[0].name})`;
+    throw new ZipError(`${where}: this zip is not a torch.save archive`);
   }
   if (pickle.method !== 0 && pickle.method !== 8) {
     throw new ZipError(`${pickle.name} uses compression method ${pickle.method}, which torch cannot read`);
