@@ -1,6 +1,7 @@
 /** LoRA against base: PEFT, kohya, diffusers, MLX and LoHa naming, Conv1D orientation, and what is listed. */
 import { describe, expect, it } from 'vitest';
-import { loadedGgufFixture } from '../../testing/parse-helpers';
+import { loadedGgufFixture, loadedLocally } from '../../testing/parse-helpers';
+import { GGML, buildGguf, str } from '../../testing/build-gguf';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import {
   compareBaseTensors,
@@ -228,6 +229,30 @@ describe('LoRA against base: keys as other tools spell them', () => {
     ).lora;
     expect(own).toMatchObject({ ok: true });
     expect(own?.refusal).toBeUndefined();
+  });
+
+  it("a GGUF LoRA of the token embedding (A stored transposed) fits the base's [vocab, dim]", async () => {
+    const { header, names } = await loadedLocally(
+      buildGguf({
+        kvs: [
+          ['general.architecture', str('llama')],
+          ['general.type', str('adapter')],
+        ],
+        tensors: [
+          // PyTorch order: A [vocab 320, r 8], B [dim 256, r 8]; GGUF's ne is the reverse.
+          { name: 'token_embd.weight.lora_a', ne: [8, 320], type: GGML.F16 },
+          { name: 'token_embd.weight.lora_b', ne: [8, 256], type: GGML.F16 },
+        ],
+      }),
+    );
+    const base = await loadedGgufFixture('tiny-llama-Q4_K_M.gguf');
+    const section = checkLoraFit(
+      { columns: header.tensors, names },
+      { columns: base.header.tensors, names: base.names },
+      ALIGN_RULES,
+      'a',
+    );
+    expect(section).toMatchObject({ modules: 1, fits: 1, ok: true });
   });
 
   it("LyCORIS's lycoris_ names map to the base like kohya's, with or without a checkpoint's prefix", () => {

@@ -28,6 +28,7 @@ import {
   RE_PEFT_WRAPPER,
   splitAdapterTensor,
   xlabsTarget,
+  type AdapterSuffix,
 } from '../analysis/lora-markers';
 import type { LoraNaming } from '../analysis/report-sections';
 import { ggufNameOfHf, hfNameOfGguf } from './gguf-names';
@@ -104,6 +105,17 @@ function dimOf(columns: TensorColumns, row: number, dim: number): number | null 
   const rank = columns.shapeStarts[row + 1] - start;
   const d = dim < 0 ? rank + dim : dim;
   return d >= 0 && d < rank ? columns.dims[start + d] : null;
+}
+
+/**
+ * llama.cpp's LoRA of the token embedding (convert_lora_to_gguf.py) stores PEFT's lora_embedding_A transposed,
+ * [vocab, r], and B as [dim, r]: both pin a size in their first dimension, against the base's [vocab, dim].
+ */
+function ggufEmbeddingPart(module: string, part: AdapterSuffix): AdapterSuffix {
+  if ((part.suffix !== '.weight.lora_a' && part.suffix !== '.weight.lora_b') || !/(?:^|\.)token_embd$/.test(module)) {
+    return part;
+  }
+  return { ...part, dim: 0, embedding: true };
 }
 
 function unify(text: string): string {
@@ -252,7 +264,7 @@ function collectModules(columns: TensorColumns, names: readonly string[]): Adapt
       };
       modules.set(parts.module, entry);
     }
-    const rule = parts.part;
+    const rule = ggufEmbeddingPart(parts.module, parts.part);
     if (rule.role !== 'alpha') {
       if (!entry.hasFactor) {
         entry.firstTensor = names[row];
