@@ -62,11 +62,13 @@ const CHECKPOINT_VIEW = (format: FileFormat): FormatView => ({
   tensorLocation: ({ header, row }) => <CheckpointStorage header={header} row={row} />,
 });
 
-/** The GGUF reader's notes on a file with no tensors that is not one split of a set (gguf-reader.ts). */
-const TENSORLESS_CODES: ReadonlySet<string> = new Set(['gguf-vocab-only', 'gguf-no-tensors']);
-
-/** The GGUF reader's notes on a file that is not a model of its own (gguf-reader.ts), and what the integrity line says. */
+/**
+ * The GGUF reader's notes on a file that is no model to run on its own (core/formats/gguf/file-kinds.ts), and what the
+ * integrity line says for each.
+ */
 const NOT_A_MODEL_INTEGRITY: Readonly<Record<string, string>> = {
+  'gguf-vocab-only': '✔ intact, but no weights: nothing in it for llama.cpp to run',
+  'gguf-no-tensors': '✔ intact, but no weights: nothing in it for llama.cpp to run',
   'gguf-mmproj': "✔ intact: a multimodal projector, which llama.cpp loads with --mmproj beside a language model's GGUF",
   'gguf-lora-adapter': "✔ intact: a LoRA adapter, which llama.cpp applies with --lora on top of a base model's GGUF",
   'gguf-imatrix': '✔ intact: an importance matrix, which llama-quantize reads with --imatrix; no weights',
@@ -87,10 +89,7 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
       if (verdict !== 'accepts') {
         return "✖ llama.cpp's loader would refuse this file";
       }
-      // Intact, but not a model to run on its own (the reader's notes say when).
-      if (header.findings.some((finding) => TENSORLESS_CODES.has(finding.code))) {
-        return '✔ intact, but no weights: nothing in it for llama.cpp to run';
-      }
+      // Intact, but maybe not a model to run on its own (the reader's notes say when).
       const note = header.findings.find((finding) => NOT_A_MODEL_CODES.has(finding.code))?.code;
       return note === undefined ? "✔ intact: llama.cpp's loader would accept it" : NOT_A_MODEL_INTEGRITY[note];
     },
