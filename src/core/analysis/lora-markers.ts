@@ -147,6 +147,22 @@ const RE_XLABS_NAMING = /(?:^|\.)processor\.(?:qkv|proj)_lora[12]?$/;
 /** ComfyUI's own spelling: the diffusion model's path under `diffusion_model.` (Wan, HunyuanVideo, Qwen-Image LoRAs). */
 export const RE_COMFYUI_PREFIX = /^diffusion_model\./;
 
+/**
+ * Each naming's tool and an example of its keys, for the evidence, the Model tab and the compare card; `detail` is
+ * what the evidence adds (how a spelling differs from the module path).
+ */
+export const LORA_NAMINGS: Readonly<Record<LoraNaming, { tool: string | null; example: string; detail?: string }>> = {
+  peft: { tool: 'PEFT', example: 'base_model.model.…' },
+  kohya: { tool: 'kohya', example: 'lora_unet_… / lora_te_…', detail: 'dots as underscores' },
+  lycoris: { tool: 'LyCORIS', example: 'lycoris_…', detail: 'dots as underscores' },
+  diffusers: { tool: 'diffusers', example: 'unet. / transformer. / text_encoder.' },
+  comfyui: { tool: 'ComfyUI', example: 'diffusion_model.…' },
+  xlabs: { tool: 'XLabs', example: 'processor.qkv_lora1 …' },
+  gguf: { tool: 'llama.cpp', example: 'blk.N.attn_q.weight.lora_a' },
+  mlx: { tool: 'MLX', example: 'lora_a / lora_b', detail: 'lora_a [in, r], lora_b [r, out]' },
+  plain: { tool: null, example: "the model's own module paths" },
+};
+
 /** Which tool's names an adapter's modules use, from their paths and parts. */
 export function adapterNaming(parts: Iterable<{ module: string; suffix: string }>): LoraNaming {
   let peft = false;

@@ -15,6 +15,7 @@ import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './analysis-limits';
 import {
   adapterNaming,
   isAdapterIndex,
+  LORA_NAMINGS,
   RE_COMFYUI_PREFIX,
   RE_DIFFUSERS_PREFIX,
   RE_KOHYA_PREFIX,
@@ -570,18 +571,10 @@ function componentOf(module: string, naming: LoraNaming): string {
 }
 
 function describeFamily(family: LoraFamily, naming: LoraNaming): string {
-  const spelled = {
-    peft: 'PEFT names (base_model.model.…)',
-    kohya: 'kohya names (lora_unet_… / lora_te…_, dots as underscores)',
-    diffusers: 'diffusers component prefixes (unet. / transformer. / text_encoder.)',
-    comfyui: "ComfyUI's names (diffusion_model.…)",
-    lycoris: "LyCORIS's names (lycoris_…, dots as underscores)",
-    xlabs: "XLabs' Flux names (double_blocks.N.processor.qkv_lora1 …)",
-    gguf: "llama.cpp's names (blk.N.attn_q.weight.lora_a)",
-    mlx: 'MLX names (lora_a [in, r] / lora_b [r, out])',
-    plain: 'plain module names',
-  }[naming];
-  return `${family} with ${spelled}`;
+  const { tool, example, detail } = LORA_NAMINGS[naming];
+  return tool === null
+    ? `${family} with ${example}`
+    : `${family} with ${tool} names (${example}${detail ? `, ${detail}` : ''})`;
 }
 
 function rankSource(family: LoraFamily, naming: LoraNaming, modules: ReadonlyMap<string, ModuleParts>): string {
