@@ -15,7 +15,8 @@ export function fileKindFindings(gguf: GgufSummary, tensors: readonly GgufTensor
   const note =
     tensorlessFinding(gguf) ??
     mmprojFinding(gguf) ??
-    adapterOrImatrixFinding(gguf) ??
+    adapterFinding(gguf) ??
+    imatrixFinding(gguf) ??
     controlVectorFinding(gguf, tensors);
   return note === null ? [] : [note];
 }
@@ -26,7 +27,7 @@ export function fileKindFindings(gguf: GgufSummary, tensors: readonly GgufTensor
  * convert_hf_to_gguf.py writes with --vocab-only and ships for its tokenizer tests (models/ggml-vocab-*.gguf):
  * llama.cpp reads those with `vocab_only` set and has no weights to run.
  */
-export function tensorlessFinding(gguf: GgufSummary): Finding | null {
+function tensorlessFinding(gguf: GgufSummary): Finding | null {
   if (gguf.tensorCount > 0 || inSplitSet(gguf)) {
     return null;
   }
@@ -53,7 +54,7 @@ export function tensorlessFinding(gguf: GgufSummary): Finding | null {
  * the projector into its text embeddings as a GGUF of its own, general.architecture `clip`. llama.cpp loads it with
  * --mmproj beside the language model's GGUF (llama-mtmd-cli, llama-server); as a model on its own it is refused.
  */
-export function mmprojFinding(gguf: GgufSummary): Finding | null {
+function mmprojFinding(gguf: GgufSummary): Finding | null {
   const mmproj = gguf.mmproj;
   if (mmproj === null) {
     return null;
@@ -72,51 +73,58 @@ export function mmprojFinding(gguf: GgufSummary): Finding | null {
 }
 
 /**
- * The note on a GGUF that is not a model: a LoRA adapter (general.type `adapter`, convert_lora_to_gguf.py), which
- * llama.cpp applies with --lora on top of a model of the same general.architecture whose tensor names and shapes its
- * `<weight>.lora_a` / `.lora_b` pairs match; or an importance matrix (general.type `imatrix`, llama-imatrix), the
- * activation statistics llama-quantize reads with --imatrix. Neither loads as a model.
+ * The note on a LoRA adapter (general.type `adapter`, convert_lora_to_gguf.py), which llama.cpp applies with --lora on
+ * top of a model of the same general.architecture whose tensor names and shapes its `<weight>.lora_a` / `.lora_b`
+ * pairs match; it does not load as a model.
  */
-export function adapterOrImatrixFinding(gguf: GgufSummary): Finding | null {
+function adapterFinding(gguf: GgufSummary): Finding | null {
   const adapter = gguf.adapter;
-  if (adapter !== null) {
-    const activated = adapter.type === 'alora';
-    const kind = activated ? 'an activated LoRA (aLoRA) adapter' : 'a LoRA adapter';
-    const facts = [
-      adapter.alpha === null
-        ? 'no adapter.lora.alpha (llama.cpp then applies it at the scale you give)'
-        : `alpha ${adapter.alpha}`,
-      adapter.taskName === null ? null : `task “${adapter.taskName}”`,
-      activated && adapter.invocationTokens !== null
-        ? `active after its ${plural(adapter.invocationTokens, 'invocation token')}`
-        : null,
-    ].filter((fact): fact is string => fact !== null);
-    const base = gguf.architecture === null ? 'a model' : `a ${gguf.architecture} model`;
-    return makeFinding(
-      'gguf-lora-adapter',
-      `This GGUF is ${kind} (${facts.join(', ')}), as convert_lora_to_gguf.py writes. llama.cpp applies it with ` +
-        `--lora FILE (or --lora-scaled FILE SCALE) on top of ${base}'s GGUF whose tensor names and shapes its ` +
-        'lora_a / lora_b pairs match; on its own it is not a model to run. Open the base with Compare to check the fit.',
-    );
+  if (adapter === null) {
+    return null;
   }
+  const activated = adapter.type === 'alora';
+  const kind = activated ? 'an activated LoRA (aLoRA) adapter' : 'a LoRA adapter';
+  const facts = [
+    adapter.alpha === null
+      ? 'no adapter.lora.alpha (llama.cpp then applies it at the scale you give)'
+      : `alpha ${adapter.alpha}`,
+    adapter.taskName === null ? null : `task “${adapter.taskName}”`,
+    activated && adapter.invocationTokens !== null
+      ? `active after its ${plural(adapter.invocationTokens, 'invocation token')}`
+      : null,
+  ].filter((fact): fact is string => fact !== null);
+  const base = gguf.architecture === null ? 'a model' : `a ${gguf.architecture} model`;
+  return makeFinding(
+    'gguf-lora-adapter',
+    `This GGUF is ${kind} (${facts.join(', ')}), as convert_lora_to_gguf.py writes. llama.cpp applies it with ` +
+      `--lora FILE (or --lora-scaled FILE SCALE) on top of ${base}'s GGUF whose tensor names and shapes its ` +
+      'lora_a / lora_b pairs match; on its own it is not a model to run. Open the base with Compare to check the fit.',
+  );
+}
+
+/**
+ * The note on an importance matrix (general.type `imatrix`, llama-imatrix): the activation statistics llama-quantize
+ * reads with --imatrix; it holds no weights.
+ */
+function imatrixFinding(gguf: GgufSummary): Finding | null {
   const imatrix = gguf.imatrix;
-  if (imatrix !== null) {
-    const over =
-      imatrix.chunkCount === null
-        ? ''
-        : ` over ${plural(imatrix.chunkCount, 'chunk')}${imatrix.chunkSize === null ? '' : ` of ${plural(imatrix.chunkSize, 'token')}`}`;
-    const from =
-      imatrix.datasets.length === 0
-        ? ''
-        : ` of ${imatrix.datasets.map((name) => `“${name}”`).join(', ')}${imatrix.datasetCount > imatrix.datasets.length ? ', …' : ''}`;
-    return makeFinding(
-      'gguf-imatrix',
-      `This GGUF is an importance matrix, as llama-imatrix writes: sums of the squared activations entering each ` +
-        `weight${over}${from}, per tensor (<weight>.in_sum2 and .counts). llama-quantize reads it with --imatrix FILE to ` +
-        'decide how to round each weight; it holds no weights and is not a model to run.',
-    );
+  if (imatrix === null) {
+    return null;
   }
-  return null;
+  const over =
+    imatrix.chunkCount === null
+      ? ''
+      : ` over ${plural(imatrix.chunkCount, 'chunk')}${imatrix.chunkSize === null ? '' : ` of ${plural(imatrix.chunkSize, 'token')}`}`;
+  const from =
+    imatrix.datasets.length === 0
+      ? ''
+      : ` of ${imatrix.datasets.map((name) => `“${name}”`).join(', ')}${imatrix.datasetCount > imatrix.datasets.length ? ', …' : ''}`;
+  return makeFinding(
+    'gguf-imatrix',
+    `This GGUF is an importance matrix, as llama-imatrix writes: sums of the squared activations entering each ` +
+      `weight${over}${from}, per tensor (<weight>.in_sum2 and .counts). llama-quantize reads it with --imatrix FILE to ` +
+      'decide how to round each weight; it holds no weights and is not a model to run.',
+  );
 }
 
 /** ggml's F32 type id: llama.cpp reads a control vector's directions only as F32. */
@@ -128,7 +136,7 @@ const GGML_F32 = 0;
  * loader (common_control_vector_load_one) refuses a file whose tensors are not so named, are not 1-D F32, or differ in
  * length: that is a warning, with the tensors.
  */
-export function controlVectorFinding(gguf: GgufSummary, tensors: readonly GgufTensorInfo[]): Finding | null {
+function controlVectorFinding(gguf: GgufSummary, tensors: readonly GgufTensorInfo[]): Finding | null {
   const vector = gguf.controlVector;
   if (vector === null) {
     return null;
