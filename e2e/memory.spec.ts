@@ -1,8 +1,8 @@
 /**
  * The Memory tab and the report's memory section, for each place config.json comes from: a dropped folder of
  * shards, a single file dropped with its config.json, a repository on the fake Hub (config fetched once), a Hub
- * file URL and a plain server's URL (one extra request beside the file), and a file with no config at all (labelled
- * inferred). Along the way: deployable GPU layouts, the warning past the model's maximum context, and inline
+ * file URL and a plain server's URL (one extra request beside the file), a file with no config at all (labelled
+ * inferred), and Mistral's consolidated.safetensors with the params.json it ships instead. Along the way: deployable GPU layouts, the warning past the model's maximum context, and inline
  * validation of the number boxes.
  */
 import { expect, test, type Page } from '@playwright/test';
@@ -11,6 +11,11 @@ import { join } from 'node:path';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import { SHARD_FIXTURES } from '../src/testing/shard-fixtures';
+import {
+  TINY_NATIVE_KV_BYTES_PER_TOKEN,
+  TINY_NATIVE_PARAMS,
+  tinyMistralNativeTensors,
+} from '../src/testing/models/mistral-native';
 import { groupDigits as g } from '../src/core/number-format';
 import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
 
@@ -35,6 +40,8 @@ const TINY_CONFIG = {
 /** 2 layers × 2 (K and V) × 1 KV head × 16 head dim × 2 B. */
 const TINY_KV_PER_TOKEN = 2 * 2 * 1 * 16 * 2;
 const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
+/** The same size of model as Mistral's reference code writes it (consolidated.safetensors, params.json beside). */
+const NATIVE_MODEL = Buffer.from(buildSafetensors(tinyMistralNativeTensors()));
 
 /** Fake-Hub repositories only this spec reads, so the server log counts are this spec's own. */
 const HUB_ORG = 'lens-e2e';
@@ -217,6 +224,47 @@ test.describe('memory estimate', () => {
     const report = await downloadReport(page);
     expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
     expect(report.memory.contexts.map((context) => context.tokens)).toEqual([4096, 8192, 32768, 2048]);
+    watch.expectClean();
+  });
+
+  test("Mistral's consolidated.safetensors dropped with params.json: the layout from params.json; screenshots", async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles([
+        { name: 'consolidated.safetensors', mimeType: 'application/octet-stream', buffer: NATIVE_MODEL },
+        {
+          name: 'params.json',
+          mimeType: 'application/json',
+          buffer: Buffer.from(JSON.stringify(TINY_NATIVE_PARAMS)),
+        },
+      ]);
+    await expect(page.getByTestId('file-name')).toHaveText('consolidated.safetensors');
+    await openMemoryTab(page);
+    await expect(page.getByTestId('memory-config')).toHaveText(
+      'Attention layout from params.json (model_type mistral).',
+    );
+    await expect(page.getByTestId('memory-max')).toHaveText(
+      'Model maximum: unknown (params.json gives none; vLLM assumes 128,000 tokens)',
+    );
+    // 2 KV heads of 32 (params.json's head_dim; the widths alone would not settle it): 128 elements a layer.
+    await page.getByTestId('memory-tokens').fill('4096');
+    await expect(page.getByTestId('memory-kv-line')).toContainText(
+      `1 × ${g(4096)} tokens × 2 layers × 128 elements × 2 B (bf16)`,
+    );
+    await expect(page.getByTestId('sidecars-read')).toContainText('params.json');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1200 });
+      await page.screenshot({ path: testInfo.outputPath(`memory-params-${width}.png`), fullPage: true });
+    }
+    const report = await downloadReport(page);
+    expect(report.memory).toMatchObject({ config: 'params.json', kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN });
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByText('GQA · 4 heads / 2 KV · head dim 32 (from params.json)')).toBeVisible();
     watch.expectClean();
   });
 

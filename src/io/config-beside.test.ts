@@ -35,6 +35,20 @@ describe('sidecarUrlBeside', () => {
     );
   });
 
+  it("points the reference code's consolidated weights at params.json, and never reads beside a params.json", () => {
+    expect(sidecarUrlBeside('https://huggingface.co/mistralai/m/resolve/main/consolidated.safetensors')).toEqual({
+      sidecar: { key: 'config', file: 'params.json' },
+      url: 'https://huggingface.co/mistralai/m/resolve/main/params.json',
+    });
+    expect(configUrlBeside('https://example.com/llama/original/consolidated.00.pth')).toBe(
+      'https://example.com/llama/original/params.json',
+    );
+    expect(configUrlBeside('https://example.com/m/model-consolidated.safetensors')).toBe(
+      'https://example.com/m/config.json',
+    );
+    expect(configUrlBeside('https://huggingface.co/mistralai/m/resolve/main/params.json')).toBeNull();
+  });
+
   it('does not guess where the folder may not be the model folder, or on odd URLs', () => {
     // Off the Hub, a last segment that names no model file says nothing about its folder.
     expect(configUrlBeside('https://example.com/download?id=7')).toBeNull();

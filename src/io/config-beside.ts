@@ -1,7 +1,8 @@
 /**
  * Where the config file that belongs to a model file opened by URL lives: the same folder on the same server (for a
  * Hub file, the same revision too). For a model file or shard index that is config.json (the memory estimate, the
- * architecture and the quantization config read it); for a PEFT adapter (`adapter_model.safetensors`,
+ * architecture and the quantization config read it), or params.json for the reference code's
+ * `consolidated.safetensors` (core/analysis/native-params.ts); for a PEFT adapter (`adapter_model.safetensors`,
  * `adapter_model.bin`) it is adapter_config.json (rank, alpha and target modules). It costs one extra small request
  * when one of those is looked at (io/sources/sidecars.ts sidecarBesideOnDemand), never during the load.
  *
@@ -10,10 +11,11 @@
  * folder is not the model's. The query and fragment are dropped: they address the file (a download flag, a signed
  * URL's signature), not its folder. Pure: no network.
  */
+import { isNativeParamsFile, isNativeWeightsFile, NATIVE_PARAMS_FILE } from '../core/analysis/native-params';
 import { parseUrl } from './http-util';
 
 export type SidecarBeside =
-  { key: 'config'; file: 'config.json' } | { key: 'adapterConfig'; file: 'adapter_config.json' };
+  { key: 'config'; file: 'config.json' | 'params.json' } | { key: 'adapterConfig'; file: 'adapter_config.json' };
 
 /** File names of model weights and shard indexes, as this app opens them off the Hub. */
 const MODEL_FILE = /\.(safetensors|sft|bin|pt|pth|ckpt|pkl)$|\.index\.json$/;
@@ -37,7 +39,7 @@ export function sidecarUrlBeside(fileUrl: string): { sidecar: SidecarBeside; url
   } catch {
     return null;
   }
-  if (file === '' || file === 'config.json' || file === 'adapter_config.json') {
+  if (file === '' || file === 'config.json' || file === 'adapter_config.json' || isNativeParamsFile(file)) {
     return null;
   }
   if (!isHubResolvePath(segments) && !MODEL_FILE.test(file)) {
@@ -45,7 +47,7 @@ export function sidecarUrlBeside(fileUrl: string): { sidecar: SidecarBeside; url
   }
   const sidecar: SidecarBeside = /^adapter_model\.(safetensors|bin)$/.test(file)
     ? { key: 'adapterConfig', file: 'adapter_config.json' }
-    : { key: 'config', file: 'config.json' };
+    : { key: 'config', file: isNativeWeightsFile(file) ? NATIVE_PARAMS_FILE : 'config.json' };
   segments[segments.length - 1] = sidecar.file;
   url.pathname = segments.join('/');
   url.search = '';

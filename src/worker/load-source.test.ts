@@ -11,6 +11,11 @@ import { setUpTestServers } from '../testing/test-server-setup';
 import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
+import {
+  TINY_NATIVE_KV_BYTES_PER_TOKEN,
+  TINY_NATIVE_PARAMS,
+  tinyMistralNativeTensors,
+} from '../testing/models/mistral-native';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { HTTP1_SHARD_CONCURRENCY, MAX_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
@@ -368,6 +373,42 @@ describe('local files', () => {
       'llama/model.safetensors.index.json',
     ]);
     expect(result.choices?.selected).toBe('llama/model.safetensors.index.json');
+  });
+
+  it("gives Mistral's consolidated.safetensors the params.json beside it, and the transformers copy config.json", async () => {
+    const text = (value: unknown, name: string) => new File([JSON.stringify(value)], name);
+    const files = [
+      {
+        blob: new File([bytes(buildSafetensors(tinyMistralNativeTensors()))], 'consolidated.safetensors'),
+        path: 'consolidated.safetensors',
+      },
+      { blob: text(TINY_NATIVE_PARAMS, 'params.json'), path: 'params.json' },
+      { blob: new File([bytes(buildSafetensors(tinyLlamaTensors()))], 'model.safetensors'), path: 'model.safetensors' },
+      {
+        blob: text(
+          { model_type: 'llama', num_attention_heads: 4, num_hidden_layers: 2, hidden_size: 64 },
+          'config.json',
+        ),
+        path: 'config.json',
+      },
+    ];
+    const native = await run({ kind: 'files', files, select: 'consolidated.safetensors' });
+    expect(native.result?.sidecarsRead).toEqual(['params.json']);
+    expect(native.analyses?.sections.memory).toMatchObject({
+      config: 'params.json',
+      modelType: 'mistral',
+      kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN,
+    });
+    expect(native.analyses?.sections.architecture).toMatchObject({
+      heads: 4,
+      kvHeads: 2,
+      headDim: 32,
+      headDimSource: 'params.json',
+      family: 'mistral',
+    });
+    const transformers = await run({ kind: 'files', files, select: 'model.safetensors' });
+    expect(transformers.result?.sidecarsRead).toEqual(['config.json']);
+    expect(transformers.analyses?.sections.memory?.config).toBe('config.json');
   });
 
   it('sends no shard preview for local shards: their headers are all in before a preview would paint', async () => {

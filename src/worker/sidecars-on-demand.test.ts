@@ -12,6 +12,11 @@ import { buildShardedModel } from '../testing/build-sharded';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import { peftGpt2Fixture } from '../testing/models/lora';
+import {
+  TINY_NATIVE_KV_BYTES_PER_TOKEN,
+  TINY_NATIVE_PARAMS,
+  tinyMistralNativeTensors,
+} from '../testing/models/mistral-native';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
@@ -137,6 +142,39 @@ describe('config.json beside a Hub URL, read on demand', () => {
     expect(update?.sections.lora).toMatchObject({ rank: 8, alpha: 32, alphaSource: 'adapter_config.json', scale: 4 });
     expect(log().filter((entry) => entry.path.endsWith('/adapter_config.json'))).toHaveLength(1);
     expect(configReads(log())).toEqual([]);
+  });
+
+  it("Mistral's consolidated.safetensors: params.json beside it, not config.json, read as its config", async () => {
+    const repo = 'mistral-native';
+    await writeRepo(repo, {
+      'consolidated.safetensors': buildSafetensors(tinyMistralNativeTensors()),
+      'params.json': new TextEncoder().encode(JSON.stringify(TINY_NATIVE_PARAMS)),
+      'config.json': TINY_CONFIG_BYTES,
+    });
+    const { result, kept, log } = await openHub(repo, 'consolidated.safetensors');
+    expect(result.sidecarsOnDemand).toEqual(['params.json']);
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual(['params.json']);
+    expect(update?.sections.memory).toMatchObject({
+      config: 'params.json',
+      kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN,
+    });
+    expect(update?.sections.memory?.evidence[0]).toMatch(/^params\.json .* read with config\.json’s names/);
+    expect(update?.sections.architecture).toMatchObject({ headDim: 32, headDimSource: 'params.json' });
+    expect(log().filter((entry) => entry.path.endsWith('/params.json'))).toHaveLength(1);
+    expect(configReads(log())).toEqual([]);
+  });
+
+  it('a params.json that is not a model config: read, then left out like a missing config', async () => {
+    const repo = 'native-odd-params';
+    await writeRepo(repo, {
+      'consolidated.safetensors': buildSafetensors(tinyMistralNativeTensors()),
+      'params.json': new TextEncoder().encode(JSON.stringify({ learning_rate: 3e-4, epochs: 3 })),
+    });
+    const { kept } = await openHub(repo, 'consolidated.safetensors');
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual([]);
+    expect(update?.sections.memory?.config).toBe('inferred');
   });
 
   it('a shard index: the load sends the index and one read per shard, nothing else', async () => {

@@ -6,9 +6,17 @@
 import type { Finding, ParsedHeader } from '../model';
 import type { Steps } from '../steps';
 
+/** The files a model's config is read from: transformers' config.json, or the reference code's params.json. */
+export type ConfigFile = 'config.json' | 'params.json';
+
 export interface Sidecars {
-  /** Parsed `config.json` dropped or fetched alongside the file, if any. */
+  /**
+   * Parsed `config.json` dropped or fetched alongside the file, if any; or a `params.json` mapped onto config.json's
+   * field names (native-params.ts), which `configFile` then says.
+   */
   config?: unknown;
+  /** The file `config` was read from when it is not config.json: `params.json`. */
+  configFile?: ConfigFile;
   /** Parsed `adapter_config.json`, if any. */
   adapterConfig?: unknown;
 }

@@ -25,7 +25,7 @@ import { isAdapterIndex } from './lora-markers';
 import { isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput } from './analysis-types';
+import type { Analysis, AnalysisInput, ConfigFile } from './analysis-types';
 import { asNumber, asString, isRecord } from './values';
 import { GgufKeys } from './memory/gguf-inputs';
 import { ggufMetadataOf } from './memory/gguf-section';
@@ -49,8 +49,8 @@ export const architectureAnalysis: Analysis<'architecture', ArchitectureSection>
 };
 
 interface ModelConfig {
-  /** Where the figures come from: a config.json beside the weights, or a GGUF's own key-values. */
-  source: 'config.json' | 'GGUF metadata';
+  /** Where the figures come from: a config.json (or params.json) beside the weights, or a GGUF's own key-values. */
+  source: ConfigFile | 'GGUF metadata';
   modelType: string | null;
   heads: number | null;
   kvHeads: number | null;
@@ -58,7 +58,7 @@ interface ModelConfig {
   hidden: number | null;
 }
 
-function readConfig(config: unknown): ModelConfig | null {
+function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
   if (!isRecord(config)) {
     return null;
   }
@@ -67,7 +67,7 @@ function readConfig(config: unknown): ModelConfig | null {
   const heads = asNumber(text.num_attention_heads) ?? asNumber(text.n_head);
   const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model);
   return {
-    source: 'config.json',
+    source: file,
     modelType: asString(config.model_type) ?? architectures,
     heads,
     kvHeads: asNumber(text.num_key_value_heads),
@@ -177,7 +177,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     shapes,
     shapeRows: (s) => shapes.rowStart[s + 1] - shapes.rowStart[s],
     anyName: (pattern) => shapes.text.some((text) => pattern.test(text)),
-    config: readConfig(input.sidecars.config) ?? ggufConfig(input.header),
+    config: readConfig(input.sidecars.config, input.sidecars.configFile ?? 'config.json') ?? ggufConfig(input.header),
     bytes: input.tensorBytes,
     evidence: [],
     findings: [],

@@ -46,7 +46,7 @@ export function analyzeQuantization(input: AnalysisInput): {
   if (index.count === 0) {
     return { section: null, findings: [] };
   }
-  const hint = quantConfigHint(input.sidecars.config);
+  const hint = quantConfigHint(input.sidecars.config, input.sidecars.configFile);
   const claimed = new Uint8Array(index.count);
   const claimedByCode = new Uint32Array(256);
   const aux = new Uint8Array(index.count);
@@ -474,7 +474,7 @@ function applyConfig(section: QuantizationSection, hint: QuantConfigHint): Findi
   findings.push(
     makeFinding(
       'quant-config-mismatch',
-      `${hint.source} says ${told}, but the tensors show ${seen}. A loader that trusts config.json will misread these weights; use the config that matches the file.`,
+      `${hint.source} says ${told}, but the tensors show ${seen}. A loader that trusts the config will misread these weights; use the config that matches the file.`,
     ),
   );
   return findings;

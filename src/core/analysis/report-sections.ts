@@ -122,7 +122,7 @@ export interface QuantizationSection {
 export type AttentionKind = 'MHA' | 'GQA' | 'MQA' | 'MLA';
 
 export type HeadDimSource =
-  'config.json' | 'GGUF metadata' | 'q_norm' | 'k_norm' | 'sinks' | 'rotary inv_freq' | 'guess';
+  'config.json' | 'params.json' | 'GGUF metadata' | 'q_norm' | 'k_norm' | 'sinks' | 'rotary inv_freq' | 'guess';
 
 export interface MlaShape {
   qLoraRank: number | null;

@@ -169,6 +169,45 @@ describe('sidecarsFor', () => {
   });
 });
 
+describe("sidecarsFor with a params.json (the reference code's config)", () => {
+  const configOf = (paths: string[], key: string) => {
+    const grouping = groupFiles(paths);
+    const choice = modelChoices(grouping).find((candidate) => candidate.key === key);
+    if (!choice) {
+      throw new Error(key);
+    }
+    return sidecarsFor(choice, grouping.sidecars).config;
+  };
+
+  it("gives Mistral's consolidated.safetensors its params.json, and the transformers copy beside it config.json", () => {
+    // The layout of mistralai/Mistral-7B-Instruct-v0.3: both copies of the weights in one folder.
+    const paths = [
+      'config.json',
+      'params.json',
+      'consolidated.safetensors',
+      ...shards('model', 3),
+      'model.safetensors.index.json',
+    ];
+    expect(configOf(paths, 'consolidated.safetensors')).toBe('params.json');
+    expect(configOf(paths, 'model.safetensors.index.json')).toBe('config.json');
+    expect(configOf(['params.json', ...shards('consolidated', 2)], 'consolidated-*')).toBe('params.json');
+  });
+
+  it("gives Meta's original/consolidated.00.pth the params.json in its folder over the config.json above", () => {
+    const paths = ['config.json', ...shards('model', 4), 'original/params.json', 'original/consolidated.00.pth'];
+    expect(configOf(paths, 'original/consolidated.00.pth')).toBe('original/params.json');
+  });
+
+  it('takes a params.json for other weights only where no config.json applies', () => {
+    expect(configOf(['params.json', 'model.safetensors'], 'model.safetensors')).toBe('params.json');
+    expect(configOf(['params.json', 'config.json', 'model.safetensors'], 'model.safetensors')).toBe('config.json');
+    // A config.json in the model's own folder beats a params.json further up, even for native weights.
+    expect(
+      configOf(['params.json', 'sub/config.json', 'sub/consolidated.safetensors'], 'sub/consolidated.safetensors'),
+    ).toBe('sub/config.json');
+  });
+});
+
 describe('PyTorch .bin models among the choices', () => {
   const binShards = ['pytorch_model-00001-of-00002.bin', 'pytorch_model-00002-of-00002.bin'];
 

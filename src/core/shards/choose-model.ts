@@ -3,6 +3,7 @@
  * sharded model or single file, from groupFiles), one of which is opened by default; the config sidecars that
  * belong to a choice are found by folder. Pure: works on paths (`/`-separated) and optional sizes.
  */
+import { isNativeWeightsFile } from '../analysis/native-params';
 import { compareShardNames, indexStem, type FileGrouping, type Sidecar } from './shard-names';
 
 export interface ModelChoice {
@@ -221,11 +222,16 @@ export interface ChoiceSidecars {
 
 /**
  * The config.json / adapter_config.json that describe a choice: the one in its own folder, else the one in the
- * nearest folder above it (a diffusers `transformer/config.json` describes `transformer/`, not the VAE).
+ * nearest folder above it (a diffusers `transformer/config.json` describes `transformer/`, not the VAE). The
+ * reference code's weights (`consolidated.safetensors`, Meta's `original/consolidated.00.pth`) take the params.json
+ * beside them over a config.json, which describes the transformers copy of the model; any other model takes a
+ * params.json only where no config.json applies.
  */
 export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): ChoiceSidecars {
   const result: ChoiceSidecars = {};
   let configDepth = -1;
+  let paramsDepth = -1;
+  let params: string | undefined;
   let adapterDepth = -1;
   for (const sidecar of sidecars) {
     const folder = folderOf(sidecar.file);
@@ -236,10 +242,17 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
     if (sidecar.kind === 'config' && depth > configDepth) {
       result.config = sidecar.file;
       configDepth = depth;
+    } else if (sidecar.kind === 'native-params' && depth > paramsDepth) {
+      params = sidecar.file;
+      paramsDepth = depth;
     } else if (sidecar.kind === 'adapter-config' && depth > adapterDepth) {
       result.adapterConfig = sidecar.file;
       adapterDepth = depth;
     }
+  }
+  const native = choice.files.some(isNativeWeightsFile);
+  if (params !== undefined && (result.config === undefined || (native && paramsDepth >= configDepth))) {
+    result.config = params;
   }
   return result;
 }

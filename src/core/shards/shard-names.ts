@@ -154,7 +154,8 @@ export function siblingShardNames(fileName: string, limit: number): string[] | n
   return found?.naming.siblingsByName === true ? claimedShardNames(fileName, limit) : null;
 }
 
-export type SidecarKind = 'config' | 'adapter-config';
+/** config.json, adapter_config.json, or params.json (the reference code's config: analysis/native-params.ts). */
+export type SidecarKind = 'config' | 'adapter-config' | 'native-params';
 
 export interface Sidecar {
   kind: SidecarKind;
@@ -197,6 +198,7 @@ export interface ParsedIndexFile {
 const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   ['config.json', 'config'],
   ['adapter_config.json', 'adapter-config'],
+  ['params.json', 'native-params'],
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is

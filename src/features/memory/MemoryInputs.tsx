@@ -23,6 +23,20 @@ const MAX_BATCH = 4096;
 const MIN_GPU_GIB = 4;
 const MAX_GPU_GIB = 1024;
 
+/**
+ * Why the model's longest context is not known. params.json seldom gives one; vLLM then assumes 128,000 tokens
+ * (its Mistral format adapter), which is an engine default, not the model's.
+ */
+function unknownMaximumReason(config: MemorySection['config']): string {
+  if (config === 'config.json') {
+    return 'config.json has no max_position_embeddings';
+  }
+  if (config === 'params.json') {
+    return 'params.json gives none; vLLM assumes 128,000 tokens';
+  }
+  return 'needs config.json';
+}
+
 export const TOKENS_RULE: NumberRule = {
   subject: 'The context',
   unit: ['token', 'tokens'],
@@ -161,8 +175,8 @@ export function MemoryInputs(props: {
         />
         <span className="memory-max" data-testid="memory-max">
           {section.maxContext !== null
-            ? `Model maximum: ${groupDigits(section.maxContext)} tokens (${section.maxContextSource ?? 'config.json'})`
-            : `Model maximum: unknown (${section.config === 'config.json' ? 'config.json has no max_position_embeddings' : 'needs config.json'})`}
+            ? `Model maximum: ${groupDigits(section.maxContext)} tokens (${section.maxContextSource ?? section.config})`
+            : `Model maximum: unknown (${unknownMaximumReason(section.config)})`}
         </span>
       </div>
       {boxes.some((box) => box.field.error !== null) && (

@@ -80,9 +80,9 @@ function SafetensorsMemoryPanel({ section }: { section: MemorySection }) {
     <section className="insight memory" aria-label="Memory">
       <h3>Will it fit?</h3>
       <p className="memory-source" data-testid="memory-config">
-        {section.config === 'config.json' ? (
+        {section.config === 'config.json' || section.config === 'params.json' ? (
           <>
-            Attention layout from <strong>config.json</strong>
+            Attention layout from <strong>{section.config}</strong>
             {section.modelType ? ` (model_type ${section.modelType})` : ''}.
           </>
         ) : (

@@ -1,8 +1,10 @@
 /**
- * config.json and adapter_config.json next to a model: read whole, parsed, and handed to the analyses. A missing,
- * oversized or broken sidecar only costs the hints it would have given, never the load.
+ * config.json (or the reference code's params.json) and adapter_config.json next to a model: read whole, parsed, and
+ * handed to the analyses. A missing, oversized or broken sidecar only costs the hints it would have given, never
+ * the load.
  */
 import type { Sidecars } from '../../core/analysis/analysis-types';
+import { configFromNativeParams, isNativeParamsFile, NATIVE_PARAMS_FILE } from '../../core/analysis/native-params';
 import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
@@ -10,6 +12,7 @@ import { MAX_SIDECAR_BYTES } from '../../core/limits';
 
 /** Paths of the sidecars the grouping found for the chosen model (core/shards/choose-model.ts `sidecarsFor`). */
 export interface WantedSidecars {
+  /** config.json, or a params.json (read as its config.json fields). */
   config?: string;
   adapterConfig?: string;
 }
@@ -58,10 +61,11 @@ export function sidecarBesideOnDemand(
   return {
     files: [sidecar.file],
     read: async (signal) => {
+      const sidecars: Sidecars = {};
       const value = await readRemoteJson(url, token, signal, meter);
-      return value === undefined
-        ? { sidecars: {}, sidecarsRead: [] }
-        : { sidecars: { [sidecar.key]: value }, sidecarsRead: [sidecar.file] };
+      return keep(sidecars, sidecar.key, sidecar.file, value)
+        ? { sidecars, sidecarsRead: [sidecar.file] }
+        : { sidecars, sidecarsRead: [] };
     },
   };
 }
@@ -95,13 +99,32 @@ async function readEach(wanted: WantedSidecars, read: (path: string) => Promise<
     if (path === undefined) {
       continue;
     }
-    const value = await read(path);
-    if (value !== undefined) {
-      sidecars[key] = value;
+    if (keep(sidecars, key, path, await read(path))) {
       sidecarsRead.push(path);
     }
   }
   return { sidecars, sidecarsRead };
+}
+
+/**
+ * Puts a parsed sidecar where the analyses read it: a params.json as the config.json fields it stands for, marked
+ * with `configFile`. False when there is nothing to keep (missing, or a params.json of something else).
+ */
+function keep(sidecars: Sidecars, key: 'config' | 'adapterConfig', path: string, value: unknown): boolean {
+  if (value === undefined) {
+    return false;
+  }
+  if (key === 'config' && isNativeParamsFile(path)) {
+    const config = configFromNativeParams(value);
+    if (config === null) {
+      return false;
+    }
+    sidecars.config = config;
+    sidecars.configFile = NATIVE_PARAMS_FILE;
+    return true;
+  }
+  sidecars[key] = value;
+  return true;
 }
 
 /** A small JSON file read whole; undefined when it is missing, too big or not JSON. */

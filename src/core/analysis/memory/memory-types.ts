@@ -135,8 +135,11 @@ export interface MemorySection {
   cacheDtype: CacheDtype;
   contexts: MemoryContext[];
   activeParams?: number;
-  /** Where the attention layout came from: config.json, a guess from tensor names, or a GGUF's own metadata. */
-  config: 'config.json' | 'inferred' | 'gguf';
+  /**
+   * Where the attention layout came from: config.json (or the reference code's params.json), a guess from tensor
+   * names, or a GGUF's own metadata.
+   */
+  config: 'config.json' | 'params.json' | 'inferred' | 'gguf';
   /** Model's maximum context (rope scaling included as vLLM derives it) and where it came from; null when unknown. */
   maxContext: number | null;
   maxContextSource: string | null;

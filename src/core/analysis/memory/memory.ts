@@ -9,6 +9,7 @@ import { isAdapterIndex } from '../lora-markers';
 import { shapeGroupsOf } from '../shape-groups';
 import { tensorIndex, type NameShapes, type TensorIndex } from '../tensor-index';
 import type { Analysis, AnalysisInput } from '../analysis-types';
+import { NATIVE_PARAMS_FILE, NATIVE_PARAMS_NOTE } from '../native-params';
 import { asNumber, isRecord } from '../values';
 import { expertCount, expertsPerToken, readMemoryConfig, sharedExpertCount, type MemoryConfig } from './config';
 import { kvBytesPerToken, reportContexts } from './estimate';
@@ -191,18 +192,22 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
     return null;
   }
   const evidence: string[] = [];
+  const configFile = input.sidecars.configFile ?? 'config.json';
+  if (config && configFile === NATIVE_PARAMS_FILE) {
+    evidence.push(NATIVE_PARAMS_NOTE);
+  }
   let kv = config ? kvModelFromConfig(config) : null;
-  let source: MemorySection['config'] = 'config.json';
+  let source: MemorySection['config'] = configFile;
   let mainLayers = config?.layers ?? null;
   if (config?.layersPastLimit != null) {
     evidence.push(
-      `config.json gives ${groupDigits(config.layersPastLimit)} layers, past the ${groupDigits(MAX_MODEL_LAYERS)} this estimate lays out; the count is ignored.`,
+      `${configFile} gives ${groupDigits(config.layersPastLimit)} layers, past the ${groupDigits(MAX_MODEL_LAYERS)} this estimate lays out; the count is ignored.`,
     );
   }
   if (!kv) {
     if (config) {
       evidence.push(
-        'config.json does not give the layer count and attention widths; the KV cache is inferred from the header.',
+        `${configFile} does not give the layer count and attention widths; the KV cache is inferred from the header.`,
       );
     }
     const inferred = inferKvModel(input, index);
@@ -223,9 +228,9 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
       : `Weights: ${groupDigits(weights.summary.bytes)} B, the sum of every tensor's data span in the header(s).`,
   );
   evidence.push(weights.summary.paramsNote);
-  if (source === 'config.json') {
+  if (source === configFile) {
     evidence.push(
-      `KV cache from config.json${config?.modelType ? ` (model_type ${config.modelType})` : ''}; cache dtype ${cacheDtype} by default${cacheDtype === 'fp8' ? ' (kv_cache_scheme in quantization_config)' : ' (engines cache in the model dtype)'}.`,
+      `KV cache from ${configFile}${config?.modelType ? ` (model_type ${config.modelType})` : ''}; cache dtype ${cacheDtype} by default${cacheDtype === 'fp8' ? ' (kv_cache_scheme in quantization_config)' : ' (engines cache in the model dtype)'}.`,
     );
   }
   const section: MemorySection = {

@@ -3,6 +3,7 @@
  * (also nested under `text_config` for VLMs), compressed-tensors' `config_groups`, bitsandbytes' `load_in_*`,
  * and mlx-lm's `quantization` block with its per-layer overrides.
  */
+import type { ConfigFile } from '../analysis-types';
 import { asNumber, asString, isRecord } from '../values';
 
 export interface QuantConfigHint {
@@ -19,9 +20,18 @@ export interface QuantConfigHint {
   source: string;
 }
 
-export function quantConfigHint(config: unknown): QuantConfigHint | null {
+/**
+ * The quantization block of a config; `file` names where it was read (a params.json's `quantization` arrives mapped
+ * to quantization_config: analysis/native-params.ts).
+ */
+export function quantConfigHint(config: unknown, file: ConfigFile = 'config.json'): QuantConfigHint | null {
   if (!isRecord(config)) {
     return null;
+  }
+  if (file === 'params.json') {
+    return isRecord(config.quantization_config)
+      ? fromBlock(config.quantization_config, 'params.json quantization')
+      : null;
   }
   const candidates: Array<[unknown, string]> = [
     [config.quantization_config, 'config.json quantization_config'],

@@ -1,0 +1,46 @@
+/**
+ * A tiny model in the layout of Mistral's reference checkpoints (`consolidated.safetensors`: `tok_embeddings`,
+ * `layers.N.attention.wq`, `feed_forward.w1`, `output`) with the params.json that goes beside it, shaped like
+ * MISTRAL_7B_V03_PARAMS. Its head size (32) is one the widths alone do not settle: 4 query heads and 2 KV heads.
+ */
+import type { TensorSpec } from '../build-safetensors';
+
+export const TINY_NATIVE_PARAMS = {
+  dim: 128,
+  n_layers: 2,
+  head_dim: 32,
+  hidden_dim: 344,
+  n_heads: 4,
+  n_kv_heads: 2,
+  norm_eps: 1e-5,
+  vocab_size: 256,
+  rope_theta: 1000000.0,
+};
+
+/** K and V × 2 KV heads × 32 × 2 bytes (BF16) × 2 layers. */
+export const TINY_NATIVE_KV_BYTES_PER_TOKEN = 2 * 2 * 32 * 2 * 2;
+
+export function tinyMistralNativeTensors(): TensorSpec[] {
+  const { dim, n_layers: layers, head_dim: headDim, hidden_dim: hidden, n_heads: heads } = TINY_NATIVE_PARAMS;
+  const kvWidth = TINY_NATIVE_PARAMS.n_kv_heads * headDim;
+  const specs: TensorSpec[] = [{ name: 'tok_embeddings.weight', dtype: 'BF16', shape: [256, dim] }];
+  for (let layer = 0; layer < layers; layer++) {
+    const prefix = `layers.${layer}`;
+    specs.push(
+      { name: `${prefix}.attention.wq.weight`, dtype: 'BF16', shape: [heads * headDim, dim] },
+      { name: `${prefix}.attention.wk.weight`, dtype: 'BF16', shape: [kvWidth, dim] },
+      { name: `${prefix}.attention.wv.weight`, dtype: 'BF16', shape: [kvWidth, dim] },
+      { name: `${prefix}.attention.wo.weight`, dtype: 'BF16', shape: [dim, heads * headDim] },
+      { name: `${prefix}.attention_norm.weight`, dtype: 'BF16', shape: [dim] },
+      { name: `${prefix}.ffn_norm.weight`, dtype: 'BF16', shape: [dim] },
+      { name: `${prefix}.feed_forward.w1.weight`, dtype: 'BF16', shape: [hidden, dim] },
+      { name: `${prefix}.feed_forward.w2.weight`, dtype: 'BF16', shape: [dim, hidden] },
+      { name: `${prefix}.feed_forward.w3.weight`, dtype: 'BF16', shape: [hidden, dim] },
+    );
+  }
+  specs.push(
+    { name: 'norm.weight', dtype: 'BF16', shape: [dim] },
+    { name: 'output.weight', dtype: 'BF16', shape: [256, dim] },
+  );
+  return specs;
+}
