@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
-import { groupDigits } from '../src/core/number-format';
-import { expectedCounts } from '../src/testing/torch-fixtures';
+import { formatCount, groupDigits } from '../src/core/number-format';
+import { expectedCounts, expectedFacts } from '../src/testing/torch-fixtures';
 import { fixturePath, openApp, ORIGIN_A, serverLog, statValue, uniqueTag, watchPage } from './helpers';
 
 const expected = JSON.parse(readFileSync(fixturePath('torch/expected.json'), 'utf8')) as Record<
@@ -277,5 +277,28 @@ test.describe('PyTorch checkpoints', () => {
       'tied names and views of storage both sides have, not a difference',
     );
     await expect(page.getByTestId('group-only-a')).toHaveClass(/diff-aliases/);
+  });
+
+  test("a folder of Meta model-parallel parts with params.json: the part named, the whole model's widths; screenshots", async ({
+    page,
+  }, testInfo) => {
+    const whole = expectedFacts('meta-mp#whole');
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch/meta-mp'));
+    await expect(page.getByTestId('file-name')).toHaveText('consolidated.00.pth');
+    const finding = page.locator('[data-code="model-parallel-part"]');
+    await expect(finding).toContainText('consolidated.00.pth is one of 2 model-parallel parts');
+    await expect(finding).toContainText(`about ${formatCount(whole.parameters)} parameters`);
+    await expect(page.getByTestId('sidecars-read')).toContainText('params.json');
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await expect(page.getByText('GQA · 4 heads / 2 KV · head dim 8 (from params.json)')).toBeVisible();
+    // A part's weights say nothing about what the model needs: no Memory tab.
+    await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1100 });
+      await page.screenshot({ path: testInfo.outputPath(`meta-mp-${width}.png`), fullPage: true });
+    }
+    watch.expectClean();
   });
 });

@@ -4,8 +4,9 @@ Writes the PyTorch checkpoint fixtures under fixtures/torch/ with real torch (De
 hostile pickles written by Python's own pickle through __reduce__ (never loaded), plus expected.json: what torch
 itself says about every tensor, so the TypeScript readers are tested against torch rather than against themselves.
 
-Usage: /usr/bin/python3 scripts/torch-fixtures.py   (same bytes every run, except legacy.pt: the legacy format
-names storages by their memory addresses)
+Usage: /usr/bin/python3 scripts/torch-fixtures.py, then scripts/torch-expected-values.py, whose files this one
+clears with the folder (same bytes every run, except legacy.pt: the legacy format names storages by their memory
+addresses)
 The outputs are committed so CI never needs torch; `npx tsx scripts/fixtures.ts` copies them into e2e/.fixtures.
 """
 import collections
@@ -249,6 +250,49 @@ def write_gpt2_tied():
     }
 
 
+def write_meta_model_parallel():
+    """A tiny Llama 3 in Meta's reference layout (meta-llama/llama model.py names), saved as its two model-parallel
+    ranks save it: each consolidated.0N.pth holds its half of the rows of wq, wk, wv, w1, w3, output and the token
+    embedding's vocabulary, its half of the columns of wo and w2, and a whole copy of every norm; params.json beside
+    them. expected.json keeps the whole model's parameter count, which no single part shows."""
+    params = {'dim': 32, 'n_layers': 2, 'n_heads': 4, 'n_kv_heads': 2, 'vocab_size': 64, 'multiple_of': 16,
+              'norm_eps': 1e-05, 'rope_theta': 500000.0}
+    dim, heads, kv_heads, vocab = params['dim'], params['n_heads'], params['n_kv_heads'], params['vocab_size']
+    head_dim = dim // heads
+    ffn = params['multiple_of'] * -(-int(2 * 4 * dim / 3) // params['multiple_of'])
+    whole = collections.OrderedDict()
+    whole['tok_embeddings.weight'] = torch.randn(vocab, dim)
+    for layer in range(params['n_layers']):
+        p = f'layers.{layer}.'
+        whole[p + 'attention.wq.weight'] = torch.randn(heads * head_dim, dim)
+        whole[p + 'attention.wk.weight'] = torch.randn(kv_heads * head_dim, dim)
+        whole[p + 'attention.wv.weight'] = torch.randn(kv_heads * head_dim, dim)
+        whole[p + 'attention.wo.weight'] = torch.randn(dim, heads * head_dim)
+        whole[p + 'feed_forward.w1.weight'] = torch.randn(ffn, dim)
+        whole[p + 'feed_forward.w2.weight'] = torch.randn(dim, ffn)
+        whole[p + 'feed_forward.w3.weight'] = torch.randn(ffn, dim)
+        whole[p + 'attention_norm.weight'] = torch.ones(dim)
+        whole[p + 'ffn_norm.weight'] = torch.ones(dim)
+    whole['norm.weight'] = torch.ones(dim)
+    whole['output.weight'] = torch.randn(vocab, dim)
+    split_columns = ('attention.wo.weight', 'feed_forward.w2.weight')
+    parts = 2
+    os.makedirs(path('meta-mp'), exist_ok=True)
+    for rank in range(parts):
+        part = collections.OrderedDict()
+        for name, tensor in whole.items():
+            if tensor.dim() == 1:
+                part[name] = tensor.clone().to(torch.bfloat16)
+            else:
+                axis = 1 if name.endswith(split_columns) else 0
+                part[name] = tensor.chunk(parts, dim=axis)[rank].clone().to(torch.bfloat16)
+        save(part, f'meta-mp/consolidated.0{rank}.pth')
+    with open(path('meta-mp/params.json'), 'w') as f:
+        json.dump(params, f)
+    expected['meta-mp#whole'] = {'parts': parts, 'parameters': sum(t.numel() for t in whole.values()),
+                                 'intermediate_size': ffn}
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
@@ -351,6 +395,7 @@ def main():
     write_hostile()
     write_bin_shards()
     write_gpt2_tied()
+    write_meta_model_parallel()
     with open(path('expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
 

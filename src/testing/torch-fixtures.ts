@@ -45,12 +45,22 @@ export interface ExpectedCounts {
 }
 
 export function expectedCounts(key: string): ExpectedCounts {
+  return expectedFacts(key) as unknown as ExpectedCounts;
+}
+
+/** The figures torch gave for `key` in expected.json (`<fixture>#<what>`): a flat record of numbers. */
+export function expectedFacts(key: string): Record<string, number> {
   const all = JSON.parse(readFileSync(join(TORCH_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, unknown>;
-  const counts = all[key];
-  if (counts === undefined || Array.isArray(counts)) {
-    throw new Error(`expected.json has no counts for ${key}`);
+  const facts = all[key];
+  if (facts === undefined || facts === null || typeof facts !== 'object' || Array.isArray(facts)) {
+    throw new Error(`expected.json has no figures for ${key}`);
   }
-  return counts as ExpectedCounts;
+  return facts as Record<string, number>;
+}
+
+/** A committed fixture file's text (a params.json or config.json beside a checkpoint). */
+export function torchFixtureText(name: string): string {
+  return readFileSync(join(TORCH_FIXTURES_DIR, name), 'utf8');
 }
 
 export const HOSTILE_PICKLES = [

@@ -22,6 +22,7 @@ import { attentionWidths, findDenseMlp, LayerModules, outFeatures, stripWeightSu
 import { scanStack } from './architecture-stack';
 import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
+import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './model-parallel';
 import { isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
@@ -74,6 +75,14 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
     headDim: asNumber(text.head_dim) ?? (heads !== null && hidden !== null ? hidden / heads : null),
     hidden,
   };
+}
+
+/** The width, heads and head size a config gives, when it gives all three. */
+function configAttention(
+  config: ModelConfig | null,
+): { heads: number; headDim: number; hidden: number; source: string } | null {
+  const { heads, headDim, hidden, source } = config ?? {};
+  return heads && headDim && hidden && source ? { heads, headDim, hidden, source } : null;
 }
 
 /**
@@ -250,6 +259,11 @@ export function analyzeArchitecture(input: AnalysisInput): {
   const modelType = config?.modelType ?? family[0];
   if (modelType) {
     section.family = modelType;
+  }
+  const split = modelParallelPart(index, configAttention(config), input.fileName);
+  if (split !== null) {
+    wholeModelWidths(section, split, index);
+    findings.push(modelParallelFinding(split, index, input.fileName));
   }
   if (!main && !diffusion && embeddingRow < 0 && towers.length === 0) {
     return { section: null, findings };

@@ -35,6 +35,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'Layer numbers have gaps (a shard or a pruned model)',
   },
+  'model-parallel-part': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'One model-parallel part of a checkpoint (Meta’s reference layout)',
+  },
   // LoRA.
   'lora-rank-mismatch': {
     severity: 'warning',

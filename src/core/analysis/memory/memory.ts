@@ -9,6 +9,7 @@ import { isAdapterIndex } from '../lora-markers';
 import { shapeGroupsOf } from '../shape-groups';
 import { tensorIndex, type NameShapes, type TensorIndex } from '../tensor-index';
 import type { Analysis, AnalysisInput } from '../analysis-types';
+import { modelParallelPart } from '../model-parallel';
 import { NATIVE_PARAMS_FILE, NATIVE_PARAMS_NOTE } from '../native-params';
 import { asNumber, isRecord } from '../values';
 import { expertCount, expertsPerToken, readMemoryConfig, sharedExpertCount, type MemoryConfig } from './config';
@@ -191,8 +192,16 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   if (config && isEncoderOnly(config)) {
     return null;
   }
-  const evidence: string[] = [];
   const configFile = input.sidecars.configFile ?? 'config.json';
+  // One part of a model-parallel checkpoint holds a fraction of the weights: the architecture's finding says so.
+  const attention =
+    config?.heads && config.headDim && config.hidden
+      ? { heads: config.heads, headDim: config.headDim, hidden: config.hidden, source: configFile }
+      : null;
+  if (modelParallelPart(index, attention, input.fileName) !== null) {
+    return null;
+  }
+  const evidence: string[] = [];
   if (config && configFile === NATIVE_PARAMS_FILE) {
     evidence.push(NATIVE_PARAMS_NOTE);
   }
