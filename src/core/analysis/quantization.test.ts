@@ -16,10 +16,12 @@ import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
 import { gptqLlama2Fixture } from '../../testing/models/gptq-llama2-7b';
 import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
 import { mlxLlama32Fixture } from '../../testing/models/mlx-llama32-1b';
+import { tinyMistralNativeFp8 } from '../../testing/models/mistral-native';
 import { modeloptNvfp4Fixture } from '../../testing/models/modelopt-llama33-70b-nvfp4';
 import { exl2Fixture, exl3Fixture, hqqFixture, quantoQint8Fixture } from '../../testing/models/other-engines';
 import { plainWithScalesFixture, tinyLlamaFixture } from '../../testing/models/plain-models';
 import { torchaoFloat8Fixture } from '../../testing/models/torchao';
+import { configFromNativeParams } from './native-params';
 import { analyzeQuantization } from './quantization';
 import type { QuantizationSection } from './report-sections';
 
@@ -281,6 +283,37 @@ describe('FP8', () => {
     expect(section.bitsPerWeight).toBeCloseTo(((kn + shapes.length * 8) * 8) / kn, 12);
     expect(section.evidence.join('\n')).toContain('static activation scales');
     expect(section.quantizedLayers.count).toBe(14);
+  });
+});
+
+describe("FP8 in Mistral's native names (consolidated.safetensors)", () => {
+  const fixture = (scales: 'tensor' | 'block'): ModelFixture => {
+    const { specs, params } = tinyMistralNativeFp8(scales);
+    return {
+      fileName: 'consolidated.safetensors',
+      specs,
+      sidecars: { config: configFromNativeParams(params) ?? undefined, configFile: 'params.json' },
+    };
+  };
+
+  it('per-tensor .qscale_weight and .qscale_act: scaled FP8 with static activations, not a plain cast', () => {
+    const { section, findings } = run(fixture('tensor'));
+    expectFamily(section, 'fp8', 'per-tensor');
+    expect(section.granularity).toBe('tensor');
+    // 2 layers × 7 linears; the KV-cache scales are auxiliary, not modules.
+    expect(section.quantizedLayers.count).toBe(14);
+    expect(section.evidence.join('\n')).toContain('F8 weights with .qscale_weight (per-tensor)');
+    expect(section.evidence.join('\n')).toContain('2 KV-cache scale tensors');
+    expect(section.evidence.join('\n')).toContain("vLLM's Mistral loader");
+    expect(findings.map((finding) => finding.code)).not.toContain('fp8-unscaled-cast');
+    expect(findings.map((finding) => finding.code)).not.toContain('quant-config-mismatch');
+  });
+
+  it('block scales under the same name: 32 × 32 blocks', () => {
+    const { section } = run(fixture('block'));
+    expectFamily(section, 'fp8', 'block-32x32');
+    expect(section.granularity).toBe('block');
+    expect(section.blockSize).toEqual([32, 32]);
   });
 });
 

@@ -44,3 +44,45 @@ export function tinyMistralNativeTensors(): TensorSpec[] {
   );
   return specs;
 }
+
+/**
+ * The same model as Mistral publishes its own FP8 releases (Ministral 3, Devstral Small 2): every linear of the
+ * layers F8_E4M3 with `.qscale_weight` and `.qscale_act` beside it (F32 scalars), a KV-cache scale
+ * `attention.kv_fake_quantizer.qscale_act`, embeddings, norms and output in BF16, and params.json's
+ * `quantization` block. `block` scales the weights per 32 × 32 block instead ([⌈N/32⌉, ⌈K/32⌉] scales).
+ */
+export function tinyMistralNativeFp8(scales: 'tensor' | 'block' = 'tensor'): {
+  specs: TensorSpec[];
+  params: Record<string, unknown>;
+} {
+  const linear = /\.(?:wq|wk|wv|wo|w1|w2|w3)\.weight$/;
+  const specs: TensorSpec[] = [];
+  for (const spec of tinyMistralNativeTensors()) {
+    if (!linear.test(spec.name)) {
+      specs.push(spec);
+      continue;
+    }
+    const [n, k] = spec.shape;
+    const base = spec.name.slice(0, -'.weight'.length);
+    specs.push(
+      { ...spec, dtype: 'F8_E4M3' },
+      {
+        name: `${base}.qscale_weight`,
+        dtype: 'F32',
+        shape: scales === 'tensor' ? [] : [Math.ceil(n / 32), Math.ceil(k / 32)],
+      },
+      { name: `${base}.qscale_act`, dtype: 'F32', shape: [] },
+    );
+    if (base.endsWith('.attention.wv')) {
+      specs.push({
+        name: `${base.slice(0, -'.wv'.length)}.kv_fake_quantizer.qscale_act`,
+        dtype: 'F32',
+        shape: [],
+      });
+    }
+  }
+  return {
+    specs,
+    params: { ...TINY_NATIVE_PARAMS, quantization: { qformat_weight: 'fp8_e4m3', qscheme_act: 'TENSOR' } },
+  };
+}

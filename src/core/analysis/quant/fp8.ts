@@ -4,13 +4,23 @@
  *   `.weight_scale_inv` F32 (or E8M0) [ceil(N/128), ceil(K/128)];
  * - per-tensor / per-channel / MX (vLLM fp8, AutoFP8, ModelOpt FP8, compressed-tensors float-quantized):
  *   F8 `.weight` with `.weight_scale` of rank 0/[1] (tensor), [N,1] (channel), [N, K/g] float (group) or
- *   U8/E8M0 [N, K/32] (MXFP8); optional `.input_scale` means static activation scales;
+ *   U8/E8M0 [N, K/32] (MXFP8); optional `.input_scale` means static activation scales. Mistral's own FP8 releases
+ *   (`consolidated.safetensors`) name the same two `.qscale_weight` and `.qscale_act`, which vLLM's Mistral loader
+ *   reads as weight_scale and input_scale (`kv_fake_quantizer.qscale_act` is its KV-cache scale);
  * - an unscaled cast: F8 matrices with no scale at all (ComfyUI "fp8_e4m3fn" checkpoints). That is a storage
  *   precision, not a quantization scheme: it is reported as family `none`, format `fp8-cast`.
  */
 import { DTYPES } from '../../dtypes';
 import { makeFinding } from '../../findings/make-finding';
-import { isFloat8, mode, siblingRows, stripSuffix, type QuantDetector, type QuantModule } from './quant-types';
+import {
+  isFloat8,
+  mode,
+  siblingRows,
+  stripSuffix,
+  type QuantContext,
+  type QuantDetector,
+  type QuantModule,
+} from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
 import { ModuleList } from './module-list';
@@ -20,6 +30,14 @@ const DEFAULT_FP8_BLOCK = 128;
 
 /** KV-cache scales written by compressed-tensors (`self_attn.k_scale`) and ModelOpt (`k_proj.k_scale`). */
 const RE_KV_SCALE = /\.(?:k_scale|v_scale|kv_scale|q_scale|prob_scale)$/;
+/** The same in Mistral's native names: `attention.kv_fake_quantizer.qscale_act` (and q_/k_/v_ fake quantizers). */
+const RE_NATIVE_KV_SCALE = /\.(?:kv|q|k|v)_fake_quantizer\.qscale_act$/;
+
+/** How a scaled FP8 weight names its weight and activation scales: transformers' names, or Mistral's native ones. */
+const SCALE_NAMINGS = [
+  { weightScale: '.weight_scale', inputScale: '.input_scale', native: false },
+  { weightScale: '.qscale_weight', inputScale: '.qscale_act', native: true },
+] as const;
 
 export const fp8BlockDetector: QuantDetector = {
   family: 'fp8-block',
@@ -129,63 +147,55 @@ export const fp8ScaledDetector: QuantDetector = {
     const modules: QuantModule[] = [];
     const kinds: string[] = [];
     let staticActivations = 0;
-    for (const { row, base, weight } of freeWeightsWithSidecar(context, '.weight_scale')) {
-      if (!isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
-        continue;
-      }
-      const n = index.dim(weight, -2);
-      const k = index.dim(weight, -1);
-      const scaleDtype = index.dtype(row);
-      const elements = index.elements(row);
-      let kind: string;
-      if (elements === 1) {
-        kind = 'per-tensor';
-      } else if (index.rank(row) >= 2 && index.dim(row, -2) === n && index.dim(row, -1) === 1) {
-        kind = 'per-channel';
-      } else if (index.rank(row) === 1 && index.dim(row, 0) === n) {
-        kind = 'per-channel';
-      } else if (
-        index.rank(row) >= 2 &&
-        index.dim(row, -2) === n &&
-        (scaleDtype === 'U8' || scaleDtype === 'F8_E8M0')
-      ) {
-        kind = `mxfp8-g${Math.round(k / index.dim(row, -1))}`;
-      } else if (index.rank(row) >= 2 && index.dim(row, -2) === n) {
-        kind = `group-${Math.round(k / index.dim(row, -1))}`;
-      } else {
-        kind = 'other';
-      }
-      kinds.push(kind);
-      const inputScale = index.sibling(row, '.weight_scale', '.input_scale');
-      const rows = [weight, row];
-      if (inputScale >= 0) {
-        staticActivations++;
-        if (!claimed[inputScale]) {
-          rows.push(inputScale);
+    let nativeNames = 0;
+    for (const { weightScale, inputScale: inputSuffix, native } of SCALE_NAMINGS) {
+      for (const { row, base, weight } of freeWeightsWithSidecar(context, weightScale)) {
+        if (!isFloat8(index.dtype(weight)) || index.rank(weight) < 2) {
+          continue;
         }
+        nativeNames += native ? 1 : 0;
+        const found = scaledModule(context, row, base, weight, weightScale, inputSuffix);
+        kinds.push(found.kind);
+        staticActivations += found.staticActivation ? 1 : 0;
+        modules.push(found.module);
       }
-      rows.push(...siblingRows(context, row, '.weight_scale', ['.weight_zero_point']));
-      modules.push({ name: base, weightRow: weight, rows, logicalParams: index.elements(weight) });
     }
     if (modules.length === 0) {
       return null;
     }
     const auxRows: number[] = [];
-    // Every KV-scale name ends in `_scale`: the regex runs only on those rows.
+    // Every KV-scale name ends in `_scale` (or, in Mistral's names, `.qscale_act`): the regexes run only on those.
     for (const row of index.rowsEndingWith('_scale')) {
       if (!claimed[row] && RE_KV_SCALE.test(index.names[row]) && index.elements(row) <= 1) {
+        auxRows.push(row);
+      }
+    }
+    for (const row of index.rowsEndingWith('.qscale_act')) {
+      if (!claimed[row] && RE_NATIVE_KV_SCALE.test(index.names[row]) && index.elements(row) <= 1) {
         auxRows.push(row);
       }
     }
     const kind = mode(kinds) ?? 'per-tensor';
     const groupMatch = /(\d+)$/.exec(kind);
     const isMx = kind.startsWith('mxfp8');
+    const blockMatch = /^block-(\d+)x(\d+)$/.exec(kind);
+    const scaleNames =
+      nativeNames === 0
+        ? '.weight_scale'
+        : nativeNames === modules.length
+          ? '.qscale_weight'
+          : '.weight_scale or .qscale_weight';
     const evidence = [
-      `${modules.length} F8 weights with .weight_scale (${kind}${new Set(kinds).size > 1 ? `; also ${[...new Set(kinds)].filter((k) => k !== kind).join(', ')}` : ''})`,
+      `${modules.length} F8 weights with ${scaleNames} (${kind}${new Set(kinds).size > 1 ? `; also ${[...new Set(kinds)].filter((k) => k !== kind).join(', ')}` : ''})`,
       staticActivations > 0
-        ? `${plural(staticActivations, 'module has', 'modules have')} .input_scale: static activation scales (W8A8)`
+        ? `${plural(staticActivations, 'module has', 'modules have')} ${nativeNames === modules.length ? '.qscale_act' : '.input_scale'}: static activation scales (W8A8)`
         : 'no .input_scale: activations are quantized dynamically or not at all',
     ];
+    if (nativeNames > 0) {
+      evidence.push(
+        "Mistral's native names: .qscale_weight and .qscale_act are what vLLM's Mistral loader reads as weight_scale and input_scale",
+      );
+    }
     if (auxRows.length > 0) {
       evidence.push(`${auxRows.length} KV-cache scale tensors (k_scale/v_scale)`);
     }
@@ -193,9 +203,18 @@ export const fp8ScaledDetector: QuantDetector = {
       family: 'fp8',
       format: isMx ? 'mxfp8' : kind.startsWith('group') ? 'group' : kind,
       bits: 8,
-      groupSize: groupMatch && (isMx || kind.startsWith('group')) ? Number(groupMatch[1]) : null,
+      groupSize: groupMatch && (isMx || kind.startsWith('group') || blockMatch) ? Number(groupMatch[1]) : null,
       granularity:
-        kind === 'per-tensor' ? 'tensor' : kind === 'per-channel' ? 'channel' : kind === 'other' ? null : 'group',
+        kind === 'per-tensor'
+          ? 'tensor'
+          : kind === 'per-channel'
+            ? 'channel'
+            : kind === 'other'
+              ? null
+              : blockMatch
+                ? 'block'
+                : 'group',
+      ...(blockMatch ? { blockSize: [Number(blockMatch[1]), Number(blockMatch[2])] as [number, number] } : {}),
       weightDtype: index.dtype(modules[0].weightRow),
       modules: ModuleList.of(modules),
       auxRows,
@@ -205,6 +224,50 @@ export const fp8ScaledDetector: QuantDetector = {
     };
   },
 };
+
+/** One scaled FP8 module: its scale's granularity, whether it has an activation scale, and its rows. */
+function scaledModule(
+  context: QuantContext,
+  row: number,
+  base: string,
+  weight: number,
+  weightScale: string,
+  inputSuffix: string,
+): { kind: string; staticActivation: boolean; module: QuantModule } {
+  const { index, claimed } = context;
+  const n = index.dim(weight, -2);
+  const k = index.dim(weight, -1);
+  const scaleDtype = index.dtype(row);
+  const elements = index.elements(row);
+  let kind: string;
+  if (elements === 1) {
+    kind = 'per-tensor';
+  } else if (index.rank(row) >= 2 && index.dim(row, -2) === n && index.dim(row, -1) === 1) {
+    kind = 'per-channel';
+  } else if (index.rank(row) === 1 && index.dim(row, 0) === n) {
+    kind = 'per-channel';
+  } else if (index.rank(row) >= 2 && index.dim(row, -2) === n && (scaleDtype === 'U8' || scaleDtype === 'F8_E8M0')) {
+    kind = `mxfp8-g${Math.round(k / index.dim(row, -1))}`;
+  } else if (index.rank(row) >= 2 && index.dim(row, -2) === n) {
+    kind = `group-${Math.round(k / index.dim(row, -1))}`;
+  } else if (index.rank(row) === 2 && index.dim(row, 0) < n && index.dim(row, 1) < k) {
+    // Block scales under this name (a Mistral native checkpoint scaled per 128 × 128 block): [⌈N/b⌉, ⌈K/b⌉].
+    kind = `block-${Math.ceil(n / index.dim(row, 0))}x${Math.ceil(k / index.dim(row, 1))}`;
+  } else {
+    kind = 'other';
+  }
+  const inputScale = index.sibling(row, weightScale, inputSuffix);
+  const rows = [weight, row];
+  if (inputScale >= 0 && !claimed[inputScale]) {
+    rows.push(inputScale);
+  }
+  rows.push(...siblingRows(context, row, weightScale, ['.weight_zero_point']));
+  return {
+    kind,
+    staticActivation: inputScale >= 0,
+    module: { name: base, weightRow: weight, rows, logicalParams: index.elements(weight) },
+  };
+}
 
 /** isFloat8 per dtype code: 1 yes, 0 no, 2 when only the row's own dtype string can tell (codes outside the spec). */
 const FLOAT8_BY_CODE = (() => {
@@ -252,7 +315,7 @@ export const fp8CastDetector: QuantDetector = {
       auxRows: [],
       confidence: 'high',
       evidence: [
-        `${modules.length} F8 matrices with no scale tensor (.weight_scale, .weight_scale_inv, .scale_weight, comfy_quant): plain FP8 cast, no scales`,
+        `${modules.length} F8 matrices with no scale tensor (.weight_scale, .weight_scale_inv, .qscale_weight, .scale_weight, comfy_quant): plain FP8 cast, no scales`,
       ],
       findings: [
         makeFinding(
