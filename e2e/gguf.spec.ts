@@ -132,6 +132,31 @@ test.describe('GGUF files', () => {
     watch.expectClean();
   });
 
+  test('a dropped Ollama store: the model by its names, the projector one choice away, no text layer offered; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('ollama-store/models'));
+    await expect(page.getByTestId('file-name')).toHaveText(
+      /^tiny:latest, me\/tiny-vision:v1\.2 \(sha256-[0-9a-f]{12}…\)$/,
+    );
+    await expect(page.getByTestId('file-format')).toContainText('GGUF');
+    const switcher = page.getByTestId('source-switcher');
+    await expect(switcher.locator('option')).toHaveText([
+      /^me\/tiny-vision:v1\.2 \(projector\) · /,
+      /^tiny:latest, me\/tiny-vision:v1\.2 · /,
+    ]);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: testInfo.outputPath(`ollama-store-${width}.png`), fullPage: true });
+    }
+    await switcher.selectOption({ index: 0 });
+    await expect(page.getByTestId('file-name')).toHaveText(/^me\/tiny-vision:v1\.2 \(projector\) \(sha256-/);
+    await expect(page.getByTestId('integrity')).toContainText('a multimodal projector');
+    watch.expectClean();
+  });
+
   test('a remote GGUF reads its header over Range, not the weights', async ({ page }) => {
     const watch = watchPage(page);
     const tag = `t=${uniqueTag('gguf-remote')}`;

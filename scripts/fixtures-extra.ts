@@ -2,8 +2,9 @@
  * Fixture writers contributed by later features (huge headers, shards, quantization formats), kept apart from
  * scripts/fixtures.ts so each feature adds its own writer without touching the others.
  */
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { writeShardedModels } from './fixtures-shards';
 import { writeTorchFixtures } from './fixtures-torch';
 import { writeHugeFixtures } from './fixtures-huge';
@@ -19,11 +20,15 @@ import {
   type HugeHeaderLayout,
 } from '../src/testing/hostile-fixtures';
 import { moePackedTensors, moeUnpackedTensors } from '../src/testing/moe-model';
+import { ollamaStoreFiles } from '../src/testing/ollama-store';
 import {
   comfyManyConfigsFixture,
   comfySpreadConfigsFixture,
   kohyaSpreadFixture,
 } from '../src/testing/remote-sampling-fixtures';
+
+/** GGUF files written by gguf-py (scripts/gguf-fixtures.py), committed. */
+const GGUF_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'gguf');
 
 export interface FixtureWriters {
   writeSparse: (path: string, head: Uint8Array, totalSize: number) => void;
@@ -161,6 +166,14 @@ const writeHostileFixtures: FixtureWriter = (dir, { write, writeSparse }) => {
   writeSparse(join(dir, HEADER_OVER_BUDGET.file), claim, 8 + HEADER_OVER_BUDGET.headerLength + 4);
 };
 
+/** An Ollama store around two of the committed gguf-py files (src/testing/ollama-store.ts). */
+const writeOllamaStore: FixtureWriter = (dir, { write }) => {
+  const gguf = (name: string) => new Uint8Array(readFileSync(join(GGUF_DIR, name)));
+  for (const file of ollamaStoreFiles(gguf('tiny-llama-Q4_K_M.gguf'), gguf('mmproj-tiny-f16.gguf'))) {
+    write(join(dir, 'ollama-store', file.path), file.bytes);
+  }
+};
+
 export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [
   writeMoeModels,
   writeMediumHeader,
@@ -172,4 +185,5 @@ export const EXTRA_FIXTURE_WRITERS: FixtureWriter[] = [
   (dir) => writeHugeFixtures(dir),
   writeTorchFixtures,
   writeValuesFixtures,
+  writeOllamaStore,
 ];

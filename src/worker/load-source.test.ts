@@ -2,6 +2,7 @@
  * The load orchestration end to end in Node: remote indexes and repositories against the e2e test servers (real
  * HTTP, Range, the fake Hub), local folder groups from in-memory Files. Messages are collected as posted.
  */
+import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -17,6 +18,7 @@ import {
   tinyMistralNativeTensors,
 } from '../testing/models/mistral-native';
 import type { FixtureDir } from '../testing/fixture-dir';
+import { blobNameOf, ollamaStoreFiles } from '../testing/ollama-store';
 import { HTTP1_SHARD_CONCURRENCY, MAX_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
 import { loadAcrossThreads, reportOf } from '../testing/load-messages';
@@ -79,6 +81,7 @@ function expectRowsLocatedInTheirShards(result: LoadResult, kept: KeptLoad | nul
 }
 
 const run = loadAcrossThreads;
+const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 function logFor(fragment: string): RequestLogEntry[] {
   return servers.log.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');
@@ -375,42 +378,6 @@ describe('local files', () => {
     expect(result.choices?.selected).toBe('llama/model.safetensors.index.json');
   });
 
-  it("gives Mistral's consolidated.safetensors the params.json beside it, and the transformers copy config.json", async () => {
-    const text = (value: unknown, name: string) => new File([JSON.stringify(value)], name);
-    const files = [
-      {
-        blob: new File([bytes(buildSafetensors(tinyMistralNativeTensors()))], 'consolidated.safetensors'),
-        path: 'consolidated.safetensors',
-      },
-      { blob: text(TINY_NATIVE_PARAMS, 'params.json'), path: 'params.json' },
-      { blob: new File([bytes(buildSafetensors(tinyLlamaTensors()))], 'model.safetensors'), path: 'model.safetensors' },
-      {
-        blob: text(
-          { model_type: 'llama', num_attention_heads: 4, num_hidden_layers: 2, hidden_size: 64 },
-          'config.json',
-        ),
-        path: 'config.json',
-      },
-    ];
-    const native = await run({ kind: 'files', files, select: 'consolidated.safetensors' });
-    expect(native.result?.sidecarsRead).toEqual(['params.json']);
-    expect(native.analyses?.sections.memory).toMatchObject({
-      config: 'params.json',
-      modelType: 'mistral',
-      kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN,
-    });
-    expect(native.analyses?.sections.architecture).toMatchObject({
-      heads: 4,
-      kvHeads: 2,
-      headDim: 32,
-      headDimSource: 'params.json',
-      family: 'mistral',
-    });
-    const transformers = await run({ kind: 'files', files, select: 'model.safetensors' });
-    expect(transformers.result?.sidecarsRead).toEqual(['config.json']);
-    expect(transformers.analyses?.sections.memory?.config).toBe('config.json');
-  });
-
   it('sends no shard preview for local shards: their headers are all in before a preview would paint', async () => {
     const outcome = await run({ kind: 'files', files: localShards('llama', 3, tinyLlamaTensors()) });
     expect(outcome.result?.shards).toBeTruthy();
@@ -511,5 +478,58 @@ describe('local files', () => {
   it('fails with a clear error when no file is a model', async () => {
     const { error } = await run({ kind: 'files', files: [{ blob: new File(['x'], 'README.md'), path: 'README.md' }] });
     expect(error?.code).toBe('no-model-files');
+  });
+});
+
+describe('local folders in the layouts other tools leave', () => {
+  it("gives Mistral's consolidated.safetensors the params.json beside it, and the transformers copy config.json", async () => {
+    const text = (value: unknown, name: string) => new File([JSON.stringify(value)], name);
+    const files = [
+      {
+        blob: new File([bytes(buildSafetensors(tinyMistralNativeTensors()))], 'consolidated.safetensors'),
+        path: 'consolidated.safetensors',
+      },
+      { blob: text(TINY_NATIVE_PARAMS, 'params.json'), path: 'params.json' },
+      { blob: new File([bytes(buildSafetensors(tinyLlamaTensors()))], 'model.safetensors'), path: 'model.safetensors' },
+      {
+        blob: text(
+          { model_type: 'llama', num_attention_heads: 4, num_hidden_layers: 2, hidden_size: 64 },
+          'config.json',
+        ),
+        path: 'config.json',
+      },
+    ];
+    const native = await run({ kind: 'files', files, select: 'consolidated.safetensors' });
+    expect(native.result?.sidecarsRead).toEqual(['params.json']);
+    expect(native.analyses?.sections.memory).toMatchObject({
+      config: 'params.json',
+      modelType: 'mistral',
+      kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN,
+    });
+    expect(native.analyses?.sections.architecture).toMatchObject({
+      heads: 4,
+      kvHeads: 2,
+      headDim: 32,
+      headDimSource: 'params.json',
+      family: 'mistral',
+    });
+    const transformers = await run({ kind: 'files', files, select: 'model.safetensors' });
+    expect(transformers.result?.sidecarsRead).toEqual(['config.json']);
+    expect(transformers.analyses?.sections.memory?.config).toBe('config.json');
+  });
+
+  it('opens a dropped Ollama store: the weights blob by its model names, the projector offered, text layers left out', async () => {
+    const gguf = (name: string) => bytes(readFileSync(new URL(`../../fixtures/gguf/${name}`, import.meta.url)));
+    const model = gguf('tiny-llama-Q4_K_M.gguf');
+    const store = ollamaStoreFiles(model, gguf('mmproj-tiny-f16.gguf'));
+    const files = store.map((file) => ({ blob: new File([bytes(file.bytes)], baseName(file.path)), path: file.path }));
+    const { result, error } = await run({ kind: 'files', files });
+    expect(error).toBeNull();
+    expect(result?.outcome.kind === 'parsed' && result.outcome.header.format).toBe('gguf');
+    expect(result?.source.name).toBe(`tiny:latest, me/tiny-vision:v1.2 (${blobNameOf(model).slice(0, 19)}…)`);
+    expect(result?.choices?.items.map((item) => item.label)).toEqual([
+      'me/tiny-vision:v1.2 (projector)',
+      'tiny:latest, me/tiny-vision:v1.2',
+    ]);
   });
 });

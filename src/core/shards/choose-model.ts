@@ -91,7 +91,7 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
       choices.push({
         key: model.file,
         kind: 'single',
-        label: model.file,
+        label: model.label ?? model.file,
         folder: folderOf(model.file),
         files: [model.file],
         shardCount: 1,

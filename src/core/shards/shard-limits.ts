@@ -28,3 +28,9 @@ export const MAX_INDEX_METADATA_ENTRIES = 1_000;
 
 /** Source bytes kept of one non-string metadata value (an object or array shown as JSON text). */
 export const MAX_INDEX_METADATA_VALUE_BYTES = 100_000;
+
+/** Ollama manifests read from one dropped store: far past any store's model count, short of reading a disk's worth. */
+export const MAX_OLLAMA_MANIFESTS = 2_000;
+
+/** Bytes of one Ollama manifest: real ones list a handful of layers in under 1 KB; a bigger file is not one. */
+export const MAX_OLLAMA_MANIFEST_BYTES = 64 * 1024;

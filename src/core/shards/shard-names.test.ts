@@ -185,6 +185,7 @@ describe('groupFiles', () => {
         { kind: 'adapter-config', file: 'adapter_config.json' },
       ],
       indexFiles: ['model.safetensors.index.json'],
+      ollamaManifests: [],
       other: ['README.md', 'tokenizer.json', '.gitattributes', 'LICENSE'],
     });
   });

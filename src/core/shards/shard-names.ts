@@ -7,6 +7,7 @@
 import { formatForFileName, SHARD_NAMINGS } from '../formats/format-readers';
 import type { ShardNaming } from '../formats/format-reader';
 import type { ShardIndex } from './index-parser';
+import { isOllamaBlobName, isOllamaManifestPath, ollamaBlobLabel, type OllamaBlob } from './ollama-store';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
 
@@ -177,7 +178,12 @@ export type ModelGroup =
       /** Shard files the index names that are not among the given names (index groups only). */
       missing: string[];
     }
-  | { kind: 'single'; file: string };
+  | {
+      kind: 'single';
+      file: string;
+      /** How to name it where its path says nothing (an Ollama blob: the model names its manifests give). */
+      label?: string;
+    };
 
 export interface FileGrouping {
   models: ModelGroup[];
@@ -185,6 +191,8 @@ export interface FileGrouping {
   sidecars: Sidecar[];
   /** Index files among the names: parse these and call groupFiles again with the results. */
   indexFiles: string[];
+  /** Ollama manifests among the names (ollama-store.ts): read these and pass what they say of the blobs back in. */
+  ollamaManifests: string[];
   /** Files that are not models (tokenizer, README, images, …): ignored. */
   other: string[];
 }
@@ -241,17 +249,36 @@ function extensionOf(base: string): string | null {
  *  2. after parsing those, `groupFiles(names, parsed)` puts every file an index names into that index's group, so
  *     shards with unconventional names still land in the right model.
  * Files are matched to index entries relative to the index's folder (paths use `/`, as in webkitRelativePath).
+ * Ollama's store is read the same way: its manifests are listed in `ollamaManifests`, and `ollama` (what they say of
+ * each blob, by blob file name) names its weights blobs and leaves out its text layers.
  */
-export function groupFiles(fileNames: readonly string[], indexes: readonly ParsedIndexFile[] = []): FileGrouping {
+export function groupFiles(
+  fileNames: readonly string[],
+  indexes: readonly ParsedIndexFile[] = [],
+  ollama: ReadonlyMap<string, OllamaBlob> = new Map(),
+): FileGrouping {
   const unique = [...new Set(fileNames)];
   const sidecars: Sidecar[] = [];
   const indexFiles: string[] = [];
+  const ollamaManifests: string[] = [];
+  const blobs: ModelGroup[] = [];
   const other: string[] = [];
   const candidates: string[] = [];
   for (const name of unique) {
     const { base } = splitPath(name);
     const sidecar = SIDECARS.get(base);
-    if (sidecar) {
+    if (isOllamaManifestPath(name)) {
+      ollamaManifests.push(name);
+    } else if (isOllamaBlobName(base)) {
+      const blob = ollama.get(base.replace(':', '-'));
+      if (blob?.role === 'other') {
+        other.push(name);
+      } else {
+        blobs.push(
+          blob ? { kind: 'single', file: name, label: ollamaBlobLabel(blob) } : { kind: 'single', file: name },
+        );
+      }
+    } else if (sidecar) {
       sidecars.push({ kind: sidecar, file: name });
     } else if (indexStem(base) !== null) {
       indexFiles.push(name);
@@ -363,7 +390,8 @@ export function groupFiles(fileNames: readonly string[], indexes: readonly Parse
     }
     models.push(sharded);
   }
-  return { models, sidecars, indexFiles, other };
+  models.push(...blobs);
+  return { models, sidecars, indexFiles, ollamaManifests, other };
 }
 
 /** Orders shard files by their shard number when both follow the pattern, else by name. */

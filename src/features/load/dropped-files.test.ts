@@ -101,4 +101,19 @@ describe('filesFromInput', () => {
     ]);
     expect(files.map((entry) => entry.path)).toEqual(['m/a.safetensors', 'loose.safetensors']);
   });
+
+  it('keeps a chosen folder that is itself hidden (~/.ollama), and skips hidden folders inside it', () => {
+    const withPath = (name: string, path: string) => {
+      const file = new File(['x'], name);
+      Object.defineProperty(file, 'webkitRelativePath', { value: path });
+      return file;
+    };
+    const files = filesFromInput([
+      withPath('latest', '.ollama/models/manifests/registry.ollama.ai/library/tiny/latest'),
+      withPath('id_ed25519', '.ollama/.keys/id_ed25519'),
+    ]);
+    expect(files.map((entry) => entry.path)).toEqual([
+      '.ollama/models/manifests/registry.ollama.ai/library/tiny/latest',
+    ]);
+  });
 });

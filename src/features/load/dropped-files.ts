@@ -20,7 +20,9 @@ export function filesFromInput(list: FileList | readonly File[]): LocalFileEntry
   const entries: LocalFileEntry[] = [];
   for (const file of Array.from(list)) {
     const path = file.webkitRelativePath || file.name;
-    if (path.split('/').slice(0, -1).some(isHidden)) {
+    // The first folder is the one the user chose (`.ollama`, say): only hidden folders inside it are skipped, as
+    // when a folder is dropped.
+    if (path.split('/').slice(1, -1).some(isHidden)) {
       continue;
     }
     entries.push({ blob: file, path });

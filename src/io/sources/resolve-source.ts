@@ -48,6 +48,8 @@ import {
 import { listRepoFiles } from './hub-listing';
 import { markStep } from '../../lib/perf-marks';
 import { Meter } from './meter';
+import { readOllamaManifests } from './ollama-manifests';
+import { shortBlobName } from '../../core/shards/ollama-store';
 import {
   localIndexBytes,
   readLocalIndex,
@@ -489,7 +491,11 @@ async function resolveLocalGroup(
     indexResults.set(indexPath, result);
     parsedIndexes.push({ file: indexPath, index: result.ok ? result.index : null });
   }
-  const grouping = parsedIndexes.length > 0 ? groupFiles(paths, parsedIndexes) : firstPass;
+  // An Ollama store: its manifests name the blobs (`llama3:latest`) and tell the weights from the text layers.
+  const ollama = await readOllamaManifests(firstPass.ollamaManifests, byPath);
+  indexBytes += ollama.bytesRead;
+  const grouping =
+    parsedIndexes.length > 0 || ollama.blobs.size > 0 ? groupFiles(paths, parsedIndexes, ollama.blobs) : firstPass;
   const sizes = new Map(paths.map((path) => [path, byPath.get(path)?.size ?? 0]));
   const items = modelChoices(grouping, sizes);
   const chosen = pickChoice(items, select);
@@ -576,7 +582,10 @@ function pickChoice(items: readonly ModelChoice[], select: string | undefined): 
 /** The title shown for a choice: the file, the index, or `prefix-NNNNN-of-NNNNN` for shards without an index. */
 function titleOf(choice: ModelChoice): string {
   if (choice.kind === 'single') {
-    return baseName(choice.key);
+    // A name the path does not give (an Ollama blob's model names) leads; the file follows.
+    return choice.label !== choice.key
+      ? `${choice.label} (${shortBlobName(baseName(choice.key))})`
+      : baseName(choice.key);
   }
   if (choice.indexFile !== undefined) {
     return baseName(choice.indexFile);
