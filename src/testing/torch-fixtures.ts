@@ -6,6 +6,9 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { readCheckpoint, sniffCheckpoint } from '../core/formats/pytorch/read-checkpoint';
+import type { ParsedHeader } from '../core/model';
+import { memoryReader } from './fuzz/memory-reader';
 
 const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/torch');
 
@@ -16,6 +19,17 @@ export interface ExpectedTensor {
   stride: number[];
   offset: number;
   contiguous: boolean;
+}
+
+/** A committed checkpoint fixture read as the app reads a dropped file: the parsed header. */
+export async function torchFixtureHeader(name: string): Promise<ParsedHeader> {
+  const reader = memoryReader(torchFixture(name), 'local');
+  const first = await reader.read(0, 512);
+  const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
+  if (loaded.outcome.kind !== 'parsed') {
+    throw new Error(`${name} did not parse`);
+  }
+  return loaded.outcome.header;
 }
 
 export function torchFixture(name: string): Uint8Array {

@@ -7,25 +7,13 @@ import {
 } from '../../testing/models/meta-original';
 import { TINY_NATIVE_PARAMS, tinyMistralNativeTensors } from '../../testing/models/mistral-native';
 import { groupDigits as g } from '../number-format';
-import { memoryReader } from '../../testing/fuzz/memory-reader';
-import { expectedFacts, torchFixture, torchFixtureText } from '../../testing/torch-fixtures';
-import { readCheckpoint, sniffCheckpoint } from '../formats/pytorch/read-checkpoint';
+import { expectedFacts, torchFixtureHeader, torchFixtureText } from '../../testing/torch-fixtures';
 import { allTensorNames } from '../model';
 import { analyzeArchitecture } from './architecture';
 import { analyzeMemory } from './memory/memory';
 import { modelParallelPart } from './model-parallel';
 import { configFromNativeParams } from './native-params';
 import { tensorIndex } from './tensor-index';
-
-async function checkpointHeader(name: string) {
-  const reader = memoryReader(torchFixture(name), 'local');
-  const first = await reader.read(0, 512);
-  const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
-  if (loaded.outcome.kind !== 'parsed') {
-    throw new Error(`${name} did not parse`);
-  }
-  return loaded.outcome.header;
-}
 
 function analyze(fixture: ModelFixture) {
   const input = inputFromFixture(fixture);
@@ -129,7 +117,7 @@ describe('one part of a model-parallel checkpoint', () => {
     const whole = expectedFacts('meta-mp#whole');
     const params = configFromNativeParams(JSON.parse(torchFixtureText('meta-mp/params.json')));
     for (const file of ['consolidated.00.pth', 'consolidated.01.pth']) {
-      const header = await checkpointHeader(`meta-mp/${file}`);
+      const header = await torchFixtureHeader(`meta-mp/${file}`);
       const names = allTensorNames(header.tensors);
       for (const sidecars of [{ config: params ?? undefined, configFile: 'params.json' as const }, {}]) {
         const input = { header, names, fileName: file, sidecars, tensorBytes: new Map<number, Uint8Array>() };

@@ -87,13 +87,15 @@ describe('collectDrop', () => {
   });
 });
 
+/** A file as a folder picker gives it: with its path under the chosen folder. */
+function withPath(name: string, path: string): File {
+  const file = new File(['x'], name);
+  Object.defineProperty(file, 'webkitRelativePath', { value: path });
+  return file;
+}
+
 describe('filesFromInput', () => {
   it('uses webkitRelativePath from a folder picker and skips hidden folders', () => {
-    const withPath = (name: string, path: string) => {
-      const file = new File(['x'], name);
-      Object.defineProperty(file, 'webkitRelativePath', { value: path });
-      return file;
-    };
     const files = filesFromInput([
       withPath('a.safetensors', 'm/a.safetensors'),
       withPath('HEAD', 'm/.git/HEAD'),
@@ -103,11 +105,6 @@ describe('filesFromInput', () => {
   });
 
   it('keeps a chosen folder that is itself hidden (~/.ollama), and skips hidden folders inside it', () => {
-    const withPath = (name: string, path: string) => {
-      const file = new File(['x'], name);
-      Object.defineProperty(file, 'webkitRelativePath', { value: path });
-      return file;
-    };
     const files = filesFromInput([
       withPath('latest', '.ollama/models/manifests/registry.ollama.ai/library/tiny/latest'),
       withPath('id_ed25519', '.ollama/.keys/id_ed25519'),

@@ -4,25 +4,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../../../testing/fuzz/memory-reader';
-import { expectedCounts, torchFixture } from '../../../testing/torch-fixtures';
-import { readCheckpoint, sniffCheckpoint } from '../../formats/pytorch/read-checkpoint';
+import { expectedCounts, torchFixtureHeader } from '../../../testing/torch-fixtures';
 import { allTensorNames } from '../../model';
 import { analyzeMemory } from './memory';
 
-async function checkpointHeader(name: string) {
-  const reader = memoryReader(torchFixture(name), 'local');
-  const first = await reader.read(0, 512);
-  const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
-  if (loaded.outcome.kind !== 'parsed') {
-    throw new Error(`${name} did not parse`);
-  }
-  return loaded.outcome.header;
-}
-
 describe('memory weights of a checkpoint', () => {
   it('a GPT-2 with tied and viewed storage: weights = each storage region once, 2 bytes per F16 parameter', async () => {
-    const header = await checkpointHeader('gpt2-tied/pytorch_model.bin');
+    const header = await torchFixtureHeader('gpt2-tied/pytorch_model.bin');
     const config = JSON.parse(
       readFileSync(new URL('../../../../fixtures/torch/gpt2-tied/config.json', import.meta.url), 'utf8'),
     ) as unknown;

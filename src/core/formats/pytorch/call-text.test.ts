@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { memoryReader } from '../../../testing/fuzz/memory-reader';
-import { torchFixture } from '../../../testing/torch-fixtures';
+import { torchFixtureHeader } from '../../../testing/torch-fixtures';
 import { callText, pythonRepr } from './call-text';
 import { MAX_CALL_TEXT_CHARS } from './checkpoint-limits';
 import type { PyCall, PyList } from './pickle-values';
-import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
 
 async function calls(name: string) {
-  const reader = memoryReader(torchFixture(name), 'local');
-  const first = await reader.read(0, 512);
-  const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
-  if (loaded.outcome.kind !== 'parsed' || !loaded.outcome.header.pickle) {
-    throw new Error(`${name} did not parse`);
+  const { pickle } = await torchFixtureHeader(name);
+  if (!pickle) {
+    throw new Error(`${name} has no pickle`);
   }
-  return loaded.outcome.header.pickle;
+  return pickle;
 }
 
 describe('what a hostile pickle would run, as text', () => {
