@@ -268,6 +268,26 @@ test.describe('memory estimate', () => {
     watch.expectClean();
   });
 
+  test('a config.json of another vocabulary: named as not describing the tensors', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles([
+        { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: TINY_MODEL },
+        {
+          name: 'config.json',
+          mimeType: 'application/json',
+          buffer: Buffer.from(JSON.stringify({ ...TINY_CONFIG, vocab_size: 250 })),
+        },
+      ]);
+    await expect(page.locator('[data-code="config-mismatch"]')).toContainText(
+      'config.json does not describe these tensors: vocab_size 250, but model.embed_tokens.weight has 256 rows.',
+    );
+    watch.expectClean();
+  });
+
   test('a repository on the fake Hub: config.json fetched once', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

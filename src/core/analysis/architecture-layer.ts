@@ -147,7 +147,7 @@ export function attentionWidths(
   modules: LayerModules,
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
-): { q: number; kv: number; evidence: string } | null {
+): { q: number; kv: number; evidence: string; fused: boolean; qModule: string | null } | null {
   // llama.cpp's GGUF names put the projection in one part: blk.N.attn_q, attn_k, attn_qkv.
   const fused = modules.findModule(
     /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$|(?:^|\.)attn_qkv$/,
@@ -160,6 +160,8 @@ export function attentionWidths(
         q: hidden,
         kv,
         evidence: `fused ${lastPart(fused)} width ${out} = q ${hidden} + 2 × kv ${kv} (q width assumed = hidden_size)`,
+        fused: true,
+        qModule: null,
       };
     }
   }
@@ -177,7 +179,13 @@ export function attentionWidths(
   if (qOut === null || kOut === null) {
     return null;
   }
-  return { q: qOut, kv: kOut, evidence: `${lastPart(q)} width ${qOut}, ${lastPart(k)} width ${kOut}` };
+  return {
+    q: qOut,
+    kv: kOut,
+    evidence: `${lastPart(q)} width ${qOut}, ${lastPart(k)} width ${kOut}`,
+    fused: false,
+    qModule: q,
+  };
 }
 
 function lastPart(module: string): string {

@@ -23,6 +23,7 @@ import { scanStack } from './architecture-stack';
 import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './model-parallel';
+import { configDisagreement, type TensorFacts } from './config-agreement';
 import { isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
@@ -57,6 +58,11 @@ interface ModelConfig {
   kvHeads: number | null;
   headDim: number | null;
   hidden: number | null;
+  /** `num_hidden_layers` and `vocab_size` (null beside a `padded_vocab_size`, which is what such models build). */
+  layers: number | null;
+  vocab: number | null;
+  /** A causal LM's config, whose fields mean the same in every family (config-agreement.ts checks those). */
+  causalLm: boolean;
 }
 
 function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
@@ -74,7 +80,18 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
     kvHeads: asNumber(text.num_key_value_heads),
     headDim: asNumber(text.head_dim) ?? (heads !== null && hidden !== null ? hidden / heads : null),
     hidden,
+    layers: asNumber(text.num_hidden_layers) ?? asNumber(text.n_layer),
+    vocab: text.padded_vocab_size === undefined ? asNumber(text.vocab_size) : null,
+    causalLm: text === config && (file === 'params.json' || /(?:ForCausalLM|LMHeadModel)$/.test(architectures ?? '')),
   };
+}
+
+/** The token embedding as a float matrix (its rows and width are the vocabulary and width), else null. */
+function plainEmbedding(index: TensorIndex, row: number): TensorFacts['embedding'] {
+  if (row < 0 || index.rank(row) !== 2 || !isHighPrecisionFloat(index.dtype(row))) {
+    return null;
+  }
+  return { row, name: index.names[row], rows: index.dim(row, 0), width: index.dim(row, 1) };
 }
 
 /** The width, heads and head size a config gives, when it gives all three. */
@@ -114,6 +131,10 @@ function ggufConfig(header: ParsedHeader): ModelConfig | null {
       keys.int(`${prefix}attention.key_length`) ??
       (heads !== null && hidden !== null && hidden % heads === 0 ? hidden / heads : null),
     hidden,
+    // llama.cpp checks a GGUF's own key-values against its tensors when it loads; the config check is not repeated.
+    layers: null,
+    vocab: null,
+    causalLm: false,
   };
 }
 
@@ -130,6 +151,8 @@ interface ArchitectureScan {
   bytes: AnalysisInput['tensorBytes'];
   evidence: string[];
   findings: Finding[];
+  /** The first layer's separate q and k widths, once the stack's attention is read (for the config check). */
+  attentionWidths: TensorFacts['attention'];
 }
 
 /** What the layer stack tells: layers, attention, MLP and experts. */
@@ -190,6 +213,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     bytes: input.tensorBytes,
     evidence: [],
     findings: [],
+    attentionWidths: null,
   };
   const { evidence, findings, config, names, anyName } = scan;
 
@@ -264,6 +288,19 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (split !== null) {
     wholeModelWidths(section, split, index);
     findings.push(modelParallelFinding(split, index, input.fileName));
+  } else if (config?.causalLm && main) {
+    const disagreement = configDisagreement(
+      { file: config.source, ...config },
+      {
+        layers: partialLayers ? null : layers,
+        layerPrefix: main.prefix,
+        embedding: plainEmbedding(index, embeddingRow),
+        attention: scan.attentionWidths,
+      },
+    );
+    if (disagreement) {
+      findings.push(disagreement);
+    }
   }
   if (!main && !diffusion && embeddingRow < 0 && towers.length === 0) {
     return { section: null, findings };
@@ -578,6 +615,9 @@ function standardAttention(scan: ArchitectureScan, modules: LayerModules, hidden
   const attn = attentionWidths(index, modules, hiddenSize, bytes);
   if (!attn) {
     return { attention: null, mla: null };
+  }
+  if (!attn.fused && attn.qModule !== null) {
+    scan.attentionWidths = { q: attn.q, kv: attn.kv, qModule: attn.qModule };
   }
   let heads: number | undefined;
   let kvHeads: number | undefined;

@@ -35,6 +35,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'Layer numbers have gaps (a shard or a pruned model)',
   },
+  'config-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'The config does not describe these tensors',
+  },
   'model-parallel-part': {
     severity: 'warning',
     refusedByReference: false,
