@@ -290,7 +290,10 @@ test.describe('PyTorch checkpoints', () => {
     const finding = page.locator('[data-code="model-parallel-part"]');
     await expect(finding).toContainText('consolidated.00.pth is one of 2 model-parallel parts');
     await expect(finding).toContainText(`about ${formatCount(whole.parameters)} parameters`);
-    await expect(page.getByTestId('sidecars-read')).toContainText('params.json');
+    // No Memory tab to feed: the note names the tabs the config does feed.
+    await expect(page.getByTestId('sidecars-read')).toHaveText(
+      'Also read meta-mp/params.json: its layer and attention layout and quantization settings feed the Model and Quantization tabs.',
+    );
     await page.getByRole('tab', { name: 'Model' }).click();
     await expect(page.getByText('GQA · 4 heads / 2 KV · head dim 8 (from params.json)')).toBeVisible();
     // A part's weights say nothing about what the model needs: no Memory tab.

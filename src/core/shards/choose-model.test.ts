@@ -130,6 +130,27 @@ describe('defaultChoice', () => {
   });
 });
 
+describe('the Hugging Face cache', () => {
+  it('labels a snapshot folder by repository and revision, and keeps each revision apart', () => {
+    const commit = '4e20de362430cd3b72f300e6b0f18e50e7166e08';
+    const other = '0cb88a4f764b7a12671c53f0838cd831a0843b95';
+    const base = 'hub/models--meta-llama--Llama-3.2-1B/snapshots';
+    const choices = choicesOf([
+      `${base}/${commit}/model.safetensors`,
+      `${base}/${commit}/config.json`,
+      `${base}/${other}/model.safetensors`,
+      ...shards(`hub/models--Qwen--Qwen3-8B/snapshots/${commit}/model`, 5),
+      'hub/models--Qwen--Qwen3-8B/blobs/aa1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d',
+    ]);
+    expect(choices.map((choice) => choice.label)).toEqual([
+      'Qwen/Qwen3-8B@4e20de3/model',
+      'meta-llama/Llama-3.2-1B@0cb88a4/model.safetensors',
+      'meta-llama/Llama-3.2-1B@4e20de3/model.safetensors',
+    ]);
+    expect(choices.every((choice) => choice.name === undefined)).toBe(true);
+  });
+});
+
 describe('sidecarsFor', () => {
   const paths = [
     'config.json',

@@ -10,8 +10,10 @@ export interface ModelChoice {
   /** Stable within one source: the index path, the shard-name prefix followed by `*`, or the file path. */
   key: string;
   kind: 'sharded' | 'single';
-  /** Short human label: the folder-qualified prefix or file name. */
+  /** Short human label: the folder-qualified prefix or file name, or the name below. */
   label: string;
+  /** A name its path does not give (an Ollama blob's model names), which then leads its title. */
+  name?: string;
   /** Folder of the model: `''` at the root, else ending in `/`. */
   folder: string;
   /** Member files: shards in shard order, or the one file. The index is in `indexFile`. */
@@ -82,6 +84,20 @@ function sumSizes(files: readonly string[], sizes: ReadonlyMap<string, number> |
   return total;
 }
 
+/**
+ * A snapshot folder of the Hugging Face cache (`~/.cache/huggingface/hub/models--<org>--<name>/snapshots/<commit>/`,
+ * huggingface_hub's layout) as the repository and revision it holds; the rest of the path is kept.
+ */
+const HUB_CACHE_SNAPSHOT = /^(?:.*\/)?models--([^/]+?)--([^/]+)\/snapshots\/([0-9a-f]{7})[0-9a-f]*\//;
+
+/** A path as a choice shows it: a Hugging Face cache snapshot (and the cache folders above it) as `org/name@abc1234/…`. */
+function displayPath(path: string): string {
+  return path.replace(
+    HUB_CACHE_SNAPSHOT,
+    (_, org: string, name: string, commit: string) => `${org}/${name}@${commit}/`,
+  );
+}
+
 /** One choice per model of the grouping, in path order (root first). Index files no group claimed get their own. */
 export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string, number>): ModelChoice[] {
   const choices: ModelChoice[] = [];
@@ -91,7 +107,8 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
       choices.push({
         key: model.file,
         kind: 'single',
-        label: model.label ?? model.file,
+        label: model.name ?? displayPath(model.file),
+        ...(model.name !== undefined ? { name: model.name } : {}),
         folder: folderOf(model.file),
         files: [model.file],
         shardCount: 1,
@@ -108,7 +125,7 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
         model.indexFile ??
         (model.extension === 'safetensors' ? `${model.prefix}*` : `${model.prefix}*.${model.extension}`),
       kind: 'sharded',
-      label: stem,
+      label: displayPath(stem),
       folder,
       files: [...model.files],
       shardCount: model.total,
@@ -128,7 +145,7 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
     choices.push({
       key: indexFile,
       kind: 'sharded',
-      label: indexStem(indexFile)?.stem ?? indexFile,
+      label: displayPath(indexStem(indexFile)?.stem ?? indexFile),
       folder: folderOf(indexFile),
       files: [],
       indexFile,

@@ -181,8 +181,8 @@ export type ModelGroup =
   | {
       kind: 'single';
       file: string;
-      /** How to name it where its path says nothing (an Ollama blob: the model names its manifests give). */
-      label?: string;
+      /** A name its path does not give (an Ollama blob: the model names its manifests give). */
+      name?: string;
     };
 
 export interface FileGrouping {
@@ -274,9 +274,7 @@ export function groupFiles(
       if (blob?.role === 'other') {
         other.push(name);
       } else {
-        blobs.push(
-          blob ? { kind: 'single', file: name, label: ollamaBlobLabel(blob) } : { kind: 'single', file: name },
-        );
+        blobs.push(blob ? { kind: 'single', file: name, name: ollamaBlobLabel(blob) } : { kind: 'single', file: name });
       }
     } else if (sidecar) {
       sidecars.push({ kind: sidecar, file: name });

@@ -19,10 +19,10 @@ export function ShardsPanel({ shards }: { shards: ShardInfo }) {
 }
 
 /** What a config file read beside the model is used for, in the words of the tabs that show it. */
-function sidecarUse(path: string): string {
+function sidecarUse(path: string, hasMemory: boolean): string {
   return path.endsWith('adapter_config.json')
     ? "the adapter's rank, alpha and target modules in the Model tab"
-    : 'its layer and attention layout and quantization settings feed the Memory, Model and Quantization tabs';
+    : `its layer and attention layout and quantization settings feed the ${hasMemory ? 'Memory, Model and Quantization tabs' : 'Model and Quantization tabs'}`;
 }
 
 /**
@@ -43,7 +43,8 @@ export function ModelSources({ result }: { result: LoadResult }) {
         <p className="muted" data-testid="sidecars-read">
           {result.sidecarsRead.map((path) => (
             <span key={path}>
-              Also read <code>{path}</code>: {sidecarUse(path)}.{' '}
+              Also read <code>{path}</code>:{' '}
+              {sidecarUse(path, result.analysisPending || result.sections.memory !== undefined)}.{' '}
             </span>
           ))}
         </p>

@@ -583,9 +583,7 @@ function pickChoice(items: readonly ModelChoice[], select: string | undefined): 
 function titleOf(choice: ModelChoice): string {
   if (choice.kind === 'single') {
     // A name the path does not give (an Ollama blob's model names) leads; the file follows.
-    return choice.label !== choice.key
-      ? `${choice.label} (${shortBlobName(baseName(choice.key))})`
-      : baseName(choice.key);
+    return choice.name !== undefined ? `${choice.name} (${shortBlobName(baseName(choice.key))})` : baseName(choice.key);
   }
   if (choice.indexFile !== undefined) {
     return baseName(choice.indexFile);
