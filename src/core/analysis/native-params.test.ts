@@ -132,6 +132,12 @@ describe('configFromNativeParams', () => {
     expect(readMemoryConfig(config)?.layersPastLimit).toBe(2_000_000_000);
   });
 
+  it('works the MLP width out only from a whole multiple_of', () => {
+    for (const multiple_of of [0, -256, 1e-300, 0.5, '256']) {
+      expect(configFromNativeParams({ ...LLAMA2_7B_PARAMS, multiple_of })?.intermediate_size).toBeUndefined();
+    }
+  });
+
   it('is null for a params.json that is not a model config', () => {
     expect(configFromNativeParams({ learning_rate: 3e-4, epochs: 3 })).toBeNull();
     expect(configFromNativeParams({ dim: 4096, n_layers: 32 })).toBeNull();

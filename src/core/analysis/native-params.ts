@@ -184,8 +184,13 @@ export function configFromNativeParams(raw: unknown): Json | null {
     delete config.vocab_size;
   }
   const dim = raw.dim as number;
-  const multipleOf = asNumber(raw.multiple_of);
-  if (config.intermediate_size === undefined && multipleOf !== null && multipleOf > 0) {
+  const multipleOf = raw.multiple_of;
+  if (
+    config.intermediate_size === undefined &&
+    typeof multipleOf === 'number' &&
+    Number.isSafeInteger(multipleOf) &&
+    multipleOf > 0
+  ) {
     config.intermediate_size = metaFeedForwardWidth(dim, multipleOf, asNumber(raw.ffn_dim_multiplier));
   }
   delete config.sliding_window;
