@@ -11,6 +11,7 @@ import type { TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
 import { alignmentSummary, alignSide, isAlignRule, type AlignmentSummary, type CompareRule } from './align';
 import { GGUF_NAMES_RULE, ggufKeys, type GgufKeys, type GgufNamesSummary } from './gguf-keys';
+import { isReferenceLayout, llamaCppNameOrOwn } from './reference-names';
 
 /** A partition: a tensor whose shape and dtype both changed is in `shape` (and counted in `shapeAndDtype`). */
 export const DIFF_GROUPS = ['only-a', 'only-b', 'dtype', 'shape', 'identical'] as const;
@@ -229,16 +230,45 @@ function ggufMapping(
   b: CompareSide,
   enabled: readonly CompareRule[],
 ): { summary: GgufNamesSummary | null; keys: GgufKeys | null } {
-  const ggufSide = a.gguf && !b.gguf ? 'a' : b.gguf && !a.gguf ? 'b' : null;
+  let ggufSide: 'a' | 'b' | null = a.gguf && !b.gguf ? 'a' : b.gguf && !a.gguf ? 'b' : null;
+  let kind: GgufNamesSummary['kind'] = 'gguf';
+  if (ggufSide === null && !a.gguf && !b.gguf) {
+    // A reference checkpoint against its transformers copy: the reference side takes llama.cpp's names.
+    const referenceA = isReferenceLayout(a.names);
+    if (referenceA !== isReferenceLayout(b.names)) {
+      ggufSide = referenceA ? 'a' : 'b';
+      kind = 'reference';
+    }
+  }
   if (ggufSide === null) {
     return { summary: null, keys: null };
   }
   const gguf = ggufSide === 'a' ? a : b;
-  const architecture = gguf.gguf?.architecture ?? '';
+  const architecture = kind === 'reference' ? 'llama' : (gguf.gguf?.architecture ?? '');
   const on = enabled.includes(GGUF_NAMES_RULE);
-  const keys = on ? ggufKeys(gguf, ggufSide === 'a' ? b : a, architecture) : null;
+  let keys: GgufKeys | null = null;
+  if (on) {
+    const names = kind === 'reference' ? gguf.names.map(llamaCppNameOrOwn) : gguf.names;
+    const built = ggufKeys({ columns: gguf.columns, names }, ggufSide === 'a' ? b : a, architecture);
+    if (kind === 'reference') {
+      // A tensor left unpaired keeps its own name, not the llama.cpp name it was looked up by.
+      built.keysGguf.forEach((key, row) => {
+        if (key === names[row]) {
+          built.keysGguf[row] = gguf.names[row];
+        }
+      });
+    }
+    keys = built;
+  }
   return {
-    summary: { enabled: on, ggufSide, architecture, hfPrefix: keys?.hfPrefix ?? '', counts: keys?.counts ?? null },
+    summary: {
+      enabled: on,
+      kind,
+      ggufSide,
+      architecture,
+      hfPrefix: keys?.hfPrefix ?? '',
+      counts: keys?.counts ?? null,
+    },
     keys,
   };
 }

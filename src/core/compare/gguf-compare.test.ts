@@ -107,6 +107,7 @@ describe('GGUF against Hugging Face safetensors', () => {
     expect(dtypeName(gguf.columns.dtype[diff.entries.rowA[q]])).toBe('Q4_K');
     expect(diff.ggufNames).toEqual({
       enabled: true,
+      kind: 'gguf',
       ggufSide: 'a',
       architecture: 'llama',
       hfPrefix: '',

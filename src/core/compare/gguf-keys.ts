@@ -15,7 +15,12 @@ export const GGUF_NAMES_RULE = 'gguf-names' as const;
 
 export interface GgufNamesSummary {
   enabled: boolean;
-  /** The side holding the GGUF. */
+  /**
+   * What the side with llama.cpp's names is: a GGUF, or a checkpoint in the reference code's layout
+   * (`consolidated.safetensors`), whose names reference-names.ts puts in llama.cpp's terms first.
+   */
+  kind: 'gguf' | 'reference';
+  /** The side holding the GGUF (or the reference checkpoint). */
   ggufSide: 'a' | 'b';
   architecture: string;
   /** Wrapper prefix found in front of the Hugging Face names ('' when none). */

@@ -18,6 +18,7 @@ import { tensorShape, type TensorColumns } from '../model';
 import type { SkippedValuePair } from '../values/compare-values';
 import { STATUS_DTYPE, STATUS_IDENTICAL, STATUS_SHAPE, type CompareSide, type DiffEntries } from './diff';
 import type { GgufNamesSummary } from './gguf-keys';
+import { llamaCppNameOrOwn } from './reference-names';
 import { ggufRowOfHfRow, hfNameOfGguf } from './gguf-names';
 
 export type CompareSideId = 'a' | 'b';
@@ -135,6 +136,9 @@ export function valuePairings(
   const ggufSide: CompareSideId | null = mapped?.ggufSide ?? null;
   const gguf = ggufSide === 'a' ? a : b;
   const hf = ggufSide === 'a' ? b : a;
+  // A reference checkpoint's names are looked up as llama.cpp names them (reference-names.ts).
+  const ggufNameOf = (row: number) =>
+    mapped?.kind === 'reference' ? llamaCppNameOrOwn(gguf.names[row]) : gguf.names[row];
   let hfRowByName: Map<string, number> | null = null;
   let headCountsWanted = false;
   for (let i = 0; i < entries.count; i++) {
@@ -144,7 +148,7 @@ export function valuePairings(
     if (rowA < 0 || rowB < 0) {
       const only = rowA >= 0 ? rowA : rowB;
       const onGgufSide = ggufSide !== null && (rowA >= 0 ? 'a' : 'b') === ggufSide;
-      const counterpart = onGgufSide && mapped ? hfNameOfGguf(gguf.names[only], mapped.architecture) : null;
+      const counterpart = onGgufSide && mapped ? hfNameOfGguf(ggufNameOf(only), mapped.architecture) : null;
       if (counterpart?.relation === 'derived') {
         skipped.push({
           tensor: gguf.names[only],
@@ -166,7 +170,7 @@ export function valuePairings(
       continue;
     }
     const ggufRow = ggufSide === 'a' ? rowA : rowB;
-    const ggufName = gguf.names[ggufRow];
+    const ggufName = ggufNameOf(ggufRow);
     const relation = hfNameOfGguf(ggufName, mapped.architecture)?.relation ?? 'same';
     const base = { tensor: hfName, parts: [wholePart(rowA, rowB, a.columns, rowA)], permutedRows: null, shift: null };
     switch (relation) {
@@ -182,10 +186,17 @@ export function valuePairings(
         break;
       case 'rows-permuted': {
         const rows = tensorShape(gguf.columns, ggufRow)[0] ?? 1;
-        const head = headDimOf(ggufName, rows, gguf.gguf, hf.hfHeads);
+        // Either side's config describes the model: a reference checkpoint's params.json as well as config.json.
+        const head = headDimOf(ggufName, rows, gguf.gguf, hf.hfHeads ?? gguf.hfHeads);
         if (head === null) {
           headCountsWanted = true;
-          skipped.push({ tensor: hfName, reason: noHeadCountReason(ggufName, mapped.architecture) });
+          skipped.push({
+            tensor: hfName,
+            reason:
+              mapped.kind === 'reference'
+                ? "the reference checkpoint keeps q/k rows in Meta's per-head order, and neither its params.json nor a config.json beside the Hugging Face side gives the head count to undo that with"
+                : noHeadCountReason(ggufName, mapped.architecture),
+          });
           break;
         }
         if (typeof head === 'string') {
@@ -195,7 +206,10 @@ export function valuePairings(
         pairings.push({
           ...base,
           permutedRows: { side: ggufSide, headDim: head.headDim },
-          note: `GGUF rows put back in Hugging Face order (llama.cpp reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows, from the ${head.from})`,
+          note:
+            mapped.kind === 'reference'
+              ? `reference rows put back in Hugging Face order (transformers' converter reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows, from the config)`
+              : `GGUF rows put back in Hugging Face order (llama.cpp reorders q/k rows per head; ${head.heads} heads of ${head.headDim} rows, from the ${head.from})`,
         });
         break;
       }

@@ -17,14 +17,24 @@ function GgufNamesRule({ summary }: { summary: GgufNamesSummary }) {
           checked={summary.enabled}
           onChange={(event) => setAlignRule(GGUF_NAMES_RULE, event.target.checked)}
         />{' '}
-        map {side}&apos;s GGUF names to Hugging Face names (llama.cpp&apos;s table for{' '}
-        <code>{summary.architecture || 'no architecture'}</code>)
+        {summary.kind === 'reference' ? (
+          <>
+            map {side}&apos;s reference-code names (<code>layers.N.attention.wq</code>, as Meta&apos;s and
+            Mistral&apos;s <code>consolidated.*</code> name them) to Hugging Face names (through llama.cpp&apos;s table
+            for <code>llama</code>)
+          </>
+        ) : (
+          <>
+            map {side}&apos;s GGUF names to Hugging Face names (llama.cpp&apos;s table for{' '}
+            <code>{summary.architecture || 'no architecture'}</code>)
+          </>
+        )}
       </label>{' '}
       <span className={counts && counts.match + counts.shape > 0 ? 'rule-applied' : 'muted'}>
         {counts
           ? `paired ${groupDigits(counts.match + counts.shape)} tensors (${groupDigits(counts.shape)} of another shape)` +
-            ` · only in the GGUF ${groupDigits(counts['only-gguf'] + counts['no-hf-counterpart'] + counts.derived)}` +
-            ` · only in the safetensors ${groupDigits(counts['only-hf'])}`
+            ` · only in ${summary.kind === 'reference' ? side : 'the GGUF'} ${groupDigits(counts['only-gguf'] + counts['no-hf-counterpart'] + counts.derived)}` +
+            ` · only in ${summary.kind === 'reference' ? (side === 'A' ? 'B' : 'A') : 'the safetensors'} ${groupDigits(counts['only-hf'])}`
           : 'off'}
       </span>
     </li>

@@ -174,7 +174,9 @@ export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a:
               ? `Reads the same rows of both sides' same-shape tensors by Range requests: every tensor up to 16 MiB whole, larger ones as a sample (at most ${formatBytes(bytes)}).`
               : `Reads both sides' same-shape tensors (${formatBytes(bytes)}) from your disk.`}
             {result.ggufNames?.enabled
-              ? " Tensors paired by llama.cpp's names are compared in dequantized values, with the converter's changes undone (q/k row order, Gemma's norm + 1, stacked experts)."
+              ? result.ggufNames.kind === 'reference'
+                ? " Tensors paired across the reference code's names and transformers' are compared with transformers' q/k row order undone."
+                : " Tensors paired by llama.cpp's names are compared in dequantized values, with the converter's changes undone (q/k row order, Gemma's norm + 1, stacked experts)."
               : ''}
           </span>
           {mine?.status === 'error' && <span className="values-error">{mine.message}</span>}

@@ -3,7 +3,8 @@
  * `layers.N.attention.wq`, `feed_forward.w1`, `output`) with the params.json that goes beside it, shaped like
  * MISTRAL_7B_V03_PARAMS. Its head size (32) is one the widths alone do not settle: 4 query heads and 2 KV heads.
  */
-import type { TensorSpec } from '../build-safetensors';
+import { ggufRowOfHfRow } from '../../core/compare/gguf-names';
+import { buildSafetensors, type TensorSpec } from '../build-safetensors';
 
 export const TINY_NATIVE_PARAMS = {
   dim: 128,
@@ -84,5 +85,50 @@ export function tinyMistralNativeFp8(scales: 'tensor' | 'block' = 'tensor'): {
   return {
     specs,
     params: { ...TINY_NATIVE_PARAMS, quantization: { qformat_weight: 'fp8_e4m3', qscheme_act: 'TENSOR' } },
+  };
+}
+
+/** The transformers name of each reference name, as convert_mistral_weights_to_hf.py writes it. */
+function transformersName(name: string): string {
+  return name
+    .replace(/^tok_embeddings\./, 'model.embed_tokens.')
+    .replace(/^norm\./, 'model.norm.')
+    .replace(/^output\./, 'lm_head.')
+    .replace(/^layers\.(\d+)\.attention\.w([qkvo])\./, 'model.layers.$1.self_attn.$2_proj.')
+    .replace(/^layers\.(\d+)\.attention_norm\./, 'model.layers.$1.input_layernorm.')
+    .replace(/^layers\.(\d+)\.ffn_norm\./, 'model.layers.$1.post_attention_layernorm.')
+    .replace(/^layers\.(\d+)\.feed_forward\.w1\./, 'model.layers.$1.mlp.gate_proj.')
+    .replace(/^layers\.(\d+)\.feed_forward\.w2\./, 'model.layers.$1.mlp.down_proj.')
+    .replace(/^layers\.(\d+)\.feed_forward\.w3\./, 'model.layers.$1.mlp.up_proj.');
+}
+
+/**
+ * The tiny model twice, in F32 with made-up values: as the reference code writes it (consolidated.safetensors) and as
+ * transformers' converter writes it (model.safetensors: its names, q/k rows in rotate-half order). `changed` may
+ * alter a transformers tensor's values before it is written.
+ */
+export function tinyReferencePair(changed: (name: string, values: Float32Array) => void = () => {}) {
+  const specs = tinyMistralNativeTensors().map((spec) => ({ ...spec, dtype: 'F32' }));
+  const reference: Record<string, Uint8Array> = {};
+  const transformers: Record<string, Uint8Array> = {};
+  specs.forEach((spec, t) => {
+    const [rows, columns = 1] = spec.shape;
+    const values = Float32Array.from({ length: rows * columns }, (_, i) => Math.sin(t * 7919 + i) / 4);
+    const permuted = /\.w[qk]\.weight$/.test(spec.name);
+    const copy = new Float32Array(values.length);
+    for (let row = 0; row < rows; row++) {
+      const from = permuted ? ggufRowOfHfRow(row, TINY_NATIVE_PARAMS.head_dim) : row;
+      copy.set(values.subarray(from * columns, (from + 1) * columns), row * columns);
+    }
+    changed(spec.name, copy);
+    reference[spec.name] = new Uint8Array(values.buffer);
+    transformers[transformersName(spec.name)] = new Uint8Array(copy.buffer);
+  });
+  return {
+    reference: buildSafetensors(specs, { tensorData: reference }),
+    transformers: buildSafetensors(
+      specs.map((spec) => ({ ...spec, name: transformersName(spec.name) })),
+      { tensorData: transformers },
+    ),
   };
 }
