@@ -11,7 +11,7 @@ import type { TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
 import { alignmentSummary, alignSide, isAlignRule, type AlignmentSummary, type CompareRule } from './align';
 import { GGUF_NAMES_RULE, ggufKeys, type GgufKeys, type GgufNamesSummary } from './gguf-keys';
-import { isReferenceLayout, llamaCppNameOrOwn } from './reference-names';
+import { isReferenceLayout, llamaCppNameOrOwn, transformersNameOfReferenceExpert } from './reference-names';
 
 /** A partition: a tensor whose shape and dtype both changed is in `shape` (and counted in `shapeAndDtype`). */
 export const DIFF_GROUPS = ['only-a', 'only-b', 'dtype', 'shape', 'identical'] as const;
@@ -224,6 +224,37 @@ function storageAliases(
   return aliases;
 }
 
+/**
+ * After llama.cpp's map: a reference tensor it left unpaired keeps its own name, except a Mixtral expert, which
+ * takes its transformers name when the other side has it (llama.cpp stacks experts, so its map has no per-expert name).
+ */
+function pairReferenceLeftovers(
+  keys: GgufKeys,
+  names: readonly string[],
+  lookedUp: readonly string[],
+  otherNames: readonly string[],
+): void {
+  let others: Set<string> | null = null;
+  keys.keysGguf.forEach((key, row) => {
+    if (key !== lookedUp[row]) {
+      return;
+    }
+    keys.keysGguf[row] = names[row];
+    const expert = transformersNameOfReferenceExpert(names[row]);
+    if (expert === null) {
+      return;
+    }
+    others ??= new Set(otherNames);
+    const counterpart = keys.hfPrefix + expert;
+    if (others.has(counterpart)) {
+      keys.keysGguf[row] = counterpart;
+      keys.counts.match++;
+      keys.counts['only-hf']--;
+      keys.counts['only-gguf']--;
+    }
+  });
+}
+
 /** A's keys, B's keys and the folded expert rows when the GGUF-names rule applies and is on. */
 function ggufMapping(
   a: CompareSide,
@@ -251,12 +282,7 @@ function ggufMapping(
     const names = kind === 'reference' ? gguf.names.map(llamaCppNameOrOwn) : gguf.names;
     const built = ggufKeys({ columns: gguf.columns, names }, ggufSide === 'a' ? b : a, architecture);
     if (kind === 'reference') {
-      // A tensor left unpaired keeps its own name, not the llama.cpp name it was looked up by.
-      built.keysGguf.forEach((key, row) => {
-        if (key === names[row]) {
-          built.keysGguf[row] = gguf.names[row];
-        }
-      });
+      pairReferenceLeftovers(built, gguf.names, names, ggufSide === 'a' ? b.names : a.names);
     }
     keys = built;
   }

@@ -5,7 +5,8 @@
  * layout), so a reference checkpoint compares with its transformers copy through llama.cpp's name map for `llama`
  * (gguf-names.ts): the same pairs, the same `rows-permuted` q/k relation transformers' converter
  * (`convert_llama_weights_to_hf.py`, `permute`) introduced. Covered: the dense layout (embedding, norms, attention,
- * MLP, output); Mixtral's per-expert tensors have no llama.cpp counterpart (it stacks them) and stay unpaired. Pure.
+ * MLP, output, Mixtral's router); Mixtral's per-expert tensors, which llama.cpp stacks, are named in transformers'
+ * terms directly (`transformersNameOfReferenceExpert`), row order unchanged. Pure.
  */
 
 /** `layers.N.<part>.weight` → `blk.N.<llama.cpp part>.weight`. */
@@ -19,6 +20,7 @@ const LAYER_PARTS: ReadonlyMap<string, string> = new Map([
   ['feed_forward.w1', 'ffn_gate'],
   ['feed_forward.w2', 'ffn_down'],
   ['feed_forward.w3', 'ffn_up'],
+  ['feed_forward.gate', 'ffn_gate_inp'],
 ]);
 
 const TOP_LEVEL: ReadonlyMap<string, string> = new Map([
@@ -28,6 +30,13 @@ const TOP_LEVEL: ReadonlyMap<string, string> = new Map([
 ]);
 
 const LAYER_NAME = /^layers\.(\d+)\.(.+)\.(weight|bias)$/;
+const EXPERT_NAME = /^layers\.(\d+)\.feed_forward\.experts\.(\d+)\.(w[123])\.weight$/;
+
+/** A Mixtral reference expert's transformers name (`MixtralForCausalLM` keeps w1/w2/w3), or null. */
+export function transformersNameOfReferenceExpert(name: string): string | null {
+  const match = EXPERT_NAME.exec(name);
+  return match ? `model.layers.${match[1]}.block_sparse_moe.experts.${match[2]}.${match[3]}.weight` : null;
+}
 
 /** The llama.cpp name of a reference-code tensor name, or null for one outside the dense layout. */
 export function llamaCppNameOfReference(name: string): string | null {
