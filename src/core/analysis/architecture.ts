@@ -61,6 +61,8 @@ interface ModelConfig {
   /** `num_hidden_layers` and `vocab_size` (null beside a `padded_vocab_size`, which is what such models build). */
   layers: number | null;
   vocab: number | null;
+  /** The token embedding's width: hidden_size, unless the config projects it (OPT's word_embed_proj_dim). */
+  embeddingWidth: number | null;
   /** A causal LM's config, whose fields mean the same in every family (config-agreement.ts checks those). */
   causalLm: boolean;
 }
@@ -82,6 +84,7 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
     hidden,
     layers: asNumber(text.num_hidden_layers) ?? asNumber(text.n_layer),
     vocab: text.padded_vocab_size === undefined ? asNumber(text.vocab_size) : null,
+    embeddingWidth: asNumber(text.word_embed_proj_dim) ?? asNumber(text.embedding_size) ?? hidden,
     causalLm: text === config && (file === 'params.json' || /(?:ForCausalLM|LMHeadModel)$/.test(architectures ?? '')),
   };
 }
@@ -134,6 +137,7 @@ function ggufConfig(header: ParsedHeader): ModelConfig | null {
     // llama.cpp checks a GGUF's own key-values against its tensors when it loads; the config check is not repeated.
     layers: null,
     vocab: null,
+    embeddingWidth: null,
     causalLm: false,
   };
 }
@@ -290,7 +294,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
     findings.push(modelParallelFinding(split, index, input.fileName));
   } else if (config?.causalLm && main) {
     const disagreement = configDisagreement(
-      { file: config.source, ...config },
+      { file: config.source, ...config, hidden: config.embeddingWidth },
       {
         layers: partialLayers ? null : layers,
         layerPrefix: main.prefix,

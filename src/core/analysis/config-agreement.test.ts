@@ -63,13 +63,20 @@ describe('config.json against the tensors', () => {
       num_attention_heads: 32,
       num_key_value_heads: 8,
     })?.message;
-    expect(message).toContain(`hidden_size ${g(4096)}, but model.embed_tokens.weight is ${g(2048)} wide`);
+    expect(message).toContain(`a width of ${g(4096)}, but model.embed_tokens.weight is ${g(2048)} wide`);
     expect(message).toContain(
       `32 attention heads × head_dim 128 = ${g(4096)} query rows, but model.layers.0.self_attn.q_proj has ${g(2048)}`,
     );
     expect(message).toContain(
       `8 key/value heads × head_dim 128 = ${g(1024)} key rows, but the layer's key projection has 256`,
     );
+  });
+
+  it("compares the embedding with a projected width where the config has one (OPT's word_embed_proj_dim)", () => {
+    expect(
+      mismatch(tinyLlamaFixture(22), { ...TINYLLAMA_CONFIG, hidden_size: 4096, word_embed_proj_dim: 2048 })?.message ??
+        '',
+    ).not.toContain('wide');
   });
 
   it('names params.json when that is the config read', () => {

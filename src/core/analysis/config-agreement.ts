@@ -18,6 +18,7 @@ export interface ConfigClaims {
   /** The file it came from, as the finding names it. */
   file: string;
   layers: number | null;
+  /** The token embedding's width the config builds: hidden_size, or a projected width (OPT's word_embed_proj_dim). */
   hidden: number | null;
   vocab: number | null;
   heads: number | null;
@@ -47,7 +48,7 @@ export function configDisagreement(claims: ConfigClaims, facts: TensorFacts): Fi
   }
   if (embedding !== null && claims.hidden !== null && claims.hidden !== embedding.width) {
     size.push(
-      `hidden_size ${groupDigits(claims.hidden)}, but ${embedding.name} is ${groupDigits(embedding.width)} wide`,
+      `a width of ${groupDigits(claims.hidden)}, but ${embedding.name} is ${groupDigits(embedding.width)} wide`,
     );
     rows.push(embedding.row);
   }
