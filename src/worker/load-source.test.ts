@@ -482,6 +482,25 @@ describe('local files', () => {
 });
 
 describe('local folders in the layouts other tools leave', () => {
+  it('titles a model of a dropped Hugging Face cache by its repository and revision', async () => {
+    const snapshot = (repo: string, commit: string) => `hub/models--${repo}/snapshots/${commit}`;
+    const model = bytes(buildSafetensors(tinyLlamaTensors()));
+    const files = [
+      {
+        blob: new File([model], 'model.safetensors'),
+        path: `${snapshot('org--one', 'a'.repeat(40))}/model.safetensors`,
+      },
+      ...buildShardedModel({ shards: 2 }).files.map((file) => ({
+        blob: new File([bytes(file.head)], file.name),
+        path: `${snapshot('org--two', 'b'.repeat(40))}/${file.name}`,
+      })),
+    ];
+    const single = await run({ kind: 'files', files, select: files[0].path });
+    expect(single.result?.source.name).toBe('org/one@aaaaaaa/model.safetensors');
+    const sharded = await run({ kind: 'files', files, select: `${snapshot('org--two', 'b'.repeat(40))}/model-*` });
+    expect(sharded.result?.source.name).toBe('org/two@bbbbbbb/model (2 of 2 shards)');
+  });
+
   it("gives Mistral's consolidated.safetensors the params.json beside it, and the transformers copy config.json", async () => {
     const text = (value: unknown, name: string) => new File([JSON.stringify(value)], name);
     const files = [

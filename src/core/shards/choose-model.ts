@@ -91,7 +91,7 @@ function sumSizes(files: readonly string[], sizes: ReadonlyMap<string, number> |
 const HUB_CACHE_SNAPSHOT = /^(?:.*\/)?models--([^/]+?)--([^/]+)\/snapshots\/([0-9a-f]{7})[0-9a-f]*\//;
 
 /** A path as a choice shows it: a Hugging Face cache snapshot (and the cache folders above it) as `org/name@abc1234/…`. */
-function displayPath(path: string): string {
+export function displayPath(path: string): string {
   return path.replace(
     HUB_CACHE_SNAPSHOT,
     (_, org: string, name: string, commit: string) => `${org}/${name}@${commit}/`,

@@ -21,7 +21,13 @@ import type {
   StallNotice,
 } from '../../core/result';
 import { defaultGgufPath } from '../../core/shards/gguf-repo-files';
-import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
+import {
+  defaultChoice,
+  displayPath,
+  modelChoices,
+  sidecarsFor,
+  type ModelChoice,
+} from '../../core/shards/choose-model';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
 import {
   claimedShardNames,
@@ -579,16 +585,29 @@ function pickChoice(items: readonly ModelChoice[], select: string | undefined): 
   return defaultChoice(items);
 }
 
-/** The title shown for a choice: the file, the index, or `prefix-NNNNN-of-NNNNN` for shards without an index. */
+/**
+ * The title shown for a choice: the file, the index, or `prefix-NNNNN-of-NNNNN` for shards without an index; in a
+ * Hugging Face cache with the repository and revision before it (`Qwen/Qwen3-8B@0cb88a4/model.safetensors`).
+ */
 function titleOf(choice: ModelChoice): string {
   if (choice.kind === 'single') {
     // A name the path does not give (an Ollama blob's model names) leads; the file follows.
-    return choice.name !== undefined ? `${choice.name} (${shortBlobName(baseName(choice.key))})` : baseName(choice.key);
+    return choice.name !== undefined
+      ? `${choice.name} (${shortBlobName(baseName(choice.key))})`
+      : shownName(choice.key);
   }
   if (choice.indexFile !== undefined) {
-    return baseName(choice.indexFile);
+    return shownName(choice.indexFile);
   }
-  return `${baseName(choice.label)} (${choice.files.length} of ${choice.shardCount} shards)`;
+  // The label is the shards' prefix, already shown as displayPath shows it.
+  const prefix = displayPath(choice.key) !== choice.key ? choice.label : baseName(choice.label);
+  return `${prefix} (${choice.files.length} of ${choice.shardCount} shards)`;
+}
+
+/** A path's file name, or in a Hugging Face cache snapshot the repository, revision and file (displayPath). */
+function shownName(path: string): string {
+  const shown = displayPath(path);
+  return shown !== path ? shown : baseName(path);
 }
 
 function sortedShardNames(names: readonly string[]): string[] {
