@@ -80,6 +80,21 @@ test.beforeAll(() => {
   writeFileSync(join(offHub, 'config.json'), JSON.stringify(TINY_CONFIG));
 });
 
+/** Drops a model file and its config together, as a user picks both. */
+async function dropWithConfig(
+  page: Page,
+  model: { name: string; bytes: Buffer },
+  config: { name: string; value: unknown },
+): Promise<void> {
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles([
+      { name: model.name, mimeType: 'application/octet-stream', buffer: model.bytes },
+      { name: config.name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(config.value)) },
+    ]);
+}
+
 async function openMemoryTab(page: Page): Promise<void> {
   await page.getByRole('tab', { name: 'Memory' }).click();
   await expect(page.getByRole('region', { name: 'Memory' })).toBeVisible();
@@ -174,13 +189,11 @@ test.describe('memory estimate', () => {
   }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles([
-        { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: TINY_MODEL },
-        { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(TINY_CONFIG)) },
-      ]);
+    await dropWithConfig(
+      page,
+      { name: 'model.safetensors', bytes: TINY_MODEL },
+      { name: 'config.json', value: TINY_CONFIG },
+    );
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await expectTinyFromConfig(page);
     await expect(page.getByTestId('memory-context-check')).toHaveCount(0);
@@ -232,17 +245,11 @@ test.describe('memory estimate', () => {
   }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles([
-        { name: 'consolidated.safetensors', mimeType: 'application/octet-stream', buffer: NATIVE_MODEL },
-        {
-          name: 'params.json',
-          mimeType: 'application/json',
-          buffer: Buffer.from(JSON.stringify(TINY_NATIVE_PARAMS)),
-        },
-      ]);
+    await dropWithConfig(
+      page,
+      { name: 'consolidated.safetensors', bytes: NATIVE_MODEL },
+      { name: 'params.json', value: TINY_NATIVE_PARAMS },
+    );
     await expect(page.getByTestId('file-name')).toHaveText('consolidated.safetensors');
     await openMemoryTab(page);
     await expect(page.getByTestId('memory-config')).toHaveText(
@@ -271,17 +278,11 @@ test.describe('memory estimate', () => {
   test('a config.json of another vocabulary: named as not describing the tensors', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles([
-        { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: TINY_MODEL },
-        {
-          name: 'config.json',
-          mimeType: 'application/json',
-          buffer: Buffer.from(JSON.stringify({ ...TINY_CONFIG, vocab_size: 250 })),
-        },
-      ]);
+    await dropWithConfig(
+      page,
+      { name: 'model.safetensors', bytes: TINY_MODEL },
+      { name: 'config.json', value: { ...TINY_CONFIG, vocab_size: 250 } },
+    );
     await expect(page.locator('[data-code="config-mismatch"]')).toContainText(
       'config.json does not describe these tensors: vocab_size 250, but model.embed_tokens.weight has 256 rows.',
     );
