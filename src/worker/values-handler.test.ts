@@ -61,6 +61,29 @@ describe('reading values', () => {
     expect(progress.seen.at(-1)).toEqual([data.length, data.length]);
   });
 
+  it("an FP8 weight in Mistral's native names: dequantized with its .qscale_weight", async () => {
+    // E4M3 codes 0x38 (1.0) and 0xb8 (−1.0), 0x40 (2.0), 0x00; per-tensor scale 0.5.
+    const codes = Uint8Array.from([0x38, 0xb8, 0x40, 0x00]);
+    const bytes = buildSafetensors(
+      [
+        { name: 'layers.0.attention.wq.weight', dtype: 'F8_E4M3', shape: [2, 2] },
+        { name: 'layers.0.attention.wq.qscale_weight', dtype: 'F32', shape: [] },
+        { name: 'layers.0.attention.wq.qscale_act', dtype: 'F32', shape: [] },
+      ],
+      {
+        tensorData: {
+          'layers.0.attention.wq.weight': codes,
+          'layers.0.attention.wq.qscale_weight': new Uint8Array(Float32Array.from([0.5]).buffer),
+          'layers.0.attention.wq.qscale_act': new Uint8Array(Float32Array.from([0.25]).buffer),
+        },
+      },
+    );
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'consolidated.safetensors') });
+    const values = await readTensorValues(load, 0, false, job());
+    expect(values.first.map((entry) => entry.value)).toEqual([0.5, -0.5, 1, 0]);
+    expect(values.alternative).toBe('stored');
+  });
+
   it('a remote 32 MiB tensor: an 8 MiB row sample by Range, the whole only when asked', async () => {
     const rows = 2048;
     const cols = 4096;

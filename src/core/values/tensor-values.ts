@@ -210,12 +210,19 @@ function firstValues(values: ArrayLike<number>, bytes: Uint8Array, unit: DecodeU
 
 /**
  * The scale tensor that dequantizes `name`, if the model has one: `<w>_scale` and `<w>_scale_inv` (compressed-tensors,
- * DeepSeek FP8, both multiplied), or bitsandbytes' `SCB` beside an int8 `weight` (divided by 127).
+ * DeepSeek FP8, both multiplied), Mistral's native `<m>.qscale_weight` beside `<m>.weight` (multiplied, as vLLM's
+ * weight_scale), or bitsandbytes' `SCB` beside an int8 `weight` (divided by 127).
  */
 export function scaleCompanions(name: string): Array<{ name: string; divisor: number }> {
+  const module = name.endsWith('.weight') ? name.slice(0, -'weight'.length) : null;
   return [
     { name: `${name}_scale`, divisor: 1 },
     { name: `${name}_scale_inv`, divisor: 1 },
-    ...(name.endsWith('.weight') ? [{ name: `${name.slice(0, -'weight'.length)}SCB`, divisor: 127 }] : []),
+    ...(module !== null
+      ? [
+          { name: `${module}qscale_weight`, divisor: 1 },
+          { name: `${module}SCB`, divisor: 127 },
+        ]
+      : []),
   ];
 }
