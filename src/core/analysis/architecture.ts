@@ -24,7 +24,7 @@ import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './model-parallel';
 import { configDisagreement, type TensorFacts } from './config-agreement';
-import { isHighPrecisionFloat } from './quant/quant-types';
+import { isFloat8, isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput, ConfigFile } from './analysis-types';
@@ -87,6 +87,11 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
     embeddingWidth: asNumber(text.word_embed_proj_dim) ?? asNumber(text.embedding_size) ?? hidden,
     causalLm: text === config && (file === 'params.json' || /(?:ForCausalLM|LMHeadModel)$/.test(architectures ?? '')),
   };
+}
+
+/** A weight stored as floats (high precision or FP8), whose rows are its output features. */
+function isFloatWeight(dtype: string): boolean {
+  return isHighPrecisionFloat(dtype) || isFloat8(dtype);
 }
 
 /** The token embedding as a float matrix (its rows and width are the vocabulary and width), else null. */
@@ -620,7 +625,9 @@ function standardAttention(scan: ArchitectureScan, modules: LayerModules, hidden
   if (!attn) {
     return { attention: null, mla: null };
   }
-  if (!attn.fused && attn.qModule !== null) {
+  // Widths read from a float weight's rows only: a packing along the output rows (BitNet's U8) would read short.
+  const qWeight = attn.qModule === null ? -1 : index.row(`${attn.qModule}.weight`);
+  if (!attn.fused && attn.qModule !== null && qWeight >= 0 && isFloatWeight(index.dtype(qWeight))) {
     scan.attentionWidths = { q: attn.q, kv: attn.kv, qModule: attn.qModule };
   }
   let heads: number | undefined;

@@ -95,6 +95,16 @@ describe('config.json against the tensors', () => {
     );
   });
 
+  it('reads no attention widths from weights packed along their rows (BitNet keeps four ternary values a byte)', () => {
+    const packed = tinyLlamaFixture(22);
+    packed.specs = packed.specs.map((spec) =>
+      /self_attn\.[qkvo]_proj\.weight$/.test(spec.name)
+        ? { ...spec, dtype: 'U8', shape: [spec.shape[0] / 4, spec.shape[1]] }
+        : spec,
+    );
+    expect(mismatch(packed, TINYLLAMA_CONFIG)).toBeNull();
+  });
+
   it('checks only what it can read the same way everywhere', () => {
     // A composite config nests its language model: not checked.
     expect(
