@@ -39,6 +39,10 @@ describe('sidecarUrlBeside', () => {
     expect(sidecarUrlBeside('https://huggingface.co/mistralai/m/resolve/main/consolidated.safetensors')).toEqual({
       sidecar: { key: 'config', file: 'params.json' },
       url: 'https://huggingface.co/mistralai/m/resolve/main/params.json',
+      fallback: {
+        sidecar: { key: 'config', file: 'config.json' },
+        url: 'https://huggingface.co/mistralai/m/resolve/main/config.json',
+      },
     });
     expect(configUrlBeside('https://example.com/llama/original/consolidated.00.pth')).toBe(
       'https://example.com/llama/original/params.json',

@@ -26,8 +26,13 @@ function isHubResolvePath(segments: readonly string[]): boolean {
   return resolveAt >= 2 && segments.length >= resolveAt + 3;
 }
 
-/** The sidecar beside `fileUrl` and its URL, or null when the URL names no model file in a folder. */
-export function sidecarUrlBeside(fileUrl: string): { sidecar: SidecarBeside; url: string } | null {
+/**
+ * The sidecar beside `fileUrl` and its URL, or null when the URL names no model file in a folder. For the reference
+ * code's weights, `fallback` is the config.json to read when no params.json is there.
+ */
+export function sidecarUrlBeside(
+  fileUrl: string,
+): { sidecar: SidecarBeside; url: string; fallback?: { sidecar: SidecarBeside; url: string } } | null {
   const url = parseUrl(fileUrl);
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     return null;
@@ -48,9 +53,15 @@ export function sidecarUrlBeside(fileUrl: string): { sidecar: SidecarBeside; url
   const sidecar: SidecarBeside = /^adapter_model\.(safetensors|bin)$/.test(file)
     ? { key: 'adapterConfig', file: 'adapter_config.json' }
     : { key: 'config', file: isNativeWeightsFile(file) ? NATIVE_PARAMS_FILE : 'config.json' };
-  segments[segments.length - 1] = sidecar.file;
-  url.pathname = segments.join('/');
   url.search = '';
   url.hash = '';
-  return { sidecar, url: url.href };
+  const urlOf = (name: string): string => {
+    segments[segments.length - 1] = name;
+    url.pathname = segments.join('/');
+    return url.href;
+  };
+  const found = { sidecar, url: urlOf(sidecar.file) };
+  return sidecar.file === NATIVE_PARAMS_FILE
+    ? { ...found, fallback: { sidecar: { key: 'config', file: 'config.json' }, url: urlOf('config.json') } }
+    : found;
 }

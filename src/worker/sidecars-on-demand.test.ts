@@ -165,6 +165,35 @@ describe('config.json beside a Hub URL, read on demand', () => {
     expect(configReads(log())).toEqual([]);
   });
 
+  it('consolidated.safetensors with only a config.json beside it: params.json missing, config.json read instead', async () => {
+    const repo = 'native-config-only';
+    await writeRepo(repo, {
+      'consolidated.safetensors': buildSafetensors(tinyMistralNativeTensors()),
+      'config.json': new TextEncoder().encode(
+        JSON.stringify({
+          ...TINY_CONFIG,
+          hidden_size: 128,
+          num_attention_heads: 4,
+          num_key_value_heads: 2,
+          head_dim: 32,
+        }),
+      ),
+    });
+    const { kept, log } = await openHub(repo, 'consolidated.safetensors');
+    const update = await kept.readSidecars?.();
+    expect(update?.sidecarsRead).toEqual(['config.json']);
+    expect(update?.sections.memory).toMatchObject({
+      config: 'config.json',
+      kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN,
+    });
+    expect(
+      log()
+        .filter((entry) => entry.path.endsWith('/params.json'))
+        .map((entry) => entry.status),
+    ).toEqual([404]);
+    expect(update?.network?.byPurpose?.sidecars?.requests).toBe(2);
+  });
+
   it('a params.json that is not a model config: read, then left out like a missing config', async () => {
     const repo = 'native-odd-params';
     await writeRepo(repo, {

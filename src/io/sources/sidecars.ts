@@ -57,15 +57,17 @@ export function sidecarBesideOnDemand(
   if (beside === null) {
     return undefined;
   }
-  const { sidecar, url } = beside;
   return {
-    files: [sidecar.file],
+    files: [beside.sidecar.file],
     read: async (signal) => {
       const sidecars: Sidecars = {};
-      const value = await readRemoteJson(url, token, signal, meter);
-      return keep(sidecars, sidecar.key, sidecar.file, value)
-        ? { sidecars, sidecarsRead: [sidecar.file] }
-        : { sidecars, sidecarsRead: [] };
+      // params.json first for the reference code's weights, then the config.json a copy may carry instead.
+      for (const { sidecar, url } of beside.fallback ? [beside, beside.fallback] : [beside]) {
+        if (keep(sidecars, sidecar.key, sidecar.file, await readRemoteJson(url, token, signal, meter))) {
+          return { sidecars, sidecarsRead: [sidecar.file] };
+        }
+      }
+      return { sidecars, sidecarsRead: [] };
     },
   };
 }
