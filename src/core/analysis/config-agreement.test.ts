@@ -48,7 +48,7 @@ describe('config.json against the tensors', () => {
 
   it('layers the config has and the weights lack are initialized at random; extra layers go unused', () => {
     expect(mismatch(tinyLlamaFixture(20), TINYLLAMA_CONFIG)?.message).toContain(
-      'num_hidden_layers 22, but model.layers. holds 20 layers: transformers would build 22 and initialize the last 2 ' +
+      'num_hidden_layers 22, but model.layers holds 20 layers: transformers would build 22 and initialize the last 2 ' +
         'at random (it warns of missing weights and loads anyway). The model would load, but it is not the model',
     );
     expect(mismatch(tinyLlamaFixture(24), TINYLLAMA_CONFIG)?.message).toContain(

@@ -72,12 +72,13 @@ export function configDisagreement(claims: ConfigClaims, facts: TensorFacts): Fi
   if (facts.layers !== null && claims.layers !== null && claims.layers !== facts.layers) {
     const built = groupDigits(claims.layers);
     const held = groupDigits(facts.layers);
+    const stack = facts.layerPrefix?.replace(/\.$/, '') ?? 'the stack';
     layers.push(
       claims.layers > facts.layers
-        ? `num_hidden_layers ${built}, but ${facts.layerPrefix ?? 'the stack'} holds ${held} layers: transformers ` +
+        ? `num_hidden_layers ${built}, but ${stack} holds ${held} layers: transformers ` +
             `would build ${built} and initialize the last ${groupDigits(claims.layers - facts.layers)} at random ` +
             '(it warns of missing weights and loads anyway)'
-        : `num_hidden_layers ${built}, but ${facts.layerPrefix ?? 'the stack'} holds ${held} layers: transformers ` +
+        : `num_hidden_layers ${built}, but ${stack} holds ${held} layers: transformers ` +
             `would build ${built} and leave the weights of the other ${groupDigits(facts.layers - claims.layers)} unused`,
     );
   }
