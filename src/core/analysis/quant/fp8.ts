@@ -18,6 +18,7 @@ import {
   siblingRows,
   stripSuffix,
   type QuantContext,
+  type QuantDetection,
   type QuantDetector,
   type QuantModule,
 } from './quant-types';
@@ -39,81 +40,94 @@ const SCALE_NAMINGS = [
   { weightScale: '.qscale_weight', inputScale: '.qscale_act', native: true },
 ] as const;
 
+/**
+ * The block-scaled modules (`.weight_scale_inv` beside an F8 weight), the most-seen block label (`128x128`, or `row`
+ * for per-row scales) and how many scales are per row.
+ */
+function blockScaledModules(
+  context: QuantContext,
+  configured: readonly [number, number],
+): { modules: ModuleList; block: string; perRow: number } {
+  const { index, claimed } = context;
+  // The most-seen block label, kept as it is counted (ties go the way mode() breaks them); the configured one is
+  // counted apart, without a Map lookup.
+  const blockCounts = new Map<string, number>();
+  let block = '';
+  let blockCount = 0;
+  let perRow = 0;
+  const configuredLabel = `${configured[0]}x${configured[1]}`;
+  const columns = index.header.tensors;
+  const codes = columns.dtype;
+  const { shapeStarts, dims } = columns;
+  // DeepSeek-V3 has ~45,000 of these modules, so this loop is the quantization step's hot path, and it runs once
+  // per load, mostly before the JIT compiles it: it walks the scale rows itself by index (no iterator, no match
+  // objects), reads dims from the columns, names only the modules it keeps, and asks for `.input_scale` siblings
+  // only when the file has any.
+  let configuredCount = 0;
+  const withInputScales = index.rowsEndingWith('.input_scale').length > 0;
+  const scales = index.rowsEndingWith('.weight_scale_inv');
+  const modules = new ModuleList(index.names, scales.length);
+  for (let at = 0; at < scales.length; at++) {
+    const row = scales[at];
+    if (claimed[row]) {
+      continue;
+    }
+    const weight = index.sibling(row, '.weight_scale_inv', '.weight');
+    if (weight < 0 || claimed[weight]) {
+      continue;
+    }
+    const weightEnd = shapeStarts[weight + 1];
+    if (weightEnd - shapeStarts[weight] < 2) {
+      continue;
+    }
+    const known = FLOAT8_BY_CODE[codes[weight]];
+    if (known === 0 || (known === 2 && !isFloat8(index.dtype(weight)))) {
+      continue;
+    }
+    const n = dims[weightEnd - 2];
+    const k = dims[weightEnd - 1];
+    const scaleStart = shapeStarts[row];
+    const scaleEnd = shapeStarts[row + 1];
+    const s0 = scaleEnd - scaleStart >= 2 ? dims[scaleEnd - 2] : columns.elements[row];
+    const s1 = scaleEnd - scaleStart >= 2 ? dims[scaleEnd - 1] : 1;
+    let label = configuredLabel;
+    if (Math.ceil(n / configured[0]) !== s0 || Math.ceil(k / configured[1]) !== s1) {
+      if (s0 === n && s1 === 1) {
+        perRow++;
+        label = 'row';
+      } else {
+        label = `${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`;
+      }
+    }
+    let count: number;
+    if (label === configuredLabel) {
+      count = ++configuredCount;
+    } else {
+      count = (blockCounts.get(label) ?? 0) + 1;
+      blockCounts.set(label, count);
+    }
+    if (count > blockCount) {
+      block = label;
+      blockCount = count;
+    }
+    let inputScale = -1;
+    if (withInputScales) {
+      inputScale = index.sibling(row, '.weight_scale_inv', '.input_scale');
+      if (inputScale >= 0 && claimed[inputScale] !== 0) {
+        inputScale = -1;
+      }
+    }
+    modules.addSidecar(weight, row, '.weight_scale_inv', inputScale, columns.elements[weight]);
+  }
+  return { modules, block, perRow };
+}
+
 export const fp8BlockDetector: QuantDetector = {
   family: 'fp8-block',
   detect(context) {
-    const { index, claimed, config } = context;
-    // The most-seen block label, kept as it is counted (ties go the way mode() breaks them); the configured one is
-    // counted apart, without a Map lookup.
-    const blockCounts = new Map<string, number>();
-    let block = '';
-    let blockCount = 0;
-    let perRow = 0;
+    const { index, config } = context;
     const configured = config?.weightBlockSize ?? [DEFAULT_FP8_BLOCK, DEFAULT_FP8_BLOCK];
-    const configuredLabel = `${configured[0]}x${configured[1]}`;
-    const columns = index.header.tensors;
-    const codes = columns.dtype;
-    const { shapeStarts, dims } = columns;
-    // DeepSeek-V3 has ~45,000 of these modules, so this loop is the quantization step's hot path, and it runs once
-    // per load, mostly before the JIT compiles it: it walks the scale rows itself by index (no iterator, no match
-    // objects), reads dims from the columns, names only the modules it keeps, and asks for `.input_scale` siblings
-    // only when the file has any.
-    let configuredCount = 0;
-    const withInputScales = index.rowsEndingWith('.input_scale').length > 0;
-    const scales = index.rowsEndingWith('.weight_scale_inv');
-    const modules = new ModuleList(index.names, scales.length);
-    for (let at = 0; at < scales.length; at++) {
-      const row = scales[at];
-      if (claimed[row]) {
-        continue;
-      }
-      const weight = index.sibling(row, '.weight_scale_inv', '.weight');
-      if (weight < 0 || claimed[weight]) {
-        continue;
-      }
-      const weightEnd = shapeStarts[weight + 1];
-      if (weightEnd - shapeStarts[weight] < 2) {
-        continue;
-      }
-      const known = FLOAT8_BY_CODE[codes[weight]];
-      if (known === 0 || (known === 2 && !isFloat8(index.dtype(weight)))) {
-        continue;
-      }
-      const n = dims[weightEnd - 2];
-      const k = dims[weightEnd - 1];
-      const scaleStart = shapeStarts[row];
-      const scaleEnd = shapeStarts[row + 1];
-      const s0 = scaleEnd - scaleStart >= 2 ? dims[scaleEnd - 2] : columns.elements[row];
-      const s1 = scaleEnd - scaleStart >= 2 ? dims[scaleEnd - 1] : 1;
-      let label = configuredLabel;
-      if (Math.ceil(n / configured[0]) !== s0 || Math.ceil(k / configured[1]) !== s1) {
-        if (s0 === n && s1 === 1) {
-          perRow++;
-          label = 'row';
-        } else {
-          label = `${Math.ceil(n / s0)}x${Math.ceil(k / s1)}`;
-        }
-      }
-      let count: number;
-      if (label === configuredLabel) {
-        count = ++configuredCount;
-      } else {
-        count = (blockCounts.get(label) ?? 0) + 1;
-        blockCounts.set(label, count);
-      }
-      if (count > blockCount) {
-        block = label;
-        blockCount = count;
-      }
-      let inputScale = -1;
-      if (withInputScales) {
-        inputScale = index.sibling(row, '.weight_scale_inv', '.input_scale');
-        if (inputScale >= 0 && claimed[inputScale] !== 0) {
-          inputScale = -1;
-        }
-      }
-      modules.addSidecar(weight, row, '.weight_scale_inv', inputScale, columns.elements[weight]);
-    }
+    const { modules, block, perRow } = blockScaledModules(context, configured);
     if (modules.length === 0) {
       return null;
     }
@@ -143,7 +157,7 @@ export const fp8BlockDetector: QuantDetector = {
 export const fp8ScaledDetector: QuantDetector = {
   family: 'fp8',
   detect(context) {
-    const { index, claimed } = context;
+    const { index } = context;
     const modules: QuantModule[] = [];
     const kinds: string[] = [];
     let staticActivations = 0;
@@ -163,67 +177,90 @@ export const fp8ScaledDetector: QuantDetector = {
     if (modules.length === 0) {
       return null;
     }
-    const auxRows: number[] = [];
-    // Every KV-scale name ends in `_scale` (or, in Mistral's names, `.qscale_act`): the regexes run only on those.
-    for (const row of index.rowsEndingWith('_scale')) {
-      if (!claimed[row] && RE_KV_SCALE.test(index.names[row]) && index.elements(row) <= 1) {
-        auxRows.push(row);
-      }
-    }
-    for (const row of index.rowsEndingWith('.qscale_act')) {
-      if (!claimed[row] && RE_NATIVE_KV_SCALE.test(index.names[row]) && index.elements(row) <= 1) {
-        auxRows.push(row);
-      }
-    }
+    const auxRows = kvCacheScaleRows(context);
     const kind = mode(kinds) ?? 'per-tensor';
-    const groupMatch = /(\d+)$/.exec(kind);
-    const isMx = kind.startsWith('mxfp8');
-    const blockMatch = /^block-(\d+)x(\d+)$/.exec(kind);
-    const scaleNames =
-      nativeNames === 0
-        ? '.weight_scale'
-        : nativeNames === modules.length
-          ? '.qscale_weight'
-          : '.weight_scale or .qscale_weight';
-    const evidence = [
-      `${modules.length} F8 weights with ${scaleNames} (${kind}${new Set(kinds).size > 1 ? `; also ${[...new Set(kinds)].filter((k) => k !== kind).join(', ')}` : ''})`,
-      staticActivations > 0
-        ? `${plural(staticActivations, 'module has', 'modules have')} ${nativeNames === modules.length ? '.qscale_act' : '.input_scale'}: static activation scales (W8A8)`
-        : 'no .input_scale: activations are quantized dynamically or not at all',
-    ];
-    if (nativeNames > 0) {
-      evidence.push(
-        "Mistral's native names: .qscale_weight and .qscale_act are what vLLM's Mistral loader reads as weight_scale and input_scale",
-      );
-    }
-    if (auxRows.length > 0) {
-      evidence.push(`${auxRows.length} KV-cache scale tensors (k_scale/v_scale)`);
-    }
     return {
       family: 'fp8',
-      format: isMx ? 'mxfp8' : kind.startsWith('group') ? 'group' : kind,
       bits: 8,
-      groupSize: groupMatch && (isMx || kind.startsWith('group') || blockMatch) ? Number(groupMatch[1]) : null,
-      granularity:
-        kind === 'per-tensor'
-          ? 'tensor'
-          : kind === 'per-channel'
-            ? 'channel'
-            : kind === 'other'
-              ? null
-              : blockMatch
-                ? 'block'
-                : 'group',
-      ...(blockMatch ? { blockSize: [Number(blockMatch[1]), Number(blockMatch[2])] as [number, number] } : {}),
+      ...scaleLayout(kind),
       weightDtype: index.dtype(modules[0].weightRow),
       modules: ModuleList.of(modules),
       auxRows,
       confidence: kind === 'other' ? 'medium' : 'high',
-      evidence,
+      evidence: scaledEvidence(kind, kinds, modules.length, staticActivations, nativeNames, auxRows.length),
       findings: [],
     };
   },
 };
+
+/** KV-cache scales: every such name ends in `_scale` (or, in Mistral's names, `.qscale_act`), so only those are tested. */
+function kvCacheScaleRows(context: QuantContext): number[] {
+  const { index, claimed } = context;
+  const rows: number[] = [];
+  for (const [suffix, pattern] of [
+    ['_scale', RE_KV_SCALE],
+    ['.qscale_act', RE_NATIVE_KV_SCALE],
+  ] as const) {
+    for (const row of index.rowsEndingWith(suffix)) {
+      if (!claimed[row] && pattern.test(index.names[row]) && index.elements(row) <= 1) {
+        rows.push(row);
+      }
+    }
+  }
+  return rows;
+}
+
+/** Scale kinds whose granularity is their name; the rest are blocks or groups. */
+const SCALE_GRANULARITIES: ReadonlyMap<string, QuantDetection['granularity']> = new Map([
+  ['per-tensor', 'tensor'],
+  ['per-channel', 'channel'],
+  ['other', null],
+]);
+
+/** The format, group, granularity and block of the most common scale kind. */
+function scaleLayout(kind: string): Pick<QuantDetection, 'format' | 'groupSize' | 'granularity' | 'blockSize'> {
+  const groupMatch = /(\d+)$/.exec(kind);
+  const isMx = kind.startsWith('mxfp8');
+  const isGroup = kind.startsWith('group');
+  const blockMatch = /^block-(\d+)x(\d+)$/.exec(kind);
+  const named = SCALE_GRANULARITIES.get(kind);
+  return {
+    format: isMx ? 'mxfp8' : isGroup ? 'group' : kind,
+    groupSize: groupMatch && (isMx || isGroup || blockMatch) ? Number(groupMatch[1]) : null,
+    granularity: named !== undefined ? named : blockMatch ? 'block' : 'group',
+    ...(blockMatch ? { blockSize: [Number(blockMatch[1]), Number(blockMatch[2])] as [number, number] } : {}),
+  };
+}
+
+/** What the scaled FP8 detection rests on, in words. */
+function scaledEvidence(
+  kind: string,
+  kinds: readonly string[],
+  modules: number,
+  staticActivations: number,
+  nativeNames: number,
+  kvScales: number,
+): string[] {
+  const allNative = nativeNames === modules;
+  const scaleNames =
+    nativeNames === 0 ? '.weight_scale' : allNative ? '.qscale_weight' : '.weight_scale or .qscale_weight';
+  const others = [...new Set(kinds)].filter((other) => other !== kind);
+  const evidence = [
+    `${modules} F8 weights with ${scaleNames} (${kind}${others.length > 0 ? `; also ${others.join(', ')}` : ''})`,
+    staticActivations > 0
+      ? `${plural(staticActivations, 'module has', 'modules have')} ${allNative ? '.qscale_act' : '.input_scale'}: static activation scales (W8A8)`
+      : 'no .input_scale: activations are quantized dynamically or not at all',
+  ];
+  if (nativeNames > 0) {
+    evidence.push(
+      `Mistral's native names: .qscale_weight and .qscale_act are what vLLM's Mistral loader reads as weight_scale and input_scale`,
+    );
+  }
+  if (kvScales > 0) {
+    evidence.push(`${kvScales} KV-cache scale tensors (k_scale/v_scale)`);
+  }
+  return evidence;
+}
 
 /** One scaled FP8 module: its scale's granularity, whether it has an activation scale, and its rows. */
 function scaledModule(
