@@ -102,14 +102,6 @@ function plainEmbedding(index: TensorIndex, row: number): TensorFacts['embedding
   return { row, name: index.names[row], rows: index.dim(row, 0), width: index.dim(row, 1) };
 }
 
-/** The width, heads and head size a config gives, when it gives all three. */
-function configAttention(
-  config: ModelConfig | null,
-): { heads: number; headDim: number; hidden: number; source: string } | null {
-  const { heads, headDim, hidden, source } = config ?? {};
-  return heads && headDim && hidden && source ? { heads, headDim, hidden, source } : null;
-}
-
 /**
  * The same figures from a GGUF's key-values (llama.cpp's names, `{arch}.attention.head_count` …), which say what a
  * config.json would: the family (`general.architecture`), heads, KV heads, head size and width. Head counts may be
@@ -293,7 +285,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (modelType) {
     section.family = modelType;
   }
-  const split = modelParallelPart(index, configAttention(config), input.fileName);
+  const split = modelParallelPart(index, config, input.fileName);
   if (split !== null) {
     wholeModelWidths(section, split, index);
     findings.push(modelParallelFinding(split, index, input.fileName));

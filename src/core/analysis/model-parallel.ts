@@ -16,6 +16,7 @@
 import { makeFinding } from '../findings/make-finding';
 import type { Finding } from '../model';
 import { formatBytes, formatCount, groupDigits } from '../number-format';
+import { nativePartNumber } from './native-params';
 import type { ArchitectureSection } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
@@ -34,8 +35,6 @@ export interface ModelParallelPart {
   wholeBytes: number;
 }
 
-/** Meta's reference code saves one file per model-parallel rank. */
-const PART_FILE = /(?:^|\/)consolidated\.(\d{2})\.pth$/i;
 /** The reference code's name of a query projection. */
 const QUERY_PROJECTION = /^layers\.(\d+)\.attention\.wq\.weight$/;
 /** Beyond any model-parallel degree published (405B: 8 parts; 16 and 32 at most in practice). */
@@ -56,12 +55,12 @@ function queryProjectionRow(index: TensorIndex): number {
 }
 
 /**
- * The split this file shows, or null for a whole model. `attention` is the config's width, heads and head size
- * when it gives them (head_dim, or hidden / heads).
+ * The split this file shows, or null for a whole model. `config` gives the width, heads and head size (head_dim, or
+ * hidden / heads) when it has them all, and `source` names it.
  */
 export function modelParallelPart(
   index: TensorIndex,
-  attention: { heads: number; headDim: number; hidden: number; source: string } | null,
+  config: { heads: number | null; headDim: number | null; hidden: number | null; source: string } | null,
   fileName: string,
 ): ModelParallelPart | null {
   const witnessRow = queryProjectionRow(index);
@@ -70,7 +69,7 @@ export function modelParallelPart(
   }
   const rows = index.dim(witnessRow, 0);
   const columns = index.dim(witnessRow, 1);
-  const partMatch = PART_FILE.exec(fileName);
+  const part = nativePartNumber(fileName);
   // wo is the transpose of wq in every part (its columns split as wq's rows are): a wq alone proves nothing.
   const output = index.sibling(witnessRow, 'wq.weight', 'wo.weight');
   if (output < 0 || index.dim(output, 0) !== columns || index.dim(output, 1) !== rows) {
@@ -78,14 +77,15 @@ export function modelParallelPart(
   }
   let fullQueryRows: number;
   let basis: ModelParallelPart['basis'];
-  if (attention !== null) {
+  const { heads, headDim, hidden } = config ?? {};
+  if (config && heads && headDim && hidden) {
     // A config of another model (another width) says nothing about this file's split.
-    if (attention.hidden !== columns) {
+    if (hidden !== columns) {
       return null;
     }
-    fullQueryRows = attention.heads * attention.headDim;
-    basis = attention.source;
-  } else if (partMatch !== null) {
+    fullQueryRows = heads * headDim;
+    basis = config.source;
+  } else if (part !== null) {
     fullQueryRows = columns;
     basis = 'shapes';
   } else {
@@ -104,7 +104,7 @@ export function modelParallelPart(
   }
   return {
     parts,
-    part: partMatch === null ? null : Number(partMatch[1]),
+    part,
     witnessRow,
     fullQueryRows,
     basis,

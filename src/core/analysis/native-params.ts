@@ -28,6 +28,15 @@ export function isNativeWeightsFile(path: string): boolean {
   return NATIVE_WEIGHTS_NAME.test(path.slice(path.lastIndexOf('/') + 1));
 }
 
+/** Meta's model-parallel part files (`consolidated.03.pth`): one per rank of the reference code. */
+const PART_FILE_NAME = /^consolidated\.(\d{2})\.pth$/i;
+
+/** The rank of a reference part file (`consolidated.03.pth` → 3), or null for any other name. */
+export function nativePartNumber(path: string): number | null {
+  const match = PART_FILE_NAME.exec(path.slice(path.lastIndexOf('/') + 1));
+  return match ? Number(match[1]) : null;
+}
+
 /** Whether `path`'s file name is params.json. */
 export function isNativeParamsFile(path: string): boolean {
   return path.slice(path.lastIndexOf('/') + 1).toLowerCase() === NATIVE_PARAMS_FILE;
@@ -208,8 +217,10 @@ export function configFromNativeParams(raw: unknown): Json | null {
   return config;
 }
 
+/** The renames the evidence spells out: the ones the memory estimate reads. */
+const NOTED_RENAMES = RENAMED.slice(0, 5);
+
 /** What the memory and model evidence say about a config read from params.json. */
 export const NATIVE_PARAMS_NOTE =
-  'params.json (the config of Mistral’s and Meta’s reference checkpoints) read with config.json’s names: dim → ' +
-  'hidden_size, n_layers → num_hidden_layers, n_heads → num_attention_heads, n_kv_heads → num_key_value_heads, ' +
-  'hidden_dim → intermediate_size, as vLLM reads it.';
+  'params.json (the config of Mistral’s and Meta’s reference checkpoints) read with config.json’s names: ' +
+  `${NOTED_RENAMES.map(([from, to]) => `${from} → ${to}`).join(', ')}, as vLLM reads it.`;

@@ -4,6 +4,7 @@
  */
 import { ollamaBlobs, type OllamaBlob } from '../../core/shards/ollama-store';
 import { MAX_OLLAMA_MANIFEST_BYTES, MAX_OLLAMA_MANIFESTS } from '../../core/shards/shard-limits';
+import { readLocalJson } from './sidecars';
 
 /** What the manifests among `paths` say of each blob, and the bytes read to learn it. */
 export async function readOllamaManifests(
@@ -17,12 +18,10 @@ export async function readOllamaManifests(
     if (!file || file.size > MAX_OLLAMA_MANIFEST_BYTES) {
       continue;
     }
-    try {
-      const text = await file.text();
-      bytesRead += file.size;
-      manifests.push({ path, value: JSON.parse(text) as unknown });
-    } catch {
-      // Not a manifest after all: its blobs keep their digests as names.
+    bytesRead += file.size;
+    const value = await readLocalJson(file, MAX_OLLAMA_MANIFEST_BYTES);
+    if (value !== undefined) {
+      manifests.push({ path, value });
     }
   }
   return { blobs: ollamaBlobs(manifests), bytesRead };

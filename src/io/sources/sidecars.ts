@@ -77,18 +77,20 @@ export async function readLocalSidecars(
   wanted: WantedSidecars,
   byPath: ReadonlyMap<string, Blob>,
 ): Promise<ReadSidecars> {
-  return readEach(wanted, async (path) => {
-    const file = byPath.get(path);
-    if (!file || file.size > MAX_SIDECAR_BYTES) {
-      return undefined;
-    }
-    try {
-      return parseJson(new Uint8Array(await file.arrayBuffer()));
-    } catch {
-      // An unreadable sidecar only costs the hints it would have given.
-      return undefined;
-    }
-  });
+  return readEach(wanted, (path) => readLocalJson(byPath.get(path), MAX_SIDECAR_BYTES));
+}
+
+/** A small dropped JSON file read whole; undefined when it is missing, over `maxBytes`, unreadable or not JSON. */
+export async function readLocalJson(file: Blob | undefined, maxBytes: number): Promise<unknown> {
+  if (!file || file.size > maxBytes) {
+    return undefined;
+  }
+  try {
+    return parseJson(new Uint8Array(await file.arrayBuffer()));
+  } catch {
+    // An unreadable file only costs what it would have told.
+    return undefined;
+  }
 }
 
 async function readEach(wanted: WantedSidecars, read: (path: string) => Promise<unknown>): Promise<ReadSidecars> {

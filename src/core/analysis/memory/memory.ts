@@ -194,11 +194,7 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   }
   const configFile = input.sidecars.configFile ?? 'config.json';
   // One part of a model-parallel checkpoint holds a fraction of the weights: the architecture's finding says so.
-  const attention =
-    config?.heads && config.headDim && config.hidden
-      ? { heads: config.heads, headDim: config.headDim, hidden: config.hidden, source: configFile }
-      : null;
-  if (modelParallelPart(index, attention, input.fileName) !== null) {
+  if (modelParallelPart(index, config && { ...config, source: configFile }, input.fileName) !== null) {
     return null;
   }
   const evidence: string[] = [];
