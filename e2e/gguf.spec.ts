@@ -22,7 +22,7 @@ test.describe('GGUF files', () => {
     const mix = page.getByTestId('gguf-quant-mix');
     await expect(mix.getByRole('row').nth(1)).toContainText(/Q4_K\s*8\s*240 KB.*4\.5/);
     await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
-    await expect(page.getByTestId('gguf-chat-preview')).toContainText('<|start|>assistant');
+    await expect(page.getByTestId('chat-preview')).toContainText('<|start|>assistant');
     await expect(page.getByTestId('gguf-keys')).toContainText('general.file_type');
     // The token list stays in the worker: pages arrive on demand.
     await page.getByTestId('gguf-browse-tokens').click();
@@ -45,7 +45,7 @@ test.describe('GGUF files', () => {
     await expect(page.getByText('The file lists no tensors.')).toBeVisible();
     await page.getByRole('tab', { name: 'GGUF' }).click();
     await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
-    await expect(page.getByTestId('gguf-chat-preview')).toContainText('<|start|>assistant');
+    await expect(page.getByTestId('chat-preview')).toContainText('<|start|>assistant');
     await expect(page.getByTestId('gguf-quant-mix')).toHaveCount(0);
     watch.expectClean();
   });
@@ -123,10 +123,10 @@ test.describe('GGUF files', () => {
       .first()
       .setInputFiles({ name: 'no-system.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
     await page.getByRole('tab', { name: 'GGUF' }).click();
-    await expect(page.getByTestId('gguf-chat-preview')).toHaveText(
-      '<bos><turn>user: What is a GGUF file?<turn>assistant: A single-file model format for llama.cpp.<turn>user: Thanks!',
+    await expect(page.getByTestId('chat-preview')).toHaveText(
+      '<bos><turn>user: What is a chat template?<turn>assistant: It turns a list of messages into the prompt the model was trained on.<turn>user: Thanks!',
     );
-    await expect(page.getByTestId('gguf-chat-preview-note')).toHaveText(
+    await expect(page.getByTestId('chat-preview-note')).toHaveText(
       'Shown without the system message, which the template refuses (“System role not supported”).',
     );
     watch.expectClean();

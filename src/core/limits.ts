@@ -171,6 +171,12 @@ export const MAX_DROPPED_FILES = 20_000;
 /** config.json and adapter_config.json are a few KB (quantization maps make some a few hundred); more is not one. */
 export const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 
+/**
+ * tokenizer_config.json lists every added token (thousands in some vocabularies, a megabyte or more); a chat template
+ * is tens of KB. Past this a file is not one of them, and it is left unread.
+ */
+export const MAX_TOKENIZER_FILE_BYTES = 8 * 1024 * 1024;
+
 /** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
 export const MAX_REPO_FILES = 100_000;
 

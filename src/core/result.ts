@@ -176,7 +176,15 @@ export interface LoadResult {
    * Memory, Model or Quantization tab opens or the report is downloaded (state: readSidecarsOnDemand).
    */
   sidecarsOnDemand?: string[];
+  /**
+   * The tokenizer's files not read yet (over HTTP: those a repository lists, or the names tried beside a file or
+   * index URL), read when the Tokenizer tab opens (state: readTokenizerOnDemand).
+   */
+  tokenizerOnDemand?: string[];
 }
+
+/** What a read on demand asks for: the config sidecars (sidecarsOnDemand) or the tokenizer's files (tokenizerOnDemand). */
+export type SidecarsGroup = 'config' | 'tokenizer';
 
 /** The report's analyses of a load, as they arrive after its result (or ride along with it). */
 export interface AnalysesUpdate {

@@ -27,12 +27,10 @@ function isHubResolvePath(segments: readonly string[]): boolean {
 }
 
 /**
- * The sidecar beside `fileUrl` and its URL, or null when the URL names no model file in a folder. For the reference
- * code's weights, `fallback` is the config.json to read when no params.json is there.
+ * The model file's name (lower-cased) and the URL of any name in its folder, without the query and fragment; null
+ * when the URL names no model file in a folder.
  */
-export function sidecarUrlBeside(
-  fileUrl: string,
-): { sidecar: SidecarBeside; url: string; fallback?: { sidecar: SidecarBeside; url: string } } | null {
+function modelFolder(fileUrl: string): { file: string; urlOf: (name: string) => string } | null {
   const url = parseUrl(fileUrl);
   if (url === null || (url.protocol !== 'https:' && url.protocol !== 'http:')) {
     return null;
@@ -50,9 +48,6 @@ export function sidecarUrlBeside(
   if (!isHubResolvePath(segments) && !MODEL_FILE.test(file)) {
     return null;
   }
-  const sidecar: SidecarBeside = /^adapter_model\.(safetensors|bin)$/.test(file)
-    ? { key: 'adapterConfig', file: 'adapter_config.json' }
-    : { key: 'config', file: isNativeWeightsFile(file) ? NATIVE_PARAMS_FILE : 'config.json' };
   url.search = '';
   url.hash = '';
   const urlOf = (name: string): string => {
@@ -60,8 +55,32 @@ export function sidecarUrlBeside(
     url.pathname = segments.join('/');
     return url.href;
   };
+  return { file, urlOf };
+}
+
+/**
+ * The sidecar beside `fileUrl` and its URL, or null when the URL names no model file in a folder. For the reference
+ * code's weights, `fallback` is the config.json to read when no params.json is there.
+ */
+export function sidecarUrlBeside(
+  fileUrl: string,
+): { sidecar: SidecarBeside; url: string; fallback?: { sidecar: SidecarBeside; url: string } } | null {
+  const folder = modelFolder(fileUrl);
+  if (folder === null) {
+    return null;
+  }
+  const { file, urlOf } = folder;
+  const sidecar: SidecarBeside = /^adapter_model\.(safetensors|bin)$/.test(file)
+    ? { key: 'adapterConfig', file: 'adapter_config.json' }
+    : { key: 'config', file: isNativeWeightsFile(file) ? NATIVE_PARAMS_FILE : 'config.json' };
   const found = { sidecar, url: urlOf(sidecar.file) };
   return sidecar.file === NATIVE_PARAMS_FILE
     ? { ...found, fallback: { sidecar: { key: 'config', file: 'config.json' }, url: urlOf('config.json') } }
     : found;
+}
+
+/** The URLs of `names` in the folder of the model file `fileUrl` (as sidecarUrlBeside finds it), or null. */
+export function urlsBeside(fileUrl: string, names: readonly string[]): { name: string; url: string }[] | null {
+  const folder = modelFolder(fileUrl);
+  return folder === null ? null : names.map((name) => ({ name, url: folder.urlOf(name) }));
 }

@@ -6,7 +6,13 @@
 import type { StateCreator } from 'zustand';
 import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
 import { fetchRawHeader, fetchSectionPage, readSidecarsOnDemand as readSidecars } from '../worker/client';
-import { withAnalyses, type LocalFileEntry, type SidecarsUpdate, type SourceSpec } from '../core/result';
+import {
+  withAnalyses,
+  type LocalFileEntry,
+  type SidecarsGroup,
+  type SidecarsUpdate,
+  type SourceSpec,
+} from '../core/result';
 import { createSourceLoader, type SlotState } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep, markViewsDone } from '../lib/perf-marks';
@@ -36,11 +42,19 @@ export interface LoadSlice {
    * Quantization tabs, and the report download.
    */
   readSidecarsOnDemand: () => void;
+  /** Reads, once, the tokenizer's files the current load left for the Tokenizer tab (LoadResult.tokenizerOnDemand). */
+  readTokenizerOnDemand: () => void;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
   switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
   resetLoad: () => void;
 }
+
+/** Where a group read on demand is asked for, marked while it reads, and noted when its files are not there. */
+const ON_DEMAND_FIELDS = {
+  config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound' },
+  tokenizer: { asked: 'tokenizerOnDemand', reading: 'tokenizerReading', notFound: 'tokenizerNotFound' },
+} as const;
 
 export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => {
   const loader = createSourceLoader('main', {
@@ -73,6 +87,44 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     viewed: (loadId) => markViewsDone(loadId),
   });
 
+  /**
+   * Reads, once, a group of sidecars the current load left for later: the result takes in the re-run analyses, the
+   * files read, and the ones that were not there.
+   */
+  const readOnDemand = (group: SidecarsGroup) => {
+    const fields = ON_DEMAND_FIELDS[group];
+    const load = get().load;
+    const asked = load.status === 'ready' ? load.result[fields.asked] : undefined;
+    if (load.status !== 'ready' || !asked || load[fields.reading]) {
+      return;
+    }
+    const { loadId } = load.result;
+    set({ load: { ...load, [fields.reading]: true } });
+    const settle = (update: SidecarsUpdate | null) => {
+      const now = get().load;
+      if (now.status !== 'ready' || now.result.loadId !== loadId) {
+        return;
+      }
+      const { [fields.asked]: _asked, ...result } = now.result;
+      const { [fields.reading]: _reading, ...kept } = now;
+      const read = update?.sidecarsRead ?? [];
+      const notFound = asked.filter((file) => !read.includes(file));
+      set({
+        load: {
+          ...kept,
+          result: {
+            ...(update
+              ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
+              : result),
+            ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
+          },
+          ...(notFound.length > 0 && { [fields.notFound]: notFound }),
+        },
+      });
+    };
+    readSidecars(loadId, group).then(settle, () => settle(null));
+  };
+
   return {
     load: { status: 'idle' },
     lastSource: null,
@@ -100,37 +152,9 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       return load.status === 'ready' ? fetchSectionPage(load.result.loadId, request) : null;
     },
 
-    readSidecarsOnDemand: () => {
-      const load = get().load;
-      if (load.status !== 'ready' || !load.result.sidecarsOnDemand || load.sidecarsReading) {
-        return;
-      }
-      const { loadId } = load.result;
-      const asked = load.result.sidecarsOnDemand;
-      set({ load: { ...load, sidecarsReading: true } });
-      const settle = (update: SidecarsUpdate | null) => {
-        const now = get().load;
-        if (now.status !== 'ready' || now.result.loadId !== loadId) {
-          return;
-        }
-        const { sidecarsOnDemand: _asked, ...result } = now.result;
-        const read = update?.sidecarsRead ?? [];
-        const notFound = asked.filter((file) => !read.includes(file));
-        set({
-          load: {
-            status: 'ready',
-            result: {
-              ...(update
-                ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
-                : result),
-              ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
-            },
-            ...(notFound.length > 0 && { sidecarsNotFound: notFound }),
-          },
-        });
-      };
-      readSidecars(loadId).then(settle, () => settle(null));
-    },
+    readSidecarsOnDemand: () => readOnDemand('config'),
+
+    readTokenizerOnDemand: () => readOnDemand('tokenizer'),
 
     switchModel: async (key) => {
       const source = get().lastSource;

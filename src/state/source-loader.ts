@@ -59,6 +59,10 @@ export type SlotState =
       sidecarsReading?: boolean;
       /** Sidecars asked for on demand that were not there (a 404) or not usable JSON. */
       sidecarsNotFound?: string[];
+      /** Set while the tokenizer's files left for the Tokenizer tab are read. */
+      tokenizerReading?: boolean;
+      /** The tokenizer's files asked for that were not there or not usable. */
+      tokenizerNotFound?: string[];
     }
   | { status: 'error'; label: string; error: SerializedSourceError };
 

@@ -16,6 +16,7 @@ import type {
   LoadResult,
   NetworkFigures,
   ShardProgress,
+  SidecarsGroup,
   SidecarsUpdate,
   SourceSpec,
   StallNotice,
@@ -357,9 +358,12 @@ export function fetchSectionPage(loadId: number, pageRequest: SectionPageRequest
   return request((id) => ({ type: 'section-page', id, loadId, request: pageRequest }));
 }
 
-/** Reads the sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
-export function readSidecarsOnDemand(loadId: number): Promise<SidecarsUpdate | null> {
-  return request((id) => ({ type: 'read-sidecars', id, loadId }));
+/**
+ * Reads a group of sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand or tokenizerOnDemand) and
+ * re-runs the analyses that read sidecars.
+ */
+export function readSidecarsOnDemand(loadId: number, group: SidecarsGroup): Promise<SidecarsUpdate | null> {
+  return request((id) => ({ type: 'read-sidecars', id, loadId, group }));
 }
 
 /**

@@ -18,7 +18,7 @@ interface LoadView extends CompareFacts {
   columns: TensorColumns;
   names: readonly string[];
   /** The load's on-demand sidecar reader (sidecars-on-demand.ts): read once, its config.json updates the facts. */
-  readSidecars?: () => Promise<unknown>;
+  readSidecars?: (group: 'config') => Promise<unknown>;
 }
 
 interface KeptCompare {
@@ -204,7 +204,7 @@ export async function valuePairsReadingHeads(
     return first;
   }
   try {
-    await abortable(hf.readSidecars(), signal);
+    await abortable(hf.readSidecars('config'), signal);
   } catch {
     // A failed read costs only the head counts: the q/k pairs stay skipped, saying why.
     return first;

@@ -13,6 +13,7 @@ import type {
   LoadOptions,
   LoadPhase,
   ShardProgress,
+  SidecarsGroup,
   SidecarsUpdate,
   SourceRef,
   SourceSpec,
@@ -38,8 +39,8 @@ export interface KeptLoad extends CompareFacts {
   head: Uint8Array;
   /** A page of a format's long list (GGUF's tokens), read from `head`. */
   pageSection?: (request: SectionPageRequest) => SectionPage | null;
-  /** Reads the sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
-  readSidecars?: () => Promise<SidecarsUpdate | null>;
+  /** Reads a group of sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
+  readSidecars?: (group: SidecarsGroup) => Promise<SidecarsUpdate | null>;
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */
   data?: KeptData;
 }
@@ -177,7 +178,11 @@ async function openPlan(
   early: ShardReading,
 ): Promise<Loaded> {
   const loaded = await openPlanNow(session, plan, options, early);
-  return plan.sidecarsOnDemand ? { ...loaded, sidecarsOnDemand: plan.sidecarsOnDemand } : loaded;
+  return {
+    ...loaded,
+    ...(plan.sidecarsOnDemand && { sidecarsOnDemand: plan.sidecarsOnDemand }),
+    ...(plan.tokenizerOnDemand && { tokenizerOnDemand: plan.tokenizerOnDemand }),
+  };
 }
 
 async function openPlanNow(

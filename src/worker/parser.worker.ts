@@ -6,7 +6,7 @@ import { queryRows } from '../core/table-query';
 import { handleCompareRequest } from './compare-handler';
 import { compareValuesReply } from './values-compare';
 import { loadSource, type KeptLoad } from './load-source';
-import type { LoadOptions, SidecarsUpdate, SourceSpec } from '../core/result';
+import type { LoadOptions, SidecarsGroup, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
 import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
@@ -73,7 +73,7 @@ scope.onmessage = (event) => {
       break;
     }
     case 'read-sidecars':
-      void readSidecars(request.id, request.loadId);
+      void readSidecars(request.id, request.loadId, request.group);
       break;
     case 'read-values':
     case 'scan-values':
@@ -123,10 +123,10 @@ async function open(id: number, source: SourceSpec, options: LoadOptions): Promi
 }
 
 /** The sidecars a kept load left for later, read and analysed; null when the load is gone or had none. */
-async function readSidecars(id: number, loadId: number): Promise<void> {
+async function readSidecars(id: number, loadId: number, group: SidecarsGroup): Promise<void> {
   let update: SidecarsUpdate | null = null;
   try {
-    update = (await kept.get(loadId)?.readSidecars?.()) ?? null;
+    update = (await kept.get(loadId)?.readSidecars?.(group)) ?? null;
   } catch {
     // A failed sidecar read costs only the hints it would have given; the page keeps the header-only analyses.
   }

@@ -21,6 +21,7 @@ import type {
   LoadResult,
   NetworkFigures,
   ShardProgress,
+  SidecarsGroup,
   SidecarsUpdate,
   SourceSpec,
   StallNotice,
@@ -32,8 +33,11 @@ export type WorkerRequest =
   | { type: 'query'; id: number; loadId: number; query: TableQuery }
   | { type: 'raw-header'; id: number; loadId: number }
   | { type: 'section-page'; id: number; loadId: number; request: SectionPageRequest }
-  /** Reads the sidecars a kept load left for later (LoadResult.sidecarsOnDemand) and re-runs their analyses. */
-  | { type: 'read-sidecars'; id: number; loadId: number }
+  /**
+   * Reads a group of sidecars a kept load left for later (LoadResult.sidecarsOnDemand, tokenizerOnDemand) and re-runs
+   * the analyses that read sidecars.
+   */
+  | { type: 'read-sidecars'; id: number; loadId: number; group: SidecarsGroup }
   | { type: 'release'; loadId: number }
   /** The page painted the load's result: the worker may run what it held back for that paint (publish.ts). */
   | { type: 'result-shown'; loadId: number }

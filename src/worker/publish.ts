@@ -18,6 +18,7 @@ import {
   type LoadResult,
   type RepoInfo,
   type ShardInfo,
+  type SidecarsGroup,
   type SourceChoices,
   type SourceRef,
 } from '../core/result';
@@ -52,6 +53,8 @@ export interface Loaded {
   names?: string[];
   /** Sidecars left for later, read when the page asks (worker/sidecars-on-demand.ts). */
   sidecarsOnDemand?: SidecarsOnDemand;
+  /** The tokenizer's files over HTTP, left for the Tokenizer tab. */
+  tokenizerOnDemand?: SidecarsOnDemand;
   shards?: ShardInfo;
   choices?: SourceChoices;
   repo?: RepoInfo;
@@ -83,11 +86,12 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   }
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
-  if (parsed && loaded.sidecarsOnDemand) {
-    kept.readSidecars = sidecarReaderFor(loaded.sidecarsOnDemand, firstRun, loaded.network, (sidecars) => {
+  const onDemand = parsed ? sidecarGroupsOf(loaded, parsed) : {};
+  if (parsed && Object.keys(onDemand).length > 0) {
+    kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
       // every "Compare values" from now on, as those line up their pairs from the kept loads when they run.
-      Object.assign(kept, compareFactsOf(parsed, sidecars.config ?? loaded.sidecars.config));
+      Object.assign(kept, compareFactsOf(parsed, sidecars.config));
     });
   }
   if (parsed) {
@@ -150,8 +154,14 @@ async function publishRemembered(
   if (loaded.sidecarsRead.length > 0) {
     result.sidecarsRead = loaded.sidecarsRead;
   }
-  if (parsed && loaded.sidecarsOnDemand) {
-    result.sidecarsOnDemand = loaded.sidecarsOnDemand.files;
+  if (parsed) {
+    const onDemand = sidecarGroupsOf(loaded, parsed);
+    if (onDemand.config) {
+      result.sidecarsOnDemand = onDemand.config.files;
+    }
+    if (onDemand.tokenizer) {
+      result.tokenizerOnDemand = onDemand.tokenizer.files;
+    }
   }
   markStep('result-built');
   // Preview rows are on screen already: when the analyses read no data and take a fraction of a second, the result
@@ -303,4 +313,16 @@ function emptyColumns(): TensorColumns {
     end: new Float64Array(0),
     elements: new Float64Array(0),
   };
+}
+
+/** The sidecars a parsed load may read later; a GGUF carries its own tokenizer, so none is looked for beside it. */
+function sidecarGroupsOf(loaded: Loaded, parsed: ParsedHeader): Partial<Record<SidecarsGroup, SidecarsOnDemand>> {
+  const groups: Partial<Record<SidecarsGroup, SidecarsOnDemand>> = {};
+  if (loaded.sidecarsOnDemand) {
+    groups.config = loaded.sidecarsOnDemand;
+  }
+  if (loaded.tokenizerOnDemand && !parsed.gguf) {
+    groups.tokenizer = loaded.tokenizerOnDemand;
+  }
+  return groups;
 }

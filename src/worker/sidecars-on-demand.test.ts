@@ -103,7 +103,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
     const requestsOfLoad = log().length;
 
     // Two asks (the Memory tab, then the report) share one read.
-    const [update, again] = await Promise.all([kept.readSidecars?.(), kept.readSidecars?.()]);
+    const [update, again] = await Promise.all([kept.readSidecars?.('config'), kept.readSidecars?.('config')]);
     expect(again).toEqual(update);
     const { sidecarsRead, sections, network } = update as SidecarsUpdate;
     expect(sidecarsRead).toEqual(['config.json']);
@@ -119,7 +119,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
     const repo = 'file-without-config';
     await writeRepo(repo, { 'model.safetensors': TINY_MODEL });
     const { kept, log } = await openHub(repo, 'model.safetensors');
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual([]);
     expect(update?.sections.memory?.config).toBe('inferred');
     expect(configReads(log()).map((entry) => entry.status)).toEqual([404]);
@@ -137,7 +137,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
     const { result, kept, log } = await openHub(repo, 'adapter_model.safetensors');
     expect(result.sidecarsOnDemand).toEqual(['adapter_config.json']);
     expect(log().filter((entry) => entry.path.endsWith('.json'))).toEqual([]);
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual(['adapter_config.json']);
     expect(update?.sections.lora).toMatchObject({ rank: 8, alpha: 32, alphaSource: 'adapter_config.json', scale: 4 });
     expect(log().filter((entry) => entry.path.endsWith('/adapter_config.json'))).toHaveLength(1);
@@ -153,7 +153,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
     });
     const { result, kept, log } = await openHub(repo, 'consolidated.safetensors');
     expect(result.sidecarsOnDemand).toEqual(['params.json']);
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual(['params.json']);
     expect(update?.sections.memory).toMatchObject({
       config: 'params.json',
@@ -180,7 +180,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
       ),
     });
     const { kept, log } = await openHub(repo, 'consolidated.safetensors');
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual(['config.json']);
     expect(update?.sections.memory).toMatchObject({
       config: 'config.json',
@@ -201,7 +201,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
       'params.json': new TextEncoder().encode(JSON.stringify({ learning_rate: 3e-4, epochs: 3 })),
     });
     const { kept } = await openHub(repo, 'consolidated.safetensors');
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual([]);
     expect(update?.sections.memory?.config).toBe('inferred');
   });
@@ -226,7 +226,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
     expect(result.shards?.report.shards).toHaveLength(5);
     expect(log()).toHaveLength(1 + 5);
     expect(result.sidecarsOnDemand).toEqual(['config.json']);
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual(['config.json']);
     expect(configReads(log())).toHaveLength(1);
   });
@@ -249,7 +249,7 @@ describe('config.json beside a URL off the Hub, read on demand', () => {
     expect(result.sidecarsOnDemand).toEqual(['config.json']);
     expect(configReads(log())).toEqual([]);
     const requestsOfLoad = log().length;
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual(['config.json']);
     expect(update?.sections.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: 2 * 2 * 16 * 2 });
     expect(update?.sections.memory?.maxContext).toBe(2048);
@@ -266,7 +266,7 @@ describe('config.json beside a URL off the Hub, read on demand', () => {
       `${servers.originA}/range/offhub/without-config/model.safetensors`,
       '/offhub/without-config/',
     );
-    const update = await kept.readSidecars?.();
+    const update = await kept.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual([]);
     expect(update?.sections.memory?.config).toBe('inferred');
     expect(configReads(log()).map((entry) => entry.status)).toEqual([404]);

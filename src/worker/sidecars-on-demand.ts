@@ -1,12 +1,14 @@
 /**
- * Sidecars a load left unread (the config.json beside a file or index URL, io/sources/sidecars.ts) read when
- * the page asks for them, or when "Compare values" needs the head counts of a config.json: the analyses that read
- * sidecars run again over the kept input, the others keep their output. Read at most once per load; a later ask gets
- * the first answer, with the load's network figures as they are then (the worker may have read values since).
+ * Sidecars a load left unread, read when the page asks for them: the config.json beside a file or index URL
+ * (io/sources/sidecars.ts) when the Memory, Model or Quantization tab opens or "Compare values" needs its head
+ * counts, and the tokenizer's files over HTTP when the Tokenizer tab opens. The analyses that read sidecars run
+ * again over the kept input with every sidecar read so far; the others keep their output. Each group is read at most
+ * once per load, one group after the other, so each answer builds on the ones before it; a later ask gets the first
+ * answer, with the load's network figures as they are then (the worker may have read values since).
  */
 import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/analysis-registry';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
-import type { SidecarsUpdate } from '../core/result';
+import type { SidecarsGroup, SidecarsUpdate } from '../core/result';
 import type { NetworkStats } from '../io/sources/meter';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 
@@ -18,14 +20,26 @@ export type FirstRun = { run: AnalysisRun; input: AnalysisInput } | null;
  * outside the analyses (the head counts "Compare values" falls back on) is updated there.
  */
 export function sidecarReaderFor(
-  onDemand: SidecarsOnDemand,
+  groups: Partial<Record<SidecarsGroup, SidecarsOnDemand>>,
   firstRun: Promise<FirstRun>,
   network: (() => NetworkStats) | null,
   onRead: (sidecars: Sidecars) => void = () => undefined,
-): () => Promise<SidecarsUpdate | null> {
-  let answer: Promise<SidecarsUpdate | null> | null = null;
-  return async () => {
-    answer ??= readAndRerun(onDemand, firstRun, network, onRead);
+): (group: SidecarsGroup) => Promise<SidecarsUpdate | null> {
+  const answers = new Map<SidecarsGroup, Promise<SidecarsUpdate | null>>();
+  // The run the next read builds on: the first, then each re-run in turn.
+  let latest: Promise<FirstRun> = firstRun;
+  return async (group) => {
+    const onDemand = groups[group];
+    if (onDemand === undefined) {
+      return null;
+    }
+    let answer = answers.get(group);
+    if (answer === undefined) {
+      const next = latest.then((base) => readAndRerun(onDemand, base, onRead));
+      latest = next.then((read) => read.base);
+      answer = next.then((read) => read.update);
+      answers.set(group, answer);
+    }
     const update = await answer;
     return update && network ? { ...update, network: network() } : update;
   };
@@ -33,28 +47,34 @@ export function sidecarReaderFor(
 
 async function readAndRerun(
   onDemand: SidecarsOnDemand,
-  firstRun: Promise<FirstRun>,
-  network: (() => NetworkStats) | null,
+  base: FirstRun,
   onRead: (sidecars: Sidecars) => void,
-): Promise<SidecarsUpdate | null> {
+): Promise<{ base: FirstRun; update: SidecarsUpdate | null }> {
   // Asked before the first analyses finished (the Memory tab opened during the load): they are the base.
-  const first = await firstRun;
-  if (first === null) {
-    return null;
+  if (base === null) {
+    return { base, update: null };
   }
   const started = performance.now();
-  // Never cancelled: one small request, whose answer is kept for the load (also after the page moved on).
-  const read = await onDemand.read(new AbortController().signal);
-  onRead(read.sidecars);
-  const run =
-    read.sidecarsRead.length === 0
-      ? first.run
-      : rerunSidecarAnalyses(first.run, { ...first.input, sidecars: read.sidecars });
+  let read;
+  try {
+    // Never cancelled: a few small requests, whose answer is kept for the load (also after the page moved on).
+    read = await onDemand.read(new AbortController().signal);
+  } catch {
+    // A failed read costs only the hints it would have given; the next group still builds on this base.
+    return { base, update: null };
+  }
+  const sidecars = { ...base.input.sidecars, ...read.sidecars };
+  onRead(sidecars);
+  const input = { ...base.input, sidecars };
+  const run = read.sidecarsRead.length === 0 ? base.run : rerunSidecarAnalyses(base.run, input);
   return {
-    sidecarsRead: read.sidecarsRead,
-    sections: run.sections,
-    analysisFindings: run.findings,
-    network: network?.() ?? null,
-    analyzeMs: performance.now() - started,
+    base: { run, input },
+    update: {
+      sidecarsRead: read.sidecarsRead,
+      sections: run.sections,
+      analysisFindings: run.findings,
+      network: null,
+      analyzeMs: performance.now() - started,
+    },
   };
 }

@@ -226,7 +226,7 @@ describe('Compare values across formats, both sides by URL', () => {
     expect(blind.skipped.map((entry) => entry.tensor).sort()).toEqual(Q_K);
     expect(blind.skipped[0].reason).toMatch(/neither the GGUF metadata.*nor a config\.json/);
 
-    const update = await hf.load.readSidecars?.();
+    const update = await hf.load.readSidecars?.('config');
     expect(update?.sidecarsRead).toEqual(['config.json']);
     expect(served('/range/late-config/config.json', 0).requests).toBe(1);
 
@@ -318,7 +318,7 @@ describe('Compare values reads the config.json of the Hugging Face side itself, 
     // with the load's figures as they are now.
     const again = present((await compareValuesReplyOf(compareId, a.loadId, b.loadId)).result, 'second result');
     expect(again.skipped).toEqual([]);
-    const asked = await hf.load.readSidecars?.();
+    const asked = await hf.load.readSidecars?.('config');
     expect(asked?.sidecarsRead).toEqual(['config.json']);
     expect(asked?.network).toEqual(hf.load.data?.network?.());
     expect(asked?.network?.byPurpose?.values?.requests).toBeGreaterThan(hfNetwork.byPurpose?.values?.requests ?? 0);

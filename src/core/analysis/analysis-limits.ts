@@ -86,3 +86,9 @@ export const TABLE_WIDTH_SAMPLE_ROWS = 1_000;
  * per-layer arrays of that length.
  */
 export const MAX_MODEL_LAYERS = 4096;
+
+/**
+ * added_tokens_decoder entries the Tokenizer section keeps (Llama 3 adds 256 reserved special tokens); a longer
+ * list is counted and its highest id checked, not carried to the page.
+ */
+export const MAX_ADDED_TOKENS_KEPT = 8_192;

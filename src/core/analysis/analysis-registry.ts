@@ -25,6 +25,8 @@ import type {
 } from './report-sections';
 import { tableWidthsAnalysis } from './table-widths';
 import { tensorIndex } from './tensor-index';
+import { tokenizerAnalysis } from './tokenizer/tokenizer';
+import type { TokenizerSection } from './tokenizer/tokenizer-types';
 import { VIEW_SECTIONS, type Analysis, type AnalysisInput } from './analysis-types';
 import { runSteps, type Steps } from '../steps';
 
@@ -37,6 +39,7 @@ export interface AnalysisSections {
   tableWidths?: TableWidthsSection;
   memory?: MemorySection;
   dataReads?: DataReadsSection;
+  tokenizer?: TokenizerSection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -50,6 +53,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   moduleTreeAnalysis,
   memoryAnalysis,
   dataReadsAnalysis,
+  tokenizerAnalysis,
 ];
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { Finding, ParsedHeader } from '../model';
 import type { Steps } from '../steps';
+import type { TokenizerFiles } from './tokenizer/tokenizer-files';
 
 /** The files a model's config is read from: transformers' config.json, or the reference code's params.json. */
 export type ConfigFile = 'config.json' | 'params.json';
@@ -19,6 +20,8 @@ export interface Sidecars {
   configFile?: ConfigFile;
   /** Parsed `adapter_config.json`, if any. */
   adapterConfig?: unknown;
+  /** tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json, as far as read. */
+  tokenizer?: TokenizerFiles;
 }
 
 export interface AnalysisInput {

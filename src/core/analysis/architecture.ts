@@ -24,6 +24,7 @@ import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './model-parallel';
 import { configDisagreement, type TensorFacts } from './config-agreement';
+import { tokenizerBeyondEmbedding } from './tokenizer/tokenizer-agreement';
 import { isFloat8, isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
@@ -302,6 +303,13 @@ export function analyzeArchitecture(input: AnalysisInput): {
     if (disagreement) {
       findings.push(disagreement);
     }
+  }
+  // One part of a model-parallel checkpoint holds a slice of the vocabulary: its rows say nothing of the tokenizer.
+  const embedding = split === null ? plainEmbedding(index, embeddingRow) : null;
+  const beyond =
+    input.sidecars.tokenizer && embedding ? tokenizerBeyondEmbedding(input.sidecars.tokenizer, embedding) : null;
+  if (beyond) {
+    findings.push(beyond);
   }
   if (!main && !diffusion && embeddingRow < 0 && towers.length === 0) {
     return { section: null, findings };

@@ -40,6 +40,16 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'The config does not describe these tensors',
   },
+  'tokenizer-beyond-embedding': {
+    severity: 'error',
+    refusedByReference: false,
+    title: 'The tokenizer has ids the embedding does not',
+  },
+  'end-of-turn-not-stop': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Generation does not stop where the chat template ends a turn',
+  },
   'model-parallel-part': {
     severity: 'warning',
     refusedByReference: false,

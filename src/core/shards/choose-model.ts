@@ -235,10 +235,12 @@ function isBetter(candidate: ModelChoice, current: ModelChoice): boolean {
 export interface ChoiceSidecars {
   config?: string;
   adapterConfig?: string;
+  /** The tokenizer's files (tokenizer_config.json, chat_template.jinja, …), each the nearest of its name. */
+  tokenizer?: string[];
 }
 
 /**
- * The config.json / adapter_config.json that describe a choice: the one in its own folder, else the one in the
+ * The config.json / adapter_config.json (and the tokenizer's files) that describe a choice: the one in its own folder, else the one in the
  * nearest folder above it (a diffusers `transformer/config.json` describes `transformer/`, not the VAE). The
  * reference code's weights (`consolidated.safetensors`, Meta's `original/consolidated.00.pth`) take the params.json
  * beside them over a config.json, which describes the transformers copy of the model; any other model takes a
@@ -250,6 +252,7 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
   let paramsDepth = -1;
   let params: string | undefined;
   let adapterDepth = -1;
+  const tokenizer = new Map<string, { file: string; depth: number }>();
   for (const sidecar of sidecars) {
     const folder = folderOf(sidecar.file);
     if (!choice.folder.startsWith(folder)) {
@@ -265,7 +268,15 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
     } else if (sidecar.kind === 'adapter-config' && depth > adapterDepth) {
       result.adapterConfig = sidecar.file;
       adapterDepth = depth;
+    } else if (sidecar.kind === 'tokenizer') {
+      const name = sidecar.file.slice(folder.length);
+      if (depth > (tokenizer.get(name)?.depth ?? -1)) {
+        tokenizer.set(name, { file: sidecar.file, depth });
+      }
     }
+  }
+  if (tokenizer.size > 0) {
+    result.tokenizer = [...tokenizer.values()].map((entry) => entry.file);
   }
   const native = choice.files.some(isNativeWeightsFile);
   if (params !== undefined && (result.config === undefined || (native && paramsDepth >= configDepth))) {

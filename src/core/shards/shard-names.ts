@@ -8,6 +8,7 @@ import { formatForFileName, SHARD_NAMINGS } from '../formats/format-readers';
 import type { ShardNaming } from '../formats/format-reader';
 import type { ShardIndex } from './index-parser';
 import { isOllamaBlobName, isOllamaManifestPath, ollamaBlobLabel, type OllamaBlob } from './ollama-store';
+import { TOKENIZER_FILE_KEYS } from '../analysis/tokenizer/tokenizer-files';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
 
@@ -155,8 +156,11 @@ export function siblingShardNames(fileName: string, limit: number): string[] | n
   return found?.naming.siblingsByName === true ? claimedShardNames(fileName, limit) : null;
 }
 
-/** config.json, adapter_config.json, or params.json (the reference code's config: analysis/native-params.ts). */
-export type SidecarKind = 'config' | 'adapter-config' | 'native-params';
+/**
+ * config.json, adapter_config.json, params.json (the reference code's config: analysis/native-params.ts), or one of
+ * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts).
+ */
+export type SidecarKind = 'config' | 'adapter-config' | 'native-params' | 'tokenizer';
 
 export interface Sidecar {
   kind: SidecarKind;
@@ -207,6 +211,7 @@ const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   ['config.json', 'config'],
   ['adapter_config.json', 'adapter-config'],
   ['params.json', 'native-params'],
+  ...[...TOKENIZER_FILE_KEYS.keys()].map((name) => [name, 'tokenizer'] as const),
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is

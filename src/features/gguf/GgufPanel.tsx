@@ -3,12 +3,12 @@
  * tokens with their text), the chat template as code with a rendered sample conversation, and every key-value with
  * its type (arrays as their count and first items).
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { GgufSummary } from '../../core/formats/sections';
 import type { ParsedHeader } from '../../core/model';
 import { formatBytes, groupDigits, formatPercent } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
-import { renderChatPreview, type ChatPreview } from './chat-preview';
+import { ChatTemplateCard, useChatPreview } from '../chat-template/ChatTemplateCard';
 import { TokenBrowser } from './TokenBrowser';
 import './gguf.css';
 import { numeric, TableHead } from '../../lib/TableHead';
@@ -26,7 +26,7 @@ export function GgufPanel({ header }: { header: ParsedHeader }) {
       <FileCard gguf={gguf} />
       {gguf.quantMix.length > 0 && <QuantMixCard gguf={gguf} />}
       {gguf.tokenizer && <TokenizerCard gguf={gguf} />}
-      {gguf.chatTemplate !== null && <ChatTemplateCard gguf={gguf} />}
+      {gguf.chatTemplate !== null && <GgufChatTemplate gguf={gguf} source={gguf.chatTemplate} />}
       <KeysCard gguf={gguf} />
     </div>
   );
@@ -162,53 +162,15 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
   );
 }
 
-function ChatTemplateCard({ gguf }: { gguf: GgufSummary }) {
-  const [preview, setPreview] = useState<ChatPreview | null>(null);
-  useEffect(() => {
-    let live = true;
-    void renderChatPreview(gguf).then((rendered) => {
-      if (live) {
-        setPreview(rendered);
-      }
-    });
-    return () => {
-      live = false;
-    };
-  }, [gguf]);
-  return (
-    <section className="insight" aria-label="Chat template">
-      <h3>Chat template</h3>
-      <div className="gguf-template">
-        <div>
-          <h4>Template ({groupDigits(gguf.chatTemplate?.length ?? 0)} characters)</h4>
-          <pre className="code-block" data-testid="gguf-chat-template">
-            {gguf.chatTemplate}
-          </pre>
-        </div>
-        <div>
-          <h4>Rendered on a sample conversation</h4>
-          {preview === null ? (
-            <p className="muted">Rendering…</p>
-          ) : preview.ok ? (
-            <>
-              {preview.note && (
-                <p className="muted" data-testid="gguf-chat-preview-note">
-                  {preview.note}
-                </p>
-              )}
-              <pre className="code-block" data-testid="gguf-chat-preview">
-                {preview.text}
-              </pre>
-            </>
-          ) : (
-            <p className="gguf-template-error" data-testid="gguf-chat-preview-error">
-              {preview.reason}
-            </p>
-          )}
-        </div>
-      </div>
-    </section>
-  );
+/** The GGUF's template, rendered with its own bos and eos tokens. */
+function GgufChatTemplate({ gguf, source }: { gguf: GgufSummary; source: string }) {
+  const bos = specialText(gguf, 'bos');
+  const eos = specialText(gguf, 'eos');
+  return <ChatTemplateCard source={source} preview={useChatPreview({ source, bos, eos })} />;
+}
+
+function specialText(gguf: GgufSummary, role: string): string {
+  return gguf.tokenizer?.special.find((token) => token.role === role)?.text ?? '';
 }
 
 function KeysCard({ gguf }: { gguf: GgufSummary }) {

@@ -63,7 +63,15 @@ import {
   type ShardNamesLookup,
   type ShardNamesSoFar,
 } from './shard-index';
-import { sidecarBesideOnDemand, readLocalSidecars, readRemoteSidecars, type SidecarsOnDemand } from './sidecars';
+import {
+  sidecarBesideOnDemand,
+  readLocalSidecars,
+  readRemoteSidecars,
+  tokenizerOnDemand,
+  type SidecarsOnDemand,
+} from './sidecars';
+import { urlsBeside } from '../config-beside';
+import { TOKENIZER_FILE_NAMES } from '../../core/analysis/tokenizer/tokenizer-files';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -90,6 +98,8 @@ interface PlanBase {
   repo?: RepoInfo;
   /** Sidecars left unread until asked for (the config.json beside a file or index URL). */
   sidecarsOnDemand?: SidecarsOnDemand;
+  /** The tokenizer's files over HTTP, read when the Tokenizer tab opens (listed in a repository, or guessed beside a URL). */
+  tokenizerOnDemand?: SidecarsOnDemand;
 }
 
 export type SourcePlan = PlanBase &
@@ -182,10 +192,21 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
   }
   const meter = ctx.meter ?? new Meter();
   // A file or index URL, on the Hub or off it: its config.json (same origin, folder and revision) feeds the memory,
-  // architecture and quantization analyses, a PEFT adapter's adapter_config.json the LoRA one. It is read when one of them is looked
-  // at, so the load itself costs the header (or index and shard) reads only.
+  // architecture and quantization analyses, a PEFT adapter's adapter_config.json the LoRA one; the tokenizer's files
+  // there feed the Tokenizer tab. Each is read when what it feeds is looked at, so the load itself costs the header
+  // (or index and shard) reads only.
   const sidecarsOnDemand = sidecarBesideOnDemand(normalized.url, source.token, meter);
-  const beside = { sidecars: {}, sidecarsRead: [], ...(sidecarsOnDemand ? { sidecarsOnDemand } : {}) };
+  const tokenizerUrls = new Map(urlsBeside(normalized.url, TOKENIZER_FILE_NAMES)?.map((file) => [file.name, file.url]));
+  const tokenizerBeside =
+    tokenizerUrls.size > 0
+      ? tokenizerOnDemand([...tokenizerUrls.keys()], (name) => tokenizerUrls.get(name) ?? name, source.token, meter)
+      : undefined;
+  const beside = {
+    sidecars: {},
+    sidecarsRead: [],
+    ...(sidecarsOnDemand ? { sidecarsOnDemand } : {}),
+    ...(tokenizerBeside ? { tokenizerOnDemand: tokenizerBeside } : {}),
+  };
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
     // An index URL's path ends in `.index.json`, so its last segment is the index's name.
     const name = nameFromUrl(normalized.url);
@@ -417,8 +438,9 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   const choices: SourceChoices = { items, selected: chosen.key };
 
   // Sidecars the listing shows next to the model: fetched before the headers so the analyses can use them.
+  const wanted = sidecarsFor(chosen, grouping.sidecars);
   const { sidecars, sidecarsRead } = await readRemoteSidecars(
-    sidecarsFor(chosen, grouping.sidecars),
+    wanted,
     (path) => resolveUrl(repo, path),
     source.token,
     ctx.signal,
@@ -430,7 +452,15 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   if (source.select !== undefined) {
     ref.select = source.select;
   }
-  const extra = { sidecars, sidecarsRead, choices, repo: repoInfo };
+  const extra = {
+    sidecars,
+    sidecarsRead,
+    choices,
+    repo: repoInfo,
+    ...(wanted.tokenizer && {
+      tokenizerOnDemand: tokenizerOnDemand(wanted.tokenizer, (path) => resolveUrl(repo, path), source.token, meter),
+    }),
+  };
   const open = (path: string, firstReadBytes?: number) =>
     createHttpReader(resolveUrl(repo, path), { token: source.token, signal: ctx.signal, firstReadBytes });
   if (chosen.kind === 'single') {

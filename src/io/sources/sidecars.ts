@@ -1,20 +1,28 @@
 /**
- * config.json (or the reference code's params.json) and adapter_config.json next to a model: read whole, parsed, and
- * handed to the analyses. A missing, oversized or broken sidecar only costs the hints it would have given, never
- * the load.
+ * config.json (or the reference code's params.json), adapter_config.json and the tokenizer's files next to a model:
+ * read whole, parsed, and handed to the analyses. A missing, oversized or broken sidecar only costs the hints it would
+ * have given, never the load. Dropped tokenizer files are read with the others; over HTTP they wait until the
+ * Tokenizer tab opens (tokenizerOnDemand).
  */
 import type { Sidecars } from '../../core/analysis/analysis-types';
 import { configFromNativeParams, isNativeParamsFile, NATIVE_PARAMS_FILE } from '../../core/analysis/native-params';
 import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
-import { MAX_SIDECAR_BYTES } from '../../core/limits';
+import { MAX_SIDECAR_BYTES, MAX_TOKENIZER_FILE_BYTES } from '../../core/limits';
+import {
+  isTextTokenizerFile,
+  withTokenizerFile,
+  type TokenizerFiles,
+} from '../../core/analysis/tokenizer/tokenizer-files';
 
 /** Paths of the sidecars the grouping found for the chosen model (core/shards/choose-model.ts `sidecarsFor`). */
 export interface WantedSidecars {
   /** config.json, or a params.json (read as its config.json fields). */
   config?: string;
   adapterConfig?: string;
+  /** The tokenizer's files (analysis/tokenizer/tokenizer-files.ts). */
+  tokenizer?: string[];
 }
 
 export interface ReadSidecars {
@@ -77,20 +85,72 @@ export async function readLocalSidecars(
   wanted: WantedSidecars,
   byPath: ReadonlyMap<string, Blob>,
 ): Promise<ReadSidecars> {
-  return readEach(wanted, (path) => readLocalJson(byPath.get(path), MAX_SIDECAR_BYTES));
+  const read = await readEach(wanted, (path) => readLocalJson(byPath.get(path), MAX_SIDECAR_BYTES));
+  const tokenizer = await readTokenizerFiles(wanted.tokenizer ?? [], (path) =>
+    readLocalFile(byPath.get(path), isTextTokenizerFile(path), MAX_TOKENIZER_FILE_BYTES),
+  );
+  if (tokenizer.read.length > 0) {
+    read.sidecars.tokenizer = tokenizer.files;
+    read.sidecarsRead.push(...tokenizer.read);
+  }
+  return read;
 }
 
-/** A small dropped JSON file read whole; undefined when it is missing, over `maxBytes`, unreadable or not JSON. */
-export async function readLocalJson(file: Blob | undefined, maxBytes: number): Promise<unknown> {
+/**
+ * The tokenizer's files of a repository or a URL's folder, read when the Tokenizer tab opens: one request each, all
+ * at once. `files` are the paths as the page names them, `urlOf` where each is fetched. A missing one (a guessed
+ * name beside a URL) costs its request, counted under `sidecars`.
+ */
+export function tokenizerOnDemand(
+  files: readonly string[],
+  urlOf: (path: string) => string,
+  token: string | undefined,
+  meter: Meter,
+): SidecarsOnDemand {
+  return {
+    files: [...files],
+    read: async (signal) => {
+      const { files: read, read: paths } = await readTokenizerFiles(files, (path) =>
+        readRemote(urlOf(path), isTextTokenizerFile(path), token, signal, meter, MAX_TOKENIZER_FILE_BYTES),
+      );
+      return { sidecars: paths.length > 0 ? { tokenizer: read } : {}, sidecarsRead: paths };
+    },
+  };
+}
+
+async function readTokenizerFiles(
+  paths: readonly string[],
+  read: (path: string) => Promise<unknown>,
+): Promise<{ files: TokenizerFiles; read: string[] }> {
+  const contents = await Promise.all(paths.map(read));
+  let files: TokenizerFiles = {};
+  const done: string[] = [];
+  paths.forEach((path, at) => {
+    const next = withTokenizerFile(files, path, contents[at]);
+    if (next !== files) {
+      files = next;
+      done.push(path);
+    }
+  });
+  return { files, read: done };
+}
+
+/** A dropped file read whole, as text or JSON; undefined when it is missing, over `maxBytes` or undecodable. */
+async function readLocalFile(file: Blob | undefined, asText: boolean, maxBytes: number): Promise<unknown> {
   if (!file || file.size > maxBytes) {
     return undefined;
   }
   try {
-    return parseJson(new Uint8Array(await file.arrayBuffer()));
+    return decodeAs(asText, new Uint8Array(await file.arrayBuffer()));
   } catch {
     // An unreadable file only costs what it would have told.
     return undefined;
   }
+}
+
+/** A small dropped JSON file read whole; undefined when it is missing, over `maxBytes`, unreadable or not JSON. */
+export function readLocalJson(file: Blob | undefined, maxBytes: number): Promise<unknown> {
+  return readLocalFile(file, false, maxBytes);
 }
 
 async function readEach(wanted: WantedSidecars, read: (path: string) => Promise<unknown>): Promise<ReadSidecars> {
@@ -132,20 +192,39 @@ function keep(sidecars: Sidecars, key: 'config' | 'adapterConfig', path: string,
 }
 
 /** A small JSON file read whole; undefined when it is missing, too big or not JSON. */
-async function readRemoteJson(
+function readRemoteJson(url: string, token: string | undefined, signal: AbortSignal, meter: Meter): Promise<unknown> {
+  return readRemote(url, false, token, signal, meter, MAX_SIDECAR_BYTES);
+}
+
+/** A small file read whole, as text or JSON; undefined when it is missing, too big or undecodable. */
+async function readRemote(
   url: string,
+  asText: boolean,
   token: string | undefined,
   signal: AbortSignal,
   meter: Meter,
+  maxBytes: number,
 ): Promise<unknown> {
   const reader = meter.add(createHttpReader(url, { token, signal, maxRetries: 0 }), 'sidecars');
   try {
-    const bytes = await reader.read(0, MAX_SIDECAR_BYTES + 1, { signal });
-    return bytes.length > MAX_SIDECAR_BYTES ? undefined : parseJson(bytes);
+    const bytes = await reader.read(0, maxBytes + 1, { signal });
+    return bytes.length > maxBytes ? undefined : decodeAs(asText, bytes);
   } catch (error) {
     if (signal.aborted) {
       throw error;
     }
+    return undefined;
+  }
+}
+
+/** UTF-8 text (undefined when it is not), or JSON (undefined when it is not). */
+function decodeAs(asText: boolean, bytes: Uint8Array): unknown {
+  if (!asText) {
+    return parseJson(bytes);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
     return undefined;
   }
 }

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { GgufSummary } from '../../core/formats/sections';
-import { renderChatPreview } from './chat-preview';
+import { renderChatPreview, type ChatTemplateInput } from './chat-preview';
 
-function withTemplate(chatTemplate: string): GgufSummary {
-  return {
-    chatTemplate,
-    tokenizer: { special: [{ role: 'bos', id: 1, text: '<s>' }] },
-  } as unknown as GgufSummary;
+function withTemplate(source: string): ChatTemplateInput {
+  return { source, bos: '<s>', eos: '' };
 }
 
 const TURNS = "{% for m in messages %}[{{ m['role'] }}: {{ m['content'] }}]{% endfor %}";
@@ -18,8 +14,8 @@ describe('chat template preview', () => {
       ok: true,
       note: null,
       text:
-        '<s>[system: You are a helpful assistant.][user: What is a GGUF file?]' +
-        '[assistant: A single-file model format for llama.cpp.][user: Thanks!]',
+        '<s>[system: You are a helpful assistant.][user: What is a chat template?]' +
+        '[assistant: It turns a list of messages into the prompt the model was trained on.][user: Thanks!]',
     });
   });
 
@@ -29,7 +25,7 @@ describe('chat template preview', () => {
     const preview = await renderChatPreview(withTemplate(refusing));
     expect(preview.ok).toBe(true);
     if (preview.ok) {
-      expect(preview.text.startsWith('[user: What is a GGUF file?]')).toBe(true);
+      expect(preview.text.startsWith('[user: What is a chat template?]')).toBe(true);
       expect(preview.note).toBe(
         'Shown without the system message, which the template refuses (“No system turns here”).',
       );
@@ -83,10 +79,5 @@ describe('chat template preview', () => {
         /^The template could not be rendered here: .*minja.*Jinja2 may still accept it\.$/,
       );
     }
-  });
-
-  it('says when the file has no template', async () => {
-    const preview = await renderChatPreview({ chatTemplate: null } as unknown as GgufSummary);
-    expect(preview).toEqual({ ok: false, reason: 'The file has no tokenizer.chat_template key.' });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * Renders a GGUF chat template on a sample conversation with @huggingface/jinja, which interprets the template
- * (no code is generated or run). Loaded on first use, so the interpreter costs nothing until a GGUF tab opens.
+ * Renders a chat template (a GGUF's, or a transformers model's from its tokenizer files) on a sample conversation
+ * with @huggingface/jinja, which interprets the template (no code is generated or run). Loaded on first use, so the
+ * interpreter costs nothing until a tab shows a template.
  *
  * Templates are written for more than one renderer: transformers' apply_chat_template passes `tools` and
  * `documents` as None when there are none, llama.cpp leaves them undefined, and many templates refuse a system
@@ -8,14 +9,22 @@
  * preview tries the sample as llama.cpp would, then with transformers' None, then without the system message, then
  * with an empty tool_calls list on each message, and says which one it shows.
  */
-import type { GgufSummary } from '../../core/formats/sections';
+/** The assistant's reply in the sample: what follows it in the rendered text is how the template ends a turn. */
+export const SAMPLE_REPLY = 'It turns a list of messages into the prompt the model was trained on.';
 
 export const SAMPLE_CONVERSATION = [
   { role: 'system', content: 'You are a helpful assistant.' },
-  { role: 'user', content: 'What is a GGUF file?' },
-  { role: 'assistant', content: 'A single-file model format for llama.cpp.' },
+  { role: 'user', content: 'What is a chat template?' },
+  { role: 'assistant', content: SAMPLE_REPLY },
   { role: 'user', content: 'Thanks!' },
 ];
+
+/** A template and the special tokens it is rendered with (the texts of bos_token and eos_token, or ''). */
+export interface ChatTemplateInput {
+  source: string;
+  bos: string;
+  eos: string;
+}
 
 const WITHOUT_SYSTEM = SAMPLE_CONVERSATION.filter((message) => message.role !== 'system');
 
@@ -45,10 +54,6 @@ const ATTEMPTS: readonly Attempt[] = [
 ];
 
 export type ChatPreview = { ok: true; text: string; note: string | null } | { ok: false; reason: string };
-
-function specialText(gguf: GgufSummary, role: string): string {
-  return gguf.tokenizer?.special.find((token) => token.role === role)?.text ?? '';
-}
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -84,22 +89,19 @@ function noteOf(attempt: Attempt, firstError: string, source: string): string | 
   return notes.length > 0 ? notes.join(' ') : null;
 }
 
-function contextOf(attempt: Attempt, gguf: GgufSummary): Record<string, unknown> {
+function contextOf(attempt: Attempt, input: ChatTemplateInput): Record<string, unknown> {
   const turns = attempt.withoutSystem ? WITHOUT_SYSTEM : SAMPLE_CONVERSATION;
   return {
     messages: attempt.emptyToolCalls ? turns.map((message) => ({ ...message, tool_calls: [] })) : turns,
     add_generation_prompt: true,
-    bos_token: specialText(gguf, 'bos'),
-    eos_token: specialText(gguf, 'eos'),
+    bos_token: input.bos,
+    eos_token: input.eos,
     ...(attempt.nones ? TRANSFORMERS_NONES : {}),
   };
 }
 
-export async function renderChatPreview(gguf: GgufSummary): Promise<ChatPreview> {
-  if (gguf.chatTemplate === null) {
-    return { ok: false, reason: 'The file has no tokenizer.chat_template key.' };
-  }
-  const source = gguf.chatTemplate;
+export async function renderChatPreview(input: ChatTemplateInput): Promise<ChatPreview> {
+  const { source } = input;
   let template: { render(context: Record<string, unknown>): string };
   try {
     const { Template } = await import('@huggingface/jinja');
@@ -110,7 +112,7 @@ export async function renderChatPreview(gguf: GgufSummary): Promise<ChatPreview>
   let firstError = '';
   for (const attempt of ATTEMPTS) {
     try {
-      const text = template.render(contextOf(attempt, gguf));
+      const text = template.render(contextOf(attempt, input));
       return { ok: true, text, note: noteOf(attempt, firstError, source) };
     } catch (error) {
       firstError ||= messageOf(error);

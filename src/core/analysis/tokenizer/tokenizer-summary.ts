@@ -1,0 +1,184 @@
+/**
+ * What the tokenizer files say (tokenizer-files.ts), as the Tokenizer tab shows it: the special tokens with their
+ * ids, the added tokens, the chat templates in the order apply_chat_template picks them, and generate()'s stop
+ * tokens and defaults. Every field comes from arbitrary JSON, so each is checked for its type and left out (null)
+ * when it is not what transformers would accept.
+ */
+import { MAX_ADDED_TOKENS_KEPT } from '../analysis-limits';
+import { asString, isRecord } from '../values';
+import { CHAT_TEMPLATE_FILE, type TokenizerFiles } from './tokenizer-files';
+import type {
+  AddedToken,
+  ChatTemplateEntry,
+  GenerationDefaults,
+  SpecialToken,
+  SpecialTokenRole,
+  TokenizerSection,
+} from './tokenizer-types';
+
+const ROLES: readonly SpecialTokenRole[] = ['bos', 'eos', 'pad', 'unk'];
+
+/** transformers writes model_max_length = int(1e30) (VERY_LARGE_INTEGER) for a tokenizer without a limit. */
+const NO_LIMIT_SENTINEL = 1e29;
+
+/** generation_config.json keys the tab shows, as generate() reads them. */
+const GENERATION_SETTINGS: readonly string[] = [
+  'do_sample',
+  'temperature',
+  'top_p',
+  'top_k',
+  'min_p',
+  'typical_p',
+  'repetition_penalty',
+  'max_length',
+  'max_new_tokens',
+];
+
+export function summarizeTokenizer(files: TokenizerFiles): TokenizerSection | null {
+  const config = isRecord(files.tokenizerConfig?.value) ? files.tokenizerConfig.value : null;
+  const present = [files.tokenizerConfig, files.chatTemplate, files.processorTemplate, files.generationConfig];
+  if (present.every((file) => file === undefined)) {
+    return null;
+  }
+  const added = addedTokens(config?.added_tokens_decoder);
+  const idOf = new Map<string, number>();
+  for (const token of added.kept) {
+    if (!idOf.has(token.text)) {
+      idOf.set(token.text, token.id);
+    }
+  }
+  const special: SpecialToken[] = [];
+  for (const role of ROLES) {
+    const text = tokenText(config?.[`${role}_token`]);
+    if (text !== null) {
+      special.push({ role, text, id: idOf.get(text) ?? null });
+    }
+  }
+  const maxLength = config?.model_max_length;
+  const { templates, shadowed } = chatTemplates(files, config);
+  return {
+    files: present.flatMap((file) => (file ? [file.file] : [])),
+    tokenizerClass: asString(config?.tokenizer_class),
+    modelMaxLength:
+      typeof maxLength === 'number' && Number.isFinite(maxLength) && maxLength < NO_LIMIT_SENTINEL ? maxLength : null,
+    addBosToken: typeof config?.add_bos_token === 'boolean' ? config.add_bos_token : null,
+    addEosToken: typeof config?.add_eos_token === 'boolean' ? config.add_eos_token : null,
+    special,
+    addedTokens: added.kept,
+    addedTokenCount: added.count,
+    highestAddedId: added.highest,
+    templates,
+    shadowedTemplate: shadowed,
+    generation: generationDefaults(files.generationConfig),
+  };
+}
+
+/** A special token as tokenizer_config.json writes it: a string, or an AddedToken object with `content`. */
+function tokenText(value: unknown): string | null {
+  if (typeof value === 'string') {
+    return value;
+  }
+  return isRecord(value) ? asString(value.content) : null;
+}
+
+function addedTokens(value: unknown): { kept: AddedToken[]; count: number; highest: number | null } {
+  if (!isRecord(value)) {
+    return { kept: [], count: 0, highest: null };
+  }
+  const all: AddedToken[] = [];
+  for (const [key, token] of Object.entries(value)) {
+    const id = Number(key);
+    const text = tokenText(token);
+    if (Number.isSafeInteger(id) && id >= 0 && text !== null) {
+      all.push({ id, text, special: isRecord(token) && token.special === true });
+    }
+  }
+  all.sort((a, b) => a.id - b.id);
+  return {
+    kept: all.slice(0, MAX_ADDED_TOKENS_KEPT),
+    count: all.length,
+    highest: all.length > 0 ? all[all.length - 1].id : null,
+  };
+}
+
+/**
+ * The templates in apply_chat_template's order: chat_template.jinja over the inline default (transformers 4.47+),
+ * the inline named ones, then a processor's template when the tokenizer has none or a different one.
+ */
+function chatTemplates(
+  files: TokenizerFiles,
+  config: Record<string, unknown> | null,
+): { templates: ChatTemplateEntry[]; shadowed: ChatTemplateEntry | null } {
+  const inline: ChatTemplateEntry[] = [];
+  const configFile = files.tokenizerConfig?.file ?? '';
+  const raw = config?.chat_template;
+  if (typeof raw === 'string' && raw !== '') {
+    inline.push({ name: 'default', source: raw, file: configFile });
+  } else if (Array.isArray(raw)) {
+    for (const entry of raw) {
+      const name = isRecord(entry) ? asString(entry.name) : null;
+      const source = isRecord(entry) ? asString(entry.template) : null;
+      if (name !== null && source !== null && source !== '') {
+        inline.push({ name, source, file: configFile });
+      }
+    }
+  }
+  const templates = [...inline];
+  let shadowed: ChatTemplateEntry | null = null;
+  const own = files.chatTemplate;
+  if (own !== undefined && own.text !== '') {
+    const at = templates.findIndex((entry) => entry.name === 'default');
+    const entry = { name: 'default', source: own.text, file: own.file || CHAT_TEMPLATE_FILE };
+    if (at < 0) {
+      templates.unshift(entry);
+    } else {
+      shadowed = templates[at].source === own.text ? null : templates[at];
+      templates.splice(at, 1);
+      templates.unshift(entry);
+    }
+  }
+  const processor = files.processorTemplate;
+  const processorSource = isRecord(processor?.value) ? asString(processor.value.chat_template) : null;
+  if (processor && processorSource !== null && processorSource !== '') {
+    const same = templates.some((entry) => entry.source === processorSource);
+    if (!same) {
+      const name = templates.some((entry) => entry.name === 'default') ? 'processor' : 'default';
+      templates.push({ name, source: processorSource, file: processor.file });
+    }
+  }
+  // The default first: it is the one apply_chat_template uses when the caller names none.
+  templates.sort((a, b) => Number(b.name === 'default') - Number(a.name === 'default'));
+  return { templates, shadowed };
+}
+
+function generationDefaults(file: TokenizerFiles['generationConfig']): GenerationDefaults | null {
+  if (file === undefined || !isRecord(file.value)) {
+    return null;
+  }
+  const value = file.value;
+  const eos = value.eos_token_id;
+  const eosIds = (Array.isArray(eos) ? eos : [eos]).filter(
+    (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0,
+  );
+  const settings: { key: string; value: string }[] = [];
+  for (const key of Object.keys(value)) {
+    const setting = value[key];
+    if (
+      GENERATION_SETTINGS.includes(key) &&
+      (typeof setting === 'number' || typeof setting === 'boolean' || typeof setting === 'string')
+    ) {
+      settings.push({ key, value: String(setting) });
+    }
+  }
+  return {
+    file: file.file,
+    eosIds,
+    bosId: integerOrNull(value.bos_token_id),
+    padId: integerOrNull(value.pad_token_id),
+    settings,
+  };
+}
+
+function integerOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+}

@@ -1,0 +1,60 @@
+/** The Tokenizer tab's section of the report (tokenizer-summary.ts builds it). */
+
+export type SpecialTokenRole = 'bos' | 'eos' | 'pad' | 'unk';
+
+export interface SpecialToken {
+  role: SpecialTokenRole;
+  text: string;
+  /** From added_tokens_decoder; null when the tokenizer config does not list the token there. */
+  id: number | null;
+}
+
+export interface ChatTemplateEntry {
+  /** `default` for the one apply_chat_template uses unless told otherwise; else its name (`tool_use`, `rag`). */
+  name: string;
+  source: string;
+  /** The file it was read from. */
+  file: string;
+}
+
+/** One token of added_tokens_decoder. */
+export interface AddedToken {
+  id: number;
+  text: string;
+  special: boolean;
+}
+
+export interface GenerationDefaults {
+  file: string;
+  /** What generate() stops at: eos_token_id, one id or several. */
+  eosIds: number[];
+  bosId: number | null;
+  padId: number | null;
+  /** Sampling and length defaults as written (temperature, top_p, top_k, max_new_tokens, …), in file order. */
+  settings: { key: string; value: string }[];
+}
+
+export interface TokenizerSection {
+  /** The files read, in the order they were applied. */
+  files: string[];
+  tokenizerClass: string | null;
+  /** null when absent or transformers' "no limit" sentinel (a number of 1e30 or more). */
+  modelMaxLength: number | null;
+  addBosToken: boolean | null;
+  addEosToken: boolean | null;
+  special: SpecialToken[];
+  /** added_tokens_decoder in id order, at most MAX_ADDED_TOKENS_KEPT of them. */
+  addedTokens: AddedToken[];
+  /** How many added_tokens_decoder lists (addedTokens may hold fewer). */
+  addedTokenCount: number;
+  /** The highest id added_tokens_decoder gives, null when it gives none. */
+  highestAddedId: number | null;
+  /** The chat templates, the one apply_chat_template uses first. */
+  templates: ChatTemplateEntry[];
+  /**
+   * A template tokenizer_config.json also carries but chat_template.jinja replaces (transformers 4.47 and later read
+   * the file; older versions the inline one): null when there is no such pair, or they are the same.
+   */
+  shadowedTemplate: ChatTemplateEntry | null;
+  generation: GenerationDefaults | null;
+}

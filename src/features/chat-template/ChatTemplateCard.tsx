@@ -1,0 +1,82 @@
+/**
+ * A chat template as code beside its rendering on a sample conversation (chat-preview.ts). The GGUF tab shows the
+ * file's template; the Tokenizer tab shows a transformers model's, with a choice among its named templates.
+ */
+import { useEffect, useState, type ReactNode } from 'react';
+import { groupDigits } from '../../core/number-format';
+import { renderChatPreview, type ChatPreview, type ChatTemplateInput } from './chat-preview';
+import './chat-template.css';
+
+/** The preview of `input`, rendered on first use of the interpreter; null while it renders. */
+export function useChatPreview(input: ChatTemplateInput | null): ChatPreview | null {
+  const [preview, setPreview] = useState<{ input: ChatTemplateInput; preview: ChatPreview } | null>(null);
+  const source = input?.source;
+  const bos = input?.bos;
+  const eos = input?.eos;
+  useEffect(() => {
+    if (source === undefined || bos === undefined || eos === undefined) {
+      return;
+    }
+    let live = true;
+    const asked = { source, bos, eos };
+    void renderChatPreview(asked).then((rendered) => {
+      if (live) {
+        setPreview({ input: asked, preview: rendered });
+      }
+    });
+    return () => {
+      live = false;
+    };
+  }, [source, bos, eos]);
+  const current = preview?.input;
+  return current && current.source === source && current.bos === bos && current.eos === eos ? preview.preview : null;
+}
+
+export function ChatTemplateCard({
+  source,
+  preview,
+  title = 'Chat template',
+  children,
+}: {
+  source: string;
+  preview: ChatPreview | null;
+  title?: string;
+  /** Above the template: a choice among templates, where it came from. */
+  children?: ReactNode;
+}) {
+  return (
+    <section className="insight" aria-label={title}>
+      <h3>{title}</h3>
+      {children}
+      <div className="chat-template">
+        <div>
+          <h4>Template ({groupDigits(source.length)} characters)</h4>
+          <pre className="code-block" data-testid="chat-template">
+            {source}
+          </pre>
+        </div>
+        <div>
+          <h4>Rendered on a sample conversation</h4>
+          {preview === null ? (
+            <p className="muted">Rendering…</p>
+          ) : preview.ok ? (
+            <>
+              {preview.note && (
+                <p className="muted" data-testid="chat-preview-note">
+                  {preview.note}
+                </p>
+              )}
+              <pre className="code-block" data-testid="chat-preview">
+                {preview.text}
+              </pre>
+            </>
+          ) : (
+            <p className="chat-template-error" data-testid="chat-preview-error">
+              {preview.reason}
+            </p>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
