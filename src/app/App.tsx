@@ -21,10 +21,11 @@ import { MemoryPanel } from '../features/memory/MemoryPanel';
 import { ModuleTree } from '../features/modules/ModuleTree';
 import { ModelSources, ShardsPanel } from '../features/shards/ShardsPanel';
 import { NotSafetensors } from '../features/summary/NotSafetensors';
+import { TokenizerPanel } from '../features/tokenizer/TokenizerPanel';
 import { Summary } from '../features/summary/Summary';
 import { PreviewTable } from '../features/table/PreviewTable';
 import { TensorTable } from '../features/table/TensorTable';
-import { allFindings, selectResult } from '../state/selectors';
+import { allFindings, selectResult, selectTokenizerNotFound } from '../state/selectors';
 import { useAppStore } from '../state/store';
 import type { Panel } from '../state/view-slice';
 import type { LoadResult } from '../core/result';
@@ -133,6 +134,11 @@ const TABS: Tab[] = [
     label: 'Model',
     available: (result) => result.sections.architecture !== undefined || result.sections.lora !== undefined,
   },
+  {
+    id: 'tokenizer',
+    label: 'Tokenizer',
+    available: (result) => result.sections.tokenizer !== undefined || result.tokenizerOnDemand !== undefined,
+  },
   { id: 'memory', label: 'Memory', available: (result) => result.sections.memory !== undefined },
   {
     id: 'metadata',
@@ -159,7 +165,9 @@ function ResultView({ result }: { result: LoadResult }) {
   const activePanel = useAppStore((state) => state.activePanel);
   const setPanel = useAppStore((state) => state.setPanel);
   const findings = allFindings(result);
-  const tabs = TABS.filter((tab) => tab.available(result));
+  // A Tokenizer tab whose files turned out missing stays, to say so.
+  const tokenizerLooked = useAppStore(selectTokenizerNotFound) !== undefined;
+  const tabs = TABS.filter((tab) => tab.available(result) || (tab.id === 'tokenizer' && tokenizerLooked));
   const panel = tabs.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
   const head = useRef<HTMLDivElement>(null);
   useSidecarsFor(result, panel);
@@ -226,6 +234,7 @@ function ResultView({ result }: { result: LoadResult }) {
                 {sections.architecture && <ArchitectureCard section={sections.architecture} />}
               </>
             )}
+            {panel === 'tokenizer' && <TokenizerPanel result={result} />}
             {panel === 'memory' && sections.memory && (
               // Remounted when config.json arrives, so the context input starts at the model's own maximum.
               <MemoryPanel

@@ -14,6 +14,14 @@ export const selectSidecarsReading = (state: AppState): boolean =>
 export const selectSidecarsNotFound = (state: AppState): string[] | undefined =>
   state.load.status === 'ready' ? state.load.sidecarsNotFound : undefined;
 
+/** Set while the tokenizer's files left for the Tokenizer tab are read. */
+export const selectTokenizerReading = (state: AppState): boolean =>
+  state.load.status === 'ready' && state.load.tokenizerReading === true;
+
+/** The tokenizer's files the Tokenizer tab asked for that were not there or not usable. */
+export const selectTokenizerNotFound = (state: AppState): string[] | undefined =>
+  state.load.status === 'ready' ? state.load.tokenizerNotFound : undefined;
+
 /** Parser findings plus analysis findings, errors first. */
 export function allFindings(result: LoadResult): Finding[] {
   const parserFindings =

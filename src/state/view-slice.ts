@@ -15,6 +15,7 @@ export const PANELS = [
   'dtypes',
   'quantization',
   'model',
+  'tokenizer',
   'memory',
   'metadata',
   'shards',

@@ -30,6 +30,7 @@ import type { Steps } from '../core/steps';
 import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
+import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 import { compareFactsOf } from '../core/compare/compare';
 
@@ -187,8 +188,9 @@ async function publishRemembered(
   const analyzeStarted = performance.now();
   const request = heldRequest ?? tensorBytesRequest(parsed, names);
   const waitsForPaint = !carriesAnalyses && parsed.tensors.count > MAX_ROWS_HELD_FOR_ANALYSES;
-  const [data] = await Promise.all([
+  const [data, tokenizer] = await Promise.all([
     readAnalysisData(parsed, request, signal, loaded.locate, loaded.remote),
+    withRenderedSample(loaded.sidecars.tokenizer),
     waitsForPaint ? resultPainted(ctx) : undefined,
   ]);
   markStep('analysis-data-read');
@@ -196,7 +198,7 @@ async function publishRemembered(
     header: parsed,
     names,
     fileName: loaded.ref.name,
-    sidecars: loaded.sidecars,
+    sidecars: tokenizer ? { ...loaded.sidecars, tokenizer } : loaded.sidecars,
     tensorBytes: data.bytes,
     tensorBytesSampled: data.sampled,
   };

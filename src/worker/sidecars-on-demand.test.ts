@@ -10,6 +10,7 @@ import type { LoadResult, SidecarsUpdate } from '../core/result';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';
 import type { FixtureDir } from '../testing/fixture-dir';
+import { resultAndKept } from '../testing/kept-load';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import { peftGpt2Fixture } from '../testing/models/lora';
 import {
@@ -20,8 +21,7 @@ import {
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
-import { loadSource, type KeptLoad } from './load-source';
-import type { WorkerResponse } from './protocol';
+import type { KeptLoad } from './load-source';
 
 let fixtures: FixtureDir;
 let servers: TestServers;
@@ -57,24 +57,9 @@ async function openHub(repo: string, file: string): Promise<Opened> {
 
 /** Opens `url` as the URL box does; `folder` picks this test's requests out of the server log. */
 async function openUrl(url: string, folder: string): Promise<Opened> {
-  const messages: WorkerResponse[] = [];
-  let kept: KeptLoad | undefined;
-  await loadSource(
-    {
-      id: 1,
-      signal: new AbortController().signal,
-      post: (message) => messages.push(message),
-      remember: (load) => (kept = load),
-    },
-    { kind: 'url', url },
-    {},
-  );
-  const result = messages.find((message) => message.type === 'result');
-  if (result?.type !== 'result' || kept === undefined) {
-    throw new Error(`load failed: ${JSON.stringify(messages.find((message) => message.type === 'error'))}`);
-  }
+  const { result, kept } = await resultAndKept({ kind: 'url', url });
   return {
-    result: result.result,
+    result,
     kept,
     log: () => servers.log.entries.filter((entry) => entry.path.includes(folder) && entry.method === 'GET'),
   };

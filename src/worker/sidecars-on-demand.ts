@@ -11,6 +11,7 @@ import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import type { SidecarsGroup, SidecarsUpdate } from '../core/result';
 import type { NetworkStats } from '../io/sources/meter';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
+import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample';
 
 /** The first run of the analyses and its input, or null when the load ended without one (cancelled, rejected). */
 export type FirstRun = { run: AnalysisRun; input: AnalysisInput } | null;
@@ -63,7 +64,8 @@ async function readAndRerun(
     // A failed read costs only the hints it would have given; the next group still builds on this base.
     return { base, update: null };
   }
-  const sidecars = { ...base.input.sidecars, ...read.sidecars };
+  const tokenizer = await withRenderedSample(read.sidecars.tokenizer);
+  const sidecars = { ...base.input.sidecars, ...read.sidecars, ...(tokenizer && { tokenizer }) };
   onRead(sidecars);
   const input = { ...base.input, sidecars };
   const run = read.sidecarsRead.length === 0 ? base.run : rerunSidecarAnalyses(base.run, input);

@@ -128,7 +128,7 @@ describe('runAnalyses', () => {
     expect(first.findings.map((finding) => finding.code)).not.toContain('quant-config-mismatch');
   });
 
-  it('lists eight analyses with distinct ids', () => {
+  it('lists nine analyses with distinct ids', () => {
     expect(ANALYSES.map((a) => a.id)).toEqual([
       'quantization',
       'architecture',
@@ -138,6 +138,7 @@ describe('runAnalyses', () => {
       'moduleTree',
       'memory',
       'dataReads',
+      'tokenizer',
     ]);
   });
 

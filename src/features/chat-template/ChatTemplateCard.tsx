@@ -4,7 +4,11 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { groupDigits } from '../../core/number-format';
-import { renderChatPreview, type ChatPreview, type ChatTemplateInput } from './chat-preview';
+import {
+  renderChatPreview,
+  type ChatPreview,
+  type ChatTemplateInput,
+} from '../../core/analysis/tokenizer/chat-preview';
 import './chat-template.css';
 
 /** The preview of `input`, rendered on first use of the interpreter; null while it renders. */

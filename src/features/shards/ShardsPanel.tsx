@@ -2,6 +2,7 @@
 import type { LoadResult, ShardInfo } from '../../core/result';
 import { selectSidecarsNotFound } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
+import { isTokenizerFile } from '../../core/analysis/tokenizer/tokenizer-files';
 import { SidecarsOnDemandNote } from '../load/SidecarsOnDemand';
 import { GgufRepoFiles } from './GgufRepoFiles';
 import { RepoFiles } from './RepoFiles';
@@ -25,6 +26,34 @@ function sidecarUse(path: string, hasMemory: boolean): string {
     : `its layer and attention layout and quantization settings feed the ${hasMemory ? 'Memory, Model and Quantization tabs' : 'Model and Quantization tabs'}`;
 }
 
+/** The sidecars read: each config file with what it feeds, the tokenizer's files together. */
+function SidecarsRead({ result, paths }: { result: LoadResult; paths: string[] }) {
+  const tokenizer = paths.filter(isTokenizerFile);
+  const configs = paths.filter((path) => !tokenizer.includes(path));
+  return (
+    <p className="muted" data-testid="sidecars-read">
+      {configs.map((path) => (
+        <span key={path}>
+          Also read <code>{path}</code>:{' '}
+          {sidecarUse(path, result.analysisPending || result.sections.memory !== undefined)}.{' '}
+        </span>
+      ))}
+      {tokenizer.length > 0 && (
+        <span>
+          Also read{' '}
+          {tokenizer.map((path, at) => (
+            <span key={path}>
+              {at > 0 && ', '}
+              <code>{path}</code>
+            </span>
+          ))}
+          : the Tokenizer tab shows {tokenizer.length > 1 ? 'what they say' : 'what it says'}.
+        </span>
+      )}
+    </p>
+  );
+}
+
 /**
  * The other models of this folder drop or repository, and the config files read alongside or left for later;
  * nothing otherwise.
@@ -39,16 +68,7 @@ export function ModelSources({ result }: { result: LoadResult }) {
       {result.choices && <SourceSwitcher choices={result.choices} />}
       {result.repo && result.repo.files.length > 0 && <RepoFiles repo={result.repo} choices={result.choices} />}
       {result.repo && result.repo.ggufFiles.length > 0 && <GgufRepoFiles result={result} repo={result.repo} />}
-      {result.sidecarsRead && (
-        <p className="muted" data-testid="sidecars-read">
-          {result.sidecarsRead.map((path) => (
-            <span key={path}>
-              Also read <code>{path}</code>:{' '}
-              {sidecarUse(path, result.analysisPending || result.sections.memory !== undefined)}.{' '}
-            </span>
-          ))}
-        </p>
-      )}
+      {result.sidecarsRead && <SidecarsRead result={result} paths={result.sidecarsRead} />}
       <SidecarsOnDemandNote result={result} />
     </div>
   );

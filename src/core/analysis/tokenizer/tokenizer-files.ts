@@ -14,6 +14,8 @@
  * Pure: the IO layer reads the files (io/sources/sidecars.ts) and hands them over as parsed JSON or text.
  */
 
+import type { ChatPreview } from './chat-preview';
+
 /** File names, as transformers writes them. */
 export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
 export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
@@ -42,6 +44,16 @@ export interface TokenizerFiles {
   chatTemplate?: { file: string; text: string };
   processorTemplate?: { file: string; value: unknown };
   generationConfig?: { file: string; value: unknown };
+  /**
+   * The default chat template rendered on the sample conversation (tokenizer-sample.ts): the worker renders it
+   * before the analyses run, since the interpreter loads on first use and an analysis' run cannot wait for it.
+   */
+  renderedSample?: ChatPreview;
+}
+
+/** Whether `path` names one of the tokenizer's files. */
+export function isTokenizerFile(path: string): boolean {
+  return TOKENIZER_FILE_KEYS.has(path.slice(path.lastIndexOf('/') + 1));
 }
 
 /** Whether the file named `path` is read as text rather than JSON. */

@@ -70,6 +70,7 @@ export function summarizeTokenizer(files: TokenizerFiles): TokenizerSection | nu
     templates,
     shadowedTemplate: shadowed,
     generation: generationDefaults(files.generationConfig),
+    turnEnd: null,
   };
 }
 

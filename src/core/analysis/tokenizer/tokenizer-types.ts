@@ -1,4 +1,5 @@
 /** The Tokenizer tab's section of the report (tokenizer-summary.ts builds it). */
+import type { EndOfTurn } from './end-of-turn';
 
 export type SpecialTokenRole = 'bos' | 'eos' | 'pad' | 'unk';
 
@@ -57,4 +58,9 @@ export interface TokenizerSection {
    */
   shadowedTemplate: ChatTemplateEntry | null;
   generation: GenerationDefaults | null;
+  /**
+   * Where the default template ends the assistant's turn and whether generation stops there (end-of-turn.ts); null
+   * when there is no template, it could not be rendered, or no known token follows the sample reply.
+   */
+  turnEnd: EndOfTurn | null;
 }

@@ -1,0 +1,170 @@
+/**
+ * The Tokenizer tab: a dropped model with its tokenizer files (read with the load), and a repository on the fake Hub
+ * and a file URL (read only when the tab opens). The chat template rendered on the sample conversation, the check
+ * that generation stops where a turn ends, and tokens the embedding has no row for, found at load.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSafetensors } from '../src/testing/build-safetensors';
+import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
+import {
+  chatmlTokenizerConfig,
+  LLAMA3_TEMPLATE,
+  llama3GenerationConfig,
+  llama3TokenizerConfig,
+} from '../src/testing/models/tokenizer-files';
+import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
+
+/** The tiny Llama: 256 embedding rows. */
+const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
+
+/** Fake-Hub repositories only this spec reads, so the server log counts are its own. */
+const HUB_ORG = 'lens-tokenizer';
+const LISTED_REPO = 'listed';
+const BARE_REPO = 'bare';
+
+test.beforeAll(() => {
+  const listed = join(FIXTURES_DIR, 'hub', HUB_ORG, LISTED_REPO);
+  mkdirSync(listed, { recursive: true });
+  writeFileSync(join(listed, 'model.safetensors'), TINY_MODEL);
+  writeFileSync(
+    join(listed, 'tokenizer_config.json'),
+    JSON.stringify({ ...llama3TokenizerConfig(), chat_template: undefined }),
+  );
+  writeFileSync(join(listed, 'chat_template.jinja'), LLAMA3_TEMPLATE);
+  writeFileSync(join(listed, 'generation_config.json'), JSON.stringify(llama3GenerationConfig(true)));
+  const bare = join(FIXTURES_DIR, 'hub', HUB_ORG, BARE_REPO);
+  mkdirSync(bare, { recursive: true });
+  writeFileSync(join(bare, 'model.safetensors'), TINY_MODEL);
+});
+
+async function drop(page: Page, files: Record<string, Buffer | string | object>): Promise<void> {
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles(
+      Object.entries(files).map(([name, content]) => ({
+        name,
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.isBuffer(content)
+          ? content
+          : Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)),
+      })),
+    );
+}
+
+async function openUrl(page: Page, url: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
+  await page.getByRole('button', { name: 'Open', exact: true }).click();
+}
+
+async function tokenizerGets(repo: string): Promise<Array<{ path: string; status: number | null }>> {
+  return (await serverLog(`/hub/${HUB_ORG}/${repo}/resolve/main/`)).filter(
+    (entry) => entry.method === 'GET' && /(tokenizer_config|generation_config|chat_template)\./.test(entry.path),
+  );
+}
+
+const PREVIEW_TURN_END =
+  '<|start_header_id|>assistant<|end_header_id|>\n\nIt turns a list of messages into the prompt the model was trained on.<|eot_id|>';
+
+test.describe('the Tokenizer tab', () => {
+  test('a dropped model with Llama 3 files: the template rendered, and generation that never stops at <|eot_id|>; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await drop(page, {
+      'model.safetensors': TINY_MODEL,
+      'tokenizer_config.json': llama3TokenizerConfig(),
+      'generation_config.json': llama3GenerationConfig(false),
+    });
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('tokenizer-class')).toHaveText('PreTrainedTokenizerFast');
+    await expect(page.getByTestId('tokenizer-special-tokens')).toContainText('BOS250"<|begin_of_text|>"');
+    await expect(page.getByTestId('tokenizer-stop-ids')).toHaveText('251 <|end_of_text|>');
+    await expect(page.getByTestId('chat-preview')).toContainText(PREVIEW_TURN_END);
+    const finding = page.getByTestId('tokenizer-finding');
+    await expect(finding).toHaveAttribute('data-code', 'end-of-turn-not-stop');
+    await expect(finding).toContainText(
+      "ends the assistant's turn with <|eot_id|> (id 254), but generation stops only at generation_config.json: 251 (<|end_of_text|>)",
+    );
+    await expect(page.getByTestId('tokenizer-added-tokens')).toContainText('<|eot_id|> 254');
+    // Found at load, with the other findings, before the tab was opened as well.
+    await expect(page.getByRole('region', { name: 'Warnings' })).toContainText('end-of-turn-not-stop');
+    await expect(page.getByTestId('sidecars-read')).toHaveText(
+      'Also read tokenizer_config.json, generation_config.json: the Tokenizer tab shows what they say.',
+    );
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.screenshot({ path: testInfo.outputPath(`tokenizer-${width}.png`), fullPage: true });
+    }
+    watch.expectClean();
+  });
+
+  test('the fixed generation_config.json: the turn end is one generation stops at', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await drop(page, {
+      'model.safetensors': TINY_MODEL,
+      'tokenizer_config.json': llama3TokenizerConfig(),
+      'generation_config.json': llama3GenerationConfig(true),
+    });
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('tokenizer-turn-end')).toHaveText(
+      'A turn ends with <|eot_id|> (id 254), which generation stops at (generation_config.json: 251 (<|end_of_text|>), 254 (<|eot_id|>)).',
+    );
+    await expect(page.getByTestId('tokenizer-finding')).toHaveCount(0);
+    watch.expectClean();
+  });
+
+  test('tokens added without embedding rows: an error in Findings as soon as the model loads', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await drop(page, { 'model.safetensors': TINY_MODEL, 'tokenizer_config.json': chatmlTokenizerConfig(true) });
+    const finding = page.locator('[data-code="tokenizer-beyond-embedding"]');
+    await expect(finding).toContainText(
+      'tokenizer_config.json adds 2 tokens at ids past the embedding: <|im_start|> (256), <|im_end|> (257), but model.embed_tokens.weight has 256 rows',
+    );
+    await expect(page.getByRole('region', { name: 'Errors' })).toContainText('tokenizer-beyond-embedding');
+    watch.expectClean();
+  });
+
+  test('a repository on the fake Hub: the listed files read only when the tab opens, once', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${LISTED_REPO}/tree/main`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await expect(page.getByTestId('verdict-pending')).toHaveCount(0);
+    await page.getByRole('tab', { name: 'Model' }).click();
+    expect(await tokenizerGets(LISTED_REPO)).toEqual([]);
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('chat-preview')).toContainText(PREVIEW_TURN_END);
+    await expect(page.getByTestId('tokenizer-turn-end')).toContainText('which generation stops at');
+    await page.getByRole('tab', { name: 'Tensors' }).click();
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('tokenizer-panel')).toBeVisible();
+    const gets = await tokenizerGets(LISTED_REPO);
+    expect(gets.map((entry) => entry.path.split('/').pop()).sort()).toEqual([
+      'chat_template.jinja',
+      'generation_config.json',
+      'tokenizer_config.json',
+    ]);
+    watch.expectClean();
+  });
+
+  test('a file URL with nothing beside it: the names tried once, and the tab says so', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${BARE_REPO}/resolve/main/model.safetensors`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('tokenizer-status')).toHaveText(
+      'No tokenizer files found beside the model (tried tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json).',
+    );
+    const gets = await tokenizerGets(BARE_REPO);
+    expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404]);
+    watch.expectClean([/404/]);
+  });
+});

@@ -1,0 +1,21 @@
+/**
+ * Renders a model's default chat template on the sample conversation (chat-preview.ts) so the tokenizer analysis
+ * can read where a turn ends. Async because the interpreter loads on first use; the worker awaits it before the
+ * analyses run, and only when tokenizer files were read, so a load without them never loads the interpreter.
+ */
+import { renderChatPreview } from './chat-preview';
+import type { TokenizerFiles } from './tokenizer-files';
+import { summarizeTokenizer } from './tokenizer-summary';
+
+export async function withRenderedSample(files: TokenizerFiles | undefined): Promise<TokenizerFiles | undefined> {
+  const summary = files ? summarizeTokenizer(files) : null;
+  const template = summary?.templates.find((entry) => entry.name === 'default');
+  if (files === undefined || summary === null || template === undefined) {
+    return files;
+  }
+  const text = (role: string) => summary.special.find((token) => token.role === role)?.text ?? '';
+  return {
+    ...files,
+    renderedSample: await renderChatPreview({ source: template.source, bos: text('bos'), eos: text('eos') }),
+  };
+}

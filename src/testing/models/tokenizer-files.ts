@@ -1,0 +1,88 @@
+/**
+ * Tokenizer files for the tiny models (tinyLlamaTensors: 256 embedding rows), laid out as transformers writes them:
+ * tokenizer_config.json with AddedToken objects and `added_tokens_decoder`, chat_template.jinja, chat_template.json
+ * and generation_config.json. Two layouts of released models, shrunk: Llama 3 Instruct's header tokens and
+ * `<|eot_id|>` (whose first generation_config.json stopped at `<|end_of_text|>` only), and ChatML's
+ * `<|im_start|>`/`<|im_end|>`.
+ */
+
+/** An AddedToken as tokenizer_config.json writes it. */
+function addedToken(content: string, special = true) {
+  return { content, lstrip: false, normalized: false, rstrip: false, single_word: false, special };
+}
+
+/** Llama 3 Instruct's template, shortened (no tools, no date lines). */
+export const LLAMA3_TEMPLATE =
+  "{{- bos_token }}{%- for message in messages %}{{- '<|start_header_id|>' + message['role'] + " +
+  "'<|end_header_id|>\\n\\n' + message['content'] | trim + '<|eot_id|>' }}{%- endfor %}" +
+  "{%- if add_generation_prompt %}{{- '<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{%- endif %}";
+
+/** Llama 3's added tokens, at the top of the 256 rows: ids 250 to 254. */
+export const LLAMA3_IDS = { begin: 250, end: 251, startHeader: 252, endHeader: 253, eot: 254 } as const;
+
+export function llama3TokenizerConfig(): Record<string, unknown> {
+  return {
+    added_tokens_decoder: {
+      [LLAMA3_IDS.begin]: addedToken('<|begin_of_text|>'),
+      [LLAMA3_IDS.end]: addedToken('<|end_of_text|>'),
+      [LLAMA3_IDS.startHeader]: addedToken('<|start_header_id|>'),
+      [LLAMA3_IDS.endHeader]: addedToken('<|end_header_id|>'),
+      [LLAMA3_IDS.eot]: addedToken('<|eot_id|>'),
+    },
+    bos_token: '<|begin_of_text|>',
+    chat_template: LLAMA3_TEMPLATE,
+    clean_up_tokenization_spaces: true,
+    eos_token: '<|eot_id|>',
+    model_input_names: ['input_ids', 'attention_mask'],
+    model_max_length: 131072,
+    tokenizer_class: 'PreTrainedTokenizerFast',
+  };
+}
+
+/** generation_config.json as first released (stops at <|end_of_text|> only), or fixed to stop at <|eot_id|> too. */
+export function llama3GenerationConfig(fixed: boolean): Record<string, unknown> {
+  return {
+    bos_token_id: LLAMA3_IDS.begin,
+    do_sample: true,
+    eos_token_id: fixed ? [LLAMA3_IDS.end, LLAMA3_IDS.eot] : LLAMA3_IDS.end,
+    max_length: 4096,
+    temperature: 0.6,
+    top_p: 0.9,
+    transformers_version: '4.40.0.dev0',
+  };
+}
+
+export const CHATML_TEMPLATE =
+  "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>' + " +
+  "'\\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}";
+
+/**
+ * A ChatML finetune of the tiny model whose two new tokens were never given embedding rows: ids 256 and 257 of a
+ * 256-row embedding (`beyond: false` puts them at 254 and 255).
+ */
+export function chatmlTokenizerConfig(beyond = true): Record<string, unknown> {
+  const start = beyond ? 256 : 254;
+  return {
+    add_bos_token: true,
+    add_eos_token: false,
+    added_tokens_decoder: {
+      0: addedToken('<unk>'),
+      1: addedToken('<s>'),
+      2: addedToken('</s>'),
+      [start]: addedToken('<|im_start|>'),
+      [start + 1]: addedToken('<|im_end|>'),
+    },
+    bos_token: { __type: 'AddedToken', ...addedToken('<s>') },
+    chat_template: CHATML_TEMPLATE,
+    eos_token: '<|im_end|>',
+    // int(1e30): transformers' "no limit" (VERY_LARGE_INTEGER).
+    model_max_length: 1e30,
+    pad_token: '</s>',
+    tokenizer_class: 'LlamaTokenizer',
+    unk_token: '<unk>',
+  };
+}
+
+export function jsonBytes(value: unknown): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(value, null, 2));
+}

@@ -1,0 +1,166 @@
+/**
+ * The tokenizer's files, worker end to end against the test servers: a repository's listed ones and the ones tried
+ * beside a file URL are not read by the load, only when the Tokenizer tab asks, together with the config.json read
+ * on demand or after it; a dropped folder's are read with the other sidecars.
+ */
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildSafetensors } from '../testing/build-safetensors';
+import type { FixtureDir } from '../testing/fixture-dir';
+import { resultAndKept } from '../testing/kept-load';
+import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import {
+  chatmlTokenizerConfig,
+  jsonBytes,
+  LLAMA3_TEMPLATE,
+  llama3GenerationConfig,
+  llama3TokenizerConfig,
+} from '../testing/models/tokenizer-files';
+import { e2eRoutes } from '../testing/servers/e2e-routes';
+import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
+import { setUpTestServers } from '../testing/test-server-setup';
+
+let fixtures: FixtureDir;
+let servers: TestServers;
+
+setUpTestServers(async (dir) => {
+  fixtures = dir;
+  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
+  return servers;
+});
+
+/** The tiny Llama (256 embedding rows) with a config.json for its KV cache. */
+const MODEL = buildSafetensors(tinyLlamaTensors(2, 64, 172, 256));
+const CONFIG = jsonBytes({
+  model_type: 'llama',
+  architectures: ['LlamaForCausalLM'],
+  hidden_size: 64,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 1,
+  head_dim: 16,
+  vocab_size: 256,
+});
+
+async function writeRepo(repo: string, files: Record<string, Uint8Array | string>): Promise<void> {
+  await mkdir(path.join(fixtures.root, 'hub/lens-tok', repo), { recursive: true });
+  for (const [name, content] of Object.entries(files)) {
+    await fixtures.write(
+      `hub/lens-tok/${repo}/${name}`,
+      typeof content === 'string' ? new TextEncoder().encode(content) : content,
+    );
+  }
+}
+
+const open = resultAndKept;
+
+const requestsFor = (repo: string): RequestLogEntry[] =>
+  servers.log.entries.filter((entry) => entry.path.includes(`/lens-tok/${repo}/`) && entry.method === 'GET');
+const tokenizerRequests = (repo: string) =>
+  requestsFor(repo).filter((entry) =>
+    /(tokenizer_config|generation_config|chat_template)\.(json|jinja)$/.test(entry.path),
+  );
+
+describe("the tokenizer's files", () => {
+  it('of a repository: listed, left for the Tokenizer tab, then read once with the analyses run again', async () => {
+    const repo = 'listed';
+    await writeRepo(repo, {
+      'model.safetensors': MODEL,
+      'config.json': CONFIG,
+      'tokenizer_config.json': jsonBytes(chatmlTokenizerConfig(true)),
+      'generation_config.json': jsonBytes(llama3GenerationConfig(true)),
+      'chat_template.jinja': LLAMA3_TEMPLATE,
+      'special_tokens_map.json': '{}',
+    });
+    const { result, kept } = await open({
+      kind: 'url',
+      url: `${servers.originA}/hub/api/models/lens-tok/${repo}/tree/main`,
+    });
+    expect(result.sidecarsRead).toEqual(['config.json']);
+    expect(result.tokenizerOnDemand?.sort()).toEqual([
+      'chat_template.jinja',
+      'generation_config.json',
+      'tokenizer_config.json',
+    ]);
+    expect(tokenizerRequests(repo)).toEqual([]);
+
+    const [update, again] = await Promise.all([kept.readSidecars?.('tokenizer'), kept.readSidecars?.('tokenizer')]);
+    expect(again).toEqual(update);
+    expect(update?.sidecarsRead).toEqual(['tokenizer_config.json', 'chat_template.jinja', 'generation_config.json']);
+    expect(update?.sections.tokenizer).toMatchObject({
+      tokenizerClass: 'LlamaTokenizer',
+      templates: [{ name: 'default', file: 'chat_template.jinja', source: LLAMA3_TEMPLATE }],
+      generation: { eosIds: [251, 254] },
+    });
+    expect(update?.analysisFindings.map((finding) => finding.code)).toContain('tokenizer-beyond-embedding');
+    // The config.json read with the load still feeds the memory estimate after the re-run.
+    expect(update?.sections.memory?.config).toBe('config.json');
+    expect(tokenizerRequests(repo)).toHaveLength(3);
+    expect(update?.network?.byPurpose?.sidecars?.requests).toBe(4);
+  });
+
+  it('beside a file URL: tried by name when asked, after the config.json read on demand, building on it', async () => {
+    const repo = 'beside';
+    await writeRepo(repo, {
+      'model.safetensors': MODEL,
+      'config.json': CONFIG,
+      'tokenizer_config.json': jsonBytes(llama3TokenizerConfig()),
+      'generation_config.json': jsonBytes(llama3GenerationConfig(false)),
+    });
+    const { result, kept } = await open({
+      kind: 'url',
+      url: `${servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
+    });
+    expect(result.sidecarsOnDemand).toEqual(['config.json']);
+    expect(result.tokenizerOnDemand).toEqual([
+      'tokenizer_config.json',
+      'chat_template.jinja',
+      'chat_template.json',
+      'generation_config.json',
+    ]);
+    const config = await kept.readSidecars?.('config');
+    expect(config?.sections.memory?.config).toBe('config.json');
+    expect(config?.sections.tokenizer).toBeUndefined();
+    const tokenizer = await kept.readSidecars?.('tokenizer');
+    expect(tokenizer?.sidecarsRead).toEqual(['tokenizer_config.json', 'generation_config.json']);
+    expect(tokenizer?.sections.memory?.config).toBe('config.json');
+    expect(tokenizer?.sections.tokenizer?.generation?.eosIds).toEqual([251]);
+    // The two names that are not there cost one request each.
+    expect(
+      tokenizerRequests(repo)
+        .map((entry) => entry.status)
+        .sort(),
+    ).toEqual([206, 206, 404, 404]);
+  });
+
+  it('nothing beside a URL: every name tried once, the section absent, the header-only analyses kept', async () => {
+    const repo = 'bare';
+    await writeRepo(repo, { 'model.safetensors': MODEL });
+    const { result, kept } = await open({
+      kind: 'url',
+      url: `${servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
+    });
+    const update = await kept.readSidecars?.('tokenizer');
+    expect(update?.sidecarsRead).toEqual([]);
+    expect(update?.sections.tokenizer).toBeUndefined();
+    expect(update?.sections.architecture?.layers).toBe(2);
+    expect(result.tokenizerOnDemand).toHaveLength(4);
+    expect(tokenizerRequests(repo).map((entry) => entry.status)).toEqual([404, 404, 404, 404]);
+  });
+
+  it('dropped with the model: read with the other sidecars, nothing left for later', async () => {
+    const entries = [
+      { path: 'm/model.safetensors', blob: new Blob([MODEL as BlobPart]) },
+      { path: 'm/config.json', blob: new Blob([CONFIG as BlobPart]) },
+      { path: 'm/tokenizer_config.json', blob: new Blob([jsonBytes(llama3TokenizerConfig()) as BlobPart]) },
+      { path: 'm/chat_template.jinja', blob: new Blob([LLAMA3_TEMPLATE]) },
+      // Too deep: the model's folder or the nearest above it count, not a subfolder.
+      { path: 'm/sub/generation_config.json', blob: new Blob([jsonBytes(llama3GenerationConfig(true)) as BlobPart]) },
+    ];
+    const { result, kept } = await open({ kind: 'files', files: entries });
+    expect(result.sidecarsRead).toEqual(['m/config.json', 'm/tokenizer_config.json', 'm/chat_template.jinja']);
+    expect(result.tokenizerOnDemand).toBeUndefined();
+    expect(await kept.readSidecars?.('tokenizer')).toBeUndefined();
+  });
+});
