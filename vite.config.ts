@@ -18,7 +18,7 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
   "form-action 'none'",
   "require-trusted-types-for 'script'",
-  // The one policy allowed: src/app/trusted-types.ts, which lets only same-origin script URLs (the worker) through.
+  // The one policy allowed: src/lib/trusted-types.ts, which lets only same-origin script URLs (the worker) through.
   'trusted-types default',
 ].join('; ');
 

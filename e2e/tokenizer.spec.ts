@@ -167,4 +167,26 @@ test.describe('the Tokenizer tab', () => {
     expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404]);
     watch.expectClean([/404/]);
   });
+
+  test('a template that never ends: the load completes, and the preview says it was stopped', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const endless = '{% for i in range(100000000000) %}{% endfor %}never';
+    await drop(page, {
+      'model.safetensors': TINY_MODEL,
+      'tokenizer_config.json': { ...llama3TokenizerConfig(), chat_template: endless },
+    });
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    // The sample render in the parser worker was stopped too: the report completed, with the tokenizer section.
+    await expect(page.getByTestId('verdict-pending')).toHaveCount(0);
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('chat-preview-error')).toHaveText(
+      'The template did not finish rendering within 2 s and was stopped: it loops for too long, or for ever, on the sample conversation.',
+    );
+    await expect(page.getByTestId('tokenizer-turn-end')).toHaveCount(0);
+    // The page stayed responsive: another tab opens at once.
+    await page.getByRole('tab', { name: 'Dtypes' }).click();
+    await expect(page.getByRole('tab', { name: 'Dtypes' })).toHaveAttribute('aria-selected', 'true');
+    watch.expectClean();
+  });
 });

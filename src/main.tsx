@@ -1,5 +1,5 @@
 // First: the Trusted Types policy must exist before anything creates a worker or touches a DOM sink.
-import './app/trusted-types';
+import './lib/trusted-types';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App';

@@ -177,6 +177,12 @@ export const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
  */
 export const MAX_TOKENIZER_FILE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * A chat template renders the sample conversation in milliseconds; one still running after this is looping for too
+ * long or for ever (a template is a program from the file being inspected), and its worker is terminated.
+ */
+export const TEMPLATE_RENDER_TIMEOUT_MS = 2_000;
+
 /** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
 export const MAX_REPO_FILES = 100_000;
 

@@ -2,7 +2,8 @@
 import type { StateCreator } from 'zustand';
 import { GPUS } from '../core/analysis/memory/estimate';
 import { DEFAULT_QUERY, fileOrderAnswer, type TableQuery } from '../core/table-query';
-import { queryTable } from '../worker/client';
+import { queryTable, renderChatTemplate } from '../worker/client';
+import type { ChatPreview, ChatTemplateInput } from '../core/analysis/tokenizer/chat-preview';
 import { createTableQueries, hungFilterNotice } from './source-loader';
 import { nextTask } from '../lib/after-paint';
 import type { AppState } from './store';
@@ -64,6 +65,8 @@ export interface ViewSlice {
   setQuery: (patch: Partial<TableQuery>) => void;
   selectRow: (row: number | null) => void;
   setPanel: (panel: Panel) => void;
+  /** A chat template rendered on the sample conversation, in a worker of its own (worker/template-renderer.ts). */
+  renderChatTemplate: (input: ChatTemplateInput) => Promise<ChatPreview>;
   setChartMetric: (metric: ChartMetric) => void;
   showFindingTensors: (code: string, rows: number[]) => void;
   /** Filters the table to one module-tree node and switches to the table. */
@@ -106,6 +109,7 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
     },
     selectRow: (row) => set({ selectedRow: row }),
     setPanel: (panel) => set({ activePanel: panel }),
+    renderChatTemplate,
     setChartMetric: (metric) => set({ chartMetric: metric }),
     showFindingTensors: (code, rows) => {
       set({

@@ -22,6 +22,8 @@ import type {
   StallNotice,
 } from '../core/result';
 import type { SideNetworks, WorkerRequest, WorkerResponse } from './protocol';
+import { renderChatPreviewIsolated } from './template-renderer';
+import type { ChatPreview, ChatTemplateInput } from '../core/analysis/tokenizer/chat-preview';
 import type { ValueScan } from '../core/values/value-scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
@@ -443,4 +445,9 @@ export function queryComparison(compareId: number, query: CompareQuery): Promise
 
 export function releaseComparison(compareId: number): void {
   send({ type: 'compare-release', compareId });
+}
+
+/** A chat template rendered on the sample conversation in a worker of its own, stopped if it runs too long. */
+export function renderChatTemplate(input: ChatTemplateInput): Promise<ChatPreview> {
+  return renderChatPreviewIsolated(input);
 }

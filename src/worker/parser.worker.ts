@@ -2,6 +2,7 @@
  * The parser worker: loads sources (worker/load-source.ts reads them through io/ and parses them with core/), keeps
  * their rows, and answers table queries and comparisons over them. Imports nothing from features/ or state/.
  */
+import { installTrustedTypesPolicy } from '../lib/trusted-types';
 import { queryRows } from '../core/table-query';
 import { handleCompareRequest } from './compare-handler';
 import { compareValuesReply } from './values-compare';
@@ -15,6 +16,9 @@ import { ValuesUnavailable } from '../core/values/tensor-values';
 import { readTensorValues, scanValues } from './values-handler';
 import { sliceReaderOverPort } from './slice-service';
 import { setOffThreadSlicer } from '../io/file-reader';
+
+// The worker this one starts (the chat-template renderer) needs the Trusted Types policy in this realm too.
+installTrustedTypesPolicy();
 
 /** Bytes a kept load holds: header bytes, typed columns, and the decoded names (UTF-16, so about 2 bytes a char). */
 function keptBytes(load: KeptLoad): number {

@@ -31,6 +31,7 @@ import type { KeptLoad, LoadSession } from './load-source';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { sidecarReaderFor, type FirstRun } from './sidecars-on-demand';
 import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample';
+import { renderChatPreviewIsolated } from './template-renderer';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 import { compareFactsOf } from '../core/compare/compare';
 
@@ -190,7 +191,7 @@ async function publishRemembered(
   const waitsForPaint = !carriesAnalyses && parsed.tensors.count > MAX_ROWS_HELD_FOR_ANALYSES;
   const [data, tokenizer] = await Promise.all([
     readAnalysisData(parsed, request, signal, loaded.locate, loaded.remote),
-    withRenderedSample(loaded.sidecars.tokenizer),
+    withRenderedSample(loaded.sidecars.tokenizer, renderChatPreviewIsolated),
     waitsForPaint ? resultPainted(ctx) : undefined,
   ]);
   markStep('analysis-data-read');

@@ -12,6 +12,7 @@ import type { SidecarsGroup, SidecarsUpdate } from '../core/result';
 import type { NetworkStats } from '../io/sources/meter';
 import type { SidecarsOnDemand } from '../io/sources/sidecars';
 import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample';
+import { renderChatPreviewIsolated } from './template-renderer';
 
 /** The first run of the analyses and its input, or null when the load ended without one (cancelled, rejected). */
 export type FirstRun = { run: AnalysisRun; input: AnalysisInput } | null;
@@ -64,7 +65,7 @@ async function readAndRerun(
     // A failed read costs only the hints it would have given; the next group still builds on this base.
     return { base, update: null };
   }
-  const tokenizer = await withRenderedSample(read.sidecars.tokenizer);
+  const tokenizer = await withRenderedSample(read.sidecars.tokenizer, renderChatPreviewIsolated);
   const sidecars = { ...base.input.sidecars, ...read.sidecars, ...(tokenizer && { tokenizer }) };
   onRead(sidecars);
   const input = { ...base.input, sidecars };

@@ -4,15 +4,13 @@
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { groupDigits } from '../../core/number-format';
-import {
-  renderChatPreview,
-  type ChatPreview,
-  type ChatTemplateInput,
-} from '../../core/analysis/tokenizer/chat-preview';
+import type { ChatPreview, ChatTemplateInput } from '../../core/analysis/tokenizer/chat-preview';
+import { useAppStore } from '../../state/store';
 import './chat-template.css';
 
 /** The preview of `input`, rendered on first use of the interpreter; null while it renders. */
 export function useChatPreview(input: ChatTemplateInput | null): ChatPreview | null {
+  const render = useAppStore((state) => state.renderChatTemplate);
   const [preview, setPreview] = useState<{ input: ChatTemplateInput; preview: ChatPreview } | null>(null);
   const source = input?.source;
   const bos = input?.bos;
@@ -23,7 +21,7 @@ export function useChatPreview(input: ChatTemplateInput | null): ChatPreview | n
     }
     let live = true;
     const asked = { source, bos, eos };
-    void renderChatPreview(asked).then((rendered) => {
+    void render(asked).then((rendered) => {
       if (live) {
         setPreview({ input: asked, preview: rendered });
       }
@@ -31,7 +29,7 @@ export function useChatPreview(input: ChatTemplateInput | null): ChatPreview | n
     return () => {
       live = false;
     };
-  }, [source, bos, eos]);
+  }, [source, bos, eos, render]);
   const current = preview?.input;
   return current && current.source === source && current.bos === bos && current.eos === eos ? preview.preview : null;
 }

@@ -9,6 +9,7 @@ import { endOfTurn, endOfTurnFinding } from './end-of-turn';
 import { withTokenizerFile, type TokenizerFiles } from './tokenizer-files';
 import { summarizeTokenizer } from './tokenizer-summary';
 import { withRenderedSample } from './tokenizer-sample';
+import { renderChatPreview } from './chat-preview';
 import { tokenizerAnalysis } from './tokenizer';
 import { inputFromFixture } from '../../../testing/models/header-from-specs';
 import { tinyLlamaTensors } from '../../../testing/fixture-manifest';
@@ -109,7 +110,7 @@ describe('where the template ends a turn, against what generation stops at', () 
     let files: TokenizerFiles = {};
     files = withTokenizerFile(files, 'tokenizer_config.json', llama3TokenizerConfig());
     files = withTokenizerFile(files, 'generation_config.json', llama3GenerationConfig(false));
-    const tokenizer = await withRenderedSample(files);
+    const tokenizer = await withRenderedSample(files, renderChatPreview);
     expect(tokenizer?.renderedSample).toMatchObject({ ok: true, note: null });
     const fixture = { fileName: 'model.safetensors', specs: tinyLlamaTensors(), sidecars: { tokenizer } };
     const { section, findings } = tokenizerAnalysis.run(inputFromFixture(fixture));
@@ -123,7 +124,7 @@ describe('where the template ends a turn, against what generation stops at', () 
 
   it('renders nothing without a default template', async () => {
     const files = withTokenizerFile({}, 'generation_config.json', llama3GenerationConfig(true));
-    expect(await withRenderedSample(files)).toBe(files);
-    expect(await withRenderedSample(undefined)).toBeUndefined();
+    expect(await withRenderedSample(files, renderChatPreview)).toBe(files);
+    expect(await withRenderedSample(undefined, renderChatPreview)).toBeUndefined();
   });
 });

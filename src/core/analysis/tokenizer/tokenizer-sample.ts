@@ -3,11 +3,15 @@
  * can read where a turn ends. Async because the interpreter loads on first use; the worker awaits it before the
  * analyses run, and only when tokenizer files were read, so a load without them never loads the interpreter.
  */
-import { renderChatPreview } from './chat-preview';
+import type { ChatPreview, ChatTemplateInput } from './chat-preview';
 import type { TokenizerFiles } from './tokenizer-files';
 import { summarizeTokenizer } from './tokenizer-summary';
 
-export async function withRenderedSample(files: TokenizerFiles | undefined): Promise<TokenizerFiles | undefined> {
+/** `render` runs the interpreter: the worker passes one that stops a template that never ends (worker/template-renderer.ts). */
+export async function withRenderedSample(
+  files: TokenizerFiles | undefined,
+  render: (input: ChatTemplateInput) => Promise<ChatPreview>,
+): Promise<TokenizerFiles | undefined> {
   const summary = files ? summarizeTokenizer(files) : null;
   const template = summary?.templates.find((entry) => entry.name === 'default');
   if (files === undefined || summary === null || template === undefined) {
@@ -16,6 +20,6 @@ export async function withRenderedSample(files: TokenizerFiles | undefined): Pro
   const text = (role: string) => summary.special.find((token) => token.role === role)?.text ?? '';
   return {
     ...files,
-    renderedSample: await renderChatPreview({ source: template.source, bos: text('bos'), eos: text('eos') }),
+    renderedSample: await render({ source: template.source, bos: text('bos'), eos: text('eos') }),
   };
 }
