@@ -13,6 +13,7 @@ import {
   LLAMA3_TEMPLATE,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  legacyTokenizerFiles,
 } from '../src/testing/models/tokenizer-files';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
 
@@ -61,7 +62,9 @@ async function openUrl(page: Page, url: string): Promise<void> {
 
 async function tokenizerGets(repo: string): Promise<Array<{ path: string; status: number | null }>> {
   return (await serverLog(`/hub/${HUB_ORG}/${repo}/resolve/main/`)).filter(
-    (entry) => entry.method === 'GET' && /(tokenizer_config|generation_config|chat_template)\./.test(entry.path),
+    (entry) =>
+      entry.method === 'GET' &&
+      /(tokenizer_config|generation_config|chat_template|special_tokens_map|added_tokens)\./.test(entry.path),
   );
 }
 
@@ -131,6 +134,21 @@ test.describe('the Tokenizer tab', () => {
     watch.expectClean();
   });
 
+  test("an older save's added_tokens.json: the pad token past the rows is named with the file it came from", async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await drop(page, { 'model.safetensors': TINY_MODEL, ...legacyTokenizerFiles() });
+    await expect(page.locator('[data-code="tokenizer-beyond-embedding"]')).toContainText(
+      'added_tokens.json adds 1 token at ids past the embedding: [PAD] (256)',
+    );
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('tokenizer-special-tokens')).toContainText('PAD256"[PAD]"');
+    await expect(page.getByTestId('tokenizer-no-template')).toBeVisible();
+    watch.expectClean();
+  });
+
   test('a repository on the fake Hub: the listed files read only when the tab opens, once', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
@@ -161,10 +179,10 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-status')).toHaveText(
-      'No tokenizer files found beside the model (tried tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json).',
+      'No tokenizer files found beside the model (tried tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json, special_tokens_map.json, added_tokens.json).',
     );
     const gets = await tokenizerGets(BARE_REPO);
-    expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404]);
+    expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404, 404, 404]);
     watch.expectClean([/404/]);
   });
 

@@ -16,6 +16,7 @@ import {
   LLAMA3_TEMPLATE,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  legacyTokenizerFiles,
 } from '../testing/models/tokenizer-files';
 import { e2eRoutes } from '../testing/servers/e2e-routes';
 import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
@@ -59,7 +60,9 @@ const requestsFor = (repo: string): RequestLogEntry[] =>
   servers.log.entries.filter((entry) => entry.path.includes(`/lens-tok/${repo}/`) && entry.method === 'GET');
 const tokenizerRequests = (repo: string) =>
   requestsFor(repo).filter((entry) =>
-    /(tokenizer_config|generation_config|chat_template)\.(json|jinja)$/.test(entry.path),
+    /(tokenizer_config|generation_config|chat_template|special_tokens_map|added_tokens)\.(json|jinja)$/.test(
+      entry.path,
+    ),
   );
 
 describe("the tokenizer's files", () => {
@@ -78,10 +81,12 @@ describe("the tokenizer's files", () => {
       url: `${servers.originA}/hub/api/models/lens-tok/${repo}/tree/main`,
     });
     expect(result.sidecarsRead).toEqual(['config.json']);
-    expect(result.tokenizerOnDemand?.sort()).toEqual([
+    // In the order they are applied; special_tokens_map.json is listed, and read only if an older save needs it.
+    expect(result.tokenizerOnDemand).toEqual([
+      'tokenizer_config.json',
       'chat_template.jinja',
       'generation_config.json',
-      'tokenizer_config.json',
+      'special_tokens_map.json',
     ]);
     expect(tokenizerRequests(repo)).toEqual([]);
 
@@ -118,6 +123,8 @@ describe("the tokenizer's files", () => {
       'chat_template.jinja',
       'chat_template.json',
       'generation_config.json',
+      'special_tokens_map.json',
+      'added_tokens.json',
     ]);
     const config = await kept.readSidecars?.('config');
     expect(config?.sections.memory?.config).toBe('config.json');
@@ -145,8 +152,34 @@ describe("the tokenizer's files", () => {
     expect(update?.sidecarsRead).toEqual([]);
     expect(update?.sections.tokenizer).toBeUndefined();
     expect(update?.sections.architecture?.layers).toBe(2);
-    expect(result.tokenizerOnDemand).toHaveLength(4);
-    expect(tokenizerRequests(repo).map((entry) => entry.status)).toEqual([404, 404, 404, 404]);
+    expect(result.tokenizerOnDemand).toHaveLength(6);
+    expect(tokenizerRequests(repo).map((entry) => entry.status)).toEqual([404, 404, 404, 404, 404, 404]);
+  });
+
+  it('an older save beside a URL: special_tokens_map.json and added_tokens.json in a second round', async () => {
+    const repo = 'legacy';
+    const legacy = legacyTokenizerFiles();
+    await writeRepo(repo, {
+      'model.safetensors': MODEL,
+      ...Object.fromEntries(Object.entries(legacy).map(([name, value]) => [name, jsonBytes(value)])),
+    });
+    const { kept } = await open({
+      kind: 'url',
+      url: `${servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
+    });
+    const update = await kept.readSidecars?.('tokenizer');
+    expect(update?.sidecarsRead).toEqual(['tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json']);
+    expect(update?.analysisFindings.find((finding) => finding.code === 'tokenizer-beyond-embedding')?.message).toMatch(
+      /^added_tokens\.json adds 1 token at ids past the embedding: \[PAD\] \(256\)/,
+    );
+    const requests = tokenizerRequests(repo).map((entry) => `${entry.path.split('/').pop()} ${entry.status}`);
+    expect(requests.slice(0, 4).sort()).toEqual([
+      'chat_template.jinja 404',
+      'chat_template.json 404',
+      'generation_config.json 404',
+      'tokenizer_config.json 206',
+    ]);
+    expect(requests.slice(4).sort()).toEqual(['added_tokens.json 206', 'special_tokens_map.json 206']);
   });
 
   it('dropped with the model: read with the other sidecars, nothing left for later', async () => {

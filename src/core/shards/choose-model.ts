@@ -4,7 +4,7 @@
  * belong to a choice are found by folder. Pure: works on paths (`/`-separated) and optional sizes.
  */
 import { isNativeWeightsFile } from '../analysis/native-params';
-import { TOKENIZER_FILE_NAMES } from '../analysis/tokenizer/tokenizer-files';
+import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../analysis/tokenizer/tokenizer-files';
 import { compareShardNames, indexStem, type FileGrouping, type Sidecar } from './shard-names';
 
 export interface ModelChoice {
@@ -278,7 +278,9 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
   }
   if (tokenizer.size > 0) {
     // In the order they are applied (tokenizer_config.json first), whatever order the listing gave.
-    result.tokenizer = TOKENIZER_FILE_NAMES.flatMap((name) => tokenizer.get(name)?.file ?? []);
+    result.tokenizer = [...TOKENIZER_FILE_NAMES, ...LEGACY_TOKENIZER_FILE_NAMES].flatMap(
+      (name) => tokenizer.get(name)?.file ?? [],
+    );
   }
   const native = choice.files.some(isNativeWeightsFile);
   if (params !== undefined && (result.config === undefined || (native && paramsDepth >= configDepth))) {

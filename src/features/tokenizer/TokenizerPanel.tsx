@@ -49,7 +49,7 @@ export function TokenizerPanel({ result }: { result: LoadResult }) {
         <TemplatesCard section={section} />
       ) : (
         <p className="muted" data-testid="tokenizer-no-template">
-          No chat template: neither {section.files[0]} nor a chat_template.jinja carries one, so apply_chat_template
+          No chat template: neither tokenizer_config.json nor a chat_template.jinja carries one, so apply_chat_template
           refuses this tokenizer (a base model, or a template that was not saved).
         </p>
       )}

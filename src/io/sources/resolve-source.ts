@@ -71,7 +71,7 @@ import {
   type SidecarsOnDemand,
 } from './sidecars';
 import { urlsBeside } from '../config-beside';
-import { TOKENIZER_FILE_NAMES } from '../../core/analysis/tokenizer/tokenizer-files';
+import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../../core/analysis/tokenizer/tokenizer-files';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -196,7 +196,12 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
   // there feed the Tokenizer tab. Each is read when what it feeds is looked at, so the load itself costs the header
   // (or index and shard) reads only.
   const sidecarsOnDemand = sidecarBesideOnDemand(normalized.url, source.token, meter);
-  const tokenizerUrls = new Map(urlsBeside(normalized.url, TOKENIZER_FILE_NAMES)?.map((file) => [file.name, file.url]));
+  const tokenizerUrls = new Map(
+    urlsBeside(normalized.url, [...TOKENIZER_FILE_NAMES, ...LEGACY_TOKENIZER_FILE_NAMES])?.map((file) => [
+      file.name,
+      file.url,
+    ]),
+  );
   const tokenizerBeside =
     tokenizerUrls.size > 0
       ? tokenizerOnDemand([...tokenizerUrls.keys()], (name) => tokenizerUrls.get(name) ?? name, source.token, meter)

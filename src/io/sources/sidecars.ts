@@ -12,6 +12,8 @@ import type { Meter } from './meter';
 import { MAX_SIDECAR_BYTES, MAX_TOKENIZER_FILE_BYTES } from '../../core/limits';
 import {
   isTextTokenizerFile,
+  LEGACY_TOKENIZER_FILE_NAMES,
+  legacyFilesNeeded,
   withTokenizerFile,
   type TokenizerFiles,
 } from '../../core/analysis/tokenizer/tokenizer-files';
@@ -118,20 +120,32 @@ export function tokenizerOnDemand(
   };
 }
 
+/**
+ * Reads the tokenizer's files among `paths`, all at once; then, only when what was read calls for them (no
+ * added_tokens_decoder: an older save), its special_tokens_map.json and added_tokens.json, in a second round.
+ */
 async function readTokenizerFiles(
   paths: readonly string[],
   read: (path: string) => Promise<unknown>,
 ): Promise<{ files: TokenizerFiles; read: string[] }> {
-  const contents = await Promise.all(paths.map(read));
+  const isLegacy = (path: string) => LEGACY_TOKENIZER_FILE_NAMES.includes(path.slice(path.lastIndexOf('/') + 1));
   let files: TokenizerFiles = {};
   const done: string[] = [];
-  paths.forEach((path, at) => {
-    const next = withTokenizerFile(files, path, contents[at]);
-    if (next !== files) {
-      files = next;
-      done.push(path);
-    }
-  });
+  const readAll = async (round: readonly string[]) => {
+    const contents = await Promise.all(round.map(read));
+    round.forEach((path, at) => {
+      const next = withTokenizerFile(files, path, contents[at]);
+      if (next !== files) {
+        files = next;
+        done.push(path);
+      }
+    });
+  };
+  await readAll(paths.filter((path) => !isLegacy(path)));
+  const legacy = paths.filter(isLegacy);
+  if (legacy.length > 0 && legacyFilesNeeded(files)) {
+    await readAll(legacy);
+  }
   return { files, read: done };
 }
 

@@ -83,6 +83,26 @@ export function chatmlTokenizerConfig(beyond = true): Record<string, unknown> {
   };
 }
 
+/**
+ * A save from before transformers 4.34 (a Vicuna-style finetune): tokenizer_config.json without
+ * added_tokens_decoder, the special tokens in special_tokens_map.json, and a pad token added by added_tokens.json at
+ * the id after the base vocabulary (256 for the tiny model, whose embedding was not resized).
+ */
+export function legacyTokenizerFiles(): Record<string, Record<string, unknown>> {
+  return {
+    'tokenizer_config.json': {
+      add_bos_token: true,
+      bos_token: { __type: 'AddedToken', content: '<s>', lstrip: false, normalized: true, rstrip: false },
+      eos_token: '</s>',
+      model_max_length: 2048,
+      tokenizer_class: 'LlamaTokenizer',
+      unk_token: '<unk>',
+    },
+    'special_tokens_map.json': { bos_token: '<s>', eos_token: '</s>', pad_token: '[PAD]', unk_token: '<unk>' },
+    'added_tokens.json': { '[PAD]': 256 },
+  };
+}
+
 export function jsonBytes(value: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(value, null, 2));
 }

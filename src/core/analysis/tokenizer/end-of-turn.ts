@@ -43,7 +43,11 @@ export function endOfTurn(rendered: string, reply: string, section: TokenizerSec
   if (eos === undefined) {
     return { ...token, stops: null, stopsAt: 'no eos_token' };
   }
-  return { ...token, stops: eos.text === token.text, stopsAt: `${section.files[0]}: eos_token ${eos.text}` };
+  return {
+    ...token,
+    stops: eos.text === token.text,
+    stopsAt: `${section.specialTokensFile ?? 'tokenizer_config.json'}: eos_token ${eos.text}`,
+  };
 }
 
 /** The `end-of-turn-not-stop` finding for `end`, or null when generation stops there or it cannot be told. */

@@ -5,6 +5,7 @@ import {
   chatmlTokenizerConfig,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  legacyTokenizerFiles,
 } from '../../../testing/models/tokenizer-files';
 import { runAnalyses } from '../analysis-registry';
 import { withTokenizerFile, type TokenizerFiles } from './tokenizer-files';
@@ -38,6 +39,12 @@ describe('the tokenizer against the embedding', () => {
     expect(finding?.tensors).toEqual([0]);
     // The tab's section comes from the same files.
     expect(run.sections.tokenizer?.highestAddedId).toBe(257);
+  });
+
+  it("names added_tokens.json for an older save's pad token past the rows", () => {
+    expect(beyondOf(analysed(legacyTokenizerFiles()))?.message).toMatch(
+      /^added_tokens\.json adds 1 token at ids past the embedding: \[PAD\] \(256\), but model\.embed_tokens\.weight has 256 rows/,
+    );
   });
 
   it('says nothing when every id has a row, or when the embedding has spare rows', () => {

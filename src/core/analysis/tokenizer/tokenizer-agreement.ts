@@ -64,7 +64,7 @@ function addedBeyond(summary: TokenizerSection, rows: number): string | null {
   const listed = named.length > 0 ? named.join(', ') : `up to id ${highest}`;
   const rest = count - named.length;
   return (
-    `${summary.files[0]} adds ${plural(count, 'token')} at ids past the embedding: ${listed}` +
+    `${summary.addedTokensFile ?? 'tokenizer_config.json'} adds ${plural(count, 'token')} at ids past the embedding: ${listed}` +
     (rest > 0 && named.length > 0 ? ` and ${groupDigits(rest)} more` : '')
   );
 }

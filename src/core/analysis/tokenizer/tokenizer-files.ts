@@ -10,6 +10,9 @@
  * - `chat_template.json`: a processor's template (`{"chat_template": …}`), written for vision and audio models.
  * - `generation_config.json`: what `generate()` stops at (`eos_token_id`: one id or a list) and its sampling
  *   defaults.
+ * - `special_tokens_map.json` and `added_tokens.json` (token → id): written before transformers 4.34 put
+ *   `added_tokens_decoder` in tokenizer_config.json, and read only when it is not there: then the map's special
+ *   tokens override the config's.
  *
  * Pure: the IO layer reads the files (io/sources/sidecars.ts) and hands them over as parsed JSON or text.
  */
@@ -21,6 +24,8 @@ export const TOKENIZER_CONFIG_FILE = 'tokenizer_config.json';
 export const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
 export const PROCESSOR_TEMPLATE_FILE = 'chat_template.json';
 export const GENERATION_CONFIG_FILE = 'generation_config.json';
+export const SPECIAL_TOKENS_MAP_FILE = 'special_tokens_map.json';
+export const ADDED_TOKENS_FILE = 'added_tokens.json';
 
 /** The names a folder is searched for, in the order they are applied. */
 export const TOKENIZER_FILE_NAMES: readonly string[] = [
@@ -30,12 +35,17 @@ export const TOKENIZER_FILE_NAMES: readonly string[] = [
   GENERATION_CONFIG_FILE,
 ];
 
+/** The files transformers reads only when tokenizer_config.json has no added_tokens_decoder (legacyFilesNeeded). */
+export const LEGACY_TOKENIZER_FILE_NAMES: readonly string[] = [SPECIAL_TOKENS_MAP_FILE, ADDED_TOKENS_FILE];
+
 /** Which of the tokenizer's files a name is; the key it is kept under in TokenizerFiles. */
 export const TOKENIZER_FILE_KEYS: ReadonlyMap<string, keyof TokenizerFiles> = new Map([
   [TOKENIZER_CONFIG_FILE, 'tokenizerConfig'],
   [CHAT_TEMPLATE_FILE, 'chatTemplate'],
   [PROCESSOR_TEMPLATE_FILE, 'processorTemplate'],
   [GENERATION_CONFIG_FILE, 'generationConfig'],
+  [SPECIAL_TOKENS_MAP_FILE, 'specialTokensMap'],
+  [ADDED_TOKENS_FILE, 'addedTokensFile'],
 ] as const);
 
 /** The tokenizer files as read: JSON parsed, the template as text; `file` is the path it was read from. */
@@ -44,6 +54,8 @@ export interface TokenizerFiles {
   chatTemplate?: { file: string; text: string };
   processorTemplate?: { file: string; value: unknown };
   generationConfig?: { file: string; value: unknown };
+  specialTokensMap?: { file: string; value: unknown };
+  addedTokensFile?: { file: string; value: unknown };
   /**
    * The default chat template rendered on the sample conversation (tokenizer-sample.ts): the worker renders it
    * before the analyses run, since the interpreter loads on first use and an analysis' run cannot wait for it.
@@ -54,6 +66,15 @@ export interface TokenizerFiles {
 /** Whether `path` names one of the tokenizer's files. */
 export function isTokenizerFile(path: string): boolean {
   return TOKENIZER_FILE_KEYS.has(path.slice(path.lastIndexOf('/') + 1));
+}
+
+/**
+ * Whether transformers would read special_tokens_map.json and added_tokens.json with these files: when
+ * tokenizer_config.json gives no added_tokens_decoder (an older save, or no config at all).
+ */
+export function legacyFilesNeeded(files: TokenizerFiles): boolean {
+  const config = files.tokenizerConfig?.value;
+  return !(typeof config === 'object' && config !== null && 'added_tokens_decoder' in config);
 }
 
 /** Whether the file named `path` is read as text rather than JSON. */

@@ -6,6 +6,7 @@ import {
   LLAMA3_TEMPLATE,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  legacyTokenizerFiles,
 } from '../../../testing/models/tokenizer-files';
 import { withTokenizerFile, type TokenizerFiles } from './tokenizer-files';
 import { summarizeTokenizer } from './tokenizer-summary';
@@ -137,6 +138,34 @@ describe('summarizeTokenizer', () => {
     expect(summarizeTokenizer(files({ 'tokenizer_config.json': [1, 2] }))).toMatchObject({
       special: [],
       templates: [],
+    });
+  });
+
+  it('reads an older save: special_tokens_map.json over the config, added_tokens.json for ids', () => {
+    const section = summarizeTokenizer(files(legacyTokenizerFiles()));
+    expect(section).toMatchObject({
+      files: ['tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'],
+      special: [
+        { role: 'bos', text: '<s>', id: null },
+        { role: 'eos', text: '</s>', id: null },
+        { role: 'pad', text: '[PAD]', id: 256 },
+        { role: 'unk', text: '<unk>', id: null },
+      ],
+      addedTokens: [{ id: 256, text: '[PAD]', special: true }],
+      addedTokensFile: 'added_tokens.json',
+      specialTokensFile: 'special_tokens_map.json',
+    });
+  });
+
+  it('leaves the older files out once tokenizer_config.json has added_tokens_decoder, as transformers does', () => {
+    const section = summarizeTokenizer(
+      files({ ...legacyTokenizerFiles(), 'tokenizer_config.json': chatmlTokenizerConfig(false) }),
+    );
+    expect(section?.files).toEqual(['tokenizer_config.json']);
+    expect(section?.special.find((token) => token.role === 'pad')).toEqual({ role: 'pad', text: '</s>', id: 2 });
+    expect(section).toMatchObject({
+      addedTokensFile: 'tokenizer_config.json',
+      specialTokensFile: 'tokenizer_config.json',
     });
   });
 });

@@ -6,7 +6,7 @@
  */
 import { MAX_ADDED_TOKENS_KEPT } from '../analysis-limits';
 import { asString, isRecord } from '../values';
-import { CHAT_TEMPLATE_FILE, type TokenizerFiles } from './tokenizer-files';
+import { CHAT_TEMPLATE_FILE, legacyFilesNeeded, type TokenizerFiles } from './tokenizer-files';
 import type {
   AddedToken,
   ChatTemplateEntry,
@@ -36,11 +36,23 @@ const GENERATION_SETTINGS: readonly string[] = [
 
 export function summarizeTokenizer(files: TokenizerFiles): TokenizerSection | null {
   const config = isRecord(files.tokenizerConfig?.value) ? files.tokenizerConfig.value : null;
-  const present = [files.tokenizerConfig, files.chatTemplate, files.processorTemplate, files.generationConfig];
+  const legacy = legacyFilesNeeded(files);
+  const present = [
+    files.tokenizerConfig,
+    files.chatTemplate,
+    files.processorTemplate,
+    files.generationConfig,
+    ...(legacy ? [files.specialTokensMap, files.addedTokensFile] : []),
+  ];
   if (present.every((file) => file === undefined)) {
     return null;
   }
-  const added = addedTokens(config?.added_tokens_decoder);
+  // Before added_tokens_decoder, special_tokens_map.json's tokens overrode the config's (transformers < 4.34 saves).
+  const map = legacy && isRecord(files.specialTokensMap?.value) ? files.specialTokensMap.value : null;
+  const textOf = (role: SpecialTokenRole) => tokenText(map?.[`${role}_token`]) ?? tokenText(config?.[`${role}_token`]);
+  const added = legacy
+    ? legacyAddedTokens(files.addedTokensFile?.value, new Set([...ROLES.map(textOf), ...listedSpecials(map)]))
+    : addedTokens(config?.added_tokens_decoder);
   const idOf = new Map<string, number>();
   for (const token of added.kept) {
     if (!idOf.has(token.text)) {
@@ -49,7 +61,7 @@ export function summarizeTokenizer(files: TokenizerFiles): TokenizerSection | nu
   }
   const special: SpecialToken[] = [];
   for (const role of ROLES) {
-    const text = tokenText(config?.[`${role}_token`]);
+    const text = textOf(role);
     if (text !== null) {
       special.push({ role, text, id: idOf.get(text) ?? null });
     }
@@ -67,6 +79,15 @@ export function summarizeTokenizer(files: TokenizerFiles): TokenizerSection | nu
     addedTokens: added.kept,
     addedTokenCount: added.count,
     highestAddedId: added.highest,
+    addedTokensFile:
+      added.count === 0 ? null : ((legacy ? files.addedTokensFile : files.tokenizerConfig)?.file ?? null),
+    specialTokensFile:
+      special.length === 0
+        ? null
+        : ((map !== null && ROLES.some((role) => tokenText(map[`${role}_token`]) !== null)
+            ? files.specialTokensMap
+            : files.tokenizerConfig
+          )?.file ?? null),
     templates,
     shadowedTemplate: shadowed,
     generation: generationDefaults(files.generationConfig),
@@ -82,18 +103,39 @@ function tokenText(value: unknown): string | null {
   return isRecord(value) ? asString(value.content) : null;
 }
 
-function addedTokens(value: unknown): { kept: AddedToken[]; count: number; highest: number | null } {
-  if (!isRecord(value)) {
-    return { kept: [], count: 0, highest: null };
-  }
+type AddedTokens = { kept: AddedToken[]; count: number; highest: number | null };
+
+/** added_tokens_decoder: id → AddedToken (with `special`). */
+function addedTokens(value: unknown): AddedTokens {
   const all: AddedToken[] = [];
-  for (const [key, token] of Object.entries(value)) {
+  for (const [key, token] of Object.entries(isRecord(value) ? value : {})) {
     const id = Number(key);
     const text = tokenText(token);
     if (Number.isSafeInteger(id) && id >= 0 && text !== null) {
       all.push({ id, text, special: isRecord(token) && token.special === true });
     }
   }
+  return inIdOrder(all);
+}
+
+/** added_tokens.json: token → id; special when special_tokens_map.json names it. */
+function legacyAddedTokens(value: unknown, specials: ReadonlySet<string | null>): AddedTokens {
+  const all: AddedToken[] = [];
+  for (const [text, id] of Object.entries(isRecord(value) ? value : {})) {
+    if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) {
+      all.push({ id, text, special: specials.has(text) });
+    }
+  }
+  return inIdOrder(all);
+}
+
+/** additional_special_tokens of special_tokens_map.json, as texts. */
+function listedSpecials(map: Record<string, unknown> | null): string[] {
+  const listed = map?.additional_special_tokens;
+  return Array.isArray(listed) ? listed.flatMap((token) => tokenText(token) ?? []) : [];
+}
+
+function inIdOrder(all: AddedToken[]): AddedTokens {
   all.sort((a, b) => a.id - b.id);
   return {
     kept: all.slice(0, MAX_ADDED_TOKENS_KEPT),

@@ -44,12 +44,16 @@ export interface TokenizerSection {
   addBosToken: boolean | null;
   addEosToken: boolean | null;
   special: SpecialToken[];
-  /** added_tokens_decoder in id order, at most MAX_ADDED_TOKENS_KEPT of them. */
+  /** added_tokens_decoder (or added_tokens.json) in id order, at most MAX_ADDED_TOKENS_KEPT of them. */
   addedTokens: AddedToken[];
   /** How many added_tokens_decoder lists (addedTokens may hold fewer). */
   addedTokenCount: number;
   /** The highest id added_tokens_decoder gives, null when it gives none. */
   highestAddedId: number | null;
+  /** Where the added tokens came from: tokenizer_config.json, or an older save's added_tokens.json; null: none. */
+  addedTokensFile: string | null;
+  /** Where the special tokens came from: tokenizer_config.json, or an older save's special_tokens_map.json. */
+  specialTokensFile: string | null;
   /** The chat templates, the one apply_chat_template uses first. */
   templates: ChatTemplateEntry[];
   /**
