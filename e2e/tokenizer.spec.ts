@@ -24,6 +24,8 @@ const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256
 const HUB_ORG = 'lens-tokenizer';
 const LISTED_REPO = 'listed';
 const BARE_REPO = 'bare';
+/** LISTED_REPO's fine-tune: its generation_config.json fixed, a tool token added, the template changed. */
+const TUNED_REPO = 'tuned';
 
 test.beforeAll(() => {
   const listed = join(FIXTURES_DIR, 'hub', HUB_ORG, LISTED_REPO);
@@ -35,6 +37,11 @@ test.beforeAll(() => {
   );
   writeFileSync(join(listed, 'chat_template.jinja'), LLAMA3_TEMPLATE);
   writeFileSync(join(listed, 'generation_config.json'), JSON.stringify(llama3GenerationConfig(true)));
+  const tuned = join(FIXTURES_DIR, 'hub', HUB_ORG, TUNED_REPO);
+  mkdirSync(tuned, { recursive: true });
+  writeFileSync(join(tuned, 'model.safetensors'), TINY_MODEL);
+  writeFileSync(join(tuned, 'tokenizer_config.json'), JSON.stringify(tunedTokenizerConfig()));
+  writeFileSync(join(tuned, 'generation_config.json'), JSON.stringify(llama3GenerationConfig(true)));
   const bare = join(FIXTURES_DIR, 'hub', HUB_ORG, BARE_REPO);
   mkdirSync(bare, { recursive: true });
   writeFileSync(join(bare, 'model.safetensors'), TINY_MODEL);
@@ -66,6 +73,29 @@ async function tokenizerGets(repo: string): Promise<Array<{ path: string; status
       entry.method === 'GET' &&
       /(tokenizer_config|generation_config|chat_template|special_tokens_map|added_tokens)\./.test(entry.path),
   );
+}
+
+/** Llama 3's files after a fine-tune that taught tool calls: a <|python_tag|> token and a template that emits it. */
+function tunedTokenizerConfig(): Record<string, unknown> {
+  const base = llama3TokenizerConfig();
+  return {
+    ...base,
+    added_tokens_decoder: {
+      ...(base.added_tokens_decoder as object),
+      255: {
+        content: '<|python_tag|>',
+        lstrip: false,
+        normalized: false,
+        rstrip: false,
+        single_word: false,
+        special: true,
+      },
+    },
+    chat_template: LLAMA3_TEMPLATE.replace(
+      '{%- endfor %}',
+      "{%- endfor %}{%- if tools %}{{- '<|python_tag|>' }}{%- endif %}",
+    ),
+  };
 }
 
 const PREVIEW_TURN_END =
@@ -205,6 +235,72 @@ test.describe('the Tokenizer tab', () => {
     // The page stayed responsive: another tab opens at once.
     await page.getByRole('tab', { name: 'Dtypes' }).click();
     await expect(page.getByRole('tab', { name: 'Dtypes' })).toHaveAttribute('aria-selected', 'true');
+    watch.expectClean();
+  });
+
+  test('compare: what a fine-tune changed in the tokenizer, dropped files read with the models; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await drop(page, {
+      'model.safetensors': TINY_MODEL,
+      'tokenizer_config.json': llama3TokenizerConfig(),
+      'generation_config.json': llama3GenerationConfig(false),
+    });
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(
+      Object.entries({
+        'model.safetensors': TINY_MODEL,
+        'tokenizer_config.json': Buffer.from(JSON.stringify(tunedTokenizerConfig())),
+        'generation_config.json': Buffer.from(JSON.stringify(llama3GenerationConfig(true))),
+      }).map(([name, buffer]) => ({ name, mimeType: 'application/octet-stream', buffer })),
+    );
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    await expect(page.getByTestId('tokenizer-diff-fields')).toContainText('stops at251251, 254');
+    await expect(page.getByTestId('tokenizer-diff-only-b')).toHaveText(
+      'Added tokens only in B (1): <|python_tag|> (255)',
+    );
+    const template = page.getByTestId('tokenizer-diff-template');
+    await expect(template).toContainText('Chat template “default” changed');
+    await expect(template.locator('.diff-added')).toContainText([
+      '+ {%- if tools %}',
+      "+ {{- '<|python_tag|>' }}",
+      '+ {%- endif %}',
+    ]);
+    await expect(template.locator('.diff-added')).toHaveCount(3);
+    await expect(template.locator('.diff-removed')).toHaveCount(0);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.getByRole('region', { name: 'Tokenizers' }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: testInfo.outputPath(`tokenizer-compare-${width}.png`), fullPage: true });
+    }
+    watch.expectClean();
+  });
+
+  test('compare two repositories: no tokenizer file read until asked, then each side once', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${LISTED_REPO}/tree/main`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByLabel('URL to compare with').fill(`${ORIGIN_A}/hub/api/models/${HUB_ORG}/${TUNED_REPO}/tree/main`);
+    await page.getByRole('button', { name: 'Compare URL' }).click();
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    await expect(page.getByTestId('tokenizer-diff-pending')).toContainText(
+      'The tokenizer files beside the models are not read until asked (A: 3 requests, B: 2 requests).',
+    );
+    expect(await tokenizerGets(LISTED_REPO)).toEqual([]);
+    expect(await tokenizerGets(TUNED_REPO)).toEqual([]);
+    await page.getByRole('button', { name: 'Read them' }).click();
+    await expect(page.getByTestId('tokenizer-diff-only-b')).toHaveText(
+      'Added tokens only in B (1): <|python_tag|> (255)',
+    );
+    // A's template lives in chat_template.jinja, B's inside tokenizer_config.json: compared as the one each uses.
+    await expect(page.getByTestId('tokenizer-diff-template')).toContainText('Chat template “default” changed');
+    expect(await tokenizerGets(LISTED_REPO)).toHaveLength(3);
+    expect(await tokenizerGets(TUNED_REPO)).toHaveLength(2);
     watch.expectClean();
   });
 });

@@ -183,6 +183,15 @@ export const MAX_TOKENIZER_FILE_BYTES = 8 * 1024 * 1024;
  */
 export const TEMPLATE_RENDER_TIMEOUT_MS = 2_000;
 
+/**
+ * Pieces (lines, cut before each Jinja tag) of a chat template the tokenizer comparison diffs: the largest released
+ * templates have a few hundred; the diff's table is pieces² 16-bit cells, 8 MB at this cap.
+ */
+export const MAX_TEMPLATE_DIFF_PIECES = 2_000;
+
+/** Added tokens the tokenizer comparison lists per side (a fine-tune adds a handful; the rest are counted). */
+export const MAX_TOKENS_LISTED_PER_SIDE = 200;
+
 /** Files kept from one listing. The largest model repos hold a few thousand files; this bounds a hostile listing. */
 export const MAX_REPO_FILES = 100_000;
 

@@ -8,7 +8,13 @@ import { COMPARE_RULES, DEFAULT_COMPARE_RULES, type CompareRule } from '../core/
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import { compareLoads, failureOf, queryComparison, releaseComparison } from '../worker/client';
-import { createSourceLoader, createTableQueries, hungFilterNotice, type SlotState } from './source-loader';
+import {
+  createSourceLoader,
+  createTableQueries,
+  hungFilterNotice,
+  readSlotOnDemand,
+  type SlotState,
+} from './source-loader';
 import type { AppState } from './store';
 
 /** Source B's slot, the same state machine as the main source's. */
@@ -40,6 +46,8 @@ export interface CompareSlice {
   /** Picked files: one model file opens as itself; several (shards, an index, a folder) as one `files` source. */
   openCompareFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
   cancelCompareSource: () => void;
+  /** Reads, once, B's tokenizer files left for later (LoadResult.tokenizerOnDemand), for the tokenizer comparison. */
+  readCompareTokenizerOnDemand: () => void;
   closeCompare: () => void;
   setAlignRule: (rule: CompareRule, enabled: boolean) => void;
   /** (Re)computes the diff of the current A and B; a no-op while either is not a parsed safetensors header. */
@@ -99,9 +107,12 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     queries.invalidate();
   };
 
-  const loader = createSourceLoader('compare', {
+  const compareSlot = {
     read: () => get().compareSource,
-    write: (compareSource) => set({ compareSource }),
+    write: (compareSource: CompareSourceState) => set({ compareSource }),
+  };
+  const loader = createSourceLoader('compare', {
+    ...compareSlot,
     token: () => get().token,
     started: (source) => {
       dropDiff();
@@ -128,6 +139,8 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     compareView: 'tensors',
 
     openCompareSource: (source) => loader.open(source),
+
+    readCompareTokenizerOnDemand: () => readSlotOnDemand(compareSlot, 'tokenizer'),
 
     openCompareFiles: loader.openFiles,
 

@@ -5,15 +5,9 @@
  */
 import type { StateCreator } from 'zustand';
 import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
-import { fetchRawHeader, fetchSectionPage, readSidecarsOnDemand as readSidecars } from '../worker/client';
-import {
-  withAnalyses,
-  type LocalFileEntry,
-  type SidecarsGroup,
-  type SidecarsUpdate,
-  type SourceSpec,
-} from '../core/result';
-import { createSourceLoader, type SlotState } from './source-loader';
+import { fetchRawHeader, fetchSectionPage } from '../worker/client';
+import type { LocalFileEntry, SourceSpec } from '../core/result';
+import { createSourceLoader, readSlotOnDemand, type SlotState } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep, markViewsDone } from '../lib/perf-marks';
 
@@ -50,16 +44,10 @@ export interface LoadSlice {
   resetLoad: () => void;
 }
 
-/** Where a group read on demand is asked for, marked while it reads, and noted when its files are not there. */
-const ON_DEMAND_FIELDS = {
-  config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound' },
-  tokenizer: { asked: 'tokenizerOnDemand', reading: 'tokenizerReading', notFound: 'tokenizerNotFound' },
-} as const;
-
 export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, get) => {
+  const mainSlot = { read: () => get().load, write: (load: LoadState) => set({ load }) };
   const loader = createSourceLoader('main', {
-    read: () => get().load,
-    write: (load) => set({ load }),
+    ...mainSlot,
     token: () => get().token,
     started: (source) => {
       set({ lastSource: source });
@@ -86,44 +74,6 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     },
     viewed: (loadId) => markViewsDone(loadId),
   });
-
-  /**
-   * Reads, once, a group of sidecars the current load left for later: the result takes in the re-run analyses, the
-   * files read, and the ones that were not there.
-   */
-  const readOnDemand = (group: SidecarsGroup) => {
-    const fields = ON_DEMAND_FIELDS[group];
-    const load = get().load;
-    const asked = load.status === 'ready' ? load.result[fields.asked] : undefined;
-    if (load.status !== 'ready' || !asked || load[fields.reading]) {
-      return;
-    }
-    const { loadId } = load.result;
-    set({ load: { ...load, [fields.reading]: true } });
-    const settle = (update: SidecarsUpdate | null) => {
-      const now = get().load;
-      if (now.status !== 'ready' || now.result.loadId !== loadId) {
-        return;
-      }
-      const { [fields.asked]: _asked, ...result } = now.result;
-      const { [fields.reading]: _reading, ...kept } = now;
-      const read = update?.sidecarsRead ?? [];
-      const notFound = asked.filter((file) => !read.includes(file));
-      set({
-        load: {
-          ...kept,
-          result: {
-            ...(update
-              ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
-              : result),
-            ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
-          },
-          ...(notFound.length > 0 && { [fields.notFound]: notFound }),
-        },
-      });
-    };
-    readSidecars(loadId, group).then(settle, () => settle(null));
-  };
 
   return {
     load: { status: 'idle' },
@@ -152,9 +102,9 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       return load.status === 'ready' ? fetchSectionPage(load.result.loadId, request) : null;
     },
 
-    readSidecarsOnDemand: () => readOnDemand('config'),
+    readSidecarsOnDemand: () => readSlotOnDemand(mainSlot, 'config'),
 
-    readTokenizerOnDemand: () => readOnDemand('tokenizer'),
+    readTokenizerOnDemand: () => readSlotOnDemand(mainSlot, 'tokenizer'),
 
     switchModel: async (key) => {
       const source = get().lastSource;

@@ -10,12 +10,15 @@ import type { SerializedSourceError } from '../core/errors';
 import { MAX_IDLE_WAIT_AFTER_RESULT_MS, MAX_ROWS_HELD_FOR_ANALYSES, QUERY_TIMEOUT_MS } from '../core/limits';
 import type { TensorColumns } from '../core/model';
 import {
+  withAnalyses,
   withReport,
   type LoadOptions,
   type LoadPhase,
   type LoadResult,
   type LocalFileEntry,
   type ShardProgress,
+  type SidecarsGroup,
+  type SidecarsUpdate,
   type SourceSpec,
   type StallNotice,
 } from '../core/result';
@@ -23,6 +26,7 @@ import {
   failureOf,
   LoadFailure,
   QueryTimeout,
+  readSidecarsOnDemand,
   releaseLoad,
   resultShown,
   startLoad,
@@ -350,4 +354,46 @@ export function createTableQueries(hooks: TableQueryHooks): TableQueries {
       version++;
     },
   };
+}
+
+/** Where a group read on demand is asked for, marked while it reads, and noted when its files are not there. */
+const ON_DEMAND_FIELDS = {
+  config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound' },
+  tokenizer: { asked: 'tokenizerOnDemand', reading: 'tokenizerReading', notFound: 'tokenizerNotFound' },
+} as const;
+
+/**
+ * Reads, once, a group of sidecars the slot's load left for later: the result takes in the re-run analyses, the
+ * files read, and the ones that were not there.
+ */
+export function readSlotOnDemand(slot: Pick<SlotBinding, 'read' | 'write'>, group: SidecarsGroup): void {
+  const fields = ON_DEMAND_FIELDS[group];
+  const load = slot.read();
+  const asked = load.status === 'ready' ? load.result[fields.asked] : undefined;
+  if (load.status !== 'ready' || !asked || load[fields.reading]) {
+    return;
+  }
+  const { loadId } = load.result;
+  slot.write({ ...load, [fields.reading]: true });
+  const settle = (update: SidecarsUpdate | null) => {
+    const now = slot.read();
+    if (now.status !== 'ready' || now.result.loadId !== loadId) {
+      return;
+    }
+    const { [fields.asked]: _asked, ...result } = now.result;
+    const { [fields.reading]: _reading, ...kept } = now;
+    const read = update?.sidecarsRead ?? [];
+    const notFound = asked.filter((file) => !read.includes(file));
+    slot.write({
+      ...kept,
+      result: {
+        ...(update
+          ? withAnalyses(result, { ...update, analyzeMs: result.timings.analyzeMs + update.analyzeMs })
+          : result),
+        ...(read.length > 0 && { sidecarsRead: [...(result.sidecarsRead ?? []), ...read] }),
+      },
+      ...(notFound.length > 0 && { [fields.notFound]: notFound }),
+    });
+  };
+  readSidecarsOnDemand(loadId, group).then(settle, () => settle(null));
 }

@@ -13,6 +13,7 @@ import { CompareTable } from './CompareTable';
 import { DiffSummary } from './DiffSummary';
 import { signed } from './labels';
 import { LoraFitCard } from './LoraFitCard';
+import { TokenizerDiffCard } from './TokenizerDiffCard';
 import { ModuleDiffTable } from './ModuleDiffTable';
 import './compare.css';
 import { CompareValuesPanel } from '../values/CompareValuesPanel';
@@ -90,6 +91,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       <AlignmentRules alignment={result.alignment} ggufNames={result.ggufNames} />
       <DiffSummary result={result} />
       {result.lora && <LoraFitCard section={result.lora} />}
+      <TokenizerDiffCard />
       <CompareValuesPanel result={result} a={a} b={b} />
       <Segmented
         label="Compare view"
