@@ -83,7 +83,7 @@ describe('where the template ends a turn, against what generation stops at', () 
     const end = endOfTurn(rendered(wrongEos), REPLY, wrongEos);
     expect(end).toMatchObject({ text: '<|im_end|>', stops: false, stopsAt: 'tokenizer_config.json: eos_token </s>' });
     expect(endOfTurnFinding(end, wrongEos)?.message).toMatch(
-      /Add a generation_config\.json whose eos_token_id includes 255\.$/,
+      /Add a generation_config\.json whose eos_token_id includes 255 \(it takes precedence over config\.json's\)\.$/,
     );
   });
 
@@ -126,5 +126,26 @@ describe('where the template ends a turn, against what generation stops at', () 
     const files = withTokenizerFile({}, 'generation_config.json', llama3GenerationConfig(true));
     expect(await withRenderedSample(files, renderChatPreview)).toBe(files);
     expect(await withRenderedSample(undefined, renderChatPreview)).toBeUndefined();
+  });
+
+  it("without generation_config.json, generate() stops at config.json's eos_token_id, and the check says so", async () => {
+    const tokenizer = await withRenderedSample(
+      withTokenizerFile({}, 'tokenizer_config.json', llama3TokenizerConfig()),
+      renderChatPreview,
+    );
+    const run = (config: unknown) =>
+      tokenizerAnalysis.run(
+        inputFromFixture({ fileName: 'model.safetensors', specs: tinyLlamaTensors(), sidecars: { tokenizer, config } }),
+      );
+    // The tokenizer's eos_token is <|eot_id|>, but config.json's eos_token_id is <|end_of_text|>'s.
+    const stale = run({ architectures: ['LlamaForCausalLM'], eos_token_id: 251 });
+    expect(stale.section?.turnEnd).toMatchObject({ stops: false, stopsAt: 'config.json: 251 (<|end_of_text|>)' });
+    expect(stale.findings.map((finding) => finding.code)).toEqual(['end-of-turn-not-stop']);
+    expect(run({ eos_token_id: [251, 254] }).findings).toEqual([]);
+    // No eos_token_id there: the tokenizer's eos_token, which is the turn's end.
+    expect(run({ architectures: ['LlamaForCausalLM'] }).section?.turnEnd).toMatchObject({
+      stops: true,
+      stopsAt: 'tokenizer_config.json: eos_token <|eot_id|>',
+    });
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Whether generation stops where the chat template ends the assistant's turn. A template closes each reply with a
  * token (`<|im_end|>`, `<|eot_id|>`, `<end_of_turn>`, `</s>`); generate() stops only at the ids of
- * generation_config.json's `eos_token_id` (without that file, at the tokenizer's eos_token), and servers that take
- * their stop tokens from the same files do the same. When the turn's last token is not among them, the model writes
+ * generation_config.json's `eos_token_id`, and without that file at config.json's (GenerationConfig.from_model_config);
+ * with neither, this check falls back on the tokenizer's eos_token, which pipelines and servers stop at. Servers that
+ * take their stop tokens from the same files do the same. When the turn's last token is not among them, the model writes
  * its reply, the end-of-turn token, and then the next user turn itself. The turn's end is read from the template
  * rendered on a sample conversation: the token that follows the sample reply.
  */
@@ -20,8 +21,22 @@ export interface EndOfTurn {
   stopsAt: string;
 }
 
-/** The token that ends the sample reply in `rendered`, and whether generation stops there; null when none is known. */
-export function endOfTurn(rendered: string, reply: string, section: TokenizerSection): EndOfTurn | null {
+/** Stop ids a file other than the tokenizer's gives: config.json's eos_token_id. */
+export interface ConfigStops {
+  file: string;
+  ids: number[];
+}
+
+/**
+ * The token that ends the sample reply in `rendered`, and whether generation stops there; null when none is known.
+ * `config`: config.json's eos_token_id, what generate() stops at when there is no generation_config.json.
+ */
+export function endOfTurn(
+  rendered: string,
+  reply: string,
+  section: TokenizerSection,
+  config: ConfigStops | null = null,
+): EndOfTurn | null {
   const at = rendered.lastIndexOf(reply);
   if (at < 0) {
     return null;
@@ -32,11 +47,17 @@ export function endOfTurn(rendered: string, reply: string, section: TokenizerSec
     return null;
   }
   const generation = section.generation;
-  if (generation !== null && generation.eosIds.length > 0) {
+  const stops =
+    generation !== null && generation.eosIds.length > 0
+      ? { file: generation.file, ids: generation.eosIds }
+      : config !== null && config.ids.length > 0
+        ? config
+        : null;
+  if (stops !== null) {
     return {
       ...token,
-      stops: token.id === null ? null : generation.eosIds.includes(token.id),
-      stopsAt: `${generation.file}: ${generation.eosIds.map((id) => describeId(id, section)).join(', ')}`,
+      stops: token.id === null ? null : stops.ids.includes(token.id),
+      stopsAt: `${stops.file}: ${stops.ids.map((id) => describeId(id, section)).join(', ')}`,
     };
   }
   const eos = section.special.find((special) => special.role === 'eos');
@@ -60,7 +81,8 @@ export function endOfTurnFinding(end: EndOfTurn | null, section: TokenizerSectio
   const fix =
     generation !== null
       ? `Add ${end.id ?? end.text} to eos_token_id in ${generation.file}.`
-      : `Add a generation_config.json whose eos_token_id includes ${end.id ?? `the id of ${end.text}`}.`;
+      : `Add a generation_config.json whose eos_token_id includes ${end.id ?? `the id of ${end.text}`} (it takes ` +
+        "precedence over config.json's).";
   return makeFinding(
     'end-of-turn-not-stop',
     `The chat template ends the assistant's turn with ${token}, but generation stops only at ${end.stopsAt}: ` +

@@ -4,9 +4,10 @@
  * tokenizer-sample.ts). It reads sidecars only, so it runs again when they are read on demand; the check against the
  * embedding's rows is the architecture analysis' (it knows which tensor the embedding is: tokenizer-agreement.ts).
  */
-import type { Analysis } from '../analysis-types';
 import { SAMPLE_REPLY } from './chat-preview';
-import { endOfTurn, endOfTurnFinding } from './end-of-turn';
+import { endOfTurn, endOfTurnFinding, type ConfigStops } from './end-of-turn';
+import { isRecord } from '../values';
+import type { Analysis, ConfigFile } from '../analysis-types';
 import { summarizeTokenizer } from './tokenizer-summary';
 import type { TokenizerSection } from './tokenizer-types';
 
@@ -20,8 +21,21 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
       return { section: null, findings: [] };
     }
     const sample = files?.renderedSample;
-    section.turnEnd = sample?.ok ? endOfTurn(sample.text, SAMPLE_REPLY, section) : null;
+    const configStops = stopsOfConfig(input.sidecars.config, input.sidecars.configFile);
+    section.turnEnd = sample?.ok ? endOfTurn(sample.text, SAMPLE_REPLY, section, configStops) : null;
     const finding = endOfTurnFinding(section.turnEnd, section);
     return { section, findings: finding ? [finding] : [] };
   },
 };
+
+/** config.json's eos_token_id (one id or a list), as generate() falls back on it; a params.json gives none. */
+function stopsOfConfig(config: unknown, file: ConfigFile | undefined): ConfigStops | null {
+  if (!isRecord(config) || (file ?? 'config.json') !== 'config.json') {
+    return null;
+  }
+  const eos = config.eos_token_id;
+  const ids = (Array.isArray(eos) ? eos : [eos]).filter(
+    (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0,
+  );
+  return ids.length > 0 ? { file: 'config.json', ids } : null;
+}
