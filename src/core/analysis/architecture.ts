@@ -304,8 +304,9 @@ export function analyzeArchitecture(input: AnalysisInput): {
       findings.push(disagreement);
     }
   }
-  // One part of a model-parallel checkpoint holds a slice of the vocabulary: its rows say nothing of the tokenizer.
-  const embedding = split === null ? plainEmbedding(index, embeddingRow) : null;
+  // One part of a model-parallel checkpoint holds a slice of the vocabulary, and a GGUF's tokenizer is its own:
+  // neither is checked against tokenizer files beside it.
+  const embedding = split === null && !input.header.gguf ? plainEmbedding(index, embeddingRow) : null;
   const beyond =
     input.sidecars.tokenizer && embedding ? tokenizerBeyondEmbedding(input.sidecars.tokenizer, embedding) : null;
   if (beyond) {

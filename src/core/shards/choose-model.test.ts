@@ -269,3 +269,46 @@ describe('PyTorch .bin models among the choices', () => {
     expect(defaultChoice(choices)?.key).toBe('pytorch_model-*');
   });
 });
+
+describe("sidecarsFor with the tokenizer's files", () => {
+  const tokenizerOf = (paths: string[], key: string) => {
+    const grouping = groupFiles(paths);
+    const choice = modelChoices(grouping).find((candidate) => candidate.key === key);
+    if (!choice) {
+      throw new Error(key);
+    }
+    return sidecarsFor(choice, grouping.sidecars).tokenizer;
+  };
+
+  it('takes each name from the nearest folder at or above the model, in the order they are applied', () => {
+    // Meta's layout: the transformers copy at the top, the reference weights in original/ (its tokenizer is the same).
+    const paths = [
+      'generation_config.json',
+      'special_tokens_map.json',
+      'tokenizer_config.json',
+      'model.safetensors',
+      'original/consolidated.00.pth',
+      'original/params.json',
+      'sub/chat_template.jinja',
+    ];
+    expect(tokenizerOf(paths, 'model.safetensors')).toEqual([
+      'tokenizer_config.json',
+      'generation_config.json',
+      'special_tokens_map.json',
+    ]);
+    expect(tokenizerOf(paths, 'original/consolidated.00.pth')).toEqual([
+      'tokenizer_config.json',
+      'generation_config.json',
+      'special_tokens_map.json',
+    ]);
+    expect(tokenizerOf([...paths, 'original/tokenizer_config.json'], 'original/consolidated.00.pth')).toEqual([
+      'original/tokenizer_config.json',
+      'generation_config.json',
+      'special_tokens_map.json',
+    ]);
+  });
+
+  it('gives a GGUF none: its tokenizer is in its header', () => {
+    expect(tokenizerOf(['model-Q4_K_M.gguf', 'tokenizer_config.json'], 'model-Q4_K_M.gguf')).toBeUndefined();
+  });
+});

@@ -4,6 +4,7 @@
  * belong to a choice are found by folder. Pure: works on paths (`/`-separated) and optional sizes.
  */
 import { isNativeWeightsFile } from '../analysis/native-params';
+import { formatIdOfFileName } from '../formats/format-readers';
 import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../analysis/tokenizer/tokenizer-files';
 import { compareShardNames, indexStem, type FileGrouping, type Sidecar } from './shard-names';
 
@@ -276,7 +277,8 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
       }
     }
   }
-  if (tokenizer.size > 0) {
+  // A GGUF carries its tokenizer and template in its own header; files beside it describe another copy.
+  if (tokenizer.size > 0 && !choice.files.every((file) => formatIdOfFileName(file) === 'gguf')) {
     // In the order they are applied (tokenizer_config.json first), whatever order the listing gave.
     result.tokenizer = [...TOKENIZER_FILE_NAMES, ...LEGACY_TOKENIZER_FILE_NAMES].flatMap(
       (name) => tokenizer.get(name)?.file ?? [],

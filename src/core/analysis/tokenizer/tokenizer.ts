@@ -16,7 +16,8 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
   readsSidecars: true,
   run: (input) => {
     const files = input.sidecars.tokenizer;
-    const section = files ? summarizeTokenizer(files) : null;
+    // A GGUF's own tokenizer is in its header (the GGUF tab); files beside it describe another copy.
+    const section = files && !input.header.gguf ? summarizeTokenizer(files) : null;
     if (section === null) {
       return { section: null, findings: [] };
     }
