@@ -4,7 +4,7 @@
  * that generation stops where a turn ends, and tokens the embedding has no row for, found at load.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
@@ -24,19 +24,23 @@ const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256
 const HUB_ORG = 'lens-tokenizer';
 const LISTED_REPO = 'listed';
 const BARE_REPO = 'bare';
-/** LISTED_REPO's fine-tune: its generation_config.json fixed, a tool token added, the template changed. */
+/** LISTED_REPO's layout again, for the compare test alone (the server log is shared by every test of the run). */
+const BASE_REPO = 'base';
+/** BASE_REPO's fine-tune: its generation_config.json fixed, a tool token added, the template changed. */
 const TUNED_REPO = 'tuned';
 
 test.beforeAll(() => {
-  const listed = join(FIXTURES_DIR, 'hub', HUB_ORG, LISTED_REPO);
-  mkdirSync(listed, { recursive: true });
-  writeFileSync(join(listed, 'model.safetensors'), TINY_MODEL);
-  writeFileSync(
-    join(listed, 'tokenizer_config.json'),
-    JSON.stringify({ ...llama3TokenizerConfig(), chat_template: undefined }),
-  );
-  writeFileSync(join(listed, 'chat_template.jinja'), LLAMA3_TEMPLATE);
-  writeFileSync(join(listed, 'generation_config.json'), JSON.stringify(llama3GenerationConfig(true)));
+  for (const repo of [LISTED_REPO, BASE_REPO]) {
+    const listed = join(FIXTURES_DIR, 'hub', HUB_ORG, repo);
+    mkdirSync(listed, { recursive: true });
+    writeFileSync(join(listed, 'model.safetensors'), TINY_MODEL);
+    writeFileSync(
+      join(listed, 'tokenizer_config.json'),
+      JSON.stringify({ ...llama3TokenizerConfig(), chat_template: undefined }),
+    );
+    writeFileSync(join(listed, 'chat_template.jinja'), LLAMA3_TEMPLATE);
+    writeFileSync(join(listed, 'generation_config.json'), JSON.stringify(llama3GenerationConfig(true)));
+  }
   const tuned = join(FIXTURES_DIR, 'hub', HUB_ORG, TUNED_REPO);
   mkdirSync(tuned, { recursive: true });
   writeFileSync(join(tuned, 'model.safetensors'), TINY_MODEL);
@@ -271,6 +275,17 @@ test.describe('the Tokenizer tab', () => {
     ]);
     await expect(template.locator('.diff-added')).toHaveCount(3);
     await expect(template.locator('.diff-removed')).toHaveCount(0);
+    // The report carries the same comparison.
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report' }).click(),
+    ]);
+    const report = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+      compare: { tokenizer: { fields: unknown[]; onlyInB: unknown[]; templates: Array<{ status: string }> } };
+    };
+    expect(report.compare.tokenizer.fields).toEqual([{ field: 'stops at', a: '251', b: '251, 254' }]);
+    expect(report.compare.tokenizer.onlyInB).toEqual([{ id: 255, text: '<|python_tag|>', special: true }]);
+    expect(report.compare.tokenizer.templates.map((entry) => entry.status)).toEqual(['changed']);
     for (const width of [1440, 800]) {
       await page.setViewportSize({ width, height: 1000 });
       await page.getByRole('region', { name: 'Tokenizers' }).scrollIntoViewIfNeeded();
@@ -282,7 +297,7 @@ test.describe('the Tokenizer tab', () => {
   test('compare two repositories: no tokenizer file read until asked, then each side once', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${LISTED_REPO}/tree/main`);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${BASE_REPO}/tree/main`);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByLabel('URL to compare with').fill(`${ORIGIN_A}/hub/api/models/${HUB_ORG}/${TUNED_REPO}/tree/main`);
@@ -291,7 +306,7 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('tokenizer-diff-pending')).toContainText(
       'The tokenizer files beside the models are not read until asked (A: 3 requests, B: 2 requests).',
     );
-    expect(await tokenizerGets(LISTED_REPO)).toEqual([]);
+    expect(await tokenizerGets(BASE_REPO)).toEqual([]);
     expect(await tokenizerGets(TUNED_REPO)).toEqual([]);
     await page.getByRole('button', { name: 'Read them' }).click();
     await expect(page.getByTestId('tokenizer-diff-only-b')).toHaveText(
@@ -299,7 +314,7 @@ test.describe('the Tokenizer tab', () => {
     );
     // A's template lives in chat_template.jinja, B's inside tokenizer_config.json: compared as the one each uses.
     await expect(page.getByTestId('tokenizer-diff-template')).toContainText('Chat template “default” changed');
-    expect(await tokenizerGets(LISTED_REPO)).toHaveLength(3);
+    expect(await tokenizerGets(BASE_REPO)).toHaveLength(3);
     expect(await tokenizerGets(TUNED_REPO)).toHaveLength(2);
     watch.expectClean();
   });

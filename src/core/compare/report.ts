@@ -19,6 +19,7 @@ import {
   type ModuleDiff,
 } from './diff';
 import type { LoraFitSection } from './lora-fit';
+import type { TokenizerDiff } from './tokenizer-diff';
 
 /** Tensors listed per group in the report; `groups.<group>.tensors` keeps the exact count. */
 const MAX_REPORT_TENSORS_PER_GROUP = 1_000;
@@ -56,6 +57,8 @@ export interface CompareReportSection {
     shape: Array<{ name: string; a: number[]; b: number[]; dtypeA: string; dtypeB: string }>;
   };
   lora?: LoraFitSection;
+  /** When both sides' tokenizer files were read: what changed in them (tokenizer-diff.ts). */
+  tokenizer?: TokenizerDiff;
 }
 
 function dtypeLabel(side: CompareSideInfo, row: number): string {
