@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sidecarUrlBeside } from './config-beside';
+import { sidecarUrlBeside, urlsBeside } from './config-beside';
 
 const configUrlBeside = (fileUrl: string) => sidecarUrlBeside(fileUrl)?.url ?? null;
 
@@ -81,5 +81,25 @@ describe('sidecarUrlBeside', () => {
       sidecarUrlBeside('https://huggingface.co/org/lora/resolve/main/adapter_model.safetensors.index.json')?.sidecar
         .file,
     ).toBe('config.json');
+  });
+});
+
+describe('urlsBeside', () => {
+  it("gives each name's URL in the model file's folder, query dropped, with the same rules as sidecarUrlBeside", () => {
+    expect(
+      urlsBeside('https://huggingface.co/org/name/resolve/abc123/sub/model.safetensors?download=1', [
+        'tokenizer_config.json',
+        'chat_template.jinja',
+      ]),
+    ).toEqual([
+      {
+        name: 'tokenizer_config.json',
+        url: 'https://huggingface.co/org/name/resolve/abc123/sub/tokenizer_config.json',
+      },
+      { name: 'chat_template.jinja', url: 'https://huggingface.co/org/name/resolve/abc123/sub/chat_template.jinja' },
+    ]);
+    // Off the Hub, only beside a URL that names a model file; never beside a config.
+    expect(urlsBeside('https://example.com/download?id=7', ['tokenizer_config.json'])).toBeNull();
+    expect(urlsBeside('https://example.com/m/config.json', ['tokenizer_config.json'])).toBeNull();
   });
 });
