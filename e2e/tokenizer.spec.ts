@@ -213,7 +213,9 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-status')).toHaveText(
-      'No tokenizer files found beside the model (tried tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json, special_tokens_map.json, added_tokens.json).',
+      'No usable tokenizer file beside the model: tried tokenizer_config.json, chat_template.jinja, chat_template.json, ' +
+        'generation_config.json, special_tokens_map.json, added_tokens.json, each missing, over 8 MiB or not valid JSON ' +
+        '(UTF-8 text for a .jinja).',
     );
     const gets = await tokenizerGets(BARE_REPO);
     expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404, 404, 404]);

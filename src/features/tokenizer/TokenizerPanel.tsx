@@ -9,6 +9,7 @@ import { codeSpec } from '../../core/findings/codes';
 import { endOfTurnFinding } from '../../core/analysis/tokenizer/end-of-turn';
 import type { ChatTemplateEntry, TokenizerSection } from '../../core/analysis/tokenizer/tokenizer-types';
 import { groupDigits } from '../../core/number-format';
+import { MAX_TOKENIZER_FILE_BYTES } from '../../core/limits';
 import type { LoadResult } from '../../core/result';
 import { CodeText } from '../../lib/CodeText';
 import { numeric, TableHead } from '../../lib/TableHead';
@@ -37,7 +38,7 @@ export function TokenizerPanel({ result }: { result: LoadResult }) {
       <p className="muted" role="status" data-testid="tokenizer-status">
         {asked !== undefined || reading
           ? `Reading ${(asked ?? []).join(', ')} beside the model…`
-          : `No tokenizer files found beside the model${notFound ? ` (tried ${notFound.join(', ')})` : ''}.`}
+          : `No usable tokenizer file beside the model${notFound ? `: tried ${notFound.join(', ')}, each missing, over ${MAX_TOKENIZER_FILE_BYTES / 2 ** 20} MiB or not valid JSON (UTF-8 text for a .jinja)` : ''}.`}
       </p>
     );
   }
