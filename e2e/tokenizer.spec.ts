@@ -15,7 +15,7 @@ import {
   llama3TokenizerConfig,
   legacyTokenizerFiles,
 } from '../src/testing/models/tokenizer-files';
-import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
+import { FIXTURES_DIR, openApp, openLocalFile, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 /** The tiny Llama: 256 embedding rows. */
 const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
@@ -318,6 +318,52 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('tokenizer-diff-template')).toContainText('Chat template “default” changed');
     expect(await tokenizerGets(BASE_REPO)).toHaveLength(3);
     expect(await tokenizerGets(TUNED_REPO)).toHaveLength(2);
+    watch.expectClean();
+  });
+
+  test('compare a GGUF with the transformers files it came from: its stale EOS named, what GGUF does not record left out', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    // The sample GGUF (llama.cpp's writer): <s> 1, </s> 2 as EOS, <|start|> 4, <|end|> 5, and a template without a
+    // system turn.
+    await openLocalFile(page, 'gguf/tiny-llama-Q4_K_M.gguf');
+    await expect(page.getByTestId('file-name')).toHaveText('tiny-llama-Q4_K_M.gguf');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    const special = (content: string) => ({ content, lstrip: false, normalized: false, rstrip: false, special: true });
+    const updated = {
+      added_tokens_decoder: {
+        0: special('<unk>'),
+        1: special('<s>'),
+        2: special('</s>'),
+        3: special('<pad>'),
+        4: special('<|start|>'),
+        5: special('<|end|>'),
+      },
+      bos_token: '<s>',
+      eos_token: '<|end|>',
+      pad_token: '<pad>',
+      chat_template:
+        "{% for message in messages %}{{ '<|start|>' + message['role'] + '\\n' + message['content'] + '<|end|>\\n' }}" +
+        "{% endfor %}{% if add_generation_prompt %}{{ '<|start|>assistant\\n' }}{% endif %}",
+      tokenizer_class: 'PreTrainedTokenizerFast',
+      model_max_length: 2048,
+    };
+    await page.getByTestId('compare-file-input').setInputFiles(
+      Object.entries({
+        'model.safetensors': TINY_MODEL,
+        'tokenizer_config.json': Buffer.from(JSON.stringify(updated)),
+      }).map(([name, buffer]) => ({ name, mimeType: 'application/octet-stream', buffer })),
+    );
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    const fields = page.getByTestId('tokenizer-diff-fields');
+    await expect(fields).toContainText('EOS token</s> (2)<|end|> (5)');
+    // A GGUF has no tokenizer class or maximum length: not shown as differences.
+    await expect(fields).not.toContainText('tokenizer class');
+    await expect(fields).not.toContainText('max length');
+    // The template is the same text in both (the converter copied it).
+    await expect(page.getByText('Same chat template: default.')).toBeVisible();
     watch.expectClean();
   });
 });

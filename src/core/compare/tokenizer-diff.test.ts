@@ -2,13 +2,17 @@ import { describe, expect, it } from 'vitest';
 import {
   CHATML_TEMPLATE,
   chatmlTokenizerConfig,
+  LLAMA3_TEMPLATE,
   llama3GenerationConfig,
   llama3TokenizerConfig,
 } from '../../testing/models/tokenizer-files';
 import { withTokenizerFile, type TokenizerFiles } from '../analysis/tokenizer/tokenizer-files';
 import { summarizeTokenizer } from '../analysis/tokenizer/tokenizer-summary';
 import type { TokenizerSection } from '../analysis/tokenizer/tokenizer-types';
-import { diffTokenizers, templateDiff } from './tokenizer-diff';
+import { comparedTokenizer, diffTokenizers, templateDiff } from './tokenizer-diff';
+import { tokenizerSectionOfGguf } from '../analysis/tokenizer/gguf-tokenizer';
+import type { GgufSummary } from '../formats/sections';
+import type { LoadResult } from '../result';
 
 function section(entries: Record<string, unknown>): TokenizerSection {
   let files: TokenizerFiles = {};
@@ -115,5 +119,72 @@ describe('templateDiff', () => {
   it('gives up (null) past the cap rather than filling memory', () => {
     const long = Array.from({ length: 2_001 }, (_, i) => `line ${i}`).join('\n');
     expect(templateDiff(long, 'short')).toBeNull();
+  });
+});
+
+describe('a GGUF against the transformers files it was converted from', () => {
+  /** The header summary llama.cpp's converter writes for the tiny Llama 3, as far as the comparison reads it. */
+  function ggufResultOf(template: string | null, eos = 254): LoadResult {
+    const gguf = {
+      tokenizer: {
+        model: 'gpt2',
+        pre: 'llama-bpe',
+        vocabSize: 256,
+        merges: 10,
+        special: [
+          { role: 'bos', id: 250, text: '<|begin_of_text|>' },
+          { role: 'eos', id: eos, text: eos === 254 ? '<|eot_id|>' : '<|end_of_text|>' },
+          { role: 'eot', id: 254, text: '<|eot_id|>' },
+        ],
+        added: [
+          { id: 250, text: '<|begin_of_text|>', kind: 'control' },
+          { id: 251, text: '<|end_of_text|>', kind: 'control' },
+          { id: 252, text: '<|start_header_id|>', kind: 'control' },
+          { id: 253, text: '<|end_header_id|>', kind: 'control' },
+          { id: 254, text: '<|eot_id|>', kind: 'control' },
+        ],
+        addedCount: 5,
+        tokens: { start: 0, count: 256 },
+      },
+      chatTemplate: template,
+      kvs: [{ key: 'tokenizer.ggml.add_bos_token', type: 'BOOL', value: 'true' }],
+    } as unknown as GgufSummary;
+    return {
+      sections: {},
+      outcome: { kind: 'parsed', header: { gguf } },
+    } as unknown as LoadResult;
+  }
+
+  const hf = () =>
+    section({
+      'tokenizer_config.json': llama3TokenizerConfig(),
+      'generation_config.json': llama3GenerationConfig(true),
+    });
+
+  it('is the same tokenizer when the conversion kept the template and the special tokens', () => {
+    const gguf = comparedTokenizer(ggufResultOf(LLAMA3_TEMPLATE));
+    expect(gguf?.source).toBe('gguf');
+    // No tokenizer class, maximum length or stop list in a GGUF: not differences.
+    expect(diffTokenizers(gguf as TokenizerSection, hf())).toMatchObject({ identical: true, fields: [] });
+  });
+
+  it('names a stale template and a moved EOS', () => {
+    const diff = diffTokenizers(comparedTokenizer(ggufResultOf('{{ messages }}', 251)) as TokenizerSection, hf());
+    expect(diff.fields).toEqual([{ field: 'EOS token', a: '<|end_of_text|> (251)', b: '<|eot_id|> (254)' }]);
+    expect(diff.templates.map((entry) => entry.status)).toEqual(['changed']);
+    // The GGUF's add_bos_token against a config that does not set it: not compared.
+    expect(diff.fields.some((field) => field.field === 'adds BOS')).toBe(false);
+  });
+
+  it('compares added tokens only up to where a capped list ends', () => {
+    const gguf = tokenizerSectionOfGguf(
+      (ggufResultOf(LLAMA3_TEMPLATE).outcome as { header: { gguf: GgufSummary } }).header.gguf,
+    );
+    const capped = {
+      ...(gguf as TokenizerSection),
+      addedTokens: gguf?.addedTokens.slice(0, 3) ?? [],
+      addedTokenCount: 5,
+    };
+    expect(diffTokenizers(capped, hf()).counts).toEqual({ onlyInA: 0, onlyInB: 0, retexted: 0 });
   });
 });

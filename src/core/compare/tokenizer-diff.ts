@@ -5,6 +5,8 @@
  */
 import type { AddedToken, ChatTemplateEntry, TokenizerSection } from '../analysis/tokenizer/tokenizer-types';
 import { MAX_TEMPLATE_DIFF_PIECES, MAX_TOKENS_LISTED_PER_SIDE } from '../limits';
+import { tokenizerSectionOfGguf } from '../analysis/tokenizer/gguf-tokenizer';
+import type { LoadResult } from '../result';
 
 export interface FieldChange {
   field: string;
@@ -41,6 +43,12 @@ export interface TokenizerDiff {
 
 const NONE = '—';
 
+/** The tokenizer a compare side has: its tokenizer files' section, or for a GGUF its own header's. */
+export function comparedTokenizer(result: LoadResult): TokenizerSection | undefined {
+  const gguf = result.outcome.kind === 'parsed' ? result.outcome.header.gguf : undefined;
+  return result.sections.tokenizer ?? (gguf ? (tokenizerSectionOfGguf(gguf) ?? undefined) : undefined);
+}
+
 export function diffTokenizers(a: TokenizerSection, b: TokenizerSection): TokenizerDiff {
   const fields: FieldChange[] = [];
   const field = (name: string, valueA: string, valueB: string) => {
@@ -48,15 +56,26 @@ export function diffTokenizers(a: TokenizerSection, b: TokenizerSection): Tokeni
       fields.push({ field: name, a: valueA, b: valueB });
     }
   };
-  field('tokenizer class', a.tokenizerClass ?? NONE, b.tokenizerClass ?? NONE);
-  field('max length', String(a.modelMaxLength ?? NONE), String(b.modelMaxLength ?? NONE));
-  field('adds BOS', String(a.addBosToken ?? NONE), String(b.addBosToken ?? NONE));
-  field('adds EOS', String(a.addEosToken ?? NONE), String(b.addEosToken ?? NONE));
+  // A GGUF records no tokenizer class, maximum length or generate() stop list (llama.cpp stops at every
+  // end-of-generation token it knows): against a transformers model's files, those are not differences.
+  const sameKind = a.source === b.source;
+  if (sameKind) {
+    field('tokenizer class', a.tokenizerClass ?? NONE, b.tokenizerClass ?? NONE);
+    field('max length', String(a.modelMaxLength ?? NONE), String(b.modelMaxLength ?? NONE));
+  }
+  if (sameKind || (a.addBosToken !== null && b.addBosToken !== null)) {
+    field('adds BOS', String(a.addBosToken ?? NONE), String(b.addBosToken ?? NONE));
+  }
+  if (sameKind || (a.addEosToken !== null && b.addEosToken !== null)) {
+    field('adds EOS', String(a.addEosToken ?? NONE), String(b.addEosToken ?? NONE));
+  }
   for (const role of ['bos', 'eos', 'pad', 'unk'] as const) {
     field(`${role.toUpperCase()} token`, specialOf(a, role), specialOf(b, role));
   }
-  field('stops at', stopsOf(a), stopsOf(b));
-  const tokens = diffAdded(a.addedTokens, b.addedTokens);
+  if (sameKind) {
+    field('stops at', stopsOf(a), stopsOf(b));
+  }
+  const tokens = diffAdded(a, b);
   const { templates, same } = diffTemplates(a.templates, b.templates);
   return {
     fields,
@@ -79,7 +98,11 @@ function stopsOf(section: TokenizerSection): string {
   return section.generation === null ? NONE : section.generation.eosIds.join(', ') || NONE;
 }
 
-function diffAdded(a: readonly AddedToken[], b: readonly AddedToken[]) {
+function diffAdded(sectionA: TokenizerSection, sectionB: TokenizerSection) {
+  // A side whose list was capped says nothing of the ids past its last kept one.
+  const limit = Math.min(keptThrough(sectionA), keptThrough(sectionB));
+  const a = sectionA.addedTokens.filter((token) => token.id <= limit);
+  const b = sectionB.addedTokens.filter((token) => token.id <= limit);
   const byIdA = new Map(a.map((token) => [token.id, token.text]));
   const byIdB = new Map(b.map((token) => [token.id, token.text]));
   const onlyInB = b.filter((token) => !byIdA.has(token.id));
@@ -94,6 +117,14 @@ function diffAdded(a: readonly AddedToken[], b: readonly AddedToken[]) {
     retexted: retexted.slice(0, MAX_TOKENS_LISTED_PER_SIDE),
     counts: { onlyInB: onlyInB.length, onlyInA: onlyInA.length, retexted: retexted.length },
   };
+}
+
+/** The highest id a side's added-token list is complete through: all of them unless the list was capped. */
+function keptThrough(section: TokenizerSection): number {
+  const kept = section.addedTokens;
+  return section.addedTokenCount > kept.length && kept.length > 0
+    ? Math.max(...kept.map((token) => token.id))
+    : Number.POSITIVE_INFINITY;
 }
 
 function diffTemplates(

@@ -4,7 +4,7 @@
  * button (each side once); dropped ones were read with the models.
  */
 import type { TokenizerDiff, TemplateChange } from '../../core/compare/tokenizer-diff';
-import { diffTokenizers } from '../../core/compare/tokenizer-diff';
+import { comparedTokenizer, diffTokenizers } from '../../core/compare/tokenizer-diff';
 import { groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { TableHead } from '../../lib/TableHead';
@@ -22,8 +22,8 @@ export function TokenizerDiffCard() {
   const sideB = b.result;
   const pending = [sideA.tokenizerOnDemand, sideB.tokenizerOnDemand].some((files) => files !== undefined);
   const reading = a.tokenizerReading === true || b.tokenizerReading === true;
-  const tokenizerA = sideA.sections.tokenizer;
-  const tokenizerB = sideB.sections.tokenizer;
+  const tokenizerA = comparedTokenizer(sideA);
+  const tokenizerB = comparedTokenizer(sideB);
   if (!pending && !reading && tokenizerA === undefined && tokenizerB === undefined) {
     return null;
   }
@@ -50,8 +50,8 @@ export function TokenizerDiffCard() {
         </p>
       ) : tokenizerA === undefined || tokenizerB === undefined ? (
         <p className="muted" data-testid="tokenizer-diff-one-side">
-          Only {tokenizerA ? 'A' : 'B'} has tokenizer files ({(tokenizerA ?? tokenizerB)?.files.join(', ')}); the other
-          has none beside it, so there is nothing to compare.
+          Only {tokenizerA ? 'A' : 'B'} has a tokenizer to compare (from {(tokenizerA ?? tokenizerB)?.files.join(', ')}
+          ); no tokenizer file lies beside the other.
         </p>
       ) : (
         <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />

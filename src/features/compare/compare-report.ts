@@ -2,7 +2,7 @@
 import { buildCompareSection, type CompareReportSection, type CompareSideInfo } from '../../core/compare/report';
 import type { AppState } from '../../state/store';
 import type { LoadResult } from '../../core/result';
-import { diffTokenizers } from '../../core/compare/tokenizer-diff';
+import { comparedTokenizer, diffTokenizers } from '../../core/compare/tokenizer-diff';
 
 function sideInfo(result: LoadResult): CompareSideInfo | null {
   if (result.outcome.kind !== 'parsed') {
@@ -30,10 +30,10 @@ export function compareSectionFor(state: AppState, current: LoadResult): Compare
   const section = buildCompareSection(a, b, diff.result);
   // The tokenizer files may have been read after the diff ran: both sides as they are now.
   const source = state.compareSource;
-  const tokenizerA = current.sections.tokenizer;
+  const tokenizerA = comparedTokenizer(current);
   const tokenizerB =
     source.status === 'ready' && source.result.loadId === diff.result.loadB
-      ? source.result.sections.tokenizer
+      ? comparedTokenizer(source.result)
       : undefined;
   if (tokenizerA && tokenizerB) {
     section.tokenizer = diffTokenizers(tokenizerA, tokenizerB);

@@ -36,6 +36,11 @@ export interface GenerationDefaults {
 }
 
 export interface TokenizerSection {
+  /**
+   * `gguf`: a GGUF's own tokenizer in these terms (gguf-tokenizer.ts), for the comparison only; it has no class,
+   * maximum length or generate() stop list. Absent for a transformers model's files.
+   */
+  source?: 'gguf';
   /** The files read, in the order they were applied. */
   files: string[];
   tokenizerClass: string | null;
