@@ -51,19 +51,29 @@ test.beforeAll(() => {
   writeFileSync(join(bare, 'model.safetensors'), TINY_MODEL);
 });
 
+/** Files as a file input takes them: JSON values serialized, text and bytes as they are. */
+function asInputFiles(files: Record<string, Buffer | string | object>) {
+  return Object.entries(files).map(([name, content]) => ({
+    name,
+    mimeType: 'application/octet-stream',
+    buffer: Buffer.isBuffer(content)
+      ? content
+      : Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)),
+  }));
+}
+
 async function drop(page: Page, files: Record<string, Buffer | string | object>): Promise<void> {
-  await page
-    .getByTestId('file-input')
-    .first()
-    .setInputFiles(
-      Object.entries(files).map(([name, content]) => ({
-        name,
-        mimeType: 'application/octet-stream',
-        buffer: Buffer.isBuffer(content)
-          ? content
-          : Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)),
-      })),
-    );
+  await page.getByTestId('file-input').first().setInputFiles(asInputFiles(files));
+}
+
+/** Drops the tiny model with Llama 3's tokenizer files, generation_config.json as first released or fixed. */
+async function dropLlama3(page: Page, fixed: boolean): Promise<void> {
+  await drop(page, {
+    'model.safetensors': TINY_MODEL,
+    'tokenizer_config.json': llama3TokenizerConfig(),
+    'generation_config.json': llama3GenerationConfig(fixed),
+  });
+  await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
 }
 
 async function openUrl(page: Page, url: string): Promise<void> {
@@ -111,12 +121,7 @@ test.describe('the Tokenizer tab', () => {
   }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
-    await drop(page, {
-      'model.safetensors': TINY_MODEL,
-      'tokenizer_config.json': llama3TokenizerConfig(),
-      'generation_config.json': llama3GenerationConfig(false),
-    });
-    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await dropLlama3(page, false);
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-class')).toHaveText('PreTrainedTokenizerFast');
     await expect(page.getByTestId('tokenizer-special-tokens')).toContainText('BOS250"<|begin_of_text|>"');
@@ -143,11 +148,7 @@ test.describe('the Tokenizer tab', () => {
   test('the fixed generation_config.json: the turn end is one generation stops at', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await drop(page, {
-      'model.safetensors': TINY_MODEL,
-      'tokenizer_config.json': llama3TokenizerConfig(),
-      'generation_config.json': llama3GenerationConfig(true),
-    });
+    await dropLlama3(page, true);
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-turn-end')).toHaveText(
       'A turn ends with <|eot_id|> (id 254), which generation stops at (generation_config.json: 251 (<|end_of_text|>), 254 (<|eot_id|>)).',
@@ -206,7 +207,9 @@ test.describe('the Tokenizer tab', () => {
     watch.expectClean();
   });
 
-  test('a file URL with nothing beside it: the names tried once, and the tab says so', async ({ page }) => {
+  test('a file URL with nothing beside it: the names tried once, and the tab says so; screenshots', async ({
+    page,
+  }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
     await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${BARE_REPO}/resolve/main/model.safetensors`);
@@ -219,6 +222,10 @@ test.describe('the Tokenizer tab', () => {
     );
     const gets = await tokenizerGets(BARE_REPO);
     expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404, 404, 404]);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: testInfo.outputPath(`tokenizer-none-${width}.png`) });
+    }
     watch.expectClean([/404/]);
   });
 
@@ -249,19 +256,14 @@ test.describe('the Tokenizer tab', () => {
   }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
-    await drop(page, {
-      'model.safetensors': TINY_MODEL,
-      'tokenizer_config.json': llama3TokenizerConfig(),
-      'generation_config.json': llama3GenerationConfig(false),
-    });
-    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await dropLlama3(page, false);
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(
-      Object.entries({
+      asInputFiles({
         'model.safetensors': TINY_MODEL,
-        'tokenizer_config.json': Buffer.from(JSON.stringify(tunedTokenizerConfig())),
-        'generation_config.json': Buffer.from(JSON.stringify(llama3GenerationConfig(true))),
-      }).map(([name, buffer]) => ({ name, mimeType: 'application/octet-stream', buffer })),
+        'tokenizer_config.json': tunedTokenizerConfig(),
+        'generation_config.json': llama3GenerationConfig(true),
+      }),
     );
     await expect(page.getByTestId('compare-headline')).toBeVisible();
     await expect(page.getByTestId('tokenizer-diff-fields')).toContainText('stops at251251, 254');
@@ -351,10 +353,10 @@ test.describe('the Tokenizer tab', () => {
       model_max_length: 2048,
     };
     await page.getByTestId('compare-file-input').setInputFiles(
-      Object.entries({
+      asInputFiles({
         'model.safetensors': TINY_MODEL,
-        'tokenizer_config.json': Buffer.from(JSON.stringify(updated)),
-      }).map(([name, buffer]) => ({ name, mimeType: 'application/octet-stream', buffer })),
+        'tokenizer_config.json': updated,
+      }),
     );
     await expect(page.getByTestId('compare-headline')).toBeVisible();
     const fields = page.getByTestId('tokenizer-diff-fields');

@@ -5,40 +5,27 @@ import {
   LLAMA3_TEMPLATE,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  tokenizerSectionOf,
 } from '../../testing/models/tokenizer-files';
-import { withTokenizerFile, type TokenizerFiles } from '../analysis/tokenizer/tokenizer-files';
-import { summarizeTokenizer } from '../analysis/tokenizer/tokenizer-summary';
 import type { TokenizerSection } from '../analysis/tokenizer/tokenizer-types';
 import { comparedTokenizer, diffTokenizers, templateDiff } from './tokenizer-diff';
 import { tokenizerSectionOfGguf } from '../analysis/tokenizer/gguf-tokenizer';
 import type { GgufSummary } from '../formats/sections';
 import type { LoadResult } from '../result';
 
-function section(entries: Record<string, unknown>): TokenizerSection {
-  let files: TokenizerFiles = {};
-  for (const [path, content] of Object.entries(entries)) {
-    files = withTokenizerFile(files, path, content);
-  }
-  const summary = summarizeTokenizer(files);
-  if (summary === null) {
-    throw new Error('no section');
-  }
-  return summary;
-}
-
 describe('diffTokenizers', () => {
   it('is identical for the same files', () => {
-    const a = section({ 'tokenizer_config.json': llama3TokenizerConfig() });
-    const diff = diffTokenizers(a, section({ 'tokenizer_config.json': llama3TokenizerConfig() }));
+    const a = tokenizerSectionOf({ 'tokenizer_config.json': llama3TokenizerConfig() });
+    const diff = diffTokenizers(a, tokenizerSectionOf({ 'tokenizer_config.json': llama3TokenizerConfig() }));
     expect(diff).toMatchObject({ identical: true, fields: [], templates: [], sameTemplates: ['default'] });
   });
 
   it("names a fine-tune's new tokens, its new EOS and template, and its stop ids", () => {
-    const base = section({
+    const base = tokenizerSectionOf({
       'tokenizer_config.json': chatmlTokenizerConfig(false),
       'generation_config.json': { eos_token_id: 2 },
     });
-    const tuned = section({
+    const tuned = tokenizerSectionOf({
       'tokenizer_config.json': {
         ...chatmlTokenizerConfig(false),
         added_tokens_decoder: {
@@ -66,7 +53,7 @@ describe('diffTokenizers', () => {
   });
 
   it('says which templates only one side has, and tokens that changed text at the same id', () => {
-    const a = section({
+    const a = tokenizerSectionOf({
       'tokenizer_config.json': {
         ...llama3TokenizerConfig(),
         chat_template: [
@@ -75,7 +62,7 @@ describe('diffTokenizers', () => {
         ],
       },
     });
-    const b = section({
+    const b = tokenizerSectionOf({
       'tokenizer_config.json': {
         ...llama3TokenizerConfig(),
         added_tokens_decoder: { 250: { content: '<|begin|>', special: true } },
@@ -156,7 +143,7 @@ describe('a GGUF against the transformers files it was converted from', () => {
   }
 
   const hf = () =>
-    section({
+    tokenizerSectionOf({
       'tokenizer_config.json': llama3TokenizerConfig(),
       'generation_config.json': llama3GenerationConfig(true),
     });

@@ -5,6 +5,9 @@
  * `<|eot_id|>` (whose first generation_config.json stopped at `<|end_of_text|>` only), and ChatML's
  * `<|im_start|>`/`<|im_end|>`.
  */
+import { withTokenizerFile, type TokenizerFiles } from '../../core/analysis/tokenizer/tokenizer-files';
+import { summarizeTokenizer } from '../../core/analysis/tokenizer/tokenizer-summary';
+import type { TokenizerSection } from '../../core/analysis/tokenizer/tokenizer-types';
 
 /** An AddedToken as tokenizer_config.json writes it. */
 function addedToken(content: string, special = true) {
@@ -105,4 +108,22 @@ export function legacyTokenizerFiles(): Record<string, Record<string, unknown>> 
 
 export function jsonBytes(value: unknown): Uint8Array {
   return new TextEncoder().encode(JSON.stringify(value, null, 2));
+}
+
+/** The files as the IO layer hands them over: path → parsed JSON (or a template's text). */
+export function tokenizerFilesOf(entries: Record<string, unknown>): TokenizerFiles {
+  let files: TokenizerFiles = {};
+  for (const [path, content] of Object.entries(entries)) {
+    files = withTokenizerFile(files, path, content);
+  }
+  return files;
+}
+
+/** The Tokenizer section of `entries`; throws when they make none. */
+export function tokenizerSectionOf(entries: Record<string, unknown>): TokenizerSection {
+  const section = summarizeTokenizer(tokenizerFilesOf(entries));
+  if (section === null) {
+    throw new Error('no tokenizer section');
+  }
+  return section;
 }

@@ -4,10 +4,10 @@ import {
   chatmlTokenizerConfig,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  tokenizerSectionOf,
 } from '../../../testing/models/tokenizer-files';
 import { endOfTurn, endOfTurnFinding } from './end-of-turn';
 import { withTokenizerFile, type TokenizerFiles } from './tokenizer-files';
-import { summarizeTokenizer } from './tokenizer-summary';
 import { withRenderedSample } from './tokenizer-sample';
 import { renderChatPreview } from './chat-preview';
 import { tokenizerAnalysis } from './tokenizer';
@@ -16,18 +16,6 @@ import { tinyLlamaTensors } from '../../../testing/fixture-manifest';
 import type { TokenizerSection } from './tokenizer-types';
 
 const REPLY = 'Sure, here it is.';
-
-function sectionOf(entries: Record<string, unknown>): TokenizerSection {
-  let files: TokenizerFiles = {};
-  for (const [path, content] of Object.entries(entries)) {
-    files = withTokenizerFile(files, path, content);
-  }
-  const section = summarizeTokenizer(files);
-  if (section === null) {
-    throw new Error('no section');
-  }
-  return section;
-}
 
 /** The section's default template rendered on a user turn and REPLY, as transformers would pass them. */
 function rendered(section: TokenizerSection): string {
@@ -45,7 +33,7 @@ function rendered(section: TokenizerSection): string {
 
 describe('where the template ends a turn, against what generation stops at', () => {
   it("warns when generation_config.json stops at <|end_of_text|> but turns end with <|eot_id|> (Llama 3's first release)", () => {
-    const section = sectionOf({
+    const section = tokenizerSectionOf({
       'tokenizer_config.json': llama3TokenizerConfig(),
       'generation_config.json': llama3GenerationConfig(false),
     });
@@ -67,7 +55,7 @@ describe('where the template ends a turn, against what generation stops at', () 
   });
 
   it('is quiet once the stop list holds the turn’s end', () => {
-    const section = sectionOf({
+    const section = tokenizerSectionOf({
       'tokenizer_config.json': llama3TokenizerConfig(),
       'generation_config.json': llama3GenerationConfig(true),
     });
@@ -77,9 +65,11 @@ describe('where the template ends a turn, against what generation stops at', () 
   });
 
   it("without generation_config.json, compares with the tokenizer's eos_token", () => {
-    const chatml = sectionOf({ 'tokenizer_config.json': chatmlTokenizerConfig(false) });
+    const chatml = tokenizerSectionOf({ 'tokenizer_config.json': chatmlTokenizerConfig(false) });
     expect(endOfTurn(rendered(chatml), REPLY, chatml)).toMatchObject({ text: '<|im_end|>', stops: true });
-    const wrongEos = sectionOf({ 'tokenizer_config.json': { ...chatmlTokenizerConfig(false), eos_token: '</s>' } });
+    const wrongEos = tokenizerSectionOf({
+      'tokenizer_config.json': { ...chatmlTokenizerConfig(false), eos_token: '</s>' },
+    });
     const end = endOfTurn(rendered(wrongEos), REPLY, wrongEos);
     expect(end).toMatchObject({ text: '<|im_end|>', stops: false, stopsAt: 'tokenizer_config.json: eos_token </s>' });
     expect(endOfTurnFinding(end, wrongEos)?.message).toMatch(
@@ -88,7 +78,7 @@ describe('where the template ends a turn, against what generation stops at', () 
   });
 
   it('tells nothing when no known token follows the reply, or when the stop ids cannot be matched', () => {
-    const plain = sectionOf({
+    const plain = tokenizerSectionOf({
       'tokenizer_config.json': {
         ...llama3TokenizerConfig(),
         chat_template: '{% for m in messages %}{{ m.content }}\n{% endfor %}',
@@ -96,7 +86,7 @@ describe('where the template ends a turn, against what generation stops at', () 
     });
     expect(endOfTurn(rendered(plain), REPLY, plain)).toBeNull();
     // A token the config gives no id for, against a stop list of ids: unknown, not a warning.
-    const noIds = sectionOf({
+    const noIds = tokenizerSectionOf({
       'tokenizer_config.json': { ...llama3TokenizerConfig(), added_tokens_decoder: {}, eos_token: '<|eot_id|>' },
       'generation_config.json': llama3GenerationConfig(false),
     });

@@ -6,19 +6,15 @@ import {
   llama3GenerationConfig,
   llama3TokenizerConfig,
   legacyTokenizerFiles,
+  tokenizerFilesOf,
 } from '../../../testing/models/tokenizer-files';
 import { runAnalyses } from '../analysis-registry';
-import { withTokenizerFile, type TokenizerFiles } from './tokenizer-files';
 
 /** The tiny Llama: 256 embedding rows. */
 const TINY: ModelFixture = { fileName: 'model.safetensors', specs: tinyLlamaTensors(2, 64, 172, 256) };
 
 function analysed(entries: Record<string, unknown>, fixture: ModelFixture = TINY) {
-  let tokenizer: TokenizerFiles = {};
-  for (const [path, content] of Object.entries(entries)) {
-    tokenizer = withTokenizerFile(tokenizer, path, content);
-  }
-  return runAnalyses(inputFromFixture({ ...fixture, sidecars: { tokenizer } }));
+  return runAnalyses(inputFromFixture({ ...fixture, sidecars: { tokenizer: tokenizerFilesOf(entries) } }));
 }
 
 const beyondOf = (run: ReturnType<typeof runAnalyses>) =>

@@ -7,21 +7,14 @@ import {
   llama3GenerationConfig,
   llama3TokenizerConfig,
   legacyTokenizerFiles,
+  tokenizerFilesOf,
 } from '../../../testing/models/tokenizer-files';
-import { withTokenizerFile, type TokenizerFiles } from './tokenizer-files';
+import { withTokenizerFile } from './tokenizer-files';
 import { summarizeTokenizer } from './tokenizer-summary';
-
-function files(entries: Record<string, unknown>): TokenizerFiles {
-  let read: TokenizerFiles = {};
-  for (const [path, content] of Object.entries(entries)) {
-    read = withTokenizerFile(read, path, content);
-  }
-  return read;
-}
 
 describe('summarizeTokenizer', () => {
   it('gives the special tokens their ids from added_tokens_decoder, strings and AddedToken objects alike', () => {
-    const section = summarizeTokenizer(files({ 'tokenizer_config.json': chatmlTokenizerConfig() }));
+    const section = summarizeTokenizer(tokenizerFilesOf({ 'tokenizer_config.json': chatmlTokenizerConfig() }));
     expect(section?.special).toEqual([
       { role: 'bos', text: '<s>', id: 1 },
       { role: 'eos', text: '<|im_end|>', id: 257 },
@@ -45,7 +38,7 @@ describe('summarizeTokenizer', () => {
 
   it('reads generate() stop ids (one or a list) and its sampling defaults in file order', () => {
     const section = summarizeTokenizer(
-      files({
+      tokenizerFilesOf({
         'm/tokenizer_config.json': llama3TokenizerConfig(),
         'm/generation_config.json': llama3GenerationConfig(true),
       }),
@@ -64,7 +57,8 @@ describe('summarizeTokenizer', () => {
       ],
     });
     expect(
-      summarizeTokenizer(files({ 'generation_config.json': llama3GenerationConfig(false) }))?.generation?.eosIds,
+      summarizeTokenizer(tokenizerFilesOf({ 'generation_config.json': llama3GenerationConfig(false) }))?.generation
+        ?.eosIds,
     ).toEqual([LLAMA3_IDS.end]);
   });
 
@@ -77,7 +71,7 @@ describe('summarizeTokenizer', () => {
       ],
     };
     const section = summarizeTokenizer(
-      files({ 'tokenizer_config.json': config, 'chat_template.jinja': LLAMA3_TEMPLATE }),
+      tokenizerFilesOf({ 'tokenizer_config.json': config, 'chat_template.jinja': LLAMA3_TEMPLATE }),
     );
     expect(section?.templates.map((entry) => [entry.name, entry.file])).toEqual([
       ['default', 'chat_template.jinja'],
@@ -86,7 +80,7 @@ describe('summarizeTokenizer', () => {
     expect(section?.shadowedTemplate).toMatchObject({ name: 'default', source: 'old {{ messages }}' });
     // The same template in both places replaces nothing.
     const same = summarizeTokenizer(
-      files({ 'tokenizer_config.json': llama3TokenizerConfig(), 'chat_template.jinja': LLAMA3_TEMPLATE }),
+      tokenizerFilesOf({ 'tokenizer_config.json': llama3TokenizerConfig(), 'chat_template.jinja': LLAMA3_TEMPLATE }),
     );
     expect(same?.templates).toHaveLength(1);
     expect(same?.shadowedTemplate).toBeNull();
@@ -95,11 +89,14 @@ describe('summarizeTokenizer', () => {
   it("takes a processor's chat_template.json as the default when the tokenizer has none, else as `processor`", () => {
     const processor = { chat_template: CHATML_TEMPLATE };
     const alone = summarizeTokenizer(
-      files({ 'tokenizer_config.json': { tokenizer_class: 'Qwen2Tokenizer' }, 'chat_template.json': processor }),
+      tokenizerFilesOf({
+        'tokenizer_config.json': { tokenizer_class: 'Qwen2Tokenizer' },
+        'chat_template.json': processor,
+      }),
     );
     expect(alone?.templates).toEqual([{ name: 'default', source: CHATML_TEMPLATE, file: 'chat_template.json' }]);
     const both = summarizeTokenizer(
-      files({ 'tokenizer_config.json': llama3TokenizerConfig(), 'chat_template.json': processor }),
+      tokenizerFilesOf({ 'tokenizer_config.json': llama3TokenizerConfig(), 'chat_template.json': processor }),
     );
     expect(both?.templates.map((entry) => entry.name)).toEqual(['default', 'processor']);
   });
@@ -107,7 +104,7 @@ describe('summarizeTokenizer', () => {
   it('leaves out what is not the type transformers reads, and gives null for no files', () => {
     expect(summarizeTokenizer({})).toBeNull();
     const section = summarizeTokenizer(
-      files({
+      tokenizerFilesOf({
         'tokenizer_config.json': {
           bos_token: 7,
           eos_token: { content: 3 },
@@ -135,14 +132,14 @@ describe('summarizeTokenizer', () => {
   it('a chat template that is not text, or JSON that is not an object, adds nothing', () => {
     expect(withTokenizerFile({}, 'chat_template.jinja', { not: 'text' })).toEqual({});
     expect(withTokenizerFile({}, 'README.md', 'text')).toEqual({});
-    expect(summarizeTokenizer(files({ 'tokenizer_config.json': [1, 2] }))).toMatchObject({
+    expect(summarizeTokenizer(tokenizerFilesOf({ 'tokenizer_config.json': [1, 2] }))).toMatchObject({
       special: [],
       templates: [],
     });
   });
 
   it('reads an older save: special_tokens_map.json over the config, added_tokens.json for ids', () => {
-    const section = summarizeTokenizer(files(legacyTokenizerFiles()));
+    const section = summarizeTokenizer(tokenizerFilesOf(legacyTokenizerFiles()));
     expect(section).toMatchObject({
       files: ['tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json'],
       special: [
@@ -159,7 +156,7 @@ describe('summarizeTokenizer', () => {
 
   it('leaves the older files out once tokenizer_config.json has added_tokens_decoder, as transformers does', () => {
     const section = summarizeTokenizer(
-      files({ ...legacyTokenizerFiles(), 'tokenizer_config.json': chatmlTokenizerConfig(false) }),
+      tokenizerFilesOf({ ...legacyTokenizerFiles(), 'tokenizer_config.json': chatmlTokenizerConfig(false) }),
     );
     expect(section?.files).toEqual(['tokenizer_config.json']);
     expect(section?.special.find((token) => token.role === 'pad')).toEqual({ role: 'pad', text: '</s>', id: 2 });
