@@ -3,13 +3,17 @@
  * 163 shards (clean and with each defect) from the test server, and a repository on the fake Hub (e2e-routes.ts).
  */
 import { expect, test, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildSafetensors } from '../src/testing/build-safetensors';
+import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import { buildShardedModel } from '../src/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/testing/shard-fixtures';
 import { HTTP1_SHARD_CONCURRENCY } from '../src/core/limits';
 import {
   APP_ORIGIN,
   dropFile,
+  FIXTURES_DIR,
   fixturePath,
   openApp,
   ORIGIN_A,
@@ -47,7 +51,44 @@ function finding(page: Page, code: string) {
 /** Chromium logs each 404 a fetch receives; the missing-shard test provokes exactly that on purpose. */
 const EXPECTED_404 = /Failed to load resource: the server responded with a status of 404/;
 
+/** A Hugging Face cache with two snapshots of one repository; refs/main points at the newer, smaller one. */
+const HUB_CACHE_DIR = 'hf-cache';
+const MAIN_COMMIT = 'c'.repeat(40);
+const OLD_COMMIT = '0'.repeat(40);
+
+test.beforeAll(() => {
+  const repo = join(FIXTURES_DIR, HUB_CACHE_DIR, 'hub', 'models--org--three');
+  for (const [commit, layers] of [
+    [OLD_COMMIT, 3],
+    [MAIN_COMMIT, 2],
+  ] as const) {
+    mkdirSync(join(repo, 'snapshots', commit), { recursive: true });
+    writeFileSync(join(repo, 'snapshots', commit, 'model.safetensors'), buildSafetensors(tinyLlamaTensors(layers)));
+  }
+  mkdirSync(join(repo, 'refs', 'refs', 'pr'), { recursive: true });
+  writeFileSync(join(repo, 'refs', 'main'), MAIN_COMMIT);
+  writeFileSync(join(repo, 'refs', 'refs', 'pr', '1'), OLD_COMMIT);
+});
+
 test.describe('sharded models', () => {
+  test('a dropped Hugging Face cache opens the snapshot refs/main points at, each snapshot named with its branches; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath(HUB_CACHE_DIR));
+    await expect(page.getByTestId('file-name')).toHaveText('org/three@ccccccc (main)/model.safetensors');
+    await expect(page.getByTestId('source-switcher').locator('option')).toHaveText([
+      /^org\/three@0000000 \(refs\/pr\/1\)\/model\.safetensors/,
+      /^org\/three@ccccccc \(main\)\/model\.safetensors/,
+    ]);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 700 });
+      await page.screenshot({ path: testInfo.outputPath(`hf-cache-${width}.png`) });
+    }
+    watch.expectClean();
+  });
+
   test('a local model folder: 163 shards, their index and config.json become one model', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

@@ -501,6 +501,30 @@ describe('local folders in the layouts other tools leave', () => {
     expect(sharded.result?.source.name).toBe('org/two@bbbbbbb/model (2 of 2 shards)');
   });
 
+  it("opens the snapshot the cache's refs/main points at, and names the branch in its title", async () => {
+    const main = 'c'.repeat(40);
+    const old = '0'.repeat(40);
+    const model = (commit: string, layers: number) => ({
+      blob: new File([bytes(buildSafetensors(tinyLlamaTensors(layers)))], 'model.safetensors'),
+      path: `hub/models--org--three/snapshots/${commit}/model.safetensors`,
+    });
+    const files = [
+      // The older snapshot holds the larger file, which would otherwise open first.
+      model(old, 3),
+      model(main, 2),
+      { blob: new File([`${main}\n`], 'main'), path: 'hub/models--org--three/refs/main' },
+      // huggingface_hub keeps a revision's ref under its own name: refs/pr/1 lies at refs/refs/pr/1.
+      { blob: new File([old], '1'), path: 'hub/models--org--three/refs/refs/pr/1' },
+      { blob: new File(['not a commit'], 'broken'), path: 'hub/models--org--three/refs/broken' },
+    ];
+    const { result } = await run({ kind: 'files', files });
+    expect(result?.source.name).toBe('org/three@ccccccc (main)/model.safetensors');
+    expect(result?.choices?.items.map((item) => item.label)).toEqual([
+      'org/three@0000000 (refs/pr/1)/model.safetensors',
+      'org/three@ccccccc (main)/model.safetensors',
+    ]);
+  });
+
   it("gives Mistral's consolidated.safetensors the params.json beside it, and the transformers copy config.json", async () => {
     const text = (value: unknown, name: string) => new File([JSON.stringify(value)], name);
     const files = [

@@ -7,6 +7,7 @@ import { isNativeWeightsFile } from '../analysis/native-params';
 import { formatIdOfFileName } from '../formats/format-readers';
 import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../analysis/tokenizer/tokenizer-files';
 import { compareShardNames, indexStem, type FileGrouping, type Sidecar } from './shard-names';
+import { displayPath, refsOfPath, type HubCacheRefs } from './hub-cache';
 
 export interface ModelChoice {
   /** Stable within one source: the index path, the shard-name prefix followed by `*`, or the file path. */
@@ -25,6 +26,8 @@ export interface ModelChoice {
   shardCount: number;
   /** Sum of the member files' sizes, when every size is known. */
   bytes: number | null;
+  /** In a Hugging Face cache snapshot: the branches that point at it (`main` first). */
+  branches?: readonly string[];
 }
 
 /**
@@ -86,22 +89,12 @@ function sumSizes(files: readonly string[], sizes: ReadonlyMap<string, number> |
   return total;
 }
 
-/**
- * A snapshot folder of the Hugging Face cache (`~/.cache/huggingface/hub/models--<org>--<name>/snapshots/<commit>/`,
- * huggingface_hub's layout) as the repository and revision it holds; the rest of the path is kept.
- */
-const HUB_CACHE_SNAPSHOT = /^(?:.*\/)?models--([^/]+?)--([^/]+)\/snapshots\/([0-9a-f]{7})[0-9a-f]*\//;
-
-/** A path as a choice shows it: a Hugging Face cache snapshot (and the cache folders above it) as `org/name@abc1234/…`. */
-export function displayPath(path: string): string {
-  return path.replace(
-    HUB_CACHE_SNAPSHOT,
-    (_, org: string, name: string, commit: string) => `${org}/${name}@${commit}/`,
-  );
-}
-
 /** One choice per model of the grouping, in path order (root first). Index files no group claimed get their own. */
-export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string, number>): ModelChoice[] {
+export function modelChoices(
+  grouping: FileGrouping,
+  sizes?: ReadonlyMap<string, number>,
+  refs: HubCacheRefs = new Map(),
+): ModelChoice[] {
   const choices: ModelChoice[] = [];
   const claimedIndexes = new Set<string>();
   for (const model of grouping.models) {
@@ -109,7 +102,7 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
       choices.push({
         key: model.file,
         kind: 'single',
-        label: model.name ?? displayPath(model.file),
+        label: model.name ?? displayPath(model.file, refs),
         ...(model.name !== undefined ? { name: model.name } : {}),
         folder: folderOf(model.file),
         files: [model.file],
@@ -127,7 +120,7 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
         model.indexFile ??
         (model.extension === 'safetensors' ? `${model.prefix}*` : `${model.prefix}*.${model.extension}`),
       kind: 'sharded',
-      label: displayPath(stem),
+      label: displayPath(stem, refs),
       folder,
       files: [...model.files],
       shardCount: model.total,
@@ -147,13 +140,19 @@ export function modelChoices(grouping: FileGrouping, sizes?: ReadonlyMap<string,
     choices.push({
       key: indexFile,
       kind: 'sharded',
-      label: displayPath(indexStem(indexFile)?.stem ?? indexFile),
+      label: displayPath(indexStem(indexFile)?.stem ?? indexFile, refs),
       folder: folderOf(indexFile),
       files: [],
       indexFile,
       shardCount: 0,
       bytes: null,
     });
+  }
+  for (const choice of choices) {
+    const branches = refsOfPath(choice.key, refs);
+    if (branches.length > 0) {
+      choice.branches = branches;
+    }
   }
   return choices.sort(compareChoices);
 }
@@ -208,7 +207,8 @@ function isSafetensors(choice: ModelChoice): boolean {
 }
 
 /**
- * The choice to open first: the best folder (root first, then diffusers subfolders such as `transformer/`,
+ * The choice to open first: in a Hugging Face cache, one in the snapshot `main` points at; the best folder (root
+ * first, then diffusers subfolders such as `transformer/`,
  * `unet/`, `text_encoder/`), and in it a sharded model over a single file, canonical file names over others, and
  * the largest file among the rest. Null when there is nothing to open.
  */
@@ -223,6 +223,11 @@ export function defaultChoice(choices: readonly ModelChoice[]): ModelChoice | nu
 }
 
 function isBetter(candidate: ModelChoice, current: ModelChoice): boolean {
+  // In a Hugging Face cache, the snapshot `main` points at is the one huggingface_hub would load.
+  const onMain = Number(current.branches?.[0] === 'main') - Number(candidate.branches?.[0] === 'main');
+  if (onMain !== 0) {
+    return onMain < 0;
+  }
   const folder = folderRank(candidate.folder) - folderRank(current.folder);
   if (folder !== 0) {
     return folder < 0;

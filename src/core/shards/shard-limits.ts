@@ -34,3 +34,9 @@ export const MAX_OLLAMA_MANIFESTS = 2_000;
 
 /** Bytes of one Ollama manifest: real ones list a handful of layers in under 1 KB; a bigger file is not one. */
 export const MAX_OLLAMA_MANIFEST_BYTES = 64 * 1024;
+
+/** Bytes of a Hugging Face cache ref file worth reading: a 40-character commit id and maybe a newline. */
+export const MAX_HUB_REF_BYTES = 256;
+
+/** Ref files read from one dropped cache: a branch or two per repository, for a cache of hundreds of models. */
+export const MAX_HUB_REFS = 2_000;

@@ -186,6 +186,7 @@ describe('groupFiles', () => {
       ],
       indexFiles: ['model.safetensors.index.json'],
       ollamaManifests: [],
+      hubCacheRefs: [],
       other: ['README.md', 'tokenizer.json', '.gitattributes', 'LICENSE'],
     });
   });

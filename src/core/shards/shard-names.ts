@@ -9,6 +9,7 @@ import type { ShardNaming } from '../formats/format-reader';
 import type { ShardIndex } from './index-parser';
 import { isOllamaBlobName, isOllamaManifestPath, ollamaBlobLabel, type OllamaBlob } from './ollama-store';
 import { TOKENIZER_FILE_KEYS } from '../analysis/tokenizer/tokenizer-files';
+import { isHubCacheRefPath } from './hub-cache';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
 
@@ -197,6 +198,8 @@ export interface FileGrouping {
   indexFiles: string[];
   /** Ollama manifests among the names (ollama-store.ts): read these and pass what they say of the blobs back in. */
   ollamaManifests: string[];
+  /** Ref files of a Hugging Face cache (hub-cache.ts): read these to name the snapshots the branches point at. */
+  hubCacheRefs: string[];
   /** Files that are not models (tokenizer, README, images, …): ignored. */
   other: string[];
 }
@@ -266,6 +269,7 @@ export function groupFiles(
   const sidecars: Sidecar[] = [];
   const indexFiles: string[] = [];
   const ollamaManifests: string[] = [];
+  const hubCacheRefs: string[] = [];
   const blobs: ModelGroup[] = [];
   const other: string[] = [];
   const candidates: string[] = [];
@@ -274,6 +278,8 @@ export function groupFiles(
     const sidecar = SIDECARS.get(base);
     if (isOllamaManifestPath(name)) {
       ollamaManifests.push(name);
+    } else if (isHubCacheRefPath(name)) {
+      hubCacheRefs.push(name);
     } else if (isOllamaBlobName(base)) {
       const blob = ollama.get(base.replace(':', '-'));
       if (blob?.role === 'other') {
@@ -394,7 +400,7 @@ export function groupFiles(
     models.push(sharded);
   }
   models.push(...blobs);
-  return { models, sidecars, indexFiles, ollamaManifests, other };
+  return { models, sidecars, indexFiles, ollamaManifests, hubCacheRefs, other };
 }
 
 /** Orders shard files by their shard number when both follow the pattern, else by name. */

@@ -21,13 +21,8 @@ import type {
   StallNotice,
 } from '../../core/result';
 import { defaultGgufPath } from '../../core/shards/gguf-repo-files';
-import {
-  defaultChoice,
-  displayPath,
-  modelChoices,
-  sidecarsFor,
-  type ModelChoice,
-} from '../../core/shards/choose-model';
+import { defaultChoice, modelChoices, sidecarsFor, type ModelChoice } from '../../core/shards/choose-model';
+import { displayPath, type HubCacheRefs } from '../../core/shards/hub-cache';
 import type { ShardIndex, ShardIndexResult } from '../../core/shards/index-parser';
 import {
   claimedShardNames,
@@ -55,6 +50,7 @@ import { listRepoFiles } from './hub-listing';
 import { markStep } from '../../lib/perf-marks';
 import { Meter } from './meter';
 import { readOllamaManifests } from './ollama-manifests';
+import { readHubCacheRefs } from './hub-cache-refs';
 import { shortBlobName } from '../../core/shards/ollama-store';
 import {
   localIndexBytes,
@@ -535,10 +531,13 @@ async function resolveLocalGroup(
   // An Ollama store: its manifests name the blobs (`llama3:latest`) and tell the weights from the text layers.
   const ollama = await readOllamaManifests(firstPass.ollamaManifests, byPath);
   indexBytes += ollama.bytesRead;
+  // A Hugging Face cache: its refs name the snapshots the branches point at, and main's opens first.
+  const hubCache = await readHubCacheRefs(firstPass.hubCacheRefs, byPath);
+  indexBytes += hubCache.bytesRead;
   const grouping =
     parsedIndexes.length > 0 || ollama.blobs.size > 0 ? groupFiles(paths, parsedIndexes, ollama.blobs) : firstPass;
   const sizes = new Map(paths.map((path) => [path, byPath.get(path)?.size ?? 0]));
-  const items = modelChoices(grouping, sizes);
+  const items = modelChoices(grouping, sizes, hubCache.refs);
   const chosen = pickChoice(items, select);
   if (!chosen) {
     throw new SourceError(
@@ -549,7 +548,7 @@ async function resolveLocalGroup(
   }
   const choices: SourceChoices = { items, selected: chosen.key };
   const { sidecars, sidecarsRead } = await readLocalSidecars(sidecarsFor(chosen, grouping.sidecars), byPath);
-  const ref: SourceRef = { kind: 'files', name: titleOf(chosen), count: byPath.size };
+  const ref: SourceRef = { kind: 'files', name: titleOf(chosen, hubCache.refs), count: byPath.size };
   const meter = ctx.meter ?? new Meter();
   const common = { ref, meter, remote: false, sidecars, sidecarsRead, choices };
 
@@ -624,24 +623,27 @@ function pickChoice(items: readonly ModelChoice[], select: string | undefined): 
  * The title shown for a choice: the file, the index, or `prefix-NNNNN-of-NNNNN` for shards without an index; in a
  * Hugging Face cache with the repository and revision before it (`Qwen/Qwen3-8B@0cb88a4/model.safetensors`).
  */
-function titleOf(choice: ModelChoice): string {
+function titleOf(choice: ModelChoice, refs: HubCacheRefs = new Map()): string {
   if (choice.kind === 'single') {
     // A name the path does not give (an Ollama blob's model names) leads; the file follows.
     return choice.name !== undefined
       ? `${choice.name} (${shortBlobName(baseName(choice.key))})`
-      : shownName(choice.key);
+      : shownName(choice.key, refs);
   }
   if (choice.indexFile !== undefined) {
-    return shownName(choice.indexFile);
+    return shownName(choice.indexFile, refs);
   }
   // The label is the shards' prefix, already shown as displayPath shows it.
   const prefix = displayPath(choice.key) !== choice.key ? choice.label : baseName(choice.label);
   return `${prefix} (${choice.files.length} of ${choice.shardCount} shards)`;
 }
 
-/** A path's file name, or in a Hugging Face cache snapshot the repository, revision and file (displayPath). */
-function shownName(path: string): string {
-  const shown = displayPath(path);
+/**
+ * A path's file name, or in a Hugging Face cache snapshot the repository, revision (and the branches at it) and
+ * file (displayPath).
+ */
+function shownName(path: string, refs: HubCacheRefs): string {
+  const shown = displayPath(path, refs);
   return shown !== path ? shown : baseName(path);
 }
 

@@ -167,6 +167,12 @@ export function readLocalJson(file: Blob | undefined, maxBytes: number): Promise
   return readLocalFile(file, false, maxBytes);
 }
 
+/** A small dropped text file read whole; undefined when it is missing, over `maxBytes`, unreadable or not UTF-8. */
+export async function readLocalText(file: Blob | undefined, maxBytes: number): Promise<string | undefined> {
+  const text = await readLocalFile(file, true, maxBytes);
+  return typeof text === 'string' ? text : undefined;
+}
+
 async function readEach(wanted: WantedSidecars, read: (path: string) => Promise<unknown>): Promise<ReadSidecars> {
   const sidecars: Sidecars = {};
   const sidecarsRead: string[] = [];
