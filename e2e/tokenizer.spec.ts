@@ -15,7 +15,7 @@ import {
   llama3TokenizerConfig,
   legacyTokenizerFiles,
 } from '../src/testing/models/tokenizer-files';
-import { FIXTURES_DIR, openApp, openLocalFile, ORIGIN_A, serverLog, watchPage } from './helpers';
+import { APP_ORIGIN, FIXTURES_DIR, openApp, openLocalFile, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 /** The tiny Llama: 256 embedding rows. */
 const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
@@ -133,6 +133,11 @@ test.describe('the Tokenizer tab', () => {
       "ends the assistant's turn with <|eot_id|> (id 254), but generation stops only at generation_config.json: 251 (<|end_of_text|>)",
     );
     await expect(page.getByTestId('tokenizer-added-tokens')).toContainText('<|eot_id|> 254');
+    // The template copies as written.
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: APP_ORIGIN });
+    await page.getByTestId('copy-chat-template').click();
+    await expect(page.getByTestId('copy-chat-template')).toHaveText('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(LLAMA3_TEMPLATE);
     // Found at load, with the other findings, before the tab was opened as well.
     await expect(page.getByRole('region', { name: 'Warnings' })).toContainText('end-of-turn-not-stop');
     await expect(page.getByTestId('sidecars-read')).toHaveText(

@@ -6,6 +6,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { groupDigits } from '../../core/number-format';
 import type { ChatPreview, ChatTemplateInput } from '../../core/analysis/tokenizer/chat-preview';
 import { useAppStore } from '../../state/store';
+import { CopyButton } from '../../lib/CopyButton';
 import './chat-template.css';
 
 /** The preview of `input`, rendered on first use of the interpreter; null while it renders. */
@@ -52,7 +53,10 @@ export function ChatTemplateCard({
       {children}
       <div className="chat-template">
         <div>
-          <h4>Template ({groupDigits(source.length)} characters)</h4>
+          <div className="code-head">
+            <h4>Template ({groupDigits(source.length)} characters)</h4>
+            <CopyButton text={source} testId="copy-chat-template" />
+          </div>
           <pre className="code-block" data-testid="chat-template">
             {source}
           </pre>

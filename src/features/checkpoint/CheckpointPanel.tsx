@@ -3,6 +3,7 @@
  * risk), the anatomy (where the weights are, the other sections, epoch and step, scalars, tied weights and views)
  * and the exact Python that converts the file to safetensors without running code from it.
  */
+import { CopyButton } from '../../lib/CopyButton';
 import { useState } from 'react';
 import type { ParsedHeader } from '../../core/model';
 import { formatBytes, groupDigits, plural } from '../../core/number-format';
@@ -253,7 +254,6 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
 
 function ConvertCard({ header, fileName }: { header: ParsedHeader; fileName: string }) {
   const advice = convertAdvice(fileName, header);
-  const [copied, setCopied] = useState(false);
   return (
     <section className="insight checkpoint-convert" aria-label="How to convert safely">
       <h3>How to convert safely</h3>
@@ -267,14 +267,7 @@ function ConvertCard({ header, fileName }: { header: ParsedHeader; fileName: str
         <>
           <div className="code-head">
             <span className="muted">Python, for this file</span>
-            <button
-              type="button"
-              onClick={() => {
-                void navigator.clipboard?.writeText(advice.code).then(() => setCopied(true));
-              }}
-            >
-              {copied ? 'Copied' : 'Copy'}
-            </button>
+            <CopyButton text={advice.code} />
           </div>
           <pre className="convert-code" data-testid="convert-script">
             <code>{advice.code}</code>

@@ -107,6 +107,7 @@ function GenerationCard({ section }: { section: TokenizerSection }) {
     return null;
   }
   const textOf = (id: number) => section.addedTokens.find((token) => token.id === id)?.text;
+  const describe = (id: number) => (textOf(id) ? `${id} ${textOf(id)}` : String(id));
   return (
     <section className="insight" aria-label="Generation defaults">
       <h3>
@@ -115,13 +116,11 @@ function GenerationCard({ section }: { section: TokenizerSection }) {
       <dl className="facts">
         <Fact
           label="Stops at"
-          value={
-            generation.eosIds.length === 0
-              ? 'no eos_token_id'
-              : generation.eosIds.map((id) => (textOf(id) ? `${id} ${textOf(id)}` : String(id))).join(', ')
-          }
+          value={generation.eosIds.length === 0 ? 'no eos_token_id' : generation.eosIds.map(describe).join(', ')}
           testId="tokenizer-stop-ids"
         />
+        {generation.bosId !== null && <Fact label="bos_token_id" value={describe(generation.bosId)} />}
+        {generation.padId !== null && <Fact label="pad_token_id" value={describe(generation.padId)} />}
         {generation.settings.map((setting) => (
           <Fact key={setting.key} label={setting.key} value={setting.value} />
         ))}
