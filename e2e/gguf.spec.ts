@@ -23,6 +23,10 @@ test.describe('GGUF files', () => {
     await expect(mix.getByRole('row').nth(1)).toContainText(/Q4_K\s*8\s*240 KB.*4\.5/);
     await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
     await expect(page.getByTestId('chat-preview')).toContainText('<|start|>assistant');
+    // <|end|> closes each turn, and llama.cpp knows it by name as an end of generation.
+    await expect(page.getByTestId('turn-end')).toHaveText(
+      "A turn ends with <|end|> (id 5), which generation stops at (llama.cpp's end-of-generation tokens: 2 (</s>), 5 (<|end|>)).",
+    );
     await expect(page.getByTestId('gguf-keys')).toContainText('general.file_type');
     // The token list stays in the worker: pages arrive on demand.
     await page.getByTestId('gguf-browse-tokens').click();

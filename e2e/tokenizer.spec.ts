@@ -127,7 +127,7 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('tokenizer-special-tokens')).toContainText('BOS250"<|begin_of_text|>"');
     await expect(page.getByTestId('tokenizer-stop-ids')).toHaveText('251 <|end_of_text|>');
     await expect(page.getByTestId('chat-preview')).toContainText(PREVIEW_TURN_END);
-    const finding = page.getByTestId('tokenizer-finding');
+    const finding = page.getByTestId('turn-end-finding');
     await expect(finding).toHaveAttribute('data-code', 'end-of-turn-not-stop');
     await expect(finding).toContainText(
       "ends the assistant's turn with <|eot_id|> (id 254), but generation stops only at generation_config.json: 251 (<|end_of_text|>)",
@@ -155,10 +155,10 @@ test.describe('the Tokenizer tab', () => {
     await openApp(page);
     await dropLlama3(page, true);
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
-    await expect(page.getByTestId('tokenizer-turn-end')).toHaveText(
+    await expect(page.getByTestId('turn-end')).toHaveText(
       'A turn ends with <|eot_id|> (id 254), which generation stops at (generation_config.json: 251 (<|end_of_text|>), 254 (<|eot_id|>)).',
     );
-    await expect(page.getByTestId('tokenizer-finding')).toHaveCount(0);
+    await expect(page.getByTestId('turn-end-finding')).toHaveCount(0);
     watch.expectClean();
   });
 
@@ -199,7 +199,7 @@ test.describe('the Tokenizer tab', () => {
     expect(await tokenizerGets(LISTED_REPO)).toEqual([]);
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('chat-preview')).toContainText(PREVIEW_TURN_END);
-    await expect(page.getByTestId('tokenizer-turn-end')).toContainText('which generation stops at');
+    await expect(page.getByTestId('turn-end')).toContainText('which generation stops at');
     await page.getByRole('tab', { name: 'Tensors' }).click();
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-panel')).toBeVisible();
@@ -249,7 +249,7 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('chat-preview-error')).toHaveText(
       'The template did not finish rendering within 2 s and was stopped: it loops for too long, or for ever, on the sample conversation.',
     );
-    await expect(page.getByTestId('tokenizer-turn-end')).toHaveCount(0);
+    await expect(page.getByTestId('turn-end')).toHaveCount(0);
     // The page stayed responsive: another tab opens at once.
     await page.getByRole('tab', { name: 'Dtypes' }).click();
     await expect(page.getByRole('tab', { name: 'Dtypes' })).toHaveAttribute('aria-selected', 'true');

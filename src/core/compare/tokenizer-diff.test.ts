@@ -5,6 +5,7 @@ import {
   LLAMA3_TEMPLATE,
   llama3GenerationConfig,
   llama3TokenizerConfig,
+  llama3GgufSummary,
   tokenizerSectionOf,
 } from '../../testing/models/tokenizer-files';
 import type { TokenizerSection } from '../analysis/tokenizer/tokenizer-types';
@@ -112,34 +113,8 @@ describe('templateDiff', () => {
 describe('a GGUF against the transformers files it was converted from', () => {
   /** The header summary llama.cpp's converter writes for the tiny Llama 3, as far as the comparison reads it. */
   function ggufResultOf(template: string | null, eos = 254): LoadResult {
-    const gguf = {
-      tokenizer: {
-        model: 'gpt2',
-        pre: 'llama-bpe',
-        vocabSize: 256,
-        merges: 10,
-        special: [
-          { role: 'bos', id: 250, text: '<|begin_of_text|>' },
-          { role: 'eos', id: eos, text: eos === 254 ? '<|eot_id|>' : '<|end_of_text|>' },
-          { role: 'eot', id: 254, text: '<|eot_id|>' },
-        ],
-        added: [
-          { id: 250, text: '<|begin_of_text|>', kind: 'control' },
-          { id: 251, text: '<|end_of_text|>', kind: 'control' },
-          { id: 252, text: '<|start_header_id|>', kind: 'control' },
-          { id: 253, text: '<|end_header_id|>', kind: 'control' },
-          { id: 254, text: '<|eot_id|>', kind: 'control' },
-        ],
-        addedCount: 5,
-        tokens: { start: 0, count: 256 },
-      },
-      chatTemplate: template,
-      kvs: [{ key: 'tokenizer.ggml.add_bos_token', type: 'BOOL', value: 'true' }],
-    } as unknown as GgufSummary;
-    return {
-      sections: {},
-      outcome: { kind: 'parsed', header: { gguf } },
-    } as unknown as LoadResult;
+    const gguf = llama3GgufSummary(template, eos);
+    return { sections: {}, outcome: { kind: 'parsed', header: { gguf } } } as unknown as LoadResult;
   }
 
   const hf = () =>

@@ -7,6 +7,10 @@ import { groupDigits } from '../../core/number-format';
 import type { ChatPreview, ChatTemplateInput } from '../../core/analysis/tokenizer/chat-preview';
 import { useAppStore } from '../../state/store';
 import { CopyButton } from '../../lib/CopyButton';
+import { CodeText } from '../../lib/CodeText';
+import { codeSpec } from '../../core/findings/codes';
+import type { EndOfTurn } from '../../core/analysis/tokenizer/end-of-turn';
+import type { Finding } from '../../core/model';
 import './chat-template.css';
 
 /** The preview of `input`, rendered on first use of the interpreter; null while it renders. */
@@ -84,5 +88,30 @@ export function ChatTemplateCard({
         </div>
       </div>
     </section>
+  );
+}
+
+/** Where a template ends the assistant's turn and whether generation stops there: the finding, or a line saying so. */
+export function TurnEndNote({ end, finding }: { end: EndOfTurn | null; finding: Finding | null }) {
+  if (finding) {
+    return (
+      <div className="turn-end-finding" role="note" data-testid="turn-end-finding" data-code={finding.code}>
+        <strong>
+          ⚠ <code>{finding.code}</code> {codeSpec(finding.code)?.title}
+        </strong>
+        <p>
+          <CodeText text={finding.message} />
+        </p>
+      </div>
+    );
+  }
+  return (
+    <p className="muted" data-testid="turn-end">
+      {end === null
+        ? 'No token the tokenizer names follows the sample reply, so where generation stops is not checked.'
+        : end.stops === null
+          ? `A turn ends with ${end.text}; its id is not known, so whether generation stops there is not checked.`
+          : `A turn ends with ${end.text}${end.id === null ? '' : ` (id ${end.id})`}, which generation stops at (${end.stopsAt}).`}
+    </p>
   );
 }

@@ -8,7 +8,9 @@ import type { GgufSummary } from '../../core/formats/sections';
 import type { ParsedHeader } from '../../core/model';
 import { formatBytes, groupDigits, formatPercent } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
-import { ChatTemplateCard, useChatPreview } from '../chat-template/ChatTemplateCard';
+import { ChatTemplateCard, TurnEndNote, useChatPreview } from '../chat-template/ChatTemplateCard';
+import { ggufEndOfTurn, ggufEndOfTurnFinding } from '../../core/analysis/tokenizer/gguf-end-of-turn';
+import { SAMPLE_REPLY } from '../../core/analysis/tokenizer/chat-preview';
 import { TokenBrowser } from './TokenBrowser';
 import './gguf.css';
 import { numeric, TableHead } from '../../lib/TableHead';
@@ -162,11 +164,17 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
   );
 }
 
-/** The GGUF's template, rendered with its own bos and eos tokens. */
+/** The GGUF's template, rendered with its own bos and eos tokens, and whether llama.cpp stops where it ends a turn. */
 function GgufChatTemplate({ gguf, source }: { gguf: GgufSummary; source: string }) {
   const bos = specialText(gguf, 'bos');
   const eos = specialText(gguf, 'eos');
-  return <ChatTemplateCard source={source} preview={useChatPreview({ source, bos, eos })} />;
+  const preview = useChatPreview({ source, bos, eos });
+  const end = preview?.ok ? ggufEndOfTurn(preview.text, SAMPLE_REPLY, gguf) : null;
+  return (
+    <ChatTemplateCard source={source} preview={preview}>
+      {preview?.ok && <TurnEndNote end={end} finding={ggufEndOfTurnFinding(end)} />}
+    </ChatTemplateCard>
+  );
 }
 
 function specialText(gguf: GgufSummary, role: string): string {

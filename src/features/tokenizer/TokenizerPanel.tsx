@@ -5,17 +5,15 @@
  * check that generation stops where the template ends a turn. Over HTTP the files are read when this tab opens.
  */
 import { useEffect, useState } from 'react';
-import { codeSpec } from '../../core/findings/codes';
 import { endOfTurnFinding } from '../../core/analysis/tokenizer/end-of-turn';
 import type { ChatTemplateEntry, TokenizerSection } from '../../core/analysis/tokenizer/tokenizer-types';
 import { groupDigits } from '../../core/number-format';
 import { MAX_TOKENIZER_FILE_BYTES } from '../../core/limits';
 import type { LoadResult } from '../../core/result';
-import { CodeText } from '../../lib/CodeText';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { selectTokenizerNotFound, selectTokenizerReading } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
-import { ChatTemplateCard, useChatPreview } from '../chat-template/ChatTemplateCard';
+import { ChatTemplateCard, TurnEndNote, useChatPreview } from '../chat-template/ChatTemplateCard';
 import { Fact } from '../insights/QuantizationPanel';
 import './tokenizer.css';
 
@@ -168,29 +166,7 @@ function TemplatesCard({ section }: { section: TokenizerSection }) {
 
 /** Where the default template ends the assistant's turn and whether generation stops there (the analysis' check). */
 function TurnEnd({ section }: { section: TokenizerSection }) {
-  const end = section.turnEnd;
-  const finding = endOfTurnFinding(end, section);
-  if (finding) {
-    return (
-      <div className="tokenizer-finding" role="note" data-testid="tokenizer-finding" data-code={finding.code}>
-        <strong>
-          ⚠ <code>{finding.code}</code> {codeSpec(finding.code)?.title}
-        </strong>
-        <p>
-          <CodeText text={finding.message} />
-        </p>
-      </div>
-    );
-  }
-  return (
-    <p className="muted" data-testid="tokenizer-turn-end">
-      {end === null
-        ? 'No token the tokenizer files name follows the sample reply, so where generation stops is not checked.'
-        : end.stops === null
-          ? `A turn ends with ${end.text}; its id is not in the tokenizer config, so whether generation stops there is not checked.`
-          : `A turn ends with ${end.text}${end.id === null ? '' : ` (id ${end.id})`}, which generation stops at (${end.stopsAt}).`}
-    </p>
-  );
+  return <TurnEndNote end={section.turnEnd} finding={endOfTurnFinding(section.turnEnd, section)} />;
 }
 
 function AddedTokens({ section }: { section: TokenizerSection }) {

@@ -8,6 +8,7 @@
 import { withTokenizerFile, type TokenizerFiles } from '../../core/analysis/tokenizer/tokenizer-files';
 import { summarizeTokenizer } from '../../core/analysis/tokenizer/tokenizer-summary';
 import type { TokenizerSection } from '../../core/analysis/tokenizer/tokenizer-types';
+import type { GgufSummary } from '../../core/formats/sections';
 
 /** An AddedToken as tokenizer_config.json writes it. */
 function addedToken(content: string, special = true) {
@@ -126,4 +127,36 @@ export function tokenizerSectionOf(entries: Record<string, unknown>): TokenizerS
     throw new Error('no tokenizer section');
   }
   return section;
+}
+
+/**
+ * The header summary llama.cpp's converter writes for the tiny Llama 3, as far as the tokenizer code reads it: its
+ * special tokens (EOS `eos`: 254 <|eot_id|> as converted for the instruct model, 251 <|end_of_text|> for the base),
+ * its control tokens, add_bos_token, and `template`.
+ */
+export function llama3GgufSummary(template: string | null, eos = 254): GgufSummary {
+  return {
+    tokenizer: {
+      model: 'gpt2',
+      pre: 'llama-bpe',
+      vocabSize: 256,
+      merges: 10,
+      special: [
+        { role: 'bos', id: 250, text: '<|begin_of_text|>' },
+        { role: 'eos', id: eos, text: eos === 254 ? '<|eot_id|>' : '<|end_of_text|>' },
+        { role: 'eot', id: 254, text: '<|eot_id|>' },
+      ],
+      added: [
+        { id: 250, text: '<|begin_of_text|>', kind: 'control' },
+        { id: 251, text: '<|end_of_text|>', kind: 'control' },
+        { id: 252, text: '<|start_header_id|>', kind: 'control' },
+        { id: 253, text: '<|end_header_id|>', kind: 'control' },
+        { id: 254, text: '<|eot_id|>', kind: 'control' },
+      ],
+      addedCount: 5,
+      tokens: { start: 0, count: 256 },
+    },
+    chatTemplate: template,
+    kvs: [{ key: 'tokenizer.ggml.add_bos_token', type: 'BOOL', value: 'true' }],
+  } as unknown as GgufSummary;
 }
