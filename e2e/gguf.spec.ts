@@ -7,7 +7,9 @@ const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
 const SPLITS = ['gguf/tiny-llama-split-00001-of-00002.gguf', 'gguf/tiny-llama-split-00002-of-00002.gguf'];
 
 test.describe('GGUF files', () => {
-  test('a local GGUF: verdict with the quant label, the GGUF tab, the tensor table in ggml types', async ({ page }) => {
+  test('a local GGUF: verdict with the quant label, the GGUF tab, the tensor table in ggml types; screenshots', async ({
+    page,
+  }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(fixturePath(TINY));
@@ -28,6 +30,11 @@ test.describe('GGUF files', () => {
       "A turn ends with <|end|> (id 5), which generation stops at (llama.cpp's end-of-generation tokens: 2 (</s>), 5 (<|end|>)).",
     );
     await expect(page.getByTestId('gguf-keys')).toContainText('general.file_type');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 1000 });
+      await page.getByRole('region', { name: 'Chat template' }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: testInfo.outputPath(`gguf-template-${width}.png`) });
+    }
     // The token list stays in the worker: pages arrive on demand.
     await page.getByTestId('gguf-browse-tokens').click();
     const browser = page.getByTestId('gguf-token-browser');
