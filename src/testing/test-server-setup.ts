@@ -6,7 +6,8 @@
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { SourceError } from '../core/errors';
 import { createFixtureDir, type FixtureDir } from './fixture-dir';
-import type { TestServers } from './servers/range-server';
+import { e2eRoutes } from './servers/e2e-routes';
+import { startTestServers, type TestServers } from './servers/range-server';
 
 /**
  * Before the file's tests: a fresh fixture folder, handed to `start`, which writes its files and starts the servers.
@@ -29,6 +30,20 @@ export function setUpTestServers(start: (fixtures: FixtureDir) => Promise<TestSe
     servers?.resetFaults();
     reset?.();
   });
+}
+
+/**
+ * setUpTestServers for the files that start the servers with the e2e routes (the fake Hub, tagged shard paths) and
+ * write their fixtures in their own tests: the folder and the servers, on the returned object once started.
+ */
+export function setUpRouteServers(): { readonly fixtures: FixtureDir; readonly servers: TestServers } {
+  const live = {} as { fixtures: FixtureDir; servers: TestServers };
+  setUpTestServers(async (dir) => {
+    live.fixtures = dir;
+    live.servers = await startTestServers({ root: dir.root, extraRoutes: e2eRoutes });
+    return live.servers;
+  });
+  return live;
 }
 
 /** The SourceError a promise rejects with; the test fails if it resolves or rejects with anything else. */

@@ -15,7 +15,6 @@ import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { NetworkFigures } from '../core/result';
-import type { FixtureDir } from '../testing/fixture-dir';
 import type { ModelFixture } from '../testing/models/header-from-specs';
 import {
   COMFY_SAMPLED_LAYERS,
@@ -23,21 +22,13 @@ import {
   KOHYA_SPREAD_MODULES,
   kohyaSpreadFixture,
 } from '../testing/remote-sampling-fixtures';
-import { e2eRoutes } from '../testing/servers/e2e-routes';
-import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
-import { setUpTestServers } from '../testing/test-server-setup';
+import type { RequestLogEntry } from '../testing/servers/range-server';
+import { setUpRouteServers } from '../testing/test-server-setup';
 import { reportOf, type ReportMessage } from '../testing/load-messages';
 import { loadSource } from './load-source';
 import type { WorkerResponse } from './protocol';
 
-let fixtures: FixtureDir;
-let servers: TestServers;
-
-setUpTestServers(async (dir) => {
-  fixtures = dir;
-  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
-  return servers;
-});
+const live = setUpRouteServers();
 
 /** Writes the fixture sparse, with its small tensors' bytes in place; returns the data region's offset. */
 async function writeFixture(fixture: ModelFixture): Promise<number> {
@@ -50,7 +41,7 @@ async function writeFixture(fixture: ModelFixture): Promise<number> {
       bytes.set(data, head.length + entry.data_offsets[0]);
     }
   }
-  await fixtures.write(fixture.fileName, bytes);
+  await live.fixtures.write(fixture.fileName, bytes);
   return head.length;
 }
 
@@ -63,7 +54,7 @@ interface Loaded {
 async function load(file: string, route = 'range'): Promise<Loaded> {
   const tag = `t=${file.replace(/\W/g, '-')}-${Math.random().toString(36).slice(2)}`;
   const messages: WorkerResponse[] = [];
-  const source: SourceSpec = { kind: 'url', url: `${servers.originA}/${route}/${file}?${tag}` };
+  const source: SourceSpec = { kind: 'url', url: `${live.servers.originA}/${route}/${file}?${tag}` };
   await loadSource(
     { id: 1, signal: new AbortController().signal, post: (message) => messages.push(message), remember: () => {} },
     source,
@@ -77,7 +68,7 @@ async function load(file: string, route = 'range'): Promise<Loaded> {
   }
   // Shard URLs are resolved from the index URL without its query: match the folder or file instead.
   const match = file.includes('/') ? file.slice(0, file.lastIndexOf('/') + 1) : tag;
-  const log = servers.log.entries.filter((entry) => entry.path.includes(match) && entry.method === 'GET');
+  const log = live.servers.log.entries.filter((entry) => entry.path.includes(match) && entry.method === 'GET');
   return { result: result.result, analyses, log };
 }
 
@@ -158,16 +149,16 @@ describe('which reads were for what', () => {
   it('a remote shard set: index, headers and their sums equal the server log', async () => {
     const folder = `purposes-${Math.random().toString(36).slice(2)}`;
     const built = buildShardedModel({ shards: 6 });
-    await mkdir(path.join(fixtures.root, folder), { recursive: true });
+    await mkdir(path.join(live.fixtures.root, folder), { recursive: true });
     for (const file of built.files) {
       // Sparse: the shards' data regions are gigabytes of zeros that are never read.
       const name = `${folder}/${file.name}`;
-      await fixtures.sparse(name, file.head.length + file.dataLength);
-      const handle = await open(path.join(fixtures.root, name), 'r+');
+      await live.fixtures.sparse(name, file.head.length + file.dataLength);
+      const handle = await open(path.join(live.fixtures.root, name), 'r+');
       await handle.write(file.head, 0, file.head.length, 0);
       await handle.close();
     }
-    await fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(built.indexJson));
+    await live.fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(built.indexJson));
     const { analyses, log } = await load(`${folder}/model.safetensors.index.json`);
     const network = analyses.network;
     expect(network?.requests).toBe(log.length);
@@ -200,13 +191,13 @@ describe('which reads were for what', () => {
       );
     }
     const weightMap: Record<string, string> = {};
-    await mkdir(path.join(fixtures.root, folder), { recursive: true });
+    await mkdir(path.join(live.fixtures.root, folder), { recursive: true });
     const heads: number[] = [];
     for (const [k, specs] of shards.entries()) {
       const file = `model-${String(k + 1).padStart(5, '0')}-of-${String(shards.length).padStart(5, '0')}.safetensors`;
       const { head } = buildHeaderBytes(specs, { metadata: { format: 'pt' } });
       heads.push(head.length);
-      await fixtures.write(`${folder}/${file}`, head);
+      await live.fixtures.write(`${folder}/${file}`, head);
       for (const spec of specs) {
         weightMap[spec.name] = file;
       }
@@ -214,7 +205,7 @@ describe('which reads were for what', () => {
     expect(heads[0]).toBeLessThan(512);
     expect(Math.min(...heads.slice(1))).toBeGreaterThan(5 * 1024);
     const indexJson = JSON.stringify({ metadata: {}, weight_map: weightMap });
-    await fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(indexJson));
+    await live.fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(indexJson));
     const { result, log } = await load(`${folder}/model.safetensors.index.json`);
     expect(result.shards?.report.shards.filter((shard) => shard.present)).toHaveLength(shards.length);
     // The index, then one read per shard: none needed a second read for the rest of its header.
@@ -237,7 +228,7 @@ describe('which reads were for what', () => {
     const medium = buildHeaderBytes(tinyLlamaTensors(200, 4096, 11008, 32000), { metadata: { format: 'pt' } });
     const bytes = new Uint8Array(medium.head.length + 1024);
     bytes.set(medium.head);
-    await fixtures.write('swap-medium.safetensors', bytes);
+    await live.fixtures.write('swap-medium.safetensors', bytes);
     const { result, analyses, log } = await load('swap-medium.safetensors', 'swap/once');
     expect(result.outcome.kind).toBe('parsed');
     // A (prefix), B (rest: mismatch), then B, B after the restart from byte 0.

@@ -6,9 +6,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { e2eRoutes } from '../testing/servers/e2e-routes';
-import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
-import { setUpTestServers } from '../testing/test-server-setup';
+import type { RequestLogEntry } from '../testing/servers/range-server';
+import { setUpRouteServers } from '../testing/test-server-setup';
 import { buildHeaderBytes, buildSafetensors, type TensorSpec } from '../testing/build-safetensors';
 import { buildShardedModel, type ShardedBuildOptions } from '../testing/build-sharded';
 import { comfyInt8Sample, tinyLlamaTensors } from '../testing/fixture-manifest';
@@ -17,7 +16,6 @@ import {
   TINY_NATIVE_PARAMS,
   tinyMistralNativeTensors,
 } from '../testing/models/mistral-native';
-import type { FixtureDir } from '../testing/fixture-dir';
 import { blobNameOf, ollamaStoreFiles } from '../testing/ollama-store';
 import { HTTP1_SHARD_CONCURRENCY, MAX_WAIT_FOR_PAINT_MS, PREVIEW_ROWS } from '../core/limits';
 import { DEFAULT_FIRST_READ_BYTES } from '../io/http-reader';
@@ -30,29 +28,28 @@ import { runAnalyses } from '../core/analysis/analysis-registry';
 import { tensorColumnWidths } from '../core/analysis/table-widths';
 import { maxInFlight } from '../testing/servers/in-flight';
 
-let fixtures: FixtureDir;
+const live = setUpRouteServers();
 
 /** A copy on a plain ArrayBuffer, as File parts must be. */
 function bytes(view: Uint8Array): Uint8Array<ArrayBuffer> {
   return new Uint8Array(view);
 }
-let servers: TestServers;
 
 async function writeSharded(
   folder: string,
   options: ShardedBuildOptions,
 ): Promise<ReturnType<typeof buildShardedModel>> {
   const built = buildShardedModel(options);
-  await mkdir(path.join(fixtures.root, folder), { recursive: true });
+  await mkdir(path.join(live.fixtures.root, folder), { recursive: true });
   for (const file of built.files) {
     const name = `${folder}/${file.name}`;
-    await fixtures.sparse(name, file.head.length + file.dataLength);
+    await live.fixtures.sparse(name, file.head.length + file.dataLength);
     const { open } = await import('node:fs/promises');
-    const handle = await open(path.join(fixtures.root, name), 'r+');
+    const handle = await open(path.join(live.fixtures.root, name), 'r+');
     await handle.write(file.head, 0, file.head.length, 0);
     await handle.close();
   }
-  await fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(built.indexJson));
+  await live.fixtures.write(`${folder}/model.safetensors.index.json`, new TextEncoder().encode(built.indexJson));
   return built;
 }
 
@@ -84,21 +81,15 @@ const run = loadAcrossThreads;
 const baseName = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 function logFor(fragment: string): RequestLogEntry[] {
-  return servers.log.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');
+  return live.servers.log.entries.filter((entry) => entry.path.includes(fragment) && entry.method === 'GET');
 }
-
-setUpTestServers(async (dir) => {
-  fixtures = dir;
-  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
-  return servers;
-});
 
 describe('a remote shard index', () => {
   it('loads every shard header with bounded concurrency into one merged table', async () => {
     const built = await writeSharded('clean', { shards: 24 });
     const outcome = await run({
       kind: 'url',
-      url: `${servers.originA}/slowshards/t-clean/clean/model.safetensors.index.json`,
+      url: `${live.servers.originA}/slowshards/t-clean/clean/model.safetensors.index.json`,
     });
     expect(outcome.error).toBeNull();
     const result = outcome.result;
@@ -171,7 +162,7 @@ describe('a remote shard index', () => {
     await writeSharded('missing', { shards: 6, missingShard: 2 });
     const { result, kept } = await run({
       kind: 'url',
-      url: `${servers.originA}/shards/t-missing/missing/model.safetensors.index.json`,
+      url: `${live.servers.originA}/shards/t-missing/missing/model.safetensors.index.json`,
     });
     if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
       throw new Error('no sharded result');
@@ -188,7 +179,7 @@ describe('a remote shard index', () => {
     await writeSharded('unsafe', { shards: 4, unsafeName: '../clean/model-00004-of-00024.safetensors' });
     const { result } = await run({
       kind: 'url',
-      url: `${servers.originA}/shards/t-unsafe/unsafe/model.safetensors.index.json`,
+      url: `${live.servers.originA}/shards/t-unsafe/unsafe/model.safetensors.index.json`,
     });
     if (!result || result.outcome.kind !== 'parsed') {
       throw new Error('no result');
@@ -200,21 +191,27 @@ describe('a remote shard index', () => {
   });
 
   it('turns an index that is not JSON into an invalid-index answer', async () => {
-    await mkdir(path.join(fixtures.root, 'bad'), { recursive: true });
-    await fixtures.write('bad/model.safetensors.index.json', new TextEncoder().encode('<html>nope</html>'));
-    const { result } = await run({ kind: 'url', url: `${servers.originA}/range/bad/model.safetensors.index.json` });
+    await mkdir(path.join(live.fixtures.root, 'bad'), { recursive: true });
+    await live.fixtures.write('bad/model.safetensors.index.json', new TextEncoder().encode('<html>nope</html>'));
+    const { result } = await run({
+      kind: 'url',
+      url: `${live.servers.originA}/range/bad/model.safetensors.index.json`,
+    });
     expect(result?.outcome.kind).toBe('rejected');
     expect(result?.outcome.kind === 'rejected' && result.outcome.file.findings[0].code).toBe('invalid-index');
   });
 
   it('fails the load when the index itself is missing', async () => {
-    const { error } = await run({ kind: 'url', url: `${servers.originA}/range/none/model.safetensors.index.json` });
+    const { error } = await run({
+      kind: 'url',
+      url: `${live.servers.originA}/range/none/model.safetensors.index.json`,
+    });
     expect(error?.code).toBe('http-404');
   });
   it('builds the views of a result that carried its report once the page painted it, or after a bounded wait', async () => {
     const source: SourceSpec = {
       kind: 'url',
-      url: `${servers.originA}/slowshards/t-clean/clean/model.safetensors.index.json?views-wait`,
+      url: `${live.servers.originA}/slowshards/t-clean/clean/model.safetensors.index.json?views-wait`,
     };
     const messages: WorkerResponse[] = [];
     let shown = (): void => undefined;
@@ -260,22 +257,22 @@ describe('a repository on the fake Hub', () => {
   beforeAll(async () => {
     const repo = 'hub/org/pipe';
     const built = buildShardedModel({ shards: 2, prefix: 'diffusion_pytorch_model', tensorsPerShard: 3 });
-    await mkdir(path.join(fixtures.root, repo, 'transformer'), { recursive: true });
-    await mkdir(path.join(fixtures.root, repo, 'vae'), { recursive: true });
+    await mkdir(path.join(live.fixtures.root, repo, 'transformer'), { recursive: true });
+    await mkdir(path.join(live.fixtures.root, repo, 'vae'), { recursive: true });
     for (const file of built.files) {
-      await fixtures.write(`${repo}/transformer/${file.name}`, file.head);
+      await live.fixtures.write(`${repo}/transformer/${file.name}`, file.head);
     }
-    await fixtures.write(
+    await live.fixtures.write(
       `${repo}/transformer/diffusion_pytorch_model.safetensors.index.json`,
       new TextEncoder().encode(built.indexJson),
     );
-    await fixtures.write(`${repo}/transformer/config.json`, new TextEncoder().encode('{"hidden_size": 8192}'));
-    await fixtures.write(`${repo}/vae/diffusion_pytorch_model.safetensors`, buildSafetensors(tinyLlamaTensors()));
-    await fixtures.write(`${repo}/README.md`, new TextEncoder().encode('# pipe'));
+    await live.fixtures.write(`${repo}/transformer/config.json`, new TextEncoder().encode('{"hidden_size": 8192}'));
+    await live.fixtures.write(`${repo}/vae/diffusion_pytorch_model.safetensors`, buildSafetensors(tinyLlamaTensors()));
+    await live.fixtures.write(`${repo}/README.md`, new TextEncoder().encode('# pipe'));
   });
 
   it('lists the repository, opens the denoiser, reads its config.json and offers the other models', async () => {
-    const url = `${servers.originA}/hub/api/models/org/pipe/tree/main`;
+    const url = `${live.servers.originA}/hub/api/models/org/pipe/tree/main`;
     const { result, error } = await run({ kind: 'url', url });
     expect(error).toBeNull();
     if (!result) {
@@ -285,7 +282,7 @@ describe('a repository on the fake Hub', () => {
       kind: 'url',
       name: 'diffusion_pytorch_model.safetensors.index.json',
       input: url,
-      url: `${servers.originA}/hub/org/pipe/resolve/main/transformer/diffusion_pytorch_model.safetensors.index.json`,
+      url: `${live.servers.originA}/hub/org/pipe/resolve/main/transformer/diffusion_pytorch_model.safetensors.index.json`,
     });
     expect(result.shards?.report.shards).toHaveLength(2);
     expect(result.choices?.selected).toBe('transformer/diffusion_pytorch_model.safetensors.index.json');
@@ -299,7 +296,7 @@ describe('a repository on the fake Hub', () => {
   });
 
   it('opens another model of the repository on request', async () => {
-    const url = `${servers.originA}/hub/api/models/org/pipe/tree/main`;
+    const url = `${live.servers.originA}/hub/api/models/org/pipe/tree/main`;
     const { result } = await run({ kind: 'url', url, select: 'vae/diffusion_pytorch_model.safetensors' });
     expect(result?.source).toMatchObject({
       name: 'diffusion_pytorch_model.safetensors',
@@ -310,9 +307,9 @@ describe('a repository on the fake Hub', () => {
   });
 
   it('says so when the repository has no safetensors file', async () => {
-    await mkdir(path.join(fixtures.root, 'hub/org/empty'), { recursive: true });
-    await fixtures.write('hub/org/empty/README.md', new TextEncoder().encode('# empty'));
-    const { error } = await run({ kind: 'url', url: `${servers.originA}/hub/api/models/org/empty/tree/main` });
+    await mkdir(path.join(live.fixtures.root, 'hub/org/empty'), { recursive: true });
+    await live.fixtures.write('hub/org/empty/README.md', new TextEncoder().encode('# empty'));
+    const { error } = await run({ kind: 'url', url: `${live.servers.originA}/hub/api/models/org/empty/tree/main` });
     expect(error?.code).toBe('no-model-files');
   });
 });

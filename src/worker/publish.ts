@@ -88,7 +88,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   }
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
-  const onDemand = parsed ? sidecarGroupsOf(loaded, parsed) : {};
+  const onDemand: SidecarGroups = parsed ? sidecarGroupsOf(loaded, parsed) : {};
   if (parsed && Object.keys(onDemand).length > 0) {
     kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
@@ -101,7 +101,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   }
   ctx.remember(kept);
   try {
-    await publishRemembered(ctx, loaded, parsed, names, firstRunDone);
+    await publishRemembered(ctx, loaded, parsed, names, onDemand, firstRunDone);
   } finally {
     // A load that ended without analyses (cancelled, rejected) has nothing to re-run: asks get null.
     firstRunDone(null);
@@ -113,6 +113,7 @@ async function publishRemembered(
   loaded: Loaded,
   parsed: ParsedHeader | null,
   names: string[],
+  onDemand: SidecarGroups,
   firstRunDone: (run: FirstRun) => void,
 ): Promise<void> {
   const { signal } = ctx;
@@ -156,14 +157,11 @@ async function publishRemembered(
   if (loaded.sidecarsRead.length > 0) {
     result.sidecarsRead = loaded.sidecarsRead;
   }
-  if (parsed) {
-    const onDemand = sidecarGroupsOf(loaded, parsed);
-    if (onDemand.config) {
-      result.sidecarsOnDemand = onDemand.config.files;
-    }
-    if (onDemand.tokenizer) {
-      result.tokenizerOnDemand = onDemand.tokenizer.files;
-    }
+  if (onDemand.config) {
+    result.sidecarsOnDemand = onDemand.config.files;
+  }
+  if (onDemand.tokenizer) {
+    result.tokenizerOnDemand = onDemand.tokenizer.files;
   }
   markStep('result-built');
   // Preview rows are on screen already: when the analyses read no data and take a fraction of a second, the result
@@ -318,9 +316,12 @@ function emptyColumns(): TensorColumns {
   };
 }
 
-/** The sidecars a parsed load may read later; a GGUF carries its own tokenizer, so none is looked for beside it. */
-function sidecarGroupsOf(loaded: Loaded, parsed: ParsedHeader): Partial<Record<SidecarsGroup, SidecarsOnDemand>> {
-  const groups: Partial<Record<SidecarsGroup, SidecarsOnDemand>> = {};
+/** The sidecars a load may read later, by group. */
+type SidecarGroups = Partial<Record<SidecarsGroup, SidecarsOnDemand>>;
+
+/** The groups of a parsed load; a GGUF carries its own tokenizer, so none is looked for beside it. */
+function sidecarGroupsOf(loaded: Loaded, parsed: ParsedHeader): SidecarGroups {
+  const groups: SidecarGroups = {};
   if (loaded.sidecarsOnDemand) {
     groups.config = loaded.sidecarsOnDemand;
   }

@@ -9,7 +9,6 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LoadResult, SidecarsUpdate } from '../core/result';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';
-import type { FixtureDir } from '../testing/fixture-dir';
 import { resultAndKept } from '../testing/kept-load';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import { peftGpt2Fixture } from '../testing/models/lora';
@@ -18,19 +17,11 @@ import {
   TINY_NATIVE_PARAMS,
   tinyMistralNativeTensors,
 } from '../testing/models/mistral-native';
-import { e2eRoutes } from '../testing/servers/e2e-routes';
-import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
-import { setUpTestServers } from '../testing/test-server-setup';
+import type { RequestLogEntry } from '../testing/servers/range-server';
+import { setUpRouteServers } from '../testing/test-server-setup';
 import type { KeptLoad } from './load-source';
 
-let fixtures: FixtureDir;
-let servers: TestServers;
-
-setUpTestServers(async (dir) => {
-  fixtures = dir;
-  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
-  return servers;
-});
+const live = setUpRouteServers();
 
 /** 2 layers, 4 query heads and 1 KV head of 16: 2 × 2 × 16 × 2 B = 128 B of KV cache per token. */
 const TINY_CONFIG = {
@@ -52,7 +43,7 @@ interface Opened {
 }
 
 async function openHub(repo: string, file: string): Promise<Opened> {
-  return openUrl(`${servers.originA}/hub/lens-unit/${repo}/resolve/main/${file}`, `/lens-unit/${repo}/`);
+  return openUrl(`${live.servers.originA}/hub/lens-unit/${repo}/resolve/main/${file}`, `/lens-unit/${repo}/`);
 }
 
 /** Opens `url` as the URL box does; `folder` picks this test's requests out of the server log. */
@@ -61,15 +52,15 @@ async function openUrl(url: string, folder: string): Promise<Opened> {
   return {
     result,
     kept,
-    log: () => servers.log.entries.filter((entry) => entry.path.includes(folder) && entry.method === 'GET'),
+    log: () => live.servers.log.entries.filter((entry) => entry.path.includes(folder) && entry.method === 'GET'),
   };
 }
 
 /** Writes `files` into the fake Hub's folder for `repo`. */
 async function writeRepo(repo: string, files: Record<string, Uint8Array>): Promise<void> {
-  await mkdir(path.join(fixtures.root, 'hub/lens-unit', repo), { recursive: true });
+  await mkdir(path.join(live.fixtures.root, 'hub/lens-unit', repo), { recursive: true });
   for (const [name, bytes] of Object.entries(files)) {
-    await fixtures.write(`hub/lens-unit/${repo}/${name}`, bytes);
+    await live.fixtures.write(`hub/lens-unit/${repo}/${name}`, bytes);
   }
 }
 
@@ -194,19 +185,22 @@ describe('config.json beside a Hub URL, read on demand', () => {
   it('a shard index: the load sends the index and one read per shard, nothing else', async () => {
     const repo = 'sharded-with-config';
     const built = buildShardedModel({ shards: 5 });
-    await mkdir(path.join(fixtures.root, 'hub/lens-unit', repo), { recursive: true });
+    await mkdir(path.join(live.fixtures.root, 'hub/lens-unit', repo), { recursive: true });
     for (const file of built.files) {
       const name = `hub/lens-unit/${repo}/${file.name}`;
-      await fixtures.sparse(name, file.head.length + file.dataLength);
-      const handle = await open(path.join(fixtures.root, name), 'r+');
+      await live.fixtures.sparse(name, file.head.length + file.dataLength);
+      const handle = await open(path.join(live.fixtures.root, name), 'r+');
       await handle.write(file.head, 0, file.head.length, 0);
       await handle.close();
     }
-    await fixtures.write(
+    await live.fixtures.write(
       `hub/lens-unit/${repo}/model.safetensors.index.json`,
       new TextEncoder().encode(built.indexJson),
     );
-    await fixtures.write(`hub/lens-unit/${repo}/config.json`, new TextEncoder().encode(JSON.stringify(TINY_CONFIG)));
+    await live.fixtures.write(
+      `hub/lens-unit/${repo}/config.json`,
+      new TextEncoder().encode(JSON.stringify(TINY_CONFIG)),
+    );
     const { result, kept, log } = await openHub(repo, 'model.safetensors.index.json');
     expect(result.shards?.report.shards).toHaveLength(5);
     expect(log()).toHaveLength(1 + 5);
@@ -220,15 +214,15 @@ describe('config.json beside a Hub URL, read on demand', () => {
 describe('config.json beside a URL off the Hub, read on demand', () => {
   beforeAll(async () => {
     for (const folder of ['with-config', 'without-config', 'odd']) {
-      await mkdir(path.join(fixtures.root, 'offhub', folder), { recursive: true });
+      await mkdir(path.join(live.fixtures.root, 'offhub', folder), { recursive: true });
     }
   });
 
   it('same origin, same folder, one request when asked; the query stays with the model file', async () => {
-    await fixtures.write('offhub/with-config/model.safetensors', TINY_MODEL);
-    await fixtures.write('offhub/with-config/config.json', TINY_CONFIG_BYTES);
+    await live.fixtures.write('offhub/with-config/model.safetensors', TINY_MODEL);
+    await live.fixtures.write('offhub/with-config/config.json', TINY_CONFIG_BYTES);
     const { result, kept, log } = await openUrl(
-      `${servers.originA}/range/offhub/with-config/model.safetensors?download=1`,
+      `${live.servers.originA}/range/offhub/with-config/model.safetensors?download=1`,
       '/offhub/with-config/',
     );
     expect(result.sidecarsOnDemand).toEqual(['config.json']);
@@ -246,9 +240,9 @@ describe('config.json beside a URL off the Hub, read on demand', () => {
   });
 
   it('no config.json there: one 404, counted, and the header-only figures stand', async () => {
-    await fixtures.write('offhub/without-config/model.safetensors', TINY_MODEL);
+    await live.fixtures.write('offhub/without-config/model.safetensors', TINY_MODEL);
     const { kept, log } = await openUrl(
-      `${servers.originA}/range/offhub/without-config/model.safetensors`,
+      `${live.servers.originA}/range/offhub/without-config/model.safetensors`,
       '/offhub/without-config/',
     );
     const update = await kept.readSidecars?.('config');
@@ -259,8 +253,8 @@ describe('config.json beside a URL off the Hub, read on demand', () => {
   });
 
   it('a URL that names no model file reads no sidecar at all', async () => {
-    await fixtures.write('offhub/odd/weights', TINY_MODEL);
-    const { result, kept } = await openUrl(`${servers.originA}/range/offhub/odd/weights`, '/offhub/odd/');
+    await live.fixtures.write('offhub/odd/weights', TINY_MODEL);
+    const { result, kept } = await openUrl(`${live.servers.originA}/range/offhub/odd/weights`, '/offhub/odd/');
     expect(result.sidecarsOnDemand).toBeUndefined();
     expect(kept.readSidecars).toBeUndefined();
   });

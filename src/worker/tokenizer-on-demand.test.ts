@@ -7,7 +7,6 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
-import type { FixtureDir } from '../testing/fixture-dir';
 import { resultAndKept } from '../testing/kept-load';
 import { tinyLlamaTensors } from '../testing/fixture-manifest';
 import {
@@ -18,18 +17,10 @@ import {
   llama3TokenizerConfig,
   legacyTokenizerFiles,
 } from '../testing/models/tokenizer-files';
-import { e2eRoutes } from '../testing/servers/e2e-routes';
-import { startTestServers, type RequestLogEntry, type TestServers } from '../testing/servers/range-server';
-import { setUpTestServers } from '../testing/test-server-setup';
+import type { RequestLogEntry } from '../testing/servers/range-server';
+import { setUpRouteServers } from '../testing/test-server-setup';
 
-let fixtures: FixtureDir;
-let servers: TestServers;
-
-setUpTestServers(async (dir) => {
-  fixtures = dir;
-  servers = await startTestServers({ root: fixtures.root, extraRoutes: e2eRoutes });
-  return servers;
-});
+const live = setUpRouteServers();
 
 /** The tiny Llama (256 embedding rows) with a config.json for its KV cache. */
 const MODEL = buildSafetensors(tinyLlamaTensors(2, 64, 172, 256));
@@ -45,9 +36,9 @@ const CONFIG = jsonBytes({
 });
 
 async function writeRepo(repo: string, files: Record<string, Uint8Array | string>): Promise<void> {
-  await mkdir(path.join(fixtures.root, 'hub/lens-tok', repo), { recursive: true });
+  await mkdir(path.join(live.fixtures.root, 'hub/lens-tok', repo), { recursive: true });
   for (const [name, content] of Object.entries(files)) {
-    await fixtures.write(
+    await live.fixtures.write(
       `hub/lens-tok/${repo}/${name}`,
       typeof content === 'string' ? new TextEncoder().encode(content) : content,
     );
@@ -57,7 +48,7 @@ async function writeRepo(repo: string, files: Record<string, Uint8Array | string
 const open = resultAndKept;
 
 const requestsFor = (repo: string): RequestLogEntry[] =>
-  servers.log.entries.filter((entry) => entry.path.includes(`/lens-tok/${repo}/`) && entry.method === 'GET');
+  live.servers.log.entries.filter((entry) => entry.path.includes(`/lens-tok/${repo}/`) && entry.method === 'GET');
 const tokenizerRequests = (repo: string) =>
   requestsFor(repo).filter((entry) =>
     /(tokenizer_config|generation_config|chat_template|special_tokens_map|added_tokens)\.(json|jinja)$/.test(
@@ -78,7 +69,7 @@ describe("the tokenizer's files", () => {
     });
     const { result, kept } = await open({
       kind: 'url',
-      url: `${servers.originA}/hub/api/models/lens-tok/${repo}/tree/main`,
+      url: `${live.servers.originA}/hub/api/models/lens-tok/${repo}/tree/main`,
     });
     expect(result.sidecarsRead).toEqual(['config.json']);
     // In the order they are applied; special_tokens_map.json is listed, and read only if an older save needs it.
@@ -115,7 +106,7 @@ describe("the tokenizer's files", () => {
     });
     const { result, kept } = await open({
       kind: 'url',
-      url: `${servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
+      url: `${live.servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
     });
     expect(result.sidecarsOnDemand).toEqual(['config.json']);
     expect(result.tokenizerOnDemand).toEqual([
@@ -146,7 +137,7 @@ describe("the tokenizer's files", () => {
     await writeRepo(repo, { 'model.safetensors': MODEL });
     const { result, kept } = await open({
       kind: 'url',
-      url: `${servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
+      url: `${live.servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
     });
     const update = await kept.readSidecars?.('tokenizer');
     expect(update?.sidecarsRead).toEqual([]);
@@ -165,7 +156,7 @@ describe("the tokenizer's files", () => {
     });
     const { kept } = await open({
       kind: 'url',
-      url: `${servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
+      url: `${live.servers.originA}/hub/lens-tok/${repo}/resolve/main/model.safetensors`,
     });
     const update = await kept.readSidecars?.('tokenizer');
     expect(update?.sidecarsRead).toEqual(['tokenizer_config.json', 'special_tokens_map.json', 'added_tokens.json']);

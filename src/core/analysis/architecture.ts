@@ -286,6 +286,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (modelType) {
     section.family = modelType;
   }
+  const embedding = plainEmbedding(index, embeddingRow);
   const split = modelParallelPart(index, config, input.fileName);
   if (split !== null) {
     wholeModelWidths(section, split, index);
@@ -296,7 +297,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
       {
         layers: partialLayers ? null : layers,
         layerPrefix: main.prefix,
-        embedding: plainEmbedding(index, embeddingRow),
+        embedding,
         attention: scan.attentionWidths,
       },
     );
@@ -306,9 +307,8 @@ export function analyzeArchitecture(input: AnalysisInput): {
   }
   // One part of a model-parallel checkpoint holds a slice of the vocabulary, and a GGUF's tokenizer is its own:
   // neither is checked against tokenizer files beside it.
-  const embedding = split === null && !input.header.gguf ? plainEmbedding(index, embeddingRow) : null;
-  const beyond =
-    input.sidecars.tokenizer && embedding ? tokenizerBeyondEmbedding(input.sidecars.tokenizer, embedding) : null;
+  const tokenizer = split === null && !input.header.gguf ? input.sidecars.tokenizer : undefined;
+  const beyond = tokenizer && embedding ? tokenizerBeyondEmbedding(tokenizer, embedding) : null;
   if (beyond) {
     findings.push(beyond);
   }

@@ -2,10 +2,12 @@
  * The Tokenizer tab of a transformers model: what its tokenizer files say (tokenizer_config.json,
  * chat_template.jinja, chat_template.json, generation_config.json): the special tokens with their ids, the added
  * tokens, generate()'s stop tokens and defaults, and the chat templates rendered on a sample conversation, with the
- * check that generation stops where the template ends a turn. Over HTTP the files are read when this tab opens.
+ * check that generation stops where the template ends a turn. Over HTTP the files are read when this tab opens
+ * (features/load/SidecarsOnDemand.tsx).
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { endOfTurnFinding } from '../../core/analysis/tokenizer/end-of-turn';
+import { chatTemplateInput } from '../../core/analysis/tokenizer/tokenizer-sample';
 import type { ChatTemplateEntry, TokenizerSection } from '../../core/analysis/tokenizer/tokenizer-types';
 import { groupDigits } from '../../core/number-format';
 import { MAX_TOKENIZER_FILE_BYTES } from '../../core/limits';
@@ -21,15 +23,9 @@ import './tokenizer.css';
 const FOLDED_TOKENS = 32;
 
 export function TokenizerPanel({ result }: { result: LoadResult }) {
-  const readTokenizerOnDemand = useAppStore((state) => state.readTokenizerOnDemand);
   const reading = useAppStore(selectTokenizerReading);
   const notFound = useAppStore(selectTokenizerNotFound);
   const asked = result.tokenizerOnDemand;
-  useEffect(() => {
-    if (asked !== undefined) {
-      readTokenizerOnDemand();
-    }
-  }, [asked, readTokenizerOnDemand]);
   const section = result.sections.tokenizer;
   if (section === undefined) {
     return (
@@ -130,8 +126,7 @@ function GenerationCard({ section }: { section: TokenizerSection }) {
 function TemplatesCard({ section }: { section: TokenizerSection }) {
   const [chosen, setChosen] = useState(0);
   const template: ChatTemplateEntry = section.templates[Math.min(chosen, section.templates.length - 1)];
-  const text = (role: string) => section.special.find((token) => token.role === role)?.text ?? '';
-  const preview = useChatPreview({ source: template.source, bos: text('bos'), eos: text('eos') });
+  const preview = useChatPreview(chatTemplateInput(section, template));
   return (
     <ChatTemplateCard source={template.source} preview={preview}>
       <p className="muted tokenizer-template-source">

@@ -6,6 +6,7 @@
 import type { ChatPreview, ChatTemplateInput } from './chat-preview';
 import type { TokenizerFiles } from './tokenizer-files';
 import { summarizeTokenizer } from './tokenizer-summary';
+import type { ChatTemplateEntry, TokenizerSection } from './tokenizer-types';
 
 /** `render` runs the interpreter: the worker passes one that stops a template that never ends (worker/template-renderer.ts). */
 export async function withRenderedSample(
@@ -17,9 +18,11 @@ export async function withRenderedSample(
   if (files === undefined || summary === null || template === undefined) {
     return files;
   }
-  const text = (role: string) => summary.special.find((token) => token.role === role)?.text ?? '';
-  return {
-    ...files,
-    renderedSample: await render({ source: template.source, bos: text('bos'), eos: text('eos') }),
-  };
+  return { ...files, renderedSample: await render(chatTemplateInput(summary, template)) };
+}
+
+/** What a template renders with: its source and the tokenizer's bos_token and eos_token texts, as transformers passes them. */
+export function chatTemplateInput(section: TokenizerSection, template: ChatTemplateEntry): ChatTemplateInput {
+  const text = (role: string) => section.special.find((token) => token.role === role)?.text ?? '';
+  return { source: template.source, bos: text('bos'), eos: text('eos') };
 }

@@ -34,7 +34,21 @@ const GENERATION_SETTINGS: readonly string[] = [
   'max_new_tokens',
 ];
 
+/**
+ * Summaries by the files they were made from: the architecture analysis (the embedding check) and the tokenizer
+ * analysis read the same files in one run, and a re-run after a config.json read on demand reads them again; an
+ * added-token list of hundreds of thousands is sorted once. Callers never change a summary.
+ */
+const summaries = new WeakMap<TokenizerFiles, TokenizerSection | null>();
+
 export function summarizeTokenizer(files: TokenizerFiles): TokenizerSection | null {
+  if (!summaries.has(files)) {
+    summaries.set(files, summarize(files));
+  }
+  return summaries.get(files) ?? null;
+}
+
+function summarize(files: TokenizerFiles): TokenizerSection | null {
   const config = isRecord(files.tokenizerConfig?.value) ? files.tokenizerConfig.value : null;
   const legacy = legacyFilesNeeded(files);
   const present = [
@@ -199,10 +213,7 @@ function generationDefaults(file: TokenizerFiles['generationConfig']): Generatio
     return null;
   }
   const value = file.value;
-  const eos = value.eos_token_id;
-  const eosIds = (Array.isArray(eos) ? eos : [eos]).filter(
-    (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0,
-  );
+  const eosIds = eosTokenIds(value.eos_token_id);
   const settings: { key: string; value: string }[] = [];
   for (const key of Object.keys(value)) {
     const setting = value[key];
@@ -220,6 +231,13 @@ function generationDefaults(file: TokenizerFiles['generationConfig']): Generatio
     padId: integerOrNull(value.pad_token_id),
     settings,
   };
+}
+
+/** `eos_token_id` as generation_config.json and config.json write it: one id or a list; anything else left out. */
+export function eosTokenIds(value: unknown): number[] {
+  return (Array.isArray(value) ? value : [value]).filter(
+    (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0,
+  );
 }
 
 function integerOrNull(value: unknown): number | null {

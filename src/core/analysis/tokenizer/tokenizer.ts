@@ -8,7 +8,7 @@ import { SAMPLE_REPLY } from './chat-preview';
 import { endOfTurn, endOfTurnFinding, type ConfigStops } from './end-of-turn';
 import { isRecord } from '../values';
 import type { Analysis, ConfigFile } from '../analysis-types';
-import { summarizeTokenizer } from './tokenizer-summary';
+import { eosTokenIds, summarizeTokenizer } from './tokenizer-summary';
 import type { TokenizerSection } from './tokenizer-types';
 
 export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
@@ -17,13 +17,17 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
   run: (input) => {
     const files = input.sidecars.tokenizer;
     // A GGUF's own tokenizer is in its header (the GGUF tab); files beside it describe another copy.
-    const section = files && !input.header.gguf ? summarizeTokenizer(files) : null;
-    if (section === null) {
+    const summary = files && !input.header.gguf ? summarizeTokenizer(files) : null;
+    if (summary === null) {
       return { section: null, findings: [] };
     }
     const sample = files?.renderedSample;
     const configStops = stopsOfConfig(input.sidecars.config, input.sidecars.configFile);
-    section.turnEnd = sample?.ok ? endOfTurn(sample.text, SAMPLE_REPLY, section, configStops) : null;
+    // The summary is shared (summarizeTokenizer), so the turn's end goes on a copy.
+    const section = {
+      ...summary,
+      turnEnd: sample?.ok ? endOfTurn(sample.text, SAMPLE_REPLY, summary, configStops) : null,
+    };
     const finding = endOfTurnFinding(section.turnEnd, section);
     return { section, findings: finding ? [finding] : [] };
   },
@@ -34,9 +38,6 @@ function stopsOfConfig(config: unknown, file: ConfigFile | undefined): ConfigSto
   if (!isRecord(config) || (file ?? 'config.json') !== 'config.json') {
     return null;
   }
-  const eos = config.eos_token_id;
-  const ids = (Array.isArray(eos) ? eos : [eos]).filter(
-    (id): id is number => typeof id === 'number' && Number.isSafeInteger(id) && id >= 0,
-  );
+  const ids = eosTokenIds(config.eos_token_id);
   return ids.length > 0 ? { file: 'config.json', ids } : null;
 }
