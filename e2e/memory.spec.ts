@@ -9,7 +9,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSafetensors } from '../src/testing/build-safetensors';
-import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
+import { TINY_LLAMA_CONFIG, tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import { SHARD_FIXTURES } from '../src/testing/shard-fixtures';
 import {
   TINY_NATIVE_KV_BYTES_PER_TOKEN,
@@ -23,20 +23,6 @@ const GiB = 2 ** 30;
 /** The stated runtime overhead every total includes (core/analysis/memory/estimate.ts). */
 const OVERHEAD = 2 * GiB;
 
-/** config.json of the tiny Llama the fixtures write (hidden 64: 4 query heads and 1 KV head of 16). */
-const TINY_CONFIG = {
-  architectures: ['LlamaForCausalLM'],
-  model_type: 'llama',
-  hidden_size: 64,
-  intermediate_size: 172,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 1,
-  head_dim: 16,
-  max_position_embeddings: 2048,
-  torch_dtype: 'bfloat16',
-  vocab_size: 256,
-};
 /** 2 layers × 2 (K and V) × 1 KV head × 16 head dim × 2 B. */
 const TINY_KV_PER_TOKEN = 2 * 2 * 1 * 16 * 2;
 const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
@@ -71,13 +57,13 @@ test.beforeAll(() => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'model.safetensors'), TINY_MODEL);
     if (repo !== REPO_WITHOUT_CONFIG) {
-      writeFileSync(join(dir, 'config.json'), `${JSON.stringify(TINY_CONFIG, null, 2)}\n`);
+      writeFileSync(join(dir, 'config.json'), `${JSON.stringify(TINY_LLAMA_CONFIG, null, 2)}\n`);
     }
   }
   const offHub = join(FIXTURES_DIR, OFF_HUB_DIR);
   mkdirSync(offHub, { recursive: true });
   writeFileSync(join(offHub, 'model.safetensors'), TINY_MODEL);
-  writeFileSync(join(offHub, 'config.json'), JSON.stringify(TINY_CONFIG));
+  writeFileSync(join(offHub, 'config.json'), JSON.stringify(TINY_LLAMA_CONFIG));
 });
 
 /** Drops a model file and its config together, as a user picks both. */
@@ -192,7 +178,7 @@ test.describe('memory estimate', () => {
     await dropWithConfig(
       page,
       { name: 'model.safetensors', bytes: TINY_MODEL },
-      { name: 'config.json', value: TINY_CONFIG },
+      { name: 'config.json', value: TINY_LLAMA_CONFIG },
     );
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await expectTinyFromConfig(page);
@@ -281,7 +267,7 @@ test.describe('memory estimate', () => {
     await dropWithConfig(
       page,
       { name: 'model.safetensors', bytes: TINY_MODEL },
-      { name: 'config.json', value: { ...TINY_CONFIG, vocab_size: 250 } },
+      { name: 'config.json', value: { ...TINY_LLAMA_CONFIG, vocab_size: 250 } },
     );
     await expect(page.locator('[data-code="config-mismatch"]')).toContainText(
       'config.json does not describe these tensors: vocab_size 250, but model.embed_tokens.weight has 256 rows.',

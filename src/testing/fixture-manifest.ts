@@ -17,6 +17,24 @@ export interface FixtureCase {
 
 const encoder = new TextEncoder();
 
+/**
+ * The config.json of tinyLlamaTensors() at its defaults: 2 layers, width 64, 4 query heads and 1 KV head of 16
+ * (2 × 2 × 16 × 2 B = 128 B of KV cache per token), vocabulary 256, at most 2,048 positions.
+ */
+export const TINY_LLAMA_CONFIG = {
+  architectures: ['LlamaForCausalLM'],
+  model_type: 'llama',
+  hidden_size: 64,
+  intermediate_size: 172,
+  num_hidden_layers: 2,
+  num_attention_heads: 4,
+  num_key_value_heads: 1,
+  head_dim: 16,
+  max_position_embeddings: 2048,
+  torch_dtype: 'bfloat16',
+  vocab_size: 256,
+};
+
 /** A small Llama-style model: real tensor names and proportions, tiny dims so the file stays a few KB. */
 export function tinyLlamaTensors(layers = 2, hidden = 64, intermediate = 172, vocab = 256): TensorSpec[] {
   const tensors: TensorSpec[] = [{ name: 'model.embed_tokens.weight', dtype: 'BF16', shape: [vocab, hidden] }];

@@ -10,7 +10,7 @@ import type { LoadResult, SidecarsUpdate } from '../core/result';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { buildShardedModel } from '../testing/build-sharded';
 import { resultAndKept } from '../testing/kept-load';
-import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { TINY_LLAMA_CONFIG, tinyLlamaTensors } from '../testing/fixture-manifest';
 import { peftGpt2Fixture } from '../testing/models/lora';
 import {
   TINY_NATIVE_KV_BYTES_PER_TOKEN,
@@ -22,18 +22,6 @@ import { setUpRouteServers } from '../testing/test-server-setup';
 import type { KeptLoad } from './load-source';
 
 const live = setUpRouteServers();
-
-/** 2 layers, 4 query heads and 1 KV head of 16: 2 × 2 × 16 × 2 B = 128 B of KV cache per token. */
-const TINY_CONFIG = {
-  model_type: 'llama',
-  architectures: ['LlamaForCausalLM'],
-  hidden_size: 64,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 1,
-  head_dim: 16,
-  max_position_embeddings: 2048,
-};
 
 interface Opened {
   result: LoadResult;
@@ -65,7 +53,7 @@ async function writeRepo(repo: string, files: Record<string, Uint8Array>): Promi
 }
 
 const TINY_MODEL = buildSafetensors(tinyLlamaTensors(2, 64, 172, 256));
-const TINY_CONFIG_BYTES = new TextEncoder().encode(JSON.stringify(TINY_CONFIG));
+const TINY_CONFIG_BYTES = new TextEncoder().encode(JSON.stringify(TINY_LLAMA_CONFIG));
 
 const configReads = (log: RequestLogEntry[]) => log.filter((entry) => entry.path.endsWith('/config.json'));
 
@@ -147,7 +135,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
       'consolidated.safetensors': buildSafetensors(tinyMistralNativeTensors()),
       'config.json': new TextEncoder().encode(
         JSON.stringify({
-          ...TINY_CONFIG,
+          ...TINY_LLAMA_CONFIG,
           hidden_size: 128,
           num_attention_heads: 4,
           num_key_value_heads: 2,
@@ -199,7 +187,7 @@ describe('config.json beside a Hub URL, read on demand', () => {
     );
     await live.fixtures.write(
       `hub/lens-unit/${repo}/config.json`,
-      new TextEncoder().encode(JSON.stringify(TINY_CONFIG)),
+      new TextEncoder().encode(JSON.stringify(TINY_LLAMA_CONFIG)),
     );
     const { result, kept, log } = await openHub(repo, 'model.safetensors.index.json');
     expect(result.shards?.report.shards).toHaveLength(5);

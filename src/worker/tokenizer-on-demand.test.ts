@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { resultAndKept } from '../testing/kept-load';
-import { tinyLlamaTensors } from '../testing/fixture-manifest';
+import { TINY_LLAMA_CONFIG, tinyLlamaTensors } from '../testing/fixture-manifest';
 import {
   chatmlTokenizerConfig,
   jsonBytes,
@@ -24,16 +24,7 @@ const live = setUpRouteServers();
 
 /** The tiny Llama (256 embedding rows) with a config.json for its KV cache. */
 const MODEL = buildSafetensors(tinyLlamaTensors(2, 64, 172, 256));
-const CONFIG = jsonBytes({
-  model_type: 'llama',
-  architectures: ['LlamaForCausalLM'],
-  hidden_size: 64,
-  num_hidden_layers: 2,
-  num_attention_heads: 4,
-  num_key_value_heads: 1,
-  head_dim: 16,
-  vocab_size: 256,
-});
+const CONFIG = jsonBytes(TINY_LLAMA_CONFIG);
 
 async function writeRepo(repo: string, files: Record<string, Uint8Array | string>): Promise<void> {
   await mkdir(path.join(live.fixtures.root, 'hub/lens-tok', repo), { recursive: true });
