@@ -3,11 +3,12 @@
  * numpy, scripts/values-fixtures.py) is scanned and read, with statistics equal to numpy's, and compared with its
  * finetune (exactly the two changed tensors named); a remote 64 MiB tensor
  * opened by a share link with values=1 is sampled, and downloaded whole only after the click that says its size.
+ * LoRA adapters (PEFT dropped with its config, a GGUF LoRA over HTTP) give each module's update as numpy does.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
 /** A tiny llama in BF16 and its Q8_0 GGUF conversion (scripts/gguf-pair-fixtures.py). */
@@ -17,6 +18,30 @@ const NUMPY = JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'values', 
   stats: Record<string, Record<string, number>>;
 };
 const MiB = 1024 * 1024;
+/** LoRA adapters and numpy's ‖scale · B @ A‖_F per module (scripts/lora-update-fixtures.py). */
+const LORA_DIR = join(process.cwd(), 'fixtures', 'values');
+const LORA_ANSWERS = JSON.parse(readFileSync(join(LORA_DIR, 'lora-updates.json'), 'utf8')) as {
+  files: Record<string, Record<string, { norm: number; scale: number }>>;
+};
+
+interface ReportedUpdate {
+  module: string;
+  norm: number;
+  scale: number;
+  scaleSource: string;
+}
+
+/** Every module's norm and scale in the report equal numpy's (norms to 1e-6 relative). */
+function expectNumpyUpdates(modules: readonly ReportedUpdate[], file: string): void {
+  const want = LORA_ANSWERS.files[file];
+  expect(modules.map((m) => m.module).sort()).toEqual(Object.keys(want).sort());
+  for (const module of modules) {
+    expect(module.scale, module.module).toBeCloseTo(want[module.module].scale, 12);
+    expect(Math.abs(module.norm - want[module.module].norm), module.module).toBeLessThanOrEqual(
+      1e-6 * want[module.module].norm,
+    );
+  }
+}
 
 async function downloadReport(page: Page): Promise<Record<string, unknown>> {
   const [download] = await Promise.all([
@@ -95,6 +120,56 @@ test.describe('tensor values', () => {
     const q = page.getByTestId('compare-values-table').getByRole('row', { name: /layers\.0\.self_attn\.q_proj/ });
     await expect(q).toContainText('GGUF rows put back in Hugging Face order');
     await expect(q).toContainText('BF16 → Q8_0');
+    watch.expectClean();
+  });
+
+  test('a PEFT adapter dropped with its config: each module’s update, scaled as PEFT scales it', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(
+        ['adapter_model.safetensors', 'adapter_config.json'].map((name) => join(LORA_DIR, 'lora-peft', name)),
+      );
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const summary = page.getByTestId('lora-updates-summary');
+    await expect(summary).toContainText('for 6 modules');
+    await expect(summary).toContainText(
+      'alpha / rank with alpha from adapter_config.json lora_alpha (4 modules); alpha / rank from adapter_config.json alpha_pattern (2 modules)',
+    );
+    // Two layers: one bar each, and the three targets, v_proj (alpha 32 over rank 8) among them.
+    await expect(page.getByTestId('lora-updates-chart').locator('rect')).toHaveCount(2);
+    await expect(page.getByTestId('lora-updates-targets').locator('tbody tr')).toHaveCount(3);
+    await expect(page.getByTestId('lora-updates-strongest').locator('tbody tr')).toHaveCount(6);
+    const report = await downloadReport(page);
+    const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[]; unmeasured: number } };
+    expect(scan.loraUpdates.unmeasured).toBe(0);
+    expectNumpyUpdates(scan.loraUpdates.modules, 'lora-peft/adapter_model.safetensors');
+    // The table's first row is the largest update, as numpy has it.
+    const largest = Object.entries(LORA_ANSWERS.files['lora-peft/adapter_model.safetensors']).sort(
+      (a, b) => b[1].norm - a[1].norm,
+    )[0][0];
+    await expect(page.getByTestId('lora-updates-strongest').locator('tbody tr').first()).toContainText(largest);
+    watch.expectClean();
+  });
+
+  test('a GGUF LoRA over HTTP, scanned after the click that says its size: numpy’s updates', async ({ page }) => {
+    const watch = watchPage(page);
+    const dir = join(FIXTURES_DIR, 'lora-updates');
+    mkdirSync(dir, { recursive: true });
+    copyFileSync(join(LORA_DIR, 'lora-gguf.gguf'), join(dir, 'lora-gguf.gguf'));
+    const tag = uniqueTag('lora-gguf');
+    await openApp(page, `?v=1&url=${encodeURIComponent(`${ORIGIN_A}/range/lora-updates/lora-gguf.gguf?t=${tag}`)}`);
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await page.getByRole('button', { name: /^Download .* and scan$/ }).click();
+    const summary = page.getByTestId('lora-updates-summary');
+    await expect(summary).toContainText('for 3 modules');
+    await expect(summary).toContainText('alpha / rank with alpha from adapter.lora.alpha');
+    await expect(page.getByTestId('lora-updates-targets')).toContainText('token_embd');
+    const report = await downloadReport(page);
+    const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[] } };
+    expectNumpyUpdates(scan.loraUpdates.modules, 'lora-gguf.gguf');
     watch.expectClean();
   });
 

@@ -4,6 +4,7 @@
  *   `File.slice().arrayBuffer()` alone, in 8 MiB slices. Target ≥ 0.7×.
  * - Statistics of a 64 MiB F32 tensor ("Read values": moments, sketch, grid, first values) against reading its
  *   bytes. Target ≤ 1.5×.
+ * - The scan of LoRA adapters, which also measures each module's update (bench-lora-update.ts): no target.
  * The figures that count are the page's: the built app in headless Chromium, "Scan all values" and "Read values"
  * clicked on a local file (click → result painted), against a plain `File.slice` read loop of the same bytes in the
  * same page. The Node figures beside them run the same worker code (io/tensor-data.ts, core/values/) over a
@@ -23,6 +24,7 @@ import type { TensorColumns } from '../src/core/model';
 import { TensorScanAccumulator } from '../src/core/values/value-scan';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { setBenchInput, startPreview, waitForServer } from './bench-page';
+import { loraUpdateBench } from './bench-lora-update';
 
 const RUNS = process.argv.includes('--short') ? 2 : 5;
 const MiB = 1024 * 1024;
@@ -228,3 +230,4 @@ async function pageBench(path: string, bigName: string, bigStart: number, bigEnd
 }
 
 await valuesBench();
+await loraUpdateBench();

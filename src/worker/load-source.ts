@@ -31,6 +31,7 @@ import { createShardReading, type ShardReading } from './shard-reading';
 import { columnBuffers } from './transfer';
 import { WarmBuffers } from '../lib/warm-memory';
 import type { CompareFacts } from '../core/compare/compare';
+import type { LoraScaling } from '../core/analysis/lora-scaling';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
 export interface KeptLoad extends CompareFacts {
@@ -43,6 +44,8 @@ export interface KeptLoad extends CompareFacts {
   readSidecars?: (group: SidecarsGroup) => Promise<SidecarsUpdate | null>;
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */
   data?: KeptData;
+  /** How a LoRA's modules are scaled, from its metadata and adapter_config.json as far as read (the value scan). */
+  loraScaling?: () => LoraScaling;
 }
 
 export interface KeptData {

@@ -34,6 +34,8 @@ import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample'
 import { renderChatPreviewIsolated } from './template-renderer';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 import { compareFactsOf } from '../core/compare/compare';
+import { loraScalingOf } from '../core/analysis/lora-scaling';
+import { tensorIndex } from '../core/analysis/tensor-index';
 
 export type { DataLocation };
 
@@ -89,11 +91,16 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   const onDemand: SidecarGroups = parsed ? sidecarGroupsOf(loaded, parsed) : {};
+  let adapterConfig = loaded.sidecars.adapterConfig;
+  if (parsed) {
+    kept.loraScaling = () => loraScalingOf(tensorIndex(parsed, names), adapterConfig);
+  }
   if (parsed && Object.keys(onDemand).length > 0) {
     kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
       // every "Compare values" from now on, as those line up their pairs from the kept loads when they run.
       Object.assign(kept, compareFactsOf(parsed, sidecars.config));
+      adapterConfig = sidecars.adapterConfig ?? adapterConfig;
     });
   }
   if (parsed) {

@@ -7,6 +7,7 @@ import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
+import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
@@ -203,7 +204,9 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       skipped.push(load.names[row]);
     }
   }
-  let scanned = done ? await scanLocated(load, located, total, job) : { perTensor: [], bytes: 0, done: false };
+  const plan = planLoraUpdates(load.names, (row) => tensorShape(load.columns, row));
+  const updates = plan ? new LoraUpdateCollector(plan) : null;
+  let scanned = done ? await scanLocated(load, located, total, job, updates) : { perTensor: [], bytes: 0, done: false };
   if (scanned.done) {
     scanned = await scanPackedWeights(load, packed, scanned, total, job, skipped);
   }
@@ -212,6 +215,7 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
     bytes: scanned.bytes,
     skippedNames: skipped,
     ms: performance.now() - started,
+    loraUpdates: updates && load.loraScaling ? updates.result(load.loraScaling()) : null,
   });
 }
 
@@ -231,6 +235,7 @@ async function scanLocated(
   list: readonly LocatedTensor[],
   total: number,
   job: ValuesJob,
+  updates: LoraUpdateCollector | null,
 ): Promise<ScanSoFar> {
   const perTensor: ScanTensor[] = [];
   const remote = dataOf(load).remote;
@@ -238,11 +243,16 @@ async function scanLocated(
   try {
     if (remote) {
       for (const { row, dtype, unit, span } of list) {
+        const wanted = updates?.wants(row) === true;
         const stats = await scanOneTensor(span, dtype, unit, {
           signal: job.signal,
           remote,
           onProgress: (read) => job.progress(bytes + read, total),
+          onChunk: wanted ? (chunk, first) => updates?.add(row, dtype, chunk, first) : undefined,
         });
+        if (wanted) {
+          updates?.end(row);
+        }
         bytes += span.length - (span.length % unit.bytes);
         perTensor.push(scanTensor(load.names[row], dtype, stats));
       }
@@ -256,6 +266,12 @@ async function scanLocated(
           current ??= new TensorScanAccumulator(dtype, load.columns.elements[row]);
           current.add(piece);
           bytes += piece.length;
+          if (updates?.wants(row)) {
+            updates.add(row, dtype, piece);
+            if (last) {
+              updates.end(row);
+            }
+          }
           if (last) {
             perTensor.push(scanTensor(load.names[row], dtype, current.result()));
             current = null;
@@ -313,7 +329,13 @@ export async function scanOneTensor(
   span: TensorSpan,
   dtype: string,
   unit: DecodeUnit,
-  options: { signal: AbortSignal; remote: boolean; onProgress?: (bytesRead: number) => void },
+  options: {
+    signal: AbortSignal;
+    remote: boolean;
+    onProgress?: (bytesRead: number) => void;
+    /** Also handed each chunk, after the statistics (the LoRA update's factors); over HTTP in any order. */
+    onChunk?: (chunk: Uint8Array, firstElement: number) => void;
+  },
 ): Promise<ValueStats> {
   const usable = span.length - (span.length % unit.bytes);
   const stats = new TensorScanAccumulator(dtype, (usable / unit.bytes) * unit.elements);
@@ -322,7 +344,10 @@ export async function scanOneTensor(
     remote: options.remote,
     purpose: 'values',
     unit,
-    onChunk: (chunk) => stats.add(chunk),
+    onChunk: (chunk, first) => {
+      stats.add(chunk);
+      options.onChunk?.(chunk, first);
+    },
     onProgress: options.onProgress,
   });
   return stats.result();

@@ -261,7 +261,7 @@ const RE_LORA_TENSOR =
   /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
 
 /** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */
-function mayBeAdapterTensor(name: string): boolean {
+export function mayBeAdapterTensor(name: string): boolean {
   return (
     name.includes('lora') ||
     name.includes('hada_') ||

@@ -30,6 +30,7 @@ import { tensorIndex, type TensorIndex } from './tensor-index';
 import { unmergedAdapterFinding } from './lora-in-model';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
+import { declaredAlphaOf, kohyaNetworkAlpha } from './lora-scaling';
 
 const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
   unet: 'unet',
@@ -65,7 +66,7 @@ export const loraAnalysis: Analysis<'lora', LoraSection> = {
     }
     const rows = alphaRows(index);
     // The header already says alpha (kohya metadata): read a few tensors to confirm it, not all to discover it.
-    return declaredKohyaAlpha(index) !== null ? spreadSample(rows, ALPHA_CONFIRM_SAMPLE) : rows;
+    return kohyaNetworkAlpha(index) !== null ? spreadSample(rows, ALPHA_CONFIRM_SAMPLE) : rows;
   },
   run: analyzeLora,
 };
@@ -75,10 +76,6 @@ function alphaRows(index: TensorIndex): number[] {
 }
 
 /** kohya's `ss_network_alpha`, when the metadata holds a number there. */
-function declaredKohyaAlpha(index: TensorIndex): number | null {
-  return asNumber(index.metadata.get('ss_network_alpha'));
-}
-
 /** `count` rows spread evenly over `rows` (all of them when there are no more). */
 function spreadSample(rows: readonly number[], count: number): number[] {
   if (rows.length <= count) {
@@ -404,11 +401,9 @@ function adapterAlpha(
     }
   }
   const alphaRowsTotal = alphaRows(index).length;
-  const configAlpha = adapterConfig ? asNumber(adapterConfig.lora_alpha) : null;
+  const declared = declaredAlphaOf(index, adapterConfig);
+  const { config: configAlpha, kohya: kohyaAlpha, diffusersMeta, gguf: ggufAlpha } = declared;
   const configRank = adapterConfig ? asNumber(adapterConfig.r) : null;
-  const diffusersMeta = parseJsonText(metadata.get('lora_adapter_metadata'));
-  const kohyaAlpha = declaredKohyaAlpha(index);
-  const ggufAlpha = input.header.gguf?.adapter?.alpha ?? null;
   const metaAlpha = kohyaAlpha ?? (isRecord(diffusersMeta) ? asNumber(diffusersMeta.lora_alpha) : null) ?? ggufAlpha;
   const metaAlphaKey =
     kohyaAlpha !== null

@@ -55,5 +55,6 @@ export function scanReport(scan: ValueScan) {
     allZeroTensors: names(scan.allZeroTensors),
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
     zeroUpFactors: scan.zeroUpFactors,
+    loraUpdates: scan.loraUpdates,
   };
 }

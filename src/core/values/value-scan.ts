@@ -6,6 +6,7 @@
 import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
 import { StatsAccumulator, type ValueStats } from './value-stats';
 import { splitAdapterTensor } from '../analysis/lora-markers';
+import type { LoraUpdates } from './lora-update';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -56,6 +57,8 @@ export interface ValueScan {
    * Null when no up factor was scanned.
    */
   zeroUpFactors: { modules: number; zero: number; examples: string[] } | null;
+  /** How much each LoRA module changes its weight (‖scale · B·A‖_F); null without LoRA factors. */
+  loraUpdates: LoraUpdates | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
   perTensor: ScanTensor[];
   ms: number;
@@ -118,7 +121,7 @@ export function tensorRole(name: string): string {
 /** What stands out among the scanned tensors. */
 export function summarizeScan(
   perTensor: ScanTensor[],
-  extra: { done: boolean; bytes: number; skippedNames: string[]; ms: number },
+  extra: { done: boolean; bytes: number; skippedNames: string[]; ms: number; loraUpdates?: LoraUpdates | null },
 ): ValueScan {
   const byRole = new Map<string, ScanTensor[]>();
   for (const entry of perTensor) {
@@ -148,6 +151,7 @@ export function summarizeScan(
   outliers.sort((a, b) => b.ratio - a.ratio);
   return {
     zeroUpFactors: zeroUpFactors(perTensor),
+    loraUpdates: extra.loraUpdates ?? null,
     done: extra.done,
     tensors: perTensor.length,
     bytes: extra.bytes,

@@ -9,57 +9,25 @@ import { verdictText, type ValueComparison, type ValuesComparisonResult } from '
 import { useAppStore } from '../../state/store';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
-
-const CHART_WIDTH = 480;
-const CHART_HEIGHT = 120;
-/** Layer numbers under every bar up to this many layers (11 px labels on a 480-unit chart). */
-const MAX_LABELLED_LAYERS = 48;
+import { BarChart } from './ValueCharts';
 
 function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] }) {
   if (byLayer.length === 0) {
     return null;
   }
   const top = Math.max(...byLayer.map((entry) => entry.relL2), 1e-12);
-  const bar = CHART_WIDTH / byLayer.length;
   return (
-    <figure className="values-figure" data-testid="compare-values-layers">
-      <svg viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT + 16}`} role="img" aria-label="Relative change per layer">
-        {byLayer.map((entry, i) => {
-          const h = (entry.relL2 / top) * CHART_HEIGHT;
-          return (
-            <rect
-              key={entry.layer}
-              x={i * bar}
-              y={CHART_HEIGHT - h}
-              width={Math.max(1, bar - 1)}
-              height={h}
-              className="values-bar"
-            >
-              <title>
-                layer {entry.layer}: mean relative L2 {formatValue(entry.relL2)} over {plural(entry.tensors, 'tensor')}
-              </title>
-            </rect>
-          );
-        })}
-        {byLayer.map((entry, i) =>
-          // Every bar named while they fit; beyond that the first and last.
-          byLayer.length <= MAX_LABELLED_LAYERS || i === 0 || i === byLayer.length - 1 ? (
-            <text
-              key={entry.layer}
-              x={i * bar + bar / 2}
-              y={CHART_HEIGHT + 13}
-              textAnchor="middle"
-              className="values-tick"
-            >
-              {entry.layer}
-            </text>
-          ) : null,
-        )}
-      </svg>
-      <figcaption>
-        Mean relative L2 change ‖b − a‖ / ‖a‖ per layer (layer numbers under the bars); tallest bar {formatValue(top)}
-      </figcaption>
-    </figure>
+    <BarChart
+      testId="compare-values-layers"
+      label="Relative change per layer"
+      bars={byLayer.map((entry) => ({
+        key: String(entry.layer),
+        label: String(entry.layer),
+        value: entry.relL2,
+        title: `layer ${entry.layer}: mean relative L2 ${formatValue(entry.relL2)} over ${plural(entry.tensors, 'tensor')}`,
+      }))}
+      caption={`Mean relative L2 change ‖b − a‖ / ‖a‖ per layer (layer numbers under the bars); tallest bar ${formatValue(top)}`}
+    />
   );
 }
 

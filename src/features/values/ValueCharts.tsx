@@ -150,3 +150,74 @@ export function LineChart({ grid }: { grid: ValueGrid }) {
     </figure>
   );
 }
+
+const BAR_CHART_WIDTH = 480;
+const BAR_CHART_HEIGHT = 120;
+/** Labels under every bar up to this many bars (11 px labels on a 480-unit chart); beyond, the first and last. */
+const MAX_LABELLED_BARS = 48;
+
+export interface Bar {
+  key: string;
+  /** Under the bar (layer numbers); long labels are left to the tooltip. */
+  label: string;
+  value: number;
+  /** The tooltip: what the bar stands for, with its figure. */
+  title: string;
+}
+
+/** Bars scaled to the tallest, each with its tooltip: the per-layer charts of the value views. */
+export function BarChart({
+  bars,
+  label,
+  caption,
+  testId,
+}: {
+  bars: readonly Bar[];
+  label: string;
+  caption: string;
+  testId: string;
+}) {
+  if (bars.length === 0) {
+    return null;
+  }
+  const top = Math.max(...bars.map((bar) => bar.value), 1e-12);
+  const width = BAR_CHART_WIDTH / bars.length;
+  const labelled = (i: number) =>
+    bars.length <= MAX_LABELLED_BARS || i === 0 || i === bars.length - 1 ? bars[i].label.length <= 6 : false;
+  return (
+    <figure className="values-figure" data-testid={testId}>
+      <svg viewBox={`0 0 ${BAR_CHART_WIDTH} ${BAR_CHART_HEIGHT + 16}`} role="img" aria-label={label}>
+        {bars.map((bar, i) => {
+          const h = (bar.value / top) * BAR_CHART_HEIGHT;
+          return (
+            <rect
+              key={bar.key}
+              x={i * width}
+              y={BAR_CHART_HEIGHT - h}
+              width={Math.max(1, width - 1)}
+              height={h}
+              className="values-bar"
+            >
+              <title>{bar.title}</title>
+            </rect>
+          );
+        })}
+        {bars.map((bar, i) => {
+          if (!labelled(i)) {
+            return null;
+          }
+          // Narrow bars: the first and last labels start and end at the chart's edges, not beyond them.
+          const edge = width < 24 && (i === 0 || i === bars.length - 1);
+          const anchor = edge ? (i === 0 ? 'start' : 'end') : 'middle';
+          const x = edge ? (i === 0 ? 0 : BAR_CHART_WIDTH) : i * width + width / 2;
+          return (
+            <text key={bar.key} x={x} y={BAR_CHART_HEIGHT + 13} textAnchor={anchor} className="values-tick">
+              {bar.label}
+            </text>
+          );
+        })}
+      </svg>
+      <figcaption>{caption}</figcaption>
+    </figure>
+  );
+}

@@ -1,6 +1,7 @@
 /**
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
- * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers.
+ * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers; for
+ * LoRA factors, how much each module changes its weight.
  */
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
@@ -8,6 +9,7 @@ import type { LoadResult } from '../../core/result';
 import { OUTLIER_FACTOR, type ValueScan } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
 import './values.css';
+import { LoraUpdatesCard } from './LoraUpdatesCard';
 
 function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
   return (
@@ -64,6 +66,7 @@ function ScanResult({ scan }: { scan: ValueScan }) {
         .
       </p>
       <ZeroUpFactors scan={scan} />
+      {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
       <div className="values-scan-lists">
         <TensorList
           title="NaN"
@@ -98,6 +101,7 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
   const [confirming, setConfirming] = useState(false);
   const remote = result.source.kind === 'url';
   const bytes = result.totals.bytes;
+  const lora = result.sections.lora ? ", and measures each LoRA module's update," : '';
   if (result.outcome.kind !== 'parsed' || result.totals.tensors === 0) {
     return null;
   }
@@ -110,8 +114,8 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
           </button>
           <span className="muted">
             {remote
-              ? `Finds NaN, Inf, all-zero and outlier tensors by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
-              : `Finds NaN, Inf, all-zero and outlier tensors by reading every tensor (${formatBytes(bytes)}) from your disk.`}
+              ? `Finds NaN, Inf, all-zero and outlier tensors${lora} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
+              : `Finds NaN, Inf, all-zero and outlier tensors${lora} by reading every tensor (${formatBytes(bytes)}) from your disk.`}
           </span>
           {scan?.status === 'error' && <span className="values-error">{scan.message}</span>}
         </div>

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Writes three small LoRA adapters into fixtures/values/ and numpy's answer for each module's update
+‖ΔW‖_F = scale · ‖B @ A‖_F (formed in float64 from the stored, rounded values), for the value scan's tests:
+
+- lora-kohya.safetensors: kohya sd-scripts' names and layout in float16: linear and conv (3×3 down, 1×1 up)
+  modules, each with its `.alpha` scalar but one (a scale of 1: kohya's loader takes alpha = rank), an all-zero up
+  factor, and `ss_network_alpha` in the metadata (which the loader does not apply).
+- lora-peft/: PEFT's save_pretrained() layout in bfloat16 with adapter_config.json: lora_alpha over r, an
+  `alpha_pattern` and a `rank_pattern` module.
+- lora-gguf.gguf: llama.cpp's convert_lora_to_gguf.py layout written by gguf-py's GGUFWriter (`adapter.lora.alpha`,
+  `blk.N.….weight.lora_a` [r, in] and `lora_b` [out, r], token_embd's A stored as [vocab, r]); one A quantized to
+  Q8_0 by gguf-py and dequantized by it for the expected figure.
+
+    pip install gguf numpy && python3 scripts/lora-update-fixtures.py
+"""
+import json
+import struct
+from pathlib import Path
+
+import numpy as np
+from gguf import GGUFWriter, GGMLQuantizationType as T, quants
+
+OUT = Path(__file__).resolve().parent.parent / "fixtures" / "values"
+rng = np.random.default_rng(20261205)
+
+
+def bf16_bits(values: np.ndarray) -> np.ndarray:
+    """float32 → bfloat16 bits, rounding to nearest even (torch's .to(torch.bfloat16))."""
+    bits = values.astype(np.float32).view(np.uint32).astype(np.uint64)
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_values(bits: np.ndarray) -> np.ndarray:
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]], metadata: dict[str, str]) -> None:
+    """(dtype, stored array) per name; the stored array's bytes are written as they are."""
+    header: dict[str, object] = {"__metadata__": metadata}
+    chunks = []
+    offset = 0
+    for name, (dtype, stored) in tensors.items():
+        data = stored.tobytes()
+        header[name] = {"dtype": dtype, "shape": list(stored.shape), "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(chunks))
+
+
+def update(down: np.ndarray, up: np.ndarray, scale: float) -> dict[str, float]:
+    """Norm and per-weight RMS of scale · up @ down, with conv kernels flattened into `in` as kohya merges them."""
+    a = down.astype(np.float64).reshape(down.shape[0], -1)
+    b = up.astype(np.float64).reshape(up.shape[0], -1)
+    delta = scale * (b @ a)
+    norm = float(np.linalg.norm(delta))
+    return {"norm": norm, "rms": norm / np.sqrt(delta.size), "scale": scale}
+
+
+def kohya() -> dict[str, dict[str, float]]:
+    tensors: dict[str, tuple[str, np.ndarray]] = {}
+    expected = {}
+    modules = [
+        # name, down shape, up shape, alpha (None: no .alpha tensor), up all zeros
+        ("lora_unet_down_blocks_0_attentions_0_proj_in", (8, 64), (32, 8), 4.0, False),
+        ("lora_unet_down_blocks_0_resnets_0_conv1", (4, 16, 3, 3), (16, 4, 1, 1), 1.0, False),
+        ("lora_unet_mid_block_attentions_0_proj_out", (8, 32), (64, 8), 8.0, True),
+        ("lora_te1_text_model_encoder_layers_0_self_attn_q_proj", (8, 48), (48, 8), None, False),
+    ]
+    for name, down_shape, up_shape, alpha, zero in modules:
+        down = (rng.standard_normal(down_shape) * 0.1).astype(np.float16)
+        up = np.zeros(up_shape, np.float16) if zero else (rng.standard_normal(up_shape) * 0.05).astype(np.float16)
+        if alpha is not None:
+            tensors[f"{name}.alpha"] = ("F16", np.array(alpha, np.float16))
+        tensors[f"{name}.lora_down.weight"] = ("F16", down)
+        tensors[f"{name}.lora_up.weight"] = ("F16", up)
+        rank = down_shape[0]
+        expected[name] = update(down, up, (alpha if alpha is not None else rank) / rank)
+    metadata = {"ss_network_module": "networks.lora", "ss_network_dim": "8", "ss_network_alpha": "4"}
+    write_safetensors(OUT / "lora-kohya.safetensors", tensors, metadata)
+    return expected
+
+
+def peft() -> dict[str, dict[str, float]]:
+    folder = OUT / "lora-peft"
+    folder.mkdir(exist_ok=True)
+    config = {
+        "peft_type": "LORA",
+        "base_model_name_or_path": "tiny-llama",
+        "r": 8,
+        "lora_alpha": 16,
+        "use_rslora": False,
+        "alpha_pattern": {"v_proj": 32},
+        "rank_pattern": {"o_proj": 4},
+        "target_modules": ["q_proj", "v_proj", "o_proj"],
+    }
+    tensors: dict[str, tuple[str, np.ndarray]] = {}
+    expected = {}
+    for layer in range(2):
+        for proj, rank, alpha in (("q_proj", 8, 16), ("v_proj", 8, 32), ("o_proj", 4, 16)):
+            module = f"base_model.model.model.layers.{layer}.self_attn.{proj}"
+            a = bf16_bits(rng.standard_normal((rank, 64)) * 0.05)
+            b = bf16_bits(rng.standard_normal((64, rank)) * 0.02)
+            tensors[f"{module}.lora_A.weight"] = ("BF16", a)
+            tensors[f"{module}.lora_B.weight"] = ("BF16", b)
+            expected[module] = update(bf16_values(a), bf16_values(b), alpha / rank)
+    write_safetensors(folder / "adapter_model.safetensors", tensors, {"format": "pt"})
+    (folder / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    return expected
+
+
+def gguf_adapter() -> dict[str, dict[str, float]]:
+    writer = GGUFWriter(OUT / "lora-gguf.gguf", "llama")
+    writer.add_string("general.type", "adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", 16.0)
+    expected = {}
+    rank = 8
+    # (module, A as stored (numpy shape = PyTorch order), its type, B shape, B's type)
+    plan = [
+        ("blk.0.attn_q.weight", (rank, 64), T.F32, (64, rank), T.F16),
+        ("blk.0.attn_v.weight", (rank, 64), T.Q8_0, (32, rank), T.F32),
+        ("token_embd.weight", (96, rank), T.F16, (64, rank), T.F32),
+    ]
+    for module, a_shape, a_type, b_shape, b_type in plan:
+        a = (rng.standard_normal(a_shape) * 0.05).astype(np.float32)
+        b = (rng.standard_normal(b_shape) * 0.02).astype(np.float32)
+        stored = {}
+        for suffix, values, qtype in (("lora_a", a, a_type), ("lora_b", b, b_type)):
+            if qtype == T.Q8_0:
+                data = quants.quantize(values, qtype)
+                writer.add_tensor(f"{module}.{suffix}", data, raw_dtype=qtype)
+                stored[suffix] = quants.dequantize(data, qtype)
+            else:
+                data = values.astype(np.float16 if qtype == T.F16 else np.float32)
+                writer.add_tensor(f"{module}.{suffix}", data)
+                stored[suffix] = data.astype(np.float32)
+        down = stored["lora_a"] if a_shape[0] == rank else stored["lora_a"].T
+        expected[module.removesuffix(".weight")] = update(down, stored["lora_b"], 16.0 / rank)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return expected
+
+
+def main() -> None:
+    answers = {
+        "lora-kohya.safetensors": kohya(),
+        "lora-peft/adapter_model.safetensors": peft(),
+        "lora-gguf.gguf": gguf_adapter(),
+    }
+    (OUT / "lora-updates.json").write_text(json.dumps({"producer": "numpy + gguf-py", "files": answers}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { LoraModuleUpdate } from './lora-update';
+import { strongestUpdates, updateBars, updatesByTarget } from './lora-update-summary';
+
+function update(module: string, target: string, norm: number): LoraModuleUpdate {
+  return {
+    module,
+    target,
+    rank: 8,
+    alpha: 16,
+    scale: 2,
+    scaleSource: 'declared alpha',
+    norm,
+    rms: norm / 8,
+    outFeatures: 8,
+    inFeatures: 8,
+  };
+}
+
+describe('LoRA update summaries', () => {
+  const peft = [
+    update('base_model.model.model.layers.10.self_attn.q_proj', 'q_proj', 3),
+    update('base_model.model.model.layers.2.self_attn.q_proj', 'q_proj', 1),
+    update('base_model.model.model.layers.2.self_attn.v_proj', 'v_proj', 4),
+    update('base_model.model.model.layers.10.self_attn.v_proj', 'v_proj', 2),
+    update('base_model.model.model.layers.2.mlp.down_proj', 'down_proj', 5),
+  ];
+
+  it("adds a layer's modules as one update (root of the sum of squares), layers in number order", () => {
+    expect(updateBars(peft)).toEqual({
+      byLayer: true,
+      bars: [
+        { label: '2', norm: Math.sqrt(1 + 16 + 25), modules: 3 },
+        { label: '10', norm: Math.sqrt(9 + 4), modules: 2 },
+      ],
+    });
+  });
+
+  it('charts kohya modules one by one in natural name order, as their paths name no layer', () => {
+    const kohya = [update('lora_unet_up_blocks_10_attn', 'attn', 1), update('lora_unet_up_blocks_2_attn', 'attn', 2)];
+    expect(updateBars(kohya).byLayer).toBe(false);
+    expect(updateBars(kohya).bars.map((bar) => [bar.label, bar.module])).toEqual([
+      ['1', 'lora_unet_up_blocks_2_attn'],
+      ['2', 'lora_unet_up_blocks_10_attn'],
+    ]);
+  });
+
+  it('groups by target, largest median first, and lists the strongest modules', () => {
+    expect(updatesByTarget(peft).map((row) => [row.target, row.modules, row.medianNorm, row.maxNorm])).toEqual([
+      ['down_proj', 1, 5, 5],
+      ['v_proj', 2, 3, 4],
+      ['q_proj', 2, 2, 3],
+    ]);
+    expect(strongestUpdates(peft, 2).map((m) => m.norm)).toEqual([5, 4]);
+  });
+});

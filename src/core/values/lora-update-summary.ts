@@ -1,0 +1,83 @@
+/**
+ * The LoRA update figures (lora-update.ts) gathered the ways a reader asks about them: by what a module adapts
+ * (q_proj against v_proj), by layer, and the strongest modules.
+ */
+import { compareNatural } from '../natural-order';
+import { layerOf } from './compare-values';
+import type { LoraModuleUpdate } from './lora-update';
+
+export interface TargetUpdates {
+  target: string;
+  modules: number;
+  medianNorm: number;
+  maxNorm: number;
+  medianRms: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Per target, strongest median first. */
+export function updatesByTarget(modules: readonly LoraModuleUpdate[]): TargetUpdates[] {
+  const groups = new Map<string, LoraModuleUpdate[]>();
+  for (const module of modules) {
+    groups.set(module.target, [...(groups.get(module.target) ?? []), module]);
+  }
+  return [...groups]
+    .map(([target, members]) => ({
+      target,
+      modules: members.length,
+      medianNorm: median(members.map((m) => m.norm)),
+      maxNorm: Math.max(...members.map((m) => m.norm)),
+      medianRms: median(members.map((m) => m.rms)),
+    }))
+    .sort((a, b) => b.medianNorm - a.medianNorm || a.target.localeCompare(b.target));
+}
+
+export interface UpdateBar {
+  /** The layer number, or the module's place in name order (1, 2, …) when the modules have no layer numbers. */
+  label: string;
+  /** The module a per-module bar stands for. */
+  module?: string;
+  /** ‖ΔW‖_F of the bar's modules together: √Σ‖ΔW_m‖²_F (their updates touch different weights). */
+  norm: number;
+  modules: number;
+}
+
+/**
+ * One bar per layer (`layers.N.`, `blk.N.`) when most modules sit in numbered layers; otherwise one bar per module in
+ * natural name order (kohya's `lora_unet_…_1_…` paths carry several numbers, none of them a layer).
+ */
+export function updateBars(modules: readonly LoraModuleUpdate[]): { byLayer: boolean; bars: UpdateBar[] } {
+  const layers = new Map<number, { squares: number; modules: number }>();
+  let outside = 0;
+  for (const module of modules) {
+    const layer = layerOf(`${module.module}.`);
+    if (layer === null) {
+      outside++;
+      continue;
+    }
+    const slot = layers.get(layer) ?? { squares: 0, modules: 0 };
+    slot.squares += module.norm * module.norm;
+    slot.modules++;
+    layers.set(layer, slot);
+  }
+  if (layers.size > 0 && outside * 2 < modules.length) {
+    const bars = [...layers]
+      .sort((a, b) => a[0] - b[0])
+      .map(([layer, slot]) => ({ label: String(layer), norm: Math.sqrt(slot.squares), modules: slot.modules }));
+    return { byLayer: true, bars };
+  }
+  const bars = [...modules]
+    .sort((a, b) => compareNatural(a.module, b.module))
+    .map((module, i) => ({ label: String(i + 1), module: module.module, norm: module.norm, modules: 1 }));
+  return { byLayer: false, bars };
+}
+
+/** The `count` modules with the largest updates. */
+export function strongestUpdates(modules: readonly LoraModuleUpdate[], count: number): LoraModuleUpdate[] {
+  return [...modules].sort((a, b) => b.norm - a.norm || compareNatural(a.module, b.module)).slice(0, count);
+}

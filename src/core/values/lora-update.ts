@@ -1,0 +1,434 @@
+/**
+ * How much each LoRA module changes its weight: ‖ΔW‖_F with ΔW = scale · B·A, measured during "Scan all values"
+ * without ever forming ΔW (out × in values). With the factors' r × r Gram matrices G_A = A·Aᵀ and G_B = Bᵀ·B,
+ * ‖B·A‖²_F = trace(Aᵀ·Bᵀ·B·A) = trace(G_B·G_A) = Σ_ij G_B[i][j]·G_A[i][j] (both symmetric): (in + out) · r² / 2
+ * multiply-adds per module instead of in · out · r. A conv factor flattens its kernel into `in`, as kohya merges one.
+ *
+ * The factors arrive as the scan reads them, in file order, each in pieces; a factor is decoded into one buffer,
+ * its Gram taken when its last piece is in, and the buffer dropped. A module's norm is kept once both Grams are in.
+ */
+import {
+  adapterNaming,
+  factorPair,
+  FACTOR_PAIRS,
+  mayBeAdapterTensor,
+  splitAdapterTensor,
+  targetOf,
+} from '../analysis/lora-markers';
+import { moduleScale, type LoraScaling, type ModuleScale } from '../analysis/lora-scaling';
+import type { LoraNaming } from '../analysis/report-sections';
+import { decodeValues } from './decode';
+
+/**
+ * Multiply-adds the Grams of one adapter may take, (in + out) · r² / 2 a module: about 10 s of one core in a browser
+ * (~2 × 10⁹ a second). Every rank-64 adapter of an 8B model fits (5.4 × 10⁹ with all seven projections); a rank-256
+ * one on all of them (8.6 × 10¹⁰, most of a minute against the scan's seconds) is not measured, and says so.
+ */
+export const MAX_LORA_UPDATE_WORK = 2e10;
+
+/** A factor held decoded while it is read: 32 M values are 128 MiB of Float32 (an embedding's A at rank 256). */
+export const MAX_LORA_FACTOR_VALUES = 32 * 1024 * 1024;
+
+/** Grams waiting for their module's other factor (factors far apart in the file): 256 MiB of Float64. */
+export const MAX_PENDING_GRAM_BYTES = 256 * 1024 * 1024;
+
+/** Modules named per reason when not measured; the count stays exact. */
+export const MAX_UNMEASURED_LISTED = 20;
+
+export interface LoraModuleUpdate {
+  module: string;
+  /** What the module adapts, as the LoRA section names targets (q_proj, attn1_to_k, img_attn.qkv). */
+  target: string;
+  rank: number;
+  alpha: number | null;
+  scale: number;
+  scaleSource: ModuleScale['source'];
+  /** ‖ΔW‖_F = scale · ‖B·A‖_F. */
+  norm: number;
+  /** norm / √(out · in): the update's root mean square per weight, comparable across module sizes. */
+  rms: number;
+  outFeatures: number;
+  inFeatures: number;
+}
+
+export interface LoraUpdates {
+  /** Measured modules in the order of their down factors' rows. */
+  modules: LoraModuleUpdate[];
+  /** Modules not measured, and a few of them with the reason. */
+  unmeasured: number;
+  unmeasuredExamples: Array<{ module: string; reason: string }>;
+  /** DoRA's magnitude vectors rescale each output of W + ΔW as well; the norms are of ΔW = scale · B·A alone. */
+  dora: boolean;
+  /** Where a declared alpha came from, and whether the rank is rooted (rsLoRA), for saying how scales were found. */
+  alphaFrom: string | null;
+  rsLora: boolean;
+}
+
+type Side = 'down' | 'up';
+
+/** One factor as the Grams read it: `vectors` rank vectors of `length` values each, along rows or columns. */
+interface FactorLayout {
+  module: string;
+  side: Side;
+  rank: number;
+  /** The other side's size: in (down, a conv kernel flattened in) or out (up). */
+  length: number;
+  /** True when the rank is the first dimension (rank vectors are rows), false when it is the last of a matrix. */
+  rankFirst: boolean;
+}
+
+interface ModulePlan {
+  module: string;
+  target: string;
+  downRow: number;
+  upRow: number;
+  alphaRow: number | null;
+  rank: number;
+}
+
+export interface LoraUpdatePlan {
+  factors: ReadonlyMap<number, FactorLayout>;
+  alphas: ReadonlyMap<number, string>;
+  modules: readonly ModulePlan[];
+  unmeasured: Array<{ module: string; reason: string }>;
+  dora: boolean;
+}
+
+/**
+ * Which rows the update needs: each module's factor pair laid out as rank vectors, and its `.alpha` scalar. Null when
+ * the names hold no LoRA module. `dims(row)` is the row's shape in PyTorch order.
+ */
+export function planLoraUpdates(
+  names: readonly string[],
+  dims: (row: number) => readonly number[],
+): LoraUpdatePlan | null {
+  const parts = new Map<string, Map<string, number>>();
+  let dora = false;
+  for (let row = 0; row < names.length; row++) {
+    const name = names[row];
+    if (!mayBeAdapterTensor(name)) {
+      continue;
+    }
+    const split = splitAdapterTensor(name);
+    if (split === null) {
+      continue;
+    }
+    dora ||= split.part.role === 'magnitude';
+    const rows = parts.get(split.module) ?? new Map<string, number>();
+    rows.set(split.part.suffix, row);
+    parts.set(split.module, rows);
+  }
+  const naming: LoraNaming = adapterNaming(
+    [...parts].flatMap(([module, rows]) => [...rows.keys()].map((suffix) => ({ module, suffix }))),
+  );
+  const factors = new Map<number, FactorLayout>();
+  const alphas = new Map<number, string>();
+  const modules: ModulePlan[] = [];
+  const unmeasured: LoraUpdatePlan['unmeasured'] = [];
+  for (const [module, rows] of parts) {
+    const measured = planModule(module, rows, dims);
+    if (typeof measured === 'string') {
+      if (measured !== '') {
+        unmeasured.push({ module, reason: measured });
+      }
+      continue;
+    }
+    const alphaRow = rows.get('.alpha') ?? null;
+    modules.push({ ...measured.plan, target: targetOf(module, naming), alphaRow });
+    factors.set(measured.plan.downRow, measured.down);
+    factors.set(measured.plan.upRow, measured.up);
+    if (alphaRow !== null) {
+      alphas.set(alphaRow, module);
+    }
+  }
+  modules.sort((a, b) => a.downRow - b.downRow);
+  const work = modules.reduce((sum, module) => sum + gramWork(factors, module), 0);
+  if (work > MAX_LORA_UPDATE_WORK) {
+    const billions = (value: number) => `${Math.round(value / 1e9)} billion`;
+    const reason = `the adapter's Gram matrices would take ${billions(work)} multiply-adds, over the ${billions(MAX_LORA_UPDATE_WORK)} the scan allows (about 10 s)`;
+    unmeasured.push(...modules.map(({ module }) => ({ module, reason })));
+    return { factors: new Map(), alphas: new Map(), modules: [], unmeasured, dora };
+  }
+  return modules.length + unmeasured.length === 0 ? null : { factors, alphas, modules, unmeasured, dora };
+}
+
+/** Multiply-adds of one module's two Grams: r² / 2 per value of each rank vector. */
+function gramWork(factors: ReadonlyMap<number, FactorLayout>, module: ModulePlan): number {
+  const down = factors.get(module.downRow) as FactorLayout;
+  const up = factors.get(module.upRow) as FactorLayout;
+  return ((down.length + up.length) * module.rank * module.rank) / 2;
+}
+
+/** A module's factor layouts, or why it is not measured ('' for parts that are no LoRA module: a lone alpha, DoRA). */
+function planModule(
+  module: string,
+  rows: ReadonlyMap<string, number>,
+  dims: (row: number) => readonly number[],
+): { plan: Omit<ModulePlan, 'target' | 'alphaRow'>; down: FactorLayout; up: FactorLayout } | string {
+  if (rows.has('.lora_mid.weight')) {
+    return 'a Tucker-decomposed conv (lora_mid): not a product of two factors';
+  }
+  const found = factorPair(rows);
+  if (found === null) {
+    const suffixes = [...rows.keys()];
+    if (suffixes.some((suffix) => /^\.(hada|lokr|oft)_|^\.diff/.test(suffix))) {
+      return 'a LyCORIS LoHa, LoKr, OFT or full-difference module: not a product of two factors';
+    }
+    return suffixes.some((suffix) => FACTOR_PAIRS.some((pair) => pair.down === suffix || pair.up === suffix))
+      ? 'one of its two factors is missing'
+      : '';
+  }
+  const downShape = dims(found.down);
+  const upShape = dims(found.up);
+  const rank = found.pair.rankFromUp ? upShape[upShape.length - 1] : axisSize(downShape, found.pair.downDim);
+  const down = factorLayout(module, 'down', downShape, found.pair.downDim, rank);
+  const up = factorLayout(module, 'up', upShape, found.pair.upDim, rank);
+  if (down === null || up === null || !(rank > 0)) {
+    return 'its factor shapes do not multiply';
+  }
+  if (rank * Math.max(down.length, up.length) > MAX_LORA_FACTOR_VALUES) {
+    return `a factor holds over ${MAX_LORA_FACTOR_VALUES} values`;
+  }
+  return { plan: { module, downRow: found.down, upRow: found.up, rank }, down, up };
+}
+
+function axisSize(shape: readonly number[], dim: number): number {
+  return shape[dim < 0 ? shape.length + dim : dim];
+}
+
+/**
+ * A factor as rank vectors: rank first ([r, in, kh, kw] flattened), or rank last of a matrix ([out, r], conv's
+ * [out, r, 1, 1]). llama.cpp stores token_embd's A as [vocab, r] where others are [r, in]: the axis holding `rank`
+ * decides. Null when the rank sits elsewhere or the shape does not hold it.
+ */
+function factorLayout(
+  module: string,
+  side: Side,
+  shape: readonly number[],
+  dim: number,
+  rank: number,
+): FactorLayout | null {
+  const trimmed =
+    shape.length > 2 && shape.slice(2).every((size) => size === 1) && side === 'up' ? shape.slice(0, 2) : shape;
+  let axis = dim < 0 ? trimmed.length + dim : dim;
+  if (trimmed[axis] !== rank && trimmed.length === 2 && trimmed[1 - axis] === rank) {
+    axis = 1 - axis;
+  }
+  if (trimmed[axis] !== rank || trimmed.length < 2) {
+    return null;
+  }
+  if (axis === 0) {
+    return { module, side, rank, length: trimmed.slice(1).reduce((a, b) => a * b, 1), rankFirst: true };
+  }
+  return axis === trimmed.length - 1 && trimmed.length === 2
+    ? { module, side, rank, length: trimmed[0], rankFirst: false }
+    : null;
+}
+
+/**
+ * G[i][j] = Σ_k v_i[k]·v_j[k] over the rank vectors of a factor (rows when rankFirst, else columns), r × r: four rows
+ * against two at a time (`gramBlock`). Past the last row a block repeats it, which writes the same sums again.
+ */
+export function rankGram(
+  values: Float32Array,
+  layout: { rank: number; length: number; rankFirst: boolean },
+): Float64Array {
+  // Small integers for V8: sizes read from a header's shape columns arrive as doubles, and index arithmetic on
+  // doubles halves the loop's speed (both fit: a factor holds at most MAX_LORA_FACTOR_VALUES values).
+  const rank = layout.rank | 0;
+  const length = layout.length | 0;
+  const v = layout.rankFirst ? values : transpose(values, length, rank);
+  const gram = new Float64Array(rank * rank);
+  const sums = new Float64Array(8);
+  const rows = new Int32Array(4);
+  const columns = new Int32Array(2);
+  const last = rank - 1;
+  for (let i0 = 0; i0 < rank; i0 += 4) {
+    for (let p = 0; p < 4; p++) {
+      rows[p] = Math.min(i0 + p, last);
+    }
+    for (let j0 = 0; j0 <= rows[3]; j0 += 2) {
+      columns[0] = j0;
+      columns[1] = Math.min(j0 + 1, last);
+      gramBlock(v, rows, columns, length, sums);
+      for (let p = 0; p < 4; p++) {
+        for (let q = 0; q < 2; q++) {
+          gram[rows[p] * rank + columns[q]] = sums[p * 2 + q];
+          gram[columns[q] * rank + rows[p]] = sums[p * 2 + q];
+        }
+      }
+    }
+  }
+  return gram;
+}
+
+/**
+ * The dot products of rank vectors rows[0..3] with columns[0..1], into `sums`: each value loaded serves two or four
+ * products, and eight sums run side by side: in Node at rank 256 over 4,096 values ~2.2 × 10⁹ multiply-adds a second,
+ * against ~1.0 × 10⁹ for one pair of rows at a time (docs/performance.md, "LoRA updates").
+ */
+function gramBlock(v: Float32Array, rows: Int32Array, columns: Int32Array, length: number, sums: Float64Array): void {
+  const [a0, a1, a2, a3] = [rows[0] * length, rows[1] * length, rows[2] * length, rows[3] * length];
+  const [b0, b1] = [columns[0] * length, columns[1] * length];
+  let s00 = 0;
+  let s01 = 0;
+  let s10 = 0;
+  let s11 = 0;
+  let s20 = 0;
+  let s21 = 0;
+  let s30 = 0;
+  let s31 = 0;
+  for (let k = 0; k < length; k++) {
+    const y0 = v[b0 + k];
+    const y1 = v[b1 + k];
+    const x0 = v[a0 + k];
+    const x1 = v[a1 + k];
+    const x2 = v[a2 + k];
+    const x3 = v[a3 + k];
+    s00 += x0 * y0;
+    s01 += x0 * y1;
+    s10 += x1 * y0;
+    s11 += x1 * y1;
+    s20 += x2 * y0;
+    s21 += x2 * y1;
+    s30 += x3 * y0;
+    s31 += x3 * y1;
+  }
+  sums[0] = s00;
+  sums[1] = s01;
+  sums[2] = s10;
+  sums[3] = s11;
+  sums[4] = s20;
+  sums[5] = s21;
+  sums[6] = s30;
+  sums[7] = s31;
+}
+
+function transpose(values: Float32Array, rows: number, cols: number): Float32Array {
+  const out = new Float32Array(rows * cols);
+  for (let r = 0; r < rows; r++) {
+    const from = r * cols;
+    for (let c = 0; c < cols; c++) {
+      out[c * rows + r] = values[from + c];
+    }
+  }
+  return out;
+}
+
+/** ‖B·A‖_F from the two Grams: √Σ_ij G_B[i][j]·G_A[i][j]. */
+export function productNorm(downGram: Float64Array, upGram: Float64Array): number {
+  let sum = 0;
+  for (let i = 0; i < downGram.length; i++) {
+    sum += downGram[i] * upGram[i];
+  }
+  // Rounding can leave a zero product a hair below zero.
+  return Math.sqrt(Math.max(0, sum));
+}
+
+/** Feeds on the scan's pieces; see the module comment. */
+export class LoraUpdateCollector {
+  private readonly buffers = new Map<number, { values: Float32Array; filled: number; next: number }>();
+  /** Grams of factors whose module's other factor is still to come. */
+  private readonly grams = new Map<number, Float64Array>();
+  private readonly productNorms = new Map<string, number>();
+  private readonly alphaValues = new Map<string, number>();
+  private readonly byModule: ReadonlyMap<string, ModulePlan>;
+  private pendingBytes = 0;
+
+  constructor(private readonly plan: LoraUpdatePlan) {
+    this.byModule = new Map(plan.modules.map((module) => [module.module, module]));
+  }
+
+  wants(row: number): boolean {
+    return this.plan.factors.has(row) || this.plan.alphas.has(row);
+  }
+
+  /** A piece of `row`'s bytes in whole units, starting at element `at` (default: after the previous piece). */
+  add(row: number, dtype: string, piece: Uint8Array, at?: number): void {
+    const values = decodeValues(dtype, piece);
+    if (values === null) {
+      return;
+    }
+    const module = this.plan.alphas.get(row);
+    if (module !== undefined) {
+      if (values.length > 0 && Number.isFinite(values[0])) {
+        this.alphaValues.set(module, values[0]);
+      }
+      return;
+    }
+    const layout = this.plan.factors.get(row);
+    if (layout === undefined) {
+      return;
+    }
+    let buffer = this.buffers.get(row);
+    if (buffer === undefined) {
+      buffer = { values: new Float32Array(layout.rank * layout.length), filled: 0, next: 0 };
+      this.buffers.set(row, buffer);
+    }
+    const start = at ?? buffer.next;
+    const room = Math.max(0, Math.min(values.length, buffer.values.length - start));
+    buffer.values.set(room === values.length ? values : values.subarray(0, room), start);
+    buffer.filled += room;
+    buffer.next = start + room;
+  }
+
+  /** `row` was read whole: its Gram replaces its values, and meets its partner's when that is in. */
+  end(row: number): void {
+    const buffer = this.buffers.get(row);
+    const layout = this.plan.factors.get(row);
+    this.buffers.delete(row);
+    if (buffer === undefined || layout === undefined || buffer.filled < buffer.values.length) {
+      return;
+    }
+    const plan = this.byModule.get(layout.module) as ModulePlan;
+    const partnerRow = layout.side === 'down' ? plan.upRow : plan.downRow;
+    const partner = this.grams.get(partnerRow);
+    if (partner !== undefined) {
+      this.grams.delete(partnerRow);
+      this.pendingBytes -= partner.byteLength;
+      this.productNorms.set(layout.module, productNorm(rankGram(buffer.values, layout), partner));
+      return;
+    }
+    const gramBytes = layout.rank * layout.rank * 8;
+    if (this.pendingBytes + gramBytes <= MAX_PENDING_GRAM_BYTES) {
+      this.grams.set(row, rankGram(buffer.values, layout));
+      this.pendingBytes += gramBytes;
+    }
+  }
+
+  result(scaling: LoraScaling): LoraUpdates {
+    const modules: LoraModuleUpdate[] = [];
+    const unmeasured = [...this.plan.unmeasured];
+    for (const plan of this.plan.modules) {
+      const product = this.productNorms.get(plan.module);
+      if (product === undefined) {
+        unmeasured.push({ module: plan.module, reason: 'a factor was not read whole or is not decoded' });
+        continue;
+      }
+      const inFeatures = (this.plan.factors.get(plan.downRow) as FactorLayout).length;
+      const outFeatures = (this.plan.factors.get(plan.upRow) as FactorLayout).length;
+      const scale = moduleScale(scaling, plan.module, plan.rank, this.alphaValues.get(plan.module) ?? null);
+      const norm = Math.abs(scale.scale) * product;
+      modules.push({
+        module: plan.module,
+        target: plan.target,
+        rank: plan.rank,
+        alpha: scale.alpha,
+        scale: scale.scale,
+        scaleSource: scale.source,
+        norm,
+        rms: norm / Math.sqrt(outFeatures * inFeatures),
+        outFeatures,
+        inFeatures,
+      });
+    }
+    return {
+      modules,
+      unmeasured: unmeasured.length,
+      unmeasuredExamples: unmeasured.slice(0, MAX_UNMEASURED_LISTED),
+      dora: this.plan.dora,
+      alphaFrom: scaling.alphaFrom,
+      rsLora: scaling.rsLora,
+    };
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * The value scan's LoRA card: how much each module changes its weight, ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms), by layer (or
+ * module), by target and strongest first; with where each scale came from and what was not measured.
+ */
+import { formatValue, groupDigits, plural } from '../../core/number-format';
+import type { LoraModuleUpdate, LoraUpdates } from '../../core/values/lora-update';
+import { strongestUpdates, updateBars, updatesByTarget } from '../../core/values/lora-update-summary';
+import { numeric, TableHead } from '../../lib/TableHead';
+import { BarChart } from './ValueCharts';
+
+/** Modules in the strongest-first table; the report has them all. */
+const STRONGEST_LISTED = 10;
+
+/** How the scales were found, one clause per source, with the modules each covers. */
+function scaleWords(updates: LoraUpdates): string {
+  const counts = new Map<LoraModuleUpdate['scaleSource'], number>();
+  for (const module of updates.modules) {
+    counts.set(module.scaleSource, (counts.get(module.scaleSource) ?? 0) + 1);
+  }
+  const over = updates.rsLora ? '√rank' : 'rank';
+  const clauses = [...counts].map(([source, count]) => {
+    const modules = counts.size > 1 ? ` (${plural(count, 'module')})` : '';
+    switch (source) {
+      case 'alpha tensor':
+        return `alpha / ${over} from each module's .alpha tensor${modules}`;
+      case 'alpha_pattern':
+        return `alpha / ${over} from adapter_config.json alpha_pattern${modules}`;
+      case 'declared alpha':
+        return `alpha / ${over} with alpha from ${updates.alphaFrom ?? 'the adapter'}${modules}`;
+      case 'mlx scale':
+        return `adapter_config.json lora_parameters.scale, as MLX applies it${modules}`;
+      default:
+        return `1 where no alpha is stated, as kohya's and diffusers' loaders take alpha = rank${modules}`;
+    }
+  });
+  return clauses.join('; ');
+}
+
+/** Each reason once, with the first modules it applies to. */
+function unmeasuredWords(updates: LoraUpdates): string {
+  const byReason = new Map<string, string[]>();
+  for (const { module, reason } of updates.unmeasuredExamples) {
+    byReason.set(reason, [...(byReason.get(reason) ?? []), module]);
+  }
+  const listed = updates.unmeasuredExamples.length;
+  return [...byReason]
+    .map(([reason, modules]) => `${reason} (${modules.slice(0, 2).join(', ')}${modules.length > 2 ? ', …' : ''})`)
+    .join('; ')
+    .concat(updates.unmeasured > listed ? `; ${plural(updates.unmeasured - listed, 'more module')}` : '');
+}
+
+function NormCell({ value }: { value: number }) {
+  return <td className="num">{formatValue(value)}</td>;
+}
+
+export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
+  const { modules } = updates;
+  if (modules.length === 0 && updates.unmeasured === 0) {
+    return null;
+  }
+  const { byLayer, bars } = updateBars(modules);
+  const strongest = strongestUpdates(modules, STRONGEST_LISTED);
+  const weakest = strongestUpdates(modules, modules.length).at(-1);
+  return (
+    <div className="lora-updates" data-testid="lora-updates">
+      <h4>LoRA update per module</h4>
+      {modules.length > 0 && (
+        <p data-testid="lora-updates-summary">
+          ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms) for {plural(modules.length, 'module')}, from each factor pair&apos;s
+          rank × rank Gram matrices (ΔW itself is never formed). Scale: {scaleWords(updates)}. Largest{' '}
+          <span className="mono">{strongest[0].module}</span> ({formatValue(strongest[0].norm)})
+          {weakest && weakest !== strongest[0] ? (
+            <>
+              , smallest <span className="mono">{weakest.module}</span> ({formatValue(weakest.norm)})
+            </>
+          ) : null}
+          .
+        </p>
+      )}
+      {updates.dora && (
+        <p className="muted" data-testid="lora-updates-dora">
+          DoRA: its magnitude vectors also rescale each output of W + ΔW, which needs the base weights; these figures
+          are of ΔW = scale · B·A alone.
+        </p>
+      )}
+      {updates.unmeasured > 0 && (
+        <p className="muted" data-testid="lora-updates-unmeasured">
+          {plural(updates.unmeasured, 'module')} not measured: {unmeasuredWords(updates)}.
+        </p>
+      )}
+      {bars.length > 1 && (
+        <BarChart
+          testId="lora-updates-chart"
+          label={byLayer ? 'LoRA update per layer' : 'LoRA update per module'}
+          bars={bars.map((bar) => ({
+            key: bar.label,
+            label: bar.label,
+            value: bar.norm,
+            title: byLayer
+              ? `layer ${bar.label}: ‖ΔW‖ ${formatValue(bar.norm)} over ${plural(bar.modules, 'module')}`
+              : `${bar.label}. ${bar.module}: ‖ΔW‖ ${formatValue(bar.norm)}`,
+          }))}
+          caption={
+            (byLayer
+              ? '‖ΔW‖ per layer, its modules together (√ of the sum of their squares; layer numbers under the bars)'
+              : '‖ΔW‖ per module, numbered in name order (hover a bar for its module)') +
+            `; tallest bar ${formatValue(Math.max(...bars.map((bar) => bar.norm)))}`
+          }
+        />
+      )}
+      {modules.length > 0 && (
+        <div className="lora-updates-tables">
+          <table className="values-compare-table" data-testid="lora-updates-targets">
+            <caption>By target, largest median first</caption>
+            <TableHead
+              columns={[
+                'target',
+                numeric('modules'),
+                numeric('median ‖ΔW‖'),
+                numeric('max ‖ΔW‖'),
+                numeric('median RMS', 'Root mean square of ΔW per weight: ‖ΔW‖ / √(out × in)'),
+              ]}
+            />
+            <tbody>
+              {updatesByTarget(modules).map((row) => (
+                <tr key={row.target}>
+                  <td className="mono lora-updates-target">{row.target}</td>
+                  <td className="num">{groupDigits(row.modules)}</td>
+                  <NormCell value={row.medianNorm} />
+                  <NormCell value={row.maxNorm} />
+                  <NormCell value={row.medianRms} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <table className="values-compare-table" data-testid="lora-updates-strongest">
+            <caption>
+              Largest updates{modules.length > STRONGEST_LISTED ? ` (${STRONGEST_LISTED} of ${modules.length})` : ''}
+            </caption>
+            <TableHead columns={['module', numeric('rank'), numeric('scale'), numeric('‖ΔW‖'), numeric('RMS')]} />
+            <tbody>
+              {strongest.map((module) => (
+                <tr key={module.module}>
+                  <td className="mono values-scan-module" title={module.module}>
+                    {module.module}
+                  </td>
+                  <td className="num">{module.rank}</td>
+                  <td className="num">{formatValue(module.scale)}</td>
+                  <NormCell value={module.norm} />
+                  <NormCell value={module.rms} />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

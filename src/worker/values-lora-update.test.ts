@@ -1,0 +1,156 @@
+/**
+ * "Scan all values" on LoRA adapters written by numpy and gguf-py (scripts/lora-update-fixtures.py): each module's
+ * ‖scale · B·A‖_F against numpy's, formed from the full product, for kohya, PEFT and llama.cpp's layouts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SourceSpec } from '../core/result';
+import { keptLoad } from '../testing/kept-load';
+import { present } from '../testing/values-fixtures';
+import { scanValues, type ValuesJob } from './values-handler';
+
+const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
+/** Published adapters, read when present (not in the repository). */
+const REAL = '/work/shared/fixtures/real';
+
+interface Expected {
+  norm: number;
+  rms: number;
+  scale: number;
+}
+
+const ANSWERS = JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
+  files: Record<string, Record<string, Expected>>;
+};
+
+const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
+
+function fileOf(path: string): File {
+  return new File([readFileSync(join(DIR, path))], path.split('/').pop() as string);
+}
+
+async function scanned(source: SourceSpec) {
+  return present((await scanValues(await keptLoad(source), job())).loraUpdates, 'loraUpdates');
+}
+
+function expectModules(updates: Awaited<ReturnType<typeof scanned>>, expected: Record<string, Expected>): void {
+  expect(updates.modules.map((m) => m.module).sort()).toEqual(Object.keys(expected).sort());
+  for (const module of updates.modules) {
+    const want = expected[module.module];
+    expect(module.scale, module.module).toBeCloseTo(want.scale, 12);
+    // Float32 decoding and Float64 Grams against numpy's float64 product: agreement to 1e-6 relative.
+    expect(Math.abs(module.norm - want.norm), module.module).toBeLessThanOrEqual(1e-6 * want.norm + 1e-12);
+    expect(Math.abs(module.rms - want.rms), module.module).toBeLessThanOrEqual(1e-6 * want.rms + 1e-12);
+  }
+}
+
+describe('LoRA updates in the value scan', () => {
+  it("kohya: each module's .alpha, 1 where it has none (not ss_network_alpha), conv kernels flattened", async () => {
+    const updates = await scanned({ kind: 'file', file: fileOf('lora-kohya.safetensors') });
+    expectModules(updates, ANSWERS.files['lora-kohya.safetensors']);
+    const byModule = new Map(updates.modules.map((m) => [m.module, m]));
+    expect(byModule.get('lora_te1_text_model_encoder_layers_0_self_attn_q_proj')?.scaleSource).toBe('none (1 assumed)');
+    expect(byModule.get('lora_unet_down_blocks_0_resnets_0_conv1')).toMatchObject({
+      scaleSource: 'alpha tensor',
+      inFeatures: 16 * 3 * 3,
+      outFeatures: 16,
+      target: 'conv1',
+    });
+    expect(byModule.get('lora_unet_mid_block_attentions_0_proj_out')?.norm).toBe(0);
+  });
+
+  it("PEFT: adapter_config.json's lora_alpha over each module's rank, alpha_pattern where it matches", async () => {
+    const files = ['adapter_model.safetensors', 'adapter_config.json'].map((name) => ({
+      path: `lora-peft/${name}`,
+      blob: new Blob([readFileSync(join(DIR, 'lora-peft', name))]),
+    }));
+    const updates = await scanned({ kind: 'files', files });
+    expectModules(updates, ANSWERS.files['lora-peft/adapter_model.safetensors']);
+    const sources = new Set(updates.modules.map((m) => `${m.target} ${m.rank} ${m.scaleSource}`));
+    expect([...sources].sort()).toEqual([
+      'o_proj 4 declared alpha',
+      'q_proj 8 declared alpha',
+      'v_proj 8 alpha_pattern',
+    ]);
+  });
+
+  it("llama.cpp: adapter.lora.alpha over the rank, a Q8_0 factor dequantized, token_embd's A as [vocab, r]", async () => {
+    const updates = await scanned({ kind: 'file', file: fileOf('lora-gguf.gguf') });
+    expectModules(updates, ANSWERS.files['lora-gguf.gguf']);
+    expect(updates.modules.find((m) => m.target === 'token_embd')).toMatchObject({ inFeatures: 96, outFeatures: 64 });
+  });
+
+  it('a model without adapter factors has no LoRA updates', async () => {
+    const kept = await keptLoad({ kind: 'file', file: fileOf('tiny-llama-hf.safetensors') });
+    expect((await scanValues(kept, job())).loraUpdates).toBeNull();
+  });
+});
+
+/** ‖up · down‖_F of two F32 factors of a safetensors file, formed in full (rank vectors as each layout holds them). */
+function bruteNorm(bytes: Uint8Array, down: string, up: string): number {
+  const length = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as Record<
+    string,
+    { shape: number[]; data_offsets: [number, number] }
+  >;
+  const values = (name: string) => {
+    const [begin, end] = header[name].data_offsets;
+    return new Float32Array(bytes.slice(8 + length + begin, 8 + length + end).buffer);
+  };
+  const [a, b] = [values(down), values(up)];
+  const [aShape, bShape] = [header[down].shape, header[up].shape];
+  // PEFT: A [r, in], B [out, r]; MLX: a [in, r], b [r, out] (ΔW = (a·b)ᵀ, the same norm).
+  const mlx = aShape[1] === bShape[0];
+  const rank = mlx ? aShape[1] : aShape[0];
+  const [inFeatures, out] = mlx ? [aShape[0], bShape[1]] : [aShape[1], bShape[0]];
+  const aAt = (k: number, i: number) => (mlx ? a[i * rank + k] : a[k * inFeatures + i]);
+  const bAt = (o: number, k: number) => (mlx ? b[k * out + o] : b[o * rank + k]);
+  let sum = 0;
+  for (let o = 0; o < out; o++) {
+    for (let i = 0; i < inFeatures; i++) {
+      let cell = 0;
+      for (let k = 0; k < rank; k++) {
+        cell += bAt(o, k) * aAt(k, i);
+      }
+      sum += cell * cell;
+    }
+  }
+  return Math.sqrt(sum);
+}
+
+describe.skipIf(!existsSync(REAL))('LoRA updates of published adapters', () => {
+  const cases = [
+    {
+      adapter: 'anirudh-ak__peft-gpt2__model__lora_model__adapter_model.safetensors',
+      config: 'anirudh-ak__peft-gpt2__model__lora_model__adapter_config.json',
+      parts: ['.lora_A.weight', '.lora_B.weight'],
+      scale: 1,
+      modules: 12,
+    },
+    {
+      adapter: 'ml-explore__mlx-lm__test_dpo_adapters__adapters.safetensors',
+      config: 'ml-explore__mlx-lm__test_dpo_adapters__adapter_config.json',
+      parts: ['.lora_a', '.lora_b'],
+      scale: 20,
+      modules: 4,
+    },
+  ];
+  it.each(cases)(
+    '$adapter: every module as its full product gives it',
+    async ({ adapter, config, parts, scale, modules }) => {
+      const bytes = new Uint8Array(readFileSync(join(REAL, adapter)));
+      const files = [
+        { path: 'adapter/adapter_model.safetensors', blob: new Blob([bytes]) },
+        { path: 'adapter/adapter_config.json', blob: new Blob([readFileSync(join(REAL, config))]) },
+      ];
+      const updates = await scanned({ kind: 'files', files });
+      expect(updates.modules).toHaveLength(modules);
+      for (const module of updates.modules) {
+        const want = scale * bruteNorm(bytes, module.module + parts[0], module.module + parts[1]);
+        expect(module.scale).toBe(scale);
+        expect(Math.abs(module.norm - want), module.module).toBeLessThanOrEqual(1e-6 * want);
+      }
+    },
+  );
+});
