@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoraModuleUpdate } from './lora-update';
-import { strongestUpdates, updateBars, updatesByTarget } from './lora-update-summary';
+import { strongestUpdates, updateBars, updateOutliers, updatesByTarget } from './lora-update-summary';
 
 function update(module: string, target: string, norm: number): LoraModuleUpdate {
   return {
@@ -52,5 +52,19 @@ describe('LoRA update summaries', () => {
       ['q_proj', 2, 2, 3],
     ]);
     expect(strongestUpdates(peft, 2).map((m) => m.norm)).toEqual([5, 4]);
+  });
+
+  it('names a module whose update is over 10× its target’s median, and none in a target of fewer than three', () => {
+    const diverged = [
+      update('model.layers.0.q_proj', 'q_proj', 1),
+      update('model.layers.1.q_proj', 'q_proj', 1.2),
+      update('model.layers.2.q_proj', 'q_proj', 30),
+      update('model.layers.0.v_proj', 'v_proj', 1),
+      update('model.layers.1.v_proj', 'v_proj', 50),
+    ];
+    expect(updateOutliers(diverged).map((o) => [o.module.module, o.targetMedian, o.ratio])).toEqual([
+      ['model.layers.2.q_proj', 1.2, 25],
+    ]);
+    expect(updateOutliers(peft)).toEqual([]);
   });
 });

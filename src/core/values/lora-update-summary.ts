@@ -5,6 +5,7 @@
 import { compareNatural } from '../natural-order';
 import { layerOf } from './compare-values';
 import type { LoraModuleUpdate } from './lora-update';
+import { OUTLIER_FACTOR, OUTLIER_MIN_ROLE_SIZE } from './value-scan';
 
 export interface TargetUpdates {
   target: string;
@@ -80,4 +81,36 @@ export function updateBars(modules: readonly LoraModuleUpdate[]): { byLayer: boo
 /** The `count` modules with the largest updates. */
 export function strongestUpdates(modules: readonly LoraModuleUpdate[], count: number): LoraModuleUpdate[] {
   return [...modules].sort((a, b) => b.norm - a.norm || compareNatural(a.module, b.module)).slice(0, count);
+}
+
+export interface UpdateOutlier {
+  module: LoraModuleUpdate;
+  /** Median ‖ΔW‖ of the modules of its target. */
+  targetMedian: number;
+  ratio: number;
+}
+
+/**
+ * Modules whose update is over OUTLIER_FACTOR× the median of their target's (q_proj against every q_proj), as the
+ * scan names value outliers: a layer the training moved far more than its peers, largest ratio first.
+ */
+export function updateOutliers(modules: readonly LoraModuleUpdate[]): UpdateOutlier[] {
+  const byTarget = new Map<string, LoraModuleUpdate[]>();
+  for (const module of modules) {
+    byTarget.set(module.target, [...(byTarget.get(module.target) ?? []), module]);
+  }
+  const outliers: UpdateOutlier[] = [];
+  for (const members of byTarget.values()) {
+    const targetMedian = median(members.map((m) => m.norm));
+    if (members.length < OUTLIER_MIN_ROLE_SIZE || targetMedian <= 0) {
+      continue;
+    }
+    for (const module of members) {
+      const ratio = module.norm / targetMedian;
+      if (ratio > OUTLIER_FACTOR) {
+        outliers.push({ module, targetMedian, ratio });
+      }
+    }
+  }
+  return outliers.sort((a, b) => b.ratio - a.ratio);
 }

@@ -4,7 +4,8 @@
  */
 import { formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoraModuleUpdate, LoraUpdates } from '../../core/values/lora-update';
-import { strongestUpdates, updateBars, updatesByTarget } from '../../core/values/lora-update-summary';
+import { OUTLIER_FACTOR } from '../../core/values/value-scan';
+import { strongestUpdates, updateBars, updateOutliers, updatesByTarget } from '../../core/values/lora-update-summary';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { BarChart } from './ValueCharts';
 
@@ -49,6 +50,29 @@ function unmeasuredWords(updates: LoraUpdates): string {
     .concat(updates.unmeasured > listed ? `; ${plural(updates.unmeasured - listed, 'more module')}` : '');
 }
 
+/** Modules the training moved far more than the others of their target: a diverged layer, or a mis-scaled one. */
+function UpdateOutliers({ modules }: { modules: readonly LoraModuleUpdate[] }) {
+  const outliers = updateOutliers(modules);
+  if (outliers.length === 0) {
+    return null;
+  }
+  return (
+    <p className="values-error" role="note" data-testid="lora-updates-outliers">
+      {plural(outliers.length, 'module')} changed over {OUTLIER_FACTOR}× as much as the median of{' '}
+      {outliers.length === 1 ? 'its' : 'their'} target:{' '}
+      {outliers
+        .slice(0, 3)
+        .map(
+          (o) =>
+            `${o.module.module} (‖ΔW‖ ${formatValue(o.module.norm)}, ${formatValue(o.ratio)}× the ${o.module.target} median)`,
+        )
+        .join('; ')}
+      {outliers.length > 3 ? '; …' : ''}. A layer moved this much more than its peers diverged in training or carries
+      another scale; check it before merging the adapter.
+    </p>
+  );
+}
+
 function NormCell({ value }: { value: number }) {
   return <td className="num">{formatValue(value)}</td>;
 }
@@ -77,6 +101,7 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
           .
         </p>
       )}
+      <UpdateOutliers modules={modules} />
       {updates.dora && (
         <p className="muted" data-testid="lora-updates-dora">
           DoRA: its magnitude vectors also rescale each output of W + ΔW, which needs the base weights; these figures
