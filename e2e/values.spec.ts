@@ -21,7 +21,7 @@ const MiB = 1024 * 1024;
 /** LoRA adapters and numpy's ‖scale · B @ A‖_F per module (scripts/lora-update-fixtures.py). */
 const LORA_DIR = join(process.cwd(), 'fixtures', 'values');
 const LORA_ANSWERS = JSON.parse(readFileSync(join(LORA_DIR, 'lora-updates.json'), 'utf8')) as {
-  files: Record<string, Record<string, { norm: number; scale: number }>>;
+  files: Record<string, Record<string, { norm: number; scale: number; relative?: number }>>;
 };
 
 interface ReportedUpdate {
@@ -170,6 +170,39 @@ test.describe('tensor values', () => {
     const report = await downloadReport(page);
     const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[] } };
     expectNumpyUpdates(scan.loraUpdates.modules, 'lora-gguf.gguf');
+    watch.expectClean();
+  });
+
+  test('a LoRA against its base: Compare values gives each module’s update relative to its weight, as numpy does', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(PAIR_HF);
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page
+      .getByTestId('compare-file-input')
+      .setInputFiles(
+        ['adapter_model.safetensors', 'adapter_config.json'].map((name) => join(LORA_DIR, 'lora-tiny-llama', name)),
+      );
+    await expect(page.getByTestId('lora-fit-verdict')).toContainText('This adapter fits this base');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    const summary = page.getByTestId('lora-relative-summary');
+    await expect(summary).toContainText('The adapter (side B) moves its 6 modules by a median');
+    await expect(page.getByTestId('lora-relative-layers').locator('rect')).toHaveCount(2);
+    const want = LORA_ANSWERS.files['lora-tiny-llama/adapter_model.safetensors'];
+    const relative = (module: string) => want[module].relative ?? NaN;
+    const largest = Object.keys(want).sort((a, b) => relative(b) - relative(a))[0];
+    await expect(page.getByTestId('lora-relative-table').locator('tbody tr').first()).toContainText(largest);
+    const report = await downloadReport(page);
+    const lora = (report.compare as { valuesLora: { modules: Array<{ module: string; relative: number }> } })
+      .valuesLora;
+    expect(lora.modules).toHaveLength(6);
+    for (const module of lora.modules) {
+      expect(Math.abs(module.relative - relative(module.module)), module.module).toBeLessThanOrEqual(
+        1e-6 * relative(module.module),
+      );
+    }
     watch.expectClean();
   });
 

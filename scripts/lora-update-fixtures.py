@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes three small LoRA adapters into fixtures/values/ and numpy's answer for each module's update
+"""Writes four small LoRA adapters into fixtures/values/ and numpy's answer for each module's update
 ‖ΔW‖_F = scale · ‖B @ A‖_F (formed in float64 from the stored, rounded values), for the value scan's tests:
 
 - lora-kohya.safetensors: kohya sd-scripts' names and layout in float16: linear and conv (3×3 down, 1×1 up)
@@ -10,6 +10,8 @@
 - lora-gguf.gguf: llama.cpp's convert_lora_to_gguf.py layout written by gguf-py's GGUFWriter (`adapter.lora.alpha`,
   `blk.N.….weight.lora_a` [r, in] and `lora_b` [out, r], token_embd's A stored as [vocab, r]); one A quantized to
   Q8_0 by gguf-py and dequantized by it for the expected figure.
+- lora-tiny-llama/: a PEFT adapter for the tiny llama of scripts/gguf-pair-fixtures.py, with each module's
+  ‖ΔW‖ / ‖W‖ against its BF16 weight and against the Q8_0 GGUF's (dequantized by gguf-py), for "Compare values".
 
     pip install gguf numpy && python3 scripts/lora-update-fixtures.py
 """
@@ -145,11 +147,68 @@ def gguf_adapter() -> dict[str, dict[str, float]]:
     return expected
 
 
+def read_bf16_safetensors(path: Path) -> dict[str, np.ndarray]:
+    data = path.read_bytes()
+    length = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8 : 8 + length])
+    out = {}
+    for name, entry in header.items():
+        if name == "__metadata__":
+            continue
+        begin, end = entry["data_offsets"]
+        bits = np.frombuffer(data[8 + length + begin : 8 + length + end], "<u2")
+        out[name] = bf16_values(bits).reshape(entry["shape"])
+    return out
+
+
+def tiny_llama_adapter() -> dict[str, dict[str, float]]:
+    """A PEFT adapter for scripts/gguf-pair-fixtures.py's tiny llama, with ‖ΔW‖ / ‖W‖ against its BF16 weights and
+    against the Q8_0 GGUF's, dequantized by gguf-py (q/k rows permuted there: the norm does not change)."""
+    from gguf import GGUFReader
+
+    hf = read_bf16_safetensors(OUT / "tiny-llama-hf.safetensors")
+    reader = GGUFReader(OUT / "tiny-llama-Q8_0.gguf")
+    gguf_weights = {t.name: quants.dequantize(t.data, t.tensor_type) for t in reader.tensors}
+    folder = OUT / "lora-tiny-llama"
+    folder.mkdir(exist_ok=True)
+    config = {"peft_type": "LORA", "base_model_name_or_path": "tiny-llama", "r": 4, "lora_alpha": 8}
+    tensors: dict[str, tuple[str, np.ndarray]] = {}
+    expected = {}
+    for layer in range(2):
+        for hf_module, gguf_module in (
+            (f"model.layers.{layer}.self_attn.q_proj", f"blk.{layer}.attn_q"),
+            (f"model.layers.{layer}.self_attn.v_proj", f"blk.{layer}.attn_v"),
+            (f"model.layers.{layer}.mlp.down_proj", f"blk.{layer}.ffn_down"),
+        ):
+            weight = hf[f"{hf_module}.weight"]
+            out, inf = weight.shape
+            # Layer 1 trained harder: its update is four times layer 0's.
+            a = bf16_bits(rng.standard_normal((4, inf)) * 0.05)
+            b = bf16_bits(rng.standard_normal((out, 4)) * 0.02 * (1 + 3 * layer))
+            module = f"base_model.model.{hf_module}"
+            tensors[f"{module}.lora_A.weight"] = ("BF16", a)
+            tensors[f"{module}.lora_B.weight"] = ("BF16", b)
+            delta = update(bf16_values(a), bf16_values(b), 8 / 4)
+            base_norm = float(np.linalg.norm(weight.astype(np.float64)))
+            gguf_norm = float(np.linalg.norm(gguf_weights[f"{gguf_module}.weight"].astype(np.float64)))
+            expected[module] = {
+                **delta,
+                "baseNorm": base_norm,
+                "relative": delta["norm"] / base_norm,
+                "ggufBaseNorm": gguf_norm,
+                "ggufRelative": delta["norm"] / gguf_norm,
+            }
+    write_safetensors(folder / "adapter_model.safetensors", tensors, {"format": "pt"})
+    (folder / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    return expected
+
+
 def main() -> None:
     answers = {
         "lora-kohya.safetensors": kohya(),
         "lora-peft/adapter_model.safetensors": peft(),
         "lora-gguf.gguf": gguf_adapter(),
+        "lora-tiny-llama/adapter_model.safetensors": tiny_llama_adapter(),
     }
     (OUT / "lora-updates.json").write_text(json.dumps({"producer": "numpy + gguf-py", "files": answers}, indent=1) + "\n")
 

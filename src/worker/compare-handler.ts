@@ -3,8 +3,8 @@
  * result it keeps. Lives apart from parser.worker.ts, which only routes the three compare messages here.
  */
 import type { TensorColumns } from '../core/model';
-import { isCompareRule } from '../core/compare/align';
-import { compareSides, type CompareFacts } from '../core/compare/compare';
+import { isCompareRule, type CompareRule } from '../core/compare/align';
+import { compareSides, loraAgainstBase, type CompareFacts } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import type { DiffEntries } from '../core/compare/diff';
 import type { GgufNamesSummary } from '../core/compare/gguf-keys';
@@ -33,6 +33,8 @@ interface KeptCompare {
   ggufNames: GgufNamesSummary | null;
   /** Aligned key per entry, built on the first query that needs it. */
   keys: string[] | null;
+  /** The rules the diff ran with ("Compare values" lines up a LoRA's modules with its base by them). */
+  rules: CompareRule[];
 }
 
 const compares = new Map<number, KeptCompare>();
@@ -102,6 +104,7 @@ export function handleCompareRequest(
           moduleNames: output.modules.map((module) => module.name),
           keys: null,
           ggufNames: output.ggufNames,
+          rules,
         });
         while (compares.size > MAX_KEPT_COMPARES) {
           const oldest = compares.keys().next().value;
@@ -210,4 +213,24 @@ export async function valuePairsReadingHeads(
     return first;
   }
   return valuePairsOf(compareId, loadOf);
+}
+
+/**
+ * For a kept comparison of a LoRA and a model it fits: which side is the adapter, and each fitting module with its
+ * base weight's row ("Compare values" measures the update against it). Null when neither side or both are adapters,
+ * or when the comparison or a load is gone.
+ */
+export function loraPairsOf(
+  compareId: number,
+  loadOf: (loadId: number) => LoadView | undefined,
+): { adapterSide: 'a' | 'b'; pairs: Array<{ module: string; baseRow: number }> } | null {
+  const kept = compares.get(compareId);
+  const a = kept && loadOf(kept.loadA);
+  const b = kept && loadOf(kept.loadB);
+  if (!kept || !a || !b) {
+    return null;
+  }
+  const pairs: Array<{ module: string; baseRow: number }> = [];
+  const fit = loraAgainstBase(a, b, kept.rules, (module, baseRow) => pairs.push({ module, baseRow }));
+  return fit && pairs.length > 0 ? { adapterSide: fit.adapterSide, pairs } : null;
 }

@@ -22,7 +22,8 @@ import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/r
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import { SourceError } from '../core/errors';
-import { valuePairsReadingHeads } from './compare-handler';
+import { loraPairsOf, valuePairsReadingHeads } from './compare-handler';
+import { loraRelativeBytes, loraRelativeUpdates } from './values-lora-relative';
 import { comparePackedPairing, packedPairBytes } from './values-compare-packed';
 import type { KeptLoad } from './load-source';
 import type { WorkerRequest, WorkerResponse } from './protocol';
@@ -302,6 +303,7 @@ export async function compareTensorValues(
   b: KeptLoad,
   lined: ValuePairings,
   job: ValuesJob,
+  lora: LoraPairs | null = null,
 ): Promise<ValuesComparisonResult> {
   const started = performance.now();
   const tensors: ValueComparison[] = [];
@@ -309,7 +311,10 @@ export async function compareTensorValues(
   let bytes = 0;
   let done = true;
   const remote = Boolean(a.data?.remote || b.data?.remote);
-  const total = lined.pairings.reduce((sum, pairing) => sum + plannedBytes(a, b, pairing, remote), 0);
+  const [adapter, base] = lora?.adapterSide === 'a' ? [a, b] : [b, a];
+  const total =
+    lined.pairings.reduce((sum, pairing) => sum + plannedBytes(a, b, pairing, remote), 0) +
+    (lora ? loraRelativeBytes(adapter, base, lora.pairs) : 0);
   job.progress(0, total);
   for (const pairing of lined.pairings) {
     try {
@@ -331,8 +336,32 @@ export async function compareTensorValues(
       throw error;
     }
   }
-  return { tensors, skipped, byLayer: changeByLayer(tensors), bytes, done, ms: performance.now() - started };
+  const result: ValuesComparisonResult = {
+    tensors,
+    skipped,
+    byLayer: changeByLayer(tensors),
+    bytes,
+    done,
+    ms: performance.now() - started,
+  };
+  if (lora && done) {
+    try {
+      result.lora = await loraRelativeUpdates(adapter, base, lora.adapterSide, lora.pairs, job, (read) => {
+        bytes += read;
+        job.progress(Math.min(total, bytes), total);
+      });
+    } catch (error) {
+      if (!job.signal.aborted) {
+        throw error;
+      }
+      result.done = false;
+    }
+    Object.assign(result, { bytes, ms: performance.now() - started });
+  }
+  return result;
 }
+
+type LoraPairs = NonNullable<ReturnType<typeof loraPairsOf>>;
 
 /** Bytes the comparison will read of a pairing's two sides, as their read plans say. */
 export function plannedBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing, remote: boolean): number {
@@ -370,7 +399,7 @@ export async function compareValuesReply(
         'One of the two sources is no longer loaded in the worker: open it again to compare.',
       );
     }
-    const result = await compareTensorValues(a, b, pairs, job);
+    const result = await compareTensorValues(a, b, pairs, job, loraPairsOf(request.compareId, loadOf));
     return { type: 'compare-values-result', id, result, error: null, network: network() };
   } catch (error) {
     const message =

@@ -81,22 +81,31 @@ function withLoaderRules(lora: LoraFitSection | null, adapter: CompareSide, base
   return { ...lora, ok: false, refusal, verdict: `${refusal} ${lora.verdict}` };
 }
 
-export function compareSides(a: CompareSide, b: CompareSide, rules: readonly CompareRule[]): CompareOutput {
-  const diff = diffSides(a, b, rules);
-  const prefixRules = rules.filter(isAlignRule);
+/**
+ * The adapter-against-base check of two sides, when exactly one is an adapter: each module against its base weight
+ * (lora-fit.ts), with the loader's own refusals; `onFit` hears each module that fits and its base row. Null when
+ * neither side or both are adapters.
+ */
+export function loraAgainstBase(
+  a: CompareSide,
+  b: CompareSide,
+  rules: readonly CompareRule[],
+  onFit?: (module: string, baseRow: number) => void,
+): LoraFitSection | null {
   const adapterA = isAdapterFile(a.names);
-  const adapterB = isAdapterFile(b.names);
-  let lora: LoraFitSection | null = null;
+  if (adapterA === isAdapterFile(b.names)) {
+    return null;
+  }
+  const [adapter, base] = adapterA ? [a, b] : [b, a];
   // A GGUF on one side only: its modules are also looked up by llama.cpp's names, unless that rule is off.
-  const crossFormat = rules.includes(GGUF_NAMES_RULE) && Boolean(a.gguf) !== Boolean(b.gguf);
-  const cross = (adapter: CompareSide, base: CompareSide) =>
-    crossFormat
+  const cross =
+    rules.includes(GGUF_NAMES_RULE) && Boolean(a.gguf) !== Boolean(b.gguf)
       ? { adapterGguf: adapter.gguf?.architecture ?? null, baseGguf: base.gguf?.architecture ?? null }
       : undefined;
-  if (adapterA && !adapterB) {
-    lora = withLoaderRules(checkLoraFit(a, b, prefixRules, 'a', cross(a, b)), a, b);
-  } else if (adapterB && !adapterA) {
-    lora = withLoaderRules(checkLoraFit(b, a, prefixRules, 'b', cross(b, a)), b, a);
-  }
-  return { ...diff, lora };
+  const fit = checkLoraFit(adapter, base, rules.filter(isAlignRule), adapterA ? 'a' : 'b', cross, onFit);
+  return withLoaderRules(fit, adapter, base);
+}
+
+export function compareSides(a: CompareSide, b: CompareSide, rules: readonly CompareRule[]): CompareOutput {
+  return { ...diffSides(a, b, rules), lora: loraAgainstBase(a, b, rules) };
 }

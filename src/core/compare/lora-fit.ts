@@ -329,12 +329,17 @@ function otherFormatModules(
   return [];
 }
 
+/**
+ * `onFit` hears each module that fits with its base weight's row (a GPT-2 Conv1D weight stored [in, out] too): the
+ * pairs "Compare values" measures the adapter's update against.
+ */
 export function checkLoraFit(
   adapter: { columns: TensorColumns; names: readonly string[] },
   base: { columns: TensorColumns; names: readonly string[] },
   rules: readonly AlignRule[],
   adapterSide: 'a' | 'b',
   cross?: CrossFormatNames,
+  onFit: (module: string, baseRow: number) => void = () => undefined,
 ): LoraFitSection | null {
   const modules = collectModules(adapter.columns, adapter.names);
   if (modules.length === 0) {
@@ -386,6 +391,7 @@ export function checkLoraFit(
     const outBad = module.out !== null && module.out !== expectedOut;
     if (!inBad && !outBad) {
       fits++;
+      onFit(module.name, found.row);
       continue;
     }
     // GPT-2's Conv1D stores its weight [in, out]; PEFT's factors keep the Linear orientation.
@@ -397,6 +403,7 @@ export function checkLoraFit(
     if (transposedFits) {
       fits++;
       transposed++;
+      onFit(module.name, found.row);
       continue;
     }
     shapeMismatch++;

@@ -30,11 +30,38 @@ export interface ValueComparison {
   cosine: number | null;
 }
 
+/** One adapted module against the base weight it changes. */
+export interface LoraRelativeModule {
+  module: string;
+  /** The base tensor, as the base names it. */
+  base: string;
+  /** ‖ΔW‖_F = scale · ‖B·A‖_F, from the adapter's factors. */
+  norm: number;
+  /** ‖W‖_F of the base weight (estimated from a row sample when `sampled`). */
+  baseNorm: number;
+  /** norm / baseNorm: how far the adapter moves this weight, relative to it. */
+  relative: number;
+  sampled: boolean;
+}
+
+/** A LoRA against its base: how far each module moves its weight, relative to that weight. */
+export interface LoraRelativeUpdates {
+  adapterSide: 'a' | 'b';
+  modules: LoraRelativeModule[];
+  /** Mean relative update per layer, in layer order. */
+  byLayer: Array<{ layer: number; relative: number; modules: number }>;
+  /** Modules that fit but were not measured (a factor layout without a product, the adapter's work bound, a base weight not decoded), a few with the reason. */
+  unmeasured: number;
+  unmeasuredExamples: Array<{ module: string; reason: string }>;
+}
+
 export interface ValuesComparisonResult {
   tensors: ValueComparison[];
   /** Pairs not compared, each with the reason in words. */
   skipped: SkippedValuePair[];
   byLayer: Array<{ layer: number; relL2: number; tensors: number }>;
+  /** When one side is a LoRA that fits the other: each module's update relative to its base weight. */
+  lora?: LoraRelativeUpdates;
   bytes: number;
   /** False when cancelled: `tensors` holds those compared so far. */
   done: boolean;
@@ -177,4 +204,22 @@ export function changeByLayer(
   return [...byLayer.entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([layer, slot]) => ({ layer, relL2: slot.sum / slot.tensors, tensors: slot.tensors }));
+}
+
+/** Mean relative update per layer (`layers.N.`, `blk.N.` in the adapter's module path), in layer order. */
+export function loraRelativeByLayer(modules: readonly LoraRelativeModule[]): LoraRelativeUpdates['byLayer'] {
+  const byLayer = new Map<number, { sum: number; modules: number }>();
+  for (const entry of modules) {
+    const layer = layerOf(`${entry.module}.`);
+    if (layer === null) {
+      continue;
+    }
+    const slot = byLayer.get(layer) ?? { sum: 0, modules: 0 };
+    slot.sum += entry.relative;
+    slot.modules++;
+    byLayer.set(layer, slot);
+  }
+  return [...byLayer.entries()]
+    .sort((x, y) => x[0] - y[0])
+    .map(([layer, slot]) => ({ layer, relative: slot.sum / slot.modules, modules: slot.modules }));
 }

@@ -10,6 +10,7 @@ import { useAppStore } from '../../state/store';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
 import { BarChart } from './ValueCharts';
+import { LoraRelativeCard } from './LoraRelativeCard';
 
 function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] }) {
   if (byLayer.length === 0) {
@@ -78,13 +79,16 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
   ];
   return (
     <div data-testid="compare-values-result">
-      <p>
-        {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
-        {formatBytes(result.bytes)} read
-        {sampled ? ', remote tensors over 16 MiB as the same row sample of both sides' : ''}):{' '}
-        <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>
-        {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
-      </p>
+      {result.lora && <LoraRelativeCard lora={result.lora} />}
+      {(result.tensors.length > 0 || !result.lora) && (
+        <p>
+          {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
+          {formatBytes(result.bytes)} read
+          {sampled ? ', remote tensors over 16 MiB as the same row sample of both sides' : ''}):{' '}
+          <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>
+          {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
+        </p>
+      )}
       <LayerChart byLayer={result.byLayer} />
       {changed.length > 0 && (
         <table className="values-compare-table" data-testid="compare-values-table">
@@ -141,6 +145,9 @@ export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a:
             {remote
               ? `Reads the same rows of both sides' same-shape tensors by Range requests: every tensor up to 16 MiB whole, larger ones as a sample (at most ${formatBytes(bytes)}).`
               : `Reads both sides' same-shape tensors (${formatBytes(bytes)}) from your disk.`}
+            {result.lora && result.lora.fits > 0
+              ? ` For the LoRA: also the adapter's factors whole and each of the ${plural(result.lora.fits, 'base weight')} it fits${remote ? ' (up to 16 MiB each, a row sample past that)' : ''}, to measure each module's update ‖scale · B·A‖ against the norm of its weight.`
+              : ''}
             {result.ggufNames?.enabled
               ? result.ggufNames.kind === 'reference'
                 ? " Tensors paired across the reference code's names and transformers' are compared with transformers' q/k row order undone."

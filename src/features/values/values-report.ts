@@ -44,5 +44,6 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
     })),
     valuesDone: result.done,
     valuesSkipped: result.skipped,
+    ...(result.lora ? { valuesLora: result.lora } : {}),
   };
 }

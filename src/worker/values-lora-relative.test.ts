@@ -1,0 +1,104 @@
+/**
+ * "Compare values" of a LoRA against its base: a PEFT adapter for the tiny llama (scripts/lora-update-fixtures.py)
+ * against the BF16 model and against its Q8_0 GGUF conversion (llama.cpp's names, q/k rows permuted), each module's
+ * ‖ΔW‖ / ‖W‖ checked against numpy's (gguf-py's dequantization for the GGUF).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
+import { compareSides, loraAgainstBase } from '../core/compare/compare';
+import { valuePairings } from '../core/compare/value-pairs';
+import type { SourceSpec } from '../core/result';
+import { keptFile, keptLoad } from '../testing/kept-load';
+import { present } from '../testing/values-fixtures';
+import type { KeptLoad } from './load-source';
+import { compareTensorValues } from './values-compare';
+
+const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
+
+interface Expected {
+  norm: number;
+  relative: number;
+  ggufRelative: number;
+}
+
+const EXPECTED = (
+  JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
+    files: Record<string, Record<string, Expected>>;
+  }
+).files['lora-tiny-llama/adapter_model.safetensors'];
+
+const adapterSource: SourceSpec = {
+  kind: 'files',
+  files: ['adapter_model.safetensors', 'adapter_config.json'].map((name) => ({
+    path: `lora-tiny-llama/${name}`,
+    blob: new Blob([readFileSync(join(DIR, 'lora-tiny-llama', name))]),
+  })),
+};
+
+const job = () => ({ signal: new AbortController().signal, progress: () => {} });
+
+async function compareWithBase(base: KeptLoad, adapter: KeptLoad, adapterFirst: boolean) {
+  const [a, b] = adapterFirst ? [adapter, base] : [base, adapter];
+  const pairs: Array<{ module: string; baseRow: number }> = [];
+  const fit = present(
+    loraAgainstBase(a, b, DEFAULT_COMPARE_RULES, (module, baseRow) => pairs.push({ module, baseRow })),
+    'lora fit',
+  );
+  const output = compareSides(a, b, DEFAULT_COMPARE_RULES);
+  const lined = valuePairings(a, b, output.entries, output.ggufNames);
+  const result = await compareTensorValues(a, b, lined, job(), { adapterSide: fit.adapterSide, pairs });
+  return present(result.lora, 'lora');
+}
+
+function expectRelative(actual: number, wanted: number): void {
+  expect(Math.abs(actual - wanted)).toBeLessThanOrEqual(1e-6 * wanted);
+}
+
+describe('Compare values: a LoRA against its base', () => {
+  it('gives each module ‖ΔW‖ / ‖W‖ of the BF16 base weight it fits, and the mean per layer', async () => {
+    const base = await keptFile(
+      new Uint8Array(readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))),
+      'model.safetensors',
+    );
+    const lora = await compareWithBase(base, await keptLoad(adapterSource), false);
+    expect(lora.adapterSide).toBe('b');
+    expect(lora.unmeasured).toBe(0);
+    expect(lora.modules.map((m) => m.module).sort()).toEqual(Object.keys(EXPECTED).sort());
+    for (const module of lora.modules) {
+      expect(module.base).toBe(`${module.module.replace('base_model.model.', '')}.weight`);
+      expect(module.sampled).toBe(false);
+      expectRelative(module.norm, EXPECTED[module.module].norm);
+      expectRelative(module.relative, EXPECTED[module.module].relative);
+    }
+    expect(lora.byLayer.map((layer) => [layer.layer, layer.modules])).toEqual([
+      [0, 3],
+      [1, 3],
+    ]);
+    const mean = (layer: number) =>
+      Object.entries(EXPECTED)
+        .filter(([module]) => module.includes(`layers.${layer}.`))
+        .reduce((sum, [, entry]) => sum + entry.relative / 3, 0);
+    expectRelative(lora.byLayer[1].relative, mean(1));
+    // Layer 1's factors were drawn four times larger.
+    expect(lora.byLayer[1].relative).toBeGreaterThan(2 * lora.byLayer[0].relative);
+  });
+
+  it("against the Q8_0 GGUF, paired by llama.cpp's names: the dequantized weight's norm, adapter on side a", async () => {
+    const gguf = await keptFile(new Uint8Array(readFileSync(join(DIR, 'tiny-llama-Q8_0.gguf'))), 'model.gguf');
+    const lora = await compareWithBase(gguf, await keptLoad(adapterSource), true);
+    expect(lora.adapterSide).toBe('a');
+    expect(lora.modules.map((m) => m.base).sort()).toEqual([
+      'blk.0.attn_q.weight',
+      'blk.0.attn_v.weight',
+      'blk.0.ffn_down.weight',
+      'blk.1.attn_q.weight',
+      'blk.1.attn_v.weight',
+      'blk.1.ffn_down.weight',
+    ]);
+    for (const module of lora.modules) {
+      expectRelative(module.relative, EXPECTED[module.module].ggufRelative);
+    }
+  });
+});
