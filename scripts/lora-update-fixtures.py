@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes four small LoRA adapters into fixtures/values/ and numpy's answer for each module's update
-‖ΔW‖_F = scale · ‖B @ A‖_F (formed in float64 from the stored, rounded values), for the value scan's tests:
+ΔW = scale · B @ A (formed in float64 from the stored, rounded values): its Frobenius and spectral norms, its RMS per
+weight and its stable rank, for the value scan's tests:
 
 - lora-kohya.safetensors: kohya sd-scripts' names and layout in float16: linear and conv (3×3 down, 1×1 up)
   modules, each with its `.alpha` scalar but one (a scale of 1: kohya's loader takes alpha = rank), an all-zero up
@@ -57,7 +58,14 @@ def update(down: np.ndarray, up: np.ndarray, scale: float) -> dict[str, float]:
     b = up.astype(np.float64).reshape(up.shape[0], -1)
     delta = scale * (b @ a)
     norm = float(np.linalg.norm(delta))
-    return {"norm": norm, "rms": norm / np.sqrt(delta.size), "scale": scale}
+    spectral = float(np.linalg.norm(delta, 2))
+    return {
+        "norm": norm,
+        "rms": norm / np.sqrt(delta.size),
+        "scale": scale,
+        "spectral": spectral,
+        "stableRank": norm**2 / spectral**2 if spectral > 0 else None,
+    }
 
 
 def kohya() -> dict[str, dict[str, float]]:

@@ -18,6 +18,8 @@ interface Expected {
   norm: number;
   rms: number;
   scale: number;
+  spectral: number;
+  stableRank: number | null;
 }
 
 const ANSWERS = JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
@@ -42,6 +44,17 @@ function expectModules(updates: Awaited<ReturnType<typeof scanned>>, expected: R
     // Float32 decoding and Float64 Grams against numpy's float64 product: agreement to 1e-6 relative.
     expect(Math.abs(module.norm - want.norm), module.module).toBeLessThanOrEqual(1e-6 * want.norm + 1e-12);
     expect(Math.abs(module.rms - want.rms), module.module).toBeLessThanOrEqual(1e-6 * want.rms + 1e-12);
+    // numpy's np.linalg.norm(ΔW, 2) (an SVD) against power iteration on the Grams.
+    expect(Math.abs(module.spectralNorm - want.spectral), module.module).toBeLessThanOrEqual(
+      1e-6 * want.spectral + 1e-12,
+    );
+    if (want.stableRank === null) {
+      expect(module.stableRank, module.module).toBeNull();
+    } else {
+      expect(Math.abs((module.stableRank ?? NaN) - want.stableRank), module.module).toBeLessThanOrEqual(
+        1e-5 * want.stableRank,
+      );
+    }
   }
 }
 

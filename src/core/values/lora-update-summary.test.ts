@@ -12,6 +12,8 @@ function update(module: string, target: string, norm: number): LoraModuleUpdate 
     scaleSource: 'declared alpha',
     norm,
     rms: norm / 8,
+    spectralNorm: norm,
+    stableRank: 1,
     outFeatures: 8,
     inFeatures: 8,
   };
@@ -52,6 +54,13 @@ describe('LoRA update summaries', () => {
       ['q_proj', 2, 2, 3],
     ]);
     expect(strongestUpdates(peft, 2).map((m) => m.norm)).toEqual([5, 4]);
+    const mixed = [
+      { ...update('a.layers.0.q_proj', 'q_proj', 1), stableRank: 2 },
+      { ...update('a.layers.1.q_proj', 'q_proj', 0), stableRank: null },
+      { ...update('a.layers.2.q_proj', 'q_proj', 1), stableRank: 4 },
+    ];
+    // The zero update has no stable rank and does not count.
+    expect(updatesByTarget(mixed)[0].medianStableRank).toBe(3);
   });
 
   it('names a module whose update is over 10× its target’s median, and none in a target of fewer than three', () => {

@@ -13,12 +13,18 @@ export interface TargetUpdates {
   medianNorm: number;
   maxNorm: number;
   medianRms: number;
+  /** Over the target's non-zero updates; null when all are zero. */
+  medianStableRank: number | null;
 }
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function medianOrNull(values: number[]): number | null {
+  return values.length === 0 ? null : median(values);
 }
 
 /** Per target, strongest median first. */
@@ -34,6 +40,7 @@ export function updatesByTarget(modules: readonly LoraModuleUpdate[]): TargetUpd
       medianNorm: median(members.map((m) => m.norm)),
       maxNorm: Math.max(...members.map((m) => m.norm)),
       medianRms: median(members.map((m) => m.rms)),
+      medianStableRank: medianOrNull(members.flatMap((m) => (m.stableRank === null ? [] : [m.stableRank]))),
     }))
     .sort((a, b) => b.medianNorm - a.medianNorm || a.target.localeCompare(b.target));
 }

@@ -239,6 +239,41 @@ describe('LoraUpdateCollector', () => {
     expect(planLoraUpdates(names.slice(0, 16), (row) => shapes[row])?.modules).toHaveLength(8);
   });
 
+  it('gives the spectral norm and stable rank: 1 for a rank-one update, the rank for orthonormal factors', () => {
+    const next = random(13);
+    const u = Float32Array.from({ length: 6 }, next);
+    const v = Float32Array.from({ length: 5 }, next);
+    // Rank 3 in shape, rank 1 in value: every column of B is a multiple of u, every row of A of v.
+    const rankOne = collect(
+      [
+        {
+          name: 'm.lora_A.weight',
+          shape: [3, 5],
+          values: Float32Array.from({ length: 15 }, (_, i) => v[i % 5] * (1 + ((i / 5) | 0))),
+        },
+        {
+          name: 'm.lora_B.weight',
+          shape: [6, 3],
+          values: Float32Array.from({ length: 18 }, (_, i) => u[(i / 3) | 0] * (i % 3 === 0 ? 1 : -0.5)),
+        },
+      ],
+      NO_SCALING,
+    )?.modules[0];
+    expect(rankOne?.stableRank).toBeCloseTo(1, 9);
+    expect(rankOne?.spectralNorm).toBeCloseTo(present(rankOne).norm, 9);
+    // A = [I 0], B = [I; 0] · 2: ΔW has four singular values of 2.
+    const identity = (rows: number, cols: number, value: number) =>
+      Float32Array.from({ length: rows * cols }, (_, i) => (((i / cols) | 0) === i % cols ? value : 0));
+    const orthonormal = collect(
+      [
+        { name: 'm.lora_A.weight', shape: [4, 7], values: identity(4, 7, 1) },
+        { name: 'm.lora_B.weight', shape: [9, 4], values: identity(9, 4, 2) },
+      ],
+      NO_SCALING,
+    )?.modules[0];
+    expect(orthonormal).toMatchObject({ norm: 4, spectralNorm: 2, stableRank: 4 });
+  });
+
   it('gives nothing for a model without adapter factors, and flags DoRA', () => {
     expect(planLoraUpdates(['model.embed_tokens.weight'], () => [4, 4])).toBeNull();
     const next = random(1);

@@ -18,6 +18,7 @@ import {
 import { moduleScale, type LoraScaling, type ModuleScale } from '../analysis/lora-scaling';
 import type { LoraNaming } from '../analysis/report-sections';
 import { decodeValues } from './decode';
+import { topSquaredSingularValue } from './lora-spectrum';
 
 /**
  * Multiply-adds the Grams of one adapter may take, (in + out) · r² / 2 a module: about 10 s of one core in a browser
@@ -47,6 +48,10 @@ export interface LoraModuleUpdate {
   norm: number;
   /** norm / √(out · in): the update's root mean square per weight, comparable across module sizes. */
   rms: number;
+  /** ‖ΔW‖₂ = scale · σ_max(B·A): the most the update stretches any input. */
+  spectralNorm: number;
+  /** ‖ΔW‖²_F / ‖ΔW‖²₂, from 1 (one direction) to the rank (all equally); null for a zero update. */
+  stableRank: number | null;
   outFeatures: number;
   inFeatures: number;
 }
@@ -330,7 +335,8 @@ export class LoraUpdateCollector {
   private readonly buffers = new Map<number, { values: Float32Array; filled: number; next: number }>();
   /** Grams of factors whose module's other factor is still to come. */
   private readonly grams = new Map<number, Float64Array>();
-  private readonly productNorms = new Map<string, number>();
+  /** ‖B·A‖²_F and σ²_max(B·A) per module whose two Grams met. */
+  private readonly products = new Map<string, { frobenius2: number; spectral2: number }>();
   private readonly alphaValues = new Map<string, number>();
   private readonly byModule: ReadonlyMap<string, ModulePlan>;
   private pendingBytes = 0;
@@ -386,7 +392,13 @@ export class LoraUpdateCollector {
     if (partner !== undefined) {
       this.grams.delete(partnerRow);
       this.pendingBytes -= partner.byteLength;
-      this.productNorms.set(layout.module, productNorm(rankGram(buffer.values, layout), partner));
+      const gram = rankGram(buffer.values, layout);
+      const [down, up] = layout.side === 'down' ? [gram, partner] : [partner, gram];
+      const frobenius = productNorm(down, up);
+      this.products.set(layout.module, {
+        frobenius2: frobenius * frobenius,
+        spectral2: frobenius > 0 ? topSquaredSingularValue(down, up, layout.rank | 0) : 0,
+      });
       return;
     }
     const gramBytes = layout.rank * layout.rank * 8;
@@ -400,7 +412,7 @@ export class LoraUpdateCollector {
     const modules: LoraModuleUpdate[] = [];
     const unmeasured = [...this.plan.unmeasured];
     for (const plan of this.plan.modules) {
-      const product = this.productNorms.get(plan.module);
+      const product = this.products.get(plan.module);
       if (product === undefined) {
         unmeasured.push({ module: plan.module, reason: 'a factor was not read whole or is not decoded' });
         continue;
@@ -408,7 +420,8 @@ export class LoraUpdateCollector {
       const inFeatures = (this.plan.factors.get(plan.downRow) as FactorLayout).length;
       const outFeatures = (this.plan.factors.get(plan.upRow) as FactorLayout).length;
       const scale = moduleScale(scaling, plan.module, plan.rank, this.alphaValues.get(plan.module) ?? null);
-      const norm = Math.abs(scale.scale) * product;
+      const factor = Math.abs(scale.scale);
+      const norm = factor * Math.sqrt(product.frobenius2);
       modules.push({
         module: plan.module,
         target: plan.target,
@@ -418,6 +431,9 @@ export class LoraUpdateCollector {
         scaleSource: scale.source,
         norm,
         rms: norm / Math.sqrt(outFeatures * inFeatures),
+        spectralNorm: factor * Math.sqrt(product.spectral2),
+        // The power iteration approaches σ²_max from below: never let rounding put the ratio under 1.
+        stableRank: product.spectral2 > 0 ? Math.max(1, product.frobenius2 / product.spectral2) : null,
         outFeatures,
         inFeatures,
       });

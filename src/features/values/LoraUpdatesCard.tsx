@@ -9,6 +9,9 @@ import { strongestUpdates, updateBars, updateOutliers, updatesByTarget } from '.
 import { numeric, TableHead } from '../../lib/TableHead';
 import { BarChart } from './ValueCharts';
 
+const STABLE_RANK_TITLE =
+  'Stable rank ‖ΔW‖²_F / ‖ΔW‖²₂: how many directions the update uses, from 1 (one) to the rank (all equally)';
+
 /** Modules in the strongest-first table; the report has them all. */
 const STRONGEST_LISTED = 10;
 
@@ -144,6 +147,7 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
                 numeric('median ‖ΔW‖'),
                 numeric('max ‖ΔW‖'),
                 numeric('median RMS', 'Root mean square of ΔW per weight: ‖ΔW‖ / √(out × in)'),
+                numeric('median stable rank', STABLE_RANK_TITLE),
               ]}
             />
             <tbody>
@@ -154,6 +158,7 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
                   <NormCell value={row.medianNorm} />
                   <NormCell value={row.maxNorm} />
                   <NormCell value={row.medianRms} />
+                  <td className="num">{row.medianStableRank === null ? '—' : formatValue(row.medianStableRank)}</td>
                 </tr>
               ))}
             </tbody>
@@ -162,7 +167,16 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
             <caption>
               Largest updates{modules.length > STRONGEST_LISTED ? ` (${STRONGEST_LISTED} of ${modules.length})` : ''}
             </caption>
-            <TableHead columns={['module', numeric('rank'), numeric('scale'), numeric('‖ΔW‖'), numeric('RMS')]} />
+            <TableHead
+              columns={[
+                'module',
+                numeric('rank'),
+                numeric('scale'),
+                numeric('‖ΔW‖'),
+                numeric('RMS'),
+                numeric('stable rank', STABLE_RANK_TITLE),
+              ]}
+            />
             <tbody>
               {strongest.map((module) => (
                 <tr key={module.module}>
@@ -173,6 +187,7 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
                   <td className="num">{formatValue(module.scale)}</td>
                   <NormCell value={module.norm} />
                   <NormCell value={module.rms} />
+                  <td className="num">{module.stableRank === null ? '—' : formatValue(module.stableRank)}</td>
                 </tr>
               ))}
             </tbody>
