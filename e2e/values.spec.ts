@@ -206,6 +206,37 @@ test.describe('tensor values', () => {
     watch.expectClean();
   });
 
+  test('two runs of a LoRA: Compare values sets their updates side by side, rotated factors and all', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const adapter = (name: string) =>
+      ['adapter_model.safetensors', 'adapter_config.json'].map((file) => join(LORA_DIR, name, file));
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(adapter('lora-tiny-llama'));
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(adapter('lora-tiny-llama-b'));
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('lora-pair-summary')).toContainText('6 modules both adapt: median cosine');
+    await expect(page.getByTestId('lora-pair-layers').locator('rect')).toHaveCount(2);
+    // v_proj of layer 1 was drawn anew: the largest difference, first in the table.
+    await expect(page.getByTestId('lora-pair-table').locator('tbody tr').first()).toContainText(
+      'base_model.model.model.layers.1.self_attn.v_proj',
+    );
+    const report = await downloadReport(page);
+    const pair = (report.compare as { valuesLoraPair: { modules: Array<{ module: string; cosine: number }> } })
+      .valuesLoraPair;
+    const want = LORA_ANSWERS.files['lora-tiny-llama-b/adapter_model.safetensors'] as unknown as Record<
+      string,
+      { cosine: number }
+    >;
+    expect(pair.modules).toHaveLength(6);
+    for (const module of pair.modules) {
+      expect(Math.abs(module.cosine - want[module.module].cosine), module.module).toBeLessThanOrEqual(1e-6);
+    }
+    watch.expectClean();
+  });
+
   test('a remote 64 MiB tensor by share link: sampled, never downloaded without a click', async ({ page }) => {
     const watch = watchPage(page);
     const tag = uniqueTag('values-64mib');

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes four small LoRA adapters into fixtures/values/ and numpy's answer for each module's update
+"""Writes five small LoRA adapters into fixtures/values/ and numpy's answer for each module's update
 ΔW = scale · B @ A (formed in float64 from the stored, rounded values): its Frobenius and spectral norms, its RMS per
 weight and its stable rank, for the value scan's tests:
 
@@ -13,6 +13,7 @@ weight and its stable rank, for the value scan's tests:
   Q8_0 by gguf-py and dequantized by it for the expected figure.
 - lora-tiny-llama/: a PEFT adapter for the tiny llama of scripts/gguf-pair-fixtures.py, with each module's
   ‖ΔW‖ / ‖W‖ against its BF16 weight and against the Q8_0 GGUF's (dequantized by gguf-py), for "Compare values".
+- lora-tiny-llama-b/: a second run of that adapter, compared with the first update against update (its docstring).
 
     pip install gguf numpy && python3 scripts/lora-update-fixtures.py
 """
@@ -196,6 +197,7 @@ def tiny_llama_adapter() -> dict[str, dict[str, float]]:
             module = f"base_model.model.{hf_module}"
             tensors[f"{module}.lora_A.weight"] = ("BF16", a)
             tensors[f"{module}.lora_B.weight"] = ("BF16", b)
+            FIRST_RUN[module] = (bf16_values(a), bf16_values(b))
             delta = update(bf16_values(a), bf16_values(b), 8 / 4)
             base_norm = float(np.linalg.norm(weight.astype(np.float64)))
             gguf_norm = float(np.linalg.norm(gguf_weights[f"{gguf_module}.weight"].astype(np.float64)))
@@ -211,12 +213,68 @@ def tiny_llama_adapter() -> dict[str, dict[str, float]]:
     return expected
 
 
+# The tiny llama adapter's factors as stored, by module: the second run below starts from them.
+FIRST_RUN: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def tiny_llama_second_run() -> dict[str, dict[str, float]]:
+    """A second adapter for the tiny llama, compared with the first as updates (cosine and ‖ΔW₂ − ΔW₁‖ / ‖ΔW₁‖ of
+    the full products, float64). Layer 0: the same updates through rotated factors (A' = Rᵀ·A, B' = B·R, R
+    orthogonal), F32 so that only float32 rounding separates them; layer 1: q_proj trained further (B plus noise),
+    v_proj drawn anew, down_proj at rank 8 (rank_pattern and alpha_pattern 8: a scale of 1) holding the first run's
+    update plus four new directions."""
+    folder = OUT / "lora-tiny-llama-b"
+    folder.mkdir(exist_ok=True)
+    config = {
+        "peft_type": "LORA",
+        "base_model_name_or_path": "tiny-llama",
+        "r": 4,
+        "lora_alpha": 8,
+        "rank_pattern": {"layers.1.mlp.down_proj": 8},
+        "alpha_pattern": {"layers.1.mlp.down_proj": 8},
+    }
+    tensors: dict[str, tuple[str, np.ndarray]] = {}
+    expected = {}
+    for module, (a1, b1) in FIRST_RUN.items():
+        scale2 = 2.0
+        if ".layers.0." in module:
+            rotation, _ = np.linalg.qr(rng.standard_normal((4, 4)))
+            a2 = (rotation.T @ a1).astype(np.float32)
+            b2 = (b1 @ rotation).astype(np.float32)
+        elif module.endswith("q_proj"):
+            a2 = a1.astype(np.float32)
+            b2 = (b1 + rng.standard_normal(b1.shape) * 0.01).astype(np.float32)
+        elif module.endswith("v_proj"):
+            a2 = (rng.standard_normal(a1.shape) * 0.05).astype(np.float32)
+            b2 = (rng.standard_normal(b1.shape) * 0.05).astype(np.float32)
+        else:
+            # Rank 8, scale 1: [2·B₁, B_new] · [A₁; A_new] = 2·B₁·A₁ + B_new·A_new.
+            a2 = np.concatenate([a1, rng.standard_normal(a1.shape) * 0.05]).astype(np.float32)
+            b2 = np.concatenate([2 * b1, rng.standard_normal(b1.shape) * 0.01], axis=1).astype(np.float32)
+            scale2 = 1.0
+        tensors[f"{module}.lora_A.weight"] = ("F32", a2)
+        tensors[f"{module}.lora_B.weight"] = ("F32", b2)
+        d1 = 2.0 * (b1.astype(np.float64) @ a1.astype(np.float64))
+        d2 = scale2 * (b2.astype(np.float64) @ a2.astype(np.float64))
+        n1, n2 = np.linalg.norm(d1), np.linalg.norm(d2)
+        expected[module] = {
+            "normA": float(n1),
+            "normB": float(n2),
+            "cosine": float(np.sum(d1 * d2) / (n1 * n2)),
+            "relDiff": float(np.linalg.norm(d2 - d1) / n1),
+        }
+    write_safetensors(folder / "adapter_model.safetensors", tensors, {"format": "pt"})
+    (folder / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    return expected
+
+
 def main() -> None:
     answers = {
         "lora-kohya.safetensors": kohya(),
         "lora-peft/adapter_model.safetensors": peft(),
         "lora-gguf.gguf": gguf_adapter(),
         "lora-tiny-llama/adapter_model.safetensors": tiny_llama_adapter(),
+        "lora-tiny-llama-b/adapter_model.safetensors": tiny_llama_second_run(),
     }
     (OUT / "lora-updates.json").write_text(json.dumps({"producer": "numpy + gguf-py", "files": answers}, indent=1) + "\n")
 

@@ -24,6 +24,7 @@ import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } f
 import { SourceError } from '../core/errors';
 import { loraPairsOf, valuePairsReadingHeads } from './compare-handler';
 import { loraRelativeBytes, loraRelativeUpdates } from './values-lora-relative';
+import { compareLoraPair, loraPairBytes, loraPairPlan } from './values-lora-pair';
 import { comparePackedPairing, packedPairBytes } from './values-compare-packed';
 import type { KeptLoad } from './load-source';
 import type { WorkerRequest, WorkerResponse } from './protocol';
@@ -312,9 +313,11 @@ export async function compareTensorValues(
   let done = true;
   const remote = Boolean(a.data?.remote || b.data?.remote);
   const [adapter, base] = lora?.adapterSide === 'a' ? [a, b] : [b, a];
+  const loraPairs = loraPairPlan(a, b);
   const total =
     lined.pairings.reduce((sum, pairing) => sum + plannedBytes(a, b, pairing, remote), 0) +
-    (lora ? loraRelativeBytes(adapter, base, lora.pairs) : 0);
+    (lora ? loraRelativeBytes(adapter, base, lora.pairs) : 0) +
+    loraPairBytes(a, b, loraPairs);
   job.progress(0, total);
   for (const pairing of lined.pairings) {
     try {
@@ -344,21 +347,24 @@ export async function compareTensorValues(
     done,
     ms: performance.now() - started,
   };
-  if (lora && done) {
-    try {
-      result.lora = await loraRelativeUpdates(adapter, base, lora.adapterSide, lora.pairs, job, (read) => {
-        bytes += read;
-        job.progress(Math.min(total, bytes), total);
-      });
-    } catch (error) {
-      if (!job.signal.aborted) {
-        throw error;
-      }
-      result.done = false;
+  const onBytes = (read: number) => {
+    bytes += read;
+    job.progress(Math.min(total, bytes), total);
+  };
+  try {
+    if (lora && result.done) {
+      result.lora = await loraRelativeUpdates(adapter, base, lora.adapterSide, lora.pairs, job, onBytes);
     }
-    Object.assign(result, { bytes, ms: performance.now() - started });
+    if (loraPairs && loraPairs.length > 0 && result.done) {
+      result.loraPair = await compareLoraPair(a, b, loraPairs, job, onBytes);
+    }
+  } catch (error) {
+    if (!job.signal.aborted) {
+      throw error;
+    }
+    result.done = false;
   }
-  return result;
+  return Object.assign(result, { bytes, ms: performance.now() - started });
 }
 
 type LoraPairs = NonNullable<ReturnType<typeof loraPairsOf>>;

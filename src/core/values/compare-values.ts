@@ -55,6 +55,31 @@ export interface LoraRelativeUpdates {
   unmeasuredExamples: Array<{ module: string; reason: string }>;
 }
 
+/** One module two LoRAs both adapt, update against update (lora-pair.ts). */
+export interface LoraPairModule {
+  module: string;
+  target: string;
+  /** ‖ΔW‖_F on side A and on side B. */
+  normA: number;
+  normB: number;
+  /** ⟨ΔW_A, ΔW_B⟩ / (‖ΔW_A‖·‖ΔW_B‖); null when either is zero. */
+  cosine: number | null;
+  /** ‖ΔW_B − ΔW_A‖ / ‖ΔW_A‖; null when ΔW_A is zero. */
+  relDiff: number | null;
+}
+
+/** Two LoRAs compared as updates. */
+export interface LoraPairComparison {
+  modules: LoraPairModule[];
+  /** Mean relative difference and cosine per layer, in layer order. */
+  byLayer: Array<{ layer: number; relDiff: number; cosine: number; modules: number }>;
+  /** Modules one side adapts and the other does not (or with other sizes). */
+  onlyA: number;
+  onlyB: number;
+  unmeasured: number;
+  unmeasuredExamples: Array<{ module: string; reason: string }>;
+}
+
 export interface ValuesComparisonResult {
   tensors: ValueComparison[];
   /** Pairs not compared, each with the reason in words. */
@@ -62,6 +87,8 @@ export interface ValuesComparisonResult {
   byLayer: Array<{ layer: number; relL2: number; tensors: number }>;
   /** When one side is a LoRA that fits the other: each module's update relative to its base weight. */
   lora?: LoraRelativeUpdates;
+  /** When both sides are LoRAs: each module both adapt, update against update. */
+  loraPair?: LoraPairComparison;
   bytes: number;
   /** False when cancelled: `tensors` holds those compared so far. */
   done: boolean;

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LoraScaling } from '../analysis/lora-scaling';
 import { present } from '../../testing/values-fixtures';
-import {
-  LoraUpdateCollector,
-  MAX_LORA_UPDATE_WORK,
-  planLoraUpdates,
-  productNorm,
-  rankGram,
-  type LoraUpdates,
-} from './lora-update';
+import { productNorm, rankGram } from './lora-gram';
+import { LoraUpdateCollector, MAX_LORA_UPDATE_WORK, planLoraUpdates, type LoraUpdates } from './lora-update';
 
 const NO_SCALING: LoraScaling = { alpha: null, alphaFrom: null, alphaPattern: [], rsLora: false, fixedScale: null };
 

@@ -11,6 +11,7 @@ import './values.css';
 import { TableHead } from '../../lib/TableHead';
 import { BarChart } from './ValueCharts';
 import { LoraRelativeCard } from './LoraRelativeCard';
+import { LoraPairCard } from './LoraPairCard';
 
 function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] }) {
   if (byLayer.length === 0) {
@@ -80,6 +81,7 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
   return (
     <div data-testid="compare-values-result">
       {result.lora && <LoraRelativeCard lora={result.lora} />}
+      {result.loraPair && <LoraPairCard pair={result.loraPair} />}
       {(result.tensors.length > 0 || !result.lora) && (
         <p>
           {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
@@ -145,6 +147,9 @@ export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a:
             {remote
               ? `Reads the same rows of both sides' same-shape tensors by Range requests: every tensor up to 16 MiB whole, larger ones as a sample (at most ${formatBytes(bytes)}).`
               : `Reads both sides' same-shape tensors (${formatBytes(bytes)}) from your disk.`}
+            {a.sections.lora && b.sections.lora
+              ? ' For the two LoRAs: also each module both adapt, compared as updates (scale · B·A) from their factors, read whole.'
+              : ''}
             {result.lora && result.lora.fits > 0
               ? ` For the LoRA: also the adapter's factors whole and each of the ${plural(result.lora.fits, 'base weight')} it fits${remote ? ' (up to 16 MiB each, a row sample past that)' : ''}, to measure each module's update ‖scale · B·A‖ against the norm of its weight.`
               : ''}

@@ -45,5 +45,6 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
     valuesDone: result.done,
     valuesSkipped: result.skipped,
     ...(result.lora ? { valuesLora: result.lora } : {}),
+    ...(result.loraPair ? { valuesLoraPair: result.loraPair } : {}),
   };
 }

@@ -1,0 +1,160 @@
+/**
+ * "Compare values" of two LoRAs (two checkpoints of one training, two seeds, a retrained adapter): each module both
+ * adapt, with the same in and out sizes, compared as updates (core/values/lora-pair.ts). Every factor and `.alpha` of
+ * those modules is read whole (factors are small), decoded, and scaled as each adapter's loader scales it.
+ */
+import { isAdapterFile } from '../core/analysis/lora-markers';
+import { moduleScale, type LoraScaling } from '../core/analysis/lora-scaling';
+import { tensorShape } from '../core/model';
+import { decodeValues } from '../core/values/decode';
+import {
+  MAX_LORA_UPDATE_WORK,
+  MAX_UNMEASURED_LISTED,
+  planLoraUpdates,
+  type LoraUpdatePlan,
+  type ModulePlan,
+} from '../core/values/lora-update';
+import { compareUpdates, pairByLayer, type FactorValues, type ModuleFactors } from '../core/values/lora-pair';
+import type { LoraPairComparison, LoraPairModule } from '../core/values/compare-values';
+import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
+import type { KeptLoad } from './load-source';
+import { rowDtype, type ValuesJob } from './values-handler';
+
+const NO_SCALING: LoraScaling = { alpha: null, alphaFrom: null, alphaPattern: [], rsLora: false, fixedScale: null };
+
+interface Side {
+  load: KeptLoad;
+  plan: LoraUpdatePlan;
+  byModule: Map<string, ModulePlan>;
+}
+
+function sideOf(load: KeptLoad): Side | null {
+  if (!isAdapterFile(load.names)) {
+    return null;
+  }
+  const plan = planLoraUpdates(load.names, (row) => tensorShape(load.columns, row));
+  return plan ? { load, plan, byModule: new Map(plan.modules.map((module) => [module.module, module])) } : null;
+}
+
+/** Rows of a module's factors and alpha. */
+function rowsOf(module: ModulePlan): number[] {
+  return [module.downRow, module.upRow, ...(module.alphaRow === null ? [] : [module.alphaRow])];
+}
+
+/** The modules both adapt with the same sizes, each side's plan for it; null unless both sides are LoRAs. */
+export function loraPairPlan(a: KeptLoad, b: KeptLoad): Array<{ module: ModulePlan; other: ModulePlan }> | null {
+  const sideA = sideOf(a);
+  const sideB = sideOf(b);
+  if (!sideA || !sideB) {
+    return null;
+  }
+  const pairs: Array<{ module: ModulePlan; other: ModulePlan }> = [];
+  for (const module of sideA.plan.modules) {
+    const other = sideB.byModule.get(module.module);
+    if (
+      other &&
+      sideA.plan.factors.get(module.downRow)?.length === sideB.plan.factors.get(other.downRow)?.length &&
+      sideA.plan.factors.get(module.upRow)?.length === sideB.plan.factors.get(other.upRow)?.length
+    ) {
+      pairs.push({ module, other });
+    }
+  }
+  return pairs;
+}
+
+/** Bytes the comparison reads: both sides' factors and alphas of the paired modules, whole. */
+export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairs: ReturnType<typeof loraPairPlan>): number {
+  let bytes = 0;
+  for (const { module, other } of pairs ?? []) {
+    for (const [load, plan] of [
+      [a, module],
+      [b, other],
+    ] as const) {
+      for (const row of rowsOf(plan)) {
+        bytes += locatedByteLength(load.columns, row, load.data?.storage);
+      }
+    }
+  }
+  return bytes;
+}
+
+async function readDecoded(load: KeptLoad, row: number, signal: AbortSignal): Promise<Float32Array | null> {
+  if (!load.data) {
+    return null;
+  }
+  const decoded = decodeValues(rowDtype(load, row), await readWholeTensor(load.columns, row, load.data, signal));
+  return decoded === null ? null : decoded instanceof Float32Array ? decoded.slice() : Float32Array.from(decoded);
+}
+
+/** One module's factors on one side, scaled; null when a factor is not decoded. */
+async function moduleFactors(
+  load: KeptLoad,
+  plan: LoraUpdatePlan,
+  module: ModulePlan,
+  signal: AbortSignal,
+  onBytes: (bytes: number) => void,
+): Promise<ModuleFactors | null> {
+  const factor = async (row: number): Promise<FactorValues | null> => {
+    const values = await readDecoded(load, row, signal);
+    onBytes(locatedByteLength(load.columns, row, load.data?.storage));
+    const layout = plan.factors.get(row);
+    return values && layout ? { values, layout } : null;
+  };
+  const down = await factor(module.downRow);
+  const up = await factor(module.upRow);
+  let alpha: number | null = null;
+  if (module.alphaRow !== null) {
+    const values = await readDecoded(load, module.alphaRow, signal);
+    onBytes(locatedByteLength(load.columns, module.alphaRow, load.data?.storage));
+    alpha = values && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
+  }
+  if (!down || !up) {
+    return null;
+  }
+  const { scale } = moduleScale(load.loraScaling?.() ?? NO_SCALING, module.module, module.rank, alpha);
+  return { down, up, scale };
+}
+
+/** Each module both LoRAs adapt, update against update; see the module comment. */
+export async function compareLoraPair(
+  a: KeptLoad,
+  b: KeptLoad,
+  pairs: NonNullable<ReturnType<typeof loraPairPlan>>,
+  job: ValuesJob,
+  onBytes: (bytes: number) => void,
+): Promise<LoraPairComparison> {
+  const sideA = sideOf(a);
+  const sideB = sideOf(b);
+  if (!sideA || !sideB) {
+    return { modules: [], byLayer: [], onlyA: 0, onlyB: 0, unmeasured: 0, unmeasuredExamples: [] };
+  }
+  const [planA, planB] = [sideA.plan, sideB.plan];
+  const work = pairs.reduce((sum, { module, other }) => {
+    const length = (planA.factors.get(module.downRow)?.length ?? 0) + (planA.factors.get(module.upRow)?.length ?? 0);
+    return sum + (length * (module.rank + other.rank) ** 2) / 2;
+  }, 0);
+  const unmeasured: LoraPairComparison['unmeasuredExamples'] = [];
+  const modules: LoraPairModule[] = [];
+  if (work > MAX_LORA_UPDATE_WORK) {
+    const reason = `the two adapters' Gram matrices would take ${Math.round(work / 1e9)} billion multiply-adds, over the ${Math.round(MAX_LORA_UPDATE_WORK / 1e9)} billion allowed`;
+    unmeasured.push(...pairs.map(({ module }) => ({ module: module.module, reason })));
+  } else {
+    for (const { module, other } of pairs) {
+      const first = await moduleFactors(a, planA, module, job.signal, onBytes);
+      const second = await moduleFactors(b, planB, other, job.signal, onBytes);
+      if (!first || !second) {
+        unmeasured.push({ module: module.module, reason: 'a factor is not decoded' });
+        continue;
+      }
+      modules.push({ module: module.module, target: module.target, ...compareUpdates(first, second) });
+    }
+  }
+  return {
+    modules,
+    byLayer: pairByLayer(modules),
+    onlyA: planA.modules.length - pairs.length,
+    onlyB: planB.modules.length - pairs.length,
+    unmeasured: unmeasured.length,
+    unmeasuredExamples: unmeasured.slice(0, MAX_UNMEASURED_LISTED),
+  };
+}
