@@ -213,40 +213,50 @@ export function layerOf(name: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/**
+ * Means per layer, in layer order, of the figures each entry gives: the layer from `name` (a tensor's, or a module
+ * path with a dot after it), entries outside numbered layers or with a null figure left out.
+ */
+export function meansByLayer<K extends string>(
+  entries: ReadonlyArray<{ name: string; figures: Readonly<Record<K, number | null>> }>,
+  keys: readonly K[],
+): Array<{ layer: number; count: number; means: Record<K, number> }> {
+  const byLayer = new Map<number, { sums: Record<string, number>; count: number }>();
+  for (const { name, figures } of entries) {
+    const layer = layerOf(name);
+    if (layer === null || keys.some((key) => figures[key] === null)) {
+      continue;
+    }
+    const slot = byLayer.get(layer) ?? { sums: {}, count: 0 };
+    for (const key of keys) {
+      slot.sums[key] = (slot.sums[key] ?? 0) + (figures[key] as number);
+    }
+    slot.count++;
+    byLayer.set(layer, slot);
+  }
+  return [...byLayer.entries()]
+    .sort((x, y) => x[0] - y[0])
+    .map(([layer, slot]) => ({
+      layer,
+      count: slot.count,
+      means: Object.fromEntries(keys.map((key) => [key, slot.sums[key] / slot.count])) as Record<K, number>,
+    }));
+}
+
 /** Mean relative L2 change per layer, in layer order: the chart of which blocks a finetune moved. */
 export function changeByLayer(
   compared: readonly ValueComparison[],
 ): Array<{ layer: number; relL2: number; tensors: number }> {
-  const byLayer = new Map<number, { sum: number; tensors: number }>();
-  for (const entry of compared) {
-    const layer = layerOf(entry.tensor);
-    if (layer === null || entry.relL2 === null) {
-      continue;
-    }
-    const slot = byLayer.get(layer) ?? { sum: 0, tensors: 0 };
-    slot.sum += entry.relL2;
-    slot.tensors++;
-    byLayer.set(layer, slot);
-  }
-  return [...byLayer.entries()]
-    .sort((x, y) => x[0] - y[0])
-    .map(([layer, slot]) => ({ layer, relL2: slot.sum / slot.tensors, tensors: slot.tensors }));
+  return meansByLayer(
+    compared.map((entry) => ({ name: entry.tensor, figures: { relL2: entry.relL2 } })),
+    ['relL2'],
+  ).map(({ layer, count, means }) => ({ layer, relL2: means.relL2, tensors: count }));
 }
 
 /** Mean relative update per layer (`layers.N.`, `blk.N.` in the adapter's module path), in layer order. */
 export function loraRelativeByLayer(modules: readonly LoraRelativeModule[]): LoraRelativeUpdates['byLayer'] {
-  const byLayer = new Map<number, { sum: number; modules: number }>();
-  for (const entry of modules) {
-    const layer = layerOf(`${entry.module}.`);
-    if (layer === null) {
-      continue;
-    }
-    const slot = byLayer.get(layer) ?? { sum: 0, modules: 0 };
-    slot.sum += entry.relative;
-    slot.modules++;
-    byLayer.set(layer, slot);
-  }
-  return [...byLayer.entries()]
-    .sort((x, y) => x[0] - y[0])
-    .map(([layer, slot]) => ({ layer, relative: slot.sum / slot.modules, modules: slot.modules }));
+  return meansByLayer(
+    modules.map((entry) => ({ name: `${entry.module}.`, figures: { relative: entry.relative } })),
+    ['relative'],
+  ).map(({ layer, count, means }) => ({ layer, relative: means.relative, modules: count }));
 }

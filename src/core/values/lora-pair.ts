@@ -6,7 +6,7 @@
  * (in + out) · (r₁ + r₂)² / 2 multiply-adds a module, ΔW never formed.
  */
 import { rankGram, transpose } from './lora-gram';
-import { layerOf } from './compare-values';
+import { meansByLayer } from './compare-values';
 
 export interface FactorValues {
   values: Float32Array;
@@ -88,24 +88,8 @@ export function compareUpdates(first: ModuleFactors, second: ModuleFactors): Upd
 export function pairByLayer(
   modules: ReadonlyArray<{ module: string } & UpdatePairFigures>,
 ): Array<{ layer: number; relDiff: number; cosine: number; modules: number }> {
-  const byLayer = new Map<number, { relDiff: number; cosine: number; modules: number }>();
-  for (const entry of modules) {
-    const layer = layerOf(`${entry.module}.`);
-    if (layer === null || entry.relDiff === null || entry.cosine === null) {
-      continue;
-    }
-    const slot = byLayer.get(layer) ?? { relDiff: 0, cosine: 0, modules: 0 };
-    slot.relDiff += entry.relDiff;
-    slot.cosine += entry.cosine;
-    slot.modules++;
-    byLayer.set(layer, slot);
-  }
-  return [...byLayer]
-    .sort((x, y) => x[0] - y[0])
-    .map(([layer, slot]) => ({
-      layer,
-      relDiff: slot.relDiff / slot.modules,
-      cosine: slot.cosine / slot.modules,
-      modules: slot.modules,
-    }));
+  return meansByLayer(
+    modules.map((entry) => ({ name: `${entry.module}.`, figures: { relDiff: entry.relDiff, cosine: entry.cosine } })),
+    ['relDiff', 'cosine'],
+  ).map(({ layer, count, means }) => ({ layer, ...means, modules: count }));
 }

@@ -2,6 +2,7 @@
  * The LoRA update figures (lora-update.ts) gathered the ways a reader asks about them: by what a module adapts
  * (q_proj against v_proj), by layer, and the strongest modules.
  */
+import { median } from '../median';
 import { compareNatural } from '../natural-order';
 import { layerOf } from './compare-values';
 import type { LoraModuleUpdate } from './lora-update';
@@ -17,16 +18,6 @@ export interface TargetUpdates {
   medianStableRank: number | null;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function medianOrNull(values: number[]): number | null {
-  return values.length === 0 ? null : median(values);
-}
-
 /** Per target, strongest median first. */
 export function updatesByTarget(modules: readonly LoraModuleUpdate[]): TargetUpdates[] {
   const groups = new Map<string, LoraModuleUpdate[]>();
@@ -37,10 +28,10 @@ export function updatesByTarget(modules: readonly LoraModuleUpdate[]): TargetUpd
     .map(([target, members]) => ({
       target,
       modules: members.length,
-      medianNorm: median(members.map((m) => m.norm)),
+      medianNorm: median(members.map((m) => m.norm)) ?? 0,
       maxNorm: Math.max(...members.map((m) => m.norm)),
-      medianRms: median(members.map((m) => m.rms)),
-      medianStableRank: medianOrNull(members.flatMap((m) => (m.stableRank === null ? [] : [m.stableRank]))),
+      medianRms: median(members.map((m) => m.rms)) ?? 0,
+      medianStableRank: median(members.flatMap((m) => (m.stableRank === null ? [] : [m.stableRank]))),
     }))
     .sort((a, b) => b.medianNorm - a.medianNorm || a.target.localeCompare(b.target));
 }
@@ -108,7 +99,7 @@ export function updateOutliers(modules: readonly LoraModuleUpdate[]): UpdateOutl
   }
   const outliers: UpdateOutlier[] = [];
   for (const members of byTarget.values()) {
-    const targetMedian = median(members.map((m) => m.norm));
+    const targetMedian = median(members.map((m) => m.norm)) ?? 0;
     if (members.length < OUTLIER_MIN_ROLE_SIZE || targetMedian <= 0) {
       continue;
     }

@@ -6,6 +6,7 @@
 import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
 import { StatsAccumulator, type ValueStats } from './value-stats';
 import { splitAdapterTensor } from '../analysis/lora-markers';
+import { median } from '../median';
 import type { LoraUpdates } from './lora-update';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
@@ -135,16 +136,14 @@ export function summarizeScan(
     if (members.length < OUTLIER_MIN_ROLE_SIZE) {
       continue;
     }
-    const sorted = members.map((entry) => entry.absMax as number).sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    const median = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-    if (median <= 0) {
+    const roleMedian = median(members.map((entry) => entry.absMax as number)) ?? 0;
+    if (roleMedian <= 0) {
       continue;
     }
     for (const entry of members) {
-      const ratio = (entry.absMax as number) / median;
+      const ratio = (entry.absMax as number) / roleMedian;
       if (ratio > OUTLIER_FACTOR) {
-        outliers.push({ tensor: entry.tensor, absMax: entry.absMax as number, roleMedian: median, ratio });
+        outliers.push({ tensor: entry.tensor, absMax: entry.absMax as number, roleMedian, ratio });
       }
     }
   }

@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import { BarsChart } from '../../lib/bars/LazyBars';
 import type { ShardSummary } from '../../core/shards/report-types';
 import { formatBytes, groupDigits } from '../../core/number-format';
+import { median } from '../../core/median';
 
 type BalanceMetric = 'dataBytes' | 'tensors';
 
@@ -13,15 +14,6 @@ const METRICS: Array<{ id: BalanceMetric; label: string; format: (value: number)
   { id: 'dataBytes', label: 'bytes', format: formatBytes },
   { id: 'tensors', label: 'tensors', format: groupDigits },
 ];
-
-function median(values: number[]): number {
-  if (values.length === 0) {
-    return 0;
-  }
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-}
 
 export function ShardBalanceChart({ shards }: { shards: readonly ShardSummary[] }) {
   const [metric, setMetric] = useState<BalanceMetric>('dataBytes');
@@ -40,7 +32,7 @@ export function ShardBalanceChart({ shards }: { shards: readonly ShardSummary[] 
   const values = present.map((shard) => (metric === 'dataBytes' ? shard.dataBytes : shard.tensors));
   const largest = values.length > 0 ? Math.max(...values) : 0;
   const smallest = values.length > 0 ? Math.min(...values) : 0;
-  const typical = median(values);
+  const typical = median(values) ?? 0;
   return (
     <section className="shard-balance" aria-label="Shard balance">
       <h3>Balance between shards</h3>

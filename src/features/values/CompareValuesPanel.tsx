@@ -9,29 +9,9 @@ import { verdictText, type ValueComparison, type ValuesComparisonResult } from '
 import { useAppStore } from '../../state/store';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
-import { BarChart } from './ValueCharts';
+import { LayerChart } from './ValueCharts';
 import { LoraRelativeCard } from './LoraRelativeCard';
 import { LoraPairCard } from './LoraPairCard';
-
-function LayerChart({ byLayer }: { byLayer: ValuesComparisonResult['byLayer'] }) {
-  if (byLayer.length === 0) {
-    return null;
-  }
-  const top = Math.max(...byLayer.map((entry) => entry.relL2), 1e-12);
-  return (
-    <BarChart
-      testId="compare-values-layers"
-      label="Relative change per layer"
-      bars={byLayer.map((entry) => ({
-        key: String(entry.layer),
-        label: String(entry.layer),
-        value: entry.relL2,
-        title: `layer ${entry.layer}: mean relative L2 ${formatValue(entry.relL2)} over ${plural(entry.tensors, 'tensor')}`,
-      }))}
-      caption={`Mean relative L2 change ‖b − a‖ / ‖a‖ per layer (layer numbers under the bars); tallest bar ${formatValue(top)}`}
-    />
-  );
-}
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -91,7 +71,15 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
           {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
         </p>
       )}
-      <LayerChart byLayer={result.byLayer} />
+      <LayerChart
+        entries={result.byLayer}
+        value={(entry) => entry.relL2}
+        format={formatValue}
+        title={(entry) => `mean relative L2 ${formatValue(entry.relL2)} over ${plural(entry.tensors, 'tensor')}`}
+        what="Mean relative L2 change ‖b − a‖ / ‖a‖"
+        label="Relative change per layer"
+        testId="compare-values-layers"
+      />
       {changed.length > 0 && (
         <table className="values-compare-table" data-testid="compare-values-table">
           <caption>

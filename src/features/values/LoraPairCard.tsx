@@ -2,22 +2,15 @@
  * "Compare values" of two LoRAs: each module both adapt, compared as updates (the factors themselves are not
  * comparable one by one), per layer and largest difference first.
  */
+import { median } from '../../core/median';
 import { formatValue, plural } from '../../core/number-format';
 import type { LoraPairComparison } from '../../core/values/compare-values';
 import { numeric, TableHead } from '../../lib/TableHead';
-import { BarChart } from './ValueCharts';
+import { LayerChart } from './ValueCharts';
+import { UnmeasuredNote } from './UnmeasuredNote';
 
 /** Modules in the table; the report has them all. */
 const LISTED_MODULES = 50;
-
-function median(values: number[]): number | null {
-  if (values.length === 0) {
-    return null;
-  }
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 const orDash = (value: number | null, digits?: number) =>
   value === null ? '—' : digits === undefined ? formatValue(value) : value.toFixed(digits);
@@ -38,27 +31,23 @@ export function LoraPairCard({ pair }: { pair: LoraPairComparison }) {
         Updates ΔW = scale · B·A are compared, from the factors&apos; Gram matrices: factors trained twice can differ
         tensor by tensor (B·R and R⁻¹·A give the same update) where the updates agree.
       </p>
-      {pair.unmeasured > 0 && (
-        <p className="muted" data-testid="lora-pair-unmeasured">
-          {plural(pair.unmeasured, 'module')} not compared:{' '}
-          {pair.unmeasuredExamples
-            .slice(0, 3)
-            .map(({ module, reason }) => `${module} (${reason})`)
-            .join('; ')}
-          {pair.unmeasured > 3 ? '; …' : ''}.
-        </p>
-      )}
+      <UnmeasuredNote
+        count={pair.unmeasured}
+        examples={pair.unmeasuredExamples}
+        verb="compared"
+        testId="lora-pair-unmeasured"
+      />
       {pair.byLayer.length > 1 && (
-        <BarChart
-          testId="lora-pair-layers"
+        <LayerChart
+          entries={pair.byLayer}
+          value={(entry) => entry.relDiff}
+          format={formatValue}
+          title={(entry) =>
+            `mean ‖ΔW_B − ΔW_A‖ / ‖ΔW_A‖ ${formatValue(entry.relDiff)}, mean cosine ${entry.cosine.toFixed(4)} over ${plural(entry.modules, 'module')}`
+          }
+          what="Mean ‖ΔW_B − ΔW_A‖ / ‖ΔW_A‖"
           label="Relative difference of the updates per layer"
-          bars={pair.byLayer.map((entry) => ({
-            key: String(entry.layer),
-            label: String(entry.layer),
-            value: entry.relDiff,
-            title: `layer ${entry.layer}: mean ‖ΔW_B − ΔW_A‖ / ‖ΔW_A‖ ${formatValue(entry.relDiff)}, mean cosine ${entry.cosine.toFixed(4)} over ${plural(entry.modules, 'module')}`,
-          }))}
-          caption={`Mean ‖ΔW_B − ΔW_A‖ / ‖ΔW_A‖ per layer (layer numbers under the bars); tallest bar ${formatValue(Math.max(...pair.byLayer.map((entry) => entry.relDiff)))}`}
+          testId="lora-pair-layers"
         />
       )}
       {modules.length > 0 && (

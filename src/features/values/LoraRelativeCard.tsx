@@ -2,22 +2,18 @@
  * "Compare values" of a LoRA against its base: how far the adapter moves each weight it adapts, ‖ΔW‖ / ‖W‖, per
  * layer and largest first.
  */
+import { median } from '../../core/median';
 import { formatValue, plural } from '../../core/number-format';
 import type { LoraRelativeUpdates } from '../../core/values/compare-values';
 import { numeric, TableHead } from '../../lib/TableHead';
-import { BarChart } from './ValueCharts';
+import { LayerChart } from './ValueCharts';
+import { UnmeasuredNote } from './UnmeasuredNote';
 
 /** Modules in the table; the report has them all. */
 const LISTED_MODULES = 50;
 
 function percent(ratio: number): string {
   return `${formatValue(ratio * 100)} %`;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export function LoraRelativeCard({ lora }: { lora: LoraRelativeUpdates }) {
@@ -30,7 +26,7 @@ export function LoraRelativeCard({ lora }: { lora: LoraRelativeUpdates }) {
       {modules.length > 0 ? (
         <p data-testid="lora-relative-summary">
           The adapter (side {side}) moves its {plural(modules.length, 'module')} by a median{' '}
-          {percent(median(modules.map((m) => m.relative)))} of their base weights&apos; norm (‖ΔW‖ / ‖W‖, Frobenius
+          {percent(median(modules.map((m) => m.relative)) ?? 0)} of their base weights&apos; norm (‖ΔW‖ / ‖W‖, Frobenius
           norms; ΔW = scale · B·A from the adapter&apos;s factors, W read from the base
           {sampled ? ', weights over 16 MiB over HTTP as a row sample' : ''}). Largest:{' '}
           <span className="mono">{modules[0].module}</span> ({percent(modules[0].relative)}).
@@ -38,27 +34,21 @@ export function LoraRelativeCard({ lora }: { lora: LoraRelativeUpdates }) {
       ) : (
         <p>No module of the adapter could be measured against its base weight.</p>
       )}
-      {lora.unmeasured > 0 && (
-        <p className="muted" data-testid="lora-relative-unmeasured">
-          {plural(lora.unmeasured, 'module')} not measured:{' '}
-          {lora.unmeasuredExamples
-            .slice(0, 3)
-            .map(({ module, reason }) => `${module} (${reason})`)
-            .join('; ')}
-          {lora.unmeasured > 3 ? '; …' : ''}.
-        </p>
-      )}
+      <UnmeasuredNote
+        count={lora.unmeasured}
+        examples={lora.unmeasuredExamples}
+        verb="measured"
+        testId="lora-relative-unmeasured"
+      />
       {lora.byLayer.length > 1 && (
-        <BarChart
-          testId="lora-relative-layers"
+        <LayerChart
+          entries={lora.byLayer}
+          value={(entry) => entry.relative}
+          format={percent}
+          title={(entry) => `mean ‖ΔW‖ / ‖W‖ ${percent(entry.relative)} over ${plural(entry.modules, 'module')}`}
+          what="Mean ‖ΔW‖ / ‖W‖"
           label="Relative update per layer"
-          bars={lora.byLayer.map((entry) => ({
-            key: String(entry.layer),
-            label: String(entry.layer),
-            value: entry.relative,
-            title: `layer ${entry.layer}: mean ‖ΔW‖ / ‖W‖ ${percent(entry.relative)} over ${plural(entry.modules, 'module')}`,
-          }))}
-          caption={`Mean ‖ΔW‖ / ‖W‖ per layer (layer numbers under the bars); tallest bar ${percent(Math.max(...lora.byLayer.map((entry) => entry.relative)))}`}
+          testId="lora-relative-layers"
         />
       )}
       {modules.length > 0 && (

@@ -8,6 +8,7 @@ import { OUTLIER_FACTOR } from '../../core/values/value-scan';
 import { strongestUpdates, updateBars, updateOutliers, updatesByTarget } from '../../core/values/lora-update-summary';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { BarChart } from './ValueCharts';
+import { UnmeasuredNote } from './UnmeasuredNote';
 
 const STABLE_RANK_TITLE =
   'Stable rank ‖ΔW‖²_F / ‖ΔW‖²₂: how many directions the update uses, from 1 (one) to the rank (all equally)';
@@ -38,19 +39,6 @@ function scaleWords(updates: LoraUpdates): string {
     }
   });
   return clauses.join('; ');
-}
-
-/** Each reason once, with the first modules it applies to. */
-function unmeasuredWords(updates: LoraUpdates): string {
-  const byReason = new Map<string, string[]>();
-  for (const { module, reason } of updates.unmeasuredExamples) {
-    byReason.set(reason, [...(byReason.get(reason) ?? []), module]);
-  }
-  const listed = updates.unmeasuredExamples.length;
-  return [...byReason]
-    .map(([reason, modules]) => `${reason} (${modules.slice(0, 2).join(', ')}${modules.length > 2 ? ', …' : ''})`)
-    .join('; ')
-    .concat(updates.unmeasured > listed ? `; ${plural(updates.unmeasured - listed, 'more module')}` : '');
 }
 
 /** Modules the training moved far more than the others of their target: a diverged layer, or a mis-scaled one. */
@@ -111,11 +99,12 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
           are of ΔW = scale · B·A alone.
         </p>
       )}
-      {updates.unmeasured > 0 && (
-        <p className="muted" data-testid="lora-updates-unmeasured">
-          {plural(updates.unmeasured, 'module')} not measured: {unmeasuredWords(updates)}.
-        </p>
-      )}
+      <UnmeasuredNote
+        count={updates.unmeasured}
+        examples={updates.unmeasuredExamples}
+        verb="measured"
+        testId="lora-updates-unmeasured"
+      />
       {bars.length > 1 && (
         <BarChart
           testId="lora-updates-chart"

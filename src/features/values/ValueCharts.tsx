@@ -221,3 +221,43 @@ export function BarChart({
     </figure>
   );
 }
+
+/**
+ * One bar per layer, layer numbers under the bars: `what` names the figure in the caption ("Mean relative L2 change
+ * ‖b − a‖ / ‖a‖"), `format` writes it, `title` says what a bar holds.
+ */
+export function LayerChart<T extends { layer: number }>({
+  entries,
+  value,
+  format,
+  title,
+  what,
+  label,
+  testId,
+}: {
+  entries: readonly T[];
+  value: (entry: T) => number;
+  format: (value: number) => string;
+  title: (entry: T) => string;
+  what: string;
+  label: string;
+  testId: string;
+}) {
+  if (entries.length === 0) {
+    return null;
+  }
+  const top = Math.max(...entries.map(value));
+  return (
+    <BarChart
+      testId={testId}
+      label={label}
+      bars={entries.map((entry) => ({
+        key: String(entry.layer),
+        label: String(entry.layer),
+        value: value(entry),
+        title: `layer ${entry.layer}: ${title(entry)}`,
+      }))}
+      caption={`${what} per layer (layer numbers under the bars); tallest bar ${format(top)}`}
+    />
+  );
+}
