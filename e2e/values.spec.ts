@@ -151,6 +151,10 @@ test.describe('tensor values', () => {
       (a, b) => b[1].norm - a[1].norm,
     )[0][0];
     await expect(page.getByTestId('lora-updates-strongest').locator('tbody tr').first()).toContainText(largest);
+    // A module's name shows its two factors in the table, the first selected.
+    await page.getByRole('button', { name: largest, exact: true }).click();
+    await expect(page.getByTestId('row-count')).toContainText('2 shown');
+    await expect(page.getByText(`LoRA module: ${largest}`)).toBeVisible();
     watch.expectClean();
   });
 

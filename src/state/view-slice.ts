@@ -58,8 +58,11 @@ export interface ViewSlice {
   selectedRow: number | null;
   activePanel: Panel;
   chartMetric: ChartMetric;
-  /** The finding whose tensors currently restrict the table, for the "showing N tensors of finding X" chip. */
-  findingFilter: { code: string; count: number } | null;
+  /**
+   * The rows that currently restrict the table, and what they are for the chip: a finding's tensors (`code`), or
+   * another set a view pointed at (a LoRA module's factors; `code` empty).
+   */
+  findingFilter: { code: string; count: number; label: string } | null;
   fitTarget: FitTarget;
   setFitTarget: (patch: Partial<FitTarget>) => void;
   setQuery: (patch: Partial<TableQuery>) => void;
@@ -69,6 +72,8 @@ export interface ViewSlice {
   renderChatTemplate: (input: ChatTemplateInput) => Promise<ChatPreview>;
   setChartMetric: (metric: ChartMetric) => void;
   showFindingTensors: (code: string, rows: number[]) => void;
+  /** Restricts the table to `rows`, selects the first and switches to the table; the chip reads `label`. */
+  showRows: (label: string, rows: number[]) => void;
   /** Filters the table to one module-tree node and switches to the table. */
   showModule: (pattern: string) => void;
   clearFindingFilter: () => void;
@@ -89,6 +94,16 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
       set({ tableNotice: hungFilterNotice(filter, 'the file was') });
     },
   });
+
+  const showRows = (code: string, label: string, rows: number[]) => {
+    set({
+      findingFilter: { code, count: rows.length, label },
+      query: { ...get().query, rows, filter: '', dtypes: [], module: '' },
+      selectedRow: rows[0] ?? null,
+      activePanel: 'tensors',
+    });
+    get().refreshTable();
+  };
 
   return {
     query: DEFAULT_QUERY,
@@ -111,15 +126,8 @@ export const createViewSlice: StateCreator<AppState, [], [], ViewSlice> = (set, 
     setPanel: (panel) => set({ activePanel: panel }),
     renderChatTemplate,
     setChartMetric: (metric) => set({ chartMetric: metric }),
-    showFindingTensors: (code, rows) => {
-      set({
-        findingFilter: { code, count: rows.length },
-        query: { ...get().query, rows, filter: '', dtypes: [], module: '' },
-        selectedRow: rows[0] ?? null,
-        activePanel: 'tensors',
-      });
-      get().refreshTable();
-    },
+    showFindingTensors: (code, rows) => showRows(code, `finding: ${code}`, rows),
+    showRows: (label, rows) => showRows('', label, rows),
     showModule: (pattern) => {
       set({ query: { ...get().query, module: pattern, rows: null }, findingFilter: null, activePanel: 'tensors' });
       get().refreshTable();

@@ -10,6 +10,7 @@ import { decodeValues } from '../core/values/decode';
 import {
   MAX_LORA_UPDATE_WORK,
   MAX_UNMEASURED_LISTED,
+  moduleRows,
   planLoraUpdates,
   type LoraUpdatePlan,
   type ModulePlan,
@@ -34,11 +35,6 @@ function sideOf(load: KeptLoad): Side | null {
   }
   const plan = planLoraUpdates(load.names, (row) => tensorShape(load.columns, row));
   return plan ? { load, plan, byModule: new Map(plan.modules.map((module) => [module.module, module])) } : null;
-}
-
-/** Rows of a module's factors and alpha. */
-function rowsOf(module: ModulePlan): number[] {
-  return [module.downRow, module.upRow, ...(module.alphaRow === null ? [] : [module.alphaRow])];
 }
 
 /** The modules both adapt with the same sizes, each side's plan for it; null unless both sides are LoRAs. */
@@ -70,7 +66,7 @@ export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairs: ReturnType<typeof
       [a, module],
       [b, other],
     ] as const) {
-      for (const row of rowsOf(plan)) {
+      for (const row of moduleRows(plan)) {
         bytes += locatedByteLength(load.columns, row, load.data?.storage);
       }
     }

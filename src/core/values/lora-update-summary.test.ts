@@ -16,6 +16,7 @@ function update(module: string, target: string, norm: number): LoraModuleUpdate 
     stableRank: 1,
     outFeatures: 8,
     inFeatures: 8,
+    rows: [],
   };
 }
 

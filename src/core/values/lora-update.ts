@@ -55,6 +55,8 @@ export interface LoraModuleUpdate {
   stableRank: number | null;
   outFeatures: number;
   inFeatures: number;
+  /** The module's rows in the load: its down and up factors, and its `.alpha` when it has one. */
+  rows: number[];
 }
 
 export interface LoraUpdates {
@@ -156,6 +158,11 @@ export function planLoraUpdates(
     return { factors: new Map(), alphas: new Map(), modules: [], unmeasured, dora };
   }
   return modules.length + unmeasured.length === 0 ? null : { factors, alphas, modules, unmeasured, dora };
+}
+
+/** A module's rows in its load: the down and up factors, and the `.alpha` when it has one. */
+export function moduleRows(module: ModulePlan): number[] {
+  return [module.downRow, module.upRow, ...(module.alphaRow === null ? [] : [module.alphaRow])];
 }
 
 /** Multiply-adds of one module's two Grams: r² / 2 per value of each rank vector. */
@@ -337,6 +344,7 @@ export class LoraUpdateCollector {
         stableRank: product.spectral2 > 0 ? Math.max(1, product.frobenius2 / product.spectral2) : null,
         outFeatures,
         inFeatures,
+        rows: moduleRows(plan),
       });
     }
     return {

@@ -120,7 +120,7 @@ export function TableToolbar({ header, shown, busy }: { header: ParsedHeader; sh
           module: {shortenForDisplay(query.module, MAX_NAME_DISPLAY_CHARS)}
         </FilterChip>
       )}
-      {findingFilter && <FilterChip onRemove={clearFindingFilter}>finding: {findingFilter.code}</FilterChip>}
+      {findingFilter && <FilterChip onRemove={clearFindingFilter}>{findingFilter.label}</FilterChip>}
     </QueryToolbar>
   );
 }

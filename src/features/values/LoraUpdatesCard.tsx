@@ -7,6 +7,7 @@ import type { LoraModuleUpdate, LoraUpdates } from '../../core/values/lora-updat
 import { OUTLIER_FACTOR } from '../../core/values/value-scan';
 import { strongestUpdates, updateBars, updateOutliers, updatesByTarget } from '../../core/values/lora-update-summary';
 import { numeric, TableHead } from '../../lib/TableHead';
+import { useAppStore } from '../../state/store';
 import { BarChart } from './ValueCharts';
 import { UnmeasuredNote } from './UnmeasuredNote';
 
@@ -69,6 +70,7 @@ function NormCell({ value }: { value: number }) {
 }
 
 export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
+  const showRows = useAppStore((state) => state.showRows);
   const { modules } = updates;
   if (modules.length === 0 && updates.unmeasured === 0) {
     return null;
@@ -169,8 +171,15 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
             <tbody>
               {strongest.map((module) => (
                 <tr key={module.module}>
-                  <td className="mono values-scan-module" title={module.module}>
-                    {module.module}
+                  <td className="mono values-scan-module">
+                    <button
+                      type="button"
+                      className="link-button"
+                      title={`Show ${module.module}'s factors in the table`}
+                      onClick={() => showRows(`LoRA module: ${module.module}`, module.rows)}
+                    >
+                      {module.module}
+                    </button>
                   </td>
                   <td className="num">{module.rank}</td>
                   <td className="num">{formatValue(module.scale)}</td>
