@@ -94,6 +94,19 @@ describe('LoRA updates in the value scan', () => {
     expect(updates.modules.find((m) => m.target === 'token_embd')).toMatchObject({ inFeatures: 96, outFeatures: 64 });
   });
 
+  it('a PEFT adapter saved by torch.save (adapter_model.bin, its B factors zeros as PEFT starts them): every update 0', async () => {
+    const torchDir = join(DIR, '..', 'torch', 'adapter');
+    const files = ['adapter_model.bin', 'adapter_config.json'].map((name) => ({
+      path: `adapter/${name}`,
+      blob: new Blob([readFileSync(join(torchDir, name))]),
+    }));
+    const updates = await scanned({ kind: 'files', files });
+    expect(updates.modules).toHaveLength(4);
+    for (const module of updates.modules) {
+      expect(module).toMatchObject({ rank: 4, scale: 2, norm: 0, stableRank: null, inFeatures: 16, outFeatures: 16 });
+    }
+  });
+
   it('a model without adapter factors has no LoRA updates', async () => {
     const kept = await keptLoad({ kind: 'file', file: fileOf('tiny-llama-hf.safetensors') });
     expect((await scanValues(kept, job())).loraUpdates).toBeNull();
