@@ -10,6 +10,7 @@ import { decodeValues } from '../core/values/decode';
 import {
   MAX_LORA_UPDATE_WORK,
   MAX_UNMEASURED_LISTED,
+  allFinite,
   moduleRows,
   planLoraUpdates,
   type LoraUpdatePlan,
@@ -104,7 +105,7 @@ async function moduleFactors(
     onBytes(locatedByteLength(load.columns, module.alphaRow, load.data?.storage));
     alpha = values && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
   }
-  if (!down || !up) {
+  if (!down || !up || !allFinite(down.values) || !allFinite(up.values)) {
     return null;
   }
   const { scale } = moduleScale(load.loraScaling?.() ?? NO_SCALING, module.module, module.rank, alpha);
@@ -139,10 +140,15 @@ export async function compareLoraPair(
       const first = await moduleFactors(a, planA, module, job.signal, onBytes);
       const second = await moduleFactors(b, planB, other, job.signal, onBytes);
       if (!first || !second) {
-        unmeasured.push({ module: module.module, reason: 'a factor is not decoded' });
+        unmeasured.push({ module: module.module, reason: 'a factor is not decoded, or holds NaN or ±Inf' });
         continue;
       }
-      modules.push({ module: module.module, target: module.target, ...compareUpdates(first, second) });
+      const figures = compareUpdates(first, second);
+      if (![figures.normA, figures.normB, figures.cosine ?? 0, figures.relDiff ?? 0].every(Number.isFinite)) {
+        unmeasured.push({ module: module.module, reason: 'its updates overflow a float64' });
+        continue;
+      }
+      modules.push({ module: module.module, target: module.target, ...figures });
     }
   }
   return {

@@ -160,6 +160,17 @@ export function planLoraUpdates(
   return modules.length + unmeasured.length === 0 ? null : { factors, alphas, modules, unmeasured, dora };
 }
 
+/** True when no value is NaN or ±Inf. */
+export function allFinite(values: Float32Array): boolean {
+  for (let i = 0; i < values.length; i++) {
+    // x - x is 0 for every finite x and NaN for NaN and ±Inf.
+    if (values[i] - values[i] !== 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** A module's rows in its load: the down and up factors, and the `.alpha` when it has one. */
 export function moduleRows(module: ModulePlan): number[] {
   return [module.downRow, module.upRow, ...(module.alphaRow === null ? [] : [module.alphaRow])];
@@ -246,6 +257,8 @@ export class LoraUpdateCollector {
   /** ‖B·A‖²_F and σ²_max(B·A) per module whose two Grams met. */
   private readonly products = new Map<string, { frobenius2: number; spectral2: number }>();
   private readonly alphaValues = new Map<string, number>();
+  /** Modules with a factor holding NaN or ±Inf: their update is not a number to show. */
+  private readonly nonFinite = new Set<string>();
   private readonly byModule: ReadonlyMap<string, ModulePlan>;
   private pendingBytes = 0;
 
@@ -294,6 +307,10 @@ export class LoraUpdateCollector {
     if (buffer === undefined || layout === undefined || buffer.filled < buffer.values.length) {
       return;
     }
+    if (!allFinite(buffer.values)) {
+      this.nonFinite.add(layout.module);
+      return;
+    }
     const plan = this.byModule.get(layout.module) as ModulePlan;
     const partnerRow = layout.side === 'down' ? plan.upRow : plan.downRow;
     const partner = this.grams.get(partnerRow);
@@ -322,7 +339,10 @@ export class LoraUpdateCollector {
     for (const plan of this.plan.modules) {
       const product = this.products.get(plan.module);
       if (product === undefined) {
-        unmeasured.push({ module: plan.module, reason: 'a factor was not read whole or is not decoded' });
+        const reason = this.nonFinite.has(plan.module)
+          ? 'a factor holds NaN or ±Inf'
+          : 'a factor was not read whole or is not decoded';
+        unmeasured.push({ module: plan.module, reason });
         continue;
       }
       const inFeatures = (this.plan.factors.get(plan.downRow) as FactorLayout).length;
@@ -330,6 +350,10 @@ export class LoraUpdateCollector {
       const scale = moduleScale(scaling, plan.module, plan.rank, this.alphaValues.get(plan.module) ?? null);
       const factor = Math.abs(scale.scale);
       const norm = factor * Math.sqrt(product.frobenius2);
+      if (!Number.isFinite(norm) || !Number.isFinite(product.spectral2)) {
+        unmeasured.push({ module: plan.module, reason: `its update overflows a float64 (scale ${scale.scale})` });
+        continue;
+      }
       modules.push({
         module: plan.module,
         target: plan.target,

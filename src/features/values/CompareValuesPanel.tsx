@@ -10,6 +10,7 @@ import { useAppStore } from '../../state/store';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
 import { LayerChart } from './ValueCharts';
+import { REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/values-limits';
 import { LoraRelativeCard } from './LoraRelativeCard';
 import { LoraPairCard } from './LoraPairCard';
 
@@ -139,7 +140,7 @@ export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a:
               ? ' For the two LoRAs: also each module both adapt, compared as updates (scale · B·A) from their factors, read whole.'
               : ''}
             {result.lora && result.lora.fits > 0
-              ? ` For the LoRA: also the adapter's factors whole and each of the ${plural(result.lora.fits, 'base weight')} it fits${remote ? ' (up to 16 MiB each, a row sample past that)' : ''}, to measure each module's update ‖scale · B·A‖ against the norm of its weight.`
+              ? ` For the LoRA: also the adapter's factors whole and each of the ${plural(result.lora.fits, 'base weight')} it fits${remote ? ` (up to 16 MiB each, a row sample past that: at most ${formatBytes(result.lora.fits * REMOTE_VALUES_WHOLE_BYTES)})` : ''}, to measure each module's update ‖scale · B·A‖ against the norm of its weight.`
               : ''}
             {result.ggufNames?.enabled
               ? result.ggufNames.kind === 'reference'
