@@ -73,7 +73,7 @@ describe('LoRA measures of random adapters', () => {
           expect(result.unmeasured).toBeGreaterThanOrEqual(result.unmeasuredExamples.length);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });

@@ -210,6 +210,9 @@ function planModule(
   if (down === null || up === null || !(rank > 0)) {
     return 'its factor shapes do not multiply';
   }
+  if (down.length === 0 || up.length === 0) {
+    return 'a factor holds no values (a size of 0)';
+  }
   if (rank * Math.max(down.length, up.length) > MAX_LORA_FACTOR_VALUES) {
     return `a factor holds over ${MAX_LORA_FACTOR_VALUES} values`;
   }
