@@ -8,6 +8,7 @@ import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
+import { NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
@@ -215,7 +216,7 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
     bytes: scanned.bytes,
     skippedNames: skipped,
     ms: performance.now() - started,
-    loraUpdates: updates && load.loraScaling ? updates.result(load.loraScaling()) : null,
+    loraUpdates: updates ? updates.result(load.loraScaling?.() ?? NO_LORA_SCALING) : null,
   });
 }
 

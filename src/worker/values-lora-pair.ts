@@ -4,7 +4,7 @@
  * those modules is read whole (factors are small), decoded, and scaled as each adapter's loader scales it.
  */
 import { isAdapterFile } from '../core/analysis/lora-markers';
-import { moduleScale, type LoraScaling } from '../core/analysis/lora-scaling';
+import { moduleScale, NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { tensorShape } from '../core/model';
 import { decodeValues } from '../core/values/decode';
 import {
@@ -21,8 +21,6 @@ import type { LoraPairComparison, LoraPairModule } from '../core/values/compare-
 import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
 import { rowDtype, type ValuesJob } from './values-handler';
-
-const NO_SCALING: LoraScaling = { alpha: null, alphaFrom: null, alphaPattern: [], rsLora: false, fixedScale: null };
 
 interface Side {
   load: KeptLoad;
@@ -108,7 +106,7 @@ async function moduleFactors(
   if (!down || !up || !allFinite(down.values) || !allFinite(up.values)) {
     return null;
   }
-  const { scale } = moduleScale(load.loraScaling?.() ?? NO_SCALING, module.module, module.rank, alpha);
+  const { scale } = moduleScale(load.loraScaling?.() ?? NO_LORA_SCALING, module.module, module.rank, alpha);
   return { down, up, scale };
 }
 

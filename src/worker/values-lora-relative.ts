@@ -12,6 +12,7 @@ import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../core/v
 import { tensorShape } from '../core/model';
 import { locatedByteLength, locateTensorData } from '../io/tensor-data';
 import { ValuesUnavailable } from '../core/values/tensor-values';
+import { NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import type { KeptLoad } from './load-source';
 import { readTensorValues, rowDtype, scanOneTensor, type ValuesJob } from './values-handler';
 
@@ -115,7 +116,5 @@ async function adapterUpdates(adapter: KeptLoad, job: ValuesJob, onBytes: (bytes
     collector.end(row);
     onBytes(span.length);
   }
-  return collector.result(adapter.loraScaling?.() ?? NO_SCALING);
+  return collector.result(adapter.loraScaling?.() ?? NO_LORA_SCALING);
 }
-
-const NO_SCALING = { alpha: null, alphaFrom: null, alphaPattern: [], rsLora: false, fixedScale: null };

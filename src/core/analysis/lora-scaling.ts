@@ -47,6 +47,15 @@ export interface LoraScaling {
   fixedScale: number | null;
 }
 
+/** What a load without metadata or config states: nothing (each module's .alpha, else a scale of 1). */
+export const NO_LORA_SCALING: LoraScaling = {
+  alpha: null,
+  alphaFrom: null,
+  alphaPattern: [],
+  rsLora: false,
+  fixedScale: null,
+};
+
 /** The scaling rules an adapter states in its config and metadata. */
 export function loraScalingOf(index: TensorIndex, adapterConfig: unknown): LoraScaling {
   const config = isRecord(adapterConfig) ? adapterConfig : null;

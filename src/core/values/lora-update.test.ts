@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { LoraScaling } from '../analysis/lora-scaling';
+import { NO_LORA_SCALING, type LoraScaling } from '../analysis/lora-scaling';
 import { present } from '../../testing/values-fixtures';
 import { productNorm, rankGram } from './lora-gram';
 import { LoraUpdateCollector, MAX_LORA_UPDATE_WORK, planLoraUpdates, type LoraUpdates } from './lora-update';
 
-const NO_SCALING: LoraScaling = { alpha: null, alphaFrom: null, alphaPattern: [], rsLora: false, fixedScale: null };
+const NO_SCALING = NO_LORA_SCALING;
 
 /** A seeded generator, so a failure reproduces. */
 function random(seed: number): () => number {
