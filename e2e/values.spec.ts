@@ -5,7 +5,7 @@
  * opened by a share link with values=1 is sampled, and downloaded whole only after the click that says its size.
  * LoRA adapters (PEFT dropped with its config, a GGUF LoRA over HTTP) give each module's update as numpy does.
  */
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
@@ -207,6 +207,40 @@ test.describe('tensor values', () => {
         1e-6 * relative(module.module),
       );
     }
+    watch.expectClean();
+  });
+
+  test('an adapter on the Hub: one click compares it with the base its config names, then how far it moves it', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    // A fake-Hub org of this test's own: the adapter names its base as an org/name repo id.
+    const org = join(FIXTURES_DIR, 'hub', 'lens-lora-base');
+    mkdirSync(join(org, 'adapter'), { recursive: true });
+    mkdirSync(join(org, 'tiny-llama'), { recursive: true });
+    copyFileSync(
+      join(LORA_DIR, 'lora-tiny-llama', 'adapter_model.safetensors'),
+      join(org, 'adapter', 'adapter_model.safetensors'),
+    );
+    const config = JSON.parse(readFileSync(join(LORA_DIR, 'lora-tiny-llama', 'adapter_config.json'), 'utf8')) as object;
+    writeFileSync(
+      join(org, 'adapter', 'adapter_config.json'),
+      JSON.stringify({ ...config, base_model_name_or_path: 'lens-lora-base/tiny-llama' }),
+    );
+    copyFileSync(PAIR_HF, join(org, 'tiny-llama', 'model.safetensors'));
+    await openApp(page);
+    await page
+      .getByRole('textbox', { name: 'URL of a model file' })
+      .fill(`${ORIGIN_A}/hub/api/models/lens-lora-base/adapter/tree/main`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await page.getByRole('tab', { name: 'Model' }).click();
+    await page.getByTestId('lora-compare-base').click();
+    await expect(page.getByTestId('compare-b-name')).toHaveText('model.safetensors');
+    await expect(page.getByTestId('lora-fit-verdict')).toContainText('This adapter fits this base');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('lora-relative-summary')).toContainText('The adapter (side A) moves its 6 modules');
+    const listings = await serverLog('/hub/api/models/lens-lora-base/tiny-llama/tree/main');
+    expect(listings.length).toBeGreaterThan(0);
     watch.expectClean();
   });
 

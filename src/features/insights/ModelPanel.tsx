@@ -4,6 +4,8 @@ import { keyNamesLabel } from './lora-naming';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
 import { sampleWords } from '../../core/analysis/sampling';
+import { relatedRepoSource } from '../../core/hub-repo';
+import { useAppStore } from '../../state/store';
 
 function orDash(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : groupDigits(value);
@@ -106,7 +108,42 @@ export function LoraCard({ section }: { section: LoraSection }) {
         {section.fullTensors > 0 && <Fact label="Full tensors (modules_to_save)" value={String(section.fullTensors)} />}
         {section.baseModel && <Fact label="Base model" value={section.baseModel} />}
       </dl>
+      {section.baseModel && <CompareWithBase baseModel={section.baseModel} />}
       <Evidence items={section.evidence} />
     </section>
+  );
+}
+
+/**
+ * One click from an adapter to the comparison with the base it names: whether it fits, and (Compare values) how far
+ * it moves each weight. On the source's own Hub API when the adapter came from a listing, else on huggingface.co;
+ * nothing is offered for a local path.
+ */
+function CompareWithBase({ baseModel }: { baseModel: string }) {
+  const load = useAppStore((state) => state.load);
+  const openCompareSource = useAppStore((state) => state.openCompareSource);
+  const setPanel = useAppStore((state) => state.setPanel);
+  const source = load.status === 'ready' ? load.result.source : null;
+  const target = relatedRepoSource(baseModel, source?.kind === 'url' ? [source.input, source.url] : []);
+  if (target === null) {
+    return null;
+  }
+  return (
+    <p className="lora-compare-base">
+      <button
+        type="button"
+        data-testid="lora-compare-base"
+        onClick={() => {
+          setPanel('compare');
+          void openCompareSource({ kind: 'url', url: target });
+        }}
+      >
+        Compare with {baseModel}
+      </button>{' '}
+      <span className="muted">
+        Opens the base model&apos;s headers beside this adapter: whether every module fits it, and with &quot;Compare
+        values&quot;, how far the adapter moves each weight.
+      </span>
+    </p>
   );
 }

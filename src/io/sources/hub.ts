@@ -17,7 +17,8 @@
 import { isPickableFileName } from '../../core/formats/format-readers';
 import { indexStem, validateShardName } from '../../core/shards/shard-names';
 import { parseUrl } from '../http-util';
-import { MAX_INPUT_LENGTH, MAX_QUOTED_CHARS, MAX_REPO_PART_LENGTH } from '../../core/limits';
+import { MAX_INPUT_LENGTH, MAX_QUOTED_CHARS } from '../../core/limits';
+import { isRepoPart } from '../../core/hub-repo';
 
 export type HfRepoType = 'model' | 'dataset' | 'space';
 
@@ -94,7 +95,6 @@ const SITE_PAGES: ReadonlySet<string> = new Set([
 /** `refs/<kind>/<name>` revisions whose name is one more segment (PR heads and the dataset converter branches). */
 const REF_KINDS: ReadonlySet<string> = new Set(['pr', 'convert']);
 
-const REPO_PART = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const SHA40 = /^[0-9a-f]{40}$/i;
 // Control characters never belong in a link; rejecting them avoids header-injection-looking input.
 // eslint-disable-next-line no-control-regex
@@ -418,10 +418,6 @@ export function parseHubApiTreeUrl(url: string): HubRepo | null {
     return null;
   }
   return null;
-}
-
-function isRepoPart(part: string): boolean {
-  return REPO_PART.test(part) && part.length <= MAX_REPO_PART_LENGTH && !part.includes('..');
 }
 
 function typeSegment(type: HfRepoType): string {
