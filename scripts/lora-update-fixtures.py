@@ -10,7 +10,8 @@ weight and its stable rank, for the value scan's tests:
   `alpha_pattern` and a `rank_pattern` module.
 - lora-gguf.gguf: llama.cpp's convert_lora_to_gguf.py layout written by gguf-py's GGUFWriter (`adapter.lora.alpha`,
   `blk.N.….weight.lora_a` [r, in] and `lora_b` [out, r], token_embd's A stored as [vocab, r]); one A quantized to
-  Q8_0 by gguf-py and dequantized by it for the expected figure.
+  Q8_0 by gguf-py and dequantized by it for the expected figure; it fits the tiny llama, and each module's
+  ‖ΔW‖ / ‖W‖ against its GGUF and its Hugging Face weights is given too.
 - lora-tiny-llama/: a PEFT adapter for the tiny llama of scripts/gguf-pair-fixtures.py, with each module's
   ‖ΔW‖ / ‖W‖ against its BF16 weight and against the Q8_0 GGUF's (dequantized by gguf-py), for "Compare values".
 - lora-tiny-llama-b/: a second run of that adapter, compared with the first update against update (its docstring).
@@ -268,11 +269,30 @@ def tiny_llama_second_run() -> dict[str, dict[str, float]]:
     return expected
 
 
+def gguf_adapter_against_bases(expected: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """lora-gguf.gguf fits the tiny llama (hidden 64, 2 KV heads of 16, 96 tokens): each module's ‖ΔW‖ / ‖W‖ against
+    its Q8_0 GGUF weight (dequantized by gguf-py) and against its BF16 Hugging Face weight."""
+    from gguf import GGUFReader
+
+    hf = read_bf16_safetensors(OUT / "tiny-llama-hf.safetensors")
+    reader = GGUFReader(OUT / "tiny-llama-Q8_0.gguf")
+    gguf_weights = {t.name: quants.dequantize(t.data, t.tensor_type) for t in reader.tensors}
+    hf_names = {
+        "blk.0.attn_q": "model.layers.0.self_attn.q_proj.weight",
+        "blk.0.attn_v": "model.layers.0.self_attn.v_proj.weight",
+        "token_embd": "model.embed_tokens.weight",
+    }
+    for module, entry in expected.items():
+        entry["ggufRelative"] = entry["norm"] / float(np.linalg.norm(gguf_weights[f"{module}.weight"].astype(np.float64)))
+        entry["hfRelative"] = entry["norm"] / float(np.linalg.norm(hf[hf_names[module]].astype(np.float64)))
+    return expected
+
+
 def main() -> None:
     answers = {
         "lora-kohya.safetensors": kohya(),
         "lora-peft/adapter_model.safetensors": peft(),
-        "lora-gguf.gguf": gguf_adapter(),
+        "lora-gguf.gguf": gguf_adapter_against_bases(gguf_adapter()),
         "lora-tiny-llama/adapter_model.safetensors": tiny_llama_adapter(),
         "lora-tiny-llama-b/adapter_model.safetensors": tiny_llama_second_run(),
     }

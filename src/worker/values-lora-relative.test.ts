@@ -101,4 +101,36 @@ describe('Compare values: a LoRA against its base', () => {
       expectRelative(module.relative, EXPECTED[module.module].ggufRelative);
     }
   });
+
+  it("a llama.cpp GGUF LoRA against the GGUF it fits and against the Hugging Face model, paired by llama.cpp's names", async () => {
+    const wanted = (
+      JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
+        files: Record<string, Record<string, { ggufRelative: number; hfRelative: number }>>;
+      }
+    ).files['lora-gguf.gguf'];
+    const adapter = await keptFile(new Uint8Array(readFileSync(join(DIR, 'lora-gguf.gguf'))), 'lora.gguf');
+    const gguf = await keptFile(new Uint8Array(readFileSync(join(DIR, 'tiny-llama-Q8_0.gguf'))), 'model.gguf');
+    const onGguf = await compareWithBase(gguf, adapter, true);
+    expect(onGguf.modules.map((m) => m.base).sort()).toEqual([
+      'blk.0.attn_q.weight',
+      'blk.0.attn_v.weight',
+      'token_embd.weight',
+    ]);
+    for (const module of onGguf.modules) {
+      expectRelative(module.relative, wanted[module.module].ggufRelative);
+    }
+    const hf = await keptFile(
+      new Uint8Array(readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))),
+      'model.safetensors',
+    );
+    const onHf = await compareWithBase(hf, adapter, true);
+    expect(onHf.modules.map((m) => m.base).sort()).toEqual([
+      'model.embed_tokens.weight',
+      'model.layers.0.self_attn.q_proj.weight',
+      'model.layers.0.self_attn.v_proj.weight',
+    ]);
+    for (const module of onHf.modules) {
+      expectRelative(module.relative, wanted[module.module].hfRelative);
+    }
+  });
 });
