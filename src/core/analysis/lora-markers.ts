@@ -237,10 +237,19 @@ export function factorPair(
   return null;
 }
 
+/** A kohya path's last numbered container and what follows it (group 1). */
+const RE_KOHYA_IN_BLOCK = /^(?:.*_)?(?:blocks|layers|attentions|resnets|block|layer|h)_\d+(?:_\d+)?_(.+)$/;
+
 /** What a module adapts, as the LoRA section lists it: its last path segment (kohya's: after the last index). */
 export function targetOf(module: string, naming: LoraNaming): string {
   if (naming === 'kohya' || naming === 'lycoris') {
     const tail = module.replace(naming === 'kohya' ? RE_KOHYA_PREFIX : RE_LYCORIS_PREFIX, '');
+    // What follows the last numbered container (`…transformer_blocks_0_`, SDXL's `input_blocks_4_1_`), its own digits
+    // kept: `ff_net_0_proj` against `proj_in`, `attn1_to_q`.
+    const inBlock = RE_KOHYA_IN_BLOCK.exec(tail);
+    if (inBlock !== null) {
+      return inBlock[1];
+    }
     const parts = tail.split(/_\d+_/);
     return parts[parts.length - 1];
   }
