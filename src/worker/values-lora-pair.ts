@@ -8,14 +8,13 @@ import { moduleScale, NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { tensorShape } from '../core/model';
 import { decodeValues } from '../core/values/decode';
 import {
-  MAX_LORA_UPDATE_WORK,
-  MAX_UNMEASURED_LISTED,
   allFinite,
   moduleRows,
   planLoraUpdates,
   type LoraUpdatePlan,
   type ModulePlan,
 } from '../core/values/lora-update';
+import { MAX_LORA_UPDATE_WORK, MAX_UNMEASURED_LISTED } from '../core/values/values-limits';
 import { compareUpdates, pairByLayer, type FactorValues, type ModuleFactors } from '../core/values/lora-pair';
 import type { LoraPairComparison, LoraPairModule } from '../core/values/compare-values';
 import { locatedByteLength, readWholeTensor } from '../io/tensor-data';

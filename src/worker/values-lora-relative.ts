@@ -7,7 +7,8 @@
  */
 import { loraRelativeByLayer, type LoraRelativeModule, type LoraRelativeUpdates } from '../core/values/compare-values';
 import { decodeUnit } from '../core/values/decode';
-import { LoraUpdateCollector, MAX_UNMEASURED_LISTED, planLoraUpdates } from '../core/values/lora-update';
+import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
+import { MAX_UNMEASURED_LISTED } from '../core/values/values-limits';
 import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { tensorShape } from '../core/model';
 import { locatedByteLength, locateTensorData } from '../io/tensor-data';

@@ -4,9 +4,7 @@
  * G_A^½·G_B·G_A^½, so power iteration on G_B·G_A finds σ²_max in r² work a step. With both norms, the stable rank
  * ‖ΔW‖²_F / ‖ΔW‖²₂ (between 1 and r) says how many directions the update really uses.
  */
-
-/** Power-iteration steps at most: enough for σ²_max to 12 digits unless the two largest nearly tie. */
-export const MAX_POWER_STEPS = 300;
+import { MAX_POWER_STEPS } from './values-limits';
 
 /** Stop once σ²_max moves by less than this, relative. */
 const POWER_TOLERANCE = 1e-13;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { NO_LORA_SCALING, type LoraScaling } from '../analysis/lora-scaling';
 import { present } from '../../testing/values-fixtures';
 import { productNorm, rankGram } from './lora-gram';
-import { LoraUpdateCollector, MAX_LORA_UPDATE_WORK, planLoraUpdates, type LoraUpdates } from './lora-update';
+import { LoraUpdateCollector, planLoraUpdates, type LoraUpdates } from './lora-update';
+import { MAX_LORA_UPDATE_WORK } from './values-limits';
 
 const NO_SCALING = NO_LORA_SCALING;
 

@@ -36,3 +36,24 @@ export const VALUES_SAMPLE_SEED = 17;
 
 /** Storage bytes a strided view (a transpose, a slice) may span: read whole, then gathered, so held in memory twice. */
 export const MAX_STRIDED_EXTENT_BYTES = 256 * 1024 * 1024;
+
+// LoRA measures (lora-update.ts, lora-spectrum.ts, lora-pair.ts).
+
+/**
+ * Multiply-adds the Grams of one adapter may take, (in + out) · r² / 2 a module: about 10 s of one core in a browser
+ * (~2 × 10⁹ a second). Every rank-64 adapter of an 8B model fits (5.4 × 10⁹ with all seven projections); a rank-256
+ * one on all of them (8.6 × 10¹⁰, most of a minute against the scan's seconds) is not measured, and says so.
+ */
+export const MAX_LORA_UPDATE_WORK = 2e10;
+
+/** A factor held decoded while it is read: 32 M values are 128 MiB of Float32 (an embedding's A at rank 256). */
+export const MAX_LORA_FACTOR_VALUES = 32 * 1024 * 1024;
+
+/** Grams waiting for their module's other factor (factors far apart in the file): 256 MiB of Float64. */
+export const MAX_PENDING_GRAM_BYTES = 256 * 1024 * 1024;
+
+/** Modules named per reason when not measured; the count stays exact. */
+export const MAX_UNMEASURED_LISTED = 20;
+
+/** Power-iteration steps at most: enough for σ²_max to 12 digits unless the two largest nearly tie. */
+export const MAX_POWER_STEPS = 300;
