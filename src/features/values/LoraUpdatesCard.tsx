@@ -1,6 +1,6 @@
 /**
- * The value scan's LoRA card: how much each module changes its weight, ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms), by layer (or
- * module), by target and strongest first; with where each scale came from and what was not measured.
+ * The value scan's LoRA card: how much each module changes its weight, ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms), by
+ * layer (or module), by target and strongest first; with where each scale came from and what was not measured.
  */
 import { formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoraModuleUpdate, LoraUpdates } from '../../core/values/lora-update';
