@@ -257,6 +257,10 @@ test.describe('tensor values', () => {
     await page.getByRole('button', { name: 'Compare values' }).click();
     await expect(page.getByTestId('lora-pair-summary')).toContainText('6 modules both adapt: median cosine');
     await expect(page.getByTestId('lora-pair-layers').locator('rect')).toHaveCount(2);
+    // The factors one by one (layer 0's rotated, so all changed) fold away beneath the updates.
+    const factors = page.getByTestId('compare-values-factors');
+    await expect(factors.locator('summary')).toHaveText('The factor tensors one by one: 10 tensors, 9 changed');
+    await expect(page.getByTestId('compare-values-table')).toBeHidden();
     // v_proj of layer 1 was drawn anew: the largest difference, first in the table.
     await expect(page.getByTestId('lora-pair-table').locator('tbody tr').first()).toContainText(
       'base_model.model.model.layers.1.self_attn.v_proj',

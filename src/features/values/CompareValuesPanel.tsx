@@ -51,7 +51,8 @@ function sameClauses(same: readonly ValueComparison[]): string[] {
   return [...byVerdict.entries()].map(([verdict, count]) => `${groupDigits(count)} with ${verdict}`);
 }
 
-function Outcome({ result }: { result: ValuesComparisonResult }) {
+/** The tensors compared one by one: the count, the per-layer chart and the tensors that differ. */
+function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
   const changed = result.tensors.filter((entry) => !entry.identical);
   const same = result.tensors.filter((entry) => entry.identical);
   const sampled = result.tensors.some((entry) => entry.basis === 'sampled');
@@ -60,18 +61,14 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
     ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
   ];
   return (
-    <div data-testid="compare-values-result">
-      {result.lora && <LoraRelativeCard lora={result.lora} />}
-      {result.loraPair && <LoraPairCard pair={result.loraPair} />}
-      {(result.tensors.length > 0 || !result.lora) && (
-        <p>
-          {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
-          {formatBytes(result.bytes)} read
-          {sampled ? ', remote tensors over 16 MiB as the same row sample of both sides' : ''}):{' '}
-          <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>
-          {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
-        </p>
-      )}
+    <>
+      <p>
+        {result.done ? 'Compared' : 'Cancelled after'} {plural(result.tensors.length, 'tensor')} (
+        {formatBytes(result.bytes)} read
+        {sampled ? ', remote tensors over 16 MiB as the same row sample of both sides' : ''}):{' '}
+        <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>
+        {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
+      </p>
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}
@@ -108,6 +105,27 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
               ))}
           </tbody>
         </table>
+      )}
+    </>
+  );
+}
+
+function Outcome({ result }: { result: ValuesComparisonResult }) {
+  const changed = result.tensors.filter((entry) => !entry.identical).length;
+  return (
+    <div data-testid="compare-values-result">
+      {result.lora && <LoraRelativeCard lora={result.lora} />}
+      {result.loraPair && <LoraPairCard pair={result.loraPair} />}
+      {result.loraPair ? (
+        // Two LoRAs: their factors one by one tell less than the updates above (rotations), so they fold away.
+        <details className="values-skipped" data-testid="compare-values-factors">
+          <summary>
+            The factor tensors one by one: {plural(result.tensors.length, 'tensor')}, {groupDigits(changed)} changed
+          </summary>
+          <TensorComparisons result={result} />
+        </details>
+      ) : (
+        (result.tensors.length > 0 || !result.lora) && <TensorComparisons result={result} />
       )}
       <SkippedPairs skipped={result.skipped} />
     </div>
