@@ -29,19 +29,28 @@ describe('loraScalingOf', () => {
 });
 
 describe('moduleScale', () => {
-  const peft: LoraScaling = {
-    alpha: 16,
-    alphaFrom: 'adapter_config.json lora_alpha',
-    alphaPattern: [
-      ['layers\\.1\\.self_attn\\.q_proj', 64],
-      ['v_proj', 32],
-      ['(broken', 2],
-    ],
-    rsLora: false,
-    fixedScale: null,
-  };
+  const peft: LoraScaling = loraScalingOf(
+    tensorIndex(inputFromFixture(peftGpt2Fixture()).header, inputFromFixture(peftGpt2Fixture()).names),
+    {
+      lora_alpha: 16,
+      alpha_pattern: {
+        'layers\\.1\\.self_attn\\.q_proj': 64,
+        v_proj: 32,
+        'layers\\.[0-9]+\\.o_proj': 2,
+        '(a+)+$': 2,
+      },
+    },
+  );
 
-  it('matches alpha_pattern keys at the end of the module path, after a dot, as peft does', () => {
+  it('keeps alpha_pattern keys that name a path, escaped dots or not, and lists the other regular expressions', () => {
+    expect(peft.alphaPattern).toEqual([
+      ['layers.1.self_attn.q_proj', 64],
+      ['v_proj', 32],
+    ]);
+    expect(peft.unappliedPatterns).toEqual(['layers\\.[0-9]+\\.o_proj', '(a+)+$']);
+  });
+
+  it('matches a path key at the end of the module path, after a dot, as peft does', () => {
     expect(moduleScale(peft, 'base_model.model.model.layers.1.self_attn.q_proj', 8, null)).toMatchObject({
       scale: 8,
       source: 'alpha_pattern',
@@ -53,8 +62,8 @@ describe('moduleScale', () => {
     expect(moduleScale(peft, 'base_model.model.model.layers.0.self_attn.v_proj', 8, null).scale).toBe(4);
     // Not a whole segment: `xv_proj` is no `v_proj`.
     expect(moduleScale(peft, 'model.layers.0.xv_proj', 8, null).scale).toBe(2);
-    // A key JavaScript cannot compile is matched as a literal path end.
-    expect(moduleScale(peft, 'model.(broken', 8, null).scale).toBe(0.25);
+    // A pattern that is not applied leaves the declared alpha: 16 / 8.
+    expect(moduleScale(peft, 'model.layers.3.o_proj', 8, null).scale).toBe(2);
   });
 
   it('divides by √rank under rsLoRA, and takes MLX scale as it is', () => {

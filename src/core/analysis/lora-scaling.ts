@@ -40,8 +40,13 @@ export interface LoraScaling {
   /** The alpha declared for every module, and where; null when none is (each `.alpha` tensor may still give one). */
   alpha: number | null;
   alphaFrom: string | null;
-  /** PEFT's alpha_pattern: key (a regular expression over the module path's end) → alpha. */
+  /** PEFT's alpha_pattern keys that name a module path's end (`layers.1.self_attn.q_proj`, `v_proj`) → alpha. */
   alphaPattern: ReadonlyArray<readonly [string, number]>;
+  /**
+   * alpha_pattern keys written as other regular expressions (`layers\.[0-9]+\.q_proj`): not applied, since a pattern
+   * from a file is never compiled (one can take exponential time); their modules keep the declared alpha.
+   */
+  unappliedPatterns: readonly string[];
   rsLora: boolean;
   /** MLX's lora_parameters.scale, applied as it is whatever the rank. */
   fixedScale: number | null;
@@ -52,6 +57,7 @@ export const NO_LORA_SCALING: LoraScaling = {
   alpha: null,
   alphaFrom: null,
   alphaPattern: [],
+  unappliedPatterns: [],
   rsLora: false,
   fixedScale: null,
 };
@@ -75,13 +81,17 @@ export function loraScalingOf(index: TensorIndex, adapterConfig: unknown): LoraS
           ? [declared.gguf, 'adapter.lora.alpha']
           : [null, null];
   const pattern = peft && isRecord(peft.alpha_pattern) ? peft.alpha_pattern : {};
+  const entries = Object.entries(pattern).flatMap(([key, value]) => {
+    const number = asNumber(value);
+    return number === null ? [] : [[key, number] as const];
+  });
   return {
     alpha,
     alphaFrom,
-    alphaPattern: Object.entries(pattern).flatMap(([key, value]) => {
-      const number = asNumber(value);
-      return number === null ? [] : [[key, number] as const];
-    }),
+    alphaPattern: entries
+      .filter(([key]) => RE_PATH_KEY.test(key))
+      .map(([key, value]) => [key.replace(/\\\./g, '.'), value] as const),
+    unappliedPatterns: entries.filter(([key]) => !RE_PATH_KEY.test(key)).map(([key]) => key),
     rsLora: peft?.use_rslora === true,
     fixedScale: mlx ? asNumber(mlx.scale) : null,
   };
@@ -96,7 +106,8 @@ export interface ModuleScale {
 
 /**
  * The multiplier one module's B·A is applied with. `alphaTensor` is the module's own `.alpha` value when it has one.
- * PEFT matches alpha_pattern keys as `(.*\.)?(key)$` over the module's path (peft's get_pattern_key).
+ * PEFT matches alpha_pattern keys as `(.*\.)?(key)$` over the module's path (peft's get_pattern_key): for a key that
+ * is a dotted path, the path itself or its end after a dot.
  */
 export function moduleScale(
   scaling: LoraScaling,
@@ -127,11 +138,9 @@ export function moduleScale(
   return { scale: scaling.rsLora ? alpha / Math.sqrt(rank) : alpha / rank, alpha, source };
 }
 
-function patternMatches(pattern: string, module: string): boolean {
-  try {
-    return new RegExp(`(?:^|\\.)(?:${pattern})$`).test(module);
-  } catch {
-    // A key that is no regular expression in JavaScript: matched as a literal end of the path.
-    return module === pattern || module.endsWith(`.${pattern}`);
-  }
+/** An alpha_pattern key that names a path: segments of letters, digits, `_` and `-`, dots plain or escaped. */
+const RE_PATH_KEY = /^(?:[A-Za-z0-9_-]|\\?\.)+$/;
+
+function patternMatches(path: string, module: string): boolean {
+  return module === path || module.endsWith(`.${path}`);
 }

@@ -61,6 +61,7 @@ describe('LoRA measures of random adapters', () => {
             alpha: 1e300,
             alphaFrom: 'adapter_config.json lora_alpha',
             alphaPattern: [],
+            unappliedPatterns: [],
             rsLora: false,
             fixedScale: null,
           });

@@ -60,6 +60,8 @@ export interface LoraUpdates {
   /** Where a declared alpha came from, and whether the rank is rooted (rsLoRA), for saying how scales were found. */
   alphaFrom: string | null;
   rsLora: boolean;
+  /** alpha_pattern keys not applied (regular expressions beyond a path; lora-scaling.ts). */
+  unappliedPatterns: readonly string[];
 }
 
 type Side = 'down' | 'up';
@@ -371,6 +373,7 @@ export class LoraUpdateCollector {
       dora: this.plan.dora,
       alphaFrom: scaling.alphaFrom,
       rsLora: scaling.rsLora,
+      unappliedPatterns: scaling.unappliedPatterns,
     };
   }
 }

@@ -95,6 +95,13 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
         </p>
       )}
       <UpdateOutliers modules={modules} />
+      {updates.unappliedPatterns.length > 0 && (
+        <p className="muted" data-testid="lora-updates-patterns">
+          adapter_config.json alpha_pattern keys written as regular expressions are not applied (a pattern from a file
+          is never run: one can take exponential time), so their modules are scaled by lora_alpha here:{' '}
+          {updates.unappliedPatterns.map((key) => `"${key}"`).join(', ')}.
+        </p>
+      )}
       {updates.dora && (
         <p className="muted" data-testid="lora-updates-dora">
           DoRA: its magnitude vectors also rescale each output of W + ΔW, which needs the base weights; these figures
