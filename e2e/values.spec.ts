@@ -228,6 +228,8 @@ test.describe('tensor values', () => {
       JSON.stringify({ ...config, base_model_name_or_path: 'lens-lora-base/tiny-llama' }),
     );
     copyFileSync(PAIR_HF, join(org, 'tiny-llama', 'model.safetensors'));
+    mkdirSync(join(org, 'tiny-llama-copy'), { recursive: true });
+    copyFileSync(PAIR_HF, join(org, 'tiny-llama-copy', 'model.safetensors'));
     await openApp(page);
     await page
       .getByRole('textbox', { name: 'URL of a model file' })
@@ -241,6 +243,16 @@ test.describe('tensor values', () => {
     await expect(page.getByTestId('lora-relative-summary')).toContainText('The adapter (side A) moves its 6 modules');
     const listings = await serverLog('/hub/api/models/lens-lora-base/tiny-llama/tree/main');
     expect(listings.length).toBeGreaterThan(0);
+    // The base the config names: no note. Another repository with the same shapes fits too, and says it is not that one.
+    await expect(page.getByTestId('lora-fit-declared-base')).toHaveCount(0);
+    await page
+      .getByRole('textbox', { name: 'URL to compare with' })
+      .fill(`${ORIGIN_A}/hub/api/models/lens-lora-base/tiny-llama-copy/tree/main`);
+    await page.getByRole('button', { name: 'Compare URL' }).click();
+    await expect(page.getByTestId('lora-fit-verdict')).toContainText('This adapter fits this base');
+    await expect(page.getByTestId('lora-fit-declared-base')).toContainText(
+      "The adapter's config names lens-lora-base/tiny-llama as its base; B is lens-lora-base/tiny-llama-copy.",
+    );
     watch.expectClean();
   });
 

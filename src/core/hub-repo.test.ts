@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { relatedRepoSource } from './hub-repo';
+import { relatedRepoSource, repoIdOf } from './hub-repo';
 
 describe('relatedRepoSource', () => {
   it("opens an adapter's base on the source's own Hub, else by repo id, and refuses local paths", () => {
@@ -18,5 +18,18 @@ describe('relatedRepoSource', () => {
     for (const local of ['/models/llama', './base', 'llama', 'a/b/c', '../x/y', 'org/na me']) {
       expect(relatedRepoSource(local, []), local).toBeNull();
     }
+  });
+});
+
+describe('repoIdOf', () => {
+  it('reads the repo id from a listing display, a listing or file URL, or a typed repo id', () => {
+    expect(repoIdOf({ display: 'meta-llama/Llama-3.1-8B @ 0123abc/original', urls: [] })).toBe(
+      'meta-llama/Llama-3.1-8B',
+    );
+    expect(repoIdOf({ urls: ['http://127.0.0.1:4173/hub/api/models/org/base/tree/main'] })).toBe('org/base');
+    expect(repoIdOf({ urls: ['https://huggingface.co/org/base/resolve/main/model.safetensors'] })).toBe('org/base');
+    expect(repoIdOf({ urls: ['org/base'] })).toBe('org/base');
+    expect(repoIdOf({ urls: ['https://example.com/files/model.safetensors'] })).toBeNull();
+    expect(repoIdOf({ urls: [] })).toBeNull();
   });
 });

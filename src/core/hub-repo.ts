@@ -36,3 +36,27 @@ export function relatedRepoSource(repoId: string, sourceUrls: readonly string[])
   }
   return repoId;
 }
+
+/** `<base>/api/models/<org>/<name>/tree/…` or `<base>/<org>/<name>/(resolve|blob|raw)/…`: the repo id they name. */
+const REPO_IN_URL =
+  /\/api\/models\/([^/?#]+)\/([^/?#]+)\/tree\/|^https?:\/\/[^/?#]+(?:\/[^?#]*?)?\/([^/?#]+)\/([^/?#]+)\/(?:resolve|blob|raw)\//;
+
+/**
+ * The Hub repository a load came from, as `org/name`: from its listing's display (`org/name @ rev/folder`), else from
+ * a listing or file URL, else from what was typed when that is a repo id. Null for anything else (a local file, a
+ * plain server).
+ */
+export function repoIdOf(source: { display?: string; urls: readonly string[] }): string | null {
+  const candidates: string[] = [];
+  if (source.display) {
+    candidates.push(source.display.split(' @ ')[0].split('/').slice(0, 2).join('/'));
+  }
+  for (const url of source.urls) {
+    const match = REPO_IN_URL.exec(url);
+    if (match) {
+      candidates.push(match[1] !== undefined ? `${match[1]}/${match[2]}` : `${match[3]}/${match[4]}`);
+    }
+    candidates.push(url);
+  }
+  return candidates.find((candidate) => relatedRepoSource(candidate, []) !== null) ?? null;
+}

@@ -90,7 +90,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       </p>
       <AlignmentRules alignment={result.alignment} ggufNames={result.ggufNames} />
       <DiffSummary result={result} />
-      {result.lora && <LoraFitCard section={result.lora} />}
+      {result.lora && <LoraFitCard section={result.lora} a={a} b={b} />}
       <TokenizerDiffCard />
       <CompareValuesPanel result={result} a={a} b={b} />
       <Segmented

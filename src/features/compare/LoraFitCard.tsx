@@ -2,6 +2,8 @@
 import type { LoraFitSection } from '../../core/compare/lora-fit';
 import { formatShape, groupDigits } from '../../core/number-format';
 import { TableHead } from '../../lib/TableHead';
+import { repoIdOf } from '../../core/hub-repo';
+import type { LoadResult } from '../../core/result';
 import { keyNamesTool } from '../insights/lora-naming';
 
 /** Problems rendered; the report lists up to MAX_LORA_FIT_PROBLEMS and the counts stay exact. */
@@ -14,7 +16,34 @@ const KIND_LABELS = {
   'in-and-out-features': 'in- and out-features differ',
 } as const;
 
-export function LoraFitCard({ section }: { section: LoraFitSection }) {
+/** The Hub repo a side was loaded from, when it was. */
+function repoIdOfSide(side: LoadResult): string | null {
+  return repoIdOf({
+    display: side.repo?.display,
+    urls: side.source.kind === 'url' ? [side.source.input, side.source.url] : [],
+  });
+}
+
+/**
+ * The adapter's config names one base, the other side is another repository: a shape fit does not show these are the
+ * weights it was trained on (a fine-tune, another release or a quantized copy of the same architecture fits as well).
+ */
+function DeclaredBaseNote({ adapter, base, baseLabel }: { adapter: LoadResult; base: LoadResult; baseLabel: string }) {
+  const declared = adapter.sections.lora?.baseModel ?? null;
+  const other = repoIdOfSide(base);
+  if (declared === null || other === null || declared.toLowerCase() === other.toLowerCase()) {
+    return null;
+  }
+  return (
+    <p className="muted" data-testid="lora-fit-declared-base">
+      The adapter&apos;s config names <span className="mono">{declared}</span> as its base; {baseLabel} is{' '}
+      <span className="mono">{other}</span>. Fitting by shape does not show these are the weights it was trained on: a
+      fine-tune, another release or a quantized copy of the same architecture fits as well.
+    </p>
+  );
+}
+
+export function LoraFitCard({ section, a, b }: { section: LoraFitSection; a: LoadResult; b: LoadResult }) {
   const adapter = section.adapterSide === 'a' ? 'A' : 'B';
   const base = section.adapterSide === 'a' ? 'B' : 'A';
   const bad = section.missing + section.shapeMismatch;
@@ -27,6 +56,11 @@ export function LoraFitCard({ section }: { section: LoraFitSection }) {
       <p className={`lora-fit-verdict integrity ${section.ok ? 'ok' : 'bad'}`} data-testid="lora-fit-verdict">
         {section.verdict}
       </p>
+      <DeclaredBaseNote
+        adapter={section.adapterSide === 'a' ? a : b}
+        base={section.adapterSide === 'a' ? b : a}
+        baseLabel={base}
+      />
       <dl className="facts">
         <div className="fact">
           <dt>Adapted modules</dt>
