@@ -55,6 +55,10 @@ export function scanReport(scan: ValueScan) {
     allZeroTensors: names(scan.allZeroTensors),
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
     zeroUpFactors: scan.zeroUpFactors,
-    loraUpdates: scan.loraUpdates,
+    // Without each module's row numbers: they index this load's table, not anything a reader of the report has.
+    loraUpdates: scan.loraUpdates && {
+      ...scan.loraUpdates,
+      modules: scan.loraUpdates.modules.map(({ rows: _rows, ...module }) => module),
+    },
   };
 }
