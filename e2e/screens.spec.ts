@@ -380,3 +380,37 @@ test('250k tensors: while a sort or filter runs, the previous rows stay and the 
   expect(empty, 'no empty table or "0 shown" on the way').toEqual([]);
   watch.expectClean();
 });
+
+/** The LoRA views of the value scan and of Compare values (fixtures/values, scripts/lora-update-fixtures.py). */
+const LORA_VALUES = join(process.cwd(), 'fixtures', 'values');
+const loraFolder = (name: string) =>
+  ['adapter_model.safetensors', 'adapter_config.json'].map((file) => join(LORA_VALUES, name, file));
+
+for (const width of WIDTHS) {
+  test(`LoRA update cards at ${width} px: no page scroll, every module name whole`, async ({ page }) => {
+    const watch = watchPage(page);
+    await page.setViewportSize({ width, height: 900 });
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(loraFolder('lora-tiny-llama'));
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const card = page.getByTestId('lora-updates');
+    await expect(card).toBeVisible();
+    mkdirSync(SCREENS_DIR, { recursive: true });
+    await card.screenshot({ path: join(SCREENS_DIR, `lora-updates-${width}.png`) });
+    const noScroll = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await noScroll(), 'page wider than the window').toBeLessThanOrEqual(0);
+    // Module names wrap rather than being cut: each cell shows its whole text.
+    for (const cell of await page.getByTestId('lora-updates-strongest').locator('tbody td:first-child').all()) {
+      expect(await cell.evaluate((element) => element.scrollWidth <= element.clientWidth + 1)).toBe(true);
+    }
+
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(loraFolder('lora-tiny-llama-b'));
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    const pair = page.getByTestId('lora-pair');
+    await expect(pair).toBeVisible();
+    await pair.screenshot({ path: join(SCREENS_DIR, `lora-pair-${width}.png`) });
+    expect(await noScroll(), 'page wider than the window').toBeLessThanOrEqual(0);
+    watch.expectClean();
+  });
+}
