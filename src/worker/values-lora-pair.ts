@@ -18,6 +18,7 @@ import { MAX_LORA_UPDATE_WORK, MAX_UNMEASURED_LISTED } from '../core/values/valu
 import { compareUpdates, pairByLayer, type FactorValues, type ModuleFactors } from '../core/values/lora-pair';
 import type { LoraPairComparison, LoraPairModule } from '../core/values/compare-values';
 import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
+import { ValuesUnavailable } from '../core/values/tensor-values';
 import type { KeptLoad } from './load-source';
 import { rowDtype, type ValuesJob } from './values-handler';
 
@@ -72,11 +73,21 @@ export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairs: ReturnType<typeof
   return bytes;
 }
 
+/** A tensor's values, or null when its dtype is not decoded or its bytes are not located (a compressed member). */
 async function readDecoded(load: KeptLoad, row: number, signal: AbortSignal): Promise<Float32Array | null> {
   if (!load.data) {
     return null;
   }
-  const decoded = decodeValues(rowDtype(load, row), await readWholeTensor(load.columns, row, load.data, signal));
+  let bytes: Uint8Array;
+  try {
+    bytes = await readWholeTensor(load.columns, row, load.data, signal);
+  } catch (error) {
+    if (signal.aborted || !(error instanceof ValuesUnavailable)) {
+      throw error;
+    }
+    return null;
+  }
+  const decoded = decodeValues(rowDtype(load, row), bytes);
   return decoded === null ? null : decoded instanceof Float32Array ? decoded.slice() : Float32Array.from(decoded);
 }
 

@@ -11,6 +11,7 @@ import { compareSides, loraAgainstBase } from '../core/compare/compare';
 import { valuePairings } from '../core/compare/value-pairs';
 import type { SourceSpec } from '../core/result';
 import { keptFile, keptLoad } from '../testing/kept-load';
+import { buildSafetensors } from '../testing/build-safetensors';
 import { present } from '../testing/values-fixtures';
 import type { KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
@@ -132,5 +133,34 @@ describe('Compare values: a LoRA against its base', () => {
     for (const module of onHf.modules) {
       expectRelative(module.relative, wanted[module.module].hfRelative);
     }
+  });
+
+  it('lists a module whose base weight is all zeros as not measured, instead of an infinite ratio', async () => {
+    const shapes: Record<string, number[]> = { q_proj: [64, 64], v_proj: [32, 64], down_proj: [64, 128] };
+    const specs = [0, 1].flatMap((layer) =>
+      Object.entries(shapes).map(([proj, shape]) => ({
+        name: `model.layers.${layer}.${proj === 'down_proj' ? 'mlp' : 'self_attn'}.${proj}.weight`,
+        dtype: 'F32',
+        shape,
+      })),
+    );
+    const tensorData = Object.fromEntries(
+      specs.map(({ name, shape }) => {
+        const values = new Float32Array(shape[0] * shape[1]);
+        if (name !== 'model.layers.0.self_attn.q_proj.weight') {
+          values.fill(0.01);
+        }
+        return [name, new Uint8Array(values.buffer)];
+      }),
+    );
+    const base = await keptFile(buildSafetensors(specs, { tensorData }), 'model.safetensors');
+    const lora = await compareWithBase(base, await keptLoad(adapterSource), false);
+    expect(lora.modules).toHaveLength(5);
+    expect(lora.unmeasuredExamples).toEqual([
+      {
+        module: 'base_model.model.model.layers.0.self_attn.q_proj',
+        reason: 'its base weight holds no finite non-zero value',
+      },
+    ]);
   });
 });

@@ -70,19 +70,22 @@ export async function loraRelativeUpdates(
     onBytes(values.read.bytes);
     const { stats, read } = values;
     const finite = stats.count - stats.nan - stats.posInf - stats.negInf;
-    if (stats.mean === null || stats.std === null || finite === 0 || read.elements === 0) {
-      unmeasured.push({ module, reason: 'its base weight holds no finite value' });
+    // Σ w² over what was read, scaled up to the whole tensor when a row sample was read.
+    const squares =
+      stats.mean === null || stats.std === null || read.elements === 0
+        ? 0
+        : finite * (stats.std * stats.std + stats.mean * stats.mean) * (read.ofElements / read.elements);
+    const baseNorm = Math.sqrt(squares);
+    if (!(baseNorm > 0) || !Number.isFinite(baseNorm)) {
+      unmeasured.push({ module, reason: 'its base weight holds no finite non-zero value' });
       continue;
     }
-    // Σ w² over what was read, scaled up to the whole tensor when a row sample was read.
-    const squares = finite * (stats.std * stats.std + stats.mean * stats.mean) * (read.ofElements / read.elements);
-    const baseNorm = Math.sqrt(squares);
     modules.push({
       module,
       base: base.names[baseRow],
       norm: update.norm,
       baseNorm,
-      relative: baseNorm > 0 ? update.norm / baseNorm : Number.POSITIVE_INFINITY,
+      relative: update.norm / baseNorm,
       sampled: read.sampled,
     });
   }
@@ -108,14 +111,21 @@ async function adapterUpdates(adapter: KeptLoad, job: ValuesJob, onBytes: (bytes
     if (unit === null) {
       continue;
     }
-    const span = await locateTensorData(adapter.columns, row, adapter.data, job.signal);
-    await scanOneTensor(span, dtype, unit, {
-      signal: job.signal,
-      remote: adapter.data.remote,
-      onChunk: (chunk, first) => collector.add(row, dtype, chunk, first),
-    });
-    collector.end(row);
-    onBytes(span.length);
+    try {
+      const span = await locateTensorData(adapter.columns, row, adapter.data, job.signal);
+      await scanOneTensor(span, dtype, unit, {
+        signal: job.signal,
+        remote: adapter.data.remote,
+        onChunk: (chunk, first) => collector.add(row, dtype, chunk, first),
+      });
+      collector.end(row);
+      onBytes(span.length);
+    } catch (error) {
+      // A factor not located (a compressed zip member): its module is listed as not read whole.
+      if (job.signal.aborted || !(error instanceof ValuesUnavailable)) {
+        throw error;
+      }
+    }
   }
   return collector.result(adapter.loraScaling?.() ?? NO_LORA_SCALING);
 }
