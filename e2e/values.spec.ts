@@ -195,6 +195,9 @@ test.describe('tensor values', () => {
     const summary = page.getByTestId('lora-relative-summary');
     await expect(summary).toContainText('The adapter (side B) moves its 6 modules by a median');
     await expect(page.getByTestId('lora-relative-layers').locator('rect')).toHaveCount(2);
+    const targets = page.getByTestId('lora-relative-targets').locator('tbody td:first-child');
+    await expect(targets).toHaveCount(3);
+    expect((await targets.allTextContents()).sort()).toEqual(['down_proj', 'q_proj', 'v_proj']);
     const want = LORA_ANSWERS.files['lora-tiny-llama/adapter_model.safetensors'];
     const relative = (module: string) => want[module].relative ?? NaN;
     const largest = Object.keys(want).sort((a, b) => relative(b) - relative(a))[0];

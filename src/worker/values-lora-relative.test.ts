@@ -69,6 +69,7 @@ describe('Compare values: a LoRA against its base', () => {
     expect(lora.modules.map((m) => m.module).sort()).toEqual(Object.keys(EXPECTED).sort());
     for (const module of lora.modules) {
       expect(module.base).toBe(`${module.module.replace('base_model.model.', '')}.weight`);
+      expect(module.module.endsWith(`.${module.target}`)).toBe(true);
       expect(module.sampled).toBe(false);
       expectRelative(module.norm, EXPECTED[module.module].norm);
       expectRelative(module.relative, EXPECTED[module.module].relative);

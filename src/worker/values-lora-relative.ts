@@ -82,6 +82,7 @@ export async function loraRelativeUpdates(
     }
     modules.push({
       module,
+      target: update.target,
       base: base.names[baseRow],
       norm: update.norm,
       baseNorm,

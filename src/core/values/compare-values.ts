@@ -33,6 +33,8 @@ export interface ValueComparison {
 /** One adapted module against the base weight it changes. */
 export interface LoraRelativeModule {
   module: string;
+  /** What the module adapts, as the LoRA section names targets (q_proj, attn1_to_k). */
+  target: string;
   /** The base tensor, as the base names it. */
   base: string;
   /** ‖ΔW‖_F = scale · ‖B·A‖_F, from the adapter's factors. */

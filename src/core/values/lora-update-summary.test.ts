@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LoraModuleUpdate } from './lora-update';
-import { strongestUpdates, updateBars, updateOutliers, updatesByTarget } from './lora-update-summary';
+import { byTarget, strongestUpdates, updateBars, updateOutliers, updatesByTarget } from './lora-update-summary';
 
 function update(module: string, target: string, norm: number): LoraModuleUpdate {
   return {
@@ -62,6 +62,12 @@ describe('LoRA update summaries', () => {
     ];
     // The zero update has no stable rank and does not count.
     expect(updatesByTarget(mixed)[0].medianStableRank).toBe(3);
+    // Any figure by target: here the RMS, largest median first.
+    expect(byTarget(peft, (m) => m.rms)).toEqual([
+      { target: 'down_proj', modules: 1, median: 5 / 8, max: 5 / 8 },
+      { target: 'v_proj', modules: 2, median: 3 / 8, max: 4 / 8 },
+      { target: 'q_proj', modules: 2, median: 2 / 8, max: 3 / 8 },
+    ]);
   });
 
   it('names a module whose update is over 10× its target’s median, and none in a target of fewer than three', () => {

@@ -20,11 +20,7 @@ export interface TargetUpdates {
 
 /** Per target, strongest median first. */
 export function updatesByTarget(modules: readonly LoraModuleUpdate[]): TargetUpdates[] {
-  const groups = new Map<string, LoraModuleUpdate[]>();
-  for (const module of modules) {
-    groups.set(module.target, [...(groups.get(module.target) ?? []), module]);
-  }
-  return [...groups]
+  return [...groupByTarget(modules)]
     .map(([target, members]) => ({
       target,
       modules: members.length,
@@ -93,12 +89,8 @@ export interface UpdateOutlier {
  * scan names value outliers: a layer the training moved far more than its peers, largest ratio first.
  */
 export function updateOutliers(modules: readonly LoraModuleUpdate[]): UpdateOutlier[] {
-  const byTarget = new Map<string, LoraModuleUpdate[]>();
-  for (const module of modules) {
-    byTarget.set(module.target, [...(byTarget.get(module.target) ?? []), module]);
-  }
   const outliers: UpdateOutlier[] = [];
-  for (const members of byTarget.values()) {
+  for (const members of groupByTarget(modules).values()) {
     const targetMedian = median(members.map((m) => m.norm)) ?? 0;
     if (members.length < OUTLIER_MIN_ROLE_SIZE || targetMedian <= 0) {
       continue;
@@ -111,4 +103,28 @@ export function updateOutliers(modules: readonly LoraModuleUpdate[]): UpdateOutl
     }
   }
   return outliers.sort((a, b) => b.ratio - a.ratio);
+}
+
+/** The median and largest of a figure per target, largest median first: the by-target tables of the LoRA cards. */
+export function byTarget<T extends { target: string }>(
+  modules: readonly T[],
+  figure: (module: T) => number,
+): Array<{ target: string; modules: number; median: number; max: number }> {
+  return [...groupByTarget(modules)]
+    .map(([target, members]) => ({
+      target,
+      modules: members.length,
+      median: median(members.map(figure)) ?? 0,
+      max: Math.max(...members.map(figure)),
+    }))
+    .sort((a, b) => b.median - a.median || a.target.localeCompare(b.target));
+}
+
+/** Modules by what they adapt, in first-seen order. */
+function groupByTarget<T extends { target: string }>(modules: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const module of modules) {
+    groups.set(module.target, [...(groups.get(module.target) ?? []), module]);
+  }
+  return groups;
 }

@@ -3,7 +3,8 @@
  * layer and largest first.
  */
 import { median } from '../../core/median';
-import { formatValue, plural } from '../../core/number-format';
+import { formatValue, groupDigits, plural } from '../../core/number-format';
+import { byTarget } from '../../core/values/lora-update-summary';
 import type { LoraRelativeUpdates } from '../../core/values/compare-values';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { LayerChart } from './ValueCharts';
@@ -50,6 +51,24 @@ export function LoraRelativeCard({ lora }: { lora: LoraRelativeUpdates }) {
           label="Relative update per layer"
           testId="lora-relative-layers"
         />
+      )}
+      {modules.length > 0 && (
+        <table className="values-compare-table" data-testid="lora-relative-targets">
+          <caption>By target, largest median first</caption>
+          <TableHead
+            columns={['target', numeric('modules'), numeric('median ‖ΔW‖ / ‖W‖'), numeric('max ‖ΔW‖ / ‖W‖')]}
+          />
+          <tbody>
+            {byTarget(modules, (module) => module.relative).map((row) => (
+              <tr key={row.target}>
+                <td className="mono lora-updates-target">{row.target}</td>
+                <td className="num">{groupDigits(row.modules)}</td>
+                <td className="num">{percent(row.median)}</td>
+                <td className="num">{percent(row.max)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
       {modules.length > 0 && (
         <table className="values-compare-table" data-testid="lora-relative-table">
