@@ -11,10 +11,22 @@ export function isRepoPart(part: string): boolean {
   return REPO_PART.test(part) && part.length <= MAX_REPO_PART_LENGTH && !part.includes('..');
 }
 
+/** `org/name`, as the Hub allows a repo id. */
+export function isRepoId(text: string): boolean {
+  const parts = text.split('/');
+  return parts.length === 2 && parts.every(isRepoPart);
+}
+
 /** `<base>/api/models/<org>/<name>/tree/…`: a repository listing on a Hub API. */
-const LISTING_URL = /^(https?:\/\/[^?#]*?)\/api\/models\/[^/?#]+\/[^/?#]+\/tree\//;
+const LISTING_URL = /^(https?:\/\/[^?#]*?)\/api\/models\/([^/?#]+\/[^/?#]+)\/tree\//;
 /** `<base>[/datasets|/spaces]/<org>/<name>/(resolve|blob|raw)/…`: a file of a Hub repository. */
-const FILE_URL = /^(https?:\/\/[^?#]*?)(?:\/(?:datasets|spaces))?\/[^/?#]+\/[^/?#]+\/(?:resolve|blob|raw)\//;
+const FILE_URL = /^(https?:\/\/[^?#]*?)(?:\/(?:datasets|spaces))?\/([^/?#]+\/[^/?#]+)\/(?:resolve|blob|raw)\//;
+
+/** The Hub a listing or file URL is on, and the repo id it names; null for any other URL. */
+function hubUrl(url: string): { base: string; repoId: string } | null {
+  const match = LISTING_URL.exec(url) ?? FILE_URL.exec(url);
+  return match === null ? null : { base: match[1], repoId: match[2] };
+}
 
 /**
  * What to open for the model repository `repoId` (`org/name`) that a file of the source names (an adapter's
@@ -24,22 +36,12 @@ const FILE_URL = /^(https?:\/\/[^?#]*?)(?:\/(?:datasets|spaces))?\/[^/?#]+\/[^/?
  * such as `/models/llama` or `./base`).
  */
 export function relatedRepoSource(repoId: string, sourceUrls: readonly string[]): string | null {
-  const parts = repoId.split('/');
-  if (parts.length !== 2 || !parts.every(isRepoPart)) {
+  if (!isRepoId(repoId)) {
     return null;
   }
-  for (const url of sourceUrls) {
-    const hub = LISTING_URL.exec(url) ?? FILE_URL.exec(url);
-    if (hub !== null) {
-      return `${hub[1]}/api/models/${repoId}/tree/main`;
-    }
-  }
-  return repoId;
+  const hub = sourceUrls.map(hubUrl).find((found) => found !== null);
+  return hub ? `${hub.base}/api/models/${repoId}/tree/main` : repoId;
 }
-
-/** `<base>/api/models/<org>/<name>/tree/…` or `<base>/<org>/<name>/(resolve|blob|raw)/…`: the repo id they name. */
-const REPO_IN_URL =
-  /\/api\/models\/([^/?#]+)\/([^/?#]+)\/tree\/|^https?:\/\/[^/?#]+(?:\/[^?#]*?)?\/([^/?#]+)\/([^/?#]+)\/(?:resolve|blob|raw)\//;
 
 /**
  * The Hub repository a load came from, as `org/name`: from its listing's display (`org/name @ rev/folder`), else from
@@ -47,16 +49,9 @@ const REPO_IN_URL =
  * plain server).
  */
 export function repoIdOf(source: { display?: string; urls: readonly string[] }): string | null {
-  const candidates: string[] = [];
-  if (source.display) {
-    candidates.push(source.display.split(' @ ')[0].split('/').slice(0, 2).join('/'));
-  }
-  for (const url of source.urls) {
-    const match = REPO_IN_URL.exec(url);
-    if (match) {
-      candidates.push(match[1] !== undefined ? `${match[1]}/${match[2]}` : `${match[3]}/${match[4]}`);
-    }
-    candidates.push(url);
-  }
-  return candidates.find((candidate) => relatedRepoSource(candidate, []) !== null) ?? null;
+  const candidates = [
+    ...(source.display ? [source.display.split(' @ ')[0].split('/').slice(0, 2).join('/')] : []),
+    ...source.urls.flatMap((url) => [hubUrl(url)?.repoId ?? '', url]),
+  ];
+  return candidates.find(isRepoId) ?? null;
 }

@@ -45,7 +45,7 @@ export interface KeptLoad extends CompareFacts {
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */
   data?: KeptData;
   /** How a LoRA's modules are scaled, from its metadata and adapter_config.json as far as read (the value scan). */
-  loraScaling?: () => LoraScaling;
+  loraScaling: () => LoraScaling;
 }
 
 export interface KeptData {

@@ -34,7 +34,7 @@ import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample'
 import { renderChatPreviewIsolated } from './template-renderer';
 import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 import { compareFactsOf } from '../core/compare/compare';
-import { loraScalingOf } from '../core/analysis/lora-scaling';
+import { loraScalingOf, NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { tensorIndex } from '../core/analysis/tensor-index';
 
 export type { DataLocation };
@@ -69,11 +69,16 @@ const EMPTY_TOTALS: HeaderTotals = { tensors: 0, elements: 0, bytes: 0, byDtype:
 export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const names = parsed ? (loaded.names ?? allTensorNames(parsed.tensors)) : [];
-  const kept: KeptLoad = { columns: parsed ? parsed.tensors : emptyColumns(), names, head: loaded.head };
+  let adapterConfig = loaded.sidecars.adapterConfig;
+  const kept: KeptLoad = {
+    columns: parsed ? parsed.tensors : emptyColumns(),
+    names,
+    head: loaded.head,
+    // Built on first use (a value scan or a LoRA comparison), from the adapter_config.json read by then.
+    loraScaling: () => (parsed ? loraScalingOf(tensorIndex(parsed, names), adapterConfig) : NO_LORA_SCALING),
+  };
   if (parsed) {
     Object.assign(kept, compareFactsOf(parsed, loaded.sidecars.config));
-  }
-  if (parsed) {
     kept.data = {
       locate: loaded.locate,
       remote: loaded.remote,
@@ -91,10 +96,6 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   const onDemand: SidecarGroups = parsed ? sidecarGroupsOf(loaded, parsed) : {};
-  let adapterConfig = loaded.sidecars.adapterConfig;
-  if (parsed) {
-    kept.loraScaling = () => loraScalingOf(tensorIndex(parsed, names), adapterConfig);
-  }
   if (parsed && Object.keys(onDemand).length > 0) {
     kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for

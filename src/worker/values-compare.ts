@@ -23,7 +23,7 @@ import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../c
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
 import { SourceError } from '../core/errors';
 import { loraPairsOf, valuePairsReadingHeads } from './compare-handler';
-import { loraRelativeBytes, loraRelativeUpdates } from './values-lora-relative';
+import { loraRelativeBytes, loraRelativeUpdates, planLoraRelative } from './values-lora-relative';
 import { compareLoraPair, loraPairBytes, loraPairPlan } from './values-lora-pair';
 import { comparePackedPairing, packedPairBytes } from './values-compare-packed';
 import type { KeptLoad } from './load-source';
@@ -313,10 +313,11 @@ export async function compareTensorValues(
   let done = true;
   const remote = Boolean(a.data?.remote || b.data?.remote);
   const [adapter, base] = lora?.adapterSide === 'a' ? [a, b] : [b, a];
+  const relative = lora ? planLoraRelative(adapter, lora) : null;
   const loraPairs = loraPairPlan(a, b);
   const total =
     lined.pairings.reduce((sum, pairing) => sum + plannedBytes(a, b, pairing, remote), 0) +
-    (lora ? loraRelativeBytes(adapter, base, lora.pairs) : 0) +
+    (relative ? loraRelativeBytes(adapter, base, relative) : 0) +
     loraPairBytes(a, b, loraPairs);
   job.progress(0, total);
   for (const pairing of lined.pairings) {
@@ -352,10 +353,10 @@ export async function compareTensorValues(
     job.progress(Math.min(total, bytes), total);
   };
   try {
-    if (lora && result.done) {
-      result.lora = await loraRelativeUpdates(adapter, base, lora.adapterSide, lora.pairs, job, onBytes);
+    if (relative && result.done) {
+      result.lora = await loraRelativeUpdates(adapter, base, relative, job, onBytes);
     }
-    if (loraPairs && loraPairs.length > 0 && result.done) {
+    if (loraPairs && loraPairs.pairs.length > 0 && result.done) {
       result.loraPair = await compareLoraPair(a, b, loraPairs, job, onBytes);
     }
   } catch (error) {

@@ -8,7 +8,6 @@ import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
-import { NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
@@ -127,6 +126,24 @@ export async function readTensorValues(
   return result;
 }
 
+/**
+ * A tensor's bytes, read whole (a LoRA factor, an `.alpha`), or null when the load has no data or the tensor's bytes
+ * are not located (a compressed zip member): the caller then leaves it out and says so.
+ */
+export async function readWholeRow(load: KeptLoad, row: number, signal: AbortSignal): Promise<Uint8Array | null> {
+  if (!load.data) {
+    return null;
+  }
+  try {
+    return await readWholeTensor(load.columns, row, load.data, signal);
+  } catch (error) {
+    if (signal.aborted || !(error instanceof ValuesUnavailable)) {
+      throw error;
+    }
+    return null;
+  }
+}
+
 /** The scale tensor beside an FP8 or int8 weight, decoded, or null when the model has none. */
 export async function readScale(
   load: KeptLoad,
@@ -216,7 +233,7 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
     bytes: scanned.bytes,
     skippedNames: skipped,
     ms: performance.now() - started,
-    loraUpdates: updates ? updates.result(load.loraScaling?.() ?? NO_LORA_SCALING) : null,
+    loraUpdates: updates ? updates.result(load.loraScaling()) : null,
   });
 }
 

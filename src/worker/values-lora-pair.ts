@@ -4,7 +4,7 @@
  * those modules is read whole (factors are small), decoded, and scaled as each adapter's loader scales it.
  */
 import { isAdapterFile } from '../core/analysis/lora-markers';
-import { moduleScale, NO_LORA_SCALING } from '../core/analysis/lora-scaling';
+import { moduleScale } from '../core/analysis/lora-scaling';
 import { tensorShape } from '../core/model';
 import { decodeValues } from '../core/values/decode';
 import {
@@ -17,50 +17,47 @@ import {
 import { MAX_LORA_UPDATE_WORK, MAX_UNMEASURED_LISTED } from '../core/values/values-limits';
 import { compareUpdates, pairByLayer, type FactorValues, type ModuleFactors } from '../core/values/lora-pair';
 import type { LoraPairComparison, LoraPairModule } from '../core/values/compare-values';
-import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
-import { ValuesUnavailable } from '../core/values/tensor-values';
+import { locatedByteLength } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
-import { rowDtype, type ValuesJob } from './values-handler';
+import { readWholeRow, rowDtype, type ValuesJob } from './values-handler';
 
-interface Side {
-  load: KeptLoad;
-  plan: LoraUpdatePlan;
-  byModule: Map<string, ModulePlan>;
+/** Two LoRAs' plans, made once, and the modules both adapt with the same sizes. */
+export interface LoraPairing {
+  planA: LoraUpdatePlan;
+  planB: LoraUpdatePlan;
+  pairs: Array<{ module: ModulePlan; other: ModulePlan }>;
 }
 
-function sideOf(load: KeptLoad): Side | null {
-  if (!isAdapterFile(load.names)) {
-    return null;
-  }
-  const plan = planLoraUpdates(load.names, (row) => tensorShape(load.columns, row));
-  return plan ? { load, plan, byModule: new Map(plan.modules.map((module) => [module.module, module])) } : null;
+function adapterPlan(load: KeptLoad): LoraUpdatePlan | null {
+  return isAdapterFile(load.names) ? planLoraUpdates(load.names, (row) => tensorShape(load.columns, row)) : null;
 }
 
-/** The modules both adapt with the same sizes, each side's plan for it; null unless both sides are LoRAs. */
-export function loraPairPlan(a: KeptLoad, b: KeptLoad): Array<{ module: ModulePlan; other: ModulePlan }> | null {
-  const sideA = sideOf(a);
-  const sideB = sideOf(b);
-  if (!sideA || !sideB) {
+/** What "Compare values" of two LoRAs compares; null unless both sides are LoRAs. */
+export function loraPairPlan(a: KeptLoad, b: KeptLoad): LoraPairing | null {
+  const planA = adapterPlan(a);
+  const planB = adapterPlan(b);
+  if (!planA || !planB) {
     return null;
   }
-  const pairs: Array<{ module: ModulePlan; other: ModulePlan }> = [];
-  for (const module of sideA.plan.modules) {
-    const other = sideB.byModule.get(module.module);
+  const byModule = new Map(planB.modules.map((module) => [module.module, module]));
+  const pairs: LoraPairing['pairs'] = [];
+  for (const module of planA.modules) {
+    const other = byModule.get(module.module);
     if (
       other &&
-      sideA.plan.factors.get(module.downRow)?.length === sideB.plan.factors.get(other.downRow)?.length &&
-      sideA.plan.factors.get(module.upRow)?.length === sideB.plan.factors.get(other.upRow)?.length
+      planA.factors.get(module.downRow)?.length === planB.factors.get(other.downRow)?.length &&
+      planA.factors.get(module.upRow)?.length === planB.factors.get(other.upRow)?.length
     ) {
       pairs.push({ module, other });
     }
   }
-  return pairs;
+  return { planA, planB, pairs };
 }
 
 /** Bytes the comparison reads: both sides' factors and alphas of the paired modules, whole. */
-export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairs: ReturnType<typeof loraPairPlan>): number {
+export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairing: LoraPairing | null): number {
   let bytes = 0;
-  for (const { module, other } of pairs ?? []) {
+  for (const { module, other } of pairing?.pairs ?? []) {
     for (const [load, plan] of [
       [a, module],
       [b, other],
@@ -73,21 +70,10 @@ export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairs: ReturnType<typeof
   return bytes;
 }
 
-/** A tensor's values, or null when its dtype is not decoded or its bytes are not located (a compressed member). */
+/** A tensor's values, or null when its dtype is not decoded or its bytes are not located. */
 async function readDecoded(load: KeptLoad, row: number, signal: AbortSignal): Promise<Float32Array | null> {
-  if (!load.data) {
-    return null;
-  }
-  let bytes: Uint8Array;
-  try {
-    bytes = await readWholeTensor(load.columns, row, load.data, signal);
-  } catch (error) {
-    if (signal.aborted || !(error instanceof ValuesUnavailable)) {
-      throw error;
-    }
-    return null;
-  }
-  const decoded = decodeValues(rowDtype(load, row), bytes);
+  const bytes = await readWholeRow(load, row, signal);
+  const decoded = bytes === null ? null : decodeValues(rowDtype(load, row), bytes);
   return decoded === null ? null : decoded instanceof Float32Array ? decoded.slice() : Float32Array.from(decoded);
 }
 
@@ -116,7 +102,7 @@ async function moduleFactors(
   if (!down || !up || !allFinite(down.values) || !allFinite(up.values)) {
     return null;
   }
-  const { scale } = moduleScale(load.loraScaling?.() ?? NO_LORA_SCALING, module.module, module.rank, alpha);
+  const { scale } = moduleScale(load.loraScaling(), module.module, module.rank, alpha);
   return { down, up, scale };
 }
 
@@ -124,16 +110,11 @@ async function moduleFactors(
 export async function compareLoraPair(
   a: KeptLoad,
   b: KeptLoad,
-  pairs: NonNullable<ReturnType<typeof loraPairPlan>>,
+  pairing: LoraPairing,
   job: ValuesJob,
   onBytes: (bytes: number) => void,
 ): Promise<LoraPairComparison> {
-  const sideA = sideOf(a);
-  const sideB = sideOf(b);
-  if (!sideA || !sideB) {
-    return { modules: [], byLayer: [], onlyA: 0, onlyB: 0, unmeasured: 0, unmeasuredExamples: [] };
-  }
-  const [planA, planB] = [sideA.plan, sideB.plan];
+  const { planA, planB, pairs } = pairing;
   const work = pairs.reduce((sum, { module, other }) => {
     const length = (planA.factors.get(module.downRow)?.length ?? 0) + (planA.factors.get(module.upRow)?.length ?? 0);
     return sum + (length * (module.rank + other.rank) ** 2) / 2;

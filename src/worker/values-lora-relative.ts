@@ -6,16 +6,14 @@
  * layout). The ratio says how far the adapter moves each weight.
  */
 import { loraRelativeByLayer, type LoraRelativeModule, type LoraRelativeUpdates } from '../core/values/compare-values';
-import { decodeUnit } from '../core/values/decode';
-import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
+import { LoraUpdateCollector, planLoraUpdates, type LoraUpdatePlan } from '../core/values/lora-update';
 import { MAX_UNMEASURED_LISTED } from '../core/values/values-limits';
 import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { tensorShape } from '../core/model';
-import { locatedByteLength, locateTensorData } from '../io/tensor-data';
+import { locatedByteLength } from '../io/tensor-data';
 import { ValuesUnavailable } from '../core/values/tensor-values';
-import { NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import type { KeptLoad } from './load-source';
-import { readTensorValues, rowDtype, scanOneTensor, type ValuesJob } from './values-handler';
+import { readTensorValues, readWholeRow, rowDtype, type ValuesJob } from './values-handler';
 
 /** A module of the adapter and the row of the base weight it fits. */
 export interface LoraBasePair {
@@ -23,30 +21,47 @@ export interface LoraBasePair {
   baseRow: number;
 }
 
+/** What the measurement needs, planned once: the fitting pairs and the adapter's factor layouts. */
+export interface LoraRelativePlan {
+  adapterSide: 'a' | 'b';
+  pairs: readonly LoraBasePair[];
+  plan: LoraUpdatePlan | null;
+}
+
+export function planLoraRelative(
+  adapter: KeptLoad,
+  fit: { adapterSide: 'a' | 'b'; pairs: readonly LoraBasePair[] },
+): LoraRelativePlan {
+  return { ...fit, plan: planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row)) };
+}
+
 /** Bytes the measurement reads: every factor and alpha whole, each base weight as "Read values" would. */
-export function loraRelativeBytes(adapter: KeptLoad, base: KeptLoad, pairs: readonly LoraBasePair[]): number {
-  const plan = planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row));
+export function loraRelativeBytes(adapter: KeptLoad, base: KeptLoad, relative: LoraRelativePlan): number {
   let bytes = 0;
-  for (const row of [...(plan?.factors.keys() ?? []), ...(plan?.alphas.keys() ?? [])]) {
+  for (const row of factorAndAlphaRows(relative.plan)) {
     bytes += locatedByteLength(adapter.columns, row, adapter.data?.storage);
   }
-  for (const { baseRow } of pairs) {
+  for (const { baseRow } of relative.pairs) {
     const whole = locatedByteLength(base.columns, baseRow, base.data?.storage);
     bytes += base.data?.remote && whole > REMOTE_VALUES_WHOLE_BYTES ? REMOTE_VALUES_SAMPLE_BYTES : whole;
   }
   return bytes;
 }
 
+function factorAndAlphaRows(plan: LoraUpdatePlan | null): number[] {
+  return plan ? [...plan.factors.keys(), ...plan.alphas.keys()].sort((x, y) => x - y) : [];
+}
+
 /** The adapter's update per fitting module against its base weight; `onBytes` hears each read's bytes. */
 export async function loraRelativeUpdates(
   adapter: KeptLoad,
   base: KeptLoad,
-  adapterSide: 'a' | 'b',
-  pairs: readonly LoraBasePair[],
+  relative: LoraRelativePlan,
   job: ValuesJob,
   onBytes: (bytes: number) => void,
 ): Promise<LoraRelativeUpdates> {
-  const updates = await adapterUpdates(adapter, job, onBytes);
+  const { adapterSide, pairs } = relative;
+  const updates = await adapterUpdates(adapter, relative.plan, job, onBytes);
   const byModule = new Map(updates.modules.map((module) => [module.module, module]));
   const reasonOf = new Map(updates.unmeasuredExamples.map(({ module, reason }) => [module, reason]));
   const unmeasured: LoraRelativeUpdates['unmeasuredExamples'] = [];
@@ -100,33 +115,24 @@ export async function loraRelativeUpdates(
 }
 
 /** Every module's update from the adapter's factors and alphas, each read whole. */
-async function adapterUpdates(adapter: KeptLoad, job: ValuesJob, onBytes: (bytes: number) => void) {
-  const plan = planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row));
-  if (plan === null || !adapter.data) {
+async function adapterUpdates(
+  adapter: KeptLoad,
+  plan: LoraUpdatePlan | null,
+  job: ValuesJob,
+  onBytes: (bytes: number) => void,
+) {
+  if (plan === null) {
     return { modules: [], unmeasuredExamples: [] };
   }
   const collector = new LoraUpdateCollector(plan);
-  for (const row of [...plan.factors.keys(), ...plan.alphas.keys()].sort((x, y) => x - y)) {
-    const dtype = rowDtype(adapter, row);
-    const unit = decodeUnit(dtype);
-    if (unit === null) {
-      continue;
-    }
-    try {
-      const span = await locateTensorData(adapter.columns, row, adapter.data, job.signal);
-      await scanOneTensor(span, dtype, unit, {
-        signal: job.signal,
-        remote: adapter.data.remote,
-        onChunk: (chunk, first) => collector.add(row, dtype, chunk, first),
-      });
+  for (const row of factorAndAlphaRows(plan)) {
+    // A factor not located (a compressed zip member) is left out: its module is listed as not read whole.
+    const bytes = await readWholeRow(adapter, row, job.signal);
+    if (bytes !== null) {
+      collector.add(row, rowDtype(adapter, row), bytes);
       collector.end(row);
-      onBytes(span.length);
-    } catch (error) {
-      // A factor not located (a compressed zip member): its module is listed as not read whole.
-      if (job.signal.aborted || !(error instanceof ValuesUnavailable)) {
-        throw error;
-      }
+      onBytes(bytes.length);
     }
   }
-  return collector.result(adapter.loraScaling?.() ?? NO_LORA_SCALING);
+  return collector.result(adapter.loraScaling());
 }

@@ -6,7 +6,7 @@ import { median } from '../median';
 import { compareNatural } from '../natural-order';
 import { layerOf } from './compare-values';
 import type { LoraModuleUpdate } from './lora-update';
-import { OUTLIER_FACTOR, OUTLIER_MIN_ROLE_SIZE } from './value-scan';
+import { outliersByGroup } from './value-scan';
 
 export interface TargetUpdates {
   target: string;
@@ -89,20 +89,11 @@ export interface UpdateOutlier {
  * scan names value outliers: a layer the training moved far more than its peers, largest ratio first.
  */
 export function updateOutliers(modules: readonly LoraModuleUpdate[]): UpdateOutlier[] {
-  const outliers: UpdateOutlier[] = [];
-  for (const members of groupByTarget(modules).values()) {
-    const targetMedian = median(members.map((m) => m.norm)) ?? 0;
-    if (members.length < OUTLIER_MIN_ROLE_SIZE || targetMedian <= 0) {
-      continue;
-    }
-    for (const module of members) {
-      const ratio = module.norm / targetMedian;
-      if (ratio > OUTLIER_FACTOR) {
-        outliers.push({ module, targetMedian, ratio });
-      }
-    }
-  }
-  return outliers.sort((a, b) => b.ratio - a.ratio);
+  return outliersByGroup(
+    modules,
+    (module) => module.target,
+    (module) => module.norm,
+  ).map(({ item, groupMedian, ratio }) => ({ module: item, targetMedian: groupMedian, ratio }));
 }
 
 /** The median and largest of a figure per target, largest median first: the by-target tables of the LoRA cards. */

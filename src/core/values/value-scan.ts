@@ -119,35 +119,51 @@ export function tensorRole(name: string): string {
   return name.replace(/\d+/g, '#');
 }
 
+/**
+ * Items whose figure is over OUTLIER_FACTOR× the median of their group (at least OUTLIER_MIN_ROLE_SIZE items, a
+ * positive median), largest ratio first: the scan's value outliers by role, the LoRA updates by target.
+ */
+export function outliersByGroup<T>(
+  items: readonly T[],
+  groupOf: (item: T) => string,
+  figure: (item: T) => number,
+): Array<{ item: T; groupMedian: number; ratio: number }> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groupOf(item);
+    groups.set(group, [...(groups.get(group) ?? []), item]);
+  }
+  const outliers: Array<{ item: T; groupMedian: number; ratio: number }> = [];
+  for (const members of groups.values()) {
+    const groupMedian = median(members.map(figure)) ?? 0;
+    if (members.length < OUTLIER_MIN_ROLE_SIZE || groupMedian <= 0) {
+      continue;
+    }
+    for (const item of members) {
+      const ratio = figure(item) / groupMedian;
+      if (ratio > OUTLIER_FACTOR) {
+        outliers.push({ item, groupMedian, ratio });
+      }
+    }
+  }
+  return outliers.sort((a, b) => b.ratio - a.ratio);
+}
+
 /** What stands out among the scanned tensors. */
 export function summarizeScan(
   perTensor: ScanTensor[],
   extra: { done: boolean; bytes: number; skippedNames: string[]; ms: number; loraUpdates?: LoraUpdates | null },
 ): ValueScan {
-  const byRole = new Map<string, ScanTensor[]>();
-  for (const entry of perTensor) {
-    if (entry.absMax !== null) {
-      const role = tensorRole(entry.tensor);
-      byRole.set(role, [...(byRole.get(role) ?? []), entry]);
-    }
-  }
-  const outliers: ScanOutlier[] = [];
-  for (const members of byRole.values()) {
-    if (members.length < OUTLIER_MIN_ROLE_SIZE) {
-      continue;
-    }
-    const roleMedian = median(members.map((entry) => entry.absMax as number)) ?? 0;
-    if (roleMedian <= 0) {
-      continue;
-    }
-    for (const entry of members) {
-      const ratio = (entry.absMax as number) / roleMedian;
-      if (ratio > OUTLIER_FACTOR) {
-        outliers.push({ tensor: entry.tensor, absMax: entry.absMax as number, roleMedian, ratio });
-      }
-    }
-  }
-  outliers.sort((a, b) => b.ratio - a.ratio);
+  const outliers: ScanOutlier[] = outliersByGroup(
+    perTensor.filter((entry) => entry.absMax !== null),
+    (entry) => tensorRole(entry.tensor),
+    (entry) => entry.absMax as number,
+  ).map(({ item, groupMedian, ratio }) => ({
+    tensor: item.tensor,
+    absMax: item.absMax as number,
+    roleMedian: groupMedian,
+    ratio,
+  }));
   return {
     zeroUpFactors: zeroUpFactors(perTensor),
     loraUpdates: extra.loraUpdates ?? null,
