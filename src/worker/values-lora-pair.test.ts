@@ -2,18 +2,14 @@
  * "Compare values" of two LoRAs: two runs of a PEFT adapter for the tiny llama (scripts/lora-update-fixtures.py),
  * compared update against update, each module's cosine and relative difference against numpy's full products.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
 import { compareSides } from '../core/compare/compare';
 import { valuePairings } from '../core/compare/value-pairs';
-import type { SourceSpec } from '../core/result';
 import { keptLoad } from '../testing/kept-load';
+import { adapterFolder, keptValuesFixture, loraAnswers } from '../testing/lora-fixtures';
 import { present } from '../testing/values-fixtures';
 import { compareTensorValues } from './values-compare';
-
-const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 
 interface Expected {
   normA: number;
@@ -22,26 +18,14 @@ interface Expected {
   relDiff: number;
 }
 
-const EXPECTED = (
-  JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
-    files: Record<string, Record<string, Expected>>;
-  }
-).files['lora-tiny-llama-b/adapter_model.safetensors'];
-
-const folder = (name: string): SourceSpec => ({
-  kind: 'files',
-  files: ['adapter_model.safetensors', 'adapter_config.json'].map((file) => ({
-    path: `${name}/${file}`,
-    blob: new Blob([readFileSync(join(DIR, name, file))]),
-  })),
-});
+const EXPECTED = loraAnswers<Expected>('lora-tiny-llama-b/adapter_model.safetensors');
 
 const job = () => ({ signal: new AbortController().signal, progress: () => {} });
 
 describe('Compare values: two LoRAs, update against update', () => {
   it('gives each module both adapt its cosine and relative difference, as numpy does from the full products', async () => {
-    const a = await keptLoad(folder('lora-tiny-llama'));
-    const b = await keptLoad(folder('lora-tiny-llama-b'));
+    const a = await keptLoad(adapterFolder('lora-tiny-llama'));
+    const b = await keptLoad(adapterFolder('lora-tiny-llama-b'));
     const output = compareSides(a, b, DEFAULT_COMPARE_RULES);
     const result = await compareTensorValues(a, b, valuePairings(a, b, output.entries, output.ggufNames), job());
     const pair = present(result.loraPair, 'loraPair');
@@ -66,11 +50,8 @@ describe('Compare values: two LoRAs, update against update', () => {
   });
 
   it('has no pair section when only one side is a LoRA', async () => {
-    const a = await keptLoad(folder('lora-tiny-llama'));
-    const b = await keptLoad({
-      kind: 'file',
-      file: new File([readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))], 'model.safetensors'),
-    });
+    const a = await keptLoad(adapterFolder('lora-tiny-llama'));
+    const b = await keptValuesFixture('tiny-llama-hf.safetensors');
     const output = compareSides(a, b, DEFAULT_COMPARE_RULES);
     const result = await compareTensorValues(a, b, valuePairings(a, b, output.entries, output.ggufNames), job());
     expect(result.loraPair).toBeUndefined();

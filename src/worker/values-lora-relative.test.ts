@@ -3,20 +3,16 @@
  * against the BF16 model and against its Q8_0 GGUF conversion (llama.cpp's names, q/k rows permuted), each module's
  * ‖ΔW‖ / ‖W‖ checked against numpy's (gguf-py's dequantization for the GGUF).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
 import { compareSides, loraAgainstBase } from '../core/compare/compare';
 import { valuePairings } from '../core/compare/value-pairs';
-import type { SourceSpec } from '../core/result';
 import { keptFile, keptLoad } from '../testing/kept-load';
+import { adapterFolder, keptValuesFixture, loraAnswers } from '../testing/lora-fixtures';
 import { buildSafetensors } from '../testing/build-safetensors';
 import { present } from '../testing/values-fixtures';
 import type { KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
-
-const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 
 interface Expected {
   norm: number;
@@ -24,19 +20,9 @@ interface Expected {
   ggufRelative: number;
 }
 
-const EXPECTED = (
-  JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
-    files: Record<string, Record<string, Expected>>;
-  }
-).files['lora-tiny-llama/adapter_model.safetensors'];
+const EXPECTED = loraAnswers<Expected>('lora-tiny-llama/adapter_model.safetensors');
 
-const adapterSource: SourceSpec = {
-  kind: 'files',
-  files: ['adapter_model.safetensors', 'adapter_config.json'].map((name) => ({
-    path: `lora-tiny-llama/${name}`,
-    blob: new Blob([readFileSync(join(DIR, 'lora-tiny-llama', name))]),
-  })),
-};
+const adapterSource = adapterFolder('lora-tiny-llama');
 
 const job = () => ({ signal: new AbortController().signal, progress: () => {} });
 
@@ -59,10 +45,7 @@ function expectRelative(actual: number, wanted: number): void {
 
 describe('Compare values: a LoRA against its base', () => {
   it('gives each module ‖ΔW‖ / ‖W‖ of the BF16 base weight it fits, and the mean per layer', async () => {
-    const base = await keptFile(
-      new Uint8Array(readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))),
-      'model.safetensors',
-    );
+    const base = await keptValuesFixture('tiny-llama-hf.safetensors');
     const lora = await compareWithBase(base, await keptLoad(adapterSource), false);
     expect(lora.adapterSide).toBe('b');
     expect(lora.unmeasured).toBe(0);
@@ -88,7 +71,7 @@ describe('Compare values: a LoRA against its base', () => {
   });
 
   it("against the Q8_0 GGUF, paired by llama.cpp's names: the dequantized weight's norm, adapter on side a", async () => {
-    const gguf = await keptFile(new Uint8Array(readFileSync(join(DIR, 'tiny-llama-Q8_0.gguf'))), 'model.gguf');
+    const gguf = await keptValuesFixture('tiny-llama-Q8_0.gguf');
     const lora = await compareWithBase(gguf, await keptLoad(adapterSource), true);
     expect(lora.adapterSide).toBe('a');
     expect(lora.modules.map((m) => m.base).sort()).toEqual([
@@ -105,13 +88,9 @@ describe('Compare values: a LoRA against its base', () => {
   });
 
   it("a llama.cpp GGUF LoRA against the GGUF it fits and against the Hugging Face model, paired by llama.cpp's names", async () => {
-    const wanted = (
-      JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
-        files: Record<string, Record<string, { ggufRelative: number; hfRelative: number }>>;
-      }
-    ).files['lora-gguf.gguf'];
-    const adapter = await keptFile(new Uint8Array(readFileSync(join(DIR, 'lora-gguf.gguf'))), 'lora.gguf');
-    const gguf = await keptFile(new Uint8Array(readFileSync(join(DIR, 'tiny-llama-Q8_0.gguf'))), 'model.gguf');
+    const wanted = loraAnswers<{ ggufRelative: number; hfRelative: number }>('lora-gguf.gguf');
+    const adapter = await keptValuesFixture('lora-gguf.gguf');
+    const gguf = await keptValuesFixture('tiny-llama-Q8_0.gguf');
     const onGguf = await compareWithBase(gguf, adapter, true);
     expect(onGguf.modules.map((m) => m.base).sort()).toEqual([
       'blk.0.attn_q.weight',
@@ -121,10 +100,7 @@ describe('Compare values: a LoRA against its base', () => {
     for (const module of onGguf.modules) {
       expectRelative(module.relative, wanted[module.module].ggufRelative);
     }
-    const hf = await keptFile(
-      new Uint8Array(readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))),
-      'model.safetensors',
-    );
+    const hf = await keptValuesFixture('tiny-llama-hf.safetensors');
     const onHf = await compareWithBase(hf, adapter, true);
     expect(onHf.modules.map((m) => m.base).sort()).toEqual([
       'model.embed_tokens.weight',

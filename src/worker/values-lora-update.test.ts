@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SourceSpec } from '../core/result';
 import { keptLoad } from '../testing/kept-load';
+import { adapterFolder, loraAnswers, VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { present } from '../testing/values-fixtures';
 import { scanValues, type ValuesJob } from './values-handler';
 
-const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 /** Published adapters, read when present (not in the repository). */
 const REAL = '/work/shared/fixtures/real';
 
@@ -21,10 +21,6 @@ interface Expected {
   spectral: number;
   stableRank: number | null;
 }
-
-const ANSWERS = JSON.parse(readFileSync(join(DIR, 'lora-updates.json'), 'utf8')) as {
-  files: Record<string, Record<string, Expected>>;
-};
 
 const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
 
@@ -61,7 +57,7 @@ function expectModules(updates: Awaited<ReturnType<typeof scanned>>, expected: R
 describe('LoRA updates in the value scan', () => {
   it("kohya: each module's .alpha, 1 where it has none (not ss_network_alpha), conv kernels flattened", async () => {
     const updates = await scanned({ kind: 'file', file: fileOf('lora-kohya.safetensors') });
-    expectModules(updates, ANSWERS.files['lora-kohya.safetensors']);
+    expectModules(updates, loraAnswers<Expected>('lora-kohya.safetensors'));
     const byModule = new Map(updates.modules.map((m) => [m.module, m]));
     expect(byModule.get('lora_te1_text_model_encoder_layers_0_self_attn_q_proj')?.scaleSource).toBe('none (1 assumed)');
     expect(byModule.get('lora_unet_down_blocks_0_resnets_0_conv1')).toMatchObject({
@@ -74,12 +70,8 @@ describe('LoRA updates in the value scan', () => {
   });
 
   it("PEFT: adapter_config.json's lora_alpha over each module's rank, alpha_pattern where it matches", async () => {
-    const files = ['adapter_model.safetensors', 'adapter_config.json'].map((name) => ({
-      path: `lora-peft/${name}`,
-      blob: new Blob([readFileSync(join(DIR, 'lora-peft', name))]),
-    }));
-    const updates = await scanned({ kind: 'files', files });
-    expectModules(updates, ANSWERS.files['lora-peft/adapter_model.safetensors']);
+    const updates = await scanned(adapterFolder('lora-peft'));
+    expectModules(updates, loraAnswers<Expected>('lora-peft/adapter_model.safetensors'));
     const sources = new Set(updates.modules.map((m) => `${m.target} ${m.rank} ${m.scaleSource}`));
     expect([...sources].sort()).toEqual([
       'o_proj 4 declared alpha',
@@ -90,17 +82,12 @@ describe('LoRA updates in the value scan', () => {
 
   it("llama.cpp: adapter.lora.alpha over the rank, a Q8_0 factor dequantized, token_embd's A as [vocab, r]", async () => {
     const updates = await scanned({ kind: 'file', file: fileOf('lora-gguf.gguf') });
-    expectModules(updates, ANSWERS.files['lora-gguf.gguf']);
+    expectModules(updates, loraAnswers<Expected>('lora-gguf.gguf'));
     expect(updates.modules.find((m) => m.target === 'token_embd')).toMatchObject({ inFeatures: 96, outFeatures: 64 });
   });
 
   it('a PEFT adapter saved by torch.save (adapter_model.bin, its B factors zeros as PEFT starts them): every update 0', async () => {
-    const torchDir = join(DIR, '..', 'torch', 'adapter');
-    const files = ['adapter_model.bin', 'adapter_config.json'].map((name) => ({
-      path: `adapter/${name}`,
-      blob: new Blob([readFileSync(join(torchDir, name))]),
-    }));
-    const updates = await scanned({ kind: 'files', files });
+    const updates = await scanned(adapterFolder('adapter', join(DIR, '..', 'torch', 'adapter'), 'adapter_model.bin'));
     expect(updates.modules).toHaveLength(4);
     for (const module of updates.modules) {
       expect(module).toMatchObject({ rank: 4, scale: 2, norm: 0, stableRank: null, inFeatures: 16, outFeatures: 16 });
