@@ -387,7 +387,7 @@ const loraFolder = (name: string) =>
   ['adapter_model.safetensors', 'adapter_config.json'].map((file) => join(LORA_VALUES, name, file));
 
 for (const width of WIDTHS) {
-  test(`LoRA update cards at ${width} px: no page scroll, every module name whole`, async ({ page }) => {
+  test(`LoRA update cards and ΔW at ${width} px: no page scroll, every module name whole`, async ({ page }) => {
     const watch = watchPage(page);
     await page.setViewportSize({ width, height: 900 });
     await openApp(page);
@@ -403,6 +403,15 @@ for (const width of WIDTHS) {
     for (const cell of await page.getByTestId('lora-updates-strongest').locator('tbody td:first-child').all()) {
       expect(await cell.evaluate((element) => element.scrollWidth <= element.clientWidth + 1)).toBe(true);
     }
+    // The strongest module's update itself, in its factor's details: heading, figures and pictures within the page.
+    await page.getByTestId('lora-updates-strongest').locator('tbody tr').first().getByRole('button').click();
+    await page.getByRole('button', { name: 'Compute ΔW' }).click();
+    const delta = page.getByTestId('lora-delta-panel');
+    await expect(delta.getByTestId('values-heatmap')).toBeVisible();
+    await page.getByTestId('tensor-details').screenshot({ path: join(SCREENS_DIR, `lora-delta-${width}.png`) });
+    expect(await noScroll(), 'page wider than the window').toBeLessThanOrEqual(0);
+    const heading = delta.getByRole('heading', { name: /^ΔW of / });
+    expect(await heading.evaluate((element) => element.scrollWidth <= element.clientWidth + 1)).toBe(true);
 
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(loraFolder('lora-tiny-llama-b'));

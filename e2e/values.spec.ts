@@ -21,8 +21,32 @@ const MiB = 1024 * 1024;
 /** LoRA adapters and numpy's ‖scale · B @ A‖_F per module (scripts/lora-update-fixtures.py). */
 const LORA_DIR = join(process.cwd(), 'fixtures', 'values');
 const LORA_ANSWERS = JSON.parse(readFileSync(join(LORA_DIR, 'lora-updates.json'), 'utf8')) as {
-  files: Record<string, Record<string, { norm: number; scale: number; relative?: number }>>;
+  files: Record<string, Record<string, { norm: number; scale: number; relative?: number; delta?: NumpyDelta }>>;
 };
+
+/** numpy's ΔW = scale · B @ A as "Compute ΔW" lays it out, rounded to float32. */
+interface NumpyDelta {
+  shape: number[];
+  min: number;
+  max: number;
+  mean: number;
+  std: number;
+  zeros: number;
+  first: number[];
+}
+
+/** The report's `loraUpdateValues` entry for `module` equals numpy's ΔW (float32 rounding apart). */
+function expectNumpyDelta(report: Record<string, unknown>, file: string, module: string): void {
+  const entries = report.loraUpdateValues as Array<{ module: string; shape: number[]; stats: Record<string, number> }>;
+  const entry = entries.find((e) => e.module === module);
+  const want = LORA_ANSWERS.files[file][module].delta as NumpyDelta;
+  expect(entry?.shape).toEqual(want.shape);
+  expect(entry?.stats.count).toBe(want.shape.reduce((a, b) => a * b, 1));
+  expect(entry?.stats.zeros).toBe(want.zeros);
+  for (const key of ['min', 'max', 'mean', 'std'] as const) {
+    expect(Math.abs((entry?.stats[key] ?? NaN) - want[key]), key).toBeLessThanOrEqual(2 ** -22 * Math.abs(want[key]));
+  }
+}
 
 interface ReportedUpdate {
   module: string;
@@ -156,6 +180,14 @@ test.describe('tensor values', () => {
     await page.getByRole('button', { name: largest, exact: true }).click();
     await expect(page.getByTestId('row-count')).toContainText('2 shown');
     await expect(page.getByText(`LoRA module: ${largest}`)).toBeVisible();
+    // Its details form the update itself: every value of ΔW, as numpy's scale · B @ A.
+    await page.getByRole('button', { name: 'Compute ΔW' }).click();
+    const delta = page.getByTestId('lora-delta-panel');
+    await expect(delta.getByTestId('values-read')).toContainText(
+      `All 4 096 values of ΔW = ${LORA_ANSWERS.files['lora-peft/adapter_model.safetensors'][largest].scale} · B·A`,
+    );
+    await expect(delta.getByTestId('values-heatmap')).toContainText('64 rows × 64 columns');
+    expectNumpyDelta(await downloadReport(page), 'lora-peft/adapter_model.safetensors', largest);
     watch.expectClean();
   });
 
@@ -175,6 +207,18 @@ test.describe('tensor values', () => {
     const report = await downloadReport(page);
     const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[] } };
     expectNumpyUpdates(scan.loraUpdates.modules, 'lora-gguf.gguf');
+    // The token embedding's update, formed from its factors over HTTP: [vocab, dim] as the embedding holds it.
+    await page.getByText('token_embd.weight.lora_b', { exact: true }).first().click();
+    await page.getByRole('button', { name: 'Compute ΔW' }).click();
+    const delta = page.getByTestId('lora-delta-panel');
+    await expect(delta.getByTestId('values-read')).toContainText('All 6 144 values of ΔW = 2 · B·A');
+    await expect(delta).toContainText('scale alpha 16 (adapter.lora.alpha) / rank 8');
+    await expect(delta.getByTestId('values-heatmap')).toContainText('96 rows × 64 columns');
+    const first = LORA_ANSWERS.files['lora-gguf.gguf'].token_embd.delta?.first[0] as number;
+    await expect(delta.getByTestId('values-first').locator('tbody tr').first()).toContainText(
+      String(Math.fround(first)).slice(0, 8),
+    );
+    expectNumpyDelta(await downloadReport(page), 'lora-gguf.gguf', 'token_embd');
     watch.expectClean();
   });
 

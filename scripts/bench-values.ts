@@ -24,7 +24,7 @@ import type { TensorColumns } from '../src/core/model';
 import { TensorScanAccumulator } from '../src/core/values/value-scan';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { setBenchInput, startPreview, waitForServer } from './bench-page';
-import { loraUpdateBench } from './bench-lora-update';
+import { loraDeltaBench, loraUpdateBench } from './bench-lora-update';
 
 const RUNS = process.argv.includes('--short') ? 2 : 5;
 const MiB = 1024 * 1024;
@@ -231,3 +231,4 @@ async function pageBench(path: string, bigName: string, bigStart: number, bigEnd
 
 await valuesBench();
 await loraUpdateBench();
+await loraDeltaBench();

@@ -54,19 +54,33 @@ def write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]], me
     path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(chunks))
 
 
-def update(down: np.ndarray, up: np.ndarray, scale: float) -> dict[str, float]:
-    """Norm and per-weight RMS of scale · up @ down, with conv kernels flattened into `in` as kohya merges them."""
+def update(down: np.ndarray, up: np.ndarray, scale: float, embedding: bool = False) -> dict[str, object]:
+    """Norm and per-weight RMS of scale · up @ down, with conv kernels flattened into `in` as kohya merges them; and
+    ΔW's own values as "Compute ΔW" lays them out (the weight's shape; an embedding's transposed, [vocab, dim]),
+    rounded to float32: shape, extremes, mean and std (ddof 0), zeros and the first 16 in row-major order."""
     a = down.astype(np.float64).reshape(down.shape[0], -1)
     b = up.astype(np.float64).reshape(up.shape[0], -1)
     delta = scale * (b @ a)
     norm = float(np.linalg.norm(delta))
     spectral = float(np.linalg.norm(delta, 2))
+    view = (delta.T if embedding else delta).astype(np.float32)
+    shape = list(view.shape) if embedding or down.ndim <= 2 else [up.shape[0], *down.shape[1:]]
+    values = view.astype(np.float64).ravel()
     return {
         "norm": norm,
         "rms": norm / np.sqrt(delta.size),
         "scale": scale,
         "spectral": spectral,
         "stableRank": norm**2 / spectral**2 if spectral > 0 else None,
+        "delta": {
+            "shape": shape,
+            "min": float(values.min()),
+            "max": float(values.max()),
+            "mean": float(values.mean()),
+            "std": float(values.std()),
+            "zeros": int(np.count_nonzero(values == 0)),
+            "first": [float(v) for v in values[:16]],
+        },
     }
 
 
@@ -149,7 +163,9 @@ def gguf_adapter() -> dict[str, dict[str, float]]:
                 writer.add_tensor(f"{module}.{suffix}", data)
                 stored[suffix] = data.astype(np.float32)
         down = stored["lora_a"] if a_shape[0] == rank else stored["lora_a"].T
-        expected[module.removesuffix(".weight")] = update(down, stored["lora_b"], 16.0 / rank)
+        expected[module.removesuffix(".weight")] = update(
+            down, stored["lora_b"], 16.0 / rank, embedding=module == "token_embd.weight"
+        )
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()

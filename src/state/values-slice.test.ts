@@ -7,6 +7,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
 import type { CompareResult, LoadResult, NetworkFigures } from '../core/result';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
+import type { TensorValues } from '../core/values/tensor-values';
 import { parsedLoadResult } from '../testing/worker-client-mock';
 
 const client = await vi.hoisted(async () => (await import('../testing/worker-client-mock')).mockWorkerClientCalls());
@@ -17,6 +18,7 @@ vi.mock('../worker/client', async (importOriginal) => ({
 }));
 
 const { useAppStore } = await import('./store');
+const { loraDeltaOf } = await import('./values-slice');
 
 const COMPARED: ValuesComparisonResult = { tensors: [], skipped: [], byLayer: [], bytes: 0, done: true, ms: 1 };
 
@@ -97,5 +99,56 @@ describe('Compare values in the store', () => {
       expect(load.status === 'ready' && load.result.network?.requests).toBe(5);
     });
     expect(useAppStore.getState().compareSource).toEqual({ status: 'ready', result: other });
+  });
+});
+
+describe('Compute ΔW in the store', () => {
+  /** A remote load shown, and "Compute ΔW" of module `m` answering when let go; progress is reported through `progress`. */
+  function deltaShown() {
+    const load = remoteLoad(4, 'adapter.safetensors');
+    useAppStore.setState({ load: { status: 'ready', result: load, sidecarsReading: false } });
+    let answered: (value: TensorValues | null, error?: string) => void = () => undefined;
+    const promise = new Promise((resolve) => {
+      answered = (value, error) => resolve({ value, error: error ?? null, network: figures(3, 2148) });
+    });
+    client.readLoraDelta.mockReturnValueOnce({ promise, cancel: vi.fn() });
+    useAppStore.getState().computeLoraDelta(2, 'm');
+    expect(client.readLoraDelta).toHaveBeenCalledWith(4, 2, expect.any(Function));
+    const progress = client.readLoraDelta.mock.calls[0][2] as (done: number, total: number) => void;
+    return { answered, progress };
+  }
+
+  it('keeps progress, then the values by module, and counts the factor reads in the load’s figures', async () => {
+    const { answered, progress } = deltaShown();
+    progress(100, 400);
+    expect(loraDeltaOf(useAppStore.getState(), 'm')).toEqual({
+      status: 'reading',
+      whole: true,
+      bytesRead: 100,
+      bytesTotal: 400,
+    });
+    // A second click while it runs starts nothing.
+    useAppStore.getState().computeLoraDelta(3, 'm');
+    expect(client.readLoraDelta).toHaveBeenCalledTimes(1);
+    const values = { tensor: 'm ΔW', decoded: 'computed' } as TensorValues;
+    answered(values);
+    await vi.waitFor(() => expect(loraDeltaOf(useAppStore.getState(), 'm')).toEqual({ status: 'ready', values }));
+    const load = useAppStore.getState().load;
+    expect(load.status === 'ready' && load.result.bytesRead).toBe(2148);
+  });
+
+  it('an error is kept as its message; another load no longer shows what the last one formed', async () => {
+    const { answered } = deltaShown();
+    answered(null, 'ΔW of m is not formed: one of its two factors is missing.');
+    await vi.waitFor(() =>
+      expect(loraDeltaOf(useAppStore.getState(), 'm')).toEqual({
+        status: 'error',
+        message: 'ΔW of m is not formed: one of its two factors is missing.',
+      }),
+    );
+    useAppStore.setState({
+      load: { status: 'ready', result: remoteLoad(5, 'other.safetensors'), sidecarsReading: false },
+    });
+    expect(loraDeltaOf(useAppStore.getState(), 'm')).toBeNull();
   });
 });

@@ -8,7 +8,14 @@ import type { NetworkFigures } from '../core/result';
 import type { ValueScan } from '../core/values/value-scan';
 import type { TensorValues } from '../core/values/tensor-values';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
-import { compareAllValues, readValues, scanAllValues, type SideNetworks, type ValuesAnswer } from '../worker/client';
+import {
+  compareAllValues,
+  readLoraDelta,
+  readValues,
+  scanAllValues,
+  type SideNetworks,
+  type ValuesAnswer,
+} from '../worker/client';
 import type { ReadySlot, SlotState } from './source-loader';
 import type { AppState } from './store';
 
@@ -43,6 +50,11 @@ export interface ValuesSlice {
   /** `stored`: the stored values of a tensor that also offers dequantized ones. */
   readTensorValues: (row: number, whole: boolean, stored?: boolean) => void;
   cancelTensorValues: (row: number) => void;
+  /** "Compute ΔW" of LoRA modules for the current load, by module name. */
+  loraDeltas: Record<string, ValuesEntry>;
+  /** Forms the update of `module`, whose factor is `row`; progress counts the factors' bytes, then ΔW's as Float32. */
+  computeLoraDelta: (row: number, module: string) => void;
+  cancelLoraDelta: (module: string) => void;
   scanAllValues: () => void;
   cancelValueScan: () => void;
 }
@@ -69,7 +81,7 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
         handle.cancel();
       }
       running.clear();
-      set({ tensorValues: {}, valueScan: { status: 'idle' }, valuesLoadId: load.result.loadId });
+      set({ tensorValues: {}, loraDeltas: {}, valueScan: { status: 'idle' }, valuesLoadId: load.result.loadId });
     }
     return load.result.loadId;
   };
@@ -188,6 +200,33 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
 
     cancelTensorValues: (row) => running.get(`row:${row}`)?.cancel(),
 
+    loraDeltas: {},
+
+    computeLoraDelta: (row, module) => {
+      const loadId = currentLoad();
+      const key = `delta:${module}`;
+      if (loadId === null || running.has(key)) {
+        return;
+      }
+      const setEntry = (entry: ValuesEntry) => set({ loraDeltas: { ...get().loraDeltas, [module]: entry } });
+      setEntry({ status: 'reading', whole: true, bytesRead: 0, bytesTotal: null });
+      const handle = readLoraDelta(loadId, row, (bytesRead, bytesTotal) => {
+        if (get().valuesLoadId === loadId && get().loraDeltas[module]?.status === 'reading') {
+          setEntry({ status: 'reading', whole: true, bytesRead, bytesTotal });
+        }
+      });
+      running.set(key, handle);
+      settle(loadId, key, handle.promise, (answer) =>
+        setEntry(
+          answer.value
+            ? { status: 'ready', values: answer.value }
+            : { status: 'error', message: answer.error ?? 'ΔW could not be formed.' },
+        ),
+      );
+    },
+
+    cancelLoraDelta: (module) => running.get(`delta:${module}`)?.cancel(),
+
     scanAllValues: () => {
       const loadId = currentLoad();
       if (loadId === null || running.has('scan')) {
@@ -213,11 +252,17 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
   };
 };
 
-/** The values entry of `row` for the shown load (none when they belong to an earlier load). */
+/** True when the kept values belong to the shown load (not an earlier one). */
+function valuesShown(state: AppState): boolean {
+  return state.load.status === 'ready' && state.valuesLoadId === state.load.result.loadId;
+}
+
+/** "Compute ΔW" of `module` for the shown load. */
+export function loraDeltaOf(state: AppState, module: string): ValuesEntry | null {
+  return valuesShown(state) ? (state.loraDeltas[module] ?? null) : null;
+}
+
+/** The values entry of `row` for the shown load. */
 export function valuesOf(state: AppState, row: number): ValuesEntry | null {
-  const load = state.load;
-  if (load.status !== 'ready' || state.valuesLoadId !== load.result.loadId) {
-    return null;
-  }
-  return state.tensorValues[row] ?? null;
+  return valuesShown(state) ? (state.tensorValues[row] ?? null) : null;
 }

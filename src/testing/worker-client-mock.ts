@@ -16,6 +16,7 @@ export function mockWorkerClientCalls() {
     releaseLoad: vi.fn(),
     queryTable: vi.fn(),
     compareAllValues: vi.fn(),
+    readLoraDelta: vi.fn(),
   };
 }
 

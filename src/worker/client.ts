@@ -112,7 +112,12 @@ function endWorkers(): void {
 }
 
 /** Requests whose reads of local tensor values go to the slice worker. */
-const VALUES_REQUESTS: ReadonlySet<WorkerRequest['type']> = new Set(['read-values', 'scan-values', 'compare-values']);
+const VALUES_REQUESTS: ReadonlySet<WorkerRequest['type']> = new Set([
+  'read-values',
+  'read-lora-delta',
+  'scan-values',
+  'compare-values',
+]);
 
 /**
  * Starts the slice worker (worker/slice-service.ts) and hands the parser worker a port to it, before the first
@@ -404,6 +409,15 @@ export function readValues(
   stored = false,
 ): ValuesHandle<TensorValues> {
   return valuesRequest((id) => ({ type: 'read-values', id, loadId, row, whole, stored }), onProgress);
+}
+
+/** Forms the update ΔW of the LoRA module whose factor is `row`: its values as "Read values" shows a tensor's. */
+export function readLoraDelta(
+  loadId: number,
+  row: number,
+  onProgress: (done: number, total: number) => void,
+): ValuesHandle<TensorValues> {
+  return valuesRequest((id) => ({ type: 'read-lora-delta', id, loadId, row }), onProgress);
 }
 
 /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */

@@ -14,6 +14,7 @@ import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
 import { SourceError } from '../core/errors';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { readTensorValues, scanValues } from './values-handler';
+import { readLoraDeltaValues } from './values-lora-delta';
 import { sliceReaderOverPort } from './slice-service';
 import { setOffThreadSlicer } from '../io/file-reader';
 
@@ -80,6 +81,7 @@ scope.onmessage = (event) => {
       void readSidecars(request.id, request.loadId, request.group);
       break;
     case 'read-values':
+    case 'read-lora-delta':
     case 'scan-values':
       void valuesJob(request);
       break;
@@ -138,7 +140,9 @@ async function readSidecars(id: number, loadId: number, group: SidecarsGroup): P
 }
 
 /** "Read values" and "Scan all values": cancellable by id like a load; a failure is posted as the reply's error. */
-async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' | 'scan-values' }>): Promise<void> {
+async function valuesJob(
+  request: Extract<WorkerRequest, { type: 'read-values' | 'read-lora-delta' | 'scan-values' }>,
+): Promise<void> {
   const { id } = request;
   const controller = new AbortController();
   inFlight.set(id, controller);
@@ -152,8 +156,11 @@ async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' |
     if (!load) {
       throw new ValuesUnavailable('This load is no longer kept: open the model again.');
     }
-    if (request.type === 'read-values') {
-      const values = await readTensorValues(load, request.row, request.whole, job, request.stored);
+    if (request.type !== 'scan-values') {
+      const values =
+        request.type === 'read-values'
+          ? await readTensorValues(load, request.row, request.whole, job, request.stored)
+          : await readLoraDeltaValues(load, request.row, job);
       const grid = values.grid;
       post(
         { type: 'values-result', id, values, error: null, network: network() },
@@ -169,7 +176,7 @@ async function valuesJob(request: Extract<WorkerRequest, { type: 'read-values' |
         ? error.message
         : `Unexpected error while reading values: ${String(error)}. This is a bug in Safetensors Lens.`;
     post(
-      request.type === 'read-values'
+      request.type !== 'scan-values'
         ? { type: 'values-result', id, values: null, error: message, network: network() }
         : { type: 'scan-result', id, scan: null, error: message, network: network() },
     );

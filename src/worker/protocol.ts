@@ -43,6 +43,8 @@ export type WorkerRequest =
   | { type: 'result-shown'; loadId: number }
   /** Reads one tensor's values (worker/values-handler.ts): whole, or a row sample of a large remote tensor. */
   | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean; stored?: boolean }
+  /** Forms the update ΔW = scale · B·A of the LoRA module whose factor is `row` (worker/values-lora-delta.ts). */
+  | { type: 'read-lora-delta'; id: number; loadId: number; row: number }
   /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */
   | { type: 'scan-values'; id: number; loadId: number }
   /** Compares the values of the tensors a kept comparison pairs with the same shape. */

@@ -146,6 +146,11 @@ export const RE_PEFT_WRAPPER = /^base_model\.model\./;
 const RE_XLABS_NAMING = /(?:^|\.)processor\.(?:qkv|proj)_lora[12]?$/;
 /** ComfyUI's own spelling: the diffusion model's path under `diffusion_model.` (Wan, HunyuanVideo, Qwen-Image LoRAs). */
 export const RE_COMFYUI_PREFIX = /^diffusion_model\./;
+/**
+ * llama.cpp's LoRA of the token embedding (convert_lora_to_gguf.py): its A is PEFT's lora_embedding_A transposed,
+ * [vocab, r], and B [dim, r], against the base's [vocab, dim].
+ */
+export const RE_GGUF_TOKEN_EMBEDDING = /(?:^|\.)token_embd$/;
 
 /**
  * Each naming's tool and an example of its keys, for the evidence, the Model tab and the compare card; `detail` is
@@ -235,6 +240,15 @@ export function factorPair(
     }
   }
   return null;
+}
+
+/** The module a LoRA factor belongs to (its down or up part), or null for any other tensor. */
+export function loraFactorModule(name: string): string | null {
+  if (!mayBeAdapterTensor(name)) {
+    return null;
+  }
+  const split = splitAdapterTensor(name);
+  return split !== null && (split.part.role === 'down' || split.part.role === 'up') ? split.module : null;
 }
 
 /** A kohya path's last numbered container and what follows it (group 1). */

@@ -23,6 +23,7 @@ import { stripPrefixes, type AlignRule } from './align';
 import {
   adapterNaming,
   RE_DIFFUSERS_PREFIX,
+  RE_GGUF_TOKEN_EMBEDDING,
   RE_KOHYA_PREFIX,
   RE_LYCORIS_PREFIX,
   RE_PEFT_WRAPPER,
@@ -107,12 +108,9 @@ function dimOf(columns: TensorColumns, row: number, dim: number): number | null 
   return d >= 0 && d < rank ? columns.dims[start + d] : null;
 }
 
-/**
- * llama.cpp's LoRA of the token embedding (convert_lora_to_gguf.py) stores PEFT's lora_embedding_A transposed,
- * [vocab, r], and B as [dim, r]: both pin a size in their first dimension, against the base's [vocab, dim].
- */
+/** llama.cpp's token embedding LoRA (RE_GGUF_TOKEN_EMBEDDING): both factors pin a size in their first dimension. */
 function ggufEmbeddingPart(module: string, part: AdapterSuffix): AdapterSuffix {
-  if ((part.suffix !== '.weight.lora_a' && part.suffix !== '.weight.lora_b') || !/(?:^|\.)token_embd$/.test(module)) {
+  if ((part.suffix !== '.weight.lora_a' && part.suffix !== '.weight.lora_b') || !RE_GGUF_TOKEN_EMBEDDING.test(module)) {
     return part;
   }
   return { ...part, dim: 0, embedding: true };

@@ -12,6 +12,7 @@ import {
   factorPair,
   FACTOR_PAIRS,
   mayBeAdapterTensor,
+  RE_GGUF_TOKEN_EMBEDDING,
   splitAdapterTensor,
   targetOf,
 } from '../analysis/lora-markers';
@@ -84,6 +85,8 @@ export interface ModulePlan {
   upRow: number;
   alphaRow: number | null;
   rank: number;
+  /** An embedding's LoRA: ΔW = (B·A)ᵀ, [vocab, dim] as the embedding holds it (PEFT's and llama.cpp's). */
+  embedding: boolean;
 }
 
 export interface LoraUpdatePlan {
@@ -208,7 +211,10 @@ function planModule(
   if (rank * Math.max(down.length, up.length) > MAX_LORA_FACTOR_VALUES) {
     return `a factor holds over ${MAX_LORA_FACTOR_VALUES} values`;
   }
-  return { plan: { module, downRow: found.down, upRow: found.up, rank }, down, up };
+  const embedding =
+    found.pair.down === '.lora_embedding_A' ||
+    (found.pair.down === '.weight.lora_a' && RE_GGUF_TOKEN_EMBEDDING.test(module));
+  return { plan: { module, downRow: found.down, upRow: found.up, rank, embedding }, down, up };
 }
 
 function axisSize(shape: readonly number[], dim: number): number {

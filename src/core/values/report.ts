@@ -6,7 +6,7 @@ import type { TensorValues } from './tensor-values';
 export interface ValuesReportEntry {
   tensor: string;
   dtype: string;
-  decoded: 'stored' | 'dequantized';
+  decoded: TensorValues['decoded'];
   scaledBy?: string;
   /** A packed layout's dequantization: scheme, companion tensors and formula. */
   dequantizedBy?: { scheme: string; tensors: string[]; detail: string };
@@ -16,9 +16,13 @@ export interface ValuesReportEntry {
   histogram: Histogram | null;
 }
 
+function reportStats(stats: ValueStats): ValuesReportEntry['stats'] {
+  const { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 } = stats;
+  return { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 };
+}
+
 export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[] {
   return read.map((values) => {
-    const { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 } = values.stats;
     const entry: ValuesReportEntry = {
       tensor: values.tensor,
       dtype: values.dtype,
@@ -30,7 +34,7 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
         sampled: values.read.sampled,
         confirmed: values.read.confirmed,
       },
-      stats: { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 },
+      stats: reportStats(values.stats),
       histogram: values.histogram,
     };
     if (values.scaledBy) {
@@ -41,6 +45,26 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
     }
     return entry;
   });
+}
+
+/** `loraUpdateValues[]`: each LoRA update "Compute ΔW" formed, with how it was scaled. */
+export function loraDeltaReport(formed: readonly TensorValues[]) {
+  return formed.flatMap(({ computedBy, shape, stats, histogram }) =>
+    computedBy
+      ? [
+          {
+            module: computedBy.module,
+            tensors: computedBy.tensors,
+            rank: computedBy.rank,
+            scale: computedBy.scale,
+            scaleFrom: computedBy.detail,
+            shape,
+            stats: reportStats(stats),
+            histogram,
+          },
+        ]
+      : [],
+  );
 }
 
 export function scanReport(scan: ValueScan) {

@@ -21,11 +21,16 @@ export interface TensorValues {
   row: number;
   dtype: string;
   shape: number[];
-  /** `stored`: the values as stored; `dequantized`: times the scale tensor named in `scaledBy`. */
-  decoded: 'stored' | 'dequantized';
+  /**
+   * `stored`: the values as stored; `dequantized`: times the scale tensor named in `scaledBy` (or a packed layout's
+   * `dequantizedBy`); `computed`: no tensor of the file, but values formed from some (`computedBy`).
+   */
+  decoded: 'stored' | 'dequantized' | 'computed';
   scaledBy?: { tensor: string; kind: 'tensor' | 'row' | 'block' };
   /** A packed layout's dequantization: its scheme, the companion tensors it read, and its formula. */
   dequantizedBy?: { scheme: string; tensors: string[]; detail: string };
+  /** A LoRA module's update ΔW = scale · B·A: the module, the tensors read, the scale and where it came from. */
+  computedBy?: LoraDeltaFacts;
   /** The other reading this tensor offers: its stored values beside dequantized ones, or the reverse. */
   alternative?: 'stored' | 'dequantized';
   read: {
@@ -48,6 +53,16 @@ export interface TensorValues {
   /** Said beside the values: an assumed bit order, a 64-bit integer range. */
   notes: string[];
   ms: number;
+}
+
+export interface LoraDeltaFacts {
+  module: string;
+  /** The down and up factors, then the `.alpha` when the module has one. */
+  tensors: string[];
+  rank: number;
+  scale: number;
+  /** How the scale was found, in words (alpha over rank, and where alpha came from). */
+  detail: string;
 }
 
 /** Why a tensor's values cannot be read; the view shows it as is. */
@@ -104,6 +119,15 @@ export class ValuesAccumulator {
     } else {
       this.stats.add(values);
     }
+    this.grid.add(values, firstElement);
+  }
+
+  /** Values formed rather than read (a LoRA update's rows): no bytes hold them. */
+  addComputed(values: Float32Array, firstElement: number): void {
+    if (firstElement === 0 && this.first.length === 0) {
+      this.first = Array.from(values.subarray(0, FIRST_VALUES), (value, index) => ({ index, value, raw: '' }));
+    }
+    this.stats.add(values);
     this.grid.add(values, firstElement);
   }
 

@@ -57,3 +57,15 @@ export const MAX_UNMEASURED_LISTED = 20;
 
 /** Power-iteration steps at most: enough for σ²_max to 12 digits unless the two largest nearly tie. */
 export const MAX_POWER_STEPS = 300;
+
+/**
+ * Multiply-adds "Compute ΔW" may take, out · in · r: a few seconds of one core (every module of a rank-64 adapter on
+ * an 8B model, 14,336 × 4,096 × 64 = 3.8 × 10⁹, fits; a rank-64 update of a 150k-token embedding does not).
+ */
+export const MAX_LORA_DELTA_WORK = 4e9;
+
+/** Values of ΔW counted into its statistics and pictures: 2²⁸, about 1.5 s of statistics on top of the products. */
+export const MAX_LORA_DELTA_VALUES = 2 ** 28;
+
+/** Values of ΔW formed at a time: whole rows, ~4 MiB of Float32, then counted and dropped. */
+export const LORA_DELTA_CHUNK_VALUES = 1 << 20;

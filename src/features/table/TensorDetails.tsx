@@ -13,6 +13,8 @@ import { formatBytes, groupDigitsOrDash, groupDigitsWith } from '../../core/numb
 import { useAppStore } from '../../state/store';
 import { ShapeText } from '../../lib/ShapeText';
 import { ValuesPanel } from '../values/ValuesPanel';
+import { LoraDeltaPanel } from '../values/LoraDeltaPanel';
+import { loraFactorModule } from '../../core/analysis/lora-markers';
 import { formatView } from '../formats/format-views';
 
 function largestAlignment(offset: number): string {
@@ -41,6 +43,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
   const elementBytes = bits / 8;
   const name = tensorName(columns, row);
   const shardFile = shard?.file;
+  const loraModule = loraFactorModule(name);
   return (
     <section className="tensor-details" aria-label="Tensor details" data-testid="tensor-details">
       <header>
@@ -125,6 +128,7 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
         </div>
       </dl>
       <ValuesPanel row={row} tensorBytes={tensorBytes(columns, row)} />
+      {loraModule !== null && <LoraDeltaPanel key={loraModule} row={row} module={loraModule} />}
     </section>
   );
 }

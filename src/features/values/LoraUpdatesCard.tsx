@@ -84,8 +84,9 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
       {modules.length > 0 && (
         <p data-testid="lora-updates-summary">
           ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms) for {plural(modules.length, 'module')}, from each factor pair&apos;s
-          rank × rank Gram matrices (ΔW itself is never formed). Scale: {scaleWords(updates)}. Largest{' '}
-          <span className="mono">{strongest[0].module}</span> ({formatValue(strongest[0].norm)})
+          rank × rank Gram matrices (ΔW itself is not formed: a module&apos;s name opens its factors, where Compute ΔW
+          forms it). Scale: {scaleWords(updates)}. Largest <span className="mono">{strongest[0].module}</span> (
+          {formatValue(strongest[0].norm)})
           {weakest && weakest !== strongest[0] ? (
             <>
               , smallest <span className="mono">{weakest.module}</span> ({formatValue(weakest.norm)})
@@ -182,7 +183,7 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
                     <button
                       type="button"
                       className="link-button"
-                      title={`Show ${module.module}'s factors in the table`}
+                      title={`Show ${module.module}'s factors in the table; Compute ΔW in their details forms the update`}
                       onClick={() => showRows(`LoRA module: ${module.module}`, module.rows)}
                     >
                       {module.module}

@@ -81,7 +81,15 @@ export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: nu
 }
 
 function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: () => void }) {
-  const { read } = values;
+  const { read, computedBy } = values;
+  if (computedBy) {
+    return (
+      <p className="values-read" data-testid="values-read">
+        All {groupDigits(read.elements)} values of ΔW = {formatValue(computedBy.scale)} · B·A formed from{' '}
+        {formatBytes(read.bytes)} of factors in {formatValue(values.ms / 1000)} s; scale {computedBy.detail}.
+      </p>
+    );
+  }
   if (!read.sampled) {
     return (
       <p className="values-read" data-testid="values-read">
@@ -116,7 +124,7 @@ function dequantizedText(values: TensorValues): string {
   return '; the stored values';
 }
 
-function ValuesView({
+export function ValuesView({
   values,
   onReadAll,
   onSwitch,
@@ -128,6 +136,7 @@ function ValuesView({
   const [log, setLog] = useState(false);
   const { stats, grid } = values;
   const sample = values.read.sampled ? ' (sample)' : '';
+  const computed = values.decoded === 'computed';
   const figures: Array<[string, string]> = [
     ['count', groupDigits(stats.count)],
     ['min' + sample, formatValue(stats.min)],
@@ -193,8 +202,16 @@ function ValuesView({
         {grid && grid.rows === 1 && <LineChart grid={grid} />}
       </div>
       <table className="values-first" data-testid="values-first">
-        <caption>First values, exact, with the bytes that hold them</caption>
-        <TableHead columns={['index', 'value (exact decimal)', 'bytes (hex, file order)']} />
+        <caption>
+          {computed ? 'First values of ΔW, exact as float32' : 'First values, exact, with the bytes that hold them'}
+        </caption>
+        <TableHead
+          columns={
+            computed
+              ? ['index', 'value (exact decimal)']
+              : ['index', 'value (exact decimal)', 'bytes (hex, file order)']
+          }
+        />
         <tbody>
           {values.first.map((value) => (
             <tr key={value.index}>
@@ -202,7 +219,7 @@ function ValuesView({
               <td className="mono values-exact" title={exactDecimal(value.value)}>
                 {exactDecimal(value.value)}
               </td>
-              <td className="mono">{value.raw || '— (see the stored values)'}</td>
+              {!computed && <td className="mono">{value.raw || '— (see the stored values)'}</td>}
             </tr>
           ))}
         </tbody>

@@ -1,5 +1,8 @@
-/** The report sections of the values read for the shown load: `values` and `valueScan` (docs/report-schema.md). */
-import { scanReport, valuesReport } from '../../core/values/report';
+/**
+ * The report sections of the values read for the shown load: `values`, `loraUpdateValues` and `valueScan`
+ * (docs/report-schema.md).
+ */
+import { loraDeltaReport, scanReport, valuesReport } from '../../core/values/report';
 import type { TensorValues } from '../../core/values/tensor-values';
 import type { AppState } from '../../state/store';
 
@@ -16,6 +19,10 @@ export function valuesSections(state: AppState, loadId: number): Record<string, 
   const sections: Record<string, unknown> = {};
   if (read.length > 0) {
     sections.values = valuesReport(read.sort((a, b) => a.row - b.row));
+  }
+  const formed = Object.values(state.loraDeltas).flatMap((entry) => (entry.status === 'ready' ? [entry.values] : []));
+  if (formed.length > 0) {
+    sections.loraUpdateValues = loraDeltaReport(formed.sort((a, b) => a.row - b.row));
   }
   if (state.valueScan.status === 'ready') {
     sections.valueScan = scanReport(state.valueScan.scan);

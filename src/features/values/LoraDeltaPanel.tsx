@@ -1,0 +1,62 @@
+/**
+ * "Compute ΔW" in a LoRA factor's details: the update the module adds to its base weight, formed from both factors
+ * in the worker and shown as "Read values" shows a tensor (statistics, histogram, heatmap, first values).
+ */
+import { formatPercent } from '../../core/number-format';
+import { selectResult } from '../../state/selectors';
+import { useAppStore } from '../../state/store';
+import { loraDeltaOf } from '../../state/values-slice';
+import { ValuesView } from './ValuesPanel';
+
+export function LoraDeltaPanel({ row, module }: { row: number; module: string }) {
+  const entry = useAppStore((state) => loraDeltaOf(state, module));
+  const remote = useAppStore((state) => selectResult(state)?.source.kind === 'url');
+  const compute = useAppStore((state) => state.computeLoraDelta);
+  const cancel = useAppStore((state) => state.cancelLoraDelta);
+  const start = (
+    <button type="button" onClick={() => compute(row, module)}>
+      Compute ΔW
+    </button>
+  );
+  return (
+    <section className="values-panel" aria-label="LoRA update values" data-testid="lora-delta-panel">
+      {entry === null && (
+        <div className="values-start">
+          {start}
+          <span className="muted">
+            The update this module adds to its weight, ΔW = scale · B·A, formed here from both factors (read whole
+            {remote ? ' by Range requests' : ' from your disk'}): its values, histogram and heatmap, laid out as the
+            weight it changes.
+          </span>
+        </div>
+      )}
+      {entry?.status === 'reading' && (
+        <div className="values-start" role="status">
+          <progress value={entry.bytesRead} max={entry.bytesTotal ?? undefined} />
+          <span>
+            Forming ΔW{entry.bytesTotal !== null ? `: ${formatPercent(entry.bytesRead, entry.bytesTotal)}` : ''}
+          </span>
+          <button type="button" onClick={() => cancel(module)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {entry?.status === 'error' && (
+        <div className="values-start">
+          <span className="values-error" role="alert">
+            {entry.message}
+          </span>
+          {start}
+        </div>
+      )}
+      {entry?.status === 'ready' && (
+        <>
+          <h4 className="values-heading">
+            ΔW of <span className="mono">{module}</span>
+          </h4>
+          <ValuesView values={entry.values} onReadAll={() => undefined} onSwitch={() => undefined} />
+        </>
+      )}
+    </section>
+  );
+}
