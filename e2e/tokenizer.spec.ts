@@ -20,6 +20,10 @@ import { APP_ORIGIN, FIXTURES_DIR, openApp, openLocalFile, ORIGIN_A, serverLog, 
 /** The tiny Llama: 256 embedding rows. */
 const TINY_MODEL = Buffer.from(buildSafetensors(tinyLlamaTensors(2, 64, 172, 256), { metadata: { format: 'pt' } }));
 
+/** tokenizer.json files the tokenizers library wrote, with a model and tokenizer_config.json each. */
+const VOCABULARY_DIR = join(process.cwd(), 'fixtures', 'tokenizer');
+const VOCABULARY_REPO = 'vocabulary';
+
 /** Fake-Hub repositories only this spec reads, so the server log counts are its own. */
 const HUB_ORG = 'lens-tokenizer';
 const LISTED_REPO = 'listed';
@@ -46,6 +50,11 @@ test.beforeAll(() => {
   writeFileSync(join(tuned, 'model.safetensors'), TINY_MODEL);
   writeFileSync(join(tuned, 'tokenizer_config.json'), JSON.stringify(tunedTokenizerConfig()));
   writeFileSync(join(tuned, 'generation_config.json'), JSON.stringify(llama3GenerationConfig(true)));
+  const vocabulary = join(FIXTURES_DIR, 'hub', HUB_ORG, VOCABULARY_REPO);
+  mkdirSync(vocabulary, { recursive: true });
+  for (const name of ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) {
+    writeFileSync(join(vocabulary, name), readFileSync(join(VOCABULARY_DIR, 'wordpiece-bert', name)));
+  }
   const bare = join(FIXTURES_DIR, 'hub', HUB_ORG, BARE_REPO);
   mkdirSync(bare, { recursive: true });
   writeFileSync(join(bare, 'model.safetensors'), TINY_MODEL);
@@ -209,6 +218,62 @@ test.describe('the Tokenizer tab', () => {
       'generation_config.json',
       'tokenizer_config.json',
     ]);
+    watch.expectClean();
+  });
+
+  test('tokenizer.json dropped with the model: read on a click, its ids past the embedding an error; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const folder = join(VOCABULARY_DIR, 'bpe-llama3');
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(
+        ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((name) => join(folder, name)),
+      );
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    const card = page.getByTestId('tokenizer-vocabulary');
+    const size = readFileSync(join(folder, 'tokenizer.json')).length;
+    await expect(card).toContainText(`Reads tokenizer.json (${(size / 1000).toFixed(1)} KB) from your disk`);
+    await expect(page.getByText('tokenizer.json has 4 tokens')).toHaveCount(0);
+    await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    await expect(card.getByTestId('vocabulary-model')).toHaveText('BPE');
+    await expect(card.getByTestId('vocabulary-tokens')).toHaveText('406 (ids 0–405)');
+    await expect(card.getByTestId('vocabulary-template')).toHaveText('<|begin_of_text|> $A');
+    await expect(card.getByRole('button', { name: 'Read tokenizer.json' })).toHaveCount(0);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await card.screenshot({ path: testInfo.outputPath(`tokenizer-vocabulary-${width}.png`) });
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(
+        0,
+      );
+    }
+    await expect(page.locator('[data-code="tokenizer-beyond-embedding"]')).toContainText(
+      'tokenizer.json has 4 tokens at ids past the embedding: <|start_header_id|> (402), <|end_header_id|> (403), <|eot_id|> (404) and 1 more, but model.embed_tokens.weight has 402 rows',
+    );
+    await expect(page.locator('[data-code="template-double-bos"]')).toContainText('gives <|begin_of_text|> twice');
+    watch.expectClean();
+  });
+
+  test('tokenizer.json of a repository: its listed size shown, fetched only on the click, once', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${VOCABULARY_REPO}/tree/main`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    const card = page.getByTestId('tokenizer-vocabulary');
+    await expect(card).toContainText(
+      'Reads tokenizer.json (5.12 KB) by one request to the server that holds the model',
+    );
+    const vocabularyGets = () => serverLog(`/hub/${HUB_ORG}/${VOCABULARY_REPO}/resolve/main/tokenizer.json`);
+    expect(await vocabularyGets()).toEqual([]);
+    await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    await expect(card.getByTestId('vocabulary-template')).toHaveText('[CLS] $A [SEP]');
+    await expect(card.getByTestId('vocabulary-model')).toHaveText('WordPiece');
+    expect(await vocabularyGets()).toHaveLength(1);
     watch.expectClean();
   });
 

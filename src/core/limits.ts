@@ -178,6 +178,12 @@ export const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 export const MAX_TOKENIZER_FILE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * tokenizer.json, read on a click: 9 MB for Llama 3, 11 MB for Qwen 2.5, 33 MB for Gemma 3's 262k tokens. Past this
+ * it is left unread, and the Tokenizer tab says so: parsing it would hold several times its size in the worker.
+ */
+export const MAX_VOCABULARY_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
  * A chat template renders the sample conversation in milliseconds; one still running after this is looping for too
  * long or for ever (a template is a program from the file being inspected), and its worker is terminated.
  */

@@ -181,10 +181,17 @@ export interface LoadResult {
    * index URL), read when the Tokenizer tab opens (state: readTokenizerOnDemand).
    */
   tokenizerOnDemand?: string[];
+  /** tokenizer.json beside the model, not read yet: read on a click in the Tokenizer tab (state: readVocabulary). */
+  vocabularyOnDemand?: string[];
+  /** Its size when the listing or the dropped file gives it; absent when only a request would tell. */
+  vocabularyBytes?: number;
 }
 
-/** What a read on demand asks for: the config sidecars (sidecarsOnDemand) or the tokenizer's files (tokenizerOnDemand). */
-export type SidecarsGroup = 'config' | 'tokenizer';
+/**
+ * What a read on demand asks for: the config sidecars (sidecarsOnDemand), the tokenizer's files (tokenizerOnDemand)
+ * or tokenizer.json (vocabularyOnDemand).
+ */
+export type SidecarsGroup = 'config' | 'tokenizer' | 'vocabulary';
 
 /** The report's analyses of a load, as they arrive after its result (or ride along with it). */
 export interface AnalysesUpdate {

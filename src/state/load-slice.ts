@@ -38,6 +38,8 @@ export interface LoadSlice {
   readSidecarsOnDemand: () => void;
   /** Reads, once, the tokenizer's files the current load left for the Tokenizer tab (LoadResult.tokenizerOnDemand). */
   readTokenizerOnDemand: () => void;
+  /** Reads tokenizer.json beside the main load (a click in the Tokenizer tab); the tokenizer analyses run again. */
+  readVocabulary: () => void;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
   switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
@@ -105,6 +107,8 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     readSidecarsOnDemand: () => readSlotOnDemand(mainSlot, 'config'),
 
     readTokenizerOnDemand: () => readSlotOnDemand(mainSlot, 'tokenizer'),
+
+    readVocabulary: () => readSlotOnDemand(mainSlot, 'vocabulary'),
 
     switchModel: async (key) => {
       const source = get().lastSource;

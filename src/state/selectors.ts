@@ -22,6 +22,10 @@ export const selectTokenizerReading = (state: AppState): boolean =>
 export const selectTokenizerNotFound = (state: AppState): string[] | undefined =>
   state.load.status === 'ready' ? state.load.tokenizerNotFound : undefined;
 
+/** Set while tokenizer.json is read for the main load. */
+export const selectVocabularyReading = (state: AppState): boolean =>
+  state.load.status === 'ready' && state.load.vocabularyReading === true;
+
 /** Parser findings plus analysis findings, errors first. */
 export function allFindings(result: LoadResult): Finding[] {
   const parserFindings =

@@ -67,6 +67,10 @@ export type SlotState =
       tokenizerReading?: boolean;
       /** The tokenizer's files asked for that were not there or not usable. */
       tokenizerNotFound?: string[];
+      /** Set while tokenizer.json is read, after the click that asked for it. */
+      vocabularyReading?: boolean;
+      /** tokenizer.json, when it was asked for and not read (the section's vocabularyProblem says why). */
+      vocabularyNotFound?: string[];
     }
   | { status: 'error'; label: string; error: SerializedSourceError };
 
@@ -360,6 +364,7 @@ export function createTableQueries(hooks: TableQueryHooks): TableQueries {
 const ON_DEMAND_FIELDS = {
   config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound' },
   tokenizer: { asked: 'tokenizerOnDemand', reading: 'tokenizerReading', notFound: 'tokenizerNotFound' },
+  vocabulary: { asked: 'vocabularyOnDemand', reading: 'vocabularyReading', notFound: 'vocabularyNotFound' },
 } as const;
 
 /**

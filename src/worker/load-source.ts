@@ -185,6 +185,7 @@ async function openPlan(
     ...loaded,
     ...(plan.sidecarsOnDemand && { sidecarsOnDemand: plan.sidecarsOnDemand }),
     ...(plan.tokenizerOnDemand && { tokenizerOnDemand: plan.tokenizerOnDemand }),
+    ...(plan.vocabularyOnDemand && { vocabularyOnDemand: plan.vocabularyOnDemand }),
   };
 }
 

@@ -59,6 +59,8 @@ export interface Loaded {
   sidecarsOnDemand?: SidecarsOnDemand;
   /** The tokenizer's files over HTTP, left for the Tokenizer tab. */
   tokenizerOnDemand?: SidecarsOnDemand;
+  /** tokenizer.json, left for a click in the Tokenizer tab. */
+  vocabularyOnDemand?: SidecarsOnDemand;
   shards?: ShardInfo;
   choices?: SourceChoices;
   repo?: RepoInfo;
@@ -170,6 +172,12 @@ async function publishRemembered(
   }
   if (onDemand.tokenizer) {
     result.tokenizerOnDemand = onDemand.tokenizer.files;
+  }
+  if (onDemand.vocabulary) {
+    result.vocabularyOnDemand = onDemand.vocabulary.files;
+    if (onDemand.vocabulary.bytes !== undefined) {
+      result.vocabularyBytes = onDemand.vocabulary.bytes;
+    }
   }
   markStep('result-built');
   // Preview rows are on screen already: when the analyses read no data and take a fraction of a second, the result
@@ -335,6 +343,9 @@ function sidecarGroupsOf(loaded: Loaded, parsed: ParsedHeader): SidecarGroups {
   }
   if (loaded.tokenizerOnDemand && !parsed.gguf) {
     groups.tokenizer = loaded.tokenizerOnDemand;
+  }
+  if (loaded.vocabularyOnDemand && !parsed.gguf) {
+    groups.vocabulary = loaded.vocabularyOnDemand;
   }
   return groups;
 }

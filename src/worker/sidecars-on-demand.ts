@@ -69,7 +69,9 @@ async function readAndRerun(
   const sidecars = { ...base.input.sidecars, ...read.sidecars, ...(tokenizer && { tokenizer }) };
   onRead(sidecars);
   const input = { ...base.input, sidecars };
-  const run = read.sidecarsRead.length === 0 ? base.run : rerunSidecarAnalyses(base.run, input);
+  // A file read, or one that could not be and says why (tokenizer.json's vocabularyProblem): the analyses run again.
+  const nothing = read.sidecarsRead.length === 0 && Object.keys(read.sidecars).length === 0;
+  const run = nothing ? base.run : rerunSidecarAnalyses(base.run, input);
   return {
     base: { run, input },
     update: {

@@ -5,6 +5,7 @@
  */
 import type { Finding, ParsedHeader } from '../model';
 import type { Steps } from '../steps';
+import type { VocabularySummary } from './tokenizer/vocabulary';
 import type { TokenizerFiles } from './tokenizer/tokenizer-files';
 
 /** The files a model's config is read from: transformers' config.json, or the reference code's params.json. */
@@ -22,6 +23,10 @@ export interface Sidecars {
   adapterConfig?: unknown;
   /** tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json, as far as read. */
   tokenizer?: TokenizerFiles;
+  /** tokenizer.json summarized (tokenizer/vocabulary.ts), once the user asked for it. */
+  vocabulary?: VocabularySummary;
+  /** Why tokenizer.json was not summarized, when it was asked for and could not be. */
+  vocabularyProblem?: string;
 }
 
 export interface AnalysisInput {

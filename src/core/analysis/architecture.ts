@@ -307,8 +307,11 @@ export function analyzeArchitecture(input: AnalysisInput): {
   }
   // One part of a model-parallel checkpoint holds a slice of the vocabulary, and a GGUF's tokenizer is its own:
   // neither is checked against tokenizer files beside it.
-  const tokenizer = split === null && !input.header.gguf ? input.sidecars.tokenizer : undefined;
-  const beyond = tokenizer && embedding ? tokenizerBeyondEmbedding(tokenizer, embedding) : null;
+  const own = split === null && !input.header.gguf;
+  const tokenizer = own ? input.sidecars.tokenizer : undefined;
+  const vocabulary = own ? input.sidecars.vocabulary : undefined;
+  const beyond =
+    (tokenizer || vocabulary) && embedding ? tokenizerBeyondEmbedding(tokenizer, vocabulary, embedding) : null;
   if (beyond) {
     findings.push(beyond);
   }

@@ -45,6 +45,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'The tokenizer has ids the embedding does not',
   },
+  'template-double-bos': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'A rendered prompt gets a second BOS when tokenized with special tokens',
+  },
   'end-of-turn-not-stop': {
     severity: 'warning',
     refusedByReference: false,

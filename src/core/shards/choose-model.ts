@@ -244,6 +244,8 @@ export interface ChoiceSidecars {
   adapterConfig?: string;
   /** The tokenizer's files (tokenizer_config.json, chat_template.jinja, …), each the nearest of its name. */
   tokenizer?: string[];
+  /** The nearest tokenizer.json, read on a click. */
+  vocabulary?: string;
 }
 
 /**
@@ -259,6 +261,8 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
   let paramsDepth = -1;
   let params: string | undefined;
   let adapterDepth = -1;
+  let vocabularyDepth = -1;
+  let vocabulary: string | undefined;
   const tokenizer = new Map<string, { file: string; depth: number }>();
   for (const sidecar of sidecars) {
     const folder = folderOf(sidecar.file);
@@ -275,6 +279,9 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
     } else if (sidecar.kind === 'adapter-config' && depth > adapterDepth) {
       result.adapterConfig = sidecar.file;
       adapterDepth = depth;
+    } else if (sidecar.kind === 'vocabulary' && depth > vocabularyDepth) {
+      vocabulary = sidecar.file;
+      vocabularyDepth = depth;
     } else if (sidecar.kind === 'tokenizer') {
       const name = sidecar.file.slice(folder.length);
       if (depth > (tokenizer.get(name)?.depth ?? -1)) {
@@ -283,7 +290,11 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
     }
   }
   // A GGUF carries its tokenizer and template in its own header; files beside it describe another copy.
-  if (tokenizer.size > 0 && !choice.files.every((file) => formatIdOfFileName(file) === 'gguf')) {
+  const gguf = choice.files.every((file) => formatIdOfFileName(file) === 'gguf');
+  if (vocabulary !== undefined && !gguf) {
+    result.vocabulary = vocabulary;
+  }
+  if (tokenizer.size > 0 && !gguf) {
     // In the order they are applied (tokenizer_config.json first), whatever order the listing gave.
     result.tokenizer = [...TOKENIZER_FILE_NAMES, ...LEGACY_TOKENIZER_FILE_NAMES].flatMap(
       (name) => tokenizer.get(name)?.file ?? [],

@@ -182,12 +182,13 @@ describe('groupFiles', () => {
       ],
       sidecars: [
         { kind: 'config', file: 'config.json' },
+        { kind: 'vocabulary', file: 'tokenizer.json' },
         { kind: 'adapter-config', file: 'adapter_config.json' },
       ],
       indexFiles: ['model.safetensors.index.json'],
       ollamaManifests: [],
       hubCacheRefs: [],
-      other: ['README.md', 'tokenizer.json', '.gitattributes', 'LICENSE'],
+      other: ['README.md', '.gitattributes', 'LICENSE'],
     });
   });
 

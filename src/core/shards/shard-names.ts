@@ -8,6 +8,7 @@ import { formatForFileName, SHARD_NAMINGS } from '../formats/format-readers';
 import type { ShardNaming } from '../formats/format-reader';
 import type { ShardIndex } from './index-parser';
 import { isOllamaBlobName, isOllamaManifestPath, ollamaBlobLabel, type OllamaBlob } from './ollama-store';
+import { TOKENIZER_JSON_FILE } from '../analysis/tokenizer/vocabulary';
 import { TOKENIZER_FILE_KEYS } from '../analysis/tokenizer/tokenizer-files';
 import { isHubCacheRefPath } from './hub-cache';
 
@@ -158,10 +159,11 @@ export function siblingShardNames(fileName: string, limit: number): string[] | n
 }
 
 /**
- * config.json, adapter_config.json, params.json (the reference code's config: analysis/native-params.ts), or one of
- * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts).
+ * config.json, adapter_config.json, params.json (the reference code's config: analysis/native-params.ts), one of
+ * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts), or tokenizer.json (read on a click:
+ * analysis/tokenizer/vocabulary.ts).
  */
-export type SidecarKind = 'config' | 'adapter-config' | 'native-params' | 'tokenizer';
+export type SidecarKind = 'config' | 'adapter-config' | 'native-params' | 'tokenizer' | 'vocabulary';
 
 export interface Sidecar {
   kind: SidecarKind;
@@ -215,6 +217,7 @@ const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   ['adapter_config.json', 'adapter-config'],
   ['params.json', 'native-params'],
   ...[...TOKENIZER_FILE_KEYS.keys()].map((name) => [name, 'tokenizer'] as const),
+  [TOKENIZER_JSON_FILE, 'vocabulary'],
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is

@@ -17,6 +17,7 @@ import { selectTokenizerNotFound, selectTokenizerReading } from '../../state/sel
 import { useAppStore } from '../../state/store';
 import { ChatTemplateCard, TurnEndNote, useChatPreview } from '../chat-template/ChatTemplateCard';
 import { Fact } from '../insights/QuantizationPanel';
+import { VocabularyCard } from './VocabularyCard';
 import './tokenizer.css';
 
 /** Added tokens listed before the rest fold behind "show all". */
@@ -49,6 +50,7 @@ export function TokenizerPanel({ result }: { result: LoadResult }) {
         </p>
       )}
       {section.addedTokens.length > 0 && <AddedTokens section={section} />}
+      <VocabularyCard result={result} section={section} />
     </div>
   );
 }

@@ -64,10 +64,12 @@ import {
   readLocalSidecars,
   readRemoteSidecars,
   tokenizerOnDemand,
+  vocabularyOnDemand,
   type SidecarsOnDemand,
 } from './sidecars';
 import { urlsBeside } from '../config-beside';
 import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../../core/analysis/tokenizer/tokenizer-files';
+import { TOKENIZER_JSON_FILE } from '../../core/analysis/tokenizer/vocabulary';
 
 /** One shard of a shard set: how to open it, or why it cannot be. */
 export interface ShardTarget {
@@ -96,6 +98,8 @@ interface PlanBase {
   sidecarsOnDemand?: SidecarsOnDemand;
   /** The tokenizer's files over HTTP, read when the Tokenizer tab opens (listed in a repository, or guessed beside a URL). */
   tokenizerOnDemand?: SidecarsOnDemand;
+  /** tokenizer.json beside the model (dropped, listed or guessed beside a URL), read on a click. */
+  vocabularyOnDemand?: SidecarsOnDemand;
 }
 
 export type SourcePlan = PlanBase &
@@ -202,11 +206,19 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     tokenizerUrls.size > 0
       ? tokenizerOnDemand([...tokenizerUrls.keys()], (name) => tokenizerUrls.get(name) ?? name, source.token, meter)
       : undefined;
+  const vocabularyUrl = urlsBeside(normalized.url, [TOKENIZER_JSON_FILE])?.[0];
   const beside = {
     sidecars: {},
     sidecarsRead: [],
     ...(sidecarsOnDemand ? { sidecarsOnDemand } : {}),
     ...(tokenizerBeside ? { tokenizerOnDemand: tokenizerBeside } : {}),
+    ...(vocabularyUrl && {
+      vocabularyOnDemand: vocabularyOnDemand(vocabularyUrl.name, {
+        url: vocabularyUrl.url,
+        token: source.token,
+        meter,
+      }),
+    }),
   };
   if (normalized.kind === 'hf-index' || isIndexUrl(normalized.url)) {
     // An index URL's path ends in `.index.json`, so its last segment is the index's name.
@@ -461,6 +473,14 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
     ...(wanted.tokenizer && {
       tokenizerOnDemand: tokenizerOnDemand(wanted.tokenizer, (path) => resolveUrl(repo, path), source.token, meter),
     }),
+    ...(wanted.vocabulary !== undefined && {
+      vocabularyOnDemand: vocabularyOnDemand(wanted.vocabulary, {
+        url: resolveUrl(repo, wanted.vocabulary),
+        token: source.token,
+        meter,
+        bytes: sizes.get(wanted.vocabulary),
+      }),
+    }),
   };
   const open = (path: string, firstReadBytes?: number) =>
     createHttpReader(resolveUrl(repo, path), { token: source.token, signal: ctx.signal, firstReadBytes });
@@ -547,10 +567,21 @@ async function resolveLocalGroup(
     );
   }
   const choices: SourceChoices = { items, selected: chosen.key };
-  const { sidecars, sidecarsRead } = await readLocalSidecars(sidecarsFor(chosen, grouping.sidecars), byPath);
+  const wanted = sidecarsFor(chosen, grouping.sidecars);
+  const { sidecars, sidecarsRead } = await readLocalSidecars(wanted, byPath);
   const ref: SourceRef = { kind: 'files', name: titleOf(chosen, hubCache.refs), count: byPath.size };
   const meter = ctx.meter ?? new Meter();
-  const common = { ref, meter, remote: false, sidecars, sidecarsRead, choices };
+  const vocabularyBlob = wanted.vocabulary === undefined ? undefined : byPath.get(wanted.vocabulary);
+  const common = {
+    ref,
+    meter,
+    remote: false,
+    sidecars,
+    sidecarsRead,
+    choices,
+    ...(wanted.vocabulary !== undefined &&
+      vocabularyBlob && { vocabularyOnDemand: vocabularyOnDemand(wanted.vocabulary, { blob: vocabularyBlob }) }),
+  };
 
   if (chosen.kind === 'single') {
     const file = byPath.get(chosen.files[0]);

@@ -9,7 +9,8 @@ import { configFromNativeParams, isNativeParamsFile, NATIVE_PARAMS_FILE } from '
 import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
-import { MAX_SIDECAR_BYTES, MAX_TOKENIZER_FILE_BYTES } from '../../core/limits';
+import { MAX_SIDECAR_BYTES, MAX_TOKENIZER_FILE_BYTES, MAX_VOCABULARY_FILE_BYTES } from '../../core/limits';
+import { summarizeVocabulary } from '../../core/analysis/tokenizer/vocabulary';
 import {
   isTextTokenizerFile,
   LEGACY_TOKENIZER_FILE_NAMES,
@@ -48,6 +49,8 @@ export async function readRemoteSidecars(
 export interface SidecarsOnDemand {
   /** The files it would read, as the status line and the panels name them. */
   files: string[];
+  /** Their size, when a listing or the dropped file gives it. */
+  bytes?: number;
   read: (signal: AbortSignal) => Promise<ReadSidecars>;
 }
 
@@ -116,6 +119,36 @@ export function tokenizerOnDemand(
         readRemote(urlOf(path), isTextTokenizerFile(path), token, signal, meter, MAX_TOKENIZER_FILE_BYTES),
       );
       return { sidecars: paths.length > 0 ? { tokenizer: read } : {}, sidecarsRead: paths };
+    },
+  };
+}
+
+/**
+ * tokenizer.json, read on a click in the Tokenizer tab: a dropped file (`blob`) or one fetched from `url`, parsed and
+ * kept as its summary (analysis/tokenizer/vocabulary.ts). Over MAX_VOCABULARY_FILE_BYTES, missing or not a
+ * tokenizer.json, it is not read: `sidecars.vocabularyProblem` says which.
+ */
+export function vocabularyOnDemand(
+  file: string,
+  from: { blob: Blob } | { url: string; token: string | undefined; meter: Meter; bytes?: number },
+): SidecarsOnDemand {
+  const bytes = 'blob' in from ? from.blob.size : from.bytes;
+  return {
+    files: [file],
+    ...(bytes !== undefined && { bytes }),
+    read: async (signal) => {
+      const value =
+        'blob' in from
+          ? await readLocalJson(from.blob, MAX_VOCABULARY_FILE_BYTES)
+          : await readRemote(from.url, false, from.token, signal, from.meter, MAX_VOCABULARY_FILE_BYTES);
+      const name = file.slice(file.lastIndexOf('/') + 1);
+      const summary =
+        value === undefined
+          ? `${name} could not be read: missing, over ${MAX_VOCABULARY_FILE_BYTES / 2 ** 20} MiB, or not JSON.`
+          : summarizeVocabulary(value, name);
+      return typeof summary === 'string'
+        ? { sidecars: { vocabularyProblem: summary }, sidecarsRead: [] }
+        : { sidecars: { vocabulary: summary }, sidecarsRead: [file] };
     },
   };
 }

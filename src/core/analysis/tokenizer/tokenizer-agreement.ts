@@ -10,6 +10,7 @@ import { groupDigits, plural, pluralWord } from '../../number-format';
 import type { TokenizerFiles } from './tokenizer-files';
 import { summarizeTokenizer } from './tokenizer-summary';
 import type { TokenizerSection } from './tokenizer-types';
+import { idsFrom, type VocabularySummary } from './vocabulary';
 
 /** Tokens named in the message; the rest are counted. */
 const MAX_TOKENS_NAMED = 3;
@@ -20,14 +21,23 @@ export interface EmbeddingFacts {
   rows: number;
 }
 
-export function tokenizerBeyondEmbedding(files: TokenizerFiles, embedding: EmbeddingFacts): Finding | null {
-  const summary = summarizeTokenizer(files);
-  if (summary === null) {
-    return null;
-  }
-  const added = addedBeyond(summary, embedding.rows);
-  const stops = summary.generation?.eosIds.filter((id) => id >= embedding.rows) ?? [];
-  const generation = summary.generation;
+/**
+ * tokenizer.json, once read, gives every id the fast tokenizer produces (its added tokens include the config's);
+ * until then the config's added tokens are what is known.
+ */
+export function tokenizerBeyondEmbedding(
+  files: TokenizerFiles | undefined,
+  vocabulary: VocabularySummary | undefined,
+  embedding: EmbeddingFacts,
+): Finding | null {
+  const summary = files ? summarizeTokenizer(files) : null;
+  const added = vocabulary
+    ? vocabularyBeyond(vocabulary, embedding.rows)
+    : summary
+      ? addedBeyond(summary, embedding.rows)
+      : null;
+  const generation = summary?.generation ?? null;
+  const stops = generation?.eosIds.filter((id) => id >= embedding.rows) ?? [];
   if (added === null && (generation === null || stops.length === 0)) {
     return null;
   }
@@ -49,6 +59,24 @@ export function tokenizerBeyondEmbedding(files: TokenizerFiles, embedding: Embed
     );
   }
   return makeFinding('tokenizer-beyond-embedding', sentences.join(' '), [embedding.row]);
+}
+
+/** "tokenizer.json has 4 tokens at ids past the embedding: …", or null when none is past it. */
+function vocabularyBeyond(vocabulary: VocabularySummary, rows: number): string | null {
+  const count = idsFrom(vocabulary, rows);
+  if (count === 0) {
+    return null;
+  }
+  const named = vocabulary.highestTokens
+    .filter((token) => token.id >= rows)
+    .slice(0, MAX_TOKENS_NAMED)
+    .map((token) => `${token.token} (${token.id})`);
+  const listed = named.length > 0 ? named.join(', ') : `up to id ${vocabulary.highestId}`;
+  const rest = count - named.length;
+  return (
+    `${vocabulary.file} has ${plural(count, 'token')} at ids past the embedding: ${listed}` +
+    (rest > 0 && named.length > 0 ? ` and ${groupDigits(rest)} more` : '')
+  );
 }
 
 /** "tokenizer_config.json adds 2 tokens at ids the embedding does not have: …", or null when none is past it. */

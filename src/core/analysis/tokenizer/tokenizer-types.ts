@@ -1,5 +1,6 @@
 /** The Tokenizer tab's section of the report (tokenizer-summary.ts builds it). */
 import type { EndOfTurn } from './end-of-turn';
+import type { VocabularySummary } from './vocabulary';
 
 export type SpecialTokenRole = 'bos' | 'eos' | 'pad' | 'unk';
 
@@ -72,4 +73,11 @@ export interface TokenizerSection {
    * when there is no template, it could not be rendered, or no known token follows the sample reply.
    */
   turnEnd: EndOfTurn | null;
+  /** tokenizer.json summarized, once read (on a click); its every id stays in the worker. */
+  vocabulary?: VocabularyFacts;
+  /** Why tokenizer.json, asked for, was not summarized (missing, too large, not JSON, not a tokenizer.json). */
+  vocabularyProblem?: string;
 }
+
+/** A tokenizer.json summary as the section and the report carry it. */
+export type VocabularyFacts = Omit<VocabularySummary, 'ids'>;

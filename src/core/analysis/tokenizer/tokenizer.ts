@@ -9,7 +9,9 @@ import { endOfTurn, endOfTurnFinding, type ConfigStops } from './end-of-turn';
 import { isRecord } from '../values';
 import type { Analysis, ConfigFile } from '../analysis-types';
 import { eosTokenIds, summarizeTokenizer } from './tokenizer-summary';
-import type { TokenizerSection } from './tokenizer-types';
+import type { TokenizerSection, VocabularyFacts } from './tokenizer-types';
+import type { VocabularySummary } from './vocabulary';
+import { makeFinding } from '../../findings/make-finding';
 
 export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
   id: 'tokenizer',
@@ -23,15 +25,47 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
     }
     const sample = files?.renderedSample;
     const configStops = stopsOfConfig(input.sidecars.config, input.sidecars.configFile);
-    // The summary is shared (summarizeTokenizer), so the turn's end goes on a copy.
-    const section = {
+    const vocabulary = input.sidecars.vocabulary;
+    // The summary is shared (summarizeTokenizer), so the turn's end and the vocabulary go on a copy.
+    const section: TokenizerSection = {
       ...summary,
       turnEnd: sample?.ok ? endOfTurn(sample.text, SAMPLE_REPLY, summary, configStops) : null,
+      ...(vocabulary && { vocabulary: vocabularyFacts(vocabulary) }),
+      ...(input.sidecars.vocabularyProblem !== undefined && { vocabularyProblem: input.sidecars.vocabularyProblem }),
     };
-    const finding = endOfTurnFinding(section.turnEnd, section);
-    return { section, findings: finding ? [finding] : [] };
+    const findings = [
+      endOfTurnFinding(section.turnEnd, section),
+      vocabulary && sample?.ok ? doubleBosFinding(vocabulary, sample.text, files?.tokenizerConfig?.file) : null,
+    ];
+    return { section, findings: findings.filter((finding) => finding !== null) };
   },
 };
+
+function vocabularyFacts({ ids, ...facts }: VocabularySummary): VocabularyFacts {
+  void ids;
+  return facts;
+}
+
+/**
+ * The default template's rendered prompt already starts with the token tokenizer.json's post-processor puts before
+ * every sequence: `tokenizer(prompt)` (add_special_tokens=True, its default) then starts with two. transformers'
+ * apply_chat_template(tokenize=True) passes add_special_tokens=False, as servers that render chats do; code that
+ * renders to text and tokenizes it again does not.
+ */
+function doubleBosFinding(vocabulary: VocabularySummary, rendered: string, configFile = 'tokenizer_config.json') {
+  const bos = vocabulary.prepends.find((token) => rendered.startsWith(token));
+  if (bos === undefined) {
+    return null;
+  }
+  return makeFinding(
+    'template-double-bos',
+    `The chat template of ${configFile} starts its prompt with ${bos}, and ${vocabulary.file}'s post-processor ` +
+      `(${vocabulary.template}) puts ${bos} before every sequence it encodes: tokenizer(prompt) on the rendered text ` +
+      `gives ${bos} twice. Tokenize a rendered chat with add_special_tokens=False, or let ` +
+      'apply_chat_template(tokenize=True) do it, which does so.',
+    [],
+  );
+}
 
 /** config.json's eos_token_id (one id or a list), as generate() falls back on it; a params.json gives none. */
 function stopsOfConfig(config: unknown, file: ConfigFile | undefined): ConfigStops | null {

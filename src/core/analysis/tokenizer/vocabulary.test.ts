@@ -1,0 +1,141 @@
+/**
+ * The tokenizer.json summary against what Hugging Face's tokenizers library says of the files it wrote
+ * (scripts/tokenizer-json-fixtures.py): sizes with and without added tokens, the highest id, BPE's merges, the added
+ * tokens, and the post-processor's template.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { idsFrom, summarizeVocabulary, type VocabularySummary } from './vocabulary';
+
+const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
+
+interface LibraryAnswer {
+  model: string;
+  vocabSize: number;
+  vocabSizeWithAdded: number;
+  highestId: number;
+  merges: number | null;
+  addedTokens: Array<{ id: number; content: string; special: boolean }>;
+}
+
+const ANSWERS = (
+  JSON.parse(readFileSync(join(DIR, 'tokenizers.json'), 'utf8')) as { files: Record<string, LibraryAnswer> }
+).files;
+
+function summaryOf(folder: string): VocabularySummary {
+  const summary = summarizeVocabulary(
+    JSON.parse(readFileSync(join(DIR, folder, 'tokenizer.json'), 'utf8')),
+    'tokenizer.json',
+  );
+  if (typeof summary === 'string') {
+    throw new Error(summary);
+  }
+  return summary;
+}
+
+describe('summarizeVocabulary', () => {
+  for (const folder of Object.keys(ANSWERS)) {
+    it(`${folder}: the library's sizes, highest id, merges and added tokens`, () => {
+      const want = ANSWERS[folder];
+      const summary = summaryOf(folder);
+      expect(summary.model).toBe(want.model);
+      expect(summary.modelTokens).toBe(want.vocabSize);
+      expect(summary.totalTokens).toBe(want.vocabSizeWithAdded);
+      expect(summary.highestId).toBe(want.highestId);
+      expect(summary.merges).toBe(want.merges);
+      // Special tokens a trainer was given live in the model's vocabulary and are listed as added tokens too.
+      expect(summary.addedTokens).toBe(want.addedTokens.length);
+      expect(summary.specialAddedTokens).toBe(want.addedTokens.filter((token) => token.special).length);
+      expect(summary.unusedIds).toBe(want.highestId + 1 - want.vocabSizeWithAdded);
+      const last = want.addedTokens.at(-1);
+      if (last !== undefined && last.id === want.highestId) {
+        expect(summary.highestTokens.at(-1)).toEqual({ id: last.id, token: last.content });
+      }
+    });
+  }
+
+  it('Llama 3 style: byte-level BPE, BOS put before every sequence by the template', () => {
+    const summary = summaryOf('bpe-llama3');
+    expect(summary.preTokenizer).toEqual(['ByteLevel']);
+    expect(summary.decoder).toEqual(['ByteLevel']);
+    expect(summary.normalizer).toEqual([]);
+    expect(summary.template).toBe('<|begin_of_text|> $A');
+    expect(summary.prepends).toEqual(['<|begin_of_text|>']);
+    expect(summary.appends).toEqual([]);
+    expect(summary.unkToken).toBeNull();
+    expect(idsFrom(summary, 402)).toBe(4);
+    expect(idsFrom(summary, 0)).toBe(summary.totalTokens);
+    expect(idsFrom(summary, 10_000)).toBe(0);
+  });
+
+  it('T5 style: Unigram with NFKC and Metaspace, </s> appended; BERT style: [CLS] $A [SEP]', () => {
+    const t5 = summaryOf('unigram-t5');
+    expect([t5.normalizer, t5.preTokenizer, t5.template, t5.unkToken]).toEqual([
+      ['NFKC'],
+      ['Metaspace'],
+      '$A </s>',
+      '<unk>',
+    ]);
+    expect(t5.appends).toEqual(['</s>']);
+    const bert = summaryOf('wordpiece-bert');
+    expect([bert.normalizer, bert.preTokenizer, bert.postProcessor]).toEqual([
+      ['BertNormalizer'],
+      ['BertPreTokenizer'],
+      ['BertProcessing'],
+    ]);
+    expect([bert.template, bert.prepends, bert.appends, bert.unkToken]).toEqual([
+      '[CLS] $A [SEP]',
+      ['[CLS]'],
+      ['[SEP]'],
+      '[UNK]',
+    ]);
+  });
+
+  it('Sequence stages list their members; a template without special tokens adds nothing', () => {
+    const summary = summarizeVocabulary(
+      {
+        model: { type: 'WordLevel', vocab: { a: 0, b: 5 } },
+        normalizer: { type: 'Sequence', normalizers: [{ type: 'NFC' }, { type: 'Lowercase' }] },
+        pre_tokenizer: { type: 'Sequence', pretokenizers: [{ type: 'Split' }, { type: 'ByteLevel' }] },
+        post_processor: {
+          type: 'Sequence',
+          processors: [{ type: 'ByteLevel' }, { type: 'TemplateProcessing', single: [{ Sequence: { id: 'A' } }] }],
+        },
+      },
+      'tokenizer.json',
+    ) as VocabularySummary;
+    expect(summary.normalizer).toEqual(['NFC', 'Lowercase']);
+    expect(summary.preTokenizer).toEqual(['Split', 'ByteLevel']);
+    expect(summary.postProcessor).toEqual(['ByteLevel', 'TemplateProcessing']);
+    expect(summary.template).toBeNull();
+    expect([summary.highestId, summary.unusedIds]).toEqual([5, 4]);
+  });
+
+  it('says why a file is not a tokenizer.json; ignores ids that are not ids', () => {
+    expect(summarizeVocabulary([1, 2], 'tokenizer.json')).toMatch(/no "model" object/);
+    expect(summarizeVocabulary({ model: { type: 'BPE', vocab: 3 } }, 'tokenizer.json')).toMatch(/has no vocabulary/);
+    const odd = summarizeVocabulary(
+      {
+        model: { type: 'BPE', vocab: { a: -1, b: 1.5, c: '2', d: 2 }, merges: [] },
+        added_tokens: [{ id: 1e300, content: 'x' }],
+      },
+      'tokenizer.json',
+    ) as VocabularySummary;
+    expect([odd.modelTokens, odd.totalTokens, odd.highestId, odd.addedTokens]).toEqual([1, 1, 2, 0]);
+  });
+
+  it('hostile keys and shapes are data: __proto__ as a token, a Sequence of non-objects, a template of junk', () => {
+    const parsed = JSON.parse(
+      '{"model": {"vocab": {"__proto__": 0, "constructor": 1}}, "normalizer": {"type": "Sequence", "normalizers": [1, null, "x"]}, "post_processor": {"type": "TemplateProcessing", "single": [null, 3, {"SpecialToken": {}}]}, "added_tokens": "no"}',
+    ) as unknown;
+    const summary = summarizeVocabulary(parsed, 'tokenizer.json') as VocabularySummary;
+    expect(summary.model).toBe('WordLevel');
+    expect(summary.highestTokens).toEqual([
+      { id: 0, token: '__proto__' },
+      { id: 1, token: 'constructor' },
+    ]);
+    expect([summary.normalizer, summary.template, summary.addedTokens]).toEqual([[], null, 0]);
+    expect(({} as Record<string, unknown>).constructor).toBe(Object);
+  });
+});

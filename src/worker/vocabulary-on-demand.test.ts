@@ -1,0 +1,123 @@
+/**
+ * tokenizer.json, worker end to end: left unread by every load (a dropped folder, a repository, beside a file URL),
+ * read once when asked, and summarized into the Tokenizer section, with its ids checked against the embedding's rows
+ * and its post-processor against the chat template. The files are the tokenizers library's own
+ * (scripts/tokenizer-json-fixtures.py).
+ */
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resultAndKept } from '../testing/kept-load';
+import type { RequestLogEntry } from '../testing/servers/range-server';
+import { setUpRouteServers } from '../testing/test-server-setup';
+
+const live = setUpRouteServers();
+const DIR = path.join(import.meta.dirname, '..', '..', 'fixtures', 'tokenizer');
+const FOLDER_FILES = ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+
+function fixture(folder: string, name: string): Uint8Array {
+  return new Uint8Array(readFileSync(path.join(DIR, folder, name)));
+}
+
+function dropped(folder: string) {
+  return {
+    kind: 'files' as const,
+    files: FOLDER_FILES.map((name) => ({
+      path: `${folder}/${name}`,
+      blob: new Blob([fixture(folder, name) as BlobPart]),
+    })),
+  };
+}
+
+async function writeRepo(repo: string, folder: string, files: Record<string, Uint8Array> = {}): Promise<void> {
+  await mkdir(path.join(live.fixtures.root, 'hub/lens-vocab', repo), { recursive: true });
+  const all = { ...Object.fromEntries(FOLDER_FILES.map((name) => [name, fixture(folder, name)])), ...files };
+  for (const [name, content] of Object.entries(all)) {
+    await live.fixtures.write(`hub/lens-vocab/${repo}/${name}`, content);
+  }
+}
+
+const vocabularyRequests = (repo: string): RequestLogEntry[] =>
+  live.servers.log.entries.filter(
+    (entry) => entry.path.includes(`/lens-vocab/${repo}/`) && entry.path.endsWith('/tokenizer.json'),
+  );
+
+describe('tokenizer.json', () => {
+  it('dropped: left for the click, then summarized; ids past the embedding and a second BOS found', async () => {
+    const { result, kept } = await resultAndKept(dropped('bpe-llama3'));
+    expect(result.vocabularyOnDemand).toEqual(['bpe-llama3/tokenizer.json']);
+    expect(result.vocabularyBytes).toBe(fixture('bpe-llama3', 'tokenizer.json').length);
+    expect(result.sections.tokenizer?.vocabulary).toBeUndefined();
+    expect(result.analysisFindings.map((finding) => finding.code)).not.toContain('tokenizer-beyond-embedding');
+
+    const update = await kept.readSidecars?.('vocabulary');
+    expect(update?.sidecarsRead).toEqual(['bpe-llama3/tokenizer.json']);
+    expect(update?.sections.tokenizer?.vocabulary).toMatchObject({
+      file: 'tokenizer.json',
+      model: 'BPE',
+      modelTokens: 400,
+      totalTokens: 406,
+      highestId: 405,
+      merges: 144,
+      template: '<|begin_of_text|> $A',
+    });
+    // Its every id stays in the worker.
+    expect(update?.sections.tokenizer?.vocabulary).not.toHaveProperty('ids');
+    const findings = new Map(update?.analysisFindings.map((finding) => [finding.code, finding.message]));
+    expect(findings.get('tokenizer-beyond-embedding')).toMatch(
+      /^tokenizer\.json has 4 tokens at ids past the embedding: <\|start_header_id\|> \(402\), <\|end_header_id\|> \(403\), <\|eot_id\|> \(404\) and 1 more, but model\.embed_tokens\.weight has 402 rows/,
+    );
+    expect(findings.get('template-double-bos')).toMatch(
+      /^The chat template of .*tokenizer_config\.json starts its prompt with <\|begin_of_text\|>, and tokenizer\.json's post-processor \(<\|begin_of_text\|> \$A\)/,
+    );
+  });
+
+  it('dropped, a T5-style Unigram: no finding where the embedding is larger and no BOS is added', async () => {
+    const { kept } = await resultAndKept(dropped('unigram-t5'));
+    const update = await kept.readSidecars?.('vocabulary');
+    expect(update?.sections.tokenizer?.vocabulary).toMatchObject({ model: 'Unigram', template: '$A </s>' });
+    const codes = update?.analysisFindings.map((finding) => finding.code);
+    expect(codes).not.toContain('tokenizer-beyond-embedding');
+    expect(codes).not.toContain('template-double-bos');
+  });
+
+  it('of a repository: its listed size shown, one request only after the click, none by the load', async () => {
+    const repo = 'listed';
+    await writeRepo(repo, 'wordpiece-bert');
+    const { result, kept } = await resultAndKept({
+      kind: 'url',
+      url: `${live.servers.originA}/hub/api/models/lens-vocab/${repo}/tree/main`,
+    });
+    expect(result.vocabularyOnDemand).toEqual(['tokenizer.json']);
+    expect(result.vocabularyBytes).toBe(fixture('wordpiece-bert', 'tokenizer.json').length);
+    await kept.readSidecars?.('tokenizer');
+    expect(vocabularyRequests(repo)).toEqual([]);
+    const [update, again] = await Promise.all([kept.readSidecars?.('vocabulary'), kept.readSidecars?.('vocabulary')]);
+    expect(again?.sections).toEqual(update?.sections);
+    expect(update?.sections.tokenizer?.vocabulary).toMatchObject({
+      model: 'WordPiece',
+      template: '[CLS] $A [SEP]',
+      normalizer: ['BertNormalizer'],
+    });
+    expect(vocabularyRequests(repo)).toHaveLength(1);
+  });
+
+  it('beside a file URL, not a tokenizer.json: the section says why, and nothing else changes', async () => {
+    const repo = 'broken';
+    await writeRepo(repo, 'bpe-llama3', { 'tokenizer.json': new TextEncoder().encode('{"version": "1.0"}') });
+    const { result, kept } = await resultAndKept({
+      kind: 'url',
+      url: `${live.servers.originA}/hub/lens-vocab/${repo}/resolve/main/model.safetensors`,
+    });
+    expect(result.vocabularyOnDemand).toEqual(['tokenizer.json']);
+    expect(result.vocabularyBytes).toBeUndefined();
+    await kept.readSidecars?.('tokenizer');
+    const update = await kept.readSidecars?.('vocabulary');
+    expect(update?.sidecarsRead).toEqual([]);
+    expect(update?.sections.tokenizer?.vocabularyProblem).toBe(
+      'tokenizer.json has no "model" object: it is not a tokenizer.json the tokenizers library writes.',
+    );
+    expect(update?.sections.tokenizer?.vocabulary).toBeUndefined();
+  });
+});
