@@ -36,11 +36,14 @@ test.describe('GGUF files', () => {
       await page.screenshot({ path: testInfo.outputPath(`gguf-template-${width}.png`) });
     }
     // The token list stays in the worker: pages arrive on demand.
-    await page.getByTestId('gguf-browse-tokens').click();
+    await page.getByTestId('gguf-token-browser-open').click();
     const browser = page.getByTestId('gguf-token-browser');
     await expect(browser.getByRole('listitem').first()).toHaveText('"<unk>"');
     await browser.getByRole('button', { name: 'Next ›' }).click();
     await expect(browser.getByRole('listitem').first()).toHaveText('"aa"');
+    await browser.getByRole('searchbox', { name: 'Find' }).fill('unk');
+    await expect(browser.getByRole('listitem')).toHaveText(['"<unk>"']);
+    expect(await browser.getByRole('listitem').getAttribute('value')).toBe('0');
     watch.expectClean();
   });
 

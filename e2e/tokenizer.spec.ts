@@ -7,6 +7,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSafetensors } from '../src/testing/build-safetensors';
+import { formatBytes } from '../src/core/number-format';
 import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import {
   chatmlTokenizerConfig,
@@ -237,13 +238,22 @@ test.describe('the Tokenizer tab', () => {
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     const card = page.getByTestId('tokenizer-vocabulary');
     const size = readFileSync(join(folder, 'tokenizer.json')).length;
-    await expect(card).toContainText(`Reads tokenizer.json (${(size / 1000).toFixed(1)} KB) from your disk`);
+    await expect(card).toContainText(`Reads tokenizer.json (${formatBytes(size)}) from your disk`);
     await expect(page.getByText('tokenizer.json has 4 tokens')).toHaveCount(0);
     await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
     await expect(card.getByTestId('vocabulary-model')).toHaveText('BPE');
     await expect(card.getByTestId('vocabulary-tokens')).toHaveText('406 (ids 0–405)');
     await expect(card.getByTestId('vocabulary-template')).toHaveText('<|begin_of_text|> $A');
     await expect(card.getByRole('button', { name: 'Read tokenizer.json' })).toHaveCount(0);
+    // Every token a page at a time from the worker, and found by its text with its id.
+    await card.getByTestId('vocabulary-browser-open').click();
+    const browser = card.getByTestId('vocabulary-browser');
+    await browser.getByRole('spinbutton', { name: 'From id' }).fill('400');
+    await expect(browser.getByRole('listitem').first()).toHaveText('"<|begin_of_text|>"');
+    await browser.getByRole('searchbox', { name: 'Find' }).fill('eot');
+    await expect(browser.getByTestId('vocabulary-browser-range')).toHaveText('1 token contains "eot"');
+    await expect(browser.getByRole('listitem')).toHaveText(['"<|eot_id|>"']);
+    expect(await browser.getByRole('listitem').getAttribute('value')).toBe('404');
     for (const width of [1440, 800]) {
       await page.setViewportSize({ width, height: 900 });
       await card.screenshot({ path: testInfo.outputPath(`tokenizer-vocabulary-${width}.png`) });
@@ -266,7 +276,7 @@ test.describe('the Tokenizer tab', () => {
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     const card = page.getByTestId('tokenizer-vocabulary');
     await expect(card).toContainText(
-      'Reads tokenizer.json (5.12 KB) by one request to the server that holds the model',
+      `Reads tokenizer.json (${formatBytes(readFileSync(join(VOCABULARY_DIR, 'wordpiece-bert', 'tokenizer.json')).length)}) by one request to the server that holds the model`,
     );
     const vocabularyGets = () => serverLog(`/hub/${HUB_ORG}/${VOCABULARY_REPO}/resolve/main/tokenizer.json`);
     expect(await vocabularyGets()).toEqual([]);

@@ -12,6 +12,10 @@ tests:
 - wordpiece-bert/: a WordPiece with BertNormalizer and BertPreTokenizer, [CLS] $A [SEP] (BertProcessing).
 
     pip install tokenizers numpy && python3 scripts/tokenizer-json-fixtures.py
+
+The Unigram and WordPiece trainers break ties in an order that changes from run to run (the library's hash maps are
+seeded per process), so a new run writes other, equally valid vocabularies for those two; tokenizers.json is written
+from the same run, and the tests read their answers from it.
 """
 import json
 import struct
@@ -89,7 +93,9 @@ def bpe_llama3() -> dict[str, object]:
     (folder / "tokenizer_config.json").write_text(json.dumps(config, indent=2) + "\n")
     # Four rows fewer than the tokenizer's ids: the last special tokens and <think> have no embedding row.
     write_model(folder, answers(tokenizer)["highestId"] + 1 - 4)
-    return answers(tokenizer)
+    # What each token of the trained vocabulary decodes to on its own (bytes that are not whole UTF-8 become U+FFFD).
+    each = {i: tokenizer.decode([i], skip_special_tokens=False) for i in range(tokenizer.get_vocab_size(False))}
+    return {**answers(tokenizer), "decodedEach": each}
 
 
 def unigram_t5() -> dict[str, object]:

@@ -4,7 +4,8 @@
  * the first paint, then the views (the Modules tab's tree), which never delay the report. When preview rows already
  * painted the first rows, a result of moderate size carries the report's analyses instead of preceding them.
  */
-import { pageSection } from '../core/formats/format-readers';
+import { listPager } from './list-pages';
+import type { VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
@@ -98,16 +99,18 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   let firstRunDone: (run: FirstRun) => void = () => undefined;
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   const onDemand: SidecarGroups = parsed ? sidecarGroupsOf(loaded, parsed) : {};
+  let vocabulary: VocabularySummary | undefined;
   if (parsed && Object.keys(onDemand).length > 0) {
     kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
       // every "Compare values" from now on, as those line up their pairs from the kept loads when they run.
       Object.assign(kept, compareFactsOf(parsed, sidecars.config));
       adapterConfig = sidecars.adapterConfig ?? adapterConfig;
+      vocabulary = sidecars.vocabulary ?? vocabulary;
     });
   }
   if (parsed) {
-    kept.pageSection = (request) => pageSection(parsed, loaded.head, request);
+    kept.pageSection = listPager(parsed, loaded.head, () => vocabulary);
   }
   ctx.remember(kept);
   try {

@@ -68,6 +68,16 @@ describe('tokenizer.json', () => {
     expect(findings.get('tokenizer-beyond-embedding')).toMatch(
       /^tokenizer\.json has 4 tokens at ids past the embedding: <\|start_header_id\|> \(402\), <\|end_header_id\|> \(403\), <\|eot_id\|> \(404\) and 1 more, but model\.embed_tokens\.weight has 402 rows/,
     );
+    // The token browser's pages come from the kept summary: by id, and by what a token contains.
+    expect(kept.pageSection?.({ section: 'vocabulary', from: 400, count: 2 })?.items).toEqual([
+      '<|begin_of_text|>',
+      '<|end_of_text|>',
+    ]);
+    expect(kept.pageSection?.({ section: 'vocabulary', from: 0, count: 10, find: 'eot' })).toMatchObject({
+      total: 1,
+      items: ['<|eot_id|>'],
+      ids: [404],
+    });
     expect(findings.get('template-double-bos')).toMatch(
       /^The chat template of .*tokenizer_config\.json starts its prompt with <\|begin_of_text\|>, and tokenizer\.json's post-processor \(<\|begin_of_text\|> \$A\)/,
     );
@@ -119,5 +129,24 @@ describe('tokenizer.json', () => {
       'tokenizer.json has no "model" object: it is not a tokenizer.json the tokenizers library writes.',
     );
     expect(update?.sections.tokenizer?.vocabulary).toBeUndefined();
+  });
+
+  it('a GGUF: its own tokens searched through the whole list, none looked for beside it', async () => {
+    const bytes = new Uint8Array(readFileSync(path.join(DIR, '..', 'gguf', 'tiny-llama-Q4_K_M.gguf')));
+    const { result, kept } = await resultAndKept({
+      kind: 'files',
+      files: [
+        { path: 'm/model.gguf', blob: new Blob([bytes as BlobPart]) },
+        { path: 'm/tokenizer.json', blob: new Blob([fixture('bpe-llama3', 'tokenizer.json') as BlobPart]) },
+      ],
+    });
+    expect(result.vocabularyOnDemand).toBeUndefined();
+    const all = kept.pageSection?.({ section: 'tokens', from: 0, count: 100_000 });
+    const items = all?.items ?? [];
+    expect(items.length).toBeGreaterThan(10);
+    const wanted = items.flatMap((text, id) => (text?.includes('a') ? [id] : []));
+    const found = kept.pageSection?.({ section: 'tokens', from: 1, count: 3, find: 'a' });
+    expect(found).toMatchObject({ total: wanted.length, ids: wanted.slice(1, 4) });
+    expect(found?.items).toEqual(wanted.slice(1, 4).map((id) => items[id]));
   });
 });

@@ -53,18 +53,26 @@ export interface LoadedHeader {
 
 /** A page of a long list a format keeps in the worker (GGUF's token list), asked for by the view on demand. */
 export interface SectionPageRequest {
-  /** Which list: `tokens` for GGUF. */
+  /** Which list: `tokens` for GGUF, `vocabulary` for a tokenizer.json read on demand. */
   section: string;
+  /** The first id of the page; with `find`, the first match (0-based) of the page. */
   from: number;
   count: number;
+  /** Only entries whose text contains this (case-sensitive, as tokens are). */
+  find?: string;
 }
 
 export interface SectionPage {
   section: string;
   from: number;
-  /** Entries in the whole list. */
+  /** Entries in the whole list (ids 0 to total − 1), or the matches of `find`. */
   total: number;
-  items: string[];
+  /** Each entry's text; null for an id no entry holds. */
+  items: Array<string | null>;
+  /** The entries' ids, when they are not from, from + 1, … (the matches of `find`). */
+  ids?: number[];
+  /** The text each entry stands for, where the list stores it encoded (a byte-level BPE's `Ġ` for a space). */
+  decoded?: Array<string | null>;
 }
 
 /**

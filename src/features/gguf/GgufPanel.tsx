@@ -11,7 +11,7 @@ import { Fact } from '../insights/QuantizationPanel';
 import { ChatTemplateCard, TurnEndNote, useChatPreview } from '../chat-template/ChatTemplateCard';
 import { ggufEndOfTurn, ggufEndOfTurnFinding } from '../../core/analysis/tokenizer/gguf-end-of-turn';
 import { SAMPLE_REPLY } from '../../core/analysis/tokenizer/chat-preview';
-import { TokenBrowser } from './TokenBrowser';
+import { TokenBrowser } from '../tokenizer/TokenBrowser';
 import './gguf.css';
 import { numeric, TableHead } from '../../lib/TableHead';
 
@@ -136,7 +136,9 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
           </tbody>
         </table>
       )}
-      {tokenizer.vocabSize > 0 && <TokenBrowser total={tokenizer.vocabSize} />}
+      {tokenizer.vocabSize > 0 && (
+        <TokenBrowser section="tokens" total={tokenizer.vocabSize} testId="gguf-token-browser" />
+      )}
       {tokenizer.addedCount > 0 && (
         <div className="gguf-added" data-testid="gguf-added-tokens">
           <p>

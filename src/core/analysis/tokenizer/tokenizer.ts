@@ -41,8 +41,8 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
   },
 };
 
-function vocabularyFacts({ ids, ...facts }: VocabularySummary): VocabularyFacts {
-  void ids;
+function vocabularyFacts({ ids, texts, decoded, ...facts }: VocabularySummary): VocabularyFacts {
+  void [ids, texts, decoded];
   return facts;
 }
 

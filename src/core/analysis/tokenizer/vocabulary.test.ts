@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idsFrom, summarizeVocabulary, type VocabularySummary } from './vocabulary';
+import { idsFrom, summarizeVocabulary, vocabularyPage, type VocabularySummary } from './vocabulary';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -137,5 +137,54 @@ describe('summarizeVocabulary', () => {
     ]);
     expect([summary.normalizer, summary.template, summary.addedTokens]).toEqual([[], null, 0]);
     expect(({} as Record<string, unknown>).constructor).toBe(Object);
+  });
+
+  it('pages by id with unused ids as null, and finds tokens by their text with their ids', () => {
+    const summary = summarizeVocabulary(
+      { model: { type: 'WordLevel', vocab: { a: 0, ab: 1, b: 4 } }, added_tokens: [{ id: 6, content: '<ab>' }] },
+      'tokenizer.json',
+    ) as VocabularySummary;
+    expect(vocabularyPage(summary, { section: 'vocabulary', from: 0, count: 10 })).toEqual({
+      section: 'vocabulary',
+      from: 0,
+      total: 7,
+      items: ['a', 'ab', null, null, 'b', null, '<ab>'],
+    });
+    expect(vocabularyPage(summary, { section: 'vocabulary', from: 3, count: 2 }).items).toEqual([null, 'b']);
+    expect(vocabularyPage(summary, { section: 'vocabulary', from: 99, count: 2 })).toMatchObject({
+      from: 7,
+      items: [],
+    });
+    expect(vocabularyPage(summary, { section: 'vocabulary', from: 0, count: 10, find: 'b' })).toEqual({
+      section: 'vocabulary',
+      from: 0,
+      total: 3,
+      items: ['ab', 'b', '<ab>'],
+      ids: [1, 4, 6],
+    });
+    expect(vocabularyPage(summary, { section: 'vocabulary', from: 1, count: 1, find: 'b' })).toMatchObject({
+      total: 3,
+      items: ['b'],
+      ids: [4],
+    });
+  });
+
+  it('decodes byte-level tokens as the library decodes each one, and Metaspace ▁ as a space', () => {
+    const each = (ANSWERS['bpe-llama3'] as LibraryAnswer & { decodedEach: Record<string, string> }).decodedEach;
+    const bpe = summaryOf('bpe-llama3');
+    const decoded = bpe.decoded ?? [];
+    const ids = Object.keys(each).map(Number);
+    expect(ids.length).toBe(400);
+    for (const id of ids) {
+      expect(decoded[bpe.ids.indexOf(id)], `id ${id}`).toBe(each[id]);
+    }
+    // Found by the text a token stands for: " the" is stored as "Ġthe".
+    const page = vocabularyPage(bpe, { section: 'vocabulary', from: 0, count: 5, find: ' the' });
+    expect(page.items).toContain('Ġthe');
+    expect(page.decoded?.[page.items.indexOf('Ġthe')]).toBe(' the');
+    const t5 = summaryOf('unigram-t5');
+    const at = t5.texts.findIndex((text) => text.startsWith('\u2581') && text.length > 1);
+    expect(t5.decoded?.[at]).toBe(` ${t5.texts[at].slice(1)}`);
+    expect(summaryOf('wordpiece-bert').decoded).toBeNull();
   });
 });

@@ -9,9 +9,47 @@
  * Layout as the library serializes it (tokenizers/src/tokenizer/serialization.rs, models/*): BPE, WordPiece and
  * WordLevel keep `vocab` as token → id; Unigram as a list of [piece, score] whose index is the id. Pure.
  */
+import type { SectionPage, SectionPageRequest } from '../../formats/format-reader';
 import { isRecord } from '../values';
 
 export const TOKENIZER_JSON_FILE = 'tokenizer.json';
+
+/**
+ * GPT-2's byte-level alphabet (tokenizers' `bytes_char`): printable bytes stand for themselves, the other 68 for
+ * U+0100 onwards in byte order. Inverted: the byte each character of a byte-level token stands for.
+ */
+const BYTE_OF_CHAR: ReadonlyMap<number, number> = (() => {
+  const map = new Map<number, number>();
+  let next = 256;
+  for (let byte = 0; byte < 256; byte++) {
+    const printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || (byte >= 174 && byte <= 255);
+    map.set(printable ? byte : next++, byte);
+  }
+  return map;
+})();
+
+/** What the tokens stand for under the file's decoder: byte-level characters as bytes (UTF-8), ▁ as a space. */
+function decodedTexts(texts: readonly string[], decoder: readonly string[]): string[] | null {
+  if (decoder.includes('ByteLevel')) {
+    const utf8 = new TextDecoder();
+    return texts.map((text) => {
+      const bytes: number[] = [];
+      for (const char of text) {
+        const byte = BYTE_OF_CHAR.get(char.codePointAt(0) as number);
+        if (byte === undefined) {
+          // An added token written as plain text (<|eot_id|>): kept as it is.
+          return text;
+        }
+        bytes.push(byte);
+      }
+      return utf8.decode(Uint8Array.from(bytes));
+    });
+  }
+  return decoder.includes('Metaspace') ? texts.map((text) => text.replaceAll('\u2581', ' ')) : null;
+}
+
+/** Entries of one page of the token browser at most, whatever the page asks. */
+const MAX_PAGE_ENTRIES = 1000;
 
 /** Tokens with the highest ids kept with their text, to name those past the embedding's rows. */
 export const HIGHEST_TOKENS_KEPT = 64;
@@ -46,8 +84,15 @@ export interface VocabularySummary {
   appends: string[];
   /** The HIGHEST_TOKENS_KEPT highest ids with their tokens, highest last. */
   highestTokens: Array<{ id: number; token: string }>;
-  /** Every id, ascending (for counting those past a row count); not in the report. */
+  /** Every id, ascending (for counting those past a row count), and each one's token: kept in the worker for the
+   * token browser, never in the report. */
   ids: Float64Array;
+  texts: string[];
+  /**
+   * The text each token stands for, where the vocabulary stores it encoded (a byte-level BPE's `Ġ` for a space,
+   * Metaspace's `▁`): null when tokens are their text.
+   */
+  decoded: string[] | null;
 }
 
 /** The summary of a parsed tokenizer.json, or a sentence saying why it is not one. */
@@ -88,6 +133,8 @@ export function summarizeVocabulary(value: unknown, file: string): VocabularySum
   const ids = Float64Array.from(tokens.keys()).sort();
   const highestId = ids.length > 0 ? ids[ids.length - 1] : null;
   const around = postProcessorTemplate(value.post_processor);
+  const decoder = stageTypes(value.decoder, 'decoders');
+  const texts = Array.from(ids, (id) => tokens.get(id) as string);
   return {
     file,
     model: type,
@@ -102,7 +149,7 @@ export function summarizeVocabulary(value: unknown, file: string): VocabularySum
     specialAddedTokens,
     normalizer: stageTypes(value.normalizer, 'normalizers'),
     preTokenizer: stageTypes(value.pre_tokenizer, 'pretokenizers'),
-    decoder: stageTypes(value.decoder, 'decoders'),
+    decoder,
     postProcessor: stageTypes(value.post_processor, 'processors'),
     ...around,
     highestTokens: [...ids.subarray(Math.max(0, ids.length - HIGHEST_TOKENS_KEPT))].map((id) => ({
@@ -110,23 +157,88 @@ export function summarizeVocabulary(value: unknown, file: string): VocabularySum
       token: tokens.get(id) as string,
     })),
     ids,
+    texts,
+    decoded: decodedTexts(texts, decoder),
   };
 }
 
 /** How many of the summary's ids are `rows` or more: tokens an embedding of `rows` rows has no row for. */
 export function idsFrom(summary: VocabularySummary, rows: number): number {
-  const { ids } = summary;
+  return summary.ids.length - firstAtLeast(summary.ids, rows);
+}
+
+/** The position of the first of the ascending `ids` that is `id` or more. */
+function firstAtLeast(ids: Float64Array, id: number): number {
   let low = 0;
   let high = ids.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (ids[middle] < rows) {
+    if (ids[middle] < id) {
       low = middle + 1;
     } else {
       high = middle;
     }
   }
-  return ids.length - low;
+  return low;
+}
+
+/**
+ * A page of the vocabulary for the token browser: ids `from` to `from + count − 1` (null where no token holds one),
+ * or with `find`, the `count` matches from the `from`-th on, in id order, with their ids.
+ */
+export function vocabularyPage(summary: VocabularySummary, request: SectionPageRequest): SectionPage {
+  const count = Math.max(0, Math.min(request.count, MAX_PAGE_ENTRIES));
+  const { ids, texts, decoded } = summary;
+  if (request.find !== undefined && request.find !== '') {
+    return findPage(request.section, texts, (at) => ids[at], request.find, request.from, count, decoded);
+  }
+  const total = summary.highestId === null ? 0 : summary.highestId + 1;
+  const from = Math.max(0, Math.min(Math.floor(request.from), total));
+  const items: Array<string | null> = new Array<string | null>(Math.min(count, total - from)).fill(null);
+  const shown: Array<string | null> | null = decoded && items.map(() => null);
+  for (let at = firstAtLeast(ids, from); at < ids.length && ids[at] < from + items.length; at++) {
+    items[ids[at] - from] = texts[at];
+    if (shown && decoded) {
+      shown[ids[at] - from] = decoded[at];
+    }
+  }
+  return { section: request.section, from, total, items, ...(shown && { decoded: shown }) };
+}
+
+/**
+ * The `from`-th to `from + count − 1`-th entries of a list whose text (or, with `decoded`, the text it stands for)
+ * contains `find`, with their ids; `total` the matches in all. One pass over the list: a vocabulary of 262k tokens
+ * takes a few milliseconds.
+ */
+export function findPage(
+  section: string,
+  texts: ReadonlyArray<string | null>,
+  idAt: (at: number) => number,
+  find: string,
+  from: number,
+  count: number,
+  decoded: readonly string[] | null = null,
+): SectionPage {
+  const first = Math.max(0, Math.floor(from));
+  const items: string[] = [];
+  const shown: string[] = [];
+  const ids: number[] = [];
+  let total = 0;
+  for (let at = 0; at < texts.length; at++) {
+    const text = texts[at];
+    if (text === null || !(text.includes(find) || decoded?.[at].includes(find))) {
+      continue;
+    }
+    if (total >= first && items.length < count) {
+      items.push(text);
+      ids.push(idAt(at));
+      if (decoded) {
+        shown.push(decoded[at]);
+      }
+    }
+    total++;
+  }
+  return { section, from: first, total, items, ids, ...(decoded && { decoded: shown }) };
 }
 
 function isTokenId(value: unknown): value is number {
