@@ -331,6 +331,31 @@ test.describe('the Tokenizer tab', () => {
     watch.expectClean();
   });
 
+  test('compare: both sides’ tokenizer.json read on one click and set side by side', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const files = (folder: string) =>
+      ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((name) =>
+        join(VOCABULARY_DIR, folder, name),
+      );
+    await page.getByTestId('file-input').first().setInputFiles(files('wordpiece-bert'));
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(files('unigram-t5'));
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    const line = page.getByTestId('tokenizer-diff-vocabulary');
+    await expect(line).toContainText('Both sides have a tokenizer.json');
+    await expect(page.getByTestId('tokenizer-diff-fields')).not.toContainText('tokenizer.json model');
+    await line.getByRole('button', { name: 'Read and compare them' }).click();
+    const fields = page.getByTestId('tokenizer-diff-fields');
+    // A and B head their own columns, over an empty one for the row labels.
+    await expect(fields.locator('thead th')).toHaveText(['', 'A', 'B']);
+    await expect(fields.getByRole('row', { name: /tokenizer\.json model/ })).toContainText('WordPieceUnigram');
+    await expect(fields.getByRole('row', { name: /tokenizer\(text\) gives/ })).toContainText('[CLS] $A [SEP]$A </s>');
+    await expect(line).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('compare: what a fine-tune changed in the tokenizer, dropped files read with the models; screenshots', async ({
     page,
   }, testInfo) => {

@@ -15,7 +15,8 @@ export function TableHead({ columns }: { columns: readonly (TableColumn | false 
     <thead>
       <tr>
         {columns.map((column, index) => {
-          if (!column) {
+          // An empty label is a column too (the row labels' column); only false, null and undefined leave one out.
+          if (column === false || column === null || column === undefined) {
             return null;
           }
           const { label, numeric: isNumeric, title } = typeof column === 'string' ? { label: column } : column;

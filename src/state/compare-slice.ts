@@ -48,6 +48,8 @@ export interface CompareSlice {
   cancelCompareSource: () => void;
   /** Reads, once, B's tokenizer files left for later (LoadResult.tokenizerOnDemand), for the tokenizer comparison. */
   readCompareTokenizerOnDemand: () => void;
+  /** Reads B's tokenizer.json (LoadResult.vocabularyOnDemand), for the tokenizer comparison. */
+  readCompareVocabulary: () => void;
   closeCompare: () => void;
   setAlignRule: (rule: CompareRule, enabled: boolean) => void;
   /** (Re)computes the diff of the current A and B; a no-op while either is not a parsed safetensors header. */
@@ -141,6 +143,8 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     openCompareSource: (source) => loader.open(source),
 
     readCompareTokenizerOnDemand: () => readSlotOnDemand(compareSlot, 'tokenizer'),
+
+    readCompareVocabulary: () => readSlotOnDemand(compareSlot, 'vocabulary'),
 
     openCompareFiles: loader.openFiles,
 

@@ -8,13 +8,49 @@ import {
   llama3GgufSummary,
   tokenizerSectionOf,
 } from '../../testing/models/tokenizer-files';
-import type { TokenizerSection } from '../analysis/tokenizer/tokenizer-types';
+import type { TokenizerSection, VocabularyFacts } from '../analysis/tokenizer/tokenizer-types';
 import { comparedTokenizer, diffTokenizers, templateDiff } from './tokenizer-diff';
 import { tokenizerSectionOfGguf } from '../analysis/tokenizer/gguf-tokenizer';
 import type { GgufSummary } from '../formats/sections';
 import type { LoadResult } from '../result';
 
 describe('diffTokenizers', () => {
+  it('compares tokenizer.json once both sides read it: model, size and pipeline, nothing when the same', () => {
+    const base = tokenizerSectionOf({ 'tokenizer_config.json': llama3TokenizerConfig() });
+    const vocabulary = (over: Partial<VocabularyFacts>): VocabularyFacts => ({
+      file: 'tokenizer.json',
+      model: 'BPE',
+      modelTokens: 400,
+      totalTokens: 406,
+      highestId: 405,
+      unusedIds: 0,
+      merges: 144,
+      byteFallback: false,
+      unkToken: null,
+      addedTokens: 6,
+      specialAddedTokens: 5,
+      normalizer: [],
+      preTokenizer: ['ByteLevel'],
+      decoder: ['ByteLevel'],
+      postProcessor: ['TemplateProcessing'],
+      template: '<|begin_of_text|> $A',
+      prepends: ['<|begin_of_text|>'],
+      appends: [],
+      highestTokens: [],
+      ...over,
+    });
+    const a = { ...base, vocabulary: vocabulary({}) };
+    expect(diffTokenizers(a, { ...base, vocabulary: vocabulary({}) })).toMatchObject({ identical: true, fields: [] });
+    const tuned = { ...base, vocabulary: vocabulary({ totalTokens: 407, highestId: 406, template: null }) };
+    expect(diffTokenizers(a, tuned).fields).toEqual([
+      { field: 'tokens (len(tokenizer))', a: '406', b: '407' },
+      { field: 'highest id', a: '405', b: '406' },
+      { field: 'tokenizer(text) gives', a: '<|begin_of_text|> $A', b: '$A' },
+    ]);
+    // One side unread: nothing of tokenizer.json is compared.
+    expect(diffTokenizers(a, base).identical).toBe(true);
+  });
+
   it('is identical for the same files', () => {
     const a = tokenizerSectionOf({ 'tokenizer_config.json': llama3TokenizerConfig() });
     const diff = diffTokenizers(a, tokenizerSectionOf({ 'tokenizer_config.json': llama3TokenizerConfig() }));

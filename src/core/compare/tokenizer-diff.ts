@@ -3,7 +3,12 @@
  * that decide how a prompt is built and where generation stops (special tokens and their ids, added tokens, stop
  * ids, BOS/EOS added on encoding, the chat templates line by line); a field equal on both sides is left out. Pure.
  */
-import type { AddedToken, ChatTemplateEntry, TokenizerSection } from '../analysis/tokenizer/tokenizer-types';
+import type {
+  AddedToken,
+  ChatTemplateEntry,
+  TokenizerSection,
+  VocabularyFacts,
+} from '../analysis/tokenizer/tokenizer-types';
 import { MAX_TEMPLATE_DIFF_PIECES, MAX_TOKENS_LISTED_PER_SIDE } from '../limits';
 import { tokenizerSectionOfGguf } from '../analysis/tokenizer/gguf-tokenizer';
 import type { LoadResult } from '../result';
@@ -75,6 +80,11 @@ export function diffTokenizers(a: TokenizerSection, b: TokenizerSection): Tokeni
   if (sameKind) {
     field('stops at', stopsOf(a), stopsOf(b));
   }
+  if (a.vocabulary && b.vocabulary) {
+    for (const [name, of] of VOCABULARY_FIELDS) {
+      field(name, of(a.vocabulary), of(b.vocabulary));
+    }
+  }
   const tokens = diffAdded(a, b);
   const { templates, same } = diffTemplates(a.templates, b.templates);
   return {
@@ -88,6 +98,18 @@ export function diffTokenizers(a: TokenizerSection, b: TokenizerSection): Tokeni
       templates.length === 0,
   };
 }
+
+/** tokenizer.json's facts compared once both sides read it: how text becomes tokens, and how many there are. */
+const VOCABULARY_FIELDS: ReadonlyArray<[string, (v: VocabularyFacts) => string]> = [
+  ['tokenizer.json model', (v) => v.model],
+  ['tokens (len(tokenizer))', (v) => String(v.totalTokens)],
+  ['highest id', (v) => String(v.highestId ?? NONE)],
+  ['merges', (v) => String(v.merges ?? NONE)],
+  ['normalizer', (v) => v.normalizer.join(' → ') || NONE],
+  ['pre-tokenizer', (v) => v.preTokenizer.join(' → ') || NONE],
+  ['tokenizer(text) gives', (v) => v.template ?? '$A'],
+  ['decoder', (v) => v.decoder.join(' → ') || NONE],
+];
 
 function specialOf(section: TokenizerSection, role: string): string {
   const token = section.special.find((special) => special.role === role);

@@ -5,9 +5,10 @@
  */
 import type { TokenizerDiff, TemplateChange } from '../../core/compare/tokenizer-diff';
 import { comparedTokenizer, diffTokenizers } from '../../core/compare/tokenizer-diff';
-import { groupDigits, plural } from '../../core/number-format';
+import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { TableHead } from '../../lib/TableHead';
+import type { ReadySlot } from '../../state/source-loader';
 import { useAppStore } from '../../state/store';
 
 export function TokenizerDiffCard() {
@@ -54,9 +55,51 @@ export function TokenizerDiffCard() {
           ); no tokenizer file lies beside the other.
         </p>
       ) : (
-        <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />
+        <>
+          <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />
+          <VocabularyLine a={a} b={b} />
+        </>
       )}
     </section>
+  );
+}
+
+/** Both sides' tokenizer.json, compared once both are read: offered while either is unread. */
+function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
+  const readA = useAppStore((state) => state.readVocabulary);
+  const readB = useAppStore((state) => state.readCompareVocabulary);
+  const unread = [a, b].filter((side) => side.result.vocabularyOnDemand !== undefined);
+  const readable = [a, b].every(
+    (side) => side.result.vocabularyOnDemand !== undefined || side.result.sections.tokenizer?.vocabulary !== undefined,
+  );
+  if (!readable || unread.length === 0) {
+    return null;
+  }
+  if (a.vocabularyReading === true || b.vocabularyReading === true) {
+    return (
+      <p className="muted" role="status">
+        Reading tokenizer.json…
+      </p>
+    );
+  }
+  const sizes = unread.map((side) =>
+    side.result.vocabularyBytes === undefined ? 'size unknown' : formatBytes(side.result.vocabularyBytes),
+  );
+  return (
+    <p className="muted" data-testid="tokenizer-diff-vocabulary">
+      Both sides have a tokenizer.json ({sizes.join(' and ')} unread): its model, vocabulary size and pipeline compare
+      too.{' '}
+      <button
+        type="button"
+        className="link-button"
+        onClick={() => {
+          readA();
+          readB();
+        }}
+      >
+        Read and compare them
+      </button>
+    </p>
   );
 }
 
