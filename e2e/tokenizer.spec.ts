@@ -245,6 +245,19 @@ test.describe('the Tokenizer tab', () => {
     await expect(card.getByTestId('vocabulary-tokens')).toHaveText('406 (ids 0–405)');
     await expect(card.getByTestId('vocabulary-template')).toHaveText('<|begin_of_text|> $A');
     await expect(card.getByRole('button', { name: 'Read tokenizer.json' })).toHaveCount(0);
+    // A text encoded as the tokenizers library encodes it: Python's ids for the same text.
+    const python = JSON.parse(readFileSync(join(VOCABULARY_DIR, 'tokenizers.json'), 'utf8')) as {
+      files: Record<string, { encodeSamples: Array<{ text: string; ids: number[] }> }>;
+    };
+    const encoder = card.getByTestId('encode-text');
+    await expect(encoder.getByTestId('encode-text-count')).toContainText('1 of them added around the text');
+    for (const sample of python.files['bpe-llama3'].encodeSamples) {
+      await encoder.getByRole('textbox', { name: 'Encode a text' }).fill(sample.text);
+      await expect(encoder.getByTestId('encode-text-count')).toHaveText(
+        new RegExp(`^${sample.ids.length} tokens for ${[...sample.text].length} characters`),
+      );
+      await expect(encoder.locator('.encode-text-id')).toHaveText(sample.ids.map(String));
+    }
     // Every token a page at a time from the worker, and found by its text with its id.
     await card.getByTestId('vocabulary-browser-open').click();
     const browser = card.getByTestId('vocabulary-browser');
@@ -265,6 +278,44 @@ test.describe('the Tokenizer tab', () => {
       'tokenizer.json has 4 tokens at ids past the embedding: <|start_header_id|> (402), <|end_header_id|> (403), <|eot_id|> (404) and 1 more, but model.embed_tokens.weight has 402 rows',
     );
     await expect(page.locator('[data-code="template-double-bos"]')).toContainText('gives <|begin_of_text|> twice');
+    watch.expectClean();
+  });
+
+  test('a tokenizer.json whose pattern backtracks for ever: the encode is stopped after 2 s, the page stays live', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const folder = join(VOCABULARY_DIR, 'wordpiece-bert');
+    const hostile = JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
+    hostile.pre_tokenizer = { type: 'Split', pattern: { Regex: '(a+)+$' }, behavior: 'Isolated', invert: false };
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(
+        asInputFiles({
+          'model.safetensors': readFileSync(join(folder, 'model.safetensors')),
+          'tokenizer_config.json': readFileSync(join(folder, 'tokenizer_config.json')),
+          'tokenizer.json': hostile,
+        }),
+      );
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    const card = page.getByTestId('tokenizer-vocabulary');
+    await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    const encoder = card.getByTestId('encode-text');
+    await expect(encoder.getByTestId('encode-text-count')).toBeVisible();
+    await encoder.getByRole('textbox', { name: 'Encode a text' }).fill(`${'a'.repeat(40)}!`);
+    await expect(encoder.getByTestId('encode-text-error')).toHaveText(
+      "Encoding did not finish within 2 s and was stopped: a pattern of the tokenizer's pre-tokenizer backtracks on this text (a regular expression from the file).",
+      { timeout: 10_000 },
+    );
+    // A new worker takes the next text.
+    await encoder.getByRole('textbox', { name: 'Encode a text' }).fill('the fox');
+    await expect(encoder.getByTestId('encode-text-error')).toHaveCount(0);
+    await expect(encoder.getByTestId('encode-text-count')).toContainText('for 7 characters');
+    await page.getByRole('tab', { name: 'Tensors' }).click();
+    await expect(page.getByRole('grid', { name: 'Tensors' })).toBeVisible();
     watch.expectClean();
   });
 

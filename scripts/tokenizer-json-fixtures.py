@@ -31,6 +31,11 @@ CORPUS = [
     "Tokenizers split text into pieces: bytes, merges, unigrams and word pieces.",
     "Ünïcödé text, numbers 1234567890 and emoji 🙂 test the byte fallback.",
 ] * 20
+SAMPLES = [
+    "The quick brown fox jumps over the lazy dog.",
+    "  Leading spaces, Ünïcödé, digits 2048 and 🙂 emoji.",
+    "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|> [CLS] <think>",
+]
 
 
 def answers(tokenizer: Tokenizer) -> dict[str, object]:
@@ -51,6 +56,11 @@ def answers(tokenizer: Tokenizer) -> dict[str, object]:
             {"id": i, "content": t.content, "special": t.special} for i, t in sorted(added.items())
         ],
         "encodeSample": tokenizer.encode("The quick brown fox").ids,
+        # tokenizer(text) as transformers calls it (add_special_tokens=True): plain, mixed scripts, added tokens.
+        "encodeSamples": [
+            {"text": text, "ids": tokenizer.encode(text).ids, "tokens": tokenizer.encode(text).tokens}
+            for text in SAMPLES
+        ],
     }
 
 

@@ -184,6 +184,18 @@ export const MAX_TOKENIZER_FILE_BYTES = 8 * 1024 * 1024;
 export const MAX_VOCABULARY_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * A tokenizer.json becomes a tokenizer in well under a second (Gemma 3's 262k tokens included); one still building
+ * after this is not going to, and its worker is terminated.
+ */
+export const TOKENIZER_LOAD_TIMEOUT_MS = 20_000;
+
+/**
+ * One text encodes in milliseconds; an encode still running after this is stuck in a pre-tokenizer pattern from the
+ * file that backtracks (a regex is a program too), and its worker is terminated.
+ */
+export const ENCODE_TIMEOUT_MS = 2_000;
+
+/**
  * A chat template renders the sample conversation in milliseconds; one still running after this is looping for too
  * long or for ever (a template is a program from the file being inspected), and its worker is terminated.
  */

@@ -5,7 +5,8 @@
  */
 import type { StateCreator } from 'zustand';
 import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
-import { fetchRawHeader, fetchSectionPage } from '../worker/client';
+import { encodeText as encodeTextInWorker, fetchRawHeader, fetchSectionPage } from '../worker/client';
+import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { LocalFileEntry, SourceSpec } from '../core/result';
 import { createSourceLoader, readSlotOnDemand, type SlotState } from './source-loader';
 import type { AppState } from './store';
@@ -40,6 +41,8 @@ export interface LoadSlice {
   readTokenizerOnDemand: () => void;
   /** Reads tokenizer.json beside the main load (a click in the Tokenizer tab); the tokenizer analyses run again. */
   readVocabulary: () => void;
+  /** Encodes a text with that tokenizer.json, in the tokenizer's own worker; null when no load is shown. */
+  encodeText: (text: string) => Promise<EncodeAnswer | null>;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
   switchModel: (key: string) => Promise<void>;
   cancelLoad: () => void;
@@ -109,6 +112,11 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     readTokenizerOnDemand: () => readSlotOnDemand(mainSlot, 'tokenizer'),
 
     readVocabulary: () => readSlotOnDemand(mainSlot, 'vocabulary'),
+
+    encodeText: async (text) => {
+      const load = get().load;
+      return load.status === 'ready' ? encodeTextInWorker(load.result.loadId, text) : null;
+    },
 
     switchModel: async (key) => {
       const source = get().lastSource;

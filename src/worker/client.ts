@@ -27,6 +27,7 @@ import type { ChatPreview, ChatTemplateInput } from '../core/analysis/tokenizer/
 import type { ValueScan } from '../core/values/value-scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
+import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
 
 export type { AnalysesUpdate, SideNetworks };
@@ -226,6 +227,10 @@ function handle(message: WorkerResponse): void {
       pending.delete(message.id);
       entry.resolve(message.page);
       return;
+    case 'text-encoded':
+      pending.delete(message.id);
+      entry.resolve(message.answer);
+      return;
     case 'sidecars-read':
       pending.delete(message.id);
       entry.resolve(message.update);
@@ -363,6 +368,11 @@ export function fetchRawHeader(loadId: number): Promise<Uint8Array | null> {
 /** A page of a format's long list (GGUF's tokens) that the worker keeps for load `loadId`. */
 export function fetchSectionPage(loadId: number, pageRequest: SectionPageRequest): Promise<SectionPage | null> {
   return request((id) => ({ type: 'section-page', id, loadId, request: pageRequest }));
+}
+
+/** Encodes `text` with the tokenizer.json load `loadId` read on demand. */
+export function encodeText(loadId: number, text: string): Promise<EncodeAnswer> {
+  return request((id) => ({ type: 'encode-text', id, loadId, text }));
 }
 
 /**

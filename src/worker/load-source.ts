@@ -31,6 +31,7 @@ import { createShardReading, type ShardReading } from './shard-reading';
 import { columnBuffers } from './transfer';
 import { WarmBuffers } from '../lib/warm-memory';
 import type { CompareFacts } from '../core/compare/compare';
+import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { LoraScaling } from '../core/analysis/lora-scaling';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
@@ -46,6 +47,10 @@ export interface KeptLoad extends CompareFacts {
   data?: KeptData;
   /** How a LoRA's modules are scaled, from its metadata and adapter_config.json as far as read (the value scan). */
   loraScaling: () => LoraScaling;
+  /** Encodes a text with the tokenizer.json read on demand (text-encoder.ts); absent until one is read. */
+  encodeText?: (text: string) => Promise<EncodeAnswer>;
+  /** Frees what the load holds outside this object (the tokenizer's worker) when it is released. */
+  dispose?: () => void;
 }
 
 export interface KeptData {

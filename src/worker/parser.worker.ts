@@ -77,6 +77,14 @@ scope.onmessage = (event) => {
       post({ type: 'section-page', id: request.id, page: load?.pageSection?.(request.request) ?? null });
       break;
     }
+    case 'encode-text': {
+      const encode = kept.get(request.loadId)?.encodeText;
+      const answer = encode
+        ? encode(request.text)
+        : Promise.resolve({ result: null, error: 'This load is no longer kept: open the model again.' } as const);
+      void answer.then((reply) => post({ type: 'text-encoded', id: request.id, answer: reply }));
+      break;
+    }
     case 'read-sidecars':
       void readSidecars(request.id, request.loadId, request.group);
       break;
@@ -89,7 +97,7 @@ scope.onmessage = (event) => {
       void compareValuesJob(request);
       break;
     case 'release':
-      kept.delete(request.loadId);
+      forget(request.loadId);
       // Its views, if still being built, are for a view the page no longer shows.
       inFlight.get(request.loadId)?.abort();
       break;
@@ -208,6 +216,12 @@ function remember(loadId: number, load: KeptLoad): void {
     if (oldest === undefined) {
       break;
     }
-    kept.delete(oldest);
+    forget(oldest);
   }
+}
+
+/** Drops a kept load and what it holds outside itself (its tokenizer's worker). */
+function forget(loadId: number): void {
+  kept.get(loadId)?.dispose?.();
+  kept.delete(loadId);
 }

@@ -11,6 +11,7 @@ import type { TableQuery } from '../core/table-query';
 import type { ValueScan } from '../core/values/value-scan';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
+import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
 import type {
@@ -33,6 +34,8 @@ export type WorkerRequest =
   | { type: 'query'; id: number; loadId: number; query: TableQuery }
   | { type: 'raw-header'; id: number; loadId: number }
   | { type: 'section-page'; id: number; loadId: number; request: SectionPageRequest }
+  /** Encodes a text with the tokenizer.json the load read on demand (worker/text-encoder.ts). */
+  | { type: 'encode-text'; id: number; loadId: number; text: string }
   /**
    * Reads a group of sidecars a kept load left for later (LoadResult.sidecarsOnDemand, tokenizerOnDemand) and re-runs
    * the analyses that read sidecars.
@@ -97,6 +100,7 @@ export type WorkerResponse =
   | { type: 'query-result'; id: number; loadId: number; order: Uint32Array; filterError: string | null }
   | { type: 'raw-header'; id: number; bytes: Uint8Array | null }
   | { type: 'section-page'; id: number; page: SectionPage | null }
+  | { type: 'text-encoded'; id: number; answer: EncodeAnswer }
   /** null: the load is no longer kept, or had nothing left to read. */
   | { type: 'sidecars-read'; id: number; update: SidecarsUpdate | null }
   | { type: 'values-progress'; id: number; bytesRead: number; bytesTotal: number }

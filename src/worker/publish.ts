@@ -5,6 +5,7 @@
  * painted the first rows, a result of moderate size carries the report's analyses instead of preceding them.
  */
 import { listPager } from './list-pages';
+import { textEncoder, type TextEncoder } from './text-encoder';
 import type { VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
@@ -100,6 +101,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const firstRun = new Promise<FirstRun>((resolve) => (firstRunDone = resolve));
   const onDemand: SidecarGroups = parsed ? sidecarGroupsOf(loaded, parsed) : {};
   let vocabulary: VocabularySummary | undefined;
+  let tokenizerConfig: unknown;
   if (parsed && Object.keys(onDemand).length > 0) {
     kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
@@ -107,8 +109,18 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       Object.assign(kept, compareFactsOf(parsed, sidecars.config));
       adapterConfig = sidecars.adapterConfig ?? adapterConfig;
       vocabulary = sidecars.vocabulary ?? vocabulary;
+      tokenizerConfig = sidecars.tokenizer?.tokenizerConfig?.value ?? tokenizerConfig;
     });
   }
+  let encoder: TextEncoder | null = null;
+  kept.encodeText = (text) => {
+    if (!vocabulary?.source) {
+      return Promise.resolve({ result: null, error: 'tokenizer.json has not been read for this model.' });
+    }
+    encoder ??= textEncoder(vocabulary.source, tokenizerConfig);
+    return encoder.encode(text);
+  };
+  kept.dispose = () => encoder?.dispose();
   if (parsed) {
     kept.pageSection = listPager(parsed, loaded.head, () => vocabulary);
   }

@@ -9,6 +9,7 @@ import type { LoadResult } from '../../core/result';
 import { selectVocabularyReading } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { Fact } from '../insights/QuantizationPanel';
+import { EncodeText } from './EncodeText';
 import { TokenBrowser } from './TokenBrowser';
 
 export function VocabularyCard({ result, section }: { result: LoadResult; section: TokenizerSection }) {
@@ -25,6 +26,7 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
     <section className="insight" aria-label="Vocabulary" data-testid="tokenizer-vocabulary">
       <h3>Vocabulary (tokenizer.json)</h3>
       {vocabulary !== undefined && <VocabularyFactsList vocabulary={vocabulary} />}
+      {vocabulary !== undefined && <EncodeText />}
       {vocabulary?.highestId != null && (
         <TokenBrowser section="vocabulary" total={vocabulary.highestId + 1} testId="vocabulary-browser" />
       )}

@@ -137,15 +137,17 @@ export function vocabularyOnDemand(
     files: [file],
     ...(bytes !== undefined && { bytes }),
     read: async (signal) => {
-      const value =
+      // Read as text and kept with the summary: "Encode a text" hands it to the tokenizer's own worker.
+      const text =
         'blob' in from
-          ? await readLocalJson(from.blob, MAX_VOCABULARY_FILE_BYTES)
-          : await readRemote(from.url, false, from.token, signal, from.meter, MAX_VOCABULARY_FILE_BYTES);
+          ? await readLocalText(from.blob, MAX_VOCABULARY_FILE_BYTES)
+          : await readRemote(from.url, true, from.token, signal, from.meter, MAX_VOCABULARY_FILE_BYTES);
       const name = file.slice(file.lastIndexOf('/') + 1);
+      const value = typeof text === 'string' ? parseJsonText(text) : undefined;
       const summary =
-        value === undefined
+        value === undefined || typeof text !== 'string'
           ? `${name} could not be read: missing, over ${MAX_VOCABULARY_FILE_BYTES / 2 ** 20} MiB, or not JSON.`
-          : summarizeVocabulary(value, name);
+          : summarizeVocabulary(value, name, text);
       return typeof summary === 'string'
         ? { sidecars: { vocabularyProblem: summary }, sidecarsRead: [] }
         : { sidecars: { vocabulary: summary }, sidecarsRead: [file] };
@@ -266,6 +268,15 @@ async function readRemote(
     if (signal.aborted) {
       throw error;
     }
+    return undefined;
+  }
+}
+
+/** JSON text parsed, or undefined when it is not JSON. */
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
     return undefined;
   }
 }

@@ -80,4 +80,4 @@ export interface TokenizerSection {
 }
 
 /** A tokenizer.json summary as the section and the report carry it. */
-export type VocabularyFacts = Omit<VocabularySummary, 'ids' | 'texts' | 'decoded'>;
+export type VocabularyFacts = Omit<VocabularySummary, 'ids' | 'texts' | 'decoded' | 'source'>;

@@ -41,8 +41,8 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
   },
 };
 
-function vocabularyFacts({ ids, texts, decoded, ...facts }: VocabularySummary): VocabularyFacts {
-  void [ids, texts, decoded];
+function vocabularyFacts({ ids, texts, decoded, source, ...facts }: VocabularySummary): VocabularyFacts {
+  void [ids, texts, decoded, source];
   return facts;
 }
 

@@ -93,10 +93,12 @@ export interface VocabularySummary {
    * Metaspace's `▁`): null when tokens are their text.
    */
   decoded: string[] | null;
+  /** The file's text, for encoding with it (worker/text-encoder.ts); '' when the summary was made from parsed JSON. */
+  source: string;
 }
 
 /** The summary of a parsed tokenizer.json, or a sentence saying why it is not one. */
-export function summarizeVocabulary(value: unknown, file: string): VocabularySummary | string {
+export function summarizeVocabulary(value: unknown, file: string, source = ''): VocabularySummary | string {
   if (!isRecord(value) || !isRecord(value.model)) {
     return `${file} has no "model" object: it is not a tokenizer.json the tokenizers library writes.`;
   }
@@ -159,6 +161,7 @@ export function summarizeVocabulary(value: unknown, file: string): VocabularySum
     ids,
     texts,
     decoded: decodedTexts(texts, decoder),
+    source,
   };
 }
 

@@ -1,0 +1,45 @@
+/**
+ * A text encoded as transformers' `tokenizer(text)` encodes it (add_special_tokens=True): tokenizer.json and
+ * tokenizer_config.json through Hugging Face's tokenizers.js, the JavaScript port of the library that wrote them.
+ * Its patterns (a Split pre-tokenizer's regex) come from the file and run as JavaScript regular expressions, so a
+ * hostile one can backtrack for ever: callers run this in a worker they can terminate (worker/text-encoder.ts).
+ */
+import { Tokenizer } from '@huggingface/tokenizers';
+
+/** Characters one encode takes: a long prompt; past it the text is cut, and the answer says so. */
+export const MAX_ENCODE_TEXT_CHARS = 100_000;
+
+export interface EncodedText {
+  ids: number[];
+  /** Each token as the vocabulary stores it, and the text it stands for on its own (decoded alone). */
+  tokens: string[];
+  pieces: string[];
+  /** Tokens the post-processor put around the text (BOS, [CLS] … [SEP]). */
+  addedBySpecial: number;
+  /** Characters (code points, as Python's len counts them) encoded: the text, or its first MAX_ENCODE_TEXT_CHARS units. */
+  chars: number;
+  cut: boolean;
+}
+
+/** What "Encode a text" answers: the encoding, or why there is none (a bad file, a pattern stopped past its time). */
+export type EncodeAnswer = { result: EncodedText; error: null } | { result: null; error: string };
+
+/** tokenizer.json and tokenizer_config.json made ready to encode; throws what the library throws on a bad file. */
+export function loadTokenizer(tokenizerJson: unknown, tokenizerConfig: unknown): Tokenizer {
+  return new Tokenizer(tokenizerJson as object, (tokenizerConfig ?? {}) as object);
+}
+
+export function encodeWith(tokenizer: Tokenizer, text: string): EncodedText {
+  const cut = text.length > MAX_ENCODE_TEXT_CHARS;
+  const input = cut ? text.slice(0, MAX_ENCODE_TEXT_CHARS) : text;
+  const encoded = tokenizer.encode(input);
+  const plain = tokenizer.encode(input, { add_special_tokens: false });
+  return {
+    ids: encoded.ids,
+    tokens: encoded.tokens,
+    pieces: encoded.ids.map((id) => tokenizer.decode([id], { skip_special_tokens: false })),
+    addedBySpecial: encoded.ids.length - plain.ids.length,
+    chars: [...input].length,
+    cut,
+  };
+}

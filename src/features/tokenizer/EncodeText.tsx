@@ -1,0 +1,80 @@
+/**
+ * "Encode a text" with the tokenizer.json read on demand: what tokenizer(text) gives (add_special_tokens=True), token
+ * by token with ids, as the tokenizers library would. It runs in the tokenizer's own worker, stopped past a deadline
+ * (a pattern from the file can backtrack for ever); the page only shows the answer to the latest text.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';
+import { groupDigits, plural } from '../../core/number-format';
+import { useAppStore } from '../../state/store';
+
+/** Pause after typing before the text is encoded. */
+const ENCODE_DEBOUNCE_MS = 250;
+
+/** Tokens shown one by one; the count covers all of them. */
+const TOKENS_SHOWN = 400;
+
+const SAMPLE_TEXT = 'Hello world! Tokenizers split "unbelievable" text into pieces: 12345 🙂';
+
+export function EncodeText() {
+  const encode = useAppStore((state) => state.encodeText);
+  const [text, setText] = useState(SAMPLE_TEXT);
+  const [answer, setAnswer] = useState<EncodeAnswer | null>(null);
+  const [busy, setBusy] = useState(false);
+  const latest = useRef(0);
+  useEffect(() => {
+    const asked = ++latest.current;
+    setBusy(true);
+    const timer = setTimeout(() => {
+      void encode(text).then((reply) => {
+        if (asked === latest.current) {
+          setAnswer(reply);
+          setBusy(false);
+        }
+      });
+    }, ENCODE_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+  }, [text, encode]);
+  const result = answer?.result ?? null;
+  return (
+    <div className="encode-text" data-testid="encode-text">
+      <label className="encode-text-input">
+        Encode a text
+        <textarea value={text} rows={3} onChange={(event) => setText(event.target.value)} spellCheck={false} />
+      </label>
+      {answer?.error && (
+        <p className="values-error" role="alert" data-testid="encode-text-error">
+          {answer.error}
+        </p>
+      )}
+      {result && (
+        <>
+          <p data-testid="encode-text-count" aria-live="polite">
+            {plural(result.ids.length, 'token')} for {plural(result.chars, 'character')}
+            {result.addedBySpecial > 0 ? `, ${groupDigits(result.addedBySpecial)} of them added around the text` : ''}
+            {result.cut ? ' (the text was cut to its first characters)' : ''}
+            {busy ? ' …' : ''}
+          </p>
+          <ol className="encode-text-tokens" data-testid="encode-text-tokens">
+            {result.ids.slice(0, TOKENS_SHOWN).map((id, at) => (
+              <li key={at} title={`token ${JSON.stringify(result.tokens[at])}, id ${id}`}>
+                <span className="mono encode-text-piece">{visible(result.pieces[at])}</span>
+                <span className="encode-text-id">{id}</span>
+              </li>
+            ))}
+          </ol>
+          {result.ids.length > TOKENS_SHOWN && (
+            <p className="muted">
+              The first {groupDigits(TOKENS_SHOWN)} of {groupDigits(result.ids.length)} tokens are shown.
+            </p>
+          )}
+        </>
+      )}
+    </div>
+  );
+}
+
+/** A piece as the eye can see it: spaces as ·, line breaks as ↵, nothing at all as ∅. */
+function visible(piece: string): string {
+  return piece === '' ? '∅' : piece.replace(/ /g, '·').replace(/\n/g, '↵');
+}

@@ -1,0 +1,37 @@
+/**
+ * The tokenizer of one tokenizer.json, kept between encodes (worker/text-encoder.ts): a thread of its own, so a
+ * pre-tokenizer pattern from the file that backtracks for ever is stopped by terminating it.
+ */
+import { encodeWith, loadTokenizer } from '../core/analysis/tokenizer/encode';
+import type { TextEncoderAnswer, TextEncoderRequest } from './text-encoder';
+
+let tokenizer: ReturnType<typeof loadTokenizer> | null = null;
+
+function reply(answer: TextEncoderAnswer): void {
+  self.postMessage(answer);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+self.onmessage = (event: MessageEvent<TextEncoderRequest>) => {
+  const request = event.data;
+  if (request.kind === 'load') {
+    try {
+      tokenizer = loadTokenizer(JSON.parse(request.source), request.config);
+      reply({ kind: 'loaded', error: null });
+    } catch (error) {
+      reply({ kind: 'loaded', error: messageOf(error) });
+    }
+    return;
+  }
+  try {
+    if (tokenizer === null) {
+      throw new Error('no tokenizer was built');
+    }
+    reply({ kind: 'encoded', id: request.id, result: encodeWith(tokenizer, request.text), error: null });
+  } catch (error) {
+    reply({ kind: 'encoded', id: request.id, result: null, error: messageOf(error) });
+  }
+};
