@@ -253,6 +253,10 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   const span = Math.min(size - entry.localHeaderOffset, guess + entry.compressedSize);
   let record = await cache.read(entry.localHeaderOffset, span);
   const local = readLocalHeader(record);
+  // A local header whose name or extra length is a lie puts the data past the file: refused before any read there.
+  if (entry.localHeaderOffset + local.dataOffset + entry.compressedSize > size) {
+    throw new ZipError(`${entry.name} runs past the end of the file`);
+  }
   if (local.dataOffset + entry.compressedSize > record.length) {
     record = await cache.read(entry.localHeaderOffset, local.dataOffset + entry.compressedSize);
   }
