@@ -15,6 +15,7 @@ import {
   scanAllValues,
   type SideNetworks,
   type ValuesAnswer,
+  type ValuesHandle,
 } from '../worker/client';
 import type { ReadySlot, SlotState } from './source-loader';
 import type { AppState } from './store';
@@ -126,6 +127,40 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
     );
   };
 
+  /**
+   * A job kept as one entry (a tensor's values by row, a LoRA update by module): reading with progress while it runs
+   * (only while this load's values are shown), then ready or its error. A second start while it runs does nothing.
+   */
+  const startEntry = (
+    loadId: number,
+    key: string,
+    whole: boolean,
+    slot: {
+      entry: () => ValuesEntry | undefined;
+      setEntry: (entry: ValuesEntry) => void;
+      start: (progress: (bytesRead: number, bytesTotal: number) => void) => ValuesHandle<TensorValues>;
+      failed: string;
+    },
+  ) => {
+    if (running.has(key)) {
+      return;
+    }
+    slot.setEntry({ status: 'reading', whole, bytesRead: 0, bytesTotal: null });
+    const handle = slot.start((bytesRead, bytesTotal) => {
+      if (get().valuesLoadId === loadId && slot.entry()?.status === 'reading') {
+        slot.setEntry({ status: 'reading', whole, bytesRead, bytesTotal });
+      }
+    });
+    running.set(key, handle);
+    settle(loadId, key, handle.promise, (answer) =>
+      slot.setEntry(
+        answer.value
+          ? { status: 'ready', values: answer.value }
+          : { status: 'error', message: answer.error ?? slot.failed },
+      ),
+    );
+  };
+
   return {
     valueCompare: { status: 'idle' },
 
@@ -171,31 +206,14 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
 
     readTensorValues: (row, whole, stored = false) => {
       const loadId = currentLoad();
-      const key = `row:${row}`;
-      if (loadId === null || running.has(key)) {
-        return;
+      if (loadId !== null) {
+        startEntry(loadId, `row:${row}`, whole, {
+          entry: () => get().tensorValues[row],
+          setEntry: (entry) => set({ tensorValues: { ...get().tensorValues, [row]: entry } }),
+          start: (progress) => readValues(loadId, row, whole, progress, stored),
+          failed: 'The values could not be read.',
+        });
       }
-      const setEntry = (entry: ValuesEntry) => set({ tensorValues: { ...get().tensorValues, [row]: entry } });
-      setEntry({ status: 'reading', whole, bytesRead: 0, bytesTotal: null });
-      const handle = readValues(
-        loadId,
-        row,
-        whole,
-        (bytesRead, bytesTotal) => {
-          if (get().valuesLoadId === loadId && get().tensorValues[row]?.status === 'reading') {
-            setEntry({ status: 'reading', whole, bytesRead, bytesTotal });
-          }
-        },
-        stored,
-      );
-      running.set(key, handle);
-      settle(loadId, key, handle.promise, (answer) =>
-        setEntry(
-          answer.value
-            ? { status: 'ready', values: answer.value }
-            : { status: 'error', message: answer.error ?? 'The values could not be read.' },
-        ),
-      );
     },
 
     cancelTensorValues: (row) => running.get(`row:${row}`)?.cancel(),
@@ -204,25 +222,14 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
 
     computeLoraDelta: (row, module) => {
       const loadId = currentLoad();
-      const key = `delta:${module}`;
-      if (loadId === null || running.has(key)) {
-        return;
+      if (loadId !== null) {
+        startEntry(loadId, `delta:${module}`, true, {
+          entry: () => get().loraDeltas[module],
+          setEntry: (entry) => set({ loraDeltas: { ...get().loraDeltas, [module]: entry } }),
+          start: (progress) => readLoraDelta(loadId, row, progress),
+          failed: 'ΔW could not be formed.',
+        });
       }
-      const setEntry = (entry: ValuesEntry) => set({ loraDeltas: { ...get().loraDeltas, [module]: entry } });
-      setEntry({ status: 'reading', whole: true, bytesRead: 0, bytesTotal: null });
-      const handle = readLoraDelta(loadId, row, (bytesRead, bytesTotal) => {
-        if (get().valuesLoadId === loadId && get().loraDeltas[module]?.status === 'reading') {
-          setEntry({ status: 'reading', whole: true, bytesRead, bytesTotal });
-        }
-      });
-      running.set(key, handle);
-      settle(loadId, key, handle.promise, (answer) =>
-        setEntry(
-          answer.value
-            ? { status: 'ready', values: answer.value }
-            : { status: 'error', message: answer.error ?? 'ΔW could not be formed.' },
-        ),
-      );
     },
 
     cancelLoraDelta: (module) => running.get(`delta:${module}`)?.cancel(),

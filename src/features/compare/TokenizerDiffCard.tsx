@@ -37,17 +37,7 @@ export function TokenizerDiffCard() {
         </p>
       ) : pending ? (
         <p className="muted" data-testid="tokenizer-diff-pending">
-          {pendingLine(sideA, sideB)}{' '}
-          <button
-            type="button"
-            className="link-button"
-            onClick={() => {
-              readA();
-              readB();
-            }}
-          >
-            Read them
-          </button>
+          {pendingLine(sideA, sideB)} <ReadBoth label="Read them" readA={readA} readB={readB} />
         </p>
       ) : tokenizerA === undefined || tokenizerB === undefined ? (
         <p className="muted" data-testid="tokenizer-diff-one-side">
@@ -61,6 +51,22 @@ export function TokenizerDiffCard() {
         </>
       )}
     </section>
+  );
+}
+
+/** One click that reads what each side left unread (a side with nothing left ignores it). */
+function ReadBoth({ label, readA, readB }: { label: string; readA: () => void; readB: () => void }) {
+  return (
+    <button
+      type="button"
+      className="link-button"
+      onClick={() => {
+        readA();
+        readB();
+      }}
+    >
+      {label}
+    </button>
   );
 }
 
@@ -88,17 +94,7 @@ function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
   return (
     <p className="muted" data-testid="tokenizer-diff-vocabulary">
       Both sides have a tokenizer.json ({sizes.join(' and ')} unread): its model, vocabulary size and pipeline compare
-      too.{' '}
-      <button
-        type="button"
-        className="link-button"
-        onClick={() => {
-          readA();
-          readB();
-        }}
-      >
-        Read and compare them
-      </button>
+      too. <ReadBoth label="Read and compare them" readA={readA} readB={readB} />
     </p>
   );
 }

@@ -7,6 +7,7 @@ import { formatBytes, formatValue, groupDigits, plural } from '../../core/number
 import type { CompareResult, LoadResult } from '../../core/result';
 import { verdictText, type ValueComparison, type ValuesComparisonResult } from '../../core/values/compare-values';
 import { useAppStore } from '../../state/store';
+import { bytesProgressText, EntryProgress } from './EntryStatus';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
 import { LayerChart } from './ValueCharts';
@@ -170,16 +171,12 @@ export function CompareValuesPanel({ result, a, b }: { result: CompareResult; a:
         </div>
       )}
       {mine?.status === 'comparing' && (
-        <div className="values-start" role="status">
-          <progress value={mine.bytesRead} max={mine.bytesTotal ?? undefined} />
-          <span>
-            Comparing values: {formatBytes(mine.bytesRead)}
-            {mine.bytesTotal !== null ? ` of ${formatBytes(mine.bytesTotal)}` : ''}
-          </span>
-          <button type="button" onClick={cancel}>
-            Cancel
-          </button>
-        </div>
+        <EntryProgress
+          done={mine.bytesRead}
+          total={mine.bytesTotal}
+          text={bytesProgressText('Comparing values', mine.bytesRead, mine.bytesTotal)}
+          onCancel={cancel}
+        />
       )}
       {mine?.status === 'ready' && <Outcome result={mine.result} />}
     </section>

@@ -6,6 +6,7 @@ import { formatPercent } from '../../core/number-format';
 import { selectResult } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { loraDeltaOf } from '../../state/values-slice';
+import { EntryError, EntryProgress } from './EntryStatus';
 import { ValuesView } from './ValuesPanel';
 
 export function LoraDeltaPanel({ row, module }: { row: number; module: string }) {
@@ -31,24 +32,14 @@ export function LoraDeltaPanel({ row, module }: { row: number; module: string })
         </div>
       )}
       {entry?.status === 'reading' && (
-        <div className="values-start" role="status">
-          <progress value={entry.bytesRead} max={entry.bytesTotal ?? undefined} />
-          <span>
-            Forming ΔW{entry.bytesTotal !== null ? `: ${formatPercent(entry.bytesRead, entry.bytesTotal)}` : ''}
-          </span>
-          <button type="button" onClick={() => cancel(module)}>
-            Cancel
-          </button>
-        </div>
+        <EntryProgress
+          done={entry.bytesRead}
+          total={entry.bytesTotal}
+          text={`Forming ΔW${entry.bytesTotal !== null ? `: ${formatPercent(entry.bytesRead, entry.bytesTotal)}` : ''}`}
+          onCancel={() => cancel(module)}
+        />
       )}
-      {entry?.status === 'error' && (
-        <div className="values-start">
-          <span className="values-error" role="alert">
-            {entry.message}
-          </span>
-          {start}
-        </div>
-      )}
+      {entry?.status === 'error' && <EntryError message={entry.message}>{start}</EntryError>}
       {entry?.status === 'ready' && (
         <>
           <h4 className="values-heading">

@@ -8,6 +8,7 @@ import { formatBytes, formatValue, groupDigits, plural } from '../../core/number
 import type { LoadResult } from '../../core/result';
 import { OUTLIER_FACTOR, type ValueScan } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
+import { bytesProgressText, EntryProgress } from './EntryStatus';
 import './values.css';
 import { LoraUpdatesCard } from './LoraUpdatesCard';
 
@@ -140,16 +141,12 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
         </div>
       )}
       {scan?.status === 'scanning' && (
-        <div className="values-start" role="status">
-          <progress value={scan.bytesRead} max={scan.bytesTotal ?? undefined} />
-          <span>
-            Scanning values: {formatBytes(scan.bytesRead)}
-            {scan.bytesTotal !== null ? ` of ${formatBytes(scan.bytesTotal)}` : ''}
-          </span>
-          <button type="button" onClick={cancel}>
-            Cancel
-          </button>
-        </div>
+        <EntryProgress
+          done={scan.bytesRead}
+          total={scan.bytesTotal}
+          text={bytesProgressText('Scanning values', scan.bytesRead, scan.bytesTotal)}
+          onCancel={cancel}
+        />
       )}
       {scan?.status === 'ready' && <ScanResult scan={scan.scan} />}
     </section>

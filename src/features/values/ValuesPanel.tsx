@@ -12,6 +12,7 @@ import { selectResult } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { valuesOf } from '../../state/values-slice';
 import { Heatmap, HistogramChart, LineChart } from './ValueCharts';
+import { bytesProgressText, EntryError, EntryProgress } from './EntryStatus';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
 
@@ -48,26 +49,19 @@ export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: nu
         </div>
       )}
       {entry?.status === 'reading' && (
-        <div className="values-start" role="status">
-          <progress value={entry.bytesRead} max={entry.bytesTotal ?? undefined} />
-          <span>
-            Reading values: {formatBytes(entry.bytesRead)}
-            {entry.bytesTotal !== null ? ` of ${formatBytes(entry.bytesTotal)}` : ''}
-          </span>
-          <button type="button" onClick={() => cancel(row)}>
-            Cancel
-          </button>
-        </div>
+        <EntryProgress
+          done={entry.bytesRead}
+          total={entry.bytesTotal}
+          text={bytesProgressText('Reading values', entry.bytesRead, entry.bytesTotal)}
+          onCancel={() => cancel(row)}
+        />
       )}
       {entry?.status === 'error' && (
-        <div className="values-start">
-          <span className="values-error" role="alert">
-            {entry.message}
-          </span>
+        <EntryError message={entry.message}>
           <button type="button" onClick={() => read(row, false)}>
             Read values
           </button>
-        </div>
+        </EntryError>
       )}
       {entry?.status === 'ready' && (
         <ValuesView
