@@ -25,6 +25,7 @@ import { TensorScanAccumulator } from '../src/core/values/value-scan';
 import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { setBenchInput, startPreview, waitForServer } from './bench-page';
 import { loraDeltaBench, loraUpdateBench } from './bench-lora-update';
+import { vocabularyBench } from './bench-vocabulary';
 
 const RUNS = process.argv.includes('--short') ? 2 : 5;
 const MiB = 1024 * 1024;
@@ -232,3 +233,4 @@ async function pageBench(path: string, bigName: string, bigStart: number, bigEnd
 await valuesBench();
 await loraUpdateBench();
 await loraDeltaBench();
+await vocabularyBench();

@@ -18,34 +18,97 @@ export const TOKENIZER_JSON_FILE = 'tokenizer.json';
  * GPT-2's byte-level alphabet (tokenizers' `bytes_char`): printable bytes stand for themselves, the other 68 for
  * U+0100 onwards in byte order. Inverted: the byte each character of a byte-level token stands for.
  */
-const BYTE_OF_CHAR: ReadonlyMap<number, number> = (() => {
-  const map = new Map<number, number>();
+const BYTE_OF_CHAR: Int16Array = (() => {
+  // The 68 remapped bytes end at U+0143; every other character is -1 (not a byte-level character).
+  const table = new Int16Array(256 + 68).fill(-1);
   let next = 256;
   for (let byte = 0; byte < 256; byte++) {
     const printable = (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || (byte >= 174 && byte <= 255);
-    map.set(printable ? byte : next++, byte);
+    table[printable ? byte : next++] = byte;
   }
-  return map;
+  return table;
 })();
 
 /** What the tokens stand for under the file's decoder: byte-level characters as bytes (UTF-8), ▁ as a space. */
 function decodedTexts(texts: readonly string[], decoder: readonly string[]): string[] | null {
   if (decoder.includes('ByteLevel')) {
     const utf8 = new TextDecoder();
-    return texts.map((text) => {
-      const bytes: number[] = [];
-      for (const char of text) {
-        const byte = BYTE_OF_CHAR.get(char.codePointAt(0) as number);
-        if (byte === undefined) {
-          // An added token written as plain text (<|eot_id|>): kept as it is.
-          return text;
-        }
-        bytes.push(byte);
-      }
-      return utf8.decode(Uint8Array.from(bytes));
-    });
+    const scratch = new Uint8Array(256);
+    return texts.map((text) => byteLevelText(text, scratch, utf8));
   }
   return decoder.includes('Metaspace') ? texts.map((text) => text.replaceAll('\u2581', ' ')) : null;
+}
+
+/**
+ * One byte-level token's text: its characters as bytes, read as UTF-8. A token of printable ASCII is its own text, one
+ * of other ASCII bytes (a space as Ġ) is built from them, and only one holding a byte of 0x80 or more goes through
+ * the decoder (262k tokens in ~75 ms instead of ~190: scripts/bench-vocabulary.ts). `scratch` is reused.
+ */
+function byteLevelText(text: string, scratch: Uint8Array, utf8: TextDecoder): string {
+  let count = 0;
+  let high = false;
+  let changed = false;
+  const buffer = text.length <= scratch.length ? scratch : new Uint8Array(text.length);
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    const byte = code < BYTE_OF_CHAR.length ? BYTE_OF_CHAR[code] : -1;
+    if (byte < 0) {
+      // An added token written as plain text (<|eot_id|>): kept as it is.
+      return text;
+    }
+    buffer[count++] = byte;
+    high ||= byte >= 0x80;
+    changed ||= byte !== code;
+  }
+  if (high) {
+    return utf8.decode(buffer.subarray(0, count));
+  }
+  return changed ? String.fromCharCode(...buffer.subarray(0, count)) : text;
+}
+
+/**
+ * Ids held in a plain array below this (a vocabulary has a few hundred thousand); a hostile id past it goes to a map
+ * rather than into a 16-million-slot array.
+ */
+const DENSE_IDS = 1 << 24;
+
+/** Tokens by id, as the file gives them: a later entry at the same id (an added token) replaces the earlier. */
+class TokensById {
+  private readonly dense: Array<string | undefined> = [];
+  private readonly sparse = new Map<number, string>();
+
+  set(id: number, token: string): void {
+    if (id < DENSE_IDS) {
+      this.dense[id] = token;
+    } else {
+      this.sparse.set(id, token);
+    }
+  }
+
+  get(id: number): string | undefined {
+    return id < DENSE_IDS ? this.dense[id] : this.sparse.get(id);
+  }
+
+  /**
+   * Every id ascending, with its token: one pass, since ids are array positions (the few past DENSE_IDS sorted);
+   * a Map sorted afterwards took three times as long over 262k tokens (scripts/bench-vocabulary.ts).
+   */
+  inOrder(): { ids: Float64Array; texts: string[] } {
+    const ids: number[] = [];
+    const texts: string[] = [];
+    for (let id = 0; id < this.dense.length; id++) {
+      const token = this.dense[id];
+      if (token !== undefined) {
+        ids.push(id);
+        texts.push(token);
+      }
+    }
+    for (const id of [...this.sparse.keys()].sort((a, b) => a - b)) {
+      ids.push(id);
+      texts.push(this.sparse.get(id) as string);
+    }
+    return { ids: Float64Array.from(ids), texts };
+  }
 }
 
 /** Entries of one page of the token browser at most, whatever the page asks. */
@@ -104,7 +167,7 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
   }
   const model = value.model;
   const type = typeof model.type === 'string' ? model.type : inferredModelType(model);
-  const tokens = new Map<number, string>();
+  const tokens = new TokensById();
   let modelTokens = 0;
   if (Array.isArray(model.vocab)) {
     model.vocab.forEach((entry, id) => {
@@ -114,7 +177,9 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
       }
     });
   } else if (isRecord(model.vocab)) {
-    for (const [token, id] of Object.entries(model.vocab)) {
+    const vocab = model.vocab;
+    for (const token in vocab) {
+      const id = vocab[token];
       if (isTokenId(id)) {
         tokens.set(id, token);
         modelTokens++;
@@ -132,11 +197,10 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
       specialAddedTokens += entry.special === true ? 1 : 0;
     }
   }
-  const ids = Float64Array.from(tokens.keys()).sort();
+  const { ids, texts } = tokens.inOrder();
   const highestId = ids.length > 0 ? ids[ids.length - 1] : null;
   const around = postProcessorTemplate(value.post_processor);
   const decoder = stageTypes(value.decoder, 'decoders');
-  const texts = Array.from(ids, (id) => tokens.get(id) as string);
   return {
     file,
     model: type,
@@ -154,9 +218,9 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
     decoder,
     postProcessor: stageTypes(value.post_processor, 'processors'),
     ...around,
-    highestTokens: [...ids.subarray(Math.max(0, ids.length - HIGHEST_TOKENS_KEPT))].map((id) => ({
-      id,
-      token: tokens.get(id) as string,
+    highestTokens: texts.slice(Math.max(0, ids.length - HIGHEST_TOKENS_KEPT)).map((token, at, kept) => ({
+      id: ids[ids.length - kept.length + at],
+      token,
     })),
     ids,
     texts,
@@ -259,7 +323,7 @@ function inferredModelType(model: Record<string, unknown>): string {
   return 'continuing_subword_prefix' in model ? 'WordPiece' : 'WordLevel';
 }
 
-function unkTokenOf(model: Record<string, unknown>, tokens: ReadonlyMap<number, string>): string | null {
+function unkTokenOf(model: Record<string, unknown>, tokens: TokensById): string | null {
   if (typeof model.unk_token === 'string') {
     return model.unk_token;
   }
