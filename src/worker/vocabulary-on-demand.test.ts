@@ -149,4 +149,47 @@ describe('tokenizer.json', () => {
     expect(found).toMatchObject({ total: wanted.length, ids: wanted.slice(1, 4) });
     expect(found?.items).toEqual(wanted.slice(1, 4).map((id) => items[id]));
   });
+
+  it('tokenizer_config.json and tokenizer.json giving other tokens at the same ids: a warning naming them', async () => {
+    const config = (decoder: Record<string, { content: string; special: boolean }>) =>
+      new TextEncoder().encode(
+        JSON.stringify({
+          ...(JSON.parse(new TextDecoder().decode(fixture('bpe-llama3', 'tokenizer_config.json'))) as object),
+          added_tokens_decoder: decoder,
+        }),
+      );
+    const withConfig = (bytes: Uint8Array) => ({
+      kind: 'files' as const,
+      files: [
+        { path: 'm/model.safetensors', blob: new Blob([fixture('bpe-llama3', 'model.safetensors') as BlobPart]) },
+        { path: 'm/tokenizer.json', blob: new Blob([fixture('bpe-llama3', 'tokenizer.json') as BlobPart]) },
+        { path: 'm/tokenizer_config.json', blob: new Blob([bytes as BlobPart]) },
+      ],
+    });
+    const agreeing = await resultAndKept(
+      withConfig(
+        config({
+          '400': { content: '<|begin_of_text|>', special: true },
+          '404': { content: '<|eot_id|>', special: true },
+        }),
+      ),
+    );
+    const agreed = await agreeing.kept.readSidecars?.('vocabulary');
+    expect(agreed?.analysisFindings.map((finding) => finding.code)).not.toContain('tokenizer-files-disagree');
+    const edited = await resultAndKept(
+      withConfig(
+        config({
+          '400': { content: '<|begin_of_text|>', special: true },
+          '404': { content: '<|im_end|>', special: true },
+          '999': { content: '<tool>', special: true },
+        }),
+      ),
+    );
+    const update = await edited.kept.readSidecars?.('vocabulary');
+    const finding = update?.analysisFindings.find((entry) => entry.code === 'tokenizer-files-disagree');
+    expect(finding?.severity).toBe('warning');
+    expect(finding?.message).toMatch(
+      /^m\/tokenizer_config\.json and tokenizer\.json disagree on 2 added tokens: id 404 is <\|im_end\|> in m\/tokenizer_config\.json but <\|eot_id\|> in tokenizer\.json; id 999 is <tool> in m\/tokenizer_config\.json but no token in tokenizer\.json\. /,
+    );
+  });
 });

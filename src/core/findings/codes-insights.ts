@@ -45,6 +45,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'The tokenizer has ids the embedding does not',
   },
+  'tokenizer-files-disagree': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'tokenizer_config.json and tokenizer.json give other tokens at the same ids',
+  },
   'template-double-bos': {
     severity: 'info',
     refusedByReference: false,

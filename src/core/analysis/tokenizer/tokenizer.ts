@@ -10,7 +10,8 @@ import { isRecord } from '../values';
 import type { Analysis, ConfigFile } from '../analysis-types';
 import { eosTokenIds, summarizeTokenizer } from './tokenizer-summary';
 import type { TokenizerSection, VocabularyFacts } from './tokenizer-types';
-import type { VocabularySummary } from './vocabulary';
+import { tokenAt, type VocabularySummary } from './vocabulary';
+import { plural } from '../../number-format';
 import { makeFinding } from '../../findings/make-finding';
 
 export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
@@ -36,6 +37,7 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
     const findings = [
       endOfTurnFinding(section.turnEnd, section),
       vocabulary && sample?.ok ? doubleBosFinding(vocabulary, sample.text, files?.tokenizerConfig?.file) : null,
+      vocabulary ? filesDisagreeFinding(summary, vocabulary) : null,
     ];
     return { section, findings: findings.filter((finding) => finding !== null) };
   },
@@ -63,6 +65,40 @@ function doubleBosFinding(vocabulary: VocabularySummary, rendered: string, confi
       `(${vocabulary.template}) puts ${bos} before every sequence it encodes: tokenizer(prompt) on the rendered text ` +
       `gives ${bos} twice. Tokenize a rendered chat with add_special_tokens=False, or let ` +
       'apply_chat_template(tokenize=True) do it, which does so.',
+    [],
+  );
+}
+
+/** Disagreements named in the message; the rest are counted. */
+const MAX_DISAGREEMENTS_NAMED = 3;
+
+/**
+ * The added tokens tokenizer_config.json (or added_tokens.json) lists at ids where tokenizer.json holds another token,
+ * or none: a fast tokenizer (transformers' default) takes tokenizer.json's, a slow one the config's, so the same text
+ * gets other ids depending on which is loaded.
+ */
+function filesDisagreeFinding(summary: TokenizerSection, vocabulary: VocabularySummary) {
+  const disagree = summary.addedTokens.flatMap((token) => {
+    const other = tokenAt(vocabulary, token.id);
+    return other === token.text ? [] : [{ ...token, other }];
+  });
+  if (disagree.length === 0) {
+    return null;
+  }
+  const file = summary.addedTokensFile ?? 'tokenizer_config.json';
+  const named = disagree
+    .slice(0, MAX_DISAGREEMENTS_NAMED)
+    .map(
+      ({ id, text, other }) =>
+        `id ${id} is ${text} in ${file} but ${other === undefined ? 'no token' : other} in ${vocabulary.file}`,
+    );
+  const rest = disagree.length - named.length;
+  return makeFinding(
+    'tokenizer-files-disagree',
+    `${file} and ${vocabulary.file} disagree on ${plural(disagree.length, 'added token')}: ${named.join('; ')}` +
+      `${rest > 0 ? `; and ${rest} more` : ''}. transformers' fast tokenizer (the default) encodes with ` +
+      `${vocabulary.file}; a slow tokenizer, and anything else that reads ${file}, takes its ids, so the same text ` +
+      'gets other ids. Save both from the tokenizer the model was trained with (tokenizer.save_pretrained).',
     [],
   );
 }

@@ -235,6 +235,12 @@ export function idsFrom(summary: VocabularySummary, rows: number): number {
   return summary.ids.length - firstAtLeast(summary.ids, rows);
 }
 
+/** The token tokenizer.json gives id `id`, or undefined when none holds it. */
+export function tokenAt(summary: VocabularySummary, id: number): string | undefined {
+  const at = firstAtLeast(summary.ids, id);
+  return summary.ids[at] === id ? summary.texts[at] : undefined;
+}
+
 /** The position of the first of the ascending `ids` that is `id` or more. */
 function firstAtLeast(ids: Float64Array, id: number): number {
   let low = 0;
