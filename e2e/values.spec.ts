@@ -9,6 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import { buildSafetensors } from '../src/testing/build-safetensors';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
 /** A tiny llama in BF16 and its Q8_0 GGUF conversion (scripts/gguf-pair-fixtures.py). */
@@ -219,6 +220,41 @@ test.describe('tensor values', () => {
       String(Math.fround(first)).slice(0, 8),
     );
     expectNumpyDelta(await downloadReport(page), 'lora-gguf.gguf', 'token_embd');
+    watch.expectClean();
+  });
+
+  test('Compute ΔW over HTTP past 16 MiB of factors: the bytes said first, read only on the second click', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const dir = join(FIXTURES_DIR, 'lora-delta-remote');
+    mkdirSync(dir, { recursive: true });
+    const specs = [
+      { name: 'emb.lora_A.weight', dtype: 'F16', shape: [8, 1_100_000] },
+      { name: 'emb.lora_B.weight', dtype: 'F16', shape: [4, 8] },
+    ];
+    writeFileSync(join(dir, 'adapter.safetensors'), buildSafetensors(specs, { fill: 0x3c }));
+    const tag = uniqueTag('lora-delta-remote');
+    await openApp(
+      page,
+      `?url=${encodeURIComponent(`${ORIGIN_A}/range/lora-delta-remote/adapter.safetensors?t=${tag}`)}`,
+    );
+    await expect(page.getByTestId('file-name')).toHaveText('adapter.safetensors');
+    await page.getByText('emb.lora_B.weight', { exact: true }).first().click();
+    const sent = async () =>
+      (await serverLog((entry) => entry.path.includes(tag))).reduce((sum, entry) => sum + entry.bytesSent, 0);
+    const afterLoad = await sent();
+    await page.getByRole('button', { name: 'Compute ΔW' }).click();
+    const panel = page.getByTestId('lora-delta-panel');
+    await expect(panel.getByTestId('lora-delta-confirm')).toHaveText(
+      'ΔW of emb needs its two factors whole: 17.6 MB by Range requests, more than the 16.8 MB read without asking.',
+    );
+    expect(await sent()).toBe(afterLoad);
+    await panel.getByRole('button', { name: 'Read 17.6 MB and compute ΔW' }).click();
+    await expect(panel.getByTestId('values-read')).toContainText(
+      'All 4 400 000 values of ΔW = 1 · B·A formed from 17.6 MB',
+    );
+    expect(await sent()).toBeGreaterThanOrEqual(afterLoad + 17_600_064);
     watch.expectClean();
   });
 

@@ -113,8 +113,8 @@ describe('Compute ΔW in the store', () => {
     });
     client.readLoraDelta.mockReturnValueOnce({ promise, cancel: vi.fn() });
     useAppStore.getState().computeLoraDelta(2, 'm');
-    expect(client.readLoraDelta).toHaveBeenCalledWith(4, 2, expect.any(Function));
-    const progress = client.readLoraDelta.mock.calls[0][2] as (done: number, total: number) => void;
+    expect(client.readLoraDelta).toHaveBeenCalledWith(4, 2, false, expect.any(Function));
+    const progress = client.readLoraDelta.mock.calls[0][3] as (done: number, total: number) => void;
     return { answered, progress };
   }
 
@@ -123,7 +123,7 @@ describe('Compute ΔW in the store', () => {
     progress(100, 400);
     expect(loraDeltaOf(useAppStore.getState(), 'm')).toEqual({
       status: 'reading',
-      whole: true,
+      whole: false,
       bytesRead: 100,
       bytesTotal: 400,
     });
@@ -150,5 +150,31 @@ describe('Compute ΔW in the store', () => {
       load: { status: 'ready', result: remoteLoad(5, 'other.safetensors'), sidecarsReading: false },
     });
     expect(loraDeltaOf(useAppStore.getState(), 'm')).toBeNull();
+  });
+
+  it('a remote read past the budget waits: the entry keeps the bytes, and the confirming click asks for it whole', async () => {
+    const load = remoteLoad(6, 'big-adapter.safetensors');
+    useAppStore.setState({ load: { status: 'ready', result: load, sidecarsReading: false } });
+    client.readLoraDelta.mockReturnValueOnce({
+      promise: Promise.resolve({
+        value: null,
+        error: 'ΔW of m needs its two factors whole',
+        network: null,
+        confirmBytes: 20_000_000,
+      }),
+      cancel: vi.fn(),
+    });
+    useAppStore.getState().computeLoraDelta(2, 'm');
+    await vi.waitFor(() =>
+      expect(loraDeltaOf(useAppStore.getState(), 'm')).toEqual({
+        status: 'error',
+        message: 'ΔW of m needs its two factors whole',
+        confirmBytes: 20_000_000,
+      }),
+    );
+    client.readLoraDelta.mockReturnValueOnce({ promise: new Promise(() => undefined), cancel: vi.fn() });
+    useAppStore.getState().computeLoraDelta(2, 'm', true);
+    expect(client.readLoraDelta).toHaveBeenLastCalledWith(6, 2, true, expect.any(Function));
+    expect(loraDeltaOf(useAppStore.getState(), 'm')).toMatchObject({ status: 'reading', whole: true });
   });
 });

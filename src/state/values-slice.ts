@@ -23,7 +23,7 @@ import type { AppState } from './store';
 export type ValuesEntry =
   | { status: 'reading'; whole: boolean; bytesRead: number; bytesTotal: number | null }
   | { status: 'ready'; values: TensorValues }
-  | { status: 'error'; message: string };
+  | { status: 'error'; message: string; confirmBytes?: number };
 
 export type ScanState =
   | { status: 'idle' }
@@ -54,7 +54,7 @@ export interface ValuesSlice {
   /** "Compute ΔW" of LoRA modules for the current load, by module name. */
   loraDeltas: Record<string, ValuesEntry>;
   /** Forms the update of `module`, whose factor is `row`; progress counts the factors' bytes, then ΔW's as Float32. */
-  computeLoraDelta: (row: number, module: string) => void;
+  computeLoraDelta: (row: number, module: string, whole?: boolean) => void;
   cancelLoraDelta: (module: string) => void;
   scanAllValues: () => void;
   cancelValueScan: () => void;
@@ -156,7 +156,11 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
       slot.setEntry(
         answer.value
           ? { status: 'ready', values: answer.value }
-          : { status: 'error', message: answer.error ?? slot.failed },
+          : {
+              status: 'error',
+              message: answer.error ?? slot.failed,
+              ...(answer.confirmBytes !== undefined && { confirmBytes: answer.confirmBytes }),
+            },
       ),
     );
   };
@@ -220,13 +224,13 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
 
     loraDeltas: {},
 
-    computeLoraDelta: (row, module) => {
+    computeLoraDelta: (row, module, whole = false) => {
       const loadId = currentLoad();
       if (loadId !== null) {
-        startEntry(loadId, `delta:${module}`, true, {
+        startEntry(loadId, `delta:${module}`, whole, {
           entry: () => get().loraDeltas[module],
           setEntry: (entry) => set({ loraDeltas: { ...get().loraDeltas, [module]: entry } }),
-          start: (progress) => readLoraDelta(loadId, row, progress),
+          start: (progress) => readLoraDelta(loadId, row, whole, progress),
           failed: 'ΔW could not be formed.',
         });
       }

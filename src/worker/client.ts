@@ -240,7 +240,12 @@ function handle(message: WorkerResponse): void {
       return;
     case 'values-result':
       pending.delete(message.id);
-      entry.resolve({ value: message.values, error: message.error, network: message.network });
+      entry.resolve({
+        value: message.values,
+        error: message.error,
+        network: message.network,
+        ...(message.confirmBytes !== undefined && { confirmBytes: message.confirmBytes }),
+      });
       return;
     case 'scan-result':
       pending.delete(message.id);
@@ -391,6 +396,8 @@ export interface ValuesAnswer<T, N = NetworkFigures | null> {
   value: T | null;
   error: string | null;
   network: N;
+  /** With `error`: the bytes a whole read would take, offered on a click. */
+  confirmBytes?: number;
 }
 
 export interface ValuesHandle<T, N = NetworkFigures | null> {
@@ -425,9 +432,10 @@ export function readValues(
 export function readLoraDelta(
   loadId: number,
   row: number,
+  whole: boolean,
   onProgress: (done: number, total: number) => void,
 ): ValuesHandle<TensorValues> {
-  return valuesRequest((id) => ({ type: 'read-lora-delta', id, loadId, row }), onProgress);
+  return valuesRequest((id) => ({ type: 'read-lora-delta', id, loadId, row, whole }), onProgress);
 }
 
 /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */

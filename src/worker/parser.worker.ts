@@ -15,6 +15,7 @@ import { SourceError } from '../core/errors';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { readTensorValues, scanValues } from './values-handler';
 import { readLoraDeltaValues } from './values-lora-delta';
+import { NeedsWholeRead } from '../core/values/tensor-values';
 import { sliceReaderOverPort } from './slice-service';
 import { setOffThreadSlicer } from '../io/file-reader';
 
@@ -168,7 +169,7 @@ async function valuesJob(
       const values =
         request.type === 'read-values'
           ? await readTensorValues(load, request.row, request.whole, job, request.stored)
-          : await readLoraDeltaValues(load, request.row, job);
+          : await readLoraDeltaValues(load, request.row, job, request.whole);
       const grid = values.grid;
       post(
         { type: 'values-result', id, values, error: null, network: network() },
@@ -183,9 +184,17 @@ async function valuesJob(
       : error instanceof ValuesUnavailable || error instanceof SourceError
         ? error.message
         : `Unexpected error while reading values: ${String(error)}. This is a bug in Safetensors Lens.`;
+    const confirmBytes = error instanceof NeedsWholeRead && !controller.signal.aborted ? error.bytes : undefined;
     post(
       request.type !== 'scan-values'
-        ? { type: 'values-result', id, values: null, error: message, network: network() }
+        ? {
+            type: 'values-result',
+            id,
+            values: null,
+            error: message,
+            network: network(),
+            ...(confirmBytes !== undefined && { confirmBytes }),
+          }
         : { type: 'scan-result', id, scan: null, error: message, network: network() },
     );
   } finally {

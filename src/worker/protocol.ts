@@ -47,7 +47,7 @@ export type WorkerRequest =
   /** Reads one tensor's values (worker/values-handler.ts): whole, or a row sample of a large remote tensor. */
   | { type: 'read-values'; id: number; loadId: number; row: number; whole: boolean; stored?: boolean }
   /** Forms the update ΔW = scale · B·A of the LoRA module whose factor is `row` (worker/values-lora-delta.ts). */
-  | { type: 'read-lora-delta'; id: number; loadId: number; row: number }
+  | { type: 'read-lora-delta'; id: number; loadId: number; row: number; whole: boolean }
   /** Reads every tensor's values for the NaN / Inf / all-zero / outlier scan. */
   | { type: 'scan-values'; id: number; loadId: number }
   /** Compares the values of the tensors a kept comparison pairs with the same shape. */
@@ -111,6 +111,8 @@ export type WorkerResponse =
       values: TensorValues | null;
       error: string | null;
       network: NetworkFigures | null;
+      /** Set with `error` when the read waits for a click that asks for these bytes (NeedsWholeRead). */
+      confirmBytes?: number;
     }
   | { type: 'scan-result'; id: number; scan: ValueScan | null; error: string | null; network: NetworkFigures | null }
   | {

@@ -9,11 +9,17 @@ import { describe, expect, it } from 'vitest';
 import type { SourceSpec } from '../core/result';
 import type { TensorValues } from '../core/values/tensor-values';
 import { buildSafetensors } from '../testing/build-safetensors';
-import { keptFile, keptLoad } from '../testing/kept-load';
+import { keptFile, keptLoad, resultAndKept } from '../testing/kept-load';
+import { setUpRouteServers } from '../testing/test-server-setup';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { NeedsWholeRead } from '../core/values/tensor-values';
 import { adapterFolder, loraAnswers, VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import type { KeptLoad } from './load-source';
 import type { ValuesJob } from './values-handler';
 import { readLoraDeltaValues } from './values-lora-delta';
+
+const live = setUpRouteServers();
 
 interface Expected {
   scale: number;
@@ -177,5 +183,30 @@ describe('Compute ΔW', () => {
     // Part of ΔW was formed before the Cancel, not all of it.
     expect(formedWhenCancelled).toBeGreaterThan(0);
     expect(formedWhenCancelled).toBeLessThan(4096 * 4096 * 4);
+  });
+
+  it('over HTTP, factors past 16 MiB wait for the click that says their size; nothing is read before it', async () => {
+    const specs = [
+      { name: 'emb.lora_A.weight', dtype: 'F16', shape: [8, 1_100_000] },
+      { name: 'emb.lora_B.weight', dtype: 'F16', shape: [4, 8] },
+    ];
+    await mkdir(path.join(live.fixtures.root, 'lora-delta-big'), { recursive: true });
+    await live.fixtures.write('lora-delta-big/adapter.safetensors', buildSafetensors(specs, { fill: 0x3c }));
+    const { kept } = await resultAndKept({
+      kind: 'url',
+      url: `${live.servers.originA}/range/lora-delta-big/adapter.safetensors`,
+    });
+    const factorBytes = 2 * 8 * 1_100_000 + 2 * 4 * 8;
+    const requests = () => live.servers.log.entries.filter((entry) => entry.path.includes('/lora-delta-big/')).length;
+    const before = requests();
+    const asked = readLoraDeltaValues(kept, 1, job());
+    await expect(asked).rejects.toBeInstanceOf(NeedsWholeRead);
+    await expect(asked).rejects.toMatchObject({ bytes: factorBytes });
+    await expect(asked).rejects.toThrow(/^ΔW of emb needs its two factors whole: 17\.6 MB by Range requests/);
+    expect(requests()).toBe(before);
+    const values = await readLoraDeltaValues(kept, 1, job(), true);
+    expect(values.read.bytes).toBe(factorBytes);
+    expect(values.shape).toEqual([4, 1_100_000]);
+    expect(requests()).toBeGreaterThan(before);
   });
 });

@@ -6,7 +6,10 @@
 import { decodeValues } from '../core/values/decode';
 import { deltaScaleDetail, loraDeltaChunks, loraDeltaLayout } from '../core/values/lora-delta';
 import { moduleRows, planLoraUpdates } from '../core/values/lora-update';
-import { ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
+import { NeedsWholeRead, ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
+import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
+import { formatBytes } from '../core/number-format';
+import { locatedByteLength } from '../io/tensor-data';
 import { moduleScale } from '../core/analysis/lora-scaling';
 import { tensorShape } from '../core/model';
 import { nextQueuedTask } from '../lib/after-paint';
@@ -17,7 +20,12 @@ import { readWholeRow, rowDtype, type ValuesJob } from './values-handler';
 const PAUSE_EVERY_MS = 40;
 
 /** The update of the LoRA module whose factor (or `.alpha`) is `row`. */
-export async function readLoraDeltaValues(load: KeptLoad, row: number, job: ValuesJob): Promise<TensorValues> {
+export async function readLoraDeltaValues(
+  load: KeptLoad,
+  row: number,
+  job: ValuesJob,
+  whole = false,
+): Promise<TensorValues> {
   const started = performance.now();
   if (!(row >= 0 && row < load.columns.count)) {
     throw new ValuesUnavailable('No such tensor in this load.');
@@ -28,6 +36,19 @@ export async function readLoraDeltaValues(load: KeptLoad, row: number, job: Valu
     throw new ValuesUnavailable(layout);
   }
   const { module, rows, cols } = layout;
+  // Over HTTP, factors past the budget Read values reads without asking (an embedding's at a high rank) wait for a
+  // click that says their size.
+  const factorBytes = moduleRows(module).reduce(
+    (sum, r) => sum + locatedByteLength(load.columns, r, load.data?.storage),
+    0,
+  );
+  if (load.data?.remote && !whole && factorBytes > REMOTE_VALUES_WHOLE_BYTES) {
+    throw new NeedsWholeRead(
+      `ΔW of ${module.module} needs its two factors whole: ${formatBytes(factorBytes)} by Range requests, more than ` +
+        `the ${formatBytes(REMOTE_VALUES_WHOLE_BYTES)} read without asking.`,
+      factorBytes,
+    );
+  }
   const factor = async (r: number): Promise<{ values: Float32Array; bytes: number }> => {
     const bytes = await readWholeRow(load, r, job.signal);
     const decoded = bytes === null ? null : decodeValues(rowDtype(load, r), bytes);

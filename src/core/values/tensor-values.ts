@@ -68,6 +68,16 @@ export interface LoraDeltaFacts {
 /** Why a tensor's values cannot be read; the view shows it as is. */
 export class ValuesUnavailable extends Error {}
 
+/** A remote read over the default budget, not asked for whole: the view offers it with its byte count. */
+export class NeedsWholeRead extends ValuesUnavailable {
+  constructor(
+    message: string,
+    readonly bytes: number,
+  ) {
+    super(message);
+  }
+}
+
 export interface ValueScale {
   tensor: string;
   values: ArrayLike<number>;

@@ -2,7 +2,7 @@
  * "Compute ΔW" in a LoRA factor's details: the update the module adds to its base weight, formed from both factors
  * in the worker and shown as "Read values" shows a tensor (statistics, histogram, heatmap, first values).
  */
-import { formatPercent } from '../../core/number-format';
+import { formatBytes, formatPercent } from '../../core/number-format';
 import { selectResult } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { loraDeltaOf } from '../../state/values-slice';
@@ -39,7 +39,19 @@ export function LoraDeltaPanel({ row, module }: { row: number; module: string })
           onCancel={() => cancel(module)}
         />
       )}
-      {entry?.status === 'error' && <EntryError message={entry.message}>{start}</EntryError>}
+      {entry?.status === 'error' && entry.confirmBytes !== undefined && (
+        <div className="values-start">
+          <span className="muted" data-testid="lora-delta-confirm">
+            {entry.message}
+          </span>
+          <button type="button" onClick={() => compute(row, module, true)}>
+            Read {formatBytes(entry.confirmBytes)} and compute ΔW
+          </button>
+        </div>
+      )}
+      {entry?.status === 'error' && entry.confirmBytes === undefined && (
+        <EntryError message={entry.message}>{start}</EntryError>
+      )}
       {entry?.status === 'ready' && (
         <>
           <h4 className="values-heading">
