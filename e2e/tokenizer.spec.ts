@@ -319,6 +319,29 @@ test.describe('the Tokenizer tab', () => {
     watch.expectClean();
   });
 
+  test('a model with only tokenizer.json beside it: the Tokenizer tab offers it, and shows its vocabulary', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const folder = join(VOCABULARY_DIR, 'unigram-t5');
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(folder, name)));
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await expect(page.getByTestId('tokenizer-status')).toHaveText(
+      'No tokenizer_config.json, chat template or generation_config.json beside the model; its tokenizer.json is there.',
+    );
+    const card = page.getByTestId('tokenizer-vocabulary');
+    await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    await expect(card.getByTestId('vocabulary-model')).toHaveText('Unigram');
+    await expect(card.getByTestId('vocabulary-template')).toHaveText('$A </s>');
+    await expect(page.getByTestId('tokenizer-no-template')).toBeVisible();
+    watch.expectClean();
+  });
+
   test('tokenizer.json of a repository: its listed size shown, fetched only on the click, once', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
@@ -347,10 +370,16 @@ test.describe('the Tokenizer tab', () => {
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-status')).toHaveText(
-      'No usable tokenizer file beside the model: tried tokenizer_config.json, chat_template.jinja, chat_template.json, ' +
-        'generation_config.json, special_tokens_map.json, added_tokens.json, each missing, over 8 MiB or not valid JSON ' +
-        '(UTF-8 text for a .jinja).',
+      'No tokenizer_config.json, chat template or generation_config.json beside the model: tried ' +
+        'tokenizer_config.json, chat_template.jinja, chat_template.json, generation_config.json, ' +
+        'special_tokens_map.json, added_tokens.json, each missing, over 8 MiB or not valid JSON (UTF-8 text for a ' +
+        '.jinja); a tokenizer.json may be, and is tried only when asked.',
     );
+    // Its guessed tokenizer.json is offered, by one request, and not tried until then.
+    await expect(page.getByTestId('tokenizer-vocabulary')).toContainText(
+      'Reads tokenizer.json by one request to the server that holds the model',
+    );
+    expect(await serverLog(`/hub/${HUB_ORG}/${BARE_REPO}/resolve/main/tokenizer.json`)).toEqual([]);
     const gets = await tokenizerGets(BARE_REPO);
     expect(gets.map((entry) => entry.status)).toEqual([404, 404, 404, 404, 404, 404]);
     for (const width of [1440, 800]) {

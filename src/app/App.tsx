@@ -137,7 +137,10 @@ const TABS: Tab[] = [
   {
     id: 'tokenizer',
     label: 'Tokenizer',
-    available: (result) => result.sections.tokenizer !== undefined || result.tokenizerOnDemand !== undefined,
+    available: (result) =>
+      result.sections.tokenizer !== undefined ||
+      result.tokenizerOnDemand !== undefined ||
+      result.vocabularyOnDemand !== undefined,
   },
   { id: 'memory', label: 'Memory', available: (result) => result.sections.memory !== undefined },
   {

@@ -192,4 +192,23 @@ describe('tokenizer.json', () => {
       /^m\/tokenizer_config\.json and tokenizer\.json disagree on 2 added tokens: id 404 is <\|im_end\|> in m\/tokenizer_config\.json but <\|eot_id\|> in tokenizer\.json; id 999 is <tool> in m\/tokenizer_config\.json but no token in tokenizer\.json\. /,
     );
   });
+
+  it('tokenizer.json with no other tokenizer file: still offered, and its read makes a section of its own', async () => {
+    const { result, kept } = await resultAndKept({
+      kind: 'files',
+      files: ['model.safetensors', 'tokenizer.json'].map((name) => ({
+        path: `only/${name}`,
+        blob: new Blob([fixture('unigram-t5', name) as BlobPart]),
+      })),
+    });
+    expect(result.sections.tokenizer).toBeUndefined();
+    expect(result.vocabularyOnDemand).toEqual(['only/tokenizer.json']);
+    const update = await kept.readSidecars?.('vocabulary');
+    expect(update?.sections.tokenizer).toMatchObject({
+      files: [],
+      tokenizerClass: null,
+      templates: [],
+      vocabulary: { model: 'Unigram', template: '$A </s>' },
+    });
+  });
 });

@@ -29,12 +29,16 @@ export function TokenizerPanel({ result }: { result: LoadResult }) {
   const asked = result.tokenizerOnDemand;
   const section = result.sections.tokenizer;
   if (section === undefined) {
+    const onlyVocabulary = result.vocabularyOnDemand !== undefined && asked === undefined && !reading;
     return (
-      <p className="muted" role="status" data-testid="tokenizer-status">
-        {asked !== undefined || reading
-          ? `Reading ${(asked ?? []).join(', ')} beside the model…`
-          : `No usable tokenizer file beside the model${notFound ? `: tried ${notFound.join(', ')}, each missing, over ${MAX_TOKENIZER_FILE_BYTES / 2 ** 20} MiB or not valid JSON (UTF-8 text for a .jinja)` : ''}.`}
-      </p>
+      <>
+        <p className="muted" role="status" data-testid="tokenizer-status">
+          {asked !== undefined || reading
+            ? `Reading ${(asked ?? []).join(', ')} beside the model…`
+            : `No ${onlyVocabulary ? 'tokenizer_config.json, chat template or generation_config.json' : 'usable tokenizer file'} beside the model${notFound ? `: tried ${notFound.join(', ')}, each missing, over ${MAX_TOKENIZER_FILE_BYTES / 2 ** 20} MiB or not valid JSON (UTF-8 text for a .jinja)` : ''}${!onlyVocabulary ? '.' : result.vocabularyBytes !== undefined ? '; its tokenizer.json is there.' : '; a tokenizer.json may be, and is tried only when asked.'}`}
+        </p>
+        {onlyVocabulary && <VocabularyCard result={result} />}
+      </>
     );
   }
   return (
@@ -76,7 +80,10 @@ function TokenizerFacts({ section }: { section: TokenizerSection }) {
           }
           testId="tokenizer-added-count"
         />
-        <Fact label="Read from" value={section.files.join(', ')} />
+        <Fact
+          label="Read from"
+          value={[...section.files, ...(section.vocabulary ? [section.vocabulary.file] : [])].join(', ') || '—'}
+        />
       </dl>
       {section.special.length > 0 && (
         <table className="plain-table" data-testid="tokenizer-special-tokens">

@@ -12,12 +12,13 @@ import { Fact } from '../insights/QuantizationPanel';
 import { EncodeText } from './EncodeText';
 import { TokenBrowser } from './TokenBrowser';
 
-export function VocabularyCard({ result, section }: { result: LoadResult; section: TokenizerSection }) {
+export function VocabularyCard({ result, section }: { result: LoadResult; section?: TokenizerSection }) {
   const reading = useAppStore(selectVocabularyReading);
   const read = useAppStore((state) => state.readVocabulary);
   const asked = result.vocabularyOnDemand;
-  const vocabulary = section.vocabulary;
-  if (vocabulary === undefined && section.vocabularyProblem === undefined && asked === undefined) {
+  const vocabulary = section?.vocabulary;
+  const problem = section?.vocabularyProblem;
+  if (vocabulary === undefined && problem === undefined && asked === undefined) {
     return null;
   }
   const where = result.source.kind === 'url' ? 'by one request to the server that holds the model' : 'from your disk';
@@ -30,9 +31,9 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
       {vocabulary?.highestId != null && (
         <TokenBrowser section="vocabulary" total={vocabulary.highestId + 1} testId="vocabulary-browser" />
       )}
-      {section.vocabularyProblem !== undefined && (
+      {problem !== undefined && (
         <p className="values-error" role="alert">
-          {section.vocabularyProblem}
+          {problem}
         </p>
       )}
       {vocabulary === undefined && asked !== undefined && (

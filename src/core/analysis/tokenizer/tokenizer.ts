@@ -20,7 +20,10 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
   run: (input) => {
     const files = input.sidecars.tokenizer;
     // A GGUF's own tokenizer is in its header (the GGUF tab); files beside it describe another copy.
-    const summary = files && !input.header.gguf ? summarizeTokenizer(files) : null;
+    const gguf = input.header.gguf !== undefined;
+    const asked = input.sidecars.vocabulary !== undefined || input.sidecars.vocabularyProblem !== undefined;
+    // A tokenizer.json with none of the other files still makes a section, for its vocabulary.
+    const summary = (files && !gguf ? summarizeTokenizer(files) : null) ?? (asked && !gguf ? NO_TOKENIZER_FILES : null);
     if (summary === null) {
       return { section: null, findings: [] };
     }
@@ -41,6 +44,25 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
     ];
     return { section, findings: findings.filter((finding) => finding !== null) };
   },
+};
+
+/** The section's fields when only tokenizer.json was read: nothing that the other files say. */
+const NO_TOKENIZER_FILES: TokenizerSection = {
+  files: [],
+  tokenizerClass: null,
+  modelMaxLength: null,
+  addBosToken: null,
+  addEosToken: null,
+  special: [],
+  addedTokens: [],
+  addedTokenCount: 0,
+  highestAddedId: null,
+  addedTokensFile: null,
+  specialTokensFile: null,
+  templates: [],
+  shadowedTemplate: null,
+  generation: null,
+  turnEnd: null,
 };
 
 function vocabularyFacts({ ids, texts, decoded, source, ...facts }: VocabularySummary): VocabularyFacts {
