@@ -96,7 +96,7 @@ export function textEncoder(source: string, config: unknown): TextEncoder {
     if (reply.kind !== 'encoded' || reply.result === null) {
       return {
         result: null,
-        error: `The text could not be encoded: ${reply.kind === 'encoded' ? reply.error : 'no answer'}.`,
+        error: `The text could not be encoded: ${reply.error ?? 'no answer'}.`,
       };
     }
     return { result: reply.result, error: null };

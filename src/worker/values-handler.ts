@@ -144,6 +144,22 @@ export async function readWholeRow(load: KeptLoad, row: number, signal: AbortSig
   }
 }
 
+/** A tensor's values read whole and decoded (a LoRA factor, an `.alpha`), or null when not decoded or not located. */
+export async function readDecodedRow(load: KeptLoad, row: number, signal: AbortSignal): Promise<Float32Array | null> {
+  const bytes = await readWholeRow(load, row, signal);
+  const decoded = bytes === null ? null : decodeValues(rowDtype(load, row), bytes);
+  return decoded === null ? null : decoded instanceof Float32Array ? decoded.slice() : Float32Array.from(decoded);
+}
+
+/** Bytes the rows take where their data is (what reading them whole costs). */
+export function rowsBytes(load: KeptLoad, rows: Iterable<number>): number {
+  let bytes = 0;
+  for (const row of rows) {
+    bytes += locatedByteLength(load.columns, row, load.data?.storage);
+  }
+  return bytes;
+}
+
 /** The scale tensor beside an FP8 or int8 weight, decoded, or null when the model has none. */
 export async function readScale(
   load: KeptLoad,

@@ -3,18 +3,17 @@
  * by row (core/values/lora-delta.ts) and counted as "Read values" counts a tensor: statistics, histogram, heatmap and
  * first values. The work pauses every few tens of milliseconds so a Cancel reaches it.
  */
-import { decodeValues } from '../core/values/decode';
 import { deltaScaleDetail, loraDeltaChunks, loraDeltaLayout } from '../core/values/lora-delta';
 import { moduleRows, planLoraUpdates } from '../core/values/lora-update';
 import { NeedsWholeRead, ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { formatBytes } from '../core/number-format';
-import { locatedByteLength } from '../io/tensor-data';
 import { moduleScale } from '../core/analysis/lora-scaling';
 import { tensorShape } from '../core/model';
 import { nextQueuedTask } from '../lib/after-paint';
 import type { KeptLoad } from './load-source';
-import { readWholeRow, rowDtype, type ValuesJob } from './values-handler';
+import { rowsBytes, type ValuesJob } from './values-handler';
+import { readModuleFactors } from './lora-factors';
 
 /** Work between pauses: long enough that pausing costs nothing, short enough that Cancel answers at once. */
 const PAUSE_EVERY_MS = 40;
@@ -38,10 +37,7 @@ export async function readLoraDeltaValues(
   const { module, rows, cols } = layout;
   // Over HTTP, factors past the budget Read values reads without asking (an embedding's at a high rank) wait for a
   // click that says their size.
-  const factorBytes = moduleRows(module).reduce(
-    (sum, r) => sum + locatedByteLength(load.columns, r, load.data?.storage),
-    0,
-  );
+  const factorBytes = rowsBytes(load, moduleRows(module));
   if (load.data?.remote && !whole && factorBytes > REMOTE_VALUES_WHOLE_BYTES) {
     throw new NeedsWholeRead(
       `ΔW of ${module.module} needs its two factors whole: ${formatBytes(factorBytes)} by Range requests, more than ` +
@@ -49,35 +45,23 @@ export async function readLoraDeltaValues(
       factorBytes,
     );
   }
-  const factor = async (r: number): Promise<{ values: Float32Array; bytes: number }> => {
-    const bytes = await readWholeRow(load, r, job.signal);
-    const decoded = bytes === null ? null : decodeValues(rowDtype(load, r), bytes);
-    if (bytes === null || decoded === null) {
-      throw new ValuesUnavailable(`${load.names[r]} cannot be read whole or is not decoded, so ΔW cannot be formed.`);
-    }
-    return { values: decoded instanceof Float32Array ? decoded : Float32Array.from(decoded), bytes: bytes.length };
-  };
   const total = rows * cols;
-  // Progress counts the factors' bytes, then ΔW's values as the Float32 bytes they would take.
-  const down = await factor(module.downRow);
-  const up = await factor(module.upRow);
-  let bytesRead = down.bytes + up.bytes;
-  let alpha: number | null = null;
-  if (module.alphaRow !== null) {
-    const alphaTensor = await factor(module.alphaRow);
-    bytesRead += alphaTensor.bytes;
-    alpha = Number.isFinite(alphaTensor.values[0]) ? alphaTensor.values[0] : null;
+  const { down, up, alpha } = await readModuleFactors(load, module, job.signal);
+  if (down === null || up === null) {
+    const missing = load.names[down === null ? module.downRow : module.upRow];
+    throw new ValuesUnavailable(`${missing} cannot be read whole or is not decoded, so ΔW cannot be formed.`);
   }
-  const workTotal = bytesRead + total * 4;
-  job.progress(bytesRead, workTotal);
+  // Progress counts the factors' bytes, then ΔW's values as the Float32 bytes they would take.
+  const workTotal = factorBytes + total * 4;
+  job.progress(factorBytes, workTotal);
   const scaling = load.loraScaling();
   const scale = moduleScale(scaling, module.module, module.rank, alpha);
   const values = new ValuesAccumulator('F32', layout.shape, null);
   let paused = performance.now();
-  for (const chunk of loraDeltaChunks(layout, down.values, up.values, scale.scale)) {
+  for (const chunk of loraDeltaChunks(layout, down, up, scale.scale)) {
     values.addComputed(chunk.values, chunk.firstElement);
     if (performance.now() - paused > PAUSE_EVERY_MS) {
-      job.progress(bytesRead + (chunk.firstElement + chunk.values.length) * 4, workTotal);
+      job.progress(factorBytes + (chunk.firstElement + chunk.values.length) * 4, workTotal);
       await nextQueuedTask();
       if (job.signal.aborted) {
         throw new ValuesUnavailable('Cancelled.');
@@ -86,8 +70,12 @@ export async function readLoraDeltaValues(
     }
   }
   const tensors = moduleRows(module).map((r) => load.names[r]);
-  const plan = { ranges: [], bytes: bytesRead, elements: total, sampled: false, rowsRead: rows, rows, seed: null };
-  const result = values.result(`${module.module} ΔW`, row, plan, { tensorBytes: bytesRead, confirmed: false, started });
+  const plan = { ranges: [], bytes: factorBytes, elements: total, sampled: false, rowsRead: rows, rows, seed: null };
+  const result = values.result(`${module.module} ΔW`, row, plan, {
+    tensorBytes: factorBytes,
+    confirmed: false,
+    started,
+  });
   result.decoded = 'computed';
   result.computedBy = {
     module: module.module,

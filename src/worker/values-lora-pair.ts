@@ -6,7 +6,6 @@
 import { isAdapterFile } from '../core/analysis/lora-markers';
 import { moduleScale } from '../core/analysis/lora-scaling';
 import { tensorShape } from '../core/model';
-import { decodeValues } from '../core/values/decode';
 import {
   allFinite,
   moduleRows,
@@ -17,9 +16,9 @@ import {
 import { MAX_LORA_UPDATE_WORK, MAX_UNMEASURED_LISTED } from '../core/values/values-limits';
 import { compareUpdates, pairByLayer, type FactorValues, type ModuleFactors } from '../core/values/lora-pair';
 import type { LoraPairComparison, LoraPairModule } from '../core/values/compare-values';
-import { locatedByteLength } from '../io/tensor-data';
 import type { KeptLoad } from './load-source';
-import { readWholeRow, rowDtype, type ValuesJob } from './values-handler';
+import { rowsBytes, type ValuesJob } from './values-handler';
+import { readModuleFactors } from './lora-factors';
 
 /** Two LoRAs' plans, made once, and the modules both adapt with the same sizes. */
 export interface LoraPairing {
@@ -62,19 +61,10 @@ export function loraPairBytes(a: KeptLoad, b: KeptLoad, pairing: LoraPairing | n
       [a, module],
       [b, other],
     ] as const) {
-      for (const row of moduleRows(plan)) {
-        bytes += locatedByteLength(load.columns, row, load.data?.storage);
-      }
+      bytes += rowsBytes(load, moduleRows(plan));
     }
   }
   return bytes;
-}
-
-/** A tensor's values, or null when its dtype is not decoded or its bytes are not located. */
-async function readDecoded(load: KeptLoad, row: number, signal: AbortSignal): Promise<Float32Array | null> {
-  const bytes = await readWholeRow(load, row, signal);
-  const decoded = bytes === null ? null : decodeValues(rowDtype(load, row), bytes);
-  return decoded === null ? null : decoded instanceof Float32Array ? decoded.slice() : Float32Array.from(decoded);
 }
 
 /** One module's factors on one side, scaled; null when a factor is not decoded. */
@@ -85,23 +75,16 @@ async function moduleFactors(
   signal: AbortSignal,
   onBytes: (bytes: number) => void,
 ): Promise<ModuleFactors | null> {
-  const factor = async (row: number): Promise<FactorValues | null> => {
-    const values = await readDecoded(load, row, signal);
-    onBytes(locatedByteLength(load.columns, row, load.data?.storage));
-    const layout = plan.factors.get(row);
-    return values && layout ? { values, layout } : null;
-  };
-  const down = await factor(module.downRow);
-  const up = await factor(module.upRow);
-  let alpha: number | null = null;
-  if (module.alphaRow !== null) {
-    const values = await readDecoded(load, module.alphaRow, signal);
-    onBytes(locatedByteLength(load.columns, module.alphaRow, load.data?.storage));
-    alpha = values && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
-  }
-  if (!down || !up || !allFinite(down.values) || !allFinite(up.values)) {
+  const read = await readModuleFactors(load, module, signal, onBytes);
+  const layoutOf = (row: number) => plan.factors.get(row);
+  const downLayout = layoutOf(module.downRow);
+  const upLayout = layoutOf(module.upRow);
+  if (!read.down || !read.up || !downLayout || !upLayout || !allFinite(read.down) || !allFinite(read.up)) {
     return null;
   }
+  const down: FactorValues = { values: read.down, layout: downLayout };
+  const up: FactorValues = { values: read.up, layout: upLayout };
+  const alpha = read.alpha;
   const { scale } = moduleScale(load.loraScaling(), module.module, module.rank, alpha);
   return { down, up, scale };
 }

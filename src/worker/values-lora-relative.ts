@@ -13,7 +13,7 @@ import { tensorShape } from '../core/model';
 import { locatedByteLength } from '../io/tensor-data';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import type { KeptLoad } from './load-source';
-import { readTensorValues, readWholeRow, rowDtype, type ValuesJob } from './values-handler';
+import { readTensorValues, readWholeRow, rowDtype, rowsBytes, type ValuesJob } from './values-handler';
 
 /** A module of the adapter and the row of the base weight it fits. */
 export interface LoraBasePair {
@@ -37,10 +37,7 @@ export function planLoraRelative(
 
 /** Bytes the measurement reads: every factor and alpha whole, each base weight as "Read values" would. */
 export function loraRelativeBytes(adapter: KeptLoad, base: KeptLoad, relative: LoraRelativePlan): number {
-  let bytes = 0;
-  for (const row of factorAndAlphaRows(relative.plan)) {
-    bytes += locatedByteLength(adapter.columns, row, adapter.data?.storage);
-  }
+  let bytes = rowsBytes(adapter, factorAndAlphaRows(relative.plan));
   for (const { baseRow } of relative.pairs) {
     const whole = locatedByteLength(base.columns, baseRow, base.data?.storage);
     bytes += base.data?.remote && whole > REMOTE_VALUES_WHOLE_BYTES ? REMOTE_VALUES_SAMPLE_BYTES : whole;

@@ -294,9 +294,5 @@ function decodeAs(asText: boolean, bytes: Uint8Array): unknown {
 }
 
 function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes)) as unknown;
-  } catch {
-    return undefined;
-  }
+  return parseJsonText(new TextDecoder().decode(bytes));
 }

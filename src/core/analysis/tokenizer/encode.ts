@@ -29,16 +29,29 @@ export function loadTokenizer(tokenizerJson: unknown, tokenizerConfig: unknown):
   return new Tokenizer(tokenizerJson as object, (tokenizerConfig ?? {}) as object);
 }
 
+/** Tokens the post-processor puts around any text: those of the empty text, counted once per tokenizer. */
+const around = new WeakMap<Tokenizer, number>();
+
+function tokensAround(tokenizer: Tokenizer): number {
+  let count = around.get(tokenizer);
+  if (count === undefined) {
+    // A template's special tokens do not depend on the text, so the empty text carries exactly them: one encode of
+    // nothing per tokenizer instead of a second encode of every text without them.
+    count = tokenizer.encode('').ids.length;
+    around.set(tokenizer, count);
+  }
+  return count;
+}
+
 export function encodeWith(tokenizer: Tokenizer, text: string): EncodedText {
   const cut = text.length > MAX_ENCODE_TEXT_CHARS;
   const input = cut ? text.slice(0, MAX_ENCODE_TEXT_CHARS) : text;
   const encoded = tokenizer.encode(input);
-  const plain = tokenizer.encode(input, { add_special_tokens: false });
   return {
     ids: encoded.ids,
     tokens: encoded.tokens,
     pieces: encoded.ids.map((id) => tokenizer.decode([id], { skip_special_tokens: false })),
-    addedBySpecial: encoded.ids.length - plain.ids.length,
+    addedBySpecial: tokensAround(tokenizer),
     chars: [...input].length,
     cut,
   };
