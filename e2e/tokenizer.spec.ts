@@ -426,13 +426,18 @@ test.describe('the Tokenizer tab', () => {
     const line = page.getByTestId('tokenizer-diff-vocabulary');
     await expect(line).toContainText('Both sides have a tokenizer.json');
     await expect(page.getByTestId('tokenizer-diff-fields')).not.toContainText('tokenizer.json model');
-    await line.getByRole('button', { name: 'Read and compare them' }).click();
+    await line.getByRole('button', { name: 'Read and compare every token' }).click();
     const fields = page.getByTestId('tokenizer-diff-fields');
     // A and B head their own columns, over an empty one for the row labels.
     await expect(fields.locator('thead th')).toHaveText(['', 'A', 'B']);
     await expect(fields.getByRole('row', { name: /tokenizer\.json model/ })).toContainText('WordPieceUnigram');
     await expect(fields.getByRole('row', { name: /tokenizer\(text\) gives/ })).toContainText('[CLS] $A [SEP]$A </s>');
     await expect(line).toHaveCount(0);
+    // Two vocabularies trained apart: their ids hold other tokens from the first special one on.
+    const tokens = page.getByTestId('vocabulary-diff');
+    await expect(tokens).toContainText('A: 200 tokens (tokenizer.json, WordPiece), no merges.');
+    await expect(tokens.getByTestId('vocabulary-diff-changed')).toContainText('Another token at the same id:');
+    await expect(tokens.getByTestId('vocabulary-diff-merges')).toHaveCount(0);
     watch.expectClean();
   });
 
@@ -551,6 +556,90 @@ test.describe('the Tokenizer tab', () => {
     await expect(fields).not.toContainText('max length');
     // The template is the same text in both (the converter copied it).
     await expect(page.getByText('Same chat template: default.')).toBeVisible();
+    watch.expectClean();
+  });
+
+  test('compare tokenizer.json with GGUF conversions by gguf-py, token by token: a stale one’s mistakes named; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(
+        ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((name) =>
+          join(VOCABULARY_DIR, 'bpe-llama3', name),
+        ),
+      );
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    // Two ids with other texts, the last added token missing, merges 10 and 11 swapped.
+    await page.getByTestId('compare-file-input').setInputFiles(join(VOCABULARY_DIR, 'bpe-llama3-stale.gguf'));
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    const line = page.getByTestId('tokenizer-diff-vocabulary');
+    await expect(line).toContainText('A has a tokenizer.json (');
+    await expect(line).toContainText('(a GGUF as llama.cpp reads it)');
+    await line.getByRole('button', { name: 'Read and compare every token' }).click();
+    const tokens = page.getByTestId('vocabulary-diff');
+    await expect(tokens).toContainText(
+      'A: 406 tokens (tokenizer.json, BPE), 144 merges. B: 405 tokens (GGUF, gpt2), 144 merges.',
+    );
+    await expect(tokens.getByTestId('vocabulary-diff-counts')).toHaveText('403 ids hold the same text on both sides.');
+    await expect(tokens.getByTestId('vocabulary-diff-changed')).toContainText('Another token at the same id: 2 (');
+    await expect(tokens.locator('tbody tr')).toHaveText(['40"I""Ix"', '41"J""Jx"']);
+    await expect(tokens.getByTestId('vocabulary-diff-only-a')).toHaveText(
+      'Ids only A has a token for (1): "<think>" (405)',
+    );
+    await expect(tokens.getByTestId('vocabulary-diff-only-b')).toHaveCount(0);
+    await expect(tokens.getByTestId('vocabulary-diff-merges')).toContainText(
+      'Merges differ: 2 ranks hold another merge, 0 only in A, 0 only in B',
+    );
+    await expect(tokens.getByTestId('vocabulary-diff-merges')).toContainText('the first at rank 10:');
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download report' }).click(),
+    ]);
+    const report = JSON.parse(readFileSync(await download.path(), 'utf8')) as {
+      compare: { vocabulary: { changed: { count: number }; onlyInA: { count: number }; merges: { reranked: number } } };
+    };
+    expect(report.compare.vocabulary.changed.count).toBe(2);
+    expect(report.compare.vocabulary.onlyInA.count).toBe(1);
+    expect(report.compare.vocabulary.merges.reranked).toBe(2);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.getByTestId('vocabulary-diff').scrollIntoViewIfNeeded();
+      await page.locator('.tokenizer-diff').screenshot({ path: testInfo.outputPath(`vocabulary-diff-${width}.png`) });
+    }
+
+    // The faithful conversion: A's tokenizer.json is read now, so one click compares.
+    await page.getByTestId('compare-file-input').setInputFiles(join(VOCABULARY_DIR, 'bpe-llama3.gguf'));
+    await expect(page.getByTestId('compare-b-name')).toContainText('bpe-llama3.gguf');
+    await expect(page.getByTestId('tokenizer-diff-vocabulary')).toContainText('Both sides list their tokens');
+    await page.getByRole('button', { name: 'Compare every token' }).click();
+    await expect(page.getByTestId('vocabulary-diff-same')).toHaveText(
+      'Every token is the same: 406 ids hold the same text on both sides, 3 empty ids filled as [PAD<id>] by the converter. The merges are in the same order.',
+    );
+    watch.expectClean();
+  });
+
+  test('compare a WordPiece tokenizer.json with its GGUF: the converter’s ▁ and ## spelling is not a difference', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(VOCABULARY_DIR, 'wordpiece-bert.gguf'));
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page
+      .getByTestId('compare-file-input')
+      .setInputFiles(
+        ['model.safetensors', 'tokenizer.json'].map((name) => join(VOCABULARY_DIR, 'wordpiece-bert', name)),
+      );
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    await page.getByRole('button', { name: 'Read and compare every token' }).click();
+    await expect(page.getByTestId('vocabulary-diff-same')).toHaveText(
+      "Every token is the same: 5 ids hold the same text on both sides, 195 more in llama.cpp's spelling (▁ before a word, no ## on a continuation, a space for an added token's ▁).",
+    );
     watch.expectClean();
   });
 });

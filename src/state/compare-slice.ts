@@ -7,7 +7,8 @@ import type { StateCreator } from 'zustand';
 import { COMPARE_RULES, DEFAULT_COMPARE_RULES, type CompareRule } from '../core/compare/align';
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
-import { compareLoads, failureOf, queryComparison, releaseComparison } from '../worker/client';
+import { compareLoads, compareVocabularyLists, failureOf, queryComparison, releaseComparison } from '../worker/client';
+import type { VocabularyDiff } from '../core/compare/vocabulary-diff';
 import {
   createSourceLoader,
   createTableQueries,
@@ -29,6 +30,13 @@ export type DiffState =
 
 export type CompareView = 'tensors' | 'modules';
 
+/** The token-by-token comparison, for the loads it was asked for (a view shows it only while both are open). */
+export type VocabularyDiffState =
+  | { status: 'idle' }
+  | { status: 'running'; loadA: number; loadB: number }
+  | { status: 'ready'; loadA: number; loadB: number; diff: VocabularyDiff }
+  | { status: 'error'; loadA: number; loadB: number; message: string };
+
 export interface CompareSlice {
   compareSource: CompareSourceState;
   /** The SourceSpec B was opened with (its URL goes into share links; a File never does). */
@@ -49,7 +57,11 @@ export interface CompareSlice {
   /** Reads, once, B's tokenizer files left for later (LoadResult.tokenizerOnDemand), for the tokenizer comparison. */
   readCompareTokenizerOnDemand: () => void;
   /** Reads B's tokenizer.json (LoadResult.vocabularyOnDemand), for the tokenizer comparison. */
-  readCompareVocabulary: () => void;
+  readCompareVocabulary: () => Promise<void>;
+  /** The token-by-token comparison of A's and B's tokenizers, for the loads it names. */
+  vocabularyDiff: VocabularyDiffState;
+  /** Reads whichever tokenizer.json is still unread, then compares both tokenizers token by token in the worker. */
+  compareVocabularies: () => Promise<void>;
   closeCompare: () => void;
   setAlignRule: (rule: CompareRule, enabled: boolean) => void;
   /** (Re)computes the diff of the current A and B; a no-op while either is not a parsed safetensors header. */
@@ -61,6 +73,33 @@ export interface CompareSlice {
 
 function parsedLoadId(result: LoadResult | null): number | null {
   return result && result.outcome.kind === 'parsed' ? result.loadId : null;
+}
+
+/** The compareVocabularies action: whichever tokenizer.json is unread first, then both lists in the worker. */
+async function compareBothVocabularies(get: () => AppState, set: (patch: Partial<AppState>) => void): Promise<void> {
+  await Promise.all([get().readVocabulary(), get().readCompareVocabulary()]);
+  const { load, compareSource } = get();
+  if (load.status !== 'ready' || compareSource.status !== 'ready') {
+    return;
+  }
+  const loadA = load.result.loadId;
+  const loadB = compareSource.result.loadId;
+  set({ vocabularyDiff: { status: 'running', loadA, loadB } });
+  let answer: { diff: VocabularyDiff | null; error: string | null };
+  try {
+    answer = await compareVocabularyLists(loadA, loadB);
+  } catch (error) {
+    answer = { diff: null, error: failureOf(error).message };
+  }
+  const now = get().vocabularyDiff;
+  if (now.status !== 'running' || now.loadA !== loadA || now.loadB !== loadB) {
+    return;
+  }
+  set({
+    vocabularyDiff: answer.diff
+      ? { status: 'ready', loadA, loadB, diff: answer.diff }
+      : { status: 'error', loadA, loadB, message: answer.error ?? 'The tokenizers could not be compared.' },
+  });
 }
 
 export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = (set, get, api) => {
@@ -145,6 +184,10 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     readCompareTokenizerOnDemand: () => readSlotOnDemand(compareSlot, 'tokenizer'),
 
     readCompareVocabulary: () => readSlotOnDemand(compareSlot, 'vocabulary'),
+
+    vocabularyDiff: { status: 'idle' },
+
+    compareVocabularies: () => compareBothVocabularies(get, set),
 
     openCompareFiles: loader.openFiles,
 

@@ -40,7 +40,7 @@ export interface LoadSlice {
   /** Reads, once, the tokenizer's files the current load left for the Tokenizer tab (LoadResult.tokenizerOnDemand). */
   readTokenizerOnDemand: () => void;
   /** Reads tokenizer.json beside the main load (a click in the Tokenizer tab); the tokenizer analyses run again. */
-  readVocabulary: () => void;
+  readVocabulary: () => Promise<void>;
   /** Encodes a text with that tokenizer.json, in the tokenizer's own worker; null when no load is shown. */
   encodeText: (text: string) => Promise<EncodeAnswer | null>;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */

@@ -367,18 +367,26 @@ const ON_DEMAND_FIELDS = {
   vocabulary: { asked: 'vocabularyOnDemand', reading: 'vocabularyReading', notFound: 'vocabularyNotFound' },
 } as const;
 
+/** The read of each load's group under way, so that a second caller waits for it rather than for nothing. */
+const readsUnderWay = new Map<string, Promise<void>>();
+
 /**
  * Reads, once, a group of sidecars the slot's load left for later: the result takes in the re-run analyses, the
- * files read, and the ones that were not there.
+ * files read, and the ones that were not there. Settles when the slot holds them (at once when nothing is left).
  */
-export function readSlotOnDemand(slot: Pick<SlotBinding, 'read' | 'write'>, group: SidecarsGroup): void {
+export function readSlotOnDemand(slot: Pick<SlotBinding, 'read' | 'write'>, group: SidecarsGroup): Promise<void> {
   const fields = ON_DEMAND_FIELDS[group];
   const load = slot.read();
   const asked = load.status === 'ready' ? load.result[fields.asked] : undefined;
-  if (load.status !== 'ready' || !asked || load[fields.reading]) {
-    return;
+  if (load.status !== 'ready' || !asked) {
+    return Promise.resolve();
   }
   const { loadId } = load.result;
+  const key = `${loadId} ${group}`;
+  const underWay = readsUnderWay.get(key);
+  if (underWay || load[fields.reading]) {
+    return underWay ?? Promise.resolve();
+  }
   slot.write({ ...load, [fields.reading]: true });
   const settle = (update: SidecarsUpdate | null) => {
     const now = slot.read();
@@ -400,5 +408,9 @@ export function readSlotOnDemand(slot: Pick<SlotBinding, 'read' | 'write'>, grou
       ...(notFound.length > 0 && { [fields.notFound]: notFound }),
     });
   };
-  readSidecarsOnDemand(loadId, group).then(settle, () => settle(null));
+  const read = readSidecarsOnDemand(loadId, group)
+    .then(settle, () => settle(null))
+    .finally(() => readsUnderWay.delete(key));
+  readsUnderWay.set(key, read);
+  return read;
 }

@@ -8,6 +8,7 @@ import type { TableQuery } from '../core/table-query';
 import type { TensorColumns } from '../core/model';
 import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
+import type { VocabularyDiff } from '../core/compare/vocabulary-diff';
 import type {
   AnalysesUpdate,
   CompareResult,
@@ -259,6 +260,10 @@ function handle(message: WorkerResponse): void {
       pending.delete(message.id);
       entry.resolve(message.result);
       return;
+    case 'vocabularies-compared':
+      pending.delete(message.id);
+      entry.resolve({ diff: message.diff, error: message.error });
+      return;
     case 'compare-query-result':
       pending.delete(message.id);
       entry.resolve({ order: message.order, filterError: message.filterError });
@@ -473,6 +478,14 @@ export function compareLoads(loadA: number, loadB: number, rules: readonly Compa
 /** The compare table's row order, under the same watchdog as the tensor table's. */
 export function queryComparison(compareId: number, query: CompareQuery): Promise<QueryAnswer> {
   return watchedQuery({ type: 'compare-query', id: nextId++, compareId, query });
+}
+
+/** Both loads' tokenizers compared token by token (worker/compare-handler.ts compareVocabularies). */
+export function compareVocabularyLists(
+  loadA: number,
+  loadB: number,
+): Promise<{ diff: VocabularyDiff | null; error: string | null }> {
+  return request((id) => ({ type: 'compare-vocabularies', id, loadA, loadB }));
 }
 
 export function releaseComparison(compareId: number): void {

@@ -13,12 +13,16 @@ import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
 import { abortable } from '../io/file-reader';
+import { diffVocabularies, type VocabularyDiff } from '../core/compare/vocabulary-diff';
+import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 
 interface LoadView extends CompareFacts {
   columns: TensorColumns;
   names: readonly string[];
   /** The load's on-demand sidecar reader (sidecars-on-demand.ts): read once, its config.json updates the facts. */
   readSidecars?: (group: 'config') => Promise<unknown>;
+  /** Its tokenizer's every token: a GGUF's own list, else its tokenizer.json once read; null when it has neither. */
+  tokenList?: () => TokenList | null;
 }
 
 interface KeptCompare {
@@ -233,4 +237,25 @@ export function loraPairsOf(
   const pairs: Array<{ module: string; baseRow: number }> = [];
   const fit = loraAgainstBase(a, b, kept.rules, (module, baseRow) => pairs.push({ module, baseRow }));
   return fit && pairs.length > 0 ? { adapterSide: fit.adapterSide, pairs } : null;
+}
+
+/** The token-by-token comparison of two kept loads' tokenizers, or why there is none. */
+export function compareVocabularies(
+  request: Extract<WorkerRequest, { type: 'compare-vocabularies' }>,
+  loadOf: (loadId: number) => LoadView | undefined,
+): Extract<WorkerResponse, { type: 'vocabularies-compared' }> {
+  const answer = (diff: VocabularyDiff | null, error: string | null) =>
+    ({ type: 'vocabularies-compared', id: request.id, diff, error }) as const;
+  const a = loadOf(request.loadA);
+  const b = loadOf(request.loadB);
+  if (!a || !b) {
+    return answer(null, 'One of the two sources is no longer loaded in the worker. Open it again to compare.');
+  }
+  const listA = a.tokenList?.() ?? null;
+  const listB = b.tokenList?.() ?? null;
+  if (!listA || !listB) {
+    const missing = [!listA && 'A', !listB && 'B'].filter(Boolean).join(' and ');
+    return answer(null, `${missing} has no token list to compare: neither a GGUF's tokens nor a tokenizer.json read.`);
+  }
+  return answer(diffVocabularies(listA, listB), null);
 }

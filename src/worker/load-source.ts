@@ -32,6 +32,7 @@ import { columnBuffers } from './transfer';
 import { WarmBuffers } from '../lib/warm-memory';
 import type { CompareFacts } from '../core/compare/compare';
 import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
+import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import type { LoraScaling } from '../core/analysis/lora-scaling';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
@@ -41,6 +42,8 @@ export interface KeptLoad extends CompareFacts {
   head: Uint8Array;
   /** A page of a format's long list (GGUF's tokens), read from `head`. */
   pageSection?: (request: SectionPageRequest) => SectionPage | null;
+  /** Its tokenizer's every token: a GGUF's own list, else its tokenizer.json once read; null when it has neither. */
+  tokenList?: () => TokenList | null;
   /** Reads a group of sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
   readSidecars?: (group: SidecarsGroup) => Promise<SidecarsUpdate | null>;
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */

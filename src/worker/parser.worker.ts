@@ -4,7 +4,7 @@
  */
 import { installTrustedTypesPolicy } from '../lib/trusted-types';
 import { queryRows } from '../core/table-query';
-import { handleCompareRequest } from './compare-handler';
+import { compareVocabularies, handleCompareRequest } from './compare-handler';
 import { compareValuesReply } from './values-compare';
 import { loadSource, type KeptLoad } from './load-source';
 import type { LoadOptions, SidecarsGroup, SidecarsUpdate, SourceSpec } from '../core/result';
@@ -109,6 +109,9 @@ scope.onmessage = (event) => {
     case 'compare-query':
     case 'compare-release':
       handleCompareRequest(request, (loadId) => kept.get(loadId), post);
+      break;
+    case 'compare-vocabularies':
+      post(compareVocabularies(request, (loadId) => kept.get(loadId)));
       break;
     case 'slice-port':
       slicer?.close();

@@ -14,6 +14,7 @@ import type { TensorValues } from '../core/values/tensor-values';
 import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { CompareRule } from '../core/compare/align';
 import type { CompareQuery } from '../core/compare/compare-query';
+import type { VocabularyDiff } from '../core/compare/vocabulary-diff';
 import type {
   AnalysisSections,
   CompareResult,
@@ -56,6 +57,8 @@ export type WorkerRequest =
   | { type: 'compare'; id: number; loadA: number; loadB: number; rules: CompareRule[] }
   | { type: 'compare-query'; id: number; compareId: number; query: CompareQuery }
   | { type: 'compare-release'; compareId: number }
+  /** Both loads' tokenizers token by token: a GGUF's own list, else the tokenizer.json each has read. */
+  | { type: 'compare-vocabularies'; id: number; loadA: number; loadB: number }
   /** The page's slice worker (worker/slice-service.ts), or null when it stopped: large local reads go through it. */
   | { type: 'slice-port'; port: MessagePort | null };
 
@@ -124,4 +127,5 @@ export type WorkerResponse =
       network: SideNetworks;
     }
   | { type: 'compare-result'; id: number; result: CompareResult }
+  | { type: 'vocabularies-compared'; id: number; diff: VocabularyDiff | null; error: string | null }
   | { type: 'compare-query-result'; id: number; compareId: number; order: Uint32Array; filterError: string | null };

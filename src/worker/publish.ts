@@ -6,7 +6,8 @@
  */
 import { listPager } from './list-pages';
 import { textEncoder, type TextEncoder } from './text-encoder';
-import type { VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
+import { tokenListOfVocabulary, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
+import { tokenListOf } from '../core/formats/format-readers';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
@@ -123,6 +124,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   kept.dispose = () => encoder?.dispose();
   if (parsed) {
     kept.pageSection = listPager(parsed, loaded.head, () => vocabulary);
+    kept.tokenList = () => tokenListOf(parsed, loaded.head) ?? (vocabulary ? tokenListOfVocabulary(vocabulary) : null);
   }
   ctx.remember(kept);
   try {

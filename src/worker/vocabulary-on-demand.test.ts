@@ -9,6 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resultAndKept } from '../testing/kept-load';
+import { compareVocabularies } from './compare-handler';
 import type { RequestLogEntry } from '../testing/servers/range-server';
 import { setUpRouteServers } from '../testing/test-server-setup';
 
@@ -210,5 +211,53 @@ describe('tokenizer.json', () => {
       templates: [],
       vocabulary: { model: 'Unigram', template: '$A </s>' },
     });
+  });
+});
+
+describe('tokenizer.json once read, against the other files and a GGUF', () => {
+  it('read: its added tokens and special ids fill what tokenizer_config.json leaves out, as transformers loads them', async () => {
+    // This tokenizer_config.json names BOS and EOS by text and lists no added tokens.
+    const { kept } = await resultAndKept(dropped('bpe-llama3'));
+    const tokenizer = (await kept.readSidecars?.('vocabulary'))?.sections.tokenizer;
+    expect(tokenizer?.special.map((token) => token.id)).toEqual([400, 404]);
+    expect(tokenizer?.addedTokens.map((token) => `${token.id} ${token.text} ${token.special}`)).toEqual([
+      '400 <|begin_of_text|> true',
+      '401 <|end_of_text|> true',
+      '402 <|start_header_id|> true',
+      '403 <|end_header_id|> true',
+      '404 <|eot_id|> true',
+      '405 <think> false',
+    ]);
+    expect(tokenizer).toMatchObject({ addedTokenCount: 6, highestAddedId: 405, addedTokensFile: 'tokenizer.json' });
+  });
+
+  it('compared token by token with its GGUF conversion: the lists kept by the two loads, one from the header', async () => {
+    const json = await resultAndKept(dropped('bpe-llama3'));
+    const gguf = await resultAndKept({
+      kind: 'file',
+      file: new File([readFileSync(path.join(DIR, 'bpe-llama3-stale.gguf'))], 'bpe-llama3-stale.gguf'),
+    });
+    const loads = new Map([
+      [1, json.kept],
+      [2, gguf.kept],
+    ]);
+    const ask = () =>
+      compareVocabularies({ type: 'compare-vocabularies', id: 7, loadA: 1, loadB: 2 }, (id) => loads.get(id));
+    // Until tokenizer.json is read, A has no list; the GGUF's is in its header.
+    expect(ask()).toEqual({
+      type: 'vocabularies-compared',
+      id: 7,
+      diff: null,
+      error: "A has no token list to compare: neither a GGUF's tokens nor a tokenizer.json read.",
+    });
+    expect(gguf.kept.tokenList?.()?.texts.slice(0, 3)).toEqual(['!', '"', '#']);
+    await json.kept.readSidecars?.('vocabulary');
+    const diff = ask().diff;
+    expect(diff?.changed.first.map((change) => change.id)).toEqual([40, 41]);
+    expect(diff?.onlyInA.first).toEqual([{ id: 405, text: '<think>' }]);
+    expect(diff?.merges?.first?.rank).toBe(10);
+    expect(
+      compareVocabularies({ type: 'compare-vocabularies', id: 8, loadA: 1, loadB: 3 }, (id) => loads.get(id)).error,
+    ).toMatch(/no longer loaded/);
   });
 });

@@ -20,6 +20,7 @@ import {
 } from './diff';
 import type { LoraFitSection } from './lora-fit';
 import type { TokenizerDiff } from './tokenizer-diff';
+import type { VocabularyDiff } from './vocabulary-diff';
 
 /** Tensors listed per group in the report; `groups.<group>.tensors` keeps the exact count. */
 const MAX_REPORT_TENSORS_PER_GROUP = 1_000;
@@ -59,6 +60,8 @@ export interface CompareReportSection {
   lora?: LoraFitSection;
   /** When both sides' tokenizer files were read: what changed in them (tokenizer-diff.ts). */
   tokenizer?: TokenizerDiff;
+  /** The tokenizers token by token, once asked for ("Compare every token"). */
+  vocabulary?: VocabularyDiff;
 }
 
 function dtypeLabel(side: CompareSideInfo, row: number): string {

@@ -33,6 +33,7 @@
  */
 import type { Finding, ParseOutcome, ParsedHeader, TensorColumns } from '../model';
 import type { SourceBytes } from './source-bytes';
+import type { TokenList } from '../analysis/tokenizer/tokenizer-types';
 
 export interface LoadHeaderOptions {
   signal?: AbortSignal;
@@ -131,6 +132,8 @@ export interface FormatReader {
    * when `header` is not this format's or has no such list.
    */
   pageSection?(header: ParsedHeader, head: Uint8Array, request: SectionPageRequest): SectionPage | null;
+  /** The tokenizer's every token and merge the header holds (GGUF's), read from `head`; null when it holds none. */
+  tokenList?(header: ParsedHeader, head: Uint8Array): TokenList | null;
   /** How this format's multi-file models name their files; absent when it has none. */
   readonly shardNaming?: readonly ShardNaming[];
   /**

@@ -9,6 +9,7 @@ import { pytorchFormat } from './pytorch/pytorch-reader';
 import { safetensorsFormat } from './safetensors';
 import type { FormatReader, SectionPage, SectionPageRequest, ShardNaming, ShardPart } from './format-reader';
 import type { ParsedHeader } from '../model';
+import type { TokenList } from '../analysis/tokenizer/tokenizer-types';
 
 /** Every format the app reads, in sniffing order. Safetensors is first: its 8-byte claim is checked before all. */
 const FORMAT_READERS: readonly FormatReader[] = [safetensorsFormat, ggufFormat, pytorchFormat];
@@ -103,6 +104,17 @@ export const READABLE_FORMATS: readonly ReadableFormat[] = FORMAT_READERS.map((r
   label: reader.label ?? reader.id,
   extensions: reader.usualExtensions ?? reader.extensions,
 }));
+
+/** The tokens and merges a header holds itself (a GGUF's), from the reader that owns its format; null if none. */
+export function tokenListOf(header: ParsedHeader, head: Uint8Array): TokenList | null {
+  for (const reader of FORMAT_READERS) {
+    const list = reader.tokenList?.(header, head);
+    if (list) {
+      return list;
+    }
+  }
+  return null;
+}
 
 /** A page of a format's long list (GGUF's tokens), from the reader that owns the header's format; null if none. */
 export function pageSection(header: ParsedHeader, head: Uint8Array, request: SectionPageRequest): SectionPage | null {

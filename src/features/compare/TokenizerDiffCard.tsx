@@ -5,11 +5,11 @@
  */
 import type { TokenizerDiff, TemplateChange } from '../../core/compare/tokenizer-diff';
 import { comparedTokenizer, diffTokenizers } from '../../core/compare/tokenizer-diff';
-import { formatBytes, groupDigits, plural } from '../../core/number-format';
+import { groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { TableHead } from '../../lib/TableHead';
-import type { ReadySlot } from '../../state/source-loader';
 import { useAppStore } from '../../state/store';
+import { tokenSource, VocabularyLine } from './VocabularyDiffView';
 
 export function TokenizerDiffCard() {
   const a = useAppStore((state) => state.load);
@@ -25,7 +25,8 @@ export function TokenizerDiffCard() {
   const reading = a.tokenizerReading === true || b.tokenizerReading === true;
   const tokenizerA = comparedTokenizer(sideA);
   const tokenizerB = comparedTokenizer(sideB);
-  if (!pending && !reading && tokenizerA === undefined && tokenizerB === undefined) {
+  const listed = tokenSource(sideA) !== null && tokenSource(sideB) !== null;
+  if (!pending && !reading && !listed && tokenizerA === undefined && tokenizerB === undefined) {
     return null;
   }
   return (
@@ -40,16 +41,17 @@ export function TokenizerDiffCard() {
           {pendingLine(sideA, sideB)} <ReadBoth label="Read them" readA={readA} readB={readB} />
         </p>
       ) : tokenizerA === undefined || tokenizerB === undefined ? (
-        <p className="muted" data-testid="tokenizer-diff-one-side">
-          Only {tokenizerA ? 'A' : 'B'} has a tokenizer to compare (from {(tokenizerA ?? tokenizerB)?.files.join(', ')}
-          ); no tokenizer file lies beside the other.
-        </p>
+        // A side with only an unread tokenizer.json has its tokens to compare: the line below offers them.
+        !listed && (
+          <p className="muted" data-testid="tokenizer-diff-one-side">
+            Only {tokenizerA ? 'A' : 'B'} has a tokenizer to compare (from{' '}
+            {(tokenizerA ?? tokenizerB)?.files.join(', ')}); no tokenizer file lies beside the other.
+          </p>
+        )
       ) : (
-        <>
-          <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />
-          <VocabularyLine a={a} b={b} />
-        </>
+        <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />
       )}
+      {!reading && !pending && <VocabularyLine a={a} b={b} />}
     </section>
   );
 }
@@ -67,35 +69,6 @@ function ReadBoth({ label, readA, readB }: { label: string; readA: () => void; r
     >
       {label}
     </button>
-  );
-}
-
-/** Both sides' tokenizer.json, compared once both are read: offered while either is unread. */
-function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
-  const readA = useAppStore((state) => state.readVocabulary);
-  const readB = useAppStore((state) => state.readCompareVocabulary);
-  const unread = [a, b].filter((side) => side.result.vocabularyOnDemand !== undefined);
-  const readable = [a, b].every(
-    (side) => side.result.vocabularyOnDemand !== undefined || side.result.sections.tokenizer?.vocabulary !== undefined,
-  );
-  if (!readable || unread.length === 0) {
-    return null;
-  }
-  if (a.vocabularyReading === true || b.vocabularyReading === true) {
-    return (
-      <p className="muted" role="status">
-        Reading tokenizer.json…
-      </p>
-    );
-  }
-  const sizes = unread.map((side) =>
-    side.result.vocabularyBytes === undefined ? 'size unknown' : formatBytes(side.result.vocabularyBytes),
-  );
-  return (
-    <p className="muted" data-testid="tokenizer-diff-vocabulary">
-      Both sides have a tokenizer.json ({sizes.join(' and ')} unread): its model, vocabulary size and pipeline compare
-      too. <ReadBoth label="Read and compare them" readA={readA} readB={readB} />
-    </p>
   );
 }
 

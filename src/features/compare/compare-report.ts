@@ -38,5 +38,9 @@ export function compareSectionFor(state: AppState, current: LoadResult): Compare
   if (tokenizerA && tokenizerB) {
     section.tokenizer = diffTokenizers(tokenizerA, tokenizerB);
   }
+  const vocabulary = state.vocabularyDiff;
+  if (vocabulary.status === 'ready' && vocabulary.loadA === current.loadId && vocabulary.loadB === diff.result.loadB) {
+    section.vocabulary = vocabulary.diff;
+  }
   return section;
 }

@@ -4,6 +4,22 @@ import type { VocabularySummary } from './vocabulary';
 
 export type SpecialTokenRole = 'bos' | 'eos' | 'pad' | 'unk';
 
+/**
+ * Every token of a tokenizer by id, as the token-by-token comparison reads it (core/compare/vocabulary-diff.ts): a
+ * GGUF header's `tokenizer.ggml.tokens` and `.merges`, or a tokenizer.json's vocabulary, added tokens and merges.
+ * Built in the worker on that comparison's click, never part of the report.
+ */
+export interface TokenList {
+  origin: 'gguf' | 'tokenizer.json';
+  /** The model as the file names it: GGUF's `tokenizer.ggml.model` (`gpt2`, `llama`, `bert`), tokenizer.json's type. */
+  model: string | null;
+  /** The ids that hold a token, ascending, and each one's token. */
+  ids: ArrayLike<number>;
+  texts: readonly string[];
+  /** BPE merges as `left right` (a space inside a part written U+0120, as gguf-py writes it); null without merges. */
+  merges: readonly string[] | null;
+}
+
 export interface SpecialToken {
   role: SpecialTokenRole;
   text: string;
@@ -80,4 +96,4 @@ export interface TokenizerSection {
 }
 
 /** A tokenizer.json summary as the section and the report carry it. */
-export type VocabularyFacts = Omit<VocabularySummary, 'ids' | 'texts' | 'decoded' | 'source'>;
+export type VocabularyFacts = Omit<VocabularySummary, 'ids' | 'texts' | 'decoded' | 'source' | 'mergeList' | 'added'>;

@@ -10,7 +10,7 @@ import { isRecord } from '../values';
 import type { Analysis, ConfigFile } from '../analysis-types';
 import { eosTokenIds, summarizeTokenizer } from './tokenizer-summary';
 import type { TokenizerSection, VocabularyFacts } from './tokenizer-types';
-import { tokenAt, type VocabularySummary } from './vocabulary';
+import { idOf, tokenAt, type VocabularySummary } from './vocabulary';
 import { plural } from '../../number-format';
 import { makeFinding } from '../../findings/make-finding';
 
@@ -33,6 +33,7 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
     // The summary is shared (summarizeTokenizer), so the turn's end and the vocabulary go on a copy.
     const section: TokenizerSection = {
       ...summary,
+      ...(vocabulary && filledFromVocabulary(summary, vocabulary)),
       turnEnd: sample?.ok ? endOfTurn(sample.text, SAMPLE_REPLY, summary, configStops) : null,
       ...(vocabulary && { vocabulary: vocabularyFacts(vocabulary) }),
       ...(input.sidecars.vocabularyProblem !== undefined && { vocabularyProblem: input.sidecars.vocabularyProblem }),
@@ -45,6 +46,30 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
     return { section, findings: findings.filter((finding) => finding !== null) };
   },
 };
+
+/**
+ * What tokenizer.json adds to the other files' view, as the fast tokenizer loads the pair: its added tokens when
+ * tokenizer_config.json lists none (older saves and many repositories keep them only there), and the id of each
+ * special token the config names by text alone.
+ */
+function filledFromVocabulary(
+  summary: TokenizerSection,
+  vocabulary: VocabularySummary,
+): Pick<TokenizerSection, 'special'> & Partial<TokenizerSection> {
+  const special = summary.special.map((token) =>
+    token.id === null ? { ...token, id: idOf(vocabulary, token.text) } : token,
+  );
+  if (summary.addedTokenCount > 0 || vocabulary.added.length === 0) {
+    return { special };
+  }
+  return {
+    special,
+    addedTokens: vocabulary.added,
+    addedTokenCount: vocabulary.addedTokens,
+    highestAddedId: Math.max(...vocabulary.added.map((token) => token.id)),
+    addedTokensFile: vocabulary.file,
+  };
+}
 
 /** The section's fields when only tokenizer.json was read: nothing that the other files say. */
 const NO_TOKENIZER_FILES: TokenizerSection = {
@@ -65,8 +90,16 @@ const NO_TOKENIZER_FILES: TokenizerSection = {
   turnEnd: null,
 };
 
-function vocabularyFacts({ ids, texts, decoded, source, ...facts }: VocabularySummary): VocabularyFacts {
-  void [ids, texts, decoded, source];
+function vocabularyFacts({
+  ids,
+  texts,
+  decoded,
+  source,
+  mergeList,
+  added,
+  ...facts
+}: VocabularySummary): VocabularyFacts {
+  void [ids, texts, decoded, source, mergeList, added];
   return facts;
 }
 

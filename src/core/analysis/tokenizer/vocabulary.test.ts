@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idsFrom, summarizeVocabulary, vocabularyPage, type VocabularySummary } from './vocabulary';
+import { idsFrom, mergeText, summarizeVocabulary, vocabularyPage, type VocabularySummary } from './vocabulary';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -186,5 +186,15 @@ describe('summarizeVocabulary', () => {
     const at = t5.texts.findIndex((text) => text.startsWith('\u2581') && text.length > 1);
     expect(t5.decoded?.[at]).toBe(` ${t5.texts[at].slice(1)}`);
     expect(summaryOf('wordpiece-bert').decoded).toBeNull();
+  });
+});
+
+describe('mergeText', () => {
+  it('writes both merge forms as GGUF stores them, a space inside a pair part as U+0120 (gguf-py vocab.py)', () => {
+    expect(mergeText('Ġ t')).toBe('Ġ t');
+    expect(mergeText(['Ġ', 't'])).toBe('Ġ t');
+    expect(mergeText([' ', ' a'])).toBe('\u0120 \u0120a');
+    const summary = summarizeVocabulary({ model: { type: 'BPE', vocab: { a: 0 }, merges: [['a', 'b c']] } }, 'x');
+    expect(typeof summary !== 'string' && summary.mergeList).toEqual(['a b\u0120c']);
   });
 });

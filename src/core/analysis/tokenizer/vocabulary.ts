@@ -12,6 +12,8 @@
  */
 import type { SectionPage, SectionPageRequest } from '../../formats/format-reader';
 import { isRecord } from '../values';
+import type { AddedToken, TokenList } from './tokenizer-types';
+import { MAX_ADDED_TOKENS_KEPT } from '../analysis-limits';
 
 export const TOKENIZER_JSON_FILE = 'tokenizer.json';
 
@@ -132,10 +134,14 @@ export interface VocabularySummary {
   unusedIds: number;
   /** BPE's merges; null for the other models. */
   merges: number | null;
+  /** Each merge as `left right` (mergeText), for the token-by-token comparison: kept in the worker only. */
+  mergeList: string[] | null;
   byteFallback: boolean;
   unkToken: string | null;
   addedTokens: number;
   specialAddedTokens: number;
+  /** The added tokens in id order, the first MAX_ADDED_TOKENS_KEPT: what transformers takes when the config lists none. */
+  added: AddedToken[];
   /** Types of each stage, a Sequence's members in order ([] when the stage is absent). */
   normalizer: string[];
   preTokenizer: string[];
@@ -191,9 +197,13 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
   }
   let addedTokens = 0;
   let specialAddedTokens = 0;
+  const added: AddedToken[] = [];
   for (const entry of Array.isArray(value.added_tokens) ? value.added_tokens : []) {
     if (isRecord(entry) && isTokenId(entry.id) && typeof entry.content === 'string') {
       tokens.set(entry.id, entry.content);
+      if (added.length < MAX_ADDED_TOKENS_KEPT) {
+        added.push({ id: entry.id, text: entry.content, special: entry.special === true });
+      }
       addedTokens++;
       specialAddedTokens += entry.special === true ? 1 : 0;
     }
@@ -210,10 +220,12 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
     highestId,
     unusedIds: highestId === null ? 0 : highestId + 1 - ids.length,
     merges: Array.isArray(model.merges) ? model.merges.length : null,
+    mergeList: Array.isArray(model.merges) ? model.merges.map(mergeText) : null,
     byteFallback: model.byte_fallback === true,
     unkToken: unkTokenOf(model, tokens),
     addedTokens,
     specialAddedTokens,
+    added: added.sort((x, y) => x.id - y.id),
     normalizer: stageTypes(value.normalizer, 'normalizers'),
     preTokenizer: stageTypes(value.pre_tokenizer, 'pretokenizers'),
     decoder,
@@ -230,9 +242,41 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
   };
 }
 
+/** The summary's tokens and merges as the token-by-token comparison reads them. */
+export function tokenListOfVocabulary(summary: VocabularySummary): TokenList {
+  return {
+    origin: 'tokenizer.json',
+    model: summary.model,
+    ids: summary.ids,
+    texts: summary.texts,
+    merges: summary.mergeList,
+  };
+}
+
+/**
+ * One merge as GGUF stores it: `left right`. tokenizer.json writes merges as that string, or (transformers 4.45 and
+ * later, so that a part may hold a space) as a [left, right] pair, whose spaces gguf-py writes as U+0120 when it
+ * converts the file; the same spelling here lets both forms and a GGUF's list compare as equal.
+ */
+export function mergeText(merge: unknown): string {
+  if (typeof merge === 'string') {
+    return merge;
+  }
+  if (Array.isArray(merge) && merge.length === 2) {
+    return merge.map((part) => String(part).replaceAll(' ', '\u0120')).join(' ');
+  }
+  return String(merge);
+}
+
 /** How many of the summary's ids are `rows` or more: tokens an embedding of `rows` rows has no row for. */
 export function idsFrom(summary: VocabularySummary, rows: number): number {
   return summary.ids.length - firstAtLeast(summary.ids, rows);
+}
+
+/** The id tokenizer.json gives the token `text`, or null when no id holds it. */
+export function idOf(summary: VocabularySummary, text: string): number | null {
+  const at = summary.texts.indexOf(text);
+  return at < 0 ? null : summary.ids[at];
 }
 
 /** The token tokenizer.json gives id `id`, or undefined when none holds it. */

@@ -14,7 +14,7 @@ import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } fr
 import { GGUF_SHARD_NAMING, mergeGgufSplits, splitPartFinding } from './splits';
 import { summarizeGguf } from './summary';
 import { fileKindFindings } from './file-kinds';
-import { tokenPage } from './token-pages';
+import { ggufTokenList, tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';
 
 /** The magic and the version: enough to tell GGUF from anything else. */
@@ -35,6 +35,12 @@ export const ggufFormat: FormatReader = {
   sniffBytes: SNIFF_BYTES,
   sniff: (head) => isGgufMagic(head),
   read: readGguf,
+  tokenList: (header, head) => {
+    const tokenizer = header.gguf?.tokenizer;
+    return header.gguf && tokenizer && tokenizer.tokens.count > 0
+      ? ggufTokenList(head, { littleEndian: header.gguf.littleEndian, version: header.gguf.version }, tokenizer)
+      : null;
+  },
   pageSection: (header, head, request) => {
     const tokens = header.gguf?.tokenizer?.tokens;
     if (!header.gguf || !tokens || request.section !== 'tokens') {

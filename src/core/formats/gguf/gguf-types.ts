@@ -42,6 +42,8 @@ export interface GgufTokenizerSummary {
   addedCount: number;
   /** Where the token list lies in the header bytes, so the worker can page it (never sent as a whole). */
   tokens: { start: number; count: number };
+  /** Where `tokenizer.ggml.merges` lies in the header bytes, for the token-by-token comparison; null without it. */
+  mergeList: { start: number; count: number } | null;
 }
 
 export interface GgufQuantMixEntry {

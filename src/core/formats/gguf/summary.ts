@@ -5,7 +5,7 @@
  */
 import { DTYPE_BITS_BY_CODE, UNKNOWN_DTYPE_CODE, dtypeName } from '../../dtypes';
 import type { TensorColumns } from '../../model';
-import { GGUF_TYPE_ARRAY, fileTypeLabel, valueTypeName } from './ggml-types';
+import { GGUF_TYPE_ARRAY, GGUF_TYPE_STRING, fileTypeLabel, valueTypeName } from './ggml-types';
 import type { GgufArray, GgufKv, GgufRawHeader, GgufValue } from './header-parser';
 import { ARRAY_SAMPLE_ITEMS, MAX_LISTED_TOKENS } from './gguf-limits';
 import { readStrings } from './token-pages';
@@ -197,7 +197,7 @@ function tokenizerSummary(
   if (tokens === undefined && model === undefined) {
     return null;
   }
-  const list = tokens !== undefined && isArray(tokens) && tokens.elementType === 8 ? tokens : null;
+  const list = tokens !== undefined && isArray(tokens) && tokens.elementType === GGUF_TYPE_STRING ? tokens : null;
   const count = list?.count ?? 0;
   const wanted = new Map<number, string | null>();
   const special: GgufSpecialToken[] = [];
@@ -241,5 +241,9 @@ function tokenizerSummary(
     added: added.map((token) => ({ ...token, text: wanted.get(token.id) ?? null })),
     addedCount,
     tokens: { start: list?.start ?? 0, count },
+    mergeList:
+      merges !== undefined && isArray(merges) && merges.elementType === GGUF_TYPE_STRING
+        ? { start: merges.start, count: merges.count }
+        : null,
   };
 }

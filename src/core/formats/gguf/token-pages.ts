@@ -2,7 +2,9 @@
  * The token list of a GGUF header, read from the header bytes the worker keeps: a page at a time for the view, and
  * single ids for the summary. The list can hold hundreds of thousands of strings, so it is never decoded whole.
  */
+import type { TokenList } from '../../analysis/tokenizer/tokenizer-types';
 import type { GgufRawHeader } from './header-parser';
+import type { GgufTokenizerSummary } from './gguf-types';
 import { MAX_TOKEN_PAGE } from './gguf-limits';
 
 const utf8 = new TextDecoder('utf-8');
@@ -54,4 +56,31 @@ export function tokenPage(
     }
   });
   return page;
+}
+
+/** The whole token list and merges, for the token-by-token comparison (a click, so decoding them all is fine). */
+export function ggufTokenList(
+  head: Uint8Array,
+  layout: Pick<GgufRawHeader, 'littleEndian' | 'version'>,
+  tokenizer: GgufTokenizerSummary,
+): TokenList {
+  const all = (list: { start: number; count: number }) => {
+    const texts: string[] = [];
+    readStrings(head, layout, list.start, list.count, (_index, text) => {
+      texts.push(text());
+    });
+    return texts;
+  };
+  const texts = all(tokenizer.tokens);
+  const ids = new Float64Array(texts.length);
+  for (let id = 0; id < ids.length; id++) {
+    ids[id] = id;
+  }
+  return {
+    origin: 'gguf',
+    model: tokenizer.model,
+    ids,
+    texts,
+    merges: tokenizer.mergeList && all(tokenizer.mergeList),
+  };
 }
