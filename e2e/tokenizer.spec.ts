@@ -31,6 +31,14 @@ const LISTED_REPO = 'listed';
 const BARE_REPO = 'bare';
 /** LISTED_REPO's layout again, for the compare test alone (the server log is shared by every test of the run). */
 const BASE_REPO = 'base';
+/** A model whose tokenizer.json (padded to 1.5 MB) is read through the server's /slow route: 64 KiB each 50 ms. */
+const SLOW_REPO = 'slow-vocabulary';
+const SLOW_VOCABULARY = Buffer.from(
+  JSON.stringify({
+    ...(JSON.parse(readFileSync(join(VOCABULARY_DIR, 'bpe-llama3', 'tokenizer.json'), 'utf8')) as object),
+    notes: 'x'.repeat(1_500_000),
+  }),
+);
 /** BASE_REPO's fine-tune: its generation_config.json fixed, a tool token added, the template changed. */
 const TUNED_REPO = 'tuned';
 
@@ -56,6 +64,10 @@ test.beforeAll(() => {
   for (const name of ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json']) {
     writeFileSync(join(vocabulary, name), readFileSync(join(VOCABULARY_DIR, 'wordpiece-bert', name)));
   }
+  const slow = join(FIXTURES_DIR, 'hub', HUB_ORG, SLOW_REPO);
+  mkdirSync(slow, { recursive: true });
+  writeFileSync(join(slow, 'model.safetensors'), readFileSync(join(VOCABULARY_DIR, 'bpe-llama3', 'model.safetensors')));
+  writeFileSync(join(slow, 'tokenizer.json'), SLOW_VOCABULARY);
   const bare = join(FIXTURES_DIR, 'hub', HUB_ORG, BARE_REPO);
   mkdirSync(bare, { recursive: true });
   writeFileSync(join(bare, 'model.safetensors'), TINY_MODEL);
@@ -359,6 +371,33 @@ test.describe('the Tokenizer tab', () => {
     await expect(card.getByTestId('vocabulary-model')).toHaveText('WordPiece');
     expect(await vocabularyGets()).toHaveLength(1);
     watch.expectClean();
+  });
+
+  test('tokenizer.json from a slow server: its bytes shown with a Cancel that leaves it unread; read on the next click', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/slow/hub/${HUB_ORG}/${SLOW_REPO}/model.safetensors`);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    const card = page.getByTestId('tokenizer-vocabulary');
+    await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    const status = card.getByRole('status');
+    await expect(status).toContainText(
+      new RegExp(
+        `^Reading tokenizer\\.json: [0-9.]+ [kKM]B of ${formatBytes(SLOW_VOCABULARY.length).replace('.', '\\.')}Cancel$`,
+      ),
+    );
+    await status.getByRole('button', { name: 'Cancel' }).click();
+    await expect(card.getByRole('button', { name: 'Read tokenizer.json' })).toBeVisible();
+    await expect(card.getByTestId('vocabulary-model')).toHaveCount(0);
+    const gets = () => serverLog(`/slow/hub/${HUB_ORG}/${SLOW_REPO}/tokenizer.json`);
+    expect(await gets()).toHaveLength(1);
+    await card.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    await expect(card.getByTestId('vocabulary-model')).toHaveText('BPE', { timeout: 15_000 });
+    expect(await gets()).toHaveLength(2);
+    watch.expectClean([/404/]);
   });
 
   test('a file URL with nothing beside it: the names tried once, and the tab says so; screenshots', async ({

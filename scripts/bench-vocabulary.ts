@@ -2,10 +2,16 @@
  * `npm run bench` (values part, tokenizer.json): "Read tokenizer.json" on a byte-level BPE the size of Gemma 3's
  * (262,144 tokens, as many merges), against `JSON.parse` of the same text in the same run: the summary
  * (core/analysis/tokenizer/vocabulary.ts: ids, texts, each token's decoded text) and, for "Encode a text",
- * building the tokenizer with tokenizers.js and encoding 10,000 characters. Node, the worker's own code.
+ * building the tokenizer with tokenizers.js and encoding 10,000 characters; and "Compare every token" of that
+ * vocabulary against a copy with one token retexted and two merges swapped. Node, the worker's own code.
  */
 import { encodeWith, loadTokenizer } from '../src/core/analysis/tokenizer/encode';
-import { summarizeVocabulary } from '../src/core/analysis/tokenizer/vocabulary';
+import {
+  summarizeVocabulary,
+  tokenListOfVocabulary,
+  type VocabularySummary,
+} from '../src/core/analysis/tokenizer/vocabulary';
+import { diffVocabularies } from '../src/core/compare/vocabulary-diff';
 
 const RUNS = process.argv.includes('--short') ? 2 : 3;
 const TOKENS = 262_144;
@@ -66,7 +72,14 @@ export async function vocabularyBench(): Promise<void> {
   const summaries: number[] = [];
   const builds: number[] = [];
   const encodes: number[] = [];
+  const diffs: number[] = [];
+  const read = summarizeVocabulary(JSON.parse(text), 'tokenizer.json') as VocabularySummary;
+  const other = summarizeVocabulary(JSON.parse(text), 'tokenizer.json') as VocabularySummary;
+  other.texts[1000] += 'x';
+  const merges = other.mergeList as string[];
+  [merges[500], merges[501]] = [merges[501], merges[500]];
   for (let run = 0; run < RUNS; run++) {
+    diffs.push(timed(() => diffVocabularies(tokenListOfVocabulary(read), tokenListOfVocabulary(other))));
     parses.push(timed(() => JSON.parse(text)));
     summaries.push(timed(() => summarizeVocabulary(JSON.parse(text), 'tokenizer.json', text)));
     let tokenizer: ReturnType<typeof loadTokenizer> | null = null;
@@ -84,6 +97,7 @@ export async function vocabularyBench(): Promise<void> {
   );
   console.log(`  Encode a text: build the tokenizer  ${median(builds).toFixed(0)} ms (${ratio(median(builds))})`);
   console.log(`  Encode a text: 10,000 characters    ${median(encodes).toFixed(0)} ms`);
+  console.log(`  Compare every token (two summaries) ${median(diffs).toFixed(0)} ms (${ratio(median(diffs))})`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -9,10 +9,12 @@ import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compar
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
 import { compareLoads, compareVocabularyLists, failureOf, queryComparison, releaseComparison } from '../worker/client';
 import type { VocabularyDiff } from '../core/compare/vocabulary-diff';
+import { listedTokens } from './selectors';
 import {
   createSourceLoader,
   createTableQueries,
   hungFilterNotice,
+  cancelSlotOnDemand,
   readSlotOnDemand,
   type SlotState,
 } from './source-loader';
@@ -58,6 +60,8 @@ export interface CompareSlice {
   readCompareTokenizerOnDemand: () => void;
   /** Reads B's tokenizer.json (LoadResult.vocabularyOnDemand), for the tokenizer comparison. */
   readCompareVocabulary: () => Promise<void>;
+  /** Stops that read (its Cancel). */
+  cancelCompareVocabulary: () => void;
   /** The token-by-token comparison of A's and B's tokenizers, for the loads it names. */
   vocabularyDiff: VocabularyDiffState;
   /** Reads whichever tokenizer.json is still unread, then compares both tokenizers token by token in the worker. */
@@ -79,7 +83,11 @@ function parsedLoadId(result: LoadResult | null): number | null {
 async function compareBothVocabularies(get: () => AppState, set: (patch: Partial<AppState>) => void): Promise<void> {
   await Promise.all([get().readVocabulary(), get().readCompareVocabulary()]);
   const { load, compareSource } = get();
+  // A read cancelled or failed leaves a side without a list: its card says so, nothing is compared.
   if (load.status !== 'ready' || compareSource.status !== 'ready') {
+    return;
+  }
+  if (![load.result, compareSource.result].every((result) => listedTokens(result) === 'listed')) {
     return;
   }
   const loadA = load.result.loadId;
@@ -184,6 +192,8 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     readCompareTokenizerOnDemand: () => readSlotOnDemand(compareSlot, 'tokenizer'),
 
     readCompareVocabulary: () => readSlotOnDemand(compareSlot, 'vocabulary'),
+
+    cancelCompareVocabulary: () => cancelSlotOnDemand(compareSlot, 'vocabulary'),
 
     vocabularyDiff: { status: 'idle' },
 

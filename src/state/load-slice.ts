@@ -8,7 +8,7 @@ import type { SectionPage, SectionPageRequest } from '../core/formats/format-rea
 import { encodeText as encodeTextInWorker, fetchRawHeader, fetchSectionPage } from '../worker/client';
 import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { LocalFileEntry, SourceSpec } from '../core/result';
-import { createSourceLoader, readSlotOnDemand, type SlotState } from './source-loader';
+import { cancelSlotOnDemand, createSourceLoader, readSlotOnDemand, type SlotState } from './source-loader';
 import type { AppState } from './store';
 import { markLoadDone, markLoadStart, markStep, markViewsDone } from '../lib/perf-marks';
 
@@ -41,6 +41,8 @@ export interface LoadSlice {
   readTokenizerOnDemand: () => void;
   /** Reads tokenizer.json beside the main load (a click in the Tokenizer tab); the tokenizer analyses run again. */
   readVocabulary: () => Promise<void>;
+  /** Stops that read (its Cancel): tokenizer.json stays unread, offered again. */
+  cancelVocabulary: () => void;
   /** Encodes a text with that tokenizer.json, in the tokenizer's own worker; null when no load is shown. */
   encodeText: (text: string) => Promise<EncodeAnswer | null>;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
@@ -112,6 +114,8 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     readTokenizerOnDemand: () => readSlotOnDemand(mainSlot, 'tokenizer'),
 
     readVocabulary: () => readSlotOnDemand(mainSlot, 'vocabulary'),
+
+    cancelVocabulary: () => cancelSlotOnDemand(mainSlot, 'vocabulary'),
 
     encodeText: async (text) => {
       const load = get().load;

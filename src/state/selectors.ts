@@ -26,6 +26,18 @@ export const selectTokenizerNotFound = (state: AppState): string[] | undefined =
 export const selectVocabularyReading = (state: AppState): boolean =>
   state.load.status === 'ready' && state.load.vocabularyReading === true;
 
+/**
+ * Whether a load's tokens can be compared one by one: `listed` (a GGUF's own list, or its tokenizer.json read),
+ * `unread` (a tokenizer.json the load left for a click), or null (neither).
+ */
+export function listedTokens(result: LoadResult): 'listed' | 'unread' | null {
+  const header = result.outcome.kind === 'parsed' ? result.outcome.header : null;
+  if ((header?.gguf?.tokenizer?.tokens.count ?? 0) > 0 || result.sections.tokenizer?.vocabulary !== undefined) {
+    return 'listed';
+  }
+  return result.vocabularyOnDemand !== undefined ? 'unread' : null;
+}
+
 /** Parser findings plus analysis findings, errors first. */
 export function allFindings(result: LoadResult): Finding[] {
   const parserFindings =

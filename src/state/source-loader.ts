@@ -69,6 +69,8 @@ export type SlotState =
       tokenizerNotFound?: string[];
       /** Set while tokenizer.json is read, after the click that asked for it. */
       vocabularyReading?: boolean;
+      /** Its bytes so far (of the whole, when known) while it is read. */
+      vocabularyProgress?: { bytesRead: number; bytesTotal: number | null };
       /** tokenizer.json, when it was asked for and not read (the section's vocabularyProblem says why). */
       vocabularyNotFound?: string[];
     }
@@ -360,15 +362,31 @@ export function createTableQueries(hooks: TableQueryHooks): TableQueries {
   };
 }
 
-/** Where a group read on demand is asked for, marked while it reads, and noted when its files are not there. */
+/**
+ * Where a group read on demand is asked for, marked while it reads, and noted when its files are not there; and,
+ * for tokenizer.json (megabytes over HTTP), where its bytes so far are shown with a Cancel.
+ */
 const ON_DEMAND_FIELDS = {
-  config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound' },
-  tokenizer: { asked: 'tokenizerOnDemand', reading: 'tokenizerReading', notFound: 'tokenizerNotFound' },
-  vocabulary: { asked: 'vocabularyOnDemand', reading: 'vocabularyReading', notFound: 'vocabularyNotFound' },
+  config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound', progress: null },
+  tokenizer: { asked: 'tokenizerOnDemand', reading: 'tokenizerReading', notFound: 'tokenizerNotFound', progress: null },
+  vocabulary: {
+    asked: 'vocabularyOnDemand',
+    reading: 'vocabularyReading',
+    notFound: 'vocabularyNotFound',
+    progress: 'vocabularyProgress',
+  },
 } as const;
 
-/** The read of each load's group under way, so that a second caller waits for it rather than for nothing. */
-const readsUnderWay = new Map<string, Promise<void>>();
+/** The read of each load's group under way, so that a second caller waits for it, and how to stop it. */
+const readsUnderWay = new Map<string, { done: Promise<void>; cancel: () => void }>();
+
+/** Stops the slot's read of `group` under way (a Cancel): the slot is as before the click, the files still asked. */
+export function cancelSlotOnDemand(slot: Pick<SlotBinding, 'read'>, group: SidecarsGroup): void {
+  const load = slot.read();
+  if (load.status === 'ready') {
+    readsUnderWay.get(`${load.result.loadId} ${group}`)?.cancel();
+  }
+}
 
 /**
  * Reads, once, a group of sidecars the slot's load left for later: the result takes in the re-run analyses, the
@@ -385,16 +403,34 @@ export function readSlotOnDemand(slot: Pick<SlotBinding, 'read' | 'write'>, grou
   const key = `${loadId} ${group}`;
   const underWay = readsUnderWay.get(key);
   if (underWay || load[fields.reading]) {
-    return underWay ?? Promise.resolve();
+    return underWay?.done ?? Promise.resolve();
   }
   slot.write({ ...load, [fields.reading]: true });
-  const settle = (update: SidecarsUpdate | null) => {
+  let cancelled = false;
+  const current = () => {
     const now = slot.read();
-    if (now.status !== 'ready' || now.result.loadId !== loadId) {
+    return now.status === 'ready' && now.result.loadId === loadId ? now : null;
+  };
+  const onProgress = (bytesRead: number, bytesTotal: number | null) => {
+    const now = current();
+    if (now && fields.progress && now[fields.reading] && !cancelled) {
+      slot.write({ ...now, [fields.progress]: { bytesRead, bytesTotal } });
+    }
+  };
+  const settle = (update: SidecarsUpdate | null) => {
+    const now = current();
+    if (now === null) {
+      return;
+    }
+    const { [fields.reading]: _reading, ...kept } = now;
+    if (fields.progress) {
+      delete kept[fields.progress];
+    }
+    if (cancelled) {
+      slot.write(kept);
       return;
     }
     const { [fields.asked]: _asked, ...result } = now.result;
-    const { [fields.reading]: _reading, ...kept } = now;
     const read = update?.sidecarsRead ?? [];
     const notFound = asked.filter((file) => !read.includes(file));
     slot.write({
@@ -408,9 +444,14 @@ export function readSlotOnDemand(slot: Pick<SlotBinding, 'read' | 'write'>, grou
       ...(notFound.length > 0 && { [fields.notFound]: notFound }),
     });
   };
-  const read = readSidecarsOnDemand(loadId, group)
-    .then(settle, () => settle(null))
-    .finally(() => readsUnderWay.delete(key));
-  readsUnderWay.set(key, read);
-  return read;
+  const handle = readSidecarsOnDemand(loadId, group, onProgress);
+  const done = handle.promise.then(settle, () => settle(null)).finally(() => readsUnderWay.delete(key));
+  readsUnderWay.set(key, {
+    done,
+    cancel: () => {
+      cancelled = true;
+      handle.cancel();
+    },
+  });
+  return done;
 }

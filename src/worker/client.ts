@@ -75,7 +75,8 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   handlers?: LoadHandlers;
-  onValuesProgress?: (bytesRead: number, bytesTotal: number) => void;
+  /** A values job's or a sidecar read's bytes so far (of the whole, when known). */
+  onBytesProgress?: (bytesRead: number, bytesTotal: number | null) => void;
 }
 
 let worker: Worker | null = null;
@@ -237,7 +238,8 @@ function handle(message: WorkerResponse): void {
       entry.resolve(message.update);
       return;
     case 'values-progress':
-      entry.onValuesProgress?.(message.bytesRead, message.bytesTotal);
+    case 'sidecars-progress':
+      entry.onBytesProgress?.(message.bytesRead, message.bytesTotal);
       return;
     case 'values-result':
       pending.delete(message.id);
@@ -389,8 +391,17 @@ export function encodeText(loadId: number, text: string): Promise<EncodeAnswer> 
  * Reads a group of sidecars load `loadId` left for later (LoadResult.sidecarsOnDemand or tokenizerOnDemand) and
  * re-runs the analyses that read sidecars.
  */
-export function readSidecarsOnDemand(loadId: number, group: SidecarsGroup): Promise<SidecarsUpdate | null> {
-  return request((id) => ({ type: 'read-sidecars', id, loadId, group }));
+export function readSidecarsOnDemand(
+  loadId: number,
+  group: SidecarsGroup,
+  onProgress: (bytesRead: number, bytesTotal: number | null) => void = () => undefined,
+): { promise: Promise<SidecarsUpdate | null>; cancel: () => void } {
+  const id = nextId++;
+  const promise = new Promise<SidecarsUpdate | null>((resolve, reject) => {
+    pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onBytesProgress: onProgress });
+  });
+  send({ type: 'read-sidecars', id, loadId, group });
+  return { promise, cancel: () => send({ type: 'cancel', id }) };
 }
 
 /**
@@ -416,7 +427,12 @@ function valuesRequest<T, N = NetworkFigures | null>(
 ): ValuesHandle<T, N> {
   const id = nextId++;
   const promise = new Promise<ValuesAnswer<T, N>>((resolve, reject) => {
-    pending.set(id, { resolve: resolve as (value: unknown) => void, reject, onValuesProgress: onProgress });
+    pending.set(id, {
+      resolve: resolve as (value: unknown) => void,
+      reject,
+      // A values job always knows its total.
+      onBytesProgress: (bytesRead, bytesTotal) => onProgress(bytesRead, bytesTotal ?? bytesRead),
+    });
   });
   send(make(id));
   return { promise, cancel: () => send({ type: 'cancel', id }) };

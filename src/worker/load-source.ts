@@ -33,6 +33,7 @@ import { WarmBuffers } from '../lib/warm-memory';
 import type { CompareFacts } from '../core/compare/compare';
 import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
+import type { SidecarsJob } from './sidecars-on-demand';
 import type { LoraScaling } from '../core/analysis/lora-scaling';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
@@ -45,7 +46,7 @@ export interface KeptLoad extends CompareFacts {
   /** Its tokenizer's every token: a GGUF's own list, else its tokenizer.json once read; null when it has neither. */
   tokenList?: () => TokenList | null;
   /** Reads a group of sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
-  readSidecars?: (group: SidecarsGroup) => Promise<SidecarsUpdate | null>;
+  readSidecars?: (group: SidecarsGroup, job?: SidecarsJob) => Promise<SidecarsUpdate | null>;
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */
   data?: KeptData;
   /** How a LoRA's modules are scaled, from its metadata and adapter_config.json as far as read (the value scan). */

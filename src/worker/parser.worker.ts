@@ -10,7 +10,7 @@ import { loadSource, type KeptLoad } from './load-source';
 import type { LoadOptions, SidecarsGroup, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
-import { MAX_KEPT_BYTES, MAX_KEPT_LOADS } from '../core/limits';
+import { MAX_KEPT_BYTES, MAX_KEPT_LOADS, PROGRESS_POST_INTERVAL_MS } from '../core/limits';
 import { SourceError } from '../core/errors';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { readTensorValues, scanValues } from './values-handler';
@@ -140,13 +140,28 @@ async function open(id: number, source: SourceSpec, options: LoadOptions): Promi
   }
 }
 
-/** The sidecars a kept load left for later, read and analysed; null when the load is gone or had none. */
+/**
+ * The sidecars a kept load left for later, read and analysed; null when the load is gone, had none, or the page
+ * cancelled the read by its id. Its bytes are posted as they arrive, one message per PROGRESS_POST_INTERVAL_MS.
+ */
 async function readSidecars(id: number, loadId: number, group: SidecarsGroup): Promise<void> {
+  const controller = new AbortController();
+  inFlight.set(id, controller);
+  let postedAt = Number.NEGATIVE_INFINITY;
+  const onProgress = (bytesRead: number, bytesTotal: number | null) => {
+    const now = performance.now();
+    if (now - postedAt >= PROGRESS_POST_INTERVAL_MS) {
+      postedAt = now;
+      post({ type: 'sidecars-progress', id, bytesRead, bytesTotal });
+    }
+  };
   let update: SidecarsUpdate | null = null;
   try {
-    update = (await kept.get(loadId)?.readSidecars?.(group)) ?? null;
+    update = (await kept.get(loadId)?.readSidecars?.(group, { signal: controller.signal, onProgress })) ?? null;
   } catch {
     // A failed sidecar read costs only the hints it would have given; the page keeps the header-only analyses.
+  } finally {
+    inFlight.delete(id);
   }
   post({ type: 'sidecars-read', id, update });
 }

@@ -106,6 +106,7 @@ export type WorkerResponse =
   | { type: 'text-encoded'; id: number; answer: EncodeAnswer }
   /** null: the load is no longer kept, or had nothing left to read. */
   | { type: 'sidecars-read'; id: number; update: SidecarsUpdate | null }
+  | { type: 'sidecars-progress'; id: number; bytesRead: number; bytesTotal: number | null }
   | { type: 'values-progress'; id: number; bytesRead: number; bytesTotal: number }
   /** `values` null with `error` set: the values could not be read (not decoded, not located, cancelled). */
   | {

@@ -10,9 +10,15 @@ import { rerunSidecarAnalyses, type AnalysisRun } from '../core/analysis/analysi
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import type { SidecarsGroup, SidecarsUpdate } from '../core/result';
 import type { NetworkStats } from '../io/sources/meter';
-import type { SidecarsOnDemand } from '../io/sources/sidecars';
+import type { BytesProgress, SidecarsOnDemand } from '../io/sources/sidecars';
 import { withRenderedSample } from '../core/analysis/tokenizer/tokenizer-sample';
 import { renderChatPreviewIsolated } from './template-renderer';
+
+/** A read the page can stop (tokenizer.json, megabytes over HTTP), and hear of as its bytes arrive. */
+export interface SidecarsJob {
+  signal: AbortSignal;
+  onProgress: BytesProgress;
+}
 
 /** The first run of the analyses and its input, or null when the load ended without one (cancelled, rejected). */
 export type FirstRun = { run: AnalysisRun; input: AnalysisInput } | null;
@@ -26,23 +32,27 @@ export function sidecarReaderFor(
   firstRun: Promise<FirstRun>,
   network: (() => NetworkStats) | null,
   onRead: (sidecars: Sidecars) => void = () => undefined,
-): (group: SidecarsGroup) => Promise<SidecarsUpdate | null> {
+): (group: SidecarsGroup, job?: SidecarsJob) => Promise<SidecarsUpdate | null> {
   const answers = new Map<SidecarsGroup, Promise<SidecarsUpdate | null>>();
   // The run the next read builds on: the first, then each re-run in turn.
   let latest: Promise<FirstRun> = firstRun;
-  return async (group) => {
+  return async (group, job) => {
     const onDemand = groups[group];
     if (onDemand === undefined) {
       return null;
     }
     let answer = answers.get(group);
     if (answer === undefined) {
-      const next = latest.then((base) => readAndRerun(onDemand, base, onRead));
+      const next = latest.then((base) => readAndRerun(onDemand, base, onRead, job));
       latest = next.then((read) => read.base);
       answer = next.then((read) => read.update);
       answers.set(group, answer);
     }
     const update = await answer;
+    if (job?.signal.aborted && answers.get(group) === answer) {
+      // Stopped by the page: the next ask reads the group afresh.
+      answers.delete(group);
+    }
     return update && network ? { ...update, network: network() } : update;
   };
 }
@@ -51,6 +61,7 @@ async function readAndRerun(
   onDemand: SidecarsOnDemand,
   base: FirstRun,
   onRead: (sidecars: Sidecars) => void,
+  job: SidecarsJob | undefined,
 ): Promise<{ base: FirstRun; update: SidecarsUpdate | null }> {
   // Asked before the first analyses finished (the Memory tab opened during the load): they are the base.
   if (base === null) {
@@ -59,8 +70,9 @@ async function readAndRerun(
   const started = performance.now();
   let read;
   try {
-    // Never cancelled: a few small requests, whose answer is kept for the load (also after the page moved on).
-    read = await onDemand.read(new AbortController().signal);
+    // Only a job stops it (tokenizer.json's Cancel): the other groups are a few small requests, whose answer is
+    // kept for the load also after the page moved on.
+    read = await onDemand.read(job?.signal ?? new AbortController().signal, job?.onProgress);
   } catch {
     // A failed read costs only the hints it would have given; the next group still builds on this base.
     return { base, update: null };

@@ -114,6 +114,36 @@ describe('tokenizer.json', () => {
     expect(vocabularyRequests(repo)).toHaveLength(1);
   });
 
+  it('over a slow server: its bytes heard as they arrive, a cancel leaves it unread, the next ask reads it', async () => {
+    const repo = 'slow';
+    const padded = JSON.stringify({
+      ...(JSON.parse(new TextDecoder().decode(fixture('bpe-llama3', 'tokenizer.json'))) as object),
+      notes: 'x'.repeat(1_000_000),
+    });
+    const bytes = new TextEncoder().encode(padded);
+    await writeRepo(repo, 'bpe-llama3', { 'tokenizer.json': bytes });
+    const { kept } = await resultAndKept({
+      kind: 'url',
+      url: `${live.servers.originA}/slow/hub/lens-vocab/${repo}/model.safetensors`,
+    });
+    const controller = new AbortController();
+    const heard: Array<[number, number | null]> = [];
+    const cancelled = kept.readSidecars?.('vocabulary', {
+      signal: controller.signal,
+      onProgress: (bytesRead, bytesTotal) => {
+        heard.push([bytesRead, bytesTotal]);
+        controller.abort();
+      },
+    });
+    expect(await cancelled).toBeNull();
+    expect(heard.length).toBeGreaterThan(0);
+    expect(heard[0][0]).toBeLessThan(bytes.length);
+    expect(heard[0][1]).toBe(bytes.length);
+    const update = await kept.readSidecars?.('vocabulary');
+    expect(update?.sections.tokenizer?.vocabulary).toMatchObject({ model: 'BPE', totalTokens: 406 });
+    expect(vocabularyRequests(repo)).toHaveLength(2);
+  });
+
   it('beside a file URL, not a tokenizer.json: the section says why, and nothing else changes', async () => {
     const repo = 'broken';
     await writeRepo(repo, 'bpe-llama3', { 'tokenizer.json': new TextEncoder().encode('{"version": "1.0"}') });

@@ -9,7 +9,8 @@ import { groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { TableHead } from '../../lib/TableHead';
 import { useAppStore } from '../../state/store';
-import { tokenSource, VocabularyLine } from './VocabularyDiffView';
+import { VocabularyLine } from './VocabularyDiffView';
+import { listedTokens } from '../../state/selectors';
 
 export function TokenizerDiffCard() {
   const a = useAppStore((state) => state.load);
@@ -25,7 +26,7 @@ export function TokenizerDiffCard() {
   const reading = a.tokenizerReading === true || b.tokenizerReading === true;
   const tokenizerA = comparedTokenizer(sideA);
   const tokenizerB = comparedTokenizer(sideB);
-  const listed = tokenSource(sideA) !== null && tokenSource(sideB) !== null;
+  const listed = listedTokens(sideA) !== null && listedTokens(sideB) !== null;
   if (!pending && !reading && !listed && tokenizerA === undefined && tokenizerB === undefined) {
     return null;
   }

@@ -7,7 +7,9 @@ import type { Listed, LoneToken, VocabularyDiff, VocabularySide } from '../../co
 import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { TableHead } from '../../lib/TableHead';
+import { listedTokens } from '../../state/selectors';
 import type { ReadySlot } from '../../state/source-loader';
+import { bytesProgressText, EntryProgress } from '../values/EntryStatus';
 import { useAppStore } from '../../state/store';
 
 /** Changed tokens shown in the card; the report keeps the first MAX_TOKENS_LISTED_PER_SIDE. */
@@ -15,31 +17,34 @@ const CHANGES_SHOWN = 20;
 /** Tokens only one side has, named in the card before "and N more". */
 const LONE_SHOWN = 12;
 
-/** Where a side's tokens come from: its GGUF header, its tokenizer.json (read or not yet), or nowhere. */
-export function tokenSource(result: LoadResult): 'gguf' | 'read' | 'unread' | null {
-  const header = result.outcome.kind === 'parsed' ? result.outcome.header : null;
-  if ((header?.gguf?.tokenizer?.tokens.count ?? 0) > 0) {
-    return 'gguf';
-  }
-  if (result.sections.tokenizer?.vocabulary !== undefined) {
-    return 'read';
-  }
-  return result.vocabularyOnDemand !== undefined ? 'unread' : null;
+function isGguf(result: LoadResult): boolean {
+  return result.outcome.kind === 'parsed' && result.outcome.header.gguf !== undefined;
 }
 
 export function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
   const compare = useAppStore((state) => state.compareVocabularies);
+  const cancelA = useAppStore((state) => state.cancelVocabulary);
+  const cancelB = useAppStore((state) => state.cancelCompareVocabulary);
   const state = useAppStore((state) => state.vocabularyDiff);
-  const sources = [tokenSource(a.result), tokenSource(b.result)];
-  if (sources.includes(null)) {
+  if (listedTokens(a.result) === null || listedTokens(b.result) === null) {
     return null;
   }
   const current = state.status !== 'idle' && state.loadA === a.result.loadId && state.loadB === b.result.loadId;
-  if (a.vocabularyReading === true || b.vocabularyReading === true) {
+  const reading = [a, b].filter((side) => side.vocabularyReading === true);
+  if (reading.length > 0) {
+    const done = reading.reduce((sum, side) => sum + (side.vocabularyProgress?.bytesRead ?? 0), 0);
+    const totals = reading.map((side) => side.vocabularyProgress?.bytesTotal ?? side.result.vocabularyBytes ?? null);
+    const total = totals.includes(null) ? null : totals.reduce<number>((sum, bytes) => sum + (bytes ?? 0), 0);
     return (
-      <p className="muted" role="status">
-        Reading tokenizer.json…
-      </p>
+      <EntryProgress
+        done={done}
+        total={total}
+        text={bytesProgressText('Reading tokenizer.json', done, total)}
+        onCancel={() => {
+          cancelA();
+          cancelB();
+        }}
+      />
     );
   }
   if (current && state.status === 'running') {
@@ -52,7 +57,8 @@ export function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
   if (current && state.status === 'ready') {
     return <VocabularyDiffView diff={state.diff} />;
   }
-  const unread = [a, b].filter((side) => tokenSource(side.result) === 'unread');
+  const unread = [a, b].filter((side) => listedTokens(side.result) === 'unread');
+  const gguf = isGguf(a.result) || isGguf(b.result);
   const sizes = unread.map((side) =>
     side.result.vocabularyBytes === undefined ? 'size unknown' : formatBytes(side.result.vocabularyBytes),
   );
@@ -62,7 +68,7 @@ export function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
       {unread.length > 0
         ? `${unread.length === 2 ? 'Both sides have' : `${unread[0] === a ? 'A' : 'B'} has`} a tokenizer.json (${sizes.join(' and ')}) not read yet: `
         : 'Both sides list their tokens: '}
-      every id's token{sources.includes('gguf') ? ' (a GGUF as llama.cpp reads it)' : ''} and the merges can be compared
+      every id's token{gguf ? ' (a GGUF as llama.cpp reads it)' : ''} and the merges can be compared
       {unread.length > 0 ? ', with the model, vocabulary size and pipeline' : ''}.{' '}
       <button type="button" className="link-button" onClick={() => void compare()}>
         {unread.length > 0 ? 'Read and compare every token' : 'Compare every token'}

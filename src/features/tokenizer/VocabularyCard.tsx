@@ -10,6 +10,7 @@ import { selectVocabularyReading } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { Fact } from '../insights/QuantizationPanel';
 import { EncodeText } from './EncodeText';
+import { bytesProgressText, EntryProgress } from '../values/EntryStatus';
 import { TokenBrowser } from './TokenBrowser';
 
 export function VocabularyCard({ result, section }: { result: LoadResult; section?: TokenizerSection }) {
@@ -36,10 +37,13 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
           {problem}
         </p>
       )}
-      {vocabulary === undefined && asked !== undefined && (
+      {vocabulary === undefined && asked !== undefined && reading && (
+        <ReadingVocabulary bytes={result.vocabularyBytes} />
+      )}
+      {vocabulary === undefined && asked !== undefined && !reading && (
         <div className="values-start">
-          <button type="button" onClick={read} disabled={reading}>
-            {reading ? 'Reading tokenizer.json…' : 'Read tokenizer.json'}
+          <button type="button" onClick={() => void read()}>
+            Read tokenizer.json
           </button>
           <span className="muted">
             Reads {asked.join(', ')}
@@ -49,6 +53,22 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
         </div>
       )}
     </section>
+  );
+}
+
+/** tokenizer.json's bytes so far, with the Cancel that leaves it unread. */
+function ReadingVocabulary({ bytes }: { bytes: number | undefined }) {
+  const progress = useAppStore((state) => (state.load.status === 'ready' ? state.load.vocabularyProgress : undefined));
+  const cancel = useAppStore((state) => state.cancelVocabulary);
+  const done = progress?.bytesRead ?? 0;
+  const total = progress?.bytesTotal ?? bytes ?? null;
+  return (
+    <EntryProgress
+      done={done}
+      total={total}
+      text={bytesProgressText('Reading tokenizer.json', done, total)}
+      onCancel={cancel}
+    />
   );
 }
 

@@ -51,8 +51,12 @@ export interface SidecarsOnDemand {
   files: string[];
   /** Their size, when a listing or the dropped file gives it. */
   bytes?: number;
-  read: (signal: AbortSignal) => Promise<ReadSidecars>;
+  /** `onProgress` hears of the bytes of a large file as they arrive (tokenizer.json over HTTP). */
+  read: (signal: AbortSignal, onProgress?: BytesProgress) => Promise<ReadSidecars>;
 }
+
+/** Bytes of a read so far, and of the whole when known. */
+export type BytesProgress = (bytesRead: number, bytesTotal: number | null) => void;
 
 /**
  * The config.json beside a file or index URL (on the Hub or any other server: same origin, same folder), or the
@@ -136,12 +140,12 @@ export function vocabularyOnDemand(
   return {
     files: [file],
     ...(bytes !== undefined && { bytes }),
-    read: async (signal) => {
+    read: async (signal, onProgress) => {
       // Read as text and kept with the summary: "Encode a text" hands it to the tokenizer's own worker.
       const text =
         'blob' in from
           ? await readLocalText(from.blob, MAX_VOCABULARY_FILE_BYTES)
-          : await readRemote(from.url, true, from.token, signal, from.meter, MAX_VOCABULARY_FILE_BYTES);
+          : await readRemote(from.url, true, from.token, signal, from.meter, MAX_VOCABULARY_FILE_BYTES, onProgress);
       const name = file.slice(file.lastIndexOf('/') + 1);
       const value = typeof text === 'string' ? parseJsonText(text) : undefined;
       const summary =
@@ -259,10 +263,14 @@ async function readRemote(
   signal: AbortSignal,
   meter: Meter,
   maxBytes: number,
+  onProgress?: BytesProgress,
 ): Promise<unknown> {
   const reader = meter.add(createHttpReader(url, { token, signal, maxRetries: 0 }), 'sidecars');
   try {
-    const bytes = await reader.read(0, maxBytes + 1, { signal });
+    const bytes = await reader.read(0, maxBytes + 1, {
+      signal,
+      ...(onProgress && { onChunk: (_chunk: Uint8Array, soFar: number) => onProgress(soFar, reader.size) }),
+    });
     return bytes.length > maxBytes ? undefined : decodeAs(asText, bytes);
   } catch (error) {
     if (signal.aborted) {
