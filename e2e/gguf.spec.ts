@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { fixturePath, openApp, openLocalFile, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildGguf, GGML, str, strings, u32 } from '../src/testing/build-gguf';
@@ -168,6 +169,37 @@ test.describe('GGUF files', () => {
     await switcher.selectOption({ index: 0 });
     await expect(page.getByTestId('file-name')).toHaveText(/^me\/tiny-vision:v1\.2 \(projector\) \(sha256-/);
     await expect(page.getByTestId('integrity')).toContainText('a multimodal projector');
+    watch.expectClean();
+  });
+
+  test('a GGUF whose embedding has fewer rows than its tokens: refused as llama.cpp refuses it, the tensor named; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(process.cwd(), 'fixtures', 'tokenizer', 'broken-embedding.gguf'));
+    await expect(page.getByTestId('file-name')).toHaveText('broken-embedding.gguf');
+    await expect(page.getByTestId('integrity')).not.toContainText("llama.cpp's loader would accept it");
+    const finding = page.locator('[data-code="gguf-vocab-embedding-mismatch"]');
+    await expect(finding).toContainText(
+      "token_embd.weight has 402 rows, one per token, but tokenizer.ggml.tokens lists 406: llama.cpp refuses the file (“check_tensor_dims: tensor 'token_embd.weight' has wrong shape; expected 8, 406, got 8, 402”)",
+    );
+    await expect(page.getByRole('region', { name: 'Errors' })).toContainText('gguf-vocab-embedding-mismatch');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: testInfo.outputPath(`gguf-vocab-embedding-${width}.png`) });
+    }
+    // Two ids with one text: llama.cpp aborts on its vocabulary assert.
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(process.cwd(), 'fixtures', 'tokenizer', 'broken-duplicate-token.gguf'));
+    await expect(page.locator('[data-code="gguf-duplicate-token"]')).toContainText(
+      'tokenizer.ggml.tokens holds the same text at two ids: "I" at 40 and 41. llama.cpp aborts',
+    );
     watch.expectClean();
   });
 

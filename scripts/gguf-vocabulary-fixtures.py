@@ -13,11 +13,22 @@ should compare as (gguf-vocabularies.json):
 - bpe-llama3-stale.gguf: the BPE with the mistakes a stale conversion makes: two tokens with other texts, the last
   added token missing, and two merges swapped in rank.
 
+And files llama.cpp's vocabulary loader refuses or warns about (formats/gguf/vocab-checks.ts), each with the finding
+codes it should get (`broken` in gguf-vocabularies.json):
+
+- broken-duplicate-token.gguf: id 41 holds id 40's text (llama.cpp aborts on GGML_ASSERT).
+- broken-no-merges.gguf: a `gpt2` tokenizer with neither merges nor tokenizer.ggml.pre.
+- broken-short-arrays.gguf: a `llama` (SentencePiece) tokenizer whose scores and token types are shorter than its
+  tokens.
+- broken-special-id.gguf: an EOS id past the token list.
+- broken-embedding.gguf: a model whose token_embd.weight has fewer rows than the token list (output.weight agrees).
+
     pip install gguf tokenizers && python3 scripts/gguf-vocabulary-fixtures.py
 """
 import json
 from pathlib import Path
 
+import numpy as np
 from gguf import GGUFWriter, SpecialVocab, TokenType
 from tokenizers import Tokenizer
 
@@ -52,11 +63,14 @@ def bpe_tokens(by_id: dict[int, str], added: dict[int, bool], vocab_size: int) -
 
 
 def write(name: str, folder: str, model: str, tokens: list[str], types: list[int], merges: list[str] | None,
-          scores: list[float] | None = None) -> None:
+          scores: list[float] | None = None, pre: str | None = None, tensors: dict[str, np.ndarray] | None = None,
+          eos: int | None = None) -> None:
     """The vocabulary, and as the converter does, gguf.SpecialVocab's special token ids and flags from the folder."""
     writer = GGUFWriter(str(OUT / name), "llama")
     writer.add_name(name.removesuffix(".gguf"))
     writer.add_tokenizer_model(model)
+    if pre is not None:
+        writer.add_tokenizer_pre(pre)
     writer.add_token_list(tokens)
     writer.add_token_types(types)
     if scores is not None:
@@ -64,6 +78,10 @@ def write(name: str, folder: str, model: str, tokens: list[str], types: list[int
     if merges is not None:
         writer.add_token_merges(merges)
     SpecialVocab(OUT / folder, load_merges=False).add_to_gguf(writer)
+    if eos is not None:
+        writer.add_eos_token_id(eos)
+    for tensor_name, values in (tensors or {}).items():
+        writer.add_tensor(tensor_name, values)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -77,7 +95,7 @@ def bpe(expected: dict[str, object]) -> None:
     tokens, types = bpe_tokens(by_id, added, vocab_size)
     special_vocab = SpecialVocab(folder, load_merges=True)
     merges = list(special_vocab.merges)
-    write("bpe-llama3.gguf", "bpe-llama3", "gpt2", tokens, types, merges)
+    write("bpe-llama3.gguf", "bpe-llama3", "gpt2", tokens, types, merges, pre="gpt-2")
     respelled = [i for i in added if not added[i] and "\u2581" in by_id[i]]
     expected["bpe-llama3.gguf"] = {
         "against": "bpe-llama3", "tokens": len(tokens), "same": len(by_id) - len(respelled),
@@ -92,7 +110,7 @@ def bpe(expected: dict[str, object]) -> None:
         stale[i] = stale[i] + "x"
     swapped = list(merges)
     swapped[10], swapped[11] = swapped[11], swapped[10]
-    write("bpe-llama3-stale.gguf", "bpe-llama3", "gpt2", stale, types[: len(stale)], swapped)
+    write("bpe-llama3-stale.gguf", "bpe-llama3", "gpt2", stale, types[: len(stale)], swapped, pre="gpt-2")
     expected["bpe-llama3-stale.gguf"] = {
         "against": "bpe-llama3", "tokens": len(stale), "same": len(stale) - len(changed_ids) - len([i for i in respelled if i < len(stale)]),
         "respelled": len([i for i in respelled if i < len(stale)]), "padded": 0,
@@ -136,11 +154,49 @@ def unigram(expected: dict[str, object]) -> None:
     }
 
 
+def broken() -> dict[str, list[str]]:
+    """Files llama.cpp refuses or warns about, and the finding codes each should get."""
+    folder = OUT / "bpe-llama3"
+    by_id, added = vocabulary(folder)
+    tokens, types = bpe_tokens(by_id, added, max(by_id) + 1)
+    merges = list(SpecialVocab(folder, load_merges=True).merges)
+    duplicated = list(tokens)
+    duplicated[41] = duplicated[40]
+    write("broken-duplicate-token.gguf", "bpe-llama3", "gpt2", duplicated, types, merges, pre="gpt-2")
+    write("broken-no-merges.gguf", "bpe-llama3", "gpt2", tokens, types, None)
+    write("broken-special-id.gguf", "bpe-llama3", "gpt2", tokens, types, merges, pre="gpt-2", eos=len(tokens) + 5)
+    rows = len(tokens) - 4
+    embeddings = {
+        "token_embd.weight": np.zeros((rows, 8), dtype=np.float32),
+        "output.weight": np.zeros((len(tokens), 8), dtype=np.float32),
+    }
+    write("broken-embedding.gguf", "bpe-llama3", "gpt2", tokens, types, merges, pre="gpt-2", tensors=embeddings)
+    pieces, _ = vocabulary(OUT / "unigram-t5")
+    spm = [pieces[i] for i in range(max(pieces) + 1)]
+    writer = GGUFWriter(str(OUT / "broken-short-arrays.gguf"), "llama")
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(spm)
+    writer.add_token_scores([0.0] * (len(spm) - 2))
+    writer.add_token_types([TokenType.NORMAL] * (len(spm) - 1))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return {
+        "broken-duplicate-token.gguf": ["gguf-duplicate-token"],
+        "broken-no-merges.gguf": ["gguf-bpe-no-merges", "gguf-bpe-no-pre"],
+        "broken-special-id.gguf": ["gguf-special-token-out-of-range"],
+        "broken-embedding.gguf": ["gguf-vocab-embedding-mismatch"],
+        "broken-short-arrays.gguf": ["gguf-vocab-array-short", "gguf-vocab-array-short"],
+    }
+
+
 def main() -> None:
     expected: dict[str, object] = {}
     bpe(expected)
     wordpiece(expected)
     unigram(expected)
+    expected["broken"] = broken()
     (OUT / "gguf-vocabularies.json").write_text(json.dumps(expected, indent=2, ensure_ascii=False) + "\n")
 
 

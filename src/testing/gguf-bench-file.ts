@@ -70,7 +70,8 @@ function tokens(): string[] {
     for (let c = 0; c < length; c++) {
       token += letters[Math.floor(next() * next() * letters.length)];
     }
-    out.push(`${token}${i.toString(36)}`);
+    // The id in upper case after lower-case letters: every token unique, as a real vocabulary's are.
+    out.push(`${token}${i.toString(36).toUpperCase()}`);
   }
   return out;
 }

@@ -138,32 +138,35 @@ function jsonList(folder: string): TokenList {
   return tokenListOfVocabulary(summary);
 }
 
-describe.each(Object.entries(EXPECTED))('%s (gguf-py) against its tokenizer.json', (file, expected) => {
-  it('compares as the conversion says', async () => {
-    const gguf = await ggufList(file);
-    const diff = diffVocabularies(gguf, jsonList(expected.against));
-    expect(diff.a.tokens).toBe(expected.tokens);
-    expect(diff.a.merges).toBe(expected.merges);
-    expect({ same: diff.same, respelled: diff.respelled, padded: diff.padded }).toEqual({
-      same: expected.same,
-      respelled: expected.respelled,
-      padded: expected.padded,
+describe.each(Object.entries(EXPECTED).filter(([file]) => file.endsWith('.gguf')))(
+  '%s (gguf-py) against its tokenizer.json',
+  (file, expected) => {
+    it('compares as the conversion says', async () => {
+      const gguf = await ggufList(file);
+      const diff = diffVocabularies(gguf, jsonList(expected.against));
+      expect(diff.a.tokens).toBe(expected.tokens);
+      expect(diff.a.merges).toBe(expected.merges);
+      expect({ same: diff.same, respelled: diff.respelled, padded: diff.padded }).toEqual({
+        same: expected.same,
+        respelled: expected.respelled,
+        padded: expected.padded,
+      });
+      expect(diff.changed.first).toEqual(expected.changed.map(({ id, gguf: a, json: b }) => ({ id, a, b })));
+      expect(diff.onlyInA.first).toEqual(expected.onlyInGguf);
+      expect(diff.onlyInB.first).toEqual(expected.onlyInJson);
+      expect(diff.merges?.first?.rank ?? null).toBe(expected.mergesFirstRank);
+      if (expected.mergesReranked !== undefined) {
+        expect(diff.merges?.reranked).toBe(expected.mergesReranked);
+      }
+      expect(diff.identical).toBe(expected.identical);
+      // The other way round: the same figures with the sides swapped.
+      const swapped = diffVocabularies(jsonList(expected.against), gguf);
+      expect({ same: swapped.same, respelled: swapped.respelled, padded: swapped.padded }).toEqual({
+        same: expected.same,
+        respelled: expected.respelled,
+        padded: expected.padded,
+      });
+      expect(swapped.onlyInA.first).toEqual(expected.onlyInJson);
     });
-    expect(diff.changed.first).toEqual(expected.changed.map(({ id, gguf: a, json: b }) => ({ id, a, b })));
-    expect(diff.onlyInA.first).toEqual(expected.onlyInGguf);
-    expect(diff.onlyInB.first).toEqual(expected.onlyInJson);
-    expect(diff.merges?.first?.rank ?? null).toBe(expected.mergesFirstRank);
-    if (expected.mergesReranked !== undefined) {
-      expect(diff.merges?.reranked).toBe(expected.mergesReranked);
-    }
-    expect(diff.identical).toBe(expected.identical);
-    // The other way round: the same figures with the sides swapped.
-    const swapped = diffVocabularies(jsonList(expected.against), gguf);
-    expect({ same: swapped.same, respelled: swapped.respelled, padded: swapped.padded }).toEqual({
-      same: expected.same,
-      respelled: expected.respelled,
-      padded: expected.padded,
-    });
-    expect(swapped.onlyInA.first).toEqual(expected.onlyInJson);
-  });
-});
+  },
+);

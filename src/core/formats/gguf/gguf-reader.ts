@@ -14,6 +14,7 @@ import { LOCAL_FIRST_CHUNK, MAX_HEADER_BYTES, MIN_GROWTH, READ_AHEAD_FACTOR } fr
 import { GGUF_SHARD_NAMING, mergeGgufSplits, splitPartFinding } from './splits';
 import { summarizeGguf } from './summary';
 import { fileKindFindings } from './file-kinds';
+import { vocabularyFindings } from './vocab-checks';
 import { ggufTokenList, tokenPage } from './token-pages';
 import { alignUp, buildGgufColumns } from './validate';
 
@@ -175,6 +176,7 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
     findings.push(splitPart);
   }
   findings.push(...fileKindFindings(gguf, raw.tensors));
+  findings.push(...vocabularyFindings(gguf, raw, head, raw.tensors));
   const parsed: ParsedHeader = {
     headerLength: dataStart,
     dataStart,

@@ -1,0 +1,57 @@
+/**
+ * llama.cpp's vocabulary checks on files gguf-py wrote (scripts/gguf-vocabulary-fixtures.py): each broken file gets
+ * exactly the finding codes the script names, the faithful conversions none, and each message carries llama.cpp's
+ * own words with the file's numbers.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadHeader } from '../../load-header';
+import type { Finding } from '../../model';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
+
+const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
+const EXPECTED = (
+  JSON.parse(readFileSync(join(DIR, 'gguf-vocabularies.json'), 'utf8')) as { broken: Record<string, string[]> }
+).broken;
+const VOCABULARY_CODES =
+  /^gguf-(vocab-missing|bpe-no-merges|bpe-no-pre|vocab-array-short|special-token-out-of-range|duplicate-token|vocab-embedding-mismatch)$/;
+
+async function findings(file: string): Promise<Finding[]> {
+  const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(join(DIR, file))), 'local'));
+  if (loaded.outcome.kind !== 'parsed') {
+    throw new Error(`${file} did not parse`);
+  }
+  return loaded.outcome.header.findings.filter((finding) => VOCABULARY_CODES.test(finding.code));
+}
+
+describe('llama.cpp vocabulary checks', () => {
+  it.each(Object.entries(EXPECTED))('%s gets the findings its writer meant', async (file, codes) => {
+    expect((await findings(file)).map((finding) => finding.code)).toEqual(codes);
+  });
+
+  it.each(['bpe-llama3.gguf', 'bpe-llama3-stale.gguf', 'wordpiece-bert.gguf', 'unigram-t5.gguf'])(
+    '%s, a faithful conversion, gets none',
+    async (file) => {
+      expect(await findings(file)).toEqual([]);
+    },
+  );
+
+  it('says what llama.cpp says, with the file’s numbers and tensors', async () => {
+    const [embedding] = await findings('broken-embedding.gguf');
+    expect(embedding.message).toContain(
+      "token_embd.weight has 402 rows, one per token, but tokenizer.ggml.tokens lists 406: llama.cpp refuses the file (“check_tensor_dims: tensor 'token_embd.weight' has wrong shape; expected 8, 406, got 8, 402”)",
+    );
+    expect(embedding.tensors).toEqual([0]);
+    const [duplicate] = await findings('broken-duplicate-token.gguf');
+    expect(duplicate.message).toMatch(/^tokenizer\.ggml\.tokens holds the same text at two ids: "I" at 40 and 41\. /);
+    const short = await findings('broken-short-arrays.gguf');
+    expect(short.map((finding) => finding.message.split(':')[0])).toEqual([
+      'tokenizer.ggml.scores holds 84 values for 86 tokens',
+      'tokenizer.ggml.token_type holds 85 values for 86 tokens',
+    ]);
+    expect(short[0].message).toContain('(“Index out of array bounds for scores (84 < 86)”)');
+    const [special] = await findings('broken-special-id.gguf');
+    expect(special.message).toMatch(/^Special token ids past the 406 tokens \(ids 0–405\): eos 411\. /);
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * What llama.cpp's vocabulary loader (llama-vocab.cpp `llama_vocab::impl::load`) and its tensor check
+ * (llama-model-loader's `check_tensor_dims`) make of a GGUF's tokenizer, as findings: the files it refuses or aborts
+ * on (a BPE without merges, score or type arrays shorter than the token list, two ids with the same text, an
+ * embedding whose rows are not the token count) and the ones it loads with a warning (a BPE without its
+ * pre-tokenizer, a special token id past the list). A file whose tokenizer is `none`/`no_vocab`, or that has no
+ * tokenizer keys at all (a projector, an adapter), is not checked.
+ */
+import { makeFinding } from '../../findings/make-finding';
+import type { Finding } from '../../model';
+import { groupDigits } from '../../number-format';
+import { isArray } from './summary';
+import { readStrings } from './token-pages';
+import type { GgufRawHeader, GgufTensorInfo, GgufValue } from './header-parser';
+import type { GgufSummary } from './gguf-types';
+import { MAX_LISTED_TOKENS } from './gguf-limits';
+
+/** Tokenizer models llama.cpp loads with no vocabulary at all. */
+const NO_VOCABULARY = new Set(['none', 'no_vocab']);
+
+/** The tensors llama.cpp creates as {n_embd, n_vocab}, n_vocab being the token count. */
+const VOCABULARY_TENSORS = ['token_embd.weight', 'output.weight'];
+
+/** Duplicates named in the finding; the rest are counted. */
+const DUPLICATES_NAMED = 5;
+
+export function vocabularyFindings(
+  gguf: GgufSummary,
+  raw: Pick<GgufRawHeader, 'kvs' | 'littleEndian' | 'version'>,
+  head: Uint8Array,
+  tensors: readonly GgufTensorInfo[],
+): Finding[] {
+  const tokenizer = gguf.tokenizer;
+  if (tokenizer === null || (tokenizer.model !== null && NO_VOCABULARY.has(tokenizer.model))) {
+    return [];
+  }
+  const byKey = new Map(raw.kvs.map((kv) => [kv.key, kv.value]));
+  const count = tokenizer.tokens.count;
+  if (count === 0) {
+    return tokenizer.model === null
+      ? []
+      : [
+          makeFinding(
+            'gguf-vocab-missing',
+            `tokenizer.ggml.model is “${tokenizer.model}” but the file has no tokenizer.ggml.tokens list: llama.cpp ` +
+              'refuses it (“cannot find tokenizer vocab in model file”). Convert the model again with its tokenizer.',
+          ),
+        ];
+  }
+  return [
+    ...bpeFindings(tokenizer.model, byKey),
+    ...shortArrayFindings(byKey, count),
+    ...specialIdFindings(gguf, count),
+    ...duplicateTokenFindings(head, raw, tokenizer.tokens),
+    ...embeddingFindings(tensors, count),
+  ];
+}
+
+function bpeFindings(model: string | null, byKey: ReadonlyMap<string, GgufValue>): Finding[] {
+  if (model !== 'gpt2') {
+    return [];
+  }
+  const findings: Finding[] = [];
+  if (!byKey.has('tokenizer.ggml.merges')) {
+    findings.push(
+      makeFinding(
+        'gguf-bpe-no-merges',
+        'This BPE tokenizer (tokenizer.ggml.model “gpt2”) has no tokenizer.ggml.merges: llama.cpp refuses the file ' +
+          '(“cannot find tokenizer merges in model file”). Convert it again from a checkpoint whose tokenizer.json ' +
+          'holds its merges (model.merges) or that has a merges.txt.',
+      ),
+    );
+  }
+  const pre = byKey.get('tokenizer.ggml.pre');
+  if (typeof pre !== 'string' || pre === '') {
+    findings.push(
+      makeFinding(
+        'gguf-bpe-no-pre',
+        'This BPE tokenizer names no pre-tokenizer (tokenizer.ggml.pre): llama.cpp falls back to “default” and ' +
+          'warns “GENERATION QUALITY WILL BE DEGRADED! CONSIDER REGENERATING THE MODEL”. Text is then split into ' +
+          'words otherwise than the model was trained with (digits, spaces, punctuation), so prompts get other ' +
+          'tokens. GGUFs converted before llama.cpp wrote this key (Llama 3’s first ones, April 2024) lack it: ' +
+          'convert again with a current convert_hf_to_gguf.py, or, knowing the right name, load with ' +
+          '--override-kv tokenizer.ggml.pre=str:<name> (llama-bpe for Llama 3).',
+      ),
+    );
+  }
+  return findings;
+}
+
+/** llama.cpp reads scores[i] and token_type[i] for every token, and refuses a shorter array first. */
+function shortArrayFindings(byKey: ReadonlyMap<string, GgufValue>, count: number): Finding[] {
+  return (['scores', 'token_type'] as const).flatMap((name) => {
+    const value = byKey.get(`tokenizer.ggml.${name}`);
+    if (value === undefined || !isArray(value) || value.count >= count) {
+      return [];
+    }
+    const label = name === 'scores' ? 'scores' : 'toktypes';
+    return [
+      makeFinding(
+        'gguf-vocab-array-short',
+        `tokenizer.ggml.${name} holds ${groupDigits(value.count)} values for ${groupDigits(count)} tokens: ` +
+          `llama.cpp refuses the file (“Index out of array bounds for ${label} (${value.count} < ${count})”). The ` +
+          'arrays were written from another vocabulary than the token list: convert the model again.',
+      ),
+    ];
+  });
+}
+
+function specialIdFindings(gguf: GgufSummary, count: number): Finding[] {
+  const outside = (gguf.tokenizer?.special ?? []).filter((token) => token.id >= count);
+  if (outside.length === 0) {
+    return [];
+  }
+  const named = outside.map((token) => `${token.role} ${groupDigits(token.id)}`).join(', ');
+  return [
+    makeFinding(
+      'gguf-special-token-out-of-range',
+      `Special token ids past the ${groupDigits(count)} tokens (ids 0–${groupDigits(count - 1)}): ${named}. ` +
+        'llama.cpp ignores each (“bad special token … using default id”) and keeps its built-in default for the ' +
+        'role, which may be another token or none: generation may not stop, or a prompt start without its BOS. ' +
+        'Set the ids with gguf-py’s gguf_set_metadata.py, or load with --override-kv tokenizer.ggml.<role>_token_id=int:<id>.',
+    ),
+  ];
+}
+
+/**
+ * llama.cpp maps each token's text to its id and asserts that the map is as long as the list: two ids with the same
+ * text abort the process while the vocabulary loads (an empty token is renamed first, so those never collide).
+ * Tokens are compared as bytes through a hash table of their positions, and only duplicates are decoded: a
+ * 128,256-token list takes a few milliseconds where decoding every token took tens.
+ */
+function duplicateTokenFindings(
+  head: Uint8Array,
+  layout: Pick<GgufRawHeader, 'littleEndian' | 'version'>,
+  list: { start: number; count: number },
+): Finding[] {
+  const duplicates: Array<{ text: string; a: number; b: number }> = [];
+  let total = 0;
+  const seen = new BytesSet(head, list.count);
+  readStrings(head, layout, list.start, list.count, (id, text, from, to) => {
+    if (from === to) {
+      return;
+    }
+    const first = seen.addOrFind(id, from, to);
+    if (first < 0) {
+      return;
+    }
+    total++;
+    if (duplicates.length < MAX_LISTED_TOKENS) {
+      duplicates.push({ text: text(), a: first, b: id });
+    }
+  });
+  if (total === 0) {
+    return [];
+  }
+  const named = duplicates
+    .slice(0, DUPLICATES_NAMED)
+    .map((entry) => `${JSON.stringify(entry.text)} at ${groupDigits(entry.a)} and ${groupDigits(entry.b)}`)
+    .join(', ');
+  const more = total > DUPLICATES_NAMED ? `, and ${groupDigits(total - DUPLICATES_NAMED)} more` : '';
+  return [
+    makeFinding(
+      'gguf-duplicate-token',
+      `tokenizer.ggml.tokens holds the same text at two ids: ${named}${more}. llama.cpp aborts while loading the ` +
+        'vocabulary (GGML_ASSERT(id_to_token.size() == token_to_id.size())). The tokenizer the file was converted ' +
+        'from has holes or repeats in its vocabulary: make each token unique there and convert again.',
+    ),
+  ];
+}
+
+/** Byte ranges of `head` by content: open addressing on an FNV-1a hash, each slot the id of its first range. */
+class BytesSet {
+  private readonly slots: Int32Array;
+  private readonly starts: Uint32Array;
+  private readonly ends: Uint32Array;
+  private readonly mask: number;
+
+  constructor(
+    private readonly head: Uint8Array,
+    count: number,
+  ) {
+    let size = 16;
+    while (size < count * 2) {
+      size *= 2;
+    }
+    this.slots = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    this.starts = new Uint32Array(count);
+    this.ends = new Uint32Array(count);
+  }
+
+  /** Adds range [from, to) as `id`; returns the id of an earlier range with the same bytes instead, or −1. */
+  addOrFind(id: number, from: number, to: number): number {
+    const { head, slots, mask } = this;
+    let hash = 0x811c9dc5;
+    for (let at = from; at < to; at++) {
+      hash = Math.imul(hash ^ head[at], 0x01000193);
+    }
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const other = slots[slot];
+      if (other < 0) {
+        slots[slot] = id;
+        this.starts[id] = from;
+        this.ends[id] = to;
+        return -1;
+      }
+      if (this.same(other, from, to)) {
+        return other;
+      }
+    }
+  }
+
+  private same(other: number, from: number, to: number): boolean {
+    const start = this.starts[other];
+    if (this.ends[other] - start !== to - from) {
+      return false;
+    }
+    for (let at = 0; at < to - from; at++) {
+      if (this.head[start + at] !== this.head[from + at]) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
+
+/** The tensors' rows are their positions in the header (validate.ts builds the columns in that order). */
+function embeddingFindings(tensors: readonly GgufTensorInfo[], count: number): Finding[] {
+  return VOCABULARY_TENSORS.flatMap((name) => {
+    const row = tensors.findIndex((candidate) => candidate.name === name);
+    const tensor = tensors[row];
+    if (tensor === undefined || tensor.ne.length !== 2 || tensor.ne[1] === count) {
+      return [];
+    }
+    const [width, rows] = tensor.ne;
+    return [
+      makeFinding(
+        'gguf-vocab-embedding-mismatch',
+        `${name} has ${groupDigits(rows)} rows, one per token, but tokenizer.ggml.tokens lists ` +
+          `${groupDigits(count)}: llama.cpp refuses the file (“check_tensor_dims: tensor '${name}' has wrong ` +
+          `shape; expected ${width}, ${count}, got ${width}, ${rows}”). The tokenizer and the weights come from ` +
+          'different checkpoints (tokens added or a padded embedding on one side only): convert again from a ' +
+          'checkpoint whose tokenizer and embedding agree, after resize_token_embeddings if tokens were added.',
+        [row],
+      ),
+    ];
+  });
+}
