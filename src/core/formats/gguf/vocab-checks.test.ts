@@ -50,7 +50,7 @@ describe('llama.cpp vocabulary checks', () => {
       'tokenizer.ggml.scores holds 84 values for 86 tokens',
       'tokenizer.ggml.token_type holds 85 values for 86 tokens',
     ]);
-    expect(short[0].message).toContain('(“Index out of array bounds for scores (84 < 86)”)');
+    expect(short[0].message).toContain('refuse the file (“Index out of array bounds for scores (84 < 86)”)');
     const [special] = await findings('broken-special-id.gguf');
     expect(special.message).toMatch(/^Special token ids past the 406 tokens \(ids 0–405\): eos 411\. /);
   });

@@ -88,7 +88,10 @@ function bpeFindings(model: string | null, byKey: ReadonlyMap<string, GgufValue>
   return findings;
 }
 
-/** llama.cpp reads scores[i] and token_type[i] for every token, and refuses a shorter array first. */
+/**
+ * llama.cpp reads scores[i] and token_type[i] for every token: builds with the bounds check refuse a shorter array,
+ * earlier ones read past its end.
+ */
 function shortArrayFindings(byKey: ReadonlyMap<string, GgufValue>, count: number): Finding[] {
   return (['scores', 'token_type'] as const).flatMap((name) => {
     const value = byKey.get(`tokenizer.ggml.${name}`);
@@ -100,7 +103,8 @@ function shortArrayFindings(byKey: ReadonlyMap<string, GgufValue>, count: number
       makeFinding(
         'gguf-vocab-array-short',
         `tokenizer.ggml.${name} holds ${groupDigits(value.count)} values for ${groupDigits(count)} tokens: ` +
-          `llama.cpp refuses the file (“Index out of array bounds for ${label} (${value.count} < ${count})”). The ` +
+          `llama.cpp reads one per token, so builds that check refuse the file (“Index out of array bounds for ` +
+          `${label} (${value.count} < ${count})”) and older ones read past the array (garbage or a crash). The ` +
           'arrays were written from another vocabulary than the token list: convert the model again.',
       ),
     ];
