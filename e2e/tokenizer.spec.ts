@@ -662,6 +662,51 @@ test.describe('the Tokenizer tab', () => {
     watch.expectClean();
   });
 
+  test('compare: one text encoded by both sides’ tokenizer.json, where the ids part marked', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const folder = join(VOCABULARY_DIR, 'bpe-llama3');
+    const files = ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(files.map((name) => join(folder, name)));
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    // B: the same files, its post-processor gone, so tokenizer(text) adds no <|begin_of_text|>.
+    const tokenizer = JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')) as Record<string, unknown>;
+    await page.getByTestId('compare-file-input').setInputFiles(
+      asInputFiles({
+        'model.safetensors': readFileSync(join(folder, 'model.safetensors')),
+        'tokenizer.json': { ...tokenizer, post_processor: null },
+        'tokenizer_config.json': readFileSync(join(folder, 'tokenizer_config.json')),
+      }),
+    );
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    await page.getByRole('button', { name: 'Read and compare every token' }).click();
+    await expect(page.getByTestId('vocabulary-diff-same')).toBeVisible();
+    const both = page.getByTestId('encode-both');
+    await expect(both.getByTestId('encode-both-verdict')).toHaveText(
+      /^A (\d+) tokens, B (\d+) tokens: they part at token 1; 1 token of A and 0 tokens of B differ \(marked\)\.$/,
+    );
+    const idsA = await both.getByTestId('encode-both-a').locator('.encode-text-id').allTextContents();
+    const idsB = await both.getByTestId('encode-both-b').locator('.encode-text-id').allTextContents();
+    expect(idsA[0]).toBe('400');
+    expect(idsB).toEqual(idsA.slice(1));
+    await expect(both.getByTestId('encode-both-a').locator('.encode-text-differs')).toHaveCount(1);
+    await expect(both.getByTestId('encode-both-b').locator('.encode-text-differs')).toHaveCount(0);
+    // Another text: encoded again on both sides, parting the same way.
+    await both.getByRole('textbox').fill('fox');
+    await expect
+      .poll(async () => {
+        const a = await both.getByTestId('encode-both-a').locator('.encode-text-piece').allTextContents();
+        const b = await both.getByTestId('encode-both-b').locator('.encode-text-piece').allTextContents();
+        return [a.join(''), b.join('')];
+      })
+      .toEqual(['<|begin_of_text|>fox', 'fox']);
+    watch.expectClean();
+  });
+
   test('compare a WordPiece tokenizer.json with its GGUF: the converter’s ▁ and ## spelling is not a difference', async ({
     page,
   }) => {

@@ -7,8 +7,16 @@ import type { StateCreator } from 'zustand';
 import { COMPARE_RULES, DEFAULT_COMPARE_RULES, type CompareRule } from '../core/compare/align';
 import { DEFAULT_COMPARE_QUERY, type CompareQuery } from '../core/compare/compare-query';
 import type { CompareResult, LoadResult, LocalFileEntry, SourceSpec } from '../core/result';
-import { compareLoads, compareVocabularyLists, failureOf, queryComparison, releaseComparison } from '../worker/client';
+import {
+  compareLoads,
+  compareVocabularyLists,
+  encodeText,
+  failureOf,
+  queryComparison,
+  releaseComparison,
+} from '../worker/client';
 import type { VocabularyDiff } from '../core/compare/vocabulary-diff';
+import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import { listedTokens } from './selectors';
 import {
   createSourceLoader,
@@ -62,6 +70,8 @@ export interface CompareSlice {
   readCompareVocabulary: () => Promise<void>;
   /** Stops that read (its Cancel). */
   cancelCompareVocabulary: () => void;
+  /** Encodes a text with B's tokenizer.json, in its tokenizer's own worker; null when B is not open. */
+  encodeCompareText: (text: string) => Promise<EncodeAnswer | null>;
   /** The token-by-token comparison of A's and B's tokenizers, for the loads it names. */
   vocabularyDiff: VocabularyDiffState;
   /** Reads whichever tokenizer.json is still unread, then compares both tokenizers token by token in the worker. */
@@ -194,6 +204,11 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     readCompareVocabulary: () => readSlotOnDemand(compareSlot, 'vocabulary'),
 
     cancelCompareVocabulary: () => cancelSlotOnDemand(compareSlot, 'vocabulary'),
+
+    encodeCompareText: async (text) => {
+      const source = get().compareSource;
+      return source.status === 'ready' ? encodeText(source.result.loadId, text) : null;
+    },
 
     vocabularyDiff: { status: 'idle' },
 

@@ -10,6 +10,7 @@ import type { LoadResult } from '../../core/result';
 import { TableHead } from '../../lib/TableHead';
 import { useAppStore } from '../../state/store';
 import { VocabularyLine } from './VocabularyDiffView';
+import { EncodeBoth } from './EncodeBoth';
 import { listedTokens } from '../../state/selectors';
 
 export function TokenizerDiffCard() {
@@ -53,6 +54,7 @@ export function TokenizerDiffCard() {
         <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />
       )}
       {!reading && !pending && <VocabularyLine a={a} b={b} />}
+      {[sideA, sideB].every((side) => side.sections.tokenizer?.vocabulary !== undefined) && <EncodeBoth />}
     </section>
   );
 }

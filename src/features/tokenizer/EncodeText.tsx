@@ -14,11 +14,16 @@ const ENCODE_DEBOUNCE_MS = 250;
 /** Tokens shown one by one; the count covers all of them. */
 const TOKENS_SHOWN = 400;
 
-const SAMPLE_TEXT = 'Hello world! Tokenizers split "unbelievable" text into pieces: 12345 🙂';
+export const SAMPLE_TEXT = 'Hello world! Tokenizers split "unbelievable" text into pieces: 12345 🙂';
 
-export function EncodeText() {
-  const encode = useAppStore((state) => state.encodeText);
-  const [text, setText] = useState(SAMPLE_TEXT);
+/**
+ * The latest answer of `encode` for `text`, asked ENCODE_DEBOUNCE_MS after the last change; `busy` while a newer
+ * text waits for its answer.
+ */
+export function useEncoded(
+  encode: (text: string) => Promise<EncodeAnswer | null>,
+  text: string,
+): { answer: EncodeAnswer | null; busy: boolean } {
   const [answer, setAnswer] = useState<EncodeAnswer | null>(null);
   const [busy, setBusy] = useState(false);
   const latest = useRef(0);
@@ -35,18 +40,18 @@ export function EncodeText() {
     }, ENCODE_DEBOUNCE_MS);
     return () => clearTimeout(timer);
   }, [text, encode]);
+  return { answer, busy };
+}
+
+export function EncodeText() {
+  const encode = useAppStore((state) => state.encodeText);
+  const [text, setText] = useState(SAMPLE_TEXT);
+  const { answer, busy } = useEncoded(encode, text);
   const result = answer?.result ?? null;
   return (
     <div className="encode-text" data-testid="encode-text">
-      <label className="encode-text-input">
-        Encode a text
-        <textarea value={text} rows={3} onChange={(event) => setText(event.target.value)} spellCheck={false} />
-      </label>
-      {answer?.error && (
-        <p className="values-error" role="alert" data-testid="encode-text-error">
-          {answer.error}
-        </p>
-      )}
+      <EncodeInput label="Encode a text" text={text} onChange={setText} />
+      <EncodeError answer={answer} />
       {result && (
         <>
           <p data-testid="encode-text-count" aria-live="polite">
@@ -55,22 +60,68 @@ export function EncodeText() {
             {result.cut ? ' (the text was cut to its first characters)' : ''}
             {busy ? ' …' : ''}
           </p>
-          <ol className="encode-text-tokens" data-testid="encode-text-tokens">
-            {result.ids.slice(0, TOKENS_SHOWN).map((id, at) => (
-              <li key={at} title={`token ${JSON.stringify(result.tokens[at])}, id ${id}`}>
-                <span className="mono encode-text-piece">{visible(result.pieces[at])}</span>
-                <span className="encode-text-id">{id}</span>
-              </li>
-            ))}
-          </ol>
-          {result.ids.length > TOKENS_SHOWN && (
-            <p className="muted">
-              The first {groupDigits(TOKENS_SHOWN)} of {groupDigits(result.ids.length)} tokens are shown.
-            </p>
-          )}
+          <EncodedTokens result={result} testId="encode-text-tokens" />
         </>
       )}
     </div>
+  );
+}
+
+export function EncodeInput({
+  label,
+  text,
+  onChange,
+}: {
+  label: string;
+  text: string;
+  onChange: (text: string) => void;
+}) {
+  return (
+    <label className="encode-text-input">
+      {label}
+      <textarea value={text} rows={3} onChange={(event) => onChange(event.target.value)} spellCheck={false} />
+    </label>
+  );
+}
+
+export function EncodeError({ answer }: { answer: EncodeAnswer | null }) {
+  return answer?.error ? (
+    <p className="values-error" role="alert" data-testid="encode-text-error">
+      {answer.error}
+    </p>
+  ) : null;
+}
+
+/** The tokens one by one with their ids; those from `marked.from` to `marked.to` (exclusive) stand out. */
+export function EncodedTokens({
+  result,
+  testId,
+  marked,
+}: {
+  result: NonNullable<EncodeAnswer['result']>;
+  testId: string;
+  marked?: { from: number; to: number };
+}) {
+  return (
+    <>
+      <ol className="encode-text-tokens" data-testid={testId}>
+        {result.ids.slice(0, TOKENS_SHOWN).map((id, at) => (
+          <li
+            key={at}
+            title={`token ${JSON.stringify(result.tokens[at])}, id ${id}`}
+            className={marked && at >= marked.from && at < marked.to ? 'encode-text-differs' : undefined}
+          >
+            <span className="mono encode-text-piece">{visible(result.pieces[at])}</span>
+            <span className="encode-text-id">{id}</span>
+          </li>
+        ))}
+      </ol>
+      {result.ids.length > TOKENS_SHOWN && (
+        <p className="muted">
+          The first {groupDigits(TOKENS_SHOWN)} of {groupDigits(result.ids.length)} tokens are shown.
+        </p>
+      )}
+    </>
   );
 }
 
