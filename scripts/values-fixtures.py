@@ -114,11 +114,42 @@ def gguf_cases():
             producer = 'random blocks'
         values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
         cases.append({'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]})
+    return cases + later_gguf_cases()
+
+
+def later_gguf_cases():
+    """IQ4_NL, IQ4_XS, the ternary TQ types and MXFP4, from a generator of their own so the cases above keep their bytes."""
+    later = np.random.default_rng(20261205)
+    cases = []
+    for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4'):
+        qtype = GGMLQuantizationType[name]
+        block, type_size = GGML_QUANT_SIZES[qtype]
+        blocks = 4
+        try:
+            data = quants.quantize(later.standard_normal((2, blocks * block // 2)).astype(np.float32), qtype)
+            raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+            producer = 'gguf.quants.quantize'
+        except NotImplementedError:
+            raw = later.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
+            for b in range(blocks):
+                base = b * type_size
+                if name == 'MXFP4':
+                    # The E8M0 exponent byte: scales from 2^-8 to 2^2 (e = 255 is 2^127 in ggml, not NaN).
+                    raw[base] = later.integers(120, 131)
+                    continue
+                for at in f16_offsets(name, type_size):
+                    raw[base + at : base + at + 2] = np.frombuffer(np.float16(later.uniform(-0.05, 0.05)).tobytes(), np.uint8)
+            producer = 'random blocks'
+        values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
+        cases.append({'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]})
     return cases
 
 
 def f16_offsets(name: str, size: int):
-    return {'Q2_K': [size - 4, size - 2], 'Q3_K': [size - 2], 'Q4_K': [0, 2], 'Q5_K': [0, 2], 'Q6_K': [size - 2]}[name]
+    return {
+        'Q2_K': [size - 4, size - 2], 'Q3_K': [size - 2], 'Q4_K': [0, 2], 'Q5_K': [0, 2], 'Q6_K': [size - 2],
+        'IQ4_NL': [0], 'IQ4_XS': [0], 'TQ1_0': [size - 2], 'TQ2_0': [size - 2],
+    }[name]
 
 
 def stats_of(values: np.ndarray, min_normal: float, bins: int):

@@ -1,8 +1,9 @@
 /**
  * GGUF quant blocks dequantized as llama.cpp does (ggml `dequantize_row_*`, block structs in ggml-common.h; the
  * Python port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32)
- * or 256 (QK_K = 256, the K-quants); every scale `d`/`dmin`/`m` is a little-endian float16. Multi-byte fields sit
- * at odd offsets inside a block, so they are read with byte math, never a typed-array view.
+ * or 256 (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0); every scale `d`/`dmin`/`m` is a little-endian
+ * float16 but MXFP4's, a power-of-two exponent byte (E8M0). Multi-byte fields sit at odd offsets inside a block, so
+ * they are read with byte math, never a typed-array view. The codebook types (IQ1_S/M, IQ2_*, IQ3_*) are not decoded.
  */
 import type { DecodeUnit } from './decode';
 
@@ -17,7 +18,18 @@ export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   Q4_K: { bytes: 144, elements: 256 },
   Q5_K: { bytes: 176, elements: 256 },
   Q6_K: { bytes: 210, elements: 256 },
+  IQ4_NL: { bytes: 18, elements: 32 },
+  IQ4_XS: { bytes: 136, elements: 256 },
+  TQ1_0: { bytes: 54, elements: 256 },
+  TQ2_0: { bytes: 66, elements: 256 },
+  MXFP4: { bytes: 17, elements: 32 },
 };
+
+/** IQ4_NL's and IQ4_XS's 16 levels (ggml's kvalues_iq4nl): a non-uniform 4-bit grid fitted to weight distributions. */
+const IQ4_LEVELS = Int8Array.of(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
+
+/** MXFP4's E2M1 codes as ggml holds them (kvalues_mxfp4): twice the value, so the block scale is halved to match. */
+const MXFP4_DOUBLED = Int8Array.of(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
 
 const HALF = new Float32Array(65536);
 for (let bits = 0; bits < 65536; bits++) {
@@ -73,6 +85,22 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
         break;
       case 'Q6_K':
         q6k(bytes, at, out, o);
+        break;
+      case 'IQ4_NL':
+        nibbleLevels(bytes, at + 2, out, o, f16(bytes, at), IQ4_LEVELS);
+        break;
+      case 'IQ4_XS':
+        iq4xs(bytes, at, out, o);
+        break;
+      case 'TQ1_0':
+        tq1(bytes, at, out, o);
+        break;
+      case 'TQ2_0':
+        tq2(bytes, at, out, o);
+        break;
+      case 'MXFP4':
+        // ggml's E8M0 to float, halved: 2^(e − 128) for every e (e = 0 and 1 are subnormal floats, not zero).
+        nibbleLevels(bytes, at + 1, out, o, 2 ** (bytes[at] - 128), MXFP4_DOUBLED);
         break;
     }
   }
@@ -194,6 +222,70 @@ function q6k(bytes: Uint8Array, at: number, out: Float32Array, o: number): void 
         const scale = (bytes[at + 192 + (e >> 4)] << 24) >> 24;
         out[o + e] = Math.fround(d * scale) * (q[part] - 32);
       }
+    }
+  }
+}
+
+/** 32 elements from 16 bytes at `qs` in Q4_0's order (low nibbles first, then high), each `scale` · levels[q]. */
+function nibbleLevels(
+  bytes: Uint8Array,
+  qs: number,
+  out: Float32Array,
+  o: number,
+  scale: number,
+  levels: Int8Array,
+): void {
+  for (let e = 0; e < 16; e++) {
+    out[o + e] = scale * levels[bytes[qs + e] & 15];
+    out[o + 16 + e] = scale * levels[bytes[qs + e] >> 4];
+  }
+}
+
+/**
+ * IQ4_XS: d · scales_h u16 · scales_l[4] · qs[128]; sub-block j (32 elements, IQ4_NL's nibble order) has the 6-bit
+ * scale ls = low nibble j of scales_l | 2 bits j of scales_h << 4, and x = d · (ls − 32) · level.
+ */
+function iq4xs(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at);
+  const scalesH = bytes[at + 2] | (bytes[at + 3] << 8);
+  for (let j = 0; j < 8; j++) {
+    const low = (bytes[at + 4 + (j >> 1)] >> (4 * (j & 1))) & 15;
+    const ls = low | (((scalesH >> (2 * j)) & 3) << 4);
+    nibbleLevels(bytes, at + 8 + 16 * j, out, o + 32 * j, d * (ls - 32), IQ4_LEVELS);
+  }
+}
+
+/** TQ2_0 (ternary): qs[64] · d; element 128h + 32k + l is bits 2k of qs[32h + l], as Q2_K's fields; x = d · (q − 1). */
+function tq2(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at + 64);
+  for (let h = 0; h < 2; h++) {
+    for (let k = 0; k < 4; k++) {
+      for (let l = 0; l < 32; l++) {
+        out[o + 128 * h + 32 * k + l] = d * (((bytes[at + 32 * h + l] >> (2 * k)) & 3) - 1);
+      }
+    }
+  }
+}
+
+/**
+ * TQ1_0 (ternary, five trits a byte): qs[48] · qh[4] · d. Trit k of byte v is ((v · 3^k mod 256) · 3) >> 8: bytes
+ * 0–31 hold elements 32k + l, bytes 32–47 elements 160 + 16k + l, qh's four bytes (four trits each) 240 + 4k + l;
+ * x = d · (trit − 1).
+ */
+function tq1(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at + 52);
+  const trit = (v: number, k: number) => ((((v * 3 ** k) & 255) * 3) >> 8) - 1;
+  for (let k = 0; k < 5; k++) {
+    for (let l = 0; l < 32; l++) {
+      out[o + 32 * k + l] = d * trit(bytes[at + l], k);
+    }
+    for (let l = 0; l < 16; l++) {
+      out[o + 160 + 16 * k + l] = d * trit(bytes[at + 32 + l], k);
+    }
+  }
+  for (let k = 0; k < 4; k++) {
+    for (let l = 0; l < 4; l++) {
+      out[o + 240 + 4 * k + l] = d * trit(bytes[at + 48 + l], k);
     }
   }
 }
