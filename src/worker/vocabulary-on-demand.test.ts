@@ -290,4 +290,26 @@ describe('tokenizer.json once read, against the other files and a GGUF', () => {
       compareVocabularies({ type: 'compare-vocabularies', id: 8, loadA: 1, loadB: 3 }, (id) => loads.get(id)).error,
     ).toMatch(/no longer loaded/);
   });
+
+  it('added tokens declared at ids the library does not give: a warning naming them, the given ids used', async () => {
+    const cases = JSON.parse(readFileSync(path.join(DIR, 'added-ids.json'), 'utf8')) as {
+      cases: Record<string, { tokenizer: unknown }>;
+    };
+    const files = {
+      kind: 'files' as const,
+      files: [
+        { path: 'gaps/model.safetensors', blob: new Blob([fixture('bpe-llama3', 'model.safetensors') as BlobPart]) },
+        { path: 'gaps/tokenizer.json', blob: new Blob([JSON.stringify(cases.cases.gaps.tokenizer)]) },
+      ],
+    };
+    const { kept } = await resultAndKept(files);
+    const update = await kept.readSidecars?.('vocabulary');
+    const finding = update?.analysisFindings.find((entry) => entry.code === 'tokenizer-added-token-moved');
+    expect(finding?.severity).toBe('warning');
+    expect(finding?.message).toMatch(
+      /^tokenizer\.json declares 2 added tokens at ids the tokenizers library does not give them: <gap1> declared 450, given 406; <gap2> declared 460, given 407\. /,
+    );
+    expect(finding?.message).toContain(`"Token '<gap1>' was expected to have ID '450' but was given ID '406'"`);
+    expect(update?.sections.tokenizer?.vocabulary).toMatchObject({ totalTokens: 408, highestId: 407 });
+  });
 });

@@ -50,6 +50,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'tokenizer_config.json and tokenizer.json give other tokens at the same ids',
   },
+  'tokenizer-added-token-moved': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Added tokens get other ids than tokenizer.json declares',
+  },
   'template-double-bos': {
     severity: 'info',
     refusedByReference: false,

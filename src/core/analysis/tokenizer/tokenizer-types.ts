@@ -96,4 +96,7 @@ export interface TokenizerSection {
 }
 
 /** A tokenizer.json summary as the section and the report carry it. */
-export type VocabularyFacts = Omit<VocabularySummary, 'ids' | 'texts' | 'decoded' | 'source' | 'mergeList' | 'added'>;
+export type VocabularyFacts = Omit<
+  VocabularySummary,
+  'ids' | 'texts' | 'decoded' | 'source' | 'mergeList' | 'added' | 'moved'
+>;

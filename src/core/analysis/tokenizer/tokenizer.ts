@@ -42,6 +42,7 @@ export const tokenizerAnalysis: Analysis<'tokenizer', TokenizerSection> = {
       endOfTurnFinding(section.turnEnd, section),
       vocabulary && sample?.ok ? doubleBosFinding(vocabulary, sample.text, files?.tokenizerConfig?.file) : null,
       vocabulary ? filesDisagreeFinding(summary, vocabulary) : null,
+      vocabulary ? movedTokensFinding(vocabulary) : null,
     ];
     return { section, findings: findings.filter((finding) => finding !== null) };
   },
@@ -97,9 +98,10 @@ function vocabularyFacts({
   source,
   mergeList,
   added,
+  moved,
   ...facts
 }: VocabularySummary): VocabularyFacts {
-  void [ids, texts, decoded, source, mergeList, added];
+  void [ids, texts, decoded, source, mergeList, added, moved];
   return facts;
 }
 
@@ -154,6 +156,31 @@ function filesDisagreeFinding(summary: TokenizerSection, vocabulary: VocabularyS
       `${rest > 0 ? `; and ${rest} more` : ''}. transformers' fast tokenizer (the default) encodes with ` +
       `${vocabulary.file}; a slow tokenizer, and anything else that reads ${file}, takes its ids, so the same text ` +
       'gets other ids. Save both from the tokenizer the model was trained with (tokenizer.save_pretrained).',
+    [],
+  );
+}
+
+/** tokenizer.json's added tokens that the tokenizers library gives other ids than the file declares. */
+function movedTokensFinding(vocabulary: VocabularySummary) {
+  const moved = vocabulary.moved;
+  if (moved.length === 0) {
+    return null;
+  }
+  const named = moved
+    .slice(0, MAX_DISAGREEMENTS_NAMED)
+    .map(({ text, declared, id }) => `${text} declared ${declared}, given ${id}`);
+  const rest = moved.length - named.length;
+  const [first] = moved;
+  return makeFinding(
+    'tokenizer-added-token-moved',
+    `${vocabulary.file} declares ${plural(moved.length, 'added token')} at ids the tokenizers library does not ` +
+      `give ${moved.length > 1 ? 'them' : 'it'}: ${named.join('; ')}${rest > 0 ? `; and ${rest} more` : ''}. The ` +
+      "library (transformers' fast tokenizer) gives an added token the id its vocabulary already has for the text, " +
+      'else the next id after the vocabulary and the added tokens before it, whatever the file says, and logs ' +
+      `"Token '${first.text}' was expected to have ID '${first.declared}' but was given ID '${first.id}'". So ` +
+      'tokenizer(text) produces the given ids, and the embedding rows at the declared ones are never used; ' +
+      "llama.cpp's converter writes what the library gives. Give the added tokens the ids that follow the " +
+      'vocabulary without gaps (and the vocabulary no holes), or check which ids the model was trained with.',
     [],
   );
 }

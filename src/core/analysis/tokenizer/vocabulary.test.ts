@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idsFrom, mergeText, summarizeVocabulary, vocabularyPage, type VocabularySummary } from './vocabulary';
+import { idOf, idsFrom, mergeText, summarizeVocabulary, vocabularyPage, type VocabularySummary } from './vocabulary';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -140,32 +140,34 @@ describe('summarizeVocabulary', () => {
   });
 
   it('pages by id with unused ids as null, and finds tokens by their text with their ids', () => {
+    // The added token declared at 6 is given id 3 (the vocabulary's size), as the tokenizers library gives it.
     const summary = summarizeVocabulary(
-      { model: { type: 'WordLevel', vocab: { a: 0, ab: 1, b: 4 } }, added_tokens: [{ id: 6, content: '<ab>' }] },
+      { model: { type: 'WordLevel', vocab: { a: 0, ab: 1, b: 5 } }, added_tokens: [{ id: 6, content: '<ab>' }] },
       'tokenizer.json',
     ) as VocabularySummary;
+    expect(summary.moved).toEqual([{ text: '<ab>', declared: 6, id: 3 }]);
     expect(vocabularyPage(summary, { section: 'vocabulary', from: 0, count: 10 })).toEqual({
       section: 'vocabulary',
       from: 0,
-      total: 7,
-      items: ['a', 'ab', null, null, 'b', null, '<ab>'],
+      total: 6,
+      items: ['a', 'ab', null, '<ab>', null, 'b'],
     });
-    expect(vocabularyPage(summary, { section: 'vocabulary', from: 3, count: 2 }).items).toEqual([null, 'b']);
+    expect(vocabularyPage(summary, { section: 'vocabulary', from: 3, count: 2 }).items).toEqual(['<ab>', null]);
     expect(vocabularyPage(summary, { section: 'vocabulary', from: 99, count: 2 })).toMatchObject({
-      from: 7,
+      from: 6,
       items: [],
     });
     expect(vocabularyPage(summary, { section: 'vocabulary', from: 0, count: 10, find: 'b' })).toEqual({
       section: 'vocabulary',
       from: 0,
       total: 3,
-      items: ['ab', 'b', '<ab>'],
-      ids: [1, 4, 6],
+      items: ['ab', '<ab>', 'b'],
+      ids: [1, 3, 5],
     });
     expect(vocabularyPage(summary, { section: 'vocabulary', from: 1, count: 1, find: 'b' })).toMatchObject({
       total: 3,
-      items: ['b'],
-      ids: [4],
+      items: ['<ab>'],
+      ids: [3],
     });
   });
 
@@ -196,5 +198,36 @@ describe('mergeText', () => {
     expect(mergeText([' ', ' a'])).toBe('\u0120 \u0120a');
     const summary = summarizeVocabulary({ model: { type: 'BPE', vocab: { a: 0 }, merges: [['a', 'b c']] } }, 'x');
     expect(typeof summary !== 'string' && summary.mergeList).toEqual(['a b\u0120c']);
+  });
+});
+
+describe('added tokens at the ids the tokenizers library gives them, not the ids the file declares', () => {
+  const cases = (
+    JSON.parse(readFileSync(join(DIR, 'added-ids.json'), 'utf8')) as {
+      cases: Record<string, { tokenizer: unknown; ids: Record<string, number>; tokens: number; highestId: number }>;
+    }
+  ).cases;
+
+  it.each(Object.entries(cases))('%s', (_name, answer) => {
+    const summary = summarizeVocabulary(answer.tokenizer, 'tokenizer.json') as VocabularySummary;
+    for (const [text, id] of Object.entries(answer.ids)) {
+      expect([text, idOf(summary, text)]).toEqual([text, id]);
+    }
+    expect({ tokens: summary.totalTokens, highestId: summary.highestId }).toEqual({
+      tokens: answer.tokens,
+      highestId: answer.highestId,
+    });
+  });
+
+  it('names the tokens given another id than declared', () => {
+    const moved = (name: string) =>
+      (summarizeVocabulary(cases[name].tokenizer, 'tokenizer.json') as VocabularySummary).moved;
+    expect(moved('gaps')).toEqual([
+      { text: '<gap1>', declared: 450, id: 406 },
+      { text: '<gap2>', declared: 460, id: 407 },
+    ]);
+    expect(moved('in-vocabulary')).toEqual([{ text: 'JS', declared: 410, id: 300 }]);
+    expect(moved('model-hole')).toHaveLength(6);
+    expect(moved('unigram-piece')).toEqual([{ text: 'g', declared: 500, id: 20 }]);
   });
 });

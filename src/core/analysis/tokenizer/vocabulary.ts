@@ -142,6 +142,8 @@ export interface VocabularySummary {
   specialAddedTokens: number;
   /** The added tokens in id order, the first MAX_ADDED_TOKENS_KEPT: what transformers takes when the config lists none. */
   added: AddedToken[];
+  /** Added tokens the library gives another id than the file declares (resolveAddedIds), the first MAX_ADDED_TOKENS_KEPT. */
+  moved: MovedToken[];
   /** Types of each stage, a Sequence's members in order ([] when the stage is absent). */
   normalizer: string[];
   preTokenizer: string[];
@@ -198,15 +200,17 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
   let addedTokens = 0;
   let specialAddedTokens = 0;
   const added: AddedToken[] = [];
-  for (const entry of Array.isArray(value.added_tokens) ? value.added_tokens : []) {
-    if (isRecord(entry) && isTokenId(entry.id) && typeof entry.content === 'string') {
-      tokens.set(entry.id, entry.content);
-      if (added.length < MAX_ADDED_TOKENS_KEPT) {
-        added.push({ id: entry.id, text: entry.content, special: entry.special === true });
-      }
-      addedTokens++;
-      specialAddedTokens += entry.special === true ? 1 : 0;
+  const moved: MovedToken[] = [];
+  for (const entry of resolveAddedIds(value.added_tokens, modelIdOf(model.vocab), modelTokens)) {
+    tokens.set(entry.id, entry.text);
+    if (added.length < MAX_ADDED_TOKENS_KEPT) {
+      added.push({ id: entry.id, text: entry.text, special: entry.special });
     }
+    if (entry.declared !== entry.id && moved.length < MAX_ADDED_TOKENS_KEPT) {
+      moved.push({ text: entry.text, declared: entry.declared, id: entry.id });
+    }
+    addedTokens++;
+    specialAddedTokens += entry.special ? 1 : 0;
   }
   const { ids, texts } = tokens.inOrder();
   const highestId = ids.length > 0 ? ids[ids.length - 1] : null;
@@ -226,6 +230,7 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
     addedTokens,
     specialAddedTokens,
     added: added.sort((x, y) => x.id - y.id),
+    moved,
     normalizer: stageTypes(value.normalizer, 'normalizers'),
     preTokenizer: stageTypes(value.pre_tokenizer, 'pretokenizers'),
     decoder,
@@ -240,6 +245,69 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
     decoded: decodedTexts(texts, decoder),
     source,
   };
+}
+
+/** An added token whose declared id is not the one the tokenizers library gives it. */
+export interface MovedToken {
+  text: string;
+  declared: number;
+  id: number;
+}
+
+/** The model's own id of a text, from its vocabulary (a token → id map, or Unigram's list of [piece, score]). */
+function modelIdOf(vocab: unknown): (text: string) => number | undefined {
+  if (Array.isArray(vocab)) {
+    let byPiece: Map<string, number> | null = null;
+    return (text) => {
+      if (byPiece === null) {
+        byPiece = new Map();
+        vocab.forEach((entry, id) => {
+          if (Array.isArray(entry) && typeof entry[0] === 'string' && !byPiece?.has(entry[0])) {
+            byPiece?.set(entry[0], id);
+          }
+        });
+      }
+      return byPiece.get(text);
+    };
+  }
+  return (text) => {
+    const id = isRecord(vocab) && Object.hasOwn(vocab, text) ? vocab[text] : undefined;
+    return isTokenId(id) ? id : undefined;
+  };
+}
+
+/**
+ * The ids the tokenizers library gives tokenizer.json's added tokens, which are not the ids the file declares: it
+ * adds them in file order, each taking the id its text already has (in the model's vocabulary, or an earlier added
+ * token), else the model's vocabulary size for the first new one and the next id after the highest added one for the
+ * rest (tokenizers' AddedVocabulary::add_tokens; checked against the library, scripts/tokenizer-id-fixtures.py). A
+ * file with holes or gaps in its ids gets other ids than it declares, and the library logs "Token '…' was expected to
+ * have ID '…' but was given ID '…'".
+ */
+function resolveAddedIds(
+  entries: unknown,
+  modelId: (text: string) => number | undefined,
+  modelSize: number,
+): Array<{ text: string; special: boolean; declared: number; id: number }> {
+  const byText = new Map<string, number>();
+  let highest = -1;
+  const resolved: Array<{ text: string; special: boolean; declared: number; id: number }> = [];
+  for (const entry of Array.isArray(entries) ? entries : []) {
+    if (!isRecord(entry) || !isTokenId(entry.id) || typeof entry.content !== 'string' || entry.content === '') {
+      continue;
+    }
+    const text = entry.content;
+    let id = byText.get(text) ?? modelId(text);
+    if (id === undefined) {
+      id = highest < 0 ? modelSize : highest >= modelSize || modelSize === 0 ? highest + 1 : modelSize;
+    }
+    if (!byText.has(text)) {
+      byText.set(text, id);
+      highest = Math.max(highest, id);
+      resolved.push({ text, special: entry.special === true, declared: entry.id, id });
+    }
+  }
+  return resolved;
 }
 
 /** The summary's tokens and merges as the token-by-token comparison reads them. */
