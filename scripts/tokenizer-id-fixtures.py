@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes fixtures/tokenizer/added-ids.json: tokenizer.json files whose added tokens declare ids the tokenizers
 library does not give them, each with the ids the library gives every added token and its full vocabulary's size,
-for the vocabulary summary's tests (core/analysis/tokenizer/vocabulary.ts resolveAddedIds). The files are edits of
+and what tokenizer(text) gives for each added token's text, for the vocabulary summary's and Encode a text's tests
+(core/analysis/tokenizer/vocabulary.ts resolveAddedIds). The files are edits of
 the fixtures scripts/tokenizer-json-fixtures.py wrote:
 
 - gaps: two added tokens declared at 450 and 460 after a vocabulary of 406 ids.
@@ -73,6 +74,8 @@ def main() -> None:
             "ids": {entry["content"]: tokenizer.token_to_id(entry["content"]) for entry in tokenizer_json["added_tokens"]},
             "tokens": len(full),
             "highestId": max(full.values()),
+            # tokenizer(text) as transformers calls it, for each added token's text: what Encode a text must give.
+            "encodings": {entry["content"]: tokenizer.encode(entry["content"]).ids for entry in tokenizer_json["added_tokens"]},
         }
     (DIR / "added-ids.json").write_text(json.dumps({"producer": "tokenizers", "cases": result}, ensure_ascii=False) + "\n")
 

@@ -4,6 +4,7 @@
  * Its patterns (a Split pre-tokenizer's regex) come from the file and run as JavaScript regular expressions, so a
  * hostile one can backtrack for ever: callers run this in a worker they can terminate (worker/text-encoder.ts).
  */
+import { withLibraryAddedIds } from './vocabulary';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 /** Characters one encode takes: a long prompt; past it the text is cut, and the answer says so. */
@@ -26,7 +27,8 @@ export type EncodeAnswer = { result: EncodedText; error: null } | { result: null
 
 /** tokenizer.json and tokenizer_config.json made ready to encode; throws what the library throws on a bad file. */
 export function loadTokenizer(tokenizerJson: unknown, tokenizerConfig: unknown): Tokenizer {
-  return new Tokenizer(tokenizerJson as object, (tokenizerConfig ?? {}) as object);
+  // tokenizers.js takes each added token's declared id; the Rust library (transformers' fast tokenizer) does not.
+  return new Tokenizer(withLibraryAddedIds(tokenizerJson) as object, (tokenizerConfig ?? {}) as object);
 }
 
 /** Tokens the post-processor puts around any text: those of the empty text, counted once per tokenizer. */

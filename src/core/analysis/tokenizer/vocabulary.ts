@@ -310,6 +310,37 @@ function resolveAddedIds(
   return resolved;
 }
 
+/**
+ * A parsed tokenizer.json with its added tokens at the ids the tokenizers library gives them (resolveAddedIds) and
+ * without the repeats it skips: what tokenizers.js, which takes the declared ids, must be given to encode as
+ * transformers does. The same object when every declared id holds.
+ */
+export function withLibraryAddedIds(value: unknown): unknown {
+  if (!isRecord(value) || !isRecord(value.model) || !Array.isArray(value.added_tokens)) {
+    return value;
+  }
+  const vocab = value.model.vocab;
+  const entries = Array.isArray(vocab) ? vocab : isRecord(vocab) ? Object.values(vocab) : [];
+  const size = Array.isArray(vocab)
+    ? vocab.filter((entry) => Array.isArray(entry) && typeof entry[0] === 'string').length
+    : entries.filter(isTokenId).length;
+  const resolved = resolveAddedIds(value.added_tokens, modelIdOf(vocab), size);
+  if (resolved.length === value.added_tokens.length && resolved.every((entry) => entry.declared === entry.id)) {
+    return value;
+  }
+  const byText = new Map(resolved.map((entry) => [entry.text, entry.id]));
+  const seen = new Set<string>();
+  const added = value.added_tokens.flatMap((entry: unknown) => {
+    if (!isRecord(entry) || typeof entry.content !== 'string' || seen.has(entry.content)) {
+      return [];
+    }
+    const id = byText.get(entry.content);
+    seen.add(entry.content);
+    return id === undefined ? [] : [{ ...entry, id }];
+  });
+  return { ...value, added_tokens: added };
+}
+
 /** The summary's tokens and merges as the token-by-token comparison reads them. */
 export function tokenListOfVocabulary(summary: VocabularySummary): TokenList {
   return {
