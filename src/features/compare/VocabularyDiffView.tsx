@@ -157,7 +157,8 @@ function LoneTokens({ label, listed, testId }: { label: string; listed: Listed<L
   const named = listed.first.slice(0, LONE_SHOWN);
   return (
     <p data-testid={`vocabulary-diff-${testId}`}>
-      {label} ({groupDigits(listed.count)}): {named.map((token) => `${shown(token.text)} (${token.id})`).join(', ')}
+      {label} ({groupDigits(listed.count)}):{' '}
+      {named.map((token) => `${shown(token.text)} (${groupDigits(token.id)})`).join(', ')}
       {listed.count > named.length && `, and ${groupDigits(listed.count - named.length)} more`}
     </p>
   );
@@ -185,9 +186,10 @@ function MergesLine({ diff }: { diff: VocabularyDiff }) {
   const { rank, a, b } = merges.first;
   return (
     <p data-testid="vocabulary-diff-merges">
-      Merges differ: {plural(merges.reranked, 'rank')} hold another merge, {groupDigits(merges.onlyInA)} only in A,{' '}
-      {groupDigits(merges.onlyInB)} only in B (BPE applies them by rank, so the same text can split otherwise); the
-      first at rank {groupDigits(rank)}: A {a === null ? 'none' : shown(a)}, B {b === null ? 'none' : shown(b)}.
+      Merges differ: {plural(merges.reranked, 'rank')} {merges.reranked === 1 ? 'holds' : 'hold'} another merge,{' '}
+      {groupDigits(merges.onlyInA)} only in A, {groupDigits(merges.onlyInB)} only in B (BPE applies them by rank, so the
+      same text can split otherwise); the first at rank {groupDigits(rank)}: A {a === null ? 'none' : shown(a)}, B{' '}
+      {b === null ? 'none' : shown(b)}.
     </p>
   );
 }
