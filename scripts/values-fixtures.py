@@ -118,10 +118,10 @@ def gguf_cases():
 
 
 def later_gguf_cases():
-    """IQ4_NL, IQ4_XS, the ternary TQ types and MXFP4, from a generator of their own so the cases above keep their bytes."""
+    """IQ4_NL, IQ4_XS, the ternary TQ types, MXFP4 and NVFP4, from a generator of their own so the cases above keep their bytes."""
     later = np.random.default_rng(20261205)
     cases = []
-    for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4'):
+    for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4', 'NVFP4'):
         qtype = GGMLQuantizationType[name]
         block, type_size = GGML_QUANT_SIZES[qtype]
         blocks = 4
@@ -149,6 +149,8 @@ def f16_offsets(name: str, size: int):
     return {
         'Q2_K': [size - 4, size - 2], 'Q3_K': [size - 2], 'Q4_K': [0, 2], 'Q5_K': [0, 2], 'Q6_K': [size - 2],
         'IQ4_NL': [0], 'IQ4_XS': [0], 'TQ1_0': [size - 2], 'TQ2_0': [size - 2],
+        # NVFP4's four scales are E4M3 bytes: any random byte is one (0 and 0x7F read as zero).
+        'NVFP4': [],
     }[name]
 
 

@@ -2,7 +2,7 @@
  * GGUF quant blocks dequantized as llama.cpp does (ggml `dequantize_row_*`, block structs in ggml-common.h; the
  * Python port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32)
  * or 256 (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0); every scale `d`/`dmin`/`m` is a little-endian
- * float16 but MXFP4's, a power-of-two exponent byte (E8M0). Multi-byte fields sit at odd offsets inside a block, so
+ * float16 but MXFP4's, a power-of-two exponent byte (E8M0), and NVFP4's, unsigned E4M3 bytes. Multi-byte fields sit at odd offsets inside a block, so
  * they are read with byte math, never a typed-array view. The codebook types (IQ1_S/M, IQ2_*, IQ3_*) are not decoded.
  */
 import type { DecodeUnit } from './decode';
@@ -23,6 +23,7 @@ export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   TQ1_0: { bytes: 54, elements: 256 },
   TQ2_0: { bytes: 66, elements: 256 },
   MXFP4: { bytes: 17, elements: 32 },
+  NVFP4: { bytes: 36, elements: 64 },
 };
 
 /** IQ4_NL's and IQ4_XS's 16 levels (ggml's kvalues_iq4nl): a non-uniform 4-bit grid fitted to weight distributions. */
@@ -97,6 +98,9 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
         break;
       case 'TQ2_0':
         tq2(bytes, at, out, o);
+        break;
+      case 'NVFP4':
+        nvfp4(bytes, at, out, o);
         break;
       case 'MXFP4':
         // ggml's E8M0 to float, halved: 2^(e − 128) for every e (e = 0 and 1 are subnormal floats, not zero).
@@ -286,6 +290,24 @@ function tq1(bytes: Uint8Array, at: number, out: Float32Array, o: number): void 
   for (let k = 0; k < 4; k++) {
     for (let l = 0; l < 4; l++) {
       out[o + 240 + 4 * k + l] = d * trit(bytes[at + 48 + l], k);
+    }
+  }
+}
+
+/**
+ * NVFP4: four unsigned E4M3 scales (bias 7, the top bit unused; 0 and 0x7F read as zero) · qs[32]; sub-block k holds
+ * 16 elements in qs[8k..8k + 8], low nibbles first, each scale · E2M1 level (ggml's doubled levels, the scale halved).
+ */
+function nvfp4(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  for (let k = 0; k < 4; k++) {
+    const code = bytes[at + k];
+    const exp = (code >> 3) & 15;
+    const man = code & 7;
+    const scale = code === 0 || code === 0x7f ? 0 : (exp === 0 ? man * 2 ** -9 : (1 + man / 8) * 2 ** (exp - 7)) * 0.5;
+    const qs = at + 4 + 8 * k;
+    for (let l = 0; l < 8; l++) {
+      out[o + 16 * k + l] = scale * MXFP4_DOUBLED[bytes[qs + l] & 15];
+      out[o + 16 * k + 8 + l] = scale * MXFP4_DOUBLED[bytes[qs + l] >> 4];
     }
   }
 }
