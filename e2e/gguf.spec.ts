@@ -25,6 +25,8 @@ test.describe('GGUF files', () => {
     const mix = page.getByTestId('gguf-quant-mix');
     await expect(mix.getByRole('row').nth(1)).toContainText(/Q4_K\s*8\s*240 KB.*4\.5/);
     await expect(page.getByTestId('gguf-special-tokens')).toContainText('BOS1"<s>"');
+    // As gguf-py's GGUFReader counts tokenizer.ggml.token_type.
+    await expect(page.getByTestId('gguf-token-types')).toContainText('313 normal · 6 control · 1 user-defined');
     await expect(page.getByTestId('chat-preview')).toContainText('<|start|>assistant');
     // <|end|> closes each turn, and llama.cpp knows it by name as an end of generation.
     await expect(page.getByTestId('turn-end')).toHaveText(

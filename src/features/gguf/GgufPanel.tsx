@@ -114,6 +114,13 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
         <Fact label="Pre-tokenizer" value={tokenizer.pre ?? '—'} />
         <Fact label="Vocabulary" value={`${groupDigits(tokenizer.vocabSize)} tokens`} testId="gguf-vocab-size" />
         <Fact label="Merges" value={tokenizer.merges === null ? '—' : groupDigits(tokenizer.merges)} />
+        {tokenizer.types.length > 0 && (
+          <Fact
+            label="Token types"
+            value={tokenizer.types.map(({ type, count }) => `${groupDigits(count)} ${type}`).join(' · ')}
+            testId="gguf-token-types"
+          />
+        )}
       </dl>
       {tokenizer.special.length > 0 && (
         <table className="gguf-table" data-testid="gguf-special-tokens">

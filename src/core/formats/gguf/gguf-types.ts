@@ -42,6 +42,8 @@ export interface GgufTokenizerSummary {
   addedCount: number;
   /** Where the token list lies in the header bytes, so the worker can page it (never sent as a whole). */
   tokens: { start: number; count: number };
+  /** How many tokens of each `tokenizer.ggml.token_type` (normal, control, byte…), in type order; [] without types. */
+  types: Array<{ type: string; count: number }>;
   /** Where `tokenizer.ggml.merges` lies in the header bytes, for the token-by-token comparison; null without it. */
   mergeList: { start: number; count: number } | null;
 }

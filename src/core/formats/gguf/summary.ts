@@ -24,6 +24,16 @@ const ROLE_LABELS: Readonly<Record<string, string>> = { padding: 'pad', seperato
 
 const FLOAT32 = 6;
 const TOKEN_TYPE_CONTROL = 3;
+/** tokenizer.ggml.token_type's values as gguf-py's TokenType names them (0 is llama.cpp's "undefined"). */
+const TOKEN_TYPE_NAMES: Readonly<Record<number, string>> = {
+  0: 'undefined',
+  1: 'normal',
+  2: 'unknown',
+  3: 'control',
+  4: 'user-defined',
+  5: 'unused',
+  6: 'byte',
+};
 const TOKEN_TYPE_USER_DEFINED = 4;
 
 export function isArray(value: GgufValue): value is GgufArray {
@@ -210,11 +220,13 @@ function tokenizerSummary(
   }
   const added: Array<{ id: number; kind: 'control' | 'user-defined' }> = [];
   let addedCount = 0;
+  const typeCounts = new Map<number, number>();
   const types = byKey.get('tokenizer.ggml.token_type');
   if (types !== undefined && isArray(types) && (types.elementType === 5 || types.elementType === 4)) {
     const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
     for (let id = 0; id < types.count; id++) {
       const type = view.getInt32(types.start + 4 * id, raw.littleEndian);
+      typeCounts.set(type, (typeCounts.get(type) ?? 0) + 1);
       if (type === TOKEN_TYPE_CONTROL || type === TOKEN_TYPE_USER_DEFINED) {
         addedCount += 1;
         if (added.length < MAX_LISTED_TOKENS) {
@@ -241,6 +253,9 @@ function tokenizerSummary(
     added: added.map((token) => ({ ...token, text: wanted.get(token.id) ?? null })),
     addedCount,
     tokens: { start: list?.start ?? 0, count },
+    types: [...typeCounts]
+      .sort(([a], [b]) => a - b)
+      .map(([type, count]) => ({ type: TOKEN_TYPE_NAMES[type] ?? `type ${type}`, count })),
     mergeList:
       merges !== undefined && isArray(merges) && merges.elementType === GGUF_TYPE_STRING
         ? { start: merges.start, count: merges.count }

@@ -54,4 +54,16 @@ describe('llama.cpp vocabulary checks', () => {
     const [special] = await findings('broken-special-id.gguf');
     expect(special.message).toMatch(/^Special token ids past the 406 tokens \(ids 0–405\): eos 411\. /);
   });
+
+  it('counts each token type as the converter wrote them (the GGUF tab’s Token types)', async () => {
+    const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(join(DIR, 'bpe-llama3.gguf'))), 'local'));
+    const tokenizer = loaded.outcome.kind === 'parsed' ? loaded.outcome.header.gguf?.tokenizer : undefined;
+    // The trained vocabulary, five special tokens, <think> added as a user-defined token, three [PAD<id>] ids.
+    expect(tokenizer?.types).toEqual([
+      { type: 'normal', count: 400 },
+      { type: 'control', count: 5 },
+      { type: 'user-defined', count: 1 },
+      { type: 'unused', count: 3 },
+    ]);
+  });
 });
