@@ -95,54 +95,36 @@ def decoder_cases():
 
 
 def gguf_cases():
-    cases = []
-    for name in ('Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K'):
-        qtype = GGMLQuantizationType[name]
-        block, type_size = GGML_QUANT_SIZES[qtype]
-        blocks = 4
-        try:
-            data = quants.quantize(rng.standard_normal((2, blocks * block // 2)).astype(np.float32), qtype)
-            raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-            producer = 'gguf.quants.quantize'
-        except NotImplementedError:
-            # No quantizer in gguf-py for this type: random blocks with sane f16 scales, as llama.cpp would read them.
-            raw = rng.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
-            for b in range(blocks):
-                base = b * type_size
-                for at in f16_offsets(name, type_size):
-                    raw[base + at : base + at + 2] = np.frombuffer(np.float16(rng.uniform(-0.05, 0.05)).tobytes(), np.uint8)
-            producer = 'random blocks'
-        values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
-        cases.append({'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]})
-    return cases + later_gguf_cases()
-
-
-def later_gguf_cases():
-    """IQ4_NL, IQ4_XS, the ternary TQ types, MXFP4 and NVFP4, from a generator of their own so the cases above keep their bytes."""
+    """The first ten types from the module's generator; IQ4_NL, IQ4_XS, the ternary TQ types, MXFP4 and NVFP4 from a
+    generator of their own, so adding them left the cases above (and the ones after) with their bytes."""
+    first = [gguf_case(name, rng) for name in ('Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K')]
     later = np.random.default_rng(20261205)
-    cases = []
-    for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4', 'NVFP4'):
-        qtype = GGMLQuantizationType[name]
-        block, type_size = GGML_QUANT_SIZES[qtype]
-        blocks = 4
-        try:
-            data = quants.quantize(later.standard_normal((2, blocks * block // 2)).astype(np.float32), qtype)
-            raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
-            producer = 'gguf.quants.quantize'
-        except NotImplementedError:
-            raw = later.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
-            for b in range(blocks):
-                base = b * type_size
-                if name == 'MXFP4':
-                    # The E8M0 exponent byte: scales from 2^-8 to 2^2 (e = 255 is 2^127 in ggml, not NaN).
-                    raw[base] = later.integers(120, 131)
-                    continue
-                for at in f16_offsets(name, type_size):
-                    raw[base + at : base + at + 2] = np.frombuffer(np.float16(later.uniform(-0.05, 0.05)).tobytes(), np.uint8)
-            producer = 'random blocks'
-        values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
-        cases.append({'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]})
-    return cases
+    return first + [gguf_case(name, later) for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4', 'NVFP4')]
+
+
+def gguf_case(name: str, gen: np.random.Generator):
+    """Four blocks of `name`, quantized by gguf-py when it can, else random blocks with sane scales, as llama.cpp
+    would read them; and gguf-py's dequantized values."""
+    qtype = GGMLQuantizationType[name]
+    block, type_size = GGML_QUANT_SIZES[qtype]
+    blocks = 4
+    try:
+        data = quants.quantize(gen.standard_normal((2, blocks * block // 2)).astype(np.float32), qtype)
+        raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
+        producer = 'gguf.quants.quantize'
+    except NotImplementedError:
+        raw = gen.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
+        for b in range(blocks):
+            base = b * type_size
+            if name == 'MXFP4':
+                # The E8M0 exponent byte: scales from 2^-8 to 2^2 (e = 255 is 2^127 in ggml, not NaN).
+                raw[base] = gen.integers(120, 131)
+                continue
+            for at in f16_offsets(name, type_size):
+                raw[base + at : base + at + 2] = np.frombuffer(np.float16(gen.uniform(-0.05, 0.05)).tobytes(), np.uint8)
+        producer = 'random blocks'
+    values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
+    return {'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]}
 
 
 def f16_offsets(name: str, size: int):
