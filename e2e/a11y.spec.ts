@@ -8,6 +8,7 @@
  */
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { openApp, openLocalFile } from './helpers';
 
@@ -63,6 +64,36 @@ for (const theme of ['light', 'dark'] as const) {
       await openApp(page);
       await openLocalFile(page, 'html-page.safetensors');
       await expect(page.getByRole('button', { name: 'Download report' })).toBeVisible();
+      const violations = await seriousViolations(page);
+      expect(violations, describeViolations(violations)).toEqual([]);
+    });
+
+    test('the compare view’s tokenizer card: token by token, and one text encoded by both', async ({ page }) => {
+      await openApp(page);
+      const folder = join(process.cwd(), 'fixtures', 'tokenizer', 'bpe-llama3');
+      const names = ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+      await page
+        .getByTestId('file-input')
+        .first()
+        .setInputFiles(names.map((name) => join(folder, name)));
+      await page.getByRole('tab', { name: 'Compare' }).click();
+      // B: the same tokenizer without its post-processor, so the two encodings part (marked tokens).
+      const tokenizer = JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')) as object;
+      await page.getByTestId('compare-file-input').setInputFiles([
+        {
+          name: 'model.safetensors',
+          mimeType: 'application/octet-stream',
+          buffer: readFileSync(join(folder, names[0])),
+        },
+        {
+          name: 'tokenizer.json',
+          mimeType: 'application/json',
+          buffer: Buffer.from(JSON.stringify({ ...tokenizer, post_processor: null })),
+        },
+      ]);
+      await page.getByRole('button', { name: 'Read and compare every token' }).click();
+      await expect(page.getByTestId('vocabulary-diff')).toBeVisible();
+      await expect(page.locator('.encode-text-differs').first()).toBeVisible();
       const violations = await seriousViolations(page);
       expect(violations, describeViolations(violations)).toEqual([]);
     });

@@ -707,6 +707,29 @@ test.describe('the Tokenizer tab', () => {
     watch.expectClean();
   });
 
+  test('compare: a side whose tokenizer.json is not one says why no token is compared', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const folder = join(VOCABULARY_DIR, 'bpe-llama3');
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(folder, name)));
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(
+      asInputFiles({
+        'model.safetensors': readFileSync(join(folder, 'model.safetensors')),
+        'tokenizer.json': { version: '1.0' },
+      }),
+    );
+    await page.getByRole('button', { name: 'Read and compare every token' }).click();
+    await expect(page.getByTestId('tokenizer-diff-vocabulary-problem')).toHaveText(
+      'Tokens not compared. B: tokenizer.json has no "model" object: it is not a tokenizer.json the tokenizers library writes.',
+    );
+    await expect(page.getByTestId('vocabulary-diff')).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('compare a WordPiece tokenizer.json with its GGUF: the converter’s ▁ and ## spelling is not a difference', async ({
     page,
   }) => {

@@ -27,7 +27,16 @@ export function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
   const cancelB = useAppStore((state) => state.cancelCompareVocabulary);
   const state = useAppStore((state) => state.vocabularyDiff);
   if (listedTokens(a.result) === null || listedTokens(b.result) === null) {
-    return null;
+    // A tokenizer.json asked for and not there (or not one) says why here too, not only in that side's Tokenizer tab.
+    const problems = (['A', 'B'] as const).flatMap((side) => {
+      const problem = (side === 'A' ? a : b).result.sections.tokenizer?.vocabularyProblem;
+      return problem === undefined ? [] : [`${side}: ${problem}`];
+    });
+    return problems.length === 0 ? null : (
+      <p className="muted" data-testid="tokenizer-diff-vocabulary-problem">
+        Tokens not compared. {problems.join(' ')}
+      </p>
+    );
   }
   const current = state.status !== 'idle' && state.loadA === a.result.loadId && state.loadB === b.result.loadId;
   const reading = [a, b].filter((side) => side.vocabularyReading === true);
