@@ -132,7 +132,7 @@ function specialIdFindings(gguf: GgufSummary, count: number): Finding[] {
  * llama.cpp maps each token's text to its id and asserts that the map is as long as the list: two ids with the same
  * text abort the process while the vocabulary loads (an empty token is renamed first, so those never collide).
  * Tokens are compared as bytes through a hash table of their positions, and only duplicates are decoded: a
- * 128,256-token list takes a few milliseconds where decoding every token took tens.
+ * 128,256-token list takes a few milliseconds, where decoding every token would take tens.
  */
 function duplicateTokenFindings(
   head: Uint8Array,
