@@ -622,7 +622,7 @@ test.describe('the Tokenizer tab', () => {
     await line.getByRole('button', { name: 'Read and compare every token' }).click();
     const tokens = page.getByTestId('vocabulary-diff');
     await expect(tokens).toContainText(
-      'A: 406 tokens (tokenizer.json, BPE), 144 merges. B: 405 tokens (GGUF, gpt2), 144 merges.',
+      'A: 406 tokens (tokenizer.json, BPE), 144 merges. B: 405 tokens (GGUF, gpt2, pre-tokenizer gpt-2), 144 merges.',
     );
     await expect(tokens.getByTestId('vocabulary-diff-counts')).toHaveText('403 ids hold the same text on both sides.');
     await expect(tokens.getByTestId('vocabulary-diff-changed')).toContainText('Another token at the same id: 2 (');
@@ -704,6 +704,23 @@ test.describe('the Tokenizer tab', () => {
         return [a.join(''), b.join('')];
       })
       .toEqual(['<|begin_of_text|>fox', 'fox']);
+    watch.expectClean();
+  });
+
+  test('compare two GGUFs: their own token lists on one click, a missing pre-tokenizer named', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(VOCABULARY_DIR, 'bpe-llama3.gguf'));
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(VOCABULARY_DIR, 'broken-no-merges.gguf'));
+    await expect(page.getByTestId('tokenizer-diff-vocabulary')).toContainText('Both sides list their tokens');
+    await page.getByRole('button', { name: 'Compare every token' }).click();
+    await expect(page.getByTestId('vocabulary-diff-pre')).toHaveText(
+      'The pre-tokenizers differ (A gpt-2, B none): llama.cpp cuts text into words otherwise before BPE, so the same text can get other tokens even over one vocabulary.',
+    );
+    await expect(page.getByTestId('vocabulary-diff-merges')).toHaveText(
+      'Merges not compared: B keeps none (a SentencePiece or WordPiece tokenizer ranks its tokens by score or by length instead).',
+    );
     watch.expectClean();
   });
 

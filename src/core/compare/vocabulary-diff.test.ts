@@ -80,6 +80,19 @@ describe('diffVocabularies on built lists', () => {
     expect(diff.respelled).toBe(0);
   });
 
+  it('names two GGUFs whose pre-tokenizers differ, and never a tokenizer.json’s', () => {
+    const gguf = (pre: string | null) => ({ ...list('gguf', ['a', 'b'], ['a b']), pre });
+    expect(diffVocabularies(gguf('llama-bpe'), gguf(null))).toMatchObject({ preDiffers: true, identical: false });
+    expect(diffVocabularies(gguf('llama-bpe'), gguf('llama-bpe'))).toMatchObject({
+      preDiffers: false,
+      identical: true,
+    });
+    const json = list('tokenizer.json', ['a', 'b'], ['a b']);
+    expect(diffVocabularies(gguf('llama-bpe'), json)).toMatchObject({ preDiffers: false, identical: true });
+    expect(diffVocabularies(gguf(null), json).a.pre).toBeNull();
+    expect(diffVocabularies(gguf(null), json).b).not.toHaveProperty('pre');
+  });
+
   it('keeps the first changes and counts the rest', () => {
     const n = MAX_TOKENS_LISTED_PER_SIDE + 50;
     const a = list(

@@ -19,6 +19,8 @@ export interface VocabularySide {
   /** Ids holding a token. */
   tokens: number;
   merges: number | null;
+  /** A GGUF's tokenizer.ggml.pre (null when it names none); absent for a tokenizer.json. */
+  pre?: string | null;
 }
 
 export interface TokenChange {
@@ -63,7 +65,12 @@ export interface VocabularyDiff {
   onlyInB: Listed<LoneToken>;
   /** null when either side keeps no merges (a SentencePiece GGUF keeps scores instead). */
   merges: MergesDiff | null;
-  /** Every token the same or written as the converter writes it, and the merges (when both keep them) in one order. */
+  /** Two GGUFs naming other pre-tokenizers: llama.cpp splits the same text otherwise before BPE. */
+  preDiffers: boolean;
+  /**
+   * Every token the same or written as the converter writes it, the merges (when both keep them) in one order, and
+   * (two GGUFs) the same pre-tokenizer.
+   */
   identical: boolean;
 }
 
@@ -110,6 +117,7 @@ export function diffVocabularies(a: TokenList, b: TokenList): VocabularyDiff {
     }
   }
   const merges = a.merges && b.merges ? diffMerges(a.merges, b.merges) : null;
+  const preDiffers = a.origin === 'gguf' && b.origin === 'gguf' && (a.pre ?? null) !== (b.pre ?? null);
   return {
     a: sideOf(a),
     b: sideOf(b),
@@ -120,12 +128,20 @@ export function diffVocabularies(a: TokenList, b: TokenList): VocabularyDiff {
     onlyInA: { count: onlyACount, first: onlyInA },
     onlyInB: { count: onlyBCount, first: onlyInB },
     merges,
-    identical: changedCount + onlyACount + onlyBCount === 0 && (merges === null || merges.first === null),
+    preDiffers,
+    identical:
+      changedCount + onlyACount + onlyBCount === 0 && (merges === null || merges.first === null) && !preDiffers,
   };
 }
 
 function sideOf(list: TokenList): VocabularySide {
-  return { origin: list.origin, model: list.model, tokens: list.ids.length, merges: list.merges?.length ?? null };
+  return {
+    origin: list.origin,
+    model: list.model,
+    tokens: list.ids.length,
+    merges: list.merges?.length ?? null,
+    ...(list.origin === 'gguf' && { pre: list.pre ?? null }),
+  };
 }
 
 /** What convert_hf_to_gguf.py writes for an id its tokenizer has no token at. */

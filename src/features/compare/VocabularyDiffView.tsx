@@ -89,7 +89,8 @@ export function VocabularyLine({ a, b }: { a: ReadySlot; b: ReadySlot }) {
 function sideLabel(side: VocabularySide): string {
   const origin = side.origin === 'gguf' ? 'GGUF' : 'tokenizer.json';
   const merges = side.merges === null ? 'no merges' : plural(side.merges, 'merge');
-  return `${plural(side.tokens, 'token')} (${origin}${side.model ? `, ${side.model}` : ''}), ${merges}`;
+  const pre = side.pre === undefined ? '' : `, pre-tokenizer ${side.pre ?? 'none'}`;
+  return `${plural(side.tokens, 'token')} (${origin}${side.model ? `, ${side.model}` : ''}${pre}), ${merges}`;
 }
 
 /** A token as text a reader can tell apart: quoted, with a space, newline or tab shown as JSON writes it. */
@@ -125,6 +126,12 @@ function VocabularyDiffView({ diff }: { diff: VocabularyDiff }) {
           <LoneTokens label="Ids only A has a token for" listed={diff.onlyInA} testId="only-a" />
           <LoneTokens label="Ids only B has a token for" listed={diff.onlyInB} testId="only-b" />
           <MergesLine diff={diff} />
+          {diff.preDiffers && (
+            <p data-testid="vocabulary-diff-pre">
+              The pre-tokenizers differ (A {diff.a.pre ?? 'none'}, B {diff.b.pre ?? 'none'}): llama.cpp cuts text into
+              words otherwise before BPE, so the same text can get other tokens even over one vocabulary.
+            </p>
+          )}
         </>
       )}
     </div>

@@ -18,6 +18,8 @@ export interface TokenList {
   texts: readonly string[];
   /** BPE merges as `left right` (a space inside a part written U+0120, as gguf-py writes it); null without merges. */
   merges: readonly string[] | null;
+  /** A GGUF's `tokenizer.ggml.pre`, the pre-tokenizer llama.cpp splits text with before BPE (null: none named). */
+  pre?: string | null;
 }
 
 export interface SpecialToken {

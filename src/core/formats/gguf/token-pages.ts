@@ -89,5 +89,6 @@ export function ggufTokenList(
     ids,
     texts,
     merges: tokenizer.mergeList && all(tokenizer.mergeList),
+    pre: tokenizer.pre,
   };
 }
