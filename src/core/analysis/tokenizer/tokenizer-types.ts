@@ -100,5 +100,5 @@ export interface TokenizerSection {
 /** A tokenizer.json summary as the section and the report carry it. */
 export type VocabularyFacts = Omit<
   VocabularySummary,
-  'ids' | 'texts' | 'decoded' | 'source' | 'mergeList' | 'added' | 'moved'
+  'ids' | 'texts' | 'decoded' | 'source' | 'mergeEntries' | 'added' | 'moved'
 >;

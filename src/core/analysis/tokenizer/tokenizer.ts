@@ -96,12 +96,12 @@ function vocabularyFacts({
   texts,
   decoded,
   source,
-  mergeList,
+  mergeEntries,
   added,
   moved,
   ...facts
 }: VocabularySummary): VocabularyFacts {
-  void [ids, texts, decoded, source, mergeList, added, moved];
+  void [ids, texts, decoded, source, mergeEntries, added, moved];
   return facts;
 }
 

@@ -6,7 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { idOf, idsFrom, mergeText, summarizeVocabulary, vocabularyPage, type VocabularySummary } from './vocabulary';
+import {
+  idOf,
+  idsFrom,
+  mergeText,
+  summarizeVocabulary,
+  tokenListOfVocabulary,
+  vocabularyPage,
+  type VocabularySummary,
+} from './vocabulary';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -197,7 +205,7 @@ describe('mergeText', () => {
     expect(mergeText(['Ġ', 't'])).toBe('Ġ t');
     expect(mergeText([' ', ' a'])).toBe('\u0120 \u0120a');
     const summary = summarizeVocabulary({ model: { type: 'BPE', vocab: { a: 0 }, merges: [['a', 'b c']] } }, 'x');
-    expect(typeof summary !== 'string' && summary.mergeList).toEqual(['a b\u0120c']);
+    expect(typeof summary !== 'string' && tokenListOfVocabulary(summary).merges).toEqual(['a b\u0120c']);
   });
 });
 

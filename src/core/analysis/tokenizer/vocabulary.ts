@@ -134,8 +134,11 @@ export interface VocabularySummary {
   unusedIds: number;
   /** BPE's merges; null for the other models. */
   merges: number | null;
-  /** Each merge as `left right` (mergeText), for the token-by-token comparison: kept in the worker only. */
-  mergeList: string[] | null;
+  /**
+   * The model's merges as the file holds them (strings or [left, right] pairs), for the token-by-token comparison,
+   * which spells them as GGUF does (mergeText) on its click rather than at every read: kept in the worker only.
+   */
+  mergeEntries: readonly unknown[] | null;
   byteFallback: boolean;
   unkToken: string | null;
   addedTokens: number;
@@ -224,7 +227,7 @@ export function summarizeVocabulary(value: unknown, file: string, source = ''): 
     highestId,
     unusedIds: highestId === null ? 0 : highestId + 1 - ids.length,
     merges: Array.isArray(model.merges) ? model.merges.length : null,
-    mergeList: Array.isArray(model.merges) ? model.merges.map(mergeText) : null,
+    mergeEntries: Array.isArray(model.merges) ? model.merges : null,
     byteFallback: model.byte_fallback === true,
     unkToken: unkTokenOf(model, tokens),
     addedTokens,
@@ -348,7 +351,7 @@ export function tokenListOfVocabulary(summary: VocabularySummary): TokenList {
     model: summary.model,
     ids: summary.ids,
     texts: summary.texts,
-    merges: summary.mergeList,
+    merges: summary.mergeEntries && summary.mergeEntries.map(mergeText),
   };
 }
 
