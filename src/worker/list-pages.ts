@@ -5,7 +5,8 @@
  */
 import { findPage, vocabularyPage, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
-import { pageSection } from '../core/formats/format-readers';
+import { pageSection, tokenListOf } from '../core/formats/format-readers';
+import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import type { ParsedHeader } from '../core/model';
 
 export function listPager(
@@ -13,7 +14,9 @@ export function listPager(
   head: Uint8Array,
   vocabulary: () => VocabularySummary | undefined,
 ): (request: SectionPageRequest) => SectionPage | null {
-  const whole = new Map<string, SectionPage | null>();
+  // The format's whole token list, decoded on the first search and kept for the next: a page request is capped at
+  // a page's worth of tokens, so a search through pages would see only the first of them.
+  let whole: TokenList | null | undefined;
   return (request) => {
     if (request.section === 'vocabulary') {
       const read = vocabulary();
@@ -22,14 +25,13 @@ export function listPager(
     if (request.find === undefined || request.find === '') {
       return pageSection(parsed, head, request);
     }
-    if (!whole.has(request.section)) {
-      const first = pageSection(parsed, head, { section: request.section, from: 0, count: 0 });
-      whole.set(
-        request.section,
-        first && pageSection(parsed, head, { section: request.section, from: 0, count: first.total }),
-      );
+    if (request.section !== 'tokens') {
+      return null;
     }
-    const list = whole.get(request.section);
-    return list ? findPage(request.section, list.items, (at) => at, request.find, request.from, request.count) : null;
+    whole ??= tokenListOf(parsed, head);
+    const list = whole;
+    return list
+      ? findPage(request.section, list.texts, (at) => list.ids[at], request.find, request.from, request.count)
+      : null;
   };
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildGguf, str, strings } from '../testing/build-gguf';
 import { resultAndKept } from '../testing/kept-load';
 import { compareVocabularies } from './compare-handler';
 import type { RequestLogEntry } from '../testing/servers/range-server';
@@ -311,5 +312,25 @@ describe('tokenizer.json once read, against the other files and a GGUF', () => {
     );
     expect(finding?.message).toContain(`"Token '<gap1>' was expected to have ID '450' but was given ID '406'"`);
     expect(update?.sections.tokenizer?.vocabulary).toMatchObject({ totalTokens: 408, highestId: 407 });
+  });
+});
+
+describe("a GGUF's own token list", () => {
+  it('a GGUF past one page of tokens: Find reaches the ids past the first page', async () => {
+    // 3,000 tokens, more than a page request returns; the tokens to find sit near the end.
+    const tokens = Array.from({ length: 3_000 }, (_, id) => (id >= 2_990 ? `<|reserved_${id}|>` : `t${id}`));
+    const bytes = buildGguf({
+      kvs: [
+        ['general.architecture', str('llama')],
+        ['tokenizer.ggml.model', str('gpt2')],
+        ['tokenizer.ggml.pre', str('llama-bpe')],
+        ['tokenizer.ggml.tokens', strings(tokens)],
+        ['tokenizer.ggml.merges', strings(['t 1'])],
+      ],
+    });
+    const { kept } = await resultAndKept({ kind: 'file', file: new File([bytes as BlobPart], 'vocab.gguf') });
+    const found = kept.pageSection?.({ section: 'tokens', from: 0, count: 5, find: 'reserved' });
+    expect(found).toMatchObject({ total: 10, ids: [2_990, 2_991, 2_992, 2_993, 2_994] });
+    expect(found?.items[0]).toBe('<|reserved_2990|>');
   });
 });
