@@ -1,11 +1,12 @@
 /**
  * Pages of a load's long lists for the token browser: a GGUF's tokens (the format's reader pages them from the
- * header bytes) and a tokenizer.json's vocabulary once read (kept as its summary). A search walks the whole list,
- * read once and kept for the next search.
+ * header bytes) and a tokenizer.json's vocabulary once read (kept as its summary). A search walks the whole list:
+ * the summary's, or the header's as `headerTokens` gives it (decoded once per load, shared with the token-by-token
+ * comparison).
  */
 import { findPage, vocabularyPage, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import type { SectionPage, SectionPageRequest } from '../core/formats/format-reader';
-import { pageSection, tokenListOf } from '../core/formats/format-readers';
+import { pageSection } from '../core/formats/format-readers';
 import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import type { ParsedHeader } from '../core/model';
 
@@ -13,10 +14,8 @@ export function listPager(
   parsed: ParsedHeader,
   head: Uint8Array,
   vocabulary: () => VocabularySummary | undefined,
+  headerTokens: () => TokenList | null,
 ): (request: SectionPageRequest) => SectionPage | null {
-  // The format's whole token list, decoded on the first search and kept for the next: a page request is capped at
-  // a page's worth of tokens, so a search through pages would see only the first of them.
-  let whole: TokenList | null | undefined;
   return (request) => {
     if (request.section === 'vocabulary') {
       const read = vocabulary();
@@ -28,8 +27,9 @@ export function listPager(
     if (request.section !== 'tokens') {
       return null;
     }
-    whole ??= tokenListOf(parsed, head);
-    const list = whole;
+    // The whole list: a page request is capped at a page's worth of tokens, so a search through pages would see
+    // only the first of them.
+    const list = headerTokens();
     return list
       ? findPage(request.section, list.texts, (at) => list.ids[at], request.find, request.from, request.count)
       : null;

@@ -7,6 +7,7 @@
 import { listPager } from './list-pages';
 import { textEncoder, type TextEncoder } from './text-encoder';
 import { tokenListOfVocabulary, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
+import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import { tokenListOf } from '../core/formats/format-readers';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
@@ -123,8 +124,11 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   };
   kept.dispose = () => encoder?.dispose();
   if (parsed) {
-    kept.pageSection = listPager(parsed, loaded.head, () => vocabulary);
-    kept.tokenList = () => tokenListOf(parsed, loaded.head) ?? (vocabulary ? tokenListOfVocabulary(vocabulary) : null);
+    // The header's own token list (a GGUF's), decoded on the first search or comparison and kept for the next.
+    let headerTokens: TokenList | null | undefined;
+    const ownTokens = () => (headerTokens ??= tokenListOf(parsed, loaded.head));
+    kept.pageSection = listPager(parsed, loaded.head, () => vocabulary, ownTokens);
+    kept.tokenList = () => ownTokens() ?? (vocabulary ? tokenListOfVocabulary(vocabulary) : null);
   }
   ctx.remember(kept);
   try {

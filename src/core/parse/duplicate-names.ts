@@ -1,9 +1,19 @@
 /**
  * Finds tensor names that occur more than once, comparing UTF-8 name bytes through an open-addressing hash table
- * (hashes were computed while the scanner copied the names), so no name is ever decoded to a string.
+ * (hashes were computed while the scanner copied the names), so no name is ever decoded to a string. The table works
+ * on any byte ranges with hashes (findDuplicateRanges; hashBytes gives one).
  */
 import type { TensorColumns } from '../model';
 import type { RowExact } from './entry-checks';
+
+/** FNV-1a over `bytes[from, to)`, as the scanner hashes tensor names while it copies them (columns-builder.ts). */
+export function hashBytes(bytes: Uint8Array, from: number, to: number): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let at = from; at < to; at++) {
+    hash = Math.imul(hash ^ bytes[at], 0x01000193);
+  }
+  return hash;
+}
 
 /** Keeps the table at most half full so linear probing stays short. */
 const TABLE_LOAD_FACTOR_INVERSE = 2;
@@ -28,16 +38,25 @@ function emptyTable(size: number): Int32Array {
   return reusedTable.subarray(0, size).fill(0);
 }
 
-function sameName(columns: TensorColumns, a: number, b: number): boolean {
-  const { nameBytes, nameStarts } = columns;
-  const startA = nameStarts[a];
-  const startB = nameStarts[b];
-  const length = nameStarts[a + 1] - startA;
-  if (nameStarts[b + 1] - startB !== length) {
+/** Byte ranges [starts[i], ends[i]) of one buffer, each with a hash of its bytes (any hash; equal bytes, equal hash). */
+export interface ByteRanges {
+  bytes: Uint8Array;
+  starts: ArrayLike<number>;
+  ends: ArrayLike<number>;
+  hashes: Int32Array;
+  count: number;
+}
+
+function sameBytes(ranges: ByteRanges, a: number, b: number): boolean {
+  const { bytes, starts, ends } = ranges;
+  const startA = starts[a];
+  const startB = starts[b];
+  const length = ends[a] - startA;
+  if (ends[b] - startB !== length) {
     return false;
   }
   for (let i = 0; i < length; i++) {
-    if (nameBytes[startA + i] !== nameBytes[startB + i]) {
+    if (bytes[startA + i] !== bytes[startB + i]) {
       return false;
     }
   }
@@ -46,7 +65,22 @@ function sameName(columns: TensorColumns, a: number, b: number): boolean {
 
 /** Groups of rows sharing one name, each in header order; empty when every name is unique. */
 function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32Array): number[][] {
-  const count = columns.count;
+  const { nameBytes, nameStarts, count } = columns;
+  return findDuplicateRanges({
+    bytes: nameBytes,
+    starts: nameStarts,
+    ends: nameStarts.subarray(1),
+    hashes: nameHash,
+    count,
+  });
+}
+
+/**
+ * Groups of ranges with the same bytes, each in index order (the first is the earliest range); empty when every
+ * range is unique. Tensor names here, and a GGUF's tokens (formats/gguf/vocab-checks.ts).
+ */
+export function findDuplicateRanges(ranges: ByteRanges): number[][] {
+  const { count, hashes } = ranges;
   let size = MIN_TABLE_SIZE;
   while (size < count * TABLE_LOAD_FACTOR_INVERSE) {
     size *= 2;
@@ -56,7 +90,7 @@ function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32Array): 
   const table = emptyTable(size);
   let groups: Map<number, number[]> | null = null;
   for (let row = 0; row < count; row++) {
-    const hash = nameHash[row];
+    const hash = hashes[row];
     let slot = hash & mask;
     for (;;) {
       const occupant = table[slot] - 1;
@@ -64,7 +98,7 @@ function findDuplicateNameGroups(columns: TensorColumns, nameHash: Int32Array): 
         table[slot] = row + 1;
         break;
       }
-      if (nameHash[occupant] === hash && sameName(columns, occupant, row)) {
+      if (hashes[occupant] === hash && sameBytes(ranges, occupant, row)) {
         groups ??= new Map();
         const group = groups.get(occupant);
         if (group) {

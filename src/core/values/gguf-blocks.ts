@@ -26,6 +26,9 @@ export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   NVFP4: { bytes: 36, elements: 64 },
 };
 
+/** Q4_0's levels: x = d · (q − 8). */
+const Q4_0_LEVELS = Int8Array.from({ length: 16 }, (_, q) => q - 8);
+
 /** IQ4_NL's and IQ4_XS's 16 levels (ggml's kvalues_iq4nl): a non-uniform 4-bit grid fitted to weight distributions. */
 const IQ4_LEVELS = Int8Array.of(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113);
 
@@ -60,8 +63,10 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
     const o = b * unit.elements;
     switch (type) {
       case 'Q4_0':
+        nibbleLevels(bytes, at + 2, out, o, f16(bytes, at), Q4_0_LEVELS);
+        break;
       case 'Q4_1':
-        legacyNibbles(bytes, at, out, o, type === 'Q4_1');
+        q41(bytes, at, out, o);
         break;
       case 'Q5_0':
       case 'Q5_1':
@@ -110,16 +115,13 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
   }
 }
 
-/** Q4_0 (x = d·(q − 8)) and Q4_1 (x = d·q + m): element e < 16 in the low nibble of qs[e], e ≥ 16 in the high one. */
-function legacyNibbles(bytes: Uint8Array, at: number, out: Float32Array, o: number, withMin: boolean): void {
+/** Q4_1: d · m · qs[16], x = d·q + m, in Q4_0's nibble order (nibbleLevels). */
+function q41(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
   const d = f16(bytes, at);
-  const m = withMin ? f16(bytes, at + 2) : 0;
-  const qs = at + (withMin ? 4 : 2);
+  const m = f16(bytes, at + 2);
   for (let e = 0; e < 16; e++) {
-    const lo = bytes[qs + e] & 15;
-    const hi = bytes[qs + e] >> 4;
-    out[o + e] = withMin ? d * lo + m : d * (lo - 8);
-    out[o + 16 + e] = withMin ? d * hi + m : d * (hi - 8);
+    out[o + e] = d * (bytes[at + 4 + e] & 15) + m;
+    out[o + 16 + e] = d * (bytes[at + 4 + e] >> 4) + m;
   }
 }
 
@@ -230,7 +232,10 @@ function q6k(bytes: Uint8Array, at: number, out: Float32Array, o: number): void 
   }
 }
 
-/** 32 elements from 16 bytes at `qs` in Q4_0's order (low nibbles first, then high), each `scale` · levels[q]. */
+/**
+ * 32 elements from 16 bytes at `qs` in Q4_0's order (element e < 16 in the low nibble of byte e, e ≥ 16 in the high
+ * one), each `scale` · levels[q].
+ */
 function nibbleLevels(
   bytes: Uint8Array,
   qs: number,

@@ -13,7 +13,9 @@ import { isArray } from './summary';
 import { readStrings } from './token-pages';
 import type { GgufRawHeader, GgufTensorInfo, GgufValue } from './header-parser';
 import type { GgufSummary } from './gguf-types';
-import { MAX_LISTED_TOKENS } from './gguf-limits';
+import { findDuplicateRanges, hashBytes } from '../../parse/duplicate-names';
+
+const utf8 = new TextDecoder('utf-8');
 
 /** Tokenizer models llama.cpp loads with no vocabulary at all. */
 const NO_VOCABULARY = new Set(['none', 'no_vocab']);
@@ -131,36 +133,40 @@ function specialIdFindings(gguf: GgufSummary, count: number): Finding[] {
 /**
  * llama.cpp maps each token's text to its id and asserts that the map is as long as the list: two ids with the same
  * text abort the process while the vocabulary loads (an empty token is renamed first, so those never collide).
- * Tokens are compared as bytes through a hash table of their positions, and only duplicates are decoded: a
- * 128,256-token list takes a few milliseconds, where decoding every token would take tens.
+ * Tokens are compared as bytes through the hash table that finds repeated tensor names (parse/duplicate-names.ts),
+ * and only duplicates are decoded: a 128,256-token list takes a few milliseconds, where decoding every token would
+ * take tens.
  */
 function duplicateTokenFindings(
   head: Uint8Array,
   layout: Pick<GgufRawHeader, 'littleEndian' | 'version'>,
   list: { start: number; count: number },
 ): Finding[] {
-  const duplicates: Array<{ text: string; a: number; b: number }> = [];
-  let total = 0;
-  const seen = new BytesSet(head, list.count);
-  readStrings(head, layout, list.start, list.count, (id, text, from, to) => {
-    if (from === to) {
-      return;
-    }
-    const first = seen.addOrFind(id, from, to);
-    if (first < 0) {
-      return;
-    }
-    total++;
-    if (duplicates.length < MAX_LISTED_TOKENS) {
-      duplicates.push({ text: text(), a: first, b: id });
+  const ids: number[] = [];
+  const starts = new Uint32Array(list.count);
+  const ends = new Uint32Array(list.count);
+  const hashes = new Int32Array(list.count);
+  readStrings(head, layout, list.start, list.count, (id, _text, from, to) => {
+    if (from < to) {
+      starts[ids.length] = from;
+      ends[ids.length] = to;
+      hashes[ids.length] = hashBytes(head, from, to);
+      ids.push(id);
     }
   });
+  const groups = findDuplicateRanges({ bytes: head, starts, ends, hashes, count: ids.length });
+  const total = groups.reduce((sum, group) => sum + group.length - 1, 0);
   if (total === 0) {
     return [];
   }
-  const named = duplicates
+  const text = (at: number) => utf8.decode(head.subarray(starts[at], ends[at]));
+  const named = groups
+    .flatMap(([first, ...rest]) => rest.map((other) => ({ first, other })))
     .slice(0, DUPLICATES_NAMED)
-    .map((entry) => `${JSON.stringify(entry.text)} at ${groupDigits(entry.a)} and ${groupDigits(entry.b)}`)
+    .map(
+      ({ first, other }) =>
+        `${JSON.stringify(text(first))} at ${groupDigits(ids[first])} and ${groupDigits(ids[other])}`,
+    )
     .join(', ');
   const more = total > DUPLICATES_NAMED ? `, and ${groupDigits(total - DUPLICATES_NAMED)} more` : '';
   return [
@@ -171,62 +177,6 @@ function duplicateTokenFindings(
         'from has holes or repeats in its vocabulary: make each token unique there and convert again.',
     ),
   ];
-}
-
-/** Byte ranges of `head` by content: open addressing on an FNV-1a hash, each slot the id of its first range. */
-class BytesSet {
-  private readonly slots: Int32Array;
-  private readonly starts: Uint32Array;
-  private readonly ends: Uint32Array;
-  private readonly mask: number;
-
-  constructor(
-    private readonly head: Uint8Array,
-    count: number,
-  ) {
-    let size = 16;
-    while (size < count * 2) {
-      size *= 2;
-    }
-    this.slots = new Int32Array(size).fill(-1);
-    this.mask = size - 1;
-    this.starts = new Uint32Array(count);
-    this.ends = new Uint32Array(count);
-  }
-
-  /** Adds range [from, to) as `id`; returns the id of an earlier range with the same bytes instead, or −1. */
-  addOrFind(id: number, from: number, to: number): number {
-    const { head, slots, mask } = this;
-    let hash = 0x811c9dc5;
-    for (let at = from; at < to; at++) {
-      hash = Math.imul(hash ^ head[at], 0x01000193);
-    }
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const other = slots[slot];
-      if (other < 0) {
-        slots[slot] = id;
-        this.starts[id] = from;
-        this.ends[id] = to;
-        return -1;
-      }
-      if (this.same(other, from, to)) {
-        return other;
-      }
-    }
-  }
-
-  private same(other: number, from: number, to: number): boolean {
-    const start = this.starts[other];
-    if (this.ends[other] - start !== to - from) {
-      return false;
-    }
-    for (let at = 0; at < to - from; at++) {
-      if (this.head[start + at] !== this.head[from + at]) {
-        return false;
-      }
-    }
-    return true;
-  }
 }
 
 /** The tensors' rows are their positions in the header (validate.ts builds the columns in that order). */
