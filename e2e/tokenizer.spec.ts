@@ -88,6 +88,14 @@ async function drop(page: Page, files: Record<string, Buffer | string | object>)
   await page.getByTestId('file-input').first().setInputFiles(asInputFiles(files));
 }
 
+/** Drops `names` from `folder` on the page, as a user picks several files of one model. */
+async function dropFiles(page: Page, folder: string, names: readonly string[]): Promise<void> {
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles(names.map((name) => join(folder, name)));
+}
+
 /** Drops the tiny model with Llama 3's tokenizer files, generation_config.json as first released or fixed. */
 async function dropLlama3(page: Page, fixed: boolean): Promise<void> {
   await drop(page, {
@@ -240,12 +248,7 @@ test.describe('the Tokenizer tab', () => {
     const watch = watchPage(page);
     await openApp(page);
     const folder = join(VOCABULARY_DIR, 'bpe-llama3');
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(
-        ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((name) => join(folder, name)),
-      );
+    await dropFiles(page, folder, ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json']);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     const card = page.getByTestId('tokenizer-vocabulary');
@@ -337,10 +340,7 @@ test.describe('the Tokenizer tab', () => {
     const watch = watchPage(page);
     await openApp(page);
     const folder = join(VOCABULARY_DIR, 'unigram-t5');
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(folder, name)));
+    await dropFiles(page, folder, ['model.safetensors', 'tokenizer.json']);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await expect(page.getByTestId('tokenizer-status')).toHaveText(
@@ -603,14 +603,11 @@ test.describe('the Tokenizer tab', () => {
   }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(
-        ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'].map((name) =>
-          join(VOCABULARY_DIR, 'bpe-llama3', name),
-        ),
-      );
+    await dropFiles(page, join(VOCABULARY_DIR, 'bpe-llama3'), [
+      'model.safetensors',
+      'tokenizer.json',
+      'tokenizer_config.json',
+    ]);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Compare' }).click();
     // Two ids with other texts, the last added token missing, merges 10 and 11 swapped.
@@ -667,10 +664,7 @@ test.describe('the Tokenizer tab', () => {
     await openApp(page);
     const folder = join(VOCABULARY_DIR, 'bpe-llama3');
     const files = ['model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(files.map((name) => join(folder, name)));
+    await dropFiles(page, folder, files);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Compare' }).click();
     // B: the same files, its post-processor gone, so tokenizer(text) adds no <|begin_of_text|>.
@@ -728,10 +722,7 @@ test.describe('the Tokenizer tab', () => {
     const watch = watchPage(page);
     await openApp(page);
     const folder = join(VOCABULARY_DIR, 'bpe-llama3');
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(folder, name)));
+    await dropFiles(page, folder, ['model.safetensors', 'tokenizer.json']);
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(
       asInputFiles({
