@@ -9,6 +9,7 @@ import { textEncoder, type TextEncoder } from './text-encoder';
 import { tokenListOfVocabulary, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import { tokenListOf } from '../core/formats/format-readers';
+import { llamaTokenizerJson } from '../core/analysis/tokenizer/llama-tokenizer-json';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
@@ -114,19 +115,28 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       tokenizerConfig = sidecars.tokenizer?.tokenizerConfig?.value ?? tokenizerConfig;
     });
   }
+  // The header's own token list (a GGUF's), decoded on the first search, comparison or encode and kept for the next.
+  let headerTokens: TokenList | null | undefined;
+  const ownTokens = () => (headerTokens ??= parsed ? tokenListOf(parsed, loaded.head) : null);
   let encoder: TextEncoder | null = null;
   kept.encodeText = (text) => {
-    if (!vocabulary?.source) {
-      return Promise.resolve({ result: null, error: 'tokenizer.json has not been read for this model.' });
+    if (encoder === null) {
+      // A file that carries its own tokenizer is encoded as its runtime would (a GGUF's as llama.cpp); other models
+      // by the tokenizer.json read beside them.
+      const own = ownTokens();
+      const made = own ? ownTokenizer(own) : vocabulary?.source ? { source: vocabulary.source, error: null } : null;
+      if (made === null || made.error !== null) {
+        const error = made?.error ?? 'tokenizer.json has not been read for this model.';
+        return Promise.resolve({ result: null, error });
+      }
+      encoder = own
+        ? textEncoder(made.source, {}, "This GGUF's tokenizer")
+        : textEncoder(made.source, tokenizerConfig, 'tokenizer.json');
     }
-    encoder ??= textEncoder(vocabulary.source, tokenizerConfig);
     return encoder.encode(text);
   };
   kept.dispose = () => encoder?.dispose();
   if (parsed) {
-    // The header's own token list (a GGUF's), decoded on the first search or comparison and kept for the next.
-    let headerTokens: TokenList | null | undefined;
-    const ownTokens = () => (headerTokens ??= tokenListOf(parsed, loaded.head));
     kept.pageSection = listPager(parsed, loaded.head, () => vocabulary, ownTokens);
     kept.tokenList = () => ownTokens() ?? (vocabulary ? tokenListOfVocabulary(vocabulary) : null);
   }
@@ -137,6 +147,14 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
     // A load that ended without analyses (cancelled, rejected) has nothing to re-run: asks get null.
     firstRunDone(null);
   }
+}
+
+/** A header's own token list as the tokenizer.json text the encoder builds from, or why it cannot be one. */
+function ownTokenizer(list: TokenList): { source: string; error: null } | { source: null; error: string } {
+  const built = llamaTokenizerJson(list);
+  return built.error === null
+    ? { source: JSON.stringify(built.json), error: null }
+    : { source: null, error: built.error };
 }
 
 async function publishRemembered(

@@ -20,10 +20,11 @@ export interface TextEncoder {
   dispose: () => void;
 }
 
-export function textEncoder(source: string, config: unknown): TextEncoder {
+/** `label` names the tokenizer in what goes wrong (tokenizer.json, or a GGUF's own tokenizer). */
+export function textEncoder(source: string, config: unknown, label = 'tokenizer.json'): TextEncoder {
   // Node (the unit tests) has no Worker; browsers, where files from strangers are opened, always do.
   if (typeof Worker === 'undefined') {
-    return { encode: inlineEncoder(source, config), dispose: () => undefined };
+    return { encode: inlineEncoder(source, config, label), dispose: () => undefined };
   }
   let worker: Worker | null = null;
   let loaded: Promise<string | null> | null = null;
@@ -81,7 +82,7 @@ export function textEncoder(source: string, config: unknown): TextEncoder {
     const problem = await started.ready;
     if (problem !== null) {
       stop();
-      return { result: null, error: `tokenizer.json could not be made a tokenizer: ${problem}.` };
+      return { result: null, error: `${label} could not be made a tokenizer: ${problem}.` };
     }
     const id = nextId++;
     const reply = await answer(started.running, ENCODE_TIMEOUT_MS, { kind: 'encode', id, text });
@@ -112,7 +113,7 @@ export function textEncoder(source: string, config: unknown): TextEncoder {
 }
 
 /** The same answers on the calling thread, for runtimes without workers. */
-function inlineEncoder(source: string, config: unknown): (text: string) => Promise<EncodeAnswer> {
+function inlineEncoder(source: string, config: unknown, label: string): (text: string) => Promise<EncodeAnswer> {
   let built: ReturnType<typeof loadTokenizer> | string | null = null;
   return async (text) => {
     try {
@@ -121,7 +122,7 @@ function inlineEncoder(source: string, config: unknown): (text: string) => Promi
       built = error instanceof Error ? error.message : String(error);
     }
     if (typeof built === 'string') {
-      return { result: null, error: `tokenizer.json could not be made a tokenizer: ${built}.` };
+      return { result: null, error: `${label} could not be made a tokenizer: ${built}.` };
     }
     try {
       return { result: encodeWith(built, text), error: null };

@@ -333,4 +333,32 @@ describe("a GGUF's own token list", () => {
     expect(found).toMatchObject({ total: 10, ids: [2_990, 2_991, 2_992, 2_993, 2_994] });
     expect(found?.items[0]).toBe('<|reserved_2990|>');
   });
+
+  it("Encode a text: a GGUF's own tokenizer, as llama.cpp splits it, even with a tokenizer.json beside it", async () => {
+    const expected = JSON.parse(readFileSync(path.join(DIR, 'gguf-encodings.json'), 'utf8')) as Record<
+      string,
+      { encodings: Array<{ text: string; ids: number[] }> }
+    >;
+    const { kept } = await resultAndKept({
+      kind: 'files',
+      files: [
+        { path: 'm/model.gguf', blob: new Blob([readFileSync(path.join(DIR, 'spm-llama.gguf')) as BlobPart]) },
+        { path: 'm/tokenizer.json', blob: new Blob([fixture('bpe-llama3', 'tokenizer.json') as BlobPart]) },
+      ],
+    });
+    const sample = expected['spm-llama.gguf'].encodings[1];
+    const answer = await kept.encodeText?.(sample.text);
+    expect(answer?.error).toBeNull();
+    expect(answer?.result?.ids).toEqual(sample.ids);
+    // Each piece as llama.cpp's token_to_piece spells it: the space SentencePiece puts before the text included.
+    expect(answer?.result?.pieces.slice(1).join('')).toBe(` ${sample.text}`);
+  });
+
+  it('Encode a text: a GGUF whose tokenizer llama.cpp runs otherwise (a t5 Unigram) says which ones are covered', async () => {
+    const bytes = new Uint8Array(readFileSync(path.join(DIR, 'unigram-t5.gguf')));
+    const { kept } = await resultAndKept({ kind: 'file', file: new File([bytes as BlobPart], 'unigram-t5.gguf') });
+    const answer = await kept.encodeText?.('Hello');
+    expect(answer?.result).toBeNull();
+    expect(answer?.error).toMatch(/covers llama\.cpp's gpt2 \(BPE\), llama \(SentencePiece\) and bert.*"t5"/);
+  });
 });

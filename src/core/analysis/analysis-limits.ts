@@ -92,3 +92,11 @@ export const MAX_MODEL_LAYERS = 4096;
  * list is counted and its highest id checked, not carried to the page.
  */
 export const MAX_ADDED_TOKENS_KEPT = 8_192;
+
+/**
+ * Characters of a SentencePiece token split into its merges when a GGUF's tokenizer is made a tokenizer.json
+ * (llama-tokenizer-json.ts): sentencepiece's trainer makes pieces of at most 16 by default (max_sentencepiece_length);
+ * the splits of one token cost the square of its length, so a longer one is left whole (still a token, never made
+ * by merges) and a hostile list of 256k long tokens costs at most 256k × 32² steps.
+ */
+export const MAX_SCORE_MERGE_TOKEN_CHARS = 32;

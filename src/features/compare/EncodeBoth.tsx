@@ -1,7 +1,9 @@
 /**
- * One text encoded by both sides' tokenizer.json, for the compare view's tokenizer card: where the ids part. Two
- * tokenizers with the same vocabulary can still split a text otherwise (another normalizer, a pre-tokenizer's
- * prefix space, merges in another order, a post-processor adding other tokens), which only an encoding shows.
+ * One text encoded by both sides' tokenizers, for the compare view's tokenizer card: where the ids part. Each side
+ * is its tokenizer.json, or a GGUF's own tokenizer as llama.cpp runs it, so a GGUF set beside the model it was
+ * converted from shows whether the conversion tokenizes as the original does. Two tokenizers with the same
+ * vocabulary can still split a text otherwise (another normalizer, a pre-tokenizer's prefix space or pattern, merges
+ * in another order, other tokens added around the text), which only an encoding shows.
  */
 import { useState } from 'react';
 import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';

@@ -54,7 +54,8 @@ export function TokenizerDiffCard() {
         <DiffBody diff={diffTokenizers(tokenizerA, tokenizerB)} />
       )}
       {!reading && !pending && <VocabularyLine a={a} b={b} />}
-      {[sideA, sideB].every((side) => side.sections.tokenizer?.vocabulary !== undefined) && <EncodeBoth />}
+      {/* Each side encodes with its GGUF's own tokenizer, or with its tokenizer.json once read. */}
+      {[sideA, sideB].every((side) => listedTokens(side) === 'listed') && <EncodeBoth />}
     </section>
   );
 }

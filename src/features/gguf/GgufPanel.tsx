@@ -12,6 +12,7 @@ import { ChatTemplateCard, TurnEndNote, useChatPreview } from '../chat-template/
 import { ggufEndOfTurn, ggufEndOfTurnFinding } from '../../core/analysis/tokenizer/gguf-end-of-turn';
 import { SAMPLE_REPLY } from '../../core/analysis/tokenizer/chat-preview';
 import { TokenBrowser } from '../tokenizer/TokenBrowser';
+import { EncodeText } from '../tokenizer/EncodeText';
 import './gguf.css';
 import { numeric, TableHead } from '../../lib/TableHead';
 
@@ -144,7 +145,15 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
         </table>
       )}
       {tokenizer.vocabSize > 0 && (
-        <TokenBrowser section="tokens" total={tokenizer.vocabSize} testId="gguf-token-browser" />
+        <>
+          <p className="muted">
+            A text below is encoded as llama.cpp tokenizes it with this file&apos;s tokenizer.ggml keys: its
+            pre-tokenizer, merges or scores, control and user-defined tokens matched in the text, BOS and EOS as the
+            file says.
+          </p>
+          <EncodeText />
+          <TokenBrowser section="tokens" total={tokenizer.vocabSize} testId="gguf-token-browser" />
+        </>
       )}
       {tokenizer.addedCount > 0 && (
         <div className="gguf-added" data-testid="gguf-added-tokens">

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';
 import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
+import './token-browser.css';
 
 /** Pause after typing before the text is encoded. */
 const ENCODE_DEBOUNCE_MS = 250;

@@ -20,6 +20,27 @@ export interface TokenList {
   merges: readonly string[] | null;
   /** A GGUF's `tokenizer.ggml.pre`, the pre-tokenizer llama.cpp splits text with before BPE (null: none named). */
   pre?: string | null;
+  /** What encoding a text with the list needs beyond it (a GGUF's, for llama.cpp's tokenizer); absent for others. */
+  encoding?: TokenListEncoding;
+}
+
+/** A token's kind, numbered as llama.cpp numbers `tokenizer.ggml.token_type` (0: undefined). */
+export const TOKEN_KIND = { normal: 1, unknown: 2, control: 3, userDefined: 4, unused: 5, byte: 6 } as const;
+
+export interface TokenListEncoding {
+  /** Each id's kind (TOKEN_KIND); null when the file lists none. */
+  kinds: Uint8Array | null;
+  /** Each id's score (a SentencePiece vocabulary's log probability); null when the file lists none. */
+  scores: Float32Array | null;
+  /** Special ids the file names (null: not named). */
+  bos: number | null;
+  eos: number | null;
+  unk: number | null;
+  sep: number | null;
+  /** Whether BOS is put before and EOS after every text, and a space before it (null: the file does not say). */
+  addBos: boolean | null;
+  addEos: boolean | null;
+  addSpacePrefix: boolean | null;
 }
 
 export interface SpecialToken {

@@ -46,6 +46,13 @@ export interface GgufTokenizerSummary {
   types: Array<{ type: string; count: number }>;
   /** Where `tokenizer.ggml.merges` lies in the header bytes, for the token-by-token comparison; null without it. */
   mergeList: { start: number; count: number } | null;
+  /** Where `tokenizer.ggml.token_type` (32-bit integers) and `.scores` (f32) lie in the header bytes; null without. */
+  typeList: { start: number; count: number } | null;
+  scoreList: { start: number; count: number } | null;
+  /** `tokenizer.ggml.add_bos_token`, `add_eos_token`, `add_space_prefix`: null when the file does not say. */
+  addBos: boolean | null;
+  addEos: boolean | null;
+  addSpacePrefix: boolean | null;
 }
 
 export interface GgufQuantMixEntry {

@@ -22,6 +22,8 @@ const SPECIAL_ROLES = ['bos', 'eos', 'padding', 'unknown', 'eot', 'eom', 'sepera
 /** Shown name of each special-token role; the key spells "seperator" as llama.cpp does. */
 const ROLE_LABELS: Readonly<Record<string, string>> = { padding: 'pad', seperator: 'sep' };
 
+const UINT32 = 4;
+const INT32 = 5;
 const FLOAT32 = 6;
 const TOKEN_TYPE_CONTROL = 3;
 /** tokenizer.ggml.token_type's values as gguf-py's TokenType names them (0 is llama.cpp's "undefined"). */
@@ -222,7 +224,7 @@ function tokenizerSummary(
   let addedCount = 0;
   const typeCounts = new Map<number, number>();
   const types = byKey.get('tokenizer.ggml.token_type');
-  if (types !== undefined && isArray(types) && (types.elementType === 5 || types.elementType === 4)) {
+  if (types !== undefined && isArray(types) && (types.elementType === INT32 || types.elementType === UINT32)) {
     const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
     for (let id = 0; id < types.count; id++) {
       const type = view.getInt32(types.start + 4 * id, raw.littleEndian);
@@ -244,6 +246,7 @@ function tokenizerSummary(
     });
   }
   const merges = byKey.get('tokenizer.ggml.merges');
+  const scores = byKey.get('tokenizer.ggml.scores');
   return {
     model: typeof model === 'string' ? model : null,
     pre: typeof byKey.get('tokenizer.ggml.pre') === 'string' ? (byKey.get('tokenizer.ggml.pre') as string) : null,
@@ -260,5 +263,21 @@ function tokenizerSummary(
       merges !== undefined && isArray(merges) && merges.elementType === GGUF_TYPE_STRING
         ? { start: merges.start, count: merges.count }
         : null,
+    typeList:
+      types !== undefined && isArray(types) && (types.elementType === INT32 || types.elementType === UINT32)
+        ? { start: types.start, count: types.count }
+        : null,
+    scoreList:
+      scores !== undefined && isArray(scores) && scores.elementType === FLOAT32
+        ? { start: scores.start, count: scores.count }
+        : null,
+    addBos: flag(byKey, 'tokenizer.ggml.add_bos_token'),
+    addEos: flag(byKey, 'tokenizer.ggml.add_eos_token'),
+    addSpacePrefix: flag(byKey, 'tokenizer.ggml.add_space_prefix'),
   };
+}
+
+function flag(byKey: ReadonlyMap<string, GgufValue>, key: string): boolean | null {
+  const value = byKey.get(key);
+  return typeof value === 'boolean' ? value : null;
 }

@@ -2,7 +2,7 @@
  * The token list of a GGUF header, read from the header bytes the worker keeps: a page at a time for the view, and
  * single ids for the summary. The list can hold hundreds of thousands of strings, so it is never decoded whole.
  */
-import type { TokenList } from '../../analysis/tokenizer/tokenizer-types';
+import { TOKEN_KIND, type TokenList, type TokenListEncoding } from '../../analysis/tokenizer/tokenizer-types';
 import type { GgufRawHeader } from './header-parser';
 import type { GgufTokenizerSummary } from './gguf-types';
 import { MAX_TOKEN_PAGE } from './gguf-limits';
@@ -90,5 +90,43 @@ export function ggufTokenList(
     texts,
     merges: tokenizer.mergeList && all(tokenizer.mergeList),
     pre: tokenizer.pre,
+    encoding: encodingOf(head, layout, tokenizer),
+  };
+}
+
+/** The token types, scores, special ids and flags llama.cpp's tokenizer reads beside the list. */
+function encodingOf(
+  head: Uint8Array,
+  layout: Pick<GgufRawHeader, 'littleEndian'>,
+  tokenizer: GgufTokenizerSummary,
+): TokenListEncoding {
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+  let kinds: Uint8Array | null = null;
+  if (tokenizer.typeList) {
+    kinds = new Uint8Array(tokenizer.typeList.count);
+    for (let id = 0; id < kinds.length; id++) {
+      const type = view.getInt32(tokenizer.typeList.start + 4 * id, layout.littleEndian);
+      // A type past the known ones reads as undefined (0), as llama.cpp gives it no attribute.
+      kinds[id] = type > 0 && type <= TOKEN_KIND.byte ? type : 0;
+    }
+  }
+  let scores: Float32Array | null = null;
+  if (tokenizer.scoreList) {
+    scores = new Float32Array(tokenizer.scoreList.count);
+    for (let id = 0; id < scores.length; id++) {
+      scores[id] = view.getFloat32(tokenizer.scoreList.start + 4 * id, layout.littleEndian);
+    }
+  }
+  const idOf = (role: string) => tokenizer.special.find((token) => token.role === role)?.id ?? null;
+  return {
+    kinds,
+    scores,
+    bos: idOf('bos'),
+    eos: idOf('eos'),
+    unk: idOf('unknown'),
+    sep: idOf('sep'),
+    addBos: tokenizer.addBos,
+    addEos: tokenizer.addEos,
+    addSpacePrefix: tokenizer.addSpacePrefix,
   };
 }

@@ -1,0 +1,124 @@
+/**
+ * "Encode a text" with a GGUF's own tokenizer, as llama.cpp tokenizes: in the GGUF tab of a SentencePiece model
+ * gguf-py converted (the ids sentencepiece itself gives), and in the compare view, where a GGUF beside the
+ * tokenizer.json it came from encodes the same, and one converted with the wrong pre-tokenizer parts from the right
+ * one. Answers from scripts/gguf-encode-fixtures.py.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openApp, watchPage } from './helpers';
+
+const DIR = join(process.cwd(), 'fixtures', 'tokenizer');
+const ANSWERS = JSON.parse(readFileSync(join(DIR, 'gguf-encodings.json'), 'utf8')) as Record<
+  string,
+  { encodings: Array<{ text: string; ids: number[] }>; differsFromOriginal?: string[] }
+>;
+
+async function openGguf(page: Page, name: string): Promise<void> {
+  await page.getByTestId('file-input').first().setInputFiles(join(DIR, name));
+  await expect(page.getByTestId('file-name')).toHaveText(name);
+}
+
+test.describe("a GGUF's own tokenizer", () => {
+  test('the GGUF tab encodes a text as sentencepiece does, BOS first; screenshots', async ({ page }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openGguf(page, 'spm-llama.gguf');
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    const encode = page.getByTestId('encode-text');
+    // The sample text is encoded as soon as the tab opens.
+    await expect(encode.getByTestId('encode-text-count')).toContainText('1 of them added around the text');
+    // A textarea's value holds no \r (the browser normalizes line breaks to \n), so texts with one are left to the
+    // unit tests.
+    const typeable = ANSWERS['spm-llama.gguf'].encodings.filter(({ text }) => text.length > 0 && !text.includes('\r'));
+    for (const { text, ids } of typeable) {
+      await encode.getByRole('textbox').fill(text);
+      await expect
+        .poll(async () => (await encode.locator('.encode-text-id').allTextContents()).map(Number), {
+          message: JSON.stringify(text),
+        })
+        .toEqual(ids);
+    }
+    // A token piece keeps the space SentencePiece put before the word, shown as ·.
+    await encode.getByRole('textbox').fill('The quick brown fox jumps over the lazy dog.');
+    await expect(encode.locator('.encode-text-piece').nth(1)).toHaveText(/^·T/);
+    await expect(encode.getByTestId('encode-text-count')).toHaveText(
+      /^\d+ tokens for 44 characters, 1 of them added around the text$/,
+    );
+    await expect(page.getByTestId('encode-text-error')).toHaveCount(0);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await encode.scrollIntoViewIfNeeded();
+      await page
+        .locator('section[aria-label="Tokenizer"]')
+        .screenshot({ path: testInfo.outputPath(`gguf-encode-${width}.png`) });
+    }
+    watch.expectClean();
+  });
+
+  test('a GGUF tokenizer llama.cpp runs otherwise (t5) says which ones Encode a text covers', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openGguf(page, 'unigram-t5.gguf');
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    await expect(page.getByTestId('encode-text-error')).toHaveText(
+      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece) and bert (WordPiece) tokenizers; this GGUF's tokenizer.ggml.model is "t5".`,
+    );
+    watch.expectClean();
+  });
+
+  test('compare: a GGUF encodes as the tokenizer.json it was converted from', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(DIR, 'bpe-llama3', name)));
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3.gguf'));
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    await page.getByRole('button', { name: 'Read and compare every token' }).click();
+    const both = page.getByTestId('encode-both');
+    const sample = ANSWERS['bpe-llama3.gguf'].encodings[3];
+    await both.getByRole('textbox').fill(sample.text);
+    await expect(both.getByTestId('encode-both-verdict')).toHaveText(
+      `The same ${sample.ids.length} ids on both sides.`,
+    );
+    await expect(both.getByTestId('encode-both-b').locator('.encode-text-id')).toHaveText(sample.ids.map(String));
+    watch.expectClean();
+  });
+
+  test('compare: a GGUF converted with the wrong pre-tokenizer parts from the right one where llama.cpp splits otherwise; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openGguf(page, 'bpe-llama3-regex.gguf');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3-regex-gpt2-pre.gguf'));
+    await expect(page.getByTestId('compare-b-name')).toContainText('bpe-llama3-regex-gpt2-pre.gguf');
+    const both = page.getByTestId('encode-both');
+    const [text] = ANSWERS['bpe-llama3-regex-gpt2-pre.gguf'].differsFromOriginal ?? [];
+    expect(text).toBeTruthy();
+    await both.getByRole('textbox').fill(text);
+    await expect(both.getByTestId('encode-both-verdict')).toHaveText(/they part at token \d+;/);
+    const idsOf = (side: string) =>
+      both
+        .getByTestId(`encode-both-${side}`)
+        .locator('.encode-text-id')
+        .allTextContents()
+        .then((ids) => ids.map(Number));
+    const right = ANSWERS['bpe-llama3-regex.gguf'].encodings.find((sample) => sample.text === text)?.ids;
+    const wrong = ANSWERS['bpe-llama3-regex-gpt2-pre.gguf'].encodings.find((sample) => sample.text === text)?.ids;
+    expect(await idsOf('a')).toEqual(right);
+    expect(await idsOf('b')).toEqual(wrong);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await both.scrollIntoViewIfNeeded();
+      await page.locator('.tokenizer-diff').screenshot({ path: testInfo.outputPath(`gguf-encode-both-${width}.png`) });
+    }
+    watch.expectClean();
+  });
+});

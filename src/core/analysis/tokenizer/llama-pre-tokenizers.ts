@@ -1,0 +1,59 @@
+/**
+ * How llama.cpp splits a text before byte-level BPE, by the GGUF's `tokenizer.ggml.pre` (llama.cpp's
+ * src/llama-vocab.cpp, the pre-type mapping in `llama_vocab::impl::load` and the pattern lists in the
+ * `llm_tokenizer_bpe` constructor). Each pattern splits the pieces the one before it left, and text a pattern does
+ * not match stays a piece of its own (unicode.cpp's `unicode_regex_split`): the tokenizers library's Split with the
+ * `Isolated` behaviour, one Split per pattern.
+ *
+ * The table (llama-pre-tokenizers.json, shared with scripts/gguf-encode-fixtures.py, which records how the
+ * tokenizers library splits sample texts with each list) holds the lists that are plain regular expressions. Left
+ * out: those llama.cpp runs through a hand-written splitter named by a placeholder pattern (kimi-k2's `\p{Han}+`,
+ * afmoe's and tiny_aya's digit groups), the ones that skip the byte alphabet (gemma4, sarvam-moe, whitespace), and a
+ * few whose patterns hold long literal character classes (deepseek-llm, chameleon, youtu). Those, and names newer
+ * than the table, are reported as not known.
+ */
+import table from './llama-pre-tokenizers.json';
+
+export interface LlamaPreTokenizer {
+  /** The pattern list's name in the table (`llama3`, `gpt2`, `qwen2`…). */
+  name: string;
+  patterns: readonly string[];
+  /** A piece that is a whole token is taken as it is, before any merge (llama.cpp's ignore_merges). */
+  ignoreMerges: boolean;
+  /** llama.cpp puts BOS before the text for this pre-tokenizer unless tokenizer.ggml.add_bos_token says otherwise. */
+  addBos: boolean;
+}
+
+interface TableEntry {
+  patterns: string;
+  names: string[];
+  ignoreMerges?: boolean;
+  addBos?: boolean;
+}
+
+const PATTERNS: Readonly<Record<string, readonly string[]>> = table.patterns;
+
+const BY_NAME: ReadonlyMap<string, LlamaPreTokenizer> = new Map(
+  (table.types as TableEntry[]).flatMap((entry) =>
+    entry.names.map((name) => [
+      name,
+      {
+        name: entry.patterns,
+        patterns: PATTERNS[entry.patterns],
+        ignoreMerges: entry.ignoreMerges ?? false,
+        addBos: entry.addBos ?? false,
+      },
+    ]),
+  ),
+);
+
+/**
+ * The splitting of a `tokenizer.ggml.pre` value; a GGUF without one gets llama.cpp's default list (it warns that
+ * generation quality will be degraded); null for a name the table does not hold.
+ */
+export function preTokenizerOf(pre: string | null): LlamaPreTokenizer | null {
+  return BY_NAME.get(pre === null || pre === '' ? 'default' : pre) ?? null;
+}
+
+/** Every pattern list by its table name, for the tests that check each against the tokenizers library. */
+export const PRE_TOKENIZER_PATTERNS = PATTERNS;

@@ -1,0 +1,156 @@
+/**
+ * A GGUF's tokenizer made a tokenizer.json, against the tokenizers its GGUFs were converted from
+ * (scripts/gguf-encode-fixtures.py): sentencepiece's own ids for a SentencePiece model gguf-py converted, the
+ * tokenizers library's for byte-level BPEs (GPT-2's pattern, Llama 3's with ignore_merges) and a WordPiece; and each
+ * pattern list of the pre-tokenizer table split as the tokenizers library splits it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { SequencePreTokenizer } from '@huggingface/tokenizers';
+import { loadHeader } from '../../load-header';
+import { tokenListOf } from '../../formats/format-readers';
+import { memoryReader } from '../../../testing/fuzz/memory-reader';
+import { encodeWith, loadTokenizer } from './encode';
+import { llamaTokenizerJson, mergesByScore } from './llama-tokenizer-json';
+import { PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
+import { TOKEN_KIND, type TokenList, type TokenListEncoding } from './tokenizer-types';
+
+const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
+
+interface Answers {
+  answeredBy: string;
+  encodings: Array<{ text: string; ids: number[] }>;
+}
+
+const EXPECTED = JSON.parse(readFileSync(join(DIR, 'gguf-encodings.json'), 'utf8')) as Record<string, unknown>;
+const PRETOKENIZED = EXPECTED.pretokenized as { texts: string[]; pieces: Record<string, string[][]> };
+
+async function ggufList(file: string): Promise<TokenList> {
+  const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(join(DIR, file))), 'local'));
+  if (loaded.outcome.kind !== 'parsed') {
+    throw new Error(`${file} did not parse`);
+  }
+  const tokens = tokenListOf(loaded.outcome.header, loaded.head);
+  if (!tokens) {
+    throw new Error(`${file} has no token list`);
+  }
+  return tokens;
+}
+
+describe.each(Object.entries(EXPECTED).filter(([file]) => file.endsWith('.gguf')))('%s', (file, answers) => {
+  it(`encodes every sample as ${(answers as Answers).answeredBy} does`, async () => {
+    const built = llamaTokenizerJson(await ggufList(file));
+    expect(built.error).toBeNull();
+    const tokenizer = loadTokenizer(built.json, {});
+    for (const { text, ids } of (answers as Answers).encodings) {
+      const encoded = encodeWith(tokenizer, text);
+      expect(encoded.ids, JSON.stringify(text)).toEqual(ids);
+      expect(encoded.pieces).toHaveLength(ids.length);
+    }
+  });
+});
+
+describe('the pre-tokenizer table', () => {
+  it.each(Object.keys(PRE_TOKENIZER_PATTERNS))('%s splits every text as the tokenizers library does', (name) => {
+    const splitter = new SequencePreTokenizer({
+      type: 'Sequence',
+      pretokenizers: PRE_TOKENIZER_PATTERNS[name].map((pattern) => ({
+        type: 'Split',
+        pattern: { Regex: pattern },
+        behavior: 'Isolated',
+        invert: false,
+      })),
+    });
+    PRETOKENIZED.texts.forEach((text, at) => {
+      expect(splitter.pre_tokenize(text), JSON.stringify(text)).toEqual(PRETOKENIZED.pieces[name][at]);
+    });
+  });
+
+  it('names llama.cpp maps to one list, a missing name as the default, an unknown one as not known', () => {
+    expect(preTokenizerOf('llama-bpe')).toMatchObject({ name: 'llama3', ignoreMerges: true, addBos: true });
+    expect(preTokenizerOf('dbrx')).toMatchObject({ name: 'llama3', ignoreMerges: false, addBos: false });
+    expect(preTokenizerOf('deepseek-r1-qwen')?.name).toBe('qwen2');
+    expect(preTokenizerOf(null)?.name).toBe('default');
+    expect(preTokenizerOf('kimi-k2')).toBeNull();
+  });
+});
+
+/** A file that names no special id and sets no flag. */
+const SILENT: TokenListEncoding = {
+  kinds: null,
+  scores: null,
+  bos: null,
+  eos: null,
+  unk: null,
+  sep: null,
+  addBos: null,
+  addEos: null,
+  addSpacePrefix: null,
+};
+
+function builtList(texts: string[], overrides: Partial<TokenList> = {}): TokenList {
+  return {
+    origin: 'gguf',
+    model: 'gpt2',
+    ids: texts.map((_, id) => id),
+    texts,
+    merges: [],
+    pre: 'gpt-2',
+    ...overrides,
+  };
+}
+
+describe('llamaTokenizerJson refuses what llama.cpp cannot encode, saying why', () => {
+  it('a tokenizer model it does not cover', () => {
+    expect(llamaTokenizerJson(builtList(['a'], { model: 't5' })).error).toMatch(/tokenizer\.ggml\.model is "t5"/);
+    expect(llamaTokenizerJson(builtList(['a'], { model: null })).error).toMatch(/not set/);
+  });
+
+  it('a BPE without merges, a pre-tokenizer not in the table, a SentencePiece without scores', () => {
+    expect(llamaTokenizerJson(builtList(['a'], { merges: null })).error).toMatch(/no tokenizer\.ggml\.merges/);
+    expect(llamaTokenizerJson(builtList(['a'], { pre: 'kimi-k2' })).error).toMatch(/"kimi-k2" is not one/);
+    expect(llamaTokenizerJson(builtList(['a'], { model: 'llama' })).error).toMatch(/no tokenizer\.ggml\.scores/);
+  });
+
+  it('a BOS id past the list', () => {
+    const list = builtList(['a', 'b'], { encoding: { ...SILENT, bos: 7, addBos: true } });
+    expect(llamaTokenizerJson(list).error).toMatch(/BOS id 7 is past the token list \(2 tokens\)/);
+  });
+
+  it('keeps a token spelled __proto__ as a key like any other', () => {
+    const built = llamaTokenizerJson(builtList(['__proto__', 'a']));
+    const vocab = (built.json?.model as { vocab: Record<string, number> }).vocab;
+    expect(Object.keys(vocab)).toEqual(['__proto__', 'a']);
+    expect(JSON.parse(JSON.stringify(built.json)).model.vocab.__proto__).toBe(0);
+  });
+});
+
+describe('a pre-tokenizer with ignore_merges', () => {
+  it('takes a piece that is a whole token as it is, where merges would make it of two', () => {
+    // `abc` is a token, but the only merge makes `bc`: merged, the word is a + bc; taken whole, it is abc.
+    const texts = ['a', 'b', 'c', 'bc', 'abc'];
+    const encode = (pre: string) => {
+      const built = llamaTokenizerJson(
+        builtList(texts, { merges: ['b c'], pre, encoding: { ...SILENT, addBos: false } }),
+      );
+      return encodeWith(loadTokenizer(built.json, {}), 'abc').ids;
+    };
+    expect(encode('llama-bpe')).toEqual([4]);
+    expect(encode('dbrx')).toEqual([0, 3]);
+  });
+});
+
+describe('mergesByScore', () => {
+  it('ranks each token two tokens make by its score, every split of it a merge', () => {
+    const texts = ['a', 'b', 'c', 'ab', 'bc', 'abc', '<s>'];
+    const scores = new Float32Array([0, 0, 0, -2, -1, -3, 0]);
+    const kinds = new Uint8Array([1, 1, 1, 1, 1, 1, TOKEN_KIND.control]);
+    expect(mergesByScore(texts, scores, kinds)).toEqual([
+      ['b', 'c'],
+      ['a', 'b'],
+      ['a', 'bc'],
+      ['ab', 'c'],
+    ]);
+  });
+});

@@ -1,0 +1,311 @@
+/**
+ * A GGUF's own tokenizer as a tokenizer.json, so "Encode a text" runs it in the same encoder as a tokenizer.json read
+ * beside a model (encode.ts): the token list, merges, scores and token types llama.cpp reads
+ * (`tokenizer.ggml.*`), set up the way llama.cpp's tokenizer uses them (src/llama-vocab.cpp):
+ *
+ * - `gpt2` (byte-level BPE): the text split by the pattern list of its `tokenizer.ggml.pre` (llama-pre-tokenizers.ts),
+ *   each piece's UTF-8 bytes as GPT-2's byte alphabet, the merges by rank; some pre-tokenizers take a piece that is a
+ *   whole token as it is (ignore_merges).
+ * - `llama` (SentencePiece BPE): a space before the text unless `add_space_prefix` is false, spaces as U+2581, pieces
+ *   merged by the score of what they make (the highest first), and a piece no token holds as its bytes' `<0xNN>`
+ *   tokens. The score order becomes merge ranks: every token that two tokens make, ranked by its score.
+ * - `bert` (WordPiece): what gguf-py respelled turned back (a word start's U+2581 dropped, a continuation's `##`
+ *   put back), lower-cased, split at spaces and punctuation, then the longest token first.
+ *
+ * Control and user-defined tokens are matched in the text before anything else (llama.cpp's special-token partition
+ * with parse_special, as llama-tokenize and the server's /tokenize run by default). BOS and EOS go around the text as
+ * `tokenizer.ggml.add_bos_token`/`add_eos_token` say, else as llama.cpp defaults them per tokenizer. Pure.
+ */
+import { MAX_SCORE_MERGE_TOKEN_CHARS } from '../analysis-limits';
+import { preTokenizerOf } from './llama-pre-tokenizers';
+import { TOKEN_KIND, type TokenList, type TokenListEncoding } from './tokenizer-types';
+
+export type LlamaTokenizerJson = { json: Record<string, unknown>; error: null } | { json: null; error: string };
+
+/** SentencePiece's meta symbol: a space in a token's text. */
+const SPACE_MARK = '\u2581';
+
+const NO_ENCODING: TokenListEncoding = {
+  kinds: null,
+  scores: null,
+  bos: null,
+  eos: null,
+  unk: null,
+  sep: null,
+  addBos: null,
+  addEos: null,
+  addSpacePrefix: null,
+};
+
+/**
+ * llama.cpp's defaults where the file is silent, per tokenizer.ggml.model (llama_vocab::impl::load): whether BOS and
+ * EOS go around a text, and the special ids. A gpt2 tokenizer's pre-tokenizer may add BOS (llama3, tekken).
+ */
+const DEFAULTS: Readonly<Record<string, { addBos: boolean; addEos: boolean; bos: number; eos: number }>> = {
+  llama: { addBos: true, addEos: false, bos: 1, eos: 2 },
+  gpt2: { addBos: false, addEos: false, bos: 11, eos: 11 },
+  // WordPiece always puts [CLS] (BOS) and [SEP] around a text; its flags are not read.
+  bert: { addBos: true, addEos: true, bos: 101, eos: 102 },
+};
+
+export function llamaTokenizerJson(list: TokenList): LlamaTokenizerJson {
+  const model = list.model ?? '';
+  const encoding = list.encoding ?? NO_ENCODING;
+  const defaults = DEFAULTS[model];
+  if (defaults === undefined) {
+    return {
+      json: null,
+      error:
+        `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece) and bert (WordPiece) tokenizers; this ` +
+        `GGUF's tokenizer.ggml.model is ${model === '' ? 'not set' : `"${model}"`}.`,
+    };
+  }
+  const built =
+    model === 'gpt2' ? byteLevelBpe(list) : model === 'llama' ? sentencePiece(list, encoding) : wordPiece(list);
+  if (typeof built === 'string') {
+    return { json: null, error: built };
+  }
+  const bert = model === 'bert';
+  const preAddsBos = model === 'gpt2' && preTokenizerOf(list.pre ?? null)?.addBos === true;
+  const addBos = bert || (encoding.addBos ?? (defaults.addBos || preAddsBos));
+  const addEos = bert || (encoding.addEos ?? defaults.addEos);
+  // WordPiece's closing [SEP] is llama.cpp's separator id.
+  const closing = (bert ? encoding.sep : encoding.eos) ?? defaults.eos;
+  const around = aroundText(list, addBos ? (encoding.bos ?? defaults.bos) : null, addEos ? closing : null);
+  if (typeof around === 'string') {
+    return { json: null, error: around };
+  }
+  return {
+    json: {
+      version: '1.0',
+      truncation: null,
+      padding: null,
+      added_tokens: addedTokens(list, encoding),
+      ...built,
+      post_processor: around,
+    },
+    error: null,
+  };
+}
+
+type Pipeline = Record<'normalizer' | 'pre_tokenizer' | 'model' | 'decoder', unknown>;
+
+function byteLevelBpe(list: TokenList): Pipeline | string {
+  if (list.merges === null) {
+    return 'This GGUF has no tokenizer.ggml.merges, which a gpt2 (BPE) tokenizer needs; llama.cpp refuses it too.';
+  }
+  const pre = preTokenizerOf(list.pre ?? null);
+  if (pre === null) {
+    return (
+      `llama.cpp splits text by the pattern list of tokenizer.ggml.pre, and "${list.pre}" is not one this viewer ` +
+      'knows (nor one llama.cpp knows, unless it is newer); the text cannot be encoded as it would.'
+    );
+  }
+  return {
+    normalizer: null,
+    pre_tokenizer: {
+      type: 'Sequence',
+      pretokenizers: [
+        ...pre.patterns.map((pattern) => ({
+          type: 'Split',
+          pattern: { Regex: pattern },
+          behavior: 'Isolated',
+          invert: false,
+        })),
+        { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
+      ],
+    },
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: false,
+      byte_fallback: false,
+      ignore_merges: pre.ignoreMerges,
+      vocab: vocabularyObject(list),
+      merges: list.merges,
+    },
+    decoder: { type: 'ByteLevel', add_prefix_space: false, trim_offsets: false, use_regex: false },
+  };
+}
+
+function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline | string {
+  if (encoding.scores === null) {
+    return 'This GGUF has no tokenizer.ggml.scores, by which a llama (SentencePiece) tokenizer merges its pieces.';
+  }
+  const spacePrefix = encoding.addSpacePrefix ?? true;
+  // llama.cpp's SentencePiece default: <unk> is id 0.
+  const unk = encoding.unk ?? 0;
+  return {
+    normalizer: {
+      type: 'Sequence',
+      normalizers: [
+        ...(spacePrefix ? [{ type: 'Prepend', prepend: SPACE_MARK }] : []),
+        { type: 'Replace', pattern: { String: ' ' }, content: SPACE_MARK },
+      ],
+    },
+    pre_tokenizer: null,
+    model: {
+      type: 'BPE',
+      dropout: null,
+      unk_token: unk >= 0 && unk < list.texts.length ? list.texts[unk] : null,
+      continuing_subword_prefix: null,
+      end_of_word_suffix: null,
+      fuse_unk: true,
+      byte_fallback: true,
+      ignore_merges: false,
+      vocab: vocabularyObject(list),
+      merges: mergesByScore(list.texts, encoding.scores, encoding.kinds),
+    },
+    // Each token shown alone keeps its space (llama.cpp's token_to_piece), so no Strip of the prefix space.
+    decoder: {
+      type: 'Sequence',
+      decoders: [
+        { type: 'Replace', pattern: { String: SPACE_MARK }, content: ' ' },
+        { type: 'ByteFallback' },
+        { type: 'Fuse' },
+      ],
+    },
+  };
+}
+
+function wordPiece(list: TokenList): Pipeline | string {
+  const encoding = list.encoding ?? NO_ENCODING;
+  const kinds = encoding.kinds;
+  const vocab: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (let at = 0; at < list.texts.length; at++) {
+    const id = list.ids[at];
+    const text = list.texts[at];
+    const kind = kinds?.[id] ?? TOKEN_KIND.normal;
+    // gguf-py writes a word start after U+2581 and a continuation without its ##; control tokens as they are.
+    const spelled =
+      kind === TOKEN_KIND.control || kind === TOKEN_KIND.unknown
+        ? text
+        : text.startsWith(SPACE_MARK)
+          ? text.slice(SPACE_MARK.length)
+          : `##${text}`;
+    vocab[spelled] ??= id;
+  }
+  const unk = encoding.unk;
+  return {
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: true,
+      strip_accents: null,
+      lowercase: true,
+    },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    model: {
+      type: 'WordPiece',
+      unk_token: unk !== null && unk < list.texts.length ? list.texts[unk] : '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
+    decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
+  };
+}
+
+/**
+ * Token → id for the model, every id included: the special tokens too, so the encoder keeps each added token at its
+ * id (one missing from the vocabulary would be renumbered after it). A text that two ids hold keeps the first
+ * (llama.cpp refuses such a file anyway).
+ */
+function vocabularyObject(list: TokenList): Record<string, number> {
+  // No prototype, so a token spelled __proto__ is a key like any other.
+  const vocab: Record<string, number> = Object.create(null) as Record<string, number>;
+  for (let at = 0; at < list.texts.length; at++) {
+    vocab[list.texts[at]] ??= list.ids[at];
+  }
+  return vocab;
+}
+
+/**
+ * SentencePiece's merge order as BPE ranks: each normal token that two tokens make, ranked by its score (highest
+ * first), each of its splits into two tokens a merge. Equal scores keep id order.
+ */
+export function mergesByScore(
+  texts: readonly string[],
+  scores: Float32Array,
+  kinds: Uint8Array | null,
+): Array<[string, string]> {
+  const idOf = new Map<string, number>();
+  texts.forEach((text, id) => {
+    if (!idOf.has(text)) {
+      idOf.set(text, id);
+    }
+  });
+  const made: Array<{ score: number; id: number; left: string; right: string }> = [];
+  for (let id = 0; id < texts.length; id++) {
+    const kind = kinds?.[id] ?? TOKEN_KIND.normal;
+    if (kind !== TOKEN_KIND.normal && kind !== 0) {
+      continue;
+    }
+    const chars = Array.from(texts[id]);
+    if (chars.length < 2 || chars.length > MAX_SCORE_MERGE_TOKEN_CHARS) {
+      continue;
+    }
+    let left = '';
+    for (let cut = 1; cut < chars.length; cut++) {
+      left += chars[cut - 1];
+      const right = chars.slice(cut).join('');
+      if (idOf.has(left) && idOf.has(right)) {
+        made.push({ score: scores[id] ?? 0, id, left, right });
+      }
+    }
+  }
+  made.sort((a, b) => b.score - a.score || a.id - b.id);
+  return made.map((merge) => [merge.left, merge.right]);
+}
+
+function addedTokens(list: TokenList, encoding: TokenListEncoding): Array<Record<string, unknown>> {
+  const kinds = encoding.kinds;
+  if (kinds === null) {
+    return [];
+  }
+  const added: Array<Record<string, unknown>> = [];
+  for (let at = 0; at < list.texts.length; at++) {
+    const id = list.ids[at];
+    const kind = kinds[id];
+    if (kind === TOKEN_KIND.control || kind === TOKEN_KIND.userDefined) {
+      added.push({
+        id,
+        content: list.texts[at],
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: kind === TOKEN_KIND.control,
+      });
+    }
+  }
+  return added;
+}
+
+/** BOS before and EOS after the text, as TemplateProcessing writes them; an id past the list cannot be added. */
+function aroundText(list: TokenList, bos: number | null, eos: number | null): Record<string, unknown> | string {
+  const single: unknown[] = [];
+  const specials: Record<string, unknown> = {};
+  const add = (id: number, role: string): string | null => {
+    if (id < 0 || id >= list.texts.length) {
+      return `The ${role} id ${id} is past the token list (${list.texts.length} tokens): llama.cpp refuses the file.`;
+    }
+    const text = list.texts[id];
+    single.push({ SpecialToken: { id: text, type_id: 0 } });
+    specials[text] = { id: text, ids: [id], tokens: [text] };
+    return null;
+  };
+  const problem = bos !== null ? add(bos, 'BOS') : null;
+  if (problem !== null) {
+    return problem;
+  }
+  single.push({ Sequence: { id: 'A', type_id: 0 } });
+  const late = eos !== null ? add(eos, 'EOS') : null;
+  if (late !== null) {
+    return late;
+  }
+  return { type: 'TemplateProcessing', single, pair: [...single], special_tokens: specials };
+}
