@@ -12,6 +12,8 @@ import {
   type VocabularySummary,
 } from '../src/core/analysis/tokenizer/vocabulary';
 import { diffVocabularies } from '../src/core/compare/vocabulary-diff';
+import { llamaTokenizerJson } from '../src/core/analysis/tokenizer/llama-tokenizer-json';
+import type { TokenList, TokenListEncoding } from '../src/core/analysis/tokenizer/tokenizer-types';
 
 const RUNS = process.argv.includes('--short') ? 2 : 3;
 const TOKENS = 262_144;
@@ -27,7 +29,7 @@ function timed(run: () => unknown): number {
 }
 
 /** A byte-level BPE whose every token past the 256 bytes merges two earlier ones, so the file is one a BPE can use. */
-function byteLevelTokenizerJson(): string {
+export function byteLevelTokenizerJson(): string {
   const alphabet: string[] = [];
   let remapped = 256;
   for (let byte = 0; byte < 256; byte++) {
@@ -98,7 +100,59 @@ export async function vocabularyBench(): Promise<void> {
   console.log(`  Encode a text: build the tokenizer  ${median(builds).toFixed(0)} ms (${ratio(median(builds))})`);
   console.log(`  Encode a text: 10,000 characters    ${median(encodes).toFixed(0)} ms`);
   console.log(`  Compare every token (two summaries) ${median(diffs).toFixed(0)} ms (${ratio(median(diffs))})`);
+  ggufTokenizerBench(read, ratio);
 }
+
+/**
+ * Encode a text with a GGUF's own tokenizer: the same vocabulary as a GGUF's `gpt2` list (Llama 3's pre-tokenizer)
+ * and as a `llama` SentencePiece list (each token scored by its id, so every token two others make is a merge):
+ * writing the tokenizer.json (llama-tokenizer-json.ts) and its text, then tokenizers.js building from it.
+ */
+function ggufTokenizerBench(read: VocabularySummary, ratio: (ms: number) => string): void {
+  const texts = read.texts.slice(0, TOKENS);
+  const ids = texts.map((_, id) => id);
+  const merges = (read.mergeEntries as string[]).map(String);
+  const scores = new Float32Array(texts.length).map((_, id) => -id);
+  const lists: Array<[string, TokenList]> = [
+    ['gpt2, llama-bpe', { origin: 'gguf', model: 'gpt2', ids, texts, merges, pre: 'llama-bpe' }],
+    [
+      'llama (SentencePiece)',
+      {
+        origin: 'gguf',
+        model: 'llama',
+        ids,
+        texts,
+        merges: null,
+        encoding: { ...NO_FLAGS, scores, addBos: false },
+      },
+    ],
+  ];
+  for (const [label, list] of lists) {
+    const writes: number[] = [];
+    const builds: number[] = [];
+    let json: unknown = null;
+    for (let run = 0; run < RUNS; run++) {
+      writes.push(timed(() => (json = llamaTokenizerJson(list).json)));
+      builds.push(timed(() => loadTokenizer(json, {})));
+    }
+    console.log(
+      `  GGUF ${label}: tokenizer.json written ${median(writes).toFixed(0)} ms (${ratio(median(writes))}), ` +
+        `tokenizers.js built ${median(builds).toFixed(0)} ms (${ratio(median(builds))}), both in the encoder's worker`,
+    );
+  }
+}
+
+const NO_FLAGS: TokenListEncoding = {
+  kinds: null,
+  scores: null,
+  bos: null,
+  eos: null,
+  unk: null,
+  sep: null,
+  addBos: null,
+  addEos: null,
+  addSpacePrefix: null,
+};
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await vocabularyBench();

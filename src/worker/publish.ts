@@ -9,7 +9,7 @@ import { textEncoder, type TextEncoder } from './text-encoder';
 import { tokenListOfVocabulary, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import { tokenListOf } from '../core/formats/format-readers';
-import { llamaTokenizerJson } from '../core/analysis/tokenizer/llama-tokenizer-json';
+import { llamaTokenizerProblem } from '../core/analysis/tokenizer/llama-tokenizer-json';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
@@ -124,14 +124,13 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       // A file that carries its own tokenizer is encoded as its runtime would (a GGUF's as llama.cpp); other models
       // by the tokenizer.json read beside them.
       const own = ownTokens();
-      const made = own ? ownTokenizer(own) : vocabulary?.source ? { source: vocabulary.source, error: null } : null;
-      if (made === null || made.error !== null) {
-        const error = made?.error ?? 'tokenizer.json has not been read for this model.';
-        return Promise.resolve({ result: null, error });
+      const problem = own ? llamaTokenizerProblem(own) : vocabulary?.source ? null : NOT_READ;
+      if (problem !== null) {
+        return Promise.resolve({ result: null, error: problem });
       }
       encoder = own
-        ? textEncoder(made.source, {}, "This GGUF's tokenizer")
-        : textEncoder(made.source, tokenizerConfig, 'tokenizer.json');
+        ? textEncoder({ list: own }, {}, "This GGUF's tokenizer")
+        : textEncoder({ json: vocabulary?.source ?? '' }, tokenizerConfig, 'tokenizer.json');
     }
     return encoder.encode(text);
   };
@@ -149,13 +148,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   }
 }
 
-/** A header's own token list as the tokenizer.json text the encoder builds from, or why it cannot be one. */
-function ownTokenizer(list: TokenList): { source: string; error: null } | { source: null; error: string } {
-  const built = llamaTokenizerJson(list);
-  return built.error === null
-    ? { source: JSON.stringify(built.json), error: null }
-    : { source: null, error: built.error };
-}
+const NOT_READ = 'tokenizer.json has not been read for this model.';
 
 async function publishRemembered(
   ctx: LoadSession,

@@ -4,11 +4,17 @@
  * (TOKENIZER_LOAD_TIMEOUT_MS, ENCODE_TIMEOUT_MS): past it the worker is terminated, the answer says why, and the
  * next text starts a new one. Texts are encoded one after the other.
  */
-import { encodeWith, loadTokenizer, type EncodeAnswer, type EncodedText } from '../core/analysis/tokenizer/encode';
+import {
+  encodeWith,
+  tokenizerFrom,
+  type EncodeAnswer,
+  type EncodedText,
+  type TokenizerSource,
+} from '../core/analysis/tokenizer/encode';
 import { ENCODE_TIMEOUT_MS, TOKENIZER_LOAD_TIMEOUT_MS } from '../core/limits';
 
 export type TextEncoderRequest =
-  { kind: 'load'; source: string; config: unknown } | { kind: 'encode'; id: number; text: string };
+  { kind: 'load'; source: TokenizerSource; config: unknown } | { kind: 'encode'; id: number; text: string };
 
 export type TextEncoderAnswer =
   | { kind: 'loaded'; error: string | null }
@@ -21,7 +27,7 @@ export interface TextEncoder {
 }
 
 /** `label` names the tokenizer in what goes wrong (tokenizer.json, or a GGUF's own tokenizer). */
-export function textEncoder(source: string, config: unknown, label = 'tokenizer.json'): TextEncoder {
+export function textEncoder(source: TokenizerSource, config: unknown, label = 'tokenizer.json'): TextEncoder {
   // Node (the unit tests) has no Worker; browsers, where files from strangers are opened, always do.
   if (typeof Worker === 'undefined') {
     return { encode: inlineEncoder(source, config, label), dispose: () => undefined };
@@ -113,11 +119,15 @@ export function textEncoder(source: string, config: unknown, label = 'tokenizer.
 }
 
 /** The same answers on the calling thread, for runtimes without workers. */
-function inlineEncoder(source: string, config: unknown, label: string): (text: string) => Promise<EncodeAnswer> {
-  let built: ReturnType<typeof loadTokenizer> | string | null = null;
+function inlineEncoder(
+  source: TokenizerSource,
+  config: unknown,
+  label: string,
+): (text: string) => Promise<EncodeAnswer> {
+  let built: ReturnType<typeof tokenizerFrom> | string | null = null;
   return async (text) => {
     try {
-      built ??= loadTokenizer(JSON.parse(source), config);
+      built ??= tokenizerFrom(source, config);
     } catch (error) {
       built = error instanceof Error ? error.message : String(error);
     }

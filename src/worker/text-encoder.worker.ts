@@ -1,11 +1,12 @@
 /**
- * The tokenizer of one tokenizer.json, kept between encodes (worker/text-encoder.ts): a thread of its own, so a
- * pre-tokenizer pattern from the file that backtracks for ever is stopped by terminating it.
+ * The tokenizer of one tokenizer.json or GGUF, kept between encodes (worker/text-encoder.ts): a thread of its own,
+ * so a pre-tokenizer pattern from the file that backtracks for ever is stopped by terminating it, and building a
+ * large one (a GGUF's SentencePiece merges, tokenizers.js's tables) keeps the parser worker free.
  */
-import { encodeWith, loadTokenizer } from '../core/analysis/tokenizer/encode';
+import { encodeWith, tokenizerFrom } from '../core/analysis/tokenizer/encode';
 import type { TextEncoderAnswer, TextEncoderRequest } from './text-encoder';
 
-let tokenizer: ReturnType<typeof loadTokenizer> | null = null;
+let tokenizer: ReturnType<typeof tokenizerFrom> | null = null;
 
 function reply(answer: TextEncoderAnswer): void {
   self.postMessage(answer);
@@ -19,7 +20,7 @@ self.onmessage = (event: MessageEvent<TextEncoderRequest>) => {
   const request = event.data;
   if (request.kind === 'load') {
     try {
-      tokenizer = loadTokenizer(JSON.parse(request.source), request.config);
+      tokenizer = tokenizerFrom(request.source, request.config);
       reply({ kind: 'loaded', error: null });
     } catch (error) {
       reply({ kind: 'loaded', error: messageOf(error) });

@@ -5,6 +5,8 @@
  * hostile one can backtrack for ever: callers run this in a worker they can terminate (worker/text-encoder.ts).
  */
 import { withLibraryAddedIds } from './vocabulary';
+import { llamaTokenizerJson } from './llama-tokenizer-json';
+import type { TokenList } from './tokenizer-types';
 import { Tokenizer } from '@huggingface/tokenizers';
 
 /** Characters one encode takes: a long prompt; past it the text is cut, and the answer says so. */
@@ -29,6 +31,23 @@ export type EncodeAnswer = { result: EncodedText; error: null } | { result: null
 export function loadTokenizer(tokenizerJson: unknown, tokenizerConfig: unknown): Tokenizer {
   // tokenizers.js takes each added token's declared id; the Rust library (transformers' fast tokenizer) does not.
   return new Tokenizer(withLibraryAddedIds(tokenizerJson) as object, (tokenizerConfig ?? {}) as object);
+}
+
+/**
+ * What "Encode a text" builds from: a tokenizer.json's text, or a file's own token list (a GGUF's), made the
+ * tokenizer.json its runtime amounts to (llama-tokenizer-json.ts) where it is built, in the encoder's worker.
+ */
+export type TokenizerSource = { json: string } | { list: TokenList };
+
+export function tokenizerFrom(source: TokenizerSource, tokenizerConfig: unknown): Tokenizer {
+  if ('json' in source) {
+    return loadTokenizer(JSON.parse(source.json), tokenizerConfig);
+  }
+  const built = llamaTokenizerJson(source.list);
+  if (built.error !== null) {
+    throw new Error(built.error);
+  }
+  return loadTokenizer(built.json, tokenizerConfig);
 }
 
 /** Tokens the post-processor puts around any text: those of the empty text, counted once per tokenizer. */

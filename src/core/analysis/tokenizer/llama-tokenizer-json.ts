@@ -17,7 +17,7 @@
  * `tokenizer.ggml.add_bos_token`/`add_eos_token` say, else as llama.cpp defaults them per tokenizer. Pure.
  */
 import { MAX_SCORE_MERGE_TOKEN_CHARS } from '../analysis-limits';
-import { preTokenizerOf } from './llama-pre-tokenizers';
+import { preTokenizerOf, type LlamaPreTokenizer } from './llama-pre-tokenizers';
 import { TOKEN_KIND, type TokenList, type TokenListEncoding } from './tokenizer-types';
 
 export type LlamaTokenizerJson = { json: Record<string, unknown>; error: null } | { json: null; error: string };
@@ -48,33 +48,55 @@ const DEFAULTS: Readonly<Record<string, { addBos: boolean; addEos: boolean; bos:
   bert: { addBos: true, addEos: true, bos: 101, eos: 102 },
 };
 
-export function llamaTokenizerJson(list: TokenList): LlamaTokenizerJson {
+/**
+ * Why a GGUF's tokenizer cannot be encoded as llama.cpp would (a model it does not cover, what the model needs
+ * missing, an id past the list), or null: cheap, so the parser worker answers at once while the build runs in the
+ * encoder's own worker.
+ */
+export function llamaTokenizerProblem(list: TokenList): string | null {
   const model = list.model ?? '';
   const encoding = list.encoding ?? NO_ENCODING;
   const defaults = DEFAULTS[model];
   if (defaults === undefined) {
-    return {
-      json: null,
-      error:
-        `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece) and bert (WordPiece) tokenizers; this ` +
-        `GGUF's tokenizer.ggml.model is ${model === '' ? 'not set' : `"${model}"`}.`,
-    };
+    return (
+      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece) and bert (WordPiece) tokenizers; this ` +
+      `GGUF's tokenizer.ggml.model is ${model === '' ? 'not set' : `"${model}"`}.`
+    );
   }
+  if (model === 'gpt2' && list.merges === null) {
+    return 'This GGUF has no tokenizer.ggml.merges, which a gpt2 (BPE) tokenizer needs; llama.cpp refuses it too.';
+  }
+  if (model === 'gpt2' && preTokenizerOf(list.pre ?? null) === null) {
+    return (
+      `llama.cpp splits text by the pattern list of tokenizer.ggml.pre, and "${list.pre}" is not one this viewer ` +
+      'knows (nor one llama.cpp knows, unless it is newer); the text cannot be encoded as it would.'
+    );
+  }
+  if (model === 'llama' && encoding.scores === null) {
+    return 'This GGUF has no tokenizer.ggml.scores, by which a llama (SentencePiece) tokenizer merges its pieces.';
+  }
+  const { bos, eos } = aroundIds(list, model, defaults);
+  for (const [id, role] of [
+    [bos, 'BOS'],
+    [eos, 'EOS'],
+  ] as const) {
+    if (id !== null && (id < 0 || id >= list.texts.length)) {
+      return `The ${role} id ${id} is past the token list (${list.texts.length} tokens): llama.cpp refuses the file.`;
+    }
+  }
+  return null;
+}
+
+export function llamaTokenizerJson(list: TokenList): LlamaTokenizerJson {
+  const problem = llamaTokenizerProblem(list);
+  if (problem !== null) {
+    return { json: null, error: problem };
+  }
+  const model = list.model ?? '';
+  const encoding = list.encoding ?? NO_ENCODING;
   const built =
     model === 'gpt2' ? byteLevelBpe(list) : model === 'llama' ? sentencePiece(list, encoding) : wordPiece(list);
-  if (typeof built === 'string') {
-    return { json: null, error: built };
-  }
-  const bert = model === 'bert';
-  const preAddsBos = model === 'gpt2' && preTokenizerOf(list.pre ?? null)?.addBos === true;
-  const addBos = bert || (encoding.addBos ?? (defaults.addBos || preAddsBos));
-  const addEos = bert || (encoding.addEos ?? defaults.addEos);
-  // WordPiece's closing [SEP] is llama.cpp's separator id.
-  const closing = (bert ? encoding.sep : encoding.eos) ?? defaults.eos;
-  const around = aroundText(list, addBos ? (encoding.bos ?? defaults.bos) : null, addEos ? closing : null);
-  if (typeof around === 'string') {
-    return { json: null, error: around };
-  }
+  const { bos, eos } = aroundIds(list, model, DEFAULTS[model]);
   return {
     json: {
       version: '1.0',
@@ -82,25 +104,32 @@ export function llamaTokenizerJson(list: TokenList): LlamaTokenizerJson {
       padding: null,
       added_tokens: addedTokens(list, encoding),
       ...built,
-      post_processor: around,
+      post_processor: aroundText(list, bos, eos),
     },
     error: null,
   };
 }
 
+/** The ids put before and after every text: the file's flags, else llama.cpp's defaults for the model. */
+function aroundIds(
+  list: TokenList,
+  model: string,
+  defaults: (typeof DEFAULTS)[string],
+): { bos: number | null; eos: number | null } {
+  const encoding = list.encoding ?? NO_ENCODING;
+  const bert = model === 'bert';
+  const preAddsBos = model === 'gpt2' && preTokenizerOf(list.pre ?? null)?.addBos === true;
+  const addBos = bert || (encoding.addBos ?? (defaults.addBos || preAddsBos));
+  const addEos = bert || (encoding.addEos ?? defaults.addEos);
+  // WordPiece's closing [SEP] is llama.cpp's separator id.
+  const closing = (bert ? encoding.sep : encoding.eos) ?? defaults.eos;
+  return { bos: addBos ? (encoding.bos ?? defaults.bos) : null, eos: addEos ? closing : null };
+}
+
 type Pipeline = Record<'normalizer' | 'pre_tokenizer' | 'model' | 'decoder', unknown>;
 
-function byteLevelBpe(list: TokenList): Pipeline | string {
-  if (list.merges === null) {
-    return 'This GGUF has no tokenizer.ggml.merges, which a gpt2 (BPE) tokenizer needs; llama.cpp refuses it too.';
-  }
-  const pre = preTokenizerOf(list.pre ?? null);
-  if (pre === null) {
-    return (
-      `llama.cpp splits text by the pattern list of tokenizer.ggml.pre, and "${list.pre}" is not one this viewer ` +
-      'knows (nor one llama.cpp knows, unless it is newer); the text cannot be encoded as it would.'
-    );
-  }
+function byteLevelBpe(list: TokenList): Pipeline {
+  const pre = preTokenizerOf(list.pre ?? null) as LlamaPreTokenizer;
   return {
     normalizer: null,
     pre_tokenizer: {
@@ -131,10 +160,7 @@ function byteLevelBpe(list: TokenList): Pipeline | string {
   };
 }
 
-function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline | string {
-  if (encoding.scores === null) {
-    return 'This GGUF has no tokenizer.ggml.scores, by which a llama (SentencePiece) tokenizer merges its pieces.';
-  }
+function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline {
   const spacePrefix = encoding.addSpacePrefix ?? true;
   // llama.cpp's SentencePiece default: <unk> is id 0.
   const unk = encoding.unk ?? 0;
@@ -157,7 +183,7 @@ function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline |
       byte_fallback: true,
       ignore_merges: false,
       vocab: vocabularyObject(list),
-      merges: mergesByScore(list.texts, encoding.scores, encoding.kinds),
+      merges: mergesByScore(list.texts, encoding.scores ?? new Float32Array(0), encoding.kinds),
     },
     // Each token shown alone keeps its space (llama.cpp's token_to_piece), so no Strip of the prefix space.
     decoder: {
@@ -171,7 +197,7 @@ function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline |
   };
 }
 
-function wordPiece(list: TokenList): Pipeline | string {
+function wordPiece(list: TokenList): Pipeline {
   const encoding = list.encoding ?? NO_ENCODING;
   const kinds = encoding.kinds;
   const vocab: Record<string, number> = Object.create(null) as Record<string, number>;
@@ -225,40 +251,53 @@ function vocabularyObject(list: TokenList): Record<string, number> {
 
 /**
  * SentencePiece's merge order as BPE ranks: each normal token that two tokens make, ranked by its score (highest
- * first), each of its splits into two tokens a merge. Equal scores keep id order.
+ * first), each of its splits into two tokens a merge. Equal scores keep id order. The tokens are sorted, not the
+ * merges (a vocabulary of 262k tokens makes a few hundred thousand), and a split is tried only where its left part
+ * is a token.
  */
 export function mergesByScore(
   texts: readonly string[],
   scores: Float32Array,
   kinds: Uint8Array | null,
 ): Array<[string, string]> {
-  const idOf = new Map<string, number>();
-  texts.forEach((text, id) => {
-    if (!idOf.has(text)) {
-      idOf.set(text, id);
-    }
-  });
-  const made: Array<{ score: number; id: number; left: string; right: string }> = [];
+  const known = new Set(texts);
+  const made: number[] = [];
   for (let id = 0; id < texts.length; id++) {
     const kind = kinds?.[id] ?? TOKEN_KIND.normal;
-    if (kind !== TOKEN_KIND.normal && kind !== 0) {
+    const length = texts[id].length;
+    // UTF-16 units bound the characters from above, so a token within the cap in units is within it in characters.
+    if ((kind === TOKEN_KIND.normal || kind === 0) && length >= 2 && length <= 2 * MAX_SCORE_MERGE_TOKEN_CHARS) {
+      made.push(id);
+    }
+  }
+  const order = Uint32Array.from(made);
+  // sentencepiece scores a BPE's pieces by rank, so they usually come ranked already: the sort is then skipped.
+  const score = (id: number) => scores[id] ?? 0;
+  if (order.some((id, at) => at > 0 && score(id) > score(order[at - 1]))) {
+    order.sort((a, b) => score(b) - score(a) || a - b);
+  }
+  const merges: Array<[string, string]> = [];
+  for (const id of order) {
+    const text = texts[id];
+    if (text.length > MAX_SCORE_MERGE_TOKEN_CHARS && Array.from(text).length > MAX_SCORE_MERGE_TOKEN_CHARS) {
       continue;
     }
-    const chars = Array.from(texts[id]);
-    if (chars.length < 2 || chars.length > MAX_SCORE_MERGE_TOKEN_CHARS) {
-      continue;
-    }
-    let left = '';
-    for (let cut = 1; cut < chars.length; cut++) {
-      left += chars[cut - 1];
-      const right = chars.slice(cut).join('');
-      if (idOf.has(left) && idOf.has(right)) {
-        made.push({ score: scores[id] ?? 0, id, left, right });
+    for (let cut = 1; cut < text.length; cut++) {
+      // A cut inside a surrogate pair is no split between two characters.
+      const unit = text.charCodeAt(cut);
+      if (unit >= 0xdc00 && unit <= 0xdfff) {
+        continue;
+      }
+      const left = text.slice(0, cut);
+      if (known.has(left)) {
+        const right = text.slice(cut);
+        if (known.has(right)) {
+          merges.push([left, right]);
+        }
       }
     }
   }
-  made.sort((a, b) => b.score - a.score || a.id - b.id);
-  return made.map((merge) => [merge.left, merge.right]);
+  return merges;
 }
 
 function addedTokens(list: TokenList, encoding: TokenListEncoding): Array<Record<string, unknown>> {
@@ -285,27 +324,21 @@ function addedTokens(list: TokenList, encoding: TokenListEncoding): Array<Record
   return added;
 }
 
-/** BOS before and EOS after the text, as TemplateProcessing writes them; an id past the list cannot be added. */
-function aroundText(list: TokenList, bos: number | null, eos: number | null): Record<string, unknown> | string {
+/** BOS before and EOS after the text, as TemplateProcessing writes them (ids checked by llamaTokenizerProblem). */
+function aroundText(list: TokenList, bos: number | null, eos: number | null): Record<string, unknown> {
   const single: unknown[] = [];
   const specials: Record<string, unknown> = {};
-  const add = (id: number, role: string): string | null => {
-    if (id < 0 || id >= list.texts.length) {
-      return `The ${role} id ${id} is past the token list (${list.texts.length} tokens): llama.cpp refuses the file.`;
-    }
+  const add = (id: number) => {
     const text = list.texts[id];
     single.push({ SpecialToken: { id: text, type_id: 0 } });
     specials[text] = { id: text, ids: [id], tokens: [text] };
-    return null;
   };
-  const problem = bos !== null ? add(bos, 'BOS') : null;
-  if (problem !== null) {
-    return problem;
+  if (bos !== null) {
+    add(bos);
   }
   single.push({ Sequence: { id: 'A', type_id: 0 } });
-  const late = eos !== null ? add(eos, 'EOS') : null;
-  if (late !== null) {
-    return late;
+  if (eos !== null) {
+    add(eos);
   }
   return { type: 'TemplateProcessing', single, pair: [...single], special_tokens: specials };
 }
