@@ -43,6 +43,7 @@ export const GGUF_CODES = {
   'gguf-vocab-missing': spec('error', true, 'Tokenizer model named but no token list'),
   'gguf-bpe-no-merges': spec('error', true, 'BPE tokenizer without merges'),
   'gguf-bpe-no-pre': spec('warning', false, 'BPE tokenizer without its pre-tokenizer'),
+  'gguf-bpe-unknown-pre': spec('warning', true, 'Pre-tokenizer name llama.cpp does not know'),
   'gguf-vocab-array-short': spec('error', true, 'Token scores or types shorter than the token list'),
   'gguf-special-token-out-of-range': spec('warning', false, 'Special token id past the token list'),
   'gguf-duplicate-token': spec('error', true, 'Two tokens with the same text'),

@@ -9,8 +9,8 @@
  * tokenizers library splits sample texts with each list) holds the lists that are plain regular expressions. Left
  * out: those llama.cpp runs through a hand-written splitter named by a placeholder pattern (kimi-k2's `\p{Han}+`,
  * afmoe's and tiny_aya's digit groups), the ones that skip the byte alphabet (gemma4, sarvam-moe, whitespace), and a
- * few whose patterns hold long literal character classes (deepseek-llm, chameleon, youtu). Those, and names newer
- * than the table, are reported as not known.
+ * few whose patterns hold long literal character classes (deepseek-llm, chameleon, youtu), and some of the newest
+ * (`notEncoded`). Those, and names newer than the table, are reported as not encoded.
  */
 import table from './llama-pre-tokenizers.json';
 
@@ -54,6 +54,13 @@ const BY_NAME: ReadonlyMap<string, LlamaPreTokenizer> = new Map(
 export function preTokenizerOf(pre: string | null): LlamaPreTokenizer | null {
   return BY_NAME.get(pre === null || pre === '' ? 'default' : pre) ?? null;
 }
+
+/**
+ * Every `tokenizer.ggml.pre` llama.cpp's loader knows (the table's and those it splits by code of its own); any other
+ * name makes it refuse the file ("unknown pre-tokenizer type"). As of the llama.cpp read for this table; newer builds
+ * add names.
+ */
+export const LLAMA_CPP_PRE_NAMES: ReadonlySet<string> = new Set([...BY_NAME.keys(), ...table.notEncoded]);
 
 /** Every pattern list by its table name, for the tests that check each against the tokenizers library. */
 export const PRE_TOKENIZER_PATTERNS = PATTERNS;

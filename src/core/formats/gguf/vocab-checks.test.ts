@@ -9,20 +9,25 @@ import { describe, expect, it } from 'vitest';
 import { loadHeader } from '../../load-header';
 import type { Finding } from '../../model';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
+import { buildGguf, str, strings } from '../../../testing/build-gguf';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 const EXPECTED = (
   JSON.parse(readFileSync(join(DIR, 'gguf-vocabularies.json'), 'utf8')) as { broken: Record<string, string[]> }
 ).broken;
 const VOCABULARY_CODES =
-  /^gguf-(vocab-missing|bpe-no-merges|bpe-no-pre|vocab-array-short|special-token-out-of-range|duplicate-token|vocab-embedding-mismatch)$/;
+  /^gguf-(vocab-missing|bpe-no-merges|bpe-no-pre|bpe-unknown-pre|vocab-array-short|special-token-out-of-range|duplicate-token|vocab-embedding-mismatch)$/;
 
-async function findings(file: string): Promise<Finding[]> {
-  const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(join(DIR, file))), 'local'));
+async function findingsOf(bytes: Uint8Array): Promise<Finding[]> {
+  const loaded = await loadHeader(memoryReader(bytes, 'local'));
   if (loaded.outcome.kind !== 'parsed') {
-    throw new Error(`${file} did not parse`);
+    throw new Error('the file did not parse');
   }
   return loaded.outcome.header.findings.filter((finding) => VOCABULARY_CODES.test(finding.code));
+}
+
+function findings(file: string): Promise<Finding[]> {
+  return findingsOf(new Uint8Array(readFileSync(join(DIR, file))));
 }
 
 describe('llama.cpp vocabulary checks', () => {
@@ -30,12 +35,36 @@ describe('llama.cpp vocabulary checks', () => {
     expect((await findings(file)).map((finding) => finding.code)).toEqual(codes);
   });
 
-  it.each(['bpe-llama3.gguf', 'bpe-llama3-stale.gguf', 'wordpiece-bert.gguf', 'unigram-t5.gguf'])(
-    '%s, a faithful conversion, gets none',
-    async (file) => {
-      expect(await findings(file)).toEqual([]);
-    },
-  );
+  it.each([
+    'bpe-llama3.gguf',
+    'bpe-llama3-stale.gguf',
+    'wordpiece-bert.gguf',
+    'unigram-t5.gguf',
+    'spm-llama.gguf',
+    'bpe-llama3-regex.gguf',
+    'bpe-llama3-regex-gpt2-pre.gguf',
+  ])('%s, a faithful conversion, gets none', async (file) => {
+    expect(await findings(file)).toEqual([]);
+  });
+
+  it('a pre-tokenizer name llama.cpp does not know: a warning naming it; every name it knows, none', async () => {
+    const bpe = (pre: string) =>
+      buildGguf({
+        kvs: [
+          ['general.architecture', str('llama')],
+          ['tokenizer.ggml.model', str('gpt2')],
+          ['tokenizer.ggml.pre', str(pre)],
+          ['tokenizer.ggml.tokens', strings(['a', 'b', 'ab'])],
+          ['tokenizer.ggml.merges', strings(['a b'])],
+        ],
+      });
+    const [unknown] = await findingsOf(bpe('my-fork-pre'));
+    expect(unknown.code).toBe('gguf-bpe-unknown-pre');
+    expect(unknown.message).toContain('names the pre-tokenizer “my-fork-pre” (tokenizer.ggml.pre)');
+    for (const known of ['llama-bpe', 'qwen2', 'kimi-k2', 'gemma4', 'deepseek-llm']) {
+      expect(await findingsOf(bpe(known)), known).toEqual([]);
+    }
+  });
 
   it('says what llama.cpp says, with the file’s numbers and tensors', async () => {
     const [embedding] = await findings('broken-embedding.gguf');

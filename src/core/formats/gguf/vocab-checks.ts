@@ -3,7 +3,8 @@
  * (llama-model-loader's `check_tensor_dims`) make of a GGUF's tokenizer, as findings: the files it refuses or aborts
  * on (a BPE without merges, score or type arrays shorter than the token list, two ids with the same text, an
  * embedding whose rows are not the token count) and the ones it loads with a warning (a BPE without its
- * pre-tokenizer, a special token id past the list). A file whose tokenizer is `none`/`no_vocab`, or that has no
+ * pre-tokenizer, a special token id past the list); a pre-tokenizer name it does not know, which builds up to the
+ * one read for llama-pre-tokenizers.json refuse, is a warning since newer builds add names. A file whose tokenizer is `none`/`no_vocab`, or that has no
  * tokenizer keys at all (a projector, an adapter), is not checked.
  */
 import { makeFinding } from '../../findings/make-finding';
@@ -14,6 +15,7 @@ import { readStrings } from './token-pages';
 import type { GgufRawHeader, GgufTensorInfo, GgufValue } from './header-parser';
 import type { GgufSummary } from './gguf-types';
 import { findDuplicateRanges, hashBytes } from '../../parse/duplicate-names';
+import { LLAMA_CPP_PRE_NAMES } from '../../analysis/tokenizer/llama-pre-tokenizers';
 
 const utf8 = new TextDecoder('utf-8');
 
@@ -74,6 +76,18 @@ function bpeFindings(model: string | null, byKey: ReadonlyMap<string, GgufValue>
     );
   }
   const pre = byKey.get('tokenizer.ggml.pre');
+  if (typeof pre === 'string' && pre !== '' && !LLAMA_CPP_PRE_NAMES.has(pre)) {
+    findings.push(
+      makeFinding(
+        'gguf-bpe-unknown-pre',
+        `This BPE tokenizer names the pre-tokenizer “${pre}” (tokenizer.ggml.pre), which llama.cpp did not know when ` +
+          'this viewer was built: builds that do not know it refuse the file (“unknown pre-tokenizer type”). A ' +
+          'newer llama.cpp may; otherwise the converter wrote a name of its own (a fork, or a hand-edited file): ' +
+          'convert with the llama.cpp you run, or load with --override-kv tokenizer.ggml.pre=str:<name> for the ' +
+          'name whose pattern the tokenizer was trained with.',
+      ),
+    );
+  }
   if (typeof pre !== 'string' || pre === '') {
     findings.push(
       makeFinding(
