@@ -68,6 +68,30 @@ test.describe("a GGUF's own tokenizer", () => {
     watch.expectClean();
   });
 
+  test('a byte-level vocabulary without every byte: what it drops is counted, as llama.cpp drops it silently; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    // gguf-py's tiny Llama: 320 tokens, lower-case letters but no capitals, no space marker, no emoji.
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(process.cwd(), 'fixtures', 'gguf', 'tiny-llama-Q4_K_M.gguf'));
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    const encode = page.getByTestId('encode-text');
+    await encode.getByRole('textbox').fill('Hello world 🙂');
+    await expect(encode.getByTestId('encode-text-dropped')).toHaveText(
+      '4 characters of the text have no token and are dropped: this vocabulary lacks some of the 256 byte tokens a byte-level BPE needs, and llama.cpp drops such bytes without a word.',
+    );
+    await expect(encode.locator('.encode-text-piece')).toHaveText(['<s>', 'e', 'l', 'l', 'o', 'w', 'o', 'r', 'l', 'd']);
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await encode.screenshot({ path: testInfo.outputPath(`gguf-encode-dropped-${width}.png`) });
+    }
+    watch.expectClean();
+  });
+
   test('compare: a GGUF encodes as the tokenizer.json it was converted from', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

@@ -5,6 +5,7 @@
  * next text starts a new one. Texts are encoded one after the other.
  */
 import {
+  dropsUnheldBytes,
   encodeWith,
   tokenizerFrom,
   type EncodeAnswer,
@@ -135,7 +136,7 @@ function inlineEncoder(
       return { result: null, error: `${label} could not be made a tokenizer: ${built}.` };
     }
     try {
-      return { result: encodeWith(built, text), error: null };
+      return { result: encodeWith(built, text, dropsUnheldBytes(source)), error: null };
     } catch (error) {
       return { result: null, error: `The text could not be encoded: ${String(error)}.` };
     }

@@ -10,7 +10,7 @@ import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';
 import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { partingOf } from './encoding-parting';
-import { EncodedTokens, EncodeError, EncodeInput, SAMPLE_TEXT, useEncoded } from '../tokenizer/EncodeText';
+import { DroppedNote, EncodedTokens, EncodeError, EncodeInput, SAMPLE_TEXT, useEncoded } from '../tokenizer/EncodeText';
 
 type Encoded = NonNullable<EncodeAnswer['result']>;
 
@@ -34,6 +34,8 @@ export function EncodeBoth() {
             {verdict(resultA, resultB, parting)}
             {a.busy || b.busy ? ' …' : ''}
           </p>
+          <DroppedNote result={resultA} side="A" />
+          <DroppedNote result={resultB} side="B" />
           <h4>A</h4>
           <EncodedTokens
             result={resultA}

@@ -61,11 +61,24 @@ export function EncodeText() {
             {result.cut ? ' (the text was cut to its first characters)' : ''}
             {busy ? ' …' : ''}
           </p>
+          <DroppedNote result={result} />
           <EncodedTokens result={result} testId="encode-text-tokens" />
         </>
       )}
     </div>
   );
+}
+
+/** Characters no token holds, which the tokenizer dropped (a byte-level vocabulary lacking some bytes). */
+export function DroppedNote({ result, side }: { result: NonNullable<EncodeAnswer['result']>; side?: string }) {
+  return result.dropped ? (
+    <p className="values-error" role="alert" data-testid={side ? `encode-text-dropped-${side}` : 'encode-text-dropped'}>
+      {side ? `${side}: ` : ''}
+      {plural(result.dropped, 'character')} of the text {result.dropped === 1 ? 'has' : 'have'} no token and{' '}
+      {result.dropped === 1 ? 'is' : 'are'} dropped: this vocabulary lacks some of the 256 byte tokens a byte-level BPE
+      needs, and llama.cpp drops such bytes without a word.
+    </p>
+  ) : null;
 }
 
 export function EncodeInput({

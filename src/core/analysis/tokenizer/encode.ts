@@ -22,6 +22,11 @@ export interface EncodedText {
   /** Characters (code points, as Python's len counts them) encoded: the text, or its first MAX_ENCODE_TEXT_CHARS units. */
   chars: number;
   cut: boolean;
+  /**
+   * Characters the tokens do not spell back, dropped because no token holds their bytes (a byte-level BPE whose
+   * vocabulary lacks some bytes: llama.cpp drops them without a word); counted only where that can happen.
+   */
+  dropped?: number;
 }
 
 /** What "Encode a text" answers: the encoding, or why there is none (a bad file, a pattern stopped past its time). */
@@ -64,16 +69,29 @@ function tokensAround(tokenizer: Tokenizer): number {
   return count;
 }
 
-export function encodeWith(tokenizer: Tokenizer, text: string): EncodedText {
+export function encodeWith(tokenizer: Tokenizer, text: string, countDropped = false): EncodedText {
   const cut = text.length > MAX_ENCODE_TEXT_CHARS;
   const input = cut ? text.slice(0, MAX_ENCODE_TEXT_CHARS) : text;
   const encoded = tokenizer.encode(input);
-  return {
+  const chars = [...input].length;
+  const result: EncodedText = {
     ids: encoded.ids,
     tokens: encoded.tokens,
     pieces: encoded.ids.map((id) => tokenizer.decode([id], { skip_special_tokens: false })),
     addedBySpecial: tokensAround(tokenizer),
-    chars: [...input].length,
+    chars,
     cut,
   };
+  if (countDropped) {
+    // A byte-level BPE decodes back to exactly its text, but for the bytes no token held.
+    const plain = tokenizer.encode(input, { add_special_tokens: false }).ids;
+    const spelled = plain.length === 0 ? '' : tokenizer.decode(plain, { skip_special_tokens: false });
+    result.dropped = Math.max(0, chars - [...spelled].length);
+  }
+  return result;
+}
+
+/** Whether a text can lose characters to this tokenizer: a GGUF's byte-level BPE (llama.cpp drops unheld bytes). */
+export function dropsUnheldBytes(source: TokenizerSource): boolean {
+  return 'list' in source && source.list.model === 'gpt2';
 }

@@ -11,7 +11,7 @@ import { SequencePreTokenizer } from '@huggingface/tokenizers';
 import { loadHeader } from '../../load-header';
 import { tokenListOf } from '../../formats/format-readers';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
-import { encodeWith, loadTokenizer } from './encode';
+import { dropsUnheldBytes, encodeWith, loadTokenizer } from './encode';
 import { llamaTokenizerJson, mergesByScore } from './llama-tokenizer-json';
 import { PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
 import { TOKEN_KIND, type TokenList, type TokenListEncoding } from './tokenizer-types';
@@ -40,14 +40,30 @@ async function ggufList(file: string): Promise<TokenList> {
 
 describe.each(Object.entries(EXPECTED).filter(([file]) => file.endsWith('.gguf')))('%s', (file, answers) => {
   it(`encodes every sample as ${(answers as Answers).answeredBy} does`, async () => {
-    const built = llamaTokenizerJson(await ggufList(file));
+    const list = await ggufList(file);
+    const built = llamaTokenizerJson(list);
     expect(built.error).toBeNull();
     const tokenizer = loadTokenizer(built.json, {});
+    const countDropped = dropsUnheldBytes({ list });
+    expect(countDropped).toBe(list.model === 'gpt2');
     for (const { text, ids } of (answers as Answers).encodings) {
-      const encoded = encodeWith(tokenizer, text);
+      const encoded = encodeWith(tokenizer, text, countDropped);
       expect(encoded.ids, JSON.stringify(text)).toEqual(ids);
       expect(encoded.pieces).toHaveLength(ids.length);
+      // A byte-level vocabulary here has every byte's token, so nothing is dropped.
+      expect(encoded.dropped).toBe(countDropped ? 0 : undefined);
     }
+  });
+});
+
+describe('a byte-level vocabulary without every byte', () => {
+  it('drops the characters no token holds, as llama.cpp does, and counts them', async () => {
+    // gguf-py's tiny Llama (scripts/gguf-fixtures.py): 320 tokens, a–z but no capitals, no space marker, no emoji.
+    const list = await ggufList(join('..', 'gguf', 'tiny-llama-Q4_K_M.gguf'));
+    const built = llamaTokenizerJson(list);
+    const encoded = encodeWith(loadTokenizer(built.json, {}), 'Hello world 🙂', true);
+    expect(encoded.pieces.slice(1).join('')).toBe('elloworld');
+    expect(encoded.dropped).toBe(4);
   });
 });
 
