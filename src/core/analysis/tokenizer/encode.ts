@@ -73,6 +73,11 @@ export function encodeWith(tokenizer: Tokenizer, text: string, countDropped = fa
   const cut = text.length > MAX_ENCODE_TEXT_CHARS;
   const input = cut ? text.slice(0, MAX_ENCODE_TEXT_CHARS) : text;
   const encoded = tokenizer.encode(input);
+  const missing = encoded.ids.findIndex((id) => !Number.isInteger(id));
+  if (missing >= 0) {
+    // tokenizers.js gives no id for a token its vocabulary lacks (an unknown token the file names but never lists).
+    throw new Error(`the token ${JSON.stringify(encoded.tokens[missing])} has no id in the vocabulary`);
+  }
   const chars = [...input].length;
   const result: EncodedText = {
     ids: encoded.ids,

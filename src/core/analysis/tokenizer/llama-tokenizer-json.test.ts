@@ -129,9 +129,24 @@ describe('llamaTokenizerJson refuses what llama.cpp cannot encode, saying why', 
     expect(llamaTokenizerJson(builtList(['a'], { model: 'llama' })).error).toMatch(/no tokenizer\.ggml\.scores/);
   });
 
+  it('a WordPiece without an unknown token, which a word no token covers becomes', () => {
+    expect(llamaTokenizerJson(builtList(['a', 'b'], { model: 'bert' })).error).toMatch(
+      /no unknown token \(tokenizer\.ggml\.unknown_token_id 100 is not a token of the list\)/,
+    );
+  });
+
   it('a BOS id past the list', () => {
     const list = builtList(['a', 'b'], { encoding: { ...SILENT, bos: 7, addBos: true } });
     expect(llamaTokenizerJson(list).error).toMatch(/BOS id 7 is past the token list \(2 tokens\)/);
+  });
+
+  it('names an empty token [EMPTY_<id>] as llama.cpp does, so no text encodes to it', () => {
+    const built = llamaTokenizerJson(builtList(['a', '', 'b']));
+    expect(Object.keys((built.json?.model as { vocab: Record<string, number> }).vocab)).toEqual([
+      'a',
+      '[EMPTY_1]',
+      'b',
+    ]);
   });
 
   it('keeps a token spelled __proto__ as a key like any other', () => {

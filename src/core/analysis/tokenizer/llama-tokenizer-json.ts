@@ -48,6 +48,9 @@ const DEFAULTS: Readonly<Record<string, { addBos: boolean; addEos: boolean; bos:
   bert: { addBos: true, addEos: true, bos: 101, eos: 102 },
 };
 
+/** llama.cpp's default unknown token of a WordPiece ([UNK] in BERT's vocabulary). */
+const BERT_UNK = 100;
+
 /**
  * Why a GGUF's tokenizer cannot be encoded as llama.cpp would (a model it does not cover, what the model needs
  * missing, an id past the list), or null: cheap, so the parser worker answers at once while the build runs in the
@@ -74,6 +77,13 @@ export function llamaTokenizerProblem(list: TokenList): string | null {
   }
   if (model === 'llama' && encoding.scores === null) {
     return 'This GGUF has no tokenizer.ggml.scores, by which a llama (SentencePiece) tokenizer merges its pieces.';
+  }
+  const unk = encoding.unk ?? (model === 'bert' ? BERT_UNK : null);
+  if (model === 'bert' && (unk === null || unk < 0 || unk >= list.texts.length)) {
+    return (
+      `This GGUF's WordPiece has no unknown token (tokenizer.ggml.unknown_token_id ${unk ?? 'unset'} is not a ` +
+      'token of the list), which a word no token covers becomes; llama.cpp would write an invalid id there.'
+    );
   }
   const { bos, eos } = aroundIds(list, model, defaults);
   for (const [id, role] of [
@@ -176,7 +186,7 @@ function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline {
     model: {
       type: 'BPE',
       dropout: null,
-      unk_token: unk >= 0 && unk < list.texts.length ? list.texts[unk] : null,
+      unk_token: unk >= 0 && unk < list.texts.length ? spelledAt(list, unk) : null,
       continuing_subword_prefix: null,
       end_of_word_suffix: null,
       fuse_unk: true,
@@ -214,7 +224,7 @@ function wordPiece(list: TokenList): Pipeline {
           : `##${text}`;
     vocab[spelled] ??= id;
   }
-  const unk = encoding.unk;
+  const unk = encoding.unk ?? BERT_UNK;
   return {
     normalizer: {
       type: 'BertNormalizer',
@@ -226,7 +236,7 @@ function wordPiece(list: TokenList): Pipeline {
     pre_tokenizer: { type: 'BertPreTokenizer' },
     model: {
       type: 'WordPiece',
-      unk_token: unk !== null && unk < list.texts.length ? list.texts[unk] : '[UNK]',
+      unk_token: spelledAt(list, unk),
       continuing_subword_prefix: '##',
       max_input_chars_per_word: 100,
       vocab,
@@ -244,9 +254,14 @@ function vocabularyObject(list: TokenList): Record<string, number> {
   // No prototype, so a token spelled __proto__ is a key like any other.
   const vocab: Record<string, number> = Object.create(null) as Record<string, number>;
   for (let at = 0; at < list.texts.length; at++) {
-    vocab[list.texts[at]] ??= list.ids[at];
+    vocab[spelledAt(list, at)] ??= list.ids[at];
   }
   return vocab;
+}
+
+/** A token's text as the vocabulary holds it: llama.cpp names an empty one [EMPTY_<id>] (no text encodes to it). */
+function spelledAt(list: TokenList, at: number): string {
+  return list.texts[at] === '' ? `[EMPTY_${list.ids[at]}]` : list.texts[at];
 }
 
 /**
@@ -329,7 +344,7 @@ function aroundText(list: TokenList, bos: number | null, eos: number | null): Re
   const single: unknown[] = [];
   const specials: Record<string, unknown> = {};
   const add = (id: number) => {
-    const text = list.texts[id];
+    const text = spelledAt(list, id);
     single.push({ SpecialToken: { id: text, type_id: 0 } });
     specials[text] = { id: text, ids: [id], tokens: [text] };
   };
