@@ -1,12 +1,13 @@
 /**
- * "Encode a text" with a GGUF's own tokenizer, as llama.cpp tokenizes: in the GGUF tab of a SentencePiece model
- * gguf-py converted (the ids sentencepiece itself gives), and in the compare view, where a GGUF beside the
+ * "Encode a text" with a GGUF's own tokenizer, as llama.cpp tokenizes: in the GGUF tab of SentencePiece models
+ * gguf-py converted (BPE as Llama 2's, Unigram as T5's: the ids sentencepiece itself gives), and in the compare view, where a GGUF beside the
  * tokenizer.json it came from encodes the same, and one converted with the wrong pre-tokenizer parts from the right
  * one. Answers from scripts/gguf-encode-fixtures.py.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { buildGguf, str, strings } from '../src/testing/build-gguf';
 import { openApp, watchPage } from './helpers';
 
 const DIR = join(process.cwd(), 'fixtures', 'tokenizer');
@@ -57,13 +58,42 @@ test.describe("a GGUF's own tokenizer", () => {
     watch.expectClean();
   });
 
-  test('a GGUF tokenizer llama.cpp runs otherwise (t5) says which ones Encode a text covers', async ({ page }) => {
+  test('a T5 Unigram GGUF encodes a text as sentencepiece does, EOS last', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await openGguf(page, 'unigram-t5.gguf');
+    await openGguf(page, 'spm-t5.gguf');
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    const encode = page.getByTestId('encode-text');
+    const typeable = ANSWERS['spm-t5.gguf'].encodings.filter(({ text }) => text.length > 0 && !text.includes('\r'));
+    for (const { text, ids } of typeable) {
+      await encode.getByRole('textbox').fill(text);
+      await expect
+        .poll(async () => (await encode.locator('.encode-text-id').allTextContents()).map(Number), {
+          message: JSON.stringify(text),
+        })
+        .toEqual(ids);
+    }
+    await expect(encode.locator('.encode-text-piece').last()).toHaveText('</s>');
+    watch.expectClean();
+  });
+
+  test('a GGUF tokenizer none of those covered (rwkv) says which ones Encode a text covers', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const bytes = buildGguf({
+      kvs: [
+        ['general.architecture', str('rwkv6')],
+        ['tokenizer.ggml.model', str('rwkv')],
+        ['tokenizer.ggml.tokens', strings(['a', 'b'])],
+      ],
+    });
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles({ name: 'rwkv.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
     await page.getByRole('tab', { name: 'GGUF' }).click();
     await expect(page.getByTestId('encode-text-error')).toHaveText(
-      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece) and bert (WordPiece) tokenizers; this GGUF's tokenizer.ggml.model is "t5".`,
+      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece BPE), t5 (SentencePiece Unigram) and bert (WordPiece) tokenizers; this GGUF's tokenizer.ggml.model is "rwkv".`,
     );
     watch.expectClean();
   });

@@ -12,8 +12,8 @@ import {
   type VocabularySummary,
 } from '../src/core/analysis/tokenizer/vocabulary';
 import { diffVocabularies } from '../src/core/compare/vocabulary-diff';
-import { llamaTokenizerJson } from '../src/core/analysis/tokenizer/llama-tokenizer-json';
-import type { TokenList, TokenListEncoding } from '../src/core/analysis/tokenizer/tokenizer-types';
+import { llamaTokenizerJson, NO_ENCODING } from '../src/core/analysis/tokenizer/llama-tokenizer-json';
+import type { TokenList } from '../src/core/analysis/tokenizer/tokenizer-types';
 
 const RUNS = process.argv.includes('--short') ? 2 : 3;
 const TOKENS = 262_144;
@@ -123,7 +123,7 @@ function ggufTokenizerBench(read: VocabularySummary, ratio: (ms: number) => stri
         ids,
         texts,
         merges: null,
-        encoding: { ...NO_FLAGS, scores, addBos: false },
+        encoding: { ...NO_ENCODING, scores, addBos: false },
       },
     ],
   ];
@@ -141,18 +141,6 @@ function ggufTokenizerBench(read: VocabularySummary, ratio: (ms: number) => stri
     );
   }
 }
-
-const NO_FLAGS: TokenListEncoding = {
-  kinds: null,
-  scores: null,
-  bos: null,
-  eos: null,
-  unk: null,
-  sep: null,
-  addBos: null,
-  addEos: null,
-  addSpacePrefix: null,
-};
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   await vocabularyBench();

@@ -5,6 +5,9 @@
 - spm-llama.gguf: a SentencePiece BPE trained by the sentencepiece library as Llama 2's was (byte fallback, digits
   split, no normalization, a space before the text), converted by gguf-py's SentencePieceVocab (scores and token
   types as convert_hf_to_gguf.py writes them), BOS added. The answer: sentencepiece's own encode, BOS first.
+- spm-t5.gguf: a SentencePiece Unigram trained as T5's was (extra whitespace removed, a space before the text, no
+  byte fallback), written as convert_hf_to_gguf.py's T5 path writes it, EOS added. The answer: sentencepiece's
+  encode, EOS last.
 - bpe-llama3.gguf (gguf-vocabulary-fixtures.py): the byte-level BPE with GPT-2's pattern (tokenizer.ggml.pre
   `gpt-2`). The answer: the tokenizers library on the tokenizer.json it was converted from.
 - bpe-llama3-regex/ and its .gguf: a byte-level BPE trained with Llama 3's split pattern and ignore_merges, as Llama
@@ -103,6 +106,45 @@ def spm_llama(expected: dict[str, object]) -> None:
     }
 
 
+def spm_t5(expected: dict[str, object]) -> None:
+    """A T5 style SentencePiece Unigram (extra whitespace removed, a space before the text), converted as
+    convert_hf_to_gguf.py's T5 path writes it (`t5`: pieces, scores, types, add_space_prefix,
+    remove_extra_whitespaces, the normalizer's precompiled_charsmap), EOS added; sentencepiece's ids, EOS last."""
+    folder = OUT / "spm-t5"
+    folder.mkdir(parents=True, exist_ok=True)
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(CORPUS), model_writer=model, model_type="unigram", vocab_size=100,
+        normalization_rule_name="identity", remove_extra_whitespaces=True, add_dummy_prefix=True,
+        character_coverage=1.0, pad_id=0, eos_id=1, unk_id=2, bos_id=-1, minloglevel=2,
+    )
+    (folder / "tokenizer.model").write_bytes(model.getvalue())
+    processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    tokens, scores, types = [], [], []
+    for text, score, kind in SentencePieceVocab(folder).all_tokens():
+        tokens.append(text)
+        scores.append(score)
+        types.append(kind)
+    writer = GGUFWriter(str(OUT / "spm-t5.gguf"), "t5")
+    writer.add_name("spm-t5")
+    writer.add_tokenizer_model("t5")
+    writer.add_token_list(tokens)
+    writer.add_token_scores(scores)
+    writer.add_token_types(types)
+    writer.add_add_space_prefix(True)
+    writer.add_remove_extra_whitespaces(True)
+    writer.add_eos_token_id(processor.eos_id())
+    writer.add_unk_token_id(processor.unk_id())
+    writer.add_pad_token_id(processor.pad_id())
+    writer.add_add_bos_token(False)
+    writer.add_add_eos_token(True)
+    close(writer)
+    expected["spm-t5.gguf"] = {
+        "answeredBy": "sentencepiece",
+        "encodings": [{"text": t, "ids": processor.encode(t) + [processor.eos_id()]} for t in TEXTS],
+    }
+
+
 def library_answers(folder: str, texts: list[str]) -> list[dict[str, object]]:
     tokenizer = Tokenizer.from_file(str(OUT / folder / "tokenizer.json"))
     return [{"text": t, "ids": tokenizer.encode(t).ids} for t in texts]
@@ -185,6 +227,7 @@ def main() -> None:
     table = json.loads(PRE_TABLE.read_text())
     expected: dict[str, object] = {}
     spm_llama(expected)
+    spm_t5(expected)
     expected["bpe-llama3.gguf"] = {
         "answeredBy": "tokenizers", "against": "bpe-llama3",
         "encodings": library_answers("bpe-llama3", TEXTS + SPECIAL_TEXTS),

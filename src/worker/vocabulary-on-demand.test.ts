@@ -354,11 +354,17 @@ describe("a GGUF's own token list", () => {
     expect(answer?.result?.pieces.slice(1).join('')).toBe(` ${sample.text}`);
   });
 
-  it('Encode a text: a GGUF whose tokenizer llama.cpp runs otherwise (a t5 Unigram) says which ones are covered', async () => {
-    const bytes = new Uint8Array(readFileSync(path.join(DIR, 'unigram-t5.gguf')));
-    const { kept } = await resultAndKept({ kind: 'file', file: new File([bytes as BlobPart], 'unigram-t5.gguf') });
+  it('Encode a text: a GGUF whose tokenizer is none of those covered (rwkv) says which ones are', async () => {
+    const bytes = buildGguf({
+      kvs: [
+        ['general.architecture', str('rwkv6')],
+        ['tokenizer.ggml.model', str('rwkv')],
+        ['tokenizer.ggml.tokens', strings(['a', 'b'])],
+      ],
+    });
+    const { kept } = await resultAndKept({ kind: 'file', file: new File([bytes as BlobPart], 'rwkv.gguf') });
     const answer = await kept.encodeText?.('Hello');
     expect(answer?.result).toBeNull();
-    expect(answer?.error).toMatch(/covers llama\.cpp's gpt2 \(BPE\), llama \(SentencePiece\) and bert.*"t5"/);
+    expect(answer?.error).toMatch(/covers llama\.cpp's gpt2 \(BPE\), .* and bert \(WordPiece\) tokenizers.*"rwkv"/);
   });
 });

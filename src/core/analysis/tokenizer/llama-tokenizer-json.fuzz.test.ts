@@ -17,7 +17,7 @@ const token = fc.oneof(
 const listArbitrary = fc
   .record({
     // Mostly what builds, so that the encoder meets hostile lists; the rest checks the refusals.
-    model: fc.constantFrom('gpt2', 'gpt2', 'llama', 'llama', 'bert', 't5', null),
+    model: fc.constantFrom('gpt2', 'gpt2', 'llama', 'llama', 'bert', 't5', 'rwkv', null),
     pre: fc.constantFrom('llama-bpe', 'gpt-2', 'qwen2', 'default', 'tekken', 'superbpe', 'gpt-4o', 'nope', null),
     texts: fc.array(token, { minLength: 12, maxLength: 40 }),
     withMerges: fc.constantFrom(true, true, true, false),
@@ -46,6 +46,8 @@ const listArbitrary = fc
         addBos: flags[0],
         addEos: flags[1],
         addSpacePrefix: flags[2],
+        removeExtraWhitespaces: flags[0],
+        charsmap: seed % 2 === 0,
       },
     };
   });

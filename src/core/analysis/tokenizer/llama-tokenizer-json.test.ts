@@ -12,9 +12,9 @@ import { loadHeader } from '../../load-header';
 import { tokenListOf } from '../../formats/format-readers';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { dropsUnheldBytes, encodeWith, loadTokenizer } from './encode';
-import { llamaTokenizerJson, mergesByScore } from './llama-tokenizer-json';
+import { llamaTokenizerJson, mergesByScore, NO_ENCODING } from './llama-tokenizer-json';
 import { PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
-import { TOKEN_KIND, type TokenList, type TokenListEncoding } from './tokenizer-types';
+import { TOKEN_KIND, type TokenList } from './tokenizer-types';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -92,19 +92,6 @@ describe('the pre-tokenizer table', () => {
   });
 });
 
-/** A file that names no special id and sets no flag. */
-const SILENT: TokenListEncoding = {
-  kinds: null,
-  scores: null,
-  bos: null,
-  eos: null,
-  unk: null,
-  sep: null,
-  addBos: null,
-  addEos: null,
-  addSpacePrefix: null,
-};
-
 function builtList(texts: string[], overrides: Partial<TokenList> = {}): TokenList {
   return {
     origin: 'gguf',
@@ -119,7 +106,7 @@ function builtList(texts: string[], overrides: Partial<TokenList> = {}): TokenLi
 
 describe('llamaTokenizerJson refuses what llama.cpp cannot encode, saying why', () => {
   it('a tokenizer model it does not cover', () => {
-    expect(llamaTokenizerJson(builtList(['a'], { model: 't5' })).error).toMatch(/tokenizer\.ggml\.model is "t5"/);
+    expect(llamaTokenizerJson(builtList(['a'], { model: 'rwkv' })).error).toMatch(/tokenizer\.ggml\.model is "rwkv"/);
     expect(llamaTokenizerJson(builtList(['a'], { model: null })).error).toMatch(/not set/);
   });
 
@@ -127,6 +114,11 @@ describe('llamaTokenizerJson refuses what llama.cpp cannot encode, saying why', 
     expect(llamaTokenizerJson(builtList(['a'], { merges: null })).error).toMatch(/no tokenizer\.ggml\.merges/);
     expect(llamaTokenizerJson(builtList(['a'], { pre: 'kimi-k2' })).error).toMatch(/"kimi-k2" is not one/);
     expect(llamaTokenizerJson(builtList(['a'], { model: 'llama' })).error).toMatch(/no tokenizer\.ggml\.scores/);
+    expect(llamaTokenizerJson(builtList(['a'], { model: 't5' })).error).toMatch(/no tokenizer\.ggml\.scores/);
+    const scored = { ...NO_ENCODING, scores: new Float32Array([0]) };
+    expect(llamaTokenizerJson(builtList(['a'], { model: 't5', encoding: scored })).error).toMatch(
+      /Unigram has no unknown token \(tokenizer\.ggml\.unknown_token_id 2 is not a token of the list\)/,
+    );
   });
 
   it('a WordPiece without an unknown token, which a word no token covers becomes', () => {
@@ -136,7 +128,7 @@ describe('llamaTokenizerJson refuses what llama.cpp cannot encode, saying why', 
   });
 
   it('a BOS id past the list', () => {
-    const list = builtList(['a', 'b'], { encoding: { ...SILENT, bos: 7, addBos: true } });
+    const list = builtList(['a', 'b'], { encoding: { ...NO_ENCODING, bos: 7, addBos: true } });
     expect(llamaTokenizerJson(list).error).toMatch(/BOS id 7 is past the token list \(2 tokens\)/);
   });
 
@@ -163,7 +155,7 @@ describe('a pre-tokenizer with ignore_merges', () => {
     const texts = ['a', 'b', 'c', 'bc', 'abc'];
     const encode = (pre: string) => {
       const built = llamaTokenizerJson(
-        builtList(texts, { merges: ['b c'], pre, encoding: { ...SILENT, addBos: false } }),
+        builtList(texts, { merges: ['b c'], pre, encoding: { ...NO_ENCODING, addBos: false } }),
       );
       return encodeWith(loadTokenizer(built.json, {}), 'abc').ids;
     };

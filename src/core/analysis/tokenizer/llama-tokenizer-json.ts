@@ -9,6 +9,8 @@
  * - `llama` (SentencePiece BPE): a space before the text unless `add_space_prefix` is false, spaces as U+2581, pieces
  *   merged by the score of what they make (the highest first), and a piece no token holds as its bytes' `<0xNN>`
  *   tokens. The score order becomes merge ranks: every token that two tokens make, ranked by its score.
+ * - `t5` (SentencePiece Unigram): the most probable split by the pieces' scores (unigram() says how the text is
+ *   prepared first).
  * - `bert` (WordPiece): what gguf-py respelled turned back (a word start's U+2581 dropped, a continuation's `##`
  *   put back), lower-cased, split at spaces and punctuation, then the longest token first.
  *
@@ -25,7 +27,8 @@ export type LlamaTokenizerJson = { json: Record<string, unknown>; error: null } 
 /** SentencePiece's meta symbol: a space in a token's text. */
 const SPACE_MARK = '\u2581';
 
-const NO_ENCODING: TokenListEncoding = {
+/** What a file that names no special id and sets no flag gives: llama.cpp's defaults everywhere. */
+export const NO_ENCODING: TokenListEncoding = {
   kinds: null,
   scores: null,
   bos: null,
@@ -35,6 +38,8 @@ const NO_ENCODING: TokenListEncoding = {
   addBos: null,
   addEos: null,
   addSpacePrefix: null,
+  removeExtraWhitespaces: null,
+  charsmap: false,
 };
 
 /**
@@ -46,10 +51,12 @@ const DEFAULTS: Readonly<Record<string, { addBos: boolean; addEos: boolean; bos:
   gpt2: { addBos: false, addEos: false, bos: 11, eos: 11 },
   // WordPiece always puts [CLS] (BOS) and [SEP] around a text; its flags are not read.
   bert: { addBos: true, addEos: true, bos: 101, eos: 102 },
+  t5: { addBos: false, addEos: true, bos: 1, eos: 1 },
 };
 
-/** llama.cpp's default unknown token of a WordPiece ([UNK] in BERT's vocabulary). */
+/** llama.cpp's default unknown token of a WordPiece ([UNK] in BERT's vocabulary) and of a Unigram (T5's <unk>). */
 const BERT_UNK = 100;
+const UNIGRAM_UNK = 2;
 
 /**
  * Why a GGUF's tokenizer cannot be encoded as llama.cpp would (a model it does not cover, what the model needs
@@ -62,7 +69,8 @@ export function llamaTokenizerProblem(list: TokenList): string | null {
   const defaults = DEFAULTS[model];
   if (defaults === undefined) {
     return (
-      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece) and bert (WordPiece) tokenizers; this ` +
+      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece BPE), t5 (SentencePiece Unigram) and ` +
+      `bert (WordPiece) tokenizers; this ` +
       `GGUF's tokenizer.ggml.model is ${model === '' ? 'not set' : `"${model}"`}.`
     );
   }
@@ -75,8 +83,15 @@ export function llamaTokenizerProblem(list: TokenList): string | null {
       'knows (nor one llama.cpp knows, unless it is newer); the text cannot be encoded as it would.'
     );
   }
-  if (model === 'llama' && encoding.scores === null) {
-    return 'This GGUF has no tokenizer.ggml.scores, by which a llama (SentencePiece) tokenizer merges its pieces.';
+  if ((model === 'llama' || model === 't5') && encoding.scores === null) {
+    return `This GGUF has no tokenizer.ggml.scores, by which a ${model} (SentencePiece) tokenizer chooses its pieces.`;
+  }
+  const unkId = encoding.unk ?? UNIGRAM_UNK;
+  if (model === 't5' && (unkId < 0 || unkId >= list.texts.length)) {
+    return (
+      `This GGUF's Unigram has no unknown token (tokenizer.ggml.unknown_token_id ${unkId} is not a token of the ` +
+      'list), which a character no piece covers becomes.'
+    );
   }
   const unk = encoding.unk ?? (model === 'bert' ? BERT_UNK : null);
   if (model === 'bert' && (unk === null || unk < 0 || unk >= list.texts.length)) {
@@ -105,7 +120,13 @@ export function llamaTokenizerJson(list: TokenList): LlamaTokenizerJson {
   const model = list.model ?? '';
   const encoding = list.encoding ?? NO_ENCODING;
   const built =
-    model === 'gpt2' ? byteLevelBpe(list) : model === 'llama' ? sentencePiece(list, encoding) : wordPiece(list);
+    model === 'gpt2'
+      ? byteLevelBpe(list)
+      : model === 'llama'
+        ? sentencePiece(list, encoding)
+        : model === 't5'
+          ? unigram(list, encoding)
+          : wordPiece(list);
   const { bos, eos } = aroundIds(list, model, DEFAULTS[model]);
   return {
     json: {
@@ -206,6 +227,50 @@ function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline {
     },
   };
 }
+
+/**
+ * A SentencePiece Unigram (T5's) as llama.cpp's UGM tokenizer runs it: runs of spaces made one and the ends trimmed
+ * when remove_extra_whitespaces says so, a space before the text when add_space_prefix does (llama.cpp's default for
+ * t5 is none), spaces as U+2581, then the most probable split by the pieces' scores, a character no piece covers
+ * the unknown token. A file's precompiled character map (T5's NFKC-like normalizer) is approximated by NFKC, as
+ * tokenizers.js runs a Precompiled normalizer.
+ */
+function unigram(list: TokenList, encoding: TokenListEncoding): Pipeline {
+  const scores = encoding.scores ?? new Float32Array(0);
+  const kinds = encoding.kinds;
+  return {
+    normalizer: {
+      type: 'Sequence',
+      normalizers: [
+        ...(encoding.charsmap ? [{ type: 'Precompiled', precompiled_charsmap: null }] : []),
+        ...(encoding.removeExtraWhitespaces === true
+          ? [
+              { type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' },
+              { type: 'Replace', pattern: { Regex: '^ | $' }, content: '' },
+            ]
+          : []),
+        ...(encoding.addSpacePrefix === true ? [{ type: 'Prepend', prepend: SPACE_MARK }] : []),
+        { type: 'Replace', pattern: { String: ' ' }, content: SPACE_MARK },
+      ],
+    },
+    pre_tokenizer: null,
+    model: {
+      type: 'Unigram',
+      unk_id: encoding.unk ?? UNIGRAM_UNK,
+      byte_fallback: false,
+      // llama.cpp's lattice holds normal, user-defined and unused pieces: the others can never be chosen.
+      vocab: list.texts.map((_, at) => {
+        const kind = kinds?.[list.ids[at]] ?? TOKEN_KIND.normal;
+        const chosen = kind === TOKEN_KIND.normal || kind === TOKEN_KIND.userDefined || kind === TOKEN_KIND.unused;
+        return [spelledAt(list, at), chosen || kind === 0 ? (scores[list.ids[at]] ?? 0) : UNCHOSEN_SCORE];
+      }),
+    },
+    decoder: { type: 'Replace', pattern: { String: SPACE_MARK }, content: ' ' },
+  };
+}
+
+/** A score no split takes over the unknown token's (tokenizers.js puts that at the lowest score minus 10). */
+const UNCHOSEN_SCORE = -1e9;
 
 function wordPiece(list: TokenList): Pipeline {
   const encoding = list.encoding ?? NO_ENCODING;

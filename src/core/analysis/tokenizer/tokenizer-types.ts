@@ -41,6 +41,10 @@ export interface TokenListEncoding {
   addBos: boolean | null;
   addEos: boolean | null;
   addSpacePrefix: boolean | null;
+  /** Whether runs of spaces become one and spaces around the text go (null: the file does not say). */
+  removeExtraWhitespaces: boolean | null;
+  /** Whether the file carries a SentencePiece normalizer (a precompiled character map, as T5's). */
+  charsmap: boolean;
 }
 
 export interface SpecialToken {

@@ -53,6 +53,10 @@ export interface GgufTokenizerSummary {
   addBos: boolean | null;
   addEos: boolean | null;
   addSpacePrefix: boolean | null;
+  /** `tokenizer.ggml.remove_extra_whitespaces` (null: not said). */
+  removeExtraWhitespaces: boolean | null;
+  /** Whether `tokenizer.ggml.precompiled_charsmap` holds a normalizer (a SentencePiece Unigram's, as T5's). */
+  charsmap: boolean;
 }
 
 export interface GgufQuantMixEntry {

@@ -247,6 +247,7 @@ function tokenizerSummary(
   }
   const merges = byKey.get('tokenizer.ggml.merges');
   const scores = byKey.get('tokenizer.ggml.scores');
+  const charsmap = byKey.get('tokenizer.ggml.precompiled_charsmap');
   return {
     model: typeof model === 'string' ? model : null,
     pre: typeof byKey.get('tokenizer.ggml.pre') === 'string' ? (byKey.get('tokenizer.ggml.pre') as string) : null,
@@ -274,6 +275,8 @@ function tokenizerSummary(
     addBos: flag(byKey, 'tokenizer.ggml.add_bos_token'),
     addEos: flag(byKey, 'tokenizer.ggml.add_eos_token'),
     addSpacePrefix: flag(byKey, 'tokenizer.ggml.add_space_prefix'),
+    removeExtraWhitespaces: flag(byKey, 'tokenizer.ggml.remove_extra_whitespaces'),
+    charsmap: charsmap !== undefined && isArray(charsmap) && charsmap.count > 0,
   };
 }
 

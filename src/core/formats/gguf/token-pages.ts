@@ -128,5 +128,7 @@ function encodingOf(
     addBos: tokenizer.addBos,
     addEos: tokenizer.addEos,
     addSpacePrefix: tokenizer.addSpacePrefix,
+    removeExtraWhitespaces: tokenizer.removeExtraWhitespaces,
+    charsmap: tokenizer.charsmap,
   };
 }
