@@ -150,6 +150,16 @@ test.describe("a GGUF's own tokenizer", () => {
     const watch = watchPage(page);
     await openApp(page);
     await openGguf(page, 'bpe-llama3-regex.gguf');
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    await expect(page.getByTestId('gguf-pre-tokenizer')).toHaveText(
+      "llama-bpe: Llama 3's pattern, whole-word tokens taken as they are",
+    );
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page
+        .locator('section[aria-label="Tokenizer"] .facts')
+        .screenshot({ path: testInfo.outputPath(`gguf-pre-${width}.png`) });
+    }
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3-regex-gpt2-pre.gguf'));
     await expect(page.getByTestId('compare-b-name')).toContainText('bpe-llama3-regex-gpt2-pre.gguf');

@@ -13,6 +13,7 @@ import { ggufEndOfTurn, ggufEndOfTurnFinding } from '../../core/analysis/tokeniz
 import { SAMPLE_REPLY } from '../../core/analysis/tokenizer/chat-preview';
 import { TokenBrowser } from '../tokenizer/TokenBrowser';
 import { EncodeText } from '../tokenizer/EncodeText';
+import { describePreTokenizer } from '../../core/analysis/tokenizer/llama-pre-tokenizers';
 import './gguf.css';
 import { numeric, TableHead } from '../../lib/TableHead';
 
@@ -112,7 +113,11 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
       <h3>Tokenizer</h3>
       <dl className="facts">
         <Fact label="Model" value={tokenizer.model ?? '—'} testId="gguf-tokenizer-model" />
-        <Fact label="Pre-tokenizer" value={tokenizer.pre ?? '—'} />
+        <Fact
+          label="Pre-tokenizer"
+          value={tokenizer.model === 'gpt2' ? describePreTokenizer(tokenizer.pre) : (tokenizer.pre ?? '—')}
+          testId="gguf-pre-tokenizer"
+        />
         <Fact label="Vocabulary" value={`${groupDigits(tokenizer.vocabSize)} tokens`} testId="gguf-vocab-size" />
         <Fact label="Merges" value={tokenizer.merges === null ? '—' : groupDigits(tokenizer.merges)} />
         {tokenizer.types.length > 0 && (

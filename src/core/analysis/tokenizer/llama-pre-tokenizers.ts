@@ -62,5 +62,20 @@ export function preTokenizerOf(pre: string | null): LlamaPreTokenizer | null {
  */
 export const LLAMA_CPP_PRE_NAMES: ReadonlySet<string> = new Set([...BY_NAME.keys(), ...table.notEncoded]);
 
+/** What a `tokenizer.ggml.pre` means to llama.cpp, in a few words for the GGUF tab. */
+export function describePreTokenizer(pre: string | null): string {
+  if (pre === null || pre === '') {
+    return 'none named: llama.cpp falls back to its default pattern list';
+  }
+  const known = BY_NAME.get(pre);
+  if (known !== undefined) {
+    const label = (table.labels as Record<string, string>)[known.name] ?? known.name;
+    return `${pre}: ${label}${known.ignoreMerges ? ', whole-word tokens taken as they are' : ''}`;
+  }
+  return LLAMA_CPP_PRE_NAMES.has(pre)
+    ? `${pre}: split by llama.cpp's own code, not encoded here`
+    : `${pre}: not a name llama.cpp knew when this viewer was built`;
+}
+
 /** Every pattern list by its table name, for the tests that check each against the tokenizers library. */
 export const PRE_TOKENIZER_PATTERNS = PATTERNS;

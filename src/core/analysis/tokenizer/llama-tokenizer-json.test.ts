@@ -13,7 +13,8 @@ import { tokenListOf } from '../../formats/format-readers';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { dropsUnheldBytes, encodeWith, loadTokenizer } from './encode';
 import { llamaTokenizerJson, mergesByScore, NO_ENCODING } from './llama-tokenizer-json';
-import { PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
+import { describePreTokenizer, PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
+import PRE_TABLE from './llama-pre-tokenizers.json';
 import { TOKEN_KIND, type TokenList } from './tokenizer-types';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
@@ -89,6 +90,12 @@ describe('the pre-tokenizer table', () => {
     expect(preTokenizerOf('deepseek-r1-qwen')?.name).toBe('qwen2');
     expect(preTokenizerOf(null)?.name).toBe('default');
     expect(preTokenizerOf('kimi-k2')).toBeNull();
+    expect(describePreTokenizer('llama-bpe')).toBe("llama-bpe: Llama 3's pattern, whole-word tokens taken as they are");
+    expect(describePreTokenizer('kimi-k2')).toBe("kimi-k2: split by llama.cpp's own code, not encoded here");
+    expect(describePreTokenizer('my-fork')).toBe('my-fork: not a name llama.cpp knew when this viewer was built');
+    expect(describePreTokenizer(null)).toBe('none named: llama.cpp falls back to its default pattern list');
+    // Every pattern list has its words.
+    expect(Object.keys(PRE_TABLE.labels).sort()).toEqual(Object.keys(PRE_TOKENIZER_PATTERNS).sort());
   });
 });
 
