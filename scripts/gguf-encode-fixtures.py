@@ -5,9 +5,10 @@
 - spm-llama.gguf: a SentencePiece BPE trained by the sentencepiece library as Llama 2's was (byte fallback, digits
   split, no normalization, a space before the text), converted by gguf-py's SentencePieceVocab (scores and token
   types as convert_hf_to_gguf.py writes them), BOS added. The answer: sentencepiece's own encode, BOS first.
-- spm-t5.gguf: a SentencePiece Unigram trained as T5's was (extra whitespace removed, a space before the text, no
-  byte fallback), written as convert_hf_to_gguf.py's T5 path writes it, EOS added. The answer: sentencepiece's
-  encode, EOS last.
+- spm-t5.gguf, spm-t5-nfkc.gguf: SentencePiece Unigrams trained as T5's was (extra whitespace removed, a space
+  before the text, no byte fallback; the second with T5's nmt_nfkc normalizer, which the GGUF carries as
+  tokenizer.ggml.precompiled_charsmap), written as convert_hf_to_gguf.py's T5 path writes them, EOS added. The
+  answer: sentencepiece's encode, EOS last.
 - bpe-llama3.gguf (gguf-vocabulary-fixtures.py): the byte-level BPE with GPT-2's pattern (tokenizer.ggml.pre
   `gpt-2`). The answer: the tokenizers library on the tokenizer.json it was converted from.
 - bpe-llama3-regex/ and its .gguf: a byte-level BPE trained with Llama 3's split pattern and ignore_merges, as Llama
@@ -24,13 +25,14 @@ And, for each pattern list of the pre-tokenizer table (src/core/analysis/tokeniz
 pieces the tokenizers library's Split (isolated, each pattern splitting the pieces of the one before) cuts a set of
 texts into, so each pattern is checked as JavaScript runs it (`pretokenized`).
 
-    pip install gguf tokenizers sentencepiece && python3 scripts/gguf-encode-fixtures.py
+    pip install gguf tokenizers sentencepiece protobuf && python3 scripts/gguf-encode-fixtures.py
 """
 import io
 import json
 from pathlib import Path
 
 import sentencepiece as spm
+from sentencepiece import sentencepiece_model_pb2
 from gguf import GGUFWriter, SentencePieceVocab, SpecialVocab, TokenType
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
@@ -55,6 +57,8 @@ TEXTS = [
     "中文字符 and عربي text",
     "x_1 = f(y) + 2 # code",
 ]
+# What T5's normalizer (nmt_nfkc) changes: full-width letters and digits, a ligature, a circled digit, other spaces.
+NFKC_TEXTS = ["ＡＢＣ １２３ ﬁne ① x\u00a0y\u3000z\ttab", "Ⅻ ㎏ ｶﾀｶﾅ café"]
 SPECIAL_TEXTS = [
     "<|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|> <think> done",
 ]
@@ -106,42 +110,47 @@ def spm_llama(expected: dict[str, object]) -> None:
     }
 
 
-def spm_t5(expected: dict[str, object]) -> None:
-    """A T5 style SentencePiece Unigram (extra whitespace removed, a space before the text), converted as
-    convert_hf_to_gguf.py's T5 path writes it (`t5`: pieces, scores, types, add_space_prefix,
-    remove_extra_whitespaces, the normalizer's precompiled_charsmap), EOS added; sentencepiece's ids, EOS last."""
-    folder = OUT / "spm-t5"
+def spm_t5(expected: dict[str, object], name: str, rule: str) -> None:
+    """A T5 style SentencePiece Unigram (extra whitespace removed, a space before the text, `rule` the normalizer:
+    `identity`, or T5's `nmt_nfkc` as a precompiled character map), converted as convert_hf_to_gguf.py's T5 path
+    writes it (`t5`: pieces, scores, types, add_space_prefix, remove_extra_whitespaces, the normalizer's
+    precompiled_charsmap), EOS added; sentencepiece's ids, EOS last."""
+    folder = OUT / name
     folder.mkdir(parents=True, exist_ok=True)
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(CORPUS), model_writer=model, model_type="unigram", vocab_size=100,
-        normalization_rule_name="identity", remove_extra_whitespaces=True, add_dummy_prefix=True,
+        normalization_rule_name=rule, remove_extra_whitespaces=True, add_dummy_prefix=True,
         character_coverage=1.0, pad_id=0, eos_id=1, unk_id=2, bos_id=-1, minloglevel=2,
     )
     (folder / "tokenizer.model").write_bytes(model.getvalue())
     processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    proto = sentencepiece_model_pb2.ModelProto()
+    proto.ParseFromString(model.getvalue())
     tokens, scores, types = [], [], []
     for text, score, kind in SentencePieceVocab(folder).all_tokens():
         tokens.append(text)
         scores.append(score)
         types.append(kind)
-    writer = GGUFWriter(str(OUT / "spm-t5.gguf"), "t5")
-    writer.add_name("spm-t5")
+    writer = GGUFWriter(str(OUT / f"{name}.gguf"), "t5")
+    writer.add_name(name)
     writer.add_tokenizer_model("t5")
     writer.add_token_list(tokens)
     writer.add_token_scores(scores)
     writer.add_token_types(types)
-    writer.add_add_space_prefix(True)
-    writer.add_remove_extra_whitespaces(True)
+    writer.add_add_space_prefix(proto.normalizer_spec.add_dummy_prefix)
+    writer.add_remove_extra_whitespaces(proto.normalizer_spec.remove_extra_whitespaces)
+    if proto.normalizer_spec.precompiled_charsmap:
+        writer.add_precompiled_charsmap(proto.normalizer_spec.precompiled_charsmap)
     writer.add_eos_token_id(processor.eos_id())
     writer.add_unk_token_id(processor.unk_id())
     writer.add_pad_token_id(processor.pad_id())
     writer.add_add_bos_token(False)
     writer.add_add_eos_token(True)
     close(writer)
-    expected["spm-t5.gguf"] = {
+    expected[f"{name}.gguf"] = {
         "answeredBy": "sentencepiece",
-        "encodings": [{"text": t, "ids": processor.encode(t) + [processor.eos_id()]} for t in TEXTS],
+        "encodings": [{"text": t, "ids": processor.encode(t) + [processor.eos_id()]} for t in TEXTS + NFKC_TEXTS],
     }
 
 
@@ -227,7 +236,8 @@ def main() -> None:
     table = json.loads(PRE_TABLE.read_text())
     expected: dict[str, object] = {}
     spm_llama(expected)
-    spm_t5(expected)
+    spm_t5(expected, "spm-t5", "identity")
+    spm_t5(expected, "spm-t5-nfkc", "nmt_nfkc")
     expected["bpe-llama3.gguf"] = {
         "answeredBy": "tokenizers", "against": "bpe-llama3",
         "encodings": library_answers("bpe-llama3", TEXTS + SPECIAL_TEXTS),

@@ -232,8 +232,9 @@ function sentencePiece(list: TokenList, encoding: TokenListEncoding): Pipeline {
  * A SentencePiece Unigram (T5's) as llama.cpp's UGM tokenizer runs it: runs of spaces made one and the ends trimmed
  * when remove_extra_whitespaces says so, a space before the text when add_space_prefix does (llama.cpp's default for
  * t5 is none), spaces as U+2581, then the most probable split by the pieces' scores, a character no piece covers
- * the unknown token. A file's precompiled character map (T5's NFKC-like normalizer) is approximated by NFKC, as
- * tokenizers.js runs a Precompiled normalizer.
+ * the unknown token. A file's precompiled character map (T5's nmt_nfkc normalizer) is approximated by NFKC with
+ * its space and control-character rules, as tokenizers.js runs a Precompiled normalizer; sentencepiece agrees on
+ * the fixtures' full-width letters and digits, ligatures, circled digits and other spaces.
  */
 function unigram(list: TokenList, encoding: TokenListEncoding): Pipeline {
   const scores = encoding.scores ?? new Float32Array(0);
