@@ -4,7 +4,7 @@
  * tokenizer.json it came from encodes the same, and one converted with the wrong pre-tokenizer parts from the right
  * one. Answers from scripts/gguf-encode-fixtures.py.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildGguf, str, strings } from '../src/testing/build-gguf';
@@ -21,6 +21,21 @@ async function openGguf(page: Page, name: string): Promise<void> {
   await expect(page.getByTestId('file-name')).toHaveText(name);
 }
 
+/** Types each sample the fixture script answered for `file` and waits for its ids. */
+async function expectEveryAnswer(encode: Locator, file: string): Promise<void> {
+  // A textarea's value holds no \r (the browser normalizes line breaks to \n), so texts with one are left to the
+  // unit tests.
+  const typeable = ANSWERS[file].encodings.filter(({ text }) => text.length > 0 && !text.includes('\r'));
+  for (const { text, ids } of typeable) {
+    await encode.getByRole('textbox').fill(text);
+    await expect
+      .poll(async () => (await encode.locator('.encode-text-id').allTextContents()).map(Number), {
+        message: JSON.stringify(text),
+      })
+      .toEqual(ids);
+  }
+}
+
 test.describe("a GGUF's own tokenizer", () => {
   test('the GGUF tab encodes a text as sentencepiece does, BOS first; screenshots', async ({ page }, testInfo) => {
     const watch = watchPage(page);
@@ -30,17 +45,7 @@ test.describe("a GGUF's own tokenizer", () => {
     const encode = page.getByTestId('encode-text');
     // The sample text is encoded as soon as the tab opens.
     await expect(encode.getByTestId('encode-text-count')).toContainText('1 of them added around the text');
-    // A textarea's value holds no \r (the browser normalizes line breaks to \n), so texts with one are left to the
-    // unit tests.
-    const typeable = ANSWERS['spm-llama.gguf'].encodings.filter(({ text }) => text.length > 0 && !text.includes('\r'));
-    for (const { text, ids } of typeable) {
-      await encode.getByRole('textbox').fill(text);
-      await expect
-        .poll(async () => (await encode.locator('.encode-text-id').allTextContents()).map(Number), {
-          message: JSON.stringify(text),
-        })
-        .toEqual(ids);
-    }
+    await expectEveryAnswer(encode, 'spm-llama.gguf');
     // A token piece keeps the space SentencePiece put before the word, shown as ·.
     await encode.getByRole('textbox').fill('The quick brown fox jumps over the lazy dog.');
     await expect(encode.locator('.encode-text-piece').nth(1)).toHaveText(/^·T/);
@@ -64,15 +69,7 @@ test.describe("a GGUF's own tokenizer", () => {
     await openGguf(page, 'spm-t5.gguf');
     await page.getByRole('tab', { name: 'GGUF' }).click();
     const encode = page.getByTestId('encode-text');
-    const typeable = ANSWERS['spm-t5.gguf'].encodings.filter(({ text }) => text.length > 0 && !text.includes('\r'));
-    for (const { text, ids } of typeable) {
-      await encode.getByRole('textbox').fill(text);
-      await expect
-        .poll(async () => (await encode.locator('.encode-text-id').allTextContents()).map(Number), {
-          message: JSON.stringify(text),
-        })
-        .toEqual(ids);
-    }
+    await expectEveryAnswer(encode, 'spm-t5.gguf');
     await expect(encode.locator('.encode-text-piece').last()).toHaveText('</s>');
     watch.expectClean();
   });

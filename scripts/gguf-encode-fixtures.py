@@ -72,6 +72,16 @@ PRE_TEXTS = TEXTS + [
 ]
 
 
+def sentencepiece_vocabulary(folder: Path) -> tuple[list[bytes], list[float], list[int]]:
+    """The pieces, scores and token types gguf-py's SentencePieceVocab gives for folder/tokenizer.model."""
+    tokens, scores, types = [], [], []
+    for text, score, kind in SentencePieceVocab(folder).all_tokens():
+        tokens.append(text)
+        scores.append(score)
+        types.append(kind)
+    return tokens, scores, types
+
+
 def spm_llama(expected: dict[str, object]) -> None:
     """A Llama 2 style SentencePiece BPE, its GGUF, and sentencepiece's ids with BOS first."""
     folder = OUT / "spm-llama"
@@ -85,12 +95,7 @@ def spm_llama(expected: dict[str, object]) -> None:
     )
     (folder / "tokenizer.model").write_bytes(model.getvalue())
     processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    vocab = SentencePieceVocab(folder)
-    tokens, scores, types = [], [], []
-    for text, score, kind in vocab.all_tokens():
-        tokens.append(text)
-        scores.append(score)
-        types.append(kind)
+    tokens, scores, types = sentencepiece_vocabulary(folder)
     writer = GGUFWriter(str(OUT / "spm-llama.gguf"), "llama")
     writer.add_name("spm-llama")
     writer.add_tokenizer_model("llama")
@@ -127,11 +132,7 @@ def spm_t5(expected: dict[str, object], name: str, rule: str) -> None:
     processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
     proto = sentencepiece_model_pb2.ModelProto()
     proto.ParseFromString(model.getvalue())
-    tokens, scores, types = [], [], []
-    for text, score, kind in SentencePieceVocab(folder).all_tokens():
-        tokens.append(text)
-        scores.append(score)
-        types.append(kind)
+    tokens, scores, types = sentencepiece_vocabulary(folder)
     writer = GGUFWriter(str(OUT / f"{name}.gguf"), "t5")
     writer.add_name(name)
     writer.add_tokenizer_model("t5")

@@ -5,12 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadHeader } from '../load-header';
-import { tokenListOf } from '../formats/format-readers';
+import { ggufTokenListOf } from '../../testing/gguf-token-list';
 import { summarizeVocabulary, tokenListOfVocabulary } from '../analysis/tokenizer/vocabulary';
 import type { TokenList } from '../analysis/tokenizer/tokenizer-types';
 import { MAX_TOKENS_LISTED_PER_SIDE } from '../limits';
-import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { diffVocabularies } from './vocabulary-diff';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'tokenizer');
@@ -127,17 +125,8 @@ interface Expected {
 
 const EXPECTED = JSON.parse(readFileSync(join(DIR, 'gguf-vocabularies.json'), 'utf8')) as Record<string, Expected>;
 
-async function ggufList(file: string): Promise<TokenList> {
-  const bytes = new Uint8Array(readFileSync(join(DIR, file)));
-  const loaded = await loadHeader(memoryReader(bytes, 'local'));
-  if (loaded.outcome.kind !== 'parsed') {
-    throw new Error(`${file} did not parse`);
-  }
-  const tokens = tokenListOf(loaded.outcome.header, loaded.head);
-  if (!tokens) {
-    throw new Error(`${file} has no token list`);
-  }
-  return tokens;
+function ggufList(file: string): Promise<TokenList> {
+  return ggufTokenListOf(join(DIR, file));
 }
 
 function jsonList(folder: string): TokenList {

@@ -7,10 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ggufTokenListOf } from '../../../testing/gguf-token-list';
 import { SequencePreTokenizer } from '@huggingface/tokenizers';
-import { loadHeader } from '../../load-header';
-import { tokenListOf } from '../../formats/format-readers';
-import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { dropsUnheldBytes, encodeWith, loadTokenizer } from './encode';
 import { llamaTokenizerJson, mergesByScore, NO_ENCODING } from './llama-tokenizer-json';
 import { describePreTokenizer, PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
@@ -27,16 +25,8 @@ interface Answers {
 const EXPECTED = JSON.parse(readFileSync(join(DIR, 'gguf-encodings.json'), 'utf8')) as Record<string, unknown>;
 const PRETOKENIZED = EXPECTED.pretokenized as { texts: string[]; pieces: Record<string, string[][]> };
 
-async function ggufList(file: string): Promise<TokenList> {
-  const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(join(DIR, file))), 'local'));
-  if (loaded.outcome.kind !== 'parsed') {
-    throw new Error(`${file} did not parse`);
-  }
-  const tokens = tokenListOf(loaded.outcome.header, loaded.head);
-  if (!tokens) {
-    throw new Error(`${file} has no token list`);
-  }
-  return tokens;
+function ggufList(file: string): Promise<TokenList> {
+  return ggufTokenListOf(join(DIR, file));
 }
 
 describe.each(Object.entries(EXPECTED).filter(([file]) => file.endsWith('.gguf')))('%s', (file, answers) => {
