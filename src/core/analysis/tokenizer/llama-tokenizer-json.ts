@@ -14,7 +14,7 @@
  * - `bert` (WordPiece): what gguf-py respelled turned back (a word start's U+2581 dropped, a continuation's `##`
  *   put back), lower-cased, split at spaces and punctuation, then the longest token first.
  *
- * Control and user-defined tokens are matched in the text before anything else (llama.cpp's special-token partition
+ * Control, user-defined and unknown tokens are matched in the text before anything else (llama.cpp's special-token partition
  * with parse_special, as llama-tokenize and the server's /tokenize run by default). BOS and EOS go around the text as
  * `tokenizer.ggml.add_bos_token`/`add_eos_token` say, else as llama.cpp defaults them per tokenizer. Pure.
  */
@@ -69,9 +69,8 @@ export function llamaTokenizerProblem(list: TokenList): string | null {
   const defaults = DEFAULTS[model];
   if (defaults === undefined) {
     return (
-      `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece BPE), t5 (SentencePiece Unigram) and ` +
-      `bert (WordPiece) tokenizers; this ` +
-      `GGUF's tokenizer.ggml.model is ${model === '' ? 'not set' : `"${model}"`}.`
+      "Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece BPE), t5 (SentencePiece Unigram) and bert " +
+      `(WordPiece) tokenizers; this GGUF's tokenizer.ggml.model is ${model === '' ? 'not set' : `"${model}"`}.`
     );
   }
   if (model === 'gpt2' && list.merges === null) {
@@ -86,18 +85,12 @@ export function llamaTokenizerProblem(list: TokenList): string | null {
   if ((model === 'llama' || model === 't5') && encoding.scores === null) {
     return `This GGUF has no tokenizer.ggml.scores, by which a ${model} (SentencePiece) tokenizer chooses its pieces.`;
   }
-  const unkId = encoding.unk ?? UNIGRAM_UNK;
-  if (model === 't5' && (unkId < 0 || unkId >= list.texts.length)) {
+  // A WordPiece or a Unigram puts its unknown token where no token covers the text; a SentencePiece BPE has bytes.
+  const unk = encoding.unk ?? (model === 'bert' ? BERT_UNK : UNIGRAM_UNK);
+  if ((model === 'bert' || model === 't5') && (unk < 0 || unk >= list.texts.length)) {
     return (
-      `This GGUF's Unigram has no unknown token (tokenizer.ggml.unknown_token_id ${unkId} is not a token of the ` +
-      'list), which a character no piece covers becomes.'
-    );
-  }
-  const unk = encoding.unk ?? (model === 'bert' ? BERT_UNK : null);
-  if (model === 'bert' && (unk === null || unk < 0 || unk >= list.texts.length)) {
-    return (
-      `This GGUF's WordPiece has no unknown token (tokenizer.ggml.unknown_token_id ${unk ?? 'unset'} is not a ` +
-      'token of the list), which a word no token covers becomes; llama.cpp would write an invalid id there.'
+      `This GGUF's ${model === 'bert' ? 'WordPiece' : 'Unigram'} has no unknown token ` +
+      `(tokenizer.ggml.unknown_token_id ${unk} is not a token of the list), which text no token covers becomes.`
     );
   }
   const { bos, eos } = aroundIds(list, model, defaults);
@@ -390,7 +383,8 @@ function addedTokens(list: TokenList, encoding: TokenListEncoding): Array<Record
   for (let at = 0; at < list.texts.length; at++) {
     const id = list.ids[at];
     const kind = kinds[id];
-    if (kind === TOKEN_KIND.control || kind === TOKEN_KIND.userDefined) {
+    // llama.cpp's special-token partition with parse_special matches control, user-defined and unknown tokens.
+    if (kind === TOKEN_KIND.control || kind === TOKEN_KIND.userDefined || kind === TOKEN_KIND.unknown) {
       added.push({
         id,
         content: list.texts[at],
@@ -398,7 +392,7 @@ function addedTokens(list: TokenList, encoding: TokenListEncoding): Array<Record
         lstrip: false,
         rstrip: false,
         normalized: false,
-        special: kind === TOKEN_KIND.control,
+        special: kind !== TOKEN_KIND.userDefined,
       });
     }
   }

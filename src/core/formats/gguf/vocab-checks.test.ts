@@ -43,6 +43,8 @@ describe('llama.cpp vocabulary checks', () => {
     'spm-llama.gguf',
     'bpe-llama3-regex.gguf',
     'bpe-llama3-regex-gpt2-pre.gguf',
+    'spm-t5.gguf',
+    'spm-t5-nfkc.gguf',
   ])('%s, a faithful conversion, gets none', async (file) => {
     expect(await findings(file)).toEqual([]);
   });

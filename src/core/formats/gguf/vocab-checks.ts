@@ -4,8 +4,8 @@
  * on (a BPE without merges, score or type arrays shorter than the token list, two ids with the same text, an
  * embedding whose rows are not the token count) and the ones it loads with a warning (a BPE without its
  * pre-tokenizer, a special token id past the list); a pre-tokenizer name it does not know, which builds up to the
- * one read for llama-pre-tokenizers.json refuse, is a warning since newer builds add names. A file whose tokenizer is `none`/`no_vocab`, or that has no
- * tokenizer keys at all (a projector, an adapter), is not checked.
+ * one read for llama-pre-tokenizers.json refuse, is a warning since newer builds add names. A file whose tokenizer
+ * is `none`/`no_vocab`, or that has no tokenizer keys at all (a projector, an adapter), is not checked.
  */
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
