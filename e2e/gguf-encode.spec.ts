@@ -138,6 +138,11 @@ test.describe("a GGUF's own tokenizer", () => {
       `The same ${sample.ids.length} ids on both sides.`,
     );
     await expect(both.getByTestId('encode-both-b').locator('.encode-text-id')).toHaveText(sample.ids.map(String));
+    await both.getByRole('button', { name: 'Try the 12 probe texts' }).click();
+    await expect(both.getByTestId('probe-texts-verdict')).toHaveText(
+      'Every probe text gets the same ids on both sides (12 texts).',
+    );
+    await expect(both.getByTestId('probe-texts-table').locator('tbody tr')).toHaveCount(12);
     watch.expectClean();
   });
 
@@ -175,6 +180,15 @@ test.describe("a GGUF's own tokenizer", () => {
     const wrong = ANSWERS['bpe-llama3-regex-gpt2-pre.gguf'].encodings.find((sample) => sample.text === text)?.ids;
     expect(await idsOf('a')).toEqual(right);
     expect(await idsOf('b')).toEqual(wrong);
+    // Of the probe texts, the code is cut otherwise by GPT-2's pattern (the unit tests name it).
+    await both.getByRole('button', { name: 'Try the 12 probe texts' }).click();
+    await expect(both.getByTestId('probe-texts-verdict')).toHaveText(
+      '1 of 12 probe texts gets other ids on the two sides.',
+    );
+    const differing = both.locator('tr.probe-differs');
+    await expect(differing).toHaveCount(1);
+    await expect(differing.locator('td').first()).toContainText('def main():');
+    await expect(differing.locator('td').last()).toHaveText(/^part at token \d+$/);
     for (const width of [1440, 800]) {
       await page.setViewportSize({ width, height: 900 });
       await both.scrollIntoViewIfNeeded();

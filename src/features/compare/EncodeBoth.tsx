@@ -10,6 +10,7 @@ import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';
 import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { partingOf } from './encoding-parting';
+import { ProbeTexts } from './ProbeTexts';
 import { DroppedNote, EncodedTokens, EncodeError, EncodeInput, SAMPLE_TEXT, useEncoded } from '../tokenizer/EncodeText';
 
 type Encoded = NonNullable<EncodeAnswer['result']>;
@@ -25,6 +26,7 @@ export function EncodeBoth() {
   const parting = resultA && resultB ? partingOf(resultA.ids, resultB.ids) : null;
   return (
     <div className="encode-text" data-testid="encode-both">
+      <ProbeTexts encodeA={encodeA} encodeB={encodeB} />
       <EncodeInput label="Encode a text with both" text={text} onChange={setText} />
       <EncodeError answer={a.answer} />
       <EncodeError answer={b.answer} />

@@ -14,6 +14,7 @@ import { llamaTokenizerJson, mergesByScore, NO_ENCODING } from './llama-tokenize
 import { describePreTokenizer, PRE_TOKENIZER_PATTERNS, preTokenizerOf } from './llama-pre-tokenizers';
 import PRE_TABLE from './llama-pre-tokenizers.json';
 import { TOKEN_KIND, type TokenList } from './tokenizer-types';
+import { PROBE_TEXTS } from './probe-texts';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -44,6 +45,31 @@ describe.each(Object.entries(EXPECTED).filter(([file]) => file.endsWith('.gguf')
       // A byte-level vocabulary here has every byte's token, so nothing is dropped.
       expect(encoded.dropped).toBe(countDropped ? 0 : undefined);
     }
+  });
+});
+
+describe('the probe texts on a GGUF and the tokenizer.json it was converted from', () => {
+  it.each([
+    ['bpe-llama3.gguf', 'bpe-llama3'],
+    ['bpe-llama3-regex.gguf', 'bpe-llama3-regex'],
+    ['wordpiece-bert.gguf', 'wordpiece-bert'],
+  ])('%s gets the ids %s/tokenizer.json gets, on every one', async (file, folder) => {
+    const built = llamaTokenizerJson(await ggufList(file));
+    const gguf = loadTokenizer(built.json, {});
+    const json = loadTokenizer(JSON.parse(readFileSync(join(DIR, folder, 'tokenizer.json'), 'utf8')), {});
+    for (const text of PROBE_TEXTS) {
+      expect(encodeWith(gguf, text).ids, JSON.stringify(text)).toEqual(encodeWith(json, text).ids);
+    }
+  });
+
+  it('a GGUF converted with the wrong pre-tokenizer parts from the original on some probe text', async () => {
+    const built = llamaTokenizerJson(await ggufList('bpe-llama3-regex-gpt2-pre.gguf'));
+    const gguf = loadTokenizer(built.json, {});
+    const json = loadTokenizer(JSON.parse(readFileSync(join(DIR, 'bpe-llama3-regex', 'tokenizer.json'), 'utf8')), {});
+    const differing = PROBE_TEXTS.filter((text) => `${encodeWith(gguf, text).ids}` !== `${encodeWith(json, text).ids}`);
+    // The tiny vocabulary's tokens are mostly single characters, so only the code, where the two patterns cut runs
+    // of punctuation and spaces otherwise, gets other ids.
+    expect(differing).toEqual([PROBE_TEXTS[5]]);
   });
 });
 
