@@ -94,6 +94,23 @@ for (const theme of ['light', 'dark'] as const) {
       await page.getByRole('button', { name: 'Read and compare every token' }).click();
       await expect(page.getByTestId('vocabulary-diff')).toBeVisible();
       await expect(page.locator('.encode-text-differs').first()).toBeVisible();
+      // The probe texts' table, its differing rows marked: B adds no BOS, so every one differs.
+      await page.getByRole('button', { name: 'Try the 12 probe texts' }).click();
+      await expect(page.getByTestId('probe-texts-verdict')).toHaveText(
+        '12 of 12 probe texts get other ids on the two sides.',
+      );
+      const violations = await seriousViolations(page);
+      expect(violations, describeViolations(violations)).toEqual([]);
+    });
+
+    test('a GGUF tab with its own tokenizer encoding a text', async ({ page }) => {
+      await openApp(page);
+      await page
+        .getByTestId('file-input')
+        .first()
+        .setInputFiles(join(process.cwd(), 'fixtures', 'tokenizer', 'spm-llama.gguf'));
+      await page.getByRole('tab', { name: 'GGUF' }).click();
+      await expect(page.getByTestId('encode-text-count')).toBeVisible();
       const violations = await seriousViolations(page);
       expect(violations, describeViolations(violations)).toEqual([]);
     });
