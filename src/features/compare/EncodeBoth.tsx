@@ -30,6 +30,11 @@ export function EncodeBoth() {
       <EncodeInput label="Encode a text with both" text={text} onChange={setText} />
       <EncodeError answer={a.answer} />
       <EncodeError answer={b.answer} />
+      {(a.answer === null || b.answer === null) && (a.busy || b.busy) && (
+        <p className="muted" role="status">
+          Building the tokenizers and encoding…
+        </p>
+      )}
       {resultA && resultB && (
         <>
           <p data-testid="encode-both-verdict" aria-live="polite">

@@ -53,6 +53,12 @@ export function EncodeText() {
     <div className="encode-text" data-testid="encode-text">
       <EncodeInput label="Encode a text" text={text} onChange={setText} />
       <EncodeError answer={answer} />
+      {answer === null && busy && (
+        // The first text also builds the tokenizer: a second or so for a vocabulary of a few hundred thousand tokens.
+        <p className="muted" role="status" data-testid="encode-text-building">
+          Building the tokenizer and encoding…
+        </p>
+      )}
       {result && (
         <>
           <p data-testid="encode-text-count" aria-live="polite">
