@@ -95,6 +95,18 @@ test.describe("a GGUF's own tokenizer", () => {
     watch.expectClean();
   });
 
+  test('a tokenizer llama.cpp refuses (two ids with one text): said above the encoding', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openGguf(page, 'broken-duplicate-token.gguf');
+    await page.getByRole('tab', { name: 'GGUF' }).click();
+    await expect(page.getByTestId('gguf-encode-refused')).toHaveText(
+      'llama.cpp refuses this tokenizer (gguf-duplicate-token in Findings), so it encodes nothing; the ids below are what its tokens would give if it loaded.',
+    );
+    await expect(page.getByTestId('encode-text-count')).toBeVisible();
+    watch.expectClean();
+  });
+
   test('a byte-level vocabulary without every byte: what it drops is counted, as llama.cpp drops it silently; screenshots', async ({
     page,
   }, testInfo) => {

@@ -29,7 +29,7 @@ export function GgufPanel({ header }: { header: ParsedHeader }) {
     <div className="gguf-panel" data-testid="gguf-panel">
       <FileCard gguf={gguf} />
       {gguf.quantMix.length > 0 && <QuantMixCard gguf={gguf} />}
-      {gguf.tokenizer && <TokenizerCard gguf={gguf} />}
+      {gguf.tokenizer && <TokenizerCard gguf={gguf} refusedBy={refusedTokenizer(header)} />}
       {gguf.chatTemplate !== null && <GgufChatTemplate gguf={gguf} source={gguf.chatTemplate} />}
       <KeysCard gguf={gguf} />
     </div>
@@ -101,7 +101,14 @@ function QuantMixCard({ gguf }: { gguf: GgufSummary }) {
   );
 }
 
-function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
+/** The vocabulary findings for which llama.cpp will not load the tokenizer at all (even for llama-tokenize). */
+const TOKENIZER_REFUSALS = new Set(['gguf-duplicate-token', 'gguf-vocab-array-short']);
+
+function refusedTokenizer(header: ParsedHeader): string[] {
+  return [...new Set(header.findings.filter((f) => TOKENIZER_REFUSALS.has(f.code)).map((f) => f.code))];
+}
+
+function TokenizerCard({ gguf, refusedBy }: { gguf: GgufSummary; refusedBy: string[] }) {
   const tokenizer = gguf.tokenizer;
   const [showAll, setShowAll] = useState(false);
   if (!tokenizer) {
@@ -156,6 +163,12 @@ function TokenizerCard({ gguf }: { gguf: GgufSummary }) {
             pre-tokenizer, merges or scores, control and user-defined tokens matched in the text, BOS and EOS as the
             file says.
           </p>
+          {refusedBy.length > 0 && (
+            <p className="values-error" role="alert" data-testid="gguf-encode-refused">
+              llama.cpp refuses this tokenizer ({refusedBy.join(', ')} in Findings), so it encodes nothing; the ids
+              below are what its tokens would give if it loaded.
+            </p>
+          )}
           <EncodeText />
           <TokenBrowser section="tokens" total={tokenizer.vocabSize} testId="gguf-token-browser" />
         </>
