@@ -131,6 +131,29 @@ test.describe("a GGUF's own tokenizer", () => {
     watch.expectClean();
   });
 
+  test('a tokenizer.json: the tokenizer.ggml.pre a GGUF of it needs, found by cutting the probe texts; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(DIR, 'bpe-llama3', name)));
+    await page.getByRole('tab', { name: 'Tokenizer' }).click();
+    await page.getByRole('button', { name: 'Read tokenizer.json' }).click();
+    await expect(page.getByTestId('encode-text-llama-pre')).toHaveText(
+      "As a GGUF, llama.cpp tokenizes like this file with tokenizer.ggml.pre gpt-2, phi-2, jina-es (or 16 more), GPT-2's pattern: its patterns cut the 12 probe texts into the same pieces.",
+    );
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page
+        .getByTestId('encode-text')
+        .screenshot({ path: testInfo.outputPath(`tokenizer-json-llama-pre-${width}.png`) });
+    }
+    watch.expectClean();
+  });
+
   test('compare: a GGUF encodes as the tokenizer.json it was converted from', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

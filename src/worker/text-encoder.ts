@@ -5,8 +5,7 @@
  * next text starts a new one. Texts are encoded one after the other.
  */
 import {
-  dropsUnheldBytes,
-  encodeWith,
+  encodeWithTokenizer,
   tokenizerFrom,
   type EncodeAnswer,
   type EncodedText,
@@ -136,7 +135,7 @@ function inlineEncoder(
       return { result: null, error: `${label} could not be made a tokenizer: ${built}.` };
     }
     try {
-      return { result: encodeWith(built, text, dropsUnheldBytes(source)), error: null };
+      return { result: encodeWithTokenizer(built, text), error: null };
     } catch (error) {
       return { result: null, error: `The text could not be encoded: ${String(error)}.` };
     }

@@ -3,11 +3,10 @@
  * so a pre-tokenizer pattern from the file that backtracks for ever is stopped by terminating it, and building a
  * large one (a GGUF's SentencePiece merges, tokenizers.js's tables) keeps the parser worker free.
  */
-import { dropsUnheldBytes, encodeWith, tokenizerFrom } from '../core/analysis/tokenizer/encode';
+import { encodeWithTokenizer, tokenizerFrom } from '../core/analysis/tokenizer/encode';
 import type { TextEncoderAnswer, TextEncoderRequest } from './text-encoder';
 
 let tokenizer: ReturnType<typeof tokenizerFrom> | null = null;
-let countDropped = false;
 
 function reply(answer: TextEncoderAnswer): void {
   self.postMessage(answer);
@@ -22,7 +21,6 @@ self.onmessage = (event: MessageEvent<TextEncoderRequest>) => {
   if (request.kind === 'load') {
     try {
       tokenizer = tokenizerFrom(request.source, request.config);
-      countDropped = dropsUnheldBytes(request.source);
       reply({ kind: 'loaded', error: null });
     } catch (error) {
       reply({ kind: 'loaded', error: messageOf(error) });
@@ -33,7 +31,7 @@ self.onmessage = (event: MessageEvent<TextEncoderRequest>) => {
     if (tokenizer === null) {
       throw new Error('no tokenizer was built');
     }
-    reply({ kind: 'encoded', id: request.id, result: encodeWith(tokenizer, request.text, countDropped), error: null });
+    reply({ kind: 'encoded', id: request.id, result: encodeWithTokenizer(tokenizer, request.text), error: null });
   } catch (error) {
     reply({ kind: 'encoded', id: request.id, result: null, error: messageOf(error) });
   }

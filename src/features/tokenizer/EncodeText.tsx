@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';
 import { groupDigits, plural } from '../../core/number-format';
+import { PROBE_TEXTS } from '../../core/analysis/tokenizer/probe-texts';
 import { useAppStore } from '../../state/store';
 import './token-browser.css';
 
@@ -69,9 +70,51 @@ export function EncodeText() {
           </p>
           <DroppedNote result={result} />
           <EncodedTokens result={result} testId="encode-text-tokens" />
+          <LlamaPreLine result={result} />
         </>
       )}
     </div>
+  );
+}
+
+/**
+ * For a tokenizer.json's byte-level BPE: the tokenizer.ggml.pre names whose patterns cut the probe texts as it does,
+ * what a GGUF of it must carry to tokenize alike (those that also take whole-word tokens as the file does first).
+ */
+/** tokenizer.ggml.pre names shown per pattern list. */
+const NAMES_SHOWN = 3;
+
+function LlamaPreLine({ result }: { result: NonNullable<EncodeAnswer['result']> }) {
+  const alike = result.llamaPre;
+  if (alike === undefined || alike === null) {
+    return null;
+  }
+  const probes = plural(PROBE_TEXTS.length, 'probe text');
+  // The first names of each list, the rest counted: one name is what a user sets.
+  const named = (entries: typeof alike) =>
+    entries
+      .map((entry) => {
+        const more = entry.names.length - NAMES_SHOWN;
+        return `${entry.names.slice(0, NAMES_SHOWN).join(', ')}${more > 0 ? ` (or ${more} more)` : ''}, ${entry.label}`;
+      })
+      .join('; ');
+  const agreeing = alike.filter((entry) => entry.ignoreMergesAgrees);
+  const merging = alike.filter((entry) => !entry.ignoreMergesAgrees);
+  return (
+    <p className="muted" data-testid="encode-text-llama-pre">
+      {agreeing.length > 0
+        ? `As a GGUF, llama.cpp tokenizes like this file with tokenizer.ggml.pre ${named(agreeing)}: its ` +
+          `patterns cut the ${probes} into the same pieces.`
+        : `No tokenizer.ggml.pre of llama.cpp cuts the ${probes} and merges as this file does: a GGUF of it would ` +
+          'tokenize otherwise (and convert_hf_to_gguf.py refuses a pre-tokenizer it does not recognise).'}
+      {merging.map(
+        (entry) =>
+          ` ${named([entry])} cuts the same pieces, but llama.cpp then ` +
+          (entry.ignoreMerges
+            ? 'takes a word that is a token whole, where this file merges it.'
+            : 'merges every word, where this file takes a word that is a token whole.'),
+      )}
+    </p>
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import { withLibraryAddedIds } from './vocabulary';
 import { llamaTokenizerJson } from './llama-tokenizer-json';
+import { llamaPreTokenizersAlike, type PreTokenizerAlike } from './pre-tokenizer-match';
 import type { TokenList } from './tokenizer-types';
 import { Tokenizer } from '@huggingface/tokenizers';
 
@@ -27,6 +28,8 @@ export interface EncodedText {
    * vocabulary lacks some bytes: llama.cpp drops them without a word); counted only where that can happen.
    */
   dropped?: number;
+  /** For a tokenizer.json's byte-level BPE: llama.cpp's pre-tokenizers that cut the probe texts as it does. */
+  llamaPre?: PreTokenizerAlike[] | null;
 }
 
 /** What "Encode a text" answers: the encoding, or why there is none (a bad file, a pattern stopped past its time). */
@@ -44,15 +47,32 @@ export function loadTokenizer(tokenizerJson: unknown, tokenizerConfig: unknown):
  */
 export type TokenizerSource = { json: string } | { list: TokenList };
 
-export function tokenizerFrom(source: TokenizerSource, tokenizerConfig: unknown): Tokenizer {
+/** A tokenizer ready to encode, with what every encoding of it carries. */
+export interface TextTokenizer {
+  tokenizer: Tokenizer;
+  /** Whether a text can lose characters to it: a GGUF's byte-level BPE (llama.cpp drops unheld bytes). */
+  countDropped: boolean;
+  /** A tokenizer.json's byte-level BPE: llama.cpp's pre-tokenizers that cut text alike (null: not such a BPE). */
+  llamaPre?: PreTokenizerAlike[] | null;
+}
+
+export function tokenizerFrom(source: TokenizerSource, tokenizerConfig: unknown): TextTokenizer {
   if ('json' in source) {
-    return loadTokenizer(JSON.parse(source.json), tokenizerConfig);
+    const json: unknown = JSON.parse(source.json);
+    const tokenizer = loadTokenizer(json, tokenizerConfig);
+    return { tokenizer, countDropped: false, llamaPre: llamaPreTokenizersAlike(tokenizer, json) };
   }
   const built = llamaTokenizerJson(source.list);
   if (built.error !== null) {
     throw new Error(built.error);
   }
-  return loadTokenizer(built.json, tokenizerConfig);
+  return { tokenizer: loadTokenizer(built.json, tokenizerConfig), countDropped: source.list.model === 'gpt2' };
+}
+
+/** encodeWith, with what the tokenizer's every encoding carries. */
+export function encodeWithTokenizer(textTokenizer: TextTokenizer, text: string): EncodedText {
+  const encoded = encodeWith(textTokenizer.tokenizer, text, textTokenizer.countDropped);
+  return textTokenizer.llamaPre === undefined ? encoded : { ...encoded, llamaPre: textTokenizer.llamaPre };
 }
 
 /** Tokens the post-processor puts around any text: those of the empty text, counted once per tokenizer. */
@@ -94,9 +114,4 @@ export function encodeWith(tokenizer: Tokenizer, text: string, countDropped = fa
     result.dropped = Math.max(0, chars - [...spelled].length);
   }
   return result;
-}
-
-/** Whether a text can lose characters to this tokenizer: a GGUF's byte-level BPE (llama.cpp drops unheld bytes). */
-export function dropsUnheldBytes(source: TokenizerSource): boolean {
-  return 'list' in source && source.list.model === 'gpt2';
 }

@@ -55,6 +55,24 @@ export function preTokenizerOf(pre: string | null): LlamaPreTokenizer | null {
   return BY_NAME.get(pre === null || pre === '' ? 'default' : pre) ?? null;
 }
 
+/** One row of the table: the names llama.cpp maps to one pattern list, with what it sets beside it. */
+export interface LlamaPreType {
+  /** The pattern list's name in the table, its patterns and its words (`Llama 3's pattern`). */
+  patterns: string;
+  patternList: readonly string[];
+  label: string;
+  names: readonly string[];
+  ignoreMerges: boolean;
+}
+
+export const LLAMA_PRE_TYPES: readonly LlamaPreType[] = (table.types as TableEntry[]).map((entry) => ({
+  patterns: entry.patterns,
+  patternList: PATTERNS[entry.patterns],
+  label: (table.labels as Record<string, string>)[entry.patterns] ?? entry.patterns,
+  names: entry.names,
+  ignoreMerges: entry.ignoreMerges ?? false,
+}));
+
 /**
  * Every `tokenizer.ggml.pre` llama.cpp's loader knows (the table's and those it splits by code of its own); any other
  * name makes it refuse the file ("unknown pre-tokenizer type"). As of the llama.cpp read for this table; newer builds

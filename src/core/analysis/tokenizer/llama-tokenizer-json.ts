@@ -272,15 +272,15 @@ function wordPiece(list: TokenList): Pipeline {
   const vocab: Record<string, number> = Object.create(null) as Record<string, number>;
   for (let at = 0; at < list.texts.length; at++) {
     const id = list.ids[at];
-    const text = list.texts[at];
+    const text = spelledAt(list, at);
     const kind = kinds?.[id] ?? TOKEN_KIND.normal;
-    // gguf-py writes a word start after U+2581 and a continuation without its ##; control tokens as they are.
-    const spelled =
-      kind === TOKEN_KIND.control || kind === TOKEN_KIND.unknown
-        ? text
-        : text.startsWith(SPACE_MARK)
-          ? text.slice(SPACE_MARK.length)
-          : `##${text}`;
+    // gguf-py writes a word start after U+2581 and a continuation without its ##; the tokens matched whole
+    // (control, unknown, user-defined) as they are, so each stays at its id.
+    const spelled = isMatchedWhole(kind)
+      ? text
+      : text.startsWith(SPACE_MARK) && text.length > SPACE_MARK.length
+        ? text.slice(SPACE_MARK.length)
+        : `##${text}`;
     vocab[spelled] ??= id;
   }
   const unk = encoding.unk ?? BERT_UNK;
@@ -316,6 +316,11 @@ function vocabularyObject(list: TokenList): Record<string, number> {
     vocab[spelledAt(list, at)] ??= list.ids[at];
   }
   return vocab;
+}
+
+/** llama.cpp's special-token partition with parse_special matches control, user-defined and unknown tokens whole. */
+function isMatchedWhole(kind: number): boolean {
+  return kind === TOKEN_KIND.control || kind === TOKEN_KIND.userDefined || kind === TOKEN_KIND.unknown;
 }
 
 /** A token's text as the vocabulary holds it: llama.cpp names an empty one [EMPTY_<id>] (no text encodes to it). */
@@ -383,11 +388,10 @@ function addedTokens(list: TokenList, encoding: TokenListEncoding): Array<Record
   for (let at = 0; at < list.texts.length; at++) {
     const id = list.ids[at];
     const kind = kinds[id];
-    // llama.cpp's special-token partition with parse_special matches control, user-defined and unknown tokens.
-    if (kind === TOKEN_KIND.control || kind === TOKEN_KIND.userDefined || kind === TOKEN_KIND.unknown) {
+    if (isMatchedWhole(kind)) {
       added.push({
         id,
-        content: list.texts[at],
+        content: spelledAt(list, at),
         single_word: false,
         lstrip: false,
         rstrip: false,
