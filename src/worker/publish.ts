@@ -125,12 +125,13 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       // by the tokenizer.json read beside them.
       const own = ownTokens();
       const problem = own ? llamaTokenizerProblem(own) : vocabulary?.source ? null : NOT_READ;
-      if (problem !== null) {
-        return Promise.resolve({ result: null, error: problem });
+      if (own && problem === null) {
+        encoder = textEncoder({ list: own }, {}, "This GGUF's tokenizer.ggml keys");
+      } else if (vocabulary?.source && problem === null) {
+        encoder = textEncoder({ json: vocabulary.source }, tokenizerConfig, 'tokenizer.json');
+      } else {
+        return Promise.resolve({ result: null, error: problem ?? NOT_READ });
       }
-      encoder = own
-        ? textEncoder({ list: own }, {}, "This GGUF's tokenizer")
-        : textEncoder({ json: vocabulary?.source ?? '' }, tokenizerConfig, 'tokenizer.json');
     }
     return encoder.encode(text);
   };
