@@ -173,11 +173,40 @@ test.describe("a GGUF's own tokenizer", () => {
       `The same ${sample.ids.length} ids on both sides.`,
     );
     await expect(both.getByTestId('encode-both-b').locator('.encode-text-id')).toHaveText(sample.ids.map(String));
+    await expect(both.getByTestId('encode-both-pre')).toHaveText(
+      "B names tokenizer.ggml.pre “gpt-2”: llama.cpp cuts any text as A's tokenizer.json does.",
+    );
     await both.getByRole('button', { name: 'Try the 12 probe texts' }).click();
     await expect(both.getByTestId('probe-texts-verdict')).toHaveText(
       'Every probe text gets the same ids on both sides (12 texts).',
     );
     await expect(both.getByTestId('probe-texts-table').locator('tbody tr')).toHaveCount(12);
+    watch.expectClean();
+  });
+
+  test('compare: a GGUF whose tokenizer.ggml.pre cuts otherwise than its tokenizer.json is named, with the name that would not; screenshots', async ({
+    page,
+  }, testInfo) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    // A: a model with Llama 3's split pattern in its tokenizer.json; B: its GGUF conversion that names gpt-2.
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles([join(DIR, 'bpe-llama3', 'model.safetensors'), join(DIR, 'bpe-llama3-regex', 'tokenizer.json')]);
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3-regex-gpt2-pre.gguf'));
+    await expect(page.getByTestId('compare-headline')).toBeVisible();
+    await page.getByRole('button', { name: 'Read and compare every token' }).click();
+    await expect(page.getByTestId('encode-both-pre')).toHaveText(
+      "B names tokenizer.ggml.pre “gpt-2”: llama.cpp cuts text otherwise than A's tokenizer.json, so some texts get other ids (the probe texts show which); “llama3” would cut alike (convert again, or load with --override-kv tokenizer.ggml.pre=str:llama3).",
+    );
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.getByTestId('encode-both-pre').scrollIntoViewIfNeeded();
+      await page.locator('.tokenizer-diff').screenshot({ path: testInfo.outputPath(`encode-both-pre-${width}.png`) });
+    }
     watch.expectClean();
   });
 

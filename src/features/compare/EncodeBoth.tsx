@@ -11,6 +11,7 @@ import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { partingOf } from './encoding-parting';
 import { ProbeTexts } from './ProbeTexts';
+import { PreAgreementLine } from './PreAgreementLine';
 import { DroppedNote, EncodedTokens, EncodeError, EncodeInput, SAMPLE_TEXT, useEncoded } from '../tokenizer/EncodeText';
 
 type Encoded = NonNullable<EncodeAnswer['result']>;
@@ -18,6 +19,8 @@ type Encoded = NonNullable<EncodeAnswer['result']>;
 export function EncodeBoth() {
   const encodeA = useAppStore((state) => state.encodeText);
   const encodeB = useAppStore((state) => state.encodeCompareText);
+  const sideA = useAppStore((state) => (state.load.status === 'ready' ? state.load.result : null));
+  const sideB = useAppStore((state) => (state.compareSource.status === 'ready' ? state.compareSource.result : null));
   const [text, setText] = useState(SAMPLE_TEXT);
   const a = useEncoded(encodeA, text);
   const b = useEncoded(encodeB, text);
@@ -41,6 +44,7 @@ export function EncodeBoth() {
             {verdict(resultA, resultB, parting)}
             {a.busy || b.busy ? ' …' : ''}
           </p>
+          <PreAgreementLine sideA={sideA} sideB={sideB} encodedA={resultA} encodedB={resultB} />
           <DroppedNote result={resultA} side="A" />
           <DroppedNote result={resultB} side="B" />
           <h4>A</h4>

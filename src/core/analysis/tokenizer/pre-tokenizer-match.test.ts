@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadTokenizer } from './encode';
-import { llamaPreTokenizersAlike } from './pre-tokenizer-match';
+import { llamaPreTokenizersAlike, preAgreement } from './pre-tokenizer-match';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', '..', 'fixtures', 'tokenizer');
 
@@ -45,6 +45,15 @@ describe('llamaPreTokenizersAlike', () => {
       };
     });
     expect(found).toEqual([]);
+  });
+
+  it("a GGUF's tokenizer.ggml.pre against a tokenizer.json's: alike, merging otherwise, or cutting otherwise", () => {
+    const found = alike('bpe-llama3-regex') ?? [];
+    expect(preAgreement('llama-bpe', found)).toEqual({ kind: 'alike' });
+    expect(preAgreement('smaug-bpe', found)).toEqual({ kind: 'merges-otherwise' });
+    expect(preAgreement('gpt-2', found)).toEqual({ kind: 'cuts-otherwise', would: ['llama3'] });
+    expect(preAgreement(null, alike('bpe-llama3') ?? [])).toEqual({ kind: 'cuts-otherwise', would: ['gpt-2'] });
+    expect(preAgreement('gpt-2', [])).toEqual({ kind: 'cuts-otherwise', would: [] });
   });
 
   it('not a byte-level BPE (WordPiece, Unigram): no answer', () => {

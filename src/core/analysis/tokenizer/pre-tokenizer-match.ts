@@ -72,3 +72,22 @@ export function llamaPreTokenizersAlike(tokenizer: Tokenizer, tokenizerJson: unk
   }
   return alike;
 }
+
+/** How a GGUF's tokenizer.ggml.pre stands to the pre-tokenizers that cut alike a tokenizer.json's text. */
+export type PreAgreement =
+  | { kind: 'alike' }
+  /** The same pieces, but llama.cpp takes whole-word tokens otherwise than the file (ignore_merges). */
+  | { kind: 'merges-otherwise' }
+  /** Other pieces: `would` are the first names that cut alike (none when no list does). */
+  | { kind: 'cuts-otherwise'; would: string[] };
+
+export function preAgreement(pre: string | null, alike: readonly PreTokenizerAlike[]): PreAgreement {
+  // llama.cpp splits a gpt2 tokenizer without tokenizer.ggml.pre with its default list.
+  const name = pre === null || pre === '' ? 'default' : pre;
+  const entry = alike.find((candidate) => candidate.names.includes(name));
+  if (entry !== undefined) {
+    return entry.ignoreMergesAgrees ? { kind: 'alike' } : { kind: 'merges-otherwise' };
+  }
+  const agreeing = alike.filter((candidate) => candidate.ignoreMergesAgrees);
+  return { kind: 'cuts-otherwise', would: (agreeing.length > 0 ? agreeing : alike).map((c) => c.names[0]) };
+}
