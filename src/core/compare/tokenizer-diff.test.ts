@@ -174,6 +174,24 @@ describe('a GGUF against the transformers files it was converted from', () => {
     expect(diff.fields.some((field) => field.field === 'adds BOS')).toBe(false);
   });
 
+  it("two GGUFs' byte-level BPEs naming other pre-tokenizers: a field; against a tokenizer.json, none", () => {
+    const section = (pre: string | null) => {
+      const gguf = (ggufResultOf(LLAMA3_TEMPLATE).outcome as { header: { gguf: GgufSummary } }).header.gguf;
+      return tokenizerSectionOfGguf({
+        ...gguf,
+        tokenizer: { ...(gguf.tokenizer as NonNullable<GgufSummary['tokenizer']>), model: 'gpt2', pre },
+      }) as TokenizerSection;
+    };
+    expect(diffTokenizers(section('llama-bpe'), section('gpt-2')).fields).toEqual([
+      { field: 'pre-tokenizer (tokenizer.ggml.pre)', a: 'llama-bpe', b: 'gpt-2' },
+    ]);
+    expect(diffTokenizers(section('llama-bpe'), section(null)).fields).toEqual([
+      { field: 'pre-tokenizer (tokenizer.ggml.pre)', a: 'llama-bpe', b: '—' },
+    ]);
+    expect(diffTokenizers(section('llama-bpe'), section('llama-bpe')).identical).toBe(true);
+    expect(diffTokenizers(section('gpt-2'), hf()).fields).toEqual([]);
+  });
+
   it('compares added tokens only up to where a capped list ends', () => {
     const gguf = tokenizerSectionOfGguf(
       (ggufResultOf(LLAMA3_TEMPLATE).outcome as { header: { gguf: GgufSummary } }).header.gguf,

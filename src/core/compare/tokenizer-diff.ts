@@ -80,6 +80,10 @@ export function diffTokenizers(a: TokenizerSection, b: TokenizerSection): Tokeni
   if (sameKind) {
     field('stops at', stopsOf(a), stopsOf(b));
   }
+  if (a.ggufPre !== undefined && b.ggufPre !== undefined) {
+    // Two GGUFs' byte-level BPEs: another name cuts text otherwise before the merges (llama.cpp's default if none).
+    field('pre-tokenizer (tokenizer.ggml.pre)', a.ggufPre ?? NONE, b.ggufPre ?? NONE);
+  }
   if (a.vocabulary && b.vocabulary) {
     for (const [name, of] of VOCABULARY_FIELDS) {
       field(name, of(a.vocabulary), of(b.vocabulary));

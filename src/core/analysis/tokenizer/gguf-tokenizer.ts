@@ -34,6 +34,7 @@ export function tokenizerSectionOfGguf(gguf: GgufSummary): TokenizerSection | nu
   }));
   return {
     source: 'gguf',
+    ...(tokenizer?.model === 'gpt2' && { ggufPre: tokenizer.pre }),
     files: [GGUF_TOKENIZER_SOURCE],
     tokenizerClass: null,
     modelMaxLength: null,

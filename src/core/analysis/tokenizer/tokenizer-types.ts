@@ -85,6 +85,8 @@ export interface TokenizerSection {
    * maximum length or generate() stop list. Absent for a transformers model's files.
    */
   source?: 'gguf';
+  /** A GGUF's byte-level BPE's `tokenizer.ggml.pre` (null: none named); absent for any other tokenizer. */
+  ggufPre?: string | null;
   /** The files read, in the order they were applied. */
   files: string[];
   tokenizerClass: string | null;
