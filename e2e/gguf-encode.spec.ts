@@ -16,9 +16,23 @@ const ANSWERS = JSON.parse(readFileSync(join(DIR, 'gguf-encodings.json'), 'utf8'
   { encodings: Array<{ text: string; ids: number[] }>; differsFromOriginal?: string[] }
 >;
 
+/** Picks files in the drop zone's file input, as a user does. */
+async function pick(page: Page, files: Parameters<Locator['setInputFiles']>[0]): Promise<void> {
+  await page.getByTestId('file-input').first().setInputFiles(files);
+}
+
 async function openGguf(page: Page, name: string): Promise<void> {
-  await page.getByTestId('file-input').first().setInputFiles(join(DIR, name));
+  await pick(page, join(DIR, name));
   await expect(page.getByTestId('file-name')).toHaveText(name);
+}
+
+/** Screenshots of `target` at the two widths a change to the page is looked at. */
+async function screenshots(page: Page, target: Locator, path: (width: number) => string): Promise<void> {
+  for (const width of [1440, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await target.scrollIntoViewIfNeeded();
+    await target.screenshot({ path: path(width) });
+  }
 }
 
 /** Types each sample the fixture script answered for `file` and waits for its ids. */
@@ -53,13 +67,9 @@ test.describe("a GGUF's own tokenizer", () => {
       /^\d+ tokens for 44 characters, 1 of them added around the text$/,
     );
     await expect(page.getByTestId('encode-text-error')).toHaveCount(0);
-    for (const width of [1440, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await encode.scrollIntoViewIfNeeded();
-      await page
-        .locator('section[aria-label="Tokenizer"]')
-        .screenshot({ path: testInfo.outputPath(`gguf-encode-${width}.png`) });
-    }
+    await screenshots(page, page.locator('section[aria-label="Tokenizer"]'), (width) =>
+      testInfo.outputPath(`gguf-encode-${width}.png`),
+    );
     watch.expectClean();
   });
 
@@ -84,10 +94,7 @@ test.describe("a GGUF's own tokenizer", () => {
         ['tokenizer.ggml.tokens', strings(['a', 'b'])],
       ],
     });
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles({ name: 'rwkv.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+    await pick(page, { name: 'rwkv.gguf', mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
     await page.getByRole('tab', { name: 'GGUF' }).click();
     await expect(page.getByTestId('encode-text-error')).toHaveText(
       `Encode a text covers llama.cpp's gpt2 (BPE), llama (SentencePiece BPE), t5 (SentencePiece Unigram) and bert (WordPiece) tokenizers; this GGUF's tokenizer.ggml.model is "rwkv".`,
@@ -113,10 +120,7 @@ test.describe("a GGUF's own tokenizer", () => {
     const watch = watchPage(page);
     await openApp(page);
     // gguf-py's tiny Llama: 320 tokens, lower-case letters but no capitals, no space marker, no emoji.
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(join(process.cwd(), 'fixtures', 'gguf', 'tiny-llama-Q4_K_M.gguf'));
+    await pick(page, join(process.cwd(), 'fixtures', 'gguf', 'tiny-llama-Q4_K_M.gguf'));
     await page.getByRole('tab', { name: 'GGUF' }).click();
     const encode = page.getByTestId('encode-text');
     await encode.getByRole('textbox').fill('Hello world 🙂');
@@ -124,10 +128,7 @@ test.describe("a GGUF's own tokenizer", () => {
       '4 characters of the text have no token and are dropped: this vocabulary lacks some of the 256 byte tokens a byte-level BPE needs, and llama.cpp drops such bytes without a word.',
     );
     await expect(encode.locator('.encode-text-piece')).toHaveText(['<s>', 'e', 'l', 'l', 'o', 'w', 'o', 'r', 'l', 'd']);
-    for (const width of [1440, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await encode.screenshot({ path: testInfo.outputPath(`gguf-encode-dropped-${width}.png`) });
-    }
+    await screenshots(page, encode, (width) => testInfo.outputPath(`gguf-encode-dropped-${width}.png`));
     watch.expectClean();
   });
 
@@ -136,31 +137,28 @@ test.describe("a GGUF's own tokenizer", () => {
   }, testInfo) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(DIR, 'bpe-llama3', name)));
+    await pick(
+      page,
+      ['model.safetensors', 'tokenizer.json'].map((name) => join(DIR, 'bpe-llama3', name)),
+    );
     await page.getByRole('tab', { name: 'Tokenizer' }).click();
     await page.getByRole('button', { name: 'Read tokenizer.json' }).click();
     await expect(page.getByTestId('encode-text-llama-pre')).toHaveText(
       "As a GGUF, llama.cpp tokenizes like this file with tokenizer.ggml.pre gpt-2, phi-2, jina-es (or 16 more), GPT-2's pattern: its patterns cut the 12 probe texts into the same pieces.",
     );
-    for (const width of [1440, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page
-        .getByTestId('encode-text')
-        .screenshot({ path: testInfo.outputPath(`tokenizer-json-llama-pre-${width}.png`) });
-    }
+    await screenshots(page, page.getByTestId('encode-text'), (width) =>
+      testInfo.outputPath(`tokenizer-json-llama-pre-${width}.png`),
+    );
     watch.expectClean();
   });
 
   test('compare: a GGUF encodes as the tokenizer.json it was converted from', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles(['model.safetensors', 'tokenizer.json'].map((name) => join(DIR, 'bpe-llama3', name)));
+    await pick(
+      page,
+      ['model.safetensors', 'tokenizer.json'].map((name) => join(DIR, 'bpe-llama3', name)),
+    );
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3.gguf'));
@@ -190,10 +188,7 @@ test.describe("a GGUF's own tokenizer", () => {
     const watch = watchPage(page);
     await openApp(page);
     // A: a model with Llama 3's split pattern in its tokenizer.json; B: its GGUF conversion that names gpt-2.
-    await page
-      .getByTestId('file-input')
-      .first()
-      .setInputFiles([join(DIR, 'bpe-llama3', 'model.safetensors'), join(DIR, 'bpe-llama3-regex', 'tokenizer.json')]);
+    await pick(page, [join(DIR, 'bpe-llama3', 'model.safetensors'), join(DIR, 'bpe-llama3-regex', 'tokenizer.json')]);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3-regex-gpt2-pre.gguf'));
@@ -202,11 +197,9 @@ test.describe("a GGUF's own tokenizer", () => {
     await expect(page.getByTestId('encode-both-pre')).toHaveText(
       "B names tokenizer.ggml.pre “gpt-2”: llama.cpp cuts text otherwise than A's tokenizer.json, so some texts get other ids (the probe texts show which); “llama3” would cut alike (convert again, or load with --override-kv tokenizer.ggml.pre=str:llama3).",
     );
-    for (const width of [1440, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page.getByTestId('encode-both-pre').scrollIntoViewIfNeeded();
-      await page.locator('.tokenizer-diff').screenshot({ path: testInfo.outputPath(`encode-both-pre-${width}.png`) });
-    }
+    await screenshots(page, page.locator('.tokenizer-diff'), (width) =>
+      testInfo.outputPath(`encode-both-pre-${width}.png`),
+    );
     watch.expectClean();
   });
 
@@ -220,12 +213,9 @@ test.describe("a GGUF's own tokenizer", () => {
     await expect(page.getByTestId('gguf-pre-tokenizer')).toHaveText(
       "llama-bpe: Llama 3's pattern, whole-word tokens taken as they are",
     );
-    for (const width of [1440, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await page
-        .locator('section[aria-label="Tokenizer"] .facts')
-        .screenshot({ path: testInfo.outputPath(`gguf-pre-${width}.png`) });
-    }
+    await screenshots(page, page.locator('section[aria-label="Tokenizer"] .facts'), (width) =>
+      testInfo.outputPath(`gguf-pre-${width}.png`),
+    );
     await page.getByRole('tab', { name: 'Compare' }).click();
     await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'bpe-llama3-regex-gpt2-pre.gguf'));
     await expect(page.getByTestId('compare-b-name')).toContainText('bpe-llama3-regex-gpt2-pre.gguf');
@@ -253,11 +243,9 @@ test.describe("a GGUF's own tokenizer", () => {
     await expect(differing).toHaveCount(1);
     await expect(differing.locator('td').first()).toContainText('def main():');
     await expect(differing.locator('td').last()).toHaveText(/^part at token \d+$/);
-    for (const width of [1440, 800]) {
-      await page.setViewportSize({ width, height: 900 });
-      await both.scrollIntoViewIfNeeded();
-      await page.locator('.tokenizer-diff').screenshot({ path: testInfo.outputPath(`gguf-encode-both-${width}.png`) });
-    }
+    await screenshots(page, page.locator('.tokenizer-diff'), (width) =>
+      testInfo.outputPath(`gguf-encode-both-${width}.png`),
+    );
     watch.expectClean();
   });
 });
