@@ -19,6 +19,9 @@ import {
 } from '../../core/limits';
 import type { LoadedHeader } from '../../core/formats/format-reader';
 import { loadHeader, SNIFF_BYTES } from '../../core/load-header';
+import { tokenListOf } from '../../core/formats/format-readers';
+import { llamaTokenizerJson } from '../../core/analysis/tokenizer/llama-tokenizer-json';
+import { encodeWith, loadTokenizer } from '../../core/analysis/tokenizer/encode';
 import { isGgufMagic } from '../../core/formats/gguf/header-parser';
 import {
   allTensorNames,
@@ -26,6 +29,7 @@ import {
   referenceLoaderVerdict,
   type Finding,
   type MetadataColumns,
+  type ParsedHeader,
   type ParseOutcome,
   type TensorColumns,
 } from '../../core/model';
@@ -342,11 +346,36 @@ function pipelineProblem(loaded: LoadedHeader): string | null {
   if (csv.split('\n').length < header.tensors.count + 1) {
     return 'CSV lost rows';
   }
+  const tokenizerProblem = ownTokenizerProblem(header, loaded.head);
+  if (tokenizerProblem) {
+    return tokenizerProblem;
+  }
   // The preview scanner on any prefix of the header never throws and never invents rows.
   const body = loaded.head.subarray(8);
   const cut = body.subarray(0, Math.floor(body.length / 2));
   const preview = previewEntries(cut, PREVIEW_ROWS);
   return columnsProblem(preview, cut.length);
+}
+
+/**
+ * A header's own tokenizer (a GGUF's) through "Encode a text": made a tokenizer.json or refused with a sentence, and
+ * a built one encodes a text into ids of its list, or says which token has none.
+ */
+function ownTokenizerProblem(header: ParsedHeader, head: Uint8Array): string | null {
+  const list = tokenListOf(header, head);
+  if (list === null) {
+    return null;
+  }
+  const built = llamaTokenizerJson(list);
+  if (built.error !== null) {
+    return built.error.length > 30 ? null : `tokenizer refused without a sentence: ${built.error}`;
+  }
+  try {
+    const encoded = encodeWith(loadTokenizer(built.json, {}), 'Hello world, 12345 ünï 🙂\n  x', true);
+    return encoded.ids.every((id) => id >= 0 && id < list.texts.length) ? null : 'encoded an id past the token list';
+  } catch (error) {
+    return /has no id in the vocabulary/.test(describe(error)) ? null : `encoding threw ${describe(error)}`;
+  }
 }
 
 /**

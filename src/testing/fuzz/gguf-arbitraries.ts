@@ -4,7 +4,7 @@
  * bytes, cuts) for the fuzz test, which only asks that every input ends in a result or a finding.
  */
 import fc from 'fast-check';
-import { buildGguf, type GgufTestFile, type GgufTestTensor, type GgufTestValue } from '../build-gguf';
+import { buildGguf, str, strings, type GgufTestFile, type GgufTestTensor, type GgufTestValue } from '../build-gguf';
 
 const KEY = fc.stringMatching(/^[a-z]{1,6}(\.[a-z_]{1,8}){0,2}$/);
 
@@ -80,6 +80,49 @@ export function ggufFileArbitrary(): fc.Arbitrary<GgufTestFile> {
   });
 }
 
+const TOKEN = fc.oneof(
+  fc.string({ maxLength: 6 }),
+  fc.constantFrom('', '__proto__', '▁', '<s>', '</s>', '<unk>', '<0x41>', 'Ġ', 'Ġt', 'he', 'the', ' '),
+);
+
+/** A tokenizer's keys as llama.cpp's converter writes them, with any of them missing, short or lying. */
+const TOKENIZER_KVS: fc.Arbitrary<Array<[string, GgufTestValue]>> = fc
+  .record({
+    model: fc.constantFrom('gpt2', 'gpt2', 'llama', 'llama', 't5', 'bert', 'rwkv'),
+    pre: fc.constantFrom('llama-bpe', 'gpt-2', 'qwen2', 'tekken', 'default', 'nope'),
+    tokens: fc.array(TOKEN, { minLength: 8, maxLength: 40 }),
+    merges: fc.option(fc.array(fc.tuple(TOKEN, TOKEN), { maxLength: 40 }), { nil: null }),
+    types: fc.option(fc.array(fc.integer({ min: -1, max: 8 }), { maxLength: 40 }), { nil: null }),
+    scores: fc.option(fc.array(fc.float({ noNaN: true }), { maxLength: 40 }), { nil: null }),
+    special: fc.array(fc.integer({ min: 0, max: 12 }), { minLength: 3, maxLength: 3 }),
+    flags: fc.array(fc.boolean(), { minLength: 3, maxLength: 3 }),
+  })
+  .map(({ model, pre, tokens, merges, types, scores, special, flags }) => {
+    const kvs: Array<[string, GgufTestValue]> = [
+      ['tokenizer.ggml.model', { type: 'string', value: model }],
+      ['tokenizer.ggml.pre', { type: 'string', value: pre }],
+      ['tokenizer.ggml.tokens', strings(tokens)],
+      ['tokenizer.ggml.bos_token_id', { type: 'u32', value: special[0] }],
+      ['tokenizer.ggml.eos_token_id', { type: 'u32', value: special[1] }],
+      ['tokenizer.ggml.unknown_token_id', { type: 'u32', value: special[2] }],
+      ['tokenizer.ggml.add_bos_token', { type: 'bool', value: flags[0] }],
+      ['tokenizer.ggml.add_space_prefix', { type: 'bool', value: flags[1] }],
+      ['tokenizer.ggml.remove_extra_whitespaces', { type: 'bool', value: flags[2] }],
+    ];
+    if (merges !== null) {
+      kvs.push(['tokenizer.ggml.merges', strings(merges.map(([left, right]) => `${left} ${right}`))]);
+    }
+    if (types !== null) {
+      const items = types.map((value) => ({ type: 'i32' as const, value }));
+      kvs.push(['tokenizer.ggml.token_type', { type: 'array', elementType: 5, items }]);
+    }
+    if (scores !== null) {
+      const items = scores.map((value) => ({ type: 'f32' as const, value }));
+      kvs.push(['tokenizer.ggml.scores', { type: 'array', elementType: 6, items }]);
+    }
+    return kvs;
+  });
+
 export type GgufMutation =
   | { kind: 'cut'; at: number }
   | { kind: 'flip'; at: number; value: number }
@@ -127,5 +170,15 @@ export const GGUF_FUZZ_PROPERTIES = [
       .tuple(ggufFileArbitrary(), ggufMutationArbitrary)
       .map(([file, mutations]) => ({ bytes: mutate(buildGguf(file), mutations), allowOversizedHeader: false })),
     ciRuns: 300,
+  },
+  {
+    name: "GGUF tokenizers, whole or damaged, through Encode a text's build",
+    arbitrary: fc
+      .tuple(ggufFileArbitrary(), TOKENIZER_KVS, fc.option(ggufMutationArbitrary, { nil: null }))
+      .map(([file, tokenizer, mutations]) => {
+        const bytes = buildGguf({ ...file, kvs: [['general.architecture', str('llama')], ...tokenizer] });
+        return { bytes: mutations === null ? bytes : mutate(bytes, mutations), allowOversizedHeader: false };
+      }),
+    ciRuns: 200,
   },
 ];
