@@ -195,7 +195,7 @@ test.describe("a GGUF's own tokenizer", () => {
     await expect(page.getByTestId('compare-headline')).toBeVisible();
     await page.getByRole('button', { name: 'Read and compare every token' }).click();
     await expect(page.getByTestId('encode-both-pre')).toHaveText(
-      "B names tokenizer.ggml.pre “gpt-2”: llama.cpp cuts text otherwise than A's tokenizer.json, so some texts get other ids (the probe texts show which); “llama3” would cut alike (convert again, or load with --override-kv tokenizer.ggml.pre=str:llama3).",
+      "B names tokenizer.ggml.pre “gpt-2”: llama.cpp cuts text otherwise than A's tokenizer.json, so texts can get other ids (the probe texts show which); “llama3” would cut alike (convert again, or load with --override-kv tokenizer.ggml.pre=str:llama3).",
     );
     await screenshots(page, page.locator('.tokenizer-diff'), (width) =>
       testInfo.outputPath(`encode-both-pre-${width}.png`),

@@ -48,8 +48,8 @@ export function PreAgreementLine(props: {
       {agreement.kind === 'alike'
         ? `llama.cpp cuts any text as ${json}'s tokenizer.json does.`
         : agreement.kind === 'merges-otherwise'
-          ? `llama.cpp cuts text into the pieces ${json}'s tokenizer.json does, but takes words that are tokens otherwise (ignore_merges), so some texts get other ids.`
-          : `llama.cpp cuts text otherwise than ${json}'s tokenizer.json, so some texts get other ids (the probe texts show which); ${
+          ? `llama.cpp cuts text into the pieces ${json}'s tokenizer.json does, but takes words that are tokens otherwise (ignore_merges), so texts can get other ids.`
+          : `llama.cpp cuts text otherwise than ${json}'s tokenizer.json, so texts can get other ids (the probe texts show which); ${
               agreement.would.length > 0
                 ? `${agreement.would.map((name) => `“${name}”`).join(' or ')} would cut alike (convert again, or load with --override-kv tokenizer.ggml.pre=str:${agreement.would[0]}).`
                 : 'no name llama.cpp knows cuts alike.'
