@@ -72,37 +72,39 @@ PRE_TEXTS = TEXTS + [
 ]
 
 
-def sentencepiece_vocabulary(folder: Path) -> tuple[list[bytes], list[float], list[int]]:
-    """The pieces, scores and token types gguf-py's SentencePieceVocab gives for folder/tokenizer.model."""
+def trained_sentencepiece(name: str, tokenizer_model: str, pre: str | None = None, **options: object):
+    """Trains a SentencePiece model on CORPUS into fixtures/tokenizer/<name>/tokenizer.model, and starts its GGUF as
+    convert_hf_to_gguf.py does: the pieces, scores and token types of gguf-py's SentencePieceVocab. Returns the
+    processor, the model's bytes and the writer, to which the caller adds special ids and flags."""
+    folder = OUT / name
+    folder.mkdir(parents=True, exist_ok=True)
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(sentence_iterator=iter(CORPUS), model_writer=model, minloglevel=2, **options)
+    (folder / "tokenizer.model").write_bytes(model.getvalue())
+    processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
     tokens, scores, types = [], [], []
     for text, score, kind in SentencePieceVocab(folder).all_tokens():
         tokens.append(text)
         scores.append(score)
         types.append(kind)
-    return tokens, scores, types
+    writer = GGUFWriter(str(OUT / f"{name}.gguf"), tokenizer_model)
+    writer.add_name(name)
+    writer.add_tokenizer_model(tokenizer_model)
+    if pre is not None:
+        writer.add_tokenizer_pre(pre)
+    writer.add_token_list(tokens)
+    writer.add_token_scores(scores)
+    writer.add_token_types(types)
+    return processor, model.getvalue(), writer
 
 
 def spm_llama(expected: dict[str, object]) -> None:
     """A Llama 2 style SentencePiece BPE, its GGUF, and sentencepiece's ids with BOS first."""
-    folder = OUT / "spm-llama"
-    folder.mkdir(parents=True, exist_ok=True)
-    model = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(CORPUS), model_writer=model, model_type="bpe", vocab_size=420,
-        byte_fallback=True, split_digits=True, normalization_rule_name="identity",
-        remove_extra_whitespaces=False, add_dummy_prefix=True, character_coverage=1.0,
-        bos_id=1, eos_id=2, unk_id=0, allow_whitespace_only_pieces=True, minloglevel=2,
+    processor, _, writer = trained_sentencepiece(
+        "spm-llama", "llama", pre="default", model_type="bpe", vocab_size=420, byte_fallback=True,
+        split_digits=True, normalization_rule_name="identity", remove_extra_whitespaces=False, add_dummy_prefix=True,
+        character_coverage=1.0, bos_id=1, eos_id=2, unk_id=0, allow_whitespace_only_pieces=True,
     )
-    (folder / "tokenizer.model").write_bytes(model.getvalue())
-    processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
-    tokens, scores, types = sentencepiece_vocabulary(folder)
-    writer = GGUFWriter(str(OUT / "spm-llama.gguf"), "llama")
-    writer.add_name("spm-llama")
-    writer.add_tokenizer_model("llama")
-    writer.add_tokenizer_pre("default")
-    writer.add_token_list(tokens)
-    writer.add_token_scores(scores)
-    writer.add_token_types(types)
     writer.add_bos_token_id(processor.bos_id())
     writer.add_eos_token_id(processor.eos_id())
     writer.add_unk_token_id(processor.unk_id())
@@ -120,25 +122,13 @@ def spm_t5(expected: dict[str, object], name: str, rule: str) -> None:
     `identity`, or T5's `nmt_nfkc` as a precompiled character map), converted as convert_hf_to_gguf.py's T5 path
     writes it (`t5`: pieces, scores, types, add_space_prefix, remove_extra_whitespaces, the normalizer's
     precompiled_charsmap), EOS added; sentencepiece's ids, EOS last."""
-    folder = OUT / name
-    folder.mkdir(parents=True, exist_ok=True)
-    model = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(CORPUS), model_writer=model, model_type="unigram", vocab_size=100,
-        normalization_rule_name=rule, remove_extra_whitespaces=True, add_dummy_prefix=True,
-        character_coverage=1.0, pad_id=0, eos_id=1, unk_id=2, bos_id=-1, minloglevel=2,
+    processor, model, writer = trained_sentencepiece(
+        name, "t5", model_type="unigram", vocab_size=100, normalization_rule_name=rule,
+        remove_extra_whitespaces=True, add_dummy_prefix=True, character_coverage=1.0, pad_id=0, eos_id=1, unk_id=2,
+        bos_id=-1,
     )
-    (folder / "tokenizer.model").write_bytes(model.getvalue())
-    processor = spm.SentencePieceProcessor(model_proto=model.getvalue())
     proto = sentencepiece_model_pb2.ModelProto()
-    proto.ParseFromString(model.getvalue())
-    tokens, scores, types = sentencepiece_vocabulary(folder)
-    writer = GGUFWriter(str(OUT / f"{name}.gguf"), "t5")
-    writer.add_name(name)
-    writer.add_tokenizer_model("t5")
-    writer.add_token_list(tokens)
-    writer.add_token_scores(scores)
-    writer.add_token_types(types)
+    proto.ParseFromString(model)
     writer.add_add_space_prefix(proto.normalizer_spec.add_dummy_prefix)
     writer.add_remove_extra_whitespaces(proto.normalizer_spec.remove_extra_whitespaces)
     if proto.normalizer_spec.precompiled_charsmap:

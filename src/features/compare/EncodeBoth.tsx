@@ -16,11 +16,10 @@ import { DroppedNote, EncodedTokens, EncodeError, EncodeInput, SAMPLE_TEXT, useE
 
 type Encoded = NonNullable<EncodeAnswer['result']>;
 
-export function EncodeBoth() {
+/** `ggufPre`: each side's GGUF byte-level tokenizer.ggml.pre (null: none named), undefined for any other side. */
+export function EncodeBoth({ ggufPre }: { ggufPre: { a: string | null | undefined; b: string | null | undefined } }) {
   const encodeA = useAppStore((state) => state.encodeText);
   const encodeB = useAppStore((state) => state.encodeCompareText);
-  const sideA = useAppStore((state) => (state.load.status === 'ready' ? state.load.result : null));
-  const sideB = useAppStore((state) => (state.compareSource.status === 'ready' ? state.compareSource.result : null));
   const [text, setText] = useState(SAMPLE_TEXT);
   const a = useEncoded(encodeA, text);
   const b = useEncoded(encodeB, text);
@@ -44,7 +43,7 @@ export function EncodeBoth() {
             {verdict(resultA, resultB, parting)}
             {a.busy || b.busy ? ' …' : ''}
           </p>
-          <PreAgreementLine sideA={sideA} sideB={sideB} encodedA={resultA} encodedB={resultB} />
+          <PreAgreementLine preA={ggufPre.a} preB={ggufPre.b} encodedA={resultA} encodedB={resultB} />
           <DroppedNote result={resultA} side="A" />
           <DroppedNote result={resultB} side="B" />
           <h4>A</h4>

@@ -5,24 +5,20 @@
  */
 import type { EncodeAnswer } from '../../core/analysis/tokenizer/encode';
 import { preAgreement } from '../../core/analysis/tokenizer/pre-tokenizer-match';
-import type { LoadResult } from '../../core/result';
 
 type Encoded = NonNullable<EncodeAnswer['result']>;
 
-/** A side's GGUF byte-level tokenizer's pre-tokenizer name (null: none named), or undefined for any other side. */
-function ggufBpePre(result: LoadResult | null): string | null | undefined {
-  const tokenizer = result?.outcome.kind === 'parsed' ? result.outcome.header.gguf?.tokenizer : undefined;
-  return tokenizer?.model === 'gpt2' ? tokenizer.pre : undefined;
-}
-
+/**
+ * `preA`/`preB`: a side's GGUF byte-level tokenizer's tokenizer.ggml.pre (null: none named), undefined for any other
+ * side (the tokenizer section's ggufPre).
+ */
 export function PreAgreementLine(props: {
-  sideA: LoadResult | null;
-  sideB: LoadResult | null;
+  preA: string | null | undefined;
+  preB: string | null | undefined;
   encodedA: Encoded;
   encodedB: Encoded;
 }) {
-  const preA = ggufBpePre(props.sideA);
-  const preB = ggufBpePre(props.sideB);
+  const { preA, preB } = props;
   // One side a GGUF, the other a tokenizer.json whose byte-level BPE was matched against llama.cpp's lists.
   const [gguf, pre, json, alike] =
     preB !== undefined && props.encodedA.llamaPre

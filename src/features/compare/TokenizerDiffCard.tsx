@@ -55,7 +55,9 @@ export function TokenizerDiffCard() {
       )}
       {!reading && !pending && <VocabularyLine a={a} b={b} />}
       {/* Each side encodes with its GGUF's own tokenizer, or with its tokenizer.json once read. */}
-      {[sideA, sideB].every((side) => listedTokens(side) === 'listed') && <EncodeBoth />}
+      {[sideA, sideB].every((side) => listedTokens(side) === 'listed') && (
+        <EncodeBoth ggufPre={{ a: tokenizerA?.ggufPre, b: tokenizerB?.ggufPre }} />
+      )}
     </section>
   );
 }

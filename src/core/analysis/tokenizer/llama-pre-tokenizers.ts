@@ -14,10 +14,14 @@
  */
 import table from './llama-pre-tokenizers.json';
 
+/** One row of the table: the names llama.cpp maps to one pattern list, with what it sets beside it. */
 export interface LlamaPreTokenizer {
-  /** The pattern list's name in the table (`llama3`, `gpt2`, `qwen2`…). */
+  /** The pattern list's name in the table (`llama3`, `gpt2`, `qwen2`…), its patterns and its words. */
   name: string;
   patterns: readonly string[];
+  label: string;
+  /** The tokenizer.ggml.pre values that select this row. */
+  names: readonly string[];
   /** A piece that is a whole token is taken as it is, before any merge (llama.cpp's ignore_merges). */
   ignoreMerges: boolean;
   /** llama.cpp puts BOS before the text for this pre-tokenizer unless tokenizer.ggml.add_bos_token says otherwise. */
@@ -33,18 +37,17 @@ interface TableEntry {
 
 const PATTERNS: Readonly<Record<string, readonly string[]>> = table.patterns;
 
+export const LLAMA_PRE_TYPES: readonly LlamaPreTokenizer[] = (table.types as TableEntry[]).map((entry) => ({
+  name: entry.patterns,
+  patterns: PATTERNS[entry.patterns],
+  label: (table.labels as Record<string, string>)[entry.patterns] ?? entry.patterns,
+  names: entry.names,
+  ignoreMerges: entry.ignoreMerges ?? false,
+  addBos: entry.addBos ?? false,
+}));
+
 const BY_NAME: ReadonlyMap<string, LlamaPreTokenizer> = new Map(
-  (table.types as TableEntry[]).flatMap((entry) =>
-    entry.names.map((name) => [
-      name,
-      {
-        name: entry.patterns,
-        patterns: PATTERNS[entry.patterns],
-        ignoreMerges: entry.ignoreMerges ?? false,
-        addBos: entry.addBos ?? false,
-      },
-    ]),
-  ),
+  LLAMA_PRE_TYPES.flatMap((type) => type.names.map((name) => [name, type] as const)),
 );
 
 /**
@@ -54,24 +57,6 @@ const BY_NAME: ReadonlyMap<string, LlamaPreTokenizer> = new Map(
 export function preTokenizerOf(pre: string | null): LlamaPreTokenizer | null {
   return BY_NAME.get(pre === null || pre === '' ? 'default' : pre) ?? null;
 }
-
-/** One row of the table: the names llama.cpp maps to one pattern list, with what it sets beside it. */
-export interface LlamaPreType {
-  /** The pattern list's name in the table, its patterns and its words (`Llama 3's pattern`). */
-  patterns: string;
-  patternList: readonly string[];
-  label: string;
-  names: readonly string[];
-  ignoreMerges: boolean;
-}
-
-export const LLAMA_PRE_TYPES: readonly LlamaPreType[] = (table.types as TableEntry[]).map((entry) => ({
-  patterns: entry.patterns,
-  patternList: PATTERNS[entry.patterns],
-  label: (table.labels as Record<string, string>)[entry.patterns] ?? entry.patterns,
-  names: entry.names,
-  ignoreMerges: entry.ignoreMerges ?? false,
-}));
 
 /**
  * Every `tokenizer.ggml.pre` llama.cpp's loader knows (the table's and those it splits by code of its own); any other
@@ -87,8 +72,7 @@ export function describePreTokenizer(pre: string | null): string {
   }
   const known = BY_NAME.get(pre);
   if (known !== undefined) {
-    const label = (table.labels as Record<string, string>)[known.name] ?? known.name;
-    return `${pre}: ${label}${known.ignoreMerges ? ', whole-word tokens taken as they are' : ''}`;
+    return `${pre}: ${known.label}${known.ignoreMerges ? ', whole-word tokens taken as they are' : ''}`;
   }
   return LLAMA_CPP_PRE_NAMES.has(pre)
     ? `${pre}: split by llama.cpp's own code, not encoded here`

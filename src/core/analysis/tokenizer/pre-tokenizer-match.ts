@@ -7,7 +7,7 @@
  */
 import { SequencePreTokenizer } from '@huggingface/tokenizers';
 import type { Tokenizer } from '@huggingface/tokenizers';
-import { LLAMA_PRE_TYPES, type LlamaPreType } from './llama-pre-tokenizers';
+import { LLAMA_PRE_TYPES, type LlamaPreTokenizer } from './llama-pre-tokenizers';
 import { PROBE_TEXTS } from './probe-texts';
 
 export interface PreTokenizerAlike {
@@ -52,13 +52,14 @@ export function llamaPreTokenizersAlike(tokenizer: Tokenizer, tokenizerJson: unk
   const normalize = (text: string) => (tokenizer.normalizer ? tokenizer.normalizer(text) : text);
   const own = PROBE_TEXTS.map((text) => pre.pre_tokenize(normalize(text)).join('\u0000'));
   const ignoreMerges = model.ignore_merges === true;
-  const byList = new Map<string, LlamaPreType[]>();
+  // Rows sharing a pattern list (llama3 with and without ignore_merges) are cut once.
+  const byList = new Map<string, LlamaPreTokenizer[]>();
   for (const type of LLAMA_PRE_TYPES) {
-    byList.set(type.patterns, [...(byList.get(type.patterns) ?? []), type]);
+    byList.set(type.name, [...(byList.get(type.name) ?? []), type]);
   }
   const alike: PreTokenizerAlike[] = [];
   for (const types of byList.values()) {
-    const cut = llamaCutter(types[0].patternList);
+    const cut = llamaCutter(types[0].patterns);
     if (PROBE_TEXTS.every((text, at) => cut(text).join('\u0000') === own[at])) {
       for (const type of types) {
         alike.push({
