@@ -3,13 +3,15 @@
  * numpy, scripts/values-fixtures.py) is scanned and read, with statistics equal to numpy's, and compared with its
  * finetune (exactly the two changed tensors named); a remote 64 MiB tensor
  * opened by a share link with values=1 is sampled, and downloaded whole only after the click that says its size.
- * LoRA adapters (PEFT dropped with its config, a GGUF LoRA over HTTP) give each module's update as numpy does.
+ * LoRA adapters (PEFT dropped with its config, a GGUF LoRA over HTTP) give each module's update as numpy does. A GGUF
+ * with one tensor of each ggml codebook type (IQ1_S … IQ3_S, written by gguf-py) reads as gguf-py dequantizes it.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
+import { present } from '../src/testing/values-fixtures';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
 /** A tiny llama in BF16 and its Q8_0 GGUF conversion (scripts/gguf-pair-fixtures.py). */
@@ -18,6 +20,11 @@ const PAIR_GGUF = join(process.cwd(), 'fixtures', 'values', 'tiny-llama-Q8_0.ggu
 const NUMPY = JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'values', 'planted.json'), 'utf8')) as {
   stats: Record<string, Record<string, number>>;
 };
+/** One [16, 256] tensor of each IQ1/IQ2/IQ3 type, and numpy's statistics of gguf-py's dequantized values. */
+const CODEBOOK_GGUF = join(process.cwd(), 'fixtures', 'values', 'codebook-types.gguf');
+const CODEBOOK_NUMPY = JSON.parse(
+  readFileSync(join(process.cwd(), 'fixtures', 'values', 'codebook-types.json'), 'utf8'),
+) as { stats: Record<string, Record<string, number> & { type: string }> };
 const MiB = 1024 * 1024;
 /** LoRA adapters and numpy's ‖scale · B @ A‖_F per module (scripts/lora-update-fixtures.py). */
 const LORA_DIR = join(process.cwd(), 'fixtures', 'values');
@@ -145,6 +152,38 @@ test.describe('tensor values', () => {
     const q = page.getByTestId('compare-values-table').getByRole('row', { name: /layers\.0\.self_attn\.q_proj/ });
     await expect(q).toContainText('GGUF rows put back in Hugging Face order');
     await expect(q).toContainText('BF16 → Q8_0');
+    watch.expectClean();
+  });
+
+  test('a GGUF of every codebook type (IQ1_S … IQ3_S): scanned whole, each tensor’s statistics equal numpy’s', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(CODEBOOK_GGUF);
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await expect(page.getByTestId('scan-result')).toContainText('Scanned 7 tensors');
+    expect((await downloadReport(page)).valueScan).toMatchObject({ done: true, tensors: 7, skipped: [] });
+
+    for (const [name, want] of Object.entries(CODEBOOK_NUMPY.stats)) {
+      await page.getByText(name, { exact: true }).first().click();
+      await expect(page.getByTestId('tensor-details')).toContainText(want.type);
+      await page.getByRole('button', { name: 'Read values' }).click();
+      await expect(page.getByTestId('values-read')).toContainText('All 4 096 values');
+      // A block's 256 values share its bytes: its first 8 are shown once, beside its first value.
+      const firstRows = page.getByTestId('values-first').locator('tbody tr');
+      await expect(firstRows.first()).toContainText(/^0.* … \(the first 8 of a \d+-byte block of 256 values\)$/);
+      await expect(firstRows.nth(1)).toContainText('in the block above');
+      const read = (await downloadReport(page)).values as Array<{ tensor: string; stats: Record<string, number> }>;
+      const entry = present(read.find((candidate) => candidate.tensor === name));
+      for (const key of ['count', 'nan', 'posInf', 'negInf', 'zeros', 'min', 'max', 'absMax']) {
+        expect(entry.stats[key], `${want.type} ${key}`).toBe(want[key]);
+      }
+      for (const key of ['mean', 'std']) {
+        expect(Math.abs(entry.stats[key] - want[key]), `${want.type} ${key}`).toBeLessThan(1e-6 * want.std);
+      }
+      await page.keyboard.press('Escape');
+    }
     watch.expectClean();
   });
 

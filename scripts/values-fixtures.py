@@ -12,7 +12,7 @@ import math
 import os
 
 import numpy as np
-from gguf import quants
+from gguf import GGUFWriter, quants
 from gguf.constants import GGML_QUANT_SIZES, GGMLQuantizationType
 
 OUT = os.path.join(os.path.dirname(__file__), '..', 'fixtures', 'values')
@@ -96,10 +96,14 @@ def decoder_cases():
 
 def gguf_cases():
     """The first ten types from the module's generator; IQ4_NL, IQ4_XS, the ternary TQ types, MXFP4 and NVFP4 from a
-    generator of their own, so adding them left the cases above (and the ones after) with their bytes."""
+    generator of their own, so adding them left the cases above (and the ones after) with their bytes; the codebook
+    types (IQ1, IQ2, IQ3: random grid indices, signs and scales, which gguf-py can only dequantize) from a third."""
     first = [gguf_case(name, rng) for name in ('Q8_0', 'Q4_0', 'Q4_1', 'Q5_0', 'Q5_1', 'Q2_K', 'Q3_K', 'Q4_K', 'Q5_K', 'Q6_K')]
     later = np.random.default_rng(20261205)
-    return first + [gguf_case(name, later) for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4', 'NVFP4')]
+    second = [gguf_case(name, later) for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4', 'NVFP4')]
+    codebooks = np.random.default_rng(20261206)
+    third = [gguf_case(name, codebooks) for name in ('IQ2_XXS', 'IQ2_XS', 'IQ2_S', 'IQ3_XXS', 'IQ3_S', 'IQ1_S', 'IQ1_M')]
+    return first + second + third
 
 
 def gguf_case(name: str, gen: np.random.Generator):
@@ -113,18 +117,31 @@ def gguf_case(name: str, gen: np.random.Generator):
         raw = np.ascontiguousarray(data).view(np.uint8).reshape(-1)
         producer = 'gguf.quants.quantize'
     except NotImplementedError:
-        raw = gen.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
-        for b in range(blocks):
-            base = b * type_size
-            if name == 'MXFP4':
-                # The E8M0 exponent byte: scales from 2^-8 to 2^2 (e = 255 is 2^127 in ggml, not NaN).
-                raw[base] = gen.integers(120, 131)
-                continue
-            for at in f16_offsets(name, type_size):
-                raw[base + at : base + at + 2] = np.frombuffer(np.float16(gen.uniform(-0.05, 0.05)).tobytes(), np.uint8)
+        raw = random_blocks(name, gen, blocks)
         producer = 'random blocks'
     values = quants.dequantize(raw.reshape(-1, type_size).reshape(1, -1), qtype).reshape(-1).astype(np.float64)
     return {'dtype': name, 'producer': producer, 'bytes': b64(raw.tobytes()), 'values': [num(v) for v in values]}
+
+
+def random_blocks(name: str, gen: np.random.Generator, blocks: int) -> np.ndarray:
+    """`blocks` blocks of random bytes with their float scales set to small values, as a quantizer would leave them."""
+    type_size = GGML_QUANT_SIZES[GGMLQuantizationType[name]][1]
+    raw = gen.integers(0, 256, size=blocks * type_size, dtype=np.uint8)
+    for b in range(blocks):
+        base = b * type_size
+        if name == 'MXFP4':
+            # The E8M0 exponent byte: scales from 2^-8 to 2^2 (e = 255 is 2^127 in ggml, not NaN).
+            raw[base] = gen.integers(120, 131)
+            continue
+        if name == 'IQ1_M':
+            # No d field: its float16 is the top nibbles of the four u16 scale words at 48, the first word's lowest.
+            half = int(np.frombuffer(np.float16(gen.uniform(0.001, 0.05)).tobytes(), np.uint16)[0])
+            for k in range(4):
+                raw[base + 49 + 2 * k] = (raw[base + 49 + 2 * k] & 0x0F) | (((half >> (4 * k)) & 15) << 4)
+            continue
+        for at in f16_offsets(name, type_size):
+            raw[base + at : base + at + 2] = np.frombuffer(np.float16(gen.uniform(-0.05, 0.05)).tobytes(), np.uint8)
+    return raw
 
 
 def f16_offsets(name: str, size: int):
@@ -133,6 +150,7 @@ def f16_offsets(name: str, size: int):
         'IQ4_NL': [0], 'IQ4_XS': [0], 'TQ1_0': [size - 2], 'TQ2_0': [size - 2],
         # NVFP4's four scales are E4M3 bytes: any random byte is one (0 and 0x7F read as zero).
         'NVFP4': [],
+        'IQ2_XXS': [0], 'IQ2_XS': [0], 'IQ2_S': [0], 'IQ3_XXS': [0], 'IQ3_S': [0], 'IQ1_S': [0],
     }[name]
 
 
@@ -370,6 +388,34 @@ def planted_model():
         f.write('\n')
 
 
+CODEBOOK_TYPES = ('IQ2_XXS', 'IQ2_XS', 'IQ2_S', 'IQ3_XXS', 'IQ3_S', 'IQ1_S', 'IQ1_M')
+
+
+def codebook_model():
+    """codebook-types.gguf: one [16, 256] tensor of each IQ1/IQ2/IQ3 type, written by gguf-py's GGUFWriter, and
+    codebook-types.json, numpy's statistics of what gguf-py dequantizes for each."""
+    gen = np.random.default_rng(20261207)
+    path = os.path.join(OUT, 'codebook-types.gguf')
+    writer = GGUFWriter(path, 'llama')
+    writer.add_name('one tensor of each ggml codebook type')
+    stats = {}
+    for i, name in enumerate(CODEBOOK_TYPES):
+        qtype = GGMLQuantizationType[name]
+        rows, blocks_per_row = 16, 1
+        raw = random_blocks(name, gen, rows * blocks_per_row).reshape(rows, -1)
+        tensor = f'blk.{i}.ffn_down.weight'
+        writer.add_tensor(tensor, raw, raw_dtype=qtype)
+        values = quants.dequantize(raw, qtype).reshape(-1).astype(np.float64)
+        stats[tensor] = {'type': name, **stats_of(values, 2.0**-126, 64)}
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    with open(os.path.join(OUT, 'codebook-types.json'), 'w') as f:
+        json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'stats': stats}, f)
+        f.write('\n')
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, 'dequant.json'), 'w') as f:
@@ -380,6 +426,7 @@ def main():
             json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'cases': cases}, f)
             f.write('\n')
     planted_model()
+    codebook_model()
 
 
 if __name__ == '__main__':

@@ -222,7 +222,7 @@ export async function readDequantizedValues(
     decoded: 'dequantized',
     read: { ...result.read, bytes: total },
     // The bytes beside each value would be its float32 result, not what the file holds: the stored view shows those.
-    first: result.first.map((value) => ({ ...value, raw: '' })),
+    first: result.first.map(({ index, value }) => ({ index, value, raw: '' })),
     dequantizedBy: {
       scheme: plan.scheme,
       tensors: planRows(plan)

@@ -4,6 +4,8 @@
  * throwing: the bytes come from arbitrary files.
  */
 
+import { bfloatToFloat, halfToFloat } from '../bytes/half-float';
+
 /** Reads little-endian numbers of a dtype from raw tensor bytes; null for dtypes it does not know. */
 export function decodeNumbers(dtype: string, bytes: Uint8Array, limit = 16): number[] | null {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -20,7 +22,7 @@ export function decodeNumbers(dtype: string, bytes: Uint8Array, limit = 16): num
         out.push(halfToFloat(view.getUint16(at, true)));
         break;
       case 'BF16':
-        out.push(bf16ToFloat(view.getUint16(at, true)));
+        out.push(bfloatToFloat(view.getUint16(at, true)));
         break;
       case 'F32':
         out.push(view.getFloat32(at, true));
@@ -81,25 +83,6 @@ export function decodeScalar(dtype: string, bytes: Uint8Array | undefined): numb
   }
   const values = decodeNumbers(dtype, bytes, 1);
   return values && values.length === 1 && Number.isFinite(values[0]) ? values[0] : null;
-}
-
-function halfToFloat(bits: number): number {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) {
-    return sign * 2 ** -14 * (fraction / 1024);
-  }
-  if (exponent === 0x1f) {
-    return fraction ? Number.NaN : sign * Number.POSITIVE_INFINITY;
-  }
-  return sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
-}
-
-function bf16ToFloat(bits: number): number {
-  const view = new DataView(new ArrayBuffer(4));
-  view.setUint32(0, bits << 16, false);
-  return view.getFloat32(0, false);
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -45,7 +45,7 @@ describe('decodeValues', () => {
   });
 
   it('says "not decoded" (null) for types it has no decoder for', () => {
-    expect(decodeUnit('IQ2_XXS')).toBeNull();
+    expect(decodeUnit('Q8_K')).toBeNull();
     expect(decodeValues('C64', new Uint8Array(8))).toBeNull();
   });
 });

@@ -10,6 +10,7 @@
  * a bit order for the 6-bit floats; they are read as one little-endian bit stream, element i in bits [6i, 6i + 6),
  * and labelled as such. 64-bit integers beyond 2^53 lose their low bits as Float64.
  */
+import { bfloatTable, halfTable } from '../bytes/half-float';
 import { decodeGgufBlocks, GGUF_BLOCKS } from './gguf-blocks';
 
 export interface DecodeUnit {
@@ -112,43 +113,6 @@ const TABLES: Readonly<Record<string, Float32Array>> = {
 export const E2M1_VALUES: Float32Array = TABLES.F4;
 export const E4M3_VALUES: Float32Array = TABLES.F8_E4M3;
 export const E8M0_VALUES: Float32Array = TABLES.F8_E8M0;
-
-let f16Table: Float32Array | null = null;
-
-/** All 65,536 half-precision values (256 KiB), built on first use. */
-function halfTable(): Float32Array {
-  if (f16Table === null) {
-    f16Table = new Float32Array(65536);
-    for (let bits = 0; bits < 65536; bits++) {
-      f16Table[bits] = halfToFloat(bits);
-    }
-  }
-  return f16Table;
-}
-
-export function halfToFloat(bits: number): number {
-  const exp = (bits >> 10) & 31;
-  const man = bits & 1023;
-  const sign = bits & 0x8000 ? -1 : 1;
-  if (exp === 0) {
-    return sign * man * 2 ** -24;
-  }
-  if (exp === 31) {
-    return man === 0 ? sign * Infinity : Number.NaN;
-  }
-  return sign * (1 + man / 1024) * 2 ** (exp - 15);
-}
-
-let bf16Table: Float32Array | null = null;
-
-/** All 65,536 bfloat16 values (the top half of a float32), built on first use. */
-function bfloatTable(): Float32Array {
-  if (bf16Table === null) {
-    const bits = Uint32Array.from({ length: 65536 }, (_, code) => code << 16);
-    bf16Table = new Float32Array(bits.buffer);
-  }
-  return bf16Table;
-}
 
 /**
  * What each code of `dtype` is, for dtypes of one element per 8 or 16 bits that are floats (statistics then count

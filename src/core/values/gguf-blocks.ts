@@ -3,9 +3,12 @@
  * Python port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32)
  * or 256 (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0); every scale `d`/`dmin`/`m` is a little-endian
  * float16 but MXFP4's, a power-of-two exponent byte (E8M0), and NVFP4's, unsigned E4M3 bytes. Multi-byte fields sit at odd offsets inside a block, so
- * they are read with byte math, never a typed-array view. The codebook types (IQ1_S/M, IQ2_*, IQ3_*) are not decoded.
+ * they are read with byte math, never a typed-array view. The codebook types (IQ1_S/M, IQ2_*, IQ3_*) are in
+ * gguf-codebook-blocks.ts.
  */
+import { halfAt as f16 } from '../bytes/half-float';
 import type { DecodeUnit } from './decode';
+import { CODEBOOK_BLOCKS, decodeCodebookBlock } from './gguf-codebook-blocks';
 
 export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   Q4_0: { bytes: 18, elements: 32 },
@@ -24,6 +27,7 @@ export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   TQ2_0: { bytes: 66, elements: 256 },
   MXFP4: { bytes: 17, elements: 32 },
   NVFP4: { bytes: 36, elements: 64 },
+  ...CODEBOOK_BLOCKS,
 };
 
 /** Q4_0's levels: x = d · (q − 8). */
@@ -34,25 +38,6 @@ const IQ4_LEVELS = Int8Array.of(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13,
 
 /** MXFP4's E2M1 codes as ggml holds them (kvalues_mxfp4): twice the value, so the block scale is halved to match. */
 const MXFP4_DOUBLED = Int8Array.of(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12);
-
-const HALF = new Float32Array(65536);
-for (let bits = 0; bits < 65536; bits++) {
-  const exp = (bits >> 10) & 31;
-  const man = bits & 1023;
-  const sign = bits & 0x8000 ? -1 : 1;
-  HALF[bits] =
-    exp === 0
-      ? sign * man * 2 ** -24
-      : exp === 31
-        ? man === 0
-          ? sign * Infinity
-          : Number.NaN
-        : sign * (1 + man / 1024) * 2 ** (exp - 15);
-}
-
-function f16(bytes: Uint8Array, at: number): number {
-  return HALF[bytes[at] | (bytes[at + 1] << 8)];
-}
 
 /** Dequantizes whole blocks of `type` from `bytes` into `out` (blocks × elements per block values). */
 export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Array): void {
@@ -106,6 +91,15 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
         break;
       case 'NVFP4':
         nvfp4(bytes, at, out, o);
+        break;
+      case 'IQ2_XXS':
+      case 'IQ2_XS':
+      case 'IQ2_S':
+      case 'IQ3_XXS':
+      case 'IQ3_S':
+      case 'IQ1_S':
+      case 'IQ1_M':
+        decodeCodebookBlock(type, bytes, at, out, o);
         break;
       case 'MXFP4':
         // ggml's E8M0 to float, halved: 2^(e − 128) for every e (e = 0 and 1 are subnormal floats, not zero).

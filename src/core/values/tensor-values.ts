@@ -12,8 +12,13 @@ import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats
 export interface FirstValue {
   index: number;
   value: number;
-  /** The bytes that hold it, as hex (a sub-byte value shows the byte it shares). */
+  /**
+   * The bytes that hold it, as hex (a sub-byte value shows the byte it shares); for a value of a quant block, the
+   * block's first 8 bytes on the block's first value, and '' on the others.
+   */
   raw: string;
+  /** The quant block that holds it, when a block holds more than 4 values (a GGUF block, an MX group). */
+  block?: { elements: number; bytes: number };
 }
 
 export interface TensorValues {
@@ -229,15 +234,25 @@ export function scaleKind(length: number, rows: number, cols: number): 'tensor' 
   return length === Math.ceil(rows / FP8_SCALE_BLOCK) * Math.ceil(cols / FP8_SCALE_BLOCK) ? 'block' : null;
 }
 
+function hex(bytes: Uint8Array): string {
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
 function firstValues(values: ArrayLike<number>, bytes: Uint8Array, unit: DecodeUnit): FirstValue[] {
   const count = Math.min(FIRST_VALUES, values.length);
   const out: FirstValue[] = [];
   for (let index = 0; index < count; index++) {
+    const value = values[index];
+    if (unit.elements > 4) {
+      // A quant block's values share its bytes: its first 8 go with its first value, not with each of them.
+      const at = Math.floor(index / unit.elements) * unit.bytes;
+      const raw = index % unit.elements === 0 ? hex(bytes.subarray(at, at + Math.min(8, unit.bytes))) : '';
+      out.push({ index, value, raw, block: { elements: unit.elements, bytes: unit.bytes } });
+      continue;
+    }
     const start = Math.floor((index * unit.bytes) / unit.elements);
     const end = Math.max(start + 1, Math.floor(((index + 1) * unit.bytes) / unit.elements));
-    // A quant block's values share its bytes: show the block's first 8 instead of the whole block for each value.
-    const shown = unit.elements > 4 ? bytes.subarray(0, Math.min(8, unit.bytes)) : bytes.subarray(start, end);
-    out.push({ index, value: values[index], raw: [...shown].map((b) => b.toString(16).padStart(2, '0')).join(' ') });
+    out.push({ index, value, raw: hex(bytes.subarray(start, end)) });
   }
   return out;
 }

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import { exactDecimal, formatBytes, formatPercent, formatValue, groupDigits } from '../../core/number-format';
 import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/values-limits';
-import type { TensorValues } from '../../core/values/tensor-values';
+import type { FirstValue, TensorValues } from '../../core/values/tensor-values';
 import { Segmented } from '../../lib/Segmented';
 import { selectResult } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
@@ -213,11 +213,22 @@ export function ValuesView({
               <td className="mono values-exact" title={exactDecimal(value.value)}>
                 {exactDecimal(value.value)}
               </td>
-              {!computed && <td className="mono">{value.raw || '— (see the stored values)'}</td>}
+              {!computed && <td className="mono">{rawBytesText(value)}</td>}
             </tr>
           ))}
         </tbody>
       </table>
     </div>
   );
+}
+
+/** A value's bytes; a quant block's first value shows the block's first bytes, the others say they share them. */
+function rawBytesText(value: FirstValue): string {
+  if (value.block) {
+    const { elements, bytes } = value.block;
+    return value.raw
+      ? `${value.raw} … (the first 8 of a ${groupDigits(bytes)}-byte block of ${groupDigits(elements)} values)`
+      : 'in the block above';
+  }
+  return value.raw || '— (see the stored values)';
 }
