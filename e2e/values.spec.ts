@@ -20,6 +20,14 @@ const PAIR_GGUF = join(process.cwd(), 'fixtures', 'values', 'tiny-llama-Q8_0.ggu
 const NUMPY = JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'values', 'planted.json'), 'utf8')) as {
   stats: Record<string, Record<string, number>>;
 };
+const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
+/** A Llama-3-like model whose chat tokens were never trained, and numpy's untrained rows of each file. */
+const UNTRAINED = JSON.parse(readFileSync(join(VALUES_DIR, 'untrained-tokens.json'), 'utf8')) as {
+  files: Record<
+    string,
+    { tensor: string; rows: number; untrained: number[]; tokens: Record<string, string>; inTemplate: number[] }
+  >;
+};
 /** One [16, 256] tensor of each IQ1/IQ2/IQ3 type, and numpy's statistics of gguf-py's dequantized values. */
 const CODEBOOK_GGUF = join(process.cwd(), 'fixtures', 'values', 'codebook-types.gguf');
 const CODEBOOK_NUMPY = JSON.parse(
@@ -184,6 +192,42 @@ test.describe('tensor values', () => {
       }
       await page.keyboard.press('Escape');
     }
+    watch.expectClean();
+  });
+
+  test('Llama 3’s untrained chat tokens: the scan names numpy’s rows and the tokens its chat template writes', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const want = UNTRAINED.files['untrained-tokens/model.safetensors'];
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(join(VALUES_DIR, 'untrained-tokens'));
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const note = page.getByTestId('scan-untrained');
+    await expect(note).toContainText(
+      `model.embed_tokens.weight: ${want.untrained.length} of ${want.rows} token rows were never trained (ids ${want.untrained[0]}–${want.untrained[want.untrained.length - 1]})`,
+    );
+    const written = want.inTemplate.map((id) => `${want.tokens[String(id)]} (${id})`);
+    await expect(page.getByTestId('scan-untrained-template')).toContainText(
+      `The chat template writes ${want.inTemplate.length} of them: ${written.join(', ')}.`,
+    );
+    await note.getByText('Their tokens').click();
+    await expect(page.getByTestId('scan-untrained-tokens').getByRole('listitem')).toHaveText(
+      Object.entries(want.tokens).map(([id, text]) => `${id}: ${text}`),
+    );
+    expect((await downloadReport(page)).valueScan).toMatchObject({
+      untrainedTokens: { tensor: want.tensor, count: want.untrained.length },
+    });
+
+    // Its GGUF: the file's own token list names every id, and the padded rows are counted as holding no token.
+    const gguf = UNTRAINED.files['untrained-tokens.gguf'];
+    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, 'untrained-tokens.gguf'));
+    await expect(page.getByTestId('file-name')).toHaveText('untrained-tokens.gguf');
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await expect(page.getByTestId('scan-untrained')).toContainText(
+      `${gguf.untrained.length - Object.keys(gguf.tokens).length} of them hold no token in the GGUF's token list`,
+    );
+    await expect(page.getByTestId('scan-untrained-template')).toContainText(written.join(', '));
     watch.expectClean();
   });
 

@@ -34,6 +34,7 @@ import type { CompareFacts } from '../core/compare/compare';
 import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import type { SidecarsJob } from './sidecars-on-demand';
+import type { TokenTexts } from '../core/analysis/tokenizer/token-texts';
 import type { LoraScaling } from '../core/analysis/lora-scaling';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
@@ -45,6 +46,8 @@ export interface KeptLoad extends CompareFacts {
   pageSection?: (request: SectionPageRequest) => SectionPage | null;
   /** Its tokenizer's every token: a GGUF's own list, else its tokenizer.json once read; null when it has neither. */
   tokenList?: () => TokenList | null;
+  /** Its token texts and chat templates, from the best list at hand (token-texts.ts); null when it has none. */
+  tokenTexts?: () => TokenTexts | null;
   /** Reads a group of sidecars the load left for later and re-runs the analyses that read them (sidecars-on-demand.ts). */
   readSidecars?: (group: SidecarsGroup, job?: SidecarsJob) => Promise<SidecarsUpdate | null>;
   /** Where each row's bytes are, for reading values on demand (values-handler.ts); absent when nothing parsed. */

@@ -8,6 +8,8 @@ import { listPager } from './list-pages';
 import { textEncoder, type TextEncoder } from './text-encoder';
 import { tokenListOfVocabulary, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
 import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
+import { tokenTextsOf } from '../core/analysis/tokenizer/token-texts';
+import { summarizeTokenizer } from '../core/analysis/tokenizer/tokenizer-summary';
 import { tokenListOf } from '../core/formats/format-readers';
 import { llamaTokenizerProblem } from '../core/analysis/tokenizer/llama-tokenizer-json';
 import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../core/analysis/analysis-registry';
@@ -105,6 +107,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const onDemand: SidecarGroups = parsed ? sidecarGroupsOf(loaded, parsed) : {};
   let vocabulary: VocabularySummary | undefined;
   let tokenizerConfig: unknown;
+  let tokenizerFiles = loaded.sidecars.tokenizer;
   if (parsed && Object.keys(onDemand).length > 0) {
     kept.readSidecars = sidecarReaderFor(onDemand, firstRun, loaded.network, (sidecars) => {
       // A Hugging Face side's head counts come from its config.json; read after the load, it still counts for
@@ -113,6 +116,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       adapterConfig = sidecars.adapterConfig ?? adapterConfig;
       vocabulary = sidecars.vocabulary ?? vocabulary;
       tokenizerConfig = sidecars.tokenizer?.tokenizerConfig?.value ?? tokenizerConfig;
+      tokenizerFiles = sidecars.tokenizer ?? tokenizerFiles;
     });
   }
   // The header's own token list (a GGUF's), decoded on the first search, comparison or encode and kept for the next.
@@ -139,6 +143,12 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   if (parsed) {
     kept.pageSection = listPager(parsed, loaded.head, () => vocabulary, ownTokens);
     kept.tokenList = () => ownTokens() ?? (vocabulary ? tokenListOfVocabulary(vocabulary) : null);
+    kept.tokenTexts = () =>
+      tokenTextsOf({
+        list: kept.tokenList?.() ?? null,
+        section: tokenizerFiles ? summarizeTokenizer(tokenizerFiles) : null,
+        ggufTemplate: parsed.gguf?.chatTemplate,
+      });
   }
   ctx.remember(kept);
   try {

@@ -8,6 +8,7 @@ import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
+import { untrainedRowsPlan, untrainedTokens, UntrainedRowsCollector } from '../core/values/untrained-tokens';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
@@ -238,19 +239,36 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       skipped.push(load.names[row]);
     }
   }
-  const plan = planLoraUpdates(load.names, (row) => tensorShape(load.columns, row));
+  const shapeOf = (row: number) => tensorShape(load.columns, row);
+  const plan = planLoraUpdates(load.names, shapeOf);
   const updates = plan ? new LoraUpdateCollector(plan) : null;
-  let scanned = done ? await scanLocated(load, located, total, job, updates) : { perTensor: [], bytes: 0, done: false };
+  const embedding = untrainedRowsPlan(load.names, shapeOf);
+  const embeddingRows =
+    embedding && located.some((tensor) => tensor.row === embedding.row) ? new UntrainedRowsCollector(embedding) : null;
+  const sinks: ScanSink[] = [...(updates ? [updates] : []), ...(embeddingRows ? [embeddingRows] : [])];
+  let scanned = done ? await scanLocated(load, located, total, job, sinks) : { perTensor: [], bytes: 0, done: false };
   if (scanned.done) {
     scanned = await scanPackedWeights(load, packed, scanned, total, job, skipped);
   }
+  const untrainedIds = embeddingRows?.untrainedIds() ?? null;
   return summarizeScan(scanned.perTensor, {
     done: scanned.done,
     bytes: scanned.bytes,
     skippedNames: skipped,
     ms: performance.now() - started,
     loraUpdates: updates ? updates.result(load.loraScaling()) : null,
+    untrainedTokens:
+      embedding && untrainedIds ? untrainedTokens(embedding, untrainedIds, load.tokenTexts?.() ?? null) : null,
   });
+}
+
+/** What else reads the scan's bytes of some tensors (a LoRA's factors, the token embedding), in any chunk order. */
+interface ScanSink {
+  wants(row: number): boolean;
+  /** A piece of `row` in whole units, from element `at` (default: after the previous piece). */
+  add(row: number, dtype: string, piece: Uint8Array, at?: number): void;
+  /** `row` was read to its end. */
+  end(row: number): void;
 }
 
 interface LocatedTensor {
@@ -269,7 +287,7 @@ async function scanLocated(
   list: readonly LocatedTensor[],
   total: number,
   job: ValuesJob,
-  updates: LoraUpdateCollector | null,
+  sinks: readonly ScanSink[],
 ): Promise<ScanSoFar> {
   const perTensor: ScanTensor[] = [];
   const remote = dataOf(load).remote;
@@ -277,16 +295,17 @@ async function scanLocated(
   try {
     if (remote) {
       for (const { row, dtype, unit, span } of list) {
-        const wanted = updates?.wants(row) === true;
+        const wanting = sinks.filter((sink) => sink.wants(row));
         const stats = await scanOneTensor(span, dtype, unit, {
           signal: job.signal,
           remote,
           onProgress: (read) => job.progress(bytes + read, total),
-          onChunk: wanted ? (chunk, first) => updates?.add(row, dtype, chunk, first) : undefined,
+          onChunk:
+            wanting.length > 0
+              ? (chunk, first) => wanting.forEach((sink) => sink.add(row, dtype, chunk, first))
+              : undefined,
         });
-        if (wanted) {
-          updates?.end(row);
-        }
+        wanting.forEach((sink) => sink.end(row));
         bytes += span.length - (span.length % unit.bytes);
         perTensor.push(scanTensor(load.names[row], dtype, stats));
       }
@@ -300,10 +319,12 @@ async function scanLocated(
           current ??= new TensorScanAccumulator(dtype, load.columns.elements[row]);
           current.add(piece);
           bytes += piece.length;
-          if (updates?.wants(row)) {
-            updates.add(row, dtype, piece);
-            if (last) {
-              updates.end(row);
+          for (const sink of sinks) {
+            if (sink.wants(row)) {
+              sink.add(row, dtype, piece);
+              if (last) {
+                sink.end(row);
+              }
             }
           }
           if (last) {

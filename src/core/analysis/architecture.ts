@@ -25,6 +25,7 @@ import { isAdapterIndex } from './lora-markers';
 import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './model-parallel';
 import { configDisagreement, type TensorFacts } from './config-agreement';
 import { tokenizerBeyondEmbedding } from './tokenizer/tokenizer-agreement';
+import { LM_HEAD_NAME, TOKEN_EMBEDDING_NAME } from './token-embedding-names';
 import { isFloat8, isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
@@ -40,10 +41,6 @@ function holdsModules(pieces: readonly string[]): boolean {
 
 /** Container names of transformer layer stacks. */
 const RE_STACK = /(?:^|\.)(?:layers|layer|h|blocks|block|resblocks|decoder_layers|encoder_layers)\.$/;
-
-const RE_EMBEDDING =
-  /^(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings|token_embd)\.(?:weight|qweight|weight_packed|W_q)$/;
-const RE_LM_HEAD = /^(?:lm_head|embed_out|output|language_model\.lm_head|model\.lm_head)\./;
 
 export const architectureAnalysis: Analysis<'architecture', ArchitectureSection> = {
   id: 'architecture',
@@ -468,8 +465,8 @@ function findEmbedding(
     if (isTower[s] || containerOf[s] !== null) {
       continue;
     }
-    isEmbedding[s] = RE_EMBEDDING.test(shapes.text[s]) ? 1 : 0;
-    lmHead ||= RE_LM_HEAD.test(shapes.text[s]);
+    isEmbedding[s] = TOKEN_EMBEDDING_NAME.test(shapes.text[s]) ? 1 : 0;
+    lmHead ||= LM_HEAD_NAME.test(shapes.text[s]);
   }
   for (let row = 0; row < index.count; row++) {
     if (isEmbedding[rowShape[row]] === 1 && index.rank(row) === 2) {

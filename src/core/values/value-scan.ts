@@ -8,6 +8,7 @@ import { StatsAccumulator, type ValueStats } from './value-stats';
 import { splitAdapterTensor } from '../analysis/lora-markers';
 import { median } from '../median';
 import type { LoraUpdates } from './lora-update';
+import type { UntrainedTokens } from './untrained-tokens';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -60,6 +61,8 @@ export interface ValueScan {
   zeroUpFactors: { modules: number; zero: number; examples: string[] } | null;
   /** How much each LoRA module changes its weight (‖scale · B·A‖_F); null without LoRA factors. */
   loraUpdates: LoraUpdates | null;
+  /** Token embedding rows never trained (untrained-tokens.ts); null when none, or no embedding was read whole. */
+  untrainedTokens: UntrainedTokens | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
   perTensor: ScanTensor[];
   ms: number;
@@ -152,7 +155,14 @@ export function outliersByGroup<T>(
 /** What stands out among the scanned tensors. */
 export function summarizeScan(
   perTensor: ScanTensor[],
-  extra: { done: boolean; bytes: number; skippedNames: string[]; ms: number; loraUpdates?: LoraUpdates | null },
+  extra: {
+    done: boolean;
+    bytes: number;
+    skippedNames: string[];
+    ms: number;
+    loraUpdates?: LoraUpdates | null;
+    untrainedTokens?: UntrainedTokens | null;
+  },
 ): ValueScan {
   const outliers: ScanOutlier[] = outliersByGroup(
     perTensor.filter((entry) => entry.absMax !== null),
@@ -167,6 +177,7 @@ export function summarizeScan(
   return {
     zeroUpFactors: zeroUpFactors(perTensor),
     loraUpdates: extra.loraUpdates ?? null,
+    untrainedTokens: extra.untrainedTokens ?? null,
     done: extra.done,
     tensors: perTensor.length,
     bytes: extra.bytes,

@@ -1,7 +1,7 @@
 /**
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
- * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers; for
- * LoRA factors, how much each module changes its weight.
+ * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers, the
+ * token embedding rows never trained; for LoRA factors, how much each module changes its weight.
  */
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
@@ -11,6 +11,7 @@ import { useAppStore } from '../../state/store';
 import { bytesProgressText, EntryProgress } from './EntryStatus';
 import './values.css';
 import { LoraUpdatesCard } from './LoraUpdatesCard';
+import { UntrainedTokensNote } from './UntrainedTokensNote';
 
 function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
   return (
@@ -66,6 +67,7 @@ function ScanResult({ scan }: { scan: ValueScan }) {
           : ''}
         .
       </p>
+      {scan.untrainedTokens && <UntrainedTokensNote untrained={scan.untrainedTokens} />}
       <ZeroUpFactors scan={scan} />
       {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
       <div className="values-scan-lists">
@@ -115,8 +117,8 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
           </button>
           <span className="muted">
             {remote
-              ? `Finds NaN, Inf, all-zero and outlier tensors${lora} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
-              : `Finds NaN, Inf, all-zero and outlier tensors${lora} by reading every tensor (${formatBytes(bytes)}) from your disk.`}
+              ? `Finds NaN, Inf, all-zero and outlier tensors and untrained token rows${lora} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
+              : `Finds NaN, Inf, all-zero and outlier tensors and untrained token rows${lora} by reading every tensor (${formatBytes(bytes)}) from your disk.`}
           </span>
           {scan?.status === 'error' && <span className="values-error">{scan.message}</span>}
         </div>

@@ -1,0 +1,96 @@
+/**
+ * "Scan all values" on a Llama-3-like model whose chat tokens were never trained (scripts/untrained-tokens-fixtures.py:
+ * safetensors and tokenizers wrote the folder, gguf-py the GGUF): the untrained ids are numpy's, the tokens they
+ * hold come from the best list at hand, and those the chat template writes are named.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { SourceSpec } from '../core/result';
+import { keptLoad, resultAndKept } from '../testing/kept-load';
+import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
+import { present } from '../testing/values-fixtures';
+import { scanValues, type ValuesJob } from './values-handler';
+
+interface Answer {
+  tensor: string;
+  rows: number;
+  untrained: number[];
+  tokens: Record<string, string>;
+  inTemplate: number[];
+}
+
+const ANSWERS = JSON.parse(readFileSync(join(DIR, 'untrained-tokens.json'), 'utf8')) as {
+  files: Record<string, Answer>;
+};
+
+const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
+
+const FOLDER: SourceSpec = {
+  kind: 'files',
+  files: ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json'].map((file) => ({
+    path: `untrained-tokens/${file}`,
+    blob: new Blob([readFileSync(join(DIR, 'untrained-tokens', file))]),
+  })),
+};
+
+function ranges(ids: readonly number[]): Array<[number, number]> {
+  const runs: Array<[number, number]> = [];
+  for (const id of ids) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === id - 1) {
+      last[1] = id;
+    } else {
+      runs.push([id, id]);
+    }
+  }
+  return runs;
+}
+
+function expectNumpy(found: Awaited<ReturnType<typeof scanValues>>['untrainedTokens'], want: Answer): void {
+  expect(found).toMatchObject({ tensor: want.tensor, rows: want.rows, count: want.untrained.length });
+  expect(found?.ranges).toEqual(ranges(want.untrained));
+  expect(found?.inTemplate).toEqual(want.inTemplate.map((id) => ({ id, text: want.tokens[String(id)] })));
+}
+
+describe('untrained token rows in the value scan', () => {
+  it('a dropped folder: numpy’s rows, named by tokenizer_config.json until tokenizer.json is read', async () => {
+    const want = ANSWERS.files['untrained-tokens/model.safetensors'];
+    const { kept } = await resultAndKept(FOLDER);
+    const before = present((await scanValues(kept, job())).untrainedTokens, 'untrainedTokens');
+    expectNumpy(before, want);
+    // Only the added tokens are known: ids past them are not called padding, since they might hold ordinary tokens.
+    expect(before).toMatchObject({
+      textsFrom: "untrained-tokens/tokenizer_config.json's added tokens",
+      withoutToken: null,
+    });
+    expect(before.named).toEqual(
+      want.untrained.filter((id) => String(id) in want.tokens).map((id) => ({ id, text: want.tokens[String(id)] })),
+    );
+
+    await kept.readSidecars?.('vocabulary');
+    const after = present((await scanValues(kept, job())).untrainedTokens, 'untrainedTokens');
+    expectNumpy(after, want);
+    const padded = want.untrained.filter((id) => !(String(id) in want.tokens)).length;
+    expect(padded).toBeGreaterThan(0);
+    expect(after).toMatchObject({ textsFrom: 'tokenizer.json', withoutToken: padded });
+  });
+
+  it('its GGUF conversion: the same rows in F16, named by the file’s own token list ([PAD<id>] is no token)', async () => {
+    const want = ANSWERS.files['untrained-tokens.gguf'];
+    const file = new File([readFileSync(join(DIR, 'untrained-tokens.gguf'))], 'untrained-tokens.gguf');
+    const found = present((await scanValues(await keptLoad({ kind: 'file', file }), job())).untrainedTokens);
+    expectNumpy(found, want);
+    expect(found).toMatchObject({
+      textsFrom: "the GGUF's token list",
+      withoutToken: want.untrained.filter((id) => !(String(id) in want.tokens)).length,
+    });
+  });
+
+  it('a model whose every row was trained: nothing to say', async () => {
+    const file = new File([readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))], 'tiny-llama-hf.safetensors');
+    const scan = await scanValues(await keptLoad({ kind: 'file', file }), job());
+    expect(scan.tensors).toBeGreaterThan(0);
+    expect(scan.untrainedTokens).toBeNull();
+  });
+});
