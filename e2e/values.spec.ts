@@ -218,6 +218,13 @@ test.describe('tensor values', () => {
     expect((await downloadReport(page)).valueScan).toMatchObject({
       untrainedTokens: { tensor: want.tensor, count: want.untrained.length },
     });
+    // Read values of the embedding alone says the same.
+    await page.getByRole('grid', { name: 'Tensors' }).getByText(want.tensor, { exact: true }).click();
+    await page.getByRole('button', { name: 'Read values' }).click();
+    await expect(page.getByTestId('tensor-details').getByTestId('scan-untrained')).toContainText(
+      `${want.untrained.length} of ${want.rows} token rows were never trained`,
+    );
+    await page.keyboard.press('Escape');
 
     // Its GGUF: the file's own token list names every id, and the padded rows are counted as holding no token.
     const gguf = UNTRAINED.files['untrained-tokens.gguf'];

@@ -8,7 +8,12 @@ import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
-import { untrainedRowsPlan, untrainedTokens, UntrainedRowsCollector } from '../core/values/untrained-tokens';
+import {
+  embeddingPlanOf,
+  untrainedRowsPlan,
+  untrainedTokens,
+  UntrainedRowsCollector,
+} from '../core/values/untrained-tokens';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { packedPlan } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
@@ -96,13 +101,19 @@ export async function readTensorValues(
   const values = new ValuesAccumulator(dtype, shape, scale);
   const { rows, cols } = matrixShape(shape);
   const plan = planValuesRead({ byteLength: span.length, unit: values.unit, rows, cols, whole: whole || !data.remote });
+  // A token embedding read whole (its stored values) also says which of its rows were never trained.
+  const embedding = scale === null ? embeddingPlanOf(row, load.names[row], () => shape) : null;
+  const embeddingRows = embedding && !plan.sampled ? new UntrainedRowsCollector(embedding) : null;
   job.progress(0, plan.bytes);
   await readTensorChunks(span, plan.ranges, {
     signal: job.signal,
     remote: data.remote,
     purpose: 'values',
     unit: values.unit,
-    onChunk: (bytes, firstElement) => values.add(bytes, firstElement),
+    onChunk: (bytes, firstElement) => {
+      values.add(bytes, firstElement);
+      embeddingRows?.add(row, dtype, bytes, firstElement);
+    },
     onProgress: (bytesRead) => job.progress(bytesRead, plan.bytes),
   });
   const result = values.result(load.names[row], row, plan, {
@@ -110,6 +121,15 @@ export async function readTensorValues(
     confirmed: whole && data.remote,
     started,
   });
+  if (embedding) {
+    embeddingRows?.end(row);
+    const ids = embeddingRows?.untrainedIds() ?? null;
+    if (ids) {
+      result.untrainedTokens = untrainedTokens(embedding, ids, load.tokenTexts?.() ?? null);
+    } else {
+      result.notes.push('"Read all" also finds the token rows that were never trained: a sample cannot.');
+    }
+  }
   const scalable =
     SCALED_DTYPES.has(dtype) && scaleCompanions(load.names[row]).some((c) => load.names.includes(c.name));
   if (scale) {

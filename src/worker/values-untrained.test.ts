@@ -10,7 +10,7 @@ import type { SourceSpec } from '../core/result';
 import { keptLoad, resultAndKept } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { present } from '../testing/values-fixtures';
-import { scanValues, type ValuesJob } from './values-handler';
+import { readTensorValues, scanValues, type ValuesJob } from './values-handler';
 
 interface Answer {
   tensor: string;
@@ -89,8 +89,22 @@ describe('untrained token rows in the value scan', () => {
 
   it('a model whose every row was trained: nothing to say', async () => {
     const file = new File([readFileSync(join(DIR, 'tiny-llama-hf.safetensors'))], 'tiny-llama-hf.safetensors');
-    const scan = await scanValues(await keptLoad({ kind: 'file', file }), job());
+    const kept = await keptLoad({ kind: 'file', file });
+    const scan = await scanValues(kept, job());
     expect(scan.tensors).toBeGreaterThan(0);
     expect(scan.untrainedTokens).toBeNull();
+    // Read values of the embedding says so too (null), where other tensors say nothing (undefined).
+    const embedding = kept.names.indexOf('model.embed_tokens.weight');
+    expect((await readTensorValues(kept, embedding, false, job())).untrainedTokens).toBeNull();
+    const other = kept.names.findIndex((name) => name.endsWith('down_proj.weight'));
+    expect((await readTensorValues(kept, other, false, job())).untrainedTokens).toBeUndefined();
+  });
+
+  it('Read values of the embedding alone finds the same rows as the scan', async () => {
+    const want = ANSWERS.files['untrained-tokens/model.safetensors'];
+    const { kept } = await resultAndKept(FOLDER);
+    const values = await readTensorValues(kept, kept.names.indexOf(want.tensor), false, job());
+    expectNumpy(values.untrainedTokens, want);
+    expect(values.notes).toEqual([]);
   });
 });

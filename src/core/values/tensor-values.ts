@@ -2,6 +2,7 @@
  * One tensor's values, read: the result "Read values" shows and the report lists, and the accumulator that builds it
  * chunk by chunk (decode → optional scale → statistics, grid, first values). Pure: the bytes come from the caller.
  */
+import type { UntrainedTokens } from './untrained-tokens';
 import { ASSUMED_BIT_ORDER, codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from './decode';
 import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
@@ -57,6 +58,11 @@ export interface TensorValues {
   first: FirstValue[];
   /** Said beside the values: an assumed bit order, a 64-bit integer range. */
   notes: string[];
+  /**
+   * A token embedding read whole: its rows never trained (untrained-tokens.ts), null when every row was trained;
+   * absent for other tensors and sampled reads.
+   */
+  untrainedTokens?: UntrainedTokens | null;
   ms: number;
 }
 

@@ -54,16 +54,27 @@ export function untrainedRowsPlan(
   shapeOf: (row: number) => readonly number[],
 ): UntrainedRowsPlan | null {
   for (let row = 0; row < names.length; row++) {
-    const name = names[row];
-    if (!name.endsWith('.weight') || !TOKEN_EMBEDDING_NAME.test(name)) {
-      continue;
-    }
-    const shape = shapeOf(row);
-    if (shape.length === 2 && shape[0] > 0 && shape[1] > 0) {
-      return { row, tensor: name, rows: shape[0], cols: shape[1] };
+    const plan = embeddingPlanOf(row, names[row], shapeOf);
+    if (plan !== null) {
+      return plan;
     }
   }
   return null;
+}
+
+/** `row` as a token embedding to measure (a 2-D `…embed_tokens.weight`-like tensor), or null. */
+export function embeddingPlanOf(
+  row: number,
+  name: string,
+  shapeOf: (row: number) => readonly number[],
+): UntrainedRowsPlan | null {
+  if (!name.endsWith('.weight') || !TOKEN_EMBEDDING_NAME.test(name)) {
+    return null;
+  }
+  const shape = shapeOf(row);
+  return shape.length === 2 && shape[0] > 0 && shape[1] > 0
+    ? { row, tensor: name, rows: shape[0], cols: shape[1] }
+    : null;
 }
 
 /** Each embedding row's largest value, fed the tensor's bytes in whole decodable units, in any order. */

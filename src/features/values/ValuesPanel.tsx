@@ -15,6 +15,8 @@ import { Heatmap, HistogramChart, LineChart } from './ValueCharts';
 import { bytesProgressText, EntryError, EntryProgress } from './EntryStatus';
 import './values.css';
 import { TableHead } from '../../lib/TableHead';
+import { UNTRAINED_ROW_MAX } from '../../core/values/untrained-tokens';
+import { UntrainedTokensNote } from './UntrainedTokensNote';
 
 export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
   const entry = useAppStore((state) => valuesOf(state, row));
@@ -165,6 +167,12 @@ export function ValuesView({
           {note}
         </p>
       ))}
+      {values.untrainedTokens && <UntrainedTokensNote untrained={values.untrainedTokens} />}
+      {values.untrainedTokens === null && (
+        <p className="muted" data-testid="values-all-trained">
+          Every token row was trained: none has its largest value at most {UNTRAINED_ROW_MAX}.
+        </p>
+      )}
       <dl className="values-stats" data-testid="values-stats">
         {figures.map(([label, text]) => (
           <div key={label}>
