@@ -256,7 +256,82 @@ def dequant_cases():
                           'values_f32': b64(w.astype('<f4').tobytes())}
     cases['gptq3'] = gptq_3bit_case()
     cases['marlin'] = [marlin_case(128, 64, 64), marlin_case(64, 128, 64)]
+    cases['compressed_int'] = compressed_int_cases()
+    cases['fp4'] = fp4_cases()
     return cases
+
+
+def pack_rows(codes: np.ndarray, bits: int) -> np.ndarray:
+    """compressed-tensors `pack_to_int32` along dim 1: floor(32 / bits) codes a word, LSB first, stored as
+    q + 2^(bits - 1), each row padded with zeros to whole words."""
+    per_word = 32 // bits
+    rows, cols = codes.shape
+    words = -(-cols // per_word)
+    unsigned = np.zeros((rows, words * per_word), dtype=np.uint32)
+    unsigned[:, :cols] = (codes.astype(np.int32) + (1 << (bits - 1))).astype(np.uint32)
+    packed = np.zeros((rows, words), dtype=np.uint32)
+    for i in range(per_word):
+        packed |= unsigned[:, i::per_word] << np.uint32(bits * i)
+    return packed.view('<i4')
+
+
+def compressed_int_cases():
+    """compressed-tensors pack-quantized weights as `compress_weight` writes them, and `dequantize`'s W = (q - z) x
+    scale[n, g] in float32 (the library then casts to the scale's dtype): a 4-bit symmetric group case whose rows end
+    mid-word, an 8-bit asymmetric per-channel case with zero points packed along N (0.10 and later), and a 4-bit
+    asymmetric case with a permuted g_idx and zero points kept unpacked (older files)."""
+    gen = np.random.default_rng(20261209)
+    out = []
+    for bits, n, k, groups, zero, g_idx in ((4, 16, 40, 5, None, False), (8, 12, 32, 1, 'packed', False),
+                                            (4, 8, 32, 4, 'values', True)):
+        half = 1 << (bits - 1)
+        q = gen.integers(-half, half, size=(n, k)).astype(np.int8)
+        scale = gen.uniform(0.001, 0.02, size=(n, groups)).astype('<f2')
+        g = gen.permutation(np.arange(k) // (k // groups)) if g_idx else np.arange(k) // (k // groups)
+        z = gen.integers(-half, half, size=(n, groups)).astype(np.int8) if zero else np.zeros((n, groups), np.int8)
+        w = (q.astype(np.float32) - z[:, g].astype(np.float32)) * scale.astype(np.float32)[:, g]
+        case = {'bits': bits, 'n': n, 'k': k, 'groups': groups, 'packed': b64(pack_rows(q, bits).tobytes()),
+                'scale': b64(scale.tobytes()), 'shape': b64(np.array([n, k], dtype='<i8').tobytes()),
+                'values': [float(v) for v in w.reshape(-1)]}
+        if g_idx:
+            case['g_idx'] = b64(g.astype('<i4').tobytes())
+        if zero == 'packed':
+            case['zero_packed'] = b64(pack_rows(z.T.copy(), bits).T.copy().tobytes())
+        elif zero == 'values':
+            case['zero_values'] = b64(z.tobytes())
+        out.append(case)
+    return out
+
+
+def fp4_cases():
+    """E2M1 codes two a byte, element 2i in the low nibble, with per-group scales: compressed-tensors NVFP4 (E4M3 per
+    16, divided by weight_global_scale), compressed-tensors MXFP4 (E8M0 per 32) and ModelOpt NVFP4 (E4M3 per 16,
+    times weight_scale_2); ml_dtypes decodes the E2M1 and E4M3 codes, numpy computes in float32."""
+    import ml_dtypes
+    gen = np.random.default_rng(20261210)
+    e2m1 = np.arange(16, dtype=np.uint8).view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    out = []
+    for producer, scheme, n, k, group in (('compressed-tensors', 'NVFP4', 8, 64, 16),
+                                          ('compressed-tensors', 'MXFP4', 4, 64, 32), ('ModelOpt', 'NVFP4', 8, 32, 16)):
+        codes = gen.integers(0, 16, size=(n, k), dtype=np.uint8)
+        packed = (codes[:, 0::2] | (codes[:, 1::2] << 4)).astype(np.uint8)
+        if scheme == 'NVFP4':
+            scale_codes = gen.uniform(0.5, 300, size=(n, k // group)).astype(np.float32).astype(ml_dtypes.float8_e4m3fn)
+            scales = scale_codes.astype(np.float32)
+            second = np.float32(gen.uniform(1e-4, 1e-2) if producer == 'ModelOpt' else gen.uniform(50, 5000))
+            eff = scales * second if producer == 'ModelOpt' else scales / second
+            scale_bytes = scale_codes.view(np.uint8)
+        else:
+            scale_bytes = gen.integers(118, 130, size=(n, k // group), dtype=np.uint8)
+            eff = np.ldexp(np.float32(1), scale_bytes.astype(np.int32) - 127).astype(np.float32)
+            second = None
+        w = e2m1[codes] * np.repeat(eff.astype(np.float32), group, axis=1)
+        case = {'producer': producer, 'scheme': scheme, 'n': n, 'k': k, 'group': group, 'packed': b64(packed.tobytes()),
+                'scale': b64(scale_bytes.tobytes()), 'values': [float(v) for v in w.astype(np.float32).reshape(-1)]}
+        if second is not None:
+            case['second'] = b64(np.array([second], dtype='<f4').tobytes())
+        out.append(case)
+    return out
 
 
 def marlin_perms():

@@ -47,6 +47,33 @@ export interface DequantFixtures {
   marlin: Array<{ k: number; n: number; group: number; B: string; s: string; values: number[] }>;
   nf4: { count: number; blocksize: number; packed: string; absmax: string; values: number[] };
   fp8_block: { rows: number; cols: number; codes: string; scale: string; values_f32: string };
+  /** compressed-tensors pack-quantized ints (base64 little-endian bytes) and numpy's W [N, K]. */
+  compressed_int: Array<{
+    bits: number;
+    n: number;
+    k: number;
+    groups: number;
+    packed: string;
+    scale: string;
+    /** weight_shape as I64 [2]. */
+    shape: string;
+    g_idx?: string;
+    zero_packed?: string;
+    zero_values?: string;
+    values: number[];
+  }>;
+  /** FP4 codes with per-group scales (E4M3, or E8M0 bytes for MXFP4) and an optional second-level F32 scale. */
+  fp4: Array<{
+    producer: 'compressed-tensors' | 'ModelOpt';
+    scheme: 'NVFP4' | 'MXFP4';
+    n: number;
+    k: number;
+    group: number;
+    packed: string;
+    scale: string;
+    second?: string;
+    values: number[];
+  }>;
 }
 
 export function dequantFixtures(): DequantFixtures {

@@ -1,8 +1,8 @@
 /**
- * "Scan all values" over packed 4-bit layouts (GPTQ, AWQ, bitsandbytes NF4/FP4). Their stored integers pack eight or
- * two codes each, so a NaN count, an all-zero verdict or an abs-max over them says nothing about the weight: a packed
+ * "Scan all values" over packed layouts (GPTQ, AWQ, bitsandbytes NF4/FP4, compressed-tensors, NVFP4/MXFP4). Their
+ * stored integers pack several codes each, so a NaN count, an all-zero verdict or an abs-max over them says nothing about the weight: a packed
  * weight is scanned in its dequantized values, read whole with its companions (worker/values-packed.ts), and the
- * code-only parts of its layout (`qzeros`, quant_state) are not scanned on their own. Scales and absmax are values in
+ * code-only parts of its layout (`qzeros`, quant_state, packed zero points, `weight_shape`) are not scanned on their own. Scales and absmax are values in
  * their own right and are scanned as stored. A weight past MAX_DEQUANTIZED_ELEMENTS is scanned as its stored codes.
  */
 import { mayBePackedPart, packedCodeOwner, packedPlan, type PackedPlan } from '../core/values/packed';

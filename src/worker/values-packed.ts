@@ -1,5 +1,5 @@
 /**
- * "Read values" on a packed 4-bit weight (GPTQ, AWQ, bitsandbytes NF4/FP4): reads the stored codes and their
+ * "Read values" on a packed weight (GPTQ, AWQ, bitsandbytes NF4/FP4, compressed-tensors, NVFP4/MXFP4): reads the stored codes and their
  * companion tensors whole (core/values/packed.ts names them), dequantizes them (core/values/dequant.ts) and builds
  * the statistics of the logical weight, labelled "dequantized" with the tensors it used.
  */
@@ -7,13 +7,14 @@ import { decodeValues } from '../core/values/decode';
 import { dequantizeAwq, dequantizeBnb4, dequantizeGptq, dequantizeMarlin } from '../core/values/dequant';
 import { matrixShape } from '../core/values/grid';
 import { LOCAL_VALUES_CHUNK_BYTES } from '../core/values/values-limits';
-import { nestedAbsmax, parseBnbQuantState, type PackedPlan, type TensorFacts } from '../core/values/packed';
+import { isFp4Plan, nestedAbsmax, parseBnbQuantState, type PackedPlan, type TensorFacts } from '../core/values/packed';
 import { planValuesRead } from '../core/values/read-plan';
 import { ValuesAccumulator, ValuesUnavailable, type TensorValues } from '../core/values/tensor-values';
 import { tensorShape } from '../core/model';
 import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 import type { ValuesJob } from './values-handler';
+import { compressedIntWeight, fp4Weight } from './values-packed-compressed';
 
 export type DtypeOf = (load: KeptLoad, row: number) => string;
 
@@ -33,9 +34,14 @@ export function packedFacts(load: KeptLoad, rowDtype: DtypeOf): TensorFacts {
  * quant_state, read with the weight, has the exact count).
  */
 export function plannedElements(load: KeptLoad, plan: PackedPlan): number {
-  return plan.scheme === 'bitsandbytes 4-bit'
-    ? 2 * locatedByteLength(load.columns, plan.weight, load.data?.storage)
-    : plan.inFeatures * plan.outFeatures;
+  if (plan.scheme === 'bitsandbytes 4-bit') {
+    return 2 * locatedByteLength(load.columns, plan.weight, load.data?.storage);
+  }
+  if (plan.scheme === 'compressed-tensors') {
+    // Until weight_shape is read, K as 4-bit packing gives it (eight codes a word), the common width.
+    return plan.outFeatures * (plan.inFeatures ?? plan.maxInFeatures / 4);
+  }
+  return plan.inFeatures * plan.outFeatures;
 }
 
 /** The rows a plan reads, for the byte count and the progress total. */
@@ -43,10 +49,15 @@ export function planRows(plan: PackedPlan): number[] {
   if (plan.scheme === 'GPTQ Marlin') {
     return [plan.weight, plan.scales];
   }
+  const present = (rows: Array<number | null>) => rows.filter((row): row is number => row !== null);
   if (plan.scheme === 'bitsandbytes 4-bit') {
-    return [plan.weight, plan.absmax, plan.quantMap, plan.quantState, plan.nestedAbsmax, plan.nestedQuantMap].filter(
-      (row): row is number => row !== null,
-    );
+    return present([plan.weight, plan.absmax, plan.quantMap, plan.quantState, plan.nestedAbsmax, plan.nestedQuantMap]);
+  }
+  if (plan.scheme === 'compressed-tensors') {
+    return present([plan.weight, plan.scales, plan.zeroPoint, plan.gIdx, plan.weightShape]);
+  }
+  if (isFp4Plan(plan)) {
+    return present([plan.weight, plan.scales, plan.secondScale]);
   }
   return [plan.qweight, plan.scales, plan.qzeros, ...(plan.scheme === 'GPTQ' && plan.gIdx !== null ? [plan.gIdx] : [])];
 }
@@ -87,7 +98,7 @@ export async function dequantizedWeight(
   if (!load.data) {
     throw new ValuesUnavailable('the load holds no tensor data to read');
   }
-  if (plan.scheme !== 'bitsandbytes 4-bit') {
+  if (plan.scheme !== 'bitsandbytes 4-bit' && plan.scheme !== 'compressed-tensors') {
     checkSize(plannedElements(load, plan));
   }
   return dequantize(load, load.data, plan, signal, onRead, rowDtype);
@@ -108,6 +119,13 @@ async function dequantize(
     read += bytes.length;
     return bytes;
   };
+  const reader = { bytes: bytesOf, floats: (row: number, bytes: Uint8Array) => floats(load, row, bytes) };
+  if (plan.scheme === 'compressed-tensors') {
+    return compressedIntWeight(plan, reader, (row) => rowDtype(load, row), checkSize);
+  }
+  if (isFp4Plan(plan)) {
+    return fp4Weight(plan, reader, (row) => rowDtype(load, row));
+  }
   if (plan.scheme === 'GPTQ') {
     const qweight = await bytesOf(plan.qweight);
     const qzeros = await bytesOf(plan.qzeros);

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { base64Bytes, dequantFixtures, present } from '../../testing/values-fixtures';
-import { decodeValues } from './decode';
+import { decodeValues, E2M1_VALUES } from './decode';
 import {
+  compressedIntBits,
   dequantizeAwq,
+  dequantizeCompressedInt,
+  dequantizeFp4Groups,
   dequantizeBnb4,
   dequantizeGptq,
   dequantizeInt8Rows,
@@ -73,6 +76,38 @@ describe('dequantizers over codes packed as their producers pack them', () => {
     const scale = present(decodeValues('F32', base64Bytes(block.scale)));
     const expected = present(decodeValues('F32', base64Bytes(block.values_f32)));
     expectClose(dequantizeScaled(codes, block.rows, block.cols, scale), expected);
+  });
+
+  it('compressed-tensors pack-quantized: rows padded to whole words, zero points packed along N or kept, g_idx', () => {
+    for (const c of fixtures.compressed_int) {
+      const packed = base64Bytes(c.packed);
+      expect(compressedIntBits(packed.length / 4 / c.n, c.k)).toBe(c.bits);
+      const values = dequantizeCompressedInt({
+        packed,
+        scales: present(decodeValues('F16', base64Bytes(c.scale))),
+        zeroPoint: c.zero_packed
+          ? { packed: base64Bytes(c.zero_packed) }
+          : c.zero_values
+            ? { values: present(decodeValues('I8', base64Bytes(c.zero_values))) }
+            : null,
+        gIdx: c.g_idx ? present(decodeValues('I32', base64Bytes(c.g_idx))) : undefined,
+        bits: c.bits,
+        outFeatures: c.n,
+        inFeatures: c.k,
+      });
+      expectClose(values, c.values);
+    }
+  });
+
+  it('FP4 in two-a-byte E2M1 with per-group scales: compressed-tensors NVFP4 and MXFP4, ModelOpt NVFP4', () => {
+    for (const c of fixtures.fp4) {
+      const stored = present(decodeValues(c.scheme === 'MXFP4' ? 'F8_E8M0' : 'F8_E4M3', base64Bytes(c.scale)));
+      const second = c.second ? present(decodeValues('F32', base64Bytes(c.second)))[0] : 1;
+      const scales = Float32Array.from(stored, (s) =>
+        c.producer === 'ModelOpt' ? Math.fround(s * second) : Math.fround(s / second),
+      );
+      expectClose(dequantizeFp4Groups(base64Bytes(c.packed), scales, E2M1_VALUES, c.n, c.k, c.group), c.values);
+    }
   });
 
   it('per-tensor and per-row scales, and a scale of the wrong size is refused', () => {

@@ -12,6 +12,10 @@
  *   0, 2, 4, 6, 1, 3, 5, 7; Wᵀ[k, n] = (q − z) × s with zeros and scales per group of input rows.
  * - bitsandbytes 4-bit (`functional.py` dequantize_4bit): the flattened tensor, element 2i in the high nibble;
  *   x = code[q] × absmax[⌊e / blocksize⌋].
+ * - compressed-tensors `pack-quantized` (`pack_to_int32`, `dequantize`): ⌊32 / b⌋ offset-binary codes per I32 word,
+ *   LSB first, rows padded to whole words; zero points packed the same way along N; W = (q − z) × scale[n, g].
+ * - FP4 two a byte, element 2i in the low nibble (compressed-tensors `pack_fp4_to_uint8`, ModelOpt's NVFP4 export):
+ *   x = E2M1[q] × the group's scale (E4M3 per 16 for NVFP4, E8M0 per 32 for MXFP4) and a second-level scale.
  */
 
 /** Block edge of DeepSeek-style block-scaled FP8 (`weight_block_size: [128, 128]`). */
@@ -285,6 +289,110 @@ export function dequantizeBnb4(
     const byte = packed[e >> 1];
     const q = e & 1 ? byte & 15 : byte >> 4;
     out[e] = code[q] * absmax[Math.floor(e / blockSize)];
+  }
+  return out;
+}
+
+/**
+ * The bit width of compressed-tensors' `pack_to_int32` from a row's packed words and its length: ⌊32 / b⌋ codes per
+ * word, so 4 and 8 bits give 8 and 4 per word; 7 bits (also 4 per word, and unused in practice) reads as 8. Null
+ * when no width fits.
+ */
+export function compressedIntBits(packedCols: number, inFeatures: number): number | null {
+  for (const bits of [8, 4, 2, 3, 5, 6, 1]) {
+    if (Math.ceil(inFeatures / Math.floor(32 / bits)) === packedCols) {
+      return bits;
+    }
+  }
+  return null;
+}
+
+/** Signed code `i` of a compressed-tensors packed row starting at word `first`: offset binary, LSB first per word. */
+function compressedCode(words: Uint32Array, first: number, i: number, bits: number, perWord: number): number {
+  return ((words[first + Math.floor(i / perWord)] >>> (bits * (i % perWord))) & ((1 << bits) - 1)) - (1 << (bits - 1));
+}
+
+export interface CompressedIntParts {
+  /** `weight_packed` I32 [N, ⌈K / f⌉], f = ⌊32 / bits⌋. */
+  packed: Uint8Array;
+  /** `weight_scale` [N, G]. */
+  scales: ArrayLike<number>;
+  /**
+   * `weight_zero_point`: packed like the weight but along N (I32 [⌈N / f⌉, G], compressed-tensors 0.10 and later),
+   * or one signed value per scale (older files); absent for symmetric quantization.
+   */
+  zeroPoint: { packed: Uint8Array } | { values: ArrayLike<number> } | null;
+  gIdx?: ArrayLike<number>;
+  bits: number;
+  outFeatures: number;
+  inFeatures: number;
+}
+
+/**
+ * compressed-tensors `pack-quantized` ints (`pack_to_int32` / `unpack_from_int32`, `dequantize`): W[n, k] =
+ * (q − z) × scale[n, g] with g = g_idx[k] or ⌊k / (K / G)⌋, as nn.Linear holds it (N × K).
+ */
+export function dequantizeCompressedInt(parts: CompressedIntParts): Float32Array | null {
+  const { bits, outFeatures: n, inFeatures: k, scales, zeroPoint } = parts;
+  const perWord = Math.floor(32 / bits);
+  const rowWords = Math.ceil(k / perWord);
+  const groups = scales.length / n;
+  const packed = words(parts.packed);
+  if (!Number.isInteger(groups) || groups < 1 || packed.length < n * rowWords) {
+    return null;
+  }
+  const zeroWords = zeroPoint && 'packed' in zeroPoint ? words(zeroPoint.packed) : null;
+  const zeroValues = zeroPoint && 'values' in zeroPoint ? zeroPoint.values : null;
+  if (
+    (zeroWords && zeroWords.length < Math.ceil(n / perWord) * groups) ||
+    (zeroValues && zeroValues.length < n * groups)
+  ) {
+    return null;
+  }
+  const groupSize = Math.floor(k / groups);
+  const out = new Float32Array(n * k);
+  for (let ni = 0; ni < n; ni++) {
+    for (let ki = 0; ki < k; ki++) {
+      const g = parts.gIdx ? parts.gIdx[ki] : Math.min(groups - 1, Math.floor(ki / groupSize));
+      if (!(g >= 0 && g < groups)) {
+        return null;
+      }
+      // The zero points' packed rows run along N: row g of the transposed [G, N] codes is word column g.
+      const z = zeroWords
+        ? ((zeroWords[Math.floor(ni / perWord) * groups + g] >>> (bits * (ni % perWord))) & ((1 << bits) - 1)) -
+          (1 << (bits - 1))
+        : zeroValues
+          ? zeroValues[ni * groups + g]
+          : 0;
+      out[ni * k + ki] = (compressedCode(packed, ni * rowWords, ki, bits, perWord) - z) * scales[ni * groups + g];
+    }
+  }
+  return out;
+}
+
+/**
+ * Two E2M1 (FP4) codes per byte, element 2i in the low nibble (compressed-tensors `pack_fp4_to_uint8`, ModelOpt's
+ * NVFP4 export), each times its group's scale: x[n, k] = E2M1[q] × groupScales[n, ⌊k / group⌋]. The caller folds a
+ * second-level scale into the group scales (NVFP4: ÷ weight_global_scale, or × ModelOpt's weight_scale_2).
+ */
+export function dequantizeFp4Groups(
+  packed: Uint8Array,
+  groupScales: ArrayLike<number>,
+  e2m1: ArrayLike<number>,
+  outFeatures: number,
+  inFeatures: number,
+  group: number,
+): Float32Array | null {
+  const groups = Math.ceil(inFeatures / group);
+  if (packed.length * 2 < outFeatures * inFeatures || groupScales.length < outFeatures * groups || e2m1.length < 16) {
+    return null;
+  }
+  const out = new Float32Array(outFeatures * inFeatures);
+  for (let e = 0; e < out.length; e++) {
+    const byte = packed[e >> 1];
+    const n = Math.floor(e / inFeatures);
+    const g = Math.floor((e - n * inFeatures) / group);
+    out[e] = e2m1[e & 1 ? byte >> 4 : byte & 15] * groupScales[n * groups + g];
   }
   return out;
 }

@@ -13,6 +13,11 @@
  *   original shape and blocksize) and, with double quantization, `<m>.weight.nested_absmax` and
  *   `<m>.weight.nested_quant_map`: absmax = nested_quant_map[code] × nested_absmax[i / nested_blocksize] + offset
  *   (bitsandbytes `functional.py` dequantize_4bit / dequantize_blockwise).
+ * - compressed-tensors `pack-quantized` ints: `<m>.weight_packed` I32 [N, ⌈K / ⌊32 / b⌋⌉], `<m>.weight_scale` [N, G],
+ *   `<m>.weight_shape` [2] (N, K; the bit width follows from K), optional `<m>.weight_zero_point` and `<m>.weight_g_idx`.
+ * - FP4: compressed-tensors `<m>.weight_packed` U8 [N, K/2] with `<m>.weight_scale` F8_E4M3 [N, K/16] and
+ *   `<m>.weight_global_scale` (NVFP4) or U8 E8M0 [N, K/32] (MXFP4); ModelOpt's `<m>.weight` U8 with `<m>.weight_scale`
+ *   F8_E4M3 and `<m>.weight_scale_2`.
  */
 
 export interface TensorFacts {
@@ -68,7 +73,42 @@ export interface MarlinPlan {
   shape: number[];
 }
 
-export type PackedPlan = GptqPlan | AwqPlan | BnbPlan | MarlinPlan;
+export interface CompressedIntPlan {
+  scheme: 'compressed-tensors';
+  weight: number;
+  scales: number;
+  zeroPoint: number | null;
+  /** `weight_shape` (I32/I64 [2]: N, K), read first, since K fixes the bit width; null when the file has none. */
+  weightShape: number | null;
+  gIdx: number | null;
+  /** Rows (N) and the most K can be (the packed words × 32): the exact K comes from `weight_shape` or g_idx. */
+  outFeatures: number;
+  maxInFeatures: number;
+  /** K when the header alone tells it (g_idx's length), else null. */
+  inFeatures: number | null;
+}
+
+export interface Fp4Plan {
+  scheme: 'NVFP4' | 'MXFP4';
+  producer: 'compressed-tensors' | 'ModelOpt';
+  weight: number;
+  /** Per-group scales: F8_E4M3 per 16 (NVFP4) or E8M0 bytes per 32 (MXFP4). */
+  scales: number;
+  /** compressed-tensors' `weight_global_scale` (divides) or ModelOpt's `weight_scale_2` (multiplies); MXFP4 has none. */
+  secondScale: number | null;
+  inFeatures: number;
+  outFeatures: number;
+  groupSize: number;
+  /** Dequantized shape: [N, K]. */
+  shape: number[];
+}
+
+export type PackedPlan = GptqPlan | AwqPlan | BnbPlan | MarlinPlan | CompressedIntPlan | Fp4Plan;
+
+/** Whether a plan is an FP4 layout (its scheme is one of two names, so a type guard narrows it). */
+export function isFp4Plan(plan: PackedPlan): plan is Fp4Plan {
+  return plan.scheme === 'NVFP4' || plan.scheme === 'MXFP4';
+}
 
 /** The row holding a plan's packed codes. */
 export function packedWeightRow(plan: PackedPlan): number {
@@ -101,7 +141,9 @@ function rowOf(facts: TensorFacts, name: string): number | null {
  * a pass over every row (the scan's) asks only these rows, so the companion lookups stay off every other one.
  */
 export function mayBePackedPart(name: string): boolean {
-  return /(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4|\.B|\.workspace)$/.test(name);
+  return /(?:\.qweight|\.weight|\.qzeros|__nf4|__fp4|\.B|\.workspace|\.weight_packed|\.weight_zero_point|\.weight_shape)$/.test(
+    name,
+  );
 }
 
 /** The packed layout `row` belongs to as its stored codes, or null when it is not one. */
@@ -111,7 +153,11 @@ export function packedPlan(facts: TensorFacts, row: number): PackedPlan | null {
     return gptqOrAwq(facts, row, name.slice(0, -'qweight'.length));
   }
   if (name.endsWith('.weight') && facts.dtype(row) === 'U8') {
-    return bnbPlan(facts, row, name);
+    return bnbPlan(facts, row, name) ?? modelOptFp4Plan(facts, row, name);
+  }
+  if (name.endsWith('.weight_packed')) {
+    const base = name.slice(0, -'weight_packed'.length);
+    return facts.dtype(row) === 'I32' ? compressedIntPlan(facts, row, base) : compressedFp4Plan(facts, row, base);
   }
   if (name.endsWith('.B') && facts.dtype(row) === 'I32') {
     return marlinPlan(facts, row, name.slice(0, -'B'.length));
@@ -146,6 +192,9 @@ export function packedCodeOwner(facts: TensorFacts, row: number): PackedPlan | n
     weight = rowOf(facts, `${name.slice(0, -'qzeros'.length)}qweight`);
   } else if (name.endsWith('.workspace')) {
     weight = rowOf(facts, `${name.slice(0, -'workspace'.length)}B`);
+  } else if (name.endsWith('.weight_shape') || (name.endsWith('.weight_zero_point') && facts.dtype(row) === 'I32')) {
+    // compressed-tensors' packed zero points and the weight's logical shape: codes and a size, not values.
+    weight = rowOf(facts, `${name.slice(0, name.lastIndexOf('.'))}.weight_packed`);
   } else {
     const state = /\.quant_state\.bitsandbytes__(?:nf4|fp4)$/.exec(name);
     weight = state ? rowOf(facts, name.slice(0, state.index)) : null;
@@ -273,4 +322,81 @@ export function nestedAbsmax(
     out[i] = nestedCode[codes[i]] * nestedAbsmaxValues[Math.floor(i / nestedBlocksize)] + offset;
   }
   return out;
+}
+
+/**
+ * compressed-tensors `pack-quantized` ints: `<m>.weight_packed` I32 [N, ⌈K / f⌉], `<m>.weight_scale` [N, G], and
+ * optionally `<m>.weight_zero_point` (asymmetric), `<m>.weight_g_idx` I32 [K] and `<m>.weight_shape` [2].
+ */
+function compressedIntPlan(facts: TensorFacts, weight: number, base: string): CompressedIntPlan | null {
+  const scales = rowOf(facts, `${base}weight_scale`);
+  if (scales === null) {
+    return null;
+  }
+  const [n, packedCols] = facts.shape(weight);
+  const scaleShape = facts.shape(scales);
+  if (!(n > 0 && packedCols > 0 && scaleShape[0] === n)) {
+    return null;
+  }
+  const gIdx = rowOf(facts, `${base}weight_g_idx`);
+  const weightShape = rowOf(facts, `${base}weight_shape`);
+  if (gIdx === null && weightShape === null) {
+    return null;
+  }
+  return {
+    scheme: 'compressed-tensors',
+    weight,
+    scales,
+    zeroPoint: rowOf(facts, `${base}weight_zero_point`),
+    weightShape,
+    gIdx,
+    outFeatures: n,
+    maxInFeatures: packedCols * 32,
+    inFeatures: gIdx !== null ? (facts.shape(gIdx)[0] ?? null) : null,
+  };
+}
+
+/**
+ * compressed-tensors `nvfp4-pack-quantized` / `mxfp4-pack-quantized`: `<m>.weight_packed` U8 [N, K/2] with
+ * `<m>.weight_scale` F8_E4M3 [N, K/16] and `<m>.weight_global_scale` F32 [1] (NVFP4), or U8 E8M0 [N, K/32] (MXFP4).
+ */
+function compressedFp4Plan(facts: TensorFacts, weight: number, base: string): Fp4Plan | null {
+  const scales = rowOf(facts, `${base}weight_scale`);
+  if (facts.dtype(weight) !== 'U8' || scales === null) {
+    return null;
+  }
+  const nvfp4 = facts.dtype(scales) === 'F8_E4M3';
+  const global = rowOf(facts, `${base}weight_global_scale`);
+  if (nvfp4 ? global === null : facts.dtype(scales) !== 'U8') {
+    return null;
+  }
+  return fp4Plan(facts, weight, scales, nvfp4 ? global : null, nvfp4 ? 'NVFP4' : 'MXFP4', 'compressed-tensors');
+}
+
+/** ModelOpt's NVFP4 export: `<m>.weight` U8 [N, K/2], `<m>.weight_scale` F8_E4M3 [N, K/16], `<m>.weight_scale_2`. */
+function modelOptFp4Plan(facts: TensorFacts, weight: number, name: string): Fp4Plan | null {
+  const scales = rowOf(facts, `${name}_scale`);
+  const second = rowOf(facts, `${name}_scale_2`);
+  if (scales === null || second === null || facts.dtype(scales) !== 'F8_E4M3') {
+    return null;
+  }
+  return fp4Plan(facts, weight, scales, second, 'NVFP4', 'ModelOpt');
+}
+
+function fp4Plan(
+  facts: TensorFacts,
+  weight: number,
+  scales: number,
+  secondScale: number | null,
+  scheme: Fp4Plan['scheme'],
+  producer: Fp4Plan['producer'],
+): Fp4Plan | null {
+  const [n, half] = facts.shape(weight);
+  const [scaleRows, groups] = facts.shape(scales);
+  const k = 2 * half;
+  const groupSize = groups > 0 ? k / groups : 0;
+  if (!(n > 0 && half > 0 && scaleRows === n && Number.isInteger(groupSize) && groupSize > 0)) {
+    return null;
+  }
+  return { scheme, producer, weight, scales, secondScale, inFeatures: k, outFeatures: n, groupSize, shape: [n, k] };
 }
