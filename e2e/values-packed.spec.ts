@@ -1,0 +1,81 @@
+/**
+ * Packed weights read in the page in their dequantized values: a compressed-tensors W4A16 layer (weight_packed,
+ * weight_scale, weight_shape) and ModelOpt's NVFP4 export (U8 weight, E4M3 weight_scale, 0-d weight_scale_2), laid
+ * out as scripts/values-fixtures.py packs them, with numpy's values; the stored codes are one click away.
+ */
+import { expect, test } from '@playwright/test';
+import { openApp, watchPage } from './helpers';
+import { formatValue } from '../src/core/number-format';
+import { buildSafetensors, type TensorSpec } from '../src/testing/build-safetensors';
+import { base64Bytes, dequantFixtures, present } from '../src/testing/values-fixtures';
+
+const fixtures = dequantFixtures();
+
+function packedModel(): Buffer {
+  const int4 = fixtures.compressed_int[0];
+  const nvfp4 = present(fixtures.fp4.find((c) => c.producer === 'ModelOpt'));
+  const tensors: Array<TensorSpec & { bytes: Uint8Array }> = [
+    {
+      name: 'model.layers.0.mlp.down_proj.weight_packed',
+      dtype: 'I32',
+      shape: [int4.n, base64Bytes(int4.packed).length / 4 / int4.n],
+      bytes: base64Bytes(int4.packed),
+    },
+    {
+      name: 'model.layers.0.mlp.down_proj.weight_scale',
+      dtype: 'F16',
+      shape: [int4.n, int4.groups],
+      bytes: base64Bytes(int4.scale),
+    },
+    { name: 'model.layers.0.mlp.down_proj.weight_shape', dtype: 'I64', shape: [2], bytes: base64Bytes(int4.shape) },
+    {
+      name: 'model.layers.1.mlp.down_proj.weight',
+      dtype: 'U8',
+      shape: [nvfp4.n, nvfp4.k / 2],
+      bytes: base64Bytes(nvfp4.packed),
+    },
+    {
+      name: 'model.layers.1.mlp.down_proj.weight_scale',
+      dtype: 'F8_E4M3',
+      shape: [nvfp4.n, nvfp4.k / nvfp4.group],
+      bytes: base64Bytes(nvfp4.scale),
+    },
+    {
+      name: 'model.layers.1.mlp.down_proj.weight_scale_2',
+      dtype: 'F32',
+      shape: [],
+      bytes: base64Bytes(present(nvfp4.second)),
+    },
+  ];
+  return Buffer.from(
+    buildSafetensors(tensors, { tensorData: Object.fromEntries(tensors.map((t) => [t.name, t.bytes])) }),
+  );
+}
+
+test('compressed-tensors W4A16 and ModelOpt NVFP4 read dequantized, as numpy computes them', async ({ page }) => {
+  const watch = watchPage(page);
+  await openApp(page);
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles({ name: 'packed.safetensors', mimeType: 'application/octet-stream', buffer: packedModel() });
+  const grid = page.getByRole('grid', { name: 'Tensors' });
+  for (const [name, want, detail] of [
+    ['model.layers.0.mlp.down_proj.weight_packed', fixtures.compressed_int[0], '4-bit compressed-tensors'],
+    ['model.layers.1.mlp.down_proj.weight', present(fixtures.fp4.find((c) => c.producer === 'ModelOpt')), 'NVFP4'],
+  ] as const) {
+    await grid.getByText(name, { exact: true }).click();
+    await page.getByRole('button', { name: 'Read values' }).click();
+    const read = page.getByTestId('values-read');
+    await expect(read).toContainText(`All ${want.n * want.k} values`);
+    await expect(read).toContainText(detail);
+    await expect(page.getByTestId('values-view').locator('.values-badge')).toHaveText('dequantized');
+    const stats = page.getByTestId('values-stats');
+    await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...want.values)));
+    await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...want.values)));
+    await page.getByRole('button', { name: 'Show stored values' }).click();
+    await expect(page.getByTestId('values-view').locator('.values-badge')).toHaveText('stored');
+    await page.keyboard.press('Escape');
+  }
+  watch.expectClean();
+});
