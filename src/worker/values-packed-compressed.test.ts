@@ -105,4 +105,27 @@ describe('compressed-tensors and ModelOpt weights read dequantized', () => {
       expect(values.dequantizedBy?.detail).toContain(`${c.scheme} (${c.producer})`);
     }
   });
+
+  it('a weight_shape that does not fit the packed rows, or asks for too many values, says so and shows the codes', async () => {
+    for (const [dims, message] of [
+      [[5, 16], 'does not match the packed rows'],
+      [[4, 2 ** 40], 'this page dequantizes at once'],
+      [[4, 3], 'fit no bit width'],
+    ] as const) {
+      const tensors: Array<TensorSpec & { bytes: Uint8Array }> = [
+        { name: `${M}.weight_packed`, dtype: 'I32', shape: [4, 2], bytes: new Uint8Array(32) },
+        { name: `${M}.weight_scale`, dtype: 'F32', shape: [4, 1], bytes: new Uint8Array(16) },
+        {
+          name: `${M}.weight_shape`,
+          dtype: 'I64',
+          shape: [2],
+          bytes: new Uint8Array(BigInt64Array.from(dims.map(BigInt)).buffer),
+        },
+      ];
+      const load = await file(tensors, 'lying-shape.safetensors');
+      const values = await readTensorValues(load, 0, false, job());
+      expect(values.decoded).toBe('stored');
+      expect(values.notes.join(' ')).toContain(message);
+    }
+  });
 });
