@@ -26,6 +26,7 @@ import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './mod
 import { configDisagreement, type TensorFacts } from './config-agreement';
 import { tokenizerBeyondEmbedding } from './tokenizer/tokenizer-agreement';
 import { LM_HEAD_NAME, TOKEN_EMBEDDING_NAME } from './token-embedding-names';
+import { headTyingFinding } from './head-tying';
 import { isFloat8, isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
@@ -63,6 +64,8 @@ interface ModelConfig {
   embeddingWidth: number | null;
   /** A causal LM's config, whose fields mean the same in every family (config-agreement.ts checks those). */
   causalLm: boolean;
+  /** `tie_word_embeddings` when the config writes it (true or false); null when it does not. */
+  tieWordEmbeddings: boolean | null;
 }
 
 function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
@@ -84,6 +87,7 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
     vocab: text.padded_vocab_size === undefined ? asNumber(text.vocab_size) : null,
     embeddingWidth: asNumber(text.word_embed_proj_dim) ?? asNumber(text.embedding_size) ?? hidden,
     causalLm: text === config && (file === 'params.json' || /(?:ForCausalLM|LMHeadModel)$/.test(architectures ?? '')),
+    tieWordEmbeddings: typeof config.tie_word_embeddings === 'boolean' ? config.tie_word_embeddings : null,
   };
 }
 
@@ -134,6 +138,7 @@ function ggufConfig(header: ParsedHeader): ModelConfig | null {
     vocab: null,
     embeddingWidth: null,
     causalLm: false,
+    tieWordEmbeddings: null,
   };
 }
 
@@ -300,6 +305,12 @@ export function analyzeArchitecture(input: AnalysisInput): {
     );
     if (disagreement) {
       findings.push(disagreement);
+    }
+    // A stack with gaps or fewer layers than the config builds may be one shard, with the head in another.
+    const whole = !partialLayers && (config.layers === null || config.layers === layers);
+    const tying = whole ? headTyingFinding(config, index, input.header, embeddingRow, lmHead) : null;
+    if (tying) {
+      findings.push(tying);
     }
   }
   // One part of a model-parallel checkpoint holds a slice of the vocabulary, and a GGUF's tokenizer is its own:

@@ -40,6 +40,16 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'The config does not describe these tensors',
   },
+  'config-head-missing': {
+    severity: 'error',
+    refusedByReference: false,
+    title: 'The config unties the LM head, and the weights have none',
+  },
+  'config-head-ignored': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'The config ties the LM head to the embedding, so the saved head is never read',
+  },
   'tokenizer-beyond-embedding': {
     severity: 'error',
     refusedByReference: false,
