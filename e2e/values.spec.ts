@@ -238,6 +238,28 @@ test.describe('tensor values', () => {
     watch.expectClean();
   });
 
+  test('a passthrough merge: the scan says which layers are copies, and lists numpy’s equal tensors', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const answer = JSON.parse(readFileSync(join(VALUES_DIR, 'passthrough-merge.json'), 'utf8')) as {
+      groups: string[][];
+    };
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, 'passthrough-merge.safetensors'));
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await expect(page.getByTestId('scan-repeated-layers')).toHaveText(
+      /^model\.layers\.4–5 hold the same values as model\.layers\.2–3, every compared tensor of each/,
+    );
+    const duplicates = page.getByTestId('scan-duplicates');
+    await duplicates.getByText(`${2 * answer.groups.length} tensors in ${answer.groups.length} groups`).click();
+    const listed = await page.getByTestId('scan-duplicate-groups').getByRole('listitem').allTextContents();
+    expect(listed.map((line) => line.split(' = ').sort()).sort()).toEqual(
+      answer.groups.map((group) => [...group].sort()).sort(),
+    );
+    watch.expectClean();
+  });
+
   test('a PEFT adapter dropped with its config: each module’s update, scaled as PEFT scales it', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

@@ -463,6 +463,45 @@ def planted_model():
         f.write('\n')
 
 
+def passthrough_model():
+    """passthrough-merge.safetensors, a merge as mergekit's passthrough method stacks it (slices of layers [0, 4) and
+    [2, 4): layers 4 and 5 are copies of 2 and 3), layer 6 with one tensor copied from layer 0, and an LM head saved
+    as a copy of the embedding; written by the safetensors library (BF16 through ml_dtypes, F32 down projections).
+    passthrough-merge.json: the groups of tensors numpy finds equal, byte for byte."""
+    import ml_dtypes
+    from safetensors.numpy import save_file
+
+    gen = np.random.default_rng(20261211)
+    bf16 = lambda *shape: (gen.standard_normal(shape) * 0.02).astype(ml_dtypes.bfloat16)  # noqa: E731
+    layers = {}
+    for layer in range(4):
+        layers[layer] = {
+            'input_layernorm.weight': np.ones(64, dtype=ml_dtypes.bfloat16),
+            'self_attn.q_proj.weight': bf16(64, 64),
+            'mlp.down_proj.weight': (gen.standard_normal((64, 128)) * 0.02).astype('<f4'),
+        }
+    layers[4], layers[5] = dict(layers[2]), dict(layers[3])
+    layers[6] = {**{k: v for k, v in layers[1].items()}, 'self_attn.q_proj.weight': layers[0]['self_attn.q_proj.weight'],
+                 'mlp.down_proj.weight': (gen.standard_normal((64, 128)) * 0.02).astype('<f4')}
+    embed = bf16(128, 64)
+    tensors = {'model.embed_tokens.weight': embed}
+    for layer, parts in layers.items():
+        for part, array in parts.items():
+            tensors[f'model.layers.{layer}.{part}'] = np.ascontiguousarray(array)
+    tensors['model.norm.weight'] = np.ones(64, dtype=ml_dtypes.bfloat16)
+    tensors['lm_head.weight'] = embed.copy()
+    save_file(tensors, os.path.join(OUT, 'passthrough-merge.safetensors'), metadata={'format': 'pt'})
+    by_bytes = {}
+    for name, array in tensors.items():
+        if array.size >= 4096:
+            by_bytes.setdefault((str(array.dtype), array.tobytes()), []).append(name)
+    groups = sorted(names for names in by_bytes.values() if len(names) > 1)
+    with open(os.path.join(OUT, 'passthrough-merge.json'), 'w') as f:
+        json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'groups': groups,
+                   'repeatedLayers': [{'prefix': 'model.layers.', 'first': 4, 'last': 5, 'source': 2}]}, f, indent=1)
+        f.write('\n')
+
+
 CODEBOOK_TYPES = ('IQ2_XXS', 'IQ2_XS', 'IQ2_S', 'IQ3_XXS', 'IQ3_S', 'IQ1_S', 'IQ1_M')
 
 
@@ -502,6 +541,7 @@ def main():
             f.write('\n')
     planted_model()
     codebook_model()
+    passthrough_model()
 
 
 if __name__ == '__main__':

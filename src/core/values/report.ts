@@ -80,6 +80,7 @@ export function scanReport(scan: ValueScan) {
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
     zeroUpFactors: scan.zeroUpFactors,
     untrainedTokens: scan.untrainedTokens,
+    duplicates: scan.duplicates,
     // Without each module's row numbers: they index this load's table, not anything a reader of the report has.
     loraUpdates: scan.loraUpdates && {
       ...scan.loraUpdates,

@@ -9,6 +9,7 @@ import { splitAdapterTensor } from '../analysis/lora-markers';
 import { median } from '../median';
 import type { LoraUpdates } from './lora-update';
 import type { UntrainedTokens } from './untrained-tokens';
+import { duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -63,6 +64,8 @@ export interface ValueScan {
   loraUpdates: LoraUpdates | null;
   /** Token embedding rows never trained (untrained-tokens.ts); null when none, or no embedding was read whole. */
   untrainedTokens: UntrainedTokens | null;
+  /** Tensors that hold the same values, and layers that repeat earlier ones (duplicate-tensors.ts); null: none. */
+  duplicates: DuplicateTensors | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
   perTensor: ScanTensor[];
   ms: number;
@@ -178,6 +181,7 @@ export function summarizeScan(
     zeroUpFactors: zeroUpFactors(perTensor),
     loraUpdates: extra.loraUpdates ?? null,
     untrainedTokens: extra.untrainedTokens ?? null,
+    duplicates: duplicateTensors(perTensor),
     done: extra.done,
     tensors: perTensor.length,
     bytes: extra.bytes,

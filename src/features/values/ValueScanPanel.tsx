@@ -1,7 +1,8 @@
 /**
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
  * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers, the
- * token embedding rows never trained; for LoRA factors, how much each module changes its weight.
+ * token embedding rows never trained, and tensors and layers that are copies of others; for LoRA factors, how much
+ * each module changes its weight.
  */
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
@@ -12,6 +13,7 @@ import { bytesProgressText, EntryProgress } from './EntryStatus';
 import './values.css';
 import { LoraUpdatesCard } from './LoraUpdatesCard';
 import { UntrainedTokensNote } from './UntrainedTokensNote';
+import { DuplicatesNote } from './DuplicatesNote';
 
 function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
   return (
@@ -68,6 +70,7 @@ function ScanResult({ scan }: { scan: ValueScan }) {
         .
       </p>
       {scan.untrainedTokens && <UntrainedTokensNote untrained={scan.untrainedTokens} />}
+      {scan.duplicates && <DuplicatesNote duplicates={scan.duplicates} />}
       <ZeroUpFactors scan={scan} />
       {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
       <div className="values-scan-lists">
