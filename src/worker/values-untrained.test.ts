@@ -35,22 +35,14 @@ const FOLDER: SourceSpec = {
   })),
 };
 
-function ranges(ids: readonly number[]): Array<[number, number]> {
-  const runs: Array<[number, number]> = [];
-  for (const id of ids) {
-    const last = runs[runs.length - 1];
-    if (last && last[1] === id - 1) {
-      last[1] = id;
-    } else {
-      runs.push([id, id]);
-    }
-  }
-  return runs;
+/** The ids a list of [first, last] runs covers. */
+function idsOf(runs: ReadonlyArray<[number, number]> | undefined): number[] {
+  return (runs ?? []).flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i));
 }
 
 function expectNumpy(found: UntrainedTokens | null | undefined, want: Answer): void {
   expect(found).toMatchObject({ tensor: want.tensor, rows: want.rows, count: want.untrained.length });
-  expect(found?.ranges).toEqual(ranges(want.untrained));
+  expect(idsOf(found?.ranges)).toEqual(want.untrained);
   expect(found?.inTemplate).toEqual(want.inTemplate.map((id) => ({ id, text: want.tokens[String(id)] })));
 }
 
