@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
+import { formatValue } from '../src/core/number-format';
 import { present } from '../src/testing/values-fixtures';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
@@ -110,6 +111,17 @@ test.describe('tensor values', () => {
     await expect(page.getByTestId('scan-zero').getByRole('listitem')).toHaveText(['model.layers.5.mlp.gate.bias']);
     await expect(page.getByTestId('scan-outliers').getByRole('listitem')).toHaveCount(1);
     await expect(page.getByTestId('scan-outliers')).toContainText('model.layers.3.mlp.down_proj.weight');
+    // Across layers, layer 3's down_proj stands out by its abs-max, numpy's.
+    const layers = page.getByTestId('scan-layers');
+    await expect(layers.getByRole('combobox')).toHaveValue('0');
+    await expect(layers.getByRole('combobox').locator('option').first()).toHaveText(
+      'model.layers.#.mlp.down_proj.weight (6 layers)',
+    );
+    await layers.getByRole('radio', { name: 'abs-max' }).check();
+    const down = 'model.layers.3.mlp.down_proj.weight';
+    await expect(page.getByTestId('scan-layers-chart').locator('rect title').nth(3)).toHaveText(
+      `layer 3: abs-max ${formatValue(NUMPY.stats[down].absMax)} over its tensor`,
+    );
 
     const name = 'model.layers.3.mlp.down_proj.weight';
     await page.getByText(name, { exact: true }).first().click();

@@ -6,6 +6,7 @@
  * against FP8, safetensors against GGUF) the decoded or dequantized values are compared, and "identical" means every
  * value is equal bit for bit after decoding (±0 told apart, NaN equal to NaN), which the result says in words.
  */
+import { layerOf } from './layer-names';
 
 export interface ValueComparison {
   tensor: string;
@@ -204,15 +205,6 @@ export class DiffAccumulator {
       cosine: this.a2 > 0 && this.b2 > 0 ? this.ab / Math.sqrt(this.a2 * this.b2) : null,
     };
   }
-}
-
-/**
- * The layer a tensor belongs to: the first number after `layers.`, `h.`, `blocks.`, `block.` or llama.cpp's `blk.`;
- * null outside layers.
- */
-export function layerOf(name: string): number | null {
-  const match = /(?:^|\.)(?:layers|h|blocks|block|layer|blk)\.(\d+)\./.exec(name);
-  return match ? Number(match[1]) : null;
 }
 
 /**

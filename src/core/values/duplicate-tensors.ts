@@ -7,6 +7,7 @@
  * all of that; a reordering of the same values does, and is named alike. Constant tensors (norms at 1, zeros) and
  * small ones are left out: equal by construction, they say nothing about a merge. Pure.
  */
+import { layerParts } from './layer-names';
 import type { ScanTensor } from './value-scan';
 
 /** Tensors smaller than this are not compared (biases, norms, scalars). */
@@ -79,9 +80,6 @@ export function duplicateTensors(perTensor: readonly ScanTensor[]): DuplicateTen
   };
 }
 
-/** `prefix`, layer number and the rest of a name with a layer number: `model.layers.` 12 `.mlp.up_proj.weight`. */
-const LAYERED = /^(.*?(?:^|\.)(?:layers|layer|h|blocks|block|resblocks)\.)(\d+)\.(.+)$/;
-
 /**
  * Layer L repeats layer S when every compared tensor of L has a copy at the same place in S, the earliest such S;
  * consecutive layers repeating consecutive ones are one run.
@@ -92,9 +90,9 @@ function repeatedLayers(
 ): DuplicateTensors['repeatedLayers'] {
   const compared = new Map<string, number>();
   for (const entry of perTensor) {
-    const parts = comparable(entry) ? LAYERED.exec(entry.tensor) : null;
+    const parts = comparable(entry) ? layerParts(entry.tensor) : null;
     if (parts) {
-      const layer = `${parts[1]}${parts[2]}`;
+      const layer = `${parts.prefix}${parts.layer}`;
       compared.set(layer, (compared.get(layer) ?? 0) + 1);
     }
   }
@@ -104,10 +102,10 @@ function repeatedLayers(
     // Copies at the same place (prefix and the rest of the name) in other layers: one list per place.
     const byPlace = new Map<string, number[]>();
     for (const name of group) {
-      const parts = LAYERED.exec(name);
+      const parts = layerParts(name);
       if (parts) {
-        const place = `${parts[1]}#.${parts[3]}`;
-        byPlace.set(place, [...(byPlace.get(place) ?? []), Number(parts[2])]);
+        const place = `${parts.prefix}#.${parts.rest}`;
+        byPlace.set(place, [...(byPlace.get(place) ?? []), parts.layer]);
       }
     }
     for (const [place, layers] of byPlace) {

@@ -4,7 +4,7 @@
  */
 import { median } from '../median';
 import { compareNatural } from '../natural-order';
-import { layerOf } from './compare-values';
+import { layerOf } from './layer-names';
 import type { LoraModuleUpdate } from './lora-update';
 import { outliersByGroup } from './value-scan';
 

@@ -14,6 +14,7 @@ import './values.css';
 import { LoraUpdatesCard } from './LoraUpdatesCard';
 import { UntrainedTokensNote } from './UntrainedTokensNote';
 import { DuplicatesNote } from './DuplicatesNote';
+import { ScanLayers } from './ScanLayers';
 
 function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
   return (
@@ -73,6 +74,7 @@ function ScanResult({ scan }: { scan: ValueScan }) {
       {scan.duplicates && <DuplicatesNote duplicates={scan.duplicates} />}
       <ZeroUpFactors scan={scan} />
       {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
+      <ScanLayers perTensor={scan.perTensor} />
       <div className="values-scan-lists">
         <TensorList
           title="NaN"

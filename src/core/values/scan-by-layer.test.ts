@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { rolesAcrossLayers } from './scan-by-layer';
+import type { ScanTensor } from './value-scan';
+
+function entry(tensor: string, std: number, absMax: number, zeros = 0): ScanTensor {
+  return { tensor, dtype: 'F32', count: 100, nan: 0, posInf: 0, negInf: 0, zeros, absMax, mean: 0, std };
+}
+
+describe('rolesAcrossLayers', () => {
+  it('one series per role over its layers, experts folded into their layer, roles in fewer than 3 layers left out', () => {
+    const roles = rolesAcrossLayers([
+      ...[0, 1, 2, 3].map((layer) => entry(`model.layers.${layer}.mlp.down_proj.weight`, 0.02, layer === 2 ? 40 : 0.1)),
+      ...[0, 1, 2].flatMap((layer) => [
+        entry(`model.layers.${layer}.mlp.experts.0.w1.weight`, 0.01, 0.2, 10),
+        entry(`model.layers.${layer}.mlp.experts.1.w1.weight`, 0.03, 0.5, 30),
+      ]),
+      entry('model.layers.0.self_attn.q_norm.weight', 0.1, 1),
+      entry('model.layers.1.self_attn.q_norm.weight', 0.1, 1),
+      entry('model.embed_tokens.weight', 0.02, 0.3),
+    ]);
+    expect(roles.map((role) => role.role)).toEqual([
+      'model.layers.#.mlp.down_proj.weight',
+      'model.layers.#.mlp.experts.#.w1.weight',
+    ]);
+    expect(roles[0].layers.map((layer) => layer.absMax)).toEqual([0.1, 0.1, 40, 0.1]);
+    expect(roles[1].layers[0]).toEqual({ layer: 0, tensors: 2, std: 0.02, absMax: 0.5, zeroShare: 0.2 });
+  });
+});

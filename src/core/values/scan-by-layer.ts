@@ -1,0 +1,57 @@
+/**
+ * The scan's figures of one kind of tensor across the layer stack (`model.layers.#.mlp.down_proj.weight`, numbered
+ * segments such as experts folded into their layer): the spread, the largest value and the share of zeros per layer, so a layer that is
+ * dead (all zeros), blown up (an abs-max far above its neighbours) or copied shows as a bar that stands out. Pure.
+ */
+import { layerParts } from './layer-names';
+import type { ScanTensor } from './value-scan';
+
+/** A role needs this many layers for a chart across them to say anything. */
+export const MIN_CHARTED_LAYERS = 3;
+
+export interface LayerFigures {
+  layer: number;
+  /** Tensors of the role in this layer (experts: one per expert). */
+  tensors: number;
+  /** Mean of their standard deviations, the largest abs-max, and zeros over all their values. */
+  std: number;
+  absMax: number;
+  zeroShare: number;
+}
+
+export interface RoleAcrossLayers {
+  /** The tensor name with its layer (and expert) numbers as `#`. */
+  role: string;
+  layers: LayerFigures[];
+}
+
+/** Every role found in at least MIN_CHARTED_LAYERS layers, most layers first, then by name. */
+export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossLayers[] {
+  const roles = new Map<string, Map<number, ScanTensor[]>>();
+  for (const entry of perTensor) {
+    const parts = layerParts(entry.tensor);
+    if (!parts || entry.count === 0 || entry.std === null || entry.absMax === null) {
+      continue;
+    }
+    const role = `${parts.prefix}#.${parts.rest.replace(/(^|\.)\d+(?=\.|$)/g, '$1#')}`;
+    const layers = roles.get(role) ?? new Map<number, ScanTensor[]>();
+    layers.set(parts.layer, [...(layers.get(parts.layer) ?? []), entry]);
+    roles.set(role, layers);
+  }
+  return [...roles.entries()]
+    .filter(([, layers]) => layers.size >= MIN_CHARTED_LAYERS)
+    .map(([role, layers]) => ({
+      role,
+      layers: [...layers.entries()]
+        .sort((a, b) => a[0] - b[0])
+        .map(([layer, entries]) => ({
+          layer,
+          tensors: entries.length,
+          std: entries.reduce((sum, entry) => sum + (entry.std as number), 0) / entries.length,
+          absMax: Math.max(...entries.map((entry) => entry.absMax as number)),
+          zeroShare:
+            entries.reduce((sum, entry) => sum + entry.zeros, 0) / entries.reduce((sum, entry) => sum + entry.count, 0),
+        })),
+    }))
+    .sort((a, b) => b.layers.length - a.layers.length || (a.role < b.role ? -1 : 1));
+}
