@@ -28,6 +28,7 @@ const UNTRAINED = JSON.parse(readFileSync(join(VALUES_DIR, 'untrained-tokens.jso
     string,
     { tensor: string; rows: number; untrained: number[]; tokens: Record<string, string>; inTemplate: number[] }
   >;
+  chatFinetune: { changed: number; trained: number[]; inTemplate: number[] };
 };
 /** One [16, 256] tensor of each IQ1/IQ2/IQ3 type, and numpy's statistics of gguf-py's dequantized values. */
 const CODEBOOK_GGUF = join(process.cwd(), 'fixtures', 'values', 'codebook-types.gguf');
@@ -237,6 +238,22 @@ test.describe('tensor values', () => {
       `${want.untrained.length} of ${want.rows} token rows were never trained`,
     );
     await page.keyboard.press('Escape');
+
+    // Against its chat fine-tune (the header tokens trained, <|eot_id|> not): the rows it taught and the one it did not.
+    const chat = UNTRAINED.chatFinetune;
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-folder-input').setInputFiles(join(VALUES_DIR, 'untrained-tokens-chat'));
+    await expect(page.getByTestId('compare-b-name')).toHaveText('model.safetensors');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('compare-embedding-rows')).toContainText(
+      `model.embed_tokens.weight row by row: ${chat.changed} of ${want.rows} token rows changed.`,
+    );
+    await expect(page.getByTestId('compare-embedding-trained')).toContainText(
+      `trained in B: ${chat.trained.map((id) => `${want.tokens[String(id)]} (${id})`).join(', ')}.`,
+    );
+    await expect(page.getByTestId('compare-embedding-untrained')).toContainText(
+      `and B's chat template writes ${chat.inTemplate.map((id) => `${want.tokens[String(id)]} (${id})`).join(', ')}:`,
+    );
 
     // Its GGUF: the file's own token list names every id, and the padded rows are counted as holding no token.
     const gguf = UNTRAINED.files['untrained-tokens.gguf'];

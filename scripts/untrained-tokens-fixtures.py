@@ -9,6 +9,7 @@ into fixtures/values/:
   are zeros or the 1e-23-sized values bfloat16 leaves, the padding rows zeros, every other row random.
 - untrained-tokens.gguf: the same model converted with gguf-py (llama.cpp's writer): the token list as
   convert_hf_to_gguf.py writes it ([PAD<id>] where no token is), token_embd.weight in F16.
+- untrained-tokens-chat/: the folder after a chat fine-tune that trained the header tokens' rows, not <|eot_id|>'s.
 - untrained-tokens.json: for each file, the untrained ids as numpy finds them on what the file holds (read back by
   safetensors and by gguf-py's GGUFReader): rows whose largest value is at most 1e-16, unsloth's and axolotl's test.
 
@@ -162,6 +163,40 @@ def write_gguf(tokenizer: Tokenizer, embed: np.ndarray) -> Path:
     return path
 
 
+def write_chat_finetune(tokenizer: Tokenizer, embed: np.ndarray) -> dict:
+    """untrained-tokens-chat/: the same model after a chat fine-tune that trained the header tokens' rows but not
+    <|eot_id|>'s, and nudged 20 other rows; its tokenizer files copied. numpy's answer, row by row."""
+    import shutil
+
+    gen = np.random.default_rng(20261212)
+    folder = OUT / "untrained-tokens-chat"
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("tokenizer.json", "tokenizer_config.json", "config.json"):
+        shutil.copyfile(FOLDER / name, folder / name)
+    tensors = load_file(str(FOLDER / "model.safetensors"))
+    after = embed.astype(np.float32)
+    for text in ("<|start_header_id|>", "<|end_header_id|>"):
+        after[tokenizer.token_to_id(text)] = gen.standard_normal(HIDDEN) * 0.02
+    nudged = gen.choice(np.arange(0, 300), size=20, replace=False)
+    after[nudged] += np.float32(0.01)
+    tensors["model.embed_tokens.weight"] = after.astype(ml_dtypes.bfloat16)
+    save_file(tensors, str(folder / "model.safetensors"), metadata={"format": "pt"})
+    a = load_file(str(FOLDER / "model.safetensors"))["model.embed_tokens.weight"].astype(np.float64)
+    b = load_file(str(folder / "model.safetensors"))["model.embed_tokens.weight"].astype(np.float64)
+    change = np.sqrt(((b - a) ** 2).sum(axis=1))
+    untrained_a = a.max(axis=1) <= UNTRAINED_MAX
+    untrained_b = b.max(axis=1) <= UNTRAINED_MAX
+    vocab = tokenizer.get_vocab_size(with_added_tokens=True)
+    both = [int(i) for i in np.nonzero(untrained_a & untrained_b)[0]]
+    return {
+        "changed": int((change > 0).sum()),
+        "mostMoved": [int(i) for i in np.argsort(-change, kind="stable")[:10]],
+        "trained": [int(i) for i in np.nonzero(untrained_a & ~untrained_b)[0]],
+        "untrainedInBoth": both,
+        "inTemplate": [i for i in both if i < vocab and tokenizer.id_to_token(i) in TEMPLATE],
+    }
+
+
 def main() -> None:
     gen = np.random.default_rng(20261208)
     tokenizer = train_tokenizer()
@@ -185,7 +220,9 @@ def main() -> None:
             "tokens": {str(i): tokenizer.id_to_token(i) for i in ids if i < vocab},
             "inTemplate": [i for i in ids if i < vocab and tokenizer.id_to_token(i) in TEMPLATE],
         }
-    answers = {"generator": "scripts/untrained-tokens-fixtures.py", "numpy": np.__version__, "files": files}
+    chat = write_chat_finetune(tokenizer, embed)
+    answers = {"generator": "scripts/untrained-tokens-fixtures.py", "numpy": np.__version__, "files": files,
+               "chatFinetune": chat}
     (OUT / "untrained-tokens.json").write_text(json.dumps(answers, indent=2) + "\n")
 
 

@@ -18,6 +18,8 @@ import {
 } from '../core/values/compare-values';
 import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
+import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
+import { embeddingPlanOf } from '../core/values/untrained-tokens';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
 import { locatedByteLength, locateTensorData, readSpanBytes, type TensorSpan } from '../io/tensor-data';
@@ -213,6 +215,7 @@ async function comparePairing(
   }
   const byRows = pairing.permutedRows !== null;
   let diff: DiffAccumulator | null = null;
+  let embeddingRows: EmbeddingRowAccumulator | null = null;
   const chosen = partsToRead(a, pairing, remote);
   let sampled = chosen.sampled;
   let bytes = 0;
@@ -250,6 +253,12 @@ async function comparePairing(
     });
     const byteComparable = sideA.dtype === sideB.dtype && !sideA.scale && !sideB.scale && !byRows && !pairing.shift;
     diff ??= new DiffAccumulator(byteComparable);
+    // The token embedding compared whole and element for element: also row by row, token by token.
+    const embedding =
+      chosen.parts.length === 1 && !byRows && !pairing.shift && !plan.sampled
+        ? embeddingPlanOf(part.rowA, a.names[part.rowA], () => [view.rows, view.cols])
+        : null;
+    embeddingRows = embedding ? new EmbeddingRowAccumulator(embedding.tensor, view.rows, view.cols) : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
     decodedBy = describeDecoding(sideA, sideB);
@@ -281,17 +290,19 @@ async function comparePairing(
           readPiece(sideB, first, count, view, job.signal),
         ]);
         add(pa, pb);
+        embeddingRows?.add(pa.values, pb.values, first);
       }
     }
   }
   if (!diff) {
     return { comparison: null, skipped: { tensor: pairing.tensor, reason: 'no elements to compare' }, bytes };
   }
-  return {
-    comparison: diff.result(pairing.tensor, dtypes[0], dtypes[1], sampled, { decodedBy, note: pairing.note }),
-    skipped: null,
-    bytes,
-  };
+  const comparison = diff.result(pairing.tensor, dtypes[0], dtypes[1], sampled, { decodedBy, note: pairing.note });
+  const rows = embeddingRows?.result(b.tokenTexts?.() ?? null);
+  if (rows) {
+    comparison.rows = rows;
+  }
+  return { comparison, skipped: null, bytes };
 }
 
 function describeDecoding(a: Side, b: Side): string {

@@ -12,6 +12,8 @@ import { keptLoad, resultAndKept } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { present } from '../testing/values-fixtures';
 import { readTensorValues, scanValues, type ValuesJob } from './values-handler';
+import { compareTensorValues } from './values-compare';
+import { elementPairings } from '../testing/value-pairings';
 
 interface Answer {
   tensor: string;
@@ -23,17 +25,29 @@ interface Answer {
 
 const ANSWERS = JSON.parse(readFileSync(join(DIR, 'untrained-tokens.json'), 'utf8')) as {
   files: Record<string, Answer>;
+  chatFinetune: {
+    changed: number;
+    mostMoved: number[];
+    trained: number[];
+    untrainedInBoth: number[];
+    inTemplate: number[];
+  };
 };
+const CHAT = ANSWERS;
 
 const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
 
-const FOLDER: SourceSpec = {
-  kind: 'files',
-  files: ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json'].map((file) => ({
-    path: `untrained-tokens/${file}`,
-    blob: new Blob([readFileSync(join(DIR, 'untrained-tokens', file))]),
-  })),
-};
+function folder(name: string): SourceSpec {
+  return {
+    kind: 'files',
+    files: ['model.safetensors', 'config.json', 'tokenizer.json', 'tokenizer_config.json'].map((file) => ({
+      path: `${name}/${file}`,
+      blob: new Blob([readFileSync(join(DIR, name, file))]),
+    })),
+  };
+}
+
+const FOLDER = folder('untrained-tokens');
 
 /** The ids a list of [first, last] runs covers. */
 function idsOf(runs: ReadonlyArray<[number, number]> | undefined): number[] {
@@ -99,5 +113,28 @@ describe('untrained token rows in the value scan', () => {
     const values = await readTensorValues(kept, kept.names.indexOf(want.tensor), false, job());
     expectNumpy(values.untrainedTokens, want);
     expect(values.notes).toEqual([]);
+  });
+
+  it('Compare values of the base and its chat fine-tune: numpy’s moved rows, and the chat token it left untrained', async () => {
+    const want = CHAT.chatFinetune;
+    const { kept: base } = await resultAndKept(FOLDER);
+    const { kept: tuned } = await resultAndKept(folder('untrained-tokens-chat'));
+    await tuned.readSidecars?.('vocabulary');
+    const row = base.names.indexOf('model.embed_tokens.weight');
+    const result = await compareTensorValues(
+      base,
+      tuned,
+      elementPairings(base, [[row, tuned.names.indexOf('model.embed_tokens.weight')]]),
+      job(),
+    );
+    const rows = present(result.tensors[0].rows, 'rows');
+    expect(rows.changed).toBe(want.changed);
+    expect(rows.mostMoved.map((entry) => entry.id)).toEqual(want.mostMoved);
+    // Its row held only bfloat16's 1e-23-sized leftovers before.
+    expect(rows.mostMoved[0].text).toBe('<|end_header_id|>');
+    expect(rows.mostMoved[0].before).toBeLessThan(1e-16);
+    expect(rows.trained.named.map((entry) => entry.id)).toEqual(want.trained);
+    expect(rows.untrainedInBoth.count).toBe(want.untrainedInBoth.length);
+    expect(rows.untrainedInBoth.inTemplate).toEqual(want.inTemplate.map((id) => ({ id, text: '<|eot_id|>' })));
   });
 });

@@ -7,6 +7,7 @@
  * value is equal bit for bit after decoding (±0 told apart, NaN equal to NaN), which the result says in words.
  */
 import { layerOf } from './layer-names';
+import type { EmbeddingRowChanges } from './embedding-row-changes';
 
 export interface ValueComparison {
   tensor: string;
@@ -29,6 +30,8 @@ export interface ValueComparison {
   maxAbs: number;
   relL2: number | null;
   cosine: number | null;
+  /** The token embedding compared whole: its rows, token by token (embedding-row-changes.ts). */
+  rows?: EmbeddingRowChanges;
 }
 
 /** One adapted module against the base weight it changes. */

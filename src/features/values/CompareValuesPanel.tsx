@@ -14,6 +14,7 @@ import { LayerChart } from './ValueCharts';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/values-limits';
 import { LoraRelativeCard } from './LoraRelativeCard';
 import { LoraPairCard } from './LoraPairCard';
+import { EmbeddingRowsNote } from './EmbeddingRowsNote';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -70,6 +71,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
         <strong data-testid="compare-values-changed">{groupDigits(changed.length)} changed</strong>
         {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
       </p>
+      {result.tensors.map((entry) => entry.rows && <EmbeddingRowsNote key={entry.tensor} rows={entry.rows} />)}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}
@@ -116,6 +118,7 @@ function Outcome({ result }: { result: ValuesComparisonResult }) {
   return (
     <div data-testid="compare-values-result">
       {result.lora && <LoraRelativeCard lora={result.lora} />}
+
       {result.loraPair && <LoraPairCard pair={result.loraPair} />}
       {result.loraPair ? (
         // Two LoRAs: their factors one by one tell less than the updates above (rotations), so they fold away.

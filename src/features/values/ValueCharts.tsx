@@ -243,10 +243,11 @@ export function LayerChart<T extends { layer: number }>({
   label: string;
   testId: string;
 }) {
-  if (entries.length === 0) {
+  const top = Math.max(0, ...entries.map(value));
+  // Every bar at zero draws nothing worth a chart (no layer changed): the lines around it say so.
+  if (entries.length === 0 || !(top > 0)) {
     return null;
   }
-  const top = Math.max(...entries.map(value));
   return (
     <BarChart
       testId={testId}

@@ -38,17 +38,20 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
   }
   const { result } = valueCompare;
   return {
-    values: result.tensors.map(({ tensor, identical, identicalBy, decodedBy, note, basis, maxAbs, relL2, cosine }) => ({
-      tensor,
-      identical,
-      identicalBy,
-      decodedBy,
-      note,
-      basis,
-      maxAbs,
-      relL2,
-      cosine,
-    })),
+    values: result.tensors.map(
+      ({ tensor, identical, identicalBy, decodedBy, note, basis, maxAbs, relL2, cosine, rows }) => ({
+        tensor,
+        identical,
+        identicalBy,
+        decodedBy,
+        note,
+        basis,
+        maxAbs,
+        relL2,
+        cosine,
+        ...(rows ? { rows } : {}),
+      }),
+    ),
     valuesDone: result.done,
     valuesSkipped: result.skipped,
     ...(result.lora ? { valuesLora: result.lora } : {}),
