@@ -8,7 +8,7 @@
  */
 import { halfAt as f16 } from '../bytes/half-float';
 import type { DecodeUnit } from './decode';
-import { CODEBOOK_BLOCKS, decodeCodebookBlock } from './gguf-codebook-blocks';
+import { CODEBOOK_BLOCKS, decodeCodebookBlock, type CodebookType } from './gguf-codebook-blocks';
 
 export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   Q4_0: { bytes: 18, elements: 32 },
@@ -43,9 +43,14 @@ const MXFP4_DOUBLED = Int8Array.of(0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -
 export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Array): void {
   const unit = GGUF_BLOCKS[type];
   const blocks = Math.floor(bytes.length / unit.bytes);
+  const codebook = type in CODEBOOK_BLOCKS ? (type as CodebookType) : null;
   for (let b = 0; b < blocks; b++) {
     const at = b * unit.bytes;
     const o = b * unit.elements;
+    if (codebook !== null) {
+      decodeCodebookBlock(codebook, bytes, at, out, o);
+      continue;
+    }
     switch (type) {
       case 'Q4_0':
         nibbleLevels(bytes, at + 2, out, o, f16(bytes, at), Q4_0_LEVELS);
@@ -91,15 +96,6 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
         break;
       case 'NVFP4':
         nvfp4(bytes, at, out, o);
-        break;
-      case 'IQ2_XXS':
-      case 'IQ2_XS':
-      case 'IQ2_S':
-      case 'IQ3_XXS':
-      case 'IQ3_S':
-      case 'IQ1_S':
-      case 'IQ1_M':
-        decodeCodebookBlock(type, bytes, at, out, o);
         break;
       case 'MXFP4':
         // ggml's E8M0 to float, halved: 2^(e − 128) for every e (e = 0 and 1 are subnormal floats, not zero).

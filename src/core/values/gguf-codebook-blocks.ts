@@ -75,24 +75,21 @@ function signedGroup(grid: Float32Array, index: number, signs: number, scale: nu
   }
 }
 
+type BlockDecoder = (bytes: Uint8Array, at: number, out: Float32Array, o: number) => void;
+
+const DECODERS: Readonly<Record<CodebookType, BlockDecoder>> = {
+  IQ2_XXS: iq2xxs,
+  IQ2_XS: iq2xs,
+  IQ2_S: iq2s,
+  IQ3_XXS: iq3xxs,
+  IQ3_S: iq3s,
+  IQ1_S: iq1s,
+  IQ1_M: iq1m,
+};
+
 /** Dequantizes one 256-element block of `type` at `at` into `out` from `o`. */
 export function decodeCodebookBlock(type: CodebookType, bytes: Uint8Array, at: number, out: Float32Array, o: number) {
-  switch (type) {
-    case 'IQ2_XXS':
-      return iq2xxs(bytes, at, out, o);
-    case 'IQ2_XS':
-      return iq2xs(bytes, at, out, o);
-    case 'IQ2_S':
-      return iq2s(bytes, at, out, o);
-    case 'IQ3_XXS':
-      return iq3xxs(bytes, at, out, o);
-    case 'IQ3_S':
-      return iq3s(bytes, at, out, o);
-    case 'IQ1_S':
-      return iq1s(bytes, at, out, o);
-    case 'IQ1_M':
-      return iq1m(bytes, at, out, o);
-  }
+  DECODERS[type](bytes, at, out, o);
 }
 
 /**
