@@ -1,8 +1,8 @@
 /**
  * Token embedding rows that were never trained. A trainer that adds tokens (chat markers, reserved ids) starts their
- * rows at zero, or leaves them as the pretraining run never touched them; Llama 3's base model ships
- * `<|eot_id|>`, `<|start_header_id|>` and 248 reserved tokens so. A prompt holding one hands the model an input
- * vector it never learned to read, and fine-tuning a chat template that writes them starts those rows from nothing.
+ * rows at zero, or leaves them as the pretraining run never touched them; Llama 3's base model ships `<|eot_id|>`,
+ * `<|start_header_id|>` and its reserved special tokens so. A prompt holding one hands the model an input vector it
+ * never learned to read, and fine-tuning a chat template that writes them starts those rows from nothing.
  * The test is the one unsloth's and axolotl's `fix_untrained_tokens` apply before fine-tuning: a row whose largest
  * value is at most 1e-16 (zero, or the 1e-23-ish values bfloat16 rounding leaves). Measured while "Scan all values"
  * reads the input embedding, in any chunk order.
