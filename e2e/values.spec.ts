@@ -280,6 +280,9 @@ test.describe('tensor values', () => {
     await expect(page.getByTestId('scan-repeated-layers')).toHaveText(
       /^model\.layers\.4–5 hold the same values as model\.layers\.2–3, every compared tensor of each/,
     );
+    await expect(page.getByTestId('scan-head-copy')).toContainText(
+      'lm_head.weight holds the same values as model.embed_tokens.weight: the head is a copy of the token embedding',
+    );
     const duplicates = page.getByTestId('scan-duplicates');
     await duplicates.getByText(`${2 * answer.groups.length} tensors in ${answer.groups.length} groups`).click();
     const listed = await page.getByTestId('scan-duplicate-groups').getByRole('listitem').allTextContents();

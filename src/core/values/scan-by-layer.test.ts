@@ -25,4 +25,17 @@ describe('rolesAcrossLayers', () => {
     expect(roles[0].layers.map((layer) => layer.absMax)).toEqual([0.1, 0.1, 40, 0.1]);
     expect(roles[1].layers[0]).toEqual({ layer: 0, tensors: 2, std: 0.02, absMax: 0.5, zeroShare: 0.2 });
   });
+
+  it('among roles in as many layers, the one with more values comes first: weights before their norms', () => {
+    const roles = rolesAcrossLayers(
+      [0, 1, 2].flatMap((layer) => [
+        { ...entry(`model.layers.${layer}.input_layernorm.weight`, 0, 1), count: 64 },
+        { ...entry(`model.layers.${layer}.self_attn.q_proj.weight`, 0.02, 0.1), count: 4096 },
+      ]),
+    );
+    expect(roles.map((role) => role.role)).toEqual([
+      'model.layers.#.self_attn.q_proj.weight',
+      'model.layers.#.input_layernorm.weight',
+    ]);
+  });
 });

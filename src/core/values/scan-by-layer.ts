@@ -25,7 +25,7 @@ export interface RoleAcrossLayers {
   layers: LayerFigures[];
 }
 
-/** Every role found in at least MIN_CHARTED_LAYERS layers, most layers first, then by name. */
+/** Every role found in at least MIN_CHARTED_LAYERS layers: most layers first, then most values (weights before norms). */
 export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossLayers[] {
   const roles = new Map<string, Map<number, ScanTensor[]>>();
   for (const entry of perTensor) {
@@ -42,6 +42,7 @@ export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossL
     .filter(([, layers]) => layers.size >= MIN_CHARTED_LAYERS)
     .map(([role, layers]) => ({
       role,
+      values: [...layers.values()].flat().reduce((sum, entry) => sum + entry.count, 0),
       layers: [...layers.entries()]
         .sort((a, b) => a[0] - b[0])
         .map(([layer, entries]) => ({
@@ -53,5 +54,6 @@ export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossL
             entries.reduce((sum, entry) => sum + entry.zeros, 0) / entries.reduce((sum, entry) => sum + entry.count, 0),
         })),
     }))
-    .sort((a, b) => b.layers.length - a.layers.length || (a.role < b.role ? -1 : 1));
+    .sort((a, b) => b.layers.length - a.layers.length || b.values - a.values || (a.role < b.role ? -1 : 1))
+    .map(({ role, layers }) => ({ role, layers }));
 }

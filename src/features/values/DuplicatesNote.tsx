@@ -3,14 +3,28 @@
  * of earlier ones, said as runs, and every group of equal tensors a click away.
  */
 import { groupDigits, plural } from '../../core/number-format';
+import { LM_HEAD_NAME, TOKEN_EMBEDDING_NAME } from '../../core/analysis/token-embedding-names';
 import { MIN_COMPARED_ELEMENTS, type DuplicateTensors } from '../../core/values/duplicate-tensors';
 
 function layerRange(prefix: string, first: number, last: number): string {
   return first === last ? `${prefix}${first}` : `${prefix}${first}–${last}`;
 }
 
+/** The LM head and the token embedding, when one group holds both. */
+function headCopy(groups: readonly string[][]): { head: string; embedding: string } | null {
+  for (const group of groups) {
+    const head = group.find((name) => LM_HEAD_NAME.test(name));
+    const embedding = group.find((name) => TOKEN_EMBEDDING_NAME.test(name));
+    if (head && embedding) {
+      return { head, embedding };
+    }
+  }
+  return null;
+}
+
 export function DuplicatesNote({ duplicates }: { duplicates: DuplicateTensors }) {
   const { groups, groupCount, tensorCount, repeatedLayers } = duplicates;
+  const tiedCopy = headCopy(groups);
   return (
     <div className="values-duplicates" role="note" data-testid="scan-duplicates">
       {repeatedLayers.map(({ prefix, first, last, source }) => (
@@ -20,6 +34,13 @@ export function DuplicatesNote({ duplicates }: { duplicates: DuplicateTensors })
           tensor of each: a merge that stacked copies of layers (mergekit&apos;s passthrough method, depth up-scaling).
         </p>
       ))}
+      {tiedCopy && (
+        <p data-testid="scan-head-copy">
+          <span className="mono">{tiedCopy.head}</span> holds the same values as{' '}
+          <span className="mono">{tiedCopy.embedding}</span>: the head is a copy of the token embedding, so
+          tie_word_embeddings: true in config.json loads the same model, and a file saved tied drops the copy.
+        </p>
+      )}
       <details>
         <summary>
           {plural(tensorCount, 'tensor')} in {plural(groupCount, 'group')} hold the same values as another (equal

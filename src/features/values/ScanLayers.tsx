@@ -49,6 +49,11 @@ export function ScanLayers({ perTensor }: { perTensor: readonly ScanTensor[] }) 
           onChange={setFigure}
         />
       </div>
+      {role.layers.every((layer) => value(layer) === 0) && (
+        <p className="muted" data-testid="scan-layers-flat">
+          Every layer&apos;s {figure === 'zeros' ? 'share of zeros' : figure} is 0 for {role.role}.
+        </p>
+      )}
       <LayerChart
         entries={role.layers}
         value={value}
