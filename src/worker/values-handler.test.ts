@@ -84,6 +84,30 @@ describe('reading values', () => {
     expect(values.alternative).toBe('stored');
   });
 
+  it('a scale tensor that fits no layout of its weight: the stored values, with the reason, and no switch', async () => {
+    const bytes = buildSafetensors(
+      [
+        { name: 'model.layers.0.mlp.down_proj.weight', dtype: 'I8', shape: [2, 2] },
+        { name: 'model.layers.0.mlp.down_proj.weight_scale', dtype: 'F32', shape: [3] },
+      ],
+      {
+        tensorData: {
+          'model.layers.0.mlp.down_proj.weight': new Uint8Array(Int8Array.from([1, -2, 3, 0]).buffer),
+          'model.layers.0.mlp.down_proj.weight_scale': new Uint8Array(Float32Array.from([0.5, 1, 2]).buffer),
+        },
+      },
+    );
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'int8.safetensors') });
+    const values = await readTensorValues(load, 0, false, job());
+    expect(values.decoded).toBe('stored');
+    expect(values.first.map((entry) => entry.value)).toEqual([1, -2, 3, 0]);
+    expect(values.notes.join(' ')).toContain(
+      'model.layers.0.mlp.down_proj.weight_scale has 3 values, which fits neither one scale',
+    );
+    expect(values.notes.join(' ')).toContain('The stored values are shown.');
+    expect(values.alternative).toBeUndefined();
+  });
+
   it('a remote 32 MiB tensor: an 8 MiB row sample by Range, the whole only when asked', async () => {
     const rows = 2048;
     const cols = 4096;

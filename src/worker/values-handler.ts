@@ -96,9 +96,9 @@ export async function readTensorValues(
     }
   }
   const span = await locateTensorData(load.columns, row, data, job.signal);
-  const scale = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
+  const found = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
   const shape = tensorShape(load.columns, row);
-  const values = new ValuesAccumulator(dtype, shape, scale);
+  const { values, scale, scaleProblem } = accumulatorFor(dtype, shape, found);
   const { rows, cols } = matrixShape(shape);
   const plan = planValuesRead({ byteLength: span.length, unit: values.unit, rows, cols, whole: whole || !data.remote });
   // A token embedding read whole (its stored values) also says which of its rows were never trained.
@@ -132,9 +132,12 @@ export async function readTensorValues(
   }
   const scalable =
     SCALED_DTYPES.has(dtype) && scaleCompanions(load.names[row]).some((c) => load.names.includes(c.name));
+  if (scaleProblem !== null) {
+    result.notes.push(`${scaleProblem} The stored values are shown.`);
+  }
   if (scale) {
     result.alternative = 'stored';
-  } else if (packed || scalable) {
+  } else if (packed || (scalable && scaleProblem === null)) {
     result.alternative = 'dequantized';
     if (notDequantized !== null) {
       result.notes.push(notDequantized);
@@ -145,6 +148,25 @@ export async function readTensorValues(
     }
   }
   return result;
+}
+
+/**
+ * The accumulator of a tensor's values, dequantized by its scale tensor when that fits one of the scale layouts;
+ * a scale that fits none (another tensor's size, a damaged file) leaves the stored values, with the reason.
+ */
+function accumulatorFor(
+  dtype: string,
+  shape: number[],
+  scale: ValueScale | null,
+): { values: ValuesAccumulator; scale: ValueScale | null; scaleProblem: string | null } {
+  try {
+    return { values: new ValuesAccumulator(dtype, shape, scale), scale, scaleProblem: null };
+  } catch (error) {
+    if (!(error instanceof ValuesUnavailable) || scale === null) {
+      throw error;
+    }
+    return { values: new ValuesAccumulator(dtype, shape, null), scale: null, scaleProblem: error.message };
+  }
 }
 
 /**
