@@ -122,7 +122,6 @@ export async function readTensorValues(
     started,
   });
   if (embedding) {
-    embeddingRows?.end(row);
     const ids = embeddingRows?.untrainedIds() ?? null;
     if (ids) {
       result.untrainedTokens = untrainedTokens(embedding, ids, load.tokenTexts?.() ?? null);

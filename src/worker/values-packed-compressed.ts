@@ -15,7 +15,8 @@ export interface PlanReader {
   floats: (row: number, bytes: Uint8Array) => ArrayLike<number>;
 }
 
-function notDequantized(message: string): ValuesUnavailable {
+/** Why a packed weight's values are not dequantized, as every packed layout says it. */
+export function notDequantized(message: string): ValuesUnavailable {
   return new ValuesUnavailable(`Not dequantized: ${message}.`);
 }
 

@@ -14,7 +14,7 @@ import { tensorShape } from '../core/model';
 import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 import type { ValuesJob } from './values-handler';
-import { compressedIntWeight, fp4Weight } from './values-packed-compressed';
+import { compressedIntWeight, fp4Weight, notDequantized } from './values-packed-compressed';
 
 export type DtypeOf = (load: KeptLoad, row: number) => string;
 
@@ -161,7 +161,7 @@ async function dequantize(
   }
   const state = parseBnbQuantState(await bytesOf(plan.quantState));
   if (typeof state === 'string') {
-    throw new ValuesUnavailable(`Not dequantized: ${state}.`);
+    throw notDequantized(state);
   }
   const count = state.shape.reduce((a, b) => a * b, 1);
   checkSize(count);
@@ -189,15 +189,15 @@ async function dequantize(
 
 function present<T>(value: T | null, message: string): T {
   if (value === null) {
-    throw new ValuesUnavailable(`Not dequantized: ${message}.`);
+    throw notDequantized(message);
   }
   return value;
 }
 
 function checkSize(elements: number): void {
   if (elements > MAX_DEQUANTIZED_ELEMENTS) {
-    throw new ValuesUnavailable(
-      `Not dequantized: ${elements} values is over the ${MAX_DEQUANTIZED_ELEMENTS} this page dequantizes at once; the stored codes are shown instead.`,
+    throw notDequantized(
+      `${elements} values is over the ${MAX_DEQUANTIZED_ELEMENTS} this page dequantizes at once; the stored codes are shown instead`,
     );
   }
 }

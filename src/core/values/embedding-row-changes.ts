@@ -5,7 +5,7 @@
  * tells whether a chat fine-tune of a base model taught it the chat tokens it uses. Pure.
  */
 import type { TokenTexts } from '../analysis/tokenizer/token-texts';
-import { UNTRAINED_ROW_MAX } from './untrained-tokens';
+import { RowMaxima } from './untrained-tokens';
 
 /** Rows named as the most moved. */
 export const MOST_MOVED_ROWS = 10;
@@ -35,9 +35,8 @@ export interface EmbeddingRowChanges {
 export class EmbeddingRowAccumulator {
   private readonly diff2: Float64Array;
   private readonly before2: Float64Array;
-  private readonly maxA: Float32Array;
-  private readonly maxB: Float32Array;
-  private elements = 0;
+  private readonly maxA: RowMaxima;
+  private readonly maxB: RowMaxima;
 
   constructor(
     readonly tensor: string,
@@ -46,38 +45,33 @@ export class EmbeddingRowAccumulator {
   ) {
     this.diff2 = new Float64Array(rows);
     this.before2 = new Float64Array(rows);
-    this.maxA = new Float32Array(rows).fill(-Infinity);
-    this.maxB = new Float32Array(rows).fill(-Infinity);
+    this.maxA = new RowMaxima(rows, cols);
+    this.maxB = new RowMaxima(rows, cols);
   }
 
   /** The same elements of both sides, from element `first` of the tensor. */
   add(a: ArrayLike<number>, b: ArrayLike<number>, first: number): void {
     const count = Math.min(a.length, b.length, this.rows * this.cols - first);
-    for (let i = 0; i < count; i++) {
+    for (let i = 0; i < count;) {
       const row = Math.floor((first + i) / this.cols);
-      const x = a[i];
-      const y = b[i];
-      const d = y - x;
-      this.diff2[row] += d * d;
-      this.before2[row] += x * x;
-      // A NaN makes a row trained, as torch.amax's NaN is not at most the bound.
-      if (x > this.maxA[row]) {
-        this.maxA[row] = x;
-      } else if (x !== x) {
-        this.maxA[row] = Infinity;
+      const stop = Math.min(count, (row + 1) * this.cols - first);
+      let diff2 = 0;
+      let before2 = 0;
+      for (; i < stop; i++) {
+        const d = b[i] - a[i];
+        diff2 += d * d;
+        before2 += a[i] * a[i];
       }
-      if (y > this.maxB[row]) {
-        this.maxB[row] = y;
-      } else if (y !== y) {
-        this.maxB[row] = Infinity;
-      }
+      this.diff2[row] += diff2;
+      this.before2[row] += before2;
     }
-    this.elements += Math.max(0, count);
+    this.maxA.add(a, first);
+    this.maxB.add(b, first);
   }
 
   /** The answer, once every element was fed; null before (a sampled or cancelled comparison). */
   result(texts: TokenTexts | null): EmbeddingRowChanges | null {
-    if (this.elements < this.rows * this.cols) {
+    if (!this.maxA.complete || !this.maxB.complete) {
       return null;
     }
     const token = (id: number): RowToken => ({ id, text: texts?.text(id) ?? null });
@@ -90,8 +84,8 @@ export class EmbeddingRowAccumulator {
         changed++;
         order.push(row);
       }
-      const untrainedA = this.maxA[row] <= UNTRAINED_ROW_MAX;
-      const untrainedB = this.maxB[row] <= UNTRAINED_ROW_MAX;
+      const untrainedA = this.maxA.untrained(row);
+      const untrainedB = this.maxB.untrained(row);
       if (untrainedA && !untrainedB) {
         trained.push(row);
       } else if (untrainedA && untrainedB) {

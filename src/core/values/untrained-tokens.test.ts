@@ -22,7 +22,7 @@ function collect(plan: UntrainedRowsPlan, pieces: Array<[number, number]>): numb
   for (const [start, end] of pieces) {
     collector.add(plan.row, 'F32', f32(flat.slice(start, end)), start);
   }
-  collector.end(plan.row);
+  collector.end();
   return collector.untrainedIds();
 }
 

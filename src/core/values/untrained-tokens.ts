@@ -77,34 +77,25 @@ export function embeddingPlanOf(
     : null;
 }
 
-/** Each embedding row's largest value, fed the tensor's bytes in whole decodable units, in any order. */
-export class UntrainedRowsCollector {
+/**
+ * Each row's largest value of a [rows, cols] matrix fed in pieces, in any order. A row holding NaN gets +Infinity:
+ * torch.amax of it is NaN, which is not at most the bound, so the row counts as trained.
+ */
+export class RowMaxima {
   private readonly maxima: Float32Array;
-  private next = 0;
-  private complete = false;
-  private elements = 0;
+  private fed = 0;
 
-  constructor(readonly plan: UntrainedRowsPlan) {
-    this.maxima = new Float32Array(plan.rows).fill(-Infinity);
+  constructor(
+    readonly rows: number,
+    readonly cols: number,
+  ) {
+    this.maxima = new Float32Array(rows).fill(-Infinity);
   }
 
-  wants(row: number): boolean {
-    return row === this.plan.row;
-  }
-
-  /** A piece of the embedding's bytes in whole units, starting at element `at` (default: after the previous piece). */
-  add(row: number, dtype: string, piece: Uint8Array, at?: number): void {
-    if (row !== this.plan.row) {
-      return;
-    }
-    const values = decodeValues(dtype, piece);
-    if (values === null) {
-      return;
-    }
-    const start = at ?? this.next;
-    const { cols, rows } = this.plan;
-    const end = Math.min(values.length, rows * cols - start);
-    const maxima = this.maxima;
+  /** Values from element `start` of the matrix on; those past its end are left out. */
+  add(values: ArrayLike<number>, start: number): void {
+    const { cols, maxima } = this;
+    const end = Math.min(values.length, this.rows * cols - start);
     for (let i = 0; i < end;) {
       const r = Math.floor((start + i) / cols);
       const stop = Math.min(end, (r + 1) * cols - start);
@@ -114,31 +105,59 @@ export class UntrainedRowsCollector {
         if (v > max) {
           max = v;
         } else if (v !== v) {
-          // torch.amax of a row holding NaN is NaN, which is not at most the bound: the row counts as trained.
           max = Infinity;
         }
       }
       maxima[r] = max;
     }
-    this.elements += Math.max(0, end);
+    this.fed += Math.max(0, end);
+  }
+
+  /** Whether every element was fed. */
+  get complete(): boolean {
+    return this.fed >= this.rows * this.cols;
+  }
+
+  untrained(row: number): boolean {
+    return this.maxima[row] <= UNTRAINED_ROW_MAX;
+  }
+}
+
+/** The embedding's row maxima, fed the tensor's bytes in whole decodable units, in any order (a scan sink). */
+export class UntrainedRowsCollector {
+  private readonly maxima: RowMaxima;
+  private next = 0;
+
+  constructor(readonly plan: UntrainedRowsPlan) {
+    this.maxima = new RowMaxima(plan.rows, plan.cols);
+  }
+
+  wants(row: number): boolean {
+    return row === this.plan.row;
+  }
+
+  /** A piece of the embedding's bytes in whole units, starting at element `at` (default: after the previous piece). */
+  add(row: number, dtype: string, piece: Uint8Array, at?: number): void {
+    const values = row === this.plan.row ? decodeValues(dtype, piece) : null;
+    if (values === null) {
+      return;
+    }
+    const start = at ?? this.next;
+    this.maxima.add(values, start);
     this.next = start + values.length;
   }
 
-  end(row: number): void {
-    if (row === this.plan.row) {
-      this.complete = this.elements >= this.plan.rows * this.plan.cols;
-    }
-  }
+  /** Nothing to close: whether every value came is counted as pieces arrive. */
+  end(): void {}
 
   /** The untrained ids, ascending; null unless every value of the embedding was fed. */
   untrainedIds(): number[] | null {
-    if (!this.complete) {
+    if (!this.maxima.complete) {
       return null;
     }
     const ids: number[] = [];
-    for (let id = 0; id < this.maxima.length; id++) {
-      const max = this.maxima[id];
-      if (max <= UNTRAINED_ROW_MAX) {
+    for (let id = 0; id < this.plan.rows; id++) {
+      if (this.maxima.untrained(id)) {
         ids.push(id);
       }
     }

@@ -4,16 +4,13 @@
  */
 import { formatValue, groupDigits, plural } from '../../core/number-format';
 import type { EmbeddingRowChanges, RowToken } from '../../core/values/embedding-row-changes';
+import { inlineTokens, tokenText } from './token-lists';
 
 /** Tokens written inline before "…". */
 const INLINE = 5;
 
-function tokenText(token: RowToken): string {
-  return token.text === null ? `id ${groupDigits(token.id)}` : `${token.text} (${groupDigits(token.id)})`;
-}
-
 function inline(tokens: readonly RowToken[], count: number): string {
-  return tokens.slice(0, INLINE).map(tokenText).join(', ') + (count > INLINE ? ', …' : '');
+  return inlineTokens(tokens, count, INLINE);
 }
 
 export function EmbeddingRowsNote({ rows }: { rows: EmbeddingRowChanges }) {

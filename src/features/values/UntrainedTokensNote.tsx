@@ -5,6 +5,7 @@
  */
 import { groupDigits, plural, pluralWord } from '../../core/number-format';
 import { UNTRAINED_ROW_MAX, type UntrainedTokens } from '../../core/values/untrained-tokens';
+import { inlineTokens } from './token-lists';
 
 /** Untrained ids shown inline; the rest are a click away in the list. */
 const INLINE_TOKENS = 3;
@@ -15,10 +16,6 @@ function idRuns(ranges: UntrainedTokens['ranges'], count: number): string {
     first === last ? groupDigits(first) : `${groupDigits(first)}–${groupDigits(last)}`,
   );
   return runs.join(', ') + (listed < count ? ', …' : '');
-}
-
-function tokenList(tokens: ReadonlyArray<{ id: number; text: string }>): string {
-  return tokens.map((token) => `${token.text} (${groupDigits(token.id)})`).join(', ');
 }
 
 export function UntrainedTokensNote({ untrained }: { untrained: UntrainedTokens }) {
@@ -43,11 +40,10 @@ export function UntrainedTokensNote({ untrained }: { untrained: UntrainedTokens 
       {inTemplate.length > 0 && (
         <p className="values-error" data-testid="scan-untrained-template">
           The chat template writes {plural(inTemplate.length, 'of them', 'of them')}:{' '}
-          {tokenList(inTemplate.slice(0, INLINE_TOKENS))}
-          {inTemplate.length > INLINE_TOKENS ? ', …' : ''}. Every prompt in that template hands the model input vectors
-          it never learned to read, and a fine-tune with it starts those rows from nothing. Before fine-tuning with this
-          template, set those rows to the mean of the trained rows (unsloth&apos;s and axolotl&apos;s
-          fix_untrained_tokens do), or train the embeddings with the rest.
+          {inlineTokens(inTemplate, inTemplate.length, INLINE_TOKENS)}. Every prompt in that template hands the model
+          input vectors it never learned to read, and a fine-tune with it starts those rows from nothing. Before
+          fine-tuning with this template, set those rows to the mean of the trained rows (unsloth&apos;s and
+          axolotl&apos;s fix_untrained_tokens do), or train the embeddings with the rest.
         </p>
       )}
       {named.length > 0 && (
