@@ -292,6 +292,42 @@ test.describe('tensor values', () => {
     watch.expectClean();
   });
 
+  test('an LM head config.json ties: the scan says whether loading drops trained values, as numpy says', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const answer = JSON.parse(readFileSync(join(VALUES_DIR, 'tied-head.json'), 'utf8')) as Record<
+      string,
+      { head: { std: number; absMax: number }; embedding: { std: number; absMax: number } }
+    >;
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(join(VALUES_DIR, 'tied-head-trained'));
+    await expect(page.locator('li[data-code="config-head-ignored"]')).toBeVisible();
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const trained = answer['tied-head-trained'];
+    const note = page.getByTestId('scan-tied-head');
+    await expect(note).toContainText(
+      'lm_head.weight holds other values than model.embed_tokens.weight (std ' +
+        `${formatValue(trained.head.std)} against ${formatValue(trained.embedding.std)}, abs-max ` +
+        `${formatValue(trained.head.absMax)} against ${formatValue(trained.embedding.absMax)}), but config.json ` +
+        'ties the two: transformers and vLLM use the embedding as the head, so these trained head values are dropped',
+    );
+    await expect(note).toHaveClass(/values-error/);
+    expect((await downloadReport(page)).valueScan).toMatchObject({
+      tiedHead: { head: 'lm_head.weight', embedding: 'model.embed_tokens.weight', sameValues: false },
+    });
+
+    // A head saved as the embedding upcast to F32: nothing is lost, and the duplicates note does not say it twice.
+    await page.getByTestId('folder-input').first().setInputFiles(join(VALUES_DIR, 'tied-head-copy'));
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await expect(page.getByTestId('scan-tied-head')).toContainText(
+      'lm_head.weight holds the same values as model.embed_tokens.weight, and config.json ties the two: loading drops nothing',
+    );
+    await expect(page.getByTestId('scan-result')).toBeVisible();
+    await expect(page.getByTestId('scan-head-copy')).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('a PEFT adapter dropped with its config: each module’s update, scaled as PEFT scales it', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

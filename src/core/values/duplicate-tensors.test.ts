@@ -30,6 +30,14 @@ describe('duplicateTensors', () => {
     expect(found?.repeatedLayers).toEqual([{ prefix: 'a.layers.', first: 1, last: 1, source: 0 }]);
   });
 
+  it('a tensor and its copy in a wider dtype hold the same values', () => {
+    const found = duplicateTensors([
+      entry('model.embed_tokens.weight', 0.001, 0.02, { dtype: 'BF16' }),
+      entry('lm_head.weight', 0.001, 0.02, { dtype: 'F32' }),
+    ]);
+    expect(found?.groups).toEqual([['model.embed_tokens.weight', 'lm_head.weight']]);
+  });
+
   it('constant and small tensors are equal by construction and not compared', () => {
     expect(
       duplicateTensors([

@@ -1,8 +1,8 @@
 /**
  * Tensors that hold the same values, from the scan's figures: a merge that stacks copies of layers (mergekit's
  * passthrough "frankenmerges", depth up-scaling), an LM head saved as a copy of the embedding, experts that were
- * never made to differ. Two tensors count as the same when their dtype, count, zeros, NaN, ±Inf and abs-max are
- * equal and their mean and std agree to 1e-12 (the scan sums chunks in an order that depends on where each tensor
+ * never made to differ. Two tensors count as the same, whatever their dtypes (a BF16 tensor and its F32 copy decode
+ * to the same numbers), when their count, zeros, NaN, ±Inf and abs-max are equal and their mean and std agree to 1e-12 (the scan sums chunks in an order that depends on where each tensor
  * starts, so the last bits of a moment may differ between two copies). Real weights that differ do not agree on
  * all of that; a reordering of the same values does, and is named alike. Constant tensors (norms at 1, zeros) and
  * small ones are left out: equal by construction, they say nothing about a merge. Pure.
@@ -36,6 +36,23 @@ function close(a: number, b: number): boolean {
   return a === b || Math.abs(a - b) <= MOMENT_TOLERANCE * Math.max(Math.abs(a), Math.abs(b));
 }
 
+/** Whether two scanned tensors hold the same values by the rule above; null when either has no figures. */
+export function sameScannedValues(a: ScanTensor, b: ScanTensor): boolean | null {
+  if (a.mean === null || b.mean === null || a.std === null || b.std === null || a.absMax === null) {
+    return null;
+  }
+  return (
+    a.count === b.count &&
+    a.zeros === b.zeros &&
+    a.nan === b.nan &&
+    a.posInf === b.posInf &&
+    a.negInf === b.negInf &&
+    a.absMax === b.absMax &&
+    close(a.mean, b.mean) &&
+    close(a.std, b.std)
+  );
+}
+
 function comparable(entry: ScanTensor): boolean {
   return (
     entry.count >= MIN_COMPARED_ELEMENTS &&
@@ -53,7 +70,8 @@ export function duplicateTensors(perTensor: readonly ScanTensor[]): DuplicateTen
     if (!comparable(entry)) {
       continue;
     }
-    const key = [entry.dtype, entry.count, entry.zeros, entry.nan, entry.posInf, entry.negInf, entry.absMax].join('|');
+    // Not the dtype: a BF16 embedding and its F32 copy decode to the same numbers.
+    const key = [entry.count, entry.zeros, entry.nan, entry.posInf, entry.negInf, entry.absMax].join('|');
     const clusters = buckets.get(key) ?? [];
     const home = clusters.find(
       ([first]) => close(first.mean as number, entry.mean as number) && close(first.std as number, entry.std as number),

@@ -2,6 +2,7 @@
 import type { ValueScan } from './value-scan';
 import type { Histogram, ValueStats } from './value-stats';
 import type { TensorValues } from './tensor-values';
+import type { TiedHeadValues } from './tied-head-values';
 
 export interface ValuesReportEntry {
   tensor: string;
@@ -67,7 +68,8 @@ export function loraDeltaReport(formed: readonly TensorValues[]) {
   );
 }
 
-export function scanReport(scan: ValueScan) {
+/** `tiedHead`: the scan's verdict on an LM head config.json makes loaders ignore (tied-head-values.ts), if any. */
+export function scanReport(scan: ValueScan, tiedHead: TiedHeadValues | null = null) {
   const names = (list: ReadonlyArray<{ tensor: string }>) => list.map((entry) => entry.tensor);
   return {
     done: scan.done,
@@ -81,6 +83,7 @@ export function scanReport(scan: ValueScan) {
     zeroUpFactors: scan.zeroUpFactors,
     untrainedTokens: scan.untrainedTokens,
     duplicates: scan.duplicates,
+    tiedHead,
     // Without each module's row numbers: they index this load's table, not anything a reader of the report has.
     loraUpdates: scan.loraUpdates && {
       ...scan.loraUpdates,

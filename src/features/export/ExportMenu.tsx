@@ -61,7 +61,7 @@ export function ExportMenu({ result }: { result: LoadResult }) {
         const compare = compareSectionFor(state, settled);
         const report = reportFor(settled, {
           compare: compare ? { ...compare, ...compareValuesSection(state) } : undefined,
-          ...valuesSections(state, settled.loadId),
+          ...valuesSections(state, settled),
         });
         downloadBlob(JSON.stringify(report, null, 2), `${name}.report.json`, 'application/json');
         return;

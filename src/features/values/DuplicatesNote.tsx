@@ -22,9 +22,10 @@ function headCopy(groups: readonly string[][]): { head: string; embedding: strin
   return null;
 }
 
-export function DuplicatesNote({ duplicates }: { duplicates: DuplicateTensors }) {
+/** `headSaid`: the tied-head note already says whether the LM head copies the embedding. */
+export function DuplicatesNote({ duplicates, headSaid }: { duplicates: DuplicateTensors; headSaid: boolean }) {
   const { groups, groupCount, tensorCount, repeatedLayers } = duplicates;
-  const tiedCopy = headCopy(groups);
+  const tiedCopy = headSaid ? null : headCopy(groups);
   return (
     <div className="values-duplicates" role="note" data-testid="scan-duplicates">
       {repeatedLayers.map(({ prefix, first, last, source }) => (

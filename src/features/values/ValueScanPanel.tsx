@@ -15,6 +15,9 @@ import { LoraUpdatesCard } from './LoraUpdatesCard';
 import { UntrainedTokensNote } from './UntrainedTokensNote';
 import { DuplicatesNote } from './DuplicatesNote';
 import { ScanLayers } from './ScanLayers';
+import { TiedHeadNote } from './TiedHeadNote';
+import { tiedHeadOfScan } from '../../core/values/tied-head-values';
+import { allFindings } from '../../state/selectors';
 
 function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
   return (
@@ -59,7 +62,8 @@ function ZeroUpFactors({ scan }: { scan: ValueScan }) {
   );
 }
 
-function ScanResult({ scan }: { scan: ValueScan }) {
+function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
+  const tiedHead = tiedHeadOfScan(scan.perTensor, allFindings(result));
   return (
     <div className="values-scan-result" data-testid="scan-result">
       <p>
@@ -71,7 +75,8 @@ function ScanResult({ scan }: { scan: ValueScan }) {
         .
       </p>
       {scan.untrainedTokens && <UntrainedTokensNote untrained={scan.untrainedTokens} />}
-      {scan.duplicates && <DuplicatesNote duplicates={scan.duplicates} />}
+      {tiedHead && <TiedHeadNote tied={tiedHead} />}
+      {scan.duplicates && <DuplicatesNote duplicates={scan.duplicates} headSaid={tiedHead !== null} />}
       <ZeroUpFactors scan={scan} />
       {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
       <ScanLayers perTensor={scan.perTensor} />
@@ -155,7 +160,7 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
           onCancel={cancel}
         />
       )}
-      {scan?.status === 'ready' && <ScanResult scan={scan.scan} />}
+      {scan?.status === 'ready' && <ScanResult scan={scan.scan} result={result} />}
     </section>
   );
 }

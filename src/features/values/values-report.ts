@@ -4,10 +4,13 @@
  */
 import { loraDeltaReport, scanReport, valuesReport } from '../../core/values/report';
 import type { TensorValues } from '../../core/values/tensor-values';
+import { tiedHeadOfScan } from '../../core/values/tied-head-values';
+import type { LoadResult } from '../../core/result';
+import { allFindings } from '../../state/selectors';
 import type { AppState } from '../../state/store';
 
-export function valuesSections(state: AppState, loadId: number): Record<string, unknown> {
-  if (state.valuesLoadId !== loadId) {
+export function valuesSections(state: AppState, result: LoadResult): Record<string, unknown> {
+  if (state.valuesLoadId !== result.loadId) {
     return {};
   }
   const read: TensorValues[] = [];
@@ -25,7 +28,8 @@ export function valuesSections(state: AppState, loadId: number): Record<string, 
     sections.loraUpdateValues = loraDeltaReport(formed.sort((a, b) => a.row - b.row));
   }
   if (state.valueScan.status === 'ready') {
-    sections.valueScan = scanReport(state.valueScan.scan);
+    const { scan } = state.valueScan;
+    sections.valueScan = scanReport(scan, tiedHeadOfScan(scan.perTensor, allFindings(result)));
   }
   return sections;
 }
