@@ -22,3 +22,13 @@ export function layerParts(name: string): LayerParts | null {
 export function layerOf(name: string): number | null {
   return layerParts(name)?.layer ?? null;
 }
+
+/**
+ * A name with every number that stands as a part of its own (between `.`, `_` or `/`) as `#`:
+ * `model.layers.3.block_sparse_moe.experts.7.w1.weight` → `model.layers.#.block_sparse_moe.experts.#.w1.weight`.
+ * Digits inside a word stay: Mixtral's `w1`/`w2`/`w3`, GPT-2's `c_fc`, `fc1`/`fc2`, SDXL's `attn1`/`attn2` and
+ * `te1`/`te2` are different tensors, whose values differ by design.
+ */
+export function numbersAsPlaceholders(name: string): string {
+  return name.replace(/(^|[._/])\d+(?=[._/]|$)/g, '$1#');
+}

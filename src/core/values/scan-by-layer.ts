@@ -3,7 +3,7 @@
  * segments such as experts folded into their layer): the spread, the largest value and the share of zeros per layer, so a layer that is
  * dead (all zeros), blown up (an abs-max far above its neighbours) or copied shows as a bar that stands out. Pure.
  */
-import { layerParts } from './layer-names';
+import { layerParts, numbersAsPlaceholders } from './layer-names';
 import type { ScanTensor } from './value-scan';
 
 /** A role needs this many layers for a chart across them to say anything. */
@@ -33,7 +33,7 @@ export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossL
     if (!parts || entry.count === 0 || entry.std === null || entry.absMax === null) {
       continue;
     }
-    const role = `${parts.prefix}#.${parts.rest.replace(/(^|\.)\d+(?=\.|$)/g, '$1#')}`;
+    const role = `${parts.prefix}#.${numbersAsPlaceholders(parts.rest)}`;
     const layers = roles.get(role) ?? new Map<number, ScanTensor[]>();
     layers.set(parts.layer, [...(layers.get(parts.layer) ?? []), entry]);
     roles.set(role, layers);

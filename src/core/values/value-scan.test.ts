@@ -1,4 +1,4 @@
-/** What the scan makes of the tensors it read: here, LoRA up factors that are all zeros. */
+/** What the scan makes of the tensors it read: LoRA up factors that are all zeros, and outliers by role. */
 import { describe, expect, it } from 'vitest';
 import { summarizeScan, type ScanTensor } from './value-scan';
 
@@ -54,5 +54,34 @@ describe('LoRA up factors in a value scan', () => {
     expect(
       scan([scanned('model.layers.0.mlp.up.weight', 64), scanned('model.norm.weight', 64)]).zeroUpFactors,
     ).toBeNull();
+  });
+});
+
+describe('outliers against their role', () => {
+  /** A scanned weight whose largest magnitude is `absMax`. */
+  const weight = (tensor: string, absMax: number): ScanTensor => ({ ...scanned(tensor, 0), absMax });
+
+  it("Mixtral's w1, w2 and w3 are three roles: a down projection's larger values are not outliers among gates", () => {
+    // Down projections (w2) run about twelve times the gate and up projections' magnitude in this model.
+    const perTensor = [0, 1, 2, 3].flatMap((layer) =>
+      [0, 1].flatMap((expert) => {
+        const at = `model.layers.${layer}.block_sparse_moe.experts.${expert}`;
+        return [weight(`${at}.w1.weight`, 0.05), weight(`${at}.w2.weight`, 0.6), weight(`${at}.w3.weight`, 0.05)];
+      }),
+    );
+    expect(scan(perTensor).outliers).toEqual([]);
+    // One down projection blown up to 9 stands out against the other down projections.
+    perTensor[4] = weight('model.layers.1.block_sparse_moe.experts.1.w2.weight', 9);
+    expect(scan(perTensor).outliers).toEqual([
+      { tensor: 'model.layers.1.block_sparse_moe.experts.1.w2.weight', absMax: 9, roleMedian: 0.6, ratio: 15 },
+    ]);
+  });
+
+  it("kohya's underscored block numbers still group a role across blocks", () => {
+    const perTensor = [0, 1, 2, 3].map((block) =>
+      weight(`lora_unet_down_blocks_${block}_attentions_0_transformer_blocks_0_attn1_to_q.lora_down.weight`, 0.1),
+    );
+    perTensor[2] = { ...perTensor[2], absMax: 5 };
+    expect(scan(perTensor).outliers.map((outlier) => outlier.tensor)).toEqual([perTensor[2].tensor]);
   });
 });

@@ -10,6 +10,7 @@ import { median } from '../median';
 import type { LoraUpdates } from './lora-update';
 import type { UntrainedTokens } from './untrained-tokens';
 import { duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
+import { numbersAsPlaceholders } from './layer-names';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -120,9 +121,9 @@ export function scanTensor(tensor: string, dtype: string, stats: ValueStats): Sc
   };
 }
 
-/** The role of a tensor: its name with every run of digits replaced by `#`. */
+/** The role of a tensor: its name with its layer, expert and block numbers as `#`. */
 export function tensorRole(name: string): string {
-  return name.replace(/\d+/g, '#');
+  return numbersAsPlaceholders(name);
 }
 
 /**
