@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
-import { formatValue } from '../src/core/number-format';
+import { formatValue, groupDigits } from '../src/core/number-format';
 import { present } from '../src/testing/values-fixtures';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
@@ -325,6 +325,50 @@ test.describe('tensor values', () => {
     );
     await expect(page.getByTestId('scan-result')).toBeVisible();
     await expect(page.getByTestId('scan-head-copy')).toHaveCount(0);
+    watch.expectClean();
+  });
+
+  test('NaN and infinities: Read values says where they are, as numpy’s argwhere lists them', async ({ page }) => {
+    const watch = watchPage(page);
+    const answers = JSON.parse(readFileSync(join(VALUES_DIR, 'non-finite.json'), 'utf8')) as {
+      files: Record<
+        string,
+        Record<
+          string,
+          { shape: number[]; count: number; first: Array<{ at: number[]; kind: string }>; rows: number; ofRows: number }
+        >
+      >;
+    };
+    await openApp(page);
+    for (const [file, tensors] of Object.entries(answers.files)) {
+      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+      await expect(page.getByTestId('file-name')).toHaveText(file);
+      for (const [name, want] of Object.entries(tensors)) {
+        await page.getByRole('grid', { name: 'Tensors' }).getByText(name, { exact: true }).click();
+        await page.getByRole('button', { name: 'Read values' }).click();
+        const note = page.getByTestId('values-non-finite');
+        await expect(note).toContainText(`${groupDigits(want.count)} non-finite value`);
+        const first = want.first.map(({ at, kind }) => `[${at.join(', ')}] ${kind}`).join(', ');
+        await expect(page.getByTestId('values-non-finite-first')).toHaveText(first);
+        await expect(note).toContainText(
+          want.rows === 1 ? `in row [${want.first[0].at.slice(0, -1).join(', ')}] of` : ` of ${want.ofRows}`,
+        );
+        // A row whose every value is NaN (the embedding's token 17, the Q8_0 block with a NaN scale spans half a row).
+        const rowLength = want.shape[want.shape.length - 1];
+        if (want.count === want.rows * rowLength) {
+          await expect(note).toContainText(': every value of that row.');
+        } else {
+          await expect(note).not.toContainText('every value');
+        }
+        const read = (await downloadReport(page)).values as Array<{ tensor: string; nonFinite?: unknown }>;
+        expect(read.find((entry) => entry.tensor === name)?.nonFinite).toEqual({
+          first: want.first,
+          rows: want.rows,
+          ofRows: want.ofRows,
+        });
+        await page.keyboard.press('Escape');
+      }
+    }
     watch.expectClean();
   });
 

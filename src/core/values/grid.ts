@@ -3,6 +3,7 @@
  * grid of cell means for a heatmap, a 1-D tensor as one row of cells with their min and max for a line. Cells cover
  * equal spans of rows and columns; a sampled read fills only the rows it read (the others stay empty).
  */
+import type { NonFiniteLocator } from './non-finite-positions';
 
 /** Heatmap cells: enough to see attention heads and outlier channels at 1440 px, small enough to post at once. */
 export const GRID_MAX_ROWS = 96;
@@ -32,12 +33,16 @@ export class GridAccumulator {
   private readonly min: Float32Array;
   private readonly max: Float32Array;
   private readonly colCell: Uint32Array | null;
+  /** The element `values[0]` of the current `add` is. */
+  private base = 0;
   readonly gridRows: number;
   readonly gridCols: number;
 
+  /** `locator`: told of each NaN and infinity the checked passes meet (non-finite-positions.ts). */
   constructor(
     private readonly rows: number,
     private readonly cols: number,
+    private readonly locator: NonFiniteLocator | null = null,
   ) {
     const line = rows === 1;
     this.gridRows = line ? 1 : Math.max(1, Math.min(rows, GRID_MAX_ROWS));
@@ -60,6 +65,7 @@ export class GridAccumulator {
   add(values: ArrayLike<number>, first: number): void {
     const { cols, gridCols } = this;
     const n = values.length;
+    this.base = first;
     let row = Math.floor(first / cols);
     let col = first - row * cols;
     let i = 0;
@@ -110,6 +116,8 @@ export class GridAccumulator {
           seen++;
           min = x < min ? x : min;
           max = x > max ? x : max;
+        } else {
+          this.locator?.note(this.base + j, x);
         }
       }
     }
@@ -149,6 +157,8 @@ export class GridAccumulator {
         if (x - x === 0) {
           sum += x;
           seen++;
+        } else {
+          this.locator?.note(this.base + j, x);
         }
       }
     }

@@ -15,6 +15,8 @@ export interface ValuesReportEntry {
   /** The report's statistics: the view's, less the subnormal count it shows. */
   stats: Omit<ValueStats, 'subnormals'>;
   histogram: Histogram | null;
+  /** Where the NaN and infinities read are, without the flat indices the view keys on. */
+  nonFinite?: { first: Array<{ at: number[]; kind: string }>; rows: number | null; ofRows: number };
 }
 
 function reportStats(stats: ValueStats): ValuesReportEntry['stats'] {
@@ -43,6 +45,10 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
     }
     if (values.dequantizedBy) {
       entry.dequantizedBy = values.dequantizedBy;
+    }
+    if (values.nonFinite) {
+      const { first, rows, ofRows } = values.nonFinite;
+      entry.nonFinite = { first: first.map(({ at, kind }) => ({ at, kind })), rows, ofRows };
     }
     return entry;
   });

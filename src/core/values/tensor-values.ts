@@ -6,6 +6,7 @@ import type { UntrainedTokens } from './untrained-tokens';
 import { ASSUMED_BIT_ORDER, codesOf, codeTable, decodeUnit, decodeValues, MIN_NORMAL, type DecodeUnit } from './decode';
 import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
+import { NonFiniteLocator, type NonFinitePositions } from './non-finite-positions';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
 import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
@@ -63,6 +64,8 @@ export interface TensorValues {
    * absent for other tensors and sampled reads.
    */
   untrainedTokens?: UntrainedTokens | null;
+  /** Where the NaN and infinities among the values read are (non-finite-positions.ts); absent when there are none. */
+  nonFinite?: NonFinitePositions;
   ms: number;
 }
 
@@ -98,6 +101,7 @@ export class ValuesAccumulator {
   readonly unit: DecodeUnit;
   private readonly stats: StatsAccumulator;
   private readonly grid: GridAccumulator;
+  private readonly nonFinite: NonFiniteLocator;
   private readonly rows: number;
   private readonly cols: number;
   private readonly scaleKind: 'tensor' | 'row' | 'block' | null;
@@ -115,7 +119,8 @@ export class ValuesAccumulator {
     this.unit = unit;
     ({ rows: this.rows, cols: this.cols } = matrixShape(shape));
     this.stats = new StatsAccumulator(scale ? 0 : (MIN_NORMAL[dtype] ?? 0));
-    this.grid = new GridAccumulator(this.rows, this.cols);
+    this.nonFinite = new NonFiniteLocator(shape, this.rows, this.cols);
+    this.grid = new GridAccumulator(this.rows, this.cols, this.nonFinite);
     this.scaleKind = scale ? scaleKind(scale.values.length, this.rows, this.cols) : null;
     if (scale && this.scaleKind === null) {
       throw new ValuesUnavailable(
@@ -195,6 +200,10 @@ export class ValuesAccumulator {
       notes,
       ms: performance.now() - read.started,
     };
+    const nonFinite = this.nonFinite.result();
+    if (nonFinite) {
+      result.nonFinite = nonFinite;
+    }
     if (this.scale && this.scaleKind) {
       result.scaledBy = { tensor: this.scale.tensor, kind: this.scaleKind };
     }

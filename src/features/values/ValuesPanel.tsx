@@ -17,6 +17,7 @@ import './values.css';
 import { TableHead } from '../../lib/TableHead';
 import { UNTRAINED_ROW_MAX } from '../../core/values/untrained-tokens';
 import { UntrainedTokensNote } from './UntrainedTokensNote';
+import { NonFiniteNote } from './NonFiniteNote';
 
 export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
   const entry = useAppStore((state) => valuesOf(state, row));
@@ -170,7 +171,9 @@ export function ValuesView({
       {values.untrainedTokens && <UntrainedTokensNote untrained={values.untrainedTokens} />}
       {values.untrainedTokens === null && (
         <p className="muted" data-testid="values-all-trained">
-          Every token row was trained: none has its largest value at most {UNTRAINED_ROW_MAX}.
+          {values.nonFinite
+            ? `No token row is untrained (none has its largest value at most ${UNTRAINED_ROW_MAX}), but rows hold NaN or Inf: below.`
+            : `Every token row was trained: none has its largest value at most ${UNTRAINED_ROW_MAX}.`}
         </p>
       )}
       <dl className="values-stats" data-testid="values-stats">
@@ -183,6 +186,14 @@ export function ValuesView({
           </div>
         ))}
       </dl>
+      {values.nonFinite && (
+        <NonFiniteNote
+          nonFinite={values.nonFinite}
+          total={stats.nan + stats.posInf + stats.negInf}
+          rowLength={values.shape.length === 0 ? 1 : values.shape[values.shape.length - 1]}
+          sampled={values.read.sampled}
+        />
+      )}
       <p className="muted values-footnote">
         Mean and std (population, ddof 0) over the finite values, in double precision. p1/p50/p99 are exact for values
         BF16 can hold and within 0.8% otherwise.

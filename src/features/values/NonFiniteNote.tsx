@@ -1,0 +1,51 @@
+/**
+ * Where the NaN and infinities among the values read are (core/values/non-finite-positions.ts): how many rows hold
+ * one, the rows themselves when the first positions cover them all, and the first positions with their kinds.
+ */
+import { groupDigits, plural } from '../../core/number-format';
+import type { NonFinitePositions } from '../../core/values/non-finite-positions';
+
+const position = (at: readonly number[]) => `[${at.join(', ')}]`;
+
+export function NonFiniteNote({
+  nonFinite,
+  total,
+  rowLength,
+  sampled,
+}: {
+  nonFinite: NonFinitePositions;
+  total: number;
+  /** Values per row: the tensor's last dimension. */
+  rowLength: number;
+  sampled: boolean;
+}) {
+  const { first, rows, ofRows } = nonFinite;
+  // Whole rows broken (a token whose embedding is all NaN) read differently from values spread through the tensor.
+  const wholeRows = rows !== null && ofRows > 1 && total === rows * rowLength;
+  // A row is every index but the last: a matrix's row, a token embedding's token id, a kernel's output channel.
+  const rowKeys = [...new Set(first.map(({ at }) => position(at.slice(0, -1))))];
+  const rowsNamed = rows !== null && rowKeys.length === rows && first[0].at.length > 1;
+  const where =
+    ofRows <= 1
+      ? ''
+      : rows === null
+        ? ` in rows of ${groupDigits(ofRows)}`
+        : rowsNamed
+          ? ` in ${rows === 1 ? 'row' : 'rows'} ${rowKeys.join(', ')} of ${groupDigits(ofRows)}`
+          : ` in ${groupDigits(rows)} of ${plural(ofRows, 'row')}`;
+  const whole = wholeRows ? (rows === 1 ? ': every value of that row' : ': every value of those rows') : '';
+  return (
+    <div className="values-error" role="note" data-testid="values-non-finite">
+      <p>
+        {plural(total, 'non-finite value')}
+        {where}
+        {whole}
+        {sampled ? ' (among the rows read)' : ''}. First, in element order
+        {first.length < total ? ` (${first.length} of ${groupDigits(total)})` : ''}:
+      </p>
+      <p className="mono values-non-finite-list" data-testid="values-non-finite-first">
+        {first.map(({ at, kind }) => `${position(at)} ${kind}`).join(', ')}
+      </p>
+    </div>
+  );
+}
