@@ -335,7 +335,14 @@ test.describe('tensor values', () => {
         string,
         Record<
           string,
-          { shape: number[]; count: number; first: Array<{ at: number[]; kind: string }>; rows: number; ofRows: number }
+          {
+            shape: number[];
+            count: number;
+            first: Array<{ at: number[]; kind: string }>;
+            rows: number;
+            ofRows: number;
+            tokens?: Array<{ id: number; text: string }>;
+          }
         >
       >;
     };
@@ -361,14 +368,34 @@ test.describe('tensor values', () => {
           await expect(note).not.toContainText('every value');
         }
         const read = (await downloadReport(page)).values as Array<{ tensor: string; nonFinite?: unknown }>;
+        // The GGUF's embedding: its own token list names the rows.
+        if (want.tokens) {
+          await expect(page.getByTestId('values-non-finite-tokens')).toHaveText(
+            `The tokens of those rows (the GGUF's token list): ${want.tokens.map(({ id, text }) => `${text} (${id})`).join(', ')}.`,
+          );
+        } else {
+          await expect(page.getByTestId('values-non-finite-tokens')).toHaveCount(0);
+        }
         expect(read.find((entry) => entry.tensor === name)?.nonFinite).toEqual({
           first: want.first,
           rows: want.rows,
           ofRows: want.ofRows,
+          ...(want.tokens ? { tokens: { origin: "the GGUF's token list", texts: want.tokens } } : {}),
         });
         await page.keyboard.press('Escape');
       }
     }
+
+    // The scan lists the tensors holding them; one click shows those in the table, the first one's details open.
+    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, 'non-finite.safetensors'));
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const infinite = Object.entries(answers.files['non-finite.safetensors'])
+      .filter(([, want]) => want.first.some(({ kind }) => kind !== 'NaN'))
+      .map(([name]) => name);
+    await expect(page.getByTestId('scan-inf').getByRole('listitem')).toHaveCount(infinite.length);
+    await page.getByTestId('scan-inf').getByRole('button', { name: 'Show in the table' }).click();
+    await expect(page.getByText(`3 tensors · ${infinite.length} shown`)).toBeVisible();
+    await expect(page.getByTestId('tensor-details')).toContainText(infinite[0]);
     watch.expectClean();
   });
 

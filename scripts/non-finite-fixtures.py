@@ -4,9 +4,11 @@
                            many rows, a BF16 embedding whose row 17 is all NaN (one broken token), and an F16 4-D
                            convolution kernel with -Inf in two places
   non-finite.gguf          written by gguf-py's GGUFWriter: a Q8_0 matrix one of whose blocks has a NaN scale, so
-                           gguf-py's dequantization gives 32 NaN in a row
+                           gguf-py's dequantization gives 32 NaN in a row, and an F16 token embedding whose row 5 is
+                           all NaN and row 9 holds one +Inf, with the file's own token list
   non-finite.json          per tensor: the first 20 non-finite positions in row-major order (np.argwhere), their
-                           kinds, how many there are, and how many rows (every index but the last) hold one
+                           kinds, how many there are, how many rows (every index but the last) hold one, and for the
+                           embedding the tokens of those rows
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/non-finite-fixtures.py
 """
@@ -68,12 +70,23 @@ def gguf_file(gen: np.random.Generator) -> dict:
     writer = GGUFWriter(str(path), "llama")
     writer.add_name("a Q8_0 matrix with a NaN block scale")
     writer.add_tensor("blk.0.ffn_down.weight", raw, raw_dtype=GGMLQuantizationType.Q8_0)
+    tokens = ["<unk>", "<s>", "</s>"] + [f"▁word{i}" for i in range(29)]
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(tokens)
+    writer.add_token_types([2, 3, 3] + [1] * 29)
+    embedding = (gen.standard_normal((len(tokens), 16)) * 0.02).astype(np.float16)
+    embedding[5, :] = np.nan
+    embedding[9, 3] = np.inf
+    writer.add_tensor("token_embd.weight", embedding)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
     values = quants.dequantize(raw, GGMLQuantizationType.Q8_0).reshape(rows, cols)
-    return {"blk.0.ffn_down.weight": answer(values)}
+    embedded = answer(embedding)
+    ids = sorted({at["at"][0] for at in embedded["first"]})
+    embedded["tokens"] = [{"id": i, "text": tokens[i]} for i in ids]
+    return {"blk.0.ffn_down.weight": answer(values), "token_embd.weight": embedded}
 
 
 def main() -> None:

@@ -57,5 +57,5 @@ export async function scanDequantized(
   const { values } = await dequantizedWeight(load, plan, signal, onRead, rowDtype);
   const stats = new TensorScanAccumulator('F32', values.length);
   stats.add(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
-  return scanTensor(load.names[row], rowDtype(load, row), stats.result());
+  return scanTensor(row, load.names[row], rowDtype(load, row), stats.result());
 }

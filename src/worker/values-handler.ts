@@ -7,6 +7,7 @@ import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
+import { withTokenTexts } from '../core/values/non-finite-positions';
 import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
 import {
   embeddingPlanOf,
@@ -121,10 +122,14 @@ export async function readTensorValues(
     confirmed: whole && data.remote,
     started,
   });
+  const texts = embedding ? (load.tokenTexts?.() ?? null) : null;
+  if (result.nonFinite && texts) {
+    result.nonFinite = withTokenTexts(result.nonFinite, texts);
+  }
   if (embedding) {
     const ids = embeddingRows?.untrainedIds() ?? null;
     if (ids) {
-      result.untrainedTokens = untrainedTokens(embedding, ids, load.tokenTexts?.() ?? null);
+      result.untrainedTokens = untrainedTokens(embedding, ids, texts);
     } else {
       result.notes.push('"Read all" also finds the token rows that were never trained: a sample cannot.');
     }
@@ -348,7 +353,7 @@ async function scanLocated(
         });
         wanting.forEach((sink) => sink.end(row));
         bytes += span.length - (span.length % unit.bytes);
-        perTensor.push(scanTensor(load.names[row], dtype, stats));
+        perTensor.push(scanTensor(row, load.names[row], dtype, stats));
       }
     } else {
       // Pieces come in list order, each tensor's together, so one accumulator is open at a time.
@@ -369,7 +374,7 @@ async function scanLocated(
             }
           }
           if (last) {
-            perTensor.push(scanTensor(load.names[row], dtype, current.result()));
+            perTensor.push(scanTensor(row, load.names[row], dtype, current.result()));
             current = null;
           }
         },

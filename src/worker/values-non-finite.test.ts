@@ -18,6 +18,8 @@ interface Answer {
   first: Array<{ at: number[]; kind: string }>;
   rows: number;
   ofRows: number;
+  /** A token embedding's: the token of each row among the first positions. */
+  tokens?: Array<{ id: number; text: string }>;
 }
 
 const ANSWERS = JSON.parse(readFileSync(join(DIR, 'non-finite.json'), 'utf8')) as {
@@ -37,6 +39,7 @@ describe('where the NaN and infinities are', () => {
         const found = present(values.nonFinite, 'non-finite positions');
         expect(found.first.map(({ at, kind }) => ({ at, kind }))).toEqual(want.first);
         expect(found).toMatchObject({ rows: want.rows, ofRows: want.ofRows });
+        expect(found.tokens?.texts).toEqual(want.tokens);
       });
     }
   }

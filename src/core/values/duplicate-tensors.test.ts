@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { duplicateTensors } from './duplicate-tensors';
+import { scannedTensor } from '../../testing/scan-tensors';
 import type { ScanTensor } from './value-scan';
 
 function entry(tensor: string, mean: number, std = 0.02, extra: Partial<ScanTensor> = {}): ScanTensor {
-  return {
-    tensor,
-    dtype: 'F32',
-    count: 8192,
-    nan: 0,
-    posInf: 0,
-    negInf: 0,
-    zeros: 3,
-    absMax: 0.1,
-    mean,
-    std,
-    ...extra,
-  };
+  return scannedTensor(tensor, { zeros: 3, mean, std, ...extra });
 }
 
 describe('duplicateTensors', () => {

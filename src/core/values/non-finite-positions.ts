@@ -20,6 +20,17 @@ export interface NonFinitePositions {
   /** Rows holding at least one (null when the tensor has more rows than are counted), of `ofRows`. */
   rows: number | null;
   ofRows: number;
+  /** A token embedding's: the token each row among `first` holds (its id is the row), as `origin` lists it. */
+  tokens?: { origin: string; texts: Array<{ id: number; text: string | null }> };
+}
+
+/** `found` with the tokens of the rows among its first positions, for a token embedding (a row per token id). */
+export function withTokenTexts(
+  found: NonFinitePositions,
+  texts: { origin: string; text(id: number): string | null },
+): NonFinitePositions {
+  const ids = [...new Set(found.first.map(({ at }) => at[0]))];
+  return { ...found, tokens: { origin: texts.origin, texts: ids.map((id) => ({ id, text: texts.text(id) })) } };
 }
 
 export class NonFiniteLocator {

@@ -3,6 +3,7 @@ import type { ValueScan } from './value-scan';
 import type { Histogram, ValueStats } from './value-stats';
 import type { TensorValues } from './tensor-values';
 import type { TiedHeadValues } from './tied-head-values';
+import type { NonFinitePositions } from './non-finite-positions';
 
 export interface ValuesReportEntry {
   tensor: string;
@@ -16,7 +17,12 @@ export interface ValuesReportEntry {
   stats: Omit<ValueStats, 'subnormals'>;
   histogram: Histogram | null;
   /** Where the NaN and infinities read are, without the flat indices the view keys on. */
-  nonFinite?: { first: Array<{ at: number[]; kind: string }>; rows: number | null; ofRows: number };
+  nonFinite?: {
+    first: Array<{ at: number[]; kind: string }>;
+    rows: number | null;
+    ofRows: number;
+    tokens?: NonFinitePositions['tokens'];
+  };
 }
 
 function reportStats(stats: ValueStats): ValuesReportEntry['stats'] {
@@ -47,8 +53,13 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
       entry.dequantizedBy = values.dequantizedBy;
     }
     if (values.nonFinite) {
-      const { first, rows, ofRows } = values.nonFinite;
-      entry.nonFinite = { first: first.map(({ at, kind }) => ({ at, kind })), rows, ofRows };
+      const { first, rows, ofRows, tokens } = values.nonFinite;
+      entry.nonFinite = {
+        first: first.map(({ at, kind }) => ({ at, kind })),
+        rows,
+        ofRows,
+        ...(tokens ? { tokens } : {}),
+      };
     }
     return entry;
   });

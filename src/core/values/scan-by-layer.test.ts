@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { rolesAcrossLayers } from './scan-by-layer';
+import { scannedTensor } from '../../testing/scan-tensors';
 import type { ScanTensor } from './value-scan';
 
 function entry(tensor: string, std: number, absMax: number, zeros = 0): ScanTensor {
-  return { tensor, dtype: 'F32', count: 100, nan: 0, posInf: 0, negInf: 0, zeros, absMax, mean: 0, std };
+  return scannedTensor(tensor, { count: 100, zeros, absMax, std });
 }
 
 describe('rolesAcrossLayers', () => {

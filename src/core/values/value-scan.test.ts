@@ -1,21 +1,12 @@
 /** What the scan makes of the tensors it read: LoRA up factors that are all zeros, and outliers by role. */
 import { describe, expect, it } from 'vitest';
+import { scannedTensor } from '../../testing/scan-tensors';
 import { summarizeScan, type ScanTensor } from './value-scan';
 
 /** A scanned tensor of 64 values, `zeros` of them zero. */
 function scanned(tensor: string, zeros: number): ScanTensor {
-  return {
-    tensor,
-    dtype: 'BF16',
-    count: 64,
-    nan: 0,
-    posInf: 0,
-    negInf: 0,
-    zeros,
-    absMax: zeros === 64 ? 0 : 1,
-    mean: 0,
-    std: zeros === 64 ? 0 : 0.5,
-  };
+  const dead = zeros === 64;
+  return scannedTensor(tensor, { dtype: 'BF16', count: 64, zeros, absMax: dead ? 0 : 1, std: dead ? 0 : 0.5 });
 }
 
 function scan(perTensor: ScanTensor[]) {
@@ -59,7 +50,7 @@ describe('LoRA up factors in a value scan', () => {
 
 describe('outliers against their role', () => {
   /** A scanned weight whose largest magnitude is `absMax`. */
-  const weight = (tensor: string, absMax: number): ScanTensor => ({ ...scanned(tensor, 0), absMax });
+  const weight = (tensor: string, absMax: number, row = 0): ScanTensor => scannedTensor(tensor, { absMax, row });
 
   it("Mixtral's w1, w2 and w3 are three roles: a down projection's larger values are not outliers among gates", () => {
     // Down projections (w2) run about twelve times the gate and up projections' magnitude in this model.
@@ -71,9 +62,9 @@ describe('outliers against their role', () => {
     );
     expect(scan(perTensor).outliers).toEqual([]);
     // One down projection blown up to 9 stands out against the other down projections.
-    perTensor[4] = weight('model.layers.1.block_sparse_moe.experts.1.w2.weight', 9);
+    perTensor[4] = weight('model.layers.1.block_sparse_moe.experts.1.w2.weight', 9, 4);
     expect(scan(perTensor).outliers).toEqual([
-      { tensor: 'model.layers.1.block_sparse_moe.experts.1.w2.weight', absMax: 9, roleMedian: 0.6, ratio: 15 },
+      { tensor: 'model.layers.1.block_sparse_moe.experts.1.w2.weight', row: 4, absMax: 9, roleMedian: 0.6, ratio: 15 },
     ]);
   });
 

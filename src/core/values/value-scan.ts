@@ -23,6 +23,8 @@ export const MAX_SCAN_LISTED = 200;
 
 export interface ScanTensor {
   tensor: string;
+  /** Its row in the load's table, to show it there. */
+  row: number;
   dtype: string;
   count: number;
   nan: number;
@@ -36,6 +38,7 @@ export interface ScanTensor {
 
 export interface ScanOutlier {
   tensor: string;
+  row: number;
   absMax: number;
   /** Median abs-max of the tensors of its role. */
   roleMedian: number;
@@ -106,9 +109,10 @@ export class TensorScanAccumulator {
   }
 }
 
-export function scanTensor(tensor: string, dtype: string, stats: ValueStats): ScanTensor {
+export function scanTensor(row: number, tensor: string, dtype: string, stats: ValueStats): ScanTensor {
   return {
     tensor,
+    row,
     dtype,
     count: stats.count,
     nan: stats.nan,
@@ -174,6 +178,7 @@ export function summarizeScan(
     (entry) => entry.absMax as number,
   ).map(({ item, groupMedian, ratio }) => ({
     tensor: item.tensor,
+    row: item.row,
     absMax: item.absMax as number,
     roleMedian: groupMedian,
     ratio,

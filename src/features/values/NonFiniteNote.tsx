@@ -4,6 +4,7 @@
  */
 import { groupDigits, plural } from '../../core/number-format';
 import type { NonFinitePositions } from '../../core/values/non-finite-positions';
+import { inlineTokens } from './token-lists';
 
 const position = (at: readonly number[]) => `[${at.join(', ')}]`;
 
@@ -34,6 +35,7 @@ export function NonFiniteNote({
           ? ` in ${rows === 1 ? 'row' : 'rows'} ${rowKeys.join(', ')} of ${groupDigits(ofRows)}`
           : ` in ${groupDigits(rows)} of ${plural(ofRows, 'row')}`;
   const whole = wholeRows ? (rows === 1 ? ': every value of that row' : ': every value of those rows') : '';
+  const tokens = nonFinite.tokens;
   return (
     <div className="values-error" role="note" data-testid="values-non-finite">
       <p>
@@ -46,6 +48,12 @@ export function NonFiniteNote({
       <p className="mono values-non-finite-list" data-testid="values-non-finite-first">
         {first.map(({ at, kind }) => `${position(at)} ${kind}`).join(', ')}
       </p>
+      {tokens && (
+        <p data-testid="values-non-finite-tokens">
+          {rowsNamed ? 'The tokens of those rows' : 'Tokens of the first rows'} ({tokens.origin}):{' '}
+          {inlineTokens(tokens.texts, tokens.texts.length, tokens.texts.length)}.
+        </p>
+      )}
     </div>
   );
 }

@@ -19,11 +19,28 @@ import { TiedHeadNote } from './TiedHeadNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
 
-function TensorList({ title, names, testId }: { title: string; names: string[]; testId: string }) {
+/** A kind of tensor the scan found, listed; `rows` (their rows in the table) shows them there, details open. */
+function TensorList({
+  title,
+  names,
+  rows,
+  testId,
+}: {
+  title: string;
+  names: string[];
+  rows: number[];
+  testId: string;
+}) {
+  const showRows = useAppStore((state) => state.showRows);
   return (
     <div data-testid={testId}>
       <h4>
         {title} ({names.length})
+        {rows.length > 0 && (
+          <button type="button" className="link-button" onClick={() => showRows(`scan: ${title}`, rows)}>
+            Show in the table
+          </button>
+        )}
       </h4>
       {names.length === 0 ? (
         <p className="muted">none</p>
@@ -84,6 +101,7 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
         <TensorList
           title="NaN"
           names={scan.nanTensors.map((t) => `${t.tensor}: ${groupDigits(t.nan)} NaN`)}
+          rows={scan.nanTensors.map((t) => t.row)}
           testId="scan-nan"
         />
         <TensorList
@@ -91,15 +109,22 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
           names={scan.infTensors.map(
             (t) => `${t.tensor}: ${groupDigits(t.posInf)} +Inf, ${groupDigits(t.negInf)} −Inf`,
           )}
+          rows={scan.infTensors.map((t) => t.row)}
           testId="scan-inf"
         />
-        <TensorList title="All zeros" names={scan.allZeroTensors.map((t) => t.tensor)} testId="scan-zero" />
+        <TensorList
+          title="All zeros"
+          names={scan.allZeroTensors.map((t) => t.tensor)}
+          rows={scan.allZeroTensors.map((t) => t.row)}
+          testId="scan-zero"
+        />
         <TensorList
           title={`Outliers (abs-max over ${OUTLIER_FACTOR}× its role's median)`}
           names={scan.outliers.map(
             (t) =>
               `${t.tensor}: abs-max ${formatValue(t.absMax)}, ${formatValue(t.ratio)}× the median ${formatValue(t.roleMedian)}`,
           )}
+          rows={scan.outliers.map((t) => t.row)}
           testId="scan-outliers"
         />
       </div>
