@@ -283,6 +283,19 @@ test.describe('tensor values', () => {
     await expect(page.getByTestId('scan-head-copy')).toContainText(
       'lm_head.weight holds the same values as model.embed_tokens.weight: the head is a copy of the token embedding',
     );
+    // A merge of layers never trained: its norm weights are all still at 1.0, as numpy finds.
+    const norms = (
+      JSON.parse(readFileSync(join(VALUES_DIR, 'initial-norms.json'), 'utf8')) as {
+        files: Record<string, { norms: number; atOne: string[] }>;
+      }
+    ).files['passthrough-merge.safetensors'];
+    expect(norms.atOne).toHaveLength(norms.norms);
+    await expect(page.getByTestId('scan-initial-norms')).toContainText(
+      `Every norm weight (${norms.norms} tensors) is exactly 1.0 in every value`,
+    );
+    expect((await downloadReport(page)).valueScan).toMatchObject({
+      initialNorms: { normTensors: norms.norms, atOne: norms.norms },
+    });
     const duplicates = page.getByTestId('scan-duplicates');
     await duplicates.getByText(`${2 * answer.groups.length} tensors in ${answer.groups.length} groups`).click();
     const listed = await page.getByTestId('scan-duplicate-groups').getByRole('listitem').allTextContents();

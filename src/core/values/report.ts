@@ -100,6 +100,7 @@ export function scanReport(scan: ValueScan, tiedHead: TiedHeadValues | null = nu
     zeroUpFactors: scan.zeroUpFactors,
     untrainedTokens: scan.untrainedTokens,
     duplicates: scan.duplicates,
+    initialNorms: scan.initialNorms,
     tiedHead,
     // Without each module's row numbers: they index this load's table, not anything a reader of the report has.
     loraUpdates: scan.loraUpdates && {

@@ -11,6 +11,7 @@ import type { LoraUpdates } from './lora-update';
 import type { UntrainedTokens } from './untrained-tokens';
 import { duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
 import { numbersAsPlaceholders } from './layer-names';
+import { initialNorms, type InitialNorms } from './initial-norms';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -70,6 +71,8 @@ export interface ValueScan {
   untrainedTokens: UntrainedTokens | null;
   /** Tensors that hold the same values, and layers that repeat earlier ones (duplicate-tensors.ts); null: none. */
   duplicates: DuplicateTensors | null;
+  /** Norm weights still at their initial 1.0 (initial-norms.ts); null when none is, or fewer than two were scanned. */
+  initialNorms: InitialNorms | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
   perTensor: ScanTensor[];
   ms: number;
@@ -188,6 +191,7 @@ export function summarizeScan(
     loraUpdates: extra.loraUpdates ?? null,
     untrainedTokens: extra.untrainedTokens ?? null,
     duplicates: duplicateTensors(perTensor),
+    initialNorms: initialNorms(perTensor),
     done: extra.done,
     tensors: perTensor.length,
     bytes: extra.bytes,

@@ -45,7 +45,7 @@ export function NonFiniteNote({
         {sampled ? ' (among the rows read)' : ''}. First, in element order
         {first.length < total ? ` (${first.length} of ${groupDigits(total)})` : ''}:
       </p>
-      <p className="mono values-non-finite-list" data-testid="values-non-finite-first">
+      <p className="mono values-inline-list" data-testid="values-non-finite-first">
         {first.map(({ at, kind }) => `${position(at)} ${kind}`).join(', ')}
       </p>
       {tokens && (

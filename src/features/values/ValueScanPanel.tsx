@@ -16,6 +16,7 @@ import { UntrainedTokensNote } from './UntrainedTokensNote';
 import { DuplicatesNote } from './DuplicatesNote';
 import { ScanLayers } from './ScanLayers';
 import { TiedHeadNote } from './TiedHeadNote';
+import { InitialNormsNote } from './InitialNormsNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
 
@@ -92,6 +93,7 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
         .
       </p>
       {scan.untrainedTokens && <UntrainedTokensNote untrained={scan.untrainedTokens} />}
+      {scan.initialNorms && <InitialNormsNote norms={scan.initialNorms} />}
       {tiedHead && <TiedHeadNote tied={tiedHead} />}
       {scan.duplicates && <DuplicatesNote duplicates={scan.duplicates} headSaid={tiedHead !== null} />}
       <ZeroUpFactors scan={scan} />
