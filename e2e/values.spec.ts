@@ -341,6 +341,29 @@ test.describe('tensor values', () => {
     watch.expectClean();
   });
 
+  test('a FLUX.1-shaped fine-tune: the change per layer keeps double and single blocks apart, numpy’s', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const answer = JSON.parse(readFileSync(join(VALUES_DIR, 'flux-blocks.json'), 'utf8')) as {
+      relL2ByLayer: Record<string, number>;
+    };
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, 'flux-blocks.safetensors'));
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(VALUES_DIR, 'flux-blocks-tuned.safetensors'));
+    await expect(page.getByTestId('compare-b-name')).toHaveText('flux-blocks-tuned.safetensors');
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    const chart = page.getByTestId('compare-values-layers');
+    await expect(chart).toContainText('the bars run through double_blocks.0–2, then single_blocks.0–3');
+    const titles = Object.entries(answer.relL2ByLayer).map(([layer, relL2]) => {
+      const tensors = layer.startsWith('double') ? 6 : 2;
+      return `${layer}: mean relative L2 ${formatValue(relL2)} over ${tensors} tensors`;
+    });
+    await expect(chart.locator('rect title')).toHaveText(titles);
+    watch.expectClean();
+  });
+
   test('NaN and infinities: Read values says where they are, as numpy’s argwhere lists them', async ({ page }) => {
     const watch = watchPage(page);
     const answers = JSON.parse(readFileSync(join(VALUES_DIR, 'non-finite.json'), 'utf8')) as {

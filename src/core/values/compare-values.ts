@@ -6,7 +6,7 @@
  * against FP8, safetensors against GGUF) the decoded or dequantized values are compared, and "identical" means every
  * value is equal bit for bit after decoding (±0 told apart, NaN equal to NaN), which the result says in words.
  */
-import { layerOf } from './layer-names';
+import { StackLayers, type StackLayer } from './layer-names';
 import type { EmbeddingRowChanges } from './embedding-row-changes';
 
 export interface ValueComparison {
@@ -55,7 +55,7 @@ export interface LoraRelativeUpdates {
   adapterSide: 'a' | 'b';
   modules: LoraRelativeModule[];
   /** Mean relative update per layer, in layer order. */
-  byLayer: Array<{ layer: number; relative: number; modules: number }>;
+  byLayer: Array<StackLayer & { relative: number; modules: number }>;
   /** Modules that fit but were not measured (a factor layout without a product, the adapter's work bound, a base weight not decoded), a few with the reason. */
   unmeasured: number;
   unmeasuredExamples: Array<{ module: string; reason: string }>;
@@ -78,7 +78,7 @@ export interface LoraPairModule {
 export interface LoraPairComparison {
   modules: LoraPairModule[];
   /** Mean relative difference and cosine per layer, in layer order. */
-  byLayer: Array<{ layer: number; relDiff: number; cosine: number; modules: number }>;
+  byLayer: Array<StackLayer & { relDiff: number; cosine: number; modules: number }>;
   /** Modules one side adapts and the other does not (or with other sizes). */
   onlyA: number;
   onlyB: number;
@@ -90,7 +90,7 @@ export interface ValuesComparisonResult {
   tensors: ValueComparison[];
   /** Pairs not compared, each with the reason in words. */
   skipped: SkippedValuePair[];
-  byLayer: Array<{ layer: number; relL2: number; tensors: number }>;
+  byLayer: Array<StackLayer & { relL2: number; tensors: number }>;
   /** When one side is a LoRA that fits the other: each module's update relative to its base weight. */
   lora?: LoraRelativeUpdates;
   /** When both sides are LoRAs: each module both adapt, update against update. */
@@ -211,43 +211,43 @@ export class DiffAccumulator {
 }
 
 /**
- * Means per layer, in layer order, of the figures each entry gives: the layer from `name` (a tensor's, or a module
- * path with a dot after it), entries outside numbered layers or with a null figure left out.
+ * Means per layer of the figures each entry gives: the layer from `name` (a tensor's, or a module path with a dot
+ * after it), entries outside numbered layers or with a null figure left out. Each stack of layers apart (Flux's
+ * double_blocks and single_blocks, a vision tower's layers and the language model's), in the order the entries
+ * name them first, each in layer order.
  */
 export function meansByLayer<K extends string>(
   entries: ReadonlyArray<{ name: string; figures: Readonly<Record<K, number | null>> }>,
   keys: readonly K[],
-): Array<{ layer: number; count: number; means: Record<K, number> }> {
-  const byLayer = new Map<number, { sums: Record<string, number>; count: number }>();
+): Array<StackLayer & { count: number; means: Record<K, number> }> {
+  const slots = new StackLayers<{ sums: Record<string, number>; count: number }>(() => ({ sums: {}, count: 0 }));
   for (const { name, figures } of entries) {
-    const layer = layerOf(name);
-    if (layer === null || keys.some((key) => figures[key] === null)) {
+    if (keys.some((key) => figures[key] === null)) {
       continue;
     }
-    const slot = byLayer.get(layer) ?? { sums: {}, count: 0 };
+    const slot = slots.at(name);
+    if (slot === null) {
+      continue;
+    }
     for (const key of keys) {
       slot.sums[key] = (slot.sums[key] ?? 0) + (figures[key] as number);
     }
     slot.count++;
-    byLayer.set(layer, slot);
   }
-  return [...byLayer.entries()]
-    .sort((x, y) => x[0] - y[0])
-    .map(([layer, slot]) => ({
-      layer,
-      count: slot.count,
-      means: Object.fromEntries(keys.map((key) => [key, slot.sums[key] / slot.count])) as Record<K, number>,
-    }));
+  return slots.inOrder().map(({ stack, layer, slot }) => ({
+    stack,
+    layer,
+    count: slot.count,
+    means: Object.fromEntries(keys.map((key) => [key, slot.sums[key] / slot.count])) as Record<K, number>,
+  }));
 }
 
 /** Mean relative L2 change per layer, in layer order: the chart of which blocks a finetune moved. */
-export function changeByLayer(
-  compared: readonly ValueComparison[],
-): Array<{ layer: number; relL2: number; tensors: number }> {
+export function changeByLayer(compared: readonly ValueComparison[]): ValuesComparisonResult['byLayer'] {
   return meansByLayer(
     compared.map((entry) => ({ name: entry.tensor, figures: { relL2: entry.relL2 } })),
     ['relL2'],
-  ).map(({ layer, count, means }) => ({ layer, relL2: means.relL2, tensors: count }));
+  ).map(({ stack, layer, count, means }) => ({ stack, layer, relL2: means.relL2, tensors: count }));
 }
 
 /** Mean relative update per layer (`layers.N.`, `blk.N.` in the adapter's module path), in layer order. */
@@ -255,5 +255,5 @@ export function loraRelativeByLayer(modules: readonly LoraRelativeModule[]): Lor
   return meansByLayer(
     modules.map((entry) => ({ name: `${entry.module}.`, figures: { relative: entry.relative } })),
     ['relative'],
-  ).map(({ layer, count, means }) => ({ layer, relative: means.relative, modules: count }));
+  ).map(({ stack, layer, count, means }) => ({ stack, layer, relative: means.relative, modules: count }));
 }

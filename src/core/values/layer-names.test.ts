@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { layerOf, layerParts, numbersAsPlaceholders } from './layer-names';
+import { layerOf, layerParts, numbersAsPlaceholders, StackLayers, stacksText } from './layer-names';
 
 describe('layer names', () => {
   it('the first numbered layer container, with what comes before and after it', () => {
@@ -28,5 +28,37 @@ describe('layer names', () => {
     );
     expect(numbersAsPlaceholders('0.weight')).toBe('#.weight');
     expect(numbersAsPlaceholders('encoder/layers_10/attention/kernel')).toBe('encoder/layers_#/attention/kernel');
+  });
+
+  it("named stacks of blocks: Flux's, diffusers' and SD3's transformers, a UNet's stages", () => {
+    expect(layerParts('double_blocks.0.img_attn.qkv.weight')).toEqual({
+      prefix: 'double_blocks.',
+      layer: 0,
+      rest: 'img_attn.qkv.weight',
+    });
+    expect(layerParts('single_blocks.12.linear1.weight')?.prefix).toBe('single_blocks.');
+    expect(layerParts('transformer.single_transformer_blocks.3.attn.to_q.lora_A.weight')?.layer).toBe(3);
+    expect(layerParts('joint_blocks.4.x_block.attn.qkv.weight')?.prefix).toBe('joint_blocks.');
+    expect(layerParts('model.diffusion_model.input_blocks.4.1.transformer_blocks.0.attn1.to_q.weight')).toMatchObject({
+      prefix: 'model.diffusion_model.input_blocks.',
+      layer: 4,
+    });
+    // kohya's underscored paths carry no dotted layer: their numbers stay unread.
+    expect(layerParts('lora_unet_double_blocks_0_img_attn_qkv.lora_down.weight')).toBeNull();
+  });
+
+  it('slots per layer of each stack, stacks in the order names reach them, and the stacks said', () => {
+    const slots = new StackLayers(() => ({ names: [] as string[] }));
+    for (const name of ['double_blocks.1.a', 'single_blocks.0.a', 'double_blocks.0.a', 'double_blocks.1.b', 'norm.w']) {
+      slots.at(name)?.names.push(name);
+    }
+    const order = slots.inOrder();
+    expect(order.map(({ stack, layer, slot }) => [stack, layer, slot.names.length])).toEqual([
+      ['double_blocks.', 0, 1],
+      ['double_blocks.', 1, 2],
+      ['single_blocks.', 0, 1],
+    ]);
+    expect(stacksText(order)).toBe('double_blocks.0–1, then single_blocks.0');
+    expect(stacksText(order.slice(0, 2))).toBeNull();
   });
 });

@@ -90,6 +90,6 @@ describe('compareUpdates', () => {
         { module: 'm.layers.1.v', normA: 1, normB: 1, cosine: 0.5, relDiff: 1 },
         { module: 'm.layers.0.q', normA: 0, normB: 1, cosine: null, relDiff: null },
       ]),
-    ).toEqual([{ layer: 1, relDiff: 0.5, cosine: 0.75, modules: 2 }]);
+    ).toEqual([{ stack: 'm.layers.', layer: 1, relDiff: 0.5, cosine: 0.75, modules: 2 }]);
   });
 });

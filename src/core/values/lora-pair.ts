@@ -6,7 +6,7 @@
  * (in + out) · (r₁ + r₂)² / 2 multiply-adds a module, ΔW never formed.
  */
 import { rankGram, transpose } from './lora-gram';
-import { meansByLayer } from './compare-values';
+import { meansByLayer, type LoraPairComparison } from './compare-values';
 
 export interface FactorValues {
   values: Float32Array;
@@ -87,9 +87,9 @@ export function compareUpdates(first: ModuleFactors, second: ModuleFactors): Upd
 /** Mean cosine and relative difference per layer, in layer order, over the modules that have them. */
 export function pairByLayer(
   modules: ReadonlyArray<{ module: string } & UpdatePairFigures>,
-): Array<{ layer: number; relDiff: number; cosine: number; modules: number }> {
+): LoraPairComparison['byLayer'] {
   return meansByLayer(
     modules.map((entry) => ({ name: `${entry.module}.`, figures: { relDiff: entry.relDiff, cosine: entry.cosine } })),
     ['relDiff', 'cosine'],
-  ).map(({ layer, count, means }) => ({ layer, ...means, modules: count }));
+  ).map(({ stack, layer, count, means }) => ({ stack, layer, ...means, modules: count }));
 }

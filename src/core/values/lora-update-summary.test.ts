@@ -30,13 +30,32 @@ describe('LoRA update summaries', () => {
   ];
 
   it("adds a layer's modules as one update (root of the sum of squares), layers in number order", () => {
+    const stack = 'base_model.model.model.layers.';
     expect(updateBars(peft)).toEqual({
       byLayer: true,
       bars: [
-        { label: '2', norm: Math.sqrt(1 + 16 + 25), modules: 3 },
-        { label: '10', norm: Math.sqrt(9 + 4), modules: 2 },
+        { stack, label: '2', norm: Math.sqrt(1 + 16 + 25), modules: 3 },
+        { stack, label: '10', norm: Math.sqrt(9 + 4), modules: 2 },
       ],
+      stacks: null,
     });
+  });
+
+  it("keeps Flux's two stacks of blocks apart: double_blocks, then single_blocks, each in number order", () => {
+    const flux = [
+      update('transformer.single_transformer_blocks.0.attn.to_q', 'to_q', 3),
+      update('transformer.transformer_blocks.1.attn.to_q', 'to_q', 2),
+      update('transformer.transformer_blocks.0.attn.to_q', 'to_q', 1),
+      update('transformer.single_transformer_blocks.1.attn.to_q', 'to_q', 4),
+    ];
+    const { bars, stacks } = updateBars(flux);
+    expect(bars.map((bar) => [bar.stack, bar.label, bar.norm])).toEqual([
+      ['transformer.single_transformer_blocks.', '0', 3],
+      ['transformer.single_transformer_blocks.', '1', 4],
+      ['transformer.transformer_blocks.', '0', 1],
+      ['transformer.transformer_blocks.', '1', 2],
+    ]);
+    expect(stacks).toBe('transformer.single_transformer_blocks.0–1, then transformer.transformer_blocks.0–1');
   });
 
   it('charts kohya modules one by one in natural name order, as their paths name no layer', () => {

@@ -4,7 +4,7 @@
  */
 import { median } from '../median';
 import { compareNatural } from '../natural-order';
-import { layerOf } from './layer-names';
+import { StackLayers, stacksText } from './layer-names';
 import type { LoraModuleUpdate } from './lora-update';
 import { outliersByGroup } from './value-scan';
 
@@ -33,6 +33,8 @@ export function updatesByTarget(modules: readonly LoraModuleUpdate[]): TargetUpd
 }
 
 export interface UpdateBar {
+  /** A per-layer bar's stack of layers (`model.layers.`, `double_blocks.`). */
+  stack?: string;
   /** The layer number, or the module's place in name order (1, 2, …) when the modules have no layer numbers. */
   label: string;
   /** The module a per-module bar stands for. */
@@ -43,33 +45,41 @@ export interface UpdateBar {
 }
 
 /**
- * One bar per layer (`layers.N.`, `blk.N.`) when most modules sit in numbered layers; otherwise one bar per module in
- * natural name order (kohya's `lora_unet_…_1_…` paths carry several numbers, none of them a layer).
+ * One bar per layer (`layers.N.`, `blk.N.`, each stack of layers apart) when most modules sit in numbered layers;
+ * otherwise one bar per module in natural name order (kohya's `lora_unet_…_1_…` paths carry several numbers, none of
+ * them a layer).
  */
-export function updateBars(modules: readonly LoraModuleUpdate[]): { byLayer: boolean; bars: UpdateBar[] } {
-  const layers = new Map<number, { squares: number; modules: number }>();
+export function updateBars(modules: readonly LoraModuleUpdate[]): {
+  byLayer: boolean;
+  bars: UpdateBar[];
+  /** The stacks the per-layer bars run through, said, when there are several (stacksText). */
+  stacks: string | null;
+} {
+  const layers = new StackLayers(() => ({ squares: 0, modules: 0 }));
   let outside = 0;
   for (const module of modules) {
-    const layer = layerOf(`${module.module}.`);
-    if (layer === null) {
+    const slot = layers.at(`${module.module}.`);
+    if (slot === null) {
       outside++;
       continue;
     }
-    const slot = layers.get(layer) ?? { squares: 0, modules: 0 };
     slot.squares += module.norm * module.norm;
     slot.modules++;
-    layers.set(layer, slot);
   }
-  if (layers.size > 0 && outside * 2 < modules.length) {
-    const bars = [...layers]
-      .sort((a, b) => a[0] - b[0])
-      .map(([layer, slot]) => ({ label: String(layer), norm: Math.sqrt(slot.squares), modules: slot.modules }));
-    return { byLayer: true, bars };
+  const slots = layers.inOrder();
+  if (slots.length > 0 && outside * 2 < modules.length) {
+    const bars = slots.map(({ stack, layer, slot }) => ({
+      stack,
+      label: String(layer),
+      norm: Math.sqrt(slot.squares),
+      modules: slot.modules,
+    }));
+    return { byLayer: true, bars, stacks: stacksText(slots) };
   }
   const bars = [...modules]
     .sort((a, b) => compareNatural(a.module, b.module))
     .map((module, i) => ({ label: String(i + 1), module: module.module, norm: module.norm, modules: 1 }));
-  return { byLayer: false, bars };
+  return { byLayer: false, bars, stacks: null };
 }
 
 /** The `count` modules with the largest updates. */

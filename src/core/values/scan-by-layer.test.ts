@@ -24,7 +24,14 @@ describe('rolesAcrossLayers', () => {
       'model.layers.#.mlp.experts.#.w1.weight',
     ]);
     expect(roles[0].layers.map((layer) => layer.absMax)).toEqual([0.1, 0.1, 40, 0.1]);
-    expect(roles[1].layers[0]).toEqual({ layer: 0, tensors: 2, std: 0.02, absMax: 0.5, zeroShare: 0.2 });
+    expect(roles[1].layers[0]).toEqual({
+      stack: 'model.layers.',
+      layer: 0,
+      tensors: 2,
+      std: 0.02,
+      absMax: 0.5,
+      zeroShare: 0.2,
+    });
   });
 
   it('among roles in as many layers, the one with more values comes first: weights before their norms', () => {

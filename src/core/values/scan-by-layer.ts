@@ -3,14 +3,13 @@
  * segments such as experts folded into their layer): the spread, the largest value and the share of zeros per layer, so a layer that is
  * dead (all zeros), blown up (an abs-max far above its neighbours) or copied shows as a bar that stands out. Pure.
  */
-import { layerParts, numbersAsPlaceholders } from './layer-names';
+import { layerParts, numbersAsPlaceholders, type StackLayer } from './layer-names';
 import type { ScanTensor } from './value-scan';
 
 /** A role needs this many layers for a chart across them to say anything. */
 export const MIN_CHARTED_LAYERS = 3;
 
-export interface LayerFigures {
-  layer: number;
+export interface LayerFigures extends StackLayer {
   /** Tensors of the role in this layer (experts: one per expert). */
   tensors: number;
   /** Mean of their standard deviations, the largest abs-max, and zeros over all their values. */
@@ -27,25 +26,26 @@ export interface RoleAcrossLayers {
 
 /** Every role found in at least MIN_CHARTED_LAYERS layers: most layers first, then most values (weights before norms). */
 export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossLayers[] {
-  const roles = new Map<string, Map<number, ScanTensor[]>>();
+  const roles = new Map<string, { stack: string; layers: Map<number, ScanTensor[]> }>();
   for (const entry of perTensor) {
     const parts = layerParts(entry.tensor);
     if (!parts || entry.count === 0 || entry.std === null || entry.absMax === null) {
       continue;
     }
     const role = `${parts.prefix}#.${numbersAsPlaceholders(parts.rest)}`;
-    const layers = roles.get(role) ?? new Map<number, ScanTensor[]>();
-    layers.set(parts.layer, [...(layers.get(parts.layer) ?? []), entry]);
-    roles.set(role, layers);
+    const found = roles.get(role) ?? { stack: parts.prefix, layers: new Map<number, ScanTensor[]>() };
+    found.layers.set(parts.layer, [...(found.layers.get(parts.layer) ?? []), entry]);
+    roles.set(role, found);
   }
   return [...roles.entries()]
-    .filter(([, layers]) => layers.size >= MIN_CHARTED_LAYERS)
-    .map(([role, layers]) => ({
+    .filter(([, { layers }]) => layers.size >= MIN_CHARTED_LAYERS)
+    .map(([role, { stack, layers }]) => ({
       role,
       values: [...layers.values()].flat().reduce((sum, entry) => sum + entry.count, 0),
       layers: [...layers.entries()]
         .sort((a, b) => a[0] - b[0])
         .map(([layer, entries]) => ({
+          stack,
           layer,
           tensors: entries.length,
           std: entries.reduce((sum, entry) => sum + (entry.std as number), 0) / entries.length,

@@ -75,7 +75,7 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
   if (modules.length === 0 && updates.unmeasured === 0) {
     return null;
   }
-  const { byLayer, bars } = updateBars(modules);
+  const { byLayer, bars, stacks } = updateBars(modules);
   const strongest = strongestUpdates(modules, STRONGEST_LISTED);
   const weakest = strongestUpdates(modules, modules.length).at(-1);
   return (
@@ -120,16 +120,18 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
           testId="lora-updates-chart"
           label={byLayer ? 'LoRA update per layer' : 'LoRA update per module'}
           bars={bars.map((bar) => ({
-            key: bar.label,
+            key: `${bar.stack ?? ''}${bar.label}`,
             label: bar.label,
             value: bar.norm,
             title: byLayer
-              ? `layer ${bar.label}: ‖ΔW‖ ${formatValue(bar.norm)} over ${plural(bar.modules, 'module')}`
+              ? `${stacks ? bar.stack : 'layer '}${bar.label}: ‖ΔW‖ ${formatValue(bar.norm)} over ${plural(bar.modules, 'module')}`
               : `${bar.label}. ${bar.module}: ‖ΔW‖ ${formatValue(bar.norm)}`,
           }))}
           caption={
             (byLayer
-              ? '‖ΔW‖ per layer, its modules together (√ of the sum of their squares; layer numbers under the bars)'
+              ? '‖ΔW‖ per layer, its modules together (√ of the sum of their squares; layer numbers under the bars' +
+                (stacks ? `; the bars run through ${stacks}` : '') +
+                ')'
               : '‖ΔW‖ per module, numbered in name order (hover a bar for its module)') +
             `; tallest bar ${formatValue(Math.max(...bars.map((bar) => bar.norm)))}`
           }

@@ -6,6 +6,7 @@
 import { useEffect, useRef } from 'react';
 import { formatValue, groupDigits } from '../../core/number-format';
 import type { ValueGrid } from '../../core/values/grid';
+import { stacksText, type StackLayer } from '../../core/values/layer-names';
 import type { Histogram } from '../../core/values/value-stats';
 
 const WIDTH = 480;
@@ -226,7 +227,7 @@ export function BarChart({
  * One bar per layer, layer numbers under the bars: `what` names the figure in the caption ("Mean relative L2 change
  * ‖b − a‖ / ‖a‖"), `format` writes it, `title` says what a bar holds.
  */
-export function LayerChart<T extends { layer: number }>({
+export function LayerChart<T extends StackLayer>({
   entries,
   value,
   format,
@@ -244,6 +245,7 @@ export function LayerChart<T extends { layer: number }>({
   testId: string;
 }) {
   const top = Math.max(0, ...entries.map(value));
+  const stacks = stacksText(entries);
   // Every bar at zero draws nothing worth a chart (no layer changed): the lines around it say so.
   if (entries.length === 0 || !(top > 0)) {
     return null;
@@ -253,12 +255,16 @@ export function LayerChart<T extends { layer: number }>({
       testId={testId}
       label={label}
       bars={entries.map((entry) => ({
-        key: String(entry.layer),
+        key: `${entry.stack}${entry.layer}`,
         label: String(entry.layer),
         value: value(entry),
-        title: `layer ${entry.layer}: ${title(entry)}`,
+        title: `${stacks ? entry.stack : 'layer '}${entry.layer}: ${title(entry)}`,
       }))}
-      caption={`${what} per layer (layer numbers under the bars); tallest bar ${format(top)}`}
+      caption={
+        `${what} per layer (layer numbers under the bars` +
+        (stacks ? `; the bars run through ${stacks}` : '') +
+        `); tallest bar ${format(top)}`
+      }
     />
   );
 }
