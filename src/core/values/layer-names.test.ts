@@ -6,9 +6,15 @@ describe('layer names', () => {
     expect(layerParts('model.layers.12.mlp.experts.3.w1.weight')).toEqual({
       prefix: 'model.layers.',
       layer: 12,
+      separator: '.',
       rest: 'mlp.experts.3.w1.weight',
     });
-    expect(layerParts('blk.0.attn_q.weight')).toEqual({ prefix: 'blk.', layer: 0, rest: 'attn_q.weight' });
+    expect(layerParts('blk.0.attn_q.weight')).toEqual({
+      prefix: 'blk.',
+      layer: 0,
+      separator: '.',
+      rest: 'attn_q.weight',
+    });
     expect(layerOf('transformer.resblocks.7.attn.in_proj_weight')).toBe(7);
     expect(layerOf('transformer.h.5.attn.c_attn.weight')).toBe(5);
   });
@@ -34,6 +40,7 @@ describe('layer names', () => {
     expect(layerParts('double_blocks.0.img_attn.qkv.weight')).toEqual({
       prefix: 'double_blocks.',
       layer: 0,
+      separator: '.',
       rest: 'img_attn.qkv.weight',
     });
     expect(layerParts('single_blocks.12.linear1.weight')?.prefix).toBe('single_blocks.');
@@ -43,8 +50,19 @@ describe('layer names', () => {
       prefix: 'model.diffusion_model.input_blocks.',
       layer: 4,
     });
-    // kohya's underscored paths carry no dotted layer: their numbers stay unread.
-    expect(layerParts('lora_unet_double_blocks_0_img_attn_qkv.lora_down.weight')).toBeNull();
+    // kohya's LoRA paths spell the same stacks with underscores; a UNet's mid block holds no numbered stack.
+    expect(layerParts('lora_unet_double_blocks_0_img_attn_qkv.lora_down.weight')).toEqual({
+      prefix: 'lora_unet_double_blocks_',
+      layer: 0,
+      separator: '_',
+      rest: 'img_attn_qkv.lora_down.weight',
+    });
+    expect(layerParts('lora_te1_text_model_encoder_layers_11_mlp_fc1.alpha')).toMatchObject({
+      prefix: 'lora_te1_text_model_encoder_layers_',
+      layer: 11,
+    });
+    expect(layerParts('lora_unet_mid_block_attentions_0_proj_in.lora_up.weight')).toBeNull();
+    expect(layerParts('my_blocks_3_x')).toBeNull();
   });
 
   it('slots per layer of each stack, stacks in the order names reach them, and the stacks said', () => {

@@ -2,22 +2,30 @@
  * Where a tensor sits in the layer stack, from its name: the first number after `layers.`, `layer.`, `h.`,
  * `blocks.`, `block.`, `resblocks.`, llama.cpp's `blk.`, or a named stack of blocks or layers (Flux's
  * `double_blocks.`/`single_blocks.`, diffusers' `transformer_blocks.`/`single_transformer_blocks.`, SD3's
- * `joint_blocks.`, a UNet's `input_blocks.`), with what comes before and after it. One reading for the per-layer
- * charts, the LoRA summaries and the copies a merge stacked.
+ * `joint_blocks.`, a UNet's `input_blocks.`), with what comes before and after it; kohya's LoRA paths spell the
+ * same stacks with underscores (`lora_unet_double_blocks_0_img_attn_qkv`, `lora_te1_text_model_encoder_layers_11_…`).
+ * One reading for the per-layer charts, the LoRA summaries and the copies a merge stacked.
  */
 const LAYERED = /^((?:.*?\.)?(?:(?:[A-Za-z0-9]+_)*(?:layers|blocks)|layer|h|block|resblocks|blk)\.)(\d+)\.(.+)$/;
+const KOHYA_LAYERED = /^(lora_[a-z0-9]+_(?:[a-z0-9]+_)*?(?:layers|blocks)_)(\d+)_(.+)$/;
 
 export interface LayerParts {
-  /** Up to and with the container: `model.layers.`. */
+  /** Up to and with the container and the separator after it: `model.layers.`, `lora_unet_double_blocks_`. */
   prefix: string;
   layer: number;
-  /** After the layer number: `mlp.up_proj.weight`. */
+  /** What separates the layer number from the rest: `.`, or `_` in kohya's paths. */
+  separator: '.' | '_';
+  /** After the layer number and its separator: `mlp.up_proj.weight`. */
   rest: string;
 }
 
 export function layerParts(name: string): LayerParts | null {
-  const match = LAYERED.exec(name);
-  return match ? { prefix: match[1], layer: Number(match[2]), rest: match[3] } : null;
+  const dotted = LAYERED.exec(name);
+  if (dotted) {
+    return { prefix: dotted[1], layer: Number(dotted[2]), separator: '.', rest: dotted[3] };
+  }
+  const kohya = KOHYA_LAYERED.exec(name);
+  return kohya ? { prefix: kohya[1], layer: Number(kohya[2]), separator: '_', rest: kohya[3] } : null;
 }
 
 /** The layer a tensor belongs to; null outside numbered layers. */

@@ -58,12 +58,27 @@ describe('LoRA update summaries', () => {
     expect(stacks).toBe('transformer.single_transformer_blocks.0–1, then transformer.transformer_blocks.0–1');
   });
 
-  it('charts kohya modules one by one in natural name order, as their paths name no layer', () => {
-    const kohya = [update('lora_unet_up_blocks_10_attn', 'attn', 1), update('lora_unet_up_blocks_2_attn', 'attn', 2)];
-    expect(updateBars(kohya).byLayer).toBe(false);
-    expect(updateBars(kohya).bars.map((bar) => [bar.label, bar.module])).toEqual([
-      ['1', 'lora_unet_up_blocks_2_attn'],
-      ['2', 'lora_unet_up_blocks_10_attn'],
+  it("reads kohya's underscored stacks as layers; modules mostly outside any, one by one in natural name order", () => {
+    const flux = [
+      update('lora_unet_double_blocks_10_img_attn_qkv', 'img_attn_qkv', 1),
+      update('lora_unet_double_blocks_2_img_attn_qkv', 'img_attn_qkv', 2),
+      update('lora_unet_single_blocks_0_linear1', 'linear1', 3),
+    ];
+    expect(updateBars(flux).bars.map((bar) => [bar.stack, bar.label])).toEqual([
+      ['lora_unet_double_blocks_', '2'],
+      ['lora_unet_double_blocks_', '10'],
+      ['lora_unet_single_blocks_', '0'],
+    ]);
+    const unet = [
+      update('lora_unet_mid_block_attentions_0_proj_in', 'proj_in', 1),
+      update('lora_unet_conv_in', 'conv_in', 2),
+      update('lora_unet_up_blocks_1_attentions_0_proj_in', 'proj_in', 3),
+    ];
+    expect(updateBars(unet).byLayer).toBe(false);
+    expect(updateBars(unet).bars.map((bar) => [bar.label, bar.module])).toEqual([
+      ['1', 'lora_unet_conv_in'],
+      ['2', 'lora_unet_mid_block_attentions_0_proj_in'],
+      ['3', 'lora_unet_up_blocks_1_attentions_0_proj_in'],
     ]);
   });
 

@@ -45,9 +45,9 @@ export interface UpdateBar {
 }
 
 /**
- * One bar per layer (`layers.N.`, `blk.N.`, each stack of layers apart) when most modules sit in numbered layers;
- * otherwise one bar per module in natural name order (kohya's `lora_unet_…_1_…` paths carry several numbers, none of
- * them a layer).
+ * One bar per layer (`layers.N.`, `blk.N.`, kohya's `…_blocks_N_`, each stack of layers apart) when most modules sit
+ * in numbered layers; otherwise one bar per module in natural name order (a UNet's mid block and convolutions sit in
+ * no numbered stack).
  */
 export function updateBars(modules: readonly LoraModuleUpdate[]): {
   byLayer: boolean;

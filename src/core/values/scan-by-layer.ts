@@ -32,7 +32,7 @@ export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossL
     if (!parts || entry.count === 0 || entry.std === null || entry.absMax === null) {
       continue;
     }
-    const role = `${parts.prefix}#.${numbersAsPlaceholders(parts.rest)}`;
+    const role = `${parts.prefix}#${parts.separator}${numbersAsPlaceholders(parts.rest)}`;
     const found = roles.get(role) ?? { stack: parts.prefix, layers: new Map<number, ScanTensor[]>() };
     found.layers.set(parts.layer, [...(found.layers.get(parts.layer) ?? []), entry]);
     roles.set(role, found);
