@@ -12,7 +12,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { formatValue, groupDigits } from '../src/core/number-format';
-import { present } from '../src/testing/values-fixtures';
+import { nonFiniteAnswers, present } from '../src/testing/values-fixtures';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
 /** A tiny llama in BF16 and its Q8_0 GGUF conversion (scripts/gguf-pair-fixtures.py). */
@@ -366,24 +366,9 @@ test.describe('tensor values', () => {
 
   test('NaN and infinities: Read values says where they are, as numpy’s argwhere lists them', async ({ page }) => {
     const watch = watchPage(page);
-    const answers = JSON.parse(readFileSync(join(VALUES_DIR, 'non-finite.json'), 'utf8')) as {
-      files: Record<
-        string,
-        Record<
-          string,
-          {
-            shape: number[];
-            count: number;
-            first: Array<{ at: number[]; kind: string }>;
-            rows: number;
-            ofRows: number;
-            tokens?: Array<{ id: number; text: string }>;
-          }
-        >
-      >;
-    };
+    const answers = nonFiniteAnswers();
     await openApp(page);
-    for (const [file, tensors] of Object.entries(answers.files)) {
+    for (const [file, tensors] of Object.entries(answers)) {
       await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
       await expect(page.getByTestId('file-name')).toHaveText(file);
       for (const [name, want] of Object.entries(tensors)) {
@@ -425,7 +410,7 @@ test.describe('tensor values', () => {
     // The scan lists the tensors holding them; one click shows those in the table, the first one's details open.
     await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, 'non-finite.safetensors'));
     await page.getByRole('button', { name: 'Scan all values' }).click();
-    const infinite = Object.entries(answers.files['non-finite.safetensors'])
+    const infinite = Object.entries(answers['non-finite.safetensors'])
       .filter(([, want]) => want.first.some(({ kind }) => kind !== 'NaN'))
       .map(([name]) => name);
     await expect(page.getByTestId('scan-inf').getByRole('listitem')).toHaveCount(infinite.length);

@@ -91,3 +91,24 @@ export function present<T>(value: T | null | undefined, what = 'value'): T {
   }
   return value;
 }
+
+/** One tensor of fixtures/values/non-finite.json (scripts/non-finite-fixtures.py): where numpy finds its NaN and ±Inf. */
+export interface NonFiniteAnswer {
+  shape: number[];
+  count: number;
+  /** The first 20 by position, row-major (np.argwhere), each with its kind. */
+  first: Array<{ at: number[]; kind: string }>;
+  rows: number;
+  ofRows: number;
+  /** A token embedding's: the token of each row among the first positions. */
+  tokens?: Array<{ id: number; text: string }>;
+}
+
+/** numpy's answers per fixture file, per tensor. */
+export function nonFiniteAnswers(): Record<string, Record<string, NonFiniteAnswer>> {
+  return (
+    JSON.parse(readFileSync(join(DIR, 'non-finite.json'), 'utf8')) as {
+      files: Record<string, Record<string, NonFiniteAnswer>>;
+    }
+  ).files;
+}

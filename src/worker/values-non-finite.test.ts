@@ -9,27 +9,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keptLoad } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
-import { present } from '../testing/values-fixtures';
+import { nonFiniteAnswers, present } from '../testing/values-fixtures';
 import { readTensorValues, type ValuesJob } from './values-handler';
 
-interface Answer {
-  shape: number[];
-  count: number;
-  first: Array<{ at: number[]; kind: string }>;
-  rows: number;
-  ofRows: number;
-  /** A token embedding's: the token of each row among the first positions. */
-  tokens?: Array<{ id: number; text: string }>;
-}
-
-const ANSWERS = JSON.parse(readFileSync(join(DIR, 'non-finite.json'), 'utf8')) as {
-  files: Record<string, Record<string, Answer>>;
-};
+const ANSWERS = nonFiniteAnswers();
 
 const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
 
 describe('where the NaN and infinities are', () => {
-  for (const [file, tensors] of Object.entries(ANSWERS.files)) {
+  for (const [file, tensors] of Object.entries(ANSWERS)) {
     for (const [tensor, want] of Object.entries(tensors)) {
       it(`${file}: ${tensor} (${want.count} of them in ${want.rows} of ${want.ofRows} rows)`, async () => {
         const kept = await keptLoad({ kind: 'file', file: new File([readFileSync(join(DIR, file))], file) });

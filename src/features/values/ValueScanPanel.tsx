@@ -38,7 +38,7 @@ function TensorList({
       <h4>
         {title} ({names.length})
         {rows.length > 0 && (
-          <button type="button" className="link-button" onClick={() => showRows(`scan: ${title}`, rows)}>
+          <button type="button" className="link-button" onClick={() => showRows(`scan: ${title.split(' (')[0]}`, rows)}>
             Show in the table
           </button>
         )}
