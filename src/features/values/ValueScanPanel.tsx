@@ -142,6 +142,7 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
   const remote = result.source.kind === 'url';
   const bytes = result.totals.bytes;
   const lora = result.sections.lora ? ", and measures each LoRA module's update," : '';
+  const finds = `Finds NaN, Inf, all-zero and outlier tensors, copies, untrained token rows and norms never trained${lora}`;
   if (result.outcome.kind !== 'parsed' || result.totals.tensors === 0) {
     return null;
   }
@@ -154,8 +155,8 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
           </button>
           <span className="muted">
             {remote
-              ? `Finds NaN, Inf, all-zero and outlier tensors and untrained token rows${lora} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
-              : `Finds NaN, Inf, all-zero and outlier tensors and untrained token rows${lora} by reading every tensor (${formatBytes(bytes)}) from your disk.`}
+              ? `${finds} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
+              : `${finds} by reading every tensor (${formatBytes(bytes)}) from your disk.`}
           </span>
           {scan?.status === 'error' && <span className="values-error">{scan.message}</span>}
         </div>
