@@ -70,12 +70,11 @@ export function duplicateTensors(perTensor: readonly ScanTensor[]): DuplicateTen
     if (!comparable(entry)) {
       continue;
     }
-    // Not the dtype: a BF16 embedding and its F32 copy decode to the same numbers.
+    // Bucketed by the exact figures so each tensor is held against few others; not by dtype (a BF16 embedding and
+    // its F32 copy decode to the same numbers).
     const key = [entry.count, entry.zeros, entry.nan, entry.posInf, entry.negInf, entry.absMax].join('|');
     const clusters = buckets.get(key) ?? [];
-    const home = clusters.find(
-      ([first]) => close(first.mean as number, entry.mean as number) && close(first.std as number, entry.std as number),
-    );
+    const home = clusters.find(([first]) => sameScannedValues(first, entry));
     if (home) {
       home.push(entry);
     } else {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { layerOf, layerParts, numbersAsPlaceholders, StackLayers, stacksText } from './layer-names';
+import { layerParts, numbersAsPlaceholders, StackLayers, stacksText } from './layer-names';
 
 describe('layer names', () => {
   it('the first numbered layer container, with what comes before and after it', () => {
@@ -15,14 +15,14 @@ describe('layer names', () => {
       separator: '.',
       rest: 'attn_q.weight',
     });
-    expect(layerOf('transformer.resblocks.7.attn.in_proj_weight')).toBe(7);
-    expect(layerOf('transformer.h.5.attn.c_attn.weight')).toBe(5);
+    expect(layerParts('transformer.resblocks.7.attn.in_proj_weight')?.layer).toBe(7);
+    expect(layerParts('transformer.h.5.attn.c_attn.weight')?.layer).toBe(5);
   });
 
   it('no layer outside a container, nor in a name that only contains one', () => {
-    expect(layerOf('model.embed_tokens.weight')).toBeNull();
-    expect(layerOf('model.mylayers.3.w')).toBeNull();
-    expect(layerOf('layers.3')).toBeNull();
+    expect(layerParts('model.embed_tokens.weight')).toBeNull();
+    expect(layerParts('model.mylayers.3.w')).toBeNull();
+    expect(layerParts('layers.3')).toBeNull();
   });
 
   it('numbers standing alone become placeholders; numbers inside a word name another tensor and stay', () => {

@@ -28,11 +28,6 @@ export function layerParts(name: string): LayerParts | null {
   return kohya ? { prefix: kohya[1], layer: Number(kohya[2]), separator: '_', rest: kohya[3] } : null;
 }
 
-/** The layer a tensor belongs to; null outside numbered layers. */
-export function layerOf(name: string): number | null {
-  return layerParts(name)?.layer ?? null;
-}
-
 /**
  * A name with every number that stands as a part of its own (between `.`, `_` or `/`) as `#`:
  * `model.layers.3.block_sparse_moe.experts.7.w1.weight` → `model.layers.#.block_sparse_moe.experts.#.w1.weight`.
