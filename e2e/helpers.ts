@@ -1,6 +1,6 @@
 /** Page-object helpers shared by the e2e specs. */
 import { expect, type Page } from '@playwright/test';
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E_PORTS } from './ports';
 
@@ -109,4 +109,13 @@ export async function serverLog(match: string | ((entry: ServerLogEntry) => bool
   const body = (await response.json()) as { entries: ServerLogEntry[] };
   const test = typeof match === 'string' ? (entry: ServerLogEntry) => entry.path.includes(match) : match;
   return body.entries.filter((entry) => entry.method !== 'OPTIONS' && test(entry));
+}
+
+/** The JSON report the "Download report" button saves. */
+export async function downloadReport<T = Record<string, unknown>>(page: Page): Promise<T> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Download report' }).click(),
+  ]);
+  return JSON.parse(readFileSync(await download.path(), 'utf8')) as T;
 }

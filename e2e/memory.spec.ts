@@ -6,7 +6,7 @@
  * validation of the number boxes.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { TINY_LLAMA_CONFIG, tinyLlamaTensors } from '../src/testing/fixture-manifest';
@@ -17,7 +17,7 @@ import {
   tinyMistralNativeTensors,
 } from '../src/testing/models/mistral-native';
 import { groupDigits as g } from '../src/core/number-format';
-import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
+import { downloadReport, fixturePath, FIXTURES_DIR, openApp, ORIGIN_A, serverLog, watchPage } from './helpers';
 
 const GiB = 2 ** 30;
 /** The stated runtime overhead every total includes (core/analysis/memory/estimate.ts). */
@@ -86,14 +86,6 @@ async function openMemoryTab(page: Page): Promise<void> {
   await expect(page.getByRole('region', { name: 'Memory' })).toBeVisible();
 }
 
-async function downloadReport(page: Page): Promise<MemoryReport> {
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('button', { name: 'Download report' }).click(),
-  ]);
-  return JSON.parse(readFileSync(await download.path(), 'utf8')) as MemoryReport;
-}
-
 async function openUrl(page: Page, url: string): Promise<void> {
   await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
@@ -150,7 +142,7 @@ test.describe('memory estimate', () => {
       'it must divide the 64 attention heads and either divide the 8 KV heads',
     );
 
-    const report = await downloadReport(page);
+    const report = await downloadReport<MemoryReport>(page);
     expect(report.memory.config).toBe('config.json');
     expect(report.memory.weightsBytes).toBe(report.tensors.bytes);
     expect(report.memory.kvBytesPerToken).toBe(80 * 2 * 8 * 128 * 2);
@@ -220,7 +212,7 @@ test.describe('memory estimate', () => {
     const ownGpu = page.getByTestId('memory-gpus').getByTestId('gpu-own');
     await expect(ownGpu.locator('.gpu-name')).toHaveText('Your GPU (32 GiB)');
     await expect(ownGpu.locator('.gpu-count')).toHaveText('fits on 1');
-    const report = await downloadReport(page);
+    const report = await downloadReport<MemoryReport>(page);
     expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
     expect(report.memory.contexts.map((context) => context.tokens)).toEqual([4096, 8192, 32768, 2048]);
     watch.expectClean();
@@ -254,7 +246,7 @@ test.describe('memory estimate', () => {
       await page.setViewportSize({ width, height: 1200 });
       await page.screenshot({ path: testInfo.outputPath(`memory-params-${width}.png`), fullPage: true });
     }
-    const report = await downloadReport(page);
+    const report = await downloadReport<MemoryReport>(page);
     expect(report.memory).toMatchObject({ config: 'params.json', kvBytesPerToken: TINY_NATIVE_KV_BYTES_PER_TOKEN });
     await page.getByRole('tab', { name: 'Model' }).click();
     await expect(page.getByText('GQA · 4 heads / 2 KV · head dim 32 (from params.json)')).toBeVisible();
@@ -304,7 +296,7 @@ test.describe('memory estimate', () => {
     // Leaving and reopening the tab, and the report, read nothing more.
     await page.getByRole('tab', { name: 'Tensors' }).click();
     await openMemoryTab(page);
-    const report = await downloadReport(page);
+    const report = await downloadReport<MemoryReport>(page);
     expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
     const gets = await configGets(REPO_FOR_FILE_URL);
     expect(gets).toHaveLength(1);
@@ -318,7 +310,7 @@ test.describe('memory estimate', () => {
     await openUrl(page, `${ORIGIN_A}/hub/${HUB_ORG}/${REPO_FOR_REPORT}/resolve/main/model.safetensors`);
     await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
     await expect(page.getByTestId('sidecars-on-demand')).toBeVisible();
-    const report = await downloadReport(page);
+    const report = await downloadReport<MemoryReport>(page);
     expect(report.memory).toMatchObject({ config: 'config.json', kvBytesPerToken: TINY_KV_PER_TOKEN });
     expect(report.memory.contexts.map((context) => context.tokens)).toContain(2048);
     expect(await configGets(REPO_FOR_REPORT)).toHaveLength(1);
@@ -370,7 +362,7 @@ test.describe('memory estimate', () => {
     await expect(page.getByTestId('memory-kv-line')).toContainText(
       `1 × ${g(4096)} tokens × 2 layers × 32 elements × 2 B`,
     );
-    const report = await downloadReport(page);
+    const report = await downloadReport<MemoryReport>(page);
     expect(report.memory).toMatchObject({ config: 'inferred', kvBytesPerToken: 2 * 32 * 2 });
     await page.getByText('Weights by part and dtype').click();
     await expect(page.getByRole('rowheader', { name: 'Embeddings and LM head' })).toBeVisible();

@@ -3,10 +3,9 @@
  * allows say "sampled N of M" on screen and in the report, the server sees only bounded reads, and kohya's declared
  * alpha is confirmed by a sample instead of read from every tensor.
  */
-import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from '@playwright/test';
 import { COMFY_SAMPLED_LAYERS, KOHYA_SPREAD_MODULES } from '../src/testing/remote-sampling-fixtures';
-import { openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import { downloadReport, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 
 /**
  * io/analysis-spans.ts: spans per load, bytes per span, bytes per file. The test server speaks HTTP/1.1, where the
@@ -19,14 +18,6 @@ const MAX_FILE_BYTES = 256 * 1024;
 async function openUrl(page: Page, url: string): Promise<void> {
   await page.getByRole('textbox', { name: 'URL of a model file' }).fill(url);
   await page.getByRole('button', { name: 'Open', exact: true }).click();
-}
-
-async function downloadReport(page: Page): Promise<Record<string, unknown>> {
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('button', { name: 'Download report' }).click(),
-  ]);
-  return JSON.parse(readFileSync(await download.path(), 'utf8')) as Record<string, unknown>;
 }
 
 test.describe('remote analysis reads', () => {

@@ -8,8 +8,8 @@
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
-import { FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import { expect, test } from '@playwright/test';
+import { downloadReport, FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { formatValue, groupDigits } from '../src/core/number-format';
 import { nonFiniteAnswers, present } from '../src/testing/values-fixtures';
@@ -83,14 +83,6 @@ function expectNumpyUpdates(modules: readonly ReportedUpdate[], file: string): v
       1e-6 * want[module.module].norm,
     );
   }
-}
-
-async function downloadReport(page: Page): Promise<Record<string, unknown>> {
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    page.getByRole('button', { name: 'Download report' }).click(),
-  ]);
-  return JSON.parse(readFileSync(await download.path(), 'utf8')) as Record<string, unknown>;
 }
 
 test.describe('tensor values', () => {

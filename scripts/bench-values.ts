@@ -97,12 +97,17 @@ export async function valuesBench(): Promise<void> {
         unit: decodeUnit(tensor.dtype) as DecodeUnit,
       }));
       let current: TensorScanAccumulator | null = null;
+      let element = 0;
       await readSpansInOrder(list, {
         signal: new AbortController().signal,
         onPiece: (index, piece, last) => {
           const tensor = tensors[index];
-          current ??= new TensorScanAccumulator(tensor.dtype, tensor.shape[0] * tensor.shape[1]);
-          current.add(piece);
+          if (current === null) {
+            current = new TensorScanAccumulator(tensor.dtype, tensor.shape[0] * tensor.shape[1], tensor.shape);
+            element = 0;
+          }
+          current.add(piece, element);
+          element += (piece.length / list[index].unit.bytes) * list[index].unit.elements;
           if (last) {
             current.result();
             current = null;

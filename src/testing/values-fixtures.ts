@@ -112,3 +112,22 @@ export function nonFiniteAnswers(): Record<string, Record<string, NonFiniteAnswe
     }
   ).files;
 }
+
+/** One tensor of fixtures/values/zero-lines.json (scripts/zero-lines-fixtures.py): its lines numpy's any() finds zero. */
+export interface ZeroLinesAnswer {
+  shape: number[];
+  /** Every index but the last, flattened. */
+  zeroRows: number[];
+  ofRows: number;
+  /** 2-D tensors only. */
+  zeroColumns?: number[];
+}
+
+/** numpy's answers per fixture file, per tensor. */
+export function zeroLinesAnswers(): Record<string, Record<string, ZeroLinesAnswer>> {
+  return (
+    JSON.parse(readFileSync(join(DIR, 'zero-lines.json'), 'utf8')) as {
+      files: Record<string, Record<string, ZeroLinesAnswer>>;
+    }
+  ).files;
+}

@@ -54,8 +54,8 @@ export async function scanDequantized(
   signal: AbortSignal,
   onRead: (bytesRead: number) => void,
 ): Promise<ScanTensor> {
-  const { values } = await dequantizedWeight(load, plan, signal, onRead, rowDtype);
-  const stats = new TensorScanAccumulator('F32', values.length);
-  stats.add(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  const { values, shape } = await dequantizedWeight(load, plan, signal, onRead, rowDtype);
+  const stats = new TensorScanAccumulator('F32', values.length, shape);
+  stats.add(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 0);
   return scanTensor(row, load.names[row], rowDtype(load, row), stats.result());
 }

@@ -131,10 +131,20 @@ describe('reading values', () => {
     expect(sampleBytes).toBe(8 * MiB);
     expect(sample.stats.count).toBe(512 * cols);
     expect(present(load.data?.network?.()).byPurpose?.values?.bytesFetched).toBe(8 * MiB);
+    // Row 0 is the one row all zeros: counted among the rows read when the sample holds it; no column verdict.
+    const rowZeroRead = sample.stats.zeros - 512 * (cols - 1);
+    expect(sample.zeroLines).toEqual(
+      rowZeroRead === 1 ? { rowDims: [rows], rows: { count: 1, of: 512, runs: [[0, 0]] }, columns: null } : undefined,
+    );
     const whole = await readTensorValues(load, 0, true, job());
     expect(whole.read).toMatchObject({ sampled: false, confirmed: true, bytes: 32 * MiB });
     expect(whole.stats.max).toBe(rows - 1);
     expect(whole.stats.zeros).toBe(rows * cols - (rows - 1));
+    expect(whole.zeroLines).toEqual({
+      rowDims: [rows],
+      rows: { count: 1, of: rows, runs: [[0, 0]] },
+      columns: { count: cols - 1, of: cols, runs: [[1, cols - 1]] },
+    });
   });
 
   it('a cancelled read rejects and reads no further', async () => {

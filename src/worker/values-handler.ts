@@ -22,10 +22,10 @@ import {
   scanTensor,
   summarizeScan,
   TensorScanAccumulator,
+  type TensorScanFigures,
   type ScanTensor,
   type ValueScan,
 } from '../core/values/value-scan';
-import type { ValueStats } from '../core/values/value-stats';
 import {
   scaleCompanions,
   ValuesAccumulator,
@@ -342,7 +342,7 @@ async function scanLocated(
     if (remote) {
       for (const { row, dtype, unit, span } of list) {
         const wanting = sinks.filter((sink) => sink.wants(row));
-        const stats = await scanOneTensor(span, dtype, unit, {
+        const scanned = await scanOneTensor(span, dtype, unit, tensorShape(load.columns, row), {
           signal: job.signal,
           remote,
           onProgress: (read) => job.progress(bytes + read, total),
@@ -353,17 +353,22 @@ async function scanLocated(
         });
         wanting.forEach((sink) => sink.end(row));
         bytes += span.length - (span.length % unit.bytes);
-        perTensor.push(scanTensor(row, load.names[row], dtype, stats));
+        perTensor.push(scanTensor(row, load.names[row], dtype, scanned));
       }
     } else {
       // Pieces come in list order, each tensor's together, so one accumulator is open at a time.
       let current: TensorScanAccumulator | null = null;
+      let currentElement = 0;
       await readSpansInOrder(list, {
         signal: job.signal,
         onPiece: (index, piece, last) => {
-          const { row, dtype } = list[index];
-          current ??= new TensorScanAccumulator(dtype, load.columns.elements[row]);
-          current.add(piece);
+          const { row, dtype, unit } = list[index];
+          if (current === null) {
+            current = new TensorScanAccumulator(dtype, load.columns.elements[row], tensorShape(load.columns, row));
+            currentElement = 0;
+          }
+          current.add(piece, currentElement);
+          currentElement += (piece.length / unit.bytes) * unit.elements;
           bytes += piece.length;
           for (const sink of sinks) {
             if (sink.wants(row)) {
@@ -425,11 +430,12 @@ async function scanPackedWeights(
   return { perTensor, bytes, done: true };
 }
 
-/** One tensor of "Scan all values": counts, extremes and moments (no sketch), read whole. */
+/** One tensor of "Scan all values": counts, extremes, moments (no sketch) and zero lines, read whole. */
 export async function scanOneTensor(
   span: TensorSpan,
   dtype: string,
   unit: DecodeUnit,
+  shape: readonly number[],
   options: {
     signal: AbortSignal;
     remote: boolean;
@@ -437,16 +443,16 @@ export async function scanOneTensor(
     /** Also handed each chunk, after the statistics (the LoRA update's factors); over HTTP in any order. */
     onChunk?: (chunk: Uint8Array, firstElement: number) => void;
   },
-): Promise<ValueStats> {
+): Promise<TensorScanFigures> {
   const usable = span.length - (span.length % unit.bytes);
-  const stats = new TensorScanAccumulator(dtype, (usable / unit.bytes) * unit.elements);
+  const stats = new TensorScanAccumulator(dtype, (usable / unit.bytes) * unit.elements, shape);
   await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
     signal: options.signal,
     remote: options.remote,
     purpose: 'values',
     unit,
     onChunk: (chunk, first) => {
-      stats.add(chunk);
+      stats.add(chunk, first);
       options.onChunk?.(chunk, first);
     },
     onProgress: options.onProgress,

@@ -4,6 +4,7 @@ import type { Histogram, ValueStats } from './value-stats';
 import type { TensorValues } from './tensor-values';
 import type { TiedHeadValues } from './tied-head-values';
 import type { NonFinitePositions } from './non-finite-positions';
+import type { ZeroLines } from './zero-lines';
 
 export interface ValuesReportEntry {
   tensor: string;
@@ -23,6 +24,7 @@ export interface ValuesReportEntry {
     ofRows: number;
     tokens?: NonFinitePositions['tokens'];
   };
+  zeroLines?: ZeroLines;
 }
 
 function reportStats(stats: ValueStats): ValuesReportEntry['stats'] {
@@ -61,6 +63,9 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
         ...(tokens ? { tokens } : {}),
       };
     }
+    if (values.zeroLines) {
+      entry.zeroLines = values.zeroLines;
+    }
     return entry;
   });
 }
@@ -96,6 +101,7 @@ export function scanReport(scan: ValueScan, tiedHead: TiedHeadValues | null = nu
     nanTensors: names(scan.nanTensors),
     infTensors: names(scan.infTensors),
     allZeroTensors: names(scan.allZeroTensors),
+    zeroLineTensors: scan.zeroLineTensors.map(({ tensor, zeroLines }) => ({ tensor, ...zeroLines })),
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
     zeroUpFactors: scan.zeroUpFactors,
     untrainedTokens: scan.untrainedTokens,

@@ -7,6 +7,7 @@ import { ASSUMED_BIT_ORDER, codesOf, codeTable, decodeUnit, decodeValues, MIN_NO
 import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
 import { NonFiniteLocator, type NonFinitePositions } from './non-finite-positions';
+import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
 import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
@@ -66,6 +67,8 @@ export interface TensorValues {
   untrainedTokens?: UntrainedTokens | null;
   /** Where the NaN and infinities among the values read are (non-finite-positions.ts); absent when there are none. */
   nonFinite?: NonFinitePositions;
+  /** Rows, and for a 2-D tensor read whole columns, whose every value is zero (zero-lines.ts); absent when none. */
+  zeroLines?: ZeroLines;
   ms: number;
 }
 
@@ -102,6 +105,7 @@ export class ValuesAccumulator {
   private readonly stats: StatsAccumulator;
   private readonly grid: GridAccumulator;
   private readonly nonFinite: NonFiniteLocator;
+  private readonly zeroLines: ZeroLinesTracker;
   private readonly rows: number;
   private readonly cols: number;
   private readonly scaleKind: 'tensor' | 'row' | 'block' | null;
@@ -121,6 +125,7 @@ export class ValuesAccumulator {
     this.stats = new StatsAccumulator(scale ? 0 : (MIN_NORMAL[dtype] ?? 0));
     this.nonFinite = new NonFiniteLocator(shape, this.rows, this.cols);
     this.grid = new GridAccumulator(this.rows, this.cols, this.nonFinite);
+    this.zeroLines = new ZeroLinesTracker(shape);
     this.scaleKind = scale ? scaleKind(scale.values.length, this.rows, this.cols) : null;
     if (scale && this.scaleKind === null) {
       throw new ValuesUnavailable(
@@ -146,6 +151,7 @@ export class ValuesAccumulator {
       this.stats.add(values);
     }
     this.grid.add(values, firstElement);
+    this.zeroLines.add(values, firstElement);
   }
 
   /** Values formed rather than read (a LoRA update's rows): no bytes hold them. */
@@ -155,6 +161,7 @@ export class ValuesAccumulator {
     }
     this.stats.add(values);
     this.grid.add(values, firstElement);
+    this.zeroLines.add(values, firstElement);
   }
 
   private applyScale(values: ArrayLike<number>, firstElement: number): Float32Array {
@@ -203,6 +210,10 @@ export class ValuesAccumulator {
     const nonFinite = this.nonFinite.result();
     if (nonFinite) {
       result.nonFinite = nonFinite;
+    }
+    const zeroLines = this.zeroLines.result(!plan.sampled);
+    if (zeroLines) {
+      result.zeroLines = zeroLines;
     }
     if (this.scale && this.scaleKind) {
       result.scaledBy = { tensor: this.scale.tensor, kind: this.scaleKind };

@@ -12,6 +12,7 @@ import type { UntrainedTokens } from './untrained-tokens';
 import { duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
 import { numbersAsPlaceholders } from './layer-names';
 import { initialNorms, type InitialNorms } from './initial-norms';
+import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -35,6 +36,8 @@ export interface ScanTensor {
   absMax: number | null;
   mean: number | null;
   std: number | null;
+  /** Its rows and columns all zeros (zero-lines.ts); absent when none is. */
+  zeroLines?: ZeroLines;
 }
 
 export interface ScanOutlier {
@@ -58,6 +61,11 @@ export interface ValueScan {
   nanTensors: ScanTensor[];
   infTensors: ScanTensor[];
   allZeroTensors: ScanTensor[];
+  /**
+   * Tensors with rows or columns all zeros (pruned or dead neurons, rows never written), but not all zeros, and not
+   * the token embedding `untrainedTokens` measured.
+   */
+  zeroLineTensors: ScanTensor[];
   outliers: ScanOutlier[];
   /**
    * LoRA modules (an adapter's, or unmerged ones inside a model) whose up factor (lora_B, lora_up, …) was scanned,
@@ -78,42 +86,61 @@ export interface ValueScan {
   ms: number;
 }
 
+/** What the scan keeps of one tensor's values. */
+export interface TensorScanFigures {
+  stats: ValueStats;
+  zeroLines: ZeroLines | null;
+}
+
 /**
- * One tensor's scan figures (counts, extremes, moments; no sketch), fed its bytes in whole units. 8- and 16-bit floats
- * are counted by code, one integer increment per value, when the tensor has at least as many values as the dtype has
- * codes; a smaller one (a norm, a bias) is decoded instead, since folding 65,536 counters would cost more than it.
+ * One tensor's scan figures (counts, extremes, moments; no sketch; rows and columns all zeros), fed its bytes in whole
+ * units. 8- and 16-bit floats are counted by code, one integer increment per value, when the tensor has at least as
+ * many values as the dtype has codes; a smaller one (a norm, a bias) is decoded instead, since folding 65,536
+ * counters would cost more than it.
  */
 export class TensorScanAccumulator {
   private readonly stats: StatsAccumulator;
   private readonly table: Float32Array | null;
+  private readonly lines: ZeroLinesTracker;
 
   constructor(
     private readonly dtype: string,
     elements: number,
+    shape: readonly number[],
   ) {
     this.stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
     const table = codeTable(dtype);
     this.table = table !== null && elements >= table.length ? table : null;
+    this.lines = new ZeroLinesTracker(shape);
   }
 
-  add(bytes: Uint8Array): void {
+  /** Whole units of the tensor, starting at element `firstElement`. */
+  add(bytes: Uint8Array, firstElement: number): void {
     if (this.table) {
-      this.stats.addCodes(codesOf(this.dtype, bytes), this.table);
+      const codes = codesOf(this.dtype, bytes);
+      this.stats.addCodes(codes, this.table);
+      this.lines.addCodes(codes, this.table, firstElement);
       return;
     }
     const values = decodeValues(this.dtype, bytes);
     if (values) {
       this.stats.add(values);
+      this.lines.add(values, firstElement);
     }
   }
 
-  result(): ValueStats {
-    return this.stats.stats();
+  result(): TensorScanFigures {
+    return { stats: this.stats.stats(), zeroLines: this.lines.result(true) };
   }
 }
 
-export function scanTensor(row: number, tensor: string, dtype: string, stats: ValueStats): ScanTensor {
-  return {
+export function scanTensor(
+  row: number,
+  tensor: string,
+  dtype: string,
+  { stats, zeroLines }: TensorScanFigures,
+): ScanTensor {
+  const scanned: ScanTensor = {
     tensor,
     row,
     dtype,
@@ -126,6 +153,10 @@ export function scanTensor(row: number, tensor: string, dtype: string, stats: Va
     mean: stats.mean,
     std: stats.std,
   };
+  if (zeroLines) {
+    scanned.zeroLines = zeroLines;
+  }
+  return scanned;
 }
 
 /** The role of a tensor: its name with its layer, expert and block numbers as `#`. */
@@ -201,6 +232,12 @@ export function summarizeScan(
     infTensors: perTensor.filter((entry) => entry.posInf + entry.negInf > 0).slice(0, MAX_SCAN_LISTED),
     allZeroTensors: perTensor
       .filter((entry) => entry.count > 0 && entry.zeros === entry.count)
+      .slice(0, MAX_SCAN_LISTED),
+    zeroLineTensors: perTensor
+      .filter(
+        (entry) =>
+          entry.zeroLines !== undefined && entry.zeros < entry.count && entry.tensor !== extra.untrainedTokens?.tensor,
+      )
       .slice(0, MAX_SCAN_LISTED),
     outliers: outliers.slice(0, MAX_SCAN_LISTED),
     perTensor,

@@ -58,9 +58,9 @@ describe('values of random bytes, every decodable dtype', () => {
             expect(histogram.counts.reduce((a, b) => a + b, 0)).toBe(finite);
             expect(histogram.edges.every(Number.isFinite)).toBe(true);
           }
-          const scan = new TensorScanAccumulator(dtype, elements);
-          scan.add(bytes);
-          const scanned = scan.result();
+          const scan = new TensorScanAccumulator(dtype, elements, [rows, elements / rows]);
+          scan.add(bytes, 0);
+          const scanned = scan.result().stats;
           for (const key of ['min', 'max', 'mean', 'std', 'absMax'] as const) {
             expect(finiteOrNull(scanned[key]), `scan ${key}`).toBe(true);
           }

@@ -1,7 +1,7 @@
 /**
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
- * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors and the outliers, the
- * token embedding rows never trained, and tensors and layers that are copies of others; for LoRA factors, how much
+ * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors, those with rows or
+ * columns all zeros, and the outliers, the token embedding rows never trained, and tensors and layers that are copies of others; for LoRA factors, how much
  * each module changes its weight.
  */
 import { useState } from 'react';
@@ -17,39 +17,50 @@ import { DuplicatesNote } from './DuplicatesNote';
 import { ScanLayers } from './ScanLayers';
 import { TiedHeadNote } from './TiedHeadNote';
 import { InitialNormsNote } from './InitialNormsNote';
+import { zeroLinesSummary } from './ZeroLinesNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
 
-/** A kind of tensor the scan found, listed; `rows` (their rows in the table) shows them there, details open. */
+/**
+ * A kind of tensor the scan found, listed, each name on a line of its own with what was found below it; `rows`
+ * (their rows in the table) shows them there, details open.
+ */
 function TensorList({
   title,
-  names,
+  items,
   rows,
   testId,
 }: {
   title: string;
-  names: string[];
+  items: Array<{ tensor: string; detail?: string }>;
   rows: number[];
   testId: string;
 }) {
   const showRows = useAppStore((state) => state.showRows);
   return (
-    <div data-testid={testId}>
+    <div
+      className={items.length === 0 ? 'values-scan-kind values-scan-kind-empty' : 'values-scan-kind'}
+      data-testid={testId}
+    >
       <h4>
-        {title} ({names.length})
+        {title} ({items.length})
         {rows.length > 0 && (
           <button type="button" className="link-button" onClick={() => showRows(`scan: ${title.split(' (')[0]}`, rows)}>
             Show in the table
           </button>
         )}
       </h4>
-      {names.length === 0 ? (
+      {items.length === 0 ? (
         <p className="muted">none</p>
       ) : (
         <ul className="values-scan-list">
-          {names.map((name) => (
-            <li key={name} className="mono">
-              {name}
+          {items.map(({ tensor, detail }) => (
+            <li key={tensor}>
+              <span className="mono">
+                {tensor}
+                {detail !== undefined && ': '}
+              </span>
+              {detail !== undefined && <span className="values-scan-detail">{detail}</span>}
             </li>
           ))}
         </ul>
@@ -102,30 +113,40 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
       <div className="values-scan-lists">
         <TensorList
           title="NaN"
-          names={scan.nanTensors.map((t) => `${t.tensor}: ${groupDigits(t.nan)} NaN`)}
+          items={scan.nanTensors.map((t) => ({ tensor: t.tensor, detail: `${groupDigits(t.nan)} NaN` }))}
           rows={scan.nanTensors.map((t) => t.row)}
           testId="scan-nan"
         />
         <TensorList
           title="±Inf"
-          names={scan.infTensors.map(
-            (t) => `${t.tensor}: ${groupDigits(t.posInf)} +Inf, ${groupDigits(t.negInf)} −Inf`,
-          )}
+          items={scan.infTensors.map((t) => ({
+            tensor: t.tensor,
+            detail: `${groupDigits(t.posInf)} +Inf, ${groupDigits(t.negInf)} −Inf`,
+          }))}
           rows={scan.infTensors.map((t) => t.row)}
           testId="scan-inf"
         />
         <TensorList
           title="All zeros"
-          names={scan.allZeroTensors.map((t) => t.tensor)}
+          items={scan.allZeroTensors.map((t) => ({ tensor: t.tensor }))}
           rows={scan.allZeroTensors.map((t) => t.row)}
           testId="scan-zero"
         />
         <TensorList
+          title="Zero rows or columns"
+          items={scan.zeroLineTensors.map((t) => ({
+            tensor: t.tensor,
+            detail: t.zeroLines ? zeroLinesSummary(t.zeroLines) : '',
+          }))}
+          rows={scan.zeroLineTensors.map((t) => t.row)}
+          testId="scan-zero-lines"
+        />
+        <TensorList
           title={`Outliers (abs-max over ${OUTLIER_FACTOR}× its role's median)`}
-          names={scan.outliers.map(
-            (t) =>
-              `${t.tensor}: abs-max ${formatValue(t.absMax)}, ${formatValue(t.ratio)}× the median ${formatValue(t.roleMedian)}`,
-          )}
+          items={scan.outliers.map((t) => ({
+            tensor: t.tensor,
+            detail: `abs-max ${formatValue(t.absMax)}, ${formatValue(t.ratio)}× the median ${formatValue(t.roleMedian)}`,
+          }))}
           rows={scan.outliers.map((t) => t.row)}
           testId="scan-outliers"
         />
@@ -142,7 +163,7 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
   const remote = result.source.kind === 'url';
   const bytes = result.totals.bytes;
   const lora = result.sections.lora ? ", and measures each LoRA module's update," : '';
-  const finds = `Finds NaN, Inf, all-zero and outlier tensors, copies, untrained token rows and norms never trained${lora}`;
+  const finds = `Finds NaN, Inf, all-zero and outlier tensors, rows and columns all zeros, copies, untrained token rows and norms never trained${lora}`;
   if (result.outcome.kind !== 'parsed' || result.totals.tensors === 0) {
     return null;
   }

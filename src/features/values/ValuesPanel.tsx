@@ -18,6 +18,7 @@ import { TableHead } from '../../lib/TableHead';
 import { UNTRAINED_ROW_MAX } from '../../core/values/untrained-tokens';
 import { UntrainedTokensNote } from './UntrainedTokensNote';
 import { NonFiniteNote } from './NonFiniteNote';
+import { ZeroLinesNote } from './ZeroLinesNote';
 
 export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
   const entry = useAppStore((state) => valuesOf(state, row));
@@ -192,6 +193,13 @@ export function ValuesView({
           total={stats.nan + stats.posInf + stats.negInf}
           rowLength={values.shape.length === 0 ? 1 : values.shape[values.shape.length - 1]}
           sampled={values.read.sampled}
+        />
+      )}
+      {values.zeroLines && (
+        <ZeroLinesNote
+          zeroLines={values.zeroLines}
+          sampled={values.read.sampled}
+          showRows={values.untrainedTokens === undefined}
         />
       )}
       <p className="muted values-footnote">

@@ -1,0 +1,123 @@
+/**
+ * Rows and columns all zeros (scripts/zero-lines-fixtures.py: the safetensors library and gguf-py wrote the files,
+ * numpy's any() gave the answer): "Read values" names them in a tensor's details and the report, "Scan all values"
+ * lists the tensors that have them, and a 2:4-sparse weight, half zeros, is in neither.
+ */
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { downloadReport, openApp, watchPage } from './helpers';
+import { groupDigits, plural } from '../src/core/number-format';
+import { zeroLinesAnswers, type ZeroLinesAnswer } from '../src/testing/values-fixtures';
+
+const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
+
+/** numpy's ascending indices as the runs the view lists, each index through `label`. */
+function runsText(indices: readonly number[], label: (index: number) => string): string {
+  const runs: Array<[number, number]> = [];
+  for (const index of indices) {
+    const last = runs.at(-1);
+    if (last && last[1] === index - 1) {
+      last[1] = index;
+    } else {
+      runs.push([index, index]);
+    }
+  }
+  return runs.map(([a, b]) => (a === b ? label(a) : `${label(a)}–${label(b)}`)).join(', ');
+}
+
+/** A row's label: a number for a matrix, the index per leading dimension otherwise (numpy's unravel_index). */
+function rowLabel(want: ZeroLinesAnswer): (row: number) => string {
+  const dims = want.shape.slice(0, -1);
+  if (dims.length === 1) {
+    return groupDigits;
+  }
+  return (row) => {
+    const at: number[] = [];
+    for (let d = dims.length - 1; d >= 0; d--) {
+      at.unshift(row % dims[d]);
+      row = Math.floor(row / dims[d]);
+    }
+    return `[${at.join(', ')}]`;
+  };
+}
+
+test.describe('rows and columns all zeros', () => {
+  test('Read values names numpy’s zero rows and columns; the scan lists the tensors that have them', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const answers = zeroLinesAnswers();
+    await openApp(page);
+    for (const [file, tensors] of Object.entries(answers)) {
+      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+      await expect(page.getByTestId('file-name')).toHaveText(file);
+      for (const [name, want] of Object.entries(tensors)) {
+        await page.getByRole('grid', { name: 'Tensors' }).getByText(name, { exact: true }).click();
+        await page.getByRole('button', { name: 'Read values' }).click();
+        await expect(page.getByTestId('values-stats')).toBeVisible();
+        const columns = want.zeroColumns ?? [];
+        const rows = page.getByTestId('values-zero-rows');
+        if (want.zeroRows.length > 0) {
+          const are = want.zeroRows.length === 1 ? 'is' : 'are';
+          await expect(rows).toContainText(
+            `${want.zeroRows.length} of ${plural(want.ofRows, 'row')} ${are} all zeros: ${runsText(want.zeroRows, rowLabel(want))}.`,
+          );
+        } else {
+          await expect(rows).toHaveCount(0);
+        }
+        const zeroColumns = page.getByTestId('values-zero-columns');
+        if (columns.length > 0) {
+          const cols = want.shape[1];
+          const are = columns.length === 1 ? 'is' : 'are';
+          await expect(zeroColumns).toContainText(
+            `${columns.length} of ${plural(cols, 'column')} ${are} zero in every row: ${runsText(columns, groupDigits)}.`,
+          );
+        } else {
+          await expect(zeroColumns).toHaveCount(0);
+        }
+        const entry = ((await downloadReport(page)).values as Array<{ tensor: string; zeroLines?: unknown }>).find(
+          (read) => read.tensor === name,
+        );
+        const lines = (indices: number[], of: number) =>
+          indices.length === 0 ? null : expect.objectContaining({ count: indices.length, of });
+        expect(entry?.zeroLines).toEqual(
+          want.zeroRows.length + columns.length === 0
+            ? undefined
+            : {
+                rowDims: want.shape.slice(0, -1),
+                rows: lines(want.zeroRows, want.ofRows),
+                columns: lines(columns, want.shape[1]),
+              },
+        );
+        await page.keyboard.press('Escape');
+      }
+
+      // The scan lists every tensor with a zero line, and shows them in the table.
+      await page.getByRole('button', { name: 'Scan all values' }).click();
+      const withLines = Object.entries(tensors).filter(
+        ([, want]) => want.zeroRows.length + (want.zeroColumns?.length ?? 0) > 0,
+      );
+      const list = page.getByTestId('scan-zero-lines');
+      await expect(list.getByRole('listitem')).toHaveCount(withLines.length);
+      for (const [name, want] of withLines) {
+        const parts = [];
+        if (want.zeroRows.length > 0) {
+          parts.push(
+            `${want.zeroRows.length} of ${plural(want.ofRows, 'row')} (${runsText(want.zeroRows, rowLabel(want))})`,
+          );
+        }
+        if (want.zeroColumns?.length) {
+          parts.push(
+            `${want.zeroColumns.length} of ${plural(want.shape[1], 'column')} (${runsText(want.zeroColumns, groupDigits)})`,
+          );
+        }
+        await expect(list.getByRole('listitem').filter({ hasText: name })).toHaveText(`${name}: ${parts.join(', ')}`);
+      }
+      const scanned = (await downloadReport(page)).valueScan as { zeroLineTensors: Array<{ tensor: string }> };
+      expect(scanned.zeroLineTensors.map((t) => t.tensor).sort()).toEqual(withLines.map(([name]) => name).sort());
+      await list.getByRole('button', { name: 'Show in the table' }).click();
+      await expect(page.getByText(`${Object.keys(tensors).length} tensors · ${withLines.length} shown`)).toBeVisible();
+    }
+    watch.expectClean();
+  });
+});
