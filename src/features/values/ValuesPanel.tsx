@@ -198,6 +198,7 @@ export function ValuesView({
       {values.zeroLines && (
         <ZeroLinesNote
           zeroLines={values.zeroLines}
+          update={computed}
           sampled={values.read.sampled}
           showRows={values.untrainedTokens === undefined}
         />

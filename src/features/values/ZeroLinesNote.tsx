@@ -34,9 +34,12 @@ export function ZeroLinesNote({
   zeroLines,
   sampled,
   showRows,
+  update = false,
 }: {
   zeroLines: ZeroLines;
   sampled: boolean;
+  /** The values are a LoRA update ΔW laid out as its weight, not a weight. */
+  update?: boolean;
   /** False where another note already names the zero rows (a token embedding's untrained rows). */
   showRows: boolean;
 }) {
@@ -55,9 +58,11 @@ export function ZeroLinesNote({
           <span className="mono">{runsText(rows, rowLabel(rowDims))}</span>.
           {rows.count === rows.of
             ? ' Every value read is zero.'
-            : matrix
-              ? ` In a weight [out, in], ${rows.count === 1 ? 'that output is' : 'those outputs are'} never driven (bias aside): neurons pruned or dead, or bytes never written (a save that stopped early, a download whose missing part was zero-filled).`
-              : ''}
+            : !matrix
+              ? ''
+              : update
+                ? ` The update leaves ${rows.count === 1 ? 'that row of the weight as it was' : 'those rows of the weight as they were'}.`
+                : ` In a weight [out, in], ${rows.count === 1 ? 'that output is' : 'those outputs are'} never driven (bias aside): neurons pruned or dead, or bytes never written (a save that stopped early, a download whose missing part was zero-filled).`}
         </p>
       )}
       {columns && (
@@ -65,7 +70,9 @@ export function ZeroLinesNote({
           {groupDigits(columns.count)} of {plural(columns.of, 'column')} {pluralWord(columns.count, 'is', 'are')} zero
           in every row: <span className="mono">{runsText(columns, groupDigits)}</span>.
           {columns.count < columns.of &&
-            ` In a weight [out, in], ${columns.count === 1 ? 'that input is' : 'those inputs are'} ignored: the neurons of the layer before that pruning removed, or features it never learned to use.`}
+            (update
+              ? ` The update leaves ${columns.count === 1 ? 'that column of the weight as it was' : 'those columns of the weight as they were'}.`
+              : ` In a weight [out, in], ${columns.count === 1 ? 'that input is' : 'those inputs are'} ignored: the neurons of the layer before that pruning removed, or features it never learned to use.`)}
         </p>
       )}
     </div>
