@@ -1,13 +1,14 @@
 /**
  * Rows and columns all zeros (scripts/zero-lines-fixtures.py: the safetensors library and gguf-py wrote the files,
  * numpy's any() gave the answer): "Read values" names them in a tensor's details and the report, "Scan all values"
- * lists the tensors that have them, and a 2:4-sparse weight, half zeros, is in neither.
+ * lists the tensors that have them, and a 2:4-sparse weight, half zeros, is in neither; "Compare values" of the dense
+ * model against the zeroed one says under each tensor which lines are all zeros on one side only.
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { downloadReport, openApp, watchPage } from './helpers';
 import { groupDigits, plural } from '../src/core/number-format';
-import { zeroLinesAnswers, type ZeroLinesAnswer } from '../src/testing/values-fixtures';
+import { zeroLinesAnswers, zeroLinesCompareAnswer, type ZeroLinesAnswer } from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
 
@@ -118,6 +119,52 @@ test.describe('rows and columns all zeros', () => {
       await list.getByRole('button', { name: 'Show in the table' }).click();
       await expect(page.getByText(`${Object.keys(tensors).length} tensors · ${withLines.length} shown`)).toBeVisible();
     }
+    watch.expectClean();
+  });
+
+  test('Compare values: the lines the zeroed model has all zeros and the dense one does not, numpy’s', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const answer = zeroLinesCompareAnswer();
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, answer.a));
+    await expect(page.getByTestId('file-name')).toHaveText(answer.a);
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(VALUES_DIR, answer.b));
+    await expect(page.getByTestId('compare-b-name')).toHaveText(answer.b);
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    const shapes = zeroLinesAnswers()[answer.b];
+    const zeroed = Object.entries(answer.tensors).filter(
+      ([, want]) => want.onlyBRows.length + (want.onlyBColumns?.length ?? 0) > 0,
+    );
+    await expect(page.getByTestId('compare-values-zeroed')).toContainText(
+      `${zeroed.length} tensors have rows or columns all zeros on one side only`,
+    );
+    await expect(page.getByTestId('compare-values-zero-lines')).toHaveCount(zeroed.length);
+    for (const [name, want] of zeroed) {
+      const shape = shapes[name];
+      const parts = [];
+      if (want.onlyBRows.length > 0) {
+        parts.push(
+          `${want.onlyBRows.length} of ${plural(shape.ofRows, 'row')} (${runsText(want.onlyBRows, rowLabel(shape))})`,
+        );
+      }
+      if (want.onlyBColumns?.length) {
+        parts.push(
+          `${want.onlyBColumns.length} of ${plural(shape.shape[1], 'column')} (${runsText(want.onlyBColumns, groupDigits)})`,
+        );
+      }
+      const row = page.getByTestId('compare-values-table').locator('tbody tr').filter({ hasText: name });
+      await expect(row.getByTestId('compare-values-zero-lines')).toHaveText(`all zeros in B only: ${parts.join(', ')}`);
+    }
+    const report = (await downloadReport(page)).compare as { values: Array<{ tensor: string; zeroLines?: unknown }> };
+    expect(
+      report.values
+        .filter((entry) => entry.zeroLines)
+        .map((entry) => entry.tensor)
+        .sort(),
+    ).toEqual(zeroed.map(([name]) => name).sort());
     watch.expectClean();
   });
 });

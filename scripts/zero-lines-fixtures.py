@@ -5,10 +5,12 @@
                            features the up projection ignores (its columns 5, 40, 41), an F16 output projection whose
                            last 24 rows were never written (zeros), F32 stacked experts [4, 16, 32] whose expert 2 is
                            all zeros, and a 2:4-sparse gate projection (half its values zero, no line all zero)
+  zero-lines-dense.safetensors  the same model before its lines were zeroed and its gate made 2:4-sparse
   zero-lines.gguf          written by gguf-py's GGUFWriter: a Q8_0 matrix quantized by gguf-py whose rows 7 and 8 are
                            zeros, and an F16 matrix whose column 2 is
   zero-lines.json          per tensor: its shape, and the indices numpy's any() finds all zero: rows (every index but
-                           the last, flattened) and, for a 2-D tensor, columns
+                           the last, flattened) and, for a 2-D tensor, columns; and, for "Compare values" of the
+                           dense model (A) against the zeroed one (B), the lines all zeros on one side only
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/zero-lines-fixtures.py
 """
@@ -36,33 +38,52 @@ def answer(values: np.ndarray) -> dict:
     return result
 
 
-def safetensors_file(gen: np.random.Generator) -> dict:
+def safetensors_file(gen: np.random.Generator) -> tuple[dict, dict]:
     pruned = [3, 10, 11, 12, 95]
     up = (gen.standard_normal((384, 176)) * 0.02).astype(np.float16)
+    # 67,584 values each: past the 65,536 codes of F16 and BF16, so the scan counts them by code.
+    down = (gen.standard_normal((176, 384)) * 0.02).astype(ml_dtypes.bfloat16)
+    o_proj = (gen.standard_normal((64, 64)) * 0.02).astype(np.float16)
+    experts = (gen.standard_normal((4, 16, 32)) * 0.02).astype(np.float32)
+    gate = (gen.standard_normal((32, 64)) * 0.02).astype(np.float32)
+    names = [
+        "model.layers.0.mlp.up_proj.weight",
+        "model.layers.0.mlp.down_proj.weight",
+        "model.layers.1.self_attn.o_proj.weight",
+        "model.layers.1.mlp.experts.gate_up_proj",
+        "model.layers.2.mlp.gate_proj.weight",
+    ]
+    dense = dict(zip(names, [up.copy(), down.copy(), o_proj.copy(), experts.copy(), gate.copy()]))
     up[pruned, :] = 0
     up[:, [5, 40, 41]] = 0
     up[20, 7] = -0.0
-    # 67,584 values each: past the 65,536 codes of F16 and BF16, so the scan counts them by code.
-    down = (gen.standard_normal((176, 384)) * 0.02).astype(ml_dtypes.bfloat16)
     down[:, pruned] = 0
-    o_proj = (gen.standard_normal((64, 64)) * 0.02).astype(np.float16)
     o_proj[40:, :] = 0
-    experts = (gen.standard_normal((4, 16, 32)) * 0.02).astype(np.float32)
     experts[2] = 0
-    gate = (gen.standard_normal((32, 64)) * 0.02).astype(np.float32)
     groups = gate.reshape(32, 16, 4)
     # 2:4 sparsity: the two smallest of every four consecutive values are zero.
     smallest = np.argsort(np.abs(groups), axis=2)[:, :, :2]
     np.put_along_axis(groups, smallest, 0, axis=2)
-    tensors = {
-        "model.layers.0.mlp.up_proj.weight": up,
-        "model.layers.0.mlp.down_proj.weight": down,
-        "model.layers.1.self_attn.o_proj.weight": o_proj,
-        "model.layers.1.mlp.experts.gate_up_proj": experts,
-        "model.layers.2.mlp.gate_proj.weight": gate,
-    }
+    tensors = dict(zip(names, [up, down, o_proj, experts, gate]))
     save_file(tensors, str(OUT / "zero-lines.safetensors"), metadata={"format": "pt"})
-    return {name: answer(array) for name, array in tensors.items()}
+    save_file(dense, str(OUT / "zero-lines-dense.safetensors"), metadata={"format": "pt"})
+    return {name: answer(array) for name, array in tensors.items()}, compare_answer(dense, tensors)
+
+
+def compare_answer(a: dict, b: dict) -> dict:
+    """Per tensor, the lines all zeros in B and not in A, and the reverse."""
+    result = {}
+    for name in a:
+        za, zb = answer(a[name]), answer(b[name])
+        entry = {
+            "onlyBRows": sorted(set(zb["zeroRows"]) - set(za["zeroRows"])),
+            "onlyARows": sorted(set(za["zeroRows"]) - set(zb["zeroRows"])),
+        }
+        if "zeroColumns" in za:
+            entry["onlyBColumns"] = sorted(set(zb["zeroColumns"]) - set(za["zeroColumns"]))
+            entry["onlyAColumns"] = sorted(set(za["zeroColumns"]) - set(zb["zeroColumns"]))
+        result[name] = entry
+    return result
 
 
 def gguf_file(gen: np.random.Generator) -> dict:
@@ -86,10 +107,12 @@ def gguf_file(gen: np.random.Generator) -> dict:
 
 def main() -> None:
     gen = np.random.default_rng(20261206)
+    pruned, compared = safetensors_file(gen)
     result = {
         "generator": "scripts/zero-lines-fixtures.py",
         "numpy": np.__version__,
-        "files": {"zero-lines.safetensors": safetensors_file(gen), "zero-lines.gguf": gguf_file(gen)},
+        "files": {"zero-lines.safetensors": pruned, "zero-lines.gguf": gguf_file(gen)},
+        "compare": {"a": "zero-lines-dense.safetensors", "b": "zero-lines.safetensors", "tensors": compared},
     }
     (OUT / "zero-lines.json").write_text(json.dumps(result, indent=1) + "\n")
 

@@ -131,3 +131,18 @@ export function zeroLinesAnswers(): Record<string, Record<string, ZeroLinesAnswe
     }
   ).files;
 }
+
+/** fixtures/values/zero-lines.json's compare: per tensor, the lines all zeros on one side only (numpy). */
+export interface ZeroLinesCompareAnswer {
+  a: string;
+  b: string;
+  tensors: Record<
+    string,
+    { onlyBRows: number[]; onlyARows: number[]; onlyBColumns?: number[]; onlyAColumns?: number[] }
+  >;
+}
+
+export function zeroLinesCompareAnswer(): ZeroLinesCompareAnswer {
+  return (JSON.parse(readFileSync(join(DIR, 'zero-lines.json'), 'utf8')) as { compare: ZeroLinesCompareAnswer })
+    .compare;
+}

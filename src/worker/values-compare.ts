@@ -19,6 +19,7 @@ import {
 import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
+import { zeroLinesChange, ZeroLinesTracker } from '../core/values/zero-lines';
 import { embeddingPlanOf } from '../core/values/untrained-tokens';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
@@ -216,6 +217,8 @@ async function comparePairing(
   const byRows = pairing.permutedRows !== null;
   let diff: DiffAccumulator | null = null;
   let embeddingRows: EmbeddingRowAccumulator | null = null;
+  // Element for element, each side's lines all zeros: which rows and columns one side zeroes and the other does not.
+  let lines: { a: ZeroLinesTracker; b: ZeroLinesTracker; rowDims: number[] } | null = null;
   const chosen = partsToRead(a, pairing, remote);
   let sampled = chosen.sampled;
   let bytes = 0;
@@ -259,6 +262,10 @@ async function comparePairing(
         ? embeddingPlanOf(part.rowA, a.names[part.rowA], () => [view.rows, view.cols])
         : null;
     embeddingRows = embedding ? new EmbeddingRowAccumulator(embedding.tensor, view.rows, view.cols) : null;
+    lines =
+      chosen.parts.length === 1 && !byRows && !pairing.shift
+        ? { a: new ZeroLinesTracker(part.shape), b: new ZeroLinesTracker(part.shape), rowDims: part.shape.slice(0, -1) }
+        : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
     decodedBy = describeDecoding(sideA, sideB);
@@ -291,6 +298,8 @@ async function comparePairing(
         ]);
         add(pa, pb);
         embeddingRows?.add(pa.values, pb.values, first);
+        lines?.a.add(pa.values, first);
+        lines?.b.add(pb.values, first);
       }
     }
   }
@@ -301,6 +310,10 @@ async function comparePairing(
   const rows = embeddingRows?.result(b.tokenTexts?.() ?? null);
   if (rows) {
     comparison.rows = rows;
+  }
+  const zeroLines = lines && zeroLinesChange(lines.a, lines.b, lines.rowDims, !sampled);
+  if (zeroLines) {
+    comparison.zeroLines = zeroLines;
   }
   return { comparison, skipped: null, bytes };
 }

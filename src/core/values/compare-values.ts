@@ -8,6 +8,7 @@
  */
 import { StackLayers, type StackLayer } from './layer-names';
 import type { EmbeddingRowChanges } from './embedding-row-changes';
+import type { ZeroLinesChange } from './zero-lines';
 
 export interface ValueComparison {
   tensor: string;
@@ -32,6 +33,8 @@ export interface ValueComparison {
   cosine: number | null;
   /** The token embedding compared whole: its rows, token by token (embedding-row-changes.ts). */
   rows?: EmbeddingRowChanges;
+  /** Rows and columns all zeros on one side only, compared element for element (zero-lines.ts); absent: none. */
+  zeroLines?: ZeroLinesChange;
 }
 
 /** One adapted module against the base weight it changes. */

@@ -165,6 +165,87 @@ export class ZeroLinesTracker {
       .forEach((col) => runs.add(col));
     return runs.result(this.cols);
   }
+
+  /** Per row: read or not, zero or not; null when rows are not looked at. */
+  rowZero(): { read: (row: number) => boolean; zero: (row: number) => boolean; rows: number } | null {
+    const { rowState } = this;
+    return rowState === null
+      ? null
+      : {
+          read: (row) => rowState[row] !== UNREAD,
+          zero: (row) => rowState[row] === ZERO_SO_FAR,
+          rows: rowState.length,
+        };
+  }
+
+  /** 1 at each column zero in every row read; null when columns are not looked at. */
+  columnZero(): Uint8Array | null {
+    if (this.unseen.length === 0) {
+      return null;
+    }
+    const zero = new Uint8Array(this.cols);
+    this.unseen.subarray(0, this.unseenLength).forEach((col) => (zero[col] = 1));
+    return zero;
+  }
+}
+
+/** The lines all zeros on one side of a comparison only (a pruning, a part a conversion never wrote, or a fix). */
+export interface ZeroLinesChange {
+  rowDims: number[];
+  /** Rows all zeros in B, not in A (and the reverse), among the rows read on both sides. */
+  rows: { onlyB: ZeroLineRuns | null; onlyA: ZeroLineRuns | null } | null;
+  /** Columns all zeros in B, not in A (and the reverse), for a 2-D tensor read whole on both sides. */
+  columns: { onlyB: ZeroLineRuns | null; onlyA: ZeroLineRuns | null } | null;
+}
+
+/** What `a` and `b`, fed the same elements of two tensors of one shape, tell apart; null when no line differs. */
+export function zeroLinesChange(
+  a: ZeroLinesTracker,
+  b: ZeroLinesTracker,
+  rowDims: number[],
+  wholeRead: boolean,
+): ZeroLinesChange | null {
+  let rows: ZeroLinesChange['rows'] = null;
+  const rowsA = a.rowZero();
+  const rowsB = b.rowZero();
+  if (rowsA && rowsB && rowsA.rows === rowsB.rows) {
+    const onlyB = new RunsBuilder();
+    const onlyA = new RunsBuilder();
+    let read = 0;
+    for (let row = 0; row < rowsA.rows; row++) {
+      if (rowsA.read(row) && rowsB.read(row)) {
+        read++;
+        const [zeroA, zeroB] = [rowsA.zero(row), rowsB.zero(row)];
+        if (zeroB && !zeroA) {
+          onlyB.add(row);
+        } else if (zeroA && !zeroB) {
+          onlyA.add(row);
+        }
+      }
+    }
+    rows = { onlyB: onlyB.result(read), onlyA: onlyA.result(read) };
+  }
+  let columns: ZeroLinesChange['columns'] = null;
+  const columnsA = wholeRead ? a.columnZero() : null;
+  const columnsB = wholeRead ? b.columnZero() : null;
+  if (columnsA && columnsB && columnsA.length === columnsB.length) {
+    const onlyB = new RunsBuilder();
+    const onlyA = new RunsBuilder();
+    for (let col = 0; col < columnsA.length; col++) {
+      if (columnsB[col] > columnsA[col]) {
+        onlyB.add(col);
+      } else if (columnsA[col] > columnsB[col]) {
+        onlyA.add(col);
+      }
+    }
+    columns = { onlyB: onlyB.result(columnsA.length), onlyA: onlyA.result(columnsA.length) };
+  }
+  const some = (pair: { onlyB: ZeroLineRuns | null; onlyA: ZeroLineRuns | null } | null) =>
+    pair !== null && (pair.onlyA !== null || pair.onlyB !== null);
+  if (!some(rows) && !some(columns)) {
+    return null;
+  }
+  return { rowDims, rows: some(rows) ? rows : null, columns: some(columns) ? columns : null };
 }
 
 /** Ascending indices as their count and at most MAX_ZERO_RUNS [first, last] runs. */

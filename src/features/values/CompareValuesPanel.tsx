@@ -15,6 +15,7 @@ import { REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/values-limits';
 import { LoraRelativeCard } from './LoraRelativeCard';
 import { LoraPairCard } from './LoraPairCard';
 import { EmbeddingRowsNote } from './EmbeddingRowsNote';
+import { zeroLinesChangeText } from './ZeroLinesNote';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -58,6 +59,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
   const changed = result.tensors.filter((entry) => !entry.identical);
   const same = result.tensors.filter((entry) => entry.identical);
   const sampled = result.tensors.some((entry) => entry.basis === 'sampled');
+  const zeroed = changed.filter((entry) => entry.zeroLines).length;
   const clauses = sameClauses(same);
   const decodings = [
     ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
@@ -72,6 +74,12 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
         {clauses.length > 0 ? `, ${clauses.join(', ')}` : ''}.
       </p>
       {result.tensors.map((entry) => entry.rows && <EmbeddingRowsNote key={entry.tensor} rows={entry.rows} />)}
+      {zeroed > 0 && (
+        <p data-testid="compare-values-zeroed">
+          {plural(zeroed, 'tensor has', 'tensors have')} rows or columns all zeros on one side only (below, under each
+          name): a pruning, a part a conversion or save never wrote, or one side fixing the other.
+        </p>
+      )}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}
@@ -97,6 +105,11 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                   <td className="mono">
                     {entry.tensor}
                     {entry.note && <div className="values-note">{entry.note}</div>}
+                    {entry.zeroLines && (
+                      <div className="values-note" data-testid="compare-values-zero-lines">
+                        {zeroLinesChangeText(entry.zeroLines)}
+                      </div>
+                    )}
                   </td>
                   <td className="mono">
                     {entry.dtypeA === entry.dtypeB ? entry.dtypeA : `${entry.dtypeA} → ${entry.dtypeB}`}

@@ -2,7 +2,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { ZeroLines } from '../../core/values/zero-lines';
-import { ZeroLinesNote, zeroLinesSummary } from './ZeroLinesNote';
+import { ZeroLinesNote, zeroLinesChangeText, zeroLinesSummary } from './ZeroLinesNote';
 
 const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/&#x27;/g, "'");
 
@@ -56,5 +56,23 @@ describe('ZeroLinesNote', () => {
 
   it('one line for the scan', () => {
     expect(zeroLinesSummary(pruned)).toBe('5 of 384 rows (3, 10–12, 95), 1 of 176 columns (40)');
+  });
+
+  it('a comparison: the lines all zeros on one side only', () => {
+    const runs = (count: number, of: number, first: number, last: number) => ({
+      count,
+      of,
+      runs: [[first, last]] as Array<[number, number]>,
+    });
+    expect(
+      zeroLinesChangeText({
+        rowDims: [64],
+        rows: { onlyB: runs(24, 64, 40, 63), onlyA: null },
+        columns: { onlyB: null, onlyA: runs(2, 32, 7, 8) },
+      }),
+    ).toBe('all zeros in B only: 24 of 64 rows (40–63); in A only: 2 of 32 columns (7–8)');
+    expect(zeroLinesChangeText({ rowDims: [64], rows: { onlyB: null, onlyA: runs(1, 64, 3, 3) }, columns: null })).toBe(
+      'all zeros in A only: 1 of 64 rows (3)',
+    );
   });
 });

@@ -4,7 +4,7 @@
  */
 import { groupDigits, plural, pluralWord } from '../../core/number-format';
 import { indexIn } from '../../core/values/non-finite-positions';
-import type { ZeroLineRuns, ZeroLines } from '../../core/values/zero-lines';
+import type { ZeroLineRuns, ZeroLines, ZeroLinesChange } from '../../core/values/zero-lines';
 
 /** The runs as text, each index through `label`, `…` when the runs listed are not all of them. */
 function runsText({ runs, count }: ZeroLineRuns, label: (index: number) => string): string {
@@ -28,6 +28,16 @@ export function zeroLinesSummary({ rowDims, rows, columns }: ZeroLines): string 
     parts.push(`${groupDigits(columns.count)} of ${plural(columns.of, 'column')} (${runsText(columns, groupDigits)})`);
   }
   return parts.join(', ');
+}
+
+/** For "Compare values": `all zeros in B only: 5 of 384 rows (3, 10–12, 95); in A only: 2 of 176 columns (7–8)`. */
+export function zeroLinesChangeText({ rowDims, rows, columns }: ZeroLinesChange): string {
+  const side = (pick: 'onlyA' | 'onlyB') =>
+    zeroLinesSummary({ rowDims, rows: rows?.[pick] ?? null, columns: columns?.[pick] ?? null });
+  const [inB, inA] = [side('onlyB'), side('onlyA')];
+  return [inB && `all zeros in B only: ${inB}`, inA && `${inB ? 'in' : 'all zeros in'} A only: ${inA}`]
+    .filter(Boolean)
+    .join('; ');
 }
 
 export function ZeroLinesNote({

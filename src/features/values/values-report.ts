@@ -43,7 +43,7 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
   const { result } = valueCompare;
   return {
     values: result.tensors.map(
-      ({ tensor, identical, identicalBy, decodedBy, note, basis, maxAbs, relL2, cosine, rows }) => ({
+      ({ tensor, identical, identicalBy, decodedBy, note, basis, maxAbs, relL2, cosine, rows, zeroLines }) => ({
         tensor,
         identical,
         identicalBy,
@@ -54,6 +54,7 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
         relL2,
         cosine,
         ...(rows ? { rows } : {}),
+        ...(zeroLines ? { zeroLines } : {}),
       }),
     ),
     valuesDone: result.done,
