@@ -110,6 +110,11 @@ test.describe('tensor values', () => {
     await expect(layers.getByRole('combobox').locator('option').first()).toHaveText(
       'model.layers.#.mlp.down_proj.weight (6 layers)',
     );
+    // No down_proj has a row or column all zeros: the zero-lines figure says so rather than drawing empty bars.
+    await layers.getByRole('radio', { name: 'zero lines' }).check();
+    await expect(page.getByTestId('scan-layers-flat')).toHaveText(
+      'No layer has rows or columns all zeros for model.layers.#.mlp.down_proj.weight.',
+    );
     await layers.getByRole('radio', { name: 'abs-max' }).check();
     const down = 'model.layers.3.mlp.down_proj.weight';
     await expect(page.getByTestId('scan-layers-chart').locator('rect title').nth(3)).toHaveText(

@@ -31,7 +31,27 @@ describe('rolesAcrossLayers', () => {
       std: 0.02,
       absMax: 0.5,
       zeroShare: 0.2,
+      zeroLines: 0,
     });
+  });
+
+  it('rows and columns all zeros add up per layer: a pruned layer stands out', () => {
+    const lines = (rows: number, columns: number): ScanTensor['zeroLines'] => ({
+      rowDims: [64],
+      rows: rows ? { count: rows, of: 64, runs: [[0, rows - 1]] } : null,
+      columns: columns ? { count: columns, of: 64, runs: [[0, columns - 1]] } : null,
+    });
+    const roles = rolesAcrossLayers(
+      [0, 1, 2].flatMap((layer) => [
+        scannedTensor(`model.layers.${layer}.mlp.experts.0.up_proj.weight`, {
+          zeroLines: layer === 1 ? lines(5, 0) : undefined,
+        }),
+        scannedTensor(`model.layers.${layer}.mlp.experts.1.up_proj.weight`, {
+          zeroLines: layer === 1 ? lines(2, 3) : undefined,
+        }),
+      ]),
+    );
+    expect(roles[0].layers.map((layer) => layer.zeroLines)).toEqual([0, 10, 0]);
   });
 
   it('among roles in as many layers, the one with more values comes first: weights before their norms', () => {

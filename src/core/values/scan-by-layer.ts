@@ -1,7 +1,8 @@
 /**
  * The scan's figures of one kind of tensor across the layer stack (`model.layers.#.mlp.down_proj.weight`, numbered
- * segments such as experts folded into their layer): the spread, the largest value and the share of zeros per layer, so a layer that is
- * dead (all zeros), blown up (an abs-max far above its neighbours) or copied shows as a bar that stands out. Pure.
+ * segments such as experts folded into their layer): the spread, the largest value, the share of zeros and the rows
+ * and columns all zeros per layer, so a layer that is dead (all zeros), pruned, blown up (an abs-max far above its
+ * neighbours) or copied shows as a bar that stands out. Pure.
  */
 import { layerParts, numbersAsPlaceholders, type StackLayer } from './layer-names';
 import type { ScanTensor } from './value-scan';
@@ -16,6 +17,8 @@ export interface LayerFigures extends StackLayer {
   std: number;
   absMax: number;
   zeroShare: number;
+  /** Rows and columns all zeros over their tensors (zero-lines.ts): pruned or dead neurons, parts never written. */
+  zeroLines: number;
 }
 
 export interface RoleAcrossLayers {
@@ -52,6 +55,10 @@ export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossL
           absMax: Math.max(...entries.map((entry) => entry.absMax as number)),
           zeroShare:
             entries.reduce((sum, entry) => sum + entry.zeros, 0) / entries.reduce((sum, entry) => sum + entry.count, 0),
+          zeroLines: entries.reduce(
+            (sum, entry) => sum + (entry.zeroLines?.rows?.count ?? 0) + (entry.zeroLines?.columns?.count ?? 0),
+            0,
+          ),
         })),
     }))
     .sort((a, b) => b.layers.length - a.layers.length || b.values - a.values || (a.role < b.role ? -1 : 1))

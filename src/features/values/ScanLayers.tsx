@@ -3,19 +3,27 @@
  * and the figure, and a dead, blown-up or copied layer is the bar that stands out.
  */
 import { useMemo, useState } from 'react';
-import { formatPercent, formatValue } from '../../core/number-format';
+import { formatPercent, formatValue, groupDigits } from '../../core/number-format';
 import { rolesAcrossLayers, type LayerFigures } from '../../core/values/scan-by-layer';
 import type { ScanTensor } from '../../core/values/value-scan';
 import { Segmented } from '../../lib/Segmented';
 import { LayerChart } from './ValueCharts';
 
-const FIGURES = ['std', 'abs-max', 'zeros'] as const;
+const FIGURES = ['std', 'abs-max', 'zeros', 'zero lines'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const FIGURE_OF: Record<Figure, { value: (layer: LayerFigures) => number; format: (value: number) => string }> = {
   std: { value: (layer) => layer.std, format: formatValue },
   'abs-max': { value: (layer) => layer.absMax, format: formatValue },
   zeros: { value: (layer) => layer.zeroShare, format: (share) => formatPercent(share, 1) },
+  'zero lines': { value: (layer) => layer.zeroLines, format: groupDigits },
+};
+
+const WHAT: Record<Figure, string> = {
+  std: 'Mean std',
+  'abs-max': 'Largest abs-max',
+  zeros: 'Share of zeros',
+  'zero lines': 'Rows and columns all zeros',
 };
 
 export function ScanLayers({ perTensor }: { perTensor: readonly ScanTensor[] }) {
@@ -27,7 +35,7 @@ export function ScanLayers({ perTensor }: { perTensor: readonly ScanTensor[] }) 
     return null;
   }
   const { value, format } = FIGURE_OF[figure];
-  const what = figure === 'std' ? 'Mean std' : figure === 'abs-max' ? 'Largest abs-max' : 'Share of zeros';
+  const what = WHAT[figure];
   return (
     <div className="values-scan-layers" data-testid="scan-layers">
       <div className="values-scan-layers-controls">
@@ -51,7 +59,9 @@ export function ScanLayers({ perTensor }: { perTensor: readonly ScanTensor[] }) 
       </div>
       {role.layers.every((layer) => value(layer) === 0) && (
         <p className="muted" data-testid="scan-layers-flat">
-          Every layer&apos;s {figure === 'zeros' ? 'share of zeros' : figure} is 0 for {role.role}.
+          {figure === 'zero lines'
+            ? `No layer has rows or columns all zeros for ${role.role}.`
+            : `Every layer's ${figure === 'zeros' ? 'share of zeros' : figure} is 0 for ${role.role}.`}
         </p>
       )}
       <LayerChart
