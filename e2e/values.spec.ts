@@ -411,6 +411,24 @@ test.describe('tensor values', () => {
       .filter(([, want]) => want.first.some(({ kind }) => kind !== 'NaN'))
       .map(([name]) => name);
     await expect(page.getByTestId('scan-inf').getByRole('listitem')).toHaveCount(infinite.length);
+    // Each listed tensor says where, as numpy's argwhere does: the embedding's one broken token row by its index.
+    const embedding = answers['non-finite.safetensors']['model.embed_tokens.weight'];
+    await expect(
+      page.getByTestId('scan-nan').getByRole('listitem').filter({ hasText: 'model.embed_tokens.weight' }),
+    ).toHaveText(
+      `model.embed_tokens.weight: ${embedding.count} NaN in row [${embedding.first[0].at[0]}] of ${embedding.ofRows}: every value of that row`,
+    );
+    const positions = (await downloadReport(page)).valueScan as {
+      nonFinitePositions: Array<{ tensor: string; first: unknown; rows: number; ofRows: number }>;
+    };
+    expect(Object.fromEntries(positions.nonFinitePositions.map(({ tensor, ...where }) => [tensor, where]))).toEqual(
+      Object.fromEntries(
+        Object.entries(answers['non-finite.safetensors']).map(([name, want]) => [
+          name,
+          { first: want.first, rows: want.rows, ofRows: want.ofRows },
+        ]),
+      ),
+    );
     await page.getByTestId('scan-inf').getByRole('button', { name: 'Show in the table' }).click();
     await expect(page.getByText(`3 tensors · ${infinite.length} shown`)).toBeVisible();
     await expect(page.getByTestId('tensor-details')).toContainText(infinite[0]);

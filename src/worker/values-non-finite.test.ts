@@ -2,7 +2,7 @@
  * "Read values" says where a tensor's NaN and infinities are (scripts/non-finite-fixtures.py: the safetensors library
  * and gguf-py wrote the files, numpy's argwhere gave the answer): the first positions in row-major order with their
  * kinds, and how many rows hold one. F32, BF16 (counted by code), F16 in four dimensions, and a Q8_0 block whose
- * scale is NaN.
+ * scale is NaN. "Scan all values" finds the same positions for every tensor it lists.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { keptLoad } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { nonFiniteAnswers, present } from '../testing/values-fixtures';
-import { readTensorValues, type ValuesJob } from './values-handler';
+import { readTensorValues, scanValues, type ValuesJob } from './values-handler';
 
 const ANSWERS = nonFiniteAnswers();
 
@@ -30,6 +30,26 @@ describe('where the NaN and infinities are', () => {
         expect(found.tokens?.texts).toEqual(want.tokens);
       });
     }
+  }
+
+  for (const [file, tensors] of Object.entries(ANSWERS)) {
+    it(`${file}: the scan finds numpy's positions in every tensor it lists`, async () => {
+      const kept = await keptLoad({ kind: 'file', file: new File([readFileSync(join(DIR, file))], file) });
+      const scan = await scanValues(kept, job());
+      for (const [tensor, want] of Object.entries(tensors)) {
+        const entry = present(
+          [...scan.nanTensors, ...scan.infTensors].find((t) => t.tensor === tensor),
+          `${tensor} in the scan's lists`,
+        );
+        const found = present(entry.nonFinite, 'non-finite positions');
+        expect(
+          found.first.map(({ at, kind }) => ({ at, kind })),
+          tensor,
+        ).toEqual(want.first);
+        expect(found, tensor).toMatchObject({ rows: want.rows, ofRows: want.ofRows });
+      }
+      expect(scan.perTensor.filter((t) => t.nonFinite).length).toBe(Object.keys(tensors).length);
+    });
   }
 
   it('a tensor with none has no positions', async () => {

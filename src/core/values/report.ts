@@ -100,6 +100,19 @@ export function scanReport(scan: ValueScan, tiedHead: TiedHeadValues | null = nu
     skipped: scan.skippedNames,
     nanTensors: names(scan.nanTensors),
     infTensors: names(scan.infTensors),
+    // Each listed tensor's first NaN and infinity positions, once for a tensor on both lists.
+    nonFinitePositions: [...new Set([...scan.nanTensors, ...scan.infTensors])].flatMap(({ tensor, nonFinite }) =>
+      nonFinite
+        ? [
+            {
+              tensor,
+              first: nonFinite.first.map(({ at, kind }) => ({ at, kind })),
+              rows: nonFinite.rows,
+              ofRows: nonFinite.ofRows,
+            },
+          ]
+        : [],
+    ),
     allZeroTensors: names(scan.allZeroTensors),
     zeroLineTensors: scan.zeroLineTensors.map(({ tensor, zeroLines }) => ({ tensor, ...zeroLines })),
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),

@@ -1,7 +1,7 @@
 /** What the scan makes of the tensors it read: LoRA up factors that are all zeros, and outliers by role. */
 import { describe, expect, it } from 'vitest';
 import { scannedTensor } from '../../testing/scan-tensors';
-import { summarizeScan, type ScanTensor } from './value-scan';
+import { summarizeScan, TensorScanAccumulator, type ScanTensor } from './value-scan';
 
 /** A scanned tensor of 64 values, `zeros` of them zero. */
 function scanned(tensor: string, zeros: number): ScanTensor {
@@ -74,5 +74,32 @@ describe('outliers against their role', () => {
     );
     perTensor[2] = { ...perTensor[2], absMax: 5 };
     expect(scan(perTensor).outliers.map((outlier) => outlier.tensor)).toEqual([perTensor[2].tensor]);
+  });
+});
+
+describe('where the scan finds NaN and infinities', () => {
+  it('a BF16 tensor counted by code: the positions of the chunk that held them, in any chunk order', () => {
+    // [512, 256] of 1.0 (0x3f80), past BF16's 65,536 codes: row 300 all NaN (0x7fc0), one -Inf (0xff80) at [7, 9].
+    const rows = 512;
+    const cols = 256;
+    const codes = new Uint16Array(rows * cols).fill(0x3f80);
+    codes.fill(0x7fc0, 300 * cols, 301 * cols);
+    codes[7 * cols + 9] = 0xff80;
+    const bytes = new Uint8Array(codes.buffer);
+    const scan = new TensorScanAccumulator('BF16', rows * cols, [rows, cols]);
+    const half = bytes.length / 2;
+    scan.add(bytes.subarray(half), half / 2);
+    scan.add(bytes.subarray(0, half), 0);
+    const { stats, nonFinite } = scan.result();
+    expect(stats).toMatchObject({ nan: cols, negInf: 1 });
+    expect(nonFinite?.first[0]).toEqual({ element: 7 * cols + 9, at: [7, 9], kind: '−Inf' });
+    expect(nonFinite?.first.slice(1).map(({ at }) => at)).toEqual(Array.from({ length: 19 }, (_, col) => [300, col]));
+    expect(nonFinite).toMatchObject({ rows: 2, ofRows: rows });
+  });
+
+  it('a finite tensor has none', () => {
+    const scan = new TensorScanAccumulator('F32', 64, [8, 8]);
+    scan.add(new Uint8Array(new Float32Array(64).fill(0.5).buffer), 0);
+    expect(scan.result().nonFinite).toBeNull();
   });
 });

@@ -13,6 +13,8 @@ import { duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
 import { numbersAsPlaceholders } from './layer-names';
 import { initialNorms, type InitialNorms } from './initial-norms';
 import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
+import { matrixShape } from './grid';
+import { NonFiniteLocator, type NonFinitePositions } from './non-finite-positions';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
@@ -38,6 +40,8 @@ export interface ScanTensor {
   std: number | null;
   /** Its rows and columns all zeros (zero-lines.ts); absent when none is. */
   zeroLines?: ZeroLines;
+  /** Where its NaN and infinities are (non-finite-positions.ts); absent when it has none. */
+  nonFinite?: NonFinitePositions;
 }
 
 export interface ScanOutlier {
@@ -90,6 +94,7 @@ export interface ValueScan {
 export interface TensorScanFigures {
   stats: ValueStats;
   zeroLines: ZeroLines | null;
+  nonFinite: NonFinitePositions | null;
 }
 
 /**
@@ -102,6 +107,7 @@ export class TensorScanAccumulator {
   private readonly stats: StatsAccumulator;
   private readonly table: Float32Array | null;
   private readonly lines: ZeroLinesTracker;
+  private readonly locator: NonFiniteLocator;
 
   constructor(
     private readonly dtype: string,
@@ -112,25 +118,42 @@ export class TensorScanAccumulator {
     const table = codeTable(dtype);
     this.table = table !== null && elements >= table.length ? table : null;
     this.lines = new ZeroLinesTracker(shape);
+    const { rows, cols } = matrixShape(shape);
+    this.locator = new NonFiniteLocator(shape, rows, cols);
   }
 
   /** Whole units of the tensor, starting at element `firstElement`. */
   add(bytes: Uint8Array, firstElement: number): void {
-    if (this.table) {
+    // Positions are looked for only in a chunk that held a NaN or an infinity: a finite tensor pays one sum per chunk.
+    const nonFiniteBefore = this.stats.nonFiniteSoFar();
+    const { table } = this;
+    if (table) {
       const codes = codesOf(this.dtype, bytes);
-      this.stats.addCodes(codes, this.table);
-      this.lines.addCodes(codes, this.table, firstElement);
+      this.stats.addCodes(codes, table);
+      this.lines.addCodes(codes, table, firstElement);
+      if (this.stats.nonFiniteSoFar() > nonFiniteBefore) {
+        codes.forEach((code, i) => this.noteIfNonFinite(table[code], firstElement + i));
+      }
       return;
     }
     const values = decodeValues(this.dtype, bytes);
     if (values) {
       this.stats.add(values);
       this.lines.add(values, firstElement);
+      if (this.stats.nonFiniteSoFar() > nonFiniteBefore) {
+        values.forEach((value, i) => this.noteIfNonFinite(value, firstElement + i));
+      }
+    }
+  }
+
+  private noteIfNonFinite(value: number, element: number): void {
+    if (!(value - value === 0)) {
+      this.locator.note(element, value);
     }
   }
 
   result(): TensorScanFigures {
-    return { stats: this.stats.stats(), zeroLines: this.lines.result(true) };
+    return { stats: this.stats.stats(), zeroLines: this.lines.result(true), nonFinite: this.locator.result() };
   }
 }
 
@@ -138,7 +161,7 @@ export function scanTensor(
   row: number,
   tensor: string,
   dtype: string,
-  { stats, zeroLines }: TensorScanFigures,
+  { stats, zeroLines, nonFinite }: TensorScanFigures,
 ): ScanTensor {
   const scanned: ScanTensor = {
     tensor,
@@ -155,6 +178,9 @@ export function scanTensor(
   };
   if (zeroLines) {
     scanned.zeroLines = zeroLines;
+  }
+  if (nonFinite) {
+    scanned.nonFinite = nonFinite;
   }
   return scanned;
 }

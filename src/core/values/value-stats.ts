@@ -222,6 +222,21 @@ export class StatsAccumulator {
     this.pendingBucketTotal = 0;
   }
 
+  /**
+   * NaN and infinities counted so far, those among codes not yet folded in included: a caller compares it before and
+   * after a chunk to learn whether the chunk held one, at the cost of a sum over the dtype's non-finite codes.
+   */
+  nonFiniteSoFar(): number {
+    let count = this.nan + this.posInf + this.negInf;
+    const counts = this.codeCounts;
+    if (counts !== null && this.codeTable !== null && this.pendingCodes > 0) {
+      for (const code of nonFiniteCodes(this.codeTable)) {
+        count += counts[code];
+      }
+    }
+    return count;
+  }
+
   /** Every figure of the counted codes, each distinct value taken once with its count. */
   private foldCodes(): void {
     const counts = this.codeCounts;
@@ -467,6 +482,24 @@ export class StatsAccumulator {
     }
     return { edges, counts };
   }
+}
+
+/** The codes of a code table whose value is NaN or an infinity, per table. */
+const NON_FINITE_CODES = new WeakMap<Float32Array, Uint32Array>();
+
+function nonFiniteCodes(table: Float32Array): Uint32Array {
+  let codes = NON_FINITE_CODES.get(table);
+  if (codes === undefined) {
+    const found: number[] = [];
+    table.forEach((value, code) => {
+      if (!(value - value === 0)) {
+        found.push(code);
+      }
+    });
+    codes = Uint32Array.from(found);
+    NON_FINITE_CODES.set(table, codes);
+  }
+  return codes;
 }
 
 function finiteOrNull(value: number): number | null {

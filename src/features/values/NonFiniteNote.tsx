@@ -8,6 +8,38 @@ import { inlineTokens } from './token-lists';
 
 const position = (at: readonly number[]) => `[${at.join(', ')}]`;
 
+/** The distinct rows (every index but the last) of the first positions, and whether they are every row that holds one. */
+function firstRows({ first, rows }: NonFinitePositions): { keys: string[]; all: boolean } {
+  // A row is every index but the last: a matrix's row, a token embedding's token id, a kernel's output channel.
+  const keys = [...new Set(first.map(({ at }) => position(at.slice(0, -1))))];
+  return { keys, all: rows !== null && keys.length === rows && first[0].at.length > 1 };
+}
+
+/**
+ * Where they are, in words: ` in row [17] of 512: every value of that row`, ` in 3 of 300 rows`, or '' for a tensor of
+ * one row. `total`: how many there are; `rowLength`: values per row (the tensor's last dimension).
+ */
+export function nonFiniteWhere(nonFinite: NonFinitePositions, total: number, rowLength: number): string {
+  const { rows, ofRows } = nonFinite;
+  // Whole rows broken (a token whose embedding is all NaN) read differently from values spread through the tensor.
+  const wholeRows = rows !== null && ofRows > 1 && total === rows * rowLength;
+  const { keys: rowKeys, all: rowsNamed } = firstRows(nonFinite);
+  const where =
+    ofRows <= 1
+      ? ''
+      : rows === null
+        ? ` in rows of ${groupDigits(ofRows)}`
+        : rowsNamed
+          ? ` in ${rows === 1 ? 'row' : 'rows'} ${rowKeys.join(', ')} of ${groupDigits(ofRows)}`
+          : ` in ${groupDigits(rows)} of ${plural(ofRows, 'row')}`;
+  return where + (wholeRows ? (rows === 1 ? ': every value of that row' : ': every value of those rows') : '');
+}
+
+/** The first positions and kinds as text: `[3, 1] NaN, [7, 0] +Inf`. */
+function nonFinitePositionsText(first: NonFinitePositions['first']): string {
+  return first.map(({ at, kind }) => `${position(at)} ${kind}`).join(', ');
+}
+
 export function NonFiniteNote({
   nonFinite,
   total,
@@ -20,33 +52,19 @@ export function NonFiniteNote({
   rowLength: number;
   sampled: boolean;
 }) {
-  const { first, rows, ofRows } = nonFinite;
-  // Whole rows broken (a token whose embedding is all NaN) read differently from values spread through the tensor.
-  const wholeRows = rows !== null && ofRows > 1 && total === rows * rowLength;
-  // A row is every index but the last: a matrix's row, a token embedding's token id, a kernel's output channel.
-  const rowKeys = [...new Set(first.map(({ at }) => position(at.slice(0, -1))))];
-  const rowsNamed = rows !== null && rowKeys.length === rows && first[0].at.length > 1;
-  const where =
-    ofRows <= 1
-      ? ''
-      : rows === null
-        ? ` in rows of ${groupDigits(ofRows)}`
-        : rowsNamed
-          ? ` in ${rows === 1 ? 'row' : 'rows'} ${rowKeys.join(', ')} of ${groupDigits(ofRows)}`
-          : ` in ${groupDigits(rows)} of ${plural(ofRows, 'row')}`;
-  const whole = wholeRows ? (rows === 1 ? ': every value of that row' : ': every value of those rows') : '';
+  const { first } = nonFinite;
+  const rowsNamed = firstRows(nonFinite).all;
   const tokens = nonFinite.tokens;
   return (
     <div className="values-error" role="note" data-testid="values-non-finite">
       <p>
         {plural(total, 'non-finite value')}
-        {where}
-        {whole}
+        {nonFiniteWhere(nonFinite, total, rowLength)}
         {sampled ? ' (among the rows read)' : ''}. First, in element order
         {first.length < total ? ` (${first.length} of ${groupDigits(total)})` : ''}:
       </p>
       <p className="mono values-inline-list" data-testid="values-non-finite-first">
-        {first.map(({ at, kind }) => `${position(at)} ${kind}`).join(', ')}
+        {nonFinitePositionsText(first)}
       </p>
       {tokens && (
         <p data-testid="values-non-finite-tokens">

@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
-import { OUTLIER_FACTOR, type ValueScan } from '../../core/values/value-scan';
+import { OUTLIER_FACTOR, type ScanTensor, type ValueScan } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
 import { bytesProgressText, EntryProgress } from './EntryStatus';
 import './values.css';
@@ -18,8 +18,12 @@ import { ScanLayers } from './ScanLayers';
 import { TiedHeadNote } from './TiedHeadNote';
 import { InitialNormsNote } from './InitialNormsNote';
 import { zeroLinesSummary } from './ZeroLinesNote';
+import { nonFiniteWhere } from './NonFiniteNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
+
+/** Positions a one-row tensor's NaN and infinities are listed by in the scan: the rest are a Read values away. */
+const FIRST_POSITIONS_LISTED = 3;
 
 /**
  * A kind of tensor the scan found, listed, each name on a line of its own with what was found below it; `rows`
@@ -70,6 +74,33 @@ function TensorList({
 }
 
 /**
+ * A tensor's NaN and infinities for the scan's lists: how many of each kind, and where (`256 NaN in row [300] of 512:
+ * every value of that row`; a tensor of one row by its first positions).
+ */
+function nonFiniteDetail(t: ScanTensor): string {
+  const kinds = [
+    [t.nan, 'NaN'],
+    [t.posInf, '+Inf'],
+    [t.negInf, '−Inf'],
+  ] as const;
+  const counts = kinds
+    .filter(([count]) => count > 0)
+    .map(([count, kind]) => `${groupDigits(count)} ${kind}`)
+    .join(', ');
+  const found = t.nonFinite;
+  if (!found) {
+    return counts;
+  }
+  const total = t.nan + t.posInf + t.negInf;
+  if (found.ofRows <= 1) {
+    const shown = found.first.slice(0, FIRST_POSITIONS_LISTED);
+    const at = shown.map((position) => `[${position.at.join(', ')}]`).join(', ');
+    return `${counts} at ${at}${total > shown.length ? ', …' : ''}`;
+  }
+  return counts + nonFiniteWhere(found, total, t.count / found.ofRows);
+}
+
+/**
  * An adapter whose up factors are all zeros changes nothing: trainers start lora_B (kohya's lora_up) at zero, so a
  * file saved before any update, or modules the training never reached, read so.
  */
@@ -113,16 +144,13 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
       <div className="values-scan-lists">
         <TensorList
           title="NaN"
-          items={scan.nanTensors.map((t) => ({ tensor: t.tensor, detail: `${groupDigits(t.nan)} NaN` }))}
+          items={scan.nanTensors.map((t) => ({ tensor: t.tensor, detail: nonFiniteDetail(t) }))}
           rows={scan.nanTensors.map((t) => t.row)}
           testId="scan-nan"
         />
         <TensorList
           title="±Inf"
-          items={scan.infTensors.map((t) => ({
-            tensor: t.tensor,
-            detail: `${groupDigits(t.posInf)} +Inf, ${groupDigits(t.negInf)} −Inf`,
-          }))}
+          items={scan.infTensors.map((t) => ({ tensor: t.tensor, detail: nonFiniteDetail(t) }))}
           rows={scan.infTensors.map((t) => t.row)}
           testId="scan-inf"
         />
