@@ -42,6 +42,18 @@ function rowLabel(want: ZeroLinesAnswer): (row: number) => string {
   };
 }
 
+/** The view's one-line summary of numpy's zero rows and columns: `5 of 384 rows (3, 10–12, 95), 3 of 176 columns (5)`. */
+function linesText(want: ZeroLinesAnswer, rows: readonly number[], columns: readonly number[]): string {
+  const parts = [];
+  if (rows.length > 0) {
+    parts.push(`${rows.length} of ${plural(want.ofRows, 'row')} (${runsText(rows, rowLabel(want))})`);
+  }
+  if (columns.length > 0) {
+    parts.push(`${columns.length} of ${plural(want.shape[1], 'column')} (${runsText(columns, groupDigits)})`);
+  }
+  return parts.join(', ');
+}
+
 test.describe('rows and columns all zeros', () => {
   test('Read values names numpy’s zero rows and columns; the scan lists the tensors that have them', async ({
     page,
@@ -101,18 +113,9 @@ test.describe('rows and columns all zeros', () => {
       const list = page.getByTestId('scan-zero-lines');
       await expect(list.getByRole('listitem')).toHaveCount(withLines.length);
       for (const [name, want] of withLines) {
-        const parts = [];
-        if (want.zeroRows.length > 0) {
-          parts.push(
-            `${want.zeroRows.length} of ${plural(want.ofRows, 'row')} (${runsText(want.zeroRows, rowLabel(want))})`,
-          );
-        }
-        if (want.zeroColumns?.length) {
-          parts.push(
-            `${want.zeroColumns.length} of ${plural(want.shape[1], 'column')} (${runsText(want.zeroColumns, groupDigits)})`,
-          );
-        }
-        await expect(list.getByRole('listitem').filter({ hasText: name })).toHaveText(`${name}: ${parts.join(', ')}`);
+        await expect(list.getByRole('listitem').filter({ hasText: name })).toHaveText(
+          `${name}: ${linesText(want, want.zeroRows, want.zeroColumns ?? [])}`,
+        );
       }
       const scanned = (await downloadReport(page)).valueScan as { zeroLineTensors: Array<{ tensor: string }> };
       expect(scanned.zeroLineTensors.map((t) => t.tensor).sort()).toEqual(withLines.map(([name]) => name).sort());
@@ -143,20 +146,10 @@ test.describe('rows and columns all zeros', () => {
     );
     await expect(page.getByTestId('compare-values-zero-lines')).toHaveCount(zeroed.length);
     for (const [name, want] of zeroed) {
-      const shape = shapes[name];
-      const parts = [];
-      if (want.onlyBRows.length > 0) {
-        parts.push(
-          `${want.onlyBRows.length} of ${plural(shape.ofRows, 'row')} (${runsText(want.onlyBRows, rowLabel(shape))})`,
-        );
-      }
-      if (want.onlyBColumns?.length) {
-        parts.push(
-          `${want.onlyBColumns.length} of ${plural(shape.shape[1], 'column')} (${runsText(want.onlyBColumns, groupDigits)})`,
-        );
-      }
       const row = page.getByTestId('compare-values-table').locator('tbody tr').filter({ hasText: name });
-      await expect(row.getByTestId('compare-values-zero-lines')).toHaveText(`all zeros in B only: ${parts.join(', ')}`);
+      await expect(row.getByTestId('compare-values-zero-lines')).toHaveText(
+        `all zeros in B only: ${linesText(shapes[name], want.onlyBRows, want.onlyBColumns ?? [])}`,
+      );
     }
     const report = (await downloadReport(page)).compare as { values: Array<{ tensor: string; zeroLines?: unknown }> };
     expect(

@@ -104,13 +104,14 @@ export interface NonFiniteAnswer {
   tokens?: Array<{ id: number; text: string }>;
 }
 
+/** A fixtures/values answer file's answers per fixture file, per tensor (its `files`). */
+function answersPerFile<T>(name: string): Record<string, Record<string, T>> {
+  return (JSON.parse(readFileSync(join(DIR, name), 'utf8')) as { files: Record<string, Record<string, T>> }).files;
+}
+
 /** numpy's answers per fixture file, per tensor. */
 export function nonFiniteAnswers(): Record<string, Record<string, NonFiniteAnswer>> {
-  return (
-    JSON.parse(readFileSync(join(DIR, 'non-finite.json'), 'utf8')) as {
-      files: Record<string, Record<string, NonFiniteAnswer>>;
-    }
-  ).files;
+  return answersPerFile<NonFiniteAnswer>('non-finite.json');
 }
 
 /** One tensor of fixtures/values/zero-lines.json (scripts/zero-lines-fixtures.py): its lines numpy's any() finds zero. */
@@ -125,11 +126,7 @@ export interface ZeroLinesAnswer {
 
 /** numpy's answers per fixture file, per tensor. */
 export function zeroLinesAnswers(): Record<string, Record<string, ZeroLinesAnswer>> {
-  return (
-    JSON.parse(readFileSync(join(DIR, 'zero-lines.json'), 'utf8')) as {
-      files: Record<string, Record<string, ZeroLinesAnswer>>;
-    }
-  ).files;
+  return answersPerFile<ZeroLinesAnswer>('zero-lines.json');
 }
 
 /** fixtures/values/zero-lines.json's compare: per tensor, the lines all zeros on one side only (numpy). */
