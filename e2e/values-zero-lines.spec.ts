@@ -42,7 +42,7 @@ function rowLabel(want: ZeroLinesAnswer): (row: number) => string {
   };
 }
 
-/** The view's one-line summary of numpy's zero rows and columns: `5 of 384 rows (3, 10–12, 95), 3 of 176 columns (5)`. */
+/** The view's summary of numpy's zero rows and columns: `5 of 384 rows (3, 10–12, 95), 3 of 176 columns (5)`. */
 function linesText(want: ZeroLinesAnswer, rows: readonly number[], columns: readonly number[]): string {
   const parts = [];
   if (rows.length > 0) {

@@ -1,10 +1,11 @@
 """Weights with rows and columns of zeros in known places, and numpy's answer of which (fixtures/values/):
 
-  zero-lines.safetensors   written by the safetensors library: an MLP whose neurons 3, 10-12 and 95 of 384 were pruned
-                           by zeroing (the F16 up projection's rows, the BF16 down projection's columns) with three input
-                           features the up projection ignores (its columns 5, 40, 41), an F16 output projection whose
-                           last 24 rows were never written (zeros), F32 stacked experts [4, 16, 32] whose expert 2 is
-                           all zeros, and a 2:4-sparse gate projection (half its values zero, no line all zero)
+  zero-lines.safetensors   written by the safetensors library: an MLP whose neurons 3, 10-12 and 95 of 384 were
+                           pruned by zeroing (the F16 up projection's rows, the BF16 down projection's columns) with
+                           three input features the up projection ignores (its columns 5, 40, 41), an F16 output
+                           projection whose last 24 rows were never written (zeros), F32 stacked experts [4, 16, 32]
+                           whose expert 2 is all zeros, and a 2:4-sparse gate projection (half its values zero, no line
+                           all zero)
   zero-lines-dense.safetensors  the same model before its lines were zeroed and its gate made 2:4-sparse
   zero-lines.gguf          written by gguf-py's GGUFWriter: a Q8_0 matrix quantized by gguf-py whose rows 7 and 8 are
                            zeros, and an F16 matrix whose column 2 is

@@ -114,7 +114,7 @@ export function nonFiniteAnswers(): Record<string, Record<string, NonFiniteAnswe
   return answersPerFile<NonFiniteAnswer>('non-finite.json');
 }
 
-/** One tensor of fixtures/values/zero-lines.json (scripts/zero-lines-fixtures.py): its lines numpy's any() finds zero. */
+/** A tensor of fixtures/values/zero-lines.json (scripts/zero-lines-fixtures.py): the lines numpy's any() finds zero. */
 export interface ZeroLinesAnswer {
   shape: number[];
   /** Every index but the last, flattened. */

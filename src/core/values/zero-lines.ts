@@ -109,7 +109,7 @@ export class ZeroLinesTracker {
     }
   }
 
-  /** Drops from `unseen` the columns among `col`…`col + length - 1` whose item at `items[offset + …]` is not zero. */
+  /** Drops from `unseen` each column among `col`…`col + length - 1` whose item, `items[offset + …]`, is not 0. */
   private seeColumns(
     items: ArrayLike<number>,
     offset: number,

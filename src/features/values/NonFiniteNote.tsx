@@ -8,7 +8,7 @@ import { inlineTokens } from './token-lists';
 
 const position = (at: readonly number[]) => `[${at.join(', ')}]`;
 
-/** The distinct rows (every index but the last) of the first positions, and whether they are every row that holds one. */
+/** The distinct rows (every index but the last) of the first positions, and whether those are all that hold one. */
 function firstRows({ first, rows }: NonFinitePositions): { keys: string[]; all: boolean } {
   // A row is every index but the last: a matrix's row, a token embedding's token id, a kernel's output channel.
   const keys = [...new Set(first.map(({ at }) => position(at.slice(0, -1))))];

@@ -1,8 +1,8 @@
 /**
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
- * how many bytes it will fetch) and lists the tensors holding NaN or Inf, the all-zero tensors, those with rows or
- * columns all zeros, and the outliers, the token embedding rows never trained, and tensors and layers that are copies of others; for LoRA factors, how much
- * each module changes its weight.
+ * how many bytes it will fetch) and lists the tensors holding NaN or Inf (and where), the all-zero tensors, those with
+ * rows or columns all zeros, the outliers, the token embedding rows never trained, and tensors and layers that are
+ * copies of others; for LoRA factors, how much each module changes its weight.
  */
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
