@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { codeTable } from './decode';
-import { MAX_ZERO_RUNS, MIN_LINE_LENGTH, ZeroLinesTracker } from './zero-lines';
+import { MAX_COLUMNS_TRACKED, MAX_ZERO_RUNS, MIN_LINE_LENGTH, ZeroLinesTracker } from './zero-lines';
 
 /** A rows × cols matrix of ones but for the zero rows and columns given, row-major. */
 function matrix(rows: number, cols: number, zeroRows: number[], zeroCols: number[]): Float32Array {
@@ -150,6 +150,12 @@ describe('ZeroLinesTracker', () => {
     narrow.add(new Float32Array(8 * (MIN_LINE_LENGTH - 1)), 0);
     expect(narrow.result(true)?.rows).toBeNull();
     expect(narrow.result(true)?.columns?.count).toBe(MIN_LINE_LENGTH - 1);
+  });
+
+  it(`columns are looked at up to ${MAX_COLUMNS_TRACKED} of them`, () => {
+    // Nothing added: every column tracked is one no non-zero value was seen in.
+    expect(new ZeroLinesTracker([8, MAX_COLUMNS_TRACKED]).result(true)?.columns?.count).toBe(MAX_COLUMNS_TRACKED);
+    expect(new ZeroLinesTracker([8, MAX_COLUMNS_TRACKED + 1]).result(true)).toBeNull();
   });
 
   it('lists at most MAX_ZERO_RUNS runs and keeps the count exact', () => {

@@ -23,6 +23,9 @@ export const MIN_LINE_LENGTH = 8;
 /** Rows tracked: one byte each (16 MiB at most), so a tensor of more rows is not looked at by row. */
 const MAX_ROWS_TRACKED = 1 << 24;
 
+/** Columns tracked: four bytes each (16 MiB at most), so a tensor of longer rows is not looked at by column. */
+export const MAX_COLUMNS_TRACKED = 1 << 22;
+
 /** Row states. */
 const UNREAD = 0;
 const ZERO_SO_FAR = 1;
@@ -61,7 +64,7 @@ export class ZeroLinesTracker {
     const dims = shape.length;
     const lines = dims >= 2 && rows >= 2 && cols >= 2;
     this.rowState = lines && cols >= MIN_LINE_LENGTH && rows <= MAX_ROWS_TRACKED ? new Uint8Array(rows) : null;
-    const columns = lines && dims === 2 && rows >= MIN_LINE_LENGTH;
+    const columns = lines && dims === 2 && rows >= MIN_LINE_LENGTH && cols <= MAX_COLUMNS_TRACKED;
     this.unseen = columns ? Int32Array.from({ length: cols }, (_, c) => c) : new Int32Array(0);
     this.unseenLength = this.unseen.length;
   }
