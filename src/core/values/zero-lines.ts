@@ -65,7 +65,10 @@ export class ZeroLinesTracker {
     const lines = dims >= 2 && rows >= 2 && cols >= 2;
     this.rowState = lines && cols >= MIN_LINE_LENGTH && rows <= MAX_ROWS_TRACKED ? new Uint8Array(rows) : null;
     const columns = lines && dims === 2 && rows >= MIN_LINE_LENGTH && cols <= MAX_COLUMNS_TRACKED;
-    this.unseen = columns ? Int32Array.from({ length: cols }, (_, c) => c) : new Int32Array(0);
+    this.unseen = new Int32Array(columns ? cols : 0);
+    for (let c = 0; c < this.unseen.length; c++) {
+      this.unseen[c] = c;
+    }
     this.unseenLength = this.unseen.length;
   }
 
