@@ -69,6 +69,19 @@ export class NonFiniteLocator {
     }
   }
 
+  /**
+   * True when noting elements of `row` from `element` on can change nothing: the row is counted already and the
+   * first positions are full, all before `element`. A pass over a chunk dense with NaN then leaves each row at its
+   * first one.
+   */
+  settled(element: number, row: number): boolean {
+    const { elements } = this;
+    const rowCounted = this.rows > MAX_ROWS_COUNTED || (this.rowMarks !== null && this.rowMarks[row] === 1);
+    return (
+      rowCounted && elements.length === MAX_NON_FINITE_POSITIONS && element > elements[MAX_NON_FINITE_POSITIONS - 1]
+    );
+  }
+
   private markRow(row: number): void {
     if (this.rows > MAX_ROWS_COUNTED) {
       return;

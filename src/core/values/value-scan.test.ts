@@ -97,6 +97,30 @@ describe('where the scan finds NaN and infinities', () => {
     expect(nonFinite).toMatchObject({ rows: 2, ofRows: rows });
   });
 
+  it('a tensor dense with NaN: every row counted, the first positions exact, in pieces that split rows', () => {
+    const rows = 64;
+    const cols = 128;
+    const values = new Float32Array(rows * cols).fill(0.25);
+    const want: number[] = [];
+    for (let r = 0; r < rows; r++) {
+      for (const c of [(r * 7) % cols, 100, 101]) {
+        values[r * cols + c] = r % 2 ? Number.NaN : Infinity;
+        want.push(r * cols + c);
+      }
+    }
+    const scan = new TensorScanAccumulator('F32', rows * cols, [rows, cols]);
+    const bytes = new Uint8Array(values.buffer);
+    // Pieces of 1,000 values, last first: rows split anywhere, positions found out of order.
+    for (let start = Math.floor((values.length - 1) / 1000) * 1000; start >= 0; start -= 1000) {
+      scan.add(bytes.subarray(start * 4, Math.min(values.length, start + 1000) * 4), start);
+    }
+    const { stats, nonFinite } = scan.result();
+    expect(stats.nan + stats.posInf).toBe(new Set(want).size);
+    const ascending = [...new Set(want)].sort((a, b) => a - b).slice(0, 20);
+    expect(nonFinite?.first.map(({ element }) => element)).toEqual(ascending);
+    expect(nonFinite).toMatchObject({ rows, ofRows: rows });
+  });
+
   it('a finite tensor has none', () => {
     const scan = new TensorScanAccumulator('F32', 64, [8, 8]);
     scan.add(new Uint8Array(new Float32Array(64).fill(0.5).buffer), 0);

@@ -108,6 +108,7 @@ export class TensorScanAccumulator {
   private readonly table: Float32Array | null;
   private readonly lines: ZeroLinesTracker;
   private readonly locator: NonFiniteLocator;
+  private readonly cols: number;
 
   constructor(
     private readonly dtype: string,
@@ -119,6 +120,7 @@ export class TensorScanAccumulator {
     this.table = table !== null && elements >= table.length ? table : null;
     this.lines = new ZeroLinesTracker(shape);
     const { rows, cols } = matrixShape(shape);
+    this.cols = cols;
     this.locator = new NonFiniteLocator(shape, rows, cols);
   }
 
@@ -132,7 +134,7 @@ export class TensorScanAccumulator {
       this.stats.addCodes(codes, table);
       this.lines.addCodes(codes, table, firstElement);
       if (this.stats.nonFiniteSoFar() > nonFiniteBefore) {
-        codes.forEach((code, i) => this.noteIfNonFinite(table[code], firstElement + i));
+        this.locate(codes, table, firstElement);
       }
       return;
     }
@@ -141,14 +143,29 @@ export class TensorScanAccumulator {
       this.stats.add(values);
       this.lines.add(values, firstElement);
       if (this.stats.nonFiniteSoFar() > nonFiniteBefore) {
-        values.forEach((value, i) => this.noteIfNonFinite(value, firstElement + i));
+        this.locate(values, null, firstElement);
       }
     }
   }
 
-  private noteIfNonFinite(value: number, element: number): void {
-    if (!(value - value === 0)) {
-      this.locator.note(element, value);
+  /**
+   * Tells the locator of each NaN and infinity among `items` (values, or codes of `table`), row by row, leaving a row
+   * once nothing more of it can change the positions or the count of rows.
+   */
+  private locate(items: ArrayLike<number>, table: Float32Array | null, first: number): void {
+    const { cols, locator } = this;
+    const n = items.length;
+    let i = 0;
+    while (i < n) {
+      const row = Math.floor((first + i) / cols);
+      const rowEnd = Math.min(n, (row + 1) * cols - first);
+      for (let j = i; j < rowEnd && !locator.settled(first + j, row); j++) {
+        const x = table === null ? items[j] : table[items[j]];
+        if (!(x - x === 0)) {
+          locator.note(first + j, x);
+        }
+      }
+      i = rowEnd;
     }
   }
 

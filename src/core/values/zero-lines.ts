@@ -54,8 +54,6 @@ export class ZeroLinesTracker {
   /** Columns no non-zero value has been seen in, in no order; the first `unseenLength` entries count. */
   private readonly unseen: Int32Array;
   private unseenLength: number;
-  /** For `addCodes`: 1 at each code whose value is zero. */
-  private zeroCodes: Uint8Array | null = null;
 
   /** `shape`: the tensor's, seen as a matrix of rows (every index but the last) and columns (the last). */
   constructor(private readonly shape: readonly number[]) {
@@ -79,10 +77,7 @@ export class ZeroLinesTracker {
 
   /** Codes of an 8- or 16-bit float (decode.ts's codesOf) with the table of their values, as `add` takes values. */
   addCodes(codes: Uint8Array | Uint16Array, table: Float32Array, first: number): void {
-    if (this.zeroCodes === null || this.zeroCodes.length !== table.length) {
-      this.zeroCodes = Uint8Array.from(table, (value) => (value === 0 ? 1 : 0));
-    }
-    this.addItems(codes, first, this.zeroCodes);
+    this.addItems(codes, first, zeroCodeMarks(table));
   }
 
   /** `zeroCodes`: null when `items` are values, else 1 at each code whose value is zero. */
@@ -252,6 +247,21 @@ export function zeroLinesChange(
     return null;
   }
   return { rowDims, rows: some(rows) ? rows : null, columns: some(columns) ? columns : null };
+}
+
+/** 1 at each code of a code table whose value is zero (either sign), per table. */
+const ZERO_CODE_MARKS = new WeakMap<Float32Array, Uint8Array>();
+
+function zeroCodeMarks(table: Float32Array): Uint8Array {
+  let marks = ZERO_CODE_MARKS.get(table);
+  if (marks === undefined) {
+    marks = new Uint8Array(table.length);
+    for (let code = 0; code < table.length; code++) {
+      marks[code] = table[code] === 0 ? 1 : 0;
+    }
+    ZERO_CODE_MARKS.set(table, marks);
+  }
+  return marks;
 }
 
 /** Ascending indices as their count and at most MAX_ZERO_RUNS [first, last] runs. */
