@@ -98,8 +98,8 @@ export interface TensorScanFigures {
 }
 
 /**
- * One tensor's scan figures (counts, extremes, moments; no sketch; rows and columns all zeros), fed its bytes in whole
- * units. 8- and 16-bit floats are counted by code, one integer increment per value, when the tensor has at least as
+ * One tensor's scan figures (counts, extremes, moments; no sketch; rows and columns all zeros; where its NaN and
+ * infinities are), fed its bytes in whole units. 8- and 16-bit floats are counted by code, one integer increment per value, when the tensor has at least as
  * many values as the dtype has codes; a smaller one (a norm, a bias) is decoded instead, since folding 65,536
  * counters would cost more than it.
  */
