@@ -119,3 +119,9 @@ export async function downloadReport<T = Record<string, unknown>>(page: Page): P
   ]);
   return JSON.parse(readFileSync(await download.path(), 'utf8')) as T;
 }
+
+/** Opens `tensor`'s details from the Tensors grid and clicks "Read values". */
+export async function readValuesOf(page: Page, tensor: string): Promise<void> {
+  await page.getByRole('grid', { name: 'Tensors' }).getByText(tensor, { exact: true }).click();
+  await page.getByRole('button', { name: 'Read values' }).click();
+}

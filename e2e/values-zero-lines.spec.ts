@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, openApp, watchPage } from './helpers';
+import { downloadReport, openApp, readValuesOf, watchPage } from './helpers';
 import { groupDigits, plural } from '../src/core/number-format';
 import { zeroLinesAnswers, zeroLinesCompareAnswer, type ZeroLinesAnswer } from '../src/testing/values-fixtures';
 
@@ -65,8 +65,7 @@ test.describe('rows and columns all zeros', () => {
       await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
       await expect(page.getByTestId('file-name')).toHaveText(file);
       for (const [name, want] of Object.entries(tensors)) {
-        await page.getByRole('grid', { name: 'Tensors' }).getByText(name, { exact: true }).click();
-        await page.getByRole('button', { name: 'Read values' }).click();
+        await readValuesOf(page, name);
         await expect(page.getByTestId('values-stats')).toBeVisible();
         const columns = want.zeroColumns ?? [];
         const rows = page.getByTestId('values-zero-rows');

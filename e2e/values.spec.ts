@@ -9,7 +9,16 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, FIXTURES_DIR, openApp, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import {
+  downloadReport,
+  FIXTURES_DIR,
+  openApp,
+  ORIGIN_A,
+  readValuesOf,
+  serverLog,
+  uniqueTag,
+  watchPage,
+} from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
 import { formatValue, groupDigits } from '../src/core/number-format';
 import { nonFiniteAnswers, present } from '../src/testing/values-fixtures';
@@ -369,8 +378,7 @@ test.describe('tensor values', () => {
       await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
       await expect(page.getByTestId('file-name')).toHaveText(file);
       for (const [name, want] of Object.entries(tensors)) {
-        await page.getByRole('grid', { name: 'Tensors' }).getByText(name, { exact: true }).click();
-        await page.getByRole('button', { name: 'Read values' }).click();
+        await readValuesOf(page, name);
         const note = page.getByTestId('values-non-finite');
         await expect(note).toContainText(`${groupDigits(want.count)} non-finite value`);
         const first = want.first.map(({ at, kind }) => `[${at.join(', ')}] ${kind}`).join(', ');

@@ -10,6 +10,7 @@
 import { TOKEN_EMBEDDING_NAME } from '../analysis/token-embedding-names';
 import type { TokenTexts } from '../analysis/tokenizer/token-texts';
 import { decodeValues } from './decode';
+import { IndexRunsBuilder } from './index-runs';
 
 /** unsloth's and axolotl's bound: a row whose largest value is at most this is untrained. */
 export const UNTRAINED_ROW_MAX = 1e-16;
@@ -194,7 +195,7 @@ export function untrainedTokens(
     tensor: plan.tensor,
     rows: plan.rows,
     count: ids.length,
-    ranges: idRanges(ids).slice(0, MAX_UNTRAINED_RANGES),
+    ranges: idRanges(ids),
     textsFrom: texts?.origin ?? null,
     named,
     withoutToken: texts?.complete ? withoutToken : null,
@@ -203,14 +204,7 @@ export function untrainedTokens(
 }
 
 function idRanges(ids: readonly number[]): Array<[number, number]> {
-  const ranges: Array<[number, number]> = [];
-  for (const id of ids) {
-    const last = ranges[ranges.length - 1];
-    if (last && last[1] === id - 1) {
-      last[1] = id;
-    } else {
-      ranges.push([id, id]);
-    }
-  }
-  return ranges;
+  const builder = new IndexRunsBuilder(MAX_UNTRAINED_RANGES);
+  ids.forEach((id) => builder.add(id));
+  return builder.runs;
 }

@@ -10,6 +10,7 @@
  * rows of a dense weight is none. Pieces may arrive in any order and split rows anywhere. Pure.
  */
 import { matrixShape } from './grid';
+import { IndexRunsBuilder } from './index-runs';
 
 /** Runs listed per kind; the counts stay exact. */
 export const MAX_ZERO_RUNS = 20;
@@ -145,7 +146,7 @@ export class ZeroLinesTracker {
     if (rowState === null) {
       return null;
     }
-    const runs = new RunsBuilder();
+    const runs = new IndexRunsBuilder(MAX_ZERO_RUNS);
     let read = 0;
     for (let row = 0; row < rowState.length; row++) {
       if (rowState[row] !== UNREAD) {
@@ -155,16 +156,16 @@ export class ZeroLinesTracker {
         }
       }
     }
-    return runs.result(read);
+    return linesOf(runs, read);
   }
 
   private zeroColumns(): ZeroLineRuns | null {
-    const runs = new RunsBuilder();
+    const runs = new IndexRunsBuilder(MAX_ZERO_RUNS);
     this.unseen
       .subarray(0, this.unseenLength)
       .sort()
       .forEach((col) => runs.add(col));
-    return runs.result(this.cols);
+    return linesOf(runs, this.cols);
   }
 
   /** Per row: read or not, zero or not; null when rows are not looked at. */
@@ -210,8 +211,8 @@ export function zeroLinesChange(
   const rowsA = a.rowZero();
   const rowsB = b.rowZero();
   if (rowsA && rowsB && rowsA.rows === rowsB.rows) {
-    const onlyB = new RunsBuilder();
-    const onlyA = new RunsBuilder();
+    const onlyB = new IndexRunsBuilder(MAX_ZERO_RUNS);
+    const onlyA = new IndexRunsBuilder(MAX_ZERO_RUNS);
     let read = 0;
     for (let row = 0; row < rowsA.rows; row++) {
       if (rowsA.read(row) && rowsB.read(row)) {
@@ -224,14 +225,14 @@ export function zeroLinesChange(
         }
       }
     }
-    rows = { onlyB: onlyB.result(read), onlyA: onlyA.result(read) };
+    rows = { onlyB: linesOf(onlyB, read), onlyA: linesOf(onlyA, read) };
   }
   let columns: ZeroLinesChange['columns'] = null;
   const columnsA = wholeRead ? a.columnZero() : null;
   const columnsB = wholeRead ? b.columnZero() : null;
   if (columnsA && columnsB && columnsA.length === columnsB.length) {
-    const onlyB = new RunsBuilder();
-    const onlyA = new RunsBuilder();
+    const onlyB = new IndexRunsBuilder(MAX_ZERO_RUNS);
+    const onlyA = new IndexRunsBuilder(MAX_ZERO_RUNS);
     for (let col = 0; col < columnsA.length; col++) {
       if (columnsB[col] > columnsA[col]) {
         onlyB.add(col);
@@ -239,7 +240,7 @@ export function zeroLinesChange(
         onlyA.add(col);
       }
     }
-    columns = { onlyB: onlyB.result(columnsA.length), onlyA: onlyA.result(columnsA.length) };
+    columns = { onlyB: linesOf(onlyB, columnsA.length), onlyA: linesOf(onlyA, columnsA.length) };
   }
   const some = (pair: { onlyB: ZeroLineRuns | null; onlyA: ZeroLineRuns | null } | null) =>
     pair !== null && (pair.onlyA !== null || pair.onlyB !== null);
@@ -264,22 +265,7 @@ function zeroCodeMarks(table: Float32Array): Uint8Array {
   return marks;
 }
 
-/** Ascending indices as their count and at most MAX_ZERO_RUNS [first, last] runs. */
-class RunsBuilder {
-  private count = 0;
-  private readonly runs: Array<[number, number]> = [];
-
-  add(index: number): void {
-    this.count++;
-    const last = this.runs[this.runs.length - 1];
-    if (last !== undefined && last[1] === index - 1) {
-      last[1] = index;
-    } else if (this.runs.length < MAX_ZERO_RUNS) {
-      this.runs.push([index, index]);
-    }
-  }
-
-  result(of: number): ZeroLineRuns | null {
-    return this.count === 0 ? null : { count: this.count, of, runs: this.runs };
-  }
+/** The runs of `builder`, of `of` lines; null when it holds none. */
+function linesOf(builder: IndexRunsBuilder, of: number): ZeroLineRuns | null {
+  return builder.count === 0 ? null : { count: builder.count, of, runs: builder.runs };
 }

@@ -6,17 +6,10 @@
 import { groupDigits, plural, pluralWord } from '../../core/number-format';
 import { UNTRAINED_ROW_MAX, type UntrainedTokens } from '../../core/values/untrained-tokens';
 import { inlineTokens } from './token-lists';
+import { runsText } from './runs-text';
 
 /** Untrained ids shown inline; the rest are a click away in the list. */
 const INLINE_TOKENS = 3;
-
-function idRuns(ranges: UntrainedTokens['ranges'], count: number): string {
-  const listed = ranges.reduce((sum, [first, last]) => sum + last - first + 1, 0);
-  const runs = ranges.map(([first, last]) =>
-    first === last ? groupDigits(first) : `${groupDigits(first)}–${groupDigits(last)}`,
-  );
-  return runs.join(', ') + (listed < count ? ', …' : '');
-}
 
 export function UntrainedTokensNote({ untrained }: { untrained: UntrainedTokens }) {
   const { tensor, rows, count, ranges, named, withoutToken, inTemplate, textsFrom } = untrained;
@@ -25,9 +18,9 @@ export function UntrainedTokensNote({ untrained }: { untrained: UntrainedTokens 
     <div className="values-untrained" role="note" data-testid="scan-untrained">
       <p>
         <span className="mono">{tensor}</span>: {groupDigits(count)} of {plural(rows, 'token row')}{' '}
-        {pluralWord(count, 'was', 'were')} never trained (ids {idRuns(ranges, count)}): each such row&apos;s largest
-        value is at most {UNTRAINED_ROW_MAX}, the test unsloth&apos;s and axolotl&apos;s fix_untrained_tokens apply
-        before fine-tuning.
+        {pluralWord(count, 'was', 'were')} never trained (ids {runsText({ runs: ranges, count })}): each such row&apos;s
+        largest value is at most {UNTRAINED_ROW_MAX}, the test unsloth&apos;s and axolotl&apos;s fix_untrained_tokens
+        apply before fine-tuning.
         {withoutToken !== null && withoutToken > 0 && (
           <>
             {' '}

@@ -4,14 +4,8 @@
  */
 import { groupDigits, plural, pluralWord } from '../../core/number-format';
 import { indexIn } from '../../core/values/non-finite-positions';
-import type { ZeroLineRuns, ZeroLines, ZeroLinesChange } from '../../core/values/zero-lines';
-
-/** The runs as text, each index through `label`, `…` when the runs listed are not all of them. */
-function runsText({ runs, count }: ZeroLineRuns, label: (index: number) => string): string {
-  const listed = runs.reduce((sum, [first, last]) => sum + last - first + 1, 0);
-  const text = runs.map(([first, last]) => (first === last ? label(first) : `${label(first)}–${label(last)}`));
-  return text.join(', ') + (listed < count ? ', …' : '');
-}
+import type { ZeroLines, ZeroLinesChange } from '../../core/values/zero-lines';
+import { runsText } from './runs-text';
 
 /** A row by its index: a matrix's as a number, a row of a 3-D or larger tensor as its index per leading dimension. */
 function rowLabel(rowDims: readonly number[]): (row: number) => string {
