@@ -143,3 +143,27 @@ export function zeroLinesCompareAnswer(): ZeroLinesCompareAnswer {
   return (JSON.parse(readFileSync(join(DIR, 'zero-lines.json'), 'utf8')) as { compare: ZeroLinesCompareAnswer })
     .compare;
 }
+
+/** One kind of line of fixtures/values/line-magnitudes.json (scripts/line-magnitudes-fixtures.py), from numpy. */
+export interface LineSpreadAnswer {
+  lines: number;
+  of: number;
+  median: number;
+  max: number;
+  maxAt: number;
+  /** [index, abs-max], largest first. */
+  outliers: Array<[number, number]>;
+  outlierCount: number;
+  rowsPeakingInOutliers?: number;
+}
+
+export interface LineMagnitudesAnswer {
+  shape: number[];
+  rows: LineSpreadAnswer | null;
+  columns: LineSpreadAnswer | null;
+}
+
+/** numpy's answers per fixture file, per tensor. */
+export function lineMagnitudesAnswers(): Record<string, Record<string, LineMagnitudesAnswer>> {
+  return answersPerFile<LineMagnitudesAnswer>('line-magnitudes.json');
+}

@@ -5,6 +5,7 @@ import type { TensorValues } from './tensor-values';
 import type { TiedHeadValues } from './tied-head-values';
 import type { NonFinitePositions } from './non-finite-positions';
 import type { ZeroLines } from './zero-lines';
+import type { LineMagnitudes } from './line-magnitudes';
 
 export interface ValuesReportEntry {
   tensor: string;
@@ -25,7 +26,14 @@ export interface ValuesReportEntry {
     tokens?: NonFinitePositions['tokens'];
   };
   zeroLines?: ZeroLines;
+  lineMagnitudes?: ReportedLineMagnitudes;
 }
+
+type ReportedLineMagnitudes = {
+  rowDims: number[];
+  rows: Omit<NonNullable<LineMagnitudes['rows']>, 'profile'> | null;
+  columns: Omit<NonNullable<LineMagnitudes['columns']>, 'profile'> | null;
+};
 
 function reportStats(stats: ValueStats): ValuesReportEntry['stats'] {
   const { count, nan, posInf, negInf, zeros, min, max, mean, std, absMax, p1, p50, p99 } = stats;
@@ -66,8 +74,23 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
     if (values.zeroLines) {
       entry.zeroLines = values.zeroLines;
     }
+    if (values.lineMagnitudes) {
+      entry.lineMagnitudes = withoutProfiles(values.lineMagnitudes);
+    }
     return entry;
   });
+}
+
+/** The figures without the view's bar profiles: the report names lines, numpy gives the rest in one call. */
+function withoutProfiles({ rowDims, rows, columns }: LineMagnitudes): ReportedLineMagnitudes {
+  const drop = <T extends { profile: number[] }>(spread: T | null): Omit<T, 'profile'> | null => {
+    if (spread === null) {
+      return null;
+    }
+    const { profile: _profile, ...rest } = spread;
+    return rest;
+  };
+  return { rowDims, rows: drop(rows), columns: drop(columns) };
 }
 
 /** `loraUpdateValues[]`: each LoRA update "Compute ΔW" formed, with how it was scaled. */

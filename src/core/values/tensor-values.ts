@@ -8,6 +8,7 @@ import { FP8_SCALE_BLOCK } from './dequant';
 import { GridAccumulator, matrixShape, type ValueGrid } from './grid';
 import { NonFiniteLocator, type NonFinitePositions } from './non-finite-positions';
 import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
+import { LineMagnitudesTracker, type LineMagnitudes } from './line-magnitudes';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
 import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
@@ -69,6 +70,8 @@ export interface TensorValues {
   nonFinite?: NonFinitePositions;
   /** Rows, and for a 2-D tensor read whole columns, whose every value is zero (zero-lines.ts); absent when none. */
   zeroLines?: ZeroLines;
+  /** Each row's and a matrix's each column's abs-max: their spread and the lines far above it (line-magnitudes.ts). */
+  lineMagnitudes?: LineMagnitudes;
   ms: number;
 }
 
@@ -106,6 +109,7 @@ export class ValuesAccumulator {
   private readonly grid: GridAccumulator;
   private readonly nonFinite: NonFiniteLocator;
   private readonly zeroLines: ZeroLinesTracker;
+  private readonly magnitudes: LineMagnitudesTracker;
   private readonly rows: number;
   private readonly cols: number;
   private readonly scaleKind: 'tensor' | 'row' | 'block' | null;
@@ -126,6 +130,7 @@ export class ValuesAccumulator {
     this.nonFinite = new NonFiniteLocator(shape, this.rows, this.cols);
     this.grid = new GridAccumulator(this.rows, this.cols, this.nonFinite);
     this.zeroLines = new ZeroLinesTracker(shape);
+    this.magnitudes = new LineMagnitudesTracker(shape);
     this.scaleKind = scale ? scaleKind(scale.values.length, this.rows, this.cols) : null;
     if (scale && this.scaleKind === null) {
       throw new ValuesUnavailable(
@@ -152,6 +157,7 @@ export class ValuesAccumulator {
     }
     this.grid.add(values, firstElement);
     this.zeroLines.add(values, firstElement);
+    this.magnitudes.add(values, firstElement);
   }
 
   /** Values formed rather than read (a LoRA update's rows): no bytes hold them. */
@@ -162,6 +168,7 @@ export class ValuesAccumulator {
     this.stats.add(values);
     this.grid.add(values, firstElement);
     this.zeroLines.add(values, firstElement);
+    this.magnitudes.add(values, firstElement);
   }
 
   private applyScale(values: ArrayLike<number>, firstElement: number): Float32Array {
@@ -214,6 +221,10 @@ export class ValuesAccumulator {
     const zeroLines = this.zeroLines.result(!plan.sampled);
     if (zeroLines) {
       result.zeroLines = zeroLines;
+    }
+    const lineMagnitudes = this.magnitudes.result();
+    if (lineMagnitudes) {
+      result.lineMagnitudes = lineMagnitudes;
     }
     if (this.scale && this.scaleKind) {
       result.scaledBy = { tensor: this.scale.tensor, kind: this.scaleKind };

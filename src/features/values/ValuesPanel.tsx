@@ -19,6 +19,7 @@ import { UNTRAINED_ROW_MAX } from '../../core/values/untrained-tokens';
 import { UntrainedTokensNote } from './UntrainedTokensNote';
 import { NonFiniteNote } from './NonFiniteNote';
 import { ZeroLinesNote } from './ZeroLinesNote';
+import { LineMagnitudesNote } from './LineMagnitudesNote';
 
 export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
   const entry = useAppStore((state) => valuesOf(state, row));
@@ -207,6 +208,14 @@ export function ValuesView({
         Mean and std (population, ddof 0) over the finite values, in double precision. p1/p50/p99 are exact for values
         BF16 can hold and within 0.8% otherwise.
       </p>
+      {values.lineMagnitudes && (
+        <LineMagnitudesNote
+          magnitudes={values.lineMagnitudes}
+          dtype={values.dtype}
+          sampled={values.read.sampled}
+          update={computed}
+        />
+      )}
       <div className="values-figures">
         {values.histogram && (
           <div>

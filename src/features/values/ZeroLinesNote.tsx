@@ -3,14 +3,8 @@
  * in a weight, which a count of zeros over the whole tensor does not say.
  */
 import { groupDigits, plural, pluralWord } from '../../core/number-format';
-import { indexIn } from '../../core/values/non-finite-positions';
 import type { ZeroLines, ZeroLinesChange } from '../../core/values/zero-lines';
-import { runsText } from './runs-text';
-
-/** A row by its index: a matrix's as a number, a row of a 3-D or larger tensor as its index per leading dimension. */
-function rowLabel(rowDims: readonly number[]): (row: number) => string {
-  return rowDims.length === 1 ? groupDigits : (row) => `[${indexIn(rowDims, row).join(', ')}]`;
-}
+import { rowLabel, runsText } from './runs-text';
 
 /** One line for the scan's list: `5 of 384 rows (3, 10–12, 95), 3 of 176 columns (5, 40–41)`. */
 export function zeroLinesSummary({ rowDims, rows, columns }: ZeroLines): string {

@@ -1,0 +1,184 @@
+/**
+ * Each row's and each column's abs-max (core/values/line-magnitudes.ts): how far apart they are, the lines far above
+ * the rest, and what that spread does to one quantization scale for the whole tensor or one per row, which the
+ * tensor's abs-max and histogram do not say. With a bar profile of each, so a single outlier line stands out.
+ */
+import { formatPercent, formatValue, groupDigits, plural } from '../../core/number-format';
+import {
+  LINE_OUTLIER_FACTOR,
+  type LineMagnitudeSpread,
+  type LineMagnitudes,
+  type LineOutlier,
+} from '../../core/values/line-magnitudes';
+import { rowLabel } from './runs-text';
+
+/**
+ * The row spread from which the note says what one int8 scale for the whole tensor costs: at 4× the median row
+ * keeps a quarter of the steps, two of int8's eight bits; below that, per-tensor scaling loses little.
+ */
+const LEVELS_NOTE_MIN_RATIO = 4;
+
+/** Steps on each side of zero of a symmetric int8 scale (abs-max / 127). */
+const INT8_STEPS = 127;
+
+/** Stored integers are not rescaled floats: their steps are the values themselves. */
+const INTEGER_DTYPES = new Set(['I8', 'U8', 'I16', 'U16', 'I32', 'U32', 'I64', 'U64', 'BOOL']);
+
+const CHART_WIDTH = 480;
+const CHART_HEIGHT = 110;
+
+function ratioText(ratio: number): string {
+  return `${ratio < 10 ? ratio.toFixed(1) : groupDigits(Math.round(ratio))}×`;
+}
+
+/** `17 (1.92, 47×), 300 (0.61, 15×), …`: the outliers listed, `…` when they are not all. */
+function outliersText(spread: LineMagnitudeSpread, label: (index: number) => string): string {
+  const listed = spread.outliers.map(
+    ({ index, absMax }: LineOutlier) =>
+      `${label(index)} (${formatValue(absMax)}, ${ratioText(absMax / spread.median)})`,
+  );
+  return listed.join(', ') + (spread.outlierCount > listed.length ? ', …' : '');
+}
+
+/** Where a spread stands: `median 0.0412 over 4,095 rows, largest 1.92 in row 17, 47× the median`. */
+function spreadText(spread: LineMagnitudeSpread, lines: string, line: string, label: (index: number) => string) {
+  return `median ${formatValue(spread.median)} over ${plural(spread.of, line, lines)}, largest ${formatValue(spread.max)} in ${line} ${label(spread.maxAt)}, ${ratioText(spread.max / spread.median)} the median`;
+}
+
+function levelsText(rows: LineMagnitudeSpread): string {
+  const ratio = rows.max / rows.median;
+  const steps = (INT8_STEPS * rows.median) / rows.max;
+  const kept = steps < 1 ? 'less than one' : `about ${groupDigits(Math.round(steps))}`;
+  return ` One int8 scale for the whole tensor (its abs-max / ${INT8_STEPS}) would leave the median row ${kept} of the ${INT8_STEPS} steps on each side of zero (${Math.log2(ratio).toFixed(1)} bits fewer); one scale per row gives every row all ${INT8_STEPS}.`;
+}
+
+export function LineMagnitudesNote({
+  magnitudes,
+  dtype,
+  sampled,
+  update,
+}: {
+  magnitudes: LineMagnitudes;
+  dtype: string;
+  sampled: boolean;
+  /** The values are a LoRA update ΔW laid out as its weight, not a weight. */
+  update: boolean;
+}) {
+  const { rowDims, rows, columns } = magnitudes;
+  const label = rowLabel(rowDims);
+  const rowsWord = sampled ? 'rows read' : 'rows';
+  const rowWord = sampled ? 'row read' : 'row';
+  const quantized = !update && !INTEGER_DTYPES.has(dtype);
+  return (
+    <div className="values-line-magnitudes" data-testid="values-line-magnitudes">
+      {rows && (
+        <p data-testid="values-row-magnitudes">
+          <strong>Row abs-max</strong> (each row&apos;s largest |value|): {spreadText(rows, rowsWord, rowWord, label)}.
+          {rows.outlierCount > 0 && (
+            <>
+              {' '}
+              {groupDigits(rows.outlierCount)} of {plural(rows.of, rowWord, rowsWord)} over {LINE_OUTLIER_FACTOR}× the
+              median: <span className="mono">{outliersText(rows, label)}</span>.
+            </>
+          )}
+          {quantized && rows.max / rows.median >= LEVELS_NOTE_MIN_RATIO && levelsText(rows)}
+        </p>
+      )}
+      {columns && (
+        <p data-testid="values-column-magnitudes">
+          <strong>Column abs-max</strong>
+          {sampled ? ' over the rows read' : ''}: {spreadText(columns, 'columns', 'column', groupDigits)}.
+          {columns.outlierCount > 0 && (
+            <>
+              {' '}
+              {groupDigits(columns.outlierCount)} of {plural(columns.of, 'column')} over {LINE_OUTLIER_FACTOR}× the
+              median: <span className="mono">{outliersText(columns, groupDigits)}</span>.
+              {rows && columns.rowsPeakingInOutliers > 0 && (
+                <>
+                  {' '}
+                  {columns.outlierCount === 1 ? 'It holds' : 'They hold'} the largest value of{' '}
+                  {groupDigits(columns.rowsPeakingInOutliers)} of {plural(rows.of, rowWord, rowsWord)} (
+                  {formatPercent(columns.rowsPeakingInOutliers, rows.of)})
+                  {update
+                    ? ': inputs the update moves far more than the others.'
+                    : ': in a weight [out, in], inputs it weighs far above the others, so one scale per row is set by them in those rows, leaving the rest of each such row fewer steps.'}
+                </>
+              )}
+            </>
+          )}
+        </p>
+      )}
+      <div className="values-figures">
+        {rows && <LineProfile spread={rows} kind="row" label={label} sampled={sampled} />}
+        {columns && <LineProfile spread={columns} kind="column" label={groupDigits} sampled={sampled} />}
+      </div>
+    </div>
+  );
+}
+
+/** The lines' abs-max in order as bars (each the largest of its run of lines), dashed at the median and 10× it. */
+function LineProfile({
+  spread,
+  kind,
+  label,
+  sampled,
+}: {
+  spread: LineMagnitudeSpread;
+  kind: 'row' | 'column';
+  label: (index: number) => string;
+  sampled: boolean;
+}) {
+  const { profile, median, max, lines } = spread;
+  const bar = CHART_WIDTH / profile.length;
+  const y = (value: number) => CHART_HEIGHT - (value / max) * CHART_HEIGHT;
+  const bound = median * LINE_OUTLIER_FACTOR;
+  const first = (b: number) => Math.floor((b * lines) / profile.length);
+  return (
+    <figure className="values-figure" data-testid={`values-${kind}-profile`}>
+      <svg
+        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT + 18}`}
+        role="img"
+        aria-label={`Abs-max of each ${kind}, ${profile.length} bars`}
+      >
+        {profile.map((top, b) =>
+          top < 0 ? null : (
+            <rect
+              key={b}
+              x={b * bar}
+              y={y(top)}
+              width={Math.max(1, bar - 0.5)}
+              height={CHART_HEIGHT - y(top)}
+              className={top > bound ? 'values-bar values-bar-outlier' : 'values-bar'}
+            >
+              <title>
+                {first(b + 1) - first(b) > 1
+                  ? `${kind}s ${label(first(b))}–${label(first(b + 1) - 1)}: largest abs-max ${formatValue(top)}`
+                  : `${kind} ${label(first(b))}: abs-max ${formatValue(top)}`}
+              </title>
+            </rect>
+          ),
+        )}
+        <line x1={0} x2={CHART_WIDTH} y1={y(median)} y2={y(median)} className="values-guide" />
+        {bound < max && (
+          <line x1={0} x2={CHART_WIDTH} y1={y(bound)} y2={y(bound)} className="values-guide values-guide-outlier" />
+        )}
+        <line x1={0} x2={CHART_WIDTH} y1={CHART_HEIGHT} y2={CHART_HEIGHT} className="values-axis" />
+        <text x={0} y={CHART_HEIGHT + 14} className="values-tick">
+          {kind} {label(0)}
+        </text>
+        <text x={CHART_WIDTH} y={CHART_HEIGHT + 14} textAnchor="end" className="values-tick">
+          {label(lines - 1)}
+        </text>
+        <text x={2} y={10} className="values-tick">
+          {formatValue(max)}
+        </text>
+      </svg>
+      <figcaption>
+        Abs-max of each {kind}
+        {profile.length < lines ? `, ${groupDigits(lines)} ${kind}s in ${profile.length} bars (each the largest)` : ''}
+        {sampled && kind === 'row' ? '; rows not read are blank' : ''}; dashed: the median
+        {bound < max ? ` and ${LINE_OUTLIER_FACTOR}× it (bars above it in red)` : ''}
+      </figcaption>
+    </figure>
+  );
+}
