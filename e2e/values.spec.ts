@@ -20,7 +20,7 @@ import {
   watchPage,
 } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
-import { formatValue, groupDigits } from '../src/core/number-format';
+import { formatValue, groupDigits, plural } from '../src/core/number-format';
 import { nonFiniteAnswers, present } from '../src/testing/values-fixtures';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
@@ -683,10 +683,19 @@ test.describe('tensor values', () => {
     // The header read(s) and the 8 MiB sample: nothing near the tensor's 64 MiB.
     expect(sampledBytes).toBeGreaterThanOrEqual(8 * MiB);
     expect(sampledBytes).toBeLessThan(9 * MiB);
+    // Row r peaks at r (row 0 is all zeros): the sample's rows, then every row.
+    const peaks = page.getByTestId('values-row-magnitudes');
+    await expect(peaks).toContainText(/over 51[12] rows read, largest/);
+    const [, largest, row] = /largest (\d+) in row ([\d\s]+),/u.exec((await peaks.textContent()) ?? '') ?? [];
+    expect(Number(row.replace(/\s/gu, ''))).toBe(Number(largest));
+    await expect(page.getByTestId('values-stats').locator('[data-stat="max"]')).toHaveText(largest);
 
     await page.getByRole('button', { name: 'Read all 67.1 MB' }).click();
     await expect(read).toContainText('All 16 777 216 values (67.1 MB) read on request');
     await expect(page.getByTestId('values-stats').locator('[data-stat="max"]')).toHaveText('4095');
+    await expect(peaks).toContainText(
+      `median 2048 over ${plural(4095, 'row')}, largest 4095 in row ${groupDigits(4095)}, 2.0× the median`,
+    );
     const all = await serverLog((entry) => entry.path.includes(tag) && entry.method === 'GET');
     expect(all.reduce((sum, entry) => sum + entry.bytesSent, 0) - sampledBytes).toBe(64 * MiB);
     watch.expectClean();

@@ -41,8 +41,14 @@ function outliersText(spread: LineMagnitudeSpread, label: (index: number) => str
 }
 
 /** Where a spread stands: `median 0.0412 over 4,095 rows, largest 1.92 in row 17, 47× the median`. */
-function spreadText(spread: LineMagnitudeSpread, lines: string, line: string, label: (index: number) => string) {
-  return `median ${formatValue(spread.median)} over ${plural(spread.of, line, lines)}, largest ${formatValue(spread.max)} in ${line} ${label(spread.maxAt)}, ${ratioText(spread.max / spread.median)} the median`;
+function spreadText(
+  spread: LineMagnitudeSpread,
+  kind: 'row' | 'column',
+  label: (index: number) => string,
+  sampled: boolean,
+) {
+  const count = sampled ? plural(spread.of, `${kind} read`, `${kind}s read`) : plural(spread.of, kind);
+  return `median ${formatValue(spread.median)} over ${count}, largest ${formatValue(spread.max)} in ${kind} ${label(spread.maxAt)}, ${ratioText(spread.max / spread.median)} the median`;
 }
 
 function levelsText(rows: LineMagnitudeSpread): string {
@@ -73,7 +79,7 @@ export function LineMagnitudesNote({
     <div className="values-line-magnitudes" data-testid="values-line-magnitudes">
       {rows && (
         <p data-testid="values-row-magnitudes">
-          <strong>Row abs-max</strong> (each row&apos;s largest |value|): {spreadText(rows, rowsWord, rowWord, label)}.
+          <strong>Row abs-max</strong> (each row&apos;s largest |value|): {spreadText(rows, 'row', label, sampled)}.
           {rows.outlierCount > 0 && (
             <>
               {' '}
@@ -87,7 +93,7 @@ export function LineMagnitudesNote({
       {columns && (
         <p data-testid="values-column-magnitudes">
           <strong>Column abs-max</strong>
-          {sampled ? ' over the rows read' : ''}: {spreadText(columns, 'columns', 'column', groupDigits)}.
+          {sampled ? ' over the rows read' : ''}: {spreadText(columns, 'column', groupDigits, false)}.
           {columns.outlierCount > 0 && (
             <>
               {' '}

@@ -1,0 +1,142 @@
+/**
+ * Each row's and column's abs-max (scripts/line-magnitudes-fixtures.py: the safetensors library and gguf-py wrote
+ * the files, numpy gave the answer): "Read values" says where the lines' maxima sit, names the lines over 10× the
+ * median, counts the rows whose peak lies in an outlier column, says what one int8 scale would leave the median row
+ * where the rows are far apart, and draws both profiles with the outliers in red; the report carries numpy's figures.
+ */
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { downloadReport, openApp, readValuesOf, watchPage } from './helpers';
+import { formatValue, groupDigits, plural } from '../src/core/number-format';
+import { lineMagnitudesAnswers, type LineSpreadAnswer } from '../src/testing/values-fixtures';
+
+const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
+
+/** The view's ratio: one decimal under 10×, whole above. */
+const ratio = (value: number) => `${value < 10 ? value.toFixed(1) : groupDigits(Math.round(value))}×`;
+
+/** A row's label: a number for a matrix, the index per leading dimension otherwise (numpy's unravel_index). */
+function rowLabel(shape: readonly number[]): (row: number) => string {
+  const dims = shape.slice(0, -1);
+  if (dims.length === 1) {
+    return groupDigits;
+  }
+  return (row) => {
+    const at: number[] = [];
+    for (let d = dims.length - 1; d >= 0; d--) {
+      at.unshift(row % dims[d]);
+      row = Math.floor(row / dims[d]);
+    }
+    return `[${at.join(', ')}]`;
+  };
+}
+
+/** `median 0.05956 over 512 rows, largest 1.562 in row 3, 26× the median`, from numpy's figures. */
+function spreadText(want: LineSpreadAnswer, kind: 'row' | 'column', label: (index: number) => string): string {
+  return `median ${formatValue(want.median)} over ${plural(want.of, kind)}, largest ${formatValue(want.max)} in ${kind} ${label(want.maxAt)}, ${ratio(want.max / want.median)} the median`;
+}
+
+function outliersText(want: LineSpreadAnswer, label: (index: number) => string): string {
+  return want.outliers
+    .map(([index, absMax]) => `${label(index)} (${formatValue(absMax)}, ${ratio(absMax / want.median)})`)
+    .join(', ');
+}
+
+test.describe("each row's and column's abs-max", () => {
+  test('Read values gives numpy’s line maxima, names the outliers, and draws them', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    for (const [file, tensors] of Object.entries(lineMagnitudesAnswers())) {
+      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+      await expect(page.getByTestId('file-name')).toHaveText(file);
+      for (const [name, want] of Object.entries(tensors)) {
+        await readValuesOf(page, name);
+        await expect(page.getByTestId('values-stats')).toBeVisible();
+        const label = rowLabel(want.shape);
+        const rows = page.getByTestId('values-row-magnitudes');
+        if (want.rows) {
+          await expect(rows).toContainText(spreadText(want.rows, 'row', label));
+          if (want.rows.outlierCount > 0) {
+            await expect(rows).toContainText(
+              `${want.rows.outlierCount} of ${plural(want.rows.of, 'row')} over 10× the median: ${outliersText(want.rows, label)}.`,
+            );
+          } else {
+            await expect(rows).not.toContainText('over 10× the median');
+          }
+          // One int8 scale for the tensor is worth a word from 4× apart.
+          const steps = Math.round((127 * want.rows.median) / want.rows.max);
+          if (want.rows.max / want.rows.median >= 4) {
+            await expect(rows).toContainText(`would leave the median row about ${steps} of the 127 steps`);
+          } else {
+            await expect(rows).not.toContainText('int8');
+          }
+        } else {
+          await expect(rows).toHaveCount(0);
+        }
+        const columns = page.getByTestId('values-column-magnitudes');
+        if (want.columns) {
+          await expect(columns).toContainText(spreadText(want.columns, 'column', groupDigits));
+          if (want.columns.outlierCount > 0 && want.rows) {
+            await expect(columns).toContainText(
+              `${want.columns.outlierCount} of ${plural(want.columns.of, 'column')} over 10× the median: ${outliersText(want.columns, groupDigits)}.`,
+            );
+            await expect(columns).toContainText(
+              `the largest value of ${groupDigits(want.columns.rowsPeakingInOutliers ?? 0)} of ${plural(want.rows.of, 'row')}`,
+            );
+          }
+        } else {
+          await expect(columns).toHaveCount(0);
+        }
+        // Each line its own bar up to 240 lines: one red bar per outlier line.
+        for (const [kind, spread] of [
+          ['row', want.rows],
+          ['column', want.columns],
+        ] as const) {
+          const profile = page.getByTestId(`values-${kind}-profile`);
+          if (spread === null) {
+            await expect(profile).toHaveCount(0);
+            continue;
+          }
+          const red = profile.locator('rect.values-bar-outlier');
+          if (spread.lines <= 240) {
+            await expect(profile.locator('rect')).toHaveCount(spread.lines);
+            await expect(red).toHaveCount(spread.outlierCount);
+          } else if (spread.outlierCount > 0) {
+            await expect(red.first()).toBeVisible();
+          } else {
+            await expect(red).toHaveCount(0);
+          }
+        }
+
+        const report = await downloadReport<{ values: Array<{ tensor: string; lineMagnitudes?: unknown }> }>(page);
+        const entry = report.values.find((read) => read.tensor === name)?.lineMagnitudes as
+          | { rowDims: number[]; rows: Record<string, unknown> | null; columns: Record<string, unknown> | null }
+          | undefined;
+        expect(entry?.rowDims).toEqual(want.shape.slice(0, -1));
+        for (const kind of ['rows', 'columns'] as const) {
+          const got = entry?.[kind] ?? null;
+          const answer = want[kind];
+          if (answer === null) {
+            expect(got).toBeNull();
+            continue;
+          }
+          expect(got).toEqual(
+            expect.objectContaining({
+              lines: answer.lines,
+              of: answer.of,
+              maxAt: answer.maxAt,
+              outlierCount: answer.outlierCount,
+            }),
+          );
+          expect(got).not.toHaveProperty('profile');
+          expect(Math.abs((got?.median as number) - answer.median)).toBeLessThan(1e-6);
+          expect((got?.outliers as Array<{ index: number }>).map((line) => line.index)).toEqual(
+            answer.outliers.map(([index]) => index),
+          );
+        }
+        await page.keyboard.press('Escape');
+      }
+    }
+    watch.expectClean();
+  });
+});
