@@ -139,4 +139,64 @@ test.describe("each row's and column's abs-max", () => {
     }
     watch.expectClean();
   });
+
+  test('Scan all values lists the matrices with outlier columns as numpy finds them, and charts them per layer', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    const file = 'line-magnitudes.safetensors';
+    const tensors = lineMagnitudesAnswers()[file];
+    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+    await expect(page.getByTestId('file-name')).toHaveText(file);
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const withOutliers = Object.entries(tensors).flatMap(([name, want]) =>
+      want.scan && want.scan.outlierCount > 0 ? [{ name, scan: want.scan }] : [],
+    );
+    expect(withOutliers.length).toBeGreaterThan(1);
+    const list = page.getByTestId('scan-outlier-columns');
+    await expect(list.getByRole('listitem')).toHaveCount(withOutliers.length);
+    for (const { name, scan } of withOutliers) {
+      const rows = want(tensors, name).shape[0];
+      const read =
+        scan.rowsRead < rows ? `${groupDigits(scan.rowsRead)} of ${plural(rows, 'row')} read` : plural(rows, 'row');
+      const listed = scan.outliers.map(([index]) => groupDigits(index)).join(', ');
+      await expect(list.getByRole('listitem').filter({ hasText: name })).toHaveText(
+        `${name}: ${scan.outlierCount} of ${plural(scan.lines, 'column')} (${listed}; up to ${ratio(scan.max / scan.median)} the median ${formatValue(scan.median)}), holding the largest value of ${groupDigits(scan.rowsPeakingInOutliers ?? 0)} of ${read}`,
+      );
+    }
+    const report = await downloadReport<{
+      valueScan: {
+        outlierColumnTensors: Array<{ tensor: string; rowStride: number; columns: { outlierCount: number } }>;
+      };
+    }>(page);
+    expect(
+      report.valueScan.outlierColumnTensors.map(({ tensor, rowStride, columns }) => [
+        tensor,
+        rowStride,
+        columns.outlierCount,
+      ]),
+    ).toEqual(expect.arrayContaining(withOutliers.map(({ name, scan }) => [name, scan.rowStride, scan.outlierCount])));
+    expect(report.valueScan.outlierColumnTensors).toHaveLength(withOutliers.length);
+
+    // Across layers: layer 0's down projection has its outlier columns, layers 1 and 2 none.
+    const layers = page.getByTestId('scan-layers');
+    await layers.getByRole('combobox').selectOption({ label: 'model.layers.#.mlp.down_proj.weight (3 layers)' });
+    await layers.getByRole('radio', { name: 'outlier columns' }).check();
+    const down = want(tensors, 'model.layers.0.mlp.down_proj.weight').scan?.outlierCount ?? 0;
+    await expect(page.getByTestId('scan-layers-chart').locator('rect title')).toHaveText([
+      `layer 0: outlier columns ${down} over its tensor`,
+      'layer 1: outlier columns 0 over its tensor',
+      'layer 2: outlier columns 0 over its tensor',
+    ]);
+    await list.getByRole('button', { name: 'Show in the table' }).click();
+    await expect(page.getByText(`${Object.keys(tensors).length} tensors · ${withOutliers.length} shown`)).toBeVisible();
+    watch.expectClean();
+  });
 });
+
+function want<T>(tensors: Record<string, T>, name: string): T {
+  const found = tensors[name];
+  expect(found, name).toBeDefined();
+  return found;
+}

@@ -124,6 +124,15 @@ test.describe('tensor values', () => {
     await expect(page.getByTestId('scan-layers-flat')).toHaveText(
       'No layer has rows or columns all zeros for model.layers.#.mlp.down_proj.weight.',
     );
+    // The value planted at [10, 20] of layer 3 makes column 20 an outlier input channel of that layer alone.
+    await expect(page.getByTestId('scan-outlier-columns').getByRole('listitem')).toHaveCount(1);
+    await expect(page.getByTestId('scan-outlier-columns')).toContainText(
+      `model.layers.3.mlp.down_proj.weight: 1 of ${plural(128, 'column')} (20; up to`,
+    );
+    await layers.getByRole('radio', { name: 'outlier columns' }).check();
+    await expect(page.getByTestId('scan-layers-chart').locator('rect title')).toHaveText(
+      [0, 1, 2, 3, 4, 5].map((layer) => `layer ${layer}: outlier columns ${layer === 3 ? 1 : 0} over its tensor`),
+    );
     await layers.getByRole('radio', { name: 'abs-max' }).check();
     const down = 'model.layers.3.mlp.down_proj.weight';
     await expect(page.getByTestId('scan-layers-chart').locator('rect title').nth(3)).toHaveText(

@@ -1,7 +1,8 @@
 """Weights whose rows and columns peak at known heights, and numpy's answer of each line's abs-max (fixtures/values/):
 
   line-magnitudes.safetensors  written by the safetensors library: a BF16 down projection whose input channels
-                               77, 500 and 901 weigh 40x, 25x and 15x the rest (outlier features), an F16 query
+                               77, 300 and 451 weigh 40x, 25x and 15x the rest (outlier features; layers 1 and 2
+                               have theirs without), an F16 query
                                projection whose rows 3 and 300 are 30x and 12x the rest, an F32 token embedding
                                whose hidden dims 10 and 33 are 50x and 20x the rest (a massive-activation dim), F32
                                stacked experts [4, 32, 64] whose row [1, 5] is 20x the rest, a plain F16 weight with
@@ -11,7 +12,9 @@
   line-magnitudes.json         per tensor: its shape, and for its rows (every index but the last) and a 2-D tensor's
                                columns: the line count, the lines holding a non-zero finite value, the median of
                                their abs-max, the largest and where, the lines over 10x the median (largest first, at
-                               most 20) and their count; for columns, the rows whose largest value is in one of them
+                               most 20) and their count; for columns, the rows whose largest value is in one of them;
+                               and for a matrix, the same of its columns over the rows "Scan all values" looks at
+                               (0, s, 2s, ... with s = ceil(rows / 256))
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/line-magnitudes-fixtures.py
 """
@@ -26,6 +29,7 @@ from safetensors.numpy import save_file
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "values"
 FACTOR = 10
 LISTED = 20
+SCAN_ROWS = 256
 
 
 def spread(maxima: np.ndarray) -> dict | None:
@@ -63,9 +67,21 @@ def answer(values: np.ndarray) -> dict:
     return result
 
 
+def scan_answer(values: np.ndarray) -> dict | None:
+    """What "Scan all values" finds of a matrix's columns: over rows 0, s, 2s, ... with s = ceil(rows / 256)."""
+    if values.ndim != 2:
+        return None
+    stride = -(-values.shape[0] // SCAN_ROWS)
+    sampled = values[::stride]
+    found = answer(sampled)["columns"]
+    return None if found is None else {"rowStride": stride, "rowsRead": int(sampled.shape[0]), **found}
+
+
 def safetensors_file(gen: np.random.Generator) -> dict:
-    down = gen.standard_normal((256, 1024)) * 0.02
-    down[:, [77, 500, 901]] *= [40, 25, 15]
+    down = gen.standard_normal((128, 512)) * 0.02
+    down[:, [77, 300, 451]] *= [40, 25, 15]
+    # Layers 1 and 2 have the same projection with no outlier channel: the scan's per-layer chart shows layer 0's.
+    later_downs = [gen.standard_normal((128, 512)) * 0.02 for _ in range(2)]
     q_proj = gen.standard_normal((512, 256)) * 0.02
     q_proj[[3, 300], :] *= [[30], [12]]
     embed = gen.standard_normal((1000, 64)) * 0.02
@@ -84,9 +100,11 @@ def safetensors_file(gen: np.random.Generator) -> dict:
         "model.layers.1.mlp.experts.down_proj": experts.astype(np.float32),
         "model.layers.1.self_attn.o_proj.weight": plain.astype(np.float16),
         "model.layers.2.self_attn.v_proj.weight": broken.astype(np.float32),
+        "model.layers.1.mlp.down_proj.weight": later_downs[0].astype(ml_dtypes.bfloat16),
+        "model.layers.2.mlp.down_proj.weight": later_downs[1].astype(ml_dtypes.bfloat16),
     }
     save_file(tensors, str(OUT / "line-magnitudes.safetensors"), metadata={"format": "pt"})
-    return {name: answer(array) for name, array in tensors.items()}
+    return {name: {**answer(array), "scan": scan_answer(array)} for name, array in tensors.items()}
 
 
 def gguf_file(gen: np.random.Generator) -> dict:
@@ -102,7 +120,7 @@ def gguf_file(gen: np.random.Generator) -> dict:
     writer.write_tensors_to_file()
     writer.close()
     values = quants.dequantize(raw, GGMLQuantizationType.Q8_0).reshape(data.shape)
-    return {"blk.0.ffn_down.weight": answer(values)}
+    return {"blk.0.ffn_down.weight": {**answer(values), "scan": scan_answer(values)}}
 
 
 def main() -> None:

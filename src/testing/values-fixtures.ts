@@ -161,6 +161,8 @@ export interface LineMagnitudesAnswer {
   shape: number[];
   rows: LineSpreadAnswer | null;
   columns: LineSpreadAnswer | null;
+  /** A matrix's columns over the rows "Scan all values" looks at (0, s, 2s, … with s = ⌈rows / 256⌉). */
+  scan: (LineSpreadAnswer & { rowStride: number; rowsRead: number }) | null;
 }
 
 /** numpy's answers per fixture file, per tensor. */

@@ -11,19 +11,22 @@ import { keptLoad } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { lineMagnitudesAnswers, type LineSpreadAnswer } from '../testing/values-fixtures';
 import type { LineMagnitudeSpread } from '../core/values/line-magnitudes';
-import { readTensorValues, type ValuesJob } from './values-handler';
+import { readTensorValues, scanValues, type ValuesJob } from './values-handler';
 
 const ANSWERS = lineMagnitudesAnswers();
 
 const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
 
-function expectSpread(got: LineMagnitudeSpread | null | undefined, want: LineSpreadAnswer | null): void {
+function expectSpread(
+  got: Omit<LineMagnitudeSpread, 'profile'> | null | undefined,
+  want: LineSpreadAnswer | null,
+): void {
   if (want === null) {
     expect(got ?? null).toBeNull();
     return;
   }
   expect(got).toBeTruthy();
-  const spread = got as LineMagnitudeSpread;
+  const spread = got as Omit<LineMagnitudeSpread, 'profile'>;
   expect(spread.lines).toBe(want.lines);
   expect(spread.of).toBe(want.of);
   expect(spread.median).toBeCloseTo(want.median, 6);
@@ -50,10 +53,30 @@ describe("each row's and column's abs-max", () => {
     }
   }
 
+  for (const [file, tensors] of Object.entries(ANSWERS)) {
+    it(`${file}: the scan lists the matrices with outlier columns, over the rows it looks at, as numpy finds them`, async () => {
+      const kept = await keptLoad({ kind: 'file', file: new File([readFileSync(join(DIR, file))], file) });
+      const scan = await scanValues(kept, job());
+      const withOutliers = Object.entries(tensors).filter(([, want]) => (want.scan?.outlierCount ?? 0) > 0);
+      expect(withOutliers.length).toBeGreaterThan(0);
+      expect(scan.outlierColumnTensors.map((entry) => entry.tensor).sort()).toEqual(
+        withOutliers.map(([name]) => name).sort(),
+      );
+      for (const [name, want] of withOutliers) {
+        const found = scan.outlierColumnTensors.find((entry) => entry.tensor === name)?.outlierColumns;
+        const answer = want.scan as NonNullable<typeof want.scan>;
+        expect(found?.rowStride).toBe(answer.rowStride);
+        expect(found?.rowsRead).toBe(answer.rowsRead);
+        expect(found?.columns.rowsPeakingInOutliers).toBe(answer.rowsPeakingInOutliers);
+        expectSpread(found?.columns, answer);
+      }
+    });
+  }
+
   it('the fixture holds what it stands for: outliers of every kind, and tensors with none', () => {
     const tensors = ANSWERS['line-magnitudes.safetensors'];
     expect(tensors['model.layers.0.mlp.down_proj.weight'].columns?.outliers.map(([index]) => index)).toEqual([
-      77, 500, 901,
+      77, 300, 451,
     ]);
     expect(tensors['model.layers.0.self_attn.q_proj.weight'].rows?.outliers.map(([index]) => index)).toEqual([3, 300]);
     expect(tensors['model.embed_tokens.weight'].columns?.outliers.map(([index]) => index)).toEqual([10, 33]);

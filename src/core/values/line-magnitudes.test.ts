@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { median } from '../median';
+import { codeTable } from './decode';
 import {
   LINE_OUTLIER_FACTOR,
   LineMagnitudesTracker,
@@ -151,6 +152,47 @@ describe('LineMagnitudesTracker', () => {
       Array.from({ length: MAX_OUTLIER_LINES }, (_, k) => 159 - k),
     );
     expect(spread?.median).toBe(0.5);
+  });
+
+  it('looks at every s-th row when asked for at most so many, from values or from codes alike', () => {
+    const [rows, cols] = [100, 16];
+    const values = noise(rows * cols, 9);
+    // Row 30 is looked at (stride 5), row 31 is not.
+    values.fill(80, 30 * cols, 31 * cols);
+    values.fill(160, 31 * cols, 32 * cols);
+    const strided = new LineMagnitudesTracker([rows, cols], 20);
+    expect(strided.rowStride).toBe(5);
+    for (let start = 0; start < values.length; start += 37) {
+      strided.add(values.subarray(start, start + 37), start);
+    }
+    const result = strided.result();
+    expect(result?.rows?.of).toBe(20);
+    expect(result?.rows?.max).toBe(80);
+    expect(result?.rows?.maxAt).toBe(30);
+    // Columns show in every row: one far above the rest is found in the rows looked at.
+    const channels = noise(rows * cols, 13);
+    for (let r = 0; r < rows; r++) {
+      channels[r * cols + 4] *= 50;
+    }
+    const columns = new LineMagnitudesTracker([rows, cols], 20);
+    columns.add(channels, 0);
+    expect(columns.result()?.columns?.outliers.map((line) => line.index)).toEqual([4]);
+    expect(columns.result()?.columns?.rowsPeakingInOutliers).toBe(20);
+
+    // The same through BF16 codes: the values rounded to BF16, decoded only for the rows looked at.
+    const table = codeTable('BF16') as Float32Array;
+    const codes = Uint16Array.from(values, (value) => new Uint16Array(new Float32Array([value]).buffer)[1]);
+    const fromCodes = new LineMagnitudesTracker([rows, cols], 20);
+    for (let start = 0; start < codes.length; start += 37) {
+      fromCodes.addCodes(codes.subarray(start, start + 37), table, start);
+    }
+    const decoded = new LineMagnitudesTracker([rows, cols], 20);
+    decoded.add(
+      Float32Array.from(codes, (code) => table[code]),
+      0,
+    );
+    expect(fromCodes.result()).toEqual(decoded.result());
+    expect(fromCodes.result()?.rows?.maxAt).toBe(30);
   });
 
   it('looks at no tensor too small or too flat to have a spread', () => {

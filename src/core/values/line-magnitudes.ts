@@ -80,11 +80,23 @@ export class LineMagnitudesTracker {
   /** For a matrix: the column of each row's largest value. */
   private readonly rowPeak: Int32Array | null;
   private readonly colMax: Float32Array | null;
+  /** Only rows 0, rowStride, 2 · rowStride, … are looked at. */
+  readonly rowStride: number;
+  /** Decoded values of one row piece given as codes (`addCodes`), reused. */
+  private scratch = new Float32Array(0);
 
-  /** `shape`: the tensor's, seen as a matrix of rows (every index but the last) and columns (the last). */
-  constructor(private readonly shape: readonly number[]) {
+  /**
+   * `shape`: the tensor's, seen as a matrix of rows (every index but the last) and columns (the last).
+   * `rowsAtMost`: look at no more rows than this, evenly spread (rows 0, s, 2s, … with s = ⌈rows / rowsAtMost⌉),
+   * for a scan of every tensor that wants the columns, which show in every row, at little cost per tensor.
+   */
+  constructor(
+    private readonly shape: readonly number[],
+    rowsAtMost = Infinity,
+  ) {
     const { rows, cols } = matrixShape(shape);
     this.cols = cols;
+    this.rowStride = Math.max(1, Math.ceil(rows / rowsAtMost));
     const lines = shape.length >= 2 && cols >= MIN_LINE_LENGTH && rows >= MIN_LINES && rows <= MAX_ROWS_TRACKED;
     this.rowMax = lines ? new Float32Array(rows).fill(UNREAD) : null;
     const columns = lines && shape.length === 2 && cols >= MIN_LINES && cols <= MAX_COLUMNS_TRACKED;
@@ -104,6 +116,12 @@ export class LineMagnitudesTracker {
     let i = 0;
     while (i < n) {
       const end = Math.min(n, i + (cols - col));
+      if (row % this.rowStride !== 0) {
+        i = end;
+        row++;
+        col = 0;
+        continue;
+      }
       let peak = rowMax[row] === UNREAD ? 0 : rowMax[row];
       if (colMax === null || rowPeak === null) {
         for (let j = i; j < end; j++) {
@@ -132,6 +150,36 @@ export class LineMagnitudesTracker {
       i = end;
       row++;
       col = 0;
+    }
+  }
+
+  /**
+   * Codes of an 8- or 16-bit float (decode.ts's codesOf) with the table of their values, as `add` takes values:
+   * decoded only for the rows looked at, so a strided tracker costs a scan of codes almost nothing.
+   */
+  addCodes(codes: Uint8Array | Uint16Array, table: Float32Array, first: number): void {
+    if (this.rowMax === null) {
+      return;
+    }
+    const { cols, rowStride } = this;
+    const n = codes.length;
+    let row = Math.floor(first / cols);
+    let i = 0;
+    while (i < n) {
+      const pieceStart = i;
+      const end = Math.min(n, (row + 1) * cols - first);
+      if (row % rowStride === 0) {
+        if (this.scratch.length < end - pieceStart) {
+          this.scratch = new Float32Array(cols);
+        }
+        const piece = this.scratch.subarray(0, end - pieceStart);
+        for (let j = pieceStart; j < end; j++) {
+          piece[j - pieceStart] = table[codes[j]];
+        }
+        this.add(piece, first + pieceStart);
+      }
+      i = end;
+      row++;
     }
   }
 

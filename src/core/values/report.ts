@@ -138,6 +138,10 @@ export function scanReport(scan: ValueScan, tiedHead: TiedHeadValues | null = nu
     ),
     allZeroTensors: names(scan.allZeroTensors),
     zeroLineTensors: scan.zeroLineTensors.map(({ tensor, zeroLines }) => ({ tensor, ...zeroLines })),
+    outlierColumnTensors: scan.outlierColumnTensors.map(({ tensor, outlierColumns }) => ({
+      tensor,
+      ...outlierColumns,
+    })),
     outliers: scan.outliers.map(({ tensor, absMax, roleMedian, ratio }) => ({ tensor, absMax, roleMedian, ratio })),
     zeroUpFactors: scan.zeroUpFactors,
     untrainedTokens: scan.untrainedTokens,

@@ -32,7 +32,34 @@ describe('rolesAcrossLayers', () => {
       absMax: 0.5,
       zeroShare: 0.2,
       zeroLines: 0,
+      outlierColumns: 0,
     });
+  });
+
+  it('outlier columns add up per layer: the layer hard to quantize stands out', () => {
+    const outliers = (count: number): ScanTensor['outlierColumns'] => ({
+      rowsRead: 256,
+      rowStride: 16,
+      rows: 4096,
+      columns: {
+        lines: 4096,
+        of: 4096,
+        median: 0.05,
+        max: 2,
+        maxAt: 7,
+        outliers: [{ index: 7, absMax: 2 }],
+        outlierCount: count,
+        rowsPeakingInOutliers: 200,
+      },
+    });
+    const roles = rolesAcrossLayers(
+      [0, 1, 2, 3].map((layer) =>
+        scannedTensor(`model.layers.${layer}.mlp.down_proj.weight`, {
+          outlierColumns: layer === 1 ? outliers(3) : layer === 3 ? outliers(1) : undefined,
+        }),
+      ),
+    );
+    expect(roles[0].layers.map((layer) => layer.outlierColumns)).toEqual([0, 3, 0, 1]);
   });
 
   it('rows and columns all zeros add up per layer: a pruned layer stands out', () => {

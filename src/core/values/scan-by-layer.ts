@@ -1,8 +1,9 @@
 /**
  * The scan's figures of one kind of tensor across the layer stack (`model.layers.#.mlp.down_proj.weight`, numbered
  * segments such as experts folded into their layer): the spread, the largest value, the share of zeros and the rows
- * and columns all zeros per layer, so a layer that is dead (all zeros), pruned, blown up (an abs-max far above its
- * neighbours) or copied shows as a bar that stands out. Pure.
+ * and columns all zeros and the outlier columns per layer, so a layer that is dead (all zeros), pruned, blown up (an
+ * abs-max far above its neighbours), copied or hard to quantize (input channels far above the rest) shows as a bar
+ * that stands out. Pure.
  */
 import { layerParts, numbersAsPlaceholders, type StackLayer } from './layer-names';
 import type { ScanTensor } from './value-scan';
@@ -19,6 +20,8 @@ export interface LayerFigures extends StackLayer {
   zeroShare: number;
   /** Rows and columns all zeros over their tensors (zero-lines.ts): pruned or dead neurons, parts never written. */
   zeroLines: number;
+  /** Columns over 10× their tensor's median column abs-max (value-scan.ts's outlierColumns): outlier features. */
+  outlierColumns: number;
 }
 
 export interface RoleAcrossLayers {
@@ -59,6 +62,7 @@ export function rolesAcrossLayers(perTensor: readonly ScanTensor[]): RoleAcrossL
             (sum, entry) => sum + (entry.zeroLines?.rows?.count ?? 0) + (entry.zeroLines?.columns?.count ?? 0),
             0,
           ),
+          outlierColumns: entries.reduce((sum, entry) => sum + (entry.outlierColumns?.columns.outlierCount ?? 0), 0),
         })),
     }))
     .sort((a, b) => b.layers.length - a.layers.length || b.values - a.values || (a.role < b.role ? -1 : 1))

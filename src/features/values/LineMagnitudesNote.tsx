@@ -10,6 +10,7 @@ import {
   type LineMagnitudes,
   type LineOutlier,
 } from '../../core/values/line-magnitudes';
+import type { ScanOutlierColumns } from '../../core/values/value-scan';
 import { rowLabel } from './runs-text';
 
 /**
@@ -56,6 +57,18 @@ function levelsText(rows: LineMagnitudeSpread): string {
   const steps = (INT8_STEPS * rows.median) / rows.max;
   const kept = steps < 1 ? 'less than one' : `about ${groupDigits(Math.round(steps))}`;
   return ` One int8 scale for the whole tensor (its abs-max / ${INT8_STEPS}) would leave the median row ${kept} of the ${INT8_STEPS} steps on each side of zero (${Math.log2(ratio).toFixed(1)} bits fewer); one scale per row gives every row all ${INT8_STEPS}.`;
+}
+
+/**
+ * One line for the scan's list: `3 of 1 024 columns (77, 500, 901; up to 43× the median 0.05981), holding the largest
+ * value of 256 of
+ * 256 rows`.
+ */
+export function outlierColumnsSummary({ columns, rowsRead, rows }: ScanOutlierColumns): string {
+  const listed = columns.outliers.map((line) => groupDigits(line.index)).join(', ');
+  const more = columns.outlierCount > columns.outliers.length ? ', …' : '';
+  const read = rowsRead < rows ? `${groupDigits(rowsRead)} of ${plural(rows, 'row')} read` : plural(rows, 'row');
+  return `${groupDigits(columns.outlierCount)} of ${plural(columns.lines, 'column')} (${listed}${more}; up to ${ratioText(columns.max / columns.median)} the median ${formatValue(columns.median)}), holding the largest value of ${groupDigits(columns.rowsPeakingInOutliers)} of ${read}`;
 }
 
 export function LineMagnitudesNote({

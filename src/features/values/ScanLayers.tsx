@@ -7,9 +7,10 @@ import { formatPercent, formatValue, groupDigits } from '../../core/number-forma
 import { rolesAcrossLayers, type LayerFigures } from '../../core/values/scan-by-layer';
 import type { ScanTensor } from '../../core/values/value-scan';
 import { Segmented } from '../../lib/Segmented';
+import { LINE_OUTLIER_FACTOR } from '../../core/values/line-magnitudes';
 import { LayerChart } from './ValueCharts';
 
-const FIGURES = ['std', 'abs-max', 'zeros', 'zero lines'] as const;
+const FIGURES = ['std', 'abs-max', 'zeros', 'zero lines', 'outlier columns'] as const;
 type Figure = (typeof FIGURES)[number];
 
 const FIGURE_OF: Record<Figure, { value: (layer: LayerFigures) => number; format: (value: number) => string }> = {
@@ -17,6 +18,7 @@ const FIGURE_OF: Record<Figure, { value: (layer: LayerFigures) => number; format
   'abs-max': { value: (layer) => layer.absMax, format: formatValue },
   zeros: { value: (layer) => layer.zeroShare, format: (share) => formatPercent(share, 1) },
   'zero lines': { value: (layer) => layer.zeroLines, format: groupDigits },
+  'outlier columns': { value: (layer) => layer.outlierColumns, format: groupDigits },
 };
 
 const WHAT: Record<Figure, string> = {
@@ -24,6 +26,7 @@ const WHAT: Record<Figure, string> = {
   'abs-max': 'Largest abs-max',
   zeros: 'Share of zeros',
   'zero lines': 'Rows and columns all zeros',
+  'outlier columns': `Columns over ${LINE_OUTLIER_FACTOR}× the median column's abs-max`,
 };
 
 export function ScanLayers({ perTensor }: { perTensor: readonly ScanTensor[] }) {
@@ -61,7 +64,9 @@ export function ScanLayers({ perTensor }: { perTensor: readonly ScanTensor[] }) 
         <p className="muted" data-testid="scan-layers-flat">
           {figure === 'zero lines'
             ? `No layer has rows or columns all zeros for ${role.role}.`
-            : `Every layer's ${figure === 'zeros' ? 'share of zeros' : figure} is 0 for ${role.role}.`}
+            : figure === 'outlier columns'
+              ? `No layer has columns over ${LINE_OUTLIER_FACTOR}× the median column's abs-max for ${role.role}.`
+              : `Every layer's ${figure === 'zeros' ? 'share of zeros' : figure} is 0 for ${role.role}.`}
         </p>
       )}
       <LayerChart

@@ -18,6 +18,8 @@ import { ScanLayers } from './ScanLayers';
 import { TiedHeadNote } from './TiedHeadNote';
 import { InitialNormsNote } from './InitialNormsNote';
 import { zeroLinesSummary } from './ZeroLinesNote';
+import { outlierColumnsSummary } from './LineMagnitudesNote';
+import { LINE_OUTLIER_FACTOR } from '../../core/values/line-magnitudes';
 import { nonFiniteWhere } from './NonFiniteNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
@@ -170,6 +172,15 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
           testId="scan-zero-lines"
         />
         <TensorList
+          title={`Outlier input channels (columns over ${LINE_OUTLIER_FACTOR}× the median column's abs-max)`}
+          items={scan.outlierColumnTensors.map((t) => ({
+            tensor: t.tensor,
+            detail: t.outlierColumns ? outlierColumnsSummary(t.outlierColumns) : '',
+          }))}
+          rows={scan.outlierColumnTensors.map((t) => t.row)}
+          testId="scan-outlier-columns"
+        />
+        <TensorList
           title={`Outliers (abs-max over ${OUTLIER_FACTOR}× its role's median)`}
           items={scan.outliers.map((t) => ({
             tensor: t.tensor,
@@ -191,7 +202,7 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
   const remote = result.source.kind === 'url';
   const bytes = result.totals.bytes;
   const lora = result.sections.lora ? ", and measures each LoRA module's update," : '';
-  const finds = `Finds NaN, Inf, all-zero and outlier tensors, rows and columns all zeros, copies, untrained token rows and norms never trained${lora}`;
+  const finds = `Finds NaN, Inf, all-zero and outlier tensors, rows and columns all zeros, outlier input channels, copies, untrained token rows and norms never trained${lora}`;
   if (result.outcome.kind !== 'parsed' || result.totals.tensors === 0) {
     return null;
   }
