@@ -3,6 +3,7 @@ import { expect, type Page } from '@playwright/test';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E_PORTS } from './ports';
+import { groupDigits } from '../src/core/number-format';
 
 export const FIXTURES_DIR = join(process.cwd(), 'e2e', '.fixtures');
 export const ORIGIN_A = `http://127.0.0.1:${E2E_PORTS.originA}`;
@@ -124,4 +125,23 @@ export async function downloadReport<T = Record<string, unknown>>(page: Page): P
 export async function readValuesOf(page: Page, tensor: string): Promise<void> {
   await page.getByRole('grid', { name: 'Tensors' }).getByText(tensor, { exact: true }).click();
   await page.getByRole('button', { name: 'Read values' }).click();
+}
+
+/**
+ * A row's label as the value views write it, computed apart from them: a number for a matrix, the index per leading
+ * dimension otherwise (numpy's unravel_index over every dimension of `shape` but the last).
+ */
+export function numpyRowLabel(shape: readonly number[]): (row: number) => string {
+  const dims = shape.slice(0, -1);
+  if (dims.length === 1) {
+    return groupDigits;
+  }
+  return (row) => {
+    const at: number[] = [];
+    for (let d = dims.length - 1; d >= 0; d--) {
+      at.unshift(row % dims[d]);
+      row = Math.floor(row / dims[d]);
+    }
+    return `[${at.join(', ')}]`;
+  };
 }

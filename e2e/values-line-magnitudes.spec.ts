@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, openApp, readValuesOf, watchPage } from './helpers';
+import { downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
 import { formatValue, groupDigits, plural } from '../src/core/number-format';
 import { lineMagnitudesAnswers, type LineSpreadAnswer } from '../src/testing/values-fixtures';
 
@@ -14,22 +14,6 @@ const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
 
 /** The view's ratio: one decimal under 10×, whole above. */
 const ratio = (value: number) => `${value < 10 ? value.toFixed(1) : groupDigits(Math.round(value))}×`;
-
-/** A row's label: a number for a matrix, the index per leading dimension otherwise (numpy's unravel_index). */
-function rowLabel(shape: readonly number[]): (row: number) => string {
-  const dims = shape.slice(0, -1);
-  if (dims.length === 1) {
-    return groupDigits;
-  }
-  return (row) => {
-    const at: number[] = [];
-    for (let d = dims.length - 1; d >= 0; d--) {
-      at.unshift(row % dims[d]);
-      row = Math.floor(row / dims[d]);
-    }
-    return `[${at.join(', ')}]`;
-  };
-}
 
 /** `median 0.05956 over 512 rows, largest 1.562 in row 3, 26× the median`, from numpy's figures. */
 function spreadText(want: LineSpreadAnswer, kind: 'row' | 'column', label: (index: number) => string): string {
@@ -52,7 +36,7 @@ test.describe("each row's and column's abs-max", () => {
       for (const [name, want] of Object.entries(tensors)) {
         await readValuesOf(page, name);
         await expect(page.getByTestId('values-stats')).toBeVisible();
-        const label = rowLabel(want.shape);
+        const label = numpyRowLabel(want.shape);
         const rows = page.getByTestId('values-row-magnitudes');
         if (want.rows) {
           await expect(rows).toContainText(spreadText(want.rows, 'row', label));

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, openApp, readValuesOf, watchPage } from './helpers';
+import { downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
 import { groupDigits, plural } from '../src/core/number-format';
 import { zeroLinesAnswers, zeroLinesCompareAnswer, type ZeroLinesAnswer } from '../src/testing/values-fixtures';
 
@@ -26,27 +26,11 @@ function runsText(indices: readonly number[], label: (index: number) => string):
   return runs.map(([a, b]) => (a === b ? label(a) : `${label(a)}–${label(b)}`)).join(', ');
 }
 
-/** A row's label: a number for a matrix, the index per leading dimension otherwise (numpy's unravel_index). */
-function rowLabel(want: ZeroLinesAnswer): (row: number) => string {
-  const dims = want.shape.slice(0, -1);
-  if (dims.length === 1) {
-    return groupDigits;
-  }
-  return (row) => {
-    const at: number[] = [];
-    for (let d = dims.length - 1; d >= 0; d--) {
-      at.unshift(row % dims[d]);
-      row = Math.floor(row / dims[d]);
-    }
-    return `[${at.join(', ')}]`;
-  };
-}
-
 /** The view's summary of numpy's zero rows and columns: `5 of 384 rows (3, 10–12, 95), 3 of 176 columns (5)`. */
 function linesText(want: ZeroLinesAnswer, rows: readonly number[], columns: readonly number[]): string {
   const parts = [];
   if (rows.length > 0) {
-    parts.push(`${rows.length} of ${plural(want.ofRows, 'row')} (${runsText(rows, rowLabel(want))})`);
+    parts.push(`${rows.length} of ${plural(want.ofRows, 'row')} (${runsText(rows, numpyRowLabel(want.shape))})`);
   }
   if (columns.length > 0) {
     parts.push(`${columns.length} of ${plural(want.shape[1], 'column')} (${runsText(columns, groupDigits)})`);
@@ -72,7 +56,7 @@ test.describe('rows and columns all zeros', () => {
         if (want.zeroRows.length > 0) {
           const are = want.zeroRows.length === 1 ? 'is' : 'are';
           await expect(rows).toContainText(
-            `${want.zeroRows.length} of ${plural(want.ofRows, 'row')} ${are} all zeros: ${runsText(want.zeroRows, rowLabel(want))}.`,
+            `${want.zeroRows.length} of ${plural(want.ofRows, 'row')} ${are} all zeros: ${runsText(want.zeroRows, numpyRowLabel(want.shape))}.`,
           );
         } else {
           await expect(rows).toHaveCount(0);

@@ -13,7 +13,7 @@
 import { existsSync, openAsBlob, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildHeaderBytes } from '../src/testing/build-safetensors';
+import { buildHeaderBytes, buildSafetensors } from '../src/testing/build-safetensors';
 import { createFileReader } from '../src/io/file-reader';
 import { locateTensor, readSpansInOrder, readTensorChunks } from '../src/io/tensor-data';
 import { decodeUnit, type DecodeUnit } from '../src/core/values/decode';
@@ -34,7 +34,11 @@ function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
-/** 8 tensors of 32 MiB (F32, BF16, F16 mixed), random normal-ish values. */
+/**
+ * 8 tensors of 32 MiB (F32, BF16, F16 mixed) and a 64 MiB F32 one, uniform values in ±0.02 as a trained weight's
+ * range, each stored in its own dtype (rounded to nearest even), so the 16-bit tensors hold what a real model's do:
+ * no NaN, no infinity, a few subnormals in F16.
+ */
 function modelFile(path: string): {
   dataStart: number;
   specs: Array<{ name: string; dtype: string; shape: number[] }>;
@@ -45,18 +49,52 @@ function modelFile(path: string): {
     shape: i % 3 === 0 ? [2048, 4096] : [4096, 4096],
   }));
   specs.push({ name: 'big.weight', dtype: 'F32', shape: [4096, 4096] });
-  const { head, dataLength } = buildHeaderBytes(specs);
-  const data = new Float32Array(dataLength / 4);
   let seed = 1;
-  for (let i = 0; i < data.length; i++) {
+  const next = () => {
     seed = (seed * 1103515245 + 12345) >>> 0;
-    data[i] = ((seed >>> 8) / 2 ** 24 - 0.5) * 0.04;
+    return ((seed >>> 8) / 2 ** 24 - 0.5) * 0.04;
+  };
+  const tensorData: Record<string, Uint8Array> = {};
+  for (const { name, dtype, shape } of specs) {
+    const values = new Float32Array(shape[0] * shape[1]);
+    for (let i = 0; i < values.length; i++) {
+      values[i] = next();
+    }
+    tensorData[name] = new Uint8Array(dtype === 'F32' ? values.buffer : sixteenBitCodes(values, dtype).buffer);
   }
-  const file = new Uint8Array(head.length + dataLength);
-  file.set(head);
-  file.set(new Uint8Array(data.buffer), head.length);
+  const file = buildSafetensors(specs, { tensorData });
   writeFileSync(path, file);
+  const { head } = buildHeaderBytes(specs);
   return { dataStart: head.length, specs };
+}
+
+/** BF16 or F16 codes of `values`, rounded to nearest even (F16 subnormals included; the values never overflow). */
+function sixteenBitCodes(values: Float32Array, dtype: string): Uint16Array {
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  const codes = new Uint16Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const b = bits[i];
+    if (dtype === 'BF16') {
+      codes[i] = (b + 0x7fff + ((b >>> 16) & 1)) >>> 16;
+      continue;
+    }
+    const sign = (b >>> 16) & 0x8000;
+    const magnitude = Math.abs(values[i]);
+    if (magnitude < 2 ** -14) {
+      // Subnormal: a multiple of 2^-24; Math.round's ties go up, close enough for a benchmark's values.
+      codes[i] = sign | Math.round(magnitude * 2 ** 24);
+      continue;
+    }
+    const exponent = ((b >>> 23) & 0xff) - 112;
+    const mantissa = b & 0x7fffff;
+    let half = (exponent << 10) | (mantissa >>> 13);
+    const rest = mantissa & 0x1fff;
+    if (rest > 0x1000 || (rest === 0x1000 && (half & 1) === 1)) {
+      half++;
+    }
+    codes[i] = sign | half;
+  }
+  return codes;
 }
 
 async function plainRead(blob: Blob, start: number, end: number): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * Each row's and each column's largest magnitude (abs-max), and the lines far above the rest. This is what decides
  * how a weight quantizes: one scale for the whole tensor is set by its largest row, so a row whose abs-max is a
- * fiftieth of it keeps a fiftieth of the format's levels; one scale per row (per output channel) is set by that
+ * fiftieth of it keeps a fiftieth of an integer format's levels; one scale per row (per output channel) is set by that
  * row's largest value, which in a weight [out, in] with a few input channels far above the rest (outlier features)
  * lies in one of those columns for most rows. A tensor-wide abs-max or histogram says neither.
  *

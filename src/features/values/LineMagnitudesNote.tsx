@@ -60,9 +60,8 @@ function levelsText(rows: LineMagnitudeSpread): string {
 }
 
 /**
- * One line for the scan's list: `3 of 1 024 columns (77, 500, 901; up to 43× the median 0.05981), holding the largest
- * value of 256 of
- * 256 rows`.
+ * One line for the scan's list: `3 of 512 columns (77, 300, 451; up to 43× the median 0.05981), holding the largest
+ * value of 128 of 128 rows`.
  */
 export function outlierColumnsSummary({ columns, rowsRead, rows }: ScanOutlierColumns): string {
   const listed = columns.outliers.map((line) => groupDigits(line.index)).join(', ');
