@@ -57,6 +57,14 @@ test.describe("each row's and column's abs-max", () => {
         } else {
           await expect(rows).toHaveCount(0);
         }
+        const tokens = page.getByTestId('values-row-magnitudes-tokens');
+        if (want.rowTokens) {
+          await expect(tokens).toContainText(
+            want.rowTokens.map(({ id, text }) => `${text} (${groupDigits(id)})`).join(', '),
+          );
+        } else {
+          await expect(tokens).toHaveCount(0);
+        }
         const columns = page.getByTestId('values-column-magnitudes');
         if (want.columns) {
           await expect(columns).toContainText(spreadText(want.columns, 'column', groupDigits));
@@ -113,6 +121,9 @@ test.describe("each row's and column's abs-max", () => {
             }),
           );
           expect(got).not.toHaveProperty('profile');
+          if (kind === 'rows') {
+            expect((entry as { rowTokens?: { texts: unknown } }).rowTokens?.texts).toEqual(want.rowTokens);
+          }
           expect(Math.abs((got?.median as number) - answer.median)).toBeLessThan(1e-6);
           expect((got?.outliers as Array<{ index: number }>).map((line) => line.index)).toEqual(
             answer.outliers.map(([index]) => index),

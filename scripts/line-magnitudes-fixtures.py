@@ -8,7 +8,8 @@
                                stacked experts [4, 32, 64] whose row [1, 5] is 20x the rest, a plain F16 weight with
                                no line far from the others, and an F32 weight holding NaN and infinities
   line-magnitudes.gguf         written by gguf-py's GGUFWriter: a Q8_0 matrix quantized by gguf-py whose column 17
-                               weighs 30x the rest
+                               weighs 30x the rest, and an F16 token embedding whose tokens 20 and 5 are 30x and 15x
+                               the rest, with its token list (the answer names their tokens)
   line-magnitudes.json         per tensor: its shape, and for its rows (every index but the last) and a 2-D tensor's
                                columns: the line count, the lines holding a non-zero finite value, the median of
                                their abs-max, the largest and where, the lines over 10x the median (largest first, at
@@ -115,12 +116,22 @@ def gguf_file(gen: np.random.Generator) -> dict:
     writer = GGUFWriter(str(path), "llama")
     writer.add_name("rows and columns far apart")
     writer.add_tensor("blk.0.ffn_down.weight", raw, raw_dtype=GGMLQuantizationType.Q8_0)
+    tokens = ["<unk>", "<s>", "</s>"] + [f"\u2581word{i}" for i in range(29)]
+    writer.add_tokenizer_model("llama")
+    writer.add_token_list(tokens)
+    writer.add_token_types([2, 3, 3] + [1] * 29)
+    embedding = (gen.standard_normal((len(tokens), 64)) * 0.02).astype(np.float16)
+    embedding[[20, 5], :] *= [[30], [15]]
+    writer.add_tensor("token_embd.weight", embedding)
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
     writer.close()
     values = quants.dequantize(raw, GGMLQuantizationType.Q8_0).reshape(data.shape)
-    return {"blk.0.ffn_down.weight": {**answer(values), "scan": scan_answer(values)}}
+    embedded = {**answer(embedding), "scan": scan_answer(embedding)}
+    outlier_rows = [index for index, _ in embedded["rows"]["outliers"]]
+    embedded["rowTokens"] = [{"id": i, "text": tokens[i]} for i in outlier_rows]
+    return {"blk.0.ffn_down.weight": {**answer(values), "scan": scan_answer(values)}, "token_embd.weight": embedded}
 
 
 def main() -> None:

@@ -163,6 +163,8 @@ export interface LineMagnitudesAnswer {
   columns: LineSpreadAnswer | null;
   /** A matrix's columns over the rows "Scan all values" looks at (0, s, 2s, … with s = ⌈rows / 256⌉). */
   scan: (LineSpreadAnswer & { rowStride: number; rowsRead: number }) | null;
+  /** A token embedding's: the token of each outlier row, as its token list has it. */
+  rowTokens?: Array<{ id: number; text: string }>;
 }
 
 /** numpy's answers per fixture file, per tensor. */

@@ -8,6 +8,7 @@ import { tensorShape } from '../core/model';
 import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { withTokenTexts } from '../core/values/non-finite-positions';
+import { withRowTokenTexts } from '../core/values/line-magnitudes';
 import { LoraUpdateCollector, planLoraUpdates } from '../core/values/lora-update';
 import {
   embeddingPlanOf,
@@ -125,6 +126,9 @@ export async function readTensorValues(
   const texts = embedding ? (load.tokenTexts?.() ?? null) : null;
   if (result.nonFinite && texts) {
     result.nonFinite = withTokenTexts(result.nonFinite, texts);
+  }
+  if (result.lineMagnitudes && texts) {
+    result.lineMagnitudes = withRowTokenTexts(result.lineMagnitudes, texts);
   }
   if (embedding) {
     const ids = embeddingRows?.untrainedIds() ?? null;

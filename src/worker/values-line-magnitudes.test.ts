@@ -49,6 +49,7 @@ describe("each row's and column's abs-max", () => {
         if (want.columns) {
           expect(values.lineMagnitudes?.columns?.rowsPeakingInOutliers).toBe(want.columns.rowsPeakingInOutliers);
         }
+        expect(values.lineMagnitudes?.rowTokens?.texts).toEqual(want.rowTokens);
       });
     }
   }

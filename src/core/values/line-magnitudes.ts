@@ -10,6 +10,7 @@
  * rows anywhere. NaN and infinities are left out (the non-finite note places them). Pure.
  */
 import { medianInPlace } from '../median';
+import { tokenTextList, type TokenTextList, type TokenTexts } from '../analysis/tokenizer/token-texts';
 import { matrixShape } from './grid';
 import { MIN_LINE_LENGTH } from './zero-lines';
 
@@ -72,6 +73,23 @@ export interface LineMagnitudes {
    * `rows.of`) whose largest value lies in one of the outlier columns.
    */
   columns: (LineMagnitudeSpread & { rowsPeakingInOutliers: number }) | null;
+  /** A token embedding's: the token of each outlier row (its id is the row), from the token list at hand. */
+  rowTokens?: TokenTextList;
+}
+
+/** `found` with the tokens of its outlier rows, for a token embedding (a matrix with a row per token id). */
+export function withRowTokenTexts(found: LineMagnitudes, texts: Pick<TokenTexts, 'origin' | 'text'>): LineMagnitudes {
+  const outliers = found.rows?.outliers ?? [];
+  if (found.rowDims.length !== 1 || outliers.length === 0) {
+    return found;
+  }
+  return {
+    ...found,
+    rowTokens: tokenTextList(
+      texts,
+      outliers.map((line) => line.index),
+    ),
+  };
 }
 
 export class LineMagnitudesTracker {

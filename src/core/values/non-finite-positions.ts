@@ -5,6 +5,7 @@
  * Fed only by the checked passes that run when a stretch of values holds a non-finite one, so a finite tensor
  * costs nothing. Pure.
  */
+import { tokenTextList, type TokenTextList } from '../analysis/tokenizer/token-texts';
 
 /** Positions listed: enough to see a pattern (one row, one column, a stride), few enough to read. */
 export const MAX_NON_FINITE_POSITIONS = 20;
@@ -21,7 +22,7 @@ export interface NonFinitePositions {
   rows: number | null;
   ofRows: number;
   /** A token embedding's: the token each row among `first` holds (its id is the row), as `origin` lists it. */
-  tokens?: { origin: string; texts: Array<{ id: number; text: string | null }> };
+  tokens?: TokenTextList;
 }
 
 /** `found` with the tokens of the rows among its first positions, for a token embedding (a row per token id). */
@@ -29,8 +30,7 @@ export function withTokenTexts(
   found: NonFinitePositions,
   texts: { origin: string; text(id: number): string | null },
 ): NonFinitePositions {
-  const ids = [...new Set(found.first.map(({ at }) => at[0]))];
-  return { ...found, tokens: { origin: texts.origin, texts: ids.map((id) => ({ id, text: texts.text(id) })) } };
+  return { ...found, tokens: tokenTextList(texts, [...new Set(found.first.map(({ at }) => at[0]))]) };
 }
 
 export class NonFiniteLocator {

@@ -33,6 +33,7 @@ type ReportedLineMagnitudes = {
   rowDims: number[];
   rows: Omit<NonNullable<LineMagnitudes['rows']>, 'profile'> | null;
   columns: Omit<NonNullable<LineMagnitudes['columns']>, 'profile'> | null;
+  rowTokens?: LineMagnitudes['rowTokens'];
 };
 
 function reportStats(stats: ValueStats): ValuesReportEntry['stats'] {
@@ -82,7 +83,7 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
 }
 
 /** The figures without the view's bar profiles: the report names lines, numpy gives the rest in one call. */
-function withoutProfiles({ rowDims, rows, columns }: LineMagnitudes): ReportedLineMagnitudes {
+function withoutProfiles({ rowDims, rows, columns, rowTokens }: LineMagnitudes): ReportedLineMagnitudes {
   const drop = <T extends { profile: number[] }>(spread: T | null): Omit<T, 'profile'> | null => {
     if (spread === null) {
       return null;
@@ -90,7 +91,7 @@ function withoutProfiles({ rowDims, rows, columns }: LineMagnitudes): ReportedLi
     const { profile: _profile, ...rest } = spread;
     return rest;
   };
-  return { rowDims, rows: drop(rows), columns: drop(columns) };
+  return { rowDims, rows: drop(rows), columns: drop(columns), ...(rowTokens ? { rowTokens } : {}) };
 }
 
 /** `loraUpdateValues[]`: each LoRA update "Compute ΔW" formed, with how it was scaled. */

@@ -12,6 +12,7 @@ import {
 } from '../../core/values/line-magnitudes';
 import type { ScanOutlierColumns } from '../../core/values/value-scan';
 import { rowLabel } from './runs-text';
+import { inlineTokens } from './token-lists';
 
 /**
  * The row spread from which the note says what one int8 scale for the whole tensor costs: at 4× the median row
@@ -100,6 +101,12 @@ export function LineMagnitudesNote({
             </>
           )}
           {quantized && rows.max / rows.median >= LEVELS_NOTE_MIN_RATIO && levelsText(rows)}
+        </p>
+      )}
+      {rows && magnitudes.rowTokens && (
+        <p data-testid="values-row-magnitudes-tokens">
+          The tokens of {rows.outlierCount === 1 ? 'that row' : 'those rows'} ({magnitudes.rowTokens.origin}):{' '}
+          {inlineTokens(magnitudes.rowTokens.texts, rows.outlierCount, magnitudes.rowTokens.texts.length)}.
         </p>
       )}
       {columns && (

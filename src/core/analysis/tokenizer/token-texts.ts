@@ -18,6 +18,17 @@ export interface TokenTexts {
   templates: readonly string[];
 }
 
+/** Some token ids with their texts, and where the texts came from: what a value view names beside rows it lists. */
+export interface TokenTextList {
+  origin: string;
+  texts: Array<{ id: number; text: string | null }>;
+}
+
+/** The tokens of `ids` (a token embedding's rows, whose index is the id), as `texts` lists them. */
+export function tokenTextList(texts: Pick<TokenTexts, 'origin' | 'text'>, ids: readonly number[]): TokenTextList {
+  return { origin: texts.origin, texts: ids.map((id) => ({ id, text: texts.text(id) })) };
+}
+
 export function tokenTextsOf(sources: {
   list: TokenList | null;
   section: TokenizerSection | null;
