@@ -1,7 +1,8 @@
 /**
  * "Scan all values": every tensor's counts and extremes, then what stands out — tensors holding NaN or ±Inf, tensors
- * whose every value is zero, and outliers: a tensor whose abs-max is far above the other tensors of the same role
- * across layers (the same name with its numbers blanked: `model.layers.#.mlp.down_proj.weight`).
+ * whose every value is zero, rows and columns all zeros, matrices with input channels far above the rest, and
+ * outliers: a tensor whose abs-max is far above the other tensors of the same role across layers (the same name with
+ * its numbers blanked: `model.layers.#.mlp.down_proj.weight`).
  */
 import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
 import { StatsAccumulator, type ValueStats } from './value-stats';
