@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
 import { formatValue, groupDigits, plural } from '../src/core/number-format';
-import { lineMagnitudesAnswers, type LineSpreadAnswer } from '../src/testing/values-fixtures';
+import {
+  lineMagnitudesAnswers,
+  outlierColumnsCompareAnswer,
+  type LineSpreadAnswer,
+} from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
 
@@ -188,6 +192,46 @@ test.describe("each row's and column's abs-max", () => {
     await expect(page.getByText(`${Object.keys(tensors).length} tensors · ${withOutliers.length} shown`)).toBeVisible();
     watch.expectClean();
   });
+});
+
+test('Compare values: the outlier input channels one side has and the other does not, numpy’s', async ({ page }) => {
+  const watch = watchPage(page);
+  const answer = outlierColumnsCompareAnswer();
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, answer.a));
+  await expect(page.getByTestId('file-name')).toHaveText(answer.a);
+  await page.getByRole('tab', { name: 'Compare' }).click();
+  await page.getByTestId('compare-file-input').setInputFiles(join(VALUES_DIR, answer.b));
+  await expect(page.getByTestId('compare-b-name')).toHaveText(answer.b);
+  await page.getByRole('button', { name: 'Compare values' }).click();
+  const changed = Object.entries(answer.tensors);
+  await expect(page.getByTestId('compare-values-outlier-columns')).toHaveCount(changed.length);
+  const side = (columns: number[]) => columns.map((column) => `${groupDigits(column)} \\(\\d+(\\.\\d)?×\\)`).join(', ');
+  for (const [name, want] of changed) {
+    const note = page
+      .getByTestId('compare-values-table')
+      .locator('tbody tr')
+      .filter({ hasText: name })
+      .getByTestId('compare-values-outlier-columns');
+    const parts = [
+      want.onlyA.length > 0 ? `in A only: ${side(want.onlyA)}` : '',
+      want.onlyB.length > 0 ? `in B only: ${side(want.onlyB)}` : '',
+    ].filter(Boolean);
+    // The columns are listed largest first: layer 0's were grown 40×, 25× and 15× in that order.
+    await expect(note).toHaveText(
+      new RegExp(`^outlier input channels \\(columns over 10× the median column's abs-max\\) ${parts.join('; ')}$`),
+    );
+  }
+  const report = (await downloadReport(page)).compare as {
+    values: Array<{ tensor: string; outlierColumns?: { onlyA: unknown; onlyB: unknown } }>;
+  };
+  expect(
+    report.values
+      .filter((entry) => entry.outlierColumns)
+      .map((entry) => entry.tensor)
+      .sort(),
+  ).toEqual(changed.map(([name]) => name).sort());
+  watch.expectClean();
 });
 
 function want<T>(tensors: Record<string, T>, name: string): T {

@@ -10,12 +10,15 @@
   line-magnitudes.gguf         written by gguf-py's GGUFWriter: a Q8_0 matrix quantized by gguf-py whose column 17
                                weighs 30x the rest, and an F16 token embedding whose tokens 20 and 5 are 30x and 15x
                                the rest, with its token list (the answer names their tokens)
+  line-magnitudes-smoothed.safetensors  the first model with layer 0's outlier channels scaled into line (as
+                               SmoothQuant migrates them) and an input channel of layer 1 grown 20x
   line-magnitudes.json         per tensor: its shape, and for its rows (every index but the last) and a 2-D tensor's
                                columns: the line count, the lines holding a non-zero finite value, the median of
                                their abs-max, the largest and where, the lines over 10x the median (largest first, at
                                most 20) and their count; for columns, the rows whose largest value is in one of them;
                                and for a matrix, the same of its columns over the rows "Scan all values" looks at
-                               (0, s, 2s, ... with s = ceil(rows / 256))
+                               (0, s, 2s, ... with s = ceil(rows / 256)); and for "Compare values" of the two
+                               safetensors files, the outlier columns each down projection has on one side only
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/line-magnitudes-fixtures.py
 """
@@ -105,7 +108,36 @@ def safetensors_file(gen: np.random.Generator) -> dict:
         "model.layers.2.mlp.down_proj.weight": later_downs[1].astype(ml_dtypes.bfloat16),
     }
     save_file(tensors, str(OUT / "line-magnitudes.safetensors"), metadata={"format": "pt"})
-    return {name: {**answer(array), "scan": scan_answer(array)} for name, array in tensors.items()}
+    return {name: {**answer(array), "scan": scan_answer(array)} for name, array in tensors.items()}, tensors
+
+
+def outlier_columns(values: np.ndarray) -> set[int]:
+    """The outlier columns "Compare values" finds: over rows 0, s, 2s, ... as the scan looks at them."""
+    found = scan_answer(values)
+    if found is None:
+        return set()
+    magnitude = np.abs(values[:: found["rowStride"]].astype(np.float64))
+    magnitude[~np.isfinite(magnitude)] = 0
+    return set(np.flatnonzero(magnitude.max(axis=0) > found["median"] * FACTOR).tolist())
+
+
+def smoothed_file(tensors: dict) -> dict:
+    """The model with layer 0's outlier input channels scaled down into line (as SmoothQuant migrates them, or a
+    rotation spreads them) and an input channel of layer 1 grown 20x; numpy's outlier columns on one side only."""
+    smoothed = dict(tensors)
+    down = tensors["model.layers.0.mlp.down_proj.weight"].astype(np.float64)
+    column_max = np.abs(down).max(axis=0)
+    scale = np.maximum(column_max / np.median(column_max), 1)
+    smoothed["model.layers.0.mlp.down_proj.weight"] = (down / scale).astype(ml_dtypes.bfloat16)
+    grown = tensors["model.layers.1.mlp.down_proj.weight"].astype(np.float64)
+    grown[:, 200] *= 20
+    smoothed["model.layers.1.mlp.down_proj.weight"] = grown.astype(ml_dtypes.bfloat16)
+    save_file(smoothed, str(OUT / "line-magnitudes-smoothed.safetensors"), metadata={"format": "pt"})
+    result = {}
+    for name in ("model.layers.0.mlp.down_proj.weight", "model.layers.1.mlp.down_proj.weight"):
+        a, b = outlier_columns(tensors[name]), outlier_columns(smoothed[name])
+        result[name] = {"onlyA": sorted(a - b), "onlyB": sorted(b - a)}
+    return result
 
 
 def gguf_file(gen: np.random.Generator) -> dict:
@@ -136,11 +168,17 @@ def gguf_file(gen: np.random.Generator) -> dict:
 
 def main() -> None:
     gen = np.random.default_rng(20261206)
+    answers, tensors = safetensors_file(gen)
     result = {
         "generator": "scripts/line-magnitudes-fixtures.py",
         "numpy": np.__version__,
         "factor": FACTOR,
-        "files": {"line-magnitudes.safetensors": safetensors_file(gen), "line-magnitudes.gguf": gguf_file(gen)},
+        "files": {"line-magnitudes.safetensors": answers, "line-magnitudes.gguf": gguf_file(gen)},
+        "compare": {
+            "a": "line-magnitudes.safetensors",
+            "b": "line-magnitudes-smoothed.safetensors",
+            "tensors": smoothed_file(tensors),
+        },
     }
     (OUT / "line-magnitudes.json").write_text(json.dumps(result, indent=1) + "\n")
 

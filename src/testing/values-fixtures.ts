@@ -171,3 +171,16 @@ export interface LineMagnitudesAnswer {
 export function lineMagnitudesAnswers(): Record<string, Record<string, LineMagnitudesAnswer>> {
   return answersPerFile<LineMagnitudesAnswer>('line-magnitudes.json');
 }
+
+/** fixtures/values/line-magnitudes.json's compare: per down projection, the outlier columns on one side only. */
+export interface OutlierColumnsCompareAnswer {
+  a: string;
+  b: string;
+  tensors: Record<string, { onlyA: number[]; onlyB: number[] }>;
+}
+
+export function outlierColumnsCompareAnswer(): OutlierColumnsCompareAnswer {
+  return (
+    JSON.parse(readFileSync(join(DIR, 'line-magnitudes.json'), 'utf8')) as { compare: OutlierColumnsCompareAnswer }
+  ).compare;
+}

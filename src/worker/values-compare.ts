@@ -20,6 +20,8 @@ import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core
 import { matrixShape } from '../core/values/grid';
 import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
 import { zeroLinesChange, ZeroLinesTracker } from '../core/values/zero-lines';
+import { LineMagnitudesTracker, outlierColumnsChange } from '../core/values/line-magnitudes';
+import { COLUMN_SCAN_ROWS } from '../core/values/values-limits';
 import { embeddingPlanOf } from '../core/values/untrained-tokens';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
@@ -219,6 +221,8 @@ async function comparePairing(
   let embeddingRows: EmbeddingRowAccumulator | null = null;
   // Element for element, each side's lines all zeros: which rows and columns one side zeroes and the other does not.
   let lines: { a: ZeroLinesTracker; b: ZeroLinesTracker; rowDims: number[] } | null = null;
+  // And each side's columns far above the rest, over at most COLUMN_SCAN_ROWS rows of a whole read.
+  let magnitudes: { a: LineMagnitudesTracker; b: LineMagnitudesTracker } | null = null;
   const chosen = partsToRead(a, pairing, remote);
   let sampled = chosen.sampled;
   let bytes = 0;
@@ -266,6 +270,10 @@ async function comparePairing(
       chosen.parts.length === 1 && !byRows && !pairing.shift
         ? { a: new ZeroLinesTracker(part.shape), b: new ZeroLinesTracker(part.shape), rowDims: part.shape.slice(0, -1) }
         : null;
+    const rowsAtMost = plan.sampled ? Infinity : COLUMN_SCAN_ROWS;
+    magnitudes = lines
+      ? { a: new LineMagnitudesTracker(part.shape, rowsAtMost), b: new LineMagnitudesTracker(part.shape, rowsAtMost) }
+      : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
     decodedBy = describeDecoding(sideA, sideB);
@@ -300,6 +308,8 @@ async function comparePairing(
         embeddingRows?.add(pa.values, pb.values, first);
         lines?.a.add(pa.values, first);
         lines?.b.add(pb.values, first);
+        magnitudes?.a.add(pa.values, first);
+        magnitudes?.b.add(pb.values, first);
       }
     }
   }
@@ -314,6 +324,10 @@ async function comparePairing(
   const zeroLines = lines && zeroLinesChange(lines.a, lines.b, lines.rowDims, !sampled);
   if (zeroLines) {
     comparison.zeroLines = zeroLines;
+  }
+  const outlierColumns = magnitudes && outlierColumnsChange(magnitudes.a, magnitudes.b);
+  if (outlierColumns) {
+    comparison.outlierColumns = outlierColumns;
   }
   return { comparison, skipped: null, bytes };
 }

@@ -9,6 +9,7 @@
 import { StackLayers, type StackLayer } from './layer-names';
 import type { EmbeddingRowChanges } from './embedding-row-changes';
 import type { ZeroLinesChange } from './zero-lines';
+import type { OutlierColumnsChange } from './line-magnitudes';
 
 export interface ValueComparison {
   tensor: string;
@@ -35,6 +36,8 @@ export interface ValueComparison {
   rows?: EmbeddingRowChanges;
   /** Rows and columns all zeros on one side only, compared element for element (zero-lines.ts); absent: none. */
   zeroLines?: ZeroLinesChange;
+  /** A matrix's outlier input channels on one side only, compared element for element (line-magnitudes.ts). */
+  outlierColumns?: OutlierColumnsChange;
 }
 
 /** One adapted module against the base weight it changes. */

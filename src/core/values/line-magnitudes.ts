@@ -201,6 +201,18 @@ export class LineMagnitudesTracker {
     }
   }
 
+  /** Each column's abs-max, which are outliers, and their median; null without columns or too few holding a value. */
+  columnOutliers(): { marks: Uint8Array; maxima: Float32Array; median: number } | null {
+    const spread = this.colMax === null ? null : spreadOf(this.colMax);
+    return spread === null
+      ? null
+      : {
+          marks: outlierMarks(this.colMax as Float32Array, spread.median),
+          maxima: this.colMax as Float32Array,
+          median: spread.median,
+        };
+  }
+
   result(): LineMagnitudes | null {
     const { rowMax, colMax, rowPeak } = this;
     if (rowMax === null) {
@@ -221,6 +233,51 @@ export class LineMagnitudesTracker {
     }
     return rows === null && columns === null ? null : { rowDims: this.shape.slice(0, -1), rows, columns };
   }
+}
+
+/** Outlier columns (over LINE_OUTLIER_FACTOR × the median column's abs-max) of one side only, largest first. */
+export interface OutlierColumnsOnOneSide {
+  count: number;
+  /** At most MAX_OUTLIER_LINES, each with its abs-max on that side. */
+  columns: LineOutlier[];
+  /** That side's median column abs-max. */
+  median: number;
+}
+
+/** The outlier columns two matrices of one shape do not share, over the same rows of both. */
+export interface OutlierColumnsChange {
+  onlyA: OutlierColumnsOnOneSide | null;
+  onlyB: OutlierColumnsOnOneSide | null;
+}
+
+/**
+ * What `a` and `b`, fed the same elements of two matrices of one shape, tell apart: input channels far above the
+ * rest on one side only, as a quantization that rotates or smooths a weight removes them (QuaRot, SpinQuant,
+ * SmoothQuant) and a fine-tune may grow one. Null when neither side has one the other lacks.
+ */
+export function outlierColumnsChange(a: LineMagnitudesTracker, b: LineMagnitudesTracker): OutlierColumnsChange | null {
+  const sideA = a.columnOutliers();
+  const sideB = b.columnOutliers();
+  if (sideA === null || sideB === null || sideA.maxima.length !== sideB.maxima.length) {
+    return null;
+  }
+  const onlyOn = (
+    side: { marks: Uint8Array; maxima: Float32Array; median: number },
+    other: Uint8Array,
+  ): OutlierColumnsOnOneSide | null => {
+    const columns: LineOutlier[] = [];
+    let count = 0;
+    for (let col = 0; col < side.marks.length; col++) {
+      if (side.marks[col] === 1 && other[col] === 0) {
+        count++;
+        keepLargest(columns, { index: col, absMax: side.maxima[col] });
+      }
+    }
+    return count === 0 ? null : { count, columns, median: side.median };
+  };
+  const onlyA = onlyOn(sideA, sideB.marks);
+  const onlyB = onlyOn(sideB, sideA.marks);
+  return onlyA === null && onlyB === null ? null : { onlyA, onlyB };
 }
 
 /** The spread of the positive line maxima in `maxima` (unread and zero lines left out); null for too few lines. */

@@ -17,18 +17,13 @@ import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
 import { matrixShape } from './grid';
 import { NonFiniteLocator, type NonFinitePositions } from './non-finite-positions';
 import { LineMagnitudesTracker, type LineMagnitudeSpread } from './line-magnitudes';
+import { COLUMN_SCAN_ROWS } from './values-limits';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
 export const OUTLIER_FACTOR = 10;
 
 /** A role needs this many tensors for its median to mean something. */
 export const OUTLIER_MIN_ROLE_SIZE = 3;
-
-/**
- * Rows the scan looks at per matrix for its columns' abs-max, evenly spread: a column far above the rest shows in
- * every row, so 256 rows find it at a sixteenth of the work of a 4,096-row weight, and the scan keeps its pace.
- */
-export const SCAN_LINE_ROWS = 256;
 
 /** Tensors listed per kind in the report and the view; the counts stay exact. */
 export const MAX_SCAN_LISTED = 200;
@@ -56,7 +51,7 @@ export interface ScanTensor {
 
 /** A matrix's columns far above the rest, over the rows the scan looked at. */
 export interface ScanOutlierColumns {
-  /** Rows looked at: 0, rowStride, 2 · rowStride, …, at most SCAN_LINE_ROWS of the tensor's `rows`. */
+  /** Rows looked at: 0, rowStride, 2 · rowStride, …, at most COLUMN_SCAN_ROWS of the tensor's `rows`. */
   rowsRead: number;
   rowStride: number;
   rows: number;
@@ -147,7 +142,7 @@ export class TensorScanAccumulator {
     this.cols = cols;
     this.rows = rows;
     this.locator = new NonFiniteLocator(shape, rows, cols);
-    this.magnitudes = new LineMagnitudesTracker(shape, SCAN_LINE_ROWS);
+    this.magnitudes = new LineMagnitudesTracker(shape, COLUMN_SCAN_ROWS);
   }
 
   /** Whole units of the tensor, starting at element `firstElement`. */

@@ -16,6 +16,7 @@ import { LoraRelativeCard } from './LoraRelativeCard';
 import { LoraPairCard } from './LoraPairCard';
 import { EmbeddingRowsNote } from './EmbeddingRowsNote';
 import { zeroLinesChangeText } from './ZeroLinesNote';
+import { outlierColumnsChangeText } from './LineMagnitudesNote';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -108,6 +109,11 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                     {entry.zeroLines && (
                       <div className="values-note" data-testid="compare-values-zero-lines">
                         {zeroLinesChangeText(entry.zeroLines)}
+                      </div>
+                    )}
+                    {entry.outlierColumns && (
+                      <div className="values-note" data-testid="compare-values-outlier-columns">
+                        {outlierColumnsChangeText(entry.outlierColumns)}
                       </div>
                     )}
                   </td>

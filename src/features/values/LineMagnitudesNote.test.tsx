@@ -2,7 +2,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { LineMagnitudes, LineMagnitudeSpread } from '../../core/values/line-magnitudes';
-import { LineMagnitudesNote, outlierColumnsSummary } from './LineMagnitudesNote';
+import { LineMagnitudesNote, outlierColumnsChangeText, outlierColumnsSummary } from './LineMagnitudesNote';
 
 /** Digit groups as plain spaces, so the expectations read as the page does. */
 const plainSpaces = (line: string) => line.replace(/[\u2009\u202f]/gu, ' ');
@@ -130,6 +130,36 @@ describe('outlierColumnsSummary', () => {
     );
     expect(plainSpaces(outlierColumnsSummary({ rowsRead: 128, rowStride: 1, rows: 128, columns: figures }))).toContain(
       'holding the largest value of 200 of 128 rows',
+    );
+  });
+});
+
+describe('outlierColumnsChangeText', () => {
+  it("names each side's own outlier columns with their ratio to that side's median, and counts past the list", () => {
+    expect(
+      plainSpaces(
+        outlierColumnsChangeText({
+          onlyA: {
+            count: 3,
+            median: 0.05,
+            columns: [
+              { index: 77, absMax: 2 },
+              { index: 1300, absMax: 0.6 },
+            ],
+          },
+          onlyB: null,
+        }),
+      ),
+    ).toBe(
+      "outlier input channels (columns over 10× the median column's abs-max) in A only: 77 (40×), 1 300 (12×), … (3 in all)",
+    );
+    expect(
+      outlierColumnsChangeText({
+        onlyA: { count: 1, median: 0.1, columns: [{ index: 4, absMax: 1.25 }] },
+        onlyB: { count: 1, median: 0.2, columns: [{ index: 9, absMax: 2.5 }] },
+      }),
+    ).toBe(
+      "outlier input channels (columns over 10× the median column's abs-max) in A only: 4 (13×); in B only: 9 (13×)",
     );
   });
 });

@@ -9,6 +9,8 @@ import {
   type LineMagnitudeSpread,
   type LineMagnitudes,
   type LineOutlier,
+  type OutlierColumnsChange,
+  type OutlierColumnsOnOneSide,
 } from '../../core/values/line-magnitudes';
 import type { ScanOutlierColumns } from '../../core/values/value-scan';
 import { rowLabel } from './runs-text';
@@ -69,6 +71,18 @@ export function outlierColumnsSummary({ columns, rowsRead, rows }: ScanOutlierCo
   const more = columns.outlierCount > columns.outliers.length ? ', …' : '';
   const read = rowsRead < rows ? `${groupDigits(rowsRead)} of ${plural(rows, 'row')} read` : plural(rows, 'row');
   return `${groupDigits(columns.outlierCount)} of ${plural(columns.lines, 'column')} (${listed}${more}; up to ${ratioText(columns.max / columns.median)} the median ${formatValue(columns.median)}), holding the largest value of ${groupDigits(columns.rowsPeakingInOutliers)} of ${read}`;
+}
+
+/**
+ * For "Compare values": `outlier input channels (columns over 10× the median column's abs-max) in A only: 77 (32×),
+ * 300 (23×); in B only: 12 (11×)`.
+ */
+export function outlierColumnsChangeText({ onlyA, onlyB }: OutlierColumnsChange): string {
+  const side = (only: OutlierColumnsOnOneSide) =>
+    only.columns.map((line) => `${groupDigits(line.index)} (${ratioText(line.absMax / only.median)})`).join(', ') +
+    (only.count > only.columns.length ? `, … (${groupDigits(only.count)} in all)` : '');
+  const parts = [onlyA && `in A only: ${side(onlyA)}`, onlyB && `in B only: ${side(onlyB)}`].filter(Boolean);
+  return `outlier input channels (columns over ${LINE_OUTLIER_FACTOR}× the median column's abs-max) ${parts.join('; ')}`;
 }
 
 export function LineMagnitudesNote({

@@ -43,7 +43,20 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
   const { result } = valueCompare;
   return {
     values: result.tensors.map(
-      ({ tensor, identical, identicalBy, decodedBy, note, basis, maxAbs, relL2, cosine, rows, zeroLines }) => ({
+      ({
+        tensor,
+        identical,
+        identicalBy,
+        decodedBy,
+        note,
+        basis,
+        maxAbs,
+        relL2,
+        cosine,
+        rows,
+        zeroLines,
+        outlierColumns,
+      }) => ({
         tensor,
         identical,
         identicalBy,
@@ -55,6 +68,7 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
         cosine,
         ...(rows ? { rows } : {}),
         ...(zeroLines ? { zeroLines } : {}),
+        ...(outlierColumns ? { outlierColumns } : {}),
       }),
     ),
     valuesDone: result.done,
