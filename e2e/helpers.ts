@@ -145,3 +145,13 @@ export function numpyRowLabel(shape: readonly number[]): (row: number) => string
     return `[${at.join(', ')}]`;
   };
 }
+
+/** Opens `first` of `dir`, compares it with `second` in the Compare tab and clicks "Compare values". */
+export async function compareValuesOfFiles(page: Page, dir: string, first: string, second: string): Promise<void> {
+  await page.getByTestId('file-input').first().setInputFiles(join(dir, first));
+  await expect(page.getByTestId('file-name')).toHaveText(first);
+  await page.getByRole('tab', { name: 'Compare' }).click();
+  await page.getByTestId('compare-file-input').setInputFiles(join(dir, second));
+  await expect(page.getByTestId('compare-b-name')).toHaveText(second);
+  await page.getByRole('button', { name: 'Compare values' }).click();
+}

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
+import { compareValuesOfFiles, downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
 import { formatValue, groupDigits, plural } from '../src/core/number-format';
 import {
   lineMagnitudesAnswers,
@@ -198,12 +198,7 @@ test('Compare values: the outlier input channels one side has and the other does
   const watch = watchPage(page);
   const answer = outlierColumnsCompareAnswer();
   await openApp(page);
-  await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, answer.a));
-  await expect(page.getByTestId('file-name')).toHaveText(answer.a);
-  await page.getByRole('tab', { name: 'Compare' }).click();
-  await page.getByTestId('compare-file-input').setInputFiles(join(VALUES_DIR, answer.b));
-  await expect(page.getByTestId('compare-b-name')).toHaveText(answer.b);
-  await page.getByRole('button', { name: 'Compare values' }).click();
+  await compareValuesOfFiles(page, VALUES_DIR, answer.a, answer.b);
   const changed = Object.entries(answer.tensors);
   await expect(page.getByTestId('compare-values-outlier-columns')).toHaveCount(changed.length);
   const side = (columns: number[]) => columns.map((column) => `${groupDigits(column)} \\(\\d+(\\.\\d)?×\\)`).join(', ');

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
+import { compareValuesOfFiles, downloadReport, numpyRowLabel, openApp, readValuesOf, watchPage } from './helpers';
 import { groupDigits, plural } from '../src/core/number-format';
 import { zeroLinesAnswers, zeroLinesCompareAnswer, type ZeroLinesAnswer } from '../src/testing/values-fixtures';
 
@@ -114,12 +114,7 @@ test.describe('rows and columns all zeros', () => {
     const watch = watchPage(page);
     const answer = zeroLinesCompareAnswer();
     await openApp(page);
-    await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, answer.a));
-    await expect(page.getByTestId('file-name')).toHaveText(answer.a);
-    await page.getByRole('tab', { name: 'Compare' }).click();
-    await page.getByTestId('compare-file-input').setInputFiles(join(VALUES_DIR, answer.b));
-    await expect(page.getByTestId('compare-b-name')).toHaveText(answer.b);
-    await page.getByRole('button', { name: 'Compare values' }).click();
+    await compareValuesOfFiles(page, VALUES_DIR, answer.a, answer.b);
     const shapes = zeroLinesAnswers()[answer.b];
     const zeroed = Object.entries(answer.tensors).filter(
       ([, want]) => want.onlyBRows.length + (want.onlyBColumns?.length ?? 0) > 0,

@@ -4,27 +4,15 @@
  * outlier columns on one side only, as numpy finds them on both sides, either way round; the tensors that did not
  * change say nothing.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { keptFile } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
-import { elementPairings } from '../testing/value-pairings';
+import { compareFilesByName } from '../testing/value-pairings';
 import { outlierColumnsCompareAnswer } from '../testing/values-fixtures';
 import type { OutlierColumnsOnOneSide } from '../core/values/line-magnitudes';
-import { compareTensorValues } from './values-compare';
 
 const ANSWER = outlierColumnsCompareAnswer();
 
-async function compare(first: string, second: string) {
-  const a = await keptFile(new Uint8Array(readFileSync(join(DIR, first))), first);
-  const b = await keptFile(new Uint8Array(readFileSync(join(DIR, second))), second);
-  const pairs = a.names.map((name, row): [number, number] => [row, b.names.indexOf(name)]);
-  return compareTensorValues(a, b, elementPairings(a, pairs), {
-    signal: new AbortController().signal,
-    progress: () => {},
-  });
-}
+const compare = (first: string, second: string) => compareFilesByName(DIR, first, second);
 
 describe('outlier columns on one side of a comparison', () => {
   for (const reversed of [false, true]) {

@@ -3,30 +3,18 @@
  * rows and columns all zeros on one side only, as numpy's any() on both sides gives them, either way round; a
  * 2:4-sparse gate against its dense original has none.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ZeroLineRuns } from '../core/values/zero-lines';
-import { keptFile } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
-import { elementPairings } from '../testing/value-pairings';
+import { compareFilesByName } from '../testing/value-pairings';
 import { zeroLinesCompareAnswer } from '../testing/values-fixtures';
-import { compareTensorValues } from './values-compare';
 
 const ANSWER = zeroLinesCompareAnswer();
 
 const indices = (runs: ZeroLineRuns | null | undefined) =>
   (runs?.runs ?? []).flatMap(([first, last]) => Array.from({ length: last - first + 1 }, (_, i) => first + i));
 
-async function compare(first: string, second: string) {
-  const a = await keptFile(new Uint8Array(readFileSync(join(DIR, first))), first);
-  const b = await keptFile(new Uint8Array(readFileSync(join(DIR, second))), second);
-  const pairs = a.names.map((name, row): [number, number] => [row, b.names.indexOf(name)]);
-  return compareTensorValues(a, b, elementPairings(a, pairs), {
-    signal: new AbortController().signal,
-    progress: () => {},
-  });
-}
+const compare = (first: string, second: string) => compareFilesByName(DIR, first, second);
 
 describe('lines all zeros on one side of a comparison', () => {
   for (const reversed of [false, true]) {

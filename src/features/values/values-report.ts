@@ -42,34 +42,10 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
   }
   const { result } = valueCompare;
   return {
+    // Each comparison but its dtypes, which the diff's entries give, and its element and non-finite pair counts.
     values: result.tensors.map(
-      ({
-        tensor,
-        identical,
-        identicalBy,
-        decodedBy,
-        note,
-        basis,
-        maxAbs,
-        relL2,
-        cosine,
-        rows,
-        zeroLines,
-        outlierColumns,
-      }) => ({
-        tensor,
-        identical,
-        identicalBy,
-        decodedBy,
-        note,
-        basis,
-        maxAbs,
-        relL2,
-        cosine,
-        ...(rows ? { rows } : {}),
-        ...(zeroLines ? { zeroLines } : {}),
-        ...(outlierColumns ? { outlierColumns } : {}),
-      }),
+      ({ dtypeA: _dtypeA, dtypeB: _dtypeB, elements: _elements, nonFinitePairs: _nonFinitePairs, ...reported }) =>
+        reported,
     ),
     valuesDone: result.done,
     valuesSkipped: result.skipped,
