@@ -151,6 +151,19 @@ export function isBlockDtype(code: number): boolean {
 }
 
 /** Dtypes that hold only exponents (block scales): they carry no parameters of their own. */
+/** Dtypes whose values are integers (or booleans) as stored, not floats a scale could map onto a grid. */
+export const INTEGER_DTYPES: ReadonlySet<string> = new Set<Dtype>([
+  'BOOL',
+  'U8',
+  'I8',
+  'I16',
+  'U16',
+  'I32',
+  'U32',
+  'I64',
+  'U64',
+]);
+
 export const SCALE_ONLY_DTYPES: ReadonlySet<string> = new Set<DtypeName>(['F8_E8M0']);
 
 /** Bits per element of a row's dtype: the spec's, else the format's for a known non-spec dtype (QINT8), else 0. */

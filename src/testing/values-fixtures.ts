@@ -109,6 +109,11 @@ function answersPerFile<T>(name: string): Record<string, Record<string, T>> {
   return (JSON.parse(readFileSync(join(DIR, name), 'utf8')) as { files: Record<string, Record<string, T>> }).files;
 }
 
+/** A fixtures/values answer file's answer for "Compare values" of two of its files (its `compare`). */
+function compareAnswer<T>(name: string): T {
+  return (JSON.parse(readFileSync(join(DIR, name), 'utf8')) as { compare: T }).compare;
+}
+
 /** numpy's answers per fixture file, per tensor. */
 export function nonFiniteAnswers(): Record<string, Record<string, NonFiniteAnswer>> {
   return answersPerFile<NonFiniteAnswer>('non-finite.json');
@@ -140,8 +145,7 @@ export interface ZeroLinesCompareAnswer {
 }
 
 export function zeroLinesCompareAnswer(): ZeroLinesCompareAnswer {
-  return (JSON.parse(readFileSync(join(DIR, 'zero-lines.json'), 'utf8')) as { compare: ZeroLinesCompareAnswer })
-    .compare;
+  return compareAnswer<ZeroLinesCompareAnswer>('zero-lines.json');
 }
 
 /** One kind of line of fixtures/values/line-magnitudes.json (scripts/line-magnitudes-fixtures.py), from numpy. */
@@ -180,7 +184,5 @@ export interface OutlierColumnsCompareAnswer {
 }
 
 export function outlierColumnsCompareAnswer(): OutlierColumnsCompareAnswer {
-  return (
-    JSON.parse(readFileSync(join(DIR, 'line-magnitudes.json'), 'utf8')) as { compare: OutlierColumnsCompareAnswer }
-  ).compare;
+  return compareAnswer<OutlierColumnsCompareAnswer>('line-magnitudes.json');
 }

@@ -128,6 +128,37 @@ export function codeTable(dtype: string): Float32Array | null {
   return dtype.startsWith('F8_') ? (TABLES[dtype] ?? null) : null;
 }
 
+/** Facts derived from a code table, built once per table and kept while the table lives. */
+function perTable<T>(cache: WeakMap<Float32Array, T>, table: Float32Array, build: () => T): T {
+  let found = cache.get(table);
+  if (found === undefined) {
+    found = build();
+    cache.set(table, found);
+  }
+  return found;
+}
+
+const ZERO_CODE_MARKS = new WeakMap<Float32Array, Uint8Array>();
+const NON_FINITE_CODES = new WeakMap<Float32Array, Uint32Array>();
+
+/** 1 at each code of a `codeTable` whose value is zero (either sign). */
+export function zeroCodeMarks(table: Float32Array): Uint8Array {
+  return perTable(ZERO_CODE_MARKS, table, () => Uint8Array.from(table, (value) => (value === 0 ? 1 : 0)));
+}
+
+/** The codes of a `codeTable` whose value is NaN or an infinity. */
+export function nonFiniteCodes(table: Float32Array): Uint32Array {
+  return perTable(NON_FINITE_CODES, table, () => {
+    const found: number[] = [];
+    table.forEach((value, code) => {
+      if (!(value - value === 0)) {
+        found.push(code);
+      }
+    });
+    return Uint32Array.from(found);
+  });
+}
+
 /** The codes of a `codeTable` dtype: a view of `bytes` when aligned, else a copy. */
 export function codesOf(dtype: string, bytes: Uint8Array): Uint16Array | Uint8Array {
   if (dtype.startsWith('F8_')) {

@@ -203,36 +203,42 @@ export class LineMagnitudesTracker {
 
   /** Each column's abs-max, which are outliers, and their median; null without columns or too few holding a value. */
   columnOutliers(): { marks: Uint8Array; maxima: Float32Array; median: number } | null {
-    const spread = this.colMax === null ? null : spreadOf(this.colMax);
-    return spread === null
-      ? null
-      : {
-          marks: outlierMarks(this.colMax as Float32Array, spread.median),
-          maxima: this.colMax as Float32Array,
-          median: spread.median,
-        };
+    const figures = this.columnFigures();
+    return figures && { marks: figures.marks, maxima: figures.maxima, median: figures.spread.median };
   }
 
   result(): LineMagnitudes | null {
-    const { rowMax, colMax, rowPeak } = this;
+    const { rowMax, rowPeak } = this;
     if (rowMax === null) {
       return null;
     }
     const rows = spreadOf(rowMax);
     let columns: LineMagnitudes['columns'] = null;
-    const columnSpread = colMax === null ? null : spreadOf(colMax);
-    if (columnSpread && rowPeak) {
-      const outlier = outlierMarks(colMax as Float32Array, columnSpread.median);
+    const figures = this.columnFigures();
+    if (figures && rowPeak) {
       let rowsPeakingInOutliers = 0;
       for (let row = 0; row < rowMax.length; row++) {
-        if (rowMax[row] > 0 && outlier[rowPeak[row]] === 1) {
+        if (rowMax[row] > 0 && figures.marks[rowPeak[row]] === 1) {
           rowsPeakingInOutliers++;
         }
       }
-      columns = { ...columnSpread, rowsPeakingInOutliers };
+      columns = { ...figures.spread, rowsPeakingInOutliers };
     }
     return rows === null && columns === null ? null : { rowDims: this.shape.slice(0, -1), rows, columns };
   }
+
+  /** The columns' spread and which are outliers; null without columns or too few holding a value. */
+  private columnFigures(): { spread: LineMagnitudeSpread; marks: Uint8Array; maxima: Float32Array } | null {
+    const maxima = this.colMax;
+    const spread = maxima === null ? null : spreadOf(maxima);
+    return maxima === null || spread === null ? null : { spread, marks: outlierMarks(maxima, spread.median), maxima };
+  }
+}
+
+/** `spread` without its bar profile, which only the view draws: for the report and the scan's lists. */
+export function withoutProfile<T extends LineMagnitudeSpread>(spread: T): Omit<T, 'profile'> {
+  const { profile: _profile, ...figures } = spread;
+  return figures;
 }
 
 /** Outlier columns (over LINE_OUTLIER_FACTOR × the median column's abs-max) of one side only, largest first. */

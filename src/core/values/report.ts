@@ -5,7 +5,7 @@ import type { TensorValues } from './tensor-values';
 import type { TiedHeadValues } from './tied-head-values';
 import type { NonFinitePositions } from './non-finite-positions';
 import type { ZeroLines } from './zero-lines';
-import type { LineMagnitudes } from './line-magnitudes';
+import { withoutProfile, type LineMagnitudes } from './line-magnitudes';
 
 export interface ValuesReportEntry {
   tensor: string;
@@ -84,14 +84,12 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
 
 /** The figures without the view's bar profiles: the report names lines, numpy gives the rest in one call. */
 function withoutProfiles({ rowDims, rows, columns, rowTokens }: LineMagnitudes): ReportedLineMagnitudes {
-  const drop = <T extends { profile: number[] }>(spread: T | null): Omit<T, 'profile'> | null => {
-    if (spread === null) {
-      return null;
-    }
-    const { profile: _profile, ...rest } = spread;
-    return rest;
+  return {
+    rowDims,
+    rows: rows && withoutProfile(rows),
+    columns: columns && withoutProfile(columns),
+    ...(rowTokens ? { rowTokens } : {}),
   };
-  return { rowDims, rows: drop(rows), columns: drop(columns), ...(rowTokens ? { rowTokens } : {}) };
 }
 
 /** `loraUpdateValues[]`: each LoRA update "Compute ΔW" formed, with how it was scaled. */

@@ -16,7 +16,7 @@ import { initialNorms, type InitialNorms } from './initial-norms';
 import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
 import { matrixShape } from './grid';
 import { NonFiniteLocator, type NonFinitePositions } from './non-finite-positions';
-import { LineMagnitudesTracker, type LineMagnitudeSpread } from './line-magnitudes';
+import { LineMagnitudesTracker, withoutProfile, type LineMagnitudeSpread } from './line-magnitudes';
 import { COLUMN_SCAN_ROWS } from './values-limits';
 
 /** How far above its role's median abs-max a tensor must be to be named an outlier. */
@@ -116,9 +116,9 @@ export interface TensorScanFigures {
 
 /**
  * One tensor's scan figures (counts, extremes, moments; no sketch; rows and columns all zeros; where its NaN and
- * infinities are), fed its bytes in whole units. 8- and 16-bit floats are counted by code, one integer increment per value, when the tensor has at least as
- * many values as the dtype has codes; a smaller one (a norm, a bias) is decoded instead, since folding 65,536
- * counters would cost more than it.
+ * infinities are; a matrix's outlier columns), fed its bytes in whole units. 8- and 16-bit floats are counted by
+ * code, one integer increment per value, when the tensor has at least as many values as the dtype has codes; a
+ * smaller one (a norm, a bias) is decoded instead, since folding 65,536 counters would cost more than it.
  */
 export class TensorScanAccumulator {
   private readonly stats: StatsAccumulator;
@@ -206,9 +206,8 @@ export class TensorScanAccumulator {
     if (!columns || columns.outlierCount === 0) {
       return null;
     }
-    const { profile: _profile, ...figures } = columns;
     const { rowStride } = this.magnitudes;
-    return { rowsRead: Math.ceil(this.rows / rowStride), rowStride, rows: this.rows, columns: figures };
+    return { rowsRead: Math.ceil(this.rows / rowStride), rowStride, rows: this.rows, columns: withoutProfile(columns) };
   }
 }
 

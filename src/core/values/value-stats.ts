@@ -15,6 +15,7 @@
  *   within 2^−7 relative of a bin edge may be counted in the neighbouring bin. Values beyond float32's range fall
  *   in its infinite buckets and are clamped to the exact min/max.
  */
+import { nonFiniteCodes } from './decode';
 
 export interface ValueStats {
   count: number;
@@ -482,24 +483,6 @@ export class StatsAccumulator {
     }
     return { edges, counts };
   }
-}
-
-/** The codes of a code table whose value is NaN or an infinity, per table. */
-const NON_FINITE_CODES = new WeakMap<Float32Array, Uint32Array>();
-
-function nonFiniteCodes(table: Float32Array): Uint32Array {
-  let codes = NON_FINITE_CODES.get(table);
-  if (codes === undefined) {
-    const found: number[] = [];
-    table.forEach((value, code) => {
-      if (!(value - value === 0)) {
-        found.push(code);
-      }
-    });
-    codes = Uint32Array.from(found);
-    NON_FINITE_CODES.set(table, codes);
-  }
-  return codes;
 }
 
 function finiteOrNull(value: number): number | null {

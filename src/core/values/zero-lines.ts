@@ -9,6 +9,7 @@
  * always), and columns are checked only while some column has shown no non-zero value yet, which after the first
  * rows of a dense weight is none. Pieces may arrive in any order and split rows anywhere. Pure.
  */
+import { zeroCodeMarks } from './decode';
 import { matrixShape } from './grid';
 import { IndexRunsBuilder } from './index-runs';
 
@@ -248,21 +249,6 @@ export function zeroLinesChange(
     return null;
   }
   return { rowDims, rows: some(rows) ? rows : null, columns: some(columns) ? columns : null };
-}
-
-/** 1 at each code of a code table whose value is zero (either sign), per table. */
-const ZERO_CODE_MARKS = new WeakMap<Float32Array, Uint8Array>();
-
-function zeroCodeMarks(table: Float32Array): Uint8Array {
-  let marks = ZERO_CODE_MARKS.get(table);
-  if (marks === undefined) {
-    marks = new Uint8Array(table.length);
-    for (let code = 0; code < table.length; code++) {
-      marks[code] = table[code] === 0 ? 1 : 0;
-    }
-    ZERO_CODE_MARKS.set(table, marks);
-  }
-  return marks;
 }
 
 /** The runs of `builder`, of `of` lines; null when it holds none. */

@@ -3,6 +3,7 @@
  * the rest, and what that spread does to one quantization scale for the whole tensor or one per row, which the
  * tensor's abs-max and histogram do not say. With a bar profile of each, so a single outlier line stands out.
  */
+import { INTEGER_DTYPES } from '../../core/dtypes';
 import { formatPercent, formatValue, groupDigits, plural } from '../../core/number-format';
 import {
   LINE_OUTLIER_FACTOR,
@@ -25,9 +26,6 @@ const LEVELS_NOTE_MIN_RATIO = 4;
 /** Steps on each side of zero of a symmetric int8 scale (abs-max / 127). */
 const INT8_STEPS = 127;
 
-/** Stored integers are not rescaled floats: their steps are the values themselves. */
-const INTEGER_DTYPES = new Set(['I8', 'U8', 'I16', 'U16', 'I32', 'U32', 'I64', 'U64', 'BOOL']);
-
 const CHART_WIDTH = 480;
 const CHART_HEIGHT = 110;
 
@@ -44,6 +42,11 @@ function outliersText(spread: LineMagnitudeSpread, label: (index: number) => str
   return listed.join(', ') + (spread.outlierCount > listed.length ? ', …' : '');
 }
 
+/** `512 rows`, or `512 rows read` of a sample. */
+function linesCount(count: number, kind: 'row' | 'column', sampled: boolean): string {
+  return sampled ? plural(count, `${kind} read`, `${kind}s read`) : plural(count, kind);
+}
+
 /** Where a spread stands: `median 0.0412 over 4,095 rows, largest 1.92 in row 17, 47× the median`. */
 function spreadText(
   spread: LineMagnitudeSpread,
@@ -51,8 +54,7 @@ function spreadText(
   label: (index: number) => string,
   sampled: boolean,
 ) {
-  const count = sampled ? plural(spread.of, `${kind} read`, `${kind}s read`) : plural(spread.of, kind);
-  return `median ${formatValue(spread.median)} over ${count}, largest ${formatValue(spread.max)} in ${kind} ${label(spread.maxAt)}, ${ratioText(spread.max / spread.median)} the median`;
+  return `median ${formatValue(spread.median)} over ${linesCount(spread.of, kind, sampled)}, largest ${formatValue(spread.max)} in ${kind} ${label(spread.maxAt)}, ${ratioText(spread.max / spread.median)} the median`;
 }
 
 function levelsText(rows: LineMagnitudeSpread): string {
@@ -99,8 +101,6 @@ export function LineMagnitudesNote({
 }) {
   const { rowDims, rows, columns } = magnitudes;
   const label = rowLabel(rowDims);
-  const rowsWord = sampled ? 'rows read' : 'rows';
-  const rowWord = sampled ? 'row read' : 'row';
   const quantized = !update && !INTEGER_DTYPES.has(dtype);
   return (
     <div className="values-line-magnitudes" data-testid="values-line-magnitudes">
@@ -110,7 +110,7 @@ export function LineMagnitudesNote({
           {rows.outlierCount > 0 && (
             <>
               {' '}
-              {groupDigits(rows.outlierCount)} of {plural(rows.of, rowWord, rowsWord)} over {LINE_OUTLIER_FACTOR}× the
+              {groupDigits(rows.outlierCount)} of {linesCount(rows.of, 'row', sampled)} over {LINE_OUTLIER_FACTOR}× the
               median: <span className="mono">{outliersText(rows, label)}</span>.
             </>
           )}
@@ -136,7 +136,7 @@ export function LineMagnitudesNote({
                 <>
                   {' '}
                   {columns.outlierCount === 1 ? 'It holds' : 'They hold'} the largest value of{' '}
-                  {groupDigits(columns.rowsPeakingInOutliers)} of {plural(rows.of, rowWord, rowsWord)} (
+                  {groupDigits(columns.rowsPeakingInOutliers)} of {linesCount(rows.of, 'row', sampled)} (
                   {formatPercent(columns.rowsPeakingInOutliers, rows.of)})
                   {update
                     ? ': inputs the update moves far more than the others.'

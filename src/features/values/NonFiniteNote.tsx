@@ -6,12 +6,13 @@ import { groupDigits, plural } from '../../core/number-format';
 import type { NonFinitePositions } from '../../core/values/non-finite-positions';
 import { inlineTokens } from './token-lists';
 
-const position = (at: readonly number[]) => `[${at.join(', ')}]`;
+/** An element's or a row's index per dimension: `[17, 3]`. */
+export const positionText = (at: readonly number[]) => `[${at.join(', ')}]`;
 
 /** The distinct rows (every index but the last) of the first positions, and whether those are all that hold one. */
 function firstRows({ first, rows }: NonFinitePositions): { keys: string[]; all: boolean } {
   // A row is every index but the last: a matrix's row, a token embedding's token id, a kernel's output channel.
-  const keys = [...new Set(first.map(({ at }) => position(at.slice(0, -1))))];
+  const keys = [...new Set(first.map(({ at }) => positionText(at.slice(0, -1))))];
   return { keys, all: rows !== null && keys.length === rows && first[0].at.length > 1 };
 }
 
@@ -37,7 +38,7 @@ export function nonFiniteWhere(nonFinite: NonFinitePositions, total: number, row
 
 /** The first positions and kinds as text: `[3, 1] NaN, [7, 0] +Inf`. */
 function nonFinitePositionsText(first: NonFinitePositions['first']): string {
-  return first.map(({ at, kind }) => `${position(at)} ${kind}`).join(', ');
+  return first.map(({ at, kind }) => `${positionText(at)} ${kind}`).join(', ');
 }
 
 export function NonFiniteNote({

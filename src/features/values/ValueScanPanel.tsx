@@ -1,8 +1,9 @@
 /**
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
  * how many bytes it will fetch) and lists the tensors holding NaN or Inf (and where), the all-zero tensors, those with
- * rows or columns all zeros, the outliers, the token embedding rows never trained, and tensors and layers that are
- * copies of others; for LoRA factors, how much each module changes its weight.
+ * rows or columns all zeros, the matrices with outlier input channels, the outliers, the token embedding rows never
+ * trained, and tensors and layers that are copies of others; for LoRA factors, how much each module changes its
+ * weight.
  */
 import { useState } from 'react';
 import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
@@ -20,7 +21,7 @@ import { InitialNormsNote } from './InitialNormsNote';
 import { zeroLinesSummary } from './ZeroLinesNote';
 import { outlierColumnsSummary } from './LineMagnitudesNote';
 import { LINE_OUTLIER_FACTOR } from '../../core/values/line-magnitudes';
-import { nonFiniteWhere } from './NonFiniteNote';
+import { nonFiniteWhere, positionText } from './NonFiniteNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
 
@@ -96,7 +97,7 @@ function nonFiniteDetail(t: ScanTensor): string {
   const total = t.nan + t.posInf + t.negInf;
   if (found.ofRows <= 1) {
     const shown = found.first.slice(0, FIRST_POSITIONS_LISTED);
-    const at = shown.map((position) => `[${position.at.join(', ')}]`).join(', ');
+    const at = shown.map((position) => positionText(position.at)).join(', ');
     return `${counts} at ${at}${total > shown.length ? ', …' : ''}`;
   }
   return counts + nonFiniteWhere(found, total, t.count / found.ofRows);
