@@ -1,6 +1,7 @@
 /** Reads fixtures/values/*.json (written by scripts/values-fixtures.py from numpy and gguf-py) for the value tests. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ChannelScales } from '../core/values/channel-scales';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 
@@ -185,4 +186,21 @@ export interface OutlierColumnsCompareAnswer {
 
 export function outlierColumnsCompareAnswer(): OutlierColumnsCompareAnswer {
   return compareAnswer<OutlierColumnsCompareAnswer>('line-magnitudes.json');
+}
+
+/** fixtures/values/channel-scales.json (scripts/channel-scale-fixtures.py): numpy's fit of each changed tensor. */
+export interface ChannelScalesCompareAnswer {
+  a: string;
+  b: string;
+  /** Null: unchanged, or a change no scaling explains (a vector's ratios count only when a matrix undoes them). */
+  tensors: Record<
+    string,
+    (Omit<ChannelScales, 'extremes'> & { extremes: Array<[number, number]>; reciprocalIn?: string[] }) | null
+  >;
+  /** The factors the generator applied: one (`tensor`) or one per line. */
+  planted: Record<string, { axis: ChannelScales['axis']; factors: number[] }>;
+}
+
+export function channelScalesCompareAnswer(): ChannelScalesCompareAnswer {
+  return compareAnswer<ChannelScalesCompareAnswer>('channel-scales.json');
 }

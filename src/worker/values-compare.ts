@@ -21,6 +21,7 @@ import { matrixShape } from '../core/values/grid';
 import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
 import { zeroLinesChange, ZeroLinesTracker } from '../core/values/zero-lines';
 import { LineMagnitudesTracker, outlierColumnsChange } from '../core/values/line-magnitudes';
+import { applyChannelScales, ChannelScaleFit, fittedScales, type FittedScales } from '../core/values/channel-scales';
 import { COLUMN_SCAN_ROWS } from '../core/values/values-limits';
 import { embeddingPlanOf } from '../core/values/untrained-tokens';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
@@ -202,6 +203,8 @@ export interface PairOutcome {
   comparison: ValueComparison | null;
   skipped: SkippedValuePair | null;
   bytes: number;
+  /** Whether the change is one factor per channel, to be set on the comparison once every pair is in. */
+  scales?: FittedScales | null;
 }
 
 async function comparePairing(
@@ -223,6 +226,8 @@ async function comparePairing(
   let lines: { a: ZeroLinesTracker; b: ZeroLinesTracker; rowDims: number[] } | null = null;
   // And each side's columns far above the rest, over at most COLUMN_SCAN_ROWS rows of a whole read.
   let magnitudes: { a: LineMagnitudesTracker; b: LineMagnitudesTracker } | null = null;
+  // And whether B is A with each channel (or the whole tensor) scaled by one factor.
+  let scales: ChannelScaleFit | null = null;
   const chosen = partsToRead(a, pairing, remote);
   let sampled = chosen.sampled;
   let bytes = 0;
@@ -274,6 +279,8 @@ async function comparePairing(
     magnitudes = lines
       ? { a: new LineMagnitudesTracker(part.shape, rowsAtMost), b: new LineMagnitudesTracker(part.shape, rowsAtMost) }
       : null;
+    // A matrix or a vector: a stack of matrices has no one input channel per column.
+    scales = lines && part.shape.length <= 2 ? new ChannelScaleFit(part.shape) : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
     decodedBy = describeDecoding(sideA, sideB);
@@ -310,6 +317,7 @@ async function comparePairing(
         lines?.b.add(pb.values, first);
         magnitudes?.a.add(pa.values, first);
         magnitudes?.b.add(pb.values, first);
+        scales?.add(pa.values, pb.values, first);
       }
     }
   }
@@ -329,7 +337,7 @@ async function comparePairing(
   if (outlierColumns) {
     comparison.outlierColumns = outlierColumns;
   }
-  return { comparison, skipped: null, bytes };
+  return { comparison, skipped: null, bytes, scales: scales && fittedScales(scales, pairing.tensor) };
 }
 
 function describeDecoding(a: Side, b: Side): string {
@@ -346,6 +354,7 @@ export async function compareTensorValues(
 ): Promise<ValuesComparisonResult> {
   const started = performance.now();
   const tensors: ValueComparison[] = [];
+  const fits: Array<{ into: ValueComparison; fit: FittedScales }> = [];
   const skipped: SkippedValuePair[] = [...lined.skipped];
   let bytes = 0;
   let done = true;
@@ -366,6 +375,9 @@ export async function compareTensorValues(
       });
       if (outcome.comparison) {
         tensors.push(outcome.comparison);
+        if (outcome.scales) {
+          fits.push({ into: outcome.comparison, fit: outcome.scales });
+        }
       }
       if (outcome.skipped) {
         skipped.push(outcome.skipped);
@@ -378,6 +390,7 @@ export async function compareTensorValues(
       throw error;
     }
   }
+  applyChannelScales(fits);
   const result: ValuesComparisonResult = {
     tensors,
     skipped,

@@ -10,6 +10,7 @@ import { StackLayers, type StackLayer } from './layer-names';
 import type { EmbeddingRowChanges } from './embedding-row-changes';
 import type { ZeroLinesChange } from './zero-lines';
 import type { OutlierColumnsChange } from './line-magnitudes';
+import type { ChannelScales } from './channel-scales';
 
 export interface ValueComparison {
   tensor: string;
@@ -38,6 +39,8 @@ export interface ValueComparison {
   zeroLines?: ZeroLinesChange;
   /** A matrix's outlier input channels on one side only, compared element for element (line-magnitudes.ts). */
   outlierColumns?: OutlierColumnsChange;
+  /** The change is one factor per channel or for the whole tensor (channel-scales.ts), with who undoes it. */
+  channelScales?: ChannelScales;
 }
 
 /** One adapted module against the base weight it changes. */

@@ -17,6 +17,7 @@ import { LoraPairCard } from './LoraPairCard';
 import { EmbeddingRowsNote } from './EmbeddingRowsNote';
 import { zeroLinesChangeText } from './ZeroLinesNote';
 import { outlierColumnsChangeText } from './LineMagnitudesNote';
+import { channelScalesText, scalingSummary } from './channel-scales-text';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -62,6 +63,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
   const sampled = result.tensors.some((entry) => entry.basis === 'sampled');
   const zeroed = changed.filter((entry) => entry.zeroLines).length;
   const clauses = sameClauses(same);
+  const scaling = scalingSummary(changed);
   const decodings = [
     ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
   ];
@@ -81,6 +83,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
           name): a pruning, a part a conversion or save never wrote, or one side fixing the other.
         </p>
       )}
+      {scaling && <p data-testid="compare-values-scaled">{scaling}</p>}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}
@@ -114,6 +117,11 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                     {entry.outlierColumns && (
                       <div className="values-note" data-testid="compare-values-outlier-columns">
                         {outlierColumnsChangeText(entry.outlierColumns)}
+                      </div>
+                    )}
+                    {entry.channelScales && (
+                      <div className="values-note" data-testid="compare-values-channel-scales">
+                        {channelScalesText(entry.channelScales)}
                       </div>
                     )}
                   </td>

@@ -3,9 +3,9 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { LineMagnitudes, LineMagnitudeSpread } from '../../core/values/line-magnitudes';
 import { LineMagnitudesNote, outlierColumnsChangeText, outlierColumnsSummary } from './LineMagnitudesNote';
+import { plainSpaces } from '../../testing/text';
 
 /** Digit groups as plain spaces, so the expectations read as the page does. */
-const plainSpaces = (line: string) => line.replace(/[\u2009\u202f]/gu, ' ');
 
 const text = (html: string) =>
   plainSpaces(
