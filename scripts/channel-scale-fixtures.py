@@ -8,11 +8,16 @@
                                     s column by column (AWQ's up -> down move); layer 1's q_proj times 1/8 (an
                                     attention scale folded into it); layer 1's o_proj and the final norm fine-tuned
                                     (noise, which no scaling explains)
-  channel-scales.json               numpy's answer per changed tensor: the relative change before and after the
-                                    best fit of one factor for the whole tensor, per column or per row (float64
-                                    least squares over the BF16 values), the factors' count, range, median and
+  smoothquant-smoothed-w8.safetensors  the smoothed copy as a W8A8 checkpoint stores it (compressed-tensors'
+                                    int-quantized layout): every projection int8 with an F32 weight_scale [out, 1]
+                                    per output row, the norms kept in BF16
+  channel-scales.json               numpy's answer per changed tensor, for the smoothed copy and for its int8 one
+                                    (the int8 values times their row scales, in float32 as stored): the relative
+                                    change before and after the best fit of one factor for the whole tensor, per
+                                    column or per row (float64 least squares), the factors' count, range, median and
                                     the lines furthest from 1; for a vector, its element ratios; the tensors
-                                    whose factors are the reciprocal ones; and the planted factors
+                                    whose factors are the reciprocal ones (within 1 % plus four standard errors
+                                    of the two fits); and the planted factors
 
 Run with the pyenv Python that has safetensors, numpy and ml_dtypes: python scripts/channel-scale-fixtures.py
 """
@@ -29,6 +34,7 @@ EXPLAINS = 0.1
 SIMPLER_SLACK = 2
 SCALED = 0.001
 RECIPROCAL = 0.01
+ERRORS = 4
 LISTED = 20
 MIN_LINES = 8
 HIDDEN = 64
@@ -102,15 +108,38 @@ def smoothed(gen: np.random.Generator, tensors: dict) -> tuple[dict, dict]:
                  for name, (axis, f) in planted.items()}
 
 
-def line_fit(a: np.ndarray, b: np.ndarray, axis: int) -> tuple[np.ndarray, float]:
-    """Per-line least-squares factors along `axis` (0: columns, 1: rows) and the squared residual left."""
+def int8_rows(tensors: dict) -> tuple[dict, dict]:
+    """Each matrix quantized to int8 with one F32 scale per output row (abs-max / 127); the stored file and the
+    values a loader dequantizes (int8 times scale in float32)."""
+    stored, values = {}, {}
+    for name, tensor in tensors.items():
+        if tensor.ndim != 2:
+            stored[name] = values[name] = tensor
+            continue
+        weight = tensor.astype(np.float32)
+        scale = (np.abs(weight).max(axis=1, keepdims=True) / 127).astype(np.float32)
+        codes = np.clip(np.round(weight / scale), -127, 127).astype(np.int8)
+        stored[name] = codes
+        stored[name + "_scale"] = scale
+        values[name] = codes.astype(np.float32) * scale
+    return stored, values
+
+
+def line_fit(a: np.ndarray, b: np.ndarray, axis: int) -> tuple[np.ndarray, float, np.ndarray]:
+    """Per-line least-squares factors along `axis` (0: columns, 1: rows), the squared residual left, and each
+    factor's standard error relative to it (sqrt(left / (n - 1) / sum a^2) / |s| over a line of n elements)."""
     aa = (a * a).sum(axis=axis)
     ab = (a * b).sum(axis=axis)
     bb = (b * b).sum(axis=axis)
     with np.errstate(divide="ignore", invalid="ignore"):
         factors = np.where(aa > 0, ab / aa, np.nan)
-    residual = np.where(aa > 0, np.maximum(0, bb - ab * np.nan_to_num(factors)), bb).sum()
-    return factors, float(residual)
+    left = np.where(aa > 0, np.maximum(0, bb - ab * np.nan_to_num(factors)), bb)
+    n = a.shape[axis]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        errors = np.where((aa > 0) & (factors != 0), np.sqrt(left / max(1, n - 1) / aa) / np.abs(factors), 0)
+    if n <= 1:
+        errors = np.zeros_like(factors)
+    return factors, float(left.sum()), errors
 
 
 def summary(factors: np.ndarray) -> dict | None:
@@ -138,11 +167,12 @@ def fit(a16: np.ndarray, b16: np.ndarray) -> tuple[dict | None, np.ndarray | Non
     if before < MIN_CHANGE:
         return None, None
     if a.ndim == 1:
-        factors, residual = line_fit(a[None, :], b[None, :], 0)
+        factors, residual, errors = line_fit(a[None, :], b[None, :], 0)
         found = summary(factors)
         if found is None or found["scaled"] == 0:
             return None, None
-        return {"axis": "elements", "before": before, "after": float(np.sqrt(residual / aa)), **found}, factors
+        answer = {"axis": "elements", "before": before, "after": float(np.sqrt(residual / aa)), **found}
+        return answer, (factors, errors)
     bound = EXPLAINS * min(before, float(np.sqrt((b * b).sum() / aa)))
     whole = float((a * b).sum()) / aa
     after = float(np.sqrt(max(0.0, float((b * b).sum()) - float((a * b).sum()) * whole) / aa))
@@ -159,17 +189,19 @@ def fit(a16: np.ndarray, b16: np.ndarray) -> tuple[dict | None, np.ndarray | Non
         return {"axis": "tensor", "before": before, "after": after, **entry, "extremes": []}, None
     if best is None:
         return None, None
-    axis, factors, residual = best
+    axis, factors, residual, errors = best
     found = summary(factors)
     if found is None or found["scaled"] == 0:
         return None, None
-    return {"axis": axis, "before": before, "after": float(np.sqrt(residual / aa)), **found}, factors
+    return {"axis": axis, "before": before, "after": float(np.sqrt(residual / aa)), **found}, (factors, errors)
 
 
-def reciprocal(s: np.ndarray, r: np.ndarray) -> bool:
+def reciprocal(after: tuple, before: tuple) -> bool:
+    (s, s_errors), (r, r_errors) = after, before
     product = s * r
     both = ~np.isnan(product)
-    return bool(np.all(np.abs(product[both] - 1) <= RECIPROCAL)) and bool(np.any(np.abs(s[both] - 1) > SCALED))
+    allowed = RECIPROCAL + ERRORS * (s_errors + r_errors)
+    return bool(np.all(np.abs(product[both] - 1) <= allowed[both])) and bool(np.any(np.abs(s[both] - 1) > SCALED))
 
 
 def main() -> None:
@@ -178,6 +210,29 @@ def main() -> None:
     copy, planted = smoothed(gen, tensors)
     save_file(tensors, str(OUT / "smoothquant.safetensors"), metadata={"format": "pt"})
     save_file(copy, str(OUT / "smoothquant-smoothed.safetensors"), metadata={"format": "pt"})
+    stored, dequantized = int8_rows(copy)
+    save_file(stored, str(OUT / "smoothquant-smoothed-w8.safetensors"), metadata={"format": "pt"})
+    result = {
+        "generator": "scripts/channel-scale-fixtures.py",
+        "numpy": np.__version__,
+        "compare": {
+            "a": "smoothquant.safetensors",
+            "b": "smoothquant-smoothed.safetensors",
+            "tensors": answers_of(tensors, copy),
+            "planted": planted,
+        },
+        "int8": {
+            "a": "smoothquant.safetensors",
+            "b": "smoothquant-smoothed-w8.safetensors",
+            "tensors": answers_of(tensors, dequantized),
+            "planted": planted,
+        },
+    }
+    (OUT / "channel-scales.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+def answers_of(tensors: dict, copy: dict) -> dict:
+    """numpy's fit of each tensor of `copy` against `tensors`, with the tensors that carry reciprocal factors."""
     answers, lines = {}, {}
     for name in tensors:
         found, factors = fit(tensors[name], copy[name])
@@ -188,23 +243,14 @@ def main() -> None:
         if axis != "columns":
             continue
         for other, (other_axis, other_factors) in lines.items():
-            if other_axis != "columns" and other_factors.size == factors.size and reciprocal(factors, other_factors):
+            same_length = other_factors[0].size == factors[0].size
+            if other_axis != "columns" and same_length and reciprocal(factors, other_factors):
                 answers[name].setdefault("reciprocalIn", []).append(other)
                 answers[other].setdefault("reciprocalIn", []).append(name)
     for name, found in answers.items():
         if found is not None and found["axis"] == "elements" and "reciprocalIn" not in found:
             answers[name] = None
-    result = {
-        "generator": "scripts/channel-scale-fixtures.py",
-        "numpy": np.__version__,
-        "compare": {
-            "a": "smoothquant.safetensors",
-            "b": "smoothquant-smoothed.safetensors",
-            "tensors": answers,
-            "planted": planted,
-        },
-    }
-    (OUT / "channel-scales.json").write_text(json.dumps(result, indent=1) + "\n")
+    return answers
 
 
 if __name__ == "__main__":

@@ -110,9 +110,9 @@ function answersPerFile<T>(name: string): Record<string, Record<string, T>> {
   return (JSON.parse(readFileSync(join(DIR, name), 'utf8')) as { files: Record<string, Record<string, T>> }).files;
 }
 
-/** A fixtures/values answer file's answer for "Compare values" of two of its files (its `compare`). */
-function compareAnswer<T>(name: string): T {
-  return (JSON.parse(readFileSync(join(DIR, name), 'utf8')) as { compare: T }).compare;
+/** A fixtures/values answer file's answer for "Compare values" of two of its files (its `compare`, or another key). */
+function compareAnswer<T>(name: string, key = 'compare'): T {
+  return (JSON.parse(readFileSync(join(DIR, name), 'utf8')) as Record<string, T>)[key];
 }
 
 /** numpy's answers per fixture file, per tensor. */
@@ -201,6 +201,7 @@ export interface ChannelScalesCompareAnswer {
   planted: Record<string, { axis: ChannelScales['axis']; factors: number[] }>;
 }
 
-export function channelScalesCompareAnswer(): ChannelScalesCompareAnswer {
-  return compareAnswer<ChannelScalesCompareAnswer>('channel-scales.json');
+/** `smoothed`: the copy as written in BF16; `int8`: the same copy stored as int8 with a scale per output row. */
+export function channelScalesCompareAnswer(copy: 'smoothed' | 'int8' = 'smoothed'): ChannelScalesCompareAnswer {
+  return compareAnswer<ChannelScalesCompareAnswer>('channel-scales.json', copy === 'smoothed' ? 'compare' : 'int8');
 }

@@ -3,7 +3,8 @@
  * rescale them, an attention scale folded into a query projection, and two tensors fine-tuned
  * (scripts/channel-scale-fixtures.py): which tensors are a scaling, along which axis, by which factors (numpy's
  * least-squares fit, and within BF16 rounding of the factors the generator planted), and which tensors undo each
- * other's factors; either way round.
+ * other's factors; either way round; and against the copy stored as a W8A8 checkpoint stores it (int8 weights with
+ * a scale per output row), whose quantization the fits and the pairing see through.
  */
 import { describe, expect, it } from 'vitest';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
@@ -11,6 +12,7 @@ import { compareFilesByName } from '../testing/value-pairings';
 import { channelScalesCompareAnswer, present } from '../testing/values-fixtures';
 
 const ANSWER = channelScalesCompareAnswer();
+const INT8 = channelScalesCompareAnswer('int8');
 
 /** Relative closeness: the app's Float64 sums run in another order than numpy's. */
 function expectNear(found: number, want: number, label: string) {
@@ -20,28 +22,33 @@ function expectNear(found: number, want: number, label: string) {
 }
 
 describe('a change that is one factor per channel', () => {
-  it('names each scaled tensor, its axis and factors as numpy fits them', async () => {
-    const result = await compareFilesByName(DIR, ANSWER.a, ANSWER.b);
-    expect(result.tensors.length).toBe(Object.keys(ANSWER.tensors).length);
-    for (const [tensor, want] of Object.entries(ANSWER.tensors)) {
-      const scales = result.tensors.find((entry) => entry.tensor === tensor)?.channelScales;
-      if (want === null) {
-        expect(scales, tensor).toBeUndefined();
-        continue;
+  for (const [label, answer] of [
+    ['written in BF16', ANSWER],
+    ['stored as int8 with a scale per output row (W8A8), dequantized', INT8],
+  ] as const) {
+    it(`names each scaled tensor, its axis, factors and partners as numpy fits them: the copy ${label}`, async () => {
+      const result = await compareFilesByName(DIR, answer.a, answer.b);
+      expect(result.tensors.length).toBe(Object.keys(answer.tensors).length);
+      for (const [tensor, want] of Object.entries(answer.tensors)) {
+        const scales = result.tensors.find((entry) => entry.tensor === tensor)?.channelScales;
+        if (want === null) {
+          expect(scales, tensor).toBeUndefined();
+          continue;
+        }
+        const found = present(scales, `fit of ${tensor}`);
+        expect(found.axis, tensor).toBe(want.axis);
+        for (const key of ['before', 'after', 'min', 'max', 'median'] as const) {
+          expectNear(found[key], want[key], `${tensor} ${key}`);
+        }
+        expect([found.lines, found.scaled], tensor).toEqual([want.lines, want.scaled]);
+        expect(
+          found.extremes.map((line) => line.index),
+          tensor,
+        ).toEqual(want.extremes.map(([index]) => index));
+        expect([...(found.reciprocalIn ?? [])].sort(), tensor).toEqual([...(want.reciprocalIn ?? [])].sort());
       }
-      const found = present(scales, `fit of ${tensor}`);
-      expect(found.axis, tensor).toBe(want.axis);
-      for (const key of ['before', 'after', 'min', 'max', 'median'] as const) {
-        expectNear(found[key], want[key], `${tensor} ${key}`);
-      }
-      expect([found.lines, found.scaled], tensor).toEqual([want.lines, want.scaled]);
-      expect(
-        found.extremes.map((line) => line.index),
-        tensor,
-      ).toEqual(want.extremes.map(([index]) => index));
-      expect([...(found.reciprocalIn ?? [])].sort(), tensor).toEqual([...(want.reciprocalIn ?? [])].sort());
-    }
-  });
+    });
+  }
 
   it('finds the factors the generator planted, within BF16 rounding', async () => {
     const result = await compareFilesByName(DIR, ANSWER.a, ANSWER.b);

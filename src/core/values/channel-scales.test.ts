@@ -6,6 +6,7 @@ import {
   MAX_SCALED_LINES_LISTED,
   reciprocalPartners,
   type ChannelScales,
+  type FittedLines,
 } from './channel-scales';
 import { present } from '../../testing/values-fixtures';
 
@@ -156,7 +157,7 @@ describe('ChannelScaleFit', () => {
     expect(fit.result()).toBeNull();
     const ratios = fit.elementFactors();
     expect(ratios?.scales.axis).toBe('elements');
-    expect(ratios?.factors[9]).toBeCloseTo(0.1, 12);
+    expect(ratios?.lines.factors[9]).toBeCloseTo(0.1, 12);
     expect(ratios?.scales.extremes).toHaveLength(MAX_SCALED_LINES_LISTED);
   });
 });
@@ -164,14 +165,24 @@ describe('ChannelScaleFit', () => {
 describe('reciprocal factors', () => {
   const s = Float64Array.from({ length: 16 }, (_, i) => 1 + i);
   const inverse = s.map((value) => 1 / value);
+  const lines = (tensor: string, axis: FittedLines['axis'], factors: Float64Array, error = 0): FittedLines => ({
+    tensor,
+    axis,
+    factors,
+    errors: new Float64Array(factors.length).fill(error),
+  });
 
   it('pairs columns with the elements or rows that carry their inverse, both ways', () => {
     const partners = reciprocalPartners([
-      { tensor: 'q', axis: 'columns', factors: s },
-      { tensor: 'k', axis: 'columns', factors: s },
-      { tensor: 'norm', axis: 'elements', factors: inverse.map((value) => value * 1.004) },
-      { tensor: 'up', axis: 'rows', factors: inverse },
-      { tensor: 'other', axis: 'elements', factors: s },
+      lines('q', 'columns', s),
+      lines('k', 'columns', s),
+      lines(
+        'norm',
+        'elements',
+        inverse.map((value) => value * 1.004),
+      ),
+      lines('up', 'rows', inverse),
+      lines('other', 'elements', s),
     ]);
     expect(partners.get('q')).toEqual(['norm', 'up']);
     expect(partners.get('norm')).toEqual(['q', 'k']);
@@ -180,22 +191,24 @@ describe('reciprocal factors', () => {
 
   it('needs a line scaled, skips lines without a factor, and refuses a product off 1 by over 1 %', () => {
     const ones = new Float64Array(16).fill(1);
-    expect(
-      reciprocalPartners([
-        { tensor: 'a', axis: 'columns', factors: ones },
-        { tensor: 'b', axis: 'elements', factors: ones },
-      ]).size,
-    ).toBe(0);
+    expect(reciprocalPartners([lines('a', 'columns', ones), lines('b', 'elements', ones)]).size).toBe(0);
     const gaps = Float64Array.from(inverse);
     gaps[3] = NaN;
     const off = Float64Array.from(inverse);
     off[5] *= 1.02;
     const partners = reciprocalPartners([
-      { tensor: 'a', axis: 'columns', factors: s },
-      { tensor: 'gaps', axis: 'rows', factors: gaps },
-      { tensor: 'off', axis: 'rows', factors: off },
+      lines('a', 'columns', s),
+      lines('gaps', 'rows', gaps),
+      lines('off', 'rows', off),
     ]);
     expect(partners.get('a')).toEqual(['gaps']);
+  });
+
+  it('allows four standard errors of the two fits on top of the 1 %', () => {
+    const off = inverse.map((value, i) => (i === 5 ? value * 1.05 : value));
+    const fitted = (error: number) => [lines('a', 'columns', s, error), lines('b', 'rows', off, error)];
+    expect(reciprocalPartners(fitted(0.006)).get('a')).toEqual(['b']);
+    expect(reciprocalPartners(fitted(0.004)).has('a')).toBe(false);
   });
 
   it('shows a vector only with its partner, and each side with the other', () => {

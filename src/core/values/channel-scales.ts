@@ -36,10 +36,18 @@ export const FIT_EXPLAINS = 0.1;
 export const SCALED_LINE_TOLERANCE = 0.001;
 
 /**
- * Two lines' factors are reciprocal when their product is within this of 1: a vector stored in BF16 rounds each
- * element by up to 0.4 %, and a smoothing's factors run from about 0.01 to 100.
+ * Two lines' factors are reciprocal when their product is within this of 1, plus RECIPROCAL_ERRORS standard errors
+ * of the two fits: a vector stored in BF16 rounds each element by up to 0.4 %, and a smoothing's factors run from
+ * about 0.01 to 100.
  */
 export const RECIPROCAL_TOLERANCE = 0.01;
+
+/**
+ * Standard errors of a line's factor (what its fit leaves, over its length) allowed on top: a weight quantized after
+ * smoothing (int8 per output row, whose scale the smoothed outlier columns set) leaves a factor over 64 rows a few
+ * percent off, and over a real layer's 4,096 rows a fraction of one.
+ */
+export const RECIPROCAL_ERRORS = 4;
 
 /**
  * One factor for the whole tensor is the answer unless a factor per line leaves less than 1 / this of what it
@@ -200,10 +208,10 @@ export class ChannelScaleFit {
     return { axis: best.axis, before, after: afterOf(best.fit), ...summary };
   }
 
-  /** Each factor along `axis`, for `reciprocalPartners`; null when that axis is not fitted. */
-  lineFactors(axis: 'columns' | 'rows'): Float64Array | null {
+  /** Each factor along `axis` and its relative standard error, for `reciprocalPartners`; null when not fitted. */
+  lineFactors(axis: 'columns' | 'rows'): { factors: Float64Array; errors: Float64Array } | null {
     const sums = axis === 'columns' ? this.colSums : this.rowSums;
-    return sums && fitLines(sums).factors;
+    return sums && factorErrors(sums, axis === 'columns' ? this.rowsRead() : this.cols);
   }
 
   /**
@@ -211,7 +219,7 @@ export class ChannelScaleFit {
    * `reciprocalPartners` may pair with a matrix's columns (a norm's weight divided by what the next linear's input
    * channels were multiplied by). Null for a matrix or an unchanged vector.
    */
-  elementFactors(): { factors: Float64Array; scales: ChannelScales } | null {
+  elementFactors(): { lines: { factors: Float64Array; errors: Float64Array }; scales: ChannelScales } | null {
     const before = this.change();
     if (this.shape.length !== 1 || this.colSums === null || before === null || before < MIN_SCALED_CHANGE) {
       return null;
@@ -222,7 +230,8 @@ export class ChannelScaleFit {
       return null;
     }
     return {
-      factors: fit.factors,
+      // One element per line: no spread to estimate an error from, and none but the vector's rounding.
+      lines: { factors: fit.factors, errors: new Float64Array(fit.factors.length) },
       scales: { axis: 'elements', before, after: Math.sqrt(fit.residual / fit.aa), ...summary },
     };
   }
@@ -362,17 +371,35 @@ function factorSummary(
   return { lines, scaled, min, max, median, extremes: extremes.map(({ index, factor }) => ({ index, factor })) };
 }
 
-/** A tensor's fitted factors along one axis, for `reciprocalPartners`. */
+/**
+ * The factors of each line and their standard errors relative to them, √(what the fit leaves / (n − 1) / Σ a²) / |s|
+ * over a line of n elements.
+ */
+function factorErrors(sums: LineSums, length: number): { factors: Float64Array; errors: Float64Array } {
+  const { factors } = fitLines(sums);
+  const errors = new Float64Array(factors.length);
+  const { aa, ab, bb } = sums;
+  for (let line = 0; line < factors.length; line++) {
+    const factor = factors[line];
+    if (factor === factor && factor !== 0 && length > 1) {
+      errors[line] = Math.sqrt(Math.max(0, bb[line] - ab[line] * factor) / (length - 1) / aa[line]) / Math.abs(factor);
+    }
+  }
+  return { factors, errors };
+}
+
+/** A tensor's fitted factors along one axis, with their relative standard errors, for `reciprocalPartners`. */
 export interface FittedLines {
   tensor: string;
   axis: 'columns' | 'rows' | 'elements';
   factors: Float64Array;
+  errors: Float64Array;
 }
 
 /**
  * The tensors that undo each other's scaling: a tensor whose columns are scaled by s paired with each tensor of the
- * same length whose elements (a norm's weight) or rows (the linear before) are scaled by 1 / s, line for line,
- * wherever both have a factor, with at least one line scaled. Both sides of each pair are listed.
+ * same length whose elements (a norm's weight) or rows (the linear before) are scaled by 1 / s, line for line
+ * within the fits' errors, wherever both have a factor, with at least one line scaled. Both sides of each pair are listed.
  */
 export function reciprocalPartners(fitted: readonly FittedLines[]): Map<string, string[]> {
   const partners = new Map<string, string[]>();
@@ -383,7 +410,7 @@ export function reciprocalPartners(fitted: readonly FittedLines[]): Map<string, 
       continue;
     }
     for (const candidate of before) {
-      if (candidate.factors.length === after.factors.length && reciprocal(after.factors, candidate.factors)) {
+      if (candidate.factors.length === after.factors.length && reciprocal(after, candidate)) {
         link(after.tensor, candidate.tensor);
         link(candidate.tensor, after.tensor);
       }
@@ -392,14 +419,16 @@ export function reciprocalPartners(fitted: readonly FittedLines[]): Map<string, 
   return partners;
 }
 
-function reciprocal(s: Float64Array, r: Float64Array): boolean {
+function reciprocal(after: FittedLines, before: FittedLines): boolean {
+  const [s, r] = [after.factors, before.factors];
   let scaled = 0;
   for (let line = 0; line < s.length; line++) {
     const product = s[line] * r[line];
     if (product !== product) {
       continue;
     }
-    if (Math.abs(product - 1) > RECIPROCAL_TOLERANCE) {
+    const errors = after.errors[line] + before.errors[line];
+    if (Math.abs(product - 1) > RECIPROCAL_TOLERANCE + RECIPROCAL_ERRORS * errors) {
       return false;
     }
     if (Math.abs(s[line] - 1) > SCALED_LINE_TOLERANCE) {
@@ -419,7 +448,7 @@ export interface FittedScales {
 export function fittedScales(fit: ChannelScaleFit, tensor: string): FittedScales | null {
   const vector = fit.elementFactors();
   if (vector) {
-    return { scales: vector.scales, lines: { tensor, axis: 'elements', factors: vector.factors } };
+    return { scales: vector.scales, lines: { tensor, axis: 'elements', ...vector.lines } };
   }
   const scales = fit.result();
   if (scales === null) {
@@ -429,8 +458,8 @@ export function fittedScales(fit: ChannelScaleFit, tensor: string): FittedScales
   if (axis !== 'columns' && axis !== 'rows') {
     return { scales, lines: null };
   }
-  const factors = fit.lineFactors(axis);
-  return { scales, lines: factors && { tensor, axis, factors } };
+  const lines = fit.lineFactors(axis);
+  return { scales, lines: lines && { tensor, axis, ...lines } };
 }
 
 /**
