@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChannelScales } from '../core/values/channel-scales';
+import type { ChangeRank } from '../core/values/change-rank';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 
@@ -204,4 +205,15 @@ export interface ChannelScalesCompareAnswer {
 /** `smoothed`: the copy as written in BF16; `int8`: the same copy stored as int8 with a scale per output row. */
 export function channelScalesCompareAnswer(copy: 'smoothed' | 'int8' = 'smoothed'): ChannelScalesCompareAnswer {
   return compareAnswer<ChannelScalesCompareAnswer>('channel-scales.json', copy === 'smoothed' ? 'compare' : 'int8');
+}
+
+/** fixtures/values/change-rank.json (scripts/change-rank-fixtures.py): numpy's singular values of each change. */
+export interface ChangeRankCompareAnswer {
+  a: string;
+  b: string;
+  tensors: Record<string, ChangeRank>;
+}
+
+export function changeRankCompareAnswer(): ChangeRankCompareAnswer {
+  return compareAnswer<ChangeRankCompareAnswer>('change-rank.json');
 }

@@ -22,7 +22,8 @@ import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
 import { zeroLinesChange, ZeroLinesTracker } from '../core/values/zero-lines';
 import { LineMagnitudesTracker, outlierColumnsChange } from '../core/values/line-magnitudes';
 import { applyChannelScales, ChannelScaleFit, fittedScales, type FittedScales } from '../core/values/channel-scales';
-import { COLUMN_SCAN_ROWS } from '../core/values/values-limits';
+import { ChangeRankSampler } from '../core/values/change-rank';
+import { CHANGE_RANK_ROWS, COLUMN_SCAN_ROWS } from '../core/values/values-limits';
 import { embeddingPlanOf } from '../core/values/untrained-tokens';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
@@ -228,6 +229,8 @@ async function comparePairing(
   let magnitudes: { a: LineMagnitudesTracker; b: LineMagnitudesTracker } | null = null;
   // And whether B is A with each channel (or the whole tensor) scaled by one factor.
   let scales: ChannelScaleFit | null = null;
+  // And how many directions the change of a matrix uses, over an even spread of its rows.
+  let rank: ChangeRankSampler | null = null;
   const chosen = partsToRead(a, pairing, remote);
   let sampled = chosen.sampled;
   let bytes = 0;
@@ -281,6 +284,10 @@ async function comparePairing(
       : null;
     // A matrix or a vector: a stack of matrices has no one input channel per column.
     scales = lines && part.shape.length <= 2 ? new ChannelScaleFit(part.shape) : null;
+    rank =
+      lines && part.shape.length === 2
+        ? new ChangeRankSampler(part.shape, plan.sampled ? 1 : Math.ceil(view.rows / CHANGE_RANK_ROWS))
+        : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
     decodedBy = describeDecoding(sideA, sideB);
@@ -318,6 +325,7 @@ async function comparePairing(
         magnitudes?.a.add(pa.values, first);
         magnitudes?.b.add(pb.values, first);
         scales?.add(pa.values, pb.values, first);
+        rank?.add(pa.values, pb.values, first);
       }
     }
   }
@@ -336,6 +344,10 @@ async function comparePairing(
   const outlierColumns = magnitudes && outlierColumnsChange(magnitudes.a, magnitudes.b);
   if (outlierColumns) {
     comparison.outlierColumns = outlierColumns;
+  }
+  const changeRank = !comparison.identical && rank?.result();
+  if (changeRank) {
+    comparison.changeRank = changeRank;
   }
   return { comparison, skipped: null, bytes, scales: scales && fittedScales(scales, pairing.tensor) };
 }

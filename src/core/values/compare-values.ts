@@ -11,6 +11,7 @@ import type { EmbeddingRowChanges } from './embedding-row-changes';
 import type { ZeroLinesChange } from './zero-lines';
 import type { OutlierColumnsChange } from './line-magnitudes';
 import type { ChannelScales } from './channel-scales';
+import type { ChangeRank } from './change-rank';
 
 export interface ValueComparison {
   tensor: string;
@@ -41,6 +42,8 @@ export interface ValueComparison {
   outlierColumns?: OutlierColumnsChange;
   /** The change is one factor per channel or for the whole tensor (channel-scales.ts), with who undoes it. */
   channelScales?: ChannelScales;
+  /** A changed matrix: the singular values of B − A over an even spread of its rows (change-rank.ts). */
+  changeRank?: ChangeRank;
 }
 
 /** One adapted module against the base weight it changes. */

@@ -18,6 +18,7 @@ import { EmbeddingRowsNote } from './EmbeddingRowsNote';
 import { zeroLinesChangeText } from './ZeroLinesNote';
 import { outlierColumnsChangeText } from './LineMagnitudesNote';
 import { channelScalesText, scalingSummary } from './channel-scales-text';
+import { changeRankSummary, changeRankText } from './change-rank-text';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -64,6 +65,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
   const zeroed = changed.filter((entry) => entry.zeroLines).length;
   const clauses = sameClauses(same);
   const scaling = scalingSummary(changed);
+  const ranks = changeRankSummary(changed);
   const decodings = [
     ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
   ];
@@ -84,6 +86,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
         </p>
       )}
       {scaling && <p data-testid="compare-values-scaled">{scaling}</p>}
+      {ranks && <p data-testid="compare-values-ranks">{ranks}</p>}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}
@@ -122,6 +125,11 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                     {entry.channelScales && (
                       <div className="values-note" data-testid="compare-values-channel-scales">
                         {channelScalesText(entry.channelScales)}
+                      </div>
+                    )}
+                    {entry.changeRank?.lowRank && !entry.channelScales && (
+                      <div className="values-note" data-testid="compare-values-change-rank">
+                        {changeRankText(entry.changeRank)}
                       </div>
                     )}
                   </td>

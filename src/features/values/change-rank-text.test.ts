@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import type { ChangeRank } from '../../core/values/change-rank';
+import type { ValueComparison } from '../../core/values/compare-values';
+import { plainSpaces } from '../../testing/text';
+import { changeRankSummary, changeRankText } from './change-rank-text';
+
+const rank = (lowRank: ChangeRank['lowRank'], directions90 = 6): ChangeRank => ({
+  rowsRead: 128,
+  rows: 512,
+  directions: 128,
+  singularValues: [1, 0.5],
+  directions90,
+  directions99: 8,
+  lowRank,
+});
+
+const entry = (changeRank: ChangeRank | undefined, extra: Partial<ValueComparison> = {}): ValueComparison => ({
+  tensor: 't',
+  identical: false,
+  identicalBy: 'bytes',
+  decodedBy: 'decoding BF16',
+  note: null,
+  basis: 'all',
+  dtypeA: 'BF16',
+  dtypeB: 'BF16',
+  elements: 1,
+  nonFinitePairs: 0,
+  maxAbs: 1,
+  relL2: 0.1,
+  cosine: 0.99,
+  changeRank,
+  ...extra,
+});
+
+describe('changeRankText', () => {
+  it('gives the rank, the fall after it and the rows it was read over', () => {
+    expect(plainSpaces(changeRankText(rank({ rank: 8, gap: 30.9 })) ?? '')).toBe(
+      'ΔW = B − A over 128 of 512 rows has rank 8: its singular values fall 30.9× after the 8th, with under 1 % of ‖ΔW‖² left (rounding).',
+    );
+    expect(plainSpaces(changeRankText({ ...rank({ rank: 2, gap: Infinity }), rowsRead: 512 }) ?? '')).toMatch(
+      /^ΔW = B − A over 512 rows has rank 2: its singular values fall to zero after the 2nd,/,
+    );
+    expect(changeRankText(rank({ rank: 11, gap: 250 }))).toContain('fall 250× after the 11th');
+    expect(changeRankText(rank(null))).toBeNull();
+  });
+});
+
+describe('changeRankSummary', () => {
+  it('counts the low-rank updates by rank, and the others', () => {
+    const summary = changeRankSummary([
+      entry(rank({ rank: 8, gap: 31 })),
+      entry(rank({ rank: 8, gap: 12 })),
+      entry(rank({ rank: 48, gap: 13 })),
+      entry(rank(null, 79)),
+      entry(undefined),
+    ]);
+    expect(plainSpaces(summary ?? '')).toBe(
+      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48): the singular values of B − A fall 10× or more after that many, as when a LoRA is merged into the weights; 1 other changes in more directions.',
+    );
+  });
+
+  it('says none is, for matrices of one dtype on both sides, leaving scaled ones out', () => {
+    const scaled = entry(rank(null, 120), {
+      channelScales: {
+        axis: 'tensor',
+        before: 1,
+        after: 0,
+        lines: 1,
+        scaled: 1,
+        min: 2,
+        max: 2,
+        median: 2,
+        extremes: [],
+      },
+    });
+    expect(plainSpaces(changeRankSummary([entry(rank(null, 79)), entry(rank(null, 81)), scaled]) ?? '')).toBe(
+      'None of the 2 changed matrices is a low-rank update: 90 % of each change takes a median of 80 of 128 directions, as training every weight leaves, not a merged LoRA of rank up to 64.',
+    );
+    expect(plainSpaces(changeRankSummary([entry(rank(null, 79))]) ?? '')).toBe(
+      'The changed matrix is not a low-rank update: 90 % of its change takes 79 of 128 directions, as training every weight leaves, not a merged LoRA of rank up to 64.',
+    );
+    expect(changeRankSummary([entry(rank(null, 79), { identicalBy: 'values' })])).toBeNull();
+    expect(changeRankSummary([scaled])).toBeNull();
+  });
+});

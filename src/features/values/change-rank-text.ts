@@ -1,0 +1,75 @@
+/**
+ * "Compare values" of a matrix whose change uses few directions (core/values/change-rank.ts), in words: its rank and
+ * how sharply the singular values fall after it; and for the comparison, how many changed matrices are such.
+ */
+import { groupDigits, plural } from '../../core/number-format';
+import { median } from '../../core/median';
+import { RANK_GAP, RANK_TAIL_SHARE, type ChangeRank } from '../../core/values/change-rank';
+import type { ValueComparison } from '../../core/values/compare-values';
+
+function rowsText(rank: ChangeRank): string {
+  return rank.rowsRead < rank.rows
+    ? `${groupDigits(rank.rowsRead)} of ${plural(rank.rows, 'row')}`
+    : plural(rank.rows, 'row');
+}
+
+function fallText(gap: number): string {
+  return gap === Infinity ? 'to zero' : `${gap < 100 ? gap.toFixed(1) : groupDigits(Math.round(gap))}×`;
+}
+
+/** `ΔW = B − A over 128 of 512 rows has rank 8: its singular values fall 31× after the 8th, …`; null when not low. */
+export function changeRankText(rank: ChangeRank): string | null {
+  if (rank.lowRank === null) {
+    return null;
+  }
+  const { rank: r, gap } = rank.lowRank;
+  return `ΔW = B − A over ${rowsText(rank)} has rank ${groupDigits(r)}: its singular values fall ${fallText(gap)} after the ${ordinal(r)}, with under ${RANK_TAIL_SHARE * 100} % of ‖ΔW‖² left (rounding).`;
+}
+
+function ordinal(n: number): string {
+  const tens = n % 100;
+  const suffix =
+    tens >= 11 && tens <= 13 ? 'th' : (({ 1: 'st', 2: 'nd', 3: 'rd' } as Record<number, string>)[n % 10] ?? 'th');
+  return `${groupDigits(n)}${suffix}`;
+}
+
+/**
+ * The line above the table: how many changed matrices are low-rank updates and at which ranks (a merged LoRA), or,
+ * when none is and both sides store the same dtype, that none is (not a merged LoRA); null otherwise.
+ */
+export function changeRankSummary(changed: readonly ValueComparison[]): string | null {
+  // A tensor changed by scaling alone changes in every direction and says why in its own note.
+  const ranked = changed.filter((entry) => entry.changeRank && !entry.channelScales);
+  const low = ranked.filter((entry) => entry.changeRank?.lowRank);
+  if (low.length > 0) {
+    const byRank = new Map<number, number>();
+    for (const entry of low) {
+      const r = entry.changeRank?.lowRank?.rank ?? 0;
+      byRank.set(r, (byRank.get(r) ?? 0) + 1);
+    }
+    const ranks = [...byRank.entries()]
+      .sort((x, y) => y[1] - x[1] || x[0] - y[0])
+      .map(([r, count]) => `${groupDigits(count)} of rank ${groupDigits(r)}`)
+      .join(', ');
+    const others = ranked.length - low.length;
+    return (
+      `${groupDigits(low.length)} of ${plural(ranked.length, 'changed matrix', 'changed matrices')} ${low.length === 1 ? 'is a low-rank update' : 'are low-rank updates'} (${ranks}): the singular values of B − A fall ${RANK_GAP}× or more after that many, as when a LoRA is merged into the weights` +
+      (others > 0
+        ? `; ${groupDigits(others)} ${others === 1 ? 'other changes' : 'others change'} in more directions.`
+        : '.')
+    );
+  }
+  if (ranked.length === 0 || ranked.some((entry) => entry.identicalBy !== 'bytes')) {
+    return null;
+  }
+  const needed = median(ranked.map((entry) => entry.changeRank?.directions90 ?? 0)) ?? 0;
+  const of = median(ranked.map((entry) => entry.changeRank?.directions ?? 0)) ?? 0;
+  const [subject, takes] =
+    ranked.length === 1
+      ? ['The changed matrix is not a low-rank update: 90 % of its change takes', '']
+      : [
+          `None of the ${plural(ranked.length, 'changed matrix', 'changed matrices')} is a low-rank update: 90 % of each change takes`,
+          'a median of ',
+        ];
+  return `${subject} ${takes}${groupDigits(Math.round(needed))} of ${groupDigits(Math.round(of))} directions, as training every weight leaves, not a merged LoRA of rank up to ${groupDigits(Math.floor(of / 2))}.`;
+}
