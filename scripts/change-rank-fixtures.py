@@ -90,12 +90,12 @@ def main() -> None:
     base = {name: bf16(weight) for name, weight in base.items()}
     tuned = dict(base)
 
-    def f64(name: str) -> np.ndarray:
-        return base[name].astype(np.float64)
+    def f64(projection: str) -> np.ndarray:
+        return base[f"model.layers.0.self_attn.{projection}.weight"].astype(np.float64)
 
-    tuned["model.layers.0.self_attn.q_proj.weight"] = bf16(lora(gen, f64("model.layers.0.self_attn.q_proj.weight"), 8, 16, 0.05))
-    tuned["model.layers.0.self_attn.v_proj.weight"] = bf16(lora(gen, f64("model.layers.0.self_attn.v_proj.weight"), 48, 32, 0.08))
-    tuned["model.layers.0.self_attn.o_proj.weight"] = bf16(full_tune(gen, f64("model.layers.0.self_attn.o_proj.weight"), 0.05))
+    tuned["model.layers.0.self_attn.q_proj.weight"] = bf16(lora(gen, f64("q_proj"), 8, 16, 0.05))
+    tuned["model.layers.0.self_attn.v_proj.weight"] = bf16(lora(gen, f64("v_proj"), 48, 32, 0.08))
+    tuned["model.layers.0.self_attn.o_proj.weight"] = bf16(full_tune(gen, f64("o_proj"), 0.05))
     save_file(base, str(OUT / "change-rank.safetensors"), metadata={"format": "pt"})
     save_file(tuned, str(OUT / "change-rank-tuned.safetensors"), metadata={"format": "pt"})
     answers = {name: answer(base[name], tuned[name]) for name in base if not np.array_equal(base[name], tuned[name])}

@@ -7,8 +7,9 @@
  *
  * Each line's factor is its least-squares fit, s = Σ a·b / Σ a², and what the fits leave, Σ b² − (Σ a·b)² / Σ a² per
  * line, is set against the difference before the fit and against B: when scaling explains nine tenths of ‖b − a‖
- * and of ‖b‖ or more, the change is a scaling. Sums are kept per row and per column in Float64 over the elements read (all, or the same row
- * sample of both sides), in any order; a pair with NaN or an infinity on either side is left out. A move is
+ * and of ‖b‖ or more, the change is a scaling. Sums are kept per row and per column in Float64 over the elements
+ * read (all, or the same row sample of both sides), in any order; a pair with NaN or an infinity on either side is
+ * left out. A move is
  * function-preserving when another tensor's lines carry the reciprocal factors (a norm's elements, or the rows of the
  * linear before): `reciprocalPartners` finds those among the tensors compared. Pure.
  */
@@ -399,7 +400,8 @@ export interface FittedLines {
 /**
  * The tensors that undo each other's scaling: a tensor whose columns are scaled by s paired with each tensor of the
  * same length whose elements (a norm's weight) or rows (the linear before) are scaled by 1 / s, line for line
- * within the fits' errors, wherever both have a factor, with at least one line scaled. Both sides of each pair are listed.
+ * within the fits' errors, wherever both have a factor, with at least one line scaled. Both sides of each pair are
+ * listed.
  */
 export function reciprocalPartners(fitted: readonly FittedLines[]): Map<string, string[]> {
   const partners = new Map<string, string[]>();

@@ -23,7 +23,10 @@ export function changeRankText(rank: ChangeRank): string | null {
     return null;
   }
   const { rank: r, gap } = rank.lowRank;
-  return `ΔW = B − A over ${rowsText(rank)} has rank ${groupDigits(r)}: its singular values fall ${fallText(gap)} after the ${ordinal(r)}, with under ${RANK_TAIL_SHARE * 100} % of ‖ΔW‖² left (rounding).`;
+  return (
+    `ΔW = B − A over ${rowsText(rank)} has rank ${groupDigits(r)}: its singular values fall ${fallText(gap)} ` +
+    `after the ${ordinal(r)}, with under ${RANK_TAIL_SHARE * 100} % of ‖ΔW‖² left (rounding).`
+  );
 }
 
 function ordinal(n: number): string {
@@ -52,11 +55,15 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
       .map(([r, count]) => `${groupDigits(count)} of rank ${groupDigits(r)}`)
       .join(', ');
     const others = ranked.length - low.length;
-    return (
-      `${groupDigits(low.length)} of ${plural(ranked.length, 'changed matrix', 'changed matrices')} ${low.length === 1 ? 'is a low-rank update' : 'are low-rank updates'} (${ranks}): the singular values of B − A fall ${RANK_GAP}× or more after that many, as when a LoRA is merged into the weights` +
-      (others > 0
+    const are = low.length === 1 ? 'is a low-rank update' : 'are low-rank updates';
+    const rest =
+      others > 0
         ? `; ${groupDigits(others)} ${others === 1 ? 'other changes' : 'others change'} in more directions.`
-        : '.')
+        : '.';
+    return (
+      `${groupDigits(low.length)} of ${plural(ranked.length, 'changed matrix', 'changed matrices')} ${are} ` +
+      `(${ranks}): the singular values of B − A fall ${RANK_GAP}× or more after that many, as when a LoRA is merged ` +
+      `into the weights${rest}`
     );
   }
   if (ranked.length === 0 || ranked.some((entry) => entry.identicalBy !== 'bytes')) {
@@ -64,12 +71,13 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
   }
   const needed = median(ranked.map((entry) => entry.changeRank?.directions90 ?? 0)) ?? 0;
   const of = median(ranked.map((entry) => entry.changeRank?.directions ?? 0)) ?? 0;
-  const [subject, takes] =
+  const subject =
     ranked.length === 1
-      ? ['The changed matrix is not a low-rank update: 90 % of its change takes', '']
-      : [
-          `None of the ${plural(ranked.length, 'changed matrix', 'changed matrices')} is a low-rank update: 90 % of each change takes`,
-          'a median of ',
-        ];
-  return `${subject} ${takes}${groupDigits(Math.round(needed))} of ${groupDigits(Math.round(of))} directions, as training every weight leaves, not a merged LoRA of rank up to ${groupDigits(Math.floor(of / 2))}.`;
+      ? 'The changed matrix is not a low-rank update: 90 % of its change takes'
+      : `None of the ${plural(ranked.length, 'changed matrix', 'changed matrices')} is a low-rank update: 90 % of ` +
+        'each change takes a median of';
+  return (
+    `${subject} ${groupDigits(Math.round(needed))} of ${groupDigits(Math.round(of))} directions, as training every ` +
+    `weight leaves, not a merged LoRA of rank up to ${groupDigits(Math.floor(of / 2))}.`
+  );
 }

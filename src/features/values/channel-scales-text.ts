@@ -21,7 +21,10 @@ const LINE_WORDS: Record<Exclude<ScaleAxis, 'tensor'>, { formula: string; one: s
 export function channelScalesText(scales: ChannelScales): string {
   const left = `relative L2 left after the fit ${formatValue(scales.after)} (${formatValue(scales.before)} before)`;
   if (scales.axis === 'tensor') {
-    return `B = ${formatValue(scales.median)} × A: one factor scales the whole tensor (a constant folded in, such as an attention’s 1/√d), ${left}.`;
+    return (
+      `B = ${formatValue(scales.median)} × A: one factor scales the whole tensor (a constant folded in, such as an ` +
+      `attention’s 1/√d), ${left}.`
+    );
   }
   const words = LINE_WORDS[scales.axis];
   const named = scales.extremes
@@ -29,7 +32,8 @@ export function channelScalesText(scales: ChannelScales): string {
     .map((line) => `${groupDigits(line.index)} (×${formatValue(line.factor)})`);
   const more = scales.scaled > named.length ? ', …' : '';
   const why = scales.reciprocalIn
-    ? ` Undone by ${scales.reciprocalIn.join(', ')}, which ${scales.reciprocalIn.length === 1 ? 'carries' : 'carry'} 1 / s line for line: together they compute what they did before, up to rounding.`
+    ? ` Undone by ${scales.reciprocalIn.join(', ')}, which ${scales.reciprocalIn.length === 1 ? 'carries' : 'carry'} ` +
+      '1 / s line for line: together they compute what they did before, up to rounding.'
     : scales.axis === 'columns'
       ? ' As SmoothQuant or AWQ scales a weight’s input channels, or a norm’s weight is folded into them.'
       : '';
@@ -52,7 +56,12 @@ export function scalingSummary(entries: ReadonlyArray<{ channelScales?: ChannelS
   const undone = scaled.filter((entry) => entry.channelScales?.reciprocalIn).length;
   const pairs =
     undone > 0
-      ? `, of which ${groupDigits(undone)} ${undone === 1 ? 'is' : 'are'} undone by another's reciprocal factors (the model computes what it computed before, up to rounding)`
+      ? `, of which ${groupDigits(undone)} ${undone === 1 ? 'is' : 'are'} undone by another's reciprocal factors ` +
+        '(the model computes what it computed before, up to rounding)'
       : '';
-  return `${plural(scaled.length, 'tensor')} changed by scaling alone: one factor for the whole tensor or one per channel (below, under each name)${pairs}. SmoothQuant and AWQ move a range between two tensors so; a norm folded into a linear, or a constant into a projection, also scales.`;
+  return (
+    `${plural(scaled.length, 'tensor')} changed by scaling alone: one factor for the whole tensor or one per channel ` +
+    `(below, under each name)${pairs}. SmoothQuant and AWQ move a range between two tensors so; a norm folded into ` +
+    'a linear, or a constant into a projection, also scales.'
+  );
 }
