@@ -26,7 +26,8 @@ test('Compare values: the changes that are low-rank updates, at numpy’s ranks'
   await expect(page.getByTestId('compare-values-ranks')).toHaveText(
     `${low.length} of ${plural(changed.length, 'changed matrix', 'changed matrices')} are low-rank updates (` +
       low.map(([, want]) => `1 of rank ${want.lowRank?.rank}`).join(', ') +
-      '): the singular values of B − A fall 10× or more after that many, as when a LoRA is merged into the weights; ' +
+      ') in self_attn.q_proj (1), self_attn.v_proj (1): the singular values of B − A fall 10× or more after that ' +
+      'many, as when a LoRA is merged into them; ' +
       '1 other changes in more directions.',
   );
   await expect(page.getByTestId('compare-values-change-rank')).toHaveCount(low.length);

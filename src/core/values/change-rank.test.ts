@@ -83,6 +83,9 @@ describe('ChangeRankSampler', () => {
     broken[70] = Infinity;
     expect(sampled([64, 32], a, broken, 1)?.lowRank?.rank).toBe(2);
     expect(sampled([64, 32], a, a, 1)).toBeNull();
+    // Four rows changed (new tokens trained, say): four directions, but no low-rank update of the matrix.
+    const fewRows = a.map((value, i) => (Math.floor(i / 32) % 20 === 3 ? value + 0.1 : value));
+    expect(sampled([64, 32], a, fewRows, 1)).toBeNull();
     expect(sampled([MIN_RANK_ROWS - 1, 32], a.subarray(0, 15 * 32), b.subarray(0, 15 * 32), 1)).toBeNull();
     expect(new ChangeRankSampler([4, 8, 8], 1).result()).toBeNull();
   });

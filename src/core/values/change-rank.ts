@@ -8,6 +8,7 @@
  */
 import { symmetricEigenvalues } from '../symmetric-eigenvalues';
 import { CHANGE_RANK_ROWS } from './values-limits';
+import { forEachRowRun } from './row-runs';
 
 /**
  * How far the singular values must fall after the r-th for a change to be called rank r: a merged LoRA's last
@@ -73,24 +74,17 @@ export class ChangeRankSampler {
     if (kept === null) {
       return;
     }
-    const n = Math.min(a.length, b.length);
-    let row = Math.floor(first / cols);
-    let col = first - row * cols;
-    let i = 0;
-    while (i < n) {
-      const end = Math.min(n, i + (cols - col));
+    forEachRowRun(Math.min(a.length, b.length), first, cols, (row, col, start, end) => {
       const slot = row % this.rowStride === 0 ? this.slotOf(row) : null;
-      if (slot !== null) {
-        const at = slot * cols + col - i;
-        for (let j = i; j < end; j++) {
-          const d = b[j] - a[j];
-          kept[at + j] = d - d === 0 ? d : 0;
-        }
+      if (slot === null) {
+        return;
       }
-      i = end;
-      row++;
-      col = 0;
-    }
+      const at = slot * cols + col - start;
+      for (let j = start; j < end; j++) {
+        const d = b[j] - a[j];
+        kept[at + j] = d - d === 0 ? d : 0;
+      }
+    });
   }
 
   private slotOf(row: number): number | null {
@@ -105,7 +99,11 @@ export class ChangeRankSampler {
     return this.slots.size - 1;
   }
 
-  /** The spectrum of the rows kept; null for too few rows, a matrix not looked at, or no change. */
+  /**
+   * The spectrum of the rows kept; null for too few rows, a matrix not looked at, or a change of under half the rows
+   * kept (new tokens' rows, a pruning: a few rows are a few directions whatever made them, and say nothing of a
+   * LoRA; the zero-line and embedding notes describe those).
+   */
   result(): ChangeRank | null {
     const { kept, cols } = this;
     const k = this.slots.size;
@@ -113,6 +111,13 @@ export class ChangeRankSampler {
       return null;
     }
     const gram = gramOf(kept, k, cols);
+    let rowsChanged = 0;
+    for (let i = 0; i < k; i++) {
+      rowsChanged += gram[i * k + i] > 0 ? 1 : 0;
+    }
+    if (rowsChanged * 2 < k) {
+      return null;
+    }
     const squared = symmetricEigenvalues(gram, k).map((value) => Math.max(0, value));
     let total = 0;
     for (const value of squared) {

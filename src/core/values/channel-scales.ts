@@ -16,6 +16,7 @@
 import { medianInPlace } from '../median';
 import { matrixShape } from './grid';
 import { MIN_LINES } from './line-magnitudes';
+import { forEachRowRun } from './row-runs';
 
 /**
  * The relative change (‖b − a‖ / ‖a‖) below which no fit is tried: a cast between float formats moves a weight by
@@ -135,14 +136,11 @@ export class ChannelScaleFit {
 
   /** The same elements of A and of B, `first`, `first + 1`, … in row-major order. */
   add(a: ArrayLike<number>, b: ArrayLike<number>, first: number): void {
-    const { cols, rowSums, colSums } = this;
-    const n = Math.min(a.length, b.length);
-    let row = Math.floor(first / cols);
-    let col = first - row * cols;
-    let i = 0;
-    while (i < n) {
-      const end = Math.min(n, i + (cols - col));
-      const [rowAa, rowAb, rowBb] = colSums ? addRowAndColumns(a, b, i, end, col, colSums) : rowSumsOf(a, b, i, end);
+    const { rowSums, colSums } = this;
+    forEachRowRun(Math.min(a.length, b.length), first, this.cols, (row, col, start, end) => {
+      const [rowAa, rowAb, rowBb] = colSums
+        ? addRowAndColumns(a, b, start, end, col, colSums)
+        : rowSumsOf(a, b, start, end);
       if (rowSums !== null) {
         rowSums.aa[row] += rowAa;
         rowSums.ab[row] += rowAb;
@@ -151,10 +149,7 @@ export class ChannelScaleFit {
       this.aa += rowAa;
       this.ab += rowAb;
       this.bb += rowBb;
-      i = end;
-      row++;
-      col = 0;
-    }
+    });
   }
 
   /** ‖b − a‖ / ‖a‖ over the pairs added; null while A is all zeros. */

@@ -48,14 +48,14 @@ describe('changeRankText', () => {
 describe('changeRankSummary', () => {
   it('counts the low-rank updates by rank, and the others', () => {
     const summary = changeRankSummary([
-      entry(rank({ rank: 8, gap: 31 })),
-      entry(rank({ rank: 8, gap: 12 })),
-      entry(rank({ rank: 48, gap: 13 })),
+      entry(rank({ rank: 8, gap: 31 }), { tensor: 'model.layers.0.self_attn.q_proj.weight' }),
+      entry(rank({ rank: 8, gap: 12 }), { tensor: 'model.layers.1.self_attn.q_proj.weight' }),
+      entry(rank({ rank: 48, gap: 13 }), { tensor: 'model.layers.0.self_attn.v_proj.weight' }),
       entry(rank(null, 79)),
       entry(undefined),
     ]);
     expect(plainSpaces(summary ?? '')).toBe(
-      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48): the singular values of B − A fall 10× or more after that many, as when a LoRA is merged into the weights; 1 other changes in more directions.',
+      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48) in self_attn.q_proj (2), self_attn.v_proj (1): the singular values of B − A fall 10× or more after that many, as when a LoRA is merged into them; 1 other changes in more directions.',
     );
   });
 

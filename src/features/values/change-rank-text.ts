@@ -6,6 +6,25 @@ import { groupDigits, plural } from '../../core/number-format';
 import { median } from '../../core/median';
 import { RANK_GAP, RANK_TAIL_SHARE, type ChangeRank } from '../../core/values/change-rank';
 import type { ValueComparison } from '../../core/values/compare-values';
+import { layerParts } from '../../core/values/layer-names';
+
+/** Targets named in the line above the table, most tensors first. */
+const TARGETS_NAMED = 8;
+
+/**
+ * `self_attn.q_proj (32), self_attn.v_proj (32)`: what the low-rank updates adapt, by the name within the layer
+ * (a LoRA's target modules), with how many layers each.
+ */
+function targetsText(entries: readonly ValueComparison[]): string {
+  const counts = new Map<string, number>();
+  for (const { tensor } of entries) {
+    const target = (layerParts(tensor)?.rest ?? tensor).replace(/\.weight$/, '');
+    counts.set(target, (counts.get(target) ?? 0) + 1);
+  }
+  const sorted = [...counts.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1));
+  const named = sorted.slice(0, TARGETS_NAMED).map(([target, count]) => `${target} (${groupDigits(count)})`);
+  return named.join(', ') + (sorted.length > named.length ? ', …' : '');
+}
 
 function rowsText(rank: ChangeRank): string {
   return rank.rowsRead < rank.rows
@@ -62,8 +81,8 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
         : '.';
     return (
       `${groupDigits(low.length)} of ${plural(ranked.length, 'changed matrix', 'changed matrices')} ${are} ` +
-      `(${ranks}): the singular values of B − A fall ${RANK_GAP}× or more after that many, as when a LoRA is merged ` +
-      `into the weights${rest}`
+      `(${ranks}) in ${targetsText(low)}: the singular values of B − A fall ${RANK_GAP}× or more after that many, as ` +
+      `when a LoRA is merged into them${rest}`
     );
   }
   if (ranked.length === 0 || ranked.some((entry) => entry.identicalBy !== 'bytes')) {
