@@ -74,7 +74,7 @@ describe('changeRankSummary', () => {
       },
     });
     expect(plainSpaces(changeRankSummary([entry(rank(null, 79)), entry(rank(null, 81)), scaled]) ?? '')).toBe(
-      'None of the 2 changed matrices is a low-rank update: 90 % of each change takes a median of 80 of 128 directions, as training every weight leaves, not a merged LoRA of rank up to 64.',
+      'None of the 2 changed matrices not scaled is a low-rank update: 90 % of each change takes a median of 80 of 128 directions, as training every weight leaves, not a merged LoRA of rank up to 64.',
     );
     expect(plainSpaces(changeRankSummary([entry(rank(null, 79))]) ?? '')).toBe(
       'The changed matrix is not a low-rank update: 90 % of its change takes 79 of 128 directions, as training every weight leaves, not a merged LoRA of rank up to 64.',

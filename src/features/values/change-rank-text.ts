@@ -90,11 +90,12 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
   }
   const needed = median(ranked.map((entry) => entry.changeRank?.directions90 ?? 0)) ?? 0;
   const of = median(ranked.map((entry) => entry.changeRank?.directions ?? 0)) ?? 0;
+  const besides = changed.some((entry) => entry.changeRank && entry.channelScales) ? ' not scaled' : '';
   const subject =
     ranked.length === 1
-      ? 'The changed matrix is not a low-rank update: 90 % of its change takes'
-      : `None of the ${plural(ranked.length, 'changed matrix', 'changed matrices')} is a low-rank update: 90 % of ` +
-        'each change takes a median of';
+      ? `The changed matrix${besides} is not a low-rank update: 90 % of its change takes`
+      : `None of the ${plural(ranked.length, 'changed matrix', 'changed matrices')}${besides} is a low-rank update: ` +
+        '90 % of each change takes a median of';
   return (
     `${subject} ${groupDigits(Math.round(needed))} of ${groupDigits(Math.round(of))} directions, as training every ` +
     `weight leaves, not a merged LoRA of rank up to ${groupDigits(Math.floor(of / 2))}.`
