@@ -286,7 +286,12 @@ async function comparePairing(
     scales = lines && part.shape.length <= 2 ? new ChannelScaleFit(part.shape) : null;
     rank =
       lines && part.shape.length === 2
-        ? new ChangeRankSampler(part.shape, plan.sampled ? 1 : Math.ceil(view.rows / CHANGE_RANK_ROWS))
+        ? new ChangeRankSampler(
+            part.shape,
+            plan.sampled ? 1 : Math.ceil(view.rows / CHANGE_RANK_ROWS),
+            // B's rounding is sized from its stored floats; dequantized values have no such grid.
+            sideB.scale === null && sideB.unit.elements === 1 ? sideB.dtype : null,
+          )
         : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];

@@ -4,20 +4,36 @@
  * the rounding of storing the sum; full fine-tuning moves a weight in every direction. Any set of rows of a rank-r
  * matrix has rank r or less, so at most CHANGE_RANK_ROWS rows tell one from the other at a small cost: their Gram
  * matrix (rows × rows, Float64), whose eigenvalues are the squared singular values of the rows kept. NaN and
- * infinities count as no change (the non-finite notes place them). Pure.
+ * infinities count as no change (the non-finite notes place them).
+ *
+ * The rounding is not small: a LoRA update of 0.5 % of a BF16 weight leaves a third of its values where they were,
+ * and its weaker directions sink into the rounding. So the floor is sized, not guessed: each value of B, rounded to
+ * its float dtype's grid, is off by a uniform error of variance spacing² / 12, and k rows of n such independent
+ * errors have singular values up to √v · (√n + √k) (Marchenko and Pastur's edge). The directions above the floor
+ * are the rank, when what lies below it is no more than rounding. Pure.
  */
+import { FLOAT_LAYOUTS } from '../dtypes';
 import { symmetricEigenvalues } from '../symmetric-eigenvalues';
 import { CHANGE_RANK_ROWS } from './values-limits';
 import { forEachRowRun } from './row-runs';
 
 /**
- * How far the singular values must fall after the r-th for a change to be called rank r: a merged LoRA's last
- * direction stands far above the rounding of storing the sum, while a fine-tune's spectrum falls smoothly.
+ * A direction counts when its singular value is over this × the rounding's edge: the edge of independent errors is
+ * reached only in the limit, and the errors of neighbouring values of a weight are not quite independent.
  */
-export const RANK_GAP = 10;
+export const FLOOR_SLACK = 1.5;
 
-/** The share of ‖ΔW‖² the directions past the rank may hold: rounding, not a direction of the update. */
-export const RANK_TAIL_SHARE = 0.01;
+/**
+ * What the directions under the floor may hold, as a multiple of the rounding's expected ‖error‖²: about 1 when
+ * they are rounding alone; a fine-tune's many smaller directions hold far more.
+ */
+export const TAIL_ROUNDINGS = 2;
+
+/**
+ * ‖ΔW‖² over the rounding's expected ‖error‖² below which a change is too close to the rounding to tell a low rank
+ * from a high one, and none is claimed.
+ */
+export const MIN_OVER_ROUNDING = 10;
 
 /** Rows kept fewer than this show too few directions to tell a low rank from a full one. */
 export const MIN_RANK_ROWS = 16;
@@ -40,11 +56,16 @@ export interface ChangeRank {
   directions90: number;
   directions99: number;
   /**
-   * A low-rank change: the singular values fall at least RANK_GAP× after the `rank`-th (`gap`: by how much) and
-   * the rest hold at most RANK_TAIL_SHARE of ‖ΔW‖², the rank at most half of `directions` (so as many directions
-   * past it show the floor); null when none.
+   * ‖ΔW‖² over the expected ‖error‖² of rounding B to its dtype (null when B is not a plain float): how far the change
+   * stands above what storing it alone leaves.
    */
-  lowRank: { rank: number; gap: number } | null;
+  overRounding: number | null;
+  /**
+   * A low-rank change: `rank` singular values over FLOOR_SLACK × the rounding's edge, at most half of `directions`,
+   * the rest holding at most TAIL_ROUNDINGS × the rounding's ‖error‖²; `aboveFloor`: the `rank`-th singular value
+   * over the edge. Null when none, or when B is not a plain float.
+   */
+  lowRank: { rank: number; aboveFloor: number } | null;
 }
 
 export class ChangeRankSampler {
@@ -53,19 +74,26 @@ export class ChangeRankSampler {
   private readonly kept: Float32Array | null;
   /** The slot of each tensor row kept. */
   private readonly slots = new Map<number, number>();
+  /** Each float exponent's rounding variance on B's grid (indexed by a Float32's exponent bits); null: unknown. */
+  private readonly roundingVariance: Float64Array | null;
+  /** The expected ‖error‖² of rounding B's kept values. */
+  private rounding = 0;
 
   /**
    * `shape`: both tensors' (a matrix). `rowStride`: keep rows 0, s, 2s, … (for a whole read, ⌈rows /
-   * CHANGE_RANK_ROWS⌉); in any case no more than CHANGE_RANK_ROWS rows, the first to arrive.
+   * CHANGE_RANK_ROWS⌉); in any case no more than CHANGE_RANK_ROWS rows, the first to arrive. `dtypeB`: the float
+   * dtype B's values are stored in, whose grid sizes the rounding; null when they are dequantized or scaled.
    */
   constructor(
     shape: readonly number[],
     private readonly rowStride: number,
+    dtypeB: string | null,
   ) {
     this.rows = shape.length === 2 ? shape[0] : 0;
     this.cols = shape.length === 2 ? shape[1] : 0;
     const fits = this.rows >= MIN_RANK_ROWS && this.cols >= MIN_RANK_ROWS && this.cols <= MAX_RANK_COLUMNS;
     this.kept = fits ? new Float32Array(Math.min(CHANGE_RANK_ROWS, this.rows) * this.cols) : null;
+    this.roundingVariance = dtypeB === null ? null : roundingVarianceOf(dtypeB);
   }
 
   /** The same elements of A and of B, `first`, `first + 1`, … in row-major order. */
@@ -84,7 +112,22 @@ export class ChangeRankSampler {
         const d = b[j] - a[j];
         kept[at + j] = d - d === 0 ? d : 0;
       }
+      this.addRounding(b, start, end);
     });
+  }
+
+  /** The rounding variance of each of B's values `start` to `end`, by its exponent as a Float32. */
+  private addRounding(b: ArrayLike<number>, start: number, end: number): void {
+    const table = this.roundingVariance;
+    if (table === null) {
+      return;
+    }
+    let sum = 0;
+    for (let j = start; j < end; j++) {
+      FLOAT_VIEW[0] = b[j];
+      sum += table[(BITS_VIEW[0] >>> 23) & 0xff];
+    }
+    this.rounding += sum;
   }
 
   private slotOf(row: number): number | null {
@@ -127,6 +170,7 @@ export class ChangeRankSampler {
       return null;
     }
     const directions = Math.min(k, cols);
+    const rounding = this.roundingVariance === null ? null : this.rounding;
     return {
       rowsRead: k,
       rows: this.rows,
@@ -134,7 +178,8 @@ export class ChangeRankSampler {
       singularValues: [...squared.subarray(0, MAX_SINGULAR_VALUES_LISTED)].map(Math.sqrt),
       directions90: directionsHolding(squared, total, 0.9),
       directions99: directionsHolding(squared, total, 0.99),
-      lowRank: lowRankOf(squared, total, Math.floor(directions / 2)),
+      overRounding: rounding === null ? null : rounding > 0 ? total / rounding : Infinity,
+      lowRank: rounding === null ? null : lowRankOf(squared, total, rounding, k, cols),
     };
   }
 }
@@ -193,16 +238,53 @@ function directionsHolding(squared: Float64Array, total: number, share: number):
   return squared.length;
 }
 
-/** The first rank r ≤ `most` after which the singular values fall RANK_GAP× and leave the rest a small tail. */
-function lowRankOf(squared: Float64Array, total: number, most: number): ChangeRank['lowRank'] {
-  let head = 0;
-  for (let r = 1; r <= most && r < squared.length; r++) {
-    head += squared[r - 1];
-    const next = squared[r];
-    const fall = next > 0 ? Math.sqrt(squared[r - 1] / next) : Infinity;
-    if (fall >= RANK_GAP && total - head <= RANK_TAIL_SHARE * total) {
-      return { rank: r, gap: fall };
-    }
+/**
+ * The directions over FLOOR_SLACK × the edge of `rounding` (the expected ‖error‖² of k rows of n rounded values),
+ * when they are at most half of them, what lies under holds no more than TAIL_ROUNDINGS × the rounding, and the
+ * change stands MIN_OVER_ROUNDING × over it.
+ */
+function lowRankOf(
+  squared: Float64Array,
+  total: number,
+  rounding: number,
+  k: number,
+  n: number,
+): ChangeRank['lowRank'] {
+  // B all zeros where kept (rounding 0) leaves no floor to stand over.
+  if (rounding === 0 || total < MIN_OVER_ROUNDING * rounding) {
+    return null;
   }
-  return null;
+  const edge = Math.sqrt(rounding / (k * n)) * (Math.sqrt(n) + Math.sqrt(k));
+  const floor = FLOOR_SLACK * edge;
+  let rank = 0;
+  let head = 0;
+  while (rank < squared.length && Math.sqrt(squared[rank]) > floor) {
+    head += squared[rank];
+    rank++;
+  }
+  if (rank === 0 || rank > Math.min(k, n) / 2 || total - head > TAIL_ROUNDINGS * rounding) {
+    return null;
+  }
+  return { rank, aboveFloor: Math.sqrt(squared[rank - 1]) / edge };
+}
+
+/** A Float32 and its bits, to read a value's exponent. */
+const FLOAT_VIEW = new Float32Array(1);
+const BITS_VIEW = new Uint32Array(FLOAT_VIEW.buffer);
+
+/**
+ * For each Float32 exponent field e (the value in [2^(e−127), 2^(e−126))), the variance of rounding to `dtype`'s grid
+ * there, spacing² / 12; 0 for zero (stored exactly) and for NaN and infinities. Null for a dtype without a layout.
+ */
+function roundingVarianceOf(dtype: string): Float64Array | null {
+  const layout = FLOAT_LAYOUTS[dtype];
+  if (layout === undefined) {
+    return null;
+  }
+  const table = new Float64Array(256);
+  for (let field = 1; field < 255; field++) {
+    const spacing = 2 ** (Math.max(field - 127, layout.leastExponent) - layout.mantissaBits);
+    table[field] = (spacing * spacing) / 12;
+  }
+  return table;
 }

@@ -11,6 +11,7 @@ const rank = (lowRank: ChangeRank['lowRank'], directions90 = 6): ChangeRank => (
   singularValues: [1, 0.5],
   directions90,
   directions99: 8,
+  overRounding: 500,
   lowRank,
 });
 
@@ -34,13 +35,15 @@ const entry = (changeRank: ChangeRank | undefined, extra: Partial<ValueCompariso
 
 describe('changeRankText', () => {
   it('gives the rank, the fall after it and the rows it was read over', () => {
-    expect(plainSpaces(changeRankText(rank({ rank: 8, gap: 30.9 })) ?? '')).toBe(
-      'ΔW = B − A over 128 of 512 rows has rank 8: its singular values fall 30.9× after the 8th, with under 1 % of ‖ΔW‖² left (rounding).',
+    expect(plainSpaces(changeRankText(rank({ rank: 8, aboveFloor: 30.9 })) ?? '')).toBe(
+      'ΔW = B − A over 128 of 512 rows has rank 8 over the rounding: its 8th singular value is 30.9× the largest that rounding B to its dtype leaves, and all under it is rounding.',
     );
-    expect(plainSpaces(changeRankText({ ...rank({ rank: 2, gap: Infinity }), rowsRead: 512 }) ?? '')).toMatch(
-      /^ΔW = B − A over 512 rows has rank 2: its singular values fall to zero after the 2nd,/,
+    expect(plainSpaces(changeRankText({ ...rank({ rank: 2, aboveFloor: 4 }), rowsRead: 512 }) ?? '')).toMatch(
+      /^ΔW = B − A over 512 rows has rank 2 over the rounding: its 2nd singular value is 4.0× the largest/,
     );
-    expect(changeRankText(rank({ rank: 11, gap: 250 }))).toContain('fall 250× after the 11th');
+    expect(changeRankText(rank({ rank: 11, aboveFloor: 250 }))).toContain(
+      'its 11th singular value is 250× the largest',
+    );
     expect(changeRankText(rank(null))).toBeNull();
   });
 });
@@ -48,14 +51,14 @@ describe('changeRankText', () => {
 describe('changeRankSummary', () => {
   it('counts the low-rank updates by rank, and the others', () => {
     const summary = changeRankSummary([
-      entry(rank({ rank: 8, gap: 31 }), { tensor: 'model.layers.0.self_attn.q_proj.weight' }),
-      entry(rank({ rank: 8, gap: 12 }), { tensor: 'model.layers.1.self_attn.q_proj.weight' }),
-      entry(rank({ rank: 48, gap: 13 }), { tensor: 'model.layers.0.self_attn.v_proj.weight' }),
+      entry(rank({ rank: 8, aboveFloor: 31 }), { tensor: 'model.layers.0.self_attn.q_proj.weight' }),
+      entry(rank({ rank: 8, aboveFloor: 12 }), { tensor: 'model.layers.1.self_attn.q_proj.weight' }),
+      entry(rank({ rank: 48, aboveFloor: 13 }), { tensor: 'model.layers.0.self_attn.v_proj.weight' }),
       entry(rank(null, 79)),
       entry(undefined),
     ]);
     expect(plainSpaces(summary ?? '')).toBe(
-      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48) in self_attn.q_proj (2), self_attn.v_proj (1): the singular values of B − A fall 10× or more after that many, as when a LoRA is merged into them; 1 other changes in more directions.',
+      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48) in self_attn.q_proj (2), self_attn.v_proj (1): B − A takes that many directions and leaves only rounding, as when a LoRA is merged into them (one whose weaker directions sank into the rounding shows fewer); 1 other changes in more directions.',
     );
   });
 

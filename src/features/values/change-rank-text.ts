@@ -4,7 +4,7 @@
  */
 import { groupDigits, plural } from '../../core/number-format';
 import { median } from '../../core/median';
-import { RANK_GAP, RANK_TAIL_SHARE, type ChangeRank } from '../../core/values/change-rank';
+import { MIN_OVER_ROUNDING, type ChangeRank } from '../../core/values/change-rank';
 import type { ValueComparison } from '../../core/values/compare-values';
 import { layerParts } from '../../core/values/layer-names';
 
@@ -32,19 +32,22 @@ function rowsText(rank: ChangeRank): string {
     : plural(rank.rows, 'row');
 }
 
-function fallText(gap: number): string {
-  return gap === Infinity ? 'to zero' : `${gap < 100 ? gap.toFixed(1) : groupDigits(Math.round(gap))}×`;
+function timesText(ratio: number): string {
+  return `${ratio < 100 ? ratio.toFixed(1) : groupDigits(Math.round(ratio))}×`;
 }
 
-/** `ΔW = B − A over 128 of 512 rows has rank 8: its singular values fall 31× after the 8th, …`; null when not low. */
+/**
+ * `ΔW = B − A over 128 of 512 rows has rank 8 over the rounding: its 8th singular value is 31× the largest that
+ * rounding B to its dtype leaves, and all under it is rounding.`; null when not low-rank.
+ */
 export function changeRankText(rank: ChangeRank): string | null {
   if (rank.lowRank === null) {
     return null;
   }
-  const { rank: r, gap } = rank.lowRank;
+  const { rank: r, aboveFloor } = rank.lowRank;
   return (
-    `ΔW = B − A over ${rowsText(rank)} has rank ${groupDigits(r)}: its singular values fall ${fallText(gap)} ` +
-    `after the ${ordinal(r)}, with under ${RANK_TAIL_SHARE * 100} % of ‖ΔW‖² left (rounding).`
+    `ΔW = B − A over ${rowsText(rank)} has rank ${groupDigits(r)} over the rounding: its ${ordinal(r)} singular ` +
+    `value is ${timesText(aboveFloor)} the largest that rounding B to its dtype leaves, and all under it is rounding.`
   );
 }
 
@@ -60,8 +63,11 @@ function ordinal(n: number): string {
  * when none is and both sides store the same dtype, that none is (not a merged LoRA); null otherwise.
  */
 export function changeRankSummary(changed: readonly ValueComparison[]): string | null {
-  // A tensor changed by scaling alone changes in every direction and says why in its own note.
-  const ranked = changed.filter((entry) => entry.changeRank && !entry.channelScales);
+  // A tensor changed by scaling alone changes in every direction and says why in its own note; a change too close
+  // to the rounding of its values tells no rank.
+  const ranked = changed.filter(
+    (entry) => entry.changeRank && !entry.channelScales && (entry.changeRank.overRounding ?? 0) >= MIN_OVER_ROUNDING,
+  );
   const low = ranked.filter((entry) => entry.changeRank?.lowRank);
   if (low.length > 0) {
     const byRank = new Map<number, number>();
@@ -81,8 +87,8 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
         : '.';
     return (
       `${groupDigits(low.length)} of ${plural(ranked.length, 'changed matrix', 'changed matrices')} ${are} ` +
-      `(${ranks}) in ${targetsText(low)}: the singular values of B − A fall ${RANK_GAP}× or more after that many, as ` +
-      `when a LoRA is merged into them${rest}`
+      `(${ranks}) in ${targetsText(low)}: B − A takes that many directions and leaves only rounding, as when a LoRA ` +
+      `is merged into them (one whose weaker directions sank into the rounding shows fewer)${rest}`
     );
   }
   if (ranked.length === 0 || ranked.some((entry) => entry.identicalBy !== 'bytes')) {
