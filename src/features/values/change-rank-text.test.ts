@@ -55,10 +55,11 @@ describe('changeRankSummary', () => {
       entry(rank({ rank: 8, aboveFloor: 12 }), { tensor: 'model.layers.1.self_attn.q_proj.weight' }),
       entry(rank({ rank: 48, aboveFloor: 13 }), { tensor: 'model.layers.0.self_attn.v_proj.weight' }),
       entry(rank(null, 79)),
+      entry({ ...rank(null, 100), overRounding: 3 }),
       entry(undefined),
     ]);
     expect(plainSpaces(summary ?? '')).toBe(
-      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48) in self_attn.q_proj (2), self_attn.v_proj (1): B − A takes that many directions and leaves only rounding, as when a LoRA is merged into them (one whose weaker directions sank into the rounding shows fewer); 1 other changes in more directions.',
+      '3 of 4 changed matrices are low-rank updates (2 of rank 8, 1 of rank 48) in self_attn.q_proj (2), self_attn.v_proj (1): B − A takes that many directions and leaves only rounding, as when a LoRA is merged into them (one whose weaker directions sank into the rounding shows fewer); 1 other changes in more directions. 1 more is too close to the rounding of the stored values to tell.',
     );
   });
 

@@ -69,6 +69,13 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
     (entry) => entry.changeRank && !entry.channelScales && (entry.changeRank.overRounding ?? 0) >= MIN_OVER_ROUNDING,
   );
   const low = ranked.filter((entry) => entry.changeRank?.lowRank);
+  const close = changed.filter(
+    (entry) => entry.changeRank && !entry.channelScales && (entry.changeRank.overRounding ?? 0) < MIN_OVER_ROUNDING,
+  ).length;
+  const untold =
+    close > 0
+      ? ` ${groupDigits(close)} more ${close === 1 ? 'is' : 'are'} too close to the rounding of the stored values to tell.`
+      : '';
   if (low.length > 0) {
     const byRank = new Map<number, number>();
     for (const entry of low) {
@@ -88,7 +95,7 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
     return (
       `${groupDigits(low.length)} of ${plural(ranked.length, 'changed matrix', 'changed matrices')} ${are} ` +
       `(${ranks}) in ${targetsText(low)}: B − A takes that many directions and leaves only rounding, as when a LoRA ` +
-      `is merged into them (one whose weaker directions sank into the rounding shows fewer)${rest}`
+      `is merged into them (one whose weaker directions sank into the rounding shows fewer)${rest}${untold}`
     );
   }
   if (ranked.length === 0 || ranked.some((entry) => entry.identicalBy !== 'bytes')) {
@@ -104,6 +111,6 @@ export function changeRankSummary(changed: readonly ValueComparison[]): string |
         '90 % of each change takes a median of';
   return (
     `${subject} ${groupDigits(Math.round(needed))} of ${groupDigits(Math.round(of))} directions, as training every ` +
-    `weight leaves, not a merged LoRA of rank up to ${groupDigits(Math.floor(of / 2))}.`
+    `weight leaves, not a merged LoRA of rank up to ${groupDigits(Math.floor(of / 2))}.${untold}`
   );
 }
