@@ -41,8 +41,11 @@ export const MIN_RANK_ROWS = 16;
 /** Singular values listed in the report, largest first. */
 export const MAX_SINGULAR_VALUES_LISTED = 32;
 
-/** Columns kept per row (a Float32 each): a matrix of longer rows is not looked at. */
-const MAX_RANK_COLUMNS = 1 << 18;
+/**
+ * Columns kept per row (a Float32 each): 128 rows of 65,536 are 32 MiB and a Gram of half a second; a matrix of longer
+ * rows (an LM head stored transposed) is not looked at.
+ */
+const MAX_RANK_COLUMNS = 1 << 16;
 
 export interface ChangeRank {
   /** Rows of ΔW looked at, of the tensor's rows. */
