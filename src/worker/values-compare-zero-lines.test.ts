@@ -1,7 +1,7 @@
 /**
  * "Compare values" of a dense model against the same model with lines zeroed (scripts/zero-lines-fixtures.py): the
- * rows and columns all zeros on one side only, as numpy's any() on both sides gives them, either way round; a
- * 2:4-sparse gate against its dense original has none.
+ * rows and columns all zeros on one side only, as numpy's any() on both sides gives them, either way round, and
+ * neither a scaling nor a low-rank update named for them; a 2:4-sparse gate against its dense original has none.
  */
 import { describe, expect, it } from 'vitest';
 import type { ZeroLineRuns } from '../core/values/zero-lines';
@@ -34,6 +34,11 @@ describe('lines all zeros on one side of a comparison', () => {
           expect(indices(lines?.columns?.onlyB), tensor).toEqual(colsB);
           expect(indices(lines?.columns?.onlyA), tensor).toEqual(colsA);
           expect(lines === undefined, tensor).toBe(rowsA.length + rowsB.length + colsA.length + colsB.length === 0);
+          // A pruning is neither a scaling (lines scaled to zero) nor a low-rank update (as many directions as lines).
+          if (lines) {
+            expect(entry?.channelScales, tensor).toBeUndefined();
+            expect(entry?.changeRank, tensor).toBeUndefined();
+          }
         }
       },
     );

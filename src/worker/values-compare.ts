@@ -350,7 +350,8 @@ async function comparePairing(
   if (outlierColumns) {
     comparison.outlierColumns = outlierColumns;
   }
-  const changeRank = !comparison.identical && rank?.result();
+  // Lines zeroed on one side are a pruning, as many directions as lines, which the zero-line note says.
+  const changeRank = !comparison.identical && !zeroLines && rank?.result();
   if (changeRank) {
     comparison.changeRank = changeRank;
   }

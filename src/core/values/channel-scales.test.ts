@@ -88,6 +88,21 @@ describe('ChannelScaleFit', () => {
     expect(found?.min).toBeCloseTo(0.02, 10);
   });
 
+  it('leaves a pruning (lines scaled to zero alone) to the zero-line note', () => {
+    const pruned = fitOf(
+      [rows, cols],
+      a,
+      scaled(a, cols, (_, col) => (col === 3 || col === 8 ? 0 : 1)),
+    );
+    expect(pruned.result()).toBeNull();
+    const mixed = fitOf(
+      [rows, cols],
+      a,
+      scaled(a, cols, (_, col) => (col === 3 ? 0 : col === 8 ? 4 : 1)),
+    );
+    expect(mixed.result()).toMatchObject({ axis: 'columns', scaled: 2 });
+  });
+
   it('says nothing of a fine-tune, a change under 1 %, or an unchanged tensor', () => {
     const noise = weights(rows, cols, 99);
     const tuned = a.map((value, i) => value + noise[i] * 0.3);

@@ -198,7 +198,8 @@ export class ChannelScaleFit {
       };
     }
     const summary = best && factorSummary(best.fit.factors);
-    if (!best || summary === null || summary.scaled === 0) {
+    // Lines scaled only to zero are a pruning, which the zero-line note says in its own words.
+    if (!best || summary === null || summary.scaled === 0 || summary.scaled === zeroLines(best.fit.factors)) {
       return null;
     }
     return { axis: best.axis, before, after: afterOf(best.fit), ...summary };
@@ -319,6 +320,14 @@ function fitLines(sums: LineSums): LineFit {
     }
   }
   return { factors, residual, aa: total };
+}
+
+function zeroLines(factors: Float64Array): number {
+  let count = 0;
+  for (const factor of factors) {
+    count += factor === 0 ? 1 : 0;
+  }
+  return count;
 }
 
 /** How far a factor is from 1, up or down; a sign flip or a zero furthest. */
