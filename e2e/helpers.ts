@@ -155,3 +155,6 @@ export async function compareValuesOfFiles(page: Page, dir: string, first: strin
   await expect(page.getByTestId('compare-b-name')).toHaveText(second);
   await page.getByRole('button', { name: 'Compare values' }).click();
 }
+
+/** `text` with the characters a regular expression reads specially escaped, to match it literally. */
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

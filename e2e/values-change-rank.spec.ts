@@ -7,13 +7,11 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { compareValuesOfFiles, downloadReport, openApp, watchPage } from './helpers';
+import { compareValuesOfFiles, downloadReport, escapeRegExp, openApp, watchPage } from './helpers';
 import { groupDigits, plural } from '../src/core/number-format';
 import { changeRankCompareAnswer } from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 test('Compare values: the changes that are low-rank updates, at numpy’s ranks', async ({ page }) => {
   const watch = watchPage(page);
@@ -39,7 +37,7 @@ test('Compare values: the changes that are low-rank updates, at numpy’s ranks'
     const row = page
       .getByTestId('compare-values-table')
       .locator('tbody tr')
-      .filter({ hasText: new RegExp(`^${escape(name)}`) });
+      .filter({ hasText: new RegExp(`^${escapeRegExp(name)}`) });
     const rows = `${groupDigits(want.rowsRead)} of ${plural(want.rows, 'row')}`;
     const rank = want.lowRank?.rank ?? 0;
     const times = (want.lowRank?.aboveFloor ?? 0).toFixed(1);

@@ -7,13 +7,11 @@
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { compareValuesOfFiles, downloadReport, openApp, watchPage } from './helpers';
+import { compareValuesOfFiles, downloadReport, escapeRegExp, openApp, watchPage } from './helpers';
 import { formatValue, groupDigits, plural } from '../src/core/number-format';
 import { channelScalesCompareAnswer } from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
-
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const LINES = {
   columns: ['input channel (column)', 'input channels (columns)'],
@@ -40,13 +38,13 @@ test('Compare values: tensors changed by one factor per channel, and who undoes 
       .getByTestId('compare-values-table')
       .locator('tbody tr')
       // The row's text starts with its name; a partner's note names it further in.
-      .filter({ hasText: new RegExp(`^${escape(name)}`) })
+      .filter({ hasText: new RegExp(`^${escapeRegExp(name)}`) })
       .getByTestId('compare-values-channel-scales');
     // What an exact fit leaves is rounding in the sums, which numpy adds in another order.
-    const after = want.after < 1e-6 ? '[0-9.e-]+' : escape(formatValue(want.after));
-    const left = `relative L2 left after the fit ${after} \\(${escape(formatValue(want.before))} before\\)`;
+    const after = want.after < 1e-6 ? '[0-9.e-]+' : escapeRegExp(formatValue(want.after));
+    const left = `relative L2 left after the fit ${after} \\(${escapeRegExp(formatValue(want.before))} before\\)`;
     if (want.axis === 'tensor') {
-      await expect(note).toHaveText(new RegExp(`^B = ${escape(formatValue(want.median))} × A: .*, ${left}\\.$`));
+      await expect(note).toHaveText(new RegExp(`^B = ${escapeRegExp(formatValue(want.median))} × A: .*, ${left}\\.$`));
       continue;
     }
     const named = want.extremes
@@ -57,8 +55,8 @@ test('Compare values: tensors changed by one factor per channel, and who undoes 
     const lines = plural(want.lines, one, many);
     await expect(note).toHaveText(
       new RegExp(
-        `^[^:]+: ${groupDigits(want.scaled)} of ${escape(lines)} scaled, s from ${escape(formatValue(want.min))} to ` +
-          `${escape(formatValue(want.max))} \\(median ${escape(formatValue(want.median))}\\); most: ${named}(, …)?; ` +
+        `^[^:]+: ${groupDigits(want.scaled)} of ${escapeRegExp(lines)} scaled, s from ${escapeRegExp(formatValue(want.min))} to ` +
+          `${escapeRegExp(formatValue(want.max))} \\(median ${escapeRegExp(formatValue(want.median))}\\); most: ${named}(, …)?; ` +
           `${left}\\.`,
       ),
     );

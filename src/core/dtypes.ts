@@ -166,16 +166,6 @@ export const INTEGER_DTYPES: ReadonlySet<string> = new Set<Dtype>([
 /** Dtypes that hold only exponents (block scales): they carry no parameters of their own. */
 export const SCALE_ONLY_DTYPES: ReadonlySet<string> = new Set<DtypeName>(['F8_E8M0']);
 
-/**
- * The float dtypes whose rounding is sized from a value (IEEE 754's and bfloat16's layouts): stored mantissa bits
- * and the least normal exponent, so a value x in [2^e, 2^(e+1)) lies on a grid of spacing 2^(max(e, least) − bits).
- */
-export const FLOAT_LAYOUTS: Readonly<Record<string, { mantissaBits: number; leastExponent: number }>> = {
-  BF16: { mantissaBits: 7, leastExponent: -126 },
-  F16: { mantissaBits: 10, leastExponent: -14 },
-  F32: { mantissaBits: 23, leastExponent: -126 },
-};
-
 /** Bits per element of a row's dtype: the spec's, else the format's for a known non-spec dtype (QINT8), else 0. */
 export function elementBits(columns: TensorColumns, row: number): number {
   const code = columns.dtype[row];

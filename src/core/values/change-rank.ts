@@ -12,10 +12,11 @@
  * errors have singular values up to √v · (√n + √k) (Marchenko and Pastur's edge). The directions above the floor
  * are the rank, when what lies below it is no more than rounding. Pure.
  */
-import { FLOAT_LAYOUTS } from '../dtypes';
 import { symmetricEigenvalues } from '../symmetric-eigenvalues';
 import { CHANGE_RANK_ROWS } from './values-limits';
+import { MANTISSA_BITS, MIN_NORMAL } from './decode';
 import { forEachRowRun } from './row-runs';
+import { rankGram } from './lora-gram';
 
 /**
  * A direction counts when its singular value is over this × the rounding's edge: the edge of independent errors is
@@ -156,7 +157,7 @@ export class ChangeRankSampler {
     if (kept === null || k < MIN_RANK_ROWS) {
       return null;
     }
-    const gram = gramOf(kept, k, cols);
+    const gram = rankGram(kept.subarray(0, k * cols), { rank: k, length: cols, rankFirst: true });
     let rowsChanged = 0;
     for (let i = 0; i < k; i++) {
       rowsChanged += gram[i * k + i] > 0 ? 1 : 0;
@@ -185,48 +186,6 @@ export class ChangeRankSampler {
       lowRank: rounding === null ? null : lowRankOf(squared, total, rounding, k, cols),
     };
   }
-}
-
-/**
- * The Gram matrix of the first `k` rows of `rows` (each `cols` long), four rows against one at a time so each value of
- * the one is loaded once for four products: a third less time than one pair at a time (docs/performance.md).
- */
-function gramOf(rows: Float32Array, k: number, cols: number): Float64Array {
-  const gram = new Float64Array(k * k);
-  for (let i = 0; i < k; i++) {
-    const base = i * cols;
-    let j = 0;
-    for (; j + 3 <= i; j += 4) {
-      const [b0, b1, b2, b3] = [j * cols, (j + 1) * cols, (j + 2) * cols, (j + 3) * cols];
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let c = 0; c < cols; c++) {
-        const x = rows[base + c];
-        s0 += x * rows[b0 + c];
-        s1 += x * rows[b1 + c];
-        s2 += x * rows[b2 + c];
-        s3 += x * rows[b3 + c];
-      }
-      gram[i * k + j] = s0;
-      gram[i * k + j + 1] = s1;
-      gram[i * k + j + 2] = s2;
-      gram[i * k + j + 3] = s3;
-    }
-    for (; j <= i; j++) {
-      let sum = 0;
-      const other = j * cols;
-      for (let c = 0; c < cols; c++) {
-        sum += rows[base + c] * rows[other + c];
-      }
-      gram[i * k + j] = sum;
-    }
-    for (let j2 = 0; j2 < i; j2++) {
-      gram[j2 * k + i] = gram[i * k + j2];
-    }
-  }
-  return gram;
 }
 
 /** The fewest leading directions whose squared singular values add up to `share` of `total`. */
@@ -277,16 +236,17 @@ const BITS_VIEW = new Uint32Array(FLOAT_VIEW.buffer);
 
 /**
  * For each Float32 exponent field e (the value in [2^(e−127), 2^(e−126))), the variance of rounding to `dtype`'s grid
- * there, spacing² / 12; 0 for zero (stored exactly) and for NaN and infinities. Null for a dtype without a layout.
+ * there, spacing² / 12; 0 for zero (stored exactly) and for NaN and infinities. Null for a dtype without MANTISSA_BITS.
  */
 function roundingVarianceOf(dtype: string): Float64Array | null {
-  const layout = FLOAT_LAYOUTS[dtype];
-  if (layout === undefined) {
+  const bits = MANTISSA_BITS[dtype];
+  if (bits === undefined) {
     return null;
   }
+  const least = Math.log2(MIN_NORMAL[dtype]);
   const table = new Float64Array(256);
   for (let field = 1; field < 255; field++) {
-    const spacing = 2 ** (Math.max(field - 127, layout.leastExponent) - layout.mantissaBits);
+    const spacing = 2 ** (Math.max(field - 127, least) - bits);
     table[field] = (spacing * spacing) / 12;
   }
   return table;

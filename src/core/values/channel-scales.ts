@@ -111,6 +111,8 @@ class LineSums {
 /** A fit's factors (NaN where side A is all zeros or the line was not read) and what it leaves, Σ (b − s·a)². */
 interface LineFit {
   factors: Float64Array;
+  /** Each factor's standard error relative to it, for `reciprocalPartners`. */
+  errors: Float64Array;
   residual: number;
   /** Σ a² over the elements fitted, which `residual` is set against. */
   aa: number;
@@ -172,12 +174,12 @@ export class ChannelScaleFit {
     const whole = this.ab / this.aa;
     const wholeResidual = Math.max(0, this.bb - this.ab * whole);
     const lineFits: Array<{ axis: 'columns' | 'rows'; fit: LineFit }> = [];
-    // A line's fit needs the other axis read at MIN_LINES or more, or it explains any change along it.
-    if (this.colSums && this.rowsRead() >= MIN_LINES) {
-      lineFits.push({ axis: 'columns', fit: fitLines(this.colSums) });
-    }
-    if (this.rowSums && this.cols >= MIN_LINES) {
-      lineFits.push({ axis: 'rows', fit: fitLines(this.rowSums) });
+    for (const axis of ['columns', 'rows'] as const) {
+      const fit = this.fitAlong(axis);
+      // A line's fit needs the other axis read at MIN_LINES or more, or it explains any change along it.
+      if (fit && fit.length >= MIN_LINES) {
+        lineFits.push({ axis, fit: fit.fit });
+      }
     }
     const afterOf = (fit: LineFit) => (fit.aa > 0 ? Math.sqrt(fit.residual / fit.aa) : Infinity);
     const best = lineFits
@@ -207,8 +209,14 @@ export class ChannelScaleFit {
 
   /** Each factor along `axis` and its relative standard error, for `reciprocalPartners`; null when not fitted. */
   lineFactors(axis: 'columns' | 'rows'): { factors: Float64Array; errors: Float64Array } | null {
-    const sums = axis === 'columns' ? this.colSums : this.rowSums;
-    return sums && factorErrors(sums, axis === 'columns' ? this.rowsRead() : this.cols);
+    const fit = this.fitAlong(axis)?.fit;
+    return fit ? { factors: fit.factors, errors: fit.errors } : null;
+  }
+
+  /** The fit of each line along `axis`, and the length of those lines (the rows read, for columns). */
+  private fitAlong(axis: 'columns' | 'rows'): { fit: LineFit; length: number } | null {
+    const [sums, length] = axis === 'columns' ? [this.colSums, this.rowsRead()] : [this.rowSums, this.cols];
+    return sums && { fit: fitLines(sums, length), length };
   }
 
   /**
@@ -221,14 +229,14 @@ export class ChannelScaleFit {
     if (this.shape.length !== 1 || this.colSums === null || before === null || before < MIN_SCALED_CHANGE) {
       return null;
     }
-    const fit = fitLines(this.colSums);
+    // One element per line: no spread to estimate an error from, and none but the vector's rounding.
+    const fit = fitLines(this.colSums, 1);
     const summary = factorSummary(fit.factors);
     if (summary === null || summary.scaled === 0) {
       return null;
     }
     return {
-      // One element per line: no spread to estimate an error from, and none but the vector's rounding.
-      lines: { factors: fit.factors, errors: new Float64Array(fit.factors.length) },
+      lines: { factors: fit.factors, errors: fit.errors },
       scales: { axis: 'elements', before, after: Math.sqrt(fit.residual / fit.aa), ...summary },
     };
   }
@@ -302,24 +310,33 @@ function rowSumsOf(a: ArrayLike<number>, b: ArrayLike<number>, start: number, en
   return [rowAa, rowAb, rowBb];
 }
 
-function fitLines(sums: LineSums): LineFit {
+/**
+ * Each line's factor, what the fits leave, and each factor's standard error relative to it, √(what its fit leaves /
+ * (n − 1) / Σ a²) / |s| over a line of `length` (n) elements; 0 for a line of one element, which has no spread.
+ */
+function fitLines(sums: LineSums, length: number): LineFit {
   const { aa, ab, bb } = sums;
   const factors = new Float64Array(aa.length);
+  const errors = new Float64Array(aa.length);
   let residual = 0;
   let total = 0;
   for (let line = 0; line < aa.length; line++) {
     total += aa[line];
     if (aa[line] > 0) {
       const factor = ab[line] / aa[line];
+      const left = Math.max(0, bb[line] - ab[line] * factor);
       factors[line] = factor;
-      residual += Math.max(0, bb[line] - ab[line] * factor);
+      residual += left;
+      if (factor !== 0 && length > 1) {
+        errors[line] = Math.sqrt(left / (length - 1) / aa[line]) / Math.abs(factor);
+      }
     } else {
       // A line all zeros on side A has no factor; whatever B holds there stays unexplained.
       factors[line] = NaN;
       residual += bb[line];
     }
   }
-  return { factors, residual, aa: total };
+  return { factors, errors, residual, aa: total };
 }
 
 function zeroLines(factors: Float64Array): number {
@@ -374,23 +391,6 @@ function factorSummary(
   }
   const median = medianInPlace(defined.subarray(0, lines)) as number;
   return { lines, scaled, min, max, median, extremes: extremes.map(({ index, factor }) => ({ index, factor })) };
-}
-
-/**
- * The factors of each line and their standard errors relative to them, √(what the fit leaves / (n − 1) / Σ a²) / |s|
- * over a line of n elements.
- */
-function factorErrors(sums: LineSums, length: number): { factors: Float64Array; errors: Float64Array } {
-  const { factors } = fitLines(sums);
-  const errors = new Float64Array(factors.length);
-  const { aa, ab, bb } = sums;
-  for (let line = 0; line < factors.length; line++) {
-    const factor = factors[line];
-    if (factor === factor && factor !== 0 && length > 1) {
-      errors[line] = Math.sqrt(Math.max(0, bb[line] - ab[line] * factor) / (length - 1) / aa[line]) / Math.abs(factor);
-    }
-  }
-  return { factors, errors };
 }
 
 /** A tensor's fitted factors along one axis, with their relative standard errors, for `reciprocalPartners`. */

@@ -71,6 +71,12 @@ export const MIN_NORMAL: Readonly<Record<string, number>> = {
   F4: 1,
 };
 
+/**
+ * Stored mantissa bits of the float dtypes whose rounding is sized from a value: one in [2^e, 2^(e+1)) lies on a
+ * grid of spacing 2^(e − bits), e no less than MIN_NORMAL's exponent.
+ */
+export const MANTISSA_BITS: Readonly<Record<string, number>> = { F32: 23, BF16: 7, F16: 10 };
+
 /** A table of every code of a small float format, from its bit fields. */
 function minifloatTable(expBits: number, manBits: number, bias: number, kind: 'ieee' | 'fn' | 'fnuz' | 'none') {
   const codes = 1 << (1 + expBits + manBits);

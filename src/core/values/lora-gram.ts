@@ -1,6 +1,6 @@
 /**
  * The Gram matrices a LoRA's measures are built on: the dot products of a factor's rank vectors (lora-update.ts,
- * lora-pair.ts), and the Frobenius norm of B·A from two of them.
+ * lora-pair.ts), and the Frobenius norm of B·A from two of them; also those of a change's rows (change-rank.ts).
  */
 
 /**

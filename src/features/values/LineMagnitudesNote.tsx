@@ -14,7 +14,7 @@ import {
   type OutlierColumnsOnOneSide,
 } from '../../core/values/line-magnitudes';
 import type { ScanOutlierColumns } from '../../core/values/value-scan';
-import { rowLabel } from './runs-text';
+import { rowLabel, rowsReadText } from './runs-text';
 import { inlineTokens } from './token-lists';
 
 /**
@@ -71,7 +71,7 @@ function levelsText(rows: LineMagnitudeSpread): string {
 export function outlierColumnsSummary({ columns, rowsRead, rows }: ScanOutlierColumns): string {
   const listed = columns.outliers.map((line) => groupDigits(line.index)).join(', ');
   const more = columns.outlierCount > columns.outliers.length ? ', …' : '';
-  const read = rowsRead < rows ? `${groupDigits(rowsRead)} of ${plural(rows, 'row')} read` : plural(rows, 'row');
+  const read = rowsReadText(rowsRead, rows, ' read');
   return `${groupDigits(columns.outlierCount)} of ${plural(columns.lines, 'column')} (${listed}${more}; up to ${ratioText(columns.max / columns.median)} the median ${formatValue(columns.median)}), holding the largest value of ${groupDigits(columns.rowsPeakingInOutliers)} of ${read}`;
 }
 

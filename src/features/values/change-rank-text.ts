@@ -7,6 +7,7 @@ import { median } from '../../core/median';
 import { MIN_OVER_ROUNDING, type ChangeRank } from '../../core/values/change-rank';
 import type { ValueComparison } from '../../core/values/compare-values';
 import { layerParts } from '../../core/values/layer-names';
+import { rowsReadText } from './runs-text';
 
 /** Targets named in the line above the table, most tensors first. */
 const TARGETS_NAMED = 8;
@@ -26,12 +27,6 @@ function targetsText(entries: readonly ValueComparison[]): string {
   return named.join(', ') + (sorted.length > named.length ? ', …' : '');
 }
 
-function rowsText(rank: ChangeRank): string {
-  return rank.rowsRead < rank.rows
-    ? `${groupDigits(rank.rowsRead)} of ${plural(rank.rows, 'row')}`
-    : plural(rank.rows, 'row');
-}
-
 function timesText(ratio: number): string {
   return `${ratio < 100 ? ratio.toFixed(1) : groupDigits(Math.round(ratio))}×`;
 }
@@ -46,7 +41,7 @@ export function changeRankText(rank: ChangeRank): string | null {
   }
   const { rank: r, aboveFloor } = rank.lowRank;
   return (
-    `ΔW = B − A over ${rowsText(rank)} has rank ${groupDigits(r)} over the rounding: its ${ordinal(r)} singular ` +
+    `ΔW = B − A over ${rowsReadText(rank.rowsRead, rank.rows)} has rank ${groupDigits(r)} over the rounding: its ${ordinal(r)} singular ` +
     `value is ${timesText(aboveFloor)} the largest that rounding B to its dtype leaves, and all under it is rounding.`
   );
 }
