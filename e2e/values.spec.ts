@@ -4,7 +4,8 @@
  * finetune (exactly the two changed tensors named); a remote 64 MiB tensor
  * opened by a share link with values=1 is sampled, and downloaded whole only after the click that says its size.
  * LoRA adapters (PEFT dropped with its config, a GGUF LoRA over HTTP) give each module's update as numpy does. A GGUF
- * with one tensor of each ggml codebook type (IQ1_S … IQ3_S, written by gguf-py) reads as gguf-py dequantizes it.
+ * with one tensor of each ggml codebook type (IQ1_S … IQ3_S, written by gguf-py) reads as gguf-py dequantizes it,
+ * and one with ggml's 1- and 2-bit types (Q1_0, Q2_0) as ggml's own dequantizers do (in numpy).
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,11 +40,21 @@ const UNTRAINED = JSON.parse(readFileSync(join(VALUES_DIR, 'untrained-tokens.jso
   >;
   chatFinetune: { changed: number; trained: number[]; inTemplate: number[] };
 };
-/** One [16, 256] tensor of each IQ1/IQ2/IQ3 type, and numpy's statistics of gguf-py's dequantized values. */
-const CODEBOOK_GGUF = join(process.cwd(), 'fixtures', 'values', 'codebook-types.gguf');
-const CODEBOOK_NUMPY = JSON.parse(
-  readFileSync(join(process.cwd(), 'fixtures', 'values', 'codebook-types.json'), 'utf8'),
-) as { stats: Record<string, Record<string, number> & { type: string }> };
+/**
+ * GGUFs of one tensor per type (each IQ1/IQ2/IQ3 type at [16, 256]; Q1_0 and Q2_0 at [16, 512]), numpy's statistics
+ * of their dequantized values, and each type's block.
+ */
+const BLOCK_TYPE_FILES = [
+  { file: 'codebook-types', title: 'every codebook type (IQ1_S … IQ3_S)', values: '4 096', bytes: /\d+/ },
+  { file: 'sign-types', title: 'ggml’s 1- and 2-bit types (Q1_0, Q2_0)', values: '8 192', bytes: /18/ },
+].map((entry) => ({
+  ...entry,
+  numpy: JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'values', `${entry.file}.json`), 'utf8')) as {
+    stats: Record<string, Record<string, number> & { type: string }>;
+  },
+}));
+/** Elements per block of the types above (ggml-common.h). */
+const BLOCK_ELEMENTS: Record<string, number> = { Q1_0: 128, Q2_0: 64 };
 const MiB = 1024 * 1024;
 /** LoRA adapters and numpy's ‖scale · B @ A‖_F per module (scripts/lora-update-fixtures.py). */
 const LORA_DIR = join(process.cwd(), 'fixtures', 'values');
@@ -191,37 +202,44 @@ test.describe('tensor values', () => {
     watch.expectClean();
   });
 
-  test('a GGUF of every codebook type (IQ1_S … IQ3_S): scanned whole, each tensor’s statistics equal numpy’s', async ({
-    page,
-  }) => {
-    const watch = watchPage(page);
-    await openApp(page);
-    await page.getByTestId('file-input').first().setInputFiles(CODEBOOK_GGUF);
-    await page.getByRole('button', { name: 'Scan all values' }).click();
-    await expect(page.getByTestId('scan-result')).toContainText('Scanned 7 tensors');
-    expect((await downloadReport(page)).valueScan).toMatchObject({ done: true, tensors: 7, skipped: [] });
+  for (const { file, title, values, bytes, numpy } of BLOCK_TYPE_FILES) {
+    test(`a GGUF of ${title}: scanned whole, each tensor’s statistics equal numpy’s`, async ({ page }) => {
+      const watch = watchPage(page);
+      const tensors = Object.keys(numpy.stats).length;
+      await openApp(page);
+      await page
+        .getByTestId('file-input')
+        .first()
+        .setInputFiles(join(process.cwd(), 'fixtures', 'values', `${file}.gguf`));
+      await page.getByRole('button', { name: 'Scan all values' }).click();
+      await expect(page.getByTestId('scan-result')).toContainText(`Scanned ${tensors} tensors`);
+      expect((await downloadReport(page)).valueScan).toMatchObject({ done: true, tensors, skipped: [] });
 
-    for (const [name, want] of Object.entries(CODEBOOK_NUMPY.stats)) {
-      await page.getByText(name, { exact: true }).first().click();
-      await expect(page.getByTestId('tensor-details')).toContainText(want.type);
-      await page.getByRole('button', { name: 'Read values' }).click();
-      await expect(page.getByTestId('values-read')).toContainText('All 4 096 values');
-      // A block's 256 values share its bytes: its first 8 are shown once, beside its first value.
-      const firstRows = page.getByTestId('values-first').locator('tbody tr');
-      await expect(firstRows.first()).toContainText(/^0.* … \(the first 8 of a \d+-byte block of 256 values\)$/);
-      await expect(firstRows.nth(1)).toContainText('in the block above');
-      const read = (await downloadReport(page)).values as Array<{ tensor: string; stats: Record<string, number> }>;
-      const entry = present(read.find((candidate) => candidate.tensor === name));
-      for (const key of ['count', 'nan', 'posInf', 'negInf', 'zeros', 'min', 'max', 'absMax']) {
-        expect(entry.stats[key], `${want.type} ${key}`).toBe(want[key]);
+      for (const [name, want] of Object.entries(numpy.stats)) {
+        await page.getByText(name, { exact: true }).first().click();
+        await expect(page.getByTestId('tensor-details')).toContainText(want.type);
+        await page.getByRole('button', { name: 'Read values' }).click();
+        await expect(page.getByTestId('values-read')).toContainText(`All ${values} values`);
+        // A block's values share its bytes: its first 8 are shown once, beside its first value.
+        const block = BLOCK_ELEMENTS[want.type] ?? 256;
+        const firstRows = page.getByTestId('values-first').locator('tbody tr');
+        await expect(firstRows.first()).toContainText(
+          new RegExp(`^0.* … \\(the first 8 of a ${bytes.source}-byte block of ${block} values\\)$`),
+        );
+        await expect(firstRows.nth(1)).toContainText('in the block above');
+        const read = (await downloadReport(page)).values as Array<{ tensor: string; stats: Record<string, number> }>;
+        const entry = present(read.find((candidate) => candidate.tensor === name));
+        for (const key of ['count', 'nan', 'posInf', 'negInf', 'zeros', 'min', 'max', 'absMax']) {
+          expect(entry.stats[key], `${want.type} ${key}`).toBe(want[key]);
+        }
+        for (const key of ['mean', 'std']) {
+          expect(Math.abs(entry.stats[key] - want[key]), `${want.type} ${key}`).toBeLessThan(1e-6 * want.std);
+        }
+        await page.keyboard.press('Escape');
       }
-      for (const key of ['mean', 'std']) {
-        expect(Math.abs(entry.stats[key] - want[key]), `${want.type} ${key}`).toBeLessThan(1e-6 * want.std);
-      }
-      await page.keyboard.press('Escape');
-    }
-    watch.expectClean();
-  });
+      watch.expectClean();
+    });
+  }
 
   test('Llama 3’s untrained chat tokens: the scan names numpy’s rows and the tokens its chat template writes', async ({
     page,

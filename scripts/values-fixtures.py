@@ -4,7 +4,9 @@
 Floats and integers come from numpy (its own float16/float32/float64 encoders); the 8-, 6- and 4-bit floats are
 decoded here from their bit layouts as the OCP Microscaling (MX) v1.0 spec and the FP8 paper (arXiv 2209.05433)
 define them, by enumerating every code; the GGUF block types are quantized and dequantized by gguf-py
-(`gguf.quants`), the reference Python port of llama.cpp's ggml dequantizers. Run: python3 scripts/values-fixtures.py
+(`gguf.quants`), the reference Python port of llama.cpp's ggml dequantizers, but Q1_0 and Q2_0, which gguf-py 0.19
+cannot dequantize (nor name, for Q2_0): those are dequantized here in numpy as ggml's `dequantize_row_q1_0` and
+`dequantize_row_q2_0` (ggml-quants.c) do. Run: python3 scripts/values-fixtures.py
 """
 import base64
 import json
@@ -103,7 +105,41 @@ def gguf_cases():
     second = [gguf_case(name, later) for name in ('IQ4_NL', 'IQ4_XS', 'TQ1_0', 'TQ2_0', 'MXFP4', 'NVFP4')]
     codebooks = np.random.default_rng(20261206)
     third = [gguf_case(name, codebooks) for name in ('IQ2_XXS', 'IQ2_XS', 'IQ2_S', 'IQ3_XXS', 'IQ3_S', 'IQ1_S', 'IQ1_M')]
-    return first + second + third
+    bits = np.random.default_rng(20261208)
+    fourth = []
+    for name in SIGN_TYPES:
+        raw = sign_type_blocks(name, bits, 4, any_code=True)
+        fourth.append({'dtype': name, 'producer': 'random blocks', 'dequantizer': 'numpy, as ggml-quants.c',
+                       'bytes': b64(raw.tobytes()), 'values': [num(v) for v in sign_type_values(name, raw)]})
+    return first + second + third + fourth
+
+
+# ggml's 1- and 2-bit types (ggml-common.h): a float16 d, then one bit (Q1_0) or two (Q2_0) per element.
+SIGN_TYPES = {'Q1_0': (41, 128), 'Q2_0': (42, 64)}
+SIGN_TYPE_BYTES = 18
+
+
+def sign_type_blocks(name: str, gen: np.random.Generator, blocks: int, any_code: bool) -> np.ndarray:
+    """`blocks` random blocks of Q1_0 or Q2_0 with small positive scales (Prism's quantizers store mean |w| or max
+    |w|). Q2_0's quantizer writes codes 0, 1 and 2 only; `any_code` lets code 3 in too, which ggml reads as 2d."""
+    raw = gen.integers(0, 256, size=(blocks, SIGN_TYPE_BYTES), dtype=np.uint8)
+    raw[:, :2] = np.frombuffer(gen.uniform(0.001, 0.05, blocks).astype(np.float16).tobytes(), np.uint8).reshape(-1, 2)
+    if name == 'Q2_0' and not any_code:
+        codes = gen.integers(0, 3, size=(blocks, 64), dtype=np.uint8).reshape(blocks, 16, 4)
+        raw[:, 2:] = codes[:, :, 0] | (codes[:, :, 1] << 2) | (codes[:, :, 2] << 4) | (codes[:, :, 3] << 6)
+    return raw.reshape(-1)
+
+
+def sign_type_values(name: str, raw: np.ndarray) -> np.ndarray:
+    """ggml's dequantize_row_q1_0 (bit j of qs[j / 8], LSB first: +d if set, else -d) and dequantize_row_q2_0 (bits
+    2(j % 4) of qs[j / 4]: (q - 1) * d), in float32 as ggml computes them."""
+    blocks = raw.reshape(-1, SIGN_TYPE_BYTES)
+    d = blocks[:, :2].copy().view(np.float16).astype(np.float32)
+    if name == 'Q1_0':
+        bits = np.unpackbits(blocks[:, 2:], axis=1, bitorder='little')
+        return np.where(bits == 1, d, -d).reshape(-1).astype(np.float64)
+    codes = np.stack([(blocks[:, 2:] >> (2 * k)) & 3 for k in range(4)], axis=2).reshape(len(blocks), 64)
+    return ((codes.astype(np.float32) - 1) * d).reshape(-1).astype(np.float64)
 
 
 def gguf_case(name: str, gen: np.random.Generator):
@@ -530,6 +566,48 @@ def codebook_model():
         f.write('\n')
 
 
+def sign_types_model():
+    """sign-types.gguf: a [16, 512] tensor of Q1_0 and one of Q2_0 (random blocks, Q2_0's codes 0-2 as its quantizer
+    writes them) written by gguf-py's GGUFWriter, and sign-types.json, numpy's statistics of ggml's values. gguf-py
+    0.19 has no Q2_0, so that tensor is written as Q1_0 bytes and its type id and width set in the header after."""
+    gen = np.random.default_rng(20261209)
+    path = os.path.join(OUT, 'sign-types.gguf')
+    writer = GGUFWriter(path, 'llama')
+    writer.add_name('one tensor of each ggml 1- and 2-bit type')
+    stats = {}
+    rows, width = 16, 512
+    for i, (name, (_, block)) in enumerate(SIGN_TYPES.items()):
+        raw = sign_type_blocks(name, gen, rows * width // block, any_code=False).reshape(rows, -1)
+        tensor = f'blk.{i}.ffn_down.weight'
+        writer.add_tensor(tensor, raw, raw_dtype=GGMLQuantizationType.Q1_0)
+        stats[tensor] = {'type': name, **stats_of(sign_type_values(name, raw), 2.0**-126, 64)}
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    set_q2_0_tensor_info(path, 'blk.1.ffn_down.weight', width)
+    with open(os.path.join(OUT, 'sign-types.json'), 'w') as f:
+        json.dump({'generator': 'scripts/values-fixtures.py', 'numpy': np.__version__, 'stats': stats}, f)
+        f.write('\n')
+
+
+def set_q2_0_tensor_info(path: str, tensor: str, width: int):
+    """A GGUF tensor info is name, n_dims (u32), ne[n_dims] (u64), type (u32), offset (u64): the Q1_0 bytes written
+    for `tensor` read as ne[0] = 2 · width (128 elements per 18 bytes); as Q2_0 (64 per 18) they are `width` wide."""
+    with open(path, 'r+b') as f:
+        data = bytearray(f.read())
+        name = tensor.encode()
+        at = data.index(len(name).to_bytes(8, 'little') + name) + 8 + len(name)
+        assert int.from_bytes(data[at:at + 4], 'little') == 2
+        assert int.from_bytes(data[at + 4:at + 12], 'little') == 2 * width
+        data[at + 4:at + 12] = width.to_bytes(8, 'little')
+        type_at = at + 4 + 16
+        assert int.from_bytes(data[type_at:type_at + 4], 'little') == SIGN_TYPES['Q1_0'][0]
+        data[type_at:type_at + 4] = SIGN_TYPES['Q2_0'][0].to_bytes(4, 'little')
+        f.seek(0)
+        f.write(data)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, 'dequant.json'), 'w') as f:
@@ -541,6 +619,7 @@ def main():
             f.write('\n')
     planted_model()
     codebook_model()
+    sign_types_model()
     passthrough_model()
 
 

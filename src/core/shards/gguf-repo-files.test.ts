@@ -44,12 +44,16 @@ describe('quant labels in GGUF file names', () => {
     expect(quantOfFileName('gpt-oss-20b-MXFP4.gguf')).toBe('MXFP4');
     expect(quantOfFileName('Qwen2-7B-Instruct-IQ4_NL.gguf')).toBe('IQ4_NL');
     expect(quantOfFileName('TriLM_3.9B-TQ2_0.gguf')).toBe('TQ2_0');
+    expect(quantOfFileName('Bonsai-8B-Q1_0_g128.gguf')).toBe('Q1_0');
     expect(quantOfFileName('model.gguf')).toBeNull();
     expect(quantOfFileName('Qwen2-7B.gguf')).toBeNull();
   });
 
   it('nominal bits per weight: stated bpw, or the Llama-3-8B size in GiB over its parameters', () => {
     expect(nominalBitsPerWeight('IQ2_XXS')).toBe(2.06);
+    // ggml's 1- and 2-bit blocks: 18 bytes per 128 and per 64 weights.
+    expect(nominalBitsPerWeight('Q1_0')).toBe((18 * 8) / 128);
+    expect(nominalBitsPerWeight('Q2_0')).toBe((18 * 8) / 64);
     // 4.58 GiB × 2^30 × 8 / 8,030,261,248 = 4.90 bits.
     expect(nominalBitsPerWeight('Q4_K_M')).toBeCloseTo((4.58 * GiB * 8) / PARAMS, 10);
     expect(nominalBitsPerWeight('Q4_K_M')).toBeCloseTo(4.9, 2);

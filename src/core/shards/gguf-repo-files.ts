@@ -23,6 +23,8 @@ const fromLlama3Size = (gib: number) => (gib * GiB * 8) / LLAMA3_8B_PARAMS;
 
 /** Nominal bits per weight per quant label (llama-quantize's option list). */
 export const NOMINAL_BITS_PER_WEIGHT: Readonly<Record<string, number>> = {
+  Q1_0: 1.125,
+  Q2_0: 2.25,
   IQ1_S: 1.56,
   IQ1_M: 1.75,
   TQ1_0: 1.69,

@@ -29,7 +29,7 @@ describe('decodeValues', () => {
   );
 
   it.each(valuesFixture('gguf').map((entry) => [entry.dtype, entry] as const))(
-    '%s: the values gguf-py dequantizes',
+    '%s: the values gguf-py dequantizes (numpy as ggml does, for the types gguf-py cannot)',
     (_, entry) => {
       const values = decodeValues(entry.dtype, caseBytes(entry));
       // gguf-py computes in float32 with numpy's order of operations; one rounding apart at most.

@@ -1,7 +1,7 @@
 /**
  * GGUF quant blocks dequantized as llama.cpp does (ggml `dequantize_row_*`, block structs in ggml-common.h; the
  * Python port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32)
- * or 256 (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0); every scale `d`/`dmin`/`m` is a little-endian
+ * or 256 (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0), 64 (NVFP4, Q2_0) or 128 (Q1_0); every scale `d`/`dmin`/`m` is a little-endian
  * float16 but MXFP4's, a power-of-two exponent byte (E8M0), and NVFP4's, unsigned E4M3 bytes. Multi-byte fields sit at odd offsets inside a block, so
  * they are read with byte math, never a typed-array view. The codebook types (IQ1_S/M, IQ2_*, IQ3_*) are in
  * gguf-codebook-blocks.ts.
@@ -27,6 +27,8 @@ export const GGUF_BLOCKS: Readonly<Record<string, DecodeUnit>> = {
   TQ2_0: { bytes: 66, elements: 256 },
   MXFP4: { bytes: 17, elements: 32 },
   NVFP4: { bytes: 36, elements: 64 },
+  Q1_0: { bytes: 18, elements: 128 },
+  Q2_0: { bytes: 18, elements: 64 },
   ...CODEBOOK_BLOCKS,
 };
 
@@ -96,6 +98,12 @@ export function decodeGgufBlocks(type: string, bytes: Uint8Array, out: Float32Ar
         break;
       case 'NVFP4':
         nvfp4(bytes, at, out, o);
+        break;
+      case 'Q1_0':
+        q10(bytes, at, out, o);
+        break;
+      case 'Q2_0':
+        q20(bytes, at, out, o);
         break;
       case 'MXFP4':
         // ggml's E8M0 to float, halved: 2^(e − 128) for every e (e = 0 and 1 are subnormal floats, not zero).
@@ -262,6 +270,28 @@ function tq2(bytes: Uint8Array, at: number, out: Float32Array, o: number): void 
       for (let l = 0; l < 32; l++) {
         out[o + 128 * h + 32 * k + l] = d * (((bytes[at + 32 * h + l] >> (2 * k)) & 3) - 1);
       }
+    }
+  }
+}
+
+/** Q1_0 (signs, PrismML's 1-bit models): d · qs[16]; bit e of the block is bit e % 8 of qs[e / 8]: x = set ? d : −d. */
+function q10(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at);
+  for (let i = 0; i < 16; i++) {
+    const byte = bytes[at + 2 + i];
+    for (let bit = 0; bit < 8; bit++) {
+      out[o + 8 * i + bit] = (byte >> bit) & 1 ? d : -d;
+    }
+  }
+}
+
+/** Q2_0: d · qs[16]; element e is bits 2(e % 4) of qs[e / 4], x = d · (q − 1) (a ternary quantizer writes q ≤ 2). */
+function q20(bytes: Uint8Array, at: number, out: Float32Array, o: number): void {
+  const d = f16(bytes, at);
+  for (let i = 0; i < 16; i++) {
+    const byte = bytes[at + 2 + i];
+    for (let k = 0; k < 4; k++) {
+      out[o + 4 * i + k] = d * (((byte >> (2 * k)) & 3) - 1);
     }
   }
 }
