@@ -1,10 +1,13 @@
 /**
  * Packed weights read in the page in their dequantized values: a compressed-tensors W4A16 layer (weight_packed,
  * weight_scale, weight_shape) and ModelOpt's NVFP4 export (U8 weight, E4M3 weight_scale, 0-d weight_scale_2), laid
- * out as scripts/values-fixtures.py packs them, with numpy's values; the stored codes are one click away.
+ * out as scripts/values-fixtures.py packs them, with numpy's values; the stored codes are one click away. An MLX
+ * model folder (scripts/mlx-fixtures.py) reads each weight by the bits and group its config.json gives that module.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { openApp, watchPage } from './helpers';
+import { downloadReport, openApp, watchPage } from './helpers';
 import { formatValue } from '../src/core/number-format';
 import { buildSafetensors, type TensorSpec } from '../src/testing/build-safetensors';
 import { base64Bytes, dequantFixtures, present } from '../src/testing/values-fixtures';
@@ -75,6 +78,43 @@ test('compressed-tensors W4A16 and ModelOpt NVFP4 read dequantized, as numpy com
     await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...want.values)));
     await page.getByRole('button', { name: 'Show stored values' }).click();
     await expect(page.getByTestId('values-view').locator('.values-badge')).toHaveText('stored');
+    await page.keyboard.press('Escape');
+  }
+  watch.expectClean();
+});
+
+const MLX_DIR = join(process.cwd(), 'fixtures', 'values');
+const MLX_NUMPY = JSON.parse(readFileSync(join(MLX_DIR, 'mlx-mixed.json'), 'utf8')) as {
+  weights: Record<string, { mode: string; bits: number; group: number; count: number; min: number; max: number }>;
+};
+
+test('an MLX folder: 3-, 8-bit and mxfp4 weights read dequantized by config.json’s bits and group', async ({
+  page,
+}) => {
+  const watch = watchPage(page);
+  await openApp(page);
+  await page.getByTestId('folder-input').first().setInputFiles(join(MLX_DIR, 'mlx-mixed'));
+  const grid = page.getByRole('grid', { name: 'Tensors' });
+  for (const name of [
+    'model.layers.0.self_attn.k_proj.weight',
+    // 8 bits in groups of 32 packs to the shapes of 4 bits in groups of 64: only config.json tells them apart.
+    'model.layers.0.self_attn.o_proj.weight',
+    'model.layers.1.self_attn.q_proj.weight',
+  ]) {
+    const want = MLX_NUMPY.weights[name];
+    await grid.getByText(name, { exact: true }).click();
+    await page.getByRole('button', { name: 'Read values' }).click();
+    const read = page.getByTestId('values-read');
+    await expect(read).toContainText(`${want.bits}-bit MLX ${want.mode}`);
+    await expect(read).toContainText(`group ${want.group}`);
+    await expect(page.getByTestId('values-view').locator('.values-badge')).toHaveText('dequantized');
+    const stats = page.getByTestId('values-stats');
+    await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(want.min));
+    await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(want.max));
+    const entry = (
+      (await downloadReport(page)).values as Array<{ tensor: string; stats: Record<string, number> }>
+    ).find((candidate) => candidate.tensor === name);
+    expect(entry?.stats).toMatchObject({ count: want.count, min: want.min, max: want.max });
     await page.keyboard.press('Escape');
   }
   watch.expectClean();

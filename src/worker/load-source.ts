@@ -36,6 +36,7 @@ import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 import type { SidecarsJob } from './sidecars-on-demand';
 import type { TokenTexts } from '../core/analysis/tokenizer/token-texts';
 import type { LoraScaling } from '../core/analysis/lora-scaling';
+import type { MlxPacking } from '../core/analysis/quant/mlx';
 
 /** What the worker keeps per load to answer table queries, raw-header downloads and comparisons. */
 export interface KeptLoad extends CompareFacts {
@@ -54,6 +55,8 @@ export interface KeptLoad extends CompareFacts {
   data?: KeptData;
   /** How a LoRA's modules are scaled, from its metadata and adapter_config.json as far as read (the value scan). */
   loraScaling: () => LoraScaling;
+  /** Each MLX weight row's bits, group size and mode, from its header and config.json as far as read. */
+  mlxPackings?: () => ReadonlyMap<number, MlxPacking>;
   /** Encodes a text with the tokenizer.json read on demand (text-encoder.ts); absent until one is read. */
   encodeText?: (text: string) => Promise<EncodeAnswer>;
   /** Frees what the load holds outside this object (the tokenizer's worker) when it is released. */

@@ -43,6 +43,8 @@ import { cloneColumns, cloneMetadata, outcomeBuffers } from './transfer';
 import { compareFactsOf } from '../core/compare/compare';
 import { loraScalingOf, NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { tensorIndex } from '../core/analysis/tensor-index';
+import { mlxPackings, type MlxPacking } from '../core/analysis/quant/mlx';
+import { quantConfigHint } from '../core/analysis/quant/config-hint';
 
 export type { DataLocation };
 
@@ -79,12 +81,22 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const names = parsed ? (loaded.names ?? allTensorNames(parsed.tensors)) : [];
   let adapterConfig = loaded.sidecars.adapterConfig;
+  let quantSidecars: Pick<Sidecars, 'config' | 'configFile'> = loaded.sidecars;
+  let packings: { from: typeof quantSidecars; rows: ReadonlyMap<number, MlxPacking> } | null = null;
   const kept: KeptLoad = {
     columns: parsed ? parsed.tensors : emptyColumns(),
     names,
     head: loaded.head,
     // Built on first use (a value scan or a LoRA comparison), from the adapter_config.json read by then.
     loraScaling: () => (parsed ? loraScalingOf(tensorIndex(parsed, names), adapterConfig) : NO_LORA_SCALING),
+    // Built on the first dequantized read, again once config.json (which settles bits against group size) arrives.
+    mlxPackings: () => {
+      if (packings?.from !== quantSidecars) {
+        const hint = quantConfigHint(quantSidecars.config, quantSidecars.configFile);
+        packings = { from: quantSidecars, rows: parsed ? mlxPackings(tensorIndex(parsed, names), hint) : new Map() };
+      }
+      return packings.rows;
+    },
   };
   if (parsed) {
     Object.assign(kept, compareFactsOf(parsed, loaded.sidecars.config));
@@ -114,6 +126,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       // every "Compare values" from now on, as those line up their pairs from the kept loads when they run.
       Object.assign(kept, compareFactsOf(parsed, sidecars.config));
       adapterConfig = sidecars.adapterConfig ?? adapterConfig;
+      quantSidecars = sidecars.config ? sidecars : quantSidecars;
       vocabulary = sidecars.vocabulary ?? vocabulary;
       tokenizerConfig = sidecars.tokenizer?.tokenizerConfig?.value ?? tokenizerConfig;
       tokenizerFiles = sidecars.tokenizer ?? tokenizerFiles;

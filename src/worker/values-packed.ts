@@ -15,6 +15,7 @@ import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
 import type { KeptData, KeptLoad } from './load-source';
 import type { ValuesJob } from './values-handler';
 import { compressedIntWeight, fp4Weight, notDequantized } from './values-packed-compressed';
+import { mlxWeight } from './values-packed-mlx';
 
 export type DtypeOf = (load: KeptLoad, row: number) => string;
 
@@ -26,7 +27,12 @@ export const MAX_DEQUANTIZED_ELEMENTS = 64 * 1024 * 1024;
 
 /** The names, dtypes and shapes core/values/packed.ts plans a load's packed layouts from. */
 export function packedFacts(load: KeptLoad, rowDtype: DtypeOf): TensorFacts {
-  return { names: load.names, dtype: (row) => rowDtype(load, row), shape: (row) => tensorShape(load.columns, row) };
+  return {
+    names: load.names,
+    dtype: (row) => rowDtype(load, row),
+    shape: (row) => tensorShape(load.columns, row),
+    mlxPacking: (row) => load.mlxPackings?.().get(row) ?? null,
+  };
 }
 
 /**
@@ -58,6 +64,9 @@ export function planRows(plan: PackedPlan): number[] {
   }
   if (isFp4Plan(plan)) {
     return present([plan.weight, plan.scales, plan.secondScale]);
+  }
+  if (plan.scheme === 'MLX') {
+    return present([plan.weight, plan.scales, plan.biases]);
   }
   return [plan.qweight, plan.scales, plan.qzeros, ...(plan.scheme === 'GPTQ' && plan.gIdx !== null ? [plan.gIdx] : [])];
 }
@@ -125,6 +134,9 @@ async function dequantize(
   }
   if (isFp4Plan(plan)) {
     return fp4Weight(plan, reader, (row) => rowDtype(load, row));
+  }
+  if (plan.scheme === 'MLX') {
+    return mlxWeight(plan, reader);
   }
   if (plan.scheme === 'GPTQ') {
     const qweight = await bytesOf(plan.qweight);

@@ -10,6 +10,7 @@ import {
   dequantizeGptq,
   dequantizeInt8Rows,
   dequantizeMarlin,
+  dequantizeMlx,
   dequantizeScaled,
   NF4_CODE,
 } from './dequant';
@@ -120,5 +121,22 @@ describe('dequantizers over codes packed as their producers pack them', () => {
       Math.fround((64 * 2.54) / 127),
       0,
     ]);
+  });
+});
+
+describe('MLX bit streams', () => {
+  it('3-bit codes cross byte edges as MLX’s kernels read them: element j at bits 3j onward', () => {
+    // Codes 0..7 in order: bits 000 100 010 110 001 101 011 111 read LSB first give the bytes 0x88, 0xc6, 0xfa.
+    const packed = Uint8Array.of(0x88, 0xc6, 0xfa);
+    const values = dequantizeMlx(packed, [0.5], [-1], null, { rows: 1, k: 8, bits: 3, group: 8 });
+    expect(Array.from(present(values))).toEqual([-1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5]);
+  });
+
+  it('says null when the codes, scales or biases are fewer than the shape needs', () => {
+    const shape = { rows: 2, k: 8, bits: 4, group: 4 };
+    expect(dequantizeMlx(new Uint8Array(7), [1, 1, 1, 1], [0, 0, 0, 0], null, shape)).toBeNull();
+    expect(dequantizeMlx(new Uint8Array(8), [1, 1, 1], [0, 0, 0, 0], null, shape)).toBeNull();
+    expect(dequantizeMlx(new Uint8Array(8), [1, 1, 1, 1], [0], null, shape)).toBeNull();
+    expect(dequantizeMlx(new Uint8Array(8), [1, 1, 1, 1], null, E2M1_VALUES, shape)).not.toBeNull();
   });
 });

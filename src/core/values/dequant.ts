@@ -16,6 +16,9 @@
  *   LSB first, rows padded to whole words; zero points packed the same way along N; W = (q − z) × scale[n, g].
  * - FP4 two a byte, element 2i in the low nibble (compressed-tensors `pack_fp4_to_uint8`, ModelOpt's NVFP4 export):
  *   x = E2M1[q] × the group's scale (E4M3 per 16 for NVFP4, E8M0 per 32 for MXFP4) and a second-level scale.
+ * - MLX (`mx.quantize` / `mx.dequantize`, its kernels' `dequantize`): each row's codes one little-endian bit stream,
+ *   element j at bits j·b … j·b + b − 1 (so 3-, 5- and 6-bit codes cross byte edges); affine x = scale × q + bias per
+ *   group of g along the row; mxfp4, nvfp4 and mxfp8 x = level[q] × the group's E8M0 or E4M3 scale.
  */
 
 /** Block edge of DeepSeek-style block-scaled FP8 (`weight_block_size: [128, 128]`). */
@@ -393,6 +396,48 @@ export function dequantizeFp4Groups(
     const n = Math.floor(e / inFeatures);
     const g = Math.floor((e - n * inFeatures) / group);
     out[e] = e2m1[e & 1 ? byte >> 4 : byte & 15] * groupScales[n * groups + g];
+  }
+  return out;
+}
+
+/**
+ * MLX's packed rows: `rows` rows of `k` codes of `bits` bits, each row a little-endian bit stream, and one scale
+ * (and, in affine mode, one bias) per `group` codes. `levels`: the code's value in the floating-point modes (E2M1,
+ * E4M3), or null for affine's integer q. Float32 arithmetic (mx.dequantize returns the scales' dtype).
+ */
+export function dequantizeMlx(
+  packed: Uint8Array,
+  scales: ArrayLike<number>,
+  biases: ArrayLike<number> | null,
+  levels: ArrayLike<number> | null,
+  shape: { rows: number; k: number; bits: number; group: number },
+): Float32Array | null {
+  const { rows, k, bits, group } = shape;
+  const rowBytes = (k * bits) / 8;
+  const groups = k / group;
+  if (
+    !Number.isInteger(rowBytes) ||
+    !Number.isInteger(groups) ||
+    packed.length < rows * rowBytes ||
+    scales.length < rows * groups ||
+    (biases !== null && biases.length < rows * groups)
+  ) {
+    return null;
+  }
+  const mask = (1 << bits) - 1;
+  const out = new Float32Array(rows * k);
+  for (let r = 0; r < rows; r++) {
+    const base = r * rowBytes;
+    const last = base + rowBytes - 1;
+    for (let j = 0; j < k; j++) {
+      const bit = j * bits;
+      const at = base + (bit >> 3);
+      // A code spans at most two bytes (bits ≤ 8); the byte past a row's end is never part of one.
+      const word = packed[at] | (at < last ? packed[at + 1] << 8 : 0);
+      const q = (word >> (bit & 7)) & mask;
+      const g = r * groups + Math.floor(j / group);
+      out[r * k + j] = levels === null ? scales[g] * q + (biases as ArrayLike<number>)[g] : levels[q] * scales[g];
+    }
   }
   return out;
 }

@@ -18,12 +18,18 @@
  * - FP4: compressed-tensors `<m>.weight_packed` U8 [N, K/2] with `<m>.weight_scale` F8_E4M3 [N, K/16] and
  *   `<m>.weight_global_scale` (NVFP4) or U8 E8M0 [N, K/32] (MXFP4); ModelOpt's `<m>.weight` U8 with `<m>.weight_scale`
  *   F8_E4M3 and `<m>.weight_scale_2`.
+ * - MLX (mlx-lm): `<m>.weight` U32 [..., N, K·b/32], the codes a little-endian bit stream along each row,
+ *   `<m>.scales` [..., N, K/g] and, in affine mode, `<m>.biases` [..., N, K/g]; bits, group size and mode as the
+ *   quantization detector resolves them per module (core/analysis/quant/mlx.ts), since shapes fix only bits × g.
  */
+import type { MlxPacking } from '../analysis/quant/mlx';
 
 export interface TensorFacts {
   names: readonly string[];
   dtype: (row: number) => string;
   shape: (row: number) => number[];
+  /** An MLX weight row's bits, group size and mode; absent or null where the load has no MLX modules. */
+  mlxPacking?: (weightRow: number) => MlxPacking | null;
 }
 
 export interface GptqPlan {
@@ -103,7 +109,22 @@ export interface Fp4Plan {
   shape: number[];
 }
 
-export type PackedPlan = GptqPlan | AwqPlan | BnbPlan | MarlinPlan | CompressedIntPlan | Fp4Plan;
+export interface MlxPlan {
+  scheme: 'MLX';
+  weight: number;
+  scales: number;
+  /** Affine mode's per-group offsets; null in the floating-point modes (mxfp4, nvfp4, mxfp8). */
+  biases: number | null;
+  packing: MlxPacking;
+  /** K: codes per row. */
+  inFeatures: number;
+  /** Rows: N times every leading dimension (stacked experts). */
+  outFeatures: number;
+  /** Dequantized shape: the weight's with K last. */
+  shape: number[];
+}
+
+export type PackedPlan = GptqPlan | AwqPlan | BnbPlan | MarlinPlan | CompressedIntPlan | Fp4Plan | MlxPlan;
 
 /** Whether a plan is an FP4 layout (its scheme is one of two names, so a type guard narrows it). */
 export function isFp4Plan(plan: PackedPlan): plan is Fp4Plan {
@@ -154,6 +175,9 @@ export function packedPlan(facts: TensorFacts, row: number): PackedPlan | null {
   }
   if (name.endsWith('.weight') && facts.dtype(row) === 'U8') {
     return bnbPlan(facts, row, name) ?? modelOptFp4Plan(facts, row, name);
+  }
+  if (name.endsWith('.weight') && facts.dtype(row) === 'U32') {
+    return mlxPlan(facts, row, name.slice(0, -'weight'.length));
   }
   if (name.endsWith('.weight_packed')) {
     const base = name.slice(0, -'weight_packed'.length);
@@ -399,4 +423,40 @@ function fp4Plan(
     return null;
   }
   return { scheme, producer, weight, scales, secondScale, inFeatures: k, outFeatures: n, groupSize, shape: [n, k] };
+}
+
+function mlxPlan(facts: TensorFacts, weight: number, base: string): MlxPlan | null {
+  const packing = facts.mlxPacking?.(weight) ?? null;
+  const scales = rowOf(facts, `${base}scales`);
+  if (packing === null || scales === null) {
+    return null;
+  }
+  const biases = packing.mode === 'affine' ? rowOf(facts, `${base}biases`) : null;
+  const dims = facts.shape(weight);
+  const scaleDims = facts.shape(scales);
+  const k = (dims[dims.length - 1] * 32) / packing.bits;
+  const rows = dims.slice(0, -1).reduce((product, dim) => product * dim, 1);
+  const leadingMatch = scaleDims.length === dims.length && dims.slice(0, -1).every((dim, i) => scaleDims[i] === dim);
+  if (
+    !(
+      leadingMatch &&
+      rows > 0 &&
+      Number.isInteger(k) &&
+      k > 0 &&
+      scaleDims[dims.length - 1] * packing.groupSize === k
+    ) ||
+    (packing.mode === 'affine' && biases === null)
+  ) {
+    return null;
+  }
+  return {
+    scheme: 'MLX',
+    weight,
+    scales,
+    biases,
+    packing,
+    inFeatures: k,
+    outFeatures: rows,
+    shape: [...dims.slice(0, -1), k],
+  };
 }
