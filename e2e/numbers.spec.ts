@@ -21,6 +21,14 @@ test.describe('numbers and wording', () => {
     await expect(page.getByTestId('file-name')).toHaveText('comfy-int8-quantized.safetensors');
     // The comfy_quant configs are read from the data region: the status line says how many and how many bytes.
     await expect(page.getByTestId('bytes-read')).toContainText(/: header [\d.]+ KB \+ 8 configs \d+ B$/);
+    // The total counts the configs too: the header's 8 + N bytes and the configs' bytes, read one after the other.
+    const report = JSON.parse(await download(page, 'Download report')) as {
+      file: { bytesRead: number; headerLength: number };
+      dataReads: { bytes: number };
+    };
+    expect(report.dataReads.bytes).toBeGreaterThan(0);
+    expect(report.file.bytesRead).toBe(8 + report.file.headerLength + report.dataReads.bytes);
+    expect(await statValue(page, 'stat-bytes-read')).toBe(report.file.bytesRead);
     await expect(page.getByTestId('stats').getByText('Parameters', { exact: true })).toBeVisible();
     await expect(page.getByTestId('stats').getByText('Stored elements', { exact: true })).toBeVisible();
     expect(await statValue(page, 'stat-params')).toBeGreaterThan(0);

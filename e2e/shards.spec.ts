@@ -24,6 +24,7 @@ import {
   type ServerLogEntry,
 } from './helpers';
 import { maxInFlight } from '../src/testing/servers/in-flight';
+import { formatPercent } from '../src/core/number-format';
 
 const CLEAN = buildShardedModel(SHARD_FIXTURES.clean.options).expected;
 
@@ -101,6 +102,11 @@ test.describe('sharded models', () => {
     expect(await statValue(page, 'stat-data-bytes')).toBe(CLEAN.dataBytes);
     // Headers only: 8 + N per shard plus the index, a few hundred KB of a 141 GB model.
     expect(await statValue(page, 'stat-bytes-read')).toBeLessThan(1_000_000);
+    // The overhead counts every shard's 8 + N bytes, not the first shard's alone.
+    const headers = (await statValue(page, 'stat-header')) + 8 * 163;
+    await expect(page.getByTestId('stat-header-overhead')).toHaveText(
+      formatPercent(headers, await statValue(page, 'stat-file-size')),
+    );
     await expect(page.getByTestId('verdict')).toContainText('16.00 bits/param');
     await expect(page.getByText('No problems found')).toBeVisible();
     await expect(page.getByTestId('sidecars-read')).toContainText('shards-clean/config.json');
@@ -131,6 +137,27 @@ test.describe('sharded models', () => {
       (url) => !url.startsWith(APP_ORIGIN) && !url.startsWith('blob:') && !url.startsWith('data:'),
     );
     expect(foreign).toEqual([]);
+    watch.expectClean();
+  });
+
+  test('an index chosen without its shards: one warning saying so, and nothing left counting', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(fixturePath(SHARD_FIXTURES.clean.dir), 'model.safetensors.index.json'));
+    await expect(page.getByTestId('integrity')).toContainText(
+      'index only: none of the shard files it names was opened',
+    );
+    const findings = page.getByRole('complementary', { name: 'Findings' });
+    await expect(findings).toContainText(`Only the index was opened: it assigns ${CLEAN.weightMapEntries}`);
+    await expect(findings).not.toContainText('Shard file missing');
+    await expect(page.locator('.empty-rows')).toContainText('No shard file was opened');
+    await page.getByRole('tab', { name: 'Shards' }).click();
+    await expect(page.getByTestId('shards-present')).toHaveText('0 of 163');
+    await expect(page.getByTestId('shards-params')).toHaveText('—');
+    await expect(page.getByRole('region', { name: 'Shard balance' })).toHaveCount(0);
     watch.expectClean();
   });
 

@@ -199,6 +199,8 @@ export interface AnalysesUpdate {
   analysisFindings: LoadResult['analysisFindings'];
   network: LoadResult['network'];
   analyzeMs: number;
+  /** A local load's bytes read, now counting the analyses' data reads (a URL's come from `network`). */
+  bytesRead?: number;
   /** True when the view sections (the module tree) follow in an onViews call. */
   viewsToCome?: boolean;
 }
@@ -213,7 +215,10 @@ export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadRe
     sections: update.sections,
     analysisFindings: update.analysisFindings,
     network: update.network ?? result.network,
-    bytesRead: result.source.kind === 'url' && update.network ? update.network.bytesFetched : result.bytesRead,
+    bytesRead:
+      result.source.kind === 'url' && update.network
+        ? update.network.bytesFetched
+        : (update.bytesRead ?? result.bytesRead),
     timings: { ...result.timings, analyzeMs: update.analyzeMs },
   };
 }

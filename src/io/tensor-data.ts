@@ -574,11 +574,11 @@ export async function readAnalysisData(
   signal: AbortSignal,
   locate: (row: number) => DataLocation | null,
   remote: boolean,
-): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean }> {
+): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean; bytesRead: number }> {
   const { rows: wanted, capped } = request;
   const result = new Map<number, Uint8Array>();
   if (wanted.length === 0) {
-    return { bytes: result, sampled: capped };
+    return { bytes: result, sampled: capped, bytesRead: 0 };
   }
   const columns = header.tensors;
   const byReader = new Map<ByteReader, { rows: number[]; ranges: Array<{ start: number; end: number }> }>();
@@ -598,11 +598,12 @@ export async function readAnalysisData(
     total += columns.end[row] - columns.begin[row];
   }
   if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
-    return { bytes: result, sampled: true };
+    return { bytes: result, sampled: true, bytesRead: 0 };
   }
   // Remote: spans of at most 64 KiB, at most 256 KiB per file and maxSpans per load (a spread sample beyond: 32
   // where requests multiplex, 12 on the six connections of HTTP/1.1), all read in parallel in
-  // one extra round trip (io/analysis-spans.ts). Local slices are cheap: nearby ranges coalesce, read in turn.
+  // one extra round trip (io/analysis-spans.ts). A local slice costs no round trip, so each tensor is sliced alone
+  // (only ranges that touch are joined): the bytes between two configs are weights, which the load never reads.
   const reads: Array<{
     reader: ByteReader;
     group: { rows: number[]; ranges: Array<{ start: number; end: number }> };
@@ -610,7 +611,7 @@ export async function readAnalysisData(
   }> = [];
   const maxSpans = remote ? remoteSpanLimit(byReader.keys().next().value) : Infinity;
   for (const [reader, group] of byReader) {
-    const spans = remote ? planSpans(group.ranges, { maxSpans }) : coalesceRanges(group.ranges);
+    const spans = remote ? planSpans(group.ranges, { maxSpans }) : coalesceRanges(group.ranges, 0);
     for (const span of spans) {
       if (reader.size === null || span.end <= reader.size) {
         reads.push({ reader, group, span });
@@ -625,8 +626,10 @@ export async function readAnalysisData(
   const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);
   const planned = reads.reduce((sum, read) => sum + read.span.members.length, 0);
   const sampled = capped || planned < located;
+  let bytesRead = 0;
   const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
     const bytes = await reader.read(span.start, span.end - span.start, { signal, purpose: 'analysis' });
+    bytesRead += bytes.length;
     for (const member of span.members) {
       const range = group.ranges[member];
       result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
@@ -650,5 +653,5 @@ export async function readAnalysisData(
     }
     // Analyses degrade to header-only evidence when the data read fails; the header itself is already loaded.
   }
-  return { bytes: result, sampled };
+  return { bytes: result, sampled, bytesRead };
 }

@@ -198,6 +198,7 @@ function handle(message: WorkerResponse): void {
         analysisFindings: message.analysisFindings,
         network: message.network,
         analyzeMs: message.analyzeMs,
+        ...(message.bytesRead === undefined ? {} : { bytesRead: message.bytesRead }),
         viewsToCome: message.viewsToCome,
       });
       return;

@@ -409,6 +409,17 @@ describe('local files', () => {
     expect(missing?.message).toMatch(/not among the dropped files/);
   });
 
+  it('an index dropped alone says so once, not once per shard it names', async () => {
+    const files = localShards('m', 4, tinyLlamaTensors()).filter((entry) => entry.path.endsWith('.index.json'));
+    const { result } = await run({ kind: 'files', files });
+    if (!result || result.outcome.kind !== 'parsed' || !result.shards) {
+      throw new Error('no sharded result');
+    }
+    expect(result.outcome.header.findings.map((finding) => finding.code)).toEqual(['index-without-shards']);
+    expect(result.shards.report.totals.presentShards).toBe(0);
+    expect(result.shards.report.shards).toHaveLength(4);
+  });
+
   it("reads the analyses' data from the shard that holds each tensor (ComfyUI configs spread over 3 shards)", async () => {
     const { tensors, tensorData } = comfyInt8Sample();
     const { result, analyses } = await run({ kind: 'files', files: localShards('comfy', 3, tensors, tensorData) });

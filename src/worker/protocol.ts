@@ -91,6 +91,8 @@ export type WorkerResponse =
       /** Network totals including the data reads the analyses made (comfy_quant configs, LoRA alphas). */
       network: NetworkFigures | null;
       analyzeMs: number;
+      /** A local load's bytes read, counting the analyses' data reads. */
+      bytesRead?: number;
       /** True when a `views` message follows with the view sections (the module tree). */
       viewsToCome: boolean;
     }

@@ -281,6 +281,7 @@ async function publishRemembered(
     network: loaded.network?.() ?? null,
     analyzeMs: performance.now() - analyzeStarted,
     viewsToCome,
+    ...(loaded.remote ? {} : { bytesRead: loaded.bytesRead + data.bytesRead }),
   };
   if (carriesAnalyses) {
     ctx.post({ type: 'result', id: ctx.id, result: withReport(result, update) }, transfer);

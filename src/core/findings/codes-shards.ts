@@ -13,6 +13,7 @@ export const SHARD_CODES = {
   'unsafe-shard-name': { severity: 'error', refusedByReference: false, title: 'Unsafe shard file name in the index' },
   // The set of shard files.
   'missing-shard': { severity: 'error', refusedByReference: false, title: 'Shard file missing' },
+  'index-without-shards': { severity: 'warning', refusedByReference: false, title: 'Index opened without its shards' },
   'shard-count-mismatch': {
     severity: 'warning',
     refusedByReference: false,

@@ -15,6 +15,7 @@ import {
 import { aggregateShards, shardsReport, type ShardedModel } from './aggregate';
 import { parseShardIndex, type ShardIndex } from './index-parser';
 import { indexEntriesOf, singleIndexShard } from './row-names';
+import { NOT_AMONG_DROPPED } from './shard-names';
 
 const INDEX_FILE = 'model.safetensors.index.json';
 
@@ -172,6 +173,33 @@ describe('aggregateShards findings', () => {
     const finding = only(model.findings, 'missing-shard');
     expect(finding.message).toContain('(HTTP 404)');
     expect(model.shards[1].present).toBe(false);
+  });
+
+  it('index-without-shards: an index dropped alone is one warning, not an error per shard it names', () => {
+    const built = buildShardedModel({ shards: 163 });
+    const index = parseIndex(built.indexJson);
+    const shards = parsedShardHeaders(built).map((shard) => ({
+      file: shard.file,
+      header: null,
+      reason: NOT_AMONG_DROPPED,
+    }));
+    const model = aggregateShards({ index, indexFile: INDEX_FILE, shards });
+    const finding = only(model.findings, 'index-without-shards');
+    expect(model.findings).toHaveLength(1);
+    expect(finding.severity).toBe('warning');
+    expect(finding.tensorCount).toBe(index.entryCount);
+    expect(finding.shard).toBe(INDEX_FILE);
+    expect(finding.message).toContain(`to 163 shard files`);
+    expect(model.totals.presentShards).toBe(0);
+    // One shard among them, or one absent for another reason (a 404), is a shard set with files missing.
+    const oneThere = shards.map((shard, i) => (i === 0 ? parsedShardHeaders(built)[0] : shard));
+    expect(
+      aggregateShards({ index, shards: oneThere }).findings.filter((f) => f.code === 'missing-shard'),
+    ).toHaveLength(Math.min(162, MAX_FINDINGS_PER_CODE));
+    const fetched = shards.map((shard, i) => (i === 0 ? { ...shard, reason: 'HTTP 404' } : shard));
+    expect(aggregateShards({ index, shards: fetched }).findings.some((f) => f.code === 'index-without-shards')).toBe(
+      false,
+    );
   });
 
   it('index-tensor-missing: weight_map lists a tensor its shard lacks', () => {

@@ -27,7 +27,7 @@ import type { DtypeTotal, IndexSummary, ShardSummary, ShardTotals, ShardsReport 
 import { rowNames } from './row-names';
 import { FindingGroups } from './tensor-finding-groups';
 import { MAX_SHARD_FILES } from './shard-limits';
-import { parseShardPattern, validateShardName } from './shard-names';
+import { NOT_AMONG_DROPPED, parseShardPattern, validateShardName } from './shard-names';
 
 export interface ShardInput {
   /** The shard's file name as the index spells it (a dropped path ending in `/` + that name also matches). */
@@ -107,7 +107,9 @@ export function aggregateShards(input: AggregateInput): ShardedModel {
       }
     });
   }
-  findings.push(...shardFileFindings(slots, indexedPerSlot, absentEntries));
+  findings.push(
+    ...(indexOnlyFindings(slots, index, input.indexFile) ?? shardFileFindings(slots, indexedPerSlot, absentEntries)),
+  );
   findings.push(...shardCountFindings(slots, index));
   // 5. Findings about tensors, one per code per shard.
   findings.push(...groups.findings(slots));
@@ -428,6 +430,33 @@ function unmatchedIndexEntries(
     }
   }
   return absentEntries;
+}
+
+/**
+ * Step 4, when an index was dropped without any of its shards: one finding that says so, rather than a missing-shard
+ * error per file the index names (162 for a large model); null when any shard was opened or one is missing otherwise.
+ */
+function indexOnlyFindings(
+  slots: readonly ShardSlot[],
+  index: ShardIndex | null | undefined,
+  indexFile: string | undefined,
+): Finding[] | null {
+  const onlyIndex = slots.every((slot) => !slot.header && !slot.unsafeReason && slot.reason === NOT_AMONG_DROPPED);
+  if (!index || slots.length === 0 || !onlyIndex) {
+    return null;
+  }
+  const size = index.totalSize === null ? '' : ` (metadata.total_size ${formatCount(index.totalSize)} bytes)`;
+  return [
+    makeFinding(
+      'index-without-shards',
+      `Only the index was opened: it assigns ${plural(index.entryCount, 'tensor')} to ` +
+        `${plural(index.shardFiles.length, 'shard file')}${size}, and none of them came with it, so no tensor's ` +
+        `dtype, shape or bytes are known. Drop the model's folder (the index with its shards), or open the ` +
+        `index's URL or the repository id, which reads every shard's header.`,
+      [],
+      { tensorCount: index.entryCount, ...(indexFile === undefined ? {} : { shard: indexFile }) },
+    ),
+  ];
 }
 
 /** Step 4: shard files with an unsafe name, and missing shards with the index entries they take with them. */

@@ -206,6 +206,9 @@ export interface FileGrouping {
   other: string[];
 }
 
+/** Why a shard the index names has no header in a local load: the files dropped with the index did not include it. */
+export const NOT_AMONG_DROPPED = 'not among the dropped files';
+
 export interface ParsedIndexFile {
   file: string;
   /** null when the index could not be parsed: its group is then formed from the shard names alone. */

@@ -16,6 +16,7 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
   const parameters = useAppStore((state) =>
     state.load.status === 'ready' ? state.load.result.sections.quantization?.logicalParams : undefined,
   );
+  const counting = useAppStore((state) => state.load.status === 'ready' && state.load.result.analysisPending === true);
   const dtypes = Object.entries(totals.byDtype)
     .map(([dtype, total]) => ({ dtype, ...total }))
     .sort((a, b) => b.bytes - a.bytes);
@@ -34,7 +35,7 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
         <Fact label="Tensors" value={groupDigits(totals.tensors)} testId="shards-tensors" />
         <Fact
           label="Parameters"
-          value={parameters === undefined ? 'counting…' : formatCount(parameters)}
+          value={parameters === undefined ? (counting ? 'counting…' : '—') : formatCount(parameters)}
           title={
             parameters === undefined ? undefined : `${groupDigits(parameters)} parameters (packed weights unpacked)`
           }
@@ -63,8 +64,12 @@ export function ShardSummary({ report }: { report: ShardsReport }) {
       <p className="muted bits-note" data-testid="bits-note">
         {totals.bitsPerParameterNote}
       </p>
-      <h4>Bytes per dtype</h4>
-      <DtypeTotalsTable label="Dtype totals across shards" rows={dtypes} />
+      {dtypes.length > 0 && (
+        <>
+          <h4>Bytes per dtype</h4>
+          <DtypeTotalsTable label="Dtype totals across shards" rows={dtypes} />
+        </>
+      )}
       <h4>Shard files</h4>
       <div className="shard-table-wrap">
         <table className="plain-table shard-table" aria-label="Shards">

@@ -14,7 +14,7 @@ export function ShardsPanel({ shards }: { shards: ShardInfo }) {
   return (
     <div className="shards-panel">
       <ShardSummary report={shards.report} />
-      <ShardBalanceChart shards={shards.report.shards} />
+      {shards.report.totals.presentShards > 0 && <ShardBalanceChart shards={shards.report.shards} />}
     </div>
   );
 }

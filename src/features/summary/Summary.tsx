@@ -31,9 +31,11 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const warnings = findings.filter((finding) => finding.severity === 'warning').length;
   const fileSize = result.fileSize;
   const view = formatView(header);
-  // Bytes before the tensor data; checkpoints (no single data start) count their pickle.
+  // Bytes before the tensor data, in every shard of a sharded model; checkpoints (no single data start) count their
+  // pickle.
+  const shardStarts = result.shards?.report.shards.reduce((sum, shard) => sum + (shard.dataStart ?? 0), 0);
   const overhead = fileSize
-    ? formatPercent(header.dataStart > 0 ? header.dataStart : header.headerLength, fileSize)
+    ? formatPercent(shardStarts ?? (header.dataStart > 0 ? header.dataStart : header.headerLength), fileSize)
     : '—';
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
   const network = result.network;
@@ -98,15 +100,20 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
-      <p className={`integrity ${verdict === 'accepts' && !shardProblem ? 'ok' : 'bad'}`} data-testid="integrity">
+      <p
+        className={`integrity ${verdict === 'accepts' && !shardProblem && shardReport?.totals.presentShards !== 0 ? 'ok' : 'bad'}`}
+        data-testid="integrity"
+      >
         {view.integrity?.(header, verdict) ??
-          (verdict !== 'accepts'
-            ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
-            : shardProblem
-              ? '✖ incomplete: the reference loader accepts each shard present, but the shards do not form the whole model'
-              : shardReport
-                ? '✔ intact: the reference loader accepts every shard'
-                : '✔ intact: the reference loader accepts it')}
+          (shardReport?.totals.presentShards === 0
+            ? '✖ index only: none of the shard files it names was opened'
+            : verdict !== 'accepts'
+              ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
+              : shardProblem
+                ? '✖ incomplete: the reference loader accepts each shard present, but the shards do not form the whole model'
+                : shardReport
+                  ? '✔ intact: the reference loader accepts every shard'
+                  : '✔ intact: the reference loader accepts it')}
         {errors + warnings > 0 && ` · ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`}
         {' · '}
         <span
@@ -168,7 +175,9 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           testId="stat-header"
           raw={header.headerLength}
         />
-        {view.showsHeaderOverhead !== false && <Stat label="Header overhead" value={overhead} />}
+        {view.showsHeaderOverhead !== false && (
+          <Stat label="Header overhead" value={overhead} testId="stat-header-overhead" />
+        )}
         <Stat label="Bytes read" {...bytesFigure(result.bytesRead)} testId="stat-bytes-read" raw={result.bytesRead} />
       </dl>
       {quantization && !header.checkpoint && parameters !== null && parameters !== totals.elements && (

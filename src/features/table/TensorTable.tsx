@@ -189,7 +189,13 @@ export function TensorTable({
         testId="table-scroll"
         onActivate={(row) => selectRow(row)}
         selectedRow={selectedRow}
-        emptyText={header.tensors.count === 0 ? 'The file lists no tensors.' : 'No tensors match.'}
+        emptyText={
+          header.tensors.count > 0
+            ? 'No tensors match.'
+            : shards?.report.totals.presentShards === 0
+              ? 'No shard file was opened: the tensors’ dtypes and shapes are in the shards’ headers.'
+              : 'The file lists no tensors.'
+        }
         busy={busy}
       />
     </div>

@@ -28,6 +28,7 @@ import {
   claimedShardNames,
   compareShardNames,
   groupFiles,
+  NOT_AMONG_DROPPED,
   parseShardPattern,
   siblingShardNames,
   type ParsedIndexFile,
@@ -603,9 +604,7 @@ async function resolveLocalGroup(
   const targets: ShardTarget[] = sortedShardNames([...names]).map((file) => {
     const path = present.get(file);
     const blob = path === undefined ? undefined : byPath.get(path);
-    return blob
-      ? { file, open: () => createFileReader(blob) }
-      : { file, open: null, reason: 'not among the dropped files' };
+    return blob ? { file, open: () => createFileReader(blob) } : { file, open: null, reason: NOT_AMONG_DROPPED };
   });
   return {
     ...common,
