@@ -139,7 +139,7 @@ describe('LoRA families', () => {
     const input = inputFromFixture(fixture);
     const rows = loraAnalysis.tensorBytesWanted?.(input.header, input.names) ?? [];
     const { section, findings } = analyzeLora(inputFromFixture(fixture, rows));
-    expect(section).toMatchObject({ alpha: 16, alphaSource: 'tensors', scale: 2 });
+    expect(section).toMatchObject({ alpha: 16, alphaSource: 'tensors', scale: 2, scaleBasis: 'alpha / r' });
     const mismatch = findings.find((f) => f.code === 'lora-alpha-mismatch');
     expect(mismatch?.message).toBe(
       '8 of the .alpha tensors read (sampled 8 of 40 alphas) hold 16, but __metadata__ ss_network_alpha says 8. Loaders use the tensors; the strength you get differs from what the card says.',
@@ -207,6 +207,7 @@ describe('LoRA families', () => {
       family: 'mlx',
       rank: 8,
       scale: 20,
+      scaleBasis: 'lora_parameters.scale',
       alpha: null,
       modules: 4,
       baseModel: 'mlx-community/Qwen2.5-0.5B-Instruct-4bit',

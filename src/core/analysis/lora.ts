@@ -116,7 +116,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   adapterNameNotes(scan, adapterNames);
   const { ranks, rankOf, rank } = adapterRanks(scan, modules, family, naming);
   const { alpha, alphaSource, alphaSample, diffusersMeta } = adapterAlpha(scan, modules, rank);
-  const scale = adapterScale(scan, alpha, rank);
+  const { scale, scaleBasis } = adapterScale(scan, alpha, rank);
 
   // Targets and components.
   const targetCounts = new Map<string, number>();
@@ -146,6 +146,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     alphaSource,
     ...(alphaSample !== null ? { alphaSample } : {}),
     scale,
+    scaleBasis,
     targets: targets.slice(0, MAX_LORA_TARGETS),
     components,
     modules: rankOf.size,
@@ -483,21 +484,26 @@ function adapterAlpha(
   return { alpha, alphaSource, alphaSample, diffusersMeta };
 }
 
-/** The scale the adapter is applied with: MLX's own, or alpha / rank (alpha / √rank under rsLoRA). */
-function adapterScale(scan: LoraScan, alpha: number | null, rank: number | null): number | null {
+/** The scale the adapter is applied with: MLX's own, or alpha / rank (alpha / √rank under rsLoRA), and which. */
+function adapterScale(
+  scan: LoraScan,
+  alpha: number | null,
+  rank: number | null,
+): Pick<LoraSection, 'scale' | 'scaleBasis'> {
   const { adapterConfig, evidence } = scan;
-  let scale: number | null = null;
   const mlxParams = adapterConfig && isRecord(adapterConfig.lora_parameters) ? adapterConfig.lora_parameters : null;
-  if (mlxParams && asNumber(mlxParams.scale) !== null) {
-    scale = asNumber(mlxParams.scale);
-    evidence.push(`scale ${scale} from adapter_config.json lora_parameters (MLX applies it directly)`);
-  } else if (alpha !== null && rank !== null && rank > 0) {
-    const rs = adapterConfig?.use_rslora === true;
-    scale = rs ? alpha / Math.sqrt(rank) : alpha / rank;
-    evidence.push(`scale = alpha / ${rs ? '√rank (rsLoRA)' : 'rank'} = ${round(scale)}`);
+  const mlxScale = mlxParams ? asNumber(mlxParams.scale) : null;
+  if (mlxScale !== null) {
+    evidence.push(`scale ${mlxScale} from adapter_config.json lora_parameters (MLX applies it directly)`);
+    return { scale: mlxScale, scaleBasis: 'lora_parameters.scale' };
   }
-
-  return scale;
+  if (alpha !== null && rank !== null && rank > 0) {
+    const rs = adapterConfig?.use_rslora === true;
+    const scale = rs ? alpha / Math.sqrt(rank) : alpha / rank;
+    evidence.push(`scale = alpha / ${rs ? '√rank (rsLoRA)' : 'rank'} = ${round(scale)}`);
+    return { scale, scaleBasis: rs ? 'alpha / √r' : 'alpha / r' };
+  }
+  return { scale: null, scaleBasis: null };
 }
 
 /** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */

@@ -12,6 +12,7 @@ import { ctMxfp4Fixture, ctNvfp4Fixture, ctW4a16Fixture } from '../../testing/mo
 import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
 import { fp8Llama3Fixture } from '../../testing/models/fp8-llama3-8b';
 import { CONVROT_CONFIG, fluxFp8CastFixture, fluxInt8ConvrotFixture } from '../../testing/models/flux-dev';
+import { familyTitle } from './quant/wording';
 import { gptOss20bFixture } from '../../testing/models/gpt-oss-20b';
 import { gptqLlama2Fixture } from '../../testing/models/gptq-llama2-7b';
 import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
@@ -213,6 +214,23 @@ describe('must not misdetect', () => {
     expect(section.quantizedLayers.count).toBe(2 * 10 + 2 * 2);
     expect(section.bitsPerWeight).toBe(8);
     expect(findings.map((f) => f.code)).toEqual(['fp8-unscaled-cast']);
+  });
+
+  it('a plain cast of both FP8 dtypes names each, with its count, and is titled for what it is', () => {
+    const fixture = fluxFp8CastFixture();
+    let turned = 0;
+    fixture.specs = fixture.specs.map((spec) =>
+      spec.dtype === 'F8_E4M3' && turned++ < 3 ? { ...spec, dtype: 'F8_E5M2' } : spec,
+    );
+    const { section, findings } = run(fixture);
+    const e5m2 = fixture.specs.filter((spec) => spec.dtype === 'F8_E5M2').length;
+    expect(e5m2).toBeGreaterThan(0);
+    expect(section.weightDtype).toBe('F8_E4M3 + F8_E5M2');
+    const message = findings.find((f) => f.code === 'fp8-unscaled-cast')?.message;
+    expect(message).toContain(`(${24 - e5m2} F8_E4M3, ${e5m2} F8_E5M2)`);
+    expect(message).not.toContain('clipped');
+    expect(familyTitle(section.family, section.format)).toBe('Plain FP8 cast (no scales)');
+    expect(section.paramsBasis[0]).toMatch(/^Plain FP8 cast \(no scales\): 24 weights,/);
   });
 
   it('F8 matrices left without a scale in a block-scaled FP8 file are still found as a plain cast', () => {

@@ -13,7 +13,7 @@ import { METHOD_FAMILIES, quantConfigHint, type QuantConfigHint } from './quant/
 import { QUANT_DETECTORS } from './quant/quant-detectors';
 import type { ModuleList } from './quant/module-list';
 import { PER_CHANNEL_GROUP, type QuantDetection } from './quant/quant-types';
-import { FAMILY_LABEL, PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
+import { FAMILY_LABEL, PACKED_UNKNOWN_FORMAT, familyTitle, withFormat } from './quant/wording';
 import { measureRows, type ModuleWeights, type UnclaimedRows } from './quant/precision-pass';
 
 export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
@@ -361,8 +361,8 @@ function describeParamsBasis(
     sidecarTensors += totals.sidecarTensors;
     sidecarElements += totals.sidecarElements;
     quantLogical += logical;
-    const label = FAMILY_LABEL[detection.family];
-    const weights = plural(detection.modules.length, 'quantized weight');
+    const label = familyTitle(detection.family, detection.format);
+    const weights = plural(detection.modules.length, detection.family === 'none' ? 'weight' : 'quantized weight');
     const ratio = stored > 0 ? logical / stored : 1;
     lines.push(
       Math.abs(ratio - 1) < 1e-9
@@ -397,7 +397,7 @@ function summarize(section: QuantizationSection): string {
   }
   if (section.family === 'none') {
     if (section.format === 'fp8-cast') {
-      return `Plain FP8 cast, no scales: ${section.quantizedLayers.count} matrices stored as ${section.weightDtype ?? 'F8'} without scale tensors; not a calibrated quantization.`;
+      return `Plain FP8 cast, no scales: ${plural(section.quantizedLayers.count, 'matrix', 'matrices')} stored as ${section.weightDtype ?? 'F8'} without scale tensors; not a calibrated quantization.`;
     }
     return section.summary;
   }

@@ -211,6 +211,8 @@ export interface LoraSection {
   alphaSample?: DataSample;
   /** Multiplier applied to the delta: alpha / rank (or alpha / √rank for rsLoRA, or MLX `scale`). */
   scale: number | null;
+  /** Where `scale` comes from: alpha over the rank, over its square root (rsLoRA), or MLX's own figure. */
+  scaleBasis: 'alpha / r' | 'alpha / √r' | 'lora_parameters.scale' | null;
   /** Target module kinds (last name component, e.g. q_proj, to_k, attn1_to_q), sorted by count. */
   targets: string[];
   /** Adapted modules per component (unet, text_encoder, transformer …). */

@@ -192,6 +192,26 @@ describe('groupFiles', () => {
     });
   });
 
+  it('a companion file a browser saved twice, or an adapter config under a longer name, is still one', () => {
+    const { sidecars, other } = groupFiles([
+      'a/adapter_model.safetensors',
+      'a/adapter_config (1).json',
+      'b/config (2).json',
+      'c/lora_model__adapter_config.json',
+      'c/tokenizer_config.json',
+      'c/my_config.json',
+      'c/tokenizer_config (1).json',
+    ]);
+    expect(sidecars).toEqual([
+      { kind: 'adapter-config', file: 'a/adapter_config (1).json' },
+      { kind: 'config', file: 'b/config (2).json' },
+      { kind: 'adapter-config', file: 'c/lora_model__adapter_config.json' },
+      { kind: 'tokenizer', file: 'c/tokenizer_config.json' },
+    ]);
+    // Tokenizer files are read by their exact names, so a renamed one is not taken for one.
+    expect(other).toEqual(['c/my_config.json', 'c/tokenizer_config (1).json']);
+  });
+
   it('step 2: an index claims the files its weight_map names, whatever they are called', () => {
     const names = [
       'weights/model.safetensors.index.json',

@@ -247,6 +247,23 @@ const COMPANION_EXTENSIONS: ReadonlySet<string> = new Set([
   'gitignore',
 ]);
 
+/**
+ * The kind of companion file `base` names: its exact name; a config (`config.json`, `adapter_config.json`,
+ * `params.json`, read as one file whatever its name) also with the ` (1)` a browser adds to a second download of the
+ * same file (`config (1).json`); and any name ending in `adapter_config.json`, which no other file's name does
+ * (`lora_adapter_config.json`, a repository path flattened with `__`). Tokenizer files keep their exact names: they
+ * are told apart by name when read.
+ */
+function sidecarKindOf(base: string): SidecarKind | undefined {
+  const exact = SIDECARS.get(base);
+  if (exact) {
+    return exact;
+  }
+  const name = base.replace(/ \(\d+\)(\.json)$/i, '$1');
+  const kind = SIDECARS.get(name) ?? (name.endsWith('adapter_config.json') ? 'adapter-config' : undefined);
+  return kind === 'tokenizer' || kind === 'vocabulary' ? undefined : kind;
+}
+
 function splitPath(path: string): { dir: string; base: string } {
   const slash = path.lastIndexOf('/');
   return slash < 0 ? { dir: '', base: path } : { dir: path.slice(0, slash + 1), base: path.slice(slash + 1) };
@@ -281,7 +298,7 @@ export function groupFiles(
   const candidates: string[] = [];
   for (const name of unique) {
     const { base } = splitPath(name);
-    const sidecar = SIDECARS.get(base);
+    const sidecar = sidecarKindOf(base);
     if (isOllamaManifestPath(name)) {
       ollamaManifests.push(name);
     } else if (isHubCacheRefPath(name)) {

@@ -24,7 +24,13 @@ export function DtypeTotalsTable({
   return (
     <table className="plain-table" aria-label={label}>
       <TableHead
-        columns={['Dtype', numeric('Tensors'), numeric('Elements'), numeric('Bytes'), withShare && numeric('Share')]}
+        columns={[
+          'Dtype',
+          numeric('Tensors'),
+          numeric('Elements'),
+          withShare && numeric('Share of elements'),
+          numeric('Bytes'),
+        ]}
       />
       <tbody>
         {rows.map((row) => (
@@ -34,10 +40,10 @@ export function DtypeTotalsTable({
             <td className="num" title={groupDigits(row.elements)}>
               {formatCount(row.elements)}
             </td>
+            {withShare && <td className="num">{((row.share ?? 0) * 100).toFixed(1)}%</td>}
             <td className="num" title={`${groupDigits(row.bytes)} bytes`}>
               {formatBytes(row.bytes)}
             </td>
-            {withShare && <td className="num">{((row.share ?? 0) * 100).toFixed(1)}%</td>}
           </tr>
         ))}
       </tbody>

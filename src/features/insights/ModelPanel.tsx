@@ -92,7 +92,7 @@ export function LoraCard({ section }: { section: LoraSection }) {
           />
         )}
         <Fact
-          label="Scale (alpha / r)"
+          label={`Scale (${section.scaleBasis ?? 'alpha / r'})`}
           value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))}
         />
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />

@@ -40,7 +40,7 @@ export function QuantizationPanel({ section }: { section: QuantizationSection })
       <h3>
         {section.format === PACKED_UNKNOWN_FORMAT
           ? 'Packed low-bit weights, scheme not identified'
-          : familyTitle(section.family)}
+          : familyTitle(section.family, section.format)}
       </h3>
       <p data-testid="quant-summary">
         <CodeText text={section.summary} />

@@ -24,6 +24,7 @@ import {
 } from './quant-types';
 import { freeWeightsWithSidecar } from './scan';
 import { plural } from '../../number-format';
+import { formatCount } from '../../parse/message-format';
 import { ModuleList } from './module-list';
 
 /** DeepSeek's block edge; other block sizes come from config.json weight_block_size. */
@@ -341,13 +342,23 @@ export const fp8CastDetector: QuantDetector = {
     if (modules.length === 0) {
       return null;
     }
+    const byDtype = new Map<string, number>();
+    for (const module of modules) {
+      const dtype = index.dtype(module.weightRow);
+      byDtype.set(dtype, (byDtype.get(dtype) ?? 0) + 1);
+    }
+    const dtypes = [...byDtype.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    const stored =
+      dtypes.length === 1
+        ? `as ${dtypes[0][0]}`
+        : `(${dtypes.map(([dtype, count]) => `${formatCount(count)} ${dtype}`).join(', ')})`;
     return {
       family: 'none',
       format: 'fp8-cast',
       bits: 8,
       groupSize: null,
       granularity: null,
-      weightDtype: mode(modules.map((m) => index.dtype(m.weightRow))),
+      weightDtype: dtypes.map(([dtype]) => dtype).join(' + '),
       modules: ModuleList.of(modules),
       auxRows: [],
       confidence: 'high',
@@ -357,7 +368,10 @@ export const fp8CastDetector: QuantDetector = {
       findings: [
         makeFinding(
           'fp8-unscaled-cast',
-          `${modules.length} matrices are stored as plain FP8 casts with no scale tensors. This is a storage precision, not a calibrated quantization: values outside the FP8 range were clipped when the file was written.`,
+          `${plural(modules.length, 'matrix is', 'matrices are')} stored ${stored} with no scale tensors: a plain cast, a ` +
+            `storage precision rather than a calibrated quantization. A cast keeps only what the format holds (up to ` +
+            `±448 in E4M3, ±57,344 in E5M2, with 3 or 2 mantissa bits); a scaled FP8 file maps each tensor's own ` +
+            `range onto it.`,
           modules.map((m) => m.weightRow),
         ),
       ],

@@ -33,8 +33,14 @@ const FAMILY_TITLE: Readonly<Partial<Record<QuantFamily, string>>> = {
   exl3: 'ExLlamaV3 (EXL3)',
 };
 
-/** A family's name for the views; an unknown family (a newer report) shows as it is spelled. */
-export function familyTitle(family: string): string {
+/**
+ * A family's name for the views; an unknown family (a newer report) shows as it is spelled. FP8 weights without
+ * scales are family `none` (no quantization scheme) but are still named for what they are.
+ */
+export function familyTitle(family: string, format?: string): string {
+  if (family === 'none' && format === 'fp8-cast') {
+    return 'Plain FP8 cast (no scales)';
+  }
   return FAMILY_TITLE[family as QuantFamily] ?? FAMILY_LABEL[family as QuantFamily] ?? family;
 }
 
