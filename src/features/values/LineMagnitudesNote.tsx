@@ -28,6 +28,9 @@ const INT8_STEPS = 127;
 
 const CHART_WIDTH = 480;
 const CHART_HEIGHT = 110;
+/** Room above the bars for the largest value's label, so it never sits on the tallest bar. */
+const LABEL_BAND = 14;
+const BASELINE = LABEL_BAND + CHART_HEIGHT;
 
 function ratioText(ratio: number): string {
   return `${ratio < 10 ? ratio.toFixed(1) : groupDigits(Math.round(ratio))}×`;
@@ -170,7 +173,7 @@ function LineProfile({
   const { profile, median, max, lines } = spread;
   const bar = CHART_WIDTH / profile.length;
   const width = Math.max(1, bar - 0.5);
-  const y = (value: number) => CHART_HEIGHT - (value / max) * CHART_HEIGHT;
+  const y = (value: number) => BASELINE - (value / max) * CHART_HEIGHT;
   const bound = median * LINE_OUTLIER_FACTOR;
   const first = (b: number) => Math.floor((b * lines) / profile.length);
   // The bars within the bound are one path: two profiles of 240 bars with a tooltip each took React 28-45 ms to
@@ -182,13 +185,13 @@ function LineProfile({
     if (top > bound) {
       above.push(b);
     } else if (top >= 0) {
-      within += `M${(b * bar).toFixed(2)} ${CHART_HEIGHT}V${y(top).toFixed(2)}h${width.toFixed(2)}V${CHART_HEIGHT}Z`;
+      within += `M${(b * bar).toFixed(2)} ${BASELINE}V${y(top).toFixed(2)}h${width.toFixed(2)}V${BASELINE}Z`;
     }
   });
   return (
     <figure className="values-figure" data-testid={`values-${kind}-profile`}>
       <svg
-        viewBox={`0 0 ${CHART_WIDTH} ${CHART_HEIGHT + 18}`}
+        viewBox={`0 0 ${CHART_WIDTH} ${BASELINE + 18}`}
         role="img"
         aria-label={`Abs-max of each ${kind}, ${profile.length} bars`}
         data-bars={profile.filter((top) => top >= 0).length}
@@ -200,7 +203,7 @@ function LineProfile({
             x={b * bar}
             y={y(profile[b])}
             width={width}
-            height={CHART_HEIGHT - y(profile[b])}
+            height={BASELINE - y(profile[b])}
             className="values-bar values-bar-outlier"
           >
             <title>
@@ -214,11 +217,11 @@ function LineProfile({
         {bound < max && (
           <line x1={0} x2={CHART_WIDTH} y1={y(bound)} y2={y(bound)} className="values-guide values-guide-outlier" />
         )}
-        <line x1={0} x2={CHART_WIDTH} y1={CHART_HEIGHT} y2={CHART_HEIGHT} className="values-axis" />
-        <text x={0} y={CHART_HEIGHT + 14} className="values-tick">
+        <line x1={0} x2={CHART_WIDTH} y1={BASELINE} y2={BASELINE} className="values-axis" />
+        <text x={0} y={BASELINE + 14} className="values-tick">
           {kind} {label(0)}
         </text>
-        <text x={CHART_WIDTH} y={CHART_HEIGHT + 14} textAnchor="end" className="values-tick">
+        <text x={CHART_WIDTH} y={BASELINE + 14} textAnchor="end" className="values-tick">
           {label(lines - 1)}
         </text>
         <text x={2} y={10} className="values-tick">

@@ -107,6 +107,9 @@ export function Heatmap({ grid, sampled }: { grid: ValueGrid; sampled: boolean }
   );
 }
 
+/** Height kept above and below a line chart's plot for its largest and smallest values' labels. */
+const LINE_LABEL_BAND = 14;
+
 export function LineChart({ grid }: { grid: ValueGrid }) {
   const n = grid.gridCols;
   let low = Infinity;
@@ -122,7 +125,8 @@ export function LineChart({ grid }: { grid: ValueGrid }) {
   }
   const span = high - low || 1;
   const x = (i: number) => (n === 1 ? WIDTH / 2 : (i / (n - 1)) * WIDTH);
-  const y = (v: number) => HEIGHT - ((v - low) / span) * HEIGHT;
+  // The extremes' labels have bands of their own, above and below the plot, so neither sits on the line.
+  const y = (v: number) => HEIGHT - LINE_LABEL_BAND - ((v - low) / span) * (HEIGHT - 2 * LINE_LABEL_BAND);
   const points = (values: Float32Array) =>
     Array.from({ length: n }, (_, i) => (Number.isFinite(values[i]) ? `${x(i)},${y(values[i])}` : '')).filter(Boolean);
   const band = [...points(grid.max), ...points(grid.min).reverse()].join(' ');

@@ -205,8 +205,8 @@ export function ValuesView({
         />
       )}
       <p className="muted values-footnote">
-        Mean and std (population, ddof 0) over the finite values, in double precision. p1/p50/p99 are exact for values
-        BF16 can hold and within 0.8% otherwise.
+        Mean and std (population, ddof 0) over the finite values, in double precision. p1/p50/p99 come from a count of
+        the values by their top 16 bits (BF16's precision): exact for values BF16 can hold, within 0.8% otherwise.
       </p>
       {values.lineMagnitudes && (
         <LineMagnitudesNote
