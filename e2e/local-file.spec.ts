@@ -81,6 +81,21 @@ test.describe('local file', () => {
     watch.expectClean();
   });
 
+  test('a config chosen alone says it opens with its model, and the load is marked done', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles({ name: 'adapter_config.json', mimeType: 'application/json', buffer: Buffer.from('{"r": 8}') });
+    const card = page.getByRole('alert');
+    await expect(card).toContainText('adapter_config.json is not a model file');
+    await expect(card).toContainText("It is a model's companion file, read with the weights");
+    await expect(card).toContainText('Source: adapter_config.json');
+    await expect.poll(() => page.evaluate(() => performance.getEntriesByName('lens:load-done').length)).toBe(1);
+    watch.expectClean();
+  });
+
   test('a 1.9 GB file reads only 8 + N bytes', async ({ page }) => {
     const watch = watchPage(page);
     await openApp(page);

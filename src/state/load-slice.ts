@@ -79,6 +79,8 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
       markStep('analyses-received');
       markLoadDone(loadId);
     },
+    // A load that ends in an error is done too: a timer waiting on the mark stops at the message the page shows.
+    failed: (loadId) => markLoadDone(loadId),
     viewed: (loadId) => markViewsDone(loadId),
   });
 

@@ -90,6 +90,8 @@ export interface SlotBinding {
   ready?: (result: LoadResult) => void;
   /** The analyses of load `loadId` were merged into its result. */
   analysed?: (loadId: number) => void;
+  /** Load `loadId` ended in an error the slot now shows. */
+  failed?: (loadId: number) => void;
   /** The view sections of load `loadId` (the module tree) were merged into its result. */
   viewed?: (loadId: number) => void;
 }
@@ -110,7 +112,10 @@ function labelOf(source: SourceSpec): string {
     case 'file':
       return source.file.name;
     case 'files':
-      return `${source.files.length} files`;
+      // One file that is not a model on its own (an index, a config) is sent as a group of one: name it.
+      return source.files.length === 1
+        ? source.files[0].path.slice(source.files[0].path.lastIndexOf('/') + 1)
+        : `${source.files.length} files`;
     case 'url':
       return source.url;
   }
@@ -273,6 +278,7 @@ export function createSourceLoader(slot: SourceSlot, binding: SlotBinding): Sour
       }
       current = null;
       binding.write({ status: 'error', label, error: failureOf(error) });
+      binding.failed?.(handle.id);
     }
   };
 

@@ -486,6 +486,17 @@ describe('local files', () => {
   it('fails with a clear error when no file is a model', async () => {
     const { error } = await run({ kind: 'files', files: [{ blob: new File(['x'], 'README.md'), path: 'README.md' }] });
     expect(error?.code).toBe('no-model-files');
+    expect(error?.message).toMatch(/^README\.md is not a model file: no .* file or shard index was chosen\.$/);
+  });
+
+  it('says that a config chosen alone opens with its model', async () => {
+    const config = { blob: new File(['{}'], 'adapter_config.json'), path: 'adapter_config.json' };
+    const alone = await run({ kind: 'files', files: [config] });
+    expect(alone.error?.message).toContain('adapter_config.json is not a model file');
+    expect(alone.error?.message).toContain("It is a model's companion file, read with the weights");
+    const readme = { blob: new File(['x'], 'README.md'), path: 'README.md' };
+    const two = await run({ kind: 'files', files: [config, readme] });
+    expect(two.error?.message).toMatch(/^None of the 2 files is a model: .* Companion files among them/);
   });
 });
 

@@ -11,6 +11,7 @@ import { Fact } from '../insights/QuantizationPanel';
 import { convertAdvice } from './convert-script';
 import { formatLabel } from './format-label';
 import { numeric, TableHead } from '../../lib/TableHead';
+import { BreakableName } from '../../lib/BreakableName';
 import './checkpoint.css';
 
 /** Rows shown before a list folds behind "show all": keeps the panel short on 20,000-global hostile files. */
@@ -108,7 +109,7 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
             {shown.map((use) => (
               <tr key={`${use.module}.${use.name}`}>
                 <td className="mono">
-                  {use.module}.{use.name}
+                  <BreakableName text={`${use.module}.${use.name}`} />
                 </td>
                 <td className="num">{groupDigits(use.count)}</td>
                 <td>

@@ -20,6 +20,7 @@ import './summary.css';
 import { headlineParameters, type HeadlineParameters } from '../../core/analysis/parameters';
 import { CheckpointSectionsLine } from './CheckpointSectionsLine';
 import { formatView } from '../formats/format-views';
+import { BreakableName } from '../../lib/BreakableName';
 
 export function Summary({ result, header }: { result: LoadResult; header: ParsedHeader }) {
   const totals = result.totals;
@@ -83,13 +84,13 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
     <section className="summary" aria-label="Summary">
       {title === null ? (
         <h2 className="file-title" data-testid="file-name">
-          {result.source.name}
+          <BreakableName text={result.source.name} />
         </h2>
       ) : (
         <h2 className="file-title" data-testid="model-title">
           {title}{' '}
           <span className="muted file-subtitle" data-testid="file-name">
-            {result.source.name}
+            <BreakableName text={result.source.name} />
           </span>
         </h2>
       )}

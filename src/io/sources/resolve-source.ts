@@ -561,11 +561,7 @@ async function resolveLocalGroup(
   const items = modelChoices(grouping, sizes, hubCache.refs);
   const chosen = pickChoice(items, select);
   if (!chosen) {
-    throw new SourceError(
-      'no-model-files',
-      `None of the ${paths.length} files is a model: no ${READABLE_FORMATS.map((format) => format.label).join(', ')} ` +
-        'file or shard index was among them.',
-    );
+    throw new SourceError('no-model-files', noModelMessage(paths, grouping.sidecars.length));
   }
   const choices: SourceChoices = { items, selected: chosen.key };
   const wanted = sidecarsFor(chosen, grouping.sidecars);
@@ -683,4 +679,23 @@ function sortedShardNames(names: readonly string[]): string[] {
 
 function baseName(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/**
+ * Why no model opened from the files chosen: none is a model file or shard index, and, when some are a model's
+ * companions (config.json, adapter_config.json, tokenizer files), that those open together with the weights.
+ */
+function noModelMessage(paths: readonly string[], companions: number): string {
+  const formats = READABLE_FORMATS.map((format) => format.label).join(', ');
+  const subject =
+    paths.length === 1 ? `${baseName(paths[0])} is not a model file` : `None of the ${paths.length} files is a model`;
+  const hint =
+    companions === 0
+      ? ''
+      : companions === paths.length
+        ? ` ${paths.length === 1 ? 'It is' : 'They are'} a model's companion ${paths.length === 1 ? 'file' : 'files'}, ` +
+          'read with the weights: choose them together with the model file (or its shard index), or drop the folder.'
+        : ` Companion files among them (config.json, adapter_config.json, tokenizer files) are read with a model's ` +
+          "weights: choose them together, or drop the model's folder.";
+  return `${subject}: no ${formats} file or shard index ${paths.length === 1 ? 'was chosen' : 'was among them'}.${hint}`;
 }

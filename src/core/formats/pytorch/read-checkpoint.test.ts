@@ -212,7 +212,15 @@ describe('safety verdict', () => {
   }
 
   it('the malicious checkpoint still lists its weights', async () => {
-    expect(rows(await parsed('hostile-checkpoint.bin')).map((row) => row.name)).toEqual(['state_dict.w']);
+    const header = await parsed('hostile-checkpoint.bin');
+    expect(rows(header).map((row) => row.name)).toEqual(['state_dict.w']);
+    const message = header.findings.find((item) => item.code === 'pickle-dangerous-global')?.message;
+    expect(message).toContain('Nothing was run here; its 1 tensor below was read as data.');
+    // A bare pickle that only calls out holds no tensor, and says so rather than pointing at a table below.
+    const bare = (await parsed('hostile-os-system.pkl')).findings.find(
+      (item) => item.code === 'pickle-dangerous-global',
+    );
+    expect(bare?.message).toContain('Nothing was run here, and it holds no tensor.');
   });
 });
 

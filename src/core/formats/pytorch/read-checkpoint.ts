@@ -465,7 +465,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   );
   const built = buildTensorColumns(walk.tensors);
   const pickle = pickleSummary(stream, walk.tensors);
-  findings.push(...safetyFindings(pickle, stream.runs));
+  findings.push(...safetyFindings(pickle, stream.runs, walk.tensors.length));
   findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf));
   findings.push(...quantizedFindings(built.unknownDtypes));
   const storageBytes = new Map<string, number>();
@@ -590,7 +590,7 @@ function whatItWouldRun(pickle: PickleSummary): string {
   return ` It would run: ${shown.join('; ')}${more > 0 ? `; and ${more} more` : ''}.`;
 }
 
-function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Finding[] {
+function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[], tensors: number): Finding[] {
   const findings: Finding[] = [];
   const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous');
   if (dangerous.length > 0 || pickle.hazards.length > 0) {
@@ -601,7 +601,7 @@ function safetyFindings(pickle: PickleSummary, runs: readonly PickleRun[]): Find
     findings.push(
       makeFinding(
         'pickle-dangerous-global',
-        `Do not load this file: unpickling it would call ${listed.slice(0, 6).join('; ')}${listed.length > 6 ? `; and ${listed.length - 6} more` : ''}.${whatItWouldRun(pickle)} Nothing was run here; the tensors below were read as data. If you need the weights, ask the author for a .safetensors file.`,
+        `Do not load this file: unpickling it would call ${listed.slice(0, 6).join('; ')}${listed.length > 6 ? `; and ${listed.length - 6} more` : ''}.${whatItWouldRun(pickle)} Nothing was run here${tensors > 0 ? `; its ${plural(tensors, 'tensor')} below ${tensors === 1 ? 'was' : 'were'} read as data` : ', and it holds no tensor'}. If you need the weights, ask the author for a .safetensors file.`,
       ),
     );
   }
