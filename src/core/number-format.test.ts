@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   exactDecimal,
+  formatElapsed,
   formatValue,
   formatBytes,
   formatBytesExact,
@@ -100,5 +101,16 @@ describe('exactDecimal and formatValue', () => {
     expect(formatValue(-3.14159e-5)).toBe('-3.142e-5');
     expect(formatValue(123456)).toBe('1.235e+5');
     expect(formatValue(null)).toBe('—');
+  });
+});
+
+describe('formatElapsed', () => {
+  it('milliseconds under a tenth of a second, then seconds with two decimals, one past 10 s', () => {
+    expect(formatElapsed(32.4)).toBe('32 ms');
+    expect(formatElapsed(66)).toBe('66 ms');
+    expect(formatElapsed(199.7)).toBe('0.20 s');
+    expect(formatElapsed(1234)).toBe('1.23 s');
+    expect(formatElapsed(12_345)).toBe('12.3 s');
+    expect(formatElapsed(Number.NaN)).toBe('—');
   });
 });

@@ -203,6 +203,17 @@ export function exactDecimal(value: number): string {
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
+/** A duration as people read one: "66 ms", "0.20 s" past 100 ms, "12.3 s" past 10 s. */
+export function formatElapsed(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) {
+    return '—';
+  }
+  if (ms < 100) {
+    return `${Math.round(ms)} ms`;
+  }
+  return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+}
+
 /** A measured value in four significant digits: "0.01953", "-3.142e-5", "1.2e+4"; NaN and infinities in words. */
 export function formatValue(value: number | null | undefined): string {
   if (value === null || value === undefined) {

@@ -6,7 +6,7 @@
  * weight.
  */
 import { useState } from 'react';
-import { formatBytes, formatValue, groupDigits, plural } from '../../core/number-format';
+import { formatBytes, formatElapsed, formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { OUTLIER_FACTOR, type ScanTensor, type ValueScan } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
@@ -131,7 +131,7 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
     <div className="values-scan-result" data-testid="scan-result">
       <p>
         {scan.done ? 'Scanned' : 'Cancelled after'} {plural(scan.tensors, 'tensor')} ({formatBytes(scan.bytes)}) in{' '}
-        {formatValue(scan.ms / 1000)} s
+        {formatElapsed(scan.ms)}
         {scan.skipped > 0
           ? `; ${plural(scan.skipped, 'tensor')} not decoded or not located: ${scan.skippedNames.slice(0, 3).join(', ')}${scan.skipped > 3 ? ', …' : ''}`
           : ''}

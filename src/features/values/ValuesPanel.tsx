@@ -4,7 +4,14 @@
  * and offers the full read with its byte count.
  */
 import { useState } from 'react';
-import { exactDecimal, formatBytes, formatPercent, formatValue, groupDigits } from '../../core/number-format';
+import {
+  exactDecimal,
+  formatBytes,
+  formatElapsed,
+  formatPercent,
+  formatValue,
+  groupDigits,
+} from '../../core/number-format';
 import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../../core/values/values-limits';
 import type { FirstValue, TensorValues } from '../../core/values/tensor-values';
 import { Segmented } from '../../lib/Segmented';
@@ -85,7 +92,7 @@ function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: (
     return (
       <p className="values-read" data-testid="values-read">
         All {groupDigits(read.elements)} values of ΔW = {formatValue(computedBy.scale)} · B·A formed from{' '}
-        {formatBytes(read.bytes)} of factors in {formatValue(values.ms / 1000)} s; scale {computedBy.detail}.
+        {formatBytes(read.bytes)} of factors in {formatElapsed(values.ms)}; scale {computedBy.detail}.
       </p>
     );
   }
@@ -93,7 +100,8 @@ function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: (
     return (
       <p className="values-read" data-testid="values-read">
         All {groupDigits(read.elements)} values ({formatBytes(read.bytes)}) read
-        {read.confirmed ? ' on request' : ''} in {formatValue(values.ms / 1000)} s{dequantizedText(values)}.
+        {read.confirmed ? ' on request' : ''} in {formatElapsed(values.ms)}
+        {dequantizedText(values)}.
       </p>
     );
   }
