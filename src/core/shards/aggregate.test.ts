@@ -175,33 +175,6 @@ describe('aggregateShards findings', () => {
     expect(model.shards[1].present).toBe(false);
   });
 
-  it('index-without-shards: an index dropped alone is one warning, not an error per shard it names', () => {
-    const built = buildShardedModel({ shards: 163 });
-    const index = parseIndex(built.indexJson);
-    const shards = parsedShardHeaders(built).map((shard) => ({
-      file: shard.file,
-      header: null,
-      reason: NOT_AMONG_DROPPED,
-    }));
-    const model = aggregateShards({ index, indexFile: INDEX_FILE, shards });
-    const finding = only(model.findings, 'index-without-shards');
-    expect(model.findings).toHaveLength(1);
-    expect(finding.severity).toBe('warning');
-    expect(finding.tensorCount).toBe(index.entryCount);
-    expect(finding.shard).toBe(INDEX_FILE);
-    expect(finding.message).toContain(`to 163 shard files`);
-    expect(model.totals.presentShards).toBe(0);
-    // One shard among them, or one absent for another reason (a 404), is a shard set with files missing.
-    const oneThere = shards.map((shard, i) => (i === 0 ? parsedShardHeaders(built)[0] : shard));
-    expect(
-      aggregateShards({ index, shards: oneThere }).findings.filter((f) => f.code === 'missing-shard'),
-    ).toHaveLength(Math.min(162, MAX_FINDINGS_PER_CODE));
-    const fetched = shards.map((shard, i) => (i === 0 ? { ...shard, reason: 'HTTP 404' } : shard));
-    expect(aggregateShards({ index, shards: fetched }).findings.some((f) => f.code === 'index-without-shards')).toBe(
-      false,
-    );
-  });
-
   it('index-tensor-missing: weight_map lists a tensor its shard lacks', () => {
     const { model, built } = aggregateBuilt({ shards: 4, indexTensorMissing: true });
     const finding = only(model.findings, 'index-tensor-missing');
@@ -527,5 +500,34 @@ describe.skipIf(!existsSync(FLUXML))('the real FluxML sharded fixture', () => {
     expect(
       model.shards.every((shard) => shard.present && shard.fileSize === 8 + shard.headerLength + shard.dataBytes),
     ).toBe(true);
+  });
+});
+
+describe('aggregateShards of an index alone', () => {
+  it('index-without-shards: an index dropped alone is one warning, not an error per shard it names', () => {
+    const built = buildShardedModel({ shards: 163 });
+    const index = parseIndex(built.indexJson);
+    const shards = parsedShardHeaders(built).map((shard) => ({
+      file: shard.file,
+      header: null,
+      reason: NOT_AMONG_DROPPED,
+    }));
+    const model = aggregateShards({ index, indexFile: INDEX_FILE, shards });
+    const finding = only(model.findings, 'index-without-shards');
+    expect(model.findings).toHaveLength(1);
+    expect(finding.severity).toBe('warning');
+    expect(finding.tensorCount).toBe(index.entryCount);
+    expect(finding.shard).toBe(INDEX_FILE);
+    expect(finding.message).toContain(`to 163 shard files`);
+    expect(model.totals.presentShards).toBe(0);
+    // One shard among them, or one absent for another reason (a 404), is a shard set with files missing.
+    const oneThere = shards.map((shard, i) => (i === 0 ? parsedShardHeaders(built)[0] : shard));
+    expect(
+      aggregateShards({ index, shards: oneThere }).findings.filter((f) => f.code === 'missing-shard'),
+    ).toHaveLength(Math.min(162, MAX_FINDINGS_PER_CODE));
+    const fetched = shards.map((shard, i) => (i === 0 ? { ...shard, reason: 'HTTP 404' } : shard));
+    expect(aggregateShards({ index, shards: fetched }).findings.some((f) => f.code === 'index-without-shards')).toBe(
+      false,
+    );
   });
 });
