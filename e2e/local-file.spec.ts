@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { FIXTURES, tinyLlamaTensors } from '../src/testing/fixture-manifest';
+import { formatBytes } from '../src/core/number-format';
 import {
   APP_ORIGIN,
   dropFile,
@@ -166,6 +167,11 @@ test.describe('local file', () => {
     await openApp(page);
     await openLocalFile(page, 'truncated.safetensors');
     await expect(page.getByTestId('file-name')).toBeVisible();
+    // The data the header lays out runs past the file's end: the figure and the scan's offer say by how much.
+    const pastEnd = 8 + headerLengthOf('truncated.safetensors') + (await statValue(page, 'stat-data-bytes'));
+    const missing = formatBytes(pastEnd - (await statValue(page, 'stat-file-size')));
+    await expect(page.getByTestId('stat-data-bytes')).toContainText(`(${missing} past the end)`);
+    await expect(page.getByTestId('value-scan')).toContainText(`The file ends ${missing} before its tensors do`);
 
     const [reportDownload] = await Promise.all([
       page.waitForEvent('download'),

@@ -250,3 +250,15 @@ export interface CompareResult extends CompareOutput {
   rules: CompareRule[];
   diffMs: number;
 }
+
+/** Bytes the header lays out past the end of a single file (a truncated download); 0 when it fits or is unknown. */
+export function bytesPastEnd(result: LoadResult): number {
+  if (result.outcome.kind !== 'parsed' || result.shards || result.fileSize === null) {
+    return 0;
+  }
+  const header = result.outcome.header;
+  if (header.checkpoint || !(header.dataStart > 0)) {
+    return 0;
+  }
+  return Math.max(0, header.dataStart + header.dataBytes - result.fileSize);
+}

@@ -73,7 +73,7 @@ export function DropOverlay({ visible }: { visible: boolean }) {
     <div className="drop-overlay" aria-hidden="true">
       <div>Drop a model file (or a model folder) to see what is inside</div>
       <small>{readableFormatsPhrase()}</small>
-      <small>The weights are never read. Nothing leaves your machine.</small>
+      <small>No weight is read until you ask for its values. Nothing leaves your machine.</small>
     </div>
   );
 }

@@ -9,7 +9,7 @@ import {
   plural,
 } from '../../core/number-format';
 import { allFindings, verdictOf } from '../../state/selectors';
-import type { LoadResult } from '../../core/result';
+import { bytesPastEnd, type LoadResult } from '../../core/result';
 import { SHARD_CODES } from '../../core/findings/codes-shards';
 import { bytesFigure } from '../../lib/figure';
 import { VerdictClauses, type LeadWord } from './VerdictClauses';
@@ -39,6 +39,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
     ? formatPercent(shardStarts ?? (header.dataStart > 0 ? header.dataStart : header.headerLength), fileSize)
     : '—';
   const dtypes = Object.entries(totals.byDtype).sort((a, b) => b[1].bytes - a[1].bytes);
+  const pastEnd = bytesPastEnd(result);
   const network = result.network;
   const breakdown = useNetworkBreakdown(network);
   const quantization = result.sections.quantization;
@@ -166,6 +167,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         <Stat
           label={view.dataLabel ?? 'Data bytes'}
           {...bytesFigure(header.dataBytes)}
+          {...(pastEnd > 0 ? { value: `${formatBytes(header.dataBytes)} (${formatBytes(pastEnd)} past the end)` } : {})}
           title={view.dataTitle?.(header)}
           testId="stat-data-bytes"
           raw={header.dataBytes}

@@ -7,7 +7,7 @@
  */
 import { useState } from 'react';
 import { formatBytes, formatElapsed, formatValue, groupDigits, plural } from '../../core/number-format';
-import type { LoadResult } from '../../core/result';
+import { bytesPastEnd, type LoadResult } from '../../core/result';
 import { OUTLIER_FACTOR, type ScanTensor, type ValueScan } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
 import { bytesProgressText, EntryProgress } from './EntryStatus';
@@ -207,6 +207,11 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
   if (result.outcome.kind !== 'parsed' || result.totals.tensors === 0) {
     return null;
   }
+  const missing = bytesPastEnd(result);
+  const truncated =
+    missing > 0
+      ? ` The file ends ${formatBytes(missing)} before its tensors do: what lies past its end is not read.`
+      : '';
   return (
     <section className="values-scan" aria-label="Scan all values" data-testid="value-scan">
       {(scan === null || scan.status === 'idle' || scan.status === 'error') && !confirming && (
@@ -216,8 +221,8 @@ export function ValueScanPanel({ result }: { result: LoadResult }) {
           </button>
           <span className="muted">
             {remote
-              ? `${finds} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.`
-              : `${finds} by reading every tensor (${formatBytes(bytes)}) from your disk.`}
+              ? `${finds} by reading every tensor (${formatBytes(bytes)}) over the network; asks before it starts.${truncated}`
+              : `${finds} by reading every tensor (${formatBytes(bytes)}) from your disk.${truncated}`}
           </span>
           {scan?.status === 'error' && <span className="values-error">{scan.message}</span>}
         </div>
