@@ -643,9 +643,8 @@ export async function readAnalysisData(
         throw settled.find((outcome) => outcome.status === 'rejected')?.reason ?? new Error('aborted');
       }
     } else {
-      for (const read of reads) {
-        await readOne(read);
-      }
+      // Slices of one local file in parallel: a ComfyUI file's 266 configs are 266 reads of ~30 bytes each.
+      await Promise.all(reads.map(readOne));
     }
   } catch (error) {
     if (signal.aborted) {
