@@ -119,3 +119,25 @@ test('an MLX folder: 3-, 8-bit and mxfp4 weights read dequantized by config.json
   }
   watch.expectClean();
 });
+
+test('a model against its MLX conversion: each weight dequantized against the F32 it came from', async ({ page }) => {
+  const watch = watchPage(page);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(join(MLX_DIR, 'mlx-mixed-source.safetensors'));
+  await page.getByRole('tab', { name: 'Compare' }).click();
+  await page.getByTestId('compare-folder-input').setInputFiles(join(MLX_DIR, 'mlx-mixed'));
+  await page.getByRole('button', { name: 'Compare values' }).click();
+  const table = page.getByTestId('compare-values-table');
+  // 8 bits in groups of 32 (config.json's override) against the weight it was quantized from.
+  const name = 'model.layers.0.self_attn.o_proj.weight';
+  const row = table.getByRole('row', { name: new RegExp(name.replaceAll('.', '\\.')) });
+  await expect(row).toContainText('F32 → U32');
+  const report = (await downloadReport(page)).compare as {
+    values: Array<{ tensor: string; decodedBy: string; note: string; cosine: number }>;
+  };
+  const entry = report.values.find((tensor) => tensor.tensor === name);
+  expect(entry?.decodedBy).toBe('decoding F32 and dequantizing MLX');
+  expect(entry?.note).toContain('8-bit MLX affine');
+  expect(entry?.cosine).toBeGreaterThan(0.9999);
+  watch.expectClean();
+});

@@ -8,9 +8,13 @@
   config.json        mlx-lm's `quantization` block: 4 bits, group 64, with per-module overrides of other bit
                      widths, one of them (8 bits, group 32) packing to the same shapes as 4 bits, group 64 would,
                      so only the config tells them apart
+  ../mlx-mixed-source.safetensors  the F32 weights the affine modules were quantized from (the floating-point
+                     modes' codes are random, so theirs are only weights of the same shape), the model "Compare
+                     values" sets against its MLX conversion
   ../mlx-mixed.json  numpy's statistics of each weight's values: affine x = scale · q + bias (float64, rounded
                      once to float32), mxfp4 / mxfp8 x = level · 2^(e - 127) (E8M0 scales per 32), nvfp4
-                     x = E2M1 · E4M3 scale per 16; and each module's bits, group and mode
+                     x = E2M1 · E4M3 scale per 16; each module's bits, group and mode; and, against the source
+                     weights, max |x - w|, ||x - w|| / ||w|| and the cosine (float64)
 
 MLX itself is not installed here: its packing and formulas are written out below from its kernels, and the app is
 checked against numpy, not against itself. Run with the pyenv Python that has safetensors, numpy and ml_dtypes:
@@ -103,9 +107,16 @@ def stats_of(values: np.ndarray):
             'mean': float(v.mean()), 'std': float(v.std()), 'absMax': float(np.abs(v).max())}
 
 
+def change_of(w: np.ndarray, x: np.ndarray):
+    a, b = w.astype(np.float64).reshape(-1), x.astype(np.float64).reshape(-1)
+    return {'maxAbs': float(np.abs(b - a).max()), 'relL2': float(np.linalg.norm(b - a) / np.linalg.norm(a)),
+            'cosine': float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))}
+
+
 def main():
     gen = np.random.default_rng(20261210)
     tensors = {}
+    source = {}
     answers = {}
     for module, (mode, bits, group) in MODULES.items():
         dims = shape_of(module)
@@ -117,8 +128,9 @@ def main():
         tensors[f'{module}.weight'] = pack_rows(q, bits).reshape(*dims[:-1], -1)
         for suffix, array in sidecars.items():
             tensors[f'{module}.{suffix}'] = array.reshape(*dims[:-1], -1)
+        source[f'{module}.weight'] = w.reshape(dims)
         answers[f'{module}.weight'] = {'mode': mode, 'bits': bits, 'group': group, 'shape': list(dims),
-                                       **stats_of(values)}
+                                       **stats_of(values), 'againstSource': change_of(w, values)}
     for layer in range(2):
         for norm in ('input_layernorm', 'post_attention_layernorm'):
             tensors[f'model.layers.{layer}.{norm}.weight'] = np.ones(HIDDEN, dtype=np.float16)
@@ -126,6 +138,8 @@ def main():
     folder = OUT / 'mlx-mixed'
     folder.mkdir(parents=True, exist_ok=True)
     save_file(dict(sorted(tensors.items())), folder / 'model.safetensors', metadata={'format': 'mlx'})
+    norms = {name: array for name, array in tensors.items() if name.endswith('norm.weight')}
+    save_file(dict(sorted({**source, **norms}.items())), OUT / 'mlx-mixed-source.safetensors', metadata={'format': 'pt'})
     overrides = {module: {'group_size': group, 'bits': bits}
                  for module, (mode, bits, group) in MODULES.items() if mode == 'affine' and (bits, group) != (4, 64)}
     config = {'architectures': ['LlamaForCausalLM'], 'model_type': 'llama', 'hidden_size': HIDDEN,

@@ -2,13 +2,16 @@
  * Worker side of compare mode: diffs two kept loads with core/compare and answers sorting/filtering queries over the
  * result it keeps. Lives apart from parser.worker.ts, which only routes the three compare messages here.
  */
-import type { TensorColumns } from '../core/model';
+import { tensorShape, type TensorColumns } from '../core/model';
 import { isCompareRule, type CompareRule } from '../core/compare/align';
 import { compareSides, loraAgainstBase, type CompareFacts } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import type { DiffEntries } from '../core/compare/diff';
 import type { GgufNamesSummary } from '../core/compare/gguf-keys';
 import { valuePairings, type ValuePairings } from '../core/compare/value-pairs';
+import { unpackedShape, type TensorFacts } from '../core/values/packed';
+import type { MlxPacking } from '../core/analysis/quant/mlx';
+import { dtypeName } from '../core/dtypes';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
@@ -19,6 +22,8 @@ import type { TokenList } from '../core/analysis/tokenizer/tokenizer-types';
 interface LoadView extends CompareFacts {
   columns: TensorColumns;
   names: readonly string[];
+  /** Each MLX weight row's bits, group and mode (publish.ts), for the shape its packed codes stand for. */
+  mlxPackings?: () => ReadonlyMap<number, MlxPacking>;
   /** The load's on-demand sidecar reader (sidecars-on-demand.ts): read once, its config.json updates the facts. */
   readSidecars?: (group: 'config') => Promise<unknown>;
   /** Its tokenizer's every token: a GGUF's own list, else its tokenizer.json once read; null when it has neither. */
@@ -188,7 +193,11 @@ export function valuePairsOf(
   const kept = compares.get(compareId);
   const a = kept && loadOf(kept.loadA);
   const b = kept && loadOf(kept.loadB);
-  return kept && a && b ? valuePairings(a, b, kept.entries, kept.ggufNames) : null;
+  if (!kept || !a || !b) {
+    return null;
+  }
+  const facts = { a: headerFacts(a), b: headerFacts(b) };
+  return valuePairings(a, b, kept.entries, kept.ggufNames, (side, row) => unpackedShape(facts[side], row));
 }
 
 /**
@@ -258,4 +267,14 @@ export function compareVocabularies(
     return answer(null, `${missing} has no token list to compare: neither a GGUF's tokens nor a tokenizer.json read.`);
   }
   return answer(diffVocabularies(listA, listB), null);
+}
+
+/** A load's names, dtypes and shapes as core/values/packed.ts plans packed layouts from them. */
+function headerFacts(load: LoadView): TensorFacts {
+  return {
+    names: load.names,
+    dtype: (row) => dtypeName(load.columns.dtype[row]) ?? 'unknown',
+    shape: (row) => tensorShape(load.columns, row),
+    mlxPacking: (row) => load.mlxPackings?.().get(row) ?? null,
+  };
 }

@@ -1,11 +1,13 @@
 /**
- * "Compare values" for packed 4-bit weights (GPTQ, AWQ, bitsandbytes NF4/FP4): their stored integers pack eight or
- * two codes per element, so a difference, norm or cosine over them means nothing. A packed weight is compared in its
- * dequantized values, both sides read whole with their companions (worker/values-packed.ts); the code-only parts of
- * the layout (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them.
- * Scales, absmax and g_idx are values in their own right and go through the plain comparison.
+ * "Compare values" for packed weights (GPTQ, AWQ, bitsandbytes NF4/FP4, compressed-tensors, FP4, MLX): their stored
+ * integers pack several codes per element, so a difference, norm or cosine over them means nothing. A packed weight
+ * is compared in its dequantized values, both sides read whole with their companions (worker/values-packed.ts), or,
+ * against the same weight stored plainly in the shape it stands for (a model against its MLX conversion), the one
+ * dequantized against the other decoded: how far quantizing moved each weight. The code-only parts of the layout
+ * (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them. Scales, absmax
+ * and g_idx are values in their own right and go through the plain comparison.
  */
-import { packedCodeOwner, packedPlan, packedWeightRow, type PackedPlan } from '../core/values/packed';
+import { packedCodeOwner, packedPlan, packedWeightRow, unpackedShape, type PackedPlan } from '../core/values/packed';
 import type { ValuePairing } from '../core/compare/value-pairs';
 import { DiffAccumulator } from '../core/values/compare-values';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
@@ -14,7 +16,10 @@ import { formatBytes } from '../core/number-format';
 import type { KeptLoad } from './load-source';
 import type { PairOutcome } from './values-compare';
 import { rowDtype, type ValuesJob } from './values-handler';
-import { dequantizedWeight, packedFacts, packedReadBytes } from './values-packed';
+import { dequantizedWeight, packedFacts, packedReadBytes, type DequantizedWeight } from './values-packed';
+import { decodeValues } from '../core/values/decode';
+import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
+import { tensorShape } from '../core/model';
 
 /** Values compared per step: the accumulator's loop stays in cache, the progress moves. */
 const PIECE_ELEMENTS = 1 << 20;
@@ -66,6 +71,10 @@ export async function comparePackedPairing(
     return skip(`packed codes of ${sides.companion}'s layout, compared within that weight's dequantized values`);
   }
   const { planA, planB } = sides;
+  const plain = plainCounterpart(a, b, rows, planA, planB);
+  if (plain) {
+    return compareWithPlain(a, b, pairing.tensor, plain, job, onBytes, skip);
+  }
   if (planA === null || planB === null || planA.scheme !== planB.scheme) {
     const scheme = (planA ?? planB)?.scheme;
     return skip(`packed ${scheme} codes on one side only, so neither their codes nor their values line up`);
@@ -83,6 +92,112 @@ export async function comparePackedPairing(
     }
   }
   return compareDequantized(a, b, pairing.tensor, [planA, planB], job, onBytes, skip);
+}
+
+interface PlainCounterpart {
+  packedSide: 'a' | 'b';
+  plan: PackedPlan;
+  plainRow: number;
+}
+
+/** A packed weight on one side only, whose dequantized shape is the other side's plain tensor's; else null. */
+function plainCounterpart(
+  a: KeptLoad,
+  b: KeptLoad,
+  rows: { rowA: number; rowB: number },
+  planA: PackedPlan | null,
+  planB: PackedPlan | null,
+): PlainCounterpart | null {
+  const one = planA ? { packedSide: 'a' as const, plan: planA, plainRow: rows.rowB } : null;
+  const other = planB ? { packedSide: 'b' as const, plan: planB, plainRow: rows.rowA } : null;
+  const found = one && !other ? one : other && !one ? other : null;
+  if (!found) {
+    return null;
+  }
+  const [packedLoad, plainLoad] = found.packedSide === 'a' ? [a, b] : [b, a];
+  const shape = unpackedShape(packedFacts(packedLoad, rowDtype), packedWeightRow(found.plan));
+  return shape?.join() === tensorShape(plainLoad.columns, found.plainRow).join() ? found : null;
+}
+
+/**
+ * A packed weight on one side, dequantized, against the other side's plain tensor of the same shape, decoded: both
+ * read whole (over HTTP within the bytes read without asking, as for two packed sides).
+ */
+async function compareWithPlain(
+  a: KeptLoad,
+  b: KeptLoad,
+  tensor: string,
+  { packedSide, plan, plainRow }: PlainCounterpart,
+  job: ValuesJob,
+  onBytes: (bytes: number) => void,
+  skip: (reason: string) => PairOutcome,
+): Promise<PairOutcome> {
+  const [packedLoad, plainLoad] = packedSide === 'a' ? [a, b] : [b, a];
+  const plainBytes = locatedByteLength(plainLoad.columns, plainRow, plainLoad.data?.storage);
+  for (const [load, bytes] of [
+    [packedLoad, packedReadBytes(packedLoad, plan)],
+    [plainLoad, plainBytes],
+  ] as const) {
+    if (load.data?.remote && bytes > REMOTE_VALUES_WHOLE_BYTES) {
+      return skip(
+        `a ${plan.scheme} weight against a plain one is compared whole, dequantized and decoded: ${formatBytes(bytes)} ` +
+          `over HTTP is more than the ${formatBytes(REMOTE_VALUES_WHOLE_BYTES)} read without asking`,
+      );
+    }
+  }
+  const plainDtype = rowDtype(plainLoad, plainRow);
+  let bytes = 0;
+  const counted = (read: number) => {
+    onBytes(read);
+    bytes += read;
+  };
+  try {
+    let seen = 0;
+    const weight: DequantizedWeight = await dequantizedWeight(
+      packedLoad,
+      plan,
+      job.signal,
+      (read) => {
+        counted(read - seen);
+        seen = read;
+      },
+      rowDtype,
+    );
+    if (!plainLoad.data) {
+      return { ...skip('the plain side holds no tensor data to read'), bytes };
+    }
+    let plainSeen = 0;
+    const raw = await readWholeTensor(plainLoad.columns, plainRow, plainLoad.data, job.signal, (read) => {
+      counted(read - plainSeen);
+      plainSeen = read;
+    });
+    const plain = decodeValues(plainDtype, raw);
+    if (plain === null || plain.length !== weight.values.length) {
+      return { ...skip(`its plain side is ${plainDtype}, which is not decoded here`), bytes };
+    }
+    const [valuesA, valuesB] = packedSide === 'a' ? [weight.values, plain] : [plain, weight.values];
+    const diff = new DiffAccumulator(false);
+    for (let at = 0; at < weight.values.length; at += PIECE_ELEMENTS) {
+      const end = Math.min(weight.values.length, at + PIECE_ELEMENTS);
+      diff.addValues(valuesA.subarray(at, end), valuesB.subarray(at, end));
+    }
+    const packedDtype = rowDtype(packedLoad, packedWeightRow(plan));
+    const [dtypeA, dtypeB] = packedSide === 'a' ? [packedDtype, plainDtype] : [plainDtype, packedDtype];
+    const words = [`dequantizing ${plan.scheme}`, `decoding ${plainDtype}`];
+    return {
+      comparison: diff.result(tensor, dtypeA, dtypeB, false, {
+        decodedBy: (packedSide === 'a' ? words : words.reverse()).join(' and '),
+        note: weight.detail,
+      }),
+      skipped: null,
+      bytes,
+    };
+  } catch (error) {
+    if (error instanceof ValuesUnavailable && !job.signal.aborted) {
+      return { ...skip(error.message), bytes };
+    }
+    throw error;
+  }
 }
 
 async function compareDequantized(
@@ -146,8 +261,18 @@ export function packedPairBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing)
   if (!sides) {
     return null;
   }
-  if (sides.companion !== null || sides.planA === null || sides.planB === null) {
+  const { planA, planB } = sides;
+  const plain = sides.companion === null ? plainCounterpart(a, b, rows, planA, planB) : null;
+  if (plain) {
+    // The packed weight whole with its companions, and the other side's plain tensor whole.
+    const [packedLoad, plainLoad] = plain.packedSide === 'a' ? [a, b] : [b, a];
+    return (
+      packedReadBytes(packedLoad, plain.plan) +
+      locatedByteLength(plainLoad.columns, plain.plainRow, plainLoad.data?.storage)
+    );
+  }
+  if (sides.companion !== null || planA === null || planB === null) {
     return 0;
   }
-  return packedReadBytes(a, sides.planA) + packedReadBytes(b, sides.planB);
+  return packedReadBytes(a, planA) + packedReadBytes(b, planB);
 }

@@ -11,18 +11,15 @@ import { readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
 import type { ValueComparison, ValuesComparisonResult } from '../core/values/compare-values';
-import type { LoadResult, SourceSpec } from '../core/result';
+import type { SourceSpec } from '../core/result';
 import { ggufWithoutKeys } from '../testing/build-gguf';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { startTestServers, type OriginName, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
 import { present } from '../testing/values-fixtures';
-import { handleCompareRequest, valuePairsOf } from './compare-handler';
-import { loadSource, type KeptLoad } from './load-source';
-import type { WorkerResponse } from './protocol';
-import { compareValuesReply } from './values-compare';
+import { WorkerCompare } from '../testing/worker-compare';
+import { valuePairsOf } from './compare-handler';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 const HF = 'tiny-llama-hf.safetensors';
@@ -53,46 +50,17 @@ async function writeFolder(folder: string, files: Record<string, Uint8Array>): P
   }
 }
 
-/** The worker's kept loads by load id, as parser.worker.ts holds them. */
-const kept = new Map<number, KeptLoad>();
-let nextId = 1;
-
-async function open(source: SourceSpec): Promise<{ loadId: number; load: KeptLoad; result: LoadResult }> {
-  const loadId = nextId++;
-  const messages: WorkerResponse[] = [];
-  await loadSource(
-    {
-      id: loadId,
-      signal: new AbortController().signal,
-      post: (message) => messages.push(message),
-      remember: (load) => kept.set(loadId, load),
-    },
-    source,
-    {},
-  );
-  const result = messages.find((message) => message.type === 'result');
-  if (result?.type !== 'result') {
-    throw new Error(`load failed: ${JSON.stringify(messages.find((message) => message.type === 'error'))}`);
-  }
-  return { loadId, load: present(kept.get(loadId), 'kept load'), result: result.result };
-}
+/** The worker's kept loads by load id, its diffs and its "Compare values", as parser.worker.ts runs them. */
+const worker = new WorkerCompare();
+const kept = worker.kept;
+const open = (source: SourceSpec) => worker.open(source);
 
 const openUrl = (folder: string, name: string, origin: OriginName = 'A') =>
   open({ kind: 'url', url: `${origin === 'A' ? servers.originA : servers.originB}/range/${folder}/${name}` });
 const openFile = (name: string) => open({ kind: 'file', file: new File([fixtureBytes(name) as BlobPart], name) });
 
 /** The worker's `compare` request over two kept loads; the compare id it keeps the diff under. */
-function diff(loadA: number, loadB: number): number {
-  const id = nextId++;
-  const replies: WorkerResponse[] = [];
-  handleCompareRequest(
-    { type: 'compare', id, loadA, loadB, rules: [...DEFAULT_COMPARE_RULES] },
-    (loadId) => kept.get(loadId),
-    (message) => replies.push(message),
-  );
-  expect(replies.map((reply) => reply.type)).toEqual(['compare-result']);
-  return id;
-}
+const diff = (loadA: number, loadB: number) => worker.diff(loadA, loadB);
 
 /** What pairs "Compare values" would line up for the kept comparison now. */
 const pairsNow = (compareId: number) =>
@@ -101,21 +69,12 @@ const pairsNow = (compareId: number) =>
     'pairs',
   );
 
-type CompareValuesReply = Extract<WorkerResponse, { type: 'compare-values-result' }>;
-
 /** The worker's reply to a `compare-values` request for the kept comparison of loads A and B. */
-async function compareValuesReplyOf(compareId: number, loadA: number, loadB: number): Promise<CompareValuesReply> {
-  const job = { signal: new AbortController().signal, progress: () => {} };
-  const request = { type: 'compare-values', id: nextId++, compareId, loadA, loadB } as const;
-  return compareValuesReply(request, (loadId) => kept.get(loadId), job);
-}
+const compareValuesReplyOf = (compareId: number, loadA: number, loadB: number) => worker.reply(compareId, loadA, loadB);
 
 /** "Compare values" as the worker runs it for a `compare-values` request: its result, which must be there. */
-async function compareValues(compareId: number, loadA: number, loadB: number): Promise<ValuesComparisonResult> {
-  const reply = await compareValuesReplyOf(compareId, loadA, loadB);
-  expect(reply.error).toBeNull();
-  return present(reply.result, 'compare-values result');
-}
+const compareValues = (compareId: number, loadA: number, loadB: number) =>
+  worker.compareValues(compareId, loadA, loadB);
 
 /** The figures a comparison gives per tensor, in a fixed order. */
 function figures(tensors: readonly ValueComparison[]) {

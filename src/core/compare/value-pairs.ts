@@ -87,6 +87,34 @@ export function plainPairing(
   };
 }
 
+/** A packed weight on one side whose dequantized shape is the other side's stored one, whole against whole. */
+function unpackedPairing(
+  a: CompareSide,
+  b: CompareSide,
+  rowA: number,
+  rowB: number,
+  unpackedShape: (side: CompareSideId, row: number) => readonly number[] | null,
+): ValuePairing | null {
+  const shapeA = tensorShape(a.columns, rowA);
+  const shapeB = tensorShape(b.columns, rowB);
+  const same = (x: readonly number[] | null, y: readonly number[]) => x !== null && x.join() === y.join();
+  const shape = same(unpackedShape('a', rowA), shapeB)
+    ? shapeB
+    : same(unpackedShape('b', rowB), shapeA)
+      ? shapeA
+      : null;
+  if (shape === null) {
+    return null;
+  }
+  return {
+    tensor: a.names[rowA],
+    parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape }],
+    permutedRows: null,
+    shift: null,
+    note: null,
+  };
+}
+
 const GGUF_LAYER = /^blk\.(\d+)\./;
 
 const GGUF_K = /\.attn_k\.(weight|bias)$/;
@@ -123,12 +151,15 @@ function headDimOf(
 /**
  * The value pairs of a comparison: every entry the diff matched with the same shape, lined up as the name map's
  * relation says; entries matched with different shapes and the converter's derived tensors are listed as skipped.
+ * `unpackedShape` gives a packed weight's dequantized shape (an MLX `weight` U32 [N, K/8] is W [N, K]): a packed
+ * weight against the same name stored plainly in that shape (a model against its MLX conversion) is a pair.
  */
 export function valuePairings(
   a: CompareSide,
   b: CompareSide,
   entries: DiffEntries,
   ggufNames: GgufNamesSummary | null,
+  unpackedShape: (side: CompareSideId, row: number) => readonly number[] | null = () => null,
 ): ValuePairings {
   const pairings: ValuePairing[] = [];
   const skipped: SkippedValuePair[] = [];
@@ -159,7 +190,15 @@ export function valuePairings(
     }
     const hfName = ggufSide === 'a' ? b.names[rowB] : a.names[rowA];
     if (status === STATUS_SHAPE) {
-      skipped.push({ tensor: hfName, reason: shapeReason(a, b, rowA, rowB, entries.stacked[i], entries.stackedSide) });
+      const unpacked = !mapped ? unpackedPairing(a, b, rowA, rowB, unpackedShape) : null;
+      if (unpacked) {
+        pairings.push(unpacked);
+      } else {
+        skipped.push({
+          tensor: hfName,
+          reason: shapeReason(a, b, rowA, rowB, entries.stacked[i], entries.stackedSide),
+        });
+      }
       continue;
     }
     if (status !== STATUS_IDENTICAL && status !== STATUS_DTYPE) {

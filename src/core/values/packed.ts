@@ -131,6 +131,19 @@ export function isFp4Plan(plan: PackedPlan): plan is Fp4Plan {
   return plan.scheme === 'NVFP4' || plan.scheme === 'MXFP4';
 }
 
+/**
+ * The weight a packed row stands for, as nn.Linear holds it (W [N, K], MLX's stacked experts [E, N, K]), where the
+ * header alone tells it; null for layouts that keep Wᵀ (AWQ) or whose shape needs their companions read first
+ * (bitsandbytes' quant_state, compressed-tensors' weight_shape), and for rows that are no packed weight.
+ */
+export function unpackedShape(facts: TensorFacts, row: number): number[] | null {
+  const plan = packedPlan(facts, row);
+  if (plan === null || plan.scheme === 'AWQ' || !('shape' in plan)) {
+    return null;
+  }
+  return plan.shape;
+}
+
 /** The row holding a plan's packed codes. */
 export function packedWeightRow(plan: PackedPlan): number {
   return plan.scheme === 'GPTQ' || plan.scheme === 'AWQ' ? plan.qweight : plan.weight;
