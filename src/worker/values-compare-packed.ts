@@ -16,7 +16,7 @@ import { formatBytes } from '../core/number-format';
 import type { KeptLoad } from './load-source';
 import type { PairOutcome } from './values-compare';
 import { rowDtype, type ValuesJob } from './values-handler';
-import { dequantizedWeight, packedFacts, packedReadBytes, type DequantizedWeight } from './values-packed';
+import { dequantizedWeight, packedFacts, packedReadBytes } from './values-packed';
 import { decodeValues } from '../core/values/decode';
 import { locatedByteLength, readWholeTensor } from '../io/tensor-data';
 import { tensorShape } from '../core/model';
@@ -119,6 +119,56 @@ function plainCounterpart(
   return shape?.join() === tensorShape(plainLoad.columns, found.plainRow).join() ? found : null;
 }
 
+/** Bytes one pair's reads have taken, passed on to the comparison's progress as each read reports its own total. */
+class PairReads {
+  bytes = 0;
+
+  constructor(private readonly onBytes: (bytes: number) => void) {}
+
+  /** A reporter for one read, which says how many bytes it has read so far. */
+  read(): (readSoFar: number) => void {
+    let seen = 0;
+    return (readSoFar) => {
+      this.onBytes(readSoFar - seen);
+      this.bytes += readSoFar - seen;
+      seen = readSoFar;
+    };
+  }
+}
+
+/** Two sides' values compared element for element, as the pair's outcome. */
+function diffOutcome(
+  tensor: string,
+  [valuesA, valuesB]: [Float32Array | Float64Array, Float32Array | Float64Array],
+  [dtypeA, dtypeB]: [string, string],
+  how: { decodedBy: string; note: string },
+  bytes: number,
+): PairOutcome {
+  const diff = new DiffAccumulator(false);
+  for (let at = 0; at < valuesA.length; at += PIECE_ELEMENTS) {
+    const end = Math.min(valuesA.length, at + PIECE_ELEMENTS);
+    diff.addValues(valuesA.subarray(at, end), valuesB.subarray(at, end));
+  }
+  return { comparison: diff.result(tensor, dtypeA, dtypeB, false, how), skipped: null, bytes };
+}
+
+/** `compare`'s outcome, or a skip that says why when a weight's values turn out not to be there to compare. */
+async function orSkipped(
+  compare: () => Promise<PairOutcome>,
+  reads: PairReads,
+  job: ValuesJob,
+  skip: (reason: string) => PairOutcome,
+): Promise<PairOutcome> {
+  try {
+    return await compare();
+  } catch (error) {
+    if (error instanceof ValuesUnavailable && !job.signal.aborted) {
+      return { ...skip(error.message), bytes: reads.bytes };
+    }
+    throw error;
+  }
+}
+
 /**
  * A packed weight on one side, dequantized, against the other side's plain tensor of the same shape, decoded: both
  * read whole (over HTTP within the bytes read without asking, as for two packed sides).
@@ -146,58 +196,29 @@ async function compareWithPlain(
     }
   }
   const plainDtype = rowDtype(plainLoad, plainRow);
-  let bytes = 0;
-  const counted = (read: number) => {
-    onBytes(read);
-    bytes += read;
-  };
-  try {
-    let seen = 0;
-    const weight: DequantizedWeight = await dequantizedWeight(
-      packedLoad,
-      plan,
-      job.signal,
-      (read) => {
-        counted(read - seen);
-        seen = read;
-      },
-      rowDtype,
-    );
-    if (!plainLoad.data) {
-      return { ...skip('the plain side holds no tensor data to read'), bytes };
-    }
-    let plainSeen = 0;
-    const raw = await readWholeTensor(plainLoad.columns, plainRow, plainLoad.data, job.signal, (read) => {
-      counted(read - plainSeen);
-      plainSeen = read;
-    });
-    const plain = decodeValues(plainDtype, raw);
-    if (plain === null || plain.length !== weight.values.length) {
-      return { ...skip(`its plain side is ${plainDtype}, which is not decoded here`), bytes };
-    }
-    const [valuesA, valuesB] = packedSide === 'a' ? [weight.values, plain] : [plain, weight.values];
-    const diff = new DiffAccumulator(false);
-    for (let at = 0; at < weight.values.length; at += PIECE_ELEMENTS) {
-      const end = Math.min(weight.values.length, at + PIECE_ELEMENTS);
-      diff.addValues(valuesA.subarray(at, end), valuesB.subarray(at, end));
-    }
-    const packedDtype = rowDtype(packedLoad, packedWeightRow(plan));
-    const [dtypeA, dtypeB] = packedSide === 'a' ? [packedDtype, plainDtype] : [plainDtype, packedDtype];
-    const words = [`dequantizing ${plan.scheme}`, `decoding ${plainDtype}`];
-    return {
-      comparison: diff.result(tensor, dtypeA, dtypeB, false, {
-        decodedBy: (packedSide === 'a' ? words : words.reverse()).join(' and '),
-        note: weight.detail,
-      }),
-      skipped: null,
-      bytes,
-    };
-  } catch (error) {
-    if (error instanceof ValuesUnavailable && !job.signal.aborted) {
-      return { ...skip(error.message), bytes };
-    }
-    throw error;
-  }
+  const reads = new PairReads(onBytes);
+  return orSkipped(
+    async () => {
+      const weight = await dequantizedWeight(packedLoad, plan, job.signal, reads.read(), rowDtype);
+      if (!plainLoad.data) {
+        return { ...skip('the plain side holds no tensor data to read'), bytes: reads.bytes };
+      }
+      const raw = await readWholeTensor(plainLoad.columns, plainRow, plainLoad.data, job.signal, reads.read());
+      const plain = decodeValues(plainDtype, raw);
+      if (plain === null || plain.length !== weight.values.length) {
+        return { ...skip(`its plain side is ${plainDtype}, which is not decoded here`), bytes: reads.bytes };
+      }
+      const packedDtype = rowDtype(packedLoad, packedWeightRow(plan));
+      const words = [`dequantizing ${plan.scheme}`, `decoding ${plainDtype}`];
+      const how = { decodedBy: (packedSide === 'a' ? words : words.reverse()).join(' and '), note: weight.detail };
+      return packedSide === 'a'
+        ? diffOutcome(tensor, [weight.values, plain], [packedDtype, plainDtype], how, reads.bytes)
+        : diffOutcome(tensor, [plain, weight.values], [plainDtype, packedDtype], how, reads.bytes);
+    },
+    reads,
+    job,
+    skip,
+  );
 }
 
 async function compareDequantized(
@@ -209,49 +230,26 @@ async function compareDequantized(
   onBytes: (bytes: number) => void,
   skip: (reason: string) => PairOutcome,
 ): Promise<PairOutcome> {
-  let bytes = 0;
-  const dequantize = async (load: KeptLoad, plan: PackedPlan) => {
-    let counted = 0;
-    const weight = await dequantizedWeight(
-      load,
-      plan,
-      job.signal,
-      (read) => {
-        onBytes(read - counted);
-        bytes += read - counted;
-        counted = read;
-      },
-      rowDtype,
-    );
-    return weight;
-  };
-  try {
-    // One side after the other: at most two dequantized weights are held at once.
-    const weightA = await dequantize(a, planA);
-    const weightB = await dequantize(b, planB);
-    if (weightA.shape.join() !== weightB.shape.join()) {
-      return { ...skip(`its dequantized shapes differ: [${weightA.shape}] and [${weightB.shape}]`), bytes };
-    }
-    const diff = new DiffAccumulator(false);
-    for (let at = 0; at < weightA.values.length; at += PIECE_ELEMENTS) {
-      const end = Math.min(weightA.values.length, at + PIECE_ELEMENTS);
-      diff.addValues(weightA.values.subarray(at, end), weightB.values.subarray(at, end));
-    }
-    const dtypes = [rowDtype(a, packedWeightRow(planA)), rowDtype(b, packedWeightRow(planB))];
-    return {
-      comparison: diff.result(tensor, dtypes[0], dtypes[1], false, {
-        decodedBy: `dequantizing ${planA.scheme}`,
-        note: weightA.detail,
-      }),
-      skipped: null,
-      bytes,
-    };
-  } catch (error) {
-    if (error instanceof ValuesUnavailable && !job.signal.aborted) {
-      return { ...skip(error.message), bytes };
-    }
-    throw error;
-  }
+  const reads = new PairReads(onBytes);
+  return orSkipped(
+    async () => {
+      // One side after the other: at most two dequantized weights are held at once.
+      const weightA = await dequantizedWeight(a, planA, job.signal, reads.read(), rowDtype);
+      const weightB = await dequantizedWeight(b, planB, job.signal, reads.read(), rowDtype);
+      if (weightA.shape.join() !== weightB.shape.join()) {
+        return {
+          ...skip(`its dequantized shapes differ: [${weightA.shape}] and [${weightB.shape}]`),
+          bytes: reads.bytes,
+        };
+      }
+      const dtypes: [string, string] = [rowDtype(a, packedWeightRow(planA)), rowDtype(b, packedWeightRow(planB))];
+      const how = { decodedBy: `dequantizing ${planA.scheme}`, note: weightA.detail };
+      return diffOutcome(tensor, [weightA.values, weightB.values], dtypes, how, reads.bytes);
+    },
+    reads,
+    job,
+    skip,
+  );
 }
 
 /** Bytes a packed pairing reads (both sides whole, companions included), or null when it is not one. */
