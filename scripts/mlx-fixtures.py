@@ -70,7 +70,8 @@ def pack_rows(codes: np.ndarray, bits: int) -> np.ndarray:
 
 
 def affine(w: np.ndarray, bits: int, group: int):
-    """mlx's affine quantization per group: scale = (max - min) / (2^b - 1), bias = min, q = round((w - bias) / scale)."""
+    """mlx's affine quantization per group: scale = (max - min) / (2^b - 1), bias = min,
+    q = round((w - bias) / scale)."""
     rows, k = w.shape
     g = w.reshape(rows, k // group, group)
     lo, hi = g.min(axis=2), g.max(axis=2)

@@ -11,6 +11,7 @@ import { base64Bytes, dequantFixtures, present } from '../testing/values-fixture
 import { elementPairings } from '../testing/value-pairings';
 import { type KeptLoad } from './load-source';
 import { compareTensorValues } from './values-compare';
+import { WorkerCompare } from '../testing/worker-compare';
 
 const { gptq } = dequantFixtures();
 const m = 'model.layers.0.mlp.down_proj.';
@@ -104,5 +105,51 @@ describe('compare values of packed 4-bit weights', () => {
       'qweight compared',
     );
     expect(weight).toMatchObject({ identical: true, maxAbs: 0, relL2: 0 });
+  });
+});
+
+describe('a model against its GPTQ quantization', () => {
+  /** The plain model's `weight` [N, K] holding numpy's dequantized GPTQ values times `factor`, as F32. */
+  function plainModel(factor: number): File {
+    const values = Float32Array.from(gptq.values, (value) => value * factor);
+    const bytes = buildSafetensors([{ name: `${m}weight`, dtype: 'F32', shape: [gptq.n, gptq.k] }], {
+      tensorData: { [`${m}weight`]: new Uint8Array(values.buffer) },
+    });
+    return new File([bytes as BlobPart], 'plain.safetensors');
+  }
+
+  function gptqModel(): File {
+    const bytes = buildSafetensors(specs, {
+      tensorData: {
+        [`${m}qweight`]: base64Bytes(gptq.qweight),
+        [`${m}qzeros`]: base64Bytes(gptq.qzeros),
+        [`${m}scales`]: base64Bytes(gptq.scales),
+      },
+    });
+    return new File([bytes as BlobPart], 'gptq.safetensors');
+  }
+
+  it('pairs q_proj.qweight with q_proj.weight and compares dequantized against decoded, either side first', async () => {
+    for (const factor of [1, 2]) {
+      for (const gptqFirst of [true, false]) {
+        const worker = new WorkerCompare();
+        const gptqLoad = await worker.open({ kind: 'file', file: gptqModel() });
+        const plainLoad = await worker.open({ kind: 'file', file: plainModel(factor) });
+        const [a, b] = gptqFirst ? [gptqLoad, plainLoad] : [plainLoad, gptqLoad];
+        const result = await worker.compareValues(worker.diff(a.loadId, b.loadId), a.loadId, b.loadId);
+        const weight = present(
+          result.tensors.find((entry) => entry.tensor === `${m}weight`),
+          'the plain name compared',
+        );
+        expect(weight.decodedBy).toBe(
+          gptqFirst ? 'dequantizing GPTQ and decoding F32' : 'decoding F32 and dequantizing GPTQ',
+        );
+        expect(weight.elements).toBe(gptq.n * gptq.k);
+        expect(weight.cosine).toBeCloseTo(1, 9);
+        // B = factor × A when the plain side is B, A = factor × B otherwise.
+        const rel = factor === 1 ? 0 : gptqFirst ? 1 : 0.5;
+        expect(weight.relL2).toBeCloseTo(rel, 6);
+      }
+    }
   });
 });

@@ -1,9 +1,9 @@
 /**
  * "Compare values" for packed weights (GPTQ, AWQ, bitsandbytes NF4/FP4, compressed-tensors, FP4, MLX): their stored
- * integers pack several codes per element, so a difference, norm or cosine over them means nothing. A packed weight
- * is compared in its dequantized values, both sides read whole with their companions (worker/values-packed.ts), or,
- * against the same weight stored plainly in the shape it stands for (a model against its MLX conversion), the one
- * dequantized against the other decoded: how far quantizing moved each weight. The code-only parts of the layout
+ * integers pack several codes per element, so a difference, norm or cosine over them means nothing. A packed weight is
+ * compared in its dequantized values, both sides read whole with their companions (worker/values-packed.ts), or,
+ * against the same weight stored plainly in the shape it stands for (a model against its MLX or GPTQ quantization), the
+ * one dequantized against the other decoded: how far quantizing moved each weight. The code-only parts of the layout
  * (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them. Scales, absmax
  * and g_idx are values in their own right and go through the plain comparison.
  */
@@ -190,8 +190,8 @@ async function compareWithPlain(
   ] as const) {
     if (load.data?.remote && bytes > REMOTE_VALUES_WHOLE_BYTES) {
       return skip(
-        `a ${plan.scheme} weight against a plain one is compared whole, dequantized and decoded: ${formatBytes(bytes)} ` +
-          `over HTTP is more than the ${formatBytes(REMOTE_VALUES_WHOLE_BYTES)} read without asking`,
+        `a ${plan.scheme} weight against a plain one is compared whole, dequantized and decoded: ` +
+          `${formatBytes(bytes)} over HTTP is more than the ${formatBytes(REMOTE_VALUES_WHOLE_BYTES)} read without asking`,
       );
     }
   }

@@ -115,6 +115,46 @@ function unpackedPairing(
   };
 }
 
+/** Packed weights stored under another name than the module's plain `weight`: GPTQ, Marlin, compressed-tensors. */
+const PACKED_WEIGHT_SUFFIX = /\.(?:qweight|B|weight_packed)$/;
+
+/**
+ * A packed weight one side alone holds (`q_proj.qweight`) against the other side's plain `q_proj.weight` of the shape
+ * it stands for, named as the plain side names it (a model against its GPTQ quantization).
+ */
+function renamedPackedPairings(
+  a: CompareSide,
+  b: CompareSide,
+  unmatched: Record<CompareSideId, ReadonlyMap<string, number>>,
+  unpackedShape: (side: CompareSideId, row: number) => readonly number[] | null,
+): ValuePairing[] {
+  const pairings: ValuePairing[] = [];
+  for (const [packedSide, plainSide] of [
+    ['a', 'b'],
+    ['b', 'a'],
+  ] as const) {
+    const plain = plainSide === 'a' ? a : b;
+    for (const [key, row] of unmatched[packedSide]) {
+      const plainRow = PACKED_WEIGHT_SUFFIX.test(key)
+        ? unmatched[plainSide].get(key.replace(PACKED_WEIGHT_SUFFIX, '.weight'))
+        : undefined;
+      const shape = plainRow === undefined ? null : unpackedShape(packedSide, row);
+      if (plainRow === undefined || shape === null || shape.join() !== tensorShape(plain.columns, plainRow).join()) {
+        continue;
+      }
+      const [rowA, rowB] = packedSide === 'a' ? [row, plainRow] : [plainRow, row];
+      pairings.push({
+        tensor: plain.names[plainRow],
+        parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape: [...shape] }],
+        permutedRows: null,
+        shift: null,
+        note: null,
+      });
+    }
+  }
+  return pairings;
+}
+
 const GGUF_LAYER = /^blk\.(\d+)\./;
 
 const GGUF_K = /\.attn_k\.(weight|bias)$/;
@@ -172,10 +212,18 @@ export function valuePairings(
     mapped?.kind === 'reference' ? llamaCppNameOrOwn(gguf.names[row]) : gguf.names[row];
   let hfRowByName: Map<string, number> | null = null;
   let headCountsWanted = false;
+  // Keys one side alone holds, for a packed weight stored under another name than the plain one (`q_proj.qweight`).
+  const unmatched = { a: new Map<string, number>(), b: new Map<string, number>() };
   for (let i = 0; i < entries.count; i++) {
     const rowA = entries.rowA[i];
     const rowB = entries.rowB[i];
     const status = entries.status[i];
+    if ((rowA < 0 || rowB < 0) && !mapped) {
+      const [side, row, strip] =
+        rowA >= 0 ? (['a', rowA, entries.stripA[i]] as const) : (['b', rowB, entries.stripB[i]] as const);
+      unmatched[side].set((side === 'a' ? a : b).names[row].slice(strip), row);
+      continue;
+    }
     if (rowA < 0 || rowB < 0) {
       const only = rowA >= 0 ? rowA : rowB;
       const onGgufSide = ggufSide !== null && (rowA >= 0 ? 'a' : 'b') === ggufSide;
@@ -276,6 +324,7 @@ export function valuePairings(
         break;
     }
   }
+  pairings.push(...renamedPackedPairings(a, b, unmatched, unpackedShape));
   const hfSide: CompareSideId = ggufSide === 'a' ? 'b' : 'a';
   return headCountsWanted ? { pairings, skipped, headCountsWanted: hfSide } : { pairings, skipped };
 }

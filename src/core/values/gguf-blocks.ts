@@ -1,10 +1,10 @@
 /**
- * GGUF quant blocks dequantized as llama.cpp does (ggml `dequantize_row_*`, block structs in ggml-common.h; the
- * Python port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32)
- * or 256 (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0), 64 (NVFP4, Q2_0) or 128 (Q1_0); every scale `d`/`dmin`/`m` is a little-endian
- * float16 but MXFP4's, a power-of-two exponent byte (E8M0), and NVFP4's, unsigned E4M3 bytes. Multi-byte fields sit at odd offsets inside a block, so
- * they are read with byte math, never a typed-array view. The codebook types (IQ1_S/M, IQ2_*, IQ3_*) are in
- * gguf-codebook-blocks.ts.
+ * GGUF quant blocks dequantized as llama.cpp does (ggml `dequantize_row_*`, block structs in ggml-common.h; the Python
+ * port is gguf-py's `gguf/quants.py`, which the tests compare against). A block covers 32 elements (QK = 32) or 256
+ * (QK_K = 256, the K-quants and IQ4_XS, TQ1_0, TQ2_0), 64 (NVFP4, Q2_0) or 128 (Q1_0); every scale `d`/`dmin`/`m` is a
+ * little-endian float16 but MXFP4's, a power-of-two exponent byte (E8M0), and NVFP4's, unsigned E4M3 bytes. Multi-byte
+ * fields sit at odd offsets inside a block, so they are read with byte math, never a typed-array view. The codebook
+ * types (IQ1_S/M, IQ2_*, IQ3_*) are in gguf-codebook-blocks.ts.
  */
 import { halfAt as f16 } from '../bytes/half-float';
 import type { DecodeUnit } from './decode';
