@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   exactDecimal,
   formatElapsed,
+  formatShare,
   formatValue,
   formatBytes,
   formatBytesExact,
@@ -112,5 +113,13 @@ describe('formatElapsed', () => {
     expect(formatElapsed(1234)).toBe('1.23 s');
     expect(formatElapsed(12_345)).toBe('12.3 s');
     expect(formatElapsed(Number.NaN)).toBe('—');
+  });
+});
+
+describe('formatShare', () => {
+  it('one decimal on every row, trailing zero kept', () => {
+    expect(formatShare(0.22)).toBe('22.0%');
+    expect(formatShare(0.379)).toBe('37.9%');
+    expect(formatShare(0)).toBe('0.0%');
   });
 });

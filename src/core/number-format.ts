@@ -203,6 +203,11 @@ export function exactDecimal(value: number): string {
   return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
 
+/** A share of a whole in a table column, one decimal on every row so the figures line up: 0.22 → "22.0%". */
+export function formatShare(fraction: number): string {
+  return `${(fraction * 100).toFixed(1)}%`;
+}
+
 /** A duration as people read one: "66 ms", "0.20 s" past 100 ms, "12.3 s" past 10 s. */
 export function formatElapsed(ms: number): string {
   if (!Number.isFinite(ms) || ms < 0) {

@@ -2,16 +2,18 @@
  * Worker side of compare mode: diffs two kept loads with core/compare and answers sorting/filtering queries over the
  * result it keeps. Lives apart from parser.worker.ts, which only routes the three compare messages here.
  */
-import { tensorShape, type TensorColumns } from '../core/model';
+import type { TensorColumns } from '../core/model';
 import { isCompareRule, type CompareRule } from '../core/compare/align';
 import { compareSides, loraAgainstBase, type CompareFacts } from '../core/compare/compare';
 import { entryKeys, queryCompare } from '../core/compare/compare-query';
 import type { DiffEntries } from '../core/compare/diff';
 import type { GgufNamesSummary } from '../core/compare/gguf-keys';
 import { valuePairings, type ValuePairings } from '../core/compare/value-pairs';
-import { unpackedShape, type TensorFacts } from '../core/values/packed';
+import { unpackedWeight } from '../core/values/packed';
 import type { MlxPacking } from '../core/analysis/quant/mlx';
-import { dtypeName } from '../core/dtypes';
+import type { KeptData } from './load-source';
+import { packedFacts } from './values-packed';
+import { rowDtype } from './values-handler';
 import type { CompareResult } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { MAX_KEPT_COMPARES } from '../core/limits';
@@ -24,6 +26,8 @@ interface LoadView extends CompareFacts {
   names: readonly string[];
   /** Each MLX weight row's bits, group and mode (publish.ts), for the shape its packed codes stand for. */
   mlxPackings?: () => ReadonlyMap<number, MlxPacking>;
+  /** Where its rows' bytes are; its dtypes outside the spec, by row. */
+  data?: KeptData;
   /** The load's on-demand sidecar reader (sidecars-on-demand.ts): read once, its config.json updates the facts. */
   readSidecars?: (group: 'config') => Promise<unknown>;
   /** Its tokenizer's every token: a GGUF's own list, else its tokenizer.json once read; null when it has neither. */
@@ -196,8 +200,8 @@ export function valuePairsOf(
   if (!kept || !a || !b) {
     return null;
   }
-  const facts = { a: headerFacts(a), b: headerFacts(b) };
-  return valuePairings(a, b, kept.entries, kept.ggufNames, (side, row) => unpackedShape(facts[side], row));
+  const facts = { a: packedFacts(a, rowDtype), b: packedFacts(b, rowDtype) };
+  return valuePairings(a, b, kept.entries, kept.ggufNames, (side, row) => unpackedWeight(facts[side], row));
 }
 
 /**
@@ -267,14 +271,4 @@ export function compareVocabularies(
     return answer(null, `${missing} has no token list to compare: neither a GGUF's tokens nor a tokenizer.json read.`);
   }
   return answer(diffVocabularies(listA, listB), null);
-}
-
-/** A load's names, dtypes and shapes as core/values/packed.ts plans packed layouts from them. */
-function headerFacts(load: LoadView): TensorFacts {
-  return {
-    names: load.names,
-    dtype: (row) => dtypeName(load.columns.dtype[row]) ?? 'unknown',
-    shape: (row) => tensorShape(load.columns, row),
-    mlxPacking: (row) => load.mlxPackings?.().get(row) ?? null,
-  };
 }

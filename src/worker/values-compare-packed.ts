@@ -7,7 +7,7 @@
  * (`qzeros`, quant_state) are not compared on their own, since the weight's values already hold them. Scales, absmax
  * and g_idx are values in their own right and go through the plain comparison.
  */
-import { packedCodeOwner, packedPlan, packedWeightRow, unpackedShape, type PackedPlan } from '../core/values/packed';
+import { packedCodeOwner, packedPlan, packedWeightRow, unpackedWeight, type PackedPlan } from '../core/values/packed';
 import type { ValuePairing } from '../core/compare/value-pairs';
 import { DiffAccumulator } from '../core/values/compare-values';
 import { REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
@@ -115,7 +115,7 @@ function plainCounterpart(
     return null;
   }
   const [packedLoad, plainLoad] = found.packedSide === 'a' ? [a, b] : [b, a];
-  const shape = unpackedShape(packedFacts(packedLoad, rowDtype), packedWeightRow(found.plan));
+  const shape = unpackedWeight(packedFacts(packedLoad, rowDtype), packedWeightRow(found.plan))?.shape;
   return shape?.join() === tensorShape(plainLoad.columns, found.plainRow).join() ? found : null;
 }
 

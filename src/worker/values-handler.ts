@@ -65,7 +65,7 @@ function dataOf(load: KeptLoad): KeptData {
   return load.data;
 }
 
-export function rowDtype(load: KeptLoad, row: number): string {
+export function rowDtype(load: Pick<KeptLoad, 'columns' | 'data'>, row: number): string {
   return dtypeName(load.columns.dtype[row]) ?? load.data?.unknownDtypes.get(row) ?? 'unknown';
 }
 

@@ -17,7 +17,7 @@ import type { ValuesJob } from './values-handler';
 import { compressedIntWeight, fp4Weight, notDequantized } from './values-packed-compressed';
 import { mlxWeight } from './values-packed-mlx';
 
-export type DtypeOf = (load: KeptLoad, row: number) => string;
+export type DtypeOf = (load: Pick<KeptLoad, 'columns' | 'data'>, row: number) => string;
 
 /**
  * Dequantized elements one read holds in memory at once (Float32, 256 MiB): a 7B model's largest packed projection
@@ -26,7 +26,10 @@ export type DtypeOf = (load: KeptLoad, row: number) => string;
 export const MAX_DEQUANTIZED_ELEMENTS = 64 * 1024 * 1024;
 
 /** The names, dtypes and shapes core/values/packed.ts plans a load's packed layouts from. */
-export function packedFacts(load: KeptLoad, rowDtype: DtypeOf): TensorFacts {
+export function packedFacts(
+  load: Pick<KeptLoad, 'columns' | 'data' | 'mlxPackings'> & { names: readonly string[] },
+  rowDtype: DtypeOf,
+): TensorFacts {
   return {
     names: load.names,
     dtype: (row) => rowDtype(load, row),

@@ -78,14 +78,16 @@ export function plainPairing(
   rowA: number,
   rowB: number,
 ): ValuePairing {
-  return {
-    tensor: names[rowA],
-    parts: [wholePart(rowA, rowB, columns, rowA)],
-    permutedRows: null,
-    shift: null,
-    note: null,
-  };
+  return wholePairing(names[rowA], rowA, rowB, tensorShape(columns, rowA));
 }
+
+/** One whole tensor of each side, compared element for element in `shape`. */
+function wholePairing(tensor: string, rowA: number, rowB: number, shape: number[]): ValuePairing {
+  return { tensor, parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape }], permutedRows: null, shift: null, note: null };
+}
+
+/** A packed weight row's dequantized shape and the name its module's plain weight has, or null for any other row. */
+export type UnpackedOf = (side: CompareSideId, row: number) => { shape: readonly number[]; name: string } | null;
 
 /** A packed weight on one side whose dequantized shape is the other side's stored one, whole against whole. */
 function unpackedPairing(
@@ -93,30 +95,15 @@ function unpackedPairing(
   b: CompareSide,
   rowA: number,
   rowB: number,
-  unpackedShape: (side: CompareSideId, row: number) => readonly number[] | null,
+  unpacked: UnpackedOf,
 ): ValuePairing | null {
   const shapeA = tensorShape(a.columns, rowA);
   const shapeB = tensorShape(b.columns, rowB);
-  const same = (x: readonly number[] | null, y: readonly number[]) => x !== null && x.join() === y.join();
-  const shape = same(unpackedShape('a', rowA), shapeB)
-    ? shapeB
-    : same(unpackedShape('b', rowB), shapeA)
-      ? shapeA
-      : null;
-  if (shape === null) {
-    return null;
-  }
-  return {
-    tensor: a.names[rowA],
-    parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape }],
-    permutedRows: null,
-    shift: null,
-    note: null,
-  };
+  const fits = (side: CompareSideId, row: number, other: readonly number[]) =>
+    unpacked(side, row)?.shape.join() === other.join();
+  const shape = fits('a', rowA, shapeB) ? shapeB : fits('b', rowB, shapeA) ? shapeA : null;
+  return shape === null ? null : wholePairing(a.names[rowA], rowA, rowB, shape);
 }
-
-/** Packed weights stored under another name than the module's plain `weight`: GPTQ, Marlin, compressed-tensors. */
-const PACKED_WEIGHT_SUFFIX = /\.(?:qweight|B|weight_packed)$/;
 
 /**
  * A packed weight one side alone holds (`q_proj.qweight`) against the other side's plain `q_proj.weight` of the shape
@@ -125,8 +112,8 @@ const PACKED_WEIGHT_SUFFIX = /\.(?:qweight|B|weight_packed)$/;
 function renamedPackedPairings(
   a: CompareSide,
   b: CompareSide,
-  unmatched: Record<CompareSideId, ReadonlyMap<string, number>>,
-  unpackedShape: (side: CompareSideId, row: number) => readonly number[] | null,
+  unmatched: Record<CompareSideId, ReadonlyMap<string, { row: number; strip: number }>>,
+  unpacked: UnpackedOf,
 ): ValuePairing[] {
   const pairings: ValuePairing[] = [];
   for (const [packedSide, plainSide] of [
@@ -134,22 +121,14 @@ function renamedPackedPairings(
     ['b', 'a'],
   ] as const) {
     const plain = plainSide === 'a' ? a : b;
-    for (const [key, row] of unmatched[packedSide]) {
-      const plainRow = PACKED_WEIGHT_SUFFIX.test(key)
-        ? unmatched[plainSide].get(key.replace(PACKED_WEIGHT_SUFFIX, '.weight'))
-        : undefined;
-      const shape = plainRow === undefined ? null : unpackedShape(packedSide, row);
-      if (plainRow === undefined || shape === null || shape.join() !== tensorShape(plain.columns, plainRow).join()) {
+    for (const { row, strip } of unmatched[packedSide].values()) {
+      const weight = unpacked(packedSide, row);
+      const plainRow = weight ? unmatched[plainSide].get(weight.name.slice(strip))?.row : undefined;
+      if (!weight || plainRow === undefined || weight.shape.join() !== tensorShape(plain.columns, plainRow).join()) {
         continue;
       }
       const [rowA, rowB] = packedSide === 'a' ? [row, plainRow] : [plainRow, row];
-      pairings.push({
-        tensor: plain.names[plainRow],
-        parts: [{ rowA, rowB, firstA: 0, firstB: 0, shape: [...shape] }],
-        permutedRows: null,
-        shift: null,
-        note: null,
-      });
+      pairings.push(wholePairing(plain.names[plainRow], rowA, rowB, [...weight.shape]));
     }
   }
   return pairings;
@@ -191,7 +170,7 @@ function headDimOf(
 /**
  * The value pairs of a comparison: every entry the diff matched with the same shape, lined up as the name map's
  * relation says; entries matched with different shapes and the converter's derived tensors are listed as skipped.
- * `unpackedShape` gives a packed weight's dequantized shape (an MLX `weight` U32 [N, K/8] is W [N, K]): a packed
+ * `unpacked` gives a packed weight's dequantized shape (an MLX `weight` U32 [N, K/8] is W [N, K]): a packed
  * weight against the same name stored plainly in that shape (a model against its MLX conversion) is a pair.
  */
 export function valuePairings(
@@ -199,7 +178,7 @@ export function valuePairings(
   b: CompareSide,
   entries: DiffEntries,
   ggufNames: GgufNamesSummary | null,
-  unpackedShape: (side: CompareSideId, row: number) => readonly number[] | null = () => null,
+  unpacked: UnpackedOf = () => null,
 ): ValuePairings {
   const pairings: ValuePairing[] = [];
   const skipped: SkippedValuePair[] = [];
@@ -213,7 +192,10 @@ export function valuePairings(
   let hfRowByName: Map<string, number> | null = null;
   let headCountsWanted = false;
   // Keys one side alone holds, for a packed weight stored under another name than the plain one (`q_proj.qweight`).
-  const unmatched = { a: new Map<string, number>(), b: new Map<string, number>() };
+  const unmatched = {
+    a: new Map<string, { row: number; strip: number }>(),
+    b: new Map<string, { row: number; strip: number }>(),
+  };
   for (let i = 0; i < entries.count; i++) {
     const rowA = entries.rowA[i];
     const rowB = entries.rowB[i];
@@ -221,7 +203,7 @@ export function valuePairings(
     if ((rowA < 0 || rowB < 0) && !mapped) {
       const [side, row, strip] =
         rowA >= 0 ? (['a', rowA, entries.stripA[i]] as const) : (['b', rowB, entries.stripB[i]] as const);
-      unmatched[side].set((side === 'a' ? a : b).names[row].slice(strip), row);
+      unmatched[side].set((side === 'a' ? a : b).names[row].slice(strip), { row, strip });
       continue;
     }
     if (rowA < 0 || rowB < 0) {
@@ -238,9 +220,9 @@ export function valuePairings(
     }
     const hfName = ggufSide === 'a' ? b.names[rowB] : a.names[rowA];
     if (status === STATUS_SHAPE) {
-      const unpacked = !mapped ? unpackedPairing(a, b, rowA, rowB, unpackedShape) : null;
-      if (unpacked) {
-        pairings.push(unpacked);
+      const pairing = !mapped ? unpackedPairing(a, b, rowA, rowB, unpacked) : null;
+      if (pairing) {
+        pairings.push(pairing);
       } else {
         skipped.push({
           tensor: hfName,
@@ -324,7 +306,7 @@ export function valuePairings(
         break;
     }
   }
-  pairings.push(...renamedPackedPairings(a, b, unmatched, unpackedShape));
+  pairings.push(...renamedPackedPairings(a, b, unmatched, unpacked));
   const hfSide: CompareSideId = ggufSide === 'a' ? 'b' : 'a';
   return headCountsWanted ? { pairings, skipped, headCountsWanted: hfSide } : { pairings, skipped };
 }

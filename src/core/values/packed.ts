@@ -131,17 +131,21 @@ export function isFp4Plan(plan: PackedPlan): plan is Fp4Plan {
   return plan.scheme === 'NVFP4' || plan.scheme === 'MXFP4';
 }
 
+/** The packed weights stored under another name than their module's plain `weight`: GPTQ, Marlin, compressed-tensors. */
+const RENAMED_WEIGHT = /(?:qweight|B|weight_packed)$/;
+
 /**
- * The weight a packed row stands for, as nn.Linear holds it (W [N, K], MLX's stacked experts [E, N, K]), where the
- * header alone tells it; null for layouts that keep Wᵀ (AWQ) or whose shape needs their companions read first
- * (bitsandbytes' quant_state, compressed-tensors' weight_shape), and for rows that are no packed weight.
+ * The weight a packed row stands for, as nn.Linear holds it (W [N, K], MLX's stacked experts [E, N, K]), and the name
+ * its module's plain weight has (`q_proj.qweight` → `q_proj.weight`), where the header alone tells the shape; null for
+ * layouts that keep Wᵀ (AWQ) or whose shape needs their companions read first (bitsandbytes' quant_state,
+ * compressed-tensors' weight_shape), and for rows that are no packed weight.
  */
-export function unpackedShape(facts: TensorFacts, row: number): number[] | null {
+export function unpackedWeight(facts: TensorFacts, row: number): { shape: number[]; name: string } | null {
   const plan = packedPlan(facts, row);
   if (plan === null || plan.scheme === 'AWQ' || !('shape' in plan)) {
     return null;
   }
-  return plan.shape;
+  return { shape: plan.shape, name: facts.names[row].replace(RENAMED_WEIGHT, 'weight') };
 }
 
 /** The row holding a plan's packed codes. */

@@ -3,7 +3,7 @@
  * each dtype's share of the stored elements) as the quantization panel's precision table.
  */
 import type { DtypeTotals } from '../../core/stats';
-import { formatBytes, formatCount, groupDigits } from '../../core/number-format';
+import { formatBytes, formatCount, formatShare, groupDigits } from '../../core/number-format';
 import { numeric, TableHead } from '../../lib/TableHead';
 
 export interface DtypeTotalsRow extends DtypeTotals {
@@ -40,7 +40,7 @@ export function DtypeTotalsTable({
             <td className="num" title={groupDigits(row.elements)}>
               {formatCount(row.elements)}
             </td>
-            {withShare && <td className="num">{((row.share ?? 0) * 100).toFixed(1)}%</td>}
+            {withShare && <td className="num">{formatShare(row.share ?? 0)}</td>}
             <td className="num" title={`${groupDigits(row.bytes)} bytes`}>
               {formatBytes(row.bytes)}
             </td>

@@ -6,7 +6,7 @@
 import { useState } from 'react';
 import type { GgufSummary } from '../../core/formats/sections';
 import type { ParsedHeader } from '../../core/model';
-import { formatBytes, groupDigits } from '../../core/number-format';
+import { formatBytes, formatShare, groupDigits } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { ChatTemplateCard, TurnEndNote, useChatPreview } from '../chat-template/ChatTemplateCard';
 import { ggufEndOfTurn, ggufEndOfTurnFinding } from '../../core/analysis/tokenizer/gguf-end-of-turn';
@@ -88,8 +88,7 @@ function QuantMixCard({ gguf }: { gguf: GgufSummary }) {
                 <td className="mono">{entry.type}</td>
                 <td className="num">{groupDigits(entry.tensors)}</td>
                 <td className="num">{formatBytes(entry.bytes)}</td>
-                {/* One decimal on every row, so the column's figures line up (22.0%, 37.9%). */}
-                <td className="num">{total > 0 ? `${((entry.bytes / total) * 100).toFixed(1)}%` : '—'}</td>
+                <td className="num">{total > 0 ? formatShare(entry.bytes / total) : '—'}</td>
                 <td className="num">
                   {entry.bitsPerWeight > 0 ? entry.bitsPerWeight.toFixed(4).replace(/\.?0+$/, '') : '—'}
                 </td>

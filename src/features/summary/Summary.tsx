@@ -52,6 +52,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const logicalParams = parameters || totals.elements;
   const shardReport = result.shards?.report;
   const shardsMissing = shardReport !== undefined && shardReport.totals.presentShards < shardReport.totals.shards;
+  const indexOnly = shardReport?.totals.presentShards === 0;
   // A checkpoint: the model's own bytes over its parameters (optimizer state and shared storage left out). Sharded
   // models: the figure the Shards tab explains (index total_size based), none while shards are missing, and over
   // the logical weights when the quantization analysis found packed ones. None where a header lays out no data
@@ -103,11 +104,11 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
       <p
-        className={`integrity ${verdict === 'accepts' && !shardProblem && shardReport?.totals.presentShards !== 0 ? 'ok' : 'bad'}`}
+        className={`integrity ${verdict === 'accepts' && !shardProblem && !indexOnly ? 'ok' : 'bad'}`}
         data-testid="integrity"
       >
         {view.integrity?.(header, verdict) ??
-          (shardReport?.totals.presentShards === 0
+          (indexOnly
             ? '✖ index only: none of the shard files it names was opened'
             : verdict !== 'accepts'
               ? `✖ the reference loader would refuse ${shardReport ? 'a shard of this model' : 'this file'}`
