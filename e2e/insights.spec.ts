@@ -6,6 +6,8 @@ import { buildSafetensors, layoutTensors } from '../src/testing/build-safetensor
 import { compareBaseTensors } from '../src/testing/compare-pairs';
 import {
   comfyWanLoraFixture,
+  kohyaSd15Fixture,
+  kohyaSd15LayeredModules,
   peftDoraStateDictFixture,
   peftGpt2Fixture,
   peftWrappedModel,
@@ -145,6 +147,31 @@ test.describe('model insights', () => {
     const unmerged = page.locator('[data-code="lora-unmerged"]');
     await expect(unmerged).toContainText('carry LoRA factors (rank 4) beside base weights');
     await expect(unmerged).toContainText('merge_and_unload()');
+    watch.expectClean();
+  });
+
+  test("a kohya LoRA's Modules tab: its underscore paths as levels, a node filtering the table", async ({ page }) => {
+    const watch = watchPage(page);
+    const dir = join(FIXTURES_DIR, 'kohya-modules');
+    mkdirSync(dir, { recursive: true });
+    const kohya = kohyaSd15Fixture(8, 4, kohyaSd15LayeredModules());
+    writeFileSync(
+      join(dir, 'sd15_style.safetensors'),
+      buildSafetensors(kohya.specs, { tensorData: kohya.tensorData, metadata: kohya.metadata }),
+    );
+    await openApp(page);
+    await openLocalFile(page, 'kohya-modules/sd15_style.safetensors');
+    await page.getByRole('tab', { name: 'Modules' }).click();
+    const tree = page.getByRole('tree', { name: 'Module tree' });
+    // Two top-level modules (not one per LoRA module), the encoder's twelve identical layers folded into one run.
+    await expect(tree.getByRole('treeitem', { level: 1 })).toHaveCount(2);
+    await expect(tree.getByRole('treeitem', { level: 1 }).first()).toContainText('lora_te');
+    const run = tree.getByRole('treeitem').filter({ hasText: '0–11' });
+    await expect(run).toContainText('×12');
+    await run.getByRole('button', { name: '0–11', exact: true }).click();
+    await expect(page.getByRole('tab', { name: 'Tensors' })).toHaveAttribute('aria-selected', 'true');
+    // 12 layers × 6 projections × (alpha, down, up), all of them and only they.
+    await expect(page.getByTestId('row-count')).toContainText('216 shown');
     watch.expectClean();
   });
 });

@@ -49,6 +49,12 @@ export const TABLE_WIDTH_ROWS_PER_STEP = 65_536;
  */
 export const MAX_TREE_TEMPLATES = 50_000;
 
+/**
+ * Rows above which the module tree leaves paths written with underscores (kohya) as they are: LoRA files hold a
+ * few thousand tensors, and cutting every name of a crafted million-row header would be a long task of its own.
+ */
+export const MAX_UNDERSCORE_PATH_ROWS = 200_000;
+
 /** Numbered containers given a bytes-by-layer series. */
 export const MAX_LAYER_SERIES = 4;
 

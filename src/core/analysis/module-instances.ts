@@ -12,6 +12,8 @@ import type { Steps } from '../steps';
 /** One node of the template tree: a literal segment, or `#` standing for every numbered sibling. */
 export interface TemplateNode {
   segment: string;
+  /** What follows the segment in the names below it: `.`, or `_` in a path written with underscores. */
+  separator: string;
   numeric: boolean;
   children: TemplateNode[];
   /** Number of `#` nodes from the root down to and including this one. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { TensorSpec } from '../../testing/build-safetensors';
 import { deepseekV3Fixture } from '../../testing/models/fp8-deepseek-v3';
 import { headerFromSpecs, inputFromFixture } from '../../testing/models/header-from-specs';
+import { kohyaSd15Fixture, kohyaSd15LayeredModules } from '../../testing/models/lora';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
 import { allTensorNames } from '../model';
 import { modulePatternMatcher } from './module-pattern';
@@ -288,5 +289,69 @@ describe('hostile numbers of distinct module paths', () => {
     expect(section?.root.tensors).toBe(count);
     expect(section?.root.bytes).toBe(count);
     expect(section?.root.children).toBeUndefined();
+  });
+});
+
+describe('module paths written with underscores (kohya)', () => {
+  const input = inputFromFixture(kohyaSd15Fixture(16, 8, kohyaSd15LayeredModules()));
+  const section = moduleTreeAnalysis.run(input).section;
+  const root = section?.root;
+
+  it('cuts them into levels at the indices, with the stored separators in the patterns', () => {
+    expect(root?.children?.map((c) => c.pattern)).toEqual(['lora_te_', 'lora_unet_']);
+    const layers = child(child(root, 'lora_te'), 'text_model_encoder_layers');
+    expect(layers.children?.map((c) => [c.label, c.repeat?.count ?? 1, c.tensors])).toEqual([['0–11', 12, 216]]);
+    const run = child(layers, '0–11');
+    expect(run.pattern).toBe('lora_te_text_model_encoder_layers_{0-11}_');
+    expect(run.children?.map((c) => c.label)).toEqual([
+      'mlp_fc1',
+      'mlp_fc2',
+      'self_attn_k_proj',
+      'self_attn_out_proj',
+      'self_attn_q_proj',
+      'self_attn_v_proj',
+    ]);
+    expect(child(run, 'mlp_fc1').pattern).toBe('lora_te_text_model_encoder_layers_{0-11}_mlp_fc1.');
+    // The UNet's blocks differ in width, so each stays apart; the to_out.0 of diffusers is its own level.
+    const blocks = child(child(root, 'lora_unet'), 'down_blocks');
+    expect(blocks.children?.map((c) => c.label)).toEqual(['0', '1', '2']);
+    const attn = child(child(child(child(child(blocks, '1'), 'attentions'), '0–1'), 'transformer_blocks'), '0');
+    expect(attn.children?.map((c) => c.label)).toEqual(['attn1_to_k', 'attn1_to_out', 'attn1_to_q', 'attn1_to_v']);
+    const weight = child(child(child(child(attn, 'attn1_to_out'), '0'), 'lora_up'), 'weight');
+    expect(weight.pattern).toBe(
+      'lora_unet_down_blocks_1_attentions_{0-1}_transformer_blocks_0_attn1_to_out_0.lora_up.weight',
+    );
+    expect(weight).toMatchObject({ tensors: 2, shape: [640, 16], dtype: 'F16' });
+    expect(child(child(child(root, 'lora_unet'), 'time_embedding_linear'), '1').pattern).toBe(
+      'lora_unet_time_embedding_linear_1.',
+    );
+  });
+
+  it("each node's pattern picks exactly its tensors from the stored names", () => {
+    const visit = (node: ModuleNode): number => {
+      const matched = input.names.filter(modulePatternMatcher(node.pattern)).length;
+      expect(matched, node.pattern).toBe(node.tensors);
+      return 1 + (node.children ?? []).reduce((sum, c) => sum + visit(c), 0);
+    };
+    expect(visit(root as ModuleNode)).toBeGreaterThan(40);
+    // A plain name that ends with `_` is one name, not a prefix.
+    expect(['w_', 'w_x'].filter(modulePatternMatcher('w_'))).toEqual(['w_']);
+  });
+
+  it('charts the top-level modules and the layers by their stored prefixes', () => {
+    expect(section?.bytesByTopLevel.map((p) => [p.label, p.prefix])).toContainEqual([
+      'lora_te_text_model_encoder_layers',
+      'lora_te_text_model_encoder_layers_',
+    ]);
+    expect(section?.bytesByLayer.map((s) => [s.prefix, s.points.length])).toContainEqual([
+      'lora_te_text_model_encoder_layers_',
+      12,
+    ]);
+  });
+
+  it('leaves the shared index with the names as stored', () => {
+    const index = tensorIndex(input.header, input.names);
+    expect(index.shapes().text).toContain('lora_te_text_model_encoder_layers_0_mlp_fc1.alpha');
+    expect(index.row('lora_te_text_model_encoder_layers_0_mlp_fc1.alpha')).toBeGreaterThanOrEqual(0);
   });
 });

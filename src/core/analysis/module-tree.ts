@@ -27,10 +27,11 @@ import {
   TREE_TEMPLATES_PER_STEP,
 } from './analysis-limits';
 import type { LayerSeries, ModuleNode, ModuleTreeSection, SeriesPoint } from './report-sections';
-import { storedBytes, tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
+import { storedBytes, tensorIndex, uncachedTensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
 import type { Analysis, AnalysisInput, AnalysisOutput } from './analysis-types';
 import { compareNatural } from '../natural-order';
 import { runSteps, type Steps } from '../steps';
+import { underscorePathNames } from './underscore-paths';
 import {
   groupOf,
   instancesOf,
@@ -66,14 +67,19 @@ export function* moduleTreeSteps(index: TensorIndex): Steps<ModuleTreeSection | 
     return null;
   }
   // Templates are the shared name shapes (tensor-index.ts): one pass over the names serves every analysis.
-  const shapes = index.shapes();
-  if (shapes.count > MAX_TREE_TEMPLATES) {
-    return gaveUp(index, shapes.count);
+  const sharedShapes = index.shapes();
+  if (sharedShapes.count > MAX_TREE_TEMPLATES) {
+    return gaveUp(index, sharedShapes.count);
   }
+  // Paths written with underscores (kohya) get shapes of their own, from their names cut at the underscores that
+  // stand for dots; the index the other analyses share keeps the names as stored.
+  const paths = underscorePathNames(index.names, sharedShapes);
+  const treeIndex = paths === null ? index : uncachedTensorIndex(index.header, paths);
+  const shapes = treeIndex.shapes();
   yield;
-  const root = yield* buildTemplateTree(shapes);
-  const totals = yield* templateTotals(index, shapes);
-  const state: RenderState = { index, shapes, totals, groups: [], nodes: 0 };
+  const root = yield* buildTemplateTree(shapes, paths === null ? null : { cut: paths, stored: index.names });
+  const totals = yield* templateTotals(treeIndex, shapes);
+  const state: RenderState = { index: treeIndex, shapes, totals, groups: [], nodes: 0 };
   const tree = yield* render(state, root, [], '', 1, null, true);
   return {
     root: tree,
@@ -154,6 +160,7 @@ function childOf(node: TemplateNode, segment: string, numeric: boolean): Templat
 function newTemplateNode(segment: string, numeric: boolean, depth: number): TemplateNode {
   return {
     segment,
+    separator: '.',
     numeric,
     children: [],
     depth,
@@ -164,7 +171,29 @@ function newTemplateNode(segment: string, numeric: boolean, depth: number): Temp
   };
 }
 
-function* buildTemplateTree(shapes: NameShapes): Steps<TemplateNode> {
+/** The names the tree cuts at dots, and the names as stored when those differ (a path written with underscores). */
+interface TreeNames {
+  readonly cut: readonly string[];
+  readonly stored: readonly string[];
+}
+
+/**
+ * The character after each segment of template `id`'s names as stored: in a path written with underscores some of
+ * the dots the tree cut at stand for `_` (underscore-paths.ts), and the cut moved no character. Every name of one
+ * template has its separators in the same places, so its first row tells.
+ */
+function separatorsOf(shapes: NameShapes, id: number, names: TreeNames): string[] {
+  const row = shapes.rowList[shapes.rowStart[id]];
+  const cut = names.cut[row];
+  const stored = names.stored[row];
+  const separators: string[] = [];
+  for (let at = cut.indexOf('.'); at >= 0; at = cut.indexOf('.', at + 1)) {
+    separators.push(stored[at]);
+  }
+  return separators;
+}
+
+function* buildTemplateTree(shapes: NameShapes, names: TreeNames | null): Steps<TemplateNode> {
   const root = newTemplateNode('', false, 0);
   for (let id = 0; id < shapes.count; id++) {
     if (id % TREE_TEMPLATES_PER_STEP === TREE_TEMPLATES_PER_STEP - 1) {
@@ -172,7 +201,10 @@ function* buildTemplateTree(shapes: NameShapes): Steps<TemplateNode> {
     }
     let node = root;
     node.below.push(id);
-    for (const part of segmentsOf(shapes.pieces[id])) {
+    const separators = names === null ? null : separatorsOf(shapes, id, names);
+    const segments = segmentsOf(shapes.pieces[id]);
+    for (let k = 0; k < segments.length; k++) {
+      const part = segments[k];
       const numeric = part === null;
       const segment = part ?? '#';
       let child = childOf(node, segment, numeric);
@@ -187,6 +219,9 @@ function* buildTemplateTree(shapes: NameShapes): Steps<TemplateNode> {
             node.childIndex.set(each.numeric ? '#' : `.${each.segment}`, each);
           }
         }
+      }
+      if (separators !== null && k < separators.length) {
+        child.separator = separators[k];
       }
       node = child;
       node.below.push(id);
@@ -277,7 +312,7 @@ function* render(
   const collapsed = run !== null && run.count > 1;
   const segment = run === null ? node.segment : collapsed ? `{${run.first}-${run.last}}` : String(run.first);
   const isTensor = node.template >= 0 && node.children.length === 0;
-  const pattern = isRoot ? '' : isTensor ? parentPattern + segment : `${parentPattern}${segment}.`;
+  const pattern = isRoot ? '' : isTensor ? parentPattern + segment : parentPattern + segment + node.separator;
   const totals = run ?? totalsOf(state, node, context);
   const brace = pattern.indexOf('{');
   const out: ModuleNode = {
@@ -316,7 +351,7 @@ function* render(
       }
     }
   }
-  const childPattern = isRoot ? '' : pattern.endsWith('.') ? pattern : `${pattern}.`;
+  const childPattern = isRoot || !isTensor ? pattern : pattern + node.separator;
   const children: ModuleNode[] = [];
   let hidden = 0;
   const more = { nodes: 0, tensors: 0, elements: 0, bytes: 0 };
@@ -365,7 +400,8 @@ function* render(
 
 function point(node: ModuleNode): SeriesPoint {
   return {
-    label: node.pattern.endsWith('.') ? node.pattern.slice(0, -1) : node.pattern,
+    // A module's pattern ends with its separator; a tensor's is its name.
+    label: node.children === undefined && node.more === undefined ? node.pattern : node.pattern.slice(0, -1),
     prefix: node.prefix,
     bytes: node.bytes,
     elements: node.elements,
@@ -424,7 +460,7 @@ function* layerSeries(state: RenderState, root: TemplateNode): Steps<LayerSeries
       yield;
     }
     if (!child.numeric) {
-      stack.push({ node: child, path: `${top.path}${child.segment}.`, next: 0 });
+      stack.push({ node: child, path: top.path + child.segment + child.separator, next: 0 });
       continue;
     }
     const instances = yield* instancesOf(state, child, []);

@@ -64,6 +64,16 @@ describe.skipIf(!existsSync(REAL))('real files', () => {
     expect(tags.length).toBeGreaterThan(10);
     expect(tags.every((tag, i) => i === 0 || tags[i - 1].count >= tag.count)).toBe(true);
     expect(findings).toEqual([]);
+    // The module tree cuts kohya's underscore paths at their indices: the 12 text-encoder layers fold into one run.
+    const tree = sections.moduleTree?.root;
+    expect(tree?.children?.map((node) => [node.pattern, node.tensors])).toEqual([
+      ['lora_te_', 360],
+      ['lora_unet_', 1390],
+    ]);
+    const layers = tree?.children?.[0].children?.[0].children ?? [];
+    expect(layers.map((node) => [node.pattern, node.repeat?.count])).toEqual([
+      ['lora_te_text_model_encoder_layers_{0-11}_', 12],
+    ]);
   });
 
   it('PEFT LoRA on gpt2 (anirudh-ak/peft-gpt2) with its adapter_config.json', () => {

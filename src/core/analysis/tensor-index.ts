@@ -108,6 +108,11 @@ export function tensorIndex(header: ParsedHeader, names: readonly string[]): Ten
   return index;
 }
 
+/** An index over other names for `header`'s rows (the module tree's cut paths), kept out of the shared cache. */
+export function uncachedTensorIndex(header: ParsedHeader, names: readonly string[]): TensorIndex {
+  return buildIndex(header, names, false);
+}
+
 /** TensorIndex.bytes as a plain function, for loops over every row. */
 export function storedBytes(columns: TensorColumns, row: number): number {
   const span = columns.end[row] - columns.begin[row];
@@ -176,7 +181,7 @@ export function rowsOfShapes(shapes: NameShapes, ids: readonly number[]): Int32A
   return rows;
 }
 
-function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex {
+function buildIndex(header: ParsedHeader, names: readonly string[], namesAreStored = true): TensorIndex {
   const columns = header.tensors;
   const metadata = new Map<string, string>();
   const metadataTexts = allMetadataTexts(header.metadata);
@@ -188,7 +193,7 @@ function buildIndex(header: ParsedHeader, names: readonly string[]): TensorIndex
   const rank = (row: number): number => columns.shapeStarts[row + 1] - columns.shapeStarts[row];
   const given = givenShapes.get(header);
   let parsed: ParsedShapes | null = given?.names === names ? given.shapes : null;
-  const shapes = (): ParsedShapes => (parsed ??= shapesOf(names, columns));
+  const shapes = (): ParsedShapes => (parsed ??= shapesOf(names, columns, namesAreStored));
   const sorted: Array<SortedShape | undefined> = [];
   const sortedShape = (shape: number): SortedShape => {
     let entry = sorted[shape];

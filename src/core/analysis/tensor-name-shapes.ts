@@ -389,8 +389,12 @@ function utf16Units(name: string): Uint16Array {
   return units;
 }
 
-export function shapesOf(names: readonly string[], columns: TensorColumns): ParsedShapes {
-  const fromBytes = namesMatchBytes(names, columns) ? parseShapes(names, columns, true) : null;
+/**
+ * `namesAreStored`: whether `names` are the header's own names decoded (then a check of their lengths is enough to
+ * read them from the bytes); false for other names of the same rows, which may have the same lengths.
+ */
+export function shapesOf(names: readonly string[], columns: TensorColumns, namesAreStored = true): ParsedShapes {
+  const fromBytes = namesAreStored && namesMatchBytes(names, columns) ? parseShapes(names, columns, true) : null;
   return fromBytes ?? parseShapes(names, columns, false);
 }
 

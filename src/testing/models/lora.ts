@@ -176,10 +176,39 @@ const KOHYA_SD15: ReadonlyArray<[string, number, number]> = [
   ['lora_te_text_model_encoder_layers_0_mlp_fc1', 3072, 768],
 ];
 
-export function kohyaSd15Fixture(rank = 16, alpha = 8): ModelFixture {
+/**
+ * kohya SD1.5 modules in their layers: the CLIP text encoder's 12 layers of six projections, the UNet's first three
+ * down blocks (two attentions each, widths 320, 640, 1280) and the time embedding's second linear.
+ */
+export function kohyaSd15LayeredModules(): Array<[string, number, number]> {
+  const modules: Array<[string, number, number]> = [];
+  for (let layer = 0; layer < 12; layer++) {
+    const prefix = `lora_te_text_model_encoder_layers_${layer}`;
+    for (const proj of ['q_proj', 'k_proj', 'v_proj', 'out_proj']) {
+      modules.push([`${prefix}_self_attn_${proj}`, 768, 768]);
+    }
+    modules.push([`${prefix}_mlp_fc1`, 3072, 768], [`${prefix}_mlp_fc2`, 768, 3072]);
+  }
+  for (const [block, width] of [320, 640, 1280].entries()) {
+    for (const attention of [0, 1]) {
+      const prefix = `lora_unet_down_blocks_${block}_attentions_${attention}_transformer_blocks_0`;
+      for (const proj of ['to_q', 'to_k', 'to_v', 'to_out_0']) {
+        modules.push([`${prefix}_attn1_${proj}`, width, width]);
+      }
+    }
+  }
+  modules.push(['lora_unet_time_embedding_linear_1', 1280, 1280]);
+  return modules;
+}
+
+export function kohyaSd15Fixture(
+  rank = 16,
+  alpha = 8,
+  modules: ReadonlyArray<[string, number, number]> = KOHYA_SD15,
+): ModelFixture {
   const specs: TensorSpec[] = [];
   const tensorData: Record<string, Uint8Array> = {};
-  for (const [module, out, k] of KOHYA_SD15) {
+  for (const [module, out, k] of modules) {
     specs.push(
       { name: `${module}.alpha`, dtype: 'F16', shape: [] },
       { name: `${module}.lora_down.weight`, dtype: 'F16', shape: [rank, k] },
