@@ -26,6 +26,10 @@ describe('moduleOf', () => {
     ['time_embedding.linear_1.weight', 'time_embedding.linear_1'],
     ['lm_head', 'lm_head'],
     ['blocks.1234567890.weight', 'blocks.1234567890'],
+    // kohya's paths, underscores for dots: cut at their first index, spelled as stored.
+    ['lora_unet_down_blocks_1_attentions_0_proj_in.lora_down.weight', 'lora_unet_down_blocks_1'],
+    ['lora_te1_text_model_encoder_layers_11_mlp_fc1.alpha', 'lora_te1_text_model_encoder_layers_11'],
+    ['lora_unet_conv_in.alpha', 'lora_unet_conv_in'],
   ])('%s → %s', (key, module) => {
     expect(moduleOf(key)).toBe(module);
   });

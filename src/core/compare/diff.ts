@@ -6,6 +6,7 @@
  * Pure and columnar: it runs in the worker over the two kept loads' columns and names, and returns typed arrays
  * (one entry per aligned key) plus small summaries, so 250,000 tensors per side cross the boundary as transferables.
  */
+import { isUnderscorePath, underscorePathName } from '../analysis/underscore-paths';
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
 import type { TensorColumns } from '../model';
 import { tensorBytes } from '../table-query';
@@ -172,9 +173,15 @@ function isIndexSegment(key: string, start: number, end: number): boolean {
 /**
  * The module a key belongs to: everything up to and including its first numbered segment (`layers.5.mlp.up.weight`
  * → `layers.5`, `down_blocks.1.resnets.0.conv1.weight` → `down_blocks.1`), else its parent path
- * (`embed_tokens.weight` → `embed_tokens`), else the key itself (`lm_head`).
+ * (`embed_tokens.weight` → `embed_tokens`), else the key itself (`lm_head`). A kohya path, written with underscores
+ * for dots, is read as the module tree cuts it and spelled as stored (`lora_unet_down_blocks_1_…` →
+ * `lora_unet_down_blocks_1`): the cut moves no character.
  */
 export function moduleOf(key: string): string {
+  return isUnderscorePath(key) ? key.slice(0, dottedModuleOf(underscorePathName(key)).length) : dottedModuleOf(key);
+}
+
+function dottedModuleOf(key: string): string {
   let start = 0;
   let lastDot = -1;
   while (start <= key.length) {
