@@ -7,7 +7,7 @@
  * with one tensor of each ggml codebook type (IQ1_S … IQ3_S, written by gguf-py) reads as gguf-py dequantizes it,
  * and one with ggml's 1- and 2-bit types (Q1_0, Q2_0) as ggml's own dequantizers do (in numpy).
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import {
@@ -21,7 +21,7 @@ import {
   watchPage,
 } from './helpers';
 import { buildSafetensors } from '../src/testing/build-safetensors';
-import { formatValue, groupDigits, plural } from '../src/core/number-format';
+import { formatBytes, formatValue, groupDigits, plural } from '../src/core/number-format';
 import { nonFiniteAnswers, present } from '../src/testing/values-fixtures';
 
 const PLANTED = join(process.cwd(), 'fixtures', 'values', 'planted.safetensors');
@@ -115,10 +115,18 @@ test.describe('tensor values', () => {
     // Until values are asked for, only the parser worker runs; the first values request starts the slice worker.
     await expect(page.getByRole('button', { name: 'Scan all values' })).toBeVisible();
     expect(page.workers().map((worker) => worker.url())).toEqual([expect.stringContaining('parser.worker')]);
+    const size = statSync(PLANTED).size;
+    const headerBytes = 8 + Number(readFileSync(PLANTED).readBigUInt64LE(0));
+    await expect(page.getByTestId('stat-bytes-read')).toHaveAttribute('data-value', String(headerBytes));
     await page.getByRole('button', { name: 'Scan all values' }).click();
     const result = page.getByTestId('scan-result');
     await expect(result).toContainText('Scanned 9 tensors');
     await expect.poll(() => page.workers().length).toBe(2);
+    // The scan read every tensor once: the whole file is now read, and the status line says what for.
+    await expect(page.getByTestId('stat-bytes-read')).toHaveAttribute('data-value', String(size));
+    await expect(page.getByTestId('bytes-read')).toContainText(
+      `read ${formatBytes(size)} of ${formatBytes(size)} (100%): header ${formatBytes(headerBytes)} + values ${formatBytes(size - headerBytes)}`,
+    );
     await expect(page.getByTestId('scan-nan')).toContainText('model.layers.0.self_attn.q_norm.weight: 1 NaN');
     await expect(page.getByTestId('scan-inf')).toContainText('model.norm.weight: 1 +Inf');
     await expect(page.getByTestId('scan-zero').getByRole('listitem')).toHaveText(['model.layers.5.mlp.gate.bias']);

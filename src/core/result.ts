@@ -137,12 +137,21 @@ export interface NetworkFigures {
   byPurpose?: Partial<Record<ReadPurpose, PurposeFigures>>;
 }
 
+/** What a load has read after an on-demand job, for the page: its network figures when remote, and its values reads. */
+export interface SourceReads {
+  network: NetworkFigures | null;
+  /** Bytes read for tensor values (Read values, Scan all values, Compare values, a LoRA update), local or remote. */
+  valuesBytes: number;
+}
+
 export interface LoadResult {
   loadId: number;
   source: SourceRef;
   outcome: ParseOutcome;
-  /** Bytes read from the source: 8 + N for a valid local file. */
+  /** Bytes read from the source: 8 + N for a valid local file; after a values click, its reads too. */
   bytesRead: number;
+  /** Of bytesRead, what the values clicks (Read values, Scan all values, Compare values) read; absent before any. */
+  valuesBytesRead?: number;
   /** File size as the source reported it. */
   fileSize: number | null;
   network: NetworkFigures | null;
@@ -215,10 +224,13 @@ export function withAnalyses(result: LoadResult, update: AnalysesUpdate): LoadRe
     sections: update.sections,
     analysisFindings: update.analysisFindings,
     network: update.network ?? result.network,
+    // A local load's update counts the load's reads; values clicked meanwhile stay counted.
     bytesRead:
       result.source.kind === 'url' && update.network
         ? update.network.bytesFetched
-        : (update.bytesRead ?? result.bytesRead),
+        : update.bytesRead === undefined
+          ? result.bytesRead
+          : update.bytesRead + (result.valuesBytesRead ?? 0),
     timings: { ...result.timings, analyzeMs: update.analyzeMs },
   };
 }

@@ -2,7 +2,7 @@
  * ByteReader over a local File/Blob. `Blob.slice` is lazy, so a read touches only the asked bytes: a header load
  * reads 8 bytes, then exactly N more, whatever the file's size (a 70 GB shard costs 8 + N bytes of IO).
  */
-import type { ByteReader, ReadOptions, ReadPurpose } from '../core/bytes/byte-reader';
+import type { ByteReader, ReadOptions, ReadPurpose, RequestObserver } from '../core/bytes/byte-reader';
 import { SourceError } from '../core/errors';
 
 /** The length prefix: the first read asks for exactly it, so a local load reads 8 + N bytes and nothing more. */
@@ -49,6 +49,7 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
   const name = file.name && file.name !== '' ? file.name : 'file';
   let requests = 0;
   let bytesFetched = 0;
+  let observer: RequestObserver | null = null;
 
   async function read(offset: number, length: number, options: ReadOptions = {}): Promise<Uint8Array> {
     checkRange(offset, length);
@@ -59,6 +60,8 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
       return new Uint8Array(0);
     }
     requests++;
+    // The load's meter counts the bytes by what they were read for, as a remote reader's requests are.
+    const tally = observer?.(options.purpose ?? null) ?? null;
     let buffer: ArrayBuffer;
     try {
       buffer = await abortable(sliceBytes(file, offset, end, options.purpose), signal);
@@ -67,9 +70,12 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
         throw error;
       }
       throw unreadable(name, error);
+    } finally {
+      tally?.end();
     }
     const bytes = new Uint8Array(buffer);
     bytesFetched += bytes.length;
+    tally?.bytes(bytes.length);
     if (bytes.length !== end - offset) {
       // The file shrank after it was chosen; Blob reads of a changed file normally fail, but be explicit.
       throw unreadable(name, new Error(`expected ${end - offset} bytes, got ${bytes.length}`));
@@ -85,6 +91,9 @@ export function createFileReader(file: Blob & { name?: string }): ByteReader {
     cheapReads: true,
     read,
     stats: () => ({ requests, bytesFetched }),
+    observe: (next) => {
+      observer = next;
+    },
   };
 }
 

@@ -1,11 +1,17 @@
 /**
- * "Compare values" in the store: the worker answers with each side's network figures, and each lands in the slot that
- * holds that side's load (A's in the main slot, B's in compare's), only while the slot still holds it. The worker
- * client is mocked.
+ * Values jobs in the store: the worker answers with what each load has read (for "Compare values" each side's), and
+ * each lands in the slot that holds that load (A's in the main slot, B's in compare's), only while the slot still
+ * holds it. The worker client is mocked.
  */
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as WorkerClient from '../worker/client';
-import type { CompareResult, LoadResult, NetworkFigures } from '../core/result';
+import {
+  withAnalyses,
+  type CompareResult,
+  type LoadResult,
+  type NetworkFigures,
+  type SourceReads,
+} from '../core/result';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
 import type { TensorValues } from '../core/values/tensor-values';
 import { parsedLoadResult } from '../testing/worker-client-mock';
@@ -34,16 +40,21 @@ function remoteLoad(loadId: number, name: string): LoadResult {
   };
 }
 
-function figures(requests: number, bytesFetched: number): NetworkFigures {
+/** What a remote load has read after values reads: its header's 100 bytes and the rest for values. */
+function figures(requests: number, bytesFetched: number): SourceReads {
+  const valuesBytes = bytesFetched - 100;
   return {
-    requests,
-    bytesFetched,
-    byPurpose: { values: { requests: requests - 1, bytesFetched: bytesFetched - 100, roundTrips: 1 } },
+    network: {
+      requests,
+      bytesFetched,
+      byPurpose: { values: { requests: requests - 1, bytesFetched: valuesBytes, roundTrips: 1 } },
+    },
+    valuesBytes,
   };
 }
 
 /** A and B loaded, their diff shown, and "Compare values" answering `answer` when let go. */
-function compareShown(answer: Partial<WorkerClient.ValuesAnswer<ValuesComparisonResult, WorkerClient.SideNetworks>>) {
+function compareShown(answer: Partial<WorkerClient.ValuesAnswer<ValuesComparisonResult, WorkerClient.SideReads>>) {
   const a = remoteLoad(1, 'a.safetensors');
   const b = remoteLoad(2, 'b.gguf');
   useAppStore.setState({
@@ -53,7 +64,7 @@ function compareShown(answer: Partial<WorkerClient.ValuesAnswer<ValuesComparison
   });
   let answered: () => void = () => undefined;
   const promise = new Promise((resolve) => {
-    answered = () => resolve({ value: COMPARED, error: null, network: { a: null, b: null }, ...answer });
+    answered = () => resolve({ value: COMPARED, error: null, reads: { a: null, b: null }, ...answer });
   });
   client.compareAllValues.mockReturnValueOnce({ promise, cancel: vi.fn() });
   useAppStore.getState().compareValues();
@@ -70,27 +81,33 @@ beforeEach(() => {
 describe('Compare values in the store', () => {
   it("puts A's figures in the main slot and B's in the compare slot", async () => {
     const [figuresA, figuresB] = [figures(5, 4196), figures(9, 8292)];
-    compareShown({ network: { a: figuresA, b: figuresB } })();
+    compareShown({ reads: { a: figuresA, b: figuresB } })();
     await vi.waitFor(() => expect(useAppStore.getState().valueCompare.status).toBe('ready'));
     const { load, compareSource } = useAppStore.getState();
-    expect(load).toMatchObject({ status: 'ready', result: { loadId: 1, network: figuresA, bytesRead: 4196 } });
+    expect(load).toMatchObject({
+      status: 'ready',
+      result: { loadId: 1, network: figuresA.network, bytesRead: 4196, valuesBytesRead: 4096 },
+    });
     // What else the slot held stays.
     expect(load).toMatchObject({ sidecarsReading: true });
-    expect(compareSource).toMatchObject({ status: 'ready', result: { loadId: 2, network: figuresB, bytesRead: 8292 } });
+    expect(compareSource).toMatchObject({
+      status: 'ready',
+      result: { loadId: 2, network: figuresB.network, bytesRead: 8292, valuesBytesRead: 8192 },
+    });
     expect(client.compareLoads).not.toHaveBeenCalled();
   });
 
   it('a failed comparison still counts the reads it made', async () => {
     const figuresB = figures(3, 2148);
-    compareShown({ value: null, error: 'the server went away', network: { a: null, b: figuresB } })();
+    compareShown({ value: null, error: 'the server went away', reads: { a: null, b: figuresB } })();
     await vi.waitFor(() => expect(useAppStore.getState().valueCompare.status).toBe('error'));
     const { load, compareSource } = useAppStore.getState();
     expect(load.status === 'ready' && load.result.network).toEqual({ requests: 1, bytesFetched: 100 });
-    expect(compareSource).toMatchObject({ result: { network: figuresB, bytesRead: 2148 } });
+    expect(compareSource).toMatchObject({ result: { network: figuresB.network, bytesRead: 2148 } });
   });
 
   it('a slot that now holds another load keeps its own figures', async () => {
-    const answered = compareShown({ network: { a: figures(5, 4196), b: figures(9, 8292) } });
+    const answered = compareShown({ reads: { a: figures(5, 4196), b: figures(9, 8292) } });
     const other = remoteLoad(3, 'c.gguf');
     useAppStore.setState({ compareSource: { status: 'ready', result: other } });
     answered();
@@ -109,7 +126,7 @@ describe('Compute ΔW in the store', () => {
     useAppStore.setState({ load: { status: 'ready', result: load, sidecarsReading: false } });
     let answered: (value: TensorValues | null, error?: string) => void = () => undefined;
     const promise = new Promise((resolve) => {
-      answered = (value, error) => resolve({ value, error: error ?? null, network: figures(3, 2148) });
+      answered = (value, error) => resolve({ value, error: error ?? null, reads: figures(3, 2148) });
     });
     client.readLoraDelta.mockReturnValueOnce({ promise, cancel: vi.fn() });
     useAppStore.getState().computeLoraDelta(2, 'm');
@@ -159,7 +176,7 @@ describe('Compute ΔW in the store', () => {
       promise: Promise.resolve({
         value: null,
         error: 'ΔW of m needs its two factors whole',
-        network: null,
+        reads: null,
         confirmBytes: 20_000_000,
       }),
       cancel: vi.fn(),
@@ -176,5 +193,41 @@ describe('Compute ΔW in the store', () => {
     useAppStore.getState().computeLoraDelta(2, 'm', true);
     expect(client.readLoraDelta).toHaveBeenLastCalledWith(6, 2, true, expect.any(Function));
     expect(loraDeltaOf(useAppStore.getState(), 'm')).toMatchObject({ status: 'reading', whole: true });
+  });
+});
+
+describe('values reads of a local load', () => {
+  it("add to the bytes its load read, each job's figure replacing the last, and survive the analyses' update", async () => {
+    const local: LoadResult = { ...parsedLoadResult(8, 'model.safetensors'), bytesRead: 100 };
+    useAppStore.setState({ load: { status: 'ready', result: local, sidecarsReading: false } });
+    for (const [valuesBytes, bytesRead] of [
+      [4096, 4196],
+      [12_288, 12_388],
+    ]) {
+      client.scanAllValues.mockReturnValueOnce({
+        promise: Promise.resolve({ value: null, error: 'Cancelled.', reads: { network: null, valuesBytes } }),
+        cancel: vi.fn(),
+      });
+      useAppStore.getState().scanAllValues();
+      await vi.waitFor(() => {
+        const load = useAppStore.getState().load;
+        expect(load.status === 'ready' && load.result).toMatchObject({
+          network: null,
+          bytesRead,
+          valuesBytesRead: valuesBytes,
+        });
+      });
+    }
+    const load = useAppStore.getState().load;
+    const result = load.status === 'ready' ? load.result : local;
+    const update = {
+      sections: {},
+      analysisFindings: [],
+      network: null,
+      analyzeMs: 1,
+      bytesRead: 116,
+      viewsToCome: false,
+    };
+    expect(withAnalyses(result, update)).toMatchObject({ bytesRead: 116 + 12_288, valuesBytesRead: 12_288 });
   });
 });

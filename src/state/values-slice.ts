@@ -4,7 +4,7 @@
  * default budget is sampled unless `whole` is asked for (the view says how many bytes first).
  */
 import type { StateCreator } from 'zustand';
-import type { NetworkFigures } from '../core/result';
+import type { SourceReads } from '../core/result';
 import type { ValueScan } from '../core/values/value-scan';
 import type { TensorValues } from '../core/values/tensor-values';
 import type { ValuesComparisonResult } from '../core/values/compare-values';
@@ -13,7 +13,7 @@ import {
   readLoraDelta,
   readValues,
   scanAllValues,
-  type SideNetworks,
+  type SideReads,
   type ValuesAnswer,
   type ValuesHandle,
 } from '../worker/client';
@@ -62,12 +62,21 @@ export interface ValuesSlice {
 
 const running = new Map<string, { cancel: () => void }>();
 
-/** `slot` with the network figures its load has after a values job; null when it no longer holds load `loadId`. */
-function withNetwork(slot: SlotState, loadId: number, network: NetworkFigures | null): ReadySlot | null {
-  if (!network || slot.status !== 'ready' || slot.result.loadId !== loadId) {
+/**
+ * `slot` with what its load has read after a values job: a remote load's network figures hold every byte; a local
+ * load adds its values reads to the bytes its load read. Null when the slot no longer holds load `loadId`.
+ */
+function withReads(slot: SlotState, loadId: number, reads: SourceReads | null): ReadySlot | null {
+  if (!reads || slot.status !== 'ready' || slot.result.loadId !== loadId) {
     return null;
   }
-  return { ...slot, result: { ...slot.result, network, bytesRead: network.bytesFetched } };
+  const { result } = slot;
+  const { network, valuesBytes } = reads;
+  const bytesRead = network ? network.bytesFetched : result.bytesRead - (result.valuesBytesRead ?? 0) + valuesBytes;
+  return {
+    ...slot,
+    result: { ...result, network: network ?? result.network, bytesRead, valuesBytesRead: valuesBytes },
+  };
 }
 
 export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (set, get) => {
@@ -87,18 +96,18 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
     return load.result.loadId;
   };
 
-  /** The main load's network figures now include the values reads. */
-  const takeNetwork = (loadId: number, network: NetworkFigures | null) => {
-    const load = withNetwork(get().load, loadId, network);
+  /** The main load's figures now include the values reads. */
+  const takeReads = (loadId: number, reads: SourceReads | null) => {
+    const load = withReads(get().load, loadId, reads);
     if (load) {
       set({ load });
     }
   };
 
   /** After "Compare values" each slot's figures include its side's reads: A's in the main slot, B's in compare's. */
-  const takeNetworks = (loadA: number, loadB: number, network: SideNetworks | null) => {
-    takeNetwork(loadA, network?.a ?? null);
-    const compareSource = withNetwork(get().compareSource, loadB, network?.b ?? null);
+  const takeSideReads = (loadA: number, loadB: number, reads: SideReads | null) => {
+    takeReads(loadA, reads?.a ?? null);
+    const compareSource = withReads(get().compareSource, loadB, reads?.b ?? null);
     if (compareSource) {
       set({ compareSource });
     }
@@ -115,13 +124,13 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
         running.delete(key);
         if (get().valuesLoadId === loadId) {
           apply(result);
-          takeNetwork(loadId, result.network);
+          takeReads(loadId, result.reads);
         }
       },
       (error: unknown) => {
         running.delete(key);
         if (get().valuesLoadId === loadId) {
-          apply({ value: null, error: error instanceof Error ? error.message : String(error), network: null });
+          apply({ value: null, error: error instanceof Error ? error.message : String(error), reads: null });
         }
       },
     );
@@ -185,10 +194,10 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
         }
       });
       running.set('compare', handle);
-      const apply = (answer: ValuesAnswer<ValuesComparisonResult, SideNetworks | null>) => {
+      const apply = (answer: ValuesAnswer<ValuesComparisonResult, SideReads | null>) => {
         running.delete('compare');
         // The reads happened whether or not this comparison is still shown: the loads' figures count them.
-        takeNetworks(loadA, loadB, answer.network);
+        takeSideReads(loadA, loadB, answer.reads);
         if (still()) {
           set({
             valueCompare: answer.value
@@ -198,7 +207,7 @@ export const createValuesSlice: StateCreator<AppState, [], [], ValuesSlice> = (s
         }
       };
       handle.promise.then(apply, (error: unknown) =>
-        apply({ value: null, error: error instanceof Error ? error.message : String(error), network: null }),
+        apply({ value: null, error: error instanceof Error ? error.message : String(error), reads: null }),
       );
     },
 

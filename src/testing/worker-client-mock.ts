@@ -17,6 +17,7 @@ export function mockWorkerClientCalls() {
     queryTable: vi.fn(),
     compareAllValues: vi.fn(),
     readLoraDelta: vi.fn(),
+    scanAllValues: vi.fn(),
   };
 }
 

@@ -15,14 +15,14 @@ import type {
   LoadOptions,
   LoadPhase,
   LoadResult,
-  NetworkFigures,
   ShardProgress,
   SidecarsGroup,
   SidecarsUpdate,
+  SourceReads,
   SourceSpec,
   StallNotice,
 } from '../core/result';
-import type { SideNetworks, WorkerRequest, WorkerResponse } from './protocol';
+import type { SideReads, WorkerRequest, WorkerResponse } from './protocol';
 import { renderChatPreviewIsolated } from './template-renderer';
 import type { ChatPreview, ChatTemplateInput } from '../core/analysis/tokenizer/chat-preview';
 import type { ValueScan } from '../core/values/value-scan';
@@ -31,7 +31,7 @@ import type { TensorValues } from '../core/values/tensor-values';
 import type { EncodeAnswer } from '../core/analysis/tokenizer/encode';
 import { QUERY_TIMEOUT_MS } from '../core/limits';
 
-export type { AnalysesUpdate, SideNetworks };
+export type { AnalysesUpdate, SideReads };
 
 /** The view sections built after the report, and the whole findings list with theirs (null: unchanged). */
 export interface ViewsUpdate {
@@ -247,17 +247,17 @@ function handle(message: WorkerResponse): void {
       entry.resolve({
         value: message.values,
         error: message.error,
-        network: message.network,
+        reads: message.reads,
         ...(message.confirmBytes !== undefined && { confirmBytes: message.confirmBytes }),
       });
       return;
     case 'scan-result':
       pending.delete(message.id);
-      entry.resolve({ value: message.scan, error: message.error, network: message.network });
+      entry.resolve({ value: message.scan, error: message.error, reads: message.reads });
       return;
     case 'compare-values-result':
       pending.delete(message.id);
-      entry.resolve({ value: message.result, error: message.error, network: message.network });
+      entry.resolve({ value: message.result, error: message.error, reads: message.reads });
       return;
     case 'compare-result':
       pending.delete(message.id);
@@ -406,28 +406,28 @@ export function readSidecarsOnDemand(
 }
 
 /**
- * A values job's answer: the value, or why there is none; and the network figures after it (the load's, or for
- * "Compare values" each side's).
+ * A values job's answer: the value, or why there is none; and what the load has read after it (for "Compare values"
+ * each side's).
  */
-export interface ValuesAnswer<T, N = NetworkFigures | null> {
+export interface ValuesAnswer<T, R = SourceReads | null> {
   value: T | null;
   error: string | null;
-  network: N;
+  reads: R;
   /** With `error`: the bytes a whole read would take, offered on a click. */
   confirmBytes?: number;
 }
 
-export interface ValuesHandle<T, N = NetworkFigures | null> {
-  promise: Promise<ValuesAnswer<T, N>>;
+export interface ValuesHandle<T, R = SourceReads | null> {
+  promise: Promise<ValuesAnswer<T, R>>;
   cancel: () => void;
 }
 
-function valuesRequest<T, N = NetworkFigures | null>(
+function valuesRequest<T, R = SourceReads | null>(
   make: (id: number) => WorkerRequest,
   onProgress: (bytesRead: number, bytesTotal: number) => void,
-): ValuesHandle<T, N> {
+): ValuesHandle<T, R> {
   const id = nextId++;
-  const promise = new Promise<ValuesAnswer<T, N>>((resolve, reject) => {
+  const promise = new Promise<ValuesAnswer<T, R>>((resolve, reject) => {
     pending.set(id, {
       resolve: resolve as (value: unknown) => void,
       reject,
@@ -474,7 +474,7 @@ export function compareAllValues(
   loadA: number,
   loadB: number,
   onProgress: (bytesRead: number, bytesTotal: number) => void,
-): ValuesHandle<ValuesComparisonResult, SideNetworks> {
+): ValuesHandle<ValuesComparisonResult, SideReads> {
   return valuesRequest((id) => ({ type: 'compare-values', id, compareId, loadA, loadB }), onProgress);
 }
 

@@ -109,6 +109,7 @@ export async function loadShardSet(
     bytesRead: remote ? stats.bytesFetched : localBytes,
     fileSize: header.fileSize,
     network: remote ? () => meter.stats() : null,
+    valuesBytes: () => meter.bytesFor('values'),
     readMs: performance.now() - args.started,
     remote,
     locate,

@@ -15,6 +15,7 @@ import type {
   ShardProgress,
   SidecarsGroup,
   SidecarsUpdate,
+  SourceReads,
   SourceRef,
   SourceSpec,
   StallNotice,
@@ -70,6 +71,14 @@ export interface KeptData {
   remote: boolean;
   unknownDtypes: ReadonlyMap<number, string>;
   network: (() => NetworkStats) | null;
+  /** Bytes read for values so far, local or remote. */
+  valuesBytes: () => number;
+}
+
+/** What `load` has read so far, for the page after a values job; null when it is gone or parsed nothing. */
+export function sourceReads(load: KeptLoad | undefined): SourceReads | null {
+  const data = load?.data;
+  return data ? { network: data.network?.() ?? null, valuesBytes: data.valuesBytes() } : null;
 }
 
 export interface LoadContext {
@@ -225,6 +234,7 @@ async function openPlanNow(
         bytesRead: meter.stats().bytesFetched,
         fileSize: plan.size,
         network: () => meter.stats(),
+        valuesBytes: () => meter.bytesFor('values'),
         readMs: performance.now() - plan.started,
         remote: true,
         locate: () => null,
@@ -260,6 +270,7 @@ async function loadSingle(
     bytesRead: io.remote ? io.meter.stats().bytesFetched : loaded.bytesRead,
     fileSize: reader.size,
     network: io.remote ? () => io.meter.stats() : null,
+    valuesBytes: () => io.meter.bytesFor('values'),
     readMs: performance.now() - started,
     remote: io.remote,
     locate: () => location,

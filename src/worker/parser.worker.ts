@@ -6,7 +6,7 @@ import { installTrustedTypesPolicy } from '../lib/trusted-types';
 import { queryRows } from '../core/table-query';
 import { compareVocabularies, handleCompareRequest } from './compare-handler';
 import { compareValuesReply } from './values-compare';
-import { loadSource, type KeptLoad } from './load-source';
+import { loadSource, sourceReads, type KeptLoad } from './load-source';
 import type { LoadOptions, SidecarsGroup, SidecarsUpdate, SourceSpec } from '../core/result';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { columnBuffers } from './transfer';
@@ -178,7 +178,7 @@ async function valuesJob(
     signal: controller.signal,
     progress: (bytesRead: number, bytesTotal: number) => post({ type: 'values-progress', id, bytesRead, bytesTotal }),
   };
-  const network = () => load?.data?.network?.() ?? null;
+  const reads = () => sourceReads(load);
   try {
     if (!load) {
       throw new ValuesUnavailable('This load is no longer kept: open the model again.');
@@ -190,11 +190,11 @@ async function valuesJob(
           : await readLoraDeltaValues(load, request.row, job, request.whole);
       const grid = values.grid;
       post(
-        { type: 'values-result', id, values, error: null, network: network() },
+        { type: 'values-result', id, values, error: null, reads: reads() },
         grid ? [grid.mean.buffer, grid.min.buffer, grid.max.buffer] : [],
       );
     } else {
-      post({ type: 'scan-result', id, scan: await scanValues(load, job), error: null, network: network() });
+      post({ type: 'scan-result', id, scan: await scanValues(load, job), error: null, reads: reads() });
     }
   } catch (error) {
     const message = controller.signal.aborted
@@ -210,10 +210,10 @@ async function valuesJob(
             id,
             values: null,
             error: message,
-            network: network(),
+            reads: reads(),
             ...(confirmBytes !== undefined && { confirmBytes }),
           }
-        : { type: 'scan-result', id, scan: null, error: message, network: network() },
+        : { type: 'scan-result', id, scan: null, error: message, reads: reads() },
     );
   } finally {
     inFlight.delete(id);

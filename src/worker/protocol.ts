@@ -25,6 +25,7 @@ import type {
   ShardProgress,
   SidecarsGroup,
   SidecarsUpdate,
+  SourceReads,
   SourceSpec,
   StallNotice,
 } from '../core/result';
@@ -62,10 +63,10 @@ export type WorkerRequest =
   /** The page's slice worker (worker/slice-service.ts), or null when it stopped: large local reads go through it. */
   | { type: 'slice-port'; port: MessagePort | null };
 
-/** The network figures of a comparison's two loads (null for a side that is not remote or is gone). */
-export interface SideNetworks {
-  a: NetworkFigures | null;
-  b: NetworkFigures | null;
+/** What a comparison's two loads have read (null for a side that is gone). */
+export interface SideReads {
+  a: SourceReads | null;
+  b: SourceReads | null;
 }
 
 export type WorkerResponse =
@@ -116,18 +117,18 @@ export type WorkerResponse =
       id: number;
       values: TensorValues | null;
       error: string | null;
-      network: NetworkFigures | null;
+      reads: SourceReads | null;
       /** Set with `error` when the read waits for a click that asks for these bytes (NeedsWholeRead). */
       confirmBytes?: number;
     }
-  | { type: 'scan-result'; id: number; scan: ValueScan | null; error: string | null; network: NetworkFigures | null }
+  | { type: 'scan-result'; id: number; scan: ValueScan | null; error: string | null; reads: SourceReads | null }
   | {
       type: 'compare-values-result';
       id: number;
       result: ValuesComparisonResult | null;
       error: string | null;
-      /** Each side's network figures after the comparison: both sides' loads sent values reads. */
-      network: SideNetworks;
+      /** What each side has read after the comparison: both sides' loads read values. */
+      reads: SideReads;
     }
   | { type: 'compare-result'; id: number; result: CompareResult }
   | { type: 'vocabularies-compared'; id: number; diff: VocabularyDiff | null; error: string | null }

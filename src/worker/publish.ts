@@ -57,6 +57,8 @@ export interface Loaded {
   bytesRead: number;
   fileSize: number | null;
   network: (() => NetworkStats) | null;
+  /** Bytes read for values so far (the load's meter, local or remote). */
+  valuesBytes: () => number;
   readMs: number;
   remote: boolean;
   locate: (row: number) => DataLocation | null;
@@ -105,6 +107,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
       remote: loaded.remote,
       unknownDtypes: parsed.unknownDtypes,
       network: loaded.network,
+      valuesBytes: loaded.valuesBytes,
     };
     if (parsed.checkpoint) {
       kept.data.storage = {

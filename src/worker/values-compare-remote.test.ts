@@ -257,18 +257,20 @@ describe('Compare values reads the config.json of the Hugging Face side itself, 
     // One request for the config.json, sent by the Hugging Face side and counted in its figures under `sidecars`.
     expect(served(configPath, 0)).toMatchObject({ requests: 1 });
     expect(served(configPath, 0, hfOrigin).requests).toBe(1);
-    const hfNetwork = present(ggufFirst ? reply.network.b : reply.network.a, 'the safetensors side figures');
+    const hfNetwork = present((ggufFirst ? reply.reads.b : reply.reads.a)?.network, 'the safetensors side figures');
     expect(hfNetwork.byPurpose?.sidecars).toMatchObject({ requests: 1, bytesFetched: served(configPath, 0).bytes });
 
     // Each side's figures: its values reads are its server's requests for its file during Compare values, and
     // its totals are everything its server answered (the load, the config.json, the values).
-    for (const [origin, name, network] of [
-      ['A', nameA, reply.network.a],
-      ['B', nameB, reply.network.b],
+    for (const [origin, name, reads] of [
+      ['A', nameA, reply.reads.a],
+      ['B', nameB, reply.reads.b],
     ] as const) {
       const values = served(`/range/${folder}/${name}`, before, origin);
       expect(values.requests).toBeGreaterThan(0);
+      const network = reads?.network;
       expect(network?.byPurpose?.values).toMatchObject({ requests: values.requests, bytesFetched: values.bytes });
+      expect(reads?.valuesBytes).toBe(values.bytes);
       const all = served(null, 0, origin);
       expect(network).toMatchObject({ requests: all.requests, bytesFetched: all.bytes });
     }

@@ -33,7 +33,7 @@ import { loraPairsOf, valuePairsReadingHeads } from './compare-handler';
 import { loraRelativeBytes, loraRelativeUpdates, planLoraRelative } from './values-lora-relative';
 import { compareLoraPair, loraPairBytes, loraPairPlan } from './values-lora-pair';
 import { comparePackedPairing, packedPairBytes } from './values-compare-packed';
-import type { KeptLoad } from './load-source';
+import { sourceReads, type KeptLoad } from './load-source';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 import { readScale, rowDtype, SCALED_DTYPES, type ValuesJob } from './values-handler';
 
@@ -456,8 +456,8 @@ export function plannedBytes(a: KeptLoad, b: KeptLoad, pairing: ValuePairing, re
 
 /**
  * The worker's answer to a `compare-values` request: the pairs lined up from the kept loads as they are now (reading
- * the Hugging Face side's config.json first when q/k pairs need its head counts), compared, with both loads' network
- * figures after the reads. A failure is the answer's error.
+ * the Hugging Face side's config.json first when q/k pairs need its head counts), compared, with what both loads
+ * have read after it. A failure is the answer's error.
  */
 export async function compareValuesReply(
   request: Extract<WorkerRequest, { type: 'compare-values' }>,
@@ -467,7 +467,7 @@ export async function compareValuesReply(
   const { id } = request;
   const a = loadOf(request.loadA);
   const b = loadOf(request.loadB);
-  const network = () => ({ a: a?.data?.network?.() ?? null, b: b?.data?.network?.() ?? null });
+  const reads = () => ({ a: sourceReads(a), b: sourceReads(b) });
   try {
     const pairs = await valuePairsReadingHeads(request.compareId, loadOf, job.signal);
     if (!a || !b || !pairs) {
@@ -476,12 +476,12 @@ export async function compareValuesReply(
       );
     }
     const result = await compareTensorValues(a, b, pairs, job, loraPairsOf(request.compareId, loadOf));
-    return { type: 'compare-values-result', id, result, error: null, network: network() };
+    return { type: 'compare-values-result', id, result, error: null, reads: reads() };
   } catch (error) {
     const message =
       error instanceof ValuesUnavailable || error instanceof SourceError
         ? error.message
         : `Unexpected error while comparing values: ${String(error)}. This is a bug in Safetensors Lens.`;
-    return { type: 'compare-values-result', id, result: null, error: message, network: network() };
+    return { type: 'compare-values-result', id, result: null, error: message, reads: reads() };
   }
 }

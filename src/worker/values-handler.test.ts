@@ -10,6 +10,7 @@ import type { FixtureDir } from '../testing/fixture-dir';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
 import { caseBytes, present, valuesFixture } from '../testing/values-fixtures';
+import { sourceReads } from './load-source';
 import { readTensorValues, scanBytes, scanValues, type ValuesJob } from './values-handler';
 
 let fixtures: FixtureDir;
@@ -59,6 +60,10 @@ describe('reading values', () => {
     expect(values.read).toMatchObject({ sampled: false, bytes: data.length, of: data.length, confirmed: false });
     expect(values.first[0].raw).toBe([...data.subarray(0, 2)].map((b) => b.toString(16).padStart(2, '0')).join(' '));
     expect(progress.seen.at(-1)).toEqual([data.length, data.length]);
+    // A local load counts its values reads as a remote one does: exactly the tensor's bytes, none of the pad's.
+    expect(sourceReads(load)).toEqual({ network: null, valuesBytes: data.length });
+    await readTensorValues(load, 0, false, job());
+    expect(sourceReads(load)?.valuesBytes).toBe(data.length + 12);
   });
 
   it("an FP8 weight in Mistral's native names: dequantized with its .qscale_weight", async () => {
@@ -131,6 +136,7 @@ describe('reading values', () => {
     expect(sampleBytes).toBe(8 * MiB);
     expect(sample.stats.count).toBe(512 * cols);
     expect(present(load.data?.network?.()).byPurpose?.values?.bytesFetched).toBe(8 * MiB);
+    expect(sourceReads(load)?.valuesBytes).toBe(8 * MiB);
     // Row 0 is the one row all zeros: counted among the rows read when the sample holds it; no column verdict.
     const rowZeroRead = sample.stats.zeros - 512 * (cols - 1);
     expect(sample.zeroLines).toEqual(

@@ -57,6 +57,6 @@ export interface ByteReader {
   read(offset: number, length: number, options?: ReadOptions): Promise<Uint8Array>;
   /** Requests made and bytes received so far. */
   stats(): { requests: number; bytesFetched: number };
-  /** Remote readers: reports each request to `observer` (one observer; a later call replaces it). */
+  /** Reports each request (a local file's each slice) to `observer` (one observer; a later call replaces it). */
   observe?(observer: RequestObserver): void;
 }

@@ -50,6 +50,8 @@ export interface Report {
     dataStart: number | null;
     dataBytes: number | null;
     bytesRead: number;
+    /** Of bytesRead, what Read values, Scan all values and Compare values read; absent before any. */
+    valuesBytesRead?: number;
   };
   network?: NetworkFigures;
   tensors: HeaderTotals & { count: number };
@@ -66,6 +68,7 @@ export interface ReportInput {
   source: ReportSource;
   outcome: ParseOutcome;
   bytesRead: number;
+  valuesBytesRead?: number;
   network?: NetworkFigures;
   /** Extra findings (analyses, shards) on top of the parser's. */
   extraFindings?: readonly Finding[];
@@ -121,6 +124,7 @@ export function buildReport(input: ReportInput): Report {
       dataStart: parsed ? parsed.dataStart : null,
       dataBytes: parsed ? parsed.dataBytes : null,
       bytesRead: input.bytesRead,
+      ...(input.valuesBytesRead ? { valuesBytesRead: input.valuesBytesRead } : {}),
     },
     tensors: { ...totals, count: totals.tensors },
     ...(parsed

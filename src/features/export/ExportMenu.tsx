@@ -26,6 +26,7 @@ function reportFor(result: LoadResult, extraSections: Record<string, unknown> = 
     source: reportSourceOf(result),
     outcome: result.outcome,
     bytesRead: result.bytesRead,
+    valuesBytesRead: result.valuesBytesRead,
     network: result.network ?? undefined,
     extraFindings: result.analysisFindings,
     totals: result.totals,

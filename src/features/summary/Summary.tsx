@@ -119,14 +119,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
                   : '✔ intact: the reference loader accepts it')}
         {errors + warnings > 0 && ` · ${plural(errors, 'error')}, ${plural(warnings, 'warning')}`}
         {' · '}
-        <span
-          data-testid="bytes-read"
-          title={
-            result.sections.dataReads
-              ? `Beyond the header, the analyses read tiny tensors from the data region whose meaning is in their bytes (never weights): ${result.sections.dataReads.groups.map((group) => `${group.what}, ${plural(group.tensors, 'tensor')}, ${formatBytesExact(group.bytes)}`).join('; ')}.`
-              : 'Only the 8-byte length prefix and the JSON header: no byte of the data region.'
-          }
-        >
+        <span data-testid="bytes-read" title={bytesReadTitle(result, header)}>
           {readClause}
         </span>
         {network && networkClause(network)}
@@ -193,14 +186,34 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   );
 }
 
+/** What the status line's bytes were read for, in words. */
+function bytesReadTitle(result: LoadResult, header: ParsedHeader): string {
+  const reads = result.sections.dataReads;
+  const load = reads
+    ? `Beyond the header, the analyses read tiny tensors from the data region whose meaning is in their bytes (never weights): ${reads.groups.map((group) => `${group.what}, ${plural(group.tensors, 'tensor')}, ${formatBytesExact(group.bytes)}`).join('; ')}.`
+    : header.format === undefined
+      ? 'To load, only the 8-byte length prefix and the JSON header: no byte of the data region.'
+      : 'To load, only what describes the tensors: no byte of their values.';
+  const values = result.valuesBytesRead ?? 0;
+  return values > 0
+    ? `${load} Then Read values, Scan all values or Compare values read ${formatBytesExact(values)} of tensor values, each read counted.`
+    : load;
+}
+
 /**
- * ": header 145 KB + 8 configs 656 B": what was read beyond the header, and what for, whenever an analysis needed
- * the bytes of tiny tensors (comfy_quant configs, LoRA alphas). Empty when only the header was read.
+ * ": header 145 KB + 8 configs 656 B + values 64.0 MB": what was read beyond the header, and what for, whenever an
+ * analysis needed the bytes of tiny tensors (comfy_quant configs, LoRA alphas) or a click read values. Empty when
+ * only the header was read.
  */
 function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
   const reads = result.sections.dataReads;
-  if (!reads) {
+  const valuesBytes = result.valuesBytesRead ?? 0;
+  if (!reads && valuesBytes === 0) {
     return '';
+  }
+  if (header.format !== undefined) {
+    // Other formats read more than a length and a header to load (a zip's directory, a GGUF's padding).
+    return `: ${formatBytes(result.bytesRead - valuesBytes)} to load + values ${formatBytes(valuesBytes)}`;
   }
   const files = result.shards ? result.shards.report.totals.presentShards : 1;
   const headerBytes = header.headerLength + 8 * files;
@@ -209,7 +222,7 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
     config: result.sections.quantization?.configSample,
     alpha: result.sections.lora?.alphaSample,
   };
-  const parts = reads.groups.map((group) => {
+  const parts = (reads?.groups ?? []).map((group) => {
     const sample = samples[group.noun];
     const count =
       sample && isPartial(sample) && sample.read === group.tensors
@@ -217,6 +230,9 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
         : plural(group.tensors, group.noun);
     return `${count} ${formatBytes(group.bytes)}`;
   });
+  if (valuesBytes > 0) {
+    parts.push(`values ${formatBytes(valuesBytes)}`);
+  }
   return `: header ${formatBytes(headerBytes)} + ${parts.join(' + ')}`;
 }
 

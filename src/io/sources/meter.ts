@@ -1,8 +1,8 @@
 /**
  * Requests, bytes and sequential round trips of one load, in total and by what they were for (header, index,
  * sidecars, analysis data, Hub API, a restarted first attempt), so the status line and the report can say which
- * reads were for what (issue 14). Every reader of a load is added here; remote readers report each request to it
- * (ByteReader.observe), direct fetches (the Hub listing, the commit lookup) are added by hand.
+ * reads were for what (issue 14). Every reader of a load is added here; readers report each request (a local file
+ * each slice) to it (ByteReader.observe), direct fetches (the Hub listing, the commit lookup) are added by hand.
  *
  * Round trips: a request sent after another had fully arrived is one round trip later than it, so the load's round
  * trips are its longest such chain. Computed as it goes: each request starts one past the deepest request finished
@@ -64,6 +64,11 @@ export class Meter {
     this.bytes += previous.bytesFetched;
     this.finishedDepth += roundTrips;
     this.deepest += roundTrips;
+  }
+
+  /** Bytes read so far for `purpose`, by every reader of the load. */
+  bytesFor(purpose: ReadPurpose): number {
+    return this.purposes.get(purpose)?.bytesFetched ?? 0;
   }
 
   /** `X-Repo-Commit` of the first reader that could read one (a Hub answer), else null. */
