@@ -522,6 +522,27 @@ test.describe('tensor values', () => {
     watch.expectClean();
   });
 
+  test('a LyCORIS adapter: each LoKr and LoHa module’s update as its loaders form it, numpy’s', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(LORA_DIR, 'lora-lycoris.safetensors'));
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    const summary = page.getByTestId('lora-updates-summary');
+    await expect(summary).toContainText('for 6 modules');
+    await expect(page.getByTestId('lora-updates-lycoris')).toContainText(
+      "4 LoKr modules: ΔW = scale · W1 ⊗ W2, whose norms are W1's times W2's; 2 LoHa modules",
+    );
+    await expect(summary).toContainText(
+      '1 for LoKr modules whose halves are both stored whole, to which the loaders apply no alpha (1 module)',
+    );
+    await expect(page.getByTestId('lora-updates-unmeasured')).toContainText('Tucker-decomposed LyCORIS conv');
+    const report = await downloadReport(page);
+    const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[]; unmeasured: number } };
+    expect(scan.loraUpdates.unmeasured).toBe(2);
+    expectNumpyUpdates(scan.loraUpdates.modules, 'lora-lycoris.safetensors');
+    watch.expectClean();
+  });
+
   test('a GGUF LoRA over HTTP, scanned after the click that says its size: numpy’s updates', async ({ page }) => {
     const watch = watchPage(page);
     const dir = join(FIXTURES_DIR, 'lora-updates');

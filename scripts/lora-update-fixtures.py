@@ -15,6 +15,7 @@ weight and its stable rank, for the value scan's tests:
 - lora-tiny-llama/: a PEFT adapter for the tiny llama of scripts/gguf-pair-fixtures.py, with each module's
   ‖ΔW‖ / ‖W‖ against its BF16 weight and against the Q8_0 GGUF's (dequantized by gguf-py), for "Compare values".
 - lora-tiny-llama-b/: a second run of that adapter, compared with the first update against update (its docstring).
+- lora-lycoris.safetensors: LyCORIS LoKr and LoHa modules (its docstring).
 
     pip install gguf numpy && python3 scripts/lora-update-fixtures.py
 """
@@ -82,6 +83,87 @@ def update(down: np.ndarray, up: np.ndarray, scale: float, embedding: bool = Fal
             "first": [float(v) for v in values[:16]],
         },
     }
+
+
+def measures(delta: np.ndarray, scale: float, rank: int) -> dict[str, object]:
+    """Norms, RMS and stable rank of a ΔW formed whole (a conv kernel flattened into `in`), with its rank bound."""
+    norm = float(np.linalg.norm(delta))
+    spectral = float(np.linalg.norm(delta, 2))
+    return {
+        "norm": norm,
+        "rms": norm / np.sqrt(delta.size),
+        "scale": scale,
+        "spectral": spectral,
+        "stableRank": norm**2 / spectral**2 if spectral > 0 else None,
+        "rank": rank,
+    }
+
+
+def lycoris() -> dict[str, dict[str, object]]:
+    """lora-lycoris.safetensors: LyCORIS LoKr and LoHa modules in kohya's names, float16, with numpy's ΔW formed as
+    the loaders form it (A1111's network_lokr.py / network_hada.py, ComfyUI's): LoKr ΔW = W1 ⊗ W2, each half stored
+    whole or as a product, scale = alpha / dim with dim the rank of w2_b, else of w1_b, else none (a scale of 1);
+    LoHa ΔW = (w1_a @ w1_b) ⊙ (w2_a @ w2_b), scale = alpha / rank of w1_b. A conv's kernel is flattened into `in`,
+    where the Kronecker product of W1 with W2's flattened kernel is the flattened ΔW. Two Tucker-decomposed modules
+    (lokr_t2, hada_t1) are written too: the scan leaves them unmeasured."""
+    tensors: dict[str, tuple[str, np.ndarray]] = {}
+    expected = {}
+
+    def f16(shape: tuple[int, ...], spread: float) -> np.ndarray:
+        return (rng.standard_normal(shape) * spread).astype(np.float16)
+
+    def half(name: str, side: str, whole: tuple[int, int] | None, factors: tuple[tuple[int, int], tuple[int, ...]] | None):
+        if whole is not None:
+            w = f16(whole, 0.2)
+            tensors[f"{name}.lokr_w{side}"] = ("F16", w)
+            return w.astype(np.float64), None, min(whole)
+        a, b = f16(factors[0], 0.2), f16(factors[1], 0.2)
+        tensors[f"{name}.lokr_w{side}_a"] = ("F16", a)
+        tensors[f"{name}.lokr_w{side}_b"] = ("F16", b)
+        product = a.astype(np.float64) @ b.astype(np.float64).reshape(b.shape[0], -1)
+        return product, b.shape[0], b.shape[0]
+
+    lokr = [
+        # name, alpha, w1 whole or (a, b) shapes, w2 whole or (a, b) shapes
+        ("lora_unet_down_blocks_0_attentions_0_proj_in", 2.0, None, ((4, 2), (2, 8)), None, ((8, 3), (3, 8))),
+        ("lora_unet_down_blocks_0_attentions_0_proj_out", 4.0, (4, 4), None, None, ((12, 4), (4, 16))),
+        ("lora_te_text_model_encoder_layers_0_mlp_fc1", 8.0, (2, 4), None, (16, 8), None),
+        ("lora_unet_down_blocks_0_resnets_0_conv1", 2.0, (2, 2), None, None, ((8, 4), (4, 8 * 3 * 3))),
+    ]
+    for name, alpha, whole1, factors1, whole2, factors2 in lokr:
+        tensors[f"{name}.alpha"] = ("F16", np.array(alpha, np.float16))
+        w1, dim1, rank1 = half(name, "1", whole1, factors1)
+        w2, dim2, rank2 = half(name, "2", whole2, factors2)
+        dim = dim2 if dim2 is not None else dim1
+        scale = alpha / dim if dim is not None else 1.0
+        expected[name] = measures(scale * np.kron(w1, w2), scale, rank1 * rank2)
+
+    loha = [
+        # name, alpha, out, rank, in (a conv kernel flattened)
+        ("lora_unet_mid_block_attentions_0_proj_in", 2.0, 32, 4, 48),
+        ("lora_unet_mid_block_resnets_0_conv2", 1.0, 16, 2, 8 * 3 * 3),
+    ]
+    for name, alpha, out, rank, inputs in loha:
+        tensors[f"{name}.alpha"] = ("F16", np.array(alpha, np.float16))
+        parts = {}
+        for suffix, shape in (("w1_a", (out, rank)), ("w1_b", (rank, inputs)), ("w2_a", (out, rank)), ("w2_b", (rank, inputs))):
+            parts[suffix] = f16(shape, 0.3)
+            tensors[f"{name}.hada_{suffix}"] = ("F16", parts[suffix])
+        w = {k: v.astype(np.float64) for k, v in parts.items()}
+        scale = alpha / rank
+        expected[name] = measures(scale * (w["w1_a"] @ w["w1_b"]) * (w["w2_a"] @ w["w2_b"]), scale, rank * rank)
+
+    tucker = "lora_unet_up_blocks_0_resnets_0_conv1"
+    tensors[f"{tucker}.lokr_w1"] = ("F16", f16((2, 2), 0.2))
+    tensors[f"{tucker}.lokr_t2"] = ("F16", f16((4, 4, 3, 3), 0.2))
+    tensors[f"{tucker}.lokr_w2_a"] = ("F16", f16((4, 8), 0.2))
+    tensors[f"{tucker}.lokr_w2_b"] = ("F16", f16((4, 8), 0.2))
+    hada_tucker = "lora_unet_up_blocks_0_resnets_0_conv2"
+    for suffix, shape in (("t1", (2, 2, 3, 3)), ("w1_a", (2, 16)), ("w1_b", (2, 8)), ("w2_a", (16, 2)), ("w2_b", (2, 72))):
+        tensors[f"{hada_tucker}.hada_{suffix}"] = ("F16", f16(shape, 0.2))
+    metadata = {"ss_network_module": "lycoris.kohya", "ss_network_args": json.dumps({"algo": "lokr"})}
+    write_safetensors(OUT / "lora-lycoris.safetensors", tensors, metadata)
+    return expected
 
 
 def kohya() -> dict[str, dict[str, float]]:
@@ -311,6 +393,7 @@ def main() -> None:
         "lora-gguf.gguf": gguf_adapter_against_bases(gguf_adapter()),
         "lora-tiny-llama/adapter_model.safetensors": tiny_llama_adapter(),
         "lora-tiny-llama-b/adapter_model.safetensors": tiny_llama_second_run(),
+        "lora-lycoris.safetensors": lycoris(),
     }
     (OUT / "lora-updates.json").write_text(json.dumps({"producer": "numpy + gguf-py", "files": answers}, indent=1) + "\n")
 

@@ -9,6 +9,7 @@ import type { SourceSpec } from '../core/result';
 import { keptLoad } from '../testing/kept-load';
 import { adapterFolder, loraAnswers, VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { present } from '../testing/values-fixtures';
+import { decodeValues } from '../core/values/decode';
 import { scanValues, type ValuesJob } from './values-handler';
 
 /** Published adapters, read when present (not in the repository). */
@@ -53,6 +54,37 @@ function expectModules(updates: Awaited<ReturnType<typeof scanned>>, expected: R
     }
   }
 }
+
+describe('LyCORIS updates in the value scan', () => {
+  it("LoKr (W1 ⊗ W2, halves whole or factored) and LoHa ((A1·B1) ⊙ (A2·B2)) against numpy's ΔW formed whole", async () => {
+    const updates = await scanned({ kind: 'file', file: fileOf('lora-lycoris.safetensors') });
+    const expected = loraAnswers<Expected & { rank: number }>('lora-lycoris.safetensors');
+    expectModules(updates, expected);
+    const byModule = new Map(updates.modules.map((m) => [m.module, m]));
+    for (const [module, want] of Object.entries(expected)) {
+      expect(byModule.get(module)?.rank, module).toBe(want.rank);
+    }
+    // scale = alpha / the rank of w2_b (else w1_b); both halves whole: the loaders apply no alpha (it is 8 here).
+    expect(byModule.get('lora_unet_down_blocks_0_attentions_0_proj_in')).toMatchObject({
+      lycoris: 'lokr',
+      scaleSource: 'alpha tensor',
+      outFeatures: 32,
+      inFeatures: 64,
+    });
+    expect(byModule.get('lora_te_text_model_encoder_layers_0_mlp_fc1')).toMatchObject({
+      scale: 1,
+      scaleSource: 'none (LoKr halves whole)',
+    });
+    expect(byModule.get('lora_unet_down_blocks_0_resnets_0_conv1')).toMatchObject({ outFeatures: 16, inFeatures: 144 });
+    expect(byModule.get('lora_unet_mid_block_resnets_0_conv2')).toMatchObject({ lycoris: 'loha', inFeatures: 72 });
+    // The Tucker-decomposed convs are named, not measured.
+    expect(updates.unmeasured).toBe(2);
+    expect(updates.unmeasuredExamples.map((e) => [e.module, e.reason])).toEqual([
+      ['lora_unet_up_blocks_0_resnets_0_conv1', 'a Tucker-decomposed LyCORIS conv (lokr_t2, hada_t1): not measured'],
+      ['lora_unet_up_blocks_0_resnets_0_conv2', 'a Tucker-decomposed LyCORIS conv (lokr_t2, hada_t1): not measured'],
+    ]);
+  });
+});
 
 describe('LoRA updates in the value scan', () => {
   it("kohya: each module's .alpha, 1 where it has none (not ss_network_alpha), conv kernels flattened", async () => {
@@ -132,7 +164,67 @@ function bruteNorm(bytes: Uint8Array, down: string, up: string): number {
   return Math.sqrt(sum);
 }
 
+/** ‖(a1·b1) ⊗ (a2·b2)‖_F of a LoKr module stored in F16 factors, its Kronecker product formed in full. */
+function bruteKronNorm(bytes: Uint8Array, module: string): number {
+  const length = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as Record<
+    string,
+    { shape: number[]; data_offsets: [number, number] }
+  >;
+  const half = (side: string) => {
+    const [a, b] = ['a', 'b'].map((part) => {
+      const entry = header[`${module}.lokr_w${side}_${part}`];
+      const values = decodeValues(
+        'F16',
+        bytes.subarray(8 + length + entry.data_offsets[0], 8 + length + entry.data_offsets[1]),
+      );
+      return { values: present(values), shape: entry.shape };
+    });
+    const [out, rank, inputs] = [a.shape[0], a.shape[1], b.shape.slice(1).reduce((x, y) => x * y, 1)];
+    const w = new Float64Array(out * inputs);
+    for (let o = 0; o < out; o++) {
+      for (let i = 0; i < inputs; i++) {
+        for (let k = 0; k < rank; k++) {
+          w[o * inputs + i] += a.values[o * rank + k] * b.values[k * inputs + i];
+        }
+      }
+    }
+    return { w, out, inputs };
+  };
+  const [w1, w2] = [half('1'), half('2')];
+  let sum = 0;
+  for (let p = 0; p < w1.out; p++) {
+    for (let q = 0; q < w2.out; q++) {
+      for (let a = 0; a < w1.inputs; a++) {
+        const x = w1.w[p * w1.inputs + a];
+        for (let b = 0; b < w2.inputs; b++) {
+          const cell = x * w2.w[q * w2.inputs + b];
+          sum += cell * cell;
+        }
+      }
+    }
+  }
+  return Math.sqrt(sum);
+}
+
 describe.skipIf(!existsSync(REAL))('LoRA updates of published adapters', () => {
+  it('a LoKr trained with kohya (KohakuBlueleaf/LyCORIS smart_falcon_4_lokr): every module, its W1 ⊗ W2 in full', async () => {
+    const file = 'KohakuBlueleaf__LyCORIS__result__smart_falcon_4_lokr.safetensors';
+    const bytes = new Uint8Array(readFileSync(join(REAL, file)));
+    const updates = await scanned({ kind: 'file', file: new File([bytes], file) });
+    expect(updates.unmeasured).toBe(0);
+    expect(updates.modules).toHaveLength(350);
+    // alpha 4 over dim 4 (w2_b's rank): a scale of 1, ΔW of rank at most 4 · 4.
+    for (const module of updates.modules) {
+      expect(module).toMatchObject({ lycoris: 'lokr', scale: 1, rank: 16 });
+      expect(module.stableRank ?? 0).toBeLessThanOrEqual(16);
+    }
+    for (const module of updates.modules.filter((_, i) => i % 35 === 0)) {
+      const want = bruteKronNorm(bytes, module.module);
+      expect(Math.abs(module.norm - want), module.module).toBeLessThanOrEqual(1e-6 * want);
+    }
+  });
+
   const cases = [
     {
       adapter: 'anirudh-ak__peft-gpt2__model__lora_model__adapter_model.safetensors',

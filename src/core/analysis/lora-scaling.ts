@@ -101,7 +101,8 @@ export interface ModuleScale {
   scale: number;
   alpha: number | null;
   /** Where the scale comes from, in words. */
-  source: 'alpha tensor' | 'alpha_pattern' | 'declared alpha' | 'mlx scale' | 'none (1 assumed)';
+  source:
+    'alpha tensor' | 'alpha_pattern' | 'declared alpha' | 'mlx scale' | 'none (1 assumed)' | 'none (LoKr halves whole)';
 }
 
 /**

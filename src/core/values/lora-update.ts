@@ -21,6 +21,7 @@ import type { LoraNaming } from '../analysis/report-sections';
 import { decodeValues } from './decode';
 import { productNorm, rankGram } from './lora-gram';
 import { topSquaredSingularValue } from './lora-spectrum';
+import { isLycorisModule, lycorisProduct, planLycorisModule, type LycorisModulePlan } from './lycoris-update';
 import {
   MAX_LORA_FACTOR_VALUES,
   MAX_LORA_UPDATE_WORK,
@@ -46,8 +47,10 @@ export interface LoraModuleUpdate {
   stableRank: number | null;
   outFeatures: number;
   inFeatures: number;
-  /** The module's rows in the load: its down and up factors, and its `.alpha` when it has one. */
+  /** The module's rows in the load: its down and up factors (a LyCORIS module's parts), and its `.alpha`. */
   rows: number[];
+  /** A LyCORIS module's form: ΔW = W1 ⊗ W2 (LoKr) or (A1·B1) ⊙ (A2·B2) (LoHa); absent for B·A. */
+  lycoris?: 'lokr' | 'loha';
 }
 
 export interface LoraUpdates {
@@ -93,17 +96,21 @@ export interface LoraUpdatePlan {
   factors: ReadonlyMap<number, FactorLayout>;
   alphas: ReadonlyMap<number, string>;
   modules: readonly ModulePlan[];
+  /** LyCORIS LoKr and LoHa modules, measured from all their parts (lycoris-update.ts); empty unless asked for. */
+  lycoris: ReadonlyArray<LycorisModulePlan & { target: string; alphaRow: number | null }>;
   unmeasured: Array<{ module: string; reason: string }>;
   dora: boolean;
 }
 
 /**
  * Which rows the update needs: each module's factor pair laid out as rank vectors, and its `.alpha` scalar. Null when
- * the names hold no LoRA module. `dims(row)` is the row's shape in PyTorch order.
+ * the names hold no LoRA module. `dims(row)` is the row's shape in PyTorch order. With `lycoris`, LyCORIS LoKr and
+ * LoHa modules are planned too (the value scan); the comparisons, which line up B·A pairs, leave them unmeasured.
  */
 export function planLoraUpdates(
   names: readonly string[],
   dims: (row: number) => readonly number[],
+  options: { lycoris?: boolean } = {},
 ): LoraUpdatePlan | null {
   const parts = new Map<string, Map<string, number>>();
   let dora = false;
@@ -127,8 +134,22 @@ export function planLoraUpdates(
   const factors = new Map<number, FactorLayout>();
   const alphas = new Map<number, string>();
   const modules: ModulePlan[] = [];
+  const lycoris: Array<LoraUpdatePlan['lycoris'][number]> = [];
   const unmeasured: LoraUpdatePlan['unmeasured'] = [];
   for (const [module, rows] of parts) {
+    if (options.lycoris === true && isLycorisModule(rows.keys())) {
+      const planned = planLycorisModule(module, rows, dims);
+      if (typeof planned === 'string') {
+        unmeasured.push({ module, reason: planned });
+        continue;
+      }
+      const alphaRow = rows.get('.alpha') ?? null;
+      lycoris.push({ ...planned, target: targetOf(module, naming), alphaRow });
+      if (alphaRow !== null) {
+        alphas.set(alphaRow, module);
+      }
+      continue;
+    }
     const measured = planModule(module, rows, dims);
     if (typeof measured === 'string') {
       if (measured !== '') {
@@ -145,14 +166,18 @@ export function planLoraUpdates(
     }
   }
   modules.sort((a, b) => a.downRow - b.downRow);
-  const work = modules.reduce((sum, module) => sum + gramWork(factors, module), 0);
+  const work =
+    modules.reduce((sum, module) => sum + gramWork(factors, module), 0) +
+    lycoris.reduce((sum, module) => sum + module.work, 0);
   if (work > MAX_LORA_UPDATE_WORK) {
     const billions = (value: number) => `${Math.round(value / 1e9)} billion`;
     const reason = `the adapter's Gram matrices would take ${billions(work)} multiply-adds, over the ${billions(MAX_LORA_UPDATE_WORK)} the scan allows (about 10 s)`;
-    unmeasured.push(...modules.map(({ module }) => ({ module, reason })));
-    return { factors: new Map(), alphas: new Map(), modules: [], unmeasured, dora };
+    unmeasured.push(...[...modules, ...lycoris].map(({ module }) => ({ module, reason })));
+    return { factors: new Map(), alphas: new Map(), modules: [], lycoris: [], unmeasured, dora };
   }
-  return modules.length + unmeasured.length === 0 ? null : { factors, alphas, modules, unmeasured, dora };
+  return modules.length + lycoris.length + unmeasured.length === 0
+    ? null
+    : { factors, alphas, modules, lycoris, unmeasured, dora };
 }
 
 /** True when no value is NaN or ±Inf. */
@@ -190,7 +215,7 @@ function planModule(
   const found = factorPair(rows);
   if (found === null) {
     const suffixes = [...rows.keys()];
-    if (suffixes.some((suffix) => /^\.(hada|lokr|oft)_|^\.diff/.test(suffix))) {
+    if (isLycorisModule(suffixes)) {
       return 'a LyCORIS LoHa, LoKr, OFT or full-difference module: not a product of two factors';
     }
     return suffixes.some((suffix) => FACTOR_PAIRS.some((pair) => pair.down === suffix || pair.up === suffix))
@@ -250,6 +275,16 @@ function factorLayout(
     : null;
 }
 
+/** A planned module as the result reads it: the loaders' dim its scale divides alpha by, its sizes and rows. */
+interface MeasuredModule {
+  plan: { module: string; target: string; rank: number };
+  dim: number;
+  outFeatures: number;
+  inFeatures: number;
+  rows: number[];
+  lycoris?: 'lokr' | 'loha';
+}
+
 /** Feeds on the scan's pieces; see the module comment. */
 export class LoraUpdateCollector {
   private readonly buffers = new Map<number, { values: Float32Array; filled: number; next: number }>();
@@ -261,14 +296,22 @@ export class LoraUpdateCollector {
   /** Modules with a factor holding NaN or ±Inf: their update is not a number to show. */
   private readonly nonFinite = new Set<string>();
   private readonly byModule: ReadonlyMap<string, ModulePlan>;
+  /** Each LyCORIS part's module and suffix, and the parts of each module decoded so far. */
+  private readonly lycorisParts = new Map<number, { plan: LycorisModulePlan; suffix: string }>();
+  private readonly lycorisValues = new Map<string, Map<string, Float32Array>>();
   private pendingBytes = 0;
 
   constructor(private readonly plan: LoraUpdatePlan) {
     this.byModule = new Map(plan.modules.map((module) => [module.module, module]));
+    for (const module of plan.lycoris) {
+      for (const [suffix, row] of module.parts) {
+        this.lycorisParts.set(row, { plan: module, suffix });
+      }
+    }
   }
 
   wants(row: number): boolean {
-    return this.plan.factors.has(row) || this.plan.alphas.has(row);
+    return this.plan.factors.has(row) || this.plan.alphas.has(row) || this.lycorisParts.has(row);
   }
 
   /** A piece of `row`'s bytes in whole units, starting at element `at` (default: after the previous piece). */
@@ -285,12 +328,14 @@ export class LoraUpdateCollector {
       return;
     }
     const layout = this.plan.factors.get(row);
-    if (layout === undefined) {
+    const part = this.lycorisParts.get(row);
+    const size = layout ? layout.rank * layout.length : part?.plan.sizes.get(row);
+    if (size === undefined) {
       return;
     }
     let buffer = this.buffers.get(row);
     if (buffer === undefined) {
-      buffer = { values: new Float32Array(layout.rank * layout.length), filled: 0, next: 0 };
+      buffer = { values: new Float32Array(size), filled: 0, next: 0 };
       this.buffers.set(row, buffer);
     }
     const start = at ?? buffer.next;
@@ -302,6 +347,11 @@ export class LoraUpdateCollector {
 
   /** `row` was read whole: its Gram replaces its values, and meets its partner's when that is in. */
   end(row: number): void {
+    const part = this.lycorisParts.get(row);
+    if (part !== undefined) {
+      this.endLycorisPart(row, part.plan, part.suffix);
+      return;
+    }
     const buffer = this.buffers.get(row);
     const layout = this.plan.factors.get(row);
     this.buffers.delete(row);
@@ -334,42 +384,90 @@ export class LoraUpdateCollector {
     }
   }
 
+  /** A LyCORIS part read whole: kept until its module's last part is in, then the module measured from them all. */
+  private endLycorisPart(row: number, plan: LycorisModulePlan, suffix: string): void {
+    const buffer = this.buffers.get(row);
+    this.buffers.delete(row);
+    if (buffer === undefined || buffer.filled < buffer.values.length) {
+      return;
+    }
+    if (!allFinite(buffer.values)) {
+      this.nonFinite.add(plan.module);
+      return;
+    }
+    if (this.pendingBytes + buffer.values.byteLength > MAX_PENDING_GRAM_BYTES) {
+      return;
+    }
+    const values = this.lycorisValues.get(plan.module) ?? new Map<string, Float32Array>();
+    this.lycorisValues.set(plan.module, values);
+    values.set(suffix, buffer.values);
+    this.pendingBytes += buffer.values.byteLength;
+    if (values.size === plan.parts.size) {
+      this.lycorisValues.delete(plan.module);
+      for (const held of values.values()) {
+        this.pendingBytes -= held.byteLength;
+      }
+      this.products.set(plan.module, lycorisProduct(plan, values));
+    }
+  }
+
   result(scaling: LoraScaling): LoraUpdates {
     const modules: LoraModuleUpdate[] = [];
     const unmeasured = [...this.plan.unmeasured];
-    for (const plan of this.plan.modules) {
-      const product = this.products.get(plan.module);
+    const planned: MeasuredModule[] = [
+      ...this.plan.modules.map((plan) => ({
+        plan,
+        dim: plan.rank,
+        outFeatures: (this.plan.factors.get(plan.upRow) as FactorLayout).length,
+        inFeatures: (this.plan.factors.get(plan.downRow) as FactorLayout).length,
+        rows: moduleRows(plan),
+      })),
+      ...this.plan.lycoris.map((plan) => ({
+        plan,
+        dim: plan.dim,
+        outFeatures: plan.outFeatures,
+        inFeatures: plan.inFeatures,
+        rows: [...[...plan.parts.values()].sort((a, b) => a - b), ...(plan.alphaRow === null ? [] : [plan.alphaRow])],
+        lycoris: plan.kind,
+      })),
+    ].sort((a, b) => a.rows[0] - b.rows[0]);
+    for (const entry of planned) {
+      const { module } = entry.plan;
+      const product = this.products.get(module);
       if (product === undefined) {
-        const reason = this.nonFinite.has(plan.module)
+        const reason = this.nonFinite.has(module)
           ? 'a factor holds NaN or ±Inf'
           : 'a factor was not read whole or is not decoded';
-        unmeasured.push({ module: plan.module, reason });
+        unmeasured.push({ module, reason });
         continue;
       }
-      const inFeatures = (this.plan.factors.get(plan.downRow) as FactorLayout).length;
-      const outFeatures = (this.plan.factors.get(plan.upRow) as FactorLayout).length;
-      const scale = moduleScale(scaling, plan.module, plan.rank, this.alphaValues.get(plan.module) ?? null);
+      // A LoKr whose halves are both whole has no dim: the loaders apply no alpha to it.
+      const scale: ModuleScale =
+        entry.lycoris === 'lokr' && entry.dim === 0
+          ? { scale: 1, alpha: null, source: 'none (LoKr halves whole)' }
+          : moduleScale(scaling, module, entry.dim, this.alphaValues.get(module) ?? null);
       const factor = Math.abs(scale.scale);
       const norm = factor * Math.sqrt(product.frobenius2);
       if (!Number.isFinite(norm) || !Number.isFinite(product.spectral2)) {
-        unmeasured.push({ module: plan.module, reason: `its update overflows a float64 (scale ${scale.scale})` });
+        unmeasured.push({ module, reason: `its update overflows a float64 (scale ${scale.scale})` });
         continue;
       }
       modules.push({
-        module: plan.module,
-        target: plan.target,
-        rank: plan.rank,
+        module,
+        target: entry.plan.target,
+        rank: entry.plan.rank,
         alpha: scale.alpha,
         scale: scale.scale,
         scaleSource: scale.source,
         norm,
-        rms: norm / Math.sqrt(outFeatures * inFeatures),
+        rms: norm / Math.sqrt(entry.outFeatures * entry.inFeatures),
         spectralNorm: factor * Math.sqrt(product.spectral2),
         // The power iteration approaches σ²_max from below: never let rounding put the ratio under 1.
         stableRank: product.spectral2 > 0 ? Math.max(1, product.frobenius2 / product.spectral2) : null,
-        outFeatures,
-        inFeatures,
-        rows: moduleRows(plan),
+        outFeatures: entry.outFeatures,
+        inFeatures: entry.inFeatures,
+        rows: entry.rows,
+        ...(entry.lycoris && { lycoris: entry.lycoris }),
       });
     }
     return {

@@ -35,6 +35,8 @@ function scaleWords(updates: LoraUpdates): string {
         return `alpha / ${over} with alpha from ${updates.alphaFrom ?? 'the adapter'}${modules}`;
       case 'mlx scale':
         return `adapter_config.json lora_parameters.scale, as MLX applies it${modules}`;
+      case 'none (LoKr halves whole)':
+        return `1 for LoKr modules whose halves are both stored whole, to which the loaders apply no alpha${modules}`;
       default:
         return `1 where no alpha is stated, as kohya's and diffusers' loaders take alpha = rank${modules}`;
     }
@@ -65,6 +67,29 @@ function UpdateOutliers({ modules }: { modules: readonly LoraModuleUpdate[] }) {
   );
 }
 
+/** How LyCORIS modules are measured, when the adapter has any: in the loaders' terms, ΔW still never formed. */
+function LycorisWords({ modules }: { modules: readonly LoraModuleUpdate[] }) {
+  const lokr = modules.filter((module) => module.lycoris === 'lokr').length;
+  const loha = modules.filter((module) => module.lycoris === 'loha').length;
+  if (lokr + loha === 0) {
+    return null;
+  }
+  const pairs = modules.length - lokr - loha;
+  const parts = [
+    ...(pairs > 0 ? [`${plural(pairs, 'LoRA module')}: ΔW = scale · B·A`] : []),
+    ...(lokr > 0 ? [`${plural(lokr, 'LoKr module')}: ΔW = scale · W1 ⊗ W2, whose norms are W1's times W2's`] : []),
+    ...(loha > 0
+      ? [`${plural(loha, 'LoHa module')}: ΔW = scale · (A1·B1) ⊙ (A2·B2), one product of rank r1 · r2`]
+      : []),
+  ];
+  return (
+    <span data-testid="lora-updates-lycoris">
+      {parts.join('; ')}; a LyCORIS module&apos;s rank column is the most its ΔW can have, its halves&apos; ranks
+      multiplied.{' '}
+    </span>
+  );
+}
+
 function NormCell({ value }: { value: number }) {
   return <td className="num">{formatValue(value)}</td>;
 }
@@ -83,9 +108,20 @@ export function LoraUpdatesCard({ updates }: { updates: LoraUpdates }) {
       <h4>LoRA update per module</h4>
       {modules.length > 0 && (
         <p data-testid="lora-updates-summary">
-          ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms) for {plural(modules.length, 'module')}, from each factor pair&apos;s
-          rank × rank Gram matrices (ΔW itself is not formed: a module&apos;s name opens its factors, where Compute ΔW
-          forms it). Scale: {scaleWords(updates)}. Largest <span className="mono">{strongest[0].module}</span> (
+          {modules.some((module) => module.lycoris !== undefined) ? (
+            <>
+              ‖ΔW‖ (Frobenius norms) for {plural(modules.length, 'module')}, from their factors&apos; Gram matrices (ΔW
+              itself is not formed: a module&apos;s name opens its factors, where Compute ΔW forms it).{' '}
+              <LycorisWords modules={modules} />
+            </>
+          ) : (
+            <>
+              ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms) for {plural(modules.length, 'module')}, from each factor
+              pair&apos;s rank × rank Gram matrices (ΔW itself is not formed: a module&apos;s name opens its factors,
+              where Compute ΔW forms it).{' '}
+            </>
+          )}
+          Scale: {scaleWords(updates)}. Largest <span className="mono">{strongest[0].module}</span> (
           {formatValue(strongest[0].norm)})
           {weakest && weakest !== strongest[0] ? (
             <>
