@@ -540,6 +540,19 @@ test.describe('tensor values', () => {
     const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[]; unmeasured: number } };
     expect(scan.loraUpdates.unmeasured).toBe(2);
     expectNumpyUpdates(scan.loraUpdates.modules, 'lora-lycoris.safetensors');
+    // The largest: its name shows its parts, and its details form its update, as numpy forms it.
+    const answers = LORA_ANSWERS.files['lora-lycoris.safetensors'];
+    const largest = Object.entries(answers).sort((a, b) => b[1].norm - a[1].norm)[0][0];
+    await page.getByRole('button', { name: largest, exact: true }).click();
+    await expect(page.getByText(`LoRA module: ${largest}`)).toBeVisible();
+    await page.getByRole('button', { name: 'Compute ΔW' }).click();
+    const delta = page.getByTestId('lora-delta-panel');
+    const [rows, cols] = (answers[largest].delta as NumpyDelta).shape;
+    await expect(delta.getByTestId('values-read')).toContainText(
+      `All ${groupDigits(rows * cols)} values of ΔW = ${answers[largest].scale} · W1 ⊗ W2 formed from`,
+    );
+    await expect(delta.getByTestId('values-heatmap')).toContainText(`${rows} rows × ${cols} columns`);
+    expectNumpyDelta(await downloadReport(page), 'lora-lycoris.safetensors', largest);
     watch.expectClean();
   });
 

@@ -86,9 +86,11 @@ def update(down: np.ndarray, up: np.ndarray, scale: float, embedding: bool = Fal
 
 
 def measures(delta: np.ndarray, scale: float, rank: int) -> dict[str, object]:
-    """Norms, RMS and stable rank of a ΔW formed whole (a conv kernel flattened into `in`), with its rank bound."""
+    """Norms, RMS and stable rank of a ΔW formed whole (a conv kernel flattened into `in`), with its rank bound; and
+    its values as "Compute ΔW" shows them ([out, in], every part here being a matrix), rounded to float32."""
     norm = float(np.linalg.norm(delta))
     spectral = float(np.linalg.norm(delta, 2))
+    values = delta.astype(np.float32).astype(np.float64).ravel()
     return {
         "norm": norm,
         "rms": norm / np.sqrt(delta.size),
@@ -96,6 +98,15 @@ def measures(delta: np.ndarray, scale: float, rank: int) -> dict[str, object]:
         "spectral": spectral,
         "stableRank": norm**2 / spectral**2 if spectral > 0 else None,
         "rank": rank,
+        "delta": {
+            "shape": list(delta.shape),
+            "min": float(values.min()),
+            "max": float(values.max()),
+            "mean": float(values.mean()),
+            "std": float(values.std()),
+            "zeros": int(np.count_nonzero(values == 0)),
+            "first": [float(v) for v in values[:16]],
+        },
     }
 
 

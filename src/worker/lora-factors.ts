@@ -1,8 +1,9 @@
 /**
- * One LoRA module's factors and `.alpha`, read whole and decoded for the measures that need their values: the
- * two-LoRA comparison (values-lora-pair.ts) and "Compute ΔW" (values-lora-delta.ts).
+ * One LoRA module's factors (a LyCORIS module's parts) and `.alpha`, read whole and decoded for the measures that need
+ * their values: the two-LoRA comparison (values-lora-pair.ts) and "Compute ΔW" (values-lora-delta.ts).
  */
 import type { ModulePlan } from '../core/values/lora-update';
+import type { LycorisModulePlan } from '../core/values/lycoris-update';
 import type { KeptLoad } from './load-source';
 import { readDecodedRow, rowsBytes } from './values-handler';
 
@@ -12,6 +13,32 @@ export interface ReadModuleFactors {
   up: Float32Array | null;
   /** The `.alpha` value, or null when the module has none or it is not a finite number. */
   alpha: number | null;
+}
+
+/** The `.alpha` value of decoded values, or null when there are none or it is not a finite number. */
+function alphaOf(values: Float32Array | null): number | null {
+  return values !== null && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
+}
+
+/**
+ * A LyCORIS module's parts by suffix, and its `.alpha`; null in place of the parts when one is not decoded or not
+ * located (its name is given).
+ */
+export async function readLycorisParts(
+  load: KeptLoad,
+  module: LycorisModulePlan & { alphaRow: number | null },
+  signal: AbortSignal,
+): Promise<{ parts: Map<string, Float32Array> | null; missing: string | null; alpha: number | null }> {
+  const parts = new Map<string, Float32Array>();
+  for (const [suffix, row] of module.parts) {
+    const values = await readDecodedRow(load, row, signal);
+    if (values === null) {
+      return { parts: null, missing: load.names[row], alpha: null };
+    }
+    parts.set(suffix, values);
+  }
+  const alpha = module.alphaRow === null ? null : alphaOf(await readDecodedRow(load, module.alphaRow, signal));
+  return { parts, missing: null, alpha };
 }
 
 /** `onBytes` hears each tensor's bytes as it is read. */
@@ -28,8 +55,6 @@ export async function readModuleFactors(
   };
   const down = await read(module.downRow);
   const up = await read(module.upRow);
-  const alphaValues = module.alphaRow === null ? null : await read(module.alphaRow);
-  const alpha =
-    alphaValues !== null && alphaValues.length > 0 && Number.isFinite(alphaValues[0]) ? alphaValues[0] : null;
+  const alpha = module.alphaRow === null ? null : alphaOf(await read(module.alphaRow));
   return { down, up, alpha };
 }

@@ -100,6 +100,33 @@ describe('Compute ΔW', () => {
     expect(noAlpha.computedBy?.tensors).toHaveLength(2);
   });
 
+  it("LyCORIS F16: LoKr's W1 ⊗ W2 (halves whole or factored, a conv), LoHa's (A1·B1) ⊙ (A2·B2), from any part", async () => {
+    const load = await keptLoad(fileSource('lora-lycoris.safetensors'));
+    const expected = loraAnswers<Expected>('lora-lycoris.safetensors');
+    for (const [module, want] of Object.entries(expected)) {
+      const rows = load.names.flatMap((name, row) => (name.startsWith(`${module}.`) ? [row] : []));
+      const [first, ...others] = await Promise.all(rows.map((row) => readLoraDeltaValues(load, row, job())));
+      expectDelta(first, want, module);
+      expect(first.computedBy?.form).toBe(module.includes('mid_block') ? 'loha' : 'lokr');
+      expect(first.computedBy?.tensors).toHaveLength(rows.length);
+      for (const other of others) {
+        expect(other.stats).toEqual(first.stats);
+      }
+    }
+    const whole = await readLoraDeltaValues(
+      load,
+      load.names.indexOf('lora_te_text_model_encoder_layers_0_mlp_fc1.lokr_w1'),
+      job(),
+    );
+    expect(whole.computedBy?.detail).toBe(
+      '1: both halves of this LoKr are stored whole, and the loaders apply no alpha to them',
+    );
+    const tucker = load.names.indexOf('lora_unet_up_blocks_0_resnets_0_conv1.lokr_t2');
+    await expect(readLoraDeltaValues(load, tucker, job())).rejects.toThrow(
+      'ΔW of lora_unet_up_blocks_0_resnets_0_conv1 is not formed: a Tucker-decomposed LyCORIS conv',
+    );
+  });
+
   it('PEFT BF16: lora_alpha over r, alpha_pattern and rank_pattern modules', async () => {
     const load = await keptLoad(adapterFolder('lora-peft'));
     const expected = loraAnswers<Expected>('lora-peft/adapter_model.safetensors');
@@ -121,7 +148,7 @@ describe('Compute ΔW', () => {
     expect(embedding.computedBy?.detail).toContain('adapter.lora.alpha');
   });
 
-  it('says why a tensor has no ΔW: not a factor, a lone factor, LoHa, past the bound', async () => {
+  it('says why a tensor has no ΔW: not a factor, a lone factor, a LoHa half missing, past the bound', async () => {
     const specs = [
       { name: 'model.w', dtype: 'F32', shape: [4, 4] },
       { name: 'lone.lora_A.weight', dtype: 'F32', shape: [2, 4] },
@@ -137,7 +164,9 @@ describe('Compute ΔW', () => {
     await expect(reason('lone.lora_A.weight')).rejects.toThrow(
       'ΔW of lone is not formed: one of its two factors is missing.',
     );
-    await expect(reason('loha.lora_down.weight')).rejects.toThrow(/ΔW of loha is not formed: a LyCORIS LoHa/);
+    await expect(reason('loha.lora_down.weight')).rejects.toThrow(
+      'ΔW of loha is not formed: its hada_w2_a is missing.',
+    );
     await expect(reason('wide.lora_B.weight')).rejects.toThrow(
       'ΔW of wide is 70\u2009000 × 70\u2009000 at rank 1: 4\u2009900 million values and 4.9 billion multiply-adds, past the 268 million and 4.0 billion one click forms',
     );

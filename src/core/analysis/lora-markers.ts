@@ -242,13 +242,21 @@ export function factorPair(
   return null;
 }
 
-/** The module a LoRA factor belongs to (its down or up part), or null for any other tensor. */
-export function loraFactorModule(name: string): string | null {
+/**
+ * The module an update's part belongs to, and the update's form: a LoRA pair's down or up factor, or a part of a
+ * LyCORIS LoKr or LoHa module; null for any other tensor.
+ */
+export function loraFactorModule(name: string): { module: string; form: 'pair' | 'lokr' | 'loha' } | null {
   if (!mayBeAdapterTensor(name)) {
     return null;
   }
   const split = splitAdapterTensor(name);
-  return split !== null && (split.part.role === 'down' || split.part.role === 'up') ? split.module : null;
+  const role = split?.part.role;
+  if (split === null || role === undefined) {
+    return null;
+  }
+  const form = role === 'down' || role === 'up' ? 'pair' : role === 'lokr' || role === 'loha' ? role : null;
+  return form === null ? null : { module: split.module, form };
 }
 
 /** A kohya path's last numbered container and what follows it (group 1). */

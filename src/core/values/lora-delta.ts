@@ -71,6 +71,8 @@ export function deltaScaleDetail(scale: ModuleScale, rank: number, scaling: Lora
       return `alpha ${scale.alpha} (${scaling.alphaFrom ?? 'the adapter'}) / rank ${over}`;
     case 'mlx scale':
       return `adapter_config.json lora_parameters.scale, as MLX applies it`;
+    case 'none (LoKr halves whole)':
+      return `1: both halves of this LoKr are stored whole, and the loaders apply no alpha to them`;
     default:
       return `1: no alpha is stated, and kohya's and diffusers' loaders then take alpha = rank`;
   }

@@ -17,6 +17,7 @@ import {
   targetOf,
 } from '../analysis/lora-markers';
 import { moduleScale, type LoraScaling, type ModuleScale } from '../analysis/lora-scaling';
+import { lycorisScale } from './lycoris-delta';
 import type { LoraNaming } from '../analysis/report-sections';
 import { decodeValues } from './decode';
 import { productNorm, rankGram } from './lora-gram';
@@ -441,11 +442,10 @@ export class LoraUpdateCollector {
         unmeasured.push({ module, reason });
         continue;
       }
-      // A LoKr whose halves are both whole has no dim: the loaders apply no alpha to it.
-      const scale: ModuleScale =
-        entry.lycoris === 'lokr' && entry.dim === 0
-          ? { scale: 1, alpha: null, source: 'none (LoKr halves whole)' }
-          : moduleScale(scaling, module, entry.dim, this.alphaValues.get(module) ?? null);
+      const alpha = this.alphaValues.get(module) ?? null;
+      const scale = entry.lycoris
+        ? lycorisScale(scaling, { kind: entry.lycoris, dim: entry.dim, module }, alpha)
+        : moduleScale(scaling, module, entry.dim, alpha);
       const factor = Math.abs(scale.scale);
       const norm = factor * Math.sqrt(product.frobenius2);
       if (!Number.isFinite(norm) || !Number.isFinite(product.spectral2)) {

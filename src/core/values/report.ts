@@ -103,6 +103,7 @@ export function loraDeltaReport(formed: readonly TensorValues[]) {
             rank: computedBy.rank,
             scale: computedBy.scale,
             scaleFrom: computedBy.detail,
+            ...(computedBy.form && { form: computedBy.form }),
             shape,
             stats: reportStats(stats),
             histogram,

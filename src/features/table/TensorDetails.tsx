@@ -128,7 +128,9 @@ export function TensorDetails({ header, row, shards }: { header: ParsedHeader; r
         </div>
       </dl>
       <ValuesPanel row={row} tensorBytes={tensorBytes(columns, row)} />
-      {loraModule !== null && <LoraDeltaPanel key={loraModule} row={row} module={loraModule} />}
+      {loraModule !== null && (
+        <LoraDeltaPanel key={loraModule.module} row={row} module={loraModule.module} form={loraModule.form} />
+      )}
     </section>
   );
 }

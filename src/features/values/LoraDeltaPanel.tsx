@@ -9,7 +9,14 @@ import { loraDeltaOf } from '../../state/values-slice';
 import { EntryError, EntryProgress } from './EntryStatus';
 import { ValuesView } from './ValuesPanel';
 
-export function LoraDeltaPanel({ row, module }: { row: number; module: string }) {
+/** The update each form of module adds, as the panel names it. */
+const FORMULAS = {
+  pair: 'ΔW = scale · B·A, formed here from both factors',
+  lokr: 'ΔW = scale · W1 ⊗ W2 (LyCORIS LoKr), formed here from all its parts',
+  loha: 'ΔW = scale · (A1·B1) ⊙ (A2·B2) (LyCORIS LoHa), formed here from all its parts',
+} as const;
+
+export function LoraDeltaPanel({ row, module, form }: { row: number; module: string; form: keyof typeof FORMULAS }) {
   const entry = useAppStore((state) => loraDeltaOf(state, module));
   const remote = useAppStore((state) => selectResult(state)?.source.kind === 'url');
   const compute = useAppStore((state) => state.computeLoraDelta);
@@ -25,7 +32,7 @@ export function LoraDeltaPanel({ row, module }: { row: number; module: string })
         <div className="values-start">
           {start}
           <span className="muted">
-            The update this module adds to its weight, ΔW = scale · B·A, formed here from both factors (read whole
+            The update this module adds to its weight, {FORMULAS[form]} (read whole
             {remote ? ' by Range requests' : ' from your disk'}): its values, histogram and heatmap, laid out as the
             weight it changes.
           </span>

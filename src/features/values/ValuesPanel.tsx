@@ -91,8 +91,10 @@ function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: (
   if (computedBy) {
     return (
       <p className="values-read" data-testid="values-read">
-        All {groupDigits(read.elements)} values of ΔW = {formatValue(computedBy.scale)} · B·A formed from{' '}
-        {formatBytes(read.bytes)} of factors in {formatElapsed(values.ms)}; scale {computedBy.detail}.
+        All {groupDigits(read.elements)} values of ΔW = {formatValue(computedBy.scale)} ·{' '}
+        {computedBy.form === 'lokr' ? 'W1 ⊗ W2' : computedBy.form === 'loha' ? '(A1·B1) ⊙ (A2·B2)' : 'B·A'} formed from{' '}
+        {formatBytes(read.bytes)} of {computedBy.form ? 'its parts' : 'factors'} in {formatElapsed(values.ms)}; scale{' '}
+        {computedBy.detail}.
       </p>
     );
   }
