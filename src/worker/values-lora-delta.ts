@@ -23,6 +23,7 @@ import { rowsBytes, type ValuesJob } from './values-handler';
 import { readLycorisParts, readModuleFactors } from './lora-factors';
 import type { LoraUpdatePlan } from '../core/values/lora-update';
 import { lycorisDeltaChunks, lycorisDeltaShape, lycorisScale } from '../core/values/lycoris-delta';
+import { lycorisRows } from '../core/values/lycoris-update';
 
 /** Work between pauses: long enough that pausing costs nothing, short enough that Cancel answers at once. */
 const PAUSE_EVERY_MS = 40;
@@ -142,7 +143,7 @@ async function readLycorisDeltaValues(
   if (typeof shape === 'string') {
     throw new ValuesUnavailable(shape);
   }
-  const rowsRead = [...module.parts.values(), ...(module.alphaRow === null ? [] : [module.alphaRow])];
+  const rowsRead = lycorisRows(module);
   const partBytes = rowsBytes(load, rowsRead);
   checkBudget(load, module.module, partBytes, whole, 'its parts');
   const { parts, missing, alpha } = await readLycorisParts(load, module, job.signal);

@@ -7,7 +7,7 @@ import type { TensorColumns } from '../model';
 import type { NameShapes } from './tensor-index';
 
 /** Longest digit run treated as an index; longer ones (hashes, dates) stay literal text. */
-const MAX_INDEX_DIGITS = 9;
+export const MAX_INDEX_DIGITS = 9;
 
 export interface ParsedShapes extends NameShapes {
   /** Shape and index tuple of an arbitrary name, or null when no row has its shape. */

@@ -11,9 +11,7 @@
 import { MAX_UNDERSCORE_PATH_ROWS } from './analysis-limits';
 import { RE_KOHYA_PREFIX, RE_LYCORIS_PREFIX } from './lora-markers';
 import type { NameShapes } from './tensor-index';
-
-/** Longest digit token cut as an index: the name shapes take longer runs (hashes, dates) as literal text. */
-const MAX_INDEX_DIGITS = 9;
+import { MAX_INDEX_DIGITS } from './tensor-name-shapes';
 
 /** Whether a name (or a module-tree pattern) is a module path written with underscores. */
 export function isUnderscorePath(name: string): boolean {

@@ -6,6 +6,7 @@
  * Pure and columnar: it runs in the worker over the two kept loads' columns and names, and returns typed arrays
  * (one entry per aligned key) plus small summaries, so 250,000 tensors per side cross the boundary as transferables.
  */
+import { MAX_INDEX_DIGITS } from '../analysis/tensor-name-shapes';
 import { isUnderscorePath, underscorePathName } from '../analysis/underscore-paths';
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
 import type { TensorColumns } from '../model';
@@ -31,9 +32,6 @@ export const STATUS_IDENTICAL = 4;
  */
 export const MAX_COMPARE_MODULES = 20_000;
 export const OTHER_MODULES = '(other modules)';
-
-/** Longest digit run treated as a layer index (longer runs are hashes or dates, kept as names). */
-const MAX_INDEX_DIGITS = 9;
 
 export interface CompareSide {
   columns: TensorColumns;

@@ -22,7 +22,13 @@ import type { LoraNaming } from '../analysis/report-sections';
 import { decodeValues } from './decode';
 import { productNorm, rankGram } from './lora-gram';
 import { topSquaredSingularValue } from './lora-spectrum';
-import { isLycorisModule, lycorisProduct, planLycorisModule, type LycorisModulePlan } from './lycoris-update';
+import {
+  isLycorisModule,
+  lycorisProduct,
+  lycorisRows,
+  planLycorisModule,
+  type LycorisModulePlan,
+} from './lycoris-update';
 import {
   MAX_LORA_FACTOR_VALUES,
   MAX_LORA_UPDATE_WORK,
@@ -428,7 +434,7 @@ export class LoraUpdateCollector {
         dim: plan.dim,
         outFeatures: plan.outFeatures,
         inFeatures: plan.inFeatures,
-        rows: [...[...plan.parts.values()].sort((a, b) => a - b), ...(plan.alphaRow === null ? [] : [plan.alphaRow])],
+        rows: lycorisRows(plan),
         lycoris: plan.kind,
       })),
     ].sort((a, b) => a.rows[0] - b.rows[0]);

@@ -37,6 +37,11 @@ export interface LycorisModulePlan {
   matrices: ReadonlyMap<string, readonly [number, number]>;
 }
 
+/** A module's rows in the load: its parts in file order, then its `.alpha` when it has one. */
+export function lycorisRows(plan: Pick<LycorisModulePlan, 'parts'> & { alphaRow: number | null }): number[] {
+  return [...[...plan.parts.values()].sort((a, b) => a - b), ...(plan.alphaRow === null ? [] : [plan.alphaRow])];
+}
+
 /** Whether a module's parts are LyCORIS's own (LoHa, LoKr, OFT, a full difference) rather than a LoRA pair. */
 export function isLycorisModule(suffixes: Iterable<string>): boolean {
   for (const suffix of suffixes) {
