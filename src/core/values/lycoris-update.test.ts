@@ -36,6 +36,8 @@ describe('planLycorisModule', () => {
       'its LoHa factors do not multiply into one shape',
     );
     expect(planOf({ '.oft_blocks': [4, 2, 2] })).toMatch(/OFT/);
+    // A part too large to hold decoded, however cheap its Gram (a whole half of 2 × 10⁸ values at rank 2).
+    expect(planOf({ '.lokr_w1': [100_000_000, 2], '.lokr_w2': [2, 2] })).toBe('a part holds over 33554432 values');
   });
 });
 

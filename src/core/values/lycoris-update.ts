@@ -125,6 +125,18 @@ export function planLycorisModule(
   rows: ReadonlyMap<string, number>,
   dims: (row: number) => readonly number[],
 ): LycorisModulePlan | string {
+  const plan = planParts(module, rows, dims);
+  if (typeof plan !== 'string' && [...plan.sizes.values()].some((size) => size > MAX_LORA_FACTOR_VALUES)) {
+    return `a part holds over ${MAX_LORA_FACTOR_VALUES} values`;
+  }
+  return plan;
+}
+
+function planParts(
+  module: string,
+  rows: ReadonlyMap<string, number>,
+  dims: (row: number) => readonly number[],
+): LycorisModulePlan | string {
   if (rows.has('.lokr_t2') || rows.has('.hada_t1') || rows.has('.hada_t2')) {
     return 'a Tucker-decomposed LyCORIS conv (lokr_t2, hada_t1): not measured';
   }
