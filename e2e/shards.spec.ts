@@ -10,6 +10,7 @@ import { tinyLlamaTensors } from '../src/testing/fixture-manifest';
 import { buildShardedModel } from '../src/testing/build-sharded';
 import { HUB_REPO, SHARD_FIXTURES, UNSAFE_SHARD_NAME } from '../src/testing/shard-fixtures';
 import { HTTP1_SHARD_CONCURRENCY } from '../src/core/limits';
+import { groupDigits } from '../src/core/number-format';
 import {
   APP_ORIGIN,
   dropFile,
@@ -158,6 +159,15 @@ test.describe('sharded models', () => {
     await expect(page.getByTestId('shards-present')).toHaveText('0 of 163');
     await expect(page.getByTestId('shards-params')).toHaveText('—');
     await expect(page.getByRole('region', { name: 'Shard balance' })).toHaveCount(0);
+    // The names the index lists, each with its shard file, a page at a time; Find searches every page.
+    const entries = page.getByRole('region', { name: 'Index entries' });
+    await expect(entries.getByTestId('index-names-range')).toHaveText(`1–50 of ${groupDigits(CLEAN.weightMapEntries)}`);
+    await expect(entries.getByRole('row')).toHaveCount(51);
+    await entries.getByRole('searchbox').fill('model.norm.weight');
+    await expect(entries.getByTestId('index-names-range')).toHaveText('1–1 of 1 name containing "model.norm.weight"');
+    await expect(entries.getByRole('row').nth(1)).toContainText('model-00163-of-00163.safetensors');
+    await entries.getByRole('searchbox').fill('no such tensor');
+    await expect(entries.getByTestId('index-names-range')).toHaveText('No name contains "no such tensor"');
     watch.expectClean();
   });
 

@@ -118,6 +118,7 @@ export async function loadShardSet(
     choices: args.choices,
     repo: args.repo,
     shards: { report: shardsReport(model), shardOfRow: model.shardOfRow },
+    ...(presentCount === 0 && args.index ? { indexAlone: args.index } : {}),
   };
 }
 

@@ -45,6 +45,8 @@ import { loraScalingOf, NO_LORA_SCALING } from '../core/analysis/lora-scaling';
 import { tensorIndex } from '../core/analysis/tensor-index';
 import { mlxPackings, type MlxPacking } from '../core/analysis/quant/mlx';
 import { quantConfigHint } from '../core/analysis/quant/config-hint';
+import { indexEntriesPager } from '../core/shards/index-entries';
+import type { ShardIndex } from '../core/shards/index-parser';
 
 export type { DataLocation };
 
@@ -73,6 +75,8 @@ export interface Loaded {
   /** tokenizer.json, left for a click in the Tokenizer tab. */
   vocabularyOnDemand?: SidecarsOnDemand;
   shards?: ShardInfo;
+  /** An index opened without any of its shards: its tensor names, paged for the Shards tab. */
+  indexAlone?: ShardIndex;
   choices?: SourceChoices;
   repo?: RepoInfo;
 }
@@ -157,7 +161,9 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   };
   kept.dispose = () => encoder?.dispose();
   if (parsed) {
-    kept.pageSection = listPager(parsed, loaded.head, () => vocabulary, ownTokens);
+    const lists = listPager(parsed, loaded.head, () => vocabulary, ownTokens);
+    const entries = loaded.indexAlone ? indexEntriesPager(loaded.indexAlone) : null;
+    kept.pageSection = (request) => entries?.(request) ?? lists(request);
     kept.tokenList = () => ownTokens() ?? (vocabulary ? tokenListOfVocabulary(vocabulary) : null);
     kept.tokenTexts = () =>
       tokenTextsOf({

@@ -54,7 +54,7 @@ export interface LoadedHeader {
 
 /** A page of a long list a format keeps in the worker (GGUF's token list), asked for by the view on demand. */
 export interface SectionPageRequest {
-  /** Which list: `tokens` for GGUF, `vocabulary` for a tokenizer.json read on demand. */
+  /** Which list: `tokens` for GGUF, `vocabulary` for a tokenizer.json read on demand, `index-entries` for an index's names. */
   section: string;
   /** The first id of the page; with `find`, the first match (0-based) of the page. */
   from: number;
@@ -74,6 +74,8 @@ export interface SectionPage {
   ids?: number[];
   /** The text each entry stands for, where the list stores it encoded (a byte-level BPE's `Ġ` for a space). */
   decoded?: Array<string | null>;
+  /** The shard file an index assigns each entry to (its tensor names' list). */
+  shards?: string[];
 }
 
 /**

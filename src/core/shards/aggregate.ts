@@ -452,7 +452,8 @@ function indexOnlyFindings(
       `Only the index was opened: it assigns ${plural(index.entryCount, 'tensor')} to ` +
         `${plural(index.shardFiles.length, 'shard file')}${size}, and none of them came with it, so no tensor's ` +
         `dtype, shape or bytes are known. Drop the model's folder (the index with its shards), or open the ` +
-        `index's URL or the repository id, which reads every shard's header.`,
+        `index's URL or the repository id, which reads every shard's header. The Shards tab lists the names it ` +
+        `assigns each shard file.`,
       [],
       { tensorCount: index.entryCount, ...(indexFile === undefined ? {} : { shard: indexFile }) },
     ),

@@ -8,13 +8,18 @@ import { GgufRepoFiles } from './GgufRepoFiles';
 import { RepoFiles } from './RepoFiles';
 import { ShardBalanceChart } from './ShardBalanceChart';
 import { ShardSummary } from './ShardSummary';
+import { IndexEntries } from './IndexEntries';
 import { SourceSwitcher } from './SourceSwitcher';
 
 export function ShardsPanel({ shards }: { shards: ShardInfo }) {
   return (
     <div className="shards-panel">
       <ShardSummary report={shards.report} />
-      {shards.report.totals.presentShards > 0 && <ShardBalanceChart shards={shards.report.shards} />}
+      {shards.report.totals.presentShards > 0 ? (
+        <ShardBalanceChart shards={shards.report.shards} />
+      ) : (
+        shards.report.index && <IndexEntries total={shards.report.index.weightMapEntries} />
+      )}
     </div>
   );
 }

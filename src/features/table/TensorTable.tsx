@@ -193,7 +193,7 @@ export function TensorTable({
           header.tensors.count > 0
             ? 'No tensors match.'
             : shards?.report.totals.presentShards === 0
-              ? 'No shard file was opened: the tensors’ dtypes and shapes are in the shards’ headers.'
+              ? 'No shard file was opened: the tensors’ dtypes and shapes are in the shards’ headers. The Shards tab lists the names the index gives each shard.'
               : 'The file lists no tensors.'
         }
         busy={busy}

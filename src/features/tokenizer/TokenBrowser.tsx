@@ -8,6 +8,7 @@ import type { SectionPage } from '../../core/formats/format-reader';
 import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import './token-browser.css';
+import '../../lib/page-nav.css';
 
 /** Tokens per page: a screenful. */
 const PAGE_TOKENS = 50;
@@ -54,7 +55,7 @@ export function TokenBrowser({
   const last = Math.max(0, shown - 1);
   return (
     <div className="token-browser" data-testid={testId}>
-      <div className="token-browser-nav">
+      <div className="page-nav">
         <label>
           Find{' '}
           <input
