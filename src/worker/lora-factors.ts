@@ -28,16 +28,22 @@ export async function readLycorisParts(
   load: KeptLoad,
   module: LycorisModulePlan & { alphaRow: number | null },
   signal: AbortSignal,
+  onBytes: (bytes: number) => void = () => undefined,
 ): Promise<{ parts: Map<string, Float32Array> | null; missing: string | null; alpha: number | null }> {
+  const read = async (row: number) => {
+    const values = await readDecodedRow(load, row, signal);
+    onBytes(rowsBytes(load, [row]));
+    return values;
+  };
   const parts = new Map<string, Float32Array>();
   for (const [suffix, row] of module.parts) {
-    const values = await readDecodedRow(load, row, signal);
+    const values = await read(row);
     if (values === null) {
       return { parts: null, missing: load.names[row], alpha: null };
     }
     parts.set(suffix, values);
   }
-  const alpha = module.alphaRow === null ? null : alphaOf(await readDecodedRow(load, module.alphaRow, signal));
+  const alpha = module.alphaRow === null ? null : alphaOf(await read(module.alphaRow));
   return { parts, missing: null, alpha };
 }
 

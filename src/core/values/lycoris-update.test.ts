@@ -1,7 +1,7 @@
 /** Planning a LyCORIS module's update, and its norms against ΔW formed whole. */
 import { describe, expect, it } from 'vitest';
 import { lycorisDeltaChunks } from './lycoris-delta';
-import { lycorisProduct, planLycorisModule, type LycorisModulePlan } from './lycoris-update';
+import { lycorisFactors, lycorisProduct, planLycorisModule, type LycorisModulePlan } from './lycoris-update';
 
 /** A module's parts from suffix → shape, rows numbered in that order. */
 function planOf(parts: Record<string, number[]>): LycorisModulePlan | string {
@@ -72,5 +72,21 @@ describe('lycorisProduct', () => {
     // σ²_max lies between the mean and the total of the squared singular values.
     expect(product.spectral2).toBeLessThanOrEqual(product.frobenius2 * (1 + 1e-9));
     expect(product.spectral2).toBeGreaterThanOrEqual(product.frobenius2 / plan.rank - 1e-9);
+    // Its factors multiply into ΔW as the loaders form it, element for element.
+    const { up, down } = lycorisFactors(plan, values);
+    const { outFeatures: out, inFeatures: inputs, rank } = plan;
+    const formedValues = new Float32Array(out * inputs);
+    for (const chunk of lycorisDeltaChunks(plan, values, 1)) {
+      formedValues.set(chunk.values, chunk.firstElement);
+    }
+    for (let o = 0; o < out; o++) {
+      for (let i = 0; i < inputs; i++) {
+        let cell = 0;
+        for (let k = 0; k < rank; k++) {
+          cell += up[o * rank + k] * down[k * inputs + i];
+        }
+        expect(Math.abs(cell - formedValues[o * inputs + i])).toBeLessThanOrEqual(1e-5);
+      }
+    }
   });
 });

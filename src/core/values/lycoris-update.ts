@@ -264,36 +264,104 @@ function lokrHalfMeasure(
   return pairMeasure(down, up, rank);
 }
 
-/** LoHa as the product P · Q of rank r1 · r2 (see the file comment): P [out, R] row by row, Q [R, in]. */
-function lohaProduct(
+/** A matrix [rows, cols] and its values, row-major. */
+interface Matrix {
+  rows: number;
+  cols: number;
+  values: Float32Array;
+}
+
+function identity(size: number): Matrix {
+  const values = new Float32Array(size * size);
+  for (let i = 0; i < size; i++) {
+    values[i * size + i] = 1;
+  }
+  return { rows: size, cols: size, values };
+}
+
+/** A LoKr half as two factors a · b: its own when factored, else the whole half beside the identity on its smaller side. */
+function halfFactors(plan: LycorisModulePlan, values: ReadonlyMap<string, Float32Array>, side: '1' | '2') {
+  const whole = values.get(`.lokr_w${side}`);
+  if (whole !== undefined) {
+    const [rows, cols] = plan.matrices.get(`.lokr_w${side}`) as readonly [number, number];
+    const matrix = { rows, cols, values: whole };
+    return rows <= cols ? { a: identity(rows), b: matrix } : { a: matrix, b: identity(cols) };
+  }
+  const [rows, rank] = plan.matrices.get(`.lokr_w${side}_a`) as readonly [number, number];
+  const cols = (plan.matrices.get(`.lokr_w${side}_b`) as readonly [number, number])[1];
+  return {
+    a: { rows, cols: rank, values: values.get(`.lokr_w${side}_a`) as Float32Array },
+    b: { rows: rank, cols, values: values.get(`.lokr_w${side}_b`) as Float32Array },
+  };
+}
+
+/** The Kronecker product of two matrices, row-major. */
+function kron(x: Matrix, y: Matrix): Matrix {
+  const rows = x.rows * y.rows;
+  const cols = x.cols * y.cols;
+  const values = new Float32Array(rows * cols);
+  for (let p = 0; p < x.rows; p++) {
+    for (let q = 0; q < y.rows; q++) {
+      const to = (p * y.rows + q) * cols;
+      for (let k = 0; k < x.cols; k++) {
+        const v = x.values[p * x.cols + k];
+        for (let l = 0; l < y.cols; l++) {
+          values[to + k * y.cols + l] = v * y.values[q * y.cols + l];
+        }
+      }
+    }
+  }
+  return { rows, cols, values };
+}
+
+/**
+ * ΔW / scale as one product up · down of rank `plan.rank`: up [out, rank] and down [rank, in], row-major. A LoKr's is
+ * kron(a1, a2) · kron(b1, b2) (the mixed-product rule), a LoHa's its face-splitting factors (see the file comment).
+ * For comparing two updates through their factors, as two LoRA pairs are compared (lora-pair.ts).
+ */
+export function lycorisFactors(
   plan: LycorisModulePlan,
   values: ReadonlyMap<string, Float32Array>,
-): { frobenius2: number; spectral2: number } {
+): { up: Float32Array; down: Float32Array } {
+  if (plan.kind === 'lokr') {
+    const [w1, w2] = [halfFactors(plan, values, '1'), halfFactors(plan, values, '2')];
+    return { up: kron(w1.a, w2.a).values, down: kron(w1.b, w2.b).values };
+  }
   const [a1, b1, a2, b2] = ['.hada_w1_a', '.hada_w1_b', '.hada_w2_a', '.hada_w2_b'].map(
     (suffix) => values.get(suffix) as Float32Array,
   );
   const r1 = (plan.matrices.get('.hada_w1_a') as readonly [number, number])[1];
   const r2 = (plan.matrices.get('.hada_w2_a') as readonly [number, number])[1];
   const { outFeatures: out, inFeatures: inputs, rank } = plan;
-  const p = new Float32Array(out * rank);
+  const up = new Float32Array(out * rank);
   for (let o = 0; o < out; o++) {
     for (let k = 0; k < r1; k++) {
       const x = a1[o * r1 + k];
       for (let l = 0; l < r2; l++) {
-        p[o * rank + k * r2 + l] = x * a2[o * r2 + l];
+        up[o * rank + k * r2 + l] = x * a2[o * r2 + l];
       }
     }
   }
-  const q = new Float32Array(rank * inputs);
+  const down = new Float32Array(rank * inputs);
   for (let k = 0; k < r1; k++) {
     for (let l = 0; l < r2; l++) {
       const to = (k * r2 + l) * inputs;
       for (let i = 0; i < inputs; i++) {
-        q[to + i] = b1[k * inputs + i] * b2[l * inputs + i];
+        down[to + i] = b1[k * inputs + i] * b2[l * inputs + i];
       }
     }
   }
-  const up = rankGram(p, { rank, length: out, rankFirst: false });
-  const down = rankGram(q, { rank, length: inputs, rankFirst: true });
-  return pairMeasure(down, up, rank);
+  return { up, down };
+}
+
+/** LoHa as the product of its face-splitting factors, measured through their Grams as a LoRA pair of that rank. */
+function lohaProduct(
+  plan: LycorisModulePlan,
+  values: ReadonlyMap<string, Float32Array>,
+): { frobenius2: number; spectral2: number } {
+  const { up, down } = lycorisFactors(plan, values);
+  const { outFeatures: out, inFeatures: inputs, rank } = plan;
+  const upGram = rankGram(up, { rank, length: out, rankFirst: false });
+  const downGram = rankGram(down, { rank, length: inputs, rankFirst: true });
+  return pairMeasure(downGram, upGram, rank);
 }

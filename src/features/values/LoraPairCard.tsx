@@ -28,8 +28,10 @@ export function LoraPairCard({ pair }: { pair: LoraPairComparison }) {
           ? `: median cosine ${cosine.toFixed(4)} between their updates, median ‖ΔW_B − ΔW_A‖ / ‖ΔW_A‖ ${formatValue(relDiff)}`
           : ''}
         {pair.onlyA + pair.onlyB > 0 ? `; ${pair.onlyA} only in A, ${pair.onlyB} only in B (or with other sizes)` : ''}.
-        Updates ΔW = scale · B·A are compared, from the factors&apos; Gram matrices: factors trained twice can differ
-        tensor by tensor (B·R and R⁻¹·A give the same update) where the updates agree.
+        Updates ΔW = scale · B·A are compared, from the factors&apos; Gram matrices (a LyCORIS LoKr&apos;s or
+        LoHa&apos;s written as one such product of its parts, so a module trained as LoKr on one side compares with its
+        LoRA on the other): factors trained twice can differ tensor by tensor (B·R and R⁻¹·A give the same update) where
+        the updates agree.
       </p>
       <UnmeasuredNote
         count={pair.unmeasured}
