@@ -112,6 +112,40 @@ describe('Compare values: a LoRA against its base', () => {
     }
   });
 
+  it("a LyCORIS adapter: each LoKr and LoHa update over the weight it lies on, numpy's ‖ΔW‖; a LoKr of other sizes named", async () => {
+    // diffusers names for three of the fixture's kohya modules; proj_out's weight stored the other way round.
+    const shapes: Record<string, number[]> = {
+      'down_blocks.0.attentions.0.proj_in.weight': [32, 64],
+      'mid_block.attentions.0.proj_in.weight': [32, 48],
+      'down_blocks.0.attentions.0.proj_out.weight': [64, 48],
+    };
+    const specs = Object.entries(shapes).map(([name, shape]) => ({ name, dtype: 'F32', shape }));
+    const weights = Object.fromEntries(
+      specs.map(({ name, shape }, at) => [
+        name,
+        Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => (((i * 37 + at * 11) % 29) - 14) / 64),
+      ]),
+    );
+    const tensorData = Object.fromEntries(Object.entries(weights).map(([name, w]) => [name, new Uint8Array(w.buffer)]));
+    const base = await keptFile(buildSafetensors(specs, { tensorData }), 'diffusion_pytorch_model.safetensors');
+    const lycoris = await keptValuesFixture('lora-lycoris.safetensors');
+    const lora = await compareWithBase(base, lycoris, true);
+    const answers = loraAnswers<{ norm: number }>('lora-lycoris.safetensors');
+    const norm = (w: Float32Array) => Math.sqrt(w.reduce((sum, v) => sum + v * v, 0));
+    expect(lora.modules.map((m) => [m.module, m.base]).sort()).toEqual([
+      ['lora_unet_down_blocks_0_attentions_0_proj_in', 'down_blocks.0.attentions.0.proj_in.weight'],
+      ['lora_unet_mid_block_attentions_0_proj_in', 'mid_block.attentions.0.proj_in.weight'],
+    ]);
+    for (const module of lora.modules) {
+      expectRelative(module.norm, answers[module.module].norm);
+      expectRelative(module.relative, answers[module.module].norm / norm(weights[module.base]));
+    }
+    expect(lora.unmeasuredExamples).toContainEqual({
+      module: 'lora_unet_down_blocks_0_attentions_0_proj_out',
+      reason: 'its LoKr update is 48 × 64, its base weight [64, 48]',
+    });
+  });
+
   it('lists a module whose base weight is all zeros as not measured, instead of an infinite ratio', async () => {
     const shapes: Record<string, number[]> = { q_proj: [64, 64], v_proj: [32, 64], down_proj: [64, 128] };
     const specs = [0, 1].flatMap((layer) =>

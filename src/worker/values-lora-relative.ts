@@ -1,12 +1,17 @@
 /**
  * "Compare values" of a LoRA against its base: for each adapted module that fits its base weight
  * (core/compare/lora-fit.ts), the update ‖scale · B·A‖ from the adapter's factors (core/values/lora-update.ts, read
- * whole: factors are small) over ‖W‖ of the base weight, read as "Read values" reads it (whole when local, a row
+ * whole: factors are small; a LyCORIS LoKr's or LoHa's from all its parts) over ‖W‖ of the base weight, read as "Read values" reads it (whole when local, a row
  * sample past 16 MiB over HTTP; dequantized where the weight is FP8 with a scale, a GGUF block type or a packed 4-bit
  * layout). The ratio says how far the adapter moves each weight.
  */
 import { loraRelativeByLayer, type LoraRelativeModule, type LoraRelativeUpdates } from '../core/values/compare-values';
-import { LoraUpdateCollector, planLoraUpdates, type LoraUpdatePlan } from '../core/values/lora-update';
+import {
+  LoraUpdateCollector,
+  planLoraUpdates,
+  type LoraModuleUpdate,
+  type LoraUpdatePlan,
+} from '../core/values/lora-update';
 import { MAX_UNMEASURED_LISTED } from '../core/values/values-limits';
 import { REMOTE_VALUES_SAMPLE_BYTES, REMOTE_VALUES_WHOLE_BYTES } from '../core/values/values-limits';
 import { tensorShape } from '../core/model';
@@ -32,7 +37,10 @@ export function planLoraRelative(
   adapter: KeptLoad,
   fit: { adapterSide: 'a' | 'b'; pairs: readonly LoraBasePair[] },
 ): LoraRelativePlan {
-  return { ...fit, plan: planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row)) };
+  return {
+    ...fit,
+    plan: planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row), { lycoris: true }),
+  };
 }
 
 /** Bytes the measurement reads: every factor and alpha whole, each base weight as "Read values" would. */
@@ -46,7 +54,23 @@ export function loraRelativeBytes(adapter: KeptLoad, base: KeptLoad, relative: L
 }
 
 function factorAndAlphaRows(plan: LoraUpdatePlan | null): number[] {
-  return plan ? [...plan.factors.keys(), ...plan.alphas.keys()].sort((x, y) => x - y) : [];
+  const parts = plan?.lycoris.flatMap((module) => [...module.parts.values()]) ?? [];
+  return plan ? [...plan.factors.keys(), ...parts, ...plan.alphas.keys()].sort((x, y) => x - y) : [];
+}
+
+/**
+ * Why a LyCORIS module's update does not lie over its base weight, or null when it does: the fit checks a LoKr's
+ * name only, and its ΔW [out, in] must be the weight's [out, in · kernel].
+ */
+function lycorisMismatch(update: LoraModuleUpdate, base: KeptLoad, baseRow: number): string | null {
+  if (update.lycoris === undefined) {
+    return null;
+  }
+  const shape = tensorShape(base.columns, baseRow);
+  const inputs = shape.slice(1).reduce((product, dim) => product * dim, 1);
+  return shape.length >= 2 && shape[0] === update.outFeatures && inputs === update.inFeatures
+    ? null
+    : `its ${update.lycoris === 'lokr' ? 'LoKr' : 'LoHa'} update is ${update.outFeatures} × ${update.inFeatures}, its base weight [${shape.join(', ')}]`;
 }
 
 /** The adapter's update per fitting module against its base weight; `onBytes` hears each read's bytes. */
@@ -67,6 +91,11 @@ export async function loraRelativeUpdates(
     const update = byModule.get(module);
     if (update === undefined) {
       unmeasured.push({ module, reason: reasonOf.get(module) ?? "the adapter's factors of it were not measured" });
+      continue;
+    }
+    const mismatch = lycorisMismatch(update, base, baseRow);
+    if (mismatch !== null) {
+      unmeasured.push({ module, reason: mismatch });
       continue;
     }
     let values;

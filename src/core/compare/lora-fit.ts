@@ -14,7 +14,8 @@
  * Keys that still carry PEFT's adapter name (`lora_A.default.weight`) read as the same parts, and a base saved as a
  * PeftModel's whole state_dict (`X.base_layer.weight`) as `X.weight`; the suffixes are lora-markers.ts's.
  * With a GGUF on one side only, a module is also looked up by its name in the other format (CrossFormatNames).
- * Other LyCORIS forms (LoKr, OFT, full diffs) are checked for existence only. The key-alignment rules apply to both
+ * Other LyCORIS forms (LoKr, OFT, full diffs) are checked for existence only (a LoKr's sizes need all its parts:
+ * "Compare values" checks them against the weight). The key-alignment rules apply to both
  * sides, so a base saved with `module.` or `model.` wrappers still matches.
  */
 import { DTYPES } from '../dtypes';
@@ -328,8 +329,9 @@ function otherFormatModules(
 }
 
 /**
- * `onFit` hears each module that fits with its base weight's row (a GPT-2 Conv1D weight stored [in, out] too): the
- * pairs "Compare values" measures the adapter's update against.
+ * `onFit` hears each module that fits with its base weight's row (a GPT-2 Conv1D weight stored [in, out] too), and
+ * each LyCORIS module whose sizes the names' shapes do not give (a LoKr) with the weight its name finds: the pairs
+ * "Compare values" measures the adapter's update against, checking such a module's sizes from all its parts.
  */
 export function checkLoraFit(
   adapter: { columns: TensorColumns; names: readonly string[] },
@@ -373,6 +375,10 @@ export function checkLoraFit(
     }
     if (found.packed || !module.sized || xlabs?.sized === false) {
       unchecked++;
+      if (!found.packed && !module.sized && xlabs === null) {
+        // A LyCORIS module's sizes come from all its parts (a LoKr's Kronecker halves): "Compare values" checks them.
+        onFit(module.name, found.row);
+      }
       continue;
     }
     const columns = base.columns;

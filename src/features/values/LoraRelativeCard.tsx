@@ -28,7 +28,8 @@ export function LoraRelativeCard({ lora }: { lora: LoraRelativeUpdates }) {
         <p data-testid="lora-relative-summary">
           The adapter (side {side}) moves its {plural(modules.length, 'module')} by a median{' '}
           {percent(median(modules.map((m) => m.relative)) ?? 0)} of their base weights&apos; norm (‖ΔW‖ / ‖W‖, Frobenius
-          norms; ΔW = scale · B·A from the adapter&apos;s factors, W read from the base
+          norms; ΔW = scale · B·A from the adapter&apos;s factors, a LyCORIS LoKr&apos;s or LoHa&apos;s from all its
+          parts, W read from the base
           {sampled ? ', weights over 16 MiB over HTTP as a row sample' : ''}). Largest:{' '}
           <span className="mono">{modules[0].module}</span> ({percent(modules[0].relative)}).
         </p>
