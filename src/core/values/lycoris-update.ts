@@ -126,10 +126,15 @@ export function planLycorisModule(
   dims: (row: number) => readonly number[],
 ): LycorisModulePlan | string {
   const plan = planParts(module, rows, dims);
-  if (typeof plan !== 'string' && [...plan.sizes.values()].some((size) => size > MAX_LORA_FACTOR_VALUES)) {
-    return `a part holds over ${MAX_LORA_FACTOR_VALUES} values`;
+  if (typeof plan === 'string') {
+    return plan;
   }
-  return plan;
+  if (plan.outFeatures === 0 || plan.inFeatures === 0 || plan.rank === 0) {
+    return 'a part holds no values (a size of 0)';
+  }
+  return [...plan.sizes.values()].some((size) => size > MAX_LORA_FACTOR_VALUES)
+    ? `a part holds over ${MAX_LORA_FACTOR_VALUES} values`
+    : plan;
 }
 
 function planParts(
