@@ -55,24 +55,20 @@ def write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]], me
     path.write_bytes(struct.pack("<Q", len(text)) + text + b"".join(chunks))
 
 
-def update(down: np.ndarray, up: np.ndarray, scale: float, embedding: bool = False) -> dict[str, object]:
-    """Norm and per-weight RMS of scale · up @ down, with conv kernels flattened into `in` as kohya merges them; and
-    ΔW's own values as "Compute ΔW" lays them out (the weight's shape; an embedding's transposed, [vocab, dim]),
-    rounded to float32: shape, extremes, mean and std (ddof 0), zeros and the first 16 in row-major order."""
-    a = down.astype(np.float64).reshape(down.shape[0], -1)
-    b = up.astype(np.float64).reshape(up.shape[0], -1)
-    delta = scale * (b @ a)
+def measures(delta: np.ndarray, scale: float, view: np.ndarray, shape: list[int], **extra: object) -> dict[str, object]:
+    """Norms, RMS and stable rank of a ΔW formed whole (a conv kernel flattened into `in`), any `extra` figures, and
+    its values as "Compute ΔW" lays them out (`view`, of `shape`) rounded to float32: shape, extremes, mean and std
+    (ddof 0), zeros and the first 16 in row-major order."""
     norm = float(np.linalg.norm(delta))
     spectral = float(np.linalg.norm(delta, 2))
-    view = (delta.T if embedding else delta).astype(np.float32)
-    shape = list(view.shape) if embedding or down.ndim <= 2 else [up.shape[0], *down.shape[1:]]
-    values = view.astype(np.float64).ravel()
+    values = view.astype(np.float32).astype(np.float64).ravel()
     return {
         "norm": norm,
         "rms": norm / np.sqrt(delta.size),
         "scale": scale,
         "spectral": spectral,
         "stableRank": norm**2 / spectral**2 if spectral > 0 else None,
+        **extra,
         "delta": {
             "shape": shape,
             "min": float(values.min()),
@@ -85,29 +81,15 @@ def update(down: np.ndarray, up: np.ndarray, scale: float, embedding: bool = Fal
     }
 
 
-def measures(delta: np.ndarray, scale: float, rank: int) -> dict[str, object]:
-    """Norms, RMS and stable rank of a ΔW formed whole (a conv kernel flattened into `in`), with its rank bound; and
-    its values as "Compute ΔW" shows them ([out, in], every part here being a matrix), rounded to float32."""
-    norm = float(np.linalg.norm(delta))
-    spectral = float(np.linalg.norm(delta, 2))
-    values = delta.astype(np.float32).astype(np.float64).ravel()
-    return {
-        "norm": norm,
-        "rms": norm / np.sqrt(delta.size),
-        "scale": scale,
-        "spectral": spectral,
-        "stableRank": norm**2 / spectral**2 if spectral > 0 else None,
-        "rank": rank,
-        "delta": {
-            "shape": list(delta.shape),
-            "min": float(values.min()),
-            "max": float(values.max()),
-            "mean": float(values.mean()),
-            "std": float(values.std()),
-            "zeros": int(np.count_nonzero(values == 0)),
-            "first": [float(v) for v in values[:16]],
-        },
-    }
+def update(down: np.ndarray, up: np.ndarray, scale: float, embedding: bool = False) -> dict[str, object]:
+    """The measures of scale · up @ down, with conv kernels flattened into `in` as kohya merges them, its values laid
+    out as the weight (an embedding's transposed, [vocab, dim])."""
+    a = down.astype(np.float64).reshape(down.shape[0], -1)
+    b = up.astype(np.float64).reshape(up.shape[0], -1)
+    delta = scale * (b @ a)
+    view = delta.T if embedding else delta
+    shape = list(view.shape) if embedding or down.ndim <= 2 else [up.shape[0], *down.shape[1:]]
+    return measures(delta, scale, view, shape)
 
 
 def lycoris() -> dict[str, dict[str, object]]:
@@ -123,7 +105,9 @@ def lycoris() -> dict[str, dict[str, object]]:
     def f16(shape: tuple[int, ...], spread: float) -> np.ndarray:
         return (rng.standard_normal(shape) * spread).astype(np.float16)
 
-    def half(name: str, side: str, whole: tuple[int, int] | None, factors: tuple[tuple[int, int], tuple[int, ...]] | None):
+    Factors = tuple[tuple[int, int], tuple[int, ...]]
+
+    def half(name: str, side: str, whole: tuple[int, int] | None, factors: Factors | None):
         if whole is not None:
             w = f16(whole, 0.2)
             tensors[f"{name}.lokr_w{side}"] = ("F16", w)
@@ -147,7 +131,8 @@ def lycoris() -> dict[str, dict[str, object]]:
         w2, dim2, rank2 = half(name, "2", whole2, factors2)
         dim = dim2 if dim2 is not None else dim1
         scale = alpha / dim if dim is not None else 1.0
-        expected[name] = measures(scale * np.kron(w1, w2), scale, rank1 * rank2)
+        delta = scale * np.kron(w1, w2)
+        expected[name] = measures(delta, scale, delta, list(delta.shape), rank=rank1 * rank2)
 
     loha = [
         # name, alpha, out, rank, in (a conv kernel flattened)
@@ -157,12 +142,14 @@ def lycoris() -> dict[str, dict[str, object]]:
     for name, alpha, out, rank, inputs in loha:
         tensors[f"{name}.alpha"] = ("F16", np.array(alpha, np.float16))
         parts = {}
-        for suffix, shape in (("w1_a", (out, rank)), ("w1_b", (rank, inputs)), ("w2_a", (out, rank)), ("w2_b", (rank, inputs))):
+        shapes = {"w1_a": (out, rank), "w1_b": (rank, inputs), "w2_a": (out, rank), "w2_b": (rank, inputs)}
+        for suffix, shape in shapes.items():
             parts[suffix] = f16(shape, 0.3)
             tensors[f"{name}.hada_{suffix}"] = ("F16", parts[suffix])
         w = {k: v.astype(np.float64) for k, v in parts.items()}
         scale = alpha / rank
-        expected[name] = measures(scale * (w["w1_a"] @ w["w1_b"]) * (w["w2_a"] @ w["w2_b"]), scale, rank * rank)
+        delta = scale * (w["w1_a"] @ w["w1_b"]) * (w["w2_a"] @ w["w2_b"])
+        expected[name] = measures(delta, scale, delta, list(delta.shape), rank=rank * rank)
 
     tucker = "lora_unet_up_blocks_0_resnets_0_conv1"
     tensors[f"{tucker}.lokr_w1"] = ("F16", f16((2, 2), 0.2))
@@ -170,7 +157,8 @@ def lycoris() -> dict[str, dict[str, object]]:
     tensors[f"{tucker}.lokr_w2_a"] = ("F16", f16((4, 8), 0.2))
     tensors[f"{tucker}.lokr_w2_b"] = ("F16", f16((4, 8), 0.2))
     hada_tucker = "lora_unet_up_blocks_0_resnets_0_conv2"
-    for suffix, shape in (("t1", (2, 2, 3, 3)), ("w1_a", (2, 16)), ("w1_b", (2, 8)), ("w2_a", (16, 2)), ("w2_b", (2, 72))):
+    tucker_shapes = {"t1": (2, 2, 3, 3), "w1_a": (2, 16), "w1_b": (2, 8), "w2_a": (16, 2), "w2_b": (2, 72)}
+    for suffix, shape in tucker_shapes.items():
         tensors[f"{hada_tucker}.hada_{suffix}"] = ("F16", f16(shape, 0.2))
     metadata = {"ss_network_module": "lycoris.kohya", "ss_network_args": json.dumps({"algo": "lokr"})}
     write_safetensors(OUT / "lora-lycoris.safetensors", tensors, metadata)

@@ -5,7 +5,7 @@
  * a Cancel reaches it.
  */
 import { deltaScaleDetail, loraDeltaChunks, loraDeltaLayout } from '../core/values/lora-delta';
-import { moduleRows, planLoraUpdates } from '../core/values/lora-update';
+import { moduleRows, planLoraUpdates, type LoraUpdatePlan } from '../core/values/lora-update';
 import {
   NeedsWholeRead,
   ValuesAccumulator,
@@ -21,7 +21,6 @@ import { nextQueuedTask } from '../lib/after-paint';
 import type { KeptLoad } from './load-source';
 import { rowsBytes, type ValuesJob } from './values-handler';
 import { readLycorisParts, readModuleFactors } from './lora-factors';
-import type { LoraUpdatePlan } from '../core/values/lora-update';
 import { lycorisDeltaChunks, lycorisDeltaShape, lycorisScale } from '../core/values/lycoris-delta';
 import { lycorisRows } from '../core/values/lycoris-update';
 

@@ -7,7 +7,21 @@ import type { TensorColumns } from '../model';
 import type { NameShapes } from './tensor-index';
 
 /** Longest digit run treated as an index; longer ones (hashes, dates) stay literal text. */
-export const MAX_INDEX_DIGITS = 9;
+const MAX_INDEX_DIGITS = 9;
+
+/** Whether `text[from, to)` is an index: 1 to MAX_INDEX_DIGITS ASCII digits. */
+export function isIndexDigits(text: string, from: number, to: number): boolean {
+  if (to === from || to - from > MAX_INDEX_DIGITS) {
+    return false;
+  }
+  for (let i = from; i < to; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 48 || code > 57) {
+      return false;
+    }
+  }
+  return true;
+}
 
 export interface ParsedShapes extends NameShapes {
   /** Shape and index tuple of an arbitrary name, or null when no row has its shape. */

@@ -11,24 +11,11 @@
 import { MAX_UNDERSCORE_PATH_ROWS } from './analysis-limits';
 import { RE_KOHYA_PREFIX, RE_LYCORIS_PREFIX } from './lora-markers';
 import type { NameShapes } from './tensor-index';
-import { MAX_INDEX_DIGITS } from './tensor-name-shapes';
+import { isIndexDigits } from './tensor-name-shapes';
 
 /** Whether a name (or a module-tree pattern) is a module path written with underscores. */
 export function isUnderscorePath(name: string): boolean {
   return RE_KOHYA_PREFIX.test(name) || RE_LYCORIS_PREFIX.test(name);
-}
-
-function isDigitToken(name: string, from: number, to: number): boolean {
-  if (to === from || to - from > MAX_INDEX_DIGITS) {
-    return false;
-  }
-  for (let i = from; i < to; i++) {
-    const code = name.charCodeAt(i);
-    if (code < 48 || code > 57) {
-      return false;
-    }
-  }
-  return true;
 }
 
 /** The tree path of one underscore-path name: its module part cut as the file comment says, the rest as it is. */
@@ -48,7 +35,7 @@ export function underscorePathName(name: string): string {
     if (i < end && name.charCodeAt(i) !== 95) {
       continue;
     }
-    const digits = isDigitToken(name, tokenStart, i);
+    const digits = isIndexDigits(name, tokenStart, i);
     if (digits || previousIsDigits) {
       // The underscore before this token (none before the first: that one is the prefix's).
       if (tokenStart > prefix.length) {

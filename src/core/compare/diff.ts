@@ -6,7 +6,7 @@
  * Pure and columnar: it runs in the worker over the two kept loads' columns and names, and returns typed arrays
  * (one entry per aligned key) plus small summaries, so 250,000 tensors per side cross the boundary as transferables.
  */
-import { MAX_INDEX_DIGITS } from '../analysis/tensor-name-shapes';
+import { isIndexDigits } from '../analysis/tensor-name-shapes';
 import { isUnderscorePath, underscorePathName } from '../analysis/underscore-paths';
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
 import type { TensorColumns } from '../model';
@@ -155,19 +155,6 @@ function sameDtype(a: CompareSide, rowA: number, b: CompareSide, rowB: number): 
   return codeA !== UNKNOWN_DTYPE_CODE || a.unknownDtypes?.get(rowA) === b.unknownDtypes?.get(rowB);
 }
 
-function isIndexSegment(key: string, start: number, end: number): boolean {
-  if (end === start || end - start > MAX_INDEX_DIGITS) {
-    return false;
-  }
-  for (let i = start; i < end; i++) {
-    const c = key.charCodeAt(i);
-    if (c < 48 || c > 57) {
-      return false;
-    }
-  }
-  return true;
-}
-
 /**
  * The module a key belongs to: everything up to and including its first numbered segment (`layers.5.mlp.up.weight`
  * → `layers.5`, `down_blocks.1.resnets.0.conv1.weight` → `down_blocks.1`), else its parent path
@@ -187,7 +174,7 @@ function dottedModuleOf(key: string): string {
     if (end < 0) {
       end = key.length;
     }
-    if (isIndexSegment(key, start, end)) {
+    if (isIndexDigits(key, start, end)) {
       return key.slice(0, end);
     }
     if (end < key.length) {

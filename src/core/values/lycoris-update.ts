@@ -12,6 +12,7 @@
  *   is one product of rank r1 · r2 (the face-splitting identity): ΔW = P · Q with row o of P = w1_a[o] ⊗ w2_a[o] and
  *   column i of Q = w1_b[:, i] ⊗ w2_b[:, i], measured through P's and Q's Grams as a LoRA pair of that rank.
  *
+ * Comparing two updates of one module (lora-pair.ts) takes each as one such product of factors (lycorisFactors). The
  * Tucker-decomposed convs (lokr_t2, hada_t1 / hada_t2) and OFT are not measured.
  */
 import { productNorm, rankGram } from './lora-gram';

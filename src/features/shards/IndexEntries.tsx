@@ -10,7 +10,7 @@ import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { BreakableName } from '../../lib/BreakableName';
 import { numeric, TableHead } from '../../lib/TableHead';
-import '../../lib/page-nav.css';
+import { PageNav } from '../../lib/PageNav';
 
 /** Names per page: a screenful. */
 const PAGE_ENTRIES = 50;
@@ -41,33 +41,23 @@ export function IndexEntries({ total }: { total: number }) {
         Each of the index&apos;s {plural(total, 'tensor name')} with the shard file its weight_map assigns it to. Their
         dtypes and shapes are in the shards&apos; headers, which were not opened.
       </p>
-      <div className="page-nav">
-        <label>
-          Find{' '}
-          <input
-            type="search"
-            value={find}
-            placeholder="text in a name"
-            onChange={(event) => {
-              setFind(event.target.value);
-              setFrom(0);
-            }}
-          />
-        </label>
-        <button type="button" disabled={from === 0} onClick={() => setFrom(Math.max(0, from - PAGE_ENTRIES))}>
-          ‹ Previous
-        </button>
-        <button type="button" disabled={last >= shown} onClick={() => setFrom(from + PAGE_ENTRIES)}>
-          Next ›
-        </button>
-        <span className="muted" data-testid="index-names-range">
-          {shown === 0
+      <PageNav
+        find={find}
+        onFind={setFind}
+        placeholder="text in a name"
+        from={from}
+        pageSize={PAGE_ENTRIES}
+        shown={shown}
+        onFrom={setFrom}
+        range={
+          shown === 0
             ? find === ''
               ? ''
               : `No name contains ${JSON.stringify(find)}`
-            : `${groupDigits(from + 1)}–${groupDigits(last)} of ${find === '' ? groupDigits(total) : `${plural(shown, 'name')} containing ${JSON.stringify(find)}`}`}
-        </span>
-      </div>
+            : `${groupDigits(from + 1)}–${groupDigits(last)} of ${find === '' ? groupDigits(total) : `${plural(shown, 'name')} containing ${JSON.stringify(find)}`}`
+        }
+        rangeTestId="index-names-range"
+      />
       {page === null ? (
         <p className="muted">Reading…</p>
       ) : (

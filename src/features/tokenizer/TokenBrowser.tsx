@@ -8,7 +8,7 @@ import type { SectionPage } from '../../core/formats/format-reader';
 import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import './token-browser.css';
-import '../../lib/page-nav.css';
+import { PageNav } from '../../lib/PageNav';
 
 /** Tokens per page: a screenful. */
 const PAGE_TOKENS = 50;
@@ -55,49 +55,37 @@ export function TokenBrowser({
   const last = Math.max(0, shown - 1);
   return (
     <div className="token-browser" data-testid={testId}>
-      <div className="page-nav">
-        <label>
-          Find{' '}
-          <input
-            type="search"
-            value={find}
-            placeholder="text in a token"
-            onChange={(event) => {
-              setFind(event.target.value);
-              setFrom(0);
-            }}
-          />
-        </label>
-        <button type="button" disabled={from === 0} onClick={() => setFrom(Math.max(0, from - PAGE_TOKENS))}>
-          ‹ Previous
-        </button>
-        {find === '' && (
-          <label>
-            From id{' '}
-            <input
-              type="number"
-              min={0}
-              max={last}
-              value={from}
-              onChange={(event) => setFrom(Math.max(0, Math.min(last, Math.floor(Number(event.target.value) || 0))))}
-            />
-          </label>
-        )}
-        <button
-          type="button"
-          disabled={from + PAGE_TOKENS >= shown}
-          onClick={() => setFrom(Math.min(last, from + PAGE_TOKENS))}
-        >
-          Next ›
-        </button>
-        <span className="muted" data-testid={`${testId}-range`}>
-          {find === ''
+      <PageNav
+        find={find}
+        onFind={setFind}
+        placeholder="text in a token"
+        from={from}
+        pageSize={PAGE_TOKENS}
+        shown={shown}
+        onFrom={setFrom}
+        between={
+          find === '' && (
+            <label>
+              From id{' '}
+              <input
+                type="number"
+                min={0}
+                max={last}
+                value={from}
+                onChange={(event) => setFrom(Math.max(0, Math.min(last, Math.floor(Number(event.target.value) || 0))))}
+              />
+            </label>
+          )
+        }
+        range={
+          find === ''
             ? `ids ${groupDigits(from)}–${groupDigits(Math.max(from, Math.min(total, from + PAGE_TOKENS) - 1))} of ${groupDigits(total)}`
             : page === null
               ? ''
-              : `${plural(page.total, 'token')} ${page.total === 1 ? 'contains' : 'contain'} ${JSON.stringify(find)}${page.total > PAGE_TOKENS ? `; ${groupDigits(from + 1)}–${groupDigits(Math.min(page.total, from + PAGE_TOKENS))} shown` : ''}`}
-        </span>
-      </div>
+              : `${plural(page.total, 'token')} ${page.total === 1 ? 'contains' : 'contain'} ${JSON.stringify(find)}${page.total > PAGE_TOKENS ? `; ${groupDigits(from + 1)}–${groupDigits(Math.min(page.total, from + PAGE_TOKENS))} shown` : ''}`
+        }
+        rangeTestId={`${testId}-range`}
+      />
       {page === null ? (
         <p className="muted">Reading…</p>
       ) : (
