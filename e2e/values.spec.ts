@@ -528,17 +528,19 @@ test.describe('tensor values', () => {
     await page.getByTestId('file-input').first().setInputFiles(join(LORA_DIR, 'lora-lycoris.safetensors'));
     await page.getByRole('button', { name: 'Scan all values' }).click();
     const summary = page.getByTestId('lora-updates-summary');
-    await expect(summary).toContainText('for 6 modules');
+    await expect(summary).toContainText('for 9 modules');
     await expect(page.getByTestId('lora-updates-lycoris')).toContainText(
-      "4 LoKr modules: ΔW = scale · W1 ⊗ W2, whose norms are W1's times W2's; 2 LoHa modules",
+      "5 LoKr modules: ΔW = scale · W1 ⊗ W2, whose norms are W1's times W2's; 3 LoHa modules",
     );
+    await expect(page.getByTestId('lora-updates-lycoris')).toContainText('1 Tucker LoCon module: ΔW = scale · B·mid·A');
+    await expect(page.getByTestId('lora-updates-unmeasured')).toHaveCount(0);
     await expect(summary).toContainText(
       '1 for LoKr modules whose halves are both stored whole, to which the loaders apply no alpha (1 module)',
     );
-    await expect(page.getByTestId('lora-updates-unmeasured')).toContainText('Tucker-decomposed LyCORIS conv');
+
     const report = await downloadReport(page);
     const scan = report.valueScan as { loraUpdates: { modules: ReportedUpdate[]; unmeasured: number } };
-    expect(scan.loraUpdates.unmeasured).toBe(2);
+    expect(scan.loraUpdates.unmeasured).toBe(0);
     expectNumpyUpdates(scan.loraUpdates.modules, 'lora-lycoris.safetensors');
     // The largest: its name shows its parts, and its details form its update, as numpy forms it.
     const answers = LORA_ANSWERS.files['lora-lycoris.safetensors'];

@@ -97,8 +97,8 @@ def lycoris() -> dict[str, dict[str, object]]:
     the loaders form it (A1111's network_lokr.py / network_hada.py, ComfyUI's): LoKr ΔW = W1 ⊗ W2, each half stored
     whole or as a product, scale = alpha / dim with dim the rank of w2_b, else of w1_b, else none (a scale of 1);
     LoHa ΔW = (w1_a @ w1_b) ⊙ (w2_a @ w2_b), scale = alpha / rank of w1_b. A conv's kernel is flattened into `in`,
-    where the Kronecker product of W1 with W2's flattened kernel is the flattened ΔW. Two Tucker-decomposed modules
-    (lokr_t2, hada_t1) are written too: the scan leaves them unmeasured."""
+    where the Kronecker product of W1 with W2's flattened kernel is the flattened ΔW. Tucker halves (lokr_t2, hada_t1,
+    kohya's LoCon lora_mid) are rebuilt as the loaders' make_weight_cp and rebuild_cp_decomposition do."""
     tensors: dict[str, tuple[str, np.ndarray]] = {}
     expected = {}
 
@@ -151,15 +151,40 @@ def lycoris() -> dict[str, dict[str, object]]:
         delta = scale * (w["w1_a"] @ w["w1_b"]) * (w["w2_a"] @ w["w2_b"])
         expected[name] = measures(delta, scale, delta, list(delta.shape), rank=rank * rank)
 
-    tucker = "lora_unet_up_blocks_0_resnets_0_conv1"
-    tensors[f"{tucker}.lokr_w1"] = ("F16", f16((2, 2), 0.2))
-    tensors[f"{tucker}.lokr_t2"] = ("F16", f16((4, 4, 3, 3), 0.2))
-    tensors[f"{tucker}.lokr_w2_a"] = ("F16", f16((4, 8), 0.2))
-    tensors[f"{tucker}.lokr_w2_b"] = ("F16", f16((4, 8), 0.2))
-    hada_tucker = "lora_unet_up_blocks_0_resnets_0_conv2"
+    def tucker(core: np.ndarray, up: np.ndarray, down: np.ndarray) -> np.ndarray:
+        """A Tucker half as the loaders rebuild it: Σ up[o][i] · core[i][j][k, l] · down[j][c], [out, in, kh, kw]."""
+        return np.einsum("ijkl,oi,jc->ockl", *(x.astype(np.float64) for x in (core, up, down)))
+
+    def conv_measures(delta: np.ndarray, scale: float, rank: int) -> dict[str, object]:
+        flat = delta.reshape(delta.shape[0], -1)
+        return measures(flat, scale, flat, list(delta.shape), rank=rank)
+
+    # LoKr with a Tucker W2 (LyCORIS's lokr_t2, lokr_w2_a stored [rank, out]), no alpha: dim 4, alpha none, scale 1.
+    name = "lora_unet_up_blocks_0_resnets_0_conv1"
+    parts = {"w1": f16((2, 2), 0.2), "t2": f16((4, 4, 3, 3), 0.2), "w2_a": f16((4, 8), 0.2), "w2_b": f16((4, 8), 0.2)}
+    for suffix, stored in parts.items():
+        tensors[f"{name}.lokr_{suffix}"] = ("F16", stored)
+    w2 = tucker(parts["t2"], parts["w2_a"].T, parts["w2_b"])
+    w1 = parts["w1"].astype(np.float64)
+    delta = np.einsum("pa,qbkl->pqabkl", w1, w2).reshape(2 * 8, 2 * 8, 3, 3)
+    expected[name] = conv_measures(delta, 1.0, 2 * 4)
+    # LoHa with a Tucker H1 (hada_t1, hada_w1_a stored [rank, out]) and a factored H2; dim 2, no alpha: scale 1.
+    name = "lora_unet_up_blocks_0_resnets_0_conv2"
     tucker_shapes = {"t1": (2, 2, 3, 3), "w1_a": (2, 16), "w1_b": (2, 8), "w2_a": (16, 2), "w2_b": (2, 72)}
-    for suffix, shape in tucker_shapes.items():
-        tensors[f"{hada_tucker}.hada_{suffix}"] = ("F16", f16(shape, 0.2))
+    parts = {suffix: f16(shape, 0.2) for suffix, shape in tucker_shapes.items()}
+    for suffix, stored in parts.items():
+        tensors[f"{name}.hada_{suffix}"] = ("F16", stored)
+    h1 = tucker(parts["t1"], parts["w1_a"].T, parts["w1_b"])
+    h2 = (parts["w2_a"].astype(np.float64) @ parts["w2_b"].astype(np.float64)).reshape(16, 8, 3, 3)
+    expected[name] = conv_measures(h1 * h2, 1.0, 2 * 2)
+    # kohya's LoCon with its 3×3 core kept apart (lora_mid), alpha 1.5 over the down factor's rank 3.
+    name = "lora_unet_up_blocks_1_resnets_0_conv1"
+    down, mid, up = f16((3, 4, 1, 1), 0.3), f16((3, 3, 3, 3), 0.3), f16((6, 3, 1, 1), 0.3)
+    tensors[f"{name}.alpha"] = ("F16", np.array(1.5, np.float16))
+    tensors[f"{name}.lora_down.weight"] = ("F16", down)
+    tensors[f"{name}.lora_mid.weight"] = ("F16", mid)
+    tensors[f"{name}.lora_up.weight"] = ("F16", up)
+    expected[name] = conv_measures(0.5 * tucker(mid, up.reshape(6, 3), down.reshape(3, 4)), 0.5, 3)
     metadata = {"ss_network_module": "lycoris.kohya", "ss_network_args": json.dumps({"algo": "lokr"})}
     write_safetensors(OUT / "lora-lycoris.safetensors", tensors, metadata)
     return expected

@@ -290,7 +290,7 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
     }
   }
   const shapeOf = (row: number) => tensorShape(load.columns, row);
-  const plan = planLoraUpdates(load.names, shapeOf, { lycoris: true });
+  const plan = planLoraUpdates(load.names, shapeOf);
   const updates = plan ? new LoraUpdateCollector(plan) : null;
   const embedding = untrainedRowsPlan(load.names, shapeOf);
   const embeddingRows =

@@ -39,7 +39,7 @@ export async function readLoraDeltaValues(
     throw new ValuesUnavailable('No such tensor in this load.');
   }
   const dims = (r: number) => tensorShape(load.columns, r);
-  const updates = planLoraUpdates(load.names, dims, { lycoris: true });
+  const updates = planLoraUpdates(load.names, dims);
   const lycoris = updates?.lycoris.find(
     (module) => module.alphaRow === row || [...module.parts.values()].includes(row),
   );

@@ -35,9 +35,7 @@ export interface LoraPairing {
 }
 
 function adapterPlan(load: KeptLoad): LoraUpdatePlan | null {
-  return isAdapterFile(load.names)
-    ? planLoraUpdates(load.names, (row) => tensorShape(load.columns, row), { lycoris: true })
-    : null;
+  return isAdapterFile(load.names) ? planLoraUpdates(load.names, (row) => tensorShape(load.columns, row)) : null;
 }
 
 /** Every module of a plan with its ΔW's sizes, by name. */

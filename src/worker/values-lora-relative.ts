@@ -39,7 +39,7 @@ export function planLoraRelative(
 ): LoraRelativePlan {
   return {
     ...fit,
-    plan: planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row), { lycoris: true }),
+    plan: planLoraUpdates(adapter.names, (row) => tensorShape(adapter.columns, row)),
   };
 }
 

@@ -77,12 +77,16 @@ describe('LyCORIS updates in the value scan', () => {
     });
     expect(byModule.get('lora_unet_down_blocks_0_resnets_0_conv1')).toMatchObject({ outFeatures: 16, inFeatures: 144 });
     expect(byModule.get('lora_unet_mid_block_resnets_0_conv2')).toMatchObject({ lycoris: 'loha', inFeatures: 72 });
-    // The Tucker-decomposed convs are named, not measured.
-    expect(updates.unmeasured).toBe(2);
-    expect(updates.unmeasuredExamples.map((e) => [e.module, e.reason])).toEqual([
-      ['lora_unet_up_blocks_0_resnets_0_conv1', 'a Tucker-decomposed LyCORIS conv (lokr_t2, hada_t1): not measured'],
-      ['lora_unet_up_blocks_0_resnets_0_conv2', 'a Tucker-decomposed LyCORIS conv (lokr_t2, hada_t1): not measured'],
-    ]);
+    // Tucker halves (lokr_t2, hada_t1) and kohya's LoCon with its core apart (lora_mid), kernels flattened into `in`.
+    expect(updates.unmeasured).toBe(0);
+    expect(byModule.get('lora_unet_up_blocks_0_resnets_0_conv1')).toMatchObject({ lycoris: 'lokr', inFeatures: 144 });
+    expect(byModule.get('lora_unet_up_blocks_0_resnets_0_conv2')).toMatchObject({ lycoris: 'loha', inFeatures: 72 });
+    expect(byModule.get('lora_unet_up_blocks_1_resnets_0_conv1')).toMatchObject({
+      lycoris: 'locon',
+      outFeatures: 6,
+      inFeatures: 36,
+      scaleSource: 'alpha tensor',
+    });
   });
 });
 

@@ -246,7 +246,7 @@ export function factorPair(
  * The module an update's part belongs to, and the update's form: a LoRA pair's down or up factor, or a part of a
  * LyCORIS LoKr or LoHa module; null for any other tensor.
  */
-export function loraFactorModule(name: string): { module: string; form: 'pair' | 'lokr' | 'loha' } | null {
+export function loraFactorModule(name: string): { module: string; form: 'pair' | 'lokr' | 'loha' | 'locon' } | null {
   if (!mayBeAdapterTensor(name)) {
     return null;
   }
@@ -255,7 +255,14 @@ export function loraFactorModule(name: string): { module: string; form: 'pair' |
   if (split === null || role === undefined) {
     return null;
   }
-  const form = role === 'down' || role === 'up' ? 'pair' : role === 'lokr' || role === 'loha' ? role : null;
+  const form =
+    role === 'down' || role === 'up'
+      ? 'pair'
+      : role === 'mid'
+        ? 'locon'
+        : role === 'lokr' || role === 'loha'
+          ? role
+          : null;
   return form === null ? null : { module: split.module, form };
 }
 

@@ -34,7 +34,7 @@ const SCALING = {
   fixedScale: null,
 };
 
-/** LyCORIS's parts, planned as the value scan plans them. */
+/** LyCORIS's parts, and kohya's LoCon with its core apart. */
 const LYCORIS_PARTS = [
   '.lokr_w1',
   '.lokr_w1_a',
@@ -47,12 +47,17 @@ const LYCORIS_PARTS = [
   '.hada_w1_b',
   '.hada_w2_a',
   '.hada_w2_b',
+  '.hada_t1',
+  '.hada_t2',
+  '.lora_up.weight',
+  '.lora_mid.weight',
+  '.lora_down.weight',
   '.alpha',
 ];
 const DTYPES = ['F32', 'F16', 'BF16', 'F8_E4M3', 'F64', 'I8'];
 
-/** Random adapters of `parts`, measured as planned with `options`: no throw, finite figures or a reason. */
-function measuresHold(parts: readonly string[], prefix: string, options: { lycoris?: boolean }): void {
+/** Random adapters of `parts`: measuring them never throws, and gives finite figures or a reason. */
+function measuresHold(parts: readonly string[], prefix: string): void {
   fc.assert(
     fc.property(
       fc.array(
@@ -67,7 +72,7 @@ function measuresHold(parts: readonly string[], prefix: string, options: { lycor
       fc.integer(),
       (tensors, seed) => {
         const names = tensors.map((t) => `${prefix}${t.module}_q_proj${t.part}`);
-        const plan = planLoraUpdates(names, (row) => tensors[row].shape, options);
+        const plan = planLoraUpdates(names, (row) => tensors[row].shape);
         if (plan === null) {
           return;
         }
@@ -135,22 +140,35 @@ const lycorisModule = fc.oneof(
       ['.hada_w2_a', [out, r2]] as const,
       ['.hada_w2_b', [r2, inputs]] as const,
     ]),
+  fc
+    .record({
+      out: fc.integer({ min: 0, max: 4 }),
+      rank: fc.integer({ min: 0, max: 3 }),
+      inner: fc.integer({ min: 0, max: 3 }),
+      in: fc.integer({ min: 0, max: 4 }),
+      kernel: fc.integer({ min: 1, max: 3 }),
+    })
+    .map(({ out, rank, inner, in: inputs, kernel }) => [
+      ['.lora_up.weight', [out, rank, 1, 1]] as const,
+      ['.lora_mid.weight', [rank, inner, kernel, kernel]] as const,
+      ['.lora_down.weight', [inner, inputs, 1, 1]] as const,
+    ]),
 );
 
 describe('LoRA measures of random adapters', () => {
   it('never throw, and give finite figures or a reason', () => {
-    measuresHold(PARTS, 'base_model.model.layers.', {});
+    measuresHold(PARTS, 'base_model.model.layers.');
   });
 
-  it('LyCORIS LoKr and LoHa parts, as the value scan plans them: the same', () => {
-    measuresHold(LYCORIS_PARTS, 'lora_unet_down_blocks_', { lycoris: true });
+  it('LyCORIS LoKr, LoHa and Tucker parts: the same', () => {
+    measuresHold(LYCORIS_PARTS, 'lora_unet_down_blocks_');
   });
 
   it('Compute ΔW of a LyCORIS module of any sizes: its shape or a reason, and as many finite values', () => {
     fc.assert(
       fc.property(lycorisModule, (parts) => {
         const names = parts.map(([suffix]) => `lora_te_layers_0_q_proj${suffix}`);
-        const plan = planLoraUpdates(names, (row) => parts[row][1], { lycoris: true });
+        const plan = planLoraUpdates(names, (row) => parts[row][1]);
         const module = plan?.lycoris[0];
         if (module === undefined) {
           // Not planned: the module is listed with its reason.

@@ -56,8 +56,11 @@ export interface LoraModuleUpdate {
   inFeatures: number;
   /** The module's rows in the load: its down and up factors (a LyCORIS module's parts), and its `.alpha`. */
   rows: number[];
-  /** A LyCORIS module's form: ΔW = W1 ⊗ W2 (LoKr) or (A1·B1) ⊙ (A2·B2) (LoHa); absent for B·A. */
-  lycoris?: 'lokr' | 'loha';
+  /**
+   * A LyCORIS module's form: ΔW = W1 ⊗ W2 (LoKr), (A1·B1) ⊙ (A2·B2) (LoHa) or B·mid·A (a Tucker LoCon); absent for
+   * B·A.
+   */
+  lycoris?: LycorisModulePlan['kind'];
 }
 
 export interface LoraUpdates {
@@ -103,7 +106,7 @@ export interface LoraUpdatePlan {
   factors: ReadonlyMap<number, FactorLayout>;
   alphas: ReadonlyMap<number, string>;
   modules: readonly ModulePlan[];
-  /** LyCORIS LoKr and LoHa modules, measured from all their parts (lycoris-update.ts); empty unless asked for. */
+  /** LyCORIS LoKr, LoHa and Tucker LoCon modules, measured from all their parts (lycoris-update.ts). */
   lycoris: ReadonlyArray<LycorisModulePlan & { target: string; alphaRow: number | null }>;
   unmeasured: Array<{ module: string; reason: string }>;
   dora: boolean;
@@ -111,13 +114,12 @@ export interface LoraUpdatePlan {
 
 /**
  * Which rows the update needs: each module's factor pair laid out as rank vectors, and its `.alpha` scalar. Null when
- * the names hold no LoRA module. `dims(row)` is the row's shape in PyTorch order. With `lycoris`, LyCORIS LoKr and
- * LoHa modules are planned too (the value scan); the comparisons, which line up B·A pairs, leave them unmeasured.
+ * the names hold no LoRA module. `dims(row)` is the row's shape in PyTorch order. LyCORIS LoKr, LoHa and Tucker
+ * LoCon (`lora_mid`) modules are planned from all their parts (lycoris-update.ts).
  */
 export function planLoraUpdates(
   names: readonly string[],
   dims: (row: number) => readonly number[],
-  options: { lycoris?: boolean } = {},
 ): LoraUpdatePlan | null {
   const parts = new Map<string, Map<string, number>>();
   let dora = false;
@@ -144,7 +146,7 @@ export function planLoraUpdates(
   const lycoris: Array<LoraUpdatePlan['lycoris'][number]> = [];
   const unmeasured: LoraUpdatePlan['unmeasured'] = [];
   for (const [module, rows] of parts) {
-    if (options.lycoris === true && isLycorisModule(rows.keys())) {
+    if (isLycorisModule(rows.keys()) || rows.has('.lora_mid.weight')) {
       const planned = planLycorisModule(module, rows, dims);
       if (typeof planned === 'string') {
         unmeasured.push({ module, reason: planned });
@@ -216,15 +218,9 @@ function planModule(
   rows: ReadonlyMap<string, number>,
   dims: (row: number) => readonly number[],
 ): { plan: Omit<ModulePlan, 'target' | 'alphaRow'>; down: FactorLayout; up: FactorLayout } | string {
-  if (rows.has('.lora_mid.weight')) {
-    return 'a Tucker-decomposed conv (lora_mid): not a product of two factors';
-  }
   const found = factorPair(rows);
   if (found === null) {
     const suffixes = [...rows.keys()];
-    if (isLycorisModule(suffixes)) {
-      return 'a LyCORIS LoHa, LoKr, OFT or full-difference module: not a product of two factors';
-    }
     return suffixes.some((suffix) => FACTOR_PAIRS.some((pair) => pair.down === suffix || pair.up === suffix))
       ? 'one of its two factors is missing'
       : '';
@@ -289,7 +285,7 @@ interface MeasuredModule {
   outFeatures: number;
   inFeatures: number;
   rows: number[];
-  lycoris?: 'lokr' | 'loha';
+  lycoris?: LycorisModulePlan['kind'];
 }
 
 /** Feeds on the scan's pieces; see the module comment. */

@@ -5,7 +5,7 @@
  */
 import { moduleScale, type LoraScaling, type ModuleScale } from '../analysis/lora-scaling';
 import { groupDigits } from '../number-format';
-import type { LycorisModulePlan } from './lycoris-update';
+import { halfFactors, type LycorisModulePlan, type Matrix } from './lycoris-update';
 import { LORA_DELTA_CHUNK_VALUES, MAX_LORA_DELTA_VALUES, MAX_LORA_DELTA_WORK } from './values-limits';
 
 /** The scale a LyCORIS module is applied with: alpha / dim, or 1 for a LoKr with no dim (both halves whole). */
@@ -19,14 +19,9 @@ export function lycorisScale(
     : moduleScale(scaling, plan.module, plan.dim, alpha);
 }
 
-/** Multiply-adds per value of ΔW: a LoHa row sums both products over their ranks, a LoKr value is one product. */
+/** Multiply-adds per value of ΔW: a LoHa or LoCon row sums its products over their ranks, a LoKr value is one product. */
 function workPerValue(plan: LycorisModulePlan): number {
-  if (plan.kind === 'lokr') {
-    return 1;
-  }
-  const r1 = (plan.matrices.get('.hada_w1_a') as readonly [number, number])[1];
-  const r2 = (plan.matrices.get('.hada_w2_a') as readonly [number, number])[1];
-  return r1 + r2;
+  return plan.kind === 'lokr' ? 1 : plan.halves.reduce((sum, half) => sum + half.rank, 0);
 }
 
 /**
@@ -53,28 +48,26 @@ export function lycorisDeltaShape(
   return [plan.outFeatures, plan.inFeatures];
 }
 
-/** A product a·b of factors [rows, rank] · [rank, cols] in float64, or the part itself when stored whole. */
-function half(plan: LycorisModulePlan, values: ReadonlyMap<string, Float32Array>, prefix: string): Float64Array {
-  const whole = values.get(prefix);
-  if (whole !== undefined) {
-    return Float64Array.from(whole);
-  }
-  const a = values.get(`${prefix}_a`) as Float32Array;
-  const b = values.get(`${prefix}_b`) as Float32Array;
-  const [rows, rank] = plan.matrices.get(`${prefix}_a`) as readonly [number, number];
-  const cols = (plan.matrices.get(`${prefix}_b`) as readonly [number, number])[1];
-  const out = new Float64Array(rows * cols);
-  for (let r = 0; r < rows; r++) {
-    for (let k = 0; k < rank; k++) {
-      const x = a[r * rank + k];
-      const from = k * cols;
-      const to = r * cols;
-      for (let c = 0; c < cols; c++) {
-        out[to + c] += x * b[from + c];
-      }
-    }
+/** A half's product a · b in float64, [rows, cols]: a LoKr's W1 or W2 whole. */
+function halfProduct(factors: { a: Matrix; b: Matrix }): Float64Array {
+  const { a, b } = factors;
+  const out = new Float64Array(a.rows * b.cols);
+  for (let r = 0; r < a.rows; r++) {
+    productRow(a, b, r, out, r * b.cols);
   }
   return out;
+}
+
+/** Row r of a · b added into out[at, at + cols), in float64. */
+function productRow(a: Matrix, b: Matrix, r: number, out: Float64Array, at: number): void {
+  const cols = b.cols;
+  for (let k = 0; k < a.cols; k++) {
+    const x = a.values[r * a.cols + k];
+    const from = k * cols;
+    for (let c = 0; c < cols; c++) {
+      out[at + c] += x * b.values[from + c];
+    }
+  }
 }
 
 /** ΔW in chunks of whole rows, row-major: each chunk's values and the element it starts at. */
@@ -86,7 +79,7 @@ export function* lycorisDeltaChunks(
   const rows = plan.outFeatures;
   const cols = plan.inFeatures;
   const rowsPerChunk = Math.max(1, Math.floor(LORA_DELTA_CHUNK_VALUES / Math.max(1, cols)));
-  const fill = plan.kind === 'lokr' ? lokrRows(plan, values, scale) : lohaRows(plan, values, scale);
+  const fill = plan.kind === 'lokr' ? lokrRows(plan, values, scale) : productRows(plan, values, scale);
   for (let first = 0; first < rows; first += rowsPerChunk) {
     const count = Math.min(rowsPerChunk, rows - first);
     const chunk = new Float32Array(count * cols);
@@ -99,18 +92,15 @@ type RowFiller = (first: number, count: number, out: Float32Array) => void;
 
 /** ΔW[p·o2 + q][a·i2 + b] = scale · W1[p][a] · W2[q][b]. */
 function lokrRows(plan: LycorisModulePlan, values: ReadonlyMap<string, Float32Array>, scale: number): RowFiller {
-  const w1 = half(plan, values, '.lokr_w1');
-  const w2 = half(plan, values, '.lokr_w2');
-  const [o2, i2] = plan.matrices.get('.lokr_w2') ?? [
-    (plan.matrices.get('.lokr_w2_a') as readonly [number, number])[0],
-    (plan.matrices.get('.lokr_w2_b') as readonly [number, number])[1],
-  ];
-  const i1 = plan.inFeatures / i2;
+  const [first, second] = plan.halves;
+  const w1 = halfProduct(halfFactors(first, values));
+  const w2 = halfProduct(halfFactors(second, values));
+  const [o2, i1, i2] = [second.rows, first.cols, second.cols];
   const cols = plan.inFeatures;
-  return (first, count, out) => {
+  return (start, count, out) => {
     for (let r = 0; r < count; r++) {
-      const p = Math.floor((first + r) / o2);
-      const q = (first + r) % o2;
+      const p = Math.floor((start + r) / o2);
+      const q = (start + r) % o2;
       for (let a = 0; a < i1; a++) {
         const x = scale * w1[p * i1 + a];
         const to = r * cols + a * i2;
@@ -123,33 +113,24 @@ function lokrRows(plan: LycorisModulePlan, values: ReadonlyMap<string, Float32Ar
   };
 }
 
-/** ΔW[o][i] = scale · (Σ_k a1[o][k] · b1[k][i]) · (Σ_l a2[o][l] · b2[l][i]), a row's two products in float64. */
-function lohaRows(plan: LycorisModulePlan, values: ReadonlyMap<string, Float32Array>, scale: number): RowFiller {
-  const [a1, b1, a2, b2] = ['.hada_w1_a', '.hada_w1_b', '.hada_w2_a', '.hada_w2_b'].map(
-    (suffix) => values.get(suffix) as Float32Array,
-  );
-  const r1 = (plan.matrices.get('.hada_w1_a') as readonly [number, number])[1];
-  const r2 = (plan.matrices.get('.hada_w2_a') as readonly [number, number])[1];
+/** ΔW[o] = scale · (a1[o] · b1) ⊙ (a2[o] · b2) for a LoHa, scale · a[o] · b for a LoCon: each row's products in float64. */
+function productRows(plan: LycorisModulePlan, values: ReadonlyMap<string, Float32Array>, scale: number): RowFiller {
+  const halves = plan.halves.map((half) => halfFactors(half, values));
   const cols = plan.inFeatures;
-  const u1 = new Float64Array(cols);
-  const u2 = new Float64Array(cols);
-  const product = (u: Float64Array, a: Float32Array, b: Float32Array, rank: number, row: number) => {
-    u.fill(0);
-    for (let k = 0; k < rank; k++) {
-      const x = a[row * rank + k];
-      const from = k * cols;
-      for (let i = 0; i < cols; i++) {
-        u[i] += x * b[from + i];
-      }
-    }
-  };
-  return (first, count, out) => {
+  const rows = halves.map(() => new Float64Array(cols));
+  return (start, count, out) => {
     for (let r = 0; r < count; r++) {
-      product(u1, a1, b1, r1, first + r);
-      product(u2, a2, b2, r2, first + r);
+      halves.forEach((half, at) => {
+        rows[at].fill(0);
+        productRow(half.a, half.b, start + r, rows[at], 0);
+      });
       const to = r * cols;
       for (let i = 0; i < cols; i++) {
-        out[to + i] = scale * u1[i] * u2[i];
+        let value = scale;
+        for (const row of rows) {
+          value *= row[i];
+        }
+        out[to + i] = value;
       }
     }
   };

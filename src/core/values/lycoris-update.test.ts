@@ -28,7 +28,12 @@ describe('planLycorisModule', () => {
     expect(planOf({ '.lokr_w1': [2, 2], '.lokr_w2_a': [4, 2], '.lokr_w2_b': [3, 4] })).toBe(
       'its lokr_w2_a and lokr_w2_b do not multiply',
     );
-    expect(planOf({ '.lokr_w1': [2, 2], '.lokr_t2': [2, 2, 3, 3] })).toMatch(/^a Tucker-decomposed/);
+    expect(
+      planOf({ '.lokr_w1': [2, 2], '.lokr_w2_a': [2, 4], '.lokr_w2_b': [3, 5], '.lokr_t2': [2, 3, 3, 3] }),
+    ).toMatchObject({ kind: 'lokr', outFeatures: 8, inFeatures: 2 * 45, rank: 4, dim: 3 });
+    expect(planOf({ '.lokr_w1': [2, 2], '.lokr_w2_a': [2, 4], '.lokr_w2_b': [2, 5], '.lokr_t2': [2, 3, 3, 3] })).toBe(
+      'its Tucker core lokr_t2 and factors do not multiply',
+    );
     expect(planOf({ '.hada_w1_a': [4, 2], '.hada_w1_b': [2, 4], '.hada_w2_a': [4, 2] })).toBe(
       'its hada_w2_b is missing',
     );
@@ -61,6 +66,21 @@ describe('lycorisProduct', () => {
     ['LoKr, a tall whole half', { '.lokr_w1': [6, 2], '.lokr_w2_a': [4, 2], '.lokr_w2_b': [2, 6] }],
     ['LoKr, a wide whole half', { '.lokr_w1': [2, 6], '.lokr_w2': [3, 5] }],
     ['LoHa', { '.hada_w1_a': [7, 3], '.hada_w1_b': [3, 9], '.hada_w2_a': [7, 2], '.hada_w2_b': [2, 9] }],
+    ['LoKr, a Tucker W2', { '.lokr_w1': [2, 3], '.lokr_w2_a': [2, 4], '.lokr_w2_b': [3, 2], '.lokr_t2': [2, 3, 3, 3] }],
+    [
+      'LoHa, a Tucker H1',
+      {
+        '.hada_w1_a': [2, 5],
+        '.hada_w1_b': [2, 2],
+        '.hada_t1': [2, 2, 3, 3],
+        '.hada_w2_a': [5, 2],
+        '.hada_w2_b': [2, 18],
+      },
+    ],
+    [
+      'LoCon, its core apart',
+      { '.lora_up.weight': [5, 2, 1, 1], '.lora_mid.weight': [2, 3, 3, 3], '.lora_down.weight': [3, 4, 1, 1] },
+    ],
   ])('%s: the Grams give ΔW formed whole', (_, parts) => {
     const plan = planOf(parts) as LycorisModulePlan;
     const values = new Map(

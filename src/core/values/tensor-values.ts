@@ -83,8 +83,8 @@ export interface LoraDeltaFacts {
   scale: number;
   /** How the scale was found, in words (alpha over rank, and where alpha came from). */
   detail: string;
-  /** A LyCORIS module's form: ΔW = scale · W1 ⊗ W2 (LoKr) or scale · (A1·B1) ⊙ (A2·B2) (LoHa); absent for B·A. */
-  form?: 'lokr' | 'loha';
+  /** A LyCORIS module's form: ΔW = scale · W1 ⊗ W2 (LoKr), · (A1·B1) ⊙ (A2·B2) (LoHa), · B·mid·A (LoCon); absent for B·A. */
+  form?: 'lokr' | 'loha' | 'locon';
 }
 
 /** Why a tensor's values cannot be read; the view shows it as is. */

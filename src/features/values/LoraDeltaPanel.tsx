@@ -14,6 +14,7 @@ const FORMULAS = {
   pair: 'ΔW = scale · B·A, formed here from both factors',
   lokr: 'ΔW = scale · W1 ⊗ W2 (LyCORIS LoKr), formed here from all its parts',
   loha: 'ΔW = scale · (A1·B1) ⊙ (A2·B2) (LyCORIS LoHa), formed here from all its parts',
+  locon: 'ΔW = scale · B·mid·A (a LoCon with its conv core kept apart), formed here from its three parts',
 } as const;
 
 export function LoraDeltaPanel({ row, module, form }: { row: number; module: string; form: keyof typeof FORMULAS }) {

@@ -71,15 +71,19 @@ function UpdateOutliers({ modules }: { modules: readonly LoraModuleUpdate[] }) {
 function LycorisWords({ modules }: { modules: readonly LoraModuleUpdate[] }) {
   const lokr = modules.filter((module) => module.lycoris === 'lokr').length;
   const loha = modules.filter((module) => module.lycoris === 'loha').length;
-  if (lokr + loha === 0) {
+  const locon = modules.filter((module) => module.lycoris === 'locon').length;
+  if (lokr + loha + locon === 0) {
     return null;
   }
-  const pairs = modules.length - lokr - loha;
+  const pairs = modules.length - lokr - loha - locon;
   const parts = [
     ...(pairs > 0 ? [`${plural(pairs, 'LoRA module')}: ΔW = scale · B·A`] : []),
     ...(lokr > 0 ? [`${plural(lokr, 'LoKr module')}: ΔW = scale · W1 ⊗ W2, whose norms are W1's times W2's`] : []),
     ...(loha > 0
       ? [`${plural(loha, 'LoHa module')}: ΔW = scale · (A1·B1) ⊙ (A2·B2), one product of rank r1 · r2`]
+      : []),
+    ...(locon > 0
+      ? [`${plural(locon, 'Tucker LoCon module')}: ΔW = scale · B·mid·A, its core between its factors`]
       : []),
   ];
   return (
