@@ -1,7 +1,7 @@
 /**
- * "Compute ΔW" of a LyCORIS LoKr or LoHa module: its update formed row by row as the loaders form it (the forms in
- * lycoris-update.ts), laid out [out, in] with a conv's kernel after `in` when a part keeps the kernel's shape. Only
- * whole rows of ΔW are held at a time; a LoKr's two halves and a LoHa row's two products are held in float64.
+ * "Compute ΔW" of a LyCORIS LoKr, LoHa or Tucker LoCon module: its update formed row by row as the loaders form it
+ * (the forms in lycoris-update.ts), laid out [out, in] with a conv's kernel after `in` when a part keeps the kernel's
+ * shape. Only whole rows of ΔW are held at a time; a LoKr's two halves and a row's products are held in float64.
  */
 import { moduleScale, type LoraScaling, type ModuleScale } from '../analysis/lora-scaling';
 import { groupDigits } from '../number-format';
