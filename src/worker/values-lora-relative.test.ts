@@ -112,18 +112,22 @@ describe('Compare values: a LoRA against its base', () => {
     }
   });
 
-  it("a LyCORIS adapter: each LoKr and LoHa update over the weight it lies on, numpy's ‖ΔW‖; a LoKr of other sizes named", async () => {
+  it("a LyCORIS adapter: each LoKr, LoHa and LoCon update over the weight it lies on, numpy's ‖ΔW‖; a LoKr of other sizes named", async () => {
     // diffusers names for three of the fixture's kohya modules; proj_out's weight stored the other way round.
     const shapes: Record<string, number[]> = {
       'down_blocks.0.attentions.0.proj_in.weight': [32, 64],
       'mid_block.attentions.0.proj_in.weight': [32, 48],
       'down_blocks.0.attentions.0.proj_out.weight': [64, 48],
+      'up_blocks.1.resnets.0.conv1.weight': [6, 4, 3, 3],
     };
     const specs = Object.entries(shapes).map(([name, shape]) => ({ name, dtype: 'F32', shape }));
     const weights = Object.fromEntries(
       specs.map(({ name, shape }, at) => [
         name,
-        Float32Array.from({ length: shape[0] * shape[1] }, (_, i) => (((i * 37 + at * 11) % 29) - 14) / 64),
+        Float32Array.from(
+          { length: shape.reduce((a, b) => a * b, 1) },
+          (_, i) => (((i * 37 + at * 11) % 29) - 14) / 64,
+        ),
       ]),
     );
     const tensorData = Object.fromEntries(Object.entries(weights).map(([name, w]) => [name, new Uint8Array(w.buffer)]));
@@ -135,6 +139,7 @@ describe('Compare values: a LoRA against its base', () => {
     expect(lora.modules.map((m) => [m.module, m.base]).sort()).toEqual([
       ['lora_unet_down_blocks_0_attentions_0_proj_in', 'down_blocks.0.attentions.0.proj_in.weight'],
       ['lora_unet_mid_block_attentions_0_proj_in', 'mid_block.attentions.0.proj_in.weight'],
+      ['lora_unet_up_blocks_1_resnets_0_conv1', 'up_blocks.1.resnets.0.conv1.weight'],
     ]);
     for (const module of lora.modules) {
       expectRelative(module.norm, answers[module.module].norm);

@@ -58,6 +58,8 @@ function factorAndAlphaRows(plan: LoraUpdatePlan | null): number[] {
   return plan ? [...plan.factors.keys(), ...parts, ...plan.alphas.keys()].sort((x, y) => x - y) : [];
 }
 
+const LYCORIS_NAMES = { lokr: 'LoKr', loha: 'LoHa', locon: 'LoCon' } as const;
+
 /**
  * Why a LyCORIS module's update does not lie over its base weight, or null when it does: the fit checks a LoKr's
  * name only, and its ΔW [out, in] must be the weight's [out, in · kernel].
@@ -70,7 +72,7 @@ function lycorisMismatch(update: LoraModuleUpdate, base: KeptLoad, baseRow: numb
   const inputs = shape.slice(1).reduce((product, dim) => product * dim, 1);
   return shape.length >= 2 && shape[0] === update.outFeatures && inputs === update.inFeatures
     ? null
-    : `its ${update.lycoris === 'lokr' ? 'LoKr' : 'LoHa'} update is ${update.outFeatures} × ${update.inFeatures}, its base weight [${shape.join(', ')}]`;
+    : `its ${LYCORIS_NAMES[update.lycoris]} update is ${update.outFeatures} × ${update.inFeatures}, its base weight [${shape.join(', ')}]`;
 }
 
 /** The adapter's update per fitting module against its base weight; `onBytes` hears each read's bytes. */
