@@ -15,6 +15,18 @@ export interface ReadModuleFactors {
   alpha: number | null;
 }
 
+/** One row decoded whole (null where it is not decoded or not located), `onBytes` told its bytes. */
+async function readRow(
+  load: KeptLoad,
+  row: number,
+  signal: AbortSignal,
+  onBytes: (bytes: number) => void,
+): Promise<Float32Array | null> {
+  const values = await readDecodedRow(load, row, signal);
+  onBytes(rowsBytes(load, [row]));
+  return values;
+}
+
 /** The `.alpha` value of decoded values, or null when there are none or it is not a finite number. */
 function alphaOf(values: Float32Array | null): number | null {
   return values !== null && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
@@ -30,20 +42,15 @@ export async function readLycorisParts(
   signal: AbortSignal,
   onBytes: (bytes: number) => void = () => undefined,
 ): Promise<{ parts: Map<string, Float32Array> | null; missing: string | null; alpha: number | null }> {
-  const read = async (row: number) => {
-    const values = await readDecodedRow(load, row, signal);
-    onBytes(rowsBytes(load, [row]));
-    return values;
-  };
   const parts = new Map<string, Float32Array>();
   for (const [suffix, row] of module.parts) {
-    const values = await read(row);
+    const values = await readRow(load, row, signal, onBytes);
     if (values === null) {
       return { parts: null, missing: load.names[row], alpha: null };
     }
     parts.set(suffix, values);
   }
-  const alpha = module.alphaRow === null ? null : alphaOf(await read(module.alphaRow));
+  const alpha = module.alphaRow === null ? null : alphaOf(await readRow(load, module.alphaRow, signal, onBytes));
   return { parts, missing: null, alpha };
 }
 
@@ -54,13 +61,8 @@ export async function readModuleFactors(
   signal: AbortSignal,
   onBytes: (bytes: number) => void = () => undefined,
 ): Promise<ReadModuleFactors> {
-  const read = async (row: number) => {
-    const values = await readDecodedRow(load, row, signal);
-    onBytes(rowsBytes(load, [row]));
-    return values;
-  };
-  const down = await read(module.downRow);
-  const up = await read(module.upRow);
-  const alpha = module.alphaRow === null ? null : alphaOf(await read(module.alphaRow));
+  const down = await readRow(load, module.downRow, signal, onBytes);
+  const up = await readRow(load, module.upRow, signal, onBytes);
+  const alpha = module.alphaRow === null ? null : alphaOf(await readRow(load, module.alphaRow, signal, onBytes));
   return { down, up, alpha };
 }

@@ -22,7 +22,7 @@
  * Comparing two updates of one module (lora-pair.ts) takes each as one such product of factors (lycorisFactors). OFT
  * and full differences are not measured.
  */
-import { productNorm, rankGram } from './lora-gram';
+import { productNorm, rankGram, transpose } from './lora-gram';
 import { topSquaredSingularValue } from './lora-spectrum';
 import { MAX_LORA_FACTOR_VALUES } from './values-limits';
 
@@ -275,16 +275,6 @@ function identity(size: number): Matrix {
   return { rows: size, cols: size, values };
 }
 
-function transposed(values: Float32Array, rows: number, cols: number): Float32Array {
-  const out = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) {
-    for (let c = 0; c < cols; c++) {
-      out[c * rows + r] = values[r * cols + c];
-    }
-  }
-  return out;
-}
-
 /** A Tucker half's input factor: M[i][c · kernel + k] = Σ_j t[i][j][k] · b[j][c], [rank, cols]. */
 function tuckerInput(half: Extract<HalfPlan, { form: 'tucker' }>, core: Float32Array, b: Float32Array): Float32Array {
   const { rank, inner, kernel } = half;
@@ -314,7 +304,7 @@ export function halfFactors(half: HalfPlan, values: ReadonlyMap<string, Float32A
     return half.rows <= half.cols ? { a: identity(half.rows), b: matrix } : { a: matrix, b: identity(half.cols) };
   }
   const b = half.form === 'factored' ? part(half.b) : tuckerInput(half, part(half.core), part(half.b));
-  const a = half.form === 'tucker' && half.aTransposed ? transposed(part(half.a), half.rank, half.rows) : part(half.a);
+  const a = half.form === 'tucker' && half.aTransposed ? transpose(part(half.a), half.rank, half.rows) : part(half.a);
   return {
     a: { rows: half.rows, cols: half.rank, values: a },
     b: { rows: half.rank, cols: half.cols, values: b },

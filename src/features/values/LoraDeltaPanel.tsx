@@ -2,6 +2,7 @@
  * "Compute ΔW" in a LoRA factor's details: the update the module adds to its base weight, formed from both factors
  * in the worker and shown as "Read values" shows a tensor (statistics, histogram, heatmap, first values).
  */
+import { UPDATE_FORMS, type UpdateForm } from './update-forms';
 import { formatBytes, formatPercent } from '../../core/number-format';
 import { selectResult } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
@@ -10,14 +11,14 @@ import { EntryError, EntryProgress } from './EntryStatus';
 import { ValuesView } from './ValuesPanel';
 
 /** The update each form of module adds, as the panel names it. */
-const FORMULAS = {
-  pair: 'ΔW = scale · B·A, formed here from both factors',
-  lokr: 'ΔW = scale · W1 ⊗ W2 (LyCORIS LoKr), formed here from all its parts',
-  loha: 'ΔW = scale · (A1·B1) ⊙ (A2·B2) (LyCORIS LoHa), formed here from all its parts',
-  locon: 'ΔW = scale · B·mid·A (a LoCon with its conv core kept apart), formed here from its three parts',
-} as const;
+const FORMULAS: Record<UpdateForm, string> = {
+  pair: `ΔW = scale · ${UPDATE_FORMS.pair}, formed here from both factors`,
+  lokr: `ΔW = scale · ${UPDATE_FORMS.lokr} (LyCORIS LoKr), formed here from all its parts`,
+  loha: `ΔW = scale · ${UPDATE_FORMS.loha} (LyCORIS LoHa), formed here from all its parts`,
+  locon: `ΔW = scale · ${UPDATE_FORMS.locon} (a LoCon with its conv core kept apart), formed here from its three parts`,
+};
 
-export function LoraDeltaPanel({ row, module, form }: { row: number; module: string; form: keyof typeof FORMULAS }) {
+export function LoraDeltaPanel({ row, module, form }: { row: number; module: string; form: UpdateForm }) {
   const entry = useAppStore((state) => loraDeltaOf(state, module));
   const remote = useAppStore((state) => selectResult(state)?.source.kind === 'url');
   const compute = useAppStore((state) => state.computeLoraDelta);

@@ -2,6 +2,7 @@
  * The value scan's LoRA card: how much each module changes its weight, ‖ΔW‖ = scale · ‖B·A‖ (Frobenius norms), by
  * layer (or module), by target and strongest first; with where each scale came from and what was not measured.
  */
+import { UPDATE_FORMS } from './update-forms';
 import { formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoraModuleUpdate, LoraUpdates } from '../../core/values/lora-update';
 import { OUTLIER_FACTOR } from '../../core/values/value-scan';
@@ -77,13 +78,15 @@ function LycorisWords({ modules }: { modules: readonly LoraModuleUpdate[] }) {
   }
   const pairs = modules.length - lokr - loha - locon;
   const parts = [
-    ...(pairs > 0 ? [`${plural(pairs, 'LoRA module')}: ΔW = scale · B·A`] : []),
-    ...(lokr > 0 ? [`${plural(lokr, 'LoKr module')}: ΔW = scale · W1 ⊗ W2, whose norms are W1's times W2's`] : []),
+    ...(pairs > 0 ? [`${plural(pairs, 'LoRA module')}: ΔW = scale · ${UPDATE_FORMS.pair}`] : []),
+    ...(lokr > 0
+      ? [`${plural(lokr, 'LoKr module')}: ΔW = scale · ${UPDATE_FORMS.lokr}, whose norms are W1's times W2's`]
+      : []),
     ...(loha > 0
-      ? [`${plural(loha, 'LoHa module')}: ΔW = scale · (A1·B1) ⊙ (A2·B2), one product of rank r1 · r2`]
+      ? [`${plural(loha, 'LoHa module')}: ΔW = scale · ${UPDATE_FORMS.loha}, one product of rank r1 · r2`]
       : []),
     ...(locon > 0
-      ? [`${plural(locon, 'Tucker LoCon module')}: ΔW = scale · B·mid·A, its core between its factors`]
+      ? [`${plural(locon, 'Tucker LoCon module')}: ΔW = scale · ${UPDATE_FORMS.locon}, its core between its factors`]
       : []),
   ];
   return (

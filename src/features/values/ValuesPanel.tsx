@@ -3,6 +3,7 @@
  * the statistics, the pictures and the first values with their bytes. A sampled read says so everywhere it matters
  * and offers the full read with its byte count.
  */
+import { UPDATE_FORMS } from './update-forms';
 import { useState } from 'react';
 import {
   exactDecimal,
@@ -86,16 +87,13 @@ export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: nu
   );
 }
 
-/** Each update's formula after "ΔW = scale ·", as Compute ΔW formed it. */
-const DELTA_FORMS = { pair: 'B·A', lokr: 'W1 ⊗ W2', loha: '(A1·B1) ⊙ (A2·B2)', locon: 'B·mid·A' } as const;
-
 function ReadSummary({ values, onReadAll }: { values: TensorValues; onReadAll: () => void }) {
   const { read, computedBy } = values;
   if (computedBy) {
     return (
       <p className="values-read" data-testid="values-read">
         All {groupDigits(read.elements)} values of ΔW = {formatValue(computedBy.scale)} ·{' '}
-        {DELTA_FORMS[computedBy.form ?? 'pair']} formed from {formatBytes(read.bytes)} of{' '}
+        {UPDATE_FORMS[computedBy.form ?? 'pair']} formed from {formatBytes(read.bytes)} of{' '}
         {computedBy.form ? 'its parts' : 'factors'} in {formatElapsed(values.ms)}; scale {computedBy.detail}.
       </p>
     );
