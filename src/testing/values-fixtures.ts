@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChannelScales } from '../core/values/channel-scales';
 import type { ChangeRank } from '../core/values/change-rank';
+import type { ExpertChange } from '../core/values/expert-changes';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'values');
 
@@ -216,4 +217,16 @@ export interface ChangeRankCompareAnswer {
 
 export function changeRankCompareAnswer(): ChangeRankCompareAnswer {
   return compareAnswer<ChangeRankCompareAnswer>('change-rank.json');
+}
+
+/** fixtures/values/expert-changes.json (scripts/expert-changes-fixtures.py): numpy's figures per expert. */
+export interface ExpertChangesCompareAnswer {
+  a: string;
+  b: string;
+  /** Null: a tensor that stacks no experts. */
+  tensors: Record<string, { experts: Array<Omit<ExpertChange, 'elements'>> } | null>;
+}
+
+export function expertChangesCompareAnswer(pair: 'safetensors' | 'gguf'): ExpertChangesCompareAnswer {
+  return compareAnswer<ExpertChangesCompareAnswer>('expert-changes.json', pair);
 }

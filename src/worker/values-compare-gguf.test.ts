@@ -210,6 +210,16 @@ describe('Compare values: Hugging Face safetensors against its GGUF conversion',
     expect(row.identical).toBe(false);
     expect(row.maxAbs).toBeCloseTo(0.5, 6);
     expect(row.note).toMatch(/3 experts stacked/);
+    // Slice by slice, expert by expert: only expert 1 moved, by one value of its eight.
+    const norm1 = Math.hypot(...experts[1]);
+    expect(row.experts?.experts).toBe(3);
+    expect(row.experts?.unchanged).toBe(2);
+    expect(row.experts?.read.map((expert) => [expert.expert, expert.changedShare])).toEqual([
+      [0, 0],
+      [1, 1 / 8],
+      [2, 0],
+    ]);
+    expect(row.experts?.read[1].relL2).toBeCloseTo(0.5 / norm1, 6);
 
     const partial = await compareBuilt(f32Safetensors(hfTensors.slice(0, 2)), gguf);
     expect(partial.result.tensors).toEqual([]);

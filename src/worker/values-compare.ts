@@ -17,6 +17,8 @@ import {
   type ValuesComparisonResult,
 } from '../core/values/compare-values';
 import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
+import { ExpertChangesTracker } from '../core/values/expert-changes';
+import { isPackedExpertTensor } from '../core/analysis/architecture-stack';
 import { matrixShape } from '../core/values/grid';
 import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
 import { zeroLinesChange, ZeroLinesTracker } from '../core/values/zero-lines';
@@ -200,6 +202,23 @@ function rowPieces(plan: ValuesReadPlan, unit: DecodeUnit, view: PartView, headD
   return pieces;
 }
 
+/**
+ * Per-expert sums for a stack of experts: a GGUF stack paired slice by slice with per-expert tensors (one part per
+ * expert), or one tensor [E, …] compared whole and element for element.
+ */
+function expertTrackerOf(pairing: ValuePairing): ExpertChangesTracker | null {
+  const [first] = pairing.parts;
+  if (!first) {
+    return null;
+  }
+  const elements = first.shape.reduce((product, dim) => product * dim, 1);
+  if (pairing.parts.length > 1) {
+    return new ExpertChangesTracker(pairing.parts.length, elements);
+  }
+  const stacked = pairing.permutedRows === null && isPackedExpertTensor(pairing.tensor, first.shape.length);
+  return stacked && first.shape[0] > 1 ? new ExpertChangesTracker(first.shape[0], elements / first.shape[0]) : null;
+}
+
 export interface PairOutcome {
   comparison: ValueComparison | null;
   skipped: SkippedValuePair | null;
@@ -232,6 +251,8 @@ async function comparePairing(
   // And how many directions the change of a matrix uses, over an even spread of its rows.
   let rank: ChangeRankSampler | null = null;
   const chosen = partsToRead(a, pairing, remote);
+  // And a stack of experts, expert by expert.
+  const experts = expertTrackerOf(pairing);
   let sampled = chosen.sampled;
   let bytes = 0;
   let decodedBy = '';
@@ -296,6 +317,7 @@ async function comparePairing(
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
     decodedBy = describeDecoding(sideA, sideB);
+    const expert = pairing.parts.length > 1 ? pairing.parts.indexOf(part) : -1;
     const add = (pa: Piece, pb: Piece) => {
       bytes += pa.bytes.length + pb.bytes.length;
       onBytes(pa.bytes.length + pb.bytes.length);
@@ -303,6 +325,9 @@ async function comparePairing(
         diff.addBytes(pa.bytes, pb.bytes);
       }
       diff?.addValues(pa.values, pb.values);
+      if (expert >= 0) {
+        experts?.addExpert(expert, pa.values, pb.values);
+      }
     };
     if (byRows) {
       for (const [r0, r1] of rowPieces(plan, sideA.unit, view, pairing.permutedRows?.headDim ?? 1)) {
@@ -324,6 +349,9 @@ async function comparePairing(
           readPiece(sideB, first, count, view, job.signal),
         ]);
         add(pa, pb);
+        if (expert < 0) {
+          experts?.add(pa.values, pb.values, first);
+        }
         embeddingRows?.add(pa.values, pb.values, first);
         lines?.a.add(pa.values, first);
         lines?.b.add(pb.values, first);
@@ -354,6 +382,10 @@ async function comparePairing(
   const changeRank = !comparison.identical && !zeroLines && rank?.result();
   if (changeRank) {
     comparison.changeRank = changeRank;
+  }
+  const byExpert = !comparison.identical && experts?.result();
+  if (byExpert) {
+    comparison.experts = byExpert;
   }
   return { comparison, skipped: null, bytes, scales: scales && fittedScales(scales, pairing.tensor) };
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { headerFromSpecs } from '../../testing/models/header-from-specs';
 import { allTensorNames } from '../model';
-import { scanStack } from './architecture-stack';
+import { isPackedExpertTensor, scanStack } from './architecture-stack';
 import { tensorIndex } from './tensor-index';
 
 function stackOf(names: string[]) {
@@ -41,5 +41,27 @@ describe('scanStack rowsOf', () => {
     expect(scan.rowsOf(1)).toEqual([1, 5]);
     expect(scan.rowsOf(10)).toEqual([4]);
     expect(scan.rowsOf(2)).toEqual([]);
+  });
+});
+
+describe('isPackedExpertTensor', () => {
+  it('takes stacks of experts by their names and rank, and not one expert of a numbered list', () => {
+    const stacked = [
+      'model.layers.0.mlp.experts.gate_up_proj',
+      'model.language_model.layers.3.feed_forward.experts.down_proj',
+      'model.layers.1.mlp.switch_mlp.gate_proj.weight',
+      'blk.7.ffn_gate_exps.weight',
+      'blk.7.ffn_gate_up_exps.weight',
+    ];
+    const not = [
+      'model.layers.0.mlp.experts.3.w1.weight',
+      'model.layers.0.block_sparse_moe.experts.12.w2.weight',
+      'blk.7.ffn_gate_shexp.weight',
+      'model.layers.0.conv.weight',
+    ];
+    expect(stacked.map((name) => isPackedExpertTensor(name, 3))).toEqual(stacked.map(() => true));
+    expect(not.map((name) => isPackedExpertTensor(name, 3))).toEqual(not.map(() => false));
+    // A stack of vectors (an expert bias [E, out]) holds no matrices to tell apart here.
+    expect(isPackedExpertTensor('model.layers.0.mlp.experts.gate_up_proj_bias', 2)).toBe(false);
   });
 });

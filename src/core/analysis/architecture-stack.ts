@@ -36,6 +36,22 @@ function expertSlotOf(pieces: readonly string[], text: string): number {
   return text.includes('.switch_mlp.') || RE_GGUF_PACKED_EXPERTS.test(text) ? -1 : NOT_EXPERT;
 }
 
+/**
+ * Whether tensor `name` of rank `rank` stacks a layer's experts along its first dim, as the stack scan below counts
+ * them: `experts.` followed by a module rather than an index (gpt-oss `experts.gate_up_proj`), MLX `switch_mlp.*`,
+ * llama.cpp's `ffn_*_exps`.
+ */
+export function isPackedExpertTensor(name: string, rank: number): boolean {
+  if (rank < 3) {
+    return false;
+  }
+  const at = name.indexOf('.experts.');
+  if (at >= 0) {
+    return !/^\d+\./.test(name.slice(at + '.experts.'.length));
+  }
+  return name.includes('.switch_mlp.') || RE_GGUF_PACKED_EXPERTS.test(name);
+}
+
 /** One flag per shape. */
 export function shapeFlags(shapes: NameShapes, test: (text: string, shape: number) => boolean): Uint8Array {
   const flags = new Uint8Array(shapes.count);

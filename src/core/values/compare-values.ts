@@ -12,6 +12,7 @@ import type { ZeroLinesChange } from './zero-lines';
 import type { OutlierColumnsChange } from './line-magnitudes';
 import type { ChannelScales } from './channel-scales';
 import type { ChangeRank } from './change-rank';
+import type { ExpertChanges } from './expert-changes';
 
 export interface ValueComparison {
   tensor: string;
@@ -44,6 +45,8 @@ export interface ValueComparison {
   channelScales?: ChannelScales;
   /** A changed matrix: the singular values of B − A over an even spread of its rows (change-rank.ts). */
   changeRank?: ChangeRank;
+  /** A changed stack of experts, expert by expert (expert-changes.ts). */
+  experts?: ExpertChanges;
 }
 
 /** One adapted module against the base weight it changes. */

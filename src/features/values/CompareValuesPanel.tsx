@@ -19,6 +19,8 @@ import { zeroLinesChangeText } from './ZeroLinesNote';
 import { outlierColumnsChangeText } from './LineMagnitudesNote';
 import { channelScalesText, scalingSummary } from './channel-scales-text';
 import { changeRankSummary, changeRankText } from './change-rank-text';
+import { expertChangesSummary, expertChangesText } from './expert-changes-text';
+import { ExpertStrip } from './ExpertStrip';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -66,6 +68,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
   const clauses = sameClauses(same);
   const scaling = scalingSummary(changed);
   const ranks = changeRankSummary(changed);
+  const experts = expertChangesSummary(changed);
   const decodings = [
     ...new Set(changed.filter((entry) => entry.identicalBy === 'values').map((entry) => entry.decodedBy)),
   ];
@@ -87,6 +90,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
       )}
       {scaling && <p data-testid="compare-values-scaled">{scaling}</p>}
       {ranks && <p data-testid="compare-values-ranks">{ranks}</p>}
+      {experts && <p data-testid="compare-values-experts-summary">{experts}</p>}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}
@@ -130,6 +134,12 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                     {entry.changeRank?.lowRank && !entry.channelScales && (
                       <div className="values-note" data-testid="compare-values-change-rank">
                         {changeRankText(entry.changeRank)}
+                      </div>
+                    )}
+                    {entry.experts && (
+                      <div className="values-note" data-testid="compare-values-experts">
+                        <ExpertStrip experts={entry.experts} />
+                        {expertChangesText(entry.experts)}
                       </div>
                     )}
                   </td>

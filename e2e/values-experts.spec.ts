@@ -1,0 +1,53 @@
+/**
+ * "Compare values" of stacked experts, expert by expert (scripts/expert-changes-fixtures.py: the safetensors library
+ * and gguf-py wrote them, numpy gave the figures): the line above the table counts the expert slices a fine-tune
+ * left bit for bit as they were, each stack names its changed experts with numpy's relative L2 and draws a bar per
+ * expert, and the report carries every expert's figures.
+ */
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { compareValuesOfFiles, downloadReport, escapeRegExp, openApp, watchPage } from './helpers';
+import { formatValue } from '../src/core/number-format';
+import { expertChangesCompareAnswer } from '../src/testing/values-fixtures';
+
+const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
+
+for (const pair of ['safetensors', 'gguf'] as const) {
+  test(`Compare values: which experts of each stack a fine-tune moved (${pair})`, async ({ page }) => {
+    const watch = watchPage(page);
+    const answer = expertChangesCompareAnswer(pair);
+    await openApp(page);
+    await compareValuesOfFiles(page, VALUES_DIR, answer.a, answer.b);
+    const stacks = Object.entries(answer.tensors).flatMap(([name, want]) =>
+      want ? [[name, want.experts] as const] : [],
+    );
+    const slices = stacks.reduce((sum, [, experts]) => sum + experts.length, 0);
+    const same = stacks.reduce((sum, [, experts]) => sum + experts.filter((e) => e.changedShare === 0).length, 0);
+    await expect(page.getByTestId('compare-values-experts-summary')).toContainText(
+      `In ${stacks.length} changed stacked-expert tensors, ${slices - same} of ${slices} expert slices changed and ` +
+        `${same} are bit for bit the same`,
+    );
+    await expect(page.getByTestId('compare-values-experts')).toHaveCount(stacks.length);
+    for (const [name, experts] of stacks) {
+      const row = page
+        .getByTestId('compare-values-table')
+        .locator('tbody tr')
+        .filter({ hasText: new RegExp(`^${escapeRegExp(name)}`) });
+      const note = row.getByTestId('compare-values-experts');
+      const moved = experts.filter((e) => e.changedShare > 0 && (e.relL2 ?? 0) > 0);
+      const most = moved.reduce((top, e) => ((e.relL2 ?? 0) > (top.relL2 ?? 0) ? e : top));
+      // The most changed expert comes first, with numpy's relative L2.
+      await expect(note).toContainText(`: #${most.expert} ${formatValue(most.relL2)}`);
+      await expect(note.getByTestId('compare-values-expert-strip').locator('rect')).toHaveCount(experts.length);
+    }
+    const report = (await downloadReport(page)).compare as {
+      values: Array<{ tensor: string; experts?: { read: Array<{ expert: number; relL2: number | null }> } }>;
+    };
+    for (const [name, experts] of stacks) {
+      const reported = report.values.find((entry) => entry.tensor === name)?.experts?.read ?? [];
+      expect(reported.map((e) => e.expert)).toEqual(experts.map((e) => e.expert));
+      reported.forEach((e, i) => expect(e.relL2 ?? 0).toBeCloseTo(experts[i].relL2 ?? 0, 9));
+    }
+    watch.expectClean();
+  });
+}

@@ -1,0 +1,152 @@
+"""Two mixture-of-experts layers and a copy in which a few experts were fine-tuned, and numpy's figures of each
+expert's change (fixtures/values/):
+
+  experts-base.safetensors   written by the safetensors library: gpt-oss-style stacked experts
+                             (`mlp.experts.gate_up_proj` [E, H, 2I], `mlp.experts.down_proj` [E, I, H]) in BF16 for
+                             layer 0 and F32 for layer 1, a router and a 3-D tensor that stacks no experts
+  experts-tuned.safetensors  the same with layer 0's experts 2 and 5 trained (ESFT-style: the other experts bit for
+                             bit the same), layer 1's gate_up_proj trained in every expert by different amounts, its
+                             down_proj with ten values of expert 7 moved and one zero of expert 3 turned into -0,
+                             the router and the 3-D tensor changed
+  experts-base.gguf          written by gguf-py's GGUFWriter: llama.cpp's `blk.0.ffn_gate_exps` (F32) and
+  experts-tuned.gguf         `blk.0.ffn_down_exps` (Q8_0, quantized by gguf-py), experts 1 and 6 trained in the copy
+  expert-changes.json        per tensor, per expert: ||b - a|| / ||a||, the cosine, max |b - a| and the share of
+                             values that differ (bit for bit: -0 against +0 differs), over the values decoded
+                             (ml_dtypes for BF16, gguf-py's dequantize for Q8_0); null for a tensor with no experts
+
+Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/expert-changes-fixtures.py
+"""
+import json
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+from gguf import GGMLQuantizationType, GGUFWriter, quants
+from safetensors.numpy import save_file
+
+OUT = Path(__file__).resolve().parent.parent / "fixtures" / "values"
+EXPERTS = 8
+HIDDEN = 16
+INTER = 12
+
+
+def train(gen: np.random.Generator, expert: np.ndarray, relative: float) -> np.ndarray:
+    update = gen.standard_normal(expert.shape).astype(np.float32)
+    update *= relative * np.linalg.norm(expert) / np.linalg.norm(update)
+    return expert + update
+
+
+def figures(a: np.ndarray, b: np.ndarray) -> list:
+    """Per expert along the first dim, in float64 over the decoded float32 values."""
+    out = []
+    for expert in range(a.shape[0]):
+        x = a[expert].astype(np.float64).ravel()
+        y = b[expert].astype(np.float64).ravel()
+        d = y - x
+        norm_a = np.linalg.norm(x)
+        norm_b = np.linalg.norm(y)
+        differ = np.count_nonzero(a[expert].astype(np.float32).view(np.uint32) != b[expert].astype(np.float32).view(np.uint32))
+        out.append(
+            {
+                "expert": expert,
+                "relL2": float(np.linalg.norm(d) / norm_a) if norm_a > 0 else (0.0 if not d.any() else None),
+                "cosine": float(x @ y / (norm_a * norm_b)) if norm_a > 0 and norm_b > 0 else None,
+                "maxAbs": float(np.abs(d).max()),
+                "changedShare": differ / x.size,
+            }
+        )
+    return out
+
+
+def safetensors_pair(gen: np.random.Generator) -> dict:
+    base = {
+        "model.layers.0.mlp.experts.gate_up_proj": gen.standard_normal((EXPERTS, HIDDEN, 2 * INTER)) * 0.02,
+        "model.layers.0.mlp.experts.down_proj": gen.standard_normal((EXPERTS, INTER, HIDDEN)) * 0.02,
+        "model.layers.1.mlp.experts.gate_up_proj": gen.standard_normal((EXPERTS, HIDDEN, 2 * INTER)) * 0.02,
+        "model.layers.1.mlp.experts.down_proj": gen.standard_normal((EXPERTS, INTER, HIDDEN)) * 0.02,
+        "model.layers.0.mlp.router.weight": gen.standard_normal((EXPERTS, HIDDEN)) * 0.02,
+        "model.layers.0.conv.weight": gen.standard_normal((4, 3, 5)) * 0.1,
+    }
+    base = {name: values.astype(np.float32) for name, values in base.items()}
+    base["model.layers.1.mlp.experts.down_proj"][3, 0, 0] = 0.0
+    tuned = {name: values.copy() for name, values in base.items()}
+    gate_up0 = tuned["model.layers.0.mlp.experts.gate_up_proj"]
+    gate_up0[2] = train(gen, gate_up0[2], 0.05)
+    gate_up0[5] = train(gen, gate_up0[5], 0.01)
+    down0 = tuned["model.layers.0.mlp.experts.down_proj"]
+    down0[5] = train(gen, down0[5], 0.03)
+    gate_up1 = tuned["model.layers.1.mlp.experts.gate_up_proj"]
+    for expert in range(EXPERTS):
+        gate_up1[expert] = train(gen, gate_up1[expert], 0.002 * (expert + 1))
+    down1 = tuned["model.layers.1.mlp.experts.down_proj"]
+    flat = down1[7].reshape(-1)
+    flat[gen.choice(flat.size, 10, replace=False)] += 0.01
+    down1[3, 0, 0] = -0.0
+    tuned["model.layers.0.mlp.router.weight"] = train(gen, tuned["model.layers.0.mlp.router.weight"], 0.01)
+    tuned["model.layers.0.conv.weight"] = train(gen, tuned["model.layers.0.conv.weight"], 0.01)
+
+    def stored(values: dict) -> dict:
+        # Layer 0 as BF16, as a checkpoint saved in bfloat16 holds it.
+        return {
+            name: v.astype(ml_dtypes.bfloat16) if name.startswith("model.layers.0.mlp.experts") else v
+            for name, v in values.items()
+        }
+
+    base_stored, tuned_stored = stored(base), stored(tuned)
+    save_file(base_stored, str(OUT / "experts-base.safetensors"))
+    save_file(tuned_stored, str(OUT / "experts-tuned.safetensors"))
+    tensors = {}
+    for name in base:
+        a = base_stored[name].astype(np.float32)
+        b = tuned_stored[name].astype(np.float32)
+        stacked = ".experts." in name
+        tensors[name] = {"experts": figures(a, b)} if stacked else None
+    return {"a": "experts-base.safetensors", "b": "experts-tuned.safetensors", "tensors": tensors}
+
+
+def write_gguf(path: Path, gate: np.ndarray, down_raw: np.ndarray) -> None:
+    writer = GGUFWriter(str(path), "qwen2moe")
+    writer.add_name("stacked experts")
+    writer.add_tensor("blk.0.ffn_gate_exps.weight", gate)
+    writer.add_tensor("blk.0.ffn_down_exps.weight", down_raw, raw_dtype=GGMLQuantizationType.Q8_0)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
+def gguf_pair(gen: np.random.Generator) -> dict:
+    gate = (gen.standard_normal((EXPERTS, INTER, HIDDEN)) * 0.02).astype(np.float32)
+    down = (gen.standard_normal((EXPERTS, HIDDEN, 2 * HIDDEN)) * 0.02).astype(np.float32)
+    gate_tuned = gate.copy()
+    down_tuned = down.copy()
+    for expert, relative in ((1, 0.04), (6, 0.02)):
+        gate_tuned[expert] = train(gen, gate[expert], relative)
+        down_tuned[expert] = train(gen, down[expert], relative)
+    raws = [quants.quantize(values, GGMLQuantizationType.Q8_0) for values in (down, down_tuned)]
+    write_gguf(OUT / "experts-base.gguf", gate, raws[0])
+    write_gguf(OUT / "experts-tuned.gguf", gate_tuned, raws[1])
+    decoded = [quants.dequantize(raw, GGMLQuantizationType.Q8_0).reshape(down.shape) for raw in raws]
+    return {
+        "a": "experts-base.gguf",
+        "b": "experts-tuned.gguf",
+        "tensors": {
+            "blk.0.ffn_gate_exps.weight": {"experts": figures(gate, gate_tuned)},
+            "blk.0.ffn_down_exps.weight": {"experts": figures(decoded[0], decoded[1])},
+        },
+    }
+
+
+def main() -> None:
+    gen = np.random.default_rng(20261206)
+    result = {
+        "generator": "scripts/expert-changes-fixtures.py",
+        "numpy": np.__version__,
+        "safetensors": safetensors_pair(gen),
+        "gguf": gguf_pair(gen),
+    }
+    (OUT / "expert-changes.json").write_text(json.dumps(result, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { ValueComparison } from '../../core/values/compare-values';
+import type { ExpertChange, ExpertChanges } from '../../core/values/expert-changes';
+import { expertChangesSummary, expertChangesText } from './expert-changes-text';
+
+function expert(index: number, relL2: number | null, changedShare: number): ExpertChange {
+  return { expert: index, relL2, cosine: null, maxAbs: 0, changedShare, elements: 64 };
+}
+
+function stack(read: ExpertChange[], experts = read.length): ExpertChanges {
+  return { experts, read, unchanged: read.filter((entry) => entry.changedShare === 0).length };
+}
+
+describe('a stack of experts in words', () => {
+  it('names the changed experts, most changed first, when the others kept every bit', () => {
+    const text = expertChangesText(
+      stack([expert(0, 0, 0), expert(1, 0.0101, 0.83), expert(2, 0.0502, 1), expert(3, 0, 0)]),
+    );
+    expect(text).toBe(
+      '2 of 4 experts changed, 2 bit for bit the same; relative L2 of each: #2 0.0502, #1 0.0101 (83% of values)',
+    );
+  });
+
+  it('gives the range when every expert changed, and folds the rest of a long list', () => {
+    const read = Array.from({ length: 8 }, (_, i) => expert(i, 0.002 * (i + 1), 1));
+    expect(expertChangesText(stack(read))).toBe(
+      'all 8 experts changed, relative L2 from 0.002 (#0) to 0.016 (#7): #7 0.016, #6 0.014, #5 0.012, ' +
+        '#4 0.01, #3 0.008, #2 0.006, and 2 more',
+    );
+  });
+
+  it('says a sign of zero is all that changed, and which experts a sample read', () => {
+    const text = expertChangesText(stack([expert(0, 0, 0), expert(5, 0, 0.01), expert(9, 0, 0)], 16));
+    expect(text).toBe(
+      'of the 3 experts of 16 read, 1 of 3 experts changed, 2 bit for bit the same; relative L2 of each: ' +
+        '#5 −0 against +0 only',
+    );
+  });
+
+  it('counts the slices kept across every stack, and says nothing when every slice changed', () => {
+    const entry = (experts: ExpertChanges) => ({ experts }) as ValueComparison;
+    const kept = [
+      entry(stack([expert(0, 0, 0), expert(1, 0.1, 1)])),
+      entry(stack([expert(0, 0.2, 1), expert(1, 0.1, 1)])),
+    ];
+    expect(expertChangesSummary(kept)).toMatch(
+      /^In 2 changed stacked-expert tensors, 3 of 4 expert slices changed and 1 is bit for bit the same/,
+    );
+    expect(expertChangesSummary(kept.slice(1))).toBeNull();
+    expect(expertChangesSummary([])).toBeNull();
+  });
+});

@@ -1,0 +1,63 @@
+/**
+ * "Compare values" of stacked experts, expert by expert (scripts/expert-changes-fixtures.py): gpt-oss-style
+ * `experts.gate_up_proj` / `down_proj` in BF16 and F32 where a fine-tune trained two experts of eight (ESFT-style),
+ * every expert by a different amount, ten values of one, or turned a zero of another into -0; and llama.cpp's
+ * `ffn_gate_exps` (F32) and `ffn_down_exps` (Q8_0) with two experts trained. numpy's figures per expert are the answer.
+ */
+import { describe, expect, it } from 'vitest';
+import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
+import { compareFilesByName } from '../testing/value-pairings';
+import { expertChangesCompareAnswer, present } from '../testing/values-fixtures';
+
+function close(found: number | null, want: number | null, what: string): void {
+  if (want === null || found === null) {
+    expect(found, what).toBe(want);
+    return;
+  }
+  expect(Math.abs(found - want), what).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(want)));
+}
+
+describe.each(['safetensors', 'gguf'] as const)('a stack of experts compared expert by expert (%s)', (pair) => {
+  const answer = expertChangesCompareAnswer(pair);
+
+  it('gives each expert numpy’s figures and counts the experts left bit for bit as they were', async () => {
+    const result = await compareFilesByName(DIR, answer.a, answer.b);
+    expect(result.tensors.map((entry) => entry.tensor).sort()).toEqual(Object.keys(answer.tensors).sort());
+    for (const entry of result.tensors) {
+      const want = answer.tensors[entry.tensor];
+      if (want === null) {
+        expect(entry.experts, entry.tensor).toBeUndefined();
+        continue;
+      }
+      const found = present(entry.experts, `the experts of ${entry.tensor}`);
+      expect(found.experts, entry.tensor).toBe(want.experts.length);
+      expect(found.read.map((expert) => expert.expert)).toEqual(want.experts.map((expert) => expert.expert));
+      expect(found.unchanged, entry.tensor).toBe(want.experts.filter((expert) => expert.changedShare === 0).length);
+      want.experts.forEach((expected, i) => {
+        const got = found.read[i];
+        const what = `${entry.tensor} expert ${expected.expert}`;
+        close(got.relL2, expected.relL2, `${what} relative L2`);
+        close(got.cosine, expected.cosine, `${what} cosine`);
+        close(got.maxAbs, expected.maxAbs, `${what} max |b − a|`);
+        expect(got.changedShare, `${what} share changed`).toBe(expected.changedShare);
+      });
+    }
+  });
+});
+
+describe('which tensors are read expert by expert', () => {
+  it('leaves a router and a 3-D tensor that stacks no experts whole, and an identical stack unsplit', async () => {
+    const answer = expertChangesCompareAnswer('safetensors');
+    const same = await compareFilesByName(DIR, answer.a, answer.a);
+    expect(same.tensors.every((entry) => entry.identical && entry.experts === undefined)).toBe(true);
+    const result = await compareFilesByName(DIR, answer.a, answer.b);
+    const byName = new Map(result.tensors.map((entry) => [entry.tensor, entry]));
+    expect(byName.get('model.layers.0.mlp.router.weight')?.identical).toBe(false);
+    expect(byName.get('model.layers.0.conv.weight')?.identical).toBe(false);
+    // The -0 of expert 3 counts as a change of the stack, bit for bit, with no distance.
+    const down = present(byName.get('model.layers.1.mlp.experts.down_proj')?.experts, 'layer 1 down_proj experts');
+    expect(down.read[3].relL2).toBe(0);
+    expect(down.read[3].changedShare).toBeGreaterThan(0);
+    expect(down.unchanged).toBe(6);
+  });
+});
