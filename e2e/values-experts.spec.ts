@@ -2,13 +2,14 @@
  * "Compare values" of stacked experts, expert by expert (scripts/expert-changes-fixtures.py: the safetensors library
  * and gguf-py wrote them, numpy gave the figures): the line above the table counts the expert slices a fine-tune
  * left bit for bit as they were, each stack names its changed experts with numpy's relative L2 and draws a bar per
- * expert, and the report carries every expert's figures.
+ * expert, and the report carries every expert's figures; Mixtral-style per-expert tensors make the same map of
+ * layers by experts, pointed at cell by cell.
  */
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { compareValuesOfFiles, downloadReport, escapeRegExp, openApp, watchPage } from './helpers';
 import { formatValue } from '../src/core/number-format';
-import { expertChangesCompareAnswer } from '../src/testing/values-fixtures';
+import { expertChangesCompareAnswer, expertMapAnswer } from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
 
@@ -51,3 +52,43 @@ for (const pair of ['safetensors', 'gguf'] as const) {
     watch.expectClean();
   });
 }
+
+test('Compare values: the map of which experts of which layers changed (per-expert tensors)', async ({ page }) => {
+  const watch = watchPage(page);
+  const { a, b, map } = expertMapAnswer('numbered');
+  await openApp(page);
+  await compareValuesOfFiles(page, VALUES_DIR, a, b);
+  const changed = map.changed.filter((cell) => cell === true).length;
+  const compared = map.changed.filter((cell) => cell !== null).length;
+  const section = page.getByTestId('compare-values-expert-map');
+  await expect(section.getByTestId('expert-map-summary')).toHaveText(
+    `${map.layers.length} layers × ${map.experts} experts: ${changed} of ${compared} compared changed ` +
+      `(${(changed / compared) * 100}%), ${compared - changed} bit for bit the same; 1–2 changed per layer.`,
+  );
+  // Point at each cell: the readout names it as numpy's map has it.
+  const canvas = section.getByTestId('expert-map-canvas');
+  const [left, top, cell, row] = await Promise.all(
+    ['data-left', 'data-top', 'data-cell', 'data-row'].map(async (name) => Number(await canvas.getAttribute(name))),
+  );
+  for (let r = 0; r < map.layers.length; r++) {
+    for (let expert = 0; expert < map.experts; expert++) {
+      await canvas.hover({ position: { x: left + expert * cell + cell / 2, y: top + r * row + row / 2 } });
+      const at = r * map.experts + expert;
+      const where = `model.layers.${map.layers[r]}, expert ${expert}`;
+      await expect(section.getByTestId('expert-map-hover')).toHaveText(
+        map.changed[at]
+          ? `${where}: changed, relative L2 ${formatValue(map.relL2[at])} (the largest of its tensors)`
+          : `${where}: every value bit for bit the same`,
+      );
+    }
+  }
+  await section.getByText('Changed experts, layer by layer').click();
+  await expect(section.getByTestId('expert-map-layers').locator('li')).toHaveText([
+    'model.layers.0: 1 of 4 changed: #1',
+    'model.layers.1: 2 of 4 changed: #0, #3',
+  ]);
+  const report = await downloadReport(page);
+  const reported = (report.compare as { valuesExpertMap?: { changed: unknown[] } }).valuesExpertMap;
+  expect(reported?.changed).toEqual(map.changed);
+  watch.expectClean();
+});

@@ -10,9 +10,14 @@ expert's change (fixtures/values/):
                              the router and the 3-D tensor changed
   experts-base.gguf          written by gguf-py's GGUFWriter: llama.cpp's `blk.0.ffn_gate_exps` (F32) and
   experts-tuned.gguf         `blk.0.ffn_down_exps` (Q8_0, quantized by gguf-py), experts 1 and 6 trained in the copy
+  experts-numbered-base.safetensors, experts-numbered-tuned.safetensors
+                             Mixtral-style per-expert tensors (`block_sparse_moe.experts.<n>.w1/w2.weight`), two
+                             layers of four experts, layer 0's expert 1 and layer 1's experts 0 and 3 trained
   expert-changes.json        per tensor, per expert: ||b - a|| / ||a||, the cosine, max |b - a| and the share of
                              values that differ (bit for bit: -0 against +0 differs), over the values decoded
-                             (ml_dtypes for BF16, gguf-py's dequantize for Q8_0); null for a tensor with no experts
+                             (ml_dtypes for BF16, gguf-py's dequantize for Q8_0); null for a tensor with no experts;
+                             and per pair the expert map: per layer, per expert, the largest relative L2 of its tensors
+                             and whether any of their values differs
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/expert-changes-fixtures.py
 """
@@ -137,6 +142,48 @@ def gguf_pair(gen: np.random.Generator) -> dict:
     }
 
 
+def expert_map(cells: dict) -> dict:
+    """{(layer, expert): [(relL2, changed), ...]} as rows of layers, columns of experts."""
+    layers = sorted({layer for layer, _ in cells})
+    experts = max(expert for _, expert in cells) + 1
+    rel, changed = [], []
+    for layer in layers:
+        for expert in range(experts):
+            seen = cells.get((layer, expert))
+            rel.append(None if seen is None else max(r for r, _ in seen))
+            changed.append(None if seen is None else any(c for _, c in seen))
+    return {"layers": layers, "experts": experts, "relL2": rel, "changed": changed}
+
+
+def stacked_map(pair: dict) -> dict:
+    cells: dict = {}
+    for name, want in pair["tensors"].items():
+        if want is None:
+            continue
+        layer = int(name.split(".")[2] if name.startswith("model.") else name.split(".")[1])
+        for entry in want["experts"]:
+            cells.setdefault((layer, entry["expert"]), []).append((entry["relL2"], entry["changedShare"] > 0))
+    return expert_map(cells)
+
+
+def numbered_pair(gen: np.random.Generator) -> dict:
+    base, tuned, cells = {}, {}, {}
+    for layer in range(2):
+        for expert in range(4):
+            for proj, shape in (("w1", (INTER, HIDDEN)), ("w2", (HIDDEN, INTER))):
+                name = f"model.layers.{layer}.block_sparse_moe.experts.{expert}.{proj}.weight"
+                a = (gen.standard_normal(shape) * 0.02).astype(np.float32)
+                trained = (layer, expert) in ((0, 1), (1, 0), (1, 3))
+                b = train(gen, a, 0.01 * (expert + 1) * (1 if proj == "w1" else 2)) if trained else a.copy()
+                base[name], tuned[name] = a, b
+                d = b.astype(np.float64) - a.astype(np.float64)
+                rel = float(np.linalg.norm(d) / np.linalg.norm(a.astype(np.float64)))
+                cells.setdefault((layer, expert), []).append((rel, bool((a != b).any())))
+    save_file(base, str(OUT / "experts-numbered-base.safetensors"))
+    save_file(tuned, str(OUT / "experts-numbered-tuned.safetensors"))
+    return {"a": "experts-numbered-base.safetensors", "b": "experts-numbered-tuned.safetensors", "map": expert_map(cells)}
+
+
 def main() -> None:
     gen = np.random.default_rng(20261206)
     result = {
@@ -145,6 +192,9 @@ def main() -> None:
         "safetensors": safetensors_pair(gen),
         "gguf": gguf_pair(gen),
     }
+    for pair in ("safetensors", "gguf"):
+        result[pair]["map"] = stacked_map(result[pair])
+    result["numbered"] = numbered_pair(gen)
     (OUT / "expert-changes.json").write_text(json.dumps(result, indent=1) + "\n")
 
 

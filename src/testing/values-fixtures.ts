@@ -230,3 +230,19 @@ export interface ExpertChangesCompareAnswer {
 export function expertChangesCompareAnswer(pair: 'safetensors' | 'gguf'): ExpertChangesCompareAnswer {
   return compareAnswer<ExpertChangesCompareAnswer>('expert-changes.json', pair);
 }
+
+/** numpy's expert map of a pair: layers as rows, experts as columns, row-major. */
+export interface ExpertMapAnswer {
+  layers: number[];
+  experts: number;
+  relL2: Array<number | null>;
+  changed: Array<boolean | null>;
+}
+
+export function expertMapAnswer(pair: 'safetensors' | 'gguf' | 'numbered'): {
+  a: string;
+  b: string;
+  map: ExpertMapAnswer;
+} {
+  return compareAnswer<{ a: string; b: string; map: ExpertMapAnswer }>('expert-changes.json', pair);
+}

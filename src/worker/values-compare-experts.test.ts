@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
 import { compareFilesByName } from '../testing/value-pairings';
-import { expertChangesCompareAnswer, present } from '../testing/values-fixtures';
+import { expertChangesCompareAnswer, expertMapAnswer, present } from '../testing/values-fixtures';
 
 function close(found: number | null, want: number | null, what: string): void {
   if (want === null || found === null) {
@@ -59,5 +59,19 @@ describe('which tensors are read expert by expert', () => {
     expect(down.read[3].relL2).toBe(0);
     expect(down.read[3].changedShare).toBeGreaterThan(0);
     expect(down.unchanged).toBe(6);
+  });
+});
+
+describe.each(['safetensors', 'gguf', 'numbered'] as const)('the expert map of a comparison (%s)', (pair) => {
+  it('gives each layer’s experts numpy’s largest relative change and whether any value moved', async () => {
+    const { a, b, map: want } = expertMapAnswer(pair);
+    const result = await compareFilesByName(DIR, a, b);
+    const map = present(result.expertMap, 'an expert map');
+    expect(map.layers.map((row) => row.layer)).toEqual(want.layers);
+    expect(map.experts).toBe(want.experts);
+    expect(map.changed).toEqual(want.changed);
+    map.relL2.forEach((found, i) => close(found, want.relL2[i], `cell ${i}`));
+    expect(map.changedCells).toBe(want.changed.filter((cell) => cell === true).length);
+    expect(map.unchangedCells).toBe(want.changed.filter((cell) => cell === false).length);
   });
 });

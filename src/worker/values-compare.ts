@@ -17,7 +17,13 @@ import {
   type ValuesComparisonResult,
 } from '../core/values/compare-values';
 import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
-import { ExpertChangesTracker } from '../core/values/expert-changes';
+import { ExpertChangesTracker, type ExpertChanges } from '../core/values/expert-changes';
+import {
+  expertChangeMap,
+  numberedExpertObservation,
+  stackObservations,
+  type ExpertObservation,
+} from '../core/values/expert-map';
 import { isPackedExpertTensor } from '../core/analysis/architecture-stack';
 import { matrixShape } from '../core/values/grid';
 import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
@@ -225,6 +231,8 @@ export interface PairOutcome {
   bytes: number;
   /** Whether the change is one factor per channel, to be set on the comparison once every pair is in. */
   scales?: FittedScales | null;
+  /** A stack of experts compared expert by expert, identical or not: the cells of the expert map. */
+  byExpert?: ExpertChanges | null;
 }
 
 async function comparePairing(
@@ -383,11 +391,11 @@ async function comparePairing(
   if (changeRank) {
     comparison.changeRank = changeRank;
   }
-  const byExpert = !comparison.identical && experts?.result();
-  if (byExpert) {
+  const byExpert = experts?.result() ?? null;
+  if (byExpert && !comparison.identical) {
     comparison.experts = byExpert;
   }
-  return { comparison, skipped: null, bytes, scales: scales && fittedScales(scales, pairing.tensor) };
+  return { comparison, skipped: null, bytes, scales: scales && fittedScales(scales, pairing.tensor), byExpert };
 }
 
 function describeDecoding(a: Side, b: Side): string {
@@ -405,6 +413,7 @@ export async function compareTensorValues(
   const started = performance.now();
   const tensors: ValueComparison[] = [];
   const fits: Array<{ into: ValueComparison; fit: FittedScales }> = [];
+  const experts: ExpertObservation[] = [];
   const skipped: SkippedValuePair[] = [...lined.skipped];
   let bytes = 0;
   let done = true;
@@ -428,6 +437,9 @@ export async function compareTensorValues(
         if (outcome.scales) {
           fits.push({ into: outcome.comparison, fit: outcome.scales });
         }
+        const numbered = numberedExpertObservation(outcome.comparison);
+        experts.push(...(outcome.byExpert ? stackObservations(pairing.tensor, outcome.byExpert) : []));
+        experts.push(...(numbered ? [numbered] : []));
       }
       if (outcome.skipped) {
         skipped.push(outcome.skipped);
@@ -447,8 +459,12 @@ export async function compareTensorValues(
     byLayer: changeByLayer(tensors),
     bytes,
     done,
-    ms: performance.now() - started,
+    ms: 0,
   };
+  const expertMap = expertChangeMap(experts);
+  if (expertMap) {
+    result.expertMap = expertMap;
+  }
   const onBytes = (read: number) => {
     bytes += read;
     job.progress(Math.min(total, bytes), total);

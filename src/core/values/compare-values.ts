@@ -13,6 +13,7 @@ import type { OutlierColumnsChange } from './line-magnitudes';
 import type { ChannelScales } from './channel-scales';
 import type { ChangeRank } from './change-rank';
 import type { ExpertChanges } from './expert-changes';
+import type { ExpertChangeMap } from './expert-map';
 
 export interface ValueComparison {
   tensor: string;
@@ -110,6 +111,8 @@ export interface ValuesComparisonResult {
   lora?: LoraRelativeUpdates;
   /** When both sides are LoRAs: each module both adapt, update against update. */
   loraPair?: LoraPairComparison;
+  /** A mixture of experts: which experts of which layers changed (expert-map.ts). */
+  expertMap?: ExpertChangeMap;
   bytes: number;
   /** False when cancelled: `tensors` holds those compared so far. */
   done: boolean;

@@ -21,6 +21,7 @@ import { channelScalesText, scalingSummary } from './channel-scales-text';
 import { changeRankSummary, changeRankText } from './change-rank-text';
 import { expertChangesSummary, expertChangesText } from './expert-changes-text';
 import { ExpertStrip } from './ExpertStrip';
+import { ExpertMap } from './ExpertMap';
 
 /** Skipped pairs shown by name before the list folds away behind "show all". */
 const LISTED_SKIPPED = 20;
@@ -91,6 +92,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
       {scaling && <p data-testid="compare-values-scaled">{scaling}</p>}
       {ranks && <p data-testid="compare-values-ranks">{ranks}</p>}
       {experts && <p data-testid="compare-values-experts-summary">{experts}</p>}
+      {result.expertMap && <ExpertMap map={result.expertMap} />}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ValueComparison } from '../../core/values/compare-values';
 import type { ExpertChange, ExpertChanges } from '../../core/values/expert-changes';
-import { expertChangesSummary, expertChangesText } from './expert-changes-text';
+import type { ExpertChangeMap } from '../../core/values/expert-map';
+import {
+  expertCellText,
+  expertChangesSummary,
+  expertChangesText,
+  expertMapSummary,
+  layerExpertsText,
+} from './expert-changes-text';
 
 function expert(index: number, relL2: number | null, changedShare: number): ExpertChange {
   return { expert: index, relL2, cosine: null, maxAbs: 0, changedShare, elements: 64 };
@@ -48,5 +55,37 @@ describe('a stack of experts in words', () => {
     );
     expect(expertChangesSummary(kept.slice(1))).toBeNull();
     expect(expertChangesSummary([])).toBeNull();
+  });
+});
+
+describe('the expert map in words', () => {
+  const map = (changed: Array<boolean | null>, experts: number): ExpertChangeMap => ({
+    layers: Array.from({ length: changed.length / experts }, (_, layer) => ({ stack: 'model.layers.', layer })),
+    experts,
+    relL2: changed.map((cell) => (cell === null ? null : cell ? 0.25 : 0)),
+    changed,
+    changedCells: changed.filter((cell) => cell === true).length,
+    unchangedCells: changed.filter((cell) => cell === false).length,
+  });
+
+  it('sums the cells, and says when every expert compared changed', () => {
+    expect(expertMapSummary(map([true, false, false, false, true, true, false, null], 4))).toBe(
+      '2 layers × 4 experts: 3 of 7 compared changed (42.9%), 4 bit for bit the same; 1–2 changed per layer.',
+    );
+    expect(expertMapSummary(map([true, true], 2))).toBe('1 layer × 2 experts: every one of the 2 compared changed.');
+  });
+
+  it('lists a layer’s changed experts, or the few it kept when most changed', () => {
+    const cells = [...[true, false, false, true], ...[true, true, true, false], ...[false, false, false, false]];
+    const layers = map(cells, 4);
+    expect([0, 1, 2].map((row) => layerExpertsText(layers, row))).toEqual([
+      '2 of 4 changed: #0, #3',
+      '3 of 4 changed, all but #3',
+      'none of 4 changed',
+    ]);
+    expect(expertCellText(layers, 1, 2)).toBe(
+      'model.layers.1, expert 2: changed, relative L2 0.25 (the largest of its tensors)',
+    );
+    expect(expertCellText(map([true, null], 2), 0, 1)).toBe('model.layers.0, expert 1: not compared');
   });
 });

@@ -1,10 +1,12 @@
 /**
  * "Compare values" of a stack of experts (core/values/expert-changes.ts) in words: which experts changed and by how
- * much under the tensor's name, and above the table how many expert slices of all the stacks changed.
+ * much under the tensor's name, above the table how many expert slices of all the stacks changed, and the expert
+ * map's summary, rows and cells (core/values/expert-map.ts).
  */
 import { formatPercent, formatValue, groupDigits, plural, pluralWord } from '../../core/number-format';
 import type { ValueComparison } from '../../core/values/compare-values';
 import type { ExpertChange, ExpertChanges } from '../../core/values/expert-changes';
+import type { ExpertChangeMap } from '../../core/values/expert-map';
 
 /** Changed experts named under a tensor, most changed first; the strip beside the words shows them all. */
 const EXPERTS_NAMED = 6;
@@ -70,4 +72,73 @@ export function expertChangesSummary(changed: readonly ValueComparison[]): strin
     'bit the same (under each name, which): a fine-tune that trained only the experts its data routes to, as ' +
     'expert-specialized fine-tuning (ESFT) does, or a merge that took some experts from another model.'
   );
+}
+
+/** Expert numbers listed per layer before the rest are counted. */
+const MAP_EXPERTS_LISTED = 16;
+
+function expertList(experts: readonly number[]): string {
+  const listed = experts.slice(0, MAP_EXPERTS_LISTED).map((expert) => `#${expert}`);
+  return (
+    listed.join(', ') +
+    (experts.length > listed.length ? `, … ${groupDigits(experts.length - listed.length)} more` : '')
+  );
+}
+
+/**
+ * `26 layers × 64 experts: 156 of 1,664 compared changed (9.38%), 1,508 bit for bit the same; 4–8 per layer.`, or
+ * when every expert compared changed, says so.
+ */
+export function expertMapSummary(map: ExpertChangeMap): string {
+  const compared = map.changedCells + map.unchangedCells;
+  const head = `${plural(map.layers.length, 'layer')} × ${plural(map.experts, 'expert')}`;
+  if (map.unchangedCells === 0) {
+    return `${head}: every one of the ${groupDigits(compared)} compared changed.`;
+  }
+  const perLayer = map.layers.map((_, row) => expertsOfLayer(map, row).changed.length);
+  const [least, most] = [Math.min(...perLayer), Math.max(...perLayer)];
+  return (
+    `${head}: ${groupDigits(map.changedCells)} of ${groupDigits(compared)} compared changed ` +
+    `(${formatPercent(map.changedCells, compared)}), ${groupDigits(map.unchangedCells)} bit for bit the same; ` +
+    `${least === most ? groupDigits(least) : `${groupDigits(least)}–${groupDigits(most)}`} changed per layer.`
+  );
+}
+
+/** The experts of row `row` that changed and that kept every value. */
+export function expertsOfLayer(map: ExpertChangeMap, row: number): { changed: number[]; same: number[] } {
+  const changed: number[] = [];
+  const same: number[] = [];
+  for (let expert = 0; expert < map.experts; expert++) {
+    const cell = map.changed[row * map.experts + expert];
+    if (cell !== null) {
+      (cell ? changed : same).push(expert);
+    }
+  }
+  return { changed, same };
+}
+
+/** `2 of 8 changed: #2, #5`, or where most changed, `7 of 8 changed, all but #3`. */
+export function layerExpertsText(map: ExpertChangeMap, row: number): string {
+  const { changed, same } = expertsOfLayer(map, row);
+  const of = `${groupDigits(changed.length)} of ${groupDigits(changed.length + same.length)} changed`;
+  if (changed.length === 0) {
+    return `none of ${groupDigits(same.length)} changed`;
+  }
+  return same.length > 0 && same.length < changed.length
+    ? `${of}, all but ${expertList(same)}`
+    : `${of}: ${expertList(changed)}`;
+}
+
+/** What one cell holds, for the map's pointer readout. */
+export function expertCellText(map: ExpertChangeMap, row: number, expert: number): string {
+  const { stack, layer } = map.layers[row];
+  const at = row * map.experts + expert;
+  const where = `${stack}${layer}, expert ${expert}`;
+  const changed = map.changed[at];
+  if (changed === null) {
+    return `${where}: not compared`;
+  }
+  return changed
+    ? `${where}: changed, relative L2 ${formatValue(map.relL2[at])} (the largest of its tensors)`
+    : `${where}: every value bit for bit the same`;
 }

@@ -51,5 +51,6 @@ export function compareValuesSection(state: AppState): Record<string, unknown> {
     valuesSkipped: result.skipped,
     ...(result.lora ? { valuesLora: result.lora } : {}),
     ...(result.loraPair ? { valuesLoraPair: result.loraPair } : {}),
+    ...(result.expertMap ? { valuesExpertMap: result.expertMap } : {}),
   };
 }

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { expertChangeMap, numberedExpertObservation, type ExpertObservation } from './expert-map';
+
+const seen = (tensor: string, expert: number, relL2: number | null, changed: boolean): ExpertObservation => ({
+  tensor,
+  expert,
+  relL2,
+  changed,
+});
+
+describe('expertChangeMap', () => {
+  it('folds an expert’s tensors into one cell per layer: the largest change, changed if any moved', () => {
+    const map = expertChangeMap([
+      seen('model.layers.1.mlp.experts.0.up_proj.weight', 0, 0, false),
+      seen('model.layers.1.mlp.experts.0.down_proj.weight', 0, 0.02, true),
+      seen('model.layers.1.mlp.experts.1.up_proj.weight', 1, 0, false),
+      seen('model.layers.0.mlp.experts.2.up_proj.weight', 2, null, true),
+      seen('model.layers.0.mlp.experts.2.down_proj.weight', 2, 0.5, true),
+    ]);
+    expect(map).toEqual({
+      layers: [
+        { stack: 'model.layers.', layer: 0 },
+        { stack: 'model.layers.', layer: 1 },
+      ],
+      experts: 3,
+      relL2: [null, null, 0.5, 0.02, 0, null],
+      changed: [null, null, true, true, false, null],
+      changedCells: 2,
+      unchangedCells: 1,
+    });
+  });
+
+  it('keeps each stack of layers apart, and is null with fewer than two experts in every layer', () => {
+    const map = expertChangeMap([
+      seen('vision.layers.0.experts.0.w', 0, 0, false),
+      seen('vision.layers.0.experts.1.w', 1, 0, false),
+      seen('text.layers.0.experts.0.w', 0, 0.1, true),
+    ]);
+    expect(map?.layers.map((row) => `${row.stack}${row.layer}`)).toEqual(['vision.layers.0', 'text.layers.0']);
+    expect(expertChangeMap([seen('model.layers.0.experts.0.w', 0, 0.1, true)])).toBeNull();
+    expect(expertChangeMap([seen('experts.0.w', 0, 0, false), seen('experts.1.w', 1, 0, false)])).toBeNull();
+  });
+});
+
+describe('numberedExpertObservation', () => {
+  it('reads the expert of a per-expert tensor, and not of a shared expert', () => {
+    const entry = (tensor: string) => ({ tensor, relL2: 0.1, identical: false });
+    expect(numberedExpertObservation(entry('model.layers.3.block_sparse_moe.experts.7.w2.weight'))?.expert).toBe(7);
+    expect(numberedExpertObservation(entry('model.layers.3.mlp.shared_experts.0.up_proj.weight'))).toBeNull();
+    expect(numberedExpertObservation(entry('model.layers.3.mlp.experts.gate_up_proj'))).toBeNull();
+  });
+});
