@@ -6,7 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
-import { compareFilesByName } from '../testing/value-pairings';
+import { buildSafetensors } from '../testing/build-safetensors';
+import { keptFile } from '../testing/kept-load';
+import { compareFilesByName, elementPairings } from '../testing/value-pairings';
+import { compareTensorValues } from './values-compare';
 import { expertChangesCompareAnswer, expertMapAnswer, present } from '../testing/values-fixtures';
 
 function close(found: number | null, want: number | null, what: string): void {
@@ -73,5 +76,41 @@ describe.each(['safetensors', 'gguf', 'numbered'] as const)('the expert map of a
     map.relL2.forEach((found, i) => close(found, want.relL2[i], `cell ${i}`));
     expect(map.changedCells).toBe(want.changed.filter((cell) => cell === true).length);
     expect(map.unchangedCells).toBe(want.changed.filter((cell) => cell === false).length);
+  });
+});
+
+describe('a remote stack past the whole-read limit', () => {
+  it('is compared over the same row sample of both sides, each expert read judged on its rows, and says so', async () => {
+    const [experts, rows, cols] = [64, 256, 512];
+    const name = 'model.layers.0.mlp.experts.down_proj';
+    const base = Float32Array.from({ length: experts * rows * cols }, (_, i) => Math.sin(i * 0.37) * 0.02);
+    const tuned = base.slice();
+    const trained = new Set([10, 50]);
+    for (const expert of trained) {
+      for (let i = expert * rows * cols; i < (expert + 1) * rows * cols; i++) {
+        tuned[i] += 1e-3;
+      }
+    }
+    const file = (values: Float32Array) =>
+      buildSafetensors([{ name, dtype: 'F32', shape: [experts, rows, cols] }], {
+        tensorData: { [name]: new Uint8Array(values.buffer) },
+      });
+    const [a, b] = await Promise.all([keptFile(file(base), 'a.safetensors'), keptFile(file(tuned), 'b.safetensors')]);
+    for (const load of [a, b]) {
+      load.data = load.data && { ...load.data, remote: true };
+    }
+    const job = { signal: new AbortController().signal, progress: () => {} };
+    const result = await compareTensorValues(a, b, elementPairings(a, [[0, 0]]), job);
+    const [entry] = result.tensors;
+    expect(entry.basis).toBe('sampled');
+    const stack = present(entry.experts, 'the sampled experts');
+    // The sample's rows reach some experts and not others: those it reached are listed, the rest are not guessed.
+    expect(stack.read.length).toBeGreaterThan(1);
+    expect(stack.read.length).toBeLessThan(experts);
+    expect(stack.read.some((expert) => expert.changedShare > 0)).toBe(true);
+    for (const expert of stack.read) {
+      expect(expert.changedShare > 0, `expert ${expert.expert}`).toBe(trained.has(expert.expert));
+    }
+    expect(present(result.expertMap, 'the map').sampled).toBe(true);
   });
 });

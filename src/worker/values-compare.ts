@@ -438,7 +438,11 @@ export async function compareTensorValues(
           fits.push({ into: outcome.comparison, fit: outcome.scales });
         }
         const numbered = numberedExpertObservation(outcome.comparison);
-        experts.push(...(outcome.byExpert ? stackObservations(pairing.tensor, outcome.byExpert) : []));
+        experts.push(
+          ...(outcome.byExpert
+            ? stackObservations(pairing.tensor, outcome.byExpert, outcome.comparison.basis === 'sampled')
+            : []),
+        );
         experts.push(...(numbered ? [numbered] : []));
       }
       if (outcome.skipped) {

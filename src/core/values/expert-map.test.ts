@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { expertChangeMap, numberedExpertObservation, type ExpertObservation } from './expert-map';
 
-const seen = (tensor: string, expert: number, relL2: number | null, changed: boolean): ExpertObservation => ({
-  tensor,
-  expert,
-  relL2,
-  changed,
-});
+const seen = (
+  tensor: string,
+  expert: number,
+  relL2: number | null,
+  changed: boolean,
+  sampled = false,
+): ExpertObservation => ({ tensor, expert, relL2, changed, sampled });
 
 describe('expertChangeMap', () => {
   it('folds an expert’s tensors into one cell per layer: the largest change, changed if any moved', () => {
@@ -27,6 +28,7 @@ describe('expertChangeMap', () => {
       changed: [null, null, true, true, false, null],
       changedCells: 2,
       unchangedCells: 1,
+      sampled: false,
     });
   });
 
@@ -37,6 +39,9 @@ describe('expertChangeMap', () => {
       seen('text.layers.0.experts.0.w', 0, 0.1, true),
     ]);
     expect(map?.layers.map((row) => `${row.stack}${row.layer}`)).toEqual(['vision.layers.0', 'text.layers.0']);
+    expect(map?.sampled).toBe(false);
+    const sampled = expertChangeMap([seen('h.0.experts.0.w', 0, 0, false), seen('h.0.experts.1.w', 1, 0, false, true)]);
+    expect(sampled?.sampled).toBe(true);
     expect(expertChangeMap([seen('model.layers.0.experts.0.w', 0, 0.1, true)])).toBeNull();
     expect(expertChangeMap([seen('experts.0.w', 0, 0, false), seen('experts.1.w', 1, 0, false)])).toBeNull();
   });
@@ -44,7 +49,7 @@ describe('expertChangeMap', () => {
 
 describe('numberedExpertObservation', () => {
   it('reads the expert of a per-expert tensor, and not of a shared expert', () => {
-    const entry = (tensor: string) => ({ tensor, relL2: 0.1, identical: false });
+    const entry = (tensor: string) => ({ tensor, relL2: 0.1, identical: false, basis: 'all' as const });
     expect(numberedExpertObservation(entry('model.layers.3.block_sparse_moe.experts.7.w2.weight'))?.expert).toBe(7);
     expect(numberedExpertObservation(entry('model.layers.3.mlp.shared_experts.0.up_proj.weight'))).toBeNull();
     expect(numberedExpertObservation(entry('model.layers.3.mlp.experts.gate_up_proj'))).toBeNull();

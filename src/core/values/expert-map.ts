@@ -21,6 +21,8 @@ export interface ExpertObservation {
   expert: number;
   relL2: number | null;
   changed: boolean;
+  /** Over a row sample of the tensor (a remote one past the whole-read limit), not all of it. */
+  sampled: boolean;
 }
 
 export interface ExpertChangeMap {
@@ -37,6 +39,8 @@ export interface ExpertChangeMap {
   changed: Array<boolean | null>;
   changedCells: number;
   unchangedCells: number;
+  /** Some cell's figures come from a row sample: "bit for bit the same" then holds over the rows read. */
+  sampled: boolean;
 }
 
 /** A per-expert tensor's comparison as one observation; null for other tensors. */
@@ -44,20 +48,24 @@ export function numberedExpertObservation(entry: {
   tensor: string;
   relL2: number | null;
   identical: boolean;
+  basis: 'all' | 'sampled';
 }): ExpertObservation | null {
   const match = RE_NUMBERED_EXPERT.exec(entry.tensor);
-  return match
-    ? { tensor: entry.tensor, expert: Number(match[1]), relL2: entry.relL2, changed: !entry.identical }
-    : null;
+  if (!match) {
+    return null;
+  }
+  const { tensor, relL2, identical, basis } = entry;
+  return { tensor, expert: Number(match[1]), relL2, changed: !identical, sampled: basis === 'sampled' };
 }
 
 /** A stack's experts, each as one observation. */
-export function stackObservations(tensor: string, stack: ExpertChanges): ExpertObservation[] {
+export function stackObservations(tensor: string, stack: ExpertChanges, sampled: boolean): ExpertObservation[] {
   return stack.read.map((expert) => ({
     tensor,
     expert: expert.expert,
     relL2: expert.relL2,
     changed: expert.changedShare > 0,
+    sampled,
   }));
 }
 
@@ -102,6 +110,7 @@ export function expertChangeMap(observations: readonly ExpertObservation[]): Exp
     }
   }
   const cells = layers.reduce((sum, row) => sum + row.cells.size, 0);
+  const sampled = observations.some((seen) => seen.sampled);
   return {
     layers: layers.map(({ stack, layer }) => ({ stack, layer })),
     experts,
@@ -109,5 +118,6 @@ export function expertChangeMap(observations: readonly ExpertObservation[]): Exp
     changed,
     changedCells,
     unchangedCells: cells - changedCells,
+    sampled,
   };
 }

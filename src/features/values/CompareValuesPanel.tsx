@@ -141,7 +141,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                     {entry.experts && (
                       <div className="values-note" data-testid="compare-values-experts">
                         <ExpertStrip experts={entry.experts} />
-                        {expertChangesText(entry.experts)}
+                        {expertChangesText(entry.experts, entry.basis === 'sampled')}
                       </div>
                     )}
                   </td>

@@ -37,9 +37,9 @@ describe('a stack of experts in words', () => {
   });
 
   it('says a sign of zero is all that changed, and which experts a sample read', () => {
-    const text = expertChangesText(stack([expert(0, 0, 0), expert(5, 0, 0.01), expert(9, 0, 0)], 16));
+    const text = expertChangesText(stack([expert(0, 0, 0), expert(5, 0, 0.01), expert(9, 0, 0)], 16), true);
     expect(text).toBe(
-      'of the 3 experts of 16 read, 1 of 3 experts changed, 2 bit for bit the same; relative L2 of each: ' +
+      'over the rows sampled, of the 3 experts of 16 read, 1 of 3 experts changed, 2 bit for bit the same; relative L2 of each: ' +
         '#5 −0 against +0 only',
     );
   });
@@ -66,6 +66,7 @@ describe('the expert map in words', () => {
     changed,
     changedCells: changed.filter((cell) => cell === true).length,
     unchangedCells: changed.filter((cell) => cell === false).length,
+    sampled: false,
   });
 
   it('sums the cells, and says when every expert compared changed', () => {
@@ -73,6 +74,9 @@ describe('the expert map in words', () => {
       '2 layers × 4 experts: 3 of 7 compared changed (42.9%), 4 bit for bit the same; 1–2 changed per layer.',
     );
     expect(expertMapSummary(map([true, true], 2))).toBe('1 layer × 2 experts: every one of the 2 compared changed.');
+    expect(expertMapSummary({ ...map([true, false], 2), sampled: true })).toMatch(
+      / changed per layer, over the rows sampled from tensors past the whole-read limit\.$/,
+    );
   });
 
   it('lists a layer’s changed experts, or the few it kept when most changed', () => {

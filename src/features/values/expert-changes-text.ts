@@ -34,12 +34,14 @@ function namedText(experts: readonly ExpertChange[]): string {
 
 /**
  * Under the tensor: `2 of 8 experts changed, 6 bit for bit the same; relative L2 of each: #2 0.0502, #5 0.0101`, or
- * when every one changed, `all 8 experts changed, relative L2 from 0.002 (#0) to 0.016 (#7): #7 0.016, …`.
+ * when every one changed, `all 8 experts changed, relative L2 from 0.002 (#0) to 0.016 (#7): #7 0.016, …`; of a
+ * remote row sample, said to be over it.
  */
-export function expertChangesText({ experts, read, unchanged }: ExpertChanges): string {
+export function expertChangesText({ experts, read, unchanged }: ExpertChanges, sampled = false): string {
   const changed = read.filter((expert) => expert.changedShare > 0).sort((x, y) => changeOf(y) - changeOf(x));
   const of =
-    read.length < experts ? `of the ${groupDigits(read.length)} experts of ${groupDigits(experts)} read, ` : '';
+    (sampled ? 'over the rows sampled, ' : '') +
+    (read.length < experts ? `of the ${groupDigits(read.length)} experts of ${groupDigits(experts)} read, ` : '');
   if (unchanged > 0) {
     return (
       `${of}${groupDigits(changed.length)} of ${plural(read.length, 'expert')} changed, ` +
@@ -100,7 +102,8 @@ export function expertMapSummary(map: ExpertChangeMap): string {
   return (
     `${head}: ${groupDigits(map.changedCells)} of ${groupDigits(compared)} compared changed ` +
     `(${formatPercent(map.changedCells, compared)}), ${groupDigits(map.unchangedCells)} bit for bit the same; ` +
-    `${least === most ? groupDigits(least) : `${groupDigits(least)}–${groupDigits(most)}`} changed per layer.`
+    `${least === most ? groupDigits(least) : `${groupDigits(least)}–${groupDigits(most)}`} changed per layer` +
+    (map.sampled ? ', over the rows sampled from tensors past the whole-read limit.' : '.')
   );
 }
 
