@@ -13,11 +13,18 @@ expert's change (fixtures/values/):
   experts-numbered-base.safetensors, experts-numbered-tuned.safetensors
                              Mixtral-style per-expert tensors (`block_sparse_moe.experts.<n>.w1/w2.weight`), two
                              layers of four experts, layer 0's expert 1 and layer 1's experts 0 and 3 trained
+  expert-stacks.gguf         written by gguf-py: `blk.0.ffn_up_exps` (F16) whose expert 3 is all zeros, experts 2 and 5
+                             the same values, expert 7 fifty times the others' scale and expert 4 holding a NaN, and a
+                             plain `blk.0.ffn_down_exps` (F16) with nothing to say
+  expert-stacks.safetensors  written by the safetensors library: an upcycled layer whose eight BF16 experts are all
+                             one copy (`mlp.experts.gate_up_proj`), and one whose expert 6 is a thousandth of the rest
   expert-changes.json        per tensor, per expert: ||b - a|| / ||a||, the cosine, max |b - a| and the share of
                              values that differ (bit for bit: -0 against +0 differs), over the values decoded
                              (ml_dtypes for BF16, gguf-py's dequantize for Q8_0); null for a tensor with no experts;
                              and per pair the expert map: per layer, per expert, the largest relative L2 of its tensors
-                             and whether any of their values differs
+                             and whether any of their values differs; for the scan, per stack the experts all
+                             zeros, with a NaN or an infinity, holding the same values (numpy's exact equality) and
+                             with an RMS over 10x or under a tenth of the stack's median
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/expert-changes-fixtures.py
 """
@@ -184,6 +191,68 @@ def numbered_pair(gen: np.random.Generator) -> dict:
     return {"a": "experts-numbered-base.safetensors", "b": "experts-numbered-tuned.safetensors", "map": expert_map(cells)}
 
 
+def stack_answer(values: np.ndarray) -> dict:
+    """What the scan should say of one stack, from the decoded values."""
+    flat = values.reshape(values.shape[0], -1).astype(np.float64)
+    finite = np.where(np.isfinite(flat), flat, 0.0)
+    zero = [int(e) for e in range(len(flat)) if not flat[e].any()]
+    live = [e for e in range(len(flat)) if e not in zero]
+    rms = {e: float(np.sqrt((finite[e] ** 2).sum() / np.isfinite(flat[e]).sum())) for e in live}
+    median = float(np.median([rms[e] for e in live]))
+    groups: list = []
+    for e in live:
+        for group in groups:
+            if np.array_equal(flat[group[0]], flat[e], equal_nan=True):
+                group.append(e)
+                break
+        else:
+            groups.append([e])
+    return {
+        "experts": len(flat),
+        "zeroExperts": zero,
+        "nonFiniteExperts": [int(e) for e in range(len(flat)) if not np.isfinite(flat[e]).all()],
+        "copies": [g for g in groups if len(g) > 1],
+        "rmsOutliers": sorted(
+            (e for e in live if rms[e] / median > 10 or rms[e] / median < 0.1),
+            key=lambda e: -abs(np.log(rms[e] / median)),
+        ),
+        "medianRms": median,
+    }
+
+
+def scan_stacks(gen: np.random.Generator) -> dict:
+    up = (gen.standard_normal((EXPERTS, 64, 64)) * 0.02).astype(np.float16)
+    up[3] = 0
+    up[5] = up[2]
+    up[7] = (up[7].astype(np.float32) * 50).astype(np.float16)
+    up[4, 10, 20] = np.nan
+    down = (gen.standard_normal((EXPERTS, 64, 64)) * 0.02).astype(np.float16)
+    writer = GGUFWriter(str(OUT / "expert-stacks.gguf"), "qwen2moe")
+    writer.add_name("expert stacks")
+    writer.add_tensor("blk.0.ffn_up_exps.weight", up)
+    writer.add_tensor("blk.0.ffn_down_exps.weight", down)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    dense = gen.standard_normal((64, 64)) * 0.02
+    upcycled = np.stack([dense] * EXPERTS).astype(ml_dtypes.bfloat16)
+    scaled = gen.standard_normal((EXPERTS, 64, 64)) * 0.02
+    scaled[6] *= 0.001
+    scaled = scaled.astype(ml_dtypes.bfloat16)
+    save_file(
+        {"model.layers.0.mlp.experts.gate_up_proj": upcycled, "model.layers.1.mlp.experts.down_proj": scaled},
+        str(OUT / "expert-stacks.safetensors"),
+    )
+    return {
+        "expert-stacks.gguf": {"blk.0.ffn_up_exps.weight": stack_answer(up)},
+        "expert-stacks.safetensors": {
+            "model.layers.0.mlp.experts.gate_up_proj": stack_answer(upcycled.astype(np.float32)),
+            "model.layers.1.mlp.experts.down_proj": stack_answer(scaled.astype(np.float32)),
+        },
+    }
+
+
 def main() -> None:
     gen = np.random.default_rng(20261206)
     result = {
@@ -195,6 +264,7 @@ def main() -> None:
     for pair in ("safetensors", "gguf"):
         result[pair]["map"] = stacked_map(result[pair])
     result["numbered"] = numbered_pair(gen)
+    result["scan"] = scan_stacks(gen)
     (OUT / "expert-changes.json").write_text(json.dumps(result, indent=1) + "\n")
 
 

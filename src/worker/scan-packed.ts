@@ -55,7 +55,7 @@ export async function scanDequantized(
   onRead: (bytesRead: number) => void,
 ): Promise<ScanTensor> {
   const { values, shape } = await dequantizedWeight(load, plan, signal, onRead, rowDtype);
-  const stats = new TensorScanAccumulator('F32', values.length, shape);
+  const stats = new TensorScanAccumulator('F32', values.length, shape, load.names[row]);
   stats.add(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 0);
   return scanTensor(row, load.names[row], rowDtype(load, row), stats.result());
 }

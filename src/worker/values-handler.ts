@@ -347,6 +347,7 @@ async function scanLocated(
       for (const { row, dtype, unit, span } of list) {
         const wanting = sinks.filter((sink) => sink.wants(row));
         const scanned = await scanOneTensor(span, dtype, unit, tensorShape(load.columns, row), {
+          name: load.names[row],
           signal: job.signal,
           remote,
           onProgress: (read) => job.progress(bytes + read, total),
@@ -368,7 +369,8 @@ async function scanLocated(
         onPiece: (index, piece, last) => {
           const { row, dtype, unit } = list[index];
           if (current === null) {
-            current = new TensorScanAccumulator(dtype, load.columns.elements[row], tensorShape(load.columns, row));
+            const shape = tensorShape(load.columns, row);
+            current = new TensorScanAccumulator(dtype, load.columns.elements[row], shape, load.names[row]);
             currentElement = 0;
           }
           current.add(piece, currentElement);
@@ -441,6 +443,8 @@ export async function scanOneTensor(
   unit: DecodeUnit,
   shape: readonly number[],
   options: {
+    /** The tensor's name: a stack of experts is also read expert by expert. */
+    name?: string;
     signal: AbortSignal;
     remote: boolean;
     onProgress?: (bytesRead: number) => void;
@@ -449,7 +453,7 @@ export async function scanOneTensor(
   },
 ): Promise<TensorScanFigures> {
   const usable = span.length - (span.length % unit.bytes);
-  const stats = new TensorScanAccumulator(dtype, (usable / unit.bytes) * unit.elements, shape);
+  const stats = new TensorScanAccumulator(dtype, (usable / unit.bytes) * unit.elements, shape, options.name);
   await readTensorChunks(span, [{ start: 0, end: usable, firstElement: 0 }], {
     signal: options.signal,
     remote: options.remote,

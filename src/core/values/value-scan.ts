@@ -4,6 +4,14 @@
  * outliers: a tensor whose abs-max is far above the other tensors of the same role across layers (the same name with
  * its numbers blanked: `model.layers.#.mlp.down_proj.weight`).
  */
+import {
+  ExpertSums,
+  expertStackFigures,
+  stackedExperts,
+  standsOut,
+  type ExpertStackFigures,
+  type ExpertStackScan,
+} from './expert-stack-scan';
 import { codesOf, codeTable, decodeValues, MIN_NORMAL } from './decode';
 import { StatsAccumulator, type ValueStats } from './value-stats';
 import { splitAdapterTensor } from '../analysis/lora-markers';
@@ -47,6 +55,8 @@ export interface ScanTensor {
   nonFinite?: NonFinitePositions;
   /** A matrix's columns over 10× the median column's abs-max (line-magnitudes.ts); absent when none is. */
   outlierColumns?: ScanOutlierColumns;
+  /** A stack of experts read whole: what its experts show, expert by expert (expert-stack-scan.ts). */
+  experts?: ExpertStackFigures;
 }
 
 /** A matrix's columns far above the rest, over the rows the scan looked at. */
@@ -99,6 +109,13 @@ export interface ValueScan {
   untrainedTokens: UntrainedTokens | null;
   /** Tensors that hold the same values, and layers that repeat earlier ones (duplicate-tensors.ts); null: none. */
   duplicates: DuplicateTensors | null;
+  /**
+   * Stacks of experts with an expert that stands out: all zeros, NaN or infinities, copies of one another, or a
+   * scale far from the others' (expert-stack-scan.ts).
+   */
+  expertStacks: ExpertStackScan[];
+  /** Stacks of experts read whole, expert by expert. */
+  expertStacksScanned: number;
   /** Norm weights still at their initial 1.0 (initial-norms.ts); null when none is, or fewer than two were scanned. */
   initialNorms: InitialNorms | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
@@ -112,6 +129,7 @@ export interface TensorScanFigures {
   zeroLines: ZeroLines | null;
   nonFinite: NonFinitePositions | null;
   outlierColumns: ScanOutlierColumns | null;
+  experts: ExpertStackFigures | null;
 }
 
 /**
@@ -128,11 +146,14 @@ export class TensorScanAccumulator {
   private readonly magnitudes: LineMagnitudesTracker;
   private readonly cols: number;
   private readonly rows: number;
+  private readonly experts: ExpertSums | null;
 
+  /** `name` marks a stack of experts, read expert by expert too (expert-stack-scan.ts). */
   constructor(
     private readonly dtype: string,
     elements: number,
     shape: readonly number[],
+    name = '',
   ) {
     this.stats = new StatsAccumulator(MIN_NORMAL[dtype] ?? 0, false);
     const table = codeTable(dtype);
@@ -143,6 +164,8 @@ export class TensorScanAccumulator {
     this.rows = rows;
     this.locator = new NonFiniteLocator(shape, rows, cols);
     this.magnitudes = new LineMagnitudesTracker(shape, COLUMN_SCAN_ROWS);
+    const experts = stackedExperts(name, shape);
+    this.experts = experts === null ? null : new ExpertSums(experts, elements / experts);
   }
 
   /** Whole units of the tensor, starting at element `firstElement`. */
@@ -155,6 +178,7 @@ export class TensorScanAccumulator {
       this.stats.addCodes(codes, table);
       this.lines.addCodes(codes, table, firstElement);
       this.magnitudes.addCodes(codes, table, firstElement);
+      this.experts?.add(codes, firstElement, table);
       if (this.stats.nonFiniteSoFar() > nonFiniteBefore) {
         this.locate(codes, table, firstElement);
       }
@@ -165,6 +189,7 @@ export class TensorScanAccumulator {
       this.stats.add(values);
       this.lines.add(values, firstElement);
       this.magnitudes.add(values, firstElement);
+      this.experts?.add(values, firstElement, null);
       if (this.stats.nonFiniteSoFar() > nonFiniteBefore) {
         this.locate(values, null, firstElement);
       }
@@ -198,6 +223,7 @@ export class TensorScanAccumulator {
       zeroLines: this.lines.result(true),
       nonFinite: this.locator.result(),
       outlierColumns: this.outlierColumns(),
+      experts: this.experts && expertStackFigures(this.experts),
     };
   }
 
@@ -215,7 +241,7 @@ export function scanTensor(
   row: number,
   tensor: string,
   dtype: string,
-  { stats, zeroLines, nonFinite, outlierColumns }: TensorScanFigures,
+  { stats, zeroLines, nonFinite, outlierColumns, experts }: TensorScanFigures,
 ): ScanTensor {
   const scanned: ScanTensor = {
     tensor,
@@ -238,6 +264,9 @@ export function scanTensor(
   }
   if (outlierColumns) {
     scanned.outlierColumns = outlierColumns;
+  }
+  if (experts) {
+    scanned.experts = experts;
   }
   return scanned;
 }
@@ -304,6 +333,10 @@ export function summarizeScan(
     zeroUpFactors: zeroUpFactors(perTensor),
     loraUpdates: extra.loraUpdates ?? null,
     untrainedTokens: extra.untrainedTokens ?? null,
+    expertStacks: perTensor
+      .flatMap(({ tensor, row, experts }) => (experts && standsOut(experts) ? [{ tensor, row, ...experts }] : []))
+      .slice(0, MAX_SCAN_LISTED),
+    expertStacksScanned: perTensor.filter((entry) => entry.experts).length,
     duplicates: duplicateTensors(perTensor),
     initialNorms: initialNorms(perTensor),
     done: extra.done,

@@ -2,8 +2,8 @@
  * "Scan all values": reads every tensor of the model (local: from disk, with progress; remote: only after saying
  * how many bytes it will fetch) and lists the tensors holding NaN or Inf (and where), the all-zero tensors, those with
  * rows or columns all zeros, the matrices with outlier input channels, the outliers, the token embedding rows never
- * trained, and tensors and layers that are copies of others; for LoRA factors, how much each module changes its
- * weight.
+ * trained, tensors and layers that are copies of others, and experts of a stack that stand out; for LoRA factors,
+ * how much each module changes its weight.
  */
 import { useState } from 'react';
 import { formatBytes, formatElapsed, formatValue, groupDigits, plural } from '../../core/number-format';
@@ -24,6 +24,7 @@ import { LINE_OUTLIER_FACTOR } from '../../core/values/line-magnitudes';
 import { nonFiniteWhere, positionText } from './NonFiniteNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
+import { expertStackText } from './expert-stack-text';
 
 /** Positions a one-row tensor's NaN and infinities are listed by in the scan: the rest are a Read values away. */
 const FIRST_POSITIONS_LISTED = 3;
@@ -181,6 +182,14 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
           rows={scan.outlierColumnTensors.map((t) => t.row)}
           testId="scan-outlier-columns"
         />
+        {scan.expertStacksScanned > 0 && (
+          <TensorList
+            title={`Experts that stand out, in ${plural(scan.expertStacksScanned, 'stack')} of experts`}
+            items={scan.expertStacks.map((stack) => ({ tensor: stack.tensor, detail: expertStackText(stack) }))}
+            rows={scan.expertStacks.map((stack) => stack.row)}
+            testId="scan-expert-stacks"
+          />
+        )}
         <TensorList
           title={`Outliers (abs-max over ${OUTLIER_FACTOR}× its role's median)`}
           items={scan.outliers.map((t) => ({

@@ -1,0 +1,92 @@
+/**
+ * "Scan all values" on stacks of experts (scripts/expert-changes-fixtures.py: gguf-py and the safetensors library
+ * wrote them, numpy gave the answer): the experts of each stack that stand out, listed under the stack's name as
+ * numpy finds them, and in the report; over HTTP too, where each stack is read by Range requests in any order.
+ */
+import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { downloadReport, escapeRegExp, FIXTURES_DIR, openApp, ORIGIN_A, uniqueTag, watchPage } from './helpers';
+import { formatValue } from '../src/core/number-format';
+
+const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
+
+interface StackAnswer {
+  experts: number;
+  zeroExperts: number[];
+  nonFiniteExperts: number[];
+  copies: number[][];
+  rmsOutliers: number[];
+  medianRms: number;
+}
+
+const ANSWER = (
+  JSON.parse(readFileSync(join(VALUES_DIR, 'expert-changes.json'), 'utf8')) as {
+    scan: Record<string, Record<string, StackAnswer>>;
+  }
+).scan;
+
+const listed = (experts: readonly number[]) =>
+  experts.length === 1 ? `expert ${experts[0]}` : `experts ${experts.slice(0, -1).join(', ')} and ${experts.at(-1)}`;
+
+/** The line the scan should give a stack, with each outlier's ratio left as a number pattern. */
+function linePattern(name: string, want: StackAnswer): RegExp {
+  const parts = [
+    ...(want.zeroExperts.length > 0 ? [escapeRegExp(`${listed(want.zeroExperts)} all zeros`)] : []),
+    ...(want.nonFiniteExperts.length > 0 ? [escapeRegExp(`${listed(want.nonFiniteExperts)} holds NaN or ±Inf`)] : []),
+    ...want.copies.map((group) =>
+      escapeRegExp(
+        group.length === want.experts
+          ? `all ${want.experts} experts hold the same values (an upcycled layer whose experts never diverged, or one expert copied into every slot)`
+          : `${listed(group)} hold the same values`,
+      ),
+    ),
+    ...want.rmsOutliers.map(
+      (expert) =>
+        `expert ${expert}'s RMS [0-9.e-]+× the stack's median \\(${escapeRegExp(formatValue(want.medianRms))}\\)`,
+    ),
+  ];
+  return new RegExp(`^${escapeRegExp(name)}: ${parts.join('; ')}$`);
+}
+
+const CASES = [
+  ...Object.keys(ANSWER).map((file) => ({ file, remote: false })),
+  { file: 'expert-stacks.gguf', remote: true },
+];
+
+for (const { file, remote } of CASES) {
+  test(`Scan all values names the experts of each stack that stand out (${file}${remote ? ', over HTTP' : ''})`, async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const stacks = Object.entries(ANSWER[file]);
+    if (remote) {
+      const dir = join(FIXTURES_DIR, 'expert-stacks');
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(join(VALUES_DIR, file), join(dir, file));
+      const url = `${ORIGIN_A}/range/expert-stacks/${file}?t=${uniqueTag('expert-stacks')}`;
+      await openApp(page, `?v=1&url=${encodeURIComponent(url)}`);
+      await page.getByRole('button', { name: 'Scan all values' }).click();
+      await page.getByRole('button', { name: /^Download .* and scan$/ }).click();
+    } else {
+      await openApp(page);
+      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+      await expect(page.getByTestId('file-name')).toHaveText(file);
+      await page.getByRole('button', { name: 'Scan all values' }).click();
+    }
+    const list = page.getByTestId('scan-expert-stacks');
+    await expect(list.getByRole('heading')).toContainText('Experts that stand out, in 2 stacks of experts');
+    await expect(list.getByRole('listitem')).toHaveCount(stacks.length);
+    for (const [name, want] of stacks) {
+      await expect(list.getByRole('listitem').filter({ hasText: name })).toHaveText(linePattern(name, want));
+    }
+    const report = await downloadReport<{
+      valueScan: { expertStacksScanned: number; expertStacks: Array<{ tensor: string; copies: number[][] }> };
+    }>(page);
+    expect(report.valueScan.expertStacksScanned).toBe(2);
+    expect(report.valueScan.expertStacks.map(({ tensor, copies }) => [tensor, copies]).sort()).toEqual(
+      stacks.map(([name, want]) => [name, want.copies]).sort(),
+    );
+    watch.expectClean();
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * "Scan all values" on stacks of experts (scripts/expert-changes-fixtures.py: gguf-py and the safetensors library
+ * wrote them, numpy gave the answer): an expert all zeros, one holding a NaN, two the same, one fifty times the
+ * others' scale, an upcycled stack of eight copies and an expert a thousandth of the rest, each named as numpy finds
+ * them; a stack with nothing to say is not listed.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { keptLoad } from '../testing/kept-load';
+import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
+import { scanValues, type ValuesJob } from './values-handler';
+
+interface StackAnswer {
+  experts: number;
+  zeroExperts: number[];
+  nonFiniteExperts: number[];
+  copies: number[][];
+  rmsOutliers: number[];
+  medianRms: number;
+}
+
+const ANSWER = (
+  JSON.parse(readFileSync(join(DIR, 'expert-changes.json'), 'utf8')) as {
+    scan: Record<string, Record<string, StackAnswer>>;
+  }
+).scan;
+
+const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
+
+describe.each(Object.keys(ANSWER))('the experts of each stack, scanned (%s)', (name) => {
+  it('names the experts numpy finds all zeros, non-finite, the same, or far from the stack’s scale', async () => {
+    const file = new File([readFileSync(join(DIR, name))], name);
+    const scan = await scanValues(await keptLoad({ kind: 'file', file }), job());
+    const want = ANSWER[name];
+    expect(scan.expertStacks.map((stack) => stack.tensor).sort()).toEqual(Object.keys(want).sort());
+    for (const stack of scan.expertStacks) {
+      const expected = want[stack.tensor];
+      expect(stack.experts, stack.tensor).toBe(expected.experts);
+      expect(stack.zeroExperts, stack.tensor).toEqual(expected.zeroExperts);
+      expect(stack.nonFiniteExperts, stack.tensor).toEqual(expected.nonFiniteExperts);
+      expect(stack.copies, stack.tensor).toEqual(expected.copies);
+      expect(
+        stack.rmsOutliers.map((outlier) => outlier.expert),
+        stack.tensor,
+      ).toEqual(expected.rmsOutliers);
+      expect((stack.medianRms ?? NaN) / expected.medianRms, stack.tensor).toBeCloseTo(1, 9);
+    }
+  });
+});
