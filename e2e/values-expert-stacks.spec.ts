@@ -3,34 +3,22 @@
  * wrote them, numpy gave the answer): the experts of each stack that stand out, listed under the stack's name as
  * numpy finds them, and in the report; over HTTP too, where each stack is read by Range requests in any order.
  */
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { downloadReport, escapeRegExp, FIXTURES_DIR, openApp, ORIGIN_A, uniqueTag, watchPage } from './helpers';
 import { formatValue } from '../src/core/number-format';
+import { expertStacksScanAnswer, type ExpertStackAnswer } from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
 
-interface StackAnswer {
-  experts: number;
-  zeroExperts: number[];
-  nonFiniteExperts: number[];
-  copies: number[][];
-  rmsOutliers: number[];
-  medianRms: number;
-}
-
-const ANSWER = (
-  JSON.parse(readFileSync(join(VALUES_DIR, 'expert-changes.json'), 'utf8')) as {
-    scan: Record<string, Record<string, StackAnswer>>;
-  }
-).scan;
+const ANSWER = expertStacksScanAnswer();
 
 const listed = (experts: readonly number[]) =>
   experts.length === 1 ? `expert ${experts[0]}` : `experts ${experts.slice(0, -1).join(', ')} and ${experts.at(-1)}`;
 
 /** The line the scan should give a stack, with each outlier's ratio left as a number pattern. */
-function linePattern(name: string, want: StackAnswer): RegExp {
+function linePattern(name: string, want: ExpertStackAnswer): RegExp {
   const parts = [
     ...(want.zeroExperts.length > 0 ? [escapeRegExp(`${listed(want.zeroExperts)} all zeros`)] : []),
     ...(want.nonFiniteExperts.length > 0 ? [escapeRegExp(`${listed(want.nonFiniteExperts)} holds NaN or ±Inf`)] : []),

@@ -246,3 +246,18 @@ export function expertMapAnswer(pair: 'safetensors' | 'gguf' | 'numbered'): {
 } {
   return compareAnswer<{ a: string; b: string; map: ExpertMapAnswer }>('expert-changes.json', pair);
 }
+
+/** numpy's figures of one stack of experts, as "Scan all values" should name them (expert-changes.json `scan`). */
+export interface ExpertStackAnswer {
+  experts: number;
+  zeroExperts: number[];
+  nonFiniteExperts: number[];
+  copies: number[][];
+  rmsOutliers: number[];
+  medianRms: number;
+}
+
+/** Per fixture file, per stack with something to say. */
+export function expertStacksScanAnswer(): Record<string, Record<string, ExpertStackAnswer>> {
+  return compareAnswer<Record<string, Record<string, ExpertStackAnswer>>>('expert-changes.json', 'scan');
+}

@@ -9,22 +9,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keptLoad } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
+import { expertStacksScanAnswer } from '../testing/values-fixtures';
 import { scanValues, type ValuesJob } from './values-handler';
 
-interface StackAnswer {
-  experts: number;
-  zeroExperts: number[];
-  nonFiniteExperts: number[];
-  copies: number[][];
-  rmsOutliers: number[];
-  medianRms: number;
-}
-
-const ANSWER = (
-  JSON.parse(readFileSync(join(DIR, 'expert-changes.json'), 'utf8')) as {
-    scan: Record<string, Record<string, StackAnswer>>;
-  }
-).scan;
+const ANSWER = expertStacksScanAnswer();
 
 const job = (): ValuesJob => ({ signal: new AbortController().signal, progress: () => undefined });
 
