@@ -53,3 +53,42 @@ test('GGUF memory: weights and KV cache split between VRAM and RAM by the GPU-la
   expect(await bytesOf(page, 'memory-vram-compute')).toBe(0);
   watch.expectClean();
 });
+
+test('GGUF memory: a MoE keeps the routed experts of its first layers in RAM (--n-cpu-moe)', async ({ page }) => {
+  const watch = watchPage(page);
+  const moe = JSON.parse(
+    readFileSync(new URL('../fixtures/gguf/tiny-qwen3moe-Q8_0.gguf-py.json', import.meta.url), 'utf8'),
+  ) as { tensors: Array<{ name: string; bytes: number }> };
+  const sum = (keep: (name: string) => boolean) =>
+    moe.tensors.filter((t) => keep(t.name)).reduce((total, t) => total + t.bytes, 0);
+  const all = sum(() => true);
+  const input = sum((name) => name.startsWith('token_embd.'));
+  // llama.cpp's LLM_FFN_EXPS_REGEX after blk.0: the three stacked expert tensors, not the router.
+  const experts0 = sum((name) => /^blk\.0\.ffn_(up|down|gate)_exps\./.test(name));
+  const experts = sum((name) => /\.ffn_(up|down|gate)_exps\./.test(name));
+  expect(experts0).toBeGreaterThan(0);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath('gguf/tiny-qwen3moe-Q8_0.gguf'));
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-breakdown')).toContainText('-ngl 3:');
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(all - input);
+
+  await page.getByTestId('memory-cpu-moe').fill('1');
+  await expect(page.getByTestId('memory-breakdown')).toContainText('-ngl 3 --n-cpu-moe 1:');
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(all - input - experts0);
+  expect(await bytesOf(page, 'memory-ram-weights')).toBe(input + experts0);
+
+  await page.getByTestId('memory-cpu-moe').fill('2');
+  await expect(page.getByTestId('memory-breakdown')).toContainText('-ngl 3 --cpu-moe:');
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(all - input - experts);
+  expect(await bytesOf(page, 'memory-ram-weights')).toBe(input + experts);
+  watch.expectClean();
+});
+
+test('GGUF memory: a dense model offers no experts control', async ({ page }) => {
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath(TINY));
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-gpu-layers')).toBeVisible();
+  await expect(page.getByTestId('memory-cpu-moe')).toHaveCount(0);
+});

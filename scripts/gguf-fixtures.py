@@ -113,6 +113,36 @@ def llama_keys(writer: GGUFWriter, name: str) -> None:
     tokenizer(writer)
 
 
+def tiny_moe(writer: GGUFWriter) -> None:
+    """convert_hf_to_gguf.py's layout of a Qwen3-MoE: routed experts stacked per layer as ffn_*_exps, a router."""
+    hidden, expert_ff, experts, kv = 64, 32, 4, 16
+    writer.add_name("Tiny Qwen3 MoE")
+    writer.add_context_length(2048)
+    writer.add_embedding_length(hidden)
+    writer.add_block_count(LAYERS)
+    writer.add_head_count(4)
+    writer.add_head_count_kv(1)
+    writer.add_key_length(kv)
+    writer.add_value_length(kv)
+    writer.add_expert_count(experts)
+    writer.add_expert_used_count(2)
+    writer.add_expert_feed_forward_length(expert_ff)
+    add(writer, "token_embd.weight", (320, hidden), T.Q8_0)
+    for i in range(LAYERS):
+        add(writer, f"blk.{i}.attn_norm.weight", (hidden,), T.F32)
+        add(writer, f"blk.{i}.attn_q.weight", (hidden, hidden), T.Q8_0)
+        add(writer, f"blk.{i}.attn_k.weight", (kv, hidden), T.Q8_0)
+        add(writer, f"blk.{i}.attn_v.weight", (kv, hidden), T.Q8_0)
+        add(writer, f"blk.{i}.attn_output.weight", (hidden, hidden), T.Q8_0)
+        add(writer, f"blk.{i}.ffn_norm.weight", (hidden,), T.F32)
+        add(writer, f"blk.{i}.ffn_gate_inp.weight", (experts, hidden), T.F32)
+        add(writer, f"blk.{i}.ffn_gate_exps.weight", (experts, expert_ff, hidden), T.Q8_0)
+        add(writer, f"blk.{i}.ffn_up_exps.weight", (experts, expert_ff, hidden), T.Q8_0)
+        add(writer, f"blk.{i}.ffn_down_exps.weight", (experts, hidden, expert_ff), T.Q8_0)
+    add(writer, "output_norm.weight", (hidden,), T.F32)
+    add(writer, "output.weight", (320, hidden), T.Q8_0)
+
+
 def write(path: Path, build, arch: str = "llama", **options) -> None:
     writer = GGUFWriter(path, arch, **options)
     build(writer)
@@ -290,6 +320,10 @@ def main() -> None:
     control = OUT / "tiny-llama-control-vector.gguf"
     write(control, control_vector, arch="controlvector")
     written.append(control)
+    # A mixture of experts, for the Memory tab's --n-cpu-moe.
+    moe = OUT / "tiny-qwen3moe-Q8_0.gguf"
+    write(moe, tiny_moe, arch="qwen3moe")
+    written.append(moe)
     # convert_hf_to_gguf.py --vocab-only: the key-values (hyperparameters and tokenizer), no tensor infos, no padding.
     vocab = OUT / "vocab-only.gguf"
     writer = GGUFWriter(vocab, "llama")

@@ -1,11 +1,12 @@
 /**
  * Will a GGUF fit, as llama.cpp allocates it: weights, KV cache and compute buffers at a chosen context, cache
- * types (-ctk/-ctv) and GPU-layer count (-ngl), split between VRAM and RAM layer by layer. All arithmetic is core's
- * estimateGgufMemory; this view only holds the settings.
+ * types (-ctk/-ctv), GPU-layer count (-ngl) and a MoE's experts kept in RAM (--n-cpu-moe), split between VRAM and RAM
+ * layer by layer. All arithmetic is core's estimateGgufMemory; this view only holds the settings.
  */
 import { useMemo, useState } from 'react';
 import {
   estimateGgufMemory,
+  firstLayersText,
   GGUF_CACHE_BLOCKS,
   GGUF_CACHE_TYPES,
   type GgufCacheType,
@@ -62,6 +63,7 @@ function GgufMemoryView({
   const [cacheTypeV, setCacheTypeV] = useState<GgufCacheType>('f16');
   const [flashAttention, setFlashAttention] = useState(false);
   const [gpuLayers, setGpuLayers] = useState(blocks + 1);
+  const [cpuMoeLayers, setCpuMoeLayers] = useState(0);
   const estimate = useMemo(
     () =>
       estimateGgufMemory(basis.metadata, basis.tensors, {
@@ -70,8 +72,9 @@ function GgufMemoryView({
         cacheTypeV,
         flashAttention,
         gpuLayers,
+        cpuMoeLayers,
       }),
-    [basis, tokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers],
+    [basis, tokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers, cpuMoeLayers],
   );
   const presets: Array<[string, number]> = [...CONTEXT_PRESETS];
   if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
@@ -132,6 +135,21 @@ function GgufMemoryView({
             onChange={(event) => setGpuLayers(Number(event.target.value))}
           />
         </label>
+        {estimate !== null && estimate.expertsBytes > 0 && (
+          <label className="memory-ngl">
+            Experts in RAM ({cpuMoeFlag(cpuMoeLayers, blocks)})
+            <input
+              type="range"
+              min={0}
+              max={blocks}
+              step={1}
+              value={cpuMoeLayers}
+              data-testid="memory-cpu-moe"
+              aria-valuetext={`the routed experts of ${cpuMoeLayers} layers in RAM`}
+              onChange={(event) => setCpuMoeLayers(Number(event.target.value))}
+            />
+          </label>
+        )}
         <span className="memory-max">
           {section.maxContext !== null
             ? `Model maximum: ${groupDigits(section.maxContext)} tokens (${section.maxContextSource})`
@@ -154,6 +172,14 @@ function GgufMemoryView({
       </ul>
     </section>
   );
+}
+
+/** The llama.cpp flag for `layers` layers' experts in RAM: none, `--n-cpu-moe N`, or `--cpu-moe` for all. */
+function cpuMoeFlag(layers: number, blocks: number): string {
+  if (layers === 0) {
+    return 'none: all with their layers';
+  }
+  return layers >= blocks ? `--cpu-moe: all ${blocks} layers` : `--n-cpu-moe ${layers}: ${firstLayersText(layers)}`;
 }
 
 function CacheTypeSelect(props: {
@@ -199,13 +225,16 @@ function Placement({
   section: MemorySection;
 }) {
   const onGpu = estimate.layers.filter((layer) => layer.onGpu).length;
+  const expertsInRam = estimate.layers.reduce((sum, layer) => sum + layer.expertsInRamBytes, 0);
   const { vram, ram } = estimate;
   const computeFormula = estimate.compute.map((line) => `${line.label}: ${line.formula}`).join('; ');
   return (
     <table className="memory-table" data-testid="memory-breakdown">
       <caption>
         At {groupDigits(estimate.contextTokens)} tokens ({groupDigits(estimate.kvCells)} KV cells), -ngl{' '}
-        {estimate.gpuLayers}: VRAM <strong data-testid="memory-vram-total">{formatGiB(vram.totalBytes)}</strong>, RAM{' '}
+        {estimate.gpuLayers}
+        {estimate.cpuMoeLayers > 0 ? ` ${cpuMoeFlag(estimate.cpuMoeLayers, blocks).split(':')[0]}` : ''}: VRAM{' '}
+        <strong data-testid="memory-vram-total">{formatGiB(vram.totalBytes)}</strong>, RAM{' '}
         <strong data-testid="memory-ram-total">{formatGiB(ram.totalBytes)}</strong>
       </caption>
       <TableHead columns={['Part', numeric('VRAM'), numeric('RAM'), 'How it is computed']} />
@@ -221,6 +250,9 @@ function Placement({
             {estimate.outputLayer.onGpu ? 'on the GPU' : `in RAM (on the GPU at -ngl ${blocks + 1})`}
             {estimate.outputLayer.onGpu && estimate.outputLayer.tiedEmbeddingBytes > 0
               ? ` + the tied token embedding again (${exactBytes(estimate.outputLayer.tiedEmbeddingBytes)})`
+              : ''}
+            {expertsInRam > 0
+              ? `; routed experts of ${firstLayersText(estimate.cpuMoeLayers)} in RAM (${exactBytes(expertsInRam)} of ${exactBytes(estimate.expertsBytes)})`
               : ''}
             {section.moe?.activeParams != null
               ? `; MoE: ${formatCount(section.moe.activeParams)} of ${formatCount(section.moe.totalParams)} parameters active per token (${section.moe.formula})`

@@ -327,6 +327,37 @@ describe('GGUF MoE active parameters', () => {
     expect(planOf(metadata).kvModel.attention).toBe('GQA');
   });
 
+  it('--n-cpu-moe and --cpu-moe: the routed experts of the first layers stay in RAM, the rest of them on the GPU', () => {
+    const { metadata, tensors } = qwen3_30bA3b();
+    // Per layer by hand: gate and up Q4_K 128 × 768 × 2048 / 256 × 144 B, down Q6_K 128 × 2048 × 768 / 256 × 210 B.
+    const expertsPerLayer = 2 * ((128 * 768 * 2048) / 256) * 144 + ((128 * 2048 * 768) / 256) * 210;
+    expect(expertsPerLayer).toBe(391_643_136);
+    const full = run(metadata, tensors, { ...f16, contextTokens: 4096 });
+    expect(full.expertsBytes).toBe(48 * expertsPerLayer);
+    expect(full.cpuMoeLayers).toBe(0);
+    const ten = run(metadata, tensors, { ...f16, contextTokens: 4096, cpuMoeLayers: 10 });
+    expect(ten.vram.weightsBytes).toBe(full.vram.weightsBytes - 10 * expertsPerLayer);
+    expect(ten.ram.weightsBytes).toBe(full.ram.weightsBytes + 10 * expertsPerLayer);
+    // The router (ffn_gate_inp), attention and norms of those layers stay on the GPU, with their KV cache.
+    expect(ten.vram.kvBytes).toBe(full.vram.kvBytes);
+    expect(ten.layers.map((layer) => layer.expertsInRamBytes > 0)).toEqual([...Array(48).keys()].map((i) => i < 10));
+    expect(
+      ten.notes.some((note) => note.startsWith('--n-cpu-moe 10: the routed experts (ffn_*_exps) of layers 0–9')),
+    ).toBe(true);
+    // --cpu-moe (any N past block_count): every layer's experts in RAM, 48 × 391,643,136 B = 17.5 GiB.
+    const all = run(metadata, tensors, { ...f16, contextTokens: 4096, cpuMoeLayers: 99 });
+    expect(all.cpuMoeLayers).toBe(48);
+    expect(all.vram.weightsBytes).toBe(full.vram.weightsBytes - 48 * expertsPerLayer);
+    expect(all.notes.some((note) => note.startsWith('--cpu-moe: '))).toBe(true);
+    // Layers -ngl leaves on the CPU hold their experts there already: only layers 40–47 move anything.
+    const partial = run(metadata, tensors, { ...f16, contextTokens: 4096, gpuLayers: 8, cpuMoeLayers: 44 });
+    const partialBase = run(metadata, tensors, { ...f16, contextTokens: 4096, gpuLayers: 8 });
+    expect(partial.ram.weightsBytes - partialBase.ram.weightsBytes).toBe(4 * expertsPerLayer);
+    expect(partial.vram.totalBytes + partial.ram.totalBytes).toBe(
+      partialBase.vram.totalBytes + partialBase.ram.totalBytes,
+    );
+  });
+
   it('a dense model has no MoE section', () => {
     const { metadata, tensors } = llama31_8bQ4KM();
     expect(ggufMoe(metadata, tensors)).toBeNull();

@@ -8,6 +8,9 @@
  * - the output layer (`output`, `output_norm` and the other tensors outside `blk.N`) goes to the GPU only when
  *   N > block_count (`-ngl 99` style full offload); a model without `output.weight` reuses `token_embd` there, loaded
  *   a second time on the GPU;
+ * - `--n-cpu-moe N` keeps the routed experts of the first N layers in RAM whatever `-ngl` says, and `--cpu-moe` those
+ *   of every layer: llama.cpp's `common/arg.cpp` adds a CPU buffer override per layer, matching its
+ *   `LLM_FFN_EXPS_REGEX` (`\.ffn_(up|down|gate|gate_up)_(ch|)exps`, weights and biases alike) after `blk\.i`;
  * - the context is padded to 256 cells with flash attention, else 32 (llama.cpp `get_padding`); sliding layers keep
  *   `min(context, pad(window × sequences + ubatch))` cells (`src/llama-kv-cache-iswa.cpp`), or all with `--swa-full`;
  * - compute buffers are gguf-parser-go's two largest terms, labelled as an estimate: the attention scores of one
@@ -49,6 +52,8 @@ const PAD_PLAIN = 32;
 const INPUT_TENSORS = /^(token_embd|token_embd_norm|position_embd|token_types)\./;
 const BLOCK_TENSOR = /^blk\.(\d+)\./;
 const ROUTED_EXPERTS = /^blk\.\d+\.ffn_[a-z_]*_exps\./;
+/** What `--cpu-moe` and `--n-cpu-moe` keep in RAM: llama.cpp's `LLM_FFN_EXPS_REGEX`, searched in each name. */
+const CPU_MOE_TENSORS = /\.ffn_(?:up|down|gate|gate_up)_(?:ch)?exps/;
 
 export interface GgufMemoryInputs {
   /** Context in tokens; 0 or absent = the model's `context_length` (llama.cpp `-c 0`). */
@@ -63,6 +68,8 @@ export interface GgufMemoryInputs {
   ubatch?: number;
   /** `--swa-full`: sliding layers keep the whole context. */
   swaFull?: boolean;
+  /** `--n-cpu-moe`: the first N layers keep their routed experts in RAM; block_count or more is `--cpu-moe`. */
+  cpuMoeLayers?: number;
 }
 
 export interface GgufCostLine {
@@ -75,6 +82,10 @@ export interface GgufLayerCost {
   index: number;
   onGpu: boolean;
   weightsBytes: number;
+  /** Routed expert bytes of the layer (`ffn_*_exps`). */
+  expertsBytes: number;
+  /** Of those, kept in RAM by `--n-cpu-moe` although the layer is on the GPU. */
+  expertsInRamBytes: number;
   kvBytes: number;
   stateBytes: number;
 }
@@ -92,7 +103,11 @@ export interface GgufMemoryEstimate {
   kvCells: number;
   contextTokens: number;
   gpuLayers: number;
+  /** `--n-cpu-moe` as applied: 0 to block_count. */
+  cpuMoeLayers: number;
   weightsBytes: number;
+  /** Routed expert bytes of every layer (what `--cpu-moe` keeps in RAM). */
+  expertsBytes: number;
   inputLayer: { bytes: number; tensors: number };
   outputLayer: { bytes: number; tensors: number; onGpu: boolean; tiedEmbeddingBytes: number };
   layers: GgufLayerCost[];
@@ -125,6 +140,7 @@ function product(shape: readonly number[]): number {
 interface WeightSplit {
   total: number;
   perLayer: number[];
+  expertsPerLayer: number[];
   input: { bytes: number; tensors: number };
   output: { bytes: number; tensors: number };
   tiedEmbeddingBytes: number;
@@ -133,6 +149,7 @@ interface WeightSplit {
 
 function splitWeights(tensors: readonly GgufTensorSummary[], blocks: number): WeightSplit {
   const perLayer = new Array<number>(blocks).fill(0);
+  const expertsPerLayer = new Array<number>(blocks).fill(0);
   const input = { bytes: 0, tensors: 0 };
   const output = { bytes: 0, tensors: 0 };
   let total = 0;
@@ -144,6 +161,7 @@ function splitWeights(tensors: readonly GgufTensorSummary[], blocks: number): We
     const layer = block ? Number(block[1]) : -1;
     if (layer >= 0 && layer < blocks) {
       perLayer[layer] += tensor.bytes;
+      expertsPerLayer[layer] += CPU_MOE_TENSORS.test(tensor.name) ? tensor.bytes : 0;
     } else if (INPUT_TENSORS.test(tensor.name)) {
       input.bytes += tensor.bytes;
       input.tensors++;
@@ -161,6 +179,7 @@ function splitWeights(tensors: readonly GgufTensorSummary[], blocks: number): We
   return {
     total,
     perLayer,
+    expertsPerLayer,
     input,
     output,
     tiedEmbeddingBytes: head === null && embedding !== null ? embedding.bytes : 0,
@@ -286,6 +305,11 @@ function placement(weights: number, kv: number, state: number, compute: number):
   };
 }
 
+/** `layer 0`, `layers 0–9`: the first `count` layers. */
+export function firstLayersText(count: number): string {
+  return count === 1 ? 'layer 0' : `layers 0–${count - 1}`;
+}
+
 /** llama.cpp's memory for one setting, or null when `{arch}.block_count` is absent or implausible. */
 export function estimateGgufMemory(
   metadata: GgufMetadata,
@@ -318,10 +342,13 @@ export function estimateGgufMemory(
         lines: [],
         problems: [],
       };
+  const cpuMoeLayers = Math.min(blocks, Math.max(0, Math.floor(inputs.cpuMoeLayers ?? 0)));
   const layers: GgufLayerCost[] = weights.perLayer.map((bytes, index) => ({
     index,
     onGpu: index >= firstGpuLayer,
     weightsBytes: bytes,
+    expertsBytes: weights.expertsPerLayer[index],
+    expertsInRamBytes: index >= firstGpuLayer && index < cpuMoeLayers ? weights.expertsPerLayer[index] : 0,
     kvBytes: kv.perLayer[index] ?? 0,
     stateBytes: kv.statePerLayer[index] ?? 0,
   }));
@@ -332,8 +359,10 @@ export function estimateGgufMemory(
   const logits = weights.vocab !== null ? weights.vocab * ubatch * 4 : 0;
   const anyOnGpu = gpuLayers > 0;
   const outputBytes = weights.output.bytes + weights.tiedEmbeddingBytes;
-  const vramWeights = sum(true, (l) => l.weightsBytes) + (outputOnGpu ? outputBytes : 0);
-  const ramWeights = sum(false, (l) => l.weightsBytes) + weights.input.bytes + (outputOnGpu ? 0 : weights.output.bytes);
+  const expertsInRam = sum(true, (l) => l.expertsInRamBytes);
+  const vramWeights = sum(true, (l) => l.weightsBytes) - expertsInRam + (outputOnGpu ? outputBytes : 0);
+  const ramWeights =
+    sum(false, (l) => l.weightsBytes) + expertsInRam + weights.input.bytes + (outputOnGpu ? 0 : weights.output.bytes);
   const notes = [...(plan?.notes ?? [])];
   if (!plan) {
     notes.push('The metadata lacks the attention widths (head counts, key/value lengths): no KV cache is counted.');
@@ -341,11 +370,18 @@ export function estimateGgufMemory(
   notes.push(
     `Layers ${firstGpuLayer}–${blocks - 1} on the GPU (the last ${Math.min(gpuLayers, blocks)} of ${blocks}); the input embedding stays in RAM; the output layer is ${outputOnGpu ? 'on the GPU' : `in RAM (offload it with -ngl ${blocks + 1})`}.`,
   );
+  if (cpuMoeLayers > 0 && expertsInRam > 0) {
+    notes.push(
+      `${cpuMoeLayers >= blocks ? '--cpu-moe' : `--n-cpu-moe ${cpuMoeLayers}`}: the routed experts (ffn_*_exps) of ${firstLayersText(cpuMoeLayers)} stay in RAM, ${groupDigits(expertsInRam)} B of them in layers otherwise on the GPU; the CPU then runs those experts' matrix products, and its own compute buffer for them is not counted.`,
+    );
+  }
   return {
     kvCells: cells,
     contextTokens,
     gpuLayers,
+    cpuMoeLayers,
     weightsBytes: weights.total,
+    expertsBytes: weights.expertsPerLayer.reduce((a, b) => a + b, 0),
     inputLayer: weights.input,
     outputLayer: { ...weights.output, onGpu: outputOnGpu, tiedEmbeddingBytes: weights.tiedEmbeddingBytes },
     layers,
