@@ -17,8 +17,8 @@ const ANSWER = expertStacksScanAnswer();
 const listed = (experts: readonly number[]) =>
   experts.length === 1 ? `expert ${experts[0]}` : `experts ${experts.slice(0, -1).join(', ')} and ${experts.at(-1)}`;
 
-/** The line the scan should give a stack, with each outlier's ratio left as a number pattern. */
-function linePattern(name: string, want: ExpertStackAnswer): RegExp {
+/** What the scan says of a stack's experts, with each outlier's ratio left as a number pattern. */
+function standoutPattern(want: ExpertStackAnswer): string {
   const parts = [
     ...(want.zeroExperts.length > 0 ? [escapeRegExp(`${listed(want.zeroExperts)} all zeros`)] : []),
     ...(want.nonFiniteExperts.length > 0 ? [escapeRegExp(`${listed(want.nonFiniteExperts)} holds NaN or ±Inf`)] : []),
@@ -34,7 +34,12 @@ function linePattern(name: string, want: ExpertStackAnswer): RegExp {
         `expert ${expert}'s RMS [0-9.e-]+× the stack's median \\(${escapeRegExp(formatValue(want.medianRms))}\\)`,
     ),
   ];
-  return new RegExp(`^${escapeRegExp(name)}: ${parts.join('; ')}$`);
+  return parts.join('; ');
+}
+
+/** The line the scan should give a stack. */
+function linePattern(name: string, want: ExpertStackAnswer): RegExp {
+  return new RegExp(`^${escapeRegExp(name)}: ${standoutPattern(want)}$`);
 }
 
 const CASES = [
@@ -78,3 +83,22 @@ for (const { file, remote } of CASES) {
     watch.expectClean();
   });
 }
+
+test('Read values of a stack of experts: a bar per expert and the experts that stand out', async ({ page }) => {
+  const watch = watchPage(page);
+  const file = 'expert-stacks.gguf';
+  const [[tensor, want]] = Object.entries(ANSWER[file]);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+  await page.getByText(tensor, { exact: true }).first().click();
+  await page.getByRole('button', { name: 'Read values' }).click();
+  const note = page.getByTestId('values-experts');
+  await expect(note).toContainText(`the RMS of each of the ${want.experts} experts in this stack`);
+  await expect(note.locator('p')).toHaveText(new RegExp(`\\): ${standoutPattern(want)}\\.$`));
+  await expect(note.getByTestId('values-expert-strip').locator('rect')).toHaveCount(want.experts);
+  const report = await downloadReport<{ values: Array<{ tensor: string; experts?: { rms: number[] } }> }>(page);
+  const rms = report.values.find((entry) => entry.tensor === tensor)?.experts?.rms ?? [];
+  rms.forEach((value, expert) => expect(value).toBeCloseTo(want.rms[expert], 9));
+  expect(rms).toHaveLength(want.experts);
+  watch.expectClean();
+});

@@ -24,7 +24,7 @@ expert's change (fixtures/values/):
                              and per pair the expert map: per layer, per expert, the largest relative L2 of its tensors
                              and whether any of their values differs; for the scan, per stack the experts all
                              zeros, with a NaN or an infinity, holding the same values (numpy's exact equality) and
-                             with an RMS over 10x or under a tenth of the stack's median
+                             with an RMS over 10x or under a tenth of the stack's median, and every expert's RMS
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/expert-changes-fixtures.py
 """
@@ -217,6 +217,7 @@ def stack_answer(values: np.ndarray) -> dict:
             key=lambda e: -abs(np.log(rms[e] / median)),
         ),
         "medianRms": median,
+        "rms": [float(np.sqrt((finite[e] ** 2).sum() / np.isfinite(flat[e]).sum())) for e in range(len(flat))],
     }
 
 

@@ -255,6 +255,8 @@ export interface ExpertStackAnswer {
   copies: number[][];
   rmsOutliers: number[];
   medianRms: number;
+  /** Every expert's RMS over its finite values. */
+  rms: number[];
 }
 
 /** Per fixture file, per stack with something to say. */

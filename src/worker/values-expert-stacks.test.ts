@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keptLoad } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
-import { expertStacksScanAnswer } from '../testing/values-fixtures';
-import { scanValues, type ValuesJob } from './values-handler';
+import { expertStacksScanAnswer, present } from '../testing/values-fixtures';
+import { readTensorValues, scanValues, type ValuesJob } from './values-handler';
 
 const ANSWER = expertStacksScanAnswer();
 
@@ -34,5 +34,28 @@ describe.each(Object.keys(ANSWER))('the experts of each stack, scanned (%s)', (n
       ).toEqual(expected.rmsOutliers);
       expect((stack.medianRms ?? NaN) / expected.medianRms, stack.tensor).toBeCloseTo(1, 9);
     }
+  });
+});
+
+describe('Read values of a stack of experts', () => {
+  it('gives each expert numpy’s RMS and names the same experts as the scan', async () => {
+    const name = 'expert-stacks.gguf';
+    const file = new File([readFileSync(join(DIR, name))], name);
+    const load = await keptLoad({ kind: 'file', file });
+    for (const [tensor, want] of Object.entries(ANSWER[name])) {
+      const values = await readTensorValues(load, load.names.indexOf(tensor), false, job());
+      const experts = present(values.experts, `the experts of ${tensor}`);
+      expect(experts.zeroExperts).toEqual(want.zeroExperts);
+      expect(experts.nonFiniteExperts).toEqual(want.nonFiniteExperts);
+      expect(experts.copies).toEqual(want.copies);
+      expect(experts.rmsOutliers.map((outlier) => outlier.expert)).toEqual(want.rmsOutliers);
+      experts.rms.forEach((rms, expert) => {
+        expect(Math.abs((rms ?? NaN) - want.rms[expert]), `expert ${expert}`).toBeLessThanOrEqual(1e-12);
+      });
+    }
+    // The other stack: an RMS for each of its experts, and nothing that stands out.
+    const down = await readTensorValues(load, load.names.indexOf('blk.0.ffn_down_exps.weight'), false, job());
+    expect(down.experts).toMatchObject({ zeroExperts: [], nonFiniteExperts: [], copies: [], rmsOutliers: [] });
+    expect(down.experts?.rms.every((rms) => rms !== null && rms > 0)).toBe(true);
   });
 });

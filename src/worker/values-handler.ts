@@ -100,7 +100,7 @@ export async function readTensorValues(
   const span = await locateTensorData(load.columns, row, data, job.signal);
   const found = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
   const shape = tensorShape(load.columns, row);
-  const { values, scale, scaleProblem } = accumulatorFor(dtype, shape, found);
+  const { values, scale, scaleProblem } = accumulatorFor(dtype, shape, found, load.names[row]);
   const { rows, cols } = matrixShape(shape);
   const plan = planValuesRead({ byteLength: span.length, unit: values.unit, rows, cols, whole: whole || !data.remote });
   // A token embedding read whole (its stored values) also says which of its rows were never trained.
@@ -166,14 +166,15 @@ function accumulatorFor(
   dtype: string,
   shape: number[],
   scale: ValueScale | null,
+  name: string,
 ): { values: ValuesAccumulator; scale: ValueScale | null; scaleProblem: string | null } {
   try {
-    return { values: new ValuesAccumulator(dtype, shape, scale), scale, scaleProblem: null };
+    return { values: new ValuesAccumulator(dtype, shape, scale, name), scale, scaleProblem: null };
   } catch (error) {
     if (!(error instanceof ValuesUnavailable) || scale === null) {
       throw error;
     }
-    return { values: new ValuesAccumulator(dtype, shape, null), scale: null, scaleProblem: error.message };
+    return { values: new ValuesAccumulator(dtype, shape, null, name), scale: null, scaleProblem: error.message };
   }
 }
 

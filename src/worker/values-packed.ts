@@ -237,7 +237,7 @@ export async function readDequantizedValues(
     (read) => job.progress(read, total),
     rowDtype,
   );
-  const accumulator = new ValuesAccumulator('F32', shape, null);
+  const accumulator = new ValuesAccumulator('F32', shape, null, load.names[row]);
   const { rows, cols } = matrixShape(shape);
   const bytes = new Uint8Array(values.buffer);
   const readPlan = planValuesRead({ byteLength: bytes.length, unit: accumulator.unit, rows, cols, whole: true });

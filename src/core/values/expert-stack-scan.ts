@@ -203,14 +203,19 @@ export class ExpertSums {
   }
 }
 
-/** What the experts read whole show; every list empty when nothing stands out. */
-export function expertStackFigures(sums: ExpertSums): ExpertStackFigures {
-  const experts = Array.from({ length: sums.experts }, (_, expert) => expert).filter(
-    (expert) => sums.count[expert] === sums.perExpert,
+/**
+ * What the experts read whole show; every list empty when nothing stands out. `sampled`: the values are a row sample
+ * (a remote Read values), so each expert read at all counts, over its rows read, and copies are not looked for (two
+ * experts' samples hold different rows).
+ */
+export function expertStackFigures(sums: ExpertSums, sampled = false): ExpertStackFigures {
+  const experts = Array.from({ length: sums.experts }, (_, expert) => expert).filter((expert) =>
+    sampled ? sums.count[expert] > 0 : sums.count[expert] === sums.perExpert,
   );
   const zeroExperts = experts.filter((expert) => sums.zeros[expert] === sums.count[expert]);
   const nonFiniteExperts = experts.filter((expert) => sums.nonFinite[expert] > 0);
-  const rms = (expert: number) => Math.sqrt(sums.sum2[expert] / (sums.count[expert] - sums.nonFinite[expert]));
+  const rmsOf = expertRms(sums);
+  const rms = (expert: number) => rmsOf[expert] ?? 0;
   const live = experts.filter((expert) => sums.zeros[expert] < sums.count[expert]);
   const medianRms = live.length >= MIN_EXPERTS_FOR_MEDIAN ? median(live.map(rms)) : null;
   const rmsOutliers =
@@ -220,7 +225,7 @@ export function expertStackFigures(sums: ExpertSums): ExpertStackFigures {
           .filter(({ ratio }) => ratio > EXPERT_RMS_FACTOR || ratio < 1 / EXPERT_RMS_FACTOR)
           .sort((x, y) => Math.abs(Math.log(y.ratio)) - Math.abs(Math.log(x.ratio)))
       : [];
-  const copies = sums.perExpert >= MIN_COMPARED_ELEMENTS ? copyGroups(sums, live) : [];
+  const copies = !sampled && sums.perExpert >= MIN_COMPARED_ELEMENTS ? copyGroups(sums, live) : [];
   return {
     experts: sums.experts,
     zeroExperts,
@@ -229,6 +234,14 @@ export function expertStackFigures(sums: ExpertSums): ExpertStackFigures {
     rmsOutliers,
     medianRms,
   };
+}
+
+/** Each expert's root mean square over its finite values read, in expert order; null for one not read. */
+export function expertRms(sums: ExpertSums): Array<number | null> {
+  return Array.from({ length: sums.experts }, (_, expert) => {
+    const finite = sums.count[expert] - sums.nonFinite[expert];
+    return finite > 0 ? Math.sqrt(sums.sum2[expert] / finite) : null;
+  });
 }
 
 function close(a: number, b: number): boolean {

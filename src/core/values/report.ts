@@ -27,6 +27,7 @@ export interface ValuesReportEntry {
   };
   zeroLines?: ZeroLines;
   lineMagnitudes?: ReportedLineMagnitudes;
+  experts?: TensorValues['experts'];
 }
 
 type ReportedLineMagnitudes = {
@@ -77,6 +78,9 @@ export function valuesReport(read: readonly TensorValues[]): ValuesReportEntry[]
     }
     if (values.lineMagnitudes) {
       entry.lineMagnitudes = withoutProfiles(values.lineMagnitudes);
+    }
+    if (values.experts) {
+      entry.experts = values.experts;
     }
     return entry;
   });

@@ -12,6 +12,13 @@ import { LineMagnitudesTracker, type LineMagnitudes } from './line-magnitudes';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
 import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
+import {
+  ExpertSums,
+  expertRms,
+  expertStackFigures,
+  stackedExperts,
+  type ExpertStackFigures,
+} from './expert-stack-scan';
 
 export interface FirstValue {
   index: number;
@@ -72,6 +79,11 @@ export interface TensorValues {
   zeroLines?: ZeroLines;
   /** Each row's and a matrix's each column's abs-max: their spread and the lines far above it (line-magnitudes.ts). */
   lineMagnitudes?: LineMagnitudes;
+  /**
+   * A stack of experts: each expert's RMS over its values read, and the experts that stand out (all zeros, NaN or
+   * infinities, copies of one another, an RMS far from the median: expert-stack-scan.ts).
+   */
+  experts?: ExpertStackFigures & { rms: Array<number | null> };
   ms: number;
 }
 
@@ -115,12 +127,15 @@ export class ValuesAccumulator {
   private readonly rows: number;
   private readonly cols: number;
   private readonly scaleKind: 'tensor' | 'row' | 'block' | null;
+  private readonly experts: ExpertSums | null;
   private first: FirstValue[] = [];
 
+  /** `name` marks a stack of experts, whose values are also summed expert by expert (expert-stack-scan.ts). */
   constructor(
     readonly dtype: string,
     readonly shape: number[],
     private readonly scale: ValueScale | null,
+    name = '',
   ) {
     const unit = decodeUnit(dtype);
     if (unit === null) {
@@ -133,6 +148,9 @@ export class ValuesAccumulator {
     this.grid = new GridAccumulator(this.rows, this.cols, this.nonFinite);
     this.zeroLines = new ZeroLinesTracker(shape);
     this.magnitudes = new LineMagnitudesTracker(shape);
+    const experts = stackedExperts(name, shape);
+    const elements = shape.reduce((product, dim) => product * dim, 1);
+    this.experts = experts === null ? null : new ExpertSums(experts, elements / experts);
     this.scaleKind = scale ? scaleKind(scale.values.length, this.rows, this.cols) : null;
     if (scale && this.scaleKind === null) {
       throw new ValuesUnavailable(
@@ -160,6 +178,7 @@ export class ValuesAccumulator {
     this.grid.add(values, firstElement);
     this.zeroLines.add(values, firstElement);
     this.magnitudes.add(values, firstElement);
+    this.experts?.add(values, firstElement, null);
   }
 
   /** Values formed rather than read (a LoRA update's rows): no bytes hold them. */
@@ -227,6 +246,9 @@ export class ValuesAccumulator {
     const lineMagnitudes = this.magnitudes.result();
     if (lineMagnitudes) {
       result.lineMagnitudes = lineMagnitudes;
+    }
+    if (this.experts) {
+      result.experts = { ...expertStackFigures(this.experts, plan.sampled), rms: expertRms(this.experts) };
     }
     if (this.scale && this.scaleKind) {
       result.scaledBy = { tensor: this.scale.tensor, kind: this.scaleKind };

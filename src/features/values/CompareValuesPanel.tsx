@@ -19,7 +19,7 @@ import { zeroLinesChangeText } from './ZeroLinesNote';
 import { outlierColumnsChangeText } from './LineMagnitudesNote';
 import { channelScalesText, scalingSummary } from './channel-scales-text';
 import { changeRankSummary, changeRankText } from './change-rank-text';
-import { expertChangesSummary, expertChangesText } from './expert-changes-text';
+import { expertChangeBars, expertChangesSummary, expertChangesText } from './expert-changes-text';
 import { ExpertStrip } from './ExpertStrip';
 import { ExpertMap } from './ExpertMap';
 
@@ -140,7 +140,12 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
                     )}
                     {entry.experts && (
                       <div className="values-note" data-testid="compare-values-experts">
-                        <ExpertStrip experts={entry.experts} />
+                        <ExpertStrip
+                          bars={expertChangeBars(entry.experts)}
+                          experts={entry.experts.experts}
+                          label={`relative change of each of ${entry.experts.experts} experts`}
+                          testId="compare-values-expert-strip"
+                        />
                         {expertChangesText(entry.experts, entry.basis === 'sampled')}
                       </div>
                     )}

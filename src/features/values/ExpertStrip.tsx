@@ -1,10 +1,9 @@
 /**
- * One bar per expert of a compared stack (core/values/expert-changes.ts), its height the expert's relative change
- * against the most changed one; an expert left bit for bit as it was is a dot on the baseline, one not read (a
- * remote sample) a gap. Shows at a glance whether a fine-tune moved a few experts or all of them.
+ * One bar per expert of a stack: in "Compare values" each expert's relative change (an expert left bit for bit as it
+ * was a dot on the baseline), in "Read values" each expert's RMS (one that stands out in the accent colour). An expert
+ * not read (a remote sample) is a gap. Shows at a glance whether a fine-tune moved a few experts or all of them, and
+ * which expert is out of scale.
  */
-import { formatPercent, formatValue } from '../../core/number-format';
-import type { ExpertChanges } from '../../core/values/expert-changes';
 
 /** Widest a bar is drawn, in px; many experts share the strip's width instead. */
 const BAR_PX = 6;
@@ -12,10 +11,28 @@ const BAR_PX = 6;
 const STRIP_PX = 320;
 const HEIGHT_PX = 24;
 
-export function ExpertStrip({ experts }: { experts: ExpertChanges }) {
-  const step = Math.min(BAR_PX, STRIP_PX / experts.experts);
-  const width = step * experts.experts;
-  const top = Math.max(0, ...experts.read.map((expert) => expert.relL2 ?? 0));
+export interface ExpertBar {
+  expert: number;
+  /** The bar's height as a share of the strip's, 0 to 1; null draws the baseline dot. */
+  height: number | null;
+  /** Drawn in the accent colour: changed, or standing out. */
+  marked: boolean;
+  title: string;
+}
+
+export function ExpertStrip({
+  bars,
+  experts,
+  label,
+  testId,
+}: {
+  bars: readonly ExpertBar[];
+  experts: number;
+  label: string;
+  testId: string;
+}) {
+  const step = Math.min(BAR_PX, STRIP_PX / experts);
+  const width = step * experts;
   return (
     <svg
       className="values-expert-strip"
@@ -23,28 +40,22 @@ export function ExpertStrip({ experts }: { experts: ExpertChanges }) {
       height={HEIGHT_PX}
       viewBox={`0 0 ${width} ${HEIGHT_PX}`}
       role="img"
-      aria-label={`relative change of each of ${experts.experts} experts`}
-      data-testid="compare-values-expert-strip"
+      aria-label={label}
+      data-testid={testId}
     >
       <line x1={0} x2={width} y1={HEIGHT_PX - 0.5} y2={HEIGHT_PX - 0.5} className="values-expert-baseline" />
-      {experts.read.map((expert) => {
-        const changed = expert.changedShare > 0;
-        const share = expert.relL2 === null ? 1 : top > 0 ? expert.relL2 / top : 0;
-        const height = changed ? Math.max(2, share * (HEIGHT_PX - 2)) : 1;
+      {bars.map((bar) => {
+        const height = bar.height === null ? 1 : Math.max(2, bar.height * (HEIGHT_PX - 2));
         return (
           <rect
-            key={expert.expert}
-            x={expert.expert * step + step * 0.1}
+            key={bar.expert}
+            x={bar.expert * step + step * 0.1}
             y={HEIGHT_PX - height}
             width={Math.max(0.5, step * 0.8)}
             height={height}
-            className={changed ? 'values-expert-changed' : 'values-expert-same'}
+            className={bar.marked ? 'values-expert-changed' : 'values-expert-same'}
           >
-            <title>
-              {changed
-                ? `expert ${expert.expert}: relative L2 ${formatValue(expert.relL2)}, ${formatPercent(expert.changedShare, 1)} of values changed`
-                : `expert ${expert.expert}: bit for bit the same`}
-            </title>
+            <title>{bar.title}</title>
           </rect>
         );
       })}

@@ -28,6 +28,7 @@ import { UntrainedTokensNote } from './UntrainedTokensNote';
 import { NonFiniteNote } from './NonFiniteNote';
 import { ZeroLinesNote } from './ZeroLinesNote';
 import { LineMagnitudesNote } from './LineMagnitudesNote';
+import { ExpertsNote } from './ExpertsNote';
 
 export function ValuesPanel({ row, tensorBytes }: { row: number; tensorBytes: number }) {
   const entry = useAppStore((state) => valuesOf(state, row));
@@ -226,6 +227,7 @@ export function ValuesView({
           update={computed}
         />
       )}
+      {values.experts && <ExpertsNote experts={values.experts} sampled={values.read.sampled} />}
       <div className="values-figures">
         {values.histogram && (
           <div>

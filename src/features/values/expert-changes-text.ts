@@ -7,6 +7,7 @@ import { formatPercent, formatValue, groupDigits, plural, pluralWord } from '../
 import type { ValueComparison } from '../../core/values/compare-values';
 import type { ExpertChange, ExpertChanges } from '../../core/values/expert-changes';
 import type { ExpertChangeMap } from '../../core/values/expert-map';
+import type { ExpertBar } from './ExpertStrip';
 
 /** Changed experts named under a tensor, most changed first; the strip beside the words shows them all. */
 const EXPERTS_NAMED = 6;
@@ -144,4 +145,20 @@ export function expertCellText(map: ExpertChangeMap, row: number, expert: number
   return changed
     ? `${where}: changed, relative L2 ${formatValue(map.relL2[at])} (the largest of its tensors)`
     : `${where}: every value bit for bit the same`;
+}
+
+/** The strip of a compared stack: each expert's relative change against the most changed one. */
+export function expertChangeBars({ read }: ExpertChanges): ExpertBar[] {
+  const top = Math.max(0, ...read.map((expert) => expert.relL2 ?? 0));
+  return read.map((expert) => {
+    const changed = expert.changedShare > 0;
+    return {
+      expert: expert.expert,
+      height: !changed ? null : expert.relL2 === null ? 1 : top > 0 ? expert.relL2 / top : 0,
+      marked: changed,
+      title: changed
+        ? `expert ${expert.expert}: relative L2 ${formatValue(expert.relL2)}, ${formatPercent(expert.changedShare, 1)} of values changed`
+        : `expert ${expert.expert}: bit for bit the same`,
+    };
+  });
 }

@@ -4,7 +4,7 @@
  * the stack's median (0.0201)`.
  */
 import { formatValue, groupDigits } from '../../core/number-format';
-import { MAX_EXPERTS_LISTED, type ExpertStackScan } from '../../core/values/expert-stack-scan';
+import { MAX_EXPERTS_LISTED, type ExpertStackFigures } from '../../core/values/expert-stack-scan';
 
 function expertsText(experts: readonly number[]): string {
   const listed = experts.slice(0, MAX_EXPERTS_LISTED);
@@ -15,7 +15,7 @@ function expertsText(experts: readonly number[]): string {
   return experts.length > listed.length ? `${words} (of ${groupDigits(experts.length)})` : words;
 }
 
-export function expertStackText(stack: ExpertStackScan): string {
+export function expertStackText(stack: ExpertStackFigures): string {
   const parts: string[] = [];
   if (stack.zeroExperts.length > 0) {
     parts.push(`${expertsText(stack.zeroExperts)} all zeros`);
