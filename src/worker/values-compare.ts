@@ -24,14 +24,14 @@ import {
   stackObservations,
   type ExpertObservation,
 } from '../core/values/expert-map';
-import { isPackedExpertTensor } from '../core/analysis/architecture-stack';
+import { stackedExperts } from '../core/values/expert-stack-scan';
 import { matrixShape } from '../core/values/grid';
 import { EmbeddingRowAccumulator } from '../core/values/embedding-row-changes';
 import { zeroLinesChange, ZeroLinesTracker } from '../core/values/zero-lines';
 import { LineMagnitudesTracker, outlierColumnsChange } from '../core/values/line-magnitudes';
 import { applyChannelScales, ChannelScaleFit, fittedScales, type FittedScales } from '../core/values/channel-scales';
 import { ChangeRankSampler } from '../core/values/change-rank';
-import { CHANGE_RANK_ROWS, COLUMN_SCAN_ROWS } from '../core/values/values-limits';
+import { CHANGE_RANK_ROWS, COLUMN_SCAN_ROWS, MAX_STACKED_EXPERTS } from '../core/values/values-limits';
 import { embeddingPlanOf } from '../core/values/untrained-tokens';
 import { planParts, planValuesRead, type ValuesReadPlan } from '../core/values/read-plan';
 import { scaleKind, scaleValues, ValuesUnavailable, type ValueScale } from '../core/values/tensor-values';
@@ -219,10 +219,12 @@ function expertTrackerOf(pairing: ValuePairing): ExpertChangesTracker | null {
   }
   const elements = first.shape.reduce((product, dim) => product * dim, 1);
   if (pairing.parts.length > 1) {
-    return new ExpertChangesTracker(pairing.parts.length, elements);
+    return pairing.parts.length <= MAX_STACKED_EXPERTS
+      ? new ExpertChangesTracker(pairing.parts.length, elements)
+      : null;
   }
-  const stacked = pairing.permutedRows === null && isPackedExpertTensor(pairing.tensor, first.shape.length);
-  return stacked && first.shape[0] > 1 ? new ExpertChangesTracker(first.shape[0], elements / first.shape[0]) : null;
+  const experts = pairing.permutedRows === null ? stackedExperts(pairing.tensor, first.shape) : null;
+  return experts === null ? null : new ExpertChangesTracker(experts, elements / experts);
 }
 
 export interface PairOutcome {

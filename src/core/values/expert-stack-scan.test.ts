@@ -61,3 +61,25 @@ describe('a stack of experts in the scan', () => {
     expect(stackedExperts('model.layers.0.mlp.experts.3.w1.weight', [4, 64, 64])).toBeNull();
   });
 });
+
+describe('a hostile stack', () => {
+  it('past MAX_STACKED_EXPERTS is not split, so its per-expert sums cost no memory', () => {
+    expect(stackedExperts(NAME, [2 ** 31, 1, 1])).toBeNull();
+    expect(stackedExperts(NAME, [4096, 1, 1])).toBe(4096);
+    const scan = new TensorScanAccumulator('F32', 2 ** 31, [2 ** 31, 1, 1], NAME);
+    scan.add(f32([1, 2, 3]), 0);
+    expect(scan.result().experts).toBeNull();
+  });
+
+  it('ignores pieces past the stack’s end, and NaN everywhere leaves no RMS median to judge by', () => {
+    const scan = new TensorScanAccumulator('F32', 4 * PER, SHAPE, NAME);
+    scan.add(f32(Array.from({ length: 4 * PER }, () => NaN)), 0);
+    scan.add(f32([1, 2, 3]), 4 * PER);
+    expect(scan.result().experts).toMatchObject({
+      nonFiniteExperts: [0, 1, 2, 3],
+      rmsOutliers: [],
+      copies: [],
+      medianRms: null,
+    });
+  });
+});

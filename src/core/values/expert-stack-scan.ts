@@ -15,6 +15,7 @@
 import { isPackedExpertTensor } from '../analysis/architecture-stack';
 import { MIN_COMPARED_ELEMENTS } from './duplicate-tensors';
 import { median } from '../median';
+import { MAX_STACKED_EXPERTS } from './values-limits';
 
 /** An expert's RMS this many times the stack's median (or under its reciprocal) stands out. */
 export const EXPERT_RMS_FACTOR = 10;
@@ -39,7 +40,7 @@ export interface ExpertStackFigures {
   copies: number[][];
   /** Experts whose RMS is over EXPERT_RMS_FACTOR× the stack's median RMS or under its reciprocal, largest ratio out first. */
   rmsOutliers: Array<{ expert: number; rms: number; ratio: number }>;
-  /** The median RMS of the stack's experts that are not all zeros; null with fewer than three. */
+  /** The median RMS of the stack's experts with a finite value other than zero; null with fewer than three. */
   medianRms: number | null;
 }
 
@@ -50,9 +51,10 @@ export interface ExpertStackScan extends ExpertStackFigures {
   row: number;
 }
 
-/** Experts along the first dim of tensor `name` of `shape`, when it stacks two or more; else null. */
+/** Experts along the first dim of tensor `name` of `shape`, when it stacks 2 to MAX_STACKED_EXPERTS; else null. */
 export function stackedExperts(name: string, shape: readonly number[]): number | null {
-  return isPackedExpertTensor(name, shape.length) && shape[0] >= 2 ? shape[0] : null;
+  const experts = shape[0];
+  return isPackedExpertTensor(name, shape.length) && experts >= 2 && experts <= MAX_STACKED_EXPERTS ? experts : null;
 }
 
 /** Whether the figures name any expert. */
@@ -216,7 +218,8 @@ export function expertStackFigures(sums: ExpertSums, sampled = false): ExpertSta
   const nonFiniteExperts = experts.filter((expert) => sums.nonFinite[expert] > 0);
   const rmsOf = expertRms(sums);
   const rms = (expert: number) => rmsOf[expert] ?? 0;
-  const live = experts.filter((expert) => sums.zeros[expert] < sums.count[expert]);
+  // Experts with a finite value other than zero: the ones an RMS, a median and a copy mean something for.
+  const live = experts.filter((expert) => sums.count[expert] - sums.nonFinite[expert] > sums.zeros[expert]);
   const medianRms = live.length >= MIN_EXPERTS_FOR_MEDIAN ? median(live.map(rms)) : null;
   const rmsOutliers =
     medianRms !== null && medianRms > 0
@@ -256,7 +259,8 @@ function copyGroups(sums: ExpertSums, experts: readonly number[]): number[][] {
     return { mean, std: Math.sqrt(Math.max(0, sums.sum2[expert] / n - mean * mean)) };
   };
   const buckets = new Map<string, number[]>();
-  for (const expert of experts) {
+  // An expert with no finite value has no moments to compare (NaN, which equals nothing, not even itself).
+  for (const expert of experts.filter((e) => sums.count[e] > sums.nonFinite[e])) {
     const key = `${sums.zeros[expert]}|${sums.nonFinite[expert]}|${sums.absMax[expert]}`;
     const bucket = buckets.get(key);
     if (bucket) {
@@ -270,9 +274,10 @@ function copyGroups(sums: ExpertSums, experts: readonly number[]): number[][] {
     const left = [...bucket];
     while (left.length > 1) {
       const first = moments(left[0]);
-      const group = left.filter((expert) => {
+      // The first expert always takes its own group, so each turn of the loop shrinks `left`.
+      const group = left.filter((expert, at) => {
         const other = moments(expert);
-        return close(first.mean, other.mean) && close(first.std, other.std);
+        return at === 0 || (close(first.mean, other.mean) && close(first.std, other.std));
       });
       if (group.length > 1 && first.std > 0) {
         groups.push(group);

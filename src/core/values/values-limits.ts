@@ -83,3 +83,9 @@ export const MAX_LORA_DELTA_VALUES = 2 ** 28;
 
 /** Values of ΔW formed at a time: whole rows, ~4 MiB of Float32, then counted and dropped. */
 export const LORA_DELTA_CHUNK_VALUES = 1 << 20;
+
+/**
+ * Most experts a stack is read expert by expert (the scan, Read values, Compare values): past the largest real
+ * mixtures (Qwen3's 512, Kimi K2's 384), so a hostile header's [2^31, 1, 1] stack costs no per-expert memory.
+ */
+export const MAX_STACKED_EXPERTS = 4096;
