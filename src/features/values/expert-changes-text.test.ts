@@ -40,7 +40,7 @@ describe('a stack of experts in words', () => {
     const text = expertChangesText(stack([expert(0, 0, 0), expert(5, 0, 0.01), expert(9, 0, 0)], 16), true);
     expect(text).toBe(
       'over the rows sampled, of the 3 experts of 16 read, 1 of 3 experts changed, 2 bit for bit the same; relative L2 of each: ' +
-        '#5 −0 against +0 only',
+        '#5 only signed zeros or NaN/±Inf differ',
     );
   });
 

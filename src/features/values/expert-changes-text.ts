@@ -12,15 +12,18 @@ import type { ExpertBar } from './ExpertStrip';
 /** Changed experts named under a tensor, most changed first; the strip beside the words shows them all. */
 const EXPERTS_NAMED = 6;
 
-/** Ranks experts by their relative change; one whose A is all zeros (no relative figure) by its max |b − a|. */
+/** Ranks experts by their relative change; one whose A is all zeros (no relative figure) first. */
 function changeOf(expert: ExpertChange): number {
   return expert.relL2 ?? Infinity;
 }
 
-/** `#5 0.0312`, `#7 0.119 (5.2% of values)`, `#3 −0 against +0 only`. */
+/**
+ * `#5 0.0312`, `#7 0.119 (5.2% of values)`, or for an expert that differs with no distance, `#3 only signed zeros or
+ * NaN/±Inf differ` (a −0 for a +0, a NaN where the other side has a number: left out of the sums).
+ */
 function expertText(expert: ExpertChange): string {
   if (expert.relL2 === 0) {
-    return `#${expert.expert} −0 against +0 only`;
+    return `#${expert.expert} only signed zeros or NaN/±Inf differ`;
   }
   const share = expert.changedShare < 0.995 ? ` (${formatPercent(expert.changedShare, 1)} of values)` : '';
   return `#${expert.expert} ${formatValue(expert.relL2)}${share}`;
