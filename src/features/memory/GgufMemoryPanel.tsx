@@ -174,12 +174,17 @@ function GgufMemoryView({
   );
 }
 
-/** The llama.cpp flag for `layers` layers' experts in RAM: none, `--n-cpu-moe N`, or `--cpu-moe` for all. */
+/** The llama.cpp argument for `layers` layers' experts in RAM: `--n-cpu-moe N`, `--cpu-moe` for all, or none. */
+function cpuMoeArg(layers: number, blocks: number): string {
+  return layers === 0 ? '' : layers >= blocks ? '--cpu-moe' : `--n-cpu-moe ${layers}`;
+}
+
+/** The control's label: the argument and the layers it keeps. */
 function cpuMoeFlag(layers: number, blocks: number): string {
   if (layers === 0) {
     return 'none: all with their layers';
   }
-  return layers >= blocks ? `--cpu-moe: all ${blocks} layers` : `--n-cpu-moe ${layers}: ${firstLayersText(layers)}`;
+  return `${cpuMoeArg(layers, blocks)}: ${layers >= blocks ? `all ${blocks} layers` : firstLayersText(layers)}`;
 }
 
 function CacheTypeSelect(props: {
@@ -233,7 +238,7 @@ function Placement({
       <caption>
         At {groupDigits(estimate.contextTokens)} tokens ({groupDigits(estimate.kvCells)} KV cells), -ngl{' '}
         {estimate.gpuLayers}
-        {estimate.cpuMoeLayers > 0 ? ` ${cpuMoeFlag(estimate.cpuMoeLayers, blocks).split(':')[0]}` : ''}: VRAM{' '}
+        {estimate.cpuMoeLayers > 0 ? ` ${cpuMoeArg(estimate.cpuMoeLayers, blocks)}` : ''}: VRAM{' '}
         <strong data-testid="memory-vram-total">{formatGiB(vram.totalBytes)}</strong>, RAM{' '}
         <strong data-testid="memory-ram-total">{formatGiB(ram.totalBytes)}</strong>
       </caption>
