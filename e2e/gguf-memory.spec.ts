@@ -7,12 +7,16 @@ import { expect, test, type Page } from '@playwright/test';
 import { fixturePath, openApp, watchPage } from './helpers';
 
 const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
-const reference = JSON.parse(
-  readFileSync(new URL('../fixtures/gguf/tiny-llama-Q4_K_M.gguf-py.json', import.meta.url), 'utf8'),
-) as { tensors: Array<{ name: string; bytes: number }> };
 
-const sumOf = (keep: (name: string) => boolean) =>
-  reference.tensors.filter((t) => keep(t.name)).reduce((total, t) => total + t.bytes, 0);
+/** Bytes of the tensors `keep` takes, as gguf-py read them from the fixture `file`. */
+function bytesSummer(file: string): (keep: (name: string) => boolean) => number {
+  const reference = JSON.parse(readFileSync(new URL(`../fixtures/${file}-py.json`, import.meta.url), 'utf8')) as {
+    tensors: Array<{ name: string; bytes: number }>;
+  };
+  return (keep) => reference.tensors.filter((t) => keep(t.name)).reduce((total, t) => total + t.bytes, 0);
+}
+
+const sumOf = bytesSummer(TINY);
 const ALL = sumOf(() => true);
 const INPUT = sumOf((name) => name.startsWith('token_embd.'));
 const LAYER_1 = sumOf((name) => name.startsWith('blk.1.'));
@@ -56,11 +60,7 @@ test('GGUF memory: weights and KV cache split between VRAM and RAM by the GPU-la
 
 test('GGUF memory: a MoE keeps the routed experts of its first layers in RAM (--n-cpu-moe)', async ({ page }) => {
   const watch = watchPage(page);
-  const moe = JSON.parse(
-    readFileSync(new URL('../fixtures/gguf/tiny-qwen3moe-Q8_0.gguf-py.json', import.meta.url), 'utf8'),
-  ) as { tensors: Array<{ name: string; bytes: number }> };
-  const sum = (keep: (name: string) => boolean) =>
-    moe.tensors.filter((t) => keep(t.name)).reduce((total, t) => total + t.bytes, 0);
+  const sum = bytesSummer('gguf/tiny-qwen3moe-Q8_0.gguf');
   const all = sum(() => true);
   const input = sum((name) => name.startsWith('token_embd.'));
   // llama.cpp's LLM_FFN_EXPS_REGEX after blk.0: the three stacked expert tensors, not the router.
