@@ -1,15 +1,15 @@
 /**
- * "Scan all values" of a stack of experts, expert by expert: a tensor [E, …] holding a layer's experts (llama.cpp's
- * `ffn_*_exps`, gpt-oss's and Llama 4's `experts.*`, MLX's `switch_mlp`) is one tensor to the scan, so an expert
- * all zeros, one holding the stack's only NaN, experts that are copies of one another or one whose scale is far
- * from the others' hides in the stack's figures. Per expert: count, zeros, NaN and infinities, abs-max and the
- * moments, from which:
+ * "Scan all values" and "Read values" of a stack of experts, expert by expert: a tensor [E, …] holding a layer's
+ * experts (llama.cpp's `ffn_*_exps`, gpt-oss's and Llama 4's `experts.*`, MLX's `switch_mlp`) is one tensor to them,
+ * so an expert all zeros, one holding the stack's only NaN, experts that are copies of one another or one whose
+ * scale is far from the others' hides in the stack's figures. Per expert: count, zeros, NaN and infinities, the
+ * moments and (from decoded values) the abs-max, from which:
  * - experts all zeros (an expert dropped, pruned, or never written);
  * - experts with a NaN or an infinity;
  * - experts holding the same values, by the rule duplicate-tensors.ts uses for whole tensors: an upcycled model
  *   (each expert started as a copy of the dense FFN) whose experts never diverged, or a merge that filled some
  *   experts with one source;
- * - experts whose root mean square is over OUTLIER_FACTOR× the stack's median, or under a tenth of it.
+ * - experts whose root mean square is over EXPERT_RMS_FACTOR× the stack's median, or under its reciprocal.
  * Separate tensors per expert need none of this: the scan's own lists and copies already see each. Pure.
  */
 import { isPackedExpertTensor } from '../analysis/architecture-stack';
@@ -26,7 +26,7 @@ const MIN_EXPERTS_FOR_MEDIAN = 3;
 /** Relative agreement of two experts' mean and std to count as the same values (sums taken in another order). */
 const MOMENT_TOLERANCE = 1e-12;
 
-/** Experts named per list in the report and the view; the counts stay exact. */
+/** Experts named per list in the view's words; the report has them all. */
 export const MAX_EXPERTS_LISTED = 64;
 
 /** What the scan found in one stack's experts. */
