@@ -8,6 +8,7 @@
  * of its values that differ.
  */
 import type { Decoded } from './decode';
+import { forEachExpertSpan } from './expert-spans';
 
 export interface ExpertChange {
   expert: number;
@@ -57,17 +58,9 @@ export class ExpertChangesTracker {
 
   /** Values of the stack from its element `first` on, in row-major order: split where one expert ends. */
   add(a: Decoded, b: Decoded, first: number): void {
-    const n = Math.min(a.length, b.length);
-    let at = 0;
-    while (at < n && this.perExpert > 0) {
-      const expert = Math.floor((first + at) / this.perExpert);
-      if (expert >= this.experts) {
-        return;
-      }
-      const end = Math.min(n, (expert + 1) * this.perExpert - first);
-      this.addTo(expert, a, b, at, end);
-      at = end;
-    }
+    forEachExpertSpan(first, Math.min(a.length, b.length), this.perExpert, this.experts, (expert, start, end) =>
+      this.addTo(expert, a, b, start, end),
+    );
   }
 
   /** Values of expert `expert` alone (a GGUF slice against that expert's own tensor). */

@@ -16,6 +16,7 @@ import { isPackedExpertTensor } from '../analysis/architecture-stack';
 import { MIN_COMPARED_ELEMENTS } from './duplicate-tensors';
 import { median } from '../median';
 import { MAX_STACKED_EXPERTS } from './values-limits';
+import { forEachExpertSpan } from './expert-spans';
 
 /** An expert's RMS this many times the stack's median (or under its reciprocal) stands out. */
 export const EXPERT_RMS_FACTOR = 10;
@@ -90,6 +91,12 @@ function codeKinds(table: Float32Array): CodeKinds {
  * codes of an 8- or 16-bit float, looked up and never decoded into a copy.
  */
 export class ExpertSums {
+  /** The sums for tensor `name` of `shape` holding `elements` values when it is a stack of experts; else null. */
+  static forTensor(name: string, shape: readonly number[], elements: number): ExpertSums | null {
+    const experts = stackedExperts(name, shape);
+    return experts === null ? null : new ExpertSums(experts, elements / experts);
+  }
+
   readonly count: Float64Array;
   readonly zeros: Float64Array;
   readonly nonFinite: Float64Array;
@@ -109,21 +116,13 @@ export class ExpertSums {
 
   /** Values from element `first` of the stack on, or with `table` the codes of an 8- or 16-bit float. */
   add(items: ArrayLike<number>, first: number, table: Float32Array | null): void {
-    const { perExpert, experts } = this;
-    let at = 0;
-    while (at < items.length && perExpert > 0) {
-      const expert = Math.floor((first + at) / perExpert);
-      if (expert >= experts) {
-        return;
-      }
-      const end = Math.min(items.length, (expert + 1) * perExpert - first);
+    forEachExpertSpan(first, items.length, this.perExpert, this.experts, (expert, start, end) => {
       if (table) {
-        this.addCodes(expert, items, table, at, end);
+        this.addCodes(expert, items, table, start, end);
       } else {
-        this.addValues(expert, items, at, end);
+        this.addValues(expert, items, start, end);
       }
-      at = end;
-    }
+    });
   }
 
   /**

@@ -12,13 +12,7 @@ import { LineMagnitudesTracker, type LineMagnitudes } from './line-magnitudes';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
 import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
-import {
-  ExpertSums,
-  expertRms,
-  expertStackFigures,
-  stackedExperts,
-  type ExpertStackFigures,
-} from './expert-stack-scan';
+import { ExpertSums, expertRms, expertStackFigures, type ExpertStackFigures } from './expert-stack-scan';
 
 export interface FirstValue {
   index: number;
@@ -148,9 +142,7 @@ export class ValuesAccumulator {
     this.grid = new GridAccumulator(this.rows, this.cols, this.nonFinite);
     this.zeroLines = new ZeroLinesTracker(shape);
     this.magnitudes = new LineMagnitudesTracker(shape);
-    const experts = stackedExperts(name, shape);
-    const elements = shape.reduce((product, dim) => product * dim, 1);
-    this.experts = experts === null ? null : new ExpertSums(experts, elements / experts);
+    this.experts = ExpertSums.forTensor(name, shape, this.rows * this.cols);
     this.scaleKind = scale ? scaleKind(scale.values.length, this.rows, this.cols) : null;
     if (scale && this.scaleKind === null) {
       throw new ValuesUnavailable(

@@ -7,7 +7,6 @@
 import {
   ExpertSums,
   expertStackFigures,
-  stackedExperts,
   standsOut,
   type ExpertStackFigures,
   type ExpertStackScan,
@@ -164,8 +163,7 @@ export class TensorScanAccumulator {
     this.rows = rows;
     this.locator = new NonFiniteLocator(shape, rows, cols);
     this.magnitudes = new LineMagnitudesTracker(shape, COLUMN_SCAN_ROWS);
-    const experts = stackedExperts(name, shape);
-    this.experts = experts === null ? null : new ExpertSums(experts, elements / experts);
+    this.experts = ExpertSums.forTensor(name, shape, elements);
   }
 
   /** Whole units of the tensor, starting at element `firstElement`. */
