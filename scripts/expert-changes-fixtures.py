@@ -18,13 +18,21 @@ expert's change (fixtures/values/):
                              plain `blk.0.ffn_down_exps` (F16) with nothing to say
   expert-stacks.safetensors  written by the safetensors library: an upcycled layer whose eight BF16 experts are all
                              one copy (`mlp.experts.gate_up_proj`), and one whose expert 6 is a thousandth of the rest
+  experts-scan.safetensors   written by the safetensors library: Mixtral-style per-expert BF16 tensors, four layers
+                             of eight experts: layer 0's expert 6 holding an infinity in w2, layer 1's expert 5 with
+                             w1 twenty times the others' scale, layer 2's expert 0 all zeros and expert 3's w2 a
+                             twentieth of the others', layer 3 upcycled (every expert one copy of a dense FFN)
   expert-changes.json        per tensor, per expert: ||b - a|| / ||a||, the cosine, max |b - a| and the share of
                              values that differ (bit for bit: -0 against +0 differs), over the values decoded
                              (ml_dtypes for BF16, gguf-py's dequantize for Q8_0); null for a tensor with no experts;
                              and per pair the expert map: per layer, per expert, the largest relative L2 of its tensors
                              and whether any of their values differs; for the scan, per stack the experts all
                              zeros, with a NaN or an infinity, holding the same values (numpy's exact equality) and
-                             with an RMS over 10x or under a tenth of the stack's median, and every expert's RMS
+                             with an RMS over 10x or under a tenth of the stack's median, and every expert's RMS;
+                             for experts-scan.safetensors the scan's map of scales: per layer, per expert, of its
+                             tensors the RMS over the median RMS of that tensor's live experts in the layer farthest
+                             from 1 (by log), and whether one is all zeros, holds NaN or an infinity, or equals
+                             another tensor of 4,096 values or more (numpy's exact equality)
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/expert-changes-fixtures.py
 """
@@ -254,6 +262,68 @@ def scan_stacks(gen: np.random.Generator) -> dict:
     }
 
 
+def scan_map(tensors: dict) -> dict:
+    """The scan's map of scales over per-expert tensors {name: float values}, as expert-scale-map.ts defines it."""
+    flat = {name: values.astype(np.float64).ravel() for name, values in tensors.items()}
+    live = {name: values[np.isfinite(values)] for name, values in flat.items()}
+    big = [name for name in flat if flat[name].size >= 4096 and live[name].std() > 0]
+    copies = {a for a in big for b in big if a != b and np.array_equal(flat[a], flat[b])}
+    groups: dict = {}
+    for name, values in flat.items():
+        parts = name.split(".")
+        layer, expert = int(parts[2]), int(parts[5])
+        finite = values[np.isfinite(values)]
+        rms = float(np.sqrt((finite**2).mean())) if finite.size else None
+        marks = (1 if not values.any() else 0) | (2 if not np.isfinite(values).all() else 0)
+        marks |= 4 if name in copies else 0
+        groups.setdefault((layer, parts[6]), []).append((expert, rms, marks))
+    cells: dict = {}
+    for (layer, proj), members in groups.items():
+        live = [rms for _, rms, _ in members if rms]
+        mid = float(np.median(live)) if len(live) >= 3 else None
+        for expert, rms, marks in members:
+            ratio = rms / mid if rms and mid else None
+            held = cells.get((layer, expert), (None, None, 0))
+            far = lambda r: -1 if r is None else abs(np.log(r))
+            best = (ratio, proj) if far(ratio) > far(held[0]) else held[:2]
+            cells[(layer, expert)] = (best[0], best[1], held[2] | marks)
+    layers = sorted({layer for layer, _ in cells})
+    experts = max(expert for _, expert in cells) + 1
+    order = [(layer, expert) for layer in layers for expert in range(experts)]
+    return {
+        "layers": layers,
+        "experts": experts,
+        "ratio": [cells[key][0] for key in order],
+        "role": [cells[key][1] for key in order],
+        "marks": [cells[key][2] for key in order],
+    }
+
+
+def scan_experts(gen: np.random.Generator) -> dict:
+    dense = {proj: gen.standard_normal(shape) * 0.02 for proj, shape in (("w1", (64, 64)), ("w2", (64, 64)))}
+    tensors: dict = {}
+    for layer in range(4):
+        for expert in range(EXPERTS):
+            for proj in ("w1", "w2"):
+                values = dense[proj].copy() if layer == 3 else gen.standard_normal((64, 64)) * 0.02
+                if (layer, expert, proj) == (0, 6, "w2"):
+                    values[5, 9] = np.inf
+                if (layer, expert, proj) == (1, 5, "w1"):
+                    values *= 20
+                if (layer, expert) == (2, 0):
+                    values[:] = 0
+                if (layer, expert, proj) == (2, 3, "w2"):
+                    values *= 0.05
+                name = f"model.layers.{layer}.block_sparse_moe.experts.{expert}.{proj}.weight"
+                tensors[name] = values.astype(ml_dtypes.bfloat16)
+        tensors[f"model.layers.{layer}.block_sparse_moe.gate.weight"] = (
+            gen.standard_normal((EXPERTS, 64)) * 0.02
+        ).astype(ml_dtypes.bfloat16)
+    save_file(tensors, str(OUT / "experts-scan.safetensors"))
+    experts = {name: values.astype(np.float32) for name, values in tensors.items() if ".experts." in name}
+    return {"file": "experts-scan.safetensors", "map": scan_map(experts)}
+
+
 def main() -> None:
     gen = np.random.default_rng(20261206)
     result = {
@@ -266,6 +336,7 @@ def main() -> None:
         result[pair]["map"] = stacked_map(result[pair])
     result["numbered"] = numbered_pair(gen)
     result["scan"] = scan_stacks(gen)
+    result["scanMap"] = scan_experts(gen)
     (OUT / "expert-changes.json").write_text(json.dumps(result, indent=1) + "\n")
 
 

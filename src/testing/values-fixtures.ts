@@ -263,3 +263,23 @@ export interface ExpertStackAnswer {
 export function expertStacksScanAnswer(): Record<string, Record<string, ExpertStackAnswer>> {
   return compareAnswer<Record<string, Record<string, ExpertStackAnswer>>>('expert-changes.json', 'scan');
 }
+
+/**
+ * numpy's map of scales of "Scan all values" over experts-scan.safetensors (expert-changes.json `scanMap`): rows of
+ * layers, columns of experts, row-major; per cell the ratio farthest from 1 and its projection (`w1`, `w2`), and the
+ * marks (1 all zeros, 2 NaN or ±Inf, 4 a copy).
+ */
+export interface ExpertScaleMapAnswer {
+  file: string;
+  map: {
+    layers: number[];
+    experts: number;
+    ratio: Array<number | null>;
+    role: Array<string | null>;
+    marks: number[];
+  };
+}
+
+export function expertScaleMapAnswer(): ExpertScaleMapAnswer {
+  return compareAnswer<ExpertScaleMapAnswer>('expert-changes.json', 'scanMap');
+}

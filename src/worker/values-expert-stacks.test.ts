@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { keptLoad } from '../testing/kept-load';
 import { VALUES_FIXTURES_DIR as DIR } from '../testing/lora-fixtures';
-import { expertStacksScanAnswer, present } from '../testing/values-fixtures';
+import { expertScaleMapAnswer, expertStacksScanAnswer, present } from '../testing/values-fixtures';
 import { readTensorValues, scanValues, type ValuesJob } from './values-handler';
 
 const ANSWER = expertStacksScanAnswer();
@@ -57,5 +57,55 @@ describe('Read values of a stack of experts', () => {
     const down = await readTensorValues(load, load.names.indexOf('blk.0.ffn_down_exps.weight'), false, job());
     expect(down.experts).toMatchObject({ zeroExperts: [], nonFiniteExperts: [], copies: [], rmsOutliers: [] });
     expect(down.experts?.rms.every((rms) => rms !== null && rms > 0)).toBe(true);
+  });
+});
+
+describe('the scan’s map of expert scales (per-expert tensors)', () => {
+  it('gives each expert of each layer numpy’s ratio to its tensor’s median, and its marks', async () => {
+    const want = expertScaleMapAnswer();
+    const file = new File([readFileSync(join(DIR, want.file))], want.file);
+    const scan = await scanValues(await keptLoad({ kind: 'file', file }), job());
+    const map = present(scan.expertScaleMap, 'the map of expert scales');
+    expect(map.layers).toEqual(want.map.layers.map((layer) => ({ stack: 'model.layers.', layer })));
+    expect(map.experts).toBe(want.map.experts);
+    expect(map.marks).toEqual(want.map.marks);
+    map.ratio.forEach((ratio, at) => {
+      const expected = want.map.ratio[at];
+      if (expected === null) {
+        expect(ratio, `cell ${at}`).toBeNull();
+      } else {
+        expect((ratio ?? NaN) / expected, `cell ${at}`).toBeCloseTo(1, 9);
+      }
+      const role = map.roleOf[at] < 0 ? null : map.roles[map.roleOf[at]];
+      expect(role, `cell ${at}`).toBe(
+        expected === null ? null : `block_sparse_moe.experts.#.${want.map.role[at]}.weight`,
+      );
+    });
+    expect([map.outlierCells, map.zeroCells, map.nonFiniteCells, map.copyCells]).toEqual([
+      want.map.ratio.filter((ratio) => ratio !== null && (ratio > 10 || ratio < 0.1)).length,
+      want.map.marks.filter((marks) => marks & 1).length,
+      want.map.marks.filter((marks) => marks & 2).length,
+      want.map.marks.filter((marks) => marks & 4).length,
+    ]);
+    // The router (`block_sparse_moe.gate.weight`) is no expert: 4 layers × 8 experts, nothing else.
+    expect(map.scannedCells).toBe(32);
+  });
+
+  it('maps the stacks of a GGUF and a safetensors file expert by expert', async () => {
+    for (const name of Object.keys(ANSWER)) {
+      const file = new File([readFileSync(join(DIR, name))], name);
+      const scan = await scanValues(await keptLoad({ kind: 'file', file }), job());
+      const map = present(scan.expertScaleMap, `the map of ${name}`);
+      for (const [tensor, stack] of Object.entries(ANSWER[name])) {
+        const row = map.layers.findIndex((layer) => tensor.startsWith(`${layer.stack}${layer.layer}.`));
+        const rest = tensor.slice(`${map.layers[row].stack}${map.layers[row].layer}.`.length);
+        stack.rmsOutliers.forEach((expert) => {
+          const at = row * map.experts + expert;
+          expect(map.roles[map.roleOf[at]], `${tensor} expert ${expert}`).toBe(rest);
+          expect((map.ratio[at] ?? NaN) / (stack.rms[expert] / stack.medianRms)).toBeCloseTo(1, 9);
+        });
+        stack.zeroExperts.forEach((expert) => expect((map.marks[row * map.experts + expert] ?? 0) & 1).toBe(1));
+      }
+    }
   });
 });

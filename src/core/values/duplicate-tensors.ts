@@ -63,8 +63,8 @@ function comparable(entry: ScanTensor): boolean {
   );
 }
 
-/** The tensors of the scan that hold the same values as another, and the layers that repeat earlier ones. */
-export function duplicateTensors(perTensor: readonly ScanTensor[]): DuplicateTensors | null {
+/** Every group of two or more scanned tensors holding the same values, each in scan order. */
+export function duplicateGroups(perTensor: readonly ScanTensor[]): string[][] {
   const buckets = new Map<string, ScanTensor[][]>();
   for (const entry of perTensor) {
     if (!comparable(entry)) {
@@ -82,10 +82,17 @@ export function duplicateTensors(perTensor: readonly ScanTensor[]): DuplicateTen
     }
     buckets.set(key, clusters);
   }
-  const groups = [...buckets.values()]
+  return [...buckets.values()]
     .flat()
     .filter((cluster) => cluster.length > 1)
     .map((cluster) => cluster.map((entry) => entry.tensor));
+}
+
+/** The tensors of the scan that hold the same values as another, and the layers that repeat earlier ones. */
+export function duplicateTensors(
+  perTensor: readonly ScanTensor[],
+  groups: readonly string[][] = duplicateGroups(perTensor),
+): DuplicateTensors | null {
   if (groups.length === 0) {
     return null;
   }

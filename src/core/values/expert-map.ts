@@ -7,13 +7,8 @@
  * changed when any of their values differs. Pure.
  */
 import type { ExpertChanges } from './expert-changes';
-import { layerParts, type StackLayer } from './layer-names';
-
-/** A numbered expert's tensor: `….experts.<n>.…`, not a shared expert (`shared_experts.0`). */
-const RE_NUMBERED_EXPERT = /(?:^|\.)experts\.(\d+)\./;
-
-/** Most experts a map spans: past this an index in a name is not an expert count worth a column each. */
-export const MAX_MAP_EXPERTS = 1024;
+import { expertGrid, numberedExpert } from './expert-grid';
+import type { StackLayer } from './layer-names';
 
 /** One expert's figures in one tensor. */
 export interface ExpertObservation {
@@ -50,12 +45,12 @@ export function numberedExpertObservation(entry: {
   identical: boolean;
   basis: 'all' | 'sampled';
 }): ExpertObservation | null {
-  const match = RE_NUMBERED_EXPERT.exec(entry.tensor);
-  if (!match) {
+  const expert = numberedExpert(entry.tensor);
+  if (expert === null) {
     return null;
   }
   const { tensor, relL2, identical, basis } = entry;
-  return { tensor, expert: Number(match[1]), relL2, changed: !identical, sampled: basis === 'sampled' };
+  return { tensor, expert, relL2, changed: !identical, sampled: basis === 'sampled' };
 }
 
 /** A stack's experts, each as one observation. */
@@ -71,53 +66,25 @@ export function stackObservations(tensor: string, stack: ExpertChanges, sampled:
 
 /** The map of every observation within a numbered layer; null without two experts in some layer. */
 export function expertChangeMap(observations: readonly ExpertObservation[]): ExpertChangeMap | null {
-  const rows = new Map<string, StackLayer & { cells: Map<number, { relL2: number | null; changed: boolean }> }>();
-  let experts = 0;
-  for (const seen of observations) {
-    const parts = layerParts(seen.tensor);
-    if (parts === null || seen.expert >= MAX_MAP_EXPERTS) {
-      continue;
-    }
-    const key = `${parts.prefix}\u0000${parts.layer}`;
-    let row = rows.get(key);
-    if (!row) {
-      row = { stack: parts.prefix, layer: parts.layer, cells: new Map() };
-      rows.set(key, row);
-    }
-    const cell = row.cells.get(seen.expert);
-    const before = cell?.relL2 ?? null;
-    row.cells.set(seen.expert, {
-      relL2: before === null ? seen.relL2 : seen.relL2 === null ? before : Math.max(before, seen.relL2),
-      changed: (cell?.changed ?? false) || seen.changed,
-    });
-    experts = Math.max(experts, seen.expert + 1);
-  }
-  const layers = [...rows.values()];
-  if (!layers.some((row) => row.cells.size >= 2)) {
+  const grid = expertGrid(
+    observations.map((seen) => ({ tensor: seen.tensor, expert: seen.expert, cell: seen })),
+    (held, next) => ({
+      ...held,
+      relL2: held.relL2 === null ? next.relL2 : next.relL2 === null ? held.relL2 : Math.max(held.relL2, next.relL2),
+      changed: held.changed || next.changed,
+    }),
+  );
+  if (grid === null) {
     return null;
   }
-  const stacks = [...new Set(layers.map((row) => row.stack))];
-  layers.sort((x, y) => stacks.indexOf(x.stack) - stacks.indexOf(y.stack) || x.layer - y.layer);
-  const relL2: Array<number | null> = [];
-  const changed: Array<boolean | null> = [];
-  let changedCells = 0;
-  for (const row of layers) {
-    for (let expert = 0; expert < experts; expert++) {
-      const cell = row.cells.get(expert);
-      relL2.push(cell ? cell.relL2 : null);
-      changed.push(cell ? cell.changed : null);
-      changedCells += cell?.changed ? 1 : 0;
-    }
-  }
-  const cells = layers.reduce((sum, row) => sum + row.cells.size, 0);
-  const sampled = observations.some((seen) => seen.sampled);
+  const changedCells = grid.cells.filter((cell) => cell?.changed).length;
   return {
-    layers: layers.map(({ stack, layer }) => ({ stack, layer })),
-    experts,
-    relL2,
-    changed,
+    layers: grid.layers,
+    experts: grid.experts,
+    relL2: grid.cells.map((cell) => cell?.relL2 ?? null),
+    changed: grid.cells.map((cell) => cell?.changed ?? null),
     changedCells,
-    unchangedCells: cells - changedCells,
-    sampled,
+    unchangedCells: grid.filled - changedCells,
+    sampled: observations.some((seen) => seen.sampled),
   };
 }

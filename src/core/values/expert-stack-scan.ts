@@ -43,6 +43,8 @@ export interface ExpertStackFigures {
   rmsOutliers: Array<{ expert: number; rms: number; ratio: number }>;
   /** The median RMS of the stack's experts with a finite value other than zero; null with fewer than three. */
   medianRms: number | null;
+  /** Each expert's RMS over its finite values, in expert order; null for one with none (or, sampled, none read). */
+  rms: Array<number | null>;
 }
 
 /** A stack with an expert that stands out, as the scan lists it. */
@@ -235,6 +237,7 @@ export function expertStackFigures(sums: ExpertSums, sampled = false): ExpertSta
     copies,
     rmsOutliers,
     medianRms,
+    rms: rmsOf,
   };
 }
 

@@ -153,6 +153,7 @@ export function scanReport(scan: ValueScan, tiedHead: TiedHeadValues | null = nu
     expertStacksScanned: scan.expertStacksScanned,
     // Without each stack's row number, as for the LoRA modules below.
     expertStacks: scan.expertStacks.map(({ row: _row, ...stack }) => stack),
+    expertScaleMap: scan.expertScaleMap,
     initialNorms: scan.initialNorms,
     tiedHead,
     // Without each module's row numbers: they index this load's table, not anything a reader of the report has.

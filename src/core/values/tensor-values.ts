@@ -12,7 +12,7 @@ import { LineMagnitudesTracker, type LineMagnitudes } from './line-magnitudes';
 import { FIRST_VALUES } from './values-limits';
 import type { ValuesReadPlan } from './read-plan';
 import { StatsAccumulator, type Histogram, type ValueStats } from './value-stats';
-import { ExpertSums, expertRms, expertStackFigures, type ExpertStackFigures } from './expert-stack-scan';
+import { ExpertSums, expertStackFigures, type ExpertStackFigures } from './expert-stack-scan';
 
 export interface FirstValue {
   index: number;
@@ -77,7 +77,7 @@ export interface TensorValues {
    * A stack of experts: each expert's RMS over its values read, and the experts that stand out (all zeros, NaN or
    * infinities, copies of one another, an RMS far from the median: expert-stack-scan.ts).
    */
-  experts?: ExpertStackFigures & { rms: Array<number | null> };
+  experts?: ExpertStackFigures;
   ms: number;
 }
 
@@ -240,7 +240,7 @@ export class ValuesAccumulator {
       result.lineMagnitudes = lineMagnitudes;
     }
     if (this.experts) {
-      result.experts = { ...expertStackFigures(this.experts, plan.sampled), rms: expertRms(this.experts) };
+      result.experts = expertStackFigures(this.experts, plan.sampled);
     }
     if (this.scale && this.scaleKind) {
       result.scaledBy = { tensor: this.scale.tensor, kind: this.scaleKind };

@@ -17,7 +17,8 @@ import { splitAdapterTensor } from '../analysis/lora-markers';
 import { median } from '../median';
 import type { LoraUpdates } from './lora-update';
 import type { UntrainedTokens } from './untrained-tokens';
-import { duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
+import { duplicateGroups, duplicateTensors, type DuplicateTensors } from './duplicate-tensors';
+import { expertScaleMap, type ExpertScaleMap } from './expert-scale-map';
 import { numbersAsPlaceholders } from './layer-names';
 import { initialNorms, type InitialNorms } from './initial-norms';
 import { ZeroLinesTracker, type ZeroLines } from './zero-lines';
@@ -115,6 +116,8 @@ export interface ValueScan {
   expertStacks: ExpertStackScan[];
   /** Stacks of experts read whole, expert by expert. */
   expertStacksScanned: number;
+  /** Every expert's scale against its layer's others, layers × experts (expert-scale-map.ts); null: no experts. */
+  expertScaleMap: ExpertScaleMap | null;
   /** Norm weights still at their initial 1.0 (initial-norms.ts); null when none is, or fewer than two were scanned. */
   initialNorms: InitialNorms | null;
   /** Every scanned tensor's figures, for the compare view and the report's per-tensor lines. */
@@ -327,6 +330,7 @@ export function summarizeScan(
     roleMedian: groupMedian,
     ratio,
   }));
+  const copies = duplicateGroups(perTensor);
   return {
     zeroUpFactors: zeroUpFactors(perTensor),
     loraUpdates: extra.loraUpdates ?? null,
@@ -335,7 +339,8 @@ export function summarizeScan(
       .flatMap(({ tensor, row, experts }) => (experts && standsOut(experts) ? [{ tensor, row, ...experts }] : []))
       .slice(0, MAX_SCAN_LISTED),
     expertStacksScanned: perTensor.filter((entry) => entry.experts).length,
-    duplicates: duplicateTensors(perTensor),
+    expertScaleMap: expertScaleMap(perTensor, new Set(copies.flat())),
+    duplicates: duplicateTensors(perTensor, copies),
     initialNorms: initialNorms(perTensor),
     done: extra.done,
     tensors: perTensor.length,

@@ -17,7 +17,7 @@ function markedExperts(figures: ExpertStackFigures): Set<number> {
   ]);
 }
 
-export function expertRmsBars(figures: ExpertStackFigures & { rms: Array<number | null> }): ExpertBar[] {
+export function expertRmsBars(figures: ExpertStackFigures): ExpertBar[] {
   const top = Math.max(0, ...figures.rms.map((rms) => rms ?? 0));
   const marked = markedExperts(figures);
   return figures.rms.flatMap((rms, expert) =>
@@ -34,13 +34,7 @@ export function expertRmsBars(figures: ExpertStackFigures & { rms: Array<number 
   );
 }
 
-export function ExpertsNote({
-  experts,
-  sampled,
-}: {
-  experts: ExpertStackFigures & { rms: Array<number | null> };
-  sampled: boolean;
-}) {
+export function ExpertsNote({ experts, sampled }: { experts: ExpertStackFigures; sampled: boolean }) {
   return (
     <div role="note" data-testid="values-experts">
       <p>

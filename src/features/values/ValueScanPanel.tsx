@@ -25,6 +25,7 @@ import { nonFiniteWhere, positionText } from './NonFiniteNote';
 import { tiedHeadOfScan } from '../../core/values/tied-head-values';
 import { allFindings } from '../../state/selectors';
 import { expertStackText } from './expert-stack-text';
+import { ExpertScaleMapView } from './ExpertScaleMapView';
 
 /** Positions a one-row tensor's NaN and infinities are listed by in the scan: the rest are a Read values away. */
 const FIRST_POSITIONS_LISTED = 3;
@@ -145,6 +146,7 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
       <ZeroUpFactors scan={scan} />
       {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
       <ScanLayers perTensor={scan.perTensor} />
+      {scan.expertScaleMap && <ExpertScaleMapView map={scan.expertScaleMap} />}
       <div className="values-scan-lists">
         <TensorList
           title="NaN"

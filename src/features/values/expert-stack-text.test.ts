@@ -11,6 +11,7 @@ const stack = (found: Partial<ExpertStackScan>): ExpertStackScan => ({
   copies: [],
   rmsOutliers: [],
   medianRms: 0.02,
+  rms: [],
   ...found,
 });
 

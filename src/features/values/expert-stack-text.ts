@@ -6,7 +6,8 @@
 import { formatValue, groupDigits } from '../../core/number-format';
 import { MAX_EXPERTS_LISTED, type ExpertStackFigures } from '../../core/values/expert-stack-scan';
 
-function expertsText(experts: readonly number[]): string {
+/** `expert 3`, `experts 2, 5 and 7`, at most MAX_EXPERTS_LISTED named. */
+export function expertsText(experts: readonly number[]): string {
   const listed = experts.slice(0, MAX_EXPERTS_LISTED);
   const words =
     listed.length === 1

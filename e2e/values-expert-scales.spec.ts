@@ -1,0 +1,104 @@
+/**
+ * "Scan all values" of per-expert tensors as a map, layers × experts (scripts/expert-changes-fixtures.py: the
+ * safetensors library wrote the file, numpy gave the answer): each expert's RMS against the median of the same
+ * tensor of its layer's experts, and the experts all zeros, holding an infinity or copies, read off the canvas under
+ * the pointer cell by cell, listed layer by layer and in the report; over HTTP too.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { downloadReport, FIXTURES_DIR, openApp, ORIGIN_A, uniqueTag, watchPage } from './helpers';
+import { formatValue } from '../src/core/number-format';
+import { expertScaleMapAnswer } from '../src/testing/values-fixtures';
+
+const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
+const { file, map } = expertScaleMapAnswer();
+
+/** numpy's figures of one cell as the pointer readout words them. */
+function cellText(row: number, expert: number): string {
+  const at = row * map.experts + expert;
+  const parts: string[] = [];
+  const ratio = map.ratio[at];
+  if (ratio !== null) {
+    const role = `block_sparse_moe.experts.#.${map.role[at]}.weight`;
+    parts.push(`RMS ${formatValue(ratio)}× the median of its layer's experts (${role}, the farthest of its tensors)`);
+  }
+  const marks = map.marks[at];
+  if (marks & 1) {
+    parts.push('all zeros');
+  }
+  if (marks & 2) {
+    parts.push('holds NaN or ±Inf');
+  }
+  if (marks & 4) {
+    parts.push('holds the same values as another tensor');
+  }
+  return `model.layers.${map.layers[row]}, expert ${expert}: ${parts.join('; ')}`;
+}
+
+for (const remote of [false, true]) {
+  test(`Scan all values maps every expert's scale, layer by layer (${file}${remote ? ', over HTTP' : ''})`, async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    if (remote) {
+      const dir = join(FIXTURES_DIR, 'expert-scales');
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(join(VALUES_DIR, file), join(dir, file));
+      await openApp(
+        page,
+        `?v=1&url=${encodeURIComponent(`${ORIGIN_A}/range/expert-scales/${file}?t=${uniqueTag('scales')}`)}`,
+      );
+      await page.getByRole('button', { name: 'Scan all values' }).click();
+      await page.getByRole('button', { name: /^Download .* and scan$/ }).click();
+    } else {
+      await openApp(page);
+      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
+      await expect(page.getByTestId('file-name')).toHaveText(file);
+      await page.getByRole('button', { name: 'Scan all values' }).click();
+    }
+    const section = page.getByTestId('scan-expert-map');
+    const ratios = map.ratio.filter((ratio): ratio is number => ratio !== null);
+    const outliers = ratios.filter((ratio) => ratio > 10 || ratio < 0.1).length;
+    const farthest = ratios.reduce((far, ratio) => (Math.abs(Math.log(ratio)) > Math.abs(Math.log(far)) ? ratio : far));
+    const count = (bit: number) => map.marks.filter((marks) => marks & bit).length;
+    await expect(section.getByTestId('scan-expert-map-summary')).toHaveText(
+      `${map.layers.length} layers × ${map.experts} experts, ${map.ratio.length} scanned: ${outliers} with an RMS over ` +
+        `10× or under 1/10 of the same tensor's median in their layer (farthest ${formatValue(farthest)}×); ` +
+        `${count(1)} all zeros; ${count(2)} holding NaN or ±Inf; ${count(4)} copies of another tensor.`,
+    );
+    const canvas = section.getByTestId('scan-expert-map-canvas');
+    const [left, top, cell, row] = await Promise.all(
+      ['data-left', 'data-top', 'data-cell', 'data-row'].map(async (name) => Number(await canvas.getAttribute(name))),
+    );
+    for (let r = 0; r < map.layers.length; r++) {
+      for (let expert = 0; expert < map.experts; expert++) {
+        await canvas.hover({ position: { x: left + expert * cell + cell / 2, y: top + r * row + row / 2 } });
+        await expect(section.getByTestId('scan-expert-map-hover')).toHaveText(cellText(r, expert));
+      }
+    }
+    await section.getByText(/^Layers with an expert that stands out/).click();
+    const at = (layer: number, expert: number) => layer * map.experts + expert;
+    await expect(section.getByTestId('scan-expert-map-layers').locator('li')).toHaveText([
+      'model.layers.0: expert 6 holds NaN or ±Inf',
+      `model.layers.1: expert 5 ${formatValue(map.ratio[at(1, 5)] ?? NaN)}× (block_sparse_moe.experts.#.w1.weight)`,
+      `model.layers.2: expert 3 ${formatValue(map.ratio[at(2, 3)] ?? NaN)}× (block_sparse_moe.experts.#.w2.weight); expert 0 all zeros`,
+      'model.layers.3: experts 0, 1, 2, 3, 4, 5, 6 and 7 hold the same values as another tensor',
+    ]);
+    const report = await downloadReport<{
+      valueScan: { expertScaleMap: { marks: number[]; ratio: Array<number | null> } | null };
+    }>(page);
+    const reported = report.valueScan.expertScaleMap;
+    expect(reported?.marks).toEqual(map.marks);
+    expect(reported?.ratio).toHaveLength(map.ratio.length);
+    reported?.ratio.forEach((ratio, cellAt) => {
+      const want = map.ratio[cellAt];
+      if (want === null) {
+        expect(ratio, `cell ${cellAt}`).toBeNull();
+      } else {
+        expect((ratio ?? NaN) / want, `cell ${cellAt}`).toBeCloseTo(1, 9);
+      }
+    });
+    watch.expectClean();
+  });
+}

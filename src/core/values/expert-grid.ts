@@ -1,0 +1,86 @@
+/**
+ * The layout of a mixture of experts as layers × experts, shared by "Compare values"' map of changes
+ * (expert-map.ts) and "Scan all values"' map of scales (expert-scale-map.ts): rows are the numbered layers that hold
+ * experts, each stack of layers apart and in layer order, columns experts 0 to n − 1, and an expert's observations
+ * in one layer (its gate, up and down tensors) merged into one cell. Pure.
+ */
+import { StackLayers, type StackLayer } from './layer-names';
+
+/** A numbered expert's tensor: `….experts.<n>.…`, not a shared expert (`shared_experts.0`). */
+const RE_NUMBERED_EXPERT = /(?:^|\.)experts\.(\d+)\./;
+
+/** Most experts a map spans: past this an index in a name is not an expert count worth a column each. */
+export const MAX_MAP_EXPERTS = 1024;
+
+/** The expert a per-expert tensor belongs to (`mlp.experts.7.down_proj.weight` → 7); null for other tensors. */
+export function numberedExpert(tensor: string): number | null {
+  const match = RE_NUMBERED_EXPERT.exec(tensor);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * A per-expert tensor's expert, and its name with that number as `#` (`mlp.experts.#.down_proj.weight`): the same
+ * tensor of every expert of its layer. Null for other tensors.
+ */
+export function numberedExpertParts(tensor: string): { expert: number; blanked: string } | null {
+  const match = RE_NUMBERED_EXPERT.exec(tensor);
+  if (!match) {
+    return null;
+  }
+  // The match ends with the number and the dot after it.
+  const end = match.index + match[0].length - 1;
+  const start = end - match[1].length;
+  return { expert: Number(match[1]), blanked: `${tensor.slice(0, start)}#${tensor.slice(end)}` };
+}
+
+export interface ExpertGrid<T> {
+  layers: StackLayer[];
+  experts: number;
+  /** Row-major, layers × experts: the merged observations of that expert in that layer; null where there are none. */
+  cells: Array<T | null>;
+  /** Cells with an observation. */
+  filled: number;
+}
+
+/**
+ * The grid of `observations` (tensors outside numbered layers and experts past MAX_MAP_EXPERTS left out), `merge`
+ * folding a second observation of a cell into the first; null when no layer has two experts.
+ */
+export function expertGrid<T>(
+  observations: Iterable<{ tensor: string; expert: number; cell: T }>,
+  merge: (held: T, next: T) => T,
+): ExpertGrid<T> | null {
+  const layered = new StackLayers(() => new Map<number, T>());
+  let experts = 0;
+  // A stack's experts come one after another under one name: its layer is found once.
+  let lastTensor: string | null = null;
+  let row: Map<number, T> | null = null;
+  for (const { tensor, expert, cell } of observations) {
+    if (tensor !== lastTensor) {
+      row = layered.at(tensor);
+      lastTensor = tensor;
+    }
+    if (row === null || expert >= MAX_MAP_EXPERTS) {
+      continue;
+    }
+    const held = row.get(expert);
+    row.set(expert, held === undefined ? cell : merge(held, cell));
+    experts = Math.max(experts, expert + 1);
+  }
+  const layers = layered.inOrder();
+  if (!layers.some(({ slot }) => slot.size >= 2)) {
+    return null;
+  }
+  const cells: Array<T | null> = [];
+  for (const { slot } of layers) {
+    for (let expert = 0; expert < experts; expert++) {
+      cells.push(slot.get(expert) ?? null);
+    }
+  }
+  return {
+    layers: layers.map(({ stack, layer }) => ({ stack, layer })),
+    experts,
+    cells,
+    filled: layers.reduce((sum, { slot }) => sum + slot.size, 0),
+  };
+}
