@@ -31,7 +31,7 @@ function cellText(row: number, expert: number): string {
     parts.push('holds NaN or ±Inf');
   }
   if (marks & 4) {
-    parts.push('holds the same values as another tensor');
+    parts.push('holds the same values as another expert or tensor');
   }
   return `model.layers.${map.layers[row]}, expert ${expert}: ${parts.join('; ')}`;
 }
@@ -65,7 +65,7 @@ for (const remote of [false, true]) {
     await expect(section.getByTestId('scan-expert-map-summary')).toHaveText(
       `${map.layers.length} layers × ${map.experts} experts, ${map.ratio.length} scanned: ${outliers} with an RMS over ` +
         `10× or under 1/10 of the same tensor's median in their layer (farthest ${formatValue(farthest)}×); ` +
-        `${count(1)} all zeros; ${count(2)} holding NaN or ±Inf; ${count(4)} copies of another tensor.`,
+        `${count(1)} all zeros; ${count(2)} holding NaN or ±Inf; ${count(4)} copies of another expert or tensor.`,
     );
     const canvas = section.getByTestId('scan-expert-map-canvas');
     const [left, top, cell, row] = await Promise.all(
@@ -79,12 +79,21 @@ for (const remote of [false, true]) {
     }
     await section.getByText(/^Layers with an expert that stands out/).click();
     const at = (layer: number, expert: number) => layer * map.experts + expert;
-    await expect(section.getByTestId('scan-expert-map-layers').locator('li')).toHaveText([
-      'model.layers.0: expert 6 holds NaN or ±Inf',
-      `model.layers.1: expert 5 ${formatValue(map.ratio[at(1, 5)] ?? NaN)}× (block_sparse_moe.experts.#.w1.weight)`,
-      `model.layers.2: expert 3 ${formatValue(map.ratio[at(2, 3)] ?? NaN)}× (block_sparse_moe.experts.#.w2.weight); expert 0 all zeros`,
-      'model.layers.3: experts 0, 1, 2, 3, 4, 5, 6 and 7 hold the same values as another tensor',
-    ]);
+    const items = section.getByTestId('scan-expert-map-layers').locator('li');
+    await expect(items).toHaveText(
+      [
+        'model.layers.0: expert 6 holds NaN or ±Inf',
+        `model.layers.1: expert 5 ${formatValue(map.ratio[at(1, 5)] ?? NaN)}× (block_sparse_moe.experts.#.w1.weight)`,
+        `model.layers.2: expert 3 ${formatValue(map.ratio[at(2, 3)] ?? NaN)}× (block_sparse_moe.experts.#.w2.weight); expert 0 all zeros`,
+        'model.layers.3: experts 0, 1, 2, 3, 4, 5, 6 and 7 hold the same values as another expert or tensor',
+      ].map((text) => `${text} Show in the table`),
+    );
+    // Each layer's experts that stand out, and one cell clicked, show their tensors in the table (w1 and w2 each).
+    const tensors = 4 * (map.experts * 2 + 1);
+    await items.nth(2).getByRole('button', { name: 'Show in the table' }).click();
+    await expect(page.getByText(`${tensors} tensors · 4 shown`)).toBeVisible();
+    await canvas.click({ position: { x: left + 5 * cell + cell / 2, y: top + row + row / 2 } });
+    await expect(page.getByText(`${tensors} tensors · 2 shown`)).toBeVisible();
     const report = await downloadReport<{
       valueScan: { expertScaleMap: { marks: number[]; ratio: Array<number | null> } | null };
     }>(page);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scannedTensor } from '../../testing/scan-tensors';
-import { EXPERT_MARK, expertScaleMap } from './expert-scale-map';
+import { EXPERT_MARK, expertCellRows, expertScaleMap } from './expert-scale-map';
 import type { ExpertStackFigures } from './expert-stack-scan';
 
 const w = (layer: number, expert: number, proj: string) =>
@@ -88,5 +88,22 @@ describe('expertScaleMap', () => {
       ),
     ).toBeNull();
     expect(expertScaleMap([scannedTensor('experts.0.w'), scannedTensor('experts.1.w')], new Set())).toBeNull();
+  });
+});
+
+describe('expertCellRows', () => {
+  it('finds the rows of the chosen experts’ tensors in one layer, and the stacks there that hold them', () => {
+    const perTensor = [
+      scannedTensor(w(0, 1, 'w1'), { row: 10 }),
+      scannedTensor(w(0, 2, 'w1'), { row: 11 }),
+      scannedTensor(w(1, 1, 'w1'), { row: 12 }),
+      scannedTensor('model.layers.0.block_sparse_moe.gate.weight', { row: 13 }),
+      { ...scannedTensor('model.layers.0.mlp.experts.down_proj', { row: 14 }), experts: stack([1, 1, 1]) },
+      { ...scannedTensor('model.layers.0.mlp.experts.up_proj', { row: 15 }), experts: stack([1, 1]) },
+    ];
+    const layer0 = { stack: 'model.layers.', layer: 0 };
+    expect(expertCellRows(perTensor, layer0, [1])).toEqual([10, 14, 15]);
+    expect(expertCellRows(perTensor, layer0, [2])).toEqual([11, 14]);
+    expect(expertCellRows(perTensor, { stack: 'model.layers.', layer: 1 }, [1, 2])).toEqual([12]);
   });
 });

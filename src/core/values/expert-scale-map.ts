@@ -194,3 +194,31 @@ export function expertScaleMap(perTensor: readonly ScanTensor[], copies: Readonl
     farthest,
   };
 }
+
+/**
+ * The table rows of the scanned tensors behind cells of one layer: each expert's per-expert tensors there, and the
+ * stacks there that hold it.
+ */
+export function expertCellRows(
+  perTensor: readonly ScanTensor[],
+  { stack, layer }: StackLayer,
+  experts: readonly number[],
+): number[] {
+  const wanted = new Set(experts);
+  const rows: number[] = [];
+  for (const entry of perTensor) {
+    const parts = layerParts(entry.tensor);
+    if (parts === null || parts.prefix !== stack || parts.layer !== layer) {
+      continue;
+    }
+    const inStack = entry.experts?.experts;
+    const holds =
+      inStack !== undefined
+        ? experts.some((expert) => expert < inStack)
+        : wanted.has(numberedExpertParts(entry.tensor)?.expert ?? -1);
+    if (holds) {
+      rows.push(entry.row);
+    }
+  }
+  return rows;
+}

@@ -113,6 +113,7 @@ export function ExpertGridCanvas({
   idleText,
   label,
   testId,
+  onCellClick,
 }: {
   grid: GridShape;
   /** CSS colours (`var(--accent)`), resolved by the browser: the theme's are light-dark() pairs a canvas cannot read. */
@@ -124,6 +125,8 @@ export function ExpertGridCanvas({
   label: string;
   /** `<testId>-canvas`, `<testId>-hover`, `<testId>-legend`. */
   testId: string;
+  /** A click on a cell; without it the cells are not clickable. */
+  onCellClick?: (row: number, expert: number) => void;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const probes = useRef<Array<HTMLSpanElement | null>>([]);
@@ -139,14 +142,24 @@ export function ExpertGridCanvas({
       draw(canvas.current, grid, layoutOf(grid), resolved, paint);
     }
   }, [grid, colours, paint, theme]);
-  const onMove = (event: MouseEvent<HTMLCanvasElement>) => {
+  /** The cell under the pointer, or null. */
+  const cellAt = (event: MouseEvent<HTMLCanvasElement>): { row: number; expert: number } | null => {
     // The canvas shrinks with a narrow page (max-width: 100%), so the pointer is scaled back to the drawn layout.
     const box = event.currentTarget.getBoundingClientRect();
     const scale = box.width > 0 ? layout.width / box.width : 1;
     const expert = Math.floor(((event.clientX - box.left) * scale - LEFT_PX) / layout.cell);
     const row = Math.floor(((event.clientY - box.top) * scale - TOP_PX) / layout.row);
-    const inside = expert >= 0 && expert < grid.experts && row >= 0 && row < grid.layers.length;
-    setHover(inside ? cellText(row, expert) : null);
+    return expert >= 0 && expert < grid.experts && row >= 0 && row < grid.layers.length ? { row, expert } : null;
+  };
+  const onMove = (event: MouseEvent<HTMLCanvasElement>) => {
+    const cell = cellAt(event);
+    setHover(cell ? cellText(cell.row, cell.expert) : null);
+  };
+  const onClick = (event: MouseEvent<HTMLCanvasElement>) => {
+    const cell = cellAt(event);
+    if (cell && onCellClick) {
+      onCellClick(cell.row, cell.expert);
+    }
   };
   return (
     <>
@@ -163,7 +176,7 @@ export function ExpertGridCanvas({
       <canvas
         ref={canvas}
         className="expert-map-canvas"
-        style={{ width: layout.width }}
+        style={{ width: layout.width, cursor: onCellClick ? 'pointer' : undefined }}
         role="img"
         aria-label={label}
         data-testid={`${testId}-canvas`}
@@ -172,6 +185,7 @@ export function ExpertGridCanvas({
         data-cell={layout.cell}
         data-row={layout.row}
         onMouseMove={onMove}
+        onClick={onClick}
         onMouseLeave={() => setHover(null)}
       />
       <ul className="expert-map-legend" data-testid={`${testId}-legend`}>
@@ -182,7 +196,7 @@ export function ExpertGridCanvas({
           </li>
         ))}
       </ul>
-      <p className="values-note" data-testid={`${testId}-hover`}>
+      <p className="values-note expert-map-readout" data-testid={`${testId}-hover`}>
         {hover ?? idleText}
       </p>
     </>

@@ -14,7 +14,7 @@ const MIN_ALPHA = 0.45;
 const COLOURS = ['var(--accent)', 'var(--muted)'];
 const [CHANGED, SAME] = [0, 1];
 const LEGEND = [
-  { colour: CHANGED, label: 'changed (darker: larger relative L2)' },
+  { colour: CHANGED, label: 'changed (stronger colour: larger relative L2)' },
   { colour: SAME, label: 'every value the same' },
 ];
 

@@ -2,10 +2,12 @@
  * The scan's map of expert scales (core/values/expert-scale-map.ts): one cell per expert of each layer, warm where
  * its RMS is above the median of the same tensor of its layer's experts and cool where below, deeper the farther
  * (full at EXPERT_RMS_FACTOR× or its reciprocal), in its own colour where it is all zeros, holds NaN or ±Inf, or
- * holds the same values as another tensor; the layers that stand out listed as text to copy.
+ * holds the same values as another expert or tensor; the layers that stand out listed as text to copy.
  */
 import { useCallback, useMemo } from 'react';
-import { EXPERT_MARK, type ExpertScaleMap } from '../../core/values/expert-scale-map';
+import { EXPERT_MARK, expertCellRows, type ExpertScaleMap } from '../../core/values/expert-scale-map';
+import type { ScanTensor } from '../../core/values/value-scan';
+import { useAppStore } from '../../state/store';
 import { EXPERT_RMS_FACTOR } from '../../core/values/expert-stack-scan';
 import { ExpertGridCanvas, type CellPaint } from './ExpertGridCanvas';
 import { expertScaleCellText, expertScaleSummary, layersStandingOut } from './expert-scale-text';
@@ -20,7 +22,7 @@ const LEGEND = [
   { colour: BELOW, label: `below (full at 1/${EXPERT_RMS_FACTOR})` },
   { colour: ZEROS, label: 'all zeros' },
   { colour: NON_FINITE, label: 'NaN or ±Inf' },
-  { colour: COPY, label: 'a copy of another tensor' },
+  { colour: COPY, label: 'a copy of another expert or tensor' },
 ];
 
 /** Where a ratio falls between the median (0) and EXPERT_RMS_FACTOR× either way (1). */
@@ -28,7 +30,16 @@ function depth(ratio: number): number {
   return Math.min(1, Math.abs(Math.log(ratio)) / Math.log(EXPERT_RMS_FACTOR));
 }
 
-export function ExpertScaleMapView({ map }: { map: ExpertScaleMap }) {
+export function ExpertScaleMapView({ map, perTensor }: { map: ExpertScaleMap; perTensor: readonly ScanTensor[] }) {
+  const showRows = useAppStore((state) => state.showRows);
+  const show = useCallback(
+    (row: number, experts: number[]) => {
+      const { stack, layer } = map.layers[row];
+      const which = experts.length === 1 ? `expert ${experts[0]}` : `${experts.length} experts`;
+      showRows(`scan: ${which} of ${stack}${layer}`, expertCellRows(perTensor, map.layers[row], experts));
+    },
+    [map, perTensor, showRows],
+  );
   const paint = useCallback(
     (at: number): CellPaint | null => {
       const marks = map.marks[at];
@@ -65,17 +76,21 @@ export function ExpertScaleMapView({ map }: { map: ExpertScaleMap }) {
         legend={LEGEND}
         paint={paint}
         cellText={cellText}
-        idleText="Rows are layers, columns experts; each cell the expert's RMS against the median of the same tensor of its layer's experts, the farthest of its tensors. Point at a cell for its figures."
+        idleText="Rows are layers, columns experts. Point at a cell for its figures; click it to show its tensors in the table."
         label={`${summary} Each cell is one expert of one layer.`}
         testId="scan-expert-map"
+        onCellClick={(row, expert) => show(row, [expert])}
       />
       {standing.length > 0 && (
         <details data-testid="scan-expert-map-layers">
           <summary>Layers with an expert that stands out ({standing.length})</summary>
           <ul className="values-scan-list">
-            {standing.map(({ layer, text }) => (
+            {standing.map(({ row, layer, experts, text }) => (
               <li key={layer}>
-                <span className="mono">{layer}</span>: {text}
+                <span className="mono">{layer}</span>: {text}{' '}
+                <button type="button" className="link-button" onClick={() => show(row, experts)}>
+                  Show in the table
+                </button>
               </li>
             ))}
           </ul>

@@ -146,7 +146,7 @@ function ScanResult({ scan, result }: { scan: ValueScan; result: LoadResult }) {
       <ZeroUpFactors scan={scan} />
       {scan.loraUpdates && <LoraUpdatesCard updates={scan.loraUpdates} />}
       <ScanLayers perTensor={scan.perTensor} />
-      {scan.expertScaleMap && <ExpertScaleMapView map={scan.expertScaleMap} />}
+      {scan.expertScaleMap && <ExpertScaleMapView map={scan.expertScaleMap} perTensor={scan.perTensor} />}
       <div className="values-scan-lists">
         <TensorList
           title="NaN"

@@ -24,7 +24,7 @@ const map = (fields: Partial<ExpertScaleMap> = {}): ExpertScaleMap => ({
 describe('the scan’s map of expert scales, in words', () => {
   it('sums up what stands out, or how close the experts are', () => {
     expect(expertScaleSummary(map())).toBe(
-      "2 layers × 3 experts, 6 scanned: 1 with an RMS over 10× or under 1/10 of the same tensor's median in their layer (farthest 20.5×); 1 all zeros; 1 a copy of another tensor.",
+      "2 layers × 3 experts, 6 scanned: 1 with an RMS over 10× or under 1/10 of the same tensor's median in their layer (farthest 20.5×); 1 all zeros; 1 a copy of another expert or tensor.",
     );
     expect(
       expertScaleSummary(
@@ -43,7 +43,7 @@ describe('the scan’s map of expert scales, in words', () => {
       "model.layers.1, expert 2: RMS 20.5× the median of its layer's experts (mlp.experts.#.w2.weight, the farthest of its tensors)",
     );
     expect(expertScaleCellText(map(), 1, 1)).toBe(
-      'model.layers.1, expert 1: all zeros; holds the same values as another tensor',
+      'model.layers.1, expert 1: all zeros; holds the same values as another expert or tensor',
     );
     expect(expertScaleCellText(map({ marks: [null, 0, 0, 0, 0, 0] }), 0, 0)).toBe(
       'model.layers.0, expert 0: not scanned',
@@ -53,8 +53,10 @@ describe('the scan’s map of expert scales, in words', () => {
   it('lists only the layers with an expert that stands out', () => {
     expect(layersStandingOut(map())).toEqual([
       {
+        row: 1,
         layer: 'model.layers.1',
-        text: 'expert 2 20.5× (mlp.experts.#.w2.weight); expert 1 all zeros; expert 1 holds the same values as another tensor',
+        experts: [1, 2],
+        text: 'expert 2 20.5× (mlp.experts.#.w2.weight); expert 1 all zeros; expert 1 holds the same values as another expert or tensor',
       },
     ]);
   });

@@ -19,7 +19,7 @@ function times(ratio: number): string {
 
 /**
  * `4 layers × 8 experts, 32 scanned: 2 with an RMS over 10× or under 1/10 of the same tensor's median in their
- * layer (farthest 20.1×); 1 all zeros; 1 holding NaN or ±Inf; 8 copies of another tensor.`, or, when none stands
+ * layer (farthest 20.1×); 1 all zeros; 1 holding NaN or ±Inf; 8 copies of another expert or tensor.`, or, when none stands
  * out, how close the experts are.
  */
 export function expertScaleSummary(map: ExpertScaleMap): string {
@@ -37,7 +37,9 @@ export function expertScaleSummary(map: ExpertScaleMap): string {
     parts.push(`${groupDigits(map.nonFiniteCells)} holding NaN or ±Inf`);
   }
   if (map.copyCells > 0) {
-    parts.push(`${groupDigits(map.copyCells)} ${map.copyCells === 1 ? 'a copy' : 'copies'} of another tensor`);
+    parts.push(
+      `${groupDigits(map.copyCells)} ${map.copyCells === 1 ? 'a copy' : 'copies'} of another expert or tensor`,
+    );
   }
   if (parts.length > 0) {
     return `${head}: ${parts.join('; ')}.`;
@@ -72,19 +74,28 @@ export function expertScaleCellText(map: ExpertScaleMap, row: number, expert: nu
     parts.push('holds NaN or ±Inf');
   }
   if (marks & EXPERT_MARK.copy) {
-    parts.push('holds the same values as another tensor');
+    parts.push('holds the same values as another expert or tensor');
   }
   return `${where}: ${parts.length > 0 ? parts.join('; ') : 'no median to compare with (fewer than three experts of its tensor hold values)'}`;
 }
 
+/** A layer with an expert that stands out: its row, those experts, and what they show in words. */
+export interface LayerStandingOut {
+  row: number;
+  layer: string;
+  experts: number[];
+  text: string;
+}
+
 /** The layers with an expert that stands out, each in words: `expert 5 20.1× (…w1.weight); expert 0 all zeros`. */
-export function layersStandingOut(map: ExpertScaleMap): Array<{ layer: string; text: string }> {
-  const out: Array<{ layer: string; text: string }> = [];
+export function layersStandingOut(map: ExpertScaleMap): LayerStandingOut[] {
+  const out: LayerStandingOut[] = [];
   map.layers.forEach(({ stack, layer }, row) => {
     const cells = Array.from({ length: map.experts }, (_, expert) => ({ expert, at: row * map.experts + expert }));
-    const parts = cells
-      .filter(({ at }) => outlying(map.ratio[at]))
-      .map(({ expert, at }) => `expert ${expert} ${times(map.ratio[at] as number)} (${map.roles[map.roleOf[at]]})`);
+    const outliers = cells.filter(({ at }) => outlying(map.ratio[at]));
+    const parts = outliers.map(
+      ({ expert, at }) => `expert ${expert} ${times(map.ratio[at] as number)} (${map.roles[map.roleOf[at]]})`,
+    );
     const marked = (mark: number) => cells.filter(({ at }) => ((map.marks[at] ?? 0) & mark) !== 0).map((c) => c.expert);
     const [zeros, nonFinite, copies] = [
       marked(EXPERT_MARK.zeros),
@@ -98,10 +109,13 @@ export function layersStandingOut(map: ExpertScaleMap): Array<{ layer: string; t
       parts.push(`${expertsText(nonFinite)} ${nonFinite.length === 1 ? 'holds' : 'hold'} NaN or ±Inf`);
     }
     if (copies.length > 0) {
-      parts.push(`${expertsText(copies)} ${copies.length === 1 ? 'holds' : 'hold'} the same values as another tensor`);
+      parts.push(
+        `${expertsText(copies)} ${copies.length === 1 ? 'holds' : 'hold'} the same values as another expert or tensor`,
+      );
     }
     if (parts.length > 0) {
-      out.push({ layer: `${stack}${layer}`, text: parts.join('; ') });
+      const experts = [...new Set([...outliers.map((cell) => cell.expert), ...zeros, ...nonFinite, ...copies])];
+      out.push({ row, layer: `${stack}${layer}`, experts: experts.sort((a, b) => a - b), text: parts.join('; ') });
     }
   });
   return out;
