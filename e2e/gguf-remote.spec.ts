@@ -16,8 +16,15 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { GGML, buildGguf, str, strings, u32, type GgufTestValue } from '../src/testing/build-gguf';
-import { GGUF_HUB_MODEL, ggufHubRepoFiles } from '../src/testing/gguf-hub-repo';
+import { GGML, buildGguf, str, strings, testTensorBytes, u32, type GgufTestValue } from '../src/testing/build-gguf';
+import {
+  GGUF_HUB_MODEL,
+  GGUF_MOE_HUB_MODEL,
+  ggufHubRepoFiles,
+  ggufMoeHubRepoFiles,
+} from '../src/testing/gguf-hub-repo';
+import { GPUS } from '../src/core/analysis/memory/estimate';
+import { formatGiB } from '../src/features/memory/format-memory';
 import { startBenchServer, type BenchServer } from '../scripts/bench-remote-servers';
 import { groupDigits } from '../src/core/number-format';
 import { FIXTURES_DIR, openApp, ORIGIN_A, statValue, watchPage } from './helpers';
@@ -75,6 +82,62 @@ test.describe('a Hub repository of GGUF files', () => {
     await expect(row('Q8_0')).toContainText('open');
     // The context chosen stays with the list across the switch.
     await expect(list.getByRole('button', { name: '128k' })).toHaveAttribute('aria-pressed', 'true');
+    watch.expectClean();
+  });
+});
+
+test.describe('a Hub repository of mixture-of-experts GGUF quants', () => {
+  const MOE_REPO = 'qwen3-30b-a3b-gguf';
+  const files = ggufMoeHubRepoFiles();
+
+  test.beforeAll(() => {
+    for (const file of files) {
+      writeSparse(path.join(FIXTURES_DIR, 'hub', HUB_ORG, MOE_REPO, file.path), file.head, file.size);
+    }
+  });
+
+  test('offers a quant that does not fit whole the --n-cpu-moe that makes it fit', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await openUrl(page, `${ORIGIN_A}/hub/api/models/${HUB_ORG}/${MOE_REPO}/tree/main`);
+    await expect(page.getByTestId('file-name')).toHaveText(`${GGUF_MOE_HUB_MODEL}-Q4_K_M.gguf`);
+    const list = page.getByTestId('gguf-repo-files');
+    const gpu = GPUS[0];
+    await expect(list).toContainText(
+      `2 quants, 1 fit RTX 4090 / L4 / A10 at ${groupDigits(4096)} tokens, 1 more with experts in RAM`,
+    );
+    // Each layer's share of a file in its routed experts, from the open Q4_K_M's own tensor bytes; Q8_0 is taken to
+    // keep that share. What Q8_0 needs whole is the row's own exact figure (its title).
+    const [q4, q8] = files;
+    const bytesOf = (tensors: typeof q4.tensors, match: (name: string) => boolean) =>
+      tensors.filter((t) => match(t.name)).reduce((sum, t) => sum + testTensorBytes(t.type, t.ne), 0);
+    const expertsIn = (tensors: typeof q4.tensors, layer: number) =>
+      bytesOf(tensors, (name) => name.startsWith(`blk.${layer}.`) && name.includes('_exps.'));
+    const total = bytesOf(q4.tensors, () => true);
+    const fitCell = list.locator('tr[data-quant="Q8_0"]').getByTestId('gguf-fit');
+    const needed = Number(((await fitCell.getAttribute('title')) ?? '').split(' B needed')[0].replace(/\D/g, ''));
+    expect(needed).toBeGreaterThan(gpu.capacityBytes);
+    const layersFor = (experts: (layer: number) => number) => {
+      let moved = 0;
+      for (let layer = 0; layer < 48; layer++) {
+        moved += experts(layer);
+        if (needed - moved <= gpu.capacityBytes) {
+          return { layers: layer + 1, moved };
+        }
+      }
+      return null;
+    };
+    const estimate = layersFor((layer) => (q8.size * expertsIn(q4.tensors, layer)) / total);
+    // Q8_0's own expert bytes (not read by the app: its header is never fetched) put the answer within a layer.
+    const exact = layersFor((layer) => expertsIn(q8.tensors, layer));
+    expect(estimate).not.toBeNull();
+    expect(Math.abs((estimate?.layers ?? 0) - (exact?.layers ?? 0))).toBeLessThanOrEqual(1);
+    await expect(fitCell.getByTestId('gguf-fit-cpu-moe')).toHaveText(
+      `; fits with --n-cpu-moe ${estimate?.layers}: ≈ ${formatGiB(estimate?.moved ?? 0)} of experts in RAM, ` +
+        `${formatGiB(gpu.capacityBytes - needed + (estimate?.moved ?? 0))} spare`,
+    );
+    await expect(list.locator('tr[data-quant="Q4_K_M"]').getByTestId('gguf-fit-cpu-moe')).toHaveCount(0);
+    await expect(page.getByTestId('gguf-fit-basis')).toContainText('--n-cpu-moe would keep in RAM');
     watch.expectClean();
   });
 });

@@ -5,7 +5,8 @@
  * a sparse data region of the real size, so the listing shows real sizes (4.9, 8.5 and 16 GB) and costs no disk.
  */
 import { GGML, buildGguf, str, testTensorBytes, u32, type GgufTestTensor, type GgufTestValue } from './build-gguf';
-import { llama31_8bQ4KM } from './gguf-models';
+import type { GgufMetadata, GgufTensorSummary } from '../core/analysis/memory/gguf-inputs';
+import { llama31_8bQ4KM, qwen3_30bA3b } from './gguf-models';
 
 const ALIGNMENT = 32;
 export const GGUF_HUB_MODEL = 'Meta-Llama-3.1-8B-Instruct';
@@ -26,8 +27,10 @@ type Quant = 'Q4_K_M' | 'Q8_0' | 'BF16';
 /** llama.cpp `llama_ftype` of each quant (`general.file_type`). */
 const FILE_TYPES: Readonly<Record<Quant, number>> = { Q4_K_M: 15, Q8_0: 7, BF16: 32 };
 
-function tensorsOf(quant: Quant): GgufTestTensor[] {
-  return llama31_8bQ4KM().tensors.map((tensor) => {
+type Model = () => { metadata: GgufMetadata; tensors: GgufTensorSummary[] };
+
+function tensorsOf(quant: Quant, model: Model = llama31_8bQ4KM): GgufTestTensor[] {
+  return model().tensors.map((tensor) => {
     const matrix = tensor.shape.length > 1;
     const type =
       !matrix || quant === 'Q4_K_M'
@@ -39,9 +42,9 @@ function tensorsOf(quant: Quant): GgufTestTensor[] {
   });
 }
 
-function metadataKvs(quant: Quant): Array<[string, GgufTestValue]> {
+function metadataKvs(quant: Quant, model: Model = llama31_8bQ4KM): Array<[string, GgufTestValue]> {
   const kvs: Array<[string, GgufTestValue]> = [];
-  for (const [key, value] of llama31_8bQ4KM().metadata) {
+  for (const [key, value] of model().metadata) {
     if (key === 'general.file_type') {
       kvs.push([key, u32(FILE_TYPES[quant])]);
     } else if (typeof value === 'string') {
@@ -85,4 +88,20 @@ export function ggufHubRepoFiles(): GgufHubFile[] {
     );
   });
   return files;
+}
+
+export const GGUF_MOE_HUB_MODEL = 'Qwen3-30B-A3B';
+
+/**
+ * A repository of Qwen3-30B-A3B quants (gguf-models.ts): its Q4_K_M mix and Q8_0, each a header and a sparse data
+ * region of the real size, with each file's tensors for a test to count its routed expert bytes.
+ */
+export function ggufMoeHubRepoFiles(): Array<GgufHubFile & { tensors: GgufTestTensor[] }> {
+  return (['Q4_K_M', 'Q8_0'] as const).map((quant) => {
+    const tensors = tensorsOf(quant, qwen3_30bA3b);
+    return {
+      ...fileOf(`${GGUF_MOE_HUB_MODEL}-${quant}.gguf`, metadataKvs(quant, qwen3_30bA3b), tensors),
+      tensors,
+    };
+  });
 }

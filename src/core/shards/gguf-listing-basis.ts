@@ -31,6 +31,11 @@ export interface GgufListingBasis {
   costAt: ((contextTokens: number) => GgufListingCost) | null;
   /** What the fit adds up, in words. */
   costSource: string;
+  /**
+   * A mixture of experts: per layer, the share of the open file's tensor bytes in its routed experts (what
+   * `--n-cpu-moe` keeps in RAM, llama.cpp's `ffn_*_exps`); null for a dense model or a non-GGUF one.
+   */
+  expertShares: number[] | null;
 }
 
 /** The basis from the open model: a GGUF's own header, else the open model's header and memory section. */
@@ -44,6 +49,7 @@ export function ggufListingBasis(
     const blocks = new GgufKeys(gguf.metadata).blockCount();
     const params = header?.gguf ? totalElements(header) : null;
     return {
+      expertShares: blocks === null ? null : expertSharesOf(gguf.metadata, gguf.tensors, blocks),
       params,
       paramsSource: params !== null ? `the header of ${openName}` : null,
       costAt:
@@ -69,6 +75,7 @@ export function ggufListingBasis(
   const paramsSource = params === null ? null : `the header of ${openName}`;
   if (!memory?.kv) {
     return {
+      expertShares: null,
       params,
       paramsSource,
       costAt: null,
@@ -76,6 +83,7 @@ export function ggufListingBasis(
     };
   }
   return {
+    expertShares: null,
     params,
     paramsSource,
     costAt: (contextTokens) => {
@@ -84,6 +92,25 @@ export function ggufListingBasis(
     },
     costSource: `file + f16 KV cache from the attention layout of ${openName} (${memory.config}); compute buffers not counted`,
   };
+}
+
+/** Each layer's routed expert bytes over the file's tensor bytes; null when no layer has any. */
+function expertSharesOf(
+  metadata: Parameters<typeof estimateGgufMemory>[0],
+  tensors: Parameters<typeof estimateGgufMemory>[1],
+  blocks: number,
+): number[] | null {
+  // The split of the weights does not depend on the context or the cache: any setting gives the same layers.
+  const estimate = estimateGgufMemory(metadata, tensors, {
+    contextTokens: 1,
+    cacheTypeK: 'f16',
+    cacheTypeV: 'f16',
+    gpuLayers: blocks + 1,
+  });
+  if (!estimate || estimate.expertsBytes === 0 || estimate.weightsBytes === 0) {
+    return null;
+  }
+  return estimate.layers.map((layer) => layer.expertsBytes / estimate.weightsBytes);
 }
 
 function totalElements(header: ParsedHeader): number | null {

@@ -108,6 +108,8 @@ describe('GGUF rows of a Hub listing', () => {
       kvBytes: GiB,
       neededBytes: Q4_K_M + GiB,
       spareBytes: 8 * GiB - Q4_K_M - GiB,
+      cpuMoe: null,
+      cpuMoeNeededBytes: null,
     });
     expect(rows.find((row) => row.label === 'Q8_0')?.fit?.fits).toBe(false);
     // Q8_0 is 7.95 GiB: on a 10 GiB GPU it fits at 8192 tokens (+1 GiB), not at 32768 (+4 GiB), where Q4_K_M does.
@@ -120,6 +122,40 @@ describe('GGUF rows of a Hub listing', () => {
     expect(rows.find((row) => row.label === 'BF16')?.fit).toBeNull();
     expect(rows.find((row) => row.kind === 'mmproj')?.fit).toBeNull();
     expect(ggufQuantRows(listing)[0].fit).toBeNull();
+  });
+
+  it('a mixture of experts that does not fit whole: the fewest first layers whose experts in RAM make it fit', () => {
+    // Four layers, each with a tenth of the file in routed experts but layer 0 (dense, as DeepSeek's first layers).
+    const expertShares = [0, 0.1, 0.1, 0.1];
+    const moe: RepoFile[] = [
+      { path: 'MoE-Q4_K_M.gguf', size: 10 * GiB },
+      { path: 'MoE-Q8_0.gguf', size: 20 * GiB },
+    ];
+    const at = (gpuBytes: number) =>
+      ggufQuantRows(moe, { gpuBytes, contextTokens: 1, kvBytes: () => GiB, overheadBytes: GiB, expertShares });
+    // Q8_0 needs 22 GiB; on 19 GiB, layers 0–2 move 0 + 2 + 2 GiB (4 ≥ 3): --n-cpu-moe 3, 1 GiB spare.
+    expect(at(19 * GiB).find((row) => row.label === 'Q8_0')?.fit).toEqual({
+      fits: false,
+      neededBytes: 22 * GiB,
+      kvBytes: GiB,
+      spareBytes: -3 * GiB,
+      cpuMoe: { layers: 3, all: false, ramBytes: 4 * GiB, spareBytes: GiB },
+      cpuMoeNeededBytes: null,
+    });
+    // On 16 GiB every layer's experts (6 GiB) must go: --cpu-moe, exactly full.
+    expect(at(16 * GiB).find((row) => row.label === 'Q8_0')?.fit?.cpuMoe).toEqual({
+      layers: 4,
+      all: true,
+      ramBytes: 6 * GiB,
+      spareBytes: 0,
+    });
+    // On 15 GiB nothing does: even --cpu-moe needs 16 GiB. Q4_K_M (12 GiB) fits whole, so is offered nothing.
+    const small = at(15 * GiB);
+    expect(small.find((row) => row.label === 'Q8_0')?.fit).toMatchObject({ cpuMoe: null, cpuMoeNeededBytes: 16 * GiB });
+    expect(small.find((row) => row.label === 'Q4_K_M')?.fit).toMatchObject({ fits: true, cpuMoe: null });
+    // A dense model (no shares) is offered nothing either way.
+    const dense = ggufQuantRows(moe, { gpuBytes: 15 * GiB, contextTokens: 1, kvBytes: () => GiB });
+    expect(dense.find((row) => row.label === 'Q8_0')?.fit).toMatchObject({ cpuMoe: null, cpuMoeNeededBytes: null });
   });
 
   it('a LoRA adapter is its own kind, with no bits per weight or fit, and what a repository of adapters opens', () => {

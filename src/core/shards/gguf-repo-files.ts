@@ -94,6 +94,14 @@ export interface GgufFit {
   kvBytes: number;
   /** GPU bytes left after loading (negative when it does not fit). */
   spareBytes: number;
+  /**
+   * A mixture of experts that does not fit whole but would with the routed experts of its first `layers` layers in
+   * RAM (`--n-cpu-moe layers`; `all`: every layer, `--cpu-moe`), its expert bytes estimated from the open model's
+   * share per layer (GgufListingOptions.expertShares); null when it fits whole, is no MoE, or fits no way.
+   */
+  cpuMoe: { layers: number; all: boolean; ramBytes: number; spareBytes: number } | null;
+  /** A mixture of experts that fits no way: the GPU bytes it needs with every routed expert in RAM. */
+  cpuMoeNeededBytes: number | null;
 }
 
 export interface GgufListingOptions {
@@ -106,6 +114,12 @@ export interface GgufListingOptions {
   kvBytes?: (contextTokens: number) => number;
   /** Runtime overhead the caller wants counted (CUDA context, compute buffers), bytes; 0 when absent. */
   overheadBytes?: number;
+  /**
+   * A mixture of experts: per layer, the share of a file's bytes in its routed experts, from the open model
+   * (gguf-listing-basis.ts). Every quant is taken to keep that share, an estimate: a quant mix that gives the
+   * experts fewer bits than the rest (Unsloth's dynamic quants) puts less of its file there.
+   */
+  expertShares?: readonly number[] | null;
 }
 
 /** The quant label in a file name (the last one, so a base model name like `Q2-Chat` loses to the suffix). */
@@ -181,7 +195,30 @@ function fitOf(bytes: number | null, options: GgufListingOptions): GgufFit | nul
   }
   const kvBytes = options.kvBytes(options.contextTokens ?? 0);
   const neededBytes = bytes + kvBytes + (options.overheadBytes ?? 0);
-  return { fits: neededBytes <= options.gpuBytes, neededBytes, kvBytes, spareBytes: options.gpuBytes - neededBytes };
+  const fits = neededBytes <= options.gpuBytes;
+  const fit: GgufFit = {
+    fits,
+    neededBytes,
+    kvBytes,
+    spareBytes: options.gpuBytes - neededBytes,
+    cpuMoe: null,
+    cpuMoeNeededBytes: null,
+  };
+  const shares = options.expertShares;
+  if (fits || !shares || shares.length === 0) {
+    return fit;
+  }
+  // The fewest first layers whose experts, moved to RAM, leave the rest within the GPU.
+  let ramBytes = 0;
+  for (let layers = 1; layers <= shares.length; layers++) {
+    ramBytes += bytes * shares[layers - 1];
+    const left = neededBytes - ramBytes;
+    if (left <= options.gpuBytes) {
+      const all = layers === shares.length;
+      return { ...fit, cpuMoe: { layers, all, ramBytes, spareBytes: options.gpuBytes - left } };
+    }
+  }
+  return { ...fit, cpuMoeNeededBytes: neededBytes - ramBytes };
 }
 
 /** One row per GGUF file or split set, models first by size, then projectors and imatrix files. */

@@ -38,15 +38,17 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
         params: basis.params,
         gpuBytes: fitTarget.gpuBytes,
         contextTokens: fitTarget.contextTokens,
+        expertShares: basis.expertShares,
         ...(cost && { kvBytes: () => cost.kvBytes, overheadBytes: cost.overheadBytes }),
       }),
-    [repo.ggufFiles, basis.params, fitTarget, cost],
+    [repo.ggufFiles, basis.params, basis.expertShares, fitTarget, cost],
   );
   if (rows.length === 0) {
     return null;
   }
   const models = rows.filter((row) => row.kind === 'model');
   const fitting = models.filter((row) => row.fit?.fits).length;
+  const withCpuMoe = models.filter((row) => row.fit?.cpuMoe).length;
   const openPath = result.choices?.selected;
   const gpuShort = fitTarget.gpuName.replace(/ \(.*\)$/, '');
   const contextText = `${groupDigits(fitTarget.contextTokens)} tokens`;
@@ -56,6 +58,7 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
         GGUF files in <strong>{repo.display}</strong>:{' '}
         {models.length > 0 ? plural(models.length, 'quant') : plural(rows.length, 'file')}
         {cost && models.length > 0 && `, ${groupDigits(fitting)} fit ${gpuShort} at ${contextText}`}
+        {cost && withCpuMoe > 0 && `, ${groupDigits(withCpuMoe)} more with experts in RAM (--n-cpu-moe)`}
       </summary>
       {/* A repository of adapters or projectors only: no model to fit on a GPU. */}
       {models.length > 0 && (
@@ -116,6 +119,8 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
             {cost
               ? `: KV cache ${formatGiB(cost.kvBytes)} at ${contextText}${cost.overheadBytes > 0 ? `, compute buffers ${formatGiB(cost.overheadBytes)}` : ''}.`
               : '.'}
+            {basis.expertShares &&
+              ` A mixture of experts that does not fit whole is offered the fewest layers whose routed experts (ffn_*_exps) llama.cpp's --n-cpu-moe would keep in RAM, each quant taken to hold its experts in the same share of its file as the open one (≈; the Memory tab gives the open quant's exact split).`}
           </p>
         </>
       )}
@@ -212,11 +217,20 @@ function FitCell({ row, gpuBytes }: { row: GgufQuantRow; gpuBytes: number }) {
   }
   const { fit } = row;
   const title = `${exactBytes(fit.neededBytes)} needed (file + ${exactBytes(fit.kvBytes)} KV cache${fit.neededBytes - fit.kvBytes - (row.bytes ?? 0) > 0 ? ' + compute buffers' : ''}) of ${exactBytes(gpuBytes)}`;
+  const { cpuMoe } = fit;
   return (
     <td className={fit.fits ? 'gguf-fits' : 'gguf-no-fit'} title={title} data-testid="gguf-fit">
       {fit.fits
         ? `✔ fits, ${formatGiB(fit.spareBytes)} spare`
         : `✖ needs ${formatGiB(fit.neededBytes)} of ${formatGiB(gpuBytes)}`}
+      {cpuMoe && (
+        <span className="gguf-fit-cpu-moe" data-testid="gguf-fit-cpu-moe">
+          {`; fits with ${cpuMoe.all ? '--cpu-moe' : `--n-cpu-moe ${cpuMoe.layers}`}: ≈ ${formatGiB(cpuMoe.ramBytes)} of experts in RAM, ${formatGiB(cpuMoe.spareBytes)} spare`}
+        </span>
+      )}
+      {fit.cpuMoeNeededBytes !== null && (
+        <span data-testid="gguf-fit-cpu-moe">{`; even --cpu-moe needs ≈ ${formatGiB(fit.cpuMoeNeededBytes)}`}</span>
+      )}
     </td>
   );
 }

@@ -25,6 +25,13 @@ const LEGEND = [
   { colour: COPY, label: 'a copy of another expert or tensor' },
 ];
 
+/** A mark outranks a scale: NaN first (it poisons every sum), then zeros, then a copy. */
+const MARK_COLOURS: ReadonlyArray<readonly [number, number]> = [
+  [EXPERT_MARK.nonFinite, NON_FINITE],
+  [EXPERT_MARK.zeros, ZEROS],
+  [EXPERT_MARK.copy, COPY],
+];
+
 /** Where a ratio falls between the median (0) and EXPERT_RMS_FACTOR× either way (1). */
 function depth(ratio: number): number {
   return Math.min(1, Math.abs(Math.log(ratio)) / Math.log(EXPERT_RMS_FACTOR));
@@ -46,12 +53,7 @@ export function ExpertScaleMapView({ map, perTensor }: { map: ExpertScaleMap; pe
       if (marks === null) {
         return null;
       }
-      // A mark outranks a scale: NaN first (it poisons every sum), then zeros, then a copy.
-      const marked = [
-        [EXPERT_MARK.nonFinite, NON_FINITE],
-        [EXPERT_MARK.zeros, ZEROS],
-        [EXPERT_MARK.copy, COPY],
-      ].find(([mark]) => (marks & mark) !== 0);
+      const marked = MARK_COLOURS.find(([mark]) => (marks & mark) !== 0);
       if (marked) {
         return { colour: marked[1], alpha: 1 };
       }
