@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { compareValuesOfFiles, downloadReport, escapeRegExp, openApp, watchPage } from './helpers';
 import { formatValue } from '../src/core/number-format';
-import { expertChangesCompareAnswer, expertMapAnswer } from '../src/testing/values-fixtures';
+import { expertChangesCompareAnswer, expertMapAnswer, expertScalesAnswer } from '../src/testing/values-fixtures';
 
 const VALUES_DIR = join(process.cwd(), 'fixtures', 'values');
 
@@ -90,5 +90,31 @@ test('Compare values: the map of which experts of which layers changed (per-expe
   const report = await downloadReport(page);
   const reported = (report.compare as { valuesExpertMap?: { changed: unknown[] } }).valuesExpertMap;
   expect(reported?.changed).toEqual(map.changed);
+  watch.expectClean();
+});
+
+test('Compare values: the experts of a stack scaled as a whole, with numpy’s factors', async ({ page }) => {
+  const watch = watchPage(page);
+  const answer = expertScalesAnswer();
+  await openApp(page);
+  await compareValuesOfFiles(page, VALUES_DIR, answer.a, answer.b);
+  const note = page
+    .getByTestId('compare-values-table')
+    .locator('tbody tr')
+    .filter({ hasText: new RegExp(`^${escapeRegExp(answer.tensor)}`) })
+    .getByTestId('compare-values-experts');
+  const scaled = answer.experts.filter((expert) => expert.scale !== null);
+  await expect(note).toContainText(
+    `; ${scaled.length} of them A's values times one factor: ` +
+      scaled.map((expert) => `#${expert.expert} × ${formatValue(expert.scale)}`).join(', '),
+  );
+  const report = (await downloadReport(page)).compare as {
+    values: Array<{ tensor: string; experts?: { read: Array<{ expert: number; scale: number | null }> } }>;
+  };
+  const reported = report.values.find((entry) => entry.tensor === answer.tensor)?.experts?.read ?? [];
+  expect(reported.map((expert) => expert.scale === null)).toEqual(
+    answer.experts.map((expert) => expert.scale === null),
+  );
+  reported.forEach((expert, i) => expect(expert.scale ?? 0).toBeCloseTo(answer.experts[i].scale ?? 0, 9));
   watch.expectClean();
 });

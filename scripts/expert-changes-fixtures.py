@@ -22,6 +22,10 @@ expert's change (fixtures/values/):
                              of eight experts: layer 0's expert 6 holding an infinity in w2, layer 1's expert 5 with
                              w1 twenty times the others' scale, layer 2's expert 0 all zeros and expert 3's w2 a
                              twentieth of the others', layer 3 upcycled (every expert one copy of a dense FFN)
+  experts-scaled-base.safetensors, experts-scaled-tuned.safetensors
+                             written by the safetensors library: a gpt-oss-style BF16 `mlp.experts.down_proj` of eight
+                             experts whose copy has expert 1 halved, expert 4 times 1.25, expert 2 times 1.003 (under
+                             the change a fit is tried for), expert 6 trained, the rest the same
   expert-changes.json        per tensor, per expert: ||b - a|| / ||a||, the cosine, max |b - a| and the share of
                              values that differ (bit for bit: -0 against +0 differs), over the values decoded
                              (ml_dtypes for BF16, gguf-py's dequantize for Q8_0); null for a tensor with no experts;
@@ -32,7 +36,10 @@ expert's change (fixtures/values/):
                              for experts-scan.safetensors the scan's map of scales: per layer, per expert, of its
                              tensors the RMS over the median RMS of that tensor's live experts in the layer farthest
                              from 1 (by log), and whether one is all zeros, holds NaN or an infinity, or equals
-                             another tensor of 4,096 values or more (numpy's exact equality)
+                             another tensor of 4,096 values or more (numpy's exact equality); for the scaled pair,
+                             per expert the relative L2 and the one factor of B = s * A when the rule of
+                             channel-scales.ts holds (change >= 0.01; least-squares s leaves at most a tenth of the
+                             change and of ||b|| / ||a||; s off 1 by more than 0.001), else null
 
 Run with the pyenv Python that has safetensors, numpy, ml_dtypes and gguf: python scripts/expert-changes-fixtures.py
 """
@@ -324,6 +331,35 @@ def scan_experts(gen: np.random.Generator) -> dict:
     return {"file": "experts-scan.safetensors", "map": scan_map(experts)}
 
 
+def scaled_pair(gen: np.random.Generator) -> dict:
+    base = (gen.standard_normal((EXPERTS, 48, 64)) * 0.02).astype(ml_dtypes.bfloat16)
+    tuned = base.astype(np.float32)
+    tuned[1] *= 0.5
+    tuned[4] *= 1.25
+    tuned[2] *= 1.003
+    tuned[6] += gen.standard_normal((48, 64)) * 0.001
+    tuned = tuned.astype(ml_dtypes.bfloat16)
+    name = "model.layers.0.mlp.experts.down_proj"
+    save_file({name: base}, str(OUT / "experts-scaled-base.safetensors"))
+    save_file({name: tuned}, str(OUT / "experts-scaled-tuned.safetensors"))
+    experts = []
+    for expert in range(EXPERTS):
+        a = base[expert].astype(np.float64).ravel()
+        b = tuned[expert].astype(np.float64).ravel()
+        aa, ab, bb = float(a @ a), float(a @ b), float(b @ b)
+        rel = float(np.linalg.norm(b - a) / np.sqrt(aa))
+        factor = ab / aa
+        after = np.sqrt(max(0.0, bb - ab * factor) / aa)
+        scaled = rel >= 0.01 and after <= 0.1 * min(rel, np.sqrt(bb / aa)) and abs(factor - 1) > 0.001
+        experts.append({"expert": expert, "relL2": rel, "scale": factor if scaled else None})
+    return {
+        "a": "experts-scaled-base.safetensors",
+        "b": "experts-scaled-tuned.safetensors",
+        "tensor": name,
+        "experts": experts,
+    }
+
+
 def main() -> None:
     gen = np.random.default_rng(20261206)
     result = {
@@ -337,6 +373,7 @@ def main() -> None:
     result["numbered"] = numbered_pair(gen)
     result["scan"] = scan_stacks(gen)
     result["scanMap"] = scan_experts(gen)
+    result["scaled"] = scaled_pair(gen)
     (OUT / "expert-changes.json").write_text(json.dumps(result, indent=1) + "\n")
 
 

@@ -283,3 +283,15 @@ export interface ExpertScaleMapAnswer {
 export function expertScaleMapAnswer(): ExpertScaleMapAnswer {
   return compareAnswer<ExpertScaleMapAnswer>('expert-changes.json', 'scanMap');
 }
+
+/** numpy's per-expert relative L2 and one factor (or null) of the scaled stack pair (expert-changes.json `scaled`). */
+export interface ExpertScalesAnswer {
+  a: string;
+  b: string;
+  tensor: string;
+  experts: Array<{ expert: number; relL2: number; scale: number | null }>;
+}
+
+export function expertScalesAnswer(): ExpertScalesAnswer {
+  return compareAnswer<ExpertScalesAnswer>('expert-changes.json', 'scaled');
+}

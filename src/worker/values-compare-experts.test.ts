@@ -10,7 +10,7 @@ import { buildSafetensors } from '../testing/build-safetensors';
 import { keptFile } from '../testing/kept-load';
 import { compareFilesByName, elementPairings } from '../testing/value-pairings';
 import { compareTensorValues } from './values-compare';
-import { expertChangesCompareAnswer, expertMapAnswer, present } from '../testing/values-fixtures';
+import { expertChangesCompareAnswer, expertMapAnswer, expertScalesAnswer, present } from '../testing/values-fixtures';
 
 function close(found: number | null, want: number | null, what: string): void {
   if (want === null || found === null) {
@@ -112,5 +112,20 @@ describe('a remote stack past the whole-read limit', () => {
       expect(expert.changedShare > 0, `expert ${expert.expert}`).toBe(trained.has(expert.expert));
     }
     expect(present(result.expertMap, 'the map').sampled).toBe(true);
+  });
+});
+
+describe('an expert scaled as a whole', () => {
+  it('gives the experts numpy finds A times one factor that factor, and no factor to the others', async () => {
+    const answer = expertScalesAnswer();
+    const result = await compareFilesByName(DIR, answer.a, answer.b);
+    const entry = result.tensors.find((found) => found.tensor === answer.tensor);
+    const found = present(entry?.experts, `the experts of ${answer.tensor}`);
+    expect(found.read.map((expert) => expert.expert)).toEqual(answer.experts.map((expert) => expert.expert));
+    answer.experts.forEach((want, i) => {
+      close(found.read[i].relL2, want.relL2, `expert ${want.expert} relative L2`);
+      close(found.read[i].scale, want.scale, `expert ${want.expert} factor`);
+    });
+    expect(answer.experts.filter((expert) => expert.scale !== null)).toHaveLength(2);
   });
 });

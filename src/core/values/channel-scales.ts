@@ -96,6 +96,35 @@ export interface ChannelScales {
   reciprocalIn?: string[];
 }
 
+/**
+ * One factor for all of B: s = Σ a·b / Σ a², and what it leaves, ‖b − s·a‖ / ‖a‖ = √(Σ b² − s · Σ a·b) / ‖a‖.
+ */
+export function wholeFit(aa: number, ab: number, bb: number): { factor: number; after: number } {
+  const factor = ab / aa;
+  return { factor, after: Math.sqrt(Math.max(0, bb - ab * factor) / aa) };
+}
+
+/**
+ * The most a fit may leave (relative to ‖a‖) and still be what changed, for a change of `before` = ‖b − a‖ / ‖a‖:
+ * it must explain the change and B both, since when B is a tenth of A any factor near 0 leaves a tenth of ‖b − a‖.
+ */
+export function fitBound(before: number, aa: number, bb: number): number {
+  return FIT_EXPLAINS * Math.min(before, Math.sqrt(bb / aa));
+}
+
+/**
+ * B as A times one factor, from the pair's sums (Σ a², Σ a·b, Σ b²) and its relative change: the factor when the
+ * change is at least MIN_SCALED_CHANGE, one factor explains it (fitBound) and it is off 1 by more than
+ * SCALED_LINE_TOLERANCE; else null.
+ */
+export function wholeScale(aa: number, ab: number, bb: number, before: number | null): number | null {
+  if (before === null || before < MIN_SCALED_CHANGE || !(aa > 0)) {
+    return null;
+  }
+  const { factor, after } = wholeFit(aa, ab, bb);
+  return after <= fitBound(before, aa, bb) && Math.abs(factor - 1) > SCALED_LINE_TOLERANCE ? factor : null;
+}
+
 /** Per-line sums of a·a, a·b and b·b. */
 class LineSums {
   readonly aa: Float64Array;
@@ -169,10 +198,8 @@ export class ChannelScaleFit {
     if (this.shape.length !== 2 || before === null || before < MIN_SCALED_CHANGE) {
       return null;
     }
-    // Explain the change and B both: when B is a tenth of A, any factor near 0 leaves a tenth of ‖b − a‖.
-    const bound = FIT_EXPLAINS * Math.min(before, Math.sqrt(this.bb / this.aa));
-    const whole = this.ab / this.aa;
-    const wholeResidual = Math.max(0, this.bb - this.ab * whole);
+    const bound = fitBound(before, this.aa, this.bb);
+    const { factor: whole, after: wholeAfter } = wholeFit(this.aa, this.ab, this.bb);
     const lineFits: Array<{ axis: 'columns' | 'rows'; fit: LineFit }> = [];
     for (const axis of ['columns', 'rows'] as const) {
       const fit = this.fitAlong(axis);
@@ -185,7 +212,6 @@ export class ChannelScaleFit {
     const best = lineFits
       .filter((candidate) => afterOf(candidate.fit) <= bound)
       .sort((x, y) => afterOf(x.fit) - afterOf(y.fit))[0];
-    const wholeAfter = Math.sqrt(wholeResidual / this.aa);
     if (wholeAfter <= bound && (!best || afterOf(best.fit) * SIMPLER_FIT_SLACK >= wholeAfter)) {
       return {
         axis: 'tensor',

@@ -8,6 +8,7 @@
  * of its values that differ.
  */
 import type { Decoded } from './decode';
+import { wholeScale } from './channel-scales';
 import { forEachExpertSpan } from './expert-spans';
 
 export interface ExpertChange {
@@ -20,6 +21,11 @@ export interface ExpertChange {
   changedShare: number;
   /** Values read: the expert's size, or the rows of it a remote sample read. */
   elements: number;
+  /**
+   * B's expert is A's times this one factor (channel-scales.ts wholeScale: the least-squares factor explains nine
+   * tenths of the change and of B): a merge or an upcycling that scaled the expert; null otherwise.
+   */
+  scale: number | null;
 }
 
 export interface ExpertChanges {
@@ -119,13 +125,15 @@ export class ExpertChangesTracker {
       if (this.differing[expert] === 0) {
         unchanged++;
       }
+      const relL2 = a2 > 0 ? Math.sqrt(diff2) / Math.sqrt(a2) : diff2 === 0 ? 0 : null;
       read.push({
         expert,
-        relL2: a2 > 0 ? Math.sqrt(diff2) / Math.sqrt(a2) : diff2 === 0 ? 0 : null,
+        relL2,
         cosine: a2 > 0 && b2 > 0 ? this.ab[expert] / Math.sqrt(a2 * b2) : null,
         maxAbs: this.maxAbs[expert],
         changedShare: this.differing[expert] / elements,
         elements,
+        scale: wholeScale(a2, this.ab[expert], b2, relL2),
       });
     }
     return read.length >= 2 ? { experts: this.experts, read, unchanged } : null;

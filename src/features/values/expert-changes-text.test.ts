@@ -10,8 +10,8 @@ import {
   layerExpertsText,
 } from './expert-changes-text';
 
-function expert(index: number, relL2: number | null, changedShare: number): ExpertChange {
-  return { expert: index, relL2, cosine: null, maxAbs: 0, changedShare, elements: 64 };
+function expert(index: number, relL2: number | null, changedShare: number, scale: number | null = null): ExpertChange {
+  return { expert: index, relL2, cosine: null, maxAbs: 0, changedShare, elements: 64, scale };
 }
 
 function stack(read: ExpertChange[], experts = read.length): ExpertChanges {
@@ -25,6 +25,19 @@ describe('a stack of experts in words', () => {
     );
     expect(text).toBe(
       '2 of 4 experts changed, 2 bit for bit the same; relative L2 of each: #2 0.0502, #1 0.0101 (83% of values)',
+    );
+  });
+
+  it('names the experts whose B is A times one factor, and the factor', () => {
+    const text = expertChangesText(
+      stack([expert(0, 0, 0), expert(1, 0.5, 1, 0.5), expert(2, 0.25, 1, 1.25), expert(3, 0.05, 1)]),
+    );
+    expect(text).toBe(
+      '3 of 4 experts changed, 1 bit for bit the same; relative L2 of each: #1 0.5, #2 0.25, #3 0.05; ' +
+        "2 of them A's values times one factor: #1 × 0.5, #2 × 1.25",
+    );
+    expect(expertChangesText(stack([expert(0, 0, 0), expert(1, 0.5, 1, 0.5)]))).toMatch(
+      /; one of them A's values times one factor: #1 × 0\.5$/,
     );
   });
 

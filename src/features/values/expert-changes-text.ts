@@ -41,7 +41,22 @@ function namedText(experts: readonly ExpertChange[]): string {
  * when every one changed, `all 8 experts changed, relative L2 from 0.002 (#0) to 0.016 (#7): #7 0.016, …`; of a
  * remote row sample, said to be over it.
  */
-export function expertChangesText({ experts, read, unchanged }: ExpertChanges, sampled = false): string {
+export function expertChangesText(changes: ExpertChanges, sampled = false): string {
+  return changedExpertsText(changes, sampled) + scaledExpertsText(changes.read);
+}
+
+/** `; scaled as a whole: #1 × 0.5, #4 × 1.25` for experts whose B is A times one factor; empty when none is. */
+function scaledExpertsText(read: readonly ExpertChange[]): string {
+  const scaled = read.filter((expert) => expert.scale !== null);
+  if (scaled.length === 0) {
+    return '';
+  }
+  const named = scaled.slice(0, EXPERTS_NAMED).map((expert) => `#${expert.expert} × ${formatValue(expert.scale)}`);
+  const more = scaled.length > named.length ? `, and ${groupDigits(scaled.length - named.length)} more` : '';
+  return `; ${scaled.length === 1 ? 'one' : groupDigits(scaled.length)} of them A's values times one factor: ${named.join(', ')}${more}`;
+}
+
+function changedExpertsText({ experts, read, unchanged }: ExpertChanges, sampled: boolean): string {
   const changed = read.filter((expert) => expert.changedShare > 0).sort((x, y) => changeOf(y) - changeOf(x));
   const of =
     (sampled ? 'over the rows sampled, ' : '') +
