@@ -12,6 +12,15 @@ const RE_NUMBERED_EXPERT = /(?:^|\.)experts\.(\d+)\./;
 /** Most experts a map spans: past this an index in a name is not an expert count worth a column each. */
 export const MAX_MAP_EXPERTS = 1024;
 
+/** Most layers a map spans: a config's layer count past 4,096 is taken as broken elsewhere too. */
+export const MAX_MAP_LAYERS = 4096;
+
+/**
+ * Most cells a map holds (a 61-layer model of 256 experts has 15,616): past this a hostile header's numbered names
+ * would make one array per figure of hundreds of millions of cells, and no page can draw them.
+ */
+export const MAX_MAP_CELLS = 2 ** 20;
+
 /** The expert a per-expert tensor belongs to (`mlp.experts.7.down_proj.weight` → 7); null for other tensors. */
 export function numberedExpert(tensor: string): number | null {
   const match = RE_NUMBERED_EXPERT.exec(tensor);
@@ -44,7 +53,8 @@ export interface ExpertGrid<T> {
 
 /**
  * The grid of `observations` (tensors outside numbered layers and experts past MAX_MAP_EXPERTS left out), `merge`
- * folding a second observation of a cell into the first; null when no layer has two experts.
+ * folding a second observation of a cell into the first; null when no layer has two experts, or past
+ * MAX_MAP_LAYERS rows or MAX_MAP_CELLS cells.
  */
 export function expertGrid<T>(
   observations: Iterable<{ tensor: string; expert: number; cell: T }>,
@@ -68,7 +78,11 @@ export function expertGrid<T>(
     experts = Math.max(experts, expert + 1);
   }
   const layers = layered.inOrder();
-  if (!layers.some(({ slot }) => slot.size >= 2)) {
+  if (
+    !layers.some(({ slot }) => slot.size >= 2) ||
+    layers.length > MAX_MAP_LAYERS ||
+    layers.length * experts > MAX_MAP_CELLS
+  ) {
     return null;
   }
   const cells: Array<T | null> = [];

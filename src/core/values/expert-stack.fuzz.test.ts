@@ -1,13 +1,16 @@
 /**
  * Stacks of experts of any values a damaged or hostile file holds (random bit patterns, NaN and infinities, zeros,
- * copies, experts all NaN), read in pieces of any size in any order: the scan's per-expert figures and "Compare values"' per-expert
- * sums end without throwing or looping, name only experts that exist, and give a number or null, never NaN.
+ * copies, experts all NaN), read in pieces of any size in any order: the scan's per-expert figures, its map of
+ * scales and "Compare values"' per-expert sums end without throwing or looping, name only experts that exist, and
+ * give a number or null, never NaN.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ExpertChangesTracker } from './expert-changes';
 import { expertChangeMap, stackObservations } from './expert-map';
 import { seededRandom } from './read-plan';
+import { EXPERT_MARK, expertScaleMap } from './expert-scale-map';
+import { scannedTensor } from '../../testing/scan-tensors';
 import { TensorScanAccumulator } from './value-scan';
 
 const NAME = 'blk.0.ffn_up_exps.weight';
@@ -76,6 +79,17 @@ describe('stacks of experts of any values, in pieces of any order', () => {
           expect(found.rmsOutliers.every(({ rms, ratio }) => Number.isFinite(rms) && Number.isFinite(ratio))).toBe(
             true,
           );
+          // The scan's map of scales over the same stack: one cell per expert, a positive ratio or none, and the
+          // experts the figures name marked.
+          const map = figures && expertScaleMap([{ ...scannedTensor(NAME), experts: figures }], new Set());
+          expect(map?.marks.filter((marks) => marks !== null)).toHaveLength(experts);
+          expect(map?.ratio.every((ratio) => ratio === null || (Number.isFinite(ratio) && ratio > 0))).toBe(true);
+          for (const expert of found.zeroExperts) {
+            expect((map?.marks[expert] ?? 0) & EXPERT_MARK.zeros).toBe(EXPERT_MARK.zeros);
+          }
+          for (const expert of found.nonFiniteExperts) {
+            expect((map?.marks[expert] ?? 0) & EXPERT_MARK.nonFinite).toBe(EXPERT_MARK.nonFinite);
+          }
         },
       ),
       { numRuns: 200 },
@@ -99,7 +113,7 @@ describe('stacks of experts of any values, in pieces of any order', () => {
           expect(result?.read.map((expert) => expert.expert)).toEqual([...Array(experts).keys()]);
           for (const expert of result?.read ?? []) {
             expect(expert.elements).toBe(per);
-            expect(numberOrNull(expert.relL2) && numberOrNull(expert.cosine)).toBe(true);
+            expect(numberOrNull(expert.relL2) && numberOrNull(expert.cosine) && numberOrNull(expert.scale)).toBe(true);
             expect(expert.changedShare >= 0 && expert.changedShare <= 1).toBe(true);
           }
           const map =
