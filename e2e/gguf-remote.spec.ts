@@ -24,7 +24,6 @@ import {
   ggufMoeHubRepoFiles,
 } from '../src/testing/gguf-hub-repo';
 import { GPUS } from '../src/core/analysis/memory/estimate';
-import { formatGiB } from '../src/features/memory/format-memory';
 import { startBenchServer, type BenchServer } from '../scripts/bench-remote-servers';
 import { groupDigits } from '../src/core/number-format';
 import { FIXTURES_DIR, openApp, ORIGIN_A, statValue, watchPage } from './helpers';
@@ -132,12 +131,39 @@ test.describe('a Hub repository of mixture-of-experts GGUF quants', () => {
     const exact = layersFor((layer) => expertsIn(q8.tensors, layer));
     expect(estimate).not.toBeNull();
     expect(Math.abs((estimate?.layers ?? 0) - (exact?.layers ?? 0))).toBeLessThanOrEqual(1);
-    await expect(fitCell.getByTestId('gguf-fit-cpu-moe')).toHaveText(
-      `; fits with --n-cpu-moe ${estimate?.layers}: ≈ ${formatGiB(estimate?.moved ?? 0)} of experts in RAM, ` +
-        `${formatGiB(gpu.capacityBytes - needed + (estimate?.moved ?? 0))} spare`,
+    // The figures as GiB (2^30 B) or MiB, to the digits shown.
+    const shown = fitCell.getByTestId('gguf-fit-cpu-moe');
+    await expect(shown).toHaveText(
+      new RegExp(
+        `^; fits with --n-cpu-moe ${estimate?.layers}: ≈ [0-9.]+ GiB of experts in RAM, [0-9.]+ (GiB|MiB) spare$`,
+      ),
     );
+    const [, moved, spare, unit] =
+      /≈ ([0-9.]+) GiB .*, ([0-9.]+) (GiB|MiB) spare/.exec((await shown.textContent()) ?? '') ?? [];
+    expect(Number(moved)).toBeCloseTo((estimate?.moved ?? 0) / 2 ** 30, 1);
+    const spareBytes = gpu.capacityBytes - needed + (estimate?.moved ?? 0);
+    expect(Number(spare)).toBeCloseTo(spareBytes / (unit === 'GiB' ? 2 ** 30 : 2 ** 20), 0);
     await expect(list.locator('tr[data-quant="Q4_K_M"]').getByTestId('gguf-fit-cpu-moe')).toHaveCount(0);
     await expect(page.getByTestId('gguf-fit-basis')).toContainText('--n-cpu-moe would keep in RAM');
+    // Opened (its header only), the Memory tab sizes Q8_0 exactly: one click sets the fewest layers whose experts in
+    // RAM bring the VRAM within the same GPU, one layer fewer would not; the list's estimate is within a layer.
+    await list.locator('tr[data-quant="Q8_0"]').getByRole('button', { name: 'Open Q8_0' }).click();
+    await expect(page.getByTestId('file-name')).toHaveText(`${GGUF_MOE_HUB_MODEL}-Q8_0.gguf`);
+    await page.getByRole('tab', { name: 'Memory' }).click();
+    // The tab opens at the model's own maximum context; the list sized its quants at 4,096 tokens.
+    const memory = page.getByRole('region', { name: 'Memory' });
+    await memory.getByRole('group', { name: 'Context presets' }).getByRole('button', { name: '4k' }).click();
+    const fit = page.getByTestId('memory-cpu-moe-fit').getByRole('button', { name: /^Fit RTX 4090 \/ L4 \/ A10: / });
+    const layers = Number(/--n-cpu-moe (\d+)$/.exec((await fit.textContent()) ?? '')?.[1]);
+    expect(Math.abs(layers - (estimate?.layers ?? 0))).toBeLessThanOrEqual(1);
+    await fit.click();
+    const slider = page.getByTestId('memory-cpu-moe');
+    await expect(slider).toHaveValue(String(layers));
+    const vram = async () => Number(((await page.getByTestId('memory-vram-total').textContent()) ?? '').split(' ')[0]);
+    expect((await vram()) * 2 ** 30).toBeLessThanOrEqual(gpu.capacityBytes + 0.005 * 2 ** 30);
+    await slider.fill(String(layers - 1));
+    await expect(slider).toHaveValue(String(layers - 1));
+    expect((await vram()) * 2 ** 30).toBeGreaterThan(gpu.capacityBytes - 0.005 * 2 ** 30);
     watch.expectClean();
   });
 });

@@ -5,12 +5,14 @@
  */
 import { useMemo, useState } from 'react';
 import {
+  cpuMoeLayersToFit,
   estimateGgufMemory,
   firstLayersText,
   GGUF_CACHE_BLOCKS,
   GGUF_CACHE_TYPES,
   type GgufCacheType,
   type GgufMemoryEstimate,
+  type GgufMemoryInputs,
 } from '../../core/analysis/memory/gguf-memory';
 import { ggufMemoryBasis, type GgufMemoryBasis } from '../../core/analysis/memory/gguf-section';
 import { GgufKeys } from '../../core/analysis/memory/gguf-inputs';
@@ -20,6 +22,7 @@ import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from './format-memory';
 import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from './MemoryInputs';
+import { FitGpuSelect } from './FitGpuSelect';
 import './memory.css';
 import { numeric, TableHead } from '../../lib/TableHead';
 
@@ -136,6 +139,14 @@ function GgufMemoryView({
           />
         </label>
         {estimate !== null && estimate.expertsBytes > 0 && (
+          <CpuMoeFit
+            basis={basis}
+            inputs={{ contextTokens: tokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers }}
+            blocks={blocks}
+            onFit={setCpuMoeLayers}
+          />
+        )}
+        {estimate !== null && estimate.expertsBytes > 0 && (
           <label className="memory-ngl">
             Experts in RAM ({cpuMoeFlag(cpuMoeLayers, blocks)})
             <input
@@ -171,6 +182,50 @@ function GgufMemoryView({
         ))}
       </ul>
     </section>
+  );
+}
+
+/**
+ * For a mixture of experts: the chosen GPU, and the fewest layers of routed experts in RAM (`--n-cpu-moe`) that
+ * bring the VRAM at the other settings within it, a click away.
+ */
+function CpuMoeFit({
+  basis,
+  inputs,
+  blocks,
+  onFit,
+}: {
+  basis: GgufMemoryBasis;
+  inputs: GgufMemoryInputs;
+  blocks: number;
+  onFit: (layers: number) => void;
+}) {
+  const fitTarget = useAppStore((state) => state.fitTarget);
+  const { contextTokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers } = inputs;
+  const layers = useMemo(
+    () =>
+      cpuMoeLayersToFit(
+        basis.metadata,
+        basis.tensors,
+        { contextTokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers },
+        fitTarget.gpuBytes,
+      ),
+    [basis, contextTokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers, fitTarget.gpuBytes],
+  );
+  const gpu = fitTarget.gpuName.replace(/ \(.*\)$/, '');
+  return (
+    <span className="memory-cpu-moe-fit" data-testid="memory-cpu-moe-fit">
+      <FitGpuSelect testId="memory-fit-gpu" />
+      {layers === null ? (
+        <span className="muted">even --cpu-moe leaves more in VRAM than {gpu} holds</span>
+      ) : layers === 0 ? (
+        <span className="muted">fits {gpu} with every expert on the GPU</span>
+      ) : (
+        <button type="button" onClick={() => onFit(layers)}>
+          Fit {gpu}: {cpuMoeArg(layers, blocks)}
+        </button>
+      )}
+    </span>
   );
 }
 

@@ -5,7 +5,6 @@
  * split set) through the repository, so this list stays.
  */
 import { useMemo } from 'react';
-import { GPUS } from '../../core/analysis/memory/estimate';
 import { ggufListingBasis } from '../../core/shards/gguf-listing-basis';
 import { ggufQuantRows, type GgufQuantRow } from '../../core/shards/gguf-repo-files';
 import type { LoadResult, RepoInfo } from '../../core/result';
@@ -14,6 +13,7 @@ import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from '../memory/format-memory';
 import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from '../memory/MemoryInputs';
 import { numeric, TableHead } from '../../lib/TableHead';
+import { FitGpuSelect } from '../memory/FitGpuSelect';
 
 const KIND_LABELS: Readonly<Record<GgufQuantRow['kind'], string>> = {
   model: '',
@@ -64,24 +64,7 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
       {models.length > 0 && (
         <>
           <div className="gguf-fit-inputs">
-            <label>
-              GPU{' '}
-              <select
-                value={fitTarget.gpuName}
-                data-testid="gguf-fit-gpu"
-                onChange={(event) => {
-                  const gpu = GPUS.find((candidate) => candidate.name === event.target.value);
-                  if (gpu) {
-                    setFitTarget({ gpuBytes: gpu.capacityBytes, gpuName: gpu.name });
-                  }
-                }}
-              >
-                {!GPUS.some((gpu) => gpu.name === fitTarget.gpuName) && <option>{fitTarget.gpuName}</option>}
-                {GPUS.map((gpu) => (
-                  <option key={gpu.id}>{gpu.name}</option>
-                ))}
-              </select>
-            </label>
+            <FitGpuSelect testId="gguf-fit-gpu" />
             <label>
               Context (tokens){' '}
               <input

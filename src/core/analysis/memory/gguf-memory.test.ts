@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { llama31_8bQ4KM, metadataOf, qwen3_30bA3b } from '../../../testing/gguf-models';
 import { ggufKvPlan } from './gguf-kv';
-import { cacheRowBytes, estimateGgufMemory, ggufCacheBytesAt, ggufMoe, type GgufMemoryInputs } from './gguf-memory';
+import {
+  cacheRowBytes,
+  cpuMoeLayersToFit,
+  estimateGgufMemory,
+  ggufCacheBytesAt,
+  ggufMoe,
+  type GgufMemoryInputs,
+} from './gguf-memory';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -356,6 +363,21 @@ describe('GGUF MoE active parameters', () => {
     expect(partial.vram.totalBytes + partial.ram.totalBytes).toBe(
       partialBase.vram.totalBytes + partialBase.ram.totalBytes,
     );
+  });
+
+  it('the fewest layers of experts in RAM that make a GPU fit', () => {
+    const { metadata, tensors } = qwen3_30bA3b();
+    const expertsPerLayer = 391_643_136;
+    const inputs = { ...f16, contextTokens: 4096 };
+    const whole = run(metadata, tensors, inputs).vram.totalBytes;
+    // A GPU 5 layers' experts short needs exactly 5; a byte more room than whole needs none.
+    expect(cpuMoeLayersToFit(metadata, tensors, inputs, whole - 5 * expertsPerLayer)).toBe(5);
+    expect(cpuMoeLayersToFit(metadata, tensors, inputs, whole - 5 * expertsPerLayer - 1)).toBe(6);
+    expect(cpuMoeLayersToFit(metadata, tensors, inputs, whole)).toBe(0);
+    // Every layer's experts in RAM, and not one byte less room; below that, no N fits.
+    expect(cpuMoeLayersToFit(metadata, tensors, inputs, whole - 48 * expertsPerLayer)).toBe(48);
+    expect(cpuMoeLayersToFit(metadata, tensors, inputs, whole - 48 * expertsPerLayer - 1)).toBeNull();
+    expect(cpuMoeLayersToFit(metadataOf({ 'general.architecture': 'llama' }), [], inputs, 1e12)).toBeNull();
   });
 
   it('a dense model has no MoE section', () => {

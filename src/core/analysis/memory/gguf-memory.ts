@@ -407,6 +407,38 @@ export function estimateGgufMemory(
 }
 
 /**
+ * The fewest first layers whose routed experts, kept in RAM (`--n-cpu-moe`), bring what `inputs` put in VRAM within
+ * `gpuBytes`: 0 when it fits as it is, null when even every layer's experts in RAM leave too much (or the metadata
+ * lacks a block count). VRAM only falls as N grows, so the answer is found by halving, in about log2(block_count)
+ * estimates.
+ */
+export function cpuMoeLayersToFit(
+  metadata: GgufMetadata,
+  tensors: readonly GgufTensorSummary[],
+  inputs: GgufMemoryInputs,
+  gpuBytes: number,
+): number | null {
+  const fits = (layers: number): boolean | null => {
+    const estimate = estimateGgufMemory(metadata, tensors, { ...inputs, cpuMoeLayers: layers });
+    return estimate && estimate.vram.totalBytes <= gpuBytes;
+  };
+  const blocks = new GgufKeys(metadata).blockCount();
+  if (blocks === null || !fits(blocks)) {
+    return null;
+  }
+  let [low, high] = [0, blocks];
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (fits(mid)) {
+      high = mid;
+    } else {
+      low = mid + 1;
+    }
+  }
+  return low;
+}
+
+/**
  * MoE parameters from `{arch}.expert_count` and `expert_used_count` and the stacked expert tensors
  * (`blk.N.ffn_*_exps`, one 3-D tensor of E experts each): active = everything else + routed × used / count.
  * Shared experts (`*_shexp`) and both embeddings count as active, the convention Mixtral and Qwen publish with;
