@@ -1,6 +1,6 @@
 /** Page-object helpers shared by the e2e specs. */
 import { expect, type Page } from '@playwright/test';
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { E2E_PORTS } from './ports';
 import { groupDigits } from '../src/core/number-format';
@@ -154,6 +154,26 @@ export async function compareValuesOfFiles(page: Page, dir: string, first: strin
   await page.getByTestId('compare-file-input').setInputFiles(join(dir, second));
   await expect(page.getByTestId('compare-b-name')).toHaveText(second);
   await page.getByRole('button', { name: 'Compare values' }).click();
+}
+
+/**
+ * Opens `file` of `dir` and starts "Scan all values": from disk, or with `remote` copied into that folder of the
+ * range server and opened by its URL, the download confirmed.
+ */
+export async function scanFixture(page: Page, dir: string, file: string, remote: string | null): Promise<void> {
+  if (remote !== null) {
+    mkdirSync(join(FIXTURES_DIR, remote), { recursive: true });
+    copyFileSync(join(dir, file), join(FIXTURES_DIR, remote, file));
+    const url = `${ORIGIN_A}/range/${remote}/${file}?t=${uniqueTag(remote)}`;
+    await openApp(page, `?v=1&url=${encodeURIComponent(url)}`);
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+    await page.getByRole('button', { name: /^Download .* and scan$/ }).click();
+  } else {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(dir, file));
+    await expect(page.getByTestId('file-name')).toHaveText(file);
+    await page.getByRole('button', { name: 'Scan all values' }).click();
+  }
 }
 
 /** `text` with the characters a regular expression reads specially escaped, to match it literally. */

@@ -4,10 +4,9 @@
  * tensor of its layer's experts, and the experts all zeros, holding an infinity or copies, read off the canvas under
  * the pointer cell by cell, listed layer by layer and in the report; over HTTP too.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, FIXTURES_DIR, openApp, ORIGIN_A, uniqueTag, watchPage } from './helpers';
+import { downloadReport, scanFixture, watchPage } from './helpers';
 import { formatValue } from '../src/core/number-format';
 import { expertScaleMapAnswer } from '../src/testing/values-fixtures';
 
@@ -41,22 +40,7 @@ for (const remote of [false, true]) {
     page,
   }) => {
     const watch = watchPage(page);
-    if (remote) {
-      const dir = join(FIXTURES_DIR, 'expert-scales');
-      mkdirSync(dir, { recursive: true });
-      copyFileSync(join(VALUES_DIR, file), join(dir, file));
-      await openApp(
-        page,
-        `?v=1&url=${encodeURIComponent(`${ORIGIN_A}/range/expert-scales/${file}?t=${uniqueTag('scales')}`)}`,
-      );
-      await page.getByRole('button', { name: 'Scan all values' }).click();
-      await page.getByRole('button', { name: /^Download .* and scan$/ }).click();
-    } else {
-      await openApp(page);
-      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
-      await expect(page.getByTestId('file-name')).toHaveText(file);
-      await page.getByRole('button', { name: 'Scan all values' }).click();
-    }
+    await scanFixture(page, VALUES_DIR, file, remote ? 'expert-scales' : null);
     const section = page.getByTestId('scan-expert-map');
     const ratios = map.ratio.filter((ratio): ratio is number => ratio !== null);
     const outliers = ratios.filter((ratio) => ratio > 10 || ratio < 0.1).length;

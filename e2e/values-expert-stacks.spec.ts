@@ -3,10 +3,9 @@
  * wrote them, numpy gave the answer): the experts of each stack that stand out, listed under the stack's name as
  * numpy finds them, and in the report; over HTTP too, where each stack is read by Range requests in any order.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { downloadReport, escapeRegExp, FIXTURES_DIR, openApp, ORIGIN_A, uniqueTag, watchPage } from './helpers';
+import { downloadReport, escapeRegExp, openApp, scanFixture, watchPage } from './helpers';
 import { formatValue } from '../src/core/number-format';
 import { expertStacksScanAnswer, type ExpertStackAnswer } from '../src/testing/values-fixtures';
 
@@ -53,20 +52,7 @@ for (const { file, remote } of CASES) {
   }) => {
     const watch = watchPage(page);
     const stacks = Object.entries(ANSWER[file]);
-    if (remote) {
-      const dir = join(FIXTURES_DIR, 'expert-stacks');
-      mkdirSync(dir, { recursive: true });
-      copyFileSync(join(VALUES_DIR, file), join(dir, file));
-      const url = `${ORIGIN_A}/range/expert-stacks/${file}?t=${uniqueTag('expert-stacks')}`;
-      await openApp(page, `?v=1&url=${encodeURIComponent(url)}`);
-      await page.getByRole('button', { name: 'Scan all values' }).click();
-      await page.getByRole('button', { name: /^Download .* and scan$/ }).click();
-    } else {
-      await openApp(page);
-      await page.getByTestId('file-input').first().setInputFiles(join(VALUES_DIR, file));
-      await expect(page.getByTestId('file-name')).toHaveText(file);
-      await page.getByRole('button', { name: 'Scan all values' }).click();
-    }
+    await scanFixture(page, VALUES_DIR, file, remote ? 'expert-stacks' : null);
     const list = page.getByTestId('scan-expert-stacks');
     await expect(list.getByRole('heading')).toContainText('Experts that stand out, in 2 stacks of experts');
     await expect(list.getByRole('listitem')).toHaveCount(stacks.length);

@@ -61,12 +61,12 @@ test('Compare values: the map of which experts of which layers changed (per-expe
   const changed = map.changed.filter((cell) => cell === true).length;
   const compared = map.changed.filter((cell) => cell !== null).length;
   const section = page.getByTestId('compare-values-expert-map');
-  await expect(section.getByTestId('expert-map-summary')).toHaveText(
+  await expect(section.getByTestId('compare-values-expert-map-summary')).toHaveText(
     `${map.layers.length} layers × ${map.experts} experts: ${changed} of ${compared} compared changed ` +
       `(${(changed / compared) * 100}%), ${compared - changed} bit for bit the same; 1–2 changed per layer.`,
   );
   // Point at each cell: the readout names it as numpy's map has it.
-  const canvas = section.getByTestId('expert-map-canvas');
+  const canvas = section.getByTestId('compare-values-expert-map-canvas');
   const [left, top, cell, row] = await Promise.all(
     ['data-left', 'data-top', 'data-cell', 'data-row'].map(async (name) => Number(await canvas.getAttribute(name))),
   );
@@ -75,7 +75,7 @@ test('Compare values: the map of which experts of which layers changed (per-expe
       await canvas.hover({ position: { x: left + expert * cell + cell / 2, y: top + r * row + row / 2 } });
       const at = r * map.experts + expert;
       const where = `model.layers.${map.layers[r]}, expert ${expert}`;
-      await expect(section.getByTestId('expert-map-hover')).toHaveText(
+      await expect(section.getByTestId('compare-values-expert-map-hover')).toHaveText(
         map.changed[at]
           ? `${where}: changed, relative L2 ${formatValue(map.relL2[at])} (the largest of its tensors)`
           : `${where}: every value bit for bit the same`,
@@ -83,7 +83,7 @@ test('Compare values: the map of which experts of which layers changed (per-expe
     }
   }
   await section.getByText('Changed experts, layer by layer').click();
-  await expect(section.getByTestId('expert-map-layers').locator('li')).toHaveText([
+  await expect(section.getByTestId('compare-values-expert-map-layers').locator('li')).toHaveText([
     'model.layers.0: 1 of 4 changed: #1',
     'model.layers.1: 2 of 4 changed: #0, #3',
   ]);

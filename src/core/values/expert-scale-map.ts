@@ -65,6 +65,11 @@ function distance(ratio: number | null): number {
   return ratio === null ? -1 : Math.abs(Math.log(ratio));
 }
 
+/** Whether an expert's ratio stands out: over EXPERT_RMS_FACTOR or under its reciprocal. */
+export function outlyingScale(ratio: number | null): boolean {
+  return ratio !== null && distance(ratio) > Math.log(EXPERT_RMS_FACTOR);
+}
+
 interface Observations {
   seen: Observation[];
   /** The same tensor of a layer's experts: a stack's name, or a per-expert name with `#` for the expert. */
@@ -186,7 +191,7 @@ export function expertScaleMap(perTensor: readonly ScanTensor[], copies: Readonl
     roleOf: grid.cells.map((cell) => indexOf(cell?.role ?? null)),
     roles,
     marks: grid.cells.map((cell) => cell?.marks ?? null),
-    outlierCells: count(({ ratio }) => ratio !== null && distance(ratio) > Math.log(EXPERT_RMS_FACTOR)),
+    outlierCells: count(({ ratio }) => outlyingScale(ratio)),
     zeroCells: count(({ marks }) => (marks & EXPERT_MARK.zeros) !== 0),
     nonFiniteCells: count(({ marks }) => (marks & EXPERT_MARK.nonFinite) !== 0),
     copyCells: count(({ marks }) => (marks & EXPERT_MARK.copy) !== 0),

@@ -242,7 +242,7 @@ export function expertStackFigures(sums: ExpertSums, sampled = false): ExpertSta
 }
 
 /** Each expert's root mean square over its finite values read, in expert order; null for one not read. */
-export function expertRms(sums: ExpertSums): Array<number | null> {
+function expertRms(sums: ExpertSums): Array<number | null> {
   return Array.from({ length: sums.experts }, (_, expert) => {
     const finite = sums.count[expert] - sums.nonFinite[expert];
     return finite > 0 ? Math.sqrt(sums.sum2[expert] / finite) : null;

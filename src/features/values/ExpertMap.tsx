@@ -5,7 +5,7 @@
  */
 import { useCallback, useMemo } from 'react';
 import type { ExpertChangeMap } from '../../core/values/expert-map';
-import { ExpertGridCanvas, type CellPaint } from './ExpertGridCanvas';
+import { ExpertGridView, type CellPaint } from './ExpertGridView';
 import { expertCellText, expertMapSummary, layerExpertsText } from './expert-changes-text';
 
 /** Least opacity of a changed cell, so the smallest change still shows against unchanged grey. */
@@ -33,20 +33,18 @@ export function ExpertMap({ map }: { map: ExpertChangeMap }) {
   }, [map]);
   const cellText = useCallback((row: number, expert: number) => expertCellText(map, row, expert), [map]);
   return (
-    <section className="expert-map" aria-label="Experts by layer" data-testid="compare-values-expert-map">
-      <h4>Experts by layer</h4>
-      <p data-testid="expert-map-summary">{expertMapSummary(map)}</p>
-      <ExpertGridCanvas
-        grid={map}
-        colours={COLOURS}
-        legend={LEGEND}
-        paint={paint}
-        cellText={cellText}
-        idleText="Rows are layers, columns experts; blank where an expert was not compared. Point at a cell for its figures."
-        label={`${expertMapSummary(map)} Each cell is one expert of one layer.`}
-        testId="expert-map"
-      />
-      <details data-testid="expert-map-layers">
+    <ExpertGridView
+      grid={map}
+      summary={expertMapSummary(map)}
+      colours={COLOURS}
+      legend={LEGEND}
+      paint={paint}
+      cellText={cellText}
+      idleText="Rows are layers, columns experts; blank where an expert was not compared. Point at a cell for its figures."
+      label="Experts by layer"
+      testId="compare-values-expert-map"
+    >
+      <details data-testid="compare-values-expert-map-layers">
         <summary>Changed experts, layer by layer</summary>
         <ul className="values-scan-list">
           {map.layers.map(({ stack, layer }, row) => (
@@ -60,6 +58,6 @@ export function ExpertMap({ map }: { map: ExpertChangeMap }) {
           ))}
         </ul>
       </details>
-    </section>
+    </ExpertGridView>
   );
 }

@@ -9,7 +9,7 @@ import { EXPERT_MARK, expertCellRows, type ExpertScaleMap } from '../../core/val
 import type { ScanTensor } from '../../core/values/value-scan';
 import { useAppStore } from '../../state/store';
 import { EXPERT_RMS_FACTOR } from '../../core/values/expert-stack-scan';
-import { ExpertGridCanvas, type CellPaint } from './ExpertGridCanvas';
+import { ExpertGridView, type CellPaint } from './ExpertGridView';
 import { expertScaleCellText, expertScaleSummary, layersStandingOut } from './expert-scale-text';
 
 /** Least opacity of a cell with a ratio, so an expert at the median still shows as scanned. */
@@ -67,22 +67,19 @@ export function ExpertScaleMapView({ map, perTensor }: { map: ExpertScaleMap; pe
   );
   const cellText = useCallback((row: number, expert: number) => expertScaleCellText(map, row, expert), [map]);
   const standing = useMemo(() => layersStandingOut(map), [map]);
-  const summary = expertScaleSummary(map);
   return (
-    <section className="expert-map expert-scale-map" aria-label="Expert scales by layer" data-testid="scan-expert-map">
-      <h4>Experts by layer</h4>
-      <p data-testid="scan-expert-map-summary">{summary}</p>
-      <ExpertGridCanvas
-        grid={map}
-        colours={COLOURS}
-        legend={LEGEND}
-        paint={paint}
-        cellText={cellText}
-        idleText="Rows are layers, columns experts. Point at a cell for its figures; click it to show its tensors in the table."
-        label={`${summary} Each cell is one expert of one layer.`}
-        testId="scan-expert-map"
-        onCellClick={(row, expert) => show(row, [expert])}
-      />
+    <ExpertGridView
+      grid={map}
+      summary={expertScaleSummary(map)}
+      colours={COLOURS}
+      legend={LEGEND}
+      paint={paint}
+      cellText={cellText}
+      idleText="Rows are layers, columns experts. Point at a cell for its figures; click it to show its tensors in the table."
+      label="Expert scales by layer"
+      testId="scan-expert-map"
+      onCellClick={(row, expert) => show(row, [expert])}
+    >
       {standing.length > 0 && (
         <details data-testid="scan-expert-map-layers">
           <summary>Layers with an expert that stands out ({standing.length})</summary>
@@ -98,6 +95,6 @@ export function ExpertScaleMapView({ map, perTensor }: { map: ExpertScaleMap; pe
           </ul>
         </details>
       )}
-    </section>
+    </ExpertGridView>
   );
 }

@@ -4,13 +4,8 @@
  */
 import { formatValue, groupDigits, plural } from '../../core/number-format';
 import { EXPERT_RMS_FACTOR } from '../../core/values/expert-stack-scan';
-import { EXPERT_MARK, type ExpertScaleMap } from '../../core/values/expert-scale-map';
+import { EXPERT_MARK, outlyingScale, type ExpertScaleMap } from '../../core/values/expert-scale-map';
 import { expertsText } from './expert-stack-text';
-
-/** Whether a ratio is over EXPERT_RMS_FACTOR or under its reciprocal. */
-export function outlying(ratio: number | null): boolean {
-  return ratio !== null && (ratio > EXPERT_RMS_FACTOR || ratio < 1 / EXPERT_RMS_FACTOR);
-}
 
 /** A ratio as a multiple: `20.1×`, `0.0505×`. */
 function times(ratio: number): string {
@@ -92,7 +87,7 @@ export function layersStandingOut(map: ExpertScaleMap): LayerStandingOut[] {
   const out: LayerStandingOut[] = [];
   map.layers.forEach(({ stack, layer }, row) => {
     const cells = Array.from({ length: map.experts }, (_, expert) => ({ expert, at: row * map.experts + expert }));
-    const outliers = cells.filter(({ at }) => outlying(map.ratio[at]));
+    const outliers = cells.filter(({ at }) => outlyingScale(map.ratio[at]));
     const parts = outliers.map(
       ({ expert, at }) => `expert ${expert} ${times(map.ratio[at] as number)} (${map.roles[map.roleOf[at]]})`,
     );

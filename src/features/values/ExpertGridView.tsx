@@ -1,10 +1,11 @@
 /**
- * A layers × experts map on a canvas (core/values/expert-grid.ts), for "Compare values"' changes and "Scan all
- * values"' scales: one cell per expert of each layer, painted by the caller, layer numbers down the left and expert
- * numbers along the top, the cell under the pointer in words, and a legend whose swatches are the colours drawn. A
- * canvas because a 61-layer model of 256 experts is 15,616 cells, too many elements for the page.
+ * A layers × experts map (core/values/expert-grid.ts), for "Compare values"' changes and "Scan all values"' scales:
+ * its summary, one cell per expert of each layer on a canvas, painted by the caller, layer numbers down the left and
+ * expert numbers along the top, a legend whose swatches are the colours drawn, the cell under the pointer in words,
+ * and what the caller lists below. A canvas because a 61-layer model of 256 experts is 15,616 cells, too many
+ * elements for the page.
  */
-import { useEffect, useRef, useState, type MouseEvent } from 'react';
+import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import type { StackLayer } from '../../core/values/layer-names';
 
 /** The map's width for cells at most, in CSS px; each cell gets an equal share, within the bounds below. */
@@ -104,8 +105,9 @@ function useThemeVersion(): number {
   return version;
 }
 
-export function ExpertGridCanvas({
+export function ExpertGridView({
   grid,
+  summary,
   colours,
   legend,
   paint,
@@ -114,19 +116,25 @@ export function ExpertGridCanvas({
   label,
   testId,
   onCellClick,
+  children,
 }: {
   grid: GridShape;
+  /** The map in words, above it and as the canvas's accessible name. */
+  summary: string;
   /** CSS colours (`var(--accent)`), resolved by the browser: the theme's are light-dark() pairs a canvas cannot read. */
   colours: readonly string[];
   legend: ReadonlyArray<{ colour: number; label: string }>;
   paint: (at: number) => CellPaint | null;
   cellText: (row: number, expert: number) => string;
   idleText: string;
+  /** The section's accessible name. */
   label: string;
-  /** `<testId>-canvas`, `<testId>-hover`, `<testId>-legend`. */
+  /** `<testId>-summary`, `<testId>-canvas`, `<testId>-hover`, `<testId>-legend`. */
   testId: string;
   /** A click on a cell; without it the cells are not clickable. */
   onCellClick?: (row: number, expert: number) => void;
+  /** What follows the map: the layers in words. */
+  children?: ReactNode;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const probes = useRef<Array<HTMLSpanElement | null>>([]);
@@ -162,7 +170,9 @@ export function ExpertGridCanvas({
     }
   };
   return (
-    <>
+    <section className="expert-map" aria-label={label} data-testid={testId}>
+      <h4>Experts by layer</h4>
+      <p data-testid={`${testId}-summary`}>{summary}</p>
       {colours.map((colour, at) => (
         <span
           key={colour}
@@ -178,7 +188,7 @@ export function ExpertGridCanvas({
         className="expert-map-canvas"
         style={{ width: layout.width, cursor: onCellClick ? 'pointer' : undefined }}
         role="img"
-        aria-label={label}
+        aria-label={`${summary} Each cell is one expert of one layer.`}
         data-testid={`${testId}-canvas`}
         data-left={LEFT_PX}
         data-top={TOP_PX}
@@ -199,6 +209,7 @@ export function ExpertGridCanvas({
       <p className="values-note expert-map-readout" data-testid={`${testId}-hover`}>
         {hover ?? idleText}
       </p>
-    </>
+      {children}
+    </section>
   );
 }
