@@ -5,6 +5,11 @@
 import { GPUS } from '../../core/analysis/memory/estimate';
 import { useAppStore } from '../../state/store';
 
+/** A GPU's name without its memory in brackets, for sentences: `RTX 4090 / L4 / A10`. */
+export function shortGpuName(name: string): string {
+  return name.replace(/ \(.*\)$/, '');
+}
+
 export function FitGpuSelect({ testId }: { testId: string }) {
   const fitTarget = useAppStore((state) => state.fitTarget);
   const setFitTarget = useAppStore((state) => state.setFitTarget);

@@ -22,7 +22,7 @@ import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from './format-memory';
 import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from './MemoryInputs';
-import { FitGpuSelect } from './FitGpuSelect';
+import { FitGpuSelect, shortGpuName } from './FitGpuSelect';
 import './memory.css';
 import { numeric, TableHead } from '../../lib/TableHead';
 
@@ -212,7 +212,7 @@ function CpuMoeFit({
       ),
     [basis, contextTokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers, fitTarget.gpuBytes],
   );
-  const gpu = fitTarget.gpuName.replace(/ \(.*\)$/, '');
+  const gpu = shortGpuName(fitTarget.gpuName);
   return (
     <span className="memory-cpu-moe-fit" data-testid="memory-cpu-moe-fit">
       <FitGpuSelect testId="memory-fit-gpu" />

@@ -13,7 +13,7 @@ import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from '../memory/format-memory';
 import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from '../memory/MemoryInputs';
 import { numeric, TableHead } from '../../lib/TableHead';
-import { FitGpuSelect } from '../memory/FitGpuSelect';
+import { FitGpuSelect, shortGpuName } from '../memory/FitGpuSelect';
 
 const KIND_LABELS: Readonly<Record<GgufQuantRow['kind'], string>> = {
   model: '',
@@ -50,7 +50,7 @@ export function GgufRepoFiles({ result, repo }: { result: LoadResult; repo: Repo
   const fitting = models.filter((row) => row.fit?.fits).length;
   const withCpuMoe = models.filter((row) => row.fit?.cpuMoe).length;
   const openPath = result.choices?.selected;
-  const gpuShort = fitTarget.gpuName.replace(/ \(.*\)$/, '');
+  const gpuShort = shortGpuName(fitTarget.gpuName);
   const contextText = `${groupDigits(fitTarget.contextTokens)} tokens`;
   return (
     <details className="repo-files gguf-repo-files" data-testid="gguf-repo-files" open={header?.format === 'gguf'}>
