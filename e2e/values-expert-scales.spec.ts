@@ -95,3 +95,43 @@ for (const remote of [false, true]) {
     watch.expectClean();
   });
 }
+
+test(`Scan all values: the map of expert scales read from the keyboard (${file})`, async ({ page }) => {
+  const watch = watchPage(page);
+  await scanFixture(page, VALUES_DIR, file, null);
+  const section = page.getByTestId('scan-expert-map');
+  const canvas = section.getByTestId('scan-expert-map-canvas');
+  const readout = section.getByTestId('scan-expert-map-hover');
+  const ring = section.getByTestId('scan-expert-map-ring');
+  await expect(ring).toHaveCount(0);
+  await canvas.focus();
+  for (const [key, row, expert] of [
+    ['ArrowRight', 0, 1],
+    ['ArrowDown', 1, 1],
+    ['End', 1, map.experts - 1],
+    ['ArrowRight', 1, map.experts - 1],
+    ['PageDown', map.layers.length - 1, map.experts - 1],
+    ['Home', map.layers.length - 1, 0],
+    ['Control+Home', 0, 0],
+    ['ArrowDown', 1, 0],
+  ] as const) {
+    await canvas.press(key);
+    await expect(readout, key).toHaveText(cellText(row, expert));
+  }
+  await expect(ring).toBeVisible();
+  // The ring sits on the cell the readout names (layer 1, expert 0).
+  const [box, ringBox] = await Promise.all([canvas.boundingBox(), ring.boundingBox()]);
+  const [left, top, cell, rowPx] = await Promise.all(
+    ['data-left', 'data-top', 'data-cell', 'data-row'].map(async (name) => Number(await canvas.getAttribute(name))),
+  );
+  expect(Math.abs((ringBox?.x ?? 0) - ((box?.x ?? 0) + left))).toBeLessThan(1);
+  expect(Math.abs((ringBox?.y ?? 0) - ((box?.y ?? 0) + top + rowPx))).toBeLessThan(1);
+  expect(Math.abs((ringBox?.width ?? 0) - cell)).toBeLessThan(1);
+  for (let i = 0; i < 5; i++) {
+    await canvas.press('ArrowRight');
+  }
+  await canvas.press('Enter');
+  const tensors = 4 * (map.experts * 2 + 1);
+  await expect(page.getByText(`${tensors} tensors · 2 shown`)).toBeVisible();
+  watch.expectClean();
+});

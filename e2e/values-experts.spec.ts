@@ -87,6 +87,22 @@ test('Compare values: the map of which experts of which layers changed (per-expe
     'model.layers.0: 1 of 4 changed: #1',
     'model.layers.1: 2 of 4 changed: #0, #3',
   ]);
+  // A cell clicked, or reached with the keys and Enter, filters the compared tensors below to that expert's two.
+  const filter = page.getByLabel('Filter compared tensors (aligned or full names)');
+  const count = page.getByTestId('compare-row-count');
+  await canvas.click({ position: { x: left + 3 * cell + cell / 2, y: top + row + row / 2 } });
+  await expect(filter).toHaveValue('model.layers.1.block_sparse_moe.experts.3.');
+  await expect(count).toHaveText('16 keys · 2 shown');
+  await expect(page.getByTestId('compare-table-scroll')).toContainText('layers.1.block_sparse_moe.experts.3.w2.weight');
+  await canvas.press('Control+Home');
+  await expect(section.getByTestId('compare-values-expert-map-ring')).toBeVisible();
+  await canvas.press('ArrowRight');
+  await expect(section.getByTestId('compare-values-expert-map-hover')).toContainText(
+    'model.layers.0, expert 1: changed',
+  );
+  await canvas.press('Enter');
+  await expect(filter).toHaveValue('model.layers.0.block_sparse_moe.experts.1.');
+  await expect(count).toHaveText('16 keys · 2 shown');
   const report = await downloadReport(page);
   const reported = (report.compare as { valuesExpertMap?: { changed: unknown[] } }).valuesExpertMap;
   expect(reported?.changed).toEqual(map.changed);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { allTensorNames } from './model';
 import { parseFileHead } from './parse/parse-header';
-import { DEFAULT_QUERY, fileOrderAnswer, nameFilter, queryRows } from './table-query';
+import { compileFilter, DEFAULT_QUERY, fileOrderAnswer, nameFilter, namesFilter, queryRows } from './table-query';
 import { MAX_ROWS_ORDERED_IN_PAGE } from './limits';
 import { buildHeaderBytes } from '../testing/build-safetensors';
 
@@ -55,6 +55,42 @@ describe('nameFilter', () => {
   it('tests substrings case-insensitively and regexes as written', () => {
     expect(nameFilter('Q_PROJ').test?.('model.q_proj.weight')).toBe(true);
     expect(nameFilter('/^model\\.k/').test?.('model.q_proj.weight')).toBe(false);
+  });
+});
+
+describe('namesFilter', () => {
+  const kept = (filter: string, among: readonly string[]) => {
+    const compiled = compileFilter(filter);
+    if (!compiled.ok) {
+      throw new Error(compiled.error);
+    }
+    return among.filter(compiled.test);
+  };
+  const expert = (layer: number, n: number, part: string) => `model.layers.${layer}.mlp.experts.${n}.${part}.weight`;
+  const among = [3, 13].flatMap((layer) =>
+    [1, 17, 117].flatMap((n) => ['gate_proj', 'up_proj', 'down_proj'].map((part) => expert(layer, n, part))),
+  );
+
+  it("gives one expert's tensors as their shared start, which keeps no other layer's or expert's", () => {
+    const names = ['gate_proj', 'up_proj', 'down_proj'].map((part) => expert(3, 17, part));
+    expect(namesFilter(names, among)).toBe('model.layers.3.mlp.experts.17.');
+    expect(kept(namesFilter(names, among), among)).toEqual(names);
+  });
+
+  it('spells the names out when their shared start would keep others too', () => {
+    const stacks = ['blk.3.ffn_gate_exps.weight', 'blk.3.ffn_up_exps.weight', 'blk.3.ffn_down_exps.weight'];
+    const all = [...stacks, 'blk.3.attn_q.weight', 'blk.30.ffn_up_exps.weight'];
+    const filter = namesFilter(stacks, all);
+    expect(filter).toBe(
+      '/^(?:blk\\.3\\.ffn_gate_exps\\.weight|blk\\.3\\.ffn_up_exps\\.weight|blk\\.3\\.ffn_down_exps\\.weight)$/',
+    );
+    expect(kept(filter, all)).toEqual(stacks);
+  });
+
+  it('escapes what a regular expression would read, and keeps nothing for no names', () => {
+    const odd = ['a(1)+[x]/y', 'b.*?$'];
+    expect(kept(namesFilter(odd, [...odd, 'a1x/y', 'bzzz']), [...odd, 'a1x/y', 'bzzz'])).toEqual(odd);
+    expect(namesFilter([], among)).toBe('');
   });
 });
 

@@ -83,6 +83,32 @@ export function nameFilter(filter: string): { test: ((name: string) => boolean) 
 }
 
 /**
+ * A filter that keeps exactly `names` among `among`: their shared start up to and with its last dot
+ * (`model.layers.3.mlp.experts.17.`), readable in the filter box, when no other name of `among` holds it, else the
+ * names themselves as one anchored regular expression. Empty for no names.
+ */
+export function namesFilter(names: readonly string[], among: readonly string[]): string {
+  if (names.length === 0) {
+    return '';
+  }
+  let shared = names[0];
+  for (const name of names) {
+    while (!name.startsWith(shared)) {
+      shared = shared.slice(0, -1);
+    }
+  }
+  const start = shared.slice(0, shared.lastIndexOf('.') + 1);
+  const wanted = new Set(names);
+  const needle = start.toLowerCase();
+  const alone = among.every((name) => wanted.has(name) || !name.toLowerCase().includes(needle));
+  if (start !== '' && start === start.trim() && !/^\/.*\/[a-z]*$/s.test(start) && alone) {
+    return start;
+  }
+  const escaped = names.map((name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+  return `/^(?:${escaped.join('|')})$/`;
+}
+
+/**
  * The answer to a query that keeps every row in file order (or its reverse): no filter, dtype, module or row list.
  * It needs no names, so the page takes it without asking the worker, which may be busy with the analyses for a
  * second after the result of a sharded model. Null for any other query, and past MAX_ROWS_ORDERED_IN_PAGE rows.

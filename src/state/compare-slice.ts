@@ -60,6 +60,8 @@ export interface CompareSlice {
   /** Set when a compare filter hung and was stopped (the worker was replaced and both sources reopened). */
   compareNotice: string | null;
   compareView: CompareView;
+  /** A view asked to bring the compared tensors into sight: the table scrolls to itself, then says it did. */
+  compareTableRevealPending: boolean;
   openCompareSource: (source: SourceSpec) => Promise<void>;
   /** Picked files: one model file opens as itself; several (shards, an index, a folder) as one `files` source. */
   openCompareFiles: (files: readonly LocalFileEntry[]) => Promise<void>;
@@ -82,6 +84,9 @@ export interface CompareSlice {
   runDiff: () => void;
   setCompareQuery: (patch: Partial<CompareQuery>) => void;
   setCompareView: (view: CompareView) => void;
+  /** Shows the compared tensors a filter keeps (every group, any module), and brings their table into sight. */
+  showComparedTensors: (filter: string) => void;
+  compareTableRevealed: () => void;
   refreshCompareTable: () => void;
 }
 
@@ -196,6 +201,7 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     compareFilterError: null,
     compareNotice: null,
     compareView: 'tensors',
+    compareTableRevealPending: false,
 
     openCompareSource: (source) => loader.open(source),
 
@@ -287,6 +293,12 @@ export const createCompareSlice: StateCreator<AppState, [], [], CompareSlice> = 
     },
 
     setCompareView: (view) => set({ compareView: view }),
+
+    showComparedTensors: (filter) => {
+      set({ compareView: 'tensors', compareTableRevealPending: true });
+      get().setCompareQuery({ filter, groups: [], module: '' });
+    },
+    compareTableRevealed: () => set({ compareTableRevealPending: false }),
 
     refreshCompareTable: () => {
       const diff = get().diff;

@@ -4,7 +4,7 @@
  * experts, each stack of layers apart and in layer order, columns experts 0 to n − 1, and an expert's observations
  * in one layer (its gate, up and down tensors) merged into one cell. Pure.
  */
-import { StackLayers, type StackLayer } from './layer-names';
+import { layerParts, StackLayers, type StackLayer } from './layer-names';
 
 /** A numbered expert's tensor: `….experts.<n>.…`, not a shared expert (`shared_experts.0`). */
 const RE_NUMBERED_EXPERT = /(?:^|\.)experts\.(\d+)\./;
@@ -40,6 +40,27 @@ export function numberedExpertParts(tensor: string): { expert: number; blanked: 
   const end = match.index + match[0].length - 1;
   const start = end - match[1].length;
   return { expert: Number(match[1]), blanked: `${tensor.slice(0, start)}#${tensor.slice(end)}` };
+}
+
+/**
+ * Whether `tensor` is behind a cell of one of `experts` in `layer`: a per-expert tensor of one of them there, or a
+ * stack there (`stackExperts` experts in its first dimension) that holds one.
+ */
+export function inExpertCells(
+  tensor: string,
+  stackExperts: number | undefined,
+  { stack, layer }: StackLayer,
+  experts: readonly number[],
+): boolean {
+  const parts = layerParts(tensor);
+  if (parts === null || parts.prefix !== stack || parts.layer !== layer) {
+    return false;
+  }
+  if (stackExperts !== undefined) {
+    return experts.some((expert) => expert < stackExperts);
+  }
+  const expert = numberedExpert(tensor);
+  return expert !== null && experts.includes(expert);
 }
 
 export interface ExpertGrid<T> {

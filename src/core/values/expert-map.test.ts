@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expertChangeMap, numberedExpertObservation, type ExpertObservation } from './expert-map';
+import { expertCellTensors, expertChangeMap, numberedExpertObservation, type ExpertObservation } from './expert-map';
 
 const seen = (
   tensor: string,
@@ -44,6 +44,38 @@ describe('expertChangeMap', () => {
     expect(sampled?.sampled).toBe(true);
     expect(expertChangeMap([seen('model.layers.0.experts.0.w', 0, 0.1, true)])).toBeNull();
     expect(expertChangeMap([seen('experts.0.w', 0, 0, false), seen('experts.1.w', 1, 0, false)])).toBeNull();
+  });
+});
+
+describe('expertCellTensors', () => {
+  it("names a cell's per-expert tensors and the stacks of its layer, and nothing of other layers or experts", () => {
+    const compared = [
+      { tensor: 'model.layers.1.mlp.experts.0.up_proj.weight' },
+      { tensor: 'model.layers.1.mlp.experts.0.down_proj.weight' },
+      { tensor: 'model.layers.1.mlp.experts.1.up_proj.weight' },
+      { tensor: 'model.layers.11.mlp.experts.0.up_proj.weight' },
+      { tensor: 'model.layers.1.self_attn.q_proj.weight' },
+      { tensor: 'model.layers.2.mlp.experts.gate_up_proj', experts: { experts: 4 } },
+      { tensor: 'model.layers.2.mlp.experts.down_proj', experts: { experts: 4 } },
+    ];
+    const map = expertChangeMap([
+      ...compared.slice(0, 4).map(({ tensor }) => seen(tensor, Number(/experts\.(\d+)/.exec(tensor)?.[1]), 0.1, true)),
+      ...[0, 1, 2, 3].map((expert) => seen('model.layers.2.mlp.experts.down_proj', expert, 0.1, true)),
+    ]);
+    if (map === null) {
+      throw new Error('no map');
+    }
+    const rowOf = (layer: number) => map.layers.findIndex((row) => row.layer === layer);
+    expect(expertCellTensors(compared, map, rowOf(1), 0)).toEqual([
+      'model.layers.1.mlp.experts.0.up_proj.weight',
+      'model.layers.1.mlp.experts.0.down_proj.weight',
+    ]);
+    expect(expertCellTensors(compared, map, rowOf(1), 1)).toEqual(['model.layers.1.mlp.experts.1.up_proj.weight']);
+    expect(expertCellTensors(compared, map, rowOf(1), 2)).toEqual([]);
+    expect(expertCellTensors(compared, map, rowOf(2), 3)).toEqual([
+      'model.layers.2.mlp.experts.gate_up_proj',
+      'model.layers.2.mlp.experts.down_proj',
+    ]);
   });
 });
 

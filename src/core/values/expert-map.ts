@@ -7,7 +7,7 @@
  * changed when any of their values differs. Pure.
  */
 import type { ExpertChanges } from './expert-changes';
-import { expertGrid, numberedExpert } from './expert-grid';
+import { expertGrid, inExpertCells, numberedExpert } from './expert-grid';
 import type { StackLayer } from './layer-names';
 
 /** One expert's figures in one tensor. */
@@ -62,6 +62,21 @@ export function stackObservations(tensor: string, stack: ExpertChanges, sampled:
     changed: expert.changedShare > 0,
     sampled,
   }));
+}
+
+/**
+ * The names of the compared tensors behind one cell: the expert's per-expert tensors in that layer, and the stacks
+ * there compared expert by expert.
+ */
+export function expertCellTensors(
+  compared: ReadonlyArray<{ tensor: string; experts?: { experts: number } }>,
+  map: ExpertChangeMap,
+  row: number,
+  expert: number,
+): string[] {
+  return compared
+    .filter((entry) => inExpertCells(entry.tensor, entry.experts?.experts, map.layers[row], [expert]))
+    .map((entry) => entry.tensor);
 }
 
 /** The map of every observation within a numbered layer; null without two experts in some layer. */

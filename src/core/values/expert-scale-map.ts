@@ -7,7 +7,7 @@
  * figures of each) and from stacks read expert by expert (expert-stack-scan.ts); a cell holds, of its expert's
  * tensors in that layer, the ratio farthest from 1. Pure.
  */
-import { expertGrid, numberedExpertParts } from './expert-grid';
+import { expertGrid, inExpertCells, numberedExpertParts } from './expert-grid';
 import { EXPERT_RMS_FACTOR } from './expert-stack-scan';
 import { layerParts, type StackLayer } from './layer-names';
 import { median } from '../median';
@@ -206,24 +206,10 @@ export function expertScaleMap(perTensor: readonly ScanTensor[], copies: Readonl
  */
 export function expertCellRows(
   perTensor: readonly ScanTensor[],
-  { stack, layer }: StackLayer,
+  layer: StackLayer,
   experts: readonly number[],
 ): number[] {
-  const wanted = new Set(experts);
-  const rows: number[] = [];
-  for (const entry of perTensor) {
-    const parts = layerParts(entry.tensor);
-    if (parts === null || parts.prefix !== stack || parts.layer !== layer) {
-      continue;
-    }
-    const inStack = entry.experts?.experts;
-    const holds =
-      inStack !== undefined
-        ? experts.some((expert) => expert < inStack)
-        : wanted.has(numberedExpertParts(entry.tensor)?.expert ?? -1);
-    if (holds) {
-      rows.push(entry.row);
-    }
-  }
-  return rows;
+  return perTensor
+    .filter((entry) => inExpertCells(entry.tensor, entry.experts?.experts, layer, experts))
+    .map((entry) => entry.row);
 }

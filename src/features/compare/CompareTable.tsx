@@ -2,7 +2,7 @@
  * Every aligned key with its group, dtypes, shapes and parameters on both sides. Sorting and filtering run in the
  * worker (core/compare/compare-query.ts); cells decode names and shapes on demand from each side's columns.
  */
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { DIFF_GROUPS, type DiffGroup } from '../../core/compare/diff';
 import type { CompareSortKey } from '../../core/compare/compare-query';
 import { dtypeName } from '../../core/dtypes';
@@ -60,6 +60,15 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
   const setQuery = useAppStore((state) => state.setCompareQuery);
   const filterError = useAppStore((state) => state.compareFilterError);
   const commitFilter = useMemo(() => (filter: string) => setQuery({ filter }), [setQuery]);
+  const revealPending = useAppStore((state) => state.compareTableRevealPending);
+  const revealed = useAppStore((state) => state.compareTableRevealed);
+  const wrap = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (revealPending) {
+      wrap.current?.scrollIntoView({ block: 'start' });
+      revealed();
+    }
+  }, [revealPending, revealed]);
   // Which query the rows on screen answer: every query change re-queries the worker, and every answer is a new
   // array, so the table is working from a query change until a new order arrives (the rows on screen stay).
   const [answered, setAnswered] = useState({ order, query });
@@ -173,7 +182,7 @@ export function CompareTable({ result, a, b }: { result: CompareResult; a: LoadR
   };
 
   return (
-    <div className="tensor-table-wrap">
+    <div className="tensor-table-wrap" ref={wrap}>
       <QueryToolbar
         filter={{
           value: query.filter,

@@ -92,7 +92,7 @@ function TensorComparisons({ result }: { result: ValuesComparisonResult }) {
       {scaling && <p data-testid="compare-values-scaled">{scaling}</p>}
       {ranks && <p data-testid="compare-values-ranks">{ranks}</p>}
       {experts && <p data-testid="compare-values-experts-summary">{experts}</p>}
-      {result.expertMap && <ExpertMap map={result.expertMap} />}
+      {result.expertMap && <ExpertMap map={result.expertMap} compared={result.tensors} />}
       <LayerChart
         entries={result.byLayer}
         value={(entry) => entry.relL2}

@@ -3,10 +3,12 @@
  * its summary, one cell per expert of each layer on a canvas, painted by the caller, layer numbers down the left and
  * expert numbers along the top, a legend whose swatches are the colours drawn, the cell under the pointer in words,
  * and what the caller lists below. A canvas because a 61-layer model of 256 experts is 15,616 cells, too many
- * elements for the page.
+ * elements for the page. The map takes the keyboard focus: the arrow keys move a ring from cell to cell
+ * (grid-keys.ts), the readout says the cell, and Enter or Space does what a click does.
  */
-import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type MouseEvent, type ReactNode } from 'react';
 import type { StackLayer } from '../../core/values/layer-names';
+import { movedCell, type GridCell } from './grid-keys';
 
 /** The map's width for cells at most, in CSS px; each cell gets an equal share, within the bounds below. */
 const MAP_WIDTH_PX = 640;
@@ -138,7 +140,11 @@ export function ExpertGridView({
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const probes = useRef<Array<HTMLSpanElement | null>>([]);
+  const readoutId = useId();
   const [hover, setHover] = useState<string | null>(null);
+  /** The cell the keyboard is on; shown (ring and readout) while the map has the focus from the keyboard. */
+  const [keyCell, setKeyCell] = useState<GridCell>({ row: 0, expert: 0 });
+  const [keyboard, setKeyboard] = useState(false);
   const theme = useThemeVersion();
   const layout = layoutOf(grid);
   useEffect(() => {
@@ -151,7 +157,7 @@ export function ExpertGridView({
     }
   }, [grid, colours, paint, theme]);
   /** The cell under the pointer, or null. */
-  const cellAt = (event: MouseEvent<HTMLCanvasElement>): { row: number; expert: number } | null => {
+  const cellAt = (event: MouseEvent<HTMLCanvasElement>): GridCell | null => {
     // The canvas shrinks with a narrow page (max-width: 100%), so the pointer is scaled back to the drawn layout.
     const box = event.currentTarget.getBoundingClientRect();
     const scale = box.width > 0 ? layout.width / box.width : 1;
@@ -161,14 +167,39 @@ export function ExpertGridView({
   };
   const onMove = (event: MouseEvent<HTMLCanvasElement>) => {
     const cell = cellAt(event);
+    setKeyboard(false);
     setHover(cell ? cellText(cell.row, cell.expert) : null);
   };
   const onClick = (event: MouseEvent<HTMLCanvasElement>) => {
     const cell = cellAt(event);
-    if (cell && onCellClick) {
-      onCellClick(cell.row, cell.expert);
+    if (cell) {
+      setKeyCell(cell);
+      onCellClick?.(cell.row, cell.expert);
     }
   };
+  // A map redrawn smaller (another comparison) must not leave the ring outside it.
+  const shown: GridCell = {
+    row: Math.min(keyCell.row, grid.layers.length - 1),
+    expert: Math.min(keyCell.expert, grid.experts - 1),
+  };
+  const onKeyDown = (event: KeyboardEvent<HTMLCanvasElement>) => {
+    if ((event.key === 'Enter' || event.key === ' ') && onCellClick) {
+      event.preventDefault();
+      setKeyboard(true);
+      onCellClick(shown.row, shown.expert);
+      return;
+    }
+    const next = movedCell(event.key, event.ctrlKey || event.metaKey, shown, grid.layers.length, grid.experts);
+    if (next) {
+      event.preventDefault();
+      setKeyboard(true);
+      setKeyCell(next);
+    }
+  };
+  const readout = keyboard ? cellText(shown.row, shown.expert) : (hover ?? idleText);
+  const keysHelp = onCellClick
+    ? 'Arrow keys move from cell to cell; Enter shows the cell in the table.'
+    : 'Arrow keys move from cell to cell.';
   return (
     <section className="expert-map" aria-label={label} data-testid={testId}>
       <h4>Experts by layer</h4>
@@ -183,21 +214,42 @@ export function ExpertGridView({
           style={{ color: colour }}
         />
       ))}
-      <canvas
-        ref={canvas}
-        className="expert-map-canvas"
-        style={{ width: layout.width, cursor: onCellClick ? 'pointer' : undefined }}
-        role="img"
-        aria-label={`${summary} Each cell is one expert of one layer.`}
-        data-testid={`${testId}-canvas`}
-        data-left={LEFT_PX}
-        data-top={TOP_PX}
-        data-cell={layout.cell}
-        data-row={layout.row}
-        onMouseMove={onMove}
-        onClick={onClick}
-        onMouseLeave={() => setHover(null)}
-      />
+      <div className="expert-map-frame" style={{ width: layout.width }}>
+        <canvas
+          ref={canvas}
+          className="expert-map-canvas"
+          style={{ width: layout.width, cursor: onCellClick ? 'pointer' : undefined }}
+          tabIndex={0}
+          role="application"
+          aria-roledescription="map of experts"
+          aria-label={`${summary} Each cell is one expert of one layer. ${keysHelp}`}
+          aria-describedby={readoutId}
+          data-testid={`${testId}-canvas`}
+          data-left={LEFT_PX}
+          data-top={TOP_PX}
+          data-cell={layout.cell}
+          data-row={layout.row}
+          onMouseMove={onMove}
+          onClick={onClick}
+          onMouseLeave={() => setHover(null)}
+          onKeyDown={onKeyDown}
+          onFocus={(event) => setKeyboard(event.currentTarget.matches(':focus-visible'))}
+          onBlur={() => setKeyboard(false)}
+        />
+        {keyboard && (
+          <span
+            className="expert-map-ring"
+            aria-hidden="true"
+            data-testid={`${testId}-ring`}
+            style={{
+              left: `${((LEFT_PX + shown.expert * layout.cell) / layout.width) * 100}%`,
+              top: `${((TOP_PX + shown.row * layout.row) / layout.height) * 100}%`,
+              width: `${(layout.cell / layout.width) * 100}%`,
+              height: `${(layout.row / layout.height) * 100}%`,
+            }}
+          />
+        )}
+      </div>
       <ul className="expert-map-legend" data-testid={`${testId}-legend`}>
         {legend.map((item) => (
           <li key={item.label}>
@@ -206,8 +258,8 @@ export function ExpertGridView({
           </li>
         ))}
       </ul>
-      <p className="values-note expert-map-readout" data-testid={`${testId}-hover`}>
-        {hover ?? idleText}
+      <p id={readoutId} className="values-note expert-map-readout" aria-live="polite" data-testid={`${testId}-hover`}>
+        {readout}
       </p>
       {children}
     </section>

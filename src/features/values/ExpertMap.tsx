@@ -4,7 +4,10 @@
  * pointer in words, and the changed experts of each layer as text to copy.
  */
 import { useCallback, useMemo } from 'react';
-import type { ExpertChangeMap } from '../../core/values/expert-map';
+import { expertCellTensors, type ExpertChangeMap } from '../../core/values/expert-map';
+import type { ValueComparison } from '../../core/values/compare-values';
+import { namesFilter } from '../../core/table-query';
+import { useAppStore } from '../../state/store';
 import { ExpertGridView, type CellPaint } from './ExpertGridView';
 import { expertCellText, expertMapSummary, layerExpertsText } from './expert-changes-text';
 
@@ -18,7 +21,22 @@ const LEGEND = [
   { colour: SAME, label: 'every value the same' },
 ];
 
-export function ExpertMap({ map }: { map: ExpertChangeMap }) {
+export function ExpertMap({ map, compared }: { map: ExpertChangeMap; compared: readonly ValueComparison[] }) {
+  const showComparedTensors = useAppStore((state) => state.showComparedTensors);
+  const show = useCallback(
+    (row: number, expert: number) => {
+      const names = expertCellTensors(compared, map, row, expert);
+      if (names.length > 0) {
+        showComparedTensors(
+          namesFilter(
+            names,
+            compared.map((entry) => entry.tensor),
+          ),
+        );
+      }
+    },
+    [compared, map, showComparedTensors],
+  );
   const paint = useMemo(() => {
     const top = map.relL2.reduce<number>((most, value) => Math.max(most, value ?? 0), 0);
     return (at: number): CellPaint | null => {
@@ -40,9 +58,10 @@ export function ExpertMap({ map }: { map: ExpertChangeMap }) {
       legend={LEGEND}
       paint={paint}
       cellText={cellText}
-      idleText="Rows are layers, columns experts; blank where an expert was not compared. Point at a cell for its figures."
+      idleText="Rows are layers, columns experts; blank where an expert was not compared. Point at a cell for its figures; click it to show its tensors in the table below."
       label="Experts by layer"
       testId="compare-values-expert-map"
+      onCellClick={show}
     >
       <details data-testid="compare-values-expert-map-layers">
         <summary>Changed experts, layer by layer</summary>
