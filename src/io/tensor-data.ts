@@ -37,6 +37,7 @@ import { ValuesUnavailable } from '../core/values/tensor-values';
 import { planSpans, type PlannedSpan } from './analysis-spans';
 import { analysisSpanLimit } from './connection';
 import type { HttpByteReader } from './http-reader';
+import { locateDcpTensor, type DcpStorage } from './dcp-data';
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
 export interface DataLocation {
@@ -53,6 +54,8 @@ export interface TensorSpan {
   length: number;
   /** A view that is not row-major: read `extentBytes` from `start`, then gather its elements by stride. */
   strided?: { shape: number[]; stride: number[]; itemBytes: number; extentBytes: number };
+  /** A tensor in row blocks of other files (a Distributed Checkpoint's chunks): its bytes are theirs, in order. */
+  parts?: TensorSpan[];
   /** The gathered elements, once read. */
   gathered?: Promise<Uint8Array>;
 }
@@ -93,6 +96,8 @@ export interface CheckpointStorage {
   legacy?: Readonly<Record<string, { dataAt: number; bytes: number }>>;
   /** Member data starts already read from their local headers, by storage key. */
   dataStarts?: Map<string, number>;
+  /** A Distributed Checkpoint's chunks, in torch.save archives of the files beside its `.metadata` (dcp-data.ts). */
+  dcp?: DcpStorage;
 }
 
 /** Where the load's rows are: `locate` for the file, `storage` for a checkpoint's storages. */
@@ -122,6 +127,12 @@ export function locatedByteLength(columns: TensorColumns, row: number, storage?:
   const end = columns.end[row];
   if (Number.isFinite(begin) && end >= begin) {
     return end - begin;
+  }
+  const chunks = storage?.dcp?.rows[row];
+  if (chunks !== undefined) {
+    const itemBits = elementBits(columns, row);
+    const held = chunks.length > 0 && chunks.every((chunk) => chunk.file !== null);
+    return held && itemBits > 0 && itemBits % 8 === 0 ? (columns.elements[row] * itemBits) / 8 : 0;
   }
   const key = storage?.rows.storage[row];
   const located =
@@ -197,6 +208,9 @@ export function readSpanBytes(
   length: number,
   options: { signal: AbortSignal; purpose: ReadPurpose },
 ): Promise<Uint8Array> {
+  if (span.parts) {
+    return readAcrossParts(span.parts, at, length, options);
+  }
   const layout = span.strided;
   if (!layout) {
     return span.reader.read(span.start + at, length, options);
@@ -212,6 +226,28 @@ export function readSpanBytes(
   return span.gathered.then((all) => all.slice(at, at + length));
 }
 
+/** `length` bytes from `at` of parts read one after another: each part's share read, then joined. */
+async function readAcrossParts(
+  parts: readonly TensorSpan[],
+  at: number,
+  length: number,
+  options: { signal: AbortSignal; purpose: ReadPurpose },
+): Promise<Uint8Array> {
+  const out = new Uint8Array(length);
+  const reads: Array<Promise<void>> = [];
+  let partStart = 0;
+  for (const part of parts) {
+    const from = Math.max(at, partStart);
+    const to = Math.min(at + length, partStart + part.length);
+    if (from < to) {
+      reads.push(readSpanBytes(part, from - partStart, to - from, options).then((bytes) => out.set(bytes, from - at)));
+    }
+    partStart += part.length;
+  }
+  await Promise.all(reads);
+  return out;
+}
+
 /**
  * The bytes of `row` in any format: safetensors and GGUF through `locateTensor`, a torch.save zip's tensor by reading
  * its storage member's local header once (a 30-byte read, then the name and extra lengths give the data start).
@@ -225,6 +261,9 @@ export async function locateTensorData(
   const storage = data.storage;
   if (!storage || Number.isFinite(columns.begin[row])) {
     return locateTensor(columns, row, data.locate);
+  }
+  if (storage.dcp) {
+    return locateDcpTensor(columns, row, storage.dcp, signal, locateTensorData);
   }
   const key = storage.rows.storage[row];
   if (key == null) {
@@ -463,7 +502,7 @@ function orderedWindows(list: readonly OrderedSpan[]): Window[] {
       const piece: OrderedPiece = { ...part, index, last: k === parts.length - 1 };
       const start = span.start + part.start;
       const end = span.start + part.end;
-      if (span.strided) {
+      if (span.strided || span.parts) {
         open = null;
         windows.push({ reader: span.reader, start: part.start, end: part.end, pieces: [piece], strided: span });
         return;

@@ -86,3 +86,26 @@ export const HOSTILE_PICKLES = [
   'hostile-memo-stack-global.pkl',
   'hostile-checkpoint.bin',
 ] as const;
+
+/** What torch's own DCP reader said about fixtures/torch/dcp (scripts/dcp-fixtures.py). */
+export interface DcpAnswer {
+  torch: string;
+  entries: Record<
+    string,
+    | { bytes: true }
+    | {
+        dtype: string;
+        shape: number[];
+        chunks: Array<{ offsets: number[]; sizes: number[] }>;
+        /** torch's own reading of the tensor, flattened, as float64. */
+        values: number[];
+        bytes?: undefined;
+      }
+  >;
+  storage: Array<{ fqn: string; offsets: number[] | null; file: string; offset: number; length: number }>;
+  files: Record<string, number>;
+}
+
+export function dcpAnswer(): DcpAnswer {
+  return JSON.parse(torchFixtureText('dcp.json')) as DcpAnswer;
+}

@@ -250,7 +250,7 @@ async function loadSingle(
   reader: ByteReader,
   ref: SourceRef,
   options: LoadOptions,
-  io: { meter: Meter; remote: boolean },
+  io: { meter: Meter; remote: boolean; openBeside?: (name: string) => ByteReader | null },
 ): Promise<Loaded> {
   session.progress('connect', 0, null);
   const started = performance.now();
@@ -274,6 +274,7 @@ async function loadSingle(
     readMs: performance.now() - started,
     remote: io.remote,
     locate: () => location,
+    ...(io.openBeside && { openBeside: io.openBeside }),
     sidecars: {},
     sidecarsRead: [],
   };

@@ -4,6 +4,7 @@
  * the first paint, then the views (the Modules tab's tree), which never delay the report. When preview rows already
  * painted the first rows, a result of moderate size carries the report's analyses instead of preceding them.
  */
+import type { ByteReader } from '../core/bytes/byte-reader';
 import { listPager } from './list-pages';
 import { textEncoder, type TextEncoder } from './text-encoder';
 import { tokenListOfVocabulary, type VocabularySummary } from '../core/analysis/tokenizer/vocabulary';
@@ -64,6 +65,8 @@ export interface Loaded {
   readMs: number;
   remote: boolean;
   locate: (row: number) => DataLocation | null;
+  /** A file beside the model by its bare name (a Distributed Checkpoint's .distcp files), for values. */
+  openBeside?: (name: string) => ByteReader | null;
   sidecars: Sidecars;
   sidecarsRead: string[];
   /** allTensorNames of the parsed header's columns, when already decoded (a shard set's, as each shard arrived). */
@@ -118,6 +121,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
         rows: parsed.checkpoint.rows,
         members: parsed.checkpoint.members,
         legacy: parsed.checkpoint.legacyStorages,
+        ...(parsed.dcp && { dcp: { rows: parsed.dcp.rows, open: loaded.openBeside ?? (() => null) } }),
       };
     }
   }

@@ -40,6 +40,21 @@ export const CHECKPOINT_CODES = {
     refusedByReference: false,
     title: 'A tensor names a storage the archive lacks or sizes differently',
   },
+  'dcp-metadata': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'Distributed Checkpoint metadata: the weights are in the .distcp files beside it',
+  },
+  'dcp-chunk-without-file': {
+    severity: 'error',
+    refusedByReference: true,
+    title: 'A chunk of a Distributed Checkpoint has no file',
+  },
+  'dcp-chunks-not-covering': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: "A Distributed Checkpoint tensor's chunks do not cover it",
+  },
   'checkpoint-walk-truncated': {
     severity: 'warning',
     refusedByReference: false,

@@ -41,7 +41,10 @@ export interface Report {
   schemaVersion: number;
   generator: string;
   source: ReportSource;
-  /** The container the header was read from: safetensors, or a PyTorch checkpoint (zip, legacy stream, bare pickle). */
+  /**
+   * The container the header was read from: safetensors, a PyTorch checkpoint (zip, legacy stream, bare pickle), a
+   * Distributed Checkpoint's .metadata, or GGUF.
+   */
   format: FileFormat;
   file: {
     size: number | null;
@@ -98,6 +101,15 @@ const FORMAT_REPORT_SECTIONS: Readonly<Record<string, (parsed: ParsedHeader) => 
     void rows;
     void members;
     void legacyStorages;
+    return summary;
+  },
+  dcp: (parsed) => {
+    if (!parsed.dcp) {
+      return undefined;
+    }
+    // Each tensor's chunks stay on screen (its details); the report keeps the files and counts.
+    const { rows, ...summary } = parsed.dcp;
+    void rows;
     return summary;
   },
   gguf: (parsed) => (parsed.gguf ? ggufReport(parsed.gguf) : undefined),

@@ -245,6 +245,8 @@ const COMPANION_EXTENSIONS: ReadonlySet<string> = new Set([
   'svg',
   'gitattributes',
   'gitignore',
+  // A Distributed Checkpoint's data files: its `.metadata` is the model to open (formats/pytorch/dcp-metadata.ts).
+  'distcp',
 ]);
 
 /**

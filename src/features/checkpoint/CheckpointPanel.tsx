@@ -6,6 +6,7 @@
 import { CopyButton } from '../../lib/CopyButton';
 import { useState } from 'react';
 import type { ParsedHeader } from '../../core/model';
+import type { DcpSummary } from '../../core/formats/sections';
 import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { convertAdvice } from './convert-script';
@@ -24,6 +25,7 @@ export function CheckpointPanel({ header, fileName }: { header: ParsedHeader; fi
   return (
     <div className="checkpoint-panel">
       <SafetyCard header={header} />
+      {header.dcp && <DcpFilesCard dcp={header.dcp} />}
       <AnatomyCard header={header} />
       <ConvertCard header={header} fileName={fileName} />
     </div>
@@ -44,12 +46,15 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
     dangerous > 0 ? `${dangerous} dangerous import${dangerous === 1 ? '' : 's'}` : '',
     hazards > 0 ? `${hazards} exploit-shaped construct${hazards === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
+  const dcp = header.dcp;
   const headline =
     level === 'dangerous'
       ? `Dangerous: loading this file would run code (${dangerParts.join(', ')})`
       : level === 'unknown'
         ? `Unknown: ${unknown} import${unknown === 1 ? '' : 's'} outside torch's allowlist`
-        : 'Safe: only tensors and plain containers';
+        : dcp
+          ? "Safe: only Distributed Checkpoint's own metadata classes"
+          : 'Safe: only tensors and plain containers';
   const shown = showAll ? pickle.globals : pickle.globals.slice(0, FOLDED_ROWS);
   return (
     <section className="insight checkpoint-safety" aria-label="Pickle safety">
@@ -57,11 +62,19 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
       <p className={`safety-verdict risk-${level}`} data-testid="safety-verdict">
         {headline}
       </p>
-      <p data-testid="weights-only">
-        <code>torch.load(…, weights_only=True)</code>{' '}
-        {pickle.weightsOnly === 'accepts' ? 'would accept this file.' : 'would refuse this file.'} Nothing was run here:
-        the pickle was read as data by a stack machine that imports nothing.
-      </p>
+      {dcp ? (
+        <p data-testid="weights-only">
+          <code>torch.distributed.checkpoint</code> unpickles this file with plain <code>pickle</code>, so what it
+          imports is what loading runs. Nothing was run here: the pickle was read as data by a stack machine that
+          imports nothing.
+        </p>
+      ) : (
+        <p data-testid="weights-only">
+          <code>torch.load(…, weights_only=True)</code>{' '}
+          {pickle.weightsOnly === 'accepts' ? 'would accept this file.' : 'would refuse this file.'} Nothing was run
+          here: the pickle was read as data by a stack machine that imports nothing.
+        </p>
+      )}
       {pickle.calls.length > 0 && (
         <div className="would-run" data-testid="would-run">
           <p>
@@ -125,6 +138,48 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
         <button type="button" className="link-button" onClick={() => setShowAll(!showAll)}>
           {showAll ? 'Show fewer' : `Show all ${groupDigits(pickle.globals.length)}`}
         </button>
+      )}
+    </section>
+  );
+}
+
+/** A Distributed Checkpoint's files: the bytes and items the metadata puts in each, and its bytes entries. */
+function DcpFilesCard({ dcp }: { dcp: DcpSummary }) {
+  const [showAll, setShowAll] = useState(false);
+  const shown = showAll ? dcp.files : dcp.files.slice(0, FOLDED_ROWS);
+  return (
+    <section className="insight" aria-label="Distributed Checkpoint files" data-testid="dcp-files">
+      <h3>Files beside the .metadata</h3>
+      <p>
+        {plural(dcp.files.length, '.distcp file')} hold {plural(dcp.chunks, 'tensor chunk')}
+        {dcp.chunkedTensors > 0 ? ` (${plural(dcp.chunkedTensors, 'tensor')} split across ranks)` : ''}
+        {dcp.byteEntries.length > 0 ? ` and ${plural(dcp.byteEntries.length, 'bytes entry', 'bytes entries')}` : ''},
+        each a torch.save archive at the offset the metadata gives. Written by <code>{dcp.module}</code>.
+      </p>
+      <div className="table-scroll">
+        <table className="globals-table">
+          <TableHead columns={['File', numeric('Items', 'Chunks and bytes entries in it'), numeric('Bytes')]} />
+          <tbody>
+            {shown.map((file) => (
+              <tr key={file.path}>
+                <td className="mono">{file.path}</td>
+                <td className="num">{groupDigits(file.items)}</td>
+                <td className="num">{formatBytes(file.bytes)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {dcp.files.length > FOLDED_ROWS && !showAll && (
+        <button type="button" className="link-button" onClick={() => setShowAll(true)}>
+          Show all {groupDigits(dcp.files.length)}
+        </button>
+      )}
+      {dcp.byteEntries.length > 0 && (
+        <p className="muted">
+          Bytes entries (a scheduler's, a dataloader's or the train state, saved with torch.save):{' '}
+          {dcp.byteEntries.map((entry) => entry.name).join(', ')}.
+        </p>
       )}
     </section>
   );

@@ -17,6 +17,22 @@ async function header(name: string): Promise<ParsedHeader> {
 }
 
 describe('how to convert safely', () => {
+  it("a Distributed Checkpoint: DCP fills the weights' tensors, the optimizer's state left out; hostile ones refused", async () => {
+    const advice = convertAdvice('dcp/.metadata', await header('dcp/.metadata'));
+    expect(advice.kind).toBe('script');
+    if (advice.kind !== 'script') {
+      return;
+    }
+    expect(advice.code).toContain('folder = "dcp"');
+    expect(advice.code).toContain(
+      'if isinstance(meta, dcp.metadata.TensorStorageMetadata) and not name.startswith(("optimizer.",))',
+    );
+    expect(advice.code).toContain('dcp.load(state_dict, checkpoint_id=folder)');
+    expect(advice.code).not.toContain('torch.load');
+    expect(advice.notes.join(' ')).toContain('Left out: optimizer.');
+    expect(convertAdvice('dcp-hostile/.metadata', await header('dcp-hostile/.metadata')).kind).toBe('refuse');
+  });
+
   it('a Lightning checkpoint: weights path, prefix stripped, training state left out', async () => {
     const advice = convertAdvice('lightning.ckpt', await header('lightning.ckpt'));
     expect(advice.kind).toBe('script');

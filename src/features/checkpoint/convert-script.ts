@@ -58,6 +58,9 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
       reason: `Do not load this file, not even to convert it: unpickling it would call ${names.length > 0 ? names.join(', ') : 'code hidden behind a computed import'}. No loader option makes that safe. Ask the author for a .safetensors file.`,
     };
   }
+  if (header.format === 'pytorch-dcp') {
+    return dcpAdvice(fileName, header);
+  }
   if (header.format === 'pickle') {
     return {
       kind: 'no-weights',
@@ -188,4 +191,55 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
 
 function pyList(names: readonly string[]): string {
   return `[${names.map(py).join(', ')}]`;
+}
+
+/**
+ * A Distributed Checkpoint's weights to safetensors: DCP fills tensors it is given (torch ≥ 2.3 loads without a
+ * process group), so the script asks the metadata for the weights' sizes and dtypes, leaves every other section out,
+ * and saves what DCP read. The `.distcp` archives are read by DCP itself, not by torch.load.
+ */
+function dcpAdvice(fileName: string, header: ParsedHeader): ConvertAdvice {
+  const checkpoint = header.checkpoint;
+  if (!checkpoint || checkpoint.weights === null) {
+    return {
+      kind: 'no-weights',
+      reason: 'No entry of this checkpoint is a model weight, so there is nothing to convert.',
+    };
+  }
+  const folder = fileName.includes('/') ? fileName.slice(0, fileName.lastIndexOf('/')) : '.';
+  const others = checkpoint.sections.filter((section) => section.kind !== 'weights').map((section) => section.path);
+  const section = checkpoint.weights;
+  const keep =
+    section !== ''
+      ? `name.startswith(${py(`${section}.`)})`
+      : others.length > 0
+        ? `not name.startswith((${others.map((path) => py(`${path}.`)).join(', ')}${others.length === 1 ? ',' : ''}))`
+        : 'True';
+  const lines = [
+    "# Converts a Distributed Checkpoint's model weights to safetensors (torch >= 2.3: DCP loads without a process group).",
+    'import torch',
+    'import torch.distributed.checkpoint as dcp',
+    'from safetensors.torch import save_file',
+    '',
+    `folder = ${py(folder)}  # the folder with .metadata and the .distcp files`,
+    'metadata = dcp.FileSystemReader(folder).read_metadata()',
+    "# Empty tensors of the weights' sizes and dtypes, which DCP fills from the .distcp files.",
+    'state_dict = {',
+    '    name: torch.empty(meta.size, dtype=meta.properties.dtype)',
+    '    for name, meta in metadata.state_dict_metadata.items()',
+    `    if isinstance(meta, dcp.metadata.TensorStorageMetadata) and ${keep}`,
+    '}',
+    'dcp.load(state_dict, checkpoint_id=folder)',
+  ];
+  if (section !== '') {
+    lines.push(`state_dict = {name.removeprefix(${py(`${section}.`)}): t for name, t in state_dict.items()}`);
+  }
+  lines.push(`save_file(state_dict, "model.safetensors", metadata={"format": "pt"})`);
+  const notes = [
+    "DCP unpickles the .metadata with plain pickle: run this only on a checkpoint this page found to import nothing but DCP's own classes.",
+  ];
+  if (others.length > 0) {
+    notes.push(`Left out: ${others.join(', ')}. Only the weights go into the safetensors file.`);
+  }
+  return { kind: 'script', code: lines.join('\n'), notes };
 }

@@ -10,6 +10,8 @@ export function formatLabel(format: FileFormat | undefined): string {
       return 'PyTorch checkpoint (legacy, torch < 1.6)';
     case 'pickle':
       return 'Python pickle';
+    case 'pytorch-dcp':
+      return 'PyTorch Distributed Checkpoint (.metadata)';
     default:
       return 'safetensors';
   }
@@ -22,6 +24,8 @@ export function pickleLabel(format: FileFormat | undefined): string {
       return 'Pickle (data.pkl)';
     case 'pytorch-legacy':
       return 'Pickles (legacy stream)';
+    case 'pytorch-dcp':
+      return 'Pickle (.metadata)';
     default:
       return 'Pickle';
   }
@@ -32,6 +36,14 @@ export function checkpointIntegrity(header: ParsedHeader): string | null {
   const pickle = header.pickle;
   if (!pickle) {
     return null;
+  }
+  if (header.format === 'pytorch-dcp') {
+    if (!header.dcp?.ownClassesOnly) {
+      return '✖ the pickle imports or calls more than DCP writes, and torch.distributed.checkpoint unpickles it unchecked';
+    }
+    return header.findings.some((finding) => finding.severity === 'error')
+      ? '✖ torch.distributed.checkpoint would fail to load it (see the findings)'
+      : "✔ only DCP's own metadata classes: torch.distributed.checkpoint would read it; nothing was run here";
   }
   if (pickle.dangerous > 0) {
     return '✖ dangerous: loading this file would run code; the reference loader would refuse it (torch.load with weights_only=True)';

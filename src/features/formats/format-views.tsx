@@ -82,6 +82,7 @@ const FORMAT_VIEWS: Readonly<Record<FileFormat, FormatView>> = {
   'pytorch-zip': CHECKPOINT_VIEW('pytorch-zip'),
   'pytorch-legacy': CHECKPOINT_VIEW('pytorch-legacy'),
   pickle: CHECKPOINT_VIEW('pickle'),
+  'pytorch-dcp': CHECKPOINT_VIEW('pytorch-dcp'),
   gguf: {
     label: 'GGUF',
     keysInOwnTab: true,

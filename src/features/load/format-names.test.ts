@@ -9,7 +9,7 @@ describe('format names', () => {
       expect(phrase).toContain(formatName(format));
     }
     expect(phrase.startsWith('safetensors (.safetensors, .sft)')).toBe(true);
-    expect(phrase).toContain('PyTorch checkpoint (.bin, .pt, .pth, .ckpt, .pkl)');
+    expect(phrase).toContain('PyTorch checkpoint (.bin, .pt, .pth, .ckpt, .pkl, .metadata)');
   });
 
   it('join three formats as a list, and a label without endings alone', () => {

@@ -76,7 +76,9 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const shardProblem =
     shardReport !== undefined &&
     findings.some((finding) => finding.severity === 'error' && finding.code in SHARD_CODES);
-  const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(fileSize)} (${formatPercent(result.bytesRead, fileSize)})${dataReadsClause(result, header)}`;
+  // A Distributed Checkpoint's values are in the .distcp files beside its .metadata: the read is of them all.
+  const readOf = header.dcp && fileSize !== null ? fileSize + header.dataBytes : fileSize;
+  const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(readOf)}${header.dcp ? ' (the .metadata and its .distcp files)' : ''} (${formatPercent(result.bytesRead, readOf)})${dataReadsClause(result, header)}`;
   // The format and its words lead the line; the clauses' row, when shown, follows them on a line of its own.
   const leadWords: LeadWord[] = [
     ...(view.label ? [{ text: view.label, testId: 'file-format' }] : []),

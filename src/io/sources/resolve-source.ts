@@ -36,6 +36,7 @@ import {
 import { formatIdOfFileName, isPickableFileName, READABLE_FORMATS } from '../../core/formats/format-readers';
 import { MAX_SHARDS_READ_AHEAD, MAX_SIBLINGS_BY_NAME } from '../../core/limits';
 import { createFileReader } from '../file-reader';
+import { filesBeside } from './files-beside';
 import { createHttpReader } from '../http-reader';
 import { nameFromUrl } from '../http-util';
 import {
@@ -101,6 +102,8 @@ interface PlanBase {
   tokenizerOnDemand?: SidecarsOnDemand;
   /** tokenizer.json beside the model (dropped, listed or guessed beside a URL), read on a click. */
   vocabularyOnDemand?: SidecarsOnDemand;
+  /** A file in the model file's folder by its bare name (a Distributed Checkpoint's .distcp files), for values. */
+  openBeside?: (name: string) => ByteReader | null;
 }
 
 export type SourcePlan = PlanBase &
@@ -260,6 +263,9 @@ async function resolveUrlSource(source: UrlSpec, ctx: ResolveContext): Promise<S
     ref: { kind: 'url', name: reader.name, url: normalized.url, input: source.url },
     meter,
     remote: true,
+    openBeside: filesBeside((name) =>
+      meter.add(createHttpReader(new URL(name, normalized.url).href, { token: source.token, signal: ctx.signal })),
+    ),
     ...beside,
   };
 }
@@ -486,7 +492,9 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   const open = (path: string, firstReadBytes?: number) =>
     createHttpReader(resolveUrl(repo, path), { token: source.token, signal: ctx.signal, firstReadBytes });
   if (chosen.kind === 'single') {
-    return { kind: 'file', reader: meter.add(open(mainPath)), ref, meter, remote: true, ...extra };
+    const folder = mainPath.slice(0, mainPath.lastIndexOf('/') + 1);
+    const openBeside = filesBeside((name) => meter.add(open(folder + name)));
+    return { kind: 'file', reader: meter.add(open(mainPath)), ref, meter, remote: true, openBeside, ...extra };
   }
   if (chosen.indexFile !== undefined) {
     const plan = await resolveRemoteIndex(ctx, {
@@ -585,7 +593,11 @@ async function resolveLocalGroup(
     if (!file) {
       throw new SourceError('internal', `The dropped file ${chosen.files[0]} went missing. This is a bug.`);
     }
-    return { ...common, kind: 'file', reader: meter.add(createFileReader(file)) };
+    const openBeside = filesBeside((name) => {
+      const beside = byPath.get(chosen.folder + name);
+      return beside ? meter.add(createFileReader(beside)) : null;
+    });
+    return { ...common, kind: 'file', reader: meter.add(createFileReader(file)), openBeside };
   }
   const indexResult = chosen.indexFile !== undefined ? indexResults.get(chosen.indexFile) : undefined;
   const index = indexResult?.ok ? indexResult.index : null;

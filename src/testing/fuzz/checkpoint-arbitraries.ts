@@ -21,6 +21,9 @@ const SEED_FILES = [
   'hostile-nested-import.pkl',
   'hostile-memo-stack-global.pkl',
   'hostile-exec.pkl',
+  // A Distributed Checkpoint's metadata (dcp-metadata.ts reads its dataclasses), and one whose chunks are broken.
+  'dcp/.metadata',
+  'dcp-broken/.metadata',
 ].map((name) => torchFixture(name));
 
 const mutation = fc.oneof(

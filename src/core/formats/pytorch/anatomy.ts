@@ -208,10 +208,11 @@ export function walkTensors(root: PyValue): WalkResult {
   return { tensors, scalars, truncated };
 }
 
-const WEIGHT_KEYS = /^(state_dict|model_state_dict|model_state|model|module|net|network|params|weights|generator)$/i;
-const EMA_KEYS = /ema|averaged|shadow/i;
-const OPTIMIZER_KEYS = /optim/i;
-const SCHEDULER_KEYS = /sched/i;
+export const WEIGHT_KEYS =
+  /^(state_dict|model_state_dict|model_state|model|module|net|network|params|weights|generator)$/i;
+export const EMA_KEYS = /ema|averaged|shadow/i;
+export const OPTIMIZER_KEYS = /optim/i;
+export const SCHEDULER_KEYS = /sched/i;
 const STRIPPABLE_PREFIXES = new Set(['model', 'module', '_orig_mod', 'net', 'network', 'model_ema']);
 
 function tensorBytes(tensor: PyTensor): number {

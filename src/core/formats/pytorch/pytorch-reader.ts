@@ -34,7 +34,8 @@ export const pytorchFormat: FormatReader = {
   // a pickle is better served by the not-safetensors diagnoses than by a pickle parse error.
   extensions: [],
   label: 'PyTorch checkpoint',
-  usualExtensions: ['.bin', '.pt', '.pth', '.ckpt', '.pkl'],
+  // `.metadata`: a Distributed Checkpoint's, beside its .distcp files (dcp-metadata.ts).
+  usualExtensions: ['.bin', '.pt', '.pth', '.ckpt', '.pkl', '.metadata'],
   // transformers' `pytorch_model-00001-of-00002.bin` with `pytorch_model.bin.index.json`.
   shardNaming: [{ extension: 'bin', separators: '-_', digits: [5, 6], indexSuffix: '.bin.index.json' }],
   mergeShards: (parts, merged) => {

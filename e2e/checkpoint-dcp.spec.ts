@@ -1,0 +1,80 @@
+/**
+ * A PyTorch Distributed Checkpoint torch wrote (fixtures/torch/dcp, by scripts/dcp-fixtures.py with torch's own DCP
+ * writer): the .metadata read as data into the table and the Checkpoint tab, with no safety warning for DCP's own
+ * classes; "Read values" reads a tensor's chunks from the .distcp files beside it (a dropped folder, or over HTTP by
+ * Range, only the chunks' archives) and shows torch's values; a .metadata alone says to open the whole folder.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { fixturePath, openApp, ORIGIN_A, readValuesOf, serverLog, uniqueTag, watchPage } from './helpers';
+import { formatValue, groupDigits } from '../src/core/number-format';
+import { dcpAnswer } from '../src/testing/torch-fixtures';
+
+const answer = dcpAnswer();
+const embedding = answer.entries['tok_embeddings.weight'];
+const embeddingValues = embedding.bytes ? [] : embedding.values;
+
+async function expectEmbeddingValues(page: Page): Promise<void> {
+  await expect(page.getByTestId('values-read')).toContainText(`All ${embeddingValues.length} values`);
+  const stats = page.getByTestId('values-stats');
+  await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...embeddingValues)));
+  await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...embeddingValues)));
+}
+
+test.describe('PyTorch Distributed Checkpoint', () => {
+  test('a dropped folder: tensors, files and chunks, DCP’s own classes only, values from both chunks', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch/dcp'));
+    await expect(page.getByTestId('verdict')).toContainText('PyTorch Distributed Checkpoint (.metadata)');
+    await expect(page.getByTestId('integrity')).toContainText("only DCP's own metadata classes");
+    await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
+    // One model here: the .distcp files are the checkpoint's data, not models of their own.
+    await expect(page.getByText(/models here; showing/)).toHaveCount(0);
+    await readValuesOf(page, 'tok_embeddings.weight');
+    await expectEmbeddingValues(page);
+    const storage = page.getByTestId('tensor-storage');
+    const chunks = embedding.bytes ? [] : embedding.chunks;
+    for (const chunk of chunks) {
+      const stored = answer.storage.find(
+        (entry) => entry.fqn === 'tok_embeddings.weight' && entry.offsets?.join() === chunk.offsets.join(),
+      );
+      await expect(storage).toContainText(
+        `at [${chunk.offsets.join(', ')}], size [${chunk.sizes.join(', ')}]: ${stored?.file}, bytes 0–${groupDigits(stored?.length ?? NaN)}`,
+      );
+    }
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    await expect(page.getByTestId('safety-verdict')).toHaveText(
+      "Safe: only Distributed Checkpoint's own metadata classes",
+    );
+    const files = Object.keys(answer.files).filter((name) => name !== '.metadata');
+    await expect(page.getByTestId('dcp-files')).toContainText(`${files.length} .distcp files hold 12 tensor chunks`);
+    watch.expectClean();
+  });
+
+  test('over HTTP: the .metadata, then only the two chunks of the tensor whose values are read', async ({ page }) => {
+    const watch = watchPage(page);
+    const tag = uniqueTag('dcp');
+    await openApp(page, `?v=1&url=${encodeURIComponent(`${ORIGIN_A}/range/torch/dcp/.metadata?t=${tag}`)}`);
+    await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
+    const before = await serverLog('/torch/dcp/');
+    await readValuesOf(page, 'tok_embeddings.weight');
+    await expectEmbeddingValues(page);
+    const reads = (await serverLog('/torch/dcp/')).slice(before.length).map((entry) => entry.path.split('?')[0]);
+    expect(new Set(reads)).toEqual(new Set(['/range/torch/dcp/__0_0.distcp', '/range/torch/dcp/__0_1.distcp']));
+    watch.expectClean();
+  });
+
+  test('the .metadata alone lists the tensors and says to open the folder for values', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/dcp/.metadata'));
+    await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
+    await readValuesOf(page, 'norm.weight');
+    await expect(page.getByTestId('values-panel')).toContainText(
+      "is not open beside the .metadata: drop the checkpoint's whole folder",
+    );
+    watch.expectClean();
+  });
+});

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""
+Writes a PyTorch Distributed Checkpoint (DCP) under fixtures/torch/dcp/ with torch's own writer
+(torch.distributed._shard.checkpoint.save_state_dict in Debian's python3-torch 1.13, one process, no_dist=True), and
+dcp.json: what torch's own reader says about it (every entry's dtype, size and chunks from read_metadata, and each
+chunk's file, offset and length), so the TypeScript reader is tested against torch rather than against itself.
+
+The state dict is laid out as torchtitan saves one (the model's weights at the root, then the optimizer's state,
+a scheduler and the train state as bytes), so the reader's sections are tested on the shape users meet. The token
+embedding is a ShardedTensor in two chunks of rows, as FSDP or tensor parallelism leaves a weight: one process in a
+gloo group of one, which may hold both shards.
+
+Beside it, metadata files that are not what DCP writes, each pickled by Python's own pickle from torch's objects
+(never loaded): dcp-hostile/ (planner_data whose __reduce__ calls posix.system), dcp-getattr/ (a getattr that is not
+DCP's enum lookup), dcp-broken/ (a chunk whose storage entry is gone, and a chunk cut short).
+
+Usage: /usr/bin/python3 scripts/dcp-fixtures.py. The outputs are committed so CI never needs torch.
+"""
+import collections
+import copy
+import dataclasses
+import io
+import json
+import os
+import pickle
+import shutil
+
+# Debian's torch 1.13 declares a dataclass field whose default is another dataclass instance, which Python 3.11's
+# dataclasses refuse ("mutable default"); torch 2.x fixed it. Let that one declaration through, nothing else.
+_get_field = dataclasses._get_field
+
+
+def _lenient_get_field(cls, name, a_type, *args):
+    default = getattr(cls, name, dataclasses.MISSING)
+    if isinstance(default, dataclasses.Field):
+        default = default.default
+    kind = type(default)
+    lenient = default is not dataclasses.MISSING and dataclasses.is_dataclass(default) and kind.__hash__ is None
+    if lenient:
+        kind.__hash__ = object.__hash__
+    try:
+        return _get_field(cls, name, a_type, *args)
+    finally:
+        if lenient:
+            kind.__hash__ = None
+
+
+dataclasses._get_field = _lenient_get_field
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+import torch.distributed._shard.checkpoint as dcp  # noqa: E402
+from torch.distributed._shard import sharded_tensor  # noqa: E402
+from torch.distributed._shard.sharding_spec import ChunkShardingSpec  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'torch', 'dcp')
+SAFETENSORS_DTYPE = {
+    torch.float16: 'F16', torch.bfloat16: 'BF16', torch.float32: 'F32', torch.int64: 'I64',
+}
+DTYPE_OF = {name: dtype for dtype, name in SAFETENSORS_DTYPE.items()}
+torch.manual_seed(0)
+
+
+def state_dict():
+    dim, hidden, vocab = 8, 16, 32
+    sd = {
+        'tok_embeddings.weight': sharded_tensor.rand(
+            ChunkShardingSpec(dim=0, placements=['rank:0/cpu', 'rank:0/cpu']), vocab, dim
+        ),
+        'layers.0.attention.wq.weight': torch.randn(dim, dim).to(torch.bfloat16),
+        'layers.0.attention.wk.weight': torch.randn(dim, dim).to(torch.bfloat16),
+        'layers.0.feed_forward.w1.weight': torch.randn(hidden, dim).half(),
+        'layers.0.feed_forward.w2.weight': torch.randn(dim, hidden).half(),
+        'norm.weight': torch.ones(dim),
+        'output.weight': torch.randn(vocab, dim),
+    }
+    for name in ['layers.0.attention.wq.weight', 'norm.weight']:
+        sd[f'optimizer.state.{name}.exp_avg'] = torch.zeros(sd[name].shape)
+        sd[f'optimizer.state.{name}.step'] = torch.tensor(10, dtype=torch.int64)
+    sd['lr_scheduler'] = io.BytesIO(b'{"last_epoch": 10}')
+    sd['train_state'] = io.BytesIO(b'{"step": 10}')
+    return sd
+
+
+class RunsCode:
+    def __reduce__(self):
+        return (os.system, ('echo pwned',))
+
+
+class GetsAnAttribute:
+    def __reduce__(self):
+        return (getattr, (collections.OrderedDict, 'fromkeys'))
+
+
+def write_metadata(folder, metadata):
+    target = os.path.join(OUT, '..', folder)
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    with open(os.path.join(target, '.metadata'), 'wb') as out:
+        pickle.dump(metadata, out)
+
+
+def variants(metadata):
+    hostile = copy.deepcopy(metadata)
+    hostile.planner_data = RunsCode()
+    write_metadata('dcp-hostile', hostile)
+    getter = copy.deepcopy(metadata)
+    getter.planner_data = GetsAnAttribute()
+    write_metadata('dcp-getattr', getter)
+    broken = copy.deepcopy(metadata)
+    gone = next(index for index in broken.storage_data if index.fqn == 'layers.0.attention.wk.weight')
+    del broken.storage_data[gone]
+    norm = broken.state_dict_metadata['norm.weight'].chunks[0]
+    norm.sizes = torch.Size([4])
+    write_metadata('dcp-broken', broken)
+
+
+def main():
+    shutil.rmtree(OUT, ignore_errors=True)
+    os.makedirs(OUT)
+    dist.init_process_group('gloo', init_method='tcp://127.0.0.1:29512', rank=0, world_size=1)
+    dcp.save_state_dict(state_dict(), dcp.FileSystemWriter(OUT))
+    metadata = dcp.FileSystemReader(OUT).read_metadata()
+    variants(metadata)
+    entries = {}
+    for fqn, item in metadata.state_dict_metadata.items():
+        if isinstance(item, dcp.metadata.BytesStorageMetadata):
+            entries[fqn] = {'bytes': True}
+            continue
+        entries[fqn] = {
+            'dtype': SAFETENSORS_DTYPE[item.properties.dtype],
+            'shape': list(item.size),
+            'chunks': [{'offsets': list(c.offsets), 'sizes': list(c.sizes)} for c in item.chunks],
+        }
+    # torch's own reading of every tensor, chunks assembled by DCP's loader: the values "Read values" must show.
+    loaded = {fqn: torch.zeros(entry['shape'], dtype=DTYPE_OF[entry['dtype']])
+              for fqn, entry in entries.items() if 'shape' in entry and fqn != 'tok_embeddings.weight'}
+    dcp.load_state_dict(loaded, dcp.FileSystemReader(OUT))
+    embedding = sharded_tensor.zeros(
+        ChunkShardingSpec(dim=0, placements=['rank:0/cpu', 'rank:0/cpu']), *entries['tok_embeddings.weight']['shape']
+    )
+    loaded['tok_embeddings.weight'] = embedding
+    dcp.load_state_dict({'tok_embeddings.weight': embedding}, dcp.FileSystemReader(OUT))
+    for fqn, tensor in loaded.items():
+        if isinstance(tensor, sharded_tensor.ShardedTensor):
+            tensor = torch.cat([shard.tensor for shard in sorted(
+                tensor.local_shards(), key=lambda shard: shard.metadata.shard_offsets[0])])
+        entries[fqn]['values'] = tensor.double().flatten().tolist()
+    storage = []
+    for index, info in metadata.storage_data.items():
+        storage.append({
+            'fqn': index.fqn,
+            'offsets': None if index.offset is None else list(index.offset),
+            'file': info.relative_path,
+            'offset': info.offset,
+            'length': info.length,
+        })
+    storage.sort(key=lambda entry: (entry['file'], entry['offset']))
+    files = {name: os.path.getsize(os.path.join(OUT, name)) for name in sorted(os.listdir(OUT))}
+    answer = {'torch': torch.__version__, 'entries': entries, 'storage': storage, 'files': files}
+    dist.destroy_process_group()
+    with open(os.path.join(OUT, '..', 'dcp.json'), 'w') as out:
+        json.dump(answer, out, indent=1, sort_keys=True)
+        out.write('\n')
+
+
+main()
