@@ -12,7 +12,10 @@ gloo group of one, which may hold both shards.
 
 Beside it, metadata files that are not what DCP writes, each pickled by Python's own pickle from torch's objects
 (never loaded): dcp-hostile/ (planner_data whose __reduce__ calls posix.system), dcp-getattr/ (a getattr that is not
-DCP's enum lookup), dcp-broken/ (a chunk whose storage entry is gone, and a chunk cut short).
+DCP's enum lookup), dcp-broken/ (a chunk whose storage entry is gone, and a chunk cut short), and dcp-torch2/: the same
+entries in torch 2.x's layout (its module torch.distributed.checkpoint, StorageMeta and version, a chunk's
+_StorageInfo with transform_descriptors), pickled from stand-ins that mirror torch 2.x's metadata.py field for field,
+since Debian's torch is 1.13.
 
 Usage: /usr/bin/python3 scripts/dcp-fixtures.py. The outputs are committed so CI never needs torch.
 """
@@ -92,6 +95,55 @@ class GetsAnAttribute:
         return (getattr, (collections.OrderedDict, 'fromkeys'))
 
 
+def torch2_layout(metadata):
+    """The entries of `metadata` as torch 2.x's classes pickle them: stand-ins under its module names."""
+    import enum
+    import sys
+    import types
+
+    meta = types.ModuleType('torch.distributed.checkpoint.metadata')
+    files = types.ModuleType('torch.distributed.checkpoint.filesystem')
+    sys.modules[meta.__name__] = meta
+    sys.modules[files.__name__] = files
+
+    def define(module, name, fields, frozen=False, **extra):
+        cls = dataclasses.make_dataclass(name, fields, frozen=frozen, namespace=extra)
+        cls.__module__ = module.__name__
+        setattr(module, name, cls)
+        return cls
+
+    Encoding = enum.Enum('_MEM_FORMAT_ENCODING', ['TORCH_CONTIGUOUS_FORMAT', 'TORCH_CHANNELS_LAST'], start=0)
+    Encoding.__module__ = meta.__name__
+    meta._MEM_FORMAT_ENCODING = Encoding
+    Chunk = define(meta, 'ChunkStorageMetadata', ['offsets', 'sizes'])
+    Properties = define(meta, 'TensorProperties', ['dtype', 'layout', 'requires_grad', 'memory_format', 'pin_memory'],
+                        __getstate__=lambda self: (self.dtype, self.layout, self.requires_grad,
+                                                   Encoding.TORCH_CONTIGUOUS_FORMAT, self.pin_memory))
+    Tensor = define(meta, 'TensorStorageMetadata', ['properties', 'size', 'chunks'])
+    Bytes = define(meta, 'BytesStorageMetadata', [])
+    StorageMeta = define(meta, 'StorageMeta', ['checkpoint_id', 'save_id', 'load_id', 'modules'])
+    Metadata = define(meta, 'Metadata', ['state_dict_metadata', 'planner_data', 'storage_data', 'storage_meta', 'version'])
+    Index = define(meta, 'MetadataIndex', ['fqn', 'offset', 'index'], frozen=True)
+    Info = define(files, '_StorageInfo', ['relative_path', 'offset', 'length', 'transform_descriptors'])
+    entries = {}
+    for fqn, item in metadata.state_dict_metadata.items():
+        if isinstance(item, dcp.metadata.BytesStorageMetadata):
+            entries[fqn] = Bytes()
+            continue
+        props = item.properties
+        entries[fqn] = Tensor(
+            Properties(props.dtype, props.layout, False, torch.contiguous_format, False),
+            item.size,
+            [Chunk(chunk.offsets, chunk.sizes) for chunk in item.chunks],
+        )
+    storage = {
+        Index(index.fqn, index.offset, index.index): Info(info.relative_path, info.offset, info.length, None)
+        for index, info in metadata.storage_data.items()
+    }
+    planner = {fqn: (fqn,) for fqn in entries}
+    return Metadata(entries, planner, storage, StorageMeta('/checkpoints/step-10', 'a1', None, []), '1.0.0')
+
+
 def write_metadata(folder, metadata):
     target = os.path.join(OUT, '..', folder)
     shutil.rmtree(target, ignore_errors=True)
@@ -113,6 +165,7 @@ def variants(metadata):
     norm = broken.state_dict_metadata['norm.weight'].chunks[0]
     norm.sizes = torch.Size([4])
     write_metadata('dcp-broken', broken)
+    write_metadata('dcp-torch2', torch2_layout(metadata))
 
 
 def main():

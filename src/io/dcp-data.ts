@@ -85,6 +85,12 @@ async function locateChunk(
   if (file === null) {
     throw new ValuesUnavailable('The metadata gives no file for a chunk of this tensor: nothing holds its values.');
   }
+  if (chunk.transforms) {
+    throw new ValuesUnavailable(
+      `This tensor's chunk in ${file} went through DCP's extensions (${chunk.transforms.join(', ')}) on the way to ` +
+        'the file: its bytes are transformed (compressed), and not read here.',
+    );
+  }
   const reader = dcp.open(file);
   if (reader === null) {
     throw new ValuesUnavailable(

@@ -5,7 +5,7 @@
  * line. At most MAX_LISTED_CALLS are kept; the rest are counted.
  */
 import { callText } from './call-text';
-import { MAX_LISTED_CALLS } from './checkpoint-limits';
+import { MAX_LISTED_CALLS, MAX_REMEMBERED_GLOBALS } from './checkpoint-limits';
 import type { CallObserver } from './pickle-machine';
 import type { PyCall, PyValue } from './pickle-values';
 import { classifyGlobal } from './safety';
@@ -17,9 +17,24 @@ export interface RecordedCall {
   offset: number;
 }
 
+/**
+ * Whether each global runs code, by `module\nname`: a pickle calls the same few classes over and over (a DCP
+ * .metadata of 46,000 chunks makes ~200,000 calls of six), and classifying one walks the denylists each time.
+ */
+const dangerousByName = new Map<string, boolean>();
+
 function runsCode(callee: PyValue): boolean {
   if (typeof callee === 'object' && callee !== null && callee.kind === 'global') {
-    return classifyGlobal(callee.module, callee.name).risk === 'dangerous';
+    const key = `${callee.module}\n${callee.name}`;
+    let dangerous = dangerousByName.get(key);
+    if (dangerous === undefined) {
+      dangerous = classifyGlobal(callee.module, callee.name).risk === 'dangerous';
+      // A hostile pickle can name any number of globals: only the first few thousand are remembered.
+      if (dangerousByName.size < MAX_REMEMBERED_GLOBALS) {
+        dangerousByName.set(key, dangerous);
+      }
+    }
+    return dangerous;
   }
   // Anything else called is computed at load time (a call's result, an attribute fetched by getattr…).
   return true;

@@ -65,3 +65,6 @@ export const MAX_LISTED_CALLS = 50;
 
 /** Nesting followed when writing a call's arguments as text: deeper values are written as `…`. */
 export const MAX_CALL_TEXT_DEPTH = 8;
+
+/** Globals whose risk the call recorder remembers across calls and files: each is a short string pair. */
+export const MAX_REMEMBERED_GLOBALS = 4096;

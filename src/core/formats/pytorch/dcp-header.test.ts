@@ -80,6 +80,22 @@ describe('DCP metadata written by torch (fixtures/torch/dcp)', () => {
   });
 });
 
+describe("DCP metadata in torch 2.x's layout (fixtures/torch/dcp-torch2: its module, StorageMeta and version)", () => {
+  it('reads the same tensors, chunks and files, and DCP’s own classes only', async () => {
+    const [older, newer] = await Promise.all([
+      torchFixtureHeader('dcp/.metadata'),
+      torchFixtureHeader('dcp-torch2/.metadata'),
+    ]);
+    expect(newer.format).toBe('pytorch-dcp');
+    expect(newer.dcp?.module).toBe('torch.distributed.checkpoint');
+    expect(newer.dcp?.ownClassesOnly).toBe(true);
+    expect(rowsOf(newer)).toEqual(rowsOf(older));
+    expect(newer.dcp?.rows).toEqual(older.dcp?.rows);
+    expect(newer.dcp?.files).toEqual(older.dcp?.files);
+    expect(newer.findings.map((finding) => finding.code)).toEqual(['dcp-metadata']);
+  });
+});
+
 describe('DCP metadata that is not what DCP writes', () => {
   it('keeps the safety verdict of any pickle for a call DCP never makes', async () => {
     for (const folder of ['dcp-hostile', 'dcp-getattr']) {

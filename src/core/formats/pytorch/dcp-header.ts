@@ -7,10 +7,12 @@
  * every pickle gets.
  */
 import { makeFinding } from '../../findings/make-finding';
+import { formatBytes } from '../../number-format';
 import { plural } from '../../parse/message-format';
 import { metadataColumns, type Finding, type ParsedHeader } from '../../model';
 import { EMA_KEYS, OPTIMIZER_KEYS, SCHEDULER_KEYS, type CheckpointSection, type NamedTensor } from './anatomy';
 import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
+import { MAX_CHECKPOINT_TENSORS } from './checkpoint-limits';
 import { buildTensorColumns } from './columns';
 import { isDcpAllowedGlobal, readDcpMetadata, type DcpChunk, type DcpSummary } from './dcp-metadata';
 import { pickleSummary, safetyFindings, type PickleStream } from './pickle-summary';
@@ -135,6 +137,14 @@ function dcpFindings(summary: DcpSummary, tensors: readonly NamedTensor[]): Find
         'dcp_to_torch_save turns the folder into one torch.save file, which safetensors can then convert.',
     ),
   ];
+  if (summary.truncated) {
+    findings.push(
+      makeFinding(
+        'checkpoint-walk-truncated',
+        `The metadata lists more than ${plural(MAX_CHECKPOINT_TENSORS, 'tensor')}; the tensors shown are the first ones.`,
+      ),
+    );
+  }
   const missing = summary.rows.flatMap((chunks, row) => (chunks.some((chunk) => chunk.file === null) ? [row] : []));
   if (missing.length > 0) {
     findings.push(
@@ -201,7 +211,7 @@ export function buildDcpHeader(stream: PickleStream, fileSize: number | null): P
     metadata: metadataColumns(
       summary.byteEntries.map((entry) => ({
         key: entry.name,
-        value: `bytes (torch.save), ${entry.bytes} B in ${entry.file ?? 'no file storage_data names'}`,
+        value: `bytes (torch.save), ${formatBytes(entry.bytes)} in ${entry.file ?? 'no file storage_data names'}`,
         kind: 'string' as const,
       })),
     ),

@@ -13,6 +13,7 @@
  */
 import type { NamedTensor } from './anatomy';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
+import { MAX_CHECKPOINT_TENSORS } from './checkpoint-limits';
 import { TORCH_DTYPES } from './torch-rebuild';
 
 /** The modules DCP's metadata classes live in, in torch 2.x and 1.13. */
@@ -113,6 +114,8 @@ export interface DcpChunk {
   /** Byte offset of its torch.save archive in the file, and the archive's length. */
   offset: number;
   length: number;
+  /** The extensions its bytes went through on the way to the file (torch ≥ 2.7's `transform_descriptors`). */
+  transforms?: string[];
 }
 
 export interface DcpSummary {
@@ -127,6 +130,8 @@ export interface DcpSummary {
   byteEntries: Array<{ name: string; file: string | null; bytes: number }>;
   /** Whether every import and call of the pickle is one DCP's writer emits (DcpCallCheck and the globals). */
   ownClassesOnly: boolean;
+  /** Tensors past MAX_CHECKPOINT_TENSORS were left out (a hostile file). */
+  truncated: boolean;
   /** Per tensor row: its chunks. Left out of the report (the report's tensors carry dtype and shape). */
   rows: DcpChunk[][];
 }
@@ -217,8 +222,10 @@ function rowMajorStrides(shape: readonly number[]): number[] {
 }
 
 /** Where each chunk's bytes are, by `fqn` and chunk offsets (MetadataIndex → _StorageInfo). */
-function storageByChunk(storage: PyValue | undefined): Map<string, { file: string; offset: number; length: number }> {
-  const found = new Map<string, { file: string; offset: number; length: number }>();
+type ChunkPlace = Pick<DcpChunk, 'offset' | 'length' | 'transforms'> & { file: string };
+
+function storageByChunk(storage: PyValue | undefined): Map<string, ChunkPlace> {
+  const found = new Map<string, ChunkPlace>();
   for (const [key, info] of entriesOf(storage)) {
     const index = fieldsOf(key);
     const where = fieldsOf(info);
@@ -230,7 +237,13 @@ function storageByChunk(storage: PyValue | undefined): Map<string, { file: strin
       continue;
     }
     const at = index?.get('offset');
-    found.set(chunkKey(fqn, at === null || at === undefined ? null : sizeOf(at)), { file, offset, length });
+    const place: ChunkPlace = { file, offset, length };
+    const transforms = where?.get('transform_descriptors');
+    const isList = typeof transforms === 'object' && transforms !== null && transforms.kind === 'list';
+    if (isList && transforms.items.length > 0) {
+      place.transforms = transforms.items.map((item) => (typeof item === 'string' ? item : '?'));
+    }
+    found.set(chunkKey(fqn, at === null || at === undefined ? null : sizeOf(at)), place);
   }
   return found;
 }
@@ -254,9 +267,14 @@ export function readDcpMetadata(root: PyValue, ownClassesOnly: boolean): DcpRead
   const tensors: NamedTensor[] = [];
   const rows: DcpChunk[][] = [];
   const byteEntries: DcpSummary['byteEntries'] = [];
+  let truncated = false;
   for (const [fqn, entry] of entriesOf(metadata?.get('state_dict_metadata'))) {
     if (typeof fqn !== 'string') {
       continue;
+    }
+    if (tensors.length >= MAX_CHECKPOINT_TENSORS) {
+      truncated = true;
+      break;
     }
     const kind = calleeName(entry);
     if (kind === 'BytesStorageMetadata') {
@@ -283,7 +301,14 @@ export function readDcpMetadata(root: PyValue, ownClassesOnly: boolean): DcpRead
         continue;
       }
       const where = storage.get(chunkKey(fqn, at));
-      chunks.push({ at, sizes, file: where?.file ?? null, offset: where?.offset ?? 0, length: where?.length ?? 0 });
+      chunks.push({
+        at,
+        sizes,
+        file: where?.file ?? null,
+        offset: where?.offset ?? 0,
+        length: where?.length ?? 0,
+        ...(where?.transforms && { transforms: where.transforms }),
+      });
     }
     const tensor: PyTensor = {
       kind: 'tensor',
@@ -320,6 +345,7 @@ export function readDcpMetadata(root: PyValue, ownClassesOnly: boolean): DcpRead
       chunkedTensors: rows.filter((chunks) => chunks.length > 1).length,
       byteEntries,
       ownClassesOnly,
+      truncated,
       rows,
     },
   };

@@ -357,8 +357,11 @@ async function readPickleStream(
   kind: 'legacy' | 'pickle',
 ): Promise<PickleStream> {
   const limit = Math.min(size ?? Number.MAX_SAFE_INTEGER, MAX_PICKLE_BYTES);
-  // Local slices are free per read, so start small and double: a legacy file's storages follow its pickles.
-  const firstRead = cache.cheap ? LOCAL_TAIL_READ_BYTES : PICKLE_FIRST_READ_BYTES;
+  // Local slices are free per read, so start small and double: a legacy file's storages follow its pickles. A local
+  // bare pickle is the whole file, read at once: each doubling parses again from the start, and a 6.5 MB DCP
+  // .metadata spent most of its load collecting the garbage of the failed parses.
+  const wholeFile = cache.cheap && kind === 'pickle' && size !== null;
+  const firstRead = wholeFile ? limit : cache.cheap ? LOCAL_TAIL_READ_BYTES : PICKLE_FIRST_READ_BYTES;
   let want = Math.min(limit, Math.max(firstRead, cache.held().length));
   for (;;) {
     const bytes = await cache.prefix(want);
