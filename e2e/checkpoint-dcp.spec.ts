@@ -53,6 +53,23 @@ test.describe('PyTorch Distributed Checkpoint', () => {
     watch.expectClean();
   });
 
+  test('tensor parallelism: a weight split in three column blocks reads as torch reads it', async ({ page }) => {
+    const watch = watchPage(page);
+    const tp = dcpAnswer('dcp-tp.json');
+    const entry = tp.entries['layers.0.feed_forward.w2.weight'];
+    const values = entry.bytes ? [] : entry.values;
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch/dcp-tp'));
+    await expect(page.getByText('3 tensors · 3 shown')).toBeVisible();
+    await readValuesOf(page, 'layers.0.feed_forward.w2.weight');
+    await expect(page.getByTestId('values-read')).toContainText(`All ${values.length} values`);
+    const stats = page.getByTestId('values-stats');
+    await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...values)));
+    await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...values)));
+    await expect(page.getByTestId('tensor-storage')).toContainText('at [0, 8], size [6, 2]');
+    watch.expectClean();
+  });
+
   test('over HTTP: the .metadata, then only the two chunks of the tensor whose values are read', async ({ page }) => {
     const watch = watchPage(page);
     const tag = uniqueTag('dcp');

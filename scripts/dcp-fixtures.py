@@ -17,6 +17,8 @@ entries in torch 2.x's layout (its module torch.distributed.checkpoint, StorageM
 _StorageInfo with transform_descriptors), pickled from stand-ins that mirror torch 2.x's metadata.py field for field,
 since Debian's torch is 1.13.
 
+dcp-tp/ holds weights split along their columns (tensor parallelism), with dcp-tp.json as its answer.
+
 Usage: /usr/bin/python3 scripts/dcp-fixtures.py. The outputs are committed so CI never needs torch.
 """
 import collections
@@ -168,13 +170,39 @@ def variants(metadata):
     write_metadata('dcp-torch2', torch2_layout(metadata))
 
 
-def main():
-    shutil.rmtree(OUT, ignore_errors=True)
-    os.makedirs(OUT)
-    dist.init_process_group('gloo', init_method='tcp://127.0.0.1:29512', rank=0, world_size=1)
-    dcp.save_state_dict(state_dict(), dcp.FileSystemWriter(OUT))
-    metadata = dcp.FileSystemReader(OUT).read_metadata()
-    variants(metadata)
+def tensor_parallel_state_dict():
+    """Weights split along their columns, as tensor parallelism leaves a row-parallel layer's: dcp-tp/."""
+    def columns(parts, *shape, dtype=torch.float32):
+        spec = ChunkShardingSpec(dim=1, placements=['rank:0/cpu'] * parts)
+        return sharded_tensor.rand(spec, *shape, dtype=dtype)
+
+    return {
+        'layers.0.attention.wo.weight': columns(2, 8, 16),
+        'layers.0.feed_forward.w2.weight': columns(3, 6, 10, dtype=torch.bfloat16),
+        'norm.weight': torch.randn(8),
+    }
+
+
+def whole(tensor):
+    """A tensor as one, a ShardedTensor's local shards copied to their offsets."""
+    if not isinstance(tensor, sharded_tensor.ShardedTensor):
+        return tensor
+    out = torch.zeros(tensor.size(), dtype=tensor.dtype)
+    for shard in tensor.local_shards():
+        place = tuple(slice(at, at + size) for at, size in
+                      zip(shard.metadata.shard_offsets, shard.metadata.shard_sizes))
+        out[place] = shard.tensor
+    return out
+
+
+def save_and_answer(folder, state, answer_name, after_save=lambda metadata: None):
+    """Saves `state` with DCP's writer into fixtures/torch/<folder>, and what torch reads back into <answer_name>."""
+    target = os.path.normpath(os.path.join(OUT, '..', folder))
+    shutil.rmtree(target, ignore_errors=True)
+    os.makedirs(target)
+    dcp.save_state_dict(state, dcp.FileSystemWriter(target))
+    metadata = dcp.FileSystemReader(target).read_metadata()
+    after_save(metadata)
     entries = {}
     for fqn, item in metadata.state_dict_metadata.items():
         if isinstance(item, dcp.metadata.BytesStorageMetadata):
@@ -186,19 +214,16 @@ def main():
             'chunks': [{'offsets': list(c.offsets), 'sizes': list(c.sizes)} for c in item.chunks],
         }
     # torch's own reading of every tensor, chunks assembled by DCP's loader: the values "Read values" must show.
-    loaded = {fqn: torch.zeros(entry['shape'], dtype=DTYPE_OF[entry['dtype']])
-              for fqn, entry in entries.items() if 'shape' in entry and fqn != 'tok_embeddings.weight'}
-    dcp.load_state_dict(loaded, dcp.FileSystemReader(OUT))
-    embedding = sharded_tensor.zeros(
-        ChunkShardingSpec(dim=0, placements=['rank:0/cpu', 'rank:0/cpu']), *entries['tok_embeddings.weight']['shape']
-    )
-    loaded['tok_embeddings.weight'] = embedding
-    dcp.load_state_dict({'tok_embeddings.weight': embedding}, dcp.FileSystemReader(OUT))
+    loaded = {}
+    for fqn, value in state.items():
+        if isinstance(value, sharded_tensor.ShardedTensor):
+            spec = value.sharding_spec()
+            loaded[fqn] = sharded_tensor.zeros(spec, *value.size(), dtype=value.dtype)
+        elif isinstance(value, torch.Tensor):
+            loaded[fqn] = torch.zeros(value.shape, dtype=value.dtype)
+    dcp.load_state_dict(loaded, dcp.FileSystemReader(target))
     for fqn, tensor in loaded.items():
-        if isinstance(tensor, sharded_tensor.ShardedTensor):
-            tensor = torch.cat([shard.tensor for shard in sorted(
-                tensor.local_shards(), key=lambda shard: shard.metadata.shard_offsets[0])])
-        entries[fqn]['values'] = tensor.double().flatten().tolist()
+        entries[fqn]['values'] = whole(tensor).double().flatten().tolist()
     storage = []
     for index, info in metadata.storage_data.items():
         storage.append({
@@ -209,12 +234,18 @@ def main():
             'length': info.length,
         })
     storage.sort(key=lambda entry: (entry['file'], entry['offset']))
-    files = {name: os.path.getsize(os.path.join(OUT, name)) for name in sorted(os.listdir(OUT))}
+    files = {name: os.path.getsize(os.path.join(target, name)) for name in sorted(os.listdir(target))}
     answer = {'torch': torch.__version__, 'entries': entries, 'storage': storage, 'files': files}
-    dist.destroy_process_group()
-    with open(os.path.join(OUT, '..', 'dcp.json'), 'w') as out:
+    with open(os.path.join(OUT, '..', answer_name), 'w') as out:
         json.dump(answer, out, indent=1, sort_keys=True)
         out.write('\n')
+
+
+def main():
+    dist.init_process_group('gloo', init_method='tcp://127.0.0.1:29512', rank=0, world_size=1)
+    save_and_answer('dcp', state_dict(), 'dcp.json', variants)
+    save_and_answer('dcp-tp', tensor_parallel_state_dict(), 'dcp-tp.json')
+    dist.destroy_process_group()
 
 
 main()

@@ -4,8 +4,8 @@ import type { DcpChunk } from '../core/formats/pytorch/dcp-metadata';
 import { tensorName } from '../core/model';
 import { memoryReader } from '../testing/fuzz/memory-reader';
 import { torchFixtureHeader } from '../testing/torch-fixtures';
-import { locateDcpTensor, sliceReader } from './dcp-data';
-import { locateTensorData } from './tensor-data';
+import { locateDcpTensor, placeBlock, sliceReader } from './dcp-data';
+import { locateTensorData, readSpanBytes } from './tensor-data';
 
 const signal = new AbortController().signal;
 const folder = new URL('../../fixtures/torch/dcp/', import.meta.url);
@@ -16,7 +16,10 @@ async function embedding(change: (chunks: DcpChunk[]) => DcpChunk[]) {
   const rows = header.dcp?.rows ?? [];
   const row = rows.findIndex((_, at) => tensorName(header.tensors, at) === 'tok_embeddings.weight');
   const changed = rows.map((chunks, at) => (at === row ? change(chunks) : chunks));
-  return locateDcpTensor(header.tensors, row, { rows: changed, open }, signal, locateTensorData);
+  return locateDcpTensor(header.tensors, row, { rows: changed, open }, signal, {
+    locate: locateTensorData,
+    read: readSpanBytes,
+  });
 }
 
 describe('locating a Distributed Checkpoint tensor', () => {
@@ -26,17 +29,30 @@ describe('locating a Distributed Checkpoint tensor', () => {
     expect(span.length).toBe(32 * 8 * 4);
   });
 
-  it('says why it does not read chunks split along another dimension, with a gap, or transformed', async () => {
+  it('says why it does not read chunks with a gap, an overlap, the wrong archive, or transformed', async () => {
+    await expect(embedding((chunks) => chunks.slice(1))).rejects.toThrow(/hold 128 of its 256 elements/);
+    await expect(embedding((chunks) => chunks.map((chunk) => ({ ...chunk, at: [0, 0] })))).rejects.toThrow(
+      /Two chunks of this tensor overlap/,
+    );
     await expect(
       embedding((chunks) => chunks.map((chunk, k) => ({ ...chunk, at: [0, k * 4], sizes: [32, 4] }))),
-    ).rejects.toThrow(/split along more than its first dimension/);
-    await expect(embedding((chunks) => chunks.slice(1))).rejects.toThrow(/do not tile its first dimension/);
+    ).rejects.toThrow(/holds a F32 tensor of shape \[16, 8\] where the metadata says F32 \[32, 4\]/);
     await expect(embedding((chunks) => chunks.map((chunk) => ({ ...chunk, transforms: ['zstd'] })))).rejects.toThrow(
       /went through DCP's extensions \(zstd\)/,
     );
     await expect(
       embedding((chunks) => chunks.map((chunk) => ({ ...chunk, offset: chunk.offset + 1 }))),
     ).rejects.toThrow(/is not one torch\.save archive of one tensor/);
+  });
+
+  it('places a block of any rank where it belongs in the whole tensor', () => {
+    // A 3 × 4 tensor of 1-byte items: the block of rows 1–2, columns 2–3.
+    const out = new Uint8Array(12);
+    placeBlock(out, [3, 4], { at: [1, 2], sizes: [2, 2] }, Uint8Array.of(1, 2, 3, 4), 1);
+    expect([...out]).toEqual([0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4]);
+    const cube = new Uint8Array(2 * 2 * 2 * 2);
+    placeBlock(cube, [2, 2, 2], { at: [1, 0, 1], sizes: [1, 2, 1] }, Uint8Array.of(5, 6, 7, 8), 2);
+    expect([...cube]).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 6, 0, 0, 7, 8]);
   });
 
   it('reads a slice as a reader of its own, never past its end', async () => {

@@ -3,7 +3,8 @@
  * chunk is one torch.save archive at an offset of a `.distcp` file beside the `.metadata`, so a chunk's bytes are
  * found by reading that archive as a checkpoint of its own (its directory and data.pkl, never its storage) and
  * locating its one tensor there. A tensor whose chunks split it along its first dimension only (row blocks: FSDP,
- * a ChunkShardingSpec on dim 0) reads as the chunks one after another; other splits say they are not read.
+ * a ChunkShardingSpec on dim 0) reads as the chunks one after another; one split along other dimensions too (tensor
+ * parallelism) is read whole, each chunk copied into its place, up to MAX_ASSEMBLED_TENSOR_BYTES.
  */
 import type { ByteReader } from '../core/bytes/byte-reader';
 import { dtypeName } from '../core/dtypes';
@@ -11,15 +12,20 @@ import type { DcpChunk } from '../core/formats/pytorch/dcp-metadata';
 import { readCheckpoint } from '../core/formats/pytorch/read-checkpoint';
 import { tensorShape, type TensorColumns } from '../core/model';
 import { ValuesUnavailable } from '../core/values/tensor-values';
+import { MAX_ASSEMBLED_CHUNKS, MAX_ASSEMBLED_TENSOR_BYTES } from '../core/values/values-limits';
+import type { ReadPurpose } from '../core/bytes/byte-reader';
 import type { TensorData, TensorSpan } from './tensor-data';
 
-/** io/tensor-data.ts's checkpoint locator, handed in so the two modules do not import each other at run time. */
-type LocateCheckpointTensor = (
-  columns: TensorColumns,
-  row: number,
-  data: TensorData,
-  signal: AbortSignal,
-) => Promise<TensorSpan>;
+/** io/tensor-data.ts's own locator and span reader, handed in so the two modules do not import each other at run time. */
+export interface SpanIo {
+  locate: (columns: TensorColumns, row: number, data: TensorData, signal: AbortSignal) => Promise<TensorSpan>;
+  read: (
+    span: TensorSpan,
+    at: number,
+    length: number,
+    options: { signal: AbortSignal; purpose: ReadPurpose },
+  ) => Promise<Uint8Array>;
+}
 
 /** First read of a chunk's archive: torch.save puts data.pkl first, and a small chunk is read whole. */
 const CHUNK_FIRST_READ_BYTES = 64 * 1024;
@@ -46,6 +52,69 @@ export function sliceReader(reader: ByteReader, start: number, length: number): 
     },
     stats: () => reader.stats(),
   };
+}
+
+/** Whether two chunks share an element: their ranges overlap along every dimension. */
+function overlap(a: DcpChunk, b: DcpChunk): boolean {
+  return a.at.every((at, dim) => at < b.at[dim] + b.sizes[dim] && b.at[dim] < at + a.sizes[dim]);
+}
+
+/** Why chunks in blocks along any dimensions do not tile `shape` exactly once, or null when they do. */
+function tilingProblem(chunks: readonly DcpChunk[], shape: readonly number[]): string | null {
+  if (chunks.length > MAX_ASSEMBLED_CHUNKS) {
+    return `This tensor was saved in ${chunks.length} chunks, over the ${MAX_ASSEMBLED_CHUNKS} this page assembles.`;
+  }
+  let elements = 0;
+  for (const chunk of chunks) {
+    const inside =
+      chunk.at.length === shape.length &&
+      chunk.sizes.length === shape.length &&
+      chunk.at.every((at, dim) => at >= 0 && at + chunk.sizes[dim] <= shape[dim]);
+    if (!inside) {
+      return `A chunk of this tensor at [${chunk.at.join(', ')}] reaches outside its size: not read.`;
+    }
+    elements += chunk.sizes.reduce((product, size) => product * size, 1);
+  }
+  for (let a = 0; a < chunks.length; a++) {
+    for (let b = a + 1; b < chunks.length; b++) {
+      if (overlap(chunks[a], chunks[b])) {
+        return `Two chunks of this tensor overlap (at [${chunks[a].at.join(', ')}] and [${chunks[b].at.join(', ')}]): not read.`;
+      }
+    }
+  }
+  const total = shape.reduce((product, size) => product * size, 1);
+  return elements === total ? null : `This tensor's chunks hold ${elements} of its ${total} elements: not read.`;
+}
+
+/** Copies a chunk's row-major bytes into its block of the whole tensor's row-major bytes. */
+export function placeBlock(
+  out: Uint8Array,
+  shape: readonly number[],
+  chunk: Pick<DcpChunk, 'at' | 'sizes'>,
+  bytes: Uint8Array,
+  itemBytes: number,
+): void {
+  const dims = shape.length;
+  const strides = new Array<number>(dims).fill(1);
+  for (let dim = dims - 2; dim >= 0; dim--) {
+    strides[dim] = strides[dim + 1] * shape[dim + 1];
+  }
+  const run = (chunk.sizes[dims - 1] ?? 1) * itemBytes;
+  const runs = chunk.sizes.slice(0, -1).reduce((product, size) => product * size, 1);
+  const index = new Array<number>(Math.max(0, dims - 1)).fill(0);
+  for (let k = 0; k < runs; k++) {
+    let element = chunk.at[dims - 1] ?? 0;
+    for (let dim = 0; dim < dims - 1; dim++) {
+      element += (chunk.at[dim] + index[dim]) * strides[dim];
+    }
+    out.set(bytes.subarray(k * run, (k + 1) * run), element * itemBytes);
+    for (let dim = dims - 2; dim >= 0; dim--) {
+      if (++index[dim] < chunk.sizes[dim]) {
+        break;
+      }
+      index[dim] = 0;
+    }
+  }
 }
 
 /**
@@ -79,7 +148,7 @@ async function locateChunk(
   chunk: DcpChunk,
   dtype: string | null,
   signal: AbortSignal,
-  locate: LocateCheckpointTensor,
+  io: SpanIo,
 ): Promise<TensorSpan> {
   const file = chunk.file;
   if (file === null) {
@@ -117,7 +186,7 @@ async function locateChunk(
         `where the metadata says ${dtype ?? '?'} [${chunk.sizes.join(', ')}]: the file does not match its metadata.`,
     );
   }
-  return locate(
+  return io.locate(
     header.tensors,
     0,
     {
@@ -136,16 +205,19 @@ export async function locateDcpTensor(
   row: number,
   dcp: DcpStorage,
   signal: AbortSignal,
-  locate: LocateCheckpointTensor,
+  io: SpanIo,
 ): Promise<TensorSpan> {
   const chunks = dcp.rows[row] ?? [];
   if (chunks.length === 0) {
     throw new ValuesUnavailable('The metadata lists no chunk of this tensor: nothing holds its values.');
   }
-  const blocks = rowBlocks(chunks, tensorShape(columns, row));
-  if (typeof blocks === 'string') {
-    throw new ValuesUnavailable(blocks);
+  const shape = tensorShape(columns, row);
+  const rows = rowBlocks(chunks, shape);
+  const problem = typeof rows === 'string' ? tilingProblem(chunks, shape) : null;
+  if (problem !== null) {
+    throw new ValuesUnavailable(problem);
   }
+  const blocks = typeof rows === 'string' ? [...chunks] : rows;
   const dtype = dtypeName(columns.dtype[row]);
   dcp.located ??= new Map();
   const located = dcp.located;
@@ -154,7 +226,7 @@ export async function locateDcpTensor(
       const key = `${chunk.file}\n${chunk.offset}`;
       let span = located.get(key);
       if (span === undefined) {
-        span = locateChunk(dcp, chunk, dtype, signal, locate);
+        span = locateChunk(dcp, chunk, dtype, signal, io);
         // A failed or cancelled locate is tried again next time.
         span.catch(() => located.delete(key));
         located.set(key, span);
@@ -165,13 +237,26 @@ export async function locateDcpTensor(
   if (parts.length === 1) {
     return parts[0];
   }
-  if (parts.some((part) => part.strided)) {
-    throw new ValuesUnavailable('A chunk of this tensor was saved as a view of a larger storage: not read in chunks.');
+  const length = parts.reduce((total, part) => total + part.length, 0);
+  if (typeof rows !== 'string' && !parts.some((part) => part.strided)) {
+    return { reader: parts[0].reader, start: parts[0].start, length, parts };
   }
+  if (length > MAX_ASSEMBLED_TENSOR_BYTES) {
+    throw new ValuesUnavailable(
+      `This tensor's chunks split it along more than its first dimension, and it is ${length} bytes: over the ` +
+        `${MAX_ASSEMBLED_TENSOR_BYTES} this page assembles in memory.`,
+    );
+  }
+  const itemBytes = length / shape.reduce((product, size) => product * size, 1);
   return {
     reader: parts[0].reader,
     start: parts[0].start,
-    length: parts.reduce((total, part) => total + part.length, 0),
-    parts,
+    length,
+    assembled: async (options) => {
+      const out = new Uint8Array(length);
+      const read = await Promise.all(parts.map((part) => io.read(part, 0, part.length, options)));
+      read.forEach((bytes, k) => placeBlock(out, shape, blocks[k], bytes, itemBytes));
+      return out;
+    },
   };
 }

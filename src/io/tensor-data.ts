@@ -56,6 +56,8 @@ export interface TensorSpan {
   strided?: { shape: number[]; stride: number[]; itemBytes: number; extentBytes: number };
   /** A tensor in row blocks of other files (a Distributed Checkpoint's chunks): its bytes are theirs, in order. */
   parts?: TensorSpan[];
+  /** A tensor in blocks along other dimensions (dcp-data.ts): read whole, each block copied into place. */
+  assembled?: (options: { signal: AbortSignal; purpose: ReadPurpose }) => Promise<Uint8Array>;
   /** The gathered elements, once read. */
   gathered?: Promise<Uint8Array>;
 }
@@ -211,6 +213,16 @@ export function readSpanBytes(
   if (span.parts) {
     return readAcrossParts(span.parts, at, length, options);
   }
+  const assembled = span.assembled;
+  if (assembled) {
+    if (span.gathered === undefined) {
+      const gathering = assembled(options);
+      // A cancelled or failed read is not kept: the next read assembles again.
+      gathering.catch(() => span.gathered === gathering && delete span.gathered);
+      span.gathered = gathering;
+    }
+    return span.gathered.then((all) => all.slice(at, at + length));
+  }
   const layout = span.strided;
   if (!layout) {
     return span.reader.read(span.start + at, length, options);
@@ -263,7 +275,7 @@ export async function locateTensorData(
     return locateTensor(columns, row, data.locate);
   }
   if (storage.dcp) {
-    return locateDcpTensor(columns, row, storage.dcp, signal, locateTensorData);
+    return locateDcpTensor(columns, row, storage.dcp, signal, { locate: locateTensorData, read: readSpanBytes });
   }
   const key = storage.rows.storage[row];
   if (key == null) {
@@ -502,7 +514,7 @@ function orderedWindows(list: readonly OrderedSpan[]): Window[] {
       const piece: OrderedPiece = { ...part, index, last: k === parts.length - 1 };
       const start = span.start + part.start;
       const end = span.start + part.end;
-      if (span.strided || span.parts) {
+      if (span.strided || span.parts || span.assembled) {
         open = null;
         windows.push({ reader: span.reader, start: part.start, end: part.end, pieces: [piece], strided: span });
         return;

@@ -106,6 +106,7 @@ export interface DcpAnswer {
   files: Record<string, number>;
 }
 
-export function dcpAnswer(): DcpAnswer {
-  return JSON.parse(torchFixtureText('dcp.json')) as DcpAnswer;
+/** `dcp.json`, or `dcp-tp.json` for the folder of tensors split along their columns. */
+export function dcpAnswer(name: 'dcp.json' | 'dcp-tp.json' = 'dcp.json'): DcpAnswer {
+  return JSON.parse(torchFixtureText(name)) as DcpAnswer;
 }

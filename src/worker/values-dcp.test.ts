@@ -12,12 +12,11 @@ import { dcpAnswer } from '../testing/torch-fixtures';
 import { readTensorValues, scanBytes, scanValues, type ValuesJob } from './values-handler';
 
 const answer = dcpAnswer();
-const folder = new URL('../../fixtures/torch/dcp/', import.meta.url);
-
-function files(keep: (name: string) => boolean = () => true): LocalFileEntry[] {
+function files(keep: (name: string) => boolean = () => true, name = 'dcp'): LocalFileEntry[] {
+  const folder = new URL(`../../fixtures/torch/${name}/`, import.meta.url);
   return readdirSync(folder)
     .filter(keep)
-    .map((name) => ({ path: `dcp/${name}`, blob: new Blob([readFileSync(new URL(name, folder))]) }));
+    .map((file) => ({ path: `${name}/${file}`, blob: new Blob([readFileSync(new URL(file, folder))]) }));
 }
 
 function job(): ValuesJob {
@@ -69,6 +68,28 @@ describe('values of a Distributed Checkpoint', () => {
       'optimizer.state.layers.0.attention.wq.weight.exp_avg',
       'optimizer.state.norm.weight.exp_avg',
     ]);
+  });
+
+  it('a tensor split along its columns (tensor parallelism) is assembled block by block', async () => {
+    const tp = dcpAnswer('dcp-tp.json');
+    const load = await keptLoad({ kind: 'files', files: files(() => true, 'dcp-tp') });
+    for (const [name, entry] of Object.entries(tp.entries)) {
+      const want = entry.bytes ? [] : entry.values;
+      const values = await readTensorValues(load, load.names.indexOf(name), false, job());
+      expect(values.stats.count, name).toBe(want.length);
+      expect(values.stats.min, name).toBe(Math.min(...want));
+      expect(values.stats.max, name).toBe(Math.max(...want));
+      expect(
+        values.first.map((value) => Number(value.value)),
+        name,
+      ).toEqual(want.slice(0, values.first.length));
+    }
+    const scan = await scanValues(load, job());
+    expect(scan.skipped).toBe(0);
+    for (const tensor of scan.perTensor) {
+      const entry = tp.entries[tensor.tensor];
+      expect(tensor.absMax, tensor.tensor).toBe(Math.max(...(entry.bytes ? [] : entry.values).map(Math.abs)));
+    }
   });
 
   it('says to drop the whole folder when the .distcp files are not there', async () => {

@@ -51,6 +51,15 @@ export const VALUES_SAMPLE_SEED = 17;
 /** Storage bytes a strided view (a transpose, a slice) may span: read whole, then gathered, so held in memory twice. */
 export const MAX_STRIDED_EXTENT_BYTES = 256 * 1024 * 1024;
 
+/**
+ * Bytes of a Distributed Checkpoint tensor whose chunks split it along other dimensions than its first (tensor
+ * parallelism): every chunk is read, then copied into place, so the tensor is held whole.
+ */
+export const MAX_ASSEMBLED_TENSOR_BYTES = 256 * 1024 * 1024;
+
+/** Chunks of one tensor checked pairwise for overlap before they are assembled: more ranks than any real run. */
+export const MAX_ASSEMBLED_CHUNKS = 1024;
+
 // LoRA measures (lora-update.ts, lora-spectrum.ts, lora-pair.ts).
 
 /**
