@@ -5,7 +5,9 @@
  * Range, only the chunks' archives) and shows torch's values; a .metadata alone says to open the whole folder.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { fixturePath, openApp, ORIGIN_A, readValuesOf, serverLog, uniqueTag, watchPage } from './helpers';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { FIXTURES_DIR, fixturePath, openApp, ORIGIN_A, readValuesOf, serverLog, uniqueTag, watchPage } from './helpers';
 import { formatValue, groupDigits } from '../src/core/number-format';
 import { dcpAnswer } from '../src/testing/torch-fixtures';
 
@@ -80,6 +82,36 @@ test.describe('PyTorch Distributed Checkpoint', () => {
     await expectEmbeddingValues(page);
     const reads = (await serverLog('/torch/dcp/')).slice(before.length).map((entry) => entry.path.split('?')[0]);
     expect(new Set(reads)).toEqual(new Set(['/range/torch/dcp/__0_0.distcp', '/range/torch/dcp/__0_1.distcp']));
+    watch.expectClean();
+  });
+
+  test('in a Hub repository: the .metadata opens, and a value read fetches its chunks from the same folder', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const repo = `dcp-${uniqueTag('repo')
+      .replace(/[^\w-]/g, '')
+      .slice(-12)}`;
+    const folder = join(FIXTURES_DIR, 'hub', 'lens-e2e', repo, 'checkpoint', 'step-10');
+    mkdirSync(folder, { recursive: true });
+    for (const file of readdirSync(fixturePath('torch/dcp'))) {
+      copyFileSync(join(fixturePath('torch/dcp'), file), join(folder, file));
+    }
+    await openApp(page);
+    await page
+      .getByRole('textbox', { name: 'URL of a model file' })
+      .fill(`${ORIGIN_A}/hub/api/models/lens-e2e/${repo}/tree/main`);
+    await page.getByRole('button', { name: 'Open', exact: true }).click();
+    await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
+    const before = await serverLog(repo);
+    await readValuesOf(page, 'tok_embeddings.weight');
+    await expectEmbeddingValues(page);
+    const reads = (await serverLog(repo)).slice(before.length).map((entry) => entry.path.split('?')[0]);
+    expect(new Set(reads)).toEqual(
+      new Set(
+        ['__0_0.distcp', '__0_1.distcp'].map((file) => `/hub/lens-e2e/${repo}/resolve/main/checkpoint/step-10/${file}`),
+      ),
+    );
     watch.expectClean();
   });
 

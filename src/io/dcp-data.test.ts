@@ -57,7 +57,7 @@ describe('locating a Distributed Checkpoint tensor', () => {
 
   it('reads a slice as a reader of its own, never past its end', async () => {
     const bytes = Uint8Array.from({ length: 100 }, (_, i) => i);
-    const slice = sliceReader(memoryReader(bytes, 'local'), 10, 20);
+    const slice = sliceReader(memoryReader(bytes, 'local'), 10, 20, 'values');
     expect(slice.size).toBe(20);
     expect([...(await slice.read(15, 10))]).toEqual([25, 26, 27, 28, 29]);
     expect(await slice.read(25, 4)).toHaveLength(0);

@@ -6,14 +6,13 @@
  * a ChunkShardingSpec on dim 0) reads as the chunks one after another; one split along other dimensions too (tensor
  * parallelism) is read whole, each chunk copied into its place, up to MAX_ASSEMBLED_TENSOR_BYTES.
  */
-import type { ByteReader } from '../core/bytes/byte-reader';
+import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
 import { dtypeName } from '../core/dtypes';
 import type { DcpChunk } from '../core/formats/pytorch/dcp-metadata';
 import { readCheckpoint } from '../core/formats/pytorch/read-checkpoint';
 import { tensorShape, type TensorColumns } from '../core/model';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { MAX_ASSEMBLED_CHUNKS, MAX_ASSEMBLED_TENSOR_BYTES } from '../core/values/values-limits';
-import type { ReadPurpose } from '../core/bytes/byte-reader';
 import type { TensorData, TensorSpan } from './tensor-data';
 
 /** io/tensor-data.ts's own locator and span reader, handed in so the two modules do not import each other at run time. */
@@ -39,8 +38,11 @@ export interface DcpStorage {
   located?: Map<string, Promise<TensorSpan>>;
 }
 
-/** `length` bytes of `reader` from `start`, as a reader of their own (a chunk's torch.save archive). */
-export function sliceReader(reader: ByteReader, start: number, length: number): ByteReader {
+/**
+ * `length` bytes of `reader` from `start`, as a reader of their own (a chunk's torch.save archive), each read counted
+ * under `purpose` (the archive's directory and data.pkl are read for values, like the values themselves).
+ */
+export function sliceReader(reader: ByteReader, start: number, length: number, purpose: ReadPurpose): ByteReader {
   return {
     name: reader.name,
     size: length,
@@ -48,7 +50,9 @@ export function sliceReader(reader: ByteReader, start: number, length: number): 
     ...(reader.cheapReads !== undefined && { cheapReads: reader.cheapReads }),
     read: (offset, count, options) => {
       const end = Math.min(length, offset + count);
-      return end <= offset ? Promise.resolve(new Uint8Array(0)) : reader.read(start + offset, end - offset, options);
+      return end <= offset
+        ? Promise.resolve(new Uint8Array(0))
+        : reader.read(start + offset, end - offset, { ...options, purpose });
     },
     stats: () => reader.stats(),
   };
@@ -117,30 +121,10 @@ export function placeBlock(
   }
 }
 
-/**
- * The chunks in row-block order when each spans every dimension but the first and together they tile the first
- * dimension; otherwise why they are not read.
- */
-function rowBlocks(chunks: readonly DcpChunk[], shape: readonly number[]): DcpChunk[] | string {
-  if (shape.length === 0) {
-    return chunks.length === 1 ? [...chunks] : `This scalar was saved in ${chunks.length} chunks: not read.`;
-  }
-  const ordered = [...chunks].sort((a, b) => (a.at[0] ?? 0) - (b.at[0] ?? 0));
-  let next = 0;
-  for (const chunk of ordered) {
-    const whole = chunk.sizes.every((size, dim) => dim === 0 || (chunk.at[dim] === 0 && size === shape[dim]));
-    if (chunk.sizes.length !== shape.length || !whole) {
-      return (
-        `This tensor was saved in ${chunks.length} chunks split along more than its first dimension ` +
-        '(tensor parallelism); chunks are read only when they are blocks of rows.'
-      );
-    }
-    if (chunk.at[0] !== next) {
-      return `This tensor's chunks do not tile its first dimension (a gap or an overlap at row ${next}): not read.`;
-    }
-    next += chunk.sizes[0];
-  }
-  return next === shape[0] ? ordered : `This tensor's chunks end at row ${next} of ${shape[0]}: not read.`;
+/** The chunks in row order when each spans every dimension but the first (FSDP's row blocks), else null. */
+function rowBlocks(chunks: readonly DcpChunk[], shape: readonly number[]): DcpChunk[] | null {
+  const rows = chunks.every((chunk) => chunk.sizes.every((size, dim) => dim === 0 || size === shape[dim]));
+  return rows ? [...chunks].sort((a, b) => (a.at[0] ?? 0) - (b.at[0] ?? 0)) : null;
 }
 
 async function locateChunk(
@@ -167,8 +151,8 @@ async function locateChunk(
         'with its .distcp files beside it) to read values.',
     );
   }
-  const archive = sliceReader(reader, chunk.offset, chunk.length);
-  const first = await archive.read(0, Math.min(chunk.length, CHUNK_FIRST_READ_BYTES), { signal, purpose: 'values' });
+  const archive = sliceReader(reader, chunk.offset, chunk.length, 'values');
+  const first = await archive.read(0, Math.min(chunk.length, CHUNK_FIRST_READ_BYTES), { signal });
   const loaded = await readCheckpoint(archive, first, 'zip', { signal });
   const header = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const checkpoint = header?.checkpoint;
@@ -198,7 +182,8 @@ async function locateChunk(
 }
 
 /**
- * The bytes of DCP tensor `row`: one chunk's span as it is (a view included), or the row blocks one after another.
+ * The bytes of DCP tensor `row`: one chunk's span as it is (a view included), the row blocks one after another, or
+ * blocks along other dimensions assembled in memory.
  */
 export async function locateDcpTensor(
   columns: TensorColumns,
@@ -212,12 +197,13 @@ export async function locateDcpTensor(
     throw new ValuesUnavailable('The metadata lists no chunk of this tensor: nothing holds its values.');
   }
   const shape = tensorShape(columns, row);
-  const rows = rowBlocks(chunks, shape);
-  const problem = typeof rows === 'string' ? tilingProblem(chunks, shape) : null;
+  const problem = tilingProblem(chunks, shape);
   if (problem !== null) {
     throw new ValuesUnavailable(problem);
   }
-  const blocks = typeof rows === 'string' ? [...chunks] : rows;
+  // Tiled exactly once: blocks of whole rows, in row order, are the tensor's bytes one after another.
+  const rows = rowBlocks(chunks, shape);
+  const blocks = rows ?? [...chunks];
   const dtype = dtypeName(columns.dtype[row]);
   dcp.located ??= new Map();
   const located = dcp.located;
@@ -238,7 +224,7 @@ export async function locateDcpTensor(
     return parts[0];
   }
   const length = parts.reduce((total, part) => total + part.length, 0);
-  if (typeof rows !== 'string' && !parts.some((part) => part.strided)) {
+  if (rows !== null && !parts.some((part) => part.strided)) {
     return { reader: parts[0].reader, start: parts[0].start, length, parts };
   }
   if (length > MAX_ASSEMBLED_TENSOR_BYTES) {

@@ -30,6 +30,10 @@ describe('how to convert safely', () => {
     expect(advice.code).toContain('dcp.load(state_dict, checkpoint_id=folder)');
     expect(advice.code).not.toContain('torch.load');
     expect(advice.notes.join(' ')).toContain('Left out: optimizer.');
+    const weightsOnly = convertAdvice('dcp-tp/.metadata', await header('dcp-tp/.metadata'));
+    expect(weightsOnly.kind === 'script' && weightsOnly.code).toContain(
+      '    if isinstance(meta, dcp.metadata.TensorStorageMetadata)\n}',
+    );
     expect(convertAdvice('dcp-hostile/.metadata', await header('dcp-hostile/.metadata')).kind).toBe('refuse');
   });
 

@@ -4,7 +4,7 @@
  * optimizer state and scalars), drop tied duplicates, make views contiguous, then save_file. A file with a
  * dangerous global gets no loading code at all.
  */
-import type { ParsedHeader } from '../../core/model';
+import { allTensorNames, type ParsedHeader } from '../../core/model';
 
 export type ConvertAdvice =
   | { kind: 'refuse'; reason: string }
@@ -208,13 +208,10 @@ function dcpAdvice(fileName: string, header: ParsedHeader): ConvertAdvice {
   }
   const folder = fileName.includes('/') ? fileName.slice(0, fileName.lastIndexOf('/')) : '.';
   const others = checkpoint.sections.filter((section) => section.kind !== 'weights').map((section) => section.path);
-  const section = checkpoint.weights;
   const keep =
-    section !== ''
-      ? `name.startswith(${py(`${section}.`)})`
-      : others.length > 0
-        ? `not name.startswith((${others.map((path) => py(`${path}.`)).join(', ')}${others.length === 1 ? ',' : ''}))`
-        : 'True';
+    others.length > 0
+      ? ` and not name.startswith((${others.map((path) => py(`${path}.`)).join(', ')}${others.length === 1 ? ',' : ''}))`
+      : '';
   const lines = [
     "# Converts a Distributed Checkpoint's model weights to safetensors (torch >= 2.3: DCP loads without a process group).",
     'import torch',
@@ -227,19 +224,24 @@ function dcpAdvice(fileName: string, header: ParsedHeader): ConvertAdvice {
     'state_dict = {',
     '    name: torch.empty(meta.size, dtype=meta.properties.dtype)',
     '    for name, meta in metadata.state_dict_metadata.items()',
-    `    if isinstance(meta, dcp.metadata.TensorStorageMetadata) and ${keep}`,
+    `    if isinstance(meta, dcp.metadata.TensorStorageMetadata)${keep}`,
     '}',
     'dcp.load(state_dict, checkpoint_id=folder)',
   ];
-  if (section !== '') {
-    lines.push(`state_dict = {name.removeprefix(${py(`${section}.`)}): t for name, t in state_dict.items()}`);
-  }
   lines.push(`save_file(state_dict, "model.safetensors", metadata={"format": "pt"})`);
   const notes = [
     "DCP unpickles the .metadata with plain pickle: run this only on a checkpoint this page found to import nothing but DCP's own classes.",
   ];
   if (others.length > 0) {
     notes.push(`Left out: ${others.join(', ')}. Only the weights go into the safetensors file.`);
+  }
+  const names = allTensorNames(header.tensors).filter((name) => !others.some((path) => name.startsWith(`${path}.`)));
+  if (names.length > 0 && names.every((name) => name.startsWith('model.'))) {
+    notes.push(
+      'Every weight name starts with "model.": DCP writes it when the training loop saved {"model": …}, and Hugging ' +
+        "Face models start so on their own. If your loader expects the model's own names, strip the one DCP added " +
+        '(name.removeprefix("model.")).',
+    );
   }
   return { kind: 'script', code: lines.join('\n'), notes };
 }

@@ -36,9 +36,9 @@ function elementsOf(shape: readonly number[]): number {
 
 /**
  * A flattened state dict's sections, by the first part of each name: the optimizer's, a scheduler's, EMA weights and
- * other training state go apart; the rest are the weights, under `model.` when every one of them starts so (DCP
- * flattens `{'model': …, 'optimizer': …}` into such names), else at the root (torchtitan saves the model's own names
- * there).
+ * other training state go apart; the rest are the weights, at the root. Their names are kept whole: a `model.` start
+ * may be DCP's flattening of `{'model': …}` or the model's own (Hugging Face's `model.layers.…`), which the names
+ * alone cannot tell apart.
  */
 function dcpSections(tensors: readonly NamedTensor[], rows: readonly DcpChunk[][]): DcpSections {
   const firstPart = (name: string) => name.split('.')[0];
@@ -53,10 +53,10 @@ function dcpSections(tensors: readonly NamedTensor[], rows: readonly DcpChunk[][
             ? 'other'
             : null;
   const rest = tensors.filter((entry) => kindOf(firstPart(entry.name)) === null);
-  const weights = rest.length === 0 ? null : rest.every((entry) => entry.name.startsWith('model.')) ? 'model' : '';
+  const weights = rest.length === 0 ? null : '';
   const sectionOf = (name: string): string => {
     const part = firstPart(name);
-    return kindOf(part) !== null ? part : (weights ?? '');
+    return kindOf(part) !== null ? part : '';
   };
   const bySection = new Map<string, CheckpointSection>();
   const modelElements = tensors.map((entry, row) => {
@@ -91,10 +91,7 @@ function importsOwnClassesOnly(stream: PickleStream): boolean {
     main.complete &&
     main.hazards.length === 0 &&
     stream.dcpCalls?.onlyOwnCalls === true &&
-    // builtins.getattr's every call was checked by DcpCallCheck (an enum member by a literal name).
-    [...main.globals.values()].every(
-      (use) => isDcpAllowedGlobal(use.module, use.name) || (use.module === 'builtins' && use.name === 'getattr'),
-    )
+    [...main.globals.values()].every((use) => isDcpAllowedGlobal(use.module, use.name))
   );
 }
 
