@@ -7,6 +7,7 @@
  * parallelism) is read whole, each chunk copied into its place, up to MAX_ASSEMBLED_TENSOR_BYTES.
  */
 import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
+import { product } from '../core/analysis/values';
 import { dtypeName } from '../core/dtypes';
 import type { DcpChunk } from '../core/formats/pytorch/dcp-metadata';
 import { readCheckpoint } from '../core/formats/pytorch/read-checkpoint';
@@ -77,7 +78,7 @@ function tilingProblem(chunks: readonly DcpChunk[], shape: readonly number[]): s
     if (!inside) {
       return `A chunk of this tensor at [${chunk.at.join(', ')}] reaches outside its size: not read.`;
     }
-    elements += chunk.sizes.reduce((product, size) => product * size, 1);
+    elements += product(chunk.sizes);
   }
   for (let a = 0; a < chunks.length; a++) {
     for (let b = a + 1; b < chunks.length; b++) {
@@ -86,7 +87,7 @@ function tilingProblem(chunks: readonly DcpChunk[], shape: readonly number[]): s
       }
     }
   }
-  const total = shape.reduce((product, size) => product * size, 1);
+  const total = product(shape);
   return elements === total ? null : `This tensor's chunks hold ${elements} of its ${total} elements: not read.`;
 }
 
@@ -104,7 +105,7 @@ export function placeBlock(
     strides[dim] = strides[dim + 1] * shape[dim + 1];
   }
   const run = (chunk.sizes[dims - 1] ?? 1) * itemBytes;
-  const runs = chunk.sizes.slice(0, -1).reduce((product, size) => product * size, 1);
+  const runs = product(chunk.sizes.slice(0, -1));
   const index = new Array<number>(Math.max(0, dims - 1)).fill(0);
   for (let k = 0; k < runs; k++) {
     let element = chunk.at[dims - 1] ?? 0;
@@ -233,7 +234,7 @@ export async function locateDcpTensor(
         `${MAX_ASSEMBLED_TENSOR_BYTES} this page assembles in memory.`,
     );
   }
-  const itemBytes = length / shape.reduce((product, size) => product * size, 1);
+  const itemBytes = length / product(shape);
   return {
     reader: parts[0].reader,
     start: parts[0].start,

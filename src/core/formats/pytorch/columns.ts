@@ -1,7 +1,9 @@
 /** Turns named tensors into the common columnar model (model.ts), so every view and analysis works unchanged. */
 import { dtypeCode, UNKNOWN_DTYPE_CODE } from '../../dtypes';
-import type { TensorColumns } from '../../model';
+import { metadataColumns, type Finding, type MetadataEntry, type ParsedHeader, type TensorColumns } from '../../model';
+import type { FileFormat } from '../sections';
 import type { NamedTensor } from './anatomy';
+import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
 
 export interface BuiltColumns {
   columns: TensorColumns;
@@ -77,5 +79,39 @@ export function buildTensorColumns(tensors: readonly NamedTensor[]): BuiltColumn
     columns,
     unknownDtypes,
     rowOf,
+  };
+}
+
+/** What a checkpoint reader found, for checkpointHeader to put into the common ParsedHeader. */
+export interface CheckpointParts {
+  built: BuiltColumns;
+  pickle: PickleSummary;
+  checkpoint: CheckpointSummary;
+  fileSize: number | null;
+  /** Shown in the Metadata tab: a checkpoint's scalars, a Distributed Checkpoint's bytes entries. */
+  metadata: readonly MetadataEntry[];
+  /** Bytes of the tensors' storages (or chunks) as the file holds them. */
+  dataBytes: number;
+  findings: Finding[];
+  format: FileFormat;
+}
+
+/** The ParsedHeader of a checkpoint of any container (torch.save zip, legacy stream, bare pickle, DCP metadata). */
+export function checkpointHeader(parts: CheckpointParts): ParsedHeader {
+  const { built, pickle, checkpoint, fileSize, metadata, dataBytes, findings, format } = parts;
+  return {
+    headerLength: pickle.pickleBytes,
+    // Tensors live in separate storages (begin/end are NaN), not at offsets from one data start.
+    dataStart: 0,
+    fileSize,
+    tensors: built.columns,
+    unknownDtypes: built.unknownDtypes,
+    metadataState: metadata.length > 0 ? 'object' : 'absent',
+    metadata: metadataColumns(metadata),
+    dataBytes,
+    findings,
+    format,
+    pickle,
+    checkpoint,
   };
 }

@@ -8,30 +8,26 @@
  */
 import { makeFinding } from '../../findings/make-finding';
 import { formatBytes } from '../../number-format';
-import { plural } from '../../parse/message-format';
-import { metadataColumns, type Finding, type ParsedHeader } from '../../model';
+import { listNames, plural } from '../../parse/message-format';
+import { MAX_NAMES_IN_MESSAGE } from '../../limits';
+import { product } from '../../analysis/values';
+import { tensorElements } from './storage-count';
+import type { Finding, ParsedHeader } from '../../model';
 import { EMA_KEYS, OPTIMIZER_KEYS, SCHEDULER_KEYS, type CheckpointSection, type NamedTensor } from './anatomy';
 import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
 import { MAX_CHECKPOINT_TENSORS } from './checkpoint-limits';
-import { buildTensorColumns } from './columns';
+import { buildTensorColumns, checkpointHeader } from './columns';
 import { isDcpAllowedGlobal, readDcpMetadata, type DcpChunk, type DcpSummary } from './dcp-metadata';
 import { pickleSummary, safetyFindings, type PickleStream } from './pickle-summary';
 
 /** Top-level state-dict keys of training state that is neither weights, optimizer, scheduler nor EMA. */
 const OTHER_STATE_KEYS = /^(dataloader|train_state|rng|rng_state|extra_state|trainer)$/i;
 
-/** Tensors named in a finding's message before "…". */
-const NAMED_IN_MESSAGE = 3;
-
 interface DcpSections {
   sections: CheckpointSection[];
   weights: string | null;
   weightsPrefix: string;
   modelElements: number[];
-}
-
-function elementsOf(shape: readonly number[]): number {
-  return shape.reduce((product, dim) => product * dim, 1);
 }
 
 /**
@@ -71,7 +67,7 @@ function dcpSections(tensors: readonly NamedTensor[], rows: readonly DcpChunk[][
       parameters: 0,
       shared: 0,
     };
-    const elements = elementsOf(entry.tensor.shape);
+    const elements = tensorElements(entry.tensor);
     section.tensors++;
     section.bytes += rows[row].reduce((total, chunk) => total + chunk.length, 0);
     section.elements += elements;
@@ -118,8 +114,10 @@ function ownClassesSummary(pickle: PickleSummary): PickleSummary {
 }
 
 function namesOf(tensors: readonly NamedTensor[], rows: readonly number[]): string {
-  const names = rows.slice(0, NAMED_IN_MESSAGE).map((row) => tensors[row].name);
-  return `${names.join(', ')}${rows.length > NAMED_IN_MESSAGE ? ', …' : ''}`;
+  return listNames(
+    rows.slice(0, MAX_NAMES_IN_MESSAGE).map((row) => tensors[row].name),
+    rows.length,
+  );
 }
 
 function dcpFindings(summary: DcpSummary, tensors: readonly NamedTensor[]): Finding[] {
@@ -154,8 +152,8 @@ function dcpFindings(summary: DcpSummary, tensors: readonly NamedTensor[]): Find
     );
   }
   const uncovered = summary.rows.flatMap((chunks, row) => {
-    const held = chunks.reduce((total, chunk) => total + elementsOf(chunk.sizes), 0);
-    return held === elementsOf(tensors[row].tensor.shape) ? [] : [row];
+    const held = chunks.reduce((total, chunk) => total + product(chunk.sizes), 0);
+    return held === tensorElements(tensors[row].tensor) ? [] : [row];
   });
   if (uncovered.length > 0) {
     findings.push(
@@ -199,24 +197,20 @@ export function buildDcpHeader(stream: PickleStream, fileSize: number | null): P
     },
   };
   return {
-    headerLength: pickle.pickleBytes,
-    dataStart: 0,
-    fileSize,
-    tensors: built.columns,
-    unknownDtypes: built.unknownDtypes,
-    metadataState: summary.byteEntries.length > 0 ? 'object' : 'absent',
-    metadata: metadataColumns(
-      summary.byteEntries.map((entry) => ({
+    ...checkpointHeader({
+      built,
+      pickle,
+      checkpoint,
+      fileSize,
+      metadata: summary.byteEntries.map((entry) => ({
         key: entry.name,
         value: `bytes (torch.save), ${formatBytes(entry.bytes)} in ${entry.file ?? 'no file storage_data names'}`,
         kind: 'string' as const,
       })),
-    ),
-    dataBytes: summary.files.reduce((total, file) => total + file.bytes, 0),
-    findings,
-    format: 'pytorch-dcp',
-    pickle,
-    checkpoint,
+      dataBytes: summary.files.reduce((total, file) => total + file.bytes, 0),
+      findings,
+      format: 'pytorch-dcp',
+    }),
     dcp: summary,
   };
 }

@@ -13,11 +13,11 @@ import { concatChunks } from '../../bytes/concat';
 import { makeFinding } from '../../findings/make-finding';
 import { MAX_NAMES_IN_MESSAGE } from '../../limits';
 import { plural } from '../../parse/message-format';
-import { metadataColumns, type Finding, type ParsedHeader, type ParseOutcome } from '../../model';
+import type { Finding, ParsedHeader, ParseOutcome } from '../../model';
 import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
 import type { FileFormat } from '../sections';
 import type { CheckpointSummary } from './checkpoint-types';
-import { buildTensorColumns } from './columns';
+import { buildTensorColumns, checkpointHeader } from './columns';
 import {
   LOCAL_TAIL_READ_BYTES,
   MAX_PICKLE_BYTES,
@@ -500,27 +500,20 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   } else if (format === 'pytorch-legacy') {
     checkpoint.legacyStorages = legacyStorages(stream.runs[4], storageBytes);
   }
-  return {
-    headerLength: pickle.pickleBytes,
-    // Tensors live in separate storages (begin/end are NaN), not at offsets from one data start.
-    dataStart: 0,
+  return checkpointHeader({
+    built,
+    pickle,
+    checkpoint,
     fileSize,
-    tensors: built.columns,
-    unknownDtypes: built.unknownDtypes,
-    metadataState: anatomy.scalars.length > 0 ? 'object' : 'absent',
-    metadata: metadataColumns(
-      anatomy.scalars.map((scalar) => ({
-        key: scalar.path,
-        value: scalar.value,
-        kind: scalar.kind === 'null' ? 'null' : scalar.kind,
-      })),
-    ),
+    metadata: anatomy.scalars.map((scalar) => ({
+      key: scalar.path,
+      value: scalar.value,
+      kind: scalar.kind === 'null' ? 'null' : scalar.kind,
+    })),
     dataBytes: [...storageBytes.values()].reduce((total, bytes) => total + (Number.isFinite(bytes) ? bytes : 0), 0),
     findings,
     format,
-    pickle,
-    checkpoint,
-  };
+  });
 }
 
 /** torch's quantized dtypes (QINT8, QUINT8, QINT32, QUINT4X2, QUINT2X4): safetensors has none of them. */
