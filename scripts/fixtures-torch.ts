@@ -1,6 +1,7 @@
 /**
  * Copies the committed PyTorch checkpoint fixtures (fixtures/torch/, written by real torch through
- * scripts/torch-fixtures.py) into the e2e fixtures folder, under torch/, gunzipping the 20,000-tensor file.
+ * scripts/torch-fixtures.py) into the e2e fixtures folder, under torch/, gunzipping the 20,000-tensor file, and
+ * torch 2.x's (fixtures/torch2/, scripts/torch2-fixtures.py) under torch2/.
  */
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -15,4 +16,5 @@ export const writeTorchFixtures: FixtureWriter = (dir) => {
   mkdirSync(target, { recursive: true });
   cpSync(TORCH_DIR, target, { recursive: true, filter: (path) => !path.endsWith('.gz') });
   writeFileSync(join(target, 'many_tensors.bin'), gunzipSync(readFileSync(join(TORCH_DIR, 'many_tensors.bin.gz'))));
+  cpSync(resolve(TORCH_DIR, '..', 'torch2'), join(dir, 'torch2'), { recursive: true });
 };

@@ -141,12 +141,53 @@ export function locatedByteLength(columns: TensorColumns, row: number, storage?:
     key != null &&
     ((storage?.members && Object.hasOwn(storage.members, key)) ||
       (storage?.legacy && Object.hasOwn(storage.legacy, key)));
-  const itemBits = elementBits(columns, row);
-  if (!located || !(itemBits > 0) || itemBits % 8 !== 0) {
+  if (!located) {
     return 0;
   }
-  const layout = stridedLayout(tensorShape(columns, row), storage?.rows.stride[row] ?? [], itemBits / 8);
-  return typeof layout === 'string' ? 0 : (columns.elements[row] * itemBits) / 8;
+  const extent = storageExtent(columns, row, storage?.rows.stride[row] ?? [], storage?.rows.offset[row] ?? 0);
+  return typeof extent === 'string' ? 0 : extent.length;
+}
+
+interface StorageExtent {
+  /** Bytes from the storage's start to the tensor's first element. */
+  offset: number;
+  /** Bytes of the tensor's values once read (row-major). */
+  length: number;
+  /** How a view that is not row-major is gathered; null when its bytes are one run. */
+  layout: TensorSpan['strided'] | null;
+}
+
+/**
+ * Where a checkpoint row's values sit in its storage, or why they are not read. A sub-byte dtype (torch's
+ * float4_e2m1fn_x2, listed as F4 with two values a byte) is read only as one row-major run from a whole byte.
+ */
+function storageExtent(
+  columns: TensorColumns,
+  row: number,
+  stride: readonly number[],
+  offsetElements: number,
+): StorageExtent | string {
+  const itemBits = elementBits(columns, row);
+  if (!(itemBits > 0)) {
+    return 'Not located: this dtype has no known item size.';
+  }
+  const shape = tensorShape(columns, row);
+  if (itemBits % 8 !== 0) {
+    if (!isRowMajor(shape, stride) || (offsetElements * itemBits) % 8 !== 0) {
+      return `Not read: a view of a ${itemBits}-bit dtype that does not start on a whole byte or is not row-major.`;
+    }
+    return {
+      offset: (offsetElements * itemBits) / 8,
+      length: Math.ceil((columns.elements[row] * itemBits) / 8),
+      layout: null,
+    };
+  }
+  const itemBytes = itemBits / 8;
+  const layout = stridedLayout(shape, stride, itemBytes);
+  if (typeof layout === 'string') {
+    return layout;
+  }
+  return { offset: offsetElements * itemBytes, length: columns.elements[row] * itemBytes, layout };
 }
 
 /**
@@ -285,19 +326,12 @@ export async function locateTensorData(
   if (location === null) {
     throw new ValuesUnavailable('The file that holds this tensor is no longer open: load the model again.');
   }
-  const itemBits = elementBits(columns, row);
-  if (!(itemBits > 0) || itemBits % 8 !== 0) {
-    throw new ValuesUnavailable('Not located: this dtype has no whole-byte item size.');
+  const extent = storageExtent(columns, row, storage.rows.stride[row] ?? [], storage.rows.offset[row] ?? 0);
+  if (typeof extent === 'string') {
+    throw new ValuesUnavailable(extent);
   }
-  const itemBytes = itemBits / 8;
-  const shape = tensorShape(columns, row);
-  const layout = stridedLayout(shape, storage.rows.stride[row] ?? [], itemBytes);
-  if (typeof layout === 'string') {
-    throw new ValuesUnavailable(layout);
-  }
-  const storageAt = await storageData(storage, key, location.reader, itemBytes, signal);
-  const offset = (storage.rows.offset[row] ?? 0) * itemBytes;
-  const length = columns.elements[row] * itemBytes;
+  const { offset, length, layout } = extent;
+  const storageAt = await storageData(storage, key, location.reader, elementBits(columns, row) / 8, signal);
   const spanned = layout ? layout.extentBytes : length;
   if (offset + spanned > storageAt.bytes) {
     throw new ValuesUnavailable(

@@ -110,3 +110,35 @@ export interface DcpAnswer {
 export function dcpAnswer(name: 'dcp.json' | 'dcp-tp.json' = 'dcp.json'): DcpAnswer {
   return JSON.parse(torchFixtureText(name)) as DcpAnswer;
 }
+
+/** A tensor as torch 2.x gave it (fixtures/torch2/expected.json): dtype as safetensors spells it, values or null. */
+export interface Torch2Tensor {
+  dtype: string;
+  shape: number[];
+  /** Row-major, as float64; null where JSON has no number (complex) and per value for NaN. */
+  values: Array<number | null> | null;
+}
+
+/** What scripts/torch2-fixtures.py had torch 2.x say about each file it wrote. */
+export interface Torch2Answer {
+  torch: string;
+  files: Record<
+    'dtypes.pt' | 'sparse.pt' | 'nested.pt' | 'dtensor.pt',
+    {
+      tensors: Record<string, Torch2Tensor>;
+      /** Each tensor torch rebuilds from parts: its layout or class, size, and the value parts torch read back. */
+      composites: Record<string, { layout: string; size: number[] | null; parts: Record<string, Torch2Tensor> }>;
+      weightsOnly: 'accepts' | 'refuses';
+    }
+  >;
+  /** The Distributed Checkpoint in fixtures/torch2/dcp, each tensor as dcp.load read it back whole. */
+  dcp: { tensors: Record<string, Torch2Tensor & { chunks: number }>; bytes: string[]; files: string[] };
+}
+
+export const TORCH2_FIXTURES_DIR = resolve(TORCH_FIXTURES_DIR, '../torch2');
+
+export function torch2Answer(): Torch2Answer {
+  const raw = JSON.parse(readFileSync(join(TORCH2_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, never>;
+  const { torch, dcp, ...files } = raw;
+  return { torch, dcp, files } as unknown as Torch2Answer;
+}

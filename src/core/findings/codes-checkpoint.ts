@@ -35,6 +35,11 @@ export const CHECKPOINT_CODES = {
     refusedByReference: false,
     title: 'Quantized tensors: safetensors has no dtype for them',
   },
+  'composite-tensors': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Tensors saved as parts (sparse, nested, a tensor subclass), listed part by part',
+  },
   'storage-mismatch': {
     severity: 'warning',
     refusedByReference: false,

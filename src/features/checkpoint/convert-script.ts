@@ -4,6 +4,7 @@
  * optimizer state and scalars), drop tied duplicates, make views contiguous, then save_file. A file with a
  * dangerous global gets no loading code at all.
  */
+import type { CheckpointSummary } from '../../core/formats/pytorch/checkpoint-types';
 import { allTensorNames, type ParsedHeader } from '../../core/model';
 
 export type ConvertAdvice =
@@ -126,6 +127,7 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   } else {
     lines.push('state_dict = {k: v for k, v in state_dict.items() if isinstance(v, torch.Tensor)}');
   }
+  compositeSteps(checkpoint.composites, weights, lines, notes);
   const tied = checkpoint.tied
     .map(([kept, dropped]) => [weightKey(kept, weights, prefix), weightKey(dropped, weights, prefix)])
     .filter((pair): pair is [string, string] => pair[0] !== null && pair[1] !== null);
@@ -187,6 +189,35 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   );
   notes.push('A shard set: each shard is converted on its own, and a new index names the converted shards.');
   return { kind: 'script', code: lines.join('\n'), notes };
+}
+
+/**
+ * Sparse tensors become dense (save_file takes strided tensors only); nested tensors and subclasses have no one
+ * dense form, so the notes say what to decide.
+ */
+function compositeSteps(
+  composites: CheckpointSummary['composites'],
+  weights: string,
+  lines: string[],
+  notes: string[],
+): void {
+  const inWeights = composites.filter((composite) => weights === '' || composite.name.startsWith(`${weights}.`));
+  const kinds = new Set(inWeights.map((composite) => composite.kind));
+  if ([...kinds].some((kind) => kind.startsWith('sparse_'))) {
+    lines.push('# Sparse tensors: safetensors holds dense ones only.');
+    lines.push('state_dict = {k: v.to_dense() if v.layout != torch.strided else v for k, v in state_dict.items()}');
+  }
+  if (kinds.has('nested')) {
+    notes.push(
+      'Nested tensors have no one dense shape: pad them (t.to_padded_tensor(0)) or save each of t.unbind() under a name of its own before save_file.',
+    );
+  }
+  const subclasses = [...kinds].filter((kind) => !kind.startsWith('sparse_') && kind !== 'nested');
+  if (subclasses.length > 0) {
+    notes.push(
+      `Tensor subclasses (${subclasses.join(', ')}) load as their class: turn each into a plain tensor first${subclasses.some((kind) => kind.endsWith('.DTensor')) ? " (a DTensor: t.full_tensor() in its process group, since this file holds one rank's shard of it; t.to_local() keeps only that shard)" : ''}.`,
+    );
+  }
 }
 
 function pyList(names: readonly string[]): string {

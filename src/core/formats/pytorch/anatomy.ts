@@ -15,6 +15,22 @@ export interface NamedTensor {
   tensor: PyTensor;
   /** Top-level key the tensor sits under ('' for tensors at the root). */
   section: string;
+  /** A part of a composite tensor that holds its layout (indices, sizes, a mesh), not its values: no parameters. */
+  structural?: true;
+}
+
+/**
+ * A tensor torch saves as several tensors and rebuilds into one (sparse layouts, nested tensors, a tensor subclass's
+ * state such as a DTensor's local shard): listed part by part, under its name.
+ */
+export interface CompositeTensor {
+  name: string;
+  /** `sparse_coo`, `sparse_csr`, … , `nested`, or the subclass as `module.Name`. */
+  kind: string;
+  /** The size torch rebuilds it to, when the pickle states it (sparse and subclass tensors). */
+  size: number[] | null;
+  /** Names of the parts listed, in pickle order. */
+  parts: string[];
 }
 
 export interface CheckpointSection {
@@ -50,6 +66,7 @@ export interface CheckpointAnatomy {
   views: string[];
   /** The walk stopped at MAX_WALK_NODES or MAX_WALK_DEPTH (a hostile or cyclic structure). */
   truncated: boolean;
+  composites: CompositeTensor[];
   /**
    * Per row: the elements it adds to the model's parameter count: 0 outside the weights section and for a name
    * whose storage region an earlier weight already covers.
@@ -66,6 +83,118 @@ interface Pending {
   path: string;
   depth: number;
   section: string;
+  /** Index into the walk's composites when this value is part of one. */
+  composite?: number;
+  structural?: boolean;
+}
+
+/** The parts of each sparse layout in the order `torch._utils._rebuild_sparse_tensor` takes them, then the size. */
+const SPARSE_PARTS: Readonly<Record<string, readonly string[]>> = {
+  sparse_coo: ['indices', 'values'],
+  sparse_csr: ['crow_indices', 'col_indices', 'values'],
+  sparse_bsr: ['crow_indices', 'col_indices', 'values'],
+  sparse_csc: ['ccol_indices', 'row_indices', 'values'],
+  sparse_bsc: ['ccol_indices', 'row_indices', 'values'],
+};
+
+/** `torch._utils._rebuild_nested_tensor(buffer, sizes, strides, storage_offsets)`: the buffer holds the values. */
+const NESTED_PARTS = ['buffer', 'sizes', 'strides', 'storage_offsets'];
+
+interface CompositeParts {
+  kind: string;
+  size: number[] | null;
+  parts: Array<{ segment: string; value: PyValue; structural: boolean }>;
+}
+
+function isGlobalNamed(value: PyValue, module: string, name: string): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    value.kind === 'global' &&
+    value.module === module &&
+    value.name === name
+  );
+}
+
+function sizeOf(value: PyValue): number[] | null {
+  if (typeof value === 'object' && value !== null && value.kind === 'call' && value.args.length === 1) {
+    return sizeOf(value.args[0]);
+  }
+  if (typeof value !== 'object' || value === null || (value.kind !== 'tuple' && value.kind !== 'list')) {
+    return null;
+  }
+  const size = value.items.map((item) => (typeof item === 'bigint' ? Number(item) : item));
+  return size.every((item): item is number => typeof item === 'number') ? size : null;
+}
+
+/** `torch.sparse_csr`, or `torch.serialization._get_layout('torch.sparse_csr')` as torch 2.x pickles it. */
+function layoutName(value: PyValue): string | null {
+  if (typeof value !== 'object' || value === null) {
+    return null;
+  }
+  if (value.kind === 'global' && value.module === 'torch') {
+    return value.name;
+  }
+  if (value.kind === 'call' && typeof value.args[0] === 'string') {
+    return value.args[0].replace(/^torch\./, '');
+  }
+  return null;
+}
+
+/** A rebuild the pickle machine leaves as a call because it makes one tensor of several (see CompositeTensor). */
+function compositeParts(value: PyValue): CompositeParts | null {
+  if (typeof value !== 'object' || value === null || value.kind !== 'call') {
+    return null;
+  }
+  const { callee, args } = value;
+  if (isGlobalNamed(callee, 'torch._utils', '_rebuild_sparse_tensor') && args.length >= 2) {
+    const layout = layoutName(args[0]);
+    const data = args[1];
+    const names = layout === null ? undefined : SPARSE_PARTS[layout];
+    if (!names || typeof data !== 'object' || data === null || data.kind !== 'tuple') {
+      return null;
+    }
+    return {
+      kind: layout as string,
+      size: sizeOf(data.items[names.length] ?? null),
+      parts: names.map((segment, index) => ({
+        segment,
+        value: data.items[index] ?? null,
+        structural: segment !== 'values',
+      })),
+    };
+  }
+  if (isGlobalNamed(callee, 'torch._utils', '_rebuild_nested_tensor')) {
+    return {
+      kind: 'nested',
+      size: null,
+      parts: NESTED_PARTS.map((segment, index) => ({
+        segment,
+        value: args[index] ?? null,
+        structural: segment !== 'buffer',
+      })),
+    };
+  }
+  // A tensor subclass (DTensor, a quantized wrapper) rebuilt from its class and its state; a plain tensor's rebuild
+  // was already turned into a tensor by torch-rebuild.ts.
+  const type = args[1];
+  if (isGlobalNamed(callee, 'torch._tensor', '_rebuild_from_type_v2') && typeof type === 'object' && type !== null) {
+    const inner = args[2];
+    const wrapper =
+      isGlobalNamed(args[0], 'torch._utils', '_rebuild_wrapper_subclass') &&
+      typeof inner === 'object' &&
+      inner !== null &&
+      inner.kind === 'tuple'
+        ? sizeOf(inner.items[2] ?? null)
+        : null;
+    return {
+      kind: type.kind === 'global' ? `${type.module}.${type.name}` : 'a tensor subclass',
+      size: wrapper,
+      // Tensors right in the state hold its values (a DTensor's _local_tensor); deeper ones its bookkeeping.
+      parts: stateChildren(args[3] ?? null).map(([segment, part]) => ({ segment, value: part, structural: false })),
+    };
+  }
+  return null;
 }
 
 function keySegment(key: PyValue): string {
@@ -104,17 +233,7 @@ function children(value: PyValue): Array<[string, PyValue]> {
       return value.items.map((child, index) => [String(index), child]);
     case 'call': {
       // An object: what BUILD, SETITEMS and APPENDS gave it (argparse.Namespace, dataclasses, DictConfig…).
-      const result: Array<[string, PyValue]> = [];
-      const state = value.state;
-      if (state !== undefined) {
-        if (typeof state === 'object' && state !== null && state.kind === 'tuple') {
-          for (const part of state.items) {
-            result.push(...children(part));
-          }
-        } else {
-          result.push(...children(state));
-        }
-      }
+      const result: Array<[string, PyValue]> = value.state === undefined ? [] : stateChildren(value.state);
       for (const [key, child] of value.entries ?? []) {
         result.push([keySegment(key), child]);
       }
@@ -124,6 +243,14 @@ function children(value: PyValue): Array<[string, PyValue]> {
     default:
       return [];
   }
+}
+
+/** What `__setstate__` would get: a dict, or Python's `(dict, slots)` pair, whose two halves are both attributes. */
+function stateChildren(state: PyValue): Array<[string, PyValue]> {
+  if (typeof state === 'object' && state !== null && state.kind === 'tuple') {
+    return state.items.flatMap((part) => children(part));
+  }
+  return children(state);
 }
 
 function scalarOf(value: PyValue): ScalarEntry['kind'] | null {
@@ -157,18 +284,21 @@ export interface WalkResult {
   tensors: NamedTensor[];
   scalars: ScalarEntry[];
   truncated: boolean;
+  composites: CompositeTensor[];
 }
 
 /** Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack). */
 export function walkTensors(root: PyValue): WalkResult {
   const tensors: NamedTensor[] = [];
   const scalars: ScalarEntry[] = [];
+  const composites: CompositeTensor[] = [];
   let truncated = false;
   let visited = 0;
   let nameBytes = 0;
   const stack: Pending[] = [{ value: root, path: '', depth: 0, section: '' }];
   while (stack.length > 0) {
-    const { value, path, depth, section } = stack.pop() as Pending;
+    const pending = stack.pop() as Pending;
+    const { value, path, depth, section } = pending;
     if (++visited > MAX_WALK_NODES || tensors.length >= MAX_CHECKPOINT_TENSORS) {
       truncated = true;
       break;
@@ -187,25 +317,38 @@ export function walkTensors(root: PyValue): WalkResult {
         truncated = true;
         break;
       }
-      tensors.push({ name: path === '' ? '(root)' : path, tensor: value, section });
+      const name = path === '' ? '(root)' : path;
+      tensors.push({ name, tensor: value, section, ...(pending.structural ? { structural: true as const } : {}) });
+      if (pending.composite !== undefined) {
+        composites[pending.composite].parts.push(name);
+      }
       continue;
     }
     if (depth >= MAX_WALK_DEPTH) {
       truncated = true;
       continue;
     }
-    const kids = children(value);
+    const composite = compositeParts(value);
+    if (composite) {
+      composites.push({ name: path === '' ? '(root)' : path, kind: composite.kind, size: composite.size, parts: [] });
+    }
+    const kids: Array<{ segment: string; value: PyValue; structural: boolean }> = composite
+      ? composite.parts
+      : children(value).map(([segment, child]) => ({ segment, value: child, structural: false }));
     for (let i = kids.length - 1; i >= 0; i--) {
-      const [segment, child] = kids[i];
+      const kid = kids[i];
       stack.push({
-        value: child,
-        path: join(path, segment),
+        value: kid.value,
+        path: join(path, kid.segment),
         depth: depth + 1,
-        section: depth === 0 ? segment : section,
+        section: depth === 0 ? kid.segment : section,
+        composite: composite ? composites.length - 1 : pending.composite,
+        // A subclass's own bookkeeping (a DTensor's spec and mesh) sits below its state's first level.
+        structural: kid.structural || pending.structural || (pending.composite !== undefined && !composite),
       });
     }
   }
-  return { tensors, scalars, truncated };
+  return { tensors, scalars, truncated, composites };
 }
 
 export const WEIGHT_KEYS =
@@ -254,7 +397,7 @@ export function checkpointAnatomy(
     totals.tensors++;
     totals.bytes += counted.firstStorageBytes[row];
     totals.elements += tensorElements(entry.tensor);
-    totals.parameters += counted.newElements[row];
+    totals.parameters += entry.structural ? 0 : counted.newElements[row];
     totals.shared += counted.shared[row] ? 1 : 0;
     bySection.set(section, totals);
   });
@@ -300,20 +443,24 @@ export function checkpointAnatomy(
       sections.push({ path: key, kind, ...totals });
     }
   }
-  const modelElements = walk.tensors.map((_, row) =>
-    weights !== null && sectionOf(row) === weights ? counted.newElements[row] : 0,
+  const modelElements = walk.tensors.map((entry, row) =>
+    weights !== null && sectionOf(row) === weights && !entry.structural ? counted.newElements[row] : 0,
   );
   const weightNames = walk.tensors
     .filter((entry) => weights !== null && entry.section === (weights === '' ? entry.section : weights))
     .map((entry) => (weights ? entry.name.slice(weights.length + 1) : entry.name));
+  const parts = new Set(walk.composites.flatMap((composite) => composite.parts));
+  const whole = parts.size === 0 ? walk.tensors : walk.tensors.filter((entry) => !parts.has(entry.name));
   const anatomy: CheckpointAnatomy = {
     weights,
     weightsPrefix: commonStrippablePrefix(weightNames),
     sections,
     scalars: walk.scalars,
-    tied: tiedPairs(walk.tensors),
-    views: viewNames(walk.tensors),
+    // A composite's parts are converted with it as one tensor (to_dense, full_tensor), never made contiguous or untied.
+    tied: tiedPairs(whole),
+    views: viewNames(whole),
     truncated: walk.truncated,
+    composites: walk.composites,
     modelElements,
   };
   for (const [key, value] of entries) {
@@ -327,8 +474,9 @@ export function checkpointAnatomy(
   return anatomy;
 }
 
+/** A tensor, or a tensor torch rebuilds from parts: what a state dict's values are. */
 function isTensorValue(value: PyValue): boolean {
-  return typeof value === 'object' && value !== null && value.kind === 'tensor';
+  return typeof value === 'object' && value !== null && (value.kind === 'tensor' || compositeParts(value) !== null);
 }
 
 function commonStrippablePrefix(names: readonly string[]): string {

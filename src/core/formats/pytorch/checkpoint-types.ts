@@ -43,7 +43,7 @@ export interface PickleSummary {
  */
 export interface CheckpointSummary extends Pick<
   CheckpointAnatomy,
-  'weights' | 'weightsPrefix' | 'sections' | 'epoch' | 'globalStep' | 'scalars' | 'tied' | 'views'
+  'weights' | 'weightsPrefix' | 'sections' | 'epoch' | 'globalStep' | 'scalars' | 'tied' | 'views' | 'composites'
 > {
   /** Names, in every section, that point into storage an earlier name of their section covers (tied, views). */
   sharedNames: number;

@@ -18,7 +18,7 @@ const utf8 = new TextEncoder();
 /**
  * Bits per element of the torch dtypes outside the safetensors set, so their sizes are not 0 B: quantized tensors
  * store one byte per element (qint8, quint8), four (qint32), or pack two 4-bit or four 2-bit values per byte
- * (quint4x2, quint2x4); complex128 is two float64s.
+ * (quint4x2, quint2x4); complex128 is two float64s, complex32 two float16s.
  */
 const CHECKPOINT_DTYPE_BITS: Readonly<Record<string, number>> = {
   QINT8: 8,
@@ -27,6 +27,7 @@ const CHECKPOINT_DTYPE_BITS: Readonly<Record<string, number>> = {
   QUINT4X2: 4,
   QUINT2X4: 2,
   C128: 128,
+  C32: 32,
 };
 
 export function buildTensorColumns(tensors: readonly NamedTensor[]): BuiltColumns {

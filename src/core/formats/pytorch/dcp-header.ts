@@ -188,6 +188,7 @@ export function buildDcpHeader(stream: PickleStream, fileSize: number | null): P
     scalars: [],
     tied: [],
     views: [],
+    composites: [],
     sharedNames: 0,
     rows: {
       model: sectioned.modelElements,

@@ -76,6 +76,7 @@ function mergeAnatomy(parts: readonly CheckpointSummary[]): CheckpointSummary {
     scalars: [],
     tied: [],
     views: [],
+    composites: [],
     sharedNames: 0,
     rows: { model: [], storage: [], offset: [], stride: [] },
   };
@@ -98,6 +99,7 @@ function mergeAnatomy(parts: readonly CheckpointSummary[]): CheckpointSummary {
     }
     merged.scalars.push(...part.scalars);
     merged.tied.push(...part.tied);
+    merged.composites.push(...part.composites);
     merged.views.push(...part.views);
     merged.sharedNames += part.sharedNames;
     merged.rows.model.push(...part.rows.model);

@@ -12,9 +12,15 @@ import type { ByteReader } from '../../bytes/byte-reader';
 import { concatChunks } from '../../bytes/concat';
 import { makeFinding } from '../../findings/make-finding';
 import { MAX_NAMES_IN_MESSAGE } from '../../limits';
-import { plural } from '../../parse/message-format';
+import { listNames, plural, quoteName } from '../../parse/message-format';
 import type { Finding, ParsedHeader, ParseOutcome } from '../../model';
-import { checkpointAnatomy, walkTensors, type CheckpointAnatomy, type NamedTensor } from './anatomy';
+import {
+  checkpointAnatomy,
+  walkTensors,
+  type CheckpointAnatomy,
+  type CompositeTensor,
+  type NamedTensor,
+} from './anatomy';
 import type { FileFormat } from '../sections';
 import type { CheckpointSummary } from './checkpoint-types';
 import { buildTensorColumns, checkpointHeader } from './columns';
@@ -467,6 +473,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   findings.push(...safetyFindings(pickle, stream.runs, walk.tensors.length));
   findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf));
   findings.push(...quantizedFindings(built.unknownDtypes));
+  findings.push(...compositeFindings(anatomy.composites, built.rowOf));
   const storageBytes = new Map<string, number>();
   for (const { tensor } of walk.tensors) {
     if (tensor.storageKey !== null) {
@@ -480,6 +487,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     scalars: anatomy.scalars,
     tied: anatomy.tied,
     views: anatomy.views,
+    composites: anatomy.composites,
     sharedNames: anatomy.sections.reduce((total, section) => total + section.shared, 0),
     rows: {
       model: anatomy.modelElements,
@@ -527,6 +535,55 @@ function quantizedFindings(unknownDtypes: ReadonlyMap<number, string>): Finding[
     makeFinding(
       'quantized-tensors',
       `${rows.length} tensor${rows.length === 1 ? ' is' : 's are'} quantized (${dtypes}): safetensors has no quantized dtype, so save_file refuses ${rows.length === 1 ? 'it' : 'them'}. Dequantize before converting (t.dequantize()), or store t.int_repr() with its scale and zero point as separate tensors.`,
+      rows,
+    ),
+  ];
+}
+
+/** How each kind of composite becomes one dense tensor safetensors can hold. */
+function compositeAdvice(kinds: ReadonlySet<string>): string {
+  const advice: string[] = [];
+  if ([...kinds].some((kind) => kind.startsWith('sparse_'))) {
+    advice.push('t.to_dense() for a sparse one');
+  }
+  if (kinds.has('nested')) {
+    advice.push('t.to_padded_tensor(0) or t.unbind() for a nested one');
+  }
+  if (kinds.has('torch.distributed.tensor.DTensor')) {
+    advice.push("t.full_tensor() for a DTensor (in its process group; this file holds one rank's shard)");
+  }
+  if ([...kinds].some((kind) => !kind.startsWith('sparse_') && kind !== 'nested' && !kind.endsWith('.DTensor'))) {
+    advice.push("the subclass's own conversion to a plain tensor for the others");
+  }
+  return advice.join(', ');
+}
+
+/** Sparse, nested and subclass tensors: listed as their parts, which save_file cannot take as the one tensor. */
+function compositeFindings(composites: readonly CompositeTensor[], rowOf: Map<string, number>): Finding[] {
+  if (composites.length === 0) {
+    return [];
+  }
+  const described = composites.slice(0, 3).map((composite) => {
+    const kind = composite.kind.startsWith('sparse_')
+      ? `sparse ${composite.kind.slice('sparse_'.length).toUpperCase()}`
+      : composite.kind === 'nested'
+        ? 'a nested tensor'
+        : composite.kind;
+    const size = composite.size ? ` of size [${composite.size.join(', ')}]` : '';
+    const parts =
+      composite.parts.length > 0 ? `: ${listNames(composite.parts, composite.parts.length)}` : ': no part listed';
+    return `${quoteName(composite.name)} (${kind}${size}${parts})`;
+  });
+  const more = composites.length > 3 ? `, and ${composites.length - 3} more` : '';
+  const one = composites.length === 1;
+  const rows = composites
+    .flatMap((composite) => composite.parts)
+    .map((name) => rowOf.get(name))
+    .filter((row): row is number => row !== undefined);
+  return [
+    makeFinding(
+      'composite-tensors',
+      `${composites.length} tensor${one ? '' : 's'} torch rebuilds from parts, listed here part by part: ${described.join('; ')}${more}. Only the value parts count as parameters. safetensors holds plain dense tensors, so save_file refuses ${one ? 'it' : 'them'} as loaded: convert first (${compositeAdvice(new Set(composites.map((composite) => composite.kind)))}), or save the parts as tensors of their own.`,
       rows,
     ),
   ];

@@ -34,6 +34,9 @@ const SAFE_REBUILDS = new Set([
 const SAFE_TORCH_NAMES = new Set([
   ...Object.keys(STORAGE_TYPES),
   ...Object.keys(TORCH_DTYPES),
+  // Dtypes torch's weights_only unpickler admits that no tensor here is listed with (bit containers, int1–int7, uint1–uint7).
+  ...['bits8', 'bits16', 'bits1x8', 'bits2x4', 'bits4x2'],
+  ...[1, 2, 3, 4, 5, 6, 7].flatMap((bits) => [`int${bits}`, `uint${bits}`]),
   'UntypedStorage',
   'Size',
   'device',

@@ -9,6 +9,11 @@ import type { PyGlobal, PyTensor, PyValue } from './pickle-values';
 interface StorageType {
   dtype: string;
   bits: number;
+  /**
+   * torch counts two values as one element (float4_e2m1fn_x2: a byte of two FP4 values); listed as safetensors
+   * lists it (dtype F4, the last dimension doubled), so shape, stride and offset count single values.
+   */
+  pairs?: true;
 }
 
 /** `torch/storage.py _dtype_to_storage_type_map`, spelled like safetensors dtypes (quantized: torch names). */
@@ -55,6 +60,7 @@ export const TORCH_DTYPES: Readonly<Record<string, StorageType>> = {
   float8_e4m3fnuz: { dtype: 'F8_E4M3FNUZ', bits: 8 },
   float8_e5m2fnuz: { dtype: 'F8_E5M2FNUZ', bits: 8 },
   float8_e8m0fnu: { dtype: 'F8_E8M0', bits: 8 },
+  float4_e2m1fn_x2: { dtype: 'F4', bits: 4, pairs: true },
   qint8: { dtype: 'QINT8', bits: 8 },
   quint8: { dtype: 'QUINT8', bits: 8 },
   qint32: { dtype: 'QINT32', bits: 32 },
@@ -160,12 +166,14 @@ function tensorFrom(
     return undefined;
   }
   const bits = type?.bits ?? 0;
+  const pairs = type?.pairs === true && shape.length > 0;
   return {
     kind: 'tensor',
     dtype: type?.dtype ?? '?',
-    shape,
-    stride,
-    offset,
+    shape: pairs ? shape.map((size, axis) => (axis === shape.length - 1 ? size * 2 : size)) : shape,
+    // Two values a byte: a byte's step is two values, except along a row-major last axis, where values are adjacent.
+    stride: pairs ? stride.map((step, axis) => (axis === shape.length - 1 && step === 1 ? 1 : step * 2)) : stride,
+    offset: pairs ? offset * 2 : offset,
     storageKey: storage.key,
     // Typed storages count elements; UntypedStorage counts bytes.
     storageBytes: storage.untyped ? storage.numel : (storage.numel * bits) / 8,

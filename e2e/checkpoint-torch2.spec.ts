@@ -1,0 +1,67 @@
+/**
+ * Checkpoints torch 2.x wrote (fixtures/torch2, by scripts/torch2-fixtures.py): a float4_e2m1fn_x2 tensor listed
+ * as F4 values and read as torch's bytes say, a state dict of sparse tensors listed part by part with the finding
+ * that says how to convert them, and a Distributed Checkpoint two processes saved, read across both ranks' files.
+ */
+import { expect, test } from '@playwright/test';
+import { fixturePath, openApp, openLocalFile, readValuesOf, watchPage } from './helpers';
+import { formatValue } from '../src/core/number-format';
+import { torch2Answer } from '../src/testing/torch-fixtures';
+
+const answer = torch2Answer();
+
+function finite(values: Array<number | null> | null): number[] {
+  return (values ?? []).filter((value): value is number => value !== null);
+}
+
+test.describe('checkpoints torch 2.x saved', () => {
+  test('FP4 pairs: listed as F4 values and read from their bytes', async ({ page }) => {
+    const watch = watchPage(page);
+    const fp4 = answer.files['dtypes.pt'].tensors.fp4;
+    await openApp(page);
+    await openLocalFile(page, 'torch2/dtypes.pt');
+    await expect(page.getByText('10 tensors · 10 shown')).toBeVisible();
+    await readValuesOf(page, 'fp4');
+    await expect(page.getByTestId('values-read')).toContainText(`All ${fp4.values?.length} values`);
+    const stats = page.getByTestId('values-stats');
+    await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...finite(fp4.values))));
+    await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...finite(fp4.values))));
+    watch.expectClean();
+  });
+
+  test('sparse tensors: each part a row, a finding naming them, to_dense in the conversion', async ({ page }) => {
+    const watch = watchPage(page);
+    const sparse = answer.files['sparse.pt'];
+    await openApp(page);
+    await openLocalFile(page, 'torch2/sparse.pt');
+    const finding = page.locator('[data-code="composite-tensors"]');
+    await expect(finding).toContainText('3 tensors torch rebuilds from parts');
+    await expect(finding).toContainText('adjacency (sparse CSR of size [4, 6]: adjacency.crow_indices');
+    const values = sparse.composites['embedding.weight'].parts['embedding.weight.values'];
+    await readValuesOf(page, 'embedding.weight.values');
+    await expect(page.getByTestId('values-read')).toContainText(`All ${values.values?.length} values`);
+    await expect(page.getByTestId('values-stats').locator('[data-stat="max"]')).toHaveText(
+      formatValue(Math.max(...finite(values.values))),
+    );
+    await page.keyboard.press('Escape');
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    await expect(page.getByTestId('convert-script')).toContainText('v.to_dense() if v.layout != torch.strided');
+    watch.expectClean();
+  });
+
+  test('a Distributed Checkpoint two processes saved: values across both ranks’ files', async ({ page }) => {
+    const watch = watchPage(page);
+    const embedding = answer.dcp.tensors['model.tok_embeddings.weight'];
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch2/dcp'));
+    await expect(page.getByTestId('integrity')).toContainText("only DCP's own metadata classes");
+    await expect(page.getByText('4 tensors · 4 shown')).toBeVisible();
+    await readValuesOf(page, 'model.tok_embeddings.weight');
+    await expect(page.getByTestId('values-read')).toContainText(`All ${embedding.values?.length} values`);
+    const stats = page.getByTestId('values-stats');
+    await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...finite(embedding.values))));
+    await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...finite(embedding.values))));
+    await expect(page.getByTestId('tensor-storage')).toContainText('__1_0.distcp');
+    watch.expectClean();
+  });
+});

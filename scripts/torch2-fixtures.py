@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""
+Writes checkpoints with torch 2.x's own torch.save and torch.distributed.checkpoint under fixtures/torch2/, and
+expected.json: what torch itself says about each (every tensor's dtype, shape and values, the parts of the tensors it
+rebuilds from several, and whether torch.load(..., weights_only=True) accepts the file), so the reader is tested
+against torch 2.x as well as Debian's torch 1.13 (scripts/torch-fixtures.py).
+
+- dtypes.pt: one tensor of every dtype torch 2.x saves through an UntypedStorage (the float8 kinds, E8M0 scales,
+  uint16/32/64, complex32) and float4_e2m1fn_x2, whose byte holds two FP4 values.
+- sparse.pt, nested.pt, dtensor.pt: tensors torch rebuilds from parts (sparse COO, CSR and CSC layouts; a nested
+  tensor; a DTensor saved by torch.save in a one-process gloo group, which keeps that rank's local shard and its spec).
+- dcp/: a Distributed Checkpoint saved by two processes (gloo on 127.0.0.1), as FSDP2 and torchtitan save one:
+  DTensors sharded by rows and by columns, a replicated one, a bfloat16 one, a step counter and a dict (bytes
+  entries). expected.json holds each tensor as dcp.load reads it back whole.
+
+Usage: ~/.pyenv/versions/3.11.7/bin/python scripts/torch2-fixtures.py (any Python with torch >= 2.8). The outputs
+are committed so CI never needs torch.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.distributed.checkpoint as dcp
+import torch.multiprocessing as mp
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'torch2')
+
+# torch's dtype → the safetensors spelling the reader lists it by.
+SPELLING = {
+    torch.float32: 'F32', torch.float16: 'F16', torch.bfloat16: 'BF16', torch.float64: 'F64',
+    torch.int64: 'I64', torch.int32: 'I32', torch.int16: 'I16', torch.int8: 'I8', torch.uint8: 'U8',
+    torch.bool: 'BOOL', torch.uint16: 'U16', torch.uint32: 'U32', torch.uint64: 'U64',
+    torch.float8_e4m3fn: 'F8_E4M3', torch.float8_e5m2: 'F8_E5M2', torch.float8_e4m3fnuz: 'F8_E4M3FNUZ',
+    torch.float8_e5m2fnuz: 'F8_E5M2FNUZ', torch.float8_e8m0fnu: 'F8_E8M0', torch.complex32: 'C32',
+    torch.complex64: 'C64', torch.float4_e2m1fn_x2: 'F4',
+}
+
+# E2M1 codes 0–15 (OCP Microscaling v1.0): torch has no float conversion for float4_e2m1fn_x2, so the fixture's
+# values are read from its bytes, element 2i in the low nibble as safetensors and the MX producers pack them.
+E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0]
+
+
+def values_of(tensor):
+    """The values as the reader decodes them, row-major, as JSON numbers (None for NaN, which JSON lacks)."""
+    if tensor.dtype == torch.float4_e2m1fn_x2:
+        codes = tensor.contiguous().view(torch.uint8).flatten().tolist()
+        return [E2M1[code >> shift & 15] for code in codes for shift in (0, 4)]
+    if tensor.dtype in (torch.complex32, torch.complex64):
+        return None
+    if tensor.dtype in (torch.uint32, torch.uint64):
+        tensor = tensor.to(torch.int64)
+    flat = tensor.detach().contiguous().flatten()
+    floats = flat.to(torch.float64).tolist() if flat.is_floating_point() else flat.tolist()
+    return [None if isinstance(v, float) and v != v else (int(v) if isinstance(v, bool) else v) for v in floats]
+
+
+def shape_of(tensor):
+    shape = list(tensor.shape)
+    if tensor.dtype == torch.float4_e2m1fn_x2 and shape:
+        shape[-1] *= 2
+    return shape
+
+
+def dense(tensor):
+    return {'dtype': SPELLING[tensor.dtype], 'shape': shape_of(tensor), 'values': values_of(tensor)}
+
+
+def weights_only_verdict(path):
+    """torch.load(path, weights_only=True) in a fresh interpreter: importing torch.distributed.tensor, as this script
+    does, admits DTensor's classes, which a user's plain `import torch` does not."""
+    load = f'import torch; torch.load({path!r}, weights_only=True)'
+    done = subprocess.run([sys.executable, '-c', load], capture_output=True, check=False)
+    return 'accepts' if done.returncode == 0 else 'refuses'
+
+
+def new_dtypes():
+    torch.manual_seed(2)
+    base = torch.randn(4, 8) * 3
+    tensors = {
+        'float8_e4m3fn': base.to(torch.float8_e4m3fn),
+        'float8_e5m2': base.to(torch.float8_e5m2),
+        'float8_e4m3fnuz': base.to(torch.float8_e4m3fnuz),
+        'float8_e5m2fnuz': base.to(torch.float8_e5m2fnuz),
+        # E8M0 holds powers of two only: block scales of MX formats.
+        'float8_e8m0fnu': torch.tensor([2.0**e for e in range(-4, 4)]).to(torch.float8_e8m0fnu),
+        'uint16': torch.arange(60000, 60032, dtype=torch.int64).reshape(4, 8).to(torch.uint16),
+        'uint32': (torch.arange(32, dtype=torch.int64) * 100_000_000 + 7).to(torch.uint32),
+        'uint64': (torch.arange(8, dtype=torch.int64) * 1_000_000_007).to(torch.uint64),
+        'complex32': torch.complex(base[0], base[1]).to(torch.complex32),
+        # 16 bytes, 32 FP4 values: every code once in each nibble.
+        'fp4': torch.tensor([(i * 7 % 16) | (i << 4) for i in range(16)], dtype=torch.uint8)
+        .reshape(2, 8)
+        .view(torch.float4_e2m1fn_x2),
+    }
+    return tensors
+
+
+def composite_files(folder):
+    torch.manual_seed(3)
+    coo = (torch.randn(6, 5) * (torch.rand(6, 5) > 0.7)).to_sparse()
+    csr = (torch.randn(4, 6) * (torch.rand(4, 6) > 0.5)).to_sparse_csr()
+    csc = (torch.randn(5, 3) * (torch.rand(5, 3) > 0.5)).to_sparse_csc()
+    sparse = {'embedding.weight': coo, 'adjacency': csr, 'by_column': csc, 'bias': torch.randn(5)}
+    torch.save(sparse, os.path.join(folder, 'sparse.pt'))
+    nested = torch.nested.nested_tensor([torch.randn(2, 3), torch.randn(4, 3)])
+    torch.save({'sequences': nested, 'scale': torch.randn(3)}, os.path.join(folder, 'nested.pt'))
+    parts = {
+        'sparse.pt': {
+            name: {
+                'layout': str(tensor.layout).removeprefix('torch.'),
+                'size': list(tensor.shape),
+                'parts': parts_of(name, tensor),
+            }
+            for name, tensor in sparse.items()
+            if tensor.layout != torch.strided
+        },
+        'nested.pt': {
+            'sequences': {
+                'layout': 'nested',
+                'size': None,
+                'parts': {'sequences.buffer': dense(torch.cat([t.flatten() for t in nested.unbind()]))},
+            }
+        },
+    }
+    plain = {'sparse.pt': {'bias': dense(sparse['bias'])}, 'nested.pt': {'scale': dense(torch.load(
+        os.path.join(folder, 'nested.pt'))['scale'])}}
+    return parts, plain
+
+
+def parts_of(name, tensor):
+    if tensor.layout == torch.sparse_coo:
+        return {f'{name}.indices': dense(tensor._indices()), f'{name}.values': dense(tensor._values())}
+    if tensor.layout == torch.sparse_csr:
+        return {f'{name}.crow_indices': dense(tensor.crow_indices()), f'{name}.col_indices': dense(tensor.col_indices()),
+                f'{name}.values': dense(tensor.values())}
+    return {f'{name}.ccol_indices': dense(tensor.ccol_indices()), f'{name}.row_indices': dense(tensor.row_indices()),
+            f'{name}.values': dense(tensor.values())}
+
+
+def dtensor_file(folder):
+    """torch.save of a DTensor, in a one-process group: its local shard and spec are pickled, not a plain tensor."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard, distribute_tensor
+
+    os.environ['MASTER_ADDR'] = '127.0.0.1'
+    os.environ['MASTER_PORT'] = '29541'
+    dist.init_process_group('gloo', rank=0, world_size=1)
+    torch.manual_seed(4)
+    weight = distribute_tensor(torch.randn(4, 6), init_device_mesh('cpu', (1,)), [Shard(0)])
+    torch.save({'w': weight}, os.path.join(folder, 'dtensor.pt'))
+    dist.destroy_process_group()
+    return {'w': {'layout': 'torch.distributed.tensor.DTensor', 'size': [4, 6],
+                  'parts': {'w._local_tensor': dense(weight.to_local())}}}
+
+
+def dcp_state(seed=5):
+    torch.manual_seed(seed)
+    return {
+        'tok_embeddings.weight': torch.randn(10, 6),
+        'layers.0.attention.wq.weight': torch.randn(6, 6),
+        'layers.0.feed_forward.w1.weight': torch.randn(8, 6).to(torch.bfloat16),
+        'norm.weight': torch.ones(6),
+    }
+
+
+def dcp_rank(rank, world, folder):
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Replicate, Shard, distribute_tensor
+
+    os.environ['MASTER_ADDR'] = '127.0.0.1'
+    os.environ['MASTER_PORT'] = '29542'
+    dist.init_process_group('gloo', rank=rank, world_size=world)
+    mesh = init_device_mesh('cpu', (world,))
+    full = dcp_state()
+    placements = {
+        'tok_embeddings.weight': [Shard(0)],  # 10 rows over 2 ranks: FSDP2's row blocks
+        'layers.0.attention.wq.weight': [Shard(1)],  # column blocks, as tensor parallelism splits a projection
+        'layers.0.feed_forward.w1.weight': [Shard(0)],
+        'norm.weight': [Replicate()],  # every rank holds it; one writes it
+    }
+    model = {name: distribute_tensor(tensor, mesh, placements[name]) for name, tensor in full.items()}
+    dcp.save({'model': model, 'step': 12, 'train_state': {'tokens_seen': 4096}}, checkpoint_id=folder)
+    dist.destroy_process_group()
+
+
+def dcp_folder(folder):
+    mp.spawn(dcp_rank, args=(2, folder), nprocs=2)
+    reader = dcp.FileSystemReader(folder)
+    metadata = reader.read_metadata()
+    # dcp.load fills plain tensors of the saved sizes: the answer is what it reads back, not what was saved.
+    back = {
+        name: torch.empty(meta.size, dtype=meta.properties.dtype)
+        for name, meta in metadata.state_dict_metadata.items()
+        if isinstance(meta, dcp.metadata.TensorStorageMetadata)
+    }
+    dcp.load(back, checkpoint_id=folder)
+    tensors = {}
+    for name, tensor in back.items():
+        meta = metadata.state_dict_metadata[name]
+        tensors[name] = {**dense(tensor), 'chunks': len(meta.chunks)}
+    return {
+        'tensors': tensors,
+        'bytes': sorted(name for name, meta in metadata.state_dict_metadata.items()
+                        if isinstance(meta, dcp.metadata.BytesStorageMetadata)),
+        'files': sorted(name for name in os.listdir(folder) if name.endswith('.distcp')),
+    }
+
+
+def main():
+    shutil.rmtree(ROOT, ignore_errors=True)
+    os.makedirs(ROOT)
+    expected = {'torch': torch.__version__}
+    dtypes = new_dtypes()
+    torch.save(dtypes, os.path.join(ROOT, 'dtypes.pt'))
+    expected['dtypes.pt'] = {'tensors': {name: dense(tensor) for name, tensor in dtypes.items()}, 'composites': {}}
+    parts, plain = composite_files(ROOT)
+    for name in ('sparse.pt', 'nested.pt'):
+        expected[name] = {'tensors': plain[name], 'composites': parts[name]}
+    expected['dtensor.pt'] = {'tensors': {}, 'composites': dtensor_file(ROOT)}
+    for name in ('dtypes.pt', 'sparse.pt', 'nested.pt', 'dtensor.pt'):
+        expected[name]['weightsOnly'] = weights_only_verdict(os.path.join(ROOT, name))
+    expected['dcp'] = dcp_folder(os.path.join(ROOT, 'dcp'))
+    with open(os.path.join(ROOT, 'expected.json'), 'w') as out:
+        json.dump(expected, out, indent=1, sort_keys=True)
+        out.write('\n')
+    print('wrote', sorted(os.listdir(ROOT)), file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()

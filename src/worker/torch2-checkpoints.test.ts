@@ -1,0 +1,130 @@
+/**
+ * Checkpoints torch 2.x wrote (fixtures/torch2, by scripts/torch2-fixtures.py) read as the worker reads a dropped
+ * file: every dtype torch 2.x saves, tensors it rebuilds from parts (sparse, nested, DTensor), and a Distributed
+ * Checkpoint two processes saved, each against what torch itself said.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { dtypeName } from '../core/dtypes';
+import { allTensorNames, tensorShape, type ParsedHeader } from '../core/model';
+import type { LocalFileEntry } from '../core/result';
+import { resultAndKept } from '../testing/kept-load';
+import { TORCH2_FIXTURES_DIR, torch2Answer, type Torch2Tensor } from '../testing/torch-fixtures';
+import type { KeptLoad } from './load-source';
+import { readTensorValues } from './values-handler';
+
+const answer = torch2Answer();
+const job = () => ({ signal: new AbortController().signal, progress: () => {} });
+
+async function load(name: string): Promise<{ header: ParsedHeader; kept: KeptLoad }> {
+  const file = new File([readFileSync(join(TORCH2_FIXTURES_DIR, name))], name);
+  const { result, kept } = await resultAndKept({ kind: 'file', file });
+  if (result.outcome.kind !== 'parsed') {
+    throw new Error(`${name} was not parsed`);
+  }
+  return { header: result.outcome.header, kept };
+}
+
+/** The listed row's dtype, shape and values equal torch's (values only where JSON could hold them). */
+async function expectTensor(header: ParsedHeader, kept: KeptLoad, name: string, want: Torch2Tensor): Promise<void> {
+  const row = kept.names.indexOf(name);
+  expect(row, name).toBeGreaterThanOrEqual(0);
+  expect(dtypeName(header.tensors.dtype[row]) ?? header.unknownDtypes.get(row), name).toBe(want.dtype);
+  expect(tensorShape(header.tensors, row), name).toEqual(want.shape);
+  if (want.values === null) {
+    return;
+  }
+  const values = await readTensorValues(kept, row, false, job());
+  const finite = want.values.filter((value): value is number => value !== null);
+  expect(values.stats.count, name).toBe(want.values.length);
+  expect(values.stats.min, name).toBe(Math.min(...finite));
+  expect(values.stats.max, name).toBe(Math.max(...finite));
+  expect(
+    values.first.map((value) => Number(value.value)),
+    name,
+  ).toEqual(want.values.slice(0, values.first.length).map((value) => value ?? Number.NaN));
+}
+
+describe('checkpoints torch 2.x saved', () => {
+  it('was written by torch 2', () => {
+    expect(answer.torch).toMatch(/^2\./);
+  });
+
+  it('every dtype torch 2.x saves through an untyped storage, FP4 pairs as F4 values, with its values', async () => {
+    const { header, kept } = await load('dtypes.pt');
+    const want = answer.files['dtypes.pt'];
+    expect([...kept.names].sort()).toEqual(Object.keys(want.tensors).sort());
+    for (const [name, tensor] of Object.entries(want.tensors)) {
+      await expectTensor(header, kept, name, tensor);
+    }
+    // A float4_e2m1fn_x2 is one byte per torch element, two values a byte: 16 bytes, not a view of a larger storage.
+    expect(header.findings.map((finding) => finding.code)).not.toContain('noncontiguous-view');
+    expect(header.pickle?.weightsOnly).toBe(want.weightsOnly);
+  });
+
+  for (const file of ['sparse.pt', 'nested.pt', 'dtensor.pt'] as const) {
+    it(`${file}: tensors rebuilt from parts are listed part by part, with torch's values and a finding`, async () => {
+      const { header, kept } = await load(file);
+      const want = answer.files[file];
+      for (const [name, tensor] of Object.entries(want.tensors)) {
+        await expectTensor(header, kept, name, tensor);
+      }
+      const composites = header.checkpoint?.composites ?? [];
+      expect(composites.map((composite) => composite.name).sort()).toEqual(Object.keys(want.composites).sort());
+      const finding = header.findings.find((candidate) => candidate.code === 'composite-tensors');
+      expect(finding?.severity).toBe('warning');
+      for (const composite of composites) {
+        const told = want.composites[composite.name];
+        expect(composite.kind, composite.name).toBe(told.layout);
+        expect(composite.size, composite.name).toEqual(told.size);
+        expect(finding?.message).toContain(`\`${composite.name}\``);
+        // Every part is listed under the composite's name, and the finding points at each.
+        for (const part of composite.parts) {
+          expect(part.startsWith(`${composite.name}.`), part).toBe(true);
+          expect(finding?.tensors).toContain(kept.names.indexOf(part));
+        }
+        for (const [part, tensor] of Object.entries(told.parts)) {
+          expect(composite.parts).toContain(part);
+          await expectTensor(header, kept, part, tensor);
+        }
+      }
+      // Parameters: the plain tensors and the value parts; indices, sizes and a DTensor's mesh count nothing.
+      const valueParts = Object.values(want.composites).flatMap((composite) =>
+        Object.entries(composite.parts)
+          .filter(([part]) => !part.endsWith('indices'))
+          .map(([, tensor]) => tensor),
+      );
+      const expected = [...Object.values(want.tensors), ...valueParts].reduce(
+        (total, tensor) => total + tensor.shape.reduce((a, b) => a * b, 1),
+        0,
+      );
+      expect(header.checkpoint?.rows.model.reduce((a, b) => a + b, 0)).toBe(expected);
+      expect(header.pickle?.weightsOnly).toBe(want.weightsOnly);
+    });
+  }
+});
+
+describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
+  const folder = join(TORCH2_FIXTURES_DIR, 'dcp');
+  const files = (): LocalFileEntry[] =>
+    readdirSync(folder).map((file) => ({ path: `dcp/${file}`, blob: new Blob([readFileSync(join(folder, file))]) }));
+
+  it("lists every tensor with dcp.load's values, chunks across both ranks' files", async () => {
+    const { result, kept } = await resultAndKept({ kind: 'files', files: files() });
+    if (result.outcome.kind !== 'parsed') {
+      throw new Error('the .metadata was not parsed');
+    }
+    const header = result.outcome.header;
+    expect(header.format).toBe('pytorch-dcp');
+    expect(allTensorNames(header.tensors).sort()).toEqual(Object.keys(answer.dcp.tensors).sort());
+    // DCP's own classes only: no safety finding, and no chunk without a file or tensor left uncovered.
+    expect(header.findings.map((finding) => finding.code)).toEqual(['dcp-metadata']);
+    expect(header.findings[0].message).toContain(`${answer.dcp.files.length} .distcp files`);
+    for (const [name, tensor] of Object.entries(answer.dcp.tensors)) {
+      await expectTensor(header, kept, name, tensor);
+      const row = kept.names.indexOf(name);
+      expect(kept.data?.storage?.dcp?.rows[row], name).toHaveLength(tensor.chunks);
+    }
+  });
+});
