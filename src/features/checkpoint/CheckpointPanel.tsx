@@ -246,7 +246,7 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
                 numeric('Tensors'),
                 numeric(
                   'Elements',
-                  'Elements with each storage region counted once: a tied name or a view adds nothing',
+                  'Elements with each storage region counted once: a tied name, a view, or the indices of a tensor saved as parts add nothing',
                 ),
                 numeric('Bytes', 'Bytes of the storages in the file, each counted once'),
               ]}

@@ -37,10 +37,33 @@ function dtypeLabel(header: ParsedHeader, row: number): string {
 
 const fit = (label: string, content: number) => Math.max(label.length + SORT_MARK_CH, content);
 
+/** The longest dtype label (`F8_E4M3FNUZ`, `QUINT4X2`) is shown whole; a longer unknown one gets a tooltip. */
+const DTYPE_MAX_CH = 12;
+
+/** The widest dtype label of the table: one pass over the one-byte codes, then one label per code present. */
+function widestDtypeChars(header: ParsedHeader): number {
+  const present = new Uint8Array(256);
+  const codes = header.tensors.dtype;
+  for (let row = 0; row < header.tensors.count; row++) {
+    present[codes[row]] = 1;
+  }
+  let widest = 1;
+  present.forEach((seen, code) => {
+    if (seen) {
+      widest = Math.max(widest, (dtypeName(code) ?? '?').length);
+    }
+  });
+  for (const label of header.unknownDtypes.values()) {
+    widest = Math.max(widest, label.length);
+  }
+  return Math.min(widest, DTYPE_MAX_CH);
+}
+
 function tensorColumns(
   header: ParsedHeader,
   shards: ShardInfo | undefined,
   widths: TableWidthsSection,
+  dtypeChars: number,
 ): Array<VirtualColumn<SortKey | 'shard'>> {
   const tensors = header.tensors;
   const name: VirtualColumn<SortKey> = {
@@ -56,10 +79,10 @@ function tensorColumns(
     {
       id: 'dtype',
       header: 'Dtype',
-      widthCh: fit('Dtype', 7),
+      widthCh: fit('Dtype', dtypeChars),
       cell: (row) => {
         const label = dtypeLabel(header, row);
-        return label.length > 7 ? <span title={label}>{label}</span> : label;
+        return label.length > dtypeChars ? <span title={label}>{label}</span> : label;
       },
       text: (row) => dtypeLabel(header, row),
     },
@@ -153,7 +176,11 @@ export function TensorTable({
   const sampled = useMemo(() => tensorColumnWidths(header.tensors, 0, TABLE_WIDTH_SAMPLE_ROWS), [header]);
   // The same figures keep the same object, so the columns are not rebuilt for nothing.
   const widths = measured && !sameWidths(measured, sampled) ? measured : sampled;
-  const columns = useMemo(() => tensorColumns(header, shards, widths), [header, shards, widths]);
+  const dtypeChars = useMemo(() => widestDtypeChars(header), [header]);
+  const columns = useMemo(
+    () => tensorColumns(header, shards, widths, dtypeChars),
+    [header, shards, widths, dtypeChars],
+  );
   const rowCount = order?.length ?? 0;
 
   useEffect(() => {
