@@ -245,12 +245,20 @@ function children(value: PyValue): Array<[string, PyValue]> {
   }
 }
 
-/** What `__setstate__` would get: a dict, or Python's `(dict, slots)` pair, whose two halves are both attributes. */
+/**
+ * What `__setstate__` would get: a dict, or Python's `(dict, slots)` pair, whose two halves are both attributes. An
+ * object given as state is one child, walked in its turn: flattening it here would recurse as deep as a pickle
+ * nests objects (a hostile one, a million deep, overflowed the stack).
+ */
 function stateChildren(state: PyValue): Array<[string, PyValue]> {
-  if (typeof state === 'object' && state !== null && state.kind === 'tuple') {
-    return state.items.flatMap((part) => children(part));
-  }
-  return children(state);
+  const pair = typeof state === 'object' && state !== null && state.kind === 'tuple';
+  const parts = pair ? state.items : [state];
+  return parts.flatMap((part, index): Array<[string, PyValue]> => {
+    if (typeof part === 'object' && part !== null && part.kind === 'call') {
+      return [[pair ? String(index) : 'state', part]];
+    }
+    return children(part);
+  });
 }
 
 function scalarOf(value: PyValue): ScalarEntry['kind'] | null {

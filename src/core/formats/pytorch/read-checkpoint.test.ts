@@ -161,6 +161,24 @@ describe('anatomy', () => {
     expect(header.checkpoint?.views).toEqual([]);
     expect(header.findings).toEqual([]);
   });
+
+  it('objects nested 200,000 deep through their state end the walk with a finding, not a stack overflow', async () => {
+    // obj₀ = X(); objᵢ = X() with state (objᵢ₋₁,), BUILD by BUILD, as a hostile pickle can nest them for free.
+    const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0));
+    const newObject = [...ascii('c__main__\nX\n'), 0x29, 0x81];
+    const nest = [...newObject, 0x68, 0, 0x85, 0x62, 0x71, 0, 0x30]; // BINGET 0, TUPLE1, BUILD, BINPUT 0, POP
+    const depth = 200_000;
+    const bytes = new Uint8Array(2 + newObject.length + 3 + nest.length * depth + 3);
+    bytes.set([0x80, 2, ...newObject, 0x71, 0, 0x30]);
+    for (let i = 0; i < depth; i++) {
+      bytes.set(nest, 2 + newObject.length + 3 + i * nest.length);
+    }
+    bytes.set([0x68, 0, 0x2e], bytes.length - 3);
+    const { outcome } = (await load(bytes)).loaded;
+    expect(outcome.kind).toBe('parsed');
+    const header = outcome.kind === 'parsed' ? outcome.header : null;
+    expect(header?.findings.map((finding) => finding.code)).toContain('checkpoint-walk-truncated');
+  });
 });
 
 describe('safety verdict', () => {
