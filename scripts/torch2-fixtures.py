@@ -9,9 +9,10 @@ against torch 2.x as well as Debian's torch 1.13 (scripts/torch-fixtures.py).
   uint16/32/64, complex32) and float4_e2m1fn_x2, whose byte holds two FP4 values.
 - sparse.pt, nested.pt, dtensor.pt: tensors torch rebuilds from parts (sparse COO, CSR and CSC layouts; a nested
   tensor; a DTensor saved by torch.save in a one-process gloo group, which keeps that rank's local shard and its spec).
-- dcp/: a Distributed Checkpoint saved by two processes (gloo on 127.0.0.1), as FSDP2 and torchtitan save one:
-  DTensors sharded by rows and by columns, a replicated one, a bfloat16 one, a step counter and a dict (bytes
-  entries). expected.json holds each tensor as dcp.load reads it back whole.
+- dcp/: a Distributed Checkpoint saved by two processes (gloo on 127.0.0.1) as torchtitan saves one: a model
+  FSDP2 (fully_shard) shards by rows after one AdamW step, its optimizer state from get_state_dict, a weight in
+  column blocks, a bfloat16 one, a replicated one, a step counter and a dict (bytes entries). expected.json holds
+  each tensor as dcp.load reads it back whole.
 
 Usage: ~/.pyenv/versions/3.11.7/bin/python scripts/torch2-fixtures.py (any Python with torch >= 2.8). The outputs
 are committed so CI never needs torch.
@@ -157,33 +158,43 @@ def dtensor_file(folder):
                   'parts': {'w._local_tensor': dense(weight.to_local())}}}
 
 
-def dcp_state(seed=5):
-    torch.manual_seed(seed)
-    return {
-        'tok_embeddings.weight': torch.randn(10, 6),
-        'layers.0.attention.wq.weight': torch.randn(6, 6),
-        'layers.0.feed_forward.w1.weight': torch.randn(8, 6).to(torch.bfloat16),
-        'norm.weight': torch.ones(6),
-    }
+class TinyModel(torch.nn.Module):
+    """A token embedding, a projection and a norm: enough for FSDP2 to shard every parameter by rows."""
+
+    def __init__(self):
+        super().__init__()
+        self.tok_embeddings = torch.nn.Embedding(10, 6)
+        self.wq = torch.nn.Linear(6, 6, bias=False)
+        self.norm = torch.nn.LayerNorm(6)
+
+    def forward(self, tokens):
+        return self.norm(self.wq(self.tok_embeddings(tokens)))
 
 
 def dcp_rank(rank, world, folder):
+    """One rank of a torchtitan-style save: an FSDP2 model after one AdamW step, its optimizer state, and more."""
+    from torch.distributed.checkpoint.state_dict import get_state_dict
     from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard
     from torch.distributed.tensor import Replicate, Shard, distribute_tensor
 
     os.environ['MASTER_ADDR'] = '127.0.0.1'
     os.environ['MASTER_PORT'] = '29542'
     dist.init_process_group('gloo', rank=rank, world_size=world)
     mesh = init_device_mesh('cpu', (world,))
-    full = dcp_state()
-    placements = {
-        'tok_embeddings.weight': [Shard(0)],  # 10 rows over 2 ranks: FSDP2's row blocks
-        'layers.0.attention.wq.weight': [Shard(1)],  # column blocks, as tensor parallelism splits a projection
-        'layers.0.feed_forward.w1.weight': [Shard(0)],
-        'norm.weight': [Replicate()],  # every rank holds it; one writes it
-    }
-    model = {name: distribute_tensor(tensor, mesh, placements[name]) for name, tensor in full.items()}
-    dcp.save({'model': model, 'step': 12, 'train_state': {'tokens_seen': 4096}}, checkpoint_id=folder)
+    torch.manual_seed(5)
+    model = TinyModel()
+    fully_shard(model)  # FSDP2: every parameter a DTensor in row blocks, one per rank
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    model(torch.arange(4)).sum().backward()
+    optimizer.step()
+    weights, optimizer_state = get_state_dict(model, optimizer)
+    # Beside FSDP2's row blocks: column blocks (tensor parallelism), a bfloat16 weight and a replicated buffer.
+    weights['layers.0.attention.wo.weight'] = distribute_tensor(torch.randn(6, 8), mesh, [Shard(1)])
+    weights['layers.0.feed_forward.w1.weight'] = distribute_tensor(torch.randn(8, 6).bfloat16(), mesh, [Shard(0)])
+    weights['rope.freqs'] = distribute_tensor(torch.ones(3), mesh, [Replicate()])
+    state = {'model': weights, 'optimizer': optimizer_state, 'step': 12, 'train_state': {'tokens_seen': 4096}}
+    dcp.save(state, checkpoint_id=folder)
     dist.destroy_process_group()
 
 

@@ -110,7 +110,7 @@ describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
   const files = (): LocalFileEntry[] =>
     readdirSync(folder).map((file) => ({ path: `dcp/${file}`, blob: new Blob([readFileSync(join(folder, file))]) }));
 
-  it("lists every tensor with dcp.load's values, chunks across both ranks' files", async () => {
+  it("FSDP2's weights and optimizer state, each tensor with dcp.load's values from both ranks' files", async () => {
     const { result, kept } = await resultAndKept({ kind: 'files', files: files() });
     if (result.outcome.kind !== 'parsed') {
       throw new Error('the .metadata was not parsed');
@@ -121,6 +121,17 @@ describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
     // DCP's own classes only: no safety finding, and no chunk without a file or tensor left uncovered.
     expect(header.findings.map((finding) => finding.code)).toEqual(['dcp-metadata']);
     expect(header.findings[0].message).toContain(`${answer.dcp.files.length} .distcp files`);
+    // The model's weights apart from the optimizer's state FSDP2's get_state_dict gave, each counted once.
+    const names = Object.keys(answer.dcp.tensors);
+    const weights = names.filter((name) => name.startsWith('model.'));
+    const sections = header.checkpoint?.sections ?? [];
+    expect(sections.map((section) => [section.kind, section.tensors])).toEqual([
+      ['weights', weights.length],
+      ['optimizer', names.length - weights.length],
+    ]);
+    expect(header.checkpoint?.rows.model.reduce((a, b) => a + b, 0)).toBe(
+      weights.reduce((total, name) => total + answer.dcp.tensors[name].shape.reduce((a, b) => a * b, 1), 0),
+    );
     for (const [name, tensor] of Object.entries(answer.dcp.tensors)) {
       await expectTensor(header, kept, name, tensor);
       const row = kept.names.indexOf(name);
