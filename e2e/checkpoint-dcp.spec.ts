@@ -30,7 +30,10 @@ test.describe('PyTorch Distributed Checkpoint', () => {
     await openApp(page);
     await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch/dcp'));
     await expect(page.getByTestId('verdict')).toContainText('PyTorch Distributed Checkpoint (.metadata)');
-    await expect(page.getByTestId('integrity')).toContainText("only DCP's own metadata classes");
+    // torch 1.13's DCP pickled each bytes entry as an io.BytesIO, which dcp.load imports (weights_only=False).
+    await expect(page.getByTestId('integrity')).toContainText(
+      "DCP's own metadata classes, but 2 bytes entries import outside torch’s allowlist",
+    );
     await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
     // One model here: the .distcp files are the checkpoint's data, not models of their own.
     await expect(page.getByText(/models here; showing/)).toHaveCount(0);
@@ -48,8 +51,11 @@ test.describe('PyTorch Distributed Checkpoint', () => {
     }
     await page.getByRole('tab', { name: 'Checkpoint' }).click();
     await expect(page.getByTestId('safety-verdict')).toHaveText(
-      "Safe: only Distributed Checkpoint's own metadata classes",
+      "Unknown: 2 bytes entries import outside torch's allowlist, run by a full dcp.load",
     );
+    const entries = page.getByTestId('dcp-bytes-entries');
+    await expect(entries.getByRole('row', { name: /lr_scheduler/ })).toContainText('_io.BytesIO()');
+    await expect(entries.getByRole('row', { name: /train_state/ })).toContainText('_io.BytesIO');
     const files = Object.keys(answer.files).filter((name) => name !== '.metadata');
     await expect(page.getByTestId('dcp-files')).toContainText(`${files.length} .distcp files hold 12 tensor chunks`);
     watch.expectClean();
@@ -72,12 +78,20 @@ test.describe('PyTorch Distributed Checkpoint', () => {
     watch.expectClean();
   });
 
-  test('over HTTP: the .metadata, then only the two chunks of the tensor whose values are read', async ({ page }) => {
+  test('over HTTP: the .metadata and its bytes entries, then only the two chunks of the tensor whose values are read', async ({
+    page,
+  }) => {
     const watch = watchPage(page);
     const tag = uniqueTag('dcp');
+    const atStart = await serverLog('/torch/dcp/');
     await openApp(page, `?v=1&url=${encodeURIComponent(`${ORIGIN_A}/range/torch/dcp/.metadata?t=${tag}`)}`);
     await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
     const before = await serverLog('/torch/dcp/');
+    // The load reads the .metadata and, to judge them, the two bytes entries' archives: no chunk of a tensor.
+    const loadReads = before.slice(atStart.length).map((entry) => entry.path.split('?')[0]);
+    expect(new Set(loadReads)).toEqual(
+      new Set(['.metadata', '__0_12.distcp', '__0_13.distcp'].map((file) => `/range/torch/dcp/${file}`)),
+    );
     await readValuesOf(page, 'tok_embeddings.weight');
     await expectEmbeddingValues(page);
     const reads = (await serverLog('/torch/dcp/')).slice(before.length).map((entry) => entry.path.split('?')[0]);
@@ -120,6 +134,9 @@ test.describe('PyTorch Distributed Checkpoint', () => {
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/dcp/.metadata'));
     await expect(page.getByText('11 tensors · 11 shown')).toBeVisible();
+    await expect(page.locator('[data-code="dcp-bytes-entries-unread"]')).toContainText(
+      '2 bytes entries (lr_scheduler and train_state) could not be read',
+    );
     await readValuesOf(page, 'norm.weight');
     await expect(page.getByTestId('values-panel')).toContainText(
       "is not open beside the .metadata: drop the checkpoint's whole folder",

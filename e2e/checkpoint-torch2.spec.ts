@@ -54,7 +54,9 @@ test.describe('checkpoints torch 2.x saved', () => {
     const embedding = answer.dcp.tensors['model.tok_embeddings.weight'];
     await openApp(page);
     await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch2/dcp'));
-    await expect(page.getByTestId('integrity')).toContainText("only DCP's own metadata classes");
+    await expect(page.getByTestId('integrity')).toContainText(
+      "only DCP's own metadata classes and plain bytes entries",
+    );
     const count = Object.keys(answer.dcp.tensors).length;
     await expect(page.getByText(`${count} tensors · ${count} shown`)).toBeVisible();
     await readValuesOf(page, 'model.tok_embeddings.weight');
@@ -63,6 +65,22 @@ test.describe('checkpoints torch 2.x saved', () => {
     await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...finite(embedding.values))));
     await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...finite(embedding.values))));
     await expect(page.getByTestId('tensor-storage')).toContainText('__1_0.distcp');
+    watch.expectClean();
+  });
+
+  test('a bytes entry that would run code: dangerous to load whole, its call shown as text', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch2/dcp-hostile-bytes'));
+    await expect(page.getByTestId('integrity')).toContainText(
+      '✖ dangerous: a full dcp.load would run code from 1 bytes entry; its tensors alone load safely',
+    );
+    await expect(page.locator('[data-code="dcp-bytes-entry-dangerous"]')).toContainText('posix.system');
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    await expect(page.getByTestId('safety-verdict')).toContainText('Dangerous: a full dcp.load would run code');
+    const entries = page.getByTestId('dcp-bytes-entries');
+    await expect(entries.getByRole('row', { name: /train_state/ })).toContainText("posix.system('echo pwned')");
+    await expect(entries.getByRole('row', { name: /step/ })).toContainText('3');
     watch.expectClean();
   });
 });

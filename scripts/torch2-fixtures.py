@@ -13,6 +13,8 @@ against torch 2.x as well as Debian's torch 1.13 (scripts/torch-fixtures.py).
   FSDP2 (fully_shard) shards by rows after one AdamW step, its optimizer state from get_state_dict, a weight in
   column blocks, a bfloat16 one, a replicated one, a step counter and a dict (bytes entries). expected.json holds
   each tensor as dcp.load reads it back whole.
+- dcp-hostile-bytes/: a one-process DCP whose train state is an object that calls os.system when unpickled (saved,
+  never loaded): dcp.load unpickles bytes entries with weights_only=False, so a full load would run it.
 
 Usage: ~/.pyenv/versions/3.11.7/bin/python scripts/torch2-fixtures.py (any Python with torch >= 2.8). The outputs
 are committed so CI never needs torch.
@@ -198,6 +200,21 @@ def dcp_rank(rank, world, folder):
     dist.destroy_process_group()
 
 
+class RunsCode:
+    """An object whose unpickling calls os.system: what a hostile bytes entry holds. Saving it runs nothing."""
+
+    def __reduce__(self):
+        return (os.system, ('echo pwned',))
+
+
+def hostile_bytes_folder(folder):
+    """A one-process DCP whose train state is an object that runs a command when dcp.load unpickles it."""
+    dcp.save({'w': torch.ones(2), 'train_state': RunsCode(), 'step': 3}, checkpoint_id=folder)
+    metadata = dcp.FileSystemReader(folder).read_metadata()
+    return sorted(name for name, meta in metadata.state_dict_metadata.items()
+                  if isinstance(meta, dcp.metadata.BytesStorageMetadata))
+
+
 def dcp_folder(folder):
     mp.spawn(dcp_rank, args=(2, folder), nprocs=2)
     reader = dcp.FileSystemReader(folder)
@@ -235,6 +252,7 @@ def main():
     for name in ('dtypes.pt', 'sparse.pt', 'nested.pt', 'dtensor.pt'):
         expected[name]['weightsOnly'] = weights_only_verdict(os.path.join(ROOT, name))
     expected['dcp'] = dcp_folder(os.path.join(ROOT, 'dcp'))
+    expected['dcpHostileBytes'] = {'bytes': hostile_bytes_folder(os.path.join(ROOT, 'dcp-hostile-bytes'))}
     with open(os.path.join(ROOT, 'expected.json'), 'w') as out:
         json.dump(expected, out, indent=1, sort_keys=True)
         out.write('\n')

@@ -4,7 +4,8 @@ import type { DcpChunk } from '../core/formats/pytorch/dcp-metadata';
 import { tensorName } from '../core/model';
 import { memoryReader } from '../testing/fuzz/memory-reader';
 import { torchFixtureHeader } from '../testing/torch-fixtures';
-import { locateDcpTensor, placeBlock, sliceReader } from './dcp-data';
+import { sliceReader } from '../core/bytes/byte-reader';
+import { locateDcpTensor, placeBlock } from './dcp-data';
 import { locateTensorData, readSpanBytes } from './tensor-data';
 
 const signal = new AbortController().signal;

@@ -6,7 +6,7 @@
  * a ChunkShardingSpec on dim 0) reads as the chunks one after another; one split along other dimensions too (tensor
  * parallelism) is read whole, each chunk copied into its place, up to MAX_ASSEMBLED_TENSOR_BYTES.
  */
-import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
+import { sliceReader, type ByteReader, type ReadPurpose } from '../core/bytes/byte-reader';
 import { product } from '../core/analysis/values';
 import { dtypeName } from '../core/dtypes';
 import type { DcpChunk } from '../core/formats/pytorch/dcp-metadata';
@@ -37,26 +37,6 @@ export interface DcpStorage {
   open: (file: string) => ByteReader | null;
   /** Chunks already located, by file and offset: a scan, then a read, parse each archive once. */
   located?: Map<string, Promise<TensorSpan>>;
-}
-
-/**
- * `length` bytes of `reader` from `start`, as a reader of their own (a chunk's torch.save archive), each read counted
- * under `purpose` (the archive's directory and data.pkl are read for values, like the values themselves).
- */
-export function sliceReader(reader: ByteReader, start: number, length: number, purpose: ReadPurpose): ByteReader {
-  return {
-    name: reader.name,
-    size: length,
-    preferredFirstRead: reader.preferredFirstRead,
-    ...(reader.cheapReads !== undefined && { cheapReads: reader.cheapReads }),
-    read: (offset, count, options) => {
-      const end = Math.min(length, offset + count);
-      return end <= offset
-        ? Promise.resolve(new Uint8Array(0))
-        : reader.read(start + offset, end - offset, { ...options, purpose });
-    },
-    stats: () => reader.stats(),
-  };
 }
 
 /** Whether two chunks share an element: their ranges overlap along every dimension. */

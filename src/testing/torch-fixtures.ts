@@ -133,12 +133,14 @@ export interface Torch2Answer {
   >;
   /** The Distributed Checkpoint in fixtures/torch2/dcp, each tensor as dcp.load read it back whole. */
   dcp: { tensors: Record<string, Torch2Tensor & { chunks: number }>; bytes: string[]; files: string[] };
+  /** fixtures/torch2/dcp-hostile-bytes: a DCP whose `train_state` bytes entry calls os.system when unpickled. */
+  dcpHostileBytes: { bytes: string[] };
 }
 
 export const TORCH2_FIXTURES_DIR = resolve(TORCH_FIXTURES_DIR, '../torch2');
 
 export function torch2Answer(): Torch2Answer {
   const raw = JSON.parse(readFileSync(join(TORCH2_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, never>;
-  const { torch, dcp, ...files } = raw;
-  return { torch, dcp, files } as unknown as Torch2Answer;
+  const { torch, dcp, dcpHostileBytes, ...files } = raw;
+  return { torch, dcp, dcpHostileBytes, files } as unknown as Torch2Answer;
 }

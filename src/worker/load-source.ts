@@ -259,6 +259,7 @@ async function loadSingle(
     allowOversizedHeader: options.allowOversizedHeader,
     onProgress: (bytesRead, bytesTotal) => session.progress('header', bytesRead, bytesTotal),
     onPreview: (rows) => session.post({ type: 'preview', id: session.id, rows }, columnBuffers(rows)),
+    ...(io.openBeside && { openBeside: io.openBeside }),
   });
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
   const location: DataLocation | null = parsed ? { reader, dataStart: parsed.dataStart } : null;
@@ -266,8 +267,10 @@ async function loadSingle(
     ref,
     outcome: loaded.outcome,
     head: loaded.head,
-    // Local: exactly the header bytes (8 + N); remote: what the network delivered.
-    bytesRead: io.remote ? io.meter.stats().bytesFetched : loaded.bytesRead,
+    // Local: exactly the header bytes (8 + N), plus what the format read beside it to judge the file (a Distributed
+    // Checkpoint's bytes entries, the only 'analysis' reads made while the header loads); remote: what the network
+    // delivered.
+    bytesRead: io.remote ? io.meter.stats().bytesFetched : loaded.bytesRead + io.meter.bytesFor('analysis'),
     fileSize: reader.size,
     network: io.remote ? () => io.meter.stats() : null,
     valuesBytes: () => io.meter.bytesFor('values'),

@@ -105,17 +105,26 @@ describe('checkpoints torch 2.x saved', () => {
   }
 });
 
+function folderFiles(name: string, keep: (file: string) => boolean = () => true): LocalFileEntry[] {
+  const folder = join(TORCH2_FIXTURES_DIR, name);
+  return readdirSync(folder)
+    .filter(keep)
+    .map((file) => ({ path: `${name}/${file}`, blob: new Blob([readFileSync(join(folder, file))]) }));
+}
+
+async function loadFolder(files: LocalFileEntry[]): Promise<{ header: ParsedHeader; kept: KeptLoad }> {
+  const { result, kept } = await resultAndKept({ kind: 'files', files });
+  if (result.outcome.kind !== 'parsed') {
+    throw new Error('the .metadata was not parsed');
+  }
+  return { header: result.outcome.header, kept };
+}
+
 describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
-  const folder = join(TORCH2_FIXTURES_DIR, 'dcp');
-  const files = (): LocalFileEntry[] =>
-    readdirSync(folder).map((file) => ({ path: `dcp/${file}`, blob: new Blob([readFileSync(join(folder, file))]) }));
+  const files = () => folderFiles('dcp');
 
   it("FSDP2's weights and optimizer state, each tensor with dcp.load's values from both ranks' files", async () => {
-    const { result, kept } = await resultAndKept({ kind: 'files', files: files() });
-    if (result.outcome.kind !== 'parsed') {
-      throw new Error('the .metadata was not parsed');
-    }
-    const header = result.outcome.header;
+    const { header, kept } = await loadFolder(files());
     expect(header.format).toBe('pytorch-dcp');
     expect(allTensorNames(header.tensors).sort()).toEqual(Object.keys(answer.dcp.tensors).sort());
     // DCP's own classes only: no safety finding, and no chunk without a file or tensor left uncovered.
@@ -137,5 +146,55 @@ describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
       const row = kept.names.indexOf(name);
       expect(kept.data?.storage?.dcp?.rows[row], name).toHaveLength(tensor.chunks);
     }
+  });
+
+  it("reads each bytes entry as data: the step, the optimizer's settings, nothing outside torch's allowlist", async () => {
+    const { header } = await loadFolder(files());
+    const entries = header.dcp?.byteEntries ?? [];
+    expect(entries.map((entry) => entry.name).sort()).toEqual(answer.dcp.bytes);
+    expect(entries.every((entry) => entry.check === 'safe')).toBe(true);
+    const value = (name: string) => entries.find((entry) => entry.name === name)?.value;
+    // What the script saved and AdamW's defaults, as dcp.load would give them back.
+    expect(value('step')).toBe('12');
+    expect(value('train_state.tokens_seen')).toBe('4096');
+    expect(value('optimizer.param_groups.0.lr')).toBe('0.001');
+    expect(value('optimizer.param_groups.0.betas')).toBe('(0.9, 0.999)');
+    expect(value('optimizer.param_groups.0.amsgrad')).toBe('False');
+    expect(value('optimizer.param_groups.0.params')).toContain("'tok_embeddings.weight'");
+  });
+
+  it('a .metadata alone: its bytes entries are said to be unchecked, not safe', async () => {
+    const { header } = await loadFolder(files().filter((file) => file.path.endsWith('.metadata')));
+    const unread = header.findings.find((finding) => finding.code === 'dcp-bytes-entries-unread');
+    expect(unread?.severity).toBe('warning');
+    expect(unread?.message).toContain(`${answer.dcp.bytes.length} bytes entries`);
+    expect(header.dcp?.byteEntries.every((entry) => entry.check === 'unread')).toBe(true);
+  });
+});
+
+describe('a Distributed Checkpoint whose bytes entry runs code when dcp.load unpickles it', () => {
+  it('is dangerous to load whole, while its tensors are listed and its other entries read', async () => {
+    const files = folderFiles('dcp-hostile-bytes');
+    const { result, kept } = await resultAndKept({ kind: 'files', files });
+    if (result.outcome.kind !== 'parsed') {
+      throw new Error('the .metadata was not parsed');
+    }
+    const header = result.outcome.header;
+    // The .metadata itself is DCP's own: only the bytes entry, in the .distcp file, would run code.
+    expect(header.dcp?.ownClassesOnly).toBe(true);
+    const entries = header.dcp?.byteEntries ?? [];
+    expect(entries.map((entry) => entry.name).sort()).toEqual(answer.dcpHostileBytes.bytes);
+    const hostile = entries.find((entry) => entry.name === 'train_state');
+    expect(hostile?.check).toBe('dangerous');
+    expect(hostile?.value).toBe("posix.system('echo pwned')");
+    expect(entries.find((entry) => entry.name === 'step')?.value).toBe('3');
+    const finding = header.findings.find((candidate) => candidate.code === 'dcp-bytes-entry-dangerous');
+    expect(finding?.severity).toBe('error');
+    expect(finding?.message).toContain('`train_state`');
+    expect(finding?.message).toContain('posix.system');
+    expect(kept.names).toEqual(['w']);
+    // What was read: the .metadata whole and each bytes entry's archive (small enough to be one read), no tensor.
+    const metadata = files.find((file) => file.path.endsWith('.metadata'))?.blob.size ?? NaN;
+    expect(result.bytesRead).toBe(metadata + entries.reduce((total, entry) => total + entry.bytes, 0));
   });
 });

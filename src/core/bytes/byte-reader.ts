@@ -60,3 +60,23 @@ export interface ByteReader {
   /** Reports each request (a local file's each slice) to `observer` (one observer; a later call replaces it). */
   observe?(observer: RequestObserver): void;
 }
+
+/**
+ * `length` bytes of `reader` from `start`, as a reader of their own (a Distributed Checkpoint's chunk or bytes entry,
+ * each a torch.save archive), each read counted under `purpose`.
+ */
+export function sliceReader(reader: ByteReader, start: number, length: number, purpose: ReadPurpose): ByteReader {
+  return {
+    name: reader.name,
+    size: length,
+    preferredFirstRead: reader.preferredFirstRead,
+    ...(reader.cheapReads !== undefined && { cheapReads: reader.cheapReads }),
+    read: (offset, count, options) => {
+      const end = Math.min(length, offset + count);
+      return end <= offset
+        ? Promise.resolve(new Uint8Array(0))
+        : reader.read(start + offset, end - offset, { ...options, purpose });
+    },
+    stats: () => reader.stats(),
+  };
+}

@@ -60,6 +60,21 @@ export const CHECKPOINT_CODES = {
     refusedByReference: false,
     title: "A Distributed Checkpoint tensor's chunks do not cover it",
   },
+  'dcp-bytes-entry-dangerous': {
+    severity: 'error',
+    refusedByReference: false,
+    title: 'A bytes entry of a Distributed Checkpoint would run code when dcp.load reads it',
+  },
+  'dcp-bytes-entry-unknown': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: "A bytes entry of a Distributed Checkpoint imports outside torch's allowlist",
+  },
+  'dcp-bytes-entries-unread': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Bytes entries of a Distributed Checkpoint that could not be checked',
+  },
   'checkpoint-walk-truncated': {
     severity: 'warning',
     refusedByReference: false,

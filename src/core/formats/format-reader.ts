@@ -31,6 +31,7 @@
  *    beside them if any) and, when a set needs more than concatenated tables, `mergeShards`: the shard grouping
  *    (core/shards/shard-names.ts), source resolution and the worker's shard path then take the format as they are.
  */
+import type { ByteReader } from '../bytes/byte-reader';
 import type { Finding, ParseOutcome, ParsedHeader, TensorColumns } from '../model';
 import type { SourceBytes } from './source-bytes';
 import type { TokenList } from '../analysis/tokenizer/tokenizer-types';
@@ -42,6 +43,11 @@ export interface LoadHeaderOptions {
   onProgress?: (bytesRead: number, bytesTotal: number | null) => void;
   /** A few rows sent ahead while a big header is still arriving (only formats that can stream a preview). */
   onPreview?: (rows: TensorColumns) => void;
+  /**
+   * A file beside this one by its bare name, for a format whose header names files it must check (a Distributed
+   * Checkpoint's .distcp files, whose bytes entries load as pickles); null when it is not at hand.
+   */
+  openBeside?: (name: string) => ByteReader | null;
 }
 
 export interface LoadedHeader {

@@ -10,7 +10,7 @@ import type { DcpSummary } from '../../core/formats/sections';
 import { formatBytes, groupDigits, plural } from '../../core/number-format';
 import { Fact } from '../insights/QuantizationPanel';
 import { convertAdvice } from './convert-script';
-import { formatLabel } from './format-label';
+import { dcpBytesVerdict, formatLabel } from './format-label';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { BreakableName } from '../../lib/BreakableName';
 import './checkpoint.css';
@@ -40,21 +40,34 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
   }
   const dangerous = pickle.globals.filter((use) => use.risk === 'dangerous').length;
   const unknown = pickle.globals.filter((use) => use.risk === 'unknown').length;
-  const level = pickle.dangerous > 0 ? 'dangerous' : unknown > 0 ? 'unknown' : 'safe';
+  const bytes = header.dcp ? dcpBytesVerdict(header.dcp) : null;
+  const level =
+    pickle.dangerous > 0 || bytes?.level === 'dangerous'
+      ? 'dangerous'
+      : unknown > 0 || bytes?.level === 'unknown' || bytes?.level === 'unread'
+        ? 'unknown'
+        : 'safe';
   const hazards = pickle.hazards.length;
   const dangerParts = [
     dangerous > 0 ? `${dangerous} dangerous import${dangerous === 1 ? '' : 's'}` : '',
     hazards > 0 ? `${hazards} exploit-shaped construct${hazards === 1 ? '' : 's'}` : '',
   ].filter(Boolean);
   const dcp = header.dcp;
+  const entries = (count: number) => plural(count, 'bytes entry', 'bytes entries');
   const headline =
-    level === 'dangerous'
+    pickle.dangerous > 0
       ? `Dangerous: loading this file would run code (${dangerParts.join(', ')})`
-      : level === 'unknown'
-        ? `Unknown: ${unknown} import${unknown === 1 ? '' : 's'} outside torch's allowlist`
-        : dcp
-          ? "Safe: only Distributed Checkpoint's own metadata classes"
-          : 'Safe: only tensors and plain containers';
+      : bytes?.level === 'dangerous'
+        ? `Dangerous: a full dcp.load would run code from ${entries(bytes.count)}; the tensors alone load safely`
+        : unknown > 0
+          ? `Unknown: ${unknown} import${unknown === 1 ? '' : 's'} outside torch's allowlist`
+          : bytes?.level === 'unknown'
+            ? `Unknown: ${entries(bytes.count)} import outside torch's allowlist, run by a full dcp.load`
+            : bytes?.level === 'unread'
+              ? `Metadata safe; ${entries(bytes.count)} not checked (see the findings)`
+              : dcp
+                ? `Safe: only Distributed Checkpoint's own metadata classes${bytes ? ' and plain bytes entries' : ''}`
+                : 'Safe: only tensors and plain containers';
   const shown = showAll ? pickle.globals : pickle.globals.slice(0, FOLDED_ROWS);
   return (
     <section className="insight checkpoint-safety" aria-label="Pickle safety">
@@ -64,9 +77,9 @@ function SafetyCard({ header }: { header: ParsedHeader }) {
       </p>
       {dcp ? (
         <p data-testid="weights-only">
-          <code>torch.distributed.checkpoint</code> unpickles this file with plain <code>pickle</code>, so what it
-          imports is what loading runs. Nothing was run here: the pickle was read as data by a stack machine that
-          imports nothing.
+          <code>torch.distributed.checkpoint</code> unpickles this file with plain <code>pickle</code>, and each bytes
+          entry with <code>torch.load(…, weights_only=False)</code>, so what they import is what loading runs. Nothing
+          was run here: each pickle was read as data by a stack machine that imports nothing.
         </p>
       ) : (
         <p data-testid="weights-only">
@@ -175,13 +188,53 @@ function DcpFilesCard({ dcp }: { dcp: DcpSummary }) {
           Show all {groupDigits(dcp.files.length)}
         </button>
       )}
-      {dcp.byteEntries.length > 0 && (
-        <p className="muted">
-          Bytes entries (a scheduler's, a dataloader's or the train state, saved with torch.save):{' '}
-          {dcp.byteEntries.map((entry) => entry.name).join(', ')}.
-        </p>
-      )}
+      {dcp.byteEntries.length > 0 && <DcpBytesEntries entries={dcp.byteEntries} />}
     </section>
+  );
+}
+
+/** Each bytes entry with the object it holds and what unpickling it imports, as read at load (dcp-bytes.ts). */
+function DcpBytesEntries({ entries }: { entries: DcpSummary['byteEntries'] }) {
+  const [showAll, setShowAll] = useState(false);
+  const shown = showAll ? entries : entries.slice(0, FOLDED_ROWS);
+  return (
+    <>
+      <p>
+        Bytes entries: objects that are not tensors (a step, an optimizer's settings, a scheduler's or a dataloader's
+        state), each a torch.save archive that <code>dcp.load</code> unpickles with weights_only=False. Read here as
+        data:
+      </p>
+      <div className="table-scroll">
+        <table className="globals-table" data-testid="dcp-bytes-entries">
+          <TableHead columns={['Entry', 'Value', 'Risk', 'Imports outside the allowlist']} />
+          <tbody>
+            {shown.map((entry) => (
+              <tr key={entry.name}>
+                <td className="mono">
+                  <BreakableName text={entry.name} />
+                </td>
+                <td className="mono">{entry.value ?? '—'}</td>
+                <td>
+                  <span
+                    className={`risk-badge risk-${entry.check === 'unread' ? 'unknown' : (entry.check ?? 'unknown')}`}
+                  >
+                    {entry.check ?? 'unread'}
+                  </span>
+                </td>
+                <td>
+                  {entry.check === 'unread' ? `not read: ${entry.unread}` : (entry.imports ?? []).join(', ') || 'none'}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {entries.length > FOLDED_ROWS && (
+        <button type="button" className="link-button" onClick={() => setShowAll(!showAll)}>
+          {showAll ? 'Show fewer' : `Show all ${groupDigits(entries.length)}`}
+        </button>
+      )}
+    </>
   );
 }
 

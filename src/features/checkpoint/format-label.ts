@@ -1,5 +1,6 @@
 import type { ParsedHeader } from '../../core/model';
-import type { FileFormat } from '../../core/formats/sections';
+import type { DcpSummary, FileFormat } from '../../core/formats/sections';
+import { plural } from '../../core/number-format';
 
 /** How the verdict line and the Checkpoint tab name the container. */
 export function formatLabel(format: FileFormat | undefined): string {
@@ -31,6 +32,27 @@ export function pickleLabel(format: FileFormat | undefined): string {
   }
 }
 
+/** What a Distributed Checkpoint's bytes entries (which dcp.load unpickles with weights_only=False) come to. */
+export interface DcpBytesVerdict {
+  level: 'dangerous' | 'unknown' | 'unread' | 'safe';
+  /** Entries at that level. */
+  count: number;
+}
+
+export function dcpBytesVerdict(dcp: DcpSummary): DcpBytesVerdict | null {
+  const entries = dcp.byteEntries;
+  if (entries.length === 0) {
+    return null;
+  }
+  for (const level of ['dangerous', 'unknown', 'unread'] as const) {
+    const count = entries.filter((entry) => (entry.check ?? 'unread') === level).length;
+    if (count > 0) {
+      return { level, count };
+    }
+  }
+  return { level: 'safe', count: entries.length };
+}
+
 /** The integrity line for a checkpoint: what torch's weights-only loader would do, and whether loading runs code. */
 export function checkpointIntegrity(header: ParsedHeader): string | null {
   const pickle = header.pickle;
@@ -41,8 +63,19 @@ export function checkpointIntegrity(header: ParsedHeader): string | null {
     if (!header.dcp?.ownClassesOnly) {
       return '✖ the pickle imports or calls more than DCP writes, and torch.distributed.checkpoint unpickles it unchecked';
     }
-    return header.findings.some((finding) => finding.severity === 'error')
-      ? '✖ torch.distributed.checkpoint would fail to load it (see the findings)'
+    const bytes = dcpBytesVerdict(header.dcp);
+    if (bytes?.level === 'dangerous') {
+      return `✖ dangerous: a full dcp.load would run code from ${plural(bytes.count, 'bytes entry', 'bytes entries')}; its tensors alone load safely`;
+    }
+    if (header.findings.some((finding) => finding.severity === 'error')) {
+      return '✖ torch.distributed.checkpoint would fail to load it (see the findings)';
+    }
+    if (bytes?.level === 'unknown' || bytes?.level === 'unread') {
+      const what = bytes.level === 'unknown' ? 'import outside torch’s allowlist' : 'could not be checked';
+      return `⚠ DCP's own metadata classes, but ${plural(bytes.count, 'bytes entry', 'bytes entries')} ${what}: a full dcp.load unpickles them with weights_only=False`;
+    }
+    return bytes
+      ? "✔ only DCP's own metadata classes and plain bytes entries: torch.distributed.checkpoint would read it; nothing was run here"
       : "✔ only DCP's own metadata classes: torch.distributed.checkpoint would read it; nothing was run here";
   }
   if (pickle.dangerous > 0) {

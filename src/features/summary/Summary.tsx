@@ -79,6 +79,8 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   // A Distributed Checkpoint's values are in the .distcp files beside its .metadata: the read is of them all.
   const readOf = header.dcp && fileSize !== null ? fileSize + header.dataBytes : fileSize;
   const readClause = `read ${formatBytes(result.bytesRead)} of ${formatBytes(readOf)}${header.dcp ? ' (the .metadata and its .distcp files)' : ''} (${formatPercent(result.bytesRead, readOf)})${dataReadsClause(result, header)}`;
+  // A format's own line (a checkpoint's) leads with its mark: ✔ only when nothing in it is a concern.
+  const formatIntegrity = view.integrity?.(header, verdict) ?? null;
   // The format and its words lead the line; the clauses' row, when shown, follows them on a line of its own.
   const leadWords: LeadWord[] = [
     ...(view.label ? [{ text: view.label, testId: 'file-format' }] : []),
@@ -106,10 +108,10 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
       <p
-        className={`integrity ${verdict === 'accepts' && !shardProblem && !indexOnly ? 'ok' : 'bad'}`}
+        className={`integrity ${(formatIntegrity === null ? verdict === 'accepts' && !shardProblem && !indexOnly : formatIntegrity.startsWith('✔')) ? 'ok' : 'bad'}`}
         data-testid="integrity"
       >
-        {view.integrity?.(header, verdict) ??
+        {formatIntegrity ??
           (indexOnly
             ? '✖ index only: none of the shard files it names was opened'
             : verdict !== 'accepts'

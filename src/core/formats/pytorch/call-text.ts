@@ -144,3 +144,10 @@ export function callText(call: PyCall): string {
   writeValue(call, budget, 0);
   return budget.text;
 }
+
+/** Any value the machine built, as Python-like text under the same bounds (a DCP bytes entry: `12`, `{'step': 3}`). */
+export function valueText(value: PyValue): string {
+  const budget = new Budget();
+  writeValue(value, budget, 0);
+  return budget.text;
+}

@@ -68,3 +68,16 @@ export const MAX_CALL_TEXT_DEPTH = 8;
 
 /** Globals whose risk the call recorder remembers across calls and files: each is a short string pair. */
 export const MAX_REMEMBERED_GLOBALS = 4096;
+
+/**
+ * Bytes entries of a Distributed Checkpoint read at load to judge them (dcp.load unpickles each with
+ * weights_only=False): torchtitan saves a few (train state, scheduler, dataloader), an optimizer a dozen per
+ * parameter group; a hostile metadata listing millions costs at most this many reads.
+ */
+export const MAX_DCP_BYTES_ENTRIES_READ = 512;
+
+/** Largest bytes entry read whole (a dataloader's state is kilobytes); a bigger one is left unread and said so. */
+export const MAX_DCP_BYTES_ENTRY_BYTES = 4 * 1024 * 1024;
+
+/** Bytes entries read at once: over HTTP each is one or two requests, as many as a browser keeps open to one host. */
+export const DCP_BYTES_ENTRY_READS_IN_FLIGHT = 6;

@@ -123,6 +123,26 @@ export interface DcpChunk {
   transforms?: string[];
 }
 
+/**
+ * A bytes entry: a torch.save archive of any object, at `offset` of `file` (null when storage_data lacks it), which
+ * dcp.load unpickles with weights_only=False. The fields after `bytes` are set once the archive was read as data
+ * (dcp-bytes.ts).
+ */
+export interface DcpBytesEntry {
+  name: string;
+  file: string | null;
+  offset: number;
+  bytes: number;
+  /** The object as Python-like text, bounded (`12`, `{'tokens_seen': 4096}`). */
+  value?: string;
+  /** What unpickling it would import: safe (torch's allowlist), unknown, dangerous; unread when it was not read. */
+  check?: 'safe' | 'unknown' | 'dangerous' | 'unread';
+  /** Its imports outside torch's allowlist, as `module.name`. */
+  imports?: string[];
+  /** Why it was not read, when `check` is unread. */
+  unread?: string;
+}
+
 export interface DcpSummary {
   /** The module the writer's classes came from (`torch.distributed.checkpoint`, or torch 1.13's `._shard.`). */
   module: string;
@@ -131,8 +151,8 @@ export interface DcpSummary {
   /** Chunks of every tensor, and the tensors saved in more than one (split across ranks). */
   chunks: number;
   chunkedTensors: number;
-  /** Entries that are opaque bytes (a scheduler's or dataloader's state, saved with torch.save): name, file, length. */
-  byteEntries: Array<{ name: string; file: string | null; bytes: number }>;
+  /** Entries that are opaque bytes (a scheduler's or dataloader's state, saved with torch.save), where they are. */
+  byteEntries: DcpBytesEntry[];
   /** Whether every import and call of the pickle is one DCP's writer emits (DcpCallCheck and the globals). */
   ownClassesOnly: boolean;
   /** Tensors past MAX_CHECKPOINT_TENSORS were left out (a hostile file). */
@@ -284,7 +304,7 @@ export function readDcpMetadata(root: PyValue, ownClassesOnly: boolean): DcpRead
     const kind = calleeName(entry);
     if (kind === 'BytesStorageMetadata') {
       const where = storage.get(chunkKey(fqn, null));
-      byteEntries.push({ name: fqn, file: where?.file ?? null, bytes: where?.length ?? 0 });
+      byteEntries.push({ name: fqn, file: where?.file ?? null, offset: where?.offset ?? 0, bytes: where?.length ?? 0 });
       continue;
     }
     const fields = kind === 'TensorStorageMetadata' ? fieldsOf(entry) : null;

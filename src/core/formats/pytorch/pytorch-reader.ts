@@ -2,6 +2,7 @@
  * The PyTorch checkpoint entry of the format registry (formats/format-readers.ts): torch.save zips, legacy (torch < 1.6)
  * streams and bare pickles, read header-only by read-checkpoint.ts and never executed.
  */
+import { checkDcpBytesEntries } from './dcp-bytes';
 import { mergeCheckpointSections } from './merge-shards';
 import { lengthPrefixIsPlausible, sniffNotSafetensors } from '../not-safetensors';
 import type { FormatReader } from '../format-reader';
@@ -47,6 +48,12 @@ export const pytorchFormat: FormatReader = {
   read: async (source, options) => {
     const kind = checkpointKind(source.head, source.size) ?? 'pickle';
     const loaded = await readCheckpoint(source.reader, source.head, kind, { signal: options.signal });
+    const header = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
+    if (header?.dcp && header.dcp.byteEntries.length > 0) {
+      // dcp.load unpickles each bytes entry unchecked: judged now, from the .distcp files beside the metadata.
+      const open = options.openBeside ?? (() => null);
+      header.findings.push(...(await checkDcpBytesEntries(header.dcp.byteEntries, open, options.signal)));
+    }
     // readCheckpoint counts the head it was given plus its own reads; the source may have read more before.
     return { ...loaded, bytesRead: source.bytesRead - source.head.length + loaded.bytesRead };
   },

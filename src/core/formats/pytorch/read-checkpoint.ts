@@ -22,7 +22,7 @@ import {
   type NamedTensor,
 } from './anatomy';
 import type { FileFormat } from '../sections';
-import type { CheckpointSummary } from './checkpoint-types';
+import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
 import { buildTensorColumns, checkpointHeader } from './columns';
 import {
   LOCAL_TAIL_READ_BYTES,
@@ -162,6 +162,36 @@ class RangeCache {
   }
 }
 
+/** The pickle stream of a checkpoint (data.pkl of a zip, a legacy stream's pickles, a bare pickle), or why not. */
+async function readStream(
+  reader: ByteReader,
+  first: Uint8Array,
+  kind: CheckpointKind,
+  cache: RangeCache,
+): Promise<{ stream: PickleStream; format: FileFormat } | { error: ZipError }> {
+  // A first read shorter than asked for is the whole file, so its length is the size even when no server said so.
+  const size = reader.size ?? (first.length < reader.preferredFirstRead ? first.length : null);
+  try {
+    if (kind === 'zip') {
+      if (size === null) {
+        throw new ZipError(
+          'the server did not say how large the file is (no Content-Range total), and a zip keeps its directory at the end',
+        );
+      }
+      return { stream: await readZipPickle(cache, size), format: 'pytorch-zip' };
+    }
+    return {
+      stream: await readPickleStream(cache, size, kind),
+      format: kind === 'legacy' ? 'pytorch-legacy' : 'pickle',
+    };
+  } catch (error) {
+    if (!(error instanceof ZipError)) {
+      throw error;
+    }
+    return { error };
+  }
+}
+
 export async function readCheckpoint(
   reader: ByteReader,
   first: Uint8Array,
@@ -169,27 +199,9 @@ export async function readCheckpoint(
   options: { signal?: AbortSignal } = {},
 ): Promise<LoadedCheckpoint> {
   const cache = new RangeCache(reader, first, options.signal);
-  // A first read shorter than asked for is the whole file, so its length is the size even when no server said so.
-  const size = reader.size ?? (first.length < reader.preferredFirstRead ? first.length : null);
-  let stream: PickleStream;
-  let format: FileFormat;
-  try {
-    if (kind === 'zip') {
-      format = 'pytorch-zip';
-      if (size === null) {
-        throw new ZipError(
-          'the server did not say how large the file is (no Content-Range total), and a zip keeps its directory at the end',
-        );
-      }
-      stream = await readZipPickle(cache, size);
-    } else {
-      format = kind === 'legacy' ? 'pytorch-legacy' : 'pickle';
-      stream = await readPickleStream(cache, size, kind);
-    }
-  } catch (error) {
-    if (!(error instanceof ZipError)) {
-      throw error;
-    }
+  const read = await readStream(reader, first, kind, cache);
+  if ('error' in read) {
+    const { error } = read;
     const finding =
       error instanceof NpzArchiveError
         ? makeFinding(
@@ -209,8 +221,41 @@ export async function readCheckpoint(
       bytesRead: first.length + cache.bytesRead,
     };
   }
-  const header = buildHeader(stream, format, reader.size);
-  return { outcome: { kind: 'parsed', header }, head: stream.bytes, bytesRead: first.length + cache.bytesRead };
+  const header = buildHeader(read.stream, read.format, reader.size);
+  return { outcome: { kind: 'parsed', header }, head: read.stream.bytes, bytesRead: first.length + cache.bytesRead };
+}
+
+/** What a torch.save archive or a pickle holds, read as data and never run: its object and its imports' verdict. */
+export interface PickledObject {
+  root: PyValue;
+  pickle: PickleSummary;
+  /** The pickle stopped before its end (cut short, or an opcode the machine refuses). */
+  complete: boolean;
+}
+
+/**
+ * The object a torch.save archive (or a bare pickle) holds, such as a Distributed Checkpoint's bytes entry, which
+ * `dcp.load` unpickles with weights_only=False; a string says why it could not be read.
+ */
+export async function readPickledObject(
+  reader: ByteReader,
+  first: Uint8Array,
+  signal?: AbortSignal,
+): Promise<PickledObject | string> {
+  const kind = sniffCheckpoint(first);
+  if (kind === null) {
+    return 'neither a torch.save archive nor a pickle';
+  }
+  const read = await readStream(reader, first, kind, new RangeCache(reader, first, signal));
+  if ('error' in read) {
+    return read.error.message;
+  }
+  const main = read.stream.main;
+  return {
+    root: main?.root ?? null,
+    pickle: pickleSummary(read.stream, []),
+    complete: read.stream.runs.every((run) => run.complete),
+  };
 }
 
 async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStream> {

@@ -57,6 +57,8 @@ const SAFE_EXACT = new Set([
   'builtins.frozenset',
   'builtins.complex',
   'builtins.bytearray',
+  // How pickle protocol 2 writes a bytes object; torch's weights-only unpickler admits it for that.
+  '_codecs.encode',
 ]);
 
 /** Whole modules (and their submodules) that can run code or touch the system, with why. */

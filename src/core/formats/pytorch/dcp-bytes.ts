@@ -1,0 +1,130 @@
+/**
+ * A Distributed Checkpoint's bytes entries, judged before anyone loads them. Every object DCP saves that is not a
+ * tensor (a step counter, an optimizer's parameter groups, a scheduler's, a dataloader's or the train state) is a
+ * torch.save archive in a `.distcp` file, and `dcp.load` unpickles it with `torch.load(..., weights_only=False)`
+ * (torch/distributed/checkpoint/default_planner.py, `load_bytes`): whatever it imports, a full load runs. The
+ * `.metadata` alone cannot say, so each archive is read here as data by the same stack machine, its imports
+ * classified as any checkpoint's are, and its object written as text.
+ */
+import { sliceReader, type ByteReader } from '../../bytes/byte-reader';
+import { makeFinding } from '../../findings/make-finding';
+import type { Finding } from '../../model';
+import { listNames, plural } from '../../parse/message-format';
+import { valueText } from './call-text';
+import {
+  DCP_BYTES_ENTRY_READS_IN_FLIGHT,
+  MAX_DCP_BYTES_ENTRIES_READ,
+  MAX_DCP_BYTES_ENTRY_BYTES,
+} from './checkpoint-limits';
+import type { DcpBytesEntry } from './dcp-metadata';
+import { readPickledObject } from './read-checkpoint';
+
+/** The first read of an entry: most are a few hundred bytes, read whole at once. */
+const FIRST_READ_BYTES = 64 * 1024;
+
+/** Reads one entry as data and records what it holds and imports; never throws for a bad archive. */
+async function checkEntry(
+  entry: DcpBytesEntry,
+  open: (file: string) => ByteReader | null,
+  signal?: AbortSignal,
+): Promise<void> {
+  const reader = entry.file === null ? null : open(entry.file);
+  if (reader === null) {
+    entry.check = 'unread';
+    entry.unread =
+      entry.file === null ? 'the metadata names no file for it' : `${entry.file} is not beside the .metadata`;
+    return;
+  }
+  if (entry.bytes > MAX_DCP_BYTES_ENTRY_BYTES) {
+    entry.check = 'unread';
+    entry.unread = `it is ${entry.bytes} bytes, over the ${MAX_DCP_BYTES_ENTRY_BYTES} read at load`;
+    return;
+  }
+  const slice = sliceReader(reader, entry.offset, entry.bytes, 'analysis');
+  const first = await slice.read(0, Math.min(entry.bytes, FIRST_READ_BYTES), { signal });
+  const read = await readPickledObject(slice, first, signal);
+  if (typeof read === 'string') {
+    entry.check = 'unread';
+    entry.unread = `its bytes are not a torch.save archive (${read})`;
+    return;
+  }
+  const dangerous = read.pickle.dangerous > 0;
+  const imports = read.pickle.globals.filter((use) => use.risk !== 'safe').map((use) => `${use.module}.${use.name}`);
+  entry.check = dangerous ? 'dangerous' : imports.length > 0 ? 'unknown' : 'safe';
+  entry.imports = imports;
+  entry.value = valueText(read.root);
+}
+
+/**
+ * Reads each bytes entry (up to MAX_DCP_BYTES_ENTRIES_READ, DCP_BYTES_ENTRY_READS_IN_FLIGHT at once) through `open`,
+ * filling in its value and check, and returns the findings: entries that would run code, that import outside
+ * torch's allowlist, or that could not be judged (a read that fails leaves its entry unjudged; cancellation propagates).
+ */
+export async function checkDcpBytesEntries(
+  entries: DcpBytesEntry[],
+  open: (file: string) => ByteReader | null,
+  signal?: AbortSignal,
+): Promise<Finding[]> {
+  const checked = entries.slice(0, MAX_DCP_BYTES_ENTRIES_READ);
+  for (const entry of entries.slice(MAX_DCP_BYTES_ENTRIES_READ)) {
+    entry.check = 'unread';
+    entry.unread = `past the first ${MAX_DCP_BYTES_ENTRIES_READ} entries read at load`;
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < checked.length) {
+      const entry = checked[next++];
+      try {
+        await checkEntry(entry, open, signal);
+      } catch (error) {
+        // A file beside the metadata that fails to read leaves its entries unjudged, not the load failed.
+        if (signal?.aborted) {
+          throw error;
+        }
+        entry.check = 'unread';
+        entry.unread = `reading it failed: ${error instanceof Error ? error.message : String(error)}`;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DCP_BYTES_ENTRY_READS_IN_FLIGHT, checked.length) }, worker));
+  return bytesEntryFindings(entries);
+}
+
+/** The three findings over judged entries, each naming its entries and what they import. */
+export function bytesEntryFindings(entries: readonly DcpBytesEntry[]): Finding[] {
+  const findings: Finding[] = [];
+  const named = (list: readonly DcpBytesEntry[]) =>
+    listNames(
+      list.map((entry) => entry.name),
+      list.length,
+    );
+  const importsOf = (list: readonly DcpBytesEntry[]) => [...new Set(list.flatMap((entry) => entry.imports ?? []))];
+  const dangerous = entries.filter((entry) => entry.check === 'dangerous');
+  if (dangerous.length > 0) {
+    findings.push(
+      makeFinding(
+        'dcp-bytes-entry-dangerous',
+        `${plural(dangerous.length, 'bytes entry', 'bytes entries')} of this checkpoint (${named(dangerous)}) would run code when torch.distributed.checkpoint loads ${dangerous.length === 1 ? 'it' : 'them'}: dcp.load unpickles bytes entries with torch.load(weights_only=False), and ${dangerous.length === 1 ? 'this one imports' : 'these import'} ${importsOf(dangerous).join(', ')}. Never load the whole checkpoint; the tensors alone can be loaded (the conversion script asks DCP for them only).`,
+      ),
+    );
+  }
+  const unknown = entries.filter((entry) => entry.check === 'unknown');
+  if (unknown.length > 0) {
+    findings.push(
+      makeFinding(
+        'dcp-bytes-entry-unknown',
+        `${plural(unknown.length, 'bytes entry', 'bytes entries')} (${named(unknown)}) import ${importsOf(unknown).join(', ')}, outside torch's weights-only allowlist; dcp.load unpickles bytes entries with torch.load(weights_only=False), so loading the whole checkpoint imports and runs them. Usually benign for well-known libraries (numpy, a dataloader's own classes); load the whole checkpoint only if you trust its source.`,
+      ),
+    );
+  }
+  const unread = entries.filter((entry) => entry.check === 'unread');
+  if (unread.length > 0) {
+    findings.push(
+      makeFinding(
+        'dcp-bytes-entries-unread',
+        `${plural(unread.length, 'bytes entry', 'bytes entries')} (${named(unread)}) could not be read (${unread[0].unread}), so what ${unread.length === 1 ? 'it imports' : 'they import'} is unknown; dcp.load unpickles bytes entries with torch.load(weights_only=False). Open the whole folder to have them checked, or load only the tensors.`,
+      ),
+    );
+  }
+  return findings;
+}
