@@ -75,6 +75,11 @@ export const CHECKPOINT_CODES = {
     refusedByReference: false,
     title: 'Bytes entries of a Distributed Checkpoint that could not be checked',
   },
+  'checkpoint-tensor-unreadable': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'A tensor rebuild whose size, stride or storage is not what torch.save writes',
+  },
   'checkpoint-walk-truncated': {
     severity: 'warning',
     refusedByReference: false,

@@ -7,6 +7,7 @@
 import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './checkpoint-limits';
 import type { PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
+import { sizeNumbers } from './torch-rebuild';
 
 export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'scalars' | 'other';
 
@@ -116,17 +117,6 @@ function isGlobalNamed(value: PyValue, module: string, name: string): boolean {
   );
 }
 
-function sizeOf(value: PyValue): number[] | null {
-  if (typeof value === 'object' && value !== null && value.kind === 'call' && value.args.length === 1) {
-    return sizeOf(value.args[0]);
-  }
-  if (typeof value !== 'object' || value === null || (value.kind !== 'tuple' && value.kind !== 'list')) {
-    return null;
-  }
-  const size = value.items.map((item) => (typeof item === 'bigint' ? Number(item) : item));
-  return size.every((item): item is number => typeof item === 'number') ? size : null;
-}
-
 /** `torch.sparse_csr`, or `torch.serialization._get_layout('torch.sparse_csr')` as torch 2.x pickles it. */
 function layoutName(value: PyValue): string | null {
   if (typeof value !== 'object' || value === null) {
@@ -156,7 +146,7 @@ function compositeParts(value: PyValue): CompositeParts | null {
     }
     return {
       kind: layout as string,
-      size: sizeOf(data.items[names.length] ?? null),
+      size: sizeNumbers(data.items[names.length] ?? null),
       parts: names.map((segment, index) => ({
         segment,
         value: data.items[index] ?? null,
@@ -185,7 +175,7 @@ function compositeParts(value: PyValue): CompositeParts | null {
       typeof inner === 'object' &&
       inner !== null &&
       inner.kind === 'tuple'
-        ? sizeOf(inner.items[2] ?? null)
+        ? sizeNumbers(inner.items[2] ?? null)
         : null;
     return {
       kind: type.kind === 'global' ? `${type.module}.${type.name}` : 'a tensor subclass',
@@ -293,6 +283,26 @@ export interface WalkResult {
   scalars: ScalarEntry[];
   truncated: boolean;
   composites: CompositeTensor[];
+  /**
+   * Tensor rebuilds (`torch._utils._rebuild_*`) left as calls, by path and rebuild name: another device's or kind's
+   * rebuild, or a size, stride or storage torch.save never writes.
+   */
+  unreadable: Array<{ path: string; rebuild: string }>;
+}
+
+/** The name of a torch tensor rebuild that was left a call, not read as a tensor; null for anything else. */
+function unreadRebuild(value: PyValue): string | null {
+  if (typeof value !== 'object' || value === null || value.kind !== 'call') {
+    return null;
+  }
+  const callee = value.callee;
+  const isRebuild =
+    typeof callee === 'object' &&
+    callee !== null &&
+    callee.kind === 'global' &&
+    callee.module === 'torch._utils' &&
+    callee.name.startsWith('_rebuild_');
+  return isRebuild ? `${callee.module}.${callee.name}` : null;
 }
 
 /** Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack). */
@@ -300,6 +310,7 @@ export function walkTensors(root: PyValue): WalkResult {
   const tensors: NamedTensor[] = [];
   const scalars: ScalarEntry[] = [];
   const composites: CompositeTensor[] = [];
+  const unreadable: WalkResult['unreadable'] = [];
   let truncated = false;
   let visited = 0;
   let nameBytes = 0;
@@ -337,6 +348,11 @@ export function walkTensors(root: PyValue): WalkResult {
       continue;
     }
     const composite = compositeParts(value);
+    const rebuild = composite ? null : unreadRebuild(value);
+    if (rebuild !== null) {
+      unreadable.push({ path: path === '' ? '(root)' : path, rebuild });
+      continue;
+    }
     if (composite) {
       composites.push({ name: path === '' ? '(root)' : path, kind: composite.kind, size: composite.size, parts: [] });
     }
@@ -356,7 +372,7 @@ export function walkTensors(root: PyValue): WalkResult {
       });
     }
   }
-  return { tensors, scalars, truncated, composites };
+  return { tensors, scalars, truncated, composites, unreadable };
 }
 
 export const WEIGHT_KEYS =

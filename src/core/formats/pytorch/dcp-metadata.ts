@@ -200,13 +200,15 @@ function intOf(value: PyValue | undefined): number | null {
 /** A `torch.Size((…))` or a plain tuple or list of integers. */
 function sizeOf(value: PyValue | undefined): number[] | null {
   let items: PyValue[] | null = null;
-  if (typeof value === 'object' && value !== null) {
-    if (value.kind === 'call' && calleeName(value) === 'Size' && value.args.length === 1) {
-      return sizeOf(value.args[0]);
-    }
-    if (value.kind === 'tuple' || value.kind === 'list') {
-      items = value.items;
-    }
+  // torch.Size around a tuple: one call unwrapped, never a chain a hostile pickle could nest without end.
+  const inner =
+    typeof value === 'object' && value !== null && value.kind === 'call' && calleeName(value) === 'Size'
+      ? value.args.length === 1
+        ? value.args[0]
+        : undefined
+      : value;
+  if (typeof inner === 'object' && inner !== null && (inner.kind === 'tuple' || inner.kind === 'list')) {
+    items = inner.items;
   }
   if (items === null) {
     return null;

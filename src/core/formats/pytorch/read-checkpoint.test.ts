@@ -181,6 +181,55 @@ describe('anatomy', () => {
   });
 });
 
+describe('hostile sizes', () => {
+  const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0));
+  // torch.Size(torch.Size(…(())…)) 200,000 deep, in memo slot 0: a chain torch never writes, free to build.
+  const deepSize = (): number[] => {
+    const out = [0x80, 2, ...ascii('ctorch\nSize\n'), 0x71, 1, 0x30, 0x29, 0x71, 0, 0x30];
+    const nest = [0x68, 1, 0x68, 0, 0x85, 0x52, 0x71, 0, 0x30]; // BINGET 1, BINGET 0, TUPLE1, REDUCE, BINPUT 0, POP
+    for (let i = 0; i < 200_000; i++) {
+      out.push(...nest);
+    }
+    return out;
+  };
+  const text = (value: string) => [0x58, value.length, 0, 0, 0, ...ascii(value)]; // BINUNICODE
+
+  it('a tensor whose size is a deep chain of torch.Size calls is left out with a finding, not a stack overflow', async () => {
+    const bytes = [
+      ...deepSize(),
+      0x7d, // {
+      ...text('w'),
+      ...ascii('ctorch._utils\n_rebuild_tensor_v2\n'),
+      0x28, // MARK: the rebuild's arguments
+      ...[0x28, ...text('storage'), ...ascii('ctorch\nFloatStorage\n'), ...text('0'), ...text('cpu'), 0x4b, 4, 0x74],
+      0x51, // BINPERSID
+      ...[0x4b, 0, 0x68, 0, 0x4b, 1, 0x85, 0x89],
+      ...ascii('ccollections\nOrderedDict\n'),
+      ...[0x29, 0x52, 0x74, 0x52, 0x73, 0x2e], // (), REDUCE; TUPLE, REDUCE, SETITEM, STOP
+    ];
+    const { outcome } = (await load(new Uint8Array(bytes))).loaded;
+    const header = outcome.kind === 'parsed' ? outcome.header : null;
+    expect(header?.tensors.count).toBe(0);
+    const finding = header?.findings.find((candidate) => candidate.code === 'checkpoint-tensor-unreadable');
+    expect(finding?.message).toContain('torch._utils._rebuild_tensor_v2');
+    expect(finding?.message).toContain('`w`');
+  });
+
+  it('a sparse tensor whose size is such a chain is still named, without a size', async () => {
+    const bytes = [
+      ...deepSize(),
+      0x7d,
+      ...text('s'),
+      ...ascii('ctorch._utils\n_rebuild_sparse_tensor\n'),
+      ...ascii('ctorch\nsparse_coo\n'),
+      ...[0x28, 0x4e, 0x4e, 0x68, 0, 0x74, 0x86, 0x52, 0x73, 0x2e], // (None, None, size), TUPLE2, REDUCE, SETITEM
+    ];
+    const { outcome } = (await load(new Uint8Array(bytes))).loaded;
+    const header = outcome.kind === 'parsed' ? outcome.header : null;
+    expect(header?.checkpoint?.composites).toEqual([{ name: 's', kind: 'sparse_coo', size: null, parts: [] }]);
+  });
+});
+
 describe('safety verdict', () => {
   for (const name of [
     'pytorch_model.bin',

@@ -20,6 +20,7 @@ import {
   type CheckpointAnatomy,
   type CompositeTensor,
   type NamedTensor,
+  type WalkResult,
 } from './anatomy';
 import type { FileFormat } from '../sections';
 import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
@@ -516,7 +517,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   const built = buildTensorColumns(walk.tensors);
   const pickle = pickleSummary(stream, walk.tensors);
   findings.push(...safetyFindings(pickle, stream.runs, walk.tensors.length));
-  findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf));
+  findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf, walk.unreadable));
   findings.push(...quantizedFindings(built.unknownDtypes));
   findings.push(...compositeFindings(anatomy.composites, built.rowOf));
   const storageBytes = new Map<string, number>();
@@ -639,6 +640,7 @@ function structureFindings(
   tensors: readonly NamedTensor[],
   storageSizes: Map<string, number> | null,
   rowOf: Map<string, number>,
+  unreadable: WalkResult['unreadable'],
 ): Finding[] {
   const findings: Finding[] = [];
   const rows = (names: readonly string[]): number[] =>
@@ -682,6 +684,19 @@ function structureFindings(
         ),
       );
     }
+  }
+  if (unreadable.length > 0) {
+    const one = unreadable.length === 1;
+    const rebuilds = [...new Set(unreadable.map((entry) => entry.rebuild))].join(', ');
+    findings.push(
+      makeFinding(
+        'checkpoint-tensor-unreadable',
+        `${plural(unreadable.length, 'tensor')} (${listNames(
+          unreadable.map((entry) => entry.path),
+          unreadable.length,
+        )}) ${one ? 'is' : 'are'} rebuilt by ${rebuilds} in a form this page does not read as a tensor, so ${one ? 'it is' : 'they are'} left out of the table and the counts: a rebuild for another device or kind of tensor, or a size, stride or storage torch.save never writes (then torch.load fails on ${one ? 'it' : 'them'} too).`,
+      ),
+    );
   }
   if (anatomy.truncated) {
     findings.push(

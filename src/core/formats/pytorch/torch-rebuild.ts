@@ -89,19 +89,23 @@ function asNumber(value: PyValue): number | null {
   return null;
 }
 
-function numbers(value: PyValue): number[] | null {
-  if (typeof value !== 'object' || value === null) {
+/**
+ * A size or stride: a tuple or list of integers, or `torch.Size` around one as torch pickles it. One call is
+ * unwrapped, never a chain: a hostile pickle nests calls for free, and following them would recurse without end.
+ */
+export function sizeNumbers(value: PyValue): number[] | null {
+  const inner =
+    typeof value === 'object' &&
+    value !== null &&
+    value.kind === 'call' &&
+    isTorchGlobal(value.callee, 'torch', 'Size') &&
+    value.args.length === 1
+      ? value.args[0]
+      : value;
+  if (typeof inner !== 'object' || inner === null || (inner.kind !== 'tuple' && inner.kind !== 'list')) {
     return null;
   }
-  let items: PyValue[] | null = null;
-  if (value.kind === 'tuple' || value.kind === 'list') {
-    items = value.items;
-  } else if (value.kind === 'call' && isTorchGlobal(value.callee, 'torch', 'Size') && value.args.length === 1) {
-    return numbers(value.args[0]);
-  }
-  if (!items) {
-    return null;
-  }
+  const items = inner.items;
   const result: number[] = [];
   for (const item of items) {
     const n = asNumber(item);
@@ -159,8 +163,8 @@ function tensorFrom(
   strideValue: PyValue,
   rebuild: string,
 ): PyTensor | undefined {
-  const shape = numbers(sizeValue);
-  const stride = numbers(strideValue);
+  const shape = sizeNumbers(sizeValue);
+  const stride = sizeNumbers(strideValue);
   const offset = asNumber(offsetValue);
   if (!shape || !stride || offset === null) {
     return undefined;
@@ -227,8 +231,8 @@ export const rebuildTensors: ReduceHook = (callee, args) => {
     case '_rebuild_meta_tensor_no_storage': {
       const dtype = args[0];
       const type = isTorchGlobal(dtype, 'torch') ? (TORCH_DTYPES[dtype.name] ?? null) : null;
-      const shape = numbers(args[1]);
-      const stride = numbers(args[2]);
+      const shape = sizeNumbers(args[1]);
+      const stride = sizeNumbers(args[2]);
       if (!shape || !stride) {
         return undefined;
       }
