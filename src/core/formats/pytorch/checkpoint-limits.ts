@@ -81,3 +81,6 @@ export const MAX_DCP_BYTES_ENTRY_BYTES = 4 * 1024 * 1024;
 
 /** Bytes entries read at once: over HTTP each is one or two requests, as many as a browser keeps open to one host. */
 export const DCP_BYTES_ENTRY_READS_IN_FLIGHT = 6;
+
+/** Adjacent bytes entries read in one request over HTTP up to this many bytes; a longer run is read entry by entry. */
+export const MAX_DCP_BYTES_RUN_BYTES = 16 * 1024 * 1024;

@@ -11,10 +11,12 @@ import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { listNames, plural } from '../../parse/message-format';
 import { valueText } from './call-text';
+import { coalesceRanges } from '../../bytes/coalesce';
 import {
   DCP_BYTES_ENTRY_READS_IN_FLIGHT,
   MAX_DCP_BYTES_ENTRIES_READ,
   MAX_DCP_BYTES_ENTRY_BYTES,
+  MAX_DCP_BYTES_RUN_BYTES,
 } from './checkpoint-limits';
 import type { DcpBytesEntry } from './dcp-metadata';
 import { readPickledObject } from './read-checkpoint';
@@ -22,13 +24,69 @@ import { readPickledObject } from './read-checkpoint';
 /** The first read of an entry: most are a few hundred bytes, read whole at once. */
 const FIRST_READ_BYTES = 64 * 1024;
 
+/** Bytes already read (a run of adjacent entries), served as a reader of their own: no further request. */
+function heldReader(name: string, bytes: Uint8Array): ByteReader {
+  return {
+    name,
+    size: bytes.length,
+    preferredFirstRead: bytes.length,
+    cheapReads: true,
+    read: (offset, count) => Promise.resolve(bytes.subarray(offset, Math.min(bytes.length, offset + count))),
+    stats: () => ({ requests: 0, bytesFetched: 0 }),
+  };
+}
+
+/**
+ * Over HTTP, entries that touch in one file (DCP's writer puts a rank's bytes entries one after another) are read
+ * in one request per run, up to MAX_DCP_BYTES_RUN_BYTES; each entry's reader then serves its part of the run. A
+ * local file reads each entry's own slice: nothing between entries is ever read.
+ */
+async function runsRead(
+  entries: readonly DcpBytesEntry[],
+  open: (file: string) => ByteReader | null,
+  signal?: AbortSignal,
+): Promise<Map<DcpBytesEntry, ByteReader>> {
+  const held = new Map<DcpBytesEntry, ByteReader>();
+  const byFile = new Map<string, DcpBytesEntry[]>();
+  for (const entry of entries) {
+    if (entry.file !== null && entry.bytes <= MAX_DCP_BYTES_ENTRY_BYTES) {
+      byFile.set(entry.file, [...(byFile.get(entry.file) ?? []), entry]);
+    }
+  }
+  const reads: Array<Promise<void>> = [];
+  for (const [file, inFile] of byFile) {
+    const reader = open(file);
+    if (reader === null || reader.cheapReads === true || inFile.length < 2) {
+      continue;
+    }
+    const ranges = inFile.map((entry) => ({ start: entry.offset, end: entry.offset + entry.bytes }));
+    for (const run of coalesceRanges(ranges, 0)) {
+      if (run.members.length < 2 || run.end - run.start > MAX_DCP_BYTES_RUN_BYTES) {
+        continue;
+      }
+      reads.push(
+        reader.read(run.start, run.end - run.start, { signal, purpose: 'analysis' }).then((bytes) => {
+          for (const member of run.members) {
+            const entry = inFile[member];
+            const from = entry.offset - run.start;
+            held.set(entry, heldReader(file, bytes.subarray(from, from + entry.bytes)));
+          }
+        }),
+      );
+    }
+  }
+  await Promise.all(reads);
+  return held;
+}
+
 /** Reads one entry as data and records what it holds and imports; never throws for a bad archive. */
 async function checkEntry(
   entry: DcpBytesEntry,
   open: (file: string) => ByteReader | null,
+  held: ByteReader | undefined,
   signal?: AbortSignal,
 ): Promise<void> {
-  const reader = entry.file === null ? null : open(entry.file);
+  const reader = held ?? (entry.file === null ? null : open(entry.file));
   if (reader === null) {
     entry.check = 'unread';
     entry.unread =
@@ -40,7 +98,7 @@ async function checkEntry(
     entry.unread = `it is ${entry.bytes} bytes, over the ${MAX_DCP_BYTES_ENTRY_BYTES} read at load`;
     return;
   }
-  const slice = sliceReader(reader, entry.offset, entry.bytes, 'analysis');
+  const slice = held ?? sliceReader(reader, entry.offset, entry.bytes, 'analysis');
   const first = await slice.read(0, Math.min(entry.bytes, FIRST_READ_BYTES), { signal });
   const read = await readPickledObject(slice, first, signal);
   if (typeof read === 'string') {
@@ -70,12 +128,21 @@ export async function checkDcpBytesEntries(
     entry.check = 'unread';
     entry.unread = `past the first ${MAX_DCP_BYTES_ENTRIES_READ} entries read at load`;
   }
+  let held = new Map<DcpBytesEntry, ByteReader>();
+  try {
+    held = await runsRead(checked, open, signal);
+  } catch (error) {
+    // A run that fails to read leaves its entries to be read one by one, where each failure is said.
+    if (signal?.aborted) {
+      throw error;
+    }
+  }
   let next = 0;
   const worker = async () => {
     while (next < checked.length) {
       const entry = checked[next++];
       try {
-        await checkEntry(entry, open, signal);
+        await checkEntry(entry, open, held.get(entry), signal);
       } catch (error) {
         // A file beside the metadata that fails to read leaves its entries unjudged, not the load failed.
         if (signal?.aborted) {
