@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { TORCH2_FIXTURES_DIR } from '../../../testing/torch-fixtures';
 import { checkDcpBytesEntries } from './dcp-bytes';
+import type { DcpBytesEntry } from './dcp-metadata';
 import { readCheckpoint } from './read-checkpoint';
 
 /** fixtures/torch2/dcp (torch 2.x, two ranks): its header, and a reader per .distcp file that records each read. */
@@ -45,5 +46,21 @@ describe('bytes entries read at load', () => {
     const reads = [...readers.values()].flatMap((reader) => reader.reads);
     expect(reads.length).toBe(entries.length);
     expect(entries.every((entry) => entry.check === 'safe')).toBe(true);
+  });
+
+  it('a pickle cut short is unchecked, unless what it imports before the cut is already dangerous', async () => {
+    const ascii = (text: string) => [...text].map((char) => char.charCodeAt(0));
+    const file = new Uint8Array([
+      ...[0x80, 2, 0x4b, 12], // PROTO 2, BININT1 12, and no STOP
+      ...[0x80, 2, ...ascii('cposix\nsystem\n')], // a dangerous import, then the end
+    ]);
+    const entries: DcpBytesEntry[] = [
+      { name: 'step', file: 'f.distcp', offset: 0, bytes: 4 },
+      { name: 'evil', file: 'f.distcp', offset: 4, bytes: file.length - 4 },
+    ];
+    const findings = await checkDcpBytesEntries(entries, () => memoryReader(file, 'local'));
+    expect(entries.map((entry) => entry.check)).toEqual(['unread', 'dangerous']);
+    expect(entries[0].unread).toContain('stops before its end');
+    expect(findings.map((finding) => finding.code)).toEqual(['dcp-bytes-entry-dangerous', 'dcp-bytes-entries-unread']);
   });
 });

@@ -108,9 +108,13 @@ async function checkEntry(
   }
   const dangerous = read.pickle.dangerous > 0;
   const imports = read.pickle.globals.filter((use) => use.risk !== 'safe').map((use) => `${use.module}.${use.name}`);
-  entry.check = dangerous ? 'dangerous' : imports.length > 0 ? 'unknown' : 'safe';
   entry.imports = imports;
   entry.value = valueText(read.root);
+  // What a pickle cut short would import past the cut is unknown: only a danger already seen is certain.
+  entry.check = dangerous ? 'dangerous' : !read.complete ? 'unread' : imports.length > 0 ? 'unknown' : 'safe';
+  if (entry.check === 'unread') {
+    entry.unread = 'its pickle stops before its end (cut short, or an opcode torch never writes)';
+  }
 }
 
 /**
