@@ -4,6 +4,7 @@
  * optimizer state and scalars), drop tied duplicates, make views contiguous, then save_file. A file with a
  * dangerous global gets no loading code at all.
  */
+import { compositeFamily } from '../../core/formats/pytorch/anatomy';
 import type { CheckpointSummary } from '../../core/formats/pytorch/checkpoint-types';
 import { allTensorNames, type ParsedHeader } from '../../core/model';
 
@@ -203,19 +204,20 @@ function compositeSteps(
 ): void {
   const inWeights = composites.filter((composite) => weights === '' || composite.name.startsWith(`${weights}.`));
   const kinds = new Set(inWeights.map((composite) => composite.kind));
-  if ([...kinds].some((kind) => kind.startsWith('sparse_'))) {
+  const families = new Set([...kinds].map(compositeFamily));
+  if (families.has('sparse')) {
     lines.push('# Sparse tensors: safetensors holds dense ones only.');
     lines.push('state_dict = {k: v.to_dense() if v.layout != torch.strided else v for k, v in state_dict.items()}');
   }
-  if (kinds.has('nested')) {
+  if (families.has('nested')) {
     notes.push(
       'Nested tensors have no one dense shape: pad them (t.to_padded_tensor(0)) or save each of t.unbind() under a name of its own before save_file.',
     );
   }
-  const subclasses = [...kinds].filter((kind) => !kind.startsWith('sparse_') && kind !== 'nested');
+  const subclasses = [...kinds].filter((kind) => ['dtensor', 'subclass'].includes(compositeFamily(kind)));
   if (subclasses.length > 0) {
     notes.push(
-      `Tensor subclasses (${subclasses.join(', ')}) load as their class: turn each into a plain tensor first${subclasses.some((kind) => kind.endsWith('.DTensor')) ? " (a DTensor: t.full_tensor() in its process group, since this file holds one rank's shard of it; t.to_local() keeps only that shard)" : ''}.`,
+      `Tensor subclasses (${subclasses.join(', ')}) load as their class: turn each into a plain tensor first${families.has('dtensor') ? " (a DTensor: t.full_tensor() in its process group, since this file holds one rank's shard of it; t.to_local() keeps only that shard)" : ''}.`,
     );
   }
 }

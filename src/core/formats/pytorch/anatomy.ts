@@ -7,7 +7,7 @@
 import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './checkpoint-limits';
 import type { PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
-import { sizeNumbers } from './torch-rebuild';
+import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
 
 export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'scalars' | 'other';
 
@@ -79,6 +79,20 @@ export interface CheckpointAnatomy {
 const MAX_SCALARS = 200;
 const MAX_SCALAR_DEPTH = 3;
 
+/** How a composite becomes one dense tensor: each family converts its own way (to_dense, padding, full_tensor). */
+export type CompositeFamily = 'sparse' | 'nested' | 'dtensor' | 'subclass';
+
+export function compositeFamily(kind: string): CompositeFamily {
+  if (kind.startsWith('sparse_')) {
+    return 'sparse';
+  }
+  if (kind === 'nested') {
+    return 'nested';
+  }
+  // `torch.distributed.tensor.DTensor`, or `torch.distributed._tensor.api.DTensor` before torch 2.5.
+  return kind.endsWith('.DTensor') ? 'dtensor' : 'subclass';
+}
+
 interface Pending {
   value: PyValue;
   path: string;
@@ -107,16 +121,6 @@ interface CompositeParts {
   parts: Array<{ segment: string; value: PyValue; structural: boolean }>;
 }
 
-function isGlobalNamed(value: PyValue, module: string, name: string): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    value.kind === 'global' &&
-    value.module === module &&
-    value.name === name
-  );
-}
-
 /** `torch.sparse_csr`, or `torch.serialization._get_layout('torch.sparse_csr')` as torch 2.x pickles it. */
 function layoutName(value: PyValue): string | null {
   if (typeof value !== 'object' || value === null) {
@@ -137,7 +141,7 @@ function compositeParts(value: PyValue): CompositeParts | null {
     return null;
   }
   const { callee, args } = value;
-  if (isGlobalNamed(callee, 'torch._utils', '_rebuild_sparse_tensor') && args.length >= 2) {
+  if (isTorchGlobal(callee, 'torch._utils', '_rebuild_sparse_tensor') && args.length >= 2) {
     const layout = layoutName(args[0]);
     const data = args[1];
     const names = layout === null ? undefined : SPARSE_PARTS[layout];
@@ -154,7 +158,7 @@ function compositeParts(value: PyValue): CompositeParts | null {
       })),
     };
   }
-  if (isGlobalNamed(callee, 'torch._utils', '_rebuild_nested_tensor')) {
+  if (isTorchGlobal(callee, 'torch._utils', '_rebuild_nested_tensor')) {
     return {
       kind: 'nested',
       size: null,
@@ -168,10 +172,10 @@ function compositeParts(value: PyValue): CompositeParts | null {
   // A tensor subclass (DTensor, a quantized wrapper) rebuilt from its class and its state; a plain tensor's rebuild
   // was already turned into a tensor by torch-rebuild.ts.
   const type = args[1];
-  if (isGlobalNamed(callee, 'torch._tensor', '_rebuild_from_type_v2') && typeof type === 'object' && type !== null) {
+  if (isTorchGlobal(callee, 'torch._tensor', '_rebuild_from_type_v2') && typeof type === 'object' && type !== null) {
     const inner = args[2];
     const wrapper =
-      isGlobalNamed(args[0], 'torch._utils', '_rebuild_wrapper_subclass') &&
+      isTorchGlobal(args[0], 'torch._utils', '_rebuild_wrapper_subclass') &&
       typeof inner === 'object' &&
       inner !== null &&
       inner.kind === 'tuple'
@@ -296,13 +300,9 @@ function unreadRebuild(value: PyValue): string | null {
     return null;
   }
   const callee = value.callee;
-  const isRebuild =
-    typeof callee === 'object' &&
-    callee !== null &&
-    callee.kind === 'global' &&
-    callee.module === 'torch._utils' &&
-    callee.name.startsWith('_rebuild_');
-  return isRebuild ? `${callee.module}.${callee.name}` : null;
+  return isTorchGlobal(callee, 'torch._utils') && callee.name.startsWith('_rebuild_')
+    ? `${callee.module}.${callee.name}`
+    : null;
 }
 
 /** Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack). */

@@ -50,7 +50,12 @@ async function runsRead(
   const byFile = new Map<string, DcpBytesEntry[]>();
   for (const entry of entries) {
     if (entry.file !== null && entry.bytes <= MAX_DCP_BYTES_ENTRY_BYTES) {
-      byFile.set(entry.file, [...(byFile.get(entry.file) ?? []), entry]);
+      const inFile = byFile.get(entry.file);
+      if (inFile) {
+        inFile.push(entry);
+      } else {
+        byFile.set(entry.file, [entry]);
+      }
     }
   }
   const reads: Array<Promise<void>> = [];

@@ -14,7 +14,7 @@
 import type { NamedTensor } from './anatomy';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
 import { MAX_CHECKPOINT_TENSORS } from './checkpoint-limits';
-import { TORCH_DTYPES } from './torch-rebuild';
+import { sizeNumbers, TORCH_DTYPES } from './torch-rebuild';
 
 /** The modules DCP's metadata classes live in, in torch 2.x and 1.13. */
 const DCP_MODULE =
@@ -197,24 +197,10 @@ function intOf(value: PyValue | undefined): number | null {
   return typeof value === 'bigint' && value >= 0n && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : null;
 }
 
-/** A `torch.Size((…))` or a plain tuple or list of integers. */
+/** A `torch.Size((…))` or a plain tuple or list of integers, each a non-negative safe integer. */
 function sizeOf(value: PyValue | undefined): number[] | null {
-  let items: PyValue[] | null = null;
-  // torch.Size around a tuple: one call unwrapped, never a chain a hostile pickle could nest without end.
-  const inner =
-    typeof value === 'object' && value !== null && value.kind === 'call' && calleeName(value) === 'Size'
-      ? value.args.length === 1
-        ? value.args[0]
-        : undefined
-      : value;
-  if (typeof inner === 'object' && inner !== null && (inner.kind === 'tuple' || inner.kind === 'list')) {
-    items = inner.items;
-  }
-  if (items === null) {
-    return null;
-  }
-  const dims = items.map(intOf);
-  return dims.every((dim): dim is number => dim !== null && dim >= 0) ? dims : null;
+  const dims = value === undefined ? null : sizeNumbers(value);
+  return dims?.every((dim) => Number.isSafeInteger(dim) && dim >= 0) ? dims : null;
 }
 
 /** The torch dtype name (`float32`) TensorProperties holds first in its state, or under `dtype`. */

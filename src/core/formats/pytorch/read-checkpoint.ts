@@ -16,8 +16,10 @@ import { listNames, plural, quoteName } from '../../parse/message-format';
 import type { Finding, ParsedHeader, ParseOutcome } from '../../model';
 import {
   checkpointAnatomy,
+  compositeFamily,
   walkTensors,
   type CheckpointAnatomy,
+  type CompositeFamily,
   type CompositeTensor,
   type NamedTensor,
   type WalkResult,
@@ -586,22 +588,18 @@ function quantizedFindings(unknownDtypes: ReadonlyMap<number, string>): Finding[
   ];
 }
 
-/** How each kind of composite becomes one dense tensor safetensors can hold. */
-function compositeAdvice(kinds: ReadonlySet<string>): string {
-  const advice: string[] = [];
-  if ([...kinds].some((kind) => kind.startsWith('sparse_'))) {
-    advice.push('t.to_dense() for a sparse one');
-  }
-  if (kinds.has('nested')) {
-    advice.push('t.to_padded_tensor(0) or t.unbind() for a nested one');
-  }
-  if (kinds.has('torch.distributed.tensor.DTensor')) {
-    advice.push("t.full_tensor() for a DTensor (in its process group; this file holds one rank's shard)");
-  }
-  if ([...kinds].some((kind) => !kind.startsWith('sparse_') && kind !== 'nested' && !kind.endsWith('.DTensor'))) {
-    advice.push("the subclass's own conversion to a plain tensor for the others");
-  }
-  return advice.join(', ');
+/** How each family of composite becomes one dense tensor safetensors can hold. */
+function compositeAdvice(families: ReadonlySet<CompositeFamily>): string {
+  const advice: Record<CompositeFamily, string> = {
+    sparse: 't.to_dense() for a sparse one',
+    nested: 't.to_padded_tensor(0) or t.unbind() for a nested one',
+    dtensor: "t.full_tensor() for a DTensor (in its process group; this file holds one rank's shard)",
+    subclass: "the subclass's own conversion to a plain tensor for the others",
+  };
+  return (['sparse', 'nested', 'dtensor', 'subclass'] as const)
+    .filter((family) => families.has(family))
+    .map((family) => advice[family])
+    .join(', ');
 }
 
 /** Sparse, nested and subclass tensors: listed as their parts, which save_file cannot take as the one tensor. */
@@ -610,11 +608,13 @@ function compositeFindings(composites: readonly CompositeTensor[], rowOf: Map<st
     return [];
   }
   const described = composites.slice(0, 3).map((composite) => {
-    const kind = composite.kind.startsWith('sparse_')
-      ? `sparse ${composite.kind.slice('sparse_'.length).toUpperCase()}`
-      : composite.kind === 'nested'
-        ? 'a nested tensor'
-        : composite.kind;
+    const family = compositeFamily(composite.kind);
+    const kind =
+      family === 'sparse'
+        ? `sparse ${composite.kind.slice('sparse_'.length).toUpperCase()}`
+        : family === 'nested'
+          ? 'a nested tensor'
+          : composite.kind;
     const size = composite.size ? ` of size [${composite.size.join(', ')}]` : '';
     const parts =
       composite.parts.length > 0 ? `: ${listNames(composite.parts, composite.parts.length)}` : ': no part listed';
@@ -629,7 +629,7 @@ function compositeFindings(composites: readonly CompositeTensor[], rowOf: Map<st
   return [
     makeFinding(
       'composite-tensors',
-      `${composites.length} tensor${one ? '' : 's'} torch rebuilds from parts, listed here part by part: ${described.join('; ')}${more}. Only the value parts count as parameters. safetensors holds plain dense tensors, so save_file refuses ${one ? 'it' : 'them'} as loaded: convert first (${compositeAdvice(new Set(composites.map((composite) => composite.kind)))}), or save the parts as tensors of their own.`,
+      `${composites.length} tensor${one ? '' : 's'} torch rebuilds from parts, listed here part by part: ${described.join('; ')}${more}. Only the value parts count as parameters. safetensors holds plain dense tensors, so save_file refuses ${one ? 'it' : 'them'} as loaded: convert first (${compositeAdvice(new Set(composites.map((composite) => compositeFamily(composite.kind))))}), or save the parts as tensors of their own.`,
       rows,
     ),
   ];

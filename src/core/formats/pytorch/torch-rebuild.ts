@@ -117,7 +117,8 @@ export function sizeNumbers(value: PyValue): number[] | null {
   return result;
 }
 
-function isTorchGlobal(value: PyValue, module: string, name?: string): value is PyGlobal {
+/** Whether `value` is the global `module.name` (any name of `module` when `name` is left out). */
+export function isTorchGlobal(value: PyValue, module: string, name?: string): value is PyGlobal {
   return (
     typeof value === 'object' &&
     value !== null &&
