@@ -99,6 +99,12 @@ async function runWorker(options: Options, shared: SharedArrayBuffer): Promise<v
         break;
       }
       const seed = (options.seed + batch++) | 0;
+      // A batch of a heavy property (the huge files) can outlast the campaign: the deadline interrupts it.
+      const parameters: fc.Parameters<[FuzzInput]> = {
+        numRuns,
+        seed,
+        plugins: [fc.interruptAfterTimeLimit(Math.max(1, deadline - Date.now()))],
+      };
       const details = await fc.check(
         fc.asyncProperty(property.arbitrary, async (input: FuzzInput) => {
           const length = Math.min(input.bytes.length, MAX_TRACKED_INPUT_BYTES);
@@ -107,7 +113,7 @@ async function runWorker(options: Options, shared: SharedArrayBuffer): Promise<v
           Atomics.add(counters, 0, 1);
           return (await checkInput(input)) === null;
         }),
-        { numRuns, seed },
+        parameters,
       );
       cases += details.numRuns;
       if (details.failed && details.counterexample) {
