@@ -29,6 +29,25 @@ test.describe('checkpoints torch 2.x saved', () => {
     watch.expectClean();
   });
 
+  test('saved on a big-endian machine: said so, and values swapped as torch.load swaps them', async ({ page }) => {
+    const watch = watchPage(page);
+    const tensors = answer.files['big-endian.pt'].tensors;
+    await openApp(page);
+    await openLocalFile(page, 'torch2/big-endian.pt');
+    await expect(page.locator('[data-code="checkpoint-big-endian"]')).toContainText('byteorder record says big');
+    const stats = page.getByTestId('values-stats');
+    for (const name of ['f32_transposed', 'bf16', 'i64']) {
+      const want = finite(tensors[name].values);
+      await readValuesOf(page, name);
+      await expect(page.getByTestId('values-read')).toContainText(`All ${want.length} values`);
+      await expect(stats.locator('[data-stat="min"]')).toHaveText(formatValue(Math.min(...want)));
+      await expect(stats.locator('[data-stat="max"]')).toHaveText(formatValue(Math.max(...want)));
+      await expect(page.getByTestId('values-first')).toContainText('bytes (hex, swapped to little-endian)');
+      await page.keyboard.press('Escape');
+    }
+    watch.expectClean();
+  });
+
   test('sparse tensors: each part a row, a finding naming them, to_dense in the conversion', async ({ page }) => {
     const watch = watchPage(page);
     const sparse = answer.files['sparse.pt'];

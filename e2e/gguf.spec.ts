@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fixturePath, openApp, openLocalFile, ORIGIN_A, serverLog, uniqueTag, watchPage } from './helpers';
+import {
+  fixturePath,
+  openApp,
+  openLocalFile,
+  ORIGIN_A,
+  readValuesOf,
+  serverLog,
+  uniqueTag,
+  watchPage,
+} from './helpers';
 import { buildGguf, GGML, str, strings, u32 } from '../src/testing/build-gguf';
 
 const TINY = 'gguf/tiny-llama-Q4_K_M.gguf';
@@ -47,6 +56,35 @@ test.describe('GGUF files', () => {
     await browser.getByRole('searchbox', { name: 'Find' }).fill('unk');
     await expect(browser.getByRole('listitem')).toHaveText(['"<unk>"']);
     expect(await browser.getByRole('listitem').getAttribute('value')).toBe('0');
+    watch.expectClean();
+  });
+
+  test('a big-endian GGUF over HTTP: each value read as the little-endian original reads it, with a note', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const stats = page.getByTestId('values-stats');
+    // F32 elements swapped whole, a Q6_K block's scale after its 208 bytes of codes, a Q4_0 block's before its own.
+    const names = ['blk.0.attn_norm.weight', 'blk.1.ffn_down.weight', 'token_embd.weight'];
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath(TINY));
+    const original: string[] = [];
+    for (const name of names) {
+      await readValuesOf(page, name);
+      await expect(page.getByTestId('values-read')).toContainText('All');
+      original.push((await stats.textContent()) ?? '');
+      await page.keyboard.press('Escape');
+    }
+    const url = `${ORIGIN_A}/range/gguf/tiny-llama-big-endian.gguf?t=${uniqueTag('big-endian')}`;
+    await openApp(page, `?v=1&url=${encodeURIComponent(url)}`);
+    await expect(page.locator('[data-code="gguf-big-endian"]')).toContainText('values are read here swapped');
+    for (const [i, name] of names.entries()) {
+      await readValuesOf(page, name);
+      await expect(page.getByTestId('values-read')).toContainText('All');
+      await expect(stats).toHaveText(original[i]);
+      await expect(page.getByTestId('values-panel')).toContainText('The file stores these numbers big-endian');
+      await page.keyboard.press('Escape');
+    }
     watch.expectClean();
   });
 

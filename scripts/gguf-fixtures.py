@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from gguf import GGUFEndian, GGUFReader, GGUFValueType, GGUFWriter, GGMLQuantizationType as T, quants
+from gguf import GGUFReader, GGUFValueType, GGUFWriter, GGMLQuantizationType as T, quants
 from gguf.constants import GGML_QUANT_SIZES
 
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "gguf"
@@ -152,6 +152,26 @@ def write(path: Path, build, arch: str = "llama", **options) -> None:
     writer.close()
 
 
+def to_big_endian(path: Path) -> None:
+    """Converts a file in place with llama.cpp's own converter (gguf-py's gguf_convert_endian.py), as a model is made
+    for s390x: every key and count, the float tensors element by element, and only the f16 scales inside Q4_0, Q8_0,
+    Q4_K and Q6_K blocks swapped. (GGUFWriter's own big-endian mode leaves quant blocks as they are.)"""
+    import argparse
+    import builtins
+
+    from gguf.scripts.gguf_convert_endian import convert_byteorder
+
+    ask = builtins.input
+    builtins.input = lambda prompt="": "YES"  # the converter asks before it writes
+    try:
+        reader = GGUFReader(path, "r+")
+        convert_byteorder(reader, argparse.Namespace(order="big", dry_run=False))
+        reader.data.flush()
+        del reader
+    finally:
+        builtins.input = ask
+
+
 def reader_view(path: Path) -> dict:
     """What gguf-py's GGUFReader reads: keys with their types and values, tensors with types, shapes and offsets."""
     reader = GGUFReader(path)
@@ -280,7 +300,8 @@ def main() -> None:
     write(tiny, lambda w: (llama_keys(w, "Tiny Llama"), llama_tensors(w)))
     written.append(tiny)
     big = OUT / "tiny-llama-big-endian.gguf"
-    write(big, lambda w: (llama_keys(w, "Tiny Llama (big-endian)"), llama_tensors(w)), endianess=GGUFEndian.BIG)
+    write(big, lambda w: (llama_keys(w, "Tiny Llama (big-endian)"), llama_tensors(w)))
+    to_big_endian(big)
     written.append(big)
     types = OUT / "all-types.gguf"
     write(types, all_types)

@@ -13,6 +13,8 @@ against torch 2.x as well as Debian's torch 1.13 (scripts/torch-fixtures.py).
   FSDP2 (fully_shard) shards by rows after one AdamW step, its optimizer state from get_state_dict, a weight in
   column blocks, a bfloat16 one, a replicated one, a step counter and a dict (bytes entries). expected.json holds
   each tensor as dcp.load reads it back whole.
+- big-endian.pt: torch.save as it runs on s390x (byteorder record `big`, storages big-endian), and
+  byteorder-invalid.pt, the same with a record torch.load refuses.
 - dcp-hostile-bytes/: a one-process DCP whose train state is an object that calls os.system when unpickled (saved,
   never loaded): dcp.load unpickles bytes entries with weights_only=False, so a full load would run it.
 
@@ -238,6 +240,84 @@ def dcp_folder(folder):
     }
 
 
+def big_endian_file(folder):
+    """torch.save as it runs on a big-endian machine (s390x): the byteorder record says big and each storage holds its
+    numbers big-endian. torch.save records sys.byteorder and writes storages as they lie in memory, so each storage is
+    swapped by torch's own UntypedStorage.byteswap and sys.byteorder named big while it saves. torch.load on this
+    little-endian machine swaps them back: the expected values are what it reads, checked against the originals."""
+    torch.manual_seed(4)
+    base = torch.randn(6, 8) * 4
+    weight = base.clone()
+    tensors = {
+        'f32': weight,
+        'f32_transposed': weight.t(),  # a view of the same storage, read by stride
+        'f16': base.half(),
+        'bf16': base.bfloat16(),
+        'f64': base[:2].double(),
+        'i64': torch.arange(-8, 8, dtype=torch.int64) * 1_000_000_007,
+        'i32': torch.arange(-8, 8, dtype=torch.int32) * 100_003,
+        'i16': torch.arange(-8, 8, dtype=torch.int16) * 1_001,
+        'u8': torch.arange(16, dtype=torch.uint8) * 13,
+        'flags': torch.arange(8) % 3 == 0,
+        'e4m3': base[0].to(torch.float8_e4m3fn),
+    }
+    originals = {name: tensor.clone() for name, tensor in tensors.items()}
+    swapped = set()
+    for tensor in tensors.values():
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() not in swapped:
+            swapped.add(storage.data_ptr())
+            storage.byteswap(tensor.dtype)
+    path = os.path.join(folder, 'big-endian.pt')
+    native = sys.byteorder
+    sys.byteorder = 'big'
+    try:
+        torch.save(tensors, path)
+    finally:
+        sys.byteorder = native
+    loaded = torch.load(path, weights_only=True)
+    for name, tensor in originals.items():
+        assert torch.equal(loaded[name], tensor), name
+    invalid = os.path.join(folder, 'byteorder-invalid.pt')
+    shutil.copy(path, invalid)
+    refusal = set_record(invalid, 'byteorder', b'bog')
+    return {'tensors': {name: dense(tensor) for name, tensor in loaded.items()}, 'composites': {}}, refusal
+
+
+def set_record(path, record, text):
+    """Overwrites a stored record of the same length in place, with its CRC-32 in both headers, and returns what
+    torch.load then says (the error it raises)."""
+    import zipfile
+    import zlib
+
+    with zipfile.ZipFile(path) as archive:
+        info = next(i for i in archive.infolist() if i.filename.endswith('/' + record))
+    with open(path, 'r+b') as out:
+        out.seek(info.header_offset + 26)
+        name_length, extra_length = int.from_bytes(out.read(2), 'little'), int.from_bytes(out.read(2), 'little')
+        assert len(text) == info.file_size
+        out.seek(info.header_offset + 30 + name_length + extra_length)
+        out.write(text)
+        crc = zlib.crc32(text).to_bytes(4, 'little')
+        out.seek(info.header_offset + 14)
+        out.write(crc)
+        out.seek(0)
+        data = out.read()
+        at = data.find(b'PK\x01\x02')  # the central directory's entry for the record carries the CRC too
+        while at != -1:
+            name_length = int.from_bytes(data[at + 28:at + 30], 'little')
+            if data[at + 46:at + 46 + name_length].decode().endswith('/' + record):
+                out.seek(at + 16)
+                out.write(crc)
+                break
+            at = data.find(b'PK\x01\x02', at + 4)
+    try:
+        torch.load(path, weights_only=True)
+        return None
+    except Exception as error:  # noqa: BLE001 — the message is the fixture's expected answer
+        return f'{type(error).__name__}: {error}'
+
+
 def main():
     shutil.rmtree(ROOT, ignore_errors=True)
     os.makedirs(ROOT)
@@ -249,7 +329,9 @@ def main():
     for name in ('sparse.pt', 'nested.pt'):
         expected[name] = {'tensors': plain[name], 'composites': parts[name]}
     expected['dtensor.pt'] = {'tensors': {}, 'composites': dtensor_file(ROOT)}
-    for name in ('dtypes.pt', 'sparse.pt', 'nested.pt', 'dtensor.pt'):
+    expected['big-endian.pt'], refusal = big_endian_file(ROOT)
+    expected['byteorder-invalid.pt'] = {'torchLoad': refusal}
+    for name in ('dtypes.pt', 'sparse.pt', 'nested.pt', 'dtensor.pt', 'big-endian.pt'):
         expected[name]['weightsOnly'] = weights_only_verdict(os.path.join(ROOT, name))
     expected['dcp'] = dcp_folder(os.path.join(ROOT, 'dcp'))
     expected['dcpHostileBytes'] = {'bytes': hostile_bytes_folder(os.path.join(ROOT, 'dcp-hostile-bytes'))}

@@ -115,6 +115,11 @@ export interface ParsedHeader extends FormatSections {
   namesDistinct?: true;
   /** Sum of data spans as the header lays them out: the end of the last tensor. */
   dataBytes: number;
+  /**
+   * Set when the tensor data is big-endian (a big-endian GGUF; a torch.save archive whose `byteorder` record says
+   * `big`); absent means little-endian, as safetensors always is. Values are swapped as read (core/values/byte-order.ts).
+   */
+  byteOrder?: 'big-endian';
   findings: Finding[];
   /** Absent means safetensors; other formats say which one (PyTorch checkpoints: which container). */
   format?: FileFormat;

@@ -155,7 +155,8 @@ async function locateChunk(
     header.tensors,
     0,
     {
-      locate: () => ({ reader: archive, dataStart: 0 }),
+      // A chunk's own archive says its byte order (torch.save's byteorder record), as torch.load reads it.
+      locate: () => ({ reader: archive, dataStart: 0, ...(header.byteOrder && { byteOrder: header.byteOrder }) }),
       storage: { rows: checkpoint.rows, members: checkpoint.members },
     },
     signal,

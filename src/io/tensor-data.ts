@@ -1,8 +1,9 @@
 /**
  * The one reader of tensor data (every byte after a header): it locates a tensor's bytes, reads them from a local
  * File in large slices or from a URL by Range requests, and names every read's purpose so the network figures
- * count it (`values` for "Read values", `analysis` for the analyses' small reads). Reads are cut on decodable-unit
- * boundaries and handed over chunk by chunk as they arrive; the AbortSignal cancels what is in flight.
+ * count it (`values` for "Read values", `analysis` for the analyses' small reads, analysis-data.ts). Reads are cut on
+ * decodable-unit boundaries and handed over chunk by chunk as they arrive; the AbortSignal cancels what is in flight.
+ * A big-endian file's bytes are swapped as read (core/values/byte-order.ts): every consumer decodes little-endian.
  *
  * Where a tensor's bytes are: safetensors, the data region (8 + N) plus `begin`; GGUF, the data start plus the
  * tensor's offset (both through the load's `locate`, which gives the reader and data start of the row's file).
@@ -13,7 +14,8 @@
  * the extent of storage it spans and gathers its elements by stride, so every figure is over the logical tensor.
  * Bare pickles hold no storages and say so.
  */
-import { elementBits } from '../core/dtypes';
+import { dtypeName, elementBits } from '../core/dtypes';
+import { littleEndianSwap, swapInPlace, type ByteSwap } from '../core/values/byte-order';
 import {
   LOCAL_HEADER_SIZE,
   readLocalHeader,
@@ -21,8 +23,6 @@ import {
   type StorageMember,
 } from '../core/formats/pytorch/zip-directory';
 import type { ByteReader, ReadPurpose } from '../core/bytes/byte-reader';
-import { coalesceRanges } from '../core/bytes/coalesce';
-import { MAX_ANALYSIS_DATA_BYTES, REMOTE_MAX_SPANS } from '../core/limits';
 import { tensorShape, type ParsedHeader, type TensorColumns } from '../core/model';
 import type { DecodeUnit } from '../core/values/decode';
 import {
@@ -34,15 +34,34 @@ import {
 } from '../core/values/values-limits';
 import type { PlannedRange } from '../core/values/read-plan';
 import { ValuesUnavailable } from '../core/values/tensor-values';
-import { planSpans, type PlannedSpan } from './analysis-spans';
-import { analysisSpanLimit } from './connection';
-import type { HttpByteReader } from './http-reader';
 import { locateDcpTensor, type DcpStorage } from './dcp-data';
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
 export interface DataLocation {
   reader: ByteReader;
   dataStart: number;
+  /** The file's tensor data is big-endian (ParsedHeader.byteOrder): its bytes are swapped as read. */
+  byteOrder?: 'big-endian';
+}
+
+/** Where the tensor data of a file read by `reader` lies, from its parsed header. */
+export function dataLocation(reader: ByteReader, header: ParsedHeader): DataLocation {
+  return { reader, dataStart: header.dataStart, ...(header.byteOrder && { byteOrder: header.byteOrder }) };
+}
+
+/**
+ * The swap that makes a big-endian row's bytes little-endian (none for a little-endian file or a byte-wise dtype),
+ * or a ValuesUnavailable when no producer documents the row's dtype big-endian.
+ */
+export function rowByteSwap(columns: TensorColumns, row: number, location: DataLocation): { swap?: ByteSwap } {
+  if (location.byteOrder !== 'big-endian') {
+    return {};
+  }
+  const swap = littleEndianSwap(dtypeName(columns.dtype[row]) ?? 'an unknown dtype');
+  if (typeof swap === 'string') {
+    throw new ValuesUnavailable(swap);
+  }
+  return swap ? { swap } : {};
 }
 
 /** A tensor's bytes in its file. */
@@ -60,6 +79,8 @@ export interface TensorSpan {
   assembled?: (options: { signal: AbortSignal; purpose: ReadPurpose }) => Promise<Uint8Array>;
   /** The gathered elements, once read. */
   gathered?: Promise<Uint8Array>;
+  /** A big-endian tensor: the fields each read's bytes have reversed, so readers see little-endian bytes. */
+  swap?: ByteSwap;
 }
 
 /** The bytes of `row`, or a ValuesUnavailable that says why they cannot be read. */
@@ -86,7 +107,7 @@ export function locateTensor(
       `The header places this tensor at bytes ${start}–${start + (end - begin)}, past the end of the ${size}-byte file: the file is truncated.`,
     );
   }
-  return { reader: location.reader, start, length: end - begin };
+  return { reader: location.reader, start, length: end - begin, ...rowByteSwap(columns, row, location) };
 }
 
 /** What a checkpoint load keeps to locate its tensors: per-row storage, offset and strides, and the zip members. */
@@ -244,8 +265,36 @@ export function gatherStrided(extent: Uint8Array, layout: NonNullable<TensorSpan
   return out;
 }
 
-/** `length` bytes of the tensor's row-major bytes from `at`: read directly, or from the gathered strided view. */
-export function readSpanBytes(
+/**
+ * `length` bytes of the tensor's row-major bytes from `at`, little-endian: read directly, or from the gathered strided
+ * view. A big-endian tensor's read is widened to whole swap periods (a cut chunk of a Q6_K block still gets its
+ * scale), swapped in a copy, then cut back.
+ */
+export async function readSpanBytes(
+  span: TensorSpan,
+  at: number,
+  length: number,
+  options: { signal: AbortSignal; purpose: ReadPurpose },
+): Promise<Uint8Array> {
+  const swap = span.swap;
+  if (!swap) {
+    return readStoredBytes(span, at, length, options);
+  }
+  const from = at - (at % swap.period);
+  const to = Math.min(span.length, Math.ceil((at + length) / swap.period) * swap.period);
+  const stored = await readStoredBytes(span, from, to - from, options);
+  return littleEndianCopy(stored, swap).subarray(at - from, at - from + length);
+}
+
+/** A copy of whole periods of big-endian bytes, swapped (the bytes read may be a view others share). */
+function littleEndianCopy(stored: Uint8Array, swap: ByteSwap): Uint8Array {
+  const bytes = stored.slice();
+  swapInPlace(bytes, swap);
+  return bytes;
+}
+
+/** The tensor's bytes as the file stores them. */
+function readStoredBytes(
   span: TensorSpan,
   at: number,
   length: number,
@@ -345,7 +394,13 @@ export async function locateTensorData(
       `Storage ${key} places this tensor at bytes ${start}–${start + spanned}, past the end of the ${size}-byte file: the file is truncated.`,
     );
   }
-  return { reader: location.reader, start, length, ...(layout ? { strided: layout } : {}) };
+  return {
+    reader: location.reader,
+    start,
+    length,
+    ...(layout ? { strided: layout } : {}),
+    ...rowByteSwap(columns, row, location),
+  };
 }
 
 /** Where storage `key`'s bytes start in the file and how many it holds: a zip member or a legacy stream's storage. */
@@ -603,7 +658,10 @@ export async function readSpansInOrder(list: readonly OrderedSpan[], options: Or
             `The file ended ${offset + length - bytes.length} bytes before the data its header places at ${window.start + offset}: the file is truncated.`,
           );
         }
-        onPiece(piece.index, bytes.subarray(offset, offset + length), piece.last);
+        const stored = bytes.subarray(offset, offset + length);
+        // A strided window came through readSpanBytes, already little-endian; a piece is whole decode units.
+        const swap = window.strided ? undefined : list[piece.index].span.swap;
+        onPiece(piece.index, swap ? littleEndianCopy(stored, swap) : stored, piece.last);
         delivered += length;
       }
       options.onProgress?.(delivered);
@@ -639,103 +697,4 @@ async function readAheadInOrder(
     request();
     consume(i, bytes);
   }
-}
-
-/** How many analysis reads fit one round trip to the server of `reader` (io/connection.ts). */
-function remoteSpanLimit(reader: ByteReader | undefined): number {
-  const http = reader as Partial<HttpByteReader> | undefined;
-  return http?.url === undefined ? REMOTE_MAX_SPANS : analysisSpanLimit(http.url, http.finalUrl ?? null);
-}
-
-/**
- * Reads the few small tensors the analyses ask for (`request`: the registry's tensorBytesRequest, comfy_quant
- * configs, LoRA alphas), coalescing nearby ones of one file into one read. `sampled` is true when some were left
- * unread on purpose (the registry's caps, the remote budget, the local budget), so the analyses word their verdicts
- * as a sample.
- */
-export async function readAnalysisData(
-  header: ParsedHeader,
-  request: { rows: readonly number[]; capped: boolean },
-  signal: AbortSignal,
-  locate: (row: number) => DataLocation | null,
-  remote: boolean,
-): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean; bytesRead: number }> {
-  const { rows: wanted, capped } = request;
-  const result = new Map<number, Uint8Array>();
-  if (wanted.length === 0) {
-    return { bytes: result, sampled: capped, bytesRead: 0 };
-  }
-  const columns = header.tensors;
-  const byReader = new Map<ByteReader, { rows: number[]; ranges: Array<{ start: number; end: number }> }>();
-  let total = 0;
-  for (const row of wanted) {
-    const location = locate(row);
-    if (!location || !Number.isFinite(columns.begin[row]) || !(columns.end[row] >= columns.begin[row])) {
-      continue;
-    }
-    let group = byReader.get(location.reader);
-    if (!group) {
-      group = { rows: [], ranges: [] };
-      byReader.set(location.reader, group);
-    }
-    group.rows.push(row);
-    group.ranges.push({ start: location.dataStart + columns.begin[row], end: location.dataStart + columns.end[row] });
-    total += columns.end[row] - columns.begin[row];
-  }
-  if (!remote && total > MAX_ANALYSIS_DATA_BYTES) {
-    return { bytes: result, sampled: true, bytesRead: 0 };
-  }
-  // Remote: spans of at most 64 KiB, at most 256 KiB per file and maxSpans per load (a spread sample beyond: 32
-  // where requests multiplex, 12 on the six connections of HTTP/1.1), all read in parallel in
-  // one extra round trip (io/analysis-spans.ts). A local slice costs no round trip, so each tensor is sliced alone
-  // (only ranges that touch are joined): the bytes between two configs are weights, which the load never reads.
-  const reads: Array<{
-    reader: ByteReader;
-    group: { rows: number[]; ranges: Array<{ start: number; end: number }> };
-    span: PlannedSpan;
-  }> = [];
-  const maxSpans = remote ? remoteSpanLimit(byReader.keys().next().value) : Infinity;
-  for (const [reader, group] of byReader) {
-    const spans = remote ? planSpans(group.ranges, { maxSpans }) : coalesceRanges(group.ranges, 0);
-    for (const span of spans) {
-      if (reader.size === null || span.end <= reader.size) {
-        reads.push({ reader, group, span });
-      }
-    }
-  }
-  if (remote && reads.length > maxSpans) {
-    // Many shards each wanting a little: one spread sample across the whole model, still one round trip.
-    const spread = Array.from({ length: maxSpans }, (_, i) => reads[Math.floor((i * reads.length) / maxSpans)]);
-    reads.splice(0, reads.length, ...spread);
-  }
-  const located = [...byReader.values()].reduce((sum, group) => sum + group.rows.length, 0);
-  const planned = reads.reduce((sum, read) => sum + read.span.members.length, 0);
-  const sampled = capped || planned < located;
-  let bytesRead = 0;
-  const readOne = async ({ reader, group, span }: (typeof reads)[number]): Promise<void> => {
-    const bytes = await reader.read(span.start, span.end - span.start, { signal, purpose: 'analysis' });
-    bytesRead += bytes.length;
-    for (const member of span.members) {
-      const range = group.ranges[member];
-      result.set(group.rows[member], bytes.slice(range.start - span.start, range.end - span.start));
-    }
-  };
-  try {
-    if (remote) {
-      // One failed span leaves its rows unread; the others still count as evidence.
-      const settled = await Promise.allSettled(reads.map(readOne));
-      if (signal.aborted) {
-        throw settled.find((outcome) => outcome.status === 'rejected')?.reason ?? new Error('aborted');
-      }
-    } else {
-      // Slices of one local file in parallel: a ComfyUI file's 266 configs are 266 reads of ~30 bytes each.
-      await Promise.all(reads.map(readOne));
-    }
-  } catch (error) {
-    if (signal.aborted) {
-      throw error;
-    }
-    // Analyses degrade to header-only evidence when the data read fails; the header itself is already loaded.
-  }
-  return { bytes: result, sampled, bytesRead };
 }

@@ -123,7 +123,7 @@ export interface Torch2Tensor {
 export interface Torch2Answer {
   torch: string;
   files: Record<
-    'dtypes.pt' | 'sparse.pt' | 'nested.pt' | 'dtensor.pt',
+    'dtypes.pt' | 'sparse.pt' | 'nested.pt' | 'dtensor.pt' | 'big-endian.pt',
     {
       tensors: Record<string, Torch2Tensor>;
       /** Each tensor torch rebuilds from parts: its layout or class, size, and the value parts torch read back. */
@@ -135,12 +135,14 @@ export interface Torch2Answer {
   dcp: { tensors: Record<string, Torch2Tensor & { chunks: number }>; bytes: string[]; files: string[] };
   /** fixtures/torch2/dcp-hostile-bytes: a DCP whose `train_state` bytes entry calls os.system when unpickled. */
   dcpHostileBytes: { bytes: string[] };
+  /** fixtures/torch2/byteorder-invalid.pt: big-endian.pt with a byteorder record of `bog`, and what torch.load said. */
+  byteOrderInvalid: { torchLoad: string };
 }
 
 export const TORCH2_FIXTURES_DIR = resolve(TORCH_FIXTURES_DIR, '../torch2');
 
 export function torch2Answer(): Torch2Answer {
   const raw = JSON.parse(readFileSync(join(TORCH2_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, never>;
-  const { torch, dcp, dcpHostileBytes, ...files } = raw;
-  return { torch, dcp, dcpHostileBytes, files } as unknown as Torch2Answer;
+  const { torch, dcp, dcpHostileBytes, 'byteorder-invalid.pt': byteOrderInvalid, ...files } = raw;
+  return { torch, dcp, dcpHostileBytes, byteOrderInvalid, files } as unknown as Torch2Answer;
 }

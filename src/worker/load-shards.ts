@@ -17,6 +17,7 @@ import { joinShapes, type ParsedShapes } from '../core/analysis/tensor-name-shap
 import { markStep } from '../lib/perf-marks';
 import type { LoadSession } from './load-source';
 import type { DataLocation, Loaded } from './publish';
+import { dataLocation } from '../io/tensor-data';
 import { createShardReading, type ShardOutcome, type ShardReading } from './shard-reading';
 
 /** Failures that mean "this source is unreachable", not "this shard is bad": shown as a load error when no shard loaded. */
@@ -128,7 +129,7 @@ function shardLocations(targets: readonly ShardTarget[], outcomes: readonly Shar
   targets.forEach((target, position) => {
     const outcome = outcomes[position];
     if (outcome.header && outcome.reader) {
-      locations.set(target.file, { reader: outcome.reader, dataStart: outcome.header.dataStart });
+      locations.set(target.file, dataLocation(outcome.reader, outcome.header));
     }
   });
   return locations;

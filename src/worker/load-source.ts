@@ -23,7 +23,7 @@ import type {
 import { Meter, type NetworkStats } from '../io/sources/meter';
 import { pinToCommit } from '../io/sources/pin-commit';
 import { resolveSource, type SourcePlan } from '../io/sources/resolve-source';
-import type { CheckpointStorage } from '../io/tensor-data';
+import { dataLocation, type CheckpointStorage } from '../io/tensor-data';
 import { loadShardSet } from './load-shards';
 import type { WorkerResponse } from './protocol';
 import { createProgressPacer } from './progress-pacer';
@@ -262,7 +262,7 @@ async function loadSingle(
     ...(io.openBeside && { openBeside: io.openBeside }),
   });
   const parsed = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
-  const location: DataLocation | null = parsed ? { reader, dataStart: parsed.dataStart } : null;
+  const location: DataLocation | null = parsed ? dataLocation(reader, parsed) : null;
   return {
     ref,
     outcome: loaded.outcome,

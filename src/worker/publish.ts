@@ -17,7 +17,8 @@ import { runReportAnalyses, tensorBytesRequest, viewAnalysesSteps } from '../cor
 import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from '../core/limits';
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
-import { readAnalysisData, type DataLocation } from '../io/tensor-data';
+import { readAnalysisData } from '../io/analysis-data';
+import type { DataLocation } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
 import {
   withReport,

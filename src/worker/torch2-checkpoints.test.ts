@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dtypeName } from '../core/dtypes';
-import { allTensorNames, tensorShape, type ParsedHeader } from '../core/model';
+import { allTensorNames, referenceLoaderVerdict, tensorShape, type ParsedHeader } from '../core/model';
 import type { LocalFileEntry } from '../core/result';
 import { resultAndKept } from '../testing/kept-load';
 import { TORCH2_FIXTURES_DIR, torch2Answer, type Torch2Tensor } from '../testing/torch-fixtures';
@@ -103,6 +103,43 @@ describe('checkpoints torch 2.x saved', () => {
       expect(header.pickle?.weightsOnly).toBe(want.weightsOnly);
     });
   }
+});
+
+describe('a torch.save archive from a big-endian machine', () => {
+  it("is read with its values swapped as torch.load swaps them, a transposed view's too, and says so", async () => {
+    const { header, kept } = await load('big-endian.pt');
+    const want = answer.files['big-endian.pt'];
+    expect(header.byteOrder).toBe('big-endian');
+    expect([...kept.names].sort()).toEqual(Object.keys(want.tensors).sort());
+    for (const [name, tensor] of Object.entries(want.tensors)) {
+      await expectTensor(header, kept, name, tensor);
+      const values = await readTensorValues(kept, kept.names.indexOf(name), false, job());
+      const numbers = (tensor.values ?? []).map(Number);
+      expect(values.stats.mean, name).toBeCloseTo(numbers.reduce((a, b) => a + b, 0) / numbers.length, 4);
+    }
+    const finding = header.findings.find((candidate) => candidate.code === 'checkpoint-big-endian');
+    expect(finding?.severity).toBe('info');
+    expect(finding?.message).toMatch(/byteorder record says big/);
+    expect(header.pickle?.weightsOnly).toBe(want.weightsOnly);
+  });
+
+  it('a byteorder record torch.load refuses is an error naming what it holds', async () => {
+    expect(answer.byteOrderInvalid.torchLoad).toMatch(/Unknown endianness type: bog/);
+    const { header, kept } = await load('byteorder-invalid.pt');
+    const finding = header.findings.find((candidate) => candidate.code === 'checkpoint-byte-order-invalid');
+    expect(finding?.severity).toBe('error');
+    expect(finding?.message).toContain('holds "bog"');
+    expect(referenceLoaderVerdict(header.findings)).toBe('refuses');
+    expect(header.byteOrder).toBeUndefined();
+    expect(kept.names.length).toBe(Object.keys(answer.files['big-endian.pt'].tensors).length);
+  });
+
+  it('an archive saved little-endian has no byte-order finding', async () => {
+    const { header } = await load('dtypes.pt');
+    expect(header.byteOrder).toBeUndefined();
+    expect(header.findings.map((finding) => finding.code)).not.toContain('checkpoint-big-endian');
+    expect(header.findings.map((finding) => finding.code)).not.toContain('checkpoint-byte-order-invalid');
+  });
 });
 
 function folderFiles(name: string, keep: (file: string) => boolean = () => true): LocalFileEntry[] {

@@ -138,6 +138,13 @@ export async function readTensorValues(
       result.notes.push('"Read all" also finds the token rows that were never trained: a sample cannot.');
     }
   }
+  if (span.swap) {
+    result.byteOrder = 'big-endian';
+    result.notes.push(
+      'The file stores these numbers big-endian: they were swapped to little-endian as read, as its loader swaps ' +
+        'them, and the bytes shown beside each value are the swapped ones.',
+    );
+  }
   const scalable =
     SCALED_DTYPES.has(dtype) && scaleCompanions(load.names[row]).some((c) => load.names.includes(c.name));
   if (scaleProblem !== null) {

@@ -24,6 +24,16 @@ export const CHECKPOINT_CODES = {
     refusedByReference: true,
     title: 'TorchScript archive (torch.jit.save), not torch.save',
   },
+  'checkpoint-big-endian': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'Saved on a big-endian machine: values are swapped as read',
+  },
+  'checkpoint-byte-order-invalid': {
+    severity: 'error',
+    refusedByReference: true,
+    title: "The archive's byteorder record is neither little nor big",
+  },
   'tied-weights': { severity: 'info', refusedByReference: false, title: 'Tensors share one storage (tied weights)' },
   'noncontiguous-view': {
     severity: 'info',

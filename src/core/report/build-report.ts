@@ -55,6 +55,8 @@ export interface Report {
     bytesRead: number;
     /** Of bytesRead, what Read values, Scan all values and Compare values read; absent before any. */
     valuesBytesRead?: number;
+    /** Present when the tensor data is stored big-endian (values are swapped as read); absent: little-endian. */
+    byteOrder?: 'big-endian';
   };
   network?: NetworkFigures;
   tensors: HeaderTotals & { count: number };
@@ -137,6 +139,7 @@ export function buildReport(input: ReportInput): Report {
       dataBytes: parsed ? parsed.dataBytes : null,
       bytesRead: input.bytesRead,
       ...(input.valuesBytesRead ? { valuesBytesRead: input.valuesBytesRead } : {}),
+      ...(parsed?.byteOrder && { byteOrder: parsed.byteOrder }),
     },
     tensors: { ...totals, count: totals.tensors },
     ...(parsed

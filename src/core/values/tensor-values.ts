@@ -62,6 +62,8 @@ export interface TensorValues {
   first: FirstValue[];
   /** Said beside the values: an assumed bit order, a 64-bit integer range. */
   notes: string[];
+  /** The file stores them big-endian: the values and the bytes shown with them were swapped to little-endian as read. */
+  byteOrder?: 'big-endian';
   /**
    * A token embedding read whole: its rows never trained (untrained-tokens.ts), null when every row was trained;
    * absent for other tensors and sampled reads.

@@ -252,7 +252,11 @@ export function ValuesView({
           columns={
             computed
               ? ['index', 'value (exact decimal)']
-              : ['index', 'value (exact decimal)', 'bytes (hex, file order)']
+              : [
+                  'index',
+                  'value (exact decimal)',
+                  values.byteOrder ? 'bytes (hex, swapped to little-endian)' : 'bytes (hex, file order)',
+                ]
           }
         />
         <tbody>

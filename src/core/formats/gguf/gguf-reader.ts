@@ -156,7 +156,9 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
       makeFinding(
         'gguf-big-endian',
         'This GGUF file is big-endian (for s390x and other big-endian machines). llama.cpp on a little-endian ' +
-          "machine (x86, ARM) refuses it; gguf-py's gguf_convert_endian.py converts it.",
+          "machine (x86, ARM) refuses it; gguf-py's gguf_convert_endian.py converts it. Its values are read here " +
+          'swapped to little-endian, as that converter swaps them (the float types whole, the scales of Q4_0, Q8_0, ' +
+          'Q4_K and Q6_K blocks); other quant types are not read.',
       ),
     );
   }
@@ -189,6 +191,7 @@ export function buildParsedHeader(raw: GgufRawHeader, head: Uint8Array, fileSize
     findings,
     format: 'gguf',
     gguf,
+    ...(!raw.littleEndian && { byteOrder: 'big-endian' as const }),
   };
   if (built.shadowedRows) {
     parsed.shadowedRows = built.shadowedRows;

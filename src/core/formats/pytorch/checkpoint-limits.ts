@@ -51,6 +51,15 @@ export const MAX_ZIP_ENTRIES = 4_000_000;
 /** Central directory bytes accepted (~70 bytes per entry). */
 export const MAX_CENTRAL_DIRECTORY_BYTES = 256 * 1024 * 1024;
 
+/** A `byteorder` record holds `little` or `big`; one larger is read no further (torch.load refuses it either way). */
+export const MAX_BYTE_ORDER_RECORD_BYTES = 64;
+
+/**
+ * torch writes the `byteorder` record a few hundred bytes after data.pkl (after `.format_version` and
+ * `.storage_alignment`): the pickle's own read reaches this far past its end to take it without a request of its own.
+ */
+export const BYTE_ORDER_READ_REACH_BYTES = 4 * 1024;
+
 /** First read of a pickle that has no directory to size it (legacy or bare): grows by doubling from here. */
 export const PICKLE_FIRST_READ_BYTES = 64 * 1024;
 

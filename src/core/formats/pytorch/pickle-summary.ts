@@ -27,7 +27,12 @@ export interface PickleStream {
   calls: CallRecorder;
   /** For a bare pickle: whether every call is one a DCP `.metadata` writer emits (dcp-metadata.ts). */
   dcpCalls?: DcpCallCheck;
+  /** A torch.save archive's `byteorder` record, when it has one. */
+  byteOrder?: ByteOrderRecord;
 }
+
+/** What a `byteorder` record says (torch writes `little` or `big`), or why it could not be read. */
+export type ByteOrderRecord = { text: string } | { problem: string };
 
 export function pickleSummary(stream: PickleStream, tensors: readonly NamedTensor[]): PickleSummary {
   const merged = new Map<string, { module: string; name: string; count: number; offset: number }>();

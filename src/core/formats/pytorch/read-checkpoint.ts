@@ -28,7 +28,9 @@ import type { FileFormat } from '../sections';
 import type { CheckpointSummary, PickleSummary } from './checkpoint-types';
 import { buildTensorColumns, checkpointHeader } from './columns';
 import {
+  BYTE_ORDER_READ_REACH_BYTES,
   LOCAL_TAIL_READ_BYTES,
+  MAX_BYTE_ORDER_RECORD_BYTES,
   MAX_PICKLE_BYTES,
   PICKLE_FIRST_READ_BYTES,
   ZIP_TAIL_READ_BYTES,
@@ -36,7 +38,7 @@ import {
 import { runPickle, type CallObserver, type PickleRun } from './pickle-machine';
 import { CallRecorder } from './call-recorder';
 import type { PyValue } from './pickle-values';
-import { pickleSummary, safetyFindings, type PickleStream } from './pickle-summary';
+import { pickleSummary, safetyFindings, type ByteOrderRecord, type PickleStream } from './pickle-summary';
 import { DcpCallCheck, isDcpMetadata } from './dcp-metadata';
 import { buildDcpHeader } from './dcp-header';
 import { rebuildTensors } from './torch-rebuild';
@@ -50,6 +52,7 @@ import {
   torchArchive,
   NpzArchiveError,
   ZipError,
+  type ZipEntry,
 } from './zip-directory';
 
 export type CheckpointKind = 'zip' | 'legacy' | 'pickle';
@@ -290,9 +293,12 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   if (entry.compressedSize > MAX_PICKLE_BYTES || entry.uncompressedSize > MAX_PICKLE_BYTES) {
     throw new ZipError(`${entry.name} is ${entry.uncompressedSize} bytes (the limit is ${MAX_PICKLE_BYTES})`);
   }
-  // torch pads the local extra to a 64-byte boundary, so 30 + name + 128 covers it; a longer extra costs one more read.
-  const guess = LOCAL_HEADER_SIZE + entry.name.length * 3 + 128;
-  const span = Math.min(size - entry.localHeaderOffset, guess + entry.compressedSize);
+  let span = Math.min(size - entry.localHeaderOffset, recordReadGuess(entry));
+  const order = archive.byteOrder;
+  const orderAfter = order ? order.localHeaderOffset - entry.localHeaderOffset : -1;
+  if (order && orderAfter >= span && orderAfter < span + BYTE_ORDER_READ_REACH_BYTES) {
+    span = Math.min(size - entry.localHeaderOffset, orderAfter + recordReadGuess(order));
+  }
   let record = await cache.read(entry.localHeaderOffset, span);
   const local = readLocalHeader(record);
   // A local header whose name or extra length is a lie puts the data past the file: refused before any read there.
@@ -316,6 +322,7 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   }
   const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
   const bytes = entry.method === 8 ? await inflate(stored) : stored;
+  const byteOrder = order ? await readByteOrder(cache, order, size) : undefined;
   const calls = new CallRecorder();
   const run = runPickle(bytes, 0, rebuildTensors, calls.observe);
   if (run.complete && run.end < bytes.length) {
@@ -338,7 +345,57 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
       ),
     );
   }
-  return { runs: [run], main: run, bytes, findings, storageSizes: archive.storages, zip: archive, calls };
+  return {
+    runs: [run],
+    main: run,
+    bytes,
+    findings,
+    storageSizes: archive.storages,
+    zip: archive,
+    calls,
+    ...(byteOrder !== undefined && { byteOrder }),
+  };
+}
+
+/**
+ * Bytes that hold a record's local header and its data: torch pads the local extra to a 64-byte boundary, so
+ * 30 + name + 128 covers it; a longer extra costs one more read.
+ */
+function recordReadGuess(entry: ZipEntry): number {
+  return LOCAL_HEADER_SIZE + entry.name.length * 3 + 128 + entry.compressedSize;
+}
+
+/** The text of the archive's `byteorder` record, or why it could not be read (torch.load then refuses the file). */
+async function readByteOrder(cache: RangeCache, entry: ZipEntry, size: number): Promise<ByteOrderRecord> {
+  if (entry.compressedSize > MAX_BYTE_ORDER_RECORD_BYTES || entry.uncompressedSize > MAX_BYTE_ORDER_RECORD_BYTES) {
+    return { problem: `it is ${entry.uncompressedSize} bytes long` };
+  }
+  try {
+    let record = await cache.read(
+      entry.localHeaderOffset,
+      Math.min(size - entry.localHeaderOffset, recordReadGuess(entry)),
+    );
+    const local = readLocalHeader(record);
+    if (
+      local.dataOffset + entry.compressedSize > record.length &&
+      entry.localHeaderOffset + local.dataOffset + entry.compressedSize <= size
+    ) {
+      record = await cache.read(entry.localHeaderOffset, local.dataOffset + entry.compressedSize);
+    }
+    if (local.dataOffset + entry.compressedSize > record.length) {
+      return { problem: 'it runs past the end of the file' };
+    }
+    const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
+    if (entry.method !== 0 && entry.method !== 8) {
+      return { problem: `it uses compression method ${entry.method}` };
+    }
+    return { text: new TextDecoder().decode(entry.method === 8 ? await inflate(stored) : stored) };
+  } catch (error) {
+    if (error instanceof ZipError) {
+      return { problem: error.message };
+    }
+    throw error;
+  }
 }
 
 /** Slack on the bytes-per-storage estimate: names vary in length along a file. */
@@ -556,7 +613,8 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   } else if (format === 'pytorch-legacy') {
     checkpoint.legacyStorages = legacyStorages(stream.runs[4], storageBytes);
   }
-  return checkpointHeader({
+  findings.push(...byteOrderFindings(stream.byteOrder));
+  const header = checkpointHeader({
     built,
     pickle,
     checkpoint,
@@ -570,6 +628,37 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     findings,
     format,
   });
+  if (stream.byteOrder && 'text' in stream.byteOrder && stream.byteOrder.text === 'big') {
+    header.byteOrder = 'big-endian';
+  }
+  return header;
+}
+
+/** A `byteorder` record other than `little`: big-endian data, or a record torch.load refuses. */
+function byteOrderFindings(record: ByteOrderRecord | undefined): Finding[] {
+  if (record === undefined || ('text' in record && record.text === 'little')) {
+    return [];
+  }
+  if ('text' in record && record.text === 'big') {
+    return [
+      makeFinding(
+        'checkpoint-big-endian',
+        'This archive was saved on a big-endian machine (its byteorder record says big, as torch.save writes on ' +
+          's390x): every number in its storages is stored big-endian. torch.load swaps the bytes on a little-endian ' +
+          'machine, and the values read here are swapped the same way; the conversion script writes safetensors, ' +
+          'which is always little-endian.',
+      ),
+    ];
+  }
+  const what =
+    'text' in record ? `holds ${JSON.stringify(record.text.slice(0, 40))}` : `cannot be read: ${record.problem}`;
+  return [
+    makeFinding(
+      'checkpoint-byte-order-invalid',
+      `The archive's byteorder record ${what}, where torch writes little or big: torch.load refuses the file ` +
+        '("Unknown endianness type"). Its tensors are listed from data.pkl; their values are read as little-endian.',
+    ),
+  ];
 }
 
 /** torch's quantized dtypes (QINT8, QUINT8, QINT32, QUINT4X2, QUINT2X4): safetensors has none of them. */

@@ -253,6 +253,8 @@ export interface TorchArchive {
   /** Where each storage member's local header is, for reading values later (io/tensor-data.ts). */
   members: Map<string, StorageMember>;
   version: ZipEntry | undefined;
+  /** The `byteorder` record (`little` or `big`; torch 2.x writes it, 1.13 does not); absent, data is little-endian. */
+  byteOrder: ZipEntry | undefined;
   /** Shapes only an attacker or a broken writer produces; torch ignores them, scanners disagree on them. */
   anomalies: string[];
 }
@@ -269,6 +271,7 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
   const members = new Map<string, StorageMember>();
   let pickle: ZipEntry | undefined;
   let version: ZipEntry | undefined;
+  let byteOrder: ZipEntry | undefined;
   let torchScript = false;
   let outside = 0;
   for (const entry of entries) {
@@ -290,6 +293,8 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
       torchScript = true;
     } else if (rest === 'version' || rest === '.data/version') {
       version ??= entry;
+    } else if (rest === 'byteorder') {
+      byteOrder ??= entry;
     } else if (rest.startsWith('data/')) {
       storages.set(rest.slice(5), entry.uncompressedSize);
       members.set(rest.slice(5), {
@@ -315,5 +320,5 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
   if (pickle.method !== 0 && pickle.method !== 8) {
     throw new ZipError(`${pickle.name} uses compression method ${pickle.method}, which torch cannot read`);
   }
-  return { prefix, pickle, torchScript, storages, members, version, anomalies };
+  return { prefix, pickle, torchScript, storages, members, version, byteOrder, anomalies };
 }
