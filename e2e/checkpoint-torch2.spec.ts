@@ -29,6 +29,25 @@ test.describe('checkpoints torch 2.x saved', () => {
     watch.expectClean();
   });
 
+  test('a Distributed Checkpoint torchtitan saved against its transformers copy: paired, values equal', async ({
+    page,
+  }) => {
+    const watch = watchPage(page);
+    const paired = Object.keys(answer.torchtitan.names).length;
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath('torch2/torchtitan'));
+    await expect(page.getByTestId('file-name')).toHaveText('.metadata');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-folder-input').setInputFiles(fixturePath('torch2/torchtitan-hf'));
+    await expect(page.getByTestId('rule-gguf-names')).toContainText(
+      `paired ${paired} tensors (0 of another shape) · only in A ${answer.torchtitan.optimizerTensors} · only in B 0`,
+    );
+    await page.getByRole('button', { name: 'Compare values' }).click();
+    await expect(page.getByTestId('compare-values-changed')).toHaveText('0 changed');
+    await expect(page.getByTestId('compare-values-result')).toContainText(`Compared ${paired} tensors`);
+    watch.expectClean();
+  });
+
   test('saved on a big-endian machine: said so, and values swapped as torch.load swaps them', async ({ page }) => {
     const watch = watchPage(page);
     const tensors = answer.files['big-endian.pt'].tensors;

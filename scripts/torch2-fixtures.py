@@ -13,6 +13,8 @@ against torch 2.x as well as Debian's torch 1.13 (scripts/torch-fixtures.py).
   FSDP2 (fully_shard) shards by rows after one AdamW step, its optimizer state from get_state_dict, a weight in
   column blocks, a bfloat16 one, a replicated one, a step counter and a dict (bytes entries). expected.json holds
   each tensor as dcp.load reads it back whole.
+- torchtitan/ and torchtitan-hf/: a Llama-shaped model in the reference code's names saved by dcp.save as torchtitan
+  saves one, and its transformers copy (q/k rows permuted as transformers' converter permutes them).
 - big-endian.pt: torch.save as it runs on s390x (byteorder record `big`, storages big-endian), and
   byteorder-invalid.pt, the same with a record torch.load refuses.
 - dcp-hostile-bytes/: a one-process DCP whose train state is an object that calls os.system when unpickled (saved,
@@ -240,6 +242,69 @@ def dcp_folder(folder):
     }
 
 
+def torchtitan_pair(folder):
+    """A Llama-shaped model in the reference code's names saved by dcp.save as torchtitan saves one (the model's state
+    dict at the top level beside `optimizer` and `train_state`, bfloat16), and its transformers copy beside it
+    (`torchtitan-hf/`): q and k rows reordered by the permutation of transformers' convert_llama_weights_to_hf.py,
+    saved by safetensors with its config.json. Returns the head layout and the names the copy maps."""
+    from safetensors.torch import save_file
+
+    torch.manual_seed(7)
+    dim, heads, kv_heads, layers, vocab, ffn = 64, 4, 2, 2, 96, 128
+    head_dim = dim // heads
+    model = {'tok_embeddings.weight': torch.randn(vocab, dim), 'norm.weight': torch.rand(dim) + 0.5,
+             'output.weight': torch.randn(vocab, dim)}
+    for i in range(layers):
+        model.update({
+            f'layers.{i}.attention.wq.weight': torch.randn(heads * head_dim, dim),
+            f'layers.{i}.attention.wk.weight': torch.randn(kv_heads * head_dim, dim),
+            f'layers.{i}.attention.wv.weight': torch.randn(kv_heads * head_dim, dim),
+            f'layers.{i}.attention.wo.weight': torch.randn(dim, heads * head_dim),
+            f'layers.{i}.attention_norm.weight': torch.rand(dim) + 0.5,
+            f'layers.{i}.ffn_norm.weight': torch.rand(dim) + 0.5,
+            f'layers.{i}.feed_forward.w1.weight': torch.randn(ffn, dim),
+            f'layers.{i}.feed_forward.w2.weight': torch.randn(dim, ffn),
+            f'layers.{i}.feed_forward.w3.weight': torch.randn(ffn, dim),
+        })
+    model = {name: tensor.bfloat16() for name, tensor in model.items()}
+    trained = list(model)[:3]
+    states = {**model,
+              'optimizer': {'state': {name: {'exp_avg': torch.zeros(model[name].shape), 'step': torch.tensor(3.0)}
+                                      for name in trained},
+                            'param_groups': [{'lr': 1e-3, 'params': trained}]},
+              'train_state': {'step': 3}}
+    dcp.save(states, checkpoint_id=os.path.join(folder, 'torchtitan'))
+
+    def permute(w, n_heads, rows, cols):  # transformers' convert_llama_weights_to_hf.py
+        return w.view(n_heads, rows // n_heads // 2, 2, cols).transpose(1, 2).reshape(rows, cols)
+
+    names = {'tok_embeddings.weight': 'model.embed_tokens.weight', 'norm.weight': 'model.norm.weight',
+             'output.weight': 'lm_head.weight'}
+    parts = {'attention.wq': 'self_attn.q_proj', 'attention.wk': 'self_attn.k_proj', 'attention.wv': 'self_attn.v_proj',
+             'attention.wo': 'self_attn.o_proj', 'attention_norm': 'input_layernorm',
+             'ffn_norm': 'post_attention_layernorm', 'feed_forward.w1': 'mlp.gate_proj',
+             'feed_forward.w2': 'mlp.down_proj', 'feed_forward.w3': 'mlp.up_proj'}
+    for i in range(layers):
+        names.update({f'layers.{i}.{a}.weight': f'model.layers.{i}.{b}.weight' for a, b in parts.items()})
+    copy = {}
+    for name, tensor in model.items():
+        if name.endswith('attention.wq.weight'):
+            tensor = permute(tensor, heads, dim, dim)
+        elif name.endswith('attention.wk.weight'):
+            tensor = permute(tensor, kv_heads, kv_heads * head_dim, dim)
+        copy[names[name]] = tensor.contiguous()
+    hf = os.path.join(folder, 'torchtitan-hf')
+    os.makedirs(hf)
+    save_file(copy, os.path.join(hf, 'model.safetensors'), metadata={'format': 'pt'})
+    config = {'architectures': ['LlamaForCausalLM'], 'model_type': 'llama', 'hidden_size': dim,
+              'num_attention_heads': heads, 'num_key_value_heads': kv_heads, 'num_hidden_layers': layers,
+              'intermediate_size': ffn, 'vocab_size': vocab, 'head_dim': head_dim, 'tie_word_embeddings': False,
+              'torch_dtype': 'bfloat16'}
+    with open(os.path.join(hf, 'config.json'), 'w') as out:
+        json.dump(config, out, indent=1)
+    return {'names': names, 'optimizerTensors': 2 * len(trained)}
+
+
 def big_endian_file(folder):
     """torch.save as it runs on a big-endian machine (s390x): the byteorder record says big and each storage holds its
     numbers big-endian. torch.save records sys.byteorder and writes storages as they lie in memory, so each storage is
@@ -330,6 +395,7 @@ def main():
         expected[name] = {'tensors': plain[name], 'composites': parts[name]}
     expected['dtensor.pt'] = {'tensors': {}, 'composites': dtensor_file(ROOT)}
     expected['big-endian.pt'], refusal = big_endian_file(ROOT)
+    expected['torchtitan'] = torchtitan_pair(ROOT)
     expected['byteorder-invalid.pt'] = {'torchLoad': refusal}
     for name in ('dtypes.pt', 'sparse.pt', 'nested.pt', 'dtensor.pt', 'big-endian.pt'):
         expected[name]['weightsOnly'] = weights_only_verdict(os.path.join(ROOT, name))

@@ -135,6 +135,8 @@ export interface Torch2Answer {
   dcp: { tensors: Record<string, Torch2Tensor & { chunks: number }>; bytes: string[]; files: string[] };
   /** fixtures/torch2/dcp-hostile-bytes: a DCP whose `train_state` bytes entry calls os.system when unpickled. */
   dcpHostileBytes: { bytes: string[] };
+  /** fixtures/torch2/torchtitan(-hf): each reference-code name's transformers name, and the optimizer tensors saved. */
+  torchtitan: { names: Record<string, string>; optimizerTensors: number };
   /** fixtures/torch2/byteorder-invalid.pt: big-endian.pt with a byteorder record of `bog`, and what torch.load said. */
   byteOrderInvalid: { torchLoad: string };
 }
@@ -143,6 +145,6 @@ export const TORCH2_FIXTURES_DIR = resolve(TORCH_FIXTURES_DIR, '../torch2');
 
 export function torch2Answer(): Torch2Answer {
   const raw = JSON.parse(readFileSync(join(TORCH2_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, never>;
-  const { torch, dcp, dcpHostileBytes, 'byteorder-invalid.pt': byteOrderInvalid, ...files } = raw;
-  return { torch, dcp, dcpHostileBytes, byteOrderInvalid, files } as unknown as Torch2Answer;
+  const { torch, dcp, dcpHostileBytes, torchtitan, 'byteorder-invalid.pt': byteOrderInvalid, ...files } = raw;
+  return { torch, dcp, dcpHostileBytes, torchtitan, byteOrderInvalid, files } as unknown as Torch2Answer;
 }

@@ -1,7 +1,8 @@
 /**
  * Checkpoints torch 2.x wrote (fixtures/torch2, by scripts/torch2-fixtures.py) read as the worker reads a dropped
- * file: every dtype torch 2.x saves, tensors it rebuilds from parts (sparse, nested, DTensor), and a Distributed
- * Checkpoint two processes saved, each against what torch itself said.
+ * file: every dtype torch 2.x saves, tensors it rebuilds from parts (sparse, nested, DTensor), an archive saved as on
+ * a big-endian machine, a Distributed Checkpoint two processes saved and one torchtitan saved (compared with its
+ * transformers copy), each against what torch itself said.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,11 @@ import { resultAndKept } from '../testing/kept-load';
 import { TORCH2_FIXTURES_DIR, torch2Answer, type Torch2Tensor } from '../testing/torch-fixtures';
 import type { KeptLoad } from './load-source';
 import { readTensorValues } from './values-handler';
+import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
+import { compareSides } from '../core/compare/compare';
+import { valuePairings } from '../core/compare/value-pairs';
+import { compareTensorValues } from './values-compare';
+import { verdictText } from '../core/values/compare-values';
 
 const answer = torch2Answer();
 const job = () => ({ signal: new AbortController().signal, progress: () => {} });
@@ -233,5 +239,28 @@ describe('a Distributed Checkpoint whose bytes entry runs code when dcp.load unp
     // What was read: the .metadata whole and each bytes entry's archive (small enough to be one read), no tensor.
     const metadata = files.find((file) => file.path.endsWith('.metadata'))?.blob.size ?? NaN;
     expect(result.bytesRead).toBe(metadata + entries.reduce((total, entry) => total + entry.bytes, 0));
+  });
+});
+
+describe('a Distributed Checkpoint torchtitan saved, against its transformers copy', () => {
+  it('pairs each weight by its reference name, puts q/k rows back, and finds every value equal', async () => {
+    const want = answer.torchtitan;
+    const { kept: a } = await loadFolder(folderFiles('torchtitan'));
+    const { kept: b } = await resultAndKept({ kind: 'files', files: folderFiles('torchtitan-hf') });
+    const output = compareSides(a, b, DEFAULT_COMPARE_RULES);
+    // The optimizer's moments and steps have no counterpart in a model: only in the checkpoint.
+    expect(output.ggufNames).toMatchObject({
+      enabled: true,
+      kind: 'reference',
+      counts: { match: Object.keys(want.names).length, shape: 0, 'only-gguf': want.optimizerTensors, 'only-hf': 0 },
+    });
+    const lined = valuePairings(a, b, output.entries, output.ggufNames);
+    const result = await compareTensorValues(a, b, lined, job());
+    expect(result.skipped).toEqual([]);
+    expect(result.tensors.map((entry) => entry.tensor).sort()).toEqual(Object.values(want.names).sort());
+    expect(result.tensors.filter((entry) => !entry.identical).map((entry) => entry.tensor)).toEqual([]);
+    const k = result.tensors.find((entry) => entry.tensor === 'model.layers.1.self_attn.k_proj.weight');
+    expect(k && verdictText(k)).toBe('values equal after decoding BF16, rows put back in order');
+    expect(k?.note).toMatch(/^reference rows put back in Hugging Face order .* 2 heads of 16 rows, from the config/);
   });
 });

@@ -124,7 +124,7 @@ describe('Compare values: Hugging Face safetensors against its GGUF conversion',
     const v = present(byName.get('model.layers.1.self_attn.v_proj.weight'));
     expect(verdictText(v)).toBe('values equal after decoding BF16 and decoding F32');
     const q = present(byName.get('model.layers.0.self_attn.q_proj.weight'));
-    expect(verdictText(q)).toBe('values differ after decoding BF16 and dequantizing Q8_0');
+    expect(verdictText(q)).toBe('values differ after decoding BF16 and dequantizing Q8_0, rows put back in order');
     expect(q.note).toMatch(/GGUF rows put back in Hugging Face order.*4 heads of 16 rows/);
     const k = present(byName.get('model.layers.0.self_attn.k_proj.weight'));
     expect(k.note).toMatch(/2 heads of 16 rows/);

@@ -326,7 +326,8 @@ async function comparePairing(
         : null;
     sampled ||= plan.sampled;
     dtypes = [sideA.dtype, sideB.dtype];
-    decodedBy = describeDecoding(sideA, sideB);
+    // Rows compared in another order than stored are compared as values; the summary says why, not only how.
+    decodedBy = describeDecoding(sideA, sideB) + (byRows ? ', rows put back in order' : '');
     const expert = pairing.parts.length > 1 ? pairing.parts.indexOf(part) : -1;
     const add = (pa: Piece, pb: Piece) => {
       bytes += pa.bytes.length + pb.bytes.length;
