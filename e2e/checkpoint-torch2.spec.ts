@@ -55,7 +55,7 @@ test.describe('checkpoints torch 2.x saved', () => {
     await openLocalFile(page, 'torch2/big-endian.pt');
     await expect(page.locator('[data-code="checkpoint-big-endian"]')).toContainText('byteorder record says big');
     const stats = page.getByTestId('values-stats');
-    for (const name of ['f32_transposed', 'bf16', 'i64']) {
+    for (const name of ['f32_transposed', 'bf16', 'i64', 'c64']) {
       const want = finite(tensors[name].values);
       await readValuesOf(page, name);
       await expect(page.getByTestId('values-read')).toContainText(`All ${want.length} values`);

@@ -52,12 +52,14 @@ E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3
 
 
 def values_of(tensor):
-    """The values as the reader decodes them, row-major, as JSON numbers (None for NaN, which JSON lacks)."""
+    """The values as the reader decodes them, row-major, as JSON numbers (None for NaN, which JSON lacks); a complex
+    tensor's as torch.view_as_real gives them."""
     if tensor.dtype == torch.float4_e2m1fn_x2:
         codes = tensor.contiguous().view(torch.uint8).flatten().tolist()
         return [E2M1[code >> shift & 15] for code in codes for shift in (0, 4)]
     if tensor.dtype in (torch.complex32, torch.complex64):
-        return None
+        # Read as torch.view_as_real gives them: each element's real, then imaginary part.
+        return values_of(torch.view_as_real(tensor.detach().contiguous()).to(torch.float32))
     if tensor.dtype in (torch.uint32, torch.uint64):
         tensor = tensor.to(torch.int64)
     flat = tensor.detach().contiguous().flatten()
@@ -325,6 +327,7 @@ def big_endian_file(folder):
         'u8': torch.arange(16, dtype=torch.uint8) * 13,
         'flags': torch.arange(8) % 3 == 0,
         'e4m3': base[0].to(torch.float8_e4m3fn),
+        'c64': torch.complex(base[0], base[1]),  # each half swapped on its own
     }
     originals = {name: tensor.clone() for name, tensor in tensors.items()}
     swapped = set()

@@ -16,7 +16,7 @@ import {
   type ValueComparison,
   type ValuesComparisonResult,
 } from '../core/values/compare-values';
-import { decodeUnit, decodeValues, type Decoded, type DecodeUnit } from '../core/values/decode';
+import { decodeUnit, decodeValues, isComplexDtype, type Decoded, type DecodeUnit } from '../core/values/decode';
 import { ExpertChangesTracker, type ExpertChanges } from '../core/values/expert-changes';
 import {
   expertChangeMap,
@@ -81,6 +81,9 @@ async function sideOf(
 ): Promise<Side | string> {
   const dtype = rowDtype(load, row);
   const unit = decodeUnit(dtype);
+  if (isComplexDtype(dtype)) {
+    return `${dtype} values are not compared (Read values shows them as torch.view_as_real gives them)`;
+  }
   if (unit === null) {
     return `${dtype} values are not decoded`;
   }

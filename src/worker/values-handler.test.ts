@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { keptLoad } from '../testing/kept-load';
 import { buildSafetensors } from '../testing/build-safetensors';
+import { buildGguf, str } from '../testing/build-gguf';
 import type { FixtureDir } from '../testing/fixture-dir';
 import { startTestServers, type TestServers } from '../testing/servers/range-server';
 import { setUpTestServers } from '../testing/test-server-setup';
@@ -162,9 +163,28 @@ describe('reading values', () => {
   });
 
   it('says why a dtype is not decoded', async () => {
-    const bytes = buildSafetensors([{ name: 'c', dtype: 'C64', shape: [4] }]);
+    // ggml's Q8_K is a dot-product intermediate: no file is meant to hold it, and it is not decoded.
+    const bytes = buildGguf({
+      kvs: [['general.architecture', str('llama')]],
+      tensors: [{ name: 'blk.0.ffn_down.weight', ne: [256], type: 15 }],
+      dataBytes: 292,
+    });
+    const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'q8k.gguf') });
+    await expect(readTensorValues(load, 0, false, job())).rejects.toThrow(/Q8_K values are not decoded/);
+  });
+
+  it('reads a complex tensor as torch.view_as_real gives it: real and imaginary parts, a last dimension of 2', async () => {
+    const parts = Float32Array.of(1.5, -2, 0, 3, Number.NaN, 0.25);
+    const bytes = buildSafetensors([{ name: 'freqs_cis', dtype: 'C64', shape: [3] }], {
+      tensorData: { freqs_cis: new Uint8Array(parts.buffer) },
+    });
     const load = await keep({ kind: 'file', file: new File([bytes as BlobPart], 'c64.safetensors') });
-    await expect(readTensorValues(load, 0, false, job())).rejects.toThrow(/C64 values are not decoded/);
+    const values = await readTensorValues(load, 0, false, job());
+    expect(values.dtype).toBe('C64');
+    expect(values.shape).toEqual([3, 2]);
+    expect(values.stats).toMatchObject({ count: 6, nan: 1, zeros: 1, min: -2, max: 3 });
+    expect(values.first.map((value) => value.value)).toEqual([...parts]);
+    expect(values.notes.join(' ')).toMatch(/torch\.view_as_real.*two F32 values/);
   });
 });
 
@@ -179,7 +199,8 @@ describe('scanning all values', () => {
       data[name] = f32(layer === 4 ? [1, 500, -2, 3] : [1, -2, 3, 0.5]);
     }
     specs.push({ name: 'nan.weight', dtype: 'F32', shape: [3] }, { name: 'inf.weight', dtype: 'F32', shape: [3] });
-    specs.push({ name: 'zero.weight', dtype: 'F32', shape: [5] }, { name: 'complex', dtype: 'C64', shape: [1] });
+    specs.push({ name: 'zero.weight', dtype: 'F32', shape: [5] }, { name: 'complex', dtype: 'C64', shape: [2] });
+    data.complex = f32([3, -4, 0.5, 1]);
     data['nan.weight'] = f32([1, Number.NaN, 2]);
     data['inf.weight'] = f32([1, -Infinity, 2]);
     const bytes = buildSafetensors(specs, { tensorData: data });
@@ -189,7 +210,9 @@ describe('scanning all values', () => {
     expect(scan.infTensors.map((t) => [t.tensor, t.negInf])).toEqual([['inf.weight', 1]]);
     expect(scan.allZeroTensors.map((t) => t.tensor)).toEqual(['zero.weight']);
     expect(scan.outliers.map((t) => t.tensor)).toEqual(['model.layers.4.mlp.weight']);
-    expect(scan).toMatchObject({ done: true, tensors: 9, skipped: 1, skippedNames: ['complex'] });
+    expect(scan).toMatchObject({ done: true, tensors: 10, skipped: 0, skippedNames: [] });
+    // A complex tensor is scanned in its real view: two values an element, listed under its own dtype.
+    expect(scan.perTensor.find((t) => t.tensor === 'complex')).toMatchObject({ dtype: 'C64', count: 4, absMax: 4 });
     expect(scan.bytes).toBe(scanBytes(load));
   });
 

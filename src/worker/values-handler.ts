@@ -5,7 +5,7 @@
  */
 import { dtypeName } from '../core/dtypes';
 import { tensorShape } from '../core/model';
-import { decodeUnit, decodeValues, type DecodeUnit } from '../core/values/decode';
+import { decodeUnit, decodeValues, realView, valuesDtype, type DecodeUnit } from '../core/values/decode';
 import { matrixShape } from '../core/values/grid';
 import { withTokenTexts } from '../core/values/non-finite-positions';
 import { withRowTokenTexts } from '../core/values/line-magnitudes';
@@ -99,8 +99,9 @@ export async function readTensorValues(
   }
   const span = await locateTensorData(load.columns, row, data, job.signal);
   const found = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
-  const shape = tensorShape(load.columns, row);
-  const { values, scale, scaleProblem } = accumulatorFor(dtype, shape, found, load.names[row]);
+  const real = realView(dtype, tensorShape(load.columns, row));
+  const shape = real?.shape ?? tensorShape(load.columns, row);
+  const { values, scale, scaleProblem } = accumulatorFor(real?.dtype ?? dtype, shape, found, load.names[row]);
   const { rows, cols } = matrixShape(shape);
   const plan = planValuesRead({ byteLength: span.length, unit: values.unit, rows, cols, whole: whole || !data.remote });
   // A token embedding read whole (its stored values) also says which of its rows were never trained.
@@ -137,6 +138,13 @@ export async function readTensorValues(
     } else {
       result.notes.push('"Read all" also finds the token rows that were never trained: a sample cannot.');
     }
+  }
+  if (real) {
+    result.dtype = dtype;
+    result.notes.push(
+      `A ${dtype} tensor, read as torch.view_as_real gives it: each element's real and imaginary parts as two ` +
+        `${real.dtype} values, along a last dimension of 2.`,
+    );
   }
   if (span.swap) {
     result.byteOrder = 'big-endian';
@@ -256,7 +264,7 @@ export function scanBytes(load: KeptLoad, packed: PackedScan = packedScanPlan(lo
     const plan = packed.weights.get(row);
     if (plan) {
       total += packedReadBytes(load, plan);
-    } else if (!packed.codeOnly.has(row) && decodeUnit(rowDtype(load, row)) !== null) {
+    } else if (!packed.codeOnly.has(row) && decodeUnit(valuesDtype(rowDtype(load, row))) !== null) {
       total += locatedByteLength(load.columns, row, load.data?.storage);
     }
   }
@@ -282,7 +290,7 @@ export async function scanValues(load: KeptLoad, job: ValuesJob): Promise<ValueS
       continue;
     }
     const dtype = rowDtype(load, row);
-    const unit = decodeUnit(dtype);
+    const unit = decodeUnit(valuesDtype(dtype));
     if (unit === null) {
       skipped.push(load.names[row]);
       continue;
@@ -354,7 +362,8 @@ async function scanLocated(
     if (remote) {
       for (const { row, dtype, unit, span } of list) {
         const wanting = sinks.filter((sink) => sink.wants(row));
-        const scanned = await scanOneTensor(span, dtype, unit, tensorShape(load.columns, row), {
+        const as = scannedAs(load, row, dtype);
+        const scanned = await scanOneTensor(span, as.dtype, unit, as.shape, {
           name: load.names[row],
           signal: job.signal,
           remote,
@@ -377,8 +386,8 @@ async function scanLocated(
         onPiece: (index, piece, last) => {
           const { row, dtype, unit } = list[index];
           if (current === null) {
-            const shape = tensorShape(load.columns, row);
-            current = new TensorScanAccumulator(dtype, load.columns.elements[row], shape, load.names[row]);
+            const as = scannedAs(load, row, dtype);
+            current = new TensorScanAccumulator(as.dtype, as.count, as.shape, load.names[row]);
             currentElement = 0;
           }
           current.add(piece, currentElement);
@@ -407,6 +416,14 @@ async function scanLocated(
     return { perTensor, bytes, done: false };
   }
   return { perTensor, bytes, done: true };
+}
+
+/** The dtype, shape and value count a row's values are scanned as: a complex tensor's real view, else its own. */
+function scannedAs(load: KeptLoad, row: number, dtype: string): { dtype: string; shape: number[]; count: number } {
+  const shape = tensorShape(load.columns, row);
+  const real = realView(dtype, shape);
+  const count = load.columns.elements[row];
+  return real ? { dtype: real.dtype, shape: real.shape, count: count * 2 } : { dtype, shape, count };
 }
 
 interface ScanSoFar {

@@ -76,13 +76,8 @@ export function littleEndianSwap(dtype: string): ByteSwap | null | string {
   }
   const half = COMPLEX_HALF_BYTES[dtype];
   if (half !== undefined) {
-    return {
-      period: 2 * half,
-      fields: [
-        [0, half],
-        [half, half],
-      ],
-    };
+    // Each half on its own is every `half` bytes reversed: a read cut between the halves of an element still swaps.
+    return { period: half, fields: [[0, half]] };
   }
   const block = BLOCK_SWAPS[dtype];
   if (block !== undefined) {

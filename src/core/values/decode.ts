@@ -51,6 +51,27 @@ const WIDE_DTYPES: ReadonlySet<string> = new Set(['F64', 'I32', 'U32', 'I64', 'U
 /** Dtypes read as raw codes only: their bit order is assumed, and the UI says so. */
 export const ASSUMED_BIT_ORDER: ReadonlySet<string> = new Set(['F6_E2M3', 'F6_E3M2']);
 
+/** Each complex dtype's part: a complex element is its real then its imaginary part, each of this dtype. */
+const COMPLEX_PARTS: Readonly<Record<string, string>> = { C32: 'F16', C64: 'F32', C128: 'F64' };
+
+/**
+ * What a complex tensor's values are read as: `torch.view_as_real`'s view, its parts' dtype and its shape with a last
+ * dimension of 2 (real, imaginary); null for any other dtype, whose values are read as they are.
+ */
+export function realView(dtype: string, shape: readonly number[]): { dtype: string; shape: number[] } | null {
+  const part = COMPLEX_PARTS[dtype];
+  return part === undefined ? null : { dtype: part, shape: [...shape, 2] };
+}
+
+export function isComplexDtype(dtype: string): boolean {
+  return dtype in COMPLEX_PARTS;
+}
+
+/** The dtype a row's values are decoded as: a complex dtype's part, else its own. */
+export function valuesDtype(dtype: string): string {
+  return COMPLEX_PARTS[dtype] ?? dtype;
+}
+
 /** Bytes and elements of one decodable unit of `dtype`, or null when the dtype is not decoded. */
 export function decodeUnit(dtype: string): DecodeUnit | null {
   return PLAIN_UNITS[dtype] ?? GGUF_BLOCKS[dtype] ?? null;

@@ -39,6 +39,7 @@ import { runPickle, type CallObserver, type PickleRun } from './pickle-machine';
 import { CallRecorder } from './call-recorder';
 import type { PyValue } from './pickle-values';
 import { pickleSummary, safetyFindings, type ByteOrderRecord, type PickleStream } from './pickle-summary';
+import { byteOrderFindings, says } from './byte-order-record';
 import { DcpCallCheck, isDcpMetadata } from './dcp-metadata';
 import { buildDcpHeader } from './dcp-header';
 import { rebuildTensors } from './torch-rebuild';
@@ -628,37 +629,10 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     findings,
     format,
   });
-  if (stream.byteOrder && 'text' in stream.byteOrder && stream.byteOrder.text === 'big') {
+  if (says(stream.byteOrder, 'big')) {
     header.byteOrder = 'big-endian';
   }
   return header;
-}
-
-/** A `byteorder` record other than `little`: big-endian data, or a record torch.load refuses. */
-function byteOrderFindings(record: ByteOrderRecord | undefined): Finding[] {
-  if (record === undefined || ('text' in record && record.text === 'little')) {
-    return [];
-  }
-  if ('text' in record && record.text === 'big') {
-    return [
-      makeFinding(
-        'checkpoint-big-endian',
-        'This archive was saved on a big-endian machine (its byteorder record says big, as torch.save writes on ' +
-          's390x): every number in its storages is stored big-endian. torch.load swaps the bytes on a little-endian ' +
-          'machine, and the values read here are swapped the same way; the conversion script writes safetensors, ' +
-          'which is always little-endian.',
-      ),
-    ];
-  }
-  const what =
-    'text' in record ? `holds ${JSON.stringify(record.text.slice(0, 40))}` : `cannot be read: ${record.problem}`;
-  return [
-    makeFinding(
-      'checkpoint-byte-order-invalid',
-      `The archive's byteorder record ${what}, where torch writes little or big: torch.load refuses the file ` +
-        '("Unknown endianness type"). Its tensors are listed from data.pkl; their values are read as little-endian.',
-    ),
-  ];
 }
 
 /** torch's quantized dtypes (QINT8, QUINT8, QINT32, QUINT4X2, QUINT2X4): safetensors has none of them. */
