@@ -7,17 +7,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COMPARE_RULES } from '../core/compare/align';
-import { compareSides } from '../core/compare/compare';
-import { valuePairings } from '../core/compare/value-pairs';
 import { dtypeName } from '../core/dtypes';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { locateTensorData, readSpanBytes } from '../io/tensor-data';
 import { buildGguf, str } from '../testing/build-gguf';
 import { keptFile } from '../testing/kept-load';
+import { compareKeptValues } from '../testing/kept-compare';
 import { present } from '../testing/values-fixtures';
 import type { KeptLoad } from './load-source';
-import { compareTensorValues } from './values-compare';
 import { readTensorValues, scanValues } from './values-handler';
 
 const DIR = join(import.meta.dirname, '..', '..', 'fixtures', 'gguf');
@@ -74,13 +71,7 @@ describe('a big-endian GGUF', () => {
     const scanBig = await scanValues(big, job());
     const scanLittle = await scanValues(little, job());
     expect(scanBig.perTensor).toEqual(scanLittle.perTensor);
-    const output = compareSides(big, little, DEFAULT_COMPARE_RULES);
-    const compared = await compareTensorValues(
-      big,
-      little,
-      valuePairings(big, little, output.entries, output.ggufNames),
-      job(),
-    );
+    const { result: compared } = await compareKeptValues(big, little);
     expect(compared.tensors.length).toBe(big.columns.count);
     expect(compared.tensors.every((entry) => entry.maxAbs === 0)).toBe(true);
   });
