@@ -24,6 +24,9 @@ const SEED_FILES = [
   // A Distributed Checkpoint's metadata (dcp-metadata.ts reads its dataclasses), and one whose chunks are broken.
   'dcp/.metadata',
   'dcp-broken/.metadata',
+  // torch 2.x: every dtype through untyped storages, and an archive whose byteorder record says big.
+  '../torch2/dtypes.pt',
+  '../torch2/big-endian.pt',
 ].map((name) => torchFixture(name));
 
 const mutation = fc.oneof(
