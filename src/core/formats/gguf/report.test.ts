@@ -20,6 +20,7 @@ describe('GGUF report', () => {
       Object.values(report.tensors.byDtype).reduce((total, entry) => total + entry.bytes, 0),
     );
     expect(report.referenceLoader).toBe('accepts');
+    expect(report.file.byteOrder).toBeUndefined();
     expect(report.gguf).toMatchObject({
       version: 3,
       kvCount: 30,
@@ -36,6 +37,15 @@ describe('GGUF report', () => {
       imatrix: null,
     });
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
+  });
+
+  it("says a big-endian file's data is big-endian, which values are swapped from as read", async () => {
+    const file = fileURLToPath(new URL('../../../../fixtures/gguf/tiny-llama-big-endian.gguf', import.meta.url));
+    const loaded = await loadHeader(memoryReader(new Uint8Array(readFileSync(file)), 'local'));
+    const report = buildReport({ source: { kind: 'file', name: 'big.gguf' }, outcome: loaded.outcome, bytesRead: 1 });
+    expect(report.file.byteOrder).toBe('big-endian');
+    expect(report.gguf).toMatchObject({ littleEndian: false, name: 'Tiny Llama (big-endian)' });
+    expect(report.findings.map((finding) => finding.code)).toContain('gguf-big-endian');
   });
 
   it('says what a GGUF that is no model is: a LoRA adapter, an importance matrix', async () => {
