@@ -99,8 +99,9 @@ export async function readTensorValues(
   }
   const span = await locateTensorData(load.columns, row, data, job.signal);
   const found = SCALED_DTYPES.has(dtype) && !stored ? await readScale(load, data, row, job.signal) : null;
-  const real = realView(dtype, tensorShape(load.columns, row));
-  const shape = real?.shape ?? tensorShape(load.columns, row);
+  const rowShape = tensorShape(load.columns, row);
+  const real = realView(dtype, rowShape);
+  const shape = real?.shape ?? rowShape;
   const { values, scale, scaleProblem } = accumulatorFor(real?.dtype ?? dtype, shape, found, load.names[row]);
   const { rows, cols } = matrixShape(shape);
   const plan = planValuesRead({ byteLength: span.length, unit: values.unit, rows, cols, whole: whole || !data.remote });

@@ -9,28 +9,14 @@
  *   bytes of codes). MXFP4's and NVFP4's scales are single bytes. The converter refuses every other block type, and
  *   no producer documents how they lie big-endian, so their values are not read.
  */
+import { DTYPE_BITS } from '../dtypes';
+import { valuesDtype } from './decode';
 
 /** Fields to reverse, repeating every `period` bytes: `[offset, width]` within each period. */
 export interface ByteSwap {
   period: number;
   fields: ReadonlyArray<readonly [number, number]>;
 }
-
-const ELEMENT_BYTES: Readonly<Record<string, number>> = {
-  I16: 2,
-  U16: 2,
-  F16: 2,
-  BF16: 2,
-  I32: 4,
-  U32: 4,
-  F32: 4,
-  F64: 8,
-  I64: 8,
-  U64: 8,
-};
-
-/** Complex dtypes: two floats per element, each swapped on its own. */
-const COMPLEX_HALF_BYTES: Readonly<Record<string, number>> = { C32: 2, C64: 4, C128: 8 };
 
 const BLOCK_SWAPS: Readonly<Record<string, ByteSwap>> = {
   Q4_0: { period: 18, fields: [[0, 2]] },
@@ -45,39 +31,21 @@ const BLOCK_SWAPS: Readonly<Record<string, ByteSwap>> = {
   Q6_K: { period: 210, fields: [[208, 2]] },
 };
 
-/** One-byte dtypes and blocks of single bytes: nothing to swap. */
-const BYTEWISE = new Set([
-  'BOOL',
-  'U8',
-  'I8',
-  'F4',
-  'F6_E2M3',
-  'F6_E3M2',
-  'F8_E5M2',
-  'F8_E4M3',
-  'F8_E8M0',
-  'F8_E4M3FNUZ',
-  'F8_E5M2FNUZ',
-  'MXFP4',
-  'NVFP4',
-]);
+/** Blocks whose scales are single bytes: nothing to swap. */
+const BYTEWISE_BLOCKS: ReadonlySet<string> = new Set(['MXFP4', 'NVFP4']);
 
 /**
  * How a big-endian tensor of `dtype` becomes little-endian: a swap, null when its bytes are the same either way, or a
  * sentence saying why its values cannot be read.
  */
 export function littleEndianSwap(dtype: string): ByteSwap | null | string {
-  if (BYTEWISE.has(dtype)) {
+  // A complex element's real and imaginary parts are swapped each on its own: every part-sized run reversed.
+  const bits = (DTYPE_BITS as Readonly<Record<string, number>>)[valuesDtype(dtype)];
+  if (bits !== undefined) {
+    return bits <= 8 ? null : { period: bits / 8, fields: [[0, bits / 8]] };
+  }
+  if (BYTEWISE_BLOCKS.has(dtype)) {
     return null;
-  }
-  const element = ELEMENT_BYTES[dtype];
-  if (element !== undefined) {
-    return { period: element, fields: [[0, element]] };
-  }
-  const half = COMPLEX_HALF_BYTES[dtype];
-  if (half !== undefined) {
-    // Each half on its own is every `half` bytes reversed: a read cut between the halves of an element still swaps.
-    return { period: half, fields: [[0, half]] };
   }
   const block = BLOCK_SWAPS[dtype];
   if (block !== undefined) {

@@ -53,6 +53,7 @@ import {
   torchArchive,
   NpzArchiveError,
   ZipError,
+  type LocalHeader,
   type ZipEntry,
 } from './zip-directory';
 
@@ -294,24 +295,13 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   if (entry.compressedSize > MAX_PICKLE_BYTES || entry.uncompressedSize > MAX_PICKLE_BYTES) {
     throw new ZipError(`${entry.name} is ${entry.uncompressedSize} bytes (the limit is ${MAX_PICKLE_BYTES})`);
   }
-  let span = Math.min(size - entry.localHeaderOffset, recordReadGuess(entry));
+  let span = recordReadGuess(entry);
   const order = archive.byteOrder;
   const orderAfter = order ? order.localHeaderOffset - entry.localHeaderOffset : -1;
   if (order && orderAfter >= span && orderAfter < span + BYTE_ORDER_READ_REACH_BYTES) {
-    span = Math.min(size - entry.localHeaderOffset, orderAfter + recordReadGuess(order));
+    span = orderAfter + recordReadGuess(order);
   }
-  let record = await cache.read(entry.localHeaderOffset, span);
-  const local = readLocalHeader(record);
-  // A local header whose name or extra length is a lie puts the data past the file: refused before any read there.
-  if (entry.localHeaderOffset + local.dataOffset + entry.compressedSize > size) {
-    throw new ZipError(`${entry.name} runs past the end of the file`);
-  }
-  if (local.dataOffset + entry.compressedSize > record.length) {
-    record = await cache.read(entry.localHeaderOffset, local.dataOffset + entry.compressedSize);
-  }
-  if (local.dataOffset + entry.compressedSize > record.length) {
-    throw new ZipError(`${entry.name} runs past the end of the file`);
-  }
+  const { local, bytes } = await readRecord(cache, entry, size, span);
   const anomalies = [...archive.anomalies];
   if (local.name !== entry.name) {
     anomalies.push(
@@ -321,8 +311,6 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   if (local.flags & 0x1) {
     anomalies.push(`the local header of ${entry.name} is flagged as encrypted`);
   }
-  const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
-  const bytes = entry.method === 8 ? await inflate(stored) : stored;
   const byteOrder = order ? await readByteOrder(cache, order, size) : undefined;
   const calls = new CallRecorder();
   const run = runPickle(bytes, 0, rebuildTensors, calls.observe);
@@ -366,31 +354,43 @@ function recordReadGuess(entry: ZipEntry): number {
   return LOCAL_HEADER_SIZE + entry.name.length * 3 + 128 + entry.compressedSize;
 }
 
+/**
+ * A record's local header and data (inflated when deflated), read through the cache from `span` bytes at its local
+ * header, more when its extra field is longer than guessed.
+ */
+async function readRecord(
+  cache: RangeCache,
+  entry: ZipEntry,
+  size: number,
+  span = recordReadGuess(entry),
+): Promise<{ local: LocalHeader; bytes: Uint8Array }> {
+  const at = entry.localHeaderOffset;
+  let record = await cache.read(at, Math.min(size - at, span));
+  const local = readLocalHeader(record);
+  // A local header whose name or extra length is a lie puts the data past the file: refused before any read there.
+  if (at + local.dataOffset + entry.compressedSize > size) {
+    throw new ZipError(`${entry.name} runs past the end of the file`);
+  }
+  if (local.dataOffset + entry.compressedSize > record.length) {
+    record = await cache.read(at, local.dataOffset + entry.compressedSize);
+  }
+  if (local.dataOffset + entry.compressedSize > record.length) {
+    throw new ZipError(`${entry.name} runs past the end of the file`);
+  }
+  if (entry.method !== 0 && entry.method !== 8) {
+    throw new ZipError(`${entry.name} uses compression method ${entry.method}, which torch cannot read`);
+  }
+  const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
+  return { local, bytes: entry.method === 8 ? await inflate(stored) : stored };
+}
+
 /** The text of the archive's `byteorder` record, or why it could not be read (torch.load then refuses the file). */
 async function readByteOrder(cache: RangeCache, entry: ZipEntry, size: number): Promise<ByteOrderRecord> {
   if (entry.compressedSize > MAX_BYTE_ORDER_RECORD_BYTES || entry.uncompressedSize > MAX_BYTE_ORDER_RECORD_BYTES) {
     return { problem: `it is ${entry.uncompressedSize} bytes long` };
   }
   try {
-    let record = await cache.read(
-      entry.localHeaderOffset,
-      Math.min(size - entry.localHeaderOffset, recordReadGuess(entry)),
-    );
-    const local = readLocalHeader(record);
-    if (
-      local.dataOffset + entry.compressedSize > record.length &&
-      entry.localHeaderOffset + local.dataOffset + entry.compressedSize <= size
-    ) {
-      record = await cache.read(entry.localHeaderOffset, local.dataOffset + entry.compressedSize);
-    }
-    if (local.dataOffset + entry.compressedSize > record.length) {
-      return { problem: 'it runs past the end of the file' };
-    }
-    const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
-    if (entry.method !== 0 && entry.method !== 8) {
-      return { problem: `it uses compression method ${entry.method}` };
-    }
-    return { text: new TextDecoder().decode(entry.method === 8 ? await inflate(stored) : stored) };
+    return { text: new TextDecoder().decode((await readRecord(cache, entry, size)).bytes) };
   } catch (error) {
     if (error instanceof ZipError) {
       return { problem: error.message };
