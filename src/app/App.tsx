@@ -221,7 +221,7 @@ function ResultView({ result }: { result: LoadResult }) {
               </NextFrame>
             )}
             {formatView(header).tab?.id === panel &&
-              formatView(header).tab?.render({ header, fileName: result.source.name })}
+              formatView(header).tab?.render({ header, fileName: result.source.name, sections })}
             {panel === 'modules' && sections.moduleTree && <ModuleTree section={sections.moduleTree} />}
             {panel === 'modules' && !sections.moduleTree && result.viewsPending && (
               <p className="muted" role="status" data-testid="modules-pending">

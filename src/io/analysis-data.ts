@@ -11,7 +11,7 @@ import { swapInPlace, type ByteSwap } from '../core/values/byte-order';
 import { planSpans, type PlannedSpan } from './analysis-spans';
 import { analysisSpanLimit } from './connection';
 import type { HttpByteReader } from './http-reader';
-import { rowByteSwap, type DataLocation } from './tensor-data';
+import { locateTensorData, readSpanBytes, rowByteSwap, type TensorData } from './tensor-data';
 
 /** How many analysis reads fit one round trip to the server of `reader` (io/connection.ts). */
 function remoteSpanLimit(reader: ByteReader | undefined): number {
@@ -36,7 +36,7 @@ export async function readAnalysisData(
   header: ParsedHeader,
   request: { rows: readonly number[]; capped: boolean },
   signal: AbortSignal,
-  locate: (row: number) => DataLocation | null,
+  data: TensorData,
   remote: boolean,
 ): Promise<{ bytes: Map<number, Uint8Array>; sampled: boolean; bytesRead: number }> {
   const { rows: wanted, capped } = request;
@@ -46,9 +46,14 @@ export async function readAnalysisData(
   }
   const columns = header.tensors;
   const byReader = new Map<ByteReader, AnalysisGroup>();
+  const inStorages: number[] = [];
   let total = 0;
   for (const row of wanted) {
-    const location = locate(row);
+    const location = data.locate(row);
+    if (location && data.storage && !remote && !Number.isFinite(columns.begin[row])) {
+      inStorages.push(row);
+      continue;
+    }
     if (!location || !Number.isFinite(columns.begin[row]) || !(columns.end[row] >= columns.begin[row])) {
       continue;
     }
@@ -107,7 +112,19 @@ export async function readAnalysisData(
       result.set(group.rows[member], tensor);
     }
   };
+  const readFromStorage = async (row: number): Promise<void> => {
+    const span = await locateTensorData(columns, row, data, signal, {
+      purpose: 'analysis',
+      tally: (bytes) => (bytesRead += bytes),
+    });
+    const bytes = await readSpanBytes(span, 0, span.length, { signal, purpose: 'analysis' });
+    bytesRead += bytes.length;
+    result.set(row, bytes);
+  };
   try {
+    // A local checkpoint's tensors lie in storages its pickle names (a step counter, an alpha): each is read as
+    // "Read values" reads it, one small slice each. Over HTTP each would cost a round trip of its own: left unread.
+    await Promise.all(inStorages.map((row) => readFromStorage(row).catch(() => undefined)));
     if (remote) {
       // One failed span leaves its rows unread; the others still count as evidence.
       const settled = await Promise.allSettled(reads.map(readOne));

@@ -359,6 +359,8 @@ export async function locateTensorData(
   row: number,
   data: TensorData,
   signal: AbortSignal,
+  /** What the reads that locate a checkpoint's storage are for, and a tally of their bytes. */
+  reads: StorageReads = { purpose: 'values' },
 ): Promise<TensorSpan> {
   const storage = data.storage;
   if (!storage || Number.isFinite(columns.begin[row])) {
@@ -380,7 +382,7 @@ export async function locateTensorData(
     throw new ValuesUnavailable(extent);
   }
   const { offset, length, layout } = extent;
-  const storageAt = await storageData(storage, key, location.reader, elementBits(columns, row) / 8, signal);
+  const storageAt = await storageData(storage, key, location.reader, elementBits(columns, row) / 8, signal, reads);
   const spanned = layout ? layout.extentBytes : length;
   if (offset + spanned > storageAt.bytes) {
     throw new ValuesUnavailable(
@@ -403,6 +405,12 @@ export async function locateTensorData(
   };
 }
 
+/** The purpose of the small reads that find where a storage starts, and a tally of their bytes. */
+export interface StorageReads {
+  purpose: ReadPurpose;
+  tally?: (bytes: number) => void;
+}
+
 /** Where storage `key`'s bytes start in the file and how many it holds: a zip member or a legacy stream's storage. */
 async function storageData(
   storage: CheckpointStorage,
@@ -410,6 +418,7 @@ async function storageData(
   reader: ByteReader,
   itemBytes: number,
   signal: AbortSignal,
+  reads: StorageReads,
 ): Promise<{ dataStart: number; bytes: number }> {
   storage.dataStarts ??= new Map();
   const known = storage.dataStarts.get(key);
@@ -417,7 +426,8 @@ async function storageData(
     const legacy = storage.legacy[key];
     if (known === undefined) {
       // The element count written before the storage's bytes must match its persistent id's size.
-      const count = await reader.read(legacy.dataAt - 8, 8, { signal, purpose: 'values' });
+      const count = await reader.read(legacy.dataAt - 8, 8, { signal, purpose: reads.purpose });
+      reads.tally?.(count.length);
       const elements =
         count.length === 8 ? Number(new DataView(count.buffer, count.byteOffset).getBigUint64(0, true)) : -1;
       if (elements * itemBytes !== legacy.bytes) {
@@ -447,7 +457,8 @@ async function storageData(
   }
   let dataStart = known;
   if (dataStart === undefined) {
-    const header = await reader.read(member.headerAt, LOCAL_HEADER_SIZE, { signal, purpose: 'values' });
+    const header = await reader.read(member.headerAt, LOCAL_HEADER_SIZE, { signal, purpose: reads.purpose });
+    reads.tally?.(header.length);
     try {
       dataStart = member.headerAt + readLocalHeader(header).dataOffset;
     } catch (error) {

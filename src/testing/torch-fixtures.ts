@@ -10,7 +10,7 @@ import { readCheckpoint, sniffCheckpoint } from '../core/formats/pytorch/read-ch
 import type { ParsedHeader } from '../core/model';
 import { memoryReader } from './fuzz/memory-reader';
 
-const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/torch');
+export const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/torch');
 
 export interface ExpectedTensor {
   name: string;

@@ -18,7 +18,7 @@ import { MAX_ROWS_HELD_FOR_ANALYSES, MAX_WAIT_FOR_PAINT_MS, VIEW_SLICE_MS } from
 import { VIEW_SECTIONS } from '../core/analysis/analysis-types';
 import type { AnalysisInput, Sidecars } from '../core/analysis/analysis-types';
 import { readAnalysisData } from '../io/analysis-data';
-import type { DataLocation } from '../io/tensor-data';
+import type { DataLocation, TensorData } from '../io/tensor-data';
 import { allTensorNames, type ParseOutcome, type ParsedHeader, type TensorColumns } from '../core/model';
 import {
   withReport,
@@ -179,7 +179,7 @@ export async function publish(ctx: LoadSession, loaded: Loaded): Promise<void> {
   }
   ctx.remember(kept);
   try {
-    await publishRemembered(ctx, loaded, parsed, names, onDemand, firstRunDone);
+    await publishRemembered(ctx, loaded, parsed, names, onDemand, firstRunDone, kept.data);
   } finally {
     // A load that ended without analyses (cancelled, rejected) has nothing to re-run: asks get null.
     firstRunDone(null);
@@ -195,6 +195,8 @@ async function publishRemembered(
   names: string[],
   onDemand: SidecarGroups,
   firstRunDone: (run: FirstRun) => void,
+  /** Where the tensors' bytes are (a checkpoint's storages too), for the analyses' own reads. */
+  located: TensorData = { locate: loaded.locate },
 ): Promise<void> {
   const { signal } = ctx;
   const outcome: ParseOutcome = parsed
@@ -274,7 +276,7 @@ async function publishRemembered(
   const request = heldRequest ?? tensorBytesRequest(parsed, names);
   const waitsForPaint = !carriesAnalyses && parsed.tensors.count > MAX_ROWS_HELD_FOR_ANALYSES;
   const [data, tokenizer] = await Promise.all([
-    readAnalysisData(parsed, request, signal, loaded.locate, loaded.remote),
+    readAnalysisData(parsed, request, signal, located, loaded.remote),
     withRenderedSample(loaded.sidecars.tokenizer, renderChatPreviewIsolated),
     waitsForPaint ? resultPainted(ctx) : undefined,
   ]);

@@ -128,7 +128,7 @@ describe('runAnalyses', () => {
     expect(first.findings.map((finding) => finding.code)).not.toContain('quant-config-mismatch');
   });
 
-  it('lists nine analyses with distinct ids', () => {
+  it('lists ten analyses with distinct ids', () => {
     expect(ANALYSES.map((a) => a.id)).toEqual([
       'quantization',
       'architecture',
@@ -139,6 +139,7 @@ describe('runAnalyses', () => {
       'memory',
       'dataReads',
       'tokenizer',
+      'optimizerState',
     ]);
   });
 

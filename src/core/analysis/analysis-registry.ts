@@ -14,6 +14,7 @@ import { memoryAnalysis } from './memory/memory';
 import type { MemorySection } from './memory/memory-types';
 import { metadataInsightsAnalysis } from './metadata-insights';
 import { moduleTreeAnalysis } from './module-tree';
+import { optimizerStateAnalysis, type OptimizerStateSection } from './optimizer-state';
 import { quantizationAnalysis } from './quantization';
 import type {
   ArchitectureSection,
@@ -40,6 +41,7 @@ export interface AnalysisSections {
   memory?: MemorySection;
   dataReads?: DataReadsSection;
   tokenizer?: TokenizerSection;
+  optimizerState?: OptimizerStateSection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -54,6 +56,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   memoryAnalysis,
   dataReadsAnalysis,
   tokenizerAnalysis,
+  optimizerStateAnalysis,
 ];
 
 /**

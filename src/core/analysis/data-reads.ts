@@ -1,6 +1,7 @@
 /**
  * What the app read beyond the header, and why: a few analyses need the bytes of tiny tensors (ComfyUI
- * `comfy_quant` JSON configs, kohya LoRA `alpha` scalars, bitsandbytes quant-state JSON, HQQ `nbits`/`shape`).
+ * `comfy_quant` JSON configs, kohya LoRA `alpha` scalars, bitsandbytes quant-state JSON, HQQ `nbits`/`shape`, an
+ * optimizer's `step`).
  * The worker fetches them before the analyses run and hands them in; this section lists them, so the status line,
  * the report and the README can say exactly what was read past the header. Never any weight data.
  */
@@ -38,6 +39,7 @@ const PURPOSES: ReadonlyArray<{ test: (name: string) => boolean; what: string; n
   { test: (name) => name.endsWith('.alpha'), what: 'LoRA alpha scalars', noun: 'alpha' },
   { test: (name) => /quant_state\./.test(name), what: 'bitsandbytes quant states (JSON)', noun: 'quant state' },
   { test: (name) => /\.(?:nbits|group_size|shape)$/.test(name), what: 'HQQ bit widths and shapes', noun: 'HQQ field' },
+  { test: (name) => /(?:^|\.)state\..+\.step$/.test(name), what: "an optimizer's step counter", noun: 'step counter' },
 ];
 
 export function describeDataReads(

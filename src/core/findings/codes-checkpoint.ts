@@ -34,6 +34,11 @@ export const CHECKPOINT_CODES = {
     refusedByReference: true,
     title: "The archive's byteorder record is neither little nor big",
   },
+  'checkpoint-optimizer-state-only': {
+    severity: 'info',
+    refusedByReference: false,
+    title: "An optimizer's state, not model weights",
+  },
   'tied-weights': { severity: 'info', refusedByReference: false, title: 'Tensors share one storage (tied weights)' },
   'noncontiguous-view': {
     severity: 'info',

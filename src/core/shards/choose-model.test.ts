@@ -312,3 +312,30 @@ describe("sidecarsFor with the tokenizer's files", () => {
     expect(tokenizerOf(['model-Q4_K_M.gguf', 'tokenizer_config.json'], 'model-Q4_K_M.gguf')).toBeUndefined();
   });
 });
+
+describe("a Trainer checkpoint's folder", () => {
+  const files = {
+    'checkpoint-500/model.safetensors': 485_000,
+    'checkpoint-500/optimizer.pt': 988_000,
+    'checkpoint-500/scheduler.pt': 1_465,
+    'checkpoint-500/rng_state.pth': 14_455,
+    'checkpoint-500/training_args.bin': 5_201,
+  };
+
+  it('names each training-state file for what it holds, and never opens one first', () => {
+    const choices = choicesOf(Object.keys(files), files);
+    expect(choices.map((choice) => [choice.label, choice.trainingState])).toEqual([
+      ['checkpoint-500/model.safetensors', undefined],
+      ['checkpoint-500/optimizer.pt', 'optimizer state'],
+      ['checkpoint-500/rng_state.pth', 'random generator state'],
+      ['checkpoint-500/scheduler.pt', 'learning-rate scheduler state'],
+      ['checkpoint-500/training_args.bin', 'training arguments'],
+    ]);
+    expect(defaultChoice(choices)?.key).toBe('checkpoint-500/model.safetensors');
+  });
+
+  it('a model saved as a plain .bin still wins over the larger optimizer state beside it', () => {
+    const sizes = { 'model.bin': 100, 'optimizer.pt': 200, 'random_states_0.pkl': 10 };
+    expect(defaultChoice(choicesOf(Object.keys(sizes), sizes))?.key).toBe('model.bin');
+  });
+});

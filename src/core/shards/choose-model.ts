@@ -28,6 +28,22 @@ export interface ModelChoice {
   bytes: number | null;
   /** In a Hugging Face cache snapshot: the branches that point at it (`main` first). */
   branches?: readonly string[];
+  /** What a training run wrote beside the model, named by its file's name ("optimizer state"): never the model. */
+  trainingState?: string;
+}
+
+/** Files transformers' Trainer and accelerate write beside a checkpoint's model, by name, and what each holds. */
+const TRAINING_STATE_FILES: ReadonlyArray<[RegExp, string]> = [
+  [/^optimizer(?:_\d+)?\.(?:pt|bin)$/, 'optimizer state'],
+  [/^scheduler(?:_\d+)?\.(?:pt|bin)$/, 'learning-rate scheduler state'],
+  [/^(?:rng_state(?:_\d+)?\.pth|random_states_\d+\.pkl)$/, 'random generator state'],
+  [/^training_args\.bin$/, 'training arguments'],
+];
+
+function trainingStateField(file: string): Pick<ModelChoice, 'trainingState'> {
+  const base = baseOf(file);
+  const found = TRAINING_STATE_FILES.find(([pattern]) => pattern.test(base));
+  return found ? { trainingState: found[1] } : {};
 }
 
 /**
@@ -64,6 +80,8 @@ const CANONICAL_SINGLE_FILES: readonly string[] = [
  * opens the safetensors model, as the Hub's libraries load it; the `.bin` model stays in the list of choices.
  */
 const NOT_SAFETENSORS_RANK = 50;
+/** A training-state file (optimizer.pt) ranks after every model file: it is opened only when nothing else is there. */
+const TRAINING_STATE_RANK = 1000;
 
 function folderOf(path: string): string {
   const slash = path.lastIndexOf('/');
@@ -108,6 +126,7 @@ export function modelChoices(
         files: [model.file],
         shardCount: 1,
         bytes: sumSizes([model.file], sizes),
+        ...trainingStateField(model.file),
       });
       continue;
     }
@@ -189,6 +208,9 @@ function folderRank(folder: string): number {
  * without, then canonical names, then the largest.
  */
 function choiceRank(choice: ModelChoice): number {
+  if (choice.trainingState !== undefined) {
+    return TRAINING_STATE_RANK;
+  }
   const format = isSafetensors(choice) ? 0 : NOT_SAFETENSORS_RANK;
   if (choice.kind === 'sharded') {
     return format + (choice.indexFile !== undefined ? 0 : 1);

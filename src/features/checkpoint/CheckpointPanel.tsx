@@ -1,7 +1,7 @@
 /**
  * The Checkpoint tab for PyTorch files: the safety verdict (every global the pickle imports, with its count and
- * risk), the anatomy (where the weights are, the other sections, epoch and step, scalars, tied weights and views)
- * and the exact Python that converts the file to safetensors without running code from it.
+ * risk), the anatomy (where the weights are, the other sections, epoch and step, scalars, tied weights and views),
+ * what an optimizer's state says of the training, and the exact Python that converts the file to safetensors without running code from it.
  */
 import { CopyButton } from '../../lib/CopyButton';
 import { useState } from 'react';
@@ -13,12 +13,22 @@ import { convertAdvice } from './convert-script';
 import { dcpBytesVerdict, formatLabel } from './format-label';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { BreakableName } from '../../lib/BreakableName';
+import { OptimizerCard } from './OptimizerCard';
+import type { OptimizerStateSection } from '../../core/analysis/optimizer-state';
 import './checkpoint.css';
 
 /** Rows shown before a list folds behind "show all": keeps the panel short on 20,000-global hostile files. */
 const FOLDED_ROWS = 12;
 
-export function CheckpointPanel({ header, fileName }: { header: ParsedHeader; fileName: string }) {
+export function CheckpointPanel({
+  header,
+  fileName,
+  optimizers,
+}: {
+  header: ParsedHeader;
+  fileName: string;
+  optimizers?: OptimizerStateSection;
+}) {
   if (!header.pickle || !header.checkpoint) {
     return null;
   }
@@ -27,6 +37,7 @@ export function CheckpointPanel({ header, fileName }: { header: ParsedHeader; fi
       <SafetyCard header={header} />
       {header.dcp && <DcpFilesCard dcp={header.dcp} />}
       <AnatomyCard header={header} />
+      {optimizers && <OptimizerCard section={optimizers} />}
       <ConvertCard header={header} fileName={fileName} />
     </div>
   );

@@ -6,6 +6,7 @@
 import type { ReactNode } from 'react';
 import type { FileFormat } from '../../core/formats/sections';
 import type { ParsedHeader } from '../../core/model';
+import type { AnalysisSections } from '../../core/analysis/analysis-registry';
 import type { Panel } from '../../state/view-slice';
 import { CheckpointPanel } from '../checkpoint/CheckpointPanel';
 import { groupDigits, plural } from '../../core/number-format';
@@ -13,6 +14,13 @@ import { checkpointIntegrity, formatLabel, pickleLabel } from '../checkpoint/for
 import { GgufPanel } from '../gguf/GgufPanel';
 import { GgufTensorFacts } from '../gguf/GgufTensorFacts';
 import { CheckpointStorage } from '../table/CheckpointStorage';
+
+/** What a format's own tab is given: the header, the file's name and the analyses' sections. */
+export interface FormatTabProps {
+  header: ParsedHeader;
+  fileName: string;
+  sections: AnalysisSections;
+}
 
 export interface FormatView {
   /** How the verdict line names the container; null for safetensors, which it does not name. */
@@ -36,7 +44,7 @@ export interface FormatView {
    */
   keysInOwnTab?: boolean;
   /** The format's own tab. */
-  tab?: { id: Panel; label: string; render: (props: { header: ParsedHeader; fileName: string }) => ReactNode };
+  tab?: { id: Panel; label: string; render: (props: FormatTabProps) => ReactNode };
   /**
    * Where a tensor lies, for the tensor details. Absent: at data offsets from the file's data start (safetensors,
    * GGUF), shown by the details themselves.
@@ -57,7 +65,9 @@ const CHECKPOINT_VIEW = (format: FileFormat): FormatView => ({
   tab: {
     id: 'checkpoint',
     label: 'Checkpoint',
-    render: ({ header, fileName }) => <CheckpointPanel header={header} fileName={fileName} />,
+    render: ({ header, fileName, sections }) => (
+      <CheckpointPanel header={header} fileName={fileName} optimizers={sections.optimizerState} />
+    ),
   },
   tensorLocation: ({ header, row }) => <CheckpointStorage header={header} row={row} />,
 });

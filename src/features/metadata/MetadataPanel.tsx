@@ -54,7 +54,11 @@ function prettyJson(value: string): string | null {
   }
 }
 
-function MetadataValue({ entry }: { entry: MetadataEntry }) {
+/**
+ * `typed`: the file's values have types of their own (a checkpoint's numbers and flags), so a value that is not a
+ * string is no defect there, where a safetensors `__metadata__` map holds strings only.
+ */
+function MetadataValue({ entry, typed }: { entry: MetadataEntry; typed: boolean }) {
   // Only rows on screen mount, so only they pay for pretty-printing.
   const pretty = useMemo(() => (entry.kind === 'string' ? prettyJson(entry.value) : null), [entry]);
   const link = entry.kind === 'string' ? safeHttpUrl(entry.value) : null;
@@ -76,22 +80,30 @@ function MetadataValue({ entry }: { entry: MetadataEntry }) {
           )
         }
       />
-      {entry.kind !== 'string' && <span className="badge bad">not a string ({entry.kind})</span>}
+      {entry.kind !== 'string' && !typed && <span className="badge bad">not a string ({entry.kind})</span>}
     </dd>
   );
 }
 
-const MetadataRow = memo(function MetadataRow({ metadata, index }: { metadata: MetadataColumns; index: number }) {
+const MetadataRow = memo(function MetadataRow({
+  metadata,
+  index,
+  typed,
+}: {
+  metadata: MetadataColumns;
+  index: number;
+  typed: boolean;
+}) {
   const entry = useMemo(() => metadataEntry(metadata, index), [metadata, index]);
   return (
     <>
       <dt>{shortenForDisplay(entry.key, MAX_NAME_DISPLAY_CHARS)}</dt>
-      <MetadataValue entry={entry} />
+      <MetadataValue entry={entry} typed={typed} />
     </>
   );
 });
 
-function VirtualMetadataList({ metadata }: { metadata: MetadataColumns }) {
+function VirtualMetadataList({ metadata, typed }: { metadata: MetadataColumns; typed: boolean }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const [page, setPage] = useState(0);
   const pages = Math.ceil(metadata.count / PAGE_ENTRIES);
@@ -147,7 +159,7 @@ function VirtualMetadataList({ metadata }: { metadata: MetadataColumns }) {
               className="meta-row meta-row-virtual"
               style={{ transform: `translateY(${item.start}px)` }}
             >
-              <MetadataRow metadata={metadata} index={first + item.index} />
+              <MetadataRow metadata={metadata} index={first + item.index} typed={typed} />
             </div>
           ))}
         </dl>
@@ -158,14 +170,25 @@ function VirtualMetadataList({ metadata }: { metadata: MetadataColumns }) {
 
 export function MetadataPanel({ header }: { header: ParsedHeader }) {
   const { metadata } = header;
+  const typed = header.checkpoint !== undefined;
   return (
     <section className="metadata" aria-label="Metadata">
       <p className="muted">
-        <code>__metadata__</code> is a free-form string → string map stored beside the tensors. It is not a tensor and
-        holds no weights.
+        {typed ? (
+          <>
+            The checkpoint's values that are not tensors (numbers, strings, flags and None), by their path in what{' '}
+            <code>torch.load</code> returns: training counters, hyper-parameters, an optimizer's settings.
+          </>
+        ) : (
+          <>
+            <code>__metadata__</code> is a free-form string → string map stored beside the tensors. It is not a tensor
+            and holds no weights.
+          </>
+        )}
         {metadata.count > VIRTUALIZE_FROM_ENTRIES && ` This file has ${groupDigits(metadata.count)} entries.`}
       </p>
-      {header.metadataState === 'absent' && (
+      {typed && metadata.count === 0 && <p data-testid="no-metadata">This checkpoint holds no such values.</p>}
+      {!typed && header.metadataState === 'absent' && (
         <p data-testid="no-metadata">
           This file has no <code>__metadata__</code>.
         </p>
@@ -175,19 +198,19 @@ export function MetadataPanel({ header }: { header: ParsedHeader }) {
           <code>__metadata__</code> is <code>null</code> (MLX writes this): there is no metadata.
         </p>
       )}
-      {header.metadataState === 'object' && metadata.count === 0 && (
+      {!typed && header.metadataState === 'object' && metadata.count === 0 && (
         <p data-testid="no-metadata">
           <code>__metadata__</code> is empty.
         </p>
       )}
       {metadata.count > VIRTUALIZE_FROM_ENTRIES ? (
-        <VirtualMetadataList metadata={metadata} />
+        <VirtualMetadataList metadata={metadata} typed={typed} />
       ) : (
         metadata.count > 0 && (
           <dl className="meta-list">
             {Array.from({ length: metadata.count }, (_, index) => (
               <div key={index} className="meta-row">
-                <MetadataRow metadata={metadata} index={index} />
+                <MetadataRow metadata={metadata} index={index} typed={typed} />
               </div>
             ))}
           </dl>

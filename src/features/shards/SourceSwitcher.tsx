@@ -10,13 +10,20 @@ import type { SourceChoices } from '../../core/result';
 function choiceLabel(choice: ModelChoice): string {
   const size = choice.bytes === null ? '' : ` · ${formatBytes(choice.bytes)}`;
   if (choice.kind === 'single') {
-    return `${choice.label}${size}`;
+    return `${choice.label}${size}${choice.trainingState !== undefined ? ` · ${choice.trainingState}` : ''}`;
   }
   const shards =
     choice.shardCount > 0
       ? `${groupDigits(choice.files.length)} of ${plural(choice.shardCount, 'shard')}`
       : 'shards listed in the index';
   return `${choice.label} (${shards}${choice.indexFile !== undefined ? ' + index' : ''})${size}`;
+}
+
+/** "3 models", or "1 model and 4 training-state files" in a training checkpoint's folder. */
+function countWords(choices: SourceChoices): string {
+  const state = choices.items.filter((choice) => choice.trainingState !== undefined).length;
+  const models = plural(choices.items.length - state, 'model');
+  return state === 0 ? models : `${models} and ${plural(state, 'training-state file')}`;
 }
 
 export function SourceSwitcher({ choices }: { choices: SourceChoices }) {
@@ -27,7 +34,7 @@ export function SourceSwitcher({ choices }: { choices: SourceChoices }) {
   return (
     <div className="source-switcher">
       <label>
-        <span>{plural(choices.items.length, 'model')} here; showing </span>
+        <span>{countWords(choices)} here; showing </span>
         <select
           aria-label="Model to show"
           data-testid="source-switcher"

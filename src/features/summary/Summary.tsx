@@ -217,7 +217,12 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
   }
   if (header.format !== undefined) {
     // Other formats read more than a length and a header to load (a zip's directory, a GGUF's padding).
-    return `: ${formatBytes(result.bytesRead - valuesBytes)} to load + values ${formatBytes(valuesBytes)}`;
+    const small = (reads?.groups ?? []).map(
+      (group) => `${plural(group.tensors, group.noun)} ${formatBytes(group.bytes)}`,
+    );
+    const analysisBytes = reads?.bytes ?? 0;
+    const parts = [...small, ...(valuesBytes > 0 ? [`values ${formatBytes(valuesBytes)}`] : [])];
+    return `: ${formatBytes(result.bytesRead - valuesBytes - analysisBytes)} to load + ${parts.join(' + ')}`;
   }
   const files = result.shards ? result.shards.report.totals.presentShards : 1;
   const headerBytes = header.headerLength + 8 * files;

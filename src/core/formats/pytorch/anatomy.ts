@@ -9,7 +9,7 @@ import type { PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
 import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
 
-export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'scalars' | 'other';
+export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'rng' | 'scalars' | 'other';
 
 export interface NamedTensor {
   name: string;
@@ -78,6 +78,12 @@ export interface CheckpointAnatomy {
 /** Scalars shown in the panel and report; deeper or later ones are left out (they are rarely what a user needs). */
 const MAX_SCALARS = 200;
 const MAX_SCALAR_DEPTH = 3;
+/**
+ * An optimizer's group settings (`lr`, `weight_decay`, each of `betas`) sit deeper than other scalars when the
+ * optimizer is nested (`optimizer_states.0.param_groups.0.lr` in a Lightning checkpoint): kept down to this depth.
+ */
+const MAX_GROUP_SETTING_DEPTH = 7;
+const GROUP_SETTING_PATH = /(?:^|\.)param_groups\.\d+\.[^.]+(?:\.\d+)?$/;
 
 /** How a composite becomes one dense tensor: each family converts its own way (to_dense, padding, full_tensor). */
 export type CompositeFamily = 'sparse' | 'nested' | 'dtensor' | 'subclass';
@@ -324,7 +330,8 @@ export function walkTensors(root: PyValue): WalkResult {
     }
     const scalarKind = scalarOf(value);
     if (scalarKind) {
-      if (path !== '' && depth <= MAX_SCALAR_DEPTH && scalars.length < MAX_SCALARS) {
+      const shown = depth <= MAX_SCALAR_DEPTH || (depth <= MAX_GROUP_SETTING_DEPTH && GROUP_SETTING_PATH.test(path));
+      if (path !== '' && shown && scalars.length < MAX_SCALARS) {
         scalars.push({ path, value: scalarText(value), kind: scalarKind });
       }
       continue;
@@ -380,6 +387,13 @@ export const WEIGHT_KEYS =
 export const EMA_KEYS = /ema|averaged|shadow/i;
 export const OPTIMIZER_KEYS = /optim/i;
 export const SCHEDULER_KEYS = /sched/i;
+/**
+ * Keys of random number generator states (transformers' rng_state.pth: `cpu`, `cuda`; accelerate's
+ * `torch_manual_seed`): a section of only uint8 tensors under one of these is a generator's state, never weights.
+ */
+const RNG_KEYS = /^(cpu|cuda|xpu|mps|npu|hpu|mlu|musa)$|rng|random|seed/i;
+/** The two keys of `torch.optim.Optimizer.state_dict()`: a root holding both is an optimizer's state saved alone. */
+const OPTIMIZER_STATE_DICT_KEYS: readonly string[] = ['state', 'param_groups'];
 const STRIPPABLE_PREFIXES = new Set(['model', 'module', '_orig_mod', 'net', 'network', 'model_ema']);
 
 function tensorBytes(tensor: PyTensor): number {
@@ -431,11 +445,19 @@ export function checkpointAnatomy(
     sections.push({ path: '', kind: 'weights', ...(bySection.get('') as Omit<CheckpointSection, 'path' | 'kind'>) });
   } else {
     const kinds = new Map<string, SectionKind>();
+    const keys = new Set(entries.map(([key]) => key));
+    const optimizerAtRoot = OPTIMIZER_STATE_DICT_KEYS.every((key) => keys.has(key));
+    const onlyBytes = (key: string) =>
+      walk.tensors.every((entry) => entry.section !== key || entry.tensor.dtype === 'U8');
     for (const [key, value] of entries) {
       const totals = bySection.get(key);
       let kind: SectionKind = 'other';
       if (!totals && isScalarValue(value)) {
         kind = 'scalars';
+      } else if (optimizerAtRoot && OPTIMIZER_STATE_DICT_KEYS.includes(key)) {
+        kind = 'optimizer';
+      } else if (totals && RNG_KEYS.test(key) && onlyBytes(key)) {
+        kind = 'rng';
       } else if (totals && EMA_KEYS.test(key)) {
         kind = 'ema';
       } else if (OPTIMIZER_KEYS.test(key)) {

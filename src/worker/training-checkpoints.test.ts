@@ -1,0 +1,144 @@
+/**
+ * Training checkpoints read as the worker reads a dropped file, against what wrote them (fixtures/torch2/optimizers,
+ * scripts/optimizer-fixtures.py): transformers' Trainer checkpoint folder (optimizer.pt, rng_state.pth beside the
+ * model) and torch.optim's own state dicts, each optimizer described as the optimizer object itself describes it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Finding, ParsedHeader } from '../core/model';
+import type { OptimizerState } from '../core/analysis/optimizer-state';
+import { loadAcrossThreads } from '../testing/load-messages';
+import { TORCH2_FIXTURES_DIR, TORCH_FIXTURES_DIR } from '../testing/torch-fixtures';
+
+const OPTIMIZERS_DIR = join(TORCH2_FIXTURES_DIR, 'optimizers');
+
+interface Expected {
+  class: string;
+  parameters: number;
+  stateKeys: string[];
+  trainedElements: number;
+  modelParameters: number;
+  step: number | null;
+  groups: Array<Record<string, number | number[]>>;
+}
+
+const expected = JSON.parse(readFileSync(join(OPTIMIZERS_DIR, 'expected.json'), 'utf8')) as Record<string, Expected>;
+
+async function load(
+  path: string,
+): Promise<{ header: ParsedHeader; optimizers: OptimizerState[]; findings: Finding[] }> {
+  const file = new File([readFileSync(path)], path.split('/').pop() as string);
+  const run = await loadAcrossThreads({ kind: 'file', file });
+  if (run.result?.outcome.kind !== 'parsed' || !run.analyses) {
+    throw new Error(`${path} was not parsed`);
+  }
+  return {
+    header: run.result.outcome.header,
+    optimizers: run.analyses.sections.optimizerState?.optimizers ?? [],
+    findings: run.analyses.analysisFindings,
+  };
+}
+
+/** The class torch or transformers names, as the algorithm the state's keys (and groups) give. */
+const ALGORITHM_OF_CLASS: Record<string, string> = {
+  AdamW: 'AdamW',
+  // torch 2.x writes decoupled_weight_decay False in an Adam's groups: Adam, not AdamW.
+  Adam: 'Adam with AMSGrad',
+  SGD: 'SGD with momentum (or Muon)',
+  RMSprop: 'RMSprop',
+  Adagrad: 'Adagrad',
+  NAdam: 'NAdam',
+  Adamax: 'Adamax',
+  Adafactor: 'Adafactor',
+};
+
+function setting(optimizer: OptimizerState, group: number, key: string): string | undefined {
+  return optimizer.groups[group]?.settings.find((entry) => entry.key === key)?.value;
+}
+
+describe('optimizer state dicts saved alone', () => {
+  for (const [name, want] of Object.entries(expected)) {
+    it(`${name}: ${want.class}'s state, its parameters, values, step and groups`, async () => {
+      const { header, optimizers, findings } = await load(join(OPTIMIZERS_DIR, name));
+      expect(header.checkpoint?.weights).toBeNull();
+      expect(header.checkpoint?.sections.map((section) => [section.path, section.kind])).toEqual([
+        ['state', 'optimizer'],
+        ['param_groups', 'optimizer'],
+      ]);
+      expect(optimizers).toHaveLength(1);
+      const [optimizer] = optimizers;
+      expect(optimizer.path).toBe('');
+      expect(optimizer.algorithm).toBe(ALGORITHM_OF_CLASS[want.class]);
+      expect(optimizer.parameters).toBe(want.parameters);
+      expect(optimizer.trainedElements).toBe(want.trainedElements);
+      expect(optimizer.keys.map((entry) => entry.key).sort()).toEqual(want.stateKeys);
+      expect(optimizer.step).toBe(want.step);
+      expect(optimizer.groups).toHaveLength(want.groups.length);
+      want.groups.forEach((group, index) => {
+        expect(Number(setting(optimizer, index, 'lr')), `group ${index} lr`).toBe(group.lr);
+        expect(Number(setting(optimizer, index, 'weight_decay')), `group ${index} weight_decay`).toBe(
+          group.weight_decay,
+        );
+      });
+      expect(optimizer.modelParameters).toBeNull();
+      const only = findings.find((finding) => finding.code === 'checkpoint-optimizer-state-only');
+      expect(only?.message).toContain(`${want.parameters} parameters`);
+    });
+  }
+
+  it("the Trainer's AdamW: two moments of float32 per trained value, betas read as one setting", async () => {
+    const { optimizers } = await load(join(OPTIMIZERS_DIR, 'trainer', 'optimizer.pt'));
+    const [optimizer] = optimizers;
+    expect(optimizer.evidence).toContain('decoupled_weight_decay True');
+    const moments = optimizer.keys.filter((entry) => entry.key !== 'step');
+    expect(moments.map((entry) => [entry.key, entry.elements, entry.dtypes])).toEqual([
+      ['exp_avg', 4592, ['F32']],
+      ['exp_avg_sq', 4592, ['F32']],
+    ]);
+    // Two float32 moments and a float32 step per parameter: 8 bytes per value and 4 per parameter.
+    expect(optimizer.bytes).toBe(4592 * 8 + 16 * 4);
+    expect(setting(optimizer, 0, 'betas')).toBe('(0.9, 0.999)');
+  });
+});
+
+describe("the rest of a Trainer's checkpoint folder", () => {
+  it('rng_state.pth: a generator state, not weights, and no parameter count', async () => {
+    const { header, optimizers } = await load(join(OPTIMIZERS_DIR, 'trainer', 'rng_state.pth'));
+    expect(header.checkpoint?.weights).toBeNull();
+    expect(header.checkpoint?.sections.find((section) => section.path === 'cpu')?.kind).toBe('rng');
+    expect(optimizers).toEqual([]);
+  });
+
+  it('scheduler.pt and training_args.bin hold no tensors and no optimizer', async () => {
+    for (const name of ['scheduler.pt', 'training_args.bin']) {
+      const { header, optimizers } = await load(join(OPTIMIZERS_DIR, 'trainer', name));
+      expect(header.checkpoint?.weights, name).toBeNull();
+      expect(optimizers, name).toEqual([]);
+    }
+  });
+});
+
+describe('optimizers inside a training checkpoint, beside the model weights', () => {
+  it("Lightning's optimizer_states.0: Adam over every parameter of the model, its group read at depth five", async () => {
+    const { optimizers } = await load(join(TORCH_FIXTURES_DIR, 'lightning.ckpt'));
+    expect(optimizers).toHaveLength(1);
+    const [optimizer] = optimizers;
+    expect(optimizer.path).toBe('optimizer_states.0');
+    expect(optimizer.algorithm).toBe('Adam or AdamW');
+    expect(optimizer.parameters).toBe(4);
+    expect(optimizer.trainedElements).toBe(212);
+    expect(optimizer.modelParameters).toBe(212);
+    expect(optimizer.step).toBe(2);
+    expect(setting(optimizer, 0, 'lr')).toBe('0.001');
+  });
+
+  it("a plain training checkpoint's `optimizer` key, beside the model and its EMA copy", async () => {
+    const { header, optimizers, findings } = await load(join(TORCH_FIXTURES_DIR, 'train_state.pt'));
+    expect(header.checkpoint?.weights).toBe('model');
+    expect(optimizers.map((optimizer) => [optimizer.path, optimizer.parameters, optimizer.trainedElements])).toEqual([
+      ['optimizer', 4, 212],
+    ]);
+    expect(findings.some((finding) => finding.code === 'checkpoint-optimizer-state-only')).toBe(false);
+  });
+});
