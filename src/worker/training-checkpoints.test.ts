@@ -3,13 +3,14 @@
  * scripts/optimizer-fixtures.py): transformers' Trainer checkpoint folder (optimizer.pt, rng_state.pth beside the
  * model) and torch.optim's own state dicts, each optimizer described as the optimizer object itself describes it.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Finding, ParsedHeader } from '../core/model';
 import type { OptimizerState } from '../core/analysis/optimizer-state';
 import { loadAcrossThreads } from '../testing/load-messages';
-import { TORCH2_FIXTURES_DIR, TORCH_FIXTURES_DIR } from '../testing/torch-fixtures';
+import { TORCH2_FIXTURES_DIR, TORCH_FIXTURES_DIR, torch2Answer } from '../testing/torch-fixtures';
+import type { SourceSpec } from '../core/result';
 
 const OPTIMIZERS_DIR = join(TORCH2_FIXTURES_DIR, 'optimizers');
 
@@ -25,13 +26,20 @@ interface Expected {
 
 const expected = JSON.parse(readFileSync(join(OPTIMIZERS_DIR, 'expected.json'), 'utf8')) as Record<string, Expected>;
 
-async function load(
-  path: string,
-): Promise<{ header: ParsedHeader; optimizers: OptimizerState[]; findings: Finding[] }> {
-  const file = new File([readFileSync(path)], path.split('/').pop() as string);
-  const run = await loadAcrossThreads({ kind: 'file', file });
+interface Loaded {
+  header: ParsedHeader;
+  optimizers: OptimizerState[];
+  findings: Finding[];
+}
+
+function load(path: string): Promise<Loaded> {
+  return loadSpec({ kind: 'file', file: new File([readFileSync(path)], path.split('/').pop() as string) });
+}
+
+async function loadSpec(source: SourceSpec): Promise<Loaded> {
+  const run = await loadAcrossThreads(source);
   if (run.result?.outcome.kind !== 'parsed' || !run.analyses) {
-    throw new Error(`${path} was not parsed`);
+    throw new Error(`the ${source.kind} source was not parsed`);
   }
   return {
     header: run.result.outcome.header,
@@ -140,5 +148,30 @@ describe('optimizers inside a training checkpoint, beside the model weights', ()
       ['optimizer', 4, 212],
     ]);
     expect(findings.some((finding) => finding.code === 'checkpoint-optimizer-state-only')).toBe(false);
+  });
+});
+
+describe('an optimizer flattened into a Distributed Checkpoint by get_state_dict', () => {
+  it("FSDP2's AdamW: parameters by name, the step read from its chunk, the groups from the bytes entries", async () => {
+    const answer = torch2Answer().dcp;
+    const folder = join(TORCH2_FIXTURES_DIR, 'dcp');
+    const files = readdirSync(folder).map((file) => ({
+      path: `dcp/${file}`,
+      blob: new Blob([readFileSync(join(folder, file))]),
+    }));
+    const { optimizers } = await loadSpec({ kind: 'files', files });
+    expect(optimizers).toHaveLength(1);
+    const [optimizer] = optimizers;
+    const moments = Object.keys(answer.tensors).filter((name) => name.endsWith('.exp_avg'));
+    const steps = Object.keys(answer.tensors).filter((name) => name.endsWith('.step'));
+    expect(optimizer.path).toBe('optimizer');
+    expect(optimizer.algorithm).toBe('AdamW');
+    expect(optimizer.parameters).toBe(moments.length);
+    expect(optimizer.trainedElements).toBe(
+      moments.reduce((total, name) => total + answer.tensors[name].shape.reduce((a, b) => a * b, 1), 0),
+    );
+    expect(optimizer.step).toBe(answer.tensors[steps[0]].values?.[0]);
+    expect(setting(optimizer, 0, 'lr')).toBe('0.001');
+    expect(setting(optimizer, 0, 'betas')).toBe('(0.9, 0.999)');
   });
 });

@@ -226,6 +226,13 @@ export function analyzeOptimizerState(input: AnalysisInput): {
     return { section: null, findings: [] };
   }
   const index = tensorIndex(input.header, input.names);
+  // A Distributed Checkpoint keeps the groups' settings as bytes entries (`optimizer.param_groups.0.lr`), read at load.
+  const settings: ScalarEntry[] = [
+    ...checkpoint.scalars,
+    ...(input.header.dcp?.byteEntries ?? []).flatMap((entry) =>
+      entry.value === undefined ? [] : [{ path: entry.name, value: entry.value, kind: 'string' as const }],
+    ),
+  ];
   const modelParameters = checkpoint.weights === null ? null : checkpoint.rows.model.reduce((a, b) => a + b, 0);
   const optimizers = found.map(({ path, byParameter }): OptimizerState => {
     const byKey = new Map<string, OptimizerStateKey>();
@@ -250,8 +257,8 @@ export function analyzeOptimizerState(input: AnalysisInput): {
         }
       }
     }
-    const groups = groupsOf(checkpoint.scalars, path);
-    const stepScalar = checkpoint.scalars.find(
+    const groups = groupsOf(settings, path);
+    const stepScalar = settings.find(
       (scalar) => scalar.path.startsWith(path === '' ? 'state.' : `${path}.state.`) && scalar.path.endsWith('.step'),
     );
     if (step === null && stepScalar && Number.isFinite(Number(stepScalar.value))) {
