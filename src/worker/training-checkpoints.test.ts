@@ -95,6 +95,18 @@ describe('optimizer state dicts saved alone', () => {
     });
   }
 
+  it('no Memory tab for an optimizer state beside its config.json: there is no model in it to fit', async () => {
+    const folder = join(OPTIMIZERS_DIR, 'trainer');
+    const files = ['optimizer.pt', 'config.json'].map((file) => ({
+      path: `trainer/${file}`,
+      blob: new Blob([readFileSync(join(folder, file))]),
+    }));
+    const run = await loadAcrossThreads({ kind: 'files', files });
+    expect(run.result?.sidecarsRead).toContain('trainer/config.json');
+    expect(run.analyses?.sections.optimizerState?.optimizers).toHaveLength(1);
+    expect(run.analyses?.sections.memory).toBeUndefined();
+  });
+
   it("the Trainer's AdamW: two moments of float32 per trained value, betas read as one setting", async () => {
     const { optimizers } = await load(join(OPTIMIZERS_DIR, 'trainer', 'optimizer.pt'));
     const [optimizer] = optimizers;

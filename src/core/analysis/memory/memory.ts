@@ -185,7 +185,8 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
     return analyzeGgufMemory(input);
   }
   const index = tensorIndex(input.header, input.names);
-  if (index.count === 0 || isAdapterIndex(index)) {
+  // A checkpoint with no model weights (an optimizer's or a generator's state alone) has nothing to fit.
+  if (index.count === 0 || isAdapterIndex(index) || input.header.checkpoint?.weights === null) {
     return null;
   }
   const config = readMemoryConfig(input.sidecars.config);
