@@ -24,6 +24,8 @@ test.describe("a Trainer checkpoint's folder", () => {
     await switcher.selectOption({ label: optimizerOption });
     await expect(page.getByTestId('file-name')).toHaveText('optimizer.pt');
     await expect(page.getByTestId('verdict-params')).toContainText('(no model weights found)');
+    // Bits per parameter of a file with no parameters would be bits per optimizer moment: not given.
+    await expect(page.getByTestId('verdict')).not.toContainText('bits/param');
     await expect(page.getByText("An optimizer's state, not model weights")).toBeVisible();
     // The step is the one tensor read past the pickle: 4 bytes, said in the status line.
     await expect(page.getByText(/to load \+ 1 step counter 4 B/)).toBeVisible();

@@ -8,6 +8,8 @@ its groups' settings), so the optimizer-state analysis is tested against the obj
   config.json, optimizer.pt, scheduler.pt, rng_state.pth, trainer_state.json, training_args.bin).
 - <name>.pt: `optimizer.state_dict()` of torch.optim's SGD (momentum), RMSprop, Adagrad, Adam with AMSGrad, NAdam,
   Adamax, and transformers' Adafactor, each after two steps on a small model with a frozen layer, saved by torch.save.
+- kohya-lora.pt: a kohya-style LoRA (lora_down, lora_up and a 0-d alpha per module) saved by torch.save, as the
+  .pt LoRAs of Stable Diffusion's early trainers were: its alphas lie in storages of their own.
 
 Usage: ~/.pyenv/versions/3.11.7/bin/python scripts/optimizer-fixtures.py (torch >= 2.8, transformers >= 4.50 with
 accelerate). The outputs are committed so CI never needs torch.
@@ -97,11 +99,24 @@ def small_optimizers(expected):
         expected[f'{name}.pt'] = describe(optimizer, model)
 
 
+def kohya_lora(expected):
+    torch.manual_seed(0)
+    state = {}
+    for index in range(2):
+        base = f'lora_unet_down_blocks_0_attentions_0_proj_in{index}'
+        state[f'{base}.lora_down.weight'] = torch.randn(4, 32)
+        state[f'{base}.lora_up.weight'] = torch.randn(32, 4)
+        state[f'{base}.alpha'] = torch.tensor(2.0)
+    torch.save(state, os.path.join(ROOT, 'kohya-lora.pt'))
+    expected['kohya-lora.pt'] = {'alpha': 2.0, 'rank': 4, 'modules': 2}
+
+
 def main():
     os.makedirs(ROOT, exist_ok=True)
     expected = {}
     trainer_checkpoint(expected)
     small_optimizers(expected)
+    kohya_lora(expected)
     with open(os.path.join(ROOT, 'expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write('\n')

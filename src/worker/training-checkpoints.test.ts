@@ -24,7 +24,13 @@ interface Expected {
   groups: Array<Record<string, number | number[]>>;
 }
 
-const expected = JSON.parse(readFileSync(join(OPTIMIZERS_DIR, 'expected.json'), 'utf8')) as Record<string, Expected>;
+const answers = JSON.parse(readFileSync(join(OPTIMIZERS_DIR, 'expected.json'), 'utf8')) as Record<string, unknown>;
+/** The optimizers' answers (the LoRA's is apart). */
+const expected = Object.fromEntries(Object.entries(answers).filter(([name]) => name !== 'kohya-lora.pt')) as Record<
+  string,
+  Expected
+>;
+const loraAnswer = answers['kohya-lora.pt'] as { alpha: number; rank: number; modules: number };
 
 interface Loaded {
   header: ParsedHeader;
@@ -185,5 +191,21 @@ describe('an optimizer flattened into a Distributed Checkpoint by get_state_dict
     expect(optimizer.step).toBe(answer.tensors[steps[0]].values?.[0]);
     expect(setting(optimizer, 0, 'lr')).toBe('0.001');
     expect(setting(optimizer, 0, 'betas')).toBe('(0.9, 0.999)');
+  });
+});
+
+describe('the small tensors the analyses read, in a local torch.save file', () => {
+  it("a kohya LoRA's alphas are read from their own storages: the scale is known, the bytes counted", async () => {
+    const run = await loadAcrossThreads({
+      kind: 'file',
+      file: new File([readFileSync(join(OPTIMIZERS_DIR, 'kohya-lora.pt'))], 'kohya-lora.pt'),
+    });
+    const lora = run.analyses?.sections.lora;
+    expect(lora?.alpha).toBe(loraAnswer.alpha);
+    expect(lora?.alphaSample).toMatchObject({ read: loraAnswer.modules, of: loraAnswer.modules });
+    const reads = run.analyses?.sections.dataReads;
+    expect(reads?.groups.map((group) => [group.noun, group.tensors, group.bytes])).toEqual([
+      ['alpha', loraAnswer.modules, 4 * loraAnswer.modules],
+    ]);
   });
 });

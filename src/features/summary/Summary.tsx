@@ -69,7 +69,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
           : packed
             ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
             : shardReport.totals.bitsPerParameter
-        : logicalParams > 0 && header.dataBytes > 0 && !packedUnknown && headline.basis !== 'not-weights'
+        : logicalParams > 0 && header.dataBytes > 0 && !packedUnknown && !NO_WEIGHTS_BASES.has(headline.basis)
           ? (header.dataBytes * 8) / logicalParams
           : null;
   // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
@@ -264,6 +264,9 @@ function parametersTitle(headline: HeadlineParameters, paramsBasis: readonly str
       return `${groupDigits(headline.model ?? 0)} parameters: ${(paramsBasis ?? []).join('; ')}`;
   }
 }
+
+/** Files whose tensors are no model's weights (statistics, an optimizer's state): bits per parameter means nothing. */
+const NO_WEIGHTS_BASES: ReadonlySet<string> = new Set(['not-weights', 'checkpoint-no-weights']);
 
 /** Rounded figures hide a gap under this share of the larger one ("684 B" against "685 B" is 41.5 M apart). */
 const HIDDEN_GAP_SHARE = 0.01;

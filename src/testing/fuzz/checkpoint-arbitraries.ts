@@ -27,6 +27,9 @@ const SEED_FILES = [
   // torch 2.x: every dtype through untyped storages, and an archive whose byteorder record says big.
   '../torch2/dtypes.pt',
   '../torch2/big-endian.pt',
+  // An optimizer's state dict saved alone (Adafactor's factored moments), and a Trainer's random generator state.
+  '../torch2/optimizers/adafactor.pt',
+  '../torch2/optimizers/trainer/rng_state.pth',
 ].map((name) => torchFixture(name));
 
 const mutation = fc.oneof(
