@@ -125,6 +125,7 @@ export async function readAnalysisData(
     // A local checkpoint's tensors lie in storages its pickle names (a step counter, an alpha): each is read as
     // "Read values" reads it, one small slice each. Over HTTP each would cost a round trip of its own: left unread.
     await Promise.all(inStorages.map((row) => readFromStorage(row).catch(() => undefined)));
+    signal.throwIfAborted();
     if (remote) {
       // One failed span leaves its rows unread; the others still count as evidence.
       const settled = await Promise.allSettled(reads.map(readOne));

@@ -145,13 +145,12 @@ function stepValue(index: TensorIndex, row: number, bytes: Uint8Array | undefine
     return null;
   }
   const dtype = index.dtype(row);
-  if (dtype === 'I64' || dtype === 'I32') {
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    return dtype === 'I64' && bytes.length >= 8
-      ? Number(view.getBigInt64(0, true))
-      : bytes.length >= 4
-        ? view.getInt32(0, true)
-        : null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (dtype === 'I64') {
+    return bytes.length >= 8 ? Number(view.getBigInt64(0, true)) : null;
+  }
+  if (dtype === 'I32') {
+    return bytes.length >= 4 ? view.getInt32(0, true) : null;
   }
   const values = decodeValues(dtype, bytes);
   return values && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
