@@ -9,6 +9,7 @@ import { metadataEntries, type ParsedHeader } from '../../core/model';
 import { parseFileHead } from '../../core/parse/parse-header';
 import { FIXTURES } from '../../testing/fixture-manifest';
 import { HOSTILE_FIXTURES, LONG_METADATA_KEY, LONG_METADATA_VALUE } from '../../testing/hostile-fixtures';
+import { torchFixtureHeader } from '../../testing/torch-fixtures';
 import { MetadataPanel } from './MetadataPanel';
 
 function header(file: string): ParsedHeader {
@@ -69,5 +70,16 @@ describe('MetadataPanel with hostile lengths', () => {
     expect(html).toContain(`<dt>${LONG_METADATA_KEY.slice(0, MAX_NAME_DISPLAY_CHARS - 1)}…</dt>`);
     // The page for a 1 MB value and a 10 KB key stays small.
     expect(html.length).toBeLessThan(20_000);
+  });
+});
+
+describe('MetadataPanel of a PyTorch checkpoint: its scalars have types of their own', () => {
+  it('lists the numbers and flags as values, with no "not a string" badge', async () => {
+    const html = renderToStaticMarkup(<MetadataPanel header={await torchFixtureHeader('lightning.ckpt')} />);
+    expect(html).toContain('values that are not tensors');
+    expect(html).toContain('global_step');
+    expect(html).toContain('1200');
+    expect(html).not.toContain('not a string');
+    expect(html).not.toContain('__metadata__');
   });
 });

@@ -174,7 +174,12 @@ export function MetadataPanel({ header }: { header: ParsedHeader }) {
   return (
     <section className="metadata" aria-label="Metadata">
       <p className="muted">
-        {typed ? (
+        {header.format === 'pytorch-dcp' ? (
+          <>
+            The bytes entries the checkpoint's <code>.metadata</code> lists: values that are not tensors (a step, an
+            optimizer's settings), each saved as a small torch.save archive, by name and where each is kept.
+          </>
+        ) : typed ? (
           <>
             The checkpoint's values that are not tensors (numbers, strings, flags and None), by their path in what{' '}
             <code>torch.load</code> returns: training counters, hyper-parameters, an optimizer's settings.
