@@ -23,7 +23,7 @@ test.describe("a Trainer checkpoint's folder", () => {
     const optimizerOption = (await switcher.locator('option', { hasText: 'optimizer.pt' }).textContent()) ?? '';
     await switcher.selectOption({ label: optimizerOption });
     await expect(page.getByTestId('file-name')).toHaveText('optimizer.pt');
-    await expect(page.getByTestId('verdict-params')).toContainText('(no model weights found)');
+    await expect(page.getByTestId('verdict-params')).toContainText("(an optimizer's state, no model weights found)");
     // Bits per parameter of a file with no parameters would be bits per optimizer moment: not given.
     await expect(page.getByTestId('verdict')).not.toContainText('bits/param');
     await expect(page.getByText("An optimizer's state, not model weights")).toBeVisible();
@@ -54,7 +54,9 @@ test.describe("a Trainer checkpoint's folder", () => {
       .getByTestId('file-input')
       .first()
       .setInputFiles(fixturePath(`${TRAINER}/rng_state.pth`));
-    await expect(page.getByTestId('verdict-params')).toContainText('(no model weights found)');
+    await expect(page.getByTestId('verdict-params')).toContainText(
+      "(a random generator's state, no model weights found)",
+    );
     await expect(page.getByTestId('checkpoint-section-rng')).toContainText('cpu (rng) 1 tensor');
     watch.expectClean();
   });

@@ -8,6 +8,8 @@ its groups' settings), so the optimizer-state analysis is tested against the obj
   config.json, optimizer.pt, scheduler.pt, rng_state.pth, trainer_state.json, training_args.bin).
 - <name>.pt: `optimizer.state_dict()` of torch.optim's SGD (momentum), RMSprop, Adagrad, Adam with AMSGrad, NAdam,
   Adamax, and transformers' Adafactor, each after two steps on a small model with a frozen layer, saved by torch.save.
+- ema-only.pt: a checkpoint holding only an EMA copy of a model's weights (`state_dict_ema`, timm's key) and its
+  epoch, as an export of the averaged weights alone is saved.
 - kohya-lora.pt: a kohya-style LoRA (lora_down, lora_up and a 0-d alpha per module) saved by torch.save, as the
   .pt LoRAs of Stable Diffusion's early trainers were: its alphas lie in storages of their own.
 
@@ -111,12 +113,20 @@ def kohya_lora(expected):
     expected['kohya-lora.pt'] = {'alpha': 2.0, 'rank': 4, 'modules': 2}
 
 
+def ema_only(expected):
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.LayerNorm(16), torch.nn.Linear(16, 4))
+    torch.save({'state_dict_ema': model.state_dict(), 'epoch': 3}, os.path.join(ROOT, 'ema-only.pt'))
+    expected['ema-only.pt'] = {'weights': 'state_dict_ema', 'parameters': sum(p.numel() for p in model.parameters())}
+
+
 def main():
     os.makedirs(ROOT, exist_ok=True)
     expected = {}
     trainer_checkpoint(expected)
     small_optimizers(expected)
     kohya_lora(expected)
+    ema_only(expected)
     with open(os.path.join(ROOT, 'expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write('\n')

@@ -25,12 +25,14 @@ interface Expected {
 }
 
 const answers = JSON.parse(readFileSync(join(OPTIMIZERS_DIR, 'expected.json'), 'utf8')) as Record<string, unknown>;
-/** The optimizers' answers (the LoRA's is apart). */
-const expected = Object.fromEntries(Object.entries(answers).filter(([name]) => name !== 'kohya-lora.pt')) as Record<
+/** The optimizers' answers: every entry but the LoRA's and the EMA checkpoint's. */
+const NOT_OPTIMIZERS = new Set(['kohya-lora.pt', 'ema-only.pt']);
+const expected = Object.fromEntries(Object.entries(answers).filter(([name]) => !NOT_OPTIMIZERS.has(name))) as Record<
   string,
   Expected
 >;
 const loraAnswer = answers['kohya-lora.pt'] as { alpha: number; rank: number; modules: number };
+const emaAnswer = answers['ema-only.pt'] as { weights: string; parameters: number };
 
 interface Loaded {
   header: ParsedHeader;
@@ -142,6 +144,15 @@ describe("the rest of a Trainer's checkpoint folder", () => {
       expect(header.checkpoint?.weights, name).toBeNull();
       expect(optimizers, name).toEqual([]);
     }
+  });
+});
+
+describe('a checkpoint holding only an EMA copy', () => {
+  it('the averaged weights are the model weights: counted as parameters, no optimizer', async () => {
+    const { header, optimizers } = await load(join(OPTIMIZERS_DIR, 'ema-only.pt'));
+    expect(header.checkpoint?.weights).toBe(emaAnswer.weights);
+    expect(header.checkpoint?.rows.model.reduce((a, b) => a + b, 0)).toBe(emaAnswer.parameters);
+    expect(optimizers).toEqual([]);
   });
 });
 

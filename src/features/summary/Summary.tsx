@@ -103,7 +103,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       <p className="verdict-line" data-testid="verdict">
         <VerdictClauses result={result} lead={leadWords} />
         {shardReport && <span data-testid="shard-count">{plural(shardReport.totals.shards, 'shard')} · </span>}
-        {plural(totals.tensors, 'tensor')} · <ParameterClause headline={headline} /> ·{' '}
+        {plural(totals.tensors, 'tensor')} · <ParameterClause headline={headline} held={heldInstead(header)} /> ·{' '}
         {bitsPerParam !== null && `${bitsPerParam.toFixed(2)} bits/param · `}
         {dtypes.length > 0 ? dtypes.map(([name]) => name).join(' + ') : 'no dtypes'} · {formatBytes(fileSize)}
       </p>
@@ -265,6 +265,20 @@ function parametersTitle(headline: HeadlineParameters, paramsBasis: readonly str
   }
 }
 
+/** What a checkpoint with no model weights holds instead, when all its tensors are of one such kind. */
+const HELD_INSTEAD: Readonly<Record<string, string>> = {
+  optimizer: "an optimizer's state",
+  rng: "a random generator's state",
+  scheduler: "a scheduler's state",
+};
+
+function heldInstead(header: ParsedHeader): string | null {
+  const kinds = new Set(
+    (header.checkpoint?.sections ?? []).filter((section) => section.tensors > 0).map((section) => section.kind),
+  );
+  return kinds.size === 1 ? (HELD_INSTEAD[[...kinds][0]] ?? null) : null;
+}
+
 /** Files whose tensors are no model's weights (statistics, an optimizer's state): bits per parameter means nothing. */
 const NO_WEIGHTS_BASES: ReadonlySet<string> = new Set(['not-weights', 'checkpoint-no-weights']);
 
@@ -276,14 +290,14 @@ const HIDDEN_GAP_SHARE = 0.01;
  * they differ; when rounding makes the two look alike, the gap itself ("41.5 M more stored elements"). A
  * checkpoint says how many names share storage (tied weights, views), since those are what the counts skip.
  */
-function ParameterClause({ headline }: { headline: HeadlineParameters }) {
+function ParameterClause({ headline, held }: { headline: HeadlineParameters; held: string | null }) {
   const { model, stored } = headline;
   if (model === null) {
     return (
       <span data-testid="verdict-params">
         {formatCount(stored)} stored elements
         {headline.basis === 'packed-unknown' && ' (packed: parameter count unknown)'}
-        {headline.basis === 'checkpoint-no-weights' && ' (no model weights found)'}
+        {headline.basis === 'checkpoint-no-weights' && ` (${held ? `${held}, ` : ''}no model weights found)`}
         {headline.basis === 'not-weights' && ' (statistics, not model weights)'}
       </span>
     );

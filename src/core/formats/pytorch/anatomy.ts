@@ -470,12 +470,16 @@ export function checkpointAnatomy(
       }
       kinds.set(key, kind);
     }
-    if (weights === null) {
-      // No conventional name: the section with the most tensors that is not training state.
+    // No conventional name: the section with the most tensors that is not training state, else an EMA copy alone
+    // (the averaged weights are a model's weights too).
+    for (const fallback of ['other', 'ema'] as const) {
+      if (weights !== null) {
+        break;
+      }
       let best: string | null = null;
       for (const [key, kind] of kinds) {
         const totals = bySection.get(key);
-        if (kind === 'other' && totals && (best === null || totals.tensors > (bySection.get(best)?.tensors ?? 0))) {
+        if (kind === fallback && totals && (best === null || totals.tensors > (bySection.get(best)?.tensors ?? 0))) {
           best = key;
         }
       }
