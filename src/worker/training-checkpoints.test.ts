@@ -56,6 +56,15 @@ async function loadSpec(source: SourceSpec): Promise<Loaded> {
   };
 }
 
+/** Files of the Trainer's folder under the names given (name → fixture file), with its config.json. */
+function trainerFiles(names: Record<string, string>): Array<{ path: string; blob: Blob }> {
+  const folder = join(OPTIMIZERS_DIR, 'trainer');
+  return [...Object.entries(names), ['config.json', 'config.json']].map(([name, fixture]) => ({
+    path: `trainer/${name}`,
+    blob: new Blob([readFileSync(join(folder, fixture))]),
+  }));
+}
+
 /** The class torch or transformers names, as the algorithm the state's keys (and groups) give. */
 const ALGORITHM_OF_CLASS: Record<string, string> = {
   AdamW: 'AdamW',
@@ -103,13 +112,14 @@ describe('optimizer state dicts saved alone', () => {
     });
   }
 
-  it('no Memory tab for an optimizer state beside its config.json: there is no model in it to fit', async () => {
-    const folder = join(OPTIMIZERS_DIR, 'trainer');
-    const files = ['optimizer.pt', 'config.json'].map((file) => ({
-      path: `trainer/${file}`,
-      blob: new Blob([readFileSync(join(folder, file))]),
-    }));
-    const run = await loadAcrossThreads({ kind: 'files', files });
+  it("a Trainer's optimizer.pt takes no config.json: it describes the model beside it", async () => {
+    const run = await loadAcrossThreads({ kind: 'files', files: trainerFiles({ 'optimizer.pt': 'optimizer.pt' }) });
+    expect(run.result?.sidecarsRead ?? []).not.toContain('trainer/config.json');
+    expect(run.analyses?.sections.memory).toBeUndefined();
+  });
+
+  it('no Memory tab for an optimizer state under another name, even with a config.json beside it', async () => {
+    const run = await loadAcrossThreads({ kind: 'files', files: trainerFiles({ 'adamw-state.pt': 'optimizer.pt' }) });
     expect(run.result?.sidecarsRead).toContain('trainer/config.json');
     expect(run.analyses?.sections.optimizerState?.optimizers).toHaveLength(1);
     expect(run.analyses?.sections.memory).toBeUndefined();

@@ -334,6 +334,19 @@ describe("a Trainer checkpoint's folder", () => {
     expect(defaultChoice(choices)?.key).toBe('checkpoint-500/model.safetensors');
   });
 
+  it("the config.json and tokenizer beside the model are the model's, not the optimizer state's", () => {
+    const paths = [...Object.keys(files), 'checkpoint-500/config.json', 'checkpoint-500/tokenizer_config.json'];
+    const grouping = groupFiles(paths);
+    const choices = modelChoices(grouping);
+    const model = choices.find((choice) => choice.key.endsWith('model.safetensors'));
+    const optimizer = choices.find((choice) => choice.key.endsWith('optimizer.pt'));
+    expect(model && sidecarsFor(model, grouping.sidecars)).toEqual({
+      config: 'checkpoint-500/config.json',
+      tokenizer: ['checkpoint-500/tokenizer_config.json'],
+    });
+    expect(optimizer && sidecarsFor(optimizer, grouping.sidecars)).toEqual({});
+  });
+
   it('a model saved as a plain .bin still wins over the larger optimizer state beside it', () => {
     const sizes = { 'model.bin': 100, 'optimizer.pt': 200, 'random_states_0.pkl': 10 };
     expect(defaultChoice(choicesOf(Object.keys(sizes), sizes))?.key).toBe('model.bin');

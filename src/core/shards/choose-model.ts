@@ -275,10 +275,14 @@ export interface ChoiceSidecars {
  * nearest folder above it (a diffusers `transformer/config.json` describes `transformer/`, not the VAE). The
  * reference code's weights (`consolidated.safetensors`, Meta's `original/consolidated.00.pth`) take the params.json
  * beside them over a config.json, which describes the transformers copy of the model; any other model takes a
- * params.json only where no config.json applies.
+ * params.json only where no config.json applies. A training-state file (optimizer.pt) takes none.
  */
 export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): ChoiceSidecars {
   const result: ChoiceSidecars = {};
+  // The config and tokenizer beside a training-state file (optimizer.pt) describe the model, not that file.
+  if (choice.trainingState !== undefined) {
+    return result;
+  }
   let configDepth = -1;
   let paramsDepth = -1;
   let params: string | undefined;
