@@ -283,7 +283,7 @@ export function analyzeOptimizerState(input: AnalysisInput): {
     findings.push(
       makeFinding(
         'checkpoint-optimizer-state-only',
-        `This file holds ${first.algorithm ? `${first.algorithm}'s` : "an optimizer's"} state for ` +
+        `This file holds the state of ${first.algorithm ?? 'an optimizer'} for ` +
           `${plural(first.parameters, 'parameter')} (${formatCount(first.trainedElements)} values, ` +
           `${formatBytes(first.bytes)}), not model weights: it resumes a training run with the model's own file ` +
           '(transformers keeps it as optimizer.pt beside model.safetensors). Open the model file to see the model.',
