@@ -347,6 +347,23 @@ describe("a Trainer checkpoint's folder", () => {
     expect(optimizer && sidecarsFor(optimizer, grouping.sidecars)).toEqual({});
   });
 
+  it("DeepSpeed's ZeRO partitions and a gradient scaler are training state; its model states file is the model", () => {
+    const sizes = {
+      'global_step500/mp_rank_00_model_states.pt': 100,
+      'global_step500/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt': 800,
+      'global_step500/zero_pp_rank_1_mp_rank_00_optim_states.pt': 800,
+      'scaler.pt': 1,
+    };
+    const choices = choicesOf(Object.keys(sizes), sizes);
+    expect(choices.map((choice) => [choice.label, choice.trainingState])).toEqual([
+      ['scaler.pt', 'gradient scaler state'],
+      ['global_step500/bf16_zero_pp_rank_0_mp_rank_00_optim_states.pt', 'optimizer state (a ZeRO partition)'],
+      ['global_step500/mp_rank_00_model_states.pt', undefined],
+      ['global_step500/zero_pp_rank_1_mp_rank_00_optim_states.pt', 'optimizer state (a ZeRO partition)'],
+    ]);
+    expect(defaultChoice(choices)?.key).toBe('global_step500/mp_rank_00_model_states.pt');
+  });
+
   it('a model saved as a plain .bin still wins over the larger optimizer state beside it', () => {
     const sizes = { 'model.bin': 100, 'optimizer.pt': 200, 'random_states_0.pkl': 10 };
     expect(defaultChoice(choicesOf(Object.keys(sizes), sizes))?.key).toBe('model.bin');

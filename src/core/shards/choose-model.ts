@@ -32,10 +32,15 @@ export interface ModelChoice {
   trainingState?: string;
 }
 
-/** Files transformers' Trainer and accelerate write beside a checkpoint's model, by name, and what each holds. */
+/**
+ * Files transformers' Trainer, accelerate and DeepSpeed write beside a checkpoint's model, by name, and what each
+ * holds.
+ */
 const TRAINING_STATE_FILES: ReadonlyArray<[RegExp, string]> = [
   [/^optimizer(?:_\d+)?\.(?:pt|bin)$/, 'optimizer state'],
+  [/_optim_states\.pt$/, 'optimizer state (a ZeRO partition)'],
   [/^scheduler(?:_\d+)?\.(?:pt|bin)$/, 'learning-rate scheduler state'],
+  [/^scaler(?:_\d+)?\.pt$/, 'gradient scaler state'],
   [/^(?:rng_state(?:_\d+)?\.pth|random_states_\d+\.pkl)$/, 'random generator state'],
   [/^training_args\.bin$/, 'training arguments'],
 ];
@@ -80,8 +85,6 @@ const CANONICAL_SINGLE_FILES: readonly string[] = [
  * opens the safetensors model, as the Hub's libraries load it; the `.bin` model stays in the list of choices.
  */
 const NOT_SAFETENSORS_RANK = 50;
-/** A training-state file (optimizer.pt) ranks after every model file: it is opened only when nothing else is there. */
-const TRAINING_STATE_RANK = 1000;
 
 function folderOf(path: string): string {
   const slash = path.lastIndexOf('/');
@@ -208,9 +211,6 @@ function folderRank(folder: string): number {
  * without, then canonical names, then the largest.
  */
 function choiceRank(choice: ModelChoice): number {
-  if (choice.trainingState !== undefined) {
-    return TRAINING_STATE_RANK;
-  }
   const format = isSafetensors(choice) ? 0 : NOT_SAFETENSORS_RANK;
   if (choice.kind === 'sharded') {
     return format + (choice.indexFile !== undefined ? 0 : 1);
@@ -229,7 +229,8 @@ function isSafetensors(choice: ModelChoice): boolean {
 }
 
 /**
- * The choice to open first: in a Hugging Face cache, one in the snapshot `main` points at; the best folder (root
+ * The choice to open first: in a Hugging Face cache, one in the snapshot `main` points at; any model over a
+ * training-state file (optimizer.pt); the best folder (root
  * first, then diffusers subfolders such as `transformer/`,
  * `unet/`, `text_encoder/`), and in it a sharded model over a single file, canonical file names over others, and
  * the largest file among the rest. Null when there is nothing to open.
@@ -249,6 +250,11 @@ function isBetter(candidate: ModelChoice, current: ModelChoice): boolean {
   const onMain = Number(current.branches?.[0] === 'main') - Number(candidate.branches?.[0] === 'main');
   if (onMain !== 0) {
     return onMain < 0;
+  }
+  // A training-state file (optimizer.pt) is opened first only when no model file is there, in any folder.
+  const state = Number(candidate.trainingState !== undefined) - Number(current.trainingState !== undefined);
+  if (state !== 0) {
+    return state < 0;
   }
   const folder = folderRank(candidate.folder) - folderRank(current.folder);
   if (folder !== 0) {
