@@ -2,12 +2,13 @@
  * The committed checkpoint fixtures written by real torch (scripts/torch-fixtures.py) and what torch said about
  * each tensor (fixtures/torch/expected.json). Test-only: reads from disk with node:fs.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { readCheckpoint, sniffCheckpoint } from '../core/formats/pytorch/read-checkpoint';
 import type { ParsedHeader } from '../core/model';
+import type { LocalFileEntry } from '../core/result';
 import { memoryReader } from './fuzz/memory-reader';
 
 export const TORCH_FIXTURES_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../fixtures/torch');
@@ -147,4 +148,12 @@ export function torch2Answer(): Torch2Answer {
   const raw = JSON.parse(readFileSync(join(TORCH2_FIXTURES_DIR, 'expected.json'), 'utf8')) as Record<string, never>;
   const { torch, dcp, dcpHostileBytes, torchtitan, 'byteorder-invalid.pt': byteOrderInvalid, ...files } = raw;
   return { torch, dcp, dcpHostileBytes, torchtitan, byteOrderInvalid, files } as unknown as Torch2Answer;
+}
+
+/** A folder under fixtures/torch2 as dropped files (`<name>/<file>`), those `keep` takes. */
+export function torch2FolderFiles(name: string, keep: (file: string) => boolean = () => true): LocalFileEntry[] {
+  const folder = join(TORCH2_FIXTURES_DIR, name);
+  return readdirSync(folder)
+    .filter(keep)
+    .map((file) => ({ path: `${name}/${file}`, blob: new Blob([readFileSync(join(folder, file))]) }));
 }

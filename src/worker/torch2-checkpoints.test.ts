@@ -4,7 +4,7 @@
  * a big-endian machine, a Distributed Checkpoint two processes saved and one torchtitan saved (compared with its
  * transformers copy), each against what torch itself said.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dtypeName } from '../core/dtypes';
@@ -12,7 +12,7 @@ import { allTensorNames, referenceLoaderVerdict, tensorShape, type ParsedHeader 
 import type { LocalFileEntry } from '../core/result';
 import { resultAndKept } from '../testing/kept-load';
 import { compareKeptValues } from '../testing/kept-compare';
-import { TORCH2_FIXTURES_DIR, torch2Answer, type Torch2Tensor } from '../testing/torch-fixtures';
+import { TORCH2_FIXTURES_DIR, torch2Answer, torch2FolderFiles, type Torch2Tensor } from '../testing/torch-fixtures';
 import type { KeptLoad } from './load-source';
 import { readTensorValues } from './values-handler';
 import { verdictText } from '../core/values/compare-values';
@@ -145,13 +145,6 @@ describe('a torch.save archive from a big-endian machine', () => {
   });
 });
 
-function folderFiles(name: string, keep: (file: string) => boolean = () => true): LocalFileEntry[] {
-  const folder = join(TORCH2_FIXTURES_DIR, name);
-  return readdirSync(folder)
-    .filter(keep)
-    .map((file) => ({ path: `${name}/${file}`, blob: new Blob([readFileSync(join(folder, file))]) }));
-}
-
 async function loadFolder(files: LocalFileEntry[]): Promise<{ header: ParsedHeader; kept: KeptLoad }> {
   const { result, kept } = await resultAndKept({ kind: 'files', files });
   if (result.outcome.kind !== 'parsed') {
@@ -161,7 +154,7 @@ async function loadFolder(files: LocalFileEntry[]): Promise<{ header: ParsedHead
 }
 
 describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
-  const files = () => folderFiles('dcp');
+  const files = () => torch2FolderFiles('dcp');
 
   it("FSDP2's weights and optimizer state, each tensor with dcp.load's values from both ranks' files", async () => {
     const { header, kept } = await loadFolder(files());
@@ -214,7 +207,7 @@ describe('a Distributed Checkpoint two torch 2.x processes saved', () => {
 
 describe('a Distributed Checkpoint whose bytes entry runs code when dcp.load unpickles it', () => {
   it('is dangerous to load whole, while its tensors are listed and its other entries read', async () => {
-    const files = folderFiles('dcp-hostile-bytes');
+    const files = torch2FolderFiles('dcp-hostile-bytes');
     const { result, kept } = await resultAndKept({ kind: 'files', files });
     if (result.outcome.kind !== 'parsed') {
       throw new Error('the .metadata was not parsed');
@@ -242,8 +235,8 @@ describe('a Distributed Checkpoint whose bytes entry runs code when dcp.load unp
 describe('a Distributed Checkpoint torchtitan saved, against its transformers copy', () => {
   it('pairs each weight by its reference name, puts q/k rows back, and finds every value equal', async () => {
     const want = answer.torchtitan;
-    const { kept: a } = await loadFolder(folderFiles('torchtitan'));
-    const { kept: b } = await resultAndKept({ kind: 'files', files: folderFiles('torchtitan-hf') });
+    const { kept: a } = await loadFolder(torch2FolderFiles('torchtitan'));
+    const { kept: b } = await resultAndKept({ kind: 'files', files: torch2FolderFiles('torchtitan-hf') });
     const { output, result } = await compareKeptValues(a, b);
     // The optimizer's moments and steps have no counterpart in a model: only in the checkpoint.
     expect(output.ggufNames).toMatchObject({

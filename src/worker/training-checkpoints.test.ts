@@ -3,13 +3,13 @@
  * scripts/optimizer-fixtures.py): transformers' Trainer checkpoint folder (optimizer.pt, rng_state.pth beside the
  * model) and torch.optim's own state dicts, each optimizer described as the optimizer object itself describes it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Finding, ParsedHeader } from '../core/model';
 import type { OptimizerState } from '../core/analysis/optimizer-state';
 import { loadAcrossThreads } from '../testing/load-messages';
-import { TORCH2_FIXTURES_DIR, TORCH_FIXTURES_DIR, torch2Answer } from '../testing/torch-fixtures';
+import { TORCH2_FIXTURES_DIR, TORCH_FIXTURES_DIR, torch2Answer, torch2FolderFiles } from '../testing/torch-fixtures';
 import type { SourceSpec } from '../core/result';
 
 const OPTIMIZERS_DIR = join(TORCH2_FIXTURES_DIR, 'optimizers');
@@ -193,12 +193,7 @@ describe('optimizers inside a training checkpoint, beside the model weights', ()
 describe('an optimizer flattened into a Distributed Checkpoint by get_state_dict', () => {
   it("FSDP2's AdamW: parameters by name, the step read from its chunk, the groups from the bytes entries", async () => {
     const answer = torch2Answer().dcp;
-    const folder = join(TORCH2_FIXTURES_DIR, 'dcp');
-    const files = readdirSync(folder).map((file) => ({
-      path: `dcp/${file}`,
-      blob: new Blob([readFileSync(join(folder, file))]),
-    }));
-    const { optimizers } = await loadSpec({ kind: 'files', files });
+    const { optimizers } = await loadSpec({ kind: 'files', files: torch2FolderFiles('dcp') });
     expect(optimizers).toHaveLength(1);
     const [optimizer] = optimizers;
     const moments = Object.keys(answer.tensors).filter((name) => name.endsWith('.exp_avg'));

@@ -85,8 +85,21 @@ interface Found {
   byParameter: Map<string, Map<string, number>>;
 }
 
+/** findOptimizers' answer per header, for the names it was given: asked once for the step's read, once to run. */
+const foundCache = new WeakMap<ParsedHeader, { names: readonly string[]; found: Found[] }>();
+
 /** The optimizers' state tensors, found by the `state` segment of their names inside optimizer sections. */
 function findOptimizers(header: ParsedHeader, names: readonly string[]): Found[] {
+  const cached = foundCache.get(header);
+  if (cached?.names === names) {
+    return cached.found;
+  }
+  const found = scanOptimizers(header, names);
+  foundCache.set(header, { names, found });
+  return found;
+}
+
+function scanOptimizers(header: ParsedHeader, names: readonly string[]): Found[] {
   const checkpoint = header.checkpoint;
   if (!checkpoint) {
     return [];
@@ -141,18 +154,7 @@ function stepRows(header: ParsedHeader, names: readonly string[]): number[] {
 }
 
 function stepValue(index: TensorIndex, row: number, bytes: Uint8Array | undefined): number | null {
-  if (!bytes) {
-    return null;
-  }
-  const dtype = index.dtype(row);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (dtype === 'I64') {
-    return bytes.length >= 8 ? Number(view.getBigInt64(0, true)) : null;
-  }
-  if (dtype === 'I32') {
-    return bytes.length >= 4 ? view.getInt32(0, true) : null;
-  }
-  const values = decodeValues(dtype, bytes);
+  const values = bytes ? decodeValues(index.dtype(row), bytes) : null;
   return values && values.length > 0 && Number.isFinite(values[0]) ? values[0] : null;
 }
 

@@ -215,17 +215,6 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
   if (!reads && valuesBytes === 0) {
     return '';
   }
-  if (header.format !== undefined) {
-    // Other formats read more than a length and a header to load (a zip's directory, a GGUF's padding).
-    const small = (reads?.groups ?? []).map(
-      (group) => `${plural(group.tensors, group.noun)} ${formatBytes(group.bytes)}`,
-    );
-    const analysisBytes = reads?.bytes ?? 0;
-    const parts = [...small, ...(valuesBytes > 0 ? [`values ${formatBytes(valuesBytes)}`] : [])];
-    return `: ${formatBytes(result.bytesRead - valuesBytes - analysisBytes)} to load + ${parts.join(' + ')}`;
-  }
-  const files = result.shards ? result.shards.report.totals.presentShards : 1;
-  const headerBytes = header.headerLength + 8 * files;
   // A bounded sample says how many of how many ("sampled 32 of 266 configs"), never just the count read.
   const samples: Record<string, DataSample | undefined> = {
     config: result.sections.quantization?.configSample,
@@ -242,6 +231,13 @@ function dataReadsClause(result: LoadResult, header: ParsedHeader): string {
   if (valuesBytes > 0) {
     parts.push(`values ${formatBytes(valuesBytes)}`);
   }
+  if (header.format !== undefined) {
+    // Other formats read more than a length and a header to load (a zip's directory, a GGUF's padding).
+    const loadBytes = result.bytesRead - valuesBytes - (reads?.bytes ?? 0);
+    return `: ${formatBytes(loadBytes)} to load + ${parts.join(' + ')}`;
+  }
+  const files = result.shards ? result.shards.report.totals.presentShards : 1;
+  const headerBytes = header.headerLength + 8 * files;
   return `: header ${formatBytes(headerBytes)} + ${parts.join(' + ')}`;
 }
 
