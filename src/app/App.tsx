@@ -22,10 +22,11 @@ import { ModuleTree } from '../features/modules/ModuleTree';
 import { ModelSources, ShardsPanel } from '../features/shards/ShardsPanel';
 import { NotSafetensors } from '../features/summary/NotSafetensors';
 import { TokenizerPanel } from '../features/tokenizer/TokenizerPanel';
+import { TrainingPanel } from '../features/training/TrainingPanel';
 import { Summary } from '../features/summary/Summary';
 import { PreviewTable } from '../features/table/PreviewTable';
 import { TensorTable } from '../features/table/TensorTable';
-import { allFindings, selectResult, selectTokenizerNotFound } from '../state/selectors';
+import { allFindings, selectResult, selectTokenizerNotFound, selectTrainingNotFound } from '../state/selectors';
 import { useAppStore } from '../state/store';
 import type { Panel } from '../state/view-slice';
 import type { LoadResult } from '../core/result';
@@ -142,6 +143,11 @@ const TABS: Tab[] = [
       result.tokenizerOnDemand !== undefined ||
       result.vocabularyOnDemand !== undefined,
   },
+  {
+    id: 'training',
+    label: 'Training',
+    available: (result) => result.sections.trainingRun !== undefined || result.trainingOnDemand !== undefined,
+  },
   { id: 'memory', label: 'Memory', available: (result) => result.sections.memory !== undefined },
   {
     id: 'metadata',
@@ -168,9 +174,13 @@ function ResultView({ result }: { result: LoadResult }) {
   const activePanel = useAppStore((state) => state.activePanel);
   const setPanel = useAppStore((state) => state.setPanel);
   const findings = allFindings(result);
-  // A Tokenizer tab whose files turned out missing stays, to say so.
+  // A Tokenizer or Training tab whose files turned out missing stays, to say so.
   const tokenizerLooked = useAppStore(selectTokenizerNotFound) !== undefined;
-  const tabs = TABS.filter((tab) => tab.available(result) || (tab.id === 'tokenizer' && tokenizerLooked));
+  const trainingLooked = useAppStore(selectTrainingNotFound) !== undefined;
+  const tabs = TABS.filter(
+    (tab) =>
+      tab.available(result) || (tab.id === 'tokenizer' && tokenizerLooked) || (tab.id === 'training' && trainingLooked),
+  );
   const panel = tabs.some((tab) => tab.id === activePanel) ? activePanel : 'tensors';
   const head = useRef<HTMLDivElement>(null);
   useSidecarsFor(result, panel);
@@ -238,6 +248,7 @@ function ResultView({ result }: { result: LoadResult }) {
               </>
             )}
             {panel === 'tokenizer' && <TokenizerPanel result={result} />}
+            {panel === 'training' && <TrainingPanel result={result} />}
             {panel === 'memory' && sections.memory && (
               // Remounted when config.json arrives, so the context input starts at the model's own maximum.
               <MemoryPanel

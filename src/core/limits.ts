@@ -178,6 +178,12 @@ export const MAX_SIDECAR_BYTES = 4 * 1024 * 1024;
 export const MAX_TOKENIZER_FILE_BYTES = 8 * 1024 * 1024;
 
 /**
+ * trainer_state.json grows by about 150 bytes a logged step (a few KB for a short fine-tune, tens of MB for a long
+ * pretraining run logged every step); past this it is left unread, so a wrong file cannot hold the worker.
+ */
+export const MAX_TRAINER_STATE_BYTES = 64 * 1024 * 1024;
+
+/**
  * tokenizer.json, read on a click: 9 MB for Llama 3, 11 MB for Qwen 2.5, 33 MB for Gemma 3's 262k tokens. Past this
  * it is left unread, and the Tokenizer tab says so: parsing it would hold several times its size in the worker.
  */

@@ -194,13 +194,17 @@ export interface LoadResult {
   vocabularyOnDemand?: string[];
   /** Its size when the listing or the dropped file gives it; absent when only a request would tell. */
   vocabularyBytes?: number;
+  /** trainer_state.json a repository lists beside the model, read when the Training tab opens (readTrainingOnDemand). */
+  trainingOnDemand?: string[];
+  /** Its size when the listing gives it. */
+  trainingBytes?: number;
 }
 
 /**
- * What a read on demand asks for: the config sidecars (sidecarsOnDemand), the tokenizer's files (tokenizerOnDemand)
- * or tokenizer.json (vocabularyOnDemand).
+ * What a read on demand asks for: the config sidecars (sidecarsOnDemand), the tokenizer's files (tokenizerOnDemand),
+ * tokenizer.json (vocabularyOnDemand) or trainer_state.json (trainingOnDemand).
  */
-export type SidecarsGroup = 'config' | 'tokenizer' | 'vocabulary';
+export type SidecarsGroup = 'config' | 'tokenizer' | 'vocabulary' | 'training';
 
 /** The report's analyses of a load, as they arrive after its result (or ride along with it). */
 export interface AnalysesUpdate {

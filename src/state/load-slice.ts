@@ -43,6 +43,10 @@ export interface LoadSlice {
   readVocabulary: () => Promise<void>;
   /** Stops that read (its Cancel): tokenizer.json stays unread, offered again. */
   cancelVocabulary: () => void;
+  /** Reads, once, the trainer_state.json the current load left for the Training tab (LoadResult.trainingOnDemand). */
+  readTrainingOnDemand: () => Promise<void>;
+  /** Stops that read (its Cancel): trainer_state.json stays unread, offered again. */
+  cancelTrainingOnDemand: () => void;
   /** Encodes a text with that tokenizer.json, in the tokenizer's own worker; null when no load is shown. */
   encodeText: (text: string) => Promise<EncodeAnswer | null>;
   /** Re-opens the current folder drop or repository on another of its models (a ModelChoice key). */
@@ -118,6 +122,10 @@ export const createLoadSlice: StateCreator<AppState, [], [], LoadSlice> = (set, 
     readVocabulary: () => readSlotOnDemand(mainSlot, 'vocabulary'),
 
     cancelVocabulary: () => cancelSlotOnDemand(mainSlot, 'vocabulary'),
+
+    readTrainingOnDemand: () => readSlotOnDemand(mainSlot, 'training'),
+
+    cancelTrainingOnDemand: () => cancelSlotOnDemand(mainSlot, 'training'),
 
     encodeText: async (text) => {
       const load = get().load;

@@ -22,6 +22,10 @@ export const selectTokenizerReading = (state: AppState): boolean =>
 export const selectTokenizerNotFound = (state: AppState): string[] | undefined =>
   state.load.status === 'ready' ? state.load.tokenizerNotFound : undefined;
 
+/** trainer_state.json, when the Training tab asked for it and it was not there or not usable. */
+export const selectTrainingNotFound = (state: AppState): string[] | undefined =>
+  state.load.status === 'ready' ? state.load.trainingNotFound : undefined;
+
 /** Set while tokenizer.json is read for the main load. */
 export const selectVocabularyReading = (state: AppState): boolean =>
   state.load.status === 'ready' && state.load.vocabularyReading === true;

@@ -73,6 +73,12 @@ export type SlotState =
       vocabularyProgress?: { bytesRead: number; bytesTotal: number | null };
       /** tokenizer.json, when it was asked for and not read (the section's vocabularyProblem says why). */
       vocabularyNotFound?: string[];
+      /** Set while trainer_state.json is read for the Training tab. */
+      trainingReading?: boolean;
+      /** Its bytes so far (of the whole, when known) while it is read. */
+      trainingProgress?: { bytesRead: number; bytesTotal: number | null };
+      /** trainer_state.json, when it was asked for and was not there, too large or not JSON. */
+      trainingNotFound?: string[];
     }
   | { status: 'error'; label: string; error: SerializedSourceError };
 
@@ -370,7 +376,7 @@ export function createTableQueries(hooks: TableQueryHooks): TableQueries {
 
 /**
  * Where a group read on demand is asked for, marked while it reads, and noted when its files are not there; and,
- * for tokenizer.json (megabytes over HTTP), where its bytes so far are shown with a Cancel.
+ * for tokenizer.json and trainer_state.json (megabytes over HTTP), where its bytes so far are shown with a Cancel.
  */
 const ON_DEMAND_FIELDS = {
   config: { asked: 'sidecarsOnDemand', reading: 'sidecarsReading', notFound: 'sidecarsNotFound', progress: null },
@@ -380,6 +386,12 @@ const ON_DEMAND_FIELDS = {
     reading: 'vocabularyReading',
     notFound: 'vocabularyNotFound',
     progress: 'vocabularyProgress',
+  },
+  training: {
+    asked: 'trainingOnDemand',
+    reading: 'trainingReading',
+    notFound: 'trainingNotFound',
+    progress: 'trainingProgress',
   },
 } as const;
 

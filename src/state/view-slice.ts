@@ -17,6 +17,7 @@ export const PANELS = [
   'quantization',
   'model',
   'tokenizer',
+  'training',
   'memory',
   'metadata',
   'shards',

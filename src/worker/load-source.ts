@@ -210,6 +210,7 @@ async function openPlan(
     ...(plan.sidecarsOnDemand && { sidecarsOnDemand: plan.sidecarsOnDemand }),
     ...(plan.tokenizerOnDemand && { tokenizerOnDemand: plan.tokenizerOnDemand }),
     ...(plan.vocabularyOnDemand && { vocabularyOnDemand: plan.vocabularyOnDemand }),
+    ...(plan.trainingOnDemand && { trainingOnDemand: plan.trainingOnDemand }),
   };
 }
 

@@ -78,6 +78,8 @@ export interface Loaded {
   tokenizerOnDemand?: SidecarsOnDemand;
   /** tokenizer.json, left for a click in the Tokenizer tab. */
   vocabularyOnDemand?: SidecarsOnDemand;
+  /** trainer_state.json over HTTP, left for the Training tab. */
+  trainingOnDemand?: SidecarsOnDemand;
   shards?: ShardInfo;
   /** An index opened without any of its shards: its tensor names, paged for the Shards tab. */
   indexAlone?: ShardIndex;
@@ -251,6 +253,12 @@ async function publishRemembered(
       result.vocabularyBytes = onDemand.vocabulary.bytes;
     }
   }
+  if (onDemand.training) {
+    result.trainingOnDemand = onDemand.training.files;
+    if (onDemand.training.bytes !== undefined) {
+      result.trainingBytes = onDemand.training.bytes;
+    }
+  }
   markStep('result-built');
   // Preview rows are on screen already: when the analyses read no data and take a fraction of a second, the result
   // waits for them and carries them, so the page renders the full table once, with the report, and not while the
@@ -419,6 +427,9 @@ function sidecarGroupsOf(loaded: Loaded, parsed: ParsedHeader): SidecarGroups {
   }
   if (loaded.vocabularyOnDemand && !parsed.gguf) {
     groups.vocabulary = loaded.vocabularyOnDemand;
+  }
+  if (loaded.trainingOnDemand) {
+    groups.training = loaded.trainingOnDemand;
   }
   return groups;
 }

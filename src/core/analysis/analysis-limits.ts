@@ -106,3 +106,23 @@ export const MAX_ADDED_TOKENS_KEPT = 8_192;
  * by merges) and a hostile list of 256k long tokens costs at most 256k × 32² steps.
  */
 export const MAX_SCORE_MERGE_TOKEN_CHARS = 32;
+
+/**
+ * log_history entries of a trainer_state.json read into the Training section. Logging every step for a million steps
+ * makes a million entries (about 150 MB of JSON, past MAX_TRAINER_STATE_BYTES anyway); entries past this are
+ * counted, not read.
+ */
+export const MAX_TRAINING_LOG_ENTRIES = 1_000_000;
+
+/**
+ * Keys of log_history drawn as series. A run logs a handful (loss, learning_rate, grad_norm, eval_*; TRL's trainers
+ * a few dozen rewards and log-probabilities); more are counted and left out, so a hostile file cannot make the
+ * report carry thousands of series.
+ */
+export const MAX_TRAINING_SERIES = 64;
+
+/**
+ * Points of one series the report carries for its chart: all of them up to this, else each of this many buckets'
+ * lowest and highest value. A chart is at most a few hundred pixels wide, and a spike stays drawn.
+ */
+export const MAX_TRAINING_CHART_BUCKETS = 1_000;

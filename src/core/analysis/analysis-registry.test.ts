@@ -140,6 +140,7 @@ describe('runAnalyses', () => {
       'dataReads',
       'tokenizer',
       'optimizerState',
+      'trainingRun',
     ]);
   });
 

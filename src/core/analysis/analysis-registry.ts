@@ -15,6 +15,8 @@ import type { MemorySection } from './memory/memory-types';
 import { metadataInsightsAnalysis } from './metadata-insights';
 import { moduleTreeAnalysis } from './module-tree';
 import { optimizerStateAnalysis, type OptimizerStateSection } from './optimizer-state';
+import type { TrainingRunSection } from './training-run/trainer-state';
+import { trainingRunAnalysis } from './training-run/training-run';
 import { quantizationAnalysis } from './quantization';
 import type {
   ArchitectureSection,
@@ -42,6 +44,7 @@ export interface AnalysisSections {
   dataReads?: DataReadsSection;
   tokenizer?: TokenizerSection;
   optimizerState?: OptimizerStateSection;
+  trainingRun?: TrainingRunSection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -57,6 +60,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   dataReadsAnalysis,
   tokenizerAnalysis,
   optimizerStateAnalysis,
+  trainingRunAnalysis,
 ];
 
 /**

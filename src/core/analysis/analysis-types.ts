@@ -27,6 +27,8 @@ export interface Sidecars {
   vocabulary?: VocabularySummary;
   /** Why tokenizer.json was not summarized, when it was asked for and could not be. */
   vocabularyProblem?: string;
+  /** transformers' trainer_state.json beside the model: its path and parsed value (non-finite numbers kept). */
+  trainerState?: { file: string; state: unknown };
 }
 
 export interface AnalysisInput {

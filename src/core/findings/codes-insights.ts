@@ -123,5 +123,16 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'Declared total_parameters disagrees with the tensors',
   },
+  // Training runs (trainer_state.json beside the model).
+  'training-diverged': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'The training log shows a NaN or infinite loss or gradient norm',
+  },
+  'training-checkpoint-not-best': {
+    severity: 'info',
+    refusedByReference: false,
+    title: "This checkpoint is not the run's best by its metric",
+  },
   'analysis-failed': { severity: 'warning', refusedByReference: false, title: 'An insight analysis could not finish' },
 } as const satisfies Record<string, { severity: Severity; refusedByReference: boolean; title: string }>;

@@ -190,6 +190,38 @@ describe('sidecarsFor', () => {
   });
 });
 
+describe('sidecarsFor with trainer_state.json (a training run)', () => {
+  const paths = [
+    'model.safetensors',
+    'config.json',
+    'trainer_state.json',
+    'checkpoint-500/model.safetensors',
+    'checkpoint-500/config.json',
+    'checkpoint-500/optimizer.pt',
+    'checkpoint-500/trainer_state.json',
+    'checkpoint-1000/model.safetensors',
+  ];
+  const grouping = groupFiles(paths);
+  const choices = modelChoices(grouping);
+  const of = (key: string) => {
+    const choice = choices.find((candidate) => candidate.key === key);
+    if (!choice) {
+      throw new Error(key);
+    }
+    return sidecarsFor(choice, grouping.sidecars);
+  };
+
+  it("takes each checkpoint's own, else the run folder's", () => {
+    expect(of('checkpoint-500/model.safetensors').trainerState).toBe('checkpoint-500/trainer_state.json');
+    expect(of('model.safetensors').trainerState).toBe('trainer_state.json');
+    expect(of('checkpoint-1000/model.safetensors').trainerState).toBe('trainer_state.json');
+  });
+
+  it("gives a training-state file its run's trainer_state.json and nothing that describes the model", () => {
+    expect(of('checkpoint-500/optimizer.pt')).toEqual({ trainerState: 'checkpoint-500/trainer_state.json' });
+  });
+});
+
 describe("sidecarsFor with a params.json (the reference code's config)", () => {
   const configOf = (paths: string[], key: string) => {
     const grouping = groupFiles(paths);

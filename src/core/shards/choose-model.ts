@@ -6,7 +6,7 @@
 import { isNativeWeightsFile } from '../analysis/native-params';
 import { formatIdOfFileName } from '../formats/format-readers';
 import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../analysis/tokenizer/tokenizer-files';
-import { compareShardNames, indexStem, type FileGrouping, type Sidecar } from './shard-names';
+import { compareShardNames, indexStem, type FileGrouping, type Sidecar, type SidecarKind } from './shard-names';
 import { displayPath, refsOfPath, type HubCacheRefs } from './hub-cache';
 
 export interface ModelChoice {
@@ -274,6 +274,8 @@ export interface ChoiceSidecars {
   tokenizer?: string[];
   /** The nearest tokenizer.json, read on a click. */
   vocabulary?: string;
+  /** The nearest trainer_state.json: the training run the model (or training-state file) comes from. */
+  trainerState?: string;
 }
 
 /**
@@ -281,10 +283,15 @@ export interface ChoiceSidecars {
  * nearest folder above it (a diffusers `transformer/config.json` describes `transformer/`, not the VAE). The
  * reference code's weights (`consolidated.safetensors`, Meta's `original/consolidated.00.pth`) take the params.json
  * beside them over a config.json, which describes the transformers copy of the model; any other model takes a
- * params.json only where no config.json applies. A training-state file (optimizer.pt) takes none.
+ * params.json only where no config.json applies. A training-state file (optimizer.pt) takes only the
+ * trainer_state.json of its run.
  */
 export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): ChoiceSidecars {
   const result: ChoiceSidecars = {};
+  const trainerState = nearestOfKind(choice, sidecars, 'trainer-state');
+  if (trainerState !== undefined) {
+    result.trainerState = trainerState;
+  }
   // The config and tokenizer beside a training-state file (optimizer.pt) describe the model, not that file.
   if (choice.trainingState !== undefined) {
     return result;
@@ -337,4 +344,18 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
     result.config = params;
   }
   return result;
+}
+
+/** The sidecar of `kind` in the choice's folder, else in the nearest folder above it. */
+function nearestOfKind(choice: ModelChoice, sidecars: readonly Sidecar[], kind: SidecarKind): string | undefined {
+  let nearest: string | undefined;
+  let nearestDepth = -1;
+  for (const sidecar of sidecars) {
+    const folder = folderOf(sidecar.file);
+    if (sidecar.kind === kind && choice.folder.startsWith(folder) && folder.length > nearestDepth) {
+      nearest = sidecar.file;
+      nearestDepth = folder.length;
+    }
+  }
+  return nearest;
 }

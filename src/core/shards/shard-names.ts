@@ -11,6 +11,7 @@ import { isOllamaBlobName, isOllamaManifestPath, ollamaBlobLabel, type OllamaBlo
 import { TOKENIZER_JSON_FILE } from '../analysis/tokenizer/vocabulary';
 import { TOKENIZER_FILE_KEYS } from '../analysis/tokenizer/tokenizer-files';
 import { isHubCacheRefPath } from './hub-cache';
+import { TRAINER_STATE_FILE } from '../analysis/training-run/trainer-state';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
 
@@ -163,7 +164,7 @@ export function siblingShardNames(fileName: string, limit: number): string[] | n
  * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts), or tokenizer.json (read on a click:
  * analysis/tokenizer/vocabulary.ts).
  */
-export type SidecarKind = 'config' | 'adapter-config' | 'native-params' | 'tokenizer' | 'vocabulary';
+export type SidecarKind = 'config' | 'adapter-config' | 'native-params' | 'tokenizer' | 'vocabulary' | 'trainer-state';
 
 export interface Sidecar {
   kind: SidecarKind;
@@ -221,6 +222,7 @@ const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   ['params.json', 'native-params'],
   ...[...TOKENIZER_FILE_KEYS.keys()].map((name) => [name, 'tokenizer'] as const),
   [TOKENIZER_JSON_FILE, 'vocabulary'],
+  [TRAINER_STATE_FILE, 'trainer-state'],
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is

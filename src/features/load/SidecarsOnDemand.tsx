@@ -1,8 +1,9 @@
 /**
  * The config.json beside a file or index URL (a PEFT adapter's adapter_config.json) is not read during the load
  * (the load sends only header and index reads); it is read once, when a view that shows what it says is opened:
- * these tabs, or the report. The tokenizer's files over HTTP likewise wait for the Tokenizer tab. This module holds
- * those rules and the line that tells the user about the config.
+ * these tabs, or the report. The tokenizer's files over HTTP likewise wait for the Tokenizer tab, and a repository's
+ * trainer_state.json for the Training tab. This module holds those rules and the line that tells the user about
+ * the config.
  */
 import { useEffect } from 'react';
 import type { LoadResult } from '../../core/result';
@@ -13,12 +14,14 @@ import type { Panel } from '../../state/view-slice';
 /** Tabs whose figures change with the config: KV cache layout, architecture, quantization config, LoRA settings. */
 const PANELS_THAT_READ_SIDECARS: ReadonlySet<Panel> = new Set<Panel>(['memory', 'model', 'quantization']);
 
-/** Reads the load's deferred sidecars (config, tokenizer) when `panel` is one that shows what they say. */
+/** Reads the load's deferred sidecars (config, tokenizer, trainer state) when `panel` is one that shows them. */
 export function useSidecarsFor(result: LoadResult, panel: Panel): void {
   const readSidecarsOnDemand = useAppStore((state) => state.readSidecarsOnDemand);
   const readTokenizerOnDemand = useAppStore((state) => state.readTokenizerOnDemand);
   const wanted = result.sidecarsOnDemand !== undefined && PANELS_THAT_READ_SIDECARS.has(panel);
+  const readTrainingOnDemand = useAppStore((state) => state.readTrainingOnDemand);
   const tokenizerWanted = result.tokenizerOnDemand !== undefined && panel === 'tokenizer';
+  const trainingWanted = result.trainingOnDemand !== undefined && panel === 'training';
   useEffect(() => {
     if (wanted) {
       readSidecarsOnDemand();
@@ -29,6 +32,11 @@ export function useSidecarsFor(result: LoadResult, panel: Panel): void {
       readTokenizerOnDemand();
     }
   }, [tokenizerWanted, readTokenizerOnDemand]);
+  useEffect(() => {
+    if (trainingWanted) {
+      void readTrainingOnDemand();
+    }
+  }, [trainingWanted, readTrainingOnDemand]);
 }
 
 /** What became of the sidecars left for later: not read yet (with a button), being read, or not found. */

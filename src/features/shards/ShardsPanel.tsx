@@ -1,4 +1,5 @@
 /** The Shards tab of a sharded model, and the model switcher / repository file list shown above any result. */
+import { TRAINER_STATE_FILE } from '../../core/analysis/training-run/trainer-state';
 import type { LoadResult, ShardInfo } from '../../core/result';
 import { selectSidecarsNotFound } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
@@ -24,8 +25,11 @@ export function ShardsPanel({ shards }: { shards: ShardInfo }) {
   );
 }
 
-/** What a config file read beside the model is used for, in the words of the tabs that show it. */
+/** What a config file (or the training run's state) read beside the model is used for, in the tabs' words. */
 function sidecarUse(path: string, hasMemory: boolean): string {
+  if (path.endsWith(TRAINER_STATE_FILE)) {
+    return "the run's steps, best checkpoint and logged loss in the Training tab";
+  }
   return path.endsWith('adapter_config.json')
     ? "the adapter's rank, alpha and target modules in the Model tab"
     : `its layer and attention layout and quantization settings feed the ${hasMemory ? 'Memory, Model and Quantization tabs' : 'Model and Quantization tabs'}`;

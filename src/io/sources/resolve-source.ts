@@ -66,6 +66,7 @@ import {
   readLocalSidecars,
   readRemoteSidecars,
   tokenizerOnDemand,
+  trainerStateOnDemand,
   vocabularyOnDemand,
   type SidecarsOnDemand,
 } from './sidecars';
@@ -102,6 +103,8 @@ interface PlanBase {
   tokenizerOnDemand?: SidecarsOnDemand;
   /** tokenizer.json beside the model (dropped, listed or guessed beside a URL), read on a click. */
   vocabularyOnDemand?: SidecarsOnDemand;
+  /** trainer_state.json a repository lists beside the model, read when the Training tab opens. */
+  trainingOnDemand?: SidecarsOnDemand;
   /** A file in the model file's folder by its bare name (a Distributed Checkpoint's .distcp files), for values. */
   openBeside?: (name: string) => ByteReader | null;
 }
@@ -488,6 +491,15 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
         bytes: sizes.get(wanted.vocabulary),
       }),
     }),
+    ...(wanted.trainerState !== undefined && {
+      trainingOnDemand: trainerStateOnDemand(
+        wanted.trainerState,
+        resolveUrl(repo, wanted.trainerState),
+        source.token,
+        meter,
+        sizes.get(wanted.trainerState),
+      ),
+    }),
   };
   const open = (path: string, firstReadBytes?: number) =>
     createHttpReader(resolveUrl(repo, path), { token: source.token, signal: ctx.signal, firstReadBytes });
@@ -707,7 +719,7 @@ function noModelMessage(paths: readonly string[], companions: number): string {
       : companions === paths.length
         ? ` ${paths.length === 1 ? 'It is' : 'They are'} a model's companion ${paths.length === 1 ? 'file' : 'files'}, ` +
           'read with the weights: choose them together with the model file (or its shard index), or drop the folder.'
-        : ` Companion files among them (config.json, adapter_config.json, tokenizer files) are read with a model's ` +
+        : ` Companion files among them (config.json, adapter_config.json, tokenizer files, trainer_state.json) are read with a model's ` +
           "weights: choose them together, or drop the model's folder.";
   return `${subject}: no ${formats} file or shard index ${paths.length === 1 ? 'was chosen' : 'was among them'}.${hint}`;
 }

@@ -1,15 +1,21 @@
 /**
- * config.json (or the reference code's params.json), adapter_config.json and the tokenizer's files next to a model:
- * read whole, parsed, and handed to the analyses. A missing, oversized or broken sidecar only costs the hints it would
- * have given, never the load. Dropped tokenizer files are read with the others; over HTTP they wait until the
- * Tokenizer tab opens (tokenizerOnDemand).
+ * config.json (or the reference code's params.json), adapter_config.json, the tokenizer's files and trainer_state.json
+ * next to a model: read whole, parsed, and handed to the analyses. A missing, oversized or broken sidecar only costs
+ * the hints it would have given, never the load. Dropped tokenizer files and trainer_state.json are read with the
+ * others; over HTTP they wait until the Tokenizer or Training tab opens (tokenizerOnDemand, trainerStateOnDemand).
  */
 import type { Sidecars } from '../../core/analysis/analysis-types';
 import { configFromNativeParams, isNativeParamsFile, NATIVE_PARAMS_FILE } from '../../core/analysis/native-params';
 import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
 import type { Meter } from './meter';
-import { MAX_SIDECAR_BYTES, MAX_TOKENIZER_FILE_BYTES, MAX_VOCABULARY_FILE_BYTES } from '../../core/limits';
+import {
+  MAX_SIDECAR_BYTES,
+  MAX_TOKENIZER_FILE_BYTES,
+  MAX_TRAINER_STATE_BYTES,
+  MAX_VOCABULARY_FILE_BYTES,
+} from '../../core/limits';
+import { parsePythonJson } from '../../core/analysis/training-run/python-json';
 import { summarizeVocabulary } from '../../core/analysis/tokenizer/vocabulary';
 import {
   isTextTokenizerFile,
@@ -26,6 +32,8 @@ export interface WantedSidecars {
   adapterConfig?: string;
   /** The tokenizer's files (analysis/tokenizer/tokenizer-files.ts). */
   tokenizer?: string[];
+  /** transformers' trainer_state.json (analysis/training-run/trainer-state.ts). */
+  trainerState?: string;
 }
 
 export interface ReadSidecars {
@@ -102,7 +110,43 @@ export async function readLocalSidecars(
     read.sidecars.tokenizer = tokenizer.files;
     read.sidecarsRead.push(...tokenizer.read);
   }
+  if (wanted.trainerState !== undefined) {
+    const text = await readLocalText(byPath.get(wanted.trainerState), MAX_TRAINER_STATE_BYTES);
+    keepTrainerState(read, wanted.trainerState, text);
+  }
   return read;
+}
+
+/**
+ * trainer_state.json in a repository, read when the Training tab opens: one request. `bytes` is its size when the
+ * listing gives it.
+ */
+export function trainerStateOnDemand(
+  file: string,
+  url: string,
+  token: string | undefined,
+  meter: Meter,
+  bytes: number | undefined,
+): SidecarsOnDemand {
+  return {
+    files: [file],
+    ...(bytes !== undefined && { bytes }),
+    read: async (signal, onProgress) => {
+      const read: ReadSidecars = { sidecars: {}, sidecarsRead: [] };
+      const text = await readRemote(url, true, token, signal, meter, MAX_TRAINER_STATE_BYTES, onProgress);
+      keepTrainerState(read, file, typeof text === 'string' ? text : undefined);
+      return read;
+    },
+  };
+}
+
+/** Keeps a trainer_state.json that parses (Python's NaN and Infinity included); anything else costs only itself. */
+function keepTrainerState(read: ReadSidecars, file: string, text: string | undefined): void {
+  const state = text === undefined ? undefined : parsePythonJson(text);
+  if (state !== undefined) {
+    read.sidecars.trainerState = { file, state };
+    read.sidecarsRead.push(file);
+  }
 }
 
 /**

@@ -5,6 +5,7 @@
 import { useEffect } from 'react';
 import { Bar, BarChart, CartesianGrid, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BarShapeProps, XAxisTickContentProps, YAxisTickContentProps } from 'recharts';
+import { TickLabel } from '../charts/recharts-ticks';
 import { elideMiddle } from '../display-text';
 import type { BarsSpec } from './bars-spec';
 
@@ -23,8 +24,6 @@ const VALUE_TICKS = 6;
  * axis' end and would be cut at the chart's edge by a narrower margin.
  */
 const VALUE_AXIS_END_MARGIN = 48;
-/** Baseline shifts of a one-line SVG label, as recharts' own `Text` sets them (0.71em is the cap height). */
-const TICK_DY = { start: '0.71em', middle: '0.355em', end: '0' } as const;
 
 type Row = Record<string, unknown>;
 
@@ -40,23 +39,6 @@ function categoryInterval(data: readonly Row[], key: string, plotWidth: number):
   }
   const fitting = Math.max(1, Math.floor(plotWidth / (longest * TICK_CHAR_PX + TICK_GAP_PX)));
   return Math.max(0, Math.ceil(data.length / fitting) - 1);
-}
-
-/**
- * One tick label as a plain SVG text. recharts' own `Text` measures every word of a label in the DOM to wrap it to
- * the axis width (a forced layout per new label, about a tenth of a chart's first commit); these labels are one
- * line, already fitted (category labels elided to the axis, intervals estimated), so there is nothing to wrap.
- * The label does not carry recharts' tick class (`recharts-cartesian-axis-tick-value`): an axis reads the computed
- * style of the first element with it while it mounts (a forced style pass in the chart's commit) and renders again
- * with the font it found, which only its own `Text` uses.
- */
-function TickLabel(props: XAxisTickContentProps | YAxisTickContentProps) {
-  const { x, y, textAnchor, verticalAnchor, fill, index, payload, tickFormatter } = props;
-  return (
-    <text x={x} y={y} dy={TICK_DY[verticalAnchor]} textAnchor={textAnchor} fill={fill}>
-      {tickFormatter ? tickFormatter(payload.value, index) : String(payload.value)}
-    </text>
-  );
 }
 
 /**

@@ -1,0 +1,302 @@
+/**
+ * The Training tab: what the trainer_state.json beside the model says of its run (core/analysis/training-run/):
+ * the step and epoch against the plan, the best checkpoint, the logged loss, learning rate and gradient norm over
+ * the steps, and every logged key's first, last, lowest and highest value. Dropped, the file is read with the load;
+ * in a repository, when this tab opens (one request).
+ */
+import type { LoggedValue, TrainingRunSection, TrainingSeries } from '../../core/analysis/training-run/trainer-state';
+import { formatBytes, formatCount, formatValue, groupDigits, plural } from '../../core/number-format';
+import type { LoadResult } from '../../core/result';
+import { MAX_TRAINER_STATE_BYTES } from '../../core/limits';
+import { LinesChart } from '../../lib/lines/LazyLines';
+import type { LineSeries } from '../../lib/lines/lines-spec';
+import { numeric, TableHead } from '../../lib/TableHead';
+import { useAppStore } from '../../state/store';
+import { Fact } from '../insights/QuantizationPanel';
+import { bytesProgressText, EntryProgress } from '../values/EntryStatus';
+import './training.css';
+
+const CHART_HEIGHT = 220;
+/** Colours of a chart's first and second series (a run's loss, then its eval loss). */
+const SERIES_COLORS = ['var(--accent)', 'var(--warn)'];
+/** A positive series spanning more than this ratio is drawn on a log axis (a gradient norm's spike flattens the rest). */
+const LOG_AXIS_RATIO = 1_000;
+
+export function TrainingPanel({ result }: { result: LoadResult }) {
+  const section = result.sections.trainingRun;
+  return (
+    <section className="insight training-run" aria-label="Training run" data-testid="training-run">
+      <h3>Training run{section ? <span className="muted"> ({section.file})</span> : null}</h3>
+      {section ? <TrainingRun section={section} /> : <TrainerStateUnread result={result} />}
+    </section>
+  );
+}
+
+function TrainerStateUnread({ result }: { result: LoadResult }) {
+  const slot = useAppStore((state) => (state.load.status === 'ready' ? state.load : null));
+  const read = useAppStore((state) => state.readTrainingOnDemand);
+  const cancel = useAppStore((state) => state.cancelTrainingOnDemand);
+  const asked = result.trainingOnDemand;
+  if (slot?.trainingReading) {
+    const done = slot.trainingProgress?.bytesRead ?? 0;
+    const total = slot.trainingProgress?.bytesTotal ?? result.trainingBytes ?? null;
+    return (
+      <EntryProgress
+        done={done}
+        total={total}
+        text={bytesProgressText(`Reading ${asked?.join(', ') ?? 'trainer_state.json'}`, done, total)}
+        onCancel={cancel}
+      />
+    );
+  }
+  if (asked) {
+    const size = result.trainingBytes === undefined ? '' : ` (${formatBytes(result.trainingBytes)})`;
+    return (
+      <div className="values-start">
+        <button type="button" onClick={() => void read()}>
+          Read trainer_state.json
+        </button>
+        <span className="muted">
+          Reads {asked.join(', ')}
+          {size} by one request to the server that holds the model: the run&apos;s steps, its best checkpoint and its
+          logged loss.
+        </span>
+      </div>
+    );
+  }
+  const notFound = slot?.trainingNotFound?.join(', ') ?? 'trainer_state.json';
+  return (
+    <p className="values-error" role="alert" data-testid="training-not-found">
+      {notFound} could not be read: it is missing, over {MAX_TRAINER_STATE_BYTES / 2 ** 20} MiB, or not JSON
+      (Python&apos;s NaN and Infinity are read).
+    </p>
+  );
+}
+
+function TrainingRun({ section }: { section: TrainingRunSection }) {
+  const byKey = new Map(section.series.map((series) => [series.key, series]));
+  const losses = lossSeries(section.series);
+  const bestStep = section.best?.step ?? null;
+  return (
+    <>
+      <TrainingFacts section={section} />
+      <div className="training-charts">
+        {losses.length > 0 && (
+          <TrainingChart
+            title="Loss"
+            series={losses}
+            marker={bestStep === null ? undefined : { x: bestStep, label: `best (step ${groupDigits(bestStep)})` }}
+          />
+        )}
+        {byKey.has('learning_rate') && <TrainingChart title="Learning rate" series={[byKey.get('learning_rate')]} />}
+        {byKey.has('grad_norm') && <TrainingChart title="Gradient norm" series={[byKey.get('grad_norm')]} />}
+      </div>
+      {section.series.length > 0 ? (
+        <LoggedValuesTable section={section} />
+      ) : (
+        <p className="muted">
+          Nothing was logged yet (log_history is empty): the run logs every {section.loggingSteps ?? '?'} steps.
+        </p>
+      )}
+    </>
+  );
+}
+
+/** The run's loss, then its eval loss (or, without either, the first two keys that end in `loss`). */
+function lossSeries(series: readonly TrainingSeries[]): TrainingSeries[] {
+  const named = ['loss', 'eval_loss'].flatMap((key) => series.find((one) => one.key === key) ?? []);
+  return named.length > 0 ? named : series.filter((one) => one.key.endsWith('loss')).slice(0, 2);
+}
+
+function stepOf(section: TrainingRunSection): string {
+  const { globalStep, maxSteps } = section;
+  if (globalStep === null) {
+    return 'not given';
+  }
+  if (maxSteps === null) {
+    return groupDigits(globalStep);
+  }
+  return `${groupDigits(globalStep)} of ${groupDigits(maxSteps)} (${Math.floor((globalStep / maxSteps) * 100)}%)`;
+}
+
+function epochOf(section: TrainingRunSection): string {
+  const epoch = section.epoch === null ? '—' : String(Number(section.epoch.toFixed(2)));
+  return section.numTrainEpochs === null ? epoch : `${epoch} of ${groupDigits(section.numTrainEpochs)}`;
+}
+
+function scheduleOf(section: TrainingRunSection): string {
+  const parts: string[] = [];
+  if (section.loggingSteps !== null) {
+    parts.push(`logs every ${plural(section.loggingSteps, 'step')}`);
+  }
+  // eval_steps is written whether or not the run evaluates; its eval_ keys say whether it did.
+  if (section.evalSteps !== null && section.series.some((series) => series.key.startsWith('eval_'))) {
+    parts.push(`evaluates every ${plural(section.evalSteps, 'step')}`);
+  }
+  if (section.saveSteps !== null) {
+    parts.push(`saves every ${plural(section.saveSteps, 'step')}`);
+  }
+  return parts.join(', ');
+}
+
+function bestOf(best: NonNullable<TrainingRunSection['best']>): string {
+  const where = best.checkpoint ?? (best.step === null ? 'not named' : `step ${groupDigits(best.step)}`);
+  const step = best.checkpoint !== null && best.step !== null ? ` (step ${groupDigits(best.step)})` : '';
+  return `${where}${step}: ${best.metricKey ?? 'metric'} ${formatValue(best.metric)}`;
+}
+
+function TrainingFacts({ section }: { section: TrainingRunSection }) {
+  const { totals } = section;
+  const schedule = scheduleOf(section);
+  return (
+    <dl className="facts">
+      <Fact label="Step" value={stepOf(section)} testId="training-step" />
+      <Fact label="Epoch" value={epochOf(section)} testId="training-epoch" />
+      {section.trainingStopped !== null && (
+        <Fact
+          label="When saved"
+          value={section.trainingStopped ? 'training had ended' : 'training was running'}
+          testId="training-stopped"
+        />
+      )}
+      {section.best && <Fact label="Best checkpoint" value={bestOf(section.best)} testId="training-best" />}
+      {section.trainBatchSize !== null && (
+        <Fact label="Batch size" value={`${groupDigits(section.trainBatchSize)} per device`} />
+      )}
+      {schedule !== '' && <Fact label="Schedule" value={schedule} testId="training-schedule" />}
+      {totals && (
+        <Fact
+          label="Run totals"
+          value={[
+            totals.trainLoss === null ? null : `train loss ${formatLogged(totals.trainLoss)}`,
+            totals.runtimeSeconds === null ? null : `${formatValue(totals.runtimeSeconds)} s`,
+            totals.samplesPerSecond === null ? null : `${formatValue(totals.samplesPerSecond)} samples/s`,
+          ]
+            .filter((part) => part !== null)
+            .join(', ')}
+          testId="training-totals"
+        />
+      )}
+      {section.inputTokensSeen !== null && <Fact label="Tokens seen" value={formatCount(section.inputTokensSeen)} />}
+      {section.totalFlos !== null && <Fact label="Compute" value={`${formatCount(section.totalFlos)} FLOs`} />}
+      <Fact
+        label="Log entries"
+        value={`${groupDigits(section.logEntries)}${section.logTruncated ? ' (only the first read)' : ''}`}
+        testId="training-entries"
+      />
+    </dl>
+  );
+}
+
+function TrainingChart({
+  title,
+  series,
+  marker,
+}: {
+  title: string;
+  series: ReadonlyArray<TrainingSeries | undefined>;
+  marker?: { x: number; label: string };
+}) {
+  const shown = series.filter((one): one is TrainingSeries => one !== undefined);
+  const lines: LineSeries[] = shown.map((one, at) => ({
+    name: one.key,
+    xs: one.steps,
+    values: one.values,
+    color: SERIES_COLORS[at % SERIES_COLORS.length],
+    dashed: at > 0,
+  }));
+  const values = shown.flatMap((one) => one.values);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const logScale = values.length > 0 && low > 0 && high / low > LOG_AXIS_RATIO;
+  const notDrawn = shown.filter((one) => one.nonFinite !== null);
+  return (
+    <figure className="training-chart" data-testid="training-chart">
+      <figcaption>
+        {title}
+        {logScale ? <span className="muted"> (log scale)</span> : null}
+      </figcaption>
+      {values.length > 0 ? (
+        <LinesChart
+          label={`${title} over the training steps`}
+          series={lines}
+          height={CHART_HEIGHT}
+          xName="step"
+          formatValue={formatValue}
+          logScale={logScale}
+          marker={marker}
+        />
+      ) : (
+        <p className="muted">No finite value to draw.</p>
+      )}
+      {notDrawn.map((one) => (
+        <p key={one.key} className="training-not-finite" role="note">
+          {one.key}: {plural(one.nonFinite?.count ?? 0, 'value')} NaN or infinite, not drawn (the first,{' '}
+          {one.nonFinite?.first.value}, at step {groupDigits(one.nonFinite?.first.step ?? 0)}).
+        </p>
+      ))}
+    </figure>
+  );
+}
+
+function formatLogged(value: LoggedValue['value']): string {
+  return typeof value === 'number' ? formatValue(value) : value;
+}
+
+function At({ logged }: { logged: LoggedValue | null }) {
+  if (logged === null) {
+    return <>—</>;
+  }
+  return (
+    <>
+      {formatLogged(logged.value)} <span className="muted">@ {groupDigits(logged.step)}</span>
+    </>
+  );
+}
+
+function LoggedValuesTable({ section }: { section: TrainingRunSection }) {
+  return (
+    <div className="table-scroll">
+      <table data-testid="training-series">
+        <caption>
+          Logged values (value @ step)
+          {section.seriesLeftOut > 0 ? `; ${plural(section.seriesLeftOut, 'more key')} not shown` : ''}
+        </caption>
+        <TableHead
+          columns={[
+            'Key',
+            numeric('Logged'),
+            numeric('First'),
+            numeric('Last'),
+            numeric('Lowest'),
+            numeric('Highest'),
+            numeric('NaN or Inf'),
+          ]}
+        />
+        <tbody>
+          {section.series.map((series) => (
+            <tr key={series.key}>
+              <td className="mono">{series.key}</td>
+              <td className="num">{groupDigits(series.count)}</td>
+              <td className="num mono">
+                <At logged={series.first} />
+              </td>
+              <td className="num mono">
+                <At logged={series.last} />
+              </td>
+              <td className="num mono">
+                <At logged={series.min} />
+              </td>
+              <td className="num mono">
+                <At logged={series.max} />
+              </td>
+              <td className={series.nonFinite ? 'num bad' : 'num'}>
+                {series.nonFinite ? groupDigits(series.nonFinite.count) : '0'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
