@@ -63,6 +63,9 @@ test.describe("a training run's trainer_state.json", () => {
     );
     await page.getByRole('tab', { name: 'Training' }).click();
     await expect(page.getByText(`grad_norm: ${nanSteps.length} values NaN or infinite, not drawn`)).toBeVisible();
+    // Each chart spans the whole log and shades where the run had diverged.
+    await expect(page.getByTestId('training-chart').locator('.recharts-reference-area')).toHaveCount(3);
+    await expect(page.getByTestId('training-when-saved')).toHaveText('training had ended (max_steps reached)');
     const gradRow = page.getByTestId('training-series').locator('tr', { hasText: 'grad_norm' });
     await expect(gradRow.locator('td').last()).toHaveText(String(nanSteps.length));
     watch.expectClean();

@@ -9,7 +9,7 @@ import { formatBytes, formatCount, formatValue, groupDigits, plural } from '../.
 import type { LoadResult } from '../../core/result';
 import { MAX_TRAINER_STATE_BYTES } from '../../core/limits';
 import { LinesChart } from '../../lib/lines/LazyLines';
-import type { LineSeries } from '../../lib/lines/lines-spec';
+import type { LineSeries, LinesSpec } from '../../lib/lines/lines-spec';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { useAppStore } from '../../state/store';
 import { Fact } from '../insights/QuantizationPanel';
@@ -77,6 +77,20 @@ function TrainingRun({ section }: { section: TrainingRunSection }) {
   const byKey = new Map(section.series.map((series) => [series.key, series]));
   const losses = lossSeries(section.series);
   const bestStep = section.best?.step ?? null;
+  const firstStep = Math.min(...section.series.map((series) => series.first.step));
+  const lastStep = Math.max(...section.series.map((series) => series.last.step));
+  // Every chart spans the whole log, so a series whose last values were NaN shows where it stopped.
+  const span = {
+    xDomain: [firstStep, lastStep] as const,
+    shade:
+      section.divergedAtStep === null
+        ? undefined
+        : {
+            from: section.divergedAtStep,
+            to: lastStep,
+            label: `NaN or Inf from step ${groupDigits(section.divergedAtStep)}`,
+          },
+  };
   return (
     <>
       <TrainingFacts section={section} />
@@ -85,11 +99,16 @@ function TrainingRun({ section }: { section: TrainingRunSection }) {
           <TrainingChart
             title="Loss"
             series={losses}
+            span={span}
             marker={bestStep === null ? undefined : { x: bestStep, label: `best (step ${groupDigits(bestStep)})` }}
           />
         )}
-        {byKey.has('learning_rate') && <TrainingChart title="Learning rate" series={[byKey.get('learning_rate')]} />}
-        {byKey.has('grad_norm') && <TrainingChart title="Gradient norm" series={[byKey.get('grad_norm')]} />}
+        {byKey.has('learning_rate') && (
+          <TrainingChart title="Learning rate" series={[byKey.get('learning_rate')]} span={span} />
+        )}
+        {byKey.has('grad_norm') && (
+          <TrainingChart title="Gradient norm" series={[byKey.get('grad_norm')]} span={span} />
+        )}
       </div>
       {section.series.length > 0 ? (
         <LoggedValuesTable section={section} />
@@ -139,6 +158,22 @@ function scheduleOf(section: TrainingRunSection): string {
   return parts.join(', ');
 }
 
+/**
+ * Whether the run had ended when the file was written. The step reaching max_steps says so; TrainerControl's flag
+ * says so in a checkpoint, but save_state() after train() writes it reset, so alone it only tells a stop before the
+ * plan's end.
+ */
+function whenSaved(section: TrainingRunSection): string | null {
+  const { globalStep, maxSteps, trainingStopped } = section;
+  if (globalStep !== null && maxSteps !== null && globalStep >= maxSteps) {
+    return 'training had ended (max_steps reached)';
+  }
+  if (trainingStopped === true) {
+    return 'training had been stopped before max_steps';
+  }
+  return trainingStopped === false ? 'training was running' : null;
+}
+
 function bestOf(best: NonNullable<TrainingRunSection['best']>): string {
   const where = best.checkpoint ?? (best.step === null ? 'not named' : `step ${groupDigits(best.step)}`);
   const step = best.checkpoint !== null && best.step !== null ? ` (step ${groupDigits(best.step)})` : '';
@@ -152,12 +187,8 @@ function TrainingFacts({ section }: { section: TrainingRunSection }) {
     <dl className="facts">
       <Fact label="Step" value={stepOf(section)} testId="training-step" />
       <Fact label="Epoch" value={epochOf(section)} testId="training-epoch" />
-      {section.trainingStopped !== null && (
-        <Fact
-          label="When saved"
-          value={section.trainingStopped ? 'training had ended' : 'training was running'}
-          testId="training-stopped"
-        />
+      {whenSaved(section) !== null && (
+        <Fact label="When saved" value={whenSaved(section) ?? ''} testId="training-when-saved" />
       )}
       {section.best && <Fact label="Best checkpoint" value={bestOf(section.best)} testId="training-best" />}
       {section.trainBatchSize !== null && (
@@ -191,10 +222,12 @@ function TrainingFacts({ section }: { section: TrainingRunSection }) {
 function TrainingChart({
   title,
   series,
+  span,
   marker,
 }: {
   title: string;
   series: ReadonlyArray<TrainingSeries | undefined>;
+  span: Pick<LinesSpec, 'xDomain' | 'shade'>;
   marker?: { x: number; label: string };
 }) {
   const shown = series.filter((one): one is TrainingSeries => one !== undefined);
@@ -225,6 +258,7 @@ function TrainingChart({
           formatValue={formatValue}
           logScale={logScale}
           marker={marker}
+          {...span}
         />
       ) : (
         <p className="muted">No finite value to draw.</p>

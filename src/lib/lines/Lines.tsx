@@ -3,7 +3,7 @@
  * from its own points over one numeric axis, without animation, dots only where a series has few points.
  */
 import { useEffect } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Legend, Line, LineChart, ReferenceArea, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { XAxisTickContentProps, YAxisTickContentProps } from 'recharts';
 import { groupDigits } from '../../core/number-format';
 import type { ChartBoxProps } from '../charts/ChartBox';
@@ -25,7 +25,7 @@ export default function Lines(spec: LinesSpec & ChartBoxProps) {
       <XAxis
         type="number"
         dataKey="x"
-        domain={['dataMin', 'dataMax']}
+        domain={spec.xDomain ? [...spec.xDomain] : ['dataMin', 'dataMax']}
         allowDecimals={false}
         tickFormatter={(value: number) => groupDigits(value)}
         tick={tick}
@@ -49,6 +49,15 @@ export default function Lines(spec: LinesSpec & ChartBoxProps) {
       )}
       {/* In the series' own order (the run's loss first), not by name. */}
       {spec.series.length > 1 && <Legend itemSorter={null} />}
+      {spec.shade && (
+        <ReferenceArea
+          x1={spec.shade.from}
+          x2={spec.shade.to}
+          fill="var(--bad)"
+          fillOpacity={0.12}
+          label={{ value: spec.shade.label, position: 'insideTop', fill: 'var(--bad)' }}
+        />
+      )}
       {spec.marker && (
         <ReferenceLine
           x={spec.marker.x}

@@ -21,4 +21,8 @@ export interface LinesSpec {
   logScale?: boolean;
   /** A dashed vertical line at `x`, named by `label` (the best checkpoint's step). */
   marker?: { x: number; label: string };
+  /** The axis' extent, when it is more than the points span (a run whose last values were not finite). */
+  xDomain?: readonly [number, number];
+  /** A band shaded from `from` to `to`, named by `label` (where a run had diverged). */
+  shade?: { from: number; to: number; label: string };
 }

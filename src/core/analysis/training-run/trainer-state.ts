@@ -81,6 +81,8 @@ export interface TrainingRunSection {
   series: TrainingSeries[];
   /** Keys beyond MAX_TRAINING_SERIES, counted and left out. */
   seriesLeftOut: number;
+  /** The first step at which a loss or the gradient norm was logged NaN or infinite: where the run diverged. */
+  divergedAtStep: number | null;
 }
 
 /** Keys of an entry that place it, not values logged over the run. */
@@ -126,7 +128,23 @@ export function summarizeTrainerState(file: string, state: unknown): TrainingRun
     logTruncated: read.length < entries.length,
     series,
     seriesLeftOut,
+    divergedAtStep: divergedAtStepOf(series),
   };
+}
+
+/** Series whose non-finite values mean the run diverged: a loss, or the gradient norm. */
+export function isDivergenceSignal(series: TrainingSeries): boolean {
+  return series.key === 'grad_norm' || /(^|_)loss$/.test(series.key);
+}
+
+function divergedAtStepOf(series: readonly TrainingSeries[]): number | null {
+  let step: number | null = null;
+  for (const one of series) {
+    if (isDivergenceSignal(one) && one.nonFinite !== null && (step === null || one.nonFinite.first.step < step)) {
+      step = one.nonFinite.first.step;
+    }
+  }
+  return step;
 }
 
 /** The spelling of a non-finite number, as the report keeps it. */

@@ -99,6 +99,7 @@ describe('training run (trainer_state.json)', () => {
     expect(logged(gradNorm)).toEqual(expected.gradNorms);
     const firstNaN = expected.gradNorms.find(([, value]) => value === 'NaN');
     expect(gradNorm?.nonFinite?.first).toEqual({ step: firstNaN?.[0], value: 'NaN' });
+    expect(section?.divergedAtStep).toBe(firstNaN?.[0]);
     expect(gradNorm?.last).toEqual({ step: 8, value: 'NaN' });
     expect(gradNorm?.max).toEqual({ step: 2, value: 274583.90625 });
     expect(findings.map((finding) => finding.code)).toEqual(['training-diverged']);

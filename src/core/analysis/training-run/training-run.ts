@@ -7,7 +7,13 @@ import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { formatValue, plural } from '../../number-format';
 import type { Analysis } from '../analysis-types';
-import { summarizeTrainerState, type LoggedValue, type TrainingRunSection, type TrainingSeries } from './trainer-state';
+import {
+  isDivergenceSignal,
+  summarizeTrainerState,
+  type LoggedValue,
+  type TrainingRunSection,
+  type TrainingSeries,
+} from './trainer-state';
 
 export const trainingRunAnalysis: Analysis<'trainingRun', TrainingRunSection> = {
   id: 'trainingRun',
@@ -22,30 +28,25 @@ export const trainingRunAnalysis: Analysis<'trainingRun', TrainingRunSection> = 
   },
 };
 
-/** Series whose non-finite values mean the run diverged: a loss, or the gradient norm. */
-function isDivergenceSignal(series: TrainingSeries): boolean {
-  return series.key === 'grad_norm' || /(^|_)loss$/.test(series.key);
-}
-
 function divergedFinding(section: TrainingRunSection): Finding | null {
+  const at = section.divergedAtStep;
+  if (at === null) {
+    return null;
+  }
   const broken = section.series
     .filter((series) => isDivergenceSignal(series) && series.nonFinite !== null)
     .sort((a, b) => (a.nonFinite?.first.step ?? 0) - (b.nonFinite?.first.step ?? 0));
-  if (broken.length === 0) {
-    return null;
-  }
-  const first = broken[0].nonFinite?.first as LoggedValue;
   const which = broken
     .map(
       (series) =>
         `${series.key} ${series.nonFinite?.first.value} from step ${series.nonFinite?.first.step} (${plural(series.nonFinite?.count ?? 0, 'logged value')} of ${series.count})`,
     )
     .join('; ');
-  const lastGood = lastFiniteBefore(broken[0], first.step);
+  const lastGood = lastFiniteBefore(broken[0], at);
   return makeFinding(
     'training-diverged',
     `${section.file} logs ${which}: the training diverged there${lastGood ? ` (the last finite ${broken[0].key} was ${formatValue(lastGood.value as number)} at step ${lastGood.step})` : ''}. ` +
-      `Weights saved at or after step ${first.step} are likely NaN or garbage: check them with Read values, and resume from an earlier checkpoint with a lower learning rate or gradient clipping.` +
+      `Weights saved at or after step ${at} are likely NaN or garbage: check them with Read values, and resume from an earlier checkpoint with a lower learning rate or gradient clipping.` +
       hiddenLossNote(section),
   );
 }
