@@ -26,6 +26,7 @@ import { CHROMIUM_ARGS, findChromium } from './find-chromium.mjs';
 import { setBenchInput, startPreview, waitForServer } from './bench-page';
 import { loraDeltaBench, loraUpdateBench } from './bench-lora-update';
 import { vocabularyBench } from './bench-vocabulary';
+import { trainerStateBench } from './bench-trainer-state';
 
 const RUNS = process.argv.includes('--short') ? 2 : 5;
 const MiB = 1024 * 1024;
@@ -277,3 +278,4 @@ await valuesBench();
 await loraUpdateBench();
 await loraDeltaBench();
 await vocabularyBench();
+trainerStateBench();

@@ -20,6 +20,21 @@ describe('parsePythonJson', () => {
     expect(value.NaN).toBe(-Infinity);
   });
 
+  it('tells a quote that ends a string from an escaped one', () => {
+    const value = parsePythonJson(String.raw`{"a": "say \"NaN\" here", "b": "ends in a backslash\\", "c": NaN}`);
+    expect(value).toEqual({ a: 'say "NaN" here', b: 'ends in a backslash\\', c: NaN });
+  });
+
+  it('reads a token nested deeper than a recursive walk could go', () => {
+    const depth = 50_000;
+    let value = parsePythonJson(`${'['.repeat(depth)}NaN${']'.repeat(depth)}`);
+    for (let level = 0; level < depth; level++) {
+      expect(Array.isArray(value)).toBe(true);
+      value = (value as unknown[])[0];
+    }
+    expect(value).toBeNaN();
+  });
+
   it('gives undefined for text that is not JSON even so', () => {
     expect(parsePythonJson('{"a": nan}')).toBeUndefined();
     expect(parsePythonJson('{"a": NaNa}')).toBeUndefined();
