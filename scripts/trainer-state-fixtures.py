@@ -10,6 +10,9 @@ training runs of a tiny GPT-2, so the training-run analysis is tested against th
   (what a repository pushed after training carries, with the final `train_loss` entry).
 - diverged/: a run with plain SGD at a learning rate no model survives: the logged loss and gradient norm become
   inf and NaN, which Python's json module writes as the bare tokens `Infinity` and `NaN` (not JSON).
+- confidence/checkpoint-12/trainer_state.json: a run that keeps its best checkpoint by a metric of its own (the
+  held-out top-prediction probability, higher is better) rather than by a loss, whose best step is not the lowest
+  eval_loss's.
 - expected.json: what the Trainer's own state object says of each (its step, epoch, best checkpoint and the logged
   values), so the tests compare with the producer, not with numbers copied by hand.
 
@@ -129,11 +132,48 @@ def diverged(expected):
     expected['diverged'] = describe(trainer.state)
 
 
+def confidence(expected):
+    """
+    A run that keeps its best checkpoint by a metric of its own rather than by a loss: the mean probability the model
+    gives its top prediction on held-out sequences, higher is better. It grows as the model memorizes its training
+    sequences while the held-out loss grows too, so the best step by the metric is not the lowest eval_loss's.
+    """
+    import numpy
+    from transformers import Trainer, TrainingArguments
+
+    def mean_confidence(prediction):
+        logits = prediction.predictions
+        shifted = numpy.exp(logits - logits.max(axis=-1, keepdims=True))
+        return {'confidence': float((shifted.max(axis=-1) / shifted.sum(axis=-1)).mean())}
+
+    out = os.path.join('/tmp', 'trainer-state-fixtures-confidence')
+    shutil.rmtree(out, ignore_errors=True)
+    args = TrainingArguments(output_dir=out, max_steps=12, per_device_train_batch_size=4, learning_rate=3e-2,
+                             logging_steps=1, eval_strategy='steps', eval_steps=4, save_steps=4,
+                             load_best_model_at_end=True, metric_for_best_model='confidence', greater_is_better=True,
+                             report_to=[], use_cpu=True, seed=0)
+    trainer = Trainer(model=tiny_model(), args=args, train_dataset=Tokens(8, 0), eval_dataset=Tokens(8, 1000),
+                      compute_metrics=mean_confidence)
+    trainer.train()
+    target = os.path.join(ROOT, 'confidence', 'checkpoint-12')
+    shutil.rmtree(os.path.join(ROOT, 'confidence'), ignore_errors=True)
+    os.makedirs(target)
+    shutil.copy(os.path.join(out, 'checkpoint-12', 'trainer_state.json'), os.path.join(target, 'trainer_state.json'))
+    with open(os.path.join(target, 'trainer_state.json')) as f:
+        saved = json.load(f)
+    expected['confidence/checkpoint-12'] = {
+        **describe_saved(saved),
+        'globalStep': 12,
+        'evalConfidences': logged(saved['log_history'], 'eval_confidence'),
+    }
+
+
 def main():
     os.makedirs(ROOT, exist_ok=True)
     expected = {}
     overfit(expected)
     diverged(expected)
+    confidence(expected)
     with open(os.path.join(ROOT, 'expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write('\n')

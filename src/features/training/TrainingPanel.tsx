@@ -73,10 +73,16 @@ function TrainerStateUnread({ result }: { result: LoadResult }) {
   );
 }
 
-function TrainingRun({ section }: { section: TrainingRunSection }) {
+/** The charts and figures of a trainer_state.json's run; exported for its tests. */
+export function TrainingRun({ section }: { section: TrainingRunSection }) {
   const byKey = new Map(section.series.map((series) => [series.key, series]));
   const losses = lossSeries(section.series);
   const bestStep = section.best?.step ?? null;
+  const bestMarker = bestStep === null ? undefined : { x: bestStep, label: `best (step ${groupDigits(bestStep)})` };
+  // A run that keeps its best checkpoint by a metric of its own (eval_wer, eval_accuracy) gets that metric's chart,
+  // and the best step is marked there: on the loss chart it would sit where the loss is not lowest.
+  const metricKey = section.best?.metricKey ?? null;
+  const metric = metricKey === null || losses.some((one) => one.key === metricKey) ? undefined : byKey.get(metricKey);
   const firstStep = Math.min(...section.series.map((series) => series.first.step));
   const lastStep = Math.max(...section.series.map((series) => series.last.step));
   // Every chart spans the whole log, so a series whose last values were NaN shows where it stopped.
@@ -96,11 +102,14 @@ function TrainingRun({ section }: { section: TrainingRunSection }) {
       <TrainingFacts section={section} />
       <div className="training-charts">
         {losses.length > 0 && (
+          <TrainingChart title="Loss" series={losses} span={span} marker={metric ? undefined : bestMarker} />
+        )}
+        {metric && (
           <TrainingChart
-            title="Loss"
-            series={losses}
+            title={`${metric.key}: the metric the best checkpoint is chosen by`}
+            series={[metric]}
             span={span}
-            marker={bestStep === null ? undefined : { x: bestStep, label: `best (step ${groupDigits(bestStep)})` }}
+            marker={bestMarker}
           />
         )}
         {byKey.has('learning_rate') && (

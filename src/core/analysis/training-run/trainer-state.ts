@@ -295,7 +295,8 @@ function bestOf(state: Record<string, unknown>, entries: readonly unknown[]): Tr
   const checkpointPath = typeof state.best_model_checkpoint === 'string' ? state.best_model_checkpoint : null;
   // Written by transformers since 4.52; older files name the checkpoint only.
   const step = finiteNumber(state.best_global_step) ?? (checkpointPath ? checkpointNumber(checkpointPath) : null);
-  const checkpoint = checkpointPath === null ? null : checkpointPath.slice(checkpointPath.lastIndexOf('/') + 1);
+  // The folder's name: the path is the training machine's, with `\\` on Windows.
+  const checkpoint = checkpointPath === null ? null : (checkpointPath.split(/[\\/]/).findLast(Boolean) ?? null);
   return { metric, metricKey: step === null ? null : metricKeyAt(entries, step, metric), checkpoint, step };
 }
 
@@ -312,7 +313,7 @@ function metricKeyAt(entries: readonly unknown[], step: number, metric: number):
 
 /** N of a `checkpoint-N` path, or null. */
 function checkpointNumber(path: string): number | null {
-  const match = /(?:^|\/)checkpoint-(\d+)\/?$/.exec(path);
+  const match = /(?:^|[\\/])checkpoint-(\d+)[\\/]?$/.exec(path);
   return match ? Number(match[1]) : null;
 }
 

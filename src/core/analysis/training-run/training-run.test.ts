@@ -80,6 +80,18 @@ describe('training run (trainer_state.json)', () => {
     expect(findings[0].message).toContain('checkpoint-4 had eval_loss 3.93 (here: 4.096)');
   });
 
+  it('a run kept best by a metric of its own: that metric named, and no note where this is the best', () => {
+    const expected = expectedTrainerState('confidence/checkpoint-12');
+    const { section, findings } = fixtureRun('confidence/checkpoint-12');
+    expect(section?.best).toEqual({
+      metric: expected.bestMetric,
+      metricKey: 'eval_confidence',
+      checkpoint: expected.bestModelCheckpoint,
+      step: 12,
+    });
+    expect(findings).toEqual([]);
+  });
+
   it("the run folder's file written by save_state(): the totals, and no checkpoint to judge", () => {
     const expected = expectedTrainerState('overfit');
     const { section, findings } = fixtureRun('overfit');
@@ -137,6 +149,17 @@ describe('training run (trainer_state.json)', () => {
         },
       ),
     );
+  });
+
+  it("names the best checkpoint from the training machine's path, Windows' included", () => {
+    for (const path of ['/storage/run/checkpoint-3000', 'C:\\runs\\whisper\\checkpoint-3000\\', 'checkpoint-3000']) {
+      const { section } = runOn('trainer_state.json', {
+        global_step: 5000,
+        best_metric: 0.74,
+        best_model_checkpoint: path,
+      });
+      expect(section?.best).toMatchObject({ checkpoint: 'checkpoint-3000', step: 3000 });
+    }
   });
 
   it('says nothing of values that are not a trainer state, and survives hostile ones', () => {
