@@ -32,9 +32,13 @@ test.describe("a training run's trainer_state.json", () => {
     const run = page.getByTestId('training-run');
     await expect(run.getByTestId('training-step')).toHaveText('12 of 12 (100%)');
     await expect(run.getByTestId('training-best')).toHaveText(
-      `${expected.bestModelCheckpoint} (step 4): eval_loss ${formatValue(expected.bestMetric)}`,
+      `${expected.bestModelCheckpoint} (step 4): eval_loss ${formatValue(expected.bestMetric)}, lower is better`,
     );
     await expect(run.getByTestId('training-entries')).toHaveText(String(expected.entries));
+    // The run's TrainingArguments, from training_args.bin read as data.
+    const settings = run.getByTestId('training-settings');
+    await expect(settings.locator('tr', { hasText: 'lr_scheduler_type' })).toContainText('linear');
+    await expect(settings.locator('tr', { hasText: 'learning_rate' })).toContainText('0.03');
     // Three charts (loss with eval loss, learning rate, gradient norm), each drawn: loss and eval loss as two lines.
     const charts = run.getByTestId('training-chart');
     await expect(charts).toHaveCount(3);

@@ -23,7 +23,8 @@ function fixtureBytes(file: string): Uint8Array {
 
 /** The Trainer's checkpoint folder as dropped, its files under `checkpoint-12/`. */
 function checkpointFolder(): LocalFileEntry[] {
-  return ['model.safetensors', 'config.json', 'optimizer.pt', 'scheduler.pt', 'trainer_state.json'].map((name) => ({
+  const names = ['model.safetensors', 'config.json', 'optimizer.pt', 'scheduler.pt', 'trainer_state.json'];
+  return [...names, 'training_args.bin'].map((name) => ({
     path: `checkpoint-12/${name}`,
     blob: new Blob([fixtureBytes(`${CHECKPOINT}/${name}`) as BlobPart]),
   }));
@@ -65,6 +66,20 @@ describe('trainer_state.json beside a model', () => {
       best: { metric: expected.bestMetric, checkpoint: expected.bestModelCheckpoint, metricKey: 'eval_loss' },
     });
     expect(analyses.analysisFindings.map((finding) => finding.code)).toContain('training-checkpoint-not-best');
+    // The run's TrainingArguments, read from its pickle: how the best checkpoint is chosen, and the settings.
+    expect(result.sidecarsRead).toContain('checkpoint-12/training_args.bin');
+    expect(section?.best?.greaterIsBetter).toBe(false);
+    expect(section?.settings?.fields.find((field) => field.key === 'lr_scheduler_type')?.value).toBe('linear');
+  });
+
+  it('training_args.bin stays a file of its own to open, for what loading it would import', async () => {
+    const { result } = await analysesOf({
+      kind: 'files',
+      files: checkpointFolder(),
+      select: 'checkpoint-12/training_args.bin',
+    });
+    expect(result.source.name).toContain('training_args.bin');
+    expect(result.sidecarsRead).toEqual(['checkpoint-12/trainer_state.json']);
   });
 
   it("the optimizer of the same checkpoint takes its run's trainer_state.json, and no config", async () => {
@@ -73,7 +88,7 @@ describe('trainer_state.json beside a model', () => {
       files: checkpointFolder(),
       select: 'checkpoint-12/optimizer.pt',
     });
-    expect(result.sidecarsRead).toEqual(['checkpoint-12/trainer_state.json']);
+    expect(result.sidecarsRead).toEqual(['checkpoint-12/trainer_state.json', 'checkpoint-12/training_args.bin']);
     expect(analyses.sections.trainingRun?.checkpointStep).toBe(12);
     expect(analyses.sections.optimizerState?.optimizers).toHaveLength(1);
   });
@@ -101,24 +116,28 @@ describe('trainer_state.json beside a model', () => {
       [`checkpoint-12/model.safetensors`]: fixtureBytes(`${CHECKPOINT}/model.safetensors`),
       [`checkpoint-12/config.json`]: fixtureBytes(`${CHECKPOINT}/config.json`),
       [`checkpoint-12/trainer_state.json`]: fixtureBytes(`${CHECKPOINT}/trainer_state.json`),
+      [`checkpoint-12/training_args.bin`]: fixtureBytes(`${CHECKPOINT}/training_args.bin`),
     });
     const { result, kept } = await resultAndKept({
       kind: 'url',
       url: `${live.servers.originA}/hub/api/models/lens-train/${repo}/tree/main`,
     });
-    expect(result.trainingOnDemand).toEqual(['checkpoint-12/trainer_state.json']);
+    expect(result.trainingOnDemand).toEqual(['checkpoint-12/trainer_state.json', 'checkpoint-12/training_args.bin']);
     expect(result.trainingBytes).toBe(fixtureBytes(`${CHECKPOINT}/trainer_state.json`).length);
     expect(result.sections.trainingRun).toBeUndefined();
     expect(trainerStateRequests(repo)).toEqual([]);
 
     const [update, again] = await Promise.all([kept.readSidecars?.('training'), kept.readSidecars?.('training')]);
     expect(again).toEqual(update);
-    expect(update?.sidecarsRead).toEqual(['checkpoint-12/trainer_state.json']);
+    expect(update?.sidecarsRead).toEqual(['checkpoint-12/trainer_state.json', 'checkpoint-12/training_args.bin']);
     expect(update?.sections.trainingRun?.checkpointStep).toBe(12);
+    expect(update?.sections.trainingRun?.settings?.bestMetricKey).toBe('eval_loss');
     expect(update?.analysisFindings.map((finding) => finding.code)).toContain('training-checkpoint-not-best');
     // The config.json read with the load still feeds the other analyses after the re-run.
     expect(update?.sections.architecture).toBeDefined();
     expect(trainerStateRequests(repo).filter((entry) => entry.method === 'GET')).toHaveLength(1);
+    // The load itself read neither file; the tab's read took the pickle by Range, never before.
+    expect(result.sidecarsRead ?? []).not.toContain('checkpoint-12/training_args.bin');
   });
 
   it('one that is not a trainer state (not JSON) costs its request and leaves no section', async () => {

@@ -29,6 +29,8 @@ export interface Sidecars {
   vocabularyProblem?: string;
   /** transformers' trainer_state.json beside the model: its path and parsed value (non-finite numbers kept). */
   trainerState?: { file: string; state: unknown };
+  /** transformers' training_args.bin beside it: its path and each TrainingArguments field as text. */
+  trainingArgs?: { file: string; fields: Record<string, string> };
 }
 
 export interface AnalysisInput {

@@ -366,7 +366,7 @@ describe("a Trainer checkpoint's folder", () => {
     expect(defaultChoice(choices)?.key).toBe('checkpoint-500/model.safetensors');
   });
 
-  it("the config.json and tokenizer beside the model are the model's, not the optimizer state's", () => {
+  it("the config.json and tokenizer beside the model are the model's, not the optimizer state's; the run's settings are both's", () => {
     const paths = [...Object.keys(files), 'checkpoint-500/config.json', 'checkpoint-500/tokenizer_config.json'];
     const grouping = groupFiles(paths);
     const choices = modelChoices(grouping);
@@ -375,8 +375,11 @@ describe("a Trainer checkpoint's folder", () => {
     expect(model && sidecarsFor(model, grouping.sidecars)).toEqual({
       config: 'checkpoint-500/config.json',
       tokenizer: ['checkpoint-500/tokenizer_config.json'],
+      trainingArgs: 'checkpoint-500/training_args.bin',
     });
-    expect(optimizer && sidecarsFor(optimizer, grouping.sidecars)).toEqual({});
+    expect(optimizer && sidecarsFor(optimizer, grouping.sidecars)).toEqual({
+      trainingArgs: 'checkpoint-500/training_args.bin',
+    });
   });
 
   it("DeepSpeed's ZeRO partitions and a gradient scaler are training state; its model states file is the model", () => {

@@ -276,6 +276,8 @@ export interface ChoiceSidecars {
   vocabulary?: string;
   /** The nearest trainer_state.json: the training run the model (or training-state file) comes from. */
   trainerState?: string;
+  /** The nearest training_args.bin: that run's settings. */
+  trainingArgs?: string;
 }
 
 /**
@@ -289,8 +291,12 @@ export interface ChoiceSidecars {
 export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): ChoiceSidecars {
   const result: ChoiceSidecars = {};
   const trainerState = nearestOfKind(choice, sidecars, 'trainer-state');
+  const trainingArgs = nearestOfKind(choice, sidecars, 'training-args');
   if (trainerState !== undefined) {
     result.trainerState = trainerState;
+  }
+  if (trainingArgs !== undefined && trainingArgs !== choice.key) {
+    result.trainingArgs = trainingArgs;
   }
   // The config and tokenizer beside a training-state file (optimizer.pt) describe the model, not that file.
   if (choice.trainingState !== undefined) {

@@ -11,7 +11,7 @@ import { isOllamaBlobName, isOllamaManifestPath, ollamaBlobLabel, type OllamaBlo
 import { TOKENIZER_JSON_FILE } from '../analysis/tokenizer/vocabulary';
 import { TOKENIZER_FILE_KEYS } from '../analysis/tokenizer/tokenizer-files';
 import { isHubCacheRefPath } from './hub-cache';
-import { TRAINER_STATE_FILE } from '../analysis/training-run/trainer-state';
+import { TRAINER_STATE_FILE, TRAINING_ARGS_FILE } from '../analysis/training-run/trainer-state';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
 
@@ -164,7 +164,8 @@ export function siblingShardNames(fileName: string, limit: number): string[] | n
  * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts), or tokenizer.json (read on a click:
  * analysis/tokenizer/vocabulary.ts).
  */
-export type SidecarKind = 'config' | 'adapter-config' | 'native-params' | 'tokenizer' | 'vocabulary' | 'trainer-state';
+export type SidecarKind =
+  'config' | 'adapter-config' | 'native-params' | 'tokenizer' | 'vocabulary' | 'trainer-state' | 'training-args';
 
 export interface Sidecar {
   kind: SidecarKind;
@@ -223,6 +224,7 @@ const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   ...[...TOKENIZER_FILE_KEYS.keys()].map((name) => [name, 'tokenizer'] as const),
   [TOKENIZER_JSON_FILE, 'vocabulary'],
   [TRAINER_STATE_FILE, 'trainer-state'],
+  [TRAINING_ARGS_FILE, 'training-args'],
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is
@@ -316,6 +318,10 @@ export function groupFiles(
       }
     } else if (sidecar) {
       sidecars.push({ kind: sidecar, file: name });
+      // A pickle that describes the run, and one the user may open to see what loading it would import.
+      if (sidecar === 'training-args') {
+        candidates.push(name);
+      }
     } else if (indexStem(base) !== null) {
       indexFiles.push(name);
     } else if (formatForFileName(base) !== null) {

@@ -1,5 +1,5 @@
 /** The Shards tab of a sharded model, and the model switcher / repository file list shown above any result. */
-import { TRAINER_STATE_FILE } from '../../core/analysis/training-run/trainer-state';
+import { TRAINER_STATE_FILE, TRAINING_ARGS_FILE } from '../../core/analysis/training-run/trainer-state';
 import type { LoadResult, ShardInfo } from '../../core/result';
 import { selectSidecarsNotFound } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
@@ -29,6 +29,9 @@ export function ShardsPanel({ shards }: { shards: ShardInfo }) {
 function sidecarUse(path: string, hasMemory: boolean): string {
   if (path.endsWith(TRAINER_STATE_FILE)) {
     return "the run's steps, best checkpoint and logged loss in the Training tab";
+  }
+  if (path.endsWith(TRAINING_ARGS_FILE)) {
+    return "the run's settings in the Training tab (its pickle read as data, never run)";
   }
   return path.endsWith('adapter_config.json')
     ? "the adapter's rank, alpha and target modules in the Model tab"

@@ -4,6 +4,7 @@
  * the steps, and every logged key's first, last, lowest and highest value. Dropped, the file is read with the load;
  * in a repository, when this tab opens (one request).
  */
+import type { RunSettings } from '../../core/analysis/training-run/run-settings';
 import type { LoggedValue, TrainingRunSection, TrainingSeries } from '../../core/analysis/training-run/trainer-state';
 import { formatBytes, formatCount, formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
@@ -119,6 +120,7 @@ export function TrainingRun({ section }: { section: TrainingRunSection }) {
           <TrainingChart title="Gradient norm" series={[byKey.get('grad_norm')]} span={span} />
         )}
       </div>
+      {section.settings && <RunSettingsTable settings={section.settings} />}
       {section.series.length > 0 ? (
         <LoggedValuesTable section={section} />
       ) : (
@@ -186,7 +188,9 @@ function whenSaved(section: TrainingRunSection): string | null {
 function bestOf(best: NonNullable<TrainingRunSection['best']>): string {
   const where = best.checkpoint ?? (best.step === null ? 'not named' : `step ${groupDigits(best.step)}`);
   const step = best.checkpoint !== null && best.step !== null ? ` (step ${groupDigits(best.step)})` : '';
-  return `${where}${step}: ${best.metricKey ?? 'metric'} ${formatValue(best.metric)}`;
+  const direction =
+    best.greaterIsBetter === null ? '' : best.greaterIsBetter ? ', higher is better' : ', lower is better';
+  return `${where}${step}: ${best.metricKey ?? 'metric'} ${formatValue(best.metric)}${direction}`;
 }
 
 function TrainingFacts({ section }: { section: TrainingRunSection }) {
@@ -336,6 +340,26 @@ function LoggedValuesTable({ section }: { section: TrainingRunSection }) {
               <td className={series.nonFinite ? 'num bad' : 'num'}>
                 {series.nonFinite ? groupDigits(series.nonFinite.count) : '0'}
               </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RunSettingsTable({ settings }: { settings: RunSettings }) {
+  return (
+    <div className="table-scroll">
+      <table data-testid="training-settings" className="training-settings">
+        <caption>Settings ({settings.file}, the run&apos;s TrainingArguments)</caption>
+        <TableHead columns={['Setting', 'Value', 'Field']} />
+        <tbody>
+          {settings.fields.map((field) => (
+            <tr key={field.key}>
+              <td>{field.label}</td>
+              <td className="mono">{field.value}</td>
+              <td className="mono muted">{field.key}</td>
             </tr>
           ))}
         </tbody>

@@ -67,6 +67,7 @@ import {
   readRemoteSidecars,
   tokenizerOnDemand,
   trainerStateOnDemand,
+  type ListedFile,
   vocabularyOnDemand,
   type SidecarsOnDemand,
 } from './sidecars';
@@ -475,6 +476,10 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
   if (source.select !== undefined) {
     ref.select = source.select;
   }
+  const listedFile = (path: string): ListedFile => {
+    const bytes = sizes.get(path);
+    return { path, url: resolveUrl(repo, path), ...(bytes !== undefined && { bytes }) };
+  };
   const extra = {
     sidecars,
     sidecarsRead,
@@ -493,11 +498,10 @@ async function resolveRepo(source: UrlSpec, repo: HubRepo, ctx: ResolveContext):
     }),
     ...(wanted.trainerState !== undefined && {
       trainingOnDemand: trainerStateOnDemand(
-        wanted.trainerState,
-        resolveUrl(repo, wanted.trainerState),
+        listedFile(wanted.trainerState),
+        wanted.trainingArgs === undefined ? undefined : listedFile(wanted.trainingArgs),
         source.token,
         meter,
-        sizes.get(wanted.trainerState),
       ),
     }),
   };

@@ -8,6 +8,9 @@ import type { Sidecars } from '../../core/analysis/analysis-types';
 import { configFromNativeParams, isNativeParamsFile, NATIVE_PARAMS_FILE } from '../../core/analysis/native-params';
 import { sidecarUrlBeside } from '../config-beside';
 import { createHttpReader } from '../http-reader';
+import { createFileReader } from '../file-reader';
+import type { ByteReader } from '../../core/bytes/byte-reader';
+import { readTrainingArguments } from '../../core/formats/pytorch/training-arguments';
 import type { Meter } from './meter';
 import {
   MAX_SIDECAR_BYTES,
@@ -34,6 +37,8 @@ export interface WantedSidecars {
   tokenizer?: string[];
   /** transformers' trainer_state.json (analysis/training-run/trainer-state.ts). */
   trainerState?: string;
+  /** transformers' training_args.bin (core/formats/pytorch/training-arguments.ts). */
+  trainingArgs?: string;
 }
 
 export interface ReadSidecars {
@@ -114,27 +119,54 @@ export async function readLocalSidecars(
     const text = await readLocalText(byPath.get(wanted.trainerState), MAX_TRAINER_STATE_BYTES);
     keepTrainerState(read, wanted.trainerState, text);
   }
+  const args = wanted.trainingArgs === undefined ? undefined : byPath.get(wanted.trainingArgs);
+  if (wanted.trainingArgs !== undefined && args !== undefined && args.size <= MAX_SIDECAR_BYTES) {
+    await keepTrainingArgs(read, wanted.trainingArgs, createFileReader(args));
+  }
   return read;
 }
 
+/** Keeps a training_args.bin that is a TrainingArguments; an unreadable one costs only itself. */
+async function keepTrainingArgs(read: ReadSidecars, file: string, reader: ByteReader): Promise<void> {
+  try {
+    const fields = await readTrainingArguments(reader);
+    if (fields !== null) {
+      read.sidecars.trainingArgs = { file, fields };
+      read.sidecarsRead.push(file);
+    }
+  } catch {
+    // Not a pickle the reader takes: the Training tab goes without the run's settings.
+  }
+}
+
+/** A file of a repository: its path, where it is fetched, and its size when the listing gives it. */
+export interface ListedFile {
+  path: string;
+  url: string;
+  bytes?: number;
+}
+
 /**
- * trainer_state.json in a repository, read when the Training tab opens: one request. `bytes` is its size when the
- * listing gives it.
+ * trainer_state.json in a repository, and the training_args.bin beside it when listed, read when the Training tab
+ * opens: one request for the first (its bytes shown as they arrive), one or two Range reads for the pickle.
  */
 export function trainerStateOnDemand(
-  file: string,
-  url: string,
+  state: ListedFile,
+  args: ListedFile | undefined,
   token: string | undefined,
   meter: Meter,
-  bytes: number | undefined,
 ): SidecarsOnDemand {
   return {
-    files: [file],
-    ...(bytes !== undefined && { bytes }),
+    files: args ? [state.path, args.path] : [state.path],
+    ...(state.bytes !== undefined && { bytes: state.bytes }),
     read: async (signal, onProgress) => {
       const read: ReadSidecars = { sidecars: {}, sidecarsRead: [] };
-      const text = await readRemote(url, true, token, signal, meter, MAX_TRAINER_STATE_BYTES, onProgress);
-      keepTrainerState(read, file, typeof text === 'string' ? text : undefined);
+      const text = await readRemote(state.url, true, token, signal, meter, MAX_TRAINER_STATE_BYTES, onProgress);
+      keepTrainerState(read, state.path, typeof text === 'string' ? text : undefined);
+      if (args && (args.bytes ?? 0) <= MAX_SIDECAR_BYTES) {
+        const reader = meter.add(createHttpReader(args.url, { token, signal, maxRetries: 0 }), 'sidecars');
+        await keepTrainingArgs(read, args.path, reader);
+      }
       return read;
     },
   };

@@ -6,9 +6,12 @@
  * a last entry with the run's totals (train_loss, train_runtime, …) once training ends.
  */
 import { MAX_TRAINING_CHART_BUCKETS, MAX_TRAINING_LOG_ENTRIES, MAX_TRAINING_SERIES } from '../analysis-limits';
+import type { RunSettings } from './run-settings';
 
 /** The file's name, as the Trainer writes it into each checkpoint folder and the run's output folder. */
 export const TRAINER_STATE_FILE = 'trainer_state.json';
+/** The run's TrainingArguments, pickled beside it (read by core/formats/pytorch/training-arguments.ts). */
+export const TRAINING_ARGS_FILE = 'training_args.bin';
 
 /** A non-finite value as Python's json module spells it (and as the report keeps it: JSON has no NaN). */
 export type NonFiniteSpelling = 'NaN' | 'Infinity' | '-Infinity';
@@ -62,8 +65,13 @@ export interface TrainingRunSection {
   /** The best checkpoint by the run's metric_for_best_model, when the run tracked one. */
   best: {
     metric: number;
-    /** The logged key whose value at the best step is the best metric (`eval_loss`), when one matches. */
+    /**
+     * The logged key the best checkpoint is chosen by: training_args.bin's metric_for_best_model when read, else the
+     * key whose value at the best step is the best metric (`eval_loss`), when one matches.
+     */
     metricKey: string | null;
+    /** training_args.bin's greater_is_better, when read. */
+    greaterIsBetter: boolean | null;
     checkpoint: string | null;
     step: number | null;
   } | null;
@@ -83,6 +91,8 @@ export interface TrainingRunSection {
   seriesLeftOut: number;
   /** The first step at which a loss or the gradient norm was logged NaN or infinite: where the run diverged. */
   divergedAtStep: number | null;
+  /** The run's settings from the training_args.bin beside it, when one was read. */
+  settings: RunSettings | null;
 }
 
 /** Keys of an entry that place it, not values logged over the run. */
@@ -99,7 +109,11 @@ const TOTALS_KEYS: ReadonlySet<string> = new Set([
 const LEADING_KEYS: readonly string[] = ['loss', 'eval_loss', 'learning_rate', 'grad_norm'];
 
 /** A trainer_state.json's summary, or null when the value is not one (no log_history and no global_step). */
-export function summarizeTrainerState(file: string, state: unknown): TrainingRunSection | null {
+export function summarizeTrainerState(
+  file: string,
+  state: unknown,
+  settings: RunSettings | null = null,
+): TrainingRunSection | null {
   if (!isRecord(state) || (!Array.isArray(state.log_history) && typeof state.global_step !== 'number')) {
     return null;
   }
@@ -107,7 +121,7 @@ export function summarizeTrainerState(file: string, state: unknown): TrainingRun
   const read = entries.length > MAX_TRAINING_LOG_ENTRIES ? entries.slice(0, MAX_TRAINING_LOG_ENTRIES) : entries;
   const globalStep = finiteNumber(state.global_step);
   const { series, seriesLeftOut, totals } = seriesOf(read);
-  const best = bestOf(state, read);
+  const best = bestOf(state, read, settings);
   return {
     file,
     checkpointStep: checkpointStepOf(file, globalStep),
@@ -129,6 +143,7 @@ export function summarizeTrainerState(file: string, state: unknown): TrainingRun
     series,
     seriesLeftOut,
     divergedAtStep: divergedAtStepOf(series),
+    settings,
   };
 }
 
@@ -287,7 +302,11 @@ function drawnPoints(steps: number[], values: number[]): { steps: number[]; valu
   return { steps: drawnSteps, values: drawnValues };
 }
 
-function bestOf(state: Record<string, unknown>, entries: readonly unknown[]): TrainingRunSection['best'] {
+function bestOf(
+  state: Record<string, unknown>,
+  entries: readonly unknown[],
+  settings: RunSettings | null,
+): TrainingRunSection['best'] {
   const metric = finiteNumber(state.best_metric);
   if (metric === null) {
     return null;
@@ -297,7 +316,8 @@ function bestOf(state: Record<string, unknown>, entries: readonly unknown[]): Tr
   const step = finiteNumber(state.best_global_step) ?? (checkpointPath ? checkpointNumber(checkpointPath) : null);
   // The folder's name: the path is the training machine's, with `\\` on Windows.
   const checkpoint = checkpointPath === null ? null : (checkpointPath.split(/[\\/]/).findLast(Boolean) ?? null);
-  return { metric, metricKey: step === null ? null : metricKeyAt(entries, step, metric), checkpoint, step };
+  const metricKey = settings?.bestMetricKey ?? (step === null ? null : metricKeyAt(entries, step, metric));
+  return { metric, metricKey, greaterIsBetter: settings?.greaterIsBetter ?? null, checkpoint, step };
 }
 
 /** The key that logged `metric` at `step`, preferring eval_ keys (metric_for_best_model is an eval metric). */

@@ -61,6 +61,7 @@ describe('training run (trainer_state.json)', () => {
     expect(section?.best).toEqual({
       metric: expected.bestMetric,
       metricKey: 'eval_loss',
+      greaterIsBetter: null,
       checkpoint: expected.bestModelCheckpoint,
       step: 4,
     });
@@ -86,6 +87,7 @@ describe('training run (trainer_state.json)', () => {
     expect(section?.best).toEqual({
       metric: expected.bestMetric,
       metricKey: 'eval_confidence',
+      greaterIsBetter: null,
       checkpoint: expected.bestModelCheckpoint,
       step: 12,
     });

@@ -7,6 +7,7 @@ import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { formatValue, plural } from '../../number-format';
 import type { Analysis } from '../analysis-types';
+import { runSettingsOf } from './run-settings';
 import {
   isDivergenceSignal,
   summarizeTrainerState,
@@ -19,8 +20,9 @@ export const trainingRunAnalysis: Analysis<'trainingRun', TrainingRunSection> = 
   id: 'trainingRun',
   readsSidecars: true,
   run: ({ sidecars }) => {
-    const trainerState = sidecars.trainerState;
-    const section = trainerState ? summarizeTrainerState(trainerState.file, trainerState.state) : null;
+    const { trainerState, trainingArgs } = sidecars;
+    const settings = trainingArgs ? runSettingsOf(trainingArgs.file, trainingArgs.fields) : null;
+    const section = trainerState ? summarizeTrainerState(trainerState.file, trainerState.state, settings) : null;
     if (section === null) {
       return { section: null, findings: [] };
     }

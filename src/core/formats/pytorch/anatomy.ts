@@ -5,7 +5,8 @@
  * storage), the two things a conversion to safetensors must handle.
  */
 import { MAX_CHECKPOINT_TENSORS, MAX_TENSOR_NAME_BYTES, MAX_WALK_DEPTH, MAX_WALK_NODES } from './checkpoint-limits';
-import type { PyTensor, PyValue } from './pickle-values';
+import { callText } from './call-text';
+import type { PyCall, PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
 import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
 
@@ -278,6 +279,20 @@ function scalarOf(value: PyValue): ScalarEntry['kind'] | null {
   }
 }
 
+/**
+ * A value object the pickle builds from one plain value and gives nothing else: an enum member
+ * (`SchedulerType('linear')`, how Python pickles an Enum) or a `torch.device('cuda')`. Shown as its call's text.
+ */
+function calledWithScalar(value: PyValue): PyCall | null {
+  if (typeof value !== 'object' || value === null || value.kind !== 'call' || value.callee === null) {
+    return null;
+  }
+  const { callee, args, state, items, entries } = value;
+  const bare = state === undefined && (items ?? []).length === 0 && (entries ?? []).length === 0;
+  const global = typeof callee === 'object' && callee.kind === 'global';
+  return bare && global && args.length === 1 && scalarOf(args[0]) !== null ? value : null;
+}
+
 function scalarText(value: PyValue): string {
   if (value === null) {
     return 'None';
@@ -329,10 +344,15 @@ export function walkTensors(root: PyValue): WalkResult {
       break;
     }
     const scalarKind = scalarOf(value);
-    if (scalarKind) {
+    const called = scalarKind ? null : calledWithScalar(value);
+    if (scalarKind || called) {
       const shown = depth <= MAX_SCALAR_DEPTH || (depth <= MAX_GROUP_SETTING_DEPTH && GROUP_SETTING_PATH.test(path));
       if (path !== '' && shown && scalars.length < MAX_SCALARS) {
-        scalars.push({ path, value: scalarText(value), kind: scalarKind });
+        scalars.push(
+          scalarKind
+            ? { path, value: scalarText(value), kind: scalarKind }
+            : { path, value: callText(called as PyCall), kind: 'string' },
+        );
       }
       continue;
     }
