@@ -115,6 +115,26 @@ for (const theme of ['light', 'dark'] as const) {
       expect(violations, describeViolations(violations)).toEqual([]);
     });
 
+    test("the Training tab of a Trainer checkpoint: its charts, a diverged run's band, the tables", async ({
+      page,
+    }) => {
+      await openApp(page);
+      const runs = join(process.cwd(), 'fixtures', 'torch2', 'trainer-runs');
+      await page
+        .getByTestId('file-input')
+        .first()
+        .setInputFiles([
+          join(runs, 'overfit', 'checkpoint-12', 'model.safetensors'),
+          join(runs, 'overfit', 'checkpoint-12', 'training_args.bin'),
+          join(runs, 'diverged', 'trainer_state.json'),
+        ]);
+      await page.getByRole('tab', { name: 'Training' }).click();
+      await expect(page.getByTestId('training-chart').locator('.recharts-line-curve')).toHaveCount(3);
+      await expect(page.getByTestId('training-settings')).toBeVisible();
+      const violations = await seriousViolations(page);
+      expect(violations, describeViolations(violations)).toEqual([]);
+    });
+
     test('every tab of a loaded model', async ({ page }) => {
       test.setTimeout(120_000);
       await openApp(page);
