@@ -125,7 +125,8 @@ export function TrainingRun({ section }: { section: TrainingRunSection }) {
         <LoggedValuesTable section={section} />
       ) : (
         <p className="muted">
-          Nothing was logged yet (log_history is empty): the run logs every {section.loggingSteps ?? '?'} steps.
+          Nothing was logged yet (log_history is empty)
+          {section.loggingSteps === null ? '.' : `: the run logs every ${plural(section.loggingSteps, 'step')}.`}
         </p>
       )}
     </>

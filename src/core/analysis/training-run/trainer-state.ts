@@ -322,13 +322,19 @@ function bestOf(
 
 /** The key that logged `metric` at `step`, preferring eval_ keys (metric_for_best_model is an eval metric). */
 function metricKeyAt(entries: readonly unknown[], step: number, metric: number): string | null {
-  const matching: string[] = [];
+  let found: string | null = null;
   for (const entry of entries) {
-    if (isRecord(entry) && entry.step === step) {
-      matching.push(...Object.keys(entry).filter((key) => !PLACE_KEYS.has(key) && entry[key] === metric));
+    if (!isRecord(entry) || entry.step !== step) {
+      continue;
+    }
+    for (const key of Object.keys(entry)) {
+      const better = found === null || (!found.startsWith('eval_') && key.startsWith('eval_'));
+      if (better && !PLACE_KEYS.has(key) && entry[key] === metric) {
+        found = key;
+      }
     }
   }
-  return matching.find((key) => key.startsWith('eval_')) ?? matching[0] ?? null;
+  return found;
 }
 
 /** N of a `checkpoint-N` path, or null. */
