@@ -7,18 +7,19 @@
  */
 import { parsePythonJson } from '../src/core/analysis/training-run/python-json';
 import { summarizeTrainerState } from '../src/core/analysis/training-run/trainer-state';
+import { median } from '../src/core/median';
 
 const RUNS = process.argv.includes('--short') ? 2 : 5;
 const STEPS = 200_000;
 
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-}
-
-function timed(run: () => unknown): number {
-  const started = performance.now();
-  run();
-  return performance.now() - started;
+/** The median time of RUNS calls of `work`, in ms. */
+function medianTime(work: () => unknown): number {
+  const times = Array.from({ length: RUNS }, () => {
+    const started = performance.now();
+    work();
+    return performance.now() - started;
+  });
+  return median(times) ?? 0;
 }
 
 /** The file a run logged every step writes, as json.dumps(indent=2, sort_keys=True) does; `nanAt` logs a NaN there. */
@@ -41,22 +42,14 @@ export function trainerStateText(nanAt: number | null): string {
 export function trainerStateBench(): void {
   const plain = trainerStateText(null);
   const withNaN = trainerStateText(STEPS - 1000);
-  const parses: number[] = [];
-  const reads: number[] = [];
-  const nanReads: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    parses.push(timed(() => JSON.parse(plain)));
-    reads.push(timed(() => summarizeTrainerState('trainer_state.json', parsePythonJson(plain))));
-    nanReads.push(timed(() => summarizeTrainerState('trainer_state.json', parsePythonJson(withNaN))));
-  }
-  const parse = median(parses);
+  const parse = medianTime(() => JSON.parse(plain));
+  const read = medianTime(() => summarizeTrainerState('trainer_state.json', parsePythonJson(plain)));
+  const nanRead = medianTime(() => summarizeTrainerState('trainer_state.json', parsePythonJson(withNaN)));
   const ratio = (ms: number) => `${(ms / parse).toFixed(2)}× JSON.parse`;
   console.log(
     `\ntrainer_state.json (Node, worker code): ${STEPS} logged steps, ${(plain.length / 1e6).toFixed(1)} MB, ${RUNS} runs`,
   );
   console.log(`  JSON.parse of the text:                   ${parse.toFixed(0)} ms`);
-  console.log(`  read (parse + summary):                   ${median(reads).toFixed(0)} ms (${ratio(median(reads))})`);
-  console.log(
-    `  read with a NaN in it (Python's reader):  ${median(nanReads).toFixed(0)} ms (${ratio(median(nanReads))})`,
-  );
+  console.log(`  read (parse + summary):                   ${read.toFixed(0)} ms (${ratio(read)})`);
+  console.log(`  read with a NaN in it (Python's reader):  ${nanRead.toFixed(0)} ms (${ratio(nanRead)})`);
 }

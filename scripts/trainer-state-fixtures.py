@@ -79,17 +79,27 @@ def describe(state):
     }
 
 
-def overfit(expected):
+def evaluated_run(name, **settings):
+    """
+    A 12-step run logged every step, evaluated every 4 on held-out sequences and saved every 4, keeping the best
+    checkpoint by `settings`' metric; trained, with its output folder.
+    """
     from transformers import Trainer, TrainingArguments
 
-    out = os.path.join('/tmp', 'trainer-state-fixtures-overfit')
+    out = os.path.join('/tmp', f'trainer-state-fixtures-{name}')
     shutil.rmtree(out, ignore_errors=True)
+    compute_metrics = settings.pop('compute_metrics', None)
     args = TrainingArguments(output_dir=out, max_steps=12, per_device_train_batch_size=4, learning_rate=3e-2,
                              logging_steps=1, eval_strategy='steps', eval_steps=4, save_steps=4,
-                             load_best_model_at_end=True, metric_for_best_model='eval_loss', report_to=[],
-                             use_cpu=True, seed=0)
-    trainer = Trainer(model=tiny_model(), args=args, train_dataset=Tokens(8, 0), eval_dataset=Tokens(8, 1000))
+                             load_best_model_at_end=True, report_to=[], use_cpu=True, seed=0, **settings)
+    trainer = Trainer(model=tiny_model(), args=args, train_dataset=Tokens(8, 0), eval_dataset=Tokens(8, 1000),
+                      compute_metrics=compute_metrics)
     trainer.train()
+    return trainer, out
+
+
+def overfit(expected):
+    trainer, out = evaluated_run('overfit', metric_for_best_model='eval_loss')
     trainer.save_state()
     target = os.path.join(ROOT, 'overfit')
     shutil.rmtree(target, ignore_errors=True)
@@ -139,22 +149,14 @@ def confidence(expected):
     sequences while the held-out loss grows too, so the best step by the metric is not the lowest eval_loss's.
     """
     import numpy
-    from transformers import Trainer, TrainingArguments
 
     def mean_confidence(prediction):
         logits = prediction.predictions
         shifted = numpy.exp(logits - logits.max(axis=-1, keepdims=True))
         return {'confidence': float((shifted.max(axis=-1) / shifted.sum(axis=-1)).mean())}
 
-    out = os.path.join('/tmp', 'trainer-state-fixtures-confidence')
-    shutil.rmtree(out, ignore_errors=True)
-    args = TrainingArguments(output_dir=out, max_steps=12, per_device_train_batch_size=4, learning_rate=3e-2,
-                             logging_steps=1, eval_strategy='steps', eval_steps=4, save_steps=4,
-                             load_best_model_at_end=True, metric_for_best_model='confidence', greater_is_better=True,
-                             report_to=[], use_cpu=True, seed=0)
-    trainer = Trainer(model=tiny_model(), args=args, train_dataset=Tokens(8, 0), eval_dataset=Tokens(8, 1000),
-                      compute_metrics=mean_confidence)
-    trainer.train()
+    _, out = evaluated_run('confidence', metric_for_best_model='confidence', greater_is_better=True,
+                           compute_metrics=mean_confidence)
     target = os.path.join(ROOT, 'confidence', 'checkpoint-12')
     shutil.rmtree(os.path.join(ROOT, 'confidence'), ignore_errors=True)
     os.makedirs(target)

@@ -33,7 +33,7 @@ export function CheckpointPanel({
     return null;
   }
   return (
-    <div className="checkpoint-panel">
+    <div className="fact-panel">
       <SafetyCard header={header} />
       {header.dcp && <DcpFilesCard dcp={header.dcp} />}
       <AnatomyCard header={header} />

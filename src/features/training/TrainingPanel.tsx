@@ -26,7 +26,7 @@ const LOG_AXIS_RATIO = 1_000;
 export function TrainingPanel({ result }: { result: LoadResult }) {
   const section = result.sections.trainingRun;
   return (
-    <section className="insight training-run" aria-label="Training run" data-testid="training-run">
+    <section className="insight training-run fact-panel" aria-label="Training run" data-testid="training-run">
       <h3>Training run{section ? <span className="muted"> ({section.file})</span> : null}</h3>
       {section ? <TrainingRun section={section} /> : <TrainerStateUnread result={result} />}
     </section>

@@ -1,8 +1,9 @@
 /**
- * config.json (or the reference code's params.json), adapter_config.json, the tokenizer's files and trainer_state.json
- * next to a model: read whole, parsed, and handed to the analyses. A missing, oversized or broken sidecar only costs
- * the hints it would have given, never the load. Dropped tokenizer files and trainer_state.json are read with the
- * others; over HTTP they wait until the Tokenizer or Training tab opens (tokenizerOnDemand, trainerStateOnDemand).
+ * config.json (or the reference code's params.json), adapter_config.json, the tokenizer's files, and a training run's
+ * trainer_state.json and training_args.bin next to a model: read whole, parsed (the pickle as data, by the checkpoint
+ * reader), and handed to the analyses. A missing, oversized or broken sidecar only costs the hints it would have
+ * given, never the load. Dropped tokenizer and training files are read with the others; over HTTP they wait until
+ * the Tokenizer or Training tab opens (tokenizerOnDemand, trainerStateOnDemand).
  */
 import type { Sidecars } from '../../core/analysis/analysis-types';
 import { configFromNativeParams, isNativeParamsFile, NATIVE_PARAMS_FILE } from '../../core/analysis/native-params';
