@@ -75,6 +75,31 @@ test.describe("a training run's trainer_state.json", () => {
     watch.expectClean();
   });
 
+  test('compared with another run: both runs side by side, the diverged one said', async ({ page }) => {
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('folder-input').first().setInputFiles(fixturePath(CHECKPOINT));
+    await expect(page.getByTestId('file-name')).toHaveText('model.safetensors');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page
+      .getByTestId('compare-file-input')
+      .setInputFiles([
+        fixturePath(`${CHECKPOINT}/model.safetensors`),
+        fixturePath('torch2/trainer-runs/diverged/trainer_state.json'),
+      ]);
+    const card = page.getByTestId('compare-training-runs');
+    const cells = (row: string) =>
+      card
+        .locator('tbody tr')
+        .filter({ has: page.getByRole('rowheader', { name: row, exact: true }) })
+        .locator('td');
+    await expect(cells('diverged')).toHaveText(['no', 'NaN or Inf from step 3']);
+    await expect(cells('step')).toHaveText(['12 of 12', '8 of 8']);
+    // The two runs part at their second step: not called one run's checkpoints.
+    await expect(page.getByTestId('compare-training-same-run')).toHaveCount(0);
+    watch.expectClean();
+  });
+
   test('in a repository: not read by the load, read by one request when the Training tab opens', async ({ page }) => {
     const watch = watchPage(page);
     const repo = `train-${uniqueTag('repo')

@@ -14,6 +14,7 @@ import { DiffSummary } from './DiffSummary';
 import { signed } from './labels';
 import { LoraFitCard } from './LoraFitCard';
 import { TokenizerDiffCard } from './TokenizerDiffCard';
+import { TrainingRunsCard } from './TrainingRunsCard';
 import { ModuleDiffTable } from './ModuleDiffTable';
 import './compare.css';
 import { CompareValuesPanel } from '../values/CompareValuesPanel';
@@ -91,6 +92,9 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       <AlignmentRules alignment={result.alignment} ggufNames={result.ggufNames} />
       <DiffSummary result={result} />
       {result.lora && <LoraFitCard section={result.lora} a={a} b={b} />}
+      {a.sections.trainingRun && b.sections.trainingRun && (
+        <TrainingRunsCard runA={a.sections.trainingRun} runB={b.sections.trainingRun} />
+      )}
       <TokenizerDiffCard />
       <CompareValuesPanel result={result} a={a} b={b} />
       <Segmented
