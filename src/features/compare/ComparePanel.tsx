@@ -92,9 +92,7 @@ function ComparisonView({ result, a, b }: { result: CompareResult; a: LoadResult
       <AlignmentRules alignment={result.alignment} ggufNames={result.ggufNames} />
       <DiffSummary result={result} />
       {result.lora && <LoraFitCard section={result.lora} a={a} b={b} />}
-      {a.sections.trainingRun && b.sections.trainingRun && (
-        <TrainingRunsCard runA={a.sections.trainingRun} runB={b.sections.trainingRun} />
-      )}
+      <TrainingRunsCard />
       <TokenizerDiffCard />
       <CompareValuesPanel result={result} a={a} b={b} />
       <Segmented

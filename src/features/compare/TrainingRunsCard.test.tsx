@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parsePythonJson } from '../../core/analysis/training-run/python-json';
 import { summarizeTrainerState, type TrainingRunSection } from '../../core/analysis/training-run/trainer-state';
 import { trainerStateText } from '../../testing/trainer-state-fixtures';
-import { TrainingRunsCard } from './TrainingRunsCard';
+import { TrainingRuns } from './TrainingRunsCard';
 
 function sectionOf(folder: string, cutAtStep?: number): TrainingRunSection {
   const state = parsePythonJson(trainerStateText(folder)) as {
@@ -26,7 +26,7 @@ function sectionOf(folder: string, cutAtStep?: number): TrainingRunSection {
 describe('the training runs card', () => {
   it('two checkpoints of one run: how far apart they are, each side facts', () => {
     const html = renderToStaticMarkup(
-      <TrainingRunsCard runA={sectionOf('overfit/checkpoint-12', 8)} runB={sectionOf('overfit/checkpoint-12')} />,
+      <TrainingRuns runA={sectionOf('overfit/checkpoint-12', 8)} runB={sectionOf('overfit/checkpoint-12')} />,
     );
     expect(html).toContain('The two logs agree on the 8 losses they share: checkpoints of one run, B 4 steps after A.');
     expect(html).toContain('8 of 12');
@@ -35,7 +35,7 @@ describe('the training runs card', () => {
 
   it('two runs that part at their second step are not called one', () => {
     const html = renderToStaticMarkup(
-      <TrainingRunsCard runA={sectionOf('overfit/checkpoint-12')} runB={sectionOf('diverged')} />,
+      <TrainingRuns runA={sectionOf('overfit/checkpoint-12')} runB={sectionOf('diverged')} />,
     );
     expect(html).not.toContain('checkpoints of one run');
     expect(html).toContain('NaN or Inf from step 3');

@@ -7,6 +7,7 @@
 import type { LoggedValue, TrainingRunSection } from '../../core/analysis/training-run/trainer-state';
 import { formatValue, groupDigits } from '../../core/number-format';
 import { TableHead } from '../../lib/TableHead';
+import { useAppStore } from '../../state/store';
 
 function lastOf(section: TrainingRunSection, key: string): string {
   const series = section.series.find((one) => one.key === key);
@@ -75,7 +76,20 @@ function sameRunNote(a: TrainingRunSection, b: TrainingRunSection): string | nul
   return `${logs}: checkpoints of one run, ${later} ${groupDigits(Math.abs(apart))} steps after ${earlier}.`;
 }
 
-export function TrainingRunsCard({ runA, runB }: { runA: TrainingRunSection; runB: TrainingRunSection }) {
+/**
+ * The card for the open comparison, from the two loads as they are now: a side's run arrives with its analyses, or
+ * with a Training tab read, after the diff was drawn.
+ */
+export function TrainingRunsCard() {
+  const runA = useAppStore((state) => (state.load.status === 'ready' ? state.load.result.sections.trainingRun : null));
+  const runB = useAppStore((state) =>
+    state.compareSource.status === 'ready' ? state.compareSource.result.sections.trainingRun : null,
+  );
+  return runA && runB ? <TrainingRuns runA={runA} runB={runB} /> : null;
+}
+
+/** Two runs side by side; exported for its tests. */
+export function TrainingRuns({ runA, runB }: { runA: TrainingRunSection; runB: TrainingRunSection }) {
   const rows: Array<[string, (section: TrainingRunSection) => string]> = [
     ['trainer_state.json', (section) => section.file],
     ['step', stepText],
