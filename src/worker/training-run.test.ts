@@ -140,6 +140,21 @@ describe('trainer_state.json beside a model', () => {
     expect(result.sidecarsRead ?? []).not.toContain('checkpoint-12/training_args.bin');
   });
 
+  it('opened alone: not a model, and the message says where a training log is shown', async () => {
+    const run = await loadAcrossThreads({
+      kind: 'files',
+      files: [
+        { path: 'trainer_state.json', blob: new Blob([fixtureBytes('diverged/trainer_state.json') as BlobPart]) },
+      ],
+    });
+    expect(run.result).toBeNull();
+    expect(run.error?.message).toContain('trainer_state.json is not a model file');
+    expect(run.error?.message).toContain(
+      "A trainer_state.json is a training run's log: opened with the model it came with (its checkpoint folder), " +
+        'the Training tab draws it.',
+    );
+  });
+
   it('one that is not a trainer state (not JSON) costs its request and leaves no section', async () => {
     const repo = 'broken';
     await writeRepo(repo, {

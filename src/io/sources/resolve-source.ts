@@ -6,6 +6,7 @@
  * Resolving may read: a repository's listing, a shard index, the sidecars next to the chosen model. The headers
  * themselves are read by the worker through the readers the plan holds.
  */
+import { TRAINER_STATE_FILE } from '../../core/analysis/training-run/trainer-state';
 import type { Sidecars } from '../../core/analysis/analysis-types';
 import type { ByteReader } from '../../core/bytes/byte-reader';
 import { SourceError } from '../../core/errors';
@@ -725,5 +726,10 @@ function noModelMessage(paths: readonly string[], companions: number): string {
           'read with the weights: choose them together with the model file (or its shard index), or drop the folder.'
         : ` Companion files among them (config.json, adapter_config.json, tokenizer files, trainer_state.json) are read with a model's ` +
           "weights: choose them together, or drop the model's folder.";
-  return `${subject}: no ${formats} file or shard index ${paths.length === 1 ? 'was chosen' : 'was among them'}.${hint}`;
+  // A training log alone is what people share to talk about a run: say where it is shown.
+  const trainingLog = paths.some((path) => baseName(path) === TRAINER_STATE_FILE)
+    ? ` A ${TRAINER_STATE_FILE} is a training run's log: opened with the model it came with (its checkpoint folder), ` +
+      'the Training tab draws it.'
+    : '';
+  return `${subject}: no ${formats} file or shard index ${paths.length === 1 ? 'was chosen' : 'was among them'}.${hint}${trainingLog}`;
 }
