@@ -289,55 +289,48 @@ export interface ChoiceSidecars {
  * trainer_state.json of its run.
  */
 export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): ChoiceSidecars {
-  const result: ChoiceSidecars = {};
-  const trainerState = nearestOfKind(choice, sidecars, 'trainer-state');
-  const trainingArgs = nearestOfKind(choice, sidecars, 'training-args');
-  if (trainerState !== undefined) {
-    result.trainerState = trainerState;
-  }
-  if (trainingArgs !== undefined && trainingArgs !== choice.key) {
-    result.trainingArgs = trainingArgs;
-  }
-  // The config and tokenizer beside a training-state file (optimizer.pt) describe the model, not that file.
-  if (choice.trainingState !== undefined) {
-    return result;
-  }
-  let configDepth = -1;
-  let paramsDepth = -1;
-  let params: string | undefined;
-  let adapterDepth = -1;
-  let vocabularyDepth = -1;
-  let vocabulary: string | undefined;
-  const tokenizer = new Map<string, { file: string; depth: number }>();
+  // The nearest file of each kind, and of the tokenizer's files each by its own name: a deeper folder wins.
+  const nearest = new Map<SidecarKind, Placed>();
+  const tokenizer = new Map<string, Placed>();
   for (const sidecar of sidecars) {
     const folder = folderOf(sidecar.file);
     if (!choice.folder.startsWith(folder)) {
       continue;
     }
-    const depth = folder.length;
-    if (sidecar.kind === 'config' && depth > configDepth) {
-      result.config = sidecar.file;
-      configDepth = depth;
-    } else if (sidecar.kind === 'native-params' && depth > paramsDepth) {
-      params = sidecar.file;
-      paramsDepth = depth;
-    } else if (sidecar.kind === 'adapter-config' && depth > adapterDepth) {
-      result.adapterConfig = sidecar.file;
-      adapterDepth = depth;
-    } else if (sidecar.kind === 'vocabulary' && depth > vocabularyDepth) {
-      vocabulary = sidecar.file;
-      vocabularyDepth = depth;
-    } else if (sidecar.kind === 'tokenizer') {
-      const name = sidecar.file.slice(folder.length);
-      if (depth > (tokenizer.get(name)?.depth ?? -1)) {
-        tokenizer.set(name, { file: sidecar.file, depth });
-      }
+    const placed = { file: sidecar.file, depth: folder.length };
+    if (sidecar.kind === 'tokenizer') {
+      keepDeeper(tokenizer, sidecar.file.slice(folder.length), placed);
+    } else {
+      keepDeeper(nearest, sidecar.kind, placed);
     }
+  }
+  const result: ChoiceSidecars = {};
+  const trainerState = nearest.get('trainer-state');
+  const trainingArgs = nearest.get('training-args');
+  if (trainerState !== undefined) {
+    result.trainerState = trainerState.file;
+  }
+  if (trainingArgs !== undefined && trainingArgs.file !== choice.key) {
+    result.trainingArgs = trainingArgs.file;
+  }
+  // The config and tokenizer beside a training-state file (optimizer.pt) describe the model, not that file.
+  if (choice.trainingState !== undefined) {
+    return result;
+  }
+  const config = nearest.get('config');
+  const params = nearest.get('native-params');
+  const adapter = nearest.get('adapter-config');
+  const vocabulary = nearest.get('vocabulary');
+  if (config !== undefined) {
+    result.config = config.file;
+  }
+  if (adapter !== undefined) {
+    result.adapterConfig = adapter.file;
   }
   // A GGUF carries its tokenizer and template in its own header; files beside it describe another copy.
   const gguf = choice.files.every((file) => formatIdOfFileName(file) === 'gguf');
   if (vocabulary !== undefined && !gguf) {
-    result.vocabulary = vocabulary;
+    result.vocabulary = vocabulary.file;
   }
   if (tokenizer.size > 0 && !gguf) {
     // In the order they are applied (tokenizer_config.json first), whatever order the listing gave.
@@ -346,22 +339,21 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
     );
   }
   const native = choice.files.some(isNativeWeightsFile);
-  if (params !== undefined && (result.config === undefined || (native && paramsDepth >= configDepth))) {
-    result.config = params;
+  if (params !== undefined && (config === undefined || (native && params.depth >= config.depth))) {
+    result.config = params.file;
   }
   return result;
 }
 
-/** The sidecar of `kind` in the choice's folder, else in the nearest folder above it. */
-function nearestOfKind(choice: ModelChoice, sidecars: readonly Sidecar[], kind: SidecarKind): string | undefined {
-  let nearest: string | undefined;
-  let nearestDepth = -1;
-  for (const sidecar of sidecars) {
-    const folder = folderOf(sidecar.file);
-    if (sidecar.kind === kind && choice.folder.startsWith(folder) && folder.length > nearestDepth) {
-      nearest = sidecar.file;
-      nearestDepth = folder.length;
-    }
+/** A sidecar and the length of its folder's path: the deeper, the nearer the model. */
+interface Placed {
+  file: string;
+  depth: number;
+}
+
+/** Keeps `placed` under `key` when its folder is deeper than the one kept (the first of equal depth stays). */
+function keepDeeper<Key>(kept: Map<Key, Placed>, key: Key, placed: Placed): void {
+  if (placed.depth > (kept.get(key)?.depth ?? -1)) {
+    kept.set(key, placed);
   }
-  return nearest;
 }

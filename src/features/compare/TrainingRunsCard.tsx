@@ -4,37 +4,15 @@
  * checkpoint, and whether it diverged. Two checkpoints of one run (checkpoint-500 against checkpoint-1000) read as
  * how far apart they are in that run; the tensors' differences are in the tables below.
  */
-import type { LoggedValue, TrainingRunSection } from '../../core/analysis/training-run/trainer-state';
-import { formatValue, groupDigits } from '../../core/number-format';
+import type { TrainingRunSection } from '../../core/analysis/training-run/trainer-state';
+import { groupDigits } from '../../core/number-format';
+import { bestText, epochText, loggedValueText, stepText } from '../training/run-text';
 import { TableHead } from '../../lib/TableHead';
 import { useAppStore } from '../../state/store';
 
 function lastOf(section: TrainingRunSection, key: string): string {
   const series = section.series.find((one) => one.key === key);
-  return series ? loggedText(series.last) : '—';
-}
-
-function loggedText(logged: LoggedValue): string {
-  const value = typeof logged.value === 'number' ? formatValue(logged.value) : logged.value;
-  return `${value} @ ${groupDigits(logged.step)}`;
-}
-
-function stepText(section: TrainingRunSection): string {
-  if (section.globalStep === null) {
-    return '—';
-  }
-  return section.maxSteps === null
-    ? groupDigits(section.globalStep)
-    : `${groupDigits(section.globalStep)} of ${groupDigits(section.maxSteps)}`;
-}
-
-function bestText(section: TrainingRunSection): string {
-  const { best } = section;
-  if (best === null) {
-    return 'not tracked';
-  }
-  const where = best.checkpoint ?? (best.step === null ? '—' : `step ${groupDigits(best.step)}`);
-  return `${where}: ${best.metricKey ?? 'metric'} ${formatValue(best.metric)}`;
+  return series ? `${loggedValueText(series.last.value)} @ ${groupDigits(series.last.step)}` : '—';
 }
 
 /** Logged losses the two runs share a step for, needed before two logs are called one run's. */
@@ -92,11 +70,11 @@ export function TrainingRunsCard() {
 export function TrainingRuns({ runA, runB }: { runA: TrainingRunSection; runB: TrainingRunSection }) {
   const rows: Array<[string, (section: TrainingRunSection) => string]> = [
     ['trainer_state.json', (section) => section.file],
-    ['step', stepText],
-    ['epoch', (section) => (section.epoch === null ? '—' : String(Number(section.epoch.toFixed(2))))],
+    ['step', (section) => stepText(section, false) ?? '—'],
+    ['epoch', (section) => epochText(section) ?? '—'],
     ['last loss', (section) => lastOf(section, 'loss')],
     ['last eval loss', (section) => lastOf(section, 'eval_loss')],
-    ['best checkpoint', bestText],
+    ['best checkpoint', (section) => (section.best === null ? 'not tracked' : bestText(section.best, false, '—'))],
     [
       'diverged',
       (section) =>

@@ -4,13 +4,13 @@
  * sequence. Whether its ids fit the embedding, and whether a rendered chat gets a second BOS, are findings.
  */
 import type { TokenizerSection, VocabularyFacts } from '../../core/analysis/tokenizer/tokenizer-types';
-import { formatBytes, groupDigits } from '../../core/number-format';
+import { groupDigits } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { selectVocabularyReading } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { Fact } from '../insights/QuantizationPanel';
 import { EncodeText } from './EncodeText';
-import { bytesProgressText, EntryProgress } from '../values/EntryStatus';
+import { FileReadProgress, FileReadStart } from '../values/EntryStatus';
 import { TokenBrowser } from './TokenBrowser';
 
 export function VocabularyCard({ result, section }: { result: LoadResult; section?: TokenizerSection }) {
@@ -23,7 +23,6 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
     return null;
   }
   const where = result.source.kind === 'url' ? 'by one request to the server that holds the model' : 'from your disk';
-  const size = result.vocabularyBytes === undefined ? '' : ` (${formatBytes(result.vocabularyBytes)})`;
   return (
     <section className="insight" aria-label="Vocabulary" data-testid="tokenizer-vocabulary">
       <h3>Vocabulary (tokenizer.json)</h3>
@@ -41,16 +40,14 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
         <ReadingVocabulary bytes={result.vocabularyBytes} />
       )}
       {vocabulary === undefined && asked !== undefined && !reading && (
-        <div className="values-start">
-          <button type="button" onClick={() => void read()}>
-            Read tokenizer.json
-          </button>
-          <span className="muted">
-            Reads {asked.join(', ')}
-            {size} {where}: the whole vocabulary, the added tokens and how text becomes tokens, checked against the
-            embedding&apos;s rows and the chat template.
-          </span>
-        </div>
+        <FileReadStart
+          file="tokenizer.json"
+          files={asked}
+          bytes={result.vocabularyBytes}
+          from={where}
+          gives="the whole vocabulary, the added tokens and how text becomes tokens, checked against the embedding's rows and the chat template."
+          onRead={() => void read()}
+        />
       )}
     </section>
   );
@@ -60,16 +57,7 @@ export function VocabularyCard({ result, section }: { result: LoadResult; sectio
 function ReadingVocabulary({ bytes }: { bytes: number | undefined }) {
   const progress = useAppStore((state) => (state.load.status === 'ready' ? state.load.vocabularyProgress : undefined));
   const cancel = useAppStore((state) => state.cancelVocabulary);
-  const done = progress?.bytesRead ?? 0;
-  const total = progress?.bytesTotal ?? bytes ?? null;
-  return (
-    <EntryProgress
-      done={done}
-      total={total}
-      text={bytesProgressText('Reading tokenizer.json', done, total)}
-      onCancel={cancel}
-    />
-  );
+  return <FileReadProgress doing="Reading tokenizer.json" progress={progress} bytes={bytes} onCancel={cancel} />;
 }
 
 function stages(types: readonly string[]): string {

@@ -6,7 +6,7 @@
  */
 import type { RunSettings } from '../../core/analysis/training-run/run-settings';
 import type { LoggedValue, TrainingRunSection, TrainingSeries } from '../../core/analysis/training-run/trainer-state';
-import { formatBytes, formatCount, formatValue, groupDigits, plural } from '../../core/number-format';
+import { formatCount, formatValue, groupDigits, plural } from '../../core/number-format';
 import type { LoadResult } from '../../core/result';
 import { MAX_TRAINER_STATE_BYTES } from '../../core/limits';
 import { LinesChart } from '../../lib/lines/LazyLines';
@@ -14,7 +14,8 @@ import type { LineSeries, LinesSpec } from '../../lib/lines/lines-spec';
 import { numeric, TableHead } from '../../lib/TableHead';
 import { useAppStore } from '../../state/store';
 import { Fact } from '../insights/QuantizationPanel';
-import { bytesProgressText, EntryProgress } from '../values/EntryStatus';
+import { FileReadProgress, FileReadStart } from '../values/EntryStatus';
+import { bestText, epochText, loggedValueText, stepText } from './run-text';
 import './training.css';
 
 const CHART_HEIGHT = 220;
@@ -39,30 +40,25 @@ function TrainerStateUnread({ result }: { result: LoadResult }) {
   const cancel = useAppStore((state) => state.cancelTrainingOnDemand);
   const asked = result.trainingOnDemand;
   if (slot?.trainingReading) {
-    const done = slot.trainingProgress?.bytesRead ?? 0;
-    const total = slot.trainingProgress?.bytesTotal ?? result.trainingBytes ?? null;
     return (
-      <EntryProgress
-        done={done}
-        total={total}
-        text={bytesProgressText(`Reading ${asked?.join(', ') ?? 'trainer_state.json'}`, done, total)}
+      <FileReadProgress
+        doing={`Reading ${asked?.join(', ') ?? 'trainer_state.json'}`}
+        progress={slot.trainingProgress}
+        bytes={result.trainingBytes}
         onCancel={cancel}
       />
     );
   }
   if (asked) {
-    const size = result.trainingBytes === undefined ? '' : ` (${formatBytes(result.trainingBytes)})`;
     return (
-      <div className="values-start">
-        <button type="button" onClick={() => void read()}>
-          Read trainer_state.json
-        </button>
-        <span className="muted">
-          Reads {asked.join(', ')}
-          {size} by one request to the server that holds the model: the run&apos;s steps, its best checkpoint and its
-          logged loss.
-        </span>
-      </div>
+      <FileReadStart
+        file="trainer_state.json"
+        files={asked}
+        bytes={result.trainingBytes}
+        from="by one request to the server that holds the model"
+        gives="the run's steps, its best checkpoint and its logged loss."
+        onRead={() => void read()}
+      />
     );
   }
   const notFound = slot?.trainingNotFound?.join(', ') ?? 'trainer_state.json';
@@ -139,19 +135,8 @@ function lossSeries(series: readonly TrainingSeries[]): TrainingSeries[] {
   return named.length > 0 ? named : series.filter((one) => one.key.endsWith('loss')).slice(0, 2);
 }
 
-function stepOf(section: TrainingRunSection): string {
-  const { globalStep, maxSteps } = section;
-  if (globalStep === null) {
-    return 'not given';
-  }
-  if (maxSteps === null) {
-    return groupDigits(globalStep);
-  }
-  return `${groupDigits(globalStep)} of ${groupDigits(maxSteps)} (${Math.floor((globalStep / maxSteps) * 100)}%)`;
-}
-
 function epochOf(section: TrainingRunSection): string {
-  const epoch = section.epoch === null ? '—' : String(Number(section.epoch.toFixed(2)));
+  const epoch = epochText(section) ?? '—';
   return section.numTrainEpochs === null ? epoch : `${epoch} of ${groupDigits(section.numTrainEpochs)}`;
 }
 
@@ -186,25 +171,18 @@ function whenSaved(section: TrainingRunSection): string | null {
   return trainingStopped === false ? 'training was running' : null;
 }
 
-function bestOf(best: NonNullable<TrainingRunSection['best']>): string {
-  const where = best.checkpoint ?? (best.step === null ? 'not named' : `step ${groupDigits(best.step)}`);
-  const step = best.checkpoint !== null && best.step !== null ? ` (step ${groupDigits(best.step)})` : '';
-  const direction =
-    best.greaterIsBetter === null ? '' : best.greaterIsBetter ? ', higher is better' : ', lower is better';
-  return `${where}${step}: ${best.metricKey ?? 'metric'} ${formatValue(best.metric)}${direction}`;
-}
-
 function TrainingFacts({ section }: { section: TrainingRunSection }) {
   const { totals } = section;
   const schedule = scheduleOf(section);
+  const saved = whenSaved(section);
   return (
     <dl className="facts">
-      <Fact label="Step" value={stepOf(section)} testId="training-step" />
+      <Fact label="Step" value={stepText(section, true) ?? 'not given'} testId="training-step" />
       <Fact label="Epoch" value={epochOf(section)} testId="training-epoch" />
-      {whenSaved(section) !== null && (
-        <Fact label="When saved" value={whenSaved(section) ?? ''} testId="training-when-saved" />
+      {saved !== null && <Fact label="When saved" value={saved} testId="training-when-saved" />}
+      {section.best && (
+        <Fact label="Best checkpoint" value={bestText(section.best, true, 'not named')} testId="training-best" />
       )}
-      {section.best && <Fact label="Best checkpoint" value={bestOf(section.best)} testId="training-best" />}
       {section.trainBatchSize !== null && (
         <Fact label="Batch size" value={`${groupDigits(section.trainBatchSize)} per device`} />
       )}
@@ -213,7 +191,7 @@ function TrainingFacts({ section }: { section: TrainingRunSection }) {
         <Fact
           label="Run totals"
           value={[
-            totals.trainLoss === null ? null : `train loss ${formatLogged(totals.trainLoss)}`,
+            totals.trainLoss === null ? null : `train loss ${loggedValueText(totals.trainLoss)}`,
             totals.runtimeSeconds === null ? null : `${formatValue(totals.runtimeSeconds)} s`,
             totals.samplesPerSecond === null ? null : `${formatValue(totals.samplesPerSecond)} samples/s`,
           ]
@@ -287,17 +265,13 @@ function TrainingChart({
   );
 }
 
-function formatLogged(value: LoggedValue['value']): string {
-  return typeof value === 'number' ? formatValue(value) : value;
-}
-
 function At({ logged }: { logged: LoggedValue | null }) {
   if (logged === null) {
     return <>—</>;
   }
   return (
     <>
-      {formatLogged(logged.value)} <span className="muted">@ {groupDigits(logged.step)}</span>
+      {loggedValueText(logged.value)} <span className="muted">@ {groupDigits(logged.step)}</span>
     </>
   );
 }

@@ -39,7 +39,6 @@ export default function Lines(spec: LinesSpec & ChartBoxProps) {
         width={VALUE_LABEL_PX}
         tickFormatter={spec.formatValue}
         tick={tick}
-        allowDataOverflow={false}
       />
       {spec.tooltip && (
         <Tooltip

@@ -163,7 +163,7 @@ function divergedAtStepOf(series: readonly TrainingSeries[]): number | null {
 }
 
 /** The spelling of a non-finite number, as the report keeps it. */
-export function spellNonFinite(value: number): NonFiniteSpelling {
+function spellNonFinite(value: number): NonFiniteSpelling {
   return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
 }
 

@@ -125,6 +125,24 @@ describe('training run (trainer_state.json)', () => {
     expect(nonFiniteNumbersIn(section)).toEqual([]);
   });
 
+  it('summarizes a trainer state once across the re-runs a later sidecar read makes', () => {
+    const trainerState = { file: 'trainer_state.json', state: parsePythonJson(trainerStateText('overfit')) };
+    const input = (sidecars: AnalysisInput['sidecars']): AnalysisInput => ({
+      header: parsedHeaderFromSpecs([]),
+      names: [],
+      fileName: 'model.safetensors',
+      sidecars,
+      tensorBytes: new Map(),
+    });
+    const first = trainingRunAnalysis.run(input({ trainerState }));
+    expect(trainingRunAnalysis.run(input({ trainerState, config: {} })).section).toBe(first.section);
+    // training_args.bin read with it changes the summary (the best metric's direction).
+    const args = { file: 'training_args.bin', fields: { metric_for_best_model: 'loss', greater_is_better: 'False' } };
+    const withArgs = trainingRunAnalysis.run(input({ trainerState, trainingArgs: args })).section;
+    expect(withArgs).not.toBe(first.section);
+    expect(withArgs?.best?.greaterIsBetter).toBe(false);
+  });
+
   it('draws at most the bucket count per series, keeping a spike', () => {
     const entries = Array.from({ length: 10_000 }, (_, at) => ({ step: at + 1, loss: at === 7_777 ? 50 : 2 }));
     const section = summarizeTrainerState('trainer_state.json', { global_step: 10_000, log_history: entries });

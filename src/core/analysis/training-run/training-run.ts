@@ -6,7 +6,7 @@
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { formatValue, plural } from '../../number-format';
-import type { Analysis } from '../analysis-types';
+import type { Analysis, Sidecars } from '../analysis-types';
 import { runSettingsOf } from './run-settings';
 import {
   isDivergenceSignal,
@@ -16,13 +16,32 @@ import {
   type TrainingSeries,
 } from './trainer-state';
 
+type TrainerStateSidecar = NonNullable<Sidecars['trainerState']>;
+type TrainingArgsSidecar = Sidecars['trainingArgs'];
+
+/**
+ * Each trainer_state.json's summary, by the sidecar it came from and the training_args.bin read with it. The
+ * analyses that read sidecars run again whenever another group is read on demand (a repository's tokenizer files
+ * after its trainer state), with the same sidecar objects: a long run's log (tens of MB) is summarized once.
+ */
+const summaries = new WeakMap<TrainerStateSidecar, { args: TrainingArgsSidecar; section: TrainingRunSection | null }>();
+
+function summaryOf(trainerState: TrainerStateSidecar, args: TrainingArgsSidecar): TrainingRunSection | null {
+  const known = summaries.get(trainerState);
+  if (known && known.args === args) {
+    return known.section;
+  }
+  const settings = args ? runSettingsOf(args.file, args.fields) : null;
+  const section = summarizeTrainerState(trainerState.file, trainerState.state, settings);
+  summaries.set(trainerState, { args, section });
+  return section;
+}
+
 export const trainingRunAnalysis: Analysis<'trainingRun', TrainingRunSection> = {
   id: 'trainingRun',
   readsSidecars: true,
   run: ({ sidecars }) => {
-    const { trainerState, trainingArgs } = sidecars;
-    const settings = trainingArgs ? runSettingsOf(trainingArgs.file, trainingArgs.fields) : null;
-    const section = trainerState ? summarizeTrainerState(trainerState.file, trainerState.state, settings) : null;
+    const section = sidecars.trainerState ? summaryOf(sidecars.trainerState, sidecars.trainingArgs) : null;
     if (section === null) {
       return { section: null, findings: [] };
     }
