@@ -1,8 +1,12 @@
 /**
  * The view tabs, as the WAI-ARIA tabs pattern (https://www.w3.org/WAI/ARIA/apg/patterns/tabs/): one Tab stop (the
  * selected tab), Left/Right move and select (automatic activation; every panel renders at once), Home/End jump.
+ *
+ * A tab is selected when the primary button goes down, as native tab strips do, not on the click that follows: tabs
+ * appear while a load's analyses land, which can move the pressed tab from under the pointer before the release,
+ * and the click then goes to the list instead (the press had already focused the tab, so it looked chosen).
  */
-import { useRef, type KeyboardEvent } from 'react';
+import { useRef, type KeyboardEvent, type MouseEvent } from 'react';
 import type { Panel } from '../state/view-slice';
 
 export interface ViewTab {
@@ -50,6 +54,11 @@ export function ViewTabs({
           aria-selected={selected === tab.id}
           aria-controls={`panel-${tab.id}`}
           tabIndex={selected === tab.id ? 0 : -1}
+          onMouseDown={(event: MouseEvent) => {
+            if (event.button === 0 && !event.ctrlKey && !event.metaKey && !event.shiftKey && !event.altKey) {
+              onSelect(tab.id);
+            }
+          }}
           onClick={() => onSelect(tab.id)}
         >
           {tab.label}
