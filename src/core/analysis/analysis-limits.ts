@@ -15,6 +15,12 @@ export const MAX_WANTED_BYTES = 1024 * 1024;
 /** A single wanted tensor larger than this is never fetched (configs and scalars are a few hundred bytes). */
 export const MAX_WANTED_TENSOR_BYTES = 64 * 1024;
 
+/**
+ * Layers looked through for the first one with attention when the first has none (a hybrid's Mamba, linear-attention
+ * or convolution layers come first): real hybrids place attention within their first ten layers.
+ */
+export const MAX_LAYERS_SEARCHED_FOR_ATTENTION = 64;
+
 /** Tags kept from kohya's ss_tag_frequency (the chart shows the head; the count stays exact). */
 export const MAX_TAGS = 200;
 

@@ -9,9 +9,12 @@ import { rowsOfShapes, type TensorIndex } from './tensor-index';
 const RE_HIDDEN_NORM =
   /(?:^|\.)(?:input_layernorm|post_attention_layernorm|pre_feedforward_layernorm|post_feedforward_layernorm|attention_norm|ffn_norm|ln_1|ln_2|ln_f|norm|final_layernorm|final_norm|layernorm|layer_norm)\.weight$/;
 
-/** Norms whose length is something else (per-head or low-rank), and towers whose width differs from the LM's. */
+/**
+ * Norms whose length is something else (per-head, low-rank, or a Mamba2 mixer's gated norm over its inner width),
+ * and towers whose width differs from the LM's.
+ */
 const RE_NOT_HIDDEN_NORM =
-  /(?:q_norm|k_norm|q_a_layernorm|kv_a_layernorm|query_norm|key_norm|visual|vision|audio|image|mm_projector)/;
+  /(?:q_norm|k_norm|q_a_layernorm|kv_a_layernorm|query_norm|key_norm|mixer\.norm|visual|vision|audio|image|mm_projector)/;
 
 /** Module names (last segment) whose input is the residual stream, so in_features == hidden_size. */
 export const INPUT_IS_HIDDEN = new Set([

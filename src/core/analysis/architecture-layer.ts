@@ -1,8 +1,10 @@
 /**
  * Module widths for the architecture analysis: a layer's modules searched by name shape, and the output width of a
- * Linear whatever its storage (plain, Conv1D, GPTQ/AWQ, bitsandbytes, HQQ, quanto, MLX, FP8, NVFP4, EXL3).
+ * Linear whatever its storage (plain, Conv1D, GPTQ/AWQ, bitsandbytes, HQQ, quanto, MLX, FP8, NVFP4, EXL3), and
+ * which layer of a hybrid stack holds its attention.
  */
-import { shapeFlags } from './architecture-stack';
+import { MAX_LAYERS_SEARCHED_FOR_ATTENTION } from './analysis-limits';
+import { shapeFlags, type StackScan } from './architecture-stack';
 import { isHighPrecisionFloat } from './quant/quant-types';
 import { rowsOfShapes, type TensorIndex } from './tensor-index';
 import { decodeNumbers, isRecord, parseJsonBytes } from './values';
@@ -81,6 +83,8 @@ export class LayerModules {
  * Output width of a Linear whatever its storage: plain [out, in] (or GPT-2 Conv1D [in, out], told apart by which
  * side equals hidden_size), GPTQ/AWQ via scales cols, MLX/FP8/NVFP4/compressed-tensors via rows.
  */
+const CONV1D_MODULE = /(?:^|\.)(?:c_attn|c_proj|c_fc|q_attn)$/;
+
 export function outFeatures(
   index: TensorIndex,
   module: string,
@@ -136,8 +140,16 @@ export function outFeatures(
   }
   const rows = index.dim(weight, -2);
   const cols = index.dim(weight, -1);
-  if (hidden !== null && cols !== hidden && rows === hidden && isHighPrecisionFloat(index.dtype(weight))) {
-    return cols; // Conv1D (GPT-2) stores [in, out].
+  // transformers' Conv1D (GPT-2's c_attn, c_proj, c_fc, q_attn) stores [in, out]; every other layer is [out, in], even
+  // one whose input is wider than the model (Zamba2's shared attention reads 2 × hidden).
+  if (
+    hidden !== null &&
+    cols !== hidden &&
+    rows === hidden &&
+    CONV1D_MODULE.test(module) &&
+    isHighPrecisionFloat(index.dtype(weight))
+  ) {
+    return cols;
   }
   return rows;
 }
@@ -166,10 +178,10 @@ export function attentionWidths(
     }
   }
   const q = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:q_proj|wq|query|q|to_q|q_lin)$|(?:^|\.)attn_q$/,
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention|mixer)\.(?:q_proj|wq|query|q|to_q|q_lin)$|(?:^|\.)attn_q$/,
   );
   const k = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention)\.(?:k_proj|wk|key|k|to_k|k_lin)$|(?:^|\.)attn_k$/,
+    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention|mixer)\.(?:k_proj|wk|key|k|to_k|k_lin)$|(?:^|\.)attn_k$/,
   );
   if (!q || !k) {
     return null;
@@ -236,4 +248,60 @@ export function findDenseMlp(
     }
   }
   return null;
+}
+
+/**
+ * The first layer that holds attention, and its modules: the representative layer when it has attention, else the
+ * first of the next layers that does (Jamba, Granite 4.0-H, Qwen3-Next and LFM2 start with Mamba, linear-attention
+ * or convolution layers).
+ */
+export function firstAttentionLayer(
+  index: TensorIndex,
+  bytes: ReadonlyMap<number, Uint8Array>,
+  stack: Pick<StackScan, 'rowsOf'>,
+  indices: readonly number[],
+  first: LayerModules,
+  hiddenSize: number | null,
+): { layer: number | undefined; modules: LayerModules } {
+  const hasAttention = (modules: LayerModules) =>
+    modules.findModule(MLA_KV_A) !== null || attentionWidths(index, modules, hiddenSize, bytes) !== null;
+  if (!hasAttention(first)) {
+    for (const layer of indices.slice(1, MAX_LAYERS_SEARCHED_FOR_ATTENTION)) {
+      const modules = new LayerModules(index, stack.rowsOf(layer));
+      if (hasAttention(modules)) {
+        return { layer, modules };
+      }
+    }
+  }
+  return { layer: indices[0], modules: first };
+}
+
+/** MLA's joint KV down-projection; llama.cpp's GGUF names it attn_kv_a_mqa. */
+export const MLA_KV_A = /(?:^|\.)(?:kv_a_proj_with_mqa|attn_kv_a_mqa)$/;
+
+/**
+ * Families whose q_proj also yields a sigmoid gate for the attention output, one per query element (transformers'
+ * Qwen3-Next and Qwen3.5 attention: `query_states, gate = torch.chunk(q_proj(x), 2)`): twice the query rows.
+ */
+const GATED_QUERY_FAMILIES = new Set(['qwen3_next', 'qwen3_5', 'qwen3_5_text', 'qwen3_5_moe', 'qwen3_5_moe_text']);
+
+/** The query width without the output gate a gated family's q_proj carries (config.json says the family). */
+export function withoutQueryGate<T extends { q: number }>(
+  widths: T,
+  config: { modelType: string | null; heads: number | null; headDim: number | null } | null,
+  evidence: string[],
+): T {
+  const gated =
+    config !== null &&
+    GATED_QUERY_FAMILIES.has(config.modelType ?? '') &&
+    config.heads !== null &&
+    config.headDim !== null &&
+    widths.q === 2 * config.heads * config.headDim;
+  if (!gated) {
+    return widths;
+  }
+  evidence.push(
+    `q_proj width ${widths.q} holds the queries and their output gate (${config.modelType}): ${widths.q / 2} query rows`,
+  );
+  return { ...widths, q: widths.q / 2 };
 }

@@ -5,11 +5,17 @@
 import type { NameShapes, TensorIndex } from './tensor-index';
 
 const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
-/** Routers; llama.cpp's GGUF names it `blk.N.ffn_gate_inp`. */
-const RE_ROUTER = /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router)\.weight$|(?:^|\.)ffn_gate_inp\.weight$/;
+/** Routers; llama.cpp's GGUF names it `blk.N.ffn_gate_inp`, GraniteMoE `block_sparse_moe.router.layer`. */
+const RE_ROUTER =
+  /\.(?:mlp|block_sparse_moe|feed_forward)\.(?:gate|router|router\.layer)\.weight$|(?:^|\.)ffn_gate_inp\.weight$/;
 /** llama.cpp's GGUF names for packed experts (`blk.N.ffn_gate_exps` [E, I, H]) and shared ones (`ffn_up_shexp`). */
 const RE_GGUF_PACKED_EXPERTS = /(?:^|\.)ffn_(?:gate|up|down|gate_up)_exps\./;
 const RE_GGUF_SHARED_EXPERT = /(?:^|\.)ffn_(?:gate|up|down)_shexp\./;
+/**
+ * transformers' GraniteMoE family (Granite 3 MoE, Granite 4.0-H): every expert's gate and up rows in one
+ * `block_sparse_moe.input_linear.weight [E, 2I, H]`, their down rows in `output_linear.weight [E, H, I]`.
+ */
+const RE_GRANITE_PACKED_EXPERTS = /\.block_sparse_moe\.(?:input|output)_linear\./;
 /** The first expert's gate/up weight, whose module gives the expert FFN width. */
 const RE_EXPERT_MODULE = /\.experts\.0\.(?:gate_proj|w1|up_proj|fc1)\.(?:weight|qweight|weight_packed)$/;
 /** RE_EXPERT_MODULE with the index written as a shape writes it: which shapes can hold such a name. */
@@ -33,7 +39,7 @@ function expertSlotOf(pieces: readonly string[], text: string): number {
       return slotFollows && pieces[j + 1] !== '' ? j : -1;
     }
   }
-  return text.includes('.switch_mlp.') || RE_GGUF_PACKED_EXPERTS.test(text) ? -1 : NOT_EXPERT;
+  return isOtherPackedExperts(text) ? -1 : NOT_EXPERT;
 }
 
 /**
@@ -49,7 +55,12 @@ export function isPackedExpertTensor(name: string, rank: number): boolean {
   if (at >= 0) {
     return !/^\d+\./.test(name.slice(at + '.experts.'.length));
   }
-  return name.includes('.switch_mlp.') || RE_GGUF_PACKED_EXPERTS.test(name);
+  return isOtherPackedExperts(name);
+}
+
+/** Packed experts named without `.experts.`: MLX `switch_mlp.*`, llama.cpp's `ffn_*_exps`, GraniteMoE's linears. */
+function isOtherPackedExperts(text: string): boolean {
+  return text.includes('.switch_mlp.') || RE_GGUF_PACKED_EXPERTS.test(text) || RE_GRANITE_PACKED_EXPERTS.test(text);
 }
 
 /** One flag per shape. */
@@ -225,11 +236,12 @@ function notePacked(scan: StackScan, id: number, index: TensorIndex, row: number
 /**
  * Per-expert FFN width from a packed expert tensor: gpt-oss MXFP4 `gate_up_proj_blocks [E, 2I, G, 16]`, BF16
  * `gate_up_proj [E, H, 2I]` (in-major) or `[E, 2I, H]`, MLX `switch_mlp.gate_proj.weight [E, I, packed]`, llama.cpp
- * `ffn_gate_exps.weight [E, I, H]` (GGUF's ne reversed into PyTorch order).
+ * `ffn_gate_exps.weight [E, I, H]` (GGUF's ne reversed into PyTorch order), GraniteMoE
+ * `block_sparse_moe.input_linear.weight [E, 2I, H]`.
  */
 function packedExpertWidth(index: TensorIndex, row: number, hidden: number | null): number | null {
   const name = index.names[row];
-  if (/gate_up_proj_blocks$/.test(name)) {
+  if (/gate_up_proj_blocks$|block_sparse_moe\.input_linear\.weight$/.test(name)) {
     return index.dim(row, 1) / 2;
   }
   if (/gate_up_proj$/.test(name) && index.rank(row) === 3) {

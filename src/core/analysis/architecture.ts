@@ -18,7 +18,16 @@ import {
   towerOf,
   type Container,
 } from './architecture-family';
-import { attentionWidths, findDenseMlp, LayerModules, outFeatures, stripWeightSuffix } from './architecture-layer';
+import {
+  attentionWidths,
+  findDenseMlp,
+  firstAttentionLayer,
+  LayerModules,
+  MLA_KV_A,
+  outFeatures,
+  stripWeightSuffix,
+  withoutQueryGate,
+} from './architecture-layer';
 import { scanStack } from './architecture-stack';
 import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
@@ -74,16 +83,18 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
   }
   const text = isRecord(config.text_config) ? config.text_config : config;
   const architectures = Array.isArray(config.architectures) ? asString(config.architectures[0]) : null;
-  const heads = asNumber(text.num_attention_heads) ?? asNumber(text.n_head);
+  const heads = asNumber(text.num_attention_heads) ?? asNumber(text.n_head) ?? asNumber(text.n_heads);
+  // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
+  const headDim = asNumber(text.head_dim) ?? asNumber(text.attention_head_dim);
   const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model);
   return {
     source: file,
     modelType: asString(config.model_type) ?? architectures,
     heads,
     kvHeads: asNumber(text.num_key_value_heads),
-    headDim: asNumber(text.head_dim) ?? (heads !== null && hidden !== null ? hidden / heads : null),
+    headDim: headDim ?? (heads !== null && hidden !== null ? hidden / heads : null),
     hidden,
-    layers: asNumber(text.num_hidden_layers) ?? asNumber(text.n_layer),
+    layers: asNumber(text.num_hidden_layers) ?? asNumber(text.n_layer) ?? asNumber(text.n_layers),
     vocab: text.padded_vocab_size === undefined ? asNumber(text.vocab_size) : null,
     embeddingWidth: asNumber(text.word_embed_proj_dim) ?? asNumber(text.embedding_size) ?? hidden,
     causalLm: text === config && (file === 'params.json' || /(?:ForCausalLM|LMHeadModel)$/.test(architectures ?? '')),
@@ -554,7 +565,8 @@ function analyzeStack(
   const rep = indices[0];
   const repRows = rep === undefined ? [] : stack.rowsOf(rep);
   const modules = new LayerModules(index, repRows);
-  const heads = stackAttention(scan, modules, `${prefix}${rep}.`, hiddenSize);
+  const attentionAt = firstAttentionLayer(index, scan.bytes, stack, indices, modules, hiddenSize);
+  const heads = stackAttention(scan, attentionAt.modules, `${prefix}${attentionAt.layer}.`, hiddenSize);
 
   // MLP widths.
   let intermediateSize: number | null = null;
@@ -587,7 +599,7 @@ function stackAttention(
 ): AttentionFacts {
   const { index, evidence, config, bytes } = scan;
   // llama.cpp's GGUF names: attn_kv_a_mqa, attn_kv_a_norm, attn_q_a_norm, attn_q_b.
-  const kvA = modules.findModule(/(?:^|\.)(?:kv_a_proj_with_mqa|attn_kv_a_mqa)$/);
+  const kvA = modules.findModule(MLA_KV_A);
   if (!kvA) {
     return standardAttention(scan, modules, hiddenSize);
   }
@@ -633,10 +645,11 @@ function stackAttention(
 /** q/k/v attention: the widths, then head_dim from config.json, a q/k norm, sinks, rotary inv_freq, or a guess. */
 function standardAttention(scan: ArchitectureScan, modules: LayerModules, hiddenSize: number | null): AttentionFacts {
   const { index, evidence, config, bytes } = scan;
-  const attn = attentionWidths(index, modules, hiddenSize, bytes);
-  if (!attn) {
+  const widths = attentionWidths(index, modules, hiddenSize, bytes);
+  if (!widths) {
     return { attention: null, mla: null };
   }
+  const attn = withoutQueryGate(widths, config, evidence);
   // Widths read from a float weight's rows only: a packing along the output rows (BitNet's U8) would read short.
   const qWeight = attn.qModule === null ? -1 : index.row(`${attn.qModule}.weight`);
   if (!attn.fused && attn.qModule !== null && qWeight >= 0 && isFloatWeight(index.dtype(qWeight))) {

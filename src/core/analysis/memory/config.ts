@@ -69,13 +69,14 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   const givenLayers = count(text, ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
   const layers = givenLayers !== null && givenLayers <= MAX_MODEL_LAYERS ? givenLayers : null;
   const hidden = count(text, ['hidden_size', 'n_embd', 'd_model']);
-  const heads = count(text, ['num_attention_heads', 'n_head', 'num_heads']);
+  const heads = count(text, ['num_attention_heads', 'n_head', 'n_heads', 'num_heads']);
   // Falcon's original layout says multi-query with a flag instead of a KV head count (vLLM get_total_num_kv_heads).
   const multiQuery = text.multi_query === true && text.new_decoder_architecture !== true;
   const kvHeads =
     count(text, ['n_head_kv', 'num_kv_heads', 'num_key_value_heads', 'multi_query_group_num']) ??
     (multiQuery ? 1 : heads);
-  const givenHeadDim = count(text, ['head_dim', 'hidden_size_per_head']);
+  // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
+  const givenHeadDim = count(text, ['head_dim', 'hidden_size_per_head', 'attention_head_dim']);
   const headDim = givenHeadDim ?? (hidden !== null && heads !== null ? hidden / heads : null);
   let positionLimit: number | null = null;
   let positionField: string | null = null;

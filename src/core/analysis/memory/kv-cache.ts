@@ -23,11 +23,24 @@ const KIND_BY_NAME: ReadonlyMap<string, LayerKind> = new Map([
   ['local', 'sliding'],
   ['sliding', 'sliding'],
   ['chunked_attention', 'chunked'],
+  // Zamba's layers that run its shared attention block beside their Mamba mixer.
+  ['hybrid', 'full'],
+  // RecurrentGemma's RG-LRU blocks: a fixed state this estimate does not size.
+  ['recurrent', 'none'],
   ['linear_attention', 'linear'],
   ['mamba', 'mamba'],
   ['mamba2', 'mamba'],
   ['ssm', 'mamba'],
 ]);
+
+/**
+ * Mamba hybrids, whose configs as transformers 5 writes them call their Mamba layers `linear_attention` (Zamba2,
+ * Nemotron-H): the state is Mamba's, not Gated DeltaNet's.
+ */
+const MAMBA_HYBRIDS = new Set(['zamba', 'zamba2', 'nemotron_h', 'bamba', 'granitemoehybrid', 'jamba', 'falcon_h1']);
+
+/** State-space models without attention: their `num_heads` and `head_dim` are the SSM's. */
+const STATE_SPACE_ONLY = new Set(['mamba', 'mamba2', 'falcon_mamba']);
 
 /** Families whose `sliding_window`, when set, applies to every layer (Mistral v0.1 rule: transformers' MistralConfig). */
 const ALL_LAYERS_SLIDING = new Set(['mistral', 'mixtral', 'starcoder2']);
@@ -40,8 +53,12 @@ interface LayerPlan {
   parallelMamba: boolean;
 }
 
-function kindsFromNames(values: readonly unknown[]): LayerKind[] {
-  return values.map((value) => KIND_BY_NAME.get((asString(value) ?? '').toLowerCase()) ?? 'none');
+function kindsFromNames(values: readonly unknown[], modelType: string): LayerKind[] {
+  const mambaHybrid = MAMBA_HYBRIDS.has(modelType);
+  return values.map((value) => {
+    const kind = KIND_BY_NAME.get((asString(value) ?? '').toLowerCase()) ?? 'none';
+    return kind === 'linear' && mambaHybrid ? 'mamba' : kind;
+  });
 }
 
 function layerPlan(config: MemoryConfig, layers: number, notes: string[]): LayerPlan {
@@ -51,8 +68,33 @@ function layerPlan(config: MemoryConfig, layers: number, notes: string[]): Layer
   for (const field of ['layer_types', 'layers_block_type']) {
     const value = text[field];
     if (Array.isArray(value) && value.length > 0) {
-      return { kinds: kindsFromNames(value.slice(0, layers)), source: field, parallelMamba: false };
+      // Zamba2's hybrid layers run Mamba too, as every one of its layers does.
+      const parallelMamba = type === 'zamba' || type === 'zamba2';
+      return { kinds: kindsFromNames(value.slice(0, layers), type), source: field, parallelMamba };
     }
+  }
+  if (STATE_SPACE_ONLY.has(type)) {
+    return { kinds: each(() => 'mamba'), source: `${type}: every layer a state-space mixer`, parallelMamba: false };
+  }
+  // Bamba lists its attention layers; the rest are Mamba2.
+  const attentionAt = text.attn_layer_indices;
+  if (Array.isArray(attentionAt)) {
+    const at = new Set(attentionAt.map((value) => asNumber(value)));
+    return {
+      kinds: each((i) => (at.has(i) ? 'full' : 'mamba')),
+      source: 'attention at attn_layer_indices, the rest Mamba',
+      parallelMamba: false,
+    };
+  }
+  // RecurrentGemma repeats block_types over the layers; its attention is local (attention_window_size).
+  const blockTypes = text.block_types;
+  if (Array.isArray(blockTypes) && blockTypes.length > 0) {
+    const kinds = kindsFromNames(blockTypes, type).map((kind) => (kind === 'full' ? 'sliding' : kind));
+    return {
+      kinds: each((i) => kinds[i % kinds.length]),
+      source: 'block_types repeated over the layers (attention local)',
+      parallelMamba: false,
+    };
   }
   const pattern = asString(text.hybrid_override_pattern);
   if (pattern) {
@@ -159,8 +201,9 @@ function recurrentState(config: MemoryConfig, kind: 'linear' | 'mamba', layers: 
     ]);
   }
   const hidden = config.hidden;
-  const heads = count(text, ['mamba_num_heads', 'mamba_n_heads']);
-  const headDim = count(text, ['mamba_head_dim', 'mamba_d_head']);
+  const ssmOnly = STATE_SPACE_ONLY.has(config.modelType ?? '');
+  const heads = count(text, ssmOnly ? ['num_heads'] : ['mamba_num_heads', 'mamba_n_heads', 'n_mamba_heads']);
+  const headDim = count(text, ssmOnly ? ['head_dim'] : ['mamba_head_dim', 'mamba_d_head', 'mamba_headdim']);
   const dState = count(text, ['ssm_state_size', 'mamba_d_state', 'state_size']);
   const dConv = count(text, ['conv_kernel', 'mamba_d_conv', 'd_conv']) ?? 4;
   const expand = first(text, ['mamba_expand', 'expand']);
@@ -170,7 +213,7 @@ function recurrentState(config: MemoryConfig, kind: 'linear' | 'mamba', layers: 
     return null;
   }
   if (heads !== null && headDim !== null) {
-    const groups = count(text, ['n_groups', 'mamba_n_groups']) ?? 1;
+    const groups = count(text, ['n_groups', 'mamba_n_groups', 'mamba_ngroups']) ?? 1;
     const inner = count(text, ['mamba_d_ssm']) ?? heads * headDim;
     const conv = (dConv - 1) * (inner + 2 * groups * dState);
     const recurrent = heads * headDim * dState;
@@ -241,6 +284,11 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
         `The ${mtp} MTP layer${mtp === 1 ? '' : 's'} (num_nextn_predict_layers) add KV only when used for speculative decoding; not counted.`,
       );
     }
+  } else if (!plan.kinds.some((kind) => kind === 'full' || kind === 'sliding' || kind === 'chunked')) {
+    // A state-space model: no layer caches keys and values, whatever its config says of heads.
+    elements = 0;
+    formula = 'no attention layer';
+    attention = 'none';
   } else {
     const { kvHeads, headDim, heads } = config;
     if (kvHeads === null || headDim === null) {
@@ -262,7 +310,8 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   const full = plan.kinds.filter((kind) => kind === 'full').length;
   const sliding = plan.kinds.filter((kind) => kind === 'sliding').length;
   const chunked = plan.kinds.filter((kind) => kind === 'chunked').length;
-  const slidingWindow = count(text, ['sliding_window']);
+  const windowField = text.sliding_window === undefined ? 'attention_window_size' : 'sliding_window';
+  const slidingWindow = count(text, [windowField]);
   const chunk = count(text, ['attention_chunk_size']) ?? 8192;
   let uncappedSliding = 0;
   if (full > 0) {
@@ -271,10 +320,10 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   if (sliding > 0) {
     if (slidingWindow === null) {
       uncappedSliding = sliding;
-      notes.push(`${sliding} layers are marked sliding but sliding_window is not set: counted as full attention.`);
+      notes.push(`${sliding} layers are marked sliding but ${windowField} is not set: counted as full attention.`);
     } else {
       groups.push(
-        group(`sliding window (${slidingWindow} tokens)`, sliding, { tokens: slidingWindow, field: 'sliding_window' }),
+        group(`sliding window (${slidingWindow} tokens)`, sliding, { tokens: slidingWindow, field: windowField }),
       );
     }
   }

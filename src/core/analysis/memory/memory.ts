@@ -128,7 +128,9 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
   const tiedCopy = tied ? weights.embeddingParams.output : 0;
   const totalParams = weights.summary.params - weights.params.mtp - weights.params.vision - tiedCopy;
   const inputEmbeddingParams = weights.embeddingParams.input;
-  const activeParams = topK !== null ? Math.round(totalParams - routed * (1 - topK / experts)) : null;
+  // A config asking for more experts per token than there are routes every token through all of them.
+  const activeParams =
+    topK !== null ? Math.round(totalParams - routed * (1 - Math.min(topK, experts) / experts)) : null;
   const activeParamsWithoutInputEmbedding =
     activeParams === null ? null : tied ? activeParams : activeParams - inputEmbeddingParams;
   const excluded = `MTP layers and towers excluded${tiedCopy > 0 ? ', the tied embedding stored twice counted once' : ''}`;

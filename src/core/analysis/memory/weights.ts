@@ -53,7 +53,7 @@ export function partOfName(shapeText: string): WeightPart {
   if (/\.shared_experts?[._]|shared_expert_gate/.test(shapeText)) {
     return 'shared-experts';
   }
-  if (/\.experts[._]|\.switch_mlp\./.test(shapeText)) {
+  if (/\.experts[._]|\.switch_mlp\.|\.block_sparse_moe\.(?:input|output)_linear\./.test(shapeText)) {
     return 'experts';
   }
   if (segments.some((segment) => EMBEDDING_SEGMENTS.has(segment)) || shapeText === 'output.weight') {
@@ -65,7 +65,8 @@ export function partOfName(shapeText: string): WeightPart {
   if (/attn|attention|\.mixer\.|\.mamba\.|\.ssm\./.test(shapeText)) {
     return 'attention';
   }
-  if (/\.(mlp|feed_forward|ffn|ff|block_sparse_moe|moe)\./.test(shapeText)) {
+  // GraniteMoE's `shared_mlp` is its shared expert, and the whole MLP of its dense models (Granite 4.0 Micro).
+  if (/\.(mlp|shared_mlp|feed_forward|ffn|ff|block_sparse_moe|moe)\./.test(shapeText)) {
     return 'mlp';
   }
   return 'other';

@@ -1,0 +1,193 @@
+"""Differential fixtures over transformers' own architectures (fixtures/transformers-archs/<model_type>.json).
+
+For each model type below, transformers builds a small randomly initialised causal LM from its own configuration
+class (two layers, width 64, the family's own layout: packed or numbered experts, MLA, Mamba and linear-attention
+layers, gated queries), saves it with save_pretrained, and this script keeps what the app reads and what transformers
+knows about it:
+
+  header     the model.safetensors header (names, dtypes, shapes, offsets; the data is not kept)
+  config     the config.json save_pretrained wrote beside it
+  expected   parameters    model.num_parameters(): trainable and frozen parameters, a tied matrix once
+             bufferElements elements of the persistent buffers save_pretrained writes beside the parameters
+             buffers       their names
+             kvPerToken    elements one more token adds to the model's own cache (transformers' cache after a
+                           forward of 5 tokens minus after 4, batch 1; fixed Mamba / linear-attention state cancels);
+                           null where the forward cannot run on CPU
+             experts       routed experts per MoE layer (0 for dense models)
+
+Needs the pyenv Python with torch and transformers 5: python scripts/transformers-arch-fixtures.py [model_type ...]
+"""
+import inspect
+import json
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import torch
+from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+
+warnings.filterwarnings("ignore")
+OUT = Path(__file__).resolve().parent.parent / "fixtures" / "transformers-archs"
+
+BASE = dict(
+    hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=128,
+    vocab_size=1000, max_position_embeddings=256, pad_token_id=0,
+)
+MLA = dict(q_lora_rank=32, kv_lora_rank=16, qk_rope_head_dim=8, qk_nope_head_dim=16, v_head_dim=16)
+DEEPSEEK_MOE = dict(
+    n_routed_experts=4, n_shared_experts=1, moe_intermediate_size=32, first_k_dense_replace=1, num_experts_per_tok=2,
+    n_group=1, topk_group=1,
+)
+LINEAR_ATTENTION = dict(
+    linear_num_value_heads=4, linear_num_key_heads=2, linear_key_head_dim=16, linear_value_head_dim=16,
+    layer_types=["linear_attention", "full_attention"],
+)
+# Each family's own fields beyond BASE (a field its configuration class does not know is dropped from BASE, so
+# config.json holds only what the family writes).
+FAMILIES = {
+    "llama": {}, "mistral": {}, "qwen2": {}, "qwen3": dict(head_dim=32), "gemma": dict(head_dim=16),
+    "gemma2": dict(head_dim=16), "gemma3_text": dict(head_dim=16), "phi": {}, "phi3": {}, "starcoder2": {},
+    "olmo": {}, "olmo2": {}, "cohere": {}, "stablelm": {}, "granite": {}, "nemotron": {}, "persimmon": {},
+    "glm": {}, "glm4": {}, "smollm3": {}, "exaone4": {}, "ernie4_5": {}, "seed_oss": dict(head_dim=16),
+    "apertus": {}, "arcee": {},
+    "gpt2": dict(n_embd=64, n_layer=2, n_head=4),
+    "gptj": dict(n_embd=64, n_layer=2, n_head=4, rotary_dim=8),
+    "gpt_neox": {}, "bloom": dict(n_layer=2, n_head=4), "opt": dict(ffn_dim=128, word_embed_proj_dim=64),
+    "falcon": dict(new_decoder_architecture=True, num_kv_heads=2), "mpt": dict(d_model=64, n_layers=2, n_heads=4),
+    "mixtral": dict(num_local_experts=4, num_experts_per_tok=2),
+    "phimoe": dict(num_local_experts=4, num_experts_per_tok=2),
+    "olmoe": dict(num_experts=4, num_experts_per_tok=2),
+    "qwen2_moe": dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=64),
+    "qwen3_moe": dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, head_dim=16),
+    "ernie4_5_moe": dict(moe_num_experts=4, moe_k=2, moe_intermediate_size=32),
+    "hunyuan_v1_moe": dict(num_experts=4, moe_topk=2, head_dim=16),
+    "llama4_text": dict(num_local_experts=4, head_dim=16, interleave_moe_layer_step=1, intermediate_size_mlp=128),
+    "gpt_oss": dict(num_local_experts=4, num_experts_per_tok=2, head_dim=16),
+    "granitemoe": dict(num_local_experts=4, num_experts_per_tok=2),
+    "granitemoeshared": dict(num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=64),
+    "granitemoehybrid": dict(
+        num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=64, layer_types=["mamba", "attention"],
+        mamba_d_state=8, mamba_n_heads=8, mamba_d_head=16,
+    ),
+    "deepseek_v2": dict(**MLA, **{k: v for k, v in DEEPSEEK_MOE.items() if k not in ("n_group", "topk_group")}),
+    "deepseek_v3": dict(**MLA, **DEEPSEEK_MOE),
+    "glm4_moe": dict(**DEEPSEEK_MOE, head_dim=16),
+    "dots1": dict(**DEEPSEEK_MOE),
+    "minimax": dict(num_local_experts=4, num_experts_per_tok=2, head_dim=16),
+    "jamba": dict(
+        num_experts=4, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1, attn_layer_period=2,
+        attn_layer_offset=1, mamba_d_state=8,
+    ),
+    "bamba": dict(attn_layer_indices=[1], mamba_d_state=8, mamba_n_heads=8, mamba_d_head=16),
+    "falcon_h1": dict(mamba_d_ssm=64, mamba_n_heads=8, mamba_d_head=8, mamba_d_state=8, head_dim=16),
+    "nemotron_h": dict(hybrid_override_pattern="M*", mamba_num_heads=8, mamba_head_dim=16, ssm_state_size=8, n_groups=1),
+    "zamba2": dict(
+        mamba_d_state=8, mamba_headdim=16, n_mamba_heads=8, layers_block_type=["mamba", "hybrid"], num_mem_blocks=1,
+    ),
+    "lfm2": dict(layer_types=["conv", "full_attention"], block_ff_dim=128, block_auto_adjust_ff_dim=False),
+    "recurrent_gemma": dict(head_dim=16, lru_width=64, block_types=["recurrent", "attention"]),
+    "mamba": dict(state_size=8),
+    "mamba2": dict(state_size=8, num_heads=8, head_dim=16, n_groups=1),
+    "qwen3_next": dict(
+        num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=32,
+        head_dim=16, **LINEAR_ATTENTION,
+    ),
+    "qwen3_5_text": dict(head_dim=16, **LINEAR_ATTENTION),
+    "qwen3_5_moe_text": dict(
+        num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32, shared_expert_intermediate_size=32,
+        head_dim=16, **LINEAR_ATTENTION,
+    ),
+}
+
+
+def config_for(model_type: str):
+    extra = FAMILIES[model_type]
+    cls = CONFIG_MAPPING[model_type]
+    known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
+    fields = {k: v for k, v in BASE.items() if k in known}
+    fields.update(extra)
+    return AutoConfig.for_model(model_type, **fields)
+
+
+def tensors_in(value, seen: set) -> int:
+    """Elements of every tensor reachable from a cache object (its layers, their keys, values and states)."""
+    if id(value) in seen:
+        return 0
+    seen.add(id(value))
+    if isinstance(value, torch.Tensor):
+        return value.numel()
+    if isinstance(value, (list, tuple)):
+        return sum(tensors_in(item, seen) for item in value)
+    if isinstance(value, dict):
+        return sum(tensors_in(item, seen) for item in value.values())
+    if hasattr(value, "__dict__") and not isinstance(value, (type, torch.nn.Module)):
+        return sum(tensors_in(item, seen) for item in vars(value).values())
+    return 0
+
+
+def cache_elements(model, tokens: int) -> int:
+    ids = torch.arange(1, tokens + 1).unsqueeze(0)
+    with torch.no_grad():
+        out = model(input_ids=ids, use_cache=True)
+    # Mamba's models return their state as cache_params.
+    cache = getattr(out, "past_key_values", None) or getattr(out, "cache_params", None)
+    if cache is None:
+        raise ValueError("the forward returned no cache")
+    return tensors_in(cache, set())
+
+
+def expected_of(model) -> dict:
+    # Persistent buffers are saved beside the parameters (DeepSeek-V3's e_score_correction_bias, MiniMax's decays).
+    persistent = model.state_dict()
+    buffers = {name: buffer for name, buffer in model.named_buffers() if name in persistent}
+    try:
+        kv = cache_elements(model, 5) - cache_elements(model, 4)
+    except Exception as error:  # noqa: BLE001 - a family whose forward needs a GPU kernel keeps no figure
+        print(f"  no cache figure: {type(error).__name__}: {str(error)[:120]}")
+        kv = None
+    cfg = model.config.get_text_config()
+    # A config's expert count builds nothing when no layer is MoE (Nemotron-H's pattern without an E).
+    has_experts = any("expert" in name or "block_sparse_moe" in name for name, _ in model.named_parameters())
+    experts = 0 if not has_experts else next(
+        (getattr(cfg, f) for f in ("num_local_experts", "num_experts", "n_routed_experts", "moe_num_experts")
+         if isinstance(getattr(cfg, f, None), int)),
+        0,
+    )
+    return {
+        "parameters": model.num_parameters(),
+        "bufferElements": sum(buffer.numel() for buffer in buffers.values()),
+        "buffers": sorted(buffers),
+        "kvPerToken": kv,
+        "experts": experts,
+    }
+
+
+def build(model_type: str) -> None:
+    torch.manual_seed(0)
+    model = AutoModelForCausalLM.from_config(config_for(model_type)).eval()
+    with tempfile.TemporaryDirectory() as folder:
+        model.save_pretrained(folder)
+        raw = (Path(folder) / "model.safetensors").read_bytes()
+        length = int.from_bytes(raw[:8], "little")
+        header = json.loads(raw[8 : 8 + length])
+        config = json.loads((Path(folder) / "config.json").read_text())
+    record = {
+        "modelType": model_type,
+        "transformers": __import__("transformers").__version__,
+        "header": header,
+        "config": config,
+        "expected": expected_of(model),
+    }
+    (OUT / f"{model_type}.json").write_text(json.dumps(record, indent=None, separators=(",", ":")) + "\n")
+    print(model_type, record["expected"]["parameters"], record["expected"]["kvPerToken"])
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for model_type in sys.argv[1:] or FAMILIES:
+        build(model_type)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+/**
+ * Differential checks against transformers itself, over every family scripts/transformers-arch-fixtures.py saved
+ * (fixtures/transformers-archs/: a small model transformers built from its own configuration class, its header and
+ * config.json, and what transformers knows of it). For each: the parameter count is the model's own, the
+ * config.json saved with the weights raises no disagreement, the experts are the config's, and the KV cache per
+ * token is what transformers' own cache grows by (MLA aside: engines cache its latent, transformers the heads).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
+import { allTensorNames } from '../model';
+import { runAnalyses } from './analysis-registry';
+import { CACHE_DTYPE_BYTES } from './memory/memory-types';
+
+const FOLDER = join(process.cwd(), 'fixtures', 'transformers-archs');
+
+interface ArchFixture {
+  modelType: string;
+  header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] } | Record<string, string>>;
+  config: Record<string, unknown>;
+  expected: {
+    parameters: number;
+    bufferElements: number;
+    buffers: string[];
+    kvPerToken: number | null;
+    experts: number;
+  };
+}
+
+function fixtures(): ArchFixture[] {
+  return readdirSync(FOLDER)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(join(FOLDER, name), 'utf8')) as ArchFixture);
+}
+
+function analyze(fixture: ArchFixture, withConfig: boolean) {
+  const specs: TensorSpec[] = Object.entries(fixture.header)
+    .filter(([name]) => name !== '__metadata__')
+    .map(([name, value]) => {
+      const entry = value as { dtype: string; shape: number[]; data_offsets: [number, number] };
+      return { name, dtype: entry.dtype, shape: entry.shape, offsets: entry.data_offsets };
+    });
+  const metadata = fixture.header.__metadata__ as Record<string, string> | undefined;
+  const header = headerFromSpecs(specs, { metadata });
+  return runAnalyses({
+    header,
+    names: allTensorNames(header.tensors),
+    fileName: 'model.safetensors',
+    sidecars: withConfig ? { config: fixture.config } : {},
+    tensorBytes: new Map(),
+  });
+}
+
+const all = fixtures();
+
+/**
+ * Families whose transformers cache holds more than an engine keeps: Falcon's new decoder broadcasts its KV heads to
+ * every query head before caching (FalconAttention), where vLLM caches num_kv_heads of them, as the estimate does.
+ */
+function engineKvPerToken(fixture: ArchFixture, transformersKv: number): number {
+  const { config } = fixture;
+  if (fixture.modelType === 'falcon' && config.new_decoder_architecture === true) {
+    return (transformersKv * (config.num_kv_heads as number)) / (config.num_attention_heads as number);
+  }
+  return transformersKv;
+}
+
+describe('transformers architectures, each saved by transformers itself', () => {
+  it('covers the families the script builds', () => {
+    expect(all.length).toBeGreaterThanOrEqual(60);
+  });
+
+  describe.each(all.map((fixture) => [fixture.modelType, fixture] as const))('%s', (_, fixture) => {
+    const { expected } = fixture;
+
+    it('counts the parameters transformers counts, and the buffers saved beside them', () => {
+      for (const withConfig of [true, false]) {
+        const { sections } = analyze(fixture, withConfig);
+        expect(sections.quantization?.logicalParams).toBe(expected.parameters + expected.bufferElements);
+      }
+    });
+
+    it('finds nothing wrong with the config.json saved with the weights', () => {
+      const { findings } = analyze(fixture, true);
+      expect(findings.filter((finding) => finding.severity !== 'info').map((finding) => finding.message)).toEqual([]);
+    });
+
+    it('counts the routed experts the config builds', () => {
+      const { sections } = analyze(fixture, true);
+      expect(sections.architecture?.experts ?? 0).toBe(expected.experts);
+      const moe = sections.memory?.moe;
+      if (moe?.activeParams != null) {
+        expect(moe.activeParams).toBeLessThan(moe.totalParams);
+      }
+    });
+
+    const kvPerToken = expected.kvPerToken;
+    const mla = typeof fixture.config.kv_lora_rank === 'number';
+    it.skipIf(kvPerToken === null || mla)('sizes the KV cache per token as transformers’ own cache grows', () => {
+      const memory = analyze(fixture, true).sections.memory;
+      expect(memory).toBeDefined();
+      if (memory) {
+        expect(memory.kvBytesPerToken / CACHE_DTYPE_BYTES[memory.cacheDtype]).toBe(
+          engineKvPerToken(fixture, kvPerToken ?? 0),
+        );
+      }
+    });
+
+    it('finds the width, the layers and the vocabulary the config builds', () => {
+      const { config } = fixture;
+      const architecture = analyze(fixture, true).sections.architecture;
+      expect(architecture?.hiddenSize).toBe(config.hidden_size ?? config.n_embd ?? config.d_model);
+      // Nemotron-H's config gives its layers as a layout list only.
+      const listed = (config.layers_block_type as unknown[] | undefined)?.length;
+      expect(architecture?.layers).toBe(config.num_hidden_layers ?? config.n_layer ?? config.n_layers ?? listed);
+      expect(architecture?.vocabSize).toBe(config.vocab_size);
+    });
+
+    it('says whether the LM head is the token embedding, as the saved file does', () => {
+      // save_pretrained writes a tied head once: as the embedding, the head's name absent.
+      const tied = Object.keys(fixture.header).every((name) => !/^(?:lm_head|embed_out)\./.test(name));
+      expect(analyze(fixture, false).sections.architecture?.tiedEmbeddings).toBe(tied);
+    });
+
+    it.skipIf(kvPerToken === null || kvPerToken === 0 || mla)(
+      'finds the attention heads of a layer with attention',
+      () => {
+        const architecture = analyze(fixture, true).sections.architecture;
+        const heads = fixture.config.num_attention_heads ?? fixture.config.n_head ?? fixture.config.n_heads;
+        expect(architecture?.heads).toBe(heads);
+      },
+    );
+  });
+});
