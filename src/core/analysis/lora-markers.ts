@@ -7,7 +7,8 @@
 import type { LoraNaming } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
-export type AdapterRole = 'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'full';
+export type AdapterRole =
+  'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'ia3' | 'vera' | 'full';
 
 export interface AdapterSuffix {
   suffix: string;
@@ -59,6 +60,14 @@ export const ADAPTER_SUFFIXES: readonly AdapterSuffix[] = [
   { suffix: '.lokr_t2', role: 'lokr', side: null, dim: 0 },
   { suffix: '.oft_blocks', role: 'oft', side: null, dim: 0 },
   { suffix: '.oft_diag', role: 'oft', side: null, dim: 0 },
+  // PEFT's own methods beyond LoRA: OFT's packed skew blocks [blocks, entries], BOFT's butterfly blocks and scale,
+  // IA³'s learned vector, VeRA's per-module scaling vectors (its random projections are shared, saved once).
+  { suffix: '.oft_R.weight', role: 'oft', side: null, dim: 0 },
+  { suffix: '.boft_R', role: 'oft', side: null, dim: 0 },
+  { suffix: '.boft_s', role: 'oft', side: null, dim: 0 },
+  { suffix: '.ia3_l', role: 'ia3', side: null, dim: 0 },
+  { suffix: '.vera_lambda_b', role: 'vera', side: null, dim: 0 },
+  { suffix: '.vera_lambda_d', role: 'vera', side: null, dim: 0 },
   { suffix: '.diff_b', role: 'full', side: null, dim: 0 },
   { suffix: '.diff', role: 'full', side: null, dim: 0 },
 ];
@@ -296,7 +305,7 @@ export function targetOf(module: string, naming: LoraNaming): string {
 
 /** Suffixes of low-rank factors and LyCORIS module tensors, with or without PEFT's adapter name inside. */
 const RE_LORA_TENSOR =
-  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.dora_scale|\.alpha)$/;
+  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.oft_R\.weight|\.boft_[Rs]|\.ia3_l|\.vera_lambda_[bd]|\.dora_scale|\.alpha)$/;
 
 /** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */
 export function mayBeAdapterTensor(name: string): boolean {
@@ -305,6 +314,8 @@ export function mayBeAdapterTensor(name: string): boolean {
     name.includes('hada_') ||
     name.includes('lokr_') ||
     name.includes('oft_') ||
+    name.includes('ia3_') ||
+    name.includes('vera_') ||
     name.includes('dora_') ||
     name.endsWith('.alpha')
   );

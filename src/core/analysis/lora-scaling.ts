@@ -11,8 +11,10 @@ import type { TensorIndex } from './tensor-index';
 import { asNumber, isRecord, parseJsonText } from './values';
 
 export interface DeclaredAlpha {
-  /** adapter_config.json's lora_alpha. */
+  /** adapter_config.json's lora_alpha (PEFT's LoHa and LoKr configs call it alpha). */
   config: number | null;
+  /** Which of the two keys gave it, for messages. */
+  configKey: 'lora_alpha' | 'alpha';
   /** kohya's __metadata__ ss_network_alpha. */
   kohya: number | null;
   /** diffusers' __metadata__ lora_adapter_metadata (a LoraConfig as JSON), parsed. */
@@ -28,8 +30,11 @@ export function kohyaNetworkAlpha(index: TensorIndex): number | null {
 
 /** Every place an adapter declares one alpha for all its modules. */
 export function declaredAlphaOf(index: TensorIndex, adapterConfig: Record<string, unknown> | null): DeclaredAlpha {
+  const loraAlpha = adapterConfig ? asNumber(adapterConfig.lora_alpha) : null;
+  const alpha = adapterConfig && loraAlpha === null ? asNumber(adapterConfig.alpha) : null;
   return {
-    config: adapterConfig ? asNumber(adapterConfig.lora_alpha) : null,
+    config: loraAlpha ?? alpha,
+    configKey: alpha !== null ? 'alpha' : 'lora_alpha',
     kohya: kohyaNetworkAlpha(index),
     diffusersMeta: parseJsonText(index.metadata.get('lora_adapter_metadata')),
     gguf: index.header.gguf?.adapter?.alpha ?? null,
@@ -74,7 +79,7 @@ export function loraScalingOf(index: TensorIndex, adapterConfig: unknown): LoraS
   // where a module has none, whatever the metadata says.
   const [alpha, alphaFrom] =
     declared.config !== null
-      ? [declared.config, 'adapter_config.json lora_alpha']
+      ? [declared.config, `adapter_config.json ${declared.configKey}`]
       : diffusersAlpha !== null
         ? [diffusersAlpha, '__metadata__ lora_adapter_metadata']
         : declared.gguf !== null

@@ -116,7 +116,9 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   adapterNameNotes(scan, adapterNames);
   const { ranks, rankOf, rank } = adapterRanks(scan, modules, family, naming);
   const { alpha, alphaSource, alphaSample, diffusersMeta } = adapterAlpha(scan, modules, rank);
-  const { scale, scaleBasis } = adapterScale(scan, alpha, rank);
+  // PEFT scales LoHa and LoKr by alpha over the config's r even where a part was saved whole (no rank to read).
+  const scaleRank = rank ?? (adapterConfig ? asNumber(adapterConfig.r) : null);
+  const { scale, scaleBasis } = adapterScale(scan, alpha, scaleRank);
 
   // Targets and components.
   const targetCounts = new Map<string, number>();
@@ -240,7 +242,15 @@ function adapterFamily(
   const hasDora = [...modules.values()].some(hasMagnitude);
   const algo = isRecord(networkArgs) ? asString(networkArgs.algo) : null;
   let family: LoraFamily;
-  if (dominantRole === 'loha') {
+  if (dominantRole === 'ia3') {
+    family = 'peft-ia3';
+  } else if (dominantRole === 'vera') {
+    family = 'peft-vera';
+  } else if (dominantRole === 'oft' && anyName(/\.boft_R$/)) {
+    family = 'peft-boft';
+  } else if (dominantRole === 'oft' && anyName(/\.oft_R\.weight$/)) {
+    family = 'peft-oft';
+  } else if (dominantRole === 'loha') {
     family = 'lycoris-loha';
   } else if (dominantRole === 'lokr') {
     family = 'lycoris-lokr';
@@ -433,7 +443,7 @@ function adapterAlpha(
         );
   const declaredName =
     configAlpha !== null
-      ? 'adapter_config.json lora_alpha'
+      ? `adapter_config.json ${declared.configKey}`
       : kohyaAlpha !== null
         ? '__metadata__ ss_network_alpha'
         : 'the metadata';
@@ -450,7 +460,7 @@ function adapterAlpha(
   } else if (configAlpha !== null) {
     alpha = configAlpha;
     alphaSource = 'adapter_config.json';
-    evidence.push(`alpha ${alpha} from adapter_config.json lora_alpha`);
+    evidence.push(`alpha ${alpha} from adapter_config.json ${declared.configKey}`);
   } else if (metaAlpha !== null) {
     alpha = metaAlpha;
     alphaSource = 'metadata';
@@ -471,7 +481,8 @@ function adapterAlpha(
       ),
     );
   }
-  const declaredRank = configRank ?? metaRank;
+  // PEFT's OFT sizes its blocks by oft_block_size and writes r 0: the file's block count is then the only rank.
+  const declaredRank = configRank === 0 ? null : (configRank ?? metaRank);
   if (declaredRank !== null && rank !== null && declaredRank !== rank) {
     findings.push(
       makeFinding(
@@ -547,7 +558,17 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
     }
     return get('.lokr_w1') >= 0 || get('.lokr_w2') >= 0 ? 'full' : null;
   }
-  if (entry.role === 'oft' || entry.role === 'full') {
+  // PEFT's OFT packs one skew block per row: its r is the number of blocks.
+  const oftR = get('.oft_R.weight');
+  if (oftR >= 0) {
+    return String(index.dim(oftR, 0));
+  }
+  // VeRA's λd scales each of the shared projection's r rows.
+  const lambdaD = get('.vera_lambda_d');
+  if (lambdaD >= 0) {
+    return String(index.dim(lambdaD, 0));
+  }
+  if (entry.role === 'oft' || entry.role === 'ia3' || entry.role === 'full') {
     return 'full';
   }
   return null;
@@ -584,6 +605,12 @@ function rankSource(family: LoraFamily, naming: LoraNaming, modules: ReadonlyMap
   }
   if (family === 'lycoris-lokr') {
     return 'lokr_w2_a.shape[1] (factored Kronecker parts)';
+  }
+  if (family === 'peft-oft') {
+    return 'oft_R.shape[0] (the number of blocks)';
+  }
+  if (family === 'peft-vera') {
+    return 'vera_lambda_d.shape[0]';
   }
   if (naming === 'mlx') {
     return 'lora_a.shape[1]';

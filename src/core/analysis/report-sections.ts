@@ -190,6 +190,10 @@ export type LoraFamily =
   | 'lycoris-glora'
   | 'lycoris-ia3'
   | 'lycoris-full'
+  | 'peft-ia3'
+  | 'peft-oft'
+  | 'peft-boft'
+  | 'peft-vera'
   | 'lora';
 
 /** How module names are spelled: PEFT dotted paths, kohya underscores, diffusers components, MLX lowercase a/b. */

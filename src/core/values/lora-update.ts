@@ -213,6 +213,16 @@ function gramWork(factors: ReadonlyMap<number, FactorLayout>, module: ModulePlan
 }
 
 /** A module's factor layouts, or why it is not measured ('' for parts that are no LoRA module: a lone alpha, DoRA). */
+/** The parts of PEFT's methods that learn no low-rank pair (lora-markers.ts ADAPTER_SUFFIXES). */
+const PEFT_OTHER_METHODS = new Set([
+  '.ia3_l',
+  '.oft_R.weight',
+  '.boft_R',
+  '.boft_s',
+  '.vera_lambda_b',
+  '.vera_lambda_d',
+]);
+
 function planModule(
   module: string,
   rows: ReadonlyMap<string, number>,
@@ -221,6 +231,9 @@ function planModule(
   const found = factorPair(rows);
   if (found === null) {
     const suffixes = [...rows.keys()];
+    if (suffixes.some((suffix) => PEFT_OTHER_METHODS.has(suffix))) {
+      return "PEFT's IA³, OFT, BOFT and VeRA modules scale or rotate the weight instead of adding B·A: not measured";
+    }
     return suffixes.some((suffix) => FACTOR_PAIRS.some((pair) => pair.down === suffix || pair.up === suffix))
       ? 'one of its two factors is missing'
       : '';

@@ -67,34 +67,37 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
   );
 }
 
+/**
+ * PEFT's methods that learn no B·A pair: what each module learns instead, and what stands for its rank. None of them
+ * has an alpha (nor a scale from one).
+ */
+const OTHER_METHODS: Partial<Record<LoraSection['family'], { method: string; rank: string | null }>> = {
+  'peft-ia3': { method: 'IA³: one learned vector per module rescales its activations', rank: 'none' },
+  'peft-oft': { method: 'OFT: r orthogonal blocks rotate each weight', rank: null },
+  'peft-boft': { method: 'BOFT: butterfly-factored orthogonal blocks rotate each weight', rank: 'none' },
+  'peft-vera': {
+    method: 'VeRA: two random projections shared by every module (vera_A, vera_B), scaled per module by λb and λd',
+    rank: null,
+  },
+};
+
 export function LoraCard({ section }: { section: LoraSection }) {
   const ranks = Object.entries(section.ranks).sort((a, b) => b[1] - a[1]);
+  const other = OTHER_METHODS[section.family];
   return (
     <section className="insight lora" aria-label="Adapter">
       <h3>Adapter: {section.family}</h3>
       <dl className="facts">
-        <Fact label="Rank" value={section.rank === null ? 'full' : String(section.rank)} testId="lora-rank" />
-        <Fact label="Rank distribution" value={ranks.map(([rank, count]) => `r=${rank}: ${count}`).join(', ')} />
+        {other && <Fact label="Method" value={other.method} />}
         <Fact
-          label="Alpha"
-          value={
-            section.alpha === null
-              ? '—'
-              : `${section.alpha}${section.alphaSource ? ` (from ${section.alphaSource})` : ''}`
-          }
-          testId="lora-alpha"
+          label={section.family === 'peft-oft' ? 'Blocks (r)' : 'Rank'}
+          value={other?.rank ?? (section.rank === null ? 'full' : String(section.rank))}
+          testId="lora-rank"
         />
-        {section.alphaSample && (
-          <Fact
-            label=".alpha tensors"
-            value={`${sampleWords(section.alphaSample)}${section.alphaSource === 'metadata' && section.alphaSample.read > 0 ? ', to confirm the metadata' : ''}`}
-            testId="lora-alpha-sample"
-          />
+        {other?.rank !== 'none' && (
+          <Fact label="Rank distribution" value={ranks.map(([rank, count]) => `r=${rank}: ${count}`).join(', ')} />
         )}
-        <Fact
-          label={`Scale (${section.scaleBasis ?? 'alpha / r'})`}
-          value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))}
-        />
+        {!other && <AlphaFacts section={section} />}
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
         <Fact label="Targets" value={section.targets.join(', ') || '—'} />
         <Fact label="Key names" value={keyNamesLabel(section.naming)} testId="lora-naming" />
@@ -105,7 +108,14 @@ export function LoraCard({ section }: { section: LoraSection }) {
             .join(', ')}
         />
         <Fact label="Adapter parameters" value={formatCount(section.adapterParams)} />
-        {section.fullTensors > 0 && <Fact label="Full tensors (modules_to_save)" value={String(section.fullTensors)} />}
+        {section.fullTensors > 0 && (
+          <Fact
+            label={
+              section.family === 'peft-vera' ? 'Full tensors (shared projections)' : 'Full tensors (modules_to_save)'
+            }
+            value={String(section.fullTensors)}
+          />
+        )}
         {section.baseModel && <Fact label="Base model" value={section.baseModel} />}
       </dl>
       {section.baseModel && <CompareWithBase baseModel={section.baseModel} />}
@@ -145,5 +155,33 @@ function CompareWithBase({ baseModel }: { baseModel: string }) {
         values&quot;, how far the adapter moves each weight.
       </span>
     </p>
+  );
+}
+
+/** Alpha, the .alpha tensors read and the scale: a LoRA's strength (the low-rank families only). */
+function AlphaFacts({ section }: { section: LoraSection }) {
+  return (
+    <>
+      <Fact
+        label="Alpha"
+        value={
+          section.alpha === null
+            ? '—'
+            : `${section.alpha}${section.alphaSource ? ` (from ${section.alphaSource})` : ''}`
+        }
+        testId="lora-alpha"
+      />
+      {section.alphaSample && (
+        <Fact
+          label=".alpha tensors"
+          value={`${sampleWords(section.alphaSample)}${section.alphaSource === 'metadata' && section.alphaSample.read > 0 ? ', to confirm the metadata' : ''}`}
+          testId="lora-alpha-sample"
+        />
+      )}
+      <Fact
+        label={`Scale (${section.scaleBasis ?? 'alpha / r'})`}
+        value={section.scale === null ? '—' : String(Number(section.scale.toFixed(4)))}
+      />
+    </>
   );
 }

@@ -11,6 +11,8 @@ import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
 
+const RANKLESS: ReadonlySet<LoraSection['family']> = new Set(['peft-ia3', 'peft-boft']);
+
 function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.diffusion) {
     const blocks = Object.entries(arch.diffusion.blocks)
@@ -53,7 +55,9 @@ function quantizationClause(quant: QuantizationSection): string | null {
 }
 
 function loraClause(lora: LoraSection): string {
-  return `${lora.family} adapter, rank ${lora.rank ?? 'full'} on ${plural(lora.modules, 'module')}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
+  // IA³ and BOFT learn no low-rank factors: they have no rank to state.
+  const rank = lora.rank !== null ? `, rank ${lora.rank}` : RANKLESS.has(lora.family) ? '' : ', rank full';
+  return `${lora.family} adapter${rank} on ${plural(lora.modules, 'module')}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
 }
 
 /** The clauses the verdict line shows for `result`, each with the tab that holds its evidence. */

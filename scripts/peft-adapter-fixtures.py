@@ -1,0 +1,143 @@
+"""Differential fixtures over PEFT's own adapters (fixtures/peft-adapters/<name>.json).
+
+Each case wraps one small transformers model (a two-layer Llama, or a GPT-2 for its Conv1D layers) with a PEFT
+config, saves the adapter with save_pretrained, and keeps what the app reads and what PEFT knows of it:
+
+  header          adapter_model.safetensors' header (names, dtypes, shapes, offsets; the data is not kept)
+  adapterConfig   the adapter_config.json PEFT wrote
+  expected        peftType      PEFT's method (LORA, LOHA, LOKR, IA3, ...)
+                  modules       modules PEFT adapted (its tuner layers), modules_to_save copies apart
+                  ranks         rank → adapted modules, from each tuner layer's own r
+                  scaling       scaling → modules, from each LoRA layer's own scaling (alpha / r, or / √r)
+                  dora          whether the layers carry DoRA magnitudes
+                  savedParams   elements of every tensor the adapter file holds
+                  fullTensors   tensors saved whole (modules_to_save, an embedding's weight, VeRA's projections)
+
+Needs the pyenv Python with torch, transformers 5 and peft: python scripts/peft-adapter-fixtures.py [case ...]
+"""
+import json
+import sys
+import tempfile
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import peft
+import torch
+import transformers
+from peft import (
+    BOFTConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig, OFTConfig, TaskType, VeraConfig, get_peft_model,
+)
+from transformers import AutoConfig, AutoModelForCausalLM
+
+warnings.filterwarnings("ignore")
+OUT = Path(__file__).resolve().parent.parent / "fixtures" / "peft-adapters"
+
+
+def llama():
+    config = AutoConfig.for_model(
+        "llama", hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+        intermediate_size=128, vocab_size=1000, max_position_embeddings=256, pad_token_id=0,
+    )
+    return AutoModelForCausalLM.from_config(config)
+
+
+def gpt2():
+    return AutoModelForCausalLM.from_config(AutoConfig.for_model("gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=1000))
+
+
+CAUSAL = TaskType.CAUSAL_LM
+CASES = {
+    "lora-qv": (llama, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])),
+    "lora-all-linear": (llama, LoraConfig(task_type=CAUSAL, r=16, lora_alpha=32, target_modules="all-linear")),
+    "lora-rslora": (llama, LoraConfig(task_type=CAUSAL, r=16, lora_alpha=8, use_rslora=True,
+                                      target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])),
+    "lora-dora": (llama, LoraConfig(task_type=CAUSAL, r=4, lora_alpha=8, use_dora=True,
+                                    target_modules=["q_proj", "v_proj", "down_proj"])),
+    "lora-rank-pattern": (llama, LoraConfig(
+        task_type=CAUSAL, r=8, lora_alpha=16, target_modules=["q_proj", "v_proj", "up_proj"],
+        rank_pattern={"up_proj": 4, "layers.1.self_attn.q_proj": 2}, alpha_pattern={"up_proj": 4},
+    )),
+    "lora-modules-to-save": (llama, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=8, target_modules=["q_proj"],
+                                               modules_to_save=["lm_head"])),
+    "lora-embedding": (llama, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=16,
+                                         target_modules=["embed_tokens", "q_proj"])),
+    "lora-gpt2-conv1d": (gpt2, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=32, target_modules=["c_attn", "c_proj"],
+                                          fan_in_fan_out=True)),
+    "loha": (llama, LoHaConfig(task_type=CAUSAL, r=8, alpha=16, target_modules=["q_proj", "v_proj"])),
+    "lokr": (llama, LoKrConfig(task_type=CAUSAL, r=8, alpha=16, target_modules=["q_proj", "v_proj"])),
+    "ia3": (llama, IA3Config(task_type=CAUSAL, target_modules=["k_proj", "v_proj", "down_proj"],
+                             feedforward_modules=["down_proj"])),
+    "oft": (llama, OFTConfig(task_type=CAUSAL, r=0, oft_block_size=16, target_modules=["q_proj", "v_proj"])),
+    "boft": (llama, BOFTConfig(task_type=CAUSAL, boft_block_size=16, target_modules=["q_proj", "v_proj"])),
+    "vera": (llama, VeraConfig(task_type=CAUSAL, r=16, target_modules=["q_proj", "v_proj"])),
+}
+
+
+def expected_of(model, header: dict) -> dict:
+    ranks, scaling = Counter(), Counter()
+    modules, dora = 0, False
+    for _, module in model.named_modules():
+        if not isinstance(module, peft.tuners.tuners_utils.BaseTunerLayer):
+            continue
+        modules += 1
+        r = getattr(module, "r", None)
+        if isinstance(r, dict) and "default" in r:
+            ranks[str(r["default"])] += 1
+        scale = getattr(module, "scaling", None)
+        if isinstance(scale, dict) and "default" in scale:
+            scaling[repr(float(scale["default"]))] += 1
+        magnitude = getattr(module, "lora_magnitude_vector", None)
+        dora = dora or (magnitude is not None and "default" in magnitude)
+    tensors = {name: value for name, value in header.items() if name != "__metadata__"}
+    saved = 0
+    for value in tensors.values():
+        count = 1
+        for dim in value["shape"]:
+            count *= dim
+        saved += count
+    # Whole tensors: modules_to_save copies, a targeted embedding's own weight (save_embedding_layers), and VeRA's
+    # random projections, shared by every module and saved once (save_projection).
+    whole = ("lm_head.weight", "embed_tokens.weight", "base_layer.weight", "vera_A", "vera_B")
+    full = [name for name in tensors if "modules_to_save" in name or name.endswith(whole)]
+    return {
+        "peftType": str(model.peft_config["default"].peft_type.value),
+        "modules": modules,
+        "ranks": dict(ranks),
+        "scaling": dict(scaling),
+        "dora": dora,
+        "savedParams": saved,
+        "fullTensors": len(full),
+    }
+
+
+def build(name: str) -> None:
+    torch.manual_seed(0)
+    make, config = CASES[name]
+    model = get_peft_model(make(), config)
+    with tempfile.TemporaryDirectory() as folder:
+        model.save_pretrained(folder)
+        raw = (Path(folder) / "adapter_model.safetensors").read_bytes()
+        length = int.from_bytes(raw[:8], "little")
+        header = json.loads(raw[8 : 8 + length])
+        adapter_config = json.loads((Path(folder) / "adapter_config.json").read_text())
+    record = {
+        "case": name,
+        "peft": peft.__version__,
+        "transformers": transformers.__version__,
+        "header": header,
+        "adapterConfig": adapter_config,
+        "expected": expected_of(model, header),
+    }
+    (OUT / f"{name}.json").write_text(json.dumps(record, separators=(",", ":")) + "\n")
+    print(name, record["expected"])
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name in sys.argv[1:] or CASES:
+        build(name)
+
+
+if __name__ == "__main__":
+    main()

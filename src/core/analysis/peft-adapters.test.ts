@@ -1,0 +1,117 @@
+/**
+ * Differential checks against PEFT itself, over the adapters scripts/peft-adapter-fixtures.py saved
+ * (fixtures/peft-adapters/: each method PEFT ships, wrapped around a small transformers model and saved with
+ * save_pretrained, beside what PEFT's own tuner layers say). For each: the method, the modules it adapted, their
+ * ranks and scaling, the parameters and whole tensors the file holds, and no warning about a file PEFT wrote itself.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { TensorSpec } from '../../testing/build-safetensors';
+import { headerFromSpecs } from '../../testing/models/header-from-specs';
+import { allTensorNames } from '../model';
+import { runAnalyses } from './analysis-registry';
+import type { LoraFamily } from './report-sections';
+
+const FOLDER = join(process.cwd(), 'fixtures', 'peft-adapters');
+
+interface PeftFixture {
+  case: string;
+  header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] } | Record<string, string>>;
+  adapterConfig: Record<string, unknown>;
+  expected: {
+    peftType: string;
+    modules: number;
+    ranks: Record<string, number>;
+    scaling: Record<string, number>;
+    dora: boolean;
+    savedParams: number;
+    fullTensors: number;
+  };
+}
+
+/** The family each PEFT method is reported as (LoHa and LoKr are LyCORIS's algorithms, which PEFT implements). */
+const FAMILY_OF_METHOD: Readonly<Record<string, LoraFamily>> = {
+  LORA: 'peft',
+  LOHA: 'lycoris-loha',
+  LOKR: 'lycoris-lokr',
+  IA3: 'peft-ia3',
+  OFT: 'peft-oft',
+  BOFT: 'peft-boft',
+  VERA: 'peft-vera',
+};
+
+function fixtures(): PeftFixture[] {
+  return readdirSync(FOLDER)
+    .filter((name) => name.endsWith('.json'))
+    .sort()
+    .map((name) => JSON.parse(readFileSync(join(FOLDER, name), 'utf8')) as PeftFixture);
+}
+
+function analyze(fixture: PeftFixture, withConfig: boolean) {
+  const specs: TensorSpec[] = Object.entries(fixture.header)
+    .filter(([name]) => name !== '__metadata__')
+    .map(([name, value]) => {
+      const entry = value as { dtype: string; shape: number[]; data_offsets: [number, number] };
+      return { name, dtype: entry.dtype, shape: entry.shape, offsets: entry.data_offsets };
+    });
+  const header = headerFromSpecs(specs, { metadata: fixture.header.__metadata__ as Record<string, string> });
+  return runAnalyses({
+    header,
+    names: allTensorNames(header.tensors),
+    fileName: 'adapter_model.safetensors',
+    sidecars: withConfig ? { adapterConfig: fixture.adapterConfig } : {},
+    tensorBytes: new Map(),
+  });
+}
+
+/** The scaling most modules get, as PEFT's layers hold it. */
+function commonScaling(scaling: Record<string, number>): number | null {
+  const entries = Object.entries(scaling).sort((a, b) => b[1] - a[1]);
+  return entries.length > 0 ? Number(entries[0][0]) : null;
+}
+
+const all = fixtures();
+
+describe('PEFT adapters, each saved by PEFT itself', () => {
+  it('covers every method the script saves', () => {
+    expect(new Set(all.map((fixture) => fixture.expected.peftType))).toEqual(new Set(Object.keys(FAMILY_OF_METHOD)));
+  });
+
+  describe.each(all.map((fixture) => [fixture.case, fixture] as const))('%s', (_, fixture) => {
+    const { expected } = fixture;
+    const family = expected.dora ? 'peft-dora' : FAMILY_OF_METHOD[expected.peftType];
+
+    it('names the method and PEFT, with or without adapter_config.json', () => {
+      for (const withConfig of [true, false]) {
+        const lora = analyze(fixture, withConfig).sections.lora;
+        expect(lora?.family).toBe(family);
+        expect(lora?.naming).toBe('peft');
+      }
+    });
+
+    it('counts the modules PEFT adapted, the parameters and the whole tensors it saved', () => {
+      const lora = analyze(fixture, true).sections.lora;
+      expect(lora?.modules).toBe(expected.modules);
+      expect(lora?.adapterParams).toBe(expected.savedParams);
+      expect(lora?.fullTensors).toBe(expected.fullTensors);
+    });
+
+    // LoKr saves a part whole when the rank would not make it smaller: its file holds no rank to read.
+    const fileHoldsRanks = Object.keys(expected.ranks).length > 0 && expected.peftType !== 'LOKR';
+    it('reads each module’s rank as PEFT’s layers hold it', () => {
+      const lora = analyze(fixture, false).sections.lora;
+      expect(lora?.ranks).toEqual(fileHoldsRanks ? expected.ranks : { full: expected.modules });
+    });
+
+    const scaling = commonScaling(expected.scaling);
+    it.skipIf(scaling === null)('scales the update as PEFT does', () => {
+      expect(analyze(fixture, true).sections.lora?.scale).toBe(scaling);
+    });
+
+    it('finds nothing wrong with an adapter PEFT saved', () => {
+      const { findings } = analyze(fixture, true);
+      expect(findings.filter((finding) => finding.severity !== 'info').map((finding) => finding.message)).toEqual([]);
+    });
+  });
+});
