@@ -1,9 +1,9 @@
 """Differential fixtures over transformers' own architectures (fixtures/transformers-archs/<model_type>.json).
 
-For each model type below, transformers builds a small randomly initialised causal LM from its own configuration
-class (two layers, width 64, the family's own layout: packed or numbered experts, MLA, Mamba and linear-attention
-layers, gated queries), saves it with save_pretrained, and this script keeps what the app reads and what transformers
-knows about it:
+For each model type below, transformers builds a small randomly initialised causal LM (or image-text model) from its
+own configuration class (two layers, width 64, the family's own layout: packed or numbered experts, MLA, Mamba and
+linear-attention layers, gated queries, vision towers), saves it with save_pretrained, and this script keeps what the
+app reads and what transformers knows about it:
 
   header     the model.safetensors header (names, dtypes, shapes, offsets; the data is not kept)
   config     the config.json save_pretrained wrote beside it
@@ -25,7 +25,7 @@ import warnings
 from pathlib import Path
 
 import torch
-from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM
+from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
 
 warnings.filterwarnings("ignore")
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "transformers-archs"
@@ -101,7 +101,42 @@ FAMILIES = {
 }
 
 
+TEXT = dict(
+    hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=128,
+    vocab_size=1000, max_position_embeddings=256, pad_token_id=0, head_dim=16,
+)
+VISION = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2, image_size=32, patch_size=8)
+QWEN_VISION = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64)
+# Image-text models (AutoModelForImageTextToText): a vision tower and projector beside the language model, whose
+# figures live in config.json's text_config.
+MULTIMODAL = {
+    "llava": dict(
+        vision_config=dict(model_type="clip_vision_model", **VISION), text_config=dict(model_type="llama", **TEXT),
+        image_token_index=5,
+    ),
+    "qwen2_5_vl": dict(
+        vision_config=dict(**QWEN_VISION, fullatt_block_indexes=[1]),
+        text_config=dict(**TEXT, rope_scaling={"type": "mrope", "mrope_section": [2, 3, 3]}),
+    ),
+    "qwen3_vl": dict(vision_config=dict(**QWEN_VISION, deepstack_visual_indexes=[1]), text_config=dict(**TEXT)),
+    "qwen3_5": dict(
+        vision_config=dict(**QWEN_VISION),
+        text_config=dict(**TEXT, **{k: v for k, v in LINEAR_ATTENTION.items()}),
+    ),
+    "gemma3": dict(vision_config=dict(**VISION), text_config=dict(**TEXT), mm_tokens_per_image=4),
+    "mistral3": dict(vision_config=dict(**VISION, head_dim=16), text_config=dict(model_type="mistral", **TEXT)),
+    "idefics3": dict(vision_config=dict(**VISION), text_config=dict(model_type="llama", **TEXT)),
+    "paligemma": dict(vision_config=dict(**VISION, projection_dim=64), text_config=dict(model_type="gemma", **TEXT)),
+    "llama4": dict(
+        vision_config=dict(**VISION, vision_output_dim=64, projector_input_dim=64, projector_output_dim=64),
+        text_config=dict(**TEXT, num_local_experts=4, intermediate_size_mlp=128),
+    ),
+}
+
+
 def config_for(model_type: str):
+    if model_type in MULTIMODAL:
+        return AutoConfig.for_model(model_type, **MULTIMODAL[model_type])
     extra = FAMILIES[model_type]
     cls = CONFIG_MAPPING[model_type]
     known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
@@ -165,7 +200,8 @@ def expected_of(model) -> dict:
 
 def build(model_type: str) -> None:
     torch.manual_seed(0)
-    model = AutoModelForCausalLM.from_config(config_for(model_type)).eval()
+    auto = AutoModelForImageTextToText if model_type in MULTIMODAL else AutoModelForCausalLM
+    model = auto.from_config(config_for(model_type)).eval()
     with tempfile.TemporaryDirectory() as folder:
         model.save_pretrained(folder)
         raw = (Path(folder) / "model.safetensors").read_bytes()
@@ -185,7 +221,7 @@ def build(model_type: str) -> None:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for model_type in sys.argv[1:] or FAMILIES:
+    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL]:
         build(model_type)
 
 

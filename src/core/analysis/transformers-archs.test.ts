@@ -56,6 +56,12 @@ function analyze(fixture: ArchFixture, withConfig: boolean) {
 
 const all = fixtures();
 
+/** The language model's config: an image-text model's text_config, else the config itself. */
+function textConfig(fixture: ArchFixture): Record<string, unknown> {
+  const text = fixture.config.text_config;
+  return typeof text === 'object' && text !== null ? (text as Record<string, unknown>) : fixture.config;
+}
+
 /**
  * Families whose transformers cache holds more than an engine keeps: Falcon's new decoder broadcasts its KV heads to
  * every query head before caching (FalconAttention), where vLLM caches num_kv_heads of them, as the estimate does.
@@ -70,7 +76,7 @@ function engineKvPerToken(fixture: ArchFixture, transformersKv: number): number 
 
 describe('transformers architectures, each saved by transformers itself', () => {
   it('covers the families the script builds', () => {
-    expect(all.length).toBeGreaterThanOrEqual(60);
+    expect(all.length).toBeGreaterThanOrEqual(69);
   });
 
   describe.each(all.map((fixture) => [fixture.modelType, fixture] as const))('%s', (_, fixture) => {
@@ -110,7 +116,7 @@ describe('transformers architectures, each saved by transformers itself', () => 
     });
 
     it('finds the width, the layers and the vocabulary the config builds', () => {
-      const { config } = fixture;
+      const config = textConfig(fixture);
       const architecture = analyze(fixture, true).sections.architecture;
       expect(architecture?.hiddenSize).toBe(config.hidden_size ?? config.n_embd ?? config.d_model);
       // Nemotron-H's config gives its layers as a layout list only.
@@ -119,9 +125,13 @@ describe('transformers architectures, each saved by transformers itself', () => 
       expect(architecture?.vocabSize).toBe(config.vocab_size);
     });
 
+    it.skipIf(fixture.config.vision_config === undefined)('names the vision tower beside the language model', () => {
+      expect(analyze(fixture, true).sections.architecture?.towers).toContain('vision');
+    });
+
     it('says whether the LM head is the token embedding, as the saved file does', () => {
       // save_pretrained writes a tied head once: as the embedding, the head's name absent.
-      const tied = Object.keys(fixture.header).every((name) => !/^(?:lm_head|embed_out)\./.test(name));
+      const tied = Object.keys(fixture.header).every((name) => !/(?:^|\.)(?:lm_head|embed_out)\./.test(name));
       expect(analyze(fixture, false).sections.architecture?.tiedEmbeddings).toBe(tied);
     });
 
@@ -129,7 +139,8 @@ describe('transformers architectures, each saved by transformers itself', () => 
       'finds the attention heads of a layer with attention',
       () => {
         const architecture = analyze(fixture, true).sections.architecture;
-        const heads = fixture.config.num_attention_heads ?? fixture.config.n_head ?? fixture.config.n_heads;
+        const config = textConfig(fixture);
+        const heads = config.num_attention_heads ?? config.n_head ?? config.n_heads;
         expect(architecture?.heads).toBe(heads);
       },
     );
