@@ -1,9 +1,9 @@
 """Differential fixtures over transformers' own architectures (fixtures/transformers-archs/<model_type>.json).
 
-For each model type below, transformers builds a small randomly initialised causal LM (or image-text model) from its
-own configuration class (two layers, width 64, the family's own layout: packed or numbered experts, MLA, Mamba and
-linear-attention layers, gated queries, vision towers), saves it with save_pretrained, and this script keeps what the
-app reads and what transformers knows about it:
+For each model type below, transformers builds a small randomly initialised causal LM (or image-text model, encoder,
+encoder-decoder) from its own configuration class (two layers, width 64, the family's own layout: packed or numbered
+experts, MLA, Mamba and linear-attention layers, gated queries, vision towers), saves it with save_pretrained, and
+this script keeps what the app reads and what transformers knows about it:
 
   header     the model.safetensors header (names, dtypes, shapes, offsets; the data is not kept)
   config     the config.json save_pretrained wrote beside it
@@ -25,7 +25,10 @@ import warnings
 from pathlib import Path
 
 import torch
-from transformers import CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText
+from transformers import (
+    CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForMaskedLM,
+    AutoModelForSeq2SeqLM,
+)
 
 warnings.filterwarnings("ignore")
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "transformers-archs"
@@ -134,9 +137,22 @@ MULTIMODAL = {
 }
 
 
+# Encoders and an encoder-decoder (masked-LM and seq2seq heads): no KV cache to grow, the rest as for the others.
+ENCODERS = {
+    "bert": {},
+    "modernbert": dict(global_attn_every_n_layers=2),
+    "t5": dict(d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4),
+}
+
+
 def config_for(model_type: str):
     if model_type in MULTIMODAL:
         return AutoConfig.for_model(model_type, **MULTIMODAL[model_type])
+    if model_type in ENCODERS:
+        cls = CONFIG_MAPPING[model_type]
+        known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
+        fields = {k: v for k, v in {**BASE, **ENCODERS[model_type]}.items() if k in known}
+        return AutoConfig.for_model(model_type, **fields)
     extra = FAMILIES[model_type]
     cls = CONFIG_MAPPING[model_type]
     known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
@@ -200,7 +216,12 @@ def expected_of(model) -> dict:
 
 def build(model_type: str) -> None:
     torch.manual_seed(0)
-    auto = AutoModelForImageTextToText if model_type in MULTIMODAL else AutoModelForCausalLM
+    auto = (
+        AutoModelForImageTextToText if model_type in MULTIMODAL
+        else AutoModelForSeq2SeqLM if model_type == "t5"
+        else AutoModelForMaskedLM if model_type in ENCODERS
+        else AutoModelForCausalLM
+    )
     model = auto.from_config(config_for(model_type)).eval()
     with tempfile.TemporaryDirectory() as folder:
         model.save_pretrained(folder)
@@ -221,7 +242,7 @@ def build(model_type: str) -> None:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL]:
+    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL, *ENCODERS]:
         build(model_type)
 
 

@@ -79,12 +79,13 @@ export class LayerModules {
   }
 }
 
-/**
- * Output width of a Linear whatever its storage: plain [out, in] (or GPT-2 Conv1D [in, out], told apart by which
- * side equals hidden_size), GPTQ/AWQ via scales cols, MLX/FP8/NVFP4/compressed-tensors via rows.
- */
+/** transformers' Conv1D modules (GPT-2 and its kin), which store their weight [in, out]. */
 const CONV1D_MODULE = /(?:^|\.)(?:c_attn|c_proj|c_fc|q_attn)$/;
 
+/**
+ * Output width of a Linear whatever its storage: plain [out, in] (or GPT-2 Conv1D [in, out], told apart by its module
+ * name and which side equals hidden_size), GPTQ/AWQ via scales cols, MLX/FP8/NVFP4/compressed-tensors via rows.
+ */
 export function outFeatures(
   index: TensorIndex,
   module: string,
@@ -140,8 +141,8 @@ export function outFeatures(
   }
   const rows = index.dim(weight, -2);
   const cols = index.dim(weight, -1);
-  // transformers' Conv1D (GPT-2's c_attn, c_proj, c_fc, q_attn) stores [in, out]; every other layer is [out, in], even
-  // one whose input is wider than the model (Zamba2's shared attention reads 2 × hidden).
+  // Every other layer is [out, in], even one whose input is wider than the model (Zamba2's shared attention reads
+  // 2 × hidden).
   if (
     hidden !== null &&
     cols !== hidden &&
@@ -177,11 +178,12 @@ export function attentionWidths(
       };
     }
   }
+  // BERT's kin spell the parent `attention.self`, RecurrentGemma `temporal_block`, Nemotron-H `mixer`.
   const q = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention|mixer)\.(?:q_proj|wq|query|q|to_q|q_lin)$|(?:^|\.)attn_q$/,
+    /(?:^|\.)(?:self_attn|attn|attention|attention\.self|SelfAttention|self_attention|mixer|temporal_block)\.(?:q_proj|wq|query|q|to_q|q_lin)$|(?:^|\.)attn_q$/,
   );
   const k = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|SelfAttention|self_attention|mixer)\.(?:k_proj|wk|key|k|to_k|k_lin)$|(?:^|\.)attn_k$/,
+    /(?:^|\.)(?:self_attn|attn|attention|attention\.self|SelfAttention|self_attention|mixer|temporal_block)\.(?:k_proj|wk|key|k|to_k|k_lin)$|(?:^|\.)attn_k$/,
   );
   if (!q || !k) {
     return null;

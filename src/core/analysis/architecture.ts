@@ -83,9 +83,11 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
   }
   const text = isRecord(config.text_config) ? config.text_config : config;
   const architectures = Array.isArray(config.architectures) ? asString(config.architectures[0]) : null;
-  const heads = asNumber(text.num_attention_heads) ?? asNumber(text.n_head) ?? asNumber(text.n_heads);
+  // T5 writes num_heads and d_kv.
+  const heads =
+    asNumber(text.num_attention_heads) ?? asNumber(text.n_head) ?? asNumber(text.n_heads) ?? asNumber(text.num_heads);
   // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
-  const headDim = asNumber(text.head_dim) ?? asNumber(text.attention_head_dim);
+  const headDim = asNumber(text.head_dim) ?? asNumber(text.attention_head_dim) ?? asNumber(text.d_kv);
   const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model);
   return {
     source: file,

@@ -76,7 +76,16 @@ function engineKvPerToken(fixture: ArchFixture, transformersKv: number): number 
 
 describe('transformers architectures, each saved by transformers itself', () => {
   it('covers the families the script builds', () => {
-    expect(all.length).toBeGreaterThanOrEqual(69);
+    expect(all.length).toBeGreaterThanOrEqual(72);
+  });
+
+  // An encoder's self-attention caches nothing: no Memory tab, with or without config.json to say so.
+  it('sizes no KV cache for an encoder (BERT)', () => {
+    const bert = all.find((fixture) => fixture.modelType === 'bert');
+    expect(bert).toBeDefined();
+    for (const withConfig of [true, false]) {
+      expect(bert && analyze(bert, withConfig).sections.memory).toBeUndefined();
+    }
   });
 
   describe.each(all.map((fixture) => [fixture.modelType, fixture] as const))('%s', (_, fixture) => {
@@ -121,7 +130,9 @@ describe('transformers architectures, each saved by transformers itself', () => 
       expect(architecture?.hiddenSize).toBe(config.hidden_size ?? config.n_embd ?? config.d_model);
       // Nemotron-H's config gives its layers as a layout list only.
       const listed = (config.layers_block_type as unknown[] | undefined)?.length;
-      expect(architecture?.layers).toBe(config.num_hidden_layers ?? config.n_layer ?? config.n_layers ?? listed);
+      expect(architecture?.layers).toBe(
+        config.num_hidden_layers ?? config.n_layer ?? config.n_layers ?? config.num_layers ?? listed,
+      );
       expect(architecture?.vocabSize).toBe(config.vocab_size);
     });
 
@@ -135,13 +146,13 @@ describe('transformers architectures, each saved by transformers itself', () => 
       expect(analyze(fixture, false).sections.architecture?.tiedEmbeddings).toBe(tied);
     });
 
-    it.skipIf(kvPerToken === null || kvPerToken === 0 || mla)(
+    // Every family with attention layers (no KV growth means none: Mamba), whether or not its forward gave a cache.
+    const config = textConfig(fixture);
+    const heads = config.num_attention_heads ?? config.n_head ?? config.n_heads ?? config.num_heads;
+    it.skipIf(kvPerToken === 0 || mla || heads === undefined)(
       'finds the attention heads of a layer with attention',
       () => {
-        const architecture = analyze(fixture, true).sections.architecture;
-        const config = textConfig(fixture);
-        const heads = config.num_attention_heads ?? config.n_head ?? config.n_heads;
-        expect(architecture?.heads).toBe(heads);
+        expect(analyze(fixture, true).sections.architecture?.heads).toBe(heads);
       },
     );
   });

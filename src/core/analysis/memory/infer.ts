@@ -113,7 +113,9 @@ export function inferKvModel(
   }
   // Fused QKV projections: the split needs the heads the architecture analysis works out.
   const architecture = analyzeArchitecture(input).section;
-  if (architecture?.layers && architecture.kvHeads && architecture.headDim) {
+  // An encoder's stack (BERT's kin: `bert.encoder.layer.N`) attends over its whole input at once and caches nothing.
+  const encoderStack = /(?:^|\.)encoder\.(?:layers?|block)\.$/.test(architecture?.layerPrefix ?? '');
+  if (!encoderStack && architecture?.layers && architecture.kvHeads && architecture.headDim) {
     const elements = 2 * architecture.kvHeads * architecture.headDim;
     return {
       kv: {
