@@ -172,17 +172,22 @@ function ActiveParams({ section }: { section: MemorySection }) {
 }
 
 /** How the inference GPU counts were chosen, with this model's heads. */
-function TensorParallelRule({ section }: { section: MemorySection }) {
+export function TensorParallelRule({ section }: { section: MemorySection }) {
   const { attentionHeads, kvHeads } = section;
   const latent = section.kv?.attention === 'MLA';
+  const stateSpace = section.kv?.attention === 'none';
   const heads =
-    attentionHeads === null
-      ? 'the attention heads are unknown without config.json, so any of them'
-      : latent
-        ? `it must divide the ${attentionHeads} attention heads; the MLA latent cache is whole on every GPU`
-        : kvHeads === 1
-          ? `it must divide the ${attentionHeads} attention heads; the one KV head is copied to every GPU`
-          : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
+    stateSpace && attentionHeads === null
+      ? 'any of them (a state-space model: no attention heads, no KV cache)'
+      : stateSpace
+        ? `it must divide the ${attentionHeads} SSM heads (a state-space model, no KV cache)`
+        : attentionHeads === null
+          ? 'the attention heads are unknown without config.json, so any of them'
+          : latent
+            ? `it must divide the ${attentionHeads} attention heads; the MLA latent cache is whole on every GPU`
+            : kvHeads === 1
+              ? `it must divide the ${attentionHeads} attention heads; the one KV head is copied to every GPU`
+              : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
   return (
     <p className="formula gpu-rule" data-testid="memory-tp-rule">
       Each GPU uses capacity × {GPU_MEMORY_UTILIZATION} − {formatGiB(RUNTIME_OVERHEAD_BYTES)} (nvidia-smi capacity,
