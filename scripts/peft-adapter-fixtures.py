@@ -1,7 +1,8 @@
 """Differential fixtures over PEFT's own adapters (fixtures/peft-adapters/<name>.json).
 
-Each case wraps one small transformers model (a two-layer Llama, or a GPT-2 for its Conv1D layers) with a PEFT
-config, saves the adapter with save_pretrained, and keeps what the app reads and what PEFT knows of it:
+Each case wraps one small transformers model (a two-layer Llama; a GPT-2 for its Conv1D layers, a gpt-oss for its
+packed experts) with a PEFT config, saves the adapter with save_pretrained, and keeps what the app reads and what
+PEFT knows of it:
 
   header          adapter_model.safetensors' header (names, dtypes, shapes, offsets; the data is not kept)
   adapterConfig   the adapter_config.json PEFT wrote
@@ -42,6 +43,14 @@ def llama():
     return AutoModelForCausalLM.from_config(config)
 
 
+def gpt_oss():
+    config = AutoConfig.for_model(
+        "gpt_oss", hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+        intermediate_size=128, vocab_size=1000, num_local_experts=4, num_experts_per_tok=2, head_dim=16, pad_token_id=0,
+    )
+    return AutoModelForCausalLM.from_config(config)
+
+
 def gpt2():
     return AutoModelForCausalLM.from_config(AutoConfig.for_model("gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=1000))
 
@@ -64,6 +73,12 @@ CASES = {
                                          target_modules=["embed_tokens", "q_proj"])),
     "lora-gpt2-conv1d": (gpt2, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=32, target_modules=["c_attn", "c_proj"],
                                           fan_in_fan_out=True)),
+    # LoRA on a MoE's packed expert parameters (PEFT's target_parameters, as gpt-oss fine-tunes use it): one A and B
+    # per parameter for every expert at once, r × experts rows.
+    "lora-target-parameters": (gpt_oss, LoraConfig(
+        task_type=CAUSAL, r=4, lora_alpha=8, target_modules=["q_proj"],
+        target_parameters=["mlp.experts.gate_up_proj", "mlp.experts.down_proj"],
+    )),
     "loha": (llama, LoHaConfig(task_type=CAUSAL, r=8, alpha=16, target_modules=["q_proj", "v_proj"])),
     "lokr": (llama, LoKrConfig(task_type=CAUSAL, r=8, alpha=16, target_modules=["q_proj", "v_proj"])),
     "ia3": (llama, IA3Config(task_type=CAUSAL, target_modules=["k_proj", "v_proj", "down_proj"],

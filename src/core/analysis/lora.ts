@@ -31,6 +31,7 @@ import { unmergedAdapterFinding } from './lora-in-model';
 import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 import { declaredAlphaOf, kohyaNetworkAlpha } from './lora-scaling';
+import { parameterTargets, type ParameterTargets } from './lora-parameter-targets';
 
 const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
   unet: 'unet',
@@ -91,6 +92,8 @@ interface LoraScan {
   adapterConfig: Record<string, unknown> | null;
   /** kohya's ss_network_args (JSON text in the metadata), parsed. */
   networkArgs: unknown;
+  /** PEFT's LoRA on a MoE's packed expert parameters, when adapter_config.json lists target_parameters. */
+  parameterTargets: ParameterTargets | null;
   evidence: string[];
   findings: Finding[];
 }
@@ -101,15 +104,17 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     const unmerged = unmergedAdapterFinding(index);
     return { section: null, findings: unmerged ? [unmerged] : [] };
   }
+  const adapterConfig = isRecord(input.sidecars.adapterConfig) ? input.sidecars.adapterConfig : null;
   const scan: LoraScan = {
     index,
     input,
-    adapterConfig: isRecord(input.sidecars.adapterConfig) ? input.sidecars.adapterConfig : null,
+    adapterConfig,
+    parameterTargets: parameterTargets(adapterConfig),
     networkArgs: parseJsonText(index.metadata.get('ss_network_args')),
     evidence: [],
     findings: [],
   };
-  const { evidence, findings, adapterConfig } = scan;
+  const { evidence, findings } = scan;
   const metadata = index.metadata;
   const { modules, fullTensors, adapterParams, adapterNames } = groupModules(index);
   const { family, naming } = adapterFamily(scan, modules, adapterNames);
@@ -124,7 +129,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   const targetCounts = new Map<string, number>();
   const components: Record<string, number> = {};
   for (const module of rankOf.keys()) {
-    const target = targetOf(module, naming);
+    const target = scan.parameterTargets?.parameterOf(module) ?? targetOf(module, naming);
     targetCounts.set(target, (targetCounts.get(target) ?? 0) + 1);
     const component = componentOf(module, naming);
     components[component] = (components[component] ?? 0) + 1;
@@ -328,12 +333,19 @@ function adapterRanks(
   const rankOf = new Map<string, string>();
   const incomplete: number[] = [];
   const unmultipliable: number[] = [];
+  let expertParameters = 0;
   for (const [module, entry] of modules) {
     const mismatch = factorMismatch(index, module, entry);
     if (mismatch !== null) {
       unmultipliable.push(...mismatch);
     }
-    const rank = moduleRank(index, entry);
+    let rank = moduleRank(index, entry);
+    // A LoRA on packed expert parameters stacks every expert's factors: r × experts rows, r each.
+    const packed = scan.parameterTargets;
+    if (rank !== null && packed?.parameterOf(module) && Number(rank) % packed.rank === 0) {
+      rank = String(packed.rank);
+      expertParameters++;
+    }
     if (rank === null) {
       const first = entry.rows.values().next().value;
       if (first !== undefined && entry.role !== 'alpha' && entry.role !== 'magnitude') {
@@ -365,6 +377,12 @@ function adapterRanks(
           `tensor is not transposed"); re-export the adapter.`,
         unmultipliable,
       ),
+    );
+  }
+  if (expertParameters > 0) {
+    evidence.push(
+      `${plural(expertParameters, 'module')} adapt packed expert parameters (adapter_config.json target_parameters): ` +
+        `every expert's factors stacked, r × experts rows; rank ${scan.parameterTargets?.rank} from its r`,
     );
   }
   const rankEntries = Object.entries(ranks).sort((a, b) => b[1] - a[1]);

@@ -99,14 +99,28 @@ describe('PEFT adapters, each saved by PEFT itself', () => {
 
     // LoKr saves a part whole when the rank would not make it smaller: its file holds no rank to read.
     const fileHoldsRanks = Object.keys(expected.ranks).length > 0 && expected.peftType !== 'LOKR';
+    // LoRA on packed expert parameters stacks r × experts rows: only the config's r splits them.
+    const packedExperts = Array.isArray(fixture.adapterConfig.target_parameters);
     it('reads each module’s rank as PEFT’s layers hold it', () => {
-      const lora = analyze(fixture, false).sections.lora;
-      expect(lora?.ranks).toEqual(fileHoldsRanks ? expected.ranks : { full: expected.modules });
+      for (const withConfig of packedExperts ? [true] : [true, false]) {
+        const lora = analyze(fixture, withConfig).sections.lora;
+        expect(lora?.ranks).toEqual(fileHoldsRanks ? expected.ranks : { full: expected.modules });
+      }
     });
 
     const scaling = commonScaling(expected.scaling);
     it.skipIf(scaling === null)('scales the update as PEFT does', () => {
       expect(analyze(fixture, true).sections.lora?.scale).toBe(scaling);
+    });
+
+    it.skipIf(!packedExperts)('names the expert parameters it adapts', () => {
+      const targets = analyze(fixture, true).sections.lora?.targets ?? [];
+      const parameters = (fixture.adapterConfig.target_parameters as string[]).map((path) =>
+        path.split('.').slice(-2).join('.'),
+      );
+      expect([...targets].sort()).toEqual(
+        [...parameters, ...(fixture.adapterConfig.target_modules as string[])].sort(),
+      );
     });
 
     it('finds nothing wrong with an adapter PEFT saved', () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NO_LORA_SCALING, type LoraScaling } from '../analysis/lora-scaling';
 import { present } from '../../testing/values-fixtures';
@@ -280,5 +282,29 @@ describe('LoraUpdateCollector', () => {
     );
     expect(updates?.dora).toBe(true);
     expect(updates?.modules).toHaveLength(1);
+  });
+});
+
+describe('the adapters PEFT saved that B·A does not describe', () => {
+  it("leaves PEFT's packed-expert LoRA and its IA³ unmeasured, saying why (names and shapes PEFT saved)", () => {
+    for (const [fixture, reason] of [
+      ['lora-target-parameters', "a LoRA on packed expert parameters (PEFT's target_parameters) stacks every expert's"],
+      ['ia3', "PEFT's IA³, OFT, BOFT and VeRA modules scale or rotate the weight instead of adding B·A"],
+    ] as const) {
+      const header = (
+        JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'peft-adapters', `${fixture}.json`), 'utf8')) as {
+          header: Record<string, { shape: number[] }>;
+        }
+      ).header;
+      const names = Object.keys(header).filter((name) => name !== '__metadata__');
+      const plan = present(
+        planLoraUpdates(names, (row) => header[names[row]].shape),
+        'plan',
+      );
+      const unmeasured = plan.unmeasured.filter(({ reason: why }) => why.startsWith(reason));
+      expect(unmeasured.length, fixture).toBe(fixture === 'ia3' ? 6 : 4);
+      // The q_proj LoRA beside the experts' is measured as usual.
+      expect(plan.modules.map(({ target }) => target)).toEqual(fixture === 'ia3' ? [] : ['q_proj', 'q_proj']);
+    }
   });
 });

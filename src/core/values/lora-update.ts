@@ -223,12 +223,20 @@ const PEFT_OTHER_METHODS = new Set([
   '.vera_lambda_d',
 ]);
 
+/** A module path that is a MoE's packed experts, one `.base_layer` deeper per parameter PEFT wrapped after it. */
+const RE_PACKED_EXPERTS_OWNER = /(?:^|\.)experts(?:\.base_layer)*$/;
+
 function planModule(
   module: string,
   rows: ReadonlyMap<string, number>,
   dims: (row: number) => readonly number[],
 ): { plan: Omit<ModulePlan, 'target' | 'alphaRow'>; down: FactorLayout; up: FactorLayout } | string {
   const found = factorPair(rows);
+  // PEFT's LoRA on packed expert parameters (target_parameters) stacks every expert's factors in one A and B: their
+  // product is no expert's update (core/analysis/lora-parameter-targets.ts).
+  if (found !== null && RE_PACKED_EXPERTS_OWNER.test(module)) {
+    return "a LoRA on packed expert parameters (PEFT's target_parameters) stacks every expert's factors: not measured";
+  }
   if (found === null) {
     const suffixes = [...rows.keys()];
     if (suffixes.some((suffix) => PEFT_OTHER_METHODS.has(suffix))) {
