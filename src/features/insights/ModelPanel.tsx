@@ -88,7 +88,7 @@ export function LoraCard({ section }: { section: LoraSection }) {
     <section className="insight lora" aria-label="Adapter">
       <h3>Adapter: {section.family}</h3>
       <dl className="facts">
-        {other && <Fact label="Method" value={other.method} />}
+        {other && <Fact label="Method" value={other.method} testId="lora-method" />}
         <Fact
           label={section.family === 'peft-oft' ? 'Blocks (r)' : 'Rank'}
           value={other?.rank ?? (section.rank === null ? 'full' : String(section.rank))}

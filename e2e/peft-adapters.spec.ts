@@ -1,0 +1,72 @@
+/**
+ * Adapters PEFT saved (fixtures/peft-adapters/, scripts/peft-adapter-fixtures.py), dropped with their
+ * adapter_config.json: the file is rebuilt from the header PEFT wrote (its values are not read here), and the
+ * verdict and the Model tab say what PEFT says of it.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openApp } from './helpers';
+
+interface PeftFixture {
+  header: Record<string, { data_offsets?: [number, number] } | Record<string, string>>;
+  adapterConfig: unknown;
+}
+
+/** The adapter's safetensors file as PEFT laid it out (its header byte for byte in meaning, zeros for data). */
+function adapterFile(fixture: PeftFixture): Buffer {
+  const json = Buffer.from(JSON.stringify(fixture.header));
+  const padded = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
+  const end = Math.max(
+    0,
+    ...Object.values(fixture.header).map((entry) => (entry.data_offsets as [number, number] | undefined)?.[1] ?? 0),
+  );
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(padded.length));
+  return Buffer.concat([length, padded, Buffer.alloc(end)]);
+}
+
+async function dropAdapter(page: Page, name: string): Promise<void> {
+  const fixture = JSON.parse(
+    readFileSync(join(process.cwd(), 'fixtures', 'peft-adapters', `${name}.json`), 'utf8'),
+  ) as PeftFixture;
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles([
+      { name: 'adapter_model.safetensors', mimeType: 'application/octet-stream', buffer: adapterFile(fixture) },
+      {
+        name: 'adapter_config.json',
+        mimeType: 'application/json',
+        buffer: Buffer.from(JSON.stringify(fixture.adapterConfig)),
+      },
+    ]);
+}
+
+test('a PEFT IA³ adapter: named, no rank, alpha or scale, and what it learns instead', async ({ page }) => {
+  await openApp(page);
+  await dropAdapter(page, 'ia3');
+  await expect(page.getByTestId('verdict-clauses')).toContainText('peft-ia3 adapter on 6 modules');
+  await page.getByRole('tab', { name: 'Model' }).click();
+  await expect(page.getByTestId('lora-method')).toHaveText(
+    'IA³: one learned vector per module rescales its activations',
+  );
+  await expect(page.getByTestId('lora-rank')).toHaveText('none');
+  await expect(page.getByTestId('lora-alpha')).toHaveCount(0);
+  await expect(page.getByTestId('lora-modules')).toHaveText('6');
+});
+
+test('a PEFT LoRA on gpt-oss packed experts: rank r, not r × experts, and the parameters it adapts', async ({
+  page,
+}) => {
+  await openApp(page);
+  await dropAdapter(page, 'lora-target-parameters');
+  await expect(page.getByTestId('verdict-clauses')).toContainText('peft adapter, rank 4 on 6 modules');
+  await page.getByRole('tab', { name: 'Model' }).click();
+  await expect(page.getByTestId('lora-rank')).toHaveText('4');
+  await expect(page.getByTestId('lora-alpha')).toHaveText('8 (from adapter_config.json)');
+  await expect(page.getByRole('region', { name: 'Adapter' })).toContainText(
+    'experts.down_proj, experts.gate_up_proj, q_proj',
+  );
+  await expect(page.getByRole('complementary', { name: 'Findings' })).toContainText('No problems found');
+});
