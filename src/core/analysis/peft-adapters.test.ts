@@ -4,20 +4,13 @@
  * save_pretrained, beside what PEFT's own tuner layers say). For each: the method, the modules it adapted, their
  * ranks and scaling, the parameters and whole tensors the file holds, and no warning about a file PEFT wrote itself.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TensorSpec } from '../../testing/build-safetensors';
-import { headerFromSpecs } from '../../testing/models/header-from-specs';
-import { allTensorNames } from '../model';
-import { runAnalyses } from './analysis-registry';
+import { analyzeSavedHeader, savedHeaderRecords, type SavedHeader } from '../../testing/saved-headers';
 import type { LoraFamily } from './report-sections';
-
-const FOLDER = join(process.cwd(), 'fixtures', 'peft-adapters');
 
 interface PeftFixture {
   case: string;
-  header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] } | Record<string, string>>;
+  header: SavedHeader;
   adapterConfig: Record<string, unknown>;
   expected: {
     peftType: string;
@@ -41,28 +34,12 @@ const FAMILY_OF_METHOD: Readonly<Record<string, LoraFamily>> = {
   VERA: 'peft-vera',
 };
 
-function fixtures(): PeftFixture[] {
-  return readdirSync(FOLDER)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(readFileSync(join(FOLDER, name), 'utf8')) as PeftFixture);
-}
-
 function analyze(fixture: PeftFixture, withConfig: boolean) {
-  const specs: TensorSpec[] = Object.entries(fixture.header)
-    .filter(([name]) => name !== '__metadata__')
-    .map(([name, value]) => {
-      const entry = value as { dtype: string; shape: number[]; data_offsets: [number, number] };
-      return { name, dtype: entry.dtype, shape: entry.shape, offsets: entry.data_offsets };
-    });
-  const header = headerFromSpecs(specs, { metadata: fixture.header.__metadata__ as Record<string, string> });
-  return runAnalyses({
-    header,
-    names: allTensorNames(header.tensors),
-    fileName: 'adapter_model.safetensors',
-    sidecars: withConfig ? { adapterConfig: fixture.adapterConfig } : {},
-    tensorBytes: new Map(),
-  });
+  return analyzeSavedHeader(
+    fixture.header,
+    'adapter_model.safetensors',
+    withConfig ? { adapterConfig: fixture.adapterConfig } : {},
+  );
 }
 
 /** The scaling most modules get, as PEFT's layers hold it. */
@@ -71,7 +48,7 @@ function commonScaling(scaling: Record<string, number>): number | null {
   return entries.length > 0 ? Number(entries[0][0]) : null;
 }
 
-const all = fixtures();
+const all = savedHeaderRecords<PeftFixture>('peft-adapters');
 
 describe('PEFT adapters, each saved by PEFT itself', () => {
   it('covers every method the script saves', () => {

@@ -5,20 +5,13 @@
  * config.json saved with the weights raises no disagreement, the experts are the config's, and the KV cache per
  * token is what transformers' own cache grows by (MLA aside: engines cache its latent, transformers the heads).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { TensorSpec } from '../../testing/build-safetensors';
-import { headerFromSpecs } from '../../testing/models/header-from-specs';
-import { allTensorNames } from '../model';
-import { runAnalyses } from './analysis-registry';
+import { analyzeSavedHeader, savedHeaderRecords, type SavedHeader } from '../../testing/saved-headers';
 import { CACHE_DTYPE_BYTES } from './memory/memory-types';
-
-const FOLDER = join(process.cwd(), 'fixtures', 'transformers-archs');
 
 interface ArchFixture {
   modelType: string;
-  header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] } | Record<string, string>>;
+  header: SavedHeader;
   config: Record<string, unknown>;
   expected: {
     parameters: number;
@@ -29,32 +22,11 @@ interface ArchFixture {
   };
 }
 
-function fixtures(): ArchFixture[] {
-  return readdirSync(FOLDER)
-    .filter((name) => name.endsWith('.json'))
-    .sort()
-    .map((name) => JSON.parse(readFileSync(join(FOLDER, name), 'utf8')) as ArchFixture);
-}
-
 function analyze(fixture: ArchFixture, withConfig: boolean) {
-  const specs: TensorSpec[] = Object.entries(fixture.header)
-    .filter(([name]) => name !== '__metadata__')
-    .map(([name, value]) => {
-      const entry = value as { dtype: string; shape: number[]; data_offsets: [number, number] };
-      return { name, dtype: entry.dtype, shape: entry.shape, offsets: entry.data_offsets };
-    });
-  const metadata = fixture.header.__metadata__ as Record<string, string> | undefined;
-  const header = headerFromSpecs(specs, { metadata });
-  return runAnalyses({
-    header,
-    names: allTensorNames(header.tensors),
-    fileName: 'model.safetensors',
-    sidecars: withConfig ? { config: fixture.config } : {},
-    tensorBytes: new Map(),
-  });
+  return analyzeSavedHeader(fixture.header, 'model.safetensors', withConfig ? { config: fixture.config } : {});
 }
 
-const all = fixtures();
+const all = savedHeaderRecords<ArchFixture>('transformers-archs');
 
 /** The language model's config: an image-text model's text_config, else the config itself. */
 function textConfig(fixture: ArchFixture): Record<string, unknown> {

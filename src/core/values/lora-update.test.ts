@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { NO_LORA_SCALING, type LoraScaling } from '../analysis/lora-scaling';
+import { savedHeaderRecord } from '../../testing/saved-headers';
 import { present } from '../../testing/values-fixtures';
 import { productNorm, rankGram } from './lora-gram';
 import { LoraUpdateCollector, planLoraUpdates, type LoraUpdates } from './lora-update';
@@ -291,11 +290,7 @@ describe('the adapters PEFT saved that B·A does not describe', () => {
       ['lora-target-parameters', "a LoRA on packed expert parameters (PEFT's target_parameters) stacks every expert's"],
       ['ia3', "PEFT's IA³, OFT, BOFT and VeRA modules scale or rotate the weight instead of adding B·A"],
     ] as const) {
-      const header = (
-        JSON.parse(readFileSync(join(process.cwd(), 'fixtures', 'peft-adapters', `${fixture}.json`), 'utf8')) as {
-          header: Record<string, { shape: number[] }>;
-        }
-      ).header;
+      const { header } = savedHeaderRecord<{ header: Record<string, { shape: number[] }> }>('peft-adapters', fixture);
       const names = Object.keys(header).filter((name) => name !== '__metadata__');
       const plan = present(
         planLoraUpdates(names, (row) => header[names[row]].shape),

@@ -3,35 +3,16 @@
  * transformer, SSM heads and no KV cache for a state-space model (transformers' own Mamba and Mamba2, saved by
  * scripts/transformers-arch-fixtures.py).
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import { runAnalyses } from '../../core/analysis/analysis-registry';
 import type { MemorySection } from '../../core/analysis/memory/memory-types';
-import { allTensorNames } from '../../core/model';
-import type { TensorSpec } from '../../testing/build-safetensors';
-import { headerFromSpecs } from '../../testing/models/header-from-specs';
+import { analyzeSavedHeader, savedHeaderRecord, type SavedHeader } from '../../testing/saved-headers';
 import { TensorParallelRule } from './MemoryPanel';
 
 /** The Memory section of a fixture transformers saved, read with its config.json. */
 function memoryOf(modelType: string): MemorySection {
-  const path = join(process.cwd(), 'fixtures', 'transformers-archs', `${modelType}.json`);
-  const fixture = JSON.parse(readFileSync(path, 'utf8')) as {
-    header: Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
-    config: unknown;
-  };
-  const specs: TensorSpec[] = Object.entries(fixture.header)
-    .filter(([name]) => name !== '__metadata__')
-    .map(([name, entry]) => ({ name, dtype: entry.dtype, shape: entry.shape, offsets: entry.data_offsets }));
-  const header = headerFromSpecs(specs);
-  const { sections } = runAnalyses({
-    header,
-    names: allTensorNames(header.tensors),
-    fileName: 'model.safetensors',
-    sidecars: { config: fixture.config },
-    tensorBytes: new Map(),
-  });
+  const fixture = savedHeaderRecord<{ header: SavedHeader; config: unknown }>('transformers-archs', modelType);
+  const { sections } = analyzeSavedHeader(fixture.header, 'model.safetensors', { config: fixture.config });
   if (!sections.memory) {
     throw new Error(`${modelType} has no Memory section`);
   }
