@@ -4,7 +4,7 @@
  * path, then a suffix that says which part of the module it is; the suffix fixes the part's role and, for factors,
  * which feature size of the base weight it pins (docs/format-notes.md#adapter-signatures-lora-and-lycoris).
  */
-import type { LoraNaming } from './report-sections';
+import type { LoraFamily, LoraNaming } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
 export type AdapterRole =
@@ -71,6 +71,9 @@ export const ADAPTER_SUFFIXES: readonly AdapterSuffix[] = [
   { suffix: '.diff_b', role: 'full', side: null, dim: 0 },
   { suffix: '.diff', role: 'full', side: null, dim: 0 },
 ];
+
+/** Adapter families that learn no low-rank factors (PEFT's IA³ vectors, BOFT's rotations): they have no rank. */
+export const RANKLESS_FAMILIES: ReadonlySet<LoraFamily> = new Set(['peft-ia3', 'peft-boft']);
 
 const SUFFIX_BY_TEXT = new Map(ADAPTER_SUFFIXES.map((entry) => [entry.suffix, entry]));
 

@@ -1,5 +1,6 @@
 /** What the model is: architecture inferred from names and shapes, and, for adapters, what they adapt. */
 import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
+import { RANKLESS_FAMILIES } from '../../core/analysis/lora-markers';
 import { keyNamesLabel } from './lora-naming';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
@@ -67,37 +68,32 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
   );
 }
 
-/**
- * PEFT's methods that learn no B·A pair: what each module learns instead, and what stands for its rank. None of them
- * has an alpha (nor a scale from one).
- */
-const OTHER_METHODS: Partial<Record<LoraSection['family'], { method: string; rank: string | null }>> = {
-  'peft-ia3': { method: 'IA³: one learned vector per module rescales its activations', rank: 'none' },
-  'peft-oft': { method: 'OFT: r orthogonal blocks rotate each weight', rank: null },
-  'peft-boft': { method: 'BOFT: butterfly-factored orthogonal blocks rotate each weight', rank: 'none' },
-  'peft-vera': {
-    method: 'VeRA: two random projections shared by every module (vera_A, vera_B), scaled per module by λb and λd',
-    rank: null,
-  },
+/** PEFT's methods that learn no B·A pair, and what each module learns instead. None of them has an alpha or scale. */
+const OTHER_METHODS: Partial<Record<LoraSection['family'], string>> = {
+  'peft-ia3': 'IA³: one learned vector per module rescales its activations',
+  'peft-oft': 'OFT: r orthogonal blocks rotate each weight',
+  'peft-boft': 'BOFT: butterfly-factored orthogonal blocks rotate each weight',
+  'peft-vera': 'VeRA: two random projections shared by every module (vera_A, vera_B), scaled per module by λb and λd',
 };
 
 export function LoraCard({ section }: { section: LoraSection }) {
   const ranks = Object.entries(section.ranks).sort((a, b) => b[1] - a[1]);
-  const other = OTHER_METHODS[section.family];
+  const method = OTHER_METHODS[section.family];
+  const rankless = RANKLESS_FAMILIES.has(section.family);
   return (
     <section className="insight lora" aria-label="Adapter">
       <h3>Adapter: {section.family}</h3>
       <dl className="facts">
-        {other && <Fact label="Method" value={other.method} testId="lora-method" />}
+        {method && <Fact label="Method" value={method} testId="lora-method" />}
         <Fact
           label={section.family === 'peft-oft' ? 'Blocks (r)' : 'Rank'}
-          value={other?.rank ?? (section.rank === null ? 'full' : String(section.rank))}
+          value={rankless ? 'none' : section.rank === null ? 'full' : String(section.rank)}
           testId="lora-rank"
         />
-        {other?.rank !== 'none' && (
+        {!rankless && (
           <Fact label="Rank distribution" value={ranks.map(([rank, count]) => `r=${rank}: ${count}`).join(', ')} />
         )}
-        {!other && <AlphaFacts section={section} />}
+        {!method && <AlphaFacts section={section} />}
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
         <Fact label="Targets" value={section.targets.join(', ') || '—'} />
         <Fact label="Key names" value={keyNamesLabel(section.naming)} testId="lora-naming" />

@@ -10,8 +10,7 @@ import { groupDigits, plural } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
-
-const RANKLESS: ReadonlySet<LoraSection['family']> = new Set(['peft-ia3', 'peft-boft']);
+import { RANKLESS_FAMILIES } from '../../core/analysis/lora-markers';
 
 function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.diffusion) {
@@ -56,7 +55,7 @@ function quantizationClause(quant: QuantizationSection): string | null {
 
 function loraClause(lora: LoraSection): string {
   // IA³ and BOFT learn no low-rank factors: they have no rank to state.
-  const rank = lora.rank !== null ? `, rank ${lora.rank}` : RANKLESS.has(lora.family) ? '' : ', rank full';
+  const rank = lora.rank !== null ? `, rank ${lora.rank}` : RANKLESS_FAMILIES.has(lora.family) ? '' : ', rank full';
   return `${lora.family} adapter${rank} on ${plural(lora.modules, 'module')}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
 }
 
