@@ -25,6 +25,7 @@ import warnings
 from pathlib import Path
 
 import torch
+import transformers
 from transformers import (
     CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForMaskedLM,
     AutoModelForSeq2SeqLM,
@@ -148,16 +149,10 @@ ENCODERS = {
 def config_for(model_type: str):
     if model_type in MULTIMODAL:
         return AutoConfig.for_model(model_type, **MULTIMODAL[model_type])
-    if model_type in ENCODERS:
-        cls = CONFIG_MAPPING[model_type]
-        known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
-        fields = {k: v for k, v in {**BASE, **ENCODERS[model_type]}.items() if k in known}
-        return AutoConfig.for_model(model_type, **fields)
-    extra = FAMILIES[model_type]
     cls = CONFIG_MAPPING[model_type]
     known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
     fields = {k: v for k, v in BASE.items() if k in known}
-    fields.update(extra)
+    fields.update(ENCODERS.get(model_type) or FAMILIES.get(model_type) or {})
     return AutoConfig.for_model(model_type, **fields)
 
 
@@ -231,7 +226,7 @@ def build(model_type: str) -> None:
         config = json.loads((Path(folder) / "config.json").read_text())
     record = {
         "modelType": model_type,
-        "transformers": __import__("transformers").__version__,
+        "transformers": transformers.__version__,
         "header": header,
         "config": config,
         "expected": expected_of(model),
