@@ -18,7 +18,6 @@ Needs the pyenv Python with torch, transformers 5 and peft: python scripts/peft-
 """
 import json
 import sys
-import tempfile
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -30,6 +29,9 @@ from peft import (
     BOFTConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig, OFTConfig, TaskType, VeraConfig, get_peft_model,
 )
 from transformers import AutoConfig, AutoModelForCausalLM
+
+
+from saved_header import saved_header_and_config  # noqa: E402 - a sibling module of scripts/
 
 warnings.filterwarnings("ignore")
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "peft-adapters"
@@ -130,12 +132,7 @@ def build(name: str) -> None:
     torch.manual_seed(0)
     make, config = CASES[name]
     model = get_peft_model(make(), config)
-    with tempfile.TemporaryDirectory() as folder:
-        model.save_pretrained(folder)
-        raw = (Path(folder) / "adapter_model.safetensors").read_bytes()
-        length = int.from_bytes(raw[:8], "little")
-        header = json.loads(raw[8 : 8 + length])
-        adapter_config = json.loads((Path(folder) / "adapter_config.json").read_text())
+    header, adapter_config = saved_header_and_config(model, "adapter_model.safetensors", "adapter_config.json")
     record = {
         "case": name,
         "peft": peft.__version__,

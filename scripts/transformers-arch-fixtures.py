@@ -20,7 +20,6 @@ Needs the pyenv Python with torch and transformers 5: python scripts/transformer
 import inspect
 import json
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -30,6 +29,9 @@ from transformers import (
     CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForMaskedLM,
     AutoModelForSeq2SeqLM,
 )
+
+
+from saved_header import saved_header_and_config  # noqa: E402 - a sibling module of scripts/
 
 warnings.filterwarnings("ignore")
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "transformers-archs"
@@ -218,12 +220,7 @@ def build(model_type: str) -> None:
         else AutoModelForCausalLM
     )
     model = auto.from_config(config_for(model_type)).eval()
-    with tempfile.TemporaryDirectory() as folder:
-        model.save_pretrained(folder)
-        raw = (Path(folder) / "model.safetensors").read_bytes()
-        length = int.from_bytes(raw[:8], "little")
-        header = json.loads(raw[8 : 8 + length])
-        config = json.loads((Path(folder) / "config.json").read_text())
+    header, config = saved_header_and_config(model, "model.safetensors", "config.json")
     record = {
         "modelType": model_type,
         "transformers": transformers.__version__,

@@ -72,6 +72,16 @@ export const ADAPTER_SUFFIXES: readonly AdapterSuffix[] = [
   { suffix: '.diff', role: 'full', side: null, dim: 0 },
 ];
 
+/** The parts of PEFT's methods that learn no low-rank pair (IA³, OFT, BOFT, VeRA in ADAPTER_SUFFIXES above). */
+export const PEFT_NON_LOW_RANK_SUFFIXES: ReadonlySet<string> = new Set([
+  '.oft_R.weight',
+  '.boft_R',
+  '.boft_s',
+  '.ia3_l',
+  '.vera_lambda_b',
+  '.vera_lambda_d',
+]);
+
 /** Adapter families that learn no low-rank factors (PEFT's IA³ vectors, BOFT's rotations): they have no rank. */
 export const RANKLESS_FAMILIES: ReadonlySet<LoraFamily> = new Set(['peft-ia3', 'peft-boft']);
 

@@ -14,6 +14,11 @@ export interface ParameterTargets {
   parameterOf(module: string): string | null;
 }
 
+/** A module path that is a MoE's packed experts as such a LoRA keys it (`mlp.experts`, `mlp.experts.base_layer`). */
+export function isPackedExpertsOwner(module: string): boolean {
+  return /(?:^|\.)experts(?:\.base_layer)*$/.test(module);
+}
+
 /** adapter_config.json's target_parameters with its r; null when it lists none. */
 export function parameterTargets(adapterConfig: Record<string, unknown> | null): ParameterTargets | null {
   const listed = adapterConfig?.target_parameters;

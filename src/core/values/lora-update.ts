@@ -12,12 +12,14 @@ import {
   factorPair,
   FACTOR_PAIRS,
   mayBeAdapterTensor,
+  PEFT_NON_LOW_RANK_SUFFIXES,
   RE_GGUF_TOKEN_EMBEDDING,
   splitAdapterTensor,
   targetOf,
 } from '../analysis/lora-markers';
 import { moduleScale, type LoraScaling, type ModuleScale } from '../analysis/lora-scaling';
 import { lycorisScale } from './lycoris-delta';
+import { isPackedExpertsOwner } from '../analysis/lora-parameter-targets';
 import type { LoraNaming } from '../analysis/report-sections';
 import { decodeValues } from './decode';
 import { productNorm, rankGram } from './lora-gram';
@@ -213,19 +215,6 @@ function gramWork(factors: ReadonlyMap<number, FactorLayout>, module: ModulePlan
 }
 
 /** A module's factor layouts, or why it is not measured ('' for parts that are no LoRA module: a lone alpha, DoRA). */
-/** The parts of PEFT's methods that learn no low-rank pair (lora-markers.ts ADAPTER_SUFFIXES). */
-const PEFT_OTHER_METHODS = new Set([
-  '.ia3_l',
-  '.oft_R.weight',
-  '.boft_R',
-  '.boft_s',
-  '.vera_lambda_b',
-  '.vera_lambda_d',
-]);
-
-/** A module path that is a MoE's packed experts, one `.base_layer` deeper per parameter PEFT wrapped after it. */
-const RE_PACKED_EXPERTS_OWNER = /(?:^|\.)experts(?:\.base_layer)*$/;
-
 function planModule(
   module: string,
   rows: ReadonlyMap<string, number>,
@@ -234,12 +223,12 @@ function planModule(
   const found = factorPair(rows);
   // PEFT's LoRA on packed expert parameters (target_parameters) stacks every expert's factors in one A and B: their
   // product is no expert's update (core/analysis/lora-parameter-targets.ts).
-  if (found !== null && RE_PACKED_EXPERTS_OWNER.test(module)) {
+  if (found !== null && isPackedExpertsOwner(module)) {
     return "a LoRA on packed expert parameters (PEFT's target_parameters) stacks every expert's factors: not measured";
   }
   if (found === null) {
     const suffixes = [...rows.keys()];
-    if (suffixes.some((suffix) => PEFT_OTHER_METHODS.has(suffix))) {
+    if (suffixes.some((suffix) => PEFT_NON_LOW_RANK_SUFFIXES.has(suffix))) {
       return "PEFT's IA³, OFT, BOFT and VeRA modules scale or rotate the weight instead of adding B·A: not measured";
     }
     return suffixes.some((suffix) => FACTOR_PAIRS.some((pair) => pair.down === suffix || pair.up === suffix))
