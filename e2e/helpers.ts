@@ -178,3 +178,19 @@ export async function scanFixture(page: Page, dir: string, file: string, remote:
 
 /** `text` with the characters a regular expression reads specially escaped, to match it literally. */
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A safetensors header as a library saved it (fixtures/transformers-archs, fixtures/peft-adapters). */
+export type SavedHeader = Record<string, { data_offsets?: [number, number] } | Record<string, string>>;
+
+/** The safetensors file the header describes: the header as saved, zeros for the data (its values are not read). */
+export function fileFromSavedHeader(header: SavedHeader): Buffer {
+  const json = Buffer.from(JSON.stringify(header));
+  const padded = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
+  const end = Math.max(
+    0,
+    ...Object.values(header).map((entry) => (entry.data_offsets as [number, number] | undefined)?.[1] ?? 0),
+  );
+  const length = Buffer.alloc(8);
+  length.writeBigUInt64LE(BigInt(padded.length));
+  return Buffer.concat([length, padded, Buffer.alloc(end)]);
+}

@@ -6,24 +6,11 @@
 import { expect, test, type Page } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openApp } from './helpers';
+import { fileFromSavedHeader, openApp, type SavedHeader } from './helpers';
 
 interface PeftFixture {
-  header: Record<string, { data_offsets?: [number, number] } | Record<string, string>>;
+  header: SavedHeader;
   adapterConfig: unknown;
-}
-
-/** The adapter's safetensors file as PEFT laid it out (its header byte for byte in meaning, zeros for data). */
-function adapterFile(fixture: PeftFixture): Buffer {
-  const json = Buffer.from(JSON.stringify(fixture.header));
-  const padded = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
-  const end = Math.max(
-    0,
-    ...Object.values(fixture.header).map((entry) => (entry.data_offsets as [number, number] | undefined)?.[1] ?? 0),
-  );
-  const length = Buffer.alloc(8);
-  length.writeBigUInt64LE(BigInt(padded.length));
-  return Buffer.concat([length, padded, Buffer.alloc(end)]);
 }
 
 async function dropAdapter(page: Page, name: string): Promise<void> {
@@ -34,7 +21,11 @@ async function dropAdapter(page: Page, name: string): Promise<void> {
     .getByTestId('file-input')
     .first()
     .setInputFiles([
-      { name: 'adapter_model.safetensors', mimeType: 'application/octet-stream', buffer: adapterFile(fixture) },
+      {
+        name: 'adapter_model.safetensors',
+        mimeType: 'application/octet-stream',
+        buffer: fileFromSavedHeader(fixture.header),
+      },
       {
         name: 'adapter_config.json',
         mimeType: 'application/json',

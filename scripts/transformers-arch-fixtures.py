@@ -8,17 +8,21 @@ this script keeps what the app reads and what transformers knows about it:
   header     the model.safetensors header (names, dtypes, shapes, offsets; the data is not kept)
   config     the config.json save_pretrained wrote beside it
   expected   parameters    model.num_parameters(): trainable and frozen parameters, a tied matrix once
+             unsavedParameters  elements of parameters the class never saves (Marian's sinusoidal positions)
+             tiedEmbeddings     the output embedding is the input embedding (null: the model has no output embedding)
              bufferElements elements of the persistent buffers save_pretrained writes beside the parameters
              buffers       their names
              kvPerToken    elements one more token adds to the model's own cache (transformers' cache after a
                            forward of 5 tokens minus after 4, batch 1; fixed Mamba / linear-attention state cancels);
                            null where the forward cannot run on CPU
              experts       routed experts per MoE layer (0 for dense models)
+             crossKvPerInputToken  an encoder-decoder's cross-attention cache elements per encoder position
 
 Needs the pyenv Python with torch and transformers 5: python scripts/transformers-arch-fixtures.py [model_type ...]
 """
 import inspect
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -26,8 +30,8 @@ from pathlib import Path
 import torch
 import transformers
 from transformers import (
-    CONFIG_MAPPING, AutoConfig, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForMaskedLM,
-    AutoModelForSeq2SeqLM,
+    CONFIG_MAPPING, AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForMaskedLM,
+    AutoModelForSeq2SeqLM, AutoModelForSpeechSeq2Seq,
 )
 
 
@@ -140,21 +144,51 @@ MULTIMODAL = {
 }
 
 
-# Encoders and an encoder-decoder (masked-LM and seq2seq heads): no KV cache to grow, the rest as for the others.
+# Encoders (masked-LM heads): no KV cache to grow, the rest as for the others.
 ENCODERS = {
     "bert": {},
     "modernbert": dict(global_attn_every_n_layers=2),
-    "t5": dict(d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4),
+    "roberta": {}, "xlm-roberta": {}, "electra": dict(embedding_size=32), "deberta-v2": {}, "deberta": {},
+    "albert": dict(embedding_size=32), "distilbert": dict(dim=64, n_layers=2, n_heads=4, hidden_dim=128),
+    "mpnet": {},
+}
+
+T5 = dict(d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4)
+BART = dict(
+    d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+    encoder_ffn_dim=128, decoder_ffn_dim=128,
+)
+# Encoder-decoders (seq2seq heads): the decoder's self-attention cache grows per generated token, its cross-attention
+# cache per input token.
+SEQ2SEQ = {
+    "t5": T5, "mt5": T5, "umt5": T5, "bart": BART, "mbart": BART, "marian": dict(**BART, decoder_start_token_id=0), "pegasus": BART, "m2m_100": BART,
+    "whisper": dict(
+        **BART, num_mel_bins=16, max_source_positions=16, max_target_positions=64, bos_token_id=1, eos_token_id=2,
+        decoder_start_token_id=3,
+    ),
+}
+
+TEXT_TOWER = {k: v for k, v in BASE.items() if k != "num_key_value_heads"}
+# Encoders with no text vocabulary of their own, or two towers (AutoModel): parameters, width and layers only.
+OTHER_ENCODERS = {
+    "vit": dict(image_size=32, patch_size=8),
+    "dinov2": dict(image_size=32, patch_size=8),
+    "clip": dict(text_config=dict(**TEXT_TOWER, bos_token_id=1, eos_token_id=2), vision_config=VISION),
+    "siglip": dict(text_config=dict(**TEXT_TOWER, bos_token_id=1, eos_token_id=2), vision_config=VISION),
+    "wav2vec2": dict(conv_dim=[32, 32], conv_stride=[5, 2], conv_kernel=[10, 3], num_conv_pos_embeddings=16),
 }
 
 
 def config_for(model_type: str):
     if model_type in MULTIMODAL:
         return AutoConfig.for_model(model_type, **MULTIMODAL[model_type])
+    own = {**FAMILIES, **ENCODERS, **SEQ2SEQ, **OTHER_ENCODERS}.get(model_type, {})
+    if "text_config" in own:
+        return AutoConfig.for_model(model_type, **own)
     cls = CONFIG_MAPPING[model_type]
     known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
     fields = {k: v for k, v in BASE.items() if k in known}
-    fields.update(ENCODERS.get(model_type) or FAMILIES.get(model_type) or {})
+    fields.update(own)
     return AutoConfig.for_model(model_type, **fields)
 
 
@@ -185,12 +219,57 @@ def cache_elements(model, tokens: int) -> int:
     return tensors_in(cache, set())
 
 
+def seq2seq_inputs(model, decoder_tokens: int) -> dict:
+    config = model.config
+    decoder_input_ids = torch.arange(1, decoder_tokens + 1).unsqueeze(0)
+    if config.model_type == "whisper":
+        frames = 2 * config.max_source_positions
+        return dict(input_features=torch.zeros(1, config.num_mel_bins, frames), decoder_input_ids=decoder_input_ids)
+    return dict(input_ids=torch.arange(1, 7).unsqueeze(0), decoder_input_ids=decoder_input_ids)
+
+
+def seq2seq_cache(model, decoder_tokens: int) -> tuple[int, int, int]:
+    """The decoder's self-attention and cross-attention cache elements, and how many encoder positions it holds."""
+    with torch.no_grad():
+        out = model(**seq2seq_inputs(model, decoder_tokens), use_cache=True)
+    cache = out.past_key_values
+    encoder_positions = out.encoder_last_hidden_state.shape[1]
+    return tensors_in(cache.self_attention_cache, set()), tensors_in(cache.cross_attention_cache, set()), encoder_positions
+
+
+def seq2seq_expected(model) -> dict:
+    self5, cross, positions = seq2seq_cache(model, 5)
+    self4, _, _ = seq2seq_cache(model, 4)
+    return {"kvPerToken": self5 - self4, "crossKvPerInputToken": cross // positions}
+
+
+def unsaved_parameters(model) -> int:
+    """Elements of the parameters save_pretrained leaves out by design (the class's _keys_to_ignore_on_save)."""
+    ignored = getattr(model, "_keys_to_ignore_on_save", None) or []
+    return sum(
+        parameter.numel() for name, parameter in model.named_parameters()
+        if any(re.fullmatch(pattern, name) for pattern in ignored)
+    )
+
+
+def tied_embeddings(model):
+    output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if output is None or not hasattr(output, "weight"):
+        return None
+    return output.weight is model.get_input_embeddings().weight
+
+
 def expected_of(model) -> dict:
     # Persistent buffers are saved beside the parameters (DeepSeek-V3's e_score_correction_bias, MiniMax's decays).
     persistent = model.state_dict()
     buffers = {name: buffer for name, buffer in model.named_buffers() if name in persistent}
+    seq2seq = {}
     try:
-        kv = cache_elements(model, 5) - cache_elements(model, 4)
+        if model.config.is_encoder_decoder:
+            seq2seq = seq2seq_expected(model)
+            kv = seq2seq["kvPerToken"]
+        else:
+            kv = cache_elements(model, 5) - cache_elements(model, 4)
     except Exception as error:  # noqa: BLE001 - a family whose forward needs a GPU kernel keeps no figure
         print(f"  no cache figure: {type(error).__name__}: {str(error)[:120]}")
         kv = None
@@ -204,10 +283,13 @@ def expected_of(model) -> dict:
     )
     return {
         "parameters": model.num_parameters(),
+        "unsavedParameters": unsaved_parameters(model),
+        "tiedEmbeddings": tied_embeddings(model),
         "bufferElements": sum(buffer.numel() for buffer in buffers.values()),
         "buffers": sorted(buffers),
         "kvPerToken": kv,
         "experts": experts,
+        **({"crossKvPerInputToken": seq2seq["crossKvPerInputToken"]} if seq2seq else {}),
     }
 
 
@@ -215,8 +297,10 @@ def build(model_type: str) -> None:
     torch.manual_seed(0)
     auto = (
         AutoModelForImageTextToText if model_type in MULTIMODAL
-        else AutoModelForSeq2SeqLM if model_type == "t5"
+        else AutoModelForSpeechSeq2Seq if model_type == "whisper"
+        else AutoModelForSeq2SeqLM if model_type in SEQ2SEQ
         else AutoModelForMaskedLM if model_type in ENCODERS
+        else AutoModel if model_type in OTHER_ENCODERS
         else AutoModelForCausalLM
     )
     model = auto.from_config(config_for(model_type)).eval()
@@ -234,7 +318,7 @@ def build(model_type: str) -> None:
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL, *ENCODERS]:
+    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL, *ENCODERS, *SEQ2SEQ, *OTHER_ENCODERS]:
         build(model_type)
 
 

@@ -7,14 +7,15 @@ import { rowsOfShapes, type TensorIndex } from './tensor-index';
 
 /** Per-layer and final norms whose length is hidden_size. */
 const RE_HIDDEN_NORM =
-  /(?:^|\.)(?:input_layernorm|post_attention_layernorm|pre_feedforward_layernorm|post_feedforward_layernorm|attention_norm|ffn_norm|ln_1|ln_2|ln_f|norm|final_layernorm|final_norm|layernorm|layer_norm)\.weight$/;
+  /(?:^|\.)(?:input_layernorm|post_attention_layernorm|pre_feedforward_layernorm|post_feedforward_layernorm|attention_norm|ffn_norm|ln_1|ln_2|ln_f|norm|final_layernorm|final_norm|layernorm|layer_norm|LayerNorm)\.weight$/;
 
 /**
  * Norms whose length is something else (per-head, low-rank, or a Mamba2 mixer's gated norm over its inner width),
- * and towers whose width differs from the LM's.
+ * towers whose width differs from the LM's, and the embedding-width norms of encoders that project their embeddings
+ * up to the hidden size (ALBERT's and ELECTRA's `embeddings.LayerNorm` and masked-LM `predictions.LayerNorm`).
  */
 const RE_NOT_HIDDEN_NORM =
-  /(?:q_norm|k_norm|q_a_layernorm|kv_a_layernorm|query_norm|key_norm|mixer\.norm|visual|vision|audio|image|mm_projector)/;
+  /(?:q_norm|k_norm|q_a_layernorm|kv_a_layernorm|query_norm|key_norm|mixer\.norm|visual|vision|audio|image|mm_projector|embeddings\.LayerNorm|predictions\.)/;
 
 /** Module names (last segment) whose input is the residual stream, so in_features == hidden_size. */
 export const INPUT_IS_HIDDEN = new Set([

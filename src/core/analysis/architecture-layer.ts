@@ -161,9 +161,10 @@ export function attentionWidths(
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { q: number; kv: number; evidence: string; fused: boolean; qModule: string | null } | null {
-  // llama.cpp's GGUF names put the projection in one part: blk.N.attn_q, attn_k, attn_qkv.
+  // llama.cpp's GGUF names put the projection in one part: blk.N.attn_q, attn_k, attn_qkv. DeBERTa's fused
+  // projection is `attention.self.in_proj` (Mamba's `mixer.in_proj` is no attention).
   const fused = modules.findModule(
-    /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$|(?:^|\.)attn_qkv$/,
+    /(?:^|\.)(?:attn|attention|self_attn|self_attention|mixer)\.(?:qkv_proj|c_attn|query_key_value|Wqkv|W_pack|qkv)$|(?:^|\.)attn_qkv$|(?:^|\.)attention\.self\.in_proj$/,
   );
   if (fused && hidden !== null) {
     const out = outFeatures(index, fused, hidden, bytes);
@@ -178,12 +179,13 @@ export function attentionWidths(
       };
     }
   }
-  // BERT's kin spell the parent `attention.self`, RecurrentGemma `temporal_block`, Nemotron-H `mixer`.
+  // BERT's kin spell the parent `attention.self` (DeBERTa its projections `query_proj`), RecurrentGemma
+  // `temporal_block`, Nemotron-H `mixer`.
   const q = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|attention\.self|SelfAttention|self_attention|mixer|temporal_block)\.(?:q_proj|wq|query|q|to_q|q_lin)$|(?:^|\.)attn_q$/,
+    /(?:^|\.)(?:self_attn|attn|attention|attention\.self|SelfAttention|self_attention|mixer|temporal_block)\.(?:q_proj|wq|query|q|to_q|q_lin|query_proj)$|(?:^|\.)attn_q$/,
   );
   const k = modules.findModule(
-    /(?:^|\.)(?:self_attn|attn|attention|attention\.self|SelfAttention|self_attention|mixer|temporal_block)\.(?:k_proj|wk|key|k|to_k|k_lin)$|(?:^|\.)attn_k$/,
+    /(?:^|\.)(?:self_attn|attn|attention|attention\.self|SelfAttention|self_attention|mixer|temporal_block)\.(?:k_proj|wk|key|k|to_k|k_lin|key_proj)$|(?:^|\.)attn_k$/,
   );
   if (!q || !k) {
     return null;

@@ -4,6 +4,13 @@
  */
 import type { NameShapes, TensorIndex } from './tensor-index';
 
+/**
+ * A layer stack that is an encoder's (BERT's kin `bert.encoder.layer.N`, ALBERT's shared
+ * `albert.encoder.albert_layer_groups.N`, T5's `encoder.block.N`, CLIP's `text_model.encoder.layers.N`, wav2vec2's
+ * `encoder.layers.N`, DistilBERT's `distilbert.transformer.layer.N`): it reads its whole input at once.
+ */
+export const ENCODER_STACK_PREFIX = /(?:^|\.)(?:encoder\.[a-z_]+|distilbert\.transformer\.layer)\.$/;
+
 const RE_MTP_TENSOR = /(?:^|\.)(?:eh_proj|enorm|hnorm|shared_head)\./;
 /** Routers; llama.cpp's GGUF names it `blk.N.ffn_gate_inp`, GraniteMoE `block_sparse_moe.router.layer`. */
 const RE_ROUTER =

@@ -28,13 +28,13 @@ import {
   stripWeightSuffix,
   withoutQueryGate,
 } from './architecture-layer';
-import { scanStack } from './architecture-stack';
+import { ENCODER_STACK_PREFIX, scanStack } from './architecture-stack';
 import { MAX_EVIDENCE } from './analysis-limits';
 import { isAdapterIndex } from './lora-markers';
 import { modelParallelFinding, modelParallelPart, wholeModelWidths } from './model-parallel';
 import { configDisagreement, type TensorFacts } from './config-agreement';
 import { tokenizerBeyondEmbedding } from './tokenizer/tokenizer-agreement';
-import { LM_HEAD_NAME, TOKEN_EMBEDDING_NAME } from './token-embedding-names';
+import { LM_HEAD_NAME, MASKED_LM_HEAD_NAME, TOKEN_EMBEDDING_NAME } from './token-embedding-names';
 import { headTyingFinding } from './head-tying';
 import { isFloat8, isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
@@ -83,12 +83,17 @@ function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
   }
   const text = isRecord(config.text_config) ? config.text_config : config;
   const architectures = Array.isArray(config.architectures) ? asString(config.architectures[0]) : null;
-  // T5 writes num_heads and d_kv.
+  // T5 writes num_heads and d_kv; an encoder-decoder's main stack is its decoder (BART's decoder_attention_heads).
   const heads =
-    asNumber(text.num_attention_heads) ?? asNumber(text.n_head) ?? asNumber(text.n_heads) ?? asNumber(text.num_heads);
+    asNumber(text.decoder_attention_heads) ??
+    asNumber(text.num_attention_heads) ??
+    asNumber(text.n_head) ??
+    asNumber(text.n_heads) ??
+    asNumber(text.num_heads);
   // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
   const headDim = asNumber(text.head_dim) ?? asNumber(text.attention_head_dim) ?? asNumber(text.d_kv);
-  const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model);
+  // DistilBERT writes dim.
+  const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model) ?? asNumber(text.dim);
   return {
     source: file,
     modelType: asString(config.model_type) ?? architectures,
@@ -247,11 +252,15 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (embeddingRow >= 0) {
     evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
   }
-  // An encoder-only file (T5 / CLIP text encoders) has no LM head to tie.
-  const encoderOnly = main !== null && /^encoder\./.test(main.prefix) && !anyName(/^decoder\./);
+  // An encoder without a masked-LM head (T5's and CLIP's text encoders, ViT, wav2vec2) has no LM head to tie.
+  const encoderOnly =
+    main !== null &&
+    ENCODER_STACK_PREFIX.test(main.prefix) &&
+    !anyName(/(?:^|\.)decoder\./) &&
+    !anyName(MASKED_LM_HEAD_NAME);
   const tiedEmbeddings = diffusion || encoderOnly ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
   if (encoderOnly) {
-    evidence.push('encoder-only stack (no decoder.*): no LM head expected');
+    evidence.push('encoder-only stack (no decoder, no masked-LM head): no LM head expected');
   }
   if (tiedEmbeddings) {
     evidence.push('no lm_head beside the token embedding: tied embeddings (safetensors stores a shared tensor once)');

@@ -3,7 +3,8 @@
  * (fixtures/transformers-archs/: a small model transformers built from its own configuration class, its header and
  * config.json, and what transformers knows of it). For each: the parameter count is the model's own, the
  * config.json saved with the weights raises no disagreement, the experts are the config's, and the KV cache per
- * token is what transformers' own cache grows by (MLA aside: engines cache its latent, transformers the heads).
+ * token is what transformers' own cache grows by (MLA aside: engines cache its latent, transformers the heads); an
+ * encoder-decoder's cross-attention cache per input position is what its own cache holds per encoder position.
  */
 import { describe, expect, it } from 'vitest';
 import { analyzeSavedHeader, savedHeaderRecords, type SavedHeader } from '../../testing/saved-headers';
@@ -15,10 +16,15 @@ interface ArchFixture {
   config: Record<string, unknown>;
   expected: {
     parameters: number;
+    /** Parameters the class never saves (Marian's sinusoidal positions): not in the file, so not counted. */
+    unsavedParameters: number;
+    /** The output embedding is the input embedding; null when the model has no output embedding. */
+    tiedEmbeddings: boolean | null;
     bufferElements: number;
     buffers: string[];
     kvPerToken: number | null;
     experts: number;
+    crossKvPerInputToken?: number;
   };
 }
 
@@ -48,17 +54,20 @@ function engineKvPerToken(fixture: ArchFixture, transformersKv: number): number 
 
 describe('transformers architectures, each saved by transformers itself', () => {
   it('covers the families the script builds', () => {
-    expect(all.length).toBeGreaterThanOrEqual(72);
+    expect(all.length).toBeGreaterThanOrEqual(94);
   });
 
   // An encoder's self-attention caches nothing: no Memory tab, with or without config.json to say so.
-  it('sizes no KV cache for an encoder (BERT)', () => {
-    const bert = all.find((fixture) => fixture.modelType === 'bert');
-    expect(bert).toBeDefined();
-    for (const withConfig of [true, false]) {
-      expect(bert && analyze(bert, withConfig).sections.memory).toBeUndefined();
-    }
-  });
+  it.each(['bert', 'roberta', 'distilbert', 'albert', 'clip', 'siglip', 'wav2vec2', 'vit'])(
+    'sizes no KV cache for an encoder (%s)',
+    (modelType) => {
+      const fixture = all.find((record) => record.modelType === modelType);
+      expect(fixture).toBeDefined();
+      for (const withConfig of [true, false]) {
+        expect(fixture && analyze(fixture, withConfig).sections.memory).toBeUndefined();
+      }
+    },
+  );
 
   describe.each(all.map((fixture) => [fixture.modelType, fixture] as const))('%s', (_, fixture) => {
     const { expected } = fixture;
@@ -66,7 +75,9 @@ describe('transformers architectures, each saved by transformers itself', () => 
     it('counts the parameters transformers counts, and the buffers saved beside them', () => {
       for (const withConfig of [true, false]) {
         const { sections } = analyze(fixture, withConfig);
-        expect(sections.quantization?.logicalParams).toBe(expected.parameters + expected.bufferElements);
+        expect(sections.quantization?.logicalParams).toBe(
+          expected.parameters - expected.unsavedParameters + expected.bufferElements,
+        );
       }
     });
 
@@ -96,31 +107,58 @@ describe('transformers architectures, each saved by transformers itself', () => 
       }
     });
 
+    // Without config.json an encoder-decoder's decoder is told from its encoder by name alone.
+    const crossPerInput = expected.crossKvPerInputToken;
+    it.skipIf(crossPerInput === undefined)(
+      'sizes the decoder’s self- and cross-attention caches as transformers’ own cache holds them',
+      () => {
+        for (const withConfig of [true, false]) {
+          const memory = analyze(fixture, withConfig).sections.memory;
+          expect(memory && memory.kvBytesPerToken / CACHE_DTYPE_BYTES[memory.cacheDtype]).toBe(kvPerToken);
+          const cross = memory?.kv?.crossAttention;
+          expect(cross?.layers).toBe(fixture.config.decoder_layers ?? fixture.config.num_decoder_layers);
+          expect((cross?.layers ?? 0) * (cross?.elementsPerToken ?? 0)).toBe(crossPerInput);
+        }
+      },
+    );
+
     it('finds the width, the layers and the vocabulary the config builds', () => {
       const config = textConfig(fixture);
       const architecture = analyze(fixture, true).sections.architecture;
-      expect(architecture?.hiddenSize).toBe(config.hidden_size ?? config.n_embd ?? config.d_model);
-      // Nemotron-H's config gives its layers as a layout list only.
+      expect(architecture?.hiddenSize).toBe(config.hidden_size ?? config.n_embd ?? config.d_model ?? config.dim);
+      // Nemotron-H's config gives its layers as a layout list only; an encoder-decoder's main stack is its decoder.
+      // ALBERT runs num_hidden_layers layers over num_hidden_groups sets of weights: the file holds the sets.
       const listed = (config.layers_block_type as unknown[] | undefined)?.length;
       expect(architecture?.layers).toBe(
-        config.num_hidden_layers ?? config.n_layer ?? config.n_layers ?? config.num_layers ?? listed,
+        config.num_hidden_groups ??
+          config.decoder_layers ??
+          config.num_hidden_layers ??
+          config.n_layer ??
+          config.n_layers ??
+          config.num_layers ??
+          listed,
       );
-      expect(architecture?.vocabSize).toBe(config.vocab_size);
+      // A model with no token embedding (ViT, wav2vec2's encoder) has no vocabulary, whatever its config says.
+      const embedded = fixture.expected.tiedEmbeddings !== null || fixture.config.text_config !== undefined;
+      expect(architecture?.vocabSize).toBe(embedded ? config.vocab_size : null);
     });
 
     it.skipIf(fixture.config.vision_config === undefined)('names the vision tower beside the language model', () => {
       expect(analyze(fixture, true).sections.architecture?.towers).toContain('vision');
     });
 
-    it('says whether the LM head is the token embedding, as the saved file does', () => {
-      // save_pretrained writes a tied head once: as the embedding, the head's name absent.
-      const tied = Object.keys(fixture.header).every((name) => !/(?:^|\.)(?:lm_head|embed_out)\./.test(name));
-      expect(analyze(fixture, false).sections.architecture?.tiedEmbeddings).toBe(tied);
+    it('says whether the LM head is the token embedding, as the model has it', () => {
+      expect(analyze(fixture, false).sections.architecture?.tiedEmbeddings).toBe(expected.tiedEmbeddings);
     });
 
     // Every family with attention layers (no KV growth means none: Mamba), whether or not its forward gave a cache.
     const config = textConfig(fixture);
-    const heads = config.num_attention_heads ?? config.n_head ?? config.n_heads ?? config.num_heads;
+    const heads =
+      config.decoder_attention_heads ??
+      config.num_attention_heads ??
+      config.n_head ??
+      config.n_heads ??
+      config.num_heads;
     it.skipIf(kvPerToken === 0 || mla || heads === undefined)(
       'finds the attention heads of a layer with attention',
       () => {

@@ -317,3 +317,77 @@ export const FALCON_7B_CONFIG = {
   torch_dtype: 'bfloat16',
   vocab_size: 65024,
 };
+
+/** openai/whisper-large-v3 (encoder-decoder: 1,500 encoder positions, a 448-token decoder) */
+export const WHISPER_LARGE_V3_CONFIG = {
+  architectures: ['WhisperForConditionalGeneration'],
+  d_model: 1280,
+  decoder_attention_heads: 20,
+  decoder_ffn_dim: 5120,
+  decoder_layers: 32,
+  encoder_attention_heads: 20,
+  encoder_ffn_dim: 5120,
+  encoder_layers: 32,
+  is_encoder_decoder: true,
+  max_source_positions: 1500,
+  max_target_positions: 448,
+  model_type: 'whisper',
+  num_hidden_layers: 32,
+  num_mel_bins: 128,
+  torch_dtype: 'float16',
+  vocab_size: 51866,
+};
+
+/** distil-whisper/distil-large-v3: Whisper large-v3's encoder, a 2-layer decoder */
+export const DISTIL_WHISPER_LARGE_V3_CONFIG = {
+  ...WHISPER_LARGE_V3_CONFIG,
+  decoder_layers: 2,
+};
+
+/** facebook/bart-large-cnn */
+export const BART_LARGE_CNN_CONFIG = {
+  architectures: ['BartForConditionalGeneration'],
+  d_model: 1024,
+  decoder_attention_heads: 16,
+  decoder_ffn_dim: 4096,
+  decoder_layers: 12,
+  encoder_attention_heads: 16,
+  encoder_ffn_dim: 4096,
+  encoder_layers: 12,
+  is_encoder_decoder: true,
+  max_position_embeddings: 1024,
+  model_type: 'bart',
+  num_hidden_layers: 12,
+  vocab_size: 50264,
+};
+
+/** google/flan-t5-base (relative positions; n_positions is the length it was trained at) */
+export const FLAN_T5_BASE_CONFIG = {
+  architectures: ['T5ForConditionalGeneration'],
+  d_ff: 2048,
+  d_kv: 64,
+  d_model: 768,
+  is_encoder_decoder: true,
+  model_type: 't5',
+  n_positions: 512,
+  num_decoder_layers: 12,
+  num_heads: 12,
+  num_layers: 12,
+  tie_word_embeddings: false,
+  vocab_size: 32128,
+};
+
+/** Helsinki-NLP/opus-mt-en-de (MarianMTModel: a generating class without "ConditionalGeneration" in its name) */
+export const OPUS_MT_EN_DE_CONFIG = {
+  architectures: ['MarianMTModel'],
+  d_model: 512,
+  decoder_attention_heads: 8,
+  decoder_layers: 6,
+  encoder_attention_heads: 8,
+  encoder_layers: 6,
+  is_encoder_decoder: true,
+  max_position_embeddings: 512,
+  model_type: 'marian',
+  num_hidden_layers: 6,
+  vocab_size: 58101,
+};

@@ -21,15 +21,32 @@ export interface MemoryConfig {
   kvHeads: number | null;
   /** head_dim as given, else hidden / heads (flagged in headDimSource). */
   headDim: number | null;
-  headDimSource: 'head_dim' | 'hidden_size / num_attention_heads' | null;
+  /** 'head_dim' when given, else the two fields divided (`hidden_size / num_attention_heads`, `d_model / num_heads`). */
+  headDimSource: string | null;
   /** The longest context the model takes: the position limit, extended by rope_scaling where vLLM extends it. */
   maxContext: number | null;
   maxContextSource: string | null;
   ropeScaling: RopeScaling | null;
   torchDtype: string | null;
+  /** An encoder-decoder's input side: what its decoder's cross-attention caches per sequence; null for a decoder. */
+  encoderInput: EncoderInput | null;
   /** The text config (or the root), for family-specific fields. */
   text: Json;
   root: Json;
+}
+
+/**
+ * The encoder's output an encoder-decoder's cross-attention keeps keys and values of, per sequence: as many positions
+ * as the input has, up to the encoder's limit; Whisper's encoder always sees 30 s of padded audio, so its
+ * `max_source_positions` (1,500) are kept whatever the clip's length.
+ */
+export interface EncoderInput {
+  /** The encoder's position limit, or null when it has none (T5's relative positions). */
+  limit: number | null;
+  /** The config field giving the limit. */
+  field: string | null;
+  /** Every sequence keeps `limit` positions (Whisper), not as many as its input has. */
+  fixed: boolean;
 }
 
 /** Sub-configs that hold the language model, most common first (transformers get_text_config, plus a few VLMs). */
@@ -42,6 +59,8 @@ const MAX_CONTEXT_FIELDS = [
   'seq_length',
   'max_sequence_length',
   'model_max_length',
+  // Whisper's decoder (its max_source_positions are the encoder's).
+  'max_target_positions',
 ];
 
 export function first(record: Json, keys: readonly string[]): number | null {
@@ -52,6 +71,11 @@ export function first(record: Json, keys: readonly string[]): number | null {
     }
   }
   return null;
+}
+
+/** The first of `keys` holding a positive integer, or null. */
+function positiveField(record: Json, keys: readonly string[]): string | null {
+  return keys.find((key) => count(record, [key]) !== null) ?? null;
 }
 
 /** A positive integer field, or null. */
@@ -66,10 +90,26 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   }
   const nestedKey = TEXT_CONFIG_KEYS.find((key) => isRecord(raw[key]));
   const text = (nestedKey ? raw[nestedKey] : raw) as Json;
-  const givenLayers = count(text, ['num_hidden_layers', 'n_layer', 'num_layers', 'n_layers']);
+  // An encoder-decoder's cache is its decoder's: BART's and Whisper's decoder_* fields, T5's num_decoder_layers.
+  const givenLayers = count(text, [
+    'num_decoder_layers',
+    'decoder_layers',
+    'num_hidden_layers',
+    'n_layer',
+    'num_layers',
+    'n_layers',
+  ]);
   const layers = givenLayers !== null && givenLayers <= MAX_MODEL_LAYERS ? givenLayers : null;
-  const hidden = count(text, ['hidden_size', 'n_embd', 'd_model']);
-  const heads = count(text, ['num_attention_heads', 'n_head', 'n_heads', 'num_heads']);
+  const hiddenField = positiveField(text, ['hidden_size', 'n_embd', 'd_model']);
+  const hidden = hiddenField === null ? null : count(text, [hiddenField]);
+  const headsField = positiveField(text, [
+    'decoder_attention_heads',
+    'num_attention_heads',
+    'n_head',
+    'n_heads',
+    'num_heads',
+  ]);
+  const heads = headsField === null ? null : count(text, [headsField]);
   // Falcon's original layout says multi-query with a flag instead of a KV head count (vLLM get_total_num_kv_heads).
   const multiQuery = text.multi_query === true && text.new_decoder_architecture !== true;
   const kvHeads =
@@ -100,13 +140,28 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
     heads,
     kvHeads,
     headDim: headDim !== null && Number.isInteger(headDim) ? headDim : null,
-    headDimSource: givenHeadDim !== null ? 'head_dim' : headDim !== null ? 'hidden_size / num_attention_heads' : null,
+    headDimSource: givenHeadDim !== null ? 'head_dim' : headDim !== null ? `${hiddenField} / ${headsField}` : null,
     maxContext: scaled ?? positionLimit,
     maxContextSource: scaled !== null && ropeScaling ? ropeScaling.formula : positionField,
     ropeScaling,
     torchDtype: asString(raw.torch_dtype) ?? asString(raw.dtype) ?? asString(text.torch_dtype) ?? asString(text.dtype),
+    encoderInput: readEncoderInput(text, modelType),
     text,
     root: raw,
+  };
+}
+
+function readEncoderInput(text: Json, modelType: string | null): EncoderInput | null {
+  if (text.is_encoder_decoder !== true) {
+    return null;
+  }
+  const field = ['max_source_positions', 'max_position_embeddings', 'n_positions'].find(
+    (key) => count(text, [key]) !== null,
+  );
+  return {
+    limit: field === undefined ? null : count(text, [field]),
+    field: field ?? null,
+    fixed: modelType === 'whisper' && field === 'max_source_positions',
   };
 }
 

@@ -5,7 +5,13 @@
  */
 import { groupDigits, plural } from '../../number-format';
 import { MAX_GPU_COUNT, parallelLayout, type HeadLayout, type ParallelLayout } from './parallel';
-import { CACHE_DTYPE_BYTES, type CacheDtype, type MemoryContext, type MemorySection } from './memory-types';
+import {
+  CACHE_DTYPE_BYTES,
+  type CacheDtype,
+  type CrossAttentionCache,
+  type MemoryContext,
+  type MemorySection,
+} from './memory-types';
 
 const MiB = 2 ** 20;
 const GiB = 2 ** 30;
@@ -173,6 +179,10 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
         `elements per token and layer: ${group.formula}`,
     };
   });
+  const cross = section.kv?.crossAttention;
+  if (cross) {
+    kvLines.push(crossAttentionLine(cross, inputs));
+  }
   const kvBytes = kvLines.reduce((sum, line) => sum + line.bytes, 0);
   const state = section.kv?.state ?? null;
   const stateBytes = state ? batch * state.bytesPerSequence : 0;
@@ -191,6 +201,31 @@ export function estimateMemory(section: MemorySection, inputs: MemoryInputs): Me
     totalBytes,
     gpus: inferenceFits(gpus, section, { weightsBytes, kvBytes, stateBytes }),
     training: trainingEstimates(gpus, section),
+  };
+}
+
+/**
+ * The cross-attention cache of the encoder's output: Whisper keeps its fixed positions; a text encoder-decoder is
+ * taken to read an input as long as the context asked for (a translation's), within the encoder's limit.
+ */
+function crossAttentionLine(cross: CrossAttentionCache, inputs: MemoryInputs): KvLine {
+  const { batch, cacheDtype } = inputs;
+  const cacheBytes = CACHE_DTYPE_BYTES[cacheDtype];
+  const tokensKept =
+    cross.inputLimit === null
+      ? inputs.tokens
+      : cross.fixedInput
+        ? cross.inputLimit
+        : Math.min(inputs.tokens, cross.inputLimit);
+  const input = cross.fixedInput ? 'encoder positions' : 'input tokens (as many as the context)';
+  return {
+    label: 'cross-attention to the encoder output',
+    layers: cross.layers,
+    tokensKept,
+    bytes: batch * tokensKept * cross.layers * cross.elementsPerToken * cacheBytes,
+    formula:
+      `${batch} × ${groupDigits(tokensKept)} ${input} × ${plural(cross.layers, 'layer')} × ` +
+      `${plural(cross.elementsPerToken, 'element')} × ${cacheBytes} B (${cacheDtype}); ${cross.formula}`,
   };
 }
 

@@ -5,15 +5,38 @@
  * Sliding windows and linear-attention state are invisible in a header, so the result is labelled a guess.
  */
 import { analyzeArchitecture } from '../architecture';
+import { ENCODER_STACK_PREFIX } from '../architecture-stack';
+import { groupDigits } from '../../number-format';
 import type { AnalysisInput } from '../analysis-types';
 import type { TensorIndex } from '../tensor-index';
 import { partOfName } from './weights';
-import type { KvLayerGroup, KvModel } from './memory-types';
+import type { CrossAttentionCache, KvLayerGroup, KvModel } from './memory-types';
 
 /** Dtypes whose `[out, in]` shape is the real matrix shape (packed integer containers are not). */
 const PLAIN_MATRIX = /^(F16|BF16|F32|F64|F8_E4M3|F8_E5M2|F8_E4M3FNUZ|F8_E5M2FNUZ|I8)$/;
 
-function outFeaturesByLayer(index: TensorIndex, suffix: string, mainLayers: number | null): Map<number, number> {
+/**
+ * An encoder-decoder's encoder stack (BART's and Whisper's `model.encoder.layers.N`, T5's `encoder.block.N`): it reads
+ * its whole input at once and caches nothing.
+ */
+const ENCODER_SEGMENT = /(?:^|\.)encoder\./;
+
+/** A decoder layer's attention to the encoder's output (BART's and Whisper's `encoder_attn`, T5's `EncDecAttention`). */
+const CROSS_ATTENTION = /\.(?:encoder_attn|EncDecAttention)\./;
+
+/** Whisper's audio front end (`model.encoder.conv1`): its encoder always sees 30 s of padded audio. */
+const AUDIO_ENCODER_POSITIONS = /^(?:model\.)?encoder\.embed_positions\.weight$/;
+
+/**
+ * Output features of a projection per layer of the self-attention stack (`which: 'self'`: encoder layers and
+ * cross-attention left out) or of a decoder's cross-attention (`'cross'`).
+ */
+function outFeaturesByLayer(
+  index: TensorIndex,
+  suffix: string,
+  mainLayers: number | null,
+  which: 'self' | 'cross' = 'self',
+): Map<number, number> {
   const shapes = index.shapes();
   const byLayer = new Map<number, number>();
   for (const row of index.rowsEndingWith(suffix)) {
@@ -21,7 +44,12 @@ function outFeaturesByLayer(index: TensorIndex, suffix: string, mainLayers: numb
     if (shapes.slots[s] === 0 || index.rank(row) !== 2 || !PLAIN_MATRIX.test(index.dtype(row))) {
       continue;
     }
-    const part = partOfName(shapes.text[s]);
+    const text = shapes.text[s];
+    const cross = CROSS_ATTENTION.test(text);
+    if (which === 'cross' ? !cross : cross || ENCODER_SEGMENT.test(text)) {
+      continue;
+    }
+    const part = partOfName(text);
     const layer = shapes.indexValues[shapes.indexStart[row]];
     if (part === 'vision' || part === 'mtp' || (mainLayers !== null && layer >= mainLayers)) {
       continue;
@@ -87,6 +115,58 @@ export function inferKvModel(
       mainLayers,
     };
   }
+  const self = selfAttentionKv(input, index, mainLayers, notes);
+  const cross = self.kv ? inferCrossAttention(index) : null;
+  if (!self.kv || !cross) {
+    return self;
+  }
+  const groups = self.kv.groups.map((group) => ({ ...group, label: `decoder self-${group.label}` }));
+  return { ...self, kv: { ...self.kv, groups, crossAttention: cross } };
+}
+
+/**
+ * The cross-attention a decoder layer keeps of the encoder's output: k and v out features per layer. Whisper's input
+ * positions are its encoder's learnt positions (every clip is padded to them); a text encoder's limit is left to
+ * config.json (BART's learnt positions carry an offset, Marian's and M2M100's are not saved).
+ */
+function inferCrossAttention(index: TensorIndex): CrossAttentionCache | null {
+  const perLayer = new Map<number, number>();
+  for (const [k, v] of [
+    ['.encoder_attn.k_proj.weight', '.encoder_attn.v_proj.weight'],
+    ['.EncDecAttention.k.weight', '.EncDecAttention.v.weight'],
+  ]) {
+    const values = outFeaturesByLayer(index, v, null, 'cross');
+    for (const [layer, width] of outFeaturesByLayer(index, k, null, 'cross')) {
+      perLayer.set(layer, width + (values.get(layer) ?? width));
+    }
+  }
+  const widths = new Set(perLayer.values());
+  if (widths.size !== 1) {
+    return null;
+  }
+  const [elements] = widths;
+  const audio = index.names.some((name) => /^(?:model\.)?encoder\.conv1\.weight$/.test(name));
+  const positions = audio ? index.names.findIndex((name) => AUDIO_ENCODER_POSITIONS.test(name)) : -1;
+  const limit = positions >= 0 ? index.dim(positions, 0) : null;
+  return {
+    layers: perLayer.size,
+    elementsPerToken: elements,
+    inputLimit: limit,
+    fixedInput: limit !== null,
+    formula:
+      `cross-attention k + v out features = ${elements} (2 × heads × head dim), over ` +
+      (limit !== null
+        ? `${groupDigits(limit)} encoder positions per sequence (${index.names[positions]} rows: every clip is padded to them)`
+        : 'as many input positions as the input has (its limit needs config.json)'),
+  };
+}
+
+function selfAttentionKv(
+  input: AnalysisInput,
+  index: TensorIndex,
+  mainLayers: number | null,
+  notes: string[],
+): { kv: KvModel | null; mainLayers: number | null } {
   const keys = outFeaturesByLayer(index, '.k_proj.weight', mainLayers);
   const values = outFeaturesByLayer(index, '.v_proj.weight', mainLayers);
   if (keys.size > 0) {
@@ -113,8 +193,8 @@ export function inferKvModel(
   }
   // Fused QKV projections: the split needs the heads the architecture analysis works out.
   const architecture = analyzeArchitecture(input).section;
-  // An encoder's stack (BERT's kin: `bert.encoder.layer.N`) attends over its whole input at once and caches nothing.
-  const encoderStack = /(?:^|\.)encoder\.(?:layers?|block)\.$/.test(architecture?.layerPrefix ?? '');
+  // An encoder's stack attends over its whole input at once and caches nothing.
+  const encoderStack = ENCODER_STACK_PREFIX.test(architecture?.layerPrefix ?? '');
   if (!encoderStack && architecture?.layers && architecture.kvHeads && architecture.headDim) {
     const elements = 2 * architecture.kvHeads * architecture.headDim;
     return {

@@ -6,8 +6,8 @@
  */
 import { groupDigits } from '../../number-format';
 import { asNumber, asString } from '../values';
-import { count, first, type MemoryConfig } from './config';
-import type { KvLayerGroup, KvModel, RecurrentState } from './memory-types';
+import { count, first, type EncoderInput, type MemoryConfig } from './config';
+import type { CrossAttentionCache, KvLayerGroup, KvModel, RecurrentState } from './memory-types';
 
 type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear' | 'mamba' | 'none';
 
@@ -295,7 +295,7 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
       return null;
     }
     elements = 2 * kvHeads * headDim;
-    formula = `2 (K and V) × ${kvHeads} KV heads × ${headDim} head dim${config.headDimSource === 'head_dim' ? '' : ' (hidden_size / num_attention_heads)'} = ${elements}`;
+    formula = `2 (K and V) × ${kvHeads} KV heads × ${headDim} head dim${config.headDimSource === 'head_dim' ? '' : ` (${config.headDimSource})`} = ${elements}`;
     attention = kvHeads === heads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
   }
   const groups: KvLayerGroup[] = [];
@@ -315,7 +315,9 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   const chunk = count(text, ['attention_chunk_size']) ?? 8192;
   let uncappedSliding = 0;
   if (full > 0) {
-    groups.push(group(mla ? 'MLA latent' : 'full attention', full, null));
+    groups.push(
+      group(mla ? 'MLA latent' : config.encoderInput ? 'decoder self-attention' : 'full attention', full, null),
+    );
   }
   if (sliding > 0) {
     if (slidingWindow === null) {
@@ -353,5 +355,28 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
     }
   }
   notes.unshift(`Layer layout: ${plan.source}.`);
-  return { attention, groups, state, notes };
+  const cross = config.encoderInput ? crossAttentionFromConfig(config.encoderInput, layers, elements, formula) : null;
+  return { attention, groups, ...(cross ? { crossAttention: cross } : {}), state, notes };
+}
+
+/** Every decoder layer of an encoder-decoder attends to the encoder's output with its own keys and values. */
+function crossAttentionFromConfig(
+  input: EncoderInput,
+  layers: number,
+  elements: number,
+  formula: string,
+): CrossAttentionCache {
+  const positions =
+    input.limit === null
+      ? 'as many input positions as the input has (no position limit in config.json)'
+      : input.fixed
+        ? `${groupDigits(input.limit)} encoder positions per sequence (${input.field}: every input is padded to it)`
+        : `up to ${groupDigits(input.limit)} input positions (${input.field})`;
+  return {
+    layers,
+    elementsPerToken: elements,
+    inputLimit: input.limit,
+    fixedInput: input.fixed,
+    formula: `${formula}, over ${positions}`,
+  };
 }

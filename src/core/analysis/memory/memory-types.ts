@@ -68,9 +68,28 @@ export interface RecurrentState {
   formula: string;
 }
 
+/**
+ * An encoder-decoder's cross-attention cache: each decoder layer keeps the keys and values of the encoder's output,
+ * computed once per sequence, so it grows with the input, not with the tokens generated.
+ */
+export interface CrossAttentionCache {
+  layers: number;
+  /** Cache elements per input position per layer: 2 × heads × head dim, as the decoder's self-attention. */
+  elementsPerToken: number;
+  /** Input positions kept at most: the encoder's position limit; null when it has none (T5's relative positions). */
+  inputLimit: number | null;
+  /** Every sequence keeps inputLimit positions (Whisper pads every clip to 30 s), whatever its length. */
+  fixedInput: boolean;
+  /** How elementsPerToken and the input positions were found, with the numbers. */
+  formula: string;
+}
+
 export interface KvModel {
   attention: 'MHA' | 'GQA' | 'MQA' | 'MLA' | 'mixed' | 'none';
+  /** Self-attention layers: what one more generated token adds (an encoder-decoder's decoder). */
   groups: KvLayerGroup[];
+  /** An encoder-decoder's cross-attention; absent for a decoder-only model. */
+  crossAttention?: CrossAttentionCache;
   state: RecurrentState | null;
   /** Statements about what was assumed or left out (MTP layer, unknown sliding rule…). */
   notes: string[];

@@ -161,9 +161,11 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
 
 /**
  * Models that never generate, so keep no KV cache: every listed architecture is an encoder head (BertForMaskedLM,
- * CLIPModel, T5EncoderModel…). Decoders and encoder-decoders name a generating class.
+ * CLIPModel, T5EncoderModel…). Decoders and encoder-decoders name a generating class (MarianMTModel, and the
+ * composite EncoderDecoderModel, VisionEncoderDecoderModel, SpeechEncoderDecoderModel among them).
  */
-const GENERATING_CLASS = /CausalLM|ConditionalGeneration|LMHeadModel|ImageTextToText|Seq2SeqLM|ForGeneration/;
+const GENERATING_CLASS =
+  /CausalLM|ConditionalGeneration|LMHeadModel|ImageTextToText|Seq2SeqLM|ForGeneration|MTModel$|EncoderDecoderModel$/;
 
 function isEncoderOnly(config: MemoryConfig): boolean {
   const architectures = config.root.architectures;

@@ -1,0 +1,50 @@
+/**
+ * Models transformers saved (fixtures/transformers-archs/, scripts/transformers-arch-fixtures.py), dropped with
+ * their config.json: an encoder-decoder's Memory tab sizes its decoder's cache and the cross-attention cache of the
+ * encoder's output; an encoder gets no Memory tab, and its masked-LM head is read as tied to the embedding.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileFromSavedHeader, openApp, type SavedHeader } from './helpers';
+
+async function dropSavedModel(page: Page, modelType: string): Promise<void> {
+  const fixture = JSON.parse(
+    readFileSync(join(process.cwd(), 'fixtures', 'transformers-archs', `${modelType}.json`), 'utf8'),
+  ) as { header: SavedHeader; config: unknown };
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles([
+      { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: fileFromSavedHeader(fixture.header) },
+      { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(fixture.config)) },
+    ]);
+}
+
+test('Whisper: the decoder’s KV cache and the cross-attention cache of its 16 encoder positions', async ({ page }) => {
+  await openApp(page);
+  await dropSavedModel(page, 'whisper');
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  const lines = page.getByTestId('memory-kv-line');
+  await expect(lines).toHaveCount(2);
+  await expect(lines.nth(0)).toContainText('KV cache: decoder self-attention, 2 layers');
+  await expect(lines.nth(1)).toContainText('KV cache: cross-attention to the encoder output, 2 layers');
+  // 16 positions × 2 layers × (2 × 4 heads × 16 head dim) × 2 B = 8,192 B, whatever the context.
+  await expect(lines.nth(1)).toContainText('16 encoder positions per sequence (max_source_positions');
+  await expect(lines.nth(1).locator('td.num')).toHaveAttribute('title', /^8[\s,  ]?192 B$/);
+});
+
+test('BART: the cross-attention cache follows the context up to max_position_embeddings', async ({ page }) => {
+  await openApp(page);
+  await dropSavedModel(page, 'bart');
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-kv-line').nth(1)).toContainText('up to 256 input positions');
+});
+
+test('RoBERTa: an encoder has no Memory tab, and its masked-LM head is the token embedding', async ({ page }) => {
+  await openApp(page);
+  await dropSavedModel(page, 'roberta');
+  await page.getByRole('tab', { name: 'Model' }).click();
+  await expect(page.locator('.fact', { hasText: 'Tied embeddings' }).locator('dd')).toHaveText('yes');
+  await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+});
