@@ -48,3 +48,14 @@ test('RoBERTa: an encoder has no Memory tab, and its masked-LM head is the token
   await expect(page.locator('.fact', { hasText: 'Tied embeddings' }).locator('dd')).toHaveText('yes');
   await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
 });
+
+test('distil-whisper: its 2 decoder layers are the model’s layers, beside 4 encoder layers', async ({ page }) => {
+  await openApp(page);
+  await dropSavedModel(page, 'whisper@distil');
+  await page.getByRole('tab', { name: 'Model' }).click();
+  await expect(page.getByTestId('arch-layers')).toHaveText('2 decoder + 4 encoder');
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-kv-line').nth(1)).toContainText(
+    'KV cache: cross-attention to the encoder output, 2 layers',
+  );
+});

@@ -10,6 +10,7 @@ this script keeps what the app reads and what transformers knows about it:
   expected   parameters    model.num_parameters(): trainable and frozen parameters, a tied matrix once
              unsavedParameters  elements of parameters the class never saves (Marian's sinusoidal positions)
              tiedEmbeddings     the output embedding is the input embedding (null: the model has no output embedding)
+             vocabulary    rows of the token embedding (null: the input is no token embedding)
              bufferElements elements of the persistent buffers save_pretrained writes beside the parameters
              buffers       their names
              kvPerToken    elements one more token adds to the model's own cache (transformers' cache after a
@@ -31,7 +32,7 @@ import torch
 import transformers
 from transformers import (
     CONFIG_MAPPING, AutoConfig, AutoModel, AutoModelForCausalLM, AutoModelForImageTextToText, AutoModelForMaskedLM,
-    AutoModelForSeq2SeqLM, AutoModelForSpeechSeq2Seq,
+    AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoModelForSpeechSeq2Seq, T5EncoderModel,
 )
 
 
@@ -158,14 +159,18 @@ BART = dict(
     d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
     encoder_ffn_dim=128, decoder_ffn_dim=128,
 )
+# Whisper's encoder with fewer heads than its decoder: the figures must come from the decoder's.
+WHISPER = dict(
+    **{**BART, "encoder_attention_heads": 2}, num_mel_bins=16, max_source_positions=16, max_target_positions=64,
+    bos_token_id=1, eos_token_id=2, decoder_start_token_id=3,
+)
 # Encoder-decoders (seq2seq heads): the decoder's self-attention cache grows per generated token, its cross-attention
 # cache per input token.
 SEQ2SEQ = {
     "t5": T5, "mt5": T5, "umt5": T5, "bart": BART, "mbart": BART, "marian": dict(**BART, decoder_start_token_id=0), "pegasus": BART, "m2m_100": BART,
-    "whisper": dict(
-        **BART, num_mel_bins=16, max_source_positions=16, max_target_positions=64, bos_token_id=1, eos_token_id=2,
-        decoder_start_token_id=3,
-    ),
+    "whisper": WHISPER,
+    # distil-whisper: the teacher's encoder, a decoder of two layers.
+    "whisper@distil": {**WHISPER, "encoder_layers": 4},
 }
 
 TEXT_TOWER = {k: v for k, v in BASE.items() if k != "num_key_value_heads"}
@@ -179,15 +184,29 @@ OTHER_ENCODERS = {
 }
 
 
-def config_for(model_type: str):
+# Other heads on a family above, saved as <family>@<head>: a base model with no head (an embedding model's), a
+# sequence classifier (a reward model's), T5's encoder alone. Their config.json names the head's class.
+HEADS = {
+    "llama@base": AutoModel, "qwen3@base": AutoModel, "bert@base": AutoModel,
+    "llama@classifier": AutoModelForSequenceClassification, "bert@classifier": AutoModelForSequenceClassification,
+    "t5@encoder": T5EncoderModel,
+}
+
+
+def config_for(name: str):
+    """The config of a family (`whisper`) or of a variant of it (`whisper@distil`: fields of its own)."""
+    model_type = name.split("@")[0]
     if model_type in MULTIMODAL:
         return AutoConfig.for_model(model_type, **MULTIMODAL[model_type])
-    own = {**FAMILIES, **ENCODERS, **SEQ2SEQ, **OTHER_ENCODERS}.get(model_type, {})
+    families = {**FAMILIES, **ENCODERS, **SEQ2SEQ, **OTHER_ENCODERS}
+    own = families.get(name, families.get(model_type, {}))
     if "text_config" in own:
         return AutoConfig.for_model(model_type, **own)
     cls = CONFIG_MAPPING[model_type]
     known = set(inspect.signature(cls.__init__).parameters) | set(getattr(cls, "attribute_map", {}))
-    fields = {k: v for k, v in BASE.items() if k in known}
+    # A BASE field that is an alias of one the family sets itself (Whisper's num_hidden_layers → encoder_layers) yields.
+    aliases = getattr(cls, "attribute_map", {})
+    fields = {k: v for k, v in BASE.items() if k in known and aliases.get(k) not in own}
     fields.update(own)
     return AutoConfig.for_model(model_type, **fields)
 
@@ -252,6 +271,15 @@ def unsaved_parameters(model) -> int:
     )
 
 
+def vocabulary(model):
+    """Rows of the token embedding; None when the model's input is no token embedding (ViT's patches, audio)."""
+    try:
+        embedding = model.get_input_embeddings()
+    except (NotImplementedError, AttributeError):
+        embedding = None
+    return embedding.num_embeddings if isinstance(embedding, torch.nn.Embedding) else None
+
+
 def tied_embeddings(model):
     output = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
     if output is None or not hasattr(output, "weight"):
@@ -259,12 +287,14 @@ def tied_embeddings(model):
     return output.weight is model.get_input_embeddings().weight
 
 
-def expected_of(model) -> dict:
+def expected_of(model, generates: bool) -> dict:
     # Persistent buffers are saved beside the parameters (DeepSeek-V3's e_score_correction_bias, MiniMax's decays).
     persistent = model.state_dict()
     buffers = {name: buffer for name, buffer in model.named_buffers() if name in persistent}
     seq2seq = {}
     try:
+        if not generates:
+            raise ValueError("the head does not generate")
         if model.config.is_encoder_decoder:
             seq2seq = seq2seq_expected(model)
             kv = seq2seq["kvPerToken"]
@@ -285,6 +315,7 @@ def expected_of(model) -> dict:
         "parameters": model.num_parameters(),
         "unsavedParameters": unsaved_parameters(model),
         "tiedEmbeddings": tied_embeddings(model),
+        "vocabulary": vocabulary(model),
         "bufferElements": sum(buffer.numel() for buffer in buffers.values()),
         "buffers": sorted(buffers),
         "kvPerToken": kv,
@@ -293,32 +324,38 @@ def expected_of(model) -> dict:
     }
 
 
-def build(model_type: str) -> None:
+def build(name: str) -> None:
     torch.manual_seed(0)
+    model_type = name.split("@")[0]
     auto = (
-        AutoModelForImageTextToText if model_type in MULTIMODAL
+        HEADS[name] if name in HEADS
+        else AutoModelForImageTextToText if model_type in MULTIMODAL
         else AutoModelForSpeechSeq2Seq if model_type == "whisper"
         else AutoModelForSeq2SeqLM if model_type in SEQ2SEQ
         else AutoModelForMaskedLM if model_type in ENCODERS
         else AutoModel if model_type in OTHER_ENCODERS
         else AutoModelForCausalLM
     )
-    model = auto.from_config(config_for(model_type)).eval()
+    config = config_for(name)
+    if "classifier" in name:
+        config.num_labels = 1
+    model = (auto(config) if auto is T5EncoderModel else auto.from_config(config)).eval()
     header, config = saved_header_and_config(model, "model.safetensors", "config.json")
     record = {
+        "name": name,
         "modelType": model_type,
         "transformers": transformers.__version__,
         "header": header,
         "config": config,
-        "expected": expected_of(model),
+        "expected": expected_of(model, generates=name not in HEADS),
     }
-    (OUT / f"{model_type}.json").write_text(json.dumps(record, indent=None, separators=(",", ":")) + "\n")
-    print(model_type, record["expected"]["parameters"], record["expected"]["kvPerToken"])
+    (OUT / f"{name}.json").write_text(json.dumps(record, indent=None, separators=(",", ":")) + "\n")
+    print(name, record["expected"]["parameters"], record["expected"]["kvPerToken"])
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL, *ENCODERS, *SEQ2SEQ, *OTHER_ENCODERS]:
+    for model_type in sys.argv[1:] or [*FAMILIES, *MULTIMODAL, *ENCODERS, *SEQ2SEQ, *OTHER_ENCODERS, *HEADS]:
         build(model_type)
 
 

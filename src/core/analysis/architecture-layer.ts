@@ -215,9 +215,11 @@ export function findDenseMlp(
   hidden: number | null,
   bytes: ReadonlyMap<number, Uint8Array>,
 ): { size: number; module: string } | null {
-  // llama.cpp's GGUF names: blk.N.ffn_gate, ffn_up (the experts' are ffn_gate_exps, left out).
+  // llama.cpp's GGUF names: blk.N.ffn_gate, ffn_up (the experts' are ffn_gate_exps, left out). BART's, Whisper's and
+  // OPT's fc1 sits on the layer itself, BERT's kin's input projection is `intermediate.dense`, DistilBERT's `ffn.lin1`,
+  // ALBERT's `ffn`, wav2vec2's `feed_forward.intermediate_dense`; ModernBERT's `mlp.Wi` holds the gate and the input.
   const pattern =
-    /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in)$|(?:^|\.)(?:ffn_gate|ffn_up)$/;
+    /(?:^|\.)(?:mlp|feed_forward|ffn|DenseReluDense|mlp_block)\.(?:gate_proj|up_proj|w1|w3|fc1|c_fc|dense_h_to_4h|gate_up_proj|wi|wi_0|fc_in|lin1|intermediate_dense|Wi)$|(?:^|\.)(?:ffn_gate|ffn_up)$|\.#\.(?:fc1|ffn)$|(?:^|\.)intermediate\.dense$/;
   // Which shapes are candidates (not an expert, a weight of a dense MLP input projection) is a per-shape question.
   const shapes = index.shapes();
   const candidate = shapeFlags(shapes, (text, shape) => {
@@ -247,7 +249,8 @@ export function findDenseMlp(
       const module = stripWeightSuffix(index.names[row]);
       const out = outFeatures(index, module, hidden, bytes);
       if (out !== null) {
-        return { size: module.endsWith('gate_up_proj') ? out / 2 : out, module: lastPart(module) };
+        const fused = module.endsWith('gate_up_proj') || module.endsWith('.mlp.Wi');
+        return { size: fused ? out / 2 : out, module: lastPart(module) };
       }
     }
   }

@@ -7,7 +7,7 @@
  * transformers src/transformers/conversion_mapping.py for packed experts.)
  */
 import { makeFinding } from '../findings/make-finding';
-import type { Finding, ParsedHeader } from '../model';
+import type { Finding } from '../model';
 import { groupDigits, plural } from '../number-format';
 import { hiddenSizeFromNorms } from './anchors';
 import {
@@ -39,10 +39,8 @@ import { headTyingFinding } from './head-tying';
 import { isFloat8, isHighPrecisionFloat } from './quant/quant-types';
 import type { ArchitectureSection, HeadDimSource, MlaShape } from './report-sections';
 import { tensorIndex, type NameShapes, type TensorIndex } from './tensor-index';
-import type { Analysis, AnalysisInput, ConfigFile } from './analysis-types';
-import { asNumber, asString, isRecord } from './values';
-import { GgufKeys } from './memory/gguf-inputs';
-import { ggufMetadataOf } from './memory/gguf-section';
+import type { Analysis, AnalysisInput } from './analysis-types';
+import { ggufConfig, readConfig, type ModelConfig } from './architecture-config';
 
 /** A layer's names go deeper than one tensor per index: `#.attn.weight`, or a nested index (`#.experts.#.w1`). */
 function holdsModules(pieces: readonly string[]): boolean {
@@ -58,57 +56,6 @@ export const architectureAnalysis: Analysis<'architecture', ArchitectureSection>
   run: analyzeArchitecture,
 };
 
-interface ModelConfig {
-  /** Where the figures come from: a config.json (or params.json) beside the weights, or a GGUF's own key-values. */
-  source: ConfigFile | 'GGUF metadata';
-  modelType: string | null;
-  heads: number | null;
-  kvHeads: number | null;
-  headDim: number | null;
-  hidden: number | null;
-  /** `num_hidden_layers` and `vocab_size` (null beside a `padded_vocab_size`, which is what such models build). */
-  layers: number | null;
-  vocab: number | null;
-  /** The token embedding's width: hidden_size, unless the config projects it (OPT's word_embed_proj_dim). */
-  embeddingWidth: number | null;
-  /** A causal LM's config, whose fields mean the same in every family (config-agreement.ts checks those). */
-  causalLm: boolean;
-  /** `tie_word_embeddings` when the config writes it (true or false); null when it does not. */
-  tieWordEmbeddings: boolean | null;
-}
-
-function readConfig(config: unknown, file: ConfigFile): ModelConfig | null {
-  if (!isRecord(config)) {
-    return null;
-  }
-  const text = isRecord(config.text_config) ? config.text_config : config;
-  const architectures = Array.isArray(config.architectures) ? asString(config.architectures[0]) : null;
-  // T5 writes num_heads and d_kv; an encoder-decoder's main stack is its decoder (BART's decoder_attention_heads).
-  const heads =
-    asNumber(text.decoder_attention_heads) ??
-    asNumber(text.num_attention_heads) ??
-    asNumber(text.n_head) ??
-    asNumber(text.n_heads) ??
-    asNumber(text.num_heads);
-  // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
-  const headDim = asNumber(text.head_dim) ?? asNumber(text.attention_head_dim) ?? asNumber(text.d_kv);
-  // DistilBERT writes dim.
-  const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model) ?? asNumber(text.dim);
-  return {
-    source: file,
-    modelType: asString(config.model_type) ?? architectures,
-    heads,
-    kvHeads: asNumber(text.num_key_value_heads),
-    headDim: headDim ?? (heads !== null && hidden !== null ? hidden / heads : null),
-    hidden,
-    layers: asNumber(text.num_hidden_layers) ?? asNumber(text.n_layer) ?? asNumber(text.n_layers),
-    vocab: text.padded_vocab_size === undefined ? asNumber(text.vocab_size) : null,
-    embeddingWidth: asNumber(text.word_embed_proj_dim) ?? asNumber(text.embedding_size) ?? hidden,
-    causalLm: text === config && (file === 'params.json' || /(?:ForCausalLM|LMHeadModel)$/.test(architectures ?? '')),
-    tieWordEmbeddings: typeof config.tie_word_embeddings === 'boolean' ? config.tie_word_embeddings : null,
-  };
-}
-
 /** A weight stored as floats (high precision or FP8), whose rows are its output features. */
 function isFloatWeight(dtype: string): boolean {
   return isHighPrecisionFloat(dtype) || isFloat8(dtype);
@@ -120,44 +67,6 @@ function plainEmbedding(index: TensorIndex, row: number): TensorFacts['embedding
     return null;
   }
   return { row, name: index.names[row], rows: index.dim(row, 0), width: index.dim(row, 1) };
-}
-
-/**
- * The same figures from a GGUF's key-values (llama.cpp's names, `{arch}.attention.head_count` …), which say what a
- * config.json would: the family (`general.architecture`), heads, KV heads, head size and width. Head counts may be
- * one per layer (hybrid models write 0 for their recurrent layers): the first non-zero one is the attention's.
- */
-function ggufConfig(header: ParsedHeader): ModelConfig | null {
-  const read = ggufMetadataOf(header);
-  if (read === null) {
-    return null;
-  }
-  const keys = new GgufKeys(read.metadata);
-  if (keys.arch === '') {
-    return null;
-  }
-  const layers = keys.blockCount() ?? 1;
-  const firstNonZero = (suffix: string) => keys.perLayer(suffix, layers)?.find((count) => count > 0) ?? null;
-  // A multimodal projector (mmproj, general.architecture clip) keeps its encoder's figures under clip.vision.
-  const prefix = keys.has('attention.head_count') || !keys.has('vision.attention.head_count') ? '' : 'vision.';
-  const heads = firstNonZero(`${prefix}attention.head_count`);
-  const hidden = keys.int(`${prefix}embedding_length`);
-  return {
-    source: 'GGUF metadata',
-    modelType: keys.arch,
-    heads,
-    kvHeads: firstNonZero(`${prefix}attention.head_count_kv`),
-    headDim:
-      keys.int(`${prefix}attention.key_length`) ??
-      (heads !== null && hidden !== null && hidden % heads === 0 ? hidden / heads : null),
-    hidden,
-    // llama.cpp checks a GGUF's own key-values against its tensors when it loads; the config check is not repeated.
-    layers: null,
-    vocab: null,
-    embeddingWidth: null,
-    causalLm: false,
-    tieWordEmbeddings: null,
-  };
 }
 
 /** What every step reads: the name index and its name shapes, the config, and where evidence and findings go. */
@@ -244,6 +153,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
   const diffusion = detectDiffusion(containers, anyName, evidence);
   const { mtpPrefix, mtpLayers: mtpStackLayers } = findMtp(scan, containers);
   const main = diffusion ? null : findMainStack(scan, containers, mtpPrefix, containerOf);
+  const encoderStack = main ? encoderDecoderStacks(containers)?.encoder : undefined;
 
   // Embedding, lm_head, tied.
   const { embeddingRow, lmHead } = findEmbedding(scan, isTower, containerOf);
@@ -252,15 +162,10 @@ export function analyzeArchitecture(input: AnalysisInput): {
   if (embeddingRow >= 0) {
     evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
   }
-  // An encoder without a masked-LM head (T5's and CLIP's text encoders, ViT, wav2vec2) has no LM head to tie.
-  const encoderOnly =
-    main !== null &&
-    ENCODER_STACK_PREFIX.test(main.prefix) &&
-    !anyName(/(?:^|\.)decoder\./) &&
-    !anyName(MASKED_LM_HEAD_NAME);
-  const tiedEmbeddings = diffusion || encoderOnly ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
-  if (encoderOnly) {
-    evidence.push('encoder-only stack (no decoder, no masked-LM head): no LM head expected');
+  const headless = lmHead ? null : headlessModel(scan, main, embeddingRow);
+  const tiedEmbeddings = diffusion || headless ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
+  if (headless) {
+    evidence.push(`${headless}: no LM head expected`);
   }
   if (tiedEmbeddings) {
     evidence.push('no lm_head beside the token embedding: tied embeddings (safetensors stores a shared tensor once)');
@@ -282,6 +187,7 @@ export function analyzeArchitecture(input: AnalysisInput): {
   }
   const section: ArchitectureSection = {
     layers,
+    ...(encoderStack ? { encoderLayers: encoderStack.indices.size } : {}),
     layerPrefix: main ? main.prefix : null,
     partialLayers,
     hiddenSize,
@@ -465,6 +371,12 @@ function findMainStack(
       main = container;
     }
   }
+  // An encoder-decoder generates with its decoder, whatever the two stacks' sizes (distil-whisper: 32 encoder layers,
+  // 2 decoder layers).
+  const pair = encoderDecoderStacks(containers);
+  if (pair) {
+    main = pair.decoder;
+  }
   // A layer stack is named like one (layers, h, blocks…) or holds attention; an nn.Sequential's `0.`, `2.` is not.
   const prefix = main?.prefix ?? '';
   if (main && !RE_STACK.test(prefix) && !scan.names.some((n) => n.startsWith(prefix) && /attn|attention/i.test(n))) {
@@ -480,6 +392,24 @@ function findMainStack(
     return null;
   }
   return main;
+}
+
+/** An encoder-decoder's two stacks (`encoder.block.` beside `decoder.block.`), or null. */
+function encoderDecoderStacks(
+  containers: ReadonlyMap<string, Container>,
+): { encoder: Container; decoder: Container } | null {
+  for (const decoder of containers.values()) {
+    const at = decoder.prefix.search(/(?:^|\.)decoder\.[a-z_]+\.$/);
+    if (at < 0) {
+      continue;
+    }
+    const start = decoder.prefix[at] === '.' ? at + 1 : at;
+    const encoder = containers.get(`${decoder.prefix.slice(0, start)}en${decoder.prefix.slice(start + 2)}`);
+    if (encoder) {
+      return { encoder, decoder };
+    }
+  }
+  return null;
 }
 
 /** The token embedding (its first 2-D row) and whether an LM head is present; both sit outside the layer stack. */
@@ -508,6 +438,30 @@ function findEmbedding(
     }
   }
   return { embeddingRow, lmHead };
+}
+
+/**
+ * Why a model without an LM head tensor has none to tie, or null when its head may be the embedding: an encoder
+ * without a masked-LM head (T5's and CLIP's text encoders, ViT, wav2vec2), a sequence classifier's head (a reward
+ * model's `score`), or a base model saved alone (transformers' `embed_tokens` at the root: an embedding model's).
+ */
+function headlessModel(scan: ArchitectureScan, main: { prefix: string } | null, embeddingRow: number): string | null {
+  const { anyName, names } = scan;
+  if (
+    main !== null &&
+    ENCODER_STACK_PREFIX.test(main.prefix) &&
+    !anyName(/(?:^|\.)decoder\./) &&
+    !anyName(MASKED_LM_HEAD_NAME)
+  ) {
+    return 'encoder-only stack (no decoder, no masked-LM head)';
+  }
+  if (anyName(/^(?:score|classifier)\.weight$/)) {
+    return 'a classification head (score / classifier) in place of an LM head';
+  }
+  if (embeddingRow >= 0 && names[embeddingRow].startsWith('embed_tokens.')) {
+    return 'a base model saved without its head (embed_tokens at the root)';
+  }
+  return null;
 }
 
 /** hidden_size from the best witness there is: a norm, a DiT's patch embedder, the embedding, or config.json. */

@@ -137,8 +137,13 @@ export interface DiffusionInfo {
 }
 
 export interface ArchitectureSection {
-  /** Transformer layers (MTP layers excluded); null for diffusion models and when no layer stack is found. */
+  /**
+   * Transformer layers (MTP layers excluded); an encoder-decoder's decoder layers. Null for diffusion models and when
+   * no layer stack is found.
+   */
   layers: number | null;
+  /** An encoder-decoder's encoder layers (T5's `encoder.block.N`, BART's and Whisper's `model.encoder.layers.N`). */
+  encoderLayers?: number;
   /** Name prefix of the layer stack, e.g. `model.layers.`. */
   layerPrefix: string | null;
   /** True when the indices seen do not run 0…N-1 (one shard of a sharded model, or pruned layers). */

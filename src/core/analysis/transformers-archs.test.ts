@@ -11,6 +11,8 @@ import { analyzeSavedHeader, savedHeaderRecords, type SavedHeader } from '../../
 import { CACHE_DTYPE_BYTES } from './memory/memory-types';
 
 interface ArchFixture {
+  /** The family, or `<family>@<head>` for another head on it (`llama@classifier`, `t5@encoder`). */
+  name: string;
   modelType: string;
   header: SavedHeader;
   config: Record<string, unknown>;
@@ -20,6 +22,8 @@ interface ArchFixture {
     unsavedParameters: number;
     /** The output embedding is the input embedding; null when the model has no output embedding. */
     tiedEmbeddings: boolean | null;
+    /** Rows of the token embedding; null when the input is no token embedding (ViT, wav2vec2). */
+    vocabulary: number | null;
     bufferElements: number;
     buffers: string[];
     kvPerToken: number | null;
@@ -52,9 +56,25 @@ function engineKvPerToken(fixture: ArchFixture, transformersKv: number): number 
   return transformersKv;
 }
 
+/**
+ * Families whose MLP width is not the config's: every layer MoE (the experts' width is what the layers hold: Qwen2/3
+ * MoE, Qwen3-Next, Qwen3.5 MoE), no MLP in the layers built (Mamba, Mamba2, Nemotron-H's `M*`), and RecurrentGemma, whose MLP
+ * is intermediate_size / 2 wide.
+ */
+const WITHOUT_DENSE_MLP_WIDTH = new Set([
+  'qwen2_moe',
+  'qwen3_moe',
+  'qwen3_next',
+  'qwen3_5_moe_text',
+  'mamba',
+  'mamba2',
+  'nemotron_h',
+  'recurrent_gemma',
+]);
+
 describe('transformers architectures, each saved by transformers itself', () => {
   it('covers the families the script builds', () => {
-    expect(all.length).toBeGreaterThanOrEqual(94);
+    expect(all.length).toBeGreaterThanOrEqual(100);
   });
 
   // An encoder's self-attention caches nothing: no Memory tab, with or without config.json to say so.
@@ -69,7 +89,7 @@ describe('transformers architectures, each saved by transformers itself', () => 
     },
   );
 
-  describe.each(all.map((fixture) => [fixture.modelType, fixture] as const))('%s', (_, fixture) => {
+  describe.each(all.map((fixture) => [fixture.name, fixture] as const))('%s', (_, fixture) => {
     const { expected } = fixture;
 
     it('counts the parameters transformers counts, and the buffers saved beside them', () => {
@@ -138,9 +158,28 @@ describe('transformers architectures, each saved by transformers itself', () => 
           config.num_layers ??
           listed,
       );
-      // A model with no token embedding (ViT, wav2vec2's encoder) has no vocabulary, whatever its config says.
-      const embedded = fixture.expected.tiedEmbeddings !== null || fixture.config.text_config !== undefined;
-      expect(architecture?.vocabSize).toBe(embedded ? config.vocab_size : null);
+      // An encoder-decoder's layers are its decoder's, its encoder's apart.
+      expect(architecture?.encoderLayers).toBe(
+        config.is_encoder_decoder ? (config.encoder_layers ?? config.num_layers) : undefined,
+      );
+      // A model with no token embedding (ViT, wav2vec2's encoder) has no vocabulary, whatever its config says; CLIP
+      // gives transformers no input embedding of its own, its text tower has one.
+      const textTower = fixture.config.text_config === undefined ? null : config.vocab_size;
+      expect(architecture?.vocabSize).toBe(fixture.expected.vocabulary ?? textTower);
+    });
+
+    // The dense MLP's width: the config's field, else 4 × hidden (GPT-2's kin, BLOOM, Falcon, MPT, DINOv2 write none).
+    const ffnConfig = textConfig(fixture);
+    const ffnWidth =
+      ffnConfig.decoder_ffn_dim ??
+      ffnConfig.intermediate_size ??
+      ffnConfig.ffn_dim ??
+      ffnConfig.d_ff ??
+      ffnConfig.hidden_dim ??
+      ffnConfig.n_inner ??
+      4 * Number(ffnConfig.hidden_size ?? ffnConfig.n_embd ?? ffnConfig.d_model);
+    it.skipIf(WITHOUT_DENSE_MLP_WIDTH.has(fixture.modelType))('finds the dense MLP’s width', () => {
+      expect(analyze(fixture, true).sections.architecture?.intermediateSize).toBe(ffnWidth);
     });
 
     it.skipIf(fixture.config.vision_config === undefined)('names the vision tower beside the language model', () => {

@@ -27,7 +27,7 @@ export function ArchitectureCard({ section }: { section: ArchitectureSection }) 
         ) : (
           <Fact
             label="Layers"
-            value={`${orDash(section.layers)}${section.partialLayers ? ' (partial)' : ''}`}
+            value={`${orDash(section.layers)}${section.partialLayers ? ' (partial)' : ''}${section.encoderLayers === undefined ? '' : ` decoder + ${groupDigits(section.encoderLayers)} encoder`}`}
             testId="arch-layers"
           />
         )}
