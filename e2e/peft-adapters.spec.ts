@@ -61,3 +61,14 @@ test('a PEFT LoRA on gpt-oss packed experts: rank r, not r × experts, and the p
   );
   await expect(page.getByRole('complementary', { name: 'Findings' })).toContainText('No problems found');
 });
+
+test('a PEFT prompt tuning: its virtual tokens, no module adapted, no rank', async ({ page }) => {
+  await openApp(page);
+  await dropAdapter(page, 'prompt-tuning');
+  await expect(page.getByTestId('verdict-clauses')).toContainText('peft-prompt-tuning adapter, 8 virtual tokens');
+  await page.getByRole('tab', { name: 'Model' }).click();
+  await expect(page.getByTestId('lora-method')).toContainText('Prompt tuning: learned embeddings of virtual tokens');
+  await expect(page.getByTestId('lora-virtual-tokens')).toHaveText('8');
+  await expect(page.getByTestId('lora-rank')).toHaveText('none');
+  await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+});

@@ -13,6 +13,7 @@ PEFT knows of it:
                   dora          whether the layers carry DoRA magnitudes
                   savedParams   elements of every tensor the adapter file holds
                   fullTensors   tensors saved whole (modules_to_save, an embedding's weight, VeRA's projections)
+                  virtualTokens prompt learning's virtual tokens (num_virtual_tokens × num_transformer_submodules)
 
 Needs the pyenv Python with torch, transformers 5 and peft: python scripts/peft-adapter-fixtures.py [case ...]
 """
@@ -26,9 +27,13 @@ import peft
 import torch
 import transformers
 from peft import (
-    BOFTConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig, OFTConfig, TaskType, VeraConfig, get_peft_model,
+    BOFTConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig, OFTConfig, PrefixTuningConfig, PromptEncoderConfig,
+    PromptTuningConfig, TaskType, VeraConfig, get_peft_model,
 )
-from transformers import AutoConfig, AutoModelForCausalLM
+from transformers import (
+    AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoModelForSequenceClassification,
+    AutoModelForSpeechSeq2Seq,
+)
 
 
 from saved_header import saved_header_and_config  # noqa: E402 - a sibling module of scripts/
@@ -55,6 +60,28 @@ def gpt_oss():
 
 def gpt2():
     return AutoModelForCausalLM.from_config(AutoConfig.for_model("gpt2", n_embd=64, n_layer=2, n_head=4, vocab_size=1000))
+
+
+def bert_classifier():
+    config = AutoConfig.for_model(
+        "bert", hidden_size=64, num_hidden_layers=2, num_attention_heads=4, intermediate_size=128, vocab_size=1000,
+        num_labels=3,
+    )
+    return AutoModelForSequenceClassification.from_config(config)
+
+
+def t5():
+    config = AutoConfig.for_model("t5", d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, vocab_size=1000)
+    return AutoModelForSeq2SeqLM.from_config(config)
+
+
+def whisper():
+    config = AutoConfig.for_model(
+        "whisper", d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
+        encoder_ffn_dim=128, decoder_ffn_dim=128, vocab_size=1000, num_mel_bins=16, max_source_positions=16,
+        max_target_positions=64, bos_token_id=1, eos_token_id=2, decoder_start_token_id=3, pad_token_id=0,
+    )
+    return AutoModelForSpeechSeq2Seq.from_config(config)
 
 
 CAUSAL = TaskType.CAUSAL_LM
@@ -88,6 +115,15 @@ CASES = {
     "oft": (llama, OFTConfig(task_type=CAUSAL, r=0, oft_block_size=16, target_modules=["q_proj", "v_proj"])),
     "boft": (llama, BOFTConfig(task_type=CAUSAL, boft_block_size=16, target_modules=["q_proj", "v_proj"])),
     "vera": (llama, VeraConfig(task_type=CAUSAL, r=16, target_modules=["q_proj", "v_proj"])),
+    # A classifier's LoRA saves its new head whole (modules_to_save: BERT's classifier, by the task type).
+    "lora-seq-cls": (bert_classifier, LoraConfig(task_type=TaskType.SEQ_CLS, r=8, lora_alpha=16,
+                                                 target_modules=["query", "value"])),
+    "lora-t5": (t5, LoraConfig(r=8, lora_alpha=16, target_modules=["q", "v"])),
+    "lora-whisper": (whisper, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])),
+    # Prompt learning: learned virtual-token embeddings, no module adapted.
+    "prompt-tuning": (llama, PromptTuningConfig(task_type=CAUSAL, num_virtual_tokens=8)),
+    "prefix-tuning": (llama, PrefixTuningConfig(task_type=CAUSAL, num_virtual_tokens=8)),
+    "p-tuning": (llama, PromptEncoderConfig(task_type=CAUSAL, num_virtual_tokens=8, encoder_hidden_size=32)),
 }
 
 
@@ -116,9 +152,20 @@ def expected_of(model, header: dict) -> dict:
     # Whole tensors: modules_to_save copies, a targeted embedding's own weight (save_embedding_layers), and VeRA's
     # random projections, shared by every module and saved once (save_projection).
     whole = ("lm_head.weight", "embed_tokens.weight", "base_layer.weight", "vera_A", "vera_B")
-    full = [name for name in tensors if "modules_to_save" in name or name.endswith(whole)]
+    # modules_to_save as configured, or as the task type adds them (a classifier's new head), saved under their names.
+    to_save = getattr(model.peft_config["default"], "modules_to_save", None) or []
+    full = [
+        name for name in tensors
+        if "modules_to_save" in name or name.endswith(whole)
+        or any(f".{module}.{part}" in f".{name}" for module in to_save for part in ("weight", "bias"))
+    ]
+    config = model.peft_config["default"]
+    prompt = {}
+    if config.is_prompt_learning:
+        prompt = {"virtualTokens": config.num_virtual_tokens * config.num_transformer_submodules}
     return {
-        "peftType": str(model.peft_config["default"].peft_type.value),
+        **prompt,
+        "peftType": str(config.peft_type.value),
         "modules": modules,
         "ranks": dict(ranks),
         "scaling": dict(scaling),

@@ -82,8 +82,29 @@ export const PEFT_NON_LOW_RANK_SUFFIXES: ReadonlySet<string> = new Set([
   '.vera_lambda_d',
 ]);
 
-/** Adapter families that learn no low-rank factors (PEFT's IA³ vectors, BOFT's rotations): they have no rank. */
-export const RANKLESS_FAMILIES: ReadonlySet<LoraFamily> = new Set(['peft-ia3', 'peft-boft']);
+/**
+ * Adapter families that learn no low-rank factors (PEFT's IA³ vectors, BOFT's rotations, prompt learning's virtual
+ * tokens): they have no rank.
+ */
+export const RANKLESS_FAMILIES: ReadonlySet<LoraFamily> = new Set([
+  'peft-ia3',
+  'peft-boft',
+  'peft-prompt-tuning',
+  'peft-prefix-tuning',
+  'peft-p-tuning',
+  'peft-prompt-learning',
+]);
+
+/**
+ * What PEFT's prompt learning saves (peft `get_peft_model_state_dict`): the virtual tokens' embeddings, and multitask
+ * prompt tuning's task factors. No module of the model is adapted.
+ */
+const PROMPT_LEARNING_TENSOR = /^(?:prompt_embeddings|prefix_task_cols|prefix_task_rows)$/;
+
+/** A file of PEFT prompt learning alone: its `prompt_embeddings` (and multitask prompt tuning's task factors). */
+export function isPromptLearningIndex(index: TensorIndex): boolean {
+  return index.names.includes('prompt_embeddings') && index.names.every((name) => PROMPT_LEARNING_TENSOR.test(name));
+}
 
 const SUFFIX_BY_TEXT = new Map(ADAPTER_SUFFIXES.map((entry) => [entry.suffix, entry]));
 
@@ -384,7 +405,8 @@ export function isAdapterIndex(index: TensorIndex): boolean {
       }
     }
   }
-  const result = index.names.length > 0 && hits * 2 >= index.names.length && factors > 0;
+  const result =
+    (index.names.length > 0 && hits * 2 >= index.names.length && factors > 0) || isPromptLearningIndex(index);
   adapterCache.set(index.names, result);
   return result;
 }

@@ -15,6 +15,7 @@ import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './analysis-limits';
 import {
   adapterNaming,
   isAdapterIndex,
+  isPromptLearningIndex,
   LORA_NAMINGS,
   RE_COMFYUI_PREFIX,
   RE_DIFFUSERS_PREFIX,
@@ -32,6 +33,7 @@ import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 import { declaredAlphaOf, kohyaNetworkAlpha } from './lora-scaling';
 import { parameterTargets, type ParameterTargets } from './lora-parameter-targets';
+import { promptLearningSection } from './lora-prompt-learning';
 
 const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
   unet: 'unet',
@@ -105,6 +107,9 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     return { section: null, findings: unmerged ? [unmerged] : [] };
   }
   const adapterConfig = isRecord(input.sidecars.adapterConfig) ? input.sidecars.adapterConfig : null;
+  if (isPromptLearningIndex(index)) {
+    return { section: promptLearningSection(index, adapterConfig), findings: [] };
+  }
   const scan: LoraScan = {
     index,
     input,

@@ -20,6 +20,8 @@ interface PeftFixture {
     dora: boolean;
     savedParams: number;
     fullTensors: number;
+    /** Prompt learning's virtual tokens; absent for the methods that adapt modules. */
+    virtualTokens?: number;
   };
 }
 
@@ -32,6 +34,9 @@ const FAMILY_OF_METHOD: Readonly<Record<string, LoraFamily>> = {
   OFT: 'peft-oft',
   BOFT: 'peft-boft',
   VERA: 'peft-vera',
+  PROMPT_TUNING: 'peft-prompt-tuning',
+  PREFIX_TUNING: 'peft-prefix-tuning',
+  P_TUNING: 'peft-p-tuning',
 };
 
 function analyze(fixture: PeftFixture, withConfig: boolean) {
@@ -58,12 +63,24 @@ describe('PEFT adapters, each saved by PEFT itself', () => {
   describe.each(all.map((fixture) => [fixture.case, fixture] as const))('%s', (_, fixture) => {
     const { expected } = fixture;
     const family = expected.dora ? 'peft-dora' : FAMILY_OF_METHOD[expected.peftType];
+    const promptLearning = expected.virtualTokens !== undefined;
 
     it('names the method and PEFT, with or without adapter_config.json', () => {
       for (const withConfig of [true, false]) {
         const lora = analyze(fixture, withConfig).sections.lora;
-        expect(lora?.family).toBe(family);
+        // Prompt tuning, prefix tuning and P-tuning save the same tensor name: only the config tells them apart.
+        expect(lora?.family).toBe(promptLearning && !withConfig ? 'peft-prompt-learning' : family);
         expect(lora?.naming).toBe('peft');
+      }
+    });
+
+    it.skipIf(!promptLearning)('counts the virtual tokens prompt learning learned', () => {
+      for (const withConfig of [true, false]) {
+        const { sections } = analyze(fixture, withConfig);
+        expect(sections.lora?.promptEmbedding?.virtualTokens).toBe(expected.virtualTokens);
+        // An adapter is no model: no architecture or memory estimate for it.
+        expect(sections.architecture).toBeUndefined();
+        expect(sections.memory).toBeUndefined();
       }
     });
 
@@ -81,7 +98,7 @@ describe('PEFT adapters, each saved by PEFT itself', () => {
     it('reads each module’s rank as PEFT’s layers hold it', () => {
       for (const withConfig of packedExperts ? [true] : [true, false]) {
         const lora = analyze(fixture, withConfig).sections.lora;
-        expect(lora?.ranks).toEqual(fileHoldsRanks ? expected.ranks : { full: expected.modules });
+        expect(lora?.ranks).toEqual(fileHoldsRanks || promptLearning ? expected.ranks : { full: expected.modules });
       }
     });
 

@@ -199,6 +199,10 @@ export type LoraFamily =
   | 'peft-oft'
   | 'peft-boft'
   | 'peft-vera'
+  | 'peft-prompt-tuning'
+  | 'peft-prefix-tuning'
+  | 'peft-p-tuning'
+  | 'peft-prompt-learning'
   | 'lora';
 
 /** How module names are spelled: PEFT dotted paths, kohya underscores, diffusers components, MLX lowercase a/b. */
@@ -231,6 +235,11 @@ export interface LoraSection {
   adapterParams: number;
   /** Tensors that are full copies, not low-rank factors (PEFT modules_to_save, e.g. a classifier head). */
   fullTensors: number;
+  /**
+   * PEFT's prompt learning (prompt tuning, prefix tuning, P-tuning): the learned virtual tokens and the width of each
+   * one's saved embedding (prefix tuning's: a key and a value for every layer).
+   */
+  promptEmbedding?: { virtualTokens: number; width: number };
   baseModel?: string;
   evidence: string[];
 }

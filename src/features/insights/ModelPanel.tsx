@@ -74,7 +74,28 @@ const OTHER_METHODS: Partial<Record<LoraSection['family'], string>> = {
   'peft-oft': 'OFT: r orthogonal blocks rotate each weight',
   'peft-boft': 'BOFT: butterfly-factored orthogonal blocks rotate each weight',
   'peft-vera': 'VeRA: two random projections shared by every module (vera_A, vera_B), scaled per module by λb and λd',
+  'peft-prompt-tuning':
+    'Prompt tuning: learned embeddings of virtual tokens put before every input; the model is unchanged',
+  'peft-prefix-tuning':
+    'Prefix tuning: a learned key and value per virtual token for every layer; the model is unchanged',
+  'peft-p-tuning':
+    'P-tuning: virtual-token embeddings from a trained prompt encoder (saved as its output); the model is unchanged',
+  'peft-prompt-learning':
+    'Prompt learning (prompt tuning, prefix tuning or P-tuning: adapter_config.json says which): learned virtual tokens; the model is unchanged',
 };
+
+/** Prompt learning's virtual tokens and each one's saved width (prefix tuning's: every layer's key and value). */
+function PromptFacts({ prompt, family }: { prompt: NonNullable<LoraSection['promptEmbedding']>; family: string }) {
+  return (
+    <>
+      <Fact label="Virtual tokens" value={groupDigits(prompt.virtualTokens)} testId="lora-virtual-tokens" />
+      <Fact
+        label={family === 'peft-prefix-tuning' ? 'Width per token (layers × 2 × KV width)' : 'Width per token'}
+        value={groupDigits(prompt.width)}
+      />
+    </>
+  );
+}
 
 export function LoraCard({ section }: { section: LoraSection }) {
   const ranks = Object.entries(section.ranks).sort((a, b) => b[1] - a[1]);
@@ -85,6 +106,7 @@ export function LoraCard({ section }: { section: LoraSection }) {
       <h3>Adapter: {section.family}</h3>
       <dl className="facts">
         {method && <Fact label="Method" value={method} testId="lora-method" />}
+        {section.promptEmbedding && <PromptFacts prompt={section.promptEmbedding} family={section.family} />}
         <Fact
           label={section.family === 'peft-oft' ? 'Blocks (r)' : 'Rank'}
           value={rankless ? 'none' : section.rank === null ? 'full' : String(section.rank)}
@@ -95,14 +117,19 @@ export function LoraCard({ section }: { section: LoraSection }) {
         )}
         {!method && <AlphaFacts section={section} />}
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
-        <Fact label="Targets" value={section.targets.join(', ') || '—'} />
-        <Fact label="Key names" value={keyNamesLabel(section.naming)} testId="lora-naming" />
-        <Fact
-          label="Components"
-          value={Object.entries(section.components)
-            .map(([name, count]) => `${name}: ${count}`)
-            .join(', ')}
-        />
+        {/* Prompt learning names no module: its one tensor is prompt_embeddings. */}
+        {!section.promptEmbedding && (
+          <>
+            <Fact label="Targets" value={section.targets.join(', ') || '—'} />
+            <Fact label="Key names" value={keyNamesLabel(section.naming)} testId="lora-naming" />
+            <Fact
+              label="Components"
+              value={Object.entries(section.components)
+                .map(([name, count]) => `${name}: ${count}`)
+                .join(', ')}
+            />
+          </>
+        )}
         <Fact label="Adapter parameters" value={formatCount(section.adapterParams)} />
         {section.fullTensors > 0 && (
           <Fact

@@ -56,7 +56,11 @@ function quantizationClause(quant: QuantizationSection): string | null {
 function loraClause(lora: LoraSection): string {
   // IA³ and BOFT learn no low-rank factors: they have no rank to state.
   const rank = lora.rank !== null ? `, rank ${lora.rank}` : RANKLESS_FAMILIES.has(lora.family) ? '' : ', rank full';
-  return `${lora.family} adapter${rank} on ${plural(lora.modules, 'module')}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
+  // Prompt learning adapts no module: what it learned is its virtual tokens.
+  const what = lora.promptEmbedding
+    ? `, ${plural(lora.promptEmbedding.virtualTokens, 'virtual token')}`
+    : ` on ${plural(lora.modules, 'module')}`;
+  return `${lora.family} adapter${rank}${what}${lora.baseModel ? ` for ${lora.baseModel}` : ''}`;
 }
 
 /** The clauses the verdict line shows for `result`, each with the tab that holds its evidence. */
