@@ -27,7 +27,7 @@ import peft
 import torch
 import transformers
 from peft import (
-    BOFTConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig, OFTConfig, PrefixTuningConfig, PromptEncoderConfig,
+    AdaLoraConfig, BOFTConfig, IA3Config, LoHaConfig, LoKrConfig, LoraConfig, OFTConfig, PrefixTuningConfig, PromptEncoderConfig,
     PromptTuningConfig, TaskType, VeraConfig, get_peft_model,
 )
 from transformers import (
@@ -120,6 +120,14 @@ CASES = {
                                                  target_modules=["query", "value"])),
     "lora-t5": (t5, LoraConfig(r=8, lora_alpha=16, target_modules=["q", "v"])),
     "lora-whisper": (whisper, LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])),
+    # A bias learned beside B (lora_bias), and per-module alphas (alpha_pattern).
+    "lora-bias": (llama, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=16, lora_bias=True,
+                                    target_modules=["q_proj", "v_proj"])),
+    "lora-alpha-pattern": (llama, LoraConfig(task_type=CAUSAL, r=8, lora_alpha=16, alpha_pattern={"v_proj": 32},
+                                             target_modules=["q_proj", "v_proj"])),
+    # AdaLoRA: SVD-shaped factors (lora_A, lora_E, lora_B) whose rank the training prunes.
+    "adalora": (llama, AdaLoraConfig(task_type=CAUSAL, init_r=8, target_r=4, lora_alpha=16, total_step=100,
+                                     target_modules=["q_proj", "v_proj"])),
     # Prompt learning: learned virtual-token embeddings, no module adapted.
     "prompt-tuning": (llama, PromptTuningConfig(task_type=CAUSAL, num_virtual_tokens=8)),
     "prefix-tuning": (llama, PrefixTuningConfig(task_type=CAUSAL, num_virtual_tokens=8)),
@@ -138,8 +146,11 @@ def expected_of(model, header: dict) -> dict:
         if isinstance(r, dict) and "default" in r:
             ranks[str(r["default"])] += 1
         scale = getattr(module, "scaling", None)
+        # AdaLoRA divides its scaling by the rank it keeps (ranknum) in every forward.
+        ranknum = getattr(module, "ranknum", None)
         if isinstance(scale, dict) and "default" in scale:
-            scaling[repr(float(scale["default"]))] += 1
+            kept = float(ranknum["default"]) if ranknum is not None and "default" in ranknum else 1.0
+            scaling[repr(float(scale["default"]) / kept)] += 1
         magnitude = getattr(module, "lora_magnitude_vector", None)
         dora = dora or (magnitude is not None and "default" in magnitude)
     tensors = {name: value for name, value in header.items() if name != "__metadata__"}

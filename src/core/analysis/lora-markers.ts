@@ -8,7 +8,24 @@ import type { LoraFamily, LoraNaming } from './report-sections';
 import type { TensorIndex } from './tensor-index';
 
 export type AdapterRole =
-  'down' | 'up' | 'mid' | 'magnitude' | 'alpha' | 'loha' | 'lokr' | 'oft' | 'ia3' | 'vera' | 'full';
+  | 'down'
+  | 'up'
+  | 'mid'
+  | 'magnitude'
+  | 'alpha'
+  | 'bias'
+  | 'singular'
+  | 'loha'
+  | 'lokr'
+  | 'oft'
+  | 'ia3'
+  | 'vera'
+  | 'full';
+
+/** Parts that ride along a module's factors and say nothing of its method or rank (alpha, DoRA's magnitude, a bias). */
+export function isAuxiliaryRole(role: AdapterRole): boolean {
+  return role === 'alpha' || role === 'magnitude' || role === 'bias';
+}
 
 export interface AdapterSuffix {
   suffix: string;
@@ -31,6 +48,12 @@ export const ADAPTER_SUFFIXES: readonly AdapterSuffix[] = [
   { suffix: '.lora_embedding_B', role: 'up', side: 'out', dim: 0, embedding: true },
   { suffix: '.lora_A.weight', role: 'down', side: 'in', dim: 1 },
   { suffix: '.lora_B.weight', role: 'up', side: 'out', dim: 0 },
+  // PEFT's lora_bias: a bias learned beside B.
+  { suffix: '.lora_B.bias', role: 'bias', side: 'out', dim: 0 },
+  // AdaLoRA (peft tuners/adalora): bare parameters, B · diag(E) · A, with E the r singular values [r, 1].
+  { suffix: '.lora_A', role: 'down', side: 'in', dim: 1 },
+  { suffix: '.lora_B', role: 'up', side: 'out', dim: 0 },
+  { suffix: '.lora_E', role: 'singular', side: null, dim: 0 },
   { suffix: '.lora_down.weight', role: 'down', side: 'in', dim: 1 },
   { suffix: '.lora_up.weight', role: 'up', side: 'out', dim: 0 },
   { suffix: '.lora_mid.weight', role: 'mid', side: null, dim: 0 },
@@ -163,7 +186,7 @@ export function splitAdapterTensor(name: string): AdapterTensorName | null {
     return { module: name.slice(0, name.length - xlabs[1].length), part: XLABS_PARTS[xlabs[1]], adapterName: null };
   }
   const named = RE_PEFT_NAMED_PART.exec(name);
-  if (named !== null && named[2] !== 'weight' && named.index > 0) {
+  if (named !== null && named[2] !== 'weight' && named[2] !== 'bias' && named.index > 0) {
     const part = SUFFIX_BY_TEXT.get(`.${named[1]}${named[3] ?? ''}`);
     if (part !== undefined) {
       return { module: name.slice(0, named.index), part, adapterName: named[2] };
@@ -262,6 +285,7 @@ export const FACTOR_PAIRS: ReadonlyArray<{
   rankFromUp?: true;
 }> = [
   { down: '.lora_A.weight', downDim: 0, up: '.lora_B.weight', upDim: 1 },
+  { down: '.lora_A', downDim: 0, up: '.lora_B', upDim: 1 },
   { down: '.lora_down.weight', downDim: 0, up: '.lora_up.weight', upDim: 1 },
   { down: '.lora.down.weight', downDim: 0, up: '.lora.up.weight', upDim: 1 },
   { down: '_lora.down.weight', downDim: 0, up: '_lora.up.weight', upDim: 1 },
@@ -339,7 +363,7 @@ export function targetOf(module: string, naming: LoraNaming): string {
 
 /** Suffixes of low-rank factors and LyCORIS module tensors, with or without PEFT's adapter name inside. */
 const RE_LORA_TENSOR =
-  /(?:\.lora_[AB]\.weight|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.oft_R\.weight|\.boft_[Rs]|\.ia3_l|\.vera_lambda_[bd]|\.dora_scale|\.alpha)$/;
+  /(?:\.lora_[AB]\.weight|\.lora_B\.bias|\.lora_[ABE]|\.lora_embedding_[AB]|\.lora_magnitude_vector(?:\.weight)?|\.lora_(?:[AB]|magnitude_vector)\.[^.]+\.weight|\.lora_embedding_[AB]\.[^.]+|\.lora_magnitude_vector\.[^.]+|\.lora_(?:down|up|mid)\.weight|\.processor\.(?:qkv|proj)_lora[12]\.(?:down|up)\.weight|\.lora\.(?:down|up)\.weight|_lora\.(?:down|up)\.weight|\.lora_[ab]|\.hada_w[12]_[ab]|\.hada_t[12]|\.lokr_w[12](?:_[ab])?|\.lokr_t[12]|\.oft_blocks|\.oft_diag|\.oft_R\.weight|\.boft_[Rs]|\.ia3_l|\.vera_lambda_[bd]|\.dora_scale|\.alpha)$/;
 
 /** Cheap pre-filter: every adapter suffix contains one of these; the regex runs only on names that pass. */
 export function mayBeAdapterTensor(name: string): boolean {

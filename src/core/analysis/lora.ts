@@ -15,6 +15,7 @@ import { MAX_EVIDENCE, MAX_LORA_TARGETS } from './analysis-limits';
 import {
   adapterNaming,
   isAdapterIndex,
+  isAuxiliaryRole,
   isPromptLearningIndex,
   LORA_NAMINGS,
   RE_COMFYUI_PREFIX,
@@ -195,7 +196,7 @@ function groupModules(index: TensorIndex): {
     const { module, part, adapterName } = parsed;
     const entry = modules.get(module) ?? { rows: new Map<string, number>(), role: part.role, downSuffix: null };
     entry.rows.set(part.suffix, row);
-    if (part.role !== 'alpha' && part.role !== 'magnitude') {
+    if (!isAuxiliaryRole(part.role)) {
       entry.role = part.role;
     }
     if (part.role === 'down') {
@@ -247,12 +248,14 @@ function adapterFamily(
   const naming = adapterNaming(namedParts(modules));
   const peftNamed = adapterNames.size > 0 || (adapterConfig !== null && 'peft_type' in adapterConfig);
   const dominantRole = [...roleCounts.entries()]
-    .filter(([role]) => role !== 'alpha' && role !== 'magnitude')
+    .filter(([role]) => !isAuxiliaryRole(role))
     .sort((a, b) => b[1] - a[1])[0]?.[0];
   const hasDora = [...modules.values()].some(hasMagnitude);
   const algo = isRecord(networkArgs) ? asString(networkArgs.algo) : null;
   let family: LoraFamily;
-  if (dominantRole === 'ia3') {
+  if (anyName(/\.lora_E$/)) {
+    family = 'peft-adalora';
+  } else if (dominantRole === 'ia3') {
     family = 'peft-ia3';
   } else if (dominantRole === 'vera') {
     family = 'peft-vera';
@@ -353,7 +356,7 @@ function adapterRanks(
     }
     if (rank === null) {
       const first = entry.rows.values().next().value;
-      if (first !== undefined && entry.role !== 'alpha' && entry.role !== 'magnitude') {
+      if (first !== undefined && !isAuxiliaryRole(entry.role)) {
         incomplete.push(first);
       }
       continue;

@@ -34,6 +34,7 @@ const FAMILY_OF_METHOD: Readonly<Record<string, LoraFamily>> = {
   OFT: 'peft-oft',
   BOFT: 'peft-boft',
   VERA: 'peft-vera',
+  ADALORA: 'peft-adalora',
   PROMPT_TUNING: 'peft-prompt-tuning',
   PREFIX_TUNING: 'peft-prefix-tuning',
   P_TUNING: 'peft-p-tuning',

@@ -199,6 +199,7 @@ export type LoraFamily =
   | 'peft-oft'
   | 'peft-boft'
   | 'peft-vera'
+  | 'peft-adalora'
   | 'peft-prompt-tuning'
   | 'peft-prefix-tuning'
   | 'peft-p-tuning'

@@ -285,10 +285,13 @@ describe('LoraUpdateCollector', () => {
 });
 
 describe('the adapters PEFT saved that B·A does not describe', () => {
-  it("leaves PEFT's packed-expert LoRA and its IA³ unmeasured, saying why (names and shapes PEFT saved)", () => {
+  it("leaves PEFT's packed-expert LoRA, its IA³ and AdaLoRA unmeasured, saying why (names and shapes PEFT saved)", () => {
+    const measured: Record<string, string[]> = { 'lora-target-parameters': ['q_proj', 'q_proj'], ia3: [], adalora: [] };
+    const unmeasuredCount: Record<string, number> = { 'lora-target-parameters': 4, ia3: 6, adalora: 4 };
     for (const [fixture, reason] of [
       ['lora-target-parameters', "a LoRA on packed expert parameters (PEFT's target_parameters) stacks every expert's"],
       ['ia3', "PEFT's IA³, OFT, BOFT and VeRA modules scale or rotate the weight instead of adding B·A"],
+      ['adalora', "AdaLoRA's update is B · diag(E) · A"],
     ] as const) {
       const { header } = savedHeaderRecord<{ header: Record<string, { shape: number[] }> }>('peft-adapters', fixture);
       const names = Object.keys(header).filter((name) => name !== '__metadata__');
@@ -297,9 +300,9 @@ describe('the adapters PEFT saved that B·A does not describe', () => {
         'plan',
       );
       const unmeasured = plan.unmeasured.filter(({ reason: why }) => why.startsWith(reason));
-      expect(unmeasured.length, fixture).toBe(fixture === 'ia3' ? 6 : 4);
+      expect(unmeasured.length, fixture).toBe(unmeasuredCount[fixture]);
       // The q_proj LoRA beside the experts' is measured as usual.
-      expect(plan.modules.map(({ target }) => target)).toEqual(fixture === 'ia3' ? [] : ['q_proj', 'q_proj']);
+      expect(plan.modules.map(({ target }) => target)).toEqual(measured[fixture]);
     }
   });
 });

@@ -226,6 +226,10 @@ function planModule(
   if (found !== null && isPackedExpertsOwner(module)) {
     return "a LoRA on packed expert parameters (PEFT's target_parameters) stacks every expert's factors: not measured";
   }
+  // AdaLoRA's update is B · diag(E) · A / ranknum: B·A alone is not it.
+  if (rows.has('.lora_E')) {
+    return "AdaLoRA's update is B · diag(E) · A, scaled by its pruned rank: not measured";
+  }
   if (found === null) {
     const suffixes = [...rows.keys()];
     if (suffixes.some((suffix) => PEFT_NON_LOW_RANK_SUFFIXES.has(suffix))) {

@@ -24,8 +24,11 @@ const ENCODER_SEGMENT = /(?:^|\.)encoder\./;
 /** A decoder layer's attention to the encoder's output (BART's and Whisper's `encoder_attn`, T5's `EncDecAttention`). */
 const CROSS_ATTENTION = /\.(?:encoder_attn|EncDecAttention)\./;
 
-/** Whisper's audio front end (`model.encoder.conv1`): its encoder always sees 30 s of padded audio. */
-const AUDIO_ENCODER_POSITIONS = /^(?:model\.)?encoder\.embed_positions\.weight$/;
+/** Whisper's audio front end: an encoder behind it always sees 30 s of padded audio, all its positions. */
+const AUDIO_FRONT_END = /^(?:model\.)?encoder\.conv1\.weight$/;
+
+/** The encoder's learnt positions, one row each. */
+const ENCODER_POSITIONS = /^(?:model\.)?encoder\.embed_positions\.weight$/;
 
 /**
  * Output features of a projection per layer of the self-attention stack (`which: 'self'`: encoder layers and
@@ -145,8 +148,8 @@ function inferCrossAttention(index: TensorIndex): CrossAttentionCache | null {
     return null;
   }
   const [elements] = widths;
-  const audio = index.names.some((name) => /^(?:model\.)?encoder\.conv1\.weight$/.test(name));
-  const positions = audio ? index.names.findIndex((name) => AUDIO_ENCODER_POSITIONS.test(name)) : -1;
+  const audio = index.names.some((name) => AUDIO_FRONT_END.test(name));
+  const positions = audio ? index.names.findIndex((name) => ENCODER_POSITIONS.test(name)) : -1;
   const limit = positions >= 0 ? index.dim(positions, 0) : null;
   return {
     layers: perLayer.size,
