@@ -68,6 +68,8 @@ describe('encoder-decoder caches from config.json', () => {
     expect(crossLine(BART_LARGE_CNN_CONFIG, 512)?.bytes).toBe(512 * 12 * 2 * 1024 * 2);
     expect(crossLine(BART_LARGE_CNN_CONFIG, 4096)?.tokensKept).toBe(1024);
     expect(crossLine(BART_LARGE_CNN_CONFIG, 4096)?.bytes).toBe(1024 * 12 * 2 * 1024 * 2);
+    expect(crossLine(BART_LARGE_CNN_CONFIG, 4096)?.formula).toContain("input tokens (the encoder's limit)");
+    expect(crossLine(BART_LARGE_CNN_CONFIG, 512)?.formula).toContain('input tokens (as many as the context)');
   });
 
   it('Flan-T5 base: num_decoder_layers × 2 × num_heads × d_kv, the input capped at n_positions 512', () => {

@@ -217,7 +217,11 @@ function crossAttentionLine(cross: CrossAttentionCache, inputs: MemoryInputs): K
       : cross.fixedInput
         ? cross.inputLimit
         : Math.min(inputs.tokens, cross.inputLimit);
-  const input = cross.fixedInput ? 'encoder positions' : 'input tokens (as many as the context)';
+  const input = cross.fixedInput
+    ? 'encoder positions'
+    : tokensKept < inputs.tokens
+      ? "input tokens (the encoder's limit)"
+      : 'input tokens (as many as the context)';
   return {
     label: 'cross-attention to the encoder output',
     layers: cross.layers,
