@@ -138,6 +138,15 @@ MULTIMODAL = {
     "mistral3": dict(vision_config=dict(**VISION, head_dim=16), text_config=dict(model_type="mistral", **TEXT)),
     "idefics3": dict(vision_config=dict(**VISION), text_config=dict(model_type="llama", **TEXT)),
     "paligemma": dict(vision_config=dict(**VISION, projection_dim=64), text_config=dict(model_type="gemma", **TEXT)),
+    # Llama 3.2 Vision: cross-attention layers among the text layers attend to the image, not to earlier tokens.
+    "mllama": dict(
+        vision_config=dict(
+            hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_global_layers=1, attention_heads=2,
+            image_size=32, patch_size=8, max_num_tiles=1, intermediate_layers_indices=[0],
+            supported_aspect_ratios=[[1, 1]], vision_output_dim=64,
+        ),
+        text_config=dict(**{**TEXT, "num_hidden_layers": 3}, cross_attention_layers=[1]),
+    ),
     "llama4": dict(
         vision_config=dict(**VISION, vision_output_dim=64, projector_input_dim=64, projector_output_dim=64),
         text_config=dict(**TEXT, num_local_experts=4, intermediate_size_mlp=128),

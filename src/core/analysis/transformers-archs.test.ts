@@ -89,6 +89,13 @@ describe('transformers architectures, each saved by transformers itself', () => 
     },
   );
 
+  // Its cross-attention layers (cross_attn) attend to the image: without config.json they are left out, not counted.
+  it('sizes Llama 3.2 Vision’s KV per token from its self-attention layers alone, without config.json', () => {
+    const mllama = all.find((fixture) => fixture.name === 'mllama');
+    const memory = mllama && analyze(mllama, false).sections.memory;
+    expect(memory && memory.kvBytesPerToken / CACHE_DTYPE_BYTES[memory.cacheDtype]).toBe(mllama?.expected.kvPerToken);
+  });
+
   describe.each(all.map((fixture) => [fixture.name, fixture] as const))('%s', (_, fixture) => {
     const { expected } = fixture;
 

@@ -391,3 +391,30 @@ export const OPUS_MT_EN_DE_CONFIG = {
   num_hidden_layers: 6,
   vocab_size: 58101,
 };
+
+/** meta-llama/Llama-3.2-11B-Vision-Instruct (the fields that size its caches) */
+export const LLAMA32_11B_VISION_CONFIG = {
+  architectures: ['MllamaForConditionalGeneration'],
+  model_type: 'mllama',
+  text_config: {
+    model_type: 'mllama_text_model',
+    cross_attention_layers: [3, 8, 13, 18, 23, 28, 33, 38],
+    hidden_size: 4096,
+    intermediate_size: 14336,
+    max_position_embeddings: 131072,
+    num_attention_heads: 32,
+    num_hidden_layers: 40,
+    num_key_value_heads: 8,
+    vocab_size: 128256,
+  },
+  vision_config: {
+    model_type: 'mllama_vision_model',
+    hidden_size: 1280,
+    image_size: 560,
+    max_num_tiles: 4,
+    num_hidden_layers: 32,
+    patch_size: 14,
+    vision_output_dim: 7680,
+  },
+  torch_dtype: 'bfloat16',
+};

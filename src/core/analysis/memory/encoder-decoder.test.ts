@@ -1,7 +1,8 @@
 /**
- * Encoder-decoders against their published configs: the decoder's self-attention cache grows per generated token,
- * its cross-attention cache holds the encoder's output once per sequence (Whisper's 1,500 positions whatever the
- * clip; a text encoder's input, up to its position limit). Every figure is computed by hand here.
+ * Cross-attention caches against published configs. An encoder-decoder's self-attention cache grows per generated
+ * token, its cross-attention cache holds the encoder's output once per sequence (Whisper's 1,500 positions whatever
+ * the clip; a text encoder's input, up to its position limit); Llama 3.2 Vision's cross-attention layers hold an
+ * image's tiles. Every figure is computed by hand here.
  */
 import { describe, expect, it } from 'vitest';
 import { tinyLlamaFixture } from '../../../testing/models/plain-models';
@@ -10,6 +11,7 @@ import {
   BART_LARGE_CNN_CONFIG,
   DISTIL_WHISPER_LARGE_V3_CONFIG,
   FLAN_T5_BASE_CONFIG,
+  LLAMA32_11B_VISION_CONFIG,
   OPUS_MT_EN_DE_CONFIG,
   WHISPER_LARGE_V3_CONFIG,
 } from '../../../testing/models/published-configs';
@@ -91,5 +93,23 @@ describe('encoder-decoder caches from config.json', () => {
       cacheDtype: 'bf16',
     });
     expect(estimate.kvLines.map((line) => line.label)).toEqual(['full attention']);
+  });
+});
+
+describe('Llama 3.2 Vision: cross-attention layers hold the image, not the tokens', () => {
+  it('32 self-attention layers × 2 × 8 KV heads × 128 × 2 B = 131,072 B per token (the 8 cross layers add none)', () => {
+    const section = memoryWith(LLAMA32_11B_VISION_CONFIG);
+    expect(section.kvBytesPerToken).toBe(32 * 2 * 8 * 128 * 2);
+  });
+
+  it('each cross-attention layer keeps 4 tiles × (40² + 1) = 6,404 image positions per sequence', () => {
+    const line = (tokens: number) =>
+      estimateMemory(memoryWith(LLAMA32_11B_VISION_CONFIG), { tokens, batch: 2, cacheDtype: 'bf16' }).kvLines.find(
+        (kv) => kv.label === 'cross-attention to the image',
+      );
+    expect(line(4096)?.layers).toBe(8);
+    expect(line(4096)?.bytes).toBe(2 * 6404 * 8 * 2 * 8 * 128 * 2);
+    expect(line(16)?.bytes).toBe(line(4096)?.bytes);
+    expect(line(16)?.formula).toContain('max_num_tiles 4');
   });
 });

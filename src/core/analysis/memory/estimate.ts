@@ -218,12 +218,12 @@ function crossAttentionLine(cross: CrossAttentionCache, inputs: MemoryInputs): K
         ? cross.inputLimit
         : Math.min(inputs.tokens, cross.inputLimit);
   const input = cross.fixedInput
-    ? 'encoder positions'
+    ? cross.positions
     : tokensKept < inputs.tokens
-      ? "input tokens (the encoder's limit)"
-      : 'input tokens (as many as the context)';
+      ? `${cross.positions} (the encoder's limit)`
+      : `${cross.positions} (as many as the context)`;
   return {
-    label: 'cross-attention to the encoder output',
+    label: cross.label,
     layers: cross.layers,
     tokensKept,
     bytes: batch * tokensKept * cross.layers * cross.elementsPerToken * cacheBytes,

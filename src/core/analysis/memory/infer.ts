@@ -21,8 +21,11 @@ const PLAIN_MATRIX = /^(F16|BF16|F32|F64|F8_E4M3|F8_E5M2|F8_E4M3FNUZ|F8_E5M2FNUZ
  */
 const ENCODER_SEGMENT = /(?:^|\.)encoder\./;
 
-/** A decoder layer's attention to the encoder's output (BART's and Whisper's `encoder_attn`, T5's `EncDecAttention`). */
-const CROSS_ATTENTION = /\.(?:encoder_attn|EncDecAttention)\./;
+/**
+ * A layer's attention to something other than earlier tokens: an encoder's output (BART's and Whisper's
+ * `encoder_attn`, T5's `EncDecAttention`) or an image (Llama 3.2 Vision's `cross_attn`, sized only from config.json).
+ */
+const CROSS_ATTENTION = /\.(?:encoder_attn|EncDecAttention|cross_attn)\./;
 
 /** Whisper's audio front end: an encoder behind it always sees 30 s of padded audio, all its positions. */
 const AUDIO_FRONT_END = /^(?:model\.)?encoder\.conv1\.weight$/;
@@ -152,6 +155,8 @@ function inferCrossAttention(index: TensorIndex): CrossAttentionCache | null {
   const positions = audio ? index.names.findIndex((name) => ENCODER_POSITIONS.test(name)) : -1;
   const limit = positions >= 0 ? index.dim(positions, 0) : null;
   return {
+    label: 'cross-attention to the encoder output',
+    positions: limit !== null ? 'encoder positions' : 'input tokens',
     layers: perLayer.size,
     elementsPerToken: elements,
     inputLimit: limit,

@@ -9,7 +9,8 @@ import { asNumber, asString } from '../values';
 import { count, first, type EncoderInput, type MemoryConfig } from './config';
 import type { CrossAttentionCache, KvLayerGroup, KvModel, RecurrentState } from './memory-types';
 
-type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear' | 'mamba' | 'none';
+/** `cross`: Llama 3.2 Vision's cross-attention layers, which attend to the image, not to earlier tokens. */
+type LayerKind = 'full' | 'sliding' | 'chunked' | 'linear' | 'mamba' | 'cross' | 'none';
 
 const KIND_BY_NAME: ReadonlyMap<string, LayerKind> = new Map([
   ['full_attention', 'full'],
@@ -93,6 +94,15 @@ function layerPlan(config: MemoryConfig, layers: number, notes: string[]): Layer
     return {
       kinds: each((i) => kinds[i % kinds.length]),
       source: 'block_types repeated over the layers (attention local)',
+      parallelMamba: false,
+    };
+  }
+  const crossAt = text.cross_attention_layers;
+  if (Array.isArray(crossAt) && crossAt.length > 0) {
+    const at = new Set(crossAt.map((value) => asNumber(value)));
+    return {
+      kinds: each((i) => (at.has(i) ? 'cross' : 'full')),
+      source: 'cross-attention (to the image) at cross_attention_layers, the rest self-attention',
       parallelMamba: false,
     };
   }
@@ -355,8 +365,51 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
     }
   }
   notes.unshift(`Layer layout: ${plan.source}.`);
-  const cross = config.encoderInput ? crossAttentionFromConfig(config.encoderInput, layers, elements, formula) : null;
+  const crossLayers = plan.kinds.filter((kind) => kind === 'cross').length;
+  const cross = config.encoderInput
+    ? crossAttentionFromConfig(config.encoderInput, layers, elements, formula)
+    : crossLayers > 0
+      ? imageCrossAttention(config, crossLayers, elements, formula, notes)
+      : null;
   return { attention, groups, ...(cross ? { crossAttention: cross } : {}), state, notes };
+}
+
+/**
+ * Llama 3.2 Vision (mllama): each cross-attention layer keeps the keys and values of one image's vision tokens,
+ * max_num_tiles × ((image_size / patch_size)² + 1 class token) of them (transformers' and vLLM's Mllama), once per
+ * sequence whatever its length.
+ */
+function imageCrossAttention(
+  config: MemoryConfig,
+  layers: number,
+  elements: number,
+  formula: string,
+  notes: string[],
+): CrossAttentionCache | null {
+  const vision = config.root.vision_config;
+  const fields = typeof vision === 'object' && vision !== null ? (vision as Record<string, unknown>) : {};
+  const tiles = count(fields, ['max_num_tiles']);
+  const image = count(fields, ['image_size']);
+  const patch = count(fields, ['patch_size']);
+  if (tiles === null || image === null || patch === null || image % patch !== 0) {
+    notes.push(
+      `${layers} cross-attention layers keep an image's keys and values, but vision_config lacks max_num_tiles, image_size or patch_size to size them; not counted.`,
+    );
+    return null;
+  }
+  const side = image / patch;
+  const tokens = tiles * (side * side + 1);
+  return {
+    label: 'cross-attention to the image',
+    positions: 'image positions',
+    layers,
+    elementsPerToken: elements,
+    inputLimit: tokens,
+    fixedInput: true,
+    formula:
+      `${formula}, over ${groupDigits(tokens)} image positions per image (max_num_tiles ${tiles} × ((image_size ` +
+      `${image} / patch_size ${patch})² + 1 class token)), one image per sequence`,
+  };
 }
 
 /** Every decoder layer of an encoder-decoder attends to the encoder's output with its own keys and values. */
@@ -373,6 +426,8 @@ function crossAttentionFromConfig(
         ? `${groupDigits(input.limit)} encoder positions per sequence (${input.field}: every input is padded to it)`
         : `up to ${groupDigits(input.limit)} input positions (${input.field})`;
   return {
+    label: 'cross-attention to the encoder output',
+    positions: input.fixed ? 'encoder positions' : 'input tokens',
     layers,
     elementsPerToken: elements,
     inputLimit: input.limit,

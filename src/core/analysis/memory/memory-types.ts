@@ -69,10 +69,14 @@ export interface RecurrentState {
 }
 
 /**
- * An encoder-decoder's cross-attention cache: each decoder layer keeps the keys and values of the encoder's output,
- * computed once per sequence, so it grows with the input, not with the tokens generated.
+ * A cross-attention cache: each cross-attention layer keeps the keys and values of what it attends to, computed once
+ * per sequence: an encoder-decoder's encoder output, which grows with the input, or Llama 3.2 Vision's image tiles.
  */
 export interface CrossAttentionCache {
+  /** What the layers attend to: `cross-attention to the encoder output`, `cross-attention to the image`. */
+  label: string;
+  /** What one kept position is: `encoder positions`, `image positions` (fixed), or `input tokens`. */
+  positions: string;
   layers: number;
   /** Cache elements per input position per layer: 2 × heads × head dim, as the decoder's self-attention. */
   elementsPerToken: number;
@@ -88,7 +92,7 @@ export interface KvModel {
   attention: 'MHA' | 'GQA' | 'MQA' | 'MLA' | 'mixed' | 'none';
   /** Self-attention layers: what one more generated token adds (an encoder-decoder's decoder). */
   groups: KvLayerGroup[];
-  /** An encoder-decoder's cross-attention; absent for a decoder-only model. */
+  /** Cross-attention layers' cache (an encoder-decoder's, Llama 3.2 Vision's); absent for a plain decoder. */
   crossAttention?: CrossAttentionCache;
   state: RecurrentState | null;
   /** Statements about what was assumed or left out (MTP layer, unknown sliding rule…). */
