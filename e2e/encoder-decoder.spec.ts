@@ -3,27 +3,12 @@
  * their config.json: an encoder-decoder's Memory tab sizes its decoder's cache and the cross-attention cache of the
  * encoder's output; an encoder gets no Memory tab, and its masked-LM head is read as tied to the embedding.
  */
-import { expect, test, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileFromSavedHeader, openApp, type SavedHeader } from './helpers';
-
-async function dropSavedModel(page: Page, modelType: string): Promise<void> {
-  const fixture = JSON.parse(
-    readFileSync(join(process.cwd(), 'fixtures', 'transformers-archs', `${modelType}.json`), 'utf8'),
-  ) as { header: SavedHeader; config: unknown };
-  await page
-    .getByTestId('file-input')
-    .first()
-    .setInputFiles([
-      { name: 'model.safetensors', mimeType: 'application/octet-stream', buffer: fileFromSavedHeader(fixture.header) },
-      { name: 'config.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(fixture.config)) },
-    ]);
-}
+import { expect, test } from '@playwright/test';
+import { dropSavedFixture, openApp } from './helpers';
 
 test('Whisper: the decoder’s KV cache and the cross-attention cache of its 16 encoder positions', async ({ page }) => {
   await openApp(page);
-  await dropSavedModel(page, 'whisper');
+  await dropSavedFixture(page, 'transformers-archs', 'whisper');
   await page.getByRole('tab', { name: 'Memory' }).click();
   const lines = page.getByTestId('memory-kv-line');
   await expect(lines).toHaveCount(2);
@@ -36,14 +21,14 @@ test('Whisper: the decoder’s KV cache and the cross-attention cache of its 16 
 
 test('BART: the cross-attention cache follows the context up to max_position_embeddings', async ({ page }) => {
   await openApp(page);
-  await dropSavedModel(page, 'bart');
+  await dropSavedFixture(page, 'transformers-archs', 'bart');
   await page.getByRole('tab', { name: 'Memory' }).click();
   await expect(page.getByTestId('memory-kv-line').nth(1)).toContainText('up to 256 input positions');
 });
 
 test('RoBERTa: an encoder has no Memory tab, and its masked-LM head is the token embedding', async ({ page }) => {
   await openApp(page);
-  await dropSavedModel(page, 'roberta');
+  await dropSavedFixture(page, 'transformers-archs', 'roberta');
   await page.getByRole('tab', { name: 'Model' }).click();
   await expect(page.locator('.fact', { hasText: 'Tied embeddings' }).locator('dd')).toHaveText('yes');
   await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
@@ -51,7 +36,7 @@ test('RoBERTa: an encoder has no Memory tab, and its masked-LM head is the token
 
 test('distil-whisper: its 2 decoder layers are the model’s layers, beside 4 encoder layers', async ({ page }) => {
   await openApp(page);
-  await dropSavedModel(page, 'whisper@distil');
+  await dropSavedFixture(page, 'transformers-archs', 'whisper@distil');
   await page.getByRole('tab', { name: 'Model' }).click();
   await expect(page.getByTestId('arch-layers')).toHaveText('2 decoder + 4 encoder');
   await page.getByRole('tab', { name: 'Memory' }).click();

@@ -180,10 +180,10 @@ export async function scanFixture(page: Page, dir: string, file: string, remote:
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A safetensors header as a library saved it (fixtures/transformers-archs, fixtures/peft-adapters). */
-export type SavedHeader = Record<string, { data_offsets?: [number, number] } | Record<string, string>>;
+type SavedHeader = Record<string, { data_offsets?: [number, number] } | Record<string, string>>;
 
 /** The safetensors file the header describes: the header as saved, zeros for the data (its values are not read). */
-export function fileFromSavedHeader(header: SavedHeader): Buffer {
+function fileFromSavedHeader(header: SavedHeader): Buffer {
   const json = Buffer.from(JSON.stringify(header));
   const padded = Buffer.concat([json, Buffer.alloc((8 - (json.length % 8)) % 8, 0x20)]);
   const end = Math.max(
@@ -193,4 +193,30 @@ export function fileFromSavedHeader(header: SavedHeader): Buffer {
   const length = Buffer.alloc(8);
   length.writeBigUInt64LE(BigInt(padded.length));
   return Buffer.concat([length, padded, Buffer.alloc(end)]);
+}
+
+/** How each saved-header fixture set is dropped: the weights file and the JSON saved beside it (its record key). */
+const SAVED_FIXTURE_FILES = {
+  'transformers-archs': { weights: 'model.safetensors', sidecar: 'config.json', key: 'config' },
+  'peft-adapters': { weights: 'adapter_model.safetensors', sidecar: 'adapter_config.json', key: 'adapterConfig' },
+} as const;
+
+/** Drops fixtures/<set>/<name>.json as the library saved it: the rebuilt safetensors file and its config beside it. */
+export async function dropSavedFixture(page: Page, set: keyof typeof SAVED_FIXTURE_FILES, name: string): Promise<void> {
+  const files = SAVED_FIXTURE_FILES[set];
+  const record = JSON.parse(readFileSync(join(process.cwd(), 'fixtures', set, `${name}.json`), 'utf8')) as Record<
+    string,
+    unknown
+  >;
+  await page
+    .getByTestId('file-input')
+    .first()
+    .setInputFiles([
+      {
+        name: files.weights,
+        mimeType: 'application/octet-stream',
+        buffer: fileFromSavedHeader(record.header as SavedHeader),
+      },
+      { name: files.sidecar, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(record[files.key])) },
+    ]);
 }

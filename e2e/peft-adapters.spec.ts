@@ -3,40 +3,12 @@
  * adapter_config.json: the file is rebuilt from the header PEFT wrote (its values are not read here), and the
  * verdict and the Model tab say what PEFT says of it.
  */
-import { expect, test, type Page } from '@playwright/test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileFromSavedHeader, openApp, type SavedHeader } from './helpers';
-
-interface PeftFixture {
-  header: SavedHeader;
-  adapterConfig: unknown;
-}
-
-async function dropAdapter(page: Page, name: string): Promise<void> {
-  const fixture = JSON.parse(
-    readFileSync(join(process.cwd(), 'fixtures', 'peft-adapters', `${name}.json`), 'utf8'),
-  ) as PeftFixture;
-  await page
-    .getByTestId('file-input')
-    .first()
-    .setInputFiles([
-      {
-        name: 'adapter_model.safetensors',
-        mimeType: 'application/octet-stream',
-        buffer: fileFromSavedHeader(fixture.header),
-      },
-      {
-        name: 'adapter_config.json',
-        mimeType: 'application/json',
-        buffer: Buffer.from(JSON.stringify(fixture.adapterConfig)),
-      },
-    ]);
-}
+import { expect, test } from '@playwright/test';
+import { dropSavedFixture, openApp } from './helpers';
 
 test('a PEFT IA³ adapter: named, no rank, alpha or scale, and what it learns instead', async ({ page }) => {
   await openApp(page);
-  await dropAdapter(page, 'ia3');
+  await dropSavedFixture(page, 'peft-adapters', 'ia3');
   await expect(page.getByTestId('verdict-clauses')).toContainText('peft-ia3 adapter on 6 modules');
   await page.getByRole('tab', { name: 'Model' }).click();
   await expect(page.getByTestId('lora-method')).toHaveText(
@@ -51,7 +23,7 @@ test('a PEFT LoRA on gpt-oss packed experts: rank r, not r × experts, and the p
   page,
 }) => {
   await openApp(page);
-  await dropAdapter(page, 'lora-target-parameters');
+  await dropSavedFixture(page, 'peft-adapters', 'lora-target-parameters');
   await expect(page.getByTestId('verdict-clauses')).toContainText('peft adapter, rank 4 on 6 modules');
   await page.getByRole('tab', { name: 'Model' }).click();
   await expect(page.getByTestId('lora-rank')).toHaveText('4');
@@ -64,7 +36,7 @@ test('a PEFT LoRA on gpt-oss packed experts: rank r, not r × experts, and the p
 
 test('a PEFT prompt tuning: its virtual tokens, no module adapted, no rank', async ({ page }) => {
   await openApp(page);
-  await dropAdapter(page, 'prompt-tuning');
+  await dropSavedFixture(page, 'peft-adapters', 'prompt-tuning');
   await expect(page.getByTestId('verdict-clauses')).toContainText('peft-prompt-tuning adapter, 8 virtual tokens');
   await page.getByRole('tab', { name: 'Model' }).click();
   await expect(page.getByTestId('lora-method')).toContainText('Prompt tuning: learned embeddings of virtual tokens');

@@ -6,6 +6,7 @@ import type { ParsedHeader } from '../model';
 import type { ConfigFile } from './analysis-types';
 import { GgufKeys } from './memory/gguf-inputs';
 import { ggufMetadataOf } from './memory/gguf-section';
+import { ATTENTION_HEADS_FIELDS, first, HIDDEN_SIZE_FIELDS } from './memory/config';
 import { asNumber, asString, isRecord } from './values';
 
 export interface ModelConfig {
@@ -33,17 +34,11 @@ export function readConfig(config: unknown, file: ConfigFile): ModelConfig | nul
   }
   const text = isRecord(config.text_config) ? config.text_config : config;
   const architectures = Array.isArray(config.architectures) ? asString(config.architectures[0]) : null;
-  // T5 writes num_heads and d_kv; an encoder-decoder's main stack is its decoder (BART's decoder_attention_heads).
-  const heads =
-    asNumber(text.decoder_attention_heads) ??
-    asNumber(text.num_attention_heads) ??
-    asNumber(text.n_head) ??
-    asNumber(text.n_heads) ??
-    asNumber(text.num_heads);
+  const heads = first(text, ATTENTION_HEADS_FIELDS);
   // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
   const headDim = asNumber(text.head_dim) ?? asNumber(text.attention_head_dim) ?? asNumber(text.d_kv);
   // DistilBERT writes dim.
-  const hidden = asNumber(text.hidden_size) ?? asNumber(text.n_embd) ?? asNumber(text.d_model) ?? asNumber(text.dim);
+  const hidden = first(text, [...HIDDEN_SIZE_FIELDS, 'dim']);
   return {
     source: file,
     modelType: asString(config.model_type) ?? architectures,

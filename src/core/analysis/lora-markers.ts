@@ -123,10 +123,19 @@ export const RANKLESS_FAMILIES: ReadonlySet<LoraFamily> = new Set([
  * prompt tuning's task factors. No module of the model is adapted.
  */
 const PROMPT_LEARNING_TENSOR = /^(?:prompt_embeddings|prefix_task_cols|prefix_task_rows)$/;
+const PROMPT_LEARNING_TENSORS = 3;
 
-/** A file of PEFT prompt learning alone: its `prompt_embeddings` (and multitask prompt tuning's task factors). */
+/**
+ * A file of PEFT prompt learning alone: its `prompt_embeddings` (and multitask prompt tuning's task factors). A file
+ * of more tensors is answered without reading its names.
+ */
 export function isPromptLearningIndex(index: TensorIndex): boolean {
-  return index.names.includes('prompt_embeddings') && index.names.every((name) => PROMPT_LEARNING_TENSOR.test(name));
+  const { names } = index;
+  return (
+    names.length <= PROMPT_LEARNING_TENSORS &&
+    names.includes('prompt_embeddings') &&
+    names.every((name) => PROMPT_LEARNING_TENSOR.test(name))
+  );
 }
 
 const SUFFIX_BY_TEXT = new Map(ADAPTER_SUFFIXES.map((entry) => [entry.suffix, entry]));

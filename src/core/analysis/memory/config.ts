@@ -73,9 +73,30 @@ export function first(record: Json, keys: readonly string[]): number | null {
   return null;
 }
 
-/** The first of `keys` holding a positive integer, or null. */
-function positiveField(record: Json, keys: readonly string[]): string | null {
-  return keys.find((key) => count(record, [key]) !== null) ?? null;
+/**
+ * config.json's names for the attention heads, the first found winning: an encoder-decoder's decoder's first (BART's
+ * and Whisper's decoder_attention_heads; its main stack and its cache are the decoder's), T5's num_heads last.
+ */
+export const ATTENTION_HEADS_FIELDS = [
+  'decoder_attention_heads',
+  'num_attention_heads',
+  'n_head',
+  'n_heads',
+  'num_heads',
+];
+
+/** config.json's names for the hidden size (the model width), the first found winning. */
+export const HIDDEN_SIZE_FIELDS = ['hidden_size', 'n_embd', 'd_model'];
+
+/** The first of `keys` holding a positive integer, and that integer; null when none does. */
+function countField(record: Json, keys: readonly string[]): { field: string; value: number } | null {
+  for (const field of keys) {
+    const value = count(record, [field]);
+    if (value !== null) {
+      return { field, value };
+    }
+  }
+  return null;
 }
 
 /** A positive integer field, or null. */
@@ -100,16 +121,10 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
     'n_layers',
   ]);
   const layers = givenLayers !== null && givenLayers <= MAX_MODEL_LAYERS ? givenLayers : null;
-  const hiddenField = positiveField(text, ['hidden_size', 'n_embd', 'd_model']);
-  const hidden = hiddenField === null ? null : count(text, [hiddenField]);
-  const headsField = positiveField(text, [
-    'decoder_attention_heads',
-    'num_attention_heads',
-    'n_head',
-    'n_heads',
-    'num_heads',
-  ]);
-  const heads = headsField === null ? null : count(text, [headsField]);
+  const hiddenField = countField(text, HIDDEN_SIZE_FIELDS);
+  const hidden = hiddenField?.value ?? null;
+  const headsField = countField(text, ATTENTION_HEADS_FIELDS);
+  const heads = headsField?.value ?? null;
   // Falcon's original layout says multi-query with a flag instead of a KV head count (vLLM get_total_num_kv_heads).
   const multiQuery = text.multi_query === true && text.new_decoder_architecture !== true;
   const kvHeads =
@@ -140,7 +155,8 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
     heads,
     kvHeads,
     headDim: headDim !== null && Number.isInteger(headDim) ? headDim : null,
-    headDimSource: givenHeadDim !== null ? 'head_dim' : headDim !== null ? `${hiddenField} / ${headsField}` : null,
+    headDimSource:
+      givenHeadDim !== null ? 'head_dim' : headDim !== null ? `${hiddenField?.field} / ${headsField?.field}` : null,
     maxContext: scaled ?? positionLimit,
     maxContextSource: scaled !== null && ropeScaling ? ropeScaling.formula : positionField,
     ropeScaling,
@@ -155,13 +171,11 @@ function readEncoderInput(text: Json, modelType: string | null): EncoderInput | 
   if (text.is_encoder_decoder !== true) {
     return null;
   }
-  const field = ['max_source_positions', 'max_position_embeddings', 'n_positions'].find(
-    (key) => count(text, [key]) !== null,
-  );
+  const limit = countField(text, ['max_source_positions', 'max_position_embeddings', 'n_positions']);
   return {
-    limit: field === undefined ? null : count(text, [field]),
-    field: field ?? null,
-    fixed: modelType === 'whisper' && field === 'max_source_positions',
+    limit: limit?.value ?? null,
+    field: limit?.field ?? null,
+    fixed: modelType === 'whisper' && limit?.field === 'max_source_positions',
   };
 }
 

@@ -5,7 +5,7 @@
  * Sizes are in elements; estimate.ts multiplies by the cache dtype the user picks.
  */
 import { groupDigits } from '../../number-format';
-import { asNumber, asString } from '../values';
+import { asNumber, asString, isRecord } from '../values';
 import { count, first, type EncoderInput, type MemoryConfig } from './config';
 import type { CrossAttentionCache, KvLayerGroup, KvModel, RecurrentState } from './memory-types';
 
@@ -386,8 +386,7 @@ function imageCrossAttention(
   formula: string,
   notes: string[],
 ): CrossAttentionCache | null {
-  const vision = config.root.vision_config;
-  const fields = typeof vision === 'object' && vision !== null ? (vision as Record<string, unknown>) : {};
+  const fields = isRecord(config.root.vision_config) ? config.root.vision_config : {};
   const tiles = count(fields, ['max_num_tiles']);
   const image = count(fields, ['image_size']);
   const patch = count(fields, ['patch_size']);
