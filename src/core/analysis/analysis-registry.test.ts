@@ -141,6 +141,7 @@ describe('runAnalyses', () => {
       'tokenizer',
       'optimizerState',
       'trainingRun',
+      'sentenceModel',
     ]);
   });
 

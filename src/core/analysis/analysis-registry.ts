@@ -28,6 +28,8 @@ import type {
 } from './report-sections';
 import { tableWidthsAnalysis } from './table-widths';
 import { tensorIndex } from './tensor-index';
+import { sentenceModelAnalysis } from './sentence-model/sentence-model';
+import type { SentenceModelSection } from './sentence-model/sentence-model-types';
 import { tokenizerAnalysis } from './tokenizer/tokenizer';
 import type { TokenizerSection } from './tokenizer/tokenizer-types';
 import { VIEW_SECTIONS, type Analysis, type AnalysisInput } from './analysis-types';
@@ -45,6 +47,7 @@ export interface AnalysisSections {
   tokenizer?: TokenizerSection;
   optimizerState?: OptimizerStateSection;
   trainingRun?: TrainingRunSection;
+  sentenceModel?: SentenceModelSection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -61,6 +64,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   tokenizerAnalysis,
   optimizerStateAnalysis,
   trainingRunAnalysis,
+  sentenceModelAnalysis,
 ];
 
 /**

@@ -7,6 +7,7 @@ import type { Finding, ParsedHeader } from '../model';
 import type { Steps } from '../steps';
 import type { VocabularySummary } from './tokenizer/vocabulary';
 import type { TokenizerFiles } from './tokenizer/tokenizer-files';
+import type { SentenceFiles } from './sentence-model/sentence-files';
 
 /** The files a model's config is read from: transformers' config.json, or the reference code's params.json. */
 export type ConfigFile = 'config.json' | 'params.json';
@@ -29,6 +30,8 @@ export interface Sidecars {
   vocabularyProblem?: string;
   /** transformers' trainer_state.json beside the model: its path and parsed value (non-finite numbers kept). */
   trainerState?: { file: string; state: unknown };
+  /** A sentence-transformers folder's modules.json and the module configs beside it (sentence-model/). */
+  sentenceTransformers?: SentenceFiles;
   /** transformers' training_args.bin beside it: its path and each TrainingArguments field as text. */
   trainingArgs?: { file: string; fields: Record<string, string> };
 }

@@ -80,6 +80,22 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'One model-parallel part of a checkpoint (Meta’s reference layout)',
   },
+  // sentence-transformers.
+  'sentence-module-missing': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'A module modules.json lists has no config among the files',
+  },
+  'sentence-width-mismatch': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'A pooling or dense width does not follow from the model',
+  },
+  'sentence-length-over-positions': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'max_seq_length is longer than the model has positions',
+  },
   // LoRA.
   'lora-rank-mismatch': {
     severity: 'warning',

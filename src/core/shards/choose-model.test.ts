@@ -404,3 +404,63 @@ describe("a Trainer checkpoint's folder", () => {
     expect(defaultChoice(choicesOf(Object.keys(sizes), sizes))?.key).toBe('model.bin');
   });
 });
+
+describe('sidecarsFor in a sentence-transformers folder', () => {
+  const byKey = (choices: readonly ModelChoice[], key: string) => {
+    const choice = choices.find((candidate) => candidate.key === key);
+    if (!choice) {
+      throw new Error(key);
+    }
+    return choice;
+  };
+
+  it('gives the transformer beside modules.json the settings and every module config', () => {
+    const grouping = groupFiles([
+      'model.safetensors',
+      'config.json',
+      'modules.json',
+      'sentence_bert_config.json',
+      'config_sentence_transformers.json',
+      '1_Pooling/config.json',
+      '2_Dense/config.json',
+      '2_Dense/model.safetensors',
+      'onnx/config.json',
+    ]);
+    const choices = modelChoices(grouping);
+    expect(sidecarsFor(byKey(choices, 'model.safetensors'), grouping.sidecars)).toEqual({
+      config: 'config.json',
+      sentence: {
+        modules: 'modules.json',
+        files: [
+          'sentence_bert_config.json',
+          'config_sentence_transformers.json',
+          '1_Pooling/config.json',
+          '2_Dense/config.json',
+        ],
+      },
+    });
+    // The Dense layer's own weights are not the model modules.json describes.
+    expect(sidecarsFor(byKey(choices, '2_Dense/model.safetensors'), grouping.sidecars)).toEqual({
+      config: '2_Dense/config.json',
+    });
+  });
+
+  it('finds the first releases’ layout: the transformer in 0_Transformer/, its settings beside it', () => {
+    const grouping = groupFiles([
+      'sbert/modules.json',
+      'sbert/config.json',
+      'sbert/0_Transformer/pytorch_model.bin',
+      'sbert/0_Transformer/config.json',
+      'sbert/0_Transformer/sentence_bert_config.json',
+      'sbert/1_Pooling/config.json',
+    ]);
+    const [choice] = modelChoices(grouping);
+    expect(sidecarsFor(choice, grouping.sidecars)).toEqual({
+      config: 'sbert/0_Transformer/config.json',
+      sentence: {
+        modules: 'sbert/modules.json',
+        files: ['sbert/0_Transformer/sentence_bert_config.json', 'sbert/1_Pooling/config.json'],
+      },
+    });
+  });
+});

@@ -8,6 +8,7 @@ import { formatIdOfFileName } from '../formats/format-readers';
 import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../analysis/tokenizer/tokenizer-files';
 import { compareShardNames, indexStem, type FileGrouping, type Sidecar, type SidecarKind } from './shard-names';
 import { displayPath, refsOfPath, type HubCacheRefs } from './hub-cache';
+import { isModuleFolder } from '../analysis/sentence-model/sentence-files';
 
 export interface ModelChoice {
   /** Stable within one source: the index path, the shard-name prefix followed by `*`, or the file path. */
@@ -278,6 +279,8 @@ export interface ChoiceSidecars {
   trainerState?: string;
   /** The nearest training_args.bin: that run's settings. */
   trainingArgs?: string;
+  /** sentence-transformers' files when the choice is the transformer of such a folder (sentenceFilesFor). */
+  sentence?: { modules: string; files: string[] };
 }
 
 /**
@@ -342,7 +345,47 @@ export function sidecarsFor(choice: ModelChoice, sidecars: readonly Sidecar[]): 
   if (params !== undefined && (config === undefined || (native && params.depth >= config.depth))) {
     result.config = params.file;
   }
+  const modules = nearest.get('sentence-modules');
+  if (modules !== undefined) {
+    const sentence = sentenceFilesFor(choice.folder, modules.file, sidecars);
+    if (sentence !== null) {
+      result.sentence = sentence;
+    }
+  }
   return result;
+}
+
+/**
+ * The files of the sentence-transformers folder `modulesFile` heads, when the choice is its transformer: the weights
+ * beside modules.json, or in its first module's folder (`0_Transformer/`, the layout before v2). Its settings files
+ * there or beside modules.json, and the config.json of each module folder (`1_Pooling/`, `2_Dense/`). A choice in
+ * another module's folder (`2_Dense/model.safetensors`) gets none: modules.json does not describe it alone.
+ */
+function sentenceFilesFor(
+  choiceFolder: string,
+  modulesFile: string,
+  sidecars: readonly Sidecar[],
+): { modules: string; files: string[] } | null {
+  const root = folderOf(modulesFile);
+  const below = choiceFolder.slice(root.length);
+  if (below !== '' && !(below.startsWith('0_') && isModuleFolder(below))) {
+    return null;
+  }
+  const files = sidecars
+    .filter((sidecar) => {
+      const folder = folderOf(sidecar.file);
+      if (sidecar.kind === 'sentence-settings') {
+        return folder === root || folder === choiceFolder;
+      }
+      return (
+        sidecar.kind === 'config' &&
+        folder.startsWith(root) &&
+        folder !== choiceFolder &&
+        isModuleFolder(folder.slice(root.length))
+      );
+    })
+    .map((sidecar) => sidecar.file);
+  return { modules: modulesFile, files };
 }
 
 /** A sidecar and the length of its folder's path: the deeper, the nearer the model. */

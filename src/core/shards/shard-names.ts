@@ -12,6 +12,7 @@ import { TOKENIZER_JSON_FILE } from '../analysis/tokenizer/vocabulary';
 import { TOKENIZER_FILE_KEYS } from '../analysis/tokenizer/tokenizer-files';
 import { isHubCacheRefPath } from './hub-cache';
 import { TRAINER_STATE_FILE, TRAINING_ARGS_FILE } from '../analysis/training-run/trainer-state';
+import { MODEL_INFO_FILE, MODULES_FILE, TRANSFORMER_CONFIG_FILES } from '../analysis/sentence-model/sentence-files';
 
 export type ShardNameCheck = { ok: true } | { ok: false; reason: string };
 
@@ -161,11 +162,20 @@ export function siblingShardNames(fileName: string, limit: number): string[] | n
 
 /**
  * config.json, adapter_config.json, params.json (the reference code's config: analysis/native-params.ts), one of
- * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts), or tokenizer.json (read on a click:
- * analysis/tokenizer/vocabulary.ts).
+ * the tokenizer's files (analysis/tokenizer/tokenizer-files.ts), tokenizer.json (read on a click:
+ * analysis/tokenizer/vocabulary.ts), a training run's files, or sentence-transformers' modules.json and settings
+ * (analysis/sentence-model/sentence-files.ts).
  */
 export type SidecarKind =
-  'config' | 'adapter-config' | 'native-params' | 'tokenizer' | 'vocabulary' | 'trainer-state' | 'training-args';
+  | 'config'
+  | 'adapter-config'
+  | 'native-params'
+  | 'tokenizer'
+  | 'vocabulary'
+  | 'trainer-state'
+  | 'training-args'
+  | 'sentence-modules'
+  | 'sentence-settings';
 
 export interface Sidecar {
   kind: SidecarKind;
@@ -225,6 +235,9 @@ const SIDECARS: ReadonlyMap<string, SidecarKind> = new Map([
   [TOKENIZER_JSON_FILE, 'vocabulary'],
   [TRAINER_STATE_FILE, 'trainer-state'],
   [TRAINING_ARGS_FILE, 'training-args'],
+  [MODULES_FILE, 'sentence-modules'],
+  [MODEL_INFO_FILE, 'sentence-settings'],
+  ...TRANSFORMER_CONFIG_FILES.map((name) => [name, 'sentence-settings'] as const),
 ]);
 /**
  * Extensions of the companion files model folders carry (tokenizers, cards, code, images). Everything else that is

@@ -40,6 +40,8 @@ export interface WantedSidecars {
   trainerState?: string;
   /** transformers' training_args.bin (core/formats/pytorch/training-arguments.ts). */
   trainingArgs?: string;
+  /** sentence-transformers' modules.json and the settings and module configs beside it (core/shards/choose-model.ts). */
+  sentence?: { modules: string; files: string[] };
 }
 
 export interface ReadSidecars {
@@ -289,19 +291,35 @@ export async function readLocalText(file: Blob | undefined, maxBytes: number): P
   return typeof text === 'string' ? text : undefined;
 }
 
+/** Reads the configs and sentence-transformers' files, all at once; each one missing costs only itself. */
 async function readEach(wanted: WantedSidecars, read: (path: string) => Promise<unknown>): Promise<ReadSidecars> {
   const sidecars: Sidecars = {};
   const sidecarsRead: string[] = [];
-  for (const [key, path] of [
+  const configs = [
     ['config', wanted.config],
     ['adapterConfig', wanted.adapterConfig],
-  ] as const) {
-    if (path === undefined) {
-      continue;
-    }
-    if (keep(sidecars, key, path, await read(path))) {
+  ] as const;
+  const sentencePaths = wanted.sentence ? [wanted.sentence.modules, ...wanted.sentence.files] : [];
+  const [configValues, sentenceValues] = await Promise.all([
+    Promise.all(configs.map(([, path]) => (path === undefined ? undefined : read(path)))),
+    Promise.all(sentencePaths.map(read)),
+  ]);
+  configs.forEach(([key, path], at) => {
+    if (path !== undefined && keep(sidecars, key, path, configValues[at])) {
       sidecarsRead.push(path);
     }
+  });
+  // Without a modules.json that lists modules, the other files describe nothing.
+  if (wanted.sentence && Array.isArray(sentenceValues[0])) {
+    const root = wanted.sentence.modules.slice(0, wanted.sentence.modules.lastIndexOf('/') + 1);
+    const files: Record<string, unknown> = {};
+    sentencePaths.forEach((path, at) => {
+      if (sentenceValues[at] !== undefined) {
+        files[path.slice(root.length)] = sentenceValues[at];
+        sidecarsRead.push(path);
+      }
+    });
+    sidecars.sentenceTransformers = { modulesFile: wanted.sentence.modules, files };
   }
   return { sidecars, sidecarsRead };
 }
