@@ -30,6 +30,12 @@ test.describe('GGUF files', () => {
     expect(await verdict.innerText()).not.toMatch(/·\s*\n/);
     await expect(page.getByTestId('integrity')).toContainText("llama.cpp's loader would accept it");
     await expect(page.getByRole('gridcell', { name: 'Q4_K' }).first()).toBeVisible();
+    // The block types are a quantization like any other: the verdict and the Quantization tab say which.
+    await expect(verdict.getByTestId('verdict-clauses')).toContainText(
+      /llama\.cpp GGUF \(Q4_K_M\) on 16 quantized matrices at 4\.\d\d bits\/weight/,
+    );
+    await page.getByRole('tab', { name: 'Quantization' }).click();
+    await expect(page.getByText(/^llama\.cpp GGUF \(Q4_K_M\): 4-bit; group 256;/)).toBeVisible();
     await page.getByRole('tab', { name: 'GGUF' }).click();
     const mix = page.getByTestId('gguf-quant-mix');
     await expect(mix.getByRole('row').nth(1)).toContainText(/Q4_K\s*8\s*240 KB.*4\.5/);

@@ -34,7 +34,8 @@ export type QuantFamily =
   | 'exl3'
   | 'hqq'
   | 'quanto'
-  | 'torchao';
+  | 'torchao'
+  | 'ggml';
 
 /** How many weights share one scale: whole tensor, one row, a group along the input, or a 2-D block. */
 export type QuantGranularity = 'tensor' | 'channel' | 'group' | 'block' | 'mixed';

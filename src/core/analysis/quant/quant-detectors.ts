@@ -10,6 +10,7 @@ import { comfyQuantDetector, comfyScaledFp8Detector } from './comfy';
 import { compressedTensorsDetector } from './compressed-tensors';
 import { exl2Detector, exl3Detector } from './exllama';
 import { fp8BlockDetector, fp8CastDetector, fp8ScaledDetector } from './fp8';
+import { ggmlDetector } from './ggml';
 import { gptqDetector, gptqMarlinDetector } from './gptq';
 import { hqqDetector } from './hqq';
 import { mlxDetector } from './mlx';
@@ -20,6 +21,8 @@ import { torchaoDetector } from './torchao';
 import type { QuantDetector } from './quant-types';
 
 export const QUANT_DETECTORS: readonly QuantDetector[] = [
+  // GGUF's block types are told by the dtype alone, and no other format stores them.
+  ggmlDetector,
   comfyQuantDetector,
   comfyScaledFp8Detector,
   torchaoDetector,

@@ -22,6 +22,7 @@ export const FAMILY_LABEL: Readonly<Record<QuantFamily, string>> = {
   hqq: 'HQQ',
   quanto: 'optimum-quanto',
   torchao: 'torchao',
+  ggml: 'llama.cpp GGUF',
 };
 
 /** Where a family is named on its own (the Quantization panel, the verdict), these read better in full. */
