@@ -27,7 +27,7 @@ test.describe('GGUF files', () => {
     await expect(verdict).toContainText('GGUF · llama · Tiny Llama · 2x256 · Q4_K_M');
     // The clauses take a row of their own, so the words before them end without a separator.
     await expect(verdict.getByTestId('verdict-clauses')).toBeVisible();
-    expect(await verdict.innerText()).not.toMatch(/·\s*\n/);
+    expect(await verdict.innerText()).not.toMatch(/·\s*\n\s*●/);
     await expect(page.getByTestId('integrity')).toContainText("llama.cpp's loader would accept it");
     await expect(page.getByRole('gridcell', { name: 'Q4_K' }).first()).toBeVisible();
     // The block types are a quantization like any other: the verdict and the Quantization tab say which.

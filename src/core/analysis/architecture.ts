@@ -7,7 +7,7 @@
  * transformers src/transformers/conversion_mapping.py for packed experts.)
  */
 import { makeFinding } from '../findings/make-finding';
-import type { Finding } from '../model';
+import type { Finding, ParsedHeader } from '../model';
 import { groupDigits, plural } from '../number-format';
 import { hiddenSizeFromNorms } from './anchors';
 import {
@@ -163,11 +163,17 @@ export function analyzeArchitecture(input: AnalysisInput): {
     evidence.push(`vocab ${vocabSize} from ${names[embeddingRow]} rows`);
   }
   const headless = lmHead ? null : headlessModel(scan, main, embeddingRow);
-  const tiedEmbeddings = diffusion || headless ? null : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
+  const sharedHead = embeddingRow >= 0 && lmHead ? headSharingStorage(input.header, names[embeddingRow]) : null;
+  const tiedEmbeddings =
+    diffusion || headless ? null : sharedHead !== null ? true : embeddingRow >= 0 ? !lmHead : lmHead ? false : null;
   if (headless) {
     evidence.push(`${headless}: no LM head expected`);
   }
-  if (tiedEmbeddings) {
+  if (sharedHead !== null) {
+    evidence.push(
+      `${sharedHead} shares its storage with ${names[embeddingRow]}: tied embeddings (the checkpoint saved one tensor under both names)`,
+    );
+  } else if (tiedEmbeddings) {
     evidence.push('no lm_head beside the token embedding: tied embeddings (safetensors stores a shared tensor once)');
   }
 
@@ -407,6 +413,20 @@ function encoderDecoderStacks(
     const encoder = containers.get(`${decoder.prefix.slice(0, start)}en${decoder.prefix.slice(start + 2)}`);
     if (encoder) {
       return { encoder, decoder };
+    }
+  }
+  return null;
+}
+
+/**
+ * The LM head a PyTorch checkpoint stored as the same storage as the token embedding (torch.save keeps a tied
+ * weight once, under both names), or null. Its name is in the table, so only the shared storage tells it is tied.
+ */
+function headSharingStorage(header: ParsedHeader, embedding: string): string | null {
+  for (const [first, second] of header.checkpoint?.tied ?? []) {
+    const other = first === embedding ? second : second === embedding ? first : null;
+    if (other !== null && LM_HEAD_NAME.test(other)) {
+      return other;
     }
   }
   return null;

@@ -63,7 +63,8 @@ export function configDisagreement(claims: ConfigClaims, facts: TensorFacts): Fi
     const kv = (claims.kvHeads ?? claims.heads) * claims.headDim;
     if (kv !== attention.kv) {
       size.push(
-        `${groupDigits(claims.kvHeads ?? claims.heads)} key/value heads × head_dim ${groupDigits(claims.headDim)} = ` +
+        (claims.kvHeads === null ? 'no num_key_value_heads, so as many key/value heads as attention heads: ' : '') +
+          `${groupDigits(claims.kvHeads ?? claims.heads)} key/value heads × head_dim ${groupDigits(claims.headDim)} = ` +
           `${groupDigits(kv)} key rows, but the layer's key projection has ${groupDigits(attention.kv)}`,
       );
     }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { inputFromFixture, type ModelFixture } from '../../testing/models/header-from-specs';
 import { tinyLlamaFixture } from '../../testing/models/plain-models';
+import { torchFixtureHeader } from '../../testing/torch-fixtures';
+import { allTensorNames } from '../model';
 import { analyzeArchitecture } from './architecture';
 
 /** TinyLlama/TinyLlama-1.1B-Chat-v1.0's config.json, with tie_word_embeddings as given. */
@@ -55,5 +57,25 @@ describe('tie_word_embeddings against the LM head the weights hold', () => {
     const fixture = withoutHead(tinyLlamaFixture(22));
     fixture.specs = fixture.specs.filter((spec) => !/^model\.layers\.(1[0-9]|2[01])\./.test(spec.name));
     expect(tying(fixture, false)).toEqual([]);
+  });
+});
+
+describe('an LM head a checkpoint saved as the embedding’s own storage', () => {
+  it('reads GPT-2’s pytorch_model.bin, whose lm_head.weight is transformer.wte.weight, as tied (fixtures/torch)', async () => {
+    const header = await torchFixtureHeader('gpt2-tied/pytorch_model.bin');
+    const names = allTensorNames(header.tensors);
+    expect(names).toContain('lm_head.weight');
+    const { section, findings } = analyzeArchitecture({
+      header,
+      names,
+      fileName: 'pytorch_model.bin',
+      sidecars: {},
+      tensorBytes: new Map(),
+    });
+    expect(section?.tiedEmbeddings).toBe(true);
+    expect(section?.evidence).toContain(
+      'lm_head.weight shares its storage with transformer.wte.weight: tied embeddings (the checkpoint saved one tensor under both names)',
+    );
+    expect(findings).toEqual([]);
   });
 });

@@ -19,6 +19,8 @@ export interface MemoryConfig {
   hidden: number | null;
   heads: number | null;
   kvHeads: number | null;
+  /** False when no field gives the KV heads and kvHeads is the attention heads by default. */
+  kvHeadsStated: boolean;
   /** head_dim as given, else hidden / heads (flagged in headDimSource). */
   headDim: number | null;
   /** 'head_dim' when given, else the two fields divided (`hidden_size / num_attention_heads`, `d_model / num_heads`). */
@@ -127,9 +129,8 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
   const heads = headsField?.value ?? null;
   // Falcon's original layout says multi-query with a flag instead of a KV head count (vLLM get_total_num_kv_heads).
   const multiQuery = text.multi_query === true && text.new_decoder_architecture !== true;
-  const kvHeads =
-    count(text, ['n_head_kv', 'num_kv_heads', 'num_key_value_heads', 'multi_query_group_num']) ??
-    (multiQuery ? 1 : heads);
+  const givenKvHeads = count(text, ['n_head_kv', 'num_kv_heads', 'num_key_value_heads', 'multi_query_group_num']);
+  const kvHeads = givenKvHeads ?? (multiQuery ? 1 : heads);
   // Zamba2's attention_head_dim: its shared attention runs on the concatenated (2 × hidden) input.
   const givenHeadDim = count(text, ['head_dim', 'hidden_size_per_head', 'attention_head_dim']);
   const headDim = givenHeadDim ?? (hidden !== null && heads !== null ? hidden / heads : null);
@@ -154,6 +155,7 @@ export function readMemoryConfig(raw: unknown): MemoryConfig | null {
     hidden,
     heads,
     kvHeads,
+    kvHeadsStated: givenKvHeads !== null || typeof text.multi_query === 'boolean',
     headDim: headDim !== null && Number.isInteger(headDim) ? headDim : null,
     headDimSource:
       givenHeadDim !== null ? 'head_dim' : headDim !== null ? `${hiddenField?.field} / ${headsField?.field}` : null,

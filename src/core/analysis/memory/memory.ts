@@ -11,13 +11,14 @@ import { tensorIndex, type NameShapes, type TensorIndex } from '../tensor-index'
 import type { Analysis, AnalysisInput } from '../analysis-types';
 import { modelParallelPart } from '../model-parallel';
 import { NATIVE_PARAMS_FILE, NATIVE_PARAMS_NOTE } from '../native-params';
+import { TOKEN_EMBEDDING_NAME } from '../token-embedding-names';
 import { asNumber, isRecord } from '../values';
 import { expertCount, expertsPerToken, readMemoryConfig, sharedExpertCount, type MemoryConfig } from './config';
 import { kvBytesPerToken, reportContexts } from './estimate';
 import { analyzeGgufMemory } from './gguf-section';
 import { inferKvModel } from './infer';
 import { kvModelFromConfig } from './kv-cache';
-import type { CacheDtype, LoraEstimate, MemorySection, MoeSummary } from './memory-types';
+import type { CacheDtype, KvModel, LoraEstimate, MemorySection, MoeSummary } from './memory-types';
 import { partOfName, weightsSummary, type WeightsResult } from './weights';
 
 /** LoRA rank the training estimate assumes (the most common choice in PEFT recipes). */
@@ -184,6 +185,53 @@ function defaultCacheDtype(config: MemoryConfig | null): CacheDtype {
   return config?.torchDtype === 'float16' ? 'fp16' : 'bf16';
 }
 
+/**
+ * The weights' KV cache when config.json gives no KV head count (its classes then take the attention heads) and the
+ * key projections hold another: a model with its own code (a custom model_type) builds them as its weights say, and
+ * an engine sizes the cache from the weights it loads. Null when the two agree or the header cannot tell.
+ */
+function weightsOverDefaultKvHeads(
+  input: AnalysisInput,
+  index: TensorIndex,
+  kv: KvModel,
+  config: MemoryConfig,
+  configFile: string,
+): { kv: KvModel; note: string } | null {
+  const inferred = inferKvModel(input, index).kv;
+  const fromConfig = kv.groups[0]?.elementsPerToken;
+  const fromWeights = inferred?.groups[0]?.elementsPerToken;
+  // Only the same model read two ways: a header of other layers or width (a config copied from another model) is not.
+  const layersOf = (model: KvModel) => model.groups.reduce((sum, group) => sum + group.layers, 0);
+  if (
+    !inferred ||
+    fromConfig === undefined ||
+    fromWeights === undefined ||
+    fromConfig === fromWeights ||
+    layersOf(inferred) !== layersOf(kv) ||
+    config.hidden === null ||
+    embeddingWidth(index) !== config.hidden
+  ) {
+    return null;
+  }
+  return {
+    kv: inferred,
+    note:
+      `${configFile} gives no KV head count, so its default is the ${groupDigits(config.heads ?? 0)} attention heads ` +
+      `(${groupDigits(fromConfig)} cache elements per token per layer), but the key projections hold ` +
+      `${groupDigits(fromWeights / 2)} key rows per layer: the KV cache is sized from the weights.`,
+  };
+}
+
+/** The token embedding's width (its second dimension), or null when no plain 2-D embedding is found by name. */
+function embeddingWidth(index: TensorIndex): number | null {
+  for (let row = 0; row < index.count; row++) {
+    if (index.rank(row) === 2 && TOKEN_EMBEDDING_NAME.test(index.names[row])) {
+      return index.dim(row, 1);
+    }
+  }
+  return null;
+}
+
 export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   if (input.header.format === 'gguf') {
     return analyzeGgufMemory(input);
@@ -213,6 +261,14 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
     evidence.push(
       `${configFile} gives ${groupDigits(config.layersPastLimit)} layers, past the ${groupDigits(MAX_MODEL_LAYERS)} this estimate lays out; the count is ignored.`,
     );
+  }
+  if (kv && config && !config.kvHeadsStated) {
+    const fromWeights = weightsOverDefaultKvHeads(input, index, kv, config, configFile);
+    if (fromWeights) {
+      kv = fromWeights.kv;
+      source = 'inferred';
+      evidence.push(fromWeights.note);
+    }
   }
   if (!kv) {
     if (config) {

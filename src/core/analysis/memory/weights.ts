@@ -16,6 +16,8 @@ const TOWERS = new Set([...VISION_HEADS, ...AUDIO_HEADS, 'embed_vision', 'embed_
 
 const EMBEDDING_SEGMENTS = new Set([
   'embed_tokens',
+  // llama.cpp's (GGUF) token embedding; its LM head is `output.weight`.
+  'token_embd',
   'wte',
   'wpe',
   'word_embeddings',
@@ -50,10 +52,11 @@ export function partOfName(shapeText: string): WeightPart {
   if (/(^|\.)(mtp|nextn)(_|\.|$)/.test(shapeText)) {
     return 'mtp';
   }
-  if (/\.shared_experts?[._]|shared_expert_gate/.test(shapeText)) {
+  // llama.cpp's names (GGUF) say the same with suffixes: ffn_up_shexp, ffn_gate_exps, ffn_gate_inp (the router).
+  if (/\.shared_experts?[._]|shared_expert_gate|\.ffn_\w+_shexp\./.test(shapeText)) {
     return 'shared-experts';
   }
-  if (/\.experts[._]|\.switch_mlp\.|\.block_sparse_moe\.(?:input|output)_linear\./.test(shapeText)) {
+  if (/\.experts[._]|\.switch_mlp\.|\.block_sparse_moe\.(?:input|output)_linear\.|\.ffn_\w+_exps\./.test(shapeText)) {
     return 'experts';
   }
   if (segments.some((segment) => EMBEDDING_SEGMENTS.has(segment)) || shapeText === 'output.weight') {
@@ -62,11 +65,13 @@ export function partOfName(shapeText: string): WeightPart {
   if (/(layernorm|_norm|\.norm)(\.|$)/.test(shapeText)) {
     return 'other';
   }
-  if (/attn|attention|\.mixer\.|\.mamba\.|\.ssm\./.test(shapeText)) {
+  if (/attn|attention|\.mixer\.|\.mamba\.|\.ssm[._]/.test(shapeText)) {
     return 'attention';
   }
   // GraniteMoE's `shared_mlp` is its shared expert, and the whole MLP of its dense models (Granite 4.0 Micro).
-  if (/\.(mlp|shared_mlp|feed_forward|ffn|ff|block_sparse_moe|moe)\./.test(shapeText)) {
+  if (
+    /\.(mlp|shared_mlp|feed_forward|ffn|ff|block_sparse_moe|moe)\.|\.ffn_(?:gate|up|down)(?:_inp)?\./.test(shapeText)
+  ) {
     return 'mlp';
   }
   return 'other';
