@@ -346,6 +346,9 @@ export function loraFactorModule(name: string): { module: string; form: 'pair' |
 const RE_KOHYA_IN_BLOCK = /^(?:.*_)?(?:blocks|layers|attentions|resnets|block|layer|h)_\d+(?:_\d+)?_(.+)$/;
 
 /** What a module adapts, as the LoRA section lists it: its last path segment (kohya's: after the last index). */
+/** Attribute names of PEFT's module wrappers (ModulesToSaveWrapper, the tuner layers' base_layer). */
+const PEFT_WRAPPER_SEGMENTS = new Set(['modules_to_save', 'original_module', 'base_layer']);
+
 export function targetOf(module: string, naming: LoraNaming): string {
   if (naming === 'kohya' || naming === 'lycoris') {
     const tail = module.replace(naming === 'kohya' ? RE_KOHYA_PREFIX : RE_LYCORIS_PREFIX, '');
@@ -361,8 +364,10 @@ export function targetOf(module: string, naming: LoraNaming): string {
   if (naming === 'xlabs') {
     return xlabsTarget(module)?.label ?? module;
   }
-  const parts = module.split('.');
-  const last = parts[parts.length - 1];
+  // PEFT's wrappers name no module: a LoRA inside a modules_to_save copy (`classifier.modules_to_save.lora_A`) or
+  // its original (`classifier.original_module.lora_A`) adapts `classifier`.
+  const parts = module.split('.').filter((part) => !PEFT_WRAPPER_SEGMENTS.has(part));
+  const last = parts[parts.length - 1] ?? module;
   // A numbered child names nothing on its own: diffusers' `to_out.0`, Wan's `ffn.0` keep their parent.
   if (/^\d+$/.test(last) && parts.length > 1) {
     return `${parts[parts.length - 2]}.${last}`;

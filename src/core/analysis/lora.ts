@@ -342,10 +342,14 @@ function adapterRanks(
   const incomplete: number[] = [];
   const unmultipliable: number[] = [];
   let expertParameters = 0;
+  const merged: number[] = [];
   for (const [module, entry] of modules) {
     const mismatch = factorMismatch(index, module, entry);
     if (mismatch !== null) {
       unmultipliable.push(...mismatch);
+    }
+    if (mergedGroups(index, entry) > 1) {
+      merged.push(entry.rows.get('.lora_A.weight') ?? -1, entry.rows.get('.lora_B.weight') ?? -1);
     }
     let rank = moduleRank(index, entry);
     // A LoRA on packed expert parameters stacks every expert's factors: r × experts rows, r each.
@@ -386,6 +390,9 @@ function adapterRanks(
         unmultipliable,
       ),
     );
+  }
+  if (merged.length > 0) {
+    findings.push(mergedLayoutFinding(index, merged));
   }
   if (expertParameters > 0) {
     evidence.push(
@@ -544,6 +551,22 @@ function adapterScale(
 }
 
 /** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */
+/** The adapter is in PEFT 0.2's merged layout, which later PEFT cannot load. */
+function mergedLayoutFinding(index: TensorIndex, rows: number[]): Finding {
+  const [a, b] = rows;
+  const groups = index.dim(a, 0) / index.dim(b, 1);
+  return makeFinding(
+    'lora-legacy-merged',
+    `${plural(rows.length / 2, 'module')} use${rows.length === 2 ? 's' : ''} PEFT 0.2's merged layout for a fused ` +
+      `projection: ${quoteName(index.names[a])} ${formatShape(index, a)} holds ${groups} rank-${index.dim(b, 1)} ` +
+      `down factors, and ${quoteName(index.names[b])} ${formatShape(index, b)} is a Conv1d of ${groups} groups ` +
+      '(enable_lora in adapter_config.json picks which of q, k, v they adapt). PEFT 0.3 removed that layer ' +
+      '(MergedLinear), so later versions cannot load these factors: load and merge the adapter with peft 0.2, or ' +
+      're-train it.',
+    rows,
+  );
+}
+
 /** A factor's shape as the table shows it, for messages. */
 function formatShape(index: TensorIndex, row: number): string {
   return `[${Array.from({ length: index.rank(row) }, (_, dim) => index.dim(row, dim)).join(', ')}]`;
@@ -556,10 +579,26 @@ function factorMismatch(index: TensorIndex, module: string, entry: ModuleParts):
     return null;
   }
   const { down, up, pair } = found;
-  if (pair.rankFromUp && /(?:^|\.)token_embd$/.test(module)) {
+  if ((pair.rankFromUp && /(?:^|\.)token_embd$/.test(module)) || mergedGroups(index, entry) > 1) {
     return null;
   }
   return index.dim(down, pair.downDim) === index.dim(up, pair.upDim) ? null : [down, up];
+}
+
+/**
+ * PEFT 0.2's merged layout for a fused projection (enable_lora on BLOOM's or GPT-NeoX's query_key_value): lora_A is
+ * a Linear to r × g rows, lora_B a Conv1d with g groups, [out, r, 1], one rank-r pair per enabled projection (its
+ * MergedLinear, removed in PEFT 0.3). Returns g, or 1 for any other layout.
+ */
+function mergedGroups(index: TensorIndex, entry: ModuleParts): number {
+  const down = entry.rows.get('.lora_A.weight');
+  const up = entry.rows.get('.lora_B.weight');
+  if (down === undefined || up === undefined || index.rank(down) !== 2 || index.rank(up) !== 3) {
+    return 1;
+  }
+  const rank = index.dim(up, 1);
+  const rows = index.dim(down, 0);
+  return index.dim(up, 2) === 1 && rank > 0 && rows > rank && rows % rank === 0 ? rows / rank : 1;
 }
 
 function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
@@ -567,6 +606,9 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
   const factors = factorPair(entry.rows);
   if (factors !== null) {
     const { down, up, pair } = factors;
+    if (mergedGroups(index, entry) > 1) {
+      return String(index.dim(up, 1));
+    }
     return String(pair.rankFromUp ? index.dim(up, pair.upDim) : index.dim(down, pair.downDim));
   }
   const hadaB = get('.hada_w1_b');

@@ -160,7 +160,7 @@ export function analyzeQuantization(input: AnalysisInput): {
         ? packedUnknown.evidence
         : [
             adapter
-              ? `adapter file (LoRA factors): precision only, ${plural(index.count, 'tensor')}`
+              ? `adapter file: precision only, ${plural(index.count, 'tensor')}`
               : `no quantization signature among ${plural(index.count, 'tensor')} (no packed weights, scale sidecars or quant configs)`,
           ],
       precision,

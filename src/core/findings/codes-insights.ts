@@ -118,6 +118,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: 'LoRA factors whose ranks disagree: they do not multiply',
   },
+  'lora-legacy-merged': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'LoRA in PEFT 0.2’s merged layout (grouped Conv1d lora_B)',
+  },
   'lora-adapter-name-in-keys': {
     severity: 'warning',
     refusedByReference: false,

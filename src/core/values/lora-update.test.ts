@@ -306,3 +306,22 @@ describe('the adapters PEFT saved that B·A does not describe', () => {
     }
   });
 });
+
+describe('PEFT 0.2’s merged layout (wujindou/BLOOM-LORA’s shapes)', () => {
+  it('leaves the grouped Conv1d lora_B unmeasured, saying why', () => {
+    const module = 'base_model.model.transformer.h.0.self_attention.query_key_value';
+    const shapes: Record<string, number[]> = {
+      [`${module}.lora_A.weight`]: [16, 1024],
+      [`${module}.lora_B.weight`]: [2048, 8, 1],
+    };
+    const names = Object.keys(shapes);
+    const plan = present(
+      planLoraUpdates(names, (row) => shapes[names[row]]),
+      'plan',
+    );
+    expect(plan.modules).toEqual([]);
+    expect(plan.unmeasured.map(({ reason }) => reason)).toEqual([
+      "PEFT 0.2's merged layout: lora_B is a grouped Conv1d, one rank-r block per fused projection: not measured",
+    ]);
+  });
+});

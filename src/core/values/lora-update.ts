@@ -241,6 +241,17 @@ function planModule(
   }
   const downShape = dims(found.down);
   const upShape = dims(found.up);
+  // PEFT 0.2's MergedLinear: B is a Conv1d of g groups, [out, r, 1], over A's r × g rows (core/analysis/lora.ts).
+  if (
+    found.pair.down === '.lora_A.weight' &&
+    upShape.length === 3 &&
+    upShape[2] === 1 &&
+    downShape.length === 2 &&
+    downShape[0] > upShape[1] &&
+    downShape[0] % upShape[1] === 0
+  ) {
+    return "PEFT 0.2's merged layout: lora_B is a grouped Conv1d, one rank-r block per fused projection: not measured";
+  }
   const rank = found.pair.rankFromUp ? upShape[upShape.length - 1] : axisSize(downShape, found.pair.downDim);
   const down = factorLayout(module, 'down', downShape, found.pair.downDim, rank);
   const up = factorLayout(module, 'up', upShape, found.pair.upDim, rank);
