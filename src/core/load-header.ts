@@ -7,6 +7,7 @@ import { formatByName, sniffFormat } from './formats/format-readers';
 import { SourceBytes } from './formats/source-bytes';
 import type { LoadedHeader, LoadHeaderOptions } from './formats/format-reader';
 import { parseFileHead } from './parse/parse-header';
+import { textConversionFinding } from './formats/text-damage';
 
 /** Bytes read for content sniffing when the first read is not a safetensors header (LFS pointers, HTML, zip…). */
 export const SNIFF_BYTES = 512;
@@ -30,12 +31,30 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
     format = sniffFormat(source.head, context, true) ?? formatByName(reader.name);
   }
   if (format) {
-    return format.read(source, options);
+    return withTextDamage(await format.read(source, options), source.head);
   }
   const sniffed = source.head;
-  return {
-    outcome: parseFileHead(sniffed, size ?? sniffed.length, { allowOversizedHeader: options.allowOversizedHeader }),
-    head: sniffed,
-    bytesRead: source.bytesRead,
-  };
+  return withTextDamage(
+    {
+      outcome: parseFileHead(sniffed, size ?? sniffed.length, { allowOversizedHeader: options.allowOversizedHeader }),
+      head: sniffed,
+      bytesRead: source.bytesRead,
+    },
+    sniffed,
+  );
+}
+
+/**
+ * A rejected file whose bytes show a text conversion (formats/text-damage.ts) is explained by that instead: the
+ * reader's own words (a truncated header, an invalid type) are the damage's symptoms, and its advice (download it
+ * again) would not help.
+ */
+function withTextDamage(loaded: LoadedHeader, head: Uint8Array): LoadedHeader {
+  if (loaded.outcome.kind !== 'rejected' || loaded.outcome.file.findings.some((f) => f.code === 'text-converted')) {
+    return loaded;
+  }
+  const damage = textConversionFinding(head);
+  return damage === null
+    ? loaded
+    : { ...loaded, outcome: { kind: 'rejected', file: { ...loaded.outcome.file, findings: [damage] } } };
 }

@@ -158,6 +158,9 @@ export interface FormatReader {
  */
 export interface FormatDiagnosis {
   readonly id: string;
-  /** The finding saying what the file is and what to do, or null when these first bytes are not this format. */
-  diagnose(head: Uint8Array): Finding | null;
+  /**
+   * The finding saying what the file is and what to do, or null when these first bytes are not this format.
+   * `fileSize` is the file's size, null when unknown.
+   */
+  diagnose(head: Uint8Array, fileSize: number | null): Finding | null;
 }

@@ -14,6 +14,7 @@ import type { Finding } from '../model';
 import { formatBytes, formatCount } from '../parse/message-format';
 import { readLengthPrefix } from '../parse/length-prefix';
 import type { FormatDiagnosis } from './format-reader';
+import { linkAsTextFinding, textConversionFinding } from './text-damage';
 
 /** The smallest header JSON, `{}`. */
 const MIN_HEADER_JSON_BYTES = 2;
@@ -130,7 +131,7 @@ export function sniffNotSafetensors(firstBytes: Uint8Array, fileSize: number | n
     return null;
   }
   for (const diagnosis of NOT_SAFETENSORS_DIAGNOSES) {
-    const finding = diagnosis.diagnose(firstBytes);
+    const finding = diagnosis.diagnose(firstBytes, size);
     if (finding) {
       return finding;
     }
@@ -175,6 +176,14 @@ const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
         `This is a Git LFS pointer: the real file was never downloaded; run \`git lfs pull\` or download via the resolve/ URL. The pointer is a small text file that stands in for the model${sizeNote}.`,
       );
     },
+  },
+  {
+    id: 'link-as-text',
+    diagnose: (bytes, fileSize) => linkAsTextFinding(bytes, fileSize),
+  },
+  {
+    id: 'text-converted',
+    diagnose: (bytes) => textConversionFinding(bytes),
   },
   {
     id: 'html-page',

@@ -58,6 +58,8 @@ export interface MemoryReaderOptions {
   claimedSize?: number;
   /** Called before each read is served (e.g. to sample memory use). */
   beforeRead?: (offset: number, length: number) => void;
+  /** The file name the reader reports (a format is picked by name when its content does not say). */
+  name?: string;
 }
 
 export function memoryReader(
@@ -95,7 +97,7 @@ export function memoryReader(
   }
 
   return {
-    name: 'memory.safetensors',
+    name: options.name ?? 'memory.safetensors',
     get size() {
       if (mode === 'local') {
         return src.size;

@@ -1,0 +1,82 @@
+/**
+ * Binary model files damaged by text handling, made the way the damage happens: decoded as UTF-8 with replacement
+ * and encoded back (what a text checkout, an editor or a web form does), and a symbolic link git wrote as a file of
+ * its target's path. Against them, the same files cut short, which must keep their own diagnosis.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadHeader } from '../load-header';
+import { memoryReader } from '../../testing/fuzz/memory-reader';
+import { replacementCount } from './text-damage';
+
+const GGUF = new Uint8Array(readFileSync(new URL('../../../fixtures/gguf/tiny-llama-Q4_K_M.gguf', import.meta.url)));
+const SAFETENSORS = new Uint8Array(readFileSync(new URL('../../../fixtures/torch/model.safetensors', import.meta.url)));
+
+/** The file as a text round trip leaves it: every invalid UTF-8 sequence replaced by U+FFFD. */
+function textRoundTrip(bytes: Uint8Array): Uint8Array {
+  return new TextEncoder().encode(new TextDecoder('utf-8').decode(bytes));
+}
+
+/**
+ * The same file with its header padded (JSON allows trailing spaces) until the length prefix's low byte is over
+ * 0x7F: that byte alone is not UTF-8, so a text round trip replaces it, as it does in most real prefixes.
+ */
+function withPrefixByteOver0x7f(file: Uint8Array): Uint8Array {
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const length = Number(view.getBigUint64(0, true));
+  let padded = length;
+  while ((padded & 0xff) < 0x80) {
+    padded++;
+  }
+  const out = new Uint8Array(file.length + padded - length);
+  new DataView(out.buffer).setBigUint64(0, BigInt(padded), true);
+  out.set(file.subarray(8, 8 + length), 8);
+  out.fill(0x20, 8 + length, 8 + padded);
+  out.set(file.subarray(8 + length), 8 + padded);
+  return out;
+}
+
+async function findingsOf(bytes: Uint8Array, name: string) {
+  const loaded = await loadHeader(memoryReader(bytes, 'local', { name }));
+  return loaded.outcome.kind === 'rejected' ? loaded.outcome.file.findings : loaded.outcome.header.findings;
+}
+
+describe('a file a text conversion damaged', () => {
+  it('says so for a GGUF, instead of calling it truncated', async () => {
+    const damaged = textRoundTrip(GGUF);
+    expect(replacementCount(damaged)).toBeGreaterThan(64);
+    const findings = await findingsOf(damaged, 'tiny-llama-Q4_K_M.gguf');
+    expect(findings.map((finding) => finding.code)).toEqual(['text-converted']);
+    expect(findings[0].message).toMatch(/replacement characters U\+FFFD \(bytes EF BF BD, the first at offset \d/);
+  });
+
+  it('says so for a safetensors file whose length prefix was converted', async () => {
+    const findings = await findingsOf(textRoundTrip(withPrefixByteOver0x7f(SAFETENSORS)), 'model.safetensors');
+    expect(findings.map((finding) => finding.code)).toEqual(['text-converted']);
+  });
+
+  it('keeps a cut-off download’s own diagnosis', async () => {
+    const findings = await findingsOf(GGUF.subarray(0, 2000), 'tiny-llama-Q4_K_M.gguf');
+    expect(findings.map((finding) => finding.code)).toEqual(['gguf-truncated']);
+  });
+
+  it('leaves a valid file alone', async () => {
+    expect(await findingsOf(GGUF, 'tiny-llama-Q4_K_M.gguf')).toEqual([]);
+  });
+});
+
+describe('a symbolic link stored as a file of its path', () => {
+  it.each([
+    ['last.ckpt', 'D:/Lucas/runs/checkpoints/deeponet-epoch=96-val_loss=2.03e-02.ckpt'],
+    ['model.safetensors', '../../blobs/4d3c1e2a9b7f6e5d4c3b2a1908f7e6d5c4b3a2918f7e6d5c4b3a2918f7e6d5c4'],
+  ])('%s holding “%s”', async (name, target) => {
+    const findings = await findingsOf(new TextEncoder().encode(target), name);
+    expect(findings.map((finding) => finding.code)).toEqual(['link-as-text']);
+    expect(findings[0].message).toContain(`holds only the text “${target}”`);
+  });
+
+  it('is not said of a text file of several lines', async () => {
+    const findings = await findingsOf(new TextEncoder().encode('a/b.ckpt\nsecond line/x.pt\n'), 'x.ckpt');
+    expect(findings.map((finding) => finding.code)).not.toContain('link-as-text');
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Binary files damaged by being handled as text, told apart from a cut-off download so the advice fits: a file whose
+ * invalid UTF-8 was replaced by U+FFFD (a checkout or copy that decoded it as text: every byte sequence that is not
+ * UTF-8, which is most of a binary file, becomes the three bytes EF BF BD), and a symbolic link stored as a plain
+ * file holding only its target's path (git writes a link so where links are off, as on Windows by default).
+ */
+import { makeFinding } from '../findings/make-finding';
+import type { Finding } from '../model';
+import { formatBytes, formatCount } from '../parse/message-format';
+
+/**
+ * Where replacement characters say a text conversion happened. A header's opening (magic, counts, the general.*
+ * keys, a safetensors length and the first JSON keys) holds none: two there, or one among the first bytes (the
+ * length prefix, the counts), is damage. Further on a real header may hold a few (a vocabulary's odd token), a
+ * converted file thousands.
+ */
+const PREFIX_BYTES = 16;
+const OPENING_BYTES = 4096;
+const MIN_OPENING_REPLACEMENTS = 2;
+const MIN_REPLACEMENTS = 64;
+/** …and a share of the bytes looked at no real header reaches (3 bytes each). */
+const MIN_REPLACEMENT_SHARE = 0.02;
+/** A link's target path is short: longer text is something else. */
+const MAX_LINK_TEXT_BYTES = 1024;
+
+/** Occurrences of EF BF BD (U+FFFD in UTF-8) in `bytes`. */
+export function replacementCount(bytes: Uint8Array): number {
+  let count = 0;
+  for (let at = bytes.indexOf(0xef); at >= 0 && at + 2 < bytes.length; at = bytes.indexOf(0xef, at + 1)) {
+    if (bytes[at + 1] === 0xbf && bytes[at + 2] === 0xbd) {
+      count++;
+      at += 2;
+    }
+  }
+  return count;
+}
+
+/** The finding for a file a text conversion damaged, from the bytes read of it; null when they do not show one. */
+export function textConversionFinding(bytes: Uint8Array): Finding | null {
+  const count = replacementCount(bytes);
+  const damaged =
+    replacementCount(bytes.subarray(0, PREFIX_BYTES)) > 0 ||
+    replacementCount(bytes.subarray(0, OPENING_BYTES)) >= MIN_OPENING_REPLACEMENTS ||
+    (count >= MIN_REPLACEMENTS && (count * 3) / bytes.length >= MIN_REPLACEMENT_SHARE);
+  if (!damaged) {
+    return null;
+  }
+  const first = bytes.indexOf(0xef);
+  return makeFinding(
+    'text-converted',
+    `The file was handled as text, and its binary content is lost: where binary values belong, the first ` +
+      `${formatBytes(bytes.length)} read hold ${formatCount(count)} replacement characters U+FFFD (bytes EF BF BD, ` +
+      `the first at offset ${formatCount(firstReplacement(bytes, first))}), which a decoder writes in place of bytes ` +
+      'that are not valid UTF-8. A download or copy that decoded it as text did this (a git checkout with a text or ' +
+      'eol attribute, a web form, an editor, a copy and paste), so downloading it the same way again will not help. ' +
+      'Fetch it as binary: `git lfs pull`, or the resolve/ download link.',
+  );
+}
+
+/** Offset of the first EF BF BD at or after `from`. */
+function firstReplacement(bytes: Uint8Array, from: number): number {
+  for (let at = from; at >= 0 && at + 2 < bytes.length; at = bytes.indexOf(0xef, at + 1)) {
+    if (bytes[at + 1] === 0xbf && bytes[at + 2] === 0xbd) {
+      return at;
+    }
+  }
+  return -1;
+}
+
+/** The finding for a symbolic link stored as a file (its whole content one line of path text); null otherwise. */
+export function linkAsTextFinding(bytes: Uint8Array, fileSize: number | null): Finding | null {
+  const size = fileSize ?? bytes.length;
+  if (size > MAX_LINK_TEXT_BYTES || bytes.length < size || size === 0) {
+    return null;
+  }
+  const text = new TextDecoder('utf-8').decode(bytes.subarray(0, size)).replace(/\r?\n$/, '');
+  // One line of printable text with a folder separator before a last name: `../../blobs/<sha>` (a Hugging Face cache
+  // snapshot's link), `D:/runs/epoch=9.ckpt`.
+  if (!/^[^\p{Cc}\ufffd]+$/u.test(text) || !/[/\\][^/\\]+$/.test(text)) {
+    return null;
+  }
+  return makeFinding(
+    'link-as-text',
+    `The file holds only the text “${text}”: a symbolic link stored as a plain file. Git keeps a link as its target's ` +
+      'path, and a checkout where links are off (Windows by default) or a copy that does not follow links writes ' +
+      'that path instead of the file. Open the file it names.',
+  );
+}
