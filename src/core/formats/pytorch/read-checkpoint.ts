@@ -698,6 +698,11 @@ function compositeFindings(composites: readonly CompositeTensor[], rowOf: Map<st
   ];
 }
 
+/** Whether a table name lies in the section at `path` ('' the root, null when no section holds the weights). */
+function inSection(name: string, path: string | null): boolean {
+  return path === null || path === '' || name === path || name.startsWith(`${path}.`);
+}
+
 function structureFindings(
   anatomy: CheckpointAnatomy,
   tensors: readonly NamedTensor[],
@@ -708,13 +713,15 @@ function structureFindings(
   const findings: Finding[] = [];
   const rows = (names: readonly string[]): number[] =>
     names.map((name) => rowOf.get(name)).filter((row): row is number => row !== undefined);
-  if (anatomy.tied.length > 0) {
-    const names = anatomy.tied.flat();
+  // Shared storage matters where the weights are converted; a training run's callbacks and optimizer share scalars
+  // (Lightning's best and current scores) that no conversion of the model carries.
+  const tied = anatomy.tied.filter((pair) => pair.every((name) => inSection(name, anatomy.weights)));
+  if (tied.length > 0) {
     findings.push(
       makeFinding(
         'tied-weights',
-        `${anatomy.tied.length} pair${anatomy.tied.length === 1 ? '' : 's'} of names share one storage, e.g. ${anatomy.tied[0][0]} and ${anatomy.tied[0][1]}. safetensors' save_file refuses shared tensors: keep one name per group (or clone the others) when converting.`,
-        rows(names),
+        `${tied.length} pair${tied.length === 1 ? '' : 's'} of names share one storage, e.g. ${tied[0][0]} and ${tied[0][1]}. safetensors' save_file refuses shared tensors: keep one name per group (or clone the others) when converting.`,
+        rows(tied.flat()),
       ),
     );
   }
