@@ -16,6 +16,7 @@ import { TokenControl, UrlForm } from '../features/load/UrlForm';
 import { MetadataPanel } from '../features/metadata/MetadataPanel';
 import { MetadataInsights } from '../features/insights/MetadataInsights';
 import { ArchitectureCard, LoraCard } from '../features/insights/ModelPanel';
+import { SentenceModelCard } from '../features/insights/SentenceModelCard';
 import { QuantizationPanel } from '../features/insights/QuantizationPanel';
 import { MemoryPanel } from '../features/memory/MemoryPanel';
 import { ModuleTree } from '../features/modules/ModuleTree';
@@ -244,6 +245,7 @@ function ResultView({ result }: { result: LoadResult }) {
             {panel === 'model' && (
               <>
                 {sections.lora && <LoraCard section={sections.lora} />}
+                {sections.sentenceModel && <SentenceModelCard section={sections.sentenceModel} />}
                 {sections.architecture && <ArchitectureCard section={sections.architecture} />}
               </>
             )}

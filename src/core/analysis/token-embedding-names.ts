@@ -2,12 +2,13 @@
  * The tensors that hold a row per vocabulary id, by name: the input token embedding (transformers' `embed_tokens`,
  * GPT-2's `wte`, Meta's `tok_embeddings`, BERT's `word_embeddings`, GPT-NeoX's `embed_in`, T5's `shared`, llama.cpp's
  * `token_embd`, Mamba's and Nemotron-H's `backbone.embeddings`, OPT's `model.decoder.embed_tokens`, Idefics3's and SmolVLM's `model.text_model.embed_tokens`, BERT's kin's `bert.embeddings.word_embeddings`,
- * ModernBERT's `model.embeddings.tok_embeddings`, CLIP's and SigLIP's `text_model.embeddings.token_embedding`) under the prefixes
+ * ModernBERT's `model.embeddings.tok_embeddings`, CLIP's and SigLIP's `text_model.embeddings.token_embedding`, the
+ * `token_embedding_table` of Karpathy's lecture GPT and the bare `token_embedding` of small hand-written models) under the prefixes
  * causal LMs and their multimodal wrappers use, and the output head. Packed
  * quantized containers of the embedding (`qweight`, `weight_packed`, `W_q`) match too.
  */
 export const TOKEN_EMBEDDING_NAME =
-  /^(?:(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.|model\.decoder\.|model\.text_model\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings|token_embd)|backbone\.embeddings|[a-z_]+\.embeddings\.(?:word_embeddings|tok_embeddings|token_embedding))\.(?:weight|qweight|weight_packed|W_q)$/;
+  /^(?:(?:model\.|transformer\.|language_model\.model\.|model\.language_model\.|gpt_neox\.|model\.decoder\.|model\.text_model\.)?(?:embed_tokens|wte|tok_embeddings|word_embeddings|embed_in|shared|embeddings\.word_embeddings|token_embd|token_embedding_table|token_embedding)|backbone\.embeddings|[a-z_]+\.embeddings\.(?:word_embeddings|tok_embeddings|token_embedding))\.(?:weight|qweight|weight_packed|W_q)$/;
 
 /**
  * The output head over the vocabulary. A masked-LM head's transform (RoBERTa's `lm_head.dense`, `lm_head.layer_norm`)

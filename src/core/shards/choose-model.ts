@@ -9,6 +9,7 @@ import { LEGACY_TOKENIZER_FILE_NAMES, TOKENIZER_FILE_NAMES } from '../analysis/t
 import { compareShardNames, indexStem, type FileGrouping, type Sidecar, type SidecarKind } from './shard-names';
 import { displayPath, refsOfPath, type HubCacheRefs } from './hub-cache';
 import { isModuleFolder } from '../analysis/sentence-model/sentence-files';
+import { compareNatural } from '../natural-order';
 
 export interface ModelChoice {
   /** Stable within one source: the index path, the shard-name prefix followed by `*`, or the file path. */
@@ -371,21 +372,23 @@ function sentenceFilesFor(
   if (below !== '' && !(below.startsWith('0_') && isModuleFolder(below))) {
     return null;
   }
-  const files = sidecars
-    .filter((sidecar) => {
-      const folder = folderOf(sidecar.file);
-      if (sidecar.kind === 'sentence-settings') {
-        return folder === root || folder === choiceFolder;
-      }
-      return (
-        sidecar.kind === 'config' &&
-        folder.startsWith(root) &&
-        folder !== choiceFolder &&
-        isModuleFolder(folder.slice(root.length))
-      );
-    })
-    .map((sidecar) => sidecar.file);
-  return { modules: modulesFile, files };
+  const settings: string[] = [];
+  const moduleConfigs: string[] = [];
+  for (const sidecar of sidecars) {
+    const folder = folderOf(sidecar.file);
+    if (sidecar.kind === 'sentence-settings' && (folder === root || folder === choiceFolder)) {
+      settings.push(sidecar.file);
+    } else if (
+      sidecar.kind === 'config' &&
+      folder.startsWith(root) &&
+      folder !== choiceFolder &&
+      isModuleFolder(folder.slice(root.length))
+    ) {
+      moduleConfigs.push(sidecar.file);
+    }
+  }
+  // The module configs in module order (1_Pooling, 2_Dense, … 10_Normalize), whatever order the files came in.
+  return { modules: modulesFile, files: [...settings, ...moduleConfigs.sort(compareNatural)] };
 }
 
 /** A sidecar and the length of its folder's path: the deeper, the nearer the model. */

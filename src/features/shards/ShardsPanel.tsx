@@ -4,6 +4,7 @@ import type { LoadResult, ShardInfo } from '../../core/result';
 import { selectSidecarsNotFound } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { isTokenizerFile } from '../../core/analysis/tokenizer/tokenizer-files';
+import { isSentenceFile } from '../../core/analysis/sentence-model/sentence-files';
 import { SidecarsOnDemandNote } from '../load/SidecarsOnDemand';
 import { GgufRepoFiles } from './GgufRepoFiles';
 import { RepoFiles } from './RepoFiles';
@@ -38,10 +39,26 @@ function sidecarUse(path: string, hasMemory: boolean): string {
     : `its layer and attention layout and quantization settings feed the ${hasMemory ? 'Memory, Model and Quantization tabs' : 'Model and Quantization tabs'}`;
 }
 
-/** The sidecars read: each config file with what it feeds, the tokenizer's files together. */
+/** Paths as code, comma-separated. */
+function FileList({ paths }: { paths: readonly string[] }) {
+  return (
+    <>
+      {paths.map((path, at) => (
+        <span key={path}>
+          {at > 0 && ', '}
+          <code>{path}</code>
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** The sidecars read: each config file with what it feeds, the tokenizer's and sentence-transformers' files together. */
 function SidecarsRead({ result, paths }: { result: LoadResult; paths: string[] }) {
   const tokenizer = paths.filter(isTokenizerFile);
-  const configs = paths.filter((path) => !tokenizer.includes(path));
+  const modulesFile = result.sections.sentenceModel?.modulesFile;
+  const sentence = modulesFile === undefined ? [] : paths.filter((path) => isSentenceFile(path, modulesFile));
+  const configs = paths.filter((path) => !tokenizer.includes(path) && !sentence.includes(path));
   return (
     <p className="muted" data-testid="sidecars-read">
       {configs.map((path) => (
@@ -50,16 +67,15 @@ function SidecarsRead({ result, paths }: { result: LoadResult; paths: string[] }
           {sidecarUse(path, result.analysisPending || result.sections.memory !== undefined)}.{' '}
         </span>
       ))}
+      {sentence.length > 0 && (
+        <span data-testid="sidecars-read-sentence">
+          Also read <FileList paths={sentence} />: the sentence-transformers modules the Model tab lists.{' '}
+        </span>
+      )}
       {tokenizer.length > 0 && (
         <span>
-          Also read{' '}
-          {tokenizer.map((path, at) => (
-            <span key={path}>
-              {at > 0 && ', '}
-              <code>{path}</code>
-            </span>
-          ))}
-          : the Tokenizer tab shows {tokenizer.length > 1 ? 'what they say' : 'what it says'}.
+          Also read <FileList paths={tokenizer} />: the Tokenizer tab shows{' '}
+          {tokenizer.length > 1 ? 'what they say' : 'what it says'}.
         </span>
       )}
     </p>

@@ -11,6 +11,7 @@ import { useAppStore } from '../../state/store';
 import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
 import { RANKLESS_FAMILIES } from '../../core/analysis/lora-markers';
+import { SENTENCE_TITLES, sentenceOutput } from '../../core/analysis/sentence-model/sentence-wording';
 
 function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.diffusion) {
@@ -65,7 +66,7 @@ function loraClause(lora: LoraSection): string {
 
 /** The clauses the verdict line shows for `result`, each with the tab that holds its evidence. */
 function verdictClauses(result: LoadResult): Array<{ text: string; panel: Panel }> {
-  const { architecture, quantization, lora } = result.sections;
+  const { architecture, quantization, lora, sentenceModel } = result.sections;
   const clauses: Array<{ text: string; panel: Panel }> = [];
   if (lora) {
     clauses.push({ text: loraClause(lora), panel: 'model' });
@@ -74,6 +75,9 @@ function verdictClauses(result: LoadResult): Array<{ text: string; panel: Panel 
     if (text) {
       clauses.push({ text, panel: 'model' });
     }
+  }
+  if (sentenceModel) {
+    clauses.push({ text: `${SENTENCE_TITLES[sentenceModel.kind]}: ${sentenceOutput(sentenceModel)}`, panel: 'model' });
   }
   if (quantization) {
     const text = quantizationClause(quantization);
@@ -115,7 +119,7 @@ export function VerdictClauses({ result, lead }: { result: LoadResult; lead: rea
           <span className="verdict-clauses" data-testid="verdict-clauses">
             {clauses.map((clause, index) => (
               // Each clause carries its own bullet, so a narrow window wraps whole clauses and never leaves a lone "·".
-              <span key={clause.panel} className="verdict-clause">
+              <span key={`${clause.panel}-${index}`} className="verdict-clause">
                 <span aria-hidden="true">{index === 0 ? '●' : '·'}</span>
                 <button type="button" className="link-button" onClick={() => setPanel(clause.panel)}>
                   {clause.text}

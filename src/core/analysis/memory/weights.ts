@@ -18,6 +18,10 @@ const EMBEDDING_SEGMENTS = new Set([
   'embed_tokens',
   // llama.cpp's (GGUF) token embedding; its LM head is `output.weight`.
   'token_embd',
+  // Karpathy's lecture GPT and small hand-written models.
+  'token_embedding_table',
+  'position_embedding_table',
+  'token_embedding',
   'wte',
   'wpe',
   'word_embeddings',

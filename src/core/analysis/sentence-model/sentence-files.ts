@@ -36,3 +36,18 @@ export function isSentenceSettingsFile(base: string): boolean {
 export function isModuleFolder(relative: string): boolean {
   return /^\d+_[^/]+\/$/.test(relative);
 }
+
+/** Whether `path` is one of the files of the sentence-transformers folder whose modules.json is `modulesFile`. */
+export function isSentenceFile(path: string, modulesFile: string): boolean {
+  const root = modulesFile.slice(0, modulesFile.lastIndexOf('/') + 1);
+  if (path === modulesFile || !path.startsWith(root)) {
+    return path === modulesFile;
+  }
+  const relative = path.slice(root.length);
+  const slash = relative.lastIndexOf('/');
+  const base = relative.slice(slash + 1);
+  return (
+    isSentenceSettingsFile(base) ||
+    (base === 'config.json' && slash >= 0 && isModuleFolder(relative.slice(0, slash + 1)))
+  );
+}
