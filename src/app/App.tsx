@@ -17,6 +17,7 @@ import { MetadataPanel } from '../features/metadata/MetadataPanel';
 import { MetadataInsights } from '../features/insights/MetadataInsights';
 import { ArchitectureCard, LoraCard } from '../features/insights/ModelPanel';
 import { SentenceModelCard } from '../features/insights/SentenceModelCard';
+import { TextualInversionCard } from '../features/insights/TextualInversionCard';
 import { QuantizationPanel } from '../features/insights/QuantizationPanel';
 import { MemoryPanel } from '../features/memory/MemoryPanel';
 import { ModuleTree } from '../features/modules/ModuleTree';
@@ -134,7 +135,10 @@ const TABS: Tab[] = [
   {
     id: 'model',
     label: 'Model',
-    available: (result) => result.sections.architecture !== undefined || result.sections.lora !== undefined,
+    available: (result) =>
+      result.sections.architecture !== undefined ||
+      result.sections.lora !== undefined ||
+      result.sections.textualInversion !== undefined,
   },
   {
     id: 'tokenizer',
@@ -245,6 +249,7 @@ function ResultView({ result }: { result: LoadResult }) {
             {panel === 'model' && (
               <>
                 {sections.lora && <LoraCard section={sections.lora} />}
+                {sections.textualInversion && <TextualInversionCard section={sections.textualInversion} />}
                 {sections.sentenceModel && <SentenceModelCard section={sections.sentenceModel} />}
                 {sections.architecture && <ArchitectureCard section={sections.architecture} />}
               </>

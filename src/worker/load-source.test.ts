@@ -555,7 +555,14 @@ describe('local folders in the layouts other tools leave', () => {
       { blob: new File([bytes(buildSafetensors(tinyLlamaTensors()))], 'model.safetensors'), path: 'model.safetensors' },
       {
         blob: text(
-          { model_type: 'llama', num_attention_heads: 4, num_hidden_layers: 2, hidden_size: 64 },
+          // tinyLlamaTensors' layout: 4 heads of 16, k_proj of 16 rows (one KV head).
+          {
+            model_type: 'llama',
+            num_attention_heads: 4,
+            num_key_value_heads: 1,
+            num_hidden_layers: 2,
+            hidden_size: 64,
+          },
           'config.json',
         ),
         path: 'config.json',

@@ -142,6 +142,7 @@ describe('runAnalyses', () => {
       'optimizerState',
       'trainingRun',
       'sentenceModel',
+      'textualInversion',
     ]);
   });
 

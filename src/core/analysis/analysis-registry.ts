@@ -29,6 +29,7 @@ import type {
 import { tableWidthsAnalysis } from './table-widths';
 import { tensorIndex } from './tensor-index';
 import { sentenceModelAnalysis } from './sentence-model/sentence-model';
+import { textualInversionAnalysis, type TextualInversionSection } from './textual-inversion';
 import type { SentenceModelSection } from './sentence-model/sentence-model-types';
 import { tokenizerAnalysis } from './tokenizer/tokenizer';
 import type { TokenizerSection } from './tokenizer/tokenizer-types';
@@ -48,6 +49,7 @@ export interface AnalysisSections {
   optimizerState?: OptimizerStateSection;
   trainingRun?: TrainingRunSection;
   sentenceModel?: SentenceModelSection;
+  textualInversion?: TextualInversionSection;
 }
 
 type SectionId = keyof AnalysisSections;
@@ -65,6 +67,7 @@ export const ANALYSES: ReadonlyArray<Analysis<SectionId, AnalysisSections[Sectio
   optimizerStateAnalysis,
   trainingRunAnalysis,
   sentenceModelAnalysis,
+  textualInversionAnalysis,
 ];
 
 /**

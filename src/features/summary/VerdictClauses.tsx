@@ -12,6 +12,7 @@ import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
 import { RANKLESS_FAMILIES } from '../../core/analysis/lora-markers';
 import { SENTENCE_TITLES, sentenceOutput } from '../../core/analysis/sentence-model/sentence-wording';
+import { textualInversionClause } from '../insights/TextualInversionCard';
 
 function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.diffusion) {
@@ -66,7 +67,7 @@ function loraClause(lora: LoraSection): string {
 
 /** The clauses the verdict line shows for `result`, each with the tab that holds its evidence. */
 function verdictClauses(result: LoadResult): Array<{ text: string; panel: Panel }> {
-  const { architecture, quantization, lora, sentenceModel } = result.sections;
+  const { architecture, quantization, lora, sentenceModel, textualInversion } = result.sections;
   const clauses: Array<{ text: string; panel: Panel }> = [];
   if (lora) {
     clauses.push({ text: loraClause(lora), panel: 'model' });
@@ -75,6 +76,9 @@ function verdictClauses(result: LoadResult): Array<{ text: string; panel: Panel 
     if (text) {
       clauses.push({ text, panel: 'model' });
     }
+  }
+  if (textualInversion) {
+    clauses.push({ text: textualInversionClause(textualInversion), panel: 'model' });
   }
   if (sentenceModel) {
     clauses.push({ text: `${SENTENCE_TITLES[sentenceModel.kind]}: ${sentenceOutput(sentenceModel)}`, panel: 'model' });
