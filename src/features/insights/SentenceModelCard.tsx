@@ -54,7 +54,7 @@ export function SentenceModelCard({ section }: { section: SentenceModelSection }
             <strong>{module.type}</strong>
             {module.path ? <code> {module.path}/</code> : null}
             {module.detail ? ` — ${module.detail}` : ''}
-            {module.configRead ? '' : ' — its config.json is missing'}
+            {module.configRead ? '' : ' — its config.json was not read'}
           </li>
         ))}
       </ol>

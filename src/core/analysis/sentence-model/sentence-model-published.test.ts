@@ -136,6 +136,20 @@ describe('sentence-transformers folders whose parts do not fit', () => {
     expect(section?.output.width).toBeNull();
   });
 
+  it('does not call a module missing whose folder has another name than the library gives (its config unread)', () => {
+    const files = {
+      ...MINILM_FILES,
+      'modules.json': [
+        (MINILM_FILES['modules.json'] as unknown[])[0],
+        { idx: 1, name: 'pooler', path: 'pooler', type: 'sentence_transformers.models.Pooling' },
+      ],
+    };
+    const { section, findings } = analyze(files);
+    expect(findings).toEqual([]);
+    expect(section?.modules[1]).toMatchObject({ path: 'pooler', configRead: false });
+    expect(section?.output.width).toBeNull();
+  });
+
   it('flags inputs cut at more tokens than the model has positions', () => {
     const { findings } = analyze(withFile('sentence_bert_config.json', { max_seq_length: 1024 }));
     expect(findings.map((finding) => finding.code)).toEqual(['sentence-length-over-positions']);

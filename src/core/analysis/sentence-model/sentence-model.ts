@@ -14,7 +14,13 @@ import type { Analysis, Sidecars } from '../analysis-types';
 import { readMemoryConfig } from '../memory/config';
 import { asNumber, isRecord } from '../values';
 import type { SentenceModelKind, SentenceModelSection, SentenceModule } from './sentence-model-types';
-import { MODEL_INFO_FILE, MODULES_FILE, TRANSFORMER_CONFIG_FILES, type SentenceFiles } from './sentence-files';
+import {
+  isModuleFolder,
+  MODEL_INFO_FILE,
+  MODULES_FILE,
+  TRANSFORMER_CONFIG_FILES,
+  type SentenceFiles,
+} from './sentence-files';
 
 /**
  * The transformer module's settings file: beside modules.json, or in the module's own folder (`0_Transformer/`, the
@@ -131,7 +137,9 @@ function addModule(walk: Walk, entry: Record<string, unknown>, files: SentenceFi
   const configRead = isRecord(config) || !CONFIGURED_TYPES.has(type) || path === '';
   const module: SentenceModule = { type, path, detail: null, configRead };
   walk.section.modules.push(module);
-  if (!configRead) {
+  // Only the library's own folder names (`1_Pooling`) are looked for among the files: another name's config may be
+  // there unread, so its absence says nothing.
+  if (!configRead && isModuleFolder(`${path}/`)) {
     walk.findings.push(
       makeFinding(
         'sentence-module-missing',
@@ -139,6 +147,8 @@ function addModule(walk: Walk, entry: Record<string, unknown>, files: SentenceFi
           'sentence-transformers cannot load the model. Copy the whole folder, including that subfolder.',
       ),
     );
+  }
+  if (!configRead) {
     walk.width = null;
     return;
   }
