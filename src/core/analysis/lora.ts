@@ -144,7 +144,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
 
   const baseModel =
     (adapterConfig && (asString(adapterConfig.base_model_name_or_path) ?? asString(adapterConfig.model))) ??
-    metadata.get('ss_base_model_version') ??
+    claimedBaseModel(scan, [...rankOf.keys()]) ??
     metadata.get('modelspec.architecture') ??
     metadata.get('ss_sd_model_name') ??
     (isRecord(diffusersMeta) ? asString(diffusersMeta.base_model_name_or_path) : null) ??
@@ -526,6 +526,24 @@ function adapterAlpha(
   }
 
   return { alpha, alphaSource, alphaSample, diffusersMeta };
+}
+
+/** Flux's transformer blocks under diffusers', BFL's and kohya's names. */
+const RE_FLUX_BLOCKS = /(?:^|[._])(?:single_transformer_blocks|double_blocks|single_blocks)[._]\d/;
+
+/**
+ * kohya's ss_base_model_version, unless the module names contradict it: ai-toolkit writes its default `sd_1.5` into
+ * the Flux LoRAs it trains, whose modules are Flux's transformer blocks.
+ */
+function claimedBaseModel(scan: LoraScan, modules: readonly string[]): string | undefined {
+  const claimed = scan.index.metadata.get('ss_base_model_version');
+  if (claimed === undefined || !/^sd/i.test(claimed) || !modules.some((module) => RE_FLUX_BLOCKS.test(module))) {
+    return claimed;
+  }
+  scan.evidence.push(
+    `__metadata__ ss_base_model_version says ${claimed}, but the modules are Flux's transformer blocks (single / double blocks): base taken as Flux`,
+  );
+  return 'flux';
 }
 
 /** The scale the adapter is applied with: MLX's own, or alpha / rank (alpha / √rank under rsLoRA), and which. */

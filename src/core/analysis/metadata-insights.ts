@@ -148,25 +148,30 @@ export function analyzeMetadataInsights(input: AnalysisInput): {
     }
   }
 
-  const producer = hasKohya
-    ? metadata.get('ss_network_module')?.startsWith('lycoris')
-      ? 'kohya sd-scripts + LyCORIS'
-      : 'kohya sd-scripts'
-    : format === 'mlx'
-      ? 'MLX (mlx-lm)'
-      : metadata.has('tensor_names')
-        ? 'torchao'
-        : metadata.has('_quantization_metadata')
-          ? 'ComfyUI'
-          : metadata.has('lora_adapter_metadata')
-            ? 'diffusers'
-            : metadata.has('auto_gptq_version')
-              ? 'AutoGPTQ'
-              : hasModelspec
-                ? 'modelspec-aware trainer'
-                : format === 'pt'
-                  ? 'PyTorch (transformers / safetensors.torch)'
-                  : null;
+  // A trainer that names itself (ai-toolkit writes `software: {"name": "ai-toolkit", …}`) is believed over the ss_*
+  // keys it also writes for kohya-compatible tools.
+  const software = namedSoftware(metadata.get('software'));
+  const producer = software
+    ? software
+    : hasKohya
+      ? metadata.get('ss_network_module')?.startsWith('lycoris')
+        ? 'kohya sd-scripts + LyCORIS'
+        : 'kohya sd-scripts'
+      : format === 'mlx'
+        ? 'MLX (mlx-lm)'
+        : metadata.has('tensor_names')
+          ? 'torchao'
+          : metadata.has('_quantization_metadata')
+            ? 'ComfyUI'
+            : metadata.has('lora_adapter_metadata')
+              ? 'diffusers'
+              : metadata.has('auto_gptq_version')
+                ? 'AutoGPTQ'
+                : hasModelspec
+                  ? 'modelspec-aware trainer'
+                  : format === 'pt'
+                    ? 'PyTorch (transformers / safetensors.torch)'
+                    : null;
   if (format) {
     evidence.push(`format = "${format}"`);
   }
@@ -180,6 +185,22 @@ export function analyzeMetadataInsights(input: AnalysisInput): {
     evidence: evidence.slice(0, MAX_EVIDENCE),
   };
   return { section, findings };
+}
+
+/** `software`'s name (and version) when it is JSON naming the program, as ai-toolkit writes it; else null. */
+function namedSoftware(text: string | undefined): string | null {
+  if (text === undefined) {
+    return null;
+  }
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (isRecord(value) && typeof value.name === 'string' && value.name !== '') {
+      return typeof value.version === 'string' ? `${value.name} ${value.version}` : value.name;
+    }
+  } catch {
+    // Plain text: not a name this reads.
+  }
+  return null;
 }
 
 function readKohya(metadata: ReadonlyMap<string, string>): KohyaInsights {

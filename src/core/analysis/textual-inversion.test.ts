@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAcrossThreads } from '../../testing/load-messages';
 import { inputFromFixture } from '../../testing/models/header-from-specs';
+import { torchFixtureHeader } from '../../testing/torch-fixtures';
 import { textualInversionAnalysis } from './textual-inversion';
 
 const DIR = path.join(process.cwd(), 'fixtures', 'textual-inversion');
@@ -30,8 +31,11 @@ describe('textual inversion embeddings', () => {
     ['easynegative.pt', 'a1111', 'Stable Diffusion 1.x'],
     ['EasyNegative.safetensors', 'a1111', 'Stable Diffusion 1.x'],
     ['sd2-embedding.safetensors', 'a1111', 'Stable Diffusion 2.x'],
-    ['sdxl-embedding.safetensors', 'sdxl', 'SDXL'],
+    ['sdxl-embedding.safetensors', 'per-encoder', 'SDXL'],
     ['learned_embeds.safetensors', 'diffusers', 'Stable Diffusion 1.x'],
+    ['merged-embedding.pt', 'a1111', 'Stable Diffusion 1.x'],
+    ['first-ti-code.pt', 'a1111', 'Stable Diffusion 1.x'],
+    ['t5xxl-embedding.safetensors', 'per-encoder', 'Flux or Stable Diffusion 3 (their T5-XXL)'],
   ])('%s: %s layout for %s', async (file, format, base) => {
     const sections = await sectionOf(file);
     const section = sections?.textualInversion;
@@ -58,6 +62,22 @@ describe('textual inversion embeddings', () => {
       step: expected.step,
       trainedOn: expected.sdCheckpointName,
     });
+  });
+
+  it('takes a stored None for no value (an embedding A1111 merged)', async () => {
+    const section = (await sectionOf('merged-embedding.pt'))?.textualInversion;
+    const expected = EXPECTED['merged-embedding.pt'];
+    expect(expected.sdCheckpointName).toBeNull();
+    expect(section).toMatchObject({ name: expected.name, step: expected.step, trainedOn: null });
+  });
+
+  it('reads the first textual-inversion code’s ParameterDict, leaving its token id tensor out', async () => {
+    const section = (await sectionOf('first-ti-code.pt'))?.textualInversion;
+    expect(section).toMatchObject({ token: '*', vectors: 4, name: null, step: null });
+    // Of two one-tensor sections, the vectors are the weights, not the token id.
+    const header = await torchFixtureHeader('../textual-inversion/first-ti-code.pt');
+    expect(header.checkpoint?.weights).toBe('string_to_param');
+    expect(section?.encoders.map((entry) => entry.tensor)).toEqual(['string_to_param._parameters.*']);
   });
 
   it('is not said of small files that only share the widths', () => {

@@ -3,8 +3,11 @@
  * layouts the tools write (AUTOMATIC1111's `textual_inversion.py`, diffusers' `textual_inversion.py`):
  *
  * - AUTOMATIC1111 `.pt`: `{'string_to_param': {'*': [N, W]}, 'string_to_token', 'name', 'step', 'sd_checkpoint',
- *   'sd_checkpoint_name'}`; its safetensors form keeps the tensor alone as `emb_params` [N, W].
- * - SDXL (A1111, ComfyUI, kohya): `clip_l` [N, 768] and `clip_g` [N, 1280], one set per text encoder.
+ *   'sd_checkpoint_name'}` (the first textual-inversion code saved string_to_param as a ParameterDict,
+ *   `string_to_param._parameters.*`, and the token as a tensor); its safetensors form keeps the vectors alone as
+ *   `emb_params` [N, W].
+ * - One set per text encoder, keyed by encoder: SDXL's `clip_l` [N, 768] and `clip_g` [N, 1280] (A1111, ComfyUI,
+ *   kohya), and `t5xxl` [N, 4096] for the T5-XXL of Flux and Stable Diffusion 3 (ComfyUI's embedding tools).
  * - diffusers: `{'<token>': [W]}` (or [N, W]) in `learned_embeds.safetensors` / `.bin`, keyed by the placeholder.
  *
  * The width names the text encoder, and so the base: 768 CLIP ViT-L/14 (Stable Diffusion 1.x), 1024 OpenCLIP
@@ -20,6 +23,20 @@ const ENCODERS: ReadonlyMap<number, string> = new Map([
   [768, 'CLIP ViT-L/14'],
   [1024, 'OpenCLIP ViT-H/14'],
   [1280, 'OpenCLIP ViT-bigG/14'],
+  [4096, 'T5-XXL'],
+]);
+/** The per-encoder keys and each one's width. */
+const ENCODER_KEYS: ReadonlyMap<string, number> = new Map([
+  ['clip_l', 768],
+  ['clip_g', 1280],
+  ['t5xxl', 4096],
+]);
+/** The model family a set of per-encoder keys is for, keyed by the sorted keys. */
+const BASE_BY_KEYS: ReadonlyMap<string, string> = new Map([
+  ['clip_g,clip_l', 'SDXL'],
+  ['clip_g,clip_l,t5xxl', 'Stable Diffusion 3'],
+  ['clip_l,t5xxl', 'Flux'],
+  ['t5xxl', 'Flux or Stable Diffusion 3 (their T5-XXL)'],
 ]);
 /** Bases by the width of a single-encoder embedding. */
 const BASE_BY_WIDTH: ReadonlyMap<number, string> = new Map([
@@ -32,10 +49,14 @@ const MAX_EMBEDDING_TENSORS = 4;
 const MAX_VECTORS = 75;
 /** AUTOMATIC1111's key for the vectors, in a `.pt` and alone in a safetensors. */
 const A1111_PREFIX = 'string_to_param.';
+/** …and the ParameterDict form of the first textual-inversion code. */
+const PARAMETER_DICT = '_parameters.';
+/** A1111's token ids, a tensor in the first code's files: not vectors. */
+const A1111_TOKENS = 'string_to_token.';
 const A1111_SAFETENSORS = 'emb_params';
 
 export interface TextualInversionSection {
-  format: 'a1111' | 'sdxl' | 'diffusers';
+  format: 'a1111' | 'per-encoder' | 'diffusers';
   /** Each tensor: its text encoder, width and vector count. */
   encoders: Array<{ tensor: string; encoder: string; width: number; vectors: number }>;
   /** Prompt tokens the embedding takes (its vectors). */
@@ -69,33 +90,41 @@ function vectorsOf(index: TensorIndex, row: number): { vectors: number; width: n
 
 function detect(
   index: TensorIndex,
-  scalars: ReadonlyArray<{ path: string; value: string }>,
+  scalars: ReadonlyArray<{ path: string; value: string; kind: string }>,
   fileName: string,
 ): TextualInversionSection | null {
   if (index.count === 0 || index.count > MAX_EMBEDDING_TENSORS) {
     return null;
   }
-  const names = index.names;
-  const shaped = names.map((_, row) => vectorsOf(index, row));
-  if (shaped.some((entry) => entry === null)) {
+  const all = index.names;
+  const a1111Pt = all.some((name) => name.startsWith(A1111_PREFIX));
+  // The vector tensors: all but the first code's token ids beside string_to_param.
+  const rows = all.flatMap((name, row) => (a1111Pt && name.startsWith(A1111_TOKENS) ? [] : [row]));
+  const shaped = rows.map((row) => vectorsOf(index, row));
+  if (rows.length === 0 || shaped.some((entry) => entry === null)) {
     return null;
   }
-  const encoders = names.map((tensor, row) => {
-    const { vectors, width } = shaped[row] as { vectors: number; width: number };
+  const names = rows.map((row) => all[row]);
+  const encoders = names.map((tensor, at) => {
+    const { vectors, width } = shaped[at] as { vectors: number; width: number };
     return { tensor, encoder: ENCODERS.get(width) ?? '', width, vectors };
   });
-  const scalar = (path: string) => scalars.find((entry) => entry.path === path)?.value ?? null;
+  // A stored None (a merged embedding's sd_checkpoint_name) is no value.
+  const scalar = (path: string) => {
+    const entry = scalars.find((candidate) => candidate.path === path);
+    return entry === undefined || entry.kind === 'null' ? null : entry.value;
+  };
   const base = { name: null, step: null, trainedOn: null, token: null };
-  const a1111Pt = names.every((name) => name.startsWith(A1111_PREFIX));
-  if ((names.length === 1 && names[0] === A1111_SAFETENSORS) || a1111Pt) {
+  if ((names.length === 1 && names[0] === A1111_SAFETENSORS) || names.every((name) => name.startsWith(A1111_PREFIX))) {
     const step = scalar('step');
+    const token = a1111Pt ? names[0].slice(A1111_PREFIX.length).replace(PARAMETER_DICT, '') : null;
     return {
       ...base,
       format: 'a1111',
       encoders,
       vectors: encoders[0].vectors,
       base: BASE_BY_WIDTH.get(encoders[0].width) ?? null,
-      token: a1111Pt ? names[0].slice(A1111_PREFIX.length) : null,
+      token,
       name: scalar('name'),
       step: step === null || !Number.isFinite(Number(step)) ? null : Number(step),
       trainedOn: scalar('sd_checkpoint_name'),
@@ -104,16 +133,16 @@ function detect(
       ],
     };
   }
-  const sdxl = names.every((name) => name === 'clip_l' || name === 'clip_g');
-  if (sdxl && encoders.every(({ tensor, width }) => width === (tensor === 'clip_l' ? 768 : 1280))) {
+  const keys = [...names].sort().join(',');
+  if (BASE_BY_KEYS.has(keys) && encoders.every(({ tensor, width }) => ENCODER_KEYS.get(tensor) === width)) {
     return {
       ...base,
-      format: 'sdxl',
+      format: 'per-encoder',
       encoders,
       vectors: Math.max(...encoders.map((entry) => entry.vectors)),
-      base: 'SDXL',
+      base: BASE_BY_KEYS.get(keys) ?? null,
       evidence: [
-        `${names.join(' and ')}: one set of vectors per SDXL text encoder (clip_l 768 wide, clip_g 1,280 wide)`,
+        `${names.join(' and ')}: one set of vectors per text encoder, each of its encoder's width (clip_l 768, clip_g 1,280, t5xxl 4,096)`,
       ],
     };
   }

@@ -5,7 +5,7 @@ import { Evidence, Fact } from './QuantizationPanel';
 
 const FORMATS: Readonly<Record<TextualInversionSection['format'], string>> = {
   a1111: 'AUTOMATIC1111',
-  sdxl: 'SDXL (one set per text encoder)',
+  'per-encoder': 'one set of vectors per text encoder',
   diffusers: "diffusers' learned_embeds",
 };
 

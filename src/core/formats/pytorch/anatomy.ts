@@ -490,8 +490,11 @@ export function checkpointAnatomy(
       }
       kinds.set(key, kind);
     }
-    // No conventional name: the section with the most tensors that is not training state, else an EMA copy alone
-    // (the averaged weights are a model's weights too).
+    // No conventional name: the section with the most tensors that is not training state (of as many, the one with
+    // more values: a textual inversion's vectors over its token id), else an EMA copy alone (the averaged weights
+    // are a model's weights too).
+    const larger = (a: Omit<CheckpointSection, 'path' | 'kind'>, b: Omit<CheckpointSection, 'path' | 'kind'>) =>
+      a.tensors > b.tensors || (a.tensors === b.tensors && a.elements > b.elements);
     for (const fallback of ['other', 'ema'] as const) {
       if (weights !== null) {
         break;
@@ -499,7 +502,8 @@ export function checkpointAnatomy(
       let best: string | null = null;
       for (const [key, kind] of kinds) {
         const totals = bySection.get(key);
-        if (kind === fallback && totals && (best === null || totals.tensors > (bySection.get(best)?.tensors ?? 0))) {
+        const bestTotals = best === null ? undefined : bySection.get(best);
+        if (kind === fallback && totals && (bestTotals === undefined || larger(totals, bestTotals))) {
           best = key;
         }
       }
