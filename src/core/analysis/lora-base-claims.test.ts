@@ -51,3 +51,33 @@ describe('a LoRA’s metadata against its modules', () => {
     expect(section?.producer).toBe('ai-toolkit 0.1.0');
   });
 });
+
+describe('a LoRA that names no base, by its UNet’s cross-attention', () => {
+  /** diffusers' first attention-processor LoRA (train_text_to_image_lora.py, 2023) on one cross-attention block. */
+  function processorLora(contextWidth: number) {
+    const block = 'down_blocks.0.attentions.0.transformer_blocks.0';
+    const specs: TensorSpec[] = (['to_q', 'to_k', 'to_v', 'to_out'] as const).flatMap((proj): TensorSpec[] => {
+      const input = proj === 'to_k' || proj === 'to_v' ? contextWidth : 320;
+      return [
+        { name: `${block}.attn2.processor.${proj}_lora.down.weight`, dtype: 'F32', shape: [4, input] },
+        { name: `${block}.attn2.processor.${proj}_lora.up.weight`, dtype: 'F32', shape: [320, 4] },
+      ];
+    });
+    return inputFromFixture({ fileName: 'pytorch_lora_weights.safetensors', specs });
+  }
+
+  it.each([
+    [768, 'Stable Diffusion 1.x'],
+    [1024, 'Stable Diffusion 2.x'],
+    [2048, 'SDXL'],
+  ])('text features %i wide: %s, the UNet its component', (width, base) => {
+    const { section } = analyzeLora(processorLora(width));
+    expect(section?.baseModel).toBe(base);
+    expect(section?.components).toEqual({ unet: 4 });
+    expect(section?.evidence.join('\n')).toContain(`takes ${width}-wide text features`);
+  });
+
+  it('says nothing of a width no Stable Diffusion text encoder has', () => {
+    expect(analyzeLora(processorLora(4096)).section?.baseModel).toBeUndefined();
+  });
+});

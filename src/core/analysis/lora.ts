@@ -148,6 +148,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     metadata.get('modelspec.architecture') ??
     metadata.get('ss_sd_model_name') ??
     (isRecord(diffusersMeta) ? asString(diffusersMeta.base_model_name_or_path) : null) ??
+    baseFromCrossAttention(scan, modules) ??
     undefined;
 
   const section: LoraSection = {
@@ -528,6 +529,36 @@ function adapterAlpha(
   return { alpha, alphaSource, alphaSample, diffusersMeta };
 }
 
+/**
+ * A Stable Diffusion UNet's cross-attention reads the text encoder's output: the width its key and value projections
+ * take (attn2 to_k / to_v, each LoRA down factor's input) names the base when no file or config says it.
+ */
+const CROSS_ATTENTION_BASES: ReadonlyMap<number, string> = new Map([
+  [768, 'Stable Diffusion 1.x'],
+  [1024, 'Stable Diffusion 2.x'],
+  [2048, 'SDXL'],
+]);
+/** attn2's key or value projection under diffusers', the attention processors' and kohya's names. */
+const RE_CROSS_ATTENTION_KV = /attn2[._](?:processor[._])?to_[kv](?:_lora)?$/;
+
+function baseFromCrossAttention(scan: LoraScan, modules: ReadonlyMap<string, ModuleParts>): string | undefined {
+  for (const [module, entry] of modules) {
+    const pair = RE_CROSS_ATTENTION_KV.test(module) ? factorPair(entry.rows) : null;
+    if (pair === null || pair.pair.downDim !== 0 || scan.index.rank(pair.down) !== 2) {
+      continue;
+    }
+    const width = scan.index.dim(pair.down, 1);
+    const base = CROSS_ATTENTION_BASES.get(width);
+    if (base !== undefined) {
+      scan.evidence.push(
+        `base from the UNet's cross-attention: ${module} takes ${width}-wide text features (${base}'s text encoder)`,
+      );
+      return base;
+    }
+  }
+  return undefined;
+}
+
 /** Flux's transformer blocks under diffusers', BFL's and kohya's names. */
 const RE_FLUX_BLOCKS = /(?:^|[._])(?:single_transformer_blocks|double_blocks|single_blocks)[._]\d/;
 
@@ -660,6 +691,9 @@ function moduleRank(index: TensorIndex, entry: ModuleParts): string | null {
   return null;
 }
 
+/** A Stable Diffusion UNet's top-level blocks. */
+const RE_UNET_BLOCKS = /^(?:down_blocks|up_blocks|mid_block)\./;
+
 function componentOf(module: string, naming: LoraNaming): string {
   if (naming === 'kohya') {
     const match = RE_KOHYA_PREFIX.exec(module);
@@ -667,7 +701,8 @@ function componentOf(module: string, naming: LoraNaming): string {
   }
   if (naming === 'diffusers') {
     const match = RE_DIFFUSERS_PREFIX.exec(module);
-    return match ? match[1] : 'model';
+    // The attention-processor LoRAs of diffusers' first scripts name the UNet's blocks without a `unet.` prefix.
+    return match ? match[1] : RE_UNET_BLOCKS.test(module) ? 'unet' : 'model';
   }
   if (naming === 'comfyui' && RE_COMFYUI_PREFIX.test(module)) {
     return 'diffusion_model';
