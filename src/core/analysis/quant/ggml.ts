@@ -50,7 +50,7 @@ export const ggmlDetector: QuantDetector = {
         mix
           .map(([code, kept]) => {
             const share = quantizedElements > 0 ? Math.round((kept.elements / quantizedElements) * 100) : 0;
-            const bpw = (DTYPE_BITS_BY_CODE[code] as number).toFixed(2);
+            const bpw = DTYPE_BITS_BY_CODE[code].toFixed(2);
             return `${DTYPE_NAMES[code]} on ${plural(kept.tensors, 'tensor')} (${share}% of their elements, ${bpw} bits each)`;
           })
           .join(', '),
