@@ -87,6 +87,7 @@ test.describe('PyTorch checkpoints', () => {
     await expect(page.getByTestId('verdict')).toContainText('32.00 bits/param');
     await page.getByRole('tab', { name: 'Checkpoint' }).click();
     await expect(page.getByTestId('safety-verdict')).toHaveText('Safe: only tensors and plain containers');
+    await expect(page.getByTestId('checkpoint-trainer')).toHaveText('PyTorch Lightning 1.9.5');
     await expect(page.getByTestId('checkpoint-weights')).toHaveText('state_dict');
     await expect(page.getByTestId('checkpoint-epoch')).toHaveText('3');
     await expect(page.getByTestId('sections-table')).toContainText('optimizer_states');

@@ -3,6 +3,7 @@
  * risk), the anatomy (where the weights are, the other sections, epoch and step, scalars, tied weights and views),
  * what an optimizer's state says of the training, and the exact Python that converts the file to safetensors without running code from it.
  */
+import { checkpointTrainer } from '../../core/formats/pytorch/checkpoint-trainer';
 import { CopyButton } from '../../lib/CopyButton';
 import { useState } from 'react';
 import type { ParsedHeader } from '../../core/model';
@@ -260,6 +261,7 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
       : checkpoint.weights === ''
         ? 'the root (a plain state dict)'
         : checkpoint.weights;
+  const trainer = checkpointTrainer(checkpoint.scalars);
   const scalars = checkpoint.scalars.filter(
     (scalar) => !scalar.path.includes('.') || scalar.path.split('.').length <= 2,
   );
@@ -267,6 +269,7 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
     <section className="insight checkpoint-anatomy" aria-label="Checkpoint anatomy">
       <h3>Anatomy: {formatLabel(header.format)}</h3>
       <dl className="facts">
+        {trainer !== null && <Fact label="Saved by" value={trainer} testId="checkpoint-trainer" />}
         <Fact label="Model weights" value={weights} testId="checkpoint-weights" />
         {checkpoint.weightsPrefix && <Fact label="Name prefix" value={checkpoint.weightsPrefix} />}
         {checkpoint.epoch !== undefined && (

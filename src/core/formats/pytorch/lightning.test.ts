@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { torchFixtureHeader } from '../../../testing/torch-fixtures';
+import { checkpointTrainer } from './checkpoint-trainer';
 
 const EXPECTED = JSON.parse(
   readFileSync(new URL('../../../../fixtures/torch2/lightning/expected.json', import.meta.url), 'utf8'),
@@ -31,5 +32,19 @@ describe('a Lightning checkpoint’s shared storages', () => {
     expect(tied[0].message).toMatch(
       /^1 pair of names share one storage, e\.g\. state_dict\.model\.embed\.weight and state_dict\.model\.head\.weight\./,
     );
+  });
+});
+
+describe('the framework that saved a checkpoint', () => {
+  it('is named from pytorch-lightning_version, Lightning 1 and 2 alike', async () => {
+    const two = await torchFixtureHeader('../torch2/lightning/last.ckpt');
+    expect(checkpointTrainer(two.checkpoint?.scalars ?? [])).toBe('PyTorch Lightning 2.4.0');
+    const one = await torchFixtureHeader('lightning.ckpt');
+    expect(checkpointTrainer(one.checkpoint?.scalars ?? [])).toBe('PyTorch Lightning 1.9.5');
+  });
+
+  it('is not guessed for a plain state dict', async () => {
+    const plain = await torchFixtureHeader('pytorch_model.bin');
+    expect(checkpointTrainer(plain.checkpoint?.scalars ?? [])).toBeNull();
   });
 });
