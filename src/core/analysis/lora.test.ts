@@ -201,6 +201,25 @@ describe('LoRA families', () => {
     });
   });
 
+  it('MLX from before June 2024 (no use_dora): scale × alpha / rank, as mlx-lm applied it then', () => {
+    // ml-explore/mlx-examples llms/adapters/adapter_config.json (April 2024): rank 8, alpha 16, scale 10, lora_layers.
+    const fixture = mlxLoraFixture();
+    const lora_parameters = { rank: 8, alpha: 16, dropout: 0, scale: 10 };
+    const old = lora({
+      ...fixture,
+      sidecars: { adapterConfig: { lora_layers: 4, lora_parameters } },
+    });
+    expect(old.section).toMatchObject({ scale: 20, scaleBasis: 'lora_parameters.scale × alpha / r' });
+    expect(old.section?.evidence.join('\n')).toContain('the config has no use_dora');
+    // With use_dora the config may be from after the change, which applies the scale as it is: said as a caveat.
+    const later = lora({
+      ...fixture,
+      sidecars: { adapterConfig: { num_layers: 4, use_dora: false, lora_parameters } },
+    });
+    expect(later.section).toMatchObject({ scale: 10, scaleBasis: 'lora_parameters.scale' });
+    expect(later.section?.evidence.join('\n')).toContain('mlx-lm before June 2024 multiplied it by alpha / rank (20)');
+  });
+
   it('MLX: lora_a [in, r], scale from adapter_config lora_parameters', () => {
     const { section } = lora(mlxLoraFixture());
     expect(section).toMatchObject({

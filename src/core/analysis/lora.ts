@@ -34,6 +34,7 @@ import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 import { declaredAlphaOf, kohyaNetworkAlpha } from './lora-scaling';
 import { parameterTargets, type ParameterTargets } from './lora-parameter-targets';
+import { baseFromCrossAttention, claimedBaseModel } from './lora-base-model';
 import { promptLearningSection } from './lora-prompt-learning';
 
 const KOHYA_COMPONENT: Readonly<Record<string, string>> = {
@@ -144,11 +145,11 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
 
   const baseModel =
     (adapterConfig && (asString(adapterConfig.base_model_name_or_path) ?? asString(adapterConfig.model))) ??
-    claimedBaseModel(scan, [...rankOf.keys()]) ??
+    claimedBaseModel(index, evidence, [...rankOf.keys()]) ??
     metadata.get('modelspec.architecture') ??
     metadata.get('ss_sd_model_name') ??
     (isRecord(diffusersMeta) ? asString(diffusersMeta.base_model_name_or_path) : null) ??
-    baseFromCrossAttention(scan, modules) ??
+    baseFromCrossAttention(index, evidence, modules) ??
     undefined;
 
   const section: LoraSection = {
@@ -529,54 +530,6 @@ function adapterAlpha(
   return { alpha, alphaSource, alphaSample, diffusersMeta };
 }
 
-/**
- * A Stable Diffusion UNet's cross-attention reads the text encoder's output: the width its key and value projections
- * take (attn2 to_k / to_v, each LoRA down factor's input) names the base when no file or config says it.
- */
-const CROSS_ATTENTION_BASES: ReadonlyMap<number, string> = new Map([
-  [768, 'Stable Diffusion 1.x'],
-  [1024, 'Stable Diffusion 2.x'],
-  [2048, 'SDXL'],
-]);
-/** attn2's key or value projection under diffusers', the attention processors' and kohya's names. */
-const RE_CROSS_ATTENTION_KV = /attn2[._](?:processor[._])?to_[kv](?:_lora)?$/;
-
-function baseFromCrossAttention(scan: LoraScan, modules: ReadonlyMap<string, ModuleParts>): string | undefined {
-  for (const [module, entry] of modules) {
-    const pair = RE_CROSS_ATTENTION_KV.test(module) ? factorPair(entry.rows) : null;
-    if (pair === null || pair.pair.downDim !== 0 || scan.index.rank(pair.down) !== 2) {
-      continue;
-    }
-    const width = scan.index.dim(pair.down, 1);
-    const base = CROSS_ATTENTION_BASES.get(width);
-    if (base !== undefined) {
-      scan.evidence.push(
-        `base from the UNet's cross-attention: ${module} takes ${width}-wide text features (${base}'s text encoder)`,
-      );
-      return base;
-    }
-  }
-  return undefined;
-}
-
-/** Flux's transformer blocks under diffusers', BFL's and kohya's names. */
-const RE_FLUX_BLOCKS = /(?:^|[._])(?:single_transformer_blocks|double_blocks|single_blocks)[._]\d/;
-
-/**
- * kohya's ss_base_model_version, unless the module names contradict it: ai-toolkit writes its default `sd_1.5` into
- * the Flux LoRAs it trains, whose modules are Flux's transformer blocks.
- */
-function claimedBaseModel(scan: LoraScan, modules: readonly string[]): string | undefined {
-  const claimed = scan.index.metadata.get('ss_base_model_version');
-  if (claimed === undefined || !/^sd/i.test(claimed) || !modules.some((module) => RE_FLUX_BLOCKS.test(module))) {
-    return claimed;
-  }
-  scan.evidence.push(
-    `__metadata__ ss_base_model_version says ${claimed}, but the modules are Flux's transformer blocks (single / double blocks): base taken as Flux`,
-  );
-  return 'flux';
-}
-
 /** The scale the adapter is applied with: MLX's own, or alpha / rank (alpha / √rank under rsLoRA), and which. */
 function adapterScale(
   scan: LoraScan,
@@ -587,8 +540,7 @@ function adapterScale(
   const mlxParams = adapterConfig && isRecord(adapterConfig.lora_parameters) ? adapterConfig.lora_parameters : null;
   const mlxScale = mlxParams ? asNumber(mlxParams.scale) : null;
   if (mlxScale !== null) {
-    evidence.push(`scale ${mlxScale} from adapter_config.json lora_parameters (MLX applies it directly)`);
-    return { scale: mlxScale, scaleBasis: 'lora_parameters.scale' };
+    return mlxAdapterScale(scan, mlxScale, mlxParams);
   }
   if (alpha !== null && rank !== null && rank > 0) {
     const rs = adapterConfig?.use_rslora === true;
@@ -597,6 +549,35 @@ function adapterScale(
     return { scale, scaleBasis: rs ? 'alpha / √r' : 'alpha / r' };
   }
   return { scale: null, scaleBasis: null };
+}
+
+/**
+ * MLX's scale: mlx-lm applies lora_parameters.scale as it is since June 2024 (ml-explore/mlx-examples c457a3f8); from
+ * January 2024 it multiplied it by alpha / rank. A config without `use_dora` (added in May 2024) is from before the
+ * change; one with it may be from either side, which the evidence says.
+ */
+function mlxAdapterScale(
+  scan: LoraScan,
+  scale: number,
+  params: Record<string, unknown> | null,
+): Pick<LoraSection, 'scale' | 'scaleBasis'> {
+  const alpha = params ? asNumber(params.alpha) : null;
+  const rank = params ? asNumber(params.rank) : null;
+  const ratio = alpha !== null && rank !== null && rank > 0 ? alpha / rank : null;
+  if (ratio !== null && ratio !== 1 && scan.adapterConfig && !('use_dora' in scan.adapterConfig)) {
+    const scaled = scale * ratio;
+    scan.evidence.push(
+      `scale ${round(scaled)} = lora_parameters.scale ${scale} × alpha ${alpha} / rank ${rank}: the config has no use_dora, so mlx-lm from before June 2024 wrote it, which multiplied the scale by alpha / rank`,
+    );
+    return { scale: scaled, scaleBasis: 'lora_parameters.scale × alpha / r' };
+  }
+  scan.evidence.push(
+    `scale ${scale} from adapter_config.json lora_parameters (mlx-lm applies it as it is)` +
+      (ratio !== null && ratio !== 1
+        ? `; mlx-lm before June 2024 multiplied it by alpha / rank (${round(scale * ratio)})`
+        : ''),
+  );
+  return { scale, scaleBasis: 'lora_parameters.scale' };
 }
 
 /** Rank of one module from its factor shapes; `full` for unfactored LyCORIS modules; null when factors are missing. */

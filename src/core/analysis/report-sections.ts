@@ -227,7 +227,7 @@ export interface LoraSection {
   /** Multiplier applied to the delta: alpha / rank (or alpha / √rank for rsLoRA, or MLX `scale`). */
   scale: number | null;
   /** Where `scale` comes from: alpha over the rank, over its square root (rsLoRA), or MLX's own figure. */
-  scaleBasis: 'alpha / r' | 'alpha / √r' | 'lora_parameters.scale' | null;
+  scaleBasis: 'alpha / r' | 'alpha / √r' | 'lora_parameters.scale' | 'lora_parameters.scale × alpha / r' | null;
   /** Target module kinds (last name component, e.g. q_proj, to_k, attn1_to_q), sorted by count. */
   targets: string[];
   /** Adapted modules per component (unet, text_encoder, transformer …). */
