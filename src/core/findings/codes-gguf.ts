@@ -10,6 +10,7 @@ function spec(severity: Severity, refusedByReference: boolean, title: string) {
 }
 
 export const GGUF_CODES = {
+  'gguf-bad-magic': spec('error', true, 'Named .gguf without the GGUF magic'),
   'gguf-unsupported-version': spec('error', true, 'GGUF version this reader and llama.cpp do not know'),
   'gguf-old-version': spec('error', true, 'GGUF version 1, which llama.cpp no longer loads'),
   'gguf-big-endian': spec('warning', true, 'Big-endian GGUF'),

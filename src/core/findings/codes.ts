@@ -35,6 +35,7 @@ export const FINDING_CODES = {
   'empty-file': spec('error', true, 'Empty file'),
   'text-converted': spec('error', true, 'Binary file damaged by a text conversion'),
   'link-as-text': spec('error', true, 'A symbolic link saved as a file of its path'),
+  'text-file': spec('error', true, 'A text file, not a model'),
   // Header length and text.
   'header-too-large': spec('error', true, 'Header over the 100 MB cap'),
   'header-length-exceeds-file': spec('error', true, 'Header length runs past the end of the file'),

@@ -14,7 +14,7 @@ import type { Finding } from '../model';
 import { formatBytes, formatCount } from '../parse/message-format';
 import { readLengthPrefix } from '../parse/length-prefix';
 import type { FormatDiagnosis } from './format-reader';
-import { linkAsTextFinding, textConversionFinding } from './text-damage';
+import { linkAsTextFinding, textConversionFinding, textFileFinding } from './text-damage';
 
 /** The smallest header JSON, `{}`. */
 const MIN_HEADER_JSON_BYTES = 2;
@@ -40,6 +40,8 @@ const LEGACY_GGML_MAGICS: ReadonlyMap<number, string> = new Map([
   [0x67676d66, 'ggmf'],
   [0x67676a74, 'ggjt'],
   [0x67676c61, 'ggla'],
+  // GGUF's bytes reversed: llama.cpp wrote this magic while GGUF was being made (its tests' files until 18 August 2023).
+  [0x47475546, 'FUGG'],
 ]);
 /** An ONNX ModelProto opens with ir_version (field 1, a small varint), then producer_name (field 2, a short string). */
 const ONNX_MAX_IR_VERSION = 30;
@@ -218,6 +220,14 @@ const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
       }
       const version = magic === 'ggml' ? null : view.getUint32(4, true);
       const named = `magic “${magic}”${version === null ? '' : `, version ${version}`}`;
+      if (magic === 'FUGG') {
+        return makeFinding(
+          'legacy-ggml',
+          `This is a GGUF from before GGUF's release (${named}, GGUF's magic reversed, as llama.cpp wrote it while ` +
+            'the format was being made in August 2023): llama.cpp and gguf-py refuse it, and downloading it again ' +
+            'will not help. Convert the original weights again with convert_hf_to_gguf.py.',
+        );
+      }
       const what =
         magic === 'ggml'
           ? `a GGML file (${named}): the format whisper.cpp's models, and llama.cpp's before GGUF, are written in. ` +
@@ -289,5 +299,10 @@ const NOT_SAFETENSORS_DIAGNOSES: readonly FormatDiagnosis[] = [
             `This is a Python pickle (protocol ${bytes[1]}), as in legacy PyTorch .bin/.pt files: unpickling can run arbitrary code. Convert it with safetensors' convert script in a sandbox, or open the .safetensors version of the model.`,
           )
         : null,
+  },
+  {
+    // Last: every format above that is text (an LFS pointer, a web page, a link's path) has its own words.
+    id: 'text-file',
+    diagnose: (bytes) => textFileFinding(bytes),
   },
 ];

@@ -80,3 +80,28 @@ describe('a symbolic link stored as a file of its path', () => {
     expect(findings.map((finding) => finding.code)).not.toContain('link-as-text');
   });
 });
+
+describe('files that are no model by their first bytes', () => {
+  it('calls a text file a text file, quoting its opening', async () => {
+    const text = new TextEncoder().encode('output_norm=F32\ntoken_embd=Q6_K\nblk.0.attn_k=Q4_K\n');
+    const findings = await findingsOf(text, 'test.gguf');
+    expect(findings.map((finding) => finding.code)).toEqual(['text-file']);
+    expect(findings[0].message).toContain('it opens “output_norm=F32 token_embd=Q6_K blk.0.attn_k=Q4_K”');
+  });
+
+  it('says a .gguf of other binary bytes lacks GGUF’s magic, instead of parsing them as a header', async () => {
+    const other = Uint8Array.from({ length: 600 }, (_, at) => (at * 7 + 1) % 256);
+    const findings = await findingsOf(other, 'model.gguf');
+    expect(findings.map((finding) => finding.code)).toEqual(['gguf-bad-magic']);
+    expect(findings[0].message).toContain('it opens 01 08 0f 16 1d 24 2b 32');
+  });
+
+  it('names a pre-release GGUF (magic FUGG) for what it is', async () => {
+    // The tiny fixture with its magic written the way llama.cpp wrote it before GGUF's release.
+    const old = GGUF.slice();
+    old.set(new TextEncoder().encode('FUGG'), 0);
+    const findings = await findingsOf(old, 'example.gguf');
+    expect(findings.map((finding) => finding.code)).toEqual(['legacy-ggml']);
+    expect(findings[0].message).toMatch(/^This is a GGUF from before GGUF's release \(magic “FUGG”, version 3/);
+  });
+});

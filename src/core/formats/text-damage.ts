@@ -86,3 +86,49 @@ export function linkAsTextFinding(bytes: Uint8Array, fileSize: number | null): F
       'that path instead of the file. Open the file it names.',
   );
 }
+
+/** Bytes of a text file quoted in its finding. */
+const QUOTED_TEXT_CHARACTERS = 80;
+
+/**
+ * The finding for a file that is plain text (its first bytes all printable UTF-8, tabs and line breaks), which no
+ * model file is: every format's first bytes hold binary (a length, a magic with a version). Null otherwise.
+ */
+export function textFileFinding(bytes: Uint8Array): Finding | null {
+  if (bytes.length === 0) {
+    return null;
+  }
+  let text: string;
+  try {
+    // A multi-byte character cut at the end of the read is not a reason to call the rest binary.
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, lastCharacterEnd(bytes)));
+  } catch {
+    return null;
+  }
+  if (!/^[^\p{Cc}]*$/u.test(text.replace(/[\t\n\r]/g, ''))) {
+    return null;
+  }
+  const opening = text.replace(/\s+/g, ' ').trim().slice(0, QUOTED_TEXT_CHARACTERS);
+  return makeFinding(
+    'text-file',
+    `This is a text file, not a model: it opens “${opening}${text.length > QUOTED_TEXT_CHARACTERS ? '…' : ''}”. ` +
+      'A model file opens with binary (a header length, a format magic and version). It may be notes or a list saved ' +
+      'under a model’s name, or a page of an error; open it in a text editor, and fetch the model itself.',
+  );
+}
+
+/** The end of the last whole UTF-8 character in `bytes`: a read may stop inside one. */
+function lastCharacterEnd(bytes: Uint8Array): number {
+  let end = bytes.length;
+  // Step back over continuation bytes (10xxxxxx) to the lead byte of the last character, at most 3.
+  let at = end - 1;
+  while (at > 0 && end - at < 4 && (bytes[at] & 0xc0) === 0x80) {
+    at--;
+  }
+  const lead = bytes[at];
+  const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
+  if (at + length > end) {
+    end = at;
+  }
+  return end;
+}

@@ -5,6 +5,7 @@
  * margin (and grows what is held by half at least), so even an 8 MB tokenizer takes a few sequential reads.
  */
 import { makeFinding } from '../../findings/make-finding';
+import { sniffNotSafetensors } from '../not-safetensors';
 import type { Finding, ParsedHeader } from '../../model';
 import { groupDigits } from '../../number-format';
 import type { SourceBytes } from '../source-bytes';
@@ -69,6 +70,11 @@ export function nextReadEnd(held: number, step: { needAtLeast: number; estimated
 }
 
 export async function readGguf(source: SourceBytes, options: LoadHeaderOptions): Promise<LoadedHeader> {
+  // Chosen by its name (`.gguf`) without GGUF's magic: its first bytes say what it is instead.
+  if (!isGgufMagic(source.head)) {
+    const head = source.head;
+    return rejected(source, head, [sniffNotSafetensors(head, source.size) ?? notGgufFinding(head)]);
+  }
   const parser = new GgufHeaderParser();
   let bytes = source.head;
   let atEnd = source.size !== null && bytes.length >= source.size;
@@ -102,6 +108,18 @@ export async function readGguf(source: SourceBytes, options: LoadHeaderOptions):
     head: bytes.subarray(0, Math.min(bytes.length, parsed.dataStart)),
     bytesRead: source.bytesRead,
   };
+}
+
+/** Bytes of a wrong magic shown in hex. */
+const SHOWN_MAGIC_BYTES = 8;
+
+function notGgufFinding(head: Uint8Array): Finding {
+  const shown = Array.from(head.subarray(0, SHOWN_MAGIC_BYTES), (byte) => byte.toString(16).padStart(2, '0'));
+  return makeFinding(
+    'gguf-bad-magic',
+    `The file is named .gguf, but it does not open with GGUF's magic (the bytes “GGUF”): it opens ${shown.join(' ') || 'with nothing'}. ` +
+      'It is another kind of file under a GGUF name, or its start is damaged; llama.cpp refuses it.',
+  );
 }
 
 function rejected(source: SourceBytes, bytes: Uint8Array, findings: Finding[]): LoadedHeader {
