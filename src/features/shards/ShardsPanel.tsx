@@ -4,7 +4,7 @@ import type { LoadResult, ShardInfo } from '../../core/result';
 import { selectSidecarsNotFound } from '../../state/selectors';
 import { useAppStore } from '../../state/store';
 import { isTokenizerFile } from '../../core/analysis/tokenizer/tokenizer-files';
-import { isSentenceFile } from '../../core/analysis/sentence-model/sentence-files';
+import { isSentenceFile, MODULES_FILE } from '../../core/analysis/sentence-model/sentence-files';
 import { SidecarsOnDemandNote } from '../load/SidecarsOnDemand';
 import { GgufRepoFiles } from './GgufRepoFiles';
 import { RepoFiles } from './RepoFiles';
@@ -56,7 +56,10 @@ function FileList({ paths }: { paths: readonly string[] }) {
 /** The sidecars read: each config file with what it feeds, the tokenizer's and sentence-transformers' files together. */
 function SidecarsRead({ result, paths }: { result: LoadResult; paths: string[] }) {
   const tokenizer = paths.filter(isTokenizerFile);
-  const modulesFile = result.sections.sentenceModel?.modulesFile;
+  // Before the analyses arrive, the modules.json among the files read is the folder's.
+  const modulesFile =
+    result.sections.sentenceModel?.modulesFile ??
+    paths.find((path) => path === MODULES_FILE || path.endsWith(`/${MODULES_FILE}`));
   const sentence = modulesFile === undefined ? [] : paths.filter((path) => isSentenceFile(path, modulesFile));
   const configs = paths.filter((path) => !tokenizer.includes(path) && !sentence.includes(path));
   return (
