@@ -89,6 +89,13 @@ describe('files that are no model by their first bytes', () => {
     expect(findings[0].message).toContain('it opens “output_norm=F32 token_embd=Q6_K blk.0.attn_k=Q4_K”');
   });
 
+  it('leaves a protocol-0 pickle, which is printable text too, to the pickle reader', async () => {
+    const pickle = new Uint8Array(readFileSync(new URL('../../../fixtures/torch/hostile-exec.pkl', import.meta.url)));
+    const findings = await findingsOf(pickle, 'hostile-exec.pkl');
+    expect(findings.map((finding) => finding.code)).toContain('pickle-dangerous-global');
+    expect(findings.map((finding) => finding.code)).not.toContain('text-file');
+  });
+
   it('says a .gguf of other binary bytes lacks GGUF’s magic, instead of parsing them as a header', async () => {
     const other = Uint8Array.from({ length: 600 }, (_, at) => (at * 7 + 1) % 256);
     const findings = await findingsOf(other, 'model.gguf');

@@ -26,7 +26,9 @@ function checkpointKind(head: Uint8Array, size: number | null): CheckpointKind |
     return kind;
   }
   const plausible = lengthPrefixIsPlausible(head, size) || lengthPrefixIsPlausible(head, null);
-  return diagnosis === null && !plausible && kind === 'pickle' ? kind : null;
+  // A protocol-0 pickle is printable text: the text-file diagnosis does not keep it from the pickle reader.
+  const undiagnosed = diagnosis === null || diagnosis.code === 'text-file';
+  return undiagnosed && !plausible && kind === 'pickle' ? kind : null;
 }
 
 export const pytorchFormat: FormatReader = {
