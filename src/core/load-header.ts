@@ -31,17 +31,14 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
     format = sniffFormat(source.head, context, true) ?? formatByName(reader.name);
   }
   if (format) {
-    return withTextDamage(await format.read(source, options), source.head);
+    return withTextDamage(await format.read(source, options));
   }
   const sniffed = source.head;
-  return withTextDamage(
-    {
-      outcome: parseFileHead(sniffed, size ?? sniffed.length, { allowOversizedHeader: options.allowOversizedHeader }),
-      head: sniffed,
-      bytesRead: source.bytesRead,
-    },
-    sniffed,
-  );
+  return withTextDamage({
+    outcome: parseFileHead(sniffed, size ?? sniffed.length, { allowOversizedHeader: options.allowOversizedHeader }),
+    head: sniffed,
+    bytesRead: source.bytesRead,
+  });
 }
 
 /**
@@ -49,11 +46,11 @@ export async function loadHeader(reader: ByteReader, options: LoadHeaderOptions 
  * reader's own words (a truncated header, an invalid type) are the damage's symptoms, and its advice (download it
  * again) would not help.
  */
-function withTextDamage(loaded: LoadedHeader, head: Uint8Array): LoadedHeader {
+function withTextDamage(loaded: LoadedHeader): LoadedHeader {
   if (loaded.outcome.kind !== 'rejected' || loaded.outcome.file.findings.some((f) => f.code === 'text-converted')) {
     return loaded;
   }
-  const damage = textConversionFinding(head);
+  const damage = textConversionFinding(loaded.head);
   return damage === null
     ? loaded
     : { ...loaded, outcome: { kind: 'rejected', file: { ...loaded.outcome.file, findings: [damage] } } };

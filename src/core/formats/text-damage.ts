@@ -10,16 +10,13 @@ import { formatBytes, formatCount } from '../parse/message-format';
 
 /**
  * Where replacement characters say a text conversion happened. A header's opening (magic, counts, the general.*
- * keys, a safetensors length and the first JSON keys) holds none: two there, or one among the first bytes (the
- * length prefix, the counts), is damage. Further on a real header may hold a few (a vocabulary's odd token), a
- * converted file thousands.
+ * keys, a safetensors length and the first JSON keys) holds none: one among the first bytes (the length prefix, the
+ * counts), or two in the opening, is damage. Only the opening is looked at, so a local read and a remote one of the
+ * same file, which read different amounts, give the same verdict.
  */
 const PREFIX_BYTES = 16;
 const OPENING_BYTES = 4096;
 const MIN_OPENING_REPLACEMENTS = 2;
-const MIN_REPLACEMENTS = 64;
-/** …and a share of the bytes looked at no real header reaches (3 bytes each). */
-const MIN_REPLACEMENT_SHARE = 0.02;
 /** A link's target path is short: longer text is something else. */
 const MAX_LINK_TEXT_BYTES = 1024;
 
@@ -37,20 +34,17 @@ export function replacementCount(bytes: Uint8Array): number {
 
 /** The finding for a file a text conversion damaged, from the bytes read of it; null when they do not show one. */
 export function textConversionFinding(bytes: Uint8Array): Finding | null {
-  const count = replacementCount(bytes);
-  const damaged =
-    replacementCount(bytes.subarray(0, PREFIX_BYTES)) > 0 ||
-    replacementCount(bytes.subarray(0, OPENING_BYTES)) >= MIN_OPENING_REPLACEMENTS ||
-    (count >= MIN_REPLACEMENTS && (count * 3) / bytes.length >= MIN_REPLACEMENT_SHARE);
+  const opening = bytes.subarray(0, OPENING_BYTES);
+  const count = replacementCount(opening);
+  const damaged = replacementCount(opening.subarray(0, PREFIX_BYTES)) > 0 || count >= MIN_OPENING_REPLACEMENTS;
   if (!damaged) {
     return null;
   }
-  const first = bytes.indexOf(0xef);
   return makeFinding(
     'text-converted',
-    `The file was handled as text, and its binary content is lost: where binary values belong, the first ` +
-      `${formatBytes(bytes.length)} read hold ${formatCount(count)} replacement characters U+FFFD (bytes EF BF BD, ` +
-      `the first at offset ${formatCount(firstReplacement(bytes, first))}), which a decoder writes in place of bytes ` +
+    `The file was handled as text, and its binary content is lost: where binary values belong, its first ` +
+      `${formatBytes(opening.length)} hold ${formatCount(count)} replacement characters U+FFFD (bytes EF BF BD, ` +
+      `the first at offset ${formatCount(firstReplacement(opening, opening.indexOf(0xef)))}), which a decoder writes in place of bytes ` +
       'that are not valid UTF-8. A download or copy that decoded it as text did this (a git checkout with a text or ' +
       'eol attribute, a web form, an editor, a copy and paste), so downloading it the same way again will not help. ' +
       'Fetch it as binary: `git lfs pull`, or the resolve/ download link.',
