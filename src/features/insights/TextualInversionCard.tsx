@@ -1,6 +1,6 @@
 /** A textual inversion embedding: its vectors, which text encoder they are for, and how the prompt calls them. */
 import type { TextualInversionSection } from '../../core/analysis/textual-inversion';
-import { groupDigits, plural } from '../../core/number-format';
+import { groupDigits } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
 
 const FORMATS: Readonly<Record<TextualInversionSection['format'], string>> = {
@@ -8,11 +8,6 @@ const FORMATS: Readonly<Record<TextualInversionSection['format'], string>> = {
   'per-encoder': 'one set of vectors per text encoder',
   diffusers: "diffusers' learned_embeds",
 };
-
-/** "8 vectors for Stable Diffusion 1.x": what the verdict line says of an embedding. */
-export function textualInversionClause(section: TextualInversionSection): string {
-  return `Textual inversion embedding: ${plural(section.vectors, 'vector')}${section.base ? ` for ${section.base}` : ''}`;
-}
 
 export function TextualInversionCard({ section }: { section: TextualInversionSection }) {
   return (

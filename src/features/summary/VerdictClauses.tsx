@@ -12,7 +12,7 @@ import type { Panel } from '../../state/view-slice';
 import type { LoadResult } from '../../core/result';
 import { RANKLESS_FAMILIES } from '../../core/analysis/lora-markers';
 import { SENTENCE_TITLES, sentenceOutput } from '../../core/analysis/sentence-model/sentence-wording';
-import { textualInversionClause } from '../insights/TextualInversionCard';
+import { textualInversionClause } from '../../core/analysis/textual-inversion-wording';
 
 function architectureClause(arch: ArchitectureSection): string | null {
   if (arch.diffusion) {
