@@ -256,19 +256,20 @@ test.describe('PyTorch checkpoints', () => {
       .getByTestId('file-input')
       .first()
       .setInputFiles([fixturePath('torch/gpt2-tied/pytorch_model.bin'), fixturePath('torch/gpt2-tied/config.json')]);
+    // The two layers' causal masks (one storage, viewed twice) are registered buffers: held, not counted.
     await expect(page.getByTestId('verdict-params')).toHaveText(
-      '35.7 K parameters (44.9 K stored elements) · 2 names share storage, counted once',
+      '34.7 K parameters (44.9 K stored elements) · 2 names share storage, counted once · 2 buffers (1.02 K values) not counted',
     );
     await expect(page.getByTestId('verdict')).toContainText('16.00 bits/param · F16');
     expect(await statValue(page, 'stat-params')).toBe(counts.modelParameters);
     expect(await statValue(page, 'stat-data-bytes')).toBe(counts.storageBytes);
     await page.getByRole('tab', { name: 'Checkpoint' }).click();
     // The one section holds every storage once: the file's storage bytes, not Σ of each name's bytes.
-    await expect(page.getByTestId('sections-table')).toContainText(`${groupDigits(counts.modelParameters)}`);
+    await expect(page.getByTestId('sections-table')).toContainText(`${groupDigits(counts.storageElements)}`);
     await page.getByRole('tab', { name: 'Memory' }).click();
     await expect(page.getByTestId('memory-weights')).toHaveAttribute(
       'title',
-      `${groupDigits(counts.modelParameters * 2)} B`,
+      `${groupDigits(counts.storageElements * 2)} B`,
     );
     // Its safetensors conversion dropped the tied and viewed names: compare says they are aliases, not losses.
     await page.getByRole('tab', { name: 'Compare' }).click();

@@ -241,11 +241,13 @@ def write_gpt2_tied():
         seen[tensor.storage().data_ptr()] = tensor.storage().size() * tensor.element_size()
     unique = {}
     for name, tensor in sd.items():
-        unique.setdefault((tensor.storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape)), tensor.numel())
+        unique.setdefault((tensor.storage().data_ptr(), tensor.storage_offset(), tuple(tensor.shape)), (name, tensor.numel()))
     expected['gpt2-tied/pytorch_model.bin#counts'] = {
         'names': len(sd),
         'storedElements': sum(t.numel() for t in sd.values()),
-        'modelParameters': sum(unique.values()),
+        # Each storage region once; the parameters leave out the causal masks, which GPT-2 registers as buffers.
+        'storageElements': sum(numel for _, numel in unique.values()),
+        'modelParameters': sum(numel for name, numel in unique.values() if not name.endswith('.attn.bias')),
         'storageBytes': sum(seen.values()),
     }
 

@@ -55,7 +55,10 @@ export function expectedTensors(): Record<string, ExpectedTensor[]> {
 export interface ExpectedCounts {
   names: number;
   storedElements: number;
+  /** Parameters as the model counts them: each storage region once, registered buffers left out. */
   modelParameters: number;
+  /** Elements of every storage region once, buffers included. */
+  storageElements: number;
   storageBytes: number;
 }
 

@@ -5,7 +5,9 @@
  * - safetensors files and shard sets: the logical parameters the quantization analysis counts (packed weights
  *   unpacked, scale sidecars left out), as stored when nothing is packed;
  * - PyTorch checkpoints: the tensors of the model-weights section only (optimizer moments, EMA copies and other
- *   sections are shown apart), each storage region once (a tied name or an overlapping view adds nothing).
+ *   sections are shown apart), each storage region once (a tied name or an overlapping view adds nothing);
+ * - in every format, registered buffers (analysis/buffers.ts: causal masks, rotary tables, batch-norm statistics)
+ *   left out, as `model.parameters()` leaves them out.
  */
 import { elementBits } from '../dtypes';
 import type { ParsedHeader } from '../model';
@@ -15,7 +17,7 @@ import type { QuantizationSection } from './report-sections';
 
 /** How `model` was counted; stable strings a script can switch on. */
 export type ParametersBasis =
-  /** Every tensor's elements, as stored (nothing packed, no scale sidecar). */
+  /** Every tensor's elements, as stored (nothing packed, no scale sidecar), registered buffers left out. */
   | 'stored-elements'
   /** Packed quantized weights unpacked and scale/zero/index sidecars left out (the quantization analysis). */
   | 'logical-quantized'
@@ -36,6 +38,8 @@ export interface ParameterFigure {
   /** Stored elements of every tensor (Σ ∏shape over every name, as the header lists them). */
   stored: number;
   basis: ParametersBasis;
+  /** Registered buffers (masks, rotary tables, batch-norm statistics) `model` leaves out; absent when none. */
+  buffers?: { tensors: number; elements: number };
 }
 
 export interface HeadlineParameters extends ParameterFigure {
@@ -66,12 +70,16 @@ export function headlineParameters(
       modelBytes += (elements * elementBits(header.tensors, row)) / 8;
     });
     const weights = checkpoint.sections.find((section) => section.kind === 'weights');
+    // Buffers in the weights section leave the count and the bytes bits per parameter is taken over.
+    const buffers = quantization?.buffers;
+    const inWeights = buffers && buffers.modelElements > 0 ? buffers : undefined;
     return {
-      model,
+      model: model - (inWeights?.modelElements ?? 0),
       stored,
       basis: 'checkpoint-weights-storage-once',
-      modelBytes,
+      modelBytes: modelBytes - (inWeights?.modelBytes ?? 0),
       sharedNames: weights?.shared ?? 0,
+      ...(inWeights ? { buffers: { tensors: inWeights.tensors, elements: inWeights.modelElements } } : {}),
     };
   }
   if (quantization === undefined) {
@@ -81,16 +89,23 @@ export function headlineParameters(
     return { model: null, stored, basis: 'packed-unknown', modelBytes: null, sharedNames: 0 };
   }
   const model = quantization.logicalParams;
+  const buffers = quantization.buffers;
   return {
     model,
     stored,
-    basis: model === stored ? 'stored-elements' : 'logical-quantized',
+    basis: model + (buffers?.elements ?? 0) === stored ? 'stored-elements' : 'logical-quantized',
     modelBytes: null,
     sharedNames: 0,
+    ...(buffers ? { buffers: { tensors: buffers.tensors, elements: buffers.elements } } : {}),
   };
 }
 
 /** The report's `parameters` field. */
 export function parameterFigure(headline: HeadlineParameters): ParameterFigure {
-  return { model: headline.model, stored: headline.stored, basis: headline.basis };
+  return {
+    model: headline.model,
+    stored: headline.stored,
+    basis: headline.basis,
+    ...(headline.buffers ? { buffers: headline.buffers } : {}),
+  };
 }

@@ -5,6 +5,7 @@
  */
 import { DTYPE_BITS, type Dtype } from '../dtypes';
 import { makeFinding } from '../findings/make-finding';
+import { MAX_TENSORS_PER_FINDING } from '../limits';
 import { formatCount, plural } from '../number-format';
 import type { Finding } from '../model';
 import { MAX_EVIDENCE, MAX_LAYER_NAMES } from './analysis-limits';
@@ -19,6 +20,7 @@ import { measureRows, type ModuleWeights, type UnclaimedRows } from './quant/pre
 export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 import type { DtypeShare, LayerList, OtherFamily, PrecisionSummary, QuantizationSection } from './report-sections';
 import { tensorIndex, type TensorIndex } from './tensor-index';
+import { bufferKindsPhrase, findBufferRows, summarizeBuffers, type BufferRows, type BufferSummary } from './buffers';
 import type { Analysis, AnalysisInput } from './analysis-types';
 
 function quantTensorBytesWanted(index: TensorIndex): number[] {
@@ -115,6 +117,22 @@ export function analyzeQuantization(input: AnalysisInput): {
     detections.push(detection);
   }
 
+  // Registered buffers no detector took are no parameters: claimed as aux rows, they leave the logical count.
+  const found = findBufferRows(index);
+  const keep = found.rows.map((row) => (claimed[row] === 0 ? 1 : 0));
+  const takenBuffers: BufferRows = {
+    rows: found.rows.filter((_row, i) => keep[i] === 1),
+    kinds: found.kinds.filter((_kind, i) => keep[i] === 1),
+  };
+  for (const row of takenBuffers.rows) {
+    claim(row);
+    aux[row] = 1;
+  }
+  const buffers = summarizeBuffers(index, takenBuffers);
+  if (buffers) {
+    findings.push(buffersFinding(buffers, takenBuffers.rows));
+  }
+
   const moduleLogical = (d: QuantDetection): number => totalsOf.get(d)?.logical ?? 0;
   const real = detections.filter((d) => d.family !== 'none');
   const pool = real.length > 0 ? real : detections;
@@ -126,8 +144,9 @@ export function analyzeQuantization(input: AnalysisInput): {
   const { storedElements, allBytes, logicalParams, highPrecision, highPrecisionCount, precision, unclaimed } =
     measureRows(index, { claimed, aux, claimedByCode, claimedElementsByCode }, weights, modulesLogical);
   const quantLogical = modulesLogical;
-  const overallBitsPerParam = logicalParams > 0 ? (allBytes * 8) / logicalParams : null;
-  const paramsBasis = describeParamsBasis(detections, totalsOf, unclaimed);
+  // Over the bytes of what was counted: a [1, 1, 1024, 1024] mask per layer would add bits to every parameter.
+  const overallBitsPerParam = logicalParams > 0 ? ((allBytes - (buffers?.bytes ?? 0)) * 8) / logicalParams : null;
+  const paramsBasis = describeParamsBasis(detections, totalsOf, unclaimed, buffers);
   const packedUnknown = primary === null ? packedWithoutScheme(index, precision) : null;
 
   let section: QuantizationSection;
@@ -155,6 +174,7 @@ export function analyzeQuantization(input: AnalysisInput): {
             'packed weights are counted as stored: without a known scheme the values per element are unknown',
           ]
         : paramsBasis,
+      ...(buffers ? { buffers } : {}),
       confidence: packedUnknown ? 'low' : 'high',
       evidence: packedUnknown
         ? packedUnknown.evidence
@@ -192,6 +212,7 @@ export function analyzeQuantization(input: AnalysisInput): {
       logicalParams,
       storedElements,
       paramsBasis,
+      ...(buffers ? { buffers } : {}),
       confidence: primary.confidence,
       evidence,
       precision,
@@ -347,6 +368,7 @@ function describeParamsBasis(
   detections: readonly QuantDetection[],
   totalsOf: ReadonlyMap<QuantDetection, DetectionTotals>,
   unclaimed: UnclaimedRows,
+  buffers: BufferSummary | null,
 ): string[] {
   const lines: string[] = [];
   let sidecarTensors = 0;
@@ -381,11 +403,16 @@ function describeParamsBasis(
       `${plural(sidecarTensors, 'scale, zero, index or config tensor', 'scale, zero, index and config tensors')} (${formatCount(sidecarElements)} elements) not counted`,
     );
   }
+  if (buffers) {
+    lines.push(
+      `${plural(buffers.tensors, 'registered buffer')} not counted: ${bufferKindsPhrase(buffers)} (${formatCount(buffers.elements)} elements)`,
+    );
+  }
   if (restTensors > 0) {
     lines.push(
       quantLogical > 0
         ? `${plural(restTensors, 'other tensor')} counted as stored: ${formatCount(rest)}`
-        : `every tensor counted as stored: ${formatCount(rest)} parameters`,
+        : `${buffers ? 'every other tensor' : 'every tensor'} counted as stored: ${formatCount(rest)} parameters`,
     );
   }
   return lines;
@@ -478,4 +505,32 @@ function applyConfig(section: QuantizationSection, hint: QuantConfigHint): Findi
     ),
   );
   return findings;
+}
+
+/**
+ * What the count left out and why: buffers are state a module registers beside its parameters, which
+ * `model.parameters()` (and so every parameter count a model card quotes) does not list.
+ */
+function buffersFinding(buffers: BufferSummary, rows: Int32Array): Finding {
+  const examples = buffers.kinds.map((entry) => `\`${entry.example}\``).join(', ');
+  return makeFinding(
+    'registered-buffers',
+    `${plural(buffers.tensors, 'tensor is a registered buffer', 'tensors are registered buffers')}, not ${buffers.tensors === 1 ? 'a parameter' : 'parameters'}: ${bufferKindsPhrase(buffers)} (${examples}; ${formatCount(buffers.elements)} values). The parameter count leaves them out, as torch's model.parameters() and transformers' num_parameters() do; a count of every stored tensor (the Hub's figure for safetensors files) includes them.${buffersAdvice(buffers)}`,
+    Array.from(rows.subarray(0, MAX_TENSORS_PER_FINDING)),
+    { tensorCount: rows.length },
+  );
+}
+
+/** What to do about the kinds present: the rebuilt ones can go, the statistics must stay. */
+function buffersAdvice(buffers: BufferSummary): string {
+  const rebuilt = buffers.kinds.some((entry) => entry.kind !== 'batch-norm-statistics');
+  const statistics = buffers.kinds.some((entry) => entry.kind === 'batch-norm-statistics');
+  return [
+    rebuilt
+      ? ' Masks, rotary tables and position ids are rebuilt from the config when the model is built (transformers 4.31 and later no longer save them), so a conversion may drop them.'
+      : '',
+    statistics
+      ? ' Batch-norm statistics are learnt from data and needed at inference: a conversion must keep them.'
+      : '',
+  ].join('');
 }

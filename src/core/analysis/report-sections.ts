@@ -3,6 +3,7 @@
  * cross the worker boundary by structured clone and can be exported as JSON unchanged.
  */
 import type { DataSample } from './sampling';
+import type { BufferSummary } from './buffers';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -92,7 +93,7 @@ export interface QuantizationSection {
   weightDtype: string | null;
   /** Stored bytes of the quantized modules (weights + every sidecar: scales, zeros, maps, perms, g_idx) × 8 / their logical params. */
   bitsPerWeight: number | null;
-  /** Whole file: data bytes × 8 / logical params of every tensor. */
+  /** Whole file: data bytes (registered buffers' left out) × 8 / logical params of every tensor. */
   overallBitsPerParam: number | null;
   quantizedLayers: LayerList;
   /** Matrices (rank ≥ 2, F16/BF16/F32/F64) left unquantized: embeddings, lm_head, routers, vision towers… */
@@ -103,6 +104,8 @@ export interface QuantizationSection {
   storedElements: number;
   /** How `logicalParams` was derived from the stored tensors, one plain line per part. */
   paramsBasis: string[];
+  /** Registered buffers (causal masks, rotary tables, batch-norm statistics …) left out of `logicalParams`. */
+  buffers?: BufferSummary;
   confidence: Confidence;
   perLayerConfigs?: LayerConfigGroup[];
   /** ComfyUI: per-layer configs read of those the file holds; `perLayerConfigs` counts only the ones read. */

@@ -29,6 +29,12 @@ export const INSIGHT_CODES = {
     title: 'Quantized layer is missing a sidecar tensor',
   },
   'fp8-unscaled-cast': { severity: 'info', refusedByReference: false, title: 'Plain FP8 cast without scales' },
+  // Parameters.
+  'registered-buffers': {
+    severity: 'info',
+    refusedByReference: false,
+    title: 'Registered buffers stored beside the parameters (not counted)',
+  },
   // Architecture.
   'layer-indices-gap': {
     severity: 'info',

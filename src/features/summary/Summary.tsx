@@ -58,6 +58,8 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   // the logical weights when the quantization analysis found packed ones. None where a header lays out no data
   // bytes for tensors that have elements: its offsets are broken, and "0.00 bits/param" would be a wrong figure.
   const packed = quantization !== undefined && quantization.logicalParams > quantization.storedElements;
+  // Registered buffers are not counted, so their bytes are not divided among the parameters either.
+  const bufferBytes = quantization?.buffers?.bytes ?? 0;
   const bitsPerParam =
     headline.modelBytes !== null
       ? shardsMissing || !parameters
@@ -66,11 +68,11 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
       : shardReport
         ? shardsMissing
           ? null
-          : packed
-            ? ((shardReport.index?.totalSize ?? header.dataBytes) * 8) / logicalParams
+          : packed || bufferBytes > 0
+            ? (((shardReport.index?.totalSize ?? header.dataBytes) - bufferBytes) * 8) / logicalParams
             : shardReport.totals.bitsPerParameter
         : logicalParams > 0 && header.dataBytes > 0 && !packedUnknown && !NO_WEIGHTS_BASES.has(headline.basis)
-          ? (header.dataBytes * 8) / logicalParams
+          ? ((header.dataBytes - bufferBytes) * 8) / logicalParams
           : null;
   // The reference loader judges each file; a set with a missing or inconsistent shard is still not a whole model.
   const shardProblem =
@@ -255,7 +257,7 @@ function parametersTitle(headline: HeadlineParameters, paramsBasis: readonly str
     case 'not-weights':
       return 'An importance matrix or a control vector holds statistics or directions, not model weights.';
     case 'checkpoint-weights-storage-once':
-      return `${groupDigits(headline.model ?? 0)} parameters: the tensors of the model-weights section, each storage region counted once${headline.sharedNames > 0 ? ` (${plural(headline.sharedNames, 'name shares', 'names share')} storage with another name and add${headline.sharedNames === 1 ? 's' : ''} nothing)` : ''}; other sections are counted apart.`;
+      return `${groupDigits(headline.model ?? 0)} parameters: the tensors of the model-weights section, each storage region counted once${headline.sharedNames > 0 ? ` (${plural(headline.sharedNames, 'name shares', 'names share')} storage with another name and add${headline.sharedNames === 1 ? 's' : ''} nothing)` : ''}${headline.buffers ? `, ${plural(headline.buffers.tensors, 'registered buffer')} (${groupDigits(headline.buffers.elements)} values) left out` : ''}; other sections are counted apart.`;
     default:
       return `${groupDigits(headline.model ?? 0)} parameters: ${(paramsBasis ?? []).join('; ')}`;
   }
@@ -314,6 +316,12 @@ function ParameterClause({ headline, held }: { headline: HeadlineParameters; hel
         <span data-testid="verdict-shared">
           {' '}
           · {plural(shared, 'name shares', 'names share')} storage, counted once
+        </span>
+      )}
+      {headline.buffers && (
+        <span data-testid="verdict-buffers">
+          {' '}
+          · {plural(headline.buffers.tensors, 'buffer')} ({formatCount(headline.buffers.elements)} values) not counted
         </span>
       )}
     </span>

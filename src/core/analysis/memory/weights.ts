@@ -8,6 +8,8 @@ import { dtypeCode, dtypeName } from '../../dtypes';
 import { AUDIO_HEADS, VISION_HEADS } from '../architecture-family';
 import { MAX_GROUPED_FIRST_INDEX, shapeGroupsOf, type ShapeGroups } from '../shape-groups';
 import { storedBytes, type TensorIndex } from '../tensor-index';
+import { findBufferRows } from '../buffers';
+import { plural } from '../../number-format';
 import type { WeightPart, WeightPartTotal, WeightsSummary } from './memory-types';
 
 /** Name segments of vision / audio towers (first segment, or second under `model.`): the architecture's tower heads,
@@ -303,6 +305,7 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   const mtpPastCap = Number.isFinite(rules.mtpFrom) && rules.mtpFrom > MAX_GROUPED_FIRST_INDEX;
   const sums =
     groups !== undefined && !mtpPastCap ? sumWeightGroups(groups, rules) : sumWeightRows(index, modelElements, rules);
+  const buffers = leaveOutBuffers(index, modelElements, rules, sums);
   const { bytes, params, packed, sidecars, outputEmbeddingParams, partTensors, partBytes, partParams } = sums;
   const { dtypeTensors, dtypeBytes } = sums;
   partIds.forEach((part, id) => {
@@ -327,6 +330,11 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   if (sidecars > 0) {
     notes.push(`${sidecars} quantization scale / zero-point tensors not counted as parameters`);
   }
+  if (buffers > 0) {
+    notes.push(
+      `${plural(buffers, 'registered buffer')} (masks, rotary tables, batch-norm statistics) not counted as parameters`,
+    );
+  }
   return {
     summary: {
       bytes,
@@ -342,4 +350,28 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
     params: paramsByPart,
     embeddingParams: { input: paramsByPart.embeddings - outputEmbeddingParams, output: outputEmbeddingParams },
   };
+}
+
+/**
+ * Takes registered buffers (analysis/buffers.ts) out of the parameter sums, as the headline count leaves them out;
+ * their bytes stay, since the file holds them. Returns how many there were.
+ */
+function leaveOutBuffers(
+  index: TensorIndex,
+  modelElements: readonly number[] | undefined,
+  rules: WeightRules,
+  sums: WeightSums,
+): number {
+  const { rows } = findBufferRows(index);
+  const { rowShape, indexStart, indexValues } = index.shapes();
+  for (const row of rows) {
+    const s = rowShape[row];
+    const part =
+      rules.mtpCandidate[s] === 1 && indexValues[indexStart[row]] >= rules.mtpFrom ? rules.mtpId : rules.partOf[s];
+    const stored = index.elements(row);
+    const counted = modelElements ? (modelElements[row] ?? 0) : Number.isFinite(stored) ? stored : 0;
+    sums.params -= counted;
+    sums.partParams[part] -= counted;
+  }
+  return rows.length;
 }

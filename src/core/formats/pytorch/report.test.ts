@@ -3,15 +3,34 @@ import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { buildReport } from '../../report/build-report';
 import { expectedCounts, torchFixture } from '../../../testing/torch-fixtures';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
+import { analyzeQuantization } from '../../analysis/quantization';
+import { allTensorNames } from '../../model';
 
-async function report(name: string) {
+/** The report of a checkpoint, with the quantization analysis' section when `withAnalyses` (it finds buffers). */
+async function report(name: string, withAnalyses = false) {
   const bytes = torchFixture(name);
   const reader = memoryReader(bytes, 'local');
   const first = await reader.read(0, 512);
   const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
+  const header = loaded.outcome.kind === 'parsed' ? loaded.outcome.header : null;
+  const quantization =
+    withAnalyses && header
+      ? (analyzeQuantization({
+          header,
+          names: allTensorNames(header.tensors),
+          fileName: name,
+          sidecars: {},
+          tensorBytes: new Map(),
+        }).section ?? undefined)
+      : undefined;
   return JSON.parse(
     JSON.stringify(
-      buildReport({ source: { kind: 'file', name }, outcome: loaded.outcome, bytesRead: loaded.bytesRead }),
+      buildReport({
+        source: { kind: 'file', name },
+        outcome: loaded.outcome,
+        bytesRead: loaded.bytesRead,
+        ...(quantization ? { sections: { quantization } } : {}),
+      }),
     ),
   ) as Record<string, unknown> & { pickle: Record<string, unknown>; checkpoint: Record<string, unknown> };
 }
@@ -44,12 +63,20 @@ describe('report sections for checkpoints', () => {
   });
 
   it('a GPT-2-shaped file with tied and viewed storage: each storage once, as torch counts it', async () => {
-    const json = await report('gpt2-tied/pytorch_model.bin');
     const counts = expectedCounts('gpt2-tied/pytorch_model.bin#counts');
+    // Before the analyses: every storage region once, the causal masks (one region, viewed twice) included.
+    expect((await report('gpt2-tied/pytorch_model.bin')).parameters).toEqual({
+      model: counts.storageElements,
+      stored: counts.storedElements,
+      basis: 'checkpoint-weights-storage-once',
+    });
+    // With them, the masks are known for registered buffers and leave the count.
+    const json = await report('gpt2-tied/pytorch_model.bin', true);
     expect(json.parameters).toEqual({
       model: counts.modelParameters,
       stored: counts.storedElements,
       basis: 'checkpoint-weights-storage-once',
+      buffers: { tensors: 2, elements: counts.storageElements - counts.modelParameters },
     });
     expect((json.file as { dataBytes: number }).dataBytes).toBe(counts.storageBytes);
     expect(json.checkpoint.sharedNames).toBe(2);

@@ -1,0 +1,53 @@
+/**
+ * Registered buffers saved beside the parameters (fixtures/buffers, scripts/buffer-fixtures.py: the models' own
+ * transformers and torch code): the verdict counts what the model's num_parameters() counts and says what it left
+ * out, and the finding names the buffers; screenshots at 1440 and 800 px.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { openApp, statValue, watchPage } from './helpers';
+
+const DIR = join(process.cwd(), 'fixtures', 'buffers');
+const EXPECTED = JSON.parse(readFileSync(join(DIR, 'expected.json'), 'utf8')) as Record<
+  string,
+  { numParameters: number; storedElements: number; buffers: string[]; bufferElements: number }
+>;
+
+test.describe('registered buffers', () => {
+  test('a lecture GPT whose heads each keep a tril mask: its own parameter count, the masks apart', async ({
+    page,
+  }, testInfo) => {
+    const expected = EXPECTED['lecture-gpt.pt'];
+    const watch = watchPage(page);
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(join(DIR, 'lecture-gpt.pt'));
+    await expect(page.getByTestId('verdict-params')).toHaveText(
+      '30.5 K parameters (38.7 K stored elements) · 8 buffers (8.19 K values) not counted',
+    );
+    expect(await statValue(page, 'stat-params')).toBe(expected.numParameters);
+    await expect(page.getByTestId('verdict')).toContainText('32.00 bits/param');
+    const finding = page.locator('[data-code="registered-buffers"]');
+    await expect(finding).toContainText('8 tensors are registered buffers, not parameters: 8 causal attention masks');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await finding.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: testInfo.outputPath(`buffers-${width}.png`) });
+    }
+    watch.expectClean();
+  });
+
+  test('Pythia’s layout in safetensors: F16 weights, BOOL masks and rotary tables left out of bits/param', async ({
+    page,
+  }) => {
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(DIR, 'pythia-legacy', 'model.safetensors'));
+    await expect(page.getByTestId('verdict-params')).toHaveText(
+      '25.3 K parameters (33.5 K stored elements) · 6 buffers (8.20 K values) not counted',
+    );
+    await expect(page.getByTestId('verdict')).toContainText('16.00 bits/param');
+  });
+});

@@ -1,0 +1,189 @@
+"""Models whose saved state holds registered buffers beside their parameters (fixtures/buffers/): the masks, rotary
+frequencies, position ids and batch-norm statistics that transformers before 4.31 and plain torch.save write into a
+state dict. Each model is built by its own code; the buffers are the ones that code registers (transformers' named
+buffers, or the older versions' persistent ones recreated as those versions registered them), and expected.json keeps
+the model's own parameter count (`num_parameters()` / Σ p.numel() over model.parameters()) to hold the app to.
+
+  gpt2-legacy/         GPT2LMHeadModel as transformers 2.x-4.x saved it: each layer's attn.bias (a [1, 1, P, P]
+                       bool causal mask) and attn.masked_bias (a scalar), lm_head tied to wte; pytorch_model.bin and
+                       its safetensors conversion (the tied head dropped)
+  pythia-legacy/       GPTNeoXForCausalLM as Pythia's files hold it: attention.bias, attention.masked_bias and a
+                       rotary_emb.inv_freq per layer
+  llama-legacy/        LlamaForCausalLM as the Llama 2 conversions hold it: self_attn.rotary_emb.inv_freq per layer
+  bert-legacy/         BertModel with embeddings.position_ids (int64 [1, P])
+  conv-bn.pt           a small CNN's state_dict: BatchNorm2d running_mean, running_var, num_batches_tracked
+  lecture-gpt.pt       the "GPT from scratch" lecture's model: every head registers a tril buffer
+
+Needs a Python with torch, transformers and safetensors:
+  ~/.pyenv/versions/3.11.7/bin/python scripts/buffer-fixtures.py
+"""
+import json
+import os
+
+import torch
+from safetensors.torch import save_file
+from transformers import (BertConfig, BertModel, GPT2Config, GPT2LMHeadModel, GPTNeoXConfig, GPTNeoXForCausalLM,
+                          LlamaConfig, LlamaForCausalLM)
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'fixtures', 'buffers')
+
+
+def path(name):
+    full = os.path.join(OUT, name)
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    return full
+
+
+def with_after(state, anchor_suffix, extra):
+    """The state dict with `extra(prefix)`'s entries inserted after every name ending `anchor_suffix`, where the
+    module that registered them listed them (a module's buffers follow its parameters in state_dict order)."""
+    out = {}
+    for name, tensor in state.items():
+        out[name] = tensor
+        if name.endswith(anchor_suffix):
+            out.update(extra(name[:-len(anchor_suffix)]))
+    return out
+
+
+def record(expected, key, model, state, buffers):
+    expected[key] = {
+        'numParameters': model.num_parameters() if hasattr(model, 'num_parameters')
+        else sum(p.numel() for p in model.parameters()),
+        'storedElements': sum(t.numel() for t in state.values()),
+        'buffers': sorted(buffers),
+        'bufferElements': sum(state[name].numel() for name in buffers),
+    }
+
+
+def gpt2(expected):
+    positions = 64
+    model = GPT2LMHeadModel(GPT2Config(n_layer=2, n_embd=32, n_head=2, n_positions=positions, vocab_size=128,
+                                       bos_token_id=0, eos_token_id=0))
+    # transformers 4.x's GPT2Attention: register_buffer("bias", tril(ones(P, P, bool)).view(1, 1, P, P)) and
+    # register_buffer("masked_bias", tensor(-1e4)), each attention its own.
+    state = with_after(model.state_dict(), 'attn.c_attn.weight', lambda prefix: {
+        prefix + 'attn.bias': torch.tril(torch.ones((positions, positions), dtype=torch.bool)).view(
+            1, 1, positions, positions),
+        prefix + 'attn.masked_bias': torch.tensor(-1e4),
+    })
+    buffers = [k for k in state if k.endswith(('.attn.bias', '.attn.masked_bias'))]
+    torch.save(state, path('gpt2-legacy/pytorch_model.bin'))
+    record(expected, 'gpt2-legacy/pytorch_model.bin', model, state, buffers)
+    untied = {k: v.contiguous() for k, v in state.items() if k != 'lm_head.weight'}
+    save_file(untied, path('gpt2-legacy/model.safetensors'), {'format': 'pt'})
+    record(expected, 'gpt2-legacy/model.safetensors', model, untied, buffers)
+
+
+def pythia(expected):
+    positions = 64
+    config = GPTNeoXConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2, intermediate_size=64,
+                           max_position_embeddings=positions, vocab_size=128, rotary_pct=0.25)
+    model = GPTNeoXForCausalLM(config)
+    inv_freq = dict(model.named_buffers())['gpt_neox.rotary_emb.inv_freq']
+    state = with_after(model.state_dict(), 'attention.query_key_value.weight', lambda prefix: {
+        prefix + 'attention.bias': torch.tril(torch.ones((positions, positions), dtype=torch.bool)).view(
+            1, 1, positions, positions),
+        prefix + 'attention.masked_bias': torch.tensor(-1e9),
+        prefix + 'attention.rotary_emb.inv_freq': inv_freq.clone(),
+    })
+    buffers = [k for k in state if k.endswith(('.attention.bias', '.attention.masked_bias', '.inv_freq'))]
+    half = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in state.items()}
+    save_file(half, path('pythia-legacy/model.safetensors'), {'format': 'pt'})
+    record(expected, 'pythia-legacy/model.safetensors', model, half, buffers)
+
+
+def llama(expected):
+    model = LlamaForCausalLM(LlamaConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2,
+                                         num_key_value_heads=2, intermediate_size=64, vocab_size=128,
+                                         bos_token_id=0, eos_token_id=0))
+    inv_freq = dict(model.named_buffers())['model.rotary_emb.inv_freq']
+    state = with_after(model.state_dict(), 'self_attn.o_proj.weight', lambda prefix: {
+        prefix + 'self_attn.rotary_emb.inv_freq': inv_freq.clone(),
+    })
+    buffers = [k for k in state if k.endswith('inv_freq')]
+    save_file({k: v.contiguous() for k, v in state.items()}, path('llama-legacy/model.safetensors'), {'format': 'pt'})
+    record(expected, 'llama-legacy/model.safetensors', model, state, buffers)
+
+
+def bert(expected):
+    model = BertModel(BertConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2, intermediate_size=64,
+                                 vocab_size=128, max_position_embeddings=64))
+    position_ids = dict(model.named_buffers())['embeddings.position_ids']
+    state = with_after(model.state_dict(), 'embeddings.LayerNorm.bias', lambda prefix: {
+        prefix + 'embeddings.position_ids': position_ids.clone(),
+    })
+    buffers = [k for k in state if k.endswith('position_ids')]
+    save_file({k: v.contiguous() for k, v in state.items()}, path('bert-legacy/model.safetensors'), {'format': 'pt'})
+    record(expected, 'bert-legacy/model.safetensors', model, state, buffers)
+
+
+def conv_bn(expected):
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+        torch.nn.Conv2d(8, 16, 3), torch.nn.BatchNorm2d(16), torch.nn.ReLU(),
+        torch.nn.Flatten(), torch.nn.Linear(16 * 4 * 4, 10))
+    model.train()
+    model(torch.randn(2, 3, 8, 8))  # one step of statistics: num_batches_tracked 1
+    state = model.state_dict()
+    buffers = [k for k in state if k.endswith(('running_mean', 'running_var', 'num_batches_tracked'))]
+    torch.save(state, path('conv-bn.pt'))
+    record(expected, 'conv-bn.pt', model, state, buffers)
+
+
+class Head(torch.nn.Module):
+    """The lecture's attention head: its causal mask is a buffer named tril."""
+
+    def __init__(self, embed, size, block):
+        super().__init__()
+        self.key = torch.nn.Linear(embed, size, bias=False)
+        self.query = torch.nn.Linear(embed, size, bias=False)
+        self.value = torch.nn.Linear(embed, size, bias=False)
+        self.register_buffer('tril', torch.tril(torch.ones(block, block)))
+
+
+class Block(torch.nn.Module):
+    def __init__(self, embed, heads, block):
+        super().__init__()
+        self.sa = torch.nn.Module()
+        self.sa.heads = torch.nn.ModuleList([Head(embed, embed // heads, block) for _ in range(heads)])
+        self.sa.proj = torch.nn.Linear(embed, embed)
+        self.ffwd = torch.nn.Sequential(torch.nn.Linear(embed, 4 * embed), torch.nn.ReLU(),
+                                        torch.nn.Linear(4 * embed, embed))
+        self.ln1 = torch.nn.LayerNorm(embed)
+        self.ln2 = torch.nn.LayerNorm(embed)
+
+
+class LectureGPT(torch.nn.Module):
+    def __init__(self, vocab=65, embed=32, heads=4, layers=2, block=32):
+        super().__init__()
+        self.token_embedding_table = torch.nn.Embedding(vocab, embed)
+        self.position_embedding_table = torch.nn.Embedding(block, embed)
+        self.blocks = torch.nn.Sequential(*[Block(embed, heads, block) for _ in range(layers)])
+        self.ln_f = torch.nn.LayerNorm(embed)
+        self.lm_head = torch.nn.Linear(embed, vocab)
+
+
+def lecture_gpt(expected):
+    model = LectureGPT()
+    state = model.state_dict()
+    buffers = [k for k in state if k.endswith('.tril')]
+    torch.save(state, path('lecture-gpt.pt'))
+    record(expected, 'lecture-gpt.pt', model, state, buffers)
+
+
+def main():
+    torch.manual_seed(0)
+    expected = {}
+    gpt2(expected)
+    pythia(expected)
+    llama(expected)
+    bert(expected)
+    conv_bn(expected)
+    lecture_gpt(expected)
+    with open(path('expected.json'), 'w') as f:
+        json.dump(expected, f, indent=1, sort_keys=True)
+        f.write('\n')
+
+
+if __name__ == '__main__':
+    main()

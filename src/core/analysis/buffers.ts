@@ -1,0 +1,180 @@
+/**
+ * Registered buffers stored beside the parameters: tensors a module keeps with `register_buffer` (PyTorch's
+ * nn.Module docs) that `model.parameters()` does not list. transformers before 4.31 saved its causal masks, rotary
+ * frequencies and position ids into every checkpoint (GPT-2's `attn.bias` is a [1, 1, 1024, 1024] mask per layer,
+ * 12.6 M values beside 124.4 M parameters), plain `torch.save(model.state_dict())` saves every persistent buffer
+ * (BatchNorm's running statistics, a lecture GPT's `tril`), and the parameter count must leave them out.
+ *
+ * Each rule is a name's last segment and the shape that module registers; a name alone is not enough where a
+ * parameter shares it (`bias` is a parameter everywhere but in a [1, 1, P, P] mask).
+ */
+import { elementBits } from '../dtypes';
+import { shadowedMask } from '../stats';
+import type { TensorIndex } from './tensor-index';
+
+export type BufferKind = 'causal-mask' | 'mask-fill' | 'rotary-frequencies' | 'position-ids' | 'batch-norm-statistics';
+
+/** Plural phrases for the kinds, as the parameter basis and the finding list them. */
+export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> = {
+  'causal-mask': ['causal attention mask', 'causal attention masks'],
+  'mask-fill': ['attention mask fill value', 'attention mask fill values'],
+  'rotary-frequencies': ['rotary frequency table', 'rotary frequency tables'],
+  'position-ids': ['position id table', 'position id tables'],
+  'batch-norm-statistics': ['batch-norm running statistic', 'batch-norm running statistics'],
+};
+
+/** Dims of `row`, read once; NaN past the rank. */
+type Dim = (i: number) => number;
+
+interface BufferRule {
+  kind: BufferKind;
+  /** Whether a row with this last segment and shape is the buffer (given its rank, elements and dims). */
+  matches(rank: number, elements: number, dim: Dim, shapeText: string): boolean;
+}
+
+const squareMask = (rank: number, dim: Dim): boolean =>
+  rank === 4 && dim(0) === 1 && dim(1) === 1 && dim(2) >= 2 && dim(2) === dim(3);
+const squareMatrix = (rank: number, dim: Dim): boolean => rank === 2 && dim(0) >= 2 && dim(0) === dim(1);
+const scalar = (rank: number, elements: number): boolean => rank <= 1 && elements <= 1;
+
+/** Rules by a name's last segment. */
+const RULES: ReadonlyMap<string, BufferRule> = new Map<string, BufferRule>([
+  // GPT-2, GPT-J, GPT-Neo, GPT-NeoX, nanoGPT: register_buffer("bias", tril(ones(P, P)).view(1, 1, P, P)).
+  ['bias', { kind: 'causal-mask', matches: (rank, _e, dim) => squareMask(rank, dim) }],
+  // CodeGen's attn.causal_mask.
+  [
+    'causal_mask',
+    { kind: 'causal-mask', matches: (rank, _e, dim) => squareMask(rank, dim) || squareMatrix(rank, dim) },
+  ],
+  // The "GPT from scratch" lecture's Head: register_buffer('tril', tril(ones(block, block))).
+  ['tril', { kind: 'causal-mask', matches: (rank, _e, dim) => squareMatrix(rank, dim) }],
+  // GPT-2 / GPT-J / GPT-NeoX: the value masked scores were set to, a scalar.
+  ['masked_bias', { kind: 'mask-fill', matches: (rank, elements) => scalar(rank, elements) }],
+  ['inv_freq', { kind: 'rotary-frequencies', matches: (rank) => rank === 1 }],
+  ['original_inv_freq', { kind: 'rotary-frequencies', matches: (rank) => rank === 1 }],
+  ['cos_cached', { kind: 'rotary-frequencies', matches: (rank, _e, _d, text) => rank >= 1 && text.includes('rotary') }],
+  ['sin_cached', { kind: 'rotary-frequencies', matches: (rank, _e, _d, text) => rank >= 1 && text.includes('rotary') }],
+  // GPT-J and CodeGen keep their sin/cos table as attn.embed_positions (no `.weight`: a parameter would have one).
+  [
+    'embed_positions',
+    {
+      kind: 'rotary-frequencies',
+      matches: (rank, _e, _d, text) => rank === 2 && /(^|\.)attn\.embed_positions$/.test(text),
+    },
+  ],
+  // BERT, CLIP, RoBERTa: arange(P).expand(1, -1), and BERT's zero token types.
+  ['position_ids', { kind: 'position-ids', matches: (rank, _e, dim) => rank === 1 || (rank === 2 && dim(0) === 1) }],
+  ['token_type_ids', { kind: 'position-ids', matches: (rank, _e, dim) => rank === 1 || (rank === 2 && dim(0) === 1) }],
+  ['running_mean', { kind: 'batch-norm-statistics', matches: (rank) => rank === 1 }],
+  ['running_var', { kind: 'batch-norm-statistics', matches: (rank) => rank === 1 }],
+  ['num_batches_tracked', { kind: 'batch-norm-statistics', matches: (rank, elements) => scalar(rank, elements) }],
+]);
+
+export interface BufferRows {
+  /** Rows taken as buffers, in row order (a repeated name's shadowed rows left out). */
+  rows: Int32Array;
+  /** Kind of each entry of `rows`. */
+  kinds: BufferKind[];
+}
+
+const found = new WeakMap<TensorIndex, BufferRows>();
+
+/**
+ * The rows of `index` that are registered buffers, found per name shape (a million rows cost a pass over shapes),
+ * once per index: the parameter count and the Memory tab's weights both leave them out.
+ */
+export function findBufferRows(index: TensorIndex): BufferRows {
+  let rows = found.get(index);
+  if (rows === undefined) {
+    rows = matchBufferRows(index);
+    found.set(index, rows);
+  }
+  return rows;
+}
+
+function matchBufferRows(index: TensorIndex): BufferRows {
+  const shapes = index.shapes();
+  const matched: Array<{ row: number; kind: BufferKind }> = [];
+  const shadowed = shadowedMask(index.count, index.header.shadowedRows);
+  for (let s = 0; s < shapes.count; s++) {
+    const text = shapes.text[s];
+    const rule = RULES.get(text.slice(text.lastIndexOf('.') + 1));
+    if (rule === undefined) {
+      continue;
+    }
+    for (let at = shapes.rowStart[s]; at < shapes.rowStart[s + 1]; at++) {
+      const row = shapes.rowList[at];
+      if (shadowed !== null && shadowed[row] === 1) {
+        continue;
+      }
+      const dim: Dim = (i) => index.dim(row, i);
+      if (rule.matches(index.rank(row), index.elements(row), dim, text)) {
+        matched.push({ row, kind: rule.kind });
+      }
+    }
+  }
+  matched.sort((a, b) => a.row - b.row);
+  return { rows: Int32Array.from(matched, (entry) => entry.row), kinds: matched.map((entry) => entry.kind) };
+}
+
+/** Registered buffers the parameter count left out, as the quantization section reports them. */
+export interface BufferSummary {
+  tensors: number;
+  /** Their stored elements. */
+  elements: number;
+  /**
+   * What they would add to `parameters.model`: their elements, or in a checkpoint what its weights section counts
+   * of them (each storage region once, nothing outside that section).
+   */
+  modelElements: number;
+  /** Their stored bytes, and what they add to a checkpoint's model bytes (= bytes elsewhere). */
+  bytes: number;
+  modelBytes: number;
+  /** Per kind, in order of first row: its tensors, elements and first name. */
+  kinds: Array<{ kind: BufferKind; tensors: number; elements: number; example: string }>;
+}
+
+/** The summary of `buffers` (rows the count left out), or null when there are none. */
+export function summarizeBuffers(index: TensorIndex, buffers: BufferRows): BufferSummary | null {
+  if (buffers.rows.length === 0) {
+    return null;
+  }
+  const modelRows = index.header.checkpoint?.rows.model;
+  const byKind = new Map<BufferKind, BufferSummary['kinds'][number]>();
+  let elements = 0;
+  let modelElements = 0;
+  let bytes = 0;
+  let modelBytes = 0;
+  buffers.rows.forEach((row, i) => {
+    const stored = index.elements(row);
+    const finite = Number.isFinite(stored) ? stored : 0;
+    elements += finite;
+    bytes += index.bytes(row);
+    if (modelRows) {
+      const counted = modelRows[row] ?? 0;
+      modelElements += counted;
+      modelBytes += (counted * elementBits(index.header.tensors, row)) / 8;
+    } else {
+      modelElements += finite;
+      modelBytes += index.bytes(row);
+    }
+    const kind = buffers.kinds[i];
+    const entry = byKind.get(kind);
+    if (entry) {
+      entry.tensors++;
+      entry.elements += finite;
+    } else {
+      byKind.set(kind, { kind, tensors: 1, elements: finite, example: index.names[row] });
+    }
+  });
+  return { tensors: buffers.rows.length, elements, modelElements, bytes, modelBytes, kinds: [...byKind.values()] };
+}
+
+/** "4 causal attention masks and 2 attention mask fill values". */
+export function bufferKindsPhrase(summary: BufferSummary): string {
+  const parts = summary.kinds.map(({ kind, tensors }) => {
+    const [one, many] = BUFFER_KIND_LABEL[kind];
+    return `${tensors} ${tensors === 1 ? one : many}`;
+  });
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}`;
+}
