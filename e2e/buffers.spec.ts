@@ -50,4 +50,32 @@ test.describe('registered buffers', () => {
     );
     await expect(page.getByTestId('verdict')).toContainText('16.00 bits/param');
   });
+
+  test('an older save against today’s: the masks only the older one stores are buffers, not a difference', async ({
+    page,
+  }, testInfo) => {
+    await openApp(page);
+    await page
+      .getByTestId('file-input')
+      .first()
+      .setInputFiles(join(DIR, 'gpt2-legacy', 'pytorch_model.bin'));
+    await expect(page.getByTestId('verdict-params')).toContainText('31.6 K parameters');
+    await page.getByRole('tab', { name: 'Compare' }).click();
+    await page.getByTestId('compare-file-input').setInputFiles(join(DIR, 'gpt2-current.safetensors'));
+    const onlyA = page.getByTestId('group-only-a');
+    // The tied lm_head (storage both sides have) and each layer's attn.bias and attn.masked_bias.
+    await expect(onlyA).toHaveAttribute('data-count', '5');
+    await expect(page.getByTestId('only-a-aliases')).toHaveText(
+      '1 of them tied names or views of storage both sides have',
+    );
+    await expect(page.getByTestId('only-a-buffers')).toHaveText(
+      '4 of them registered buffers the model rebuilds, not weights',
+    );
+    await expect(onlyA).toHaveClass(/diff-aliases/);
+    await expect(page.getByTestId('group-only-b')).toHaveAttribute('data-count', '0');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.screenshot({ path: testInfo.outputPath(`buffers-compare-${width}.png`) });
+    }
+  });
 });

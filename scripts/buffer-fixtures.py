@@ -6,7 +6,8 @@ the model's own parameter count (`num_parameters()` / Σ p.numel() over model.pa
 
   gpt2-legacy/         GPT2LMHeadModel as transformers 2.x-4.x saved it: each layer's attn.bias (a [1, 1, P, P]
                        bool causal mask) and attn.masked_bias (a scalar), lm_head tied to wte; pytorch_model.bin and
-                       its safetensors conversion (the tied head dropped)
+                       its safetensors conversion (the tied head dropped); gpt2-current.safetensors is the same
+                       model as transformers 5 saves it (no buffers), to compare with
   pythia-legacy/       GPTNeoXForCausalLM as Pythia's files hold it: attention.bias, attention.masked_bias and a
                        rotary_emb.inv_freq per layer
   llama-legacy/        LlamaForCausalLM as the Llama 2 conversions hold it: self_attn.rotary_emb.inv_freq per layer
@@ -19,6 +20,8 @@ Needs a Python with torch, transformers and safetensors:
 """
 import json
 import os
+import shutil
+import tempfile
 
 import torch
 from safetensors.torch import save_file
@@ -72,6 +75,10 @@ def gpt2(expected):
     untied = {k: v.contiguous() for k, v in state.items() if k != 'lm_head.weight'}
     save_file(untied, path('gpt2-legacy/model.safetensors'), {'format': 'pt'})
     record(expected, 'gpt2-legacy/model.safetensors', model, untied, buffers)
+    # The same model as today's transformers saves it: no buffers, the tied head dropped.
+    with tempfile.TemporaryDirectory() as folder:
+        model.save_pretrained(folder)
+        shutil.copyfile(os.path.join(folder, 'model.safetensors'), path('gpt2-current.safetensors'))
 
 
 def pythia(expected):

@@ -9,6 +9,7 @@
  * parameter shares it (`bias` is a parameter everywhere but in a [1, 1, P, P] mask).
  */
 import { elementBits } from '../dtypes';
+import type { TensorColumns } from '../model';
 import { shadowedMask } from '../stats';
 import type { TensorIndex } from './tensor-index';
 
@@ -23,8 +24,8 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
   'batch-norm-statistics': ['batch-norm running statistic', 'batch-norm running statistics'],
 };
 
-/** Dims of `row`, read once; NaN past the rank. */
-type Dim = (i: number) => number;
+/** Dimension i of a tensor's shape; NaN past its rank. */
+export type Dim = (i: number) => number;
 
 interface BufferRule {
   kind: BufferKind;
@@ -90,6 +91,22 @@ export function findBufferRows(index: TensorIndex): BufferRows {
     found.set(index, rows);
   }
   return rows;
+}
+
+/**
+ * The buffer kind of one tensor, or null: its name (or name shape: the rules read only the last segment and, for
+ * two of them, the name's text), rank, elements and dims.
+ */
+export function bufferKindOf(name: string, rank: number, elements: number, dim: Dim): BufferKind | null {
+  const rule = RULES.get(name.slice(name.lastIndexOf('.') + 1));
+  return rule !== undefined && rule.matches(rank, elements, dim, name) ? rule.kind : null;
+}
+
+/** bufferKindOf for row `row` of a header's columns. */
+export function bufferKindOfRow(columns: TensorColumns, name: string, row: number): BufferKind | null {
+  const start = columns.shapeStarts[row];
+  const rank = columns.shapeStarts[row + 1] - start;
+  return bufferKindOf(name, rank, columns.elements[row], (i) => (i < rank ? columns.dims[start + i] : NaN));
 }
 
 function matchBufferRows(index: TensorIndex): BufferRows {

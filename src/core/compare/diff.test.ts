@@ -82,6 +82,25 @@ describe('diffSides', () => {
     expect(diffSides(sideOf(specs), b, ALIGN_RULES).storageAliases).toEqual({ a: 0, b: 0 });
   });
 
+  it('masks and rotary tables only an older save stores are rebuilt buffers; batch-norm statistics are not', () => {
+    const weights = [
+      { name: 'h.0.attn.c_attn.weight', dtype: 'F32', shape: [32, 96] },
+      { name: 'h.0.attn.c_attn.bias', dtype: 'F32', shape: [96] },
+    ];
+    const legacy = sideOf([
+      ...weights,
+      { name: 'h.0.attn.bias', dtype: 'BOOL', shape: [1, 1, 64, 64] },
+      { name: 'h.0.attn.masked_bias', dtype: 'F32', shape: [] },
+      { name: 'h.0.attn.rotary_emb.inv_freq', dtype: 'F32', shape: [4] },
+      { name: 'bn.running_mean', dtype: 'F32', shape: [8] },
+    ]);
+    const diff = diffSides(legacy, sideOf(weights), ALIGN_RULES);
+    expect(diff.groups['only-a'].tensors).toBe(4);
+    expect(diff.rebuiltBuffers).toEqual({ a: 3, b: 0 });
+    // The other way round they are only in B.
+    expect(diffSides(sideOf(weights), legacy, ALIGN_RULES).rebuiltBuffers).toEqual({ a: 0, b: 3 });
+  });
+
   it('a DDP `module.` checkpoint against a clean one is identical after alignment, and the rule says so', () => {
     const diff = diffSides(sideOf(ddpTensors()), sideOf(compareBaseTensors()), ALIGN_RULES);
     expect(diff.groups.identical.tensors).toBe(compareBaseTensors().length);

@@ -6,6 +6,7 @@
  * Pure and columnar: it runs in the worker over the two kept loads' columns and names, and returns typed arrays
  * (one entry per aligned key) plus small summaries, so 250,000 tensors per side cross the boundary as transferables.
  */
+import { bufferKindOfRow } from '../analysis/buffers';
 import { isIndexDigits } from '../analysis/tensor-name-shapes';
 import { isUnderscorePath, underscorePathName } from '../analysis/underscore-paths';
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
@@ -115,6 +116,11 @@ export interface DiffSummary {
    * weights and views, which a conversion to safetensors keeps once. Not a difference in the weights.
    */
   storageAliases: { a: number; b: number };
+  /**
+   * Of the other names only on one side, the registered buffers a model rebuilds from its config (causal masks,
+   * rotary tables, position ids: analysis/buffers.ts), which older transformers saved and newer ones do not.
+   */
+  rebuiltBuffers: { a: number; b: number };
   /** The GGUF ↔ Hugging Face name mapping, when exactly one side is a GGUF; null otherwise. */
   ggufNames: GgufNamesSummary | null;
 }
@@ -186,34 +192,41 @@ function dottedModuleOf(key: string): string {
 }
 
 /**
- * Entries only on one side whose storage another name of that side shares with the other side (`lm_head.weight`
- * tied to `wte.weight`, which both have).
+ * Entries only on one side that are not weights the other side lacks: names whose storage another name of that side
+ * shares with the other side (`lm_head.weight` tied to `wte.weight`, which both have), and, of the rest, registered
+ * buffers a model rebuilds from its config (batch-norm statistics are not rebuilt: they are a difference).
  */
-function storageAliases(
-  keys: ReadonlyArray<string | null> | undefined,
+function onlyHereButNotWeights(
+  side: CompareSide,
   rowOf: Int32Array,
   status: Uint8Array,
   onlyHere: number,
   count: number,
-): number {
-  if (!keys) {
-    return 0;
-  }
+): { aliases: number; buffers: number } {
+  const keys = side.storageKeys;
   const onBothSides = new Set<string>();
-  for (let i = 0; i < count; i++) {
+  for (let i = 0; keys && i < count; i++) {
     const key = rowOf[i] >= 0 && status[i] !== onlyHere ? keys[rowOf[i]] : null;
     if (key !== null && key !== undefined) {
       onBothSides.add(key);
     }
   }
   let aliases = 0;
+  let buffers = 0;
   for (let i = 0; i < count; i++) {
-    const key = status[i] === onlyHere ? keys[rowOf[i]] : null;
+    if (status[i] !== onlyHere) {
+      continue;
+    }
+    const row = rowOf[i];
+    const key = keys ? keys[row] : null;
     if (key !== null && key !== undefined && onBothSides.has(key)) {
       aliases++;
+    } else {
+      const kind = bufferKindOfRow(side.columns, side.names[row], row);
+      buffers += kind !== null && kind !== 'batch-norm-statistics' ? 1 : 0;
     }
   }
-  return aliases;
+  return { aliases, buffers };
 }
 
 /**
@@ -448,6 +461,8 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Comp
     };
   });
 
+  const notWeightsA = onlyHereButNotWeights(a, rowA, status, STATUS_ONLY_A, n);
+  const notWeightsB = onlyHereButNotWeights(b, rowB, status, STATUS_ONLY_B, n);
   return {
     entries: {
       count: n,
@@ -465,10 +480,8 @@ export function diffSides(a: CompareSide, b: CompareSide, enabled: readonly Comp
     alignment: alignmentSummary(alignedA, alignedB, enabled.filter(isAlignRule)),
     groups,
     shapeAndDtype,
-    storageAliases: {
-      a: storageAliases(a.storageKeys, rowA, status, STATUS_ONLY_A, n),
-      b: storageAliases(b.storageKeys, rowB, status, STATUS_ONLY_B, n),
-    },
+    storageAliases: { a: notWeightsA.aliases, b: notWeightsB.aliases },
+    rebuiltBuffers: { a: notWeightsA.buffers, b: notWeightsB.buffers },
     ggufNames: mapping.summary,
     tensorsA: countA,
     tensorsB: countB,

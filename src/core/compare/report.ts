@@ -45,6 +45,7 @@ export interface CompareReportSection {
   shapeAndDtype: number;
   /** Names only on one side that share storage with a name both have (tied weights, views): not differences. */
   storageAliases: { a: number; b: number };
+  rebuiltBuffers: { a: number; b: number };
   /** When exactly one side is a GGUF: the llama.cpp ↔ Hugging Face name mapping, whether it was on, and its counts. */
   ggufNames: GgufNamesSummary | null;
   /** Parameters of B minus parameters of A. */
@@ -113,6 +114,7 @@ export function buildCompareSection(
     >,
     shapeAndDtype: diff.shapeAndDtype,
     storageAliases: diff.storageAliases,
+    rebuiltBuffers: diff.rebuiltBuffers,
     ggufNames: diff.ggufNames,
     parameterDelta: diff.elementsB - diff.elementsA,
     modules: changedFirst.slice(0, MAX_REPORT_MODULES),

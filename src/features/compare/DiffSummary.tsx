@@ -20,12 +20,14 @@ export function DiffSummary({ result }: { result: CompareResult }) {
         const delta = totals.elementsB - totals.elementsA;
         // Tied names and views of a storage the other side has: the same weights under a second name.
         const aliases = group === 'only-a' ? result.storageAliases.a : group === 'only-b' ? result.storageAliases.b : 0;
-        const onlyAliases = aliases > 0 && aliases === totals.tensors;
+        // Masks and rotary tables older transformers saved: the model rebuilds them, so the weights do not differ.
+        const buffers = group === 'only-a' ? result.rebuiltBuffers.a : group === 'only-b' ? result.rebuiltBuffers.b : 0;
+        const noWeights = aliases + buffers > 0 && aliases + buffers === totals.tensors;
         return (
           <button
             key={group}
             type="button"
-            className={`diff-group diff-${group}${onlyAliases ? ' diff-aliases' : ''}`}
+            className={`diff-group diff-${group}${noWeights ? ' diff-aliases' : ''}`}
             aria-pressed={groups.includes(group)}
             data-testid={`group-${group}`}
             data-count={totals.tensors}
@@ -46,9 +48,16 @@ export function DiffSummary({ result }: { result: CompareResult }) {
             </span>
             {aliases > 0 && (
               <span className="muted" data-testid={`${group}-aliases`}>
-                {onlyAliases
+                {aliases === totals.tensors
                   ? `${aliases === 1 ? 'a tied name or view' : 'tied names and views'} of storage both sides have, not a difference`
                   : `${groupDigits(aliases)} of them tied names or views of storage both sides have`}
+              </span>
+            )}
+            {buffers > 0 && (
+              <span className="muted" data-testid={`${group}-buffers`}>
+                {buffers === totals.tensors
+                  ? 'registered buffers the model rebuilds (causal masks, rotary tables, position ids), not weights'
+                  : `${groupDigits(buffers)} of them registered buffers the model rebuilds, not weights`}
               </span>
             )}
             {group === 'shape' && result.shapeAndDtype > 0 && (
