@@ -269,7 +269,7 @@ test.describe('PyTorch checkpoints', () => {
     await page.getByRole('tab', { name: 'Memory' }).click();
     await expect(page.getByTestId('memory-weights')).toHaveAttribute(
       'title',
-      `${groupDigits(counts.storageElements * 2)} B`,
+      `${groupDigits(counts.modelParameters * 2)} B`,
     );
     // Its safetensors conversion dropped the tied and viewed names: compare says they are aliases, not losses.
     await page.getByRole('tab', { name: 'Compare' }).click();

@@ -37,7 +37,13 @@ async function loaded(file: string) {
   const quantization = run.analyses?.sections.quantization;
   const totals = computeTotals(header.tensors, header.unknownDtypes, header.shadowedRows);
   const findings = run.analyses?.analysisFindings ?? [];
-  return { header, quantization, headline: headlineParameters(header, totals, quantization), findings };
+  return {
+    header,
+    quantization,
+    headline: headlineParameters(header, totals, quantization),
+    findings,
+    sections: run.analyses?.sections,
+  };
 }
 
 describe('registered buffers in saved models', () => {
@@ -61,6 +67,15 @@ describe('registered buffers in saved models', () => {
     expect(quantization?.overallBitsPerParam).toBe(32);
     const bert = await loaded('bert-legacy/model.safetensors');
     expect(bert.quantization?.overallBitsPerParam).toBe(32);
+  });
+
+  it('the Memory tab holds the parameters: rebuilt buffers add neither parameters nor bytes, statistics add bytes', async () => {
+    const pythia = EXPECTED['pythia-legacy/model.safetensors'];
+    const memory = (await loaded('pythia-legacy/model.safetensors')).sections?.memory;
+    expect(memory?.weights.params).toBe(pythia.numParameters);
+    // F16 weights; the BOOL masks and the rotary tables are not read by a loader.
+    expect(memory?.weights.bytes).toBe(pythia.numParameters * 2);
+    expect(memory?.weights.byDtype.map((entry) => entry.dtype)).toEqual(['F16']);
   });
 
   it('says what may be dropped and what must be kept', async () => {

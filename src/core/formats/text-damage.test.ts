@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadHeader } from '../load-header';
+import { loadHeader, SNIFF_BYTES } from '../load-header';
 import { memoryReader } from '../../testing/fuzz/memory-reader';
-import { replacementCount } from './text-damage';
+import { MAX_LINK_TEXT_BYTES, replacementCount } from './text-damage';
 
 const GGUF = new Uint8Array(readFileSync(new URL('../../../fixtures/gguf/tiny-llama-Q4_K_M.gguf', import.meta.url)));
 const SAFETENSORS = new Uint8Array(readFileSync(new URL('../../../fixtures/torch/model.safetensors', import.meta.url)));
@@ -78,6 +78,27 @@ describe('a symbolic link stored as a file of its path', () => {
   it('is not said of a text file of several lines', async () => {
     const findings = await findingsOf(new TextEncoder().encode('a/b.ckpt\nsecond line/x.pt\n'), 'x.ckpt');
     expect(findings.map((finding) => finding.code)).not.toContain('link-as-text');
+  });
+
+  it('is not said of one line of JSON whose escapes hold a backslash', async () => {
+    const json = new TextEncoder().encode('{"\\u0000":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}');
+    const findings = await findingsOf(json, 'model.safetensors');
+    expect(findings.map((finding) => finding.code)).toEqual(['text-file']);
+  });
+
+  it('a local read and a remote one agree on a one-line path text longer than the sniff', async () => {
+    const long = new TextEncoder().encode(`D:/${'runs/'.repeat(Math.ceil(SNIFF_BYTES / 5))}last.ckpt`);
+    expect(long.length).toBeGreaterThan(MAX_LINK_TEXT_BYTES);
+    const local = await loadHeader(memoryReader(long, 'local', { name: 'last.ckpt' }));
+    const remote = await loadHeader(memoryReader(long, 'remote', { name: 'last.ckpt' }));
+    const codes = (loaded: typeof local) =>
+      loaded.outcome.kind === 'rejected' ? loaded.outcome.file.findings.map((finding) => finding.code) : [];
+    expect(codes(local)).toEqual(['text-file']);
+    expect(codes(remote)).toEqual(codes(local));
+  });
+
+  it('reads a path of every length the diagnosis takes within the sniff', () => {
+    expect(MAX_LINK_TEXT_BYTES).toBeLessThanOrEqual(SNIFF_BYTES);
   });
 });
 

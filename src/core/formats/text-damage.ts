@@ -17,8 +17,12 @@ import { formatBytes, formatCount } from '../parse/message-format';
 const PREFIX_BYTES = 16;
 const OPENING_BYTES = 4096;
 const MIN_OPENING_REPLACEMENTS = 2;
-/** A link's target path is short: longer text is something else. */
-const MAX_LINK_TEXT_BYTES = 1024;
+/**
+ * A link's target path is short (a Hugging Face cache link is ~80 bytes, Windows paths stop at 260): longer text is
+ * something else. At most what the loader's sniff reads of every file (load-header.ts SNIFF_BYTES), so a local read
+ * and a remote one, which read different amounts, both see the whole of a file this short.
+ */
+export const MAX_LINK_TEXT_BYTES = 512;
 
 /** Occurrences of EF BF BD (U+FFFD in UTF-8) in `bytes`. */
 export function replacementCount(bytes: Uint8Array): number {
@@ -69,8 +73,8 @@ export function linkAsTextFinding(bytes: Uint8Array, fileSize: number | null): F
   }
   const text = new TextDecoder('utf-8').decode(bytes.subarray(0, size)).replace(/\r?\n$/, '');
   // One line of printable text with a folder separator before a last name: `../../blobs/<sha>` (a Hugging Face cache
-  // snapshot's link), `D:/runs/epoch=9.ckpt`.
-  if (!/^[^\p{Cc}\ufffd]+$/u.test(text) || !/[/\\][^/\\]+$/.test(text)) {
+  // snapshot's link), `D:/runs/epoch=9.ckpt`; none of the characters no Windows path holds (JSON's quotes and braces).
+  if (!/^[^\p{Cc}\ufffd"{}<>|*?]+$/u.test(text) || !/[/\\][^/\\]+$/.test(text)) {
     return null;
   }
   return makeFinding(

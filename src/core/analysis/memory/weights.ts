@@ -332,7 +332,7 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
   }
   if (buffers > 0) {
     notes.push(
-      `${plural(buffers, 'registered buffer')} (masks, rotary tables, batch-norm statistics) not counted as parameters`,
+      `${plural(buffers, 'registered buffer')} not counted as parameters (masks, rotary tables and position ids, which loaders rebuild, not as bytes either)`,
     );
   }
   return {
@@ -353,8 +353,10 @@ export function weightsSummary(index: TensorIndex, mainLayers: number | null, qu
 }
 
 /**
- * Takes registered buffers (analysis/buffers.ts) out of the parameter sums, as the headline count leaves them out;
- * their bytes stay, since the file holds them. Returns how many there were.
+ * Takes registered buffers (analysis/buffers.ts) out of the sums, as the headline count leaves them out: out of the
+ * parameters all of them; out of the bytes and tensors too the ones a loader rebuilds from the config rather than
+ * reads (causal masks, rotary tables, position ids: transformers 4.31 and later skips the stored copies), while
+ * batch-norm statistics stay held. Returns how many buffers there were.
  */
 function leaveOutBuffers(
   index: TensorIndex,
@@ -362,16 +364,31 @@ function leaveOutBuffers(
   rules: WeightRules,
   sums: WeightSums,
 ): number {
-  const { rows } = findBufferRows(index);
+  const { rows, kinds } = findBufferRows(index);
   const { rowShape, indexStart, indexValues } = index.shapes();
-  for (const row of rows) {
+  const columns = index.header.tensors;
+  rows.forEach((row, i) => {
     const s = rowShape[row];
     const part =
       rules.mtpCandidate[s] === 1 && indexValues[indexStart[row]] >= rules.mtpFrom ? rules.mtpId : rules.partOf[s];
-    const stored = index.elements(row);
-    const counted = modelElements ? (modelElements[row] ?? 0) : Number.isFinite(stored) ? stored : 0;
-    sums.params -= counted;
-    sums.partParams[part] -= counted;
-  }
+    const value = index.elements(row);
+    const stored = Number.isFinite(value) ? value : 0;
+    // A checkpoint's share of the row its weights section counts, as sumWeightRows takes it.
+    const share = modelElements === undefined ? 1 : stored > 0 ? (modelElements[row] ?? 0) / stored : 0;
+    if (share === 0) {
+      return;
+    }
+    sums.params -= stored * share;
+    sums.partParams[part] -= stored * share;
+    if (kinds[i] !== 'batch-norm-statistics') {
+      const rowBytes = storedBytes(columns, row) * share;
+      const code = columns.dtype[row];
+      sums.bytes -= rowBytes;
+      sums.partBytes[part] -= rowBytes;
+      sums.partTensors[part]--;
+      sums.dtypeBytes[code] -= rowBytes;
+      sums.dtypeTensors[code]--;
+    }
+  });
   return rows.length;
 }
