@@ -17,6 +17,8 @@ test('a PEFT IA³ adapter: named, no rank, alpha or scale, and what it learns in
   await expect(page.getByTestId('lora-rank')).toHaveText('none');
   await expect(page.getByTestId('lora-alpha')).toHaveCount(0);
   await expect(page.getByTestId('lora-modules')).toHaveText('6');
+  await expect(page.getByText('Layers (base_model.model.model.layers)')).toBeVisible();
+  await expect(page.getByTestId('lora-layers')).toHaveText('0–1 (2 layers)');
 });
 
 test('a PEFT LoRA on gpt-oss packed experts: rank r, not r × experts, and the parameters it adapts', async ({

@@ -174,7 +174,11 @@ export function analyzeArchitecture(input: AnalysisInput): {
       `${sharedHead} shares its storage with ${names[embeddingRow]}: tied embeddings (the checkpoint saved one tensor under both names)`,
     );
   } else if (tiedEmbeddings) {
-    evidence.push('no lm_head beside the token embedding: tied embeddings (safetensors stores a shared tensor once)');
+    evidence.push(
+      input.header.gguf
+        ? `no output.weight beside ${names[embeddingRow]}: tied embeddings (llama.cpp uses the token embedding as the output)`
+        : `no LM head beside ${names[embeddingRow]}: tied embeddings (the file stores the shared tensor once)`,
+    );
   }
 
   const stack = main ? analyzeStack(scan, main, containerOf, hiddenSize) : NO_STACK;

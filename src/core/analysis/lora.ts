@@ -34,6 +34,7 @@ import type { Analysis, AnalysisInput } from './analysis-types';
 import { asNumber, asString, decodeScalar, isRecord, parseJsonText } from './values';
 import { declaredAlphaOf, kohyaNetworkAlpha } from './lora-scaling';
 import { parameterTargets, type ParameterTargets } from './lora-parameter-targets';
+import { adaptedLayerSpan } from './lora-layer-span';
 import { baseFromCrossAttention, claimedBaseModel } from './lora-base-model';
 import { promptLearningSection } from './lora-prompt-learning';
 
@@ -142,6 +143,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     components[component] = (components[component] ?? 0) + 1;
   }
   const targets = [...targetCounts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([t]) => t);
+  const layers = adaptedLayerSpan(rankOf.keys());
 
   const baseModel =
     (adapterConfig && (asString(adapterConfig.base_model_name_or_path) ?? asString(adapterConfig.model))) ??
@@ -165,6 +167,7 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
     targets: targets.slice(0, MAX_LORA_TARGETS),
     components,
     modules: rankOf.size,
+    ...(layers ? { layers } : {}),
     adapterParams,
     fullTensors,
     ...(baseModel ? { baseModel } : {}),

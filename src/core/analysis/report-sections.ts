@@ -4,6 +4,7 @@
  */
 import type { DataSample } from './sampling';
 import type { BufferSummary } from './buffers';
+import type { LayerSpan } from './lora-layer-span';
 
 export type Confidence = 'high' | 'medium' | 'low';
 
@@ -236,6 +237,8 @@ export interface LoraSection {
   /** Adapted modules per component (unet, text_encoder, transformer …). */
   components: Record<string, number>;
   modules: number;
+  /** The layers of the stack holding most adapted modules that the adapter covers (mlx-lm's last `num_layers`). */
+  layers?: LayerSpan;
   /** Parameters the adapter stores (all tensors). */
   adapterParams: number;
   /** Tensors that are full copies, not low-rank factors (PEFT modules_to_save, e.g. a classifier head). */

@@ -2,6 +2,7 @@
 import type { ArchitectureSection, LoraSection } from '../../core/analysis/report-sections';
 import { RANKLESS_FAMILIES } from '../../core/analysis/lora-markers';
 import { keyNamesLabel } from './lora-naming';
+import { layerSpanLabel } from '../../core/analysis/lora-layer-span';
 import { formatCount, groupDigits, plural } from '../../core/number-format';
 import { Evidence, Fact } from './QuantizationPanel';
 import { sampleWords } from '../../core/analysis/sampling';
@@ -117,6 +118,13 @@ export function LoraCard({ section }: { section: LoraSection }) {
         )}
         {!method && <AlphaFacts section={section} />}
         <Fact label="Adapted modules" value={groupDigits(section.modules)} testId="lora-modules" />
+        {section.layers && (
+          <Fact
+            label={`Layers (${section.layers.stack})`}
+            value={layerSpanLabel(section.layers)}
+            testId="lora-layers"
+          />
+        )}
         {/* Prompt learning names no module: its one tensor is prompt_embeddings. */}
         {!section.promptEmbedding && (
           <>
