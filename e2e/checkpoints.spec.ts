@@ -143,6 +143,12 @@ test.describe('PyTorch checkpoints', () => {
     await page.getByRole('tab', { name: 'Checkpoint' }).click();
     await expect(page.getByTestId('safety-verdict')).toContainText('Unknown');
     await expect(page.getByTestId('globals-table')).toContainText('torch.nn.modules.linear.Linear');
+    // Its tensors read as its state_dict() names them, not through the module's _parameters.
+    await expect(page.getByTestId('checkpoint-weights')).toHaveText(
+      'the root: a whole torch.nn.modules.linear.Linear pickled (torch.save(model)), its tensors named as its state_dict() names them',
+    );
+    await page.getByRole('tab', { name: 'Tensors' }).click();
+    await expect(page.getByRole('row', { name: /^bias F32/ })).toBeVisible();
   });
 
   for (const name of ['lightning.ckpt', 'pytorch_model.bin', 'legacy.pt', 'hostile-eval.pkl']) {

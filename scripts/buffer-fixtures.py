@@ -14,6 +14,8 @@ the model's own parameter count (`num_parameters()` / Σ p.numel() over model.pa
   bert-legacy/         BertModel with embeddings.position_ids (int64 [1, P])
   conv-bn.pt           a small CNN's state_dict: BatchNorm2d running_mean, running_var, num_batches_tracked
   lecture-gpt.pt       the "GPT from scratch" lecture's model: every head registers a tril buffer
+  whole-module.pt      torch.save(model) of a whole module (not its state_dict): PyTorch's tutorial positional
+                       encoding (a buffer named pe), a BatchNorm1d; the pickle itself says which tensors are buffers
 
 Needs a Python with torch, transformers and safetensors:
   ~/.pyenv/versions/3.11.7/bin/python scripts/buffer-fixtures.py
@@ -178,6 +180,39 @@ def lecture_gpt(expected):
     record(expected, 'lecture-gpt.pt', model, state, buffers)
 
 
+class PositionalEncoding(torch.nn.Module):
+    """PyTorch's transformer tutorial's: its sine table is a buffer named pe, which no name rule knows."""
+
+    def __init__(self, width, length=16):
+        super().__init__()
+        position = torch.arange(length).unsqueeze(1)
+        angle = torch.exp(torch.arange(0, width, 2) * (-9.21 / width))
+        pe = torch.zeros(length, 1, width)
+        pe[:, 0, 0::2] = torch.sin(position * angle)
+        pe[:, 0, 1::2] = torch.cos(position * angle)
+        self.register_buffer('pe', pe)
+
+
+class TutorialModel(torch.nn.Module):
+    def __init__(self, vocab=50, width=16):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(vocab, width)
+        self.pos_encoder = PositionalEncoding(width)
+        self.conv = torch.nn.Conv1d(width, width, 3, padding=1, bias=False)
+        self.norm = torch.nn.BatchNorm1d(width)
+        self.decoder = torch.nn.Linear(width, vocab)
+
+
+def whole_module(expected):
+    """torch.save(model): the whole module pickled, its parameters in _parameters and its buffers in _buffers."""
+    model = TutorialModel()
+    torch.save(model, path('whole-module.pt'))
+    state = model.state_dict()
+    buffers = [name for name, _ in model.named_buffers()]
+    record(expected, 'whole-module.pt', model, state, buffers)
+    expected['whole-module.pt']['stateDictKeys'] = list(state.keys())
+
+
 def main():
     torch.manual_seed(0)
     expected = {}
@@ -187,6 +222,7 @@ def main():
     bert(expected)
     conv_bn(expected)
     lecture_gpt(expected)
+    whole_module(expected)
     with open(path('expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write('\n')

@@ -65,9 +65,9 @@ def main() -> None:
         elif name.endswith('.pt'):
             data = torch.load(path, weights_only=False)
             params = data['string_to_param']
-            prefix = 'string_to_param._parameters.' if isinstance(params, torch.nn.ParameterDict) else 'string_to_param.'
+            # A ParameterDict is a module: named as its state_dict names its entries, like the plain dict's.
             expected[name] = {
-                'tensors': {f'{prefix}{key}': list(value.shape) for key, value in params.items()},
+                'tensors': {f'string_to_param.{key}': list(value.shape) for key, value in params.items()},
                 'name': data.get('name'), 'step': data.get('step'), 'sdCheckpointName': data.get('sd_checkpoint_name'),
             }
     with open(os.path.join(OUT, 'expected.json'), 'w') as out:

@@ -377,8 +377,8 @@ def main():
     # A whole nn.Module pickled (not a state dict): its class globals are 'unknown', never 'safe'.
     linear = torch.nn.Linear(2, 2)
     save(linear, 'whole_module.pt')
-    # Named the way the app walks an object: through the state BUILD gives it (the module's __dict__).
-    expected['whole_module.pt'] = describe({'_parameters': dict(linear._parameters)})
+    # Named as its state_dict names them (the app reads the module's _parameters, _buffers and _modules so).
+    expected['whole_module.pt'] = describe(linear.state_dict())
 
     # A bare pickle of training metadata (no torch at all): the pickle path without a zip.
     with open(path('training_meta.pkl'), 'wb') as f:

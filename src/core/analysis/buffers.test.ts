@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAcrossThreads } from '../../testing/load-messages';
 import { inputFromFixture } from '../../testing/models/header-from-specs';
 import type { TensorSpec } from '../../testing/build-safetensors';
-import { tensorName } from '../model';
+import { allTensorNames, tensorName } from '../model';
 import { computeTotals } from '../stats';
 import { findBufferRows } from './buffers';
 import { headlineParameters } from './parameters';
@@ -60,6 +60,18 @@ describe('registered buffers in saved models', () => {
     for (const buffer of expected.buffers) {
       expect(quantization?.highPrecisionLayers.names).not.toContain(buffer);
     }
+  });
+
+  it('a whole pickled module: named as its state_dict names them, its buffers as its pickle registers them', async () => {
+    const expected = EXPECTED['whole-module.pt'] as (typeof EXPECTED)[string] & { stateDictKeys: string[] };
+    const { header, findings, headline } = await loaded('whole-module.pt');
+    expect(allTensorNames(header.tensors)).toEqual(expected.stateDictKeys);
+    expect(header.checkpoint?.weights).toBe('');
+    // `pos_encoder.pe` is known for a buffer by the pickle alone: no name rule matches it.
+    expect(findings.find((entry) => entry.code === 'registered-buffers')?.message).toContain(
+      '1 other buffer the pickled module registered',
+    );
+    expect(headline.model).toBe(expected.numParameters);
   });
 
   it('bits per parameter are over the counted tensors: the lecture GPT is F32, 32 bits', async () => {

@@ -13,7 +13,14 @@ import type { TensorColumns } from '../model';
 import { shadowedMask } from '../stats';
 import type { TensorIndex } from './tensor-index';
 
-export type BufferKind = 'causal-mask' | 'mask-fill' | 'rotary-frequencies' | 'position-ids' | 'batch-norm-statistics';
+export type BufferKind =
+  | 'causal-mask'
+  | 'mask-fill'
+  | 'rotary-frequencies'
+  | 'position-ids'
+  | 'batch-norm-statistics'
+  /** Any other tensor a whole pickled nn.Module registered in `_buffers` (the pickle says so, not the name). */
+  | 'module-buffer';
 
 /** Plural phrases for the kinds, as the parameter basis and the finding list them. */
 export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> = {
@@ -22,7 +29,17 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
   'rotary-frequencies': ['rotary frequency table', 'rotary frequency tables'],
   'position-ids': ['position id table', 'position id tables'],
   'batch-norm-statistics': ['batch-norm running statistic', 'batch-norm running statistics'],
+  'module-buffer': ['other buffer the pickled module registered', 'other buffers the pickled module registered'],
 };
+
+/**
+ * Whether a loader rebuilds this kind from the config rather than reading it (transformers 4.31 and later skips the
+ * stored copies): the memory a model needs and a comparison of weights leave these out. Statistics and a module's
+ * own buffers are state it uses.
+ */
+export function isRebuiltBuffer(kind: BufferKind): boolean {
+  return kind !== 'batch-norm-statistics' && kind !== 'module-buffer';
+}
 
 /** Dimension i of a tensor's shape; NaN past its rank. */
 export type Dim = (i: number) => number;
@@ -128,6 +145,13 @@ function matchBufferRows(index: TensorIndex): BufferRows {
       if (rule.matches(index.rank(row), index.elements(row), dim, text)) {
         matched.push({ row, kind: rule.kind });
       }
+    }
+  }
+  // A pickled module's own word for the rest of its buffers.
+  const named = new Set(matched.map((entry) => entry.row));
+  for (const row of index.header.checkpoint?.moduleBuffers ?? []) {
+    if (!named.has(row) && (shadowed === null || shadowed[row] === 0)) {
+      matched.push({ row, kind: 'module-buffer' });
     }
   }
   matched.sort((a, b) => a.row - b.row);

@@ -20,7 +20,14 @@ import { measureRows, type ModuleWeights, type UnclaimedRows } from './quant/pre
 export { PACKED_UNKNOWN_FORMAT, withFormat } from './quant/wording';
 import type { DtypeShare, LayerList, OtherFamily, PrecisionSummary, QuantizationSection } from './report-sections';
 import { tensorIndex, type TensorIndex } from './tensor-index';
-import { bufferKindsPhrase, findBufferRows, summarizeBuffers, type BufferRows, type BufferSummary } from './buffers';
+import {
+  bufferKindsPhrase,
+  findBufferRows,
+  isRebuiltBuffer,
+  summarizeBuffers,
+  type BufferRows,
+  type BufferSummary,
+} from './buffers';
 import type { Analysis, AnalysisInput } from './analysis-types';
 
 function quantTensorBytesWanted(index: TensorIndex): number[] {
@@ -523,14 +530,14 @@ function buffersFinding(buffers: BufferSummary, rows: Int32Array): Finding {
 
 /** What to do about the kinds present: the rebuilt ones can go, the statistics must stay. */
 function buffersAdvice(buffers: BufferSummary): string {
-  const rebuilt = buffers.kinds.some((entry) => entry.kind !== 'batch-norm-statistics');
-  const statistics = buffers.kinds.some((entry) => entry.kind === 'batch-norm-statistics');
+  const rebuilt = buffers.kinds.some((entry) => isRebuiltBuffer(entry.kind));
+  const statistics = buffers.kinds.some((entry) => !isRebuiltBuffer(entry.kind));
   return [
     rebuilt
       ? ' Masks, rotary tables and position ids are rebuilt from the config when the model is built (transformers 4.31 and later no longer save them), so a conversion may drop them.'
       : '',
     statistics
-      ? ' Batch-norm statistics are learnt from data and needed at inference: a conversion must keep them.'
+      ? ' Batch-norm statistics and the other buffers a module registers are state it uses at inference: a conversion must keep them.'
       : '',
   ].join('');
 }

@@ -3,8 +3,8 @@
  * layouts the tools write (AUTOMATIC1111's `textual_inversion.py`, diffusers' `textual_inversion.py`):
  *
  * - AUTOMATIC1111 `.pt`: `{'string_to_param': {'*': [N, W]}, 'string_to_token', 'name', 'step', 'sd_checkpoint',
- *   'sd_checkpoint_name'}` (the first textual-inversion code saved string_to_param as a ParameterDict,
- *   `string_to_param._parameters.*`, and the token as a tensor); its safetensors form keeps the vectors alone as
+ *   'sd_checkpoint_name'}` (the first textual-inversion code saved string_to_param as a ParameterDict, a module
+ *   whose entries read as the dict's do, and the token as a tensor); its safetensors form keeps the vectors alone as
  *   `emb_params` [N, W].
  * - One set per text encoder, keyed by encoder: SDXL's `clip_l` [N, 768] and `clip_g` [N, 1280] (A1111, ComfyUI,
  *   kohya), and `t5xxl` [N, 4096] for the T5-XXL of Flux and Stable Diffusion 3 (ComfyUI's embedding tools).
@@ -49,8 +49,6 @@ const MAX_EMBEDDING_TENSORS = 4;
 const MAX_VECTORS = 75;
 /** AUTOMATIC1111's key for the vectors, in a `.pt` and alone in a safetensors. */
 const A1111_PREFIX = 'string_to_param.';
-/** …and the ParameterDict form of the first textual-inversion code. */
-const PARAMETER_DICT = '_parameters.';
 /** A1111's token ids, a tensor in the first code's files: not vectors. */
 const A1111_TOKENS = 'string_to_token.';
 const A1111_SAFETENSORS = 'emb_params';
@@ -117,7 +115,7 @@ function detect(
   const base = { name: null, step: null, trainedOn: null, token: null };
   if ((names.length === 1 && names[0] === A1111_SAFETENSORS) || names.every((name) => name.startsWith(A1111_PREFIX))) {
     const step = scalar('step');
-    const token = a1111Pt ? names[0].slice(A1111_PREFIX.length).replace(PARAMETER_DICT, '') : null;
+    const token = a1111Pt ? names[0].slice(A1111_PREFIX.length) : null;
     return {
       ...base,
       format: 'a1111',

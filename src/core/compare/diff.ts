@@ -6,7 +6,7 @@
  * Pure and columnar: it runs in the worker over the two kept loads' columns and names, and returns typed arrays
  * (one entry per aligned key) plus small summaries, so 250,000 tensors per side cross the boundary as transferables.
  */
-import { bufferKindOfRow } from '../analysis/buffers';
+import { bufferKindOfRow, isRebuiltBuffer } from '../analysis/buffers';
 import { isIndexDigits } from '../analysis/tensor-name-shapes';
 import { isUnderscorePath, underscorePathName } from '../analysis/underscore-paths';
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
@@ -223,7 +223,7 @@ function onlyHereButNotWeights(
       aliases++;
     } else {
       const kind = bufferKindOfRow(side.columns, side.names[row], row);
-      buffers += kind !== null && kind !== 'batch-norm-statistics' ? 1 : 0;
+      buffers += kind !== null && isRebuiltBuffer(kind) ? 1 : 0;
     }
   }
   return { aliases, buffers };

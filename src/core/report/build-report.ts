@@ -99,10 +99,12 @@ const FORMAT_REPORT_SECTIONS: Readonly<Record<string, (parsed: ParsedHeader) => 
       return undefined;
     }
     // Per-row storage details stay on screen; the report keeps the checkpoint's summary.
-    const { rows, members, legacyStorages, ...summary } = parsed.checkpoint;
+    const { rows, members, legacyStorages, moduleBuffers, ...summary } = parsed.checkpoint;
     void rows;
     void members;
     void legacyStorages;
+    // Which rows they are is in the registered-buffers finding; the report's quantization.buffers counts them.
+    void moduleBuffers;
     return summary;
   },
   dcp: (parsed) => {

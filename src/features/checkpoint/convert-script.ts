@@ -102,8 +102,7 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   const preamble = lines.length;
   lines.push(`ckpt = torch.load(${sharded ? 'shard' : py(fileName)}, map_location="cpu", weights_only=True)`);
   // A whole pickled nn.Module (torch.save(model)): its weights come from state_dict(), not from a key.
-  const wholeModule = ['_parameters', '_modules'].every((key) => checkpoint.sections.some((s) => s.path === key));
-  if (wholeModule) {
+  if (checkpoint.rootModule) {
     notes.push(
       'A whole nn.Module was pickled (torch.save(model)), so loading it imports its class; its weights come from state_dict().',
     );
@@ -114,7 +113,7 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push(`state_dict = ckpt[${py(weights)}]  # the model weights; other sections are training state`);
   }
   const others = checkpoint.sections.filter((section) => section.kind !== 'weights' && section.path !== '');
-  if (others.length > 0 && !wholeModule) {
+  if (others.length > 0) {
     notes.push(
       `Left out: ${others.map((section) => `${section.path} (${section.kind})`).join(', ')}. Only the weights go into the safetensors file.`,
     );

@@ -8,7 +8,7 @@ import { dtypeCode, dtypeName } from '../../dtypes';
 import { AUDIO_HEADS, VISION_HEADS } from '../architecture-family';
 import { MAX_GROUPED_FIRST_INDEX, shapeGroupsOf, type ShapeGroups } from '../shape-groups';
 import { storedBytes, type TensorIndex } from '../tensor-index';
-import { findBufferRows } from '../buffers';
+import { findBufferRows, isRebuiltBuffer } from '../buffers';
 import { plural } from '../../number-format';
 import type { WeightPart, WeightPartTotal, WeightsSummary } from './memory-types';
 
@@ -380,7 +380,7 @@ function leaveOutBuffers(
     }
     sums.params -= stored * share;
     sums.partParams[part] -= stored * share;
-    if (kinds[i] !== 'batch-norm-statistics') {
+    if (isRebuiltBuffer(kinds[i])) {
       const rowBytes = storedBytes(columns, row) * share;
       const code = columns.dtype[row];
       sums.bytes -= rowBytes;

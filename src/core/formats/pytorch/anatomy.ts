@@ -19,6 +19,8 @@ export interface NamedTensor {
   section: string;
   /** A part of a composite tensor that holds its layout (indices, sizes, a mesh), not its values: no parameters. */
   structural?: true;
+  /** A pickled nn.Module registered it in `_buffers`: state beside its parameters, not one of them. */
+  buffer?: true;
 }
 
 /**
@@ -74,6 +76,8 @@ export interface CheckpointAnatomy {
    * whose storage region an earlier weight already covers.
    */
   modelElements: number[];
+  /** The class of a whole nn.Module pickled at the root (`torch.save(model)`), as `module.Class`. */
+  rootModule?: string;
 }
 
 /** Scalars shown in the panel and report; deeper or later ones are left out (they are rarely what a user needs). */
@@ -108,6 +112,8 @@ interface Pending {
   /** Index into the walk's composites when this value is part of one. */
   composite?: number;
   structural?: boolean;
+  /** Registered in a pickled module's `_buffers`. */
+  buffer?: boolean;
 }
 
 /** The parts of each sparse layout in the order `torch._utils._rebuild_sparse_tensor` takes them, then the size. */
@@ -233,6 +239,10 @@ function children(value: PyValue): Array<[string, PyValue]> {
     case 'tuple':
       return value.items.map((child, index) => [String(index), child]);
     case 'call': {
+      const module = moduleChildren(value);
+      if (module !== null) {
+        return module;
+      }
       // An object: what BUILD, SETITEMS and APPENDS gave it (argparse.Namespace, dataclasses, DictConfig…).
       const result: Array<[string, PyValue]> = value.state === undefined ? [] : stateChildren(value.state);
       for (const [key, child] of value.entries ?? []) {
@@ -244,6 +254,50 @@ function children(value: PyValue): Array<[string, PyValue]> {
     default:
       return [];
   }
+}
+
+/**
+ * A pickled nn.Module (`torch.save(model)`): its `__dict__` holds `_parameters`, `_buffers` and `_modules`. Its
+ * children are named as its `state_dict()` names them (`0.weight`, `encoder.norm.running_mean`), its flags and hooks
+ * left out; attributes of its own (a config, an unregistered tensor) keep their names. Null for any other object.
+ */
+function moduleChildren(value: PyCall): Array<[string, PyValue]> | null {
+  return moduleEntries(value)?.map(([segment, child]) => [segment, child]) ?? null;
+}
+
+/** moduleChildren with, for each child, whether the module registered it as a buffer. */
+function moduleEntries(value: PyCall): Array<[string, PyValue, boolean]> | null {
+  const state =
+    typeof value.state === 'object' && value.state !== null && value.state.kind === 'tuple'
+      ? value.state.items[0]
+      : value.state;
+  if (typeof state !== 'object' || state === null || state.kind !== 'dict') {
+    return null;
+  }
+  const attributes = new Map<string, PyValue>();
+  for (const [key, child] of state.entries) {
+    if (typeof key === 'string') {
+      attributes.set(key, child);
+    }
+  }
+  if (!attributes.has('_parameters') || !attributes.has('_modules')) {
+    return null;
+  }
+  const result: Array<[string, PyValue, boolean]> = [];
+  for (const registry of ['_parameters', '_buffers', '_modules']) {
+    // A registered None (a Linear without bias) is no entry of the state dict.
+    for (const [key, child] of children(attributes.get(registry) ?? null)) {
+      if (child !== null) {
+        result.push([key, child, registry === '_buffers']);
+      }
+    }
+  }
+  for (const [key, child] of attributes) {
+    if (!key.startsWith('_') && key !== 'training') {
+      result.push([key, child, false]);
+    }
+  }
+  return result;
 }
 
 /**
@@ -364,7 +418,13 @@ export function walkTensors(root: PyValue): WalkResult {
         break;
       }
       const name = path === '' ? '(root)' : path;
-      tensors.push({ name, tensor: value, section, ...(pending.structural ? { structural: true as const } : {}) });
+      tensors.push({
+        name,
+        tensor: value,
+        section,
+        ...(pending.structural ? { structural: true as const } : {}),
+        ...(pending.buffer ? { buffer: true as const } : {}),
+      });
       if (pending.composite !== undefined) {
         composites[pending.composite].parts.push(name);
       }
@@ -383,9 +443,12 @@ export function walkTensors(root: PyValue): WalkResult {
     if (composite) {
       composites.push({ name: path === '' ? '(root)' : path, kind: composite.kind, size: composite.size, parts: [] });
     }
-    const kids: Array<{ segment: string; value: PyValue; structural: boolean }> = composite
+    const module = composite || typeof value !== 'object' || value?.kind !== 'call' ? null : moduleEntries(value);
+    const kids: Array<{ segment: string; value: PyValue; structural: boolean; buffer?: boolean }> = composite
       ? composite.parts
-      : children(value).map(([segment, child]) => ({ segment, value: child, structural: false }));
+      : module
+        ? module.map(([segment, child, buffer]) => ({ segment, value: child, structural: false, buffer }))
+        : children(value).map(([segment, child]) => ({ segment, value: child, structural: false }));
     for (let i = kids.length - 1; i >= 0; i--) {
       const kid = kids[i];
       stack.push({
@@ -396,6 +459,7 @@ export function walkTensors(root: PyValue): WalkResult {
         composite: composite ? composites.length - 1 : pending.composite,
         // A subclass's own bookkeeping (a DTensor's spec and mesh) sits below its state's first level.
         structural: kid.structural || pending.structural || (pending.composite !== undefined && !composite),
+        ...(kid.buffer ? { buffer: true } : {}),
       });
     }
   }
@@ -443,9 +507,14 @@ export function checkpointAnatomy(
   storageBytes: StorageBytes = pickleStorageBytes,
 ): CheckpointAnatomy {
   const entries = topLevelEntries(root);
-  // A state dict at the root: every top-level value is a tensor.
+  const rootModule =
+    typeof root === 'object' && root !== null && root.kind === 'call' && moduleChildren(root) !== null
+      ? globalName(root.callee)
+      : null;
+  // A state dict at the root (every top-level value is a tensor), or a whole module pickled.
   const rootIsWeights =
-    walk.tensors.length > 0 && (entries.length === 0 || entries.every(([, value]) => isTensorValue(value)));
+    walk.tensors.length > 0 &&
+    (entries.length === 0 || entries.every(([, value]) => isTensorValue(value)) || rootModule !== null);
   const sectionOf = (row: number): string => (rootIsWeights ? '' : walk.tensors[row].section);
   const counted = countStorages(walk.tensors, sectionOf, storageBytes);
   const bySection = new Map<string, Omit<CheckpointSection, 'path' | 'kind'>>();
@@ -536,6 +605,7 @@ export function checkpointAnatomy(
     truncated: walk.truncated,
     composites: walk.composites,
     modelElements,
+    ...(rootModule ? { rootModule } : {}),
   };
   for (const [key, value] of entries) {
     if (typeof value === 'number' && key === 'epoch') {
@@ -619,4 +689,11 @@ function viewNames(tensors: readonly NamedTensor[]): string[] {
     }
   }
   return views;
+}
+
+/** `module.Class` of a class global (what NEWOBJ or REDUCE called), or `object` for anything else. */
+function globalName(callee: PyValue): string {
+  return typeof callee === 'object' && callee !== null && callee.kind === 'global'
+    ? `${callee.module}.${callee.name}`
+    : 'object';
 }

@@ -43,10 +43,24 @@ export interface PickleSummary {
  */
 export interface CheckpointSummary extends Pick<
   CheckpointAnatomy,
-  'weights' | 'weightsPrefix' | 'sections' | 'epoch' | 'globalStep' | 'scalars' | 'tied' | 'views' | 'composites'
+  | 'weights'
+  | 'weightsPrefix'
+  | 'sections'
+  | 'epoch'
+  | 'globalStep'
+  | 'scalars'
+  | 'tied'
+  | 'views'
+  | 'composites'
+  | 'rootModule'
 > {
   /** Names, in every section, that point into storage an earlier name of their section covers (tied, views). */
   sharedNames: number;
+  /**
+   * Rows a whole pickled nn.Module (`torch.save(model)`) registered in `_buffers`: the pickle says which tensors are
+   * buffers, where a state dict leaves it to their names (analysis/buffers.ts).
+   */
+  moduleBuffers?: number[];
   /**
    * Per tensor row (parallel to the tensor columns): the elements it adds to the model's parameter count (0 outside
    * the weights section and for storage an earlier weight covers), the storage key (`data/<key>`; null for meta

@@ -594,7 +594,9 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     tied: anatomy.tied,
     views: anatomy.views,
     composites: anatomy.composites,
+    ...(anatomy.rootModule ? { rootModule: anatomy.rootModule } : {}),
     sharedNames: anatomy.sections.reduce((total, section) => total + section.shared, 0),
+    ...moduleBufferRows(walk.tensors),
     rows: {
       model: anatomy.modelElements,
       storage: walk.tensors.map((entry) => entry.tensor.storageKey),
@@ -777,4 +779,10 @@ function structureFindings(
     );
   }
   return findings;
+}
+
+/** The rows a pickled nn.Module registered as buffers, when there are any. */
+function moduleBufferRows(tensors: readonly NamedTensor[]): Pick<CheckpointSummary, 'moduleBuffers'> {
+  const rows = tensors.flatMap((entry, row) => (entry.buffer ? [row] : []));
+  return rows.length > 0 ? { moduleBuffers: rows } : {};
 }
