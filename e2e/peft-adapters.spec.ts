@@ -6,7 +6,9 @@
 import { expect, test } from '@playwright/test';
 import { dropSavedFixture, openApp } from './helpers';
 
-test('a PEFT IA³ adapter: named, no rank, alpha or scale, and what it learns instead', async ({ page }) => {
+test('a PEFT IA³ adapter: named, no rank, alpha or scale, and what it learns instead; screenshots', async ({
+  page,
+}, testInfo) => {
   await openApp(page);
   await dropSavedFixture(page, 'peft-adapters', 'ia3');
   await expect(page.getByTestId('verdict-clauses')).toContainText('peft-ia3 adapter on 6 modules');
@@ -19,6 +21,11 @@ test('a PEFT IA³ adapter: named, no rank, alpha or scale, and what it learns in
   await expect(page.getByTestId('lora-modules')).toHaveText('6');
   await expect(page.getByText('Layers (base_model.model.model.layers)')).toBeVisible();
   await expect(page.getByTestId('lora-layers')).toHaveText('0–1 (2 layers)');
+  for (const width of [1440, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.getByTestId('lora-layers').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath(`peft-ia3-${width}.png`) });
+  }
 });
 
 test('a PEFT LoRA on gpt-oss packed experts: rank r, not r × experts, and the parameters it adapts', async ({
