@@ -15,7 +15,10 @@ the model's own parameter count (`num_parameters()` / Σ p.numel() over model.pa
   conv-bn.pt           a small CNN's state_dict: BatchNorm2d running_mean, running_var, num_batches_tracked
   lecture-gpt.pt       the "GPT from scratch" lecture's model: every head registers a tril buffer
   whole-module.pt      torch.save(model) of a whole module (not its state_dict): PyTorch's tutorial positional
-                       encoding (a buffer named pe), a BatchNorm1d; the pickle itself says which tensors are buffers
+                       encoding (a buffer named pe), a BatchNorm1d and a plain tensor attribute (as YOLOv5's
+                       strides); the pickle itself says which tensors are buffers or attributes
+  quantized-state-dict.pth  torch.ao eager static quantization's state dict: a Linear's _packed_params tuple and
+                       its dtype beside the tensors at the root
 
 Needs a Python with torch, transformers and safetensors:
   ~/.pyenv/versions/3.11.7/bin/python scripts/buffer-fixtures.py
@@ -201,16 +204,55 @@ class TutorialModel(torch.nn.Module):
         self.conv = torch.nn.Conv1d(width, width, 3, padding=1, bias=False)
         self.norm = torch.nn.BatchNorm1d(width)
         self.decoder = torch.nn.Linear(width, vocab)
+        # A plain tensor attribute, as YOLOv5 keeps its strides: in the pickle, not in state_dict() or parameters().
+        self.stride = torch.tensor([8.0, 16.0, 32.0])
 
 
 def whole_module(expected):
     """torch.save(model): the whole module pickled, its parameters in _parameters and its buffers in _buffers."""
     model = TutorialModel()
     torch.save(model, path('whole-module.pt'))
-    state = model.state_dict()
-    buffers = [name for name, _ in model.named_buffers()]
-    record(expected, 'whole-module.pt', model, state, buffers)
-    expected['whole-module.pt']['stateDictKeys'] = list(state.keys())
+    held = dict(model.state_dict())
+    held['stride'] = model.stride
+    buffers = [name for name, _ in model.named_buffers()] + ['stride']
+    record(expected, 'whole-module.pt', model, held, buffers)
+    expected['whole-module.pt']['stateDictKeys'] = list(model.state_dict().keys())
+    expected['whole-module.pt']['attributeTensors'] = ['stride']
+
+
+class QuantizedNet(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.quant = torch.ao.quantization.QuantStub()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+        self.fc = torch.nn.Linear(4 * 6 * 6, 10)
+        self.dequant = torch.ao.quantization.DeQuantStub()
+
+    def forward(self, x):
+        return self.dequant(self.fc(self.conv(self.quant(x)).flatten(1)))
+
+
+def quantized_state_dict(expected):
+    """torch.ao eager static quantization's state dict: qint8 weights, scale and zero_point tensors, and a Linear's
+    `_packed_params` as a (weight, bias) tuple beside its dtype, all at the root."""
+    model = QuantizedNet().eval()
+    model.qconfig = torch.ao.quantization.get_default_qconfig('fbgemm')
+    prepared = torch.ao.quantization.prepare(model)
+    prepared(torch.randn(4, 3, 8, 8))
+    converted = torch.ao.quantization.convert(prepared)
+    state = converted.state_dict()
+    torch.save(state, path('quantized-state-dict.pth'))
+    tensors = {}
+    for key, value in state.items():
+        if isinstance(value, torch.Tensor):
+            tensors[key] = value
+        elif isinstance(value, tuple):
+            tensors.update({f'{key}.{i}': item for i, item in enumerate(value) if isinstance(item, torch.Tensor)})
+    expected['quantized-state-dict.pth'] = {
+        'keys': list(state.keys()),
+        'tensors': list(tensors.keys()),
+        'storedElements': sum(t.numel() for t in tensors.values()),
+    }
 
 
 def main():
@@ -223,6 +265,7 @@ def main():
     conv_bn(expected)
     lecture_gpt(expected)
     whole_module(expected)
+    quantized_state_dict(expected)
     with open(path('expected.json'), 'w') as f:
         json.dump(expected, f, indent=1, sort_keys=True)
         f.write('\n')

@@ -18,10 +18,17 @@ import { analyzeQuantization } from './quantization';
 import { tensorIndex } from './tensor-index';
 
 const DIR = path.join(process.cwd(), 'fixtures', 'buffers');
-const EXPECTED = JSON.parse(readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as Record<
-  string,
-  { numParameters: number; storedElements: number; buffers: string[]; bufferElements: number }
->;
+interface ExpectedModel {
+  numParameters: number;
+  storedElements: number;
+  buffers: string[];
+  bufferElements: number;
+}
+const EXPECTED_ALL = JSON.parse(readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as Record<string, unknown>;
+/** The models (the quantized state dict has no parameters() to hold the count to). */
+const EXPECTED = Object.fromEntries(
+  Object.entries(EXPECTED_ALL).filter(([, entry]) => 'numParameters' in (entry as object)),
+) as Record<string, ExpectedModel>;
 
 async function loaded(file: string) {
   const run = await loadAcrossThreads({
@@ -63,15 +70,29 @@ describe('registered buffers in saved models', () => {
   });
 
   it('a whole pickled module: named as its state_dict names them, its buffers as its pickle registers them', async () => {
-    const expected = EXPECTED['whole-module.pt'] as (typeof EXPECTED)[string] & { stateDictKeys: string[] };
+    const expected = EXPECTED['whole-module.pt'] as ExpectedModel & {
+      stateDictKeys: string[];
+      attributeTensors: string[];
+    };
     const { header, findings, headline } = await loaded('whole-module.pt');
-    expect(allTensorNames(header.tensors)).toEqual(expected.stateDictKeys);
+    // The state dict's names, then the plain tensor attribute the pickle holds beside it.
+    expect(allTensorNames(header.tensors)).toEqual([...expected.stateDictKeys, ...expected.attributeTensors]);
     expect(header.checkpoint?.weights).toBe('');
-    // `pos_encoder.pe` is known for a buffer by the pickle alone: no name rule matches it.
-    expect(findings.find((entry) => entry.code === 'registered-buffers')?.message).toContain(
-      '1 other buffer the pickled module registered',
-    );
+    expect(header.checkpoint?.sections).toHaveLength(1);
+    // `pos_encoder.pe` is known for a buffer by the pickle alone: no name rule matches it; `stride` is no parameter.
+    const message = findings.find((entry) => entry.code === 'registered-buffers')?.message;
+    expect(message).toContain('1 other buffer the pickled module registered');
+    expect(message).toContain('1 tensor the pickled module holds as a plain attribute');
     expect(headline.model).toBe(expected.numParameters);
+  });
+
+  it('a quantized module’s state dict, whose packed params are a tuple beside a dtype, is one weights section', async () => {
+    const expected = EXPECTED_ALL['quantized-state-dict.pth'] as { tensors: string[]; storedElements: number };
+    const { header, headline } = await loaded('quantized-state-dict.pth');
+    expect(header.checkpoint?.weights).toBe('');
+    expect(header.checkpoint?.sections.map((section) => section.kind)).toEqual(['weights']);
+    expect(allTensorNames(header.tensors)).toEqual(expected.tensors);
+    expect(headline.stored).toBe(expected.storedElements);
   });
 
   it('bits per parameter are over the counted tensors: the lecture GPT is F32, 32 bits', async () => {

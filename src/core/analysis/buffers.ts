@@ -20,7 +20,9 @@ export type BufferKind =
   | 'position-ids'
   | 'batch-norm-statistics'
   /** Any other tensor a whole pickled nn.Module registered in `_buffers` (the pickle says so, not the name). */
-  | 'module-buffer';
+  | 'module-buffer'
+  /** A tensor a pickled nn.Module holds as a plain attribute: outside its state_dict and its parameters. */
+  | 'module-attribute';
 
 /** Plural phrases for the kinds, as the parameter basis and the finding list them. */
 export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> = {
@@ -30,6 +32,10 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
   'position-ids': ['position id table', 'position id tables'],
   'batch-norm-statistics': ['batch-norm running statistic', 'batch-norm running statistics'],
   'module-buffer': ['other buffer the pickled module registered', 'other buffers the pickled module registered'],
+  'module-attribute': [
+    'tensor the pickled module holds as a plain attribute',
+    'tensors the pickled module holds as plain attributes',
+  ],
 };
 
 /**
@@ -38,7 +44,7 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
  * own buffers are state it uses.
  */
 export function isRebuiltBuffer(kind: BufferKind): boolean {
-  return kind !== 'batch-norm-statistics' && kind !== 'module-buffer';
+  return kind !== 'batch-norm-statistics' && kind !== 'module-buffer' && kind !== 'module-attribute';
 }
 
 /** Dimension i of a tensor's shape; NaN past its rank. */
@@ -149,11 +155,12 @@ function matchBufferRows(index: TensorIndex): BufferRows {
   }
   // A pickled module's own word for the rest of its buffers.
   const named = new Set(matched.map((entry) => entry.row));
-  for (const row of index.header.checkpoint?.moduleBuffers ?? []) {
+  const held = index.header.checkpoint?.moduleBuffers;
+  held?.rows.forEach((row, i) => {
     if (!named.has(row) && (shadowed === null || shadowed[row] === 0)) {
-      matched.push({ row, kind: 'module-buffer' });
+      matched.push({ row, kind: held.roles[i] === 'buffer' ? 'module-buffer' : 'module-attribute' });
     }
-  }
+  });
   matched.sort((a, b) => a.row - b.row);
   return { rows: Int32Array.from(matched, (entry) => entry.row), kinds: matched.map((entry) => entry.kind) };
 }

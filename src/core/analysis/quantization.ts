@@ -522,7 +522,7 @@ function buffersFinding(buffers: BufferSummary, rows: Int32Array): Finding {
   const examples = buffers.kinds.map((entry) => `\`${entry.example}\``).join(', ');
   return makeFinding(
     'registered-buffers',
-    `${plural(buffers.tensors, 'tensor is a registered buffer', 'tensors are registered buffers')}, not ${buffers.tensors === 1 ? 'a parameter' : 'parameters'}: ${bufferKindsPhrase(buffers)} (${examples}; ${formatCount(buffers.elements)} values). The parameter count leaves them out, as torch's model.parameters() and transformers' num_parameters() do; a count of every stored tensor (the Hub's figure for safetensors files) includes them.${buffersAdvice(buffers)}`,
+    `${plural(buffers.tensors, 'tensor is', 'tensors are')} ${buffers.kinds.some((entry) => entry.kind === 'module-attribute') ? 'held beside the parameters' : buffers.tensors === 1 ? 'a registered buffer' : 'registered buffers'}, not ${buffers.tensors === 1 ? 'a parameter' : 'parameters'}: ${bufferKindsPhrase(buffers)} (${examples}; ${formatCount(buffers.elements)} values). The parameter count leaves them out, as torch's model.parameters() and transformers' num_parameters() do; a count of every stored tensor (the Hub's figure for safetensors files) includes them.${buffersAdvice(buffers)}`,
     Array.from(rows.subarray(0, MAX_TENSORS_PER_FINDING)),
     { tensorCount: rows.length },
   );

@@ -19,8 +19,11 @@ export interface NamedTensor {
   section: string;
   /** A part of a composite tensor that holds its layout (indices, sizes, a mesh), not its values: no parameters. */
   structural?: true;
-  /** A pickled nn.Module registered it in `_buffers`: state beside its parameters, not one of them. */
-  buffer?: true;
+  /**
+   * Not a parameter of the pickled nn.Module it sits in: registered in its `_buffers`, or a plain attribute (held
+   * outside `_parameters`, `_buffers` and `_modules`, so outside its state_dict and `parameters()` too).
+   */
+  outsideParameters?: ModuleRole;
 }
 
 /**
@@ -112,8 +115,8 @@ interface Pending {
   /** Index into the walk's composites when this value is part of one. */
   composite?: number;
   structural?: boolean;
-  /** Registered in a pickled module's `_buffers`. */
-  buffer?: boolean;
+  /** Under a pickled module's `_buffers` or one of its plain attributes. */
+  outsideParameters?: ModuleRole;
 }
 
 /** The parts of each sparse layout in the order `torch._utils._rebuild_sparse_tensor` takes them, then the size. */
@@ -265,8 +268,11 @@ function moduleChildren(value: PyCall): Array<[string, PyValue]> | null {
   return moduleEntries(value)?.map(([segment, child]) => [segment, child]) ?? null;
 }
 
-/** moduleChildren with, for each child, whether the module registered it as a buffer. */
-function moduleEntries(value: PyCall): Array<[string, PyValue, boolean]> | null {
+/** What a pickled module holds a child as: a buffer, a plain attribute, or (undefined) a parameter or submodule. */
+export type ModuleRole = 'buffer' | 'attribute';
+
+/** moduleChildren with, for each child, how the module holds it. */
+function moduleEntries(value: PyCall): Array<[string, PyValue, ModuleRole | undefined]> | null {
   const state =
     typeof value.state === 'object' && value.state !== null && value.state.kind === 'tuple'
       ? value.state.items[0]
@@ -283,18 +289,18 @@ function moduleEntries(value: PyCall): Array<[string, PyValue, boolean]> | null 
   if (!attributes.has('_parameters') || !attributes.has('_modules')) {
     return null;
   }
-  const result: Array<[string, PyValue, boolean]> = [];
+  const result: Array<[string, PyValue, ModuleRole | undefined]> = [];
   for (const registry of ['_parameters', '_buffers', '_modules']) {
     // A registered None (a Linear without bias) is no entry of the state dict.
     for (const [key, child] of children(attributes.get(registry) ?? null)) {
       if (child !== null) {
-        result.push([key, child, registry === '_buffers']);
+        result.push([key, child, registry === '_buffers' ? 'buffer' : undefined]);
       }
     }
   }
   for (const [key, child] of attributes) {
     if (!key.startsWith('_') && key !== 'training') {
-      result.push([key, child, false]);
+      result.push([key, child, 'attribute']);
     }
   }
   return result;
@@ -423,7 +429,7 @@ export function walkTensors(root: PyValue): WalkResult {
         tensor: value,
         section,
         ...(pending.structural ? { structural: true as const } : {}),
-        ...(pending.buffer ? { buffer: true as const } : {}),
+        ...(pending.outsideParameters ? { outsideParameters: pending.outsideParameters } : {}),
       });
       if (pending.composite !== undefined) {
         composites[pending.composite].parts.push(name);
@@ -444,10 +450,10 @@ export function walkTensors(root: PyValue): WalkResult {
       composites.push({ name: path === '' ? '(root)' : path, kind: composite.kind, size: composite.size, parts: [] });
     }
     const module = composite || typeof value !== 'object' || value?.kind !== 'call' ? null : moduleEntries(value);
-    const kids: Array<{ segment: string; value: PyValue; structural: boolean; buffer?: boolean }> = composite
+    const kids: Array<{ segment: string; value: PyValue; structural: boolean; role?: ModuleRole }> = composite
       ? composite.parts
       : module
-        ? module.map(([segment, child, buffer]) => ({ segment, value: child, structural: false, buffer }))
+        ? module.map(([segment, child, role]) => ({ segment, value: child, structural: false, role }))
         : children(value).map(([segment, child]) => ({ segment, value: child, structural: false }));
     for (let i = kids.length - 1; i >= 0; i--) {
       const kid = kids[i];
@@ -459,7 +465,10 @@ export function walkTensors(root: PyValue): WalkResult {
         composite: composite ? composites.length - 1 : pending.composite,
         // A subclass's own bookkeeping (a DTensor's spec and mesh) sits below its state's first level.
         structural: kid.structural || pending.structural || (pending.composite !== undefined && !composite),
-        ...(kid.buffer ? { buffer: true } : {}),
+        // Whatever sits below a plain attribute is outside the state dict too (a plain list of modules).
+        ...(pending.outsideParameters === 'attribute' || kid.role
+          ? { outsideParameters: pending.outsideParameters === 'attribute' ? 'attribute' : kid.role }
+          : {}),
       });
     }
   }
@@ -511,10 +520,14 @@ export function checkpointAnatomy(
     typeof root === 'object' && root !== null && root.kind === 'call' && moduleChildren(root) !== null
       ? globalName(root.callee)
       : null;
-  // A state dict at the root (every top-level value is a tensor), or a whole module pickled.
+  // A state dict at the root (every top-level value is a tensor, or as a quantized module's state dict has it, a
+  // packed tuple of tensors and a dtype beside dotted tensor names), or a whole module pickled.
   const rootIsWeights =
     walk.tensors.length > 0 &&
-    (entries.length === 0 || entries.every(([, value]) => isTensorValue(value)) || rootModule !== null);
+    (entries.length === 0 ||
+      entries.every(([, value]) => isTensorValue(value)) ||
+      (entries.some(([key]) => key.includes('.')) && entries.every(([, value]) => isStateDictValue(value))) ||
+      rootModule !== null);
   const sectionOf = (row: number): string => (rootIsWeights ? '' : walk.tensors[row].section);
   const counted = countStorages(walk.tensors, sectionOf, storageBytes);
   const bySection = new Map<string, Omit<CheckpointSection, 'path' | 'kind'>>();
@@ -621,6 +634,26 @@ export function checkpointAnatomy(
 /** A tensor, or a tensor torch rebuilds from parts: what a state dict's values are. */
 function isTensorValue(value: PyValue): boolean {
   return typeof value === 'object' && value !== null && (value.kind === 'tensor' || compositeParts(value) !== null);
+}
+
+/**
+ * What a quantized module's state dict holds beside tensors (torch.ao's eager quantization): `_packed_params` as a
+ * tuple of a weight and a bias (None without one), its `dtype` (a torch global), a scalar.
+ */
+function isStateDictValue(value: PyValue): boolean {
+  if (isTensorValue(value) || isScalarValue(value) || value === null) {
+    return true;
+  }
+  if (typeof value !== 'object') {
+    return false;
+  }
+  if (value.kind === 'global') {
+    return true;
+  }
+  return (
+    (value.kind === 'tuple' || value.kind === 'list') &&
+    value.items.every((item) => item === null || isTensorValue(item) || isScalarValue(item))
+  );
 }
 
 function commonStrippablePrefix(names: readonly string[]): string {

@@ -1,5 +1,5 @@
 /** What a checkpoint adds to the parsed model (ParsedHeader.pickle / .checkpoint) and to the report. */
-import type { CheckpointAnatomy } from './anatomy';
+import type { CheckpointAnatomy, ModuleRole } from './anatomy';
 import type { GlobalRisk } from './safety';
 import type { RecordedCall } from './call-recorder';
 import type { StorageMember } from './zip-directory';
@@ -57,10 +57,11 @@ export interface CheckpointSummary extends Pick<
   /** Names, in every section, that point into storage an earlier name of their section covers (tied, views). */
   sharedNames: number;
   /**
-   * Rows a whole pickled nn.Module (`torch.save(model)`) registered in `_buffers`: the pickle says which tensors are
-   * buffers, where a state dict leaves it to their names (analysis/buffers.ts).
+   * Rows a pickled nn.Module (`torch.save(model)`) holds outside its parameters, each with how: registered in
+   * `_buffers`, or a plain attribute (YOLOv5's anchor grids): the pickle says which tensors are no parameters, where a
+   * state dict leaves it to their names (analysis/buffers.ts).
    */
-  moduleBuffers?: number[];
+  moduleBuffers?: { rows: number[]; roles: ModuleRole[] };
   /**
    * Per tensor row (parallel to the tensor columns): the elements it adds to the model's parameter count (0 outside
    * the weights section and for storage an earlier weight covers), the storage key (`data/<key>`; null for meta

@@ -21,6 +21,7 @@ import {
   type CheckpointAnatomy,
   type CompositeFamily,
   type CompositeTensor,
+  type ModuleRole,
   type NamedTensor,
   type WalkResult,
 } from './anatomy';
@@ -781,8 +782,9 @@ function structureFindings(
   return findings;
 }
 
-/** The rows a pickled nn.Module registered as buffers, when there are any. */
+/** The rows a pickled nn.Module holds outside its parameters (buffers, plain attributes), when there are any. */
 function moduleBufferRows(tensors: readonly NamedTensor[]): Pick<CheckpointSummary, 'moduleBuffers'> {
-  const rows = tensors.flatMap((entry, row) => (entry.buffer ? [row] : []));
-  return rows.length > 0 ? { moduleBuffers: rows } : {};
+  const rows = tensors.flatMap((entry, row) => (entry.outsideParameters ? [row] : []));
+  const roles = rows.map((row) => tensors[row].outsideParameters as ModuleRole);
+  return rows.length > 0 ? { moduleBuffers: { rows, roles } } : {};
 }
