@@ -139,6 +139,7 @@ export function analyzeQuantization(input: AnalysisInput): {
   if (buffers) {
     findings.push(buffersFinding(buffers, takenBuffers.rows));
   }
+  const outsideWeights = claimOutsideWeights(index, claimed, claim, aux);
 
   const moduleLogical = (d: QuantDetection): number => totalsOf.get(d)?.logical ?? 0;
   const real = detections.filter((d) => d.family !== 'none');
@@ -152,8 +153,14 @@ export function analyzeQuantization(input: AnalysisInput): {
     measureRows(index, { claimed, aux, claimedByCode, claimedElementsByCode }, weights, modulesLogical);
   const quantLogical = modulesLogical;
   // Over the bytes of what was counted: a [1, 1, 1024, 1024] mask per layer would add bits to every parameter.
-  const overallBitsPerParam = logicalParams > 0 ? ((allBytes - (buffers?.bytes ?? 0)) * 8) / logicalParams : null;
+  const countedBytes = allBytes - (buffers?.bytes ?? 0) - outsideWeights.bytes;
+  const overallBitsPerParam = logicalParams > 0 ? (countedBytes * 8) / logicalParams : null;
   const paramsBasis = describeParamsBasis(detections, totalsOf, unclaimed, buffers);
+  if (outsideWeights.count > 0) {
+    paramsBasis.unshift(
+      `${plural(outsideWeights.count, 'tensor')} outside the model weights not counted (optimizer state and other sections, names sharing a storage counted once)`,
+    );
+  }
   const packedUnknown = primary === null ? packedWithoutScheme(index, precision) : null;
 
   let section: QuantizationSection;
@@ -540,4 +547,32 @@ function buffersAdvice(buffers: BufferSummary): string {
       ? ' Batch-norm statistics and the other buffers a module registers are state it uses at inference: a conversion must keep them.'
       : '',
   ].join('');
+}
+
+/**
+ * A checkpoint's tensors that add nothing to its model's parameters (checkpoint.rows.model 0: optimizer moments, EMA
+ * copies and other sections, a name whose storage an earlier weight covers), claimed as non-parameter rows so the
+ * logical count is the model's, as the headline's. Returns how many were claimed, and their bytes.
+ */
+function claimOutsideWeights(
+  index: TensorIndex,
+  claimed: Uint8Array,
+  claim: (row: number) => void,
+  aux: Uint8Array,
+): { count: number; bytes: number } {
+  const model = index.header.checkpoint?.rows.model;
+  if (!model || index.header.checkpoint?.weights === null) {
+    return { count: 0, bytes: 0 };
+  }
+  let count = 0;
+  let bytes = 0;
+  for (let row = 0; row < index.count; row++) {
+    if (claimed[row] === 0 && (model[row] ?? 0) === 0 && index.elements(row) > 0) {
+      claim(row);
+      aux[row] = 1;
+      count++;
+      bytes += index.bytes(row);
+    }
+  }
+  return { count, bytes };
 }

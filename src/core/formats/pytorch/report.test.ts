@@ -60,6 +60,9 @@ describe('report sections for checkpoints', () => {
     );
     // The headline counts the model (Linear(8, 16) and Linear(16, 4): 212), not the Adam moments beside it.
     expect(json.parameters).toEqual({ model: 212, stored: 640, basis: 'checkpoint-weights-storage-once' });
+    // So does the Quantization tab's logical count, and its bits per parameter are over the model's bytes.
+    const analysed = (await report('lightning.ckpt', true)) as { quantization?: Record<string, unknown> };
+    expect(analysed.quantization).toMatchObject({ logicalParams: 212, overallBitsPerParam: 32 });
   });
 
   it('a GPT-2-shaped file with tied and viewed storage: each storage once, as torch counts it', async () => {
