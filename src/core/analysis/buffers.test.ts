@@ -93,6 +93,10 @@ describe('registered buffers in saved models', () => {
     expect(header.checkpoint?.sections.map((section) => section.kind)).toEqual(['weights']);
     expect(allTensorNames(header.tensors)).toEqual(expected.tensors);
     expect(headline.stored).toBe(expected.storedElements);
+    // Its QINT8 weights are quantized, whatever no detector names.
+    expect((await loaded('quantized-state-dict.pth')).quantization?.summary).toMatch(
+      /^Quantized by PyTorch \(torch\.ao quantized tensors\): \d+% of stored elements are QINT8\.$/,
+    );
   });
 
   it('bits per parameter are over the counted tensors: the lecture GPT is F32, 32 bits', async () => {

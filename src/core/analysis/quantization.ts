@@ -321,8 +321,16 @@ function plainSummary(precision: PrecisionSummary): string {
   if (!dominant) {
     return 'Not quantized.';
   }
-  return `Not quantized: ${Math.round(dominant.share * 100)}% of stored elements are ${dominant.dtype}.`;
+  const share = `${Math.round(dominant.share * 100)}% of stored elements are ${dominant.dtype}`;
+  // torch's quantized dtypes hold integers with a scale and zero point each: quantized, by torch.ao, not by a scheme
+  // the detectors name.
+  return TORCH_QUANTIZED_DTYPES.has(dominant.dtype)
+    ? `Quantized by PyTorch (torch.ao quantized tensors): ${share}.`
+    : `Not quantized: ${share}.`;
 }
+
+/** torch's quantized tensor dtypes, which only PyTorch checkpoints hold. */
+const TORCH_QUANTIZED_DTYPES: ReadonlySet<string> = new Set(['QINT8', 'QUINT8', 'QINT32', 'QUINT4X2', 'QUINT2X4']);
 
 /** Integer storage dtypes a packer uses for weights, with what they usually hold (docs/format-notes.md). */
 const PACKED_CONTAINERS: Readonly<Record<string, string>> = {
