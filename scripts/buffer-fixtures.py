@@ -104,29 +104,29 @@ def pythia(expected):
     record(expected, 'pythia-legacy/model.safetensors', model, half, buffers)
 
 
+def with_saved_buffer(expected, folder, model, buffer, anchor, name):
+    """The model's state dict with its (today non-persistent) `buffer` saved after every name ending `anchor` as
+    `<prefix><name>`, where the older versions' modules registered it, in `folder`/model.safetensors."""
+    value = dict(model.named_buffers())[buffer]
+    state = with_after(model.state_dict(), anchor, lambda prefix: {prefix + name: value.clone()})
+    buffers = [k for k in state if k.endswith('.' + name.split('.')[-1])]
+    save_file({k: v.contiguous() for k, v in state.items()}, path(f'{folder}/model.safetensors'), {'format': 'pt'})
+    record(expected, f'{folder}/model.safetensors', model, state, buffers)
+
+
 def llama(expected):
     model = LlamaForCausalLM(LlamaConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2,
                                          num_key_value_heads=2, intermediate_size=64, vocab_size=128,
                                          bos_token_id=0, eos_token_id=0))
-    inv_freq = dict(model.named_buffers())['model.rotary_emb.inv_freq']
-    state = with_after(model.state_dict(), 'self_attn.o_proj.weight', lambda prefix: {
-        prefix + 'self_attn.rotary_emb.inv_freq': inv_freq.clone(),
-    })
-    buffers = [k for k in state if k.endswith('inv_freq')]
-    save_file({k: v.contiguous() for k, v in state.items()}, path('llama-legacy/model.safetensors'), {'format': 'pt'})
-    record(expected, 'llama-legacy/model.safetensors', model, state, buffers)
+    with_saved_buffer(expected, 'llama-legacy', model, 'model.rotary_emb.inv_freq', 'self_attn.o_proj.weight',
+                      'self_attn.rotary_emb.inv_freq')
 
 
 def bert(expected):
     model = BertModel(BertConfig(num_hidden_layers=2, hidden_size=32, num_attention_heads=2, intermediate_size=64,
                                  vocab_size=128, max_position_embeddings=64))
-    position_ids = dict(model.named_buffers())['embeddings.position_ids']
-    state = with_after(model.state_dict(), 'embeddings.LayerNorm.bias', lambda prefix: {
-        prefix + 'embeddings.position_ids': position_ids.clone(),
-    })
-    buffers = [k for k in state if k.endswith('position_ids')]
-    save_file({k: v.contiguous() for k, v in state.items()}, path('bert-legacy/model.safetensors'), {'format': 'pt'})
-    record(expected, 'bert-legacy/model.safetensors', model, state, buffers)
+    with_saved_buffer(expected, 'bert-legacy', model, 'embeddings.position_ids', 'embeddings.LayerNorm.bias',
+                      'embeddings.position_ids')
 
 
 def conv_bn(expected):
