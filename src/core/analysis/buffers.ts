@@ -94,6 +94,11 @@ const RULES: ReadonlyMap<string, BufferRule> = new Map<string, BufferRule>([
   ['num_batches_tracked', { kind: 'batch-norm-statistics', matches: (rank, elements) => scalar(rank, elements) }],
 ]);
 
+/** The rule for a name's (or name shape's) last segment, if any. */
+function ruleOf(name: string): BufferRule | undefined {
+  return RULES.get(name.slice(name.lastIndexOf('.') + 1));
+}
+
 export interface BufferRows {
   /** Rows taken as buffers, in row order (a repeated name's shadowed rows left out). */
   rows: Int32Array;
@@ -121,7 +126,7 @@ export function findBufferRows(index: TensorIndex): BufferRows {
  * two of them, the name's text), rank, elements and dims.
  */
 export function bufferKindOf(name: string, rank: number, elements: number, dim: Dim): BufferKind | null {
-  const rule = RULES.get(name.slice(name.lastIndexOf('.') + 1));
+  const rule = ruleOf(name);
   return rule !== undefined && rule.matches(rank, elements, dim, name) ? rule.kind : null;
 }
 
@@ -138,7 +143,7 @@ function matchBufferRows(index: TensorIndex): BufferRows {
   const shadowed = shadowedMask(index.count, index.header.shadowedRows);
   for (let s = 0; s < shapes.count; s++) {
     const text = shapes.text[s];
-    const rule = RULES.get(text.slice(text.lastIndexOf('.') + 1));
+    const rule = ruleOf(text);
     if (rule === undefined) {
       continue;
     }
