@@ -9,7 +9,6 @@
  * size comes from the first response's Content-Range: a suffix range (`bytes=-N`) is never sent.
  */
 import type { ByteReader } from '../../bytes/byte-reader';
-import { concatChunks } from '../../bytes/concat';
 import { makeFinding } from '../../findings/make-finding';
 import { MAX_NAMES_IN_MESSAGE } from '../../limits';
 import { listNames, plural, quoteName } from '../../parse/message-format';
@@ -44,6 +43,7 @@ import { byteOrderFindings, says } from './byte-order-record';
 import { DcpCallCheck, isDcpMetadata } from './dcp-metadata';
 import { buildDcpHeader } from './dcp-header';
 import { rebuildTensors } from './torch-rebuild';
+import { RangeCache, readRecord, recordReadGuess } from './zip-records';
 import {
   checkDirectoryBounds,
   LOCAL_HEADER_SIZE,
@@ -54,7 +54,6 @@ import {
   torchArchive,
   NpzArchiveError,
   ZipError,
-  type LocalHeader,
   type ZipEntry,
 } from './zip-directory';
 
@@ -89,86 +88,6 @@ export interface LoadedCheckpoint {
   /** The pickle bytes parsed (data.pkl for a zip), for "download raw header". */
   head: Uint8Array;
   bytesRead: number;
-}
-
-/** Byte ranges of one source, each fetched once: later reads inside an earlier range cost nothing. */
-class RangeCache {
-  private readonly chunks: Array<{ start: number; bytes: Uint8Array }> = [];
-  bytesRead = 0;
-  readonly cheap: boolean;
-
-  constructor(
-    private readonly reader: ByteReader,
-    first: Uint8Array,
-    private readonly signal: AbortSignal | undefined,
-  ) {
-    this.chunks.push({ start: 0, bytes: first });
-    this.cheap = reader.cheapReads === true;
-  }
-
-  async read(offset: number, length: number): Promise<Uint8Array> {
-    for (const chunk of this.chunks) {
-      if (offset >= chunk.start && offset + length <= chunk.start + chunk.bytes.length) {
-        return chunk.bytes.subarray(offset - chunk.start, offset - chunk.start + length);
-      }
-    }
-    if (offset <= this.chunks[0].bytes.length) {
-      // Overlaps the bytes held from 0: extend those.
-      return (await this.prefix(offset + length)).subarray(offset, offset + length);
-    }
-    const bytes = await this.gather(offset, offset + length);
-    this.chunks.push({ start: offset, bytes });
-    return bytes;
-  }
-
-  /** Bytes from 0, as many as are already held contiguously (the first read, possibly extended). */
-  held(): Uint8Array {
-    return this.chunks[0].bytes;
-  }
-
-  /** Extends the bytes held from 0 to `length` (fewer at the end of the source), reading only what is missing. */
-  async prefix(length: number): Promise<Uint8Array> {
-    const have = this.chunks[0].bytes;
-    if (have.length >= length) {
-      return have.subarray(0, length);
-    }
-    const joined = await this.gather(0, length);
-    this.chunks[0] = { start: 0, bytes: joined };
-    return joined;
-  }
-
-  /**
-   * Bytes [start, end) (fewer at the end of the source): what the held chunks cover is copied from them, and only
-   * the gaps between them are read, so no byte of the source is fetched (or counted) twice.
-   */
-  private async gather(start: number, end: number): Promise<Uint8Array> {
-    const parts: Uint8Array[] = [];
-    let total = 0;
-    let at = start;
-    while (at < end) {
-      const holding = this.chunks.find((chunk) => chunk.start <= at && at < chunk.start + chunk.bytes.length);
-      if (holding) {
-        const stop = Math.min(end, holding.start + holding.bytes.length);
-        parts.push(holding.bytes.subarray(at - holding.start, stop - holding.start));
-        total += stop - at;
-        at = stop;
-        continue;
-      }
-      const gapEnd = this.chunks.reduce(
-        (nearest, chunk) => (chunk.start > at && chunk.start < nearest ? chunk.start : nearest),
-        end,
-      );
-      const bytes = await this.reader.read(at, gapEnd - at, { signal: this.signal });
-      this.bytesRead += bytes.length;
-      parts.push(bytes);
-      total += bytes.length;
-      if (bytes.length < gapEnd - at) {
-        break; // The end of the source.
-      }
-      at = gapEnd;
-    }
-    return concatChunks(parts, total);
-  }
 }
 
 /** The pickle stream of a checkpoint (data.pkl of a zip, a legacy stream's pickles, a bare pickle), or why not. */
@@ -347,44 +266,6 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   };
 }
 
-/**
- * Bytes that hold a record's local header and its data: torch pads the local extra to a 64-byte boundary, so
- * 30 + name + 128 covers it; a longer extra costs one more read.
- */
-function recordReadGuess(entry: ZipEntry): number {
-  return LOCAL_HEADER_SIZE + entry.name.length * 3 + 128 + entry.compressedSize;
-}
-
-/**
- * A record's local header and data (inflated when deflated), read through the cache from `span` bytes at its local
- * header, more when its extra field is longer than guessed.
- */
-async function readRecord(
-  cache: RangeCache,
-  entry: ZipEntry,
-  size: number,
-  span = recordReadGuess(entry),
-): Promise<{ local: LocalHeader; bytes: Uint8Array }> {
-  const at = entry.localHeaderOffset;
-  let record = await cache.read(at, Math.min(size - at, span));
-  const local = readLocalHeader(record);
-  // A local header whose name or extra length is a lie puts the data past the file: refused before any read there.
-  if (at + local.dataOffset + entry.compressedSize > size) {
-    throw new ZipError(`${entry.name} runs past the end of the file`);
-  }
-  if (local.dataOffset + entry.compressedSize > record.length) {
-    record = await cache.read(at, local.dataOffset + entry.compressedSize);
-  }
-  if (local.dataOffset + entry.compressedSize > record.length) {
-    throw new ZipError(`${entry.name} runs past the end of the file`);
-  }
-  if (entry.method !== 0 && entry.method !== 8) {
-    throw new ZipError(`${entry.name} uses compression method ${entry.method}, which torch cannot read`);
-  }
-  const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
-  return { local, bytes: entry.method === 8 ? await inflate(stored) : stored };
-}
-
 /** The text of the archive's `byteorder` record, or why it could not be read (torch.load then refuses the file). */
 async function readByteOrder(cache: RangeCache, entry: ZipEntry, size: number): Promise<ByteOrderRecord> {
   if (entry.compressedSize > MAX_BYTE_ORDER_RECORD_BYTES || entry.uncompressedSize > MAX_BYTE_ORDER_RECORD_BYTES) {
@@ -429,35 +310,6 @@ function estimatePickleEnd(head: Uint8Array, entries: number, size: number): num
   const perStorage = partial.end / partial.persistentIds;
   const estimate = Math.ceil(entries * perStorage * PICKLE_ESTIMATE_SLACK);
   return Math.min(size, local.dataOffset + Math.min(estimate, MAX_PICKLE_BYTES));
-}
-
-async function inflate(bytes: Uint8Array): Promise<Uint8Array> {
-  if (typeof DecompressionStream === 'undefined') {
-    throw new ZipError('data.pkl is deflate-compressed and this browser cannot decompress it');
-  }
-  const stream = new Blob([bytes as BlobPart]).stream().pipeThrough(new DecompressionStream('deflate-raw'));
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const streamReader = stream.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await streamReader.read();
-      if (done) {
-        break;
-      }
-      total += value.length;
-      if (total > MAX_PICKLE_BYTES) {
-        throw new ZipError(`data.pkl inflates past ${MAX_PICKLE_BYTES} bytes`);
-      }
-      chunks.push(value);
-    }
-  } catch (error) {
-    if (error instanceof ZipError) {
-      throw error;
-    }
-    throw new ZipError(`data.pkl does not inflate: ${(error as Error).message}`);
-  }
-  return concatChunks(chunks, total);
 }
 
 /**
