@@ -14,21 +14,33 @@ function crc32(bytes: Uint8Array): number {
   return (crc ^ 0xffffffff) >>> 0;
 }
 
-export function buildStoredZip(entries: ReadonlyArray<{ name: string; data: Uint8Array }>): Uint8Array {
+/**
+ * `method: 8` marks `data` as already deflated (raw DEFLATE) and `uncompressedSize` is what the headers claim it
+ * inflates to (a lie, for a deflate bomb); the CRC is then left 0, which the app does not check.
+ */
+export interface ZipEntryInput {
+  name: string;
+  data: Uint8Array;
+  method?: 0 | 8;
+  uncompressedSize?: number;
+}
+
+export function buildStoredZip(entries: ReadonlyArray<ZipEntryInput>): Uint8Array {
   const encoder = new TextEncoder();
   const locals: Uint8Array[] = [];
   const centrals: Uint8Array[] = [];
   let offset = 0;
-  for (const { name, data } of entries) {
+  for (const { name, data, method = 0, uncompressedSize = data.length } of entries) {
     const nameBytes = encoder.encode(name);
-    const crc = crc32(data);
+    const crc = method === 0 ? crc32(data) : 0;
     const local = new Uint8Array(30 + nameBytes.length + data.length);
     const lv = new DataView(local.buffer);
     lv.setUint32(0, 0x04034b50, true);
     lv.setUint16(4, 20, true);
+    lv.setUint16(8, method, true);
     lv.setUint32(14, crc, true);
     lv.setUint32(18, data.length, true);
-    lv.setUint32(22, data.length, true);
+    lv.setUint32(22, uncompressedSize, true);
     lv.setUint16(26, nameBytes.length, true);
     local.set(nameBytes, 30);
     local.set(data, 30 + nameBytes.length);
@@ -37,9 +49,10 @@ export function buildStoredZip(entries: ReadonlyArray<{ name: string; data: Uint
     cv.setUint32(0, 0x02014b50, true);
     cv.setUint16(4, 20, true);
     cv.setUint16(6, 20, true);
+    cv.setUint16(10, method, true);
     cv.setUint32(16, crc, true);
     cv.setUint32(20, data.length, true);
-    cv.setUint32(24, data.length, true);
+    cv.setUint32(24, uncompressedSize, true);
     cv.setUint16(28, nameBytes.length, true);
     cv.setUint32(42, offset, true);
     central.set(nameBytes, 46);

@@ -24,6 +24,11 @@ export const CHECKPOINT_CODES = {
     refusedByReference: true,
     title: 'TorchScript archive (torch.jit.save), not torch.save',
   },
+  'checkpoint-storages-unnamed': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'Storages in the archive that no listed tensor names',
+  },
   'checkpoint-big-endian': {
     severity: 'info',
     refusedByReference: false,

@@ -258,11 +258,13 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
   const weights =
     checkpoint.weights === null
       ? 'none found'
-      : checkpoint.rootModule
-        ? `the root: a whole ${checkpoint.rootModule} pickled (torch.save(model)), its tensors named as its state_dict() names them`
-        : checkpoint.weights === ''
-          ? 'the root (a plain state dict)'
-          : checkpoint.weights;
+      : checkpoint.rootScripted
+        ? `the root: a TorchScript ${checkpoint.rootModule} (torch.jit.save), its tensors named as its state_dict() names them`
+        : checkpoint.rootModule
+          ? `the root: a whole ${checkpoint.rootModule} pickled (torch.save(model)), its tensors named as its state_dict() names them`
+          : checkpoint.weights === ''
+            ? 'the root (a plain state dict)'
+            : checkpoint.weights;
   const trainer = checkpointTrainer(checkpoint.scalars);
   const scalars = checkpoint.scalars.filter(
     (scalar) => !scalar.path.includes('.') || scalar.path.split('.').length <= 2,

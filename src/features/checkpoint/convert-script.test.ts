@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { memoryReader } from '../../testing/fuzz/memory-reader';
 import { readCheckpoint, sniffCheckpoint } from '../../core/formats/pytorch/read-checkpoint';
@@ -5,8 +7,7 @@ import type { ParsedHeader } from '../../core/model';
 import { torchFixture } from '../../testing/torch-fixtures';
 import { convertAdvice, safetensorsName } from './convert-script';
 
-async function header(name: string): Promise<ParsedHeader> {
-  const bytes = torchFixture(name);
+async function header(name: string, bytes = torchFixture(name)): Promise<ParsedHeader> {
   const reader = memoryReader(bytes, 'local');
   const first = await reader.read(0, 512);
   const loaded = await readCheckpoint(reader, first, sniffCheckpoint(first) ?? 'pickle');
@@ -17,6 +18,24 @@ async function header(name: string): Promise<ParsedHeader> {
 }
 
 describe('how to convert safely', () => {
+  it('a TorchScript archive: torch.jit.load and its state_dict(), with the packed quantized weights said to be left out', async () => {
+    const read = (file: string) =>
+      header(file, new Uint8Array(readFileSync(path.join('fixtures', 'torchscript', 'torch2', file))));
+    const traced = convertAdvice('traced.pt', await read('traced.pt'));
+    if (traced.kind !== 'script') {
+      throw new Error(traced.reason);
+    }
+    expect(traced.code).toContain('ckpt = torch.jit.load("traced.pt", map_location="cpu")');
+    expect(traced.code).toContain('state_dict = ckpt.state_dict()');
+    expect(traced.code).not.toContain('weights_only');
+    expect(traced.code).toContain('state_dict.pop("head.weight", None)  # same storage as embed.weight');
+    expect(traced.notes.join(' ')).not.toContain('packed');
+    const quantized = convertAdvice('quantized.pt', await read('quantized.pt'));
+    expect(quantized.kind === 'script' && quantized.notes.join(' ')).toContain(
+      'Its quantized modules keep their weights packed, outside state_dict()',
+    );
+  });
+
   it("a Distributed Checkpoint: DCP fills the weights' tensors, the optimizer's state left out; hostile ones refused", async () => {
     const advice = convertAdvice('dcp/.metadata', await header('dcp/.metadata'));
     expect(advice.kind).toBe('script');

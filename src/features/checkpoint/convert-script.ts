@@ -83,14 +83,27 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   const sharded = /\.index\.json$/i.test(fileName);
   const target = safetensorsName(fileName);
   const notes: string[] = [];
+  const scripted = checkpoint.rootScripted === true;
   const lines: string[] = [
-    '# Converts the weights to safetensors; weights_only=True refuses anything but tensors and plain containers.',
+    scripted
+      ? "# Converts a TorchScript module's weights to safetensors. torch.jit.load compiles the archive's code and runs"
+      : '# Converts the weights to safetensors; weights_only=True refuses anything but tensors and plain containers.',
+    ...(scripted ? ['# its __setstate__ methods: run this only on a file whose source you trust.'] : []),
     'import torch',
     'from safetensors.torch import save_file',
     '',
   ];
   const unknown = pickle.globals.filter((use) => use.risk === 'unknown');
-  if (pickle.weightsOnly === 'refuses' && unknown.length > 0) {
+  if (scripted) {
+    notes.push(
+      'A TorchScript archive (torch.jit.save): torch.load refuses weights_only=True for it and hands it to torch.jit.load, which runs its TorchScript code. Its weights come from state_dict().',
+    );
+    if ([...header.unknownDtypes.values()].some((dtype) => /^QU?INT/.test(dtype))) {
+      notes.push(
+        'Its quantized modules keep their weights packed, outside state_dict(): this saves only what state_dict() holds. Convert the float model before quantization instead.',
+      );
+    }
+  } else if (pickle.weightsOnly === 'refuses' && unknown.length > 0) {
     const listed = unknown.map((use) => `${use.module}.${use.name}`).join(', ');
     notes.push(
       `weights_only=True refuses this file because it imports ${listed}. Only if you trust its source: import those classes and wrap the load in torch.serialization.safe_globals([...]) (torch ≥ 2.5), never weights_only=False outside a sandbox.`,
@@ -100,9 +113,15 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('#   with torch.serialization.safe_globals([...]):');
   }
   const preamble = lines.length;
-  lines.push(`ckpt = torch.load(${sharded ? 'shard' : py(fileName)}, map_location="cpu", weights_only=True)`);
-  // A whole pickled nn.Module (torch.save(model)): its weights come from state_dict(), not from a key.
-  if (checkpoint.rootModule) {
+  lines.push(
+    scripted
+      ? `ckpt = torch.jit.load(${py(fileName)}, map_location="cpu")`
+      : `ckpt = torch.load(${sharded ? 'shard' : py(fileName)}, map_location="cpu", weights_only=True)`,
+  );
+  if (scripted) {
+    lines.push('state_dict = ckpt.state_dict()  # a TorchScript module, not a state dict');
+  } else if (checkpoint.rootModule) {
+    // A whole pickled nn.Module (torch.save(model)): its weights come from state_dict(), not from a key.
     notes.push(
       'A whole nn.Module was pickled (torch.save(model)), so loading it imports its class; its weights come from state_dict().',
     );
@@ -128,6 +147,9 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('state_dict = {k: v for k, v in state_dict.items() if isinstance(v, torch.Tensor)}');
   }
   compositeSteps(checkpoint.composites, weights, lines, notes);
+  // Names the table lists that state_dict() may lack: another shard's, or a TorchScript module's packed weights
+  // and plain attributes.
+  const lenient = sharded || scripted;
   const tied = checkpoint.tied
     .map(([kept, dropped]) => [weightKey(kept, weights, prefix), weightKey(dropped, weights, prefix)])
     .filter((pair): pair is [string, string] => pair[0] !== null && pair[1] !== null);
@@ -136,11 +158,11 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('# (transformers re-ties them on load from the model config.)');
     if (tied.length <= MAX_LISTED_NAMES) {
       for (const [kept, dropped] of tied) {
-        lines.push(`state_dict.pop(${py(dropped)}${sharded ? ', None' : ''})  # same storage as ${kept}`);
+        lines.push(`state_dict.pop(${py(dropped)}${lenient ? ', None' : ''})  # same storage as ${kept}`);
       }
     } else {
       lines.push(`for name in ${pyList(tied.map(([, dropped]) => dropped))}:`);
-      lines.push(sharded ? '    state_dict.pop(name, None)' : '    state_dict.pop(name)');
+      lines.push(lenient ? '    state_dict.pop(name, None)' : '    state_dict.pop(name)');
     }
   }
   const tiedDropped = new Set(tied.map(([, dropped]) => dropped));
@@ -151,8 +173,10 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     lines.push('# Views (transposed, sliced or part of a larger storage): give each its own compact storage.');
     if (views.length <= MAX_LISTED_NAMES) {
       lines.push(`for name in ${pyList(views)}:`);
-      if (sharded) {
-        lines.push('    if name in state_dict:  # each shard holds some of them');
+      if (lenient) {
+        lines.push(
+          `    if name in state_dict:  # ${sharded ? 'each shard holds some of them' : 'packed weights and plain attributes are not in it'}`,
+        );
         lines.push('        state_dict[name] = state_dict[name].contiguous().clone()');
       } else {
         lines.push('    state_dict[name] = state_dict[name].contiguous().clone()');

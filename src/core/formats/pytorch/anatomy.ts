@@ -9,6 +9,7 @@ import { callText } from './call-text';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
 import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
+import { isScriptObject, scriptClassName, scriptObjectEntries, type ScriptClasses } from './torchscript';
 
 export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'rng' | 'scalars' | 'other';
 
@@ -81,6 +82,8 @@ export interface CheckpointAnatomy {
   modelElements: number[];
   /** The class of a whole nn.Module pickled at the root (`torch.save(model)`), as `module.Class`. */
   rootModule?: string;
+  /** That module was saved by torch.jit.save: a TorchScript module, loaded by torch.jit.load. */
+  rootScripted?: true;
 }
 
 /** Scalars shown in the panel and report; deeper or later ones are left out (they are rarely what a user needs). */
@@ -271,8 +274,17 @@ function moduleChildren(value: PyCall): Array<[string, PyValue]> | null {
 /** What a pickled module holds a child as: a buffer, a plain attribute, or (undefined) a parameter or submodule. */
 export type ModuleRole = 'buffer' | 'attribute';
 
-/** moduleChildren with, for each child, how the module holds it. */
-function moduleEntries(value: PyCall): Array<[string, PyValue, ModuleRole | undefined]> | null {
+/** A module's child: its path segment, value and role; `copy` when it repeats values another child holds (no parameters). */
+export type ModuleEntry = [segment: string, value: PyValue, role: ModuleRole | undefined, copy?: boolean];
+
+/**
+ * moduleChildren with, for each child, how the module holds it. A TorchScript module's roles come from its class's
+ * code (`scriptClasses`); without it, its tensors are taken as parameters.
+ */
+function moduleEntries(value: PyCall, scriptClasses?: ScriptClasses): ModuleEntry[] | null {
+  if (isScriptObject(value)) {
+    return scriptObjectEntries(value, scriptClasses);
+  }
   const state =
     typeof value.state === 'object' && value.state !== null && value.state.kind === 'tuple'
       ? value.state.items[0]
@@ -289,7 +301,7 @@ function moduleEntries(value: PyCall): Array<[string, PyValue, ModuleRole | unde
   if (!attributes.has('_parameters') || !attributes.has('_modules')) {
     return null;
   }
-  const result: Array<[string, PyValue, ModuleRole | undefined]> = [];
+  const result: ModuleEntry[] = [];
   for (const registry of ['_parameters', '_buffers', '_modules']) {
     // A registered None (a Linear without bias) is no entry of the state dict.
     for (const [key, child] of children(attributes.get(registry) ?? null)) {
@@ -307,15 +319,16 @@ function moduleEntries(value: PyCall): Array<[string, PyValue, ModuleRole | unde
 }
 
 /**
- * What `__setstate__` would get: a dict, or Python's `(dict, slots)` pair, whose two halves are both attributes. An
- * object given as state is one child, walked in its turn: flattening it here would recurse as deep as a pickle
- * nests objects (a hostile one, a million deep, overflowed the stack).
+ * What `__setstate__` would get: a dict, or Python's `(dict, slots)` pair, whose two halves are both attributes, or
+ * a tuple a custom `__getstate__` returned, whose items are named by place. An object given as state is one child,
+ * walked in its turn: flattening it here would recurse as deep as a pickle nests objects (a hostile one, a million
+ * deep, overflowed the stack).
  */
 function stateChildren(state: PyValue): Array<[string, PyValue]> {
   const pair = typeof state === 'object' && state !== null && state.kind === 'tuple';
   const parts = pair ? state.items : [state];
   return parts.flatMap((part, index): Array<[string, PyValue]> => {
-    if (typeof part === 'object' && part !== null && part.kind === 'call') {
+    if (typeof part === 'object' && part !== null && part.kind !== 'dict') {
       return [[pair ? String(index) : 'state', part]];
     }
     return children(part);
@@ -386,8 +399,11 @@ function unreadRebuild(value: PyValue): string | null {
     : null;
 }
 
-/** Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack). */
-export function walkTensors(root: PyValue): WalkResult {
+/**
+ * Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack).
+ * `scriptClasses`: a TorchScript archive's classes, which say which attributes are parameters and buffers.
+ */
+export function walkTensors(root: PyValue, scriptClasses?: ScriptClasses): WalkResult {
   const tensors: NamedTensor[] = [];
   const scalars: ScalarEntry[] = [];
   const composites: CompositeTensor[] = [];
@@ -449,11 +465,12 @@ export function walkTensors(root: PyValue): WalkResult {
     if (composite) {
       composites.push({ name: path === '' ? '(root)' : path, kind: composite.kind, size: composite.size, parts: [] });
     }
-    const module = composite || typeof value !== 'object' || value?.kind !== 'call' ? null : moduleEntries(value);
+    const module =
+      composite || typeof value !== 'object' || value?.kind !== 'call' ? null : moduleEntries(value, scriptClasses);
     const kids: Array<{ segment: string; value: PyValue; structural: boolean; role?: ModuleRole }> = composite
       ? composite.parts
       : module
-        ? module.map(([segment, child, role]) => ({ segment, value: child, structural: false, role }))
+        ? module.map(([segment, child, role, copy]) => ({ segment, value: child, structural: copy === true, role }))
         : children(value).map(([segment, child]) => ({ segment, value: child, structural: false }));
     for (let i = kids.length - 1; i >= 0; i--) {
       const kid = kids[i];
@@ -516,10 +533,13 @@ export function checkpointAnatomy(
   storageBytes: StorageBytes = pickleStorageBytes,
 ): CheckpointAnatomy {
   const entries = topLevelEntries(root);
-  const rootModule =
-    typeof root === 'object' && root !== null && root.kind === 'call' && moduleChildren(root) !== null
-      ? globalName(root.callee)
-      : null;
+  const isModule = typeof root === 'object' && root !== null && root.kind === 'call' && moduleChildren(root) !== null;
+  const rootScripted = isModule && isScriptObject(root);
+  const rootModule = !isModule
+    ? null
+    : rootScripted && typeof root.callee === 'object' && root.callee?.kind === 'global'
+      ? scriptClassName(root.callee)
+      : globalName(root.callee);
   // A state dict at the root (every top-level value is a tensor, or as a quantized module's state dict has it, a
   // packed tuple of tensors and a dtype beside dotted tensor names), or a whole module pickled.
   const rootIsWeights =
@@ -619,6 +639,7 @@ export function checkpointAnatomy(
     composites: walk.composites,
     modelElements,
     ...(rootModule ? { rootModule } : {}),
+    ...(rootScripted ? { rootScripted: true as const } : {}),
   };
   for (const [key, value] of entries) {
     if (typeof value === 'number' && key === 'epoch') {

@@ -93,3 +93,18 @@ export const DCP_BYTES_ENTRY_READS_IN_FLIGHT = 6;
 
 /** Adjacent bytes entries read in one request over HTTP up to this many bytes; a longer run is read entry by entry. */
 export const MAX_DCP_BYTES_RUN_BYTES = 16 * 1024 * 1024;
+
+/**
+ * TorchScript code records read for their classes' parameter and buffer lists: one per Python module of the classes
+ * data.pkl uses (a few dozen for a large model); a hostile archive naming more costs no more reads than this.
+ */
+export const MAX_SCRIPT_CODE_RECORDS = 1024;
+
+/** A code record larger than this is left unread (a model's largest, its own module's, is tens of kilobytes). */
+export const MAX_SCRIPT_CODE_RECORD_BYTES = 4 * 1024 * 1024;
+
+/** Code text inflated in all (a deflate bomb in every record stops here): later records are left unread. */
+export const MAX_SCRIPT_CODE_TOTAL_BYTES = 32 * 1024 * 1024;
+
+/** Code records within this many bytes of each other are fetched in one request over HTTP (torch.jit.save writes them together). */
+export const MAX_SCRIPT_CODE_SPAN_BYTES = 8 * 1024 * 1024;

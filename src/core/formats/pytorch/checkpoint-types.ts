@@ -53,6 +53,7 @@ export interface CheckpointSummary extends Pick<
   | 'views'
   | 'composites'
   | 'rootModule'
+  | 'rootScripted'
 > {
   /** Names, in every section, that point into storage an earlier name of their section covers (tied, views). */
   sharedNames: number;

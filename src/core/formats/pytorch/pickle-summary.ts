@@ -8,6 +8,7 @@ import { plural } from '../../parse/message-format';
 import type { Finding } from '../../model';
 import type { NamedTensor } from './anatomy';
 import type { CallRecorder } from './call-recorder';
+import type { ScriptCode } from './torchscript';
 import { MAX_LISTED_GLOBALS } from './checkpoint-limits';
 import type { PickleSummary } from './checkpoint-types';
 import type { DcpCallCheck } from './dcp-metadata';
@@ -29,6 +30,8 @@ export interface PickleStream {
   dcpCalls?: DcpCallCheck;
   /** A torch.save archive's `byteorder` record, when it has one. */
   byteOrder?: ByteOrderRecord;
+  /** A TorchScript archive's classes, as its code records declare them. */
+  scriptCode?: ScriptCode;
 }
 
 /** What a `byteorder` record says (torch writes `little` or `big`), or why it could not be read. */

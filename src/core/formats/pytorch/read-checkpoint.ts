@@ -44,6 +44,7 @@ import { DcpCallCheck, isDcpMetadata } from './dcp-metadata';
 import { buildDcpHeader } from './dcp-header';
 import { rebuildTensors } from './torch-rebuild';
 import { RangeCache, readRecord, recordReadGuess } from './zip-records';
+import { readScriptCode, torchScriptFinding } from './torchscript';
 import {
   checkDirectoryBounds,
   LOCAL_HEADER_SIZE,
@@ -246,14 +247,7 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
       ),
     );
   }
-  if (archive.torchScript) {
-    findings.push(
-      makeFinding(
-        'torchscript-archive',
-        `This archive has ${archive.prefix}/constants.pkl: it was written by torch.jit.save (TorchScript), which torch.load hands to torch.jit.load. It carries code as well as weights; the tensors listed come from data.pkl only.`,
-      ),
-    );
-  }
+  const scriptCode = archive.torchScript ? await readScriptCode(cache, archive, run.globals.values(), size) : undefined;
   return {
     runs: [run],
     main: run,
@@ -263,6 +257,7 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
     zip: archive,
     calls,
     ...(byteOrder !== undefined && { byteOrder }),
+    ...(scriptCode !== undefined && { scriptCode }),
   };
 }
 
@@ -420,7 +415,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   }
   const findings = [...stream.findings];
   const root: PyValue = main?.root ?? null;
-  const walk = walkTensors(root);
+  const walk = walkTensors(root, stream.scriptCode?.classes);
   const anatomy = checkpointAnatomy(root, walk, (tensor) =>
     tensor.storageKey === null
       ? 0
@@ -433,6 +428,10 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
   findings.push(...structureFindings(anatomy, walk.tensors, stream.storageSizes, built.rowOf, walk.unreadable));
   findings.push(...quantizedFindings(built.unknownDtypes));
   findings.push(...compositeFindings(anatomy.composites, built.rowOf));
+  if (stream.zip?.torchScript) {
+    findings.push(torchScriptFinding(stream.zip, stream.scriptCode, walk.tensors));
+  }
+  findings.push(...unnamedStorageFindings(stream.storageSizes, walk.tensors));
   const storageBytes = new Map<string, number>();
   for (const { tensor } of walk.tensors) {
     if (tensor.storageKey !== null) {
@@ -448,6 +447,7 @@ function buildHeader(stream: PickleStream, format: FileFormat, fileSize: number 
     views: anatomy.views,
     composites: anatomy.composites,
     ...(anatomy.rootModule ? { rootModule: anatomy.rootModule } : {}),
+    ...(anatomy.rootScripted ? { rootScripted: true as const } : {}),
     sharedNames: anatomy.sections.reduce((total, section) => total + section.shared, 0),
     ...moduleBufferRows(walk.tensors),
     rows: {
@@ -632,6 +632,34 @@ function structureFindings(
     );
   }
   return findings;
+}
+
+/**
+ * Storages of a zip archive that no tensor listed names: torch.save writes only storages its pickle names, so they
+ * sit in objects the walk does not take apart (a TorchScript custom class's packed weights), or were added by hand.
+ * Either way the counts leave their bytes out, and a user should know.
+ */
+function unnamedStorageFindings(storageSizes: Map<string, number> | null, tensors: readonly NamedTensor[]): Finding[] {
+  if (!storageSizes || storageSizes.size === 0) {
+    return [];
+  }
+  const named = new Set(tensors.map((entry) => entry.tensor.storageKey));
+  const unnamed = [...storageSizes].filter(([key]) => !named.has(key));
+  if (unnamed.length === 0) {
+    return [];
+  }
+  const bytes = unnamed.reduce((total, [, size]) => total + size, 0);
+  return [
+    makeFinding(
+      'checkpoint-storages-unnamed',
+      `${plural(unnamed.length, 'storage')} of the archive's ${storageSizes.size} (${bytes.toLocaleString('en-US')} bytes: data/${unnamed
+        .slice(0, MAX_NAMES_IN_MESSAGE)
+        .map(([key]) => key)
+        .join(
+          ', data/',
+        )}${unnamed.length > MAX_NAMES_IN_MESSAGE ? ', …' : ''}) ${unnamed.length === 1 ? 'is' : 'are'} named by no tensor listed here: ${unnamed.length === 1 ? 'it sits' : 'they sit'} in an object this reader does not take apart, or the archive was changed after torch.save. The parameter counts and the table leave ${unnamed.length === 1 ? 'it' : 'them'} out; torch.load (or torch.jit.load) still reads ${unnamed.length === 1 ? 'it' : 'them'}.`,
+    ),
+  ];
 }
 
 /** The rows a pickled nn.Module holds outside its parameters (buffers, plain attributes), when there are any. */

@@ -189,6 +189,21 @@ function tensorFrom(
   };
 }
 
+/**
+ * TorchScript's pickler wraps typed lists and objects in helper calls (torch/jit/_pickle.py): `build_tensorlist(l)`,
+ * `build_intlist(l)` and the like return their list, `restore_type_tag(value, type)` its value.
+ */
+const SCRIPT_PICKLE_MODULE = 'torch.jit._pickle';
+const SCRIPT_LIST_BUILDERS = new Set(['build_tensorlist', 'build_intlist', 'build_doublelist', 'build_boollist']);
+
+function scriptPickleValue(name: string, args: PyValue[]): PyValue | undefined {
+  const [value] = args;
+  if (SCRIPT_LIST_BUILDERS.has(name) && args.length === 1 && typeof value === 'object' && value?.kind === 'list') {
+    return value;
+  }
+  return name === 'restore_type_tag' && args.length === 2 ? value : undefined;
+}
+
 /** The reduce hook the pickle machine calls for every REDUCE: a tensor for the rebuilds below, else undefined. */
 export const rebuildTensors: ReduceHook = (callee, args) => {
   if (typeof callee !== 'object' || callee === null || callee.kind !== 'global') {
@@ -201,6 +216,9 @@ export const rebuildTensors: ReduceHook = (callee, args) => {
       return rebuildTensors(args[0], inner.items, 0);
     }
     return undefined;
+  }
+  if (callee.module === SCRIPT_PICKLE_MODULE) {
+    return scriptPickleValue(callee.name, args);
   }
   if (callee.module !== REBUILD_MODULE) {
     return undefined;

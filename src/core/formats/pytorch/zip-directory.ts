@@ -248,6 +248,8 @@ export interface TorchArchive {
   prefix: string;
   pickle: ZipEntry;
   torchScript: boolean;
+  /** A TorchScript archive's code records (`<prefix>/code/….py`) by entry name: they declare parameters and buffers. */
+  code: Map<string, ZipEntry>;
   /** Storage sizes in bytes by key (`<prefix>/data/<key>`). */
   storages: Map<string, number>;
   /** Where each storage member's local header is, for reading values later (io/tensor-data.ts). */
@@ -273,6 +275,7 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
   let version: ZipEntry | undefined;
   let byteOrder: ZipEntry | undefined;
   let torchScript = false;
+  const code = new Map<string, ZipEntry>();
   let outside = 0;
   for (const entry of entries) {
     if (seen.has(entry.name)) {
@@ -291,6 +294,8 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
       pickle ??= entry;
     } else if (rest === 'constants.pkl') {
       torchScript = true;
+    } else if (rest.startsWith('code/') && rest.endsWith('.py')) {
+      code.set(entry.name, entry);
     } else if (rest === 'version' || rest === '.data/version') {
       version ??= entry;
     } else if (rest === 'byteorder') {
@@ -320,5 +325,5 @@ export function torchArchive(entries: readonly ZipEntry[]): TorchArchive {
   if (pickle.method !== 0 && pickle.method !== 8) {
     throw new ZipError(`${pickle.name} uses compression method ${pickle.method}, which torch cannot read`);
   }
-  return { prefix, pickle, torchScript, storages, members, version, byteOrder, anomalies };
+  return { prefix, pickle, torchScript, code, storages, members, version, byteOrder, anomalies };
 }

@@ -1,6 +1,6 @@
 /**
  * Reading a zip archive's records by range: a cache that fetches each byte once, and one record's local header and
- * data, inflated when deflated (torch stores its records; TorchScript's writer deflates some code records).
+ * data, inflated when deflated (torch.save stores its records; torch.jit.save deflates its code records).
  */
 import type { ByteReader } from '../../bytes/byte-reader';
 import { concatChunks } from '../../bytes/concat';
@@ -104,6 +104,7 @@ export async function readRecord(
   entry: ZipEntry,
   size: number,
   span = recordReadGuess(entry),
+  inflateLimit = MAX_PICKLE_BYTES,
 ): Promise<{ local: LocalHeader; bytes: Uint8Array }> {
   const at = entry.localHeaderOffset;
   let record = await cache.read(at, Math.min(size - at, span));
@@ -122,11 +123,11 @@ export async function readRecord(
     throw new ZipError(`${entry.name} uses compression method ${entry.method}, which torch cannot read`);
   }
   const stored = record.subarray(local.dataOffset, local.dataOffset + entry.compressedSize);
-  return { local, bytes: entry.method === 8 ? await inflate(stored, entry.name) : stored };
+  return { local, bytes: entry.method === 8 ? await inflate(stored, entry.name, inflateLimit) : stored };
 }
 
-/** A deflated record's bytes, up to MAX_PICKLE_BYTES (no record torch reads is larger). */
-async function inflate(bytes: Uint8Array, name: string): Promise<Uint8Array> {
+/** A deflated record's bytes, up to `limit` (a deflate bomb stops there, its stream cancelled). */
+async function inflate(bytes: Uint8Array, name: string, limit: number): Promise<Uint8Array> {
   if (typeof DecompressionStream === 'undefined') {
     throw new ZipError(`${name} is deflate-compressed and this browser cannot decompress it`);
   }
@@ -141,8 +142,9 @@ async function inflate(bytes: Uint8Array, name: string): Promise<Uint8Array> {
         break;
       }
       total += value.length;
-      if (total > MAX_PICKLE_BYTES) {
-        throw new ZipError(`${name} inflates past ${MAX_PICKLE_BYTES} bytes`);
+      if (total > limit) {
+        void streamReader.cancel();
+        throw new ZipError(`${name} inflates past ${limit} bytes`);
       }
       chunks.push(value);
     }
