@@ -271,7 +271,7 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
   );
   return (
     <section className="insight checkpoint-anatomy" aria-label="Checkpoint anatomy">
-      <h3>Anatomy: {formatLabel(header.format)}</h3>
+      <h3>Anatomy: {formatLabel(header.format, header)}</h3>
       <dl className="facts">
         {trainer !== null && <Fact label="Saved by" value={trainer} testId="checkpoint-trainer" />}
         <Fact label="Model weights" value={weights} testId="checkpoint-weights" />

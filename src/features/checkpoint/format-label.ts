@@ -2,11 +2,13 @@ import type { ParsedHeader } from '../../core/model';
 import type { DcpSummary, FileFormat } from '../../core/formats/sections';
 import { plural } from '../../core/number-format';
 
-/** How the verdict line and the Checkpoint tab name the container. */
-export function formatLabel(format: FileFormat | undefined): string {
+/** How the verdict line and the Checkpoint tab name the container (with its header: a TorchScript archive apart). */
+export function formatLabel(format: FileFormat | undefined, header?: ParsedHeader): string {
   switch (format) {
     case 'pytorch-zip':
-      return 'PyTorch checkpoint (torch.save zip)';
+      return header?.checkpoint?.rootScripted
+        ? 'TorchScript module (torch.jit.save zip)'
+        : 'PyTorch checkpoint (torch.save zip)';
     case 'pytorch-legacy':
       return 'PyTorch checkpoint (legacy, torch < 1.6)';
     case 'pickle':

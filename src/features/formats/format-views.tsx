@@ -25,6 +25,8 @@ export interface FormatTabProps {
 export interface FormatView {
   /** How the verdict line names the container; null for safetensors, which it does not name. */
   label: string | null;
+  /** The label for one file when the format's own words are not enough (a TorchScript archive is a torch zip too). */
+  labelFor?: (header: ParsedHeader) => string;
   /** The integrity line, when the format's reference loader is not the safetensors crate. */
   integrity?: (header: ParsedHeader, verdict: 'accepts' | 'refuses') => string | null;
   /** Words the verdict line adds after the container (architecture, name, quant label). */
@@ -56,6 +58,7 @@ export interface FormatView {
 
 const CHECKPOINT_VIEW = (format: FileFormat): FormatView => ({
   label: formatLabel(format),
+  labelFor: (header) => formatLabel(format, header),
   integrity: (header) => checkpointIntegrity(header),
   headerLabel: pickleLabel(format),
   dataLabel: 'Storage bytes',

@@ -85,7 +85,7 @@ export function Summary({ result, header }: { result: LoadResult; header: Parsed
   const formatIntegrity = view.integrity?.(header, verdict) ?? null;
   // The format and its words lead the line; the clauses' row, when shown, follows them on a line of its own.
   const leadWords: LeadWord[] = [
-    ...(view.label ? [{ text: view.label, testId: 'file-format' }] : []),
+    ...(view.label ? [{ text: view.labelFor?.(header) ?? view.label, testId: 'file-format' }] : []),
     ...(view.verdictWords?.(header) ?? []).map((text) => ({ text, testId: 'format-word' })),
   ];
   return (

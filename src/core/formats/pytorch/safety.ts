@@ -166,6 +166,16 @@ export function classifyGlobal(module: string, name: string): { risk: GlobalRisk
   if (module === 'torch' && SAFE_TORCH_NAMES.has(name)) {
     return { risk: 'safe' };
   }
+  if (module === '__torch__' || module.startsWith('__torch__.')) {
+    return {
+      risk: 'unknown',
+      reason:
+        "a TorchScript class: torch.jit.load compiles it from the archive's own code records and runs its __setstate__, if it has one",
+    };
+  }
+  if (module === 'torch.jit._pickle') {
+    return { risk: 'unknown', reason: "TorchScript's pickle helper: builds a typed list or restores a type tag" };
+  }
   return {
     risk: 'unknown',
     reason: 'loading it imports this module and runs its code; usually benign, but it cannot be proven',

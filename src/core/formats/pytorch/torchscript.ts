@@ -98,7 +98,7 @@ export function parseScriptClasses(text: string): Map<string, ScriptClassRoles> 
 /**
  * Reads the code records of the classes data.pkl uses and takes their parameter and buffer lists. torch.jit.save
  * writes the code right after data.pkl, so over HTTP the records are read in one request when they lie within
- * MAX_SCRIPT_CODE_SPAN_BYTES of each other. A record that cannot be read leaves its classes unknown, never the load
+ * MAX_SCRIPT_CODE_SPAN_BYTES of each other; locally each is read exactly. A record that cannot be read leaves its classes unknown, never the load
  * failed: their tensors are then counted as the names say.
  */
 export async function readScriptCode(
@@ -147,7 +147,8 @@ export async function readScriptCode(
   let inflated = 0;
   for (let index = 0; index < wanted.length; index++) {
     const { entry } = wanted[index];
-    if (endOf(entry) > spanEnd) {
+    // Local reads cost nothing per call: each record is read exactly, its debug records between them left unread.
+    if (!cache.cheap && endOf(entry) > spanEnd) {
       const at = entry.localHeaderOffset;
       let last = index;
       while (last + 1 < wanted.length && endOf(wanted[last + 1].entry) - at <= MAX_SCRIPT_CODE_SPAN_BYTES) {
