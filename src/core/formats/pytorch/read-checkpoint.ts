@@ -44,7 +44,7 @@ import { DcpCallCheck, isDcpMetadata } from './dcp-metadata';
 import { buildDcpHeader } from './dcp-header';
 import { rebuildTensors } from './torch-rebuild';
 import { RangeCache, readRecord, recordReadGuess } from './zip-records';
-import { readScriptCode, torchScriptFinding } from './torchscript';
+import { readScriptCode, scriptCodeReach, torchScriptFinding } from './torchscript';
 import {
   checkDirectoryBounds,
   LOCAL_HEADER_SIZE,
@@ -221,6 +221,9 @@ async function readZipPickle(cache: RangeCache, size: number): Promise<PickleStr
   const orderAfter = order ? order.localHeaderOffset - entry.localHeaderOffset : -1;
   if (order && orderAfter >= span && orderAfter < span + BYTE_ORDER_READ_REACH_BYTES) {
     span = orderAfter + recordReadGuess(order);
+  }
+  if (archive.torchScript && !cache.cheap) {
+    span = Math.max(span, scriptCodeReach(archive, entry));
   }
   const { local, bytes } = await readRecord(cache, entry, size, span);
   const anomalies = [...archive.anomalies];

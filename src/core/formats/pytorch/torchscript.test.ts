@@ -118,8 +118,8 @@ describe('TorchScript archives: counted as torch.jit.load counts them', () => {
   });
 });
 
-/** The archive's records but its code (which torch.jit.save deflates), each as stored, in order. */
-function recordsWithoutCode(bytes: Uint8Array): ZipEntryInput[] {
+/** The archive's records, each as stored (torch.jit.save deflates its code records), in order. */
+function records(bytes: Uint8Array): ZipEntryInput[] {
   const location = locateDirectory(bytes, bytes.length);
   if ('zip64RecordAt' in location) {
     throw new Error('unexpected zip64');
@@ -128,14 +128,20 @@ function recordsWithoutCode(bytes: Uint8Array): ZipEntryInput[] {
     bytes.subarray(location.offset, location.offset + location.size),
     location.entries,
   );
-  return entries
-    .filter((entry) => !entry.name.includes('/code/'))
-    .map((entry) => {
-      expect(entry.method).toBe(0);
-      const local = readLocalHeader(bytes.subarray(entry.localHeaderOffset));
-      const start = entry.localHeaderOffset + local.dataOffset;
-      return { name: entry.name, data: bytes.subarray(start, start + entry.compressedSize) };
-    });
+  return entries.map((entry) => {
+    const local = readLocalHeader(bytes.subarray(entry.localHeaderOffset));
+    const start = entry.localHeaderOffset + local.dataOffset;
+    return {
+      name: entry.name,
+      data: bytes.subarray(start, start + entry.compressedSize),
+      method: entry.method === 8 ? 8 : 0,
+      uncompressedSize: entry.uncompressedSize,
+    };
+  });
+}
+
+function recordsWithoutCode(bytes: Uint8Array): ZipEntryInput[] {
+  return records(bytes).filter((record) => !record.name.includes('/code/'));
 }
 
 describe('TorchScript code records', () => {
@@ -186,6 +192,25 @@ describe('TorchScript code records', () => {
     const message = findings.find((finding) => finding.code === 'torchscript-archive')?.message ?? '';
     expect(message).toContain('SmallCnn (scripted/code/__torch__.py inflates past 4194304 bytes)');
     expect(headline.model).toBeGreaterThan(0);
+  });
+
+  it('over HTTP, when the code lies outside the tail, the read of data.pkl reaches on to take it', async () => {
+    const bytes = new Uint8Array(readFileSync(path.join(ROOT, 'torch2', 'wide.pt')));
+    const all = records(bytes);
+    // 256 KiB after the code (as a large constants record would lie) keeps data.pkl and the code out of the tail read.
+    const at = all.findIndex((record) => record.name.endsWith('/constants.pkl'));
+    all.splice(at, 0, { name: 'wide/extra/padding', data: new Uint8Array(256 * 1024) });
+    const archive = buildStoredZip(all);
+    const reader = memoryReader(archive, 'remote');
+    const first = await reader.read(0, reader.preferredFirstRead);
+    const result = await readCheckpoint(reader, first, 'zip');
+    // The first read, the tail, then data.pkl with the code after it: one request, not two.
+    expect(reader.reads).toHaveLength(3);
+    const message =
+      result.outcome.kind === 'parsed'
+        ? result.outcome.header.findings.find((finding) => finding.code === 'torchscript-archive')?.message
+        : '';
+    expect(message).toContain('told apart as torch.jit.load tells them');
   });
 
   it('over HTTP, the code records of a 270 KB archive come with the reads it made anyway', async () => {

@@ -96,6 +96,21 @@ export function parseScriptClasses(text: string): Map<string, ScriptClassRoles> 
 }
 
 /**
+ * How far past data.pkl's local header one read should reach to take the code records too (torch.jit.save writes
+ * them right after it): over HTTP they then cost no request of their own. 0 when they lie elsewhere or too far.
+ */
+export function scriptCodeReach(archive: TorchArchive, pickle: ZipEntry): number {
+  let reach = 0;
+  for (const entry of archive.code.values()) {
+    const after = entry.localHeaderOffset - pickle.localHeaderOffset;
+    if (after > 0) {
+      reach = Math.max(reach, after + recordReadGuess(entry));
+    }
+  }
+  return reach - recordReadGuess(pickle) <= MAX_SCRIPT_CODE_SPAN_BYTES ? reach : 0;
+}
+
+/**
  * Reads the code records of the classes data.pkl uses and takes their parameter and buffer lists. torch.jit.save
  * writes the code right after data.pkl, so over HTTP the records are read in one request when they lie within
  * MAX_SCRIPT_CODE_SPAN_BYTES of each other; locally each is read exactly. A record that cannot be read leaves its classes unknown, never the load
