@@ -35,6 +35,7 @@ import {
 import type { PlannedRange } from '../core/values/read-plan';
 import { ValuesUnavailable } from '../core/values/tensor-values';
 import { locateDcpTensor, type DcpStorage } from './dcp-data';
+import { PICKLED_ARRAY_STORAGE_PREFIX } from '../core/formats/pytorch/numpy-arrays';
 
 /** Where a row's data lives: the reader of its file and the absolute offset of that file's data region. */
 export interface DataLocation {
@@ -372,6 +373,11 @@ export async function locateTensorData(
   const key = storage.rows.storage[row];
   if (key == null) {
     throw new ValuesUnavailable('This tensor has no storage (a meta tensor): it holds no values.');
+  }
+  if (key.startsWith(PICKLED_ARRAY_STORAGE_PREFIX)) {
+    throw new ValuesUnavailable(
+      'A NumPy array kept inside the pickle itself, not in a storage: its values are not read here (numpy.load or pickle.load, in a sandbox, reads them).',
+    );
   }
   const location = data.locate(row);
   if (location === null) {

@@ -9,6 +9,7 @@ import { callText } from './call-text';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
 import { countStorages, elementSpan, tensorElements } from './storage-count';
 import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
+import { pickledArray } from './numpy-arrays';
 import { isScriptObject, scriptClassName, scriptObjectEntries, type ScriptClasses } from './torchscript';
 
 export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'rng' | 'scalars' | 'other';
@@ -400,6 +401,28 @@ function unreadRebuild(value: PyValue): string | null {
 }
 
 /**
+ * A tensor, or a NumPy array pickled inline (numpy-arrays.ts), as a tensor; null for anything else. `arrays` keeps
+ * each array object's tensor, so an array reached by two names is one storage.
+ */
+function tensorOf(value: PyValue, arrays: Map<PyCall, PyTensor | null>): PyTensor | null {
+  if (typeof value !== 'object' || value === null) {
+    return null;
+  }
+  if (value.kind === 'tensor') {
+    return value;
+  }
+  if (value.kind !== 'call') {
+    return null;
+  }
+  let array = arrays.get(value);
+  if (array === undefined) {
+    array = pickledArray(value, String(arrays.size));
+    arrays.set(value, array);
+  }
+  return array;
+}
+
+/**
  * Depth-first, in pickle order, iteratively (no recursion, so a deep hostile structure cannot overflow the stack).
  * `scriptClasses`: a TorchScript archive's classes, which say which attributes are parameters and buffers.
  */
@@ -411,6 +434,7 @@ export function walkTensors(root: PyValue, scriptClasses?: ScriptClasses): WalkR
   let truncated = false;
   let visited = 0;
   let nameBytes = 0;
+  const arrays = new Map<PyCall, PyTensor | null>();
   const stack: Pending[] = [{ value: root, path: '', depth: 0, section: '' }];
   while (stack.length > 0) {
     const pending = stack.pop() as Pending;
@@ -432,7 +456,8 @@ export function walkTensors(root: PyValue, scriptClasses?: ScriptClasses): WalkR
       }
       continue;
     }
-    if (typeof value === 'object' && value !== null && value.kind === 'tensor') {
+    const tensor = tensorOf(value, arrays);
+    if (tensor !== null) {
       // UTF-16 length bounds UTF-8 bytes within 3×, which is all a budget needs.
       nameBytes += path.length;
       if (nameBytes > MAX_TENSOR_NAME_BYTES) {
@@ -442,7 +467,7 @@ export function walkTensors(root: PyValue, scriptClasses?: ScriptClasses): WalkR
       const name = path === '' ? '(root)' : path;
       tensors.push({
         name,
-        tensor: value,
+        tensor,
         section,
         ...(pending.structural ? { structural: true as const } : {}),
         ...(pending.outsideParameters ? { outsideParameters: pending.outsideParameters } : {}),
@@ -498,10 +523,11 @@ export const EMA_KEYS = /ema|averaged|shadow/i;
 export const OPTIMIZER_KEYS = /optim/i;
 export const SCHEDULER_KEYS = /sched/i;
 /**
- * Keys of random number generator states (transformers' rng_state.pth: `cpu`, `cuda`; accelerate's
- * `torch_manual_seed`): a section of only uint8 tensors under one of these is a generator's state, never weights.
+ * Keys of random number generator states (transformers' rng_state.pth: `python`, `numpy`, `cpu`, `cuda`;
+ * accelerate's `torch_manual_seed`): a section of only uint8 or uint32 tensors under one of these is a generator's
+ * state, never weights.
  */
-const RNG_KEYS = /^(cpu|cuda|xpu|mps|npu|hpu|mlu|musa)$|rng|random|seed/i;
+const RNG_KEYS = /^(cpu|cuda|xpu|mps|npu|hpu|mlu|musa|numpy|python)$|rng|random|seed/i;
 /** The two keys of `torch.optim.Optimizer.state_dict()`: a root holding both is an optimizer's state saved alone. */
 const OPTIMIZER_STATE_DICT_KEYS: readonly string[] = ['state', 'param_groups'];
 const STRIPPABLE_PREFIXES = new Set(['model', 'module', '_orig_mod', 'net', 'network', 'model_ema']);
@@ -569,8 +595,11 @@ export function checkpointAnatomy(
     const kinds = new Map<string, SectionKind>();
     const keys = new Set(entries.map(([key]) => key));
     const optimizerAtRoot = OPTIMIZER_STATE_DICT_KEYS.every((key) => keys.has(key));
+    // Generator states are words: torch's as bytes, NumPy's MT19937 key (np.random.get_state()) as 624 uint32s.
     const onlyBytes = (key: string) =>
-      walk.tensors.every((entry) => entry.section !== key || entry.tensor.dtype === 'U8');
+      walk.tensors.every(
+        (entry) => entry.section !== key || entry.tensor.dtype === 'U8' || entry.tensor.dtype === 'U32',
+      );
     for (const [key, value] of entries) {
       const totals = bySection.get(key);
       let kind: SectionKind = 'other';
@@ -652,9 +681,15 @@ export function checkpointAnatomy(
   return anatomy;
 }
 
-/** A tensor, or a tensor torch rebuilds from parts: what a state dict's values are. */
+/** A tensor, a tensor torch rebuilds from parts, or a NumPy array: what a state dict's values are. */
 function isTensorValue(value: PyValue): boolean {
-  return typeof value === 'object' && value !== null && (value.kind === 'tensor' || compositeParts(value) !== null);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value.kind === 'tensor' ||
+      compositeParts(value) !== null ||
+      (value.kind === 'call' && pickledArray(value, '') !== null))
+  );
 }
 
 /**

@@ -44,6 +44,7 @@ import { DcpCallCheck, isDcpMetadata } from './dcp-metadata';
 import { buildDcpHeader } from './dcp-header';
 import { rebuildTensors } from './torch-rebuild';
 import { RangeCache, readRecord, recordReadGuess } from './zip-records';
+import { PICKLED_ARRAY_STORAGE_PREFIX } from './numpy-arrays';
 import { readScriptCode, scriptCodeReach, torchScriptFinding } from './torchscript';
 import {
   checkDirectoryBounds,
@@ -595,7 +596,7 @@ function structureFindings(
   if (storageSizes) {
     const mismatched: string[] = [];
     for (const { name, tensor } of tensors) {
-      if (tensor.storageKey === null) {
+      if (tensor.storageKey === null || tensor.storageKey.startsWith(PICKLED_ARRAY_STORAGE_PREFIX)) {
         continue;
       }
       const actual = storageSizes.get(tensor.storageKey);

@@ -140,6 +140,17 @@ const DANGEROUS_NAMES: Readonly<Record<string, string>> = {
   'copyreg._reconstructor': 'calls any class constructor',
 };
 
+/** What a pickled NumPy array, dtype or scalar imports (numpy 1 and 2 spell the core modules differently). */
+const NUMPY_ARRAY_GLOBALS = new Set(
+  ['numpy.core', 'numpy._core'].flatMap((core) => [
+    `${core}.multiarray._reconstruct`,
+    `${core}.multiarray.scalar`,
+    `${core}.numeric._frombuffer`,
+  ]),
+)
+  .add('numpy.ndarray')
+  .add('numpy.dtype');
+
 export function classifyGlobal(module: string, name: string): { risk: GlobalRisk; reason?: string } {
   const qualified = `${module}.${name}`;
   if (module === '?') {
@@ -171,6 +182,12 @@ export function classifyGlobal(module: string, name: string): { risk: GlobalRisk
       risk: 'unknown',
       reason:
         "a TorchScript class: torch.jit.load compiles it from the archive's own code records and runs its __setstate__, if it has one",
+    };
+  }
+  if (NUMPY_ARRAY_GLOBALS.has(qualified)) {
+    return {
+      risk: 'unknown',
+      reason: 'how NumPy pickles an array, its dtype or a scalar: rebuilt from bytes in the pickle',
     };
   }
   if (module === 'torch.jit._pickle') {

@@ -1,0 +1,143 @@
+/**
+ * NumPy arrays inside a pickle: a bare pickle of a parameter tree (JAX, Flax, Haiku and older research code pickle
+ * their weights as NumPy arrays), or arrays torch.save kept inside a checkpoint. `ndarray.__reduce_ex__` pickles
+ * `numpy.core.multiarray._reconstruct(numpy.ndarray, (0,), b'b')` and then its state, `(version, shape, dtype,
+ * is_fortran, raw bytes)`; with protocol 5, `numpy.core.numeric._frombuffer(buffer, dtype, shape, order)`. NumPy 2
+ * spells the modules `numpy._core.…`. A dtype is `numpy.dtype('f4', False, True)` with its byte order in its state.
+ * The values are inline in the pickle: an array is listed with its shape, dtype and bytes, never parsed.
+ */
+import type { Dtype } from '../../dtypes';
+import type { PyCall, PyTensor, PyValue } from './pickle-values';
+import { sizeNumbers } from './torch-rebuild';
+
+/** What marks an array's storage key: its values live in the pickle, not in a storage of the archive. */
+export const PICKLED_ARRAY_STORAGE_PREFIX = 'pickle-array:';
+
+const RECONSTRUCT_MODULES = new Set(['numpy.core.multiarray', 'numpy._core.multiarray']);
+const FROMBUFFER_MODULES = new Set(['numpy.core.numeric', 'numpy._core.numeric']);
+
+/** NumPy type codes (kind and item size, as a dtype pickles them) this app has a dtype for. */
+const NUMPY_DTYPES: Readonly<Record<string, { dtype: Dtype; bits: number }>> = {
+  b1: { dtype: 'BOOL', bits: 8 },
+  u1: { dtype: 'U8', bits: 8 },
+  i1: { dtype: 'I8', bits: 8 },
+  u2: { dtype: 'U16', bits: 16 },
+  i2: { dtype: 'I16', bits: 16 },
+  f2: { dtype: 'F16', bits: 16 },
+  u4: { dtype: 'U32', bits: 32 },
+  i4: { dtype: 'I32', bits: 32 },
+  f4: { dtype: 'F32', bits: 32 },
+  c8: { dtype: 'C64', bits: 64 },
+  u8: { dtype: 'U64', bits: 64 },
+  i8: { dtype: 'I64', bits: 64 },
+  f8: { dtype: 'F64', bits: 64 },
+};
+
+function isGlobal(value: PyValue, modules: ReadonlySet<string>, name: string): boolean {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    value.kind === 'global' &&
+    modules.has(value.module) &&
+    value.name === name
+  );
+}
+
+/** The app's dtype for a pickled `numpy.dtype('f4', False, True)`, or null (objects, strings, records, …). */
+function numpyDtype(value: PyValue): { dtype: Dtype; bits: number } | null {
+  if (typeof value !== 'object' || value === null || value.kind !== 'call') {
+    return null;
+  }
+  const callee = value.callee;
+  const numpyDtypeClass =
+    typeof callee === 'object' && callee?.kind === 'global' && callee.module === 'numpy' && callee.name === 'dtype';
+  const code = value.args[0];
+  return numpyDtypeClass && typeof code === 'string' ? (NUMPY_DTYPES[code] ?? null) : null;
+}
+
+function byteLength(value: PyValue): number | null {
+  if (typeof value === 'string') {
+    // Python 2 pickles raw bytes as a str, read as Latin-1: one character per byte.
+    return value.length;
+  }
+  if (typeof value !== 'object' || value === null) {
+    return null;
+  }
+  if (value.kind === 'bytes') {
+    return value.length;
+  }
+  // Python 3 at protocol 2 or below (torch.save's protocol) pickles bytes as `_codecs.encode(text, 'latin1')`.
+  const [text, encoding] = value.kind === 'call' ? value.args : [];
+  const encoded =
+    value.kind === 'call' &&
+    typeof value.callee === 'object' &&
+    value.callee?.kind === 'global' &&
+    value.callee.module === '_codecs' &&
+    value.callee.name === 'encode';
+  return encoded && typeof text === 'string' && encoding === 'latin1' ? text.length : null;
+}
+
+function arrayTensor(
+  shape: number[],
+  type: { dtype: Dtype; bits: number },
+  fortran: boolean,
+  bytes: number,
+  key: string,
+  rebuild: string,
+): PyTensor | null {
+  const elements = shape.reduce((product, size) => product * size, 1);
+  // The raw bytes must hold exactly the array, or it is not one this reader understood.
+  if (!Number.isSafeInteger(elements) || (elements * type.bits) / 8 !== bytes) {
+    return null;
+  }
+  const stride = shape.map(() => 1);
+  let step = 1;
+  const order = fortran ? shape.map((_, axis) => axis) : shape.map((_, axis) => shape.length - 1 - axis);
+  for (const axis of order) {
+    stride[axis] = step;
+    step *= shape[axis];
+  }
+  return {
+    kind: 'tensor',
+    dtype: type.dtype,
+    shape,
+    stride,
+    offset: 0,
+    storageKey: `${PICKLED_ARRAY_STORAGE_PREFIX}${key}`,
+    storageBytes: bytes,
+    itemBits: type.bits,
+    location: 'pickle',
+    rebuild,
+    parameter: false,
+  };
+}
+
+/**
+ * The array a pickled `numpy.ndarray` is, as a tensor whose storage key names it (`key`: distinct per array
+ * object, so one array reached twice is one storage), or null for anything else.
+ */
+export function pickledArray(value: PyCall, key: string): PyTensor | null {
+  const { callee, args, state } = value;
+  if (isGlobal(callee, RECONSTRUCT_MODULES, '_reconstruct')) {
+    if (typeof state !== 'object' || state === null || state.kind !== 'tuple' || state.items.length < 5) {
+      return null;
+    }
+    const [, shapeValue, dtypeValue, fortran, data] = state.items;
+    const shape = sizeNumbers(shapeValue);
+    const type = numpyDtype(dtypeValue);
+    const bytes = byteLength(data);
+    return shape && type && bytes !== null
+      ? arrayTensor(shape, type, fortran === true, bytes, key, 'numpy.ndarray')
+      : null;
+  }
+  if (isGlobal(callee, FROMBUFFER_MODULES, '_frombuffer') && args.length >= 4) {
+    const [data, dtypeValue, shapeValue, order] = args;
+    const shape = sizeNumbers(shapeValue);
+    const type = numpyDtype(dtypeValue);
+    const bytes = byteLength(data);
+    return shape && type && bytes !== null
+      ? arrayTensor(shape, type, order === 'F', bytes, key, 'numpy.ndarray')
+      : null;
+  }
+  return null;
+}
