@@ -138,7 +138,8 @@ export function referenceLoaderVerdict(findings: readonly Finding[]): 'accepts' 
   return findings.some((finding) => finding.refusedByReference) ? 'refuses' : 'accepts';
 }
 
-const utf8 = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function tensorName(columns: TensorColumns, index: number): string {
   return utf8.decode(columns.nameBytes.subarray(columns.nameStarts[index], columns.nameStarts[index + 1]));
@@ -290,7 +291,8 @@ export function metadataColumns(entries: readonly MetadataEntry[]): MetadataColu
   return { count, text: units, bounds, kinds };
 }
 
-const metadataDecoder = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const metadataDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function decodeMetadataText(text: Uint8Array | Uint16Array, begin: number, end: number): string {
   if (text instanceof Uint8Array) {

@@ -78,7 +78,7 @@ const CANONICAL_OFFSETS_OPENING = new TextEncoder().encode(',"data_offsets":[');
 const SHAPE_KEY = new TextEncoder().encode('shape"');
 const OFFSETS_KEY = new TextEncoder().encode('data_offsets"');
 
-const utf8 = new TextDecoder('utf-8');
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // A leading U+FEFF is part of a name, not a BOM.
 
 /** What a value starting with byte `c` is, for messages ("is a number, not an object"). */
 function describeValueStart(c: number): MetadataValueKind {

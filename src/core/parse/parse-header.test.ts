@@ -67,6 +67,13 @@ describe('a valid file', () => {
     expect(header.namesDistinct).toBeUndefined();
   });
 
+  it('keeps a U+FEFF that starts a name or a value: it is a character there, not a byte-order mark', () => {
+    const text = `{"__metadata__":{"k":"\ufeffv"},"\ufeffw":${entry('F32', [1], 0, 4)}}`;
+    const header = parsedHeader(parseBytes(rawFile(text, 4)));
+    expect(allTensorNames(header.tensors)).toEqual(['\ufeffw']);
+    expect(metadataEntries(header.metadata)).toEqual([{ key: 'k', value: '\ufeffv', kind: 'string' }]);
+  });
+
   it('decodes escaped names, keys and metadata exactly', () => {
     const text = `{"__meta\\u0064ata__":{"k\\"ey":"v\\u00e9\\n","\\ud83d\\ude00":"x"},"na\\u00efve\\t\\/":{"\\u0064type":"F\\u0033\\u0032","shape":[1],"data_offsets":[0,4]},"日本":${entry('U8', [2], 4, 6)}}`;
     const header = parsedHeader(parseBytes(rawFile(text, 6)));

@@ -12,7 +12,8 @@ import type { ShardIndex } from './index-parser';
 import { MAX_NAMES_IN_MESSAGE } from '../limits';
 import { MAX_INDEX_BYTES, MAX_SHARD_FILES } from './shard-limits';
 
-export const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Decodes one JSON string's bytes: a leading U+FEFF is part of the string, not a byte-order mark to drop. */
+export const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** shardOf value of an entry whose shard file has not been read yet. */
 const NO_SHARD = 0xffff;

@@ -74,6 +74,11 @@ describe('parseShardIndex', () => {
     expect(asMap(mustParse(text))).toEqual(new Map(Object.entries(JSON.parse(text).weight_map as object)));
   });
 
+  it('keeps a U+FEFF that starts a name or a shard file (fuzz seed 1199469701)', () => {
+    const text = '{"weight_map": {"": "\ufeff", "\ufeffw": "a.safetensors"}}';
+    expect(asMap(mustParse(text))).toEqual(new Map(Object.entries(JSON.parse(text).weight_map as object)));
+  });
+
   it('recognises top-level keys written with escapes, as JSON.parse does', () => {
     const escaped = [...'weight_map'].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
     const text = `{"${escaped}": {"t": "a.safetensors"}}`;

@@ -386,7 +386,7 @@ export class ShardIndexScanner {
       offset += part.length;
     }
     // A cut may split a UTF-8 sequence, so decode leniently; the full value was validated while scanning.
-    let text = new TextDecoder('utf-8').decode(joined);
+    let text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(joined);
     if (this.captureLength > kept) {
       text += '…';
     }

@@ -35,7 +35,7 @@ const BYTE_OF_CHAR: Int16Array = (() => {
 /** What the tokens stand for under the file's decoder: byte-level characters as bytes (UTF-8), ▁ as a space. */
 function decodedTexts(texts: readonly string[], decoder: readonly string[]): string[] | null {
   if (decoder.includes('ByteLevel')) {
-    const utf8 = new TextDecoder();
+    const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
     const scratch = new Uint8Array(256);
     return texts.map((text) => byteLevelText(text, scratch, utf8));
   }

@@ -99,7 +99,8 @@ interface PendingStringArray {
   index: number;
 }
 
-const utf8 = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function isGgufMagic(head: Uint8Array): boolean {
   return head.length >= 4 && GGUF_MAGIC.every((byte, index) => head[index] === byte);

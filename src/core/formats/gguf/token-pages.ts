@@ -7,7 +7,8 @@ import type { GgufRawHeader } from './header-parser';
 import type { GgufTokenizerSummary } from './gguf-types';
 import { MAX_TOKEN_PAGE } from './gguf-limits';
 
-const utf8 = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Walks `count` strings from `start`, calling `visit` with each index, a decoder for its text (strings only the

@@ -17,7 +17,8 @@ import type { GgufSummary } from './gguf-types';
 import { findDuplicateRanges, hashBytes } from '../../parse/duplicate-names';
 import { LLAMA_CPP_PRE_NAMES } from '../../analysis/tokenizer/llama-pre-tokenizers';
 
-const utf8 = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Tokenizer models llama.cpp loads with no vocabulary at all. */
 const NO_VOCABULARY = new Set(['none', 'no_vocab']);

@@ -131,7 +131,8 @@ const NL = 0x0a;
 /** Strings up to this length are tried as plain ASCII before a TextDecoder is used. */
 const SHORT_ASCII_MAX = 64;
 const latin1 = new TextDecoder('latin1');
-const utf8 = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Globals that rebuild as a plain dict or set, so SETITEMS/ADDITEMS land somewhere readable. */
 const DICT_CLASSES = new Set(['collections.OrderedDict', 'builtins.dict', 'collections.defaultdict']);

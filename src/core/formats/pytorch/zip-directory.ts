@@ -129,7 +129,8 @@ export function checkDirectoryBounds(location: DirectoryLocation, fileSize: numb
   }
 }
 
-const utf8 = new TextDecoder('utf-8');
+/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Parses `count` central directory entries from the directory bytes. */
 export function readCentralDirectory(bytes: Uint8Array, count: number): ZipEntry[] {
