@@ -4,6 +4,7 @@
  */
 import { formatBytes, groupDigits } from '../../core/number-format';
 import { tensorName, type ParsedHeader } from '../../core/model';
+import { PICKLED_ARRAY_STORAGE_PREFIX } from '../../core/formats/pytorch/numpy-arrays';
 
 /** Chunks listed in a tensor's details; the rest are counted. */
 const LISTED_CHUNKS = 8;
@@ -45,8 +46,12 @@ export function CheckpointStorage({ header, row }: { header: ParsedHeader; row: 
     <div className="wide" data-testid="tensor-storage">
       <dt>Storage</dt>
       <dd>
-        {storage === null || storage === undefined ? 'none (meta tensor)' : `data/${storage}`}, offset{' '}
-        {groupDigits(rows?.offset[row] ?? 0)} elements, stride [{stride.join(', ')}]
+        {storage === null || storage === undefined
+          ? 'none (meta tensor)'
+          : storage.startsWith(PICKLED_ARRAY_STORAGE_PREFIX)
+            ? 'inline in the pickle (a NumPy array)'
+            : `data/${storage}`}
+        , offset {groupDigits(rows?.offset[row] ?? 0)} elements, stride [{stride.join(', ')}]
         {header.checkpoint?.views.includes(tensorName(header.tensors, row)) ? ' (a view: needs .contiguous())' : ''}
       </dd>
     </div>
