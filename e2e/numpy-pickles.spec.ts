@@ -22,7 +22,9 @@ test('a pickled parameter tree: its arrays listed and counted, the tied head onc
   );
   await readValuesOf(page, 'params.dense.kernel');
   await expect(page.getByTestId('values-panel')).toContainText('A NumPy array kept inside the pickle itself');
-  await expect(page.getByTestId('tensor-storage')).toContainText('inline in the pickle (a NumPy array), offset 0 elements');
+  await expect(page.getByTestId('tensor-storage')).toContainText(
+    'inline in the pickle (a NumPy array), offset 0 elements',
+  );
   await page.getByRole('button', { name: 'Scan all values' }).click();
   await expect(page.getByTestId('scan-result')).toBeVisible();
   for (const width of [1440, 800]) {
