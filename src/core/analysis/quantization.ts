@@ -427,7 +427,8 @@ function describeParamsBasis(
   }
   if (buffers) {
     lines.push(
-      `${plural(buffers.tensors, 'registered buffer')} not counted: ${bufferKindsPhrase(buffers)} (${formatCount(buffers.elements)} elements)`,
+      // A pickled module's plain tensor attributes are no registered buffers: named apart when there are any.
+      `${buffers.kinds.some((entry) => entry.kind === 'module-attribute') ? plural(buffers.tensors, 'tensor') + ' held beside the parameters' : plural(buffers.tensors, 'registered buffer')} not counted: ${bufferKindsPhrase(buffers)} (${formatCount(buffers.elements)} elements)`,
     );
   }
   if (restTensors > 0) {
