@@ -3,6 +3,8 @@
  * headers with their data, then the central directory and its end record. For tests of zips that are not torch.save
  * archives (NumPy's .npz, a flat zip); real torch.save files come from Debian's python3-torch (fixtures/torch/).
  */
+import { locateDirectory, readCentralDirectory, readLocalHeader } from '../core/formats/pytorch/zip-directory';
+
 function crc32(bytes: Uint8Array): number {
   let crc = 0xffffffff;
   for (const byte of bytes) {
@@ -75,4 +77,26 @@ export function buildStoredZip(entries: ReadonlyArray<ZipEntryInput>): Uint8Arra
     at += part.length;
   }
   return out;
+}
+
+/** A zip's records in directory order, each as stored (data still deflated where it was), to rebuild it altered. */
+export function zipRecords(bytes: Uint8Array): ZipEntryInput[] {
+  const location = locateDirectory(bytes, bytes.length);
+  if ('zip64RecordAt' in location) {
+    throw new Error('zipRecords reads no zip64 archive');
+  }
+  const entries = readCentralDirectory(
+    bytes.subarray(location.offset, location.offset + location.size),
+    location.entries,
+  );
+  return entries.map((entry) => {
+    const local = readLocalHeader(bytes.subarray(entry.localHeaderOffset));
+    const start = entry.localHeaderOffset + local.dataOffset;
+    return {
+      name: entry.name,
+      data: bytes.subarray(start, start + entry.compressedSize),
+      method: entry.method === 8 ? 8 : 0,
+      uncompressedSize: entry.uncompressedSize,
+    };
+  });
 }

@@ -7,8 +7,7 @@ import { walkTensors } from './anatomy';
 import { runPickle } from './pickle-machine';
 import { readCheckpoint, sniffCheckpoint } from './read-checkpoint';
 import { rebuildTensors } from './torch-rebuild';
-import { locateDirectory, readCentralDirectory, readLocalHeader, torchArchive } from './zip-directory';
-import { buildStoredZip } from '../../../testing/build-zip';
+import { buildStoredZip, zipRecords } from '../../../testing/build-zip';
 
 async function load(bytes: Uint8Array, mode: ReaderMode = 'local') {
   const reader = memoryReader(bytes, mode);
@@ -40,18 +39,11 @@ function rows(header: ParsedHeader) {
 
 /** data.pkl of a torch.save zip, found through the central directory as the reader does. */
 function dataPickle(bytes: Uint8Array): Uint8Array {
-  const location = locateDirectory(bytes, bytes.length);
-  if ('zip64RecordAt' in location) {
-    throw new Error('unexpected');
+  const pickle = zipRecords(bytes).find((record) => record.name.endsWith('/data.pkl'));
+  if (!pickle) {
+    throw new Error('no data.pkl');
   }
-  const entries = readCentralDirectory(
-    bytes.subarray(location.offset, location.offset + location.size),
-    location.entries,
-  );
-  const entry = torchArchive(entries).pickle;
-  const local = readLocalHeader(bytes.subarray(entry.localHeaderOffset));
-  const start = entry.localHeaderOffset + local.dataOffset;
-  return bytes.subarray(start, start + entry.compressedSize);
+  return pickle.data;
 }
 
 const expected = expectedTensors();

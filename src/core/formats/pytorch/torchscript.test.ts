@@ -6,7 +6,7 @@ import { openAsBlob, readFileSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildStoredZip, type ZipEntryInput } from '../../../testing/build-zip';
+import { buildStoredZip, zipRecords, type ZipEntryInput } from '../../../testing/build-zip';
 import { memoryReader } from '../../../testing/fuzz/memory-reader';
 import { loadAcrossThreads } from '../../../testing/load-messages';
 import { allTensorNames } from '../../model';
@@ -14,7 +14,6 @@ import { computeTotals } from '../../stats';
 import { headlineParameters } from '../../analysis/parameters';
 import { readCheckpoint } from './read-checkpoint';
 import { parseScriptClasses } from './torchscript';
-import { locateDirectory, readCentralDirectory, readLocalHeader } from './zip-directory';
 
 const ROOT = path.join(process.cwd(), 'fixtures', 'torchscript');
 const VERSIONS = ['torch1', 'torch2'] as const;
@@ -118,30 +117,8 @@ describe('TorchScript archives: counted as torch.jit.load counts them', () => {
   });
 });
 
-/** The archive's records, each as stored (torch.jit.save deflates its code records), in order. */
-function records(bytes: Uint8Array): ZipEntryInput[] {
-  const location = locateDirectory(bytes, bytes.length);
-  if ('zip64RecordAt' in location) {
-    throw new Error('unexpected zip64');
-  }
-  const entries = readCentralDirectory(
-    bytes.subarray(location.offset, location.offset + location.size),
-    location.entries,
-  );
-  return entries.map((entry) => {
-    const local = readLocalHeader(bytes.subarray(entry.localHeaderOffset));
-    const start = entry.localHeaderOffset + local.dataOffset;
-    return {
-      name: entry.name,
-      data: bytes.subarray(start, start + entry.compressedSize),
-      method: entry.method === 8 ? 8 : 0,
-      uncompressedSize: entry.uncompressedSize,
-    };
-  });
-}
-
 function recordsWithoutCode(bytes: Uint8Array): ZipEntryInput[] {
-  return records(bytes).filter((record) => !record.name.includes('/code/'));
+  return zipRecords(bytes).filter((record) => !record.name.includes('/code/'));
 }
 
 describe('TorchScript code records', () => {
@@ -196,7 +173,7 @@ describe('TorchScript code records', () => {
 
   it('over HTTP, when the code lies outside the tail, the read of data.pkl reaches on to take it', async () => {
     const bytes = new Uint8Array(readFileSync(path.join(ROOT, 'torch2', 'wide.pt')));
-    const all = records(bytes);
+    const all = zipRecords(bytes);
     // 256 KiB after the code (as a large constants record would lie) keeps data.pkl and the code out of the tail read.
     const at = all.findIndex((record) => record.name.endsWith('/constants.pkl'));
     all.splice(at, 0, { name: 'wide/extra/padding', data: new Uint8Array(256 * 1024) });
