@@ -284,7 +284,9 @@ export function scriptObjectEntries(value: PyCall, classes: ScriptClasses | unde
       continue;
     }
     const tensor = isTensorLike(child);
-    if (key.startsWith('_') && !tensor && !holdsObjects(child)) {
+    // Private attributes are the module's bookkeeping (an RNN's _flat_weights repeats its parameters), unless they
+    // hold a TorchScript object (torch's quantized modules keep their weights in _packed_params).
+    if (key.startsWith('_') && !tensor && !isScriptObject(child)) {
       continue;
     }
     // Tensors take the role the class declares (unknown without its code: a parameter unless its name says
