@@ -8,6 +8,7 @@
  * `.alpha` scalars' DATA (fetched via tensorBytesWanted), in adapter_config.json, or in kohya metadata; PEFT headers
  * never carry it. How each tool spells its keys is lora-markers.ts's; factors inside a full model, lora-in-model.ts's.
  */
+import { doubledPrefixFinding } from './lora-key-prefix';
 import { makeFinding } from '../findings/make-finding';
 import { plural, quoteName } from '../parse/message-format';
 import type { Finding } from '../model';
@@ -127,6 +128,10 @@ export function analyzeLora(input: AnalysisInput): { section: LoraSection | null
   const { modules, fullTensors, adapterParams, adapterNames } = groupModules(index);
   const { family, naming } = adapterFamily(scan, modules, adapterNames);
   adapterNameNotes(scan, adapterNames);
+  const doubled = naming === 'kohya' ? doubledPrefixFinding(modules) : null;
+  if (doubled) {
+    findings.push(doubled);
+  }
   const { ranks, rankOf, rank } = adapterRanks(scan, modules, family, naming);
   const { alpha, alphaSource, alphaSample, diffusersMeta } = adapterAlpha(scan, modules, rank);
   // PEFT scales LoHa and LoKr by alpha over the config's r even where a part was saved whole (no rank to read).

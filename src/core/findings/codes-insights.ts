@@ -134,6 +134,11 @@ export const INSIGHT_CODES = {
     refusedByReference: false,
     title: "LoRA keys still carry PEFT's adapter name",
   },
+  'lora-doubled-prefix': {
+    severity: 'warning',
+    refusedByReference: false,
+    title: 'kohya LoRA names that repeat the component (lora_unet_unet_…): loaders match no layer',
+  },
   'lora-built-in': {
     severity: 'info',
     refusedByReference: false,
