@@ -24,6 +24,13 @@ const MIN_OPENING_REPLACEMENTS = 2;
  */
 export const MAX_LINK_TEXT_BYTES = 512;
 
+/**
+ * The opening a text file is judged on: what the loader's sniff reads of every file (load-header.ts SNIFF_BYTES), so
+ * a local read and a remote one, which read different amounts, judge the same bytes (a NUL at byte 530 of a 552-byte
+ * file made a local load call it text and a remote one not).
+ */
+const TEXT_FILE_JUDGED_BYTES = 512;
+
 /** Occurrences of EF BF BD (U+FFFD in UTF-8) in `bytes`. */
 export function replacementCount(bytes: Uint8Array): number {
   let count = 0;
@@ -89,10 +96,11 @@ export function linkAsTextFinding(bytes: Uint8Array, fileSize: number | null): F
 const QUOTED_TEXT_CHARACTERS = 80;
 
 /**
- * The finding for a file that is plain text (its first bytes all printable UTF-8, tabs and line breaks), which no
- * model file is: every format's first bytes hold binary (a length, a magic with a version). Null otherwise.
+ * The finding for a file that is plain text (its first 512 bytes all printable UTF-8, tabs and line breaks), which
+ * no model file is: every format's first bytes hold binary (a length, a magic with a version). Null otherwise.
  */
-export function textFileFinding(bytes: Uint8Array): Finding | null {
+export function textFileFinding(read: Uint8Array): Finding | null {
+  const bytes = read.subarray(0, TEXT_FILE_JUDGED_BYTES);
   if (bytes.length === 0) {
     return null;
   }
