@@ -57,7 +57,11 @@ test.describe("a Trainer checkpoint's folder", () => {
     await expect(page.getByTestId('verdict-params')).toContainText(
       "(a random generator's state, no model weights found)",
     );
-    await expect(page.getByTestId('checkpoint-section-rng')).toContainText('cpu (rng) 1 tensor');
+    // torch's generator state (bytes) and NumPy's (its MT19937 key, 624 uint32): each a generator's section.
+    const sections = page.getByTestId('checkpoint-section-rng');
+    await expect(sections).toHaveCount(2);
+    await expect(sections.filter({ hasText: 'cpu (rng)' })).toContainText('cpu (rng) 1 tensor');
+    await expect(sections.filter({ hasText: 'numpy (rng)' })).toContainText('numpy (rng) 1 tensor, 624 elements');
     watch.expectClean();
   });
 });

@@ -275,7 +275,10 @@ function moduleChildren(value: PyCall): Array<[string, PyValue]> | null {
 /** What a pickled module holds a child as: a buffer, a plain attribute, or (undefined) a parameter or submodule. */
 export type ModuleRole = 'buffer' | 'attribute';
 
-/** A module's child: its path segment, value and role; `copy` when it repeats values another child holds (no parameters). */
+/**
+ * A module's child: its path segment, value and role; `copy` when it repeats values another child holds (listed,
+ * not counted as parameters).
+ */
 export type ModuleEntry = [segment: string, value: PyValue, role: ModuleRole | undefined, copy?: boolean];
 
 /**

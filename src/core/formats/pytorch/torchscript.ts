@@ -113,8 +113,8 @@ export function scriptCodeReach(archive: TorchArchive, pickle: ZipEntry): number
 /**
  * Reads the code records of the classes data.pkl uses and takes their parameter and buffer lists. torch.jit.save
  * writes the code right after data.pkl, so over HTTP the records are read in one request when they lie within
- * MAX_SCRIPT_CODE_SPAN_BYTES of each other; locally each is read exactly. A record that cannot be read leaves its classes unknown, never the load
- * failed: their tensors are then counted as the names say.
+ * MAX_SCRIPT_CODE_SPAN_BYTES of each other; locally each is read exactly. A record that cannot be read leaves its
+ * classes unknown, never the load failed: their tensors are then counted as the names say.
  */
 export async function readScriptCode(
   cache: RangeCache,
