@@ -4,6 +4,7 @@
  * Tensors are stored column by column (typed arrays plus one UTF-8 names buffer) rather than one object per tensor,
  * so a 250,000-tensor header costs a few megabytes and crosses the worker boundary as transferables.
  */
+import { stringDecoder } from './bytes/string-decoder';
 import type { FindingCode } from './findings/codes';
 import type { FileFormat, FormatSections } from './formats/sections';
 
@@ -138,11 +139,8 @@ export function referenceLoaderVerdict(findings: readonly Finding[]): 'accepts' 
   return findings.some((finding) => finding.refusedByReference) ? 'refuses' : 'accepts';
 }
 
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
 export function tensorName(columns: TensorColumns, index: number): string {
-  return utf8.decode(columns.nameBytes.subarray(columns.nameStarts[index], columns.nameStarts[index + 1]));
+  return stringDecoder.decode(columns.nameBytes.subarray(columns.nameStarts[index], columns.nameStarts[index + 1]));
 }
 
 export function tensorShape(columns: TensorColumns, index: number): number[] {
@@ -229,7 +227,7 @@ export function leadingRows(
 /** Decodes every name once; analyses that match names by pattern share this array. */
 export function allTensorNames(columns: TensorColumns): string[] {
   const names = new Array<string>(columns.count);
-  const text = utf8.decode(columns.nameBytes);
+  const text = stringDecoder.decode(columns.nameBytes);
   // ASCII names (the overwhelming case) map bytes to UTF-16 indices 1:1, so slicing the decoded text is exact.
   if (text.length === columns.nameBytes.length) {
     for (let i = 0; i < columns.count; i++) {
@@ -291,12 +289,9 @@ export function metadataColumns(entries: readonly MetadataEntry[]): MetadataColu
   return { count, text: units, bounds, kinds };
 }
 
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const metadataDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
-
 function decodeMetadataText(text: Uint8Array | Uint16Array, begin: number, end: number): string {
   if (text instanceof Uint8Array) {
-    return metadataDecoder.decode(text.subarray(begin, end));
+    return stringDecoder.decode(text.subarray(begin, end));
   }
   let decoded = '';
   for (let at = begin; at < end; at += CHAR_CODE_CHUNK) {
@@ -328,7 +323,7 @@ export function metadataEntry(metadata: MetadataColumns, index: number): Metadat
 export function allMetadataTexts(metadata: MetadataColumns): string[] {
   const { text, bounds } = metadata;
   const texts = new Array<string>(2 * metadata.count);
-  const whole = text instanceof Uint16Array ? decodeMetadataText(text, 0, text.length) : metadataDecoder.decode(text);
+  const whole = text instanceof Uint16Array ? decodeMetadataText(text, 0, text.length) : stringDecoder.decode(text);
   if (whole.length === text.length) {
     // Bounds index the decoded string 1:1: one unit per character (ASCII bytes, or UTF-16 code units).
     for (let i = 0; i < texts.length; i++) {

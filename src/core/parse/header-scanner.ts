@@ -3,6 +3,7 @@
  * columns, reads `__metadata__`, and records what it saw (per-row issues, exact big integers, padding) for the
  * validation and layout passes. Shared by the full parse and the prefix preview; only the stop rule differs.
  */
+import { stringDecoder } from '../bytes/string-decoder';
 import { UNKNOWN_DTYPE_CODE } from '../dtypes';
 import { MAX_TENSOR_RANK } from '../limits';
 import type { MetadataEntry, MetadataValueKind } from '../model';
@@ -77,8 +78,6 @@ const CANONICAL_SHAPE_OPENING = new TextEncoder().encode(',"shape":[');
 const CANONICAL_OFFSETS_OPENING = new TextEncoder().encode(',"data_offsets":[');
 const SHAPE_KEY = new TextEncoder().encode('shape"');
 const OFFSETS_KEY = new TextEncoder().encode('data_offsets"');
-
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true }); // A leading U+FEFF is part of a name, not a BOM.
 
 /** What a value starting with byte `c` is, for messages ("is a number, not an object"). */
 function describeValueStart(c: number): MetadataValueKind {
@@ -498,10 +497,10 @@ export class HeaderScanner extends JsonCursor {
   /** Decodes the string content bytes[start, end) (already validated) to a JS string. */
   private stringAt(start: number, end: number, hadEscapes: boolean): string {
     if (!hadEscapes) {
-      return utf8.decode(this.bytes.subarray(start, end));
+      return stringDecoder.decode(this.bytes.subarray(start, end));
     }
     const decoded = this.decodeToScratch(start, end);
-    return utf8.decode(decoded.subarray(0, this.scratchLength));
+    return stringDecoder.decode(decoded.subarray(0, this.scratchLength));
   }
 
   private scanDtype(row: number): void {
@@ -770,7 +769,7 @@ export class HeaderScanner extends JsonCursor {
   }
 
   private sourceText(start: number, end: number): string {
-    return utf8.decode(this.bytes.subarray(start, end));
+    return stringDecoder.decode(this.bytes.subarray(start, end));
   }
 }
 

@@ -8,6 +8,7 @@
  * A token cut by a chunk boundary is carried over and rescanned; tokens are bounded by MAX_INDEX_TOKEN_BYTES so the
  * carry stays small.
  */
+import { stringDecoder } from '../bytes/string-decoder';
 import type { Finding, MetadataValueKind } from '../model';
 import { asciiText, BYTE, decodeJsonStringInto, isJsonWhitespace } from '../parse/json-cursor';
 import {
@@ -386,7 +387,7 @@ export class ShardIndexScanner {
       offset += part.length;
     }
     // A cut may split a UTF-8 sequence, so decode leniently; the full value was validated while scanning.
-    let text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(joined);
+    let text = stringDecoder.decode(joined);
     if (this.captureLength > kept) {
       text += '…';
     }

@@ -84,6 +84,8 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   const target = safetensorsName(fileName);
   const notes: string[] = [];
   const scripted = checkpoint.rootScripted === true;
+  // torch's quantized dtypes (QINT8, QUINT8…), which safetensors has no spelling for.
+  const quantized = [...header.unknownDtypes.values()].filter((dtype) => dtype.startsWith('Q'));
   const lines: string[] = [
     scripted
       ? "# Converts a TorchScript module's weights to safetensors. torch.jit.load compiles the archive's code and runs"
@@ -98,7 +100,7 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
     notes.push(
       'A TorchScript archive (torch.jit.save): torch.load refuses weights_only=True for it and hands it to torch.jit.load, which runs its TorchScript code. Its weights come from state_dict().',
     );
-    if ([...header.unknownDtypes.values()].some((dtype) => /^QU?INT/.test(dtype))) {
+    if (quantized.length > 0) {
       notes.push(
         'Its quantized modules keep their weights packed, outside state_dict(): this saves only what state_dict() holds. Convert the float model before quantization instead.',
       );
@@ -187,7 +189,6 @@ export function convertAdvice(fileName: string, header: ParsedHeader): ConvertAd
   } else {
     lines.push('state_dict = {k: v.contiguous() for k, v in state_dict.items()}');
   }
-  const quantized = [...header.unknownDtypes.values()].filter((dtype) => dtype.startsWith('Q'));
   if (quantized.length > 0) {
     notes.push(
       `${quantized.length} tensor${quantized.length === 1 ? ' is' : 's are'} quantized (${[...new Set(quantized)].join(', ')}): safetensors has no quantized dtype, so save_file refuses them. Dequantize them (t.dequantize()) or store their int_repr() with the scale and zero point as separate tensors.`,

@@ -10,6 +10,7 @@
  * Layout as the library serializes it (tokenizers/src/tokenizer/serialization.rs, models/*): BPE, WordPiece and
  * WordLevel keep `vocab` as token → id; Unigram as a list of [piece, score] whose index is the id. Pure.
  */
+import { stringDecoder } from '../../bytes/string-decoder';
 import type { SectionPage, SectionPageRequest } from '../../formats/format-reader';
 import { isRecord } from '../values';
 import type { AddedToken, TokenList } from './tokenizer-types';
@@ -35,9 +36,8 @@ const BYTE_OF_CHAR: Int16Array = (() => {
 /** What the tokens stand for under the file's decoder: byte-level characters as bytes (UTF-8), ▁ as a space. */
 function decodedTexts(texts: readonly string[], decoder: readonly string[]): string[] | null {
   if (decoder.includes('ByteLevel')) {
-    const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
     const scratch = new Uint8Array(256);
-    return texts.map((text) => byteLevelText(text, scratch, utf8));
+    return texts.map((text) => byteLevelText(text, scratch, stringDecoder));
   }
   return decoder.includes('Metaspace') ? texts.map((text) => text.replaceAll('\u2581', ' ')) : null;
 }

@@ -8,6 +8,7 @@
  * bytes the file can still hold, so a hostile header ends in a finding, never a huge allocation or a long loop.
  * String arrays are walked, not decoded: only their first items are kept (token lists are paged on demand).
  */
+import { stringDecoder } from '../../bytes/string-decoder';
 import type { Finding } from '../../model';
 import { makeFinding } from '../../findings/make-finding';
 import { groupDigits } from '../../number-format';
@@ -98,9 +99,6 @@ interface PendingStringArray {
   array: GgufArray;
   index: number;
 }
-
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function isGgufMagic(head: Uint8Array): boolean {
   return head.length >= 4 && GGUF_MAGIC.every((byte, index) => head[index] === byte);
@@ -348,7 +346,7 @@ export class GgufHeaderParser {
   private string(): string {
     const length = this.stringLength();
     this.need(length);
-    const text = utf8.decode(this.bytes.subarray(this.pos, this.pos + length));
+    const text = stringDecoder.decode(this.bytes.subarray(this.pos, this.pos + length));
     this.pos += length;
     return text;
   }

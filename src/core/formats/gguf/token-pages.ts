@@ -2,13 +2,11 @@
  * The token list of a GGUF header, read from the header bytes the worker keeps: a page at a time for the view, and
  * single ids for the summary. The list can hold hundreds of thousands of strings, so it is never decoded whole.
  */
+import { stringDecoder } from '../../bytes/string-decoder';
 import { TOKEN_KIND, type TokenList, type TokenListEncoding } from '../../analysis/tokenizer/tokenizer-types';
 import type { GgufRawHeader } from './header-parser';
 import type { GgufTokenizerSummary } from './gguf-types';
 import { MAX_TOKEN_PAGE } from './gguf-limits';
-
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /**
  * Walks `count` strings from `start`, calling `visit` with each index, a decoder for its text (strings only the
@@ -36,7 +34,7 @@ export function readStrings(
     if (at > head.length) {
       return;
     }
-    if (visit(index, () => utf8.decode(head.subarray(from, from + length)), from, at) === false) {
+    if (visit(index, () => stringDecoder.decode(head.subarray(from, from + length)), from, at) === false) {
       return;
     }
   }

@@ -7,6 +7,7 @@
  * one read for llama-pre-tokenizers.json refuse, is a warning since newer builds add names. A file whose tokenizer
  * is `none`/`no_vocab`, or that has no tokenizer keys at all (a projector, an adapter), is not checked.
  */
+import { stringDecoder } from '../../bytes/string-decoder';
 import { makeFinding } from '../../findings/make-finding';
 import type { Finding } from '../../model';
 import { groupDigits } from '../../number-format';
@@ -16,9 +17,6 @@ import type { GgufRawHeader, GgufTensorInfo, GgufValue } from './header-parser';
 import type { GgufSummary } from './gguf-types';
 import { findDuplicateRanges, hashBytes } from '../../parse/duplicate-names';
 import { LLAMA_CPP_PRE_NAMES } from '../../analysis/tokenizer/llama-pre-tokenizers';
-
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Tokenizer models llama.cpp loads with no vocabulary at all. */
 const NO_VOCABULARY = new Set(['none', 'no_vocab']);
@@ -174,7 +172,7 @@ function duplicateTokenFindings(
   if (total === 0) {
     return [];
   }
-  const text = (at: number) => utf8.decode(head.subarray(starts[at], ends[at]));
+  const text = (at: number) => stringDecoder.decode(head.subarray(starts[at], ends[at]));
   const named = groups
     .flatMap(([first, ...rest]) => rest.map((other) => ({ first, other })))
     .slice(0, DUPLICATES_NAMED)

@@ -8,7 +8,7 @@
  */
 import type { Dtype } from '../../dtypes';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
-import { sizeNumbers } from './torch-rebuild';
+import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
 
 /** What marks an array's storage key: its values live in the pickle, not in a storage of the archive. */
 export const PICKLED_ARRAY_STORAGE_PREFIX = 'pickle-array:';
@@ -34,13 +34,7 @@ const NUMPY_DTYPES: Readonly<Record<string, { dtype: Dtype; bits: number }>> = {
 };
 
 function isGlobal(value: PyValue, modules: ReadonlySet<string>, name: string): boolean {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    value.kind === 'global' &&
-    modules.has(value.module) &&
-    value.name === name
-  );
+  return [...modules].some((module) => isTorchGlobal(value, module, name));
 }
 
 /** The app's dtype for a pickled `numpy.dtype('f4', False, True)`, or null (objects, strings, records, …). */
@@ -48,11 +42,10 @@ function numpyDtype(value: PyValue): { dtype: Dtype; bits: number } | null {
   if (typeof value !== 'object' || value === null || value.kind !== 'call') {
     return null;
   }
-  const callee = value.callee;
-  const numpyDtypeClass =
-    typeof callee === 'object' && callee?.kind === 'global' && callee.module === 'numpy' && callee.name === 'dtype';
   const code = value.args[0];
-  return numpyDtypeClass && typeof code === 'string' ? (NUMPY_DTYPES[code] ?? null) : null;
+  return isTorchGlobal(value.callee, 'numpy', 'dtype') && typeof code === 'string'
+    ? (NUMPY_DTYPES[code] ?? null)
+    : null;
 }
 
 function byteLength(value: PyValue): number | null {
@@ -68,12 +61,7 @@ function byteLength(value: PyValue): number | null {
   }
   // Python 3 at protocol 2 or below (torch.save's protocol) pickles bytes as `_codecs.encode(text, 'latin1')`.
   const [text, encoding] = value.kind === 'call' ? value.args : [];
-  const encoded =
-    value.kind === 'call' &&
-    typeof value.callee === 'object' &&
-    value.callee?.kind === 'global' &&
-    value.callee.module === '_codecs' &&
-    value.callee.name === 'encode';
+  const encoded = value.kind === 'call' && isTorchGlobal(value.callee, '_codecs', 'encode');
   return encoded && typeof text === 'string' && encoding === 'latin1' ? text.length : null;
 }
 

@@ -7,6 +7,7 @@
  * opcodes, which move items that each cost a byte to push. Strings, long integers and text lines are bounded by the
  * named limits in checkpoint-limits.ts, so a hostile pickle costs bounded time and memory.
  */
+import { stringDecoder } from '../../bytes/string-decoder';
 import { MAX_KEPT_STRING_BYTES, MAX_LINE_BYTES, MAX_LONG_BYTES } from './checkpoint-limits';
 import type { PyCall, PyDict, PyGlobal, PyValue } from './pickle-values';
 
@@ -131,8 +132,6 @@ const NL = 0x0a;
 /** Strings up to this length are tried as plain ASCII before a TextDecoder is used. */
 const SHORT_ASCII_MAX = 64;
 const latin1 = new TextDecoder('latin1');
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
 
 /** Globals that rebuild as a plain dict or set, so SETITEMS/ADDITEMS land somewhere readable. */
 const DICT_CLASSES = new Set(['collections.OrderedDict', 'builtins.dict', 'collections.defaultdict']);
@@ -372,13 +371,13 @@ class Machine {
           this.stack.push(false);
           break;
         case 0x58: // BINUNICODE
-          this.stack.push(this.text(this.u32(), utf8));
+          this.stack.push(this.text(this.u32(), stringDecoder));
           break;
         case 0x8c: // SHORT_BINUNICODE
-          this.stack.push(this.text(this.u8(), utf8));
+          this.stack.push(this.text(this.u8(), stringDecoder));
           break;
         case 0x8d: // BINUNICODE8
-          this.stack.push(this.text(this.u64(at), utf8));
+          this.stack.push(this.text(this.u64(at), stringDecoder));
           break;
         case 0x56: // UNICODE: raw-unicode-escape text line
           this.stack.push(unescapeRawUnicode(this.line(at)));

@@ -4,6 +4,7 @@
  * torch's weights_only unpickler admits); DANGEROUS is a denylist of known code-execution shapes (picklescan,
  * modelscan); everything else is UNKNOWN, because a denylist can never prove a file safe.
  */
+import { isScriptModule } from './torchscript';
 import type { GlobalUse, PickleRun } from './pickle-machine';
 import { STORAGE_TYPES, TORCH_DTYPES } from './torch-rebuild';
 
@@ -177,7 +178,7 @@ export function classifyGlobal(module: string, name: string): { risk: GlobalRisk
   if (module === 'torch' && SAFE_TORCH_NAMES.has(name)) {
     return { risk: 'safe' };
   }
-  if (module === '__torch__' || module.startsWith('__torch__.')) {
+  if (isScriptModule(module)) {
     return {
       risk: 'unknown',
       reason:

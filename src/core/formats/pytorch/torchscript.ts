@@ -43,14 +43,19 @@ const CUSTOM_CLASS_MODULE = '__torch__.torch.classes';
 /** A mangled duplicate of a class (`___torch_mangle_31`), one per distinct set of attribute types. */
 const MANGLE_SEGMENT = /^___torch_mangle_\d+$/;
 
+/** Whether `module` is `root` or lies below it (`__torch__.torch.nn` lies below `__torch__`). */
+function within(module: string, root: string): boolean {
+  return module === root || module.startsWith(`${root}.`);
+}
+
+/** Whether a Python module path is TorchScript's namespace for the classes it compiled (`__torch__…`). */
+export function isScriptModule(module: string): boolean {
+  return within(module, SCRIPT_ROOT);
+}
+
 /** Whether a global names a class TorchScript compiled (a module, a TorchScript class or a custom class). */
 export function isScriptGlobal(value: PyValue): value is PyGlobal {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    value.kind === 'global' &&
-    (value.module === SCRIPT_ROOT || value.module.startsWith(`${SCRIPT_ROOT}.`))
-  );
+  return typeof value === 'object' && value !== null && value.kind === 'global' && isScriptModule(value.module);
 }
 
 /** An object data.pkl builds from a TorchScript class. */
@@ -124,8 +129,7 @@ export async function readScriptCode(
 ): Promise<ScriptCode> {
   const byModule = new Map<string, string[]>();
   for (const use of globals) {
-    const scripted = use.module === SCRIPT_ROOT || use.module.startsWith(`${SCRIPT_ROOT}.`);
-    if (!scripted || use.module === CUSTOM_CLASS_MODULE || use.module.startsWith(`${CUSTOM_CLASS_MODULE}.`)) {
+    if (!isScriptModule(use.module) || within(use.module, CUSTOM_CLASS_MODULE)) {
       continue;
     }
     const names = byModule.get(use.module) ?? [];
@@ -157,11 +161,10 @@ export async function readScriptCode(
   wanted.sort((a, b) => a.entry.localHeaderOffset - b.entry.localHeaderOffset);
   // Records close together are fetched as one span, then parsed from the cache one by one.
   const endOf = (entry: ZipEntry) => Math.min(size, entry.localHeaderOffset + recordReadGuess(entry));
-  const texts: Array<string | ZipError> = [];
   let spanEnd = -1;
   let inflated = 0;
   for (let index = 0; index < wanted.length; index++) {
-    const { entry } = wanted[index];
+    const { module, entry } = wanted[index];
     // Local reads cost nothing per call: each record is read exactly, its debug records between them left unread.
     if (!cache.cheap && endOf(entry) > spanEnd) {
       const at = entry.localHeaderOffset;
@@ -172,28 +175,14 @@ export async function readScriptCode(
       spanEnd = Math.max(...wanted.slice(index, last + 1).map((next) => endOf(next.entry)));
       await cache.read(at, spanEnd - at);
     }
-    if (inflated > MAX_SCRIPT_CODE_TOTAL_BYTES) {
-      texts.push(new ZipError(`the code read reached ${MAX_SCRIPT_CODE_TOTAL_BYTES} bytes before it`));
+    const names = byModule.get(module) ?? [];
+    const text = inflated > MAX_SCRIPT_CODE_TOTAL_BYTES ? null : await recordText(cache, entry, size);
+    if (typeof text !== 'string') {
+      const reason = text?.message ?? `the code read reached ${MAX_SCRIPT_CODE_TOTAL_BYTES} bytes before it`;
+      unread.push(...names.map((name) => ({ className: `${module}.${name}`, reason })));
       continue;
     }
-    try {
-      const { bytes } = await readRecord(cache, entry, size, undefined, MAX_SCRIPT_CODE_RECORD_BYTES);
-      inflated += bytes.length;
-      texts.push(new TextDecoder().decode(bytes));
-    } catch (error) {
-      if (!(error instanceof ZipError)) {
-        throw error;
-      }
-      texts.push(error);
-    }
-  }
-  wanted.forEach(({ module }, index) => {
-    const text = texts[index];
-    const names = byModule.get(module) ?? [];
-    if (text instanceof ZipError) {
-      unread.push(...names.map((name) => ({ className: `${module}.${name}`, reason: text.message })));
-      return;
-    }
+    inflated += text.length;
     const declared = parseScriptClasses(text);
     for (const name of names) {
       const roles = declared.get(name);
@@ -203,8 +192,21 @@ export async function readScriptCode(
         unread.push({ className: `${module}.${name}`, reason: 'its code record does not declare it' });
       }
     }
-  });
+  }
   return { classes, unread };
+}
+
+/** A code record's text, or why it could not be read (a bad record, a deflate bomb stopped at its cap). */
+async function recordText(cache: RangeCache, entry: ZipEntry, size: number): Promise<string | ZipError> {
+  try {
+    const { bytes } = await readRecord(cache, entry, size, undefined, MAX_SCRIPT_CODE_RECORD_BYTES);
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (error instanceof ZipError) {
+      return error;
+    }
+    throw error;
+  }
 }
 
 function holdsObjects(value: PyValue): boolean {

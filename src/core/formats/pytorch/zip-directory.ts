@@ -4,6 +4,7 @@
  * offsets; read-checkpoint.ts decides which ranges to fetch. Layout: APPNOTE.TXT 4.3; torch specifics:
  * caffe2/serialize/inline_container.cc (stored entries, 64-byte aligned data, ZIP64 always on).
  */
+import { stringDecoder } from '../../bytes/string-decoder';
 import { MAX_CENTRAL_DIRECTORY_BYTES, MAX_EOCD_SEARCH_BYTES, MAX_ZIP_ENTRIES } from './checkpoint-limits';
 
 const EOCD_SIGNATURE = 0x06054b50;
@@ -129,9 +130,6 @@ export function checkDirectoryBounds(location: DirectoryLocation, fileSize: numb
   }
 }
 
-/** Decodes one string's bytes: a leading U+FEFF is a character of it, not a byte-order mark to drop. */
-const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
-
 /** Parses `count` central directory entries from the directory bytes. */
 export function readCentralDirectory(bytes: Uint8Array, count: number): ZipEntry[] {
   const data = view(bytes);
@@ -152,7 +150,7 @@ export function readCentralDirectory(bytes: Uint8Array, count: number): ZipEntry
       throw new ZipError(`central directory entry ${index} runs past the directory`);
     }
     const entry: ZipEntry = {
-      name: utf8.decode(bytes.subarray(at + CENTRAL_ENTRY_SIZE, at + CENTRAL_ENTRY_SIZE + nameLength)),
+      name: stringDecoder.decode(bytes.subarray(at + CENTRAL_ENTRY_SIZE, at + CENTRAL_ENTRY_SIZE + nameLength)),
       flags: data.getUint16(at + 8, true),
       method: data.getUint16(at + 10, true),
       compressedSize: data.getUint32(at + 20, true),
@@ -230,7 +228,7 @@ export function readLocalHeader(bytes: Uint8Array): LocalHeader {
   const extraLength = data.getUint16(28, true);
   const nameEnd = Math.min(bytes.length, LOCAL_HEADER_SIZE + nameLength);
   return {
-    name: utf8.decode(bytes.subarray(LOCAL_HEADER_SIZE, nameEnd)),
+    name: stringDecoder.decode(bytes.subarray(LOCAL_HEADER_SIZE, nameEnd)),
     flags: data.getUint16(6, true),
     method: data.getUint16(8, true),
     dataOffset: LOCAL_HEADER_SIZE + nameLength + extraLength,
