@@ -92,3 +92,60 @@ test('GGUF memory: a dense model offers no experts control', async ({ page }) =>
   await expect(page.getByTestId('memory-gpu-layers')).toBeVisible();
   await expect(page.getByTestId('memory-cpu-moe')).toHaveCount(0);
 });
+
+test('GGUF memory: an embedding model (nomic-bert) has no KV cache in llama.cpp, at its 512 positions; screenshots', async ({
+  page,
+}, testInfo) => {
+  const watch = watchPage(page);
+  const file = 'gguf/tiny-nomic-bert-F16.gguf';
+  const sum = bytesSummer(file);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath(file));
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-tokens')).toHaveValue('512');
+  await expect(page.getByTestId('memory-kv-formula')).toContainText('none: llama.cpp keeps no KV cache for nomic-bert');
+  await expect(page.getByTestId('memory-breakdown')).not.toContainText('KV cells');
+  expect(await bytesOf(page, 'memory-vram-kv')).toBe(0);
+  expect(await bytesOf(page, 'memory-ram-kv')).toBe(0);
+  expect(await bytesOf(page, 'memory-vram-weights')).toBe(sum((name) => !name.startsWith('token_')));
+  await expect(page.getByTestId('memory-kv-detail')).toHaveCount(0);
+  // No cache types to pick, and no context preset past the model's 512 positions.
+  await expect(page.getByTestId('memory-cache-k')).toHaveCount(0);
+  await expect(page.getByTestId('memory-flash-attention')).toHaveCount(0);
+  await expect(page.getByRole('group', { name: 'Context presets' }).getByRole('button')).toHaveText(['max 512']);
+  // The compute buffers end in an embedding per token (64 wide × 512 ubatch × 4 B), not logits over the vocabulary.
+  await expect(page.getByTestId('memory-breakdown')).toContainText('embeddings: 64 embedding_length × 512 ubatch');
+  await expect(page.getByTestId('memory-breakdown')).not.toContainText('logits');
+  for (const width of [1440, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.getByTestId('memory-breakdown').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath(`gguf-memory-bert-${width}.png`), fullPage: true });
+  }
+  watch.expectClean();
+});
+
+test('GGUF memory: a Gemma 3n layout caches its first 20 layers only (the rest read theirs)', async ({
+  page,
+}, testInfo) => {
+  const watch = watchPage(page);
+  await openApp(page);
+  await page.getByTestId('file-input').first().setInputFiles(fixturePath('gguf/tiny-gemma3n-layout-F16.gguf'));
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await page.getByTestId('memory-tokens').fill('4096');
+  // 2 KV heads × (8 + 8) × 2 B = 64 B per token and cached layer: 4 full layers × 4,096 cells, 16 sliding × 1,024.
+  await expect(page.getByTestId('memory-vram-kv')).toHaveAttribute(
+    'data-bytes',
+    String(4 * 4096 * 64 + 16 * 1024 * 64),
+  );
+  await expect(page.getByTestId('memory-kv-line')).toHaveText([
+    /sliding \(512 tokens\), 16 layers/,
+    /full attention, 4 layers/,
+  ]);
+  await expect(page.locator('.memory-notes')).toContainText('Layers 20–29 read the KV cache of earlier layers');
+  for (const width of [1440, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.getByTestId('memory-kv-detail').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: testInfo.outputPath(`gguf-memory-gemma3n-${width}.png`), fullPage: true });
+  }
+  watch.expectClean();
+});

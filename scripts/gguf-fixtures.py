@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from gguf import GGUFReader, GGUFValueType, GGUFWriter, GGMLQuantizationType as T, quants
+from gguf import GGUFReader, GGUFValueType, GGUFWriter, GGMLQuantizationType as T, PoolingType, quants
 from gguf.constants import GGML_QUANT_SIZES
 
 OUT = Path(__file__).resolve().parent.parent / "fixtures" / "gguf"
@@ -141,6 +141,62 @@ def tiny_moe(writer: GGUFWriter) -> None:
         add(writer, f"blk.{i}.ffn_down_exps.weight", (experts, hidden, expert_ff), T.Q8_0)
     add(writer, "output_norm.weight", (hidden,), T.F32)
     add(writer, "output.weight", (320, hidden), T.Q8_0)
+
+
+def tiny_nomic_bert(writer: GGUFWriter) -> None:
+    """convert_hf_to_gguf.py's layout of an embedding model (nomic-embed-text): a non-causal encoder with mean pooling,
+    fused QKV, no output layer. llama.cpp allocates no KV cache for it."""
+    hidden, ff, heads = 64, 128, 4
+    writer.add_name("Tiny Nomic Embed")
+    writer.add_context_length(512)
+    writer.add_embedding_length(hidden)
+    writer.add_block_count(LAYERS)
+    writer.add_feed_forward_length(ff)
+    writer.add_head_count(heads)
+    writer.add_layer_norm_eps(1e-12)
+    writer.add_causal_attention(False)
+    writer.add_pooling_type(PoolingType.MEAN)
+    writer.add_rope_freq_base(1000.0)
+    add(writer, "token_embd.weight", (320, hidden), T.F16)
+    add(writer, "token_types.weight", (2, hidden), T.F32)
+    add(writer, "token_embd_norm.weight", (hidden,), T.F32)
+    add(writer, "token_embd_norm.bias", (hidden,), T.F32)
+    for i in range(LAYERS):
+        add(writer, f"blk.{i}.attn_qkv.weight", (3 * hidden, hidden), T.F16)
+        add(writer, f"blk.{i}.attn_output.weight", (hidden, hidden), T.F16)
+        add(writer, f"blk.{i}.attn_output_norm.weight", (hidden,), T.F32)
+        add(writer, f"blk.{i}.attn_output_norm.bias", (hidden,), T.F32)
+        add(writer, f"blk.{i}.ffn_up.weight", (ff, hidden), T.F16)
+        add(writer, f"blk.{i}.ffn_gate.weight", (ff, hidden), T.F16)
+        add(writer, f"blk.{i}.ffn_down.weight", (hidden, ff), T.F16)
+        add(writer, f"blk.{i}.layer_output_norm.weight", (hidden,), T.F32)
+        add(writer, f"blk.{i}.layer_output_norm.bias", (hidden,), T.F32)
+
+
+def tiny_gemma3n(writer: GGUFWriter) -> None:
+    """The KV keys convert_hf_to_gguf.py writes for a Gemma 3n: a bool sliding pattern from layer_types (every 5th
+    layer full) and shared_kv_layers. llama.cpp gives only the first 20 layers a cache of their own."""
+    hidden, heads, kv_heads, head_dim, layers = 32, 4, 2, 8, 30
+    writer.add_name("Tiny Gemma 3n layout")
+    writer.add_context_length(32768)
+    writer.add_embedding_length(hidden)
+    writer.add_block_count(layers)
+    writer.add_feed_forward_length(128)
+    writer.add_head_count(heads)
+    writer.add_head_count_kv(kv_heads)
+    writer.add_key_length(head_dim)
+    writer.add_value_length(head_dim)
+    writer.add_sliding_window(512)
+    writer.add_shared_kv_layers(10)
+    writer.add_sliding_window_pattern([i % 5 != 4 for i in range(layers)])
+    add(writer, "token_embd.weight", (320, hidden), T.F16)
+    for i in range(layers):
+        add(writer, f"blk.{i}.attn_norm.weight", (hidden,), T.F32)
+        add(writer, f"blk.{i}.attn_q.weight", (heads * head_dim, hidden), T.F16)
+        add(writer, f"blk.{i}.attn_k.weight", (kv_heads * head_dim, hidden), T.F16)
+        add(writer, f"blk.{i}.attn_v.weight", (kv_heads * head_dim, hidden), T.F16)
+        add(writer, f"blk.{i}.attn_output.weight", (hidden, heads * head_dim), T.F16)
+    add(writer, "output_norm.weight", (hidden,), T.F32)
 
 
 def write(path: Path, build, arch: str = "llama", **options) -> None:
@@ -345,6 +401,13 @@ def main() -> None:
     moe = OUT / "tiny-qwen3moe-Q8_0.gguf"
     write(moe, tiny_moe, arch="qwen3moe")
     written.append(moe)
+    # An embedding model (no KV cache in llama.cpp) and a Gemma 3n layout (KV shared by its last layers).
+    bert = OUT / "tiny-nomic-bert-F16.gguf"
+    write(bert, tiny_nomic_bert, arch="nomic-bert")
+    written.append(bert)
+    gemma3n = OUT / "tiny-gemma3n-layout-F16.gguf"
+    write(gemma3n, tiny_gemma3n, arch="gemma3n")
+    written.append(gemma3n)
     # convert_hf_to_gguf.py --vocab-only: the key-values (hyperparameters and tokenizer), no tensor infos, no padding.
     vocab = OUT / "vocab-only.gguf"
     writer = GGUFWriter(vocab, "llama")

@@ -79,7 +79,12 @@ function GgufMemoryView({
       }),
     [basis, tokens, cacheTypeK, cacheTypeV, flashAttention, gpuLayers, cpuMoeLayers],
   );
-  const presets: Array<[string, number]> = [...CONTEXT_PRESETS];
+  // Without a KV cache (an encoder, a diffusion model) the cache types do not apply and the input ends at the model's
+  // maximum.
+  const cacheless = estimate !== null && estimate.noKvCache !== null;
+  const presets: Array<[string, number]> = CONTEXT_PRESETS.filter(
+    ([, value]) => !cacheless || section.maxContext === null || value <= section.maxContext,
+  );
   if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
     presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
   }
@@ -114,17 +119,31 @@ function GgufMemoryView({
             </button>
           ))}
         </span>
-        <CacheTypeSelect label="K cache (-ctk)" value={cacheTypeK} testId="memory-cache-k" onChange={setCacheTypeK} />
-        <CacheTypeSelect label="V cache (-ctv)" value={cacheTypeV} testId="memory-cache-v" onChange={setCacheTypeV} />
-        <label className="memory-check">
-          <input
-            type="checkbox"
-            checked={flashAttention}
-            data-testid="memory-flash-attention"
-            onChange={(event) => setFlashAttention(event.target.checked)}
-          />
-          Flash attention (-fa)
-        </label>
+        {!cacheless && (
+          <>
+            <CacheTypeSelect
+              label="K cache (-ctk)"
+              value={cacheTypeK}
+              testId="memory-cache-k"
+              onChange={setCacheTypeK}
+            />
+            <CacheTypeSelect
+              label="V cache (-ctv)"
+              value={cacheTypeV}
+              testId="memory-cache-v"
+              onChange={setCacheTypeV}
+            />
+            <label className="memory-check">
+              <input
+                type="checkbox"
+                checked={flashAttention}
+                data-testid="memory-flash-attention"
+                onChange={(event) => setFlashAttention(event.target.checked)}
+              />
+              Flash attention (-fa)
+            </label>
+          </>
+        )}
         <label className="memory-ngl">
           GPU layers (-ngl {gpuLayers} of {blocks + 1})
           <input
@@ -291,8 +310,8 @@ function Placement({
   return (
     <table className="memory-table" data-testid="memory-breakdown">
       <caption>
-        At {groupDigits(estimate.contextTokens)} tokens ({groupDigits(estimate.kvCells)} KV cells), -ngl{' '}
-        {estimate.gpuLayers}
+        At {groupDigits(estimate.contextTokens)} tokens
+        {estimate.noKvCache === null ? ` (${groupDigits(estimate.kvCells)} KV cells)` : ''}, -ngl {estimate.gpuLayers}
         {estimate.cpuMoeLayers > 0 ? ` ${cpuMoeArg(estimate.cpuMoeLayers, blocks)}` : ''}: VRAM{' '}
         <strong data-testid="memory-vram-total">{formatGiB(vram.totalBytes)}</strong>, RAM{' '}
         <strong data-testid="memory-ram-total">{formatGiB(ram.totalBytes)}</strong>
@@ -323,8 +342,10 @@ function Placement({
           <th scope="row">KV cache</th>
           <BytesCell bytes={vram.kvBytes} testId="memory-vram-kv" />
           <BytesCell bytes={ram.kvBytes} testId="memory-ram-kv" />
-          <td className="formula">
-            {exactBytes(estimate.kvBytes)} in all; each layer&apos;s cache lives with its weights (see below)
+          <td className="formula" data-testid="memory-kv-formula">
+            {estimate.noKvCache !== null
+              ? `none: llama.cpp keeps no KV cache for ${section.modelType ?? 'this architecture'}, ${estimate.noKvCache}`
+              : `${exactBytes(estimate.kvBytes)} in all; each layer's cache lives with its weights (see below)`}
           </td>
         </tr>
         {estimate.stateBytes > 0 && (

@@ -8,20 +8,33 @@
  *   (`src/llama-kv-cache.cpp`);
  * - sliding-window layers: `attention.sliding_window_pattern` (n: layer i slides iff `i % n < n − 1`; or one bool
  *   per layer), else the pattern llama.cpp hard-codes per architecture in `src/llama-model.cpp` (`set_swa_pattern`);
+ * - sliding layers take `attention.key_length_swa` / `value_length_swa` when the file gives them (Gemma 4);
  * - recurrent layers (Mamba, Mamba2, Gated DeltaNet) keep an F32 state per sequence: conv
  *   `(ssm.conv_kernel − 1) × (ssm.inner_size + 2 × ssm.group_count × ssm.state_size)` and SSM
- *   `ssm.state_size × ssm.inner_size` elements (llama.cpp `n_embd_r` / `n_embd_s`, as gguf-parser-go sizes it).
+ *   `ssm.state_size × ssm.inner_size` elements (llama.cpp `n_embd_r` / `n_embd_s`, as gguf-parser-go sizes it);
+ *   RWKV's token shift `token_shift_count × embedding_length` and WKV `embedding_length × wkv.head_size`; LFM2's
+ *   short convolution `embedding_length × (shortconv.l_cache − 1)`;
+ * - the architectures llama.cpp gives no memory, the recurrent-only ones and the layers that reuse an earlier layer's
+ *   cache follow gguf-kv-archs.ts.
  * The result also carries the shared KvModel shape (memory-types.ts) so the Memory view draws GGUF and safetensors alike.
  */
 import { groupDigits } from '../../number-format';
 import { GgufKeys, type GgufMetadata } from './gguf-inputs';
+import {
+  hasParallelSsm,
+  isRecurrentOnly,
+  layersWithOwnKv,
+  noMemoryReason,
+  slidingDefault,
+  type GgufAttention,
+} from './gguf-kv-archs';
 import type { KvLayerGroup, KvModel, RecurrentState } from './memory-types';
 
-export type GgufAttention = 'full' | 'sliding' | 'chunked';
+export type { GgufAttention } from './gguf-kv-archs';
 
 export interface GgufLayerKv {
   index: number;
-  /** null: no attention cache in this layer (a recurrent-only layer). */
+  /** null: no KV cache of its own in this layer (recurrent only, a reader of an earlier layer's cache, or none). */
   attention: GgufAttention | null;
   /** Keeps a recurrent (SSM / linear-attention) state per sequence. */
   recurrent: boolean;
@@ -42,6 +55,8 @@ export interface GgufKvPlan {
   mla: boolean;
   /** Per recurrent layer and sequence, in elements; always stored as F32 by llama.cpp. */
   state: { convElements: number; recurrentElements: number; kind: string } | null;
+  /** Why llama.cpp allocates no KV cache and no state at all for this architecture; null when it does. */
+  noMemory: string | null;
   /** The shared display shape: groups of layers with one per-token cost, and the fixed state. */
   kvModel: KvModel;
   notes: string[];
@@ -50,37 +65,28 @@ export interface GgufKvPlan {
 /** Bytes llama.cpp uses for recurrent states (`type_r`, `type_s` are F32 in llama_memory_recurrent). */
 const RECURRENT_STATE_BYTES = 4;
 
-/** llama.cpp's Llama 4 chunked attention: 8192 tokens, hard-coded (`n_attn_chunk` in `src/llama-model.cpp`). */
-const LLAMA4_CHUNK = 8192;
-
-/**
- * Sliding-window patterns llama.cpp applies per architecture when the file carries no pattern key
- * (`src/llama-model.cpp` `load_hparams`, `hparams.set_swa_pattern(n)`); `window` is its default when the file has
- * no `attention.sliding_window`.
- */
-const SWA_DEFAULTS: ReadonlyMap<string, { pattern: number; window: number | null; kind: GgufAttention }> = new Map([
-  ['gemma2', { pattern: 2, window: 4096, kind: 'sliding' }],
-  ['gemma3', { pattern: 6, window: null, kind: 'sliding' }],
-  ['cohere2', { pattern: 4, window: null, kind: 'sliding' }],
-  ['gpt-oss', { pattern: 2, window: null, kind: 'sliding' }],
-  ['llama4', { pattern: 4, window: LLAMA4_CHUNK, kind: 'chunked' }],
-]);
-
-/** Architectures whose every layer has attention and a Mamba2 mixer side by side. */
-const PARALLEL_SSM = new Set(['falcon-h1']);
+/** RWKV's token shifts per layer when the file has no `token_shift_count` (llama.cpp's `llama_hparams` default). */
+const DEFAULT_TOKEN_SHIFTS = 2;
 
 /** llama.cpp's rule for a numeric pattern n: layer i slides iff n = 0 or i % n < n − 1 (the last of each n is full). */
 function slidesByPattern(i: number, n: number): boolean {
   return n === 0 || i % n < n - 1;
 }
 
+interface HeadLengths {
+  keyLength: number;
+  valueLength: number;
+  /** `(key_length … + value_length …)` and where they came from. */
+  formula: string;
+}
+
 interface AttentionShape {
   heads: number[] | null;
   kvHeads: number[];
-  keyLength: number;
-  valueLength: number;
+  full: HeadLengths;
+  /** The sliding layers' head lengths: `key_length_swa` / `value_length_swa`, else the full layers'. */
+  sliding: HeadLengths;
   mla: boolean;
-  formula: string;
 }
 
 function attentionShape(keys: GgufKeys, blocks: number, notes: string[]): AttentionShape | null {
@@ -111,7 +117,18 @@ function attentionShape(keys: GgufKeys, blocks: number, notes: string[]): Attent
   const formula = mla
     ? `MLA latent: ${keys.int('attention.head_count_kv') ?? 1} × key_length ${keyLength}${lora !== null && rope !== null ? ` (kv_lora_rank ${lora} + rope ${rope})` : ''}, K only`
     : `(key_length ${keyLength} + value_length ${valueLength})${keySource === 'key_length' ? '' : ` (${keySource})`}`;
-  return { heads, kvHeads, keyLength, valueLength, mla, formula };
+  const full = { keyLength, valueLength, formula };
+  const swaKey = keys.int('attention.key_length_swa');
+  const swaValue = keys.int('attention.value_length_swa');
+  const sliding =
+    mla || (swaKey === null && swaValue === null)
+      ? full
+      : {
+          keyLength: swaKey ?? keyLength,
+          valueLength: swaValue ?? valueLength,
+          formula: `(key_length_swa ${swaKey ?? keyLength} + value_length_swa ${swaValue ?? valueLength})`,
+        };
+  return { heads, kvHeads, full, sliding, mla };
 }
 
 /** Which attention layers slide, and the window, from the file's keys or llama.cpp's per-architecture default. */
@@ -122,7 +139,7 @@ function slidingPlan(
   const windowKey = keys.int('attention.sliding_window');
   const patternBools = keys.bools('attention.sliding_window_pattern');
   const patternNumber = keys.int('attention.sliding_window_pattern');
-  const fallback = SWA_DEFAULTS.get(keys.arch);
+  const fallback = slidingDefault(keys.arch);
   const window = windowKey ?? fallback?.window ?? null;
   const none = { slides: () => false, window: null, kind: 'sliding' as const, source: 'every layer full attention' };
   if (window === null || window === 0) {
@@ -149,7 +166,10 @@ function slidingPlan(
       slides: (i) => slidesByPattern(i, fallback.pattern),
       window,
       kind: fallback.kind,
-      source: `llama.cpp's ${keys.arch} default: the last layer of every ${fallback.pattern} is full`,
+      source:
+        fallback.pattern === 0
+          ? `llama.cpp's ${keys.arch} rule: every attention layer slides`
+          : `llama.cpp's ${keys.arch} default: the last layer of every ${fallback.pattern} is full`,
     };
   }
   notes.push(
@@ -158,16 +178,41 @@ function slidingPlan(
   return none;
 }
 
-/** Which layers are recurrent, and the per-layer state, from the `ssm.*` keys. */
-function recurrentPlan(
-  keys: GgufKeys,
-  kvHeads: number[] | null,
-): {
+interface RecurrentPlan {
   recurrent: (i: number) => boolean;
   attends: (i: number) => boolean;
-  state: GgufKvPlan['state'];
+  state: NonNullable<GgufKvPlan['state']>;
   formula: string;
-} | null {
+}
+
+/**
+ * Which layers are recurrent, and the per-layer state: RWKV's from `wkv.head_size`, LFM2's short convolution from
+ * `shortconv.l_cache` (its layers without KV heads), else the `ssm.*` keys. Null when none applies.
+ */
+function recurrentPlan(keys: GgufKeys, kvHeads: number[] | null): RecurrentPlan | null {
+  const embedding = keys.int('embedding_length');
+  const wkvHead = keys.int('wkv.head_size');
+  if (wkvHead !== null && embedding !== null) {
+    const shift = keys.int('token_shift_count') ?? DEFAULT_TOKEN_SHIFTS;
+    const convElements = shift * embedding;
+    const recurrentElements = embedding * wkvHead;
+    return {
+      recurrent: () => true,
+      attends: () => false,
+      state: { convElements, recurrentElements, kind: 'RWKV' },
+      formula: `token shift ${shift} × ${embedding} = ${groupDigits(convElements)}; WKV ${embedding} × head_size ${wkvHead} = ${groupDigits(recurrentElements)}`,
+    };
+  }
+  const shortConv = keys.int('shortconv.l_cache');
+  if (shortConv !== null && shortConv > 1 && embedding !== null && kvHeads !== null) {
+    const convElements = embedding * (shortConv - 1);
+    return {
+      recurrent: (i) => kvHeads[i] === 0,
+      attends: (i) => kvHeads[i] > 0,
+      state: { convElements, recurrentElements: 0, kind: 'short convolution' },
+      formula: `conv ${embedding} × (l_cache ${shortConv} − 1) = ${groupDigits(convElements)}`,
+    };
+  }
   const stateSize = keys.int('ssm.state_size');
   const inner = keys.int('ssm.inner_size');
   if (stateSize === null || inner === null) {
@@ -179,7 +224,7 @@ function recurrentPlan(
   let recurrent: (i: number) => boolean;
   let attends: (i: number) => boolean;
   let kind: string;
-  if (PARALLEL_SSM.has(keys.arch)) {
+  if (hasParallelSsm(keys.arch)) {
     recurrent = () => true;
     attends = () => true;
     kind = 'Mamba2 beside attention';
@@ -202,6 +247,29 @@ function recurrentPlan(
   return { recurrent, attends, state: { convElements, recurrentElements, kind }, formula };
 }
 
+/** An architecture llama.cpp gives no memory: every layer without a cache or a state, and the reason. */
+function noMemoryPlan(keys: GgufKeys, blocks: number, reason: string): GgufKvPlan {
+  const notes = [`llama.cpp allocates no KV cache for ${keys.arch}: it is ${reason}.`];
+  return {
+    arch: keys.arch,
+    blockCount: blocks,
+    contextLength: keys.int('context_length'),
+    layers: Array.from({ length: blocks }, (_, index) => ({
+      index,
+      attention: null,
+      recurrent: false,
+      kElements: 0,
+      vElements: 0,
+    })),
+    window: null,
+    mla: false,
+    state: null,
+    noMemory: reason,
+    kvModel: { attention: 'none', groups: [], state: null, notes },
+    notes,
+  };
+}
+
 /** The layout of every layer's cache, or null when the metadata lacks the block count or the attention widths. */
 export function ggufKvPlan(metadata: GgufMetadata): GgufKvPlan | null {
   const keys = new GgufKeys(metadata);
@@ -209,28 +277,39 @@ export function ggufKvPlan(metadata: GgufMetadata): GgufKvPlan | null {
   if (blocks === null) {
     return null;
   }
+  const noMemory = noMemoryReason(keys.arch);
+  if (noMemory !== null) {
+    return noMemoryPlan(keys, blocks, noMemory);
+  }
   const notes: string[] = [];
-  const shape = attentionShape(keys, blocks, notes);
-  const ssm = recurrentPlan(keys, shape?.kvHeads ?? null);
+  const recurrentOnly = isRecurrentOnly(keys.arch);
+  const shape = recurrentOnly ? null : attentionShape(keys, blocks, notes);
+  const ssm = recurrentPlan(keys, recurrentOnly ? null : (shape?.kvHeads ?? null));
   if (!shape && !ssm) {
     return null;
   }
-  if (keys.has('wkv.head_size')) {
-    notes.push('RWKV keeps a per-sequence state sized by wkv.head_size; it is not counted here.');
-  }
   const swa = slidingPlan(keys, notes);
+  const ownKv = layersWithOwnKv(keys, blocks);
   const layers: GgufLayerKv[] = [];
   for (let i = 0; i < blocks; i++) {
     const attends = shape !== null && (ssm ? ssm.attends(i) : true) && shape.kvHeads[i] > 0;
+    const cached = attends && (ownKv === null || i < ownKv.count);
+    const attention = cached ? (swa.slides(i) ? swa.kind : 'full') : null;
+    const lengths = attention === 'full' ? shape?.full : shape?.sliding;
     layers.push({
       index: i,
-      attention: attends ? (swa.slides(i) ? swa.kind : 'full') : null,
+      attention,
       recurrent: ssm?.recurrent(i) ?? false,
-      kElements: attends ? shape.kvHeads[i] * shape.keyLength : 0,
-      vElements: attends && !shape.mla ? shape.kvHeads[i] * shape.valueLength : 0,
+      kElements: cached && lengths ? shape.kvHeads[i] * lengths.keyLength : 0,
+      vElements: cached && lengths && !shape.mla ? shape.kvHeads[i] * lengths.valueLength : 0,
     });
   }
   notes.unshift(`Layer layout: ${swa.source}.`);
+  if (ownKv !== null) {
+    notes.push(
+      `Layers ${ownKv.count}–${blocks - 1} read the KV cache of earlier layers (${ownKv.source} keep their own): llama.cpp allocates none for them.`,
+    );
+  }
   const nextn = keys.int('nextn_predict_layers');
   if (nextn !== null && nextn > 0) {
     notes.push(
@@ -246,9 +325,19 @@ export function ggufKvPlan(metadata: GgufMetadata): GgufKvPlan | null {
     window: layers.some((layer) => layer.attention === 'sliding' || layer.attention === 'chunked') ? swa.window : null,
     mla: shape?.mla ?? false,
     state,
+    noMemory: null,
     kvModel: kvModelOf(layers, shape, swa.window, state, ssm?.formula ?? '', notes),
     notes,
   };
+}
+
+/** How one layer's per-token elements are made: MLA's latent, or its KV heads × its head lengths. */
+function headsFormula(shape: AttentionShape | null, layer: GgufLayerKv): string {
+  if (!shape) {
+    return '';
+  }
+  const lengths = layer.attention === 'full' ? shape.full : shape.sliding;
+  return shape.mla ? lengths.formula : `${shape.kvHeads[layer.index]} KV heads × ${lengths.formula}`;
 }
 
 function kvModelOf(
@@ -282,7 +371,7 @@ function kvModelOf(
         layers: 1,
         elementsPerToken: elements,
         window: capped ? window : null,
-        formula: `${shape?.mla ? shape.formula : `${shape?.kvHeads[layer.index] ?? 0} KV heads × ${shape?.formula ?? ''}`} = ${groupDigits(elements)}${capped ? `; capped at ${window} tokens` : ''}`,
+        formula: `${headsFormula(shape, layer)} = ${groupDigits(elements)}${capped ? `; capped at ${window} tokens` : ''}`,
       });
     }
   }

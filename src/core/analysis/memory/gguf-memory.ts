@@ -15,7 +15,8 @@
  *   `min(context, pad(window × sequences + ubatch))` cells (`src/llama-kv-cache-iswa.cpp`), or all with `--swa-full`;
  * - compute buffers are gguf-parser-go's two largest terms, labelled as an estimate: the attention scores of one
  *   ubatch (F32 `cells × ubatch × heads` without flash attention, F16 `cells × ubatch` with it) and the F32 logits
- *   `n_vocab × ubatch`, on the GPU when any layer is offloaded; the host output buffer holds the same logits.
+ *   `n_vocab × ubatch` (an encoder's F32 embeddings `embedding_length × ubatch` instead), on the GPU when any layer
+ *   is offloaded; the host output buffer holds the same output again.
  * Cache types and their block sizes are the `-ctk`/`-ctv` list of llama.cpp's `common/arg.cpp` with ggml's
  * `type_traits` (`ggml/src/ggml.c`): a quantized row must be a whole number of blocks, and a quantized V cache
  * needs flash attention.
@@ -23,6 +24,7 @@
 import { groupDigits } from '../../number-format';
 import { GgufKeys, type GgufMetadata, type GgufTensorSummary } from './gguf-inputs';
 import { ggufKvPlan, type GgufKvPlan } from './gguf-kv';
+import { noMemoryReason, outputsEmbeddings } from './gguf-kv-archs';
 import type { MoeSummary } from './memory-types';
 
 export const GGUF_CACHE_TYPES = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'] as const;
@@ -113,6 +115,8 @@ export interface GgufMemoryEstimate {
   layers: GgufLayerCost[];
   /** KV per layer group, for display. */
   kvLines: GgufCostLine[];
+  /** Why llama.cpp allocates no KV cache at all for this architecture (an encoder, a diffusion model); else null. */
+  noKvCache: string | null;
   kvBytes: number;
   stateBytes: number;
   compute: GgufCostLine[];
@@ -147,7 +151,8 @@ interface WeightSplit {
   vocab: number | null;
 }
 
-function splitWeights(tensors: readonly GgufTensorSummary[], blocks: number): WeightSplit {
+/** `lmHead`: whether the model ends in an output layer over the vocabulary (an embedding model's encoder does not). */
+function splitWeights(tensors: readonly GgufTensorSummary[], blocks: number, lmHead: boolean): WeightSplit {
   const perLayer = new Array<number>(blocks).fill(0);
   const expertsPerLayer = new Array<number>(blocks).fill(0);
   const input = { bytes: 0, tensors: 0 };
@@ -182,7 +187,7 @@ function splitWeights(tensors: readonly GgufTensorSummary[], blocks: number): We
     expertsPerLayer,
     input,
     output,
-    tiedEmbeddingBytes: head === null && embedding !== null ? embedding.bytes : 0,
+    tiedEmbeddingBytes: lmHead && head === null && embedding !== null ? embedding.bytes : 0,
     vocab: vocabSource && vocabSource.shape.length === 2 ? vocabSource.shape[0] : null,
   };
 }
@@ -268,6 +273,9 @@ function computeLines(
   flash: boolean,
 ): GgufCostLine[] {
   const keys = new GgufKeys(metadata);
+  const embedding = keys.int('embedding_length');
+  // A model without a cache attends over the tokens of its input, not over cache cells.
+  const unit = noMemoryReason(keys.arch) === null ? 'cells' : 'tokens';
   const heads = Math.max(0, ...(keys.perLayer('attention.head_count', 1) ?? [0]));
   const lines: GgufCostLine[] = [];
   if (heads > 0) {
@@ -276,16 +284,25 @@ function computeLines(
         ? {
             label: 'attention scratch (flash attention)',
             bytes: cells * ubatch * 2,
-            formula: `${groupDigits(cells)} cells × ${ubatch} ubatch × 2 B (F16)`,
+            formula: `${groupDigits(cells)} ${unit} × ${ubatch} ubatch × 2 B (F16)`,
           }
         : {
             label: 'attention scores KQ',
             bytes: cells * ubatch * heads * 4,
-            formula: `${groupDigits(cells)} cells × ${ubatch} ubatch × ${heads} heads × 4 B (F32)`,
+            formula: `${groupDigits(cells)} ${unit} × ${ubatch} ubatch × ${heads} heads × 4 B (F32)`,
           },
     );
   }
-  if (vocab !== null) {
+  if (outputsEmbeddings(keys.arch)) {
+    // An encoder's output is one embedding per token, not a row of logits over the vocabulary.
+    if (embedding !== null) {
+      lines.push({
+        label: 'embeddings',
+        bytes: embedding * ubatch * 4,
+        formula: `${groupDigits(embedding)} embedding_length × ${ubatch} ubatch × 4 B (F32)`,
+      });
+    }
+  } else if (vocab !== null) {
     lines.push({
       label: 'logits',
       bytes: vocab * ubatch * 4,
@@ -317,7 +334,8 @@ export function estimateGgufMemory(
   inputs: GgufMemoryInputs,
 ): GgufMemoryEstimate | null {
   const plan = ggufKvPlan(metadata);
-  const blocks = new GgufKeys(metadata).blockCount();
+  const keys = new GgufKeys(metadata);
+  const blocks = keys.blockCount();
   if (blocks === null) {
     return null;
   }
@@ -333,7 +351,7 @@ export function estimateGgufMemory(
   const gpuLayers = Math.max(0, Math.floor(inputs.gpuLayers));
   const firstGpuLayer = Math.max(0, blocks - gpuLayers);
   const outputOnGpu = gpuLayers > blocks;
-  const weights = splitWeights(tensors, blocks);
+  const weights = splitWeights(tensors, blocks, !outputsEmbeddings(keys.arch));
   const kv: KvCost = plan
     ? kvCosts(plan, cells, swaCells, sequences, inputs)
     : {
@@ -356,7 +374,7 @@ export function estimateGgufMemory(
     layers.filter((layer) => layer.onGpu === onGpu).reduce((total, layer) => total + pick(layer), 0);
   const compute = computeLines(metadata, cells, ubatch, weights.vocab, flash);
   const computeBytes = compute.reduce((total, line) => total + line.bytes, 0);
-  const logits = weights.vocab !== null ? weights.vocab * ubatch * 4 : 0;
+  const hostOutput = compute.find((line) => line.label === 'logits' || line.label === 'embeddings')?.bytes ?? 0;
   const anyOnGpu = gpuLayers > 0;
   const outputBytes = weights.output.bytes + weights.tiedEmbeddingBytes;
   const expertsInRam = sum(true, (l) => l.expertsInRamBytes);
@@ -386,6 +404,7 @@ export function estimateGgufMemory(
     outputLayer: { ...weights.output, onGpu: outputOnGpu, tiedEmbeddingBytes: weights.tiedEmbeddingBytes },
     layers,
     kvLines: kv.lines,
+    noKvCache: plan?.noMemory ?? null,
     kvBytes: kv.perLayer.reduce((a, b) => a + b, 0),
     stateBytes: kv.statePerLayer.reduce((a, b) => a + b, 0),
     compute,
@@ -399,7 +418,7 @@ export function estimateGgufMemory(
       ramWeights,
       sum(false, (l) => l.kvBytes),
       sum(false, (l) => l.stateBytes),
-      (anyOnGpu ? 0 : computeBytes) + logits,
+      (anyOnGpu ? 0 : computeBytes) + hostOutput,
     ),
     problems: kv.problems,
     notes,

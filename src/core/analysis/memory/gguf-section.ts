@@ -134,7 +134,10 @@ export function analyzeGgufMemory(input: AnalysisInput): MemorySection | null {
   const contextLength = plan.contextLength;
   const at = (tokens: number) =>
     estimateGgufMemory(basis.metadata, basis.tensors, { ...GGUF_DEFAULT_SETTINGS, contextTokens: tokens });
-  const tokens = [...DEFAULT_CONTEXTS];
+  // A model without a cache reads at most its trained context in one pass (an encoder's position table ends there).
+  const tokens = DEFAULT_CONTEXTS.filter(
+    (count) => plan.noMemory === null || contextLength === null || count <= contextLength,
+  );
   if (contextLength !== null && !tokens.includes(contextLength)) {
     tokens.push(contextLength);
   }
@@ -152,7 +155,11 @@ export function analyzeGgufMemory(input: AnalysisInput): MemorySection | null {
   const kvBytesPerToken = small && larger ? (larger.kvBytes - small.kvBytes) / 32 : 0;
   const evidence = [
     `Weights: ${groupDigits(weightsBytes)} B, the sum of every tensor's stored bytes (ggml blocks × bytes per block).`,
-    `KV cache from the GGUF metadata (${plan.arch}.*), laid out as llama.cpp lays it out; f16 cache by default (-ctk/-ctv).`,
+    ...(plan.noMemory === null
+      ? [
+          `KV cache from the GGUF metadata (${plan.arch}.*), laid out as llama.cpp lays it out; f16 cache by default (-ctk/-ctv).`,
+        ]
+      : []),
     ...plan.notes,
   ];
   if (basis.partialArrays.some((key) => key.startsWith(`${plan.arch}.`))) {
