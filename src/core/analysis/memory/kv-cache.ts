@@ -278,6 +278,15 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   }
   const notes: string[] = [];
   const plan = layerPlan(config, layers, notes);
+  // Gemma 3n and Gemma 4: the last layers attend with the keys and values of an earlier layer of their kind, and
+  // keep no cache of their own (vLLM's KV sharing allocates none for them).
+  const shared = count(text, ['num_kv_shared_layers']);
+  if (shared !== null && shared < layers) {
+    plan.kinds.fill('none', layers - shared);
+    notes.push(
+      `Layers ${layers - shared}–${layers - 1} (num_kv_shared_layers ${shared}) read the keys and values of earlier layers and keep no cache of their own.`,
+    );
+  }
   const kvLoraRank = count(text, ['kv_lora_rank']);
   const ropeDim = count(text, ['qk_rope_head_dim']);
   const mla = kvLoraRank !== null && ropeDim !== null;
@@ -310,13 +319,27 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   }
   const groups: KvLayerGroup[] = [];
   // A capped group keeps at most `cap.tokens` per layer, and its formula says which config field caps it.
-  const group = (label: string, layerCount: number, cap: { tokens: number; field: string } | null): KvLayerGroup => ({
+  const group = (
+    label: string,
+    layerCount: number,
+    cap: { tokens: number; field: string } | null,
+    own: { elements: number; formula: string } = { elements, formula },
+  ): KvLayerGroup => ({
     label,
     layers: layerCount,
-    elementsPerToken: elements,
+    elementsPerToken: own.elements,
     window: cap?.tokens ?? null,
-    formula: cap ? `${formula}; capped at ${cap.field} ${cap.tokens} tokens` : formula,
+    formula: cap ? `${own.formula}; capped at ${cap.field} ${cap.tokens} tokens` : own.formula,
   });
+  // Gemma 4's full-attention layers have heads of global_head_dim; its sliding layers keep head_dim.
+  const globalHeadDim = mla ? null : count(text, ['global_head_dim']);
+  const fullHeads =
+    globalHeadDim !== null && config.kvHeads !== null
+      ? {
+          elements: 2 * config.kvHeads * globalHeadDim,
+          formula: `2 (K and V) × ${config.kvHeads} KV heads × ${globalHeadDim} global_head_dim = ${2 * config.kvHeads * globalHeadDim}`,
+        }
+      : undefined;
   const full = plan.kinds.filter((kind) => kind === 'full').length;
   const sliding = plan.kinds.filter((kind) => kind === 'sliding').length;
   const chunked = plan.kinds.filter((kind) => kind === 'chunked').length;
@@ -326,7 +349,12 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
   let uncappedSliding = 0;
   if (full > 0) {
     groups.push(
-      group(mla ? 'MLA latent' : config.encoderInput ? 'decoder self-attention' : 'full attention', full, null),
+      group(
+        mla ? 'MLA latent' : config.encoderInput ? 'decoder self-attention' : 'full attention',
+        full,
+        null,
+        fullHeads,
+      ),
     );
   }
   if (sliding > 0) {
@@ -340,7 +368,7 @@ export function kvModelFromConfig(config: MemoryConfig): KvModel | null {
     }
   }
   if (uncappedSliding > 0) {
-    if (groups[0]?.window === null) {
+    if (groups[0]?.window === null && groups[0].elementsPerToken === elements) {
       groups[0].layers += uncappedSliding;
     } else {
       groups.unshift(group('full attention', uncappedSliding, null));

@@ -177,6 +177,57 @@ describe('KV cache per token from config.json', () => {
 });
 
 describe('more layer layouts', () => {
+  it('Gemma 3n E2B (text_config): layers 20–29 share earlier caches; 4 full + 16 sliding layers keep their own', () => {
+    const layerTypes = Array.from({ length: 30 }, (_, i) => (i % 5 === 4 ? 'full_attention' : 'sliding_attention'));
+    const config = {
+      architectures: ['Gemma3nForConditionalGeneration'],
+      model_type: 'gemma3n',
+      text_config: {
+        model_type: 'gemma3n_text',
+        head_dim: 256,
+        hidden_size: 2048,
+        layer_types: layerTypes,
+        max_position_embeddings: 32768,
+        num_attention_heads: 8,
+        num_hidden_layers: 30,
+        num_key_value_heads: 2,
+        num_kv_shared_layers: 10,
+        sliding_window: 512,
+      },
+      torch_dtype: 'bfloat16',
+    };
+    const section = memory(withConfig(config));
+    expect(section.kv?.groups.map((g) => [g.label, g.layers, g.elementsPerToken])).toEqual([
+      ['full attention', 4, 2 * 2 * 256],
+      ['sliding window (512 tokens)', 16, 2 * 2 * 256],
+    ]);
+    // 2 × 2 heads × 256 × 2 B = 2,048 B per token and layer: 40,960 B, where all 30 layers would make 61,440 B.
+    expect(section.kvBytesPerToken).toBe(20 * 2048);
+    expect(section.kv?.notes.join(' ')).toMatch(/Layers 20–29 \(num_kv_shared_layers 10\)/);
+  });
+
+  it('global_head_dim (Gemma 4): full-attention layers cache wider heads than the sliding ones', () => {
+    const config = {
+      architectures: ['Gemma4ForCausalLM'],
+      model_type: 'gemma4_text',
+      global_head_dim: 512,
+      head_dim: 256,
+      hidden_size: 2560,
+      layer_types: Array.from({ length: 6 }, (_, i) => (i % 6 === 5 ? 'full_attention' : 'sliding_attention')),
+      max_position_embeddings: 131072,
+      num_attention_heads: 8,
+      num_hidden_layers: 6,
+      num_key_value_heads: 2,
+      sliding_window: 1024,
+      torch_dtype: 'bfloat16',
+    };
+    const section = memory(withConfig(config));
+    expect(section.kv?.groups.map((g) => [g.label, g.layers, g.elementsPerToken])).toEqual([
+      ['full attention', 1, 2 * 2 * 512],
+      ['sliding window (1024 tokens)', 5, 2 * 2 * 256],
+    ]);
+  });
+
   it('Llama 4 Scout (text_config): every 4th layer global, the rest chunked at 8192 tokens', () => {
     const config = {
       architectures: ['Llama4ForConditionalGeneration'],
