@@ -26,12 +26,22 @@ test('BART: the cross-attention cache follows the context up to max_position_emb
   await expect(page.getByTestId('memory-kv-line').nth(1)).toContainText('up to 256 input positions');
 });
 
-test('RoBERTa: an encoder has no Memory tab, and its masked-LM head is the token embedding', async ({ page }) => {
+test('RoBERTa: an encoder’s Memory tab has no KV cache, and its masked-LM head is the token embedding', async ({
+  page,
+}, testInfo) => {
   await openApp(page);
   await dropSavedFixture(page, 'transformers-archs', 'roberta');
   await page.getByRole('tab', { name: 'Model' }).click();
   await expect(page.locator('.fact', { hasText: 'Tied embeddings' }).locator('dd')).toHaveText('yes');
-  await expect(page.getByRole('tab', { name: 'Memory' })).toHaveCount(0);
+  await page.getByRole('tab', { name: 'Memory' }).click();
+  await expect(page.getByTestId('memory-kv-none')).toContainText('an encoder reads its whole input in one pass');
+  await expect(page.getByTestId('memory-kv-line')).toHaveCount(0);
+  await expect(page.getByTestId('memory-cache-dtype')).toHaveCount(0);
+  await expect(page.getByTestId('memory-tp-rule')).toContainText('an encoder: no KV cache to split');
+  for (const width of [1440, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: testInfo.outputPath(`encoder-memory-${width}.png`), fullPage: true });
+  }
 });
 
 test('distil-whisper: its 2 decoder layers are the model’s layers, beside 4 encoder layers', async ({ page }) => {

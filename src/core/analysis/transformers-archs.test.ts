@@ -77,15 +77,18 @@ describe('transformers architectures, each saved by transformers itself', () => 
     expect(all.length).toBeGreaterThanOrEqual(100);
   });
 
-  // An encoder's self-attention caches nothing: no Memory tab, with or without config.json to say so.
+  // An encoder's self-attention caches nothing: with config.json to say so, its Memory tab is the weights alone; the
+  // header by itself sizes no cache.
   it.each(['bert', 'roberta', 'distilbert', 'albert', 'clip', 'siglip', 'wav2vec2', 'vit'])(
     'sizes no KV cache for an encoder (%s)',
     (modelType) => {
       const fixture = all.find((record) => record.modelType === modelType);
       expect(fixture).toBeDefined();
-      for (const withConfig of [true, false]) {
-        expect(fixture && analyze(fixture, withConfig).sections.memory).toBeUndefined();
-      }
+      const memory = fixture && analyze(fixture, true).sections.memory;
+      expect(memory?.kv).toMatchObject({ attention: 'encoder', groups: [], state: null });
+      expect(memory?.kvBytesPerToken).toBe(0);
+      expect(memory?.contexts.every((context) => context.kvBytes === 0)).toBe(true);
+      expect(fixture && analyze(fixture, false).sections.memory).toBeUndefined();
     },
   );
 

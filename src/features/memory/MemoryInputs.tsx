@@ -118,7 +118,11 @@ export function MemoryInputs(props: {
     { field: props.ownGpu, testId: 'memory-own-gpu' },
   ];
   const errorId = (testId: string) => `${idPrefix}-${testId}-error`;
-  const presets: Array<[string, number]> = [...CONTEXT_PRESETS];
+  // An encoder caches nothing and reads at most its position limit.
+  const encoder = section.kv?.attention === 'encoder';
+  const presets: Array<[string, number]> = CONTEXT_PRESETS.filter(
+    ([, value]) => !encoder || section.maxContext === null || value <= section.maxContext,
+  );
   if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
     presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
   }
@@ -151,20 +155,22 @@ export function MemoryInputs(props: {
           testId="memory-batch"
           errorId={errorId('memory-batch')}
         />
-        <label>
-          KV cache dtype
-          <select
-            value={props.cacheDtype}
-            data-testid="memory-cache-dtype"
-            onChange={(event) => props.onCacheDtype(event.target.value as CacheDtype)}
-          >
-            {CACHE_DTYPES.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-        </label>
+        {!encoder && (
+          <label>
+            KV cache dtype
+            <select
+              value={props.cacheDtype}
+              data-testid="memory-cache-dtype"
+              onChange={(event) => props.onCacheDtype(event.target.value as CacheDtype)}
+            >
+              {CACHE_DTYPES.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <NumberBox
           label="Your GPU (GiB, optional)"
           field={props.ownGpu}

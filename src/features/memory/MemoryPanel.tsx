@@ -176,18 +176,23 @@ export function TensorParallelRule({ section }: { section: MemorySection }) {
   const { attentionHeads, kvHeads } = section;
   const latent = section.kv?.attention === 'MLA';
   const stateSpace = section.kv?.attention === 'none';
+  const encoder = section.kv?.attention === 'encoder';
   const heads =
-    stateSpace && attentionHeads === null
-      ? 'any of them (a state-space model: no attention heads, no KV cache)'
-      : stateSpace
-        ? `it must divide the ${attentionHeads} SSM heads (a state-space model, no KV cache)`
-        : attentionHeads === null
-          ? 'the attention heads are unknown without config.json, so any of them'
-          : latent
-            ? `it must divide the ${attentionHeads} attention heads; the MLA latent cache is whole on every GPU`
-            : kvHeads === 1
-              ? `it must divide the ${attentionHeads} attention heads; the one KV head is copied to every GPU`
-              : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
+    encoder && attentionHeads !== null
+      ? `it must divide the ${attentionHeads} attention heads (an encoder: no KV cache to split)`
+      : encoder
+        ? 'any of them (an encoder: no KV cache to split)'
+        : stateSpace && attentionHeads === null
+          ? 'any of them (a state-space model: no attention heads, no KV cache)'
+          : stateSpace
+            ? `it must divide the ${attentionHeads} SSM heads (a state-space model, no KV cache)`
+            : attentionHeads === null
+              ? 'the attention heads are unknown without config.json, so any of them'
+              : latent
+                ? `it must divide the ${attentionHeads} attention heads; the MLA latent cache is whole on every GPU`
+                : kvHeads === 1
+                  ? `it must divide the ${attentionHeads} attention heads; the one KV head is copied to every GPU`
+                  : `it must divide the ${attentionHeads} attention heads and either divide the ${plural(kvHeads ?? attentionHeads, 'KV head')} or be a multiple of them (KV heads are then copied)`;
   return (
     <p className="formula gpu-rule" data-testid="memory-tp-rule">
       Each GPU uses capacity × {GPU_MEMORY_UTILIZATION} − {formatGiB(RUNTIME_OVERHEAD_BYTES)} (nvidia-smi capacity,
@@ -233,6 +238,13 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
             <td className="formula">{line.formula}</td>
           </tr>
         ))}
+        {section.kv?.attention === 'encoder' && (
+          <tr data-testid="memory-kv-none">
+            <th scope="row">KV cache</th>
+            <td className="num">none</td>
+            <td className="formula">an encoder reads its whole input in one pass and caches nothing</td>
+          </tr>
+        )}
         {estimate.stateFormula && (
           <tr>
             <th scope="row">
@@ -252,7 +264,10 @@ function Breakdown({ section, estimate }: { section: MemorySection; estimate: Me
         <tr className="memory-total-row">
           <th scope="row">Total</th>
           <GiBCell bytes={estimate.totalBytes} />
-          <td className="formula">weights + KV cache{estimate.stateFormula ? ' + state' : ''} + overhead</td>
+          <td className="formula">
+            weights{section.kv?.attention === 'encoder' ? '' : ' + KV cache'}
+            {estimate.stateFormula ? ' + state' : ''} + overhead
+          </td>
         </tr>
       </tbody>
     </table>

@@ -283,7 +283,10 @@ function overheadLine(): MemoryLine {
 
 /** The report's contexts: 4096, 8192 and 32768 tokens at batch 1, plus the model's maximum when known. */
 export function reportContexts(section: MemorySection): MemoryContext[] {
-  const tokens = [...DEFAULT_CONTEXTS];
+  // An encoder's input ends at its position limit: no longer context exists for it.
+  const tokens = DEFAULT_CONTEXTS.filter(
+    (count) => section.kv?.attention !== 'encoder' || section.maxContext === null || count <= section.maxContext,
+  );
   if (section.maxContext !== null && !tokens.includes(section.maxContext)) {
     tokens.push(section.maxContext);
   }

@@ -89,7 +89,8 @@ export interface CrossAttentionCache {
 }
 
 export interface KvModel {
-  attention: 'MHA' | 'GQA' | 'MQA' | 'MLA' | 'mixed' | 'none';
+  /** `none`: no layer attends (a state-space model); `encoder`: it attends over its whole input and caches nothing. */
+  attention: 'MHA' | 'GQA' | 'MQA' | 'MLA' | 'mixed' | 'none' | 'encoder';
   /** Self-attention layers: what one more generated token adds (an encoder-decoder's decoder). */
   groups: KvLayerGroup[];
   /** Cross-attention layers' cache (an encoder-decoder's, Llama 3.2 Vision's); absent for a plain decoder. */

@@ -289,15 +289,24 @@ describe('more layer layouts', () => {
 });
 
 describe('models that keep no KV cache', () => {
-  it('an encoder-only config (BertForMaskedLM) gives no memory section', () => {
+  it('an encoder-only config (BertForMaskedLM): the weights, no KV cache, no context past its 512 positions', () => {
     const config = {
       architectures: ['BertForMaskedLM'],
       model_type: 'bert',
       hidden_size: 768,
+      max_position_embeddings: 512,
       num_hidden_layers: 12,
       num_attention_heads: 12,
     };
-    expect(analyzeMemory(inputFromFixture(withConfig(config)))).toBeNull();
+    const section = memory(withConfig(config));
+    expect(section.kv).toMatchObject({ attention: 'encoder', groups: [], state: null });
+    expect(section.kvBytesPerToken).toBe(0);
+    expect(section.contexts.map((context) => [context.tokens, context.kvBytes])).toEqual([[512, 0]]);
+    expect(section.kv?.notes[0]).toMatch(/BertForMaskedLM is an encoder/);
+    expect(section.evidence.join(' ')).not.toMatch(/KV cache from config.json/);
+    // A decoder with the same widths keeps 12 × 2 × 12 × 64 × 2 B per token.
+    const decoder = memory(withConfig({ ...config, architectures: ['BertLMHeadModel'] }));
+    expect(decoder.kvBytesPerToken).toBe(12 * 2 * 12 * 64 * 2);
   });
 });
 

@@ -168,6 +168,22 @@ function moeSummary(weights: WeightsResult, config: MemoryConfig | null, index: 
 const GENERATING_CLASS =
   /CausalLM|ConditionalGeneration|LMHeadModel|ImageTextToText|Seq2SeqLM|ForGeneration|MTModel$|EncoderDecoderModel$/;
 
+/**
+ * An encoder's memory has no KV cache: it reads its whole input in one pass, so a batch costs activations (within the
+ * runtime overhead's allowance) and nothing grows with generated tokens.
+ */
+function encoderKvModel(config: MemoryConfig): KvModel {
+  const names = (config.root.architectures as unknown[]).filter((name) => typeof name === 'string').join(', ');
+  return {
+    attention: 'encoder',
+    groups: [],
+    state: null,
+    notes: [
+      `${names} is an encoder: it reads its whole input in one pass and keeps no KV cache, so memory is the weights and one batch's activations; the context stops at the model's maximum.`,
+    ],
+  };
+}
+
 function isEncoderOnly(config: MemoryConfig): boolean {
   const architectures = config.root.architectures;
   if (!Array.isArray(architectures) || architectures.length === 0) {
@@ -242,9 +258,6 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
     return null;
   }
   const config = readMemoryConfig(input.sidecars.config);
-  if (config && isEncoderOnly(config)) {
-    return null;
-  }
   const configFile = input.sidecars.configFile ?? 'config.json';
   // One part of a model-parallel checkpoint holds a fraction of the weights: the architecture's finding says so.
   if (modelParallelPart(index, config && { ...config, source: configFile }, input.fileName) !== null) {
@@ -254,7 +267,8 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
   if (config && configFile === NATIVE_PARAMS_FILE) {
     evidence.push(NATIVE_PARAMS_NOTE);
   }
-  let kv = config ? kvModelFromConfig(config) : null;
+  const encoder = config !== null && isEncoderOnly(config);
+  let kv = encoder ? encoderKvModel(config) : config ? kvModelFromConfig(config) : null;
   let source: MemorySection['config'] = configFile;
   let mainLayers = config?.layers ?? null;
   if (config?.layersPastLimit != null) {
@@ -294,7 +308,7 @@ export function analyzeMemory(input: AnalysisInput): MemorySection | null {
       : `Weights: ${groupDigits(weights.summary.bytes)} B, the sum of every tensor's data span in the header(s).`,
   );
   evidence.push(weights.summary.paramsNote);
-  if (source === configFile) {
+  if (source === configFile && !encoder) {
     evidence.push(
       `KV cache from ${configFile}${config?.modelType ? ` (model_type ${config.modelType})` : ''}; cache dtype ${cacheDtype} by default${cacheDtype === 'fp8' ? ' (kv_cache_scheme in quantization_config)' : ' (engines cache in the model dtype)'}.`,
     );
