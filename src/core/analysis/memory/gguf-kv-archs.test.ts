@@ -229,3 +229,38 @@ describe('recurrent state llama.cpp keeps per sequence', () => {
     expect(planOf(windowed).layers.filter((l) => l.attention === 'sliding')).toHaveLength(6);
   });
 });
+
+describe('sliding-window patterns llama.cpp hard-codes', () => {
+  it.each([
+    ['olmo2', 4, 4096, [3, 7]],
+    ['afmoe', 4, 4096, [3, 7]],
+    ['plamo3', 8, 2048, [7]],
+  ])('%s with a window and no pattern key: the last layer of every %i is full', (arch, _n, window, full) => {
+    const plan = planOf(
+      metadataOf({
+        'general.architecture': arch,
+        [`${arch}.block_count`]: 8,
+        [`${arch}.embedding_length`]: 1024,
+        [`${arch}.attention.head_count`]: 8,
+        [`${arch}.attention.head_count_kv`]: 2,
+        [`${arch}.attention.sliding_window`]: window,
+      }),
+    );
+    expect(plan.layers.filter((l) => l.attention === 'full').map((l) => l.index)).toEqual(full);
+    expect(plan.window).toBe(window);
+  });
+
+  it('exaone-moe without a window key: llama.cpp’s 128 tokens', () => {
+    const plan = planOf(
+      metadataOf({
+        'general.architecture': 'exaone-moe',
+        'exaone-moe.block_count': 8,
+        'exaone-moe.embedding_length': 1024,
+        'exaone-moe.attention.head_count': 8,
+        'exaone-moe.attention.head_count_kv': 2,
+      }),
+    );
+    expect(plan.window).toBe(128);
+    expect(plan.layers.filter((l) => l.attention === 'sliding')).toHaveLength(6);
+  });
+});
