@@ -7,6 +7,8 @@ torch.load read back from each in expected.json: every array's path, dtype, shap
   params-p5.pkl      the same tree, protocol 5 (numpy.core.numeric._frombuffer with each buffer in-band)
   torch-mixed.pt     torch.save of a state dict beside NumPy arrays (normalization statistics, as data-loading
                      code keeps them) and a NumPy float scalar
+  autograd-params.pkl  a NumPy autograd library's parameter list pickled whole: each parameter object keeps its
+                     value (.data) and its gradient (.grad) as arrays of one shape
 
 Needs a Python with numpy and torch:
   ~/.pyenv/versions/3.11.7/bin/python scripts/numpy-pickle-fixtures.py
@@ -37,6 +39,22 @@ def tree():
         'mask': np.ones(5, dtype=bool),
         'step': 1200,
     }
+
+
+class Parameter:
+    """A parameter as small NumPy autograd libraries define one: its value and the gradient of the last backward."""
+
+    def __init__(self, data):
+        self.data = data
+        self.grad = np.zeros_like(data)
+
+
+def autograd_params():
+    rng = np.random.default_rng(1)
+    params = [Parameter(rng.standard_normal(shape)) for shape in ((3, 8), (8,), (8, 1), (1,))]
+    for param in params:
+        param.grad = rng.standard_normal(param.data.shape) * 1e-3
+    return params
 
 
 def arrays_of(value, path=''):
@@ -79,6 +97,15 @@ def main():
         'arrays': describe(loaded),
         'modelParameters': sum(p.numel() for p in model.parameters()),
         'stateDictKeys': [f'model.{key}' for key in loaded['model']],
+    }
+    with open(os.path.join(OUT, 'autograd-params.pkl'), 'wb') as out:
+        pickle.dump(autograd_params(), out, protocol=4)
+    with open(os.path.join(OUT, 'autograd-params.pkl'), 'rb') as source:
+        loaded = pickle.load(source)
+    expected['autograd-params.pkl'] = {
+        'parameters': sum(param.data.size for param in loaded),
+        'gradients': sum(param.grad.size for param in loaded),
+        'names': [f'{i}.{attr}' for i in range(len(loaded)) for attr in ('data', 'grad')],
     }
     with open(os.path.join(OUT, 'expected.json'), 'w') as out:
         json.dump(expected, out, indent=1, sort_keys=True)

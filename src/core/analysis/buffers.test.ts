@@ -161,6 +161,19 @@ describe('what is not a buffer', () => {
     ).toEqual(['h.0.attn.embed_positions', 'bn.running_mean', 'bn.num_batches_tracked']);
   });
 
+  it('a gradient is left out only beside a value of its shape: `<name>.grad` with `<name>.data`', () => {
+    expect(
+      rows([
+        { name: 'w1.data', dtype: 'F64', shape: [3, 8] },
+        { name: 'w1.grad', dtype: 'F64', shape: [3, 8] },
+        { name: 'w2.data', dtype: 'F64', shape: [8] },
+        { name: 'w2.grad', dtype: 'F64', shape: [4, 2] },
+        { name: 'lonely.grad', dtype: 'F64', shape: [8] },
+        { name: 'layer.grad.weight', dtype: 'F64', shape: [8] },
+      ]),
+    ).toEqual(['w1.grad']);
+  });
+
   it('a plain model without buffers keeps every tensor in the count and no finding', () => {
     const input = inputFromFixture({
       fileName: 'model.safetensors',

@@ -22,7 +22,9 @@ export type BufferKind =
   /** Any other tensor a whole pickled nn.Module registered in `_buffers` (the pickle says so, not the name). */
   | 'module-buffer'
   /** A tensor a pickled nn.Module holds as a plain attribute: outside its state_dict and its parameters. */
-  | 'module-attribute';
+  | 'module-attribute'
+  /** A gradient pickled beside its parameter (`<name>.grad` beside `<name>.data`, an autograd object's two arrays). */
+  | 'gradient';
 
 /** Plural phrases for the kinds, as the parameter basis and the finding list them. */
 export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> = {
@@ -36,6 +38,7 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
     'tensor the pickled module holds as a plain attribute',
     'tensors the pickled module holds as plain attributes',
   ],
+  gradient: ['gradient kept beside its parameter', 'gradients kept beside their parameters'],
 };
 
 /**
@@ -44,7 +47,9 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
  * own buffers are state it uses.
  */
 export function isRebuiltBuffer(kind: BufferKind): boolean {
-  return kind !== 'batch-norm-statistics' && kind !== 'module-buffer' && kind !== 'module-attribute';
+  return (
+    kind !== 'batch-norm-statistics' && kind !== 'module-buffer' && kind !== 'module-attribute' && kind !== 'gradient'
+  );
 }
 
 /** Dimension i of a tensor's shape; NaN past its rank. */
@@ -158,6 +163,7 @@ function matchBufferRows(index: TensorIndex): BufferRows {
       }
     }
   }
+  matched.push(...gradientRows(index, shapes, shadowed));
   // A pickled module's own word for the rest of its buffers.
   const named = new Set(matched.map((entry) => entry.row));
   const held = index.header.checkpoint?.moduleBuffers;
@@ -168,6 +174,48 @@ function matchBufferRows(index: TensorIndex): BufferRows {
   });
   matched.sort((a, b) => a.row - b.row);
   return { rows: Int32Array.from(matched, (entry) => entry.row), kinds: matched.map((entry) => entry.kind) };
+}
+
+/**
+ * Gradients an autograd library's pickled parameter objects keep beside their values (a NumPy micrograd-style
+ * `Tensor` with `.data` and `.grad` arrays): `<name>.grad` where `<name>.data` has the same shape. They are not
+ * parameters, as PyTorch's `.grad` is not; a `.grad` alone, or of another shape, stays counted.
+ */
+function gradientRows(
+  index: TensorIndex,
+  shapes: ReturnType<TensorIndex['shapes']>,
+  shadowed: Uint8Array | null,
+): Array<{ row: number; kind: BufferKind }> {
+  const rows: Array<{ row: number; kind: BufferKind }> = [];
+  for (let s = 0; s < shapes.count; s++) {
+    if (!shapes.text[s].endsWith(GRAD_SUFFIX)) {
+      continue;
+    }
+    for (let at = shapes.rowStart[s]; at < shapes.rowStart[s + 1]; at++) {
+      const row = shapes.rowList[at];
+      const value = index.sibling(row, GRAD_SUFFIX, DATA_SUFFIX);
+      if ((shadowed === null || shadowed[row] === 0) && value >= 0 && sameShape(index, row, value)) {
+        rows.push({ row, kind: 'gradient' });
+      }
+    }
+  }
+  return rows;
+}
+
+const GRAD_SUFFIX = '.grad';
+const DATA_SUFFIX = '.data';
+
+function sameShape(index: TensorIndex, a: number, b: number): boolean {
+  const rank = index.rank(a);
+  if (rank !== index.rank(b)) {
+    return false;
+  }
+  for (let i = 0; i < rank; i++) {
+    if (index.dim(a, i) !== index.dim(b, i)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Registered buffers the parameter count left out, as the quantization section reports them. */

@@ -427,8 +427,8 @@ function describeParamsBasis(
   }
   if (buffers) {
     lines.push(
-      // A pickled module's plain tensor attributes are no registered buffers: named apart when there are any.
-      `${buffers.kinds.some((entry) => entry.kind === 'module-attribute') ? plural(buffers.tensors, 'tensor') + ' held beside the parameters' : plural(buffers.tensors, 'registered buffer')} not counted: ${bufferKindsPhrase(buffers)} (${formatCount(buffers.elements)} elements)`,
+      // A pickled module's plain tensor attributes and gradients are no registered buffers: named apart when present.
+      `${heldBeside(buffers) ? plural(buffers.tensors, 'tensor') + ' held beside the parameters' : plural(buffers.tensors, 'registered buffer')} not counted: ${bufferKindsPhrase(buffers)} (${formatCount(buffers.elements)} elements)`,
     );
   }
   if (restTensors > 0) {
@@ -538,17 +538,24 @@ function buffersFinding(buffers: BufferSummary, rows: Int32Array): Finding {
   const examples = buffers.kinds.map((entry) => `\`${entry.example}\``).join(', ');
   return makeFinding(
     'registered-buffers',
-    `${plural(buffers.tensors, 'tensor is', 'tensors are')} ${buffers.kinds.some((entry) => entry.kind === 'module-attribute') ? 'held beside the parameters' : buffers.tensors === 1 ? 'a registered buffer' : 'registered buffers'}, not ${buffers.tensors === 1 ? 'a parameter' : 'parameters'}: ${bufferKindsPhrase(buffers)} (${examples}; ${formatCount(buffers.elements)} values). The parameter count leaves them out, as torch's model.parameters() and transformers' num_parameters() do; a count of every stored tensor (the Hub's figure for safetensors files) includes them.${buffersAdvice(buffers)}`,
+    `${plural(buffers.tensors, 'tensor is', 'tensors are')} ${heldBeside(buffers) ? 'held beside the parameters' : buffers.tensors === 1 ? 'a registered buffer' : 'registered buffers'}, not ${buffers.tensors === 1 ? 'a parameter' : 'parameters'}: ${bufferKindsPhrase(buffers)} (${examples}; ${formatCount(buffers.elements)} values). The parameter count leaves them out, as torch's model.parameters() and transformers' num_parameters() do; a count of every stored tensor (the Hub's figure for safetensors files) includes them.${buffersAdvice(buffers)}`,
     Array.from(rows.subarray(0, MAX_TENSORS_PER_FINDING)),
     { tensorCount: rows.length },
   );
 }
 
-/** What to do about the kinds present: the rebuilt ones can go, the statistics must stay. */
+/** Whether some of the tensors left out are not registered buffers at all (plain attributes, gradients). */
+function heldBeside(buffers: BufferSummary): boolean {
+  return buffers.kinds.some((entry) => entry.kind === 'module-attribute' || entry.kind === 'gradient');
+}
+
+/** What to do about the kinds present: the rebuilt ones and gradients can go, the statistics must stay. */
 function buffersAdvice(buffers: BufferSummary): string {
   const rebuilt = buffers.kinds.some((entry) => isRebuiltBuffer(entry.kind));
-  const statistics = buffers.kinds.some((entry) => !isRebuiltBuffer(entry.kind));
+  const gradients = buffers.kinds.some((entry) => entry.kind === 'gradient');
+  const statistics = buffers.kinds.some((entry) => !isRebuiltBuffer(entry.kind) && entry.kind !== 'gradient');
   return [
+    gradients ? ' Gradients are training state: inference reads none of them, and a conversion may drop them.' : '',
     rebuilt
       ? ' Masks, rotary tables and position ids are rebuilt from the config when the model is built (transformers 4.31 and later no longer save them), so a conversion may drop them.'
       : '',

@@ -1,7 +1,7 @@
 /**
  * NumPy arrays pickled by numpy itself (fixtures/numpy-pickles, scripts/numpy-pickle-fixtures.py): a parameter tree
- * at protocols 2, 4 and 5, and arrays torch.save kept beside a state dict, each held to what pickle.load and
- * torch.load read back.
+ * at protocols 2, 4 and 5, arrays torch.save kept beside a state dict, and an autograd library's parameters with
+ * their gradients, each held to what pickle.load and torch.load read back.
  */
 import { openAsBlob, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -90,5 +90,17 @@ describe('NumPy arrays in pickles', () => {
     expect(headline.model).toBe(want.modelParameters);
     expect(header.findings.map((finding) => finding.code)).not.toContain('storage-mismatch');
     expect(header.findings.map((finding) => finding.code)).not.toContain('checkpoint-storages-unnamed');
+  });
+
+  it('a NumPy autograd parameter list: each value counted, the gradient beside it not', async () => {
+    const want = EXPECTED['autograd-params.pkl'] as unknown as {
+      parameters: number;
+      gradients: number;
+      names: string[];
+    };
+    const { header, totals, headline } = await loaded('autograd-params.pkl');
+    expect(allTensorNames(header.tensors)).toEqual(want.names);
+    expect(totals.elements).toBe(want.parameters + want.gradients);
+    expect(headline.model).toBe(want.parameters);
   });
 });
