@@ -98,6 +98,29 @@ test.describe('PyTorch checkpoints', () => {
     await expect(page.getByTestId('convert-script')).toContainText('k.removeprefix("model.")');
   });
 
+  test('keys saved as None are empty sections, a dict of plain values scalars; screenshots', async ({
+    page,
+  }, testInfo) => {
+    await openApp(page);
+    await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/placeholders.pt'));
+    await page.getByRole('tab', { name: 'Checkpoint' }).click();
+    const kindOf = (key: string) =>
+      page
+        .getByTestId('sections-table')
+        .locator('tr', { has: page.locator('td', { hasText: key }) })
+        .locator('td')
+        .nth(1);
+    await expect(kindOf('optimizer')).toHaveText('empty (None)');
+    await expect(kindOf('scaler')).toHaveText('empty (None)');
+    await expect(kindOf('best')).toHaveText('scalars');
+    await expect(kindOf('model')).toHaveText('weights');
+    for (const width of [1440, 800]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.getByTestId('sections-table').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: testInfo.outputPath(`placeholders-${width}.png`) });
+    }
+  });
+
   test('tied weights and views are flagged', async ({ page }) => {
     await openApp(page);
     await page.getByTestId('file-input').first().setInputFiles(fixturePath('torch/tied_views.pt'));

@@ -330,6 +330,10 @@ def main():
     save({'model': model.state_dict(), 'model_ema': ema, 'optimizer': optimizer.state_dict(), 'epoch': 7, 'step': 2800},
          'train_state.pt')
 
+    # A training script's placeholders: state it did not keep saved as None, and a dict of plain values.
+    save({'model': model.state_dict(), 'optimizer': None, 'scaler': None,
+          'best': {'acc': 0.9, 'epochs': [1, 2]}}, 'placeholders.pt')
+
     # torch < 1.6 layout: magic, protocol, sys_info, pickle, storage keys, raw storages.
     save(sd, 'legacy.pt', _use_new_zipfile_serialization=False)
 

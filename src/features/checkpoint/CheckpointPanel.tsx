@@ -326,7 +326,7 @@ function AnatomyCard({ header }: { header: ParsedHeader }) {
               {checkpoint.sections.map((section) => (
                 <tr key={section.path || '(root)'}>
                   <td className="mono">{section.path || '(root)'}</td>
-                  <td>{section.kind}</td>
+                  <td>{section.kind === 'empty' ? 'empty (None)' : section.kind}</td>
                   <td className="num">{groupDigits(section.tensors)}</td>
                   <td className="num" title={`${groupDigits(section.elements)} elements over every name`}>
                     {section.tensors > 0 ? groupDigits(section.parameters) : '—'}

@@ -4,7 +4,7 @@
  * optimizer state and scalars), drop tied duplicates, make views contiguous, then save_file. A file with a
  * dangerous global gets no loading code at all.
  */
-import { compositeFamily } from '../../core/formats/pytorch/anatomy';
+import { compositeFamily } from '../../core/formats/pytorch/composite-layouts';
 import type { CheckpointSummary } from '../../core/formats/pytorch/checkpoint-types';
 import { allTensorNames, type ParsedHeader } from '../../core/model';
 

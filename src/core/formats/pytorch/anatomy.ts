@@ -11,8 +11,10 @@ import { countStorages, elementSpan, tensorElements } from './storage-count';
 import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
 import { pickledArray } from './numpy-arrays';
 import { isScriptObject, scriptClassName, scriptObjectEntries, type ScriptClasses } from './torchscript';
+import { layoutName, NESTED_PARTS, SPARSE_PARTS } from './composite-layouts';
 
-export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'rng' | 'scalars' | 'other';
+/** `empty`: the key holds None (a training script's placeholder for state it did not keep). */
+export type SectionKind = 'weights' | 'optimizer' | 'scheduler' | 'ema' | 'rng' | 'scalars' | 'empty' | 'other';
 
 export interface NamedTensor {
   name: string;
@@ -97,20 +99,6 @@ const MAX_SCALAR_DEPTH = 3;
 const MAX_GROUP_SETTING_DEPTH = 7;
 const GROUP_SETTING_PATH = /(?:^|\.)param_groups\.\d+\.[^.]+(?:\.\d+)?$/;
 
-/** How a composite becomes one dense tensor: each family converts its own way (to_dense, padding, full_tensor). */
-export type CompositeFamily = 'sparse' | 'nested' | 'dtensor' | 'subclass';
-
-export function compositeFamily(kind: string): CompositeFamily {
-  if (kind.startsWith('sparse_')) {
-    return 'sparse';
-  }
-  if (kind === 'nested') {
-    return 'nested';
-  }
-  // `torch.distributed.tensor.DTensor`, or `torch.distributed._tensor.api.DTensor` before torch 2.5.
-  return kind.endsWith('.DTensor') ? 'dtensor' : 'subclass';
-}
-
 interface Pending {
   value: PyValue;
   path: string;
@@ -123,36 +111,10 @@ interface Pending {
   outsideParameters?: ModuleRole;
 }
 
-/** The parts of each sparse layout in the order `torch._utils._rebuild_sparse_tensor` takes them, then the size. */
-const SPARSE_PARTS: Readonly<Record<string, readonly string[]>> = {
-  sparse_coo: ['indices', 'values'],
-  sparse_csr: ['crow_indices', 'col_indices', 'values'],
-  sparse_bsr: ['crow_indices', 'col_indices', 'values'],
-  sparse_csc: ['ccol_indices', 'row_indices', 'values'],
-  sparse_bsc: ['ccol_indices', 'row_indices', 'values'],
-};
-
-/** `torch._utils._rebuild_nested_tensor(buffer, sizes, strides, storage_offsets)`: the buffer holds the values. */
-const NESTED_PARTS = ['buffer', 'sizes', 'strides', 'storage_offsets'];
-
 interface CompositeParts {
   kind: string;
   size: number[] | null;
   parts: Array<{ segment: string; value: PyValue; structural: boolean }>;
-}
-
-/** `torch.sparse_csr`, or `torch.serialization._get_layout('torch.sparse_csr')` as torch 2.x pickles it. */
-function layoutName(value: PyValue): string | null {
-  if (typeof value !== 'object' || value === null) {
-    return null;
-  }
-  if (value.kind === 'global' && value.module === 'torch') {
-    return value.name;
-  }
-  if (value.kind === 'call' && typeof value.args[0] === 'string') {
-    return value.args[0].replace(/^torch\./, '');
-  }
-  return null;
 }
 
 /** A rebuild the pickle machine leaves as a call because it makes one tensor of several (see CompositeTensor). */
@@ -543,6 +505,24 @@ function isScalarValue(value: PyValue): boolean {
   return scalarOf(value) !== null;
 }
 
+/** How deep a plain container of scalars is looked into before its section is called `other`. */
+const MAX_SCALAR_CONTAINER_DEPTH = 4;
+
+/** A scalar, or a dict / list / tuple of them (`best: {acc: 0.9}`): a section of values, not of tensors. */
+function holdsOnlyScalars(value: PyValue, depth = 0): boolean {
+  if (isScalarValue(value)) {
+    return true;
+  }
+  if (depth >= MAX_SCALAR_CONTAINER_DEPTH || typeof value !== 'object' || value === null) {
+    return false;
+  }
+  if (value.kind !== 'dict' && value.kind !== 'list' && value.kind !== 'tuple') {
+    return false;
+  }
+  const items = children(value);
+  return items.length > 0 && items.every(([, child]) => holdsOnlyScalars(child, depth + 1));
+}
+
 function topLevelEntries(root: PyValue): Array<[string, PyValue]> {
   if (typeof root === 'object' && root !== null && (root.kind === 'dict' || root.kind === 'call')) {
     return children(root);
@@ -606,7 +586,9 @@ export function checkpointAnatomy(
     for (const [key, value] of entries) {
       const totals = bySection.get(key);
       let kind: SectionKind = 'other';
-      if (!totals && isScalarValue(value)) {
+      if (!totals && value === null) {
+        kind = 'empty';
+      } else if (!totals && isScalarValue(value)) {
         kind = 'scalars';
       } else if (optimizerAtRoot && OPTIMIZER_STATE_DICT_KEYS.includes(key)) {
         kind = 'optimizer';
@@ -621,6 +603,8 @@ export function checkpointAnatomy(
       } else if (totals && weights === null && WEIGHT_KEYS.test(key)) {
         kind = 'weights';
         weights = key;
+      } else if (!totals && holdsOnlyScalars(value)) {
+        kind = 'scalars';
       }
       kinds.set(key, kind);
     }

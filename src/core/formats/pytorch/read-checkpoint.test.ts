@@ -106,6 +106,13 @@ describe('real torch fixtures: names, dtypes and shapes agree with torch itself'
 });
 
 describe('anatomy', () => {
+  it('a key holding None is an empty section, a dict of plain values a section of scalars', async () => {
+    // torch.save({'model': …, 'optimizer': None, 'scaler': None, 'best': {'acc': 0.9, 'epochs': [1, 2]}}).
+    const checkpoint = (await parsed('placeholders.pt')).checkpoint;
+    const kinds = Object.fromEntries(checkpoint?.sections.map((section) => [section.path, section.kind]) ?? []);
+    expect(kinds).toEqual({ model: 'weights', optimizer: 'empty', scaler: 'empty', best: 'scalars' });
+  });
+
   it('finds the weights, optimizer, scheduler, scalars and step counters of a Lightning checkpoint', async () => {
     const checkpoint = (await parsed('lightning.ckpt')).checkpoint;
     expect(checkpoint?.weights).toBe('state_dict');
@@ -119,7 +126,8 @@ describe('anatomy', () => {
       state_dict: 'weights',
       optimizer_states: 'optimizer',
       lr_schedulers: 'scheduler',
-      hyper_parameters: 'other',
+      // A dict of plain values (its learning rate, batch size, model name): no tensors, values only.
+      hyper_parameters: 'scalars',
     });
     const weights = checkpoint?.sections.find((section) => section.kind === 'weights');
     const optimizer = checkpoint?.sections.find((section) => section.kind === 'optimizer');

@@ -13,12 +13,11 @@ import { makeFinding } from '../../findings/make-finding';
 import { MAX_NAMES_IN_MESSAGE } from '../../limits';
 import { listNames, plural, quoteName } from '../../parse/message-format';
 import type { Finding, ParsedHeader, ParseOutcome } from '../../model';
+import { compositeFamily, type CompositeFamily } from './composite-layouts';
 import {
   checkpointAnatomy,
-  compositeFamily,
   walkTensors,
   type CheckpointAnatomy,
-  type CompositeFamily,
   type CompositeTensor,
   type ModuleRole,
   type NamedTensor,
