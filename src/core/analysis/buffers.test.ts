@@ -93,6 +93,12 @@ describe('registered buffers in saved models', () => {
     expect(header.checkpoint?.sections.map((section) => section.kind)).toEqual(['weights']);
     expect(allTensorNames(header.tensors)).toEqual(expected.tensors);
     expect(headline.stored).toBe(expected.storedElements);
+    // The weights and biases (conv 4 × 3 × 3 × 3 + 4, fc 10 × 144 + 10); the three modules' output scale and zero
+    // point are quantization settings, not parameters.
+    expect(headline.model).toBe(108 + 4 + 1440 + 10);
+    expect(headline.model).toBe(expected.storedElements - 6);
+    // The per-channel weights' scales and zero points are storages of their quantized tensors, not unnamed ones.
+    expect(header.findings.map((finding) => finding.code)).not.toContain('checkpoint-storages-unnamed');
     // Its QINT8 weights are quantized, whatever no detector names.
     expect((await loaded('quantized-state-dict.pth')).quantization?.summary).toMatch(
       /^Quantized by PyTorch \(torch\.ao quantized tensors\): \d+% of stored elements are QINT8\.$/,
@@ -172,6 +178,18 @@ describe('what is not a buffer', () => {
         { name: 'layer.grad.weight', dtype: 'F64', shape: [8] },
       ]),
     ).toEqual(['w1.grad']);
+  });
+
+  it('scale and zero_point are quantization settings only beside torch.ao quantized tensors, and only as a pair', () => {
+    const pair: TensorSpec[] = [
+      { name: 'fc.scale', dtype: 'F32', shape: [] },
+      { name: 'fc.zero_point', dtype: 'I64', shape: [] },
+    ];
+    expect(rows([...pair, { name: 'fc.weight', dtype: 'F32', shape: [4, 4] }])).toEqual([]);
+    expect(rows([...pair, { name: 'conv.scale', dtype: 'F32', shape: [] }])).toEqual([]);
+    const quantized: TensorSpec = { name: 'fc.weight', dtype: 'QINT8', shape: [4, 4] };
+    expect(rows([...pair, quantized])).toEqual(['fc.scale', 'fc.zero_point']);
+    expect(rows([{ name: 'norm.scale', dtype: 'F32', shape: [] }, quantized])).toEqual([]);
   });
 
   it('a plain model without buffers keeps every tensor in the count and no finding', () => {

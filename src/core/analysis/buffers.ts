@@ -24,7 +24,9 @@ export type BufferKind =
   /** A tensor a pickled nn.Module holds as a plain attribute: outside its state_dict and its parameters. */
   | 'module-attribute'
   /** A gradient pickled beside its parameter (`<name>.grad` beside `<name>.data`, an autograd object's two arrays). */
-  | 'gradient';
+  | 'gradient'
+  /** A torch.ao quantized module's output `scale` and `zero_point`, scalars beside its quantized weights. */
+  | 'quantized-output';
 
 /** Plural phrases for the kinds, as the parameter basis and the finding list them. */
 export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> = {
@@ -39,6 +41,10 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
     'tensors the pickled module holds as plain attributes',
   ],
   gradient: ['gradient kept beside its parameter', 'gradients kept beside their parameters'],
+  'quantized-output': [
+    'output scale or zero point of a quantized module',
+    'output scales and zero points of quantized modules',
+  ],
 };
 
 /**
@@ -48,7 +54,11 @@ export const BUFFER_KIND_LABEL: Readonly<Record<BufferKind, [string, string]>> =
  */
 export function isRebuiltBuffer(kind: BufferKind): boolean {
   return (
-    kind !== 'batch-norm-statistics' && kind !== 'module-buffer' && kind !== 'module-attribute' && kind !== 'gradient'
+    kind !== 'batch-norm-statistics' &&
+    kind !== 'module-buffer' &&
+    kind !== 'module-attribute' &&
+    kind !== 'gradient' &&
+    kind !== 'quantized-output'
   );
 }
 
@@ -163,7 +173,7 @@ function matchBufferRows(index: TensorIndex): BufferRows {
       }
     }
   }
-  matched.push(...gradientRows(index, shapes, shadowed));
+  matched.push(...gradientRows(index, shapes, shadowed), ...quantizedOutputRows(index, shapes, shadowed));
   // A pickled module's own word for the rest of its buffers.
   const named = new Set(matched.map((entry) => entry.row));
   const held = index.header.checkpoint?.moduleBuffers;
@@ -200,6 +210,54 @@ function gradientRows(
     }
   }
   return rows;
+}
+
+/** torch.ao's quantized tensor dtypes (the reader keeps torch's names for them). */
+const TORCH_QUANTIZED_DTYPES = new Set(['QINT8', 'QUINT8', 'QINT32', 'QUINT4X2', 'QUINT2X4']);
+
+/**
+ * A torch.ao quantized model's state dict keeps each quantized module's output `scale` and `zero_point` (and the
+ * input stub's) as one-element tensors beside its quantized weights: quantization settings, not parameters. Only in a
+ * file holding torch.ao quantized tensors, and only as a pair, so a learnt `scale` elsewhere stays counted.
+ */
+function quantizedOutputRows(
+  index: TensorIndex,
+  shapes: ReturnType<TensorIndex['shapes']>,
+  shadowed: Uint8Array | null,
+): Array<{ row: number; kind: BufferKind }> {
+  const pairs: Array<[number, number]> = [];
+  for (let s = 0; s < shapes.count; s++) {
+    if (!shapes.text[s].endsWith(ZERO_POINT_SUFFIX)) {
+      continue;
+    }
+    for (let at = shapes.rowStart[s]; at < shapes.rowStart[s + 1]; at++) {
+      const row = shapes.rowList[at];
+      const scale = index.sibling(row, ZERO_POINT_SUFFIX, SCALE_SUFFIX);
+      const single = (r: number) => index.elements(r) <= 1 && (shadowed === null || shadowed[r] === 0);
+      if (scale >= 0 && single(row) && single(scale)) {
+        pairs.push([scale, row]);
+      }
+    }
+  }
+  if (pairs.length === 0 || !hasTorchQuantizedTensor(index)) {
+    return [];
+  }
+  return pairs.flatMap(([scale, zeroPoint]) => [
+    { row: scale, kind: 'quantized-output' as const },
+    { row: zeroPoint, kind: 'quantized-output' as const },
+  ]);
+}
+
+const ZERO_POINT_SUFFIX = '.zero_point';
+const SCALE_SUFFIX = '.scale';
+
+function hasTorchQuantizedTensor(index: TensorIndex): boolean {
+  for (let row = 0; row < index.count; row++) {
+    if (TORCH_QUANTIZED_DTYPES.has(index.dtype(row))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 const GRAD_SUFFIX = '.grad';

@@ -86,6 +86,11 @@ export interface PyTensor {
   location: string;
   rebuild: string;
   parameter: boolean;
+  /**
+   * Storages of a quantized tensor's own quantizer: a per-channel scheme pickles its scales and zero points as
+   * tensors inside the rebuild (`torch._utils._rebuild_qtensor`), part of this tensor rather than names of their own.
+   */
+  quantizerStorageKeys?: string[];
 }
 
 /** A value the machine could not represent (NEXT_BUFFER, an over-long integer): kept as a label. */

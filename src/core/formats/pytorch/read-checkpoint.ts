@@ -646,7 +646,9 @@ function unnamedStorageFindings(storageSizes: Map<string, number> | null, tensor
   if (!storageSizes || storageSizes.size === 0) {
     return [];
   }
-  const named = new Set(tensors.map((entry) => entry.tensor.storageKey));
+  const named = new Set(
+    tensors.flatMap((entry) => [entry.tensor.storageKey, ...(entry.tensor.quantizerStorageKeys ?? [])]),
+  );
   const unnamed = [...storageSizes].filter(([key]) => !named.has(key));
   if (unnamed.length === 0) {
     return [];

@@ -237,7 +237,18 @@ export const rebuildTensors: ReduceHook = (callee, args) => {
     }
     case '_rebuild_qtensor': {
       const storage = storageRef(args[0]);
-      return storage ? tensorFrom(storage, storage.type, args[1], args[2], args[3], callee.name) : undefined;
+      const tensor = storage ? tensorFrom(storage, storage.type, args[1], args[2], args[3], callee.name) : undefined;
+      // (qscheme, scales, zero_points, axis) for a per-channel scheme: its tensors belong to this one.
+      const quantizer = args[4];
+      const keys =
+        typeof quantizer === 'object' && quantizer !== null && quantizer.kind === 'tuple'
+          ? quantizer.items.flatMap((item) =>
+              typeof item === 'object' && item !== null && item.kind === 'tensor' && item.storageKey !== null
+                ? [item.storageKey]
+                : [],
+            )
+          : [];
+      return tensor && keys.length > 0 ? { ...tensor, quantizerStorageKeys: keys } : tensor;
     }
     case '_rebuild_parameter':
     case '_rebuild_parameter_with_state': {
