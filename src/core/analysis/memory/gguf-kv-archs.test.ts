@@ -264,3 +264,26 @@ describe('sliding-window patterns llama.cpp hard-codes', () => {
     expect(plan.layers.filter((l) => l.attention === 'sliding')).toHaveLength(6);
   });
 });
+
+describe('encoder-decoders', () => {
+  it('T5: llama.cpp sizes the decoder self-attention cache by block_count, and says so when the decoder differs', () => {
+    // t5-efficient layouts can give the decoder fewer layers than the encoder.
+    const t5 = metadataOf({
+      'general.architecture': 't5',
+      't5.block_count': 12,
+      't5.decoder_block_count': 6,
+      't5.context_length': 512,
+      't5.embedding_length': 768,
+      't5.attention.head_count': 12,
+      't5.attention.head_count_kv': 12,
+      't5.attention.key_length': 64,
+      't5.attention.value_length': 64,
+    });
+    const plan = planOf(t5);
+    expect(plan.layers.filter((l) => l.attention === 'full')).toHaveLength(12);
+    expect(plan.notes.join(' ')).toMatch(/decoder has 6 layers \(decoder_block_count\) and the encoder 12/);
+    const same = new Map(t5);
+    same.set('t5.decoder_block_count', 12);
+    expect(planOf(same).notes.join(' ')).not.toMatch(/decoder_block_count/);
+  });
+});

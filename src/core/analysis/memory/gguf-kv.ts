@@ -310,6 +310,13 @@ export function ggufKvPlan(metadata: GgufMetadata): GgufKvPlan | null {
       `Layers ${ownKv.count}–${blocks - 1} read the KV cache of earlier layers (${ownKv.source} keep their own): llama.cpp allocates none for them.`,
     );
   }
+  const decoderBlocks = keys.int('decoder_block_count');
+  if (decoderBlocks !== null && decoderBlocks !== blocks) {
+    // llama.cpp's T5 allocates its cache over block_count (the encoder's layers) and runs decoder_block_count.
+    notes.push(
+      `The decoder has ${decoderBlocks} layers (decoder_block_count) and the encoder ${blocks}: llama.cpp sizes the KV cache by block_count, ${blocks} layers${decoderBlocks > blocks ? ', fewer than its decoder reads' : ''}.`,
+    );
+  }
   const nextn = keys.int('nextn_predict_layers');
   if (nextn !== null && nextn > 0) {
     notes.push(
