@@ -21,7 +21,7 @@ import type { ParsedHeader } from '../../core/model';
 import { formatCount, groupDigits } from '../../core/number-format';
 import { useAppStore } from '../../state/store';
 import { exactBytes, formatGiB } from './format-memory';
-import { CONTEXT_PRESETS, MAX_CONTEXT_TOKENS } from './MemoryInputs';
+import { contextPresets, MAX_CONTEXT_TOKENS } from './MemoryInputs';
 import { FitGpuSelect, shortGpuName } from './FitGpuSelect';
 import './memory.css';
 import { numeric, TableHead } from '../../lib/TableHead';
@@ -82,12 +82,7 @@ function GgufMemoryView({
   // Without a KV cache (an encoder, a diffusion model) the cache types do not apply and the input ends at the model's
   // maximum.
   const cacheless = estimate !== null && estimate.noKvCache !== null;
-  const presets: Array<[string, number]> = CONTEXT_PRESETS.filter(
-    ([, value]) => !cacheless || section.maxContext === null || value <= section.maxContext,
-  );
-  if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
-    presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
-  }
+  const presets = contextPresets(section.maxContext, cacheless);
   return (
     <section className="insight memory" aria-label="Memory">
       <h3>Will it fit?</h3>

@@ -102,6 +102,18 @@ function NumberBox({
   );
 }
 
+/**
+ * The context presets and the model's maximum as one more; a model without a cache (an encoder) reads at most its
+ * position limit, so it gets none past it.
+ */
+export function contextPresets(maxContext: number | null, cacheless: boolean): Array<[string, number]> {
+  const presets = CONTEXT_PRESETS.filter(([, value]) => !cacheless || maxContext === null || value <= maxContext);
+  if (maxContext !== null && !presets.some(([, value]) => value === maxContext)) {
+    presets.push([`max ${groupDigits(maxContext)}`, maxContext]);
+  }
+  return presets;
+}
+
 export function MemoryInputs(props: {
   section: MemorySection;
   tokens: NumberField;
@@ -118,14 +130,8 @@ export function MemoryInputs(props: {
     { field: props.ownGpu, testId: 'memory-own-gpu' },
   ];
   const errorId = (testId: string) => `${idPrefix}-${testId}-error`;
-  // An encoder caches nothing and reads at most its position limit.
   const encoder = section.kv?.attention === 'encoder';
-  const presets: Array<[string, number]> = CONTEXT_PRESETS.filter(
-    ([, value]) => !encoder || section.maxContext === null || value <= section.maxContext,
-  );
-  if (section.maxContext !== null && !presets.some(([, value]) => value === section.maxContext)) {
-    presets.push([`max ${groupDigits(section.maxContext)}`, section.maxContext]);
-  }
+  const presets = contextPresets(section.maxContext, encoder);
   return (
     <>
       <div className="memory-inputs">

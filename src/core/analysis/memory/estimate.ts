@@ -281,15 +281,21 @@ function overheadLine(): MemoryLine {
   };
 }
 
+/**
+ * The contexts a report sizes: DEFAULT_CONTEXTS and the model's maximum when known. A model without a cache (an
+ * encoder) reads its whole input in one pass, which ends at its position limit: no longer context exists for it.
+ */
+export function reportTokenCounts(maxContext: number | null, cacheless: boolean): number[] {
+  const tokens = DEFAULT_CONTEXTS.filter((count) => !cacheless || maxContext === null || count <= maxContext);
+  if (maxContext !== null && !tokens.includes(maxContext)) {
+    tokens.push(maxContext);
+  }
+  return tokens;
+}
+
 /** The report's contexts: 4096, 8192 and 32768 tokens at batch 1, plus the model's maximum when known. */
 export function reportContexts(section: MemorySection): MemoryContext[] {
-  // An encoder's input ends at its position limit: no longer context exists for it.
-  const tokens = DEFAULT_CONTEXTS.filter(
-    (count) => section.kv?.attention !== 'encoder' || section.maxContext === null || count <= section.maxContext,
-  );
-  if (section.maxContext !== null && !tokens.includes(section.maxContext)) {
-    tokens.push(section.maxContext);
-  }
+  const tokens = reportTokenCounts(section.maxContext, section.kv?.attention === 'encoder');
   return tokens.map((count) => {
     const estimate = estimateMemory(section, { tokens: count, batch: 1, cacheDtype: section.cacheDtype });
     return {

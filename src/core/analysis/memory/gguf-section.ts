@@ -10,7 +10,7 @@ import { tensorName, tensorShape } from '../../model';
 import { groupDigits } from '../../number-format';
 import { storedBytes, tensorIndex } from '../tensor-index';
 import type { AnalysisInput } from '../analysis-types';
-import { DEFAULT_CONTEXTS } from './estimate';
+import { reportTokenCounts } from './estimate';
 import { GgufKeys, type GgufMetadata, type GgufScalar, type GgufTensorSummary } from './gguf-inputs';
 import { ggufKvPlan } from './gguf-kv';
 import { estimateGgufMemory, ggufMoe, type GgufMemoryInputs } from './gguf-memory';
@@ -134,13 +134,7 @@ export function analyzeGgufMemory(input: AnalysisInput): MemorySection | null {
   const contextLength = plan.contextLength;
   const at = (tokens: number) =>
     estimateGgufMemory(basis.metadata, basis.tensors, { ...GGUF_DEFAULT_SETTINGS, contextTokens: tokens });
-  // A model without a cache reads at most its trained context in one pass (an encoder's position table ends there).
-  const tokens = DEFAULT_CONTEXTS.filter(
-    (count) => plan.noMemory === null || contextLength === null || count <= contextLength,
-  );
-  if (contextLength !== null && !tokens.includes(contextLength)) {
-    tokens.push(contextLength);
-  }
+  const tokens = reportTokenCounts(contextLength, plan.noMemory !== null);
   const contexts = tokens.flatMap((count) => {
     const estimate = at(count);
     if (!estimate) {
