@@ -152,9 +152,14 @@ export function bufferKindOfRow(columns: TensorColumns, name: string, row: numbe
   return bufferKindOf(name, rank, columns.elements[row], (i) => (i < rank ? columns.dims[start + i] : NaN));
 }
 
+interface BufferMatch {
+  row: number;
+  kind: BufferKind;
+}
+
 function matchBufferRows(index: TensorIndex): BufferRows {
   const shapes = index.shapes();
-  const matched: Array<{ row: number; kind: BufferKind }> = [];
+  const matched: BufferMatch[] = [];
   const shadowed = shadowedMask(index.count, index.header.shadowedRows);
   for (let s = 0; s < shapes.count; s++) {
     const text = shapes.text[s];
@@ -186,30 +191,45 @@ function matchBufferRows(index: TensorIndex): BufferRows {
   return { rows: Int32Array.from(matched, (entry) => entry.row), kinds: matched.map((entry) => entry.kind) };
 }
 
+type Shapes = ReturnType<TensorIndex['shapes']>;
+
+/**
+ * Each row whose name ends with `suffix` and the row named the same with `siblingSuffix` instead, found by name
+ * shape (a pass over the shapes, rows only of the shapes that end so); shadowed rows left out on either side.
+ */
+function siblingPairs(
+  index: TensorIndex,
+  shapes: Shapes,
+  shadowed: Uint8Array | null,
+  suffix: string,
+  siblingSuffix: string,
+): Array<[row: number, sibling: number]> {
+  const live = (row: number) => shadowed === null || shadowed[row] === 0;
+  const pairs: Array<[number, number]> = [];
+  for (let s = 0; s < shapes.count; s++) {
+    if (!shapes.text[s].endsWith(suffix)) {
+      continue;
+    }
+    for (let at = shapes.rowStart[s]; at < shapes.rowStart[s + 1]; at++) {
+      const row = shapes.rowList[at];
+      const sibling = index.sibling(row, suffix, siblingSuffix);
+      if (sibling >= 0 && live(row) && live(sibling)) {
+        pairs.push([row, sibling]);
+      }
+    }
+  }
+  return pairs;
+}
+
 /**
  * Gradients an autograd library's pickled parameter objects keep beside their values (a NumPy micrograd-style
  * `Tensor` with `.data` and `.grad` arrays): `<name>.grad` where `<name>.data` has the same shape. They are not
  * parameters, as PyTorch's `.grad` is not; a `.grad` alone, or of another shape, stays counted.
  */
-function gradientRows(
-  index: TensorIndex,
-  shapes: ReturnType<TensorIndex['shapes']>,
-  shadowed: Uint8Array | null,
-): Array<{ row: number; kind: BufferKind }> {
-  const rows: Array<{ row: number; kind: BufferKind }> = [];
-  for (let s = 0; s < shapes.count; s++) {
-    if (!shapes.text[s].endsWith(GRAD_SUFFIX)) {
-      continue;
-    }
-    for (let at = shapes.rowStart[s]; at < shapes.rowStart[s + 1]; at++) {
-      const row = shapes.rowList[at];
-      const value = index.sibling(row, GRAD_SUFFIX, DATA_SUFFIX);
-      if ((shadowed === null || shadowed[row] === 0) && value >= 0 && sameShape(index, row, value)) {
-        rows.push({ row, kind: 'gradient' });
-      }
-    }
-  }
-  return rows;
+function gradientRows(index: TensorIndex, shapes: Shapes, shadowed: Uint8Array | null): BufferMatch[] {
+  return siblingPairs(index, shapes, shadowed, '.grad', '.data')
+    .filter(([grad, value]) => sameShape(index, grad, value))
+    .map(([row]) => ({ row, kind: 'gradient' }));
 }
 
 /** torch.ao's quantized tensor dtypes (the reader keeps torch's names for them). */
@@ -220,36 +240,18 @@ const TORCH_QUANTIZED_DTYPES = new Set(['QINT8', 'QUINT8', 'QINT32', 'QUINT4X2',
  * input stub's) as one-element tensors beside its quantized weights: quantization settings, not parameters. Only in a
  * file holding torch.ao quantized tensors, and only as a pair, so a learnt `scale` elsewhere stays counted.
  */
-function quantizedOutputRows(
-  index: TensorIndex,
-  shapes: ReturnType<TensorIndex['shapes']>,
-  shadowed: Uint8Array | null,
-): Array<{ row: number; kind: BufferKind }> {
-  const pairs: Array<[number, number]> = [];
-  for (let s = 0; s < shapes.count; s++) {
-    if (!shapes.text[s].endsWith(ZERO_POINT_SUFFIX)) {
-      continue;
-    }
-    for (let at = shapes.rowStart[s]; at < shapes.rowStart[s + 1]; at++) {
-      const row = shapes.rowList[at];
-      const scale = index.sibling(row, ZERO_POINT_SUFFIX, SCALE_SUFFIX);
-      const single = (r: number) => index.elements(r) <= 1 && (shadowed === null || shadowed[r] === 0);
-      if (scale >= 0 && single(row) && single(scale)) {
-        pairs.push([scale, row]);
-      }
-    }
-  }
+function quantizedOutputRows(index: TensorIndex, shapes: Shapes, shadowed: Uint8Array | null): BufferMatch[] {
+  const pairs = siblingPairs(index, shapes, shadowed, '.zero_point', '.scale').filter(
+    ([zeroPoint, scale]) => index.elements(zeroPoint) <= 1 && index.elements(scale) <= 1,
+  );
   if (pairs.length === 0 || !hasTorchQuantizedTensor(index)) {
     return [];
   }
-  return pairs.flatMap(([scale, zeroPoint]) => [
-    { row: scale, kind: 'quantized-output' as const },
-    { row: zeroPoint, kind: 'quantized-output' as const },
+  return pairs.flatMap(([zeroPoint, scale]): BufferMatch[] => [
+    { row: scale, kind: 'quantized-output' },
+    { row: zeroPoint, kind: 'quantized-output' },
   ]);
 }
-
-const ZERO_POINT_SUFFIX = '.zero_point';
-const SCALE_SUFFIX = '.scale';
 
 function hasTorchQuantizedTensor(index: TensorIndex): boolean {
   for (let row = 0; row < index.count; row++) {
@@ -259,9 +261,6 @@ function hasTorchQuantizedTensor(index: TensorIndex): boolean {
   }
   return false;
 }
-
-const GRAD_SUFFIX = '.grad';
-const DATA_SUFFIX = '.data';
 
 function sameShape(index: TensorIndex, a: number, b: number): boolean {
   const rank = index.rank(a);
