@@ -308,6 +308,21 @@ describe('models that keep no KV cache', () => {
     const decoder = memory(withConfig({ ...config, architectures: ['BertLMHeadModel'] }));
     expect(decoder.kvBytesPerToken).toBe(12 * 2 * 12 * 64 * 2);
   });
+
+  it('a config.json without architectures: an encoder by its model_type, unless it says is_decoder', () => {
+    const config = {
+      model_type: 'bert',
+      hidden_size: 768,
+      max_position_embeddings: 512,
+      num_hidden_layers: 12,
+      num_attention_heads: 12,
+    };
+    const section = memory(withConfig(config));
+    expect(section.kv?.attention).toBe('encoder');
+    expect(section.kv?.notes[0]).toMatch(/^A bert \(model_type\) is an encoder/);
+    expect(memory(withConfig({ ...config, is_decoder: true })).kvBytesPerToken).toBe(12 * 2 * 12 * 64 * 2);
+    expect(memory(withConfig({ ...config, model_type: 'llama' })).kv?.attention).toBe('MHA');
+  });
 });
 
 describe('without config.json', () => {

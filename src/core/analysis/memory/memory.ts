@@ -173,7 +173,9 @@ const GENERATING_CLASS =
  * runtime overhead's allowance) and nothing grows with generated tokens.
  */
 function encoderKvModel(config: MemoryConfig): KvModel {
-  const names = (config.root.architectures as unknown[]).filter((name) => typeof name === 'string').join(', ');
+  const listed = Array.isArray(config.root.architectures) ? (config.root.architectures as unknown[]) : [];
+  const names =
+    listed.filter((name) => typeof name === 'string').join(', ') || `A ${config.modelType ?? 'model'} (model_type)`;
   return {
     attention: 'encoder',
     groups: [],
@@ -184,10 +186,38 @@ function encoderKvModel(config: MemoryConfig): KvModel {
   };
 }
 
+/**
+ * transformers model types built only as encoders (masked-LM, vision and speech encoders), for a config.json that lists
+ * no classes: older saves and hand-written configs often lack `architectures`.
+ */
+const ENCODER_MODEL_TYPES = new Set([
+  'albert',
+  'bert',
+  'camembert',
+  'clip',
+  'clip_vision_model',
+  'deberta',
+  'deberta-v2',
+  'dinov2',
+  'distilbert',
+  'electra',
+  'hubert',
+  'modernbert',
+  'mpnet',
+  'roberta',
+  'siglip',
+  'siglip_vision_model',
+  'vit',
+  'wav2vec2',
+  'wavlm',
+  'xlm-roberta',
+]);
+
 function isEncoderOnly(config: MemoryConfig): boolean {
   const architectures = config.root.architectures;
   if (!Array.isArray(architectures) || architectures.length === 0) {
-    return false;
+    // BERT-style classes can run as a decoder (`is_decoder`), which then caches keys and values.
+    return config.modelType !== null && ENCODER_MODEL_TYPES.has(config.modelType) && config.text.is_decoder !== true;
   }
   return !architectures.some((name) => typeof name === 'string' && GENERATING_CLASS.test(name));
 }
