@@ -8,43 +8,59 @@ import type { GgufKeys } from './gguf-inputs';
 
 export type GgufAttention = 'full' | 'sliding' | 'chunked';
 
-const ENCODER_REASON =
-  'an encoder that reads its whole input in one pass (embeddings, reranking, classification) and keeps nothing between calls';
-const DIFFUSION_REASON =
-  'a diffusion language model: the diffusion runner of llama.cpp denoises the whole sequence at every step and caches no keys or values';
+/** Why llama.cpp keeps no memory for a kind of model, and whether its output is embeddings rather than logits. */
+interface NoMemoryKind {
+  reason: string;
+  embeddingsOut: boolean;
+}
+
+const ENCODER: NoMemoryKind = {
+  reason:
+    'an encoder that reads its whole input in one pass (embeddings, reranking, classification) and keeps nothing between calls',
+  embeddingsOut: true,
+};
+const DIFFUSION: NoMemoryKind = {
+  reason:
+    'a diffusion language model: the diffusion runner of llama.cpp denoises the whole sequence at every step and caches no keys or values',
+  embeddingsOut: false,
+};
+const AUDIO_DECODER: NoMemoryKind = {
+  reason: 'an audio decoder that turns codes into a waveform in one pass',
+  embeddingsOut: false,
+};
 
 /**
  * Architectures `create_memory` gives no memory (it returns none): no KV cache and no recurrent state, whatever the
- * attention keys say. The reason is what the user reads.
+ * attention keys say.
  */
-const NO_MEMORY_ARCHS: ReadonlyMap<string, string> = new Map([
-  ['bert', ENCODER_REASON],
-  ['modern-bert', ENCODER_REASON],
-  ['nomic-bert', ENCODER_REASON],
-  ['nomic-bert-moe', ENCODER_REASON],
-  ['neo-bert', ENCODER_REASON],
-  ['jina-bert-v2', ENCODER_REASON],
-  ['jina-bert-v3', ENCODER_REASON],
-  ['eurobert', ENCODER_REASON],
-  ['gemma-embedding', ENCODER_REASON],
-  ['wavtokenizer-dec', 'an audio decoder that turns codes into a waveform in one pass'],
-  ['dream', DIFFUSION_REASON],
-  ['llada', DIFFUSION_REASON],
-  ['llada-moe', DIFFUSION_REASON],
-  ['rnd1', DIFFUSION_REASON],
+const NO_MEMORY_ARCHS: ReadonlyMap<string, NoMemoryKind> = new Map([
+  ['bert', ENCODER],
+  ['modern-bert', ENCODER],
+  ['nomic-bert', ENCODER],
+  ['nomic-bert-moe', ENCODER],
+  ['neo-bert', ENCODER],
+  ['jina-bert-v2', ENCODER],
+  ['jina-bert-v3', ENCODER],
+  ['eurobert', ENCODER],
+  ['gemma-embedding', ENCODER],
+  ['wavtokenizer-dec', AUDIO_DECODER],
+  ['dream', DIFFUSION],
+  ['llada', DIFFUSION],
+  ['llada-moe', DIFFUSION],
+  ['rnd1', DIFFUSION],
 ]);
 
-/** Why llama.cpp allocates no memory for this architecture, or null when it does. */
+/** Why llama.cpp allocates no memory for this architecture (what the user reads), or null when it does. */
 export function noMemoryReason(arch: string): string | null {
-  return NO_MEMORY_ARCHS.get(arch) ?? null;
+  return NO_MEMORY_ARCHS.get(arch)?.reason ?? null;
 }
 
 /**
- * The encoder-only ones among them: their output is one embedding per token (or per input), not logits over the
- * vocabulary. The diffusion models do produce logits.
+ * The encoders among them: their output is one embedding per token (or per input), not logits over the vocabulary.
+ * The diffusion models do produce logits.
  */
 export function outputsEmbeddings(arch: string): boolean {
-  return NO_MEMORY_ARCHS.get(arch) === ENCODER_REASON;
+  return NO_MEMORY_ARCHS.get(arch)?.embeddingsOut ?? false;
 }
 
 /**

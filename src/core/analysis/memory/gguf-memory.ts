@@ -24,7 +24,7 @@
 import { groupDigits } from '../../number-format';
 import { GgufKeys, type GgufMetadata, type GgufTensorSummary } from './gguf-inputs';
 import { ggufKvPlan, type GgufKvPlan } from './gguf-kv';
-import { noMemoryReason, outputsEmbeddings } from './gguf-kv-archs';
+import { outputsEmbeddings } from './gguf-kv-archs';
 import type { MoeSummary } from './memory-types';
 
 export const GGUF_CACHE_TYPES = ['f32', 'f16', 'bf16', 'q8_0', 'q4_0', 'q4_1', 'iq4_nl', 'q5_0', 'q5_1'] as const;
@@ -265,17 +265,20 @@ function kvCosts(
   };
 }
 
+/**
+ * `cacheless`: the model keeps no cache, so it attends over its input's tokens, not over cache cells;
+ * `embeddingsOut`: its output is an embedding per token, not logits over `vocab`.
+ */
 function computeLines(
-  metadata: GgufMetadata,
+  keys: GgufKeys,
   cells: number,
   ubatch: number,
   vocab: number | null,
   flash: boolean,
+  model: { cacheless: boolean; embeddingsOut: boolean },
 ): GgufCostLine[] {
-  const keys = new GgufKeys(metadata);
   const embedding = keys.int('embedding_length');
-  // A model without a cache attends over the tokens of its input, not over cache cells.
-  const unit = noMemoryReason(keys.arch) === null ? 'cells' : 'tokens';
+  const unit = model.cacheless ? 'tokens' : 'cells';
   const heads = Math.max(0, ...(keys.perLayer('attention.head_count', 1) ?? [0]));
   const lines: GgufCostLine[] = [];
   if (heads > 0) {
@@ -293,7 +296,7 @@ function computeLines(
           },
     );
   }
-  if (outputsEmbeddings(keys.arch)) {
+  if (model.embeddingsOut) {
     // An encoder's output is one embedding per token, not a row of logits over the vocabulary.
     if (embedding !== null) {
       lines.push({
@@ -351,7 +354,8 @@ export function estimateGgufMemory(
   const gpuLayers = Math.max(0, Math.floor(inputs.gpuLayers));
   const firstGpuLayer = Math.max(0, blocks - gpuLayers);
   const outputOnGpu = gpuLayers > blocks;
-  const weights = splitWeights(tensors, blocks, !outputsEmbeddings(keys.arch));
+  const embeddingsOut = outputsEmbeddings(keys.arch);
+  const weights = splitWeights(tensors, blocks, !embeddingsOut);
   const kv: KvCost = plan
     ? kvCosts(plan, cells, swaCells, sequences, inputs)
     : {
@@ -372,7 +376,10 @@ export function estimateGgufMemory(
   }));
   const sum = (onGpu: boolean, pick: (layer: GgufLayerCost) => number) =>
     layers.filter((layer) => layer.onGpu === onGpu).reduce((total, layer) => total + pick(layer), 0);
-  const compute = computeLines(metadata, cells, ubatch, weights.vocab, flash);
+  const compute = computeLines(keys, cells, ubatch, weights.vocab, flash, {
+    cacheless: plan?.noMemory != null,
+    embeddingsOut,
+  });
   const computeBytes = compute.reduce((total, line) => total + line.bytes, 0);
   const hostOutput = compute.find((line) => line.label === 'logits' || line.label === 'embeddings')?.bytes ?? 0;
   const anyOnGpu = gpuLayers > 0;

@@ -14,6 +14,7 @@
 import type { NamedTensor } from './anatomy';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
 import { MAX_CHECKPOINT_TENSORS } from './checkpoint-limits';
+import { contiguousStrides } from './storage-count';
 import { sizeNumbers, TORCH_DTYPES } from './torch-rebuild';
 
 /** The modules DCP's metadata classes live in, in torch 2.x and 1.13. */
@@ -224,16 +225,6 @@ function entriesOf(value: PyValue | undefined): Array<[PyValue, PyValue]> {
   return typeof value === 'object' && value !== null && value.kind === 'dict' ? value.entries : [];
 }
 
-function rowMajorStrides(shape: readonly number[]): number[] {
-  const strides = new Array<number>(shape.length);
-  let step = 1;
-  for (let dim = shape.length - 1; dim >= 0; dim--) {
-    strides[dim] = step;
-    step *= shape[dim];
-  }
-  return strides;
-}
-
 /** Where each chunk's bytes are, by `fqn` and chunk offsets (MetadataIndex → _StorageInfo). */
 type ChunkPlace = Pick<DcpChunk, 'offset' | 'length' | 'transforms'> & { file: string };
 
@@ -327,7 +318,7 @@ export function readDcpMetadata(root: PyValue, ownClassesOnly: boolean): DcpRead
       kind: 'tensor',
       dtype: known?.dtype ?? torchDtype.toUpperCase(),
       shape,
-      stride: rowMajorStrides(shape),
+      stride: contiguousStrides(shape),
       offset: 0,
       storageKey: null,
       storageBytes: Number.NaN,

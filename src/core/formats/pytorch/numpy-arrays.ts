@@ -6,8 +6,9 @@
  * spells the modules `numpy._core.…`. A dtype is `numpy.dtype('f4', False, True)` with its byte order in its state.
  * The values are inline in the pickle: an array is listed with its shape, dtype and bytes, never parsed.
  */
-import type { Dtype } from '../../dtypes';
+import { DTYPE_BITS, type Dtype } from '../../dtypes';
 import type { PyCall, PyTensor, PyValue } from './pickle-values';
+import { contiguousStrides } from './storage-count';
 import { isTorchGlobal, sizeNumbers } from './torch-rebuild';
 
 /** What marks an array's storage key: its values live in the pickle, not in a storage of the archive. */
@@ -17,20 +18,20 @@ const RECONSTRUCT_MODULES = new Set(['numpy.core.multiarray', 'numpy._core.multi
 const FROMBUFFER_MODULES = new Set(['numpy.core.numeric', 'numpy._core.numeric']);
 
 /** NumPy type codes (kind and item size, as a dtype pickles them) this app has a dtype for. */
-const NUMPY_DTYPES: Readonly<Record<string, { dtype: Dtype; bits: number }>> = {
-  b1: { dtype: 'BOOL', bits: 8 },
-  u1: { dtype: 'U8', bits: 8 },
-  i1: { dtype: 'I8', bits: 8 },
-  u2: { dtype: 'U16', bits: 16 },
-  i2: { dtype: 'I16', bits: 16 },
-  f2: { dtype: 'F16', bits: 16 },
-  u4: { dtype: 'U32', bits: 32 },
-  i4: { dtype: 'I32', bits: 32 },
-  f4: { dtype: 'F32', bits: 32 },
-  c8: { dtype: 'C64', bits: 64 },
-  u8: { dtype: 'U64', bits: 64 },
-  i8: { dtype: 'I64', bits: 64 },
-  f8: { dtype: 'F64', bits: 64 },
+const NUMPY_DTYPES: Readonly<Record<string, Dtype>> = {
+  b1: 'BOOL',
+  u1: 'U8',
+  i1: 'I8',
+  u2: 'U16',
+  i2: 'I16',
+  f2: 'F16',
+  u4: 'U32',
+  i4: 'I32',
+  f4: 'F32',
+  c8: 'C64',
+  u8: 'U64',
+  i8: 'I64',
+  f8: 'F64',
 };
 
 function isGlobal(value: PyValue, modules: ReadonlySet<string>, name: string): boolean {
@@ -38,7 +39,7 @@ function isGlobal(value: PyValue, modules: ReadonlySet<string>, name: string): b
 }
 
 /** The app's dtype for a pickled `numpy.dtype('f4', False, True)`, or null (objects, strings, records, …). */
-function numpyDtype(value: PyValue): { dtype: Dtype; bits: number } | null {
+function numpyDtype(value: PyValue): Dtype | null {
   if (typeof value !== 'object' || value === null || value.kind !== 'call') {
     return null;
   }
@@ -65,37 +66,24 @@ function byteLength(value: PyValue): number | null {
   return encoded && typeof text === 'string' && encoding === 'latin1' ? text.length : null;
 }
 
-function arrayTensor(
-  shape: number[],
-  type: { dtype: Dtype; bits: number },
-  fortran: boolean,
-  bytes: number,
-  key: string,
-  rebuild: string,
-): PyTensor | null {
+function arrayTensor(shape: number[], dtype: Dtype, fortran: boolean, bytes: number, key: string): PyTensor | null {
+  const bits = DTYPE_BITS[dtype];
   const elements = shape.reduce((product, size) => product * size, 1);
   // The raw bytes must hold exactly the array, or it is not one this reader understood.
-  if (!Number.isSafeInteger(elements) || (elements * type.bits) / 8 !== bytes) {
+  if (!Number.isSafeInteger(elements) || (elements * bits) / 8 !== bytes) {
     return null;
-  }
-  const stride = shape.map(() => 1);
-  let step = 1;
-  const order = fortran ? shape.map((_, axis) => axis) : shape.map((_, axis) => shape.length - 1 - axis);
-  for (const axis of order) {
-    stride[axis] = step;
-    step *= shape[axis];
   }
   return {
     kind: 'tensor',
-    dtype: type.dtype,
+    dtype,
     shape,
-    stride,
+    stride: contiguousStrides(shape, fortran),
     offset: 0,
     storageKey: `${PICKLED_ARRAY_STORAGE_PREFIX}${key}`,
     storageBytes: bytes,
-    itemBits: type.bits,
+    itemBits: bits,
     location: 'pickle',
-    rebuild,
+    rebuild: 'numpy.ndarray',
     parameter: false,
   };
 }
@@ -114,18 +102,14 @@ export function pickledArray(value: PyCall, key: string): PyTensor | null {
     const shape = sizeNumbers(shapeValue);
     const type = numpyDtype(dtypeValue);
     const bytes = byteLength(data);
-    return shape && type && bytes !== null
-      ? arrayTensor(shape, type, fortran === true, bytes, key, 'numpy.ndarray')
-      : null;
+    return shape && type && bytes !== null ? arrayTensor(shape, type, fortran === true, bytes, key) : null;
   }
   if (isGlobal(callee, FROMBUFFER_MODULES, '_frombuffer') && args.length >= 4) {
     const [data, dtypeValue, shapeValue, order] = args;
     const shape = sizeNumbers(shapeValue);
     const type = numpyDtype(dtypeValue);
     const bytes = byteLength(data);
-    return shape && type && bytes !== null
-      ? arrayTensor(shape, type, order === 'F', bytes, key, 'numpy.ndarray')
-      : null;
+    return shape && type && bytes !== null ? arrayTensor(shape, type, order === 'F', bytes, key) : null;
   }
   return null;
 }

@@ -32,6 +32,21 @@ export function elementSpan(tensor: PyTensor): [number, number] {
   return [tensor.offset, last + 1];
 }
 
+/**
+ * The strides of a contiguous tensor of `shape`, in elements: row-major (C order, torch's default), or column-major
+ * (Fortran order, as NumPy keeps a transposed array) when `fortran`.
+ */
+export function contiguousStrides(shape: readonly number[], fortran = false): number[] {
+  const strides = new Array<number>(shape.length);
+  let step = 1;
+  for (let i = 0; i < shape.length; i++) {
+    const axis = fortran ? i : shape.length - 1 - i;
+    strides[axis] = step;
+    step *= shape[axis];
+  }
+  return strides;
+}
+
 export function tensorElements(tensor: PyTensor): number {
   return tensor.shape.reduce((product, dim) => product * dim, 1);
 }
